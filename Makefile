@@ -1,0 +1,47 @@
+# mpimeter — `make demo` and `make test` set everything up themselves (see README.md).
+SHELL := /bin/bash
+.DEFAULT_GOAL := demo
+PY := .venv/bin/python
+# One build per MPI library found: build/openmpi, build/mpich.
+MPI_LIBS := $(strip $(if $(shell command -v mpicc.openmpi),openmpi) $(if $(shell command -v mpicc.mpich),mpich))
+MPIEXEC_openmpi := /usr/bin/mpiexec.openmpi
+MPIEXEC_mpich := /usr/bin/mpiexec.mpich
+JOBS ?= 2
+
+.PHONY: demo test setup build clean test-c test-mpi test-python
+
+setup:
+	@scripts/setup.sh
+
+# MPI_LIBS is evaluated after setup (a sub-make), so a fresh machine builds both libraries.
+build: setup
+	@$(MAKE) --no-print-directory build-libs
+
+.PHONY: build-libs
+build-libs:
+	@test -n "$(MPI_LIBS)" || { echo "no MPI library found (mpicc.openmpi, mpicc.mpich)"; exit 1; }
+	@for lib in $(MPI_LIBS); do \
+	  mpiexec=/usr/bin/mpiexec.$$lib; \
+	  cmake -S . -B build/$$lib -DMPI_C_COMPILER=mpicc.$$lib -DMPIEXEC_EXECUTABLE=$$mpiexec \
+	        -DMM_WERROR=ON >build/$$lib.cmake.log 2>&1 || { mkdir -p build; cat build/$$lib.cmake.log; exit 1; }; \
+	  cmake --build build/$$lib -j $(JOBS) >/dev/null || cmake --build build/$$lib -j 1 || exit 1; \
+	  echo "built build/$$lib/bin/mpimeter-bench"; \
+	done
+
+test: build
+	@$(MAKE) --no-print-directory test-c test-mpi test-python
+
+test-c:
+	@for lib in $(MPI_LIBS); do ctest --test-dir build/$$lib --output-on-failure || exit 1; done
+
+test-mpi:
+	@$(PY) -m pytest -q c/tests/mpi
+
+test-python:
+	@$(PY) -m pytest -q python/tests
+
+demo: build
+	@$(PY) -m mpimeter run --out results/demo-$$(date +%Y%m%d-%H%M%S)
+
+clean:
+	rm -rf build

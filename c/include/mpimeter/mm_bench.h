@@ -1,0 +1,72 @@
+/* mm_bench.h — the experiment: the plan (tests = operations x sizes, shuffled with a seed),
+ * the measurement loop and the launch state that output serializes. */
+#ifndef MM_BENCH_H
+#define MM_BENCH_H
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include "mm_clocksync.h"
+#include "mm_config.h"
+#include "mm_ops.h"
+#include "mm_procsync.h"
+#include "mm_timer.h"
+
+enum { MM_TEST_PENDING = 0, MM_TEST_RUNNING = 1, MM_TEST_COMPLETE = 2 };
+
+typedef struct mm_test {
+    int index; /* position in the shuffled plan = order run */
+    const mm_op *op;
+    int64_t size;
+    int status;
+    long nrep;       /* recorded repetitions */
+    long invalid;    /* recorded repetitions with valid = 0 on some rank */
+    long invalid_late_start, invalid_overrun, invalid_round_late; /* rank-repetitions */
+    long redone;     /* repetitions repeated (roundtime/harmonize) */
+    long resyncs;    /* harmonize re-syncs inside the test */
+    int64_t window_ns;
+    double started_s, duration_s; /* since launch start */
+} mm_test;
+
+/* Seeded PRNG (splitmix64): deterministic across machines. */
+uint64_t mm_rand_next(uint64_t *state);
+/* Uniform double in [0, 1). */
+double mm_rand_uniform(uint64_t *state);
+
+/* Builds ops x sizes (ops with MM_OP_SIZE_UNUSED get one test at size 0) in the given order,
+ * then shuffles with seed (Fisher-Yates). tests must hold nops*nsizes. Returns the count. */
+int mm_plan_build(const mm_config *cfg, mm_test *tests, int max_tests);
+void mm_plan_shuffle(mm_test *tests, int n, uint64_t seed);
+
+/* Per-rank buffers of one test, preallocated before the loop. */
+typedef struct mm_rep_buffers {
+    long cap;
+    int64_t *start_ns, *end_ns;   /* local, raw (epoch not yet subtracted) */
+    int64_t *gstart_ns, *gend_ns; /* global */
+    int32_t *invalid;             /* flags */
+} mm_rep_buffers;
+int mm_rep_buffers_alloc(mm_rep_buffers *b, long cap);
+void mm_rep_buffers_free(mm_rep_buffers *b);
+
+/* Runs one test (warm-up, then cfg->nrep recorded repetitions under the process sync) on every
+ * rank; fills b and t (counts). Collective. Returns 0 or an MPI error. */
+int mm_bench_run_test(const mm_config *cfg, mm_test *t, mm_op_args *args, mm_procsync *ps,
+                      mm_rep_buffers *b, void *cold_cache, size_t cold_cache_bytes);
+
+/* Overwrites a buffer (outside the timed region) to evict caches (Hunold §4.7). */
+void mm_cold_cache_touch(void *buf, size_t bytes);
+
+#endif
+
+/* ---- the launch (launch.c, collect.c) ---- */
+
+/* Runs a whole launch as configured: timer, clock sync, plan, every test, the launch folder.
+ * Collective. Returns the process exit code (0, or 1 after a failure while measuring). */
+int mm_launch_run(const mm_config *cfg, MPI_Comm comm);
+
+/* The --sync-check mode (c/src/clocksync/sync_check.c): runs each algorithm of cfg->clocksync and
+ * reports residuals at cfg->check_at_s. Collective. Returns the process exit code. */
+int mm_sync_check_run(const mm_config *cfg, MPI_Comm comm);
+
+/* Gathers every rank's sync records from index *written on to rank 0 and appends them to f
+ * (rank 0; f may be NULL elsewhere). Collective. */
+int mm_collect_sync_log(mm_sync_log *log, size_t *written, FILE *f, int64_t epoch_ns, MPI_Comm comm);

@@ -1,0 +1,206 @@
+/* mm_clocksync.h — turning local time into global time (see docs/ALGORITHMS.md and
+ * ../shared/design/CLOCKSYNC.md). One algorithm per file c/src/clocksync/cs_<name>.c behind
+ * this vtable; the registry is in clocksync.c. Every rank ends a sync with its own model
+ * (local -> global, the global clock being rank 0's clock). */
+#ifndef MM_CLOCKSYNC_H
+#define MM_CLOCKSYNC_H
+#include <mpi.h>
+#include <stddef.h>
+#include <stdint.h>
+#include "mm_model.h"
+#include "mm_timer.h"
+
+/* sync.csv rows: what kind of measurement a record is. */
+enum { MM_SYNC_EDGE = 0,     /* one offset measurement against `peer`'s clock (parent) */
+       MM_SYNC_MODEL = 1,    /* the rank's resulting offset to the global clock at local_ns */
+       MM_SYNC_RESIDUAL = 2  /* global-vs-global check by rank 0 (phase -1 start, -2 end) */
+};
+
+typedef struct mm_sync_record {
+    int32_t rank, phase, kind, peer;
+    int64_t local_ns;  /* rank's local clock (not yet minus the launch epoch) */
+    int64_t offset_ns; /* reference (peer / global) minus this rank's clock */
+    int64_t rtt_ns;
+} mm_sync_record;
+
+typedef struct mm_sync_log {
+    mm_sync_record *rec;
+    size_t n, cap;
+} mm_sync_log;
+void mm_sync_log_add(mm_sync_log *log, mm_sync_record r);
+void mm_sync_log_free(mm_sync_log *log);
+
+/* Parameters. A field left 0 means "the algorithm's default" and is resolved by
+ * mm_clocksync_open (cs->params then holds the values used, for meta.json). Defaults — chosen so
+ * that a 4-rank oversubscribed Open MPI sync stays well under a second (docs/ALGORITHMS.md):
+ *   nfit            MM_CS_DEFAULT_NFIT points per fitted edge (jk, hca, hca2, hca3)
+ *   pingpong_cap    MM_CS_DEFAULT_CAP round trips at most per offset measurement
+ *                   (hca3o: MM_CS_DEFAULT_CAP_HCA3O, ReproMPI's library default)
+ *   n_nonimproving  MM_CS_DEFAULT_N: stop after N round trips that did not beat the min RTT
+ *   min_rounds      MM_CS_DEFAULT_MIN_ROUNDS (skampi: before the 110 % early stop may fire)
+ *   fit_span_s      MM_CS_DEFAULT_FIT_SPAN_S: the nfit points of an edge are spread over this
+ *                   span (the span, not the number of points, decides the drift error). */
+#define MM_CS_DEFAULT_NFIT 32
+#define MM_CS_DEFAULT_CAP 200
+#define MM_CS_DEFAULT_CAP_HCA3O 20
+#define MM_CS_DEFAULT_N 20
+#define MM_CS_DEFAULT_MIN_ROUNDS 10
+#define MM_CS_DEFAULT_FIT_SPAN_S 0.2
+typedef struct mm_clocksync_params {
+    int nfit;             /* fit points per edge (jk, hca*) */
+    int pingpong_cap;     /* max round trips per offset measurement */
+    int n_nonimproving;   /* stop after N round trips that did not beat the min RTT */
+    int min_rounds;       /* skampi: rounds before early stop may fire */
+    double fit_span_s;    /* drift-aware algorithms: spread the nfit points over this span */
+} mm_clocksync_params;
+
+/* Fills zero fields of `given` with the defaults of algorithm `name` into *out. */
+void mm_clocksync_params_resolve(const char *name, const mm_clocksync_params *given,
+                                 mm_clocksync_params *out);
+/* 0, or -1 with one sentence in err (negative values, a cap below N, a non-finite span...).
+ * Zero fields are fine (they mean "default"). */
+int mm_clocksync_params_check(const mm_clocksync_params *p, char *err, size_t err_len);
+
+typedef struct mm_clocksync mm_clocksync;
+
+typedef struct mm_clocksync_vtable {
+    const char *name;
+    const char *model_kind; /* "identity" | "offset" | "linear" */
+    const char *description;
+    /* Collective over cs->comm. Sets cs->model (and cs->parent), appends to cs->log with
+     * cs->phase. Returns 0, or -1 after an MPI error. */
+    int (*sync)(mm_clocksync *cs);
+} mm_clocksync_vtable;
+
+struct mm_clocksync {
+    const mm_clocksync_vtable *vt;
+    MPI_Comm comm;
+    int rank, nprocs;
+    const mm_timer *timer;
+    mm_clocksync_params params;
+    mm_clock_model model; /* this rank: local -> global */
+    int parent;           /* rank measured against in the last sync; -1 on rank 0 / none */
+    int phase;            /* 0 initial, k-th resync */
+    int nsyncs;
+    double duration_s;       /* of the initial sync */
+    double total_duration_s; /* of all syncs */
+    int64_t last_sync_local_ns;
+    mm_sync_log log;
+    int64_t edge_best_rtt_ns; /* skampi: best RTT of this rank's edge in earlier syncs; 0 unknown */
+};
+
+extern const mm_clocksync_vtable *const mm_clocksync_registry[];
+const mm_clocksync_vtable *mm_clocksync_find(const char *name);
+const char *mm_clocksync_names(void);
+
+int mm_clocksync_open(mm_clocksync *cs, const char *name, MPI_Comm comm, const mm_timer *timer,
+                      const mm_clocksync_params *params);
+/* Collective: runs the algorithm (phase = number of syncs so far), times it, and logs one
+ * MM_SYNC_MODEL record per rank. */
+int mm_clocksync_run(mm_clocksync *cs);
+void mm_clocksync_close(mm_clocksync *cs);
+
+static inline int64_t mm_clocksync_global_now(const mm_clocksync *cs) {
+    return mm_model_global_ns(&cs->model, mm_timer_now(cs->timer));
+}
+static inline int64_t mm_clocksync_to_global(const mm_clocksync *cs, int64_t local_ns) {
+    return mm_model_global_ns(&cs->model, local_ns);
+}
+static inline int64_t mm_clocksync_to_local(const mm_clocksync *cs, int64_t global_ns) {
+    return mm_model_local_ns(&cs->model, global_ns);
+}
+
+/* Collective: rank 0 measures (global clock against global clock, min-RTT ping-pong) the
+ * residual offset to every rank, or for p > 64 to a sample that always holds the last rank and
+ * the largest power of two (mm_clocksync_residual_sample). On rank 0 fills ranks[] and
+ * residual_ns[] (capacity nprocs; residual = rank 0's global clock minus the rank's) and *n
+ * (0 on other ranks); each measured rank logs an MM_SYNC_RESIDUAL record with `phase`.
+ * If true_error_ns is non-NULL on rank 0, it gets per sampled rank the exact value of what the
+ * residual estimates: rank 0's global clock minus the rank's global clock at the same true
+ * instant (from mm_timer_truth_ns, the virtual timer's base; meaningful when all ranks share
+ * that base, i.e. one host). Other ranks may pass NULL.
+ * Returns MPI_SUCCESS or an MPI error code. */
+int mm_clocksync_residuals(mm_clocksync *cs, int phase, int *ranks, int64_t *residual_ns,
+                           int64_t *true_error_ns, int *n);
+/* The ranks rank 0 checks, ascending, without rank 0: all for p <= 64, else at most 64 evenly
+ * spread ones that always include 1, the largest power of two below p and p − 1. Returns n. */
+int mm_clocksync_residual_sample(int nprocs, int *ranks);
+
+/* ---- offset measurement between two ranks (offset.c) ----
+ * Pure part: a stopping rule and estimator fed with round trips (t1, t2, t3): t1 and t3 on the
+ * measuring rank's clock (send, receive), t2 on the peer's clock when it answered. The offset is
+ * the peer's clock minus mine. Unit-tested with simulated round trips. */
+enum { MM_OFFSET_MIN_RTT = 0, /* Hoefler 2010 §3.1: candidate of the min-RTT trip, N-stop */
+       MM_OFFSET_BOUNDS = 1   /* SKaMPI: intersect the bounds, early stop within 110 % */
+};
+typedef struct mm_offset_rules {
+    int method;                /* MM_OFFSET_MIN_RTT | MM_OFFSET_BOUNDS */
+    int cap;                   /* round trips at most (>= 1) */
+    int n_nonimproving;        /* min-RTT: stop after N consecutive trips not beating the min */
+    int min_rounds;            /* bounds: the early stop may fire from this many rounds on */
+    int64_t prior_best_rtt_ns; /* bounds: this pair's best RTT from earlier calls; 0 = unknown
+                                * (never read as an RTT of 0) */
+} mm_offset_rules;
+
+typedef struct mm_offset_estimator {
+    mm_offset_rules rules;
+    int rounds, since_improved, done;
+    int64_t best_rtt_ns; /* -1 before the first valid trip */
+    int64_t best_mid_ns, best_peer_ns;
+    int64_t lower_ns, upper_ns; /* bounds on (peer − mine) */
+} mm_offset_estimator;
+
+typedef struct mm_offset_result {
+    int64_t offset_ns; /* peer clock minus my clock at my_ns */
+    int64_t my_ns;     /* my clock at the midpoint of the best (min-RTT) round trip */
+    int64_t peer_ns;   /* the peer's reading in that round trip */
+    int64_t rtt_ns;    /* the smallest round trip */
+    int rounds;
+    int bounds_crossed; /* bounds: the intersection was empty; fell back to the min-RTT candidate */
+} mm_offset_result;
+
+/* Rules from resolved parameters. */
+mm_offset_rules mm_offset_rules_min_rtt(const mm_clocksync_params *p);
+mm_offset_rules mm_offset_rules_bounds(const mm_clocksync_params *p, int64_t prior_best_rtt_ns);
+void mm_offset_init(mm_offset_estimator *e, const mm_offset_rules *rules);
+/* Adds one round trip. Returns 1 once the rule says stop (then further calls are ignored). */
+int mm_offset_add(mm_offset_estimator *e, int64_t t1, int64_t t2, int64_t t3);
+/* The estimate so far. Zeros (rounds 0) when no valid trip was seen. */
+void mm_offset_result_get(const mm_offset_estimator *e, mm_offset_result *out);
+
+/* A clock each side of a ping-pong reads: the local timer, or (hca3, residuals) the global
+ * clock of a rank's current model. */
+typedef struct mm_clockfn {
+    int64_t (*now_ns)(const void *ctx);
+    const void *ctx;
+} mm_clockfn;
+mm_clockfn mm_clockfn_local(const mm_timer *t);
+mm_clockfn mm_clockfn_global(const mm_clocksync *cs);
+static inline int64_t mm_clockfn_now(mm_clockfn c) { return c.now_ns(c.ctx); }
+
+/* MPI part: the measuring rank runs round trips with `peer` until the rules stop (it sends a
+ * final stop message); `peer` must call mm_offset_respond with this rank at the same time.
+ * Both return MPI_SUCCESS or an MPI error code. */
+int mm_offset_measure(MPI_Comm comm, int peer, mm_clockfn clock, const mm_offset_rules *rules,
+                      mm_offset_result *out);
+int mm_offset_respond(MPI_Comm comm, int peer, mm_clockfn clock);
+
+/* ---- the algorithms (one file each) ---- */
+extern const mm_clocksync_vtable mm_clocksync_none;
+extern const mm_clocksync_vtable mm_clocksync_skampi;
+extern const mm_clocksync_vtable mm_clocksync_netgauge;
+extern const mm_clocksync_vtable mm_clocksync_jk;
+extern const mm_clocksync_vtable mm_clocksync_hca;
+extern const mm_clocksync_vtable mm_clocksync_hca2;
+extern const mm_clocksync_vtable mm_clocksync_hca3;
+extern const mm_clocksync_vtable mm_clocksync_hca3o;
+
+/* ---- --sync-check (sync_check.c; issue 3 §7) ----
+ * For each algorithm of cfg->clocksync: sync, then at each cfg->check_at_s (seconds after the
+ * sync ended) measure residuals (and true errors with the virtual timer on one host); rank 0
+ * prints a table, or with cfg->json one JSON object on stdout. Collective. Returns 0, 1 when
+ * measuring failed, 2 on bad input (message on stderr from rank 0). */
+struct mm_config;
+int mm_sync_check_run(const struct mm_config *cfg, MPI_Comm comm);
+
+#endif

@@ -1,0 +1,64 @@
+/* mm_ops.h — the operation table. An operation is a row: name, pattern, constraints, and
+ * three functions; adding an operation is adding a row, never a new measurement loop. */
+#ifndef MM_OPS_H
+#define MM_OPS_H
+#include <mpi.h>
+#include <stddef.h>
+#include <stdint.h>
+#include "mm_timer.h"
+
+enum {
+    MM_OP_REDUCES = 1u << 0,          /* uses --reduce-op */
+    MM_OP_ROOTED = 1u << 1,           /* uses --root */
+    MM_OP_SIZE_IS_DURATION = 1u << 2, /* size is nanoseconds (delay) */
+    MM_OP_SIZE_UNUSED = 1u << 3,      /* barrier: one test at size 0, whatever --sizes says */
+};
+
+/* Everything one timed call needs, prepared before the loop. */
+typedef struct mm_op_args {
+    MPI_Comm comm;
+    int rank, nprocs, root;
+    MPI_Datatype datatype;
+    int type_size;
+    MPI_Op reduce_op;
+    int64_t size;         /* bytes (or ns for delay) */
+    int count;            /* elements per block = size / type_size */
+    void *sendbuf, *recvbuf;
+    int *sendcounts, *sdispls, *recvcounts, *rdispls; /* v-variants, in elements */
+    const mm_timer *timer; /* delay */
+} mm_op_args;
+
+typedef struct mm_op {
+    const char *name;
+    const char *pattern;     /* one line: who sends what to whom */
+    const char *constraints; /* one line: what sizes/datatypes/ops are allowed */
+    unsigned flags;
+    /* Allocates and fills buffers for args->size; returns 0 or -1 (out of memory). */
+    int (*setup)(mm_op_args *args);
+    /* The one MPI call that is timed. Returns the MPI error code. */
+    int (*run)(const mm_op_args *args);
+    void (*teardown)(mm_op_args *args);
+} mm_op;
+
+extern const mm_op mm_ops_table[];
+extern const size_t mm_ops_count;
+const mm_op *mm_op_find(const char *name);
+
+/* Checks a size for an op under a datatype: 0, or -1 with a message ("size 10 is not a multiple
+ * of the size of int (4 bytes)"). */
+int mm_op_check_size(const mm_op *op, int64_t size, int type_size, char *why, size_t why_len);
+
+/* Datatype and reduction-op names. The lookups return 1 when the name is known (filling the
+ * outputs that are not NULL) and 0 when unknown; sizes are sizeof the C type, so lookups work
+ * before MPI_Init. */
+int mm_datatype_lookup(const char *name, MPI_Datatype *dt, int *size);
+const char *mm_datatype_names(void);
+int mm_reduce_op_lookup(const char *name, MPI_Op *op);
+const char *mm_reduce_op_names(void);
+/* Some reduction ops are not defined for some datatypes (bor on float): 0 ok, -1 with why. */
+int mm_reduce_op_check(const char *op_name, const char *datatype_name, char *why, size_t len);
+
+/* Prints --list-ops: one line per op, name first. */
+void mm_ops_print_list(void *file /* FILE* */);
+
+#endif

@@ -1,0 +1,78 @@
+/* mm_procsync.h — how ranks start each repetition together. One file per variant
+ * c/src/procsync/ps_<name>.c behind this vtable; registry in procsync.c.
+ * Schemes follow Table 3 of Hunold & Carpen-Amarie 2016: barrier = MS1, none = MS2,
+ * loop-barrier = MS3, window = MS4; roundtime and harmonize see CLOCKSYNC.md. */
+#ifndef MM_PROCSYNC_H
+#define MM_PROCSYNC_H
+#include <mpi.h>
+#include <stdint.h>
+#include "mm_clocksync.h"
+#include "mm_config.h"
+#include "mm_timer.h"
+
+/* Why a repetition is invalid (bit flags; 0 = valid). */
+enum { MM_INVALID_LATE_START = 1, /* window start already past when the rank got there */
+       MM_INVALID_OVERRUN = 2,    /* the call ended after the next window start */
+       MM_INVALID_ROUND_LATE = 4  /* roundtime/harmonize: some rank started late */
+};
+
+/* Runs the timed call once (the same function the loop times). */
+typedef int (*mm_timed_fn)(const void *arg);
+
+typedef struct mm_procsync mm_procsync;
+
+typedef struct mm_procsync_vtable {
+    const char *name;
+    const char *scheme; /* "MS1", "MS4", ... for reports */
+    int needs_global_clock;
+    int redoes_invalid; /* the loop repeats invalid repetitions (roundtime, harmonize) */
+    int barrier_in_timed_region; /* MS3: the timed region is MPI_Barrier + the call */
+    /* Collective, before the warm-up of a test: decide window sizes etc. May run the call. */
+    int (*begin_test)(mm_procsync *ps, mm_timed_fn call, const void *arg);
+    /* Before repetition `rep` (counting warm-up ones too: rep is the loop's sequence number).
+     * Waits / synchronizes. Returns invalid flags known before the call (late start). */
+    int (*before_rep)(mm_procsync *ps, long rep);
+    /* After the call: returns invalid flags (0 = valid). May be collective (roundtime). When
+     * redoes_invalid, the return value must be the same on every rank. */
+    int (*after_rep)(mm_procsync *ps, long rep, int64_t start_local_ns, int64_t end_local_ns,
+                     int before_flags);
+    /* Collective, after the test. */
+    void (*end_test)(mm_procsync *ps);
+    /* The loop asks whether to stop early (roundtime time budget). Same answer on all ranks. */
+    int (*budget_exhausted)(mm_procsync *ps);
+} mm_procsync_vtable;
+
+struct mm_procsync {
+    const mm_procsync_vtable *vt;
+    MPI_Comm comm;
+    int rank, nprocs;
+    const mm_timer *timer;
+    mm_clocksync *cs; /* NULL-safe only for schemes without a global clock */
+    const mm_config *cfg;
+    /* per test, set by the variant */
+    int64_t window_ns;          /* window / slack in use (0 when not applicable) */
+    int64_t first_start_global_ns;
+    int64_t test_start_local_ns;
+    long nresyncs;              /* harmonize re-syncs during this test */
+    void *state;
+};
+
+extern const mm_procsync_vtable *const mm_procsync_registry[];
+const mm_procsync_vtable *mm_procsync_find(const char *name);
+const char *mm_procsync_names(void);
+int mm_procsync_open(mm_procsync *ps, const char *name, MPI_Comm comm, const mm_timer *timer,
+                     mm_clocksync *cs, const mm_config *cfg);
+void mm_procsync_close(mm_procsync *ps);
+
+/* Shared helper: measures the time of an MPI_Bcast of one int64 from rank 0 (max over ranks of
+ * the median of a few rounds), in ns; collective. */
+int64_t mm_procsync_bcast_time_ns(mm_procsync *ps);
+
+/* Building blocks shared by the simple schemes. */
+int mm_procsync_nothing_before(mm_procsync *ps, long rep);
+int mm_procsync_nothing_after(mm_procsync *ps, long rep, int64_t start_local_ns,
+                              int64_t end_local_ns, int before_flags);
+void mm_procsync_nothing_end(mm_procsync *ps);
+int mm_procsync_barrier_begin(mm_procsync *ps, mm_timed_fn call, const void *arg);
+
+#endif

@@ -1,0 +1,55 @@
+/* plan.c — the tests of a launch (operations x sizes) in a seeded random order
+ * (Hunold & Carpen-Amarie 2016, Algorithm 2: the order is shuffled within every call to mpirun,
+ * so that slow drifts of the machine do not line up with one operation or size). */
+#include <string.h>
+
+#include "mm_bench.h"
+
+/* splitmix64 (Steele, Lea & Flood 2014): tiny, seedable, same sequence on every machine. */
+uint64_t mm_rand_next(uint64_t *state) {
+    uint64_t z = (*state += 0x9E3779B97F4A7C15ULL);
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
+    return z ^ (z >> 31);
+}
+
+double mm_rand_uniform(uint64_t *state) {
+    return (double)(mm_rand_next(state) >> 11) * (1.0 / 9007199254740992.0); /* 53 bits */
+}
+
+/* Uniform integer in [0, n) without modulo bias (rejection). */
+static uint64_t mm__rand_below(uint64_t *state, uint64_t n) {
+    uint64_t limit = UINT64_MAX - UINT64_MAX % n;
+    uint64_t r;
+    do r = mm_rand_next(state);
+    while (r >= limit);
+    return r % n;
+}
+
+int mm_plan_build(const mm_config *cfg, mm_test *tests, int max_tests) {
+    int n = 0;
+    for (int i = 0; i < cfg->nops; i++) {
+        const mm_op *op = mm_op_find(cfg->ops[i]);
+        if (!op) continue; /* validated before: cannot happen */
+        int nsizes = (op->flags & MM_OP_SIZE_UNUSED) ? 1 : cfg->nsizes;
+        for (int s = 0; s < nsizes && n < max_tests; s++) {
+            memset(&tests[n], 0, sizeof tests[n]);
+            tests[n].op = op;
+            tests[n].size = (op->flags & MM_OP_SIZE_UNUSED) ? 0 : cfg->sizes[s];
+            tests[n].status = MM_TEST_PENDING;
+            n++;
+        }
+    }
+    return n;
+}
+
+void mm_plan_shuffle(mm_test *tests, int n, uint64_t seed) {
+    uint64_t state = seed;
+    for (int i = n - 1; i > 0; i--) { /* Fisher-Yates */
+        int j = (int)mm__rand_below(&state, (uint64_t)i + 1);
+        mm_test tmp = tests[i];
+        tests[i] = tests[j];
+        tests[j] = tmp;
+    }
+    for (int i = 0; i < n; i++) tests[i].index = i;
+}

@@ -1,0 +1,252 @@
+/* clocksync.c — the clock-sync registry, parameters, running a sync, the sync log and the
+ * residual check (../shared/design/CLOCKSYNC.md, "Checking the sync").
+ *
+ * Running a sync: a barrier, the algorithm, then rank 0's model is forced to identity (the
+ * global clock is rank 0's clock), the duration (max over ranks) is agreed with one allreduce,
+ * and every rank logs one MM_SYNC_MODEL record (global − local at the end of the sync: the
+ * points the after-the-fact clock interpolates).
+ * Residuals: rank 0 runs a min-RTT ping-pong with each checked rank, both sides reading their
+ * *global* clocks; what remains is the sync's error plus at most half the best RTT. The true
+ * error, when the timer knows the truth (virtual), is computed locally on every rank from
+ * mm_timer_truth_ns and gathered: no messages are needed for it.
+ * Cost of the residual check: one offset measurement per checked rank (<= 64) and one gather. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cs_internal.h"
+
+enum { MM__TAG_RESIDUAL = 103, MM__RESIDUAL_SAMPLE_MAX = 64 };
+
+const mm_clocksync_vtable *const mm_clocksync_registry[] = {
+    &mm_clocksync_none, &mm_clocksync_skampi, &mm_clocksync_netgauge, &mm_clocksync_jk,
+    &mm_clocksync_hca,  &mm_clocksync_hca2,   &mm_clocksync_hca3,     &mm_clocksync_hca3o,
+    NULL,
+};
+
+const mm_clocksync_vtable *mm_clocksync_find(const char *name) {
+    if (!name) return NULL;
+    for (int i = 0; mm_clocksync_registry[i]; i++)
+        if (strcmp(mm_clocksync_registry[i]->name, name) == 0) return mm_clocksync_registry[i];
+    return NULL;
+}
+
+const char *mm_clocksync_names(void) {
+    /* Kept in the registry's order; test_offset.c checks that the two agree. */
+    return "none, skampi, netgauge, jk, hca, hca2, hca3, hca3o";
+}
+
+/* ---- parameters ---- */
+
+void mm_clocksync_params_resolve(const char *name, const mm_clocksync_params *given,
+                                 mm_clocksync_params *out) {
+    mm_clocksync_params p = {0, 0, 0, 0, 0.0};
+    if (given) p = *given;
+    int hca3o = name && strcmp(name, "hca3o") == 0;
+    if (p.nfit <= 0) p.nfit = MM_CS_DEFAULT_NFIT;
+    if (p.pingpong_cap <= 0) p.pingpong_cap = hca3o ? MM_CS_DEFAULT_CAP_HCA3O : MM_CS_DEFAULT_CAP;
+    if (p.n_nonimproving <= 0) p.n_nonimproving = MM_CS_DEFAULT_N;
+    if (p.min_rounds <= 0) p.min_rounds = MM_CS_DEFAULT_MIN_ROUNDS;
+    if (!(p.fit_span_s > 0)) p.fit_span_s = MM_CS_DEFAULT_FIT_SPAN_S;
+    *out = p;
+}
+
+int mm_clocksync_params_check(const mm_clocksync_params *p, char *err, size_t err_len) {
+    if (p->nfit < 0 || p->pingpong_cap < 0 || p->n_nonimproving < 0 || p->min_rounds < 0) {
+        snprintf(err, err_len, "clock sync parameters must not be negative (nfit %d, pingpongs %d, "
+                 "n-nonimproving %d, min-rounds %d)", p->nfit, p->pingpong_cap,
+                 p->n_nonimproving, p->min_rounds);
+        return -1;
+    }
+    if (!isfinite(p->fit_span_s) || p->fit_span_s < 0) {
+        snprintf(err, err_len, "--fit-span-s must be a finite number >= 0 (0 = default), got %g",
+                 p->fit_span_s);
+        return -1;
+    }
+    if (p->fit_span_s > 3600) {
+        snprintf(err, err_len, "--fit-span-s %g: at most 3600 s", p->fit_span_s);
+        return -1;
+    }
+    return 0;
+}
+
+/* ---- the log ---- */
+
+void mm_sync_log_add(mm_sync_log *log, mm_sync_record r) {
+    if (log->n == log->cap) {
+        size_t cap = log->cap ? 2 * log->cap : 256;
+        mm_sync_record *rec = realloc(log->rec, cap * sizeof *rec);
+        if (!rec) {
+            fprintf(stderr, "mpimeter-bench: out of memory for the clock-sync log (%zu records)\n",
+                    log->n);
+            abort();
+        }
+        log->rec = rec;
+        log->cap = cap;
+    }
+    log->rec[log->n++] = r;
+}
+
+void mm_sync_log_free(mm_sync_log *log) {
+    free(log->rec);
+    log->rec = NULL;
+    log->n = log->cap = 0;
+}
+
+/* ---- open / run / close ---- */
+
+int mm_clocksync_open(mm_clocksync *cs, const char *name, MPI_Comm comm, const mm_timer *timer,
+                      const mm_clocksync_params *params) {
+    memset(cs, 0, sizeof *cs);
+    cs->comm = MPI_COMM_NULL;
+    cs->vt = mm_clocksync_find(name);
+    if (!cs->vt || !timer) return -1;
+    if (params) {
+        char err[256];
+        if (mm_clocksync_params_check(params, err, sizeof err) != 0) {
+            fprintf(stderr, "mpimeter-bench: %s\n", err);
+            cs->vt = NULL;
+            return -1;
+        }
+    }
+    mm_clocksync_params_resolve(name, params, &cs->params);
+    /* A private communicator: the ping-pong tags can never meet the benchmark's messages. */
+    if (MPI_Comm_dup(comm, &cs->comm) != MPI_SUCCESS) {
+        cs->vt = NULL;
+        return -1;
+    }
+    MPI_Comm_rank(cs->comm, &cs->rank);
+    MPI_Comm_size(cs->comm, &cs->nprocs);
+    cs->timer = timer;
+    cs->model = mm_model_identity();
+    cs->parent = -1;
+    return 0;
+}
+
+int mm_clocksync_run(mm_clocksync *cs) {
+    cs->phase = cs->nsyncs;
+    if (cs->rank == 0) cs->model = mm_model_identity();
+    MPI_Barrier(cs->comm);
+    int64_t t0 = mm_timer_now(cs->timer);
+    int rc = cs->vt->sync(cs);
+    if (cs->rank == 0) {
+        cs->model = mm_model_identity();
+        cs->parent = -1;
+    }
+    int64_t t1 = mm_timer_now(cs->timer);
+    double mine[2] = {(double)(t1 - t0) * 1e-9, rc != MPI_SUCCESS ? 1.0 : 0.0}, all[2];
+    MPI_Allreduce(mine, all, 2, MPI_DOUBLE, MPI_MAX, cs->comm);
+    if (cs->nsyncs == 0) cs->duration_s = all[0];
+    cs->total_duration_s += all[0];
+    cs->nsyncs++;
+    cs->last_sync_local_ns = t1;
+    mm_sync_record r = {cs->rank, cs->phase, MM_SYNC_MODEL, -1, t1,
+                        mm_model_global_ns(&cs->model, t1) - t1, 0};
+    mm_sync_log_add(&cs->log, r);
+    return all[1] != 0.0 ? -1 : 0;
+}
+
+void mm_clocksync_close(mm_clocksync *cs) {
+    if (cs->comm != MPI_COMM_NULL) MPI_Comm_free(&cs->comm);
+    mm_sync_log_free(&cs->log);
+    cs->vt = NULL;
+}
+
+/* ---- residuals ---- */
+
+static int mm__cmp_int(const void *a, const void *b) {
+    int x = *(const int *)a, y = *(const int *)b;
+    return (x > y) - (x < y);
+}
+
+int mm_clocksync_residual_sample(int nprocs, int *ranks) {
+    int n = 0;
+    if (nprocs <= MM__RESIDUAL_SAMPLE_MAX) {
+        for (int r = 1; r < nprocs; r++) ranks[n++] = r;
+        return n;
+    }
+    /* 63 ranks spread evenly over [1, p−1] (both ends included), plus the largest power of
+     * two below p; sorted, duplicates dropped: at most 64. */
+    const int spread = MM__RESIDUAL_SAMPLE_MAX - 1;
+    for (int i = 0; i < spread; i++)
+        ranks[n++] = 1 + (int)((int64_t)i * (nprocs - 2) / (spread - 1));
+    int pow2 = 1;
+    while (2 * pow2 < nprocs) pow2 *= 2;
+    ranks[n++] = pow2;
+    qsort(ranks, (size_t)n, sizeof *ranks, mm__cmp_int);
+    int m = 0;
+    for (int i = 0; i < n; i++)
+        if (m == 0 || ranks[i] != ranks[m - 1]) ranks[m++] = ranks[i];
+    return m;
+}
+
+/* This rank's global clock minus the true time, read as close together as the timer allows
+ * (the truth is read before and after and averaged). */
+static int64_t mm__deviation_from_truth(const mm_clocksync *cs) {
+    int64_t before = mm_timer_truth_ns(cs->timer);
+    int64_t local = mm_timer_now(cs->timer);
+    int64_t after = mm_timer_truth_ns(cs->timer);
+    return mm_model_global_ns(&cs->model, local) - (before + (after - before) / 2);
+}
+
+typedef struct mm__residual_msg {
+    int64_t residual_ns, peer_global_ns, rtt_ns;
+} mm__residual_msg;
+
+int mm_clocksync_residuals(mm_clocksync *cs, int phase, int *ranks, int64_t *residual_ns,
+                           int64_t *true_error_ns, int *n) {
+    int *sample = malloc((size_t)cs->nprocs * sizeof *sample);
+    int64_t *deviation = cs->rank == 0 ? malloc((size_t)cs->nprocs * sizeof *deviation) : NULL;
+    int ok = sample != NULL && (cs->rank != 0 || deviation != NULL), all_ok = 0;
+    MPI_Allreduce(&ok, &all_ok, 1, MPI_INT, MPI_MIN, cs->comm);
+    if (!all_ok) {
+        free(sample);
+        free(deviation);
+        return MPI_ERR_NO_MEM;
+    }
+    int ns = mm_clocksync_residual_sample(cs->nprocs, sample);
+    mm_offset_rules rules = mm_offset_rules_min_rtt(&cs->params);
+    mm_clockfn global = mm_clockfn_global(cs);
+    int64_t my_deviation = mm__deviation_from_truth(cs);
+    int rc = MPI_SUCCESS;
+    for (int i = 0; i < ns && rc == MPI_SUCCESS; i++) {
+        int r = sample[i];
+        if (cs->rank == 0) {
+            mm_offset_result res;
+            rc = mm_offset_measure(cs->comm, r, global, &rules, &res);
+            /* measured: r's global − rank 0's global; the residual is the other way round */
+            mm__residual_msg msg = {-res.offset_ns, res.peer_ns, res.rtt_ns};
+            if (rc == MPI_SUCCESS)
+                rc = MPI_Send(&msg, 3, MPI_INT64_T, r, MM__TAG_RESIDUAL, cs->comm);
+            residual_ns[i] = msg.residual_ns;
+            ranks[i] = r;
+        } else if (cs->rank == r) {
+            my_deviation = mm__deviation_from_truth(cs);
+            rc = mm_offset_respond(cs->comm, 0, global);
+            mm__residual_msg msg;
+            if (rc == MPI_SUCCESS)
+                rc = MPI_Recv(&msg, 3, MPI_INT64_T, 0, MM__TAG_RESIDUAL, cs->comm,
+                              MPI_STATUS_IGNORE);
+            if (rc == MPI_SUCCESS) {
+                mm_sync_record rec = {cs->rank, phase, MM_SYNC_RESIDUAL, 0,
+                                      mm_clocksync_to_local(cs, msg.peer_global_ns),
+                                      msg.residual_ns, msg.rtt_ns};
+                mm_sync_log_add(&cs->log, rec);
+            }
+        }
+    }
+    if (rc == MPI_SUCCESS)
+        rc = MPI_Gather(&my_deviation, 1, MPI_INT64_T, deviation, 1, MPI_INT64_T, 0, cs->comm);
+    if (cs->rank == 0) {
+        *n = ns;
+        /* the truth of what the residual estimates: rank 0's global − the rank's global */
+        if (true_error_ns && rc == MPI_SUCCESS)
+            for (int i = 0; i < ns; i++) true_error_ns[i] = deviation[0] - deviation[sample[i]];
+    } else if (n) {
+        *n = 0;
+    }
+    free(sample);
+    free(deviation);
+    return rc;
+}

@@ -1,0 +1,41 @@
+/* cs_hca2.c — HCA2: hierarchical clock sync with drift, intercepts per edge, O(log p) only.
+ *
+ * What: as hca (bottom-up tree, nfit interleaved fit points per edge over fit_span_s, one slope
+ *   per edge), but right after the fit every edge re-measures its own intercept with one more
+ *   min-RTT measurement (one more pass over the tree) and the line is moved through it; the edge
+ *   models are then composed along the paths to rank 0 and scattered. No O(p) pass: the
+ *   intercept a rank ends with is the combination of the intercepts along its path.
+ * Why: O(log p) rounds throughout; the price is that offset errors add up along a path of up to
+ *   ⌈log2 p⌉ edges.
+ * Cost: (nfit + 1) passes × ⌈log2 p⌉ + 1 levels of measurements, one gather + scatter; wall time
+ *   ≈ fit_span_s.
+ * Source: Hunold & Carpen-Amarie, EuroMPI 2015 (HCA2); Hunold & Carpen-Amarie 2016 §3.2.1. */
+#include <stdlib.h>
+
+#include "cs_internal.h"
+
+static int mm__hca2_sync(mm_clocksync *cs) {
+    int nfit = cs->params.nfit;
+    mm_offset_result *pts = malloc((size_t)nfit * sizeof *pts);
+    if (!mm__all_ok(cs, pts != NULL)) {
+        free(pts);
+        return MPI_ERR_NO_MEM;
+    }
+    int parent = -1;
+    int rc = mm__bottomup_passes(cs, nfit, cs->params.fit_span_s, pts, &parent);
+    mm_clock_model edge = parent >= 0 ? mm__edge_model(pts, nfit) : mm_model_identity();
+    free(pts);
+    mm_offset_result last;
+    if (rc == MPI_SUCCESS) rc = mm__bottomup_passes(cs, 1, 0.0, &last, &parent);
+    if (rc != MPI_SUCCESS) return rc;
+    if (parent >= 0) edge = mm__reanchor(&edge, &last);
+    return mm__compose_and_scatter(cs, parent, &edge);
+}
+
+const mm_clocksync_vtable mm_clocksync_hca2 = {
+    .name = "hca2",
+    .model_kind = "linear",
+    .description = "tree of fitted drift lines with per-edge intercepts, composed "
+                   "(HCA2, Hunold & Carpen-Amarie 2015)",
+    .sync = mm__hca2_sync,
+};

@@ -1,0 +1,244 @@
+/* sync_check.c — `mpimeter-bench --sync-check`: how good is each clock sync, here and now?
+ *
+ * What: for each algorithm of --clocksync, in order: open it, run one sync, then at each
+ *   --check-at time (seconds after that sync ended, on each rank's own clock) measure the
+ *   residual offsets (mm_clocksync_residuals: rank 0's global clock against every rank's) and,
+ *   where the truth is known, the true errors. Rank 0 prints a table, or with --json one object:
+ *   {"algorithms": [{"name", "sync_duration_s", "checks": [{"t_s", "max_abs_residual_ns",
+ *    "residual_ns": [per rank], "max_abs_true_error_ns", "true_error_ns": [per rank]}]}]}
+ *   Per-rank arrays are indexed by rank: rank 0 is 0, ranks outside the residual sample (p > 64)
+ *   are null. The true-error fields appear only when the truth is known: the `virtual` timer
+ *   with all ranks on one host (they then share its base clock).
+ *   Residual and true error have the same sign convention (rank 0's global − the rank's): the
+ *   residual is the estimate, the true error its exact value.
+ * Why: issue 3 §7 — every sync is verified against known truth instead of trusted.
+ * Cost: per algorithm one sync, then per check time one residual check (one offset measurement
+ *   per checked rank); the waits are sleeps. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cs_internal.h"
+#include "mm_config.h"
+#include "mm_json.h"
+
+typedef struct mm__check_result {
+    int have_residual; /* per rank */
+    int64_t residual_ns, true_error_ns;
+} mm__check_result;
+
+typedef struct mm__sync_check {
+    const mm_config *cfg;
+    int rank, nprocs, truth_known;
+    double *duration_s;       /* [alg] */
+    mm__check_result *checks; /* [alg][check][rank] */
+} mm__sync_check;
+
+static mm__check_result *mm__at(mm__sync_check *sc, int alg, int check, int rank) {
+    return &sc->checks[((size_t)alg * (size_t)sc->cfg->ncheck + (size_t)check) * (size_t)sc->nprocs +
+                       (size_t)rank];
+}
+
+static int64_t mm__abs64(int64_t v) { return v < 0 ? -v : v; }
+
+/* Collective: one algorithm, all its checks. Returns 0, or -1 after a failure. */
+static int mm__check_one(mm__sync_check *sc, int alg, const mm_timer *timer, MPI_Comm comm,
+                         int *ranks, int64_t *res, int64_t *tru) {
+    const mm_config *cfg = sc->cfg;
+    mm_clocksync cs;
+    if (mm_clocksync_open(&cs, cfg->clocksync[alg], comm, timer, &cfg->cs_params) != 0) {
+        if (sc->rank == 0)
+            fprintf(stderr, "mpimeter-bench: --clocksync: cannot open '%s'; allowed: %s\n",
+                    cfg->clocksync[alg], mm_clocksync_names());
+        return -1;
+    }
+    int rc = mm_clocksync_run(&cs);
+    int64_t sync_end = mm_timer_now(timer);
+    sc->duration_s[alg] = cs.duration_s;
+    for (int c = 0; c < cfg->ncheck && rc == 0; c++) {
+        mm__sleep_until(timer, sync_end + (int64_t)(cfg->check_at_s[c] * 1e9 + 0.5));
+        int n = 0;
+        if (mm_clocksync_residuals(&cs, c == 0 ? -1 : -2, ranks, res, tru, &n) != MPI_SUCCESS)
+            rc = -1;
+        if (sc->rank != 0 || rc != 0) continue;
+        mm__at(sc, alg, c, 0)->have_residual = 1; /* rank 0 against itself: 0 by definition */
+        for (int i = 0; i < n; i++) {
+            mm__check_result *r = mm__at(sc, alg, c, ranks[i]);
+            r->have_residual = 1;
+            r->residual_ns = res[i];
+            r->true_error_ns = tru[i];
+        }
+    }
+    mm_clocksync_close(&cs);
+    return rc;
+}
+
+static void mm__print_json(mm__sync_check *sc) {
+    const mm_config *cfg = sc->cfg;
+    mm_buf buf = {0};
+    mm_json j;
+    mm_json_init(&j, &buf, 0);
+    mm_json_begin_object(&j);
+    mm_json_key(&j, "algorithms");
+    mm_json_begin_array(&j);
+    for (int a = 0; a < cfg->nclocksync; a++) {
+        mm_json_begin_object(&j);
+        mm_json_kv_string(&j, "name", cfg->clocksync[a]);
+        mm_json_kv_double(&j, "sync_duration_s", sc->duration_s[a]);
+        mm_json_key(&j, "checks");
+        mm_json_begin_array(&j);
+        for (int c = 0; c < cfg->ncheck; c++) {
+            int64_t max_res = 0, max_true = 0;
+            for (int r = 0; r < sc->nprocs; r++) {
+                const mm__check_result *x = mm__at(sc, a, c, r);
+                if (!x->have_residual) continue;
+                if (mm__abs64(x->residual_ns) > max_res) max_res = mm__abs64(x->residual_ns);
+                if (mm__abs64(x->true_error_ns) > max_true) max_true = mm__abs64(x->true_error_ns);
+            }
+            mm_json_begin_object(&j);
+            mm_json_kv_double(&j, "t_s", cfg->check_at_s[c]);
+            mm_json_kv_int(&j, "max_abs_residual_ns", max_res);
+            mm_json_key(&j, "residual_ns");
+            mm_json_begin_array(&j);
+            for (int r = 0; r < sc->nprocs; r++) {
+                const mm__check_result *x = mm__at(sc, a, c, r);
+                if (x->have_residual)
+                    mm_json_int(&j, x->residual_ns);
+                else
+                    mm_json_null(&j);
+            }
+            mm_json_end_array(&j);
+            if (sc->truth_known) {
+                mm_json_kv_int(&j, "max_abs_true_error_ns", max_true);
+                mm_json_key(&j, "true_error_ns");
+                mm_json_begin_array(&j);
+                for (int r = 0; r < sc->nprocs; r++) {
+                    const mm__check_result *x = mm__at(sc, a, c, r);
+                    if (x->have_residual)
+                        mm_json_int(&j, x->true_error_ns);
+                    else
+                        mm_json_null(&j);
+                }
+                mm_json_end_array(&j);
+            }
+            mm_json_end_object(&j);
+        }
+        mm_json_end_array(&j);
+        mm_json_end_object(&j);
+    }
+    mm_json_end_array(&j);
+    mm_json_end_object(&j);
+    fwrite(buf.data, 1, buf.len, stdout);
+    fputc('\n', stdout);
+    fflush(stdout);
+    mm_buf_free(&buf);
+}
+
+static void mm__print_table(mm__sync_check *sc) {
+    const mm_config *cfg = sc->cfg;
+    int per_rank = sc->nprocs <= 16;
+    printf("clock sync check: %d ranks, timer %s", sc->nprocs, cfg->timer);
+    if (strcmp(cfg->timer, "virtual") == 0)
+        printf(" (base %s, offsets within +-%g s, skews +-%g ppm, seed %llu)", cfg->virtual_base,
+               cfg->virtual_offset_s, cfg->virtual_skew_ppm, (unsigned long long)cfg->seed);
+    printf("\nresidual = rank 0's global clock minus the rank's, measured by ping-pong (ns)%s\n\n",
+           sc->truth_known ? "; true error = its exact value from the virtual timer's base" : "");
+    printf("%-10s %10s %7s %14s", "algorithm", "sync_s", "t_s", "max|residual|");
+    if (sc->truth_known) printf(" %14s", "max|true err|");
+    if (per_rank) printf("  residual per rank 1..%d%s", sc->nprocs - 1,
+                         sc->truth_known ? " / true error per rank" : "");
+    printf("\n");
+    for (int a = 0; a < cfg->nclocksync; a++) {
+        for (int c = 0; c < cfg->ncheck; c++) {
+            int64_t max_res = 0, max_true = 0;
+            for (int r = 1; r < sc->nprocs; r++) {
+                const mm__check_result *x = mm__at(sc, a, c, r);
+                if (!x->have_residual) continue;
+                if (mm__abs64(x->residual_ns) > max_res) max_res = mm__abs64(x->residual_ns);
+                if (mm__abs64(x->true_error_ns) > max_true) max_true = mm__abs64(x->true_error_ns);
+            }
+            if (c == 0)
+                printf("%-10s %10.4f", cfg->clocksync[a], sc->duration_s[a]);
+            else
+                printf("%-10s %10s", "", "");
+            printf(" %7g %14lld", cfg->check_at_s[c], (long long)max_res);
+            if (sc->truth_known) printf(" %14lld", (long long)max_true);
+            if (per_rank) {
+                printf(" ");
+                for (int r = 1; r < sc->nprocs; r++)
+                    printf(" %lld", (long long)mm__at(sc, a, c, r)->residual_ns);
+                if (sc->truth_known) {
+                    printf(" /");
+                    for (int r = 1; r < sc->nprocs; r++)
+                        printf(" %lld", (long long)mm__at(sc, a, c, r)->true_error_ns);
+                }
+            }
+            printf("\n");
+        }
+    }
+    fflush(stdout);
+}
+
+/* 1 when every rank of comm runs on one host (one shared-memory node). */
+static int mm__one_host(MPI_Comm comm, int nprocs) {
+    MPI_Comm node;
+    if (MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node) != MPI_SUCCESS)
+        return 0;
+    int node_size = 0;
+    MPI_Comm_size(node, &node_size);
+    MPI_Comm_free(&node);
+    int mine = node_size == nprocs, all = 0;
+    MPI_Allreduce(&mine, &all, 1, MPI_INT, MPI_MIN, comm);
+    return all;
+}
+
+int mm_sync_check_run(const mm_config *cfg, MPI_Comm comm) {
+    mm__sync_check sc = {cfg, 0, 0, 0, NULL, NULL};
+    MPI_Comm_rank(comm, &sc.rank);
+    MPI_Comm_size(comm, &sc.nprocs);
+    if (cfg->nclocksync < 1 || cfg->ncheck < 1) {
+        if (sc.rank == 0)
+            fprintf(stderr, "mpimeter-bench: --sync-check needs at least one --clocksync name "
+                            "and one --check-at time\n");
+        return 2;
+    }
+    mm_timer timer;
+    mm_virtual_params vp;
+    mm_config_virtual_params(cfg, sc.rank, &vp);
+    char why[512] = "";
+    int ok = mm_timer_open(&timer, cfg->timer, &vp, why, sizeof why) == 0, all_ok = 0;
+    MPI_Allreduce(&ok, &all_ok, 1, MPI_INT, MPI_MIN, comm);
+    if (!all_ok) {
+        if (!ok) fprintf(stderr, "mpimeter-bench: rank %d: --timer %s: %s\n", sc.rank, cfg->timer, why);
+        if (ok) mm_timer_close(&timer);
+        return 1;
+    }
+    sc.truth_known = strcmp(cfg->timer, "virtual") == 0 && mm__one_host(comm, sc.nprocs);
+
+    int *ranks = malloc((size_t)sc.nprocs * sizeof *ranks);
+    int64_t *res = malloc((size_t)sc.nprocs * sizeof *res);
+    int64_t *tru = malloc((size_t)sc.nprocs * sizeof *tru);
+    sc.duration_s = calloc((size_t)cfg->nclocksync, sizeof *sc.duration_s);
+    sc.checks = sc.rank == 0 ? calloc((size_t)cfg->nclocksync * (size_t)cfg->ncheck *
+                                          (size_t)sc.nprocs, sizeof *sc.checks)
+                             : NULL;
+    ok = ranks && res && tru && sc.duration_s && (sc.rank != 0 || sc.checks);
+    MPI_Allreduce(&ok, &all_ok, 1, MPI_INT, MPI_MIN, comm);
+    int rc = all_ok ? 0 : 1;
+    if (!all_ok && sc.rank == 0) fprintf(stderr, "mpimeter-bench: --sync-check: out of memory\n");
+    for (int a = 0; a < cfg->nclocksync && rc == 0; a++)
+        if (mm__check_one(&sc, a, &timer, comm, ranks, res, tru) != 0) rc = 1;
+    if (rc == 0 && sc.rank == 0) {
+        if (cfg->json)
+            mm__print_json(&sc);
+        else
+            mm__print_table(&sc);
+    }
+    free(ranks);
+    free(res);
+    free(tru);
+    free(sc.duration_s);
+    free(sc.checks);
+    mm_timer_close(&timer);
+    return rc;
+}

@@ -1,0 +1,29 @@
+/* ops_delay.c — the synthetic operation `delay`: every rank busy-waits on the benchmark's own
+ * timer for `size` nanoseconds. No communication.
+ *
+ * Why: a known, local-only duration lets the whole chain — process sync, timestamps, raw
+ * files, the analysis — be checked end to end: every rank's local duration must be >= size
+ * (plus the timer's read cost), and with a window sync the global run time must be about size
+ * plus the start skew between ranks. Busy-waiting, not sleeping, so the rank stays on its CPU
+ * as it would in a real MPI call (Open MPI and MPICH busy-poll).
+ * Cost: size ns of one CPU per rank, plus one timer read.
+ * Paper: Hoefler, Schneider & Lumsdaine 2010 §4 (a known delay to measure overlap/progression
+ * against; NBCBench's compute loop); Hunold & Carpen-Amarie 2016 §3.2 (WAIT_UNTIL). */
+#include "mm_ops.h"
+#include "mm_timer.h"
+#include "ops_internal.h"
+
+int mm__setup_delay(mm_op_args *a) {
+    a->sendbuf = a->recvbuf = NULL;
+    a->sendcounts = a->sdispls = a->recvcounts = a->rdispls = NULL;
+    a->count = 0;
+    if (!a->timer || a->size < 0) return -1;
+    return 0;
+}
+
+int mm__run_delay(const mm_op_args *a) {
+    mm_timer_wait_until(a->timer, mm_timer_now(a->timer) + a->size);
+    return MPI_SUCCESS;
+}
+
+void mm__teardown_delay(mm_op_args *a) { (void)a; }

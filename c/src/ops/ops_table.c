@@ -1,0 +1,151 @@
+/* ops_table.c — THE operation table: one row per operation (name, who sends what to whom, the
+ * constraints on its size, flags, and its setup/run/teardown), plus lookup, the size check
+ * and --list-ops.
+ *
+ * Why: the benchmark has one measurement loop; an operation is data. Adding an operation is
+ * adding a row (MPICH lists its algorithms with their restrictions the same way); OSU and IMB
+ * copy the loop per operation instead.
+ * Size: for every row but barrier and delay, size is in bytes and is the block one rank sends
+ * to one peer (for allreduce/bcast/reduce/scan/exscan the whole vector; reduce_scatter: the
+ * whole vector, split as evenly as possible; reduce_scatter_block: each rank's result block);
+ * count = size / datatype size elements. Each row's pattern says it in words.
+ * Cost: lookups are linear in the table (17 rows).
+ * Paper: SKaMPI (Reussner et al. 1998, §2: operations as parameterized patterns);
+ * Hunold & Carpen-Amarie 2016 §3.2 (one timed call per measurement). */
+#include <inttypes.h>
+#include <limits.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "mm_ops.h"
+#include "ops_internal.h"
+
+#define MM__C_SIZE "size: bytes, a multiple of the datatype size (0 allowed)"
+#define MM__C_ROOT "; root: --root"
+#define MM__C_REDUCE                                                                            \
+    "; --reduce-op must be defined for --datatype (char: none; byte: band/bor/bxor only; "      \
+    "float/double: no band/bor/bxor)"
+#define MM__C_NBLOCKS "; buffers of nprocs x size bytes"
+
+#define MM__COLL(op) mm__setup_##op, mm__run_##op, mm__coll_teardown
+
+const mm_op mm_ops_table[] = {
+    {"allgather",
+     "every rank sends its block of size bytes to every rank; each receives nprocs x size bytes",
+     MM__C_SIZE MM__C_NBLOCKS, 0, MM__COLL(allgather)},
+    {"allgatherv",
+     "as allgather (size bytes from each rank) through MPI_Allgatherv; block i lands at "
+     "displacement i*(count+1) elements: a one-element gap after each block",
+     MM__C_SIZE MM__C_NBLOCKS, 0, MM__COLL(allgatherv)},
+    {"allreduce",
+     "every rank contributes a vector of size bytes; every rank receives the elementwise "
+     "reduction (size bytes)",
+     MM__C_SIZE MM__C_REDUCE, MM_OP_REDUCES, MM__COLL(allreduce)},
+    {"alltoall",
+     "every rank sends a distinct block of size bytes to every rank (nprocs x size bytes out "
+     "and in per rank)",
+     MM__C_SIZE MM__C_NBLOCKS, 0, MM__COLL(alltoall)},
+    {"alltoallv",
+     "as alltoall (size bytes per pair of ranks) through MPI_Alltoallv; on both sides block i "
+     "is at displacement i*(count+1) elements: a one-element gap after each block",
+     MM__C_SIZE MM__C_NBLOCKS, 0, MM__COLL(alltoallv)},
+    {"barrier", "no data: no rank leaves before every rank has entered",
+     "size: unused (one test at size 0, whatever --sizes says)", MM_OP_SIZE_UNUSED,
+     MM__COLL(barrier)},
+    {"bcast", "root sends size bytes to every rank", MM__C_SIZE MM__C_ROOT, MM_OP_ROOTED,
+     MM__COLL(bcast)},
+    {"exscan",
+     "every rank contributes a vector of size bytes; rank r receives the elementwise reduction "
+     "over ranks 0..r-1 (rank 0 receives nothing defined)",
+     MM__C_SIZE MM__C_REDUCE, MM_OP_REDUCES, MM__COLL(exscan)},
+    {"gather", "every rank sends size bytes to root; root receives nprocs x size bytes",
+     MM__C_SIZE MM__C_ROOT "; root needs nprocs x size bytes", MM_OP_ROOTED, MM__COLL(gather)},
+    {"gatherv",
+     "as gather (size bytes from each rank) through MPI_Gatherv; at root block i lands at "
+     "displacement i*(count+1) elements: a one-element gap after each block",
+     MM__C_SIZE MM__C_ROOT "; root needs nprocs x size bytes", MM_OP_ROOTED, MM__COLL(gatherv)},
+    {"reduce",
+     "every rank contributes a vector of size bytes; root receives the elementwise reduction "
+     "(size bytes)",
+     MM__C_SIZE MM__C_ROOT MM__C_REDUCE, MM_OP_REDUCES | MM_OP_ROOTED, MM__COLL(reduce)},
+    {"reduce_scatter",
+     "every rank contributes a vector of size bytes (count elements); the elementwise reduction "
+     "is split: rank i receives count/nprocs elements, one more if i < count % nprocs",
+     MM__C_SIZE MM__C_REDUCE, MM_OP_REDUCES, MM__COLL(reduce_scatter)},
+    {"reduce_scatter_block",
+     "every rank contributes nprocs blocks of size bytes; they are reduced elementwise and "
+     "rank i receives block i (size bytes)",
+     MM__C_SIZE MM__C_REDUCE MM__C_NBLOCKS, MM_OP_REDUCES, MM__COLL(reduce_scatter_block)},
+    {"scan",
+     "every rank contributes a vector of size bytes; rank r receives the elementwise reduction "
+     "over ranks 0..r",
+     MM__C_SIZE MM__C_REDUCE, MM_OP_REDUCES, MM__COLL(scan)},
+    {"scatter",
+     "root sends a distinct block of size bytes to every rank (nprocs x size bytes leave root)",
+     MM__C_SIZE MM__C_ROOT "; root needs nprocs x size bytes", MM_OP_ROOTED, MM__COLL(scatter)},
+    {"scatterv",
+     "as scatter (size bytes to each rank) through MPI_Scatterv; at root block i is at "
+     "displacement i*(count+1) elements: a one-element gap after each block",
+     MM__C_SIZE MM__C_ROOT "; root needs nprocs x size bytes", MM_OP_ROOTED,
+     MM__COLL(scatterv)},
+    {"delay",
+     "no communication: every rank busy-waits size nanoseconds on the benchmark's timer",
+     "size: a duration in ns (>= 0), not bytes; datatype and reduce op unused",
+     MM_OP_SIZE_IS_DURATION, mm__setup_delay, mm__run_delay, mm__teardown_delay},
+};
+
+const size_t mm_ops_count = sizeof mm_ops_table / sizeof mm_ops_table[0];
+
+const mm_op *mm_op_find(const char *name) {
+    if (!name) return NULL;
+    for (size_t i = 0; i < mm_ops_count; i++)
+        if (strcmp(mm_ops_table[i].name, name) == 0) return &mm_ops_table[i];
+    return NULL;
+}
+
+int mm_op_check_size(const mm_op *op, int64_t size, int type_size, char *why, size_t why_len) {
+    if (!op) {
+        snprintf(why, why_len, "no operation given");
+        return -1;
+    }
+    if (op->flags & MM_OP_SIZE_UNUSED) return 0; /* one test at size 0, whatever was asked */
+    if (op->flags & MM_OP_SIZE_IS_DURATION) {
+        if (size >= 0) return 0;
+        snprintf(why, why_len,
+                 "size %" PRId64 " is negative; for %s the size is a duration in ns (>= 0)",
+                 size, op->name);
+        return -1;
+    }
+    if (size < 0) {
+        snprintf(why, why_len, "size %" PRId64 " is negative; sizes are bytes (>= 0)", size);
+        return -1;
+    }
+    if (type_size <= 0) {
+        snprintf(why, why_len, "the datatype size %d is not positive", type_size);
+        return -1;
+    }
+    if (size % type_size != 0) {
+        int64_t below = size - size % type_size;
+        snprintf(why, why_len,
+                 "size %" PRId64 " is not a multiple of the datatype size (%d bytes); "
+                 "nearest allowed: %" PRId64 " or %" PRId64,
+                 size, type_size, below, below + type_size);
+        return -1;
+    }
+    if (size / type_size > INT_MAX) {
+        snprintf(why, why_len,
+                 "size %" PRId64 " is too large: %" PRId64 " elements exceed MPI's count limit "
+                 "(%d)",
+                 size, size / type_size, INT_MAX);
+        return -1;
+    }
+    return 0;
+}
+
+void mm_ops_print_list(void *file) {
+    FILE *f = file;
+    for (size_t i = 0; i < mm_ops_count; i++) {
+        const mm_op *op = &mm_ops_table[i];
+        fprintf(f, "%-21s %s [%s]\n", op->name, op->pattern, op->constraints);
+    }
+}

@@ -1,0 +1,259 @@
+/* provenance.c — what meta.json records about the machine, the MPI library and the load
+ * around a launch.
+ *
+ * What: at the start (collective) the MPI library version (all lines) and standard version,
+ * every rank's host, pid and CPU affinity gathered to rank 0, kernel, CPU model and TSC flags,
+ * frequency governor if readable, MPI-related environment, load average, the machine's busy
+ * CPU time (/proc/stat) and the process's own CPU time; at the end (collective) the load
+ * average again, the wall time and the CPU time used by other processes during the launch:
+ *   other_cpu_s = (busy CPU of rank 0's host during the launch)
+ *                 − (CPU time of the ranks on rank 0's host during the launch), clamped ≥ 0.
+ * own_cpu_s is summed over all ranks (MPI_Reduce).
+ * Why: Hoefler & Belli 2015, rule 9 (report the environment: software versions, placement,
+ * system state) and rule 10 on interference from other processes: a launch that shared the
+ * machine with a busy neighbour is visible in its own metadata.
+ * Cost: a few small file reads per rank, one MPI_Gather of nprocs·~520 bytes, a broadcast of a
+ * host name and a reduction of two doubles. None of it is inside a timed region. */
+#define _GNU_SOURCE /* sched_getaffinity and CPU_ISSET are GNU extensions of <sched.h> */
+#include <math.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/utsname.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "mm_output.h"
+
+#ifndef MM_GIT_REVISION
+#define MM_GIT_REVISION "unknown"
+#endif
+#ifndef MM_COMPILER
+#define MM_COMPILER "unknown"
+#endif
+#ifndef MM_COMPILE_FLAGS
+#define MM_COMPILE_FLAGS "unknown"
+#endif
+#ifndef MM_MPICC
+#define MM_MPICC "unknown"
+#endif
+
+extern char **environ;
+
+static double mm__mono_s(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+static void mm__utc_now(char *out, size_t len) {
+    time_t now = time(NULL);
+    struct tm tm;
+    if (!gmtime_r(&now, &tm) || strftime(out, len, "%Y-%m-%dT%H:%M:%SZ", &tm) == 0) out[0] = '\0';
+}
+
+static void mm__loadavg(double v[3]) {
+    if (getloadavg(v, 3) != 3) v[0] = v[1] = v[2] = NAN;
+}
+
+/* CPU seconds the whole machine spent busy since boot (first "cpu" line of /proc/stat:
+ * user + nice + system + irq + softirq + steal; guest time is already inside user). NaN when
+ * /proc/stat is unreadable. */
+static double mm__machine_busy_s(void) {
+    FILE *f = fopen("/proc/stat", "r");
+    if (!f) return NAN;
+    unsigned long long user = 0, nice = 0, sys = 0, idle = 0, iowait = 0, irq = 0, softirq = 0,
+                       steal = 0;
+    int n = fscanf(f, "cpu %llu %llu %llu %llu %llu %llu %llu %llu", &user, &nice, &sys, &idle,
+                   &iowait, &irq, &softirq, &steal);
+    fclose(f);
+    long hz = sysconf(_SC_CLK_TCK);
+    if (n < 4 || hz <= 0) return NAN;
+    return (double)(user + nice + sys + irq + softirq + steal) / (double)hz;
+}
+
+static double mm__own_cpu_s(void) {
+    struct rusage ru;
+    if (getrusage(RUSAGE_SELF, &ru) != 0) return NAN;
+    return (double)ru.ru_utime.tv_sec + 1e-6 * (double)ru.ru_utime.tv_usec +
+           (double)ru.ru_stime.tv_sec + 1e-6 * (double)ru.ru_stime.tv_usec;
+}
+
+/* Removes trailing white space in place. */
+static void mm__rstrip(char *s) {
+    size_t n = strlen(s);
+    while (n && (s[n - 1] == '\n' || s[n - 1] == '\r' || s[n - 1] == ' ' || s[n - 1] == '\t'))
+        s[--n] = '\0';
+}
+
+/* Is `word` one of the space-separated words of `list`? */
+static int mm__has_word(const char *list, const char *word) {
+    size_t n = strlen(word);
+    for (const char *p = strstr(list, word); p; p = strstr(p + 1, word)) {
+        int starts = p == list || p[-1] == ' ' || p[-1] == '\t';
+        int ends = p[n] == '\0' || p[n] == ' ' || p[n] == '\n' || p[n] == '\t';
+        if (starts && ends) return 1;
+    }
+    return 0;
+}
+
+/* CPU model and TSC flags from /proc/cpuinfo (first processor). */
+static void mm__cpuinfo(mm_provenance *p) {
+    FILE *f = fopen("/proc/cpuinfo", "r");
+    if (!f) return;
+    char line[8192];
+    int have_model = 0, have_flags = 0;
+    while ((!have_model || !have_flags) && fgets(line, sizeof line, f)) {
+        char *colon = strchr(line, ':');
+        if (!colon) continue;
+        char *value = colon + 1;
+        while (*value == ' ' || *value == '\t') value++;
+        mm__rstrip(value);
+        if (!have_model && strncmp(line, "model name", 10) == 0) {
+            snprintf(p->cpu_model, sizeof p->cpu_model, "%s", value);
+            have_model = 1;
+        } else if (!have_flags && strncmp(line, "flags", 5) == 0) {
+            static const char *const tsc[] = {"constant_tsc", "nonstop_tsc", "rdtscp"};
+            size_t used = 0;
+            for (size_t i = 0; i < sizeof tsc / sizeof tsc[0]; i++) {
+                if (!mm__has_word(value, tsc[i])) continue;
+                int w = snprintf(p->tsc_flags + used, sizeof p->tsc_flags - used, "%s%s",
+                                 used ? " " : "", tsc[i]);
+                if (w > 0) used += (size_t)w;
+            }
+            have_flags = 1;
+        }
+    }
+    fclose(f);
+}
+
+static void mm__read_first_line(const char *file, char *out, size_t len) {
+    out[0] = '\0';
+    FILE *f = fopen(file, "r");
+    if (!f) return;
+    if (!fgets(out, (int)len, f)) out[0] = '\0';
+    fclose(f);
+    mm__rstrip(out);
+}
+
+/* This process's CPU affinity as "0-1,3"; empty when unknown. */
+static void mm__affinity_list(char *out, size_t len) {
+    out[0] = '\0';
+    cpu_set_t set;
+    CPU_ZERO(&set);
+    if (sched_getaffinity(0, sizeof set, &set) != 0) return;
+    size_t used = 0;
+    for (int c = 0; c < CPU_SETSIZE; c++) {
+        if (!CPU_ISSET(c, &set)) continue;
+        int last = c;
+        while (last + 1 < CPU_SETSIZE && CPU_ISSET(last + 1, &set)) last++;
+        int w = last > c ? snprintf(out + used, len - used, "%s%d-%d", used ? "," : "", c, last)
+                         : snprintf(out + used, len - used, "%s%d", used ? "," : "", c);
+        if (w < 0 || (size_t)w >= len - used) { /* does not fit: keep whole items only */
+            out[used] = '\0';
+            return;
+        }
+        used += (size_t)w;
+        c = last;
+    }
+}
+
+static void mm__library_kind(const char *version, char *out, size_t len) {
+    if (strstr(version, "Open MPI"))
+        snprintf(out, len, "openmpi");
+    else if (strstr(version, "MPICH"))
+        snprintf(out, len, "mpich");
+    else
+        snprintf(out, len, "unknown");
+}
+
+void mm_provenance_collect(mm_provenance *p, MPI_Comm comm) {
+    memset(p, 0, sizeof *p);
+    int rank, nprocs;
+    MPI_Comm_rank(comm, &rank);
+    MPI_Comm_size(comm, &nprocs);
+    p->pid = (int)getpid();
+    p->mono_start_s = mm__mono_s();
+    mm__utc_now(p->wall_start, sizeof p->wall_start);
+    mm__loadavg(p->loadavg_start);
+    p->busy_cpu_s_start = mm__machine_busy_s();
+    p->own_cpu_s_start = mm__own_cpu_s();
+    p->loadavg_end[0] = p->loadavg_end[1] = p->loadavg_end[2] = NAN;
+    p->other_cpu_s = p->own_cpu_s = p->wall_s = NAN;
+
+    char version[MPI_MAX_LIBRARY_VERSION_STRING + 1];
+    int vlen = 0;
+    MPI_Get_library_version(version, &vlen);
+    version[vlen > 0 && vlen <= MPI_MAX_LIBRARY_VERSION_STRING ? vlen : 0] = '\0';
+    mm__rstrip(version);
+    p->library_version_full = strdup(version);
+    mm__library_kind(version, p->mpi_library, sizeof p->mpi_library);
+    int major = 0, minor = 0;
+    MPI_Get_version(&major, &minor);
+    snprintf(p->mpi_version, sizeof p->mpi_version, "MPI %d.%d", major, minor);
+
+    snprintf(p->compiler, sizeof p->compiler, "%s", MM_COMPILER);
+    snprintf(p->flags, sizeof p->flags, "%s", MM_COMPILE_FLAGS);
+    snprintf(p->mpicc, sizeof p->mpicc, "%s", MM_MPICC);
+    snprintf(p->git_revision, sizeof p->git_revision, "%s", MM_GIT_REVISION);
+
+    struct utsname u;
+    if (uname(&u) == 0) {
+        char kernel[sizeof u.sysname + sizeof u.release + sizeof u.version + sizeof u.machine];
+        snprintf(kernel, sizeof kernel, "%s %s %s %s", u.sysname, u.release, u.version,
+                 u.machine);
+        snprintf(p->kernel, sizeof p->kernel, "%.*s", (int)sizeof p->kernel - 1, kernel);
+    }
+    mm__cpuinfo(p);
+    mm__read_first_line("/sys/devices/system/cpu/cpu0/cpufreq/scaling_governor", p->governor,
+                        sizeof p->governor);
+    long ncpus = sysconf(_SC_NPROCESSORS_ONLN);
+    p->ncpus = ncpus > 0 ? (int)ncpus : 0;
+
+    mm_rank_info mine;
+    memset(&mine, 0, sizeof mine);
+    if (gethostname(mine.host, sizeof mine.host - 1) != 0)
+        snprintf(mine.host, sizeof mine.host, "?");
+    mine.pid = p->pid;
+    mm__affinity_list(mine.cpus, sizeof mine.cpus);
+    if (rank == 0) {
+        p->ranks = calloc((size_t)nprocs, sizeof *p->ranks);
+        if (!p->ranks) {
+            fprintf(stderr, "mpimeter-bench: out of memory (rank table of %d ranks)\n", nprocs);
+            MPI_Abort(comm, 1);
+        }
+    }
+    MPI_Gather(&mine, (int)sizeof mine, MPI_BYTE, p->ranks, (int)sizeof mine, MPI_BYTE, 0, comm);
+    if (rank == 0) mm_environment_json(&p->environment_json, environ);
+}
+
+void mm_provenance_finish(mm_provenance *p, MPI_Comm comm) {
+    int rank;
+    MPI_Comm_rank(comm, &rank);
+    /* Which ranks share rank 0's machine: their CPU time is inside its /proc/stat. */
+    char host0[256] = {0}, host[256] = {0};
+    if (gethostname(host, sizeof host - 1) != 0) host[0] = '\0';
+    if (rank == 0) memcpy(host0, host, sizeof host0);
+    MPI_Bcast(host0, (int)sizeof host0, MPI_CHAR, 0, comm);
+    double own = mm__own_cpu_s() - p->own_cpu_s_start;
+    double mine[2] = {own, strcmp(host, host0) == 0 ? own : 0.0}, sum[2] = {0, 0};
+    MPI_Reduce(mine, sum, 2, MPI_DOUBLE, MPI_SUM, 0, comm);
+    if (rank != 0) return;
+    mm__loadavg(p->loadavg_end);
+    p->wall_s = mm__mono_s() - p->mono_start_s;
+    p->own_cpu_s = sum[0];
+    double busy = mm__machine_busy_s() - p->busy_cpu_s_start; /* NaN when unknown */
+    double other = busy - sum[1];
+    p->other_cpu_s = other > 0 ? other : (isnan(other) ? NAN : 0.0);
+    mm__utc_now(p->wall_end, sizeof p->wall_end);
+}
+
+void mm_provenance_free(mm_provenance *p) {
+    free(p->library_version_full);
+    free(p->ranks);
+    mm_buf_free(&p->environment_json);
+    p->library_version_full = NULL;
+    p->ranks = NULL;
+}

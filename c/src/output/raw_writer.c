@@ -1,0 +1,154 @@
+/* raw_writer.c — appends the rows of one test to raw.csv (docs/FORMAT.md).
+ *
+ * What: one row per rank per repetition
+ *   test,op,size,rank,rep,start_ns,end_ns,valid,gstart_ns,gend_ns
+ * ordered by rank, then repetition; or, with --raw reduced, one row per repetition (rank -1,
+ * min start, min start + max local duration, all-valid, min global start, max global end).
+ * The launch epoch (rank 0's local time at the start) is subtracted from local and global
+ * times alike; the g-columns are empty without a global clock.
+ * Why: raw per-rank timestamps are kept and every reduction happens offline and repeatably
+ * (LibSciBench's raw files; Hunold & Carpen-Amarie 2016 §4 on reporting run time from raw
+ * data); integer nanoseconds because a double of epoch seconds has ~0.2 µs resolution.
+ * Cost: O(nprocs * nrep) with a hand-written integer formatter into a 64 KiB block that is
+ * fwrite'n whole (one fprintf per field is several times slower); then fflush + fsync, once
+ * per test, so a crash loses at most the test that was running. */
+#include <errno.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "mm_output.h"
+
+/* A block of text in progress; the writer owns no state beyond one call. */
+typedef struct mm__csv_block {
+    FILE *f;
+    size_t len;
+    int failed;
+    char text[1 << 16];
+} mm__csv_block;
+
+/* Room for the longest row: prefix (op name + two integers) + 7 integers and separators. */
+#define MM__ROW_MAX (3 * MM_NAME_LEN + 12 * 21)
+
+static void mm__block_flush(mm__csv_block *b) {
+    if (b->len && !b->failed && fwrite(b->text, 1, b->len, b->f) != b->len) b->failed = 1;
+    b->len = 0;
+}
+
+/* Makes room for one row. */
+static inline void mm__block_row(mm__csv_block *b, size_t row_max) {
+    if (b->len + row_max > sizeof b->text) mm__block_flush(b);
+}
+
+static inline void mm__put_char(mm__csv_block *b, char c) { b->text[b->len++] = c; }
+
+static inline void mm__put_text(mm__csv_block *b, const char *s, size_t n) {
+    memcpy(b->text + b->len, s, n);
+    b->len += n;
+}
+
+static inline void mm__put_i64(mm__csv_block *b, int64_t v) {
+    char digits[20];
+    int n = 0;
+    /* magnitude in unsigned arithmetic so INT64_MIN works */
+    uint64_t u = v < 0 ? (uint64_t)0 - (uint64_t)v : (uint64_t)v;
+    do {
+        digits[n++] = (char)('0' + u % 10);
+        u /= 10;
+    } while (u);
+    if (v < 0) b->text[b->len++] = '-';
+    while (n) b->text[b->len++] = digits[--n];
+}
+
+/* a - b without signed-overflow UB on garbage input (wraps instead). */
+static inline int64_t mm__sub(int64_t a, int64_t b) { return (int64_t)((uint64_t)a - (uint64_t)b); }
+
+static int mm__finish(mm__csv_block *b) {
+    mm__block_flush(b);
+    if (b->failed || fflush(b->f) != 0) return -1;
+    if (fsync(fileno(b->f)) != 0 && errno != EINVAL && errno != EROFS) return -1;
+    return 0; /* EINVAL/EROFS: the stream is a pipe or a special file; nothing to sync */
+}
+
+int mm_raw_write_test(FILE *f, const mm_test *t, int nprocs, long nrep, const int64_t *start,
+                      const int64_t *end, const int64_t *gstart, const int64_t *gend,
+                      const int32_t *invalid, int64_t epoch_ns, int has_global, int reduced) {
+    if (!f || !t || !t->op || !t->op->name || nprocs < 1 || nrep < 0 ||
+        (nrep > 0 && (!start || !end || !invalid)) ||
+        (nrep > 0 && has_global && (!gstart || !gend)) ||
+        strlen(t->op->name) > MM_NAME_LEN || strpbrk(t->op->name, ",\n\r\"")) {
+        errno = EINVAL;
+        return -1;
+    }
+    static const size_t row_max = MM__ROW_MAX;
+    mm__csv_block block;
+    mm__csv_block *b = &block;
+    b->f = f;
+    b->len = 0;
+    b->failed = 0;
+
+    /* "test,op,size," is the same on every row of the test */
+    char prefix[MM_NAME_LEN + 64];
+    int plen = snprintf(prefix, sizeof prefix, "%d,%s,%lld,", t->index, t->op->name,
+                        (long long)t->size);
+
+    if (!reduced) {
+        for (int r = 0; r < nprocs; r++) {
+            for (long rep = 0; rep < nrep; rep++) {
+                size_t i = (size_t)r * (size_t)nrep + (size_t)rep;
+                mm__block_row(b, row_max);
+                mm__put_text(b, prefix, (size_t)plen);
+                mm__put_i64(b, r);
+                mm__put_char(b, ',');
+                mm__put_i64(b, rep);
+                mm__put_char(b, ',');
+                mm__put_i64(b, mm__sub(start[i], epoch_ns));
+                mm__put_char(b, ',');
+                mm__put_i64(b, mm__sub(end[i], epoch_ns));
+                mm__put_char(b, ',');
+                mm__put_char(b, invalid[i] == 0 ? '1' : '0');
+                mm__put_char(b, ',');
+                if (has_global) mm__put_i64(b, mm__sub(gstart[i], epoch_ns));
+                mm__put_char(b, ',');
+                if (has_global) mm__put_i64(b, mm__sub(gend[i], epoch_ns));
+                mm__put_char(b, '\n');
+            }
+        }
+        return mm__finish(b);
+    }
+
+    for (long rep = 0; rep < nrep; rep++) {
+        int64_t min_start = start[rep], max_dur = mm__sub(end[rep], start[rep]);
+        int64_t min_gstart = has_global ? gstart[rep] : 0, max_gend = has_global ? gend[rep] : 0;
+        int all_valid = invalid[rep] == 0;
+        for (int r = 1; r < nprocs; r++) {
+            size_t i = (size_t)r * (size_t)nrep + (size_t)rep;
+            int64_t dur = mm__sub(end[i], start[i]);
+            if (start[i] < min_start) min_start = start[i];
+            if (dur > max_dur) max_dur = dur;
+            if (invalid[i] != 0) all_valid = 0;
+            if (has_global) {
+                if (gstart[i] < min_gstart) min_gstart = gstart[i];
+                if (gend[i] > max_gend) max_gend = gend[i];
+            }
+        }
+        int64_t s = mm__sub(min_start, epoch_ns);
+        mm__block_row(b, row_max);
+        mm__put_text(b, prefix, (size_t)plen);
+        mm__put_text(b, "-1,", 3);
+        mm__put_i64(b, rep);
+        mm__put_char(b, ',');
+        mm__put_i64(b, s);
+        mm__put_char(b, ',');
+        mm__put_i64(b, (int64_t)((uint64_t)s + (uint64_t)max_dur));
+        mm__put_char(b, ',');
+        mm__put_char(b, all_valid ? '1' : '0');
+        mm__put_char(b, ',');
+        if (has_global) mm__put_i64(b, mm__sub(min_gstart, epoch_ns));
+        mm__put_char(b, ',');
+        if (has_global) mm__put_i64(b, mm__sub(max_gend, epoch_ns));
+        mm__put_char(b, '\n');
+    }
+    return mm__finish(b);
+}

@@ -1,0 +1,120 @@
+/* ps_harmonize.c — harmonized start with adaptive slack and clock re-sync (after MPIX_Harmonize,
+ * Schuchart, Hunold & Bosilca, EuroMPI 2023; ../shared/design/CLOCKSYNC.md).
+ *
+ * What: as roundtime (per repetition: barrier, rank 0 broadcasts a start time = now + slack on
+ *   the global clock, ranks wait for it, one allreduce after the call tells everyone whether some
+ *   rank was late, late repetitions are redone, a time budget per test ends it), but
+ *   - the slack adapts: it starts at bcast_factor × (measured broadcast time), doubles after a
+ *     late round and shrinks by 1/10 after an on-time one, never below one broadcast time
+ *     (nor 1 µs) and never above 100 ms; the largest slack used is reported as the window;
+ *   - the clocks are re-synchronized (mm_clocksync_run, a new sync.csv phase) before a
+ *     repetition whenever the last sync is older than --resync-s (default 1 s; <= 0: never).
+ *     Rank 0 decides on its own clock; the verdict travels in the same allreduce, so all ranks
+ *     re-sync before the same repetition.
+ * Why: the smallest slack that works keeps the ranks' idle time short, and the re-syncs keep an
+ *   offset-only clock (hca3o) within ~1 µs despite drift — the current best practice.
+ * Cost per repetition: barrier + broadcast before, allreduce of three ints after the call; plus
+ *   one clock sync per resync period. */
+#include <stdlib.h>
+
+#include "mm_procsync.h"
+
+#define MM__HARMONIZE_MIN_SLACK_NS 1000
+#define MM__HARMONIZE_MAX_SLACK_NS 100000000
+#define MM__HARMONIZE_DEFAULT_RESYNC_S 1.0
+
+typedef struct mm__harmonize_state {
+    int64_t slack_ns, min_slack_ns;
+    int64_t budget_end_local_ns; /* rank 0 */
+    int64_t resync_ns;           /* <= 0: never */
+    int stop, resync_due;
+} mm__harmonize_state;
+
+/* Rank 0's verdict: is the last clock sync older than the bound? */
+static int mm__resync_due(const mm_procsync *ps, const mm__harmonize_state *st) {
+    if (ps->rank != 0 || st->resync_ns <= 0 || !ps->cs) return 0;
+    return mm_timer_now(ps->timer) - ps->cs->last_sync_local_ns >= st->resync_ns;
+}
+
+static int mm__harmonize_begin(mm_procsync *ps, mm_timed_fn call, const void *arg) {
+    mm__harmonize_state *st = ps->state;
+    if (!st) {
+        st = calloc(1, sizeof *st);
+        if (!st) return MPI_ERR_NO_MEM;
+        ps->state = st;
+    }
+    const mm_config *cfg = ps->cfg;
+    double resync_s = cfg->resync_given ? cfg->resync_s : MM__HARMONIZE_DEFAULT_RESYNC_S;
+    st->resync_ns = resync_s > 0 ? (int64_t)(resync_s * 1e9) : 0;
+    int64_t bcast = mm_procsync_bcast_time_ns(ps);
+    st->min_slack_ns = bcast > MM__HARMONIZE_MIN_SLACK_NS ? bcast : MM__HARMONIZE_MIN_SLACK_NS;
+    st->slack_ns = (int64_t)(cfg->bcast_factor * (double)bcast);
+    if (st->slack_ns < st->min_slack_ns) st->slack_ns = st->min_slack_ns;
+    if (st->slack_ns > MM__HARMONIZE_MAX_SLACK_NS) st->slack_ns = MM__HARMONIZE_MAX_SLACK_NS;
+    st->stop = 0;
+    st->resync_due = mm__resync_due(ps, st);
+    MPI_Bcast(&st->resync_due, 1, MPI_INT, 0, ps->comm);
+    ps->nresyncs = 0;
+    ps->window_ns = st->slack_ns;
+    ps->first_start_global_ns = 0;
+    ps->test_start_local_ns = mm_timer_now(ps->timer);
+    st->budget_end_local_ns = ps->test_start_local_ns + (int64_t)(cfg->roundtime_budget_s * 1e9);
+    return MPI_SUCCESS;
+}
+
+static int mm__harmonize_before(mm_procsync *ps, long rep) {
+    mm__harmonize_state *st = ps->state;
+    if (st->resync_due) {
+        mm_clocksync_run(ps->cs);
+        ps->nresyncs++;
+        st->resync_due = 0;
+    }
+    MPI_Barrier(ps->comm);
+    int64_t start = 0;
+    if (ps->rank == 0) start = mm_clocksync_global_now(ps->cs) + st->slack_ns;
+    MPI_Bcast(&start, 1, MPI_INT64_T, 0, ps->comm);
+    if (ps->first_start_global_ns == 0) ps->first_start_global_ns = start;
+    int64_t deadline = mm_clocksync_to_local(ps->cs, start);
+    if (mm_timer_now(ps->timer) > deadline) return MM_INVALID_LATE_START;
+    mm_timer_wait_until(ps->timer, deadline);
+    return 0;
+}
+
+static int mm__harmonize_after(mm_procsync *ps, long rep, int64_t start_local_ns,
+                               int64_t end_local_ns, int before_flags) {
+    mm__harmonize_state *st = ps->state;
+    int mine[3] = {before_flags != 0,
+                   ps->rank == 0 && mm_timer_now(ps->timer) >= st->budget_end_local_ns,
+                   mm__resync_due(ps, st)};
+    int any[3] = {0, 0, 0};
+    MPI_Allreduce(mine, any, 3, MPI_INT, MPI_MAX, ps->comm);
+    st->stop = any[1];
+    st->resync_due = any[2];
+    if (any[0]) {
+        st->slack_ns *= 2;
+        if (st->slack_ns > MM__HARMONIZE_MAX_SLACK_NS) st->slack_ns = MM__HARMONIZE_MAX_SLACK_NS;
+        if (st->slack_ns > ps->window_ns) ps->window_ns = st->slack_ns;
+    } else {
+        st->slack_ns -= st->slack_ns / 10;
+        if (st->slack_ns < st->min_slack_ns) st->slack_ns = st->min_slack_ns;
+    }
+    return any[0] ? MM_INVALID_ROUND_LATE : 0;
+}
+
+static int mm__harmonize_exhausted(mm_procsync *ps) {
+    const mm__harmonize_state *st = ps->state;
+    return st->stop;
+}
+
+const mm_procsync_vtable mm_procsync_harmonize = {
+    .name = "harmonize",
+    .scheme = "harmonize",
+    .needs_global_clock = 1,
+    .redoes_invalid = 1,
+    .barrier_in_timed_region = 0,
+    .begin_test = mm__harmonize_begin,
+    .before_rep = mm__harmonize_before,
+    .after_rep = mm__harmonize_after,
+    .end_test = mm_procsync_nothing_end,
+    .budget_exhausted = mm__harmonize_exhausted,
+};

@@ -1,0 +1,88 @@
+/* ps_roundtime.c — round-time process synchronization (Hunold & Carpen-Amarie, "Hierarchical
+ * Clock Synchronization in MPI", CLUSTER 2018; ../shared/design/CLOCKSYNC.md).
+ *
+ * What: per repetition, an MPI_Barrier, then rank 0 broadcasts a start time on the global clock,
+ *   now + bcast_factor × (measured broadcast time); every rank busy-waits for it on its own clock
+ *   (converted with its clock model). A rank that gets the start time when it has already passed
+ *   is late. After the call one allreduce tells every rank whether anyone was late: then the
+ *   repetition is invalid on all ranks (MM_INVALID_ROUND_LATE) and the loop redoes it. The same
+ *   allreduce carries rank 0's verdict on the time budget (--roundtime-budget-s per test, default
+ *   1 s; --nrep is the cap), so that all ranks stop together.
+ * Why: unlike a window schedule, every repetition gets a fresh, barely-future start time, so
+ *   clock drift cannot accumulate over a long test, and a late start costs one redo instead of a
+ *   silently skewed measurement.
+ * Cost per repetition: a barrier and a broadcast before the timed call, an allreduce of two ints
+ *   after it — all outside the timed region. */
+#include <stdlib.h>
+
+#include "mm_procsync.h"
+
+/* A start time must leave the broadcast time to arrive; never plan closer than this. */
+#define MM__ROUNDTIME_MIN_SLACK_NS 1000
+
+typedef struct mm__roundtime_state {
+    int64_t slack_ns;
+    int64_t budget_end_local_ns; /* rank 0 */
+    int stop;
+} mm__roundtime_state;
+
+static int mm__roundtime_begin(mm_procsync *ps, mm_timed_fn call, const void *arg) {
+    mm__roundtime_state *st = ps->state;
+    if (!st) {
+        st = calloc(1, sizeof *st);
+        if (!st) return MPI_ERR_NO_MEM;
+        ps->state = st;
+    }
+    int64_t bcast = mm_procsync_bcast_time_ns(ps);
+    st->slack_ns = (int64_t)(ps->cfg->bcast_factor * (double)bcast);
+    if (st->slack_ns < MM__ROUNDTIME_MIN_SLACK_NS) st->slack_ns = MM__ROUNDTIME_MIN_SLACK_NS;
+    st->stop = 0;
+    ps->window_ns = st->slack_ns;
+    ps->first_start_global_ns = 0;
+    ps->test_start_local_ns = mm_timer_now(ps->timer);
+    st->budget_end_local_ns =
+        ps->test_start_local_ns + (int64_t)(ps->cfg->roundtime_budget_s * 1e9);
+    return MPI_SUCCESS;
+}
+
+static int mm__roundtime_before(mm_procsync *ps, long rep) {
+    mm__roundtime_state *st = ps->state;
+    MPI_Barrier(ps->comm);
+    int64_t start = 0;
+    if (ps->rank == 0) start = mm_clocksync_global_now(ps->cs) + st->slack_ns;
+    MPI_Bcast(&start, 1, MPI_INT64_T, 0, ps->comm);
+    if (ps->first_start_global_ns == 0) ps->first_start_global_ns = start;
+    int64_t deadline = mm_clocksync_to_local(ps->cs, start);
+    if (mm_timer_now(ps->timer) > deadline) return MM_INVALID_LATE_START;
+    mm_timer_wait_until(ps->timer, deadline);
+    return 0;
+}
+
+static int mm__roundtime_after(mm_procsync *ps, long rep, int64_t start_local_ns,
+                               int64_t end_local_ns, int before_flags) {
+    mm__roundtime_state *st = ps->state;
+    int mine[2] = {before_flags != 0,
+                   ps->rank == 0 && mm_timer_now(ps->timer) >= st->budget_end_local_ns};
+    int any[2] = {0, 0};
+    MPI_Allreduce(mine, any, 2, MPI_INT, MPI_MAX, ps->comm);
+    st->stop = any[1];
+    return any[0] ? MM_INVALID_ROUND_LATE : 0;
+}
+
+static int mm__roundtime_exhausted(mm_procsync *ps) {
+    const mm__roundtime_state *st = ps->state;
+    return st->stop;
+}
+
+const mm_procsync_vtable mm_procsync_roundtime = {
+    .name = "roundtime",
+    .scheme = "round-time",
+    .needs_global_clock = 1,
+    .redoes_invalid = 1,
+    .barrier_in_timed_region = 0,
+    .begin_test = mm__roundtime_begin,
+    .before_rep = mm__roundtime_before,
+    .after_rep = mm__roundtime_after,
+    .end_test = mm_procsync_nothing_end,
+    .budget_exhausted = mm__roundtime_exhausted,
+};

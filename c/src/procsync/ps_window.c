@@ -1,0 +1,130 @@
+/* ps_window.c — MS4, window-based process synchronization (SKaMPI, Reussner et al. 1998;
+ * NBCBench, Hoefler et al. 2010 §1.2; Hunold & Carpen-Amarie 2016 §3.2.1).
+ *
+ * Rank 0 picks a start time in the future on the global clock and a window size; repetition k
+ * of a batch starts at first + k * window on every rank (busy-waiting on its own clock converted
+ * with its clock model). A rank that reaches a window start after it has passed marks the
+ * repetition LATE_START; a call that ends after the next window start marks it OVERRUN. Both
+ * are recorded as valid = 0, never silently kept.
+ *
+ * Window size: --window-us, or derived from a pilot (max over ranks of the median duration of
+ * 15 barrier-synchronized calls, times 2, at least 10 us). As SKaMPI does, the window adapts:
+ * after every batch of 32 repetitions the ranks agree (one allreduce) on the largest number of
+ * invalid repetitions any rank saw; above a quarter of the batch the window doubles (auto mode
+ * only). Each batch is started anew from a fresh start time (one broadcast), which also keeps the
+ * schedule short against clock drift.
+ * Cost per batch: 1 allreduce + 1 broadcast, outside every window. */
+#include <stdlib.h>
+
+#include "mm_procsync.h"
+
+enum { MM__BATCH = 32, MM__PILOT_WARM = 3, MM__PILOT_RUNS = 15 };
+#define MM__MIN_WINDOW_NS 10000
+
+typedef struct mm__window_state {
+    int64_t window_ns;
+    int64_t batch_start_global_ns;
+    long batch_first_seq;
+    long batch_invalid;
+    int64_t bcast_ns;
+    int adaptive;
+} mm__window_state;
+
+static int mm__cmp_i64(const void *a, const void *b) {
+    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+    return (x > y) - (x < y);
+}
+
+/* Max over ranks of the median duration of a few barrier-synchronized calls. */
+static int64_t mm__pilot_ns(mm_procsync *ps, mm_timed_fn call, const void *arg) {
+    int64_t d[MM__PILOT_RUNS];
+    for (int i = 0; i < MM__PILOT_WARM + MM__PILOT_RUNS; i++) {
+        MPI_Barrier(ps->comm);
+        int64_t s = mm_timer_now(ps->timer);
+        call(arg);
+        int64_t e = mm_timer_now(ps->timer);
+        if (i >= MM__PILOT_WARM) d[i - MM__PILOT_WARM] = e - s;
+    }
+    qsort(d, MM__PILOT_RUNS, sizeof d[0], mm__cmp_i64);
+    int64_t median = d[MM__PILOT_RUNS / 2], max_median = 0;
+    MPI_Allreduce(&median, &max_median, 1, MPI_INT64_T, MPI_MAX, ps->comm);
+    return max_median;
+}
+
+/* Rank 0 picks the next batch's start far enough ahead that the broadcast arrives first. */
+static void mm__start_batch(mm_procsync *ps, mm__window_state *st, long seq) {
+    int64_t start = 0;
+    if (ps->rank == 0) {
+        int64_t margin = 4 * st->bcast_ns + 50000;
+        start = mm_clocksync_global_now(ps->cs) + margin;
+    }
+    MPI_Bcast(&start, 1, MPI_INT64_T, 0, ps->comm);
+    st->batch_start_global_ns = start;
+    st->batch_first_seq = seq;
+    st->batch_invalid = 0;
+    if (ps->first_start_global_ns == 0) ps->first_start_global_ns = start;
+}
+
+static int mm__window_begin(mm_procsync *ps, mm_timed_fn call, const void *arg) {
+    mm__window_state *st = ps->state;
+    if (!st) {
+        st = calloc(1, sizeof *st);
+        if (!st) return MPI_ERR_NO_MEM;
+        ps->state = st;
+    }
+    st->bcast_ns = mm_procsync_bcast_time_ns(ps);
+    if (ps->cfg->window_us > 0) {
+        st->window_ns = (int64_t)(ps->cfg->window_us * 1000.0 + 0.5);
+        st->adaptive = 0;
+    } else {
+        int64_t pilot = mm__pilot_ns(ps, call, arg);
+        st->window_ns = 2 * pilot > MM__MIN_WINDOW_NS ? 2 * pilot : MM__MIN_WINDOW_NS;
+        st->adaptive = 1;
+    }
+    ps->window_ns = st->window_ns;
+    ps->first_start_global_ns = 0;
+    mm__start_batch(ps, st, 0);
+    return MPI_SUCCESS;
+}
+
+static int mm__window_before(mm_procsync *ps, long seq) {
+    mm__window_state *st = ps->state;
+    if (seq - st->batch_first_seq == MM__BATCH) {
+        long worst = 0;
+        MPI_Allreduce(&st->batch_invalid, &worst, 1, MPI_LONG, MPI_MAX, ps->comm);
+        if (st->adaptive && worst > MM__BATCH / 4) {
+            st->window_ns *= 2;
+            if (st->window_ns > ps->window_ns) ps->window_ns = st->window_ns;
+        }
+        mm__start_batch(ps, st, seq);
+    }
+    int64_t window_start = st->batch_start_global_ns + (seq - st->batch_first_seq) * st->window_ns;
+    int64_t deadline_local = mm_clocksync_to_local(ps->cs, window_start);
+    if (mm_timer_now(ps->timer) > deadline_local) return MM_INVALID_LATE_START;
+    mm_timer_wait_until(ps->timer, deadline_local);
+    return 0;
+}
+
+static int mm__window_after(mm_procsync *ps, long seq, int64_t start_local_ns,
+                            int64_t end_local_ns, int before_flags) {
+    mm__window_state *st = ps->state;
+    int64_t next_start =
+        st->batch_start_global_ns + (seq - st->batch_first_seq + 1) * st->window_ns;
+    int flags = before_flags;
+    if (mm_clocksync_to_global(ps->cs, end_local_ns) > next_start) flags |= MM_INVALID_OVERRUN;
+    st->batch_invalid += flags != 0;
+    return flags;
+}
+
+const mm_procsync_vtable mm_procsync_window = {
+    .name = "window",
+    .scheme = "MS4",
+    .needs_global_clock = 1,
+    .redoes_invalid = 0,
+    .barrier_in_timed_region = 0,
+    .begin_test = mm__window_begin,
+    .before_rep = mm__window_before,
+    .after_rep = mm__window_after,
+    .end_test = mm_procsync_nothing_end,
+    .budget_exhausted = NULL,
+};

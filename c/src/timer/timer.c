@@ -1,0 +1,121 @@
+/* timer.c — the timer registry (find by name, list names), open/close, the probe that measures
+ * a timer's resolution and per-call overhead, busy-waiting, and the "true time" accessor used
+ * by --sync-check.
+ *
+ * Why: the timer is chosen at run time by name (--timer), never by a rebuild, and every launch
+ * reports the resolution and overhead of the timer it used, because a timer whose overhead is
+ * not small against the measured interval, or whose resolution is not ~10x finer, biases the
+ * result (Hoefler & Belli 2015, "Measurement perturbances"; LibSciBench reports both).
+ * Cost: mm_timer_probe makes MM__PROBE_RESOLUTION_READS + MM__PROBE_OVERHEAD_READS reads
+ * (a few hundred µs with clock_gettime); the rest is O(1).
+ * Paper: Hoefler, Schneider & Lumsdaine 2010 §2.1 (local time measurement); Hunold &
+ * Carpen-Amarie 2016 §3.3 (on the resolution of clocks). */
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+
+#include <sched.h>
+
+#include "mm_timer.h"
+#include "timer_internal.h"
+
+/* Successive reads used to find the smallest step. */
+#define MM__PROBE_RESOLUTION_READS 4000
+/* A coarse timer may not change within those reads: keep reading up to this many. */
+#define MM__PROBE_RESOLUTION_MAX_READS 20000000L
+/* Calls timed together to get the mean cost of one. */
+#define MM__PROBE_OVERHEAD_READS 10000
+
+const mm_timer_vtable *const mm_timer_registry[] = {
+    &mm_timer_monotonic, &mm_timer_monotonic_raw, &mm_timer_realtime, &mm_timer_wtime,
+    &mm_timer_tsc,       &mm_timer_virtual,       NULL,
+};
+
+/* Kept in registry order; test_timer.c checks that the two agree. */
+const char *mm_timer_names(void) {
+    return "monotonic, monotonic-raw, realtime, wtime, tsc, virtual";
+}
+
+const mm_timer_vtable *mm_timer_find(const char *name) {
+    if (!name) return NULL;
+    for (size_t i = 0; mm_timer_registry[i]; i++)
+        if (strcmp(mm_timer_registry[i]->name, name) == 0) return mm_timer_registry[i];
+    return NULL;
+}
+
+int mm__clock_check(clockid_t clock, const char *timer_name, char *why, size_t why_len) {
+    struct timespec ts;
+    if (clock_gettime(clock, &ts) == 0) return 0;
+    snprintf(why, why_len, "timer '%s': clock_gettime refused this clock on this system",
+             timer_name);
+    return -1;
+}
+
+int mm_timer_open(mm_timer *t, const char *name, const mm_virtual_params *vp, char *why,
+                  size_t why_len) {
+    memset(t, 0, sizeof *t);
+    const mm_timer_vtable *vt = mm_timer_find(name);
+    if (!vt) {
+        snprintf(why, why_len, "unknown timer '%s'; allowed: %s", name ? name : "(null)",
+                 mm_timer_names());
+        return -1;
+    }
+    if (vt->available(why, why_len) != 0) return -1;
+    t->vt = vt;
+    if (vt->init(t, vp, why, why_len) != 0) {
+        memset(t, 0, sizeof *t);
+        return -1;
+    }
+    mm_timer_probe(t);
+    return 0;
+}
+
+void mm_timer_close(mm_timer *t) {
+    if (t->vt && t->vt->finalize) t->vt->finalize(t);
+    memset(t, 0, sizeof *t);
+}
+
+int64_t mm_timer_truth_ns(const mm_timer *t) {
+    if (t->vt == &mm_timer_virtual) return mm__virtual_base_ns(t);
+    return mm_timer_now(t);
+}
+
+/* Tells the CPU we are spinning (frees the pipeline for a hyperthread sibling). */
+static inline void mm__spin_hint(void) {
+#if defined(__x86_64__) || defined(__i386__)
+    __asm__ __volatile__("pause");
+#elif defined(__aarch64__)
+    __asm__ __volatile__("yield");
+#endif
+}
+
+void mm_timer_wait_until(const mm_timer *t, int64_t deadline_ns) {
+    if (t->yield_while_waiting) {
+        while (mm_timer_now(t) < deadline_ns) sched_yield();
+    } else {
+        while (mm_timer_now(t) < deadline_ns) mm__spin_hint();
+    }
+}
+
+void mm_timer_probe(mm_timer *t) {
+    /* Resolution: the smallest positive difference between two successive reads. */
+    int64_t smallest = 0;
+    int64_t prev = mm_timer_now(t);
+    for (long i = 0; i < MM__PROBE_RESOLUTION_MAX_READS; i++) {
+        int64_t cur = mm_timer_now(t);
+        int64_t step = cur - prev;
+        if (step > 0 && (smallest == 0 || step < smallest)) smallest = step;
+        prev = cur;
+        if (i >= MM__PROBE_RESOLUTION_READS && smallest > 0) break;
+    }
+    t->resolution_ns = (double)smallest; /* 0 only if the timer never moved */
+
+    /* Overhead: N back-to-back calls timed with the timer itself, divided by N. The sum keeps
+     * the reads from being optimized away. */
+    volatile int64_t sink = 0;
+    int64_t begin = mm_timer_now(t);
+    for (int i = 0; i < MM__PROBE_OVERHEAD_READS; i++) sink += mm_timer_now(t);
+    int64_t end = mm_timer_now(t);
+    (void)sink;
+    t->overhead_ns = (double)(end - begin) / MM__PROBE_OVERHEAD_READS;
+}

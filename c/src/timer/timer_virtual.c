@@ -1,0 +1,109 @@
+/* timer_virtual.c — a timer with a known, injected offset and skew: it wraps another timer (the
+ * "base", never itself) and reads local = base + offset_ns + skew_ppm·1e-6·base.
+ *
+ * Why: on one host every rank shares one physical clock, so clock-sync algorithms cannot be
+ * checked against a true offset other than 0. Giving each rank its own offset (up to ±1 s)
+ * and skew (up to ±100 ppm) makes the truth known: an algorithm's estimate must recover them,
+ * offset-only methods must visibly drift, and mm_timer_truth_ns (the base time) lets
+ * --sync-check report true errors (CLOCKSYNC.md, "Checking the sync").
+ * Rounding: the skew term (skew_ppm·base)/1e6 is computed in long double (64-bit mantissa on
+ * x86-64: exact integers up to 2^64) and rounded half away from zero
+ * (llroundl), so equal inputs give equal outputs on every run; the map is non-decreasing in
+ * base for |skew| < 1e6 ppm, so a monotone base gives a monotone virtual clock.
+ * Cost: one read of the base timer plus a long-double multiply per read.
+ * Paper: Hoefler, Schneider & Lumsdaine 2010 §2.2 (clock skew between nodes); the injected-clock
+ * testing approach is STYLE.md principle 5. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "mm_timer.h"
+#include "timer_internal.h"
+
+/* Beyond this the virtual clock would run backwards (skew <= -1e6 ppm) or be meaningless. */
+#define MM__VIRTUAL_MAX_ABS_SKEW_PPM 1e5
+
+typedef struct mm__virtual_state {
+    mm_timer base;
+    int64_t offset_ns;
+    double skew_ppm;
+} mm__virtual_state;
+
+int64_t mm__virtual_local_ns(int64_t base_ns, int64_t offset_ns, double skew_ppm) {
+    /* (skew·base)/1e6 rather than skew·1e-6·base: 1e-6 is inexact in binary, the division by
+     * 1e6 is correctly rounded, so e.g. 0.5 ppm of 3e6 ns is exactly 1.5 ns. */
+    long double drift = (long double)skew_ppm * (long double)base_ns / 1e6L;
+    return base_ns + offset_ns + (int64_t)llroundl(drift);
+}
+
+int64_t mm__virtual_base_ns(const mm_timer *t) {
+    const mm__virtual_state *s = t->state;
+    return mm_timer_now(&s->base);
+}
+
+static int mm__virtual_available(char *why, size_t why_len) {
+    (void)why, (void)why_len;
+    return 0; /* the base timer's availability is checked at init */
+}
+
+static int mm__virtual_init(mm_timer *t, const mm_virtual_params *vp, char *why,
+                            size_t why_len) {
+    if (!vp || vp->base[0] == '\0') {
+        snprintf(why, why_len,
+                 "timer 'virtual' needs a base timer to wrap (one of: monotonic, "
+                 "monotonic-raw, realtime, wtime, tsc)");
+        return -1;
+    }
+    if (strcmp(vp->base, mm_timer_virtual.name) == 0) {
+        snprintf(why, why_len,
+                 "timer 'virtual' cannot wrap itself: its base must be a real timer (one of: "
+                 "monotonic, monotonic-raw, realtime, wtime, tsc)");
+        return -1;
+    }
+    if (!isfinite(vp->skew_ppm) || fabs(vp->skew_ppm) > MM__VIRTUAL_MAX_ABS_SKEW_PPM) {
+        snprintf(why, why_len,
+                 "timer 'virtual': skew %g ppm is out of range (|skew| <= %g ppm)", vp->skew_ppm,
+                 MM__VIRTUAL_MAX_ABS_SKEW_PPM);
+        return -1;
+    }
+    mm__virtual_state *s = malloc(sizeof *s);
+    if (!s) {
+        snprintf(why, why_len, "timer 'virtual': out of memory");
+        return -1;
+    }
+    char base_why[512];
+    if (mm_timer_open(&s->base, vp->base, NULL, base_why, sizeof base_why) != 0) {
+        snprintf(why, why_len, "timer 'virtual': cannot open its base timer: %s", base_why);
+        free(s);
+        return -1;
+    }
+    s->offset_ns = vp->offset_ns;
+    s->skew_ppm = vp->skew_ppm;
+    t->state = s;
+    t->virtual_offset_ns = vp->offset_ns;
+    t->virtual_skew_ppm = vp->skew_ppm;
+    t->tsc_hz = s->base.tsc_hz;
+    return 0;
+}
+
+static int64_t mm__virtual_now(const mm_timer *t) {
+    const mm__virtual_state *s = t->state;
+    return mm__virtual_local_ns(mm_timer_now(&s->base), s->offset_ns, s->skew_ppm);
+}
+
+static void mm__virtual_finalize(mm_timer *t) {
+    mm__virtual_state *s = t->state;
+    if (s) mm_timer_close(&s->base);
+    free(s);
+    t->state = NULL;
+}
+
+const mm_timer_vtable mm_timer_virtual = {
+    .name = "virtual",
+    .description = "another timer plus a per-rank offset and skew (for testing clock sync)",
+    .available = mm__virtual_available,
+    .init = mm__virtual_init,
+    .now_ns = mm__virtual_now,
+    .finalize = mm__virtual_finalize,
+};

@@ -1,0 +1,156 @@
+/* test_config.c — option parsing and validation (no MPI_Init needed). */
+#include <stdlib.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "mm_bench.h"
+#include "mm_check.h"
+#include "mm_config.h"
+
+static mm_config cfg;
+static char err[2048];
+
+static int parse(int argc, const char **argv) {
+    err[0] = '\0';
+    return mm_config_parse(&cfg, argc, (char **)argv, err, sizeof err);
+}
+
+static void test_defaults(void) {
+    const char *argv[] = {"mpimeter-bench", "--out", "/tmp/mm_unit_cfg/none-yet"};
+    CHECK_EQ_INT(parse(3, argv), 0);
+    CHECK_EQ_INT(cfg.nrep, 300);
+    CHECK_EQ_INT(cfg.warmup, 10);
+    CHECK_EQ_INT(cfg.nops, 4);
+    CHECK_STR(cfg.ops[0], "allreduce");
+    CHECK_EQ_INT(cfg.nsizes, 5); /* 8:65536:x8 = 8, 64, 512, 4096, 32768 */
+    CHECK_EQ_INT(cfg.sizes[4], 32768);
+    CHECK_STR(cfg.timer, "monotonic");
+    CHECK_STR(cfg.procsync, "window");
+    CHECK(strcmp(cfg.clocksync[0], "auto") != 0); /* resolved */
+    CHECK_EQ_INT(cfg.mode, MM_MODE_BENCH);
+    CHECK(cfg.argv_joined[0] == '[');
+}
+
+static void test_sizes(void) {
+    int64_t sizes[MM_MAX_SIZES];
+    int n;
+    CHECK_EQ_INT(mm_parse_sizes("8:1048576:x2", sizes, MM_MAX_SIZES, &n, err, sizeof err), 0);
+    CHECK_EQ_INT(n, 18);
+    CHECK_EQ_INT(sizes[17], 1048576);
+    CHECK_EQ_INT(mm_parse_sizes("0,8,64:4096:x4", sizes, MM_MAX_SIZES, &n, err, sizeof err), 0);
+    CHECK_EQ_INT(n, 6);
+    CHECK_EQ_INT(sizes[0], 0);
+    CHECK_EQ_INT(sizes[5], 4096);
+    CHECK_EQ_INT(mm_parse_sizes("8,x", sizes, MM_MAX_SIZES, &n, err, sizeof err), 2);
+    CHECK(strstr(err, "'x'") != NULL);
+    CHECK(mm_parse_sizes("8:4:x2", sizes, MM_MAX_SIZES, &n, err, sizeof err) != 0);
+    CHECK(mm_parse_sizes("8:64:x1", sizes, MM_MAX_SIZES, &n, err, sizeof err) != 0);
+    CHECK(mm_parse_sizes("8:64", sizes, MM_MAX_SIZES, &n, err, sizeof err) != 0);
+    CHECK(mm_parse_sizes("-8", sizes, MM_MAX_SIZES, &n, err, sizeof err) != 0);
+    CHECK(mm_parse_sizes("", sizes, MM_MAX_SIZES, &n, err, sizeof err) != 0);
+}
+
+static void expect_error(int argc, const char **argv, const char *needle) {
+    int rc = parse(argc, argv);
+    CHECK_EQ_INT(rc, 2);
+    if (!strstr(err, needle)) {
+        fprintf(stderr, "message '%s' lacks '%s'\n", err, needle);
+        CHECK(0);
+    }
+}
+
+static void test_errors(void) {
+    const char *o = "/tmp/mm_unit_cfg/none-yet";
+    { const char *a[] = {"b", "--ops", "allreduce,nosuchop", "--out", o}; expect_error(5, a, "nosuchop"); }
+    { const char *a[] = {"b", "--nrep", "0", "--out", o}; expect_error(5, a, "--nrep"); }
+    { const char *a[] = {"b", "--nrep", "12x", "--out", o}; expect_error(5, a, "--nrep"); }
+    { const char *a[] = {"b", "--frob", "--out", o}; expect_error(4, a, "--frob"); }
+    { const char *a[] = {"b", "--nrep"}; expect_error(2, a, "missing value"); }
+    { const char *a[] = {"b", "--nrep", "5", "--nrep", "6", "--out", o}; expect_error(7, a, "more than once"); }
+    { const char *a[] = {"b", "--timer", "sundial", "--out", o}; expect_error(5, a, "monotonic"); }
+    { const char *a[] = {"b", "--ops", "allreduce", "--datatype", "int", "--sizes", "10", "--out", o};
+      expect_error(9, a, "multiple"); }
+    { const char *a[] = {"b", "--datatype", "quaternion", "--out", o}; expect_error(5, a, "--datatype"); }
+    { const char *a[] = {"b", "--reduce-op", "median", "--out", o}; expect_error(5, a, "--reduce-op"); }
+    { const char *a[] = {"b", "--ops", "allreduce", "--datatype", "double", "--reduce-op", "bor", "--out", o};
+      expect_error(9, a, "bor"); }
+    { const char *a[] = {"b", "--procsync", "telepathy", "--out", o}; expect_error(5, a, "window"); }
+    { const char *a[] = {"b", "--clocksync", "sundial", "--out", o}; expect_error(5, a, "--clocksync"); }
+    { const char *a[] = {"b", "--raw", "partial", "--out", o}; expect_error(5, a, "full, reduced"); }
+    { const char *a[] = {"b", "--window-us", "50", "--procsync", "barrier", "--out", o}; expect_error(7, a, "--window-us"); }
+    { const char *a[] = {"b", "--virtual-skew-ppm", "5", "--out", o}; expect_error(5, a, "virtual"); }
+    { const char *a[] = {"b", "stray"}; expect_error(2, a, "stray"); }
+    { const char *a[] = {"b", "--ops", "bcast"}; expect_error(3, a, "--out"); }
+}
+
+static void test_out_not_empty(void) {
+    mkdir("/tmp/mm_unit_cfg", 0755);
+    mkdir("/tmp/mm_unit_cfg/full", 0755);
+    FILE *f = fopen("/tmp/mm_unit_cfg/full/x", "w");
+    if (f) fclose(f);
+    const char *a[] = {"b", "--out", "/tmp/mm_unit_cfg/full"};
+    expect_error(3, a, "--out");
+    const char *b[] = {"b", "--out", "/tmp/mm_unit_cfg/full", "--force"};
+    CHECK_EQ_INT(parse(4, b), 0);
+    unlink("/tmp/mm_unit_cfg/full/x");
+    rmdir("/tmp/mm_unit_cfg/full");
+}
+
+static void test_values(void) {
+    const char *a[] = {"b", "--ops=bcast,delay", "--sizes", "16", "--seed", "99", "--raw", "reduced",
+                       "--window-us", "250.5", "--cold-cache", "1048576", "--out", "/tmp/mm_unit_cfg/n"};
+    CHECK_EQ_INT(parse(14, a), 0);
+    CHECK_EQ_INT(cfg.nops, 2);
+    CHECK_STR(cfg.ops[1], "delay");
+    CHECK_EQ_INT(cfg.seed, 99);
+    CHECK_EQ_INT(cfg.seed_given, 1);
+    CHECK_EQ_INT(cfg.raw_reduced, 1);
+    CHECK_NEAR(cfg.window_us, 250.5, 1e-12);
+    CHECK_EQ_INT(cfg.cold_cache_bytes, 1048576);
+}
+
+static void test_virtual_params(void) {
+    const char *a[] = {"b", "--timer", "virtual", "--virtual-offset-s", "1", "--virtual-skew-ppm",
+                       "100", "--seed", "5", "--out", "/tmp/mm_unit_cfg/n"};
+    CHECK_EQ_INT(parse(11, a), 0);
+    mm_virtual_params v0, v1, v1b;
+    mm_config_virtual_params(&cfg, 0, &v0);
+    CHECK_EQ_INT(v0.offset_ns, 0);
+    CHECK_NEAR(v0.skew_ppm, 0, 0);
+    CHECK_STR(v0.base, "monotonic");
+    int plus = 0, minus = 0;
+    for (int r = 1; r < 64; r++) {
+        mm_config_virtual_params(&cfg, r, &v1);
+        mm_config_virtual_params(&cfg, r, &v1b);
+        CHECK_EQ_INT(v1.offset_ns, v1b.offset_ns); /* deterministic */
+        CHECK(v1.offset_ns >= -1000000000LL && v1.offset_ns <= 1000000000LL);
+        CHECK(v1.skew_ppm == 100.0 || v1.skew_ppm == -100.0);
+        plus += v1.skew_ppm > 0;
+        minus += v1.skew_ppm < 0;
+    }
+    CHECK(plus > 10 && minus > 10);
+}
+
+static void test_sync_check_mode(void) {
+    const char *a[] = {"b", "--sync-check", "--clocksync", "skampi,none", "--check-at", "0,0.5,2", "--json"};
+    CHECK_EQ_INT(parse(7, a), 0);
+    CHECK_EQ_INT(cfg.mode, MM_MODE_SYNC_CHECK);
+    CHECK_EQ_INT(cfg.nclocksync, 2);
+    CHECK_EQ_INT(cfg.ncheck, 3);
+    CHECK_NEAR(cfg.check_at_s[1], 0.5, 0);
+    const char *b[] = {"b", "--clocksync", "skampi,none", "--out", "/tmp/mm_unit_cfg/n"};
+    expect_error(5, b, "--sync-check");
+    const char *c[] = {"b", "--sync-check", "--check-at", "2,1"};
+    expect_error(4, c, "--check-at");
+}
+
+int main(void) {
+    test_defaults();
+    test_sizes();
+    test_errors();
+    test_out_not_empty();
+    test_values();
+    test_virtual_params();
+    test_sync_check_mode();
+    return mm_check_summary("test_config");
+}

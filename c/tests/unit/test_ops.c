@@ -1,0 +1,292 @@
+/* test_ops.c — the operation table, the size check, datatypes and reduction ops, and the
+ * buffer layouts that setup prepares. No MPI_Init: setup only allocates (the MPI calls are
+ * exercised by the MPI tests), and `delay` runs on a plain timer. */
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "../../src/ops/ops_internal.h"
+#include "mm_check.h"
+#include "mm_ops.h"
+#include "mm_timer.h"
+
+static int contains(const char *haystack, const char *needle) {
+    return haystack && needle && strstr(haystack, needle) != NULL;
+}
+
+static const char *const required_ops[] = {
+    "allgather", "allgatherv", "allreduce", "alltoall",       "alltoallv",
+    "barrier",   "bcast",      "exscan",    "gather",         "gatherv",
+    "reduce",    "reduce_scatter",          "reduce_scatter_block",
+    "scan",      "scatter",    "scatterv",  "delay",
+};
+#define NREQUIRED (sizeof required_ops / sizeof *required_ops)
+
+static int in_list(const char *name, const char *const *list, size_t n) {
+    for (size_t i = 0; i < n; i++)
+        if (strcmp(name, list[i]) == 0) return 1;
+    return 0;
+}
+
+static void test_table(void) {
+    CHECK_EQ_INT(mm_ops_count, NREQUIRED);
+    for (size_t i = 0; i < NREQUIRED; i++) {
+        const mm_op *op = mm_op_find(required_ops[i]);
+        CHECK(op != NULL);
+        if (!op) continue;
+        CHECK_STR(op->name, required_ops[i]);
+    }
+    static const char *const reducing[] = {"allreduce", "exscan", "reduce", "reduce_scatter",
+                                           "reduce_scatter_block", "scan"};
+    static const char *const rooted[] = {"bcast", "gather", "gatherv", "reduce", "scatter",
+                                         "scatterv"};
+    for (size_t i = 0; i < mm_ops_count; i++) {
+        const mm_op *op = &mm_ops_table[i];
+        CHECK(op->pattern && op->pattern[0] && op->constraints && op->constraints[0]);
+        CHECK(op->setup && op->run && op->teardown);
+        CHECK(mm_op_find(op->name) == op); /* names are unique */
+        CHECK_EQ_INT((op->flags & MM_OP_REDUCES) != 0, in_list(op->name, reducing, 6));
+        CHECK_EQ_INT((op->flags & MM_OP_ROOTED) != 0, in_list(op->name, rooted, 6));
+        CHECK_EQ_INT((op->flags & MM_OP_SIZE_UNUSED) != 0, strcmp(op->name, "barrier") == 0);
+        CHECK_EQ_INT((op->flags & MM_OP_SIZE_IS_DURATION) != 0, strcmp(op->name, "delay") == 0);
+        /* every sized op documents what its size is; v-variants document their displacements */
+        if (!(op->flags & MM_OP_SIZE_UNUSED)) CHECK(contains(op->pattern, "size"));
+        if (op->name[strlen(op->name) - 1] == 'v') CHECK(contains(op->pattern, "i*(count+1)"));
+    }
+    CHECK(mm_op_find("bogus") == NULL);
+    CHECK(mm_op_find("Allreduce") == NULL);
+    CHECK(mm_op_find(NULL) == NULL);
+}
+
+static void test_check_size(void) {
+    const mm_op *allreduce = mm_op_find("allreduce");
+    const mm_op *barrier = mm_op_find("barrier");
+    const mm_op *delay = mm_op_find("delay");
+    char why[256] = "";
+    CHECK_EQ_INT(mm_op_check_size(allreduce, 10, 4, why, sizeof why), -1);
+    CHECK(contains(why, "size 10 is not a multiple of the datatype size (4 bytes)"));
+    CHECK(contains(why, "8 or 12"));
+    CHECK_EQ_INT(mm_op_check_size(allreduce, 8, 4, why, sizeof why), 0);
+    CHECK_EQ_INT(mm_op_check_size(allreduce, 0, 8, why, sizeof why), 0);
+    CHECK_EQ_INT(mm_op_check_size(allreduce, 7, 1, why, sizeof why), 0);
+    why[0] = '\0';
+    CHECK_EQ_INT(mm_op_check_size(allreduce, -8, 4, why, sizeof why), -1);
+    CHECK(contains(why, "negative"));
+    why[0] = '\0';
+    CHECK_EQ_INT(mm_op_check_size(allreduce, 8, 0, why, sizeof why), -1);
+    CHECK(why[0] != '\0');
+    /* count must fit MPI's int */
+    CHECK_EQ_INT(mm_op_check_size(allreduce, (int64_t)INT_MAX * 8, 8, why, sizeof why), 0);
+    why[0] = '\0';
+    CHECK_EQ_INT(mm_op_check_size(allreduce, ((int64_t)INT_MAX + 1) * 8, 8, why, sizeof why), -1);
+    CHECK(contains(why, "too large"));
+    /* barrier ignores the size; delay takes any duration >= 0, whatever the datatype */
+    CHECK_EQ_INT(mm_op_check_size(barrier, 10, 4, why, sizeof why), 0);
+    CHECK_EQ_INT(mm_op_check_size(delay, 1001, 4, why, sizeof why), 0);
+    CHECK_EQ_INT(mm_op_check_size(delay, 0, 4, why, sizeof why), 0);
+    why[0] = '\0';
+    CHECK_EQ_INT(mm_op_check_size(delay, -5, 4, why, sizeof why), -1);
+    CHECK(contains(why, "duration"));
+    CHECK_EQ_INT(mm_op_check_size(NULL, 8, 4, why, sizeof why), -1);
+}
+
+static void test_datatypes(void) {
+    struct {
+        const char *name;
+        MPI_Datatype dt;
+        int size;
+    } expected[] = {{"byte", MPI_BYTE, 1},          {"char", MPI_CHAR, 1},
+                    {"int", MPI_INT, sizeof(int)},  {"long", MPI_LONG, sizeof(long)},
+                    {"float", MPI_FLOAT, sizeof(float)}, {"double", MPI_DOUBLE, sizeof(double)}};
+    size_t n = sizeof expected / sizeof *expected;
+    for (size_t i = 0; i < n; i++) {
+        MPI_Datatype dt = MPI_DATATYPE_NULL;
+        int size = -1;
+        CHECK_EQ_INT(mm_datatype_lookup(expected[i].name, &dt, &size), 1);
+        CHECK(dt == expected[i].dt);
+        CHECK_EQ_INT(size, expected[i].size);
+        CHECK(contains(mm_datatype_names(), expected[i].name));
+    }
+    size_t commas = 0;
+    for (const char *p = mm_datatype_names(); *p; p++) commas += *p == ',';
+    CHECK_EQ_INT(commas + 1, n);
+    CHECK_EQ_INT(mm_datatype_lookup("bogus", NULL, NULL), 0);
+    CHECK_EQ_INT(mm_datatype_lookup(NULL, NULL, NULL), 0);
+    CHECK_EQ_INT(mm_datatype_lookup("int", NULL, NULL), 1);
+
+    struct {
+        const char *name;
+        MPI_Op op;
+    } ops[] = {{"sum", MPI_SUM},   {"max", MPI_MAX}, {"min", MPI_MIN}, {"prod", MPI_PROD},
+               {"band", MPI_BAND}, {"bor", MPI_BOR}, {"bxor", MPI_BXOR}};
+    size_t nops = sizeof ops / sizeof *ops;
+    for (size_t i = 0; i < nops; i++) {
+        MPI_Op op = MPI_OP_NULL;
+        CHECK_EQ_INT(mm_reduce_op_lookup(ops[i].name, &op), 1);
+        CHECK(op == ops[i].op);
+        CHECK(contains(mm_reduce_op_names(), ops[i].name));
+    }
+    commas = 0;
+    for (const char *p = mm_reduce_op_names(); *p; p++) commas += *p == ',';
+    CHECK_EQ_INT(commas + 1, nops);
+    CHECK_EQ_INT(mm_reduce_op_lookup("land", NULL), 0);
+    CHECK_EQ_INT(mm_reduce_op_lookup(NULL, NULL), 0);
+}
+
+/* MPI-3.1 §5.9.2: which reduction is defined on which datatype. */
+static void test_reduce_op_check(void) {
+    static const char *const types[] = {"byte", "char", "int", "long", "float", "double"};
+    static const char *const ops[] = {"sum", "max", "min", "prod", "band", "bor", "bxor"};
+    /* rows: types; columns: ops */
+    static const int allowed[6][7] = {
+        {0, 0, 0, 0, 1, 1, 1}, /* byte: bitwise only */
+        {0, 0, 0, 0, 0, 0, 0}, /* char: nothing */
+        {1, 1, 1, 1, 1, 1, 1}, /* int */
+        {1, 1, 1, 1, 1, 1, 1}, /* long */
+        {1, 1, 1, 1, 0, 0, 0}, /* float: no bitwise */
+        {1, 1, 1, 1, 0, 0, 0}, /* double */
+    };
+    for (int t = 0; t < 6; t++)
+        for (int o = 0; o < 7; o++) {
+            char why[256] = "";
+            int rc = mm_reduce_op_check(ops[o], types[t], why, sizeof why);
+            CHECK_EQ_INT(rc, allowed[t][o] ? 0 : -1);
+            if (rc != 0) CHECK(why[0] != '\0');
+        }
+    char why[256];
+    mm_reduce_op_check("bor", "float", why, sizeof why);
+    CHECK(contains(why, "'bor' is not defined for float"));
+    mm_reduce_op_check("sum", "byte", why, sizeof why);
+    CHECK(contains(why, "'sum' is not defined for byte"));
+    mm_reduce_op_check("max", "char", why, sizeof why);
+    CHECK(contains(why, "no reduction on char"));
+    CHECK_EQ_INT(mm_reduce_op_check("bogus", "int", why, sizeof why), -1);
+    CHECK(contains(why, "unknown reduction op 'bogus'"));
+    CHECK_EQ_INT(mm_reduce_op_check("sum", "bogus", why, sizeof why), -1);
+    CHECK(contains(why, "unknown datatype 'bogus'"));
+}
+
+static void test_print_list(void) {
+    FILE *f = tmpfile();
+    CHECK(f != NULL);
+    if (!f) return;
+    mm_ops_print_list(f);
+    rewind(f);
+    char line[1024];
+    size_t n = 0;
+    while (fgets(line, sizeof line, f)) {
+        CHECK(n < mm_ops_count);
+        if (n >= mm_ops_count) break;
+        const char *name = mm_ops_table[n].name;
+        CHECK(strncmp(line, name, strlen(name)) == 0 && line[strlen(name)] == ' ');
+        CHECK(contains(line, mm_ops_table[n].pattern));
+        CHECK(contains(line, mm_ops_table[n].constraints));
+        n++;
+    }
+    CHECK_EQ_INT(n, mm_ops_count);
+    fclose(f);
+}
+
+static mm_op_args make_args(int64_t size, int rank, int nprocs, int root) {
+    mm_op_args a;
+    memset(&a, 0, sizeof a);
+    a.rank = rank;
+    a.nprocs = nprocs;
+    a.root = root;
+    a.size = size;
+    a.datatype = MPI_INT;
+    a.type_size = (int)sizeof(int);
+    a.reduce_op = MPI_SUM;
+    return a;
+}
+
+static void test_setup_layouts(void) {
+    /* reduce_scatter: 10 elements over 4 ranks -> 3,3,2,2 (differ by at most 1, sum 10) */
+    mm_op_args a = make_args(10 * sizeof(int), 1, 4, 0);
+    const mm_op *op = mm_op_find("reduce_scatter");
+    CHECK_EQ_INT(op->setup(&a), 0);
+    CHECK_EQ_INT(a.count, 10);
+    CHECK(a.recvcounts && a.recvcounts[0] == 3 && a.recvcounts[1] == 3 && a.recvcounts[2] == 2 &&
+          a.recvcounts[3] == 2);
+    CHECK(a.sendbuf && a.recvbuf);
+    /* the send pattern: +-1 for integers */
+    const int *v = a.sendbuf;
+    int bad = 0;
+    for (int i = 0; i < a.count; i++) bad += v[i] != 1 && v[i] != -1;
+    CHECK_EQ_INT(bad, 0);
+    op->teardown(&a);
+    CHECK(!a.sendbuf && !a.recvbuf && !a.recvcounts);
+
+    /* v-variants: counts = count, displacements i*(count+1) */
+    a = make_args(3 * sizeof(int), 2, 4, 2);
+    op = mm_op_find("alltoallv");
+    CHECK_EQ_INT(op->setup(&a), 0);
+    CHECK_EQ_INT(a.count, 3);
+    for (int i = 0; i < 4; i++) {
+        CHECK_EQ_INT(a.sendcounts[i], 3);
+        CHECK_EQ_INT(a.recvcounts[i], 3);
+        CHECK_EQ_INT(a.sdispls[i], 4 * i);
+        CHECK_EQ_INT(a.rdispls[i], 4 * i);
+    }
+    op->teardown(&a);
+
+    /* rooted: gatherv's receive side exists only at root */
+    op = mm_op_find("gatherv");
+    a = make_args(8, 1, 4, 2);
+    CHECK_EQ_INT(op->setup(&a), 0);
+    CHECK(a.sendbuf && !a.recvbuf && !a.recvcounts && !a.rdispls);
+    op->teardown(&a);
+    a = make_args(8, 2, 4, 2);
+    CHECK_EQ_INT(op->setup(&a), 0);
+    CHECK(a.sendbuf && a.recvbuf && a.recvcounts && a.rdispls && a.rdispls[3] == 9);
+    op->teardown(&a);
+
+    /* size 0 is count 0 with valid (non-NULL) buffers */
+    a = make_args(0, 0, 2, 0);
+    op = mm_op_find("allgather");
+    CHECK_EQ_INT(op->setup(&a), 0);
+    CHECK_EQ_INT(a.count, 0);
+    CHECK(a.sendbuf && a.recvbuf && a.sendbuf != a.recvbuf);
+    op->teardown(&a);
+
+    /* barrier ignores the size; invalid arguments are refused by every setup */
+    a = make_args(12345, 0, 2, 0);
+    CHECK_EQ_INT(mm_op_find("barrier")->setup(&a), 0);
+    CHECK_EQ_INT(a.count, 0);
+    for (size_t i = 0; i < mm_ops_count; i++) {
+        if (mm_ops_table[i].flags & (MM_OP_SIZE_UNUSED | MM_OP_SIZE_IS_DURATION)) continue;
+        mm_op_args bad_size = make_args(10, 0, 2, 0); /* not a multiple of sizeof(int) */
+        CHECK_EQ_INT(mm_ops_table[i].setup(&bad_size), -1);
+        mm_op_args bad_root = make_args(8, 0, 2, 2);
+        CHECK_EQ_INT(mm_ops_table[i].setup(&bad_root), -1);
+        CHECK(!bad_size.sendbuf && !bad_root.sendbuf);
+    }
+}
+
+static void test_delay(void) {
+    const mm_op *op = mm_op_find("delay");
+    mm_op_args a = make_args(2000000, 0, 1, 0);
+    CHECK_EQ_INT(op->setup(&a), -1); /* no timer */
+    mm_timer t;
+    char why[256];
+    CHECK_EQ_INT(mm_timer_open(&t, "monotonic", NULL, why, sizeof why), 0);
+    a.timer = &t;
+    CHECK_EQ_INT(op->setup(&a), 0);
+    int64_t before = mm_timer_now(&t);
+    CHECK_EQ_INT(op->run(&a), MPI_SUCCESS);
+    int64_t after = mm_timer_now(&t);
+    CHECK(after - before >= a.size); /* waited at least the asked duration */
+    op->teardown(&a);
+    mm_timer_close(&t);
+}
+
+int main(void) {
+    test_table();
+    test_check_size();
+    test_datatypes();
+    test_reduce_op_check();
+    test_print_list();
+    test_setup_layouts();
+    test_delay();
+    return mm_check_summary("test_ops");
+}

@@ -1,0 +1,503 @@
+/* test_output.c — the launch folder writers (no MPI_Init): raw.csv and sync.csv against golden
+ * files (byte for byte; MM_REGEN_GOLDEN=1 rewrites them — only deliberately), meta.json
+ * rendering (valid JSON, key order, nulls, redaction), --out checks and the atomic meta write.
+ * Runs in c/tests/unit (goldens in golden/); scratch files go to a fresh folder under /tmp. */
+#include <dirent.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/types.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "mm_check.h"
+#include "mm_output.h"
+
+static char *read_all(const char *path, size_t *len) {
+    FILE *f = fopen(path, "rb");
+    if (!f) return NULL;
+    mm_buf b = {0};
+    char chunk[4096];
+    size_t n;
+    while ((n = fread(chunk, 1, sizeof chunk, f)) > 0) mm_buf_append(&b, chunk, n);
+    fclose(f);
+    if (!b.data) mm_buf_append(&b, "", 0);
+    if (len) *len = b.len;
+    return b.data;
+}
+
+static int write_all(const char *path, const char *text) {
+    FILE *f = fopen(path, "wb");
+    if (!f) return -1;
+    size_t n = strlen(text);
+    int ok = fwrite(text, 1, n, f) == n;
+    return fclose(f) == 0 && ok ? 0 : -1;
+}
+
+static int exists(const char *path) {
+    struct stat st;
+    return stat(path, &st) == 0;
+}
+
+/* Number of entries in a folder besides . and .. (-1 when unreadable). */
+static int count_entries(const char *dir) {
+    DIR *d = opendir(dir);
+    if (!d) return -1;
+    int n = 0;
+    struct dirent *e;
+    while ((e = readdir(d)) != NULL) n += strcmp(e->d_name, ".") != 0 && strcmp(e->d_name, "..") != 0;
+    closedir(d);
+    return n;
+}
+
+/* Compares a produced file with golden/<name> byte for byte (or rewrites the golden). */
+static void check_golden(const char *produced, const char *name) {
+    char golden[512];
+    snprintf(golden, sizeof golden, "golden/%s", name);
+    size_t n_prod = 0, n_gold = 0;
+    char *prod = read_all(produced, &n_prod);
+    CHECK(prod != NULL);
+    if (!prod) return;
+    const char *regen = getenv("MM_REGEN_GOLDEN");
+    if (regen && strcmp(regen, "1") == 0) {
+        CHECK(write_all(golden, prod) == 0);
+        fprintf(stderr, "regenerated %s\n", golden);
+    }
+    char *gold = read_all(golden, &n_gold);
+    CHECK(gold != NULL);
+    if (gold) {
+        CHECK(n_prod == n_gold && memcmp(prod, gold, n_prod) == 0);
+        if (n_prod != n_gold || memcmp(prod, gold, n_prod) != 0)
+            fprintf(stderr, "%s differs from %s:\n--- produced\n%s--- golden\n%s", produced,
+                    golden, prod, gold);
+    }
+    free(prod);
+    free(gold);
+}
+
+static const mm_op op_bcast = {.name = "bcast", .pattern = "root to all", .constraints = ""};
+static const mm_op op_barrier = {.name = "barrier", .pattern = "all", .constraints = ""};
+
+/* 2 ranks x 3 reps; rank 1 starts before the epoch (negative), rank 1 rep 1 invalid. */
+static const int64_t EPOCH = 1000000;
+static const int64_t start2x3[6] = {1000100, 1000300, 1000500, /* rank 0 */
+                                    999990, 1000310, 1000490}; /* rank 1 */
+static const int64_t end2x3[6] = {1000150, 1000360, 1000540, 1000060, 1000400, 1000530};
+static const int64_t gstart2x3[6] = {1000100, 1000300, 1000500, 1000095, 1000305, 1000502};
+static const int64_t gend2x3[6] = {1000150, 1000360, 1000540, 1000165, 1000395, 1000542};
+static const int32_t invalid2x3[6] = {0, 0, 0, 0, MM_INVALID_OVERRUN | MM_INVALID_LATE_START, 0};
+
+static void test_raw_writer(const char *tmp) {
+    char dir[1024], raw[1100];
+    char err[512] = "";
+    snprintf(dir, sizeof dir, "%s/launch_full", tmp);
+    mm_outdir o;
+    CHECK_EQ_INT(mm_outdir_open(&o, dir, err, sizeof err), 0);
+    mm_test t0 = {.index = 0, .op = &op_bcast, .size = 1024, .status = MM_TEST_COMPLETE, .nrep = 3};
+    mm_test t1 = {.index = 1, .op = &op_barrier, .size = 0, .status = MM_TEST_COMPLETE, .nrep = 3};
+    /* test 0 with a global clock, test 1 without (empty g-columns) */
+    CHECK_EQ_INT(mm_raw_write_test(o.raw, &t0, 2, 3, start2x3, end2x3, gstart2x3, gend2x3,
+                                   invalid2x3, EPOCH, 1, 0),
+                 0);
+    CHECK_EQ_INT(mm_raw_write_test(o.raw, &t1, 2, 3, start2x3, end2x3, NULL, NULL, invalid2x3,
+                                   EPOCH, 0, 0),
+                 0);
+    /* bad input writes nothing: has_global without global arrays, op name with a comma */
+    CHECK_EQ_INT(mm_raw_write_test(o.raw, &t0, 2, 3, start2x3, end2x3, NULL, NULL, invalid2x3,
+                                   EPOCH, 1, 0),
+                 -1);
+    const mm_op op_comma = {.name = "a,b"};
+    mm_test tc = {.index = 2, .op = &op_comma, .size = 8};
+    CHECK_EQ_INT(mm_raw_write_test(o.raw, &tc, 2, 3, start2x3, end2x3, NULL, NULL, invalid2x3,
+                                   EPOCH, 0, 0),
+                 -1);
+    mm_outdir_close(&o);
+    snprintf(raw, sizeof raw, "%s/raw.csv", dir);
+    check_golden(raw, "raw_full.csv");
+
+    /* reduced: one row per repetition */
+    snprintf(dir, sizeof dir, "%s/launch_reduced", tmp);
+    CHECK_EQ_INT(mm_outdir_open(&o, dir, err, sizeof err), 0);
+    CHECK_EQ_INT(mm_raw_write_test(o.raw, &t0, 2, 3, start2x3, end2x3, gstart2x3, gend2x3,
+                                   invalid2x3, EPOCH, 1, 1),
+                 0);
+    CHECK_EQ_INT(mm_raw_write_test(o.raw, &t1, 2, 3, start2x3, end2x3, NULL, NULL, invalid2x3,
+                                   EPOCH, 0, 1),
+                 0);
+    mm_outdir_close(&o);
+    snprintf(raw, sizeof raw, "%s/raw.csv", dir);
+    check_golden(raw, "raw_reduced.csv");
+}
+
+static void test_sync_writer(const char *tmp) {
+    char dir[1024], path[1100], err[512] = "";
+    snprintf(dir, sizeof dir, "%s/launch_sync", tmp);
+    mm_outdir o;
+    CHECK_EQ_INT(mm_outdir_open(&o, dir, err, sizeof err), 0);
+    const mm_sync_record rec[] = {
+        {1, 0, MM_SYNC_EDGE, 0, EPOCH + 2000, -1500, 800},
+        {1, 0, MM_SYNC_EDGE, 0, EPOCH + 4000, -1520, 760},
+        {0, 0, MM_SYNC_MODEL, -1, EPOCH + 5000, 0, 0},
+        {1, 0, MM_SYNC_MODEL, -1, EPOCH + 5000, -1510, 0},
+        {1, -1, MM_SYNC_RESIDUAL, 0, EPOCH + 6000, 12, 700},
+        {1, 1, MM_SYNC_EDGE, 0, EPOCH - 10, 3, 650},
+        {1, -2, MM_SYNC_RESIDUAL, 0, EPOCH + 9000000000LL, -40, 690},
+    };
+    CHECK_EQ_INT(mm_sync_write(o.sync, rec, sizeof rec / sizeof rec[0], EPOCH), 0);
+    const mm_sync_record bad[] = {{1, 0, MM_SYNC_EDGE, 0, 1, 2, 3}, {1, 0, 7, 0, 1, 2, 3}};
+    CHECK_EQ_INT(mm_sync_write(o.sync, bad, 2, EPOCH), -1); /* unknown kind: nothing written */
+    CHECK_EQ_INT(mm_sync_write(o.sync, NULL, 0, EPOCH), 0);
+    mm_outdir_close(&o);
+    snprintf(path, sizeof path, "%s/sync.csv", dir);
+    check_golden(path, "sync.csv");
+}
+
+static const char *const expected_top_keys[] = {
+    "schema_version", "tool", "status", "pid", "host_of_rank0", "argv", "config", "nprocs",
+    "mpi", "build", "system", "ranks", "environment", "load", "timer", "clock_sync",
+    "proc_sync", "launch_epoch_local_ns_rank0", "wall_start", "wall_end", "tests", "warnings"};
+
+/* Top-level keys appear, at indent 2, in FORMAT.md's order. */
+static void check_top_keys(const char *text) {
+    CHECK(strncmp(text, "{\n  \"schema_version\": 1,\n", 25) == 0);
+    const char *at = text;
+    for (size_t i = 0; i < sizeof expected_top_keys / sizeof expected_top_keys[0]; i++) {
+        char needle[64];
+        snprintf(needle, sizeof needle, "\n  \"%s\": ", expected_top_keys[i]);
+        const char *found = strstr(at, needle);
+        CHECK(found != NULL);
+        if (!found) fprintf(stderr, "top-level key %s missing or out of order\n", expected_top_keys[i]);
+        if (found) at = found;
+    }
+}
+
+/* Runs python3 (if on PATH) on the file: valid JSON, plus an optional assertion script. */
+static void check_with_python(const char *json_path, const char *asserts) {
+    if (system("command -v python3 >/dev/null 2>&1") != 0) {
+        fprintf(stderr, "note: python3 not on PATH; JSON validity not checked by a parser\n");
+        return;
+    }
+    char cmd[8192];
+    snprintf(cmd, sizeof cmd, "python3 -c 'import json,sys; json.load(open(sys.argv[1]))' '%s'",
+             json_path);
+    CHECK_EQ_INT(system(cmd), 0);
+    if (asserts) {
+        snprintf(cmd, sizeof cmd,
+                 "python3 -c 'import json,sys; m=json.load(open(sys.argv[1]))\n%s' '%s'", asserts,
+                 json_path);
+        int rc = system(cmd);
+        CHECK_EQ_INT(rc, 0);
+    }
+}
+
+static void test_meta_render(const char *tmp) {
+    mm_config cfg;
+    memset(&cfg, 0, sizeof cfg);
+    snprintf(cfg.ops[0], MM_NAME_LEN, "bcast");
+    snprintf(cfg.ops[1], MM_NAME_LEN, "barrier");
+    cfg.nops = 2;
+    cfg.sizes[0] = 8, cfg.sizes[1] = 1024, cfg.nsizes = 2;
+    cfg.nrep = 3, cfg.warmup = 1;
+    snprintf(cfg.timer, MM_NAME_LEN, "virtual");
+    snprintf(cfg.clocksync[0], MM_NAME_LEN, "skampi");
+    cfg.nclocksync = 1;
+    snprintf(cfg.procsync, MM_NAME_LEN, "window");
+    cfg.seed = UINT64_MAX;
+    snprintf(cfg.datatype, MM_NAME_LEN, "byte");
+    snprintf(cfg.reduce_op, MM_NAME_LEN, "sum");
+    snprintf(cfg.out, MM_PATH_LEN, "results/m1");
+    snprintf(cfg.virtual_base, MM_NAME_LEN, "monotonic");
+    cfg.virtual_offset_s = 0.5, cfg.virtual_skew_ppm = -10;
+    cfg.cs_params = (mm_clocksync_params){.nfit = 20, .pingpong_cap = 100, .n_nonimproving = 10,
+                                          .min_rounds = 5, .fit_span_s = 0.1};
+    cfg.resync_s = 2.0, cfg.resync_given = 1;
+    cfg.roundtime_budget_s = 1.0, cfg.bcast_factor = 3.0;
+    snprintf(cfg.argv_joined, MM_ARGV_LEN, "[\"mpimeter-bench\",\"--out\",\"results/m1\"]");
+
+    static const mm_timer_vtable tvt = {.name = "virtual"};
+    mm_timer timer = {.vt = &tvt, .resolution_ns = 1.0, .overhead_ns = 20.5};
+    static const mm_clocksync_vtable cvt = {.name = "skampi", .model_kind = "offset"};
+    mm_clocksync cs;
+    memset(&cs, 0, sizeof cs);
+    cs.vt = &cvt, cs.params = cfg.cs_params, cs.nsyncs = 3, cs.duration_s = 0.01,
+    cfg.cs_params.nfit = 0, cs.params.nfit = 16;        /* default: resolved by the sync */
+    cfg.cs_params.min_rounds = 0, cs.params.min_rounds = 0; /* not used by the algorithm */
+    cs.total_duration_s = 0.03;
+    static const mm_procsync_vtable pvt = {.name = "window", .scheme = "MS4"};
+    mm_procsync ps;
+    memset(&ps, 0, sizeof ps);
+    ps.vt = &pvt;
+
+    mm_provenance prov;
+    memset(&prov, 0, sizeof prov);
+    snprintf(prov.mpi_library, sizeof prov.mpi_library, "openmpi");
+    snprintf(prov.mpi_version, sizeof prov.mpi_version, "MPI 3.1");
+    prov.library_version_full = strdup("Open MPI v4.1.4, package: Debian\nsecond line");
+    snprintf(prov.kernel, sizeof prov.kernel, "Linux 6.18 x86_64");
+    snprintf(prov.cpu_model, sizeof prov.cpu_model, "AMD \"EPYC\"");
+    snprintf(prov.tsc_flags, sizeof prov.tsc_flags, "constant_tsc nonstop_tsc");
+    prov.ncpus = 2;
+    mm_rank_info ranks[2] = {{.host = "node1", .pid = 11, .cpus = "0-1,3"},
+                             {.host = "node2", .pid = 12, .cpus = ""}};
+    prov.ranks = ranks;
+    char *envp[] = {"PATH=/usr/bin", "OMPI_MCA_btl=self,vader", "UCX_PASSWORD=hunter2",
+                    "MY_API_TOKEN=opensesame", "SLURM_JOB_ID=42", "MPIMETER_NOTE=a \"quoted\"\nline",
+                    "COMPILER_PATH=/opt/cc", "ompi_lower=x", NULL};
+    mm_environment_json(&prov.environment_json, envp);
+    prov.loadavg_start[0] = 0.1, prov.loadavg_start[1] = 0.2, prov.loadavg_start[2] = 0.3;
+    prov.pid = 11;
+    snprintf(prov.wall_start, sizeof prov.wall_start, "2026-11-22T05:10:00Z");
+
+    mm_test tests[3] = {
+        {.index = 0, .op = &op_bcast, .size = 8, .status = MM_TEST_COMPLETE, .nrep = 3,
+         .invalid = 1, .invalid_late_start = 1, .invalid_overrun = 1, .window_ns = 120000,
+         .started_s = 0.01, .duration_s = 0.2},
+        {.index = 1, .op = &op_barrier, .size = 0, .status = MM_TEST_RUNNING, .window_ns = 90000,
+         .started_s = 0.25},
+        {.index = 2, .op = &op_bcast, .size = 1024, .status = MM_TEST_PENDING}};
+    int res_ranks[1] = {1};
+    int64_t res_ns[1] = {-12};
+    mm_clock_model models[2] = {{0, 0.0, 0.0}, {123, 1e-6, -1510.5}};
+    int parents[2] = {-1, 0};
+    int64_t voff[2] = {0, 500000000};
+    double vskew[2] = {0.0, -10.0};
+    const char *const warnings[] = {"window overruns in test 0", "<b> & \"c\""};
+    mm_launch l = {.cfg = &cfg, .nprocs = 2, .status = "running", .timer = &timer, .cs = &cs,
+                   .ps = &ps, .prov = &prov, .tests = tests, .ntests = 3,
+                   .epoch_local_ns_rank0 = 123456789, .nresidual_start = 1,
+                   .nresidual_end = -1, .residual_ranks_start = res_ranks,
+                   .residual_start_ns = res_ns, .models = models, .parents = parents,
+                   .virtual_offsets_ns = voff, .virtual_skews_ppm = vskew, .warnings = warnings,
+                   .nwarnings = 2};
+    mm_buf meta = {0};
+    mm_meta_render(&l, &meta);
+    check_top_keys(meta.data);
+    CHECK(strstr(meta.data, "hunter2") == NULL);
+    CHECK(strstr(meta.data, "opensesame") == NULL);
+    CHECK(strstr(meta.data, "\"UCX_PASSWORD\": \"\\u003credacted\\u003e\"") != NULL ||
+          strstr(meta.data, "\"UCX_PASSWORD\":\"\\u003credacted\\u003e\"") != NULL);
+    CHECK(strstr(meta.data, "\"seed\": 18446744073709551615") != NULL);
+    CHECK(strstr(meta.data, "COMPILER_PATH") == NULL);
+    /* rendering twice gives the same text (the buffer is replaced, not appended to) */
+    mm_buf again = {0};
+    mm_buf_append(&again, "garbage", 7);
+    mm_meta_render(&l, &again);
+    CHECK(again.len == meta.len && strcmp(again.data, meta.data) == 0);
+    mm_buf_free(&again);
+
+    char path[1100];
+    snprintf(path, sizeof path, "%s/meta_full.json", tmp);
+    CHECK(write_all(path, meta.data) == 0);
+    check_with_python(
+        path,
+        "assert list(m)[0] == \"schema_version\" and m[\"schema_version\"] == 1\n"
+        "assert m[\"environment\"] == {\"MPIMETER_NOTE\": \"a \\\"quoted\\\"\\nline\", "
+        "\"OMPI_MCA_btl\": \"self,vader\", \"SLURM_JOB_ID\": \"42\", \"UCX_PASSWORD\": "
+        "\"<redacted>\"}, m[\"environment\"]\n"
+        "assert m[\"argv\"] == [\"mpimeter-bench\", \"--out\", \"results/m1\"]\n"
+        "c = m[\"config\"]; assert c[\"window_us\"] is None and c[\"resync_s\"] == 2.0\n"
+        "assert c[\"clocksync_params\"] == {\"nfit\": 16, \"pingpong_cap\": 100, "
+        "\"n_nonimproving\": 10, \"min_rounds\": None, \"fit_span_s\": 0.1}\n"
+        "assert c[\"raw\"] == \"full\" and c[\"force\"] is False and c[\"clocksync\"] == \"skampi\"\n"
+        "assert m[\"mpi\"][\"library_version\"] == \"Open MPI v4.1.4, package: Debian\"\n"
+        "assert m[\"mpi\"][\"library_version_full\"].endswith(\"\\nsecond line\")\n"
+        "assert m[\"system\"][\"tsc_flags\"] == [\"constant_tsc\", \"nonstop_tsc\"]\n"
+        "assert m[\"system\"][\"governor\"] is None and m[\"system\"][\"cpu_model\"] == \"AMD \\\"EPYC\\\"\"\n"
+        "assert m[\"ranks\"][0] == {\"rank\": 0, \"host\": \"node1\", \"cpus\": [0, 1, 3], \"pid\": 11}\n"
+        "assert m[\"ranks\"][1][\"cpus\"] == []\n"
+        "assert m[\"load\"][\"loadavg_end\"] is None and m[\"load\"][\"wall_s\"] is None\n"
+        "assert m[\"timer\"][\"tsc_hz\"] is None and m[\"timer\"][\"virtual\"][\"offsets_ns\"] == [0, 500000000]\n"
+        "s = m[\"clock_sync\"]; assert s[\"resyncs\"] == 2 and s[\"parents\"] == [-1, 0]\n"
+        "assert s[\"residual_start\"] == {\"ranks\": [1], \"residual_ns\": [-12], \"max_abs_ns\": 12}\n"
+        "assert s[\"residual_end\"] is None and s[\"warning\"] is None\n"
+        "assert s[\"models\"][1] == {\"rank\": 1, \"anchor_ns\": 123, \"slope\": 1e-06, \"intercept_ns\": -1510.5}\n"
+        "p = m[\"proc_sync\"]; assert p[\"window_ns_by_test\"] == {\"0\": 120000, \"1\": 90000}\n"
+        "assert p[\"invalid\"] == {\"total\": 1, \"late_start\": 1, \"overrun\": 1, \"round_late\": 0}\n"
+        "assert [t[\"status\"] for t in m[\"tests\"]] == [\"complete\", \"running\", \"pending\"]\n"
+        "assert m[\"tests\"][1][\"duration_s\"] is None and m[\"tests\"][2][\"started_s\"] is None\n"
+        "assert m[\"tests\"][2][\"window_ns\"] is None\n"
+        "assert m[\"wall_end\"] is None and m[\"warnings\"][1] == \"<b> & \\\"c\\\"\"\n");
+
+    /* a launch with nothing known yet: every key present, nulls, still valid JSON */
+    mm_launch empty;
+    memset(&empty, 0, sizeof empty);
+    empty.nresidual_start = empty.nresidual_end = -1;
+    mm_meta_render(&empty, &meta);
+    check_top_keys(meta.data);
+    CHECK(strstr(meta.data, "\"clock_sync\": null") != NULL);
+    CHECK(strstr(meta.data, "\"tests\": []") != NULL);
+    snprintf(path, sizeof path, "%s/meta_empty.json", tmp);
+    CHECK(write_all(path, meta.data) == 0);
+    check_with_python(path, "assert m[\"config\"] is None and m[\"status\"] is None\n"
+                            "assert m[\"build\"][\"compiler\"]\n");
+    mm_buf_free(&meta);
+    mm_buf_free(&prov.environment_json);
+    free(prov.library_version_full);
+}
+
+static void test_env_names(void) {
+    CHECK(mm_env_name_is_secret("GITHUB_TOKEN"));
+    CHECK(mm_env_name_is_secret("github_token"));
+    CHECK(mm_env_name_is_secret("Api_Key"));
+    CHECK(mm_env_name_is_secret("DB_PASSWD"));
+    CHECK(mm_env_name_is_secret("MY_PASSWORD_FILE"));
+    CHECK(mm_env_name_is_secret("AWS_SECRET_ACCESS"));
+    CHECK(mm_env_name_is_secret("GOOGLE_CREDENTIALS"));
+    CHECK(!mm_env_name_is_secret("OMPI_MCA_btl"));
+    CHECK(!mm_env_name_is_secret("PATH"));
+    const char *related[] = {"OMPI_MCA_btl", "PMIX_RANK", "MPICH_ASYNC", "MPIR_CVAR_X",
+                             "MPIEXEC_TIMEOUT", "HYDRA_HOST_FILE", "PMI_RANK", "I_MPI_PIN",
+                             "UCX_TLS", "FI_PROVIDER", "SLURM_JOB_ID", "OMP_NUM_THREADS",
+                             "MV2_ENABLE_AFFINITY", "MPI_HOME", "MPIMETER_X", "SMPI_FOO"};
+    for (size_t i = 0; i < sizeof related / sizeof related[0]; i++) {
+        CHECK(mm_env_name_is_mpi_related(related[i]));
+        if (!mm_env_name_is_mpi_related(related[i])) fprintf(stderr, "  %s\n", related[i]);
+    }
+    CHECK(!mm_env_name_is_mpi_related("PATH"));
+    CHECK(!mm_env_name_is_mpi_related("HOME"));
+    CHECK(!mm_env_name_is_mpi_related("COMPILER_PATH"));
+    CHECK(!mm_env_name_is_mpi_related("FIFO"));
+    CHECK(!mm_env_name_is_mpi_related("ompi_lower"));
+}
+
+/* Runs mm_outdir_check in a child without root's permission override; returns its result,
+ * or -1 when privileges could not be dropped. */
+static int check_as_unprivileged(const char *path) {
+    pid_t pid = fork();
+    if (pid == 0) {
+        if (geteuid() == 0 && (setgid(65534) != 0 || setuid(65534) != 0)) _exit(99);
+        char err[512];
+        _exit(mm_outdir_check(path, 0, err, sizeof err));
+    }
+    int status = 0;
+    if (pid < 0 || waitpid(pid, &status, 0) != pid || !WIFEXITED(status)) return -1;
+    return WEXITSTATUS(status) == 99 ? -1 : WEXITSTATUS(status);
+}
+
+static void test_outdir_check(const char *tmp) {
+    char path[1024], path2[1100], err[512];
+    /* does not exist, several levels deep: fine, and nothing is created */
+    snprintf(path, sizeof path, "%s/new/a/b", tmp);
+    err[0] = '\0';
+    CHECK_EQ_INT(mm_outdir_check(path, 0, err, sizeof err), 0);
+    snprintf(path2, sizeof path2, "%s/new", tmp);
+    CHECK(!exists(path2));
+    /* exists and empty: fine */
+    snprintf(path, sizeof path, "%s/empty", tmp);
+    CHECK(mkdir(path, 0755) == 0);
+    CHECK_EQ_INT(mm_outdir_check(path, 0, err, sizeof err), 0);
+    /* exists and not empty: refused without --force, nothing created; fine with --force */
+    snprintf(path, sizeof path, "%s/used", tmp);
+    CHECK(mkdir(path, 0755) == 0);
+    snprintf(path2, sizeof path2, "%s/used/raw.csv", tmp);
+    CHECK(write_all(path2, "old\n") == 0);
+    err[0] = '\0';
+    CHECK_EQ_INT(mm_outdir_check(path, 0, err, sizeof err), 2);
+    CHECK(strstr(err, "--out") && strstr(err, "exists and is not empty") && strstr(err, "--force"));
+    CHECK(strstr(err, path) != NULL);
+    CHECK_EQ_INT(count_entries(path), 1);
+    CHECK_EQ_INT(mm_outdir_check(path, 1, err, sizeof err), 0);
+    /* a file, and a path through a file: refused even with --force */
+    CHECK_EQ_INT(mm_outdir_check(path2, 1, err, sizeof err), 2);
+    CHECK(strstr(err, "not a folder") != NULL);
+    snprintf(path, sizeof path, "%s/used/raw.csv/sub", tmp);
+    CHECK_EQ_INT(mm_outdir_check(path, 1, err, sizeof err), 2);
+    CHECK_EQ_INT(mm_outdir_check("", 0, err, sizeof err), 2);
+    /* not creatable: under a read-only folder (checked without root's override) */
+    snprintf(path, sizeof path, "%s/readonly", tmp);
+    CHECK(mkdir(path, 0555) == 0 && chmod(path, 0555) == 0);
+    snprintf(path2, sizeof path2, "%s/readonly/x/y", tmp);
+    int rc = check_as_unprivileged(path2);
+    if (rc < 0)
+        fprintf(stderr, "note: could not drop privileges; read-only case not checked\n");
+    else
+        CHECK_EQ_INT(rc, 2);
+    snprintf(path2, sizeof path2, "%s/readonly/x", tmp);
+    CHECK(!exists(path2));
+    /* the unprivileged user may create a new --out inside a folder writable by all */
+    snprintf(path2, sizeof path2, "%s/empty/x", tmp);
+    snprintf(path, sizeof path, "%s/empty", tmp);
+    CHECK(chmod(path, 0777) == 0);
+    if (rc >= 0) CHECK_EQ_INT(check_as_unprivileged(path2), 0);
+}
+
+static void test_outdir_open_and_meta(const char *tmp) {
+    char dir[1024], path[1100], err[512] = "";
+    mm_outdir o;
+    /* a used folder (as after --force): raw/sync/meta are truncated, headers rewritten */
+    snprintf(dir, sizeof dir, "%s/forced", tmp);
+    CHECK(mkdir(dir, 0755) == 0);
+    snprintf(path, sizeof path, "%s/raw.csv", dir);
+    CHECK(write_all(path, "old rows\n1,2,3\n") == 0);
+    snprintf(path, sizeof path, "%s/meta.json", dir);
+    CHECK(write_all(path, "{\"status\": \"complete\"}\n") == 0);
+    CHECK_EQ_INT(mm_outdir_open(&o, dir, err, sizeof err), 0);
+    size_t n = 0;
+    char *text = read_all(path, &n);
+    CHECK(text && n == 0); /* the old meta.json no longer describes anything */
+    free(text);
+    snprintf(path, sizeof path, "%s/raw.csv", dir);
+    text = read_all(path, NULL);
+    CHECK_STR(text, "test,op,size,rank,rep,start_ns,end_ns,valid,gstart_ns,gend_ns\n");
+    free(text);
+    snprintf(path, sizeof path, "%s/sync.csv", dir);
+    text = read_all(path, NULL);
+    CHECK_STR(text, "rank,phase,kind,peer,local_ns,offset_ns,rtt_ns\n");
+    free(text);
+
+    /* atomic meta writes: content replaced, newline-terminated, no temporary left behind */
+    mm_buf meta = {0};
+    mm_buf_append(&meta, "{\"schema_version\": 1, \"status\": \"running\"}", 42);
+    CHECK_EQ_INT(mm_outdir_write_meta(&o, &meta), 0);
+    meta.len = 0;
+    mm_buf_append(&meta, "{\"schema_version\": 1, \"status\": \"complete\"}\n", 44);
+    CHECK_EQ_INT(mm_outdir_write_meta(&o, &meta), 0);
+    snprintf(path, sizeof path, "%s/meta.json", dir);
+    text = read_all(path, NULL);
+    CHECK_STR(text, "{\"schema_version\": 1, \"status\": \"complete\"}\n");
+    free(text);
+    snprintf(path, sizeof path, "%s/.meta.json.tmp", dir);
+    CHECK(!exists(path));
+    CHECK_EQ_INT(count_entries(dir), 3);
+    mm_outdir_close(&o);
+    CHECK(o.raw == NULL && o.sync == NULL);
+    /* the folder vanished: an error, not a crash, and no temporary file */
+    mm_outdir gone;
+    memset(&gone, 0, sizeof gone);
+    snprintf(gone.path, sizeof gone.path, "%s/vanished", tmp);
+    CHECK_EQ_INT(mm_outdir_write_meta(&gone, &meta), -1);
+    CHECK(!exists(gone.path));
+    mm_buf_free(&meta);
+
+    /* mkdir -p of a nested new folder */
+    snprintf(dir, sizeof dir, "%s/deep/er/launches/000/", tmp);
+    CHECK_EQ_INT(mm_outdir_open(&o, dir, err, sizeof err), 0);
+    snprintf(path, sizeof path, "%s/deep/er/launches/000/raw.csv", tmp);
+    CHECK(exists(path));
+    mm_outdir_close(&o);
+    /* cannot be created: a file in the way */
+    snprintf(path, sizeof path, "%s/deep/er/launches/000/raw.csv/x", tmp);
+    CHECK_EQ_INT(mm_outdir_open(&o, path, err, sizeof err), -1);
+    CHECK(strstr(err, "cannot create") != NULL);
+}
+
+int main(void) {
+    char tmp[] = "/tmp/mm_test_output_XXXXXX";
+    if (!mkdtemp(tmp)) {
+        perror("mkdtemp");
+        return 1;
+    }
+    chmod(tmp, 0755); /* the unprivileged child must be able to look inside */
+    test_raw_writer(tmp);
+    test_sync_writer(tmp);
+    test_meta_render(tmp);
+    test_env_names();
+    test_outdir_check(tmp);
+    test_outdir_open_and_meta(tmp);
+    char cmd[256];
+    snprintf(cmd, sizeof cmd, "chmod -R u+w '%s' && rm -rf '%s'", tmp, tmp);
+    if (mm_check_failed == 0 && system(cmd) != 0) fprintf(stderr, "could not remove %s\n", tmp);
+    if (mm_check_failed) fprintf(stderr, "scratch files kept in %s\n", tmp);
+    return mm_check_summary("output");
+}

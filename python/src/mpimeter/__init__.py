@@ -1,0 +1,8 @@
+"""mpimeter: MPI micro-benchmarks that are accurate, reproducible and statistically sound.
+
+The C half (``mpimeter-bench``) measures; this package runs campaigns, reads launch folders
+(docs/FORMAT.md), computes the statistics and draws the reports.
+"""
+
+__version__ = "0.1.0"
+SCHEMA_VERSION = 1

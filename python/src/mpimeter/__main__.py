@@ -1,0 +1,3 @@
+from mpimeter.cli import main
+
+main()

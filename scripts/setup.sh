@@ -1,0 +1,38 @@
+#!/usr/bin/env bash
+# Installs what is missing, idempotently: Open MPI and MPICH from Debian's packages (as root),
+# and the Python package in .venv. Called by `make demo` and `make test`.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+need_pkgs=()
+command -v mpicc.openmpi >/dev/null 2>&1 || need_pkgs+=(openmpi-bin libopenmpi-dev)
+command -v mpicc.mpich >/dev/null 2>&1 || need_pkgs+=(mpich libmpich-dev)
+command -v cmake >/dev/null 2>&1 || need_pkgs+=(cmake)
+command -v cc >/dev/null 2>&1 || need_pkgs+=(gcc)
+if [ "${MM_WITH_CHROMIUM:-0}" = 1 ] && ! command -v chromium >/dev/null 2>&1; then
+  need_pkgs+=(chromium)
+fi
+python3 -c 'import venv, ensurepip' >/dev/null 2>&1 || need_pkgs+=(python3-venv)
+if [ ${#need_pkgs[@]} -gt 0 ]; then
+  if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
+    echo "setup: installing ${need_pkgs[*]} from Debian's packages"
+    export DEBIAN_FRONTEND=noninteractive
+    apt-get update -qq
+    apt-get install -y -qq --no-install-recommends "${need_pkgs[@]}" >/dev/null
+  else
+    echo "setup: missing ${need_pkgs[*]}; install them (as root: apt-get install ${need_pkgs[*]})" >&2
+    command -v mpicc.openmpi >/dev/null 2>&1 || command -v mpicc.mpich >/dev/null 2>&1 || exit 1
+  fi
+fi
+
+# The Python half: a venv with the package (editable) and its pinned dependencies.
+stamp=.venv/.mpimeter-installed
+if [ ! -x .venv/bin/python ]; then
+  python3 -m venv .venv
+fi
+if [ ! -f "$stamp" ] || [ python/pyproject.toml -nt "$stamp" ]; then
+  echo "setup: installing the Python package into .venv"
+  .venv/bin/pip install -q --upgrade pip >/dev/null
+  .venv/bin/pip install -q -e 'python[test]'
+  touch "$stamp"
+fi
