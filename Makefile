@@ -28,7 +28,9 @@ build-libs:
 	  echo "built build/$$lib/bin/mpimeter-bench"; \
 	done
 
+# The report tests open the HTML in headless Chromium: the test set-up installs it too.
 test: build
+	@MM_WITH_CHROMIUM=1 scripts/setup.sh
 	@$(MAKE) --no-print-directory test-c test-mpi test-python
 
 test-c:

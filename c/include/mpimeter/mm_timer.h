@@ -50,6 +50,12 @@ int mm_timer_open(mm_timer *t, const char *name, const mm_virtual_params *vp, ch
                   size_t why_len);
 void mm_timer_close(mm_timer *t);
 
+/* qsort comparator for int64 nanoseconds (medians of durations). */
+static inline int mm_cmp_i64(const void *a, const void *b) {
+    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+    return (x > y) - (x < y);
+}
+
 static inline int64_t mm_timer_now(const mm_timer *t) { return t->vt->now_ns(t); }
 
 /* The true time underlying a virtual timer (its base timer); for any other timer, now_ns.

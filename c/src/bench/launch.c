@@ -130,10 +130,6 @@ static void mm__residuals(mm__launch_state *st, int which) {
                         st->epoch_ns, st->comm);
 }
 
-static int mm__cmp_i64(const void *a, const void *b) {
-    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
-    return (x > y) - (x < y);
-}
 
 /* Rank 0: per-test bookkeeping from the gathered rows: repetitions invalid on some rank, and the
  * median run time (global when the process sync uses the global clock, else max local). */
@@ -157,7 +153,7 @@ static void mm__summarize_test(mm__launch_state *st, mm_test *t, long nrep, cons
     }
     t->invalid = ninvalid;
     if (nvalid > 0 && !(t->op->flags & MM_OP_SIZE_IS_DURATION && t->size == 0)) {
-        qsort(scratch, (size_t)nvalid, sizeof scratch[0], mm__cmp_i64);
+        qsort(scratch, (size_t)nvalid, sizeof scratch[0], mm_cmp_i64);
         double median = (double)scratch[nvalid / 2];
         if (st->fastest_median_ns <= 0 || median < st->fastest_median_ns) st->fastest_median_ns = median;
     }

@@ -37,7 +37,7 @@ typedef struct mm__option {
 static const mm__option mm__options[] = {
     {"ops", MM__ARG_VALUE, "LIST", "allreduce,bcast,alltoall,barrier",
      "operations, comma-separated (see --list-ops)"},
-    {"sizes", MM__ARG_VALUE, "SPEC", "8:65536:x8",
+    {"sizes", MM__ARG_VALUE, "SPEC", "8:65536:x8,65536",
      "sizes in bytes: a list (8,1024) and/or geometric ranges FROM:TO:xFACTOR (8:1048576:x2)"},
     {"nrep", MM__ARG_VALUE, "N", "300", "recorded repetitions per test (>= 1)"},
     {"warmup", MM__ARG_VALUE, "N", "10", "unrecorded repetitions before each test (>= 0)"},
@@ -429,7 +429,7 @@ static int mm__validate(mm_config *cfg, int seen_clocksync, char *err, size_t le
 
 int mm_config_parse(mm_config *cfg, int argc, char **argv, char *err, size_t len) {
     mm_config_defaults(cfg);
-    int rc = mm_parse_sizes("8:65536:x8", cfg->sizes, MM_MAX_SIZES, &cfg->nsizes, err, len);
+    int rc = mm_parse_sizes("8:65536:x8,65536", cfg->sizes, MM_MAX_SIZES, &cfg->nsizes, err, len);
     if (rc) return rc;
     rc = mm__split_names("ops", "allreduce,bcast,alltoall,barrier", cfg->ops, MM_MAX_OPS, &cfg->nops, err, len);
     if (rc) return rc;

@@ -16,18 +16,7 @@
 
 #include "mm_output.h"
 
-#ifndef MM_GIT_REVISION
-#define MM_GIT_REVISION "unknown"
-#endif
-#ifndef MM_COMPILER
-#define MM_COMPILER "unknown"
-#endif
-#ifndef MM_COMPILE_FLAGS
-#define MM_COMPILE_FLAGS "unknown"
-#endif
-#ifndef MM_MPICC
-#define MM_MPICC "unknown"
-#endif
+#include "build_info.h"
 
 /* A string, or null when it is NULL or empty. */
 static void mm__kv_text(mm_json *j, const char *k, const char *v) {

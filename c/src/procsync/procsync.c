@@ -57,10 +57,6 @@ void mm_procsync_close(mm_procsync *ps) {
     ps->state = NULL;
 }
 
-static int mm__cmp_i64(const void *a, const void *b) {
-    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
-    return (x > y) - (x < y);
-}
 
 int64_t mm_procsync_bcast_time_ns(mm_procsync *ps) {
     enum { ROUNDS = 9 };
@@ -72,7 +68,7 @@ int64_t mm_procsync_bcast_time_ns(mm_procsync *ps) {
         MPI_Bcast(&value, 1, MPI_INT64_T, 0, ps->comm);
         samples[r] = mm_timer_now(ps->timer) - t0;
     }
-    qsort(samples, ROUNDS, sizeof samples[0], mm__cmp_i64);
+    qsort(samples, ROUNDS, sizeof samples[0], mm_cmp_i64);
     int64_t median = samples[ROUNDS / 2], max_median = 0;
     MPI_Allreduce(&median, &max_median, 1, MPI_INT64_T, MPI_MAX, ps->comm);
     return max_median;

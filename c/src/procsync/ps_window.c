@@ -30,10 +30,6 @@ typedef struct mm__window_state {
     int adaptive;
 } mm__window_state;
 
-static int mm__cmp_i64(const void *a, const void *b) {
-    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
-    return (x > y) - (x < y);
-}
 
 /* Max over ranks of the median duration of a few barrier-synchronized calls. */
 static int64_t mm__pilot_ns(mm_procsync *ps, mm_timed_fn call, const void *arg) {
@@ -45,7 +41,7 @@ static int64_t mm__pilot_ns(mm_procsync *ps, mm_timed_fn call, const void *arg) 
         int64_t e = mm_timer_now(ps->timer);
         if (i >= MM__PILOT_WARM) d[i - MM__PILOT_WARM] = e - s;
     }
-    qsort(d, MM__PILOT_RUNS, sizeof d[0], mm__cmp_i64);
+    qsort(d, MM__PILOT_RUNS, sizeof d[0], mm_cmp_i64);
     int64_t median = d[MM__PILOT_RUNS / 2], max_median = 0;
     MPI_Allreduce(&median, &max_median, 1, MPI_INT64_T, MPI_MAX, ps->comm);
     return max_median;

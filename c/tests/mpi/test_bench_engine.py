@@ -192,6 +192,13 @@ def test_sigkill_midway_leaves_readable_folder(tmp_path):
     finally:
         if proc.poll() is None:
             os.killpg(proc.pid, signal.SIGKILL)
+    # SIGKILL is delivered asynchronously: read once rank 0 is gone, as the reader sees it
+    from mpimeter.io.launch import read_launch as read_for_analysis
+    deadline = time.monotonic() + 10
+    data = read_for_analysis(out, cache=False)
+    while data.status == "running" and time.monotonic() < deadline:
+        time.sleep(0.1)
+        data = read_for_analysis(out, cache=False)
     meta, raw = read_launch(out)
     assert meta["status"] == "running"  # the process is gone: readers call it incomplete
     done = [t["test"] for t in meta["tests"] if t["status"] == "complete"]
@@ -199,6 +206,9 @@ def test_sigkill_midway_leaves_readable_folder(tmp_path):
     for test in done:
         assert len(raw[raw["test"] == test]) == 2 * 40
     assert set(raw["test"]) <= set(done) | {max(done) + 1}
+    # the reader of the analysis calls it incomplete and keeps exactly the finished tests
+    assert data.status == "incomplete"
+    assert set(data.finished_tests) == set(done)
 
 
 @pytest.mark.parametrize("lib_", LIBS)

@@ -22,8 +22,9 @@ static void test_defaults(void) {
     CHECK_EQ_INT(cfg.warmup, 10);
     CHECK_EQ_INT(cfg.nops, 4);
     CHECK_STR(cfg.ops[0], "allreduce");
-    CHECK_EQ_INT(cfg.nsizes, 5); /* 8:65536:x8 = 8, 64, 512, 4096, 32768 */
+    CHECK_EQ_INT(cfg.nsizes, 6); /* 8:65536:x8,65536 = 8, 64, 512, 4096, 32768, 65536 */
     CHECK_EQ_INT(cfg.sizes[4], 32768);
+    CHECK_EQ_INT(cfg.sizes[5], 65536);
     CHECK_STR(cfg.timer, "monotonic");
     CHECK_STR(cfg.procsync, "window");
     CHECK(strcmp(cfg.clocksync[0], "auto") != 0); /* resolved */

@@ -1,0 +1,57 @@
+"""The analysis: campaign folder → per-launch per-test summaries → across-launch results.
+
+This package is where the statistics of ``mpimeter.stats`` meet the data of ``mpimeter.io``.
+Its results are frozen dataclasses that ``mpimeter.report`` and the CLI present without
+computing anything statistical of their own (STYLE.md, principle 1).
+
+The flow follows Hunold & Carpen-Amarie 2016, Algorithm 3 (§5.1), with the launch (one mpirun)
+as the unit of replication (§4.2):
+
+1. run time of every repetition (global: max gend − min gstart over ranks; local: max over
+   ranks of end − start), invalid repetitions dropped and counted;
+2. Roth 2021 §4.5 categories first / warmup / outlier / good per launch and test, optional
+   dropping of the warm-up;
+3. an outlier filter per launch and test (tukey, none, mpibench, trim25), then a summary;
+4. across launches: the median of per-launch medians with Le Boudec's order-statistic interval
+   (Hoefler & Belli 2015 §3.1.3), the mean of per-launch means with a t interval and a
+   Shapiro–Wilk check, the launch-to-launch spread;
+5. across ranks: Kruskal–Wallis on local durations (Hoefler & Belli §4.2.1);
+6. ``compare``: Wilcoxon rank-sum on per-launch medians (§5.2), Holm correction, stars, ratio of
+   medians with an interval; ``gate``: one-sided test of a slowdown beyond a threshold.
+
+Public API (stable; docs/FORMAT.md documents the JSON written from it), imported from
+``mpimeter.analysis`` — the modules below are its layout, not import paths to rely on:
+
+- :func:`load_campaign` / :func:`load_campaigns` → :class:`Campaign`   (``loading``)
+- :func:`analyze` → :class:`AnalysisResult`   (``pipeline``; the records in ``results``,
+  the warnings about what it found in ``diagnostics``)
+- :func:`compare` → :class:`ComparisonResult`   (``comparison``)
+- :func:`gate` → :class:`GateResult`   (``gating``; what it shares with ``compare`` in ``groups``)
+
+The pure statistics are in ``mpimeter.stats``, the reading in ``mpimeter.io``; what is left
+here is orchestration and the warnings.
+"""
+
+from mpimeter import SCHEMA_VERSION
+from mpimeter.analysis.comparison import (ALTERNATIVES, RATIO_CIS, Alternative, ComparisonResult, ComparisonRow,
+                                          OmnibusRow, RatioCI, compare)
+from mpimeter.analysis.gating import GateResult, GateRow, gate
+from mpimeter.analysis.loading import AnalysisError, Campaign, LaunchInfo, load_campaign, load_campaigns
+from mpimeter.analysis.pipeline import CLOCKS, OUTLIERS, Clock, Outlier, analyze
+from mpimeter.analysis.results import AnalysisResult, AnalysisSettings, LaunchSummary, RankTest, Row
+from mpimeter.io.errors import AnalysisWarning, InputError
+
+__all__ = [
+    # reading
+    "load_campaign", "load_campaigns", "Campaign", "LaunchInfo",
+    # analyze
+    "analyze", "AnalysisResult", "AnalysisSettings", "LaunchSummary", "Row", "RankTest",
+    "Outlier", "OUTLIERS", "Clock", "CLOCKS",
+    # compare and gate
+    "compare", "ComparisonResult", "ComparisonRow", "OmnibusRow", "Alternative", "ALTERNATIVES",
+    "RatioCI", "RATIO_CIS", "gate", "GateResult", "GateRow",
+    # errors and warnings
+    "AnalysisError", "InputError", "AnalysisWarning",
+    # the schema_version written by AnalysisResult.to_dict()
+    "SCHEMA_VERSION",
+]

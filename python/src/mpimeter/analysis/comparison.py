@@ -1,0 +1,182 @@
+"""``compare``: the alternatives of one or more analysis results, (op, size) by (op, size):
+Wilcoxon rank-sum on per-launch medians (Hunold & Carpen-Amarie 2016 §5.2), Holm correction,
+stars, the ratio of medians with an interval; Kruskal–Wallis first when there are more than two.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import asdict, dataclass, replace
+from typing import Any, Literal, get_args
+
+import numpy as np
+
+from mpimeter.analysis.diagnostics import dedupe
+from mpimeter.analysis.groups import check_launches, groups_of, keys_text
+from mpimeter.analysis.loading import AnalysisError
+from mpimeter.analysis.results import AnalysisResult
+from mpimeter.io.errors import AnalysisWarning
+from mpimeter.stats import compare as _cmp
+from mpimeter.stats import hypothesis as _hyp
+
+Alternative = Literal["two-sided", "less", "greater"]
+RatioCI = Literal["hodges-lehmann", "bootstrap"]
+ALTERNATIVES: tuple[str, ...] = get_args(Alternative)
+RATIO_CIS: tuple[str, ...] = get_args(RatioCI)
+
+
+@dataclass(frozen=True)
+class ComparisonRow:
+    """One (op, size) compared between groups ``a`` and ``b`` (Hunold & Carpen-Amarie §5.2).
+
+    ``ratio`` = median_b / median_a (> 1: b is slower), with an interval from
+    ``ratio_ci_method`` (``hodges-lehmann`` on log medians, or ``bootstrap``); ``p_value`` of the
+    Wilcoxon rank-sum test on per-launch medians (on repetitions with ``per_repetition``),
+    ``p_adjusted`` after the correction across all rows; ``stars`` from ``p_adjusted``."""
+
+    op: str
+    size: int
+    a: str
+    b: str
+    launches_a: int
+    launches_b: int
+    median_a_ns: float
+    median_b_ns: float
+    ratio: float
+    ratio_ci_low: float | None
+    ratio_ci_high: float | None
+    ratio_ci_method: str
+    statistic: float
+    p_value: float
+    p_adjusted: float
+    stars: str
+    significant: bool
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+@dataclass(frozen=True)
+class OmnibusRow:
+    """Kruskal–Wallis over all groups for one (op, size), when more than two are compared."""
+
+    op: str
+    size: int
+    groups: tuple[str, ...]
+    statistic: float
+    p_value: float
+    p_adjusted: float
+    stars: str
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+@dataclass(frozen=True)
+class ComparisonResult:
+    groups: tuple[str, ...]
+    alternative: str
+    test: str  # "wilcoxon-rank-sum (per-launch medians)" or "… (per-repetition)"
+    correction: str  # "holm"
+    confidence: float
+    rows: tuple[ComparisonRow, ...]
+    omnibus: tuple[OmnibusRow, ...]
+    warnings: tuple[AnalysisWarning, ...]
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "groups": list(self.groups),
+            "alternative": self.alternative,
+            "test": self.test,
+            "correction": self.correction,
+            "confidence": self.confidence,
+            "rows": [r.to_dict() for r in self.rows],
+            "omnibus": [r.to_dict() for r in self.omnibus],
+            "warnings": [w.to_dict() for w in self.warnings],
+        }
+
+
+def compare(
+    results: AnalysisResult | Sequence[AnalysisResult],
+    *,
+    alternative: Alternative = "two-sided",
+    per_repetition: bool = False,
+    confidence: float = 0.95,
+    ratio_ci: RatioCI = "hodges-lehmann",
+    alpha: float = 0.05,
+    seed: int = 0,
+) -> ComparisonResult:
+    """Compares the alternatives found in ``results`` (all alternatives of all results, in
+    order). Two groups: one row per (op, size) in both. More: Kruskal–Wallis per (op, size)
+    (``omnibus``), then every pair. Holm correction over all pairwise rows. ``alternative`` is
+    the hypothesis about a relative to b (``less``: a is faster). Raises
+    :class:`AnalysisError` when a group has fewer than 3 launches (unless ``per_repetition``)
+    or when no (op, size) is common."""
+    if isinstance(results, AnalysisResult):
+        results = [results]
+    if alternative not in _hyp.ALTERNATIVES:
+        raise AnalysisError(f"alternative must be one of {', '.join(_hyp.ALTERNATIVES)}, got {alternative!r}")
+    groups = groups_of(results)
+    if len(groups) < 2:
+        raise AnalysisError(f"compare needs at least two alternatives, found {len(groups)}: "
+                            f"{', '.join(g.name for g in groups) or 'none'}")
+    warnings: list[AnalysisWarning] = []
+    check_launches(groups, per_repetition)
+    if per_repetition:
+        warnings.append(AnalysisWarning(
+            "per-repetition", "comparing repetitions pooled over launches: the launch effect is ignored, so "
+            "p-values are too small when launches differ (Hunold & Carpen-Amarie 2016 §4.2)",
+            "run ≥ 3 (better ≥ 10) launches per alternative and compare per-launch medians", None))
+    keys_all = [set(g.samples(per_repetition)) for g in groups]
+    common_all = set.intersection(*keys_all)
+    if not set().union(*(ka & kb for i, ka in enumerate(keys_all) for kb in keys_all[i + 1:])):
+        raise AnalysisError("the campaigns have no (op, size) in common: "
+                            + "; ".join(f"{g.name}: {keys_text(k)}" for g, k in zip(groups, keys_all)))
+    rows: list[ComparisonRow] = []
+    for i, ga in enumerate(groups):
+        for gb in groups[i + 1:]:
+            sa, sb = ga.samples(per_repetition), gb.samples(per_repetition)
+            for op, size in sorted(set(sa) & set(sb)):
+                pc = _cmp.compare_two(sa[(op, size)], sb[(op, size)], alternative=alternative, confidence=confidence,
+                                      ratio_ci=ratio_ci, seed=seed)
+                rows.append(ComparisonRow(
+                    op, size, ga.name, gb.name, ga.launches(op, size), gb.launches(op, size), pc.median_a,
+                    pc.median_b, pc.ratio, pc.ratio_ci.low, pc.ratio_ci.high, pc.ratio_ci.method, pc.statistic,
+                    pc.p_value, math.nan, "", False))
+    adj = _hyp.holm(np.array([r.p_value for r in rows]))
+    rows = [replace(r, p_adjusted=float(p), stars=_hyp.stars(float(p)), significant=bool(p <= alpha))
+            for r, p in zip(rows, adj)]
+    omnibus = []
+    if len(groups) > 2:
+        for op, size in sorted(common_all):
+            res = _hyp.kruskal([g.samples(per_repetition)[(op, size)] for g in groups])
+            omnibus.append(OmnibusRow(op, size, tuple(g.name for g in groups), res.statistic, res.p_value, math.nan, ""))
+        oadj = _hyp.holm(np.array([o.p_value for o in omnibus]))
+        omnibus = [replace(o, p_adjusted=float(p), stars=_hyp.stars(float(p))) for o, p in zip(omnibus, oadj)]
+    warnings += _power_warnings(rows, alternative, alpha, per_repetition)
+    nan_rows = [r for r in rows if not math.isfinite(r.p_value)]
+    if nan_rows:
+        warnings.append(AnalysisWarning(
+            "untested-rows", f"{len(nan_rows)} row(s) could not be tested (a side without data)",
+            "check the launches of these (op, size)", ", ".join(f"{r.op}/{r.size}" for r in nan_rows[:5])))
+    for res in results:
+        warnings += res.warnings
+    test = "wilcoxon-rank-sum on " + ("repetitions pooled over launches" if per_repetition else "per-launch medians")
+    return ComparisonResult(tuple(g.name for g in groups), alternative, test, "holm", confidence, tuple(rows),
+                            tuple(omnibus), dedupe(warnings))
+
+
+
+def _power_warnings(rows: list[ComparisonRow], alternative: str, alpha: float,
+                    per_repetition: bool) -> list[AnalysisWarning]:
+    if per_repetition or not rows:
+        return []
+    worst = min(rows, key=lambda r: r.launches_a + r.launches_b)
+    p_min = _cmp.min_p_value(worst.launches_a, worst.launches_b, alternative)
+    if p_min * len(rows) <= alpha:
+        return []
+    return [AnalysisWarning(
+        "low-power", f"with {worst.launches_a} and {worst.launches_b} launches the smallest possible p-value is "
+        f"{p_min:.3g}; after Holm correction over {len(rows)} rows nothing can be significant at {alpha}",
+        "run more launches per alternative (10 or more)", f"{worst.op}/{worst.size}")]

@@ -1,0 +1,88 @@
+"""The warnings of ``analyze`` about what it found: too few launches, failed normality, invalid
+repetitions, long warm-ups, the launches' own warnings (machine load, sync residuals, …, from
+``mpimeter.io.launch``) and ranks that differ. Each says what to do next (STYLE.md, principle 8).
+"""
+
+from __future__ import annotations
+
+import math
+
+from mpimeter.analysis.loading import Campaign
+from mpimeter.analysis.results import LaunchSummary, RankTest, Row
+from mpimeter.io import launch as _io_launch
+from mpimeter.io.errors import AnalysisWarning
+
+
+def _fmt_ns(ns: float) -> str:
+    return f"{ns / 1000:.3g} µs"
+
+
+def row_warnings(campaign: Campaign, rows: list[Row], summaries: list[LaunchSummary],
+                 rank_tests: list[RankTest]) -> list[AnalysisWarning]:
+    w: list[AnalysisWarning] = []
+    for alt in campaign.alternatives:
+        n = max((r.launches for r in rows if r.alternative == alt), default=0)
+        if n == 1:
+            w.append(AnalysisWarning(
+                "one-launch", f"{alt}: one launch only — the between-launch variance is unknown, and the launch is a "
+                "factor (Hunold & Carpen-Amarie 2016 §4.2): these numbers may not repeat in the next mpirun",
+                "run the campaign with 10 or more launches (mpimeter run --launches 10)", alt))
+        elif 1 < n < 6:
+            w.append(AnalysisWarning(
+                "too-few-launches", f"{alt}: {n} launches — too few for a 95 % interval of the median (needs ≥ 6) "
+                "and for a comparison with any power", "run 10 or more launches", alt))
+    bad_norm = [r for r in rows if r.normal is False]
+    if bad_norm:
+        names = ", ".join(f"{r.alternative}/{r.op}/{r.size}" for r in bad_norm[:5])
+        w.append(AnalysisWarning(
+            "normality-failed", f"the per-launch means of {len(bad_norm)} row(s) fail Shapiro–Wilk (p ≤ 0.05): "
+            f"{names}{' …' if len(bad_norm) > 5 else ''}; their t intervals of the mean are not to be trusted",
+            "use the median and its interval for these rows", names))
+    many_invalid = [s for s in summaries if s.n_total and s.n_invalid / s.n_total > 0.05]
+    if many_invalid:
+        worst = max(many_invalid, key=lambda s: s.n_invalid / s.n_total)
+        w.append(AnalysisWarning(
+            "invalid-repetitions", f"{len(many_invalid)} launch test(s) have more than 5 % invalid repetitions "
+            f"(worst: {worst.alternative}/{worst.launch:03d} {worst.op} {worst.size}: {worst.n_invalid} of {worst.n_total})",
+            "use a larger window (--window-us) or a process sync that redoes late rounds (roundtime, harmonize)",
+            f"{worst.alternative}/{worst.launch:03d}"))
+    long_warm = [s for s in summaries if s.n_total and s.warmup_length > s.n_total / 10]
+    if long_warm:
+        worst = max(long_warm, key=lambda s: s.warmup_length / s.n_total)
+        w.append(AnalysisWarning(
+            "long-warmup", f"{len(long_warm)} launch test(s) have a warm-up longer than a tenth of their repetitions "
+            f"(worst: {worst.alternative}/{worst.launch:03d} {worst.op} {worst.size}: {worst.warmup_length} of "
+            f"{worst.n_total}, Roth 2021 §4.5)", "raise --warmup, or analyze with --drop-warmup",
+            f"{worst.alternative}/{worst.launch:03d}"))
+    min_median: dict[tuple[str, int], float] = {}
+    for s in summaries:
+        if s.n and s.clock != "local":
+            k = (s.alternative, s.launch)
+            min_median[k] = min(min_median.get(k, math.inf), s.median_ns)
+    per_launch: dict[str, list[tuple[str, AnalysisWarning]]] = {}
+    for li in campaign.launches:
+        name = f"{li.alternative}/{li.index:03d}"
+        for lw in _io_launch.launch_warnings(li.meta, li.folder, name, min_median.get((li.alternative, li.index))):
+            per_launch.setdefault(lw.code, []).append((name, lw))
+    for items in per_launch.values():  # one warning per code, naming the launches
+        first = items[0][1]
+        if len(items) == 1:
+            w.append(first)
+            continue
+        names = [n for n, _ in items]
+        w.append(AnalysisWarning(first.code, f"{len(items)} launches ({', '.join(names[:8])}{' …' if len(names) > 8 else ''})"
+                                 f" — e.g. {first.message}", first.hint, ", ".join(names)))
+    for t in rank_tests:
+        if t.differ and t.slowest_medians_ns and t.slowest_medians_ns[0] >= 1.1 * t.median_of_rank_medians_ns:
+            slow = ", ".join(f"{r} ({_fmt_ns(m)})" for r, m in zip(t.slowest_ranks, t.slowest_medians_ns))
+            w.append(AnalysisWarning(
+                "ranks-differ", f"{t.alternative} {t.op} {t.size}: ranks' local durations differ (Kruskal–Wallis, "
+                f"Holm-adjusted p = {t.p_adjusted:.2g}); slowest ranks {slow}, median rank {_fmt_ns(t.median_of_rank_medians_ns)}",
+                "some ranks finish later by design (e.g. the root of a reduce); otherwise check pinning and the "
+                "rank → host map in meta.json", f"{t.alternative}/{t.op}/{t.size}"))
+    return w
+
+
+def dedupe(warnings: list[AnalysisWarning]) -> tuple[AnalysisWarning, ...]:
+    """The warnings without repeats, each where it first appeared."""
+    return tuple(dict.fromkeys(warnings))

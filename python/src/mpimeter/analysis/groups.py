@@ -1,0 +1,69 @@
+"""What ``compare`` and ``gate`` both compare: groups (one alternative of one analysis result
+each) and their samples per (op, size) — per-launch medians, or repetitions pooled over
+launches with ``per_repetition`` — and the checks that the samples can answer the question.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from mpimeter.analysis.loading import AnalysisError
+from mpimeter.analysis.results import AnalysisResult, Row
+
+
+@dataclass(frozen=True)
+class Group:
+    """One alternative of one analysis result, under the name the comparison shows."""
+
+    name: str
+    result: AnalysisResult
+    alternative: str
+
+    def rows(self) -> dict[tuple[str, int], Row]:
+        return {(r.op, r.size): r for r in self.result.rows if r.alternative == self.alternative}
+
+    def samples(self, per_repetition: bool) -> dict[tuple[str, int], np.ndarray]:
+        if not per_repetition:
+            return {k: np.array([s.median_ns for s in r.per_launch if s.n > 0]) for k, r in self.rows().items()}
+        df = self.result.repetitions
+        df = df[(df["alternative"] == self.alternative) & df["kept"]]
+        return {(str(op), int(size)): g["run_time_ns"].to_numpy(dtype=float)
+                for (op, size), g in df.groupby(["op", "size"], sort=True)}
+
+    def launches(self, op: str, size: int) -> int:
+        r = self.rows().get((op, size))
+        return r.launches if r else 0
+
+
+def groups_of(results: Sequence[AnalysisResult]) -> list[Group]:
+    """Every alternative of every result, in order; a name seen before gets ``#<result number>``."""
+    out: list[Group] = []
+    names: set[str] = set()
+    for i, res in enumerate(results):
+        for alt in res.alternatives:
+            name = alt if alt not in names else f"{alt}#{i + 1}"
+            names.add(name)
+            out.append(Group(name, res, alt))
+    return out
+
+
+def check_launches(groups: list[Group], per_repetition: bool) -> None:
+    """Per-launch medians need at least 3 launches per group; raises :class:`AnalysisError` otherwise."""
+    if per_repetition:
+        return
+    for g in groups:
+        n = max((r.launches for r in g.rows().values()), default=0)
+        if n < 3:
+            raise AnalysisError(
+                f"{g.name} has {n} launch{'es' if n != 1 else ''}: comparing per-launch medians needs at least 3 "
+                "per side (better 10); use --per-repetition to compare repetitions, ignoring the launch effect")
+
+
+def keys_text(keys: set[tuple[str, int]]) -> str:
+    """Up to six (op, size) in words, for messages."""
+    items = [f"{op} {size}" for op, size in sorted(keys)]
+    return ", ".join(items[:6]) + (" …" if len(items) > 6 else "") if items else "nothing"
+

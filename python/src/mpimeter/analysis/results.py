@@ -1,0 +1,192 @@
+"""What :func:`mpimeter.analysis.analyze` returns: frozen records per launch and test, per row
+across launches and per rank test, and the result that holds them with its JSON form
+(``mpimeter analyze --format json``, docs/FORMAT.md)."""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+import pandas as pd
+
+from mpimeter import SCHEMA_VERSION
+from mpimeter.analysis.loading import Campaign, LaunchInfo
+from mpimeter.io import runtimes as _runtimes
+from mpimeter.io.errors import AnalysisWarning
+
+
+@dataclass(frozen=True)
+class AnalysisSettings:
+    outlier: str = "tukey"
+    tukey_k: float = 1.5
+    mpibench_a: float = 2.0
+    drop_warmup: bool = False
+    clock: str = "auto"
+    confidence: float = 0.95
+
+
+@dataclass(frozen=True)
+class LaunchSummary:
+    """One test (op, size) in one launch, after invalid repetitions, optional warm-up dropping
+    and the outlier filter (Algorithm 3, lines 4–6). Times in ns."""
+
+    alternative: str
+    launch: int
+    test: int
+    op: str
+    size: int
+    clock: str
+    n_total: int  # repetitions in raw.csv
+    n_invalid: int  # valid = 0
+    n_warmup_dropped: int  # only with drop_warmup
+    removed: int  # by the outlier filter
+    n: int  # used for the statistics below
+    median_ns: float
+    mean_ns: float
+    min_ns: float
+    max_ns: float
+    q1_ns: float
+    q3_ns: float
+    p90_ns: float
+    p95_ns: float
+    p99_ns: float
+    std_ns: float
+    cov: float
+    warmup_length: int  # Roth §4.5: repetitions 1 … w−1
+    n_first: int
+    n_warmup: int
+    n_outlier: int
+    n_good: int
+    bandwidth_Bps: float | None  # point-to-point only: harmonic mean of size/run time
+
+
+@dataclass(frozen=True)
+class Row:
+    """One (alternative, op, size) across launches (Hunold & Carpen-Amarie §4.2). Times in ns.
+
+    ``median_ns`` is the median of the per-launch medians, with Le Boudec's interval (None when
+    there are too few launches for the confidence level); ``mean_ns`` the mean of per-launch
+    means with a t interval, trusted only when ``normal`` (Shapiro–Wilk p > 0.05);
+    ``spread`` = max / min of per-launch medians; ``bandwidth_Bps`` the harmonic mean of the
+    per-launch rates (Hoefler & Belli rule 3) for point-to-point operations."""
+
+    alternative: str
+    op: str
+    size: int
+    launches: int
+    median_ns: float
+    median_ci_low_ns: float | None
+    median_ci_high_ns: float | None
+    confidence: float
+    mean_ns: float
+    mean_ci_low_ns: float | None
+    mean_ci_high_ns: float | None
+    normality_p: float | None
+    normal: bool | None
+    spread: float
+    outliers_removed: int
+    invalid: int
+    repetitions: int
+    warmup_max: int
+    clock: str
+    bandwidth_Bps: float | None
+    per_launch: tuple[LaunchSummary, ...] = field(repr=False)
+
+    def to_dict(self) -> dict[str, Any]:
+        d = {k: v for k, v in asdict(self).items() if k != "per_launch"}
+        d["per_launch_medians_ns"] = [s.median_ns for s in self.per_launch]
+        return d
+
+
+@dataclass(frozen=True)
+class RankTest:
+    """Kruskal–Wallis over ranks' local durations for one (alternative, op, size)
+    (Hoefler & Belli §4.2.1). ``slowest_ranks`` lists up to three ranks, slowest first, with
+    their median local durations in ``slowest_medians_ns``."""
+
+    alternative: str
+    op: str
+    size: int
+    ranks: int
+    statistic: float
+    p_value: float
+    p_adjusted: float
+    differ: bool
+    slowest_ranks: tuple[int, ...]
+    slowest_medians_ns: tuple[float, ...]
+    median_of_rank_medians_ns: float
+
+
+@dataclass(frozen=True)
+class AnalysisResult:
+    """Everything ``analyze`` found. ``repetitions`` has one row per repetition: alternative,
+    launch, test, op, size, rep, run_time_ns, valid, category (first|warmup|outlier|good),
+    kept (used in the statistics). ``clock_note`` says in words which clock was used."""
+
+    campaign: Campaign = field(repr=False)
+    settings: AnalysisSettings
+    rows: tuple[Row, ...]
+    repetitions: pd.DataFrame = field(repr=False)
+    rank_tests: tuple[RankTest, ...]
+    warnings: tuple[AnalysisWarning, ...]
+    clock_note: str
+
+    @property
+    def provenance(self) -> tuple[LaunchInfo, ...]:
+        return self.campaign.launches
+
+    @property
+    def alternatives(self) -> tuple[str, ...]:
+        return self.campaign.alternatives
+
+    @property
+    def launch_summaries(self) -> tuple[LaunchSummary, ...]:
+        return tuple(s for r in self.rows for s in r.per_launch)
+
+    def row(self, op: str, size: int, alternative: str | None = None) -> Row:
+        for r in self.rows:
+            if r.op == op and r.size == size and alternative in (None, r.alternative):
+                return r
+        raise KeyError((op, size, alternative))
+
+    def rank_durations(
+        self, *, alternative: str | None = None, op: str | None = None, size: int | None = None
+    ) -> pd.DataFrame:
+        """Local duration (end − start) per rank and repetition: alternative, launch, op, size,
+        rank, rep, duration_ns, valid. Computed on demand from the raw table."""
+        return _runtimes.rank_durations(self.campaign.raw, alternative=alternative, op=op, size=size)
+
+    def to_dict(self) -> dict[str, Any]:
+        """The JSON of ``mpimeter analyze --format json`` (docs/FORMAT.md)."""
+        return {
+            "schema_version": SCHEMA_VERSION,
+            "command": "analyze",
+            "campaign": str(self.campaign.path),
+            "alternatives": list(self.alternatives),
+            "settings": asdict(self.settings),
+            "clock": self.clock_note,
+            "rows": [r.to_dict() for r in self.rows],
+            "launch_summaries": [asdict(s) for s in self.launch_summaries],
+            "rank_tests": [asdict(t) for t in self.rank_tests],
+            "warnings": [w.to_dict() for w in self.warnings],
+            "provenance": [_provenance(li) for li in self.provenance],
+        }
+
+
+def _provenance(li: LaunchInfo) -> dict[str, Any]:
+    m = li.meta
+    mpi = m.get("mpi") or {}
+    return {
+        "alternative": li.alternative,
+        "launch": li.index,
+        "folder": str(li.folder),
+        "status": li.status,
+        "clock": li.clock,
+        "clock_reason": li.clock_reason,
+        "nprocs": m.get("nprocs"),
+        "mpi_library_version": (mpi.get("library_version") or "").splitlines()[0] if mpi.get("library_version") else None,
+        "tool": m.get("tool"),
+        "argv": m.get("argv"),
+        "wall_start": m.get("wall_start"),
+    }
+

@@ -1,0 +1,27 @@
+"""Campaigns: N launches of mpimeter-bench per alternative, interleaved, with timeouts, retries,
+resume and progress (Hunold & Carpen-Amarie 2016 §4.2, §5.1; SKaMPI §3.3).
+
+    plan        the seeded, interleaved order of launches and the alternatives
+    benchopts   the bench options passed on, their defaults and validation
+    launcher    launcher templates (local, srun, any with {np} and {cmd}) and the bench binaries
+    executor    running one launch (real: subprocess in its own session)
+    fake        a fake executor for tests (no MPI)
+    state       campaign.json, written atomically
+    runner      the campaign loop: failures, retries, Ctrl-C, resume, never overwriting
+    progress    rich bar on a terminal, plain lines otherwise
+    spec        user request -> validated campaign record
+    reproducibility   the outcome's reproducibility across trials (§5.3, Fig. 12)
+"""
+
+from mpimeter.campaign.executor import ExecResult, Executor, SubprocessExecutor
+from mpimeter.campaign.fake import FakeExecutor
+from mpimeter.campaign.plan import Alternative, PlanError, interleave
+from mpimeter.campaign.runner import CampaignRunner, RunOutcome
+from mpimeter.campaign.spec import CampaignRequest, prepare
+from mpimeter.campaign.state import CampaignFileError, CampaignState, load, save
+
+__all__ = [
+    "Alternative", "CampaignFileError", "CampaignRequest", "CampaignRunner", "CampaignState",
+    "ExecResult", "Executor", "FakeExecutor", "PlanError", "RunOutcome", "SubprocessExecutor",
+    "interleave", "load", "prepare", "save",
+]

@@ -1,0 +1,127 @@
+"""How one launch is started: the launcher template, the bench binary of each MPI library, the
+command line.
+
+A launcher is a template with `{np}` and `{cmd}`: `{cmd}` becomes the bench command (binary and
+arguments), `{np}` the number of ranks. Two names stand for templates: `local` (the right mpirun
+for the chosen MPI library, with the flags this machine needs) and `srun` (inside a Slurm
+allocation). The binary of library LIB is `<bench dir>/LIB/bin/mpimeter-bench`; the bench dir is
+`--bench-dir`, else $MPIMETER_BENCH_DIR, else `build/` of the repository this package lives in.
+"""
+
+from __future__ import annotations
+
+import os
+import shlex
+import shutil
+from pathlib import Path
+
+from mpimeter.campaign.plan import PlanError
+
+MPI_LIBRARIES = ("openmpi", "mpich")  # the libraries `make build` knows, in this order
+BENCH_RELATIVE = Path("bin") / "mpimeter-bench"
+BENCH_DIR_ENV = "MPIMETER_BENCH_DIR"
+
+
+def local_template(mpi: str, env_keys: list[str] | None = None, *, as_root: bool | None = None) -> str:
+    """`local`: mpirun of the library itself (never the `mpirun` alternatives link).
+    Open MPI needs --allow-run-as-root as root, and --oversubscribe for more ranks than cores;
+    its -x forwards a variant's variables to every rank (also on remote hosts)."""
+    if as_root is None:
+        as_root = os.geteuid() == 0
+    if mpi == "openmpi":
+        parts = ["mpirun.openmpi"]
+        if as_root:
+            parts.append("--allow-run-as-root")
+        parts.append("--oversubscribe")
+        for key in env_keys or []:
+            parts += ["-x", key]
+        return " ".join(parts + ["-np", "{np}", "{cmd}"])
+    if mpi == "mpich":
+        # Hydra forwards the whole environment by default.
+        return "mpiexec.mpich -np {np} {cmd}"
+    raise PlanError(f"--launcher local knows {', '.join(MPI_LIBRARIES)}, not {mpi!r}; "
+                    "give a template with {np} and {cmd} instead")
+
+
+def resolve_template(launcher: str, mpi: str, env_keys: list[str] | None = None) -> str:
+    if launcher == "local":
+        return local_template(mpi, env_keys)
+    if launcher == "srun":
+        return "srun -n {np} {cmd}"  # srun exports the whole environment by default
+    check_template(launcher)
+    return launcher
+
+
+def check_template(template: str) -> None:
+    try:
+        tokens = shlex.split(template)
+    except ValueError as exc:
+        raise PlanError(f"--launcher {template!r}: cannot split it: {exc}") from None
+    if not tokens:
+        raise PlanError("--launcher: empty template")
+    if "{cmd}" not in template or "{np}" not in template:
+        raise PlanError(f"--launcher {template!r}: a template needs both {{np}} and {{cmd}} "
+                        "(e.g. 'srun -n {np} {cmd}'), or use 'local' or 'srun'")
+    if "{cmd}" in tokens[0]:
+        raise PlanError(f"--launcher {template!r}: the template must start with a launcher program")
+
+
+def build_argv(template: str, np: int, bench_argv: list[str]) -> list[str]:
+    """The command of one launch. A `{cmd}` word expands to the bench argv word by word; inside
+    a longer word (`sh -c "{cmd}"`) it becomes the shell-quoted command line."""
+    argv: list[str] = []
+    for token in shlex.split(template):
+        if token == "{cmd}":
+            argv.extend(bench_argv)
+            continue
+        token = token.replace("{cmd}", shlex.join(bench_argv))
+        argv.append(token.replace("{np}", str(np)))
+    return argv
+
+
+def check_launcher_program(template: str) -> None:
+    program = shlex.split(template)[0]
+    if shutil.which(program) is None:
+        raise PlanError(f"launcher program {program!r} (from {template!r}) is not on PATH")
+
+
+def repo_root() -> Path | None:
+    """The repository holding this package (python/src/mpimeter/...), or None if installed
+    elsewhere."""
+    here = Path(__file__).resolve()
+    for parent in here.parents:
+        if (parent / "CMakeLists.txt").is_file() and (parent / "python").is_dir():
+            return parent
+    return None
+
+
+def default_bench_dir() -> Path:
+    env = os.environ.get(BENCH_DIR_ENV)
+    if env:
+        return Path(env)
+    root = repo_root()
+    return (root / "build") if root else Path("build")
+
+
+def bench_binary(bench_dir: Path, mpi: str) -> Path:
+    return Path(bench_dir) / mpi / BENCH_RELATIVE
+
+
+def found_libraries(bench_dir: Path) -> list[str]:
+    """Every MPI library that has a built binary and whose mpirun is installed."""
+    found = []
+    for mpi in MPI_LIBRARIES:
+        binary = bench_binary(bench_dir, mpi)
+        if binary.is_file() and os.access(binary, os.X_OK):
+            program = shlex.split(local_template(mpi))[0]
+            if shutil.which(program):
+                found.append(mpi)
+    return found
+
+
+def check_binary(bench_dir: Path, mpi: str) -> Path:
+    binary = bench_binary(bench_dir, mpi)
+    if not (binary.is_file() and os.access(binary, os.X_OK)):
+        raise PlanError(f"--mpi {mpi}: no mpimeter-bench at {binary} (build it with `make build`, "
+                        f"or point --bench-dir / ${BENCH_DIR_ENV} to the folder holding {mpi}/bin/)")
+    return binary.resolve()

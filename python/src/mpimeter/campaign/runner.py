@@ -1,0 +1,225 @@
+"""Running a campaign: every launch in the planned order, failures retried at the end, Ctrl-C
+stopping cleanly, and `--resume` continuing where a campaign stopped.
+
+Rules (SKaMPI §3.3 - a crash must not lose what was measured, and a restart redoes only what is
+missing - applied to whole launches):
+- a launch that exits non-zero, hangs past the time limit or is killed is recorded (exit code,
+  reason, stderr tail), never stops the campaign, and is retried once after all other launches;
+- a Ctrl-C (KeyboardInterrupt) stops the running launch, marks it `incomplete` and leaves a
+  consistent campaign.json; `--resume` skips complete launches and redoes all others;
+- a launch folder is never overwritten: before a launch is redone, the folder of its previous
+  attempt is renamed aside to `<alternative>/attempts/NNN.K` (K = that attempt's number), so that
+  `launches/` holds exactly one folder per launch - the latest attempt - and nothing is lost;
+- the first launch of an alternative refused as bad input (exit 2, nothing written, as
+  mpimeter-bench does for bad options) stops the campaign: all the others would be refused too.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+from mpimeter.campaign import state as st
+from mpimeter.campaign.executor import Executor, ExecResult, tail
+from mpimeter.campaign.launcher import build_argv
+from mpimeter.campaign.plan import Alternative, PlannedLaunch
+from mpimeter.campaign.progress import NullProgress, ProgressSink
+
+BAD_INPUT_EXIT = 2
+
+
+@dataclass(frozen=True)
+class RunOutcome:
+    status: str  # complete | failed | interrupted | refused
+    message: str = ""
+
+
+def alternative_prefix(alternatives: list[Alternative], name: str) -> str:
+    """Folder of an alternative inside the campaign (docs/FORMAT.md): a campaign of one
+    alternative keeps `launches/` at its top; several alternatives get one sub-campaign each."""
+    return "" if len(alternatives) == 1 else f"{name}/"
+
+
+def launch_folder(alternatives: list[Alternative], name: str, index: int) -> str:
+    return f"{alternative_prefix(alternatives, name)}launches/{index:03d}"
+
+
+def new_state(*, command: str, bench_args: list[str], launcher: str, np: int, launches: int,
+              seed: int, alternatives: list[Alternative], templates: dict[str, str],
+              binaries: dict[str, str], timeout_s: float, order: list[PlannedLaunch],
+              notes: list[str] | None = None) -> st.CampaignState:
+    records = [st.LaunchRecord(alternative=p.alternative, index=p.index, seed=p.seed,
+                               folder=launch_folder(alternatives, p.alternative, p.index))
+               for p in order]
+    now = st.now_utc()
+    return st.CampaignState(command=command, bench_args=list(bench_args), launcher=launcher,
+                            np=np, launches_per_alternative=launches, seed=seed,
+                            alternatives=list(alternatives), launch_templates=dict(templates),
+                            bench_binaries=dict(binaries), launch_timeout_s=timeout_s,
+                            launches=records, created=now, updated=now, notes=list(notes or []))
+
+
+class CampaignRunner:
+    def __init__(self, state: st.CampaignState, campaign_dir: Path, executor: Executor, *,
+                 progress: ProgressSink | None = None, retries: int = 1,
+                 base_env: dict[str, str] | None = None, argv: list[str] | None = None,
+                 resumed: bool = False):
+        self.state = state
+        self.dir = Path(campaign_dir)
+        self.executor = executor
+        self.progress = progress or NullProgress()
+        self.retries = retries
+        self.base_env = dict(os.environ if base_env is None else base_env)
+        self.session = st.session_record(argv or [], resumed)
+        self._completed_in: set[str] = {r.alternative for r in state.launches
+                                        if r.status == "complete"}
+
+    # --- the campaign ------------------------------------------------------------------------
+
+    def run(self) -> RunOutcome:
+        state = self.state
+        self.dir.mkdir(parents=True, exist_ok=True)
+        state.sessions.append(self.session)
+        state.status = "running"
+        st.save(state, self.dir)
+        todo = [rec for rec in state.launches if rec.status != "complete"]
+        counts = state.counts()
+        self.progress.start(total=len(state.launches), done=counts["complete"],
+                            todo=len(todo))
+        try:
+            for rec in todo:
+                self._attempt(rec)
+            for _ in range(self.retries):
+                for rec in [r for r in todo if r.status == "failed"]:
+                    self._attempt(rec)
+        except KeyboardInterrupt:
+            outcome = RunOutcome("interrupted", "interrupted; the running launch was stopped "
+                                 "and marked incomplete")
+        except _Refused as refused:
+            outcome = RunOutcome("refused", refused.message)
+        else:
+            failed = sum(r.status != "complete" for r in state.launches)
+            outcome = (RunOutcome("complete") if not failed else
+                       RunOutcome("failed", f"{failed} launch(es) did not complete"))
+        finally:
+            self.progress.close()
+        state.status = outcome.status
+        self.session["ended"] = st.now_utc()
+        self.session["outcome"] = outcome.status
+        st.save(state, self.dir)
+        return outcome
+
+    # --- one attempt -------------------------------------------------------------------------
+
+    def _attempt(self, rec: st.LaunchRecord) -> None:
+        state = self.state
+        alt = state.alternative(rec.alternative)
+        self._retire_previous(rec)
+        folder = self.dir / rec.folder
+        folder.parent.mkdir(parents=True, exist_ok=True)
+        rec.attempts += 1
+        rec.retries = rec.attempts - 1
+        logs = self.dir / alternative_prefix(state.alternatives, alt.name) / "logs"
+        stem = f"{rec.index:03d}.{rec.attempts}"
+        stdout_path, stderr_path = logs / f"{stem}.stdout", logs / f"{stem}.stderr"
+        bench_argv = [state.bench_binaries[alt.name], *state.bench_args,
+                      "--seed", str(rec.seed), "--out", str(folder)]
+        rec.argv = build_argv(state.launch_templates[alt.name], state.np, bench_argv)
+        rec.status, rec.reason = "incomplete", "started, not finished"
+        rec.exit_code = rec.duration_s = rec.ended = None
+        rec.stderr_tail = ""
+        rec.started = st.now_utc()
+        rec.stdout_log = str(stdout_path.relative_to(self.dir))
+        rec.stderr_log = str(stderr_path.relative_to(self.dir))
+        st.save(state, self.dir)  # a runner killed now leaves this launch `incomplete`
+        self.progress.launch_started(rec)
+        env = {**self.base_env, **alt.env}
+        started = time.monotonic()
+        try:
+            result = self.executor.run(rec.argv, env=env, timeout_s=state.launch_timeout_s,
+                                       stdout_path=stdout_path, stderr_path=stderr_path)
+        except KeyboardInterrupt:
+            self._finish(rec, "incomplete", "interrupted (Ctrl-C or SIGTERM)", None,
+                         time.monotonic() - started, tail(stderr_path))
+            raise
+        status, reason = classify(result, folder, state.launch_timeout_s)
+        self._finish(rec, status, reason, result.exit_code, result.duration_s, result.stderr_tail)
+        if status == "complete":
+            self._completed_in.add(alt.name)
+        elif (result.exit_code == BAD_INPUT_EXIT and not folder.exists()
+              and alt.name not in self._completed_in):
+            rec.reason = "mpimeter-bench refused its options (exit 2, nothing written)"
+            st.save(state, self.dir)
+            raise _Refused(f"mpimeter-bench ({alt.name}) refused the options:\n"
+                           f"{bench_message(result.stderr_tail)}")
+
+    def _finish(self, rec: st.LaunchRecord, status: str, reason: str, exit_code: int | None,
+                duration_s: float, stderr_tail: str) -> None:
+        rec.status, rec.reason, rec.exit_code = status, reason, exit_code
+        rec.duration_s = round(duration_s, 3)
+        rec.stderr_tail = stderr_tail
+        rec.ended = st.now_utc()
+        self.state.history.append({"alternative": rec.alternative, "index": rec.index,
+                                   "attempt": rec.attempts, "status": status, "reason": reason,
+                                   "exit_code": exit_code, "started": rec.started,
+                                   "duration_s": rec.duration_s})
+        st.save(self.state, self.dir)
+        self.progress.launch_finished(rec)
+
+    def _retire_previous(self, rec: st.LaunchRecord) -> None:
+        """Moves the previous attempt's folder aside and keeps its record."""
+        if rec.attempts == 0:
+            return
+        folder = self.dir / rec.folder
+        moved_to = None
+        if folder.exists():
+            prefix = alternative_prefix(self.state.alternatives, rec.alternative)
+            dest = self.dir / prefix / "attempts" / f"{rec.index:03d}.{rec.attempts}"
+            suffix = 0
+            while dest.exists():  # never overwrite, even a folder left by hand
+                suffix += 1
+                dest = dest.with_name(f"{rec.index:03d}.{rec.attempts}-{suffix}")
+            dest.parent.mkdir(parents=True, exist_ok=True)
+            os.rename(folder, dest)
+            moved_to = str(dest.relative_to(self.dir))
+        rec.previous_attempts.append(st.Attempt(
+            attempt=rec.attempts, status=rec.status, reason=rec.reason, exit_code=rec.exit_code,
+            duration_s=rec.duration_s, started=rec.started, folder=moved_to,
+            stderr_tail=rec.stderr_tail))
+
+
+def bench_message(stderr_tail: str) -> str:
+    """The bench's own lines of an error tail (without the launcher's banners), once each."""
+    own = [line for line in stderr_tail.splitlines() if line.startswith("mpimeter-bench")]
+    return "\n".join(dict.fromkeys(own)) or stderr_tail.strip() or "(no message on stderr)"
+
+
+class _Refused(Exception):
+    def __init__(self, message: str):
+        super().__init__(message)
+        self.message = message
+
+
+def classify(result: ExecResult, folder: Path, timeout_s: float) -> tuple[str, str]:
+    """complete | failed, and why. Complete needs exit code 0 *and* a launch folder whose
+    meta.json says complete: an mpirun that exits 0 without results is not a launch."""
+    if result.timed_out:
+        return "failed", f"timed out after {timeout_s:g} s (terminated)"
+    if result.exit_code is None or result.exit_code != 0:
+        if result.signal_name:
+            return "failed", f"killed by {result.signal_name}"
+        return "failed", f"exit code {result.exit_code}"
+    meta_path = folder / "meta.json"
+    try:
+        meta = json.loads(meta_path.read_text())
+    except FileNotFoundError:
+        return "failed", "exit code 0 but no meta.json in the launch folder"
+    except (OSError, json.JSONDecodeError) as exc:
+        return "failed", f"exit code 0 but meta.json is unreadable ({exc})"
+    status = meta.get("status") if isinstance(meta, dict) else None
+    if status != "complete":
+        return "failed", f"exit code 0 but meta.json says status {status!r}"
+    return "complete", ""

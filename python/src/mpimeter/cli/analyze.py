@@ -1,0 +1,234 @@
+"""`mpimeter analyze`: one row per (op, size) — every estimate followed by its interval.
+
+Also holds what `compare` and `gate` share with it: the analysis options, the error handling
+(exit 2 with a message naming the file), and the table / csv / json writers.
+"""
+
+from __future__ import annotations
+
+import csv
+import dataclasses
+import io
+import json
+import math
+import shutil
+import sys
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import click
+from rich.console import Console
+from rich.table import Table
+from rich.text import Text
+
+from mpimeter import analysis
+
+EXIT_OK, EXIT_REGRESSION, EXIT_BAD_INPUT = 0, 1, 2
+
+
+# --------------------------------------------------------------------------------------------
+# shared by analyze, compare, gate
+
+
+def analysis_options(f: Callable) -> Callable:
+    """The options that choose how each campaign is analyzed."""
+    opts = [
+        click.option("--outlier", type=click.Choice(analysis.OUTLIERS), default="tukey",
+                     show_default=True, help="Outlier filter per launch and test."),
+        click.option("--tukey-k", type=float, default=1.5, show_default=True, help="Tukey fence factor k."),
+        click.option("--mpibench-a", type=float, default=2.0, show_default=True,
+                     help="mpibench filter: drop run times > a·p99."),
+        click.option("--drop-warmup", is_flag=True, help="Drop the first and warm-up repetitions (Roth §4.5)."),
+        click.option("--clock", type=click.Choice(analysis.CLOCKS), default="auto",
+                     show_default=True,
+                     help="Run time per repetition: auto follows each launch (re-synced global clock when it "
+                          "had re-syncs, else the online global clock when it used one, else local)."),
+        click.option("--confidence", type=click.FloatRange(0.5, 0.999), default=0.95, show_default=True,
+                     help="Confidence level of the intervals."),
+        click.option("--no-cache", is_flag=True, help="Do not read or write raw.parquet / campaign.duckdb."),
+        click.option("--format", "fmt", type=click.Choice(["table", "json", "csv"]), default="table",
+                     show_default=True, help="Output format."),
+    ]
+    for o in reversed(opts):
+        f = o(f)
+    return f
+
+
+def _settings(kw: dict[str, Any]) -> dict[str, Any]:
+    """The keyword arguments of `analysis.analyze` from the parsed `analysis_options`: one per
+    field of `analysis.AnalysisSettings` (the options carry the same names)."""
+    return {f.name: kw[f.name] for f in dataclasses.fields(analysis.AnalysisSettings)}
+
+
+def run_analysis(paths: Sequence[str], kw: dict[str, Any]) -> list[analysis.AnalysisResult]:
+    """Loads each path as one campaign and analyzes it with the shared options."""
+    cache = not kw["no_cache"]
+    return [analysis.analyze(analysis.load_campaign(p, cache=cache, store=cache), **_settings(kw)) for p in paths]
+
+
+def analyze_together(paths: Sequence[str], kw: dict[str, Any]) -> analysis.AnalysisResult:
+    """Loads the paths as one campaign whose alternatives are theirs, and analyzes it with the
+    shared options."""
+    cache = not kw["no_cache"]
+    return analysis.analyze(analysis.load_campaigns(list(paths), cache=cache, store=cache), **_settings(kw))
+
+
+def fail(command: str, message: str) -> None:
+    click.echo(f"mpimeter {command}: error: {message}", err=True)
+    sys.exit(EXIT_BAD_INPUT)
+
+
+def guarded(command: str, body: Callable[[], int]) -> None:
+    """Runs ``body``; bad input and unanswerable questions exit 2 with one clear message."""
+    try:
+        code = body()
+    except (analysis.InputError, analysis.AnalysisError) as exc:
+        fail(command, str(exc))
+    else:
+        sys.exit(code)
+
+
+def clean(obj: Any) -> Any:
+    """JSON-safe: NaN and infinities become null, tuples lists, paths strings."""
+    if isinstance(obj, float):
+        return obj if math.isfinite(obj) else None
+    if isinstance(obj, dict):
+        return {str(k): clean(v) for k, v in obj.items()}
+    if isinstance(obj, (list, tuple)):
+        return [clean(v) for v in obj]
+    if obj is None or isinstance(obj, (str, int, bool)):
+        return obj
+    return str(obj)
+
+
+def write_json(obj: dict) -> None:
+    click.echo(json.dumps(clean(obj), indent=2, allow_nan=False))
+
+
+def write_csv(rows: list[dict]) -> None:
+    if not rows:
+        return
+    buf = io.StringIO()
+    keys = list(rows[0])
+    w = csv.DictWriter(buf, fieldnames=keys, lineterminator="\n")
+    w.writeheader()
+    for r in rows:
+        w.writerow({k: ";".join(str(x) for x in v) if isinstance(v, (list, tuple)) else
+                    ("" if isinstance(v, float) and not math.isfinite(v) else ("" if v is None else v))
+                    for k, v in clean(r).items()})
+    click.echo(buf.getvalue(), nl=False)
+
+
+def console() -> Console:
+    width = None if sys.stdout.isatty() else max(shutil.get_terminal_size((160, 40)).columns, 160)
+    return Console(width=width, highlight=False, markup=False)
+
+
+def fmt_time(ns: float | None) -> str:
+    if ns is None or not math.isfinite(ns):
+        return "–"
+    for unit, scale in (("s", 1e9), ("ms", 1e6), ("µs", 1e3)):
+        if abs(ns) >= scale:
+            return f"{ns / scale:.4g} {unit}"
+    return f"{ns:.4g} ns"
+
+
+def fmt_est(est: float | None, low: float | None, high: float | None, f: Callable = fmt_time) -> str:
+    if low is None or high is None:
+        return f"{f(est)} [no interval]"
+    return f"{f(est)} [{f(low)}, {f(high)}]"
+
+
+def fmt_ratio(x: float | None) -> str:
+    return "–" if x is None or not math.isfinite(x) else f"{x:.4f}"
+
+
+def fmt_p(p: float | None) -> str:
+    return "–" if p is None or not math.isfinite(p) else (f"{p:.2g}" if p >= 1e-4 else f"{p:.1e}")
+
+
+def print_warnings(con: Console, warnings: Sequence[analysis.AnalysisWarning]) -> None:
+    for w in warnings:
+        con.print(Text.assemble(("warning", "yellow"), f" [{w.code}] {w.message}"))
+        con.print(f"    → {w.hint}" + (f" ({w.where})" if w.where else ""))
+
+
+# --------------------------------------------------------------------------------------------
+# analyze
+
+
+def _bandwidth(bps: float | None) -> str:
+    if bps is None or not math.isfinite(bps):
+        return "–"
+    for unit, scale in (("GB/s", 1e9), ("MB/s", 1e6), ("kB/s", 1e3)):
+        if bps >= scale:
+            return f"{bps / scale:.4g} {unit}"
+    return f"{bps:.4g} B/s"
+
+
+def print_analysis(res: analysis.AnalysisResult, *, per_launch: bool, title: str | None = None) -> None:
+    con = console()
+    several = len(res.alternatives) > 1
+    pct = f"{100 * res.settings.confidence:g} %"
+    t = Table(title=f"mpimeter analyze {title or res.campaign.path}", title_justify="left")
+    if several:
+        t.add_column("alternative")
+    for name, just in (("op", "left"), ("size", "right"), ("launches", "right"),
+                       (f"median [{pct} CI]", "right"), (f"mean [{pct} CI]", "right"), ("spread", "right"),
+                       ("removed", "right"), ("invalid", "right"), ("warm-up", "right")):
+        t.add_column(name, justify=just)
+    has_bw = any(r.bandwidth_Bps is not None for r in res.rows)
+    if has_bw:
+        t.add_column("bandwidth (harmonic)", justify="right")
+    for r in res.rows:
+        mean = fmt_est(r.mean_ns, r.mean_ci_low_ns, r.mean_ci_high_ns)
+        if r.normal is False:
+            mean += " †"
+        cells = [r.op, str(r.size), str(r.launches), fmt_est(r.median_ns, r.median_ci_low_ns, r.median_ci_high_ns),
+                 mean, f"{r.spread:.3f}" if math.isfinite(r.spread) else "–",
+                 f"{r.outliers_removed}/{r.repetitions}", str(r.invalid), str(r.warmup_max)]
+        if has_bw:
+            cells.append(_bandwidth(r.bandwidth_Bps))
+        t.add_row(*([r.alternative] if several else []), *cells)
+    con.print(t)
+    con.print(f"clock: {res.clock_note}")
+    con.print(f"outlier filter: {res.settings.outlier}; median interval: Le Boudec order statistics over "
+              f"per-launch medians; mean: t interval over per-launch means († = Shapiro–Wilk rejects normality); "
+              f"spread = max/min of per-launch medians" + ("; warm-up dropped" if res.settings.drop_warmup else ""))
+    if per_launch:
+        lt = Table(title="per launch", title_justify="left")
+        for name in ("alternative", "launch", "op", "size", "clock", "n", "removed", "invalid", "median", "mean",
+                     "p99", "CoV", "warm-up"):
+            lt.add_column(name, justify="left" if name in ("alternative", "op", "clock") else "right")
+        for s in res.launch_summaries:
+            lt.add_row(s.alternative, f"{s.launch:03d}", s.op, str(s.size), s.clock, str(s.n), str(s.removed),
+                       str(s.n_invalid), fmt_time(s.median_ns), fmt_time(s.mean_ns), fmt_time(s.p99_ns),
+                       f"{s.cov:.3f}" if math.isfinite(s.cov) else "–", str(s.warmup_length))
+        con.print(lt)
+    print_warnings(con, res.warnings)
+
+
+@click.command("analyze")
+@click.argument("paths", nargs=-1, required=True, type=click.Path())
+@analysis_options
+@click.option("--per-launch", is_flag=True, help="Also show the summary of every launch (table format).")
+def command(paths: tuple[str, ...], fmt: str, per_launch: bool, **kw: Any) -> None:
+    """Statistics of a campaign (or launch) folder: one row per (op, size) and alternative.
+
+    Per launch: invalid repetitions dropped, outliers filtered, median and mean; across
+    launches (the unit of replication): the median of per-launch medians with its confidence
+    interval, the mean with a t interval, and the launch-to-launch spread. Several PATHS are
+    analyzed together as alternatives. Exit 2 on bad input.
+    """
+
+    def body() -> int:
+        res = analyze_together(paths, kw)
+        if fmt == "json":
+            write_json(dict(res.to_dict(), paths=list(paths)))
+        elif fmt == "csv":
+            write_csv([r.to_dict() for r in res.rows])
+        else:
+            print_analysis(res, per_launch=per_launch, title=" ".join(paths))
+        return EXIT_OK
+
+    guarded("analyze", body)

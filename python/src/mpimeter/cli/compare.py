@@ -1,0 +1,81 @@
+"""`mpimeter compare`: Wilcoxon rank-sum on per-launch medians, Holm-corrected, with stars and
+the ratio of medians with its interval (Hunold & Carpen-Amarie 2016 §5.2)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import click
+from rich.table import Table
+
+from mpimeter import analysis
+from mpimeter.cli.analyze import (EXIT_OK, analysis_options, analyze_together, console, fmt_est, fmt_p, fmt_ratio,
+                                  fmt_time, guarded, print_warnings, write_csv, write_json)
+
+_READING = {
+    "two-sided": "the two differ",
+    "less": "{a} is faster than {b}",
+    "greater": "{a} is slower than {b}",
+}
+
+
+def print_comparison(res: analysis.ComparisonResult) -> None:
+    con = console()
+    pct = f"{100 * res.confidence:g} %"
+    t = Table(title=f"mpimeter compare {' vs '.join(res.groups)}", title_justify="left")
+    for name in ("a", "b", "op", "size", "launches", "median a", "median b", f"ratio b/a [{pct} CI]",
+                 "p", "p (Holm)", ""):
+        t.add_column(name, justify="left" if name in ("a", "b", "op", "") else "right")
+    for r in res.rows:
+        t.add_row(r.a, r.b, r.op, str(r.size), f"{r.launches_a}/{r.launches_b}", fmt_time(r.median_a_ns),
+                  fmt_time(r.median_b_ns), fmt_est(r.ratio, r.ratio_ci_low, r.ratio_ci_high, fmt_ratio),
+                  fmt_p(r.p_value), fmt_p(r.p_adjusted), r.stars)
+    con.print(t)
+    if res.omnibus:
+        o = Table(title="Kruskal–Wallis over all groups", title_justify="left")
+        for name in ("op", "size", "H", "p", "p (Holm)", ""):
+            o.add_column(name, justify="left" if name in ("op", "") else "right")
+        for r in res.omnibus:
+            o.add_row(r.op, str(r.size), f"{r.statistic:.3g}", fmt_p(r.p_value), fmt_p(r.p_adjusted), r.stars)
+        con.print(o)
+    a, b = (res.groups[0], res.groups[1]) if len(res.groups) == 2 else ("a", "b")
+    con.print(f"test: {res.test}, alternative hypothesis: {res.alternative} "
+              f"({_READING[res.alternative].format(a=a, b=b)}); correction: {res.correction} over "
+              f"{len(res.rows)} rows; stars on the corrected p: * ≤ .05, ** ≤ .01, *** ≤ .001; "
+              f"ratio interval: {res.rows[0].ratio_ci_method if res.rows else '–'}")
+    print_warnings(con, res.warnings)
+
+
+@click.command("compare")
+@click.argument("paths", nargs=-1, required=True, type=click.Path())
+@analysis_options
+@click.option("--alternative", type=click.Choice(analysis.ALTERNATIVES), default="two-sided",
+              show_default=True, help="Hypothesis about the first against the second (less: first is faster).")
+@click.option("--per-repetition", is_flag=True,
+              help="Compare repetitions pooled over launches (allows < 3 launches; ignores the launch effect).")
+@click.option("--ratio-ci", type=click.Choice(analysis.RATIO_CIS), default="hodges-lehmann",
+              show_default=True, help="Interval of the ratio of medians.")
+@click.option("--alpha", type=click.FloatRange(0.0001, 0.5), default=0.05, show_default=True,
+              help="Significance level after correction.")
+def command(paths: tuple[str, ...], fmt: str, alternative: str, per_repetition: bool, ratio_ci: str,
+            alpha: float, **kw: Any) -> None:
+    """Compare campaigns: PATHS are two or more campaign folders, or one folder of alternatives.
+
+    For each (op, size) in both: the Wilcoxon rank-sum test on per-launch medians, p-values
+    Holm-corrected across all rows, stars, and the ratio of medians (b / a) with its interval.
+    More than two groups: Kruskal–Wallis per row, then every pair. Needs ≥ 3 launches per side
+    unless --per-repetition. Exit 2 on bad input.
+    """
+
+    def body() -> int:
+        cmp = analysis.compare(analyze_together(paths, kw), alternative=alternative, per_repetition=per_repetition,
+                               confidence=kw["confidence"], ratio_ci=ratio_ci, alpha=alpha)
+        if fmt == "json":
+            write_json(dict(cmp.to_dict(), paths=list(paths)))
+        elif fmt == "csv":
+            write_csv([r.to_dict() for r in cmp.rows])
+        else:
+            print_comparison(cmp)
+        return EXIT_OK
+
+    guarded("compare", body)

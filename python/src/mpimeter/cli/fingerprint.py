@@ -1,0 +1,68 @@
+"""`mpimeter fingerprint`: the MPI-MiBFi of one test (an operation at a size), one figure."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+from mpimeter import analysis
+from mpimeter.cli.analyze import EXIT_OK, fail, guarded
+
+FORMATS = (".png", ".svg", ".pdf")
+
+
+@click.command("fingerprint")
+@click.argument("path", type=click.Path(exists=True, file_okay=False))
+@click.option("--op", required=True, help="The operation, as in mpimeter-bench --list-ops.")
+@click.option("--size", required=True, type=click.IntRange(min=0),
+              help="The message size in bytes (for delay: the duration in ns).")
+@click.option("-a", "--alt", "alternative", default=None,
+              help="The alternative, when the campaign has several.")
+@click.option("-o", "--output", type=click.Path(dir_okay=False, writable=True), default="fingerprint.png",
+              show_default=True, help="The figure to write: .png, .svg or .pdf.")
+@click.option("--outlier", type=click.Choice(["tukey", "none", "mpibench", "trim25"]), default="tukey",
+              show_default=True, help="Outlier filter per launch and test.")
+@click.option("--tukey-k", type=float, default=1.5, show_default=True, help="Tukey fence factor k.")
+@click.option("--mpibench-a", type=float, default=2.0, show_default=True,
+              help="mpibench filter: drop run times > a·p99.")
+@click.option("--drop-warmup", is_flag=True, help="Drop the first and warm-up repetitions (Roth §4.5).")
+@click.option("--clock", type=click.Choice(["auto", "global", "online", "local"]), default="auto",
+              show_default=True, help="Which clock forms the run time of a repetition.")
+@click.option("--confidence", type=click.FloatRange(0.5, 0.999), default=0.95, show_default=True,
+              help="Confidence level of the interval of the median.")
+@click.option("--max-points", type=click.IntRange(100, 10**7), default=4000, show_default=True,
+              help="At most this many points per per-repetition scatter (display only).")
+@click.option("--dpi", type=click.IntRange(50, 600), default=110, show_default=True,
+              help="Resolution of a .png.")
+@click.option("--no-cache", is_flag=True, help="Do not read or write raw.parquet / campaign.duckdb.")
+def command(path, op, size, alternative, output, outlier, tukey_k, mpibench_a, drop_warmup, clock,
+            confidence, max_points, dpi, no_cache) -> None:
+    """Draw the fingerprint (MPI-MiBFi, Roth 2021 §4.7) of one test across a campaign.
+
+    \b
+      mpimeter fingerprint results/ar --op allreduce --size 1024 -o fp.png
+    """
+    output = Path(output)
+    if output.suffix.lower() not in FORMATS:
+        fail("fingerprint", f"{output}: unknown figure format {output.suffix or '(none)'!r}; "
+                            "use .png, .svg or .pdf")
+    if not output.resolve().parent.is_dir():
+        fail("fingerprint", f"{output}: the folder {output.resolve().parent} does not exist")
+    from mpimeter.report.figures import save_figure
+    from mpimeter.report.fingerprint import fingerprint_figure
+
+    def body() -> int:
+        cache = not no_cache
+        campaign = analysis.load_campaign(path, cache=cache, store=cache)
+        result = analysis.analyze(campaign, outlier=outlier, tukey_k=tukey_k, mpibench_a=mpibench_a,
+                                  drop_warmup=drop_warmup, clock=clock, confidence=confidence)
+        try:
+            fig = fingerprint_figure(result, op, size, alternative, max_points=max_points)
+        except ValueError as exc:
+            raise analysis.AnalysisError(f"{path}: {exc}") from None
+        save_figure(fig, output, dpi=dpi)
+        click.echo(f"wrote {output}")
+        return EXIT_OK
+
+    guarded("fingerprint", body)

@@ -1,0 +1,73 @@
+"""`mpimeter gate`: for CI of MPI libraries — exit 1 when some (op, size) of the candidate is
+significantly slower than the baseline by more than a threshold, 0 otherwise, 2 on bad input."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import click
+from rich.table import Table
+from rich.text import Text
+
+from mpimeter import analysis
+from mpimeter.cli.analyze import (EXIT_OK, EXIT_REGRESSION, analysis_options, console, fmt_est, fmt_p, fmt_ratio,
+                                  fmt_time, guarded, print_warnings, run_analysis, write_csv, write_json)
+
+
+def parse_fraction(text: str) -> float:
+    """'5%' → 0.05, '0.05' → 0.05."""
+    t = text.strip()
+    try:
+        value = float(t[:-1]) / 100 if t.endswith("%") else float(t)
+    except ValueError:
+        raise click.BadParameter(f"{text!r} is not a fraction (0.05) or a percentage (5%)") from None
+    if not 0 <= value < 10:
+        raise click.BadParameter(f"{text!r} is out of range")
+    return value
+
+
+def print_gate(res: analysis.GateResult, baseline: str, candidate: str) -> None:
+    con = console()
+    rows = res.rows
+    title = "regressions" if not res.passed else "no regression"
+    t = Table(title=f"mpimeter gate {baseline} → {candidate}: {title} (max slowdown {100 * res.max_slowdown:g} %)",
+              title_justify="left")
+    for name in ("op", "size", "baseline", "candidate", "ratio [CI]", "p", "p (Holm)", "", "regression"):
+        t.add_column(name, justify="left" if name in ("op", "", "regression") else "right")
+    for r in sorted(rows, key=lambda r: (not r.regression, r.op, r.size)):
+        t.add_row(r.op, str(r.size), fmt_time(r.median_baseline_ns), fmt_time(r.median_candidate_ns),
+                  fmt_est(r.ratio, r.ratio_ci_low, r.ratio_ci_high, fmt_ratio), fmt_p(r.p_value),
+                  fmt_p(r.p_adjusted), r.stars, Text("REGRESSION", style="red") if r.regression else "")
+    con.print(t)
+    con.print(f"test: one-sided Wilcoxon rank-sum of candidate per-launch medians against baseline medians × "
+              f"{1 + res.max_slowdown:g}, Holm over {len(res.rows)} rows, α = {res.alpha}")
+    print_warnings(con, res.warnings)
+
+
+@click.command("gate")
+@click.argument("baseline", type=click.Path())
+@click.argument("candidate", type=click.Path())
+@analysis_options
+@click.option("--max-slowdown", default="5%", show_default=True,
+              help="Tolerated slowdown: a fraction (0.05) or a percentage (5%).")
+@click.option("--alpha", type=click.FloatRange(0.0001, 0.5), default=0.05, show_default=True,
+              help="Significance level after Holm correction.")
+@click.option("--per-repetition", is_flag=True, help="Gate on repetitions pooled over launches (< 3 launches).")
+def command(baseline: str, candidate: str, fmt: str, max_slowdown: str, alpha: float, per_repetition: bool,
+            **kw: Any) -> None:
+    """Exit 1 when a row of CANDIDATE is significantly slower than BASELINE by more than
+    --max-slowdown (and print the offending rows), 0 when none is, 2 on bad input."""
+    slowdown = parse_fraction(max_slowdown)
+
+    def body() -> int:
+        base, cand = run_analysis([baseline, candidate], kw)
+        res = analysis.gate(base, cand, max_slowdown=slowdown, alpha=alpha, per_repetition=per_repetition)
+        if fmt == "json":
+            write_json(dict(res.to_dict(), baseline_path=baseline, candidate_path=candidate))
+        elif fmt == "csv":
+            write_csv([r.to_dict() for r in res.rows])
+        else:
+            print_gate(res, baseline, candidate)
+        return EXIT_OK if res.passed else EXIT_REGRESSION
+
+    guarded("gate", body)

@@ -1,0 +1,68 @@
+"""`mpimeter report`: the whole campaign as one self-contained HTML file (issue 6)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+from mpimeter import analysis
+from mpimeter.cli.analyze import EXIT_OK, fail, guarded
+
+
+@click.command("report")
+@click.argument("paths", nargs=-1, required=True, type=click.Path(exists=True, file_okay=False))
+@click.option("-o", "--output", type=click.Path(dir_okay=False, writable=True), default="report.html",
+              show_default=True, help="The HTML file to write.")
+@click.option("--title", default=None, help="Title of the report (default: from the campaign path).")
+@click.option("--outlier", type=click.Choice(["tukey", "none", "mpibench", "trim25"]), default="tukey",
+              show_default=True, help="Outlier filter per launch and test.")
+@click.option("--tukey-k", type=float, default=1.5, show_default=True, help="Tukey fence factor k.")
+@click.option("--mpibench-a", type=float, default=2.0, show_default=True,
+              help="mpibench filter: drop run times > a·p99.")
+@click.option("--drop-warmup", is_flag=True, help="Drop the first and warm-up repetitions (Roth §4.5).")
+@click.option("--clock", type=click.Choice(["auto", "global", "online", "local"]), default="auto",
+              show_default=True, help="Which clock forms the run time of a repetition.")
+@click.option("--confidence", type=click.FloatRange(0.5, 0.999), default=0.95, show_default=True,
+              help="Confidence level of the intervals.")
+@click.option("--alternative", "hypothesis", type=click.Choice(["two-sided", "less", "greater"]),
+              default="two-sided", show_default=True,
+              help="Hypothesis of the comparison of alternatives (less: the first is faster).")
+@click.option("--max-points", type=click.IntRange(100, 10**7), default=1500, show_default=True,
+              help="At most this many points per per-repetition scatter (display only).")
+@click.option("--no-cache", is_flag=True, help="Do not read or write raw.parquet / campaign.duckdb.")
+def command(paths, output, title, outlier, tukey_k, mpibench_a, drop_warmup, clock, confidence,
+            hypothesis, max_points, no_cache) -> None:
+    """Write the HTML report of one campaign (or of several, as alternatives side by side).
+
+    \b
+      mpimeter report results/ar -o report.html
+      mpimeter report results/libs -o libs.html      # a folder of alternatives
+    """
+    if not Path(output).resolve().parent.is_dir():
+        fail("report", f"{output}: the folder {Path(output).resolve().parent} does not exist")
+    from mpimeter.report.html_report import write_report  # matplotlib only when needed
+
+    def body() -> int:
+        cache = not no_cache
+        if len(paths) == 1:
+            campaign = analysis.load_campaign(paths[0], cache=cache, store=cache)
+        else:
+            campaign = analysis.load_campaigns(list(paths), cache=cache, store=cache)
+        result = analysis.analyze(campaign, outlier=outlier, tukey_k=tukey_k, mpibench_a=mpibench_a,
+                                  drop_warmup=drop_warmup, clock=clock, confidence=confidence)
+        if not result.rows:
+            raise analysis.AnalysisError(f"{paths[0]}: no finished test to report")
+        comparison, problem = None, None
+        if len(result.alternatives) > 1:
+            try:
+                comparison = analysis.compare(result, alternative=hypothesis, confidence=confidence)
+            except analysis.AnalysisError as exc:
+                problem = str(exc)
+        info = write_report(Path(output), result, comparison, comparison_problem=problem,
+                            title=title, max_points=max_points)
+        click.echo(f"wrote {info.path} ({info.bytes / 2**20:.1f} MiB, {info.fingerprints} "
+                   f"fingerprints, {info.seconds:.1f} s)")
+        return EXIT_OK
+
+    guarded("report", body)

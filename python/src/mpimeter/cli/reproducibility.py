@@ -1,0 +1,141 @@
+"""`mpimeter reproducibility`: how reproducible the outcome of a benchmarking method is
+(Hunold & Carpen-Amarie 2016, §5.3, Fig. 12) - the same campaign run T times, or a set of
+existing campaign folders, and per (op, size) the spread of the trials' results."""
+
+from __future__ import annotations
+
+import json
+import sys
+import time
+from pathlib import Path
+
+import click
+
+from mpimeter.campaign import reproducibility as rp
+from mpimeter.campaign import spec
+from mpimeter.campaign.plan import SEED_LIMIT, PlanError, draw_campaign_seed
+from mpimeter.cli.run import (EXIT_FAILED_LAUNCHES, campaign_options, check_new_folder,
+                              execute_campaign, fail, make_request)
+
+PROG = "mpimeter reproducibility"
+RESULT_FILE = "reproducibility.json"
+
+
+@click.command("reproducibility", context_settings={"help_option_names": ["-h", "--help"]})
+@click.argument("campaigns", nargs=-1, type=click.Path(path_type=Path))
+@click.option("--trials", type=int, default=None,
+              help="run the campaign this many times (into --out/trial-NN) instead of reading "
+                   "existing CAMPAIGNS")
+@click.option("--out", type=click.Path(path_type=Path), default=None,
+              help="folder for the trials [default: results/repro-<date>-<time>]")
+@click.option("--format", "fmt", type=click.Choice(["table", "json", "csv"]), default="table",
+              show_default=True)
+@click.option("--bench-arg", "bench_extra", multiple=True,
+              help="one more argument for mpimeter-bench, verbatim (repeatable)")
+@campaign_options
+def command(campaigns, trials, out, fmt, np, launches, mpi, variants, launcher, bench_dir, seed,
+            launch_timeout, retries, bench_extra, **bench_values) -> None:
+    """Per (op, size): each trial's mean of per-launch medians divided by the smallest trial's
+    (Fig. 12's normalized run time); the spread is the largest of these (1.00 = identical trials).
+
+    Either give two or more existing campaign folders (CAMPAIGNS), or --trials T and the campaign
+    options of `mpimeter run` to run T campaigns one after the other. An interrupted trial can be
+    finished with `mpimeter run --resume OUT/trial-NN`, then the folders given here.
+    """
+    argv = ["mpimeter", "reproducibility", *sys.argv[2:]]
+    if campaigns and trials is not None:
+        fail("give either existing CAMPAIGNS or --trials, not both", PROG)
+    if not campaigns and trials is None:
+        fail("give two or more campaign folders, or --trials T to run them", PROG)
+    if campaigns:
+        if len(campaigns) < 2:
+            fail("the spread needs at least 2 campaigns (trials)", PROG)
+        for folder in campaigns:
+            if not folder.is_dir():
+                fail(f"{folder}: no such folder", PROG)
+        folders = list(campaigns)
+    else:
+        if trials < 2:
+            fail(f"--trials {trials}: must be at least 2", PROG)
+        if retries < 0:
+            fail(f"--retries {retries}: must be 0 or more", PROG)
+        out = out or Path("results") / f"repro-{_stamp()}"
+        check_new_folder(out, "--out", PROG)
+        folders = _run_trials(out, trials, argv, retries, dict(np=np, launches=launches, mpi=mpi,
+                              variants=variants, launcher=launcher, bench_dir=bench_dir,
+                              seed=seed, launch_timeout=launch_timeout,
+                              bench_values=bench_values, bench_extra=bench_extra))
+    medians = []
+    source = ""
+    for folder in folders:
+        table, source = rp.per_launch_medians(folder)
+        if table.empty:
+            fail(f"{folder}: no complete launch with results", PROG)
+        medians.append(table)
+    rows = rp.spread_table(medians)
+    if not rows:
+        fail("no (alternative, op, size) is present in every trial", PROG)
+    result = {"trials": [str(f) for f in folders], "per_launch_medians_from": source,
+              "rows": [r.to_dict() for r in rows]}
+    if trials is not None:
+        (out / RESULT_FILE).write_text(json.dumps(result, indent=1) + "\n")
+    _print(rows, fmt, result, source)
+
+
+def _run_trials(out: Path, trials: int, argv: list[str], retries: int, options: dict) -> list[Path]:
+    base_seed = options.pop("seed")
+    base_seed = draw_campaign_seed() if base_seed is None else base_seed
+    folders = []
+    for trial in range(trials):
+        folder = out / f"trial-{trial:02d}"
+        # Each trial is an independent run of the method: its own seed, derived and recorded.
+        seed = (base_seed + 7919 * trial) % SEED_LIMIT or 1
+        request = make_request(seed=seed, argv=argv, **options)
+        try:
+            state = spec.prepare(request)
+        except PlanError as exc:
+            fail(str(exc), PROG)
+        folder.mkdir(parents=True)
+        click.echo(f"trial {trial + 1}/{trials}")
+        outcome = execute_campaign(state, folder, argv=argv, retries=retries, resumed=False,
+                                   prog=PROG)
+        if outcome.status != "complete":
+            click.echo(f"{PROG}: trial {folder} did not complete ({outcome.message}); finish it "
+                       f"with `mpimeter run --resume {folder}`", err=True)
+            sys.exit(EXIT_FAILED_LAUNCHES)
+        folders.append(folder)
+    return folders
+
+
+def _print(rows: list[rp.SpreadRow], fmt: str, result: dict, source: str) -> None:
+    if fmt == "json":
+        click.echo(json.dumps(result, indent=1))
+        return
+    if fmt == "csv":
+        click.echo("alternative,op,size,trials,spread,normalized")
+        for r in rows:
+            norm = " ".join(f"{x:.4f}" for x in r.normalized)
+            click.echo(f"{r.alternative},{r.op},{r.size},{r.trials},{r.spread:.4f},{norm}")
+        return
+    from rich.console import Console
+    from rich.table import Table
+
+    table = Table(title="Reproducibility of the outcome (Hunold & Carpen-Amarie 2016 §5.3): "
+                        "trial mean of per-launch medians / smallest trial")
+    several = len({r.alternative for r in rows}) > 1
+    if several:
+        table.add_column("alternative")
+    for name in ("op", "size", "trials", "smallest mean", "spread (max/min)", "normalized, sorted"):
+        table.add_column(name, justify="left" if name == "op" else "right")
+    for r in rows:
+        cells = [r.op, str(r.size), str(r.trials), f"{min(r.means_ns) / 1000:.2f} µs",
+                 f"{r.spread:.3f} (+{(r.spread - 1) * 100:.1f} %)",
+                 " ".join(f"{x:.3f}" for x in sorted(r.normalized))]
+        table.add_row(*([r.alternative] if several else []), *cells)
+    console = Console()
+    console.print(table)
+    console.print(f"per-launch medians from {source}")
+
+
+def _stamp() -> str:
+    return time.strftime("%Y%m%d-%H%M%S")

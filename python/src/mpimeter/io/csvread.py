@@ -1,0 +1,229 @@
+"""Reading the launch folder's CSV files into Arrow, fast, with errors that name the line.
+
+The fast path is pyarrow's multi-threaded CSV reader over a memory map. A launch killed while
+writing leaves a last line without its newline: everything after the last newline is dropped
+and reported (docs/FORMAT.md, raw.csv). When pyarrow refuses the file, a slow line-by-line scan
+finds the first bad line and says what is wrong with it, so the message names file and line.
+
+A Parquet copy (``<name>.parquet`` next to the CSV) is reused while the CSV's mtime and size
+are those recorded in the copy's metadata; writing it is best effort (read-only folders are
+fine). Nothing else in the input folder is ever written.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+import pyarrow as pa
+import pyarrow.csv as pacsv
+import pyarrow.parquet as pq
+
+from mpimeter.io.errors import InputError
+
+READER_VERSION = 1  # bump when the table a CSV turns into changes: old caches are ignored
+_META_KEY = b"mpimeter.source"
+
+
+@dataclass(frozen=True)
+class Column:
+    name: str
+    type: pa.DataType
+    nullable: bool = False  # empty field allowed (→ null)
+    choices: tuple[str, ...] | None = None  # for strings: allowed values
+
+
+@dataclass(frozen=True)
+class CsvRead:
+    table: pa.Table
+    dropped_line: int | None  # 1-based number of a truncated last line that was dropped
+    from_cache: bool
+
+
+def _tail_end(path: Path) -> tuple[int, int]:
+    """(length of the file up to and including its last newline, file size)."""
+    size = path.stat().st_size
+    if size == 0:
+        return 0, 0
+    with open(path, "rb") as f:
+        pos = size
+        chunk = 1 << 16
+        while pos > 0:
+            start = max(0, pos - chunk)
+            f.seek(start)
+            data = f.read(pos - start)
+            i = data.rfind(b"\n")
+            if i >= 0:
+                return start + i + 1, size
+            pos = start
+    return 0, size
+
+
+def _count_lines(path: Path, end: int) -> int:
+    n = 0
+    with open(path, "rb") as f:
+        left = end
+        while left > 0:
+            data = f.read(min(left, 1 << 24))
+            if not data:
+                break
+            n += data.count(b"\n")
+            left -= len(data)
+    return n
+
+
+def _check_field(col: Column, text: str) -> str | None:
+    """Why ``text`` is not a valid value of ``col``, or None."""
+    if text == "":
+        return None if col.nullable else f"column {col.name} is empty"
+    if pa.types.is_integer(col.type):
+        try:
+            int(text)
+        except ValueError:
+            return f"column {col.name}: {text!r} is not an integer"
+        return None
+    if col.choices is not None and text not in col.choices:
+        return f"column {col.name}: {text!r} is not one of {', '.join(col.choices)}"
+    return None
+
+
+def _find_bad_line(path: Path, columns: tuple[Column, ...], end: int) -> tuple[int, str] | None:
+    """Slow scan for the first line that does not fit ``columns``: (line number, why)."""
+    with open(path, "rb") as f:
+        data = f.read(end)
+    lines = data.split(b"\n")[1:-1]  # no header; data ends with a newline
+    for lineno, raw in enumerate(lines, start=2):
+        try:
+            line = raw.decode("utf-8").rstrip("\r")
+        except UnicodeDecodeError:
+            return lineno, "is not valid UTF-8"
+        if line == "":
+            return lineno, "is empty"
+        fields = line.split(",")
+        if len(fields) != len(columns):
+            return lineno, f"has {len(fields)} fields, expected {len(columns)} ({','.join(c.name for c in columns)})"
+        for col, text in zip(columns, fields):
+            why = _check_field(col, text)
+            if why:
+                return lineno, why
+    return None
+
+
+def _check_header(path: Path, columns: tuple[Column, ...]) -> None:
+    with open(path, "rb") as f:
+        first = f.readline()
+    expected = ",".join(c.name for c in columns)
+    got = first.decode("utf-8", errors="replace").rstrip("\r\n")
+    if got != expected:
+        raise InputError(path, f"header is {got!r}, expected {expected!r}", line=1)
+
+
+def _parse(path: Path, columns: tuple[Column, ...], end: int) -> pa.Table:
+    schema_types = {c.name: c.type for c in columns}
+    mm = pa.memory_map(str(path), "r")
+    try:
+        buf = mm.read_buffer(end)
+        try:
+            table = pacsv.read_csv(
+                pa.BufferReader(buf),
+                read_options=pacsv.ReadOptions(use_threads=True, block_size=1 << 24),
+                parse_options=pacsv.ParseOptions(newlines_in_values=False, ignore_empty_lines=False),
+                convert_options=pacsv.ConvertOptions(
+                    column_types=schema_types,
+                    strings_can_be_null=False,
+                    null_values=[""],
+                    quoted_strings_can_be_null=False,
+                ),
+            )
+        except (pa.ArrowInvalid, pa.ArrowTypeError) as exc:
+            bad = _find_bad_line(path, columns, end)
+            if bad is not None:
+                raise InputError(path, bad[1], line=bad[0]) from None
+            raise InputError(path, f"does not parse as CSV: {exc}") from None
+    finally:
+        mm.close()
+    return table.select([c.name for c in columns])
+
+
+def _first_true_line(mask: pa.ChunkedArray | pa.Array) -> int | None:
+    import pyarrow.compute as pc
+
+    idx = pc.index(mask, True).as_py()
+    return None if idx is None or idx < 0 else idx + 2  # header is line 1
+
+
+def _validate(path: Path, table: pa.Table, columns: tuple[Column, ...]) -> None:
+    import pyarrow.compute as pc
+
+    for col in columns:
+        arr = table[col.name]
+        if not col.nullable and arr.null_count:
+            line = _first_true_line(pc.is_null(arr))
+            raise InputError(path, f"column {col.name} is empty", line=line)
+        if col.choices is not None:
+            bad = pc.invert(pc.is_in(arr, value_set=pa.array(col.choices)))
+            if pc.any(bad).as_py():
+                line = _first_true_line(bad)
+                raise InputError(path, f"column {col.name}: {table[col.name][line - 2]} is not one of {', '.join(col.choices)}", line=line)
+
+
+def _cache_path(path: Path) -> Path:
+    return path.with_suffix(".parquet")
+
+
+def _cache_key(path: Path) -> dict:
+    st = path.stat()
+    return {"mtime_ns": st.st_mtime_ns, "size": st.st_size, "reader": READER_VERSION}
+
+
+def _read_cache(path: Path, key: dict) -> tuple[pa.Table, int | None] | None:
+    cache = _cache_path(path)
+    try:
+        meta = pq.read_schema(cache).metadata or {}
+        stored = json.loads(meta.get(_META_KEY, b"{}"))
+        if {k: stored.get(k) for k in key} != key:
+            return None
+        table = pq.read_table(cache)
+    except (OSError, ValueError, pa.ArrowException):
+        return None
+    table = table.replace_schema_metadata(None)
+    return table, stored.get("dropped_line")
+
+
+def _write_cache(path: Path, table: pa.Table, key: dict, dropped_line: int | None) -> None:
+    cache = _cache_path(path)
+    tmp = cache.with_name(f".{cache.name}.{os.getpid()}.tmp")
+    meta = dict(key, dropped_line=dropped_line)
+    try:
+        pq.write_table(table.replace_schema_metadata({_META_KEY: json.dumps(meta).encode()}), tmp)
+        os.replace(tmp, cache)
+    except OSError:
+        try:
+            tmp.unlink()
+        except OSError:
+            pass
+
+
+def read_csv(path: Path, columns: tuple[Column, ...], *, cache: bool = True) -> CsvRead:
+    """Reads ``path`` (whose header must be exactly the column names) into an Arrow table of
+    the given types. Raises :class:`InputError` naming the file and line."""
+    path = Path(path)
+    if not path.is_file():
+        raise InputError(path, "is missing")
+    key = _cache_key(path)
+    if cache:
+        hit = _read_cache(path, key)
+        if hit is not None:
+            return CsvRead(hit[0], hit[1], True)
+    end, size = _tail_end(path)
+    if end == 0:
+        raise InputError(path, "has no header line (empty or truncated file)", line=1)
+    _check_header(path, columns)
+    dropped = _count_lines(path, end) + 1 if end < size else None
+    table = _parse(path, columns, end)
+    _validate(path, table, columns)
+    if cache:
+        _write_cache(path, table, key, dropped)
+    return CsvRead(table, dropped, False)

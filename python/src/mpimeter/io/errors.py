@@ -1,0 +1,38 @@
+"""Bad input (an exception naming the file, and the line for CSV) and typed warnings."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+
+class InputError(Exception):
+    """Bad input: a folder that is not a launch or campaign, a file that does not parse, an
+    unknown schema_version. ``str()`` is ``path:line: what`` (``path: what`` without a line).
+    The CLI prints it and exits with code 2."""
+
+    def __init__(self, path: str | Path, what: str, *, line: int | None = None) -> None:
+        self.path = Path(path)
+        self.what = what
+        self.line = line
+        where = f"{self.path}:{line}" if line is not None else f"{self.path}"
+        super().__init__(f"{where}: {what}")
+
+
+@dataclass(frozen=True)
+class AnalysisWarning:
+    """An instability or caveat, with what to do about it (STYLE.md, principle 8).
+
+    ``code`` is stable and machine-readable (e.g. ``too-few-launches``, ``normality-failed``,
+    ``invalid-repetitions``, ``sync-residual``, ``long-warmup``, ``machine-load``,
+    ``incomplete-launch``, ``truncated-line``, ``one-launch``, ``ranks-differ``,
+    ``resync-clock``, ``per-repetition``); ``where`` names the file, launch or row concerned."""
+
+    code: str
+    message: str
+    hint: str
+    where: str | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"code": self.code, "message": self.message, "hint": self.hint, "where": self.where}

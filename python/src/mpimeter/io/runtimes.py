@@ -1,0 +1,225 @@
+"""Reductions of the raw table (one row per rank per repetition) done by DuckDB over Arrow.
+
+- :func:`repetition_times`: one row per (alternative, launch, test, rep) with the run time
+  under every clock: ``online_ns`` = max gend − min gstart, ``resync_ns`` the same on the
+  re-synced global clock, ``local_ns`` = max over ranks of end − start (docs/FORMAT.md, "run
+  time of a repetition"); ``valid`` = all ranks valid.
+- :func:`rank_samples`: local durations of valid repetitions per rank, for the across-ranks
+  test, subsampled deterministically to a row budget.
+- :func:`rank_durations`: local durations per rank and repetition, filtered.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import duckdb
+import numpy as np
+import pandas as pd
+import pyarrow as pa
+import pyarrow.compute as pc
+
+def connect() -> duckdb.DuckDBPyConnection:
+    """An in-memory DuckDB connection for the reductions below (one per analysis)."""
+    return duckdb.connect()
+
+
+@dataclass(frozen=True)
+class RepetitionTimes:
+    """Columns as numpy arrays (one entry per repetition), sorted by alternative, launch, test,
+    rep; strings as codes into ``alternatives`` / ``ops``; run times float with NaN = missing."""
+
+    alternative: np.ndarray
+    alternatives: list[str]
+    launch: np.ndarray
+    test: np.ndarray
+    op: np.ndarray
+    ops: list[str]
+    size: np.ndarray
+    rep: np.ndarray
+    online_ns: np.ndarray
+    resync_ns: np.ndarray
+    local_ns: np.ndarray
+    valid: np.ndarray
+
+    def __len__(self) -> int:
+        return int(self.rep.size)
+
+
+def _codes(col: pa.ChunkedArray) -> tuple[np.ndarray, list[str]]:
+    enc = pc.dictionary_encode(col).combine_chunks()
+    return enc.indices.to_numpy(zero_copy_only=False).astype(np.int32), enc.dictionary.to_pylist()
+
+
+def _floats(col: pa.ChunkedArray) -> np.ndarray:
+    return pc.fill_null(col.cast(pa.float64()), np.nan).to_numpy()
+
+
+def _int_column(raw: pa.Table, name: str) -> np.ndarray | None:
+    """int64 values, None when the column has some nulls; all-null columns give None too."""
+    col = raw[name]
+    return col.to_numpy() if col.null_count == 0 else None
+
+
+def _rank_major(raw: pa.Table) -> RepetitionTimes | None:
+    """Fast path for the layout mpimeter-bench writes: per (launch, test) one block of rows,
+    rank-major (all repetitions 0 … n−1 of the first rank, then the next rank …). Reduces each
+    block as a (ranks × reps) matrix. None when the table is laid out otherwise."""
+    alt, alts = _codes(raw["alternative"])
+    launch, test = raw["launch"].to_numpy(), raw["test"].to_numpy()
+    rank, rep = raw["rank"].to_numpy(), raw["rep"].to_numpy()
+    start, end = raw["start_ns"].to_numpy(), raw["end_ns"].to_numpy()
+    glob = {}
+    for pair in (("gstart_ns", "gend_ns"), ("rgstart_ns", "rgend_ns")):
+        nulls = raw[pair[0]].null_count + raw[pair[1]].null_count
+        if nulls == 0:
+            glob[pair] = (_int_column(raw, pair[0]), _int_column(raw, pair[1]))
+        elif nulls != 2 * raw.num_rows:
+            return None  # mixed: leave it to the general path
+    n_all = raw.num_rows
+    change = np.ones(n_all, dtype=bool)
+    change[1:] = (alt[1:] != alt[:-1]) | (launch[1:] != launch[:-1]) | (test[1:] != test[:-1])
+    starts = np.nonzero(change)[0]
+    ends = np.append(starts[1:], n_all)
+    block_keys = np.stack([alt[starts], launch[starts], test[starts]], axis=1)
+    if np.unique(block_keys, axis=0).shape[0] != starts.size:
+        return None  # a (launch, test) in several pieces
+    parts: dict[str, list[np.ndarray]] = {k: [] for k in ("alt", "launch", "test", "op", "size", "rep", "online",
+                                                          "resync", "local", "valid")}
+    op_codes, ops = _codes(raw["op"])
+    size = raw["size"].to_numpy()
+    valid = raw["valid"].to_numpy()
+    nan = None
+    for lo, hi in zip(starts.tolist(), ends.tolist()):
+        r = rep[lo:hi]
+        nrep = int(r.max()) + 1
+        if (hi - lo) % nrep:
+            return None
+        p = (hi - lo) // nrep
+        if not np.array_equal(r.reshape(p, nrep), np.broadcast_to(np.arange(nrep), (p, nrep))):
+            return None
+        rk = rank[lo:hi].reshape(p, nrep)
+        if not (rk == rk[:, :1]).all():
+            return None
+        nan = np.full(nrep, np.nan)
+        parts["alt"].append(np.full(nrep, alt[lo]))
+        parts["launch"].append(np.full(nrep, launch[lo]))
+        parts["test"].append(np.full(nrep, test[lo]))
+        parts["op"].append(np.full(nrep, op_codes[lo]))
+        parts["size"].append(np.full(nrep, size[lo]))
+        parts["rep"].append(np.arange(nrep))
+        for key, pair in (("online", ("gstart_ns", "gend_ns")), ("resync", ("rgstart_ns", "rgend_ns"))):
+            if pair in glob:
+                gs, ge = glob[pair]
+                parts[key].append((ge[lo:hi].reshape(p, nrep).max(0) - gs[lo:hi].reshape(p, nrep).min(0)).astype(float))
+            else:
+                parts[key].append(nan)
+        parts["local"].append((end[lo:hi] - start[lo:hi]).reshape(p, nrep).max(0).astype(float))
+        parts["valid"].append(valid[lo:hi].reshape(p, nrep).min(0) == 1)
+    cat = {k: np.concatenate(v) for k, v in parts.items()}
+    return RepetitionTimes(cat["alt"], alts, cat["launch"], cat["test"], cat["op"], ops, cat["size"], cat["rep"],
+                           cat["online"], cat["resync"], cat["local"], cat["valid"])
+
+
+def repetition_times(raw: pa.Table, con: duckdb.DuckDBPyConnection | None = None, *,
+                     fast: bool = True) -> RepetitionTimes:
+    """One entry per (alternative, launch, test, rep), grouped by (alternative, launch, test)
+    and in repetition order within. ``fast``: try the rank-major layout first."""
+    if raw.num_rows == 0:
+        e = np.array([], dtype=np.int64)
+        f = np.array([], dtype=float)
+        return RepetitionTimes(e, [], e, e, e, [], e, e, f, f, f, np.array([], dtype=bool))
+    if fast:
+        quick = _rank_major(raw)
+        if quick is not None:
+            return quick
+    own = con is None
+    con = connect() if own else con
+    con.register("raw", raw)
+    t = con.sql(
+        """
+        SELECT alternative, launch, test, any_value(op) AS op, any_value(size) AS size, rep,
+               max(gend_ns) - min(gstart_ns) AS online_ns,
+               max(rgend_ns) - min(rgstart_ns) AS resync_ns,
+               max(end_ns - start_ns) AS local_ns,
+               min(valid) AS valid
+        FROM raw
+        GROUP BY alternative, launch, test, rep
+        ORDER BY alternative, launch, test, rep
+        """
+    ).to_arrow_table()
+    con.unregister("raw")
+    if own:
+        con.close()
+    alt, alts = _codes(t["alternative"])
+    op, ops = _codes(t["op"])
+    return RepetitionTimes(
+        alt, alts, t["launch"].to_numpy(), t["test"].to_numpy(), op, ops, t["size"].to_numpy(), t["rep"].to_numpy(),
+        _floats(t["online_ns"]), _floats(t["resync_ns"]), _floats(t["local_ns"]), t["valid"].to_numpy() == 1)
+
+
+def rank_samples(raw: pa.Table, *, budget: int = 200_000,
+                 con: duckdb.DuckDBPyConnection | None = None) -> list[tuple[str, str, int, dict[int, np.ndarray]]]:
+    """Local durations of valid repetitions per rank (rank ≥ 0), grouped by (alternative, op,
+    size): [(alternative, op, size, {rank: durations})]. At most about ``budget`` rows in all:
+    a deterministic hash-based sample of repetitions when there are more."""
+    n = raw.num_rows
+    keep_per_mille = 1000 if n <= budget else max(1, int(1000 * budget / n))
+    own = con is None
+    con = connect() if own else con
+    con.register("raw", raw)
+    t = con.sql(
+        f"""
+        SELECT alternative, op, size, rank, end_ns - start_ns AS duration_ns
+        FROM raw
+        WHERE valid = 1 AND rank >= 0
+          AND ({keep_per_mille} >= 1000 OR hash(launch, test, rep) % 1000 < {keep_per_mille})
+        ORDER BY alternative, op, size, rank
+        """
+    ).to_arrow_table()
+    con.unregister("raw")
+    if own:
+        con.close()
+    if t.num_rows == 0:
+        return []
+    alt, alts = _codes(t["alternative"])
+    op, ops = _codes(t["op"])
+    size = t["size"].to_numpy()
+    rank = t["rank"].to_numpy()
+    dur = t["duration_ns"].to_numpy().astype(float)
+    change = np.ones(t.num_rows, dtype=bool)
+    change[1:] = (alt[1:] != alt[:-1]) | (op[1:] != op[:-1]) | (size[1:] != size[:-1])
+    starts = np.nonzero(change)[0]
+    out = []
+    for lo, hi in zip(starts, np.append(starts[1:], t.num_rows)):
+        r = rank[lo:hi]
+        cuts = np.nonzero(np.diff(r))[0] + 1
+        groups = {int(g[0]): d for g, d in zip(np.split(r, cuts), np.split(dur[lo:hi], cuts))}
+        out.append((alts[alt[lo]], ops[op[lo]], int(size[lo]), groups))
+    return out
+
+
+def rank_durations(
+    raw: pa.Table, *, alternative: str | None = None, op: str | None = None, size: int | None = None
+) -> pd.DataFrame:
+    """alternative, launch, op, size, rank, rep, duration_ns, valid."""
+    mask = None
+    for col, val in (("alternative", alternative), ("op", op), ("size", size)):
+        if val is not None:
+            m = pc.equal(raw[col], val)
+            mask = m if mask is None else pc.and_(mask, m)
+    t = raw if mask is None else raw.filter(mask)
+    dur = pc.subtract(t["end_ns"], t["start_ns"])
+    out = pa.table(
+        {
+            "alternative": t["alternative"],
+            "launch": t["launch"],
+            "op": t["op"],
+            "size": t["size"],
+            "rank": t["rank"],
+            "rep": t["rep"],
+            "duration_ns": dur,
+            "valid": t["valid"],
+        }
+    )
+    return out.to_pandas()

@@ -1,0 +1,105 @@
+"""campaign.duckdb: the queryable store of one campaign, or of several together.
+
+Tables and views (rewritten on every load, so the store follows the data):
+
+- ``launches``: campaign, alternative, launch, folder, status, clock, nprocs, mpi_library,
+  meta (the whole meta.json as JSON text);
+- ``raw``: a view over the Parquet copies of raw.csv (``raw.parquet`` next to each raw.csv) with
+  campaign, alternative and launch in front — all rows as written, finished tests or not;
+- ``sync``: the sync.csv rows of every launch.
+
+For example: ``duckdb campaign.duckdb "select op, size, median(end_ns - start_ns) from raw
+group by all"``. Writing is best effort: a read-only folder or a store locked by another process
+gives a warning, never an error.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+import pyarrow as pa
+
+from mpimeter.io.errors import AnalysisWarning
+
+STORE_NAME = "campaign.duckdb"
+
+
+@dataclass(frozen=True)
+class StoredLaunch:
+    campaign: str
+    alternative: str
+    launch: int
+    folder: Path
+    status: str
+    clock: str
+    meta: dict
+    sync: pa.Table
+
+
+def _sql_str(s: str) -> str:
+    return "'" + s.replace("'", "''") + "'"
+
+
+def write_store(db_path: str | Path, launches: Sequence[StoredLaunch]) -> AnalysisWarning | None:
+    """(Re)writes the store at ``db_path``; returns a warning instead of raising."""
+    import duckdb
+
+    db_path = Path(db_path)
+    try:
+        con = duckdb.connect(str(db_path))
+    except (duckdb.Error, OSError) as exc:
+        return AnalysisWarning("store-not-written", f"{db_path} could not be opened: {exc}",
+                               "another mpimeter may be using it, or the folder is read-only; the analysis is unaffected",
+                               str(db_path))
+    try:
+        rows = [
+            (ln.campaign, ln.alternative, ln.launch, str(ln.folder.resolve()), ln.status, ln.clock,
+             ln.meta.get("nprocs"), (ln.meta.get("mpi") or {}).get("library"), json.dumps(ln.meta))
+            for ln in launches
+        ]
+        con.execute("BEGIN TRANSACTION")
+        con.execute("DROP VIEW IF EXISTS raw")
+        con.execute("DROP TABLE IF EXISTS raw")
+        con.execute("DROP TABLE IF EXISTS launches")
+        con.execute("DROP TABLE IF EXISTS sync")
+        con.execute(
+            "CREATE TABLE launches (campaign VARCHAR, alternative VARCHAR, launch INTEGER, folder VARCHAR,"
+            " status VARCHAR, clock VARCHAR, nprocs INTEGER, mpi_library VARCHAR, meta JSON)"
+        )
+        if rows:
+            con.executemany("INSERT INTO launches VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)", rows)
+        parts = []
+        for ln in launches:
+            pq = (ln.folder / "raw.parquet").resolve()
+            if pq.exists():
+                parts.append(
+                    f"SELECT {_sql_str(ln.campaign)} AS campaign, {_sql_str(ln.alternative)} AS alternative,"
+                    f" {ln.launch} AS launch, * FROM read_parquet({_sql_str(str(pq))})"
+                )
+        if parts:
+            con.execute("CREATE VIEW raw AS " + " UNION ALL ".join(parts))
+        syncs = []
+        for ln in launches:
+            t = ln.sync
+            n = t.num_rows
+            t = t.add_column(0, "launch", pa.repeat(pa.scalar(ln.launch, pa.int32()), n))
+            t = t.add_column(0, "alternative", pa.repeat(pa.scalar(ln.alternative, pa.string()), n))
+            t = t.add_column(0, "campaign", pa.repeat(pa.scalar(ln.campaign, pa.string()), n))
+            syncs.append(t)
+        if syncs:
+            sync_all = pa.concat_tables(syncs)  # noqa: F841  (read by duckdb by name)
+            con.execute("CREATE TABLE sync AS SELECT * FROM sync_all")
+        con.execute("COMMIT")
+    except (duckdb.Error, OSError) as exc:
+        try:
+            con.execute("ROLLBACK")
+        except duckdb.Error:
+            pass
+        return AnalysisWarning("store-not-written", f"{db_path} could not be written: {exc}",
+                               "the analysis is unaffected; delete the file to have it rebuilt", str(db_path))
+    finally:
+        con.close()
+    return None

@@ -1,0 +1,116 @@
+"""Matplotlib plumbing shared by the fingerprint and the report: the Agg backend, one style,
+the category colors of Roth 2021 §4.5, saving by file extension, PNG as base64 for the HTML,
+and the thinning of per-repetition points for display (never for statistics)."""
+
+from __future__ import annotations
+
+import base64
+import io
+from pathlib import Path
+
+import matplotlib
+
+matplotlib.use("Agg")  # before pyplot: no display, no GUI toolkit
+
+import numpy as np  # noqa: E402
+from matplotlib.figure import Figure  # noqa: E402
+
+CATEGORIES = ("first", "warmup", "outlier", "good")
+CATEGORY_COLORS = {"first": "#8250df", "warmup": "#e16f24", "outlier": "#cf222e",
+                   "good": "#0969da"}
+CATEGORY_LABELS = {"first": "first", "warmup": "warm-up", "outlier": "outlier", "good": "good"}
+# Alternatives side by side: a colorblind-safe cycle (Okabe–Ito).
+ALTERNATIVE_COLORS = ("#0072b2", "#e69f00", "#009e73", "#cc79a7", "#56b4e9", "#d55e00",
+                      "#f0e442", "#000000")
+
+STYLE = {
+    "font.size": 9.5,
+    "axes.titlesize": 10.5,
+    "axes.titleweight": "bold",
+    "axes.labelsize": 9.5,
+    "axes.grid": True,
+    "grid.alpha": 0.3,
+    "grid.linewidth": 0.6,
+    "axes.spines.top": False,
+    "axes.spines.right": False,
+    "legend.fontsize": 8.5,
+    "legend.framealpha": 0.85,
+    "xtick.labelsize": 8.5,
+    "ytick.labelsize": 8.5,
+    "savefig.facecolor": "white",
+    "figure.facecolor": "white",
+    "svg.fonttype": "none",
+    "pdf.fonttype": 42,
+}
+
+SAVE_FORMATS = ("png", "svg", "pdf")
+
+
+def new_figure(width_in: float, height_in: float, dpi: int = 100) -> Figure:
+    """A figure not registered with pyplot: nothing to close, nothing leaks when many are drawn."""
+    with matplotlib.rc_context(STYLE):
+        return Figure(figsize=(width_in, height_in), dpi=dpi)
+
+
+def styled():
+    """Context manager applying STYLE while axes and artists are created."""
+    return matplotlib.rc_context(STYLE)
+
+
+def save_figure(fig: Figure, path: str | Path, *, dpi: int = 110) -> Path:
+    """Writes `fig` in the format its extension names (.png, .svg, .pdf)."""
+    path = Path(path)
+    fmt = path.suffix.lower().lstrip(".")
+    if fmt not in SAVE_FORMATS:
+        raise ValueError(f"{path}: unknown figure format {fmt!r}; use .png, .svg or .pdf")
+    with styled():
+        fig.savefig(path, format=fmt, dpi=dpi, metadata=_metadata(fmt))
+    return path
+
+
+def _metadata(fmt: str) -> dict:
+    # Reproducible files: no creation date in SVG/PDF, no software stamp that changes.
+    if fmt == "svg":
+        return {"Date": None}
+    if fmt == "pdf":
+        return {"CreationDate": None}
+    return {}
+
+
+def png_base64(fig: Figure, *, dpi: int = 80) -> str:
+    """The figure as a PNG, base64-encoded for a data: URI. Images are reduced to a 256-color
+    palette when Pillow is available (they are plots: flat colors), which makes them 2–3 ×
+    smaller without visible change."""
+    buf = io.BytesIO()
+    with styled():
+        fig.savefig(buf, format="png", dpi=dpi)
+    data = buf.getvalue()
+    try:
+        from PIL import Image
+    except ImportError:  # pragma: no cover - Pillow comes with matplotlib
+        return base64.b64encode(data).decode("ascii")
+    image = Image.open(io.BytesIO(data)).convert("RGB")
+    quantized = image.quantize(colors=96, method=Image.Quantize.FASTOCTREE, dither=Image.Dither.NONE)
+    out = io.BytesIO()
+    quantized.save(out, format="PNG", compress_level=7)
+    smaller = out.getvalue() if out.tell() < len(data) else data
+    return base64.b64encode(smaller).decode("ascii")
+
+
+def thin_for_display(categories: np.ndarray, max_points: int, *, seed: int = 0) -> np.ndarray:
+    """Indices of the repetitions to draw in a per-repetition scatter: every non-`good`
+    repetition (first, warm-up, outliers are what the eye looks for) up to `max_points`, and an
+    even random subset of the `good` ones for the rest. Sorted; deterministic for a seed.
+    Display only: statistics always use every repetition."""
+    categories = np.asarray(categories)
+    n = categories.size
+    if n <= max_points:
+        return np.arange(n)
+    rng = np.random.default_rng(seed)
+    special = np.flatnonzero(categories != "good")
+    if special.size >= max_points:
+        return np.sort(rng.choice(special, max_points, replace=False))
+    good = np.flatnonzero(categories == "good")
+    chosen = rng.choice(good, max_points - special.size, replace=False)
+    return np.sort(np.concatenate([special, chosen]))
+

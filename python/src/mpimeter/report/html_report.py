@@ -1,0 +1,308 @@
+"""The campaign report: one self-contained HTML file (issue 6, scope 2).
+
+Sections: summary, warnings (every warning of `analyze` and `compare`), results per operation
+(run time against size with the CI of the median, per-launch medians side by side with the
+stars of `compare`, the launch-to-launch spread — see `overview`), one fingerprint per
+(alternative, op, size) collapsed by default (see `fingerprint`), the spread table, the method
+(rule 10), the provenance (rule 9) and the checklist of Hoefler & Belli's twelve rules.
+
+Self-contained: images are PNG data: URIs, the style is inline, there is no script, and a
+Content-Security-Policy forbids any load from the network. Every user-given value is escaped.
+
+Speed: one matplotlib figure per operation; the fingerprints are inline SVG drawn by
+`fingerprint_svg` (milliseconds each), so a campaign of 400 tests takes seconds, not minutes.
+The per-repetition scatter plots are thinned for display (`max_points`), never the statistics.
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import os
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from mpimeter import __version__
+from mpimeter.report import figures as fg
+from mpimeter.report import html as h
+from mpimeter.report.fingerprint import FingerprintData, fingerprint_data
+from mpimeter.report.fingerprint_svg import fingerprint_svg
+from mpimeter.report.metadata import campaign_facts
+from mpimeter.report.overview import draw_operation
+from mpimeter.report.provenance import method_section, provenance_section, slug
+from mpimeter.report.rules import check_rules
+from mpimeter.report.units import format_bytes, format_ns, format_number, format_size
+
+SECTIONS = (("summary", "Summary"), ("warnings", "Warnings"), ("operations", "Results per operation"),
+            ("fingerprints", "Fingerprints"), ("spread", "Launch-to-launch spread"),
+            ("method", "Method"), ("provenance", "Provenance"), ("rules", "The twelve rules"))
+
+
+@dataclass(frozen=True)
+class ReportInfo:
+    path: Path
+    bytes: int
+    seconds: float
+    figures: int
+    fingerprints: int
+
+
+def build_report(result, comparison=None, *, comparison_problem: str | None = None,
+                 title: str | None = None, max_points: int = 1500) -> tuple[str, int]:
+    """The HTML text of the report and the number of fingerprints in it. `result`: an
+    `analysis.AnalysisResult`; `comparison`: its `analysis.ComparisonResult` when there are
+    several alternatives (or None, with `comparison_problem` saying why)."""
+    alts = list(result.alternatives)
+    ops = sorted({r.op for r in result.rows})
+    title = title or f"mpimeter report — {result.campaign.path}"
+    comp_rows = list(comparison.rows) if comparison is not None else []
+    hypothesis = comparison.alternative if comparison is not None else "two-sided"
+
+    op_jobs = [(op, [r for r in result.rows if r.op == op], alts,
+                [c for c in comp_rows if c.op == op], hypothesis) for op in ops]
+    op_images = {job[0]: _render_operation(job) for job in op_jobs}
+    fp_jobs = _fingerprint_jobs(result, alts)
+    fp_svgs = [fingerprint_svg(d, max_points=max_points) for d in fp_jobs]
+
+    body = [h.tag("h1", h.esc(title)),
+            h.tag("p", h.esc(f"Generated {_dt.datetime.now(_dt.UTC).strftime('%Y-%m-%d %H:%M UTC')} "
+                             f"by mpimeter {__version__} from {result.campaign.path}."), class_="lead"),
+            h.tag("nav", "".join(h.tag("a", h.esc(t), href=f"#{i}") for i, t in SECTIONS), class_="toc")]
+    body.append(h.section("summary", "Summary", _summary(result, comparison, comparison_problem, ops)))
+    body.append(h.section("warnings", "Warnings", _warnings(result, comparison, comparison_problem)))
+    body.append(h.section("operations", "Results per operation",
+                          _operations(result, ops, op_images, comparison)))
+    body.append(h.section("fingerprints", "Fingerprints", _fingerprints(fp_jobs, fp_svgs)))
+    body.append(h.section("spread", "Launch-to-launch spread", _spread(result, ops)))
+    body.append(h.section("method", "Method", method_section(result, comparison)))
+    body.append(h.section("provenance", "Provenance",
+                          provenance_section(result, result.campaign.campaign_json)))
+    body.append(h.section("rules", "The twelve rules", _rules(result, comparison, comparison_problem)))
+    return h.page(title, "".join(body)), len(fp_jobs)
+
+
+def write_report(path: str | Path, result, comparison=None, **options) -> ReportInfo:
+    """Builds the report and writes it atomically to `path`."""
+    start = time.perf_counter()
+    text, fingerprints = build_report(result, comparison, **options)
+    path = Path(path)
+    tmp = path.with_name(path.name + ".tmp")
+    tmp.write_text(text, encoding="utf-8")
+    os.replace(tmp, path)
+    return ReportInfo(path, path.stat().st_size, time.perf_counter() - start,
+                      len({r.op for r in result.rows}) + fingerprints, fingerprints)
+
+
+# ---------------------------------------------------------------------------------------------
+# Figures
+
+
+def _render_operation(job) -> str:
+    op, rows, alts, comp, hypothesis = job
+    return fg.png_base64(draw_operation(op, rows, alts, comp, hypothesis=hypothesis), dpi=90)
+
+
+def _fingerprint_jobs(result, alts: list[str]) -> list[FingerprintData]:
+    """One FingerprintData per (alternative, op, size), sorted by op, size, alternative. The
+    repetition and rank tables are split into plain arrays once, instead of being filtered
+    per test (400 filters of millions of rows would take longer than the whole report)."""
+    reps = _split(result.repetitions, ("alternative", "op", "size", "launch", "rep", "valid",
+                                       "kept", "run_time_ns", "category"))
+    ranks = _split(result.rank_durations(), ("alternative", "op", "size", "launch", "rank", "rep",
+                                             "duration_ns", "valid"))
+    facts = {alt: campaign_facts(result.campaign.launches_of(alt)) for alt in alts}
+    order = sorted(result.rows, key=lambda r: (r.op, r.size, alts.index(r.alternative)))
+    return [fingerprint_data(result, row.op, row.size, row.alternative,
+                             repetitions=reps(row.alternative, row.op, row.size),
+                             rank_durations=ranks(row.alternative, row.op, row.size),
+                             facts=facts[row.alternative])
+            for row in order]
+
+
+def _split(frame: pd.DataFrame, columns: Sequence[str]):
+    """A function (alternative, op, size) → the rows of `frame` for that test, as a small
+    DataFrame of plain numpy columns."""
+    groups = frame.groupby(["alternative", "op", "size"], sort=False, observed=True).indices
+    arrays = {c: frame[c].to_numpy(dtype=str if c == "category" else None) for c in columns}
+    empty = np.array([], dtype=np.int64)
+
+    def rows(alternative: str, op: str, size: int) -> pd.DataFrame:
+        idx = groups.get((alternative, op, size), empty)
+        return pd.DataFrame({c: a[idx] for c, a in arrays.items()})
+
+    return rows
+
+
+# ---------------------------------------------------------------------------------------------
+# Sections
+
+
+def _summary(result, comparison, problem, ops) -> str:
+    rows = []
+    for alt in result.alternatives:
+        launches = result.campaign.launches_of(alt)
+        facts = campaign_facts(launches)
+        mine = [r for r in result.rows if r.alternative == alt]
+        lib = dict(facts.lines).get("MPI", "unknown")
+        rows.append((alt, str(len(launches)), facts.layout, lib,
+                     str(len({r.op for r in mine})), str(len({(r.op, r.size) for r in mine})),
+                     str(sum(r.repetitions for r in mine))))
+    table = h.table(("alternative", "launches", "ranks", "MPI library", "operations", "tests",
+                     "repetitions"), rows, numeric=(False, True, False, False, True, True, True))
+    text = (f"{len(result.alternatives)} alternative(s), {len(ops)} operation(s), "
+            f"{len(result.rows)} result rows; {len(result.warnings)} warning(s). "
+            "Every number below comes with its interval; the fingerprints show every repetition.")
+    if comparison is not None:
+        significant = sum(1 for c in comparison.rows if c.significant)
+        text += (f" Comparison: {significant} of {len(comparison.rows)} (op, size) differ "
+                 f"significantly ({comparison.test}, {comparison.alternative}, {comparison.correction}).")
+    elif len(result.alternatives) > 1:
+        text += f" No comparison: {problem or 'not requested'}."
+    return h.tag("p", h.esc(text)) + table
+
+
+def _warnings(result, comparison, problem) -> str:
+    warnings = list(result.warnings)
+    if comparison is not None:
+        warnings += [w for w in comparison.warnings if w not in warnings]
+    items = []
+    if problem and len(result.alternatives) > 1:
+        items.append(h.tag("div", h.tag("span", "comparison", class_="code") + " " +
+                           h.tag("div", h.esc(f"The alternatives were not compared: {problem}")),
+                           class_="warning"))
+    for w in warnings:
+        where = f" — {w.where}" if getattr(w, "where", None) else ""
+        items.append(h.tag("div", h.tag("span", h.esc(w.code + where), class_="code") +
+                           h.tag("div", h.esc(w.message)) +
+                           h.tag("div", h.tag("b", "Next step: ") + h.esc(w.hint)),
+                           class_="warning"))
+    if not items:
+        return h.tag("p", "No warnings: the analysis found nothing to caution about.", class_="ok")
+    return h.tag("p", h.esc(f"{len(items)} warning(s), each with a next step.")) + "".join(items)
+
+
+def _ci(low, high) -> str:
+    if low is None or high is None:
+        return "no interval"
+    return f"[{format_ns(low)}, {format_ns(high)}]"
+
+
+def _operations(result, ops, images, comparison) -> str:
+    parts = [h.tag("p", h.esc(
+        "Per operation: (a) the median of the per-launch medians with its confidence interval "
+        "against message size (points; dashed lines only guide the eye, rule 12); (b) every "
+        "launch's median relative to the first alternative's median at that size, alternatives "
+        "side by side with the significance stars of the comparison (Hunold & Carpen-Amarie "
+        "2016, Fig. 10–11); (c) each launch's median relative to the median of all launches, in "
+        "the order the launches ran."))]
+    for op in ops:
+        rows = [r for r in result.rows if r.op == op]
+        parts.append(h.tag("h3", h.esc(op), id=f"op-{slug(op)}"))
+        parts.append(h.image(images[op], f"{op}: run time against size, per-launch medians and spread"))
+        table_rows = []
+        for r in sorted(rows, key=lambda r: (r.size, result.alternatives.index(r.alternative))):
+            mean = format_ns(r.mean_ns) + " " + _ci(r.mean_ci_low_ns, r.mean_ci_high_ns)
+            if r.normal is False:
+                mean += " (not normal: do not trust)"
+            bw = "–" if r.bandwidth_Bps is None else f"{format_number(r.bandwidth_Bps / 2**20)} MiB/s"
+            table_rows.append((r.alternative, format_size(op, r.size), str(r.launches),
+                               format_ns(r.median_ns), _ci(r.median_ci_low_ns, r.median_ci_high_ns),
+                               mean, "–" if r.launches < 2 else f"{format_number(r.spread)}×",
+                               str(r.outliers_removed), str(r.invalid), bw))
+        parts.append(h.table(("alternative", "size", "launches", "median", f"{rows[0].confidence:.0%} CI",
+                              "mean (t interval)", "spread", "outliers removed", "invalid",
+                              "bandwidth (harmonic mean)"), table_rows,
+                             numeric=(False, True, True, True, True, True, True, True, True, True)))
+        if comparison is not None:
+            comp = [c for c in comparison.rows if c.op == op]
+            if comp:
+                parts.append(_comparison_table(op, comp))
+    return "".join(parts)
+
+
+def _comparison_table(op, comp) -> str:
+    rows = []
+    for c in sorted(comp, key=lambda c: (c.size, c.a, c.b)):
+        ratio_ci = ("no interval" if c.ratio_ci_low is None or c.ratio_ci_high is None
+                    else f"[{format_number(c.ratio_ci_low, 4)}, {format_number(c.ratio_ci_high, 4)}]")
+        rows.append((format_size(op, c.size), f"{c.a} vs {c.b}", format_ns(c.median_a_ns),
+                     format_ns(c.median_b_ns), format_number(c.ratio, 4), ratio_ci,
+                     f"{c.p_value:.3g}", f"{c.p_adjusted:.3g}",
+                     h.tag("span", h.esc(c.stars or "n.s."), class_="stars")))
+    escaped = [tuple(h.esc(x) for x in r[:-1]) + (r[-1],) for r in rows]
+    return (h.tag("p", h.esc("Comparison (ratio = median b / median a; > 1: b is slower)"),
+                  class_="caption") +
+            h.table(("size", "a vs b", "median a", "median b", "ratio", "ratio CI", "p", "p (Holm)",
+                     "stars"), escaped, numeric=(True, False, True, True, True, True, True, True, False),
+                    raw=True))
+
+
+def _fingerprints(datas: list[FingerprintData], svgs: list[str]) -> str:
+    parts = [h.tag("p", h.esc(
+        "One MPI-MiBFi (Roth 2021 §4.7) per test and alternative; click to open. Colors are the "
+        "categories of Roth §4.5: first, warm-up, outlier, good. Statistics are over the kept "
+        "repetitions of all launches pooled; histograms and the ECDF use every valid "
+        "repetition; per-repetition panels may show a subset of the points (the figure says so)."))]
+    current_op = None
+    for data, plot in zip(datas, svgs):
+        if data.op != current_op:
+            current_op = data.op
+            parts.append(h.tag("h3", h.esc(data.op), id=f"fp-op-{slug(data.op)}"))
+        s = data.summary
+        summary = (f"{h.esc(data.op)} · {h.esc(format_size(data.op, data.size))} · "
+                   f"{h.esc(data.alternative)} — median of launch medians {h.esc(data.across_median)}")
+        stats = h.table(("n kept", "removed", "invalid", "min", "q1", "median", "mean", "q3", "p95",
+                         "p99", "max"),
+                        [(str(s.n), str(data.removed), str(data.invalid)) +
+                         tuple(format_ns(v) for v in (s.min, s.q1, s.median, s.mean, s.q3, s.p95,
+                                                      s.p99, s.max))],
+                        numeric=(True,) * 11)
+        facts = h.key_values([("operation", data.op), ("size", format_size(data.op, data.size)),
+                              ("alternative", data.alternative)] + list(data.facts.lines) +
+                             [("outlier filter", data.outlier_filter),
+                              ("spread of launch medians", data.spread), ("run time", data.clock_note)])
+        body = stats + plot + h.details("Experiment", facts)
+        parts.append(h.tag("div", h.details(summary, body, id_=f"fp-{slug(data.alternative)}-"
+                                                               f"{slug(data.op)}-{data.size}"),
+                           class_="fingerprint", data_op=data.op, data_size=str(data.size),
+                           data_alternative=data.alternative))
+    return "".join(parts)
+
+
+def _spread(result, ops) -> str:
+    parts = [h.tag("p", h.esc(
+        "Spread = max / min of the per-launch medians of a test (1.00× = every launch gave the "
+        "same median). A launch is a factor of its own (Hunold & Carpen-Amarie 2016 §4.2): a "
+        "large spread means one mpirun does not predict the next. The colored maps in (c) of "
+        "each operation show which launches deviate."))]
+    for alt in result.alternatives:
+        rows = [r for r in result.rows if r.alternative == alt]
+        sizes = sorted({r.size for r in rows})
+        by = {(r.op, r.size): r for r in rows}
+        header = ["operation"] + [format_bytes(s) for s in sizes]
+        table_rows = []
+        for op in ops:
+            cells = [op]
+            for size in sizes:
+                r = by.get((op, size))
+                cells.append("" if r is None else ("one launch" if r.launches < 2 else
+                                                   f"{format_number(r.spread)}×"))
+            table_rows.append(cells)
+        parts.append(h.tag("h3", h.esc(f"Alternative {alt}")) +
+                     h.table(header, table_rows, numeric=[False] + [True] * len(sizes)))
+    return "".join(parts)
+
+
+def _rules(result, comparison, problem) -> str:
+    checks = check_rules(result, comparison, problem)
+    klass = {"met": "met", "not met": "notmet", "n/a": "na"}
+    rows = [(str(c.number), h.esc(c.text), h.tag("span", h.esc(c.status), class_=f"badge {klass[c.status]}"),
+             h.esc(c.reason)) for c in checks]
+    met = sum(1 for c in checks if c.status == "met")
+    return (h.tag("p", h.esc(f"Hoefler & Belli 2015, \"Scientific benchmarking of parallel computing "
+                             f"systems\": {met} of 12 rules met by this campaign and report.")) +
+            h.table(("rule", "text", "status", "why"), rows, raw=True))

@@ -1,0 +1,166 @@
+"""The provenance (Hoefler & Belli 2015, rule 9) and method (rule 10) sections of the report.
+
+Provenance: per alternative, the meta.json values common to all launches, those that vary
+between launches (a varying factor is worth seeing), a table of the launches, and every
+launch's full meta.json. Method: how the numbers were measured and summarized, in words, from
+meta.json and the analysis settings. All user-given text is escaped by `html.esc`.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from mpimeter.report import html as h
+from mpimeter.report.metadata import get, joined, rank_layout, residual_text, window_text
+from mpimeter.report.units import format_ns
+
+# Per-test detail: shown in the full meta.json only, not in the common/varying tables.
+BULKY_KEYS = ("tests", "proc_sync.window_ns_by_test", "clock_sync.models", "clock_sync.parents",
+              "ranks", "mpi.library_version_full", "timer.virtual", "pid", "launch_epoch_local_ns_rank0",
+              "status", "wall_start", "wall_end", "config.out", "config.seed", "load")
+
+
+def flatten(value: Any, prefix: str = "") -> dict[str, Any]:
+    """{"a.b": leaf}; lists are leaves (compared and shown as JSON)."""
+    if isinstance(value, Mapping):
+        out: dict[str, Any] = {}
+        for key, sub in value.items():
+            out.update(flatten(sub, f"{prefix}.{key}" if prefix else str(key)))
+        return out
+    return {prefix: value}
+
+
+def _text(value: Any) -> str:
+    if isinstance(value, str):
+        return value
+    return json.dumps(value, ensure_ascii=False, default=str)
+
+
+def _bulky(key: str) -> bool:
+    return any(key == b or key.startswith(b + ".") for b in BULKY_KEYS)
+
+
+def common_and_varying(metas: Sequence[Mapping[str, Any]]) -> tuple[dict[str, str], dict[str, list[str]]]:
+    """Keys whose value is the same in every launch, and keys whose values differ (with the
+    value of each launch, in launch order)."""
+    flat = [flatten(m) for m in metas]
+    keys: list[str] = []
+    for f in flat:
+        keys.extend(k for k in f if k not in keys)
+    common, varying = {}, {}
+    for key in keys:
+        if _bulky(key):
+            continue
+        values = [_text(f.get(key)) for f in flat]
+        if len(set(values)) == 1:
+            common[key] = values[0]
+        else:
+            varying[key] = values
+    return common, varying
+
+
+def provenance_section(result, campaign_json: Mapping[str, Any] | None) -> str:
+    parts = [tag_p("Everything the launches recorded about the experiment (meta.json, "
+                   "docs/FORMAT.md). Values that differ between launches are listed first: "
+                   "a factor that varied is a factor of the experiment (Hoefler & Belli, rule 9).")]
+    for alt in result.alternatives:
+        launches = result.campaign.launches_of(alt)
+        metas = [li.meta for li in launches]
+        common, varying = common_and_varying(metas)
+        body = []
+        if varying:
+            rows = [(k, " | ".join(f"{li.index:03d}: {v}" for li, v in zip(launches, vals)))
+                    for k, vals in varying.items()]
+            body.append(h.tag("h4", "Varies between launches") + h.table(("key", "value per launch"), rows))
+        else:
+            body.append(h.tag("p", h.esc("No recorded value varies between launches "
+                                         "(apart from times, seeds and process ids).")))
+        body.append(h.tag("h4", "Common to all launches") +
+                    h.table(("key", "value"), list(common.items())))
+        body.append(h.tag("h4", "Launches") + _launch_table(launches))
+        full = "".join(h.details(h.esc(f"meta.json of launch {li.index:03d} ({li.folder})"),
+                                 h.json_block(li.meta)) for li in launches)
+        body.append(h.tag("h4", "Full meta.json of every launch") + full)
+        parts.append(h.tag("h3", h.esc(f"Alternative {alt}"), id=f"prov-{slug(alt)}") + "".join(body))
+    if campaign_json:
+        parts.append(h.tag("h3", "campaign.json") + h.details("campaign.json", h.json_block(campaign_json)))
+    return "".join(parts)
+
+
+def _launch_table(launches) -> str:
+    rows = []
+    for li in launches:
+        m = li.meta
+        load = get(m, "load", default={})
+        hosts = joined([r.get("host") for r in get(m, "ranks", default=[]) if isinstance(r, Mapping)])
+        rows.append((f"{li.index:03d}", str(li.folder), li.status, hosts, rank_layout(m)[1],
+                     get(m, "wall_start", default="–"), get(m, "wall_end", default="–"),
+                     str(get(m, "config", "seed", default="–")),
+                     _num(load.get("other_cpu_s") if isinstance(load, Mapping) else None),
+                     _num(load.get("wall_s") if isinstance(load, Mapping) else None),
+                     li.clock))
+    return h.table(("launch", "folder", "status", "hosts", "ranks", "start", "end", "seed",
+                    "other CPU (s)", "wall (s)", "clock used"), rows,
+                   numeric=(False,) * 8 + (True, True, False))
+
+
+def _num(value: Any) -> str:
+    return f"{value:.3g}" if isinstance(value, (int, float)) else "–"
+
+
+def method_section(result, comparison) -> str:
+    s = result.settings
+    filt = {"tukey": f"Tukey's fences, k = {s.tukey_k:g} (Q1 − k·IQR … Q3 + k·IQR), per launch and test",
+            "none": "none", "mpibench": f"MPIBench: values above {s.mpibench_a:g} × p99 removed, per launch and test",
+            "trim25": "SKaMPI: the 25 % fastest and 25 % slowest removed, per launch and test"}[s.outlier]
+    parts = []
+    for alt in result.alternatives:
+        metas = [li.meta for li in result.campaign.launches_of(alt)]
+        cfg = lambda *k: joined([get(m, "config", *k) for m in metas])  # noqa: E731
+        pairs = [
+            ("scheme", f"{len(metas)} launches (separate mpiruns, the unit of replication) × "
+                       f"{cfg('nrep')} measured repetitions per test after {cfg('warmup')} warm-up "
+                       f"repetitions; tests in a seeded shuffled order (seed {cfg('seed')})"),
+            ("ranks", joined([rank_layout(m)[1] for m in metas])),
+            ("timer", cfg("timer") + "; resolution " +
+             joined([_ns(get(m, "timer", "resolution_ns")) for m in metas]) + ", overhead " +
+             joined([_ns(get(m, "timer", "overhead_ns")) for m in metas])),
+            ("process sync", window_text(metas)),
+            ("clock sync", joined([get(m, "clock_sync", "method") for m in metas]) + " (model " +
+             joined([get(m, "clock_sync", "model") for m in metas]) + "); " + residual_text(metas)),
+        ]
+        parts.append(h.tag("h3", h.esc(f"Alternative {alt}")) + h.key_values(pairs))
+    summary = [
+        ("run time of a repetition", result.clock_note + ". With a global clock: max end − min "
+         "start over ranks; without: the largest local duration over ranks."),
+        ("invalid repetitions", "dropped (window missed or overrun) and counted"),
+        ("categories", "per launch and test (Roth 2021 §4.5): first; warm-up up to the "
+         "cumulative-minimum cliff; outlier ≥ 2 × median; good" +
+         ("; warm-up dropped before the statistics" if s.drop_warmup else "")),
+        ("outlier filter", filt),
+        ("per launch", "median and mean of the kept repetitions"),
+        ("across launches", f"median of the per-launch medians with a {s.confidence:.0%} "
+         "order-statistic interval (Le Boudec); mean of per-launch means with a t interval, "
+         "trusted only when Shapiro–Wilk passes; spread = max / min of the per-launch medians"),
+        ("across ranks", "Kruskal–Wallis on ranks' local durations, Holm-corrected"),
+    ]
+    if comparison is not None:
+        summary.append(("comparison", f"{comparison.test}; hypothesis {comparison.alternative}; "
+                        f"{comparison.correction} correction; stars on the corrected p: "
+                        "* ≤ .05, ** ≤ .01, *** ≤ .001; ratio = median b / median a"))
+    return h.tag("h3", "Summarization (all alternatives)") + h.key_values(summary) + "".join(parts)
+
+
+def _ns(value: Any) -> str | None:
+    return format_ns(float(value)) if isinstance(value, (int, float)) else None
+
+
+def tag_p(text: str) -> str:
+    return h.tag("p", h.esc(text))
+
+
+def slug(text: str) -> str:
+    """An id-safe form of a name (letters, digits, - and _ kept)."""
+    return "".join(c if c.isalnum() or c in "-_" else "_" for c in str(text))

@@ -1,0 +1,1 @@
+"""Pure statistics over arrays: no files, no plots (ARCHITECTURE.md, statistics section)."""

@@ -1,0 +1,224 @@
+"""Writes synthetic launch folders exactly as docs/FORMAT.md describes them.
+
+Used by the golden-folder script (make_golden.py), by tests that need campaigns with known
+truth, and by bench/load_analyze.py. Times are drawn per repetition from a known distribution;
+each rank has a clock offset (and optionally a drift), so local, online-global and re-synced
+global times differ in known ways.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Callable, Sequence
+from pathlib import Path
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.csv as pacsv
+
+RAW_HEADER = "test,op,size,rank,rep,start_ns,end_ns,valid,gstart_ns,gend_ns"
+SYNC_HEADER = "rank,phase,kind,peer,local_ns,offset_ns,rtt_ns"
+
+
+def default_time(op: str, size: int, rng: np.random.Generator, n: int) -> np.ndarray:
+    """Skewed run times (ns): base + lognormal noise + rare 3× outliers."""
+    base = 2000.0 + 0.5 * size + (500.0 if op == "bcast" else 0.0)
+    x = base * (1 + rng.lognormal(-3.0, 0.6, n))
+    x[rng.random(n) < 0.01] *= 3
+    return x
+
+
+def meta_template(nprocs: int, *, clocksync: str, procsync: str, tests: list[dict], status: str,
+                  raw_mode: str = "full", resyncs: int = 0, residual_ns: int = 40, nrep: int = 100,
+                  load_other_cpu_s: float = 0.1) -> dict:
+    return {
+        "schema_version": 1,
+        "tool": {"name": "mpimeter-bench", "version": "0.1.0", "git_revision": "synthetic"},
+        "status": status,
+        "pid": 2**22 + 12345,  # no such process
+        "host_of_rank0": "synthetic-host",
+        "argv": ["mpimeter-bench", "--synthetic"],
+        "config": {"ops": sorted({t["op"] for t in tests}), "sizes": sorted({t["size"] for t in tests}),
+                   "nrep": nrep, "warmup": 10, "timer": "monotonic", "clocksync": clocksync,
+                   "procsync": procsync, "window_us": None, "seed": 1, "cold_cache_bytes": 0, "root": 0,
+                   "datatype": "byte", "reduce_op": "sum", "raw": raw_mode, "out": "x", "force": False,
+                   "virtual": {"base": "monotonic", "offset_s": 0.0, "skew_ppm": 0.0},
+                   "clocksync_params": {}, "procsync_params": {}, "resync_s": 1.0 if resyncs else None},
+        "nprocs": nprocs,
+        "mpi": {"library": "openmpi", "version": "MPI 3.1", "library_version": "Open MPI v4.1.4 (synthetic)",
+                "library_version_full": "Open MPI v4.1.4 (synthetic)"},
+        "build": {"compiler": "gcc 12.2.0", "flags": "-O2", "mpicc": "mpicc.openmpi"},
+        "system": {"kernel": "Linux", "cpu_model": "synthetic", "tsc_flags": [], "governor": None, "ncpus": 2},
+        "ranks": [{"rank": r, "host": "synthetic-host", "cpus": [r % 2], "pid": 1000 + r} for r in range(nprocs)],
+        "environment": {},
+        "load": {"loadavg_start": [0.1, 0.1, 0.1], "loadavg_end": [0.1, 0.1, 0.1],
+                 "other_cpu_s": load_other_cpu_s, "own_cpu_s": 2.0, "wall_s": 5.0},
+        "timer": {"name": "monotonic", "resolution_ns": 1.0, "overhead_ns": 20.0, "tsc_hz": None, "virtual": None},
+        "clock_sync": {"method": clocksync, "model": "offset" if clocksync != "none" else "identity",
+                       "duration_s": 0.01, "params": {}, "parents": [-1] + [0] * (nprocs - 1),
+                       "models": [{"rank": r, "anchor_ns": 0, "slope": 0.0, "intercept_ns": 0.0} for r in range(nprocs)],
+                       "resyncs": resyncs,
+                       "residual_start": {"ranks": list(range(1, nprocs)), "residual_ns": [residual_ns] * (nprocs - 1),
+                                          "max_abs_ns": residual_ns},
+                       "residual_end": None, "warning": None},
+        "proc_sync": {"method": procsync, "window_ns_by_test": {}, "invalid": {"total": 0, "late_start": 0,
+                      "overrun": 0, "round_late": 0}, "redone": {"total": 0, "reasons": {}}},
+        "launch_epoch_local_ns_rank0": 123456789,
+        "wall_start": "2026-11-22T05:10:00Z", "wall_end": None,
+        "tests": tests,
+        "warnings": [],
+    }
+
+
+def write_launch(
+    folder: str | Path,
+    *,
+    seed: int,
+    ops: Sequence[str] = ("allreduce", "bcast"),
+    sizes: Sequence[int] = (8, 1024),
+    nrep: int = 100,
+    nprocs: int = 2,
+    time_fn: Callable[[str, int, np.random.Generator, int], np.ndarray] = default_time,
+    launch_factor: float = 1.0,
+    warmup_reps: int = 0,
+    invalid_fraction: float = 0.0,
+    clocksync: str = "skampi",
+    procsync: str = "window",
+    syncs: int = 1,
+    drift_ppm: float = 0.0,
+    finished: int | None = None,
+    status: str = "complete",
+    raw_mode: str = "full",
+    residual_ns: int = 40,
+    load_other_cpu_s: float = 0.1,
+) -> Path:
+    """One launch folder. ``finished`` tests (default all) are complete; ``syncs`` ≥ 2 writes
+    re-sync model rows; ``drift_ppm`` makes rank r's offset drift by r·drift_ppm, which the online
+    clock (offset from the first sync only) does not follow but the re-synced clock does."""
+    folder = Path(folder)
+    folder.mkdir(parents=True, exist_ok=True)
+    rng = np.random.default_rng(seed)
+    plan = [(op, size) for op in ops for size in sizes]
+    order = rng.permutation(len(plan))
+    plan = [plan[i] for i in order]
+    nfin = len(plan) if finished is None else finished
+    offsets = np.array([0.0] + [float(rng.integers(-50_000, 50_000)) for _ in range(nprocs - 1)])
+    drift = np.arange(nprocs) * drift_ppm * 1e-6
+
+    def true_offset(rank: int, local: np.ndarray) -> np.ndarray:  # global − local
+        return offsets[rank] + drift[rank] * local
+
+    cols: dict[str, list] = {k: [] for k in RAW_HEADER.split(",")}
+    t_global = 1_000_000.0
+    tests = []
+    for ti, (op, size) in enumerate(plan):
+        x = time_fn(op, size, rng, nrep) * launch_factor
+        if warmup_reps:
+            x[:warmup_reps] *= 1.6
+            x[0] *= 1.5
+        valid = (rng.random(nrep) >= invalid_fraction).astype(np.int8)
+        starts = t_global + np.arange(nrep) * (x.max() * 2 + 5000)
+        t_global = starts[-1] + x.max() * 3
+        tests.append({"test": ti, "op": op, "size": size, "status": "complete" if ti < nfin else "pending",
+                      "nrep": nrep, "invalid": int((valid == 0).sum()), "redone": 0, "window_ns": None,
+                      "started_s": 0.0, "duration_s": 0.1})
+        if ti >= nfin:
+            continue
+        for r in range(nprocs if raw_mode == "full" else 1):
+            skew = rng.uniform(0, 0.05, nrep) * x
+            gs = starts + skew
+            ge = starts + x * (1.0 if r == nprocs - 1 else rng.uniform(0.7, 1.0, nrep))
+            # local clock: global = local + offset(local) → solve approximately (drift tiny)
+            ls = gs - true_offset(r, gs)
+            le = ge - true_offset(r, ge)
+            online = offsets[r] if syncs >= 1 else 0.0  # the online model: first sync only
+            g_s = np.rint(ls + online).astype(np.int64)
+            g_e = np.rint(le + online).astype(np.int64)
+            cols["test"].append(np.full(nrep, ti))
+            cols["op"].append(np.full(nrep, op, dtype=object))
+            cols["size"].append(np.full(nrep, size))
+            cols["rank"].append(np.full(nrep, r if raw_mode == "full" else -1))
+            cols["rep"].append(np.arange(nrep))
+            cols["start_ns"].append(np.rint(ls).astype(np.int64))
+            cols["end_ns"].append(np.rint(le).astype(np.int64))
+            cols["valid"].append(valid)
+            if clocksync == "none" and procsync not in ("window", "roundtime", "harmonize"):
+                cols["gstart_ns"].append(np.full(nrep, None, dtype=object))
+                cols["gend_ns"].append(np.full(nrep, None, dtype=object))
+            else:
+                cols["gstart_ns"].append(g_s)
+                cols["gend_ns"].append(g_e)
+    if nfin:
+        table = pa.table({k: pa.array(np.concatenate(v), type=pa.string() if k == "op" else pa.int64())
+                          for k, v in cols.items()})
+        with open(folder / "raw.csv", "wb") as f:
+            f.write((RAW_HEADER + "\n").encode())
+            pacsv.write_csv(table, f, pacsv.WriteOptions(quoting_style="none", include_header=False))
+    # sync.csv: model rows at each sync (phase 0 at the start, k at the k-th re-sync)
+    with open(folder / "sync.csv", "w") as f:
+        f.write(SYNC_HEADER + "\n")
+        if clocksync != "none":
+            points = np.linspace(0.0, max(t_global, 1.0), max(syncs, 1))
+            for phase, lt in enumerate(points if syncs >= 2 else points[:1]):
+                for r in range(nprocs):
+                    off = true_offset(r, np.array([lt]))[0]
+                    if r:
+                        f.write(f"{r},{phase},edge,0,{int(lt)},{int(round(off))},900\n")
+                    f.write(f"{r},{phase},model,-1,{int(lt)},{int(round(off))},0\n")
+            for r in range(1, nprocs):
+                f.write(f"{r},-1,residual,0,1000,{residual_ns},800\n")
+    meta = meta_template(nprocs, clocksync=clocksync, procsync=procsync, tests=tests, status=status,
+                         raw_mode=raw_mode, resyncs=max(syncs - 1, 0), residual_ns=residual_ns, nrep=nrep,
+                         load_other_cpu_s=load_other_cpu_s)
+    tmp = folder / "meta.json.tmp"
+    tmp.write_text(json.dumps(meta, indent=1))
+    os.replace(tmp, folder / "meta.json")
+    return folder
+
+
+def write_campaign(root: str | Path, launches: int, *, seed: int = 0, launch_sigma: float = 0.02,
+                   shift: float = 1.0, **kw) -> Path:
+    """A one-alternative campaign: ``launches`` launch folders, each with a launch factor drawn
+    lognormal(0, launch_sigma) times ``shift``."""
+    root = Path(root)
+    rng = np.random.default_rng(seed)
+    for i in range(launches):
+        factor = shift * float(rng.lognormal(0.0, launch_sigma))
+        write_launch(root / "launches" / f"{i:03d}", seed=seed * 1000 + i, launch_factor=factor, **kw)
+    return root
+
+
+def memory_campaign(samples: dict[str, np.ndarray], tests: Sequence[tuple[str, int]]):
+    """An in-memory :class:`mpimeter.analysis.Campaign` (no files) for simulations:
+    ``samples[alternative]`` has shape (launches, tests, repetitions) of run times in ns, written
+    as ``--raw reduced`` rows (rank −1) on the local clock."""
+    from mpimeter import analysis
+
+    parts, infos = [], []
+    for alt, x in samples.items():
+        n_l, n_t, n_r = x.shape
+        for li in range(n_l):
+            dur = np.rint(x[li]).astype(np.int64)  # (tests, reps)
+            start = np.arange(n_t * n_r, dtype=np.int64).reshape(n_t, n_r) * 10_000_000
+            parts.append(pa.table({
+                "alternative": pa.array([alt] * (n_t * n_r), pa.string()),
+                "launch": pa.array(np.full(n_t * n_r, li, dtype=np.int32)),
+                "test": pa.array(np.repeat(np.arange(n_t, dtype=np.int32), n_r)),
+                "op": pa.array([op for op, _ in tests for _ in range(n_r)], pa.string()),
+                "size": pa.array(np.repeat([s for _, s in tests], n_r).astype(np.int64)),
+                "rank": pa.array(np.full(n_t * n_r, -1, dtype=np.int32)),
+                "rep": pa.array(np.tile(np.arange(n_r, dtype=np.int32), n_t)),
+                "start_ns": pa.array(start.ravel()),
+                "end_ns": pa.array((start + dur).ravel()),
+                "valid": pa.array(np.ones(n_t * n_r, dtype=np.int8)),
+                "gstart_ns": pa.nulls(n_t * n_r, pa.int64()),
+                "gend_ns": pa.nulls(n_t * n_r, pa.int64()),
+                "rgstart_ns": pa.nulls(n_t * n_r, pa.int64()),
+                "rgend_ns": pa.nulls(n_t * n_r, pa.int64()),
+            }))
+            infos.append(analysis.LaunchInfo(alt, li, Path(f"/memory/{alt}/launches/{li:03d}"), "complete",
+                                             {"nprocs": 1}, "local", "local (in memory)", tuple(range(n_t)),
+                                             n_t * n_r, 0, False))
+    return analysis.Campaign(Path("/memory"), "several", tuple(samples), tuple(infos), pa.concat_tables(parts),
+                             pa.table({}), ())

@@ -1,0 +1,105 @@
+"""Reproducibility of the outcome (Hunold & Carpen-Amarie 2016 §5.3): the normalized spread of
+trial means, per-launch medians from raw.csv, and the command on campaign folders."""
+
+import json
+
+import pandas as pd
+import pytest
+from click.testing import CliRunner
+
+from mpimeter.campaign import plan
+from mpimeter.campaign import reproducibility as rp
+from mpimeter.campaign.fake import FakeExecutor
+from mpimeter.campaign.runner import CampaignRunner, new_state
+from mpimeter.cli import main
+
+
+def medians(rows):
+    return pd.DataFrame(rows, columns=rp.MEDIAN_COLUMNS)
+
+
+def test_spread_by_hand():
+    # trial means of per-launch medians: 100, 110, 105 (bcast 8) and 50, 50, 60 (bcast 64)
+    trials = [medians([("a", 0, "bcast", 8, 90.0), ("a", 1, "bcast", 8, 110.0),
+                       ("a", 0, "bcast", 64, 50.0)]),
+              medians([("a", 0, "bcast", 8, 110.0), ("a", 0, "bcast", 64, 50.0)]),
+              medians([("a", 0, "bcast", 8, 100.0), ("a", 1, "bcast", 8, 110.0),
+                       ("a", 0, "bcast", 64, 60.0), ("a", 0, "allreduce", 8, 1.0)])]
+    rows = rp.spread_table(trials)
+    assert [(r.op, r.size) for r in rows] == [("bcast", 8), ("bcast", 64)]  # allreduce: 1 trial
+    r8, r64 = rows
+    assert r8.means_ns == (100.0, 110.0, 105.0)
+    assert r8.normalized == pytest.approx((1.0, 1.1, 1.05))
+    assert r8.spread == pytest.approx(1.1)
+    assert r64.normalized == pytest.approx((1.0, 1.0, 1.2)) and r64.trials == 3
+    with pytest.raises(ValueError, match="at least 2 trials"):
+        rp.spread_table(trials[:1])
+
+
+def write_launch(folder, rows, *, method="skampi", procsync="window", status="complete"):
+    folder.mkdir(parents=True)
+    lines = ["test,op,size,rank,rep,start_ns,end_ns,valid,gstart_ns,gend_ns"] + rows
+    (folder / "raw.csv").write_text("\n".join(lines) + "\n")
+    (folder / "meta.json").write_text(json.dumps({
+        "schema_version": 1, "status": status, "clock_sync": {"method": method},
+        "proc_sync": {"method": procsync}}))
+
+
+def test_per_launch_medians_from_raw_csv_follow_the_clock_of_the_launch(tmp_path):
+    # rep 0: global run time = max gend - min gstart = 130 - 100 = 30; local max = 25
+    # rep 1: global 1050 - 1000 = 50, local 40; rep 2 invalid (huge), dropped
+    rows = ["0,bcast,8,0,0,0,25,1,100,125", "0,bcast,8,1,0,5,20,1,115,130",
+            "0,bcast,8,0,1,0,40,1,1000,1040", "0,bcast,8,1,1,0,30,1,1020,1050",
+            "0,bcast,8,0,2,0,9999,0,2000,11999", "0,bcast,8,1,2,0,9999,0,2000,11999"]
+    write_launch(tmp_path / "g" / "launches" / "000", rows)
+    write_launch(tmp_path / "l" / "launches" / "000", rows, method="none", procsync="barrier")
+    write_launch(tmp_path / "l" / "launches" / "001", rows, status="incomplete")
+    g = rp._medians_from_raw_csv(tmp_path / "g", "-")
+    l = rp._medians_from_raw_csv(tmp_path / "l", "-")
+    assert g.to_dict("records") == [{"alternative": "-", "launch": 0, "op": "bcast", "size": 8,
+                                     "median_ns": 40.0}]
+    assert l["median_ns"].tolist() == [32.5]  # the incomplete launch is not used
+
+
+def run_trial(folder, seed):
+    alts = [plan.Alternative("openmpi", "openmpi")]
+    order = plan.interleave(["openmpi"], 4, seed)
+    state = new_state(command="t", bench_args=["--ops", "bcast,allreduce", "--sizes", "8,4096",
+                      "--nrep", "50"], launcher="local", np=2, launches=4, seed=seed,
+                      alternatives=alts, templates={"openmpi": "x -np {np} {cmd}"},
+                      binaries={"openmpi": "/b"}, timeout_s=9, order=order)
+    CampaignRunner(state, folder, FakeExecutor(), base_env={}).run()
+
+
+def test_reproducibility_command_on_existing_campaigns(tmp_path):
+    for t in range(3):
+        run_trial(tmp_path / f"trial-{t}", seed=100 + t)
+    result = CliRunner().invoke(main, ["reproducibility", *(str(tmp_path / f"trial-{t}")
+                                                            for t in range(3)), "--format", "json"])
+    assert result.exit_code == 0, result.output
+    out = json.loads(result.output)
+    assert [(r["op"], r["size"]) for r in out["rows"]] == [("allreduce", 8), ("allreduce", 4096),
+                                                           ("bcast", 8), ("bcast", 4096)]
+    for r in out["rows"]:
+        assert r["alternative"] == "openmpi" and r["trials"] == 3
+        assert min(r["normalized"]) == 1.0 and r["spread"] == max(r["normalized"])
+        assert r["spread"] > 1.0  # the fake's launch effect makes trials differ
+    table = CliRunner().invoke(main, ["reproducibility", str(tmp_path / "trial-0"),
+                                      str(tmp_path / "trial-1")])
+    assert table.exit_code == 0 and "allreduce" in table.output
+
+
+@pytest.mark.parametrize("args, message", [
+    ([], "give two or more campaign folders"),
+    (["ONE"], "at least 2 campaigns"),
+    (["ONE", "NOPE"], "NOPE: no such folder"),
+    (["ONE", "ONE", "--trials", "3"], "not both"),
+    (["--trials", "1"], "--trials 1: must be at least 2"),
+])
+def test_reproducibility_bad_input_exits_2(tmp_path, args, message):
+    run_trial(tmp_path / "one", seed=1)
+    args = [str(tmp_path / "one") if a == "ONE" else str(tmp_path / a) if a == "NOPE" else a
+            for a in args]
+    result = CliRunner().invoke(main, ["reproducibility", *args])
+    assert result.exit_code == 2, result.output
+    assert message in result.output

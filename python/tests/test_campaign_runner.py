@@ -1,0 +1,263 @@
+"""The campaign loop with a fake executor (no MPI): order, failures and retries, hangs, Ctrl-C,
+resume, never overwriting a launch folder, bad input."""
+
+import json
+from pathlib import Path
+
+import pytest
+
+from mpimeter.campaign import plan
+from mpimeter.campaign import state as st
+from mpimeter.campaign.fake import FakeExecutor
+from mpimeter.campaign.runner import CampaignRunner, new_state
+
+
+def make_state(alternatives=("openmpi", "mpich"), launches=3, seed=11, env=None):
+    alts = [plan.Alternative(a, a if a in ("openmpi", "mpich") else "openmpi",
+                             dict((env or {}).get(a, {}))) for a in alternatives]
+    order = plan.interleave([a.name for a in alts], launches, seed)
+    return new_state(command="mpimeter run (test)", bench_args=["--ops", "bcast,allreduce",
+                     "--sizes", "8,1024", "--nrep", "20"], launcher="local", np=2,
+                     launches=launches, seed=seed, alternatives=alts,
+                     templates={a.name: "fakempirun -np {np} {cmd}" for a in alts},
+                     binaries={a.name: f"/bench/{a.mpi}/bin/mpimeter-bench" for a in alts},
+                     timeout_s=60.0, order=order)
+
+
+def run(state, folder, executor, **kw):
+    return CampaignRunner(state, folder, executor, base_env={"PATH": "/usr/bin"}, **kw).run()
+
+
+def on_disk(folder) -> dict:
+    return json.loads((Path(folder) / "campaign.json").read_text())
+
+
+def planned(state):
+    return [(r.alternative, r.index) for r in state.launches]
+
+
+def called(fake, folder):
+    return [str(c.out.relative_to(folder)) for c in fake.calls]
+
+
+def test_all_launches_run_in_the_planned_order_with_their_seed_and_folder(tmp_path):
+    state = make_state(env={"mpich": {"MPIR_CVAR_X": "1"}})
+    fake = FakeExecutor()
+    outcome = run(state, tmp_path, fake)
+    assert outcome.status == "complete"
+    assert called(fake, tmp_path) == [r.folder for r in state.launches]
+    assert [r.folder for r in state.launches][:2] != ["mpich/launches/000"] * 2
+    for call, rec in zip(fake.calls, state.launches):
+        assert call.argv[:3] == ["fakempirun", "-np", "2"]
+        assert call.argv[3] == f"/bench/{rec.alternative}/bin/mpimeter-bench"
+        assert call.seed == rec.seed
+        assert call.argv[-4:] == ["--seed", str(rec.seed), "--out", str(tmp_path / rec.folder)]
+        assert call.env.get("MPIR_CVAR_X") == ("1" if rec.alternative == "mpich" else None)
+        assert call.timeout_s == 60.0
+    disk = on_disk(tmp_path)
+    assert disk["status"] == "complete" and disk["schema_version"] == 1
+    assert [(x["alternative"], x["index"]) for x in disk["launches"]] == planned(state)
+    for x in disk["launches"]:
+        assert x["status"] == "complete" and x["exit_code"] == 0 and x["retries"] == 0
+        assert (tmp_path / x["folder"] / "meta.json").is_file()
+        assert x["duration_s"] == 1.0 and set(x) >= {"alternative", "index", "status", "seed",
+                                                     "exit_code", "duration_s"}
+    assert disk["counts"]["complete"] == 6
+    assert len(disk["history"]) == 6 and disk["sessions"][0]["outcome"] == "complete"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["campaign.json", "mpich", "openmpi"]
+
+
+def test_one_alternative_keeps_launches_at_the_top(tmp_path):
+    state = make_state(alternatives=("openmpi",), launches=2)
+    run(state, tmp_path, FakeExecutor())
+    assert [r.folder for r in state.launches] == ["launches/000", "launches/001"]
+    assert (tmp_path / "launches" / "001" / "raw.csv").is_file()
+
+
+def test_a_failed_launch_is_retried_once_at_the_end(tmp_path):
+    state = make_state()
+    fake = FakeExecutor({"mpich/launches/001": ["fail", "ok"]})
+    outcome = run(state, tmp_path, fake)
+    assert outcome.status == "complete"
+    order = called(fake, tmp_path)
+    assert order[:6] == [r.folder for r in state.launches]
+    assert order[6:] == ["mpich/launches/001"]  # the retry, after everything else
+    rec = state.launch("mpich", 1)
+    assert (rec.status, rec.retries, rec.attempts) == ("complete", 1, 2)
+    prev = rec.previous_attempts[0]
+    assert (prev.status, prev.reason, prev.exit_code) == ("failed", "exit code 1", 1)
+    assert "segmentation fault" in prev.stderr_tail
+    assert prev.folder == "mpich/attempts/001.1"
+    moved = json.loads((tmp_path / prev.folder / "meta.json").read_text())
+    assert moved["status"] == "running"  # the failed attempt's data, kept aside
+    assert json.loads((tmp_path / rec.folder / "meta.json").read_text())["status"] == "complete"
+    assert [h["status"] for h in on_disk(tmp_path)["history"]].count("failed") == 1
+
+
+def test_a_launch_failing_twice_stays_failed_and_the_campaign_goes_on(tmp_path):
+    state = make_state()
+    fake = FakeExecutor({"openmpi/launches/000": ["crash"]})
+    outcome = run(state, tmp_path, fake)
+    assert outcome.status == "failed"
+    assert called(fake, tmp_path).count("openmpi/launches/000") == 2
+    assert len(fake.calls) == 7
+    rec = state.launch("openmpi", 0)
+    assert (rec.status, rec.retries, rec.reason) == ("failed", 1, "exit code 1")
+    assert rec.previous_attempts[0].folder is None  # the crash wrote nothing
+    assert sum(r.status == "complete" for r in state.launches) == 5
+    assert on_disk(tmp_path)["status"] == "failed"
+
+
+@pytest.mark.parametrize("outcome, reason", [
+    ("hang", "timed out after 60 s (terminated)"),
+    ("killed", "killed by SIGKILL"),
+    ("empty", "exit code 0 but no meta.json in the launch folder"),
+])
+def test_hangs_kills_and_missing_results_are_failures_with_a_reason(tmp_path, outcome, reason):
+    state = make_state(alternatives=("openmpi",), launches=2)
+    fake = FakeExecutor({"launches/001": [outcome, "ok"]})
+    assert run(state, tmp_path, fake).status == "complete"
+    rec = state.launch("openmpi", 1)
+    assert rec.previous_attempts[0].reason == reason
+    assert rec.previous_attempts[0].status == "failed"
+
+
+def test_no_retries_when_asked(tmp_path):
+    state = make_state(alternatives=("openmpi",), launches=2)
+    fake = FakeExecutor({"launches/000": ["fail", "ok"]})
+    assert run(state, tmp_path, fake, retries=0).status == "failed"
+    assert len(fake.calls) == 2
+
+
+def test_ctrl_c_mid_launch_stops_and_leaves_campaign_json_consistent(tmp_path):
+    state = make_state()
+    stop_at = state.launches[2].folder
+    fake = FakeExecutor({stop_at: ["interrupt"]})
+    outcome = run(state, tmp_path, fake)
+    assert outcome.status == "interrupted"
+    assert called(fake, tmp_path) == [r.folder for r in state.launches[:3]]  # nothing after
+    disk = on_disk(tmp_path)
+    assert disk["status"] == "interrupted"
+    statuses = [x["status"] for x in disk["launches"]]
+    assert statuses == ["complete", "complete", "incomplete", "pending", "pending", "pending"]
+    assert disk["launches"][2]["reason"] == "interrupted (Ctrl-C or SIGTERM)"
+    assert disk["launches"][2]["ended"] is not None
+    assert disk["sessions"][-1]["outcome"] == "interrupted"
+    assert not list(tmp_path.glob(".campaign.*.tmp"))
+
+
+def test_resume_skips_complete_launches_and_redoes_the_others(tmp_path):
+    state = make_state()
+    interrupted_at = state.launches[2]
+    run(state, tmp_path, FakeExecutor({interrupted_at.folder: ["interrupt"]}))
+    resumed = st.load(tmp_path)
+    fake = FakeExecutor()
+    outcome = run(resumed, tmp_path, fake, resumed=True)
+    assert outcome.status == "complete"
+    assert called(fake, tmp_path) == [r.folder for r in state.launches[2:]]
+    rec = resumed.launch(interrupted_at.alternative, interrupted_at.index)
+    assert rec.attempts == 2 and rec.previous_attempts[0].status == "incomplete"
+    aside = tmp_path / rec.previous_attempts[0].folder
+    assert aside.parent.name == "attempts" and (aside / "meta.json").is_file()
+    disk = on_disk(tmp_path)
+    assert all(x["status"] == "complete" for x in disk["launches"])
+    assert [s["resumed"] for s in disk["sessions"]] == [False, True]
+    assert [s["outcome"] for s in disk["sessions"]] == ["interrupted", "complete"]
+
+
+def test_resume_redoes_failed_launches_too(tmp_path):
+    state = make_state(alternatives=("mpich",), launches=3)
+    run(state, tmp_path, FakeExecutor({"launches/001": ["fail"]}))
+    assert state.launch("mpich", 1).status == "failed"
+    fake = FakeExecutor()
+    assert run(st.load(tmp_path), tmp_path, fake, resumed=True).status == "complete"
+    assert called(fake, tmp_path) == ["launches/001"]
+    rec = st.load(tmp_path).launch("mpich", 1)
+    assert rec.attempts == 3
+    assert [a.folder for a in rec.previous_attempts] == ["attempts/001.1", "attempts/001.2"]
+
+
+def test_resume_after_the_runner_itself_was_killed(tmp_path):
+    """A SIGKILLed `mpimeter run` leaves its running launch `incomplete` on disk (it is marked
+    so before it starts) and possibly a half-written folder."""
+    state = make_state(alternatives=("openmpi",), launches=2)
+
+    class DieDuringSecondLaunch(FakeExecutor):
+        def run(self, argv, **kw):
+            if len(self.calls) == 1:
+                disk = on_disk(tmp_path)
+                assert disk["launches"][1]["status"] == "incomplete"
+                (tmp_path / "launches" / "001").mkdir()
+                (tmp_path / "launches" / "001" / "meta.json").write_text('{"status": "running"}')
+                raise SystemExit("killed")  # nothing after this line runs in the runner
+            return super().run(argv, **kw)
+
+    with pytest.raises(SystemExit):
+        run(state, tmp_path, DieDuringSecondLaunch())
+    resumed = st.load(tmp_path)
+    assert [r.status for r in resumed.launches] == ["complete", "incomplete"]
+    fake = FakeExecutor()
+    assert run(resumed, tmp_path, fake, resumed=True).status == "complete"
+    assert called(fake, tmp_path) == ["launches/001"]
+    assert (tmp_path / "attempts" / "001.1" / "meta.json").read_text() == '{"status": "running"}'
+
+
+def test_a_launch_folder_is_never_overwritten(tmp_path):
+    """The fake bench refuses a non-empty --out (as mpimeter-bench does); a folder already at
+    the place an attempt would be moved to is not overwritten either."""
+    state = make_state(alternatives=("openmpi",), launches=1)
+    (tmp_path / "attempts" / "000.1").mkdir(parents=True)
+    (tmp_path / "attempts" / "000.1" / "keep").write_text("mine")
+    fake = FakeExecutor({"launches/000": ["fail", "fail", "ok"]})
+    run(state, tmp_path, fake)
+    run(st.load(tmp_path), tmp_path, fake, resumed=True)
+    assert (tmp_path / "attempts" / "000.1" / "keep").read_text() == "mine"
+    rec = st.load(tmp_path).launch("openmpi", 0)
+    assert rec.status == "complete"
+    assert [a.folder for a in rec.previous_attempts] == ["attempts/000.1-1", "attempts/000.2"]
+    for a in rec.previous_attempts:
+        assert json.loads((tmp_path / a.folder / "meta.json").read_text())["status"] == "running"
+
+
+def test_bad_input_refused_by_the_first_launch_stops_the_campaign(tmp_path):
+    state = make_state()
+    fake = FakeExecutor(lambda out, attempt: "refuse")
+    outcome = run(state, tmp_path, fake)
+    assert outcome.status == "refused"
+    assert "unknown operation 'allredux'" in outcome.message
+    assert len(fake.calls) == 1
+    assert on_disk(tmp_path)["status"] == "refused"
+
+
+def test_exit_2_after_a_complete_launch_is_an_ordinary_failure(tmp_path):
+    state = make_state(alternatives=("openmpi",), launches=3)
+    fake = FakeExecutor({"launches/001": ["refuse", "ok"]})
+    assert run(state, tmp_path, fake).status == "complete"
+    assert len(fake.calls) == 4
+
+
+def test_campaign_json_is_consistent_while_a_launch_runs(tmp_path):
+    seen = []
+
+    class Peek(FakeExecutor):
+        def run(self, argv, **kw):
+            disk = on_disk(tmp_path)
+            seen.append([x["status"] for x in disk["launches"]])
+            return super().run(argv, **kw)
+
+    run(make_state(alternatives=("a",), launches=3), tmp_path, Peek())
+    assert seen == [["incomplete", "pending", "pending"],
+                    ["complete", "incomplete", "pending"],
+                    ["complete", "complete", "incomplete"]]
+
+
+def test_unknown_schema_version_is_refused(tmp_path):
+    run(make_state(alternatives=("a",), launches=1), tmp_path, FakeExecutor())
+    disk = on_disk(tmp_path)
+    disk["schema_version"] = 99
+    (tmp_path / "campaign.json").write_text(json.dumps(disk))
+    with pytest.raises(st.CampaignFileError, match="schema_version 99"):
+        st.load(tmp_path)
+    (tmp_path / "campaign.json").write_text("{")
+    with pytest.raises(st.CampaignFileError, match="not valid JSON"):
+        st.load(tmp_path)

@@ -1,0 +1,90 @@
+"""`mpimeter analyze`: the table, JSON and CSV, and exit 2 naming the file for bad input."""
+
+import json
+
+import pytest
+from click.testing import CliRunner
+from data.testkit import golden_copy
+
+from mpimeter.cli.analyze import command
+
+ANALYZE_KEYS = {"op", "size", "launches", "median_ns", "median_ci_low_ns", "median_ci_high_ns", "mean_ns",
+                "spread", "outliers_removed"}
+
+
+def run(*args):
+    return CliRunner().invoke(command, [str(a) for a in args])
+
+
+def test_table_has_one_row_per_op_and_size_with_intervals(tmp_path):
+    r = run(golden_copy(tmp_path, "campaign_a"))
+    assert r.exit_code == 0, r.output
+    assert "median [95 % CI]" in r.stdout
+    for op in ("allreduce", "bcast"):
+        assert r.stdout.count(f" {op} ") >= 2
+    assert "[no interval]" in r.stdout  # 4 launches
+    assert "clock: run time per repetition from the global clock as measured online" in r.stdout
+    assert "[too-few-launches]" in r.stdout
+
+
+def test_json_output_follows_format_md(tmp_path):
+    r = run(golden_copy(tmp_path, "alternatives"), "--format", "json")
+    assert r.exit_code == 0
+    out = json.loads(r.stdout)
+    assert len(out["rows"]) == 8 and {row["alternative"] for row in out["rows"]} == {"openmpi", "mpich"}
+    for row in out["rows"]:
+        assert ANALYZE_KEYS <= set(row)
+    for w in out["warnings"]:
+        assert {"code", "message", "hint"} <= set(w)
+    assert out["settings"]["outlier"] == "tukey" and "clock" in out
+
+
+def test_csv_output(tmp_path):
+    r = run(golden_copy(tmp_path, "campaign_a"), "--format", "csv", "--outlier", "trim25")
+    lines = r.stdout.strip().splitlines()
+    assert r.exit_code == 0 and len(lines) == 5
+    assert ANALYZE_KEYS <= set(lines[0].split(","))
+
+
+def test_options_reach_the_analysis(tmp_path):
+    r = run(golden_copy(tmp_path, "campaign_a"), "--format", "json", "--outlier", "none", "--clock", "local",
+            "--confidence", "0.9", "--drop-warmup", "--per-launch")
+    out = json.loads(r.stdout)
+    assert out["settings"] == {"outlier": "none", "tukey_k": 1.5, "mpibench_a": 2.0, "drop_warmup": True,
+                               "clock": "local", "confidence": 0.9}
+    assert all(row["outliers_removed"] == 0 and row["clock"] == "local" for row in out["rows"])
+
+
+def test_a_single_launch_folder(tmp_path):
+    r = run(golden_copy(tmp_path, "campaign_a") / "launches" / "001")
+    assert r.exit_code == 0 and "[one-launch]" in r.stdout
+
+
+@pytest.mark.parametrize("name,needle", [
+    ("not_a_campaign", "not_a_campaign: is not a campaign or launch folder"),
+    ("empty_launches", "holds no launch folder"),
+    ("malformed_raw", "launches/000/raw.csv:7: column valid"),
+    ("bad_meta_json", "launches/000/meta.json:"),
+    ("unknown_schema", "launches/000/meta.json: has schema_version 99"),
+    ("raw_meta_mismatch", "launches/000/raw.csv:4: op differs"),
+    ("missing_raw", "launches/000/raw.csv: is missing"),
+])
+def test_bad_input_exits_2_naming_the_file(tmp_path, name, needle):
+    r = run(golden_copy(tmp_path, name), "--no-cache")
+    assert r.exit_code == 2
+    assert needle in r.stderr
+    assert r.stderr.startswith("mpimeter analyze: error: ")
+    assert "Traceback" not in r.output
+
+
+def test_truncated_and_incomplete_launches_are_used_with_warnings(tmp_path):
+    r = run(golden_copy(tmp_path, "truncated_raw"))
+    assert r.exit_code == 0
+    assert "[truncated-line]" in r.stdout and "raw.csv:122" in r.stdout and "[incomplete-launch]" in r.stdout
+    r = run(golden_copy(tmp_path, "incomplete"))
+    assert r.exit_code == 0 and "2 of 4 tests finished" in r.stdout
+
+
+def test_a_missing_path_exits_2(tmp_path):
+    r = run(tmp_path / "nowhere")
+    assert r.exit_code == 2 and "does not exist" in r.stderr

@@ -1,0 +1,71 @@
+"""`mpimeter compare`."""
+
+import json
+
+from click.testing import CliRunner
+from data.synth import write_campaign
+from data.testkit import golden_copy
+
+from mpimeter.cli.compare import command
+
+COMPARE_KEYS = {"op", "size", "median_a_ns", "median_b_ns", "ratio", "ratio_ci_low", "ratio_ci_high", "p_value",
+                "p_adjusted", "stars"}
+
+
+def run(*args):
+    return CliRunner().invoke(command, [str(a) for a in args])
+
+
+def test_two_campaigns_json(tmp_path):
+    write_campaign(tmp_path / "a", 8, seed=1, nrep=30)
+    write_campaign(tmp_path / "b", 8, seed=2, nrep=30, shift=1.1)
+    r = run(tmp_path / "a", tmp_path / "b", "--format", "json", "--alternative", "less")
+    assert r.exit_code == 0, r.output
+    out = json.loads(r.stdout)
+    assert out["correction"] == "holm" and out["alternative"] == "less" and out["groups"] == ["a", "b"]
+    assert len(out["rows"]) == 4
+    for row in out["rows"]:
+        assert COMPARE_KEYS <= set(row)
+        assert row["stars"] == "***" and 1.05 < row["ratio"] < 1.15  # 8 vs 8 separated: p = 4/12870
+        assert row["ratio_ci_low"] <= row["ratio"] <= row["ratio_ci_high"]
+
+
+def test_table_names_test_correction_and_stars(tmp_path):
+    write_campaign(tmp_path / "a", 6, seed=3, nrep=30)
+    write_campaign(tmp_path / "b", 6, seed=4, nrep=30, shift=1.2)
+    r = run(tmp_path / "a", tmp_path / "b")
+    assert r.exit_code == 0
+    assert "wilcoxon-rank-sum on per-launch medians" in r.stdout and "correction: holm" in r.stdout
+    assert "ratio b/a [95 % CI]" in r.stdout and " ** " in r.stdout
+
+
+def test_folder_of_alternatives_is_compared_within(tmp_path):
+    r = run(golden_copy(tmp_path, "alternatives"), "--format", "csv")
+    assert r.exit_code == 0
+    lines = r.stdout.strip().splitlines()
+    assert len(lines) == 5 and lines[1].startswith("allreduce,8,openmpi,mpich,")
+
+
+def test_fewer_than_three_launches_is_refused_unless_per_repetition(tmp_path):
+    write_campaign(tmp_path / "a", 2, seed=5)
+    write_campaign(tmp_path / "b", 2, seed=6)
+    r = run(tmp_path / "a", tmp_path / "b")
+    assert r.exit_code == 2 and "needs at least 3" in r.stderr and "--per-repetition" in r.stderr
+    r = run(tmp_path / "a", tmp_path / "b", "--per-repetition")
+    assert r.exit_code == 0 and "launch effect is ignored" in r.stdout
+
+
+def test_no_common_rows_exits_2(tmp_path):
+    r = run(golden_copy(tmp_path, "disjoint_a"), golden_copy(tmp_path, "disjoint_b"))
+    assert r.exit_code == 2 and "no (op, size) in common" in r.stderr
+    assert "allreduce 8" in r.stderr and "bcast 16" in r.stderr
+
+
+def test_one_group_only_exits_2(tmp_path):
+    r = run(golden_copy(tmp_path, "campaign_a"))
+    assert r.exit_code == 2 and "at least two alternatives" in r.stderr
+
+
+def test_bad_input_exits_2(tmp_path):
+    r = run(golden_copy(tmp_path, "campaign_a"), golden_copy(tmp_path, "unknown_schema"))
+    assert r.exit_code == 2 and "schema_version 99" in r.stderr

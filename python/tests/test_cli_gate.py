@@ -1,0 +1,56 @@
+"""`mpimeter gate`: exit 0 / 1 / 2."""
+
+import json
+
+import pytest
+from click import BadParameter
+from click.testing import CliRunner
+from data.synth import write_campaign
+from data.testkit import golden_copy
+
+from mpimeter.cli.gate import command, parse_fraction
+
+
+def run(*args):
+    return CliRunner().invoke(command, [str(a) for a in args])
+
+
+@pytest.fixture
+def campaigns(tmp_path):
+    write_campaign(tmp_path / "base", 8, seed=1, nrep=30)
+    write_campaign(tmp_path / "same", 8, seed=2, nrep=30)
+    write_campaign(tmp_path / "slow", 8, seed=3, nrep=30, shift=1.15)
+    return tmp_path
+
+
+def test_regression_exits_1_and_lists_the_rows(campaigns):
+    r = run(campaigns / "base", campaigns / "slow", "--max-slowdown", "5%")
+    assert r.exit_code == 1, r.output
+    assert r.stdout.count("REGRESSION") == 4 and "regressions" in r.stdout
+
+
+def test_no_regression_exits_0(campaigns):
+    assert run(campaigns / "base", campaigns / "same", "--max-slowdown", "5%").exit_code == 0
+    assert run(campaigns / "base", campaigns / "slow", "--max-slowdown", "0.3").exit_code == 0
+
+
+def test_json(campaigns):
+    r = run(campaigns / "base", campaigns / "slow", "--format", "json")
+    out = json.loads(r.stdout)
+    assert r.exit_code == 1 and out["passed"] is False and out["max_slowdown"] == 0.05
+    assert all(row["regression"] for row in out["rows"])
+
+
+def test_bad_input_exits_2(tmp_path, campaigns):
+    r = run(campaigns / "base", golden_copy(tmp_path, "malformed_raw"))
+    assert r.exit_code == 2 and "raw.csv:7" in r.stderr
+    r = run(campaigns / "base", golden_copy(tmp_path, "disjoint_b"))
+    assert r.exit_code == 2 and "no (op, size) in common" in r.stderr
+    assert run(campaigns / "base", campaigns / "slow", "--max-slowdown", "five").exit_code == 2
+
+
+def test_parse_fraction():
+    assert parse_fraction("5%") == pytest.approx(0.05)
+    assert parse_fraction("0.1") == pytest.approx(0.1)
+    with pytest.raises(BadParameter):
+        parse_fraction("-3%")

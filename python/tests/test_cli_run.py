@@ -1,0 +1,221 @@
+"""`mpimeter run` end to end without MPI: a fake mpimeter-bench (a script that writes a launch
+folder) behind a template launcher. Bad input exits 2; Ctrl-C exits 130 and leaves a resumable
+campaign; failures exit 1."""
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from mpimeter.cli import main
+
+FAKE_BENCH = r'''#!{python}
+"""A stand-in for mpimeter-bench. FAKE_BENCH_MODE: ok | sleep | refuse | fail."""
+import json, os, sys, time
+args = sys.argv[1:]
+if args == ["--help"]:
+    print("  --clocksync NAME   clock sync; auto = hca3 when ... [auto]")
+    print("timers: monotonic, tsc\nprocess syncs: window, barrier")
+    print("clock syncs: none, skampi" + (", hca3" if os.environ.get("FAKE_HCA3") else ""))
+    sys.exit(0)
+if args == ["--list-ops"]:
+    print("allreduce  collective\nbcast  collective, rooted\nbarrier  collective")
+    sys.exit(0)
+def value(flag):
+    return args[args.index(flag) + 1] if flag in args else None
+mode = os.environ.get("FAKE_BENCH_MODE", "ok")
+if mode == "refuse":
+    print("mpimeter-bench: --timer: unknown timer 'sundial'", file=sys.stderr)
+    sys.exit(2)
+out = value("--out")
+os.makedirs(out)
+meta = {"schema_version": 1, "status": "running", "pid": os.getpid(),
+        "argv": args, "env_variant": os.environ.get("VARIANT_X")}
+with open(os.path.join(out, "meta.json"), "w") as f:
+    json.dump(meta, f)
+if mode == "sleep":
+    with open(os.environ["FAKE_BENCH_PIDFILE"], "w") as f:
+        f.write(str(os.getpid()))
+    time.sleep(60)
+if mode == "fail":
+    print("rank 1 exited on signal 11", file=sys.stderr)
+    sys.exit(1)
+with open(os.path.join(out, "raw.csv"), "w") as f:
+    f.write("test,op,size,rank,rep,start_ns,end_ns,valid,gstart_ns,gend_ns\n")
+    for rep in range(5):
+        for rank in range(2):
+            f.write(f"0,bcast,8,{rank},{rep},{rep*100},{rep*100+50+rank},1,{rep*100},{rep*100+50+rank}\n")
+meta["status"] = "complete"
+with open(os.path.join(out, "meta.json"), "w") as f:
+    json.dump(meta, f)
+'''
+
+
+@pytest.fixture
+def fake_env(tmp_path, monkeypatch):
+    """A bench dir with a fake binary for both libraries, a launcher script, and the options
+    that make `mpimeter run` use them."""
+    for lib in ("openmpi", "mpich"):
+        binary = tmp_path / "bench" / lib / "bin" / "mpimeter-bench"
+        binary.parent.mkdir(parents=True)
+        binary.write_text(FAKE_BENCH.replace("{python}", sys.executable))
+        binary.chmod(0o755)
+    launcher = tmp_path / "fakerun"
+    launcher.write_text('#!/bin/sh\n[ "$1" = -np ] || exit 9\nshift 2\nexec "$@"\n')
+    launcher.chmod(0o755)
+    monkeypatch.setenv("MPIMETER_BENCH_DIR", str(tmp_path / "bench"))
+    monkeypatch.delenv("FAKE_HCA3", raising=False)
+    opts = ["--launcher", f"{launcher} -np {{np}} {{cmd}}", "--mpi", "openmpi,mpich",
+            "--np", "2", "--ops", "bcast", "--sizes", "8", "--nrep", "5", "--no-analyze"]
+    return tmp_path, opts
+
+
+def cli(args, env=None):
+    return CliRunner().invoke(main, ["run", *args], env=env)
+
+
+def test_a_campaign_end_to_end(fake_env):
+    tmp, opts = fake_env
+    out = tmp / "c"
+    result = cli([*opts, "--launches", "2", "--seed", "5", "--out", str(out),
+                  "--variant", "x=VARIANT_X=1", "--variant", "y="])
+    assert result.exit_code == 0, result.output
+    assert "[4/8]" in result.output and "campaign complete" in result.output
+    disk = json.loads((out / "campaign.json").read_text())
+    assert [a["name"] for a in disk["alternatives"]] == ["openmpi-x", "openmpi-y", "mpich-x",
+                                                         "mpich-y"]
+    assert disk["seed"] == 5 and disk["np"] == 2 and disk["launches_per_alternative"] == 2
+    assert disk["bench_args"] == ["--ops", "bcast", "--sizes", "8", "--nrep", "5",
+                                  "--procsync", "window", "--clocksync", "skampi"]
+    assert all(x["status"] == "complete" for x in disk["launches"])
+    for x in disk["launches"]:
+        meta = json.loads((out / x["folder"] / "meta.json").read_text())
+        assert meta["env_variant"] == ("1" if x["alternative"].endswith("-x") else None)
+        assert meta["argv"][-4:] == ["--seed", str(x["seed"]), "--out", str(out / x["folder"])]
+    assert "default clock sync skampi" in " ".join(disk["notes"])
+
+
+def test_the_default_clock_sync_is_asked_of_the_binary(fake_env):
+    tmp, opts = fake_env
+    result = cli([*opts, "--launches", "1", "--out", str(tmp / "c")], env={"FAKE_HCA3": "1"})
+    assert result.exit_code == 0, result.output
+    disk = json.loads((tmp / "c" / "campaign.json").read_text())
+    assert disk["bench_args"][-2:] == ["--clocksync", "hca3"]
+
+
+def test_extra_bench_arguments_after_the_double_dash(fake_env):
+    tmp, opts = fake_env
+    result = cli([*opts, "--launches", "1", "--out", str(tmp / "c"), "--", "--warmup", "3"])
+    assert result.exit_code == 0, result.output
+    disk = json.loads((tmp / "c" / "campaign.json").read_text())
+    assert disk["bench_args"][-2:] == ["--warmup", "3"]
+
+
+@pytest.mark.parametrize("args, message", [
+    (["--launches", "0"], "--launches 0: must be at least 1"),
+    (["--np", "0"], "--np 0: must be at least 1"),
+    (["--nrep", "0"], "--nrep 0: must be at least 1"),
+    (["--sizes", "8:64"], "is not a range START:END:xFACTOR"),
+    (["--ops", "allredux"], "unknown operation(s) allredux"),
+    (["--variant", "bad"], "expected NAME="),
+    (["--mpi", "intelmpi"], "no mpimeter-bench at"),
+    (["--launcher", "srun {cmd}"], "needs both {np} and {cmd}"),
+    (["--launcher", "nosuchlauncher -n {np} {cmd}"], "is not on PATH"),
+    (["--launch-timeout", "0"], "must be positive"),
+    (["--retries", "-1"], "--retries -1"),
+    (["--", "--out", "elsewhere"], "the campaign sets --out, --seed, --force itself"),
+    (["--root", "5"], "--root 5: must be below --np 2"),
+    (["--timer", "sundial"], "--timer sundial: unknown; mpimeter-bench accepts monotonic, tsc"),
+    (["--clocksync", "hca3"], "--clocksync hca3: unknown; mpimeter-bench accepts auto, none, skampi"),
+])
+def test_bad_input_exits_2_with_a_message_and_writes_nothing(fake_env, args, message):
+    tmp, opts = fake_env
+    out = tmp / "c"
+    result = cli([*opts, "--out", str(out), *args])
+    assert result.exit_code == 2, result.output
+    assert message in result.output
+    assert not out.exists()
+
+
+def test_no_library_found_exits_2(tmp_path, monkeypatch):
+    monkeypatch.setenv("MPIMETER_BENCH_DIR", str(tmp_path))
+    result = cli(["--out", str(tmp_path / "c")])
+    assert result.exit_code == 2 and "no MPI library found" in result.output
+
+
+def test_an_existing_out_folder_is_refused(fake_env):
+    tmp, opts = fake_env
+    (tmp / "c").mkdir()
+    (tmp / "c" / "x").write_text("")
+    result = cli([*opts, "--out", str(tmp / "c")])
+    assert result.exit_code == 2 and "exists and is not empty" in result.output
+
+
+def test_resume_refuses_campaign_options_and_missing_folders(fake_env):
+    tmp, opts = fake_env
+    assert cli([*opts, "--launches", "1", "--out", str(tmp / "c")]).exit_code == 0
+    result = cli(["--resume", str(tmp / "c"), "--ops", "bcast"])
+    assert result.exit_code == 2 and "do not also give --ops" in result.output
+    result = cli(["--resume", str(tmp / "nothing")])
+    assert result.exit_code == 2 and "no such file" in result.output
+    result = cli(["--resume", str(tmp / "c"), "--no-analyze"])
+    assert result.exit_code == 0 and "0 launch(es) to run of 2" in result.output
+
+
+def test_the_bench_refusing_its_options_exits_2(fake_env):
+    tmp, opts = fake_env
+    result = cli([*opts, "--out", str(tmp / "c")], env={"FAKE_BENCH_MODE": "refuse"})
+    assert result.exit_code == 2
+    assert "refused the options" in result.output and "unknown timer 'sundial'" in result.output
+    assert json.loads((tmp / "c" / "campaign.json").read_text())["status"] == "refused"
+
+
+def test_failed_launches_exit_1_and_name_their_stderr(fake_env):
+    tmp, opts = fake_env
+    result = cli([*opts, "--launches", "1", "--out", str(tmp / "c")],
+                 env={"FAKE_BENCH_MODE": "fail"})
+    assert result.exit_code == 1
+    assert "exit code 1" in result.output and "logs/000.2.stderr" in result.output
+    disk = json.loads((tmp / "c" / "campaign.json").read_text())
+    assert all(x["status"] == "failed" and x["retries"] == 1 for x in disk["launches"])
+    assert "signal 11" in disk["launches"][0]["stderr_tail"]
+
+
+def test_ctrl_c_then_resume(fake_env):
+    """SIGINT to a real `mpimeter run` process while a launch sleeps: exit 130, the launch is
+    stopped and incomplete, campaign.json parses; --resume finishes the campaign."""
+    tmp, opts = fake_env
+    out, pidfile = tmp / "c", tmp / "bench.pid"
+    env = {**os.environ, "FAKE_BENCH_MODE": "sleep", "FAKE_BENCH_PIDFILE": str(pidfile)}
+    proc = subprocess.Popen([sys.executable, "-m", "mpimeter", "run", *opts, "--launches", "2",
+                             "--out", str(out)], env=env, stdout=subprocess.PIPE,
+                            stderr=subprocess.STDOUT, text=True)
+    deadline = time.monotonic() + 30
+    while not (pidfile.exists() and pidfile.read_text()) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    bench_pid = int(pidfile.read_text())
+    proc.send_signal(signal.SIGINT)
+    output, _ = proc.communicate(timeout=30)
+    assert proc.returncode == 130, output
+    assert f"mpimeter run --resume {out}" in output
+    assert not Path(f"/proc/{bench_pid}").exists() or \
+        Path(f"/proc/{bench_pid}/stat").read_text().split(") ")[1][0] == "Z"
+    disk = json.loads((out / "campaign.json").read_text())
+    assert disk["status"] == "interrupted"
+    assert [x["status"] for x in disk["launches"]] == ["incomplete", "pending", "pending", "pending"]
+    first = disk["launches"][0]
+    assert first["reason"] == "interrupted (Ctrl-C or SIGTERM)"
+
+    result = cli(["--resume", str(out), "--no-analyze"], env={"FAKE_BENCH_MODE": "ok"})
+    assert result.exit_code == 0, result.output
+    disk = json.loads((out / "campaign.json").read_text())
+    assert all(x["status"] == "complete" for x in disk["launches"])
+    moved = disk["launches"][0]["previous_attempts"][0]["folder"]
+    assert moved == first["folder"].replace("launches/000", "attempts/000.1")
+    assert json.loads((out / moved / "meta.json").read_text())["status"] == "running"

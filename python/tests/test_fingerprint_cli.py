@@ -1,0 +1,68 @@
+"""`mpimeter fingerprint`: one figure per test, in the format of the extension; exit 2 on bad input."""
+
+from __future__ import annotations
+
+import pytest
+from click.testing import CliRunner
+from data.report.synth_campaign import golden
+
+from mpimeter.cli.fingerprint import command
+
+
+def run(*args):
+    return CliRunner().invoke(command, [str(a) for a in args])
+
+
+@pytest.fixture(scope="module")
+def root(tmp_path_factory):
+    return tmp_path_factory.mktemp("fp-cli")
+
+
+@pytest.mark.parametrize("suffix, magic", [(".png", b"\x89PNG\r\n\x1a\n"), (".svg", b"<?xml"),
+                                           (".pdf", b"%PDF")])
+def test_writes_the_figure(root, tmp_path, suffix, magic):
+    out = tmp_path / f"fp{suffix}"
+    r = run(golden("one_library", root), "--op", "allreduce", "--size", 1024, "-o", out, "--no-cache")
+    assert r.exit_code == 0, r.output
+    assert f"wrote {out}" in r.output
+    data = out.read_bytes()
+    assert data.startswith(magic)
+    if suffix == ".svg":
+        assert "MPI-MiBFi" in data.decode()
+
+
+def test_png_is_large_enough_to_read(root, tmp_path):
+    from PIL import Image
+
+    out = tmp_path / "fp.png"
+    assert run(golden("one_launch", root), "--op", "bcast", "--size", 8, "-o", out).exit_code == 0
+    with Image.open(out) as image:
+        assert image.size == (1430, 1155)  # 13 × 10.5 in at 110 dpi
+
+
+def test_an_alternative_is_chosen_by_name(root, tmp_path):
+    campaign = golden("two_alternatives", root)
+    r = run(campaign, "--op", "bcast", "--size", 8, "-o", tmp_path / "a.png")
+    assert r.exit_code == 2
+    assert "openmpi, mpich" in r.output
+    r = run(campaign, "--op", "bcast", "--size", 8, "--alt", "mpich", "-o", tmp_path / "a.png")
+    assert r.exit_code == 0, r.output
+
+
+@pytest.mark.parametrize("args, message", [
+    (("--op", "alltoall", "--size", 8), "no operation 'alltoall'"),
+    (("--op", "bcast", "--size", 7), "no size 7 for bcast"),
+    (("--op", "bcast", "--size", 8, "-o", "fp.jpg"), "unknown figure format '.jpg'"),
+])
+def test_bad_requests_exit_2_with_a_message(root, tmp_path, monkeypatch, args, message):
+    monkeypatch.chdir(tmp_path)
+    r = run(golden("one_library", root), *args)
+    assert r.exit_code == 2
+    assert message in r.output
+
+
+def test_a_folder_that_is_no_campaign_exits_2(tmp_path):
+    (tmp_path / "empty").mkdir()
+    r = run(tmp_path / "empty", "--op", "bcast", "--size", 8, "-o", tmp_path / "x.png")
+    assert r.exit_code == 2
+    assert "mpimeter fingerprint: error:" in r.output

@@ -1,0 +1,94 @@
+"""What a folder is, the DuckDB store, and that inputs stay untouched."""
+
+import hashlib
+
+import duckdb
+import pytest
+from data.testkit import golden_copy
+
+from mpimeter import analysis
+from mpimeter.io import campaign
+from mpimeter.io.errors import InputError
+
+
+def test_discover_the_three_kinds(tmp_path):
+    assert campaign.discover(golden_copy(tmp_path, "campaign_a")).kind == "campaign"
+    alts = campaign.discover(golden_copy(tmp_path, "alternatives"))
+    assert alts.kind == "alternatives" and [a for a, _ in alts.alternatives] == ["openmpi", "mpich"]  # campaign.json order
+    one = campaign.discover(golden_copy(tmp_path, "campaign_a") / "launches" / "002")
+    assert one.kind == "launch" and one.alternatives[0][0] == "campaign_a"
+
+
+@pytest.mark.parametrize("name,what", [
+    ("not_a_campaign", "is not a campaign or launch folder"),
+    ("empty_launches", "holds no launch folder with a meta.json"),
+])
+def test_not_a_campaign(tmp_path, name, what):
+    with pytest.raises(InputError, match=what):
+        campaign.discover(golden_copy(tmp_path, name))
+    with pytest.raises(InputError, match="does not exist"):
+        campaign.discover(tmp_path / "nowhere")
+
+
+def test_launch_folder_without_meta_is_skipped_with_a_warning(tmp_path):
+    root = golden_copy(tmp_path, "campaign_a")
+    (root / "launches" / "009").mkdir()
+    c = analysis.load_campaign(root)
+    assert len(c.launches) == 4
+    assert any(w.code == "launch-not-started" for w in c.warnings)
+
+
+def test_duckdb_store_is_queryable(tmp_path):
+    root = golden_copy(tmp_path, "alternatives")
+    c = analysis.load_campaign(root)
+    with duckdb.connect(str(root / "campaign.duckdb"), read_only=True) as con:
+        assert con.execute("select count(*) from raw").fetchone()[0] == c.raw.num_rows
+        alts = con.execute("select alternative, count(*) from launches group by 1 order by 1").fetchall()
+        assert alts == [("mpich", 3), ("openmpi", 3)]
+        lib = con.execute("select distinct meta->>'$.mpi.library' from launches").fetchall()
+        assert lib == [("openmpi",)]
+        assert con.execute("select count(*) from sync where kind = 'model'").fetchone()[0] == 12
+    # loading again rewrites it without complaint
+    analysis.load_campaign(root)
+
+
+def digest(root):
+    h = {}
+    for p in sorted(root.rglob("*")):
+        if p.is_file() and p.name not in ("raw.parquet", "campaign.duckdb", "campaign.duckdb.wal"):
+            h[str(p.relative_to(root))] = hashlib.sha256(p.read_bytes()).hexdigest()
+    return h
+
+
+def test_nothing_but_the_caches_is_written_to_the_input(tmp_path):
+    root = golden_copy(tmp_path, "alternatives")
+    before = digest(root)
+    analysis.analyze(analysis.load_campaign(root))
+    assert digest(root) == before
+    written = {p.name for p in root.rglob("*") if p.is_file()} - {p.split("/")[-1] for p in before}
+    assert written <= {"raw.parquet", "campaign.duckdb", "campaign.duckdb.wal"}
+
+
+def test_load_campaigns_names_alternatives_uniquely(tmp_path):
+    (tmp_path / "base").mkdir()
+    (tmp_path / "cand").mkdir()
+    import shutil
+    from data.testkit import GOLDEN
+    shutil.copytree(GOLDEN / "campaign_a", tmp_path / "base" / "openmpi")
+    shutil.copytree(GOLDEN / "campaign_b", tmp_path / "cand" / "openmpi")
+    c = analysis.load_campaigns([tmp_path / "base" / "openmpi", tmp_path / "cand" / "openmpi"])
+    assert c.alternatives == ("base/openmpi", "cand/openmpi") and c.kind == "several"
+
+
+def test_one_store_for_several_campaigns(tmp_path):
+    from mpimeter.io import store
+
+    stored = []
+    for name in ("campaign_a", "campaign_b"):
+        lc = campaign.load(golden_copy(tmp_path, name))
+        stored += [store.StoredLaunch(name, ll.alternative, ll.index, ll.data.folder, ll.data.status, ll.data.clock,
+                                      ll.data.meta, ll.data.sync) for ll in lc.launches]
+    assert store.write_store(tmp_path / "all.duckdb", stored) is None
+    with duckdb.connect(str(tmp_path / "all.duckdb"), read_only=True) as con:
+        rows = con.execute("select campaign, count(distinct launch) from raw group by 1 order by 1").fetchall()
+    assert rows == [("campaign_a", 4), ("campaign_b", 4)]

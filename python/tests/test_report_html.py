@@ -1,0 +1,173 @@
+"""The HTML report: every section, every (alternative, op, size), every warning; escaped;
+self-contained; the twelve rules."""
+
+from __future__ import annotations
+
+import html.parser
+import re
+
+import pytest
+from data.report.synth_campaign import golden
+
+from mpimeter import analysis
+from mpimeter.report.html_report import SECTIONS, build_report, write_report
+
+NAMES = ("one_library", "two_alternatives", "one_launch", "warnings")
+
+
+class Page(html.parser.HTMLParser):
+    """Collects what the checks need: ids, fingerprints, images, scripts, every URL."""
+
+    def __init__(self, text: str) -> None:
+        super().__init__()
+        self.ids, self.fingerprints, self.images, self.urls, self.tags = set(), [], [], [], []
+        self.feed(text)
+
+    def handle_starttag(self, tag, attrs):
+        a = dict(attrs)
+        self.tags.append(tag)
+        if "id" in a:
+            self.ids.add(a["id"])
+        if a.get("class") == "fingerprint":
+            self.fingerprints.append((a["data-alternative"], a["data-op"], int(a["data-size"])))
+        if tag == "img":
+            self.images.append(a.get("src", ""))
+        for key in ("src", "href", "action", "data", "poster", "srcset"):
+            if key in a:
+                self.urls.append(a[key])
+
+
+@pytest.fixture(scope="module")
+def reports(tmp_path_factory):
+    root = tmp_path_factory.mktemp("report")
+    out = {}
+    for name in NAMES:
+        result = analysis.analyze(analysis.load_campaign(golden(name, root), cache=False, store=False))
+        comparison, problem = None, None
+        if len(result.alternatives) > 1:
+            try:
+                comparison = analysis.compare(result)
+            except analysis.AnalysisError as exc:
+                problem = str(exc)
+        text, count = build_report(result, comparison, comparison_problem=problem)
+        out[name] = (result, comparison, text, count)
+    return out
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_every_section_and_every_test_is_present(reports, name):
+    result, _, text, count = reports[name]
+    page = Page(text)
+    for section_id, title in SECTIONS:
+        assert section_id in page.ids
+        assert f">{title}</h2>" in text
+    expected = {(r.alternative, r.op, r.size) for r in result.rows}
+    assert set(page.fingerprints) == expected
+    assert count == len(page.fingerprints) == len(expected)
+    for op in {r.op for r in result.rows}:
+        assert f"op-{op}" in page.ids
+    # one operation figure per op, every fingerprint an inline SVG, all collapsed
+    assert len(page.images) == len({r.op for r in result.rows})
+    assert text.count('<svg viewBox="0 0 1040') == len(expected)
+    assert "<details open" not in text
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_self_contained(reports, name):
+    text = reports[name][2]
+    page = Page(text)
+    assert all(src.startswith("data:image/png;base64,") for src in page.images)
+    assert all(url.startswith("#") or url.startswith("data:image/png;base64,") for url in page.urls)
+    assert "script" not in page.tags and "link" not in page.tags and "iframe" not in page.tags
+    assert not re.search(r"https?://|//[a-z0-9.-]+\.[a-z]{2,}/", text, re.I)
+    assert 'http-equiv="Content-Security-Policy" content="default-src &#x27;none&#x27;' in text
+
+
+def test_user_values_are_escaped(reports):
+    text = reports["warnings"][2]
+    assert "<script" not in text.lower()
+    escaped = "&lt;script&gt;alert(&#x27;mpimeter&#x27;)&lt;/script&gt;"
+    assert escaped in text
+    # every occurrence is the escaped one: in the environment, host_of_rank0 and argv of both
+    # launches (common values, the full meta.json of each launch)
+    assert text.count("alert(") == text.count(escaped) >= 3
+    assert f"<td>environment.OMPI_MCA_evil</td><td>{escaped}</td>" in text
+    assert f"<td>host_of_rank0</td><td>{escaped}</td>" in text
+    page = Page(text)
+    assert "script" not in page.tags
+
+
+def test_every_warning_is_listed_with_its_next_step(reports):
+    result, _, text, _ = reports["warnings"]
+    codes = {w.code for w in result.warnings}
+    assert {"invalid-repetitions", "machine-load", "sync-residual", "too-few-launches"} <= codes
+    for w in result.warnings:
+        assert w.code in text
+        assert _esc(w.hint) in text
+    assert "No warnings" in reports["one_library"][2]
+
+
+def test_alternatives_are_compared_with_stars(reports):
+    result, comparison, text, _ = reports["two_alternatives"]
+    assert comparison is not None
+    assert len(comparison.rows) == 6
+    # mpich is 30 % slower in every launch: 8 vs 8 launches separate completely
+    assert all(c.stars == "***" for c in comparison.rows)
+    assert text.count('<span class="stars">***</span>') == 6
+    assert "openmpi vs mpich" in text
+
+
+def test_a_comparison_that_cannot_be_made_is_said(tmp_path):
+    from data.report.synth_campaign import LaunchSpec, write_campaign
+
+    folder = write_campaign(tmp_path / "c", {"a": LaunchSpec(sizes=(8,)), "b": LaunchSpec(sizes=(8,))},
+                            launches=2)
+    result = analysis.analyze(analysis.load_campaign(folder, cache=False, store=False))
+    with pytest.raises(analysis.AnalysisError) as info:
+        analysis.compare(result)
+    text, _ = build_report(result, None, comparison_problem=str(info.value))
+    assert "The alternatives were not compared" in text
+    assert _rule(text, 7) == "not met"
+
+
+def test_rules_checklist(reports):
+    for name in NAMES:
+        text = reports[name][2]
+        statuses = [_rule(text, n) for n in range(1, 13)]
+        assert all(s in ("met", "not met", "n/a") for s in statuses)
+    assert _rule(reports["one_library"][2], 7) == "n/a"  # one alternative
+    assert _rule(reports["two_alternatives"][2], 7) == "met"
+    assert _rule(reports["one_launch"][2], 5) == "not met"  # no interval from one launch
+    assert _rule(reports["one_library"][2], 5) == "met"  # 6 launches: a 95 % interval
+    assert _rule(reports["one_library"][2], 11) == "not met"  # no bounds model
+
+
+def test_provenance_lists_every_launch_and_what_varies(reports):
+    result, _, text, _ = reports["two_alternatives"]
+    for li in result.campaign.launches:
+        assert _esc(f"meta.json of launch {li.index:03d} ({li.folder})") in text
+    assert "Varies between launches" in text
+    assert "config.seed" not in text.split("Varies between launches")[1].split("</table>")[0]
+    assert "Common to all launches" in text
+
+
+def test_write_report_is_atomic_and_reports_its_size(reports, tmp_path):
+    result, comparison, _, _ = reports["one_library"]
+    info = write_report(tmp_path / "r.html", result, comparison)
+    assert info.path.read_text(encoding="utf-8").startswith("<!DOCTYPE html>")
+    assert info.bytes == info.path.stat().st_size
+    assert info.fingerprints == 6
+    assert not list(tmp_path.glob("*.tmp"))
+
+
+def _rule(text: str, number: int) -> str:
+    match = re.search(rf"<tr><td>{number}</td><td>.*?</td><td><span class=\"badge [a-z]+\">([^<]+)</span>",
+                      text)
+    assert match, f"rule {number} missing"
+    return match.group(1)
+
+
+def _esc(text: str) -> str:
+    import html as _html
+
+    return _html.escape(text, quote=True)

@@ -1,0 +1,56 @@
+"""The per-operation figure: (a) medians with intervals on log axes, (b) per-launch medians
+side by side, (c) the launch-to-launch spread."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from data.report.synth_campaign import LaunchSpec, write_campaign, write_launch
+
+from mpimeter import analysis
+from mpimeter.report.overview import draw_operation
+
+
+def _result(tmp_path, *, bad_launch: bool):
+    spec = LaunchSpec(ops=("bcast",), sizes=(8, 1024, 65536))
+    folder = write_campaign(tmp_path / "c", spec, launches=6, seed=7)
+    if bad_launch:  # one mpirun 200 × slower: the kind of launch a real campaign can have
+        write_launch(folder / "launches" / "005", LaunchSpec(ops=("bcast",), sizes=(8, 1024, 65536),
+                                                              slowdown=200.0), seed=99, index=5)
+    return analysis.analyze(analysis.load_campaign(folder, cache=False, store=False))
+
+
+@pytest.mark.parametrize("bad_launch, scale", [(False, "linear"), (True, "log")])
+def test_launch_medians_use_a_log_axis_only_when_a_launch_is_far_off(tmp_path, bad_launch, scale):
+    result = _result(tmp_path, bad_launch=bad_launch)
+    fig = draw_operation("bcast", result.rows, result.alternatives)
+    panels = {ax.get_title(loc="left")[:3]: ax for ax in fig.axes}
+    sizes_panel, launch_panel, spread_panel = panels["(a)"], panels["(b)"], panels["(c)"]
+    assert sizes_panel.get_xscale() == "log" and sizes_panel.get_yscale() == "log"
+    assert launch_panel.get_yscale() == scale
+    # one dot per launch and size, all of them drawn
+    dots = sum(len(c.get_offsets()) for c in launch_panel.collections if c.get_label() == result.alternatives[0])
+    assert dots == 6 * 3
+    # the spread map: sizes × launches, colors on log2(ratio), symmetric around ratio 1
+    image = spread_panel.images[0]
+    assert image.get_array().shape == (3, 6)
+    low, high = image.get_clim()
+    assert low == pytest.approx(-high)
+    if bad_launch:
+        assert high == pytest.approx(np.nanmax(np.abs(image.get_array())))
+        assert high > np.log2(100)
+
+
+def test_alternatives_are_side_by_side_with_stars(tmp_path):
+    folder = write_campaign(tmp_path / "c", {"a": LaunchSpec(sizes=(8, 1024)),
+                                             "b": LaunchSpec(sizes=(8, 1024), slowdown=1.5)},
+                            launches=8, seed=3)
+    result = analysis.analyze(analysis.load_campaign(folder, cache=False, store=False))
+    comparison = analysis.compare(result)
+    fig = draw_operation("bcast", result.rows, result.alternatives,
+                         [c for c in comparison.rows if c.op == "bcast"])
+    launch_panel = next(ax for ax in fig.axes if ax.get_title(loc="left").startswith("(b)"))
+    stars = [t.get_text() for t in launch_panel.texts]
+    assert stars == ["***", "***"]
+    labels = [t.get_text() for t in launch_panel.get_legend().get_texts()]
+    assert labels == ["a", "b"]
