@@ -22,6 +22,8 @@ typedef struct mm_test {
     long invalid;    /* recorded repetitions with valid = 0 on some rank */
     long invalid_late_start, invalid_overrun, invalid_round_late; /* rank-repetitions */
     long redone;     /* repetitions repeated (roundtime/harmonize) */
+    long redone_late_start, redone_overrun, redone_round_late; /* ... by reason (a repetition
+                                                                  may have several) */
     long resyncs;    /* harmonize re-syncs inside the test */
     int64_t window_ns;
     double started_s, duration_s; /* since launch start */

@@ -31,18 +31,18 @@ void mm_sync_log_add(mm_sync_log *log, mm_sync_record r);
 void mm_sync_log_free(mm_sync_log *log);
 
 /* Parameters. A field left 0 means "the algorithm's default" and is resolved by
- * mm_clocksync_open (cs->params then holds the values used, for meta.json). Defaults — chosen so
- * that a 4-rank oversubscribed Open MPI sync stays well under a second (docs/ALGORITHMS.md):
+ * mm_clocksync_open (cs->params then holds the values used, for meta.json). The defaults are
+ * the same for every algorithm (docs/ALGORITHMS.md explains them); they keep a 4-rank
+ * oversubscribed Open MPI sync at about 0.2 s (jk, hca, hca2) or 0.4 s (hca3), the others
+ * at ~1 ms:
  *   nfit            MM_CS_DEFAULT_NFIT points per fitted edge (jk, hca, hca2, hca3)
  *   pingpong_cap    MM_CS_DEFAULT_CAP round trips at most per offset measurement
- *                   (hca3o: MM_CS_DEFAULT_CAP_HCA3O, ReproMPI's library default)
  *   n_nonimproving  MM_CS_DEFAULT_N: stop after N round trips that did not beat the min RTT
  *   min_rounds      MM_CS_DEFAULT_MIN_ROUNDS (skampi: before the 110 % early stop may fire)
  *   fit_span_s      MM_CS_DEFAULT_FIT_SPAN_S: the nfit points of an edge are spread over this
  *                   span (the span, not the number of points, decides the drift error). */
 #define MM_CS_DEFAULT_NFIT 32
 #define MM_CS_DEFAULT_CAP 200
-#define MM_CS_DEFAULT_CAP_HCA3O 20
 #define MM_CS_DEFAULT_N 20
 #define MM_CS_DEFAULT_MIN_ROUNDS 10
 #define MM_CS_DEFAULT_FIT_SPAN_S 0.2
@@ -54,11 +54,12 @@ typedef struct mm_clocksync_params {
     double fit_span_s;    /* drift-aware algorithms: spread the nfit points over this span */
 } mm_clocksync_params;
 
-/* Fills zero fields of `given` with the defaults of algorithm `name` into *out. */
+/* Fills zero fields of `given` with the defaults of algorithm `name` into *out (given may be
+ * NULL: all defaults). */
 void mm_clocksync_params_resolve(const char *name, const mm_clocksync_params *given,
                                  mm_clocksync_params *out);
-/* 0, or -1 with one sentence in err (negative values, a cap below N, a non-finite span...).
- * Zero fields are fine (they mean "default"). */
+/* 0, or -1 with one sentence in err (negative values, a non-finite or huge span). Zero fields
+ * are fine (they mean "default"); a cap below N + 1 is allowed (then the cap alone stops). */
 int mm_clocksync_params_check(const mm_clocksync_params *p, char *err, size_t err_len);
 
 typedef struct mm_clocksync mm_clocksync;
@@ -67,8 +68,8 @@ typedef struct mm_clocksync_vtable {
     const char *name;
     const char *model_kind; /* "identity" | "offset" | "linear" */
     const char *description;
-    /* Collective over cs->comm. Sets cs->model (and cs->parent), appends to cs->log with
-     * cs->phase. Returns 0, or -1 after an MPI error. */
+    /* Collective over cs->comm. Sets cs->model (and cs->parent), appends its MM_SYNC_EDGE
+     * records to cs->log with cs->phase. Returns MPI_SUCCESS or an MPI error code. */
     int (*sync)(mm_clocksync *cs);
 } mm_clocksync_vtable;
 
@@ -93,10 +94,15 @@ extern const mm_clocksync_vtable *const mm_clocksync_registry[];
 const mm_clocksync_vtable *mm_clocksync_find(const char *name);
 const char *mm_clocksync_names(void);
 
+/* Collective (duplicates comm into cs->comm, so that the sync's messages never meet others).
+ * Resolves the parameters (params may be NULL). Returns 0, or -1 for an unknown name or for
+ * bad parameters (then with a message on stderr). */
 int mm_clocksync_open(mm_clocksync *cs, const char *name, MPI_Comm comm, const mm_timer *timer,
                       const mm_clocksync_params *params);
-/* Collective: runs the algorithm (phase = number of syncs so far), times it, and logs one
- * MM_SYNC_MODEL record per rank. */
+/* Collective: runs the algorithm (phase = number of syncs so far) after a barrier, forces rank
+ * 0's model to identity, records the duration (max over ranks) and last_sync_local_ns, and logs
+ * one MM_SYNC_MODEL record per rank (global − local at the end of the sync). Returns 0, or -1
+ * when the algorithm failed on some rank. */
 int mm_clocksync_run(mm_clocksync *cs);
 void mm_clocksync_close(mm_clocksync *cs);
 

@@ -66,6 +66,7 @@ int mm_bench_run_test(const mm_config *cfg, mm_test *t, mm_op_args *args, mm_pro
     /* Schemes that redo invalid repetitions get a bound, so that a hopeless test ends. */
     const long max_redo = 10 * nrep + 100;
     long seq = 0, recorded = 0, redone = 0;
+    long redone_by_reason[3] = {0, 0, 0};
     long late = 0, overrun = 0, round_late = 0;
     int mpi_rc = MPI_SUCCESS;
 
@@ -84,6 +85,9 @@ int mm_bench_run_test(const mm_config *cfg, mm_test *t, mm_op_args *args, mm_pro
         if (seq <= warmup) continue;
         if (flags && vt->redoes_invalid && redone < max_redo) {
             redone++;
+            redone_by_reason[0] += (flags & MM_INVALID_LATE_START) != 0;
+            redone_by_reason[1] += (flags & MM_INVALID_OVERRUN) != 0;
+            redone_by_reason[2] += (flags & MM_INVALID_ROUND_LATE) != 0;
         } else {
             b->start_ns[recorded] = start_ns;
             b->end_ns[recorded] = end_ns;
@@ -102,6 +106,9 @@ int mm_bench_run_test(const mm_config *cfg, mm_test *t, mm_op_args *args, mm_pro
 
     t->nrep = recorded;
     t->redone = redone;
+    t->redone_late_start = redone_by_reason[0];
+    t->redone_overrun = redone_by_reason[1];
+    t->redone_round_late = redone_by_reason[2];
     t->window_ns = ps->window_ns;
     t->resyncs = ps->nresyncs;
     /* per-reason counts are rank-repetitions, summed over ranks (rank 0 receives them) */

@@ -43,9 +43,9 @@ void mm_clocksync_params_resolve(const char *name, const mm_clocksync_params *gi
                                  mm_clocksync_params *out) {
     mm_clocksync_params p = {0, 0, 0, 0, 0.0};
     if (given) p = *given;
-    int hca3o = name && strcmp(name, "hca3o") == 0;
+    (void)name; /* one set of defaults today; the name lets an algorithm differ later */
     if (p.nfit <= 0) p.nfit = MM_CS_DEFAULT_NFIT;
-    if (p.pingpong_cap <= 0) p.pingpong_cap = hca3o ? MM_CS_DEFAULT_CAP_HCA3O : MM_CS_DEFAULT_CAP;
+    if (p.pingpong_cap <= 0) p.pingpong_cap = MM_CS_DEFAULT_CAP;
     if (p.n_nonimproving <= 0) p.n_nonimproving = MM_CS_DEFAULT_N;
     if (p.min_rounds <= 0) p.min_rounds = MM_CS_DEFAULT_MIN_ROUNDS;
     if (!(p.fit_span_s > 0)) p.fit_span_s = MM_CS_DEFAULT_FIT_SPAN_S;

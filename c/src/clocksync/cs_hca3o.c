@@ -1,9 +1,9 @@
 /* cs_hca3o.c — HCA3 offset-only: hca3's top-down tree with one offset measurement per edge.
  *
  * What: the binomial tree of hca3 (round k: synced ranks r < 2^k answer r + 2^k with their
- *   global clock), but each child takes a single min-RTT offset measurement (at most
- *   pingpong_cap round trips, by default MM_CS_DEFAULT_CAP_HCA3O = 20 like ReproMPI's library)
- *   and keeps global = local − offset. No drift model.
+ *   global clock), but each child takes a single min-RTT offset measurement (N non-improving
+ *   round trips, at most pingpong_cap; ReproMPI's library stops at 20 round trips, which leaves
+ *   no room for the N-stop) and keeps global = local − offset. No drift model.
  * Why: the fastest sync; with drift of ~100 ppm it is good to ~1 µs only for ~10 ms, so it needs
  *   re-syncs (about every second, --resync-s) or the after-the-fact clock (CLOCKSYNC.md).
  * Cost: ⌈log2 p⌉ sequential rounds of one measurement each.

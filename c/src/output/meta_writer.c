@@ -365,6 +365,7 @@ static void mm__render_proc_sync(mm_json *j, const mm_launch *l) {
         return;
     }
     long invalid = 0, late = 0, overrun = 0, round_late = 0, redone = 0;
+    long redone_late = 0, redone_overrun = 0, redone_round_late = 0;
     mm_json_begin_object(j);
     mm_json_kv_string(j, "method", ps->vt->name);
     mm__kv_text(j, "scheme", ps->vt->scheme);
@@ -377,6 +378,9 @@ static void mm__render_proc_sync(mm_json *j, const mm_launch *l) {
         overrun += t->invalid_overrun;
         round_late += t->invalid_round_late;
         redone += t->redone;
+        redone_late += t->redone_late_start;
+        redone_overrun += t->redone_overrun;
+        redone_round_late += t->redone_round_late;
         if (t->window_ns > 0) {
             char key[16];
             snprintf(key, sizeof key, "%d", t->index);
@@ -394,8 +398,11 @@ static void mm__render_proc_sync(mm_json *j, const mm_launch *l) {
     mm_json_key(j, "redone");
     mm_json_begin_object(j);
     mm_json_kv_int(j, "total", redone);
-    mm_json_key(j, "reasons"); /* not broken down by the loop yet (see FORMAT.md) */
+    mm_json_key(j, "reasons");
     mm_json_begin_object(j);
+    mm_json_kv_int(j, "late_start", redone_late);
+    mm_json_kv_int(j, "overrun", redone_overrun);
+    mm_json_kv_int(j, "round_late", redone_round_late);
     mm_json_end_object(j);
     mm_json_end_object(j);
     mm_json_end_object(j);

@@ -4,17 +4,19 @@
  * What: as roundtime (per repetition: barrier, rank 0 broadcasts a start time = now + slack on
  *   the global clock, ranks wait for it, one allreduce after the call tells everyone whether some
  *   rank was late, late repetitions are redone, a time budget per test ends it), but
- *   - the slack adapts: it starts at bcast_factor × (measured broadcast time), doubles after a
- *     late round and shrinks by 1/10 after an on-time one, never below one broadcast time
- *     (nor 1 µs) and never above 100 ms; the largest slack used is reported as the window;
+ *   - the slack adapts: it starts at bcast_factor × (measured start delay, as in roundtime),
+ *     doubles after a late round and shrinks by 1/32 after an on-time one (so about one round
+ *     in twenty is late once it has settled), never below the measured delay (nor 1 µs) and
+ *     never above 100 ms; the largest slack used is reported as the window;
  *   - the clocks are re-synchronized (mm_clocksync_run, a new sync.csv phase) before a
  *     repetition whenever the last sync is older than --resync-s (default 1 s; <= 0: never).
  *     Rank 0 decides on its own clock; the verdict travels in the same allreduce, so all ranks
  *     re-sync before the same repetition.
  * Why: the smallest slack that works keeps the ranks' idle time short, and the re-syncs keep an
  *   offset-only clock (hca3o) within ~1 µs despite drift — the current best practice.
- * Cost per repetition: barrier + broadcast before, allreduce of three ints after the call; plus
- *   one clock sync per resync period. */
+ * Cost per repetition: barrier + broadcast before, allreduce of three ints after the call; per
+ *   test 16 barrier + broadcast rounds to measure the start delay; one clock sync per resync
+ *   period. */
 #include <stdlib.h>
 
 #include "mm_procsync.h"
@@ -36,6 +38,32 @@ static int mm__resync_due(const mm_procsync *ps, const mm__harmonize_state *st) 
     return mm_timer_now(ps->timer) - ps->cs->last_sync_local_ns >= st->resync_ns;
 }
 
+/* The delay a start time must allow: over a few barrier + broadcast rounds, how long after rank 0
+ * read its global clock each rank has the value in hand (on its own global clock); the third
+ * quartile per rank, the maximum over ranks. Unlike the time of a bare broadcast this includes
+ * the barrier's exit skew, which is what makes a start time come too late. Collective. */
+static int64_t mm__start_delay_ns(mm_procsync *ps) {
+    enum { ROUNDS = 16 };
+    int64_t d[ROUNDS];
+    for (int k = 0; k < ROUNDS; k++) {
+        int64_t sent = 0;
+        MPI_Barrier(ps->comm);
+        if (ps->rank == 0) sent = mm_clocksync_global_now(ps->cs);
+        MPI_Bcast(&sent, 1, MPI_INT64_T, 0, ps->comm);
+        int64_t got = mm_clocksync_global_now(ps->cs) - sent;
+        /* insertion sort as we go: 16 values */
+        int i = k;
+        while (i > 0 && d[i - 1] > got) {
+            d[i] = d[i - 1];
+            i--;
+        }
+        d[i] = got > 0 ? got : 0;
+    }
+    int64_t mine = d[3 * ROUNDS / 4], worst = 0;
+    MPI_Allreduce(&mine, &worst, 1, MPI_INT64_T, MPI_MAX, ps->comm);
+    return worst;
+}
+
 static int mm__harmonize_begin(mm_procsync *ps, mm_timed_fn call, const void *arg) {
     mm__harmonize_state *st = ps->state;
     if (!st) {
@@ -46,9 +74,9 @@ static int mm__harmonize_begin(mm_procsync *ps, mm_timed_fn call, const void *ar
     const mm_config *cfg = ps->cfg;
     double resync_s = cfg->resync_given ? cfg->resync_s : MM__HARMONIZE_DEFAULT_RESYNC_S;
     st->resync_ns = resync_s > 0 ? (int64_t)(resync_s * 1e9) : 0;
-    int64_t bcast = mm_procsync_bcast_time_ns(ps);
-    st->min_slack_ns = bcast > MM__HARMONIZE_MIN_SLACK_NS ? bcast : MM__HARMONIZE_MIN_SLACK_NS;
-    st->slack_ns = (int64_t)(cfg->bcast_factor * (double)bcast);
+    int64_t delay = mm__start_delay_ns(ps);
+    st->min_slack_ns = delay > MM__HARMONIZE_MIN_SLACK_NS ? delay : MM__HARMONIZE_MIN_SLACK_NS;
+    st->slack_ns = (int64_t)(cfg->bcast_factor * (double)delay);
     if (st->slack_ns < st->min_slack_ns) st->slack_ns = st->min_slack_ns;
     if (st->slack_ns > MM__HARMONIZE_MAX_SLACK_NS) st->slack_ns = MM__HARMONIZE_MAX_SLACK_NS;
     st->stop = 0;
@@ -95,7 +123,7 @@ static int mm__harmonize_after(mm_procsync *ps, long rep, int64_t start_local_ns
         if (st->slack_ns > MM__HARMONIZE_MAX_SLACK_NS) st->slack_ns = MM__HARMONIZE_MAX_SLACK_NS;
         if (st->slack_ns > ps->window_ns) ps->window_ns = st->slack_ns;
     } else {
-        st->slack_ns -= st->slack_ns / 10;
+        st->slack_ns -= st->slack_ns / 32;
         if (st->slack_ns < st->min_slack_ns) st->slack_ns = st->min_slack_ns;
     }
     return any[0] ? MM_INVALID_ROUND_LATE : 0;

@@ -2,7 +2,9 @@
  * Clock Synchronization in MPI", CLUSTER 2018; ../shared/design/CLOCKSYNC.md).
  *
  * What: per repetition, an MPI_Barrier, then rank 0 broadcasts a start time on the global clock,
- *   now + bcast_factor × (measured broadcast time); every rank busy-waits for it on its own clock
+ *   now + bcast_factor × (measured start delay: barrier + broadcast, from rank 0 reading its
+ *   clock to the last rank holding the value, measured per test); every rank busy-waits for it
+ *   on its own clock
  *   (converted with its clock model). A rank that gets the start time when it has already passed
  *   is late. After the call one allreduce tells every rank whether anyone was late: then the
  *   repetition is invalid on all ranks (MM_INVALID_ROUND_LATE) and the loop redoes it. The same
@@ -12,7 +14,8 @@
  *   clock drift cannot accumulate over a long test, and a late start costs one redo instead of a
  *   silently skewed measurement.
  * Cost per repetition: a barrier and a broadcast before the timed call, an allreduce of two ints
- *   after it — all outside the timed region. */
+ *   after it — all outside the timed region; per test 16 barrier + broadcast rounds to measure
+ *   the start delay. */
 #include <stdlib.h>
 
 #include "mm_procsync.h"
@@ -26,6 +29,32 @@ typedef struct mm__roundtime_state {
     int stop;
 } mm__roundtime_state;
 
+/* The delay a start time must allow: over a few barrier + broadcast rounds, how long after rank 0
+ * read its global clock each rank has the value in hand (on its own global clock); the third
+ * quartile per rank, the maximum over ranks. Unlike the time of a bare broadcast this includes
+ * the barrier's exit skew, which is what makes a start time come too late. Collective. */
+static int64_t mm__start_delay_ns(mm_procsync *ps) {
+    enum { ROUNDS = 16 };
+    int64_t d[ROUNDS];
+    for (int k = 0; k < ROUNDS; k++) {
+        int64_t sent = 0;
+        MPI_Barrier(ps->comm);
+        if (ps->rank == 0) sent = mm_clocksync_global_now(ps->cs);
+        MPI_Bcast(&sent, 1, MPI_INT64_T, 0, ps->comm);
+        int64_t got = mm_clocksync_global_now(ps->cs) - sent;
+        /* insertion sort as we go: 16 values */
+        int i = k;
+        while (i > 0 && d[i - 1] > got) {
+            d[i] = d[i - 1];
+            i--;
+        }
+        d[i] = got > 0 ? got : 0;
+    }
+    int64_t mine = d[3 * ROUNDS / 4], worst = 0;
+    MPI_Allreduce(&mine, &worst, 1, MPI_INT64_T, MPI_MAX, ps->comm);
+    return worst;
+}
+
 static int mm__roundtime_begin(mm_procsync *ps, mm_timed_fn call, const void *arg) {
     mm__roundtime_state *st = ps->state;
     if (!st) {
@@ -33,8 +62,8 @@ static int mm__roundtime_begin(mm_procsync *ps, mm_timed_fn call, const void *ar
         if (!st) return MPI_ERR_NO_MEM;
         ps->state = st;
     }
-    int64_t bcast = mm_procsync_bcast_time_ns(ps);
-    st->slack_ns = (int64_t)(ps->cfg->bcast_factor * (double)bcast);
+    int64_t delay = mm__start_delay_ns(ps);
+    st->slack_ns = (int64_t)(ps->cfg->bcast_factor * (double)delay);
     if (st->slack_ns < MM__ROUNDTIME_MIN_SLACK_NS) st->slack_ns = MM__ROUNDTIME_MIN_SLACK_NS;
     st->stop = 0;
     ps->window_ns = st->slack_ns;

@@ -1,6 +1,7 @@
 /* test_model.c — clock models (model.c): exact fits on synthetic data, composition along a path,
  * inversion. Reference values are computed in long double from the defining formulas. */
 #include <stdlib.h>
+#include <string.h>
 
 #include "mm_check.h"
 #include "mm_model.h"
@@ -86,6 +87,75 @@ static void test_fit_edge_cases(void) {
     CHECK_EQ_INT(mm_model_fit(NULL, ys, 3, &m), -1);
 }
 
+static void test_fit_robust(void) {
+    /* exact on a line, with and without weights */
+    int64_t x[12];
+    double y[12], w[12];
+    const int64_t a = 3000000000000000LL;
+    for (int k = 0; k < 12; k++) {
+        x[k] = a + (int64_t)k * 6000000 + (k % 3) * 777; /* uneven spacing */
+        y[k] = (double)(-5.0e8L + -8.5e-5L * (long double)(x[k] - a));
+        w[k] = 1.0 / (1.0 + k);
+    }
+    mm_clock_model m, mw;
+    CHECK_EQ_INT(mm_model_fit_robust(x, y, NULL, 12, &m), 0);
+    CHECK_EQ_INT(mm_model_fit_robust(x, y, w, 12, &mw), 0);
+    CHECK_NEAR(m.slope, -8.5e-5, 1e-15);
+    CHECK_NEAR(mw.slope, -8.5e-5, 1e-15);
+    CHECK_NEAR((double)exact_offset(&m, a), -5.0e8, 1e-4);
+    CHECK_NEAR((double)exact_offset(&mw, a + 2000000000), -5.0e8 - 8.5e-5 * 2e9, 1e-4);
+
+    /* two of twelve points off by +-1.4 us (an asymmetric round trip): the least-squares slope
+     * moves, the robust one does not */
+    double bad[12];
+    memcpy(bad, y, sizeof bad);
+    bad[10] += 1400.0;
+    bad[11] -= 1400.0;
+    mm_clock_model ls, rb;
+    mm_model_fit(x, bad, 12, &ls);
+    CHECK_EQ_INT(mm_model_fit_robust(x, bad, NULL, 12, &rb), 0);
+    CHECK(fabs(ls.slope + 8.5e-5) > 1e-7);
+    CHECK_NEAR(rb.slope, -8.5e-5, 1e-15);
+    CHECK_NEAR((double)exact_offset(&rb, a), -5.0e8, 1e-4);
+
+    /* weights decide: five points on line A with weight 1, seven on line B with weight 1e-6 */
+    double mix[12], wm[12];
+    for (int k = 0; k < 12; k++) {
+        int on_a = k % 2 == 0 && k < 10;
+        mix[k] = on_a ? 2e-6 * (double)(x[k] - a) : 100.0 - 3e-6 * (double)(x[k] - a);
+        wm[k] = on_a ? 1.0 : 1e-6;
+    }
+    CHECK_EQ_INT(mm_model_fit_robust(x, mix, wm, 12, &m), 0);
+    CHECK_NEAR(m.slope, 2e-6, 1e-15);
+    CHECK_NEAR((double)exact_offset(&m, a), 0.0, 1e-6);
+
+    /* even count, equal weights: the ordinary median (mean of the middle two) */
+    int64_t x4[4] = {0, 1000, 2000, 3000};
+    double y4[4] = {0.0, 1.0, 2.0, 3.0};
+    CHECK_EQ_INT(mm_model_fit_robust(x4, y4, NULL, 4, &m), 0);
+    CHECK_NEAR(m.slope, 1e-3, 1e-18);
+    CHECK_EQ_INT(m.anchor_ns, 1500);
+    CHECK_NEAR(m.intercept_ns, 1.5, 1e-12);
+
+    /* n = 1, bad weights, large n (pairs k, k + n/2) */
+    CHECK_EQ_INT(mm_model_fit_robust(x, y, NULL, 1, &m), 0);
+    CHECK(m.slope == 0.0);
+    CHECK_NEAR(m.intercept_ns, y[0], 0);
+    double w0[2] = {1.0, 0.0};
+    CHECK_EQ_INT(mm_model_fit_robust(x, y, w0, 2, &m), -1);
+    CHECK_EQ_INT(mm_model_fit_robust(x, y, NULL, 0, &m), -1);
+    enum { BIG = 1001 };
+    static int64_t xb[BIG];
+    static double yb[BIG];
+    for (int k = 0; k < BIG; k++) {
+        xb[k] = 5000000000LL + (int64_t)k * 100000;
+        yb[k] = 12.0 + 1e-5 * (double)(xb[k] - 5000000000LL) + (k % 97 == 0 ? 5000.0 : 0.0);
+    }
+    CHECK_EQ_INT(mm_model_fit_robust(xb, yb, NULL, BIG, &m), 0);
+    CHECK_NEAR(m.slope, 1e-5, 1e-15);
+    CHECK_NEAR((double)exact_offset(&m, 5000000000LL), 12.0, 1e-6);
+}
+
 static void test_identity(void) {
     mm_clock_model id = mm_model_identity();
     CHECK_EQ_INT(mm_model_global_ns(&id, 1234567890123456789LL), 1234567890123456789LL);
@@ -150,6 +220,7 @@ static void test_invert(void) {
 int main(void) {
     test_fit_exact();
     test_fit_edge_cases();
+    test_fit_robust();
     test_identity();
     test_compose_path();
     test_invert();

@@ -278,8 +278,8 @@ static void test_registry_and_params(void) {
     CHECK_EQ_INT(out.n_nonimproving, MM_CS_DEFAULT_N);
     CHECK_EQ_INT(out.min_rounds, MM_CS_DEFAULT_MIN_ROUNDS);
     CHECK_NEAR(out.fit_span_s, MM_CS_DEFAULT_FIT_SPAN_S, 0);
-    mm_clocksync_params_resolve("hca3o", &zero, &out);
-    CHECK_EQ_INT(out.pingpong_cap, MM_CS_DEFAULT_CAP_HCA3O);
+    mm_clocksync_params_resolve("hca3o", NULL, &out);
+    CHECK_EQ_INT(out.pingpong_cap, MM_CS_DEFAULT_CAP);
     mm_clocksync_params given = {3, 7, 2, 4, 0.5};
     mm_clocksync_params_resolve("hca3o", &given, &out);
     CHECK_EQ_INT(out.nfit, 3);

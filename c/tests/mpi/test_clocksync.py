@@ -1,0 +1,132 @@
+"""Clock syncs on real ranks against known truth (issue 3, "Tests"): `mpimeter-bench --sync-check`.
+
+With the `virtual` timer every rank but 0 gets an offset within +-1 s and a skew of +100 or
+-100 ppm (from the seed); all ranks share the underlying monotonic clock, so the true error of
+each rank's global clock is known. Thresholds are the issue's:
+- right after the sync every algorithm errs by less than 10 us;
+- 5 s later every offset-only algorithm errs by at least 100 us on some rank (the drift is real
+  and this test can see it), every drift-aware one by less than a tenth of the rank's
+  uncorrected drift (100 ppm x 5 s / 10 = 50 us);
+- on the plain monotonic clock (one clock, true offset 0) every residual stays below 10 us.
+The 4-rank accuracy runs use Open MPI (oversubscribed MPICH ping-pongs take milliseconds);
+2 ranks run under both libraries; p = 3 and 5 check the tree algorithms off powers of two.
+"""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from conftest import LIBS, run_bench
+
+ALL = ["none", "skampi", "netgauge", "jk", "hca", "hca2", "hca3", "hca3o"]
+OFFSET_ONLY = ["skampi", "netgauge", "hca3o"]
+DRIFT_AWARE = ["jk", "hca", "hca2", "hca3"]
+SYNCING = OFFSET_ONLY + DRIFT_AWARE
+TREE = ["netgauge", "hca", "hca2", "hca3", "hca3o"]
+OFFSET_S, SKEW_PPM, SEED = 1.0, 100.0, 20261122
+US = 1000  # ns
+
+
+def sync_check(lib: str, np: int, algs: list[str], check_at: list[float], *, timer: str,
+               seed: int = SEED) -> dict[str, dict]:
+    args = ["--sync-check", "--json", "--clocksync", ",".join(algs),
+            "--check-at", ",".join(f"{t:g}" for t in check_at), "--timer", timer]
+    if timer == "virtual":
+        args += ["--virtual-offset-s", OFFSET_S, "--virtual-skew-ppm", SKEW_PPM, "--seed", seed]
+    proc = run_bench(lib, np, args, timeout=600)
+    doc = json.loads(proc.stdout)  # exactly one JSON object on stdout
+    assert list(doc) == ["algorithms"]
+    assert [a["name"] for a in doc["algorithms"]] == algs
+    for a in doc["algorithms"]:
+        assert set(a) == {"name", "sync_duration_s", "checks"}
+        assert a["sync_duration_s"] >= 0
+        assert [c["t_s"] for c in a["checks"]] == check_at
+        for c in a["checks"]:
+            keys = {"t_s", "max_abs_residual_ns", "residual_ns"}
+            if timer == "virtual":
+                keys |= {"max_abs_true_error_ns", "true_error_ns"}
+            assert set(c) == keys
+            assert len(c["residual_ns"]) == np and c["residual_ns"][0] == 0
+            assert c["max_abs_residual_ns"] == max(abs(v) for v in c["residual_ns"])
+            if timer == "virtual":
+                assert len(c["true_error_ns"]) == np and c["true_error_ns"][0] == 0
+                assert c["max_abs_true_error_ns"] == max(abs(v) for v in c["true_error_ns"])
+    return {a["name"]: a for a in doc["algorithms"]}
+
+
+def check_at(alg: dict, t_s: float) -> dict:
+    return next(c for c in alg["checks"] if c["t_s"] == t_s)
+
+
+@pytest.fixture(scope="module")
+def virtual4() -> dict[str, dict]:
+    return sync_check("openmpi", 4, ALL, [0, 5], timer="virtual")
+
+
+@pytest.fixture(scope="module")
+def monotonic4() -> dict[str, dict]:
+    return sync_check("openmpi", 4, ALL, [0, 5], timer="monotonic")
+
+
+def test_virtual_offsets_are_there_and_the_residual_sees_them(virtual4):
+    """Without a sync the clocks are ~1 s apart, and the residual check measures exactly that:
+    the test could fail, and residual and true error agree in sign and size."""
+    none = check_at(virtual4["none"], 0)
+    assert none["max_abs_true_error_ns"] > 1_000 * US
+    for est, true in zip(none["residual_ns"], none["true_error_ns"]):
+        assert abs(est - true) < 10 * US
+
+
+@pytest.mark.parametrize("alg", SYNCING)
+def test_virtual_right_after_sync_below_10us(virtual4, alg):
+    c = check_at(virtual4[alg], 0)
+    assert c["max_abs_true_error_ns"] < 10 * US, c
+    assert c["max_abs_residual_ns"] < 10 * US, c
+
+
+@pytest.mark.parametrize("alg", OFFSET_ONLY)
+def test_virtual_offset_only_drift_is_visible_after_5s(virtual4, alg):
+    c = check_at(virtual4[alg], 5)
+    assert c["max_abs_true_error_ns"] >= 100 * US, c
+
+
+@pytest.mark.parametrize("alg", DRIFT_AWARE)
+def test_virtual_drift_aware_below_a_tenth_of_the_drift_after_5s(virtual4, alg):
+    c = check_at(virtual4[alg], 5)
+    uncorrected = SKEW_PPM * 1e-6 * 5 * 1e9  # every rank but 0 drifts by +-100 ppm
+    for rank, err in enumerate(c["true_error_ns"][1:], start=1):
+        assert abs(err) < uncorrected / 10, (rank, c)
+
+
+@pytest.mark.parametrize("alg", ALL)
+def test_monotonic_residuals_stay_below_10us(monotonic4, alg):
+    for c in monotonic4[alg]["checks"]:
+        assert c["max_abs_residual_ns"] < 10 * US, c
+
+
+@pytest.mark.parametrize("lib", LIBS)
+def test_two_ranks(lib):
+    got = sync_check(lib, 2, ALL, [0], timer="virtual", seed=7)
+    assert check_at(got["none"], 0)["max_abs_true_error_ns"] > 1_000 * US
+    for alg in SYNCING:
+        c = check_at(got[alg], 0)
+        assert c["max_abs_true_error_ns"] < 10 * US, (alg, c)
+
+
+@pytest.mark.parametrize("np", [3, 5])
+def test_trees_off_powers_of_two(np):
+    """Every rank gets a model: a rank left out or synced against the wrong parent would be off
+    by up to a second."""
+    got = sync_check("openmpi", np, TREE, [0], timer="virtual", seed=11)
+    for alg in TREE:
+        c = check_at(got[alg], 0)
+        assert c["max_abs_true_error_ns"] < 10 * US, (alg, c)
+        assert c["max_abs_residual_ns"] < 10 * US, (alg, c)
+
+
+def test_bad_clocksync_name_is_refused():
+    proc = run_bench("openmpi", 2, ["--sync-check", "--clocksync", "hca3,nope"], check=False)
+    assert proc.returncode == 2
+    assert "nope" in proc.stderr and "hca3" in proc.stderr
