@@ -20,10 +20,11 @@ build: setup
 .PHONY: build-libs
 build-libs:
 	@test -n "$(MPI_LIBS)" || { echo "no MPI library found (mpicc.openmpi, mpicc.mpich)"; exit 1; }
+	@mkdir -p build
 	@for lib in $(MPI_LIBS); do \
 	  mpiexec=/usr/bin/mpiexec.$$lib; \
 	  cmake -S . -B build/$$lib -DMPI_C_COMPILER=mpicc.$$lib -DMPIEXEC_EXECUTABLE=$$mpiexec \
-	        -DMM_WERROR=ON >build/$$lib.cmake.log 2>&1 || { mkdir -p build; cat build/$$lib.cmake.log; exit 1; }; \
+	        -DMM_WERROR=ON >build/$$lib.cmake.log 2>&1 || { cat build/$$lib.cmake.log; exit 1; }; \
 	  cmake --build build/$$lib -j $(JOBS) >/dev/null || cmake --build build/$$lib -j 1 || exit 1; \
 	  echo "built build/$$lib/bin/mpimeter-bench"; \
 	done

@@ -64,9 +64,10 @@ int mm_procsync_open(mm_procsync *ps, const char *name, MPI_Comm comm, const mm_
                      mm_clocksync *cs, const mm_config *cfg);
 void mm_procsync_close(mm_procsync *ps);
 
-/* Shared helper: measures the time of an MPI_Bcast of one int64 from rank 0 (max over ranks of
- * the median of a few rounds), in ns; collective. */
-int64_t mm_procsync_bcast_time_ns(mm_procsync *ps);
+/* Shared helper: how long after rank 0 reads its global clock every rank has the value in hand
+ * (barrier + broadcast, third quartile per rank, max over ranks), in ns — the least a start time
+ * announced by rank 0 must lie in the future. Collective; needs ps->cs. */
+int64_t mm_procsync_start_delay_ns(mm_procsync *ps);
 
 /* Building blocks shared by the simple schemes. */
 int mm_procsync_nothing_before(mm_procsync *ps, long rep);

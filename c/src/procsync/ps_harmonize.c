@@ -38,32 +38,6 @@ static int mm__resync_due(const mm_procsync *ps, const mm__harmonize_state *st) 
     return mm_timer_now(ps->timer) - ps->cs->last_sync_local_ns >= st->resync_ns;
 }
 
-/* The delay a start time must allow: over a few barrier + broadcast rounds, how long after rank 0
- * read its global clock each rank has the value in hand (on its own global clock); the third
- * quartile per rank, the maximum over ranks. Unlike the time of a bare broadcast this includes
- * the barrier's exit skew, which is what makes a start time come too late. Collective. */
-static int64_t mm__start_delay_ns(mm_procsync *ps) {
-    enum { ROUNDS = 16 };
-    int64_t d[ROUNDS];
-    for (int k = 0; k < ROUNDS; k++) {
-        int64_t sent = 0;
-        MPI_Barrier(ps->comm);
-        if (ps->rank == 0) sent = mm_clocksync_global_now(ps->cs);
-        MPI_Bcast(&sent, 1, MPI_INT64_T, 0, ps->comm);
-        int64_t got = mm_clocksync_global_now(ps->cs) - sent;
-        /* insertion sort as we go: 16 values */
-        int i = k;
-        while (i > 0 && d[i - 1] > got) {
-            d[i] = d[i - 1];
-            i--;
-        }
-        d[i] = got > 0 ? got : 0;
-    }
-    int64_t mine = d[3 * ROUNDS / 4], worst = 0;
-    MPI_Allreduce(&mine, &worst, 1, MPI_INT64_T, MPI_MAX, ps->comm);
-    return worst;
-}
-
 static int mm__harmonize_begin(mm_procsync *ps, mm_timed_fn call, const void *arg) {
     mm__harmonize_state *st = ps->state;
     if (!st) {
@@ -74,7 +48,7 @@ static int mm__harmonize_begin(mm_procsync *ps, mm_timed_fn call, const void *ar
     const mm_config *cfg = ps->cfg;
     double resync_s = cfg->resync_given ? cfg->resync_s : MM__HARMONIZE_DEFAULT_RESYNC_S;
     st->resync_ns = resync_s > 0 ? (int64_t)(resync_s * 1e9) : 0;
-    int64_t delay = mm__start_delay_ns(ps);
+    int64_t delay = mm_procsync_start_delay_ns(ps);
     st->min_slack_ns = delay > MM__HARMONIZE_MIN_SLACK_NS ? delay : MM__HARMONIZE_MIN_SLACK_NS;
     st->slack_ns = (int64_t)(cfg->bcast_factor * (double)delay);
     if (st->slack_ns < st->min_slack_ns) st->slack_ns = st->min_slack_ns;

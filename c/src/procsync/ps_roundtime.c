@@ -29,32 +29,6 @@ typedef struct mm__roundtime_state {
     int stop;
 } mm__roundtime_state;
 
-/* The delay a start time must allow: over a few barrier + broadcast rounds, how long after rank 0
- * read its global clock each rank has the value in hand (on its own global clock); the third
- * quartile per rank, the maximum over ranks. Unlike the time of a bare broadcast this includes
- * the barrier's exit skew, which is what makes a start time come too late. Collective. */
-static int64_t mm__start_delay_ns(mm_procsync *ps) {
-    enum { ROUNDS = 16 };
-    int64_t d[ROUNDS];
-    for (int k = 0; k < ROUNDS; k++) {
-        int64_t sent = 0;
-        MPI_Barrier(ps->comm);
-        if (ps->rank == 0) sent = mm_clocksync_global_now(ps->cs);
-        MPI_Bcast(&sent, 1, MPI_INT64_T, 0, ps->comm);
-        int64_t got = mm_clocksync_global_now(ps->cs) - sent;
-        /* insertion sort as we go: 16 values */
-        int i = k;
-        while (i > 0 && d[i - 1] > got) {
-            d[i] = d[i - 1];
-            i--;
-        }
-        d[i] = got > 0 ? got : 0;
-    }
-    int64_t mine = d[3 * ROUNDS / 4], worst = 0;
-    MPI_Allreduce(&mine, &worst, 1, MPI_INT64_T, MPI_MAX, ps->comm);
-    return worst;
-}
-
 static int mm__roundtime_begin(mm_procsync *ps, mm_timed_fn call, const void *arg) {
     mm__roundtime_state *st = ps->state;
     if (!st) {
@@ -62,7 +36,7 @@ static int mm__roundtime_begin(mm_procsync *ps, mm_timed_fn call, const void *ar
         if (!st) return MPI_ERR_NO_MEM;
         ps->state = st;
     }
-    int64_t delay = mm__start_delay_ns(ps);
+    int64_t delay = mm_procsync_start_delay_ns(ps);
     st->slack_ns = (int64_t)(ps->cfg->bcast_factor * (double)delay);
     if (st->slack_ns < MM__ROUNDTIME_MIN_SLACK_NS) st->slack_ns = MM__ROUNDTIME_MIN_SLACK_NS;
     st->stop = 0;

@@ -26,7 +26,7 @@ typedef struct mm__window_state {
     int64_t batch_start_global_ns;
     long batch_first_seq;
     long batch_invalid;
-    int64_t bcast_ns;
+    int64_t start_delay_ns;
     int adaptive;
 } mm__window_state;
 
@@ -51,7 +51,7 @@ static int64_t mm__pilot_ns(mm_procsync *ps, mm_timed_fn call, const void *arg) 
 static void mm__start_batch(mm_procsync *ps, mm__window_state *st, long seq) {
     int64_t start = 0;
     if (ps->rank == 0) {
-        int64_t margin = 4 * st->bcast_ns + 50000;
+        int64_t margin = 4 * st->start_delay_ns + 50000;
         start = mm_clocksync_global_now(ps->cs) + margin;
     }
     MPI_Bcast(&start, 1, MPI_INT64_T, 0, ps->comm);
@@ -68,7 +68,7 @@ static int mm__window_begin(mm_procsync *ps, mm_timed_fn call, const void *arg) 
         if (!st) return MPI_ERR_NO_MEM;
         ps->state = st;
     }
-    st->bcast_ns = mm_procsync_bcast_time_ns(ps);
+    st->start_delay_ns = mm_procsync_start_delay_ns(ps);
     if (ps->cfg->window_us > 0) {
         st->window_ns = (int64_t)(ps->cfg->window_us * 1000.0 + 0.5);
         st->adaptive = 0;

@@ -30,8 +30,10 @@ EXIT_OK, EXIT_REGRESSION, EXIT_BAD_INPUT = 0, 1, 2
 # shared by analyze, compare, gate
 
 
-def analysis_options(f: Callable) -> Callable:
-    """The options that choose how each campaign is analyzed."""
+def analysis_settings_options(f: Callable) -> Callable:
+    """The options that choose how each campaign is analyzed (every field of
+    analysis.AnalysisSettings) and --no-cache; shared by analyze, compare, gate, report and
+    fingerprint."""
     opts = [
         click.option("--outlier", type=click.Choice(analysis.OUTLIERS), default="tukey",
                      show_default=True, help="Outlier filter per launch and test."),
@@ -46,12 +48,17 @@ def analysis_options(f: Callable) -> Callable:
         click.option("--confidence", type=click.FloatRange(0.5, 0.999), default=0.95, show_default=True,
                      help="Confidence level of the intervals."),
         click.option("--no-cache", is_flag=True, help="Do not read or write raw.parquet / campaign.duckdb."),
-        click.option("--format", "fmt", type=click.Choice(["table", "json", "csv"]), default="table",
-                     show_default=True, help="Output format."),
     ]
     for o in reversed(opts):
         f = o(f)
     return f
+
+
+def analysis_options(f: Callable) -> Callable:
+    """analysis_settings_options plus --format, for the commands that print tables."""
+    f = click.option("--format", "fmt", type=click.Choice(["table", "json", "csv"]), default="table",
+                     show_default=True, help="Output format.")(f)
+    return analysis_settings_options(f)
 
 
 def _settings(kw: dict[str, Any]) -> dict[str, Any]:

@@ -7,7 +7,7 @@ from pathlib import Path
 import click
 
 from mpimeter import analysis
-from mpimeter.cli.analyze import EXIT_OK, fail, guarded
+from mpimeter.cli.analyze import EXIT_OK, analysis_settings_options, fail, guarded
 
 FORMATS = (".png", ".svg", ".pdf")
 
@@ -21,21 +21,11 @@ FORMATS = (".png", ".svg", ".pdf")
               help="The alternative, when the campaign has several.")
 @click.option("-o", "--output", type=click.Path(dir_okay=False, writable=True), default="fingerprint.png",
               show_default=True, help="The figure to write: .png, .svg or .pdf.")
-@click.option("--outlier", type=click.Choice(["tukey", "none", "mpibench", "trim25"]), default="tukey",
-              show_default=True, help="Outlier filter per launch and test.")
-@click.option("--tukey-k", type=float, default=1.5, show_default=True, help="Tukey fence factor k.")
-@click.option("--mpibench-a", type=float, default=2.0, show_default=True,
-              help="mpibench filter: drop run times > a·p99.")
-@click.option("--drop-warmup", is_flag=True, help="Drop the first and warm-up repetitions (Roth §4.5).")
-@click.option("--clock", type=click.Choice(["auto", "global", "online", "local"]), default="auto",
-              show_default=True, help="Which clock forms the run time of a repetition.")
-@click.option("--confidence", type=click.FloatRange(0.5, 0.999), default=0.95, show_default=True,
-              help="Confidence level of the interval of the median.")
+@analysis_settings_options
 @click.option("--max-points", type=click.IntRange(100, 10**7), default=4000, show_default=True,
               help="At most this many points per per-repetition scatter (display only).")
 @click.option("--dpi", type=click.IntRange(50, 600), default=110, show_default=True,
               help="Resolution of a .png.")
-@click.option("--no-cache", is_flag=True, help="Do not read or write raw.parquet / campaign.duckdb.")
 def command(path, op, size, alternative, output, outlier, tukey_k, mpibench_a, drop_warmup, clock,
             confidence, max_points, dpi, no_cache) -> None:
     """Draw the fingerprint (MPI-MiBFi, Roth 2021 §4.7) of one test across a campaign.

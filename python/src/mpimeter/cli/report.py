@@ -7,7 +7,7 @@ from pathlib import Path
 import click
 
 from mpimeter import analysis
-from mpimeter.cli.analyze import EXIT_OK, fail, guarded
+from mpimeter.cli.analyze import EXIT_OK, analysis_settings_options, fail, guarded
 
 
 @click.command("report")
@@ -15,22 +15,12 @@ from mpimeter.cli.analyze import EXIT_OK, fail, guarded
 @click.option("-o", "--output", type=click.Path(dir_okay=False, writable=True), default="report.html",
               show_default=True, help="The HTML file to write.")
 @click.option("--title", default=None, help="Title of the report (default: from the campaign path).")
-@click.option("--outlier", type=click.Choice(["tukey", "none", "mpibench", "trim25"]), default="tukey",
-              show_default=True, help="Outlier filter per launch and test.")
-@click.option("--tukey-k", type=float, default=1.5, show_default=True, help="Tukey fence factor k.")
-@click.option("--mpibench-a", type=float, default=2.0, show_default=True,
-              help="mpibench filter: drop run times > a·p99.")
-@click.option("--drop-warmup", is_flag=True, help="Drop the first and warm-up repetitions (Roth §4.5).")
-@click.option("--clock", type=click.Choice(["auto", "global", "online", "local"]), default="auto",
-              show_default=True, help="Which clock forms the run time of a repetition.")
-@click.option("--confidence", type=click.FloatRange(0.5, 0.999), default=0.95, show_default=True,
-              help="Confidence level of the intervals.")
+@analysis_settings_options
 @click.option("--alternative", "hypothesis", type=click.Choice(["two-sided", "less", "greater"]),
               default="two-sided", show_default=True,
               help="Hypothesis of the comparison of alternatives (less: the first is faster).")
 @click.option("--max-points", type=click.IntRange(100, 10**7), default=1500, show_default=True,
               help="At most this many points per per-repetition scatter (display only).")
-@click.option("--no-cache", is_flag=True, help="Do not read or write raw.parquet / campaign.duckdb.")
 def command(paths, output, title, outlier, tukey_k, mpibench_a, drop_warmup, clock, confidence,
             hypothesis, max_points, no_cache) -> None:
     """Write the HTML report of one campaign (or of several, as alternatives side by side).
