@@ -18,7 +18,7 @@ if [ ${#need_pkgs[@]} -gt 0 ]; then
     echo "setup: installing ${need_pkgs[*]} from Debian's packages"
     export DEBIAN_FRONTEND=noninteractive
     apt-get update -qq
-    apt-get install -y -qq --no-install-recommends "${need_pkgs[@]}" >/dev/null
+    apt-get install -y -qq "${need_pkgs[@]}" >/dev/null
   else
     echo "setup: missing ${need_pkgs[*]}; install them (as root: apt-get install ${need_pkgs[*]})" >&2
     command -v mpicc.openmpi >/dev/null 2>&1 || command -v mpicc.mpich >/dev/null 2>&1 || exit 1
