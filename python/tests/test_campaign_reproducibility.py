@@ -36,31 +36,6 @@ def test_spread_by_hand():
         rp.spread_table(trials[:1])
 
 
-def write_launch(folder, rows, *, method="skampi", procsync="window", status="complete"):
-    folder.mkdir(parents=True)
-    lines = ["test,op,size,rank,rep,start_ns,end_ns,valid,gstart_ns,gend_ns"] + rows
-    (folder / "raw.csv").write_text("\n".join(lines) + "\n")
-    (folder / "meta.json").write_text(json.dumps({
-        "schema_version": 1, "status": status, "clock_sync": {"method": method},
-        "proc_sync": {"method": procsync}}))
-
-
-def test_per_launch_medians_from_raw_csv_follow_the_clock_of_the_launch(tmp_path):
-    # rep 0: global run time = max gend - min gstart = 130 - 100 = 30; local max = 25
-    # rep 1: global 1050 - 1000 = 50, local 40; rep 2 invalid (huge), dropped
-    rows = ["0,bcast,8,0,0,0,25,1,100,125", "0,bcast,8,1,0,5,20,1,115,130",
-            "0,bcast,8,0,1,0,40,1,1000,1040", "0,bcast,8,1,1,0,30,1,1020,1050",
-            "0,bcast,8,0,2,0,9999,0,2000,11999", "0,bcast,8,1,2,0,9999,0,2000,11999"]
-    write_launch(tmp_path / "g" / "launches" / "000", rows)
-    write_launch(tmp_path / "l" / "launches" / "000", rows, method="none", procsync="barrier")
-    write_launch(tmp_path / "l" / "launches" / "001", rows, status="incomplete")
-    g = rp._medians_from_raw_csv(tmp_path / "g", "-")
-    l = rp._medians_from_raw_csv(tmp_path / "l", "-")
-    assert g.to_dict("records") == [{"alternative": "-", "launch": 0, "op": "bcast", "size": 8,
-                                     "median_ns": 40.0}]
-    assert l["median_ns"].tolist() == [32.5]  # the incomplete launch is not used
-
-
 def run_trial(folder, seed):
     alts = [plan.Alternative("openmpi", "openmpi")]
     order = plan.interleave(["openmpi"], 4, seed)

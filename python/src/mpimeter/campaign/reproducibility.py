@@ -7,8 +7,7 @@ reproducible the method is; its maximum (the largest trial over the smallest) is
 reported here ("less than 5 % for 2^14 bytes" in the paper).
 
 Per-launch medians come from `mpimeter.analysis` (outlier filter, valid repetitions, the clock the
-launch's sync calls for) when it is available; otherwise from raw.csv with pandas in
-`_medians_from_raw_csv`, which follows the same rules in their simplest form (Tukey 1.5 IQR).
+launch's sync calls for): this module computes no statistic of its own but the spread.
 """
 
 from __future__ import annotations
@@ -43,10 +42,7 @@ def per_launch_medians(campaign_dir: Path) -> tuple[pd.DataFrame, str]:
     implementation computed it."""
     campaign_dir = Path(campaign_dir)
     name = single_alternative_name(campaign_dir)
-    try:
-        return _medians_from_analysis(campaign_dir, name), "mpimeter.analysis"
-    except (ImportError, NotImplementedError, AttributeError):
-        return _medians_from_raw_csv(campaign_dir, name), "raw.csv (pandas fallback)"
+    return _medians_from_analysis(campaign_dir, name), "mpimeter.analysis"
 
 
 def single_alternative_name(campaign_dir: Path) -> str:
@@ -68,54 +64,6 @@ def _medians_from_analysis(campaign_dir: Path, name: str) -> pd.DataFrame:
     rows = [(s.alternative, s.launch, s.op, s.size, s.median_ns)
             for row in result.rows for s in row.per_launch]
     return pd.DataFrame(rows, columns=MEDIAN_COLUMNS)
-
-
-def _medians_from_raw_csv(campaign_dir: Path, name: str) -> pd.DataFrame:
-    """The swappable fallback: valid repetitions; run time = max gend - min gstart over ranks
-    when the launch has a global clock (docs/FORMAT.md), else the max local duration; Tukey
-    1.5 IQR outlier filter per test; median."""
-    frames = []
-    for alternative, index, folder in _launch_folders(campaign_dir, name):
-        meta = json.loads((folder / "meta.json").read_text())
-        raw = pd.read_csv(folder / "raw.csv", on_bad_lines="skip")
-        raw = raw[raw["valid"] == 1]
-        if raw.empty:
-            continue
-        method = (meta.get("clock_sync") or {}).get("method", "none")
-        procsync = (meta.get("proc_sync") or {}).get("method", "")
-        use_global = (method != "none" or procsync in ("window", "roundtime", "harmonize")) \
-            and raw["gstart_ns"].notna().all()
-        keys = ["test", "op", "size", "rep"]
-        if use_global:
-            per_rep = raw.groupby(keys).agg(s=("gstart_ns", "min"), e=("gend_ns", "max"))
-            run_time = per_rep["e"] - per_rep["s"]
-        else:
-            run_time = (raw["end_ns"] - raw["start_ns"]).groupby([raw[k] for k in keys]).max()
-        run_time = run_time.rename("t").reset_index()
-        for (op, size), group in run_time.groupby(["op", "size"]):
-            t = group["t"].astype(float)
-            q1, q3 = t.quantile(0.25), t.quantile(0.75)
-            kept = t[(t >= q1 - 1.5 * (q3 - q1)) & (t <= q3 + 1.5 * (q3 - q1))]
-            frames.append((alternative, index, op, int(size), float(kept.median())))
-    return pd.DataFrame(frames, columns=MEDIAN_COLUMNS)
-
-
-def _launch_folders(campaign_dir: Path, name: str) -> list[tuple[str, int, Path]]:
-    """Complete launch folders of a campaign of one alternative (called `name`) or of several
-    (docs/FORMAT.md)."""
-    if (campaign_dir / "launches").is_dir():
-        groups = [(name, campaign_dir / "launches")]
-    else:
-        groups = [(sub.name, sub / "launches") for sub in sorted(campaign_dir.iterdir())
-                  if (sub / "launches").is_dir()]
-    found = []
-    for alternative, launches in groups:
-        for folder in sorted(launches.iterdir()):
-            meta = folder / "meta.json"
-            if folder.name.isdigit() and meta.is_file():
-                if json.loads(meta.read_text()).get("status") == "complete":
-                    found.append((alternative, int(folder.name), folder))
-    return found
 
 
 def spread_table(trial_medians: list[pd.DataFrame]) -> list[SpreadRow]:
