@@ -67,14 +67,79 @@ def test_parse_variant_refuses_bad_input(text, message):
 def test_alternative_names():
     assert [a.name for a in plan.make_alternatives(["openmpi", "mpich"], [])] == ["openmpi", "mpich"]
     one_lib = plan.make_alternatives(["openmpi"], [("a", {"X": "1"}), ("b", {})])
-    assert [(a.name, a.mpi, a.env) for a in one_lib] == [("a", "openmpi", {"X": "1"}),
+    assert [(a.name, a.mpi, a.env) for a in one_lib] == [("openmpi", "openmpi", {}),
+                                                          ("a", "openmpi", {"X": "1"}),
                                                           ("b", "openmpi", {})]
     two = plan.make_alternatives(["openmpi", "mpich"], [("a", {}), ("b", {})])
-    assert [a.name for a in two] == ["openmpi-a", "openmpi-b", "mpich-a", "mpich-b"]
+    assert [a.name for a in two] == ["openmpi", "openmpi-a", "openmpi-b", "mpich", "mpich-a",
+                                     "mpich-b"]
     with pytest.raises(PlanError, match="listed twice"):
         plan.make_alternatives(["mpich", "mpich"], [])
     with pytest.raises(PlanError, match="used twice"):
         plan.make_alternatives(["mpich"], [("a", {}), ("a", {})])
+
+
+RING = {"OMPI_MCA_coll_tuned_use_dynamic_rules": "1",
+        "OMPI_MCA_coll_tuned_allreduce_algorithm": "4"}
+
+
+def test_the_baseline_of_each_library_is_kept_next_to_its_variants():
+    alts = plan.make_alternatives(["openmpi"], [("ring", RING)])
+    assert [(a.name, a.mpi, a.env) for a in alts] == [("openmpi", "openmpi", {}),
+                                                       ("ring", "openmpi", RING)]
+
+
+def test_a_library_variant_runs_with_that_library_only_and_keeps_its_name():
+    alts = plan.make_alternatives(["openmpi", "mpich"],
+                                  [("ring", RING), ("nem", {"MPIR_CVAR_CH3_NOLOCAL": "1"})])
+    assert [(a.name, a.mpi) for a in alts] == [("openmpi", "openmpi"), ("ring", "openmpi"),
+                                               ("mpich", "mpich"), ("nem", "mpich")]
+    assert alts[1].env == RING and alts[3].env == {"MPIR_CVAR_CH3_NOLOCAL": "1"}
+    for key, mpi in [("OPAL_X", "openmpi"), ("PMIX_MCA_x", "openmpi"), ("PRTE_MCA_x", "openmpi"),
+                     ("MPICH_ASYNC_PROGRESS", "mpich"), ("HYDRA_TOPO_DEBUG", "mpich"),
+                     ("MPIEXEC_TIMEOUT", "mpich"), ("UCX_TLS", None), ("OMP_NUM_THREADS", None),
+                     ("MPIR_CVARX", None)]:
+        assert plan.variant_library("v", {key: "1"}) == mpi, key
+
+
+def test_a_neutral_variant_runs_with_every_library():
+    ucx = {"UCX_TLS": "sm,self", "OMP_NUM_THREADS": "1"}
+    alts = plan.make_alternatives(["openmpi", "mpich"], [("shm", ucx), ("ring", RING)])
+    assert [(a.name, a.mpi, a.env) for a in alts] == [
+        ("openmpi", "openmpi", {}), ("openmpi-shm", "openmpi", ucx), ("ring", "openmpi", RING),
+        ("mpich", "mpich", {}), ("mpich-shm", "mpich", ucx)]
+    one = plan.make_alternatives(["mpich"], [("shm", ucx)])
+    assert [(a.name, a.mpi, a.env) for a in one] == [("mpich", "mpich", {}), ("shm", "mpich", ucx)]
+
+
+def test_a_variant_mixing_two_libraries_is_refused():
+    with pytest.raises(PlanError, match=r"--variant both: mixes settings of several MPI "
+                                        r"libraries \(OMPI_A for openmpi; MPICH_B for mpich\)"):
+        plan.make_alternatives(["openmpi", "mpich"],
+                               [("both", {"OMPI_A": "1", "UCX_TLS": "sm", "MPICH_B": "2"})])
+
+
+def test_a_variant_of_a_library_not_in_the_campaign_is_refused():
+    with pytest.raises(PlanError) as given:
+        plan.make_alternatives(["mpich"], [("ring", RING)])
+    message = str(given.value)
+    assert message.startswith("--variant ring: OMPI_MCA_coll_tuned_use_dynamic_rules, "
+                              "OMPI_MCA_coll_tuned_allreduce_algorithm belong to openmpi")
+    assert "not in this campaign (--mpi mpich)" in message
+    assert "--mpi mpich,openmpi" in message
+    with pytest.raises(PlanError, match=r"not in this campaign \(libraries found under /b: "
+                                        r"mpich\); build its mpimeter-bench"):
+        plan.make_alternatives(["mpich"], [("ring", RING)], found_under="/b")
+
+
+def test_alternative_names_must_not_clash():
+    with pytest.raises(PlanError, match="--variant openmpi with openmpi would be named 'openmpi', "
+                                        "like the baseline of openmpi"):
+        plan.make_alternatives(["openmpi"], [("openmpi", {"UCX_TLS": "sm"})])
+    with pytest.raises(PlanError, match="--variant mpich with openmpi would be named 'mpich'"):
+        plan.make_alternatives(["openmpi", "mpich"], [("mpich", RING)])
+    with pytest.raises(PlanError, match="'openmpi-x'"):
+        plan.make_alternatives(["openmpi", "mpich"], [("openmpi-x", RING), ("x", {})])
 
 
 def test_local_templates():

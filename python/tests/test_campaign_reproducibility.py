@@ -70,11 +70,29 @@ def test_reproducibility_command_on_existing_campaigns(tmp_path):
     (["ONE", "NOPE"], "NOPE: no such folder"),
     (["ONE", "ONE", "--trials", "3"], "not both"),
     (["--trials", "1"], "--trials 1: must be at least 2"),
+    (["ONE", "EMPTY"], "EMPTY: is not a campaign or launch folder"),
+    (["ONE", "ONE", "--np", "4", "--out", "x"], "--np, --out: only with --trials"),
 ])
 def test_reproducibility_bad_input_exits_2(tmp_path, args, message):
     run_trial(tmp_path / "one", seed=1)
-    args = [str(tmp_path / "one") if a == "ONE" else str(tmp_path / a) if a == "NOPE" else a
-            for a in args]
+    (tmp_path / "EMPTY").mkdir()
+    args = [str(tmp_path / "one") if a == "ONE" else str(tmp_path / a) if a in ("NOPE", "EMPTY")
+            else a for a in args]
+    message = message.replace("NOPE", str(tmp_path / "NOPE"))
+    message = message.replace("EMPTY", str(tmp_path / "EMPTY"))
     result = CliRunner().invoke(main, ["reproducibility", *args])
     assert result.exit_code == 2, result.output
+    # one line, in the form of every mpimeter command's errors
+    assert result.output.startswith("mpimeter reproducibility: error: ")
     assert message in result.output
+    assert len(result.output.strip().splitlines()) == 1
+
+
+def test_reproducibility_trials_refuse_a_bad_campaign_with_the_command_prefix(tmp_path):
+    result = CliRunner().invoke(main, ["reproducibility", "--trials", "2", "--out",
+                                       str(tmp_path / "r"), "--mpi", "openmpi",
+                                       "--variant", "mix=OMPI_MCA_x=1 MPICH_Y=2"])
+    assert result.exit_code == 2, result.output
+    assert result.output.startswith("mpimeter reproducibility: error: --variant mix: mixes "
+                                    "settings of several MPI libraries")
+    assert not (tmp_path / "r").exists()

@@ -1,6 +1,7 @@
 """The campaign loop with a fake executor (no MPI): order, failures and retries, hangs, Ctrl-C,
 resume, never overwriting a launch folder, bad input."""
 
+import io
 import json
 from pathlib import Path
 
@@ -9,6 +10,7 @@ import pytest
 from mpimeter.campaign import plan
 from mpimeter.campaign import state as st
 from mpimeter.campaign.fake import FakeExecutor
+from mpimeter.campaign.progress import PlainProgress, RichProgress
 from mpimeter.campaign.runner import CampaignRunner, new_state
 
 
@@ -261,3 +263,91 @@ def test_unknown_schema_version_is_refused(tmp_path):
     (tmp_path / "campaign.json").write_text("{")
     with pytest.raises(st.CampaignFileError, match="not valid JSON"):
         st.load(tmp_path)
+
+
+# --- the progress display agrees with campaign.json ------------------------------------------
+
+def progress_lines(stream) -> list[str]:
+    return stream.getvalue().splitlines()
+
+
+def record_counts(folder) -> tuple[str, str]:
+    """What the display must end on, from campaign.json itself."""
+    c = on_disk(folder)["counts"]
+    return f"[{c['complete']}/{sum(c.values())}]", f"failed {c['failed']}" + (
+        f", incomplete {c['incomplete']}" if c["incomplete"] else "")
+
+
+def test_progress_after_a_ctrl_c_ends_on_the_counts_of_campaign_json(tmp_path):
+    state = make_state()  # 6 launches
+    fake = FakeExecutor({state.launches[1].folder: ["fail"],
+                         state.launches[3].folder: ["interrupt"]})
+    out = io.StringIO()
+    assert run(state, tmp_path, fake, progress=PlainProgress(out)).status == "interrupted"
+    lines = progress_lines(out)
+    assert lines[0] == "campaign: 6 launch(es) to run of 6"
+    assert len(lines) == 5  # the start line and one per launch that ran, nothing after
+    done, problems = record_counts(tmp_path)
+    assert (done, problems) == ("[2/6]", "failed 1, incomplete 1")
+    assert lines[-1].startswith(f"{done} {state.launches[3].alternative} #")
+    assert "incomplete: interrupted" in lines[-1] and lines[-1].endswith(problems)
+
+
+def test_progress_of_a_resumed_campaign_counts_what_is_already_complete(tmp_path):
+    state = make_state()
+    run(state, tmp_path, FakeExecutor({state.launches[1].folder: ["fail"],
+                                       state.launches[3].folder: ["interrupt"]}))
+    out = io.StringIO()
+    fake = FakeExecutor()
+    assert run(st.load(tmp_path), tmp_path, fake, resumed=True,
+               progress=PlainProgress(out)).status == "complete"
+    lines = progress_lines(out)
+    assert lines[0] == "campaign: 4 launch(es) to run of 6 (2 already complete)"
+    assert [line.split()[0] for line in lines[1:]] == ["[3/6]", "[4/6]", "[5/6]", "[6/6]"]
+    # the launch that failed in the first session is redone first; until the interrupted one
+    # is redone, campaign.json still counts it incomplete
+    assert lines[1].endswith("failed 0, incomplete 1")
+    assert lines[-1].endswith("failed 0") and record_counts(tmp_path) == ("[6/6]", "failed 0")
+
+
+def test_progress_forgets_a_failure_once_its_retry_completes(tmp_path):
+    state = make_state(alternatives=("mpich",), launches=2)
+    out = io.StringIO()
+    run(state, tmp_path, FakeExecutor({"launches/000": ["fail", "ok"]}),
+        progress=PlainProgress(out))
+    lines = progress_lines(out)
+    assert lines[1].startswith("[0/2] mpich #000 failed") and lines[1].endswith("failed 1")
+    assert lines[-1].startswith("[2/2] mpich #000 (attempt 2) complete")
+    assert lines[-1].endswith("failed 0")
+
+
+def test_progress_after_a_ctrl_c_between_two_launches(tmp_path):
+    """A Ctrl-C after a launch was marked started but before it ran: no launch line shows it,
+    so the display ends with a line of the record's counts."""
+    state = make_state(alternatives=("mpich",), launches=3)
+
+    class CtrlCAtThirdStart(PlainProgress):
+        def launch_started(self, rec):
+            if rec.index == 2:
+                raise KeyboardInterrupt
+
+    out = io.StringIO()
+    assert run(state, tmp_path, FakeExecutor(), progress=CtrlCAtThirdStart(out)).status == \
+        "interrupted"
+    done, problems = record_counts(tmp_path)
+    assert (done, problems) == ("[2/3]", "failed 0, incomplete 1")
+    last = progress_lines(out)[-1]
+    assert last.startswith(f"{done} stopped |") and last.endswith(f"{problems}, pending 0")
+
+
+def test_rich_progress_ends_on_the_counts_of_campaign_json(tmp_path):
+    from rich.console import Console
+
+    state = make_state()
+    stream = io.StringIO()
+    progress = RichProgress(Console(file=stream, width=200, force_terminal=False))
+    fake = FakeExecutor({state.launches[1].folder: ["fail"],
+                         state.launches[3].folder: ["interrupt"]})
+    assert run(state, tmp_path, fake, progress=progress).status == "interrupted"
+    final = stream.getvalue().strip().splitlines()[-1]
+    assert "2/6" in final and "failed 1, incomplete 1" in final

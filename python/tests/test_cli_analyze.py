@@ -4,6 +4,7 @@ import json
 
 import pytest
 from click.testing import CliRunner
+from data.synth import write_launch
 from data.testkit import golden_copy
 
 from mpimeter.cli.analyze import command
@@ -88,3 +89,16 @@ def test_truncated_and_incomplete_launches_are_used_with_warnings(tmp_path):
 def test_a_missing_path_exits_2(tmp_path):
     r = run(tmp_path / "nowhere")
     assert r.exit_code == 2 and "does not exist" in r.stderr
+
+
+def test_mean_interval_of_two_far_apart_launches_starts_at_zero(tmp_path):
+    # launches 5 × apart: the plain t interval of 2 means would reach far below 0 ns
+    for i, factor in enumerate((1.0, 5.0)):
+        write_launch(tmp_path / "c" / "launches" / f"{i:03d}", seed=i, launch_factor=factor,
+                     ops=("bcast",), sizes=(8,), nrep=30)
+    r = run(tmp_path / "c", "--format", "json")
+    assert r.exit_code == 0, r.output
+    (row,) = json.loads(r.stdout)["rows"]
+    assert row["mean_ci_low_ns"] == 0.0 and row["mean_ci_high_ns"] > 2 * row["mean_ns"]
+    table = run(tmp_path / "c")
+    assert "[0 ns, " in table.stdout and "lower bound clamped at 0" in table.stdout

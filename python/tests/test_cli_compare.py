@@ -69,3 +69,14 @@ def test_one_group_only_exits_2(tmp_path):
 def test_bad_input_exits_2(tmp_path):
     r = run(golden_copy(tmp_path, "campaign_a"), golden_copy(tmp_path, "unknown_schema"))
     assert r.exit_code == 2 and "schema_version 99" in r.stderr
+
+
+def test_alpha_out_of_range_or_nan_exits_2_naming_the_option(tmp_path):
+    a = write_campaign(tmp_path / "a", 3, seed=1, nrep=20, ops=("bcast",), sizes=(8,))
+    b = write_campaign(tmp_path / "b", 3, seed=2, nrep=20, ops=("bcast",), sizes=(8,))
+    for value in ("nan", "0.7", "0"):
+        r = run(a, b, "--alpha", value)
+        assert r.exit_code == 2
+        assert r.stderr == f"mpimeter compare: error: --alpha {value}: must be between 0.0001 and 0.5\n"
+    r = run(a, b, "--tukey-k", "nan")
+    assert r.exit_code == 2 and r.stderr == "mpimeter compare: error: --tukey-k nan: must be a finite number ≥ 0\n"

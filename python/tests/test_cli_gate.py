@@ -3,7 +3,6 @@
 import json
 
 import pytest
-from click import BadParameter
 from click.testing import CliRunner
 from data.synth import write_campaign
 from data.testkit import golden_copy
@@ -52,5 +51,26 @@ def test_bad_input_exits_2(tmp_path, campaigns):
 def test_parse_fraction():
     assert parse_fraction("5%") == pytest.approx(0.05)
     assert parse_fraction("0.1") == pytest.approx(0.1)
-    with pytest.raises(BadParameter):
-        parse_fraction("-3%")
+    for text in ("-3%", "10", "nan", "five"):
+        with pytest.raises(ValueError):
+            parse_fraction(text)
+
+
+@pytest.mark.parametrize("args, message", [
+    (("--max-slowdown", "20"), "--max-slowdown 20: must be a fraction in [0, 10) or a percentage in [0%, 1000%) "
+                               "(did you mean 20%?)"),
+    (("--max-slowdown", "-5%"), "--max-slowdown -5%: must be a fraction in [0, 10)"),
+    (("--max-slowdown", "nan"), "--max-slowdown nan: must be"),
+    (("--max-slowdown", "five"), "--max-slowdown five: must be a fraction (0.05) or a percentage (5%)"),
+    (("--alpha", "0.9"), "--alpha 0.9: must be between 0.0001 and 0.5"),
+    (("--alpha", "nan"), "--alpha nan: must be between 0.0001 and 0.5"),
+    (("--tukey-k", "-1"), "--tukey-k -1: must be a finite number ≥ 0"),
+    (("--outlier", "mpibench", "--mpibench-a", "0.5"), "--mpibench-a 0.5: must be a finite number ≥ 1"),
+    (("--mpibench-a", "3"), "--mpibench-a: only with --outlier mpibench (the filter is tukey)"),
+    (("--confidence", "nan"), "--confidence nan: must be between 0.5 and 0.999"),
+])
+def test_bad_options_exit_2_with_one_line_naming_the_option(campaigns, args, message):
+    r = run(campaigns / "base", campaigns / "slow", *args)
+    assert r.exit_code == 2
+    assert r.stderr.startswith(f"mpimeter gate: error: {message}")
+    assert r.stderr.count("\n") == 1 and not r.stdout

@@ -86,10 +86,10 @@ def test_a_campaign_end_to_end(fake_env):
     result = cli([*opts, "--launches", "2", "--seed", "5", "--out", str(out),
                   "--variant", "x=VARIANT_X=1", "--variant", "y="])
     assert result.exit_code == 0, result.output
-    assert "[4/8]" in result.output and "campaign complete" in result.output
+    assert "[4/12]" in result.output and "campaign complete" in result.output
     disk = json.loads((out / "campaign.json").read_text())
-    assert [a["name"] for a in disk["alternatives"]] == ["openmpi-x", "openmpi-y", "mpich-x",
-                                                         "mpich-y"]
+    assert [a["name"] for a in disk["alternatives"]] == ["openmpi", "openmpi-x", "openmpi-y",
+                                                         "mpich", "mpich-x", "mpich-y"]
     assert disk["seed"] == 5 and disk["np"] == 2 and disk["launches_per_alternative"] == 2
     assert disk["bench_args"] == ["--ops", "bcast", "--sizes", "8", "--nrep", "5",
                                   "--procsync", "window", "--clocksync", "skampi"]
@@ -109,6 +109,15 @@ def test_the_default_clock_sync_is_asked_of_the_binary(fake_env):
     assert disk["bench_args"][-2:] == ["--clocksync", "hca3"]
 
 
+@pytest.mark.parametrize("given, passed", [("auto", "auto"), ("250", "250"), ("2.5e3", "2500")])
+def test_window_us_takes_a_number_or_auto(fake_env, given, passed):
+    tmp, opts = fake_env
+    result = cli([*opts, "--launches", "1", "--out", str(tmp / "c"), "--window-us", given])
+    assert result.exit_code == 0, result.output
+    args = json.loads((tmp / "c" / "campaign.json").read_text())["bench_args"]
+    assert args[args.index("--window-us") + 1] == passed
+
+
 def test_extra_bench_arguments_after_the_double_dash(fake_env):
     tmp, opts = fake_env
     result = cli([*opts, "--launches", "1", "--out", str(tmp / "c"), "--", "--warmup", "3"])
@@ -124,6 +133,10 @@ def test_extra_bench_arguments_after_the_double_dash(fake_env):
     (["--sizes", "8:64"], "is not a range START:END:xFACTOR"),
     (["--ops", "allredux"], "unknown operation(s) allredux"),
     (["--variant", "bad"], "expected NAME="),
+    (["--variant", "mix=OMPI_MCA_coll_tuned_use_dynamic_rules=1 MPIR_CVAR_CH3_NOLOCAL=1"],
+     "--variant mix: mixes settings of several MPI libraries"),
+    (["--mpi", "mpich", "--variant", "ring=OMPI_MCA_coll_tuned_use_dynamic_rules=1"],
+     "which is not in this campaign (--mpi mpich)"),
     (["--mpi", "intelmpi"], "no mpimeter-bench at"),
     (["--launcher", "srun {cmd}"], "needs both {np} and {cmd}"),
     (["--launcher", "nosuchlauncher -n {np} {cmd}"], "is not on PATH"),
@@ -131,6 +144,9 @@ def test_extra_bench_arguments_after_the_double_dash(fake_env):
     (["--retries", "-1"], "--retries -1"),
     (["--", "--out", "elsewhere"], "the campaign sets --out, --seed, --force itself"),
     (["--root", "5"], "--root 5: must be below --np 2"),
+    (["--window-us", "-3"], "--window-us -3.0: must be at least 0"),
+    (["--window-us", "nan"], "--window-us nan: must be a finite number"),
+    (["--resync-s", "inf"], "--resync-s inf: must be a finite number"),
     (["--timer", "sundial"], "--timer sundial: unknown; mpimeter-bench accepts monotonic, tsc"),
     (["--clocksync", "hca3"], "--clocksync hca3: unknown; mpimeter-bench accepts auto, none, skampi"),
 ])
@@ -139,7 +155,8 @@ def test_bad_input_exits_2_with_a_message_and_writes_nothing(fake_env, args, mes
     out = tmp / "c"
     result = cli([*opts, "--out", str(out), *args])
     assert result.exit_code == 2, result.output
-    assert message in result.output
+    assert result.output.startswith("mpimeter run: error: ") and message in result.output
+    assert len(result.output.strip().splitlines()) == 1
     assert not out.exists()
 
 

@@ -2,7 +2,10 @@
 virtual timer's truth."""
 
 import json
+import sys
+from pathlib import Path
 
+import pytest
 from click.testing import CliRunner
 
 from mpimeter.cli import main
@@ -36,3 +39,104 @@ def test_sync_check_table_and_bad_algorithm():
     bad = CliRunner().invoke(main, ["sync-check", "--np", "2", "--mpi", "openmpi",
                                     "--clocksync", "sundial", "--check-at", "0"])
     assert bad.exit_code == 2
+
+
+# --- inputs are checked before anything is launched ----------------------------------------
+
+RECORDER = """import pathlib, sys
+pathlib.Path(sys.argv[1]).write_text(" ".join(sys.argv[2:]))
+sys.exit(3)
+"""
+
+
+@pytest.fixture
+def recording_launcher(tmp_path):
+    """A launcher template that only records that it ran (and fails)."""
+    script = tmp_path / "launcher.py"
+    script.write_text(RECORDER)
+    marker = tmp_path / "launched"
+    return f"{sys.executable} {script} {marker} {{np}} {{cmd}}", marker
+
+
+@pytest.mark.parametrize("args, message", [
+    (["--np", "1"], "--np 1: must be at least 2"),
+    (["--timeout", "0"], "--timeout 0: must be a positive number of seconds"),
+    (["--timeout", "-5"], "--timeout -5: must be a positive number of seconds"),
+    (["--timeout", "nan"], "--timeout nan: must be a positive number of seconds"),
+    (["--check-at", "5,1"], "--check-at '5,1': times must not decrease"),
+    (["--check-at", "0,,1"], "--check-at '0,,1': empty item"),
+    (["--check-at", "soon"], "--check-at 'soon': 'soon' is not a number of seconds"),
+    (["--check-at", "4000"], "--check-at '4000': 4000 must be between 0 and 3600 s"),
+    (["--check-at", ",".join(["1"] * 33)], f"--check-at '{','.join(['1'] * 33)}': 33 times; at most 32"),
+    (["--clocksync", "sundial"], "--clocksync sundial: unknown; mpimeter-bench accepts auto, hca"),
+    (["--clocksync", "skampi,skampi"], "--clocksync 'skampi,skampi': skampi is given twice"),
+    (["--clocksync", "skampi,"], "--clocksync 'skampi,': empty item"),
+    (["--timer", "sundial"], "--timer sundial: unknown; mpimeter-bench accepts monotonic"),
+    (["--virtual-offset-s", "1"], "--virtual-offset-s: only with --timer virtual (given: --timer monotonic)"),
+    (["--seed", "3"], "--seed: only with --timer virtual"),
+    (["--timer", "virtual", "--virtual-offset-s", "-1"], "--virtual-offset-s -1: must be ≥ 0 and ≤ 1000000"),
+    (["--timer", "virtual", "--virtual-skew-ppm", "inf"], "--virtual-skew-ppm inf: must be ≥ 0 and ≤ 100000"),
+    (["--timer", "virtual", "--seed", "-1"], "--seed -1: must be a whole number from 0 to"),
+    (["--nfit", "0"], "--nfit 0: must be ≥ 1 and ≤ 1000000"),
+    (["--pingpongs", "0"], "--pingpongs 0: must be ≥ 1 and ≤ 10000000"),
+    (["--fit-span-s", "0"], "--fit-span-s 0: must be > 0 and ≤ 3600"),
+    (["--mpi", "lam"], "--mpi lam: unknown; allowed: openmpi, mpich"),
+])
+def test_bad_input_is_one_line_and_nothing_is_launched(recording_launcher, args, message):
+    template, marker = recording_launcher
+    launcher = [] if "--mpi" in args else ["--mpi", "openmpi", "--launcher", template]
+    r = CliRunner().invoke(main, ["sync-check", *launcher, *args])
+    assert r.exit_code == 2
+    assert r.stderr.startswith(f"mpimeter sync-check: error: {message}")
+    assert r.stderr.count("\n") == 1 and not r.stdout
+    assert not marker.exists()
+
+
+def test_valid_input_reaches_the_launcher_as_checked(recording_launcher):
+    template, marker = recording_launcher
+    r = CliRunner().invoke(main, ["sync-check", "--mpi", "openmpi", "--launcher", template, "--np", "3",
+                                  "--clocksync", "skampi,jk", "--check-at", "0, 0.5,2", "--timer", "virtual",
+                                  "--virtual-offset-s", "1", "--seed", "7", "--nfit", "4"])
+    assert r.exit_code == 1  # the recorder fails on purpose, after recording
+    args = marker.read_text().split()
+    assert args[0] == "3"
+    for flag, value in [("--clocksync", "skampi,jk"), ("--check-at", "0.0,0.5,2.0"), ("--timer", "virtual"),
+                        ("--virtual-offset-s", "1.0"), ("--seed", "7"), ("--nfit", "4")]:
+        assert args[args.index(flag) + 1] == value
+
+
+# --- what the bench refuses anyway: its one line, not mpirun's abort block -------------------
+
+FAKE_BENCH = """#!/bin/sh
+if [ "$1" = "--help" ]; then
+  printf 'usage: mpimeter-bench\\n\\ntimers: monotonic, virtual\\nclock syncs: none, skampi\\n'
+  exit 0
+fi
+echo "mpimeter-bench: {message}" >&2
+exit {code}
+"""
+
+
+def fake_bench_dir(root: Path, message: str, code: int) -> Path:
+    binary = root / "openmpi" / "bin" / "mpimeter-bench"
+    binary.parent.mkdir(parents=True)
+    binary.write_text(FAKE_BENCH.format(message=message, code=code))
+    binary.chmod(0o755)
+    return root
+
+
+def test_a_refusal_of_the_bench_is_its_one_line(tmp_path):
+    bench_dir = fake_bench_dir(tmp_path, "--timer monotonic: not available on this machine: no clock", 2)
+    r = CliRunner().invoke(main, ["sync-check", "--mpi", "openmpi", "--bench-dir", str(bench_dir),
+                                  "--check-at", "0"])
+    assert r.exit_code == 2
+    assert r.stderr == ("mpimeter sync-check: error: mpimeter-bench: --timer monotonic: not available on "
+                        "this machine: no clock\n")
+
+
+def test_a_failure_while_measuring_shows_the_bench_lines_and_exits_1(tmp_path):
+    bench_dir = fake_bench_dir(tmp_path, "skampi: MPI_Recv failed", 1)
+    r = CliRunner().invoke(main, ["sync-check", "--mpi", "openmpi", "--bench-dir", str(bench_dir),
+                                  "--check-at", "0"])
+    assert r.exit_code == 1
+    assert r.stderr == "mpimeter sync-check: mpimeter-bench: skampi: MPI_Recv failed\n"

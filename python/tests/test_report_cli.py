@@ -2,8 +2,13 @@
 
 from __future__ import annotations
 
+import re
+import warnings
+
+import pytest
 from click.testing import CliRunner
 from data.report.synth_campaign import golden
+from data.synth import write_campaign, write_launch
 
 from mpimeter.cli import main
 from mpimeter.cli.report import command
@@ -72,3 +77,60 @@ def test_an_output_folder_that_does_not_exist_exits_2(tmp_path):
 
 def test_registered_in_the_main_command():
     assert {"report", "fingerprint"} <= set(main.commands)
+
+
+@pytest.mark.parametrize("name", ["r.pdf", "r", "r.html.txt", "r.png"])
+def test_an_output_that_is_not_html_exits_2(tmp_path, name):
+    r = run(golden("one_library", tmp_path), "-o", tmp_path / name)
+    assert r.exit_code == 2
+    assert "mpimeter report: error:" in r.output and ".html or .htm" in r.output
+    assert not (tmp_path / name).exists()
+
+
+def test_an_htm_output_is_fine(tmp_path):
+    r = run(golden("one_library", tmp_path), "-o", tmp_path / "R.HTM")
+    assert r.exit_code == 0, r.output
+    assert (tmp_path / "R.HTM").read_text(encoding="utf-8").startswith("<!DOCTYPE html>")
+
+
+def test_two_folders_are_both_named_in_the_title(tmp_path):
+    base = write_campaign(tmp_path / "base", 3, seed=1, ops=("bcast",), sizes=(8,), nrep=30)
+    cand = write_campaign(tmp_path / "cand", 3, seed=2, ops=("bcast",), sizes=(8,), nrep=30)
+    out = tmp_path / "r.html"
+    r = run(base, cand, "-o", out)
+    assert r.exit_code == 0, r.output
+    text = out.read_text(encoding="utf-8")
+    assert f"<title>mpimeter report — {base} vs {cand}</title>" in text
+    assert f"<h1>mpimeter report — {base} vs {cand}</h1>" in text
+    assert f"from {base}, {cand}." in text
+
+
+def test_one_folder_is_the_title(tmp_path):
+    folder = golden("one_library", tmp_path)
+    out = tmp_path / "r.html"
+    assert run(folder, "-o", out).exit_code == 0
+    assert f"<title>mpimeter report — {folder}</title>" in out.read_text(encoding="utf-8")
+
+
+def test_mean_interval_that_would_go_below_zero_starts_at_zero(tmp_path):
+    # two launches 5 × apart: the plain t interval of their means reaches far below 0 ns
+    for i, factor in enumerate((1.0, 5.0)):
+        write_launch(tmp_path / "c" / "launches" / f"{i:03d}", seed=i, launch_factor=factor,
+                     ops=("bcast",), sizes=(8,), nrep=30)
+    out = tmp_path / "r.html"
+    r = run(tmp_path / "c", "-o", out)
+    assert r.exit_code == 0, r.output
+    text = out.read_text(encoding="utf-8")
+    assert re.search(r"<td[^>]*>[^<]* \[0 ns, [^<]*\]</td>", text)
+    assert "lower bound clamped at 0" in text
+
+
+def test_all_repetitions_invalid_draws_without_warnings(tmp_path):
+    folder = write_campaign(tmp_path / "c", 3, seed=4, ops=("bcast",), sizes=(8, 1024), nrep=20,
+                            invalid_fraction=1.0)
+    out = tmp_path / "r.html"
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # matplotlib's "No artists with labels" would fail here
+        r = run(folder, "-o", out)
+    assert r.exit_code == 0, r.output
+    assert out.read_text(encoding="utf-8").startswith("<!DOCTYPE html>")

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from data import synth
 from data.report.synth_campaign import LaunchSpec, write_campaign, write_launch
 
 from mpimeter import analysis
@@ -54,3 +55,16 @@ def test_alternatives_are_side_by_side_with_stars(tmp_path):
     assert stars == ["***", "***"]
     labels = [t.get_text() for t in launch_panel.get_legend().get_texts()]
     assert labels == ["a", "b"]
+
+
+@pytest.mark.filterwarnings("error")  # matplotlib warns when a legend has nothing to show
+def test_all_repetitions_invalid_draws_no_legend_and_says_why(tmp_path):
+    folder = synth.write_campaign(tmp_path / "c", 3, seed=5, ops=("bcast",), sizes=(8, 1024),
+                                  nrep=20, invalid_fraction=1.0)
+    result = analysis.analyze(analysis.load_campaign(folder, cache=False, store=False))
+    assert all(r.invalid == r.repetitions for r in result.rows)
+    fig = draw_operation("bcast", result.rows, result.alternatives)
+    for ax in fig.axes:
+        if ax.get_title(loc="left")[:3] in ("(a)", "(b)", "(c)"):
+            assert ax.get_legend() is None
+            assert "no valid repetition: nothing to plot" in [t.get_text() for t in ax.texts]

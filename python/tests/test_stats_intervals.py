@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from mpimeter.stats import intervals
+from mpimeter.stats import across, intervals
 
 # Symmetric 95 % order-statistic intervals for the median as tabulated (Le Boudec 2011,
 # Table A.1; the same ranks and exact confidence levels appear in the usual textbook tables of
@@ -74,3 +74,23 @@ def test_shapiro_wilk_flags_a_skewed_sample_and_passes_a_normal_one():
 def test_confidence_must_be_a_probability():
     with pytest.raises(ValueError):
         intervals.median_ci_ranks(10, 1.5)
+
+
+def test_t_interval_of_a_nonnegative_quantity_is_clamped_at_zero():
+    # two launches 10 × apart: t(1, 0.975) = 12.7 makes mean − t·s/√n far below 0
+    x = np.array([1.0, 10.0])
+    plain = intervals.t_interval(x, 0.95)
+    clamped = intervals.t_interval(x, 0.95, nonnegative=True)
+    assert plain.low < 0
+    assert clamped.low == 0.0
+    assert (clamped.estimate, clamped.high) == (plain.estimate, plain.high)
+    # an interval that stays above 0 is not touched
+    y = np.array([10.0, 10.5, 11.0])
+    assert intervals.t_interval(y, 0.95, nonnegative=True) == intervals.t_interval(y, 0.95)
+
+
+def test_across_launches_clamps_the_mean_interval_of_run_times_at_zero():
+    means = np.array([1000.0, 9000.0, 200.0])  # 3 launches, very different
+    acr = across.across_launches(means, means)
+    plain = intervals.t_interval(means)
+    assert plain.low < 0 and acr.mean.low == 0.0 and acr.mean.high == pytest.approx(plain.high)

@@ -19,6 +19,8 @@ typedef struct mm_test {
     int64_t size;
     int status;
     long nrep;       /* recorded repetitions */
+    long nrep_asked; /* --nrep */
+    int ended_by_budget; /* roundtime/harmonize: the time budget ended it before nrep_asked */
     long invalid;    /* recorded repetitions with valid = 0 on some rank */
     long invalid_late_start, invalid_overrun, invalid_round_late; /* rank-repetitions */
     long redone;     /* repetitions repeated (roundtime/harmonize) */
@@ -57,12 +59,21 @@ int mm_bench_run_test(const mm_config *cfg, mm_test *t, mm_op_args *args, mm_pro
 /* Overwrites a buffer (outside the timed region) to evict caches (Hunold §4.7). */
 void mm_cold_cache_touch(void *buf, size_t bytes);
 
-#endif
+/* Before a launch allocates anything: do the buffers of its largest test (per rank: the op's
+ * buffers, the --cold-cache buffer and the per-repetition arrays), summed over the ranks of each
+ * host, fit in the host's MemAvailable (/proc/meminfo; no check when unreadable)? Collective.
+ * 0, or 2 with a message on rank 0 in err (every rank returns the same). */
+int mm_memory_check(const mm_config *cfg, MPI_Comm comm, char *err, size_t err_len);
+/* The bytes the per-repetition arrays take on a rank (rank 0 also gathers every rank's). */
+int64_t mm_rep_arrays_bytes(long nrep, int rank, int nprocs);
+/* MemAvailable of /proc/meminfo in bytes, or -1 when unreadable. */
+int64_t mm_mem_available_bytes(const char *meminfo_path);
 
 /* ---- the launch (launch.c, collect.c) ---- */
 
 /* Runs a whole launch as configured: timer, clock sync, plan, every test, the launch folder.
- * Collective. Returns the process exit code (0, or 1 after a failure while measuring). */
+ * Collective. Returns the process exit code: 0; 2 when the buffers would not fit in memory
+ * (refused before anything is written); 1 after a failure while measuring. */
 int mm_launch_run(const mm_config *cfg, MPI_Comm comm);
 
 /* The --sync-check mode (c/src/clocksync/sync_check.c): runs each algorithm of cfg->clocksync and
@@ -72,3 +83,5 @@ int mm_sync_check_run(const mm_config *cfg, MPI_Comm comm);
 /* Gathers every rank's sync records from index *written on to rank 0 and appends them to f
  * (rank 0; f may be NULL elsewhere). Collective. */
 int mm_collect_sync_log(mm_sync_log *log, size_t *written, FILE *f, int64_t epoch_ns, MPI_Comm comm);
+
+#endif

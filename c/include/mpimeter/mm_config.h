@@ -29,7 +29,8 @@ typedef struct mm_config {
     char clocksync[MM_MAX_ALGS][MM_NAME_LEN]; /* a list only for --sync-check */
     int nclocksync;
     char procsync[MM_NAME_LEN];
-    double window_us; /* 0 = derive from a pilot */
+    double window_us; /* 0 = derive from a pilot (auto) */
+    int window_given; /* --window-us given (a number or auto) */
     uint64_t seed;
     int seed_given;
     int64_t cold_cache_bytes;

@@ -28,6 +28,12 @@ typedef struct mm_op_args {
     const mm_timer *timer; /* delay */
 } mm_op_args;
 
+/* The buffers an op's setup allocates, in blocks of `size` bytes: every rank holds
+ * blocks + blocks_x_nprocs * nprocs, the root that much more of root_*. */
+typedef struct mm_op_buffers {
+    unsigned char blocks, blocks_x_nprocs, root_blocks, root_blocks_x_nprocs;
+} mm_op_buffers;
+
 typedef struct mm_op {
     const char *name;
     const char *pattern;     /* one line: who sends what to whom */
@@ -38,6 +44,7 @@ typedef struct mm_op {
     /* The one MPI call that is timed. Returns the MPI error code. */
     int (*run)(const mm_op_args *args);
     void (*teardown)(mm_op_args *args);
+    mm_op_buffers buffers;
 } mm_op;
 
 extern const mm_op mm_ops_table[];
@@ -47,6 +54,12 @@ const mm_op *mm_op_find(const char *name);
 /* Checks a size for an op under a datatype: 0, or -1 with a message ("size 10 is not a multiple
  * of the size of int (4 bytes)"). */
 int mm_op_check_size(const mm_op *op, int64_t size, int type_size, char *why, size_t why_len);
+
+/* Bytes of the buffers setup allocates for a size on one rank (is_root: the --root rank), to
+ * check memory before allocating. Leaves out what does not scale with the size as a whole
+ * (v-variants' one-element gaps, reduce_scatter's size/nprocs share, counts arrays).
+ * Saturates at INT64_MAX. */
+int64_t mm_op_buffer_bytes(const mm_op *op, int64_t size, int nprocs, int is_root);
 
 /* Datatype and reduction-op names. The lookups return 1 when the name is known (filling the
  * outputs that are not NULL) and 0 when unknown; sizes are sizeof the C type, so lookups work

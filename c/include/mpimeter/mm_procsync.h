@@ -54,6 +54,11 @@ struct mm_procsync {
     int64_t first_start_global_ns;
     int64_t test_start_local_ns;
     long nresyncs;              /* harmonize re-syncs during this test */
+    /* What the loop does after each repetition, outside the timed region (the cold-cache
+     * overwrite), or NULL; set by the loop for a test. Part of what a repetition costs between
+     * two window starts, so a pilot that sizes a window must run it too. */
+    void (*between_reps)(const void *arg);
+    const void *between_arg;
     void *state;
 };
 

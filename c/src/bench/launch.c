@@ -43,6 +43,9 @@ typedef struct mm__launch_state {
     char warning_text[MM__MAX_WARNINGS][512];
     const char *warnings[MM__MAX_WARNINGS];
     int nwarnings;
+    int budget_warning;    /* index of the warning about tests the time budget ended, or -1 */
+    int nbudget_ended;     /* tests ended by the time budget */
+    char budget_tests[256]; /* the first of them, "allreduce 8 (1 of 5), ..." */
     double fastest_median_ns; /* smallest per-test median run time, for the residual check */
 } mm__launch_state;
 
@@ -51,6 +54,32 @@ static void mm__warn(mm__launch_state *st, const char *fmt, const char *arg) {
     snprintf(st->warning_text[st->nwarnings], sizeof st->warning_text[0], fmt, arg);
     st->warnings[st->nwarnings] = st->warning_text[st->nwarnings];
     st->nwarnings++;
+}
+
+/* Rank 0: a test that the roundtime/harmonize time budget ended before --nrep gets counted in
+ * one launch warning (rewritten as more such tests come), so that nothing reads the launch as
+ * having measured what was asked. */
+static void mm__note_budget_ended(mm__launch_state *st, const mm_test *t) {
+    if (st->rank != 0 || !t->ended_by_budget) return;
+    if (st->budget_warning < 0) {
+        if (st->nwarnings >= MM__MAX_WARNINGS) return;
+        st->budget_warning = st->nwarnings++;
+        st->warnings[st->budget_warning] = st->warning_text[st->budget_warning];
+    }
+    st->nbudget_ended++;
+    size_t used = strlen(st->budget_tests);
+    char item[96];
+    snprintf(item, sizeof item, "%s%s %" PRId64 " (%ld of %ld)", used ? ", " : "", t->op->name,
+             t->size, t->nrep, t->nrep_asked);
+    if (used + strlen(item) + 8 < sizeof st->budget_tests)
+        snprintf(st->budget_tests + used, sizeof st->budget_tests - used, "%s", item);
+    else if (!strstr(st->budget_tests, ", ..."))
+        snprintf(st->budget_tests + used, sizeof st->budget_tests - used, ", ...");
+    snprintf(st->warning_text[st->budget_warning], sizeof st->warning_text[0],
+             "%d test(s) ended by the time budget (--roundtime-budget-s %g per test) before "
+             "--nrep %d repetitions: %s; they rest on fewer repetitions than asked: raise "
+             "--roundtime-budget-s or lower --nrep",
+             st->nbudget_ended, st->cfg->roundtime_budget_s, st->cfg->nrep, st->budget_tests);
 }
 
 static double mm__seconds_since(const mm__launch_state *st) {
@@ -180,6 +209,15 @@ static int mm__all_ok(MPI_Comm comm, int ok) {
     return all;
 }
 
+/* What mm__run_tests allocates for the repetitions: every rank's mm_rep_buffers, and on rank 0
+ * every rank's arrays gathered plus the scratch of the median. */
+int64_t mm_rep_arrays_bytes(long nrep, int rank, int nprocs) {
+    const int64_t per_rep = 4 * sizeof(int64_t) + sizeof(int32_t); /* start end gstart gend flags */
+    int64_t bytes = (int64_t)nrep * per_rep;
+    if (rank == 0) bytes += (int64_t)nprocs * nrep * per_rep + (int64_t)nrep * sizeof(int64_t);
+    return bytes;
+}
+
 static int mm__run_tests(mm__launch_state *st) {
     const mm_config *cfg = st->cfg;
     long nrep = cfg->nrep;
@@ -236,6 +274,7 @@ static int mm__run_tests(mm__launch_state *st) {
         t->op->teardown(&args);
         if (!mm__all_ok(st->comm, mpi_rc == MPI_SUCCESS)) { rc = 1; break; }
         t->duration_s = mm__seconds_since(st) - t->started_s;
+        mm__note_budget_ended(st, t);
 
         int cnt = (int)t->nrep; /* the same on every rank */
         MPI_Gather(b.start_ns, cnt, MPI_INT64_T, all_start, cnt, MPI_INT64_T, 0, st->comm);
@@ -324,6 +363,14 @@ static int mm__open_modules(mm__launch_state *st) {
 }
 
 int mm_launch_run(const mm_config *cfg, MPI_Comm comm) {
+    /* Refused before anything is allocated or written: buffers that cannot fit in memory. */
+    char why[2048] = "";
+    if (mm_memory_check(cfg, comm, why, sizeof why) != 0) {
+        int rank = 0;
+        MPI_Comm_rank(comm, &rank);
+        if (rank == 0) fprintf(stderr, "mpimeter-bench: %s\n", why);
+        return 2;
+    }
     mm__launch_state *st = calloc(1, sizeof *st);
     mm_test *tests = calloc(MM__MAX_TESTS, sizeof *tests);
     if (!st || !tests) {
@@ -345,6 +392,7 @@ int mm_launch_run(const mm_config *cfg, MPI_Comm comm) {
         }
     }
     st->nres[0] = st->nres[1] = -1;
+    st->budget_warning = -1;
     int rc = 1;
     if (mm__open_modules(st) != 0) goto out;
 

@@ -27,6 +27,17 @@ static int mm__timed_barrier_call(const void *arg) {
     return t->op->run(t->args);
 }
 
+/* The cold-cache overwrite, as the process sync's between-repetitions hook. */
+typedef struct mm__cold {
+    void *buf;
+    size_t bytes;
+} mm__cold;
+
+static void mm__cold_touch(const void *arg) {
+    const mm__cold *c = arg;
+    mm_cold_cache_touch(c->buf, c->bytes);
+}
+
 int mm_rep_buffers_alloc(mm_rep_buffers *b, long cap) {
     memset(b, 0, sizeof *b);
     b->cap = cap;
@@ -57,9 +68,18 @@ int mm_bench_run_test(const mm_config *cfg, mm_test *t, mm_op_args *args, mm_pro
     const mm_timer *timer = ps->timer;
     mm__timed timed = {t->op, args, ps->comm};
     mm_timed_fn call = vt->barrier_in_timed_region ? mm__timed_barrier_call : mm__timed_call;
+    /* the overwrite runs after each repetition, before the next one's wait: begin_test's pilot
+     * must know it to size a window that leaves room for it */
+    mm__cold cold = {cold_cache, cold_cache_bytes};
+    ps->between_reps = cold_cache ? mm__cold_touch : NULL;
+    ps->between_arg = &cold;
 
     int rc = vt->begin_test(ps, call, &timed);
-    if (rc != MPI_SUCCESS) return rc;
+    if (rc != MPI_SUCCESS) {
+        ps->between_reps = NULL;
+        ps->between_arg = NULL;
+        return rc;
+    }
 
     const long nrep = cfg->nrep < b->cap ? cfg->nrep : b->cap;
     const long warmup = cfg->warmup;
@@ -68,7 +88,7 @@ int mm_bench_run_test(const mm_config *cfg, mm_test *t, mm_op_args *args, mm_pro
     long seq = 0, recorded = 0, redone = 0;
     long redone_by_reason[3] = {0, 0, 0};
     long late = 0, overrun = 0, round_late = 0;
-    int mpi_rc = MPI_SUCCESS;
+    int mpi_rc = MPI_SUCCESS, ended_by_budget = 0;
 
     while (recorded < nrep) {
         int before = vt->before_rep(ps, seq);
@@ -81,7 +101,7 @@ int mm_bench_run_test(const mm_config *cfg, mm_test *t, mm_op_args *args, mm_pro
             mpi_rc = call_rc;
             break;
         }
-        if (cold_cache) mm_cold_cache_touch(cold_cache, cold_cache_bytes);
+        if (ps->between_reps) ps->between_reps(ps->between_arg);
         if (seq <= warmup) continue;
         if (flags && vt->redoes_invalid && redone < max_redo) {
             redone++;
@@ -100,11 +120,19 @@ int mm_bench_run_test(const mm_config *cfg, mm_test *t, mm_op_args *args, mm_pro
             round_late += (flags & MM_INVALID_ROUND_LATE) != 0;
             recorded++;
         }
-        if (vt->budget_exhausted && vt->budget_exhausted(ps)) break;
+        /* the same answer on every rank, and `recorded` is the same everywhere */
+        if (recorded < nrep && vt->budget_exhausted && vt->budget_exhausted(ps)) {
+            ended_by_budget = 1;
+            break;
+        }
     }
     vt->end_test(ps);
+    ps->between_reps = NULL;
+    ps->between_arg = NULL;
 
     t->nrep = recorded;
+    t->nrep_asked = cfg->nrep;
+    t->ended_by_budget = ended_by_budget;
     t->redone = redone;
     t->redone_late_start = redone_by_reason[0];
     t->redone_overrun = redone_by_reason[1];

@@ -37,6 +37,7 @@ int mm_plan_build(const mm_config *cfg, mm_test *tests, int max_tests) {
             tests[n].op = op;
             tests[n].size = (op->flags & MM_OP_SIZE_UNUSED) ? 0 : cfg->sizes[s];
             tests[n].status = MM_TEST_PENDING;
+            tests[n].nrep_asked = cfg->nrep;
             n++;
         }
     }

@@ -68,7 +68,8 @@ static const mm__option mm__options[] = {
     {"fit-span-s", MM__ARG_VALUE, "S", "algorithm's", "clock sync: spread the fit points over S seconds"},
     {"resync-s", MM__ARG_VALUE, "T", "1 for offset-only syncs, else never",
      "re-run the clock sync between tests when the last one is older than T s (0 = never)"},
-    {"roundtime-budget-s", MM__ARG_VALUE, "S", "1", "roundtime/harmonize: time budget per test"},
+    {"roundtime-budget-s", MM__ARG_VALUE, "S", "1",
+     "roundtime/harmonize: time budget per test (a test it ends before --nrep is marked in meta.json)"},
     {"bcast-factor", MM__ARG_VALUE, "K", "2", "roundtime: start = now + K x broadcast time"},
     {"sync-check", MM__ARG_NONE, NULL, "off", "check the clock syncs named in --clocksync instead of benchmarking"},
     {"check-at", MM__ARG_VALUE, "LIST", "0,1,2,5,10", "--sync-check: seconds after the sync to measure residuals"},
@@ -179,8 +180,12 @@ int mm_parse_sizes(const char *text, int64_t *sizes, int max, int *n, char *err,
     char buf[4096];
     if (strlen(text) >= sizeof buf) return mm__fail(err, len, "--sizes: too long");
     snprintf(buf, sizeof buf, "%s", text);
-    char *save = NULL;
-    for (char *item = strtok_r(buf, ",", &save); item; item = strtok_r(NULL, ",", &save)) {
+    /* split by hand: strtok would skip the empty item of "8,,16" without a word */
+    for (char *item = buf, *next; item; item = next) {
+        char *comma = strchr(item, ',');
+        next = comma ? comma + 1 : NULL;
+        if (comma) *comma = '\0';
+        if (*item == '\0') return mm__fail(err, len, "--sizes: empty item in '%s'; %s", text, allowed);
         char *c1 = strchr(item, ':');
         if (!c1) {
             char *end;
@@ -264,10 +269,12 @@ static int mm__apply(mm_config *cfg, const char *name, const char *value, int *s
     if (IS("warmup")) return mm__parse_int(name, value, 0, 100000000, &cfg->warmup, err, len);
     if (IS("root")) return mm__parse_int(name, value, 0, INT_MAX, &cfg->root, err, len);
     if (IS("window-us")) {
-        int rc = mm__parse_double(name, value, 0, 1e9, &cfg->window_us, err, len);
-        if (rc == 0 && cfg->window_us <= 0)
-            return mm__fail(err, len, "--window-us: must be > 0 (omit it for a pilot-derived window)");
-        return rc;
+        cfg->window_given = 1;
+        if (strcmp(value, "auto") == 0) { cfg->window_us = 0; return 0; } /* the default */
+        if (mm__parse_double(name, value, 0, 1e9, &cfg->window_us, err, len) != 0 || cfg->window_us <= 0)
+            return mm__fail(err, len, "--window-us: '%s' is not allowed; allowed: a number of microseconds > 0 "
+                            "and <= 1e9, or auto (a window derived from a pilot measurement)", value);
+        return 0;
     }
     if (IS("seed")) {
         char *end;
@@ -362,7 +369,7 @@ static int mm__validate(mm_config *cfg, int seen_clocksync, char *err, size_t le
     /* process sync */
     const mm_procsync_vtable *pv = mm_procsync_find(cfg->procsync);
     if (!pv) return mm__fail(err, len, "--procsync: unknown process sync '%s'; allowed: %s", cfg->procsync, mm_procsync_names());
-    if (cfg->window_us > 0 && strcmp(cfg->procsync, "window") != 0)
+    if (cfg->window_given && strcmp(cfg->procsync, "window") != 0)
         return mm__fail(err, len, "--window-us applies only to --procsync window (given: --procsync %s)", cfg->procsync);
     /* clock sync: "auto" resolves to the most accurate algorithm registered */
     if (!seen_clocksync || (cfg->nclocksync == 1 && strcmp(cfg->clocksync[0], "auto") == 0)) {
@@ -378,9 +385,19 @@ static int mm__validate(mm_config *cfg, int seen_clocksync, char *err, size_t le
     if (cfg->mode == MM_MODE_BENCH) {
         if (cfg->nclocksync != 1)
             return mm__fail(err, len, "--clocksync: a list of algorithms is only for --sync-check; give one name");
-        if (pv->needs_global_clock && strcmp(cfg->clocksync[0], "none") == 0 && seen_clocksync) {
-            /* Allowed: on one host the local clocks are one clock. Said in meta.json warnings. */
-        }
+        /* --clocksync none with a global-clock process sync is allowed (said in meta.json's
+         * warnings): on one host the local clocks are one clock. Not when the virtual timer
+         * shifts or skews them on purpose: every repetition would start at a wrong time. */
+        int virtual_apart = strcmp(cfg->timer, "virtual") == 0 &&
+                            (cfg->virtual_offset_s != 0 || cfg->virtual_skew_ppm != 0);
+        if (pv->needs_global_clock && strcmp(cfg->clocksync[0], "none") == 0 && virtual_apart)
+            return mm__fail(err, len,
+                            "--timer virtual with --virtual-offset-s/--virtual-skew-ppm gives each rank its own "
+                            "clock, --clocksync none leaves them unsynchronized, and --procsync %s starts every "
+                            "repetition at a time on one global clock: every repetition would be invalid; "
+                            "allowed: a clock sync (omit --clocksync, or e.g. --clocksync hca3), a process sync "
+                            "without a global clock (--procsync barrier, none or loop-barrier), or zero virtual "
+                            "offset and skew", cfg->procsync);
     }
     /* operations, datatype, sizes */
     int type_size;

@@ -9,6 +9,8 @@
  * to one peer (for allreduce/bcast/reduce/scan/exscan the whole vector; reduce_scatter: the
  * whole vector, split as evenly as possible; reduce_scatter_block: each rank's result block);
  * count = size / datatype size elements. Each row's pattern says it in words.
+ * Buffers: each row ends with the blocks of `size` bytes its setup allocates per rank (every
+ * rank, then the root's extra), for the memory check before a launch allocates anything.
  * Cost: lookups are linear in the table (17 rows).
  * Paper: SKaMPI (Reussner et al. 1998, §2: operations as parameterized patterns);
  * Hunold & Carpen-Amarie 2016 §3.2 (one timed call per measurement). */
@@ -32,66 +34,71 @@
 const mm_op mm_ops_table[] = {
     {"allgather",
      "every rank sends its block of size bytes to every rank; each receives nprocs x size bytes",
-     MM__C_SIZE MM__C_NBLOCKS, 0, MM__COLL(allgather)},
+     MM__C_SIZE MM__C_NBLOCKS, 0, MM__COLL(allgather), {1, 1, 0, 0}},
     {"allgatherv",
      "as allgather (size bytes from each rank) through MPI_Allgatherv; block i lands at "
      "displacement i*(count+1) elements: a one-element gap after each block",
-     MM__C_SIZE MM__C_NBLOCKS, 0, MM__COLL(allgatherv)},
+     MM__C_SIZE MM__C_NBLOCKS, 0, MM__COLL(allgatherv), {1, 1, 0, 0}},
     {"allreduce",
      "every rank contributes a vector of size bytes; every rank receives the elementwise "
      "reduction (size bytes)",
-     MM__C_SIZE MM__C_REDUCE, MM_OP_REDUCES, MM__COLL(allreduce)},
+     MM__C_SIZE MM__C_REDUCE, MM_OP_REDUCES, MM__COLL(allreduce), {2, 0, 0, 0}},
     {"alltoall",
      "every rank sends a distinct block of size bytes to every rank (nprocs x size bytes out "
      "and in per rank)",
-     MM__C_SIZE MM__C_NBLOCKS, 0, MM__COLL(alltoall)},
+     MM__C_SIZE MM__C_NBLOCKS, 0, MM__COLL(alltoall), {0, 2, 0, 0}},
     {"alltoallv",
      "as alltoall (size bytes per pair of ranks) through MPI_Alltoallv; on both sides block i "
      "is at displacement i*(count+1) elements: a one-element gap after each block",
-     MM__C_SIZE MM__C_NBLOCKS, 0, MM__COLL(alltoallv)},
+     MM__C_SIZE MM__C_NBLOCKS, 0, MM__COLL(alltoallv), {0, 2, 0, 0}},
     {"barrier", "no data: no rank leaves before every rank has entered",
      "size: unused (one test at size 0, whatever --sizes says)", MM_OP_SIZE_UNUSED,
-     MM__COLL(barrier)},
+     MM__COLL(barrier), {0, 0, 0, 0}},
     {"bcast", "root sends size bytes to every rank", MM__C_SIZE MM__C_ROOT, MM_OP_ROOTED,
-     MM__COLL(bcast)},
+     MM__COLL(bcast), {1, 0, 0, 0}},
     {"exscan",
      "every rank contributes a vector of size bytes; rank r receives the elementwise reduction "
      "over ranks 0..r-1 (rank 0 receives nothing defined)",
-     MM__C_SIZE MM__C_REDUCE, MM_OP_REDUCES, MM__COLL(exscan)},
+     MM__C_SIZE MM__C_REDUCE, MM_OP_REDUCES, MM__COLL(exscan), {2, 0, 0, 0}},
     {"gather", "every rank sends size bytes to root; root receives nprocs x size bytes",
-     MM__C_SIZE MM__C_ROOT "; root needs nprocs x size bytes", MM_OP_ROOTED, MM__COLL(gather)},
+     MM__C_SIZE MM__C_ROOT "; root needs nprocs x size bytes", MM_OP_ROOTED, MM__COLL(gather),
+     {1, 0, 0, 1}},
     {"gatherv",
      "as gather (size bytes from each rank) through MPI_Gatherv; at root block i lands at "
      "displacement i*(count+1) elements: a one-element gap after each block",
-     MM__C_SIZE MM__C_ROOT "; root needs nprocs x size bytes", MM_OP_ROOTED, MM__COLL(gatherv)},
+     MM__C_SIZE MM__C_ROOT "; root needs nprocs x size bytes", MM_OP_ROOTED, MM__COLL(gatherv),
+     {1, 0, 0, 1}},
     {"reduce",
      "every rank contributes a vector of size bytes; root receives the elementwise reduction "
      "(size bytes)",
-     MM__C_SIZE MM__C_ROOT MM__C_REDUCE, MM_OP_REDUCES | MM_OP_ROOTED, MM__COLL(reduce)},
+     MM__C_SIZE MM__C_ROOT MM__C_REDUCE, MM_OP_REDUCES | MM_OP_ROOTED, MM__COLL(reduce),
+     {1, 0, 1, 0}},
     {"reduce_scatter",
      "every rank contributes a vector of size bytes (count elements); the elementwise reduction "
      "is split: rank i receives count/nprocs elements, one more if i < count % nprocs",
-     MM__C_SIZE MM__C_REDUCE, MM_OP_REDUCES, MM__COLL(reduce_scatter)},
+     MM__C_SIZE MM__C_REDUCE, MM_OP_REDUCES, MM__COLL(reduce_scatter), {1, 0, 0, 0}},
     {"reduce_scatter_block",
      "every rank contributes nprocs blocks of size bytes; they are reduced elementwise and "
      "rank i receives block i (size bytes)",
-     MM__C_SIZE MM__C_REDUCE MM__C_NBLOCKS, MM_OP_REDUCES, MM__COLL(reduce_scatter_block)},
+     MM__C_SIZE MM__C_REDUCE MM__C_NBLOCKS, MM_OP_REDUCES, MM__COLL(reduce_scatter_block),
+     {1, 1, 0, 0}},
     {"scan",
      "every rank contributes a vector of size bytes; rank r receives the elementwise reduction "
      "over ranks 0..r",
-     MM__C_SIZE MM__C_REDUCE, MM_OP_REDUCES, MM__COLL(scan)},
+     MM__C_SIZE MM__C_REDUCE, MM_OP_REDUCES, MM__COLL(scan), {2, 0, 0, 0}},
     {"scatter",
      "root sends a distinct block of size bytes to every rank (nprocs x size bytes leave root)",
-     MM__C_SIZE MM__C_ROOT "; root needs nprocs x size bytes", MM_OP_ROOTED, MM__COLL(scatter)},
+     MM__C_SIZE MM__C_ROOT "; root needs nprocs x size bytes", MM_OP_ROOTED, MM__COLL(scatter),
+     {1, 0, 0, 1}},
     {"scatterv",
      "as scatter (size bytes to each rank) through MPI_Scatterv; at root block i is at "
      "displacement i*(count+1) elements: a one-element gap after each block",
      MM__C_SIZE MM__C_ROOT "; root needs nprocs x size bytes", MM_OP_ROOTED,
-     MM__COLL(scatterv)},
+     MM__COLL(scatterv), {1, 0, 0, 1}},
     {"delay",
      "no communication: every rank busy-waits size nanoseconds on the benchmark's timer",
      "size: a duration in ns (>= 0), not bytes; datatype and reduce op unused",
-     MM_OP_SIZE_IS_DURATION, mm__setup_delay, mm__run_delay, mm__teardown_delay},
+     MM_OP_SIZE_IS_DURATION, mm__setup_delay, mm__run_delay, mm__teardown_delay, {0, 0, 0, 0}},
 };
 
 const size_t mm_ops_count = sizeof mm_ops_table / sizeof mm_ops_table[0];
@@ -140,6 +147,16 @@ int mm_op_check_size(const mm_op *op, int64_t size, int type_size, char *why, si
         return -1;
     }
     return 0;
+}
+
+int64_t mm_op_buffer_bytes(const mm_op *op, int64_t size, int nprocs, int is_root) {
+    if (!op || size <= 0 || nprocs < 1) return 0;
+    if (op->flags & (MM_OP_SIZE_UNUSED | MM_OP_SIZE_IS_DURATION)) return 0;
+    const mm_op_buffers *b = &op->buffers;
+    double blocks = b->blocks + (double)b->blocks_x_nprocs * nprocs;
+    if (is_root) blocks += b->root_blocks + (double)b->root_blocks_x_nprocs * nprocs;
+    double bytes = blocks * (double)size; /* double: sizes x nprocs can exceed int64 */
+    return bytes >= 9.2e18 ? INT64_MAX : (int64_t)bytes;
 }
 
 void mm_ops_print_list(void *file) {

@@ -419,6 +419,11 @@ static void mm__render_tests(mm_json *j, const mm_launch *l) {
         mm_json_kv_int(j, "size", t->size);
         mm_json_kv_string(j, "status", mm__test_status_word(t->status));
         mm_json_kv_int(j, "nrep", t->nrep);
+        mm_json_kv_int(j, "nrep_asked", t->nrep_asked);
+        /* why the test ended: every asked repetition, or the roundtime/harmonize time budget */
+        mm__kv_text(j, "ended_by", t->status != MM_TEST_COMPLETE ? NULL
+                                   : t->ended_by_budget       ? "budget"
+                                                              : "nrep");
         mm_json_kv_int(j, "invalid", t->invalid);
         mm_json_kv_int(j, "invalid_late_start", t->invalid_late_start);
         mm_json_kv_int(j, "invalid_overrun", t->invalid_overrun);

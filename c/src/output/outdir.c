@@ -53,12 +53,25 @@ static void mm__parent_of(const char *path, char *out, size_t len) {
         *slash = '\0';
 }
 
-/* access() answers "yes" for root even on read-only or pseudo file systems (/proc): create and
- * remove an empty probe folder to know for sure. Leaves nothing behind. 0, or -1 with errno. */
-static int mm__can_create_in(const char *dir) {
+/* May we create folders in dir? access() answers "yes" for root even on read-only or pseudo
+ * file systems (/proc), so an empty probe folder is created and removed (nothing is left
+ * behind). 0, or -1 with the reason in why — taken from errno right at the call that failed,
+ * before anything else can overwrite it. */
+static int mm__can_create_in(const char *dir, char *why, size_t why_len) {
+    if (access(dir, W_OK | X_OK) != 0) {
+        int e = errno;
+        snprintf(why, why_len, "no permission to write in %s (%s)", dir, strerror(e));
+        return -1;
+    }
     char probe[MM_PATH_LEN + 32];
     snprintf(probe, sizeof probe, "%s/.mpimeter-probe-XXXXXX", dir);
-    if (!mkdtemp(probe)) return -1;
+    if (!mkdtemp(probe)) {
+        int e = errno;
+        /* /proc answers ENOENT for a folder that exists: say what that means */
+        snprintf(why, why_len, "cannot create a folder in %s (%s%s)", dir, strerror(e),
+                 e == ENOENT ? ": a pseudo file system that allows no new folders" : "");
+        return -1;
+    }
     rmdir(probe);
     return 0;
 }
@@ -80,7 +93,7 @@ int mm_outdir_check(const char *path, int force, char *err, size_t err_len) {
                      path);
             return 2;
         }
-        int not_empty = mm__dir_not_empty(path);
+        int not_empty = mm__dir_not_empty(path); /* errno is opendir's when it fails */
         if (not_empty < 0) {
             snprintf(err, err_len, "--out %s cannot be read (%s)", path, strerror(errno));
             return 2;
@@ -91,8 +104,9 @@ int mm_outdir_check(const char *path, int force, char *err, size_t err_len) {
                      path);
             return 2;
         }
-        if (access(path, W_OK | X_OK) != 0 || mm__can_create_in(path) != 0) {
-            snprintf(err, err_len, "--out %s is not writable (%s)", path, strerror(errno));
+        char why[MM_PATH_LEN + 128];
+        if (mm__can_create_in(path, why, sizeof why) != 0) {
+            snprintf(err, err_len, "--out %s is not writable: %s", path, why);
             return 2;
         }
         return 0;
@@ -119,9 +133,9 @@ int mm_outdir_check(const char *path, int force, char *err, size_t err_len) {
         snprintf(err, err_len, "cannot create --out %s: %s is not a folder", path, ancestor);
         return 2;
     }
-    if (access(ancestor, W_OK | X_OK) != 0 || mm__can_create_in(ancestor) != 0) {
-        snprintf(err, err_len, "cannot create --out %s: no permission to write in %s (%s)", path,
-                 ancestor, strerror(errno));
+    char why[MM_PATH_LEN + 128];
+    if (mm__can_create_in(ancestor, why, sizeof why) != 0) {
+        snprintf(err, err_len, "cannot create --out %s: %s", path, why);
         return 2;
     }
     return 0;

@@ -8,7 +8,10 @@
  * are recorded as valid = 0, never silently kept.
  *
  * Window size: --window-us, or derived from a pilot (max over ranks of the median duration of
- * 15 barrier-synchronized calls, times 2, at least 10 us). As SKaMPI does, the window adapts:
+ * 15 barrier-synchronized calls, times 2, at least 10 us). What the loop does between two
+ * repetitions outside the timed region (ps->between_reps: the --cold-cache overwrite) also
+ * has to fit between two window starts: the pilot runs it after each call and adds its longest
+ * time to the median call before doubling. As SKaMPI does, the window adapts:
  * after every batch of 32 repetitions the ranks agree (one allreduce) on the largest number of
  * invalid repetitions any rank saw; above a quarter of the batch the window doubles (auto mode
  * only). Each batch is started anew from a fresh start time (one broadcast), which also keeps the
@@ -31,20 +34,30 @@ typedef struct mm__window_state {
 } mm__window_state;
 
 
-/* Max over ranks of the median duration of a few barrier-synchronized calls. */
+/* What a repetition costs between two window starts, from a few barrier-synchronized runs (not
+ * measurements: nothing here is recorded): the median duration of the call, plus the longest of
+ * the work the loop does after it (a cache overwrite's time varies with what the other ranks
+ * write at the same time: the median would leave the slower half late); max over ranks. */
 static int64_t mm__pilot_ns(mm_procsync *ps, mm_timed_fn call, const void *arg) {
-    int64_t d[MM__PILOT_RUNS];
+    int64_t d[MM__PILOT_RUNS], after_max = 0;
     for (int i = 0; i < MM__PILOT_WARM + MM__PILOT_RUNS; i++) {
         MPI_Barrier(ps->comm);
         int64_t s = mm_timer_now(ps->timer);
         call(arg);
         int64_t e = mm_timer_now(ps->timer);
-        if (i >= MM__PILOT_WARM) d[i - MM__PILOT_WARM] = e - s;
+        int64_t after = 0;
+        if (ps->between_reps) {
+            ps->between_reps(ps->between_arg);
+            after = mm_timer_now(ps->timer) - e;
+        }
+        if (i < MM__PILOT_WARM) continue;
+        d[i - MM__PILOT_WARM] = e - s;
+        if (after > after_max) after_max = after;
     }
     qsort(d, MM__PILOT_RUNS, sizeof d[0], mm_cmp_i64);
-    int64_t median = d[MM__PILOT_RUNS / 2], max_median = 0;
-    MPI_Allreduce(&median, &max_median, 1, MPI_INT64_T, MPI_MAX, ps->comm);
-    return max_median;
+    int64_t mine = d[MM__PILOT_RUNS / 2] + after_max, worst = 0;
+    MPI_Allreduce(&mine, &worst, 1, MPI_INT64_T, MPI_MAX, ps->comm);
+    return worst;
 }
 
 /* Rank 0 picks the next batch's start far enough ahead that the broadcast arrives first. */

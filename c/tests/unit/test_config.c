@@ -132,6 +132,73 @@ static void test_virtual_params(void) {
     CHECK(plus > 10 && minus > 10);
 }
 
+/* Every comma-separated list option refuses an empty item, naming the option. */
+static void test_empty_list_items(void) {
+    const char *o = "/tmp/mm_unit_cfg/none-yet";
+    const char *bad_sizes[] = {"8,,16", ",8", "8,", ",", "8:64:x2,,128"};
+    for (size_t i = 0; i < sizeof bad_sizes / sizeof bad_sizes[0]; i++) {
+        const char *a[] = {"b", "--sizes", bad_sizes[i], "--out", o};
+        expect_error(5, a, "--sizes: empty item");
+    }
+    { const char *a[] = {"b", "--ops", "bcast,,allreduce", "--out", o}; expect_error(5, a, "--ops: empty item"); }
+    { const char *a[] = {"b", "--ops", "bcast,", "--out", o}; expect_error(5, a, "--ops: empty item"); }
+    { const char *a[] = {"b", "--sync-check", "--clocksync", "skampi,,none"}; expect_error(4, a, "--clocksync: empty item"); }
+    { const char *a[] = {"b", "--sync-check", "--check-at", "0,,1"}; expect_error(4, a, "--check-at: empty item"); }
+    /* the same lists without the empty item are fine */
+    const char *ok[] = {"b", "--sizes", "8,16", "--ops", "bcast,allreduce", "--out", o};
+    CHECK_EQ_INT(parse(7, ok), 0);
+    CHECK_EQ_INT(cfg.nsizes, 2);
+}
+
+static void test_window_us(void) {
+    const char *o = "/tmp/mm_unit_cfg/none-yet";
+    /* auto, as --help shows for the default, is accepted and means the pilot-derived window */
+    const char *a[] = {"b", "--window-us", "auto", "--out", o};
+    CHECK_EQ_INT(parse(5, a), 0);
+    CHECK_NEAR(cfg.window_us, 0, 0);
+    CHECK_EQ_INT(cfg.window_given, 1);
+    const char *d[] = {"b", "--out", o};
+    CHECK_EQ_INT(parse(3, d), 0);
+    CHECK_NEAR(cfg.window_us, 0, 0);
+    CHECK_EQ_INT(cfg.window_given, 0);
+    const char *n[] = {"b", "--window-us=75", "--out", o};
+    CHECK_EQ_INT(parse(4, n), 0);
+    CHECK_NEAR(cfg.window_us, 75, 0);
+    /* anything else names what is allowed; auto too applies only to the window sync */
+    { const char *b[] = {"b", "--window-us", "0", "--out", o}; expect_error(5, b, "auto"); }
+    { const char *b[] = {"b", "--window-us", "Auto", "--out", o}; expect_error(5, b, "--window-us"); }
+    { const char *b[] = {"b", "--window-us", "-5", "--out", o}; expect_error(5, b, "> 0"); }
+    { const char *b[] = {"b", "--window-us", "auto", "--procsync", "barrier", "--out", o};
+      expect_error(7, b, "applies only to --procsync window"); }
+}
+
+/* A virtual timer that shifts or skews the ranks' clocks cannot go with --clocksync none under
+ * a process sync that starts repetitions on a global clock. */
+static void test_virtual_clocks_need_a_sync(void) {
+    const char *o = "/tmp/mm_unit_cfg/none-yet";
+    const char *global_syncs[] = {"window", "roundtime", "harmonize"};
+    for (size_t i = 0; i < sizeof global_syncs / sizeof global_syncs[0]; i++) {
+        const char *a[] = {"b", "--timer", "virtual", "--virtual-offset-s", "0.001", "--clocksync", "none",
+                           "--procsync", global_syncs[i], "--out", o};
+        expect_error(11, a, "--clocksync none");
+        CHECK(strstr(err, "--timer virtual") && strstr(err, global_syncs[i]) && strstr(err, "allowed"));
+        const char *b[] = {"b", "--timer", "virtual", "--virtual-skew-ppm", "50", "--clocksync", "none",
+                           "--procsync", global_syncs[i], "--out", o};
+        expect_error(11, b, "--virtual-skew-ppm");
+    }
+    /* allowed: a clock sync, a process sync without a global clock, or clocks not set apart */
+    const char *with_sync[] = {"b", "--timer", "virtual", "--virtual-offset-s", "1", "--clocksync", "hca3",
+                               "--out", o};
+    CHECK_EQ_INT(parse(9, with_sync), 0);
+    const char *auto_sync[] = {"b", "--timer", "virtual", "--virtual-offset-s", "1", "--out", o};
+    CHECK_EQ_INT(parse(7, auto_sync), 0);
+    const char *barrier[] = {"b", "--timer", "virtual", "--virtual-offset-s", "1", "--clocksync", "none",
+                             "--procsync", "barrier", "--out", o};
+    CHECK_EQ_INT(parse(11, barrier), 0);
+    const char *together[] = {"b", "--timer", "virtual", "--clocksync", "none", "--out", o};
+    CHECK_EQ_INT(parse(7, together), 0);
+}
+
 static void test_sync_check_mode(void) {
     const char *a[] = {"b", "--sync-check", "--clocksync", "skampi,none", "--check-at", "0,0.5,2", "--json"};
     CHECK_EQ_INT(parse(7, a), 0);
@@ -153,5 +220,8 @@ int main(void) {
     test_values();
     test_virtual_params();
     test_sync_check_mode();
+    test_empty_list_items();
+    test_window_us();
+    test_virtual_clocks_need_a_sync();
     return mm_check_summary("test_config");
 }

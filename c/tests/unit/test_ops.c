@@ -2,6 +2,7 @@
  * buffer layouts that setup prepares. No MPI_Init: setup only allocates (the MPI calls are
  * exercised by the MPI tests), and `delay` runs on a plain timer. */
 #include <limits.h>
+#include <malloc.h>
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -263,6 +264,39 @@ static void test_setup_layouts(void) {
     }
 }
 
+/* mm_op_buffer_bytes (the memory check before a launch) says what setup really allocates:
+ * for every op, on the root and elsewhere, the declared bytes are at most what was allocated,
+ * and short of it only by what the declaration leaves out (reduce_scatter's size/nprocs share,
+ * the v-variants' gaps) and malloc's rounding — far less than one block of `size` bytes. */
+static void test_buffer_bytes(void) {
+    const int64_t size = 65536;
+    const int nprocs = 4;
+    for (size_t i = 0; i < mm_ops_count; i++) {
+        const mm_op *op = &mm_ops_table[i];
+        for (int rank = 0; rank < 2; rank++) { /* rank 0 is the root */
+            mm_op_args a = make_args(size, rank, nprocs, 0);
+            mm_timer t = {0};
+            a.timer = &t; /* delay's setup wants a timer; it is not read */
+            CHECK_EQ_INT(op->setup(&a), 0);
+            int64_t allocated = (int64_t)(malloc_usable_size(a.sendbuf) + malloc_usable_size(a.recvbuf));
+            int64_t declared = mm_op_buffer_bytes(op, size, nprocs, rank == 0);
+            int ok = declared <= allocated && allocated <= declared + size / nprocs + 2 * 4096 + 64;
+            if (op->flags & (MM_OP_SIZE_UNUSED | MM_OP_SIZE_IS_DURATION)) ok = declared == 0;
+            CHECK(ok);
+            if (!ok)
+                fprintf(stderr, "  %s rank %d: declared %lld, allocated %lld\n", op->name, rank,
+                        (long long)declared, (long long)allocated);
+            op->teardown(&a);
+        }
+    }
+    const mm_op *alltoall = mm_op_find("alltoall");
+    CHECK_EQ_INT(mm_op_buffer_bytes(alltoall, 1000, 8, 0), 16000);
+    CHECK_EQ_INT(mm_op_buffer_bytes(alltoall, 0, 8, 0), 0);
+    CHECK_EQ_INT(mm_op_buffer_bytes(mm_op_find("gather"), 1000, 8, 1), 9000);
+    CHECK_EQ_INT(mm_op_buffer_bytes(mm_op_find("gather"), 1000, 8, 0), 1000);
+    CHECK_EQ_INT(mm_op_buffer_bytes(alltoall, INT64_MAX / 2, 1 << 20, 0), INT64_MAX); /* saturates */
+}
+
 static void test_delay(void) {
     const mm_op *op = mm_op_find("delay");
     mm_op_args a = make_args(2000000, 0, 1, 0);
@@ -288,5 +322,6 @@ int main(void) {
     test_print_list();
     test_setup_layouts();
     test_delay();
+    test_buffer_bytes();
     return mm_check_summary("test_ops");
 }

@@ -249,13 +249,15 @@ static void test_meta_render(const char *tmp) {
     prov.pid = 11;
     snprintf(prov.wall_start, sizeof prov.wall_start, "2026-11-22T05:10:00Z");
 
-    mm_test tests[3] = {
+    mm_test tests[4] = {
         {.index = 0, .op = &op_bcast, .size = 8, .status = MM_TEST_COMPLETE, .nrep = 3,
-         .invalid = 1, .invalid_late_start = 1, .invalid_overrun = 1, .window_ns = 120000,
-         .started_s = 0.01, .duration_s = 0.2},
-        {.index = 1, .op = &op_barrier, .size = 0, .status = MM_TEST_RUNNING, .window_ns = 90000,
-         .started_s = 0.25},
-        {.index = 2, .op = &op_bcast, .size = 1024, .status = MM_TEST_PENDING}};
+         .nrep_asked = 5, .ended_by_budget = 1, .invalid = 1, .invalid_late_start = 1,
+         .invalid_overrun = 1, .window_ns = 120000, .started_s = 0.01, .duration_s = 0.2},
+        {.index = 1, .op = &op_barrier, .size = 0, .status = MM_TEST_RUNNING, .nrep_asked = 5,
+         .window_ns = 90000, .started_s = 0.25},
+        {.index = 2, .op = &op_bcast, .size = 1024, .status = MM_TEST_PENDING, .nrep_asked = 5},
+        {.index = 3, .op = &op_barrier, .size = 0, .status = MM_TEST_COMPLETE, .nrep = 5,
+         .nrep_asked = 5, .started_s = 0.5, .duration_s = 0.1}};
     int res_ranks[1] = {1};
     int64_t res_ns[1] = {-12};
     mm_clock_model models[2] = {{0, 0.0, 0.0}, {123, 1e-6, -1510.5}};
@@ -264,7 +266,7 @@ static void test_meta_render(const char *tmp) {
     double vskew[2] = {0.0, -10.0};
     const char *const warnings[] = {"window overruns in test 0", "<b> & \"c\""};
     mm_launch l = {.cfg = &cfg, .nprocs = 2, .status = "running", .timer = &timer, .cs = &cs,
-                   .ps = &ps, .prov = &prov, .tests = tests, .ntests = 3,
+                   .ps = &ps, .prov = &prov, .tests = tests, .ntests = 4,
                    .epoch_local_ns_rank0 = 123456789, .nresidual_start = 1,
                    .nresidual_end = -1, .residual_ranks_start = res_ranks,
                    .residual_start_ns = res_ns, .models = models, .parents = parents,
@@ -314,7 +316,11 @@ static void test_meta_render(const char *tmp) {
         "assert s[\"models\"][1] == {\"rank\": 1, \"anchor_ns\": 123, \"slope\": 1e-06, \"intercept_ns\": -1510.5}\n"
         "p = m[\"proc_sync\"]; assert p[\"window_ns_by_test\"] == {\"0\": 120000, \"1\": 90000}\n"
         "assert p[\"invalid\"] == {\"total\": 1, \"late_start\": 1, \"overrun\": 1, \"round_late\": 0}\n"
-        "assert [t[\"status\"] for t in m[\"tests\"]] == [\"complete\", \"running\", \"pending\"]\n"
+        "assert [t[\"status\"] for t in m[\"tests\"]] == [\"complete\", \"running\", \"pending\", \"complete\"]\n"
+        "assert [t[\"nrep\"] for t in m[\"tests\"]] == [3, 0, 0, 5]\n"
+        "assert [t[\"nrep_asked\"] for t in m[\"tests\"]] == [5, 5, 5, 5]\n"
+        "assert [t[\"ended_by\"] for t in m[\"tests\"]] == [\"budget\", None, None, \"nrep\"]\n"
+        "assert list(m[\"tests\"][0])[4:7] == [\"nrep\", \"nrep_asked\", \"ended_by\"]\n"
         "assert m[\"tests\"][1][\"duration_s\"] is None and m[\"tests\"][2][\"started_s\"] is None\n"
         "assert m[\"tests\"][2][\"window_ns\"] is None\n"
         "assert m[\"wall_end\"] is None and m[\"warnings\"][1] == \"<b> & \\\"c\\\"\"\n");
@@ -361,15 +367,27 @@ static void test_env_names(void) {
     CHECK(!mm_env_name_is_mpi_related("ompi_lower"));
 }
 
-/* Runs mm_outdir_check in a child without root's permission override; returns its result,
- * or -1 when privileges could not be dropped. */
-static int check_as_unprivileged(const char *path) {
+/* Runs mm_outdir_check in a child without root's permission override; returns its result
+ * (its message in msg, when given), or -1 when privileges could not be dropped. */
+static int check_as_unprivileged(const char *path, char *msg, size_t msg_len) {
+    int fds[2];
+    if (pipe(fds) != 0) return -1;
     pid_t pid = fork();
     if (pid == 0) {
+        close(fds[0]);
         if (geteuid() == 0 && (setgid(65534) != 0 || setuid(65534) != 0)) _exit(99);
-        char err[512];
-        _exit(mm_outdir_check(path, 0, err, sizeof err));
+        char err[2048] = "";
+        int rc = mm_outdir_check(path, 0, err, sizeof err);
+        ssize_t w = write(fds[1], err, strlen(err));
+        (void)w;
+        _exit(rc);
     }
+    close(fds[1]);
+    char buf[2048];
+    ssize_t n = pid > 0 ? read(fds[0], buf, sizeof buf - 1) : -1;
+    close(fds[0]);
+    buf[n > 0 ? n : 0] = '\0';
+    if (msg) snprintf(msg, msg_len, "%s", buf);
     int status = 0;
     if (pid < 0 || waitpid(pid, &status, 0) != pid || !WIFEXITED(status)) return -1;
     return WEXITSTATUS(status) == 99 ? -1 : WEXITSTATUS(status);
@@ -408,18 +426,30 @@ static void test_outdir_check(const char *tmp) {
     snprintf(path, sizeof path, "%s/readonly", tmp);
     CHECK(mkdir(path, 0555) == 0 && chmod(path, 0555) == 0);
     snprintf(path2, sizeof path2, "%s/readonly/x/y", tmp);
-    int rc = check_as_unprivileged(path2);
-    if (rc < 0)
+    char msg[2048];
+    int rc = check_as_unprivileged(path2, msg, sizeof msg);
+    if (rc < 0) {
         fprintf(stderr, "note: could not drop privileges; read-only case not checked\n");
-    else
+    } else {
         CHECK_EQ_INT(rc, 2);
+        /* the reason is the failing access()'s, not a leftover ENOENT of the walk up */
+        CHECK(strstr(msg, "Permission denied") != NULL && strstr(msg, "No such file") == NULL);
+        CHECK(strstr(msg, "readonly") != NULL);
+        if (!strstr(msg, "Permission denied")) fprintf(stderr, "  message: %s\n", msg);
+    }
     snprintf(path2, sizeof path2, "%s/readonly/x", tmp);
     CHECK(!exists(path2));
     /* the unprivileged user may create a new --out inside a folder writable by all */
     snprintf(path2, sizeof path2, "%s/empty/x", tmp);
     snprintf(path, sizeof path, "%s/empty", tmp);
     CHECK(chmod(path, 0777) == 0);
-    if (rc >= 0) CHECK_EQ_INT(check_as_unprivileged(path2), 0);
+    if (rc >= 0) CHECK_EQ_INT(check_as_unprivileged(path2, NULL, 0), 0);
+    /* a pseudo file system where mkdir fails although access() says yes: the message says so */
+    if (access("/proc", F_OK) == 0) {
+        CHECK_EQ_INT(mm_outdir_check("/proc/mpimeter-test/x", 0, err, sizeof err), 2);
+        CHECK(strstr(err, "/proc") != NULL && strstr(err, "cannot create a folder in /proc") != NULL);
+        if (!strstr(err, "cannot create a folder in /proc")) fprintf(stderr, "  message: %s\n", err);
+    }
 }
 
 static void test_outdir_open_and_meta(const char *tmp) {

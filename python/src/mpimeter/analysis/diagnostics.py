@@ -1,13 +1,16 @@
 """The warnings of ``analyze`` about what it found: too few launches, failed normality, invalid
-repetitions, long warm-ups, the launches' own warnings (machine load, sync residuals, …, from
-``mpimeter.io.launch``) and ranks that differ. Each says what to do next (STYLE.md, principle 8).
+repetitions, long warm-ups, tests that a time budget ended before ``--nrep``, the launches' own
+warnings (machine load, sync residuals, …, from ``mpimeter.io.launch``) and ranks that differ.
+Each says what to do next (STYLE.md, principle 8).
 """
 
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
+from typing import Any
 
-from mpimeter.analysis.loading import Campaign
+from mpimeter.analysis.loading import Campaign, LaunchInfo
 from mpimeter.analysis.results import LaunchSummary, RankTest, Row
 from mpimeter.io import launch as _io_launch
 from mpimeter.io.errors import AnalysisWarning
@@ -15,6 +18,50 @@ from mpimeter.io.errors import AnalysisWarning
 
 def _fmt_ns(ns: float) -> str:
     return f"{ns / 1000:.3g} µs"
+
+
+BUDGET_PROCSYNCS = ("roundtime", "harmonize")
+
+
+def budget_ended_tests(meta: Mapping[str, Any]) -> list[dict[str, Any]]:
+    """The finished tests of a launch that the roundtime/harmonize time budget ended before
+    ``--nrep``: ``ended_by == "budget"`` (docs/FORMAT.md); in a meta.json written before that key
+    existed, a finished test of those process syncs with fewer repetitions than ``config.nrep``."""
+    cfg = meta.get("config") or {}
+    asked_default = cfg.get("nrep")
+    old_style_budget = cfg.get("procsync") in BUDGET_PROCSYNCS
+    short = []
+    for t in meta.get("tests") or []:
+        if t.get("status") != "complete":
+            continue
+        if "ended_by" in t:
+            if t["ended_by"] == "budget":
+                short.append(t)
+            continue
+        asked = t.get("nrep_asked", asked_default)
+        if old_style_budget and isinstance(asked, int) and isinstance(t.get("nrep"), int) and t["nrep"] < asked:
+            short.append(t)
+    return short
+
+
+def _budget_warning(campaign: Campaign) -> AnalysisWarning | None:
+    """One warning naming the launch tests that a time budget ended before --nrep."""
+    short = [(li, t) for li in campaign.launches for t in budget_ended_tests(li.meta)]
+    if not short:
+        return None
+
+    def asked(li: LaunchInfo, t: Mapping[str, Any]) -> int:
+        return t.get("nrep_asked", (li.meta.get("config") or {}).get("nrep", 0)) or 0
+
+    li, t = min(short, key=lambda x: x[1]["nrep"] / max(asked(*x), 1))
+    budget = ((li.meta.get("config") or {}).get("procsync_params") or {}).get("roundtime_budget_s")
+    where = f"{li.alternative}/{li.index:03d}"
+    return AnalysisWarning(
+        "budget-ended-tests",
+        f"{len(short)} launch test(s) were ended by the roundtime/harmonize time budget"
+        f"{f' ({budget:g} s per test)' if isinstance(budget, (int, float)) else ''} before --nrep repetitions "
+        f"(worst: {where} {t['op']} {t['size']}: {t['nrep']} of {asked(li, t)}); their statistics rest on fewer "
+        "repetitions than asked", "raise --roundtime-budget-s or lower --nrep", where)
 
 
 def row_warnings(campaign: Campaign, rows: list[Row], summaries: list[LaunchSummary],
@@ -54,6 +101,8 @@ def row_warnings(campaign: Campaign, rows: list[Row], summaries: list[LaunchSumm
             f"(worst: {worst.alternative}/{worst.launch:03d} {worst.op} {worst.size}: {worst.warmup_length} of "
             f"{worst.n_total}, Roth 2021 §4.5)", "raise --warmup, or analyze with --drop-warmup",
             f"{worst.alternative}/{worst.launch:03d}"))
+    if (budget := _budget_warning(campaign)) is not None:
+        w.append(budget)
     min_median: dict[tuple[str, int], float] = {}
     for s in summaries:
         if s.n and s.clock != "local":

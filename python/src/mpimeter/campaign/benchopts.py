@@ -8,6 +8,7 @@ runner stops the campaign when the first launch is refused as bad input (exit 2)
 
 from __future__ import annotations
 
+import math
 import os
 import re
 import subprocess
@@ -35,7 +36,7 @@ class BenchOption:
     """One option of mpimeter-bench that `mpimeter run` accepts and passes on verbatim."""
 
     flag: str  # as mpimeter-bench spells it
-    kind: str  # "int" | "float" | "str" | "choice"
+    kind: str  # "int" | "float" | "float-or-auto" | "str" | "choice"
     help: str
     choices: tuple[str, ...] = ()
     minimum: float | None = None
@@ -54,7 +55,8 @@ BENCH_OPTIONS: tuple[BenchOption, ...] = (
                 "none, loop-barrier (default window)"),
     BenchOption("--clocksync", "str", "clock sync (default: hca3 when the binary has it, else skampi)"),
     BenchOption("--timer", "str", "timer: monotonic, monotonic-raw, realtime, wtime, tsc, virtual"),
-    BenchOption("--window-us", "float", "window size in µs (default: from a pilot)", minimum=0.0),
+    BenchOption("--window-us", "float-or-auto",
+                "window size in µs, or auto (default: auto, from a pilot)", minimum=0.0),
     BenchOption("--cold-cache", "int", "bytes overwritten after each repetition", minimum=0),
     BenchOption("--root", "int", "root rank of rooted operations", minimum=0),
     BenchOption("--datatype", "str", "datatype: byte, int, float, double"),
@@ -121,8 +123,10 @@ def check_bench_args(values: dict[str, object], np: int, known_ops: list[str] | 
                             f"{', '.join(sorted(accepted))}")
     for opt in BENCH_OPTIONS:
         value = values.get(opt.dest)
-        if value is None:
+        if value is None or (opt.kind == "float-or-auto" and value == "auto"):
             continue
+        if opt.kind in ("float", "float-or-auto") and not math.isfinite(float(value)):  # type: ignore[arg-type]
+            raise PlanError(f"{opt.flag} {value}: must be a finite number")
         if opt.minimum is not None and float(value) < opt.minimum:  # type: ignore[arg-type]
             raise PlanError(f"{opt.flag} {value}: must be at least {opt.minimum:g}")
     ops = [o.strip() for o in str(values.get("ops") or DEFAULT_OPS).split(",")]

@@ -63,7 +63,8 @@ def check_name(name: str, what: str) -> str:
 
 def parse_variant(text: str) -> tuple[str, dict[str, str]]:
     """`NAME='ENV=VALUE ENV2=VALUE2'` -> (NAME, {ENV: VALUE, ...}). An empty setting list is
-    allowed (`default=`): the library as it is, as the baseline of a comparison."""
+    allowed (`same=`): the library unchanged a second time, an A/A comparison that shows how
+    much two identical alternatives differ by chance."""
     name, sep, settings = text.partition("=")
     if not sep:
         raise PlanError(f"--variant {text!r}: expected NAME='ENV=VALUE ...' (e.g. "
@@ -85,9 +86,48 @@ def parse_variant(text: str) -> tuple[str, dict[str, str]]:
     return name.strip(), env
 
 
-def make_alternatives(mpis: list[str], variants: list[tuple[str, dict[str, str]]]) -> list[Alternative]:
-    """The alternatives of a campaign: each MPI library, times each variant when there are any.
-    Names: the library (no variants), the variant (one library), else `<library>-<variant>`."""
+# Environment variables only one library reads: a variant setting them is a variant of that
+# library (OMPI_* would be ignored by MPICH without a word, and MPIR_CVAR_* by Open MPI).
+LIBRARY_ENV_PREFIXES: dict[str, tuple[str, ...]] = {
+    "openmpi": ("OMPI_", "OPAL_", "PMIX_", "PRTE_"),
+    "mpich": ("MPIR_CVAR_", "MPICH_", "HYDRA_", "MPIEXEC_"),
+}
+
+
+def env_library(key: str) -> str | None:
+    """The library that reads this environment variable, None when it belongs to none."""
+    for mpi, prefixes in LIBRARY_ENV_PREFIXES.items():
+        if key.startswith(prefixes):
+            return mpi
+    return None
+
+
+def variant_library(name: str, env: dict[str, str]) -> str | None:
+    """The library a variant is tied to by its settings, None for a neutral variant (UCX_*,
+    OMP_*, ...: applied with every library). A variant setting two libraries' variables is
+    refused: it cannot mean the same thing to both."""
+    owners: dict[str, list[str]] = {}
+    for key in env:
+        mpi = env_library(key)
+        if mpi is not None:
+            owners.setdefault(mpi, []).append(key)
+    if len(owners) > 1:
+        parts = "; ".join(f"{', '.join(keys)} for {mpi}" for mpi, keys in owners.items())
+        raise PlanError(f"--variant {name}: mixes settings of several MPI libraries ({parts}); "
+                        "a variant is one library's settings: give one --variant per library")
+    return next(iter(owners), None)
+
+
+def make_alternatives(mpis: list[str], variants: list[tuple[str, dict[str, str]]], *,
+                      found_under: str | None = None) -> list[Alternative]:
+    """The alternatives of a campaign: each MPI library as it is (its baseline, named by the
+    library), then the variants run with it. A variant tied to a library (see variant_library)
+    runs with that library only; a neutral one with every library. Names: the library for a
+    baseline; the variant's own name when it runs with one library only (a tied variant, or any
+    variant in a campaign of one library); else `<library>-<variant>`.
+
+    `found_under`: the bench folder when `mpis` are the libraries found there rather than given
+    with --mpi (it changes what a refusal advises)."""
     if not mpis:
         raise PlanError("--mpi: no MPI library to run")
     if len(set(mpis)) != len(mpis):
@@ -97,13 +137,35 @@ def make_alternatives(mpis: list[str], variants: list[tuple[str, dict[str, str]]
         if name in seen:
             raise PlanError(f"--variant {name}: the name is used twice")
         seen.add(name)
+    tied = {name: variant_library(name, env) for name, env in variants}
+    for name, env in variants:
+        mpi = tied[name]
+        if mpi is None or mpi in mpis:
+            continue
+        keys = ", ".join(k for k in env if env_library(k) == mpi)
+        if found_under is None:
+            where = f"--mpi {','.join(mpis)}"
+            advice = f"add it: --mpi {','.join([*mpis, mpi])}"
+        else:
+            where = f"libraries found under {found_under}: {', '.join(mpis)}"
+            advice = "build its mpimeter-bench (`make build`) or give --bench-dir"
+        raise PlanError(f"--variant {name}: {keys} belong to {mpi}, so the variant runs with "
+                        f"{mpi}, which is not in this campaign ({where}); {advice}")
+    # Each alternative is a folder of the campaign: two with one name would share it.
+    taken = {check_name(mpi, "--mpi library"): f"the baseline of {mpi}" for mpi in mpis}
     alternatives: list[Alternative] = []
     for mpi in mpis:
-        if not variants:
-            alternatives.append(Alternative(check_name(mpi, "--mpi library"), mpi, {}))
-            continue
+        alternatives.append(Alternative(mpi, mpi, {}))
         for vname, env in variants:
-            name = vname if len(mpis) == 1 else f"{mpi}-{vname}"
+            if tied[vname] not in (None, mpi):
+                continue
+            name = vname if len(mpis) == 1 or tied[vname] == mpi else f"{mpi}-{vname}"
+            what = f"--variant {vname} with {mpi}"
+            if name in taken:
+                raise PlanError(f"{what} would be named {name!r}, like {taken[name]}: choose "
+                                "another --variant name (a baseline is named by its library, a "
+                                "variant run with several libraries <library>-<variant>)")
+            taken[name] = what
             alternatives.append(Alternative(check_name(name, "alternative"), mpi, dict(env)))
     return alternatives
 

@@ -12,44 +12,64 @@ from mpimeter.campaign.state import LaunchRecord
 
 
 class ProgressSink(Protocol):
-    def start(self, *, total: int, done: int, todo: int) -> None: ...
+    """`counts` is always the campaign record's own count of launches per status
+    (CampaignState.counts(), as just saved to campaign.json), so that what is shown - after a
+    resume, a retry or a Ctrl-C - is what the record says."""
+
+    def start(self, *, total: int, todo: int, counts: dict[str, int]) -> None: ...
     def launch_started(self, rec: LaunchRecord) -> None: ...
-    def launch_finished(self, rec: LaunchRecord) -> None: ...
-    def close(self) -> None: ...
+    def launch_finished(self, rec: LaunchRecord, counts: dict[str, int]) -> None: ...
+    def close(self, counts: dict[str, int]) -> None: ...
 
 
 class NullProgress:
-    def start(self, *, total: int, done: int, todo: int) -> None:
+    def start(self, *, total: int, todo: int, counts: dict[str, int]) -> None:
         pass
 
     def launch_started(self, rec: LaunchRecord) -> None:
         pass
 
-    def launch_finished(self, rec: LaunchRecord) -> None:
+    def launch_finished(self, rec: LaunchRecord, counts: dict[str, int]) -> None:
         pass
 
-    def close(self) -> None:
+    def close(self, counts: dict[str, int]) -> None:
         pass
 
 
 class _Counts:
-    """What both displays show. The estimate: wall time per finished attempt so far × attempts
-    left (retries are not foreseen)."""
+    """What both displays show: the record's counts (complete of total, failed, incomplete)
+    and an estimate: wall time per attempt finished in this session × attempts left (retries
+    are not foreseen)."""
 
     def __init__(self) -> None:
-        self.total = self.done = self.todo = self.failed = self.finished_attempts = 0
+        self.total = self.todo = self.finished_attempts = 0
+        self.record: dict[str, int] = {}
         self.t0 = time.monotonic()
 
-    def start(self, total: int, done: int, todo: int) -> None:
-        self.total, self.done, self.todo = total, done, todo
+    def start(self, total: int, todo: int, counts: dict[str, int]) -> None:
+        self.total, self.todo, self.record = total, todo, dict(counts)
         self.t0 = time.monotonic()
 
-    def finished(self, rec: LaunchRecord) -> None:
+    def finished(self, counts: dict[str, int]) -> None:
         self.finished_attempts += 1
-        if rec.status == "complete":
-            self.done += 1
-        else:
-            self.failed += 1
+        self.record = dict(counts)
+
+    @property
+    def done(self) -> int:
+        return self.record.get("complete", 0)
+
+    @property
+    def failed(self) -> int:
+        return self.record.get("failed", 0)
+
+    @property
+    def incomplete(self) -> int:
+        return self.record.get("incomplete", 0)
+
+    def problems(self) -> str:
+        """`failed F`, and `, incomplete I` when a launch was stopped (Ctrl-C)."""
+        return f"failed {self.failed}" + (f", incomplete {self.incomplete}"
+                                          if self.incomplete else "")
 
     def remaining_s(self) -> float | None:
         if not self.finished_attempts:
@@ -73,8 +93,9 @@ class PlainProgress:
         self.stream = stream or sys.stdout
         self.counts = _Counts()
 
-    def start(self, *, total: int, done: int, todo: int) -> None:
-        self.counts.start(total, done, todo)
+    def start(self, *, total: int, todo: int, counts: dict[str, int]) -> None:
+        self.counts.start(total, todo, counts)
+        done = self.counts.done
         already = f" ({done} already complete)" if done else ""
         print(f"campaign: {todo} launch(es) to run of {total}{already}", file=self.stream,
               flush=True)
@@ -82,18 +103,25 @@ class PlainProgress:
     def launch_started(self, rec: LaunchRecord) -> None:
         pass
 
-    def launch_finished(self, rec: LaunchRecord) -> None:
+    def launch_finished(self, rec: LaunchRecord, counts: dict[str, int]) -> None:
         c = self.counts
-        c.finished(rec)
+        c.finished(counts)
         retry = f" (attempt {rec.attempts})" if rec.attempts > 1 else ""
         why = f": {rec.reason}" if rec.status != "complete" else ""
         print(f"[{c.done}/{c.total}] {rec.alternative} #{rec.index:03d}{retry} {rec.status}"
               f"{why} in {rec.duration_s:.1f} s | elapsed {_fmt_s(c.elapsed_s())}, "
-              f"~{_fmt_s(c.remaining_s())} left, failures {c.failed}",
+              f"~{_fmt_s(c.remaining_s())} left, {c.problems()}",
               file=self.stream, flush=True)
 
-    def close(self) -> None:
-        pass
+    def close(self, counts: dict[str, int]) -> None:
+        # A campaign stopped between two launches leaves one `incomplete` that no line above
+        # shows: end with the record's counts so that the last line agrees with campaign.json.
+        if dict(counts) != self.counts.record:
+            self.counts.record = dict(counts)
+            c = self.counts
+            print(f"[{c.done}/{c.total}] stopped | elapsed {_fmt_s(c.elapsed_s())}, "
+                  f"{c.problems()}, pending {counts.get('pending', 0)}",
+                  file=self.stream, flush=True)
 
 
 class RichProgress:
@@ -108,32 +136,35 @@ class RichProgress:
         self.counts = _Counts()
         self.bar = Progress(TextColumn("[bold]{task.description}"), BarColumn(),
                             MofNCompleteColumn(), TextColumn("elapsed"), TimeElapsedColumn(),
-                            TextColumn("{task.fields[eta]} left, failures {task.fields[failed]}"),
+                            TextColumn("{task.fields[eta]} left, {task.fields[problems]}"),
                             console=self.console, transient=False)
         self.task = None
 
-    def start(self, *, total: int, done: int, todo: int) -> None:
-        self.counts.start(total, done, todo)
+    def start(self, *, total: int, todo: int, counts: dict[str, int]) -> None:
+        c = self.counts
+        c.start(total, todo, counts)
         self.bar.start()
-        self.task = self.bar.add_task("launches", total=total, completed=done, eta="?",
-                                      failed=0)
+        self.task = self.bar.add_task("launches", total=total, completed=c.done, eta="?",
+                                      problems=c.problems())
 
     def launch_started(self, rec: LaunchRecord) -> None:
         retry = f" (attempt {rec.attempts})" if rec.attempts > 1 else ""
         self.bar.update(self.task, description=f"{rec.alternative} #{rec.index:03d}{retry}")
 
-    def launch_finished(self, rec: LaunchRecord) -> None:
+    def launch_finished(self, rec: LaunchRecord, counts: dict[str, int]) -> None:
         c = self.counts
-        c.finished(rec)
+        c.finished(counts)
         if rec.status != "complete":
             self.console.print(f"[yellow]{rec.alternative} #{rec.index:03d} {rec.status}: "
                                f"{rec.reason}[/yellow]")
-        self.bar.update(self.task, completed=c.done, failed=c.failed,
+        self.bar.update(self.task, completed=c.done, problems=c.problems(),
                         eta=_fmt_s(c.remaining_s()))
 
-    def close(self) -> None:
+    def close(self, counts: dict[str, int]) -> None:
         if self.task is not None:
-            self.bar.update(self.task, description="launches")
+            self.counts.record = dict(counts)
+            self.bar.update(self.task, description="launches", completed=self.counts.done,
+                            problems=self.counts.problems())
         self.bar.stop()
 
 

@@ -86,9 +86,18 @@ class CampaignRunner:
         state.status = "running"
         st.save(state, self.dir)
         todo = [rec for rec in state.launches if rec.status != "complete"]
-        counts = state.counts()
-        self.progress.start(total=len(state.launches), done=counts["complete"],
-                            todo=len(todo))
+        self.progress.start(total=len(state.launches), todo=len(todo), counts=state.counts())
+        try:
+            outcome = self._run_todo(todo)
+            state.status = outcome.status
+            self.session["ended"] = st.now_utc()
+            self.session["outcome"] = outcome.status
+            st.save(state, self.dir)
+        finally:  # the display ends on what campaign.json says, whatever stopped the campaign
+            self.progress.close(state.counts())
+        return outcome
+
+    def _run_todo(self, todo: list[st.LaunchRecord]) -> RunOutcome:
         try:
             for rec in todo:
                 self._attempt(rec)
@@ -96,21 +105,13 @@ class CampaignRunner:
                 for rec in [r for r in todo if r.status == "failed"]:
                     self._attempt(rec)
         except KeyboardInterrupt:
-            outcome = RunOutcome("interrupted", "interrupted; the running launch was stopped "
-                                 "and marked incomplete")
+            return RunOutcome("interrupted", "interrupted; the running launch was stopped "
+                              "and marked incomplete")
         except _Refused as refused:
-            outcome = RunOutcome("refused", refused.message)
-        else:
-            failed = sum(r.status != "complete" for r in state.launches)
-            outcome = (RunOutcome("complete") if not failed else
-                       RunOutcome("failed", f"{failed} launch(es) did not complete"))
-        finally:
-            self.progress.close()
-        state.status = outcome.status
-        self.session["ended"] = st.now_utc()
-        self.session["outcome"] = outcome.status
-        st.save(state, self.dir)
-        return outcome
+            return RunOutcome("refused", refused.message)
+        failed = sum(r.status != "complete" for r in self.state.launches)
+        return (RunOutcome("complete") if not failed else
+                RunOutcome("failed", f"{failed} launch(es) did not complete"))
 
     # --- one attempt -------------------------------------------------------------------------
 
@@ -167,7 +168,7 @@ class CampaignRunner:
                                    "exit_code": exit_code, "started": rec.started,
                                    "duration_s": rec.duration_s})
         st.save(self.state, self.dir)
-        self.progress.launch_finished(rec)
+        self.progress.launch_finished(rec, self.state.counts())
 
     def _retire_previous(self, rec: st.LaunchRecord) -> None:
         """Moves the previous attempt's folder aside and keeps its record."""

@@ -50,14 +50,16 @@ def prepare(request: CampaignRequest) -> st.CampaignState:
                             "(one launch folder and one seed per launch)")
     bench_dir = Path(request.bench_dir) if request.bench_dir else launcher.default_bench_dir()
     mpis = request.mpis
+    found_under = None
     if not mpis:
         mpis = launcher.found_libraries(bench_dir)
+        found_under = str(bench_dir)
         if not mpis:
             raise PlanError(f"no MPI library found: no <lib>/bin/mpimeter-bench under {bench_dir} "
                             f"for {', '.join(launcher.MPI_LIBRARIES)} (run `make build`, or give "
                             f"--bench-dir / ${launcher.BENCH_DIR_ENV})")
     variants = [plan.parse_variant(v) for v in request.variants]
-    alternatives = plan.make_alternatives(list(mpis), variants)
+    alternatives = plan.make_alternatives(list(mpis), variants, found_under=found_under)
 
     binaries: dict[str, str] = {}
     templates: dict[str, str] = {}

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import csv
 import dataclasses
+import functools
 import io
 import json
 import math
@@ -17,6 +18,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 import click
+from click.core import ParameterSource
 from rich.console import Console
 from rich.table import Table
 from rich.text import Text
@@ -49,9 +51,46 @@ def analysis_settings_options(f: Callable) -> Callable:
                      help="Confidence level of the intervals."),
         click.option("--no-cache", is_flag=True, help="Do not read or write raw.parquet / campaign.duckdb."),
     ]
+
+    @functools.wraps(f)
+    def checked(**kw: Any) -> Any:
+        _check_settings(click.get_current_context(), kw)
+        return f(**kw)
+
     for o in reversed(opts):
-        f = o(f)
-    return f
+        checked = o(checked)
+    return checked
+
+
+ALPHA_RANGE = (0.0001, 0.5)
+
+
+def alpha_option(f: Callable) -> Callable:
+    """--alpha of compare and gate: a plain float checked by `check_alpha` (click's FloatRange
+    lets NaN through and words its message differently from the other checks)."""
+    return click.option("--alpha", type=float, default=0.05, show_default=True,
+                        help=f"Significance level after correction, in [{ALPHA_RANGE[0]:g}, "
+                             f"{ALPHA_RANGE[1]:g}].")(f)
+
+
+def check_alpha(command: str, alpha: float) -> None:
+    if not ALPHA_RANGE[0] <= alpha <= ALPHA_RANGE[1]:  # NaN fails too
+        fail(command, f"--alpha {alpha:g}: must be between {ALPHA_RANGE[0]:g} and {ALPHA_RANGE[1]:g}")
+
+
+def _check_settings(ctx: click.Context, kw: dict[str, Any]) -> None:
+    """Exit 2 on a filter parameter out of range (NaN included: click's ranges let it through)
+    or given for a filter that does not use it."""
+    command = ctx.command.name or "mpimeter"
+    if not math.isfinite(kw["confidence"]):
+        fail(command, f"--confidence {kw['confidence']}: must be between 0.5 and 0.999")
+    for name, flag, minimum, method in (("tukey_k", "--tukey-k", 0.0, "tukey"),
+                                        ("mpibench_a", "--mpibench-a", 1.0, "mpibench")):
+        value = kw[name]
+        if not (math.isfinite(value) and value >= minimum):
+            fail(command, f"{flag} {value:g}: must be a finite number ≥ {minimum:g}")
+        if ctx.get_parameter_source(name) is ParameterSource.COMMANDLINE and kw["outlier"] != method:
+            fail(command, f"{flag}: only with --outlier {method} (the filter is {kw['outlier']})")
 
 
 def analysis_options(f: Callable) -> Callable:
@@ -200,7 +239,8 @@ def print_analysis(res: analysis.AnalysisResult, *, per_launch: bool, title: str
     con.print(t)
     con.print(f"clock: {res.clock_note}")
     con.print(f"outlier filter: {res.settings.outlier}; median interval: Le Boudec order statistics over "
-              f"per-launch medians; mean: t interval over per-launch means († = Shapiro–Wilk rejects normality); "
+              f"per-launch medians; mean: t interval over per-launch means, lower bound clamped at 0 "
+              f"(† = Shapiro–Wilk rejects normality); "
               f"spread = max/min of per-launch medians" + ("; warm-up dropped" if res.settings.drop_warmup else ""))
     if per_launch:
         lt = Table(title="per launch", title_justify="left")

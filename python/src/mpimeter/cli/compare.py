@@ -9,8 +9,9 @@ import click
 from rich.table import Table
 
 from mpimeter import analysis
-from mpimeter.cli.analyze import (EXIT_OK, analysis_options, analyze_together, console, fmt_est, fmt_p, fmt_ratio,
-                                  fmt_time, guarded, print_warnings, write_csv, write_json)
+from mpimeter.cli.analyze import (EXIT_OK, alpha_option, analysis_options, analyze_together, check_alpha, console,
+                                  fmt_est, fmt_p, fmt_ratio, fmt_time, guarded, print_warnings, write_csv,
+                                  write_json)
 
 _READING = {
     "two-sided": "the two differ",
@@ -55,8 +56,7 @@ def print_comparison(res: analysis.ComparisonResult) -> None:
               help="Compare repetitions pooled over launches (allows < 3 launches; ignores the launch effect).")
 @click.option("--ratio-ci", type=click.Choice(analysis.RATIO_CIS), default="hodges-lehmann",
               show_default=True, help="Interval of the ratio of medians.")
-@click.option("--alpha", type=click.FloatRange(0.0001, 0.5), default=0.05, show_default=True,
-              help="Significance level after correction.")
+@alpha_option
 def command(paths: tuple[str, ...], fmt: str, alternative: str, per_repetition: bool, ratio_ci: str,
             alpha: float, **kw: Any) -> None:
     """Compare campaigns: PATHS are two or more campaign folders, or one folder of alternatives.
@@ -66,6 +66,7 @@ def command(paths: tuple[str, ...], fmt: str, alternative: str, per_repetition: 
     More than two groups: Kruskal–Wallis per row, then every pair. Needs ≥ 3 launches per side
     unless --per-repetition. Exit 2 on bad input.
     """
+    check_alpha("compare", alpha)
 
     def body() -> int:
         cmp = analysis.compare(analyze_together(paths, kw), alternative=alternative, per_repetition=per_repetition,

@@ -10,19 +10,25 @@ from rich.table import Table
 from rich.text import Text
 
 from mpimeter import analysis
-from mpimeter.cli.analyze import (EXIT_OK, EXIT_REGRESSION, analysis_options, console, fmt_est, fmt_p, fmt_ratio,
-                                  fmt_time, guarded, print_warnings, run_analysis, write_csv, write_json)
+from mpimeter.cli.analyze import (EXIT_OK, EXIT_REGRESSION, alpha_option, analysis_options, check_alpha, console,
+                                  fail, fmt_est, fmt_p, fmt_ratio, fmt_time, guarded, print_warnings, run_analysis,
+                                  write_csv, write_json)
+
+
+MAX_SLOWDOWN_LIMIT = 10.0  # 1000 %: beyond that a "regression" threshold means nothing
 
 
 def parse_fraction(text: str) -> float:
-    """'5%' → 0.05, '0.05' → 0.05."""
+    """'5%' → 0.05, '0.05' → 0.05; ValueError saying what is allowed otherwise."""
     t = text.strip()
     try:
         value = float(t[:-1]) / 100 if t.endswith("%") else float(t)
     except ValueError:
-        raise click.BadParameter(f"{text!r} is not a fraction (0.05) or a percentage (5%)") from None
-    if not 0 <= value < 10:
-        raise click.BadParameter(f"{text!r} is out of range")
+        raise ValueError("must be a fraction (0.05) or a percentage (5%)") from None
+    if not 0 <= value < MAX_SLOWDOWN_LIMIT:  # NaN fails too
+        hint = f" (did you mean {t}%?)" if not t.endswith("%") and 1 <= value < 100 * MAX_SLOWDOWN_LIMIT else ""
+        raise ValueError(f"must be a fraction in [0, {MAX_SLOWDOWN_LIMIT:g}) or a percentage in "
+                         f"[0%, {100 * MAX_SLOWDOWN_LIMIT:g}%){hint}")
     return value
 
 
@@ -50,14 +56,17 @@ def print_gate(res: analysis.GateResult, baseline: str, candidate: str) -> None:
 @analysis_options
 @click.option("--max-slowdown", default="5%", show_default=True,
               help="Tolerated slowdown: a fraction (0.05) or a percentage (5%).")
-@click.option("--alpha", type=click.FloatRange(0.0001, 0.5), default=0.05, show_default=True,
-              help="Significance level after Holm correction.")
+@alpha_option
 @click.option("--per-repetition", is_flag=True, help="Gate on repetitions pooled over launches (< 3 launches).")
 def command(baseline: str, candidate: str, fmt: str, max_slowdown: str, alpha: float, per_repetition: bool,
             **kw: Any) -> None:
     """Exit 1 when a row of CANDIDATE is significantly slower than BASELINE by more than
     --max-slowdown (and print the offending rows), 0 when none is, 2 on bad input."""
-    slowdown = parse_fraction(max_slowdown)
+    try:
+        slowdown = parse_fraction(max_slowdown)
+    except ValueError as exc:
+        fail("gate", f"--max-slowdown {max_slowdown}: {exc}")
+    check_alpha("gate", alpha)
 
     def body() -> int:
         base, cand = run_analysis([baseline, candidate], kw)

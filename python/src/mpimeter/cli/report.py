@@ -9,12 +9,14 @@ import click
 from mpimeter import analysis
 from mpimeter.cli.analyze import EXIT_OK, analysis_settings_options, fail, guarded
 
+SUFFIXES = (".html", ".htm")  # the report is HTML; any other name would hide that
+
 
 @click.command("report")
 @click.argument("paths", nargs=-1, required=True, type=click.Path(exists=True, file_okay=False))
 @click.option("-o", "--output", type=click.Path(dir_okay=False, writable=True), default="report.html",
-              show_default=True, help="The HTML file to write.")
-@click.option("--title", default=None, help="Title of the report (default: from the campaign path).")
+              show_default=True, help="The HTML file to write (.html or .htm).")
+@click.option("--title", default=None, help="Title of the report (default: from the campaign paths).")
 @analysis_settings_options
 @click.option("--alternative", "hypothesis", type=click.Choice(["two-sided", "less", "greater"]),
               default="two-sided", show_default=True,
@@ -29,6 +31,8 @@ def command(paths, output, title, outlier, tukey_k, mpibench_a, drop_warmup, clo
       mpimeter report results/ar -o report.html
       mpimeter report results/libs -o libs.html      # a folder of alternatives
     """
+    if Path(output).suffix.lower() not in SUFFIXES:
+        fail("report", f"-o {output}: the report is an HTML file; give a name ending in .html or .htm")
     if not Path(output).resolve().parent.is_dir():
         fail("report", f"{output}: the folder {Path(output).resolve().parent} does not exist")
     from mpimeter.report.html_report import write_report  # matplotlib only when needed
@@ -50,7 +54,7 @@ def command(paths, output, title, outlier, tukey_k, mpibench_a, drop_warmup, clo
             except analysis.AnalysisError as exc:
                 problem = str(exc)
         info = write_report(Path(output), result, comparison, comparison_problem=problem,
-                            title=title, max_points=max_points)
+                            title=title, max_points=max_points, sources=paths)
         click.echo(f"wrote {info.path} ({info.bytes / 2**20:.1f} MiB, {info.fingerprints} "
                    f"fingerprints, {info.seconds:.1f} s)")
         return EXIT_OK

@@ -11,13 +11,15 @@ from pathlib import Path
 
 import click
 
+from mpimeter import analysis
 from mpimeter.campaign import reproducibility as rp
 from mpimeter.campaign import spec
 from mpimeter.campaign.plan import SEED_LIMIT, PlanError, draw_campaign_seed
+from mpimeter.cli.analyze import fail  # "mpimeter <command>: error: ...", exit 2
 from mpimeter.cli.run import (EXIT_FAILED_LAUNCHES, campaign_options, check_new_folder,
-                              execute_campaign, fail, make_request)
+                              execute_campaign, make_request)
 
-PROG = "mpimeter reproducibility"
+COMMAND = "reproducibility"
 RESULT_FILE = "reproducibility.json"
 
 
@@ -33,8 +35,9 @@ RESULT_FILE = "reproducibility.json"
 @click.option("--bench-arg", "bench_extra", multiple=True,
               help="one more argument for mpimeter-bench, verbatim (repeatable)")
 @campaign_options
-def command(campaigns, trials, out, fmt, np, launches, mpi, variants, launcher, bench_dir, seed,
-            launch_timeout, retries, bench_extra, **bench_values) -> None:
+@click.pass_context
+def command(ctx: click.Context, campaigns, trials, out, fmt, np, launches, mpi, variants, launcher,
+            bench_dir, seed, launch_timeout, retries, bench_extra, **bench_values) -> None:
     """Per (op, size): each trial's mean of per-launch medians divided by the smallest trial's
     (Fig. 12's normalized run time); the spread is the largest of these (1.00 = identical trials).
 
@@ -44,23 +47,31 @@ def command(campaigns, trials, out, fmt, np, launches, mpi, variants, launcher, 
     """
     argv = ["mpimeter", "reproducibility", *sys.argv[2:]]
     if campaigns and trials is not None:
-        fail("give either existing CAMPAIGNS or --trials, not both", PROG)
+        fail(COMMAND, "give either existing CAMPAIGNS or --trials, not both")
     if not campaigns and trials is None:
-        fail("give two or more campaign folders, or --trials T to run them", PROG)
+        fail(COMMAND, "give two or more campaign folders, or --trials T to run them")
     if campaigns:
+        # The options of a new run mean nothing for campaigns that exist: refuse, not ignore.
+        given = [name for name in ctx.params
+                 if ctx.get_parameter_source(name) != click.core.ParameterSource.DEFAULT
+                 and name not in ("campaigns", "fmt")]
+        if given:
+            fail(COMMAND, f"{', '.join(_option_name(ctx, g) for g in given)}: only with --trials "
+                          "(they define the campaigns to run); existing CAMPAIGNS are read as "
+                          "they are")
         if len(campaigns) < 2:
-            fail("the spread needs at least 2 campaigns (trials)", PROG)
+            fail(COMMAND, "the spread needs at least 2 campaigns (trials)")
         for folder in campaigns:
             if not folder.is_dir():
-                fail(f"{folder}: no such folder", PROG)
+                fail(COMMAND, f"{folder}: no such folder")
         folders = list(campaigns)
     else:
         if trials < 2:
-            fail(f"--trials {trials}: must be at least 2", PROG)
+            fail(COMMAND, f"--trials {trials}: must be at least 2")
         if retries < 0:
-            fail(f"--retries {retries}: must be 0 or more", PROG)
+            fail(COMMAND, f"--retries {retries}: must be 0 or more")
         out = out or Path("results") / f"repro-{_stamp()}"
-        check_new_folder(out, "--out", PROG)
+        check_new_folder(out, "--out", COMMAND)
         folders = _run_trials(out, trials, argv, retries, dict(np=np, launches=launches, mpi=mpi,
                               variants=variants, launcher=launcher, bench_dir=bench_dir,
                               seed=seed, launch_timeout=launch_timeout,
@@ -68,13 +79,16 @@ def command(campaigns, trials, out, fmt, np, launches, mpi, variants, launcher, 
     medians = []
     source = ""
     for folder in folders:
-        table, source = rp.per_launch_medians(folder)
+        try:
+            table, source = rp.per_launch_medians(folder)
+        except (analysis.InputError, analysis.AnalysisError) as exc:
+            fail(COMMAND, str(exc))
         if table.empty:
-            fail(f"{folder}: no complete launch with results", PROG)
+            fail(COMMAND, f"{folder}: no complete launch with results")
         medians.append(table)
     rows = rp.spread_table(medians)
     if not rows:
-        fail("no (alternative, op, size) is present in every trial", PROG)
+        fail(COMMAND, "no (alternative, op, size) is present in every trial")
     result = {"trials": [str(f) for f in folders], "per_launch_medians_from": source,
               "rows": [r.to_dict() for r in rows]}
     if trials is not None:
@@ -94,14 +108,18 @@ def _run_trials(out: Path, trials: int, argv: list[str], retries: int, options: 
         try:
             state = spec.prepare(request)
         except PlanError as exc:
-            fail(str(exc), PROG)
-        folder.mkdir(parents=True)
+            fail(COMMAND, str(exc))
+        try:
+            folder.mkdir(parents=True)
+        except OSError as exc:
+            fail(COMMAND, f"--out {out}: cannot create {folder} ({exc.strerror})")
         click.echo(f"trial {trial + 1}/{trials}")
         outcome = execute_campaign(state, folder, argv=argv, retries=retries, resumed=False,
-                                   prog=PROG)
+                                   command=COMMAND)
         if outcome.status != "complete":
-            click.echo(f"{PROG}: trial {folder} did not complete ({outcome.message}); finish it "
-                       f"with `mpimeter run --resume {folder}`", err=True)
+            click.echo(f"mpimeter {COMMAND}: error: trial {folder} did not complete "
+                       f"({outcome.message}); finish it with `mpimeter run --resume {folder}`",
+                       err=True)
             sys.exit(EXIT_FAILED_LAUNCHES)
         folders.append(folder)
     return folders
@@ -135,6 +153,13 @@ def _print(rows: list[rp.SpreadRow], fmt: str, result: dict, source: str) -> Non
     console = Console()
     console.print(table)
     console.print(f"per-launch medians from {source}")
+
+
+def _option_name(ctx: click.Context, param_name: str) -> str:
+    for param in ctx.command.params:
+        if param.name == param_name and param.opts:
+            return param.opts[0]
+    return "--" + param_name.replace("_", "-")
 
 
 def _stamp() -> str:

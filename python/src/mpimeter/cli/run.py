@@ -8,7 +8,6 @@ import sys
 import time
 from contextlib import contextmanager
 from pathlib import Path
-from typing import NoReturn
 
 import click
 
@@ -18,16 +17,31 @@ from mpimeter.campaign.executor import SubprocessExecutor
 from mpimeter.campaign.plan import PlanError
 from mpimeter.campaign.progress import make_progress
 from mpimeter.campaign.runner import CampaignRunner, RunOutcome
+from mpimeter.cli.analyze import fail  # "mpimeter <command>: error: ...", exit 2
 
 EXIT_FAILED_LAUNCHES = 1
-EXIT_BAD_INPUT = 2
 EXIT_INTERRUPTED = 130
 # Options that may be combined with --resume (everything else comes from campaign.json).
 RESUME_OPTIONS = frozenset({"resume", "launch_timeout", "retries", "no_analyze"})
 
 
+class FloatOrAuto(click.ParamType):
+    """A number, or the word `auto` (mpimeter-bench chooses, e.g. the window from a pilot)."""
+
+    name = "number|auto"
+
+    def convert(self, value, param, ctx):
+        if isinstance(value, float) or value == "auto":
+            return value
+        try:
+            return float(value)
+        except ValueError:
+            self.fail(f"{value!r} is neither a number nor auto", param, ctx)
+
+
 def _bench_option(opt: benchopts.BenchOption):
-    kind = {"int": int, "float": float, "str": str}.get(opt.kind) or click.Choice(opt.choices)
+    kind = ({"int": int, "float": float, "str": str, "float-or-auto": FloatOrAuto()}.get(opt.kind)
+            or click.Choice(opt.choices))
     return click.option(opt.flag, opt.dest, type=kind, default=None, help=opt.help + " [bench]")
 
 
@@ -35,11 +49,6 @@ def _with_bench_options(fn):
     for opt in reversed(benchopts.BENCH_OPTIONS):
         fn = _bench_option(opt)(fn)
     return fn
-
-
-def fail(message: str, prog: str = "mpimeter run") -> NoReturn:
-    click.echo(f"{prog}: {message}", err=True)
-    sys.exit(EXIT_BAD_INPUT)
 
 
 def campaign_options(fn):
@@ -52,7 +61,10 @@ def campaign_options(fn):
         click.option("--mpi", default=None,
                      help="MPI libraries, comma-separated (openmpi,mpich) [default: every one built]"),
         click.option("--variant", "variants", multiple=True, metavar="NAME='ENV=VALUE ...'",
-                     help="an alternative: the library with these environment settings (repeatable)"),
+                     help="one more alternative: a library with these environment settings, "
+                          "next to the library as it is (repeatable). OMPI_*/OPAL_*/PMIX_*/PRTE_* "
+                          "run with openmpi only, MPIR_CVAR_*/MPICH_*/HYDRA_*/MPIEXEC_* with "
+                          "mpich only, other variables with every library"),
         click.option("--launcher", default="local", show_default=True,
                      help="local, srun, or a template with {np} and {cmd}"),
         click.option("--bench-dir", type=click.Path(path_type=Path), default=None,
@@ -80,11 +92,11 @@ def make_request(*, np, launches, mpi, variants, launcher, bench_dir, seed, laun
         command=shlex.join(argv))
 
 
-def check_new_folder(folder: Path, option: str, prog: str = "mpimeter run") -> None:
+def check_new_folder(folder: Path, option: str, command: str = "run") -> None:
     if folder.exists() and (not folder.is_dir() or any(folder.iterdir())):
-        fail(f"{option} {folder} exists and is not empty; choose another folder"
-             + (f", or continue that campaign with --resume {folder}" if prog == "mpimeter run"
-                else ""), prog)
+        fail(command, f"{option} {folder} exists and is not empty; choose another folder"
+             + (f", or continue that campaign with --resume {folder}" if command == "run"
+                else ""))
 
 
 @click.command("run", context_settings={"help_option_names": ["-h", "--help"]})
@@ -106,22 +118,22 @@ def command(ctx: click.Context, np, launches, mpi, variants, launcher, bench_dir
     """
     argv = ["mpimeter", "run", *sys.argv[2:]] if len(sys.argv) > 1 else ["mpimeter", "run"]
     if retries < 0:
-        fail(f"--retries {retries}: must be 0 or more")
+        fail("run", f"--retries {retries}: must be 0 or more")
     if resume is not None:
         given = [name for name, value in ctx.params.items()
                  if ctx.get_parameter_source(name) != click.core.ParameterSource.DEFAULT
                  and name not in RESUME_OPTIONS]
         if given:
-            fail(f"--resume takes the settings from campaign.json; do not also give "
+            fail("run", f"--resume takes the settings from campaign.json; do not also give "
                  f"{', '.join('--' + g.replace('_', '-') for g in given)}")
         try:
             state = st.load(resume)
             spec.check_resumable(state)
         except (st.CampaignFileError, PlanError) as exc:
-            fail(str(exc))
+            fail("run", str(exc))
         if launch_timeout is not None:
             if launch_timeout <= 0:
-                fail(f"--launch-timeout {launch_timeout:g}: must be positive (seconds)")
+                fail("run", f"--launch-timeout {launch_timeout:g}: must be positive (seconds)")
             state.launch_timeout_s = launch_timeout
         campaign_dir = Path(resume)
     else:
@@ -134,11 +146,11 @@ def command(ctx: click.Context, np, launches, mpi, variants, launcher, bench_dir
         try:
             state = spec.prepare(request)
         except PlanError as exc:
-            fail(str(exc))
+            fail("run", str(exc))
         try:
             campaign_dir.mkdir(parents=True, exist_ok=True)
         except OSError as exc:
-            fail(f"--out {campaign_dir}: cannot create it ({exc.strerror})")
+            fail("run", f"--out {campaign_dir}: cannot create it ({exc.strerror})")
     outcome = execute_campaign(state, campaign_dir, argv=argv, retries=retries,
                                resumed=resume is not None)
     if not no_analyze and state.counts()["complete"]:
@@ -150,7 +162,7 @@ def command(ctx: click.Context, np, launches, mpi, variants, launcher, bench_dir
 
 
 def execute_campaign(state: st.CampaignState, campaign_dir: Path, *, argv: list[str],
-                     retries: int, resumed: bool, prog: str = "mpimeter run") -> RunOutcome:
+                     retries: int, resumed: bool, command: str = "run") -> RunOutcome:
     """Runs a prepared campaign with the real executor and prints its summary. Exits 2 when
     the bench refused its options and 130 on Ctrl-C; returns the outcome otherwise."""
     _describe(state, campaign_dir, resumed=resumed)
@@ -165,7 +177,7 @@ def execute_campaign(state: st.CampaignState, campaign_dir: Path, *, argv: list[
                f"{counts['failed']} failed, {counts['incomplete']} incomplete, "
                f"{counts['pending']} pending — {campaign_dir / st.CAMPAIGN_FILE}")
     if outcome.status == "refused":
-        fail(outcome.message, prog)
+        fail(command, outcome.message)
     if outcome.status == "interrupted":
         click.echo(f"interrupted; continue with: mpimeter run --resume {campaign_dir}", err=True)
         sys.exit(EXIT_INTERRUPTED)

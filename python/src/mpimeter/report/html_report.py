@@ -52,13 +52,16 @@ class ReportInfo:
 
 
 def build_report(result, comparison=None, *, comparison_problem: str | None = None,
-                 title: str | None = None, max_points: int = 1500) -> tuple[str, int]:
+                 title: str | None = None, max_points: int = 1500,
+                 sources: Sequence[str | Path] = ()) -> tuple[str, int]:
     """The HTML text of the report and the number of fingerprints in it. `result`: an
     `analysis.AnalysisResult`; `comparison`: its `analysis.ComparisonResult` when there are
-    several alternatives (or None, with `comparison_problem` saying why)."""
+    several alternatives (or None, with `comparison_problem` saying why); `sources`: the
+    folders the campaign was loaded from, named in the default title (default: its path)."""
     alts = list(result.alternatives)
     ops = sorted({r.op for r in result.rows})
-    title = title or f"mpimeter report — {result.campaign.path}"
+    folders = [str(s) for s in sources] or [str(result.campaign.path)]
+    title = title or f"mpimeter report — {' vs '.join(folders)}"
     comp_rows = list(comparison.rows) if comparison is not None else []
     hypothesis = comparison.alternative if comparison is not None else "two-sided"
 
@@ -70,7 +73,7 @@ def build_report(result, comparison=None, *, comparison_problem: str | None = No
 
     body = [h.tag("h1", h.esc(title)),
             h.tag("p", h.esc(f"Generated {_dt.datetime.now(_dt.UTC).strftime('%Y-%m-%d %H:%M UTC')} "
-                             f"by mpimeter {__version__} from {result.campaign.path}."), class_="lead"),
+                             f"by mpimeter {__version__} from {', '.join(folders)}."), class_="lead"),
             h.tag("nav", "".join(h.tag("a", h.esc(t), href=f"#{i}") for i, t in SECTIONS), class_="toc")]
     body.append(h.section("summary", "Summary", _summary(result, comparison, comparison_problem, ops)))
     body.append(h.section("warnings", "Warnings", _warnings(result, comparison, comparison_problem)))

@@ -90,8 +90,11 @@ def _size_panel(ax, op, sizes, alts, by_key) -> None:
     _size_ticks(ax, op, sizes)
     ax.set_xlabel(size_axis_label([op]))
     ax.set_ylabel(f"run time ({name})")
-    ax.legend(loc="upper left", title="points: median, bars: CI;\ndashed: guide only",
-              title_fontsize=7.5)
+    if _has_labels(ax):
+        ax.legend(loc="upper left", title="points: median, bars: CI;\ndashed: guide only",
+                  title_fontsize=7.5)
+    else:
+        _nothing_to_plot(ax)
 
 
 def _size_ticks(ax, op, sizes) -> None:
@@ -173,8 +176,22 @@ def _launch_median_panel(ax, op, sizes, alts, by_key, comparison_rows, hypothesi
                 "greater": f"one-sided, H1: {reference} slower"}.get(hypothesis, hypothesis)
         title = (f"stars: Wilcoxon rank-sum on launch medians ({note}), Holm-corrected: "
                  "* ≤ .05, ** ≤ .01, *** ≤ .001")
-    ax.legend(loc="upper right", fontsize=8, ncols=len(alts), title=title, title_fontsize=8,
-              markerscale=1.6)
+    if _has_labels(ax):
+        ax.legend(loc="upper right", fontsize=8, ncols=len(alts), title=title, title_fontsize=8,
+                  markerscale=1.6)
+    else:
+        _nothing_to_plot(ax)
+
+
+def _has_labels(ax) -> bool:
+    """Whether anything labelled was drawn (nothing is when every repetition is invalid)."""
+    handles, _ = ax.get_legend_handles_labels()
+    return bool(handles)
+
+
+def _nothing_to_plot(ax) -> None:
+    ax.text(0.5, 0.5, "no valid repetition: nothing to plot", transform=ax.transAxes,
+            ha="center", va="center", color="#57606a")
 
 
 def _stars(ax, sizes, alts, comparison_rows) -> None:
@@ -218,19 +235,20 @@ def _spread_panel(fig, ax, op, sizes, alts, by_key) -> None:
                     line[k] = s.median_ns / row.median_ns
             matrix.append(line)
             labels.append(format_size(op, size) if len(alts) == 1 else f"{alt} {format_size(op, size)}")
-    if not matrix or launches < 2:
-        fg_text = "one launch: the launch-to-launch spread is unknown" if launches < 2 else "no data"
+    # colors on log2(ratio): ×2 and ×½ are equally far from 1, and a launch 1000 × off does not
+    # wash out the rest into one color
+    with np.errstate(divide="ignore", invalid="ignore"):
+        data = np.log2(np.vstack(matrix)) if matrix else np.zeros((0, 0))
+    finite = data[np.isfinite(data)]
+    if not matrix or launches < 2 or not finite.size:
+        fg_text = ("one launch: the launch-to-launch spread is unknown" if launches < 2 else
+                   "no valid repetition: nothing to plot" if matrix else "no data")
         ax.text(0.5, 0.5, fg_text, transform=ax.transAxes, ha="center", va="center",
                 color="#57606a")
         ax.set_xticks([])
         ax.set_yticks([])
         return
-    # colors on log2(ratio): ×2 and ×½ are equally far from 1, and a launch 1000 × off does not
-    # wash out the rest into one color
-    with np.errstate(divide="ignore", invalid="ignore"):
-        data = np.log2(np.vstack(matrix))
-    finite = data[np.isfinite(data)]
-    reach = max(float(np.max(np.abs(finite))) if finite.size else 0.0, np.log2(1.01))
+    reach = max(float(np.max(np.abs(finite))), np.log2(1.01))
     from matplotlib.colors import Normalize
     from matplotlib.ticker import FuncFormatter
 

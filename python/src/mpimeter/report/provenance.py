@@ -142,8 +142,9 @@ def method_section(result, comparison) -> str:
         ("outlier filter", filt),
         ("per launch", "median and mean of the kept repetitions"),
         ("across launches", f"median of the per-launch medians with a {s.confidence:.0%} "
-         "order-statistic interval (Le Boudec); mean of per-launch means with a t interval, "
-         "trusted only when Shapiro–Wilk passes; spread = max / min of the per-launch medians"),
+         "order-statistic interval (Le Boudec); mean of per-launch means with a t interval "
+         "(lower bound clamped at 0: a run time is not negative), trusted only when "
+         "Shapiro–Wilk passes; spread = max / min of the per-launch medians"),
         ("across ranks", "Kruskal–Wallis on ranks' local durations, Holm-corrected"),
     ]
     if comparison is not None:

@@ -3,8 +3,9 @@ Carpen-Amarie 2016 §4.2): the distribution of per-launch medians and means.
 
 - median of per-launch medians with Le Boudec's order-statistic interval (Hoefler & Belli
   2015 §3.1.3);
-- mean of per-launch means with a t interval, and Shapiro–Wilk on the means, whose failure is
-  shown (the t interval is then not to be trusted);
+- mean of per-launch means with a t interval, its lower bound clamped at 0 (run times are not
+  negative; with 2–3 launches the plain interval can reach below 0), and Shapiro–Wilk on the
+  means, whose failure is shown (the t interval is then not to be trusted);
 - spread = max / min of per-launch medians;
 - rates (bandwidth) by the harmonic mean of per-launch rates (rule 3).
 """
@@ -40,7 +41,7 @@ def across_launches(
     return AcrossLaunches(
         launches=int(medians.size),
         median=intervals.median_ci(medians, confidence),
-        mean=intervals.t_interval(means, confidence),
+        mean=intervals.t_interval(means, confidence, nonnegative=True),
         normality=intervals.shapiro_wilk(means),
         spread=summary.spread(medians),
         bandwidth_Bps=bw,

@@ -1,0 +1,147 @@
+/* memcheck.c — before a launch allocates anything: will its buffers fit in memory?
+ *
+ * What: per rank, the largest test's buffers (mm_op_buffer_bytes: what the op's setup
+ * allocates; the root's share where it needs more), plus what lives for the whole launch (the
+ * --cold-cache buffer and the per-repetition arrays). Summed over the ranks of each host (they
+ * run the same test at the same time) and compared with the host's MemAvailable
+ * (/proc/meminfo). When it does not fit the launch is refused (exit 2) with the size, the memory
+ * needed and the memory available; an unreadable /proc/meminfo skips the check.
+ * Why: Linux overcommits, so malloc of a too-large buffer succeeds and the kernel kills a rank
+ * when setup fills it — leaving a launch folder whose meta.json says "running" forever.
+ * Cost: one reduction over each host's ranks and one gather to rank 0, before the launch. */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "mm_bench.h"
+
+#define MM__MAX_TESTS (MM_MAX_OPS * MM_MAX_SIZES)
+#define MM__HOST_LEN 64
+
+int64_t mm_mem_available_bytes(const char *meminfo_path) {
+    FILE *f = fopen(meminfo_path, "r");
+    if (!f) return -1;
+    char line[256];
+    long long kib = -1;
+    while (fgets(line, sizeof line, f)) {
+        if (sscanf(line, "MemAvailable: %lld kB", &kib) == 1) break;
+        kib = -1;
+    }
+    fclose(f);
+    return kib < 0 ? -1 : (int64_t)kib * 1024;
+}
+
+/* "23.2 GiB" for messages. */
+static void mm__human_bytes(double bytes, char *out, size_t len) {
+    static const char *const unit[] = {"bytes", "KiB", "MiB", "GiB", "TiB", "PiB"};
+    int u = 0;
+    while (bytes >= 1024 && u < 5) {
+        bytes /= 1024;
+        u++;
+    }
+    snprintf(out, len, u ? "%.1f %s" : "%.0f %s", bytes, unit[u]);
+}
+
+/* One host's verdict, sent to rank 0. */
+enum { V_FAIL, V_TOTAL, V_AVAILABLE, V_TEST, V_FIXED, V_RANKS, V_N };
+
+/* Rank 0: the message for a host that does not fit. */
+static void mm__explain(const mm_config *cfg, const mm_test *tests, const double *v,
+                        const char *host, char *err, size_t len) {
+    char total[32], avail[32], fixed[32], per_test[32];
+    mm__human_bytes(v[V_TOTAL], total, sizeof total);
+    mm__human_bytes(v[V_AVAILABLE], avail, sizeof avail);
+    mm__human_bytes(v[V_FIXED], fixed, sizeof fixed);
+    mm__human_bytes(v[V_TOTAL] - v[V_FIXED], per_test, sizeof per_test);
+    int ranks = (int)v[V_RANKS];
+    if (v[V_TEST] < 0 || v[V_FIXED] > v[V_AVAILABLE]) {
+        snprintf(err, len,
+                 "not enough memory on host %s for %d rank(s): the --cold-cache buffer (%" PRId64
+                 " bytes per rank) and the arrays of --nrep %d repetitions need %s, but %s is "
+                 "available (MemAvailable in /proc/meminfo); allowed: a smaller --cold-cache or "
+                 "--nrep, or fewer ranks per host",
+                 host, ranks, cfg->cold_cache_bytes, cfg->nrep, total, avail);
+        return;
+    }
+    const mm_test *t = &tests[(int)v[V_TEST]];
+    snprintf(err, len,
+             "--sizes %" PRId64 ": the buffers of %s at %" PRId64 " bytes need %s on host %s "
+             "(%d rank(s)), %s in all with the --cold-cache buffers and repetition arrays (%s), "
+             "but %s is available (MemAvailable in /proc/meminfo); allowed: sizes whose buffers "
+             "fit in the available memory (smaller --sizes, or fewer ranks per host)",
+             t->size, t->op->name, t->size, per_test, host, ranks, total, fixed, avail);
+}
+
+int mm_memory_check(const mm_config *cfg, MPI_Comm comm, char *err, size_t err_len) {
+    int rank, nprocs;
+    MPI_Comm_rank(comm, &rank);
+    MPI_Comm_size(comm, &nprocs);
+    mm_test *tests = calloc(MM__MAX_TESTS, sizeof *tests);
+    double *need = calloc(MM__MAX_TESTS + 1, sizeof *need);
+    double *sum = calloc(MM__MAX_TESTS + 1, sizeof *sum); /* over the host's ranks */
+    int ntests = tests ? mm_plan_build(cfg, tests, MM__MAX_TESTS) : 0;
+    /* need[0]: for the whole launch; need[1 + i]: test i's buffers (doubles: sums can pass 2^63) */
+    if (tests && need) {
+        need[0] = (double)cfg->cold_cache_bytes + (double)mm_rep_arrays_bytes(cfg->nrep, rank, nprocs);
+        for (int i = 0; i < ntests; i++)
+            need[1 + i] = (double)mm_op_buffer_bytes(tests[i].op, tests[i].size, nprocs, rank == cfg->root);
+    }
+    int have_all = tests && need && sum, all = 0;
+    MPI_Allreduce(&have_all, &all, 1, MPI_INT, MPI_LAND, comm);
+    if (!all) { /* no memory even to plan: no check, as when /proc/meminfo is unreadable */
+        free(tests);
+        free(need);
+        free(sum);
+        return 0;
+    }
+
+    MPI_Comm node;
+    MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node);
+    int node_rank, node_size;
+    MPI_Comm_rank(node, &node_rank);
+    MPI_Comm_size(node, &node_size);
+    MPI_Reduce(need, sum, ntests + 1, MPI_DOUBLE, MPI_SUM, 0, node);
+    double verdict[V_N] = {0, 0, 0, -1, 0, 0};
+    char host[MM__HOST_LEN] = "";
+    if (node_rank == 0) {
+        int64_t available = mm_mem_available_bytes("/proc/meminfo");
+        int worst = -1;
+        double worst_bytes = 0;
+        for (int i = 0; i < ntests; i++) {
+            if (sum[1 + i] <= worst_bytes) continue;
+            worst = i;
+            worst_bytes = sum[1 + i];
+        }
+        double total = sum[0] + worst_bytes;
+        if (available >= 0 && total > (double)available) {
+            double v[V_N] = {1, total, (double)available, worst, sum[0], node_size};
+            memcpy(verdict, v, sizeof v);
+        }
+        char name[MPI_MAX_PROCESSOR_NAME];
+        int name_len = 0;
+        MPI_Get_processor_name(name, &name_len);
+        snprintf(host, sizeof host, "%.*s", MM__HOST_LEN - 1, name);
+    }
+    MPI_Comm_free(&node);
+
+    double *verdicts = rank == 0 ? malloc((size_t)nprocs * V_N * sizeof(double)) : NULL;
+    char *hosts = rank == 0 ? malloc((size_t)nprocs * MM__HOST_LEN) : NULL;
+    MPI_Gather(verdict, V_N, MPI_DOUBLE, verdicts, V_N, MPI_DOUBLE, 0, comm);
+    MPI_Gather(host, MM__HOST_LEN, MPI_CHAR, hosts, MM__HOST_LEN, MPI_CHAR, 0, comm);
+    int rc = 0;
+    if (rank == 0) {
+        for (int r = 0; verdicts && hosts && r < nprocs && rc == 0; r++) {
+            if (verdicts[r * V_N + V_FAIL] == 0) continue;
+            mm__explain(cfg, tests, &verdicts[r * V_N], &hosts[r * MM__HOST_LEN], err, err_len);
+            rc = 2;
+        }
+    }
+    MPI_Bcast(&rc, 1, MPI_INT, 0, comm);
+    free(verdicts);
+    free(hosts);
+    free(tests);
+    free(need);
+    free(sum);
+    return rc;
+}

@@ -1,0 +1,124 @@
+"""What mpimeter-bench refuses up front, and what it records when a test ends short:
+
+- the roundtime/harmonize time budget ending a test before --nrep is said per test in meta.json
+  (nrep vs nrep_asked, ended_by) and in its warnings;
+- --cold-cache with an automatic window leaves room for the cache overwrite between windows;
+- a virtual timer that sets the ranks' clocks apart, with --clocksync none and a process sync on
+  a global clock, is refused (exit 2);
+- sizes whose buffers cannot fit in memory are refused before anything is allocated or written;
+- --window-us auto is accepted, an empty item of --sizes is not."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+from conftest import LIBS, read_launch, run_bench
+
+
+def _budget_warnings(meta: dict) -> list[str]:
+    return [w for w in meta["warnings"] if "time budget" in w]
+
+
+@pytest.mark.parametrize("procsync", ["roundtime", "harmonize"])
+def test_time_budget_end_is_recorded(lib, procsync, tmp_path):
+    out = tmp_path / "short"
+    # a budget far below one repetition's cost: every test ends after its first recorded one
+    run_bench(lib, 2, ["--ops", "allreduce,bcast", "--sizes", "8", "--nrep", 50, "--warmup", 1,
+                       "--procsync", procsync, "--roundtime-budget-s", "0.000001", "--out", out])
+    meta, raw = read_launch(out)
+    assert meta["status"] == "complete"
+    for t in meta["tests"]:
+        assert t["nrep_asked"] == 50, t
+        assert 1 <= t["nrep"] < 50, t
+        assert t["ended_by"] == "budget", t
+        assert len(raw[raw["test"] == t["test"]]) == 2 * t["nrep"]
+    (warning,) = _budget_warnings(meta)
+    assert "2 test(s)" in warning and "--roundtime-budget-s" in warning and "--nrep 50" in warning
+    assert re.search(r"allreduce 8 \(\d+ of 50\)", warning), warning
+    # and `mpimeter analyze` says so
+    from mpimeter import analysis
+    res = analysis.analyze(analysis.load_campaign(out))
+    assert [w.code for w in res.warnings].count("budget-ended-tests") == 1
+
+    # a budget that is not reached: every asked repetition, no warning
+    out = tmp_path / "full"
+    run_bench(lib, 2, ["--ops", "allreduce", "--sizes", "8", "--nrep", 5, "--procsync", procsync,
+                       "--roundtime-budget-s", "30", "--out", out])
+    meta, _ = read_launch(out)
+    (t,) = meta["tests"]
+    assert (t["nrep"], t["nrep_asked"], t["ended_by"]) == (5, 5, "nrep")
+    assert not _budget_warnings(meta)
+    res = analysis.analyze(analysis.load_campaign(out))
+    assert "budget-ended-tests" not in [w.code for w in res.warnings]
+
+
+def test_cold_cache_with_auto_window_is_mostly_valid(lib, tmp_path):
+    out = tmp_path / "cold"
+    # 32 MiB overwritten after every repetition takes milliseconds, far more than the call:
+    # a window sized from the call alone would leave nearly every repetition late
+    run_bench(lib, 2, ["--ops", "allreduce,bcast", "--sizes", "8", "--nrep", 40,
+                       "--procsync", "window", "--cold-cache", 32 * 1024 * 1024, "--out", out])
+    meta, raw = read_launch(out)
+    assert meta["config"]["window_us"] is None  # automatic
+    for t in meta["tests"]:
+        assert t["nrep"] == 40
+        assert t["invalid"] <= 20, t  # at least half valid
+        assert t["window_ns"] > 100_000, t  # the overwrite (ms) is in it, not just the call (µs)
+
+
+@pytest.mark.parametrize("procsync", ["window", "roundtime", "harmonize"])
+def test_virtual_clocks_apart_without_clock_sync_are_refused(procsync, tmp_path):
+    out = tmp_path / "never"
+    proc = run_bench("openmpi", 2, ["--timer", "virtual", "--virtual-offset-s", "0.01",
+                                    "--clocksync", "none", "--procsync", procsync, "--out", out],
+                     timeout=60, check=False)
+    assert proc.returncode == 2, proc.stderr
+    lines = [l for l in proc.stderr.splitlines() if l.startswith("mpimeter-bench:")]
+    assert len(lines) == 1, proc.stderr
+    for needle in ("--timer virtual", "--clocksync none", f"--procsync {procsync}", "allowed"):
+        assert needle in lines[0], lines[0]
+    assert not out.exists()
+
+
+def _mem_available() -> int | None:
+    try:
+        text = Path("/proc/meminfo").read_text()
+    except OSError:
+        return None
+    m = re.search(r"^MemAvailable:\s+(\d+) kB", text, re.M)
+    return int(m.group(1)) * 1024 if m else None
+
+
+@pytest.mark.parametrize("lib_", LIBS)
+def test_sizes_beyond_memory_are_refused_before_writing(lib_, tmp_path):
+    size = 16_000_000_000  # doubles: 2e9 elements, within MPI's count limit
+    needed = 2 * 2 * size  # allreduce: send + receive buffer, on each of 2 ranks
+    available = _mem_available()
+    if available is None or available >= needed:
+        pytest.skip("this host has MemAvailable unknown or above 64 GB")
+    out = tmp_path / "big"
+    proc = run_bench(lib_, 2, ["--ops", "allreduce", "--datatype", "double", "--sizes", size,
+                               "--out", out], timeout=60, check=False)
+    assert proc.returncode == 2, proc.stderr
+    lines = [l for l in proc.stderr.splitlines() if l.startswith("mpimeter-bench:")]
+    assert len(lines) == 1, proc.stderr
+    message = lines[0]
+    assert f"--sizes {size}" in message and "allreduce" in message
+    assert "59.6 GiB" in message  # needed: 4 x 16e9 bytes
+    assert "available" in message and "MemAvailable" in message
+    assert not out.exists()  # no launch folder saying "running" forever
+
+
+def test_window_auto_accepted_and_empty_size_item_refused(tmp_path):
+    out = tmp_path / "auto"
+    run_bench("openmpi", 2, ["--ops", "bcast", "--sizes", "8", "--nrep", 5,
+                             "--window-us", "auto", "--out", out])
+    meta, _ = read_launch(out)
+    assert meta["config"]["window_us"] is None and meta["tests"][0]["window_ns"] > 0
+    out = tmp_path / "never"
+    proc = run_bench("openmpi", 2, ["--sizes", "8,,16", "--out", out], timeout=60, check=False)
+    assert proc.returncode == 2
+    assert "--sizes: empty item in '8,,16'" in proc.stderr
+    assert not out.exists()

@@ -1,0 +1,50 @@
+/* test_memcheck.c — the pure parts of the memory check before a launch (no MPI_Init): reading
+ * MemAvailable from a meminfo file (and skipping when it cannot), and the bytes of the
+ * per-repetition arrays. The collective check itself is exercised by c/tests/mpi. */
+#include <stdlib.h>
+#include <unistd.h>
+
+#include "mm_bench.h"
+#include "mm_check.h"
+
+static void write_file(const char *path, const char *text) {
+    FILE *f = fopen(path, "w");
+    CHECK(f != NULL);
+    if (!f) return;
+    fputs(text, f);
+    fclose(f);
+}
+
+static void test_mem_available(void) {
+    char dir[] = "/tmp/mm_test_memcheck_XXXXXX";
+    CHECK(mkdtemp(dir) != NULL);
+    char path[128];
+    snprintf(path, sizeof path, "%s/meminfo", dir);
+    write_file(path, "MemTotal:       24684092 kB\nMemFree:         1000 kB\n"
+                     "MemAvailable:   24315924 kB\nBuffers:          5 kB\n");
+    CHECK_EQ_INT(mm_mem_available_bytes(path), 24315924LL * 1024);
+    /* an old kernel without MemAvailable, a missing file: unknown (-1), never an error */
+    write_file(path, "MemTotal:       24684092 kB\nMemFree:         1000 kB\n");
+    CHECK_EQ_INT(mm_mem_available_bytes(path), -1);
+    write_file(path, "");
+    CHECK_EQ_INT(mm_mem_available_bytes(path), -1);
+    unlink(path);
+    CHECK_EQ_INT(mm_mem_available_bytes(path), -1);
+    rmdir(dir);
+    /* the real one, when there is one, is positive */
+    if (access("/proc/meminfo", R_OK) == 0) CHECK(mm_mem_available_bytes("/proc/meminfo") > 0);
+}
+
+static void test_rep_arrays(void) {
+    /* start, end, gstart, gend (int64) and flags (int32) per repetition */
+    CHECK_EQ_INT(mm_rep_arrays_bytes(100, 1, 4), 100 * 36);
+    /* rank 0 also gathers every rank's arrays and keeps a scratch int64 per repetition */
+    CHECK_EQ_INT(mm_rep_arrays_bytes(100, 0, 4), 100 * 36 + 4 * 100 * 36 + 100 * 8);
+    CHECK_EQ_INT(mm_rep_arrays_bytes(100000000, 0, 1), 100000000LL * (36 + 36 + 8));
+}
+
+int main(void) {
+    test_mem_available();
+    test_rep_arrays();
+    return mm_check_summary("test_memcheck");
+}
