@@ -51,15 +51,16 @@ def test_bad_input_exits_2(tmp_path, campaigns):
 def test_parse_fraction():
     assert parse_fraction("5%") == pytest.approx(0.05)
     assert parse_fraction("0.1") == pytest.approx(0.1)
-    for text in ("-3%", "10", "nan", "five"):
+    assert parse_fraction("250%") == pytest.approx(2.5)
+    for text in ("-3%", "10", "1", "5", "1.5", "1000%", "nan", "five"):
         with pytest.raises(ValueError):
             parse_fraction(text)
 
 
 @pytest.mark.parametrize("args, message", [
-    (("--max-slowdown", "20"), "--max-slowdown 20: must be a fraction in [0, 10) or a percentage in [0%, 1000%) "
+    (("--max-slowdown", "20"), "--max-slowdown 20: must be a fraction in [0, 1) or a percentage in [0%, 1000%) "
                                "(did you mean 20%?)"),
-    (("--max-slowdown", "-5%"), "--max-slowdown -5%: must be a fraction in [0, 10)"),
+    (("--max-slowdown", "-5%"), "--max-slowdown -5%: must be a fraction in [0, 1)"),
     (("--max-slowdown", "nan"), "--max-slowdown nan: must be"),
     (("--max-slowdown", "five"), "--max-slowdown five: must be a fraction (0.05) or a percentage (5%)"),
     (("--alpha", "0.9"), "--alpha 0.9: must be between 0.0001 and 0.5"),

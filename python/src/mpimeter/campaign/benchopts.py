@@ -40,6 +40,7 @@ class BenchOption:
     help: str
     choices: tuple[str, ...] = ()
     minimum: float | None = None
+    above: float | None = None  # exclusive lower bound
 
     @property
     def dest(self) -> str:
@@ -56,7 +57,7 @@ BENCH_OPTIONS: tuple[BenchOption, ...] = (
     BenchOption("--clocksync", "str", "clock sync (default: hca3 when the binary has it, else skampi)"),
     BenchOption("--timer", "str", "timer: monotonic, monotonic-raw, realtime, wtime, tsc, virtual"),
     BenchOption("--window-us", "float-or-auto",
-                "window size in µs, or auto (default: auto, from a pilot)", minimum=0.0),
+                "window size in µs, or auto (default: auto, from a pilot)", above=0.0),
     BenchOption("--cold-cache", "int", "bytes overwritten after each repetition", minimum=0),
     BenchOption("--root", "int", "root rank of rooted operations", minimum=0),
     BenchOption("--datatype", "str", "datatype: byte, int, float, double"),
@@ -126,9 +127,13 @@ def check_bench_args(values: dict[str, object], np: int, known_ops: list[str] | 
         if value is None or (opt.kind == "float-or-auto" and value == "auto"):
             continue
         if opt.kind in ("float", "float-or-auto") and not math.isfinite(float(value)):  # type: ignore[arg-type]
-            raise PlanError(f"{opt.flag} {value}: must be a finite number")
+            raise PlanError(f"{opt.flag} {value:g}: must be a finite number")
+        shown = format(value, "g") if isinstance(value, float) else value
         if opt.minimum is not None and float(value) < opt.minimum:  # type: ignore[arg-type]
-            raise PlanError(f"{opt.flag} {value}: must be at least {opt.minimum:g}")
+            raise PlanError(f"{opt.flag} {shown}: must be at least {opt.minimum:g}")
+        if opt.above is not None and float(value) <= opt.above:  # type: ignore[arg-type]
+            extra = " or auto" if opt.kind == "float-or-auto" else ""
+            raise PlanError(f"{opt.flag} {shown}: must be above {opt.above:g}{extra}")
     ops = [o.strip() for o in str(values.get("ops") or DEFAULT_OPS).split(",")]
     if any(not o for o in ops):
         raise PlanError(f"--ops {values.get('ops')!r}: empty operation name")
@@ -187,7 +192,7 @@ def default_launch_timeout(bench_args: list[str], np: int, *, floor_s: float = 3
                            ncpus: int | None = None) -> float:
     """A generous per-launch time limit derived from the plan: 60 s for start-up and clock sync,
     plus 10 × tests × (nrep + warm-up) × a pessimistic time per repetition (the window, at least
-    2 ms, plus 10 ns per byte per rank); never below `floor_s`. Oversubscribed runs (more ranks
+    2 ms, plus 10 ns per byte per rank, plus 2 ns per --cold-cache byte); never below `floor_s`. Oversubscribed runs (more ranks
     than cores) are slower by the oversubscription factor. Why so generous: the window adapts
     (it doubles while many repetitions miss it), and on a loaded 2-core machine it was seen to
     grow to 10 ms; a launch stopped by the limit is lost, a late one is not."""
@@ -197,9 +202,12 @@ def default_launch_timeout(bench_args: list[str], np: int, *, floor_s: float = 3
     warmup = max(10, int(arg_value(bench_args, "--warmup") or 0))
     window_us = arg_value(bench_args, "--window-us")
     window_s = float(window_us) * 1e-6 if window_us not in (None, "auto") else 0.0
+    # the automatic window leaves room for the --cold-cache overwrite (twice, 1 ns per byte:
+    # ranks overwriting at once share the memory bandwidth)
+    cold_cache_s = 2 * int(arg_value(bench_args, "--cold-cache") or 0) * 1e-9
     total = 0.0
     for size in sizes:
-        per_rep = max(window_s, 2e-3) + size * np * 1e-8
+        per_rep = max(window_s, 2e-3) + cold_cache_s + size * np * 1e-8
         total += len(ops) * (nrep + warmup) * per_rep
     ncpus = ncpus or len(os.sched_getaffinity(0))
     oversubscription = max(1.0, np / max(1, ncpus))

@@ -88,9 +88,11 @@ def parse_variant(text: str) -> tuple[str, dict[str, str]]:
 
 # Environment variables only one library reads: a variant setting them is a variant of that
 # library (OMPI_* would be ignored by MPICH without a word, and MPIR_CVAR_* by Open MPI).
+# PMIX_* (any PMIx runtime, e.g. MPICH or srun --mpi=pmix) and MPIEXEC_* (MPIEXEC_TIMEOUT is
+# read by both mpiruns) are not one library's: they stay neutral.
 LIBRARY_ENV_PREFIXES: dict[str, tuple[str, ...]] = {
-    "openmpi": ("OMPI_", "OPAL_", "PMIX_", "PRTE_"),
-    "mpich": ("MPIR_CVAR_", "MPICH_", "HYDRA_", "MPIEXEC_"),
+    "openmpi": ("OMPI_", "OPAL_", "PRTE_"),
+    "mpich": ("MPIR_CVAR_", "MPICH_", "HYDRA_"),
 }
 
 

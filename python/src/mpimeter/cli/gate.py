@@ -19,15 +19,19 @@ MAX_SLOWDOWN_LIMIT = 10.0  # 1000 %: beyond that a "regression" threshold means 
 
 
 def parse_fraction(text: str) -> float:
-    """'5%' → 0.05, '0.05' → 0.05; ValueError saying what is allowed otherwise."""
+    """'5%' → 0.05, '0.05' → 0.05; ValueError saying what is allowed otherwise. A bare number
+    must be below 1: `5` is far more likely a forgotten % than a 500 % threshold, and read as
+    500 % it would let every regression pass; slowdowns of 100 % and more are given in %."""
     t = text.strip()
+    percent = t.endswith("%")
     try:
-        value = float(t[:-1]) / 100 if t.endswith("%") else float(t)
+        value = float(t[:-1]) / 100 if percent else float(t)
     except ValueError:
         raise ValueError("must be a fraction (0.05) or a percentage (5%)") from None
-    if not 0 <= value < MAX_SLOWDOWN_LIMIT:  # NaN fails too
-        hint = f" (did you mean {t}%?)" if not t.endswith("%") and 1 <= value < 100 * MAX_SLOWDOWN_LIMIT else ""
-        raise ValueError(f"must be a fraction in [0, {MAX_SLOWDOWN_LIMIT:g}) or a percentage in "
+    limit = MAX_SLOWDOWN_LIMIT if percent else 1.0
+    if not 0 <= value < limit:  # NaN fails too
+        hint = f" (did you mean {t}%?)" if not percent and 1 <= value < 100 * MAX_SLOWDOWN_LIMIT else ""
+        raise ValueError(f"must be a fraction in [0, 1) or a percentage in "
                          f"[0%, {100 * MAX_SLOWDOWN_LIMIT:g}%){hint}")
     return value
 
@@ -55,7 +59,7 @@ def print_gate(res: analysis.GateResult, baseline: str, candidate: str) -> None:
 @click.argument("candidate", type=click.Path())
 @analysis_options
 @click.option("--max-slowdown", default="5%", show_default=True,
-              help="Tolerated slowdown: a fraction (0.05) or a percentage (5%).")
+              help="Tolerated slowdown: a fraction below 1 (0.05) or a percentage below 1000% (5%, 150%).")
 @alpha_option
 @click.option("--per-repetition", is_flag=True, help="Gate on repetitions pooled over launches (< 3 launches).")
 def command(baseline: str, candidate: str, fmt: str, max_slowdown: str, alpha: float, per_repetition: bool,

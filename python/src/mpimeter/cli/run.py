@@ -62,8 +62,8 @@ def campaign_options(fn):
                      help="MPI libraries, comma-separated (openmpi,mpich) [default: every one built]"),
         click.option("--variant", "variants", multiple=True, metavar="NAME='ENV=VALUE ...'",
                      help="one more alternative: a library with these environment settings, "
-                          "next to the library as it is (repeatable). OMPI_*/OPAL_*/PMIX_*/PRTE_* "
-                          "run with openmpi only, MPIR_CVAR_*/MPICH_*/HYDRA_*/MPIEXEC_* with "
+                          "next to the library as it is (repeatable). OMPI_*/OPAL_*/PRTE_* "
+                          "run with openmpi only, MPIR_CVAR_*/MPICH_*/HYDRA_* with "
                           "mpich only, other variables with every library"),
         click.option("--launcher", default="local", show_default=True,
                      help="local, srun, or a template with {np} and {cmd}"),

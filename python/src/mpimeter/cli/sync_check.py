@@ -169,9 +169,8 @@ def command(np_, mpi, launcher, bench_dir, clocksync, check_at, timer, virtual_o
         if value is not None:
             _in_range(flag, value)
     if timer != "virtual":
-        given = [flag for flag, value in (("--virtual-offset-s", virtual_offset_s),
-                                          ("--virtual-skew-ppm", virtual_skew_ppm),
-                                          ("--seed", seed)) if value is not None]
+        given = [flag for flag, value in zip(VIRTUAL_ONLY, (virtual_offset_s, virtual_skew_ppm, seed))
+                 if value is not None]
         if given:
             _fail(f"{', '.join(given)}: only with --timer virtual (given: --timer {timer})")
     check_times = parse_check_at(check_at)
