@@ -61,13 +61,17 @@ void mm_cold_cache_touch(void *buf, size_t bytes);
 
 /* Before a launch allocates anything: do the buffers of its largest test (per rank: the op's
  * buffers, the --cold-cache buffer and the per-repetition arrays), summed over the ranks of each
- * host, fit in the host's MemAvailable (/proc/meminfo; no check when unreadable)? Collective.
+ * host, fit in the host's MemAvailable (/proc/meminfo) or its cgroup v2 limit, whichever is smaller (no check
+ * when neither is readable)? Collective.
  * 0, or 2 with a message on rank 0 in err (every rank returns the same). */
 int mm_memory_check(const mm_config *cfg, MPI_Comm comm, char *err, size_t err_len);
 /* The bytes the per-repetition arrays take on a rank (rank 0 also gathers every rank's). */
 int64_t mm_rep_arrays_bytes(long nrep, int rank, int nprocs);
 /* MemAvailable of /proc/meminfo in bytes, or -1 when unreadable. */
 int64_t mm_mem_available_bytes(const char *meminfo_path);
+/* What a cgroup v2 memory limit leaves (memory.max - memory.current, 0 when over), or -1 when
+ * there is no limit ("max") or a file is unreadable. */
+int64_t mm_cgroup_available_bytes(const char *max_path, const char *current_path);
 
 /* ---- the launch (launch.c, collect.c) ---- */
 

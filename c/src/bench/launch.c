@@ -71,15 +71,42 @@ static void mm__note_budget_ended(mm__launch_state *st, const mm_test *t) {
     char item[96];
     snprintf(item, sizeof item, "%s%s %" PRId64 " (%ld of %ld)", used ? ", " : "", t->op->name,
              t->size, t->nrep, t->nrep_asked);
-    if (used + strlen(item) + 8 < sizeof st->budget_tests)
+    int cut = strstr(st->budget_tests, ", ...") != NULL; /* nothing goes after the ellipsis */
+    if (!cut && used + strlen(item) + 8 < sizeof st->budget_tests)
         snprintf(st->budget_tests + used, sizeof st->budget_tests - used, "%s", item);
-    else if (!strstr(st->budget_tests, ", ..."))
+    else if (!cut)
         snprintf(st->budget_tests + used, sizeof st->budget_tests - used, ", ...");
     snprintf(st->warning_text[st->budget_warning], sizeof st->warning_text[0],
              "%d test(s) ended by the time budget (--roundtime-budget-s %g per test) before "
              "--nrep %d repetitions: %s; they rest on fewer repetitions than asked: raise "
              "--roundtime-budget-s or lower --nrep",
              st->nbudget_ended, st->cfg->roundtime_budget_s, st->cfg->nrep, st->budget_tests);
+}
+
+/* A window given with --window-us is not sized from a pilot, so it cannot leave room for the
+ * --cold-cache overwrite after each repetition: when the overwrite alone (longest of a few,
+ * all ranks at once, max over ranks) takes longer than the window, nearly every repetition
+ * starts late. Said in meta.json's warnings, so that the invalid repetitions have a reason. */
+static void mm__check_cold_cache_fits_window(mm__launch_state *st, void *cold) {
+    const mm_config *cfg = st->cfg;
+    if (!cold || cfg->window_us <= 0 || strcmp(st->ps.vt->name, "window") != 0) return;
+    int64_t longest_ns = 0, worst_ns = 0;
+    for (int i = 0; i < 3; i++) {
+        MPI_Barrier(st->comm);
+        int64_t begin = mm_timer_now(&st->timer);
+        mm_cold_cache_touch(cold, (size_t)cfg->cold_cache_bytes);
+        int64_t took = mm_timer_now(&st->timer) - begin;
+        if (took > longest_ns) longest_ns = took;
+    }
+    MPI_Allreduce(&longest_ns, &worst_ns, 1, MPI_INT64_T, MPI_MAX, st->comm);
+    if ((double)worst_ns <= cfg->window_us * 1000.0) return;
+    char text[400];
+    snprintf(text, sizeof text,
+             "the --cold-cache overwrite of %" PRId64 " bytes takes up to %.1f us, longer than "
+             "--window-us %g: most repetitions will start late (invalid); raise --window-us "
+             "above it or use --window-us auto (the pilot leaves room for the overwrite)",
+             cfg->cold_cache_bytes, (double)worst_ns * 1e-3, cfg->window_us);
+    mm__warn(st, "%s", text);
 }
 
 static double mm__seconds_since(const mm__launch_state *st) {
@@ -246,6 +273,7 @@ static int mm__run_tests(mm__launch_state *st) {
         rc = 1;
         goto done;
     }
+    mm__check_cold_cache_fits_window(st, cold);
     double resync_s = mm_config_effective_resync_s(cfg, st->cs.vt->model_kind);
     int has_global = strcmp(st->cs.vt->name, "none") != 0 || st->ps.vt->needs_global_clock;
 

@@ -1,11 +1,14 @@
 /* memcheck.c — before a launch allocates anything: will its buffers fit in memory?
  *
  * What: per rank, the largest test's buffers (mm_op_buffer_bytes: what the op's setup
- * allocates; the root's share where it needs more), plus what lives for the whole launch (the
- * --cold-cache buffer and the per-repetition arrays). Summed over the ranks of each host (they
- * run the same test at the same time) and compared with the host's MemAvailable
- * (/proc/meminfo). When it does not fit the launch is refused (exit 2) with the size, the memory
- * needed and the memory available; an unreadable /proc/meminfo skips the check.
+ * allocates; the root's share where it needs more; for reductions one more block, the
+ * temporary buffer Open MPI's and MPICH's reduction algorithms allocate inside the call), plus
+ * what lives for the whole launch (the --cold-cache buffer and the per-repetition arrays).
+ * Summed over the ranks of each host (they run the same test at the same time) and compared with
+ * what the host has: MemAvailable (/proc/meminfo), or the cgroup v2 limit left
+ * (memory.max - memory.current) when that is smaller (a Slurm job or a container). When it does
+ * not fit the launch is refused (exit 2) with the size, the memory needed and the memory
+ * available; when neither can be read the check is skipped.
  * Why: Linux overcommits, so malloc of a too-large buffer succeeds and the kernel kills a rank
  * when setup fills it — leaving a launch folder whose meta.json says "running" forever.
  * Cost: one reduction over each host's ranks and one gather to rank 0, before the launch. */
@@ -32,6 +35,22 @@ int64_t mm_mem_available_bytes(const char *meminfo_path) {
     return kib < 0 ? -1 : (int64_t)kib * 1024;
 }
 
+int64_t mm_cgroup_available_bytes(const char *max_path, const char *current_path) {
+    long long limit = -1, used = -1;
+    char word[64] = "";
+    FILE *f = fopen(max_path, "r");
+    if (!f) return -1;
+    int got = fscanf(f, "%63s", word);
+    fclose(f);
+    if (got != 1 || sscanf(word, "%lld", &limit) != 1) return -1; /* "max": no limit */
+    f = fopen(current_path, "r");
+    if (!f) return -1;
+    got = fscanf(f, "%lld", &used);
+    fclose(f);
+    if (got != 1 || limit < 0 || used < 0) return -1;
+    return used >= limit ? 0 : (int64_t)(limit - used);
+}
+
 /* "23.2 GiB" for messages. */
 static void mm__human_bytes(double bytes, char *out, size_t len) {
     static const char *const unit[] = {"bytes", "KiB", "MiB", "GiB", "TiB", "PiB"};
@@ -44,7 +63,7 @@ static void mm__human_bytes(double bytes, char *out, size_t len) {
 }
 
 /* One host's verdict, sent to rank 0. */
-enum { V_FAIL, V_TOTAL, V_AVAILABLE, V_TEST, V_FIXED, V_RANKS, V_N };
+enum { V_FAIL, V_TOTAL, V_AVAILABLE, V_TEST, V_FIXED, V_RANKS, V_CGROUP, V_N };
 
 /* Rank 0: the message for a host that does not fit. */
 static void mm__explain(const mm_config *cfg, const mm_test *tests, const double *v,
@@ -55,22 +74,24 @@ static void mm__explain(const mm_config *cfg, const mm_test *tests, const double
     mm__human_bytes(v[V_FIXED], fixed, sizeof fixed);
     mm__human_bytes(v[V_TOTAL] - v[V_FIXED], per_test, sizeof per_test);
     int ranks = (int)v[V_RANKS];
+    const char *source = v[V_CGROUP] != 0 ? "the cgroup limit memory.max - memory.current"
+                                          : "MemAvailable in /proc/meminfo";
     if (v[V_TEST] < 0 || v[V_FIXED] > v[V_AVAILABLE]) {
         snprintf(err, len,
                  "not enough memory on host %s for %d rank(s): the --cold-cache buffer (%" PRId64
                  " bytes per rank) and the arrays of --nrep %d repetitions need %s, but %s is "
-                 "available (MemAvailable in /proc/meminfo); allowed: a smaller --cold-cache or "
-                 "--nrep, or fewer ranks per host",
-                 host, ranks, cfg->cold_cache_bytes, cfg->nrep, total, avail);
+                 "available (%s); allowed: a smaller --cold-cache or --nrep, or fewer ranks per "
+                 "host",
+                 host, ranks, cfg->cold_cache_bytes, cfg->nrep, total, avail, source);
         return;
     }
     const mm_test *t = &tests[(int)v[V_TEST]];
     snprintf(err, len,
              "--sizes %" PRId64 ": the buffers of %s at %" PRId64 " bytes need %s on host %s "
              "(%d rank(s)), %s in all with the --cold-cache buffers and repetition arrays (%s), "
-             "but %s is available (MemAvailable in /proc/meminfo); allowed: sizes whose buffers "
-             "fit in the available memory (smaller --sizes, or fewer ranks per host)",
-             t->size, t->op->name, t->size, per_test, host, ranks, total, fixed, avail);
+             "but %s is available (%s); allowed: sizes whose buffers fit in the available memory "
+             "(smaller --sizes, or fewer ranks per host)",
+             t->size, t->op->name, t->size, per_test, host, ranks, total, fixed, avail, source);
 }
 
 int mm_memory_check(const mm_config *cfg, MPI_Comm comm, char *err, size_t err_len) {
@@ -84,8 +105,10 @@ int mm_memory_check(const mm_config *cfg, MPI_Comm comm, char *err, size_t err_l
     /* need[0]: for the whole launch; need[1 + i]: test i's buffers (doubles: sums can pass 2^63) */
     if (tests && need) {
         need[0] = (double)cfg->cold_cache_bytes + (double)mm_rep_arrays_bytes(cfg->nrep, rank, nprocs);
-        for (int i = 0; i < ntests; i++)
+        for (int i = 0; i < ntests; i++) {
             need[1 + i] = (double)mm_op_buffer_bytes(tests[i].op, tests[i].size, nprocs, rank == cfg->root);
+            if (tests[i].op->flags & MM_OP_REDUCES) need[1 + i] += (double)tests[i].size;
+        }
     }
     int have_all = tests && need && sum, all = 0;
     MPI_Allreduce(&have_all, &all, 1, MPI_INT, MPI_LAND, comm);
@@ -102,10 +125,14 @@ int mm_memory_check(const mm_config *cfg, MPI_Comm comm, char *err, size_t err_l
     MPI_Comm_rank(node, &node_rank);
     MPI_Comm_size(node, &node_size);
     MPI_Reduce(need, sum, ntests + 1, MPI_DOUBLE, MPI_SUM, 0, node);
-    double verdict[V_N] = {0, 0, 0, -1, 0, 0};
+    double verdict[V_N] = {0, 0, 0, -1, 0, 0, 0};
     char host[MM__HOST_LEN] = "";
     if (node_rank == 0) {
         int64_t available = mm_mem_available_bytes("/proc/meminfo");
+        int64_t in_cgroup = mm_cgroup_available_bytes("/sys/fs/cgroup/memory.max",
+                                                      "/sys/fs/cgroup/memory.current");
+        int by_cgroup = in_cgroup >= 0 && (available < 0 || in_cgroup < available);
+        if (by_cgroup) available = in_cgroup;
         int worst = -1;
         double worst_bytes = 0;
         for (int i = 0; i < ntests; i++) {
@@ -115,7 +142,7 @@ int mm_memory_check(const mm_config *cfg, MPI_Comm comm, char *err, size_t err_l
         }
         double total = sum[0] + worst_bytes;
         if (available >= 0 && total > (double)available) {
-            double v[V_N] = {1, total, (double)available, worst, sum[0], node_size};
+            double v[V_N] = {1, total, (double)available, worst, sum[0], node_size, by_cgroup};
             memcpy(verdict, v, sizeof v);
         }
         char name[MPI_MAX_PROCESSOR_NAME];

@@ -35,6 +35,27 @@ static void test_mem_available(void) {
     if (access("/proc/meminfo", R_OK) == 0) CHECK(mm_mem_available_bytes("/proc/meminfo") > 0);
 }
 
+static void test_cgroup_available(void) {
+    char dir[] = "/tmp/mm_test_cgroup_XXXXXX";
+    CHECK(mkdtemp(dir) != NULL);
+    char max[128], current[128];
+    snprintf(max, sizeof max, "%s/memory.max", dir);
+    snprintf(current, sizeof current, "%s/memory.current", dir);
+    write_file(max, "8589934592\n");
+    write_file(current, "1073741824\n");
+    CHECK_EQ_INT(mm_cgroup_available_bytes(max, current), 7516192768LL); /* 8 GiB - 1 GiB */
+    write_file(current, "9000000000\n"); /* over the limit (page cache): nothing left */
+    CHECK_EQ_INT(mm_cgroup_available_bytes(max, current), 0);
+    write_file(max, "max\n"); /* no limit */
+    CHECK_EQ_INT(mm_cgroup_available_bytes(max, current), -1);
+    write_file(max, "8589934592\n");
+    unlink(current); /* unreadable: unknown */
+    CHECK_EQ_INT(mm_cgroup_available_bytes(max, current), -1);
+    unlink(max);
+    CHECK_EQ_INT(mm_cgroup_available_bytes(max, current), -1);
+    rmdir(dir);
+}
+
 static void test_rep_arrays(void) {
     /* start, end, gstart, gend (int64) and flags (int32) per repetition */
     CHECK_EQ_INT(mm_rep_arrays_bytes(100, 1, 4), 100 * 36);
@@ -45,6 +66,7 @@ static void test_rep_arrays(void) {
 
 int main(void) {
     test_mem_available();
+    test_cgroup_available();
     test_rep_arrays();
     return mm_check_summary("test_memcheck");
 }
