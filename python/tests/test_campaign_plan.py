@@ -1,6 +1,7 @@
 """The plan of a campaign: seeded interleaving, alternatives, launcher templates, bench options."""
 
 from collections import Counter
+import re
 
 import pytest
 
@@ -229,3 +230,25 @@ def test_default_launch_timeout_leaves_room_for_the_cold_cache_overwrite():
     plain = benchopts.default_launch_timeout(benchopts.resolve_bench_args({}, "hca3"), 2, ncpus=2)
     cold = benchopts.default_launch_timeout(args, 2, ncpus=2)
     assert cold - plain >= 10 * 24 * 310 * 2 * (256 << 20) * 1e-9 * 0.99
+
+
+@pytest.mark.parametrize("template, mpi, mpis, message", [
+    ("mpirun.openmpi --allow-run-as-root -np {np} {cmd}", "mpich", ["mpich", "openmpi"],
+     "mpirun.openmpi starts openmpi ranks, but this campaign also runs mpich"),
+    ("sh -c 'exec mpiexec.mpich -np {np} {cmd}'", "openmpi", ["openmpi"],
+     "mpiexec.mpich starts mpich ranks"),
+    ("/usr/bin/mpirun -np {np} {cmd}", "openmpi", ["mpich", "openmpi"],
+     "mpirun is one MPI library's launcher, but the campaign runs mpich, openmpi"),
+])
+def test_a_template_must_fit_every_library_it_starts(template, mpi, mpis, message):
+    with pytest.raises(PlanError, match=re.escape(message)):
+        launcher.check_template_fits(template, mpi, mpis)
+
+
+@pytest.mark.parametrize("template, mpi, mpis", [
+    ("mpirun.openmpi --allow-run-as-root -np {np} {cmd}", "openmpi", ["openmpi"]),
+    ("mpirun -np {np} {cmd}", "mpich", ["mpich"]),
+    ("srun -n {np} {cmd}", "mpich", ["mpich", "openmpi"]),
+])
+def test_templates_that_fit_are_accepted(template, mpi, mpis):
+    launcher.check_template_fits(template, mpi, mpis)

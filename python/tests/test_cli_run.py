@@ -138,6 +138,8 @@ def test_extra_bench_arguments_after_the_double_dash(fake_env):
     (["--mpi", "mpich", "--variant", "ring=OMPI_MCA_coll_tuned_use_dynamic_rules=1"],
      "which is not in this campaign (--mpi mpich)"),
     (["--mpi", "intelmpi"], "no mpimeter-bench at"),
+    (["--mpi", ""], "empty library name"),
+    (["--mpi", "openmpi,"], "empty library name"),
     (["--launcher", "srun {cmd}"], "needs both {np} and {cmd}"),
     (["--launcher", "nosuchlauncher -n {np} {cmd}"], "is not on PATH"),
     (["--launch-timeout", "0"], "must be positive"),

@@ -59,6 +59,10 @@ struct mm_procsync {
      * two window starts, so a pilot that sizes a window must run it too. */
     void (*between_reps)(const void *arg);
     const void *between_arg;
+    /* Set by begin_test when a window given with --window-us is shorter than between_reps
+     * takes (longest of a few runs, max over ranks): that time in ns, else 0. Nearly every
+     * repetition then starts late; the launch says so in its warnings. */
+    int64_t between_reps_over_window_ns;
     void *state;
 };
 
@@ -73,6 +77,13 @@ void mm_procsync_close(mm_procsync *ps);
  * (barrier + broadcast, third quartile per rank, max over ranks), in ns — the least a start time
  * announced by rank 0 must lie in the future. Collective; needs ps->cs. */
 int64_t mm_procsync_start_delay_ns(mm_procsync *ps);
+
+/* The window process sync's adaptation after a batch (ps_window.c): the next window, from the
+ * current one, the pilot's, and the largest number of invalid repetitions a rank saw. Doubles
+ * above a quarter of the batch (up to 1024 x the pilot's), halves after a clean batch (down to
+ * the pilot's), else keeps it. */
+int64_t mm_window_adapt_ns(int64_t window_ns, int64_t pilot_window_ns, long worst_invalid,
+                           long batch);
 
 /* Building blocks shared by the simple schemes. */
 int mm_procsync_nothing_before(mm_procsync *ps, long rep);

@@ -46,6 +46,9 @@ typedef struct mm__launch_state {
     int budget_warning;    /* index of the warning about tests the time budget ended, or -1 */
     int nbudget_ended;     /* tests ended by the time budget */
     char budget_tests[256]; /* the first of them, "allreduce 8 (1 of 5), ..." */
+    int overwrite_warning;  /* index of the warning about a --cold-cache overwrite longer than
+                               the given window, or -1 */
+    int64_t overwrite_over_window_ns; /* the longest such overwrite seen */
     double fastest_median_ns; /* smallest per-test median run time, for the residual check */
 } mm__launch_state;
 
@@ -83,30 +86,25 @@ static void mm__note_budget_ended(mm__launch_state *st, const mm_test *t) {
              st->nbudget_ended, st->cfg->roundtime_budget_s, st->cfg->nrep, st->budget_tests);
 }
 
-/* A window given with --window-us is not sized from a pilot, so it cannot leave room for the
- * --cold-cache overwrite after each repetition: when the overwrite alone (longest of a few,
- * all ranks at once, max over ranks) takes longer than the window, nearly every repetition
- * starts late. Said in meta.json's warnings, so that the invalid repetitions have a reason. */
-static void mm__check_cold_cache_fits_window(mm__launch_state *st, void *cold) {
-    const mm_config *cfg = st->cfg;
-    if (!cold || cfg->window_us <= 0 || strcmp(st->ps.vt->name, "window") != 0) return;
-    int64_t longest_ns = 0, worst_ns = 0;
-    for (int i = 0; i < 3; i++) {
-        MPI_Barrier(st->comm);
-        int64_t begin = mm_timer_now(&st->timer);
-        mm_cold_cache_touch(cold, (size_t)cfg->cold_cache_bytes);
-        int64_t took = mm_timer_now(&st->timer) - begin;
-        if (took > longest_ns) longest_ns = took;
+/* Rank 0: a window given with --window-us is not sized from a pilot, so it may leave no room for
+ * the --cold-cache overwrite after each repetition; then nearly every repetition starts late.
+ * The window process sync times the overwrite before each test (ps.between_reps_over_window_ns);
+ * one launch warning, with the longest time seen, gives the invalid repetitions their reason. */
+static void mm__note_overwrite_beyond_window(mm__launch_state *st) {
+    int64_t took_ns = st->ps.between_reps_over_window_ns;
+    if (st->rank != 0 || took_ns <= st->overwrite_over_window_ns) return;
+    if (st->overwrite_warning < 0) {
+        if (st->nwarnings >= MM__MAX_WARNINGS) return;
+        st->overwrite_warning = st->nwarnings++;
+        st->warnings[st->overwrite_warning] = st->warning_text[st->overwrite_warning];
     }
-    MPI_Allreduce(&longest_ns, &worst_ns, 1, MPI_INT64_T, MPI_MAX, st->comm);
-    if ((double)worst_ns <= cfg->window_us * 1000.0) return;
-    char text[400];
-    snprintf(text, sizeof text,
-             "the --cold-cache overwrite of %" PRId64 " bytes takes up to %.1f us, longer than "
-             "--window-us %g: most repetitions will start late (invalid); raise --window-us "
-             "above it or use --window-us auto (the pilot leaves room for the overwrite)",
-             cfg->cold_cache_bytes, (double)worst_ns * 1e-3, cfg->window_us);
-    mm__warn(st, "%s", text);
+    st->overwrite_over_window_ns = took_ns;
+    snprintf(st->warning_text[st->overwrite_warning], sizeof st->warning_text[0],
+             "the --cold-cache overwrite of %" PRId64 " bytes after each repetition takes up to "
+             "%.1f us, longer than --window-us %g: most repetitions start late (invalid); raise "
+             "--window-us above it or use --window-us auto (its pilot leaves room for the "
+             "overwrite)",
+             st->cfg->cold_cache_bytes, (double)took_ns * 1e-3, st->cfg->window_us);
 }
 
 static double mm__seconds_since(const mm__launch_state *st) {
@@ -273,7 +271,6 @@ static int mm__run_tests(mm__launch_state *st) {
         rc = 1;
         goto done;
     }
-    mm__check_cold_cache_fits_window(st, cold);
     double resync_s = mm_config_effective_resync_s(cfg, st->cs.vt->model_kind);
     int has_global = strcmp(st->cs.vt->name, "none") != 0 || st->ps.vt->needs_global_clock;
 
@@ -303,6 +300,7 @@ static int mm__run_tests(mm__launch_state *st) {
         if (!mm__all_ok(st->comm, mpi_rc == MPI_SUCCESS)) { rc = 1; break; }
         t->duration_s = mm__seconds_since(st) - t->started_s;
         mm__note_budget_ended(st, t);
+        mm__note_overwrite_beyond_window(st);
 
         int cnt = (int)t->nrep; /* the same on every rank */
         MPI_Gather(b.start_ns, cnt, MPI_INT64_T, all_start, cnt, MPI_INT64_T, 0, st->comm);
@@ -421,6 +419,7 @@ int mm_launch_run(const mm_config *cfg, MPI_Comm comm) {
     }
     st->nres[0] = st->nres[1] = -1;
     st->budget_warning = -1;
+    st->overwrite_warning = -1;
     int rc = 1;
     if (mm__open_modules(st) != 0) goto out;
 

@@ -11,10 +11,16 @@
  * 15 barrier-synchronized calls, times 2, at least 10 us). What the loop does between two
  * repetitions outside the timed region (ps->between_reps: the --cold-cache overwrite) also
  * has to fit between two window starts: the pilot runs it after each call and adds its longest
- * time to the median call before doubling. As SKaMPI does, the window adapts:
+ * time to the median call before doubling. A window given with --window-us is kept as given,
+ * but the work is timed a few times and ps->between_reps_over_window_ns set when it does not
+ * fit (the launch warns: the invalid repetitions need a reason). As SKaMPI does, the window adapts:
  * after every batch of 32 repetitions the ranks agree (one allreduce) on the largest number of
  * invalid repetitions any rank saw; above a quarter of the batch the window doubles (auto mode
- * only). Each batch is started anew from a fresh start time (one broadcast), which also keeps the
+ * only). Unlike SKaMPI it also comes back: after a batch with no invalid repetition it halves,
+ * never below the pilot's window, so that a burst of load from elsewhere does not leave the
+ * rest of the test on a window thousands of times too long (seen: 9 us grown to 38 ms, a
+ * launch of 1 s taking a minute). It never grows beyond MM__MAX_GROWTH times the pilot's
+ * window: past that the machine is too busy for windows, and the invalid repetitions say so. Each batch is started anew from a fresh start time (one broadcast), which also keeps the
  * schedule short against clock drift.
  * Cost per batch: 1 allreduce + 1 broadcast, outside every window. */
 #include <stdlib.h>
@@ -23,6 +29,7 @@
 
 enum { MM__BATCH = 32, MM__PILOT_WARM = 3, MM__PILOT_RUNS = 15 };
 #define MM__MIN_WINDOW_NS 10000
+#define MM__MAX_GROWTH 1024
 
 typedef struct mm__window_state {
     int64_t window_ns;
@@ -31,6 +38,7 @@ typedef struct mm__window_state {
     long batch_invalid;
     int64_t start_delay_ns;
     int adaptive;
+    int64_t pilot_window_ns; /* where adaptation starts, and the floor it halves back to */
 } mm__window_state;
 
 
@@ -60,6 +68,24 @@ static int64_t mm__pilot_ns(mm_procsync *ps, mm_timed_fn call, const void *arg) 
     return worst;
 }
 
+/* The longest of a few runs of what the loop does between repetitions, all ranks at once (as in
+ * the loop: ranks overwriting together share the memory bandwidth), max over ranks; 0 when the
+ * loop does nothing there. Not a measurement: nothing here is recorded. Collective. */
+static int64_t mm__between_reps_ns(mm_procsync *ps) {
+    enum { WARM = 1, RUNS = 3 }; /* the first run may fault the pages in: the warm-up's share */
+    if (!ps->between_reps) return 0; /* set alike on every rank: all return here or none */
+    int64_t longest = 0, worst = 0;
+    for (int i = 0; i < WARM + RUNS; i++) {
+        MPI_Barrier(ps->comm);
+        int64_t s = mm_timer_now(ps->timer);
+        ps->between_reps(ps->between_arg);
+        int64_t took = mm_timer_now(ps->timer) - s;
+        if (i >= WARM && took > longest) longest = took;
+    }
+    MPI_Allreduce(&longest, &worst, 1, MPI_INT64_T, MPI_MAX, ps->comm);
+    return worst;
+}
+
 /* Rank 0 picks the next batch's start far enough ahead that the broadcast arrives first. */
 static void mm__start_batch(mm_procsync *ps, mm__window_state *st, long seq) {
     int64_t start = 0;
@@ -82,12 +108,16 @@ static int mm__window_begin(mm_procsync *ps, mm_timed_fn call, const void *arg) 
         ps->state = st;
     }
     st->start_delay_ns = mm_procsync_start_delay_ns(ps);
+    ps->between_reps_over_window_ns = 0;
     if (ps->cfg->window_us > 0) {
         st->window_ns = (int64_t)(ps->cfg->window_us * 1000.0 + 0.5);
         st->adaptive = 0;
+        int64_t between = mm__between_reps_ns(ps);
+        if (between > st->window_ns) ps->between_reps_over_window_ns = between;
     } else {
         int64_t pilot = mm__pilot_ns(ps, call, arg);
         st->window_ns = 2 * pilot > MM__MIN_WINDOW_NS ? 2 * pilot : MM__MIN_WINDOW_NS;
+        st->pilot_window_ns = st->window_ns;
         st->adaptive = 1;
     }
     ps->window_ns = st->window_ns;
@@ -96,13 +126,21 @@ static int mm__window_begin(mm_procsync *ps, mm_timed_fn call, const void *arg) 
     return MPI_SUCCESS;
 }
 
+int64_t mm_window_adapt_ns(int64_t window_ns, int64_t pilot_window_ns, long worst_invalid,
+                           long batch) {
+    if (worst_invalid > batch / 4 && window_ns < MM__MAX_GROWTH * pilot_window_ns)
+        return 2 * window_ns;
+    if (worst_invalid == 0 && window_ns / 2 >= pilot_window_ns) return window_ns / 2;
+    return window_ns;
+}
+
 static int mm__window_before(mm_procsync *ps, long seq) {
     mm__window_state *st = ps->state;
     if (seq - st->batch_first_seq == MM__BATCH) {
         long worst = 0;
         MPI_Allreduce(&st->batch_invalid, &worst, 1, MPI_LONG, MPI_MAX, ps->comm);
-        if (st->adaptive && worst > MM__BATCH / 4) {
-            st->window_ns *= 2;
+        if (st->adaptive) {
+            st->window_ns = mm_window_adapt_ns(st->window_ns, st->pilot_window_ns, worst, MM__BATCH);
             if (st->window_ns > ps->window_ns) ps->window_ns = st->window_ns;
         }
         mm__start_batch(ps, st, seq);

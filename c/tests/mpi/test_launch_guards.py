@@ -3,6 +3,7 @@
 - the roundtime/harmonize time budget ending a test before --nrep is said per test in meta.json
   (nrep vs nrep_asked, ended_by) and in its warnings;
 - --cold-cache with an automatic window leaves room for the cache overwrite between windows;
+  with a window given by --window-us that cannot hold the overwrite, meta.json warns;
 - a virtual timer that sets the ranks' clocks apart, with --clocksync none and a process sync on
   a global clock, is refused (exit 2);
 - sizes whose buffers cannot fit in memory are refused before anything is allocated or written;
@@ -55,36 +56,66 @@ def test_time_budget_end_is_recorded(lib, procsync, tmp_path):
     assert "budget-ended-tests" not in [w.code for w in res.warnings]
 
 
+def test_budget_warning_list_ends_at_the_ellipsis(tmp_path):
+    # 48 tests ended by the budget: too many to name; the list is cut once, with nothing after
+    # the ellipsis (a short name used to slip in after it when a long one had not fit)
+    out = tmp_path / "many"
+    run_bench("openmpi", 2, ["--ops", "allreduce,bcast,reduce_scatter_block,scan,exscan,gather,"
+                             "allgather,alltoall", "--sizes", "8,16,32,64,1024,65536",
+                             "--nrep", 50, "--warmup", 1, "--procsync", "roundtime",
+                             "--roundtime-budget-s", "0.000001", "--out", out])
+    meta, _ = read_launch(out)
+    (warning,) = _budget_warnings(meta)
+    assert warning.startswith("48 test(s)"), warning
+    assert warning.count("...") == 1 and ", ...; they rest on" in warning, warning
+    named = re.findall(r"[a-z_]+ \d+ \(\d+ of 50\)", warning)
+    assert 1 <= len(named) < 48, warning
+
+
+def _cold_cache_warnings(meta: dict) -> list[str]:
+    return [w for w in meta["warnings"] if "--cold-cache overwrite" in w]
+
+
 def test_cold_cache_with_auto_window_leaves_room_for_the_overwrite(lib, tmp_path):
-    out = tmp_path / "cold"
     # 32 MiB overwritten after every repetition takes milliseconds, far more than the call:
     # a window sized from the call alone would leave nearly every repetition late
-    run_bench(lib, 2, ["--ops", "allreduce,bcast", "--sizes", "8", "--nrep", 40,
-                       "--procsync", "window", "--cold-cache", 32 * 1024 * 1024, "--out", out])
-    meta, raw = read_launch(out)
-    assert meta["config"]["window_us"] is None  # automatic
-    for t in meta["tests"]:
-        assert t["nrep"] == 40
-        # how many start late depends on the machine's noise: shown, not asserted
-        print(f"{lib} {t['op']}: {t['invalid']} of 40 invalid, window {t['window_ns']} ns")
-        assert t["window_ns"] > 100_000, t  # the overwrite (ms) is in it, not just the call (µs)
-
-
-def test_cold_cache_longer_than_a_given_window_is_warned(tmp_path):
-    # 16 MiB take milliseconds to overwrite; a window of 5 µs cannot hold that
-    out = tmp_path / "given"
-    run_bench("openmpi", 2, ["--ops", "bcast", "--sizes", "8", "--nrep", 5, "--window-us", 5,
-                             "--cold-cache", 16 * 1024 * 1024, "--out", out])
-    meta, _ = read_launch(out)
-    (warning,) = [w for w in meta["warnings"] if "--cold-cache" in w]
-    assert "--window-us 5" in warning and "auto" in warning, warning
-    # a window that holds it, or an automatic one: no such warning
-    for extra in (["--window-us", 200_000], []):
-        out = tmp_path / f"fits{len(extra)}"
-        run_bench("openmpi", 2, ["--ops", "bcast", "--sizes", "8", "--nrep", 5,
-                                 "--cold-cache", 16 * 1024 * 1024, "--out", out, *extra])
+    windows = {}
+    for cold_cache in (0, 32 * 1024 * 1024):
+        out = tmp_path / f"cold{cold_cache}"
+        run_bench(lib, 2, ["--ops", "allreduce,bcast", "--sizes", "8", "--nrep", 40,
+                           "--procsync", "window", "--cold-cache", cold_cache, "--out", out])
         meta, _ = read_launch(out)
-        assert not [w for w in meta["warnings"] if "--cold-cache" in w], meta["warnings"]
+        assert meta["config"]["window_us"] is None  # automatic
+        assert not _cold_cache_warnings(meta), meta["warnings"]  # auto leaves room: no warning
+        for t in meta["tests"]:
+            assert t["nrep"] == 40, t
+            # how many start late depends on the machine's noise: shown, not asserted
+            print(f"{lib} {t['op']} cold-cache {cold_cache}: {t['invalid']} of 40 invalid, "
+                  f"window {t['window_ns']} ns")
+            windows[cold_cache, t["op"]] = t["window_ns"]
+    for op in ("allreduce", "bcast"):
+        # the pilot adds the overwrite to the call: the same call gets a wider window with it
+        assert windows[32 * 1024 * 1024, op] > windows[0, op], windows
+
+
+def test_cold_cache_longer_than_a_given_window_is_warned(lib, tmp_path):
+    # 4 MiB take far more than 5 µs to overwrite: a window of 5 µs cannot hold that
+    out = tmp_path / "given"
+    run_bench(lib, 2, ["--ops", "bcast,allreduce", "--sizes", "8", "--nrep", 5,
+                       "--window-us", 5, "--cold-cache", 4 * 1024 * 1024, "--out", out])
+    meta, _ = read_launch(out)
+    (warning,) = _cold_cache_warnings(meta)  # one for the launch, not one per test
+    for needle in ("4194304 bytes", "--window-us 5:", "raise --window-us", "--window-us auto"):
+        assert needle in warning, warning
+    # no warning without an overwrite, or with a window that holds it (a second for 4 MiB;
+    # one repetition, no warm-up: no second-long wait between window starts)
+    for name, extra in (("no-cold", ["--window-us", 5]),
+                        ("wide", ["--window-us", 1_000_000, "--cold-cache", 4 * 1024 * 1024])):
+        out = tmp_path / name
+        run_bench(lib, 2, ["--ops", "bcast", "--sizes", "8", "--nrep", 1, "--warmup", 0,
+                           "--out", out, *extra])
+        meta, _ = read_launch(out)
+        assert not _cold_cache_warnings(meta), (name, meta["warnings"])
 
 
 @pytest.mark.parametrize("procsync", ["window", "roundtime", "harmonize"])

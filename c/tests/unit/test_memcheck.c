@@ -1,6 +1,7 @@
 /* test_memcheck.c — the pure parts of the memory check before a launch (no MPI_Init): reading
- * MemAvailable from a meminfo file (and skipping when it cannot), and the bytes of the
- * per-repetition arrays. The collective check itself is exercised by c/tests/mpi. */
+ * MemAvailable from a meminfo file and what a cgroup v2 limit leaves from memory.max and
+ * memory.current (and skipping when they cannot be read), and the bytes of the per-repetition
+ * arrays. The collective check itself is exercised by c/tests/mpi. */
 #include <stdlib.h>
 #include <unistd.h>
 
@@ -47,6 +48,12 @@ static void test_cgroup_available(void) {
     write_file(current, "9000000000\n"); /* over the limit (page cache): nothing left */
     CHECK_EQ_INT(mm_cgroup_available_bytes(max, current), 0);
     write_file(max, "max\n"); /* no limit */
+    CHECK_EQ_INT(mm_cgroup_available_bytes(max, current), -1);
+    write_file(max, "8589934592\n");
+    write_file(current, ""); /* empty: unknown */
+    CHECK_EQ_INT(mm_cgroup_available_bytes(max, current), -1);
+    write_file(max, ""); /* empty: unknown */
+    write_file(current, "1073741824\n");
     CHECK_EQ_INT(mm_cgroup_available_bytes(max, current), -1);
     write_file(max, "8589934592\n");
     unlink(current); /* unreadable: unknown */

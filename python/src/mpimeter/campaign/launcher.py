@@ -79,6 +79,41 @@ def build_argv(template: str, np: int, bench_argv: list[str]) -> list[str]:
     return argv
 
 
+# Programs that start the ranks of one library only, and names that depend on the machine.
+LIBRARY_LAUNCHERS = {
+    "openmpi": frozenset({"mpirun.openmpi", "mpiexec.openmpi", "orterun", "prterun", "prun"}),
+    "mpich": frozenset({"mpirun.mpich", "mpiexec.mpich", "mpiexec.hydra"}),
+}
+GENERIC_LAUNCHERS = frozenset({"mpirun", "mpiexec"})
+
+
+def _template_programs(template: str) -> list[str]:
+    """The program names in a template, also inside a quoted shell command (`sh -c '...'`)."""
+    names = []
+    for token in shlex.split(template):
+        for word in token.split():
+            names.append(os.path.basename(word))
+    return names
+
+
+def check_template_fits(template: str, mpi: str, campaign_mpis: list[str]) -> None:
+    """A user's template starts every alternative's ranks: another library's mpirun would start
+    them as separate one-rank jobs (which all write to the same --out), and a plain `mpirun` can
+    be only one of the libraries of a campaign that has several."""
+    programs = _template_programs(template)
+    for other, names in LIBRARY_LAUNCHERS.items():
+        used = [p for p in programs if p in names]
+        if used and other != mpi:
+            raise PlanError(f"--launcher {template!r}: {used[0]} starts {other} ranks, but this "
+                            f"campaign also runs {mpi}; run one campaign per library (--mpi "
+                            f"{other}) or use --launcher local (the right mpirun for each)")
+    generic = [p for p in programs if p in GENERIC_LAUNCHERS]
+    if generic and len(campaign_mpis) > 1:
+        raise PlanError(f"--launcher {template!r}: {generic[0]} is one MPI library's launcher, "
+                        f"but the campaign runs {', '.join(campaign_mpis)}; give --mpi with the "
+                        "library it belongs to, or use --launcher local")
+
+
 def check_launcher_program(template: str) -> None:
     program = shlex.split(template)[0]
     if shutil.which(program) is None:

@@ -50,6 +50,10 @@ def prepare(request: CampaignRequest) -> st.CampaignState:
                             "(one launch folder and one seed per launch)")
     bench_dir = Path(request.bench_dir) if request.bench_dir else launcher.default_bench_dir()
     mpis = request.mpis
+    if mpis is not None and not all(mpis):
+        raise PlanError(f"--mpi {','.join(mpis)!r}: empty library name; allowed: "
+                        f"{', '.join(launcher.MPI_LIBRARIES)}, comma-separated (or leave --mpi "
+                        "out for every library built)")
     found_under = None
     if not mpis:
         mpis = launcher.found_libraries(bench_dir)
@@ -67,6 +71,7 @@ def prepare(request: CampaignRequest) -> st.CampaignState:
         binaries[alt.name] = str(launcher.check_binary(bench_dir, alt.mpi))
         templates[alt.name] = launcher.resolve_template(request.launcher, alt.mpi, sorted(alt.env))
         launcher.check_launcher_program(templates[alt.name])
+        launcher.check_template_fits(templates[alt.name], alt.mpi, sorted({a.mpi for a in alternatives}))
 
     distinct = sorted(set(binaries.values()))
     known_ops = benchopts.bench_ops(Path(distinct[0]))

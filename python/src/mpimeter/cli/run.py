@@ -85,7 +85,7 @@ def campaign_options(fn):
 def make_request(*, np, launches, mpi, variants, launcher, bench_dir, seed, launch_timeout,
                  bench_values, bench_extra, argv) -> spec.CampaignRequest:
     return spec.CampaignRequest(
-        np=np, launches=launches, mpis=[m.strip() for m in mpi.split(",")] if mpi else None,
+        np=np, launches=launches, mpis=[m.strip() for m in mpi.split(",")] if mpi is not None else None,
         variants=list(variants), launcher=launcher, bench_dir=bench_dir,
         bench_values={k: v for k, v in bench_values.items() if v is not None},
         extra_bench_args=list(bench_extra), seed=seed, launch_timeout_s=launch_timeout,
