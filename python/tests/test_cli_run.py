@@ -76,8 +76,26 @@ def fake_env(tmp_path, monkeypatch):
     return tmp_path, opts
 
 
+BASE_VALUED = ("--launcher", "--mpi", "--np", "--ops", "--sizes", "--nrep")
+
+
+def later_wins(args):
+    """A test overrides a fixture option by giving it again; mpimeter refuses an option given
+    twice, so the fixture's earlier one is dropped here."""
+    end = args.index("--") if "--" in args else len(args)
+    keep, i = [], 0
+    while i < end:
+        flag = args[i].split("=", 1)[0]
+        again = flag in BASE_VALUED and any(a.split("=", 1)[0] == flag for a in args[i + 1:end])
+        step = 1 if "=" in args[i] else 2
+        if not again:
+            keep += args[i:i + step] if flag in BASE_VALUED else args[i:i + 1]
+        i += step if flag in BASE_VALUED else 1
+    return keep + args[end:]
+
+
 def cli(args, env=None):
-    return CliRunner().invoke(main, ["run", *args], env=env)
+    return CliRunner().invoke(main, ["run", *later_wins(args)], env=env)
 
 
 def test_a_campaign_end_to_end(fake_env):

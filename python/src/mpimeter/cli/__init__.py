@@ -15,7 +15,60 @@ COMMANDS = [
 ]
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+class OneLineUsageError(click.UsageError):
+    """A bad command line, said the way every mpimeter error is: one line with the command's
+    name, exit 2 (click's own form is four lines of usage around the message)."""
+
+    def __init__(self, message: str, command: str) -> None:
+        super().__init__(message)
+        self.command = command
+
+    def show(self, file=None) -> None:
+        click.echo(f"mpimeter {self.command}: error: {self.format_message()} "
+                   f"(see mpimeter {self.command} --help)", err=True)
+
+
+def repeated_options(command: click.Command, args: list[str]) -> list[str]:
+    """Options given more than once that take one value: click keeps the last without a word,
+    which would silently drop what the user wrote first."""
+    single = {}
+    for param in command.params:
+        if isinstance(param, click.Option) and not param.multiple and not param.is_flag:
+            for opt in param.opts + param.secondary_opts:
+                single[opt] = param.name
+    seen: dict[str, list[str]] = {}
+    for token in args:
+        if token == "--":
+            break
+        flag = token.split("=", 1)[0]
+        if flag in single:
+            seen.setdefault(single[flag], []).append(flag)
+    return [flags[0] for flags in seen.values() if len(flags) > 1]
+
+
+class MpimeterGroup(click.Group):
+    def resolve_command(self, ctx, args):
+        name, command, rest = super().resolve_command(ctx, args)
+        if command is not None:
+            repeated = repeated_options(command, rest)
+            if repeated:
+                raise OneLineUsageError(f"{', '.join(repeated)} given more than once; give each "
+                                        "once", name.replace("_", "-") if name else "")
+        return name, command, rest
+
+    def invoke(self, ctx):
+        try:
+            return super().invoke(ctx)
+        except OneLineUsageError:
+            raise
+        except click.UsageError as exc:
+            sub = exc.ctx.info_name if exc.ctx is not None and exc.ctx.parent is not None else None
+            if sub is None:
+                raise
+            raise OneLineUsageError(exc.format_message(), sub) from None
+
+
+@click.group(cls=MpimeterGroup, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(__version__, prog_name="mpimeter")
 def main() -> None:
     """MPI micro-benchmarks you can trust: run campaigns, analyze, compare, report."""
