@@ -36,11 +36,11 @@ def test_spread_by_hand():
         rp.spread_table(trials[:1])
 
 
-def run_trial(folder, seed):
+def run_trial(folder, seed, nrep=50):
     alts = [plan.Alternative("openmpi", "openmpi")]
     order = plan.interleave(["openmpi"], 4, seed)
     state = new_state(command="t", bench_args=["--ops", "bcast,allreduce", "--sizes", "8,4096",
-                      "--nrep", "50"], launcher="local", np=2, launches=4, seed=seed,
+                      "--nrep", str(nrep)], launcher="local", np=2, launches=4, seed=seed,
                       alternatives=alts, templates={"openmpi": "x -np {np} {cmd}"},
                       binaries={"openmpi": "/b"}, timeout_s=9, order=order)
     CampaignRunner(state, folder, FakeExecutor(), base_env={}).run()
@@ -96,3 +96,27 @@ def test_reproducibility_trials_refuse_a_bad_campaign_with_the_command_prefix(tm
     assert result.output.startswith("mpimeter reproducibility: error: --variant mix: mixes "
                                     "settings of several MPI libraries")
     assert not (tmp_path / "r").exists()
+
+
+def test_reproducibility_refuses_the_same_folder_twice(tmp_path):
+    run_trial(tmp_path / "trial-0", seed=100)
+    run_trial(tmp_path / "trial-1", seed=101)
+    result = CliRunner().invoke(main, ["reproducibility", str(tmp_path / "trial-0"), str(tmp_path / "trial-1"),
+                                       str(tmp_path / "trial-1") + "/"])
+    assert result.exit_code == 2
+    assert "trial-1: given more than once" in result.stderr and result.stdout == ""
+
+
+def test_reproducibility_warns_when_the_trials_settings_differ(tmp_path):
+    run_trial(tmp_path / "trial-0", seed=100)
+    run_trial(tmp_path / "trial-1", seed=101)
+    run_trial(tmp_path / "trial-2", seed=102, nrep=80)
+    same = CliRunner().invoke(main, ["reproducibility", str(tmp_path / "trial-0"), str(tmp_path / "trial-1")])
+    assert same.exit_code == 0 and "different settings" not in same.stderr
+    result = CliRunner().invoke(main, ["reproducibility", *(str(tmp_path / f"trial-{t}") for t in range(3)),
+                                       "--format", "json"])
+    assert result.exit_code == 0, result.output
+    assert "warning: the trials were run with different settings" in result.stderr
+    assert "nrep (" in result.stderr and "trial-2: 80" in result.stderr and "procsync" not in result.stderr
+    out = json.loads(result.stdout)
+    assert len(out["settings_differ"]) == 1 and out["settings_differ"][0].startswith("nrep (")

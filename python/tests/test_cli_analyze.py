@@ -102,3 +102,16 @@ def test_mean_interval_of_two_far_apart_launches_starts_at_zero(tmp_path):
     assert row["mean_ci_low_ns"] == 0.0 and row["mean_ci_high_ns"] > 2 * row["mean_ns"]
     table = run(tmp_path / "c")
     assert "[0 ns, " in table.stdout and "lower bound clamped at 0" in table.stdout
+
+
+def test_a_campaign_without_usable_data_exits_2_saying_why(tmp_path):
+    for i in range(3):
+        write_launch(tmp_path / "dead" / "launches" / f"{i:03d}", seed=i, finished=0, status="failed")
+    for fmt in ("table", "json", "csv"):
+        r = run(tmp_path / "dead", "--format", fmt)
+        assert r.exit_code == 2 and r.stdout == ""
+        assert r.stderr.count("\n") == 1
+        assert "no data to analyze: none of its 3 launch(es) (3 failed) finished a test" in r.stderr
+        assert "no launch is complete" in r.stderr
+    write_launch(tmp_path / "dead" / "launches" / "003", seed=3)  # one good launch: analyzed
+    assert run(tmp_path / "dead", "--format", "csv").exit_code == 0

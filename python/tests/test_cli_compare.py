@@ -80,3 +80,18 @@ def test_alpha_out_of_range_or_nan_exits_2_naming_the_option(tmp_path):
         assert r.stderr == f"mpimeter compare: error: --alpha {value}: must be between 0.0001 and 0.5\n"
     r = run(a, b, "--tukey-k", "nan")
     assert r.exit_code == 2 and r.stderr == "mpimeter compare: error: --tukey-k nan: must be a finite number ≥ 0\n"
+
+
+def test_campaigns_run_with_different_np_or_sync_get_a_warning_naming_them(tmp_path):
+    a = write_campaign(tmp_path / "a", 3, seed=1, nrep=20, ops=("bcast",), sizes=(8,))
+    b = write_campaign(tmp_path / "b", 3, seed=2, nrep=20, ops=("bcast",), sizes=(8,))
+    c = write_campaign(tmp_path / "c", 3, seed=3, nrep=20, ops=("bcast",), sizes=(8,), nprocs=3,
+                       procsync="roundtime")
+    same = json.loads(run(a, b, "--format", "json").stdout)
+    assert not any(w["code"] == "different-settings" for w in same["warnings"])
+    r = run(a, c, "--format", "json")
+    assert r.exit_code == 0  # a warning, not a refusal
+    diff = [w for w in json.loads(r.stdout)["warnings"] if w["code"] == "different-settings"]
+    assert len(diff) == 1
+    assert "np (a: 2, c: 3)" in diff[0]["message"] and "procsync (a: window, c: roundtime)" in diff[0]["message"]
+    assert "clocksync" not in diff[0]["message"] and "raw" not in diff[0]["message"]

@@ -92,3 +92,23 @@ def test_one_store_for_several_campaigns(tmp_path):
     with duckdb.connect(str(tmp_path / "all.duckdb"), read_only=True) as con:
         rows = con.execute("select campaign, count(distinct launch) from raw group by 1 order by 1").fetchall()
     assert rows == [("campaign_a", 4), ("campaign_b", 4)]
+
+
+def test_a_parent_folder_says_which_sub_folders_it_did_not_read(tmp_path):
+    parent = tmp_path / "parent"
+    parent.mkdir()
+    golden_copy(parent, "campaign_a")
+    golden_copy(parent, "alternatives")  # a folder of alternatives inside: not read
+    (parent / "logs").mkdir()  # no benchmark data: nothing to say
+    (parent / "stray").mkdir()
+    (parent / "stray" / "campaign.json").write_text("{}")
+    c = analysis.load_campaign(parent, cache=False, store=False)
+    assert c.alternatives == ("campaign_a",)
+    skipped = {w.where: w for w in c.warnings if w.code == "folder-skipped"}
+    assert set(skipped) == {str(parent / "alternatives"), str(parent / "stray")}
+    assert "folder of alternatives" in skipped[str(parent / "alternatives")].message
+    assert f"mpimeter analyze {parent / 'alternatives'}" in skipped[str(parent / "alternatives")].hint
+    assert "no launches/" in skipped[str(parent / "stray")].message
+    # a real folder of alternatives reads every one of them and warns about nothing skipped
+    alts = analysis.load_campaign(golden_copy(tmp_path, "alternatives"), cache=False, store=False)
+    assert not any(w.code == "folder-skipped" for w in alts.warnings)

@@ -171,3 +171,36 @@ def _esc(text: str) -> str:
     import html as _html
 
     return _html.escape(text, quote=True)
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_summary_and_warnings_section_count_the_same_warnings(reports, name):
+    result, comparison, text, _ = reports[name]
+    summary = re.search(r"result rows; (\d+) warning\(s\)", text)
+    listed = text.count('class="warning"')
+    assert summary and int(summary.group(1)) == listed
+    if comparison is not None and any(w not in result.warnings for w in comparison.warnings):
+        assert listed > len(result.warnings)  # the comparison's own warnings are counted too
+    if listed:
+        assert f"{listed} warning(s), each with a next step." in text
+
+
+def test_an_alternative_not_compared_counts_as_a_warning_in_the_summary(tmp_path):
+    from data.report.synth_campaign import LaunchSpec, write_campaign
+
+    folder = write_campaign(tmp_path / "c", {"a": LaunchSpec(sizes=(8,)), "b": LaunchSpec(sizes=(8,))},
+                            launches=2)
+    result = analysis.analyze(analysis.load_campaign(folder, cache=False, store=False))
+    text, _ = build_report(result, None, comparison_problem="too few launches")
+    assert f"result rows; {len(result.warnings) + 1} warning(s)" in text
+    assert text.count('class="warning"') == len(result.warnings) + 1
+
+
+def test_the_comparisons_own_warnings_count_in_the_summary(reports):
+    result = reports["two_alternatives"][0]
+    comparison = analysis.compare(result, per_repetition=True)  # adds the per-repetition warning
+    extra = [w for w in comparison.warnings if w not in result.warnings]
+    assert extra
+    text, _ = build_report(result, comparison)
+    n = len(result.warnings) + len(extra)
+    assert f"result rows; {n} warning(s)" in text and f"{n} warning(s), each with a next step." in text

@@ -34,7 +34,7 @@ here is orchestration and the warnings.
 
 from mpimeter import SCHEMA_VERSION
 from mpimeter.analysis.comparison import (ALTERNATIVES, RATIO_CIS, Alternative, ComparisonResult, ComparisonRow,
-                                          OmnibusRow, RatioCI, compare)
+                                          OmnibusRow, RatioCI, compare, ratio_estimator_text)
 from mpimeter.analysis.gating import GateResult, GateRow, gate
 from mpimeter.analysis.loading import AnalysisError, Campaign, LaunchInfo, load_campaign, load_campaigns
 from mpimeter.analysis.pipeline import CLOCKS, OUTLIERS, Clock, Outlier, analyze
@@ -49,7 +49,7 @@ __all__ = [
     "Outlier", "OUTLIERS", "Clock", "CLOCKS",
     # compare and gate
     "compare", "ComparisonResult", "ComparisonRow", "OmnibusRow", "Alternative", "ALTERNATIVES",
-    "RatioCI", "RATIO_CIS", "gate", "GateResult", "GateRow",
+    "RatioCI", "RATIO_CIS", "ratio_estimator_text", "gate", "GateResult", "GateRow",
     # errors and warnings
     "AnalysisError", "InputError", "AnalysisWarning",
     # the schema_version written by AnalysisResult.to_dict()

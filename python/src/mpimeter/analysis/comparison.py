@@ -16,6 +16,7 @@ from mpimeter.analysis.diagnostics import dedupe
 from mpimeter.analysis.groups import check_launches, groups_of, keys_text
 from mpimeter.analysis.loading import AnalysisError
 from mpimeter.analysis.results import AnalysisResult
+from mpimeter.analysis.settings import alternative_settings, settings_warning
 from mpimeter.io.errors import AnalysisWarning
 from mpimeter.stats import compare as _cmp
 from mpimeter.stats import hypothesis as _hyp
@@ -24,14 +25,17 @@ Alternative = Literal["two-sided", "less", "greater"]
 RatioCI = Literal["hodges-lehmann", "bootstrap"]
 ALTERNATIVES: tuple[str, ...] = get_args(Alternative)
 RATIO_CIS: tuple[str, ...] = get_args(RatioCI)
+COMPARED_SETTINGS = ("np", "procsync", "clocksync", "raw")
 
 
 @dataclass(frozen=True)
 class ComparisonRow:
     """One (op, size) compared between groups ``a`` and ``b`` (Hunold & Carpen-Amarie §5.2).
 
-    ``ratio`` = median_b / median_a (> 1: b is slower), with an interval from
-    ``ratio_ci_method`` (``hodges-lehmann`` on log medians, or ``bootstrap``); ``p_value`` of the
+    ``ratio`` estimates b / a (> 1: b is slower) with the estimator of its interval, so the point
+    always lies in the interval: ``ratio_ci_method`` ``hodges-lehmann`` gives the Hodges–Lehmann
+    ratio (median of all pairwise ratios b_j / a_i, the estimator that goes with the rank-sum test;
+    not median_b / median_a), ``bootstrap`` the ratio of medians median_b / median_a; ``p_value`` of the
     Wilcoxon rank-sum test on per-launch medians (on repetitions with ``per_repetition``),
     ``p_adjusted`` after the correction across all rows; ``stars`` from ``p_adjusted``."""
 
@@ -123,6 +127,12 @@ def compare(
                             f"{', '.join(g.name for g in groups) or 'none'}")
     warnings: list[AnalysisWarning] = []
     check_launches(groups, per_repetition)
+    # Comparing two libraries is the point; comparing different np or sync methods is usually a mistake.
+    warnings += settings_warning(
+        [(g.name, alternative_settings(g.result.campaign, g.alternative)) for g in groups],
+        COMPARED_SETTINGS, "the compared campaigns were run with different settings: they",
+        "compare campaigns run with the same np, procsync, clocksync and raw mode unless that difference is "
+        "what you study")
     if per_repetition:
         warnings.append(AnalysisWarning(
             "per-repetition", "comparing repetitions pooled over launches: the launch effect is ignored, so "
@@ -142,7 +152,7 @@ def compare(
                                       ratio_ci=ratio_ci, seed=seed)
                 rows.append(ComparisonRow(
                     op, size, ga.name, gb.name, ga.launches(op, size), gb.launches(op, size), pc.median_a,
-                    pc.median_b, pc.ratio, pc.ratio_ci.low, pc.ratio_ci.high, pc.ratio_ci.method, pc.statistic,
+                    pc.median_b, pc.ratio_ci.estimate, pc.ratio_ci.low, pc.ratio_ci.high, pc.ratio_ci.method, pc.statistic,
                     pc.p_value, math.nan, "", False))
     adj = _hyp.holm(np.array([r.p_value for r in rows]))
     rows = [replace(r, p_adjusted=float(p), stars=_hyp.stars(float(p)), significant=bool(p <= alpha))
@@ -165,6 +175,18 @@ def compare(
     test = "wilcoxon-rank-sum on " + ("repetitions pooled over launches" if per_repetition else "per-launch medians")
     return ComparisonResult(tuple(g.name for g in groups), alternative, test, "holm", confidence, tuple(rows),
                             tuple(omnibus), dedupe(warnings))
+
+
+RATIO_ESTIMATORS = {
+    "hodges-lehmann": "Hodges–Lehmann estimate of b/a (median of all pairwise ratios, not median b / median a) "
+                      "with its distribution-free interval",
+    "bootstrap": "ratio of medians b/a with a percentile bootstrap interval",
+}
+
+
+def ratio_estimator_text(method: str) -> str:
+    """What the ``ratio`` column and its interval are, for a footer."""
+    return RATIO_ESTIMATORS.get(method.split(" (")[0], method) + (" (subsampled)" if "subsampled" in method else "")
 
 
 

@@ -18,6 +18,8 @@ from pathlib import Path
 
 import pandas as pd
 
+from mpimeter.analysis.settings import alternative_settings, differing_settings
+
 MEDIAN_COLUMNS = ["alternative", "launch", "op", "size", "median_ns"]
 
 
@@ -37,12 +39,49 @@ class SpreadRow:
                 "normalized": list(self.normalized), "spread": self.spread}
 
 
+@dataclass(frozen=True)
+class Trial:
+    folder: Path
+    medians: pd.DataFrame  # MEDIAN_COLUMNS
+    source: str  # which implementation computed the medians
+    settings: dict[str, str]  # the launches' measurement settings (meta.json config, np)
+
+
 def per_launch_medians(campaign_dir: Path) -> tuple[pd.DataFrame, str]:
     """One row per (alternative, launch, op, size) with the launch's median run time, and which
     implementation computed it."""
+    trial = load_trial(campaign_dir)
+    return trial.medians, trial.source
+
+
+def load_trial(campaign_dir: Path) -> Trial:
+    """A trial's per-launch medians and the settings its launches were run with."""
+    from mpimeter import analysis
+
     campaign_dir = Path(campaign_dir)
-    name = single_alternative_name(campaign_dir)
-    return _medians_from_analysis(campaign_dir, name), "mpimeter.analysis"
+    campaign = analysis.load_campaign(campaign_dir, name=single_alternative_name(campaign_dir), store=False)
+    result = analysis.analyze(campaign)
+    rows = [(s.alternative, s.launch, s.op, s.size, s.median_ns)
+            for row in result.rows for s in row.per_launch]
+    return Trial(campaign_dir, pd.DataFrame(rows, columns=MEDIAN_COLUMNS), "mpimeter.analysis",
+                 alternative_settings(campaign, every=True))
+
+
+def same_folders(folders: list[Path]) -> list[Path]:
+    """The folders given more than once (the same folder under any spelling)."""
+    seen: dict[Path, Path] = {}
+    twice = []
+    for f in folders:
+        key = Path(f).resolve()
+        if key in seen and seen[key] not in twice:
+            twice.append(seen[key])
+        seen.setdefault(key, Path(f))
+    return twice
+
+
+def settings_differences(trials: list[Trial]) -> list[str]:
+    """'nrep (trial-00: 50, trial-01: 100)' for every setting the trials were not run with alike."""
+    return differing_settings([(str(t.folder), t.settings) for t in trials])
 
 
 def single_alternative_name(campaign_dir: Path) -> str:
@@ -55,15 +94,6 @@ def single_alternative_name(campaign_dir: Path) -> str:
     except (OSError, ValueError, KeyError, TypeError, IndexError):
         pass
     return "-"
-
-
-def _medians_from_analysis(campaign_dir: Path, name: str) -> pd.DataFrame:
-    from mpimeter import analysis
-
-    result = analysis.analyze(analysis.load_campaign(campaign_dir, name=name, store=False))
-    rows = [(s.alternative, s.launch, s.op, s.size, s.median_ns)
-            for row in result.rows for s in row.per_launch]
-    return pd.DataFrame(rows, columns=MEDIAN_COLUMNS)
 
 
 def spread_table(trial_medians: list[pd.DataFrame]) -> list[SpreadRow]:

@@ -14,6 +14,7 @@ import json
 import math
 import shutil
 import sys
+from collections import Counter
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -255,6 +256,19 @@ def print_analysis(res: analysis.AnalysisResult, *, per_launch: bool, title: str
     print_warnings(con, res.warnings)
 
 
+def no_data_message(paths: Sequence[str], res: analysis.AnalysisResult) -> str:
+    """Why an analysis has no row: how many launches, in which status, finished no test."""
+    launches = res.campaign.launches
+    statuses = Counter(li.status for li in launches)
+    finished = sum(1 for li in launches if li.finished_tests)
+    status_text = ", ".join(f"{n} {status}" for status, n in sorted(statuses.items()))
+    why = (f"none of its {len(launches)} launch(es) ({status_text}) finished a test"
+           if not finished else f"{finished} launch(es) finished tests but no repetition was usable (all invalid)")
+    hint = ("; no launch is complete: each one's reason is in campaign.json and logs/, and "
+            "mpimeter run --resume re-runs them") if "complete" not in statuses else ""
+    return f"{' '.join(paths)}: no data to analyze: {why}{hint}"
+
+
 @click.command("analyze")
 @click.argument("paths", nargs=-1, required=True, type=click.Path())
 @analysis_options
@@ -265,11 +279,14 @@ def command(paths: tuple[str, ...], fmt: str, per_launch: bool, **kw: Any) -> No
     Per launch: invalid repetitions dropped, outliers filtered, median and mean; across
     launches (the unit of replication): the median of per-launch medians with its confidence
     interval, the mean with a t interval, and the launch-to-launch spread. Several PATHS are
-    analyzed together as alternatives. Exit 2 on bad input.
+    analyzed together as alternatives. Exit 2 on bad input, and when no launch finished a test
+    (nothing to analyze: the message says what the launches' status was).
     """
 
     def body() -> int:
         res = analyze_together(paths, kw)
+        if not res.rows:
+            raise analysis.AnalysisError(no_data_message(paths, res))
         if fmt == "json":
             write_json(dict(res.to_dict(), paths=list(paths)))
         elif fmt == "csv":

@@ -43,7 +43,7 @@ def print_comparison(res: analysis.ComparisonResult) -> None:
     con.print(f"test: {res.test}, alternative hypothesis: {res.alternative} "
               f"({_READING[res.alternative].format(a=a, b=b)}); correction: {res.correction} over "
               f"{len(res.rows)} rows; stars on the corrected p: * ≤ .05, ** ≤ .01, *** ≤ .001; "
-              f"ratio interval: {res.rows[0].ratio_ci_method if res.rows else '–'}")
+              f"ratio: {analysis.ratio_estimator_text(res.rows[0].ratio_ci_method) if res.rows else '–'}")
     print_warnings(con, res.warnings)
 
 
@@ -55,14 +55,16 @@ def print_comparison(res: analysis.ComparisonResult) -> None:
 @click.option("--per-repetition", is_flag=True,
               help="Compare repetitions pooled over launches (allows < 3 launches; ignores the launch effect).")
 @click.option("--ratio-ci", type=click.Choice(analysis.RATIO_CIS), default="hodges-lehmann",
-              show_default=True, help="Interval of the ratio of medians.")
+              show_default=True, help="Estimator of the ratio b/a and its interval: hodges-lehmann (median of pairwise ratios) or "
+                   "bootstrap (ratio of medians, percentile bootstrap).")
 @alpha_option
 def command(paths: tuple[str, ...], fmt: str, alternative: str, per_repetition: bool, ratio_ci: str,
             alpha: float, **kw: Any) -> None:
     """Compare campaigns: PATHS are two or more campaign folders, or one folder of alternatives.
 
     For each (op, size) in both: the Wilcoxon rank-sum test on per-launch medians, p-values
-    Holm-corrected across all rows, stars, and the ratio of medians (b / a) with its interval.
+    Holm-corrected across all rows, stars, and the ratio b / a with its interval (both from the
+    --ratio-ci estimator: Hodges–Lehmann by default, so the ratio is not median b / median a).
     More than two groups: Kruskal–Wallis per row, then every pair. Needs ≥ 3 launches per side
     unless --per-repetition. Exit 2 on bad input.
     """

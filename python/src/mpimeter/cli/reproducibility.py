@@ -64,6 +64,10 @@ def command(ctx: click.Context, campaigns, trials, out, fmt, np, launches, mpi, 
         for folder in campaigns:
             if not folder.is_dir():
                 fail(COMMAND, f"{folder}: no such folder")
+        twice = rp.same_folders(list(campaigns))
+        if twice:
+            fail(COMMAND, f"{twice[0]}: given more than once; the spread compares different trials, "
+                          "give each trial folder once")
         folders = list(campaigns)
     else:
         if trials < 2:
@@ -76,21 +80,26 @@ def command(ctx: click.Context, campaigns, trials, out, fmt, np, launches, mpi, 
                               variants=variants, launcher=launcher, bench_dir=bench_dir,
                               seed=seed, launch_timeout=launch_timeout,
                               bench_values=bench_values, bench_extra=bench_extra))
-    medians = []
-    source = ""
+    loaded = []
     for folder in folders:
         try:
-            table, source = rp.per_launch_medians(folder)
+            trial = rp.load_trial(folder)
         except (analysis.InputError, analysis.AnalysisError) as exc:
             fail(COMMAND, str(exc))
-        if table.empty:
+        if trial.medians.empty:
             fail(COMMAND, f"{folder}: no complete launch with results")
-        medians.append(table)
-    rows = rp.spread_table(medians)
+        loaded.append(trial)
+    source = loaded[0].source
+    rows = rp.spread_table([t.medians for t in loaded])
+    differences = rp.settings_differences(loaded)
+    if differences:
+        # Trials of different methods measure the settings, not reproducibility: say so, on stderr.
+        click.echo(f"mpimeter {COMMAND}: warning: the trials were run with different settings, so the "
+                   f"spread is not the reproducibility of one method: {'; '.join(differences)}", err=True)
     if not rows:
         fail(COMMAND, "no (alternative, op, size) is present in every trial")
     result = {"trials": [str(f) for f in folders], "per_launch_medians_from": source,
-              "rows": [r.to_dict() for r in rows]}
+              "settings_differ": differences, "rows": [r.to_dict() for r in rows]}
     if trials is not None:
         (out / RESULT_FILE).write_text(json.dumps(result, indent=1) + "\n")
     _print(rows, fmt, result, source)

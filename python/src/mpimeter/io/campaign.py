@@ -27,6 +27,7 @@ class Layout:
     kind: str  # "launch" | "campaign" | "alternatives"
     alternatives: tuple[tuple[str, tuple[Path, ...]], ...]  # (name, launch folders)
     skipped: tuple[Path, ...]  # launch folders without meta.json
+    skipped_folders: tuple[tuple[Path, str], ...] = ()  # sub-folders not read, with the reason
 
 
 @dataclass(frozen=True)
@@ -106,7 +107,26 @@ def discover(path: str | Path, campaign_json: dict[str, Any] | None = None) -> L
             alts.append((n, tuple(found)))
     if not alts:
         raise InputError(root, "holds alternatives but no launch folder with a meta.json")
-    return Layout(root, "alternatives", tuple(alts), tuple(skipped_all))
+    others = sorted(p for p in root.iterdir() if p.is_dir() and not p.name.startswith(".") and p.name not in subs)
+    not_read = tuple((p, why) for p in others if (why := _why_not_an_alternative(p)))
+    return Layout(root, "alternatives", tuple(alts), tuple(skipped_all), not_read)
+
+
+def _why_not_an_alternative(folder: Path) -> str:
+    """Why a sub-folder that looks like benchmark data is not read as an alternative ("" when it
+    does not look like benchmark data, e.g. logs/)."""
+    try:
+        inner = [p for p in folder.iterdir() if p.is_dir()]
+    except OSError:
+        return ""
+    if any((p / "launches").is_dir() for p in inner):
+        return ("it is itself a folder of alternatives (or of campaigns); only sub-folders with launches/ are read "
+                "as alternatives")
+    if (folder / "campaign.json").exists():
+        return "it has a campaign.json but no launches/"
+    if (folder / "meta.json").exists():
+        return "it is a launch folder, not a campaign (no launches/)"
+    return ""
 
 
 def _index(folder: Path, position: int) -> int:
@@ -123,6 +143,11 @@ def load(path: str | Path, *, name: str | None = None, cache: bool = True) -> Lo
                         "a pending or crashed-at-start launch; re-run it", str(p))
         for p in layout.skipped
     ]
+    warnings += [
+        AnalysisWarning("folder-skipped", f"{p.name} was not read: {why}",
+                        f"analyze it on its own: mpimeter analyze {p}", str(p))
+        for p, why in layout.skipped_folders
+    ]
     launches = []
     for alt, folders in layout.alternatives:
         alt_name = name if name is not None and len(layout.alternatives) == 1 else alt
@@ -131,7 +156,8 @@ def load(path: str | Path, *, name: str | None = None, cache: bool = True) -> Lo
             warnings += data.warnings
             launches.append(LoadedLaunch(alt_name, _index(folder, pos), data))
     if name is not None and len(layout.alternatives) == 1:
-        layout = Layout(layout.root, layout.kind, ((name, layout.alternatives[0][1]),), layout.skipped)
+        layout = Layout(layout.root, layout.kind, ((name, layout.alternatives[0][1]),), layout.skipped,
+                        layout.skipped_folders)
     return LoadedCampaign(layout, tuple(launches), cj, tuple(warnings))
 
 

@@ -157,7 +157,7 @@ def _summary(result, comparison, problem, ops) -> str:
     table = h.table(("alternative", "launches", "ranks", "MPI library", "operations", "tests",
                      "repetitions"), rows, numeric=(False, True, False, False, True, True, True))
     text = (f"{len(result.alternatives)} alternative(s), {len(ops)} operation(s), "
-            f"{len(result.rows)} result rows; {len(result.warnings)} warning(s). "
+            f"{len(result.rows)} result rows; {_warning_count(result, comparison, problem)} warning(s). "
             "Every number below comes with its interval; the fingerprints show every repetition.")
     if comparison is not None:
         significant = sum(1 for c in comparison.rows if c.significant)
@@ -168,12 +168,26 @@ def _summary(result, comparison, problem, ops) -> str:
     return h.tag("p", h.esc(text)) + table
 
 
-def _warnings(result, comparison, problem) -> str:
+def _all_warnings(result, comparison) -> list:
     warnings = list(result.warnings)
     if comparison is not None:
         warnings += [w for w in comparison.warnings if w not in warnings]
+    return warnings
+
+
+def _not_compared(result, problem) -> bool:
+    return bool(problem) and len(result.alternatives) > 1
+
+
+def _warning_count(result, comparison, problem) -> int:
+    """What the Warnings section lists, so that the Summary says the same number."""
+    return len(_all_warnings(result, comparison)) + _not_compared(result, problem)
+
+
+def _warnings(result, comparison, problem) -> str:
+    warnings = _all_warnings(result, comparison)
     items = []
-    if problem and len(result.alternatives) > 1:
+    if _not_compared(result, problem):
         items.append(h.tag("div", h.tag("span", "comparison", class_="code") + " " +
                            h.tag("div", h.esc(f"The alternatives were not compared: {problem}")),
                            class_="warning"))

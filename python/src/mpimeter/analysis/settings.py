@@ -1,0 +1,80 @@
+"""The measurement settings of a campaign's launches (meta.json ``config`` and ``nprocs``), so
+that comparing campaigns run differently is said, not silently done."""
+
+from __future__ import annotations
+
+import json
+
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any
+
+from mpimeter.analysis.loading import Campaign
+from mpimeter.io.errors import AnalysisWarning
+
+# name shown -> key in meta.json "config" (np is meta.json "nprocs")
+_CONFIG_KEYS = {"nrep": "nrep", "warmup": "warmup", "procsync": "procsync", "clocksync": "clocksync",
+                "ops": "ops", "sizes": "sizes", "raw": "raw"}
+SETTING_NAMES: tuple[str, ...] = ("np", *_CONFIG_KEYS)
+# config keys that differ between launches of one method by design
+_PER_LAUNCH_KEYS = frozenset({"out", "seed", "force"})
+
+
+def _text(value: Any) -> str:
+    if isinstance(value, (list, tuple)):
+        return ",".join(str(v) for v in value)
+    return str(value)
+
+
+def launch_settings(meta: Mapping[str, Any], *, every: bool = False) -> dict[str, str]:
+    """The settings one launch's meta.json records (``every``: all of its config but the
+    per-launch out, seed and force); a setting it does not record is left out."""
+    out: dict[str, str] = {}
+    if meta.get("nprocs") is not None:
+        out["np"] = _text(meta["nprocs"])
+    config = meta.get("config")
+    if isinstance(config, Mapping):
+        keys = ({k: k for k in config if k not in _PER_LAUNCH_KEYS} if every else _CONFIG_KEYS)
+        for name, key in keys.items():
+            if config.get(key) is not None:
+                out[name] = _text(config[key]) if not isinstance(config[key], Mapping) else \
+                    json.dumps(config[key], sort_keys=True)
+    return out
+
+
+def alternative_settings(campaign: Campaign, alternative: str | None = None, *,
+                         every: bool = False) -> dict[str, str]:
+    """The settings of one alternative's launches (all launches when None); launches that
+    disagree give "x | y"."""
+    values: dict[str, list[str]] = {}
+    launches = campaign.launches if alternative is None else campaign.launches_of(alternative)
+    for li in launches:
+        for name, value in launch_settings(li.meta, every=every).items():
+            if value not in values.setdefault(name, []):
+                values[name].append(value)
+    return {name: " | ".join(v) for name, v in values.items()}
+
+
+def differing_settings(named: Sequence[tuple[str, Mapping[str, str]]],
+                       names: Iterable[str] | None = None) -> list[str]:
+    """'np (a: 2, b: 4)' for each setting (of ``names``; None: every one) known for every one of
+    ``named`` and not the same."""
+    if names is None:
+        names = [n for n in SETTING_NAMES if any(n in s for _, s in named)]
+        names += sorted({n for _, s in named for n in s} - set(names))
+    out = []
+    for name in names:
+        values = [(who, s.get(name)) for who, s in named]
+        if any(v is None for _, v in values) or len({v for _, v in values}) < 2:
+            continue
+        out.append(f"{name} ({', '.join(f'{who}: {v}' for who, v in values)})")
+    return out
+
+
+def settings_warning(named: Sequence[tuple[str, Mapping[str, str]]], names: Iterable[str] | None, what: str,
+                     hint: str) -> list[AnalysisWarning]:
+    """One ``different-settings`` warning naming the differing settings, or none."""
+    diff = differing_settings(named, names)
+    if not diff:
+        return []
+    return [AnalysisWarning("different-settings", f"{what} differ in {'; '.join(diff)}", hint,
+                            ", ".join(who for who, _ in named))]
