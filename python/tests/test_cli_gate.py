@@ -26,6 +26,7 @@ def test_regression_exits_1_and_lists_the_rows(campaigns):
     r = run(campaigns / "base", campaigns / "slow", "--max-slowdown", "5%")
     assert r.exit_code == 1, r.output
     assert r.stdout.count("REGRESSION") == 4 and "regressions" in r.stdout
+    assert "ratio: Hodges–Lehmann" in " ".join(r.stdout.split())  # which estimator the ratio is
 
 
 def test_no_regression_exits_0(campaigns):

@@ -50,7 +50,8 @@ def print_gate(res: analysis.GateResult, baseline: str, candidate: str) -> None:
                   fmt_p(r.p_adjusted), r.stars, Text("REGRESSION", style="red") if r.regression else "")
     con.print(t)
     con.print(f"test: one-sided Wilcoxon rank-sum of candidate per-launch medians against baseline medians × "
-              f"{1 + res.max_slowdown:g}, Holm over {len(res.rows)} rows, α = {res.alpha}")
+              f"{1 + res.max_slowdown:g}, Holm over {len(res.rows)} rows, α = {res.alpha}; ratio: Hodges–Lehmann "
+              "estimate of candidate / baseline (median of all pairwise ratios) with its interval")
     print_warnings(con, res.warnings)
 
 
