@@ -59,16 +59,24 @@ static void mm__warn(mm__launch_state *st, const char *fmt, const char *arg) {
     st->nwarnings++;
 }
 
+/* The text of a launch warning that is rewritten as a launch goes on (*index: its slot, -1
+ * until it has one), or NULL when every slot is taken. */
+static char *mm__rewritable_warning(mm__launch_state *st, int *index) {
+    if (*index < 0) {
+        if (st->nwarnings >= MM__MAX_WARNINGS) return NULL;
+        *index = st->nwarnings++;
+        st->warnings[*index] = st->warning_text[*index];
+    }
+    return st->warning_text[*index];
+}
+
 /* Rank 0: a test that the roundtime/harmonize time budget ended before --nrep gets counted in
  * one launch warning (rewritten as more such tests come), so that nothing reads the launch as
  * having measured what was asked. */
 static void mm__note_budget_ended(mm__launch_state *st, const mm_test *t) {
     if (st->rank != 0 || !t->ended_by_budget) return;
-    if (st->budget_warning < 0) {
-        if (st->nwarnings >= MM__MAX_WARNINGS) return;
-        st->budget_warning = st->nwarnings++;
-        st->warnings[st->budget_warning] = st->warning_text[st->budget_warning];
-    }
+    char *text = mm__rewritable_warning(st, &st->budget_warning);
+    if (!text) return;
     st->nbudget_ended++;
     size_t used = strlen(st->budget_tests);
     char item[96];
@@ -79,7 +87,7 @@ static void mm__note_budget_ended(mm__launch_state *st, const mm_test *t) {
         snprintf(st->budget_tests + used, sizeof st->budget_tests - used, "%s", item);
     else if (!cut)
         snprintf(st->budget_tests + used, sizeof st->budget_tests - used, ", ...");
-    snprintf(st->warning_text[st->budget_warning], sizeof st->warning_text[0],
+    snprintf(text, sizeof st->warning_text[0],
              "%d test(s) ended by the time budget (--roundtime-budget-s %g per test) before "
              "--nrep %d repetitions: %s; they rest on fewer repetitions than asked: raise "
              "--roundtime-budget-s or lower --nrep",
@@ -93,13 +101,10 @@ static void mm__note_budget_ended(mm__launch_state *st, const mm_test *t) {
 static void mm__note_overwrite_beyond_window(mm__launch_state *st) {
     int64_t took_ns = st->ps.between_reps_over_window_ns;
     if (st->rank != 0 || took_ns <= st->overwrite_over_window_ns) return;
-    if (st->overwrite_warning < 0) {
-        if (st->nwarnings >= MM__MAX_WARNINGS) return;
-        st->overwrite_warning = st->nwarnings++;
-        st->warnings[st->overwrite_warning] = st->warning_text[st->overwrite_warning];
-    }
+    char *text = mm__rewritable_warning(st, &st->overwrite_warning);
+    if (!text) return;
     st->overwrite_over_window_ns = took_ns;
-    snprintf(st->warning_text[st->overwrite_warning], sizeof st->warning_text[0],
+    snprintf(text, sizeof st->warning_text[0],
              "the --cold-cache overwrite of %" PRId64 " bytes after each repetition takes up to "
              "%.1f us, longer than --window-us %g: most repetitions start late (invalid); raise "
              "--window-us above it or use --window-us auto (its pilot leaves room for the "

@@ -39,8 +39,11 @@ class BenchOption:
     kind: str  # "int" | "float" | "float-or-auto" | "str" | "choice"
     help: str
     choices: tuple[str, ...] = ()
+    # the bounds of c/src/config/config.c, checked here first so that a bad value gets one line
+    # before any mpirun starts (`mpimeter run`, `mpimeter sync-check`)
     minimum: float | None = None
     above: float | None = None  # exclusive lower bound
+    maximum: float | None = None
 
     @property
     def dest(self) -> str:
@@ -66,16 +69,20 @@ BENCH_OPTIONS: tuple[BenchOption, ...] = (
                 choices=("full", "reduced")),
     BenchOption("--resync-s", "float", "clock re-sync period in seconds", minimum=0.0),
     BenchOption("--virtual-base", "str", "timer wrapped by --timer virtual"),
-    BenchOption("--virtual-offset-s", "float", "virtual timer: offsets drawn in +-X s", minimum=0.0),
-    BenchOption("--virtual-skew-ppm", "float", "virtual timer: skews of +-Y ppm", minimum=0.0),
-    BenchOption("--nfit", "int", "clock sync: fit points per edge", minimum=1),
-    BenchOption("--pingpongs", "int", "clock sync: max round trips per offset", minimum=1),
+    BenchOption("--virtual-offset-s", "float", "virtual timer: offsets drawn in +-X s", minimum=0.0,
+                maximum=1e6),
+    BenchOption("--virtual-skew-ppm", "float", "virtual timer: skews of +-Y ppm", minimum=0.0,
+                maximum=1e5),
+    BenchOption("--nfit", "int", "clock sync: fit points per edge", minimum=1,
+                maximum=1_000_000),
+    BenchOption("--pingpongs", "int", "clock sync: max round trips per offset", minimum=1,
+                maximum=10_000_000),
     BenchOption("--n-nonimproving", "int", "clock sync: stop after N non-improving round trips",
                 minimum=1),
     BenchOption("--min-rounds", "int", "clock sync (skampi): rounds before the early stop",
                 minimum=1),
     BenchOption("--fit-span-s", "float", "clock sync: spread the fit points over S seconds",
-                minimum=0.0),
+                above=0.0, maximum=3600.0),
     BenchOption("--roundtime-budget-s", "float", "roundtime/harmonize: time budget per test",
                 minimum=0.0),
     BenchOption("--bcast-factor", "float", "roundtime: start = now + K x broadcast time",
@@ -109,6 +116,33 @@ def parse_sizes(text: str) -> list[int]:
     return sizes
 
 
+def option(flag: str) -> BenchOption:
+    return next(opt for opt in BENCH_OPTIONS if opt.flag == flag)
+
+
+def _plain(x: float) -> str:
+    """1000000 rather than 1e+06: bounds as a user would type them."""
+    return str(int(x)) if float(x).is_integer() else f"{x:g}"
+
+
+def check_number(opt: BenchOption, value: float | int | str) -> None:
+    """A numeric option against its bounds (finite, minimum or above, maximum). PlanError."""
+    if opt.kind not in ("int", "float", "float-or-auto") or (opt.kind == "float-or-auto" and value == "auto"):
+        return
+    number = float(value)
+    bounds = [f"≥ {_plain(opt.minimum)}"] if opt.minimum is not None else []
+    bounds += [f"> {_plain(opt.above)}"] if opt.above is not None else []
+    bounds += [f"≤ {_plain(opt.maximum)}"] if opt.maximum is not None else []
+    allowed = " and ".join(bounds) + (" or auto" if opt.kind == "float-or-auto" else "")
+    fine = (math.isfinite(number)
+            and (opt.minimum is None or number >= opt.minimum)
+            and (opt.above is None or number > opt.above)
+            and (opt.maximum is None or number <= opt.maximum))
+    if not fine:
+        shown = format(value, "g") if isinstance(value, float) else value
+        raise PlanError(f"{opt.flag} {shown}: must be {allowed or 'a finite number'}")
+
+
 def check_bench_args(values: dict[str, object], np: int, known_ops: list[str] | None,
                      known_names: dict[str, set[str]] | None = None) -> None:
     """Validates the options we can check without MPI. Raises PlanError with a clear message.
@@ -124,16 +158,8 @@ def check_bench_args(values: dict[str, object], np: int, known_ops: list[str] | 
                             f"{', '.join(sorted(accepted))}")
     for opt in BENCH_OPTIONS:
         value = values.get(opt.dest)
-        if value is None or (opt.kind == "float-or-auto" and value == "auto"):
-            continue
-        if opt.kind in ("float", "float-or-auto") and not math.isfinite(float(value)):  # type: ignore[arg-type]
-            raise PlanError(f"{opt.flag} {value:g}: must be a finite number")
-        shown = format(value, "g") if isinstance(value, float) else value
-        if opt.minimum is not None and float(value) < opt.minimum:  # type: ignore[arg-type]
-            raise PlanError(f"{opt.flag} {shown}: must be at least {opt.minimum:g}")
-        if opt.above is not None and float(value) <= opt.above:  # type: ignore[arg-type]
-            extra = " or auto" if opt.kind == "float-or-auto" else ""
-            raise PlanError(f"{opt.flag} {shown}: must be above {opt.above:g}{extra}")
+        if value is not None:
+            check_number(opt, value)  # type: ignore[arg-type]
     ops = [o.strip() for o in str(values.get("ops") or DEFAULT_OPS).split(",")]
     if any(not o for o in ops):
         raise PlanError(f"--ops {values.get('ops')!r}: empty operation name")

@@ -19,6 +19,7 @@ from rich.console import Console
 from rich.table import Table
 
 from mpimeter.campaign import launcher as launch
+from mpimeter.campaign import benchopts
 from mpimeter.campaign.benchopts import bench_help, help_lists
 from mpimeter.campaign.plan import PlanError
 from mpimeter.cli.analyze import fail
@@ -31,14 +32,6 @@ MAX_ALGORITHMS = 16   # MM_MAX_ALGS
 MAX_CHECKS = 32       # MM_MAX_CHECKS
 MAX_CHECK_AT_S = 3600.0
 MAX_SEED = 2**64 - 1  # an unsigned 64-bit integer
-# option -> (low, high, low is allowed); all inclusive of high
-NUMBER_RANGES = {
-    "--virtual-offset-s": (0.0, 1e6, True),
-    "--virtual-skew-ppm": (0.0, 1e5, True),
-    "--nfit": (1, 1_000_000, True),
-    "--pingpongs": (1, 10_000_000, True),
-    "--fit-span-s": (0.0, 3600.0, False),
-}
 VIRTUAL_ONLY = ("--virtual-offset-s", "--virtual-skew-ppm", "--seed")
 
 
@@ -47,15 +40,11 @@ def _fail(message: str) -> None:
 
 
 def _in_range(flag: str, value: float) -> None:
-    low, high, low_ok = NUMBER_RANGES[flag]
-    if not (math.isfinite(value) and (value >= low if low_ok else value > low) and value <= high):
-        bound = f"≥ {_plain(low)}" if low_ok else f"> {_plain(low)}"
-        _fail(f"{flag} {value:g}: must be {bound} and ≤ {_plain(high)}")
-
-
-def _plain(x: float) -> str:
-    """1000000 rather than 1e+06: the bounds as a user would type them."""
-    return str(int(x)) if float(x).is_integer() else f"{x:g}"
+    """The bounds `mpimeter run` checks too (one table: benchopts.BENCH_OPTIONS)."""
+    try:
+        benchopts.check_number(benchopts.option(flag), value)
+    except PlanError as exc:
+        _fail(str(exc))
 
 
 def parse_check_at(text: str) -> list[float]:
