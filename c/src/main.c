@@ -2,54 +2,100 @@
  * to the launch (or the sync check). No measurement logic lives here. */
 #include <mpi.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "mm_bench.h"
 #include "mm_clocksync.h"
 #include "mm_config.h"
+#include "mm_mpi.h"
 #include "mm_ops.h"
 #include "mm_output.h"
 
-/* --help, --list-ops and --version work without mpirun and without MPI_Init. */
-static int mm__early_mode(int argc, char **argv) {
-    for (int i = 1; i < argc; i++) {
-        if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
-            mm_config_print_help(stdout);
-            return 1;
-        }
-        if (strcmp(argv[i], "--list-ops") == 0) {
-            mm_ops_print_list(stdout);
-            return 1;
-        }
-        if (strcmp(argv[i], "--version") == 0) {
-            printf("mpimeter-bench %s (schema %d)\n", MM_TOOL_VERSION, MM_SCHEMA_VERSION);
-            return 1;
-        }
+/* Under a launcher every process runs main; what needs no MPI is printed by the first one only
+ * (the launchers' rank variables; a plain process is rank 0). */
+static int mm__launcher_rank(void) {
+    static const char *const vars[] = {"OMPI_COMM_WORLD_RANK", "PMI_RANK", "PMIX_RANK",
+                                       "SLURM_PROCID"};
+    for (size_t i = 0; i < sizeof vars / sizeof vars[0]; i++) {
+        const char *v = getenv(vars[i]);
+        if (v && *v) return atoi(v);
     }
     return 0;
 }
 
+/* --help, --list-ops, --version, --describe and --validate work without mpirun and without
+ * MPI_Init. Returns -1 when argv asks for none of them, else the exit code. */
+static int mm__without_mpi(int argc, char **argv) {
+    int validate = 0;
+    for (int i = 1; i < argc; i++) {
+        if (strcmp(argv[i], "--validate") == 0 || strncmp(argv[i], "--validate=", 11) == 0)
+            validate = 1;
+    }
+    int first = mm__launcher_rank() == 0;
+    static mm_config cfg; /* large: kept off the stack */
+    if (validate) {
+        /* every option checked as a launch of NP ranks would, without MPI */
+        char err[2048] = "";
+        int rc = mm_config_parse(&cfg, argc, argv, err, sizeof err);
+        if (first) {
+            if (rc != 0)
+                fprintf(stderr, "mpimeter-bench: %s\n", err);
+            else
+                mm_config_print_validated(stdout, &cfg);
+        }
+        return rc;
+    }
+    for (int i = 1; i < argc; i++) {
+        mm_mode mode = strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0 ? MM_MODE_HELP
+                       : strcmp(argv[i], "--list-ops") == 0                          ? MM_MODE_LIST_OPS
+                       : strcmp(argv[i], "--version") == 0                           ? MM_MODE_VERSION
+                       : strcmp(argv[i], "--describe") == 0                          ? MM_MODE_DESCRIBE
+                                                                                     : MM_MODE_BENCH;
+        if (mode == MM_MODE_BENCH) continue;
+        if (!first) return 0;
+        if (mode == MM_MODE_HELP) mm_config_print_help(stdout);
+        if (mode == MM_MODE_LIST_OPS) mm_ops_print_list(stdout);
+        if (mode == MM_MODE_VERSION)
+            printf("mpimeter-bench %s (meta.json schema %d, --describe version %d)\n", MM_TOOL_VERSION,
+                   MM_SCHEMA_VERSION, MM_DESCRIBE_VERSION);
+        if (mode == MM_MODE_DESCRIBE) mm_config_print_describe(stdout);
+        return 0;
+    }
+    return -1;
+}
+
 int main(int argc, char **argv) {
-    if (mm__early_mode(argc, argv)) return 0;
+    int early = mm__without_mpi(argc, argv);
+    if (early >= 0) return early;
     MPI_Init(&argc, &argv);
-    int rank, nprocs;
-    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-    MPI_Comm_size(MPI_COMM_WORLD, &nprocs);
+    /* errors come back to us: a failing call marks its test failed instead of aborting the job */
+    mm_mpi_error err;
+    mm_mpi_error_clear(&err);
+    MM_MPI(&err, mm_mpi_errors_return(MPI_COMM_WORLD));
+    int rank = 0, nprocs = 1;
+    MM_MPI(&err, MPI_Comm_rank(MPI_COMM_WORLD, &rank));
+    MM_MPI(&err, MPI_Comm_size(MPI_COMM_WORLD, &nprocs));
 
     static mm_config cfg; /* large: kept off the stack */
-    char err[2048] = "";
+    char msg[2048] = "";
     int rc = 0;
     if (rank == 0) {
-        rc = mm_config_parse(&cfg, argc, argv, err, sizeof err);
-        if (rc == 0) rc = mm_config_check_nprocs(&cfg, nprocs, err, sizeof err);
+        rc = mm_config_parse(&cfg, argc, argv, msg, sizeof msg);
+        if (rc == 0) rc = mm_config_check_nprocs(&cfg, nprocs, msg, sizeof msg);
     }
-    MPI_Bcast(&rc, 1, MPI_INT, 0, MPI_COMM_WORLD);
+    MM_MPI(&err, MPI_Bcast(&rc, 1, MPI_INT, 0, MPI_COMM_WORLD));
     if (rc != 0) {
-        if (rank == 0) fprintf(stderr, "mpimeter-bench: %s\n", err);
+        if (rank == 0) fprintf(stderr, "mpimeter-bench: %s\n", msg);
         MPI_Finalize();
         return 2;
     }
-    MPI_Bcast(&cfg, (int)sizeof cfg, MPI_BYTE, 0, MPI_COMM_WORLD);
+    MM_MPI(&err, MPI_Bcast(&cfg, (int)sizeof cfg, MPI_BYTE, 0, MPI_COMM_WORLD));
+    if (mm_mpi_failed(&err)) {
+        mm_mpi_error_format(&err, msg, sizeof msg);
+        fprintf(stderr, "mpimeter-bench: rank %d: MPI failed before the launch: %s\n", rank, msg);
+        MPI_Abort(MPI_COMM_WORLD, 1);
+    }
 
     int exit_code = cfg.mode == MM_MODE_SYNC_CHECK ? mm_sync_check_run(&cfg, MPI_COMM_WORLD)
                                                    : mm_launch_run(&cfg, MPI_COMM_WORLD);

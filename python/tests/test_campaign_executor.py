@@ -106,3 +106,16 @@ def test_sigint_stops_the_running_launch(tmp_path):
     assert (child.returncode, out.strip()) == (42, "interrupted")
     assert time.monotonic() - t0 < 5
     assert not alive(sleep_pid)
+
+
+def test_a_log_file_that_is_a_symbolic_link_is_not_followed(tmp_path):
+    victim = tmp_path / "victim"
+    victim.write_text("mine")
+    (tmp_path / "out.txt").symlink_to(victim)
+    try:
+        run(["sh", "-c", "echo overwritten"], tmp_path)
+    except OSError:
+        pass
+    else:
+        raise AssertionError("the launch ran with its log a symbolic link")
+    assert victim.read_text() == "mine"

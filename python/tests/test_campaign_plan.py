@@ -5,7 +5,7 @@ import re
 
 import pytest
 
-from mpimeter.campaign import benchopts, launcher, plan
+from mpimeter.campaign import benchopts, describe, launcher, plan
 from mpimeter.campaign.plan import PlanError
 
 
@@ -182,54 +182,54 @@ def test_bench_dir_from_environment(monkeypatch, tmp_path):
     assert (launcher.repo_root() / "python" / "src" / "mpimeter").is_dir()
 
 
-def test_parse_sizes():
-    assert benchopts.parse_sizes("8:65536:x8") == [8, 64, 512, 4096, 32768]
-    assert benchopts.parse_sizes("1,8:64:x2") == [1, 8, 16, 32, 64]
-    for bad in ("8:64", "8:64:*2", "a", "", "64:8:x2", "8:64:x1"):
-        with pytest.raises(PlanError, match="--sizes"):
-            benchopts.parse_sizes(bad)
+def _bench() -> str:
+    return str(launcher.bench_binary(launcher.default_bench_dir(), "openmpi"))
 
 
-def test_resolve_bench_args_fills_campaign_defaults_explicitly():
-    args = benchopts.resolve_bench_args({}, "hca3")
-    assert args == ["--ops", benchopts.DEFAULT_OPS, "--sizes", benchopts.DEFAULT_SIZES,
-                    "--nrep", "300", "--procsync", "window", "--clocksync", "hca3"]
-    args = benchopts.resolve_bench_args({"procsync": "barrier", "window_us": 50.0}, "hca3")
-    assert "--clocksync" not in args  # barrier needs no global clock: the bench's default
-    assert benchopts.arg_value(args, "--window-us") == "50"
+def test_resolve_writes_the_campaign_defaults_out_from_the_binary():
+    res = benchopts.resolve([_bench()], {}, [], 2)
+    desc = describe.describe(_bench())
+    defaults = {o.flag: o.default for o in desc.options if o.name in benchopts.WRITTEN_OUT}
+    args = res.args
+    for flag, default in defaults.items():  # written out, with the binary's own defaults
+        assert args[args.index(flag) + 1] == default
+    assert args[args.index("--clocksync") + 1] == "hca3"  # the binary's auto for a window
+    assert res.validated.config["nrep"] == 300 and res.validated.tests > 0
+    barrier = benchopts.resolve([_bench()], {"procsync": "barrier"}, [], 2)
+    assert barrier.args[barrier.args.index("--clocksync") + 1] == "none"
 
 
-def test_check_bench_args():
-    benchopts.check_bench_args({"ops": "bcast", "datatype": "double", "sizes": "8,16"}, 2,
-                               ["bcast", "allreduce"])
-    with pytest.raises(PlanError, match="unknown operation.*allredux"):
-        benchopts.check_bench_args({"ops": "allredux"}, 2, ["bcast", "allreduce"])
-    with pytest.raises(PlanError, match="not multiples of the double"):
-        benchopts.check_bench_args({"datatype": "double", "sizes": "8,12"}, 2, None)
-    with pytest.raises(PlanError, match="--nrep 0"):
-        benchopts.check_bench_args({"nrep": 0}, 2, None)
-    with pytest.raises(PlanError, match="--root 2: must be below --np 2"):
-        benchopts.check_bench_args({"root": 2}, 2, None)
+def test_resolve_refuses_in_the_binarys_words():
+    cases = [({"ops": "allredux"}, "--ops: unknown operation 'allredux'; allowed: allgather"),
+             ({"datatype": "double", "sizes": "8,12"}, "--sizes: size 12 is not a multiple of the datatype size"),
+             ({"nrep": "0"}, "--nrep: 0 is out of range; allowed: a whole number from 1 to 100000000"),
+             ({"root": "2", "ops": "bcast"}, "--root: 2 is not a rank of this launch; allowed: 0 to 1"),
+             ({"window_us": "0"}, "--window-us: 0 is out of range; allowed: a number above 0"),
+             ({"frobnicate": "1"}, "--frobnicate: mpimeter-bench")]
+    for values, message in cases:
+        with pytest.raises(PlanError) as err:
+            benchopts.resolve([_bench()], values, [], 2)
+        assert str(err.value).startswith(message), (values, str(err.value))
 
 
 def test_default_launch_timeout_grows_with_the_plan_and_has_a_floor():
-    small = benchopts.default_launch_timeout(["--ops", "bcast", "--sizes", "8", "--nrep", "10"], 2)
-    assert small == 300.0
-    default = benchopts.default_launch_timeout(benchopts.resolve_bench_args({}, "hca3"), 2, ncpus=2)
-    big = benchopts.default_launch_timeout(benchopts.resolve_bench_args({"nrep": 30000}, "x"), 2,
-                                           ncpus=2)
+    def timeout(values, np, ncpus=2):
+        return benchopts.default_launch_timeout(benchopts.resolve([_bench()], values, [], np).validated, np,
+                                                ncpus=ncpus)
+
+    assert timeout({"ops": "bcast", "sizes": "8", "nrep": "10"}, 2) == 300.0
+    default = timeout({}, 2)
+    big = timeout({"nrep": "30000"}, 2)
     assert big > 10 * default
-    over = benchopts.default_launch_timeout(benchopts.resolve_bench_args({"nrep": 30000}, "x"), 8,
-                                            ncpus=2)
-    assert over > 3.9 * big
+    assert timeout({"nrep": "30000"}, 8) > 3.9 * big
 
 
 def test_default_launch_timeout_leaves_room_for_the_cold_cache_overwrite():
     # 256 MiB overwritten after each of 310 × 24 repetitions: at least 2 ns per byte each
-    args = benchopts.resolve_bench_args({"cold_cache": 256 << 20}, "hca3")
-    plain = benchopts.default_launch_timeout(benchopts.resolve_bench_args({}, "hca3"), 2, ncpus=2)
-    cold = benchopts.default_launch_timeout(args, 2, ncpus=2)
-    assert cold - plain >= 10 * 24 * 310 * 2 * (256 << 20) * 1e-9 * 0.99
+    def timeout(values):
+        return benchopts.default_launch_timeout(benchopts.resolve([_bench()], values, [], 2).validated, 2, ncpus=2)
+
+    assert timeout({"cold_cache": str(256 << 20)}) - timeout({}) >= 10 * 24 * 310 * 2 * (256 << 20) * 1e-9 * 0.99
 
 
 @pytest.mark.parametrize("template, mpi, mpis, message", [

@@ -3,6 +3,7 @@ resume, never overwriting a launch folder, bad input."""
 
 import io
 import json
+import os
 from pathlib import Path
 
 import pytest
@@ -142,7 +143,7 @@ def test_ctrl_c_mid_launch_stops_and_leaves_campaign_json_consistent(tmp_path):
     assert disk["status"] == "interrupted"
     statuses = [x["status"] for x in disk["launches"]]
     assert statuses == ["complete", "complete", "incomplete", "pending", "pending", "pending"]
-    assert disk["launches"][2]["reason"] == "interrupted (Ctrl-C or SIGTERM)"
+    assert disk["launches"][2]["reason"] == "interrupted (Ctrl-C, SIGTERM or SIGHUP)"
     assert disk["launches"][2]["ended"] is not None
     assert disk["sessions"][-1]["outcome"] == "interrupted"
     assert not list(tmp_path.glob(".campaign.*.tmp"))
@@ -351,3 +352,47 @@ def test_rich_progress_ends_on_the_counts_of_campaign_json(tmp_path):
     assert run(state, tmp_path, fake, progress=progress).status == "interrupted"
     final = stream.getvalue().strip().splitlines()[-1]
     assert "2/6" in final and "failed 1, incomplete 1" in final
+
+
+# --- what a resume needs to stop a launch that outlived its runner --------------------------------
+
+def test_each_launch_is_marked_with_an_id_recorded_before_it_starts(tmp_path):
+    seen = []
+
+    class Peek(FakeExecutor):
+        def run(self, argv, **kw):
+            seen.append((on_disk(tmp_path)["launches"][len(self.calls)]["process"],
+                         kw["env"]["MPIMETER_LAUNCH_ID"]))
+            return super().run(argv, **kw)
+
+    run(make_state(alternatives=("a",), launches=2), tmp_path, Peek())
+    folder = os.stat(tmp_path)
+    assert [f"{process['launch_id']}@{folder.st_dev}:{folder.st_ino}" for process, _ in seen] == \
+        [marker for _, marker in seen]  # the recorded id, bound to this campaign folder
+    assert len({marker for _, marker in seen}) == 2
+    assert all(process["host"] and "pid" not in process for process, _ in seen)
+
+
+def test_resume_asks_about_every_unfinished_launch_before_running_any(tmp_path):
+    state = make_state()
+    run(state, tmp_path, FakeExecutor({state.launches[1].folder: ["fail"],
+                                       state.launches[3].folder: ["interrupt"]}))
+    said = []
+
+    class Leftover(FakeExecutor):
+        def stop_leftover(self, process, marker):
+            super().stop_leftover(process, marker)
+            assert not self.calls  # before anything is redone
+            return "was still running (pid 1): stopped it (SIGTERM)"
+
+    fake = Leftover()
+    resumed = st.load(tmp_path)
+    unfinished = [r.process["launch_id"] for r in resumed.launches
+                  if r.status != "complete" and r.process]
+    assert run(resumed, tmp_path, fake, resumed=True, notify=said.append).status == "complete"
+    assert [p["launch_id"] for p in fake.leftover_checks] == unfinished and len(unfinished) == 2
+    assert all(p["marker"].startswith(p["launch_id"] + "@") for p in fake.leftover_checks)
+    rec = state.launches[3]
+    assert said[1] == (f"launch {rec.alternative} #{rec.index:03d} (attempt 1, started "
+                       f"{resumed.launch(rec.alternative, rec.index).previous_attempts[0].started}"
+                       ") was still running (pid 1): stopped it (SIGTERM)")

@@ -21,12 +21,13 @@ RING_ENV = {"OMPI_MCA_coll_tuned_use_dynamic_rules": "1",
 
 @pytest.fixture
 def bench_dir(tmp_path):
-    """A bench binary per library that answers nothing (prepare then uses its fallbacks), and a
-    launcher program; the fake executor runs neither."""
+    """A bench binary per library (the real one's description and checks, behind a wrapper in a
+    folder of the test's own), and a launcher program; the fake executor runs neither."""
     for lib in ("openmpi", "mpich"):
+        real = launcher.bench_binary(launcher.default_bench_dir(), lib)
         binary = tmp_path / "bench" / lib / "bin" / "mpimeter-bench"
         binary.parent.mkdir(parents=True)
-        binary.write_text("#!/bin/sh\nexit 1\n")
+        binary.write_text(f"#!/bin/sh\nexec {real} \"$@\"\n")
         binary.chmod(0o755)
     program = tmp_path / "fakerun"
     program.write_text("#!/bin/sh\nexit 9\n")
@@ -58,7 +59,9 @@ def test_baseline_library_variant_and_neutral_variant_end_to_end(bench_dir, tmp_
         bench = state.bench_binaries[alternative]
         assert call.argv[3] == bench and bench.endswith(f"{state.alternative(alternative).mpi}"
                                                         "/bin/mpimeter-bench")
-        assert call.env == state.alternative(alternative).env  # base_env is empty
+        launch_env = {k: v for k, v in call.env.items() if k != "MPIMETER_LAUNCH_ID"}
+        assert launch_env == state.alternative(alternative).env  # base_env is empty
+        assert call.env["MPIMETER_LAUNCH_ID"].count("@") == 1  # marks the launch's processes
     assert not any(k.startswith("OMPI_") for c in fake.calls for k in c.env
                    if "/mpich/bin/" in c.argv[3])
     disk = json.loads((out / "campaign.json").read_text())

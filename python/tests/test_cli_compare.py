@@ -2,6 +2,7 @@
 
 import json
 
+import pytest
 from click.testing import CliRunner
 from data.synth import write_campaign
 from data.testkit import golden_copy
@@ -95,3 +96,46 @@ def test_campaigns_run_with_different_np_or_sync_get_a_warning_naming_them(tmp_p
     assert len(diff) == 1
     assert "np (a: 2, c: 3)" in diff[0]["message"] and "procsync (a: window, c: roundtime)" in diff[0]["message"]
     assert "clocksync" not in diff[0]["message"] and "raw" not in diff[0]["message"]
+
+
+def test_stars_and_significant_follow_alpha(tmp_path):
+    # 6 vs 6 launches, separated: p = 2 / C(12, 6) = 0.0022 per row, 0.0087 after Holm over 4 rows
+    a = write_campaign(tmp_path / "a", 6, seed=3, nrep=30)
+    b = write_campaign(tmp_path / "b", 6, seed=4, nrep=30, shift=1.2)
+    at_05 = json.loads(run(a, b, "--format", "json").stdout)
+    assert at_05["alpha"] == 0.05
+    assert all(r["stars"] == "**" and r["significant"] for r in at_05["rows"])
+    r = run(a, b, "--format", "json", "--alpha", "0.005")
+    strict = json.loads(r.stdout)
+    assert strict["alpha"] == 0.005
+    for row in strict["rows"]:
+        assert row["p_adjusted"] == pytest.approx(4 * 2 / 924) and row["stars"] == "" and row["significant"] is False
+    table = run(a, b, "--alpha", "0.005").stdout
+    rows = [line for line in table.splitlines() if "│ a " in line and " 6/6 " in line]
+    assert len(rows) == 4 and not any("*" in line for line in rows) and all(" no " in line for line in rows)
+    assert "significant" in table and "α = 0.005" in " ".join(table.split())
+
+
+def test_exact_p_values_make_20_separated_rows_significant_at_alpha_0_001(tmp_path):
+    # 10 vs 10 launches: exact p = 2 / C(20, 10) = 1.08e-5, × 20 rows = 2.2e-4 ≤ 0.001 (the normal
+    # approximation's 1.83e-4 × 20 is not)
+    sizes = (8, 16, 32, 64, 128, 256, 512, 1024, 2048, 4096)
+    a = write_campaign(tmp_path / "a", 10, seed=5, nrep=12, sizes=sizes)
+    b = write_campaign(tmp_path / "b", 10, seed=6, nrep=12, sizes=sizes, shift=1.5)
+    out = json.loads(run(a, b, "--format", "json", "--alpha", "0.001").stdout)
+    assert len(out["rows"]) == 20
+    for row in out["rows"]:
+        assert row["p_method"].startswith("exact") and row["p_value"] == pytest.approx(2 / 184756)
+        assert row["significant"] and row["stars"] == "***"
+    table = " ".join(run(a, b, "--alpha", "0.001").stdout.split())
+    assert "p: exact" in table and "normal-approximation" not in table
+
+
+def test_rows_carry_the_ratio_of_medians_and_how_p_was_computed(tmp_path):
+    a = write_campaign(tmp_path / "a", 4, seed=7, nrep=20, ops=("bcast",), sizes=(8,))
+    b = write_campaign(tmp_path / "b", 4, seed=8, nrep=20, ops=("bcast",), sizes=(8,), shift=1.3)
+    (row,) = json.loads(run(a, b, "--format", "json").stdout)["rows"]
+    assert row["ratio_of_medians"] == pytest.approx(row["median_b_ns"] / row["median_a_ns"])
+    assert row["p_method"] in ("exact", "exact-permutation")
+    header = run(a, b, "--format", "csv").stdout.splitlines()[0].split(",")
+    assert {"ratio_of_medians", "p_method", "significant", "stars"} <= set(header)

@@ -4,7 +4,7 @@ import json
 
 import pytest
 from click.testing import CliRunner
-from data.synth import write_campaign
+from data.synth import write_campaign, write_launch
 from data.testkit import golden_copy
 
 from mpimeter.cli.gate import command, parse_fraction
@@ -76,3 +76,30 @@ def test_bad_options_exit_2_with_one_line_naming_the_option(campaigns, args, mes
     assert r.exit_code == 2
     assert r.stderr.startswith(f"mpimeter gate: error: {message}")
     assert r.stderr.count("\n") == 1 and not r.stdout
+
+
+def test_json_rows_say_significant_how_p_was_computed_and_the_ratio_of_medians(campaigns):
+    out = json.loads(run(campaigns / "base", campaigns / "slow", "--format", "json").stdout)
+    for row in out["rows"]:
+        assert row["significant"] is True and row["p_method"] in ("exact", "exact-permutation")
+        assert row["ratio_of_medians"] == pytest.approx(row["median_candidate_ns"] / row["median_baseline_ns"])
+    strict = json.loads(run(campaigns / "base", campaigns / "slow", "--format", "json", "--alpha", "0.0001").stdout)
+    assert strict["passed"] is True  # 8 launches a side: p ≥ 1 / C(16, 8) = 7.8e-5, × 4 rows
+    assert all(not r["significant"] and r["stars"] == "" and not r["regression"] for r in strict["rows"])
+    assert "significant" in run(campaigns / "base", campaigns / "slow").stdout
+
+
+def mixed_campaign(root, seed, shift=1.0):
+    """allreduce 8 in 10 launches, bcast 8 in the first 3 only."""
+    for i in range(10):
+        write_launch(root / "launches" / f"{i:03d}", seed=seed * 100 + i, nrep=20, sizes=(8,),
+                     ops=("allreduce", "bcast") if i < 3 else ("allreduce",), launch_factor=shift)
+    return root
+
+
+def test_low_power_is_judged_on_the_row_with_the_fewest_launches(tmp_path):
+    base = mixed_campaign(tmp_path / "base", 1)
+    cand = mixed_campaign(tmp_path / "cand", 2)
+    out = json.loads(run(base, cand, "--format", "json").stdout)
+    (w,) = [w for w in out["warnings"] if w["code"] == "low-power"]
+    assert "with 3 and 3 launches (bcast/8)" in w["message"] and w["where"] == "bcast/8"

@@ -13,7 +13,7 @@ def invoke(*args):
 
 @pytest.mark.parametrize("args, command, message", [
     (["run", "--np", "abc"], "run", "Invalid value for '--np': 'abc' is not a valid integer"),
-    (["run", "--raw", "bogus"], "run", "'bogus' is not one of 'full', 'reduced'"),
+    (["run", "--raw", "bogus", "--out", "/nonexistent/x"], "run", "--raw: unknown mode 'bogus'; allowed: full, reduced"),
     (["analyze", "--outlier", "bogus", "x"], "analyze", "Invalid value for '--outlier'"),
     (["sync-check", "--timeout", "soon"], "sync-check", "Invalid value for '--timeout'"),
     (["run", "--np", "2", "--np", "3"], "run", "--np given more than once"),

@@ -1,7 +1,8 @@
-"""`mpimeter sync-check` on real ranks (Open MPI, 2 ranks): the JSON shape of issue 3 and the
-virtual timer's truth."""
+"""`mpimeter sync-check` on real ranks (Open MPI, 2 ranks): the JSON shape and the virtual
+timer's truth; bad input refused in the bench's own words before anything is launched."""
 
 import json
+import subprocess
 import sys
 from pathlib import Path
 
@@ -63,23 +64,27 @@ def recording_launcher(tmp_path):
     (["--timeout", "0"], "--timeout 0: must be a positive number of seconds"),
     (["--timeout", "-5"], "--timeout -5: must be a positive number of seconds"),
     (["--timeout", "nan"], "--timeout nan: must be a positive number of seconds"),
-    (["--check-at", "5,1"], "--check-at '5,1': times must not decrease"),
-    (["--check-at", "0,,1"], "--check-at '0,,1': empty item"),
-    (["--check-at", "soon"], "--check-at 'soon': 'soon' is not a number of seconds"),
-    (["--check-at", "4000"], "--check-at '4000': 4000 must be between 0 and 3600 s"),
-    (["--check-at", ",".join(["1"] * 33)], f"--check-at '{','.join(['1'] * 33)}': 33 times; at most 32"),
-    (["--clocksync", "sundial"], "--clocksync sundial: unknown; mpimeter-bench accepts auto, hca"),
-    (["--clocksync", "skampi,skampi"], "--clocksync 'skampi,skampi': skampi is given twice"),
-    (["--clocksync", "skampi,"], "--clocksync 'skampi,': empty item"),
-    (["--timer", "sundial"], "--timer sundial: unknown; mpimeter-bench accepts monotonic"),
-    (["--virtual-offset-s", "1"], "--virtual-offset-s: only with --timer virtual (given: --timer monotonic)"),
-    (["--seed", "3"], "--seed: only with --timer virtual"),
-    (["--timer", "virtual", "--virtual-offset-s", "-1"], "--virtual-offset-s -1: must be ≥ 0 and ≤ 1000000"),
-    (["--timer", "virtual", "--virtual-skew-ppm", "inf"], "--virtual-skew-ppm inf: must be ≥ 0 and ≤ 100000"),
-    (["--timer", "virtual", "--seed", "-1"], "--seed -1: must be a whole number from 0 to"),
-    (["--nfit", "0"], "--nfit 0: must be ≥ 1 and ≤ 1000000"),
-    (["--pingpongs", "0"], "--pingpongs 0: must be ≥ 1 and ≤ 10000000"),
-    (["--fit-span-s", "0"], "--fit-span-s 0: must be > 0 and ≤ 3600"),
+    # the bench's own options: in the bench's words (from --describe, or its --validate)
+    (["--check-at", "5,1"], "--check-at: times must not decrease ('5,1')"),
+    (["--check-at", "0,,1"], "--check-at: empty item in '0,,1'"),
+    (["--check-at", "soon"], "--check-at: 'soon' is not a number; allowed: a number from 0 to 3600"),
+    (["--check-at", "4000"], "--check-at: 4000 is out of range; allowed: a number from 0 to 3600"),
+    (["--check-at", ",".join(["1"] * 33)], "--check-at: more than 32 items"),
+    (["--clocksync", "sundial"], "--clocksync: unknown clock sync 'sundial'; allowed: none, skampi"),
+    (["--clocksync", "skampi,skampi"], "--clocksync: 'skampi' is given twice"),
+    (["--clocksync", "skampi,"], "--clocksync: empty item in 'skampi,'"),
+    (["--timer", "sundial"], "--timer: unknown timer 'sundial'; allowed: monotonic"),
+    (["--virtual-offset-s", "1"], "--virtual-offset-s/--virtual-skew-ppm apply only to --timer virtual "
+                                  "(given: --timer monotonic)"),
+    (["--seed", "3"], "--seed applies to --sync-check only with --timer virtual"),
+    (["--timer", "virtual", "--virtual-offset-s", "-1"],
+     "--virtual-offset-s: -1 is out of range; allowed: a number from 0 to 1000000"),
+    (["--timer", "virtual", "--virtual-skew-ppm", "inf"], "--virtual-skew-ppm: 'inf' is not a number"),
+    (["--timer", "virtual", "--seed", "-1"], "--seed: '-1' is not a whole number; allowed: a whole number "
+                                             "from 0 to 18446744073709551615"),
+    (["--nfit", "0"], "--nfit: 0 is out of range; allowed: a whole number from 1 to 1000000"),
+    (["--pingpongs", "0"], "--pingpongs: 0 is out of range; allowed: a whole number from 1 to 10000000"),
+    (["--fit-span-s", "0"], "--fit-span-s: 0 is out of range; allowed: a number above 0, at most 3600"),
     (["--mpi", "lam"], "--mpi lam: unknown; allowed: openmpi, mpich"),
 ])
 def test_bad_input_is_one_line_and_nothing_is_launched(recording_launcher, args, message):
@@ -95,23 +100,24 @@ def test_bad_input_is_one_line_and_nothing_is_launched(recording_launcher, args,
 def test_valid_input_reaches_the_launcher_as_checked(recording_launcher):
     template, marker = recording_launcher
     r = CliRunner().invoke(main, ["sync-check", "--mpi", "openmpi", "--launcher", template, "--np", "3",
-                                  "--clocksync", "skampi,jk", "--check-at", "0, 0.5,2", "--timer", "virtual",
+                                  "--clocksync", "skampi,jk", "--check-at", "0,0.5,2", "--timer", "virtual",
                                   "--virtual-offset-s", "1", "--seed", "7", "--nfit", "4"])
     assert r.exit_code == 1  # the recorder fails on purpose, after recording
     args = marker.read_text().split()
     assert args[0] == "3"
-    for flag, value in [("--clocksync", "skampi,jk"), ("--check-at", "0.0,0.5,2.0"), ("--timer", "virtual"),
-                        ("--virtual-offset-s", "1.0"), ("--seed", "7"), ("--nfit", "4")]:
+    for flag, value in [("--clocksync", "skampi,jk"), ("--check-at", "0,0.5,2"), ("--timer", "virtual"),
+                        ("--virtual-offset-s", "1"), ("--seed", "7"), ("--nfit", "4")]:
         assert args[args.index(flag) + 1] == value
 
 
 # --- what the bench refuses anyway: its one line, not mpirun's abort block -------------------
 
 FAKE_BENCH = """#!/bin/sh
-if [ "$1" = "--help" ]; then
-  printf 'usage: mpimeter-bench\\n\\ntimers: monotonic, virtual\\nclock syncs: none, skampi\\n'
-  exit 0
-fi
+# answers what the tool asks before launching as the real binary does, then fails as told
+case "$1" in
+  --describe) cat "$(dirname "$0")/describe.json"; exit 0 ;;
+  --validate) echo '{{"describe_version": 1, "mode": "sync-check", "nprocs": 2, "tests": 0, "config": {{}}, "operations": {{}}}}'; exit 0 ;;
+esac
 echo "mpimeter-bench: {message}" >&2
 exit {code}
 """
@@ -120,6 +126,9 @@ exit {code}
 def fake_bench_dir(root: Path, message: str, code: int) -> Path:
     binary = root / "openmpi" / "bin" / "mpimeter-bench"
     binary.parent.mkdir(parents=True)
+    real = Path(__file__).resolve().parents[2] / "build" / "openmpi" / "bin" / "mpimeter-bench"
+    describe = subprocess.run([str(real), "--describe"], capture_output=True, text=True, check=True)
+    (binary.parent / "describe.json").write_text(describe.stdout)
     binary.write_text(FAKE_BENCH.format(message=message, code=code))
     binary.chmod(0o755)
     return root

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from data.report.synth_campaign import golden
+from data.report.synth_campaign import LaunchSpec, golden, write_campaign
 
 from mpimeter import analysis
 from mpimeter.report import figures as fg
@@ -47,14 +47,19 @@ def test_positions_leave_gaps_where_invalid_repetitions_were(campaigns):
     assert data.positions.max() <= 399
 
 
-def test_ranks_come_from_the_rank_durations_and_name_the_slow_rank(campaigns):
+def test_ranks_come_from_the_rank_durations_and_name_the_slow_rank(campaigns, tmp_path):
     data = fingerprint_data(campaigns["one_launch"], "bcast", 65536)
     assert data.ranks is not None
     assert data.ranks.ranks.tolist() == [0, 1, 2, 3]
     medians = [s.median for s in data.ranks.summaries]
     assert int(np.argmax(medians)) == 3  # the synthetic slow rank
-    assert 3 in data.ranks.slowest
-    assert "Kruskal–Wallis" in data.ranks.note
+    assert data.ranks.slowest == () and "not tested" in data.ranks.note  # one launch: no rank test
+    # slow in every one of 10 launches: the rank test names it
+    folder = write_campaign(tmp_path / "slow", LaunchSpec(ops=("allreduce",), sizes=(8,), nprocs=4, slow_rank=3,
+                                                          nrep=50), launches=10, seed=5)
+    data = fingerprint_data(analysis.analyze(analysis.load_campaign(folder, cache=False, store=False)),
+                            "allreduce", 8)
+    assert data.ranks.slowest[0] == 3 and data.ranks.note.startswith("ranks differ\n(rank test over launches")
 
 
 def test_reduced_raw_has_no_per_rank_panel(campaigns):

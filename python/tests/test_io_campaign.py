@@ -42,6 +42,7 @@ def test_duckdb_store_is_queryable(tmp_path):
     root = golden_copy(tmp_path, "alternatives")
     c = analysis.load_campaign(root)
     with duckdb.connect(str(root / "campaign.duckdb"), read_only=True) as con:
+        con.execute(f"SET file_search_path = '{root}'")  # the view's paths are relative to the campaign
         assert con.execute("select count(*) from raw").fetchone()[0] == c.raw.num_rows
         alts = con.execute("select alternative, count(*) from launches group by 1 order by 1").fetchall()
         assert alts == [("mpich", 3), ("openmpi", 3)]
@@ -86,10 +87,11 @@ def test_one_store_for_several_campaigns(tmp_path):
     stored = []
     for name in ("campaign_a", "campaign_b"):
         lc = campaign.load(golden_copy(tmp_path, name))
-        stored += [store.StoredLaunch(name, ll.alternative, ll.index, ll.data.folder, ll.data.status, ll.data.clock,
+        stored += [store.StoredLaunch(name, ll.alternative, ll.index, ll.data.folder, ll.data.status, "global-online",
                                       ll.data.meta, ll.data.sync) for ll in lc.launches]
     assert store.write_store(tmp_path / "all.duckdb", stored) is None
     with duckdb.connect(str(tmp_path / "all.duckdb"), read_only=True) as con:
+        con.execute(f"SET file_search_path = '{tmp_path}'")
         rows = con.execute("select campaign, count(distinct launch) from raw group by 1 order by 1").fetchall()
     assert rows == [("campaign_a", 4), ("campaign_b", 4)]
 
@@ -112,3 +114,28 @@ def test_a_parent_folder_says_which_sub_folders_it_did_not_read(tmp_path):
     # a real folder of alternatives reads every one of them and warns about nothing skipped
     alts = analysis.load_campaign(golden_copy(tmp_path, "alternatives"), cache=False, store=False)
     assert not any(w.code == "folder-skipped" for w in alts.warnings)
+
+
+def test_a_copied_campaign_store_queries_the_copy_not_the_original(tmp_path, monkeypatch):
+    import shutil
+
+    import pyarrow.parquet as pq
+
+    original = golden_copy(tmp_path, "campaign_a")
+    analysis.load_campaign(original)  # writes raw.parquet and campaign.duckdb
+    copy = tmp_path / "copy"
+    shutil.copytree(original, copy)
+    # the copy's data differ from the original's: launch 000 of the copy keeps 10 rows
+    copied = copy / "launches" / "000" / "raw.parquet"
+    pq.write_table(pq.read_table(copied).slice(0, 10), copied)
+    query = "select count(*) from raw where launch = 0"
+    monkeypatch.chdir(copy)  # the store as copied, opened where it lies (not rewritten by mpimeter)
+    with duckdb.connect(str(copy / "campaign.duckdb"), read_only=True) as con:
+        assert con.execute(query).fetchone()[0] == 10
+    monkeypatch.chdir(tmp_path)  # from elsewhere, with the campaign as the search path
+    with duckdb.connect(str(copy / "campaign.duckdb"), read_only=True) as con:
+        con.execute(f"SET file_search_path = '{copy}'")
+        assert con.execute(query).fetchone()[0] == 10
+    with duckdb.connect(str(original / "campaign.duckdb"), read_only=True) as con:
+        con.execute(f"SET file_search_path = '{original}'")
+        assert con.execute(query).fetchone()[0] == 160  # the original is untouched: 2 ranks × 20 reps × 4 tests

@@ -3,15 +3,18 @@
 import json
 import os
 import socket
+from pathlib import Path
 
 import numpy as np
 import pytest
 from data.synth import write_launch
 from data.testkit import golden_copy
 
+from mpimeter.analysis.clock import choose_clock
 from mpimeter.io import clock
 from mpimeter.io.errors import InputError
-from mpimeter.io.launch import effective_status, read_launch, read_meta
+from mpimeter.io.launch import effective_status, read_launch
+from mpimeter.io.meta import parse_meta, read_meta
 
 
 def edit_meta(folder, **kw):
@@ -40,10 +43,11 @@ def test_unknown_or_missing_schema_version(tmp_path):
 
 
 @pytest.mark.parametrize("change,what", [
-    ({"status": "paused"}, "status 'paused' is not one of"),
-    ({"tests": {"0": 1}}, "key tests should be of type list"),
-    ({"tests": [{"test": 0, "op": "bcast", "size": "8", "status": "complete"}]}, "tests[0].size"),
-    ({"nprocs": True}, "key nprocs should be of type int"),
+    ({"status": "paused"}, "status is 'paused'; it must be one of running, complete, incomplete, failed"),
+    ({"tests": {"0": 1}}, "tests is an object; it must be an array"),
+    ({"tests": [{"test": 0, "op": "bcast", "size": "8", "status": "complete"}]},
+     "tests[0].size is a string ('8'); it must be an integer ≥ 0"),
+    ({"nprocs": True}, "nprocs is a boolean (True); it must be an integer"),
 ])
 def test_meta_keys_are_checked(tmp_path, change, what):
     f = write_launch(tmp_path / "l", seed=1)
@@ -55,13 +59,17 @@ def test_meta_keys_are_checked(tmp_path, change, what):
 
 def test_running_launch_whose_pid_is_gone_is_incomplete():
     here = socket.gethostname()
-    dead = {"status": "running", "pid": 2**22 + 4321, "host_of_rank0": here}
+
+    def meta(**kw):
+        return parse_meta({"schema_version": 2, "nprocs": 1, "tests": [], **kw}, Path("meta.json"))
+
+    dead = meta(status="running", pid=2**22 + 4321, host_of_rank0=here)
     assert effective_status(dead)[0] == "incomplete"
-    alive = {"status": "running", "pid": os.getpid(), "host_of_rank0": here}
+    alive = meta(status="running", pid=os.getpid(), host_of_rank0=here)
     assert effective_status(alive)[0] == "running"
-    elsewhere = {"status": "running", "pid": 1, "host_of_rank0": "some-other-node"}
+    elsewhere = meta(status="running", pid=1, host_of_rank0="some-other-node")
     assert effective_status(elsewhere)[0] == "running"
-    assert effective_status({"status": "complete"}) == ("complete", "")
+    assert effective_status(meta(status="complete")) == ("complete", "")
 
 
 def test_running_launch_on_this_host_reads_as_incomplete_with_its_finished_tests(tmp_path):
@@ -122,13 +130,16 @@ def test_piecewise_linear_offsets_with_constant_extrapolation():
 
 
 def test_clock_choice_follows_format_md(tmp_path):
-    assert read_launch(write_launch(tmp_path / "a", seed=1)).clock == "global-online"
-    assert read_launch(write_launch(tmp_path / "b", seed=1, syncs=3)).clock == "global-resync"
-    assert read_launch(write_launch(tmp_path / "c", seed=1, clocksync="none", procsync="barrier")).clock == "local"
+    def clock(folder):
+        return choose_clock(read_launch(folder))[:2]
+
+    assert clock(write_launch(tmp_path / "a", seed=1))[0] == "global-online"
+    assert clock(write_launch(tmp_path / "b", seed=1, syncs=3))[0] == "global-resync"
+    assert clock(write_launch(tmp_path / "c", seed=1, clocksync="none", procsync="barrier"))[0] == "local"
     # no clock sync but a window process sync: global (it had a global clock) — here the online one
-    assert read_launch(write_launch(tmp_path / "d", seed=1, clocksync="none", procsync="window")).clock == "global-online"
-    reduced = read_launch(write_launch(tmp_path / "e", seed=1, syncs=3, raw_mode="reduced"))
-    assert reduced.clock == "global-online" and "reduced" in reduced.clock_reason
+    assert clock(write_launch(tmp_path / "d", seed=1, clocksync="none", procsync="window"))[0] == "global-online"
+    name, reason = clock(write_launch(tmp_path / "e", seed=1, syncs=3, raw_mode="reduced"))
+    assert name == "global-online" and "reduced" in reason
 
 
 def test_resync_without_model_rows_for_a_rank_falls_back_to_online(tmp_path):
@@ -137,4 +148,6 @@ def test_resync_without_model_rows_for_a_rank_falls_back_to_online(tmp_path):
              if not (ln.startswith("1,") and ",model," in ln)]
     (f / "sync.csv").write_text("".join(lines))
     d = read_launch(f)
-    assert d.clock == "global-online" and any(w.code == "resync-clock" for w in d.warnings)
+    assert not d.resynced and "no model rows for rank 1" in d.resync_error
+    clock, _, warnings = choose_clock(d)
+    assert clock == "global-online" and [w.code for w in warnings] == ["resync-clock"]

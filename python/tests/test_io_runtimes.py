@@ -12,11 +12,12 @@ from mpimeter.io import runtimes
 def canonical(rt):
     order = np.lexsort((rt.rep, rt.test, rt.launch, np.array(rt.alternatives)[rt.alternative]))
     return {f: getattr(rt, f)[order] for f in ("launch", "test", "size", "rep", "online_ns", "resync_ns",
-                                               "local_ns", "valid")}
+                                               "local_ns", "valid", "spread_ns")}
 
 
 @pytest.mark.parametrize("kw", [{}, {"syncs": 3, "drift_ppm": 100.0}, {"clocksync": "none", "procsync": "barrier"},
-                                {"raw_mode": "reduced"}, {"invalid_fraction": 0.2, "nprocs": 3}])
+                                {"raw_mode": "reduced"}, {"invalid_fraction": 0.2, "nprocs": 3},
+                                {"late_start_fraction": 0.2, "nprocs": 3}])
 def test_fast_and_general_paths_agree(tmp_path, kw):
     write_campaign(tmp_path / "c", 2, seed=1, nrep=25, **kw)
     raw = analysis.load_campaign(tmp_path / "c", cache=False, store=False).raw
@@ -50,4 +51,12 @@ def test_run_time_definitions_by_hand():
     for fast in (True, False):
         rt = runtimes.repetition_times(raw, fast=fast)
         assert rt.online_ns.tolist() == [310.0] and rt.local_ns.tolist() == [300.0]
+        assert rt.spread_ns.tolist() == [10.0]  # the ranks' global starts 100 and 90
         assert np.isnan(rt.resync_ns[0]) and rt.valid.tolist() == [False]
+
+
+def test_spread_is_unknown_without_per_rank_rows(tmp_path):
+    write_launch(tmp_path / "c" / "launches" / "000", seed=3, nrep=10, raw_mode="reduced")
+    raw = analysis.load_campaign(tmp_path / "c", cache=False, store=False).raw
+    for fast in (True, False):
+        assert np.isnan(runtimes.repetition_times(raw, fast=fast).spread_ns).all()

@@ -20,6 +20,7 @@ INSPECT = """(async () => {
   document.querySelectorAll('details').forEach(d => { d.open = true; });
   await new Promise(r => setTimeout(r, 300));
   const images = Array.from(document.images);
+  images.forEach(i => { i.loading = 'eager'; });  // decode() of a lazy image below the fold never settles
   await Promise.all(images.map(i => i.decode().catch(() => null)));
   return {
     sections: Array.from(document.querySelectorAll('section')).map(s => s.id),

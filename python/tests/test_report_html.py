@@ -204,3 +204,17 @@ def test_the_comparisons_own_warnings_count_in_the_summary(reports):
     text, _ = build_report(result, comparison)
     n = len(result.warnings) + len(extra)
     assert f"result rows; {n} warning(s)" in text and f"{n} warning(s), each with a next step." in text
+
+
+def test_comparison_table_labels_the_hodges_lehmann_ratio_and_shows_the_ratio_of_medians(reports):
+    from mpimeter.units import format_number
+
+    _, comparison, text, _ = reports["two_alternatives"]
+    captions = re.findall(r'<p class="caption">(Comparison.*?)</p>', text)
+    assert captions and all("ratio = median b / median a" not in c for c in captions)  # the old, wrong label
+    assert all("Hodges–Lehmann ratio b/a" in c and "median b / median a: the ratio of the medians" in c
+               for c in captions)
+    for c in comparison.rows:
+        cells = f"<td>{format_number(c.ratio_of_medians, 4)}</td><td>{format_number(c.ratio, 4)} ["
+        assert cells in text.replace(' class="num"', "")
+    assert "significant" in text and "(exact" in text

@@ -15,6 +15,13 @@ def test_stars_thresholds_are_inclusive():
         "***", "**", "**", "*", "", ""]
 
 
+def test_stars_only_where_significant_at_alpha():
+    assert [hypothesis.stars(p, alpha=0.01) for p in (0.0005, 0.005, 0.01, 0.02, 0.05)] == [
+        "***", "**", "**", "", ""]
+    assert hypothesis.stars(0.0009, alpha=0.0005) == ""
+    assert hypothesis.stars(0.08, alpha=0.1) == ""  # significant at 0.1, but stars start at .05
+
+
 def test_holm_by_hand_and_nan_rows_are_not_counted():
     p = np.array([0.01, 0.04, 0.03, np.nan])
     # sorted 0.01, 0.03, 0.04 → ×3, ×2, ×1 → 0.03, 0.06, 0.06 (monotone)
@@ -24,13 +31,14 @@ def test_holm_by_hand_and_nan_rows_are_not_counted():
     assert adj[:3] == pytest.approx(multipletests(p[:3], method="holm")[1])
 
 
-def test_rank_sum_is_scipys_mann_whitney():
+def test_rank_sum_is_scipys_exact_mann_whitney():
     a = np.array([1.1, 2.3, 0.7, 3.1, 2.2])
     b = np.array([3.5, 4.1, 2.9, 5.0, 4.4, 3.3])
     for alt in ("two-sided", "less", "greater"):
         res = hypothesis.rank_sum(a, b, alternative=alt)
-        ref = stats.mannwhitneyu(a, b, alternative=alt)
+        ref = stats.mannwhitneyu(a, b, alternative=alt, method="exact")
         assert res.p_value == pytest.approx(ref.pvalue) and res.statistic == ref.statistic
+        assert res.method == "exact"
     assert hypothesis.rank_sum(a, b, alternative="less").p_value < 0.01
     with pytest.raises(ValueError):
         hypothesis.rank_sum(a, b, alternative="smaller")
@@ -104,7 +112,19 @@ def test_kruskal_matches_scipy_and_handles_equal_values():
 def test_min_p_value_of_small_samples():
     assert compare.min_p_value(3, 3) == pytest.approx(0.1)
     assert compare.min_p_value(3, 3, "less") == pytest.approx(0.05)
-    assert compare.min_p_value(10, 10) < 1e-4
+    assert compare.min_p_value(3, 4, "greater") == pytest.approx(1 / 35)
+    assert compare.min_p_value(10, 10) == pytest.approx(2 / math.comb(20, 10))
+
+
+@pytest.mark.parametrize("m,n", [(3, 3), (4, 7), (10, 10), (60, 200)])
+@pytest.mark.parametrize("alternative", ["two-sided", "less", "greater"])
+def test_min_p_value_is_what_the_test_gives_separated_samples(m, n, alternative):
+    if alternative == "greater":  # a entirely above b
+        a, b = np.arange(n, n + m, dtype=float), np.arange(n, dtype=float)
+    else:
+        a, b = np.arange(m, dtype=float), np.arange(m, m + n, dtype=float)
+    assert compare.min_p_value(m, n, alternative) == pytest.approx(
+        hypothesis.rank_sum(a, b, alternative=alternative).p_value, rel=1e-12)
 
 
 def test_compare_two_and_slowdown_test():
@@ -114,7 +134,7 @@ def test_compare_two_and_slowdown_test():
     assert pc.ratio == pytest.approx(1.08)
     assert pc.p_value < 0.01
     # 8 % slower: significant against a 5 % threshold, not against a 10 % one
-    assert compare.slowdown_test(a, b, 0.05)[1] < 0.01
-    assert compare.slowdown_test(a, b, 0.10)[1] > 0.5
+    assert compare.slowdown_test(a, b, 0.05).p_value < 0.01
+    assert compare.slowdown_test(a, b, 0.10).p_value > 0.5
     same = compare.compare_two(np.full(4, 2.0), np.full(4, 2.0))
-    assert same.p_value == 1.0 and same.ratio == 1.0
+    assert same.p_value == 1.0 and same.ratio == 1.0 and same.statistic == 8.0

@@ -64,3 +64,93 @@ def test_reduce_counts_outliers_removed_and_bandwidth_is_harmonic():
     st = reduce_launch_test(x, np.ones(100, bool), outlier="tukey", rate_bytes=1000)
     assert st.removed == 1
     assert st.bandwidth_Bps == pytest.approx(1e9)  # 1000 B / 1 µs
+
+
+# --- the warm-up must be a real trend (issue 11 §2.3): null checks and recovery --------------
+
+N_SERIES = 300
+
+
+def bimodal(rng, n):
+    first = rng.random(n) < 0.7
+    return np.where(first, rng.lognormal(np.log(10), 0.3, n), rng.lognormal(np.log(16), 0.15, n))
+
+
+def planted(rng, w0, n=300, sigma=0.15):
+    """The first w0 repetitions decay exponentially from 2× to 1× the baseline: 2^(1 − i/w0)."""
+    x = 1000.0 * rng.lognormal(0.0, sigma, n)
+    x[:w0] *= 2.0 ** (1 - np.arange(w0) / w0)
+    return x
+
+
+NULLS = {
+    "normal": lambda rng: rng.normal(1000, 50, 300),
+    "lognormal": lambda rng: 1000 * rng.lognormal(0, 0.15, 300),
+    "bimodal": lambda rng: bimodal(rng, 300),
+    "shuffled": lambda rng: rng.permutation(planted(rng, 50)),
+    "integer ties": lambda rng: np.round(20 * rng.lognormal(0, 0.15, 300)),
+}
+
+
+@pytest.mark.parametrize("name", sorted(NULLS))
+def test_iid_and_shuffled_series_rarely_get_a_warmup(name):
+    rng = np.random.default_rng(2026)
+    found = [warmup.detect_warmup(NULLS[name](rng)) for _ in range(N_SERIES)]
+    rate = np.mean([f.end > 0 for f in found])
+    significant = np.mean([f.significant for f in found])
+    print(f"{name}: warm-up in {rate:.3f} of series (test significant in {significant:.3f})")
+    assert rate < 0.05 and significant < 0.05
+
+
+@pytest.mark.parametrize("w0", [20, 50, 100])
+def test_a_decaying_warmup_is_found_within_20_percent(w0):
+    rng = np.random.default_rng(w0)
+    found = [warmup.detect_warmup(planted(rng, w0)) for _ in range(100)]
+    ends = np.array([f.end for f in found])
+    within = np.mean(np.abs(ends - w0) <= 0.2 * w0)
+    print(f"w0 = {w0}: median w {np.median(ends):g}, within ±20 %: {within:.2f}")
+    assert all(f.significant and f.p_value < 1e-4 for f in found)
+    assert abs(np.median(ends) - w0) <= 0.1 * w0 and within >= 0.85
+
+
+def test_one_fast_repetition_is_not_a_warmup():
+    # the demo: a flat series and one repetition 15 % faster at 251 made Roth's rule say 251
+    rng = np.random.default_rng(3)
+    x = 1000 * rng.lognormal(0, 0.01, 300)
+    x[251] = 850.0
+    wu = warmup.detect_warmup(x)
+    assert wu.end == 0 and not wu.significant
+    assert warmup.categorize(x).counts()["warmup"] == 0
+
+
+def test_result_records_significance_and_p_value():
+    x = series(40)
+    wu = warmup.detect_warmup(x)
+    assert wu.significant and wu.p_value < 1e-10 and wu.end == wu.fitted_end == 40
+    cats = warmup.categorize(x)
+    assert cats.warmup_significant and cats.warmup_p == wu.p_value
+    short = warmup.detect_warmup(np.full(15, 10.0))  # too short for any candidate (w ≤ n/2 < 10)
+    assert short.end == 0 and np.isnan(short.p_value) and not short.significant
+
+
+def test_candidate_grid_is_geometric_and_bounded_by_half_the_series():
+    assert warmup.candidate_ends(300).tolist() == [10, 15, 23, 34, 51, 76, 114]
+    assert warmup.candidate_ends(19).tolist() == []
+
+
+def test_trend_test_p_value_against_scipy_at_one_candidate():
+    # with a single candidate w = 10 the Bonferroni factor is 1: p is scipy's one-sided
+    # asymptotic rank-sum p of x_1..x_9 against x_10..
+    from scipy import stats as st
+    rng = np.random.default_rng(9)
+    x = rng.normal(10, 1, 22)
+    x[1:10] += 0.8
+    ref = st.mannwhitneyu(x[1:10], x[10:], alternative="greater", method="asymptotic").pvalue
+    assert warmup.trend_test(x) == pytest.approx(ref, rel=1e-9)
+
+
+def test_reduce_keeps_warmup_length_zero_when_not_significant():
+    rng = np.random.default_rng(4)
+    x = 1000 * rng.lognormal(0, 0.15, 300)
+    st = reduce_launch_test(x, np.ones(300, bool), outlier="none")
+    assert st.warmup_length == 0 and not st.warmup_significant and 0 <= st.warmup_p <= 1

@@ -11,7 +11,7 @@
 #include "mm_procsync.h"
 #include "mm_timer.h"
 
-enum { MM_TEST_PENDING = 0, MM_TEST_RUNNING = 1, MM_TEST_COMPLETE = 2 };
+enum { MM_TEST_PENDING = 0, MM_TEST_RUNNING = 1, MM_TEST_COMPLETE = 2, MM_TEST_FAILED = 3 };
 
 typedef struct mm_test {
     int index; /* position in the shuffled plan = order run */
@@ -22,14 +22,22 @@ typedef struct mm_test {
     long nrep_asked; /* --nrep */
     int ended_by_budget; /* roundtime/harmonize: the time budget ended it before nrep_asked */
     long invalid;    /* recorded repetitions with valid = 0 on some rank */
-    long invalid_late_start, invalid_overrun, invalid_round_late; /* rank-repetitions */
+    /* rank-repetitions by reason, in the order of MM_INVALID_NREASONS: late_start, overrun,
+     * round_late, late_wakeup */
+    long invalid_by_reason[4];
     long redone;     /* repetitions repeated (roundtime/harmonize) */
-    long redone_late_start, redone_overrun, redone_round_late; /* ... by reason (a repetition
-                                                                  may have several) */
+    long redone_by_reason[4]; /* ... by reason (a repetition may have several) */
     long resyncs;    /* harmonize re-syncs inside the test */
     int64_t window_ns;
+    int64_t start_tolerance_ns; /* of the late-wakeup check; 0 when the scheme has no planned start */
     double started_s, duration_s; /* since launch start */
+    /* why a test failed (status MM_TEST_FAILED), the same on every rank */
+    char error_code[24];     /* "mpi-error" | "alloc-failed" | "resync-failed" */
+    char error_message[320]; /* "MPI_Bcast: MPI_ERR_COUNT: invalid count argument" */
 } mm_test;
+
+/* Index of a reason in mm_test's by-reason arrays, from its MM_INVALID_* flag. */
+int mm_invalid_reason_index(int flag);
 
 /* Seeded PRNG (splitmix64): deterministic across machines. */
 uint64_t mm_rand_next(uint64_t *state);
@@ -52,9 +60,12 @@ int mm_rep_buffers_alloc(mm_rep_buffers *b, long cap);
 void mm_rep_buffers_free(mm_rep_buffers *b);
 
 /* Runs one test (warm-up, then cfg->nrep recorded repetitions under the process sync) on every
- * rank; fills b and t (counts). Collective. Returns 0 or an MPI error. */
+ * rank; fills b and t (counts). Collective. Returns MPI_SUCCESS, or the first MPI error of the
+ * timed call or of the process sync, recorded in *err ("MPI_Allreduce: ..."); the test then
+ * stopped at that repetition. */
 int mm_bench_run_test(const mm_config *cfg, mm_test *t, mm_op_args *args, mm_procsync *ps,
-                      mm_rep_buffers *b, void *cold_cache, size_t cold_cache_bytes);
+                      mm_rep_buffers *b, void *cold_cache, size_t cold_cache_bytes,
+                      mm_mpi_error *err);
 
 /* Overwrites a buffer (outside the timed region) to evict caches (Hunold §4.7). */
 void mm_cold_cache_touch(void *buf, size_t bytes);

@@ -1,5 +1,4 @@
-/* mm_clocksync.h — turning local time into global time (see docs/ALGORITHMS.md and
- * ../shared/design/CLOCKSYNC.md). One algorithm per file c/src/clocksync/cs_<name>.c behind
+/* mm_clocksync.h — turning local time into global time (see docs/ALGORITHMS.md). One algorithm per file c/src/clocksync/cs_<name>.c behind
  * this vtable; the registry is in clocksync.c. Every rank ends a sync with its own model
  * (local -> global, the global clock being rank 0's clock). */
 #ifndef MM_CLOCKSYNC_H
@@ -8,6 +7,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include "mm_model.h"
+#include "mm_mpi.h"
 #include "mm_timer.h"
 
 /* sync.csv rows: what kind of measurement a record is. */
@@ -67,6 +67,8 @@ typedef struct mm_clocksync mm_clocksync;
 typedef struct mm_clocksync_vtable {
     const char *name;
     const char *model_kind; /* "identity" | "offset" | "linear" */
+    const char *tree;       /* "none" | "star" (rank 0 with each) | "bottom-up" | "top-down" */
+    const char *cost;       /* rounds as a function of p: "0", "O(p)", "O(log p)", ... */
     const char *description;
     /* Collective over cs->comm. Sets cs->model (and cs->parent), appends its MM_SYNC_EDGE
      * records to cs->log with cs->phase. Returns MPI_SUCCESS or an MPI error code. */
@@ -88,6 +90,8 @@ struct mm_clocksync {
     int64_t last_sync_local_ns;
     mm_sync_log log;
     int64_t edge_best_rtt_ns; /* skampi: best RTT of this rank's edge in earlier syncs; 0 unknown */
+    int nfailed;              /* syncs that failed (the model of the last good one was kept) */
+    mm_mpi_error err;         /* the first MPI failure of this sync module */
 };
 
 extern const mm_clocksync_vtable *const mm_clocksync_registry[];
@@ -102,7 +106,8 @@ int mm_clocksync_open(mm_clocksync *cs, const char *name, MPI_Comm comm, const m
 /* Collective: runs the algorithm (phase = number of syncs so far) after a barrier, forces rank
  * 0's model to identity, records the duration (max over ranks) and last_sync_local_ns, and logs
  * one MM_SYNC_MODEL record per rank (global − local at the end of the sync). Returns 0, or -1
- * when the algorithm failed on some rank. */
+ * when the algorithm failed on some rank: then every rank keeps the model of its last good sync,
+ * nfailed is counted and err holds the first MPI failure. */
 int mm_clocksync_run(mm_clocksync *cs);
 void mm_clocksync_close(mm_clocksync *cs);
 
@@ -201,7 +206,7 @@ extern const mm_clocksync_vtable mm_clocksync_hca2;
 extern const mm_clocksync_vtable mm_clocksync_hca3;
 extern const mm_clocksync_vtable mm_clocksync_hca3o;
 
-/* ---- --sync-check (sync_check.c; issue 3 §7) ----
+/* ---- --sync-check (sync_check.c; docs/ALGORITHMS.md, "Checking a sync") ----
  * For each algorithm of cfg->clocksync: sync, then at each cfg->check_at_s (seconds after the
  * sync ended) measure residuals (and true errors with the virtual timer on one host); rank 0
  * prints a table, or with cfg->json one JSON object on stdout. Collective. Returns 0, 1 when

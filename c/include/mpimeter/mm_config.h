@@ -1,5 +1,8 @@
-/* mm_config.h — the resolved configuration of a launch. Parsed and validated once on rank 0
- * (mm_config_parse), then broadcast as bytes (the struct is plain data, same binary everywhere). */
+/* mm_config.h — the resolved configuration of a launch, and the table of options it is parsed
+ * from. Parsed and validated once on rank 0 (mm_config_parse), then broadcast as bytes (the struct
+ * is plain data, same binary everywhere). The option table is the one place where an option's
+ * name, type, bounds, default and help live: the parser, --help, --describe and the messages of
+ * bad input all come from it (docs/FORMAT.md, "mpimeter-bench --describe"). */
 #ifndef MM_CONFIG_H
 #define MM_CONFIG_H
 #include <stddef.h>
@@ -16,10 +19,18 @@
 #define MM_PATH_LEN 1024
 #define MM_ARGV_LEN 8192
 
-typedef enum { MM_MODE_BENCH = 0, MM_MODE_HELP, MM_MODE_LIST_OPS, MM_MODE_SYNC_CHECK, MM_MODE_VERSION } mm_mode;
+typedef enum {
+    MM_MODE_BENCH = 0,
+    MM_MODE_HELP,
+    MM_MODE_LIST_OPS,
+    MM_MODE_SYNC_CHECK,
+    MM_MODE_VERSION,
+    MM_MODE_DESCRIBE,
+} mm_mode;
 
 typedef struct mm_config {
     mm_mode mode;
+    int validate_nprocs; /* --validate NP: check as a launch of NP ranks would, print the config */
     char ops[MM_MAX_OPS][MM_NAME_LEN];
     int nops;
     int64_t sizes[MM_MAX_SIZES];
@@ -31,6 +42,7 @@ typedef struct mm_config {
     char procsync[MM_NAME_LEN];
     double window_us; /* 0 = derive from a pilot (auto) */
     int window_given; /* --window-us given (a number or auto) */
+    int64_t start_tolerance_ns; /* 0 = automatic (docs/FORMAT.md, tests[].start_tolerance_ns) */
     uint64_t seed;
     int seed_given;
     int64_t cold_cache_bytes;
@@ -40,6 +52,8 @@ typedef struct mm_config {
     char out[MM_PATH_LEN];
     int force;
     int raw_reduced;
+    char inject_error_op[MM_NAME_LEN]; /* test-only: this op's calls get an invalid count */
+    double inject_late_wakeup_us;      /* test-only: the last rank oversleeps some starts */
     /* virtual timer */
     char virtual_base[MM_NAME_LEN];
     double virtual_offset_s;
@@ -59,6 +73,75 @@ typedef struct mm_config {
     char argv_joined[MM_ARGV_LEN]; /* argv as a JSON array text, for meta.json */
 } mm_config;
 
+/* ---- the option table (options.c) ---- */
+
+typedef enum {
+    MM_OPT_FLAG,   /* no value */
+    MM_OPT_INT,    /* whole number, stored as int */
+    MM_OPT_I64,    /* whole number, stored as int64_t */
+    MM_OPT_FLOAT,  /* finite number, stored as double */
+    MM_OPT_SEED,   /* unsigned 64-bit whole number */
+    MM_OPT_NAME,   /* one name of a registry */
+    MM_OPT_NAMES,  /* comma-separated names of a registry */
+    MM_OPT_CHOICE, /* one of the fixed words of `choices` */
+    MM_OPT_SIZES,  /* a size list with geometric ranges */
+    MM_OPT_FLOATS, /* comma-separated numbers */
+    MM_OPT_PATH,
+    MM_OPT_NPROCS, /* --validate: a rank count */
+} mm_opt_type;
+
+enum {
+    MM_OPT_F_BENCH = 1u << 0,      /* applies to a launch */
+    MM_OPT_F_SYNC_CHECK = 1u << 1, /* applies to --sync-check */
+    MM_OPT_F_PER_LAUNCH = 1u << 2, /* a value that differs per launch (--out, --seed, --force) */
+    MM_OPT_F_INFO = 1u << 3,       /* prints something and exits (--help, --describe, ...) */
+    MM_OPT_F_HIDDEN = 1u << 4,     /* not in --help (test-only) */
+    MM_OPT_F_AUTO = 1u << 5,       /* also accepts the word "auto" */
+    MM_OPT_F_ABOVE = 1u << 6,      /* the minimum itself is not allowed (> min) */
+    MM_OPT_F_MODE = 1u << 7,       /* selects the mode (--sync-check) */
+};
+
+typedef struct mm_option_spec {
+    const char *name;    /* without the leading "--" */
+    mm_opt_type type;
+    unsigned flags;
+    const char *metavar;
+    const char *default_text; /* as --help shows it */
+    const char *unit;         /* "bytes", "s", "us", "ns", "ppm", "repetitions", ... or NULL */
+    double min, max;          /* numbers: the allowed range */
+    const char *choices;      /* MM_OPT_NAME(S): the registry ("timers", ...); CHOICE: "a,b" */
+    size_t offset;            /* numbers: where the value lives in mm_config */
+    const char *help;
+} mm_option_spec;
+
+/* The table, in --help order. */
+const mm_option_spec *mm_options(size_t *n);
+const mm_option_spec *mm_option_find(const char *name, size_t name_len);
+/* "1 to 100000000", "more than 0, at most 3600", "... or auto": what a number may be. */
+void mm_option_allowed_text(const mm_option_spec *o, char *out, size_t len);
+/* Names a registry holds, comma-separated ("monotonic, tsc, ..."), for NAME(S) options. */
+const char *mm_registry_names(const char *registry);
+/* What one entry of a registry is called in messages ("timer", "clock sync", ...). */
+const char *mm_registry_what(const char *registry);
+
+/* The words of bad-input messages, with {option}, {value}, {allowed}, {what} filled in. The same
+ * templates are in --describe ("messages") so that mpimeter run says exactly what the binary
+ * says. */
+extern const char *const MM_MSG_NOT_WHOLE;
+extern const char *const MM_MSG_NOT_NUMBER;
+extern const char *const MM_MSG_OUT_OF_RANGE;
+extern const char *const MM_MSG_UNKNOWN_NAME;
+extern const char *const MM_MSG_NOT_CHOICE;
+int mm_config_message(char *err, size_t len, const char *tmpl, const char *option,
+                      const char *value, const char *allowed, const char *what);
+
+/* Parses a number option's text into cfg (by the spec's offset) after checking type and range.
+ * 0, or 2 with the message in err. */
+int mm_option_parse_number(const mm_option_spec *o, const char *text, mm_config *cfg, char *err,
+                           size_t len);
+
+/* ---- parsing and checking (config.c) ---- */
+
 /* Fills defaults. */
 void mm_config_defaults(mm_config *cfg);
 
@@ -75,11 +158,22 @@ int mm_parse_sizes(const char *text, int64_t *sizes, int max, int *n, char *err,
 
 void mm_config_print_help(FILE *f);
 
+/* --describe: the binary's self-description as one JSON document (describe.c). */
+void mm_config_print_describe(FILE *f);
+
+/* --validate NP: the resolved configuration as meta.json's "config" would hold it, plus the
+ * number of tests, as one JSON object on f (describe.c). */
+void mm_config_print_validated(FILE *f, const mm_config *cfg);
+
 /* The virtual timer's parameters of `rank`: offset uniform in +-virtual_offset_s and skew of
  * +-virtual_skew_ppm, drawn from the seed; rank 0 unshifted and unskewed. */
 void mm_config_virtual_params(const mm_config *cfg, int rank, mm_virtual_params *vp);
 
 /* The default resync period for an algorithm (offset-only: 1 s; others: never). */
 double mm_config_effective_resync_s(const mm_config *cfg, const char *model_kind);
+
+/* The start tolerance of the late-wakeup check (docs/FORMAT.md): --start-tolerance-ns, or
+ * 10 x the timer's per-call overhead, at least 1000 ns. */
+int64_t mm_config_start_tolerance_ns(const mm_config *cfg, double timer_overhead_ns);
 
 #endif

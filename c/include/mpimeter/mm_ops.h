@@ -12,7 +12,16 @@ enum {
     MM_OP_ROOTED = 1u << 1,           /* uses --root */
     MM_OP_SIZE_IS_DURATION = 1u << 2, /* size is nanoseconds (delay) */
     MM_OP_SIZE_UNUSED = 1u << 3,      /* barrier: one test at size 0, whatever --sizes says */
+    MM_OP_FINISH_APART = 1u << 4,     /* ranks leave the call at different times by design (the
+                                         root of a bcast first, the last rank of a scan last) */
 };
+
+/* What kind of pattern an operation is (--describe, meta.json "operations"). */
+#define MM_OP_KIND_COLLECTIVE "collective"
+#define MM_OP_KIND_ROOTED "rooted-collective"
+#define MM_OP_KIND_P2P "point-to-point"
+#define MM_OP_KIND_NBC "nonblocking"
+#define MM_OP_KIND_LOCAL "local"
 
 /* Everything one timed call needs, prepared before the loop. */
 typedef struct mm_op_args {
@@ -36,6 +45,7 @@ typedef struct mm_op_buffers {
 
 typedef struct mm_op {
     const char *name;
+    const char *kind;        /* MM_OP_KIND_* */
     const char *pattern;     /* one line: who sends what to whom */
     const char *constraints; /* one line: what sizes/datatypes/ops are allowed */
     unsigned flags;
@@ -50,6 +60,17 @@ typedef struct mm_op {
 extern const mm_op mm_ops_table[];
 extern const size_t mm_ops_count;
 const mm_op *mm_op_find(const char *name);
+/* Every operation's name, comma-separated, in table order. */
+const char *mm_op_names(void);
+/* "bytes", or "ns" for operations whose size is a duration. */
+const char *mm_op_size_unit(const mm_op *op);
+/* The MPI function a blocking collective's row calls ("MPI_Reduce_scatter_block", from the row's
+ * name), for error messages; the op's own name for other kinds. */
+void mm_op_call_name(const mm_op *op, char *out, size_t len);
+/* Test only (--inject-error): makes the prepared call invalid in a way both libraries refuse on
+ * every rank alike before communicating (a root that is no rank; MPI_OP_NULL). 0, or -1 when the
+ * op takes neither a root nor a reduction. */
+int mm_op_inject_error(const mm_op *op, mm_op_args *args);
 
 /* Checks a size for an op under a datatype: 0, or -1 with a message ("size 10 is not a multiple
  * of the size of int (4 bytes)"). */
@@ -68,6 +89,10 @@ int mm_datatype_lookup(const char *name, MPI_Datatype *dt, int *size);
 const char *mm_datatype_names(void);
 int mm_reduce_op_lookup(const char *name, MPI_Op *op);
 const char *mm_reduce_op_names(void);
+/* For --describe: the i-th datatype (its size in bytes and kind: "byte", "char", "integer",
+ * "float") and the i-th reduction op, in table order; NULL past the end. */
+const char *mm_datatype_at(size_t i, int *size, const char **kind);
+const char *mm_reduce_op_at(size_t i);
 /* Some reduction ops are not defined for some datatypes (bor on float): 0 ok, -1 with why. */
 int mm_reduce_op_check(const char *op_name, const char *datatype_name, char *why, size_t len);
 

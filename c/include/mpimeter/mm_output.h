@@ -13,14 +13,45 @@
 #include "mm_procsync.h"
 #include "mm_timer.h"
 
-#define MM_SCHEMA_VERSION 1
-#define MM_TOOL_VERSION "0.1.0"
+#define MM_SCHEMA_VERSION 2
+#define MM_DESCRIBE_VERSION 1
+#define MM_TOOL_VERSION "0.2.0"
 
 typedef struct mm_rank_info {
     char host[256];
     int pid;
-    char cpus[256]; /* affinity as a list "0-1,3" */
+    char cpus[256];      /* affinity as a list "0-1,3" */
+    char cpus_seen[256]; /* CPUs the rank was seen running on, as a list; "" until the end */
+    int cpu_changes;     /* consecutive sched_getcpu() readings that differed */
+    double khz_start, khz_end; /* scaling_cur_freq of its CPU; <= 0 when unreadable */
 } mm_rank_info;
+
+/* What a rank records of the CPUs it runs on (sampled between tests, outside any test). */
+typedef struct mm_cpu_track {
+    int last;       /* last CPU seen, -1 before the first reading */
+    int changes;
+    unsigned char seen[128]; /* bit c: seen on CPU c (CPUs 0..1023) */
+} mm_cpu_track;
+void mm_cpu_track_note(mm_cpu_track *t);
+
+/* probes.cacheline_rtt_ns: one entry per host with two or more ranks. */
+typedef struct mm_cacheline_probe {
+    int rank_a, rank_b, cpu_a, cpu_b;
+    double rtt_ns; /* median round trip of one cache line between the two; < 0 when it failed */
+} mm_cacheline_probe;
+
+/* mpi.mpi_t: the library's control variables (MPI_T), on rank 0. */
+typedef struct mm_mpit_info {
+    int available;
+    int cvars;
+    char digest[17];  /* FNV-1a 64 of the sorted name=value lines, hex */
+    mm_buf selected;  /* JSON object of the transport/collective selection variables */
+} mm_mpit_info;
+/* Reads every control variable (MPI_T_init_thread ... MPI_T_finalize). Local, any time after
+ * MPI_Init. Fills info (available = 0 when the library offers no MPI_T). */
+void mm_mpit_collect(mm_mpit_info *info);
+/* Is a control variable one that selects transports or collective algorithms? */
+int mm_mpit_is_selection(const char *name);
 
 typedef struct mm_provenance {
     char mpi_library[32];      /* openmpi | mpich | unknown */
@@ -38,19 +69,52 @@ typedef struct mm_provenance {
     double mono_start_s; /* CLOCK_MONOTONIC at collect, for wall_s */
     char wall_start[40], wall_end[40]; /* ISO-8601 UTC; wall_end empty until finish */
     int pid;
+    int nprocs;
+    mm_cpu_track cpu;    /* this rank's */
+    double khz_start;    /* this rank's CPU frequency at the start; <= 0 unreadable */
+    mm_mpit_info mpit;   /* rank 0 */
+    mm_cacheline_probe *probes; /* rank 0: nprobes entries */
+    int nprobes;
+    mm_mpi_error err;    /* the first MPI failure while collecting */
 } mm_provenance;
 
 /* Collective: collects everything (rank 0 gathers host/pid/affinity from every rank). */
 void mm_provenance_collect(mm_provenance *p, MPI_Comm comm);
-/* Rank 0: records load and wall time at the end. own CPU = sum over ranks (collective). */
+/* Collective: the cache-line probe (probe.c) between the first two ranks of each host, results
+ * on rank 0 in p->probes. Outside any test. */
+void mm_provenance_probe(mm_provenance *p, MPI_Comm comm, const mm_timer *timer);
+/* Rank 0: records load and wall time at the end; every rank's CPUs seen and frequency are
+ * gathered. own CPU = sum over ranks (collective). */
 void mm_provenance_finish(mm_provenance *p, MPI_Comm comm);
 void mm_provenance_free(mm_provenance *p);
-/* Is an environment variable name secret-looking (TOKEN, SECRET, PASSWORD, PASSWD, KEY,
- * CREDENTIAL, case-insensitive)? Is it MPI-related (OMPI_, MPICH_, PMI, UCX_, SLURM_, …)? */
+/* The environment rule (environment.c): a variable is recorded when its name starts with one of
+ * mm_env_record_prefixes; its value is redacted when its name contains one of mm_env_secret_words
+ * (any case). Both NULL-terminated; --describe publishes them so that the Python half redacts
+ * what it shows the same way. */
+extern const char *const mm_env_record_prefixes[];
+extern const char *const mm_env_secret_words[];
 int mm_env_name_is_secret(const char *name);
-int mm_env_name_is_mpi_related(const char *name);
-/* Renders the MPI-related variables of envp as a JSON object, secrets redacted. */
+int mm_env_name_is_recorded(const char *name);
+/* Renders the recorded variables of envp as a JSON object, secrets redacted. */
 void mm_environment_json(mm_buf *out, char **envp);
+
+/* meta.json "conditions": what the binary noticed, as facts with a stable code (docs/FORMAT.md).
+ * Entries are found by (code, where) so that one that grows during a launch is rewritten. */
+#define MM_MAX_CONDITIONS 48
+typedef struct mm_condition {
+    char code[32];
+    char where[96];
+    char message[640];
+    char hint[320];
+} mm_condition;
+typedef struct mm_conditions {
+    mm_condition item[MM_MAX_CONDITIONS];
+    int n;
+    int dropped; /* entries that did not fit */
+} mm_conditions;
+/* The entry with this code and where (where may be NULL), created empty when absent; NULL when
+ * the list is full (counted in dropped). */
+mm_condition *mm_conditions_entry(mm_conditions *c, const char *code, const char *where);
 
 /* What meta.json describes; assembled by main, serialized by mm_meta_render. */
 typedef struct mm_launch {
@@ -68,20 +132,22 @@ typedef struct mm_launch {
     int nresidual_start, nresidual_end; /* -1 when not measured */
     int *residual_ranks_start, *residual_ranks_end;
     int64_t *residual_start_ns, *residual_end_ns;
-    const char *sync_warning;
     /* per-rank models and parents gathered to rank 0 */
     const mm_clock_model *models; /* nprocs */
     const int *parents;           /* nprocs */
     /* virtual timer truth, per rank (NULL unless virtual) */
     const int64_t *virtual_offsets_ns;
     const double *virtual_skews_ppm;
-    const char *const *warnings;
-    int nwarnings;
+    const mm_conditions *conditions;
 } mm_launch;
 
 /* Renders meta.json into out (replacing what out held): pretty-printed, schema_version first,
  * NULL pointers in l rendered as null. */
 void mm_meta_render(const mm_launch *l, mm_buf *out);
+/* meta.json's "config" object (cs may be NULL: the clock-sync defaults are resolved from the
+ * name) and "operations" object, also printed by --validate. */
+void mm_meta_render_config(mm_json *j, const mm_config *c, const mm_clocksync *cs);
+void mm_meta_render_operations(mm_json *j, const mm_config *c);
 
 /* The launch folder. */
 typedef struct mm_outdir {

@@ -1,20 +1,24 @@
 /* mm_procsync.h — how ranks start each repetition together. One file per variant
  * c/src/procsync/ps_<name>.c behind this vtable; registry in procsync.c.
  * Schemes follow Table 3 of Hunold & Carpen-Amarie 2016: barrier = MS1, none = MS2,
- * loop-barrier = MS3, window = MS4; roundtime and harmonize see CLOCKSYNC.md. */
+ * loop-barrier = MS3, window = MS4; roundtime and harmonize see docs/ALGORITHMS.md. */
 #ifndef MM_PROCSYNC_H
 #define MM_PROCSYNC_H
 #include <mpi.h>
 #include <stdint.h>
 #include "mm_clocksync.h"
 #include "mm_config.h"
+#include "mm_mpi.h"
 #include "mm_timer.h"
 
 /* Why a repetition is invalid (bit flags; 0 = valid). */
-enum { MM_INVALID_LATE_START = 1, /* window start already past when the rank got there */
+enum { MM_INVALID_LATE_START = 1, /* the planned start had passed when the rank got there */
        MM_INVALID_OVERRUN = 2,    /* the call ended after the next window start */
-       MM_INVALID_ROUND_LATE = 4  /* roundtime/harmonize: some rank started late */
+       MM_INVALID_ROUND_LATE = 4, /* roundtime/harmonize: some rank started late */
+       MM_INVALID_LATE_WAKEUP = 8 /* the rank waited in time, but its first timestamp came later
+                                     than the planned start + the start tolerance */
 };
+enum { MM_INVALID_NREASONS = 4 }; /* late_start, overrun, round_late, late_wakeup: in this order */
 
 /* Runs the timed call once (the same function the loop times). */
 typedef int (*mm_timed_fn)(const void *arg);
@@ -27,6 +31,7 @@ typedef struct mm_procsync_vtable {
     int needs_global_clock;
     int redoes_invalid; /* the loop repeats invalid repetitions (roundtime, harmonize) */
     int barrier_in_timed_region; /* MS3: the timed region is MPI_Barrier + the call */
+    int has_planned_start; /* each repetition starts at a planned time (late_wakeup is checked) */
     /* Collective, before the warm-up of a test: decide window sizes etc. May run the call. */
     int (*begin_test)(mm_procsync *ps, mm_timed_fn call, const void *arg);
     /* Before repetition `rep` (counting warm-up ones too: rep is the loop's sequence number).
@@ -54,6 +59,7 @@ struct mm_procsync {
     int64_t first_start_global_ns;
     int64_t test_start_local_ns;
     long nresyncs;              /* harmonize re-syncs during this test */
+    long resync_failures;       /* ... of which failed (the test is then marked failed) */
     /* What the loop does after each repetition, outside the timed region (the cold-cache
      * overwrite), or NULL; set by the loop for a test. Part of what a repetition costs between
      * two window starts, so a pilot that sizes a window must run it too. */
@@ -63,6 +69,16 @@ struct mm_procsync {
      * takes (longest of a few runs, max over ranks): that time in ns, else 0. Nearly every
      * repetition then starts late; the launch says so in its warnings. */
     int64_t between_reps_over_window_ns;
+    /* Set per test by the loop: how late after the planned start a rank's first timestamp may
+     * be (docs/FORMAT.md, start_tolerance_ns). Set per repetition by mm_procsync_wait_start: the
+     * planned start on this rank's clock (schemes with has_planned_start). */
+    int64_t start_tolerance_ns;
+    int64_t planned_start_local_ns;
+    /* Test only (--inject-late-wakeup-us): the last rank oversleeps its start by this much in
+     * every 4th repetition, as a rank preempted while waiting would. */
+    int64_t inject_late_wakeup_ns;
+    /* The first MPI failure inside the scheme's calls (MM_MPI); the loop ends the test on it. */
+    mm_mpi_error err;
     void *state;
 };
 
@@ -84,6 +100,18 @@ int64_t mm_procsync_start_delay_ns(mm_procsync *ps);
  * the pilot's), else keeps it. */
 int64_t mm_window_adapt_ns(int64_t window_ns, int64_t pilot_window_ns, long worst_invalid,
                            long batch);
+/* The window's batch: 32 repetitions, or a quarter of a short test's warm-up plus repetitions,
+ * at least 8, so that short tests adapt too. */
+long mm_window_batch_length(long warmup, long nrep);
+
+/* The start of a repetition at a planned time, shared by window, roundtime and harmonize:
+ * remembers the planned start (for mm_procsync_late_wakeup), returns MM_INVALID_LATE_START when it
+ * has already passed, else waits for it (busy, on the rank's own clock) and returns 0. */
+int mm_procsync_wait_start(mm_procsync *ps, long seq, int64_t planned_local_ns);
+/* After the call: MM_INVALID_LATE_WAKEUP when the repetition's first timestamp came later than
+ * the planned start plus the tolerance (the rank was not running when it should have started),
+ * else 0. Outside the timed region. */
+int mm_procsync_late_wakeup(const mm_procsync *ps, int64_t start_local_ns);
 
 /* Building blocks shared by the simple schemes. */
 int mm_procsync_nothing_before(mm_procsync *ps, long rep);

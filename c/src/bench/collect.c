@@ -6,9 +6,11 @@
 #include "mm_output.h"
 
 int mm_collect_sync_log(mm_sync_log *log, size_t *written, FILE *f, int64_t epoch_ns, MPI_Comm comm) {
-    int rank, nprocs;
-    MPI_Comm_rank(comm, &rank);
-    MPI_Comm_size(comm, &nprocs);
+    mm_mpi_error e;
+    mm_mpi_error_clear(&e);
+    int rank = 0, nprocs = 1;
+    MM_MPI(&e, MPI_Comm_rank(comm, &rank));
+    MM_MPI(&e, MPI_Comm_size(comm, &nprocs));
     int mine = (int)(log->n - *written);
     int nbytes = mine * (int)sizeof(mm_sync_record);
     int *counts = NULL, *displs = NULL;
@@ -18,7 +20,7 @@ int mm_collect_sync_log(mm_sync_log *log, size_t *written, FILE *f, int64_t epoc
         counts = malloc((size_t)nprocs * sizeof *counts);
         displs = malloc((size_t)nprocs * sizeof *displs);
     }
-    MPI_Gather(&nbytes, 1, MPI_INT, counts, 1, MPI_INT, 0, comm);
+    MM_MPI(&e, MPI_Gather(&nbytes, 1, MPI_INT, counts, 1, MPI_INT, 0, comm));
     if (rank == 0) {
         for (int r = 0; r < nprocs; r++) {
             displs[r] = total;
@@ -26,10 +28,10 @@ int mm_collect_sync_log(mm_sync_log *log, size_t *written, FILE *f, int64_t epoc
         }
         all = malloc(total > 0 ? (size_t)total : 1);
     }
-    MPI_Gatherv(log->rec + *written, nbytes, MPI_BYTE, all, counts, displs, MPI_BYTE, 0, comm);
+    MM_MPI(&e, MPI_Gatherv(log->rec + *written, nbytes, MPI_BYTE, all, counts, displs, MPI_BYTE, 0, comm));
     *written = log->n;
-    int rc = 0;
-    if (rank == 0 && f && total > 0)
+    int rc = mm_mpi_failed(&e) ? -1 : 0;
+    if (rc == 0 && rank == 0 && f && total > 0)
         rc = mm_sync_write(f, (const mm_sync_record *)all, (size_t)total / sizeof(mm_sync_record), epoch_ns);
     free(counts);
     free(displs);

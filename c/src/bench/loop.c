@@ -23,8 +23,8 @@ static int mm__timed_call(const void *arg) {
 /* MS3 (Phloem): the barrier is part of what is timed. */
 static int mm__timed_barrier_call(const void *arg) {
     const mm__timed *t = arg;
-    MPI_Barrier(t->comm);
-    return t->op->run(t->args);
+    int rc = MPI_Barrier(t->comm); /* checked by the loop, as the call's code, after the timestamp */
+    return rc != MPI_SUCCESS ? rc : t->op->run(t->args);
 }
 
 /* The cold-cache overwrite, as the process sync's between-repetitions hook. */
@@ -62,8 +62,26 @@ void mm_rep_buffers_free(mm_rep_buffers *b) {
     memset(b, 0, sizeof *b);
 }
 
+int mm_invalid_reason_index(int flag) {
+    switch (flag) {
+    case MM_INVALID_LATE_START: return 0;
+    case MM_INVALID_OVERRUN: return 1;
+    case MM_INVALID_ROUND_LATE: return 2;
+    case MM_INVALID_LATE_WAKEUP: return 3;
+    default: return -1;
+    }
+}
+
+static const int mm__reason_flags[MM_INVALID_NREASONS] = {
+    MM_INVALID_LATE_START, MM_INVALID_OVERRUN, MM_INVALID_ROUND_LATE, MM_INVALID_LATE_WAKEUP};
+
+static void mm__count_reasons(long *counts, int flags) {
+    for (int r = 0; r < MM_INVALID_NREASONS; r++) counts[r] += (flags & mm__reason_flags[r]) != 0;
+}
+
 int mm_bench_run_test(const mm_config *cfg, mm_test *t, mm_op_args *args, mm_procsync *ps,
-                      mm_rep_buffers *b, void *cold_cache, size_t cold_cache_bytes) {
+                      mm_rep_buffers *b, void *cold_cache, size_t cold_cache_bytes,
+                      mm_mpi_error *err) {
     const mm_procsync_vtable *vt = ps->vt;
     const mm_timer *timer = ps->timer;
     mm__timed timed = {t->op, args, ps->comm};
@@ -73,12 +91,26 @@ int mm_bench_run_test(const mm_config *cfg, mm_test *t, mm_op_args *args, mm_pro
     mm__cold cold = {cold_cache, cold_cache_bytes};
     ps->between_reps = cold_cache ? mm__cold_touch : NULL;
     ps->between_arg = &cold;
+    mm_mpi_error_clear(&ps->err);
+    /* the MPI function a failing call is named by ("MPI_Allreduce"), derived before the loop */
+    char call_name[48];
+    mm_op_call_name(t->op, call_name, sizeof call_name);
 
     int rc = vt->begin_test(ps, call, &timed);
-    if (rc != MPI_SUCCESS) {
+    /* the late-wakeup tolerance of this test: given, or automatic (mm_config_start_tolerance_ns);
+     * when ranks share CPUs, waking is the scheduler's decision and no rank can be relied on to
+     * run at its start: the automatic check is off (the launch's "oversubscribed" condition says
+     * its timings are for correctness only) */
+    ps->start_tolerance_ns = cfg->start_tolerance_ns == 0 && timer->yield_while_waiting
+                                 ? 0
+                                 : mm_config_start_tolerance_ns(cfg, timer->overhead_ns);
+    t->start_tolerance_ns = vt->has_planned_start ? ps->start_tolerance_ns : 0;
+    if (rc != MPI_SUCCESS || mm_mpi_failed(&ps->err)) {
         ps->between_reps = NULL;
         ps->between_arg = NULL;
-        return rc;
+        *err = ps->err;
+        mm_mpi_check(err, rc, "begin_test");
+        return err->code;
     }
 
     const long nrep = cfg->nrep < b->cap ? cfg->nrep : b->cap;
@@ -86,8 +118,7 @@ int mm_bench_run_test(const mm_config *cfg, mm_test *t, mm_op_args *args, mm_pro
     /* Schemes that redo invalid repetitions get a bound, so that a hopeless test ends. */
     const long max_redo = 10 * nrep + 100;
     long seq = 0, recorded = 0, redone = 0;
-    long redone_by_reason[3] = {0, 0, 0};
-    long late = 0, overrun = 0, round_late = 0;
+    long redone_by_reason[MM_INVALID_NREASONS] = {0}, invalid_by_reason[MM_INVALID_NREASONS] = {0};
     int mpi_rc = MPI_SUCCESS, ended_by_budget = 0;
 
     while (recorded < nrep) {
@@ -97,17 +128,20 @@ int mm_bench_run_test(const mm_config *cfg, mm_test *t, mm_op_args *args, mm_pro
         int64_t end_ns = mm_timer_now(timer);
         int flags = vt->after_rep(ps, seq, start_ns, end_ns, before);
         seq++;
-        if (call_rc != MPI_SUCCESS) {
-            mpi_rc = call_rc;
+        if (call_rc != MPI_SUCCESS || mm_mpi_failed(&ps->err)) {
+            /* the call's own error first: it is what the test measured */
+            mpi_rc = mm_mpi_check(err, call_rc, call_name);
+            if (mpi_rc == MPI_SUCCESS) {
+                *err = ps->err;
+                mpi_rc = err->code;
+            }
             break;
         }
         if (ps->between_reps) ps->between_reps(ps->between_arg);
         if (seq <= warmup) continue;
         if (flags && vt->redoes_invalid && redone < max_redo) {
             redone++;
-            redone_by_reason[0] += (flags & MM_INVALID_LATE_START) != 0;
-            redone_by_reason[1] += (flags & MM_INVALID_OVERRUN) != 0;
-            redone_by_reason[2] += (flags & MM_INVALID_ROUND_LATE) != 0;
+            mm__count_reasons(redone_by_reason, flags);
         } else {
             b->start_ns[recorded] = start_ns;
             b->end_ns[recorded] = end_ns;
@@ -115,9 +149,7 @@ int mm_bench_run_test(const mm_config *cfg, mm_test *t, mm_op_args *args, mm_pro
             b->gstart_ns[recorded] = mm_clocksync_to_global(ps->cs, start_ns);
             b->gend_ns[recorded] = mm_clocksync_to_global(ps->cs, end_ns);
             b->invalid[recorded] = flags;
-            late += (flags & MM_INVALID_LATE_START) != 0;
-            overrun += (flags & MM_INVALID_OVERRUN) != 0;
-            round_late += (flags & MM_INVALID_ROUND_LATE) != 0;
+            mm__count_reasons(invalid_by_reason, flags);
             recorded++;
         }
         /* the same answer on every rank, and `recorded` is the same everywhere */
@@ -134,16 +166,19 @@ int mm_bench_run_test(const mm_config *cfg, mm_test *t, mm_op_args *args, mm_pro
     t->nrep_asked = cfg->nrep;
     t->ended_by_budget = ended_by_budget;
     t->redone = redone;
-    t->redone_late_start = redone_by_reason[0];
-    t->redone_overrun = redone_by_reason[1];
-    t->redone_round_late = redone_by_reason[2];
     t->window_ns = ps->window_ns;
     t->resyncs = ps->nresyncs;
-    /* per-reason counts are rank-repetitions, summed over ranks (rank 0 receives them) */
-    long local_counts[3] = {late, overrun, round_late}, sums[3] = {0, 0, 0};
-    MPI_Reduce(local_counts, sums, 3, MPI_LONG, MPI_SUM, 0, ps->comm);
-    t->invalid_late_start = sums[0];
-    t->invalid_overrun = sums[1];
-    t->invalid_round_late = sums[2];
-    return mpi_rc;
+    /* per-reason counts are rank-repetitions, summed over ranks (rank 0 receives them), for the
+     * recorded repetitions and for the redone ones alike */
+    long mine[2 * MM_INVALID_NREASONS], sums[2 * MM_INVALID_NREASONS] = {0};
+    for (int r = 0; r < MM_INVALID_NREASONS; r++) {
+        mine[r] = invalid_by_reason[r];
+        mine[MM_INVALID_NREASONS + r] = redone_by_reason[r];
+    }
+    MM_MPI(err, MPI_Reduce(mine, sums, 2 * MM_INVALID_NREASONS, MPI_LONG, MPI_SUM, 0, ps->comm));
+    for (int r = 0; r < MM_INVALID_NREASONS; r++) {
+        t->invalid_by_reason[r] = sums[r];
+        t->redone_by_reason[r] = sums[MM_INVALID_NREASONS + r];
+    }
+    return mpi_rc != MPI_SUCCESS ? mpi_rc : err->code;
 }

@@ -95,9 +95,13 @@ static void mm__explain(const mm_config *cfg, const mm_test *tests, const double
 }
 
 int mm_memory_check(const mm_config *cfg, MPI_Comm comm, char *err, size_t err_len) {
-    int rank, nprocs;
-    MPI_Comm_rank(comm, &rank);
-    MPI_Comm_size(comm, &nprocs);
+    /* MPI failures here leave the check undecided (no refusal); the launch's own calls, which
+     * come next, report them */
+    mm_mpi_error e;
+    mm_mpi_error_clear(&e);
+    int rank = 0, nprocs = 1;
+    MM_MPI(&e, MPI_Comm_rank(comm, &rank));
+    MM_MPI(&e, MPI_Comm_size(comm, &nprocs));
     mm_test *tests = calloc(MM__MAX_TESTS, sizeof *tests);
     double *need = calloc(MM__MAX_TESTS + 1, sizeof *need);
     double *sum = calloc(MM__MAX_TESTS + 1, sizeof *sum); /* over the host's ranks */
@@ -110,9 +114,7 @@ int mm_memory_check(const mm_config *cfg, MPI_Comm comm, char *err, size_t err_l
             if (tests[i].op->flags & MM_OP_REDUCES) need[1 + i] += (double)tests[i].size;
         }
     }
-    int have_all = tests && need && sum, all = 0;
-    MPI_Allreduce(&have_all, &all, 1, MPI_INT, MPI_LAND, comm);
-    if (!all) { /* no memory even to plan: no check, as when /proc/meminfo is unreadable */
+    if (!mm_all_ok(comm, tests && need && sum)) { /* no memory even to plan: no check, as when /proc/meminfo is unreadable */
         free(tests);
         free(need);
         free(sum);
@@ -120,11 +122,11 @@ int mm_memory_check(const mm_config *cfg, MPI_Comm comm, char *err, size_t err_l
     }
 
     MPI_Comm node;
-    MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node);
+    MM_MPI(&e, MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node));
     int node_rank, node_size;
-    MPI_Comm_rank(node, &node_rank);
-    MPI_Comm_size(node, &node_size);
-    MPI_Reduce(need, sum, ntests + 1, MPI_DOUBLE, MPI_SUM, 0, node);
+    MM_MPI(&e, MPI_Comm_rank(node, &node_rank));
+    MM_MPI(&e, MPI_Comm_size(node, &node_size));
+    MM_MPI(&e, MPI_Reduce(need, sum, ntests + 1, MPI_DOUBLE, MPI_SUM, 0, node));
     double verdict[V_N] = {0, 0, 0, -1, 0, 0, 0};
     char host[MM__HOST_LEN] = "";
     if (node_rank == 0) {
@@ -147,15 +149,15 @@ int mm_memory_check(const mm_config *cfg, MPI_Comm comm, char *err, size_t err_l
         }
         char name[MPI_MAX_PROCESSOR_NAME];
         int name_len = 0;
-        MPI_Get_processor_name(name, &name_len);
+        MM_MPI(&e, MPI_Get_processor_name(name, &name_len));
         snprintf(host, sizeof host, "%.*s", MM__HOST_LEN - 1, name);
     }
-    MPI_Comm_free(&node);
+    MM_MPI(&e, MPI_Comm_free(&node));
 
     double *verdicts = rank == 0 ? malloc((size_t)nprocs * V_N * sizeof(double)) : NULL;
     char *hosts = rank == 0 ? malloc((size_t)nprocs * MM__HOST_LEN) : NULL;
-    MPI_Gather(verdict, V_N, MPI_DOUBLE, verdicts, V_N, MPI_DOUBLE, 0, comm);
-    MPI_Gather(host, MM__HOST_LEN, MPI_CHAR, hosts, MM__HOST_LEN, MPI_CHAR, 0, comm);
+    MM_MPI(&e, MPI_Gather(verdict, V_N, MPI_DOUBLE, verdicts, V_N, MPI_DOUBLE, 0, comm));
+    MM_MPI(&e, MPI_Gather(host, MM__HOST_LEN, MPI_CHAR, hosts, MM__HOST_LEN, MPI_CHAR, 0, comm));
     int rc = 0;
     if (rank == 0) {
         for (int r = 0; verdicts && hosts && r < nprocs && rc == 0; r++) {
@@ -164,7 +166,7 @@ int mm_memory_check(const mm_config *cfg, MPI_Comm comm, char *err, size_t err_l
             rc = 2;
         }
     }
-    MPI_Bcast(&rc, 1, MPI_INT, 0, comm);
+    MM_MPI(&e, MPI_Bcast(&rc, 1, MPI_INT, 0, comm));
     free(verdicts);
     free(hosts);
     free(tests);

@@ -1,5 +1,5 @@
 /* clocksync.c — the clock-sync registry, parameters, running a sync, the sync log and the
- * residual check (../shared/design/CLOCKSYNC.md, "Checking the sync").
+ * residual check (docs/ALGORITHMS.md, "Checking a sync").
  *
  * Running a sync: a barrier, the algorithm, then rank 0's model is forced to identity (the
  * global clock is rank 0's clock), the duration (max over ranks) is agreed with one allreduce,
@@ -111,13 +111,16 @@ int mm_clocksync_open(mm_clocksync *cs, const char *name, MPI_Comm comm, const m
         }
     }
     mm_clocksync_params_resolve(name, params, &cs->params);
-    /* A private communicator: the ping-pong tags can never meet the benchmark's messages. */
-    if (MPI_Comm_dup(comm, &cs->comm) != MPI_SUCCESS) {
+    /* A private communicator: the ping-pong tags can never meet the benchmark's messages. It
+     * inherits comm's error handler; set it anyway, errors must come back to us. */
+    if (MM_MPI(&cs->err, MPI_Comm_dup(comm, &cs->comm)) != MPI_SUCCESS) {
+        cs->comm = MPI_COMM_NULL;
         cs->vt = NULL;
         return -1;
     }
-    MPI_Comm_rank(cs->comm, &cs->rank);
-    MPI_Comm_size(cs->comm, &cs->nprocs);
+    MM_MPI(&cs->err, mm_mpi_errors_return(cs->comm));
+    MM_MPI(&cs->err, MPI_Comm_rank(cs->comm, &cs->rank));
+    MM_MPI(&cs->err, MPI_Comm_size(cs->comm, &cs->nprocs));
     cs->timer = timer;
     cs->model = mm_model_identity();
     cs->parent = -1;
@@ -126,17 +129,27 @@ int mm_clocksync_open(mm_clocksync *cs, const char *name, MPI_Comm comm, const m
 
 int mm_clocksync_run(mm_clocksync *cs) {
     cs->phase = cs->nsyncs;
+    mm_clock_model before = cs->model;
+    int parent_before = cs->parent;
     if (cs->rank == 0) cs->model = mm_model_identity();
-    MPI_Barrier(cs->comm);
+    int rc = MM_MPI(&cs->err, MPI_Barrier(cs->comm));
     int64_t t0 = mm_timer_now(cs->timer);
-    int rc = cs->vt->sync(cs);
+    if (rc == MPI_SUCCESS) rc = mm_mpi_check(&cs->err, cs->vt->sync(cs), cs->vt->name);
     if (cs->rank == 0) {
         cs->model = mm_model_identity();
         cs->parent = -1;
     }
     int64_t t1 = mm_timer_now(cs->timer);
-    double mine[2] = {(double)(t1 - t0) * 1e-9, rc != MPI_SUCCESS ? 1.0 : 0.0}, all[2];
-    MPI_Allreduce(mine, all, 2, MPI_DOUBLE, MPI_MAX, cs->comm);
+    double mine[2] = {(double)(t1 - t0) * 1e-9, rc != MPI_SUCCESS ? 1.0 : 0.0}, all[2] = {0, 1};
+    MM_MPI(&cs->err, MPI_Allreduce(mine, all, 2, MPI_DOUBLE, MPI_MAX, cs->comm));
+    if (all[1] != 0.0) {
+        /* failed somewhere: keep the model of the last good sync (the caller records the
+         * failure); a half-run algorithm leaves a model nobody can trust */
+        cs->model = before;
+        cs->parent = parent_before;
+        cs->nfailed++;
+        return -1;
+    }
     if (cs->nsyncs == 0) cs->duration_s = all[0];
     cs->total_duration_s += all[0];
     cs->nsyncs++;
@@ -144,11 +157,11 @@ int mm_clocksync_run(mm_clocksync *cs) {
     mm_sync_record r = {cs->rank, cs->phase, MM_SYNC_MODEL, -1, t1,
                         mm_model_global_ns(&cs->model, t1) - t1, 0};
     mm_sync_log_add(&cs->log, r);
-    return all[1] != 0.0 ? -1 : 0;
+    return 0;
 }
 
 void mm_clocksync_close(mm_clocksync *cs) {
-    if (cs->comm != MPI_COMM_NULL) MPI_Comm_free(&cs->comm);
+    if (cs->comm != MPI_COMM_NULL) MM_MPI(&cs->err, MPI_Comm_free(&cs->comm));
     mm_sync_log_free(&cs->log);
     cs->vt = NULL;
 }
@@ -198,9 +211,8 @@ int mm_clocksync_residuals(mm_clocksync *cs, int phase, int *ranks, int64_t *res
                            int64_t *true_error_ns, int *n) {
     int *sample = malloc((size_t)cs->nprocs * sizeof *sample);
     int64_t *deviation = cs->rank == 0 ? malloc((size_t)cs->nprocs * sizeof *deviation) : NULL;
-    int ok = sample != NULL && (cs->rank != 0 || deviation != NULL), all_ok = 0;
-    MPI_Allreduce(&ok, &all_ok, 1, MPI_INT, MPI_MIN, cs->comm);
-    if (!all_ok) {
+    int ok = sample != NULL && (cs->rank != 0 || deviation != NULL);
+    if (!mm_all_ok(cs->comm, ok)) {
         free(sample);
         free(deviation);
         return MPI_ERR_NO_MEM;
@@ -218,7 +230,7 @@ int mm_clocksync_residuals(mm_clocksync *cs, int phase, int *ranks, int64_t *res
             /* measured: r's global − rank 0's global; the residual is the other way round */
             mm__residual_msg msg = {-res.offset_ns, res.peer_ns, res.rtt_ns};
             if (rc == MPI_SUCCESS)
-                rc = MPI_Send(&msg, 3, MPI_INT64_T, r, MM__TAG_RESIDUAL, cs->comm);
+                rc = MM_MPI(&cs->err, MPI_Send(&msg, 3, MPI_INT64_T, r, MM__TAG_RESIDUAL, cs->comm));
             residual_ns[i] = msg.residual_ns;
             ranks[i] = r;
         } else if (cs->rank == r) {
@@ -226,8 +238,8 @@ int mm_clocksync_residuals(mm_clocksync *cs, int phase, int *ranks, int64_t *res
             rc = mm_offset_respond(cs->comm, 0, global);
             mm__residual_msg msg;
             if (rc == MPI_SUCCESS)
-                rc = MPI_Recv(&msg, 3, MPI_INT64_T, 0, MM__TAG_RESIDUAL, cs->comm,
-                              MPI_STATUS_IGNORE);
+                rc = MM_MPI(&cs->err, MPI_Recv(&msg, 3, MPI_INT64_T, 0, MM__TAG_RESIDUAL,
+                                               cs->comm, MPI_STATUS_IGNORE));
             if (rc == MPI_SUCCESS) {
                 mm_sync_record rec = {cs->rank, phase, MM_SYNC_RESIDUAL, 0,
                                       mm_clocksync_to_local(cs, msg.peer_global_ns),
@@ -237,7 +249,8 @@ int mm_clocksync_residuals(mm_clocksync *cs, int phase, int *ranks, int64_t *res
         }
     }
     if (rc == MPI_SUCCESS)
-        rc = MPI_Gather(&my_deviation, 1, MPI_INT64_T, deviation, 1, MPI_INT64_T, 0, cs->comm);
+        rc = MM_MPI(&cs->err, MPI_Gather(&my_deviation, 1, MPI_INT64_T, deviation, 1, MPI_INT64_T,
+                                         0, cs->comm));
     if (cs->rank == 0) {
         *n = ns;
         /* the truth of what the residual estimates: rank 0's global − the rank's global */

@@ -22,7 +22,7 @@
 static int mm__hca_sync(mm_clocksync *cs) {
     int nfit = cs->params.nfit;
     mm_offset_result *pts = malloc((size_t)nfit * sizeof *pts);
-    if (!mm__all_ok(cs, pts != NULL)) {
+    if (!mm_all_ok(cs->comm, pts != NULL)) {
         free(pts);
         return MPI_ERR_NO_MEM;
     }
@@ -47,6 +47,8 @@ static int mm__hca_sync(mm_clocksync *cs) {
 const mm_clocksync_vtable mm_clocksync_hca = {
     .name = "hca",
     .model_kind = "linear",
+    .tree = "bottom-up",
+    .cost = "O(log p) + O(p)",
     .description = "tree of fitted drift lines, composed; intercepts re-measured against rank 0 "
                    "(HCA, Hunold & Carpen-Amarie 2015)",
     .sync = mm__hca_sync,

@@ -17,7 +17,7 @@
 static int mm__hca2_sync(mm_clocksync *cs) {
     int nfit = cs->params.nfit;
     mm_offset_result *pts = malloc((size_t)nfit * sizeof *pts);
-    if (!mm__all_ok(cs, pts != NULL)) {
+    if (!mm_all_ok(cs->comm, pts != NULL)) {
         free(pts);
         return MPI_ERR_NO_MEM;
     }
@@ -35,6 +35,8 @@ static int mm__hca2_sync(mm_clocksync *cs) {
 const mm_clocksync_vtable mm_clocksync_hca2 = {
     .name = "hca2",
     .model_kind = "linear",
+    .tree = "bottom-up",
+    .cost = "O(log p)",
     .description = "tree of fitted drift lines with per-edge intercepts, composed "
                    "(HCA2, Hunold & Carpen-Amarie 2015)",
     .sync = mm__hca2_sync,

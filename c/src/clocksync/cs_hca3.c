@@ -11,7 +11,7 @@
  * Cost: ⌈log2 p⌉ sequential rounds, each nfit measurements over fit_span_s (children of a round
  *   in parallel): wall time ≈ ⌈log2 p⌉ × fit_span_s.
  * Source: Hunold & Carpen-Amarie, "Hierarchical Clock Synchronization in MPI", CLUSTER 2018;
- *   CLOCKSYNC.md (table). */
+ *   docs/ALGORITHMS.md. */
 #include "cs_internal.h"
 
 static int mm__hca3_sync(mm_clocksync *cs) {
@@ -21,6 +21,8 @@ static int mm__hca3_sync(mm_clocksync *cs) {
 const mm_clocksync_vtable mm_clocksync_hca3 = {
     .name = "hca3",
     .model_kind = "linear",
+    .tree = "top-down",
+    .cost = "O(log p)",
     .description = "top-down tree, each rank fits a drift line against its parent's global clock "
                    "(HCA3, Hunold & Carpen-Amarie 2018)",
     .sync = mm__hca3_sync,

@@ -30,10 +30,6 @@ int mm__measure_edge(mm_clocksync *cs, int peer, const mm_offset_rules *rules,
 /* Answers `child`'s measurement with this rank's local clock, or its current global clock. */
 int mm__serve_edge(mm_clocksync *cs, int child, int answer_with_global);
 
-/* Collective: 1 when `ok` holds on every rank (checked before any rank starts ping-pongs, so
- * that a failed allocation on one rank cannot leave its partners waiting). */
-int mm__all_ok(mm_clocksync *cs, int ok);
-
 /* Local time of fit point j of n spread over span_s from start (point 0 at start). */
 int64_t mm__point_time(int64_t start_ns, int j, int n, double span_s);
 /* Where in each interval between fit points a child measures: edges that would run at the same
@@ -48,7 +44,8 @@ int64_t mm__stagger_ns(int index, int n, double span_s);
 void mm__sleep_until(const mm_timer *t, int64_t deadline_ns);
 
 /* Model of one edge from offset measurements (offset = reference − mine): n == 1 gives an
- * offset-only model anchored at the measurement, n > 1 a least-squares line. */
+ * offset-only model anchored at the measurement, n > 1 a line fitted by weighted Theil–Sen
+ * (mm_model_fit_robust, weights 1/RTT²). */
 mm_clock_model mm__edge_model(const mm_offset_result *pts, int n);
 /* Keeps the slope, moves the line through one (newer) measurement: anchor = its time,
  * intercept = its offset (model sign). */

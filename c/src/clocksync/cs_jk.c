@@ -2,10 +2,11 @@
  *
  * What: nfit rounds spread evenly over fit_span_s; in round j every rank r = 1 .. p−1 (served by
  *   rank 0 in rank order) takes one min-RTT offset measurement against rank 0. Each rank then
- *   fits global = local − (slope·(local − anchor) + intercept) by least squares over its nfit
- *   points: a model of the drift, not just the offset.
+ *   fits global = local − (slope·(local − anchor) + intercept) over its nfit points with the
+ *   weighted Theil–Sen estimator of model.c (each point weighing 1/RTT²): a model of the drift,
+ *   not just the offset, that a few asymmetric round trips cannot tilt.
  * Why: drift-aware, so one sync serves a long launch; the fit span (not the number of points)
- *   decides how well the slope is known (CLOCKSYNC.md).
+ *   decides how well the slope is known (docs/ALGORITHMS.md).
  * Cost: p − 1 edges × nfit measurements, all through rank 0 (O(p·nfit) sequential at rank 0);
  *   wall time about fit_span_s plus the measurements of the last round.
  * Source: Jones & Koenig, CCPE 2013; Hunold & Carpen-Amarie 2016 §3.2.1. */
@@ -17,7 +18,7 @@ static int mm__jk_sync(mm_clocksync *cs) {
     int nfit = cs->params.nfit;
     double span = cs->params.fit_span_s;
     mm_offset_result *pts = cs->rank == 0 ? NULL : malloc((size_t)nfit * sizeof *pts);
-    if (!mm__all_ok(cs, cs->rank == 0 || pts != NULL)) {
+    if (!mm_all_ok(cs->comm, cs->rank == 0 || pts != NULL)) {
         free(pts);
         return MPI_ERR_NO_MEM;
     }
@@ -47,6 +48,8 @@ static int mm__jk_sync(mm_clocksync *cs) {
 const mm_clocksync_vtable mm_clocksync_jk = {
     .name = "jk",
     .model_kind = "linear",
+    .tree = "star",
+    .cost = "O(p*nfit)",
     .description = "every rank fits a drift line against rank 0 (Jones & Koenig 2013)",
     .sync = mm__jk_sync,
 };

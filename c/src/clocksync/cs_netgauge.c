@@ -25,6 +25,8 @@ static int mm__netgauge_sync(mm_clocksync *cs) {
 const mm_clocksync_vtable mm_clocksync_netgauge = {
     .name = "netgauge",
     .model_kind = "offset",
+    .tree = "bottom-up",
+    .cost = "O(log p)",
     .description = "log2(p) rounds of pairwise min-RTT offsets, composed to rank 0 (Hoefler 2010)",
     .sync = mm__netgauge_sync,
 };

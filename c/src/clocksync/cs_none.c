@@ -5,7 +5,7 @@
  *   hardware-synchronized clocks such as PTP); also the baseline a sync check compares against
  *   (on one host its residuals measure the residual check's own noise).
  * Cost: 0 rounds, 0 messages.
- * Source: ../shared/design/CLOCKSYNC.md (table, "none"). */
+ * Source: docs/ALGORITHMS.md ("none"). */
 #include "cs_internal.h"
 
 static int mm__none_sync(mm_clocksync *cs) {
@@ -17,6 +17,8 @@ static int mm__none_sync(mm_clocksync *cs) {
 const mm_clocksync_vtable mm_clocksync_none = {
     .name = "none",
     .model_kind = "identity",
+    .tree = "none",
+    .cost = "0",
     .description = "local clocks as they are (one host or hardware-synchronized clocks)",
     .sync = mm__none_sync,
 };

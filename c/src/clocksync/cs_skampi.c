@@ -9,7 +9,7 @@
  *   SKaMPI lets rank 0 measure and then broadcasts the offsets; here each rank measures its own
  *   edge, so it holds its offset already and no broadcast is needed (same round trips).
  * Why: the simplest correct sync and the historical reference; offset only, so it drifts under
- *   clock skew (re-sync about every second, CLOCKSYNC.md).
+ *   clock skew (re-sync about every second, docs/ALGORITHMS.md).
  * Cost: O(p) sequential edges at rank 0; per edge min_rounds .. cap round trips.
  * Source: Reussner et al. 1998 (SKaMPI); Hunold & Carpen-Amarie 2016 §2 and §3.2.1 (offset-only
  *   syncs drift). */
@@ -37,6 +37,8 @@ static int mm__skampi_sync(mm_clocksync *cs) {
 const mm_clocksync_vtable mm_clocksync_skampi = {
     .name = "skampi",
     .model_kind = "offset",
+    .tree = "star",
+    .cost = "O(p)",
     .description = "rank 0 against each rank in turn, bound intersection, offset only (SKaMPI)",
     .sync = mm__skampi_sync,
 };

@@ -1,6 +1,7 @@
 /* model.c — clock models: global time as a function of local time. Pure math, no MPI.
  *
- * What: evaluation, inversion, least-squares fit and composition of the models of mm_model.h,
+ * What: evaluation, inversion, fitting (the weighted Theil–Sen fit the algorithms use, and the
+ *   ordinary least-squares fit it starts from) and composition of the models of mm_model.h,
  *   offset(x) = i + s·(x − a),   global(x) = x − offset(x).
  * Why: the drift-aware algorithms (jk, hca, hca2, hca3) learn such a line per edge from offset
  *   measurements taken at different times and chain edges along a tree; keeping the arithmetic

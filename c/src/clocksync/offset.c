@@ -15,7 +15,7 @@
  * Why: the error of either estimate is at most half the best RTT (the truth lies in the bounds
  * of every round trip), and each side reads its clock through an mm_clockfn so that hca3 can
  * answer with the parent's global clock.
- * Known bugs of other implementations avoided (CLOCKSYNC.md): the per-pair RTT cache is an
+ * Known bugs of other implementations avoided (docs/ALGORITHMS.md): the per-pair RTT cache is an
  * explicit argument where 0 means "unknown" and is never used as an RTT (an inverted cache test
  * elsewhere read RTT = 0 on first use and biased the offset by RTT/2); the early stop compares
  * with the best RTT *before* the current round, so it fires as soon as a round is close to the
@@ -150,7 +150,7 @@ static int mm__wait_sleeping(MPI_Request *req) {
     long sleep_ns = 10000; /* doubles up to 1 ms: a long wait disturbs the running pairs rarely */
     for (int polls = 0;; polls++) {
         int done = 0;
-        int rc = MPI_Test(req, &done, MPI_STATUS_IGNORE);
+        int rc = MM_MPI(NULL, MPI_Test(req, &done, MPI_STATUS_IGNORE));
         if (rc != MPI_SUCCESS || done) return rc;
         if (polls >= MM__POLITE_SPINS) {
             struct timespec ts = {0, sleep_ns};
@@ -170,19 +170,19 @@ int mm_offset_measure(MPI_Comm comm, int peer, mm_clockfn clock, const mm_offset
     /* Round trip 0 finds out whether the peer is ready (sleeping wait, not counted). */
     int64_t first_pong = 0;
     MPI_Request req;
-    rc = MPI_Send(&go, 1, MPI_INT64_T, peer, MM__TAG_PING, comm);
-    if (rc == MPI_SUCCESS) rc = MPI_Irecv(&first_pong, 1, MPI_INT64_T, peer, MM__TAG_PONG, comm, &req);
+    rc = MM_MPI(NULL, MPI_Send(&go, 1, MPI_INT64_T, peer, MM__TAG_PING, comm));
+    if (rc == MPI_SUCCESS) rc = MM_MPI(NULL, MPI_Irecv(&first_pong, 1, MPI_INT64_T, peer, MM__TAG_PONG, comm, &req));
     if (rc == MPI_SUCCESS) rc = mm__wait_sleeping(&req);
     while (!done && rc == MPI_SUCCESS) {
         int64_t t2 = 0;
         int64_t t1 = mm_clockfn_now(clock);
-        rc = MPI_Send(&go, 1, MPI_INT64_T, peer, MM__TAG_PING, comm);
+        rc = MM_MPI(NULL, MPI_Send(&go, 1, MPI_INT64_T, peer, MM__TAG_PING, comm));
         if (rc == MPI_SUCCESS)
-            rc = MPI_Recv(&t2, 1, MPI_INT64_T, peer, MM__TAG_PONG, comm, MPI_STATUS_IGNORE);
+            rc = MM_MPI(NULL, MPI_Recv(&t2, 1, MPI_INT64_T, peer, MM__TAG_PONG, comm, MPI_STATUS_IGNORE));
         int64_t t3 = mm_clockfn_now(clock);
         if (rc == MPI_SUCCESS) done = mm_offset_add(&e, t1, t2, t3);
     }
-    if (rc == MPI_SUCCESS) rc = MPI_Send(&stop, 1, MPI_INT64_T, peer, MM__TAG_PING, comm);
+    if (rc == MPI_SUCCESS) rc = MM_MPI(NULL, MPI_Send(&stop, 1, MPI_INT64_T, peer, MM__TAG_PING, comm));
     mm_offset_result_get(&e, out);
     return rc;
 }
@@ -193,15 +193,15 @@ int mm_offset_respond(MPI_Comm comm, int peer, mm_clockfn clock) {
         int rc;
         if (first) {
             MPI_Request req;
-            rc = MPI_Irecv(&msg, 1, MPI_INT64_T, peer, MM__TAG_PING, comm, &req);
+            rc = MM_MPI(NULL, MPI_Irecv(&msg, 1, MPI_INT64_T, peer, MM__TAG_PING, comm, &req));
             if (rc == MPI_SUCCESS) rc = mm__wait_sleeping(&req);
         } else {
-            rc = MPI_Recv(&msg, 1, MPI_INT64_T, peer, MM__TAG_PING, comm, MPI_STATUS_IGNORE);
+            rc = MM_MPI(NULL, MPI_Recv(&msg, 1, MPI_INT64_T, peer, MM__TAG_PING, comm, MPI_STATUS_IGNORE));
         }
         if (rc != MPI_SUCCESS) return rc;
         if (msg == 0) return MPI_SUCCESS;
         int64_t t2 = mm_clockfn_now(clock);
-        rc = MPI_Send(&t2, 1, MPI_INT64_T, peer, MM__TAG_PONG, comm);
+        rc = MM_MPI(NULL, MPI_Send(&t2, 1, MPI_INT64_T, peer, MM__TAG_PONG, comm));
         if (rc != MPI_SUCCESS) return rc;
     }
 }

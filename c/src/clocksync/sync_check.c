@@ -11,7 +11,8 @@
  *   with all ranks on one host (they then share its base clock).
  *   Residual and true error have the same sign convention (rank 0's global − the rank's): the
  *   residual is the estimate, the true error its exact value.
- * Why: issue 3 §7 — every sync is verified against known truth instead of trusted.
+ * Why: every sync is verified against known truth instead of trusted (docs/ALGORITHMS.md,
+ *   "Checking a sync").
  * Cost: per algorithm one sync, then per check time one residual check (one offset measurement
  *   per checked rank); the waits are sleeps. */
 #include <stdio.h>
@@ -182,20 +183,19 @@ static void mm__print_table(mm__sync_check *sc) {
 /* 1 when every rank of comm runs on one host (one shared-memory node). */
 static int mm__one_host(MPI_Comm comm, int nprocs) {
     MPI_Comm node;
-    if (MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node) != MPI_SUCCESS)
+    if (MM_MPI(NULL, MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node)) !=
+        MPI_SUCCESS)
         return 0;
     int node_size = 0;
-    MPI_Comm_size(node, &node_size);
-    MPI_Comm_free(&node);
-    int mine = node_size == nprocs, all = 0;
-    MPI_Allreduce(&mine, &all, 1, MPI_INT, MPI_MIN, comm);
-    return all;
+    MM_MPI(NULL, MPI_Comm_size(node, &node_size));
+    MM_MPI(NULL, MPI_Comm_free(&node));
+    return mm_all_ok(comm, node_size == nprocs);
 }
 
 int mm_sync_check_run(const mm_config *cfg, MPI_Comm comm) {
     mm__sync_check sc = {cfg, 0, 0, 0, NULL, NULL};
-    MPI_Comm_rank(comm, &sc.rank);
-    MPI_Comm_size(comm, &sc.nprocs);
+    MM_MPI(NULL, MPI_Comm_rank(comm, &sc.rank));
+    MM_MPI(NULL, MPI_Comm_size(comm, &sc.nprocs));
     if (cfg->nclocksync < 1 || cfg->ncheck < 1) {
         if (sc.rank == 0)
             fprintf(stderr, "mpimeter-bench: --sync-check needs at least one --clocksync name "
@@ -206,9 +206,8 @@ int mm_sync_check_run(const mm_config *cfg, MPI_Comm comm) {
     mm_virtual_params vp;
     mm_config_virtual_params(cfg, sc.rank, &vp);
     char why[512] = "";
-    int ok = mm_timer_open(&timer, cfg->timer, &vp, why, sizeof why) == 0, all_ok = 0;
-    MPI_Allreduce(&ok, &all_ok, 1, MPI_INT, MPI_MIN, comm);
-    if (!all_ok) {
+    int ok = mm_timer_open(&timer, cfg->timer, &vp, why, sizeof why) == 0;
+    if (!mm_all_ok(comm, ok)) {
         if (!ok) fprintf(stderr, "mpimeter-bench: rank %d: --timer %s: %s\n", sc.rank, cfg->timer, why);
         if (ok) mm_timer_close(&timer);
         return 1;
@@ -223,7 +222,7 @@ int mm_sync_check_run(const mm_config *cfg, MPI_Comm comm) {
                                           (size_t)sc.nprocs, sizeof *sc.checks)
                              : NULL;
     ok = ranks && res && tru && sc.duration_s && (sc.rank != 0 || sc.checks);
-    MPI_Allreduce(&ok, &all_ok, 1, MPI_INT, MPI_MIN, comm);
+    int all_ok = mm_all_ok(comm, ok);
     int rc = all_ok ? 0 : 1;
     if (!all_ok && sc.rank == 0) fprintf(stderr, "mpimeter-bench: --sync-check: out of memory\n");
     for (int a = 0; a < cfg->nclocksync && rc == 0; a++)

@@ -74,13 +74,6 @@ int mm__serve_edge(mm_clocksync *cs, int child, int answer_with_global) {
     return mm_offset_respond(cs->comm, child, clock);
 }
 
-int mm__all_ok(mm_clocksync *cs, int ok) {
-    int all = 0;
-    ok = ok != 0;
-    if (MPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_MIN, cs->comm) != MPI_SUCCESS) return 0;
-    return all;
-}
-
 int64_t mm__point_time(int64_t start_ns, int j, int n, double span_s) {
     if (n <= 1 || j <= 0) return start_ns;
     return start_ns + (int64_t)(span_s * 1e9 * (double)j / (double)(n - 1) + 0.5);
@@ -161,14 +154,13 @@ int mm__compose_and_scatter(mm_clocksync *cs, int parent, const mm_clock_model *
         global = malloc((size_t)cs->nprocs * sizeof *global);
         ok = all != NULL && global != NULL;
     }
-    MPI_Bcast(&ok, 1, MPI_INT, 0, cs->comm);
-    if (!ok) {
+    if (!mm_all_ok(cs->comm, ok)) {
         free(all);
         free(global);
         return MPI_ERR_NO_MEM;
     }
-    int rc = MPI_Gather(&mine, (int)sizeof mine, MPI_BYTE, all, (int)sizeof mine, MPI_BYTE, 0,
-                        cs->comm);
+    int rc = MM_MPI(NULL, MPI_Gather(&mine, (int)sizeof mine, MPI_BYTE, all, (int)sizeof mine,
+                                     MPI_BYTE, 0, cs->comm));
     if (rc == MPI_SUCCESS && cs->rank == 0) {
         global[0] = mm_model_identity();
         for (int r = 1; r < cs->nprocs; r++) {
@@ -187,8 +179,8 @@ int mm__compose_and_scatter(mm_clocksync *cs, int parent, const mm_clock_model *
     }
     free(global);
     if (rc == MPI_SUCCESS)
-        rc = MPI_Scatter(all, (int)sizeof got, MPI_BYTE, &got, (int)sizeof got, MPI_BYTE, 0,
-                         cs->comm);
+        rc = MM_MPI(NULL, MPI_Scatter(all, (int)sizeof got, MPI_BYTE, &got, (int)sizeof got,
+                                      MPI_BYTE, 0, cs->comm));
     free(all);
     if (rc != MPI_SUCCESS) return rc;
     cs->model.anchor_ns = got.anchor_ns;
@@ -226,7 +218,7 @@ int mm__topdown_sync(mm_clocksync *cs, int npoints, double span_s) {
     int na = mm__topdown_actions(cs->rank, cs->nprocs, a);
     mm_offset_rules rules = mm_offset_rules_min_rtt(&cs->params);
     mm_offset_result *pts = malloc((size_t)npoints * sizeof *pts);
-    if (!mm__all_ok(cs, pts != NULL)) {
+    if (!mm_all_ok(cs->comm, pts != NULL)) {
         free(pts);
         return MPI_ERR_NO_MEM;
     }

@@ -1,8 +1,9 @@
 /* config.c — parsing and validating mpimeter-bench's options, once, on rank 0.
  *
- * Every option is a row of mm__options below (name, argument, default, help); the parser,
- * --help and the error messages all come from that table. Validation that needs only names and
- * numbers happens here; mm_config_check_nprocs adds what needs the communicator size. */
+ * Every option is a row of the table in options.c (name, type, bounds, default, help); numbers are
+ * parsed generically from it, the rest here. Validation that needs only names and numbers happens
+ * here; mm_config_check_nprocs adds what needs the communicator size. Every refusal is one line
+ * naming the option, what was given and what is allowed (exit 2). */
 #include "mm_config.h"
 
 #include <ctype.h>
@@ -23,62 +24,6 @@
 #include "mm_output.h"
 #include "mm_procsync.h"
 #include "mm_timer.h"
-
-typedef enum { MM__ARG_NONE, MM__ARG_VALUE } mm__argkind;
-
-typedef struct mm__option {
-    const char *name; /* without the leading "--" */
-    mm__argkind arg;
-    const char *metavar;
-    const char *default_text;
-    const char *help;
-} mm__option;
-
-static const mm__option mm__options[] = {
-    {"ops", MM__ARG_VALUE, "LIST", "allreduce,bcast,alltoall,barrier",
-     "operations, comma-separated (see --list-ops)"},
-    {"sizes", MM__ARG_VALUE, "SPEC", "8:65536:x8,65536",
-     "sizes in bytes: a list (8,1024) and/or geometric ranges FROM:TO:xFACTOR (8:1048576:x2)"},
-    {"nrep", MM__ARG_VALUE, "N", "300", "recorded repetitions per test (>= 1)"},
-    {"warmup", MM__ARG_VALUE, "N", "10", "unrecorded repetitions before each test (>= 0)"},
-    {"timer", MM__ARG_VALUE, "NAME", "monotonic", "local clock (see the list below)"},
-    {"clocksync", MM__ARG_VALUE, "NAME", "auto",
-     "clock synchronization; auto = hca3 when the process sync needs a global clock, else none;"
-     " a comma-separated list with --sync-check"},
-    {"procsync", MM__ARG_VALUE, "NAME", "window", "process synchronization before each repetition"},
-    {"window-us", MM__ARG_VALUE, "US", "auto",
-     "window size in microseconds for --procsync window; auto = from a pilot measurement"},
-    {"seed", MM__ARG_VALUE, "N", "random", "seed of the shuffled test order (drawn and recorded)"},
-    {"cold-cache", MM__ARG_VALUE, "BYTES", "0",
-     "overwrite a buffer of this size after each repetition, outside the timed region"},
-    {"root", MM__ARG_VALUE, "RANK", "0", "root rank of rooted operations"},
-    {"datatype", MM__ARG_VALUE, "NAME", "int",
-     "MPI datatype of the buffers (sizes must be multiples of its size; byte allows only bitwise reductions)"},
-    {"reduce-op", MM__ARG_VALUE, "NAME", "sum", "reduction operation of reducing collectives"},
-    {"out", MM__ARG_VALUE, "DIR", "(required)", "the launch folder to write"},
-    {"force", MM__ARG_NONE, NULL, "off", "write into --out even if it exists and is not empty"},
-    {"raw", MM__ARG_VALUE, "MODE", "full", "full = one row per rank and repetition; reduced = one per repetition"},
-    {"virtual-base", MM__ARG_VALUE, "NAME", "monotonic", "timer wrapped by --timer virtual"},
-    {"virtual-offset-s", MM__ARG_VALUE, "X", "0", "virtual timer: offsets drawn uniformly in +-X s (rank 0: 0)"},
-    {"virtual-skew-ppm", MM__ARG_VALUE, "Y", "0", "virtual timer: skews of +Y or -Y ppm (rank 0: 0)"},
-    {"nfit", MM__ARG_VALUE, "N", "algorithm's", "clock sync: fit points per edge (jk, hca*)"},
-    {"pingpongs", MM__ARG_VALUE, "N", "algorithm's", "clock sync: max round trips per offset measurement"},
-    {"n-nonimproving", MM__ARG_VALUE, "N", "algorithm's", "clock sync: stop after N round trips that did not beat the min RTT"},
-    {"min-rounds", MM__ARG_VALUE, "N", "algorithm's", "clock sync (skampi): rounds before the early stop may fire"},
-    {"fit-span-s", MM__ARG_VALUE, "S", "algorithm's", "clock sync: spread the fit points over S seconds"},
-    {"resync-s", MM__ARG_VALUE, "T", "1 for offset-only syncs, else never",
-     "re-run the clock sync between tests when the last one is older than T s (0 = never)"},
-    {"roundtime-budget-s", MM__ARG_VALUE, "S", "1",
-     "roundtime/harmonize: time budget per test (a test it ends before --nrep is marked in meta.json)"},
-    {"bcast-factor", MM__ARG_VALUE, "K", "2", "roundtime: start = now + K x broadcast time"},
-    {"sync-check", MM__ARG_NONE, NULL, "off", "check the clock syncs named in --clocksync instead of benchmarking"},
-    {"check-at", MM__ARG_VALUE, "LIST", "0,1,2,5,10", "--sync-check: seconds after the sync to measure residuals"},
-    {"json", MM__ARG_NONE, NULL, "off", "--sync-check: print one JSON object"},
-    {"list-ops", MM__ARG_NONE, NULL, "", "list the operations and exit"},
-    {"version", MM__ARG_NONE, NULL, "", "print the version and exit"},
-    {"help", MM__ARG_NONE, NULL, "", "this text"},
-};
-enum { MM__NOPTIONS = sizeof mm__options / sizeof mm__options[0] };
 
 static int mm__fail(char *err, size_t len, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 static int mm__fail(char *err, size_t len, const char *fmt, ...) {
@@ -105,48 +50,7 @@ void mm_config_defaults(mm_config *cfg) {
     cfg->ncheck = 5;
     for (int i = 0; i < cfg->ncheck; i++) cfg->check_at_s[i] = checks[i];
     /* 0 = "the algorithm's default": resolved by the clock-sync module. */
-    cfg->cs_params.nfit = 0;
-    cfg->cs_params.pingpong_cap = 0;
-    cfg->cs_params.n_nonimproving = 0;
-    cfg->cs_params.min_rounds = 0;
-    cfg->cs_params.fit_span_s = 0;
-}
-
-/* ---- number parsing: the whole text must be a number in range ---- */
-
-static int mm__parse_i64(const char *opt, const char *text, int64_t lo, int64_t hi, int64_t *out,
-                         char *err, size_t len) {
-    char *end = NULL;
-    errno = 0;
-    long long v = strtoll(text, &end, 10);
-    if (errno || end == text || *end != '\0')
-        return mm__fail(err, len, "--%s: '%s' is not a whole number", opt, text);
-    if (v < lo || v > hi)
-        return mm__fail(err, len, "--%s: %lld is out of range; allowed: %" PRId64 " to %" PRId64,
-                        opt, v, lo, hi);
-    *out = v;
-    return 0;
-}
-
-static int mm__parse_double(const char *opt, const char *text, double lo, double hi, double *out,
-                            char *err, size_t len) {
-    char *end = NULL;
-    errno = 0;
-    double v = strtod(text, &end);
-    if (errno || end == text || *end != '\0' || !isfinite(v))
-        return mm__fail(err, len, "--%s: '%s' is not a number", opt, text);
-    if (v < lo || v > hi)
-        return mm__fail(err, len, "--%s: %g is out of range; allowed: %g to %g", opt, v, lo, hi);
-    *out = v;
-    return 0;
-}
-
-static int mm__parse_int(const char *opt, const char *text, int lo, int hi, int *out, char *err,
-                         size_t len) {
-    int64_t v;
-    int rc = mm__parse_i64(opt, text, lo, hi, &v, err, len);
-    if (rc == 0) *out = (int)v;
-    return rc;
+    memset(&cfg->cs_params, 0, sizeof cfg->cs_params);
 }
 
 /* ---- lists ---- */
@@ -218,16 +122,25 @@ int mm_parse_sizes(const char *text, int64_t *sizes, int max, int *n, char *err,
     return 0;
 }
 
-static int mm__parse_check_at(const char *text, mm_config *cfg, char *err, size_t len) {
+static int mm__parse_check_at(const mm_option_spec *o, const char *text, mm_config *cfg,
+                              char *err, size_t len) {
     char names[MM_MAX_CHECKS][MM_NAME_LEN];
     int n;
-    int rc = mm__split_names("check-at", text, names, MM_MAX_CHECKS, &n, err, len);
+    int rc = mm__split_names(o->name, text, names, MM_MAX_CHECKS, &n, err, len);
     if (rc) return rc;
     for (int i = 0; i < n; i++) {
-        rc = mm__parse_double("check-at", names[i], 0, 3600, &cfg->check_at_s[i], err, len);
-        if (rc) return rc;
-        if (i > 0 && cfg->check_at_s[i] < cfg->check_at_s[i - 1])
+        char allowed[256];
+        mm_option_allowed_text(o, allowed, sizeof allowed);
+        char *end;
+        errno = 0;
+        double v = strtod(names[i], &end);
+        if (errno || end == names[i] || *end || !isfinite(v))
+            return mm_config_message(err, len, MM_MSG_NOT_NUMBER, o->name, names[i], allowed, NULL);
+        if (v < o->min || v > o->max)
+            return mm_config_message(err, len, MM_MSG_OUT_OF_RANGE, o->name, names[i], allowed, NULL);
+        if (i > 0 && v < cfg->check_at_s[i - 1])
             return mm__fail(err, len, "--check-at: times must not decrease ('%s')", text);
+        cfg->check_at_s[i] = v;
     }
     cfg->ncheck = n;
     return 0;
@@ -251,101 +164,111 @@ static void mm__argv_json(mm_config *cfg, int argc, char **argv) {
     mm_buf_free(&b);
 }
 
-static const mm__option *mm__find_option(const char *name, size_t name_len) {
-    for (int i = 0; i < MM__NOPTIONS; i++)
-        if (strlen(mm__options[i].name) == name_len && strncmp(mm__options[i].name, name, name_len) == 0)
-            return &mm__options[i];
+/* Where a NAME option's value goes. */
+static char *mm__name_slot(mm_config *cfg, const char *name) {
+    if (strcmp(name, "timer") == 0) return cfg->timer;
+    if (strcmp(name, "procsync") == 0) return cfg->procsync;
+    if (strcmp(name, "datatype") == 0) return cfg->datatype;
+    if (strcmp(name, "reduce-op") == 0) return cfg->reduce_op;
+    if (strcmp(name, "virtual-base") == 0) return cfg->virtual_base;
+    if (strcmp(name, "inject-error") == 0) return cfg->inject_error_op;
     return NULL;
 }
 
 /* Applies one option. Returns 0 or 2. */
-static int mm__apply(mm_config *cfg, const char *name, const char *value, int *seen_clocksync,
-                     char *err, size_t len) {
-#define IS(s) (strcmp(name, s) == 0)
-    int64_t v64;
-    if (IS("ops")) return mm__split_names(name, value, cfg->ops, MM_MAX_OPS, &cfg->nops, err, len);
-    if (IS("sizes")) return mm_parse_sizes(value, cfg->sizes, MM_MAX_SIZES, &cfg->nsizes, err, len);
-    if (IS("nrep")) return mm__parse_int(name, value, 1, 100000000, &cfg->nrep, err, len);
-    if (IS("warmup")) return mm__parse_int(name, value, 0, 100000000, &cfg->warmup, err, len);
-    if (IS("root")) return mm__parse_int(name, value, 0, INT_MAX, &cfg->root, err, len);
-    if (IS("window-us")) {
-        cfg->window_given = 1;
-        if (strcmp(value, "auto") == 0) { cfg->window_us = 0; return 0; } /* the default */
-        if (mm__parse_double(name, value, 0, 1e9, &cfg->window_us, err, len) != 0 || cfg->window_us <= 0)
-            return mm__fail(err, len, "--window-us: '%s' is not allowed; allowed: a number of microseconds > 0 "
-                            "and <= 1e9, or auto (a window derived from a pilot measurement)", value);
-        return 0;
+static int mm__apply(mm_config *cfg, const mm_option_spec *o, const char *value,
+                     int *seen_clocksync, char *err, size_t len) {
+    const char *name = o->name;
+    switch (o->type) {
+    case MM_OPT_INT:
+    case MM_OPT_I64:
+    case MM_OPT_FLOAT:
+    case MM_OPT_NPROCS: {
+        int rc = mm_option_parse_number(o, value, cfg, err, len);
+        if (rc == 0 && strcmp(name, "window-us") == 0) cfg->window_given = 1;
+        if (rc == 0 && strcmp(name, "resync-s") == 0) cfg->resync_given = 1;
+        return rc;
     }
-    if (IS("seed")) {
+    case MM_OPT_SEED: {
         char *end;
         errno = 0;
         unsigned long long s = strtoull(value, &end, 10);
-        if (errno || end == value || *end || value[0] == '-')
-            return mm__fail(err, len, "--seed: '%s' is not a whole number >= 0", value);
+        char allowed[256];
+        mm_option_allowed_text(o, allowed, sizeof allowed);
+        if (end == value || *end || value[0] == '-' || (errno && errno != ERANGE))
+            return mm_config_message(err, len, MM_MSG_NOT_WHOLE, name, value, allowed, NULL);
+        if (errno == ERANGE)
+            return mm_config_message(err, len, MM_MSG_OUT_OF_RANGE, name, value, allowed, NULL);
         cfg->seed = s;
         cfg->seed_given = 1;
         return 0;
     }
-    if (IS("cold-cache")) {
-        int rc = mm__parse_i64(name, value, 0, (int64_t)1 << 36, &v64, err, len);
-        cfg->cold_cache_bytes = v64;
-        return rc;
-    }
-    if (IS("timer") || IS("procsync") || IS("datatype") || IS("reduce-op") || IS("virtual-base")) {
-        char *dst = IS("timer") ? cfg->timer : IS("procsync") ? cfg->procsync
-                  : IS("datatype") ? cfg->datatype : IS("reduce-op") ? cfg->reduce_op
-                  : cfg->virtual_base;
+    case MM_OPT_NAME: {
+        char *dst = mm__name_slot(cfg, name);
+        if (!dst) return mm__fail(err, len, "internal: option --%s has no place", name);
         if (strlen(value) >= MM_NAME_LEN || !*value)
-            return mm__fail(err, len, "--%s: '%s' is not a valid name", name, value);
+            return mm_config_message(err, len, MM_MSG_UNKNOWN_NAME, name, value,
+                                     mm_registry_names(o->choices), mm_registry_what(o->choices));
         snprintf(dst, MM_NAME_LEN, "%s", value);
         return 0;
     }
-    if (IS("clocksync")) {
+    case MM_OPT_NAMES:
+        if (strcmp(name, "ops") == 0)
+            return mm__split_names(name, value, cfg->ops, MM_MAX_OPS, &cfg->nops, err, len);
         *seen_clocksync = 1;
         return mm__split_names(name, value, cfg->clocksync, MM_MAX_ALGS, &cfg->nclocksync, err, len);
-    }
-    if (IS("out")) {
+    case MM_OPT_SIZES:
+        return mm_parse_sizes(value, cfg->sizes, MM_MAX_SIZES, &cfg->nsizes, err, len);
+    case MM_OPT_FLOATS:
+        return mm__parse_check_at(o, value, cfg, err, len);
+    case MM_OPT_CHOICE:
+        if (strcmp(value, "full") == 0) cfg->raw_reduced = 0;
+        else if (strcmp(value, "reduced") == 0) cfg->raw_reduced = 1;
+        else {
+            char allowed[128];
+            mm_option_allowed_text(o, allowed, sizeof allowed);
+            return mm_config_message(err, len, MM_MSG_UNKNOWN_NAME, name, value, allowed, "mode");
+        }
+        return 0;
+    case MM_OPT_PATH:
         if (!*value) return mm__fail(err, len, "--out: empty path");
         if (strlen(value) >= MM_PATH_LEN) return mm__fail(err, len, "--out: path too long");
         snprintf(cfg->out, sizeof cfg->out, "%s", value);
         return 0;
-    }
-    if (IS("force")) { cfg->force = 1; return 0; }
-    if (IS("json")) { cfg->json = 1; return 0; }
-    if (IS("sync-check")) { cfg->mode = MM_MODE_SYNC_CHECK; return 0; }
-    if (IS("raw")) {
-        if (strcmp(value, "full") == 0) cfg->raw_reduced = 0;
-        else if (strcmp(value, "reduced") == 0) cfg->raw_reduced = 1;
-        else return mm__fail(err, len, "--raw: '%s' is not a mode; allowed: full, reduced", value);
+    case MM_OPT_FLAG:
+        if (strcmp(name, "force") == 0) cfg->force = 1;
+        else if (strcmp(name, "json") == 0) cfg->json = 1;
+        else if (strcmp(name, "sync-check") == 0) cfg->mode = MM_MODE_SYNC_CHECK;
+        else if (strcmp(name, "list-ops") == 0) cfg->mode = MM_MODE_LIST_OPS;
+        else if (strcmp(name, "describe") == 0) cfg->mode = MM_MODE_DESCRIBE;
+        else if (strcmp(name, "help") == 0) cfg->mode = MM_MODE_HELP;
+        else if (strcmp(name, "version") == 0) cfg->mode = MM_MODE_VERSION;
+        else return mm__fail(err, len, "internal: option --%s has no handler", name);
         return 0;
     }
-    if (IS("virtual-offset-s")) return mm__parse_double(name, value, 0, 1e6, &cfg->virtual_offset_s, err, len);
-    if (IS("virtual-skew-ppm")) return mm__parse_double(name, value, 0, 1e5, &cfg->virtual_skew_ppm, err, len);
-    if (IS("nfit")) return mm__parse_int(name, value, 1, 1000000, &cfg->cs_params.nfit, err, len);
-    if (IS("pingpongs")) return mm__parse_int(name, value, 1, 10000000, &cfg->cs_params.pingpong_cap, err, len);
-    if (IS("n-nonimproving")) return mm__parse_int(name, value, 1, 10000000, &cfg->cs_params.n_nonimproving, err, len);
-    if (IS("min-rounds")) return mm__parse_int(name, value, 1, 10000000, &cfg->cs_params.min_rounds, err, len);
-    if (IS("fit-span-s")) {
-        int rc = mm__parse_double(name, value, 0, 3600, &cfg->cs_params.fit_span_s, err, len);
-        if (rc == 0 && cfg->cs_params.fit_span_s <= 0) return mm__fail(err, len, "--fit-span-s: must be > 0");
-        return rc;
-    }
-    if (IS("resync-s")) {
-        cfg->resync_given = 1;
-        return mm__parse_double(name, value, 0, 1e6, &cfg->resync_s, err, len);
-    }
-    if (IS("roundtime-budget-s")) {
-        int rc = mm__parse_double(name, value, 0, 1e6, &cfg->roundtime_budget_s, err, len);
-        if (rc == 0 && cfg->roundtime_budget_s <= 0) return mm__fail(err, len, "--roundtime-budget-s: must be > 0");
-        return rc;
-    }
-    if (IS("bcast-factor")) return mm__parse_double(name, value, 1, 1000, &cfg->bcast_factor, err, len);
-    if (IS("check-at")) return mm__parse_check_at(value, cfg, err, len);
-    if (IS("list-ops")) { cfg->mode = MM_MODE_LIST_OPS; return 0; }
-    if (IS("help")) { cfg->mode = MM_MODE_HELP; return 0; }
-    if (IS("version")) { cfg->mode = MM_MODE_VERSION; return 0; }
-#undef IS
     return mm__fail(err, len, "internal: option --%s has no handler", name);
+}
+
+/* One name of a registry option, refused with the template when the registry lacks it. */
+static int mm__check_name(const char *option, const char *value, char *err, size_t len) {
+    const mm_option_spec *o = mm_option_find(option, strlen(option));
+    return mm_config_message(err, len, MM_MSG_UNKNOWN_NAME, option, value,
+                             mm_registry_names(o->choices), mm_registry_what(o->choices));
+}
+
+/* An option given that the mode does not use: refused, never silently ignored. */
+static int mm__check_modes(const mm_config *cfg, const char *seen, char *err, size_t len) {
+    size_t n;
+    const mm_option_spec *t = mm_options(&n);
+    unsigned mode_flag = cfg->mode == MM_MODE_SYNC_CHECK ? MM_OPT_F_SYNC_CHECK : MM_OPT_F_BENCH;
+    for (size_t i = 0; i < n; i++) {
+        if (!seen[i] || (t[i].flags & (mode_flag | MM_OPT_F_INFO))) continue;
+        if (cfg->mode == MM_MODE_SYNC_CHECK)
+            return mm__fail(err, len, "--%s does not apply to --sync-check (it checks clock syncs "
+                            "and prints the result)", t[i].name);
+        return mm__fail(err, len, "--%s applies only to --sync-check", t[i].name);
+    }
+    return 0;
 }
 
 /* The checks that need the registries; run once after all options are read. */
@@ -353,7 +276,7 @@ static int mm__validate(mm_config *cfg, int seen_clocksync, char *err, size_t le
     char why[512];
     /* timer */
     const mm_timer_vtable *tv = mm_timer_find(cfg->timer);
-    if (!tv) return mm__fail(err, len, "--timer: unknown timer '%s'; allowed: %s", cfg->timer, mm_timer_names());
+    if (!tv) return mm__check_name("timer", cfg->timer, err, len);
     if (tv->available && tv->available(why, sizeof why) != 0)
         return mm__fail(err, len, "--timer %s: not available on this machine: %s", cfg->timer, why);
     if (strcmp(cfg->timer, "virtual") == 0) {
@@ -368,9 +291,13 @@ static int mm__validate(mm_config *cfg, int seen_clocksync, char *err, size_t le
     }
     /* process sync */
     const mm_procsync_vtable *pv = mm_procsync_find(cfg->procsync);
-    if (!pv) return mm__fail(err, len, "--procsync: unknown process sync '%s'; allowed: %s", cfg->procsync, mm_procsync_names());
+    if (!pv) return mm__check_name("procsync", cfg->procsync, err, len);
     if (cfg->window_given && strcmp(cfg->procsync, "window") != 0)
         return mm__fail(err, len, "--window-us applies only to --procsync window (given: --procsync %s)", cfg->procsync);
+    if (cfg->start_tolerance_ns > 0 && !pv->has_planned_start)
+        return mm__fail(err, len, "--start-tolerance-ns applies only to process syncs that start "
+                        "repetitions at a planned time (window, roundtime, harmonize; given: "
+                        "--procsync %s)", cfg->procsync);
     /* clock sync: "auto" resolves to the most accurate algorithm registered */
     if (!seen_clocksync || (cfg->nclocksync == 1 && strcmp(cfg->clocksync[0], "auto") == 0)) {
         const char *pick = "none";
@@ -379,14 +306,18 @@ static int mm__validate(mm_config *cfg, int seen_clocksync, char *err, size_t le
         snprintf(cfg->clocksync[0], MM_NAME_LEN, "%s", pick);
         cfg->nclocksync = 1;
     }
-    for (int i = 0; i < cfg->nclocksync; i++)
+    for (int i = 0; i < cfg->nclocksync; i++) {
         if (!mm_clocksync_find(cfg->clocksync[i]))
-            return mm__fail(err, len, "--clocksync: unknown clock sync '%s'; allowed: %s", cfg->clocksync[i], mm_clocksync_names());
+            return mm__check_name("clocksync", cfg->clocksync[i], err, len);
+        for (int j = 0; j < i; j++)
+            if (strcmp(cfg->clocksync[i], cfg->clocksync[j]) == 0)
+                return mm__fail(err, len, "--clocksync: '%s' is given twice", cfg->clocksync[i]);
+    }
     if (cfg->mode == MM_MODE_BENCH) {
         if (cfg->nclocksync != 1)
             return mm__fail(err, len, "--clocksync: a list of algorithms is only for --sync-check; give one name");
         /* --clocksync none with a global-clock process sync is allowed (said in meta.json's
-         * warnings): on one host the local clocks are one clock. Not when the virtual timer
+         * conditions): on one host the local clocks are one clock. Not when the virtual timer
          * shifts or skews them on purpose: every repetition would start at a wrong time. */
         int virtual_apart = strcmp(cfg->timer, "virtual") == 0 &&
                             (cfg->virtual_offset_s != 0 || cfg->virtual_skew_ppm != 0);
@@ -399,21 +330,30 @@ static int mm__validate(mm_config *cfg, int seen_clocksync, char *err, size_t le
                             "without a global clock (--procsync barrier, none or loop-barrier), or zero virtual "
                             "offset and skew", cfg->procsync);
     }
+    if (cfg->mode == MM_MODE_SYNC_CHECK && cfg->seed_given && strcmp(cfg->timer, "virtual") != 0)
+        return mm__fail(err, len, "--seed applies to --sync-check only with --timer virtual (it seeds "
+                        "the virtual clocks; given: --timer %s)", cfg->timer);
     /* operations, datatype, sizes */
     int type_size;
     MPI_Datatype dt;
     if (!mm_datatype_lookup(cfg->datatype, &dt, &type_size))
-        return mm__fail(err, len, "--datatype: unknown datatype '%s'; allowed: %s", cfg->datatype, mm_datatype_names());
+        return mm__check_name("datatype", cfg->datatype, err, len);
     MPI_Op rop;
     if (!mm_reduce_op_lookup(cfg->reduce_op, &rop))
-        return mm__fail(err, len, "--reduce-op: unknown reduction '%s'; allowed: %s", cfg->reduce_op, mm_reduce_op_names());
+        return mm__check_name("reduce-op", cfg->reduce_op, err, len);
+    if (cfg->inject_error_op[0]) {
+        const mm_op *op = mm_op_find(cfg->inject_error_op);
+        mm_op_args probe;
+        memset(&probe, 0, sizeof probe);
+        if (!op) return mm__check_name("inject-error", cfg->inject_error_op, err, len);
+        if (mm_op_inject_error(op, &probe) != 0)
+            return mm__fail(err, len, "--inject-error %s: this operation takes neither a root nor "
+                            "a reduction, so no error can be injected", op->name);
+    }
     int any_reduce = 0;
     for (int i = 0; i < cfg->nops; i++) {
         const mm_op *op = mm_op_find(cfg->ops[i]);
-        if (!op) {
-            return mm__fail(err, len, "--ops: unknown operation '%s'; see mpimeter-bench --list-ops "
-                            "for the allowed names", cfg->ops[i]);
-        }
+        if (!op) return mm__check_name("ops", cfg->ops[i], err, len);
         for (int j = 0; j < i; j++)
             if (strcmp(cfg->ops[i], cfg->ops[j]) == 0)
                 return mm__fail(err, len, "--ops: '%s' is given twice", cfg->ops[i]);
@@ -431,16 +371,13 @@ static int mm__validate(mm_config *cfg, int seen_clocksync, char *err, size_t le
         for (int t = 0; t < s; t++)
             if (cfg->sizes[s] == cfg->sizes[t])
                 return mm__fail(err, len, "--sizes: %" PRId64 " is given twice", cfg->sizes[s]);
-    /* output */
-    if (cfg->mode == MM_MODE_BENCH) {
+    /* output: a launch writes a folder; --validate only checks the options */
+    if (cfg->mode == MM_MODE_BENCH && cfg->validate_nprocs == 0) {
         if (!cfg->out[0]) return mm__fail(err, len, "--out: missing; give the launch folder to write (e.g. --out results/m1)");
         int rc = mm_outdir_check(cfg->out, cfg->force, err, len);
         if (rc) return 2;
-    } else if (cfg->out[0] || cfg->force) {
-        return mm__fail(err, len, "--out/--force do not apply to --sync-check (it prints its result)");
     }
-    if (cfg->mode != MM_MODE_SYNC_CHECK && cfg->json)
-        return mm__fail(err, len, "--json applies only to --sync-check");
+    if (cfg->validate_nprocs > 0) return mm_config_check_nprocs(cfg, cfg->validate_nprocs, err, len);
     return 0;
 }
 
@@ -452,7 +389,10 @@ int mm_config_parse(mm_config *cfg, int argc, char **argv, char *err, size_t len
     if (rc) return rc;
     mm__argv_json(cfg, argc, argv);
     int seen_clocksync = 0;
-    char seen[MM__NOPTIONS] = {0};
+    size_t nopts;
+    const mm_option_spec *table = mm_options(&nopts);
+    char seen[64] = {0};
+    if (nopts > sizeof seen) return mm__fail(err, len, "internal: too many options");
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         if (strncmp(a, "--", 2) != 0 || a[2] == '\0')
@@ -460,22 +400,26 @@ int mm_config_parse(mm_config *cfg, int argc, char **argv, char *err, size_t len
         const char *name = a + 2;
         const char *eq = strchr(name, '=');
         size_t name_len = eq ? (size_t)(eq - name) : strlen(name);
-        const mm__option *o = mm__find_option(name, name_len);
+        const mm_option_spec *o = mm_option_find(name, name_len);
         if (!o) return mm__fail(err, len, "unknown option '%.*s'; see mpimeter-bench --help", (int)(name_len + 2), a);
-        if (seen[o - mm__options]++)
+        if (seen[o - table]++)
             return mm__fail(err, len, "--%s: given more than once", o->name);
         const char *value = NULL;
-        if (o->arg == MM__ARG_VALUE) {
+        if (o->type != MM_OPT_FLAG) {
             if (eq) value = eq + 1;
             else if (i + 1 < argc) value = argv[++i];
             else return mm__fail(err, len, "--%s: missing value (%s)", o->name, o->metavar);
         } else if (eq) {
             return mm__fail(err, len, "--%s takes no value", o->name);
         }
-        rc = mm__apply(cfg, o->name, value, &seen_clocksync, err, len);
+        rc = mm__apply(cfg, o, value, &seen_clocksync, err, len);
         if (rc) return rc;
     }
-    if (cfg->mode == MM_MODE_HELP || cfg->mode == MM_MODE_LIST_OPS || cfg->mode == MM_MODE_VERSION) return 0;
+    if (cfg->mode == MM_MODE_HELP || cfg->mode == MM_MODE_LIST_OPS || cfg->mode == MM_MODE_VERSION ||
+        cfg->mode == MM_MODE_DESCRIBE)
+        return 0;
+    rc = mm__check_modes(cfg, seen, err, len);
+    if (rc) return rc;
     if (!cfg->seed_given) {
         /* Drawn from the clock and pid; recorded in meta.json so the order can be replayed. */
         struct timespec ts;
@@ -504,6 +448,12 @@ double mm_config_effective_resync_s(const mm_config *cfg, const char *model_kind
     return strcmp(model_kind, "offset") == 0 ? 1.0 : 0.0;
 }
 
+int64_t mm_config_start_tolerance_ns(const mm_config *cfg, double timer_overhead_ns) {
+    if (cfg->start_tolerance_ns > 0) return cfg->start_tolerance_ns;
+    double auto_ns = 10.0 * timer_overhead_ns;
+    return auto_ns > 1000.0 ? (int64_t)llround(auto_ns) : 1000;
+}
+
 void mm_config_virtual_params(const mm_config *cfg, int rank, mm_virtual_params *vp) {
     memset(vp, 0, sizeof *vp);
     snprintf(vp->base, sizeof vp->base, "%s", cfg->virtual_base);
@@ -518,16 +468,26 @@ void mm_config_virtual_params(const mm_config *cfg, int rank, mm_virtual_params 
 void mm_config_print_help(FILE *f) {
     fprintf(f,
             "usage: mpirun -np P mpimeter-bench [options] --out DIR\n"
-            "       mpimeter-bench --list-ops | --help | --version\n\n"
+            "       mpimeter-bench --sync-check [options]   (under mpirun: checks clock syncs)\n"
+            "       mpimeter-bench --list-ops | --describe | --validate NP [options] | --help | --version\n\n"
             "Measures MPI operations (Hunold & Carpen-Amarie 2016, Algorithm 1 and 2 within one\n"
             "launch) and writes the launch folder DIR (meta.json, raw.csv, sync.csv; see\n"
-            "docs/FORMAT.md).\n\noptions (default in brackets):\n");
-    for (int i = 0; i < MM__NOPTIONS; i++) {
-        const mm__option *o = &mm__options[i];
+            "docs/FORMAT.md).\n\noptions (default in brackets, then what is allowed):\n");
+    size_t n;
+    const mm_option_spec *t = mm_options(&n);
+    for (size_t i = 0; i < n; i++) {
+        const mm_option_spec *o = &t[i];
+        if (o->flags & MM_OPT_F_HIDDEN) continue;
         char head[64];
         snprintf(head, sizeof head, "--%s%s%s", o->name, o->metavar ? " " : "", o->metavar ? o->metavar : "");
         fprintf(f, "  %-26s %s", head, o->help);
         if (o->default_text && *o->default_text) fprintf(f, " [%s]", o->default_text);
+        if (o->type == MM_OPT_INT || o->type == MM_OPT_I64 || o->type == MM_OPT_FLOAT ||
+            o->type == MM_OPT_FLOATS || o->type == MM_OPT_CHOICE) {
+            char allowed[256];
+            mm_option_allowed_text(o, allowed, sizeof allowed);
+            fprintf(f, " (%s%s%s)", allowed, o->unit ? " " : "", o->unit ? o->unit : "");
+        }
         fputc('\n', f);
     }
     fprintf(f, "\ntimers: %s\nclock syncs: %s\nprocess syncs: %s\ndatatypes: %s\nreduce ops: %s\n",

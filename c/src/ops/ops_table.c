@@ -32,76 +32,116 @@
 #define MM__COLL(op) mm__setup_##op, mm__run_##op, mm__coll_teardown
 
 const mm_op mm_ops_table[] = {
-    {"allgather",
+    {"allgather", MM_OP_KIND_COLLECTIVE,
      "every rank sends its block of size bytes to every rank; each receives nprocs x size bytes",
      MM__C_SIZE MM__C_NBLOCKS, 0, MM__COLL(allgather), {1, 1, 0, 0}},
-    {"allgatherv",
+    {"allgatherv", MM_OP_KIND_COLLECTIVE,
      "as allgather (size bytes from each rank) through MPI_Allgatherv; block i lands at "
      "displacement i*(count+1) elements: a one-element gap after each block",
      MM__C_SIZE MM__C_NBLOCKS, 0, MM__COLL(allgatherv), {1, 1, 0, 0}},
-    {"allreduce",
+    {"allreduce", MM_OP_KIND_COLLECTIVE,
      "every rank contributes a vector of size bytes; every rank receives the elementwise "
      "reduction (size bytes)",
      MM__C_SIZE MM__C_REDUCE, MM_OP_REDUCES, MM__COLL(allreduce), {2, 0, 0, 0}},
-    {"alltoall",
+    {"alltoall", MM_OP_KIND_COLLECTIVE,
      "every rank sends a distinct block of size bytes to every rank (nprocs x size bytes out "
      "and in per rank)",
      MM__C_SIZE MM__C_NBLOCKS, 0, MM__COLL(alltoall), {0, 2, 0, 0}},
-    {"alltoallv",
+    {"alltoallv", MM_OP_KIND_COLLECTIVE,
      "as alltoall (size bytes per pair of ranks) through MPI_Alltoallv; on both sides block i "
      "is at displacement i*(count+1) elements: a one-element gap after each block",
      MM__C_SIZE MM__C_NBLOCKS, 0, MM__COLL(alltoallv), {0, 2, 0, 0}},
-    {"barrier", "no data: no rank leaves before every rank has entered",
+    {"barrier", MM_OP_KIND_COLLECTIVE, "no data: no rank leaves before every rank has entered",
      "size: unused (one test at size 0, whatever --sizes says)", MM_OP_SIZE_UNUSED,
      MM__COLL(barrier), {0, 0, 0, 0}},
-    {"bcast", "root sends size bytes to every rank", MM__C_SIZE MM__C_ROOT, MM_OP_ROOTED,
+    {"bcast", MM_OP_KIND_ROOTED, "root sends size bytes to every rank", MM__C_SIZE MM__C_ROOT, MM_OP_ROOTED | MM_OP_FINISH_APART,
      MM__COLL(bcast), {1, 0, 0, 0}},
-    {"exscan",
+    {"exscan", MM_OP_KIND_COLLECTIVE,
      "every rank contributes a vector of size bytes; rank r receives the elementwise reduction "
      "over ranks 0..r-1 (rank 0 receives nothing defined)",
-     MM__C_SIZE MM__C_REDUCE, MM_OP_REDUCES, MM__COLL(exscan), {2, 0, 0, 0}},
-    {"gather", "every rank sends size bytes to root; root receives nprocs x size bytes",
-     MM__C_SIZE MM__C_ROOT "; root needs nprocs x size bytes", MM_OP_ROOTED, MM__COLL(gather),
+     MM__C_SIZE MM__C_REDUCE, MM_OP_REDUCES | MM_OP_FINISH_APART, MM__COLL(exscan), {2, 0, 0, 0}},
+    {"gather", MM_OP_KIND_ROOTED, "every rank sends size bytes to root; root receives nprocs x size bytes",
+     MM__C_SIZE MM__C_ROOT "; root needs nprocs x size bytes", MM_OP_ROOTED | MM_OP_FINISH_APART, MM__COLL(gather),
      {1, 0, 0, 1}},
-    {"gatherv",
+    {"gatherv", MM_OP_KIND_ROOTED,
      "as gather (size bytes from each rank) through MPI_Gatherv; at root block i lands at "
      "displacement i*(count+1) elements: a one-element gap after each block",
-     MM__C_SIZE MM__C_ROOT "; root needs nprocs x size bytes", MM_OP_ROOTED, MM__COLL(gatherv),
+     MM__C_SIZE MM__C_ROOT "; root needs nprocs x size bytes", MM_OP_ROOTED | MM_OP_FINISH_APART, MM__COLL(gatherv),
      {1, 0, 0, 1}},
-    {"reduce",
+    {"reduce", MM_OP_KIND_ROOTED,
      "every rank contributes a vector of size bytes; root receives the elementwise reduction "
      "(size bytes)",
-     MM__C_SIZE MM__C_ROOT MM__C_REDUCE, MM_OP_REDUCES | MM_OP_ROOTED, MM__COLL(reduce),
+     MM__C_SIZE MM__C_ROOT MM__C_REDUCE, MM_OP_REDUCES | MM_OP_ROOTED | MM_OP_FINISH_APART, MM__COLL(reduce),
      {1, 0, 1, 0}},
-    {"reduce_scatter",
+    {"reduce_scatter", MM_OP_KIND_COLLECTIVE,
      "every rank contributes a vector of size bytes (count elements); the elementwise reduction "
      "is split: rank i receives count/nprocs elements, one more if i < count % nprocs",
      MM__C_SIZE MM__C_REDUCE, MM_OP_REDUCES, MM__COLL(reduce_scatter), {1, 0, 0, 0}},
-    {"reduce_scatter_block",
+    {"reduce_scatter_block", MM_OP_KIND_COLLECTIVE,
      "every rank contributes nprocs blocks of size bytes; they are reduced elementwise and "
      "rank i receives block i (size bytes)",
      MM__C_SIZE MM__C_REDUCE MM__C_NBLOCKS, MM_OP_REDUCES, MM__COLL(reduce_scatter_block),
      {1, 1, 0, 0}},
-    {"scan",
+    {"scan", MM_OP_KIND_COLLECTIVE,
      "every rank contributes a vector of size bytes; rank r receives the elementwise reduction "
      "over ranks 0..r",
-     MM__C_SIZE MM__C_REDUCE, MM_OP_REDUCES, MM__COLL(scan), {2, 0, 0, 0}},
-    {"scatter",
+     MM__C_SIZE MM__C_REDUCE, MM_OP_REDUCES | MM_OP_FINISH_APART, MM__COLL(scan), {2, 0, 0, 0}},
+    {"scatter", MM_OP_KIND_ROOTED,
      "root sends a distinct block of size bytes to every rank (nprocs x size bytes leave root)",
-     MM__C_SIZE MM__C_ROOT "; root needs nprocs x size bytes", MM_OP_ROOTED, MM__COLL(scatter),
+     MM__C_SIZE MM__C_ROOT "; root needs nprocs x size bytes", MM_OP_ROOTED | MM_OP_FINISH_APART, MM__COLL(scatter),
      {1, 0, 0, 1}},
-    {"scatterv",
+    {"scatterv", MM_OP_KIND_ROOTED,
      "as scatter (size bytes to each rank) through MPI_Scatterv; at root block i is at "
      "displacement i*(count+1) elements: a one-element gap after each block",
-     MM__C_SIZE MM__C_ROOT "; root needs nprocs x size bytes", MM_OP_ROOTED,
+     MM__C_SIZE MM__C_ROOT "; root needs nprocs x size bytes", MM_OP_ROOTED | MM_OP_FINISH_APART,
      MM__COLL(scatterv), {1, 0, 0, 1}},
-    {"delay",
+    {"delay", MM_OP_KIND_LOCAL,
      "no communication: every rank busy-waits size nanoseconds on the benchmark's timer",
      "size: a duration in ns (>= 0), not bytes; datatype and reduce op unused",
      MM_OP_SIZE_IS_DURATION, mm__setup_delay, mm__run_delay, mm__teardown_delay, {0, 0, 0, 0}},
 };
 
 const size_t mm_ops_count = sizeof mm_ops_table / sizeof mm_ops_table[0];
+
+const char *mm_op_names(void) {
+    static char names[4096]; /* filled once: the table is constant */
+    if (names[0]) return names;
+    size_t used = 0;
+    for (size_t i = 0; i < mm_ops_count && used < sizeof names; i++)
+        used += (size_t)snprintf(names + used, sizeof names - used, "%s%s", i ? ", " : "",
+                                 mm_ops_table[i].name);
+    return names;
+}
+
+const char *mm_op_size_unit(const mm_op *op) {
+    return op && (op->flags & MM_OP_SIZE_IS_DURATION) ? "ns" : "bytes";
+}
+
+void mm_op_call_name(const mm_op *op, char *out, size_t len) {
+    if (!op || len == 0) return;
+    int blocking = strcmp(op->kind, MM_OP_KIND_COLLECTIVE) == 0 ||
+                   strcmp(op->kind, MM_OP_KIND_ROOTED) == 0;
+    if (!blocking) {
+        snprintf(out, len, "%s", op->name);
+        return;
+    }
+    snprintf(out, len, "MPI_%s", op->name);
+    if (len > 4 && out[4] >= 'a' && out[4] <= 'z') out[4] = (char)(out[4] - 'a' + 'A');
+}
+
+int mm_op_inject_error(const mm_op *op, mm_op_args *args) {
+    /* arguments both libraries check on every rank before communicating (a negative count is
+     * not checked by Debian's MPICH: it crashes instead) */
+    if (op->flags & MM_OP_ROOTED) {
+        args->root = args->nprocs; /* MPI_ERR_ROOT */
+        return 0;
+    }
+    if (op->flags & MM_OP_REDUCES) {
+        args->reduce_op = MPI_OP_NULL; /* MPI_ERR_OP */
+        return 0;
+    }
+    return -1;
+}
 
 const mm_op *mm_op_find(const char *name) {
     if (!name) return NULL;

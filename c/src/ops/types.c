@@ -86,6 +86,18 @@ int mm_reduce_op_lookup(const char *name, MPI_Op *op) {
 
 const char *mm_reduce_op_names(void) { return "sum, max, min, prod, band, bor, bxor"; }
 
+const char *mm_datatype_at(size_t i, int *size, const char **kind) {
+    static const char *const kinds[] = {"unknown", "byte", "char", "integer", "float"};
+    if (i >= MM__NDATATYPES) return NULL;
+    if (size) *size = mm__datatypes[i].size;
+    if (kind) *kind = kinds[mm__datatypes[i].kind];
+    return mm__datatypes[i].name;
+}
+
+const char *mm_reduce_op_at(size_t i) {
+    return i < MM__NREDUCE_OPS ? mm__reduce_ops[i].name : NULL;
+}
+
 mm__datatype_kind mm__datatype_kind_of(MPI_Datatype dt) {
     for (size_t i = 0; i < MM__NDATATYPES; i++)
         if (mm__datatypes[i].datatype == dt) return mm__datatypes[i].kind;

@@ -1,19 +1,34 @@
-/* environment.c — the MPI-related environment variables that meta.json records, secrets
- * redacted.
+/* environment.c — the environment variables that meta.json records, secrets redacted.
  *
- * What: a name is MPI-related when it starts with one of the prefixes of the MPI libraries,
- * process managers, fabrics and batch systems that change how MPI behaves (OMPI_, PMIX_,
- * MPICH_, MPIR_, MPIEXEC_, HYDRA_, PMI_, I_MPI_, UCX_, FI_, SLURM_, OMP_, MV2_) or contains
- * "MPI" (case-sensitive, as environment names are; "MPI" inside "COMPI" — COMPILER, COMPILE_…
- * — does not count). A name is secret-looking when it contains TOKEN, SECRET, PASSWORD,
- * PASSWD, KEY or CREDENTIAL in any case; its value is written as "<redacted>".
- * Why: tuning variables change results and must be reported (Hoefler & Belli 2015, rule 9),
- * but a launch folder is shared, so credentials must never end up in it.
+ * What: a variable is recorded when its name starts with one of mm_env_record_prefixes — an
+ * allow-list of the prefixes of the MPI libraries, process managers, fabrics, OpenMP and the batch
+ * system, whose variables change how MPI behaves. Its value is written as "<redacted>" when its
+ * name contains one of mm_env_secret_words in any case (PASS also catches PASSWORD and
+ * PASSPHRASE, TOK TOKEN, CRED CREDENTIAL, ...): a broad rule on purpose, since redacting a harmless
+ * value costs little and leaking a credential costs a lot.
+ * Why: tuning variables change results and must be reported (Hoefler & Belli 2015, rule 9), but a
+ * launch folder is shared, so credentials must never end up in it. Both lists are published by
+ * --describe, so that the Python half shows and stores values by the same rule.
  * Cost: O(n log n) in the number of variables (sorted by name for a stable output). */
 #include <stdlib.h>
 #include <string.h>
 
 #include "mm_output.h"
+
+const char *const mm_env_record_prefixes[] = {
+    "OMPI_", "OPAL_", "PRTE_", "PMIX_", "ORTE_",                 /* Open MPI, PMIx */
+    "MPICH_", "MPIR_", "MPIEXEC_", "HYDRA_", "PMI_",            /* MPICH, Hydra, PMI */
+    "I_MPI_", "MV2_", "MPI_", "MPIMETER_",                       /* Intel MPI, MVAPICH, generic, ours */
+    "UCX_", "FI_", "PSM2_", "HFI_", "NCCL_",                     /* fabrics */
+    "OMP_", "GOMP_", "KMP_",                                     /* OpenMP */
+    "SLURM_", "SRUN_", "SBATCH_",                                /* Slurm */
+    NULL,
+};
+
+const char *const mm_env_secret_words[] = {
+    "PASS", "PWD", "TOK", "AUTH", "CRED", "SECRET", "KEY", "PRIVATE", "CERT", "COOKIE", "SALT",
+    "SIGNATURE", NULL,
+};
 
 /* Case-insensitive "does haystack contain needle" (needle in upper case, ASCII). */
 static int mm__contains_upper(const char *haystack, const char *needle) {
@@ -32,25 +47,17 @@ static int mm__contains_upper(const char *haystack, const char *needle) {
 }
 
 int mm_env_name_is_secret(const char *name) {
-    static const char *const words[] = {"TOKEN", "SECRET", "PASSWORD", "PASSWD", "KEY",
-                                        "CREDENTIAL"};
     if (!name) return 0;
-    for (size_t i = 0; i < sizeof words / sizeof words[0]; i++)
-        if (mm__contains_upper(name, words[i])) return 1;
+    for (size_t i = 0; mm_env_secret_words[i]; i++)
+        if (mm__contains_upper(name, mm_env_secret_words[i])) return 1;
     return 0;
 }
 
-int mm_env_name_is_mpi_related(const char *name) {
-    static const char *const prefixes[] = {"OMPI_",  "PMIX_", "MPICH_", "MPIR_", "MPIEXEC_",
-                                           "HYDRA_", "PMI_",  "I_MPI_", "UCX_",  "FI_",
-                                           "SLURM_", "OMP_",  "MV2_"};
+int mm_env_name_is_recorded(const char *name) {
     if (!name) return 0;
-    for (size_t i = 0; i < sizeof prefixes / sizeof prefixes[0]; i++)
-        if (strncmp(name, prefixes[i], strlen(prefixes[i])) == 0) return 1;
-    for (const char *m = strstr(name, "MPI"); m; m = strstr(m + 1, "MPI")) {
-        int in_compi = m - name >= 2 && m[-2] == 'C' && m[-1] == 'O';
-        if (!in_compi) return 1;
-    }
+    for (size_t i = 0; mm_env_record_prefixes[i]; i++)
+        if (strncmp(name, mm_env_record_prefixes[i], strlen(mm_env_record_prefixes[i])) == 0)
+            return 1;
     return 0;
 }
 
@@ -86,7 +93,7 @@ void mm_environment_json(mm_buf *out, char **envp) {
         size_t len = (size_t)(eq - envp[i]);
         memcpy(name, envp[i], len);
         name[len] = '\0';
-        if (!mm_env_name_is_mpi_related(name)) continue;
+        if (!mm_env_name_is_recorded(name)) continue;
         e[n].text = envp[i];
         e[n].name_len = len;
         e[n].position = i;

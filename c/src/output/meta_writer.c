@@ -2,7 +2,8 @@
  *
  * What: one pretty-printed JSON object, "schema_version" first, then the tool, status, argv,
  * the full resolved configuration, MPI library and build, system, rank placement, environment,
- * machine load, timer, clock sync quality, process sync counts, per-test status and warnings.
+ * machine load, timer, clock sync quality, process sync counts, per-test status and the
+ * conditions the launch noticed (facts with a code; the analysis judges them).
  * Every key is always present; what is not known (yet) is null — a NULL pointer in the
  * mm_launch (no residuals measured yet, no virtual timer, provenance not collected) gives null,
  * never a crash.
@@ -14,12 +15,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "mm_output.h"
+#include "meta_internal.h"
 
 #include "build_info.h"
 
 /* A string, or null when it is NULL or empty. */
-static void mm__kv_text(mm_json *j, const char *k, const char *v) {
+void mm__kv_text(mm_json *j, const char *k, const char *v) {
     mm_json_key(j, k);
     if (v && *v)
         mm_json_string(j, v);
@@ -28,7 +29,7 @@ static void mm__kv_text(mm_json *j, const char *k, const char *v) {
 }
 
 /* A double when known, else null. */
-static void mm__kv_double_if(mm_json *j, const char *k, int known, double v) {
+void mm__kv_double_if(mm_json *j, const char *k, int known, double v) {
     mm_json_key(j, k);
     if (known)
         mm_json_double(j, v);
@@ -37,7 +38,7 @@ static void mm__kv_double_if(mm_json *j, const char *k, int known, double v) {
 }
 
 /* A double, or null when it is not positive (0 = "not applicable" in our structs). */
-static void mm__kv_positive(mm_json *j, const char *k, double v) {
+void mm__kv_positive(mm_json *j, const char *k, double v) {
     mm_json_key(j, k);
     if (v > 0)
         mm_json_double(j, v);
@@ -45,26 +46,26 @@ static void mm__kv_positive(mm_json *j, const char *k, double v) {
         mm_json_null(j);
 }
 
-static void mm__int_array(mm_json *j, const int *v, int n) {
+void mm__int_array(mm_json *j, const int *v, int n) {
     mm_json_begin_array(j);
     for (int i = 0; i < n; i++) mm_json_int(j, v[i]);
     mm_json_end_array(j);
 }
 
-static void mm__i64_array(mm_json *j, const int64_t *v, int n) {
+void mm__i64_array(mm_json *j, const int64_t *v, int n) {
     mm_json_begin_array(j);
     for (int i = 0; i < n; i++) mm_json_int(j, v[i]);
     mm_json_end_array(j);
 }
 
-static void mm__double_array(mm_json *j, const double *v, int n) {
+void mm__double_array(mm_json *j, const double *v, int n) {
     mm_json_begin_array(j);
     for (int i = 0; i < n; i++) mm_json_double(j, v[i]);
     mm_json_end_array(j);
 }
 
 /* Words separated by spaces or commas ("constant_tsc nonstop_tsc") as a JSON array. */
-static void mm__word_array(mm_json *j, const char *words) {
+void mm__word_array(mm_json *j, const char *words) {
     mm_json_begin_array(j);
     const char *p = words ? words : "";
     while (*p) {
@@ -80,7 +81,7 @@ static void mm__word_array(mm_json *j, const char *words) {
 }
 
 /* A CPU list "0-1,3" as [0, 1, 3]. Stops at the first malformed item. */
-static void mm__cpu_list_array(mm_json *j, const char *list) {
+void mm__cpu_list_array(mm_json *j, const char *list) {
     mm_json_begin_array(j);
     const char *p = list ? list : "";
     while (*p) {
@@ -101,16 +102,17 @@ static void mm__cpu_list_array(mm_json *j, const char *list) {
     mm_json_end_array(j);
 }
 
-static const char *mm__test_status_word(int status) {
+const char *mm__test_status_word(int status) {
     switch (status) {
     case MM_TEST_PENDING: return "pending";
     case MM_TEST_RUNNING: return "running";
     case MM_TEST_COMPLETE: return "complete";
+    case MM_TEST_FAILED: return "failed";
     default: return NULL;
     }
 }
 
-static void mm__render_config(mm_json *j, const mm_config *c, const mm_clocksync *cs) {
+void mm_meta_render_config(mm_json *j, const mm_config *c, const mm_clocksync *cs) {
     mm_json_begin_object(j);
     mm_json_key(j, "ops");
     mm_json_begin_array(j);
@@ -128,6 +130,7 @@ static void mm__render_config(mm_json *j, const mm_config *c, const mm_clocksync
         mm_json_null(j);
     mm_json_kv_string(j, "procsync", c->procsync);
     mm__kv_positive(j, "window_us", c->window_us); /* 0 = derived from a pilot */
+    mm__kv_positive(j, "start_tolerance_ns", (double)c->start_tolerance_ns); /* 0 = automatic */
     char seed[24];
     snprintf(seed, sizeof seed, "%" PRIu64, c->seed); /* unsigned: above 2^63 too */
     mm_json_key(j, "seed");
@@ -148,8 +151,9 @@ static void mm__render_config(mm_json *j, const mm_config *c, const mm_clocksync
     /* 0 in the config means "the algorithm's default": show the value the sync resolved
      * (null when the sync is not open yet) */
     const mm_clocksync_params *given = &c->cs_params;
-    mm_clocksync_params none = {0, 0, 0, 0, 0.0};
-    const mm_clocksync_params *used = cs ? &cs->params : &none;
+    mm_clocksync_params resolved = {0, 0, 0, 0, 0.0};
+    if (!cs && c->nclocksync > 0) mm_clocksync_params_resolve(c->clocksync[0], NULL, &resolved);
+    const mm_clocksync_params *used = cs ? &cs->params : &resolved;
     mm_json_key(j, "clocksync_params");
     mm_json_begin_object(j);
     mm__kv_positive(j, "nfit", given->nfit > 0 ? given->nfit : used->nfit);
@@ -166,8 +170,40 @@ static void mm__render_config(mm_json *j, const mm_config *c, const mm_clocksync
     mm_json_kv_double(j, "bcast_factor", c->bcast_factor);
     mm_json_end_object(j);
     /* resolved: the algorithm's default when --resync was not given; <= 0 means never */
-    const char *kind = cs && cs->vt ? cs->vt->model_kind : "identity";
+    const mm_clocksync_vtable *csv = cs && cs->vt ? cs->vt
+                                     : c->nclocksync > 0 ? mm_clocksync_find(c->clocksync[0])
+                                                         : NULL;
+    const char *kind = csv ? csv->model_kind : "identity";
     mm__kv_positive(j, "resync_s", mm_config_effective_resync_s(c, kind));
+    mm_json_end_object(j);
+}
+
+void mm_meta_render_operations(mm_json *j, const mm_config *c) {
+    mm_json_begin_object(j);
+    for (int i = 0; i < c->nops && i < MM_MAX_OPS; i++) {
+        const mm_op *op = mm_op_find(c->ops[i]);
+        if (!op) continue;
+        mm_json_key(j, op->name);
+        mm_json_begin_object(j);
+        mm_json_kv_string(j, "kind", op->kind);
+        mm_json_kv_bool(j, "ranks_finish_apart", (op->flags & MM_OP_FINISH_APART) != 0);
+        mm_json_kv_string(j, "size_unit", mm_op_size_unit(op));
+        mm_json_end_object(j);
+    }
+    mm_json_end_object(j);
+}
+
+static void mm__render_mpit(mm_json *j, const mm_mpit_info *m) {
+    mm_json_key(j, "mpi_t");
+    if (!m->available) {
+        mm_json_null(j);
+        return;
+    }
+    mm_json_begin_object(j);
+    mm_json_kv_int(j, "cvars", m->cvars);
+    mm_json_kv_string(j, "digest", m->digest);
+    mm_json_key(j, "selected");
+    mm_json_raw(j, m->selected.data && m->selected.len ? m->selected.data : "{}");
     mm_json_end_object(j);
 }
 
@@ -188,6 +224,7 @@ static void mm__render_mpi_build_system(mm_json *j, const mm_provenance *p) {
             mm_json_null(j);
         }
         mm__kv_text(j, "library_version_full", full);
+        mm__render_mpit(j, &p->mpit);
         mm_json_end_object(j);
     } else {
         mm_json_null(j);
@@ -229,9 +266,50 @@ static void mm__render_ranks_env_load(mm_json *j, const mm_provenance *p, int np
             mm_json_key(j, "cpus");
             mm__cpu_list_array(j, p->ranks[r].cpus);
             mm_json_kv_int(j, "pid", p->ranks[r].pid);
+            const mm_rank_info *ri = &p->ranks[r];
+            int finished = p->wall_end[0] != '\0';
+            mm_json_key(j, "cpus_seen");
+            if (finished)
+                mm__cpu_list_array(j, ri->cpus_seen);
+            else
+                mm_json_null(j);
+            mm_json_key(j, "cpu_changes");
+            if (finished)
+                mm_json_int(j, ri->cpu_changes);
+            else
+                mm_json_null(j);
+            mm_json_key(j, "cpu_khz");
+            if (finished && ri->khz_start > 0 && ri->khz_end > 0) {
+                double khz[2] = {ri->khz_start, ri->khz_end};
+                mm__double_array(j, khz, 2);
+            } else {
+                mm_json_null(j);
+            }
             mm_json_end_object(j);
         }
         mm_json_end_array(j);
+    } else {
+        mm_json_null(j);
+    }
+    mm_json_key(j, "probes");
+    if (p) {
+        mm_json_begin_object(j);
+        mm_json_key(j, "cacheline_rtt_ns");
+        mm_json_begin_array(j);
+        for (int i = 0; i < p->nprobes; i++) {
+            const mm_cacheline_probe *e = &p->probes[i];
+            mm_json_begin_object(j);
+            int ranks[2] = {e->rank_a, e->rank_b}, cpus[2] = {e->cpu_a, e->cpu_b};
+            mm_json_key(j, "ranks");
+            mm__int_array(j, ranks, 2);
+            mm__kv_text(j, "host", p->ranks ? p->ranks[e->rank_a].host : NULL);
+            mm_json_key(j, "cpus");
+            mm__int_array(j, cpus, 2);
+            mm__kv_double_if(j, "rtt_ns", e->rtt_ns >= 0, e->rtt_ns);
+            mm_json_end_object(j);
+        }
+        mm_json_end_array(j);
+        mm_json_end_object(j);
     } else {
         mm_json_null(j);
     }
@@ -286,158 +364,6 @@ static void mm__render_timer(mm_json *j, const mm_launch *l) {
     mm_json_end_object(j);
 }
 
-static void mm__render_residual(mm_json *j, const char *key, int n, const int *ranks,
-                                const int64_t *res) {
-    mm_json_key(j, key);
-    if (n < 0 || (n > 0 && (!ranks || !res))) {
-        mm_json_null(j);
-        return;
-    }
-    uint64_t max_abs = 0; /* unsigned: |INT64_MIN| fits */
-    for (int i = 0; i < n; i++) {
-        uint64_t a = res[i] < 0 ? (uint64_t)0 - (uint64_t)res[i] : (uint64_t)res[i];
-        if (a > max_abs) max_abs = a;
-    }
-    if (max_abs > (uint64_t)INT64_MAX) max_abs = (uint64_t)INT64_MAX;
-    mm_json_begin_object(j);
-    mm_json_key(j, "ranks");
-    mm__int_array(j, ranks, n);
-    mm_json_key(j, "residual_ns");
-    mm__i64_array(j, res, n);
-    mm_json_kv_int(j, "max_abs_ns", (int64_t)max_abs);
-    mm_json_end_object(j);
-}
-
-static void mm__render_clock_sync(mm_json *j, const mm_launch *l) {
-    mm_json_key(j, "clock_sync");
-    const mm_clocksync *cs = l->cs;
-    if (!cs || !cs->vt) {
-        mm_json_null(j);
-        return;
-    }
-    mm_json_begin_object(j);
-    mm_json_kv_string(j, "method", cs->vt->name);
-    mm_json_kv_string(j, "model", cs->vt->model_kind);
-    mm_json_kv_double(j, "duration_s", cs->duration_s);
-    mm_json_kv_double(j, "total_duration_s", cs->total_duration_s);
-    mm_json_key(j, "params");
-    mm_json_begin_object(j);
-    mm_json_kv_int(j, "nfit", cs->params.nfit);
-    mm_json_kv_int(j, "pingpong_cap", cs->params.pingpong_cap);
-    mm_json_kv_int(j, "n_nonimproving", cs->params.n_nonimproving);
-    mm_json_kv_int(j, "min_rounds", cs->params.min_rounds);
-    mm_json_kv_double(j, "fit_span_s", cs->params.fit_span_s);
-    mm_json_end_object(j);
-    mm_json_key(j, "parents");
-    if (l->parents)
-        mm__int_array(j, l->parents, l->nprocs);
-    else
-        mm_json_null(j);
-    mm_json_key(j, "models");
-    if (l->models) {
-        mm_json_begin_array(j);
-        for (int r = 0; r < l->nprocs; r++) {
-            mm_json_begin_object(j);
-            mm_json_kv_int(j, "rank", r);
-            mm_json_kv_int(j, "anchor_ns", l->models[r].anchor_ns);
-            mm_json_kv_double(j, "slope", l->models[r].slope);
-            mm_json_kv_double(j, "intercept_ns", l->models[r].intercept_ns);
-            mm_json_end_object(j);
-        }
-        mm_json_end_array(j);
-    } else {
-        mm_json_null(j);
-    }
-    mm_json_kv_int(j, "resyncs", cs->nsyncs > 1 ? cs->nsyncs - 1 : 0);
-    mm__render_residual(j, "residual_start", l->nresidual_start, l->residual_ranks_start,
-                        l->residual_start_ns);
-    mm__render_residual(j, "residual_end", l->nresidual_end, l->residual_ranks_end,
-                        l->residual_end_ns);
-    mm__kv_text(j, "warning", l->sync_warning);
-    mm_json_end_object(j);
-}
-
-static void mm__render_proc_sync(mm_json *j, const mm_launch *l) {
-    mm_json_key(j, "proc_sync");
-    const mm_procsync *ps = l->ps;
-    if (!ps || !ps->vt) {
-        mm_json_null(j);
-        return;
-    }
-    long invalid = 0, late = 0, overrun = 0, round_late = 0, redone = 0;
-    long redone_late = 0, redone_overrun = 0, redone_round_late = 0;
-    mm_json_begin_object(j);
-    mm_json_kv_string(j, "method", ps->vt->name);
-    mm__kv_text(j, "scheme", ps->vt->scheme);
-    mm_json_key(j, "window_ns_by_test");
-    mm_json_begin_object(j);
-    for (int i = 0; l->tests && i < l->ntests; i++) {
-        const mm_test *t = &l->tests[i];
-        invalid += t->invalid;
-        late += t->invalid_late_start;
-        overrun += t->invalid_overrun;
-        round_late += t->invalid_round_late;
-        redone += t->redone;
-        redone_late += t->redone_late_start;
-        redone_overrun += t->redone_overrun;
-        redone_round_late += t->redone_round_late;
-        if (t->window_ns > 0) {
-            char key[16];
-            snprintf(key, sizeof key, "%d", t->index);
-            mm_json_kv_int(j, key, t->window_ns);
-        }
-    }
-    mm_json_end_object(j);
-    mm_json_key(j, "invalid");
-    mm_json_begin_object(j);
-    mm_json_kv_int(j, "total", invalid);
-    mm_json_kv_int(j, "late_start", late);
-    mm_json_kv_int(j, "overrun", overrun);
-    mm_json_kv_int(j, "round_late", round_late);
-    mm_json_end_object(j);
-    mm_json_key(j, "redone");
-    mm_json_begin_object(j);
-    mm_json_kv_int(j, "total", redone);
-    mm_json_key(j, "reasons");
-    mm_json_begin_object(j);
-    mm_json_kv_int(j, "late_start", redone_late);
-    mm_json_kv_int(j, "overrun", redone_overrun);
-    mm_json_kv_int(j, "round_late", redone_round_late);
-    mm_json_end_object(j);
-    mm_json_end_object(j);
-    mm_json_end_object(j);
-}
-
-static void mm__render_tests(mm_json *j, const mm_launch *l) {
-    mm_json_key(j, "tests");
-    mm_json_begin_array(j);
-    for (int i = 0; l->tests && i < l->ntests; i++) {
-        const mm_test *t = &l->tests[i];
-        mm_json_begin_object(j);
-        mm_json_kv_int(j, "test", t->index);
-        mm_json_kv_string(j, "op", t->op ? t->op->name : NULL);
-        mm_json_kv_int(j, "size", t->size);
-        mm_json_kv_string(j, "status", mm__test_status_word(t->status));
-        mm_json_kv_int(j, "nrep", t->nrep);
-        mm_json_kv_int(j, "nrep_asked", t->nrep_asked);
-        /* why the test ended: every asked repetition, or the roundtime/harmonize time budget */
-        mm__kv_text(j, "ended_by", t->status != MM_TEST_COMPLETE ? NULL
-                                   : t->ended_by_budget       ? "budget"
-                                                              : "nrep");
-        mm_json_kv_int(j, "invalid", t->invalid);
-        mm_json_kv_int(j, "invalid_late_start", t->invalid_late_start);
-        mm_json_kv_int(j, "invalid_overrun", t->invalid_overrun);
-        mm_json_kv_int(j, "invalid_round_late", t->invalid_round_late);
-        mm_json_kv_int(j, "redone", t->redone);
-        mm_json_kv_int(j, "resyncs", t->resyncs);
-        mm__kv_positive(j, "window_ns", (double)t->window_ns);
-        mm__kv_double_if(j, "started_s", t->status != MM_TEST_PENDING, t->started_s);
-        mm__kv_double_if(j, "duration_s", t->status == MM_TEST_COMPLETE, t->duration_s);
-        mm_json_end_object(j);
-    }
-    mm_json_end_array(j);
-}
-
 void mm_meta_render(const mm_launch *l, mm_buf *out) {
     out->len = 0;
     if (out->data) out->data[0] = '\0';
@@ -463,10 +389,15 @@ void mm_meta_render(const mm_launch *l, mm_buf *out) {
     mm_json_raw(&j, l->cfg ? l->cfg->argv_joined : NULL); /* already a JSON array */
     mm_json_key(&j, "config");
     if (l->cfg)
-        mm__render_config(&j, l->cfg, l->cs);
+        mm_meta_render_config(&j, l->cfg, l->cs);
     else
         mm_json_null(&j);
     mm_json_kv_int(&j, "nprocs", l->nprocs);
+    mm_json_key(&j, "operations");
+    if (l->cfg)
+        mm_meta_render_operations(&j, l->cfg);
+    else
+        mm_json_null(&j);
     mm__render_mpi_build_system(&j, p);
     mm__render_ranks_env_load(&j, p, l->nprocs);
     mm__render_timer(&j, l);
@@ -476,10 +407,7 @@ void mm_meta_render(const mm_launch *l, mm_buf *out) {
     mm__kv_text(&j, "wall_start", p ? p->wall_start : NULL);
     mm__kv_text(&j, "wall_end", p ? p->wall_end : NULL);
     mm__render_tests(&j, l);
-    mm_json_key(&j, "warnings");
-    mm_json_begin_array(&j);
-    for (int i = 0; l->warnings && i < l->nwarnings; i++) mm_json_string(&j, l->warnings[i]);
-    mm_json_end_array(&j);
+    mm__render_conditions(&j, l->conditions);
     mm_json_end_object(&j);
     mm_buf_append(out, "\n", 1);
 }

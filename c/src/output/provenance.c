@@ -127,17 +127,15 @@ static void mm__read_first_line(const char *file, char *out, size_t len) {
     mm__rstrip(out);
 }
 
-/* This process's CPU affinity as "0-1,3"; empty when unknown. */
-static void mm__affinity_list(char *out, size_t len) {
+/* A set of CPUs ("bit c set: CPU c") as "0-1,3"; empty for none. */
+static void mm__cpu_list(const unsigned char *bits, int ncpus, char *out, size_t len) {
     out[0] = '\0';
-    cpu_set_t set;
-    CPU_ZERO(&set);
-    if (sched_getaffinity(0, sizeof set, &set) != 0) return;
+#define MM__HAS(c) ((bits[(c) / 8] >> ((c) % 8)) & 1)
     size_t used = 0;
-    for (int c = 0; c < CPU_SETSIZE; c++) {
-        if (!CPU_ISSET(c, &set)) continue;
+    for (int c = 0; c < ncpus; c++) {
+        if (!MM__HAS(c)) continue;
         int last = c;
-        while (last + 1 < CPU_SETSIZE && CPU_ISSET(last + 1, &set)) last++;
+        while (last + 1 < ncpus && MM__HAS(last + 1)) last++;
         int w = last > c ? snprintf(out + used, len - used, "%s%d-%d", used ? "," : "", c, last)
                          : snprintf(out + used, len - used, "%s%d", used ? "," : "", c);
         if (w < 0 || (size_t)w >= len - used) { /* does not fit: keep whole items only */
@@ -147,6 +145,38 @@ static void mm__affinity_list(char *out, size_t len) {
         used += (size_t)w;
         c = last;
     }
+#undef MM__HAS
+}
+
+/* This process's CPU affinity as "0-1,3"; empty when unknown. */
+static void mm__affinity_list(char *out, size_t len) {
+    out[0] = '\0';
+    cpu_set_t set;
+    CPU_ZERO(&set);
+    if (sched_getaffinity(0, sizeof set, &set) != 0) return;
+    unsigned char bits[128] = {0};
+    for (int c = 0; c < CPU_SETSIZE && c < 1024; c++)
+        if (CPU_ISSET(c, &set)) bits[c / 8] |= (unsigned char)(1u << (c % 8));
+    mm__cpu_list(bits, 1024, out, len);
+}
+
+void mm_cpu_track_note(mm_cpu_track *t) {
+    int c = sched_getcpu();
+    if (c < 0 || c >= 1024) return;
+    if (t->last >= 0 && c != t->last) t->changes++;
+    t->last = c;
+    t->seen[c / 8] |= (unsigned char)(1u << (c % 8));
+}
+
+/* The current frequency of the CPU this process runs on, in kHz; 0 when unreadable (no cpufreq
+ * in this kernel or VM). */
+static double mm__cpu_khz(void) {
+    int c = sched_getcpu();
+    if (c < 0) return 0;
+    char path[96], line[64];
+    snprintf(path, sizeof path, "/sys/devices/system/cpu/cpu%d/cpufreq/scaling_cur_freq", c);
+    mm__read_first_line(path, line, sizeof line);
+    return line[0] ? strtod(line, NULL) : 0;
 }
 
 static void mm__library_kind(const char *version, char *out, size_t len) {
@@ -161,8 +191,9 @@ static void mm__library_kind(const char *version, char *out, size_t len) {
 void mm_provenance_collect(mm_provenance *p, MPI_Comm comm) {
     memset(p, 0, sizeof *p);
     int rank, nprocs;
-    MPI_Comm_rank(comm, &rank);
-    MPI_Comm_size(comm, &nprocs);
+    MM_MPI(&p->err, MPI_Comm_rank(comm, &rank));
+    MM_MPI(&p->err, MPI_Comm_size(comm, &nprocs));
+    p->nprocs = nprocs;
     p->pid = (int)getpid();
     p->mono_start_s = mm__mono_s();
     mm__utc_now(p->wall_start, sizeof p->wall_start);
@@ -174,13 +205,13 @@ void mm_provenance_collect(mm_provenance *p, MPI_Comm comm) {
 
     char version[MPI_MAX_LIBRARY_VERSION_STRING + 1];
     int vlen = 0;
-    MPI_Get_library_version(version, &vlen);
+    MM_MPI(&p->err, MPI_Get_library_version(version, &vlen));
     version[vlen > 0 && vlen <= MPI_MAX_LIBRARY_VERSION_STRING ? vlen : 0] = '\0';
     mm__rstrip(version);
     p->library_version_full = strdup(version);
     mm__library_kind(version, p->mpi_library, sizeof p->mpi_library);
     int major = 0, minor = 0;
-    MPI_Get_version(&major, &minor);
+    MM_MPI(&p->err, MPI_Get_version(&major, &minor));
     snprintf(p->mpi_version, sizeof p->mpi_version, "MPI %d.%d", major, minor);
 
     snprintf(p->compiler, sizeof p->compiler, "%s", MM_COMPILER);
@@ -207,6 +238,9 @@ void mm_provenance_collect(mm_provenance *p, MPI_Comm comm) {
         snprintf(mine.host, sizeof mine.host, "?");
     mine.pid = p->pid;
     mm__affinity_list(mine.cpus, sizeof mine.cpus);
+    p->cpu.last = -1;
+    mm_cpu_track_note(&p->cpu);
+    p->khz_start = mm__cpu_khz();
     if (rank == 0) {
         p->ranks = calloc((size_t)nprocs, sizeof *p->ranks);
         if (!p->ranks) {
@@ -214,21 +248,45 @@ void mm_provenance_collect(mm_provenance *p, MPI_Comm comm) {
             MPI_Abort(comm, 1);
         }
     }
-    MPI_Gather(&mine, (int)sizeof mine, MPI_BYTE, p->ranks, (int)sizeof mine, MPI_BYTE, 0, comm);
-    if (rank == 0) mm_environment_json(&p->environment_json, environ);
+    MM_MPI(&p->err, MPI_Gather(&mine, (int)sizeof mine, MPI_BYTE, p->ranks, (int)sizeof mine,
+                               MPI_BYTE, 0, comm));
+    if (rank == 0) {
+        mm_environment_json(&p->environment_json, environ);
+        mm_mpit_collect(&p->mpit);
+    }
 }
 
 void mm_provenance_finish(mm_provenance *p, MPI_Comm comm) {
     int rank;
-    MPI_Comm_rank(comm, &rank);
+    MM_MPI(&p->err, MPI_Comm_rank(comm, &rank));
     /* Which ranks share rank 0's machine: their CPU time is inside its /proc/stat. */
     char host0[256] = {0}, host[256] = {0};
     if (gethostname(host, sizeof host - 1) != 0) host[0] = '\0';
     if (rank == 0) memcpy(host0, host, sizeof host0);
-    MPI_Bcast(host0, (int)sizeof host0, MPI_CHAR, 0, comm);
+    MM_MPI(&p->err, MPI_Bcast(host0, (int)sizeof host0, MPI_CHAR, 0, comm));
     double own = mm__own_cpu_s() - p->own_cpu_s_start;
     double mine[2] = {own, strcmp(host, host0) == 0 ? own : 0.0}, sum[2] = {0, 0};
-    MPI_Reduce(mine, sum, 2, MPI_DOUBLE, MPI_SUM, 0, comm);
+    MM_MPI(&p->err, MPI_Reduce(mine, sum, 2, MPI_DOUBLE, MPI_SUM, 0, comm));
+    /* every rank's CPUs seen and frequency, into rank 0's table */
+    mm_cpu_track_note(&p->cpu);
+    mm_rank_info me;
+    memset(&me, 0, sizeof me);
+    mm__cpu_list(p->cpu.seen, 1024, me.cpus_seen, sizeof me.cpus_seen);
+    me.cpu_changes = p->cpu.changes;
+    me.khz_start = p->khz_start;
+    me.khz_end = mm__cpu_khz();
+    mm_rank_info *all = rank == 0 ? calloc((size_t)p->nprocs, sizeof *all) : NULL;
+    int ok = mm_all_ok(comm, rank != 0 || all);
+    if (ok && MM_MPI(&p->err, MPI_Gather(&me, (int)sizeof me, MPI_BYTE, all, (int)sizeof me,
+                                         MPI_BYTE, 0, comm)) == MPI_SUCCESS && rank == 0 && p->ranks) {
+        for (int r = 0; r < p->nprocs; r++) {
+            memcpy(p->ranks[r].cpus_seen, all[r].cpus_seen, sizeof all[r].cpus_seen);
+            p->ranks[r].cpu_changes = all[r].cpu_changes;
+            p->ranks[r].khz_start = all[r].khz_start;
+            p->ranks[r].khz_end = all[r].khz_end;
+        }
+    }
+    free(all);
     if (rank != 0) return;
     mm__loadavg(p->loadavg_end);
     p->wall_s = mm__mono_s() - p->mono_start_s;
@@ -242,7 +300,10 @@ void mm_provenance_finish(mm_provenance *p, MPI_Comm comm) {
 void mm_provenance_free(mm_provenance *p) {
     free(p->library_version_full);
     free(p->ranks);
+    free(p->probes);
+    p->probes = NULL;
     mm_buf_free(&p->environment_json);
+    mm_buf_free(&p->mpit.selected);
     p->library_version_full = NULL;
     p->ranks = NULL;
 }

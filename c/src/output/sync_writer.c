@@ -4,8 +4,8 @@
  *
  * Why: every offset measurement is kept so that the analysis can fit a better global clock
  * after the fact (interpolating between the initial sync and later re-syncs, as trace tools
- * do) than the online extrapolation the windows had to use (../shared/design/CLOCKSYNC.md,
- * "After the fact"; Hunold & Carpen-Amarie 2016 §3.2 on drift).
+ * do) than the online extrapolation the windows had to use (docs/ALGORITHMS.md, "After the
+ * fact"; Hunold & Carpen-Amarie 2016 §3.2 on drift).
  * Cost: O(n) rows — a few thousand per launch, so plain fprintf is fast enough; then fflush +
  * fsync. All records are checked before anything is written, so a bad record leaves the file
  * unchanged. */

@@ -1,6 +1,7 @@
 /* procsync.c — the registry of process syncs and what they share. */
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "mm_procsync.h"
 
@@ -44,11 +45,13 @@ int mm_procsync_open(mm_procsync *ps, const char *name, MPI_Comm comm, const mm_
     ps->vt = mm_procsync_find(name);
     if (!ps->vt) return -1;
     ps->comm = comm;
-    MPI_Comm_rank(comm, &ps->rank);
-    MPI_Comm_size(comm, &ps->nprocs);
+    MM_MPI(&ps->err, MPI_Comm_rank(comm, &ps->rank));
+    MM_MPI(&ps->err, MPI_Comm_size(comm, &ps->nprocs));
     ps->timer = timer;
     ps->cs = cs;
     ps->cfg = cfg;
+    ps->inject_late_wakeup_ns =
+        ps->rank == ps->nprocs - 1 ? (int64_t)(cfg->inject_late_wakeup_us * 1e3) : 0;
     return 0;
 }
 
@@ -67,9 +70,9 @@ int64_t mm_procsync_start_delay_ns(mm_procsync *ps) {
     int64_t d[ROUNDS];
     for (int k = 0; k < ROUNDS; k++) {
         int64_t sent = 0;
-        MPI_Barrier(ps->comm);
+        MM_MPI(&ps->err, MPI_Barrier(ps->comm));
         if (ps->rank == 0) sent = mm_clocksync_global_now(ps->cs);
-        MPI_Bcast(&sent, 1, MPI_INT64_T, 0, ps->comm);
+        MM_MPI(&ps->err, MPI_Bcast(&sent, 1, MPI_INT64_T, 0, ps->comm));
         int64_t got = mm_clocksync_global_now(ps->cs) - sent;
         /* insertion sort as we go: 16 values */
         int i = k;
@@ -80,8 +83,34 @@ int64_t mm_procsync_start_delay_ns(mm_procsync *ps) {
         d[i] = got > 0 ? got : 0;
     }
     int64_t mine = d[3 * ROUNDS / 4], worst = 0;
-    MPI_Allreduce(&mine, &worst, 1, MPI_INT64_T, MPI_MAX, ps->comm);
+    MM_MPI(&ps->err, MPI_Allreduce(&mine, &worst, 1, MPI_INT64_T, MPI_MAX, ps->comm));
     return worst;
+}
+
+/* Sleeps (the CPU goes to others, as when a rank is preempted) until the timer reads deadline. */
+static void mm__oversleep_until(const mm_timer *t, int64_t deadline_ns) {
+    for (int64_t now = mm_timer_now(t); now < deadline_ns; now = mm_timer_now(t)) {
+        int64_t left = deadline_ns - now;
+        struct timespec ts = {(time_t)(left / 1000000000), (long)(left % 1000000000)};
+        nanosleep(&ts, NULL);
+    }
+}
+
+int mm_procsync_wait_start(mm_procsync *ps, long seq, int64_t planned_local_ns) {
+    ps->planned_start_local_ns = planned_local_ns;
+    if (mm_timer_now(ps->timer) > planned_local_ns) return MM_INVALID_LATE_START;
+    /* test only: the rank is away when its start comes, as if preempted during the wait */
+    if (ps->inject_late_wakeup_ns > 0 && seq % 4 == 3)
+        mm__oversleep_until(ps->timer, planned_local_ns + ps->inject_late_wakeup_ns);
+    mm_timer_wait_until(ps->timer, planned_local_ns);
+    return 0;
+}
+
+int mm_procsync_late_wakeup(const mm_procsync *ps, int64_t start_local_ns) {
+    if (!ps->vt->has_planned_start || ps->start_tolerance_ns <= 0) return 0;
+    return start_local_ns - ps->planned_start_local_ns > ps->start_tolerance_ns
+               ? MM_INVALID_LATE_WAKEUP
+               : 0;
 }
 
 /* Shared by the schemes that need no work around a repetition. */
@@ -91,5 +120,5 @@ int mm_procsync_nothing_after(mm_procsync *ps, long rep, int64_t s, int64_t e, i
 }
 void mm_procsync_nothing_end(mm_procsync *ps) {}
 int mm_procsync_barrier_begin(mm_procsync *ps, mm_timed_fn call, const void *arg) {
-    return MPI_Barrier(ps->comm);
+    return MM_MPI(&ps->err, MPI_Barrier(ps->comm));
 }

@@ -4,7 +4,7 @@
 #include "mm_procsync.h"
 
 static int mm__barrier_before(mm_procsync *ps, long rep) {
-    MPI_Barrier(ps->comm);
+    MM_MPI(&ps->err, MPI_Barrier(ps->comm));
     return 0;
 }
 
@@ -14,6 +14,7 @@ const mm_procsync_vtable mm_procsync_barrier = {
     .needs_global_clock = 0,
     .redoes_invalid = 0,
     .barrier_in_timed_region = 0,
+    .has_planned_start = 0,
     .begin_test = mm_procsync_barrier_begin,
     .before_rep = mm__barrier_before,
     .after_rep = mm_procsync_nothing_after,

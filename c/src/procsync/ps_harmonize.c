@@ -1,5 +1,5 @@
 /* ps_harmonize.c — harmonized start with adaptive slack and clock re-sync (after MPIX_Harmonize,
- * Schuchart, Hunold & Bosilca, EuroMPI 2023; ../shared/design/CLOCKSYNC.md).
+ * Schuchart, Hunold & Bosilca, EuroMPI 2023; docs/ALGORITHMS.md).
  *
  * What: as roundtime (per repetition: barrier, rank 0 broadcasts a start time = now + slack on
  *   the global clock, ranks wait for it, one allreduce after the call tells everyone whether some
@@ -55,8 +55,9 @@ static int mm__harmonize_begin(mm_procsync *ps, mm_timed_fn call, const void *ar
     if (st->slack_ns > MM__HARMONIZE_MAX_SLACK_NS) st->slack_ns = MM__HARMONIZE_MAX_SLACK_NS;
     st->stop = 0;
     st->resync_due = mm__resync_due(ps, st);
-    MPI_Bcast(&st->resync_due, 1, MPI_INT, 0, ps->comm);
+    MM_MPI(&ps->err, MPI_Bcast(&st->resync_due, 1, MPI_INT, 0, ps->comm));
     ps->nresyncs = 0;
+    ps->resync_failures = 0;
     ps->window_ns = st->slack_ns;
     ps->first_start_global_ns = 0;
     ps->test_start_local_ns = mm_timer_now(ps->timer);
@@ -67,29 +68,28 @@ static int mm__harmonize_begin(mm_procsync *ps, mm_timed_fn call, const void *ar
 static int mm__harmonize_before(mm_procsync *ps, long rep) {
     mm__harmonize_state *st = ps->state;
     if (st->resync_due) {
-        mm_clocksync_run(ps->cs);
+        /* a failed re-sync keeps the previous clock model (mm_clocksync_run); it is counted, and
+         * the loop marks the test failed */
+        if (mm_clocksync_run(ps->cs) != 0) ps->resync_failures++;
         ps->nresyncs++;
         st->resync_due = 0;
     }
-    MPI_Barrier(ps->comm);
+    MM_MPI(&ps->err, MPI_Barrier(ps->comm));
     int64_t start = 0;
     if (ps->rank == 0) start = mm_clocksync_global_now(ps->cs) + st->slack_ns;
-    MPI_Bcast(&start, 1, MPI_INT64_T, 0, ps->comm);
+    MM_MPI(&ps->err, MPI_Bcast(&start, 1, MPI_INT64_T, 0, ps->comm));
     if (ps->first_start_global_ns == 0) ps->first_start_global_ns = start;
-    int64_t deadline = mm_clocksync_to_local(ps->cs, start);
-    if (mm_timer_now(ps->timer) > deadline) return MM_INVALID_LATE_START;
-    mm_timer_wait_until(ps->timer, deadline);
-    return 0;
+    return mm_procsync_wait_start(ps, rep, mm_clocksync_to_local(ps->cs, start));
 }
 
 static int mm__harmonize_after(mm_procsync *ps, long rep, int64_t start_local_ns,
                                int64_t end_local_ns, int before_flags) {
     mm__harmonize_state *st = ps->state;
-    int mine[3] = {before_flags != 0,
-                   ps->rank == 0 && mm_timer_now(ps->timer) >= st->budget_end_local_ns,
+    int own = before_flags | mm_procsync_late_wakeup(ps, start_local_ns);
+    int mine[3] = {own != 0, ps->rank == 0 && mm_timer_now(ps->timer) >= st->budget_end_local_ns,
                    mm__resync_due(ps, st)};
     int any[3] = {0, 0, 0};
-    MPI_Allreduce(mine, any, 3, MPI_INT, MPI_MAX, ps->comm);
+    MM_MPI(&ps->err, MPI_Allreduce(mine, any, 3, MPI_INT, MPI_MAX, ps->comm));
     st->stop = any[1];
     st->resync_due = any[2];
     if (any[0]) {
@@ -100,7 +100,7 @@ static int mm__harmonize_after(mm_procsync *ps, long rep, int64_t start_local_ns
         st->slack_ns -= st->slack_ns / 32;
         if (st->slack_ns < st->min_slack_ns) st->slack_ns = st->min_slack_ns;
     }
-    return any[0] ? MM_INVALID_ROUND_LATE : 0;
+    return any[0] ? MM_INVALID_ROUND_LATE | own : 0;
 }
 
 static int mm__harmonize_exhausted(mm_procsync *ps) {
@@ -114,6 +114,7 @@ const mm_procsync_vtable mm_procsync_harmonize = {
     .needs_global_clock = 1,
     .redoes_invalid = 1,
     .barrier_in_timed_region = 0,
+    .has_planned_start = 1,
     .begin_test = mm__harmonize_begin,
     .before_rep = mm__harmonize_before,
     .after_rep = mm__harmonize_after,

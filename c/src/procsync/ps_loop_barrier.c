@@ -9,6 +9,7 @@ const mm_procsync_vtable mm_procsync_loop_barrier = {
     .needs_global_clock = 0,
     .redoes_invalid = 0,
     .barrier_in_timed_region = 1,
+    .has_planned_start = 0,
     .begin_test = mm_procsync_barrier_begin,
     .before_rep = mm_procsync_nothing_before,
     .after_rep = mm_procsync_nothing_after,

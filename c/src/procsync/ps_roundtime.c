@@ -1,5 +1,5 @@
 /* ps_roundtime.c — round-time process synchronization (Hunold & Carpen-Amarie, "Hierarchical
- * Clock Synchronization in MPI", CLUSTER 2018; ../shared/design/CLOCKSYNC.md).
+ * Clock Synchronization in MPI", CLUSTER 2018; docs/ALGORITHMS.md).
  *
  * What: per repetition, an MPI_Barrier, then rank 0 broadcasts a start time on the global clock,
  *   now + bcast_factor × (measured start delay: barrier + broadcast, from rank 0 reading its
@@ -50,26 +50,25 @@ static int mm__roundtime_begin(mm_procsync *ps, mm_timed_fn call, const void *ar
 
 static int mm__roundtime_before(mm_procsync *ps, long rep) {
     mm__roundtime_state *st = ps->state;
-    MPI_Barrier(ps->comm);
+    MM_MPI(&ps->err, MPI_Barrier(ps->comm));
     int64_t start = 0;
     if (ps->rank == 0) start = mm_clocksync_global_now(ps->cs) + st->slack_ns;
-    MPI_Bcast(&start, 1, MPI_INT64_T, 0, ps->comm);
+    MM_MPI(&ps->err, MPI_Bcast(&start, 1, MPI_INT64_T, 0, ps->comm));
     if (ps->first_start_global_ns == 0) ps->first_start_global_ns = start;
-    int64_t deadline = mm_clocksync_to_local(ps->cs, start);
-    if (mm_timer_now(ps->timer) > deadline) return MM_INVALID_LATE_START;
-    mm_timer_wait_until(ps->timer, deadline);
-    return 0;
+    return mm_procsync_wait_start(ps, rep, mm_clocksync_to_local(ps->cs, start));
 }
 
 static int mm__roundtime_after(mm_procsync *ps, long rep, int64_t start_local_ns,
                                int64_t end_local_ns, int before_flags) {
     mm__roundtime_state *st = ps->state;
-    int mine[2] = {before_flags != 0,
-                   ps->rank == 0 && mm_timer_now(ps->timer) >= st->budget_end_local_ns};
+    int own = before_flags | mm_procsync_late_wakeup(ps, start_local_ns);
+    int mine[2] = {own != 0, ps->rank == 0 && mm_timer_now(ps->timer) >= st->budget_end_local_ns};
     int any[2] = {0, 0};
-    MPI_Allreduce(mine, any, 2, MPI_INT, MPI_MAX, ps->comm);
+    MM_MPI(&ps->err, MPI_Allreduce(mine, any, 2, MPI_INT, MPI_MAX, ps->comm));
     st->stop = any[1];
-    return any[0] ? MM_INVALID_ROUND_LATE : 0;
+    /* non-zero alike on every rank (the loop redoes on it); the rank's own reasons are kept for
+     * the per-reason counts */
+    return any[0] ? MM_INVALID_ROUND_LATE | own : 0;
 }
 
 static int mm__roundtime_exhausted(mm_procsync *ps) {
@@ -83,6 +82,7 @@ const mm_procsync_vtable mm_procsync_roundtime = {
     .needs_global_clock = 1,
     .redoes_invalid = 1,
     .barrier_in_timed_region = 0,
+    .has_planned_start = 1,
     .begin_test = mm__roundtime_begin,
     .before_rep = mm__roundtime_before,
     .after_rep = mm__roundtime_after,

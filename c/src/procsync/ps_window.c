@@ -4,8 +4,11 @@
  * Rank 0 picks a start time in the future on the global clock and a window size; repetition k
  * of a batch starts at first + k * window on every rank (busy-waiting on its own clock converted
  * with its clock model). A rank that reaches a window start after it has passed marks the
- * repetition LATE_START; a call that ends after the next window start marks it OVERRUN. Both
- * are recorded as valid = 0, never silently kept.
+ * repetition LATE_START; a rank that was waiting in time but whose first timestamp comes later
+ * than the start plus the start tolerance (it was preempted during the wait, or woke late) marks
+ * it LATE_WAKEUP — checked after the call, outside the timed region, because a wait that began in
+ * time proves nothing about when the rank actually started; a call that ends after the next
+ * window start marks it OVERRUN. All are recorded as valid = 0, never silently kept.
  *
  * Window size: --window-us, or derived from a pilot (max over ranks of the median duration of
  * 15 barrier-synchronized calls, times 2, at least 10 us). What the loop does between two
@@ -14,7 +17,9 @@
  * time to the median call before doubling. A window given with --window-us is kept as given,
  * but the work is timed a few times and ps->between_reps_over_window_ns set when it does not
  * fit (the launch warns: the invalid repetitions need a reason). As SKaMPI does, the window adapts:
- * after every batch of 32 repetitions the ranks agree (one allreduce) on the largest number of
+ * after every batch of repetitions (32, or a quarter of a short test's warm-up and repetitions,
+ * at least 8: a test of 30 repetitions adapts too) the ranks agree (one allreduce) on the largest
+ * number of
  * invalid repetitions any rank saw; above a quarter of the batch the window doubles (auto mode
  * only). Unlike SKaMPI it also comes back: after a batch with no invalid repetition it halves,
  * never below the pilot's window, so that a burst of load from elsewhere does not leave the
@@ -27,7 +32,7 @@
 
 #include "mm_procsync.h"
 
-enum { MM__BATCH = 32, MM__PILOT_WARM = 3, MM__PILOT_RUNS = 15 };
+enum { MM__PILOT_WARM = 3, MM__PILOT_RUNS = 15 };
 #define MM__MIN_WINDOW_NS 10000
 #define MM__MAX_GROWTH 1024
 
@@ -39,7 +44,13 @@ typedef struct mm__window_state {
     int64_t start_delay_ns;
     int adaptive;
     int64_t pilot_window_ns; /* where adaptation starts, and the floor it halves back to */
+    long batch;              /* repetitions per batch (mm_window_batch_length) */
 } mm__window_state;
+
+long mm_window_batch_length(long warmup, long nrep) {
+    long batch = (warmup + nrep) / 4;
+    return batch < 8 ? 8 : batch > 32 ? 32 : batch;
+}
 
 
 /* What a repetition costs between two window starts, from a few barrier-synchronized runs (not
@@ -49,7 +60,7 @@ typedef struct mm__window_state {
 static int64_t mm__pilot_ns(mm_procsync *ps, mm_timed_fn call, const void *arg) {
     int64_t d[MM__PILOT_RUNS], after_max = 0;
     for (int i = 0; i < MM__PILOT_WARM + MM__PILOT_RUNS; i++) {
-        MPI_Barrier(ps->comm);
+        MM_MPI(&ps->err, MPI_Barrier(ps->comm));
         int64_t s = mm_timer_now(ps->timer);
         call(arg);
         int64_t e = mm_timer_now(ps->timer);
@@ -64,7 +75,7 @@ static int64_t mm__pilot_ns(mm_procsync *ps, mm_timed_fn call, const void *arg) 
     }
     qsort(d, MM__PILOT_RUNS, sizeof d[0], mm_cmp_i64);
     int64_t mine = d[MM__PILOT_RUNS / 2] + after_max, worst = 0;
-    MPI_Allreduce(&mine, &worst, 1, MPI_INT64_T, MPI_MAX, ps->comm);
+    MM_MPI(&ps->err, MPI_Allreduce(&mine, &worst, 1, MPI_INT64_T, MPI_MAX, ps->comm));
     return worst;
 }
 
@@ -76,13 +87,13 @@ static int64_t mm__between_reps_ns(mm_procsync *ps) {
     if (!ps->between_reps) return 0; /* set alike on every rank: all return here or none */
     int64_t longest = 0, worst = 0;
     for (int i = 0; i < WARM + RUNS; i++) {
-        MPI_Barrier(ps->comm);
+        MM_MPI(&ps->err, MPI_Barrier(ps->comm));
         int64_t s = mm_timer_now(ps->timer);
         ps->between_reps(ps->between_arg);
         int64_t took = mm_timer_now(ps->timer) - s;
         if (i >= WARM && took > longest) longest = took;
     }
-    MPI_Allreduce(&longest, &worst, 1, MPI_INT64_T, MPI_MAX, ps->comm);
+    MM_MPI(&ps->err, MPI_Allreduce(&longest, &worst, 1, MPI_INT64_T, MPI_MAX, ps->comm));
     return worst;
 }
 
@@ -93,7 +104,7 @@ static void mm__start_batch(mm_procsync *ps, mm__window_state *st, long seq) {
         int64_t margin = 4 * st->start_delay_ns + 50000;
         start = mm_clocksync_global_now(ps->cs) + margin;
     }
-    MPI_Bcast(&start, 1, MPI_INT64_T, 0, ps->comm);
+    MM_MPI(&ps->err, MPI_Bcast(&start, 1, MPI_INT64_T, 0, ps->comm));
     st->batch_start_global_ns = start;
     st->batch_first_seq = seq;
     st->batch_invalid = 0;
@@ -122,6 +133,7 @@ static int mm__window_begin(mm_procsync *ps, mm_timed_fn call, const void *arg) 
     }
     ps->window_ns = st->window_ns;
     ps->first_start_global_ns = 0;
+    st->batch = mm_window_batch_length(ps->cfg->warmup, ps->cfg->nrep);
     mm__start_batch(ps, st, 0);
     return MPI_SUCCESS;
 }
@@ -136,20 +148,17 @@ int64_t mm_window_adapt_ns(int64_t window_ns, int64_t pilot_window_ns, long wors
 
 static int mm__window_before(mm_procsync *ps, long seq) {
     mm__window_state *st = ps->state;
-    if (seq - st->batch_first_seq == MM__BATCH) {
+    if (seq - st->batch_first_seq == st->batch) {
         long worst = 0;
-        MPI_Allreduce(&st->batch_invalid, &worst, 1, MPI_LONG, MPI_MAX, ps->comm);
+        MM_MPI(&ps->err, MPI_Allreduce(&st->batch_invalid, &worst, 1, MPI_LONG, MPI_MAX, ps->comm));
         if (st->adaptive) {
-            st->window_ns = mm_window_adapt_ns(st->window_ns, st->pilot_window_ns, worst, MM__BATCH);
+            st->window_ns = mm_window_adapt_ns(st->window_ns, st->pilot_window_ns, worst, st->batch);
             if (st->window_ns > ps->window_ns) ps->window_ns = st->window_ns;
         }
         mm__start_batch(ps, st, seq);
     }
     int64_t window_start = st->batch_start_global_ns + (seq - st->batch_first_seq) * st->window_ns;
-    int64_t deadline_local = mm_clocksync_to_local(ps->cs, window_start);
-    if (mm_timer_now(ps->timer) > deadline_local) return MM_INVALID_LATE_START;
-    mm_timer_wait_until(ps->timer, deadline_local);
-    return 0;
+    return mm_procsync_wait_start(ps, seq, mm_clocksync_to_local(ps->cs, window_start));
 }
 
 static int mm__window_after(mm_procsync *ps, long seq, int64_t start_local_ns,
@@ -157,7 +166,7 @@ static int mm__window_after(mm_procsync *ps, long seq, int64_t start_local_ns,
     mm__window_state *st = ps->state;
     int64_t next_start =
         st->batch_start_global_ns + (seq - st->batch_first_seq + 1) * st->window_ns;
-    int flags = before_flags;
+    int flags = before_flags | mm_procsync_late_wakeup(ps, start_local_ns);
     if (mm_clocksync_to_global(ps->cs, end_local_ns) > next_start) flags |= MM_INVALID_OVERRUN;
     st->batch_invalid += flags != 0;
     return flags;
@@ -169,6 +178,7 @@ const mm_procsync_vtable mm_procsync_window = {
     .needs_global_clock = 1,
     .redoes_invalid = 0,
     .barrier_in_timed_region = 0,
+    .has_planned_start = 1,
     .begin_test = mm__window_begin,
     .before_rep = mm__window_before,
     .after_rep = mm__window_after,

@@ -15,6 +15,7 @@
 #include <time.h>
 
 #include <sched.h>
+#include <stdlib.h>
 
 #include "mm_timer.h"
 #include "timer_internal.h"

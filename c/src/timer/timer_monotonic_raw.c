@@ -1,7 +1,7 @@
 /* timer_monotonic_raw.c — clock_gettime(CLOCK_MONOTONIC_RAW) in nanoseconds (Linux).
  *
  * Why: the hardware clock without NTP's rate adjustments, so that drift between hosts is the
- * crystals' drift only and a linear clock model fits it (CLOCKSYNC.md). It is also the
+ * crystals' drift only and a linear clock model fits it (docs/ALGORITHMS.md). It is also the
  * reference the tsc timer calibrates against.
  * Cost: one clock_gettime per read (vDSO on recent kernels).
  * Paper: Hoefler, Schneider & Lumsdaine 2010 §2.1–2.2 (clock sources, NTP, skew). */

@@ -5,7 +5,7 @@
  * checked against a true offset other than 0. Giving each rank its own offset (up to ±1 s)
  * and skew (up to ±100 ppm) makes the truth known: an algorithm's estimate must recover them,
  * offset-only methods must visibly drift, and mm_timer_truth_ns (the base time) lets
- * --sync-check report true errors (CLOCKSYNC.md, "Checking the sync").
+ * --sync-check report true errors (docs/ALGORITHMS.md, "Checking a sync").
  * Rounding: the skew term (skew_ppm·base)/1e6 is computed in long double (64-bit mantissa on
  * x86-64: exact integers up to 2^64) and rounded half away from zero
  * (llroundl), so equal inputs give equal outputs on every run; the map is non-decreasing in

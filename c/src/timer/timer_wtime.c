@@ -13,12 +13,14 @@
 #include <mpi.h>
 #include <stdio.h>
 
+#include "mm_mpi.h"
 #include "mm_timer.h"
 
 static int mm__wtime_available(char *why, size_t why_len) {
     int initialized = 0, finalized = 0;
-    MPI_Initialized(&initialized);
-    MPI_Finalized(&finalized);
+    if (MM_MPI(NULL, MPI_Initialized(&initialized)) != MPI_SUCCESS ||
+        MM_MPI(NULL, MPI_Finalized(&finalized)) != MPI_SUCCESS)
+        initialized = 0;
     if (!initialized || finalized) {
         snprintf(why, why_len,
                  "timer 'wtime' reads MPI_Wtime, which is usable only after MPI_Init and before "

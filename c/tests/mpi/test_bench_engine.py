@@ -63,7 +63,7 @@ def test_every_op_under_every_procsync(lib, np_, tmp_path):
             args += ["--clocksync", "none"] if procsync != "barrier" else []
         run_bench(lib, np_, args, timeout=600)
         meta, raw = read_launch(out)
-        assert meta["schema_version"] == 1
+        assert meta["schema_version"] == 2
         assert meta["status"] == "complete"
         assert meta["nprocs"] == np_
         assert meta["config"]["procsync"] == procsync
@@ -72,12 +72,18 @@ def test_every_op_under_every_procsync(lib, np_, tmp_path):
         assert len(meta["tests"]) == ntests
         assert all(t["status"] == "complete" for t in meta["tests"])
         assert list(raw.columns) == RAW_COLUMNS
-        assert len(raw) == np_ * ntests * nrep, procsync
-        assert set(raw["op"]) == set(ALL_OPS)
+        # roundtime/harmonize redo rounds some rank started late; on a loaded machine their time
+        # budget may end a test first, which meta.json says (ended_by) and the rows match
+        for t in meta["tests"]:
+            assert t["ended_by"] == "nrep" or procsync in ("roundtime", "harmonize"), t
+            assert t["nrep"] == nrep or t["ended_by"] == "budget", t
+        assert len(raw) == np_ * sum(t["nrep"] for t in meta["tests"]), procsync
+        assert set(raw["op"]) == {t["op"] for t in meta["tests"] if t["nrep"] > 0}
         assert (raw["end_ns"] >= raw["start_ns"]).all()
         assert set(raw["valid"].unique()) <= {0, 1}
         per_test = raw.groupby("test").size()
-        assert (per_test == np_ * nrep).all()
+        nrep_of = {t["test"]: t["nrep"] for t in meta["tests"]}
+        assert all(n == np_ * nrep_of[test] for test, n in per_test.items())
         assert sorted(raw["rank"].unique()) == list(range(np_))
 
 

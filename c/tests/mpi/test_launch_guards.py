@@ -1,9 +1,9 @@
 """What mpimeter-bench refuses up front, and what it records when a test ends short:
 
 - the roundtime/harmonize time budget ending a test before --nrep is said per test in meta.json
-  (nrep vs nrep_asked, ended_by) and in its warnings;
+  (nrep vs nrep_asked, ended_by) and in its conditions;
 - --cold-cache with an automatic window leaves room for the cache overwrite between windows;
-  with a window given by --window-us that cannot hold the overwrite, meta.json warns;
+  with a window given by --window-us that cannot hold the overwrite, meta.json says so;
 - a virtual timer that sets the ranks' clocks apart, with --clocksync none and a process sync on
   a global clock, is refused (exit 2);
 - sizes whose buffers cannot fit in memory are refused before anything is allocated or written;
@@ -18,8 +18,13 @@ import pytest
 from conftest import LIBS, read_launch, run_bench
 
 
+def _conditions(meta: dict, code: str) -> list[str]:
+    """The messages of meta.json's conditions with this code (schema 2)."""
+    return [c["message"] for c in meta["conditions"] if c["code"] == code]
+
+
 def _budget_warnings(meta: dict) -> list[str]:
-    return [w for w in meta["warnings"] if "time budget" in w]
+    return _conditions(meta, "budget-ended-tests")
 
 
 @pytest.mark.parametrize("procsync", ["roundtime", "harmonize"])
@@ -38,6 +43,8 @@ def test_time_budget_end_is_recorded(lib, procsync, tmp_path):
         assert len(raw[raw["test"] == t["test"]]) == 2 * t["nrep"]
     (warning,) = _budget_warnings(meta)
     assert "2 test(s)" in warning and "--roundtime-budget-s" in warning and "--nrep 50" in warning
+    (hint,) = [c["hint"] for c in meta["conditions"] if c["code"] == "budget-ended-tests"]
+    assert "raise --roundtime-budget-s" in hint
     assert re.search(r"allreduce 8 \(\d+ of 50\)", warning), warning
     # and `mpimeter analyze` says so
     from mpimeter import analysis
@@ -67,13 +74,14 @@ def test_budget_warning_list_ends_at_the_ellipsis(tmp_path):
     meta, _ = read_launch(out)
     (warning,) = _budget_warnings(meta)
     assert warning.startswith("48 test(s)"), warning
-    assert warning.count("...") == 1 and ", ...; they rest on" in warning, warning
+    assert warning.count("...") == 1 and warning.endswith(", ...; they rest on fewer repetitions "
+                                                          "than asked"), warning
     named = re.findall(r"[a-z_]+ \d+ \(\d+ of 50\)", warning)
     assert 1 <= len(named) < 48, warning
 
 
 def _cold_cache_warnings(meta: dict) -> list[str]:
-    return [w for w in meta["warnings"] if "--cold-cache overwrite" in w]
+    return _conditions(meta, "cold-cache-beyond-window")
 
 
 def test_cold_cache_with_auto_window_leaves_room_for_the_overwrite(lib, tmp_path):
@@ -86,7 +94,7 @@ def test_cold_cache_with_auto_window_leaves_room_for_the_overwrite(lib, tmp_path
                            "--procsync", "window", "--cold-cache", cold_cache, "--out", out])
         meta, _ = read_launch(out)
         assert meta["config"]["window_us"] is None  # automatic
-        assert not _cold_cache_warnings(meta), meta["warnings"]  # auto leaves room: no warning
+        assert not _cold_cache_warnings(meta), meta["conditions"]  # auto leaves room: no warning
         for t in meta["tests"]:
             assert t["nrep"] == 40, t
             # how many start late depends on the machine's noise: shown, not asserted
@@ -105,8 +113,11 @@ def test_cold_cache_longer_than_a_given_window_is_warned(lib, tmp_path):
                        "--window-us", 5, "--cold-cache", 4 * 1024 * 1024, "--out", out])
     meta, _ = read_launch(out)
     (warning,) = _cold_cache_warnings(meta)  # one for the launch, not one per test
-    for needle in ("4194304 bytes", "--window-us 5:", "raise --window-us", "--window-us auto"):
+    (hint,) = [c["hint"] for c in meta["conditions"] if c["code"] == "cold-cache-beyond-window"]
+    for needle in ("4194304 bytes", "--window-us 5:"):
         assert needle in warning, warning
+    for needle in ("raise --window-us", "--window-us auto"):
+        assert needle in hint, hint
     # no warning without an overwrite, or with a window that holds it (a second for 4 MiB;
     # one repetition, no warm-up: no second-long wait between window starts)
     for name, extra in (("no-cold", ["--window-us", 5]),
@@ -115,7 +126,7 @@ def test_cold_cache_longer_than_a_given_window_is_warned(lib, tmp_path):
         run_bench(lib, 2, ["--ops", "bcast", "--sizes", "8", "--nrep", 1, "--warmup", 0,
                            "--out", out, *extra])
         meta, _ = read_launch(out)
-        assert not _cold_cache_warnings(meta), (name, meta["warnings"])
+        assert not _cold_cache_warnings(meta), (name, meta["conditions"])
 
 
 @pytest.mark.parametrize("procsync", ["window", "roundtime", "harmonize"])

@@ -167,7 +167,7 @@ static void test_window_us(void) {
     /* anything else names what is allowed; auto too applies only to the window sync */
     { const char *b[] = {"b", "--window-us", "0", "--out", o}; expect_error(5, b, "auto"); }
     { const char *b[] = {"b", "--window-us", "Auto", "--out", o}; expect_error(5, b, "--window-us"); }
-    { const char *b[] = {"b", "--window-us", "-5", "--out", o}; expect_error(5, b, "> 0"); }
+    { const char *b[] = {"b", "--window-us", "-5", "--out", o}; expect_error(5, b, "above 0"); }
     { const char *b[] = {"b", "--window-us", "auto", "--procsync", "barrier", "--out", o};
       expect_error(7, b, "applies only to --procsync window"); }
 }

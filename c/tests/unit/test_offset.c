@@ -1,6 +1,6 @@
 /* test_offset.c — the ping-pong estimators of offset.c with simulated round trips (no MPI):
  * accuracy against a known offset under asymmetric random delays, the exact behaviour of the
- * stopping rules, and the two bugs of other implementations listed in CLOCKSYNC.md. */
+ * stopping rules, and the two bugs of other implementations listed in docs/ALGORITHMS.md ("Building blocks"). */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -196,7 +196,7 @@ static void test_skampi_early_stop(void) {
     CHECK(res.rounds < 1000);
 }
 
-/* CLOCKSYNC.md: "a per-pair RTT cache whose condition was inverted (first use read RTT = 0,
+/* docs/ALGORITHMS.md, "Building blocks": "a per-pair RTT cache whose condition was inverted (first use read RTT = 0,
  * biasing the offset by RTT/2); an early stop that could never fire". */
 static void test_known_bugs_absent(void) {
     /* Symmetric delays: every estimator must return the offset exactly, on first use of the

@@ -155,12 +155,13 @@ static void test_sync_writer(const char *tmp) {
 
 static const char *const expected_top_keys[] = {
     "schema_version", "tool", "status", "pid", "host_of_rank0", "argv", "config", "nprocs",
-    "mpi", "build", "system", "ranks", "environment", "load", "timer", "clock_sync",
-    "proc_sync", "launch_epoch_local_ns_rank0", "wall_start", "wall_end", "tests", "warnings"};
+    "operations", "mpi", "build", "system", "ranks", "probes", "environment", "load", "timer",
+    "clock_sync", "proc_sync", "launch_epoch_local_ns_rank0", "wall_start", "wall_end", "tests",
+    "conditions"};
 
 /* Top-level keys appear, at indent 2, in FORMAT.md's order. */
 static void check_top_keys(const char *text) {
-    CHECK(strncmp(text, "{\n  \"schema_version\": 1,\n", 25) == 0);
+    CHECK(strncmp(text, "{\n  \"schema_version\": 2,\n", 25) == 0);
     const char *at = text;
     for (size_t i = 0; i < sizeof expected_top_keys / sizeof expected_top_keys[0]; i++) {
         char needle[64];
@@ -251,11 +252,12 @@ static void test_meta_render(const char *tmp) {
 
     mm_test tests[4] = {
         {.index = 0, .op = &op_bcast, .size = 8, .status = MM_TEST_COMPLETE, .nrep = 3,
-         .nrep_asked = 5, .ended_by_budget = 1, .invalid = 1, .invalid_late_start = 1,
-         .invalid_overrun = 1, .window_ns = 120000, .started_s = 0.01, .duration_s = 0.2},
+         .nrep_asked = 5, .ended_by_budget = 1, .invalid = 1, .invalid_by_reason = {1, 1, 0, 2},
+         .window_ns = 120000, .start_tolerance_ns = 1000, .started_s = 0.01, .duration_s = 0.2},
         {.index = 1, .op = &op_barrier, .size = 0, .status = MM_TEST_RUNNING, .nrep_asked = 5,
          .window_ns = 90000, .started_s = 0.25},
-        {.index = 2, .op = &op_bcast, .size = 1024, .status = MM_TEST_PENDING, .nrep_asked = 5},
+        {.index = 2, .op = &op_bcast, .size = 1024, .status = MM_TEST_FAILED, .nrep_asked = 5,
+         .error_code = "mpi-error", .error_message = "MPI_Bcast: MPI_ERR_COUNT: invalid count"},
         {.index = 3, .op = &op_barrier, .size = 0, .status = MM_TEST_COMPLETE, .nrep = 5,
          .nrep_asked = 5, .started_s = 0.5, .duration_s = 0.1}};
     int res_ranks[1] = {1};
@@ -264,14 +266,26 @@ static void test_meta_render(const char *tmp) {
     int parents[2] = {-1, 0};
     int64_t voff[2] = {0, 500000000};
     double vskew[2] = {0.0, -10.0};
-    const char *const warnings[] = {"window overruns in test 0", "<b> & \"c\""};
+    static mm_conditions conditions;
+    memset(&conditions, 0, sizeof conditions);
+    mm_condition *c1 = mm_conditions_entry(&conditions, "oversubscribed", "node1");
+    snprintf(c1->message, sizeof c1->message, "window overruns in test 0");
+    snprintf(c1->hint, sizeof c1->hint, "<b> & \"c\"");
+    CHECK(mm_conditions_entry(&conditions, "oversubscribed", "node1") == c1); /* found again */
+    CHECK(mm_conditions_entry(&conditions, "budget-ended-tests", NULL) != c1);
+    for (int i = 0; i < MM_MAX_CONDITIONS + 3; i++) {
+        char where[16];
+        snprintf(where, sizeof where, "w%d", i);
+        mm_conditions_entry(&conditions, "test-failed", where);
+    }
+    CHECK(conditions.n == MM_MAX_CONDITIONS && conditions.dropped == 5);
     mm_launch l = {.cfg = &cfg, .nprocs = 2, .status = "running", .timer = &timer, .cs = &cs,
                    .ps = &ps, .prov = &prov, .tests = tests, .ntests = 4,
                    .epoch_local_ns_rank0 = 123456789, .nresidual_start = 1,
                    .nresidual_end = -1, .residual_ranks_start = res_ranks,
                    .residual_start_ns = res_ns, .models = models, .parents = parents,
-                   .virtual_offsets_ns = voff, .virtual_skews_ppm = vskew, .warnings = warnings,
-                   .nwarnings = 2};
+                   .virtual_offsets_ns = voff, .virtual_skews_ppm = vskew,
+                   .conditions = &conditions};
     mm_buf meta = {0};
     mm_meta_render(&l, &meta);
     check_top_keys(meta.data);
@@ -293,7 +307,7 @@ static void test_meta_render(const char *tmp) {
     CHECK(write_all(path, meta.data) == 0);
     check_with_python(
         path,
-        "assert list(m)[0] == \"schema_version\" and m[\"schema_version\"] == 1\n"
+        "assert list(m)[0] == \"schema_version\" and m[\"schema_version\"] == 2\n"
         "assert m[\"environment\"] == {\"MPIMETER_NOTE\": \"a \\\"quoted\\\"\\nline\", "
         "\"OMPI_MCA_btl\": \"self,vader\", \"SLURM_JOB_ID\": \"42\", \"UCX_PASSWORD\": "
         "\"<redacted>\"}, m[\"environment\"]\n"
@@ -306,24 +320,36 @@ static void test_meta_render(const char *tmp) {
         "assert m[\"mpi\"][\"library_version_full\"].endswith(\"\\nsecond line\")\n"
         "assert m[\"system\"][\"tsc_flags\"] == [\"constant_tsc\", \"nonstop_tsc\"]\n"
         "assert m[\"system\"][\"governor\"] is None and m[\"system\"][\"cpu_model\"] == \"AMD \\\"EPYC\\\"\"\n"
-        "assert m[\"ranks\"][0] == {\"rank\": 0, \"host\": \"node1\", \"cpus\": [0, 1, 3], \"pid\": 11}\n"
+        "assert m[\"ranks\"][0] == {\"rank\": 0, \"host\": \"node1\", \"cpus\": [0, 1, 3], \"pid\": 11, "
+        "\"cpus_seen\": None, \"cpu_changes\": None, \"cpu_khz\": None}\n"
+        "assert m[\"probes\"] == {\"cacheline_rtt_ns\": []} and m[\"mpi\"][\"mpi_t\"] is None\n"
         "assert m[\"ranks\"][1][\"cpus\"] == []\n"
         "assert m[\"load\"][\"loadavg_end\"] is None and m[\"load\"][\"wall_s\"] is None\n"
         "assert m[\"timer\"][\"tsc_hz\"] is None and m[\"timer\"][\"virtual\"][\"offsets_ns\"] == [0, 500000000]\n"
         "s = m[\"clock_sync\"]; assert s[\"resyncs\"] == 2 and s[\"parents\"] == [-1, 0]\n"
         "assert s[\"residual_start\"] == {\"ranks\": [1], \"residual_ns\": [-12], \"max_abs_ns\": 12}\n"
-        "assert s[\"residual_end\"] is None and s[\"warning\"] is None\n"
+        "assert s[\"residual_end\"] is None and \"warning\" not in s and s[\"failed_syncs\"] == 0\n"
         "assert s[\"models\"][1] == {\"rank\": 1, \"anchor_ns\": 123, \"slope\": 1e-06, \"intercept_ns\": -1510.5}\n"
         "p = m[\"proc_sync\"]; assert p[\"window_ns_by_test\"] == {\"0\": 120000, \"1\": 90000}\n"
-        "assert p[\"invalid\"] == {\"total\": 1, \"late_start\": 1, \"overrun\": 1, \"round_late\": 0}\n"
-        "assert [t[\"status\"] for t in m[\"tests\"]] == [\"complete\", \"running\", \"pending\", \"complete\"]\n"
+        "assert p[\"invalid\"] == {\"total\": 1, \"late_start\": 1, \"overrun\": 1, \"round_late\": 0, "
+        "\"late_wakeup\": 2}\n"
+        "assert [t[\"status\"] for t in m[\"tests\"]] == [\"complete\", \"running\", \"failed\", \"complete\"]\n"
+        "assert m[\"tests\"][2][\"error\"] == {\"code\": \"mpi-error\", \"message\": \"MPI_Bcast: MPI_ERR_COUNT: invalid count\"}\n"
+        "assert m[\"tests\"][0][\"error\"] is None and m[\"tests\"][0][\"invalid_late_wakeup\"] == 2\n"
+        "assert m[\"tests\"][0][\"start_tolerance_ns\"] == 1000 and m[\"tests\"][3][\"start_tolerance_ns\"] is None\n"
+        "assert m[\"operations\"][\"bcast\"] == {\"kind\": \"rooted-collective\", \"ranks_finish_apart\": True, "
+        "\"size_unit\": \"bytes\"} and m[\"operations\"][\"barrier\"][\"kind\"] == \"collective\"\n"
+        "assert m[\"config\"][\"start_tolerance_ns\"] is None\n"
         "assert [t[\"nrep\"] for t in m[\"tests\"]] == [3, 0, 0, 5]\n"
         "assert [t[\"nrep_asked\"] for t in m[\"tests\"]] == [5, 5, 5, 5]\n"
         "assert [t[\"ended_by\"] for t in m[\"tests\"]] == [\"budget\", None, None, \"nrep\"]\n"
-        "assert list(m[\"tests\"][0])[4:7] == [\"nrep\", \"nrep_asked\", \"ended_by\"]\n"
-        "assert m[\"tests\"][1][\"duration_s\"] is None and m[\"tests\"][2][\"started_s\"] is None\n"
+        "assert list(m[\"tests\"][0])[5:8] == [\"nrep\", \"nrep_asked\", \"ended_by\"]\n"
+        "assert m[\"tests\"][1][\"duration_s\"] is None and m[\"tests\"][2][\"started_s\"] == 0\n"
         "assert m[\"tests\"][2][\"window_ns\"] is None\n"
-        "assert m[\"wall_end\"] is None and m[\"warnings\"][1] == \"<b> & \\\"c\\\"\"\n");
+        "assert m[\"wall_end\"] is None and \"warnings\" not in m\n"
+        "c = m[\"conditions\"]; assert len(c) == 49 and c[0] == {\"code\": \"oversubscribed\", "
+        "\"message\": \"window overruns in test 0\", \"hint\": \"<b> & \\\"c\\\"\", \"where\": \"node1\"}\n"
+        "assert c[1][\"where\"] is None and c[-1][\"code\"] == \"conditions-dropped\" and \"5 more\" in c[-1][\"message\"]\n");
 
     /* a launch with nothing known yet: every key present, nulls, still valid JSON */
     mm_launch empty;
@@ -352,19 +378,31 @@ static void test_env_names(void) {
     CHECK(mm_env_name_is_secret("GOOGLE_CREDENTIALS"));
     CHECK(!mm_env_name_is_secret("OMPI_MCA_btl"));
     CHECK(!mm_env_name_is_secret("PATH"));
-    const char *related[] = {"OMPI_MCA_btl", "PMIX_RANK", "MPICH_ASYNC", "MPIR_CVAR_X",
-                             "MPIEXEC_TIMEOUT", "HYDRA_HOST_FILE", "PMI_RANK", "I_MPI_PIN",
-                             "UCX_TLS", "FI_PROVIDER", "SLURM_JOB_ID", "OMP_NUM_THREADS",
-                             "MV2_ENABLE_AFFINITY", "MPI_HOME", "MPIMETER_X", "SMPI_FOO"};
-    for (size_t i = 0; i < sizeof related / sizeof related[0]; i++) {
-        CHECK(mm_env_name_is_mpi_related(related[i]));
-        if (!mm_env_name_is_mpi_related(related[i])) fprintf(stderr, "  %s\n", related[i]);
+    /* the broader rule: names that leaked with the old word list (TOKEN, SECRET, PASSWORD, ...) */
+    const char *secret[] = {"SLURM_DB_PASS", "MPI_AUTH", "UCX_PASSPHRASE", "I_MPI_PWD",
+                            "HYDRA_CRED", "FI_AUTH_TOK", "PMIX_PRIVATE_X", "UCX_TLS_CERT"};
+    for (size_t i = 0; i < sizeof secret / sizeof secret[0]; i++) {
+        CHECK(mm_env_name_is_secret(secret[i]));
+        if (!mm_env_name_is_secret(secret[i])) fprintf(stderr, "  not secret: %s\n", secret[i]);
     }
-    CHECK(!mm_env_name_is_mpi_related("PATH"));
-    CHECK(!mm_env_name_is_mpi_related("HOME"));
-    CHECK(!mm_env_name_is_mpi_related("COMPILER_PATH"));
-    CHECK(!mm_env_name_is_mpi_related("FIFO"));
-    CHECK(!mm_env_name_is_mpi_related("ompi_lower"));
+    CHECK(!mm_env_name_is_secret("UCX_TLS"));
+    CHECK(!mm_env_name_is_secret("SLURM_JOB_ID"));
+    const char *recorded[] = {"OMPI_MCA_btl", "PMIX_RANK", "MPICH_ASYNC", "MPIR_CVAR_X",
+                              "MPIEXEC_TIMEOUT", "HYDRA_HOST_FILE", "PMI_RANK", "I_MPI_PIN",
+                              "UCX_TLS", "FI_PROVIDER", "SLURM_JOB_ID", "OMP_NUM_THREADS",
+                              "MV2_ENABLE_AFFINITY", "MPI_HOME", "MPIMETER_X", "PRTE_MCA_x",
+                              "OPAL_PREFIX", "PSM2_X", "KMP_AFFINITY"};
+    for (size_t i = 0; i < sizeof recorded / sizeof recorded[0]; i++) {
+        CHECK(mm_env_name_is_recorded(recorded[i]));
+        if (!mm_env_name_is_recorded(recorded[i])) fprintf(stderr, "  not recorded: %s\n", recorded[i]);
+    }
+    /* an allow-list: names that merely contain MPI are not recorded */
+    CHECK(!mm_env_name_is_recorded("SMPI_FOO"));
+    CHECK(!mm_env_name_is_recorded("PATH"));
+    CHECK(!mm_env_name_is_recorded("HOME"));
+    CHECK(!mm_env_name_is_recorded("COMPILER_PATH"));
+    CHECK(!mm_env_name_is_recorded("FIFO"));
+    CHECK(!mm_env_name_is_recorded("ompi_lower"));
 }
 
 /* Runs mm_outdir_check in a child without root's permission override; returns its result

@@ -24,7 +24,15 @@ static void test_has_a_ceiling(void) {
     CHECK_EQ_INT(window, pilot);
 }
 
+static void test_short_tests_get_short_batches(void) {
+    CHECK_EQ_INT(mm_window_batch_length(10, 300), 32); /* the default test: batches of 32 */
+    CHECK_EQ_INT(mm_window_batch_length(10, 30), 10);  /* 40 repetitions: four batches */
+    CHECK_EQ_INT(mm_window_batch_length(0, 12), 8);    /* never below 8 */
+    CHECK_EQ_INT(mm_window_batch_length(0, 100), 25);
+}
+
 int main(void) {
+    test_short_tests_get_short_batches();
     test_grows_when_a_quarter_misses();
     test_comes_back_after_a_clean_batch();
     test_has_a_ceiling();

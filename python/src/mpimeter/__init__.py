@@ -4,5 +4,5 @@ The C half (``mpimeter-bench``) measures; this package runs campaigns, reads lau
 (docs/FORMAT.md), computes the statistics and draws the reports.
 """
 
-__version__ = "0.1.0"
+__version__ = "0.2.0"
 SCHEMA_VERSION = 1

@@ -48,7 +48,8 @@ def main() -> None:
     # local clock only (no clock sync, barrier process sync)
     synth.write_campaign(GOLDEN / "local_only", 3, seed=16, clocksync="none", procsync="barrier", **SMALL)
     # point-to-point: bandwidth by the harmonic mean
-    synth.write_campaign(GOLDEN / "pingpong", 3, seed=17, nrep=20, nprocs=2, ops=("pingpong",), sizes=(1024, 65536))
+    synth.write_campaign(GOLDEN / "pingpong", 3, seed=17, nrep=20, nprocs=2, ops=("pingpong",), sizes=(1024, 65536),
+                         schema=2)
 
     # --- bad input ---------------------------------------------------------------------------
     (GOLDEN / "not_a_campaign").mkdir()
@@ -92,6 +93,63 @@ def main() -> None:
     # raw.csv missing although meta.json lists finished tests
     f = synth.write_launch(GOLDEN / "missing_raw" / "launches" / "000", seed=28, **SMALL)
     (f / "raw.csv").unlink()
+
+    # --- corrupt, yet parsing: caught by checking the data against meta.json (FORMAT.md, reader rules)
+    def raw_lines(folder: Path) -> list[str]:
+        return (folder / "raw.csv").read_text().splitlines(keepends=True)
+
+    def write_raw(folder: Path, lines: list[str]) -> None:
+        (folder / "raw.csv").write_text("".join(lines))
+
+    # rank 1's rows of test 2 deleted
+    f = synth.write_launch(GOLDEN / "missing_rank_rows" / "launches" / "000", seed=31, **SMALL)
+    write_raw(f, [ln for ln in raw_lines(f) if not ln.startswith("2,") or ln.split(",")[3] != "1"])
+    # half the repetitions of test 1 deleted (every rank)
+    f = synth.write_launch(GOLDEN / "missing_reps" / "launches" / "000", seed=32, **SMALL)
+    write_raw(f, [ln for ln in raw_lines(f) if not ln.startswith("1,") or int(ln.split(",")[4]) < 10])
+    # meta.json says 3 ranks (and lists them), raw.csv holds 2
+    f = synth.write_launch(GOLDEN / "nprocs_mismatch" / "launches" / "000", seed=33, **SMALL)
+    meta = json.loads((f / "meta.json").read_text())
+    meta["ranks"].append(dict(meta["ranks"][-1], rank=2, pid=1002))
+    _edit_meta(f, nprocs=3, ranks=meta["ranks"])
+    # a repetition written twice, the copy with a wild end time (the mean would jump ~1000 ×)
+    f = synth.write_launch(GOLDEN / "duplicate_rep" / "launches" / "000", seed=34, **SMALL)
+    lines = raw_lines(f)
+    parts = lines[6].rstrip("\n").split(",")
+    parts[6] = str(int(parts[6]) + 10**9)
+    parts[9] = str(int(parts[9]) + 10**9)
+    write_raw(f, lines[:7] + [",".join(parts) + "\n"] + lines[7:])
+    # timestamps so far apart that end − start overflows 64 bits to a negative run time
+    f = synth.write_launch(GOLDEN / "overflow_times" / "launches" / "000", seed=35, **SMALL)
+    lines = raw_lines(f)
+    parts = lines[3].rstrip("\n").split(",")
+    parts[5], parts[6] = str(-(2**62) - 1), str(2**63 - 1)
+    write_raw(f, lines[:3] + [",".join(parts) + "\n"] + lines[4:])
+    # a launch copied in from another campaign: campaign.json planned launch 001 with another seed
+    synth.write_campaign(GOLDEN / "foreign_launch", 3, seed=36, **SMALL)
+    (GOLDEN / "foreign_launch" / "campaign.json").write_text(json.dumps({
+        "schema_version": 1, "command": "mpimeter run (synthetic)", "bench_args": [], "launcher": "local", "np": 2,
+        "launches_per_alternative": 3, "seed": 36, "alternatives": [{"name": "openmpi", "mpi": "openmpi", "env": {}}],
+        "launches": [{"alternative": "openmpi", "index": i, "folder": f"launches/{i:03d}", "status": "complete",
+                      "seed": 36000 + i} for i in range(3)]}, indent=1))
+    shutil.rmtree(GOLDEN / "foreign_launch" / "launches" / "001")
+    synth.write_launch(GOLDEN / "foreign_launch" / "launches" / "001", seed=99001, **SMALL)
+    # a launch of another MPI library among Open MPI's (no campaign.json)
+    synth.write_campaign(GOLDEN / "foreign_library", 3, seed=37, **SMALL)
+    _edit_meta(GOLDEN / "foreign_library" / "launches" / "002",
+               mpi={"library": "mpich", "version": "MPI 4.0", "library_version": "MPICH Version: 4.0.2",
+                    "library_version_full": "MPICH Version: 4.0.2"})
+    # raw.csv cut in half after the launch completed
+    f = synth.write_launch(GOLDEN / "cut_complete" / "launches" / "000", seed=38, **SMALL)
+    data = (f / "raw.csv").read_bytes()
+    (f / "raw.csv").write_bytes(data[: len(data) // 2])
+    # a re-synced launch whose sync.csv is gone: its global times cannot be recomputed
+    f = synth.write_launch(GOLDEN / "resync_no_sync" / "launches" / "000", seed=39, syncs=3, **SMALL)
+    (f / "sync.csv").unlink()
+    # schema version 2, as the current mpimeter-bench writes it, with a condition
+    synth.write_campaign(GOLDEN / "schema2", 3, seed=40, schema=2, conditions=[{
+        "code": "oversubscribed", "message": "2 ranks share 1 CPU on host synthetic-host",
+        "hint": "run at most one rank per core", "where": "synthetic-host"}], **SMALL)
 
     # two campaigns with no (op, size) in common
     synth.write_campaign(GOLDEN / "disjoint_a", 3, seed=29, nrep=20, nprocs=2, ops=("allreduce",), sizes=(8,))

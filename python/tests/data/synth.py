@@ -31,7 +31,38 @@ def default_time(op: str, size: int, rng: np.random.Generator, n: int) -> np.nda
 
 def meta_template(nprocs: int, *, clocksync: str, procsync: str, tests: list[dict], status: str,
                   raw_mode: str = "full", resyncs: int = 0, residual_ns: int = 40, nrep: int = 100,
-                  load_other_cpu_s: float = 0.1) -> dict:
+                  load_other_cpu_s: float = 0.1, schema: int = 1, conditions: Sequence[dict] = (),
+                  seed: int = 1) -> dict:
+    """meta.json of schema version ``schema`` (1 or 2, docs/FORMAT.md)."""
+    meta = _meta_v1(nprocs, clocksync=clocksync, procsync=procsync, tests=tests, status=status, raw_mode=raw_mode,
+                    resyncs=resyncs, residual_ns=residual_ns, nrep=nrep, load_other_cpu_s=load_other_cpu_s)
+    meta["config"]["seed"] = seed
+    if schema == 1:
+        return meta
+    # what version 2 changed: conditions instead of warnings, no clock_sync.warning, new keys
+    del meta["warnings"], meta["clock_sync"]["warning"]
+    meta["schema_version"] = 2
+    meta["config"]["start_tolerance_ns"] = None
+    kinds = {"bcast": "rooted-collective", "pingpong": "point-to-point"}  # what the fixtures use
+    meta["operations"] = {op: {"kind": kinds.get(op, "collective"),
+                               "ranks_finish_apart": op == "bcast", "size_unit": "bytes"}
+                          for op in meta["config"]["ops"]}
+    meta["mpi"]["mpi_t"] = {"cvars": 3, "digest": "9f3c", "selected": {"coll_tuned_priority": "30"}}
+    for r in meta["ranks"]:
+        r.update(cpus_seen=r["cpus"], cpu_changes=0, cpu_khz=None)
+    meta["probes"] = {"cacheline_rtt_ns": []}
+    meta["clock_sync"]["failed_syncs"] = 0
+    meta["proc_sync"]["invalid"]["late_wakeup"] = 0
+    meta["proc_sync"]["redone"]["reasons"] = {"late_start": 0, "late_wakeup": 0, "overrun": 0, "round_late": 0}
+    tolerance = 1000 if procsync in ("window", "roundtime", "harmonize") else None
+    for t in meta["tests"]:
+        t.update(invalid_late_wakeup=0, start_tolerance_ns=tolerance, error=None)
+    meta["conditions"] = list(conditions)
+    return meta
+
+
+def _meta_v1(nprocs: int, *, clocksync: str, procsync: str, tests: list[dict], status: str, raw_mode: str,
+             resyncs: int, residual_ns: int, nrep: int, load_other_cpu_s: float) -> dict:
     return {
         "schema_version": 1,
         "tool": {"name": "mpimeter-bench", "version": "0.1.0", "git_revision": "synthetic"},
@@ -92,13 +123,20 @@ def write_launch(
     raw_mode: str = "full",
     residual_ns: int = 40,
     load_other_cpu_s: float = 0.1,
+    schema: int = 1,
+    conditions: Sequence[dict] = (),
+    late_start_fraction: float = 0.0,
 ) -> Path:
     """One launch folder. ``finished`` tests (default all) are complete; ``syncs`` ≥ 2 writes
     re-sync model rows; ``drift_ppm`` makes rank r's offset drift by r·drift_ppm, which the online
-    clock (offset from the first sync only) does not follow but the re-synced clock does."""
+    clock (offset from the first sync only) does not follow but the re-synced clock does. The
+    ranks start each repetition within 400 ns of each other; in ``late_start_fraction`` of the
+    repetitions the last rank starts 5 µs late (it was not running at the planned start).
+    ``schema`` 2 writes meta.json as version 2, with ``conditions``."""
     folder = Path(folder)
     folder.mkdir(parents=True, exist_ok=True)
     rng = np.random.default_rng(seed)
+    late_rng = np.random.default_rng(seed + 10**6)  # its own stream: the other draws stay as they were
     plan = [(op, size) for op in ops for size in sizes]
     order = rng.permutation(len(plan))
     plan = [plan[i] for i in order]
@@ -121,14 +159,19 @@ def write_launch(
         starts = t_global + np.arange(nrep) * (x.max() * 2 + 5000)
         t_global = starts[-1] + x.max() * 3
         tests.append({"test": ti, "op": op, "size": size, "status": "complete" if ti < nfin else "pending",
-                      "nrep": nrep, "invalid": int((valid == 0).sum()), "redone": 0, "window_ns": None,
+                      "nrep": nrep, "invalid": int((valid == 0).sum()), "redone": 0,
+                      # as the binary writes it: a window (or start slack) for planned starts only
+                      "window_ns": 20000 if procsync in ("window", "roundtime", "harmonize") else None,
                       "started_s": 0.0, "duration_s": 0.1})
         if ti >= nfin:
             continue
         for r in range(nprocs if raw_mode == "full" else 1):
-            skew = rng.uniform(0, 0.05, nrep) * x
-            gs = starts + skew
-            ge = starts + x * (1.0 if r == nprocs - 1 else rng.uniform(0.7, 1.0, nrep))
+            skew = np.minimum(rng.uniform(0, 0.05, nrep) * x, 400.0)
+            late = np.zeros(nrep)
+            if late_start_fraction and r == nprocs - 1:
+                late = np.where(late_rng.random(nrep) < late_start_fraction, 5000.0, 0.0)
+            gs = starts + skew + late
+            ge = starts + x * (1.0 if r == nprocs - 1 else rng.uniform(0.7, 1.0, nrep)) + late
             # local clock: global = local + offset(local) → solve approximately (drift tiny)
             ls = gs - true_offset(r, gs)
             le = ge - true_offset(r, ge)
@@ -170,7 +213,7 @@ def write_launch(
                 f.write(f"{r},-1,residual,0,1000,{residual_ns},800\n")
     meta = meta_template(nprocs, clocksync=clocksync, procsync=procsync, tests=tests, status=status,
                          raw_mode=raw_mode, resyncs=max(syncs - 1, 0), residual_ns=residual_ns, nrep=nrep,
-                         load_other_cpu_s=load_other_cpu_s)
+                         load_other_cpu_s=load_other_cpu_s, schema=schema, conditions=conditions, seed=seed)
     tmp = folder / "meta.json.tmp"
     tmp.write_text(json.dumps(meta, indent=1))
     os.replace(tmp, folder / "meta.json")
@@ -194,6 +237,7 @@ def memory_campaign(samples: dict[str, np.ndarray], tests: Sequence[tuple[str, i
     ``samples[alternative]`` has shape (launches, tests, repetitions) of run times in ns, written
     as ``--raw reduced`` rows (rank −1) on the local clock."""
     from mpimeter import analysis
+    from mpimeter.io.meta import parse_meta
 
     parts, infos = [], []
     for alt, x in samples.items():
@@ -217,8 +261,12 @@ def memory_campaign(samples: dict[str, np.ndarray], tests: Sequence[tuple[str, i
                 "rgstart_ns": pa.nulls(n_t * n_r, pa.int64()),
                 "rgend_ns": pa.nulls(n_t * n_r, pa.int64()),
             }))
-            infos.append(analysis.LaunchInfo(alt, li, Path(f"/memory/{alt}/launches/{li:03d}"), "complete",
-                                             {"nprocs": 1}, "local", "local (in memory)", tuple(range(n_t)),
-                                             n_t * n_r, 0, False))
+            folder = Path(f"/memory/{alt}/launches/{li:03d}")
+            meta = parse_meta({"schema_version": 2, "status": "complete", "nprocs": 1,
+                               "config": {"raw": "reduced", "nrep": n_r},
+                               "tests": [{"test": i, "op": op, "size": size, "status": "complete", "nrep": n_r}
+                                         for i, (op, size) in enumerate(tests)]}, folder / "meta.json")
+            infos.append(analysis.LaunchInfo(alt, li, folder, "complete", meta, "local", "local (in memory)",
+                                             tuple(range(n_t)), n_t * n_r, 0, False))
     return analysis.Campaign(Path("/memory"), "several", tuple(samples), tuple(infos), pa.concat_tables(parts),
                              pa.table({}), ())

@@ -15,9 +15,11 @@ as the unit of replication (§4.2):
 4. across launches: the median of per-launch medians with Le Boudec's order-statistic interval
    (Hoefler & Belli 2015 §3.1.3), the mean of per-launch means with a t interval and a
    Shapiro–Wilk check, the launch-to-launch spread;
-5. across ranks: Kruskal–Wallis on local durations (Hoefler & Belli §4.2.1);
-6. ``compare``: Wilcoxon rank-sum on per-launch medians (§5.2), Holm correction, stars, ratio of
-   medians with an interval; ``gate``: one-sided test of a slowdown beyond a threshold.
+5. across ranks: Friedman's test on per-launch per-rank median local durations, launches as
+   blocks (Hoefler & Belli §4.2.1), for operations whose ranks should finish together;
+6. ``compare``: Wilcoxon rank-sum on per-launch medians (§5.2; exact p whenever computable),
+   Holm correction, stars at α, ratio b/a with an interval; ``gate``: one-sided test of a
+   slowdown beyond a threshold.
 
 Public API (stable; docs/FORMAT.md documents the JSON written from it), imported from
 ``mpimeter.analysis`` — the modules below are its layout, not import paths to rely on:
@@ -36,6 +38,7 @@ from mpimeter import SCHEMA_VERSION
 from mpimeter.analysis.comparison import (ALTERNATIVES, RATIO_CIS, Alternative, ComparisonResult, ComparisonRow,
                                           OmnibusRow, RatioCI, compare, ratio_estimator_text)
 from mpimeter.analysis.gating import GateResult, GateRow, gate
+from mpimeter.analysis.groups import p_method_text
 from mpimeter.analysis.loading import AnalysisError, Campaign, LaunchInfo, load_campaign, load_campaigns
 from mpimeter.analysis.pipeline import CLOCKS, OUTLIERS, Clock, Outlier, analyze
 from mpimeter.analysis.results import AnalysisResult, AnalysisSettings, LaunchSummary, RankTest, Row
@@ -49,7 +52,7 @@ __all__ = [
     "Outlier", "OUTLIERS", "Clock", "CLOCKS",
     # compare and gate
     "compare", "ComparisonResult", "ComparisonRow", "OmnibusRow", "Alternative", "ALTERNATIVES",
-    "RatioCI", "RATIO_CIS", "ratio_estimator_text", "gate", "GateResult", "GateRow",
+    "RatioCI", "RATIO_CIS", "ratio_estimator_text", "p_method_text", "gate", "GateResult", "GateRow",
     # errors and warnings
     "AnalysisError", "InputError", "AnalysisWarning",
     # the schema_version written by AnalysisResult.to_dict()

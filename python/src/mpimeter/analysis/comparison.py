@@ -1,6 +1,7 @@
 """``compare``: the alternatives of one or more analysis results, (op, size) by (op, size):
-Wilcoxon rank-sum on per-launch medians (Hunold & Carpen-Amarie 2016 §5.2), Holm correction,
-stars, the ratio of medians with an interval; Kruskal–Wallis first when there are more than two.
+Wilcoxon rank-sum on per-launch medians (Hunold & Carpen-Amarie 2016 §5.2; exact p whenever
+computable), Holm correction, stars where significant at α, the ratio b/a with an interval and
+the plain ratio of medians; Kruskal–Wallis first when there are more than two.
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ from typing import Any, Literal, get_args
 import numpy as np
 
 from mpimeter.analysis.diagnostics import dedupe
-from mpimeter.analysis.groups import check_launches, groups_of, keys_text
+from mpimeter.analysis.groups import check_launches, groups_of, keys_text, low_power_warning
 from mpimeter.analysis.loading import AnalysisError
 from mpimeter.analysis.results import AnalysisResult
 from mpimeter.analysis.settings import alternative_settings, settings_warning
@@ -35,9 +36,12 @@ class ComparisonRow:
     ``ratio`` estimates b / a (> 1: b is slower) with the estimator of its interval, so the point
     always lies in the interval: ``ratio_ci_method`` ``hodges-lehmann`` gives the Hodges–Lehmann
     ratio (median of all pairwise ratios b_j / a_i, the estimator that goes with the rank-sum test;
-    not median_b / median_a), ``bootstrap`` the ratio of medians median_b / median_a; ``p_value`` of the
-    Wilcoxon rank-sum test on per-launch medians (on repetitions with ``per_repetition``),
-    ``p_adjusted`` after the correction across all rows; ``stars`` from ``p_adjusted``."""
+    not median_b / median_a), ``bootstrap`` the ratio of medians median_b / median_a;
+    ``ratio_of_medians`` is always median_b / median_a. ``p_value`` of the Wilcoxon rank-sum test
+    on per-launch medians (on repetitions with ``per_repetition``), computed as ``p_method`` says
+    (``exact``, ``exact-permutation`` or ``normal-approximation``); ``p_adjusted`` after the
+    correction across all rows; ``significant``: p_adjusted ≤ α; ``stars`` from ``p_adjusted``,
+    only on significant rows."""
 
     op: str
     size: int
@@ -47,12 +51,14 @@ class ComparisonRow:
     launches_b: int
     median_a_ns: float
     median_b_ns: float
+    ratio_of_medians: float
     ratio: float
     ratio_ci_low: float | None
     ratio_ci_high: float | None
     ratio_ci_method: str
     statistic: float
     p_value: float
+    p_method: str
     p_adjusted: float
     stars: str
     significant: bool
@@ -72,6 +78,7 @@ class OmnibusRow:
     p_value: float
     p_adjusted: float
     stars: str
+    significant: bool
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -84,6 +91,7 @@ class ComparisonResult:
     test: str  # "wilcoxon-rank-sum (per-launch medians)" or "… (per-repetition)"
     correction: str  # "holm"
     confidence: float
+    alpha: float
     rows: tuple[ComparisonRow, ...]
     omnibus: tuple[OmnibusRow, ...]
     warnings: tuple[AnalysisWarning, ...]
@@ -95,6 +103,7 @@ class ComparisonResult:
             "test": self.test,
             "correction": self.correction,
             "confidence": self.confidence,
+            "alpha": self.alpha,
             "rows": [r.to_dict() for r in self.rows],
             "omnibus": [r.to_dict() for r in self.omnibus],
             "warnings": [w.to_dict() for w in self.warnings],
@@ -152,19 +161,23 @@ def compare(
                                       ratio_ci=ratio_ci, seed=seed)
                 rows.append(ComparisonRow(
                     op, size, ga.name, gb.name, ga.launches(op, size), gb.launches(op, size), pc.median_a,
-                    pc.median_b, pc.ratio_ci.estimate, pc.ratio_ci.low, pc.ratio_ci.high, pc.ratio_ci.method, pc.statistic,
-                    pc.p_value, math.nan, "", False))
+                    pc.median_b, pc.ratio, pc.ratio_ci.estimate, pc.ratio_ci.low, pc.ratio_ci.high, pc.ratio_ci.method,
+                    pc.statistic, pc.p_value, pc.p_method, math.nan, "", False))
     adj = _hyp.holm(np.array([r.p_value for r in rows]))
-    rows = [replace(r, p_adjusted=float(p), stars=_hyp.stars(float(p)), significant=bool(p <= alpha))
+    rows = [replace(r, p_adjusted=float(p), stars=_hyp.stars(float(p), alpha=alpha), significant=bool(p <= alpha))
             for r, p in zip(rows, adj)]
     omnibus = []
     if len(groups) > 2:
         for op, size in sorted(common_all):
             res = _hyp.kruskal([g.samples(per_repetition)[(op, size)] for g in groups])
-            omnibus.append(OmnibusRow(op, size, tuple(g.name for g in groups), res.statistic, res.p_value, math.nan, ""))
+            omnibus.append(OmnibusRow(op, size, tuple(g.name for g in groups), res.statistic, res.p_value, math.nan, "",
+                                      False))
         oadj = _hyp.holm(np.array([o.p_value for o in omnibus]))
-        omnibus = [replace(o, p_adjusted=float(p), stars=_hyp.stars(float(p))) for o, p in zip(omnibus, oadj)]
-    warnings += _power_warnings(rows, alternative, alpha, per_repetition)
+        omnibus = [replace(o, p_adjusted=float(p), stars=_hyp.stars(float(p), alpha=alpha), significant=bool(p <= alpha))
+                   for o, p in zip(omnibus, oadj)]
+    if not per_repetition:
+        warnings += low_power_warning([(r.launches_a, r.launches_b, f"{r.op}/{r.size}") for r in rows], alternative,
+                                      alpha, "run more launches per alternative (10 or more)")
     nan_rows = [r for r in rows if not math.isfinite(r.p_value)]
     if nan_rows:
         warnings.append(AnalysisWarning(
@@ -173,7 +186,7 @@ def compare(
     for res in results:
         warnings += res.warnings
     test = "wilcoxon-rank-sum on " + ("repetitions pooled over launches" if per_repetition else "per-launch medians")
-    return ComparisonResult(tuple(g.name for g in groups), alternative, test, "holm", confidence, tuple(rows),
+    return ComparisonResult(tuple(g.name for g in groups), alternative, test, "holm", confidence, alpha, tuple(rows),
                             tuple(omnibus), dedupe(warnings))
 
 
@@ -187,18 +200,3 @@ RATIO_ESTIMATORS = {
 def ratio_estimator_text(method: str) -> str:
     """What the ``ratio`` column and its interval are, for a footer."""
     return RATIO_ESTIMATORS.get(method.split(" (")[0], method) + (" (subsampled)" if "subsampled" in method else "")
-
-
-
-def _power_warnings(rows: list[ComparisonRow], alternative: str, alpha: float,
-                    per_repetition: bool) -> list[AnalysisWarning]:
-    if per_repetition or not rows:
-        return []
-    worst = min(rows, key=lambda r: r.launches_a + r.launches_b)
-    p_min = _cmp.min_p_value(worst.launches_a, worst.launches_b, alternative)
-    if p_min * len(rows) <= alpha:
-        return []
-    return [AnalysisWarning(
-        "low-power", f"with {worst.launches_a} and {worst.launches_b} launches the smallest possible p-value is "
-        f"{p_min:.3g}; after Holm correction over {len(rows)} rows nothing can be significant at {alpha}",
-        "run more launches per alternative (10 or more)", f"{worst.op}/{worst.size}")]

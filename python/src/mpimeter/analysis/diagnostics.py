@@ -1,47 +1,46 @@
 """The warnings of ``analyze`` about what it found: too few launches, failed normality, invalid
 repetitions, long warm-ups, tests that a time budget ended before ``--nrep``, the launches' own
-warnings (machine load, sync residuals, …, from ``mpimeter.io.launch``) and ranks that differ.
+warnings (machine load, sync residuals, the binary's conditions, … from
+``mpimeter.analysis.launch_warnings``) and ranks that differ. Repeats of one code are merged
+by ``mpimeter.analysis.warning_groups``.
 Each says what to do next (STYLE.md, principle 8).
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
-from typing import Any
 
+from mpimeter.analysis.launch_warnings import launch_warnings
 from mpimeter.analysis.loading import Campaign, LaunchInfo
 from mpimeter.analysis.results import LaunchSummary, RankTest, Row
-from mpimeter.io import launch as _io_launch
 from mpimeter.io.errors import AnalysisWarning
+from mpimeter.io.meta import LaunchMeta, TestRecord
 
 
 def _fmt_ns(ns: float) -> str:
     return f"{ns / 1000:.3g} µs"
 
 
-BUDGET_PROCSYNCS = ("roundtime", "harmonize")
-
-
-def budget_ended_tests(meta: Mapping[str, Any]) -> list[dict[str, Any]]:
+def budget_ended_tests(meta: LaunchMeta) -> list[TestRecord]:
     """The finished tests of a launch that the roundtime/harmonize time budget ended before
     ``--nrep``: ``ended_by == "budget"`` (docs/FORMAT.md); in a meta.json written before that key
-    existed, a finished test of those process syncs with fewer repetitions than ``config.nrep``."""
-    cfg = meta.get("config") or {}
-    asked_default = cfg.get("nrep")
-    old_style_budget = cfg.get("procsync") in BUDGET_PROCSYNCS
+    existed, a finished test with fewer repetitions than asked (nothing else ended a test early)."""
     short = []
-    for t in meta.get("tests") or []:
-        if t.get("status") != "complete":
+    for t in meta.tests:
+        if t.status != "complete":
             continue
-        if "ended_by" in t:
-            if t["ended_by"] == "budget":
+        if t.ended_by_recorded:
+            if t.ended_by == "budget":
                 short.append(t)
             continue
-        asked = t.get("nrep_asked", asked_default)
-        if old_style_budget and isinstance(asked, int) and isinstance(t.get("nrep"), int) and t["nrep"] < asked:
+        asked = _asked(meta, t)
+        if asked is not None and t.nrep is not None and t.nrep < asked:
             short.append(t)
     return short
+
+
+def _asked(meta: LaunchMeta, t: TestRecord) -> int | None:
+    return t.nrep_asked if t.nrep_asked is not None else meta.config.nrep
 
 
 def _budget_warning(campaign: Campaign) -> AnalysisWarning | None:
@@ -50,17 +49,17 @@ def _budget_warning(campaign: Campaign) -> AnalysisWarning | None:
     if not short:
         return None
 
-    def asked(li: LaunchInfo, t: Mapping[str, Any]) -> int:
-        return t.get("nrep_asked", (li.meta.get("config") or {}).get("nrep", 0)) or 0
+    def asked(li: LaunchInfo, t: TestRecord) -> int:
+        return _asked(li.meta, t) or 0
 
-    li, t = min(short, key=lambda x: x[1]["nrep"] / max(asked(*x), 1))
-    budget = ((li.meta.get("config") or {}).get("procsync_params") or {}).get("roundtime_budget_s")
+    li, t = min(short, key=lambda x: (x[1].nrep or 0) / max(asked(*x), 1))
+    budget = li.meta.config.roundtime_budget_s
     where = f"{li.alternative}/{li.index:03d}"
     return AnalysisWarning(
         "budget-ended-tests",
         f"{len(short)} launch test(s) were ended by the roundtime/harmonize time budget"
-        f"{f' ({budget:g} s per test)' if isinstance(budget, (int, float)) else ''} before --nrep repetitions "
-        f"(worst: {where} {t['op']} {t['size']}: {t['nrep']} of {asked(li, t)}); their statistics rest on fewer "
+        f"{f' ({budget:g} s per test)' if budget is not None else ''} before --nrep repetitions "
+        f"(worst: {where} {t.op} {t.size}: {t.nrep} of {asked(li, t)}); their statistics rest on fewer "
         "repetitions than asked", "raise --roundtime-budget-s or lower --nrep", where)
 
 
@@ -93,13 +92,15 @@ def row_warnings(campaign: Campaign, rows: list[Row], summaries: list[LaunchSumm
             f"(worst: {worst.alternative}/{worst.launch:03d} {worst.op} {worst.size}: {worst.n_invalid} of {worst.n_total})",
             "use a larger window (--window-us) or a process sync that redoes late rounds (roundtime, harmonize)",
             f"{worst.alternative}/{worst.launch:03d}"))
+    # warmup_length is 0 unless the warm-up is significant (stats.warmup: rank test, p ≤ 0.01, ≥ 10 % slower)
     long_warm = [s for s in summaries if s.n_total and s.warmup_length > s.n_total / 10]
     if long_warm:
         worst = max(long_warm, key=lambda s: s.warmup_length / s.n_total)
         w.append(AnalysisWarning(
-            "long-warmup", f"{len(long_warm)} launch test(s) have a warm-up longer than a tenth of their repetitions "
-            f"(worst: {worst.alternative}/{worst.launch:03d} {worst.op} {worst.size}: {worst.warmup_length} of "
-            f"{worst.n_total}, Roth 2021 §4.5)", "raise --warmup, or analyze with --drop-warmup",
+            "long-warmup", f"{len(long_warm)} launch test(s) have a significant warm-up (rank test, Roth 2021 §4.5 "
+            f"categories) longer than a tenth of their repetitions (worst: {worst.alternative}/{worst.launch:03d} "
+            f"{worst.op} {worst.size}: {worst.warmup_length} of {worst.n_total})",
+            "raise --warmup, or analyze with --drop-warmup",
             f"{worst.alternative}/{worst.launch:03d}"))
     if (budget := _budget_warning(campaign)) is not None:
         w.append(budget)
@@ -108,27 +109,17 @@ def row_warnings(campaign: Campaign, rows: list[Row], summaries: list[LaunchSumm
         if s.n and s.clock != "local":
             k = (s.alternative, s.launch)
             min_median[k] = min(min_median.get(k, math.inf), s.median_ns)
-    per_launch: dict[str, list[tuple[str, AnalysisWarning]]] = {}
     for li in campaign.launches:
         name = f"{li.alternative}/{li.index:03d}"
-        for lw in _io_launch.launch_warnings(li.meta, li.folder, name, min_median.get((li.alternative, li.index))):
-            per_launch.setdefault(lw.code, []).append((name, lw))
-    for items in per_launch.values():  # one warning per code, naming the launches
-        first = items[0][1]
-        if len(items) == 1:
-            w.append(first)
-            continue
-        names = [n for n, _ in items]
-        w.append(AnalysisWarning(first.code, f"{len(items)} launches ({', '.join(names[:8])}{' …' if len(names) > 8 else ''})"
-                                 f" — e.g. {first.message}", first.hint, ", ".join(names)))
+        w += launch_warnings(li.meta, li.folder, name, min_median.get((li.alternative, li.index)))
     for t in rank_tests:
         if t.differ and t.slowest_medians_ns and t.slowest_medians_ns[0] >= 1.1 * t.median_of_rank_medians_ns:
             slow = ", ".join(f"{r} ({_fmt_ns(m)})" for r, m in zip(t.slowest_ranks, t.slowest_medians_ns))
             w.append(AnalysisWarning(
-                "ranks-differ", f"{t.alternative} {t.op} {t.size}: ranks' local durations differ (Kruskal–Wallis, "
-                f"Holm-adjusted p = {t.p_adjusted:.2g}); slowest ranks {slow}, median rank {_fmt_ns(t.median_of_rank_medians_ns)}",
-                "some ranks finish later by design (e.g. the root of a reduce); otherwise check pinning and the "
-                "rank → host map in meta.json", f"{t.alternative}/{t.op}/{t.size}"))
+                "ranks-differ", f"{t.alternative} {t.op} {t.size}: some ranks take longer launch after launch "
+                f"(Friedman's test on per-launch rank medians, Holm-adjusted p = {t.p_adjusted:.2g}); slowest ranks "
+                f"{slow}, median rank {_fmt_ns(t.median_of_rank_medians_ns)}",
+                "check pinning and the rank → host map in meta.json", f"{t.alternative}/{t.op}/{t.size}"))
     return w
 
 

@@ -1,6 +1,6 @@
 """``gate``: CI for MPI libraries — which (op, size) of a candidate are significantly slower
 than the baseline by more than a tolerated slowdown (one-sided Wilcoxon rank-sum against the
-baseline scaled by 1 + max_slowdown, Holm-corrected)."""
+baseline scaled by 1 + max_slowdown, exact p whenever computable, Holm-corrected)."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ from typing import Any
 import numpy as np
 
 from mpimeter.analysis.diagnostics import dedupe
-from mpimeter.analysis.groups import check_launches, groups_of, keys_text
+from mpimeter.analysis.groups import check_launches, groups_of, keys_text, low_power_warning
 from mpimeter.analysis.loading import AnalysisError
 from mpimeter.analysis.results import AnalysisResult
 from mpimeter.io.errors import AnalysisWarning
@@ -21,16 +21,24 @@ from mpimeter.stats import hypothesis as _hyp
 
 @dataclass(frozen=True)
 class GateRow:
+    """One (op, size): ``ratio`` is the Hodges–Lehmann estimate of candidate / baseline with its
+    interval, ``ratio_of_medians`` median_candidate / median_baseline; ``p_value`` of the
+    one-sided slowdown test, computed as ``p_method`` says; ``significant``: p_adjusted ≤ α;
+    ``stars`` only on significant rows; ``regression``: significant and ratio > 1 + max_slowdown."""
+
     op: str
     size: int
     median_baseline_ns: float
     median_candidate_ns: float
+    ratio_of_medians: float
     ratio: float
     ratio_ci_low: float | None
     ratio_ci_high: float | None
     p_value: float
+    p_method: str
     p_adjusted: float
     stars: str
+    significant: bool
     regression: bool
 
     def to_dict(self) -> dict[str, Any]:
@@ -102,25 +110,20 @@ def gate(
     rows = []
     for op, size in common:
         a, b = sb[(op, size)], sc[(op, size)]
-        _, p = _cmp.slowdown_test(a, b, max_slowdown)
+        test = _cmp.slowdown_test(a, b, max_slowdown)
         pc = _cmp.compare_two(a, b, confidence=1 - alpha)
         # The Hodges–Lehmann ratio goes with the rank-sum test and always lies in its own interval.
-        rows.append(GateRow(op, size, pc.median_a, pc.median_b, pc.ratio_ci.estimate, pc.ratio_ci.low, pc.ratio_ci.high,
-                            p, math.nan, "", False))
+        rows.append(GateRow(op, size, pc.median_a, pc.median_b, pc.ratio, pc.ratio_ci.estimate, pc.ratio_ci.low,
+                            pc.ratio_ci.high, test.p_value, test.method, math.nan, "", False, False))
     adj = _hyp.holm(np.array([r.p_value for r in rows]))
-    rows = [replace(r, p_adjusted=float(p), stars=_hyp.stars(float(p)),
+    rows = [replace(r, p_adjusted=float(p), stars=_hyp.stars(float(p), alpha=alpha), significant=bool(p <= alpha),
                     regression=bool(p <= alpha and r.ratio > 1 + max_slowdown)) for r, p in zip(rows, adj)]
     if per_repetition:
         warnings.append(AnalysisWarning(
             "per-repetition", "gating on repetitions pooled over launches: the launch effect is ignored",
             "run ≥ 3 (better ≥ 10) launches per side", None))
-    else:
-        n_a, n_b = base.launches(*common[0]), cand.launches(*common[0])
-        p_min = _cmp.min_p_value(n_a, n_b, "greater")
-        if p_min * len(rows) > alpha:
-            warnings.append(AnalysisWarning(
-                "low-power", f"with {n_a} and {n_b} launches the smallest possible p-value is {p_min:.3g}: after "
-                f"Holm correction over {len(rows)} rows no regression can be detected at {alpha}",
-                "run more launches per side (10 or more)", None))
+    else:  # the row with the fewest launches decides (candidate first: the test is of candidate > baseline)
+        warnings += low_power_warning([(cand.launches(*k), base.launches(*k), f"{k[0]}/{k[1]}") for k in common],
+                                      "greater", alpha, "run more launches per side (10 or more)")
     warnings += baseline.warnings + candidate.warnings
     return GateResult(base.name, cand.name, max_slowdown, alpha, tuple(rows), dedupe(warnings))

@@ -1,17 +1,21 @@
 """What ``compare`` and ``gate`` both compare: groups (one alternative of one analysis result
 each) and their samples per (op, size) — per-launch medians, or repetitions pooled over
-launches with ``per_repetition`` — and the checks that the samples can answer the question.
+launches with ``per_repetition`` — the checks that the samples can answer the question, and
+what both say about their p-values.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections import Counter
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 import numpy as np
 
 from mpimeter.analysis.loading import AnalysisError
 from mpimeter.analysis.results import AnalysisResult, Row
+from mpimeter.io.errors import AnalysisWarning
+from mpimeter.stats import compare as _cmp
 
 
 @dataclass(frozen=True)
@@ -67,3 +71,24 @@ def keys_text(keys: set[tuple[str, int]]) -> str:
     items = [f"{op} {size}" for op, size in sorted(keys)]
     return ", ".join(items[:6]) + (" …" if len(items) > 6 else "") if items else "nothing"
 
+
+def low_power_warning(launches: Sequence[tuple[int, int, str]], alternative: str, alpha: float,
+                      hint: str) -> list[AnalysisWarning]:
+    """``low-power`` when the row with the fewest launches cannot be significant: ``launches``
+    holds (launches a, launches b, where) per row tested; the smallest p-value of the rank-sum
+    test at those sizes (``min_p_value``, by the rule the test itself follows) times the number
+    of rows (Holm's factor for the smallest p) exceeds ``alpha``."""
+    if not launches:
+        return []
+    p_min, n_a, n_b, where = max((_cmp.min_p_value(a, b, alternative), a, b, w) for a, b, w in launches)
+    if p_min * len(launches) <= alpha:
+        return []
+    return [AnalysisWarning(
+        "low-power", f"with {n_a} and {n_b} launches ({where}) the smallest possible p-value is {p_min:.3g}; after "
+        f"Holm correction over {len(launches)} rows such a row cannot be significant at {alpha}", hint, where)]
+
+
+def p_method_text(methods: Iterable[str]) -> str:
+    """How the p-values were computed, for a footer: 'exact (17 rows), exact-permutation (2 rows)'."""
+    counts = Counter(m for m in methods if m)
+    return ", ".join(f"{m} ({n} row{'s' if n != 1 else ''})" for m, n in counts.most_common()) or "–"

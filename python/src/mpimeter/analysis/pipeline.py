@@ -5,7 +5,7 @@ Hunold & Carpen-Amarie 2016, Algorithm 3 (§5.1), with the launch as the unit of
 (§4.2): run time per repetition (global or local clock), Roth 2021 §4.5 categories, an outlier
 filter and a summary per launch and test (``mpimeter.stats.repetitions``); across launches the
 median of medians with its interval and the mean with a t interval (``mpimeter.stats.across``);
-across ranks Kruskal–Wallis on local durations (Hoefler & Belli 2015 §4.2.1).
+across ranks Friedman's test on per-launch rank medians (Hoefler & Belli 2015 §4.2.1, ``_rank_tests``).
 """
 
 from __future__ import annotations
@@ -19,9 +19,12 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from mpimeter.analysis.diagnostics import dedupe, row_warnings
+from mpimeter.analysis.diagnostics import row_warnings
+from mpimeter.analysis.launch_effects import launch_effect_warnings, launch_effects
 from mpimeter.analysis.loading import AnalysisError, Campaign, LaunchInfo
 from mpimeter.analysis.results import AnalysisResult, AnalysisSettings, LaunchSummary, RankTest, Row
+from mpimeter.analysis.startspread import check_start_spread
+from mpimeter.analysis.warning_groups import group_warnings
 from mpimeter.io import runtimes as _runtimes
 from mpimeter.io.errors import AnalysisWarning
 from mpimeter.stats import across as _across
@@ -59,49 +62,58 @@ def analyze(
     con = _runtimes.connect()
     reps = _runtimes.repetition_times(campaign.raw, con)
     used_clock = {(li.alternative, li.index): _launch_clock(li, clock, warnings) for li in campaign.launches}
+    bounds = _group_bounds((reps.alternative, reps.launch, reps.test))
+    spread = check_start_spread(campaign, reps, bounds, used_clock)
     n = len(reps)
     run = np.full(n, np.nan)
     codes = np.full(n, _reps.INVALID, dtype=np.int8)
     kept = np.zeros(n, dtype=bool)
     col = {"global-resync": reps.resync_ns, "global-online": reps.online_ns, "local": reps.local_ns}
+    p2p = _point_to_point_ops(campaign)
     summaries: list[LaunchSummary] = []
-    for lo, hi in _group_bounds((reps.alternative, reps.launch, reps.test)):
+    for lo, hi in bounds:
         key = (reps.alternatives[reps.alternative[lo]], int(reps.launch[lo]))
         ck = used_clock[key]
         x = col[ck][lo:hi]
         run[lo:hi] = x
         op, size = reps.ops[reps.op[lo]], int(reps.size[lo])
+        late = spread.late[lo:hi] & np.isfinite(x)  # dropped like invalid ones, counted apart
         st = _reps.reduce_launch_test(
-            x, reps.valid[lo:hi] & np.isfinite(x), outlier=outlier, k=tukey_k, a=mpibench_a, drop_warmup=drop_warmup,
-            rate_bytes=size if _is_point_to_point(op) else None)
+            x, reps.valid[lo:hi] & np.isfinite(x) & ~late, outlier=outlier, k=tukey_k, a=mpibench_a, drop_warmup=drop_warmup,
+            rate_bytes=size if op in p2p else None)
         codes[lo:hi] = st.codes
         kept[lo:hi] = st.kept
         sm = st.summary
         summaries.append(LaunchSummary(
-            key[0], key[1], int(reps.test[lo]), op, size, ck, st.n_total, st.n_invalid, st.n_warmup_dropped,
+            key[0], key[1], int(reps.test[lo]), op, size, ck, st.n_total, st.n_invalid - int(late.sum()),
+            st.n_warmup_dropped,
             st.removed, sm.n, sm.median, sm.mean, sm.min, sm.max, sm.q1, sm.q3, sm.p90, sm.p95, sm.p99, sm.std,
             sm.cov, st.warmup_length, st.counts["first"], st.counts["warmup"], st.counts["outlier"],
-            st.counts["good"], st.bandwidth_Bps))
-    rows = _rows(summaries, confidence)
+            st.counts["good"], st.bandwidth_Bps, n_start_spread=int(late.sum())))
+    rows = _rows(summaries, confidence, p2p)
     repetitions = pd.DataFrame({
         "alternative": pd.Categorical.from_codes(reps.alternative, categories=reps.alternatives),
         "launch": reps.launch, "test": reps.test,
         "op": pd.Categorical.from_codes(reps.op, categories=reps.ops),
         "size": reps.size, "rep": reps.rep, "run_time_ns": run, "valid": reps.valid,
         "category": pd.Categorical.from_codes(codes, categories=list(_reps.CATEGORY_NAMES)), "kept": kept})
-    rank_tests = _rank_tests(campaign.raw, con)
+    rank_tests = _rank_tests(campaign, con)
     con.close()
     warnings += row_warnings(campaign, rows, summaries, rank_tests)
+    effects = launch_effects(campaign, rows)
+    warnings += launch_effect_warnings(effects, campaign)
+    if spread.warning is not None:
+        warnings.append(spread.warning)
+    note = _clock_note(campaign, used_clock) + (f"; {spread.note}" if spread.note else "")
     return AnalysisResult(campaign, settings, tuple(rows), repetitions, tuple(rank_tests),
-                          dedupe(warnings), _clock_note(campaign, used_clock))
+                          group_warnings(warnings), note, tuple(effects))
 
 
-# operations whose rate (bytes / s) is meaningful: one message between two ranks per call
-_P2P_PREFIXES = ("pingpong", "pingping", "sendrecv", "send", "isend", "recv", "irecv", "put", "get", "exchange")
-
-
-def _is_point_to_point(op: str) -> bool:
-    return op.startswith(_P2P_PREFIXES)
+def _point_to_point_ops(campaign: Campaign) -> frozenset[str]:
+    """Operations whose rate (bytes / s) is meaningful — one message between two ranks per call —
+    by the kind the binary's operations table gave them (meta.json schema 2 ``operations``)."""
+    return frozenset(op for li in campaign.launches for op, info in li.meta.operations.items()
+                     if info.kind == "point-to-point")
 
 
 def _group_bounds(keys: tuple[np.ndarray, ...]) -> list[tuple[int, int]]:
@@ -144,7 +156,7 @@ def _clock_note(campaign: Campaign, used: dict[tuple[str, int], str]) -> str:
     return "run time per repetition from the " + "; ".join(parts) if parts else "no launches"
 
 
-def _rows(summaries: list[LaunchSummary], confidence: float) -> list[Row]:
+def _rows(summaries: list[LaunchSummary], confidence: float, p2p: frozenset[str]) -> list[Row]:
     groups: dict[tuple[str, str, int], list[LaunchSummary]] = {}
     for s in summaries:
         groups.setdefault((s.alternative, s.op, s.size), []).append(s)
@@ -153,7 +165,7 @@ def _rows(summaries: list[LaunchSummary], confidence: float) -> list[Row]:
         used = [s for s in per if s.n > 0]
         acr = _across.across_launches(
             np.array([s.median_ns for s in used]), np.array([s.mean_ns for s in used]), confidence=confidence,
-            rates=np.array([s.bandwidth_Bps for s in used if s.bandwidth_Bps is not None]) if _is_point_to_point(op) else None)
+            rates=np.array([s.bandwidth_Bps for s in used if s.bandwidth_Bps is not None]) if op in p2p else None)
         clocks = sorted({s.clock for s in per})
         norm = acr.normality
         rows.append(Row(
@@ -163,23 +175,68 @@ def _rows(summaries: list[LaunchSummary], confidence: float) -> list[Row]:
             acr.spread, sum(s.removed for s in per), sum(s.n_invalid for s in per), sum(s.n_total for s in per),
             max((s.warmup_length for s in per), default=0), "+".join(clocks),
             acr.bandwidth_Bps if acr.bandwidth_Bps is None or math.isfinite(acr.bandwidth_Bps) else None,
-            tuple(per)))
+            tuple(per), start_spread_dropped=sum(s.n_start_spread for s in per)))
     alt_order = {a: i for i, a in enumerate(dict.fromkeys(s.alternative for s in summaries))}
     rows.sort(key=lambda r: (alt_order[r.alternative], r.op, r.size))
     return rows
 
 
-def _rank_tests(raw: pa.Table, con: Any) -> list[RankTest]:
+def _ops_finishing_apart(campaign: Campaign) -> frozenset[str]:
+    """Operations whose ranks finish at different times by design (meta.json schema 2
+    ``operations[op].ranks_finish_apart``, e.g. the root of a broadcast): not rank-tested."""
+    return frozenset(op for li in campaign.launches for op, info in li.meta.operations.items()
+                     if info.ranks_finish_apart)
+
+
+def _rank_launch_medians(raw: pa.Table, con: Any) -> pd.DataFrame:
+    """alternative, op, size, launch, rank, med: the median local duration (end − start) of
+    each rank's valid repetitions in each launch."""
+    con.register("raw_ranks", raw)
+    try:
+        return con.sql("""
+            SELECT alternative, op, size, launch, rank, median(end_ns - start_ns) AS med
+            FROM raw_ranks WHERE valid = 1 AND rank >= 0
+            GROUP BY alternative, op, size, launch, rank
+            ORDER BY alternative, op, size, launch, rank""").df()
+    finally:
+        con.unregister("raw_ranks")
+
+
+def _rank_tests(campaign: Campaign, con: Any) -> list[RankTest]:
+    """Do some ranks take longer than the others, launch after launch? (Hoefler & Belli 2015
+    §4.2.1.) Friedman's test (``hypothesis.friedman``; the sign test for 2 ranks) on the
+    per-launch median local duration of each rank, launches as blocks, Holm over all rows.
+
+    Why not Kruskal–Wallis on the repetitions pooled over launches, as before: the repetitions
+    of a launch are not independent replicates of a rank — all ranks time the same calls, and
+    where a rank sits is fixed for the launch (the launch is the unit of replication, Hunold &
+    Carpen-Amarie 2016 §4.2) — so with ~3000 repetitions per rank any difference, even one that
+    changes from launch to launch, gave p ≈ 0. Blocks by launch remove the shifts a launch gives
+    all its ranks; a rank is flagged only when it is slow in most launches. Operations whose
+    ranks finish apart by design (``_ops_finishing_apart``) are not tested, nor rows with fewer
+    than 2 launches in which every rank has data. ``slowest_*`` and the median rank use each
+    rank's median over launches of its launch medians."""
+    raw = campaign.raw
     if raw.num_rows == 0 or pc.max(raw["rank"]).as_py() < 0:
         return []  # no per-rank rows (--raw reduced)
+    apart = _ops_finishing_apart(campaign)
+    df = _rank_launch_medians(raw, con)
+    alt, op, size = (df[c].to_numpy() for c in ("alternative", "op", "size"))
+    launch, rank, med = df["launch"].to_numpy(), df["rank"].to_numpy(), df["med"].to_numpy(dtype=float)
     out = []
-    for alt, op, size, by_rank in _runtimes.rank_samples(raw, con=con):
-        if len(by_rank) < 2:
+    for lo, hi in _group_bounds((pd.factorize(alt)[0], pd.factorize(op)[0], size)):
+        if op[lo] in apart:
             continue
-        res = _hyp.kruskal(list(by_rank.values()))
-        meds = {r: float(np.median(v)) for r, v in by_rank.items()}
+        launches, li = np.unique(launch[lo:hi], return_inverse=True)
+        ranks, ri = np.unique(rank[lo:hi], return_inverse=True)
+        by_launch = np.full((launches.size, ranks.size), np.nan)  # blocks × treatments
+        by_launch[li, ri] = med[lo:hi]
+        res = _hyp.friedman(by_launch)
+        if not math.isfinite(res.p_value):
+            continue
+        meds = dict(zip(ranks.tolist(), np.median(by_launch[~np.isnan(by_launch).any(axis=1)], axis=0).tolist()))
         slow = sorted(meds, key=lambda r: -meds[r])[:3]
-        out.append(RankTest(alt, op, size, len(by_rank), res.statistic, res.p_value, math.nan, False,
-                            tuple(slow), tuple(meds[r] for r in slow), float(np.median(list(meds.values())))))
+        out.append(RankTest(str(alt[lo]), str(op[lo]), int(size[lo]), len(meds), res.statistic, res.p_value, math.nan,
+                            False, tuple(slow), tuple(meds[r] for r in slow), float(np.median(list(meds.values())))))
     adj = _hyp.holm(np.array([t.p_value for t in out]))
     return [replace(t, p_adjusted=float(p), differ=bool(p <= 0.05)) for t, p in zip(out, adj)]

@@ -58,6 +58,7 @@ class LaunchSummary:
     n_outlier: int
     n_good: int
     bandwidth_Bps: float | None  # point-to-point only: harmonic mean of size/run time
+    n_start_spread: int = 0  # valid, but dropped: the ranks' start spread exceeded the start tolerance
 
 
 @dataclass(frozen=True)
@@ -91,6 +92,7 @@ class Row:
     clock: str
     bandwidth_Bps: float | None
     per_launch: tuple[LaunchSummary, ...] = field(repr=False)
+    start_spread_dropped: int = 0  # repetitions dropped by the start-spread check, all launches
 
     def to_dict(self) -> dict[str, Any]:
         d = {k: v for k, v in asdict(self).items() if k != "per_launch"}
@@ -100,8 +102,9 @@ class Row:
 
 @dataclass(frozen=True)
 class RankTest:
-    """Kruskal–Wallis over ranks' local durations for one (alternative, op, size)
-    (Hoefler & Belli §4.2.1). ``slowest_ranks`` lists up to three ranks, slowest first, with
+    """Friedman's test over ranks for one (alternative, op, size): each rank's per-launch median
+    local duration, launches as blocks (Hoefler & Belli §4.2.1; see analysis.pipeline._rank_tests).
+    ``slowest_ranks`` lists up to three ranks, slowest first, with
     their median local durations in ``slowest_medians_ns``."""
 
     alternative: str
@@ -130,6 +133,7 @@ class AnalysisResult:
     rank_tests: tuple[RankTest, ...]
     warnings: tuple[AnalysisWarning, ...]
     clock_note: str
+    launch_effects: tuple = ()  # analysis.launch_effects.LaunchEffect: clusters of launch medians
 
     @property
     def provenance(self) -> tuple[LaunchInfo, ...]:
@@ -142,6 +146,10 @@ class AnalysisResult:
     @property
     def launch_summaries(self) -> tuple[LaunchSummary, ...]:
         return tuple(s for r in self.rows for s in r.per_launch)
+
+    def size_unit(self, op: str) -> str:
+        """``bytes`` or ``ns``: the unit of ``op``'s sizes, as the launches recorded it."""
+        return self.campaign.size_unit(op)
 
     def row(self, op: str, size: int, alternative: str | None = None) -> Row:
         for r in self.rows:
@@ -168,6 +176,7 @@ class AnalysisResult:
             "rows": [r.to_dict() for r in self.rows],
             "launch_summaries": [asdict(s) for s in self.launch_summaries],
             "rank_tests": [asdict(t) for t in self.rank_tests],
+            "launch_effects": [e.to_dict() for e in self.launch_effects],
             "warnings": [w.to_dict() for w in self.warnings],
             "provenance": [_provenance(li) for li in self.provenance],
         }
@@ -175,7 +184,7 @@ class AnalysisResult:
 
 def _provenance(li: LaunchInfo) -> dict[str, Any]:
     m = li.meta
-    mpi = m.get("mpi") or {}
+    tool = m.tool
     return {
         "alternative": li.alternative,
         "launch": li.index,
@@ -183,10 +192,10 @@ def _provenance(li: LaunchInfo) -> dict[str, Any]:
         "status": li.status,
         "clock": li.clock,
         "clock_reason": li.clock_reason,
-        "nprocs": m.get("nprocs"),
-        "mpi_library_version": (mpi.get("library_version") or "").splitlines()[0] if mpi.get("library_version") else None,
-        "tool": m.get("tool"),
-        "argv": m.get("argv"),
-        "wall_start": m.get("wall_start"),
+        "nprocs": m.nprocs,
+        "mpi_library_version": m.mpi.library_version_line,
+        "tool": None if tool == type(tool)() else {"name": tool.name, "version": tool.version,
+                                                   "git_revision": tool.git_revision},
+        "argv": list(m.argv) if m.argv else None,
+        "wall_start": m.wall_start,
     }
-

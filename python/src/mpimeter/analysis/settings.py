@@ -4,17 +4,21 @@ that comparing campaigns run differently is said, not silently done."""
 from __future__ import annotations
 
 import json
-
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
 from mpimeter.analysis.loading import Campaign
 from mpimeter.io.errors import AnalysisWarning
+from mpimeter.io.meta import LaunchMeta
 
-# name shown -> key in meta.json "config" (np is meta.json "nprocs")
-_CONFIG_KEYS = {"nrep": "nrep", "warmup": "warmup", "procsync": "procsync", "clocksync": "clocksync",
-                "ops": "ops", "sizes": "sizes", "raw": "raw"}
-SETTING_NAMES: tuple[str, ...] = ("np", *_CONFIG_KEYS)
+# name shown -> the typed value of meta.json (np is "nprocs", the others are "config" keys)
+_SETTINGS: dict[str, Callable[[LaunchMeta], Any]] = {
+    "np": lambda m: m.nprocs, "nrep": lambda m: m.config.nrep, "warmup": lambda m: m.config.warmup,
+    "procsync": lambda m: m.config.procsync, "clocksync": lambda m: m.config.clocksync,
+    "ops": lambda m: m.config.ops or None, "sizes": lambda m: m.config.sizes or None,
+    "raw": lambda m: m.config.raw,
+}
+SETTING_NAMES: tuple[str, ...] = tuple(_SETTINGS)
 # config keys that differ between launches of one method by design
 _PER_LAUNCH_KEYS = frozenset({"out", "seed", "force"})
 
@@ -22,22 +26,18 @@ _PER_LAUNCH_KEYS = frozenset({"out", "seed", "force"})
 def _text(value: Any) -> str:
     if isinstance(value, (list, tuple)):
         return ",".join(str(v) for v in value)
+    if isinstance(value, Mapping):
+        return json.dumps(dict(value), sort_keys=True)
     return str(value)
 
 
-def launch_settings(meta: Mapping[str, Any], *, every: bool = False) -> dict[str, str]:
+def launch_settings(meta: LaunchMeta, *, every: bool = False) -> dict[str, str]:
     """The settings one launch's meta.json records (``every``: all of its config but the
     per-launch out, seed and force); a setting it does not record is left out."""
-    out: dict[str, str] = {}
-    if meta.get("nprocs") is not None:
-        out["np"] = _text(meta["nprocs"])
-    config = meta.get("config")
-    if isinstance(config, Mapping):
-        keys = ({k: k for k in config if k not in _PER_LAUNCH_KEYS} if every else _CONFIG_KEYS)
-        for name, key in keys.items():
-            if config.get(key) is not None:
-                out[name] = _text(config[key]) if not isinstance(config[key], Mapping) else \
-                    json.dumps(config[key], sort_keys=True)
+    out = {name: _text(value) for name, get in _SETTINGS.items() if (value := get(meta)) is not None}
+    if every:
+        out.update({key: _text(value) for key, value in meta.config.entries.items()
+                    if key not in _PER_LAUNCH_KEYS and value is not None})
     return out
 
 

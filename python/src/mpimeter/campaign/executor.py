@@ -7,17 +7,30 @@ then decides what to stop), writes its stdout and stderr to files, and on a time
 KeyboardInterrupt terminates everything the launch started: SIGTERM to every process of the
 launch's session and to every descendant (mpirun's ranks may have been re-parented or have their
 own process group), a grace period, then SIGKILL to whatever is left.
+
+A launch must not outlive `mpimeter run`: killed (SIGKILL, or its terminal gone), it can stop
+nothing itself, so each launch's first process (mpirun) gets the parent-death signal SIGTERM
+(prctl PR_SET_PDEATHSIG), on which mpirun stops its ranks. The signal comes when the *thread*
+that started the launch ends: launches are started from the main thread. What still outlives it
+(a launcher that ignores SIGTERM, a shell that does not pass it on) is found and stopped by the
+next `--resume` (stop_leftover, campaign.procs).
 """
 
 from __future__ import annotations
 
+import ctypes
 import os
 import signal
 import subprocess
+import threading
 import time
+from collections.abc import Callable
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol
+
+from mpimeter.campaign import procs
 
 STDERR_TAIL_LINES = 20
 STDERR_TAIL_CHARS = 2000
@@ -42,9 +55,16 @@ class ExecResult:
 
 class Executor(Protocol):
     def run(self, argv: list[str], *, env: dict[str, str], timeout_s: float,
-            stdout_path: Path, stderr_path: Path) -> ExecResult:
-        """Runs argv to its end or to the timeout. On KeyboardInterrupt it stops the command
-        and re-raises."""
+            stdout_path: Path, stderr_path: Path,
+            on_start: Callable[[dict], None] | None = None) -> ExecResult:
+        """Runs argv to its end or to the timeout. `on_start` gets the launch's identity
+        (campaign.procs.identity) once it runs. On KeyboardInterrupt it stops the command and
+        re-raises."""
+        ...
+
+    def stop_leftover(self, process: dict, marker: str) -> str | None:
+        """Stops what still runs of a launch recorded in campaign.json (`process`), found by
+        its `marker` (campaign.procs), and says what it did; None when nothing of it runs."""
         ...
 
 
@@ -62,24 +82,32 @@ def tail(path: Path, *, lines: int = STDERR_TAIL_LINES, chars: int = STDERR_TAIL
 
 
 class SubprocessExecutor:
-    """Runs a launch as a child process in its own session."""
+    """Runs a launch as a child process in its own session, which dies with this process."""
 
     def __init__(self, *, grace_s: float = 5.0):
         self.grace_s = grace_s
 
     def run(self, argv: list[str], *, env: dict[str, str], timeout_s: float,
-            stdout_path: Path, stderr_path: Path) -> ExecResult:
+            stdout_path: Path, stderr_path: Path,
+            on_start: Callable[[dict], None] | None = None) -> ExecResult:
         stdout_path.parent.mkdir(parents=True, exist_ok=True)
         start = time.monotonic()
-        with open(stdout_path, "wb") as out, open(stderr_path, "wb") as err:
+        with open(stdout_path, "wb", opener=_no_links) as out, \
+                open(stderr_path, "wb", opener=_no_links) as err:
             try:
-                proc = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=out, stderr=err,
-                                        env=env, start_new_session=True)
+                with _signals_held() as held:  # a Ctrl-C now would lose the process started
+                    proc = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=out,
+                                            stderr=err, env=env, start_new_session=True,
+                                            preexec_fn=_die_with(os.getpid()))
             except OSError as exc:
                 err.write(f"cannot start {argv[0]}: {exc}\n".encode())
                 err.flush()
                 return ExecResult(127, time.monotonic() - start, False, tail(stderr_path))
             try:
+                for signum in held:  # delivered now, where they stop the launch
+                    signal.raise_signal(signum)
+                if on_start is not None:
+                    on_start(procs.identity(proc.pid))
                 code = proc.wait(timeout=timeout_s)
                 timed_out = False
             except subprocess.TimeoutExpired:
@@ -94,20 +122,84 @@ class SubprocessExecutor:
                 _kill_session(proc.pid)
         return ExecResult(code, time.monotonic() - start, timed_out, tail(stderr_path))
 
+    def stop_leftover(self, process: dict, marker: str) -> str | None:
+        here = procs.where()
+        if process.get("host") != here["host"] or process.get("boot_id") != here["boot_id"]:
+            if process.get("host") == here["host"]:
+                return None  # started before this machine last booted: nothing of it runs
+            return (f"was started on {process.get('host')!r}, not here ({here['host']}): "
+                    "if it still runs there, stop it")
+        targets = procs.launch_processes(process, marker)
+        if not targets:
+            return None
+        how = procs.stop(targets, self.grace_s)
+        pids = ", ".join(str(pid) for pid, _ in sorted(targets))
+        return f"was still running (pid {pids}): stopped it ({how})"
+
+
+STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
+
+
+@contextmanager
+def _signals_held():
+    """Ctrl-C, SIGTERM and SIGHUP arriving while a launch is being started are held back (their
+    Python handlers run in the main thread only), and listed for the caller to deliver once
+    the process is there to be stopped."""
+    held: list[int] = []
+    if threading.current_thread() is not threading.main_thread():
+        yield held
+        return
+    previous = {sig: signal.signal(sig, lambda signum, frame: held.append(signum))
+                for sig in STOP_SIGNALS}
+    try:
+        yield held
+    finally:
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
+
+
+def _no_links(path: str, flags: int) -> int:
+    """Log files are opened without following a symbolic link (one left in logs/ would make the
+    launch's output overwrite a file outside the campaign)."""
+    return os.open(path, flags | os.O_NOFOLLOW, 0o644)
+
+
+# --- dying with mpimeter run --------------------------------------------------------------------
+
+PR_SET_PDEATHSIG = 1
+try:
+    _prctl = ctypes.CDLL(None, use_errno=True).prctl
+    _prctl.argtypes = [ctypes.c_int, ctypes.c_ulong, ctypes.c_ulong, ctypes.c_ulong, ctypes.c_ulong]
+except (OSError, AttributeError):  # not Linux: launches are stopped by --resume only
+    _prctl = None
+
+
+def _die_with(parent_pid: int) -> Callable[[], None] | None:
+    """In the child, before exec: SIGTERM when the parent dies, also if it died already."""
+    if _prctl is None:
+        return None
+
+    def setup() -> None:
+        _prctl(PR_SET_PDEATHSIG, signal.SIGTERM, 0, 0, 0)
+        if os.getppid() != parent_pid:  # the parent died before the line above
+            os.kill(os.getpid(), signal.SIGTERM)
+
+    return setup
+
 
 # --- stopping a launch -------------------------------------------------------------------------
 
 def terminate_launch(proc: subprocess.Popen, grace_s: float) -> None:
     """SIGTERM to the launch's session and descendants, wait up to grace_s, then SIGKILL."""
     targets = _launch_processes(proc.pid)
-    _signal_all(targets, signal.SIGTERM)
+    procs.signal_all(targets, signal.SIGTERM)
     deadline = time.monotonic() + grace_s
     while time.monotonic() < deadline:
-        if proc.poll() is not None and not any(_alive(p) for p in targets):
+        if proc.poll() is not None and not any(procs.alive(p) for p in targets):
             break
         time.sleep(0.05)
     targets |= _launch_processes(proc.pid)
-    _signal_all(targets, signal.SIGKILL)
+    procs.signal_all(targets, signal.SIGKILL)
     try:
         proc.wait(timeout=grace_s)
     except subprocess.TimeoutExpired:
@@ -115,14 +207,14 @@ def terminate_launch(proc: subprocess.Popen, grace_s: float) -> None:
 
 
 def _kill_session(sid: int) -> None:
-    leftovers = {p for p in _scan() if p[2] == sid and p[0] != sid}
-    _signal_all({(pid, start) for pid, start, _, _ in leftovers}, signal.SIGKILL)
+    leftovers = {p for p in procs.scan() if p[2] == sid and p[0] != sid}
+    procs.signal_all({(pid, start) for pid, start, _, _ in leftovers}, signal.SIGKILL)
 
 
-def _launch_processes(root_pid: int) -> set[tuple[int, str]]:
+def _launch_processes(root_pid: int) -> set[procs.Target]:
     """(pid, start time) of the launch's process, every process in its session (the session id
     is the launch's pid, from start_new_session) and every descendant."""
-    table = _scan()
+    table = procs.scan()
     children: dict[int, list[int]] = {}
     start_of: dict[int, str] = {}
     found: set[int] = set()
@@ -137,41 +229,3 @@ def _launch_processes(root_pid: int) -> set[tuple[int, str]]:
         found.add(pid)
         stack.extend(c for c in children.get(pid, []) if c not in found)
     return {(pid, start_of[pid]) for pid in found if pid in start_of}
-
-
-def _scan() -> list[tuple[int, str, int, int]]:
-    """(pid, start time, session id, parent pid) of every process, from /proc."""
-    rows = []
-    for entry in os.listdir("/proc"):
-        if not entry.isdigit():
-            continue
-        stat = _stat(int(entry))
-        if stat:
-            rows.append((int(entry), stat[19], int(stat[3]), int(stat[1])))
-    return rows
-
-
-def _stat(pid: int) -> list[str] | None:
-    """Fields of /proc/PID/stat after the command name: [state, ppid, pgrp, session, ...];
-    index 19 is the start time (field 22 of proc(5))."""
-    try:
-        with open(f"/proc/{pid}/stat", "rb") as f:
-            raw = f.read().decode(errors="replace")
-    except OSError:
-        return None
-    fields = raw[raw.rfind(")") + 2:].split()
-    return fields if len(fields) > 19 else None
-
-
-def _alive(target: tuple[int, str]) -> bool:
-    stat = _stat(target[0])
-    return stat is not None and stat[19] == target[1] and stat[0] != "Z"
-
-
-def _signal_all(targets: set[tuple[int, str]], sig: int) -> None:
-    for target in targets:
-        if _alive(target):  # the same process, not a reused pid
-            try:
-                os.kill(target[0], sig)
-            except (ProcessLookupError, PermissionError):
-                pass

@@ -22,10 +22,30 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from mpimeter.campaign.benchopts import DEFAULT_NREP, DEFAULT_OPS, DEFAULT_SIZES, arg_value, parse_sizes
 from mpimeter.campaign.executor import ExecResult
 
 OUTCOMES = ("ok", "fail", "crash", "killed", "hang", "interrupt", "refuse", "empty")
+# The fake's own plan when the command does not say (a campaign always writes them out).
+FAKE_OPS, FAKE_SIZES, FAKE_NREP = "allreduce", "8", 10
+
+
+def arg_value(args: list[str], flag: str) -> str | None:
+    """The value of `flag` in an argument list (last one wins, as in the bench's parser)."""
+    value = None
+    for i, token in enumerate(args):
+        if token == flag and i + 1 < len(args):
+            value = args[i + 1]
+        elif token.startswith(flag + "="):
+            value = token.split("=", 1)[1]
+    return value
+
+
+def _sizes(text: str) -> list[int]:
+    """The fake takes plain size lists ("8,1024"); a range is the real binary's business."""
+    try:
+        return [int(s) for s in text.split(",")]
+    except ValueError:
+        raise ValueError(f"fake bench: --sizes {text!r}: give a plain list of sizes to the fake") from None
 
 
 @dataclass(frozen=True)
@@ -55,6 +75,7 @@ class FakeExecutor:
         self.launch_sigma = launch_sigma
         self.rep_sigma = rep_sigma
         self.calls: list[FakeCall] = []
+        self.leftover_checks: list[dict] = []  # stop_leftover's questions, in order
         self._attempts: dict[str, int] = {}
 
     def outcome_for(self, out: Path, attempt: int) -> str:
@@ -65,8 +86,14 @@ class FakeExecutor:
                 return outcomes[min(attempt, len(outcomes)) - 1]
         return "ok"
 
+    def stop_leftover(self, process: dict, marker: str) -> str | None:
+        """No process of a fake launch outlives it: records the question, answers None."""
+        self.leftover_checks.append({**process, "marker": marker})
+        return None
+
     def run(self, argv: list[str], *, env: dict[str, str], timeout_s: float,
-            stdout_path: Path, stderr_path: Path) -> ExecResult:
+            stdout_path: Path, stderr_path: Path,
+            on_start: Callable[[dict], None] | None = None) -> ExecResult:
         out = Path(arg_value(argv, "--out") or "")
         seed = int(arg_value(argv, "--seed") or 0)
         key = out.as_posix()
@@ -105,9 +132,9 @@ class FakeExecutor:
             raise AssertionError(f"fake bench: --out {out} exists and is not empty "
                                  "(the runner must never reuse a launch folder)")
         out.mkdir(parents=True, exist_ok=True)
-        ops = (arg_value(argv, "--ops") or DEFAULT_OPS).split(",")
-        sizes = parse_sizes(arg_value(argv, "--sizes") or DEFAULT_SIZES)
-        nrep = int(arg_value(argv, "--nrep") or DEFAULT_NREP)
+        ops = (arg_value(argv, "--ops") or FAKE_OPS).split(",")
+        sizes = _sizes(arg_value(argv, "--sizes") or FAKE_SIZES)
+        nrep = int(arg_value(argv, "--nrep") or FAKE_NREP)
         nranks = self._ranks(argv)
         rng = random.Random(seed)
         tests = [(op, size) for op in ops for size in sizes]

@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 # Names that a sub-campaign folder may not take (they are folders of the campaign layout).
 RESERVED_NAMES = frozenset({"launches", "attempts", "logs", "trials"})
 _NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.+-]{0,63}$")
-_ENV_KEY = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+ENV_KEY = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 SEED_LIMIT = 2**31 - 1  # launch seeds fit any integer parser of the C side
 
 
@@ -39,10 +39,6 @@ class Alternative:
 
     def to_json(self) -> dict:
         return {"name": self.name, "mpi": self.mpi, "env": dict(self.env)}
-
-    @classmethod
-    def from_json(cls, obj: dict) -> Alternative:
-        return cls(name=str(obj["name"]), mpi=str(obj["mpi"]), env=dict(obj.get("env") or {}))
 
 
 @dataclass(frozen=True)
@@ -73,11 +69,12 @@ def parse_variant(text: str) -> tuple[str, dict[str, str]]:
     env: dict[str, str] = {}
     try:
         tokens = shlex.split(settings)
-    except ValueError as exc:
-        raise PlanError(f"--variant {name}: cannot split {settings!r}: {exc}") from None
+    except ValueError as exc:  # the settings are not shown: they may hold a secret value
+        raise PlanError(f"--variant {name}: cannot split its settings ({exc}); quote them as "
+                        "NAME='ENV=VALUE ENV2=VALUE2'") from None
     for token in tokens:
         key, eq, value = token.partition("=")
-        if not eq or not _ENV_KEY.match(key):
+        if not eq or not ENV_KEY.match(key):
             raise PlanError(f"--variant {name}: {token!r} is not ENV=VALUE "
                             "(ENV: letters, digits and '_', not starting with a digit)")
         if key in env:

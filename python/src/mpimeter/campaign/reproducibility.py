@@ -91,8 +91,8 @@ def single_alternative_name(campaign_dir: Path) -> str:
         alternatives = json.loads((campaign_dir / "campaign.json").read_text())["alternatives"]
         if len(alternatives) == 1:
             return str(alternatives[0]["name"])
-    except (OSError, ValueError, KeyError, TypeError, IndexError):
-        pass
+    except (OSError, ValueError, KeyError, TypeError, IndexError, RecursionError):
+        pass  # load_campaign reads campaign.json again and says what is wrong with it
     return "-"
 
 

@@ -6,7 +6,9 @@ missing - applied to whole launches):
 - a launch that exits non-zero, hangs past the time limit or is killed is recorded (exit code,
   reason, stderr tail), never stops the campaign, and is retried once after all other launches;
 - a Ctrl-C (KeyboardInterrupt) stops the running launch, marks it `incomplete` and leaves a
-  consistent campaign.json; `--resume` skips complete launches and redoes all others;
+  consistent campaign.json; `--resume` skips complete launches and redoes all others, after
+  stopping whatever still runs of a launch whose `mpimeter run` was killed (the executor finds
+  it by the launch id recorded in campaign.json before the launch started);
 - a launch folder is never overwritten: before a launch is redone, the folder of its previous
   attempt is renamed aside to `<alternative>/attempts/NNN.K` (K = that attempt's number), so that
   `launches/` holds exactly one folder per launch - the latest attempt - and nothing is lost;
@@ -19,32 +21,26 @@ from __future__ import annotations
 import json
 import os
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
+from mpimeter.campaign import procs
 from mpimeter.campaign import state as st
 from mpimeter.campaign.executor import Executor, ExecResult, tail
 from mpimeter.campaign.launcher import build_argv
 from mpimeter.campaign.plan import Alternative, PlannedLaunch
 from mpimeter.campaign.progress import NullProgress, ProgressSink
+from mpimeter.campaign.state import alternative_prefix, launch_folder
 
 BAD_INPUT_EXIT = 2
+INTERRUPTED = "interrupted (Ctrl-C, SIGTERM or SIGHUP)"
 
 
 @dataclass(frozen=True)
 class RunOutcome:
     status: str  # complete | failed | interrupted | refused
     message: str = ""
-
-
-def alternative_prefix(alternatives: list[Alternative], name: str) -> str:
-    """Folder of an alternative inside the campaign (docs/FORMAT.md): a campaign of one
-    alternative keeps `launches/` at its top; several alternatives get one sub-campaign each."""
-    return "" if len(alternatives) == 1 else f"{name}/"
-
-
-def launch_folder(alternatives: list[Alternative], name: str, index: int) -> str:
-    return f"{alternative_prefix(alternatives, name)}launches/{index:03d}"
 
 
 def new_state(*, command: str, bench_args: list[str], launcher: str, np: int, launches: int,
@@ -66,7 +62,7 @@ class CampaignRunner:
     def __init__(self, state: st.CampaignState, campaign_dir: Path, executor: Executor, *,
                  progress: ProgressSink | None = None, retries: int = 1,
                  base_env: dict[str, str] | None = None, argv: list[str] | None = None,
-                 resumed: bool = False):
+                 resumed: bool = False, notify: Callable[[str], None] | None = None):
         self.state = state
         self.dir = Path(campaign_dir)
         self.executor = executor
@@ -74,6 +70,7 @@ class CampaignRunner:
         self.retries = retries
         self.base_env = dict(os.environ if base_env is None else base_env)
         self.session = st.session_record(argv or [], resumed)
+        self.notify = notify or (lambda line: None)
         self._completed_in: set[str] = {r.alternative for r in state.launches
                                         if r.status == "complete"}
 
@@ -81,6 +78,7 @@ class CampaignRunner:
 
     def run(self) -> RunOutcome:
         state = self.state
+        self._stop_leftovers()
         self.dir.mkdir(parents=True, exist_ok=True)
         state.sessions.append(self.session)
         state.status = "running"
@@ -113,6 +111,17 @@ class CampaignRunner:
         return (RunOutcome("complete") if not failed else
                 RunOutcome("failed", f"{failed} launch(es) did not complete"))
 
+    def _stop_leftovers(self) -> None:
+        """A launch whose `mpimeter run` was killed may still run: stopped before anything is
+        redone (it would write into the folder of the next attempt)."""
+        for rec in self.state.launches:
+            if rec.status != "complete" and rec.process and self.dir.is_dir():
+                said = self.executor.stop_leftover(
+                    rec.process, procs.marker(rec.process["launch_id"], self.dir))
+                if said:
+                    self.notify(f"launch {rec.alternative} #{rec.index:03d} (attempt "
+                                f"{rec.attempts}, started {rec.started}) {said}")
+
     # --- one attempt -------------------------------------------------------------------------
 
     def _attempt(self, rec: st.LaunchRecord) -> None:
@@ -135,16 +144,25 @@ class CampaignRunner:
         rec.started = st.now_utc()
         rec.stdout_log = str(stdout_path.relative_to(self.dir))
         rec.stderr_log = str(stderr_path.relative_to(self.dir))
+        # the id every process of the launch carries, recorded before it starts
+        rec.process = {"launch_id": procs.new_launch_id(), **procs.where()}
         st.save(state, self.dir)  # a runner killed now leaves this launch `incomplete`
         self.progress.launch_started(rec)
-        env = {**self.base_env, **alt.env}
+        env = {**self.base_env, **alt.env,
+               procs.LAUNCH_ID_VAR: procs.marker(rec.process["launch_id"], self.dir)}
         started = time.monotonic()
+
+        def on_start(identity: dict) -> None:
+            rec.process = {**identity, "launch_id": rec.process["launch_id"]}
+            st.save(state, self.dir)
+
         try:
             result = self.executor.run(rec.argv, env=env, timeout_s=state.launch_timeout_s,
-                                       stdout_path=stdout_path, stderr_path=stderr_path)
+                                       stdout_path=stdout_path, stderr_path=stderr_path,
+                                       on_start=on_start)
         except KeyboardInterrupt:
-            self._finish(rec, "incomplete", "interrupted (Ctrl-C or SIGTERM)", None,
-                         time.monotonic() - started, tail(stderr_path))
+            self._finish(rec, "incomplete", INTERRUPTED, None, time.monotonic() - started,
+                         tail(stderr_path))
             raise
         status, reason = classify(result, folder, state.launch_timeout_s)
         self._finish(rec, status, reason, result.exit_code, result.duration_s, result.stderr_tail)

@@ -7,13 +7,11 @@ import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from mpimeter.campaign import benchopts, launcher, plan
+from mpimeter.campaign import benchopts, launcher, limits, plan
 from mpimeter.campaign import state as st
 from mpimeter.campaign.plan import PlanError
 from mpimeter.campaign.runner import new_state
-
-# Options the campaign sets per launch; a user may not pass them to the bench.
-RESERVED_BENCH_FLAGS = ("--out", "--seed", "--force")
+from mpimeter.campaign.state import RESERVED_BENCH_FLAGS
 
 
 @dataclass
@@ -38,12 +36,12 @@ def default_np() -> int:
 def prepare(request: CampaignRequest) -> st.CampaignState:
     """Validates everything and builds the campaign record. Raises PlanError."""
     np = default_np() if request.np is None else request.np
-    if np < 1:
-        raise PlanError(f"--np {np}: must be at least 1")
-    if request.launches < 1:
-        raise PlanError(f"--launches {request.launches}: must be at least 1")
-    if request.launch_timeout_s is not None and request.launch_timeout_s <= 0:
-        raise PlanError(f"--launch-timeout {request.launch_timeout_s:g}: must be positive (seconds)")
+    limits.check_np(np, local=request.launcher == "local")
+    limits.check_launches(request.launches)
+    if request.launch_timeout_s is not None:
+        limits.check_launch_timeout(request.launch_timeout_s)
+    if request.seed is not None:
+        limits.check_seed(request.seed)
     for token in request.extra_bench_args:
         if token.split("=", 1)[0] in RESERVED_BENCH_FLAGS:
             raise PlanError(f"{token}: the campaign sets {', '.join(RESERVED_BENCH_FLAGS)} itself "
@@ -64,6 +62,7 @@ def prepare(request: CampaignRequest) -> st.CampaignState:
                             f"--bench-dir / ${launcher.BENCH_DIR_ENV})")
     variants = [plan.parse_variant(v) for v in request.variants]
     alternatives = plan.make_alternatives(list(mpis), variants, found_under=found_under)
+    limits.check_launches(request.launches, len(alternatives))
 
     binaries: dict[str, str] = {}
     templates: dict[str, str] = {}
@@ -73,42 +72,17 @@ def prepare(request: CampaignRequest) -> st.CampaignState:
         launcher.check_launcher_program(templates[alt.name])
         launcher.check_template_fits(templates[alt.name], alt.mpi, sorted({a.mpi for a in alternatives}))
 
-    distinct = sorted(set(binaries.values()))
-    known_ops = benchopts.bench_ops(Path(distinct[0]))
-    help_text = benchopts.bench_help(Path(distinct[0]))
-    known_names = benchopts.help_lists(help_text) if help_text else None
-    benchopts.check_bench_args(request.bench_values, np, known_ops, known_names)
-    notes = []
-    clocksync, why = benchopts.FALLBACK_CLOCKSYNC, ""
-    if request.bench_values.get("clocksync") is None:
-        answers = [benchopts.best_clocksync(Path(b)) for b in distinct]
-        clocksync = (benchopts.BEST_CLOCKSYNC
-                     if all(a[0] == benchopts.BEST_CLOCKSYNC for a in answers)
-                     else benchopts.FALLBACK_CLOCKSYNC)
-        why = "; ".join(sorted({a[1] for a in answers}))
-        notes.append(f"default clock sync {clocksync}: {why}")
-    if known_ops is None:
-        notes.append("mpimeter-bench --list-ops did not answer: operation names are checked by "
-                     "the first launch")
-    bench_args = benchopts.resolve_bench_args(request.bench_values, clocksync)
-    bench_args += list(request.extra_bench_args)
+    # the bench options: checked in the binaries' words, then by the binaries themselves
+    resolved = benchopts.resolve(list(binaries.values()), request.bench_values,
+                                 request.extra_bench_args, np)
+    bench_args, notes = resolved.args, list(resolved.notes)
     timeout = request.launch_timeout_s
     if timeout is None:
-        timeout = benchopts.default_launch_timeout(bench_args, np)
-        notes.append(f"launch timeout {timeout:g} s, derived from the plan")
+        timeout, note = limits.cap_derived_timeout(benchopts.default_launch_timeout(resolved.validated, np))
+        notes.append(note)
     seed = plan.draw_campaign_seed() if request.seed is None else request.seed
     order = plan.interleave([a.name for a in alternatives], request.launches, seed)
     return new_state(command=request.command, bench_args=bench_args, launcher=request.launcher,
                      np=np, launches=request.launches, seed=seed, alternatives=alternatives,
                      templates=templates, binaries=binaries, timeout_s=timeout, order=order,
                      notes=notes)
-
-
-def check_resumable(state: st.CampaignState) -> None:
-    """A campaign can be resumed when the binaries and launcher programs it used still exist."""
-    for alt in state.alternatives:
-        binary = Path(state.bench_binaries[alt.name])
-        if not (binary.is_file() and os.access(binary, os.X_OK)):
-            raise PlanError(f"cannot resume: {alt.name}'s mpimeter-bench {binary} is gone "
-                            "(rebuild it with `make build`)")
-        launcher.check_launcher_program(state.launch_templates[alt.name])

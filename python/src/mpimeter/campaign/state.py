@@ -4,27 +4,54 @@ The file is rewritten (temporary file, fsync, rename) after every launch and bef
 starts, so that whatever stops `mpimeter run` - a Ctrl-C, a SIGKILL, a power cut - the file on
 disk is always a complete, parseable record. A launch is marked `incomplete` the moment it
 starts; it becomes `complete` or `failed` when it ends.
+
+Read back (`--resume`), the file is untrusted input: every value is checked for its type and
+bounds (campaign.limits), every path must be the one the layout prescribes for its launch
+(`[<alternative>/]launches/NNN`, never `..` or an absolute path), every alternative a usable
+name; anything else is refused with a message naming the key (CampaignFileError). Values of
+secret variables (campaign.secrets) are never written.
 """
 
 from __future__ import annotations
 
 import json
+import math
 import os
+import re
 import socket
-import tempfile
+import stat
 import time
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 from mpimeter import SCHEMA_VERSION, __version__
-from mpimeter.campaign.plan import Alternative
+from mpimeter.atomic import write_atomic
+from mpimeter.campaign import limits, secrets
+from mpimeter.campaign.plan import ENV_KEY, Alternative, PlanError, check_name
 
 CAMPAIGN_FILE = "campaign.json"
 LAUNCH_STATUSES = ("complete", "failed", "incomplete", "pending")
+CAMPAIGN_STATUSES = ("pending", "running", "interrupted", "complete", "failed", "refused")
+# Options the campaign sets per launch; bench_args may not hold them.
+RESERVED_BENCH_FLAGS = ("--out", "--seed", "--force")
 
 
 class CampaignFileError(ValueError):
-    """campaign.json is missing, does not parse, or has a version we do not know."""
+    """campaign.json is missing, does not parse, or is not a record this mpimeter can resume."""
+
+
+class CampaignWriteError(Exception):
+    """campaign.json could not be written (read-only or full file system, a value not finite)."""
+
+
+def alternative_prefix(alternatives: list[Alternative], name: str) -> str:
+    """Folder of an alternative inside the campaign (docs/FORMAT.md): a campaign of one
+    alternative keeps `launches/` at its top; several alternatives get one sub-campaign each."""
+    return "" if len(alternatives) == 1 else f"{name}/"
+
+
+def launch_folder(alternatives: list[Alternative], name: str, index: int) -> str:
+    return f"{alternative_prefix(alternatives, name)}launches/{index:03d}"
 
 
 @dataclass
@@ -60,6 +87,8 @@ class LaunchRecord:
     stdout_log: str | None = None
     stderr_log: str | None = None
     previous_attempts: list[Attempt] = field(default_factory=list)
+    # the running attempt's processes: launch_id, host, boot_id, then pid, session, start_ticks
+    process: dict | None = None
 
     @property
     def key(self) -> tuple[str, int]:
@@ -107,19 +136,29 @@ class CampaignState:
         return counts
 
     def to_json(self) -> dict:
-        obj = {
+        """The record as written: secret values redacted (campaign.secrets)."""
+        launches = []
+        for rec in self.launches:
+            obj = asdict(rec)
+            obj["argv"] = secrets.redact_argv(rec.argv)
+            obj["stderr_tail"] = secrets.redact_text(rec.stderr_tail)
+            for attempt in obj["previous_attempts"]:
+                attempt["stderr_tail"] = secrets.redact_text(attempt["stderr_tail"])
+            launches.append(obj)
+        return {
             "schema_version": self.schema_version,
             "tool": self.tool,
             "status": self.status,
-            "command": self.command,
-            "bench_args": self.bench_args,
-            "launcher": self.launcher,
+            "command": secrets.redact_text(self.command),
+            "bench_args": secrets.redact_argv(self.bench_args),
+            "launcher": secrets.redact_text(self.launcher),
             "np": self.np,
             "launches_per_alternative": self.launches_per_alternative,
             "seed": self.seed,
             "launch_timeout_s": self.launch_timeout_s,
             "alternatives": [
-                {**alt.to_json(), "launch_template": self.launch_templates[alt.name],
+                {**alt.to_json(), "env": secrets.redact_env(alt.env),
+                 "launch_template": secrets.redact_text(self.launch_templates[alt.name]),
                  "bench": self.bench_binaries[alt.name]}
                 for alt in self.alternatives
             ],
@@ -127,89 +166,316 @@ class CampaignState:
             "updated": self.updated,
             "counts": self.counts(),
             "notes": self.notes,
-            "launches": [asdict(rec) for rec in self.launches],
+            "launches": launches,
             "history": self.history,
-            "sessions": self.sessions,
+            "sessions": [{**s, "argv": secrets.redact_argv(s.get("argv") or [])}
+                         for s in self.sessions],
         }
-        return obj
 
     @classmethod
     def from_json(cls, obj: dict, source: Path) -> CampaignState:
+        """Every key checked (type, bounds, layout); CampaignFileError names the first bad one."""
+        r = _Reader(source)
         version = obj.get("schema_version")
-        if version != SCHEMA_VERSION:
+        if version != SCHEMA_VERSION or isinstance(version, bool):
             raise CampaignFileError(f"{source}: schema_version {version!r} is not one this "
                                     f"mpimeter reads (it reads {SCHEMA_VERSION})")
         try:
-            alternatives = [Alternative.from_json(a) for a in obj["alternatives"]]
-            launches = []
-            for raw in obj["launches"]:
-                raw = dict(raw)
-                previous = [Attempt(**a) for a in raw.pop("previous_attempts", [])]
-                launches.append(LaunchRecord(**raw, previous_attempts=previous))
-            return cls(
-                command=obj["command"], bench_args=list(obj["bench_args"]),
-                launcher=obj["launcher"], np=int(obj["np"]),
-                launches_per_alternative=int(obj["launches_per_alternative"]),
-                seed=int(obj["seed"]), alternatives=alternatives,
-                launch_templates={a["name"]: a["launch_template"] for a in obj["alternatives"]},
-                bench_binaries={a["name"]: a["bench"] for a in obj["alternatives"]},
-                launch_timeout_s=float(obj["launch_timeout_s"]), launches=launches,
-                status=obj.get("status", "pending"), created=obj.get("created", ""),
-                updated=obj.get("updated", ""), notes=list(obj.get("notes", [])),
-                history=list(obj.get("history", [])), sessions=list(obj.get("sessions", [])),
-                tool=obj.get("tool", {}),
-            )
-        except (KeyError, TypeError, ValueError) as exc:
-            raise CampaignFileError(f"{source}: not a campaign record this mpimeter can resume "
-                                    f"({type(exc).__name__}: {exc})") from None
+            alternatives, templates, binaries = _read_alternatives(r, obj)
+            np = limits.check_np(r.get(obj, "np", "integer"), flag="np")
+            per_alt = limits.check_launches(r.get(obj, "launches_per_alternative", "integer"),
+                                            len(alternatives), flag="launches_per_alternative")
+            seed = limits.check_seed(r.get(obj, "seed", "integer"), flag="seed")
+            timeout = limits.check_launch_timeout(r.get(obj, "launch_timeout_s", "number"),
+                                                  flag="launch_timeout_s")
+        except PlanError as exc:
+            raise CampaignFileError(f"{source}: {exc}") from None
+        bench_args = [r.check(a, f"bench_args[{i}]", "string")
+                      for i, a in enumerate(r.get(obj, "bench_args", "list"))]
+        reserved = [a for a in bench_args if a.split("=", 1)[0] in RESERVED_BENCH_FLAGS]
+        if reserved:
+            r.fail("bench_args", f"{reserved[0]!r} is set by the campaign for each launch "
+                   f"({', '.join(RESERVED_BENCH_FLAGS)} may not be bench_args)")
+        status = r.get(obj, "status", "string", optional=True, default="pending")
+        if status not in CAMPAIGN_STATUSES:
+            r.fail("status", f"{status!r} is not one of {', '.join(CAMPAIGN_STATUSES)}")
+        launches = _read_launches(r, obj, alternatives, per_alt)
+        return cls(
+            command=r.get(obj, "command", "string"), bench_args=bench_args,
+            launcher=r.get(obj, "launcher", "string"), np=np, launches_per_alternative=per_alt,
+            seed=seed, alternatives=alternatives, launch_templates=templates,
+            bench_binaries=binaries, launch_timeout_s=timeout, launches=launches, status=status,
+            created=r.get(obj, "created", "string", optional=True, default=""),
+            updated=r.get(obj, "updated", "string", optional=True, default=""),
+            notes=[r.check(n, f"notes[{i}]", "string")
+                   for i, n in enumerate(r.get(obj, "notes", "list", optional=True, default=[]))],
+            history=r.objects(obj, "history"), sessions=_read_sessions(r, obj),
+            tool=r.get(obj, "tool", "object", optional=True, default={}),
+        )
 
+
+# --- reading untrusted JSON -----------------------------------------------------------------------
+
+_KINDS = {"object": "an object", "list": "a list", "string": "a string",
+          "integer": "an integer", "number": "a finite number"}
+
+
+def _found(value) -> str:
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "true/false"
+    return {dict: "an object", list: "a list", str: "a string", int: "an integer",
+            float: "a number"}.get(type(value), type(value).__name__)
+
+
+class _Reader:
+    """Typed access to a parsed campaign.json; each failure names the file and the key."""
+
+    def __init__(self, source: Path):
+        self.source = source
+
+    def fail(self, where: str, what: str):
+        raise CampaignFileError(f"{self.source}: {where}: {what}")
+
+    def check(self, value, where: str, kind: str, *, optional: bool = False):
+        if value is None and optional:
+            return None
+        ok = {"object": isinstance(value, dict), "list": isinstance(value, list),
+              "string": isinstance(value, str),
+              "integer": isinstance(value, int) and not isinstance(value, bool),
+              "number": (isinstance(value, (int, float)) and not isinstance(value, bool)
+                         and math.isfinite(value))}[kind]
+        if not ok:
+            self.fail(where, f"expected {_KINDS[kind]}{' or null' if optional else ''}, "
+                             f"found {_found(value)}")
+        return value
+
+    def get(self, obj: dict, key: str, kind: str, *, where: str = "", optional: bool = False,
+            default=None):
+        place = f"{where}.{key}" if where else key
+        if key not in obj:
+            if optional:
+                return default
+            self.fail(place, "missing")
+        return self.check(obj[key], place, kind, optional=optional)
+
+    def objects(self, obj: dict, key: str) -> list[dict]:
+        items = self.get(obj, key, "list", optional=True, default=[])
+        return [self.check(x, f"{key}[{i}]", "object") for i, x in enumerate(items)]
+
+    def only(self, obj: dict, where: str, known: set[str]) -> None:
+        unknown = sorted(set(obj) - known)
+        if unknown:
+            self.fail(where, f"unknown key {unknown[0]!r}")
+
+
+def _read_alternatives(r: _Reader, obj: dict):
+    alternatives, templates, binaries = [], {}, {}
+    for i, raw in enumerate(r.get(obj, "alternatives", "list")):
+        where = f"alternatives[{i}]"
+        raw = r.check(raw, where, "object")
+        try:
+            name = check_name(r.get(raw, "name", "string", where=where), "alternative")
+            mpi = check_name(r.get(raw, "mpi", "string", where=where), "library")
+        except PlanError as exc:
+            r.fail(where, str(exc))
+        env = r.get(raw, "env", "object", where=where, optional=True, default={})
+        for key, value in env.items():
+            if not ENV_KEY.match(key):
+                r.fail(f"{where}.env", f"{key!r} is not a variable name")
+            r.check(value, f"{where}.env.{key}", "string")
+        if name in templates:
+            r.fail(where, f"alternative {name!r} is listed twice")
+        alternatives.append(Alternative(name, mpi, dict(env)))
+        templates[name] = r.get(raw, "launch_template", "string", where=where)
+        binaries[name] = r.get(raw, "bench", "string", where=where)
+    if not alternatives:
+        r.fail("alternatives", "empty")
+    return alternatives, templates, binaries
+
+
+def _read_sessions(r: _Reader, obj: dict) -> list[dict]:
+    sessions = r.objects(obj, "sessions")
+    for i, session in enumerate(sessions):
+        for arg in r.get(session, "argv", "list", where=f"sessions[{i}]", optional=True,
+                         default=[]):
+            r.check(arg, f"sessions[{i}].argv", "string")
+    return sessions
+
+
+_OPTIONAL_STRINGS = ("started", "ended", "stdout_log", "stderr_log")
+
+
+def _read_launches(r: _Reader, obj: dict, alternatives: list[Alternative], per_alt: int):
+    names = [a.name for a in alternatives]
+    records: list[LaunchRecord] = []
+    seen: set[tuple[str, int]] = set()
+    for i, raw in enumerate(r.get(obj, "launches", "list")):
+        where = f"launches[{i}]"
+        raw = r.check(raw, where, "object")
+        r.only(raw, where, set(LaunchRecord.__dataclass_fields__))
+        alt = r.get(raw, "alternative", "string", where=where)
+        if alt not in names:
+            r.fail(where, f"unknown alternative {alt!r} (campaign.json lists {', '.join(names)})")
+        index = r.get(raw, "index", "integer", where=where)
+        if not 0 <= index < per_alt:
+            r.fail(f"{where}.index", f"{index} is not below launches_per_alternative {per_alt}")
+        if (alt, index) in seen:
+            r.fail(where, f"{alt} #{index:03d} is listed twice")
+        seen.add((alt, index))
+        prefix = alternative_prefix(alternatives, alt)
+        expected = launch_folder(alternatives, alt, index)
+        if r.get(raw, "folder", "string", where=where) != expected:
+            r.fail(f"{where}.folder", f"{raw['folder']!r} is not {expected!r}, the folder the "
+                   "campaign layout gives this launch")
+        status = r.get(raw, "status", "string", where=where)
+        if status not in LAUNCH_STATUSES:
+            r.fail(f"{where}.status", f"{status!r} is not one of {', '.join(LAUNCH_STATUSES)}")
+        fields = {k: r.get(raw, k, "string", where=where, optional=True) for k in _OPTIONAL_STRINGS}
+        for key, suffix in (("stdout_log", "stdout"), ("stderr_log", "stderr")):
+            pattern = re.escape(prefix) + rf"logs/{index:03d}\.[1-9][0-9]*\.{suffix}"
+            if fields[key] is not None and not re.fullmatch(pattern, fields[key]):
+                r.fail(f"{where}.{key}",
+                       f"{fields[key]!r} is not {prefix}logs/{index:03d}.K.{suffix}")
+        attempts = r.get(raw, "attempts", "integer", where=where, optional=True, default=0)
+        if not 0 <= attempts <= limits.MAX_ATTEMPTS:
+            r.fail(f"{where}.attempts", f"{attempts} is not between 0 and {limits.MAX_ATTEMPTS}")
+        records.append(LaunchRecord(
+            alternative=alt, index=index, folder=expected, seed=_seed(r, raw, where),
+            status=status, attempts=attempts, retries=max(0, attempts - 1),
+            exit_code=r.get(raw, "exit_code", "integer", where=where, optional=True),
+            duration_s=r.get(raw, "duration_s", "number", where=where, optional=True),
+            reason=r.get(raw, "reason", "string", where=where, optional=True, default=""),
+            stderr_tail=r.get(raw, "stderr_tail", "string", where=where, optional=True, default=""),
+            argv=[r.check(a, f"{where}.argv", "string")
+                  for a in r.get(raw, "argv", "list", where=where, optional=True, default=[])],
+            previous_attempts=_read_attempts(r, raw, where, prefix, index),
+            process=_read_process(r, raw, where), **fields))
+    missing = [(a, n) for a in names for n in range(per_alt) if (a, n) not in seen]
+    if missing:
+        r.fail("launches", f"no record of {missing[0][0]} #{missing[0][1]:03d} "
+                           f"({per_alt} launches per alternative)")
+    return records
+
+
+def _seed(r: _Reader, raw: dict, where: str) -> int:
+    try:
+        return limits.check_seed(r.get(raw, "seed", "integer", where=where), flag=f"{where}.seed")
+    except PlanError as exc:
+        raise CampaignFileError(f"{r.source}: {exc}") from None
+
+
+def _read_attempts(r: _Reader, raw: dict, where: str, prefix: str, index: int) -> list[Attempt]:
+    attempts = []
+    pattern = re.escape(prefix) + rf"attempts/{index:03d}\.[1-9][0-9]*(-[1-9][0-9]*)?"
+    known = set(Attempt.__dataclass_fields__)
+    items = r.get(raw, "previous_attempts", "list", where=where, optional=True, default=[])
+    for k, item in enumerate(items):
+        place = f"{where}.previous_attempts[{k}]"
+        item = r.check(item, place, "object")
+        r.only(item, place, known)
+        folder = r.get(item, "folder", "string", where=place, optional=True)
+        if folder is not None and not re.fullmatch(pattern, folder):
+            r.fail(f"{place}.folder", f"{folder!r} is not {prefix}attempts/{index:03d}.K")
+        attempts.append(Attempt(
+            attempt=r.get(item, "attempt", "integer", where=place),
+            status=r.get(item, "status", "string", where=place),
+            reason=r.get(item, "reason", "string", where=place, optional=True, default=""),
+            exit_code=r.get(item, "exit_code", "integer", where=place, optional=True),
+            duration_s=r.get(item, "duration_s", "number", where=place, optional=True),
+            started=r.get(item, "started", "string", where=place, optional=True),
+            folder=folder,
+            stderr_tail=r.get(item, "stderr_tail", "string", where=place, optional=True,
+                              default="")))
+    return attempts
+
+
+_PROCESS_KEYS = {"launch_id": "string", "host": "string", "boot_id": "string",
+                 "pid": "integer", "session": "integer", "start_ticks": "integer"}
+
+
+def _read_process(r: _Reader, raw: dict, where: str) -> dict | None:
+    process = r.get(raw, "process", "object", where=where, optional=True)
+    if process is None:
+        return None
+    place = f"{where}.process"
+    r.only(process, place, set(_PROCESS_KEYS))
+    r.get(process, "launch_id", "string", where=place)  # required: it finds the processes
+    return {k: r.get(process, k, kind, where=place) for k, kind in _PROCESS_KEYS.items()
+            if k in process}
+
+
+# --- the file -----------------------------------------------------------------------------------
 
 def now_utc() -> str:
     return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
 
 
+def _not_json(name: str):
+    raise ValueError(f"{name} is not a JSON number (numbers in campaign.json are finite)")
+
+
 def load(campaign_dir: Path) -> CampaignState:
     path = Path(campaign_dir) / CAMPAIGN_FILE
-    try:
-        text = path.read_text()
+    try:  # non-blocking: a FIFO named campaign.json must not hang `--resume`
+        with open(os.open(path, os.O_RDONLY | os.O_NONBLOCK), "rb") as f:
+            if not stat.S_ISREG(os.fstat(f.fileno()).st_mode):
+                raise CampaignFileError(f"{path}: not a regular file")
+            data = f.read(limits.MAX_CAMPAIGN_JSON_BYTES + 1)
     except FileNotFoundError:
         raise CampaignFileError(f"{path}: no such file (is {campaign_dir} a folder written by "
                                 "`mpimeter run`?)") from None
+    except OSError as exc:
+        raise CampaignFileError(f"{path}: cannot be read ({exc.strerror})") from None
+    if len(data) > limits.MAX_CAMPAIGN_JSON_BYTES:
+        raise CampaignFileError(f"{path}: larger than {limits.MAX_CAMPAIGN_JSON_BYTES >> 20} MiB, "
+                                "more than any campaign mpimeter writes")
     try:
-        obj = json.loads(text)
-    except json.JSONDecodeError as exc:
+        obj = json.loads(data.decode("utf-8"), parse_constant=_not_json)
+    except UnicodeDecodeError as exc:
+        raise CampaignFileError(f"{path}: not UTF-8 text ({exc.reason})") from None
+    except RecursionError:
+        raise CampaignFileError(f"{path}: not a campaign record (JSON nested too deeply)") from None
+    except ValueError as exc:  # json.JSONDecodeError, and NaN/Infinity
         raise CampaignFileError(f"{path}: not valid JSON ({exc})") from None
     if not isinstance(obj, dict):
-        raise CampaignFileError(f"{path}: expected a JSON object")
+        raise CampaignFileError(f"{path}: expected a JSON object, found {_found(obj)}")
+    if _too_deep(obj):  # it is written back, and json.dumps recurses per level
+        raise CampaignFileError(f"{path}: not a campaign record (JSON nested too deeply: more "
+                                f"than {MAX_DEPTH} levels)")
     return CampaignState.from_json(obj, path)
 
 
+MAX_DEPTH = 32  # campaign.json nests 5 levels deep
+
+
+def _too_deep(obj) -> bool:
+    level, depth = [obj], 0
+    while level:
+        depth += 1
+        if depth > MAX_DEPTH:
+            return True
+        level = [v for x in level for v in (x.values() if isinstance(x, dict) else x)
+                 if isinstance(v, (dict, list))]
+    return False
+
+
 def save(state: CampaignState, campaign_dir: Path) -> None:
-    """Atomic rewrite: readers see the old file or the new one, never a mix."""
+    """Atomic rewrite: readers see the old file or the new one, never a mix. CampaignWriteError
+    when it cannot be written (no temporary file is left)."""
     state.updated = now_utc()
     campaign_dir = Path(campaign_dir)
-    text = json.dumps(state.to_json(), indent=1) + "\n"
-    fd, tmp = tempfile.mkstemp(prefix=".campaign.", suffix=".tmp", dir=campaign_dir)
+    target = campaign_dir / CAMPAIGN_FILE
     try:
-        with os.fdopen(fd, "w") as f:
-            f.write(text)
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(tmp, campaign_dir / CAMPAIGN_FILE)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        raise
-    try:  # make the rename itself durable
-        dfd = os.open(campaign_dir, os.O_RDONLY)
-        try:
-            os.fsync(dfd)
-        finally:
-            os.close(dfd)
-    except OSError:
-        pass
+        text = json.dumps(state.to_json(), indent=1, allow_nan=False) + "\n"
+    except ValueError as exc:
+        raise CampaignWriteError(f"cannot write {target}: a value is not a finite number "
+                                 f"({exc})") from None
+    try:
+        write_atomic(target, text.encode(), durable=True)
+    except OSError as exc:
+        raise CampaignWriteError(f"cannot write {target}: {exc.strerror or exc}") from None
 
 
 def session_record(argv: list[str], resumed: bool) -> dict:

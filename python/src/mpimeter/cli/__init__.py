@@ -5,6 +5,7 @@ import importlib
 import click
 
 from mpimeter import __version__
+from mpimeter.cli.benchparams import DescribedCommand
 
 # Each entry is a module of this package that defines a click command named `command`.
 COMMANDS = [
@@ -49,6 +50,8 @@ def repeated_options(command: click.Command, args: list[str]) -> list[str]:
 class MpimeterGroup(click.Group):
     def resolve_command(self, ctx, args):
         name, command, rest = super().resolve_command(ctx, args)
+        if isinstance(command, DescribedCommand):
+            command.load_bench_params(rest)  # its [bench] options, from the binary it will run
         if command is not None:
             repeated = repeated_options(command, rest)
             if repeated:

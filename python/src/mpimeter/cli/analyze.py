@@ -1,18 +1,17 @@
 """`mpimeter analyze`: one row per (op, size) — every estimate followed by its interval.
 
 Also holds what `compare` and `gate` share with it: the analysis options, the error handling
-(exit 2 with a message naming the file), and the table / csv / json writers.
+(exit 2 with one line naming the file, never a traceback), and the formatting of estimates and
+warnings (the writers themselves are in `mpimeter.cli.output`; times, sizes and rates in
+`mpimeter.units`, 3 significant digits).
 """
 
 from __future__ import annotations
 
-import csv
 import dataclasses
+import errno
 import functools
-import io
-import json
 import math
-import shutil
 import sys
 from collections import Counter
 from collections.abc import Callable, Sequence
@@ -25,8 +24,13 @@ from rich.table import Table
 from rich.text import Text
 
 from mpimeter import analysis
+from mpimeter.cli.output import (EXIT_BAD_INPUT, clean, console, fail, os_error_text, output_failed, terminal_text,
+                                 write_csv, write_json)
+from mpimeter.units import format_ns, format_rate, format_size
 
-EXIT_OK, EXIT_REGRESSION, EXIT_BAD_INPUT = 0, 1, 2
+EXIT_OK, EXIT_REGRESSION = 0, 1
+__all__ = ["EXIT_OK", "EXIT_REGRESSION", "EXIT_BAD_INPUT", "clean", "console", "fail", "write_csv", "write_json",
+           "fmt_time", "fmt_est", "fmt_ratio", "fmt_p", "print_warnings", "guarded", "command"]
 
 
 # --------------------------------------------------------------------------------------------
@@ -51,6 +55,10 @@ def analysis_settings_options(f: Callable) -> Callable:
         click.option("--confidence", type=click.FloatRange(0.5, 0.999), default=0.95, show_default=True,
                      help="Confidence level of the intervals."),
         click.option("--no-cache", is_flag=True, help="Do not read or write raw.parquet / campaign.duckdb."),
+        click.option("--allow-mixed", is_flag=True,
+                     help="Use launches of one alternative that do not belong together (another MPI library or "
+                          "version, other hosts, another number of ranks, or not the launch campaign.json planned) "
+                          "with a warning, instead of refusing them."),
     ]
 
     @functools.wraps(f)
@@ -107,77 +115,46 @@ def _settings(kw: dict[str, Any]) -> dict[str, Any]:
     return {f.name: kw[f.name] for f in dataclasses.fields(analysis.AnalysisSettings)}
 
 
+def load_options(kw: dict[str, Any]) -> dict[str, Any]:
+    """The keyword arguments of `analysis.load_campaign(s)` from the parsed options."""
+    cache = not kw["no_cache"]
+    return {"cache": cache, "store": cache, "allow_mixed": kw["allow_mixed"]}
+
+
 def run_analysis(paths: Sequence[str], kw: dict[str, Any]) -> list[analysis.AnalysisResult]:
     """Loads each path as one campaign and analyzes it with the shared options."""
-    cache = not kw["no_cache"]
-    return [analysis.analyze(analysis.load_campaign(p, cache=cache, store=cache), **_settings(kw)) for p in paths]
+    return [analysis.analyze(analysis.load_campaign(p, **load_options(kw)), **_settings(kw)) for p in paths]
 
 
 def analyze_together(paths: Sequence[str], kw: dict[str, Any]) -> analysis.AnalysisResult:
     """Loads the paths as one campaign whose alternatives are theirs, and analyzes it with the
     shared options."""
-    cache = not kw["no_cache"]
-    return analysis.analyze(analysis.load_campaigns(list(paths), cache=cache, store=cache), **_settings(kw))
+    return analysis.analyze(analysis.load_campaigns(list(paths), **load_options(kw)), **_settings(kw))
 
 
-def fail(command: str, message: str) -> None:
-    click.echo(f"mpimeter {command}: error: {message}", err=True)
-    sys.exit(EXIT_BAD_INPUT)
+_OUTPUT_ERRNOS = (errno.EPIPE, errno.ENOSPC, errno.EDQUOT, errno.EIO, errno.EBADF)
 
 
 def guarded(command: str, body: Callable[[], int]) -> None:
-    """Runs ``body``; bad input and unanswerable questions exit 2 with one clear message."""
+    """Runs ``body``; every failure — bad input, an unanswerable question, a file that cannot be
+    read or written, stdout that cannot be written — exits 2 with one line, never a traceback."""
     try:
         code = body()
+        sys.stdout.flush()
     except (analysis.InputError, analysis.AnalysisError) as exc:
         fail(command, str(exc))
+    except OSError as exc:
+        if exc.filename is None and exc.errno in _OUTPUT_ERRNOS:
+            output_failed(command, exc)
+        fail(command, os_error_text(exc))
+    except RecursionError:
+        fail(command, "the input nests too deeply to be read")
     else:
         sys.exit(code)
 
 
-def clean(obj: Any) -> Any:
-    """JSON-safe: NaN and infinities become null, tuples lists, paths strings."""
-    if isinstance(obj, float):
-        return obj if math.isfinite(obj) else None
-    if isinstance(obj, dict):
-        return {str(k): clean(v) for k, v in obj.items()}
-    if isinstance(obj, (list, tuple)):
-        return [clean(v) for v in obj]
-    if obj is None or isinstance(obj, (str, int, bool)):
-        return obj
-    return str(obj)
-
-
-def write_json(obj: dict) -> None:
-    click.echo(json.dumps(clean(obj), indent=2, allow_nan=False))
-
-
-def write_csv(rows: list[dict]) -> None:
-    if not rows:
-        return
-    buf = io.StringIO()
-    keys = list(rows[0])
-    w = csv.DictWriter(buf, fieldnames=keys, lineterminator="\n")
-    w.writeheader()
-    for r in rows:
-        w.writerow({k: ";".join(str(x) for x in v) if isinstance(v, (list, tuple)) else
-                    ("" if isinstance(v, float) and not math.isfinite(v) else ("" if v is None else v))
-                    for k, v in clean(r).items()})
-    click.echo(buf.getvalue(), nl=False)
-
-
-def console() -> Console:
-    width = None if sys.stdout.isatty() else max(shutil.get_terminal_size((160, 40)).columns, 160)
-    return Console(width=width, highlight=False, markup=False)
-
-
 def fmt_time(ns: float | None) -> str:
-    if ns is None or not math.isfinite(ns):
-        return "–"
-    for unit, scale in (("s", 1e9), ("ms", 1e6), ("µs", 1e3)):
-        if abs(ns) >= scale:
-            return f"{ns / scale:.4g} {unit}"
-    return f"{ns:.4g} ns"
+    return format_ns(ns)
 
 
 def fmt_est(est: float | None, low: float | None, high: float | None, f: Callable = fmt_time) -> str:
@@ -195,22 +172,15 @@ def fmt_p(p: float | None) -> str:
 
 
 def print_warnings(con: Console, warnings: Sequence[analysis.AnalysisWarning]) -> None:
+    """One entry per warning (the analysis merged repeats of a code: ``×n`` says how many)."""
     for w in warnings:
-        con.print(Text.assemble(("warning", "yellow"), f" [{w.code}] {w.message}"))
+        count = f" ×{w.count}" if w.count > 1 else ""
+        con.print(Text.assemble(("warning", "yellow"), terminal_text(f" [{w.code}{count}] {w.message}")))
         con.print(f"    → {w.hint}" + (f" ({w.where})" if w.where else ""))
 
 
 # --------------------------------------------------------------------------------------------
 # analyze
-
-
-def _bandwidth(bps: float | None) -> str:
-    if bps is None or not math.isfinite(bps):
-        return "–"
-    for unit, scale in (("GB/s", 1e9), ("MB/s", 1e6), ("kB/s", 1e3)):
-        if bps >= scale:
-            return f"{bps / scale:.4g} {unit}"
-    return f"{bps:.4g} B/s"
 
 
 def print_analysis(res: analysis.AnalysisResult, *, per_launch: bool, title: str | None = None) -> None:
@@ -231,11 +201,11 @@ def print_analysis(res: analysis.AnalysisResult, *, per_launch: bool, title: str
         mean = fmt_est(r.mean_ns, r.mean_ci_low_ns, r.mean_ci_high_ns)
         if r.normal is False:
             mean += " †"
-        cells = [r.op, str(r.size), str(r.launches), fmt_est(r.median_ns, r.median_ci_low_ns, r.median_ci_high_ns),
+        cells = [r.op, format_size(r.size, res.size_unit(r.op)), str(r.launches), fmt_est(r.median_ns, r.median_ci_low_ns, r.median_ci_high_ns),
                  mean, f"{r.spread:.3f}" if math.isfinite(r.spread) else "–",
                  f"{r.outliers_removed}/{r.repetitions}", str(r.invalid), str(r.warmup_max)]
         if has_bw:
-            cells.append(_bandwidth(r.bandwidth_Bps))
+            cells.append(format_rate(r.bandwidth_Bps))
         t.add_row(*([r.alternative] if several else []), *cells)
     con.print(t)
     con.print(f"clock: {res.clock_note}")
@@ -249,7 +219,7 @@ def print_analysis(res: analysis.AnalysisResult, *, per_launch: bool, title: str
                      "p99", "CoV", "warm-up"):
             lt.add_column(name, justify="left" if name in ("alternative", "op", "clock") else "right")
         for s in res.launch_summaries:
-            lt.add_row(s.alternative, f"{s.launch:03d}", s.op, str(s.size), s.clock, str(s.n), str(s.removed),
+            lt.add_row(s.alternative, f"{s.launch:03d}", s.op, format_size(s.size, res.size_unit(s.op)), s.clock, str(s.n), str(s.removed),
                        str(s.n_invalid), fmt_time(s.median_ns), fmt_time(s.mean_ns), fmt_time(s.p99_ns),
                        f"{s.cov:.3f}" if math.isfinite(s.cov) else "–", str(s.warmup_length))
         con.print(lt)

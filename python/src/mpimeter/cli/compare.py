@@ -1,5 +1,6 @@
-"""`mpimeter compare`: Wilcoxon rank-sum on per-launch medians, Holm-corrected, with stars and
-the ratio of medians with its interval (Hunold & Carpen-Amarie 2016 §5.2)."""
+"""`mpimeter compare`: Wilcoxon rank-sum on per-launch medians (exact p whenever computable),
+Holm-corrected, with stars on the rows significant at α and the ratio b/a with its interval
+(Hunold & Carpen-Amarie 2016 §5.2)."""
 
 from __future__ import annotations
 
@@ -13,6 +14,12 @@ from mpimeter.cli.analyze import (EXIT_OK, alpha_option, analysis_options, analy
                                   fmt_est, fmt_p, fmt_ratio, fmt_time, guarded, print_warnings, write_csv,
                                   write_json)
 
+STARS_TEXT = "stars on significant rows only: * p (Holm) ≤ .05, ** ≤ .01, *** ≤ .001"
+
+
+def yes_no(flag: bool) -> str:
+    return "yes" if flag else "no"
+
 _READING = {
     "two-sided": "the two differ",
     "less": "{a} is faster than {b}",
@@ -25,25 +32,27 @@ def print_comparison(res: analysis.ComparisonResult) -> None:
     pct = f"{100 * res.confidence:g} %"
     t = Table(title=f"mpimeter compare {' vs '.join(res.groups)}", title_justify="left")
     for name in ("a", "b", "op", "size", "launches", "median a", "median b", f"ratio b/a [{pct} CI]",
-                 "p", "p (Holm)", ""):
-        t.add_column(name, justify="left" if name in ("a", "b", "op", "") else "right")
+                 "p", "p (Holm)", "", "significant"):
+        t.add_column(name, justify="left" if name in ("a", "b", "op", "", "significant") else "right")
     for r in res.rows:
         t.add_row(r.a, r.b, r.op, str(r.size), f"{r.launches_a}/{r.launches_b}", fmt_time(r.median_a_ns),
                   fmt_time(r.median_b_ns), fmt_est(r.ratio, r.ratio_ci_low, r.ratio_ci_high, fmt_ratio),
-                  fmt_p(r.p_value), fmt_p(r.p_adjusted), r.stars)
+                  fmt_p(r.p_value), fmt_p(r.p_adjusted), r.stars, yes_no(r.significant))
     con.print(t)
     if res.omnibus:
         o = Table(title="Kruskal–Wallis over all groups", title_justify="left")
-        for name in ("op", "size", "H", "p", "p (Holm)", ""):
-            o.add_column(name, justify="left" if name in ("op", "") else "right")
+        for name in ("op", "size", "H", "p", "p (Holm)", "", "significant"):
+            o.add_column(name, justify="left" if name in ("op", "", "significant") else "right")
         for r in res.omnibus:
-            o.add_row(r.op, str(r.size), f"{r.statistic:.3g}", fmt_p(r.p_value), fmt_p(r.p_adjusted), r.stars)
+            o.add_row(r.op, str(r.size), f"{r.statistic:.3g}", fmt_p(r.p_value), fmt_p(r.p_adjusted), r.stars,
+                      yes_no(r.significant))
         con.print(o)
     a, b = (res.groups[0], res.groups[1]) if len(res.groups) == 2 else ("a", "b")
     con.print(f"test: {res.test}, alternative hypothesis: {res.alternative} "
-              f"({_READING[res.alternative].format(a=a, b=b)}); correction: {res.correction} over "
-              f"{len(res.rows)} rows; stars on the corrected p: * ≤ .05, ** ≤ .01, *** ≤ .001; "
-              f"ratio: {analysis.ratio_estimator_text(res.rows[0].ratio_ci_method) if res.rows else '–'}")
+              f"({_READING[res.alternative].format(a=a, b=b)}); p: {analysis.p_method_text(r.p_method for r in res.rows)}; "
+              f"correction: {res.correction} over {len(res.rows)} rows; significant: p (Holm) ≤ α = {res.alpha:g}, "
+              f"{STARS_TEXT}; ratio: "
+              f"{analysis.ratio_estimator_text(res.rows[0].ratio_ci_method) if res.rows else '–'}")
     print_warnings(con, res.warnings)
 
 
@@ -62,8 +71,9 @@ def command(paths: tuple[str, ...], fmt: str, alternative: str, per_repetition: 
             alpha: float, **kw: Any) -> None:
     """Compare campaigns: PATHS are two or more campaign folders, or one folder of alternatives.
 
-    For each (op, size) in both: the Wilcoxon rank-sum test on per-launch medians, p-values
-    Holm-corrected across all rows, stars, and the ratio b / a with its interval (both from the
+    For each (op, size) in both: the Wilcoxon rank-sum test on per-launch medians (exact p-values
+    whenever computable), p-values Holm-corrected across all rows, significant where the
+    corrected p ≤ --alpha (stars only there), and the ratio b / a with its interval (both from the
     --ratio-ci estimator: Hodges–Lehmann by default, so the ratio is not median b / median a).
     More than two groups: Kruskal–Wallis per row, then every pair. Needs ≥ 3 launches per side
     unless --per-repetition. Exit 2 on bad input.

@@ -7,7 +7,8 @@ from pathlib import Path
 import click
 
 from mpimeter import analysis
-from mpimeter.cli.analyze import EXIT_OK, analysis_settings_options, fail, guarded
+from mpimeter.cli.analyze import EXIT_OK, analysis_settings_options, guarded, load_options
+from mpimeter.cli.report import check_output
 
 FORMATS = (".png", ".svg", ".pdf")
 
@@ -27,24 +28,20 @@ FORMATS = (".png", ".svg", ".pdf")
 @click.option("--dpi", type=click.IntRange(50, 600), default=110, show_default=True,
               help="Resolution of a .png.")
 def command(path, op, size, alternative, output, outlier, tukey_k, mpibench_a, drop_warmup, clock,
-            confidence, max_points, dpi, no_cache) -> None:
+            confidence, max_points, dpi, no_cache, allow_mixed) -> None:
     """Draw the fingerprint (MPI-MiBFi, Roth 2021 §4.7) of one test across a campaign.
 
     \b
       mpimeter fingerprint results/ar --op allreduce --size 1024 -o fp.png
     """
     output = Path(output)
-    if output.suffix.lower() not in FORMATS:
-        fail("fingerprint", f"{output}: unknown figure format {output.suffix or '(none)'!r}; "
-                            "use .png, .svg or .pdf")
-    if not output.resolve().parent.is_dir():
-        fail("fingerprint", f"{output}: the folder {output.resolve().parent} does not exist")
-    from mpimeter.report.figures import save_figure
-    from mpimeter.report.fingerprint import fingerprint_figure
 
     def body() -> int:
-        cache = not no_cache
-        campaign = analysis.load_campaign(path, cache=cache, store=cache)
+        check_output(output, FORMATS, f"unknown figure format {output.suffix or '(none)'!r}; use .png, .svg or .pdf")
+        from mpimeter.report.figures import save_figure
+        from mpimeter.report.fingerprint import fingerprint_figure
+
+        campaign = analysis.load_campaign(path, **load_options({"no_cache": no_cache, "allow_mixed": allow_mixed}))
         result = analysis.analyze(campaign, outlier=outlier, tukey_k=tukey_k, mpibench_a=mpibench_a,
                                   drop_warmup=drop_warmup, clock=clock, confidence=confidence)
         try:

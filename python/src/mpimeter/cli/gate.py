@@ -13,6 +13,7 @@ from mpimeter import analysis
 from mpimeter.cli.analyze import (EXIT_OK, EXIT_REGRESSION, alpha_option, analysis_options, check_alpha, console,
                                   fail, fmt_est, fmt_p, fmt_ratio, fmt_time, guarded, print_warnings, run_analysis,
                                   write_csv, write_json)
+from mpimeter.cli.compare import STARS_TEXT, yes_no
 
 
 MAX_SLOWDOWN_LIMIT = 10.0  # 1000 %: beyond that a "regression" threshold means nothing
@@ -42,15 +43,18 @@ def print_gate(res: analysis.GateResult, baseline: str, candidate: str) -> None:
     title = "regressions" if not res.passed else "no regression"
     t = Table(title=f"mpimeter gate {baseline} → {candidate}: {title} (max slowdown {100 * res.max_slowdown:g} %)",
               title_justify="left")
-    for name in ("op", "size", "baseline", "candidate", "ratio [CI]", "p", "p (Holm)", "", "regression"):
-        t.add_column(name, justify="left" if name in ("op", "", "regression") else "right")
+    for name in ("op", "size", "baseline", "candidate", "ratio [CI]", "p", "p (Holm)", "", "significant",
+                 "regression"):
+        t.add_column(name, justify="left" if name in ("op", "", "significant", "regression") else "right")
     for r in sorted(rows, key=lambda r: (not r.regression, r.op, r.size)):
         t.add_row(r.op, str(r.size), fmt_time(r.median_baseline_ns), fmt_time(r.median_candidate_ns),
                   fmt_est(r.ratio, r.ratio_ci_low, r.ratio_ci_high, fmt_ratio), fmt_p(r.p_value),
-                  fmt_p(r.p_adjusted), r.stars, Text("REGRESSION", style="red") if r.regression else "")
+                  fmt_p(r.p_adjusted), r.stars, yes_no(r.significant),
+                  Text("REGRESSION", style="red") if r.regression else "")
     con.print(t)
     con.print(f"test: one-sided Wilcoxon rank-sum of candidate per-launch medians against baseline medians × "
-              f"{1 + res.max_slowdown:g}, Holm over {len(res.rows)} rows, α = {res.alpha}; ratio: Hodges–Lehmann "
+              f"{1 + res.max_slowdown:g}; p: {analysis.p_method_text(r.p_method for r in rows)}; Holm over "
+              f"{len(res.rows)} rows; significant: p (Holm) ≤ α = {res.alpha:g}, {STARS_TEXT}; ratio: Hodges–Lehmann "
               "estimate of candidate / baseline (median of all pairwise ratios) with its interval")
     print_warnings(con, res.warnings)
 

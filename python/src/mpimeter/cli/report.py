@@ -2,14 +2,27 @@
 
 from __future__ import annotations
 
+import time
 from pathlib import Path
 
 import click
 
 from mpimeter import analysis
-from mpimeter.cli.analyze import EXIT_OK, analysis_settings_options, fail, guarded
+from mpimeter.atomic import write_atomic
+from mpimeter.cli.analyze import EXIT_OK, analysis_settings_options, guarded, load_options
 
 SUFFIXES = (".html", ".htm")  # the report is HTML; any other name would hide that
+
+
+def check_output(output: Path, suffixes: tuple[str, ...], what: str) -> None:
+    """Refuses (AnalysisError) an output name with another suffix or in a folder that does not
+    exist, before anything is computed; the folder's writability shows when the file is written
+    (a temporary file there, renamed: nothing partial is ever left)."""
+    if output.suffix.lower() not in suffixes:
+        raise analysis.AnalysisError(f"-o {output}: {what}")
+    folder = output.resolve().parent
+    if not folder.is_dir():
+        raise analysis.AnalysisError(f"{output}: the folder {folder} does not exist")
 
 
 @click.command("report")
@@ -24,25 +37,23 @@ SUFFIXES = (".html", ".htm")  # the report is HTML; any other name would hide th
 @click.option("--max-points", type=click.IntRange(100, 10**7), default=1500, show_default=True,
               help="At most this many points per per-repetition scatter (display only).")
 def command(paths, output, title, outlier, tukey_k, mpibench_a, drop_warmup, clock, confidence,
-            hypothesis, max_points, no_cache) -> None:
+            hypothesis, max_points, no_cache, allow_mixed) -> None:
     """Write the HTML report of one campaign (or of several, as alternatives side by side).
 
     \b
       mpimeter report results/ar -o report.html
       mpimeter report results/libs -o libs.html      # a folder of alternatives
     """
-    if Path(output).suffix.lower() not in SUFFIXES:
-        fail("report", f"-o {output}: the report is an HTML file; give a name ending in .html or .htm")
-    if not Path(output).resolve().parent.is_dir():
-        fail("report", f"{output}: the folder {Path(output).resolve().parent} does not exist")
-    from mpimeter.report.html_report import write_report  # matplotlib only when needed
-
     def body() -> int:
-        cache = not no_cache
+        start = time.perf_counter()
+        check_output(Path(output), SUFFIXES, "the report is an HTML file; give a name ending in .html or .htm")
+        from mpimeter.report.html_report import build_report  # matplotlib only when needed
+
+        load = load_options({"no_cache": no_cache, "allow_mixed": allow_mixed})
         if len(paths) == 1:
-            campaign = analysis.load_campaign(paths[0], cache=cache, store=cache)
+            campaign = analysis.load_campaign(paths[0], **load)
         else:
-            campaign = analysis.load_campaigns(list(paths), cache=cache, store=cache)
+            campaign = analysis.load_campaigns(list(paths), **load)
         result = analysis.analyze(campaign, outlier=outlier, tukey_k=tukey_k, mpibench_a=mpibench_a,
                                   drop_warmup=drop_warmup, clock=clock, confidence=confidence)
         if not result.rows:
@@ -53,10 +64,12 @@ def command(paths, output, title, outlier, tukey_k, mpibench_a, drop_warmup, clo
                 comparison = analysis.compare(result, alternative=hypothesis, confidence=confidence)
             except analysis.AnalysisError as exc:
                 problem = str(exc)
-        info = write_report(Path(output), result, comparison, comparison_problem=problem,
-                            title=title, max_points=max_points, sources=paths)
-        click.echo(f"wrote {info.path} ({info.bytes / 2**20:.1f} MiB, {info.fingerprints} "
-                   f"fingerprints, {info.seconds:.1f} s)")
+        text, fingerprints = build_report(result, comparison, comparison_problem=problem, title=title,
+                                          max_points=max_points, sources=paths)
+        data = text.encode("utf-8")
+        write_atomic(Path(output), data)
+        click.echo(f"wrote {output} ({len(data) / 2**20:.1f} MiB, {fingerprints} fingerprints, "
+                   f"{time.perf_counter() - start:.1f} s)")
         return EXIT_OK
 
     guarded("report", body)

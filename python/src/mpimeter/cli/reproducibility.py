@@ -12,22 +12,24 @@ from pathlib import Path
 import click
 
 from mpimeter import analysis
+from mpimeter.campaign import limits, lock, spec
 from mpimeter.campaign import reproducibility as rp
-from mpimeter.campaign import spec
-from mpimeter.campaign.plan import SEED_LIMIT, PlanError, draw_campaign_seed
+from mpimeter.campaign.plan import SEED_LIMIT, draw_campaign_seed
 from mpimeter.cli.analyze import fail  # "mpimeter <command>: error: ...", exit 2
-from mpimeter.cli.run import (EXIT_FAILED_LAUNCHES, campaign_options, check_new_folder,
-                              execute_campaign, make_request)
+from mpimeter.cli.benchparams import DescribedCommand
+from mpimeter.cli.run import (EXIT_FAILED_LAUNCHES, campaign_options, execute_campaign,
+                              make_request, refused, resume_command)
 
 COMMAND = "reproducibility"
 RESULT_FILE = "reproducibility.json"
 
 
-@click.command("reproducibility", context_settings={"help_option_names": ["-h", "--help"]})
+@click.command("reproducibility", cls=DescribedCommand, bench_mode="bench",
+               context_settings={"help_option_names": ["-h", "--help"]})
 @click.argument("campaigns", nargs=-1, type=click.Path(path_type=Path))
 @click.option("--trials", type=int, default=None,
               help="run the campaign this many times (into --out/trial-NN) instead of reading "
-                   "existing CAMPAIGNS")
+                   f"existing CAMPAIGNS (2 to {limits.MAX_TRIALS})")
 @click.option("--out", type=click.Path(path_type=Path), default=None,
               help="folder for the trials [default: results/repro-<date>-<time>]")
 @click.option("--format", "fmt", type=click.Choice(["table", "json", "csv"]), default="table",
@@ -70,16 +72,14 @@ def command(ctx: click.Context, campaigns, trials, out, fmt, np, launches, mpi, 
                           "give each trial folder once")
         folders = list(campaigns)
     else:
-        if trials < 2:
-            fail(COMMAND, f"--trials {trials}: must be at least 2")
-        if retries < 0:
-            fail(COMMAND, f"--retries {retries}: must be 0 or more")
+        refused(COMMAND, lambda: (limits.check_trials(trials), limits.check_retries(retries),
+                                  seed is None or limits.check_seed(seed)))
         out = out or Path("results") / f"repro-{_stamp()}"
-        check_new_folder(out, "--out", COMMAND)
-        folders = _run_trials(out, trials, argv, retries, dict(np=np, launches=launches, mpi=mpi,
-                              variants=variants, launcher=launcher, bench_dir=bench_dir,
-                              seed=seed, launch_timeout=launch_timeout,
-                              bench_values=bench_values, bench_extra=bench_extra))
+        refused(COMMAND, lambda: lock.check_new_folder(out, "--out"))
+        options = dict(np=np, launches=launches, mpi=mpi, variants=variants, launcher=launcher,
+                       bench_dir=bench_dir, seed=seed, launch_timeout=launch_timeout,
+                       bench_values=bench_values, bench_extra=bench_extra)
+        folders = _run_trials(out, trials, argv, retries, options)
     loaded = []
     for folder in folders:
         try:
@@ -101,36 +101,44 @@ def command(ctx: click.Context, campaigns, trials, out, fmt, np, launches, mpi, 
     result = {"trials": [str(f) for f in folders], "per_launch_medians_from": source,
               "settings_differ": differences, "rows": [r.to_dict() for r in rows]}
     if trials is not None:
-        (out / RESULT_FILE).write_text(json.dumps(result, indent=1) + "\n")
+        try:
+            (out / RESULT_FILE).write_text(json.dumps(result, indent=1) + "\n")
+        except OSError as exc:
+            fail(COMMAND, f"cannot write {out / RESULT_FILE}: {exc.strerror or exc}")
     _print(rows, fmt, result, source)
 
 
 def _run_trials(out: Path, trials: int, argv: list[str], retries: int, options: dict) -> list[Path]:
+    """Runs the trials one after the other. The trials' folder is held (campaign.lock) for the
+    whole run, once the first trial is known to be a valid campaign; each trial's folder while
+    it runs."""
     base_seed = options.pop("seed")
     base_seed = draw_campaign_seed() if base_seed is None else base_seed
-    folders = []
-    for trial in range(trials):
-        folder = out / f"trial-{trial:02d}"
-        # Each trial is an independent run of the method: its own seed, derived and recorded.
-        seed = (base_seed + 7919 * trial) % SEED_LIMIT or 1
-        request = make_request(seed=seed, argv=argv, **options)
-        try:
-            state = spec.prepare(request)
-        except PlanError as exc:
-            fail(COMMAND, str(exc))
-        try:
-            folder.mkdir(parents=True)
-        except OSError as exc:
-            fail(COMMAND, f"--out {out}: cannot create {folder} ({exc.strerror})")
-        click.echo(f"trial {trial + 1}/{trials}")
-        outcome = execute_campaign(state, folder, argv=argv, retries=retries, resumed=False,
-                                   command=COMMAND)
-        if outcome.status != "complete":
-            click.echo(f"mpimeter {COMMAND}: error: trial {folder} did not complete "
-                       f"({outcome.message}); finish it with `mpimeter run --resume {folder}`",
-                       err=True)
-            sys.exit(EXIT_FAILED_LAUNCHES)
-        folders.append(folder)
+    folders: list[Path] = []
+    held_out = None
+    try:
+        for trial in range(trials):
+            folder = out / f"trial-{trial:02d}"
+            # Each trial is an independent run of the method: its own seed, derived and recorded.
+            seed = (base_seed + 7919 * trial) % SEED_LIMIT or 1
+            request = make_request(seed=seed, argv=argv, **options)
+            state = refused(COMMAND, lambda: spec.prepare(request))
+            if held_out is None:
+                held_out = refused(COMMAND, lambda: lock.lock_new_folder(out, "--out", COMMAND))
+            held = refused(COMMAND, lambda: lock.lock_new_folder(folder, "--out", COMMAND))
+            click.echo(f"trial {trial + 1}/{trials}")
+            with held:
+                outcome = execute_campaign(state, folder, argv=argv, retries=retries,
+                                           resumed=False, command=COMMAND)
+            if outcome.status != "complete":
+                click.echo(f"mpimeter {COMMAND}: error: trial {folder} did not complete "
+                           f"({outcome.message}); finish it with `{resume_command(state, folder)}`",
+                           err=True)
+                sys.exit(EXIT_FAILED_LAUNCHES)
+            folders.append(folder)
+    finally:
+        if held_out is not None:
+            held_out.release()
     return folders
 
 

@@ -9,7 +9,6 @@ Anything else is refused with a message naming the folder.
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -17,7 +16,9 @@ from typing import Any
 import pyarrow as pa
 
 from mpimeter import SCHEMA_VERSION
+from mpimeter.io import siblings
 from mpimeter.io.errors import AnalysisWarning, InputError
+from mpimeter.io.jsonread import INT, STR, Fields, load_json
 from mpimeter.io.launch import LaunchData, read_launch
 
 
@@ -53,20 +54,22 @@ def _launch_dirs(launches: Path) -> tuple[list[Path], list[Path]]:
 
 
 def read_campaign_json(path: Path) -> dict[str, Any] | None:
+    """campaign.json of the folder ``path`` (None when there is none), after checking what the
+    readers use: ``schema_version``, ``alternatives[].name``, ``launches[].folder`` and ``seed``."""
     f = path / "campaign.json"
     if not f.exists():
         return None
-    try:
-        obj = json.loads(f.read_text(encoding="utf-8"))
-    except json.JSONDecodeError as exc:
-        raise InputError(f, f"does not parse as JSON: {exc.msg} (column {exc.colno})", line=exc.lineno) from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise InputError(f, f"cannot be read: {exc}") from None
-    if not isinstance(obj, dict):
-        raise InputError(f, "is not a JSON object")
+    obj = load_json(f)
+    fields = Fields(f, obj)
     version = obj.get("schema_version")
     if version != SCHEMA_VERSION or isinstance(version, bool):
         raise InputError(f, f"has schema_version {version!r}; this mpimeter reads version {SCHEMA_VERSION} only")
+    for alt in fields.objs("alternatives"):
+        alt.need("name", STR)
+    for launch in fields.objs("launches"):
+        launch.need("folder", STR)
+        launch.get("seed", INT)
+        launch.get("alternative", STR)
     return obj
 
 
@@ -133,8 +136,10 @@ def _index(folder: Path, position: int) -> int:
     return int(folder.name) if folder.name.isdigit() else position
 
 
-def load(path: str | Path, *, name: str | None = None, cache: bool = True) -> LoadedCampaign:
-    """Reads every launch of the folder at ``path``. ``name`` renames a single alternative."""
+def load(path: str | Path, *, name: str | None = None, cache: bool = True, allow_mixed: bool = False) -> LoadedCampaign:
+    """Reads every launch of the folder at ``path``. ``name`` renames a single alternative;
+    ``allow_mixed``: launches of one alternative that do not belong together (io.siblings) are a
+    warning instead of an error."""
     root = Path(path)
     cj = read_campaign_json(root) if root.is_dir() and not (root / "meta.json").exists() else None
     layout = discover(root, cj)
@@ -151,10 +156,12 @@ def load(path: str | Path, *, name: str | None = None, cache: bool = True) -> Lo
     launches = []
     for alt, folders in layout.alternatives:
         alt_name = name if name is not None and len(layout.alternatives) == 1 else alt
-        for pos, folder in enumerate(folders):
-            data = read_launch(folder, cache=cache)
+        datas = [read_launch(folder, cache=cache) for folder in folders]
+        warnings += siblings.check_siblings(alt_name, [(d.folder, d.meta) for d in datas],
+                                            siblings.planned_seeds(root, cj, folders), allow_mixed=allow_mixed)
+        for pos, data in enumerate(datas):
             warnings += data.warnings
-            launches.append(LoadedLaunch(alt_name, _index(folder, pos), data))
+            launches.append(LoadedLaunch(alt_name, _index(data.folder, pos), data))
     if name is not None and len(layout.alternatives) == 1:
         layout = Layout(layout.root, layout.kind, ((name, layout.alternatives[0][1]),), layout.skipped,
                         layout.skipped_folders)

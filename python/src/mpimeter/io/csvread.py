@@ -80,9 +80,12 @@ def _check_field(col: Column, text: str) -> str | None:
         return None if col.nullable else f"column {col.name} is empty"
     if pa.types.is_integer(col.type):
         try:
-            int(text)
+            value = int(text)
         except ValueError:
             return f"column {col.name}: {text!r} is not an integer"
+        bits = col.type.bit_width
+        if not -(2 ** (bits - 1)) <= value < 2 ** (bits - 1):
+            return f"column {col.name}: {text} does not fit a {bits}-bit integer"
         return None
     if col.choices is not None and text not in col.choices:
         return f"column {col.name}: {text!r} is not one of {', '.join(col.choices)}"

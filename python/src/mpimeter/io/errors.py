@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -27,12 +27,18 @@ class AnalysisWarning:
     ``code`` is stable and machine-readable (e.g. ``too-few-launches``, ``normality-failed``,
     ``invalid-repetitions``, ``sync-residual``, ``long-warmup``, ``machine-load``,
     ``incomplete-launch``, ``truncated-line``, ``one-launch``, ``ranks-differ``,
-    ``resync-clock``, ``per-repetition``); ``where`` names the file, launch or row concerned."""
+    ``resync-clock``, ``per-repetition``); ``where`` names the file, launch or row concerned.
+    ``count`` is how many warnings of this code it stands for (mpimeter.analysis.warning_groups
+    merges repeats); ``severity`` ranks warnings of one code (the largest is the worst case shown
+    for the group; 0 when the producer does not rank them)."""
 
     code: str
     message: str
     hint: str
     where: str | None = None
+    count: int = 1
+    severity: float = field(default=0.0, compare=False)
 
     def to_dict(self) -> dict[str, Any]:
-        return {"code": self.code, "message": self.message, "hint": self.hint, "where": self.where}
+        return {"code": self.code, "message": self.message, "hint": self.hint, "where": self.where,
+                "count": self.count}

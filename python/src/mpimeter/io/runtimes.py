@@ -3,9 +3,9 @@
 - :func:`repetition_times`: one row per (alternative, launch, test, rep) with the run time
   under every clock: ``online_ns`` = max gend − min gstart, ``resync_ns`` the same on the
   re-synced global clock, ``local_ns`` = max over ranks of end − start (docs/FORMAT.md, "run
-  time of a repetition"); ``valid`` = all ranks valid.
-- :func:`rank_samples`: local durations of valid repetitions per rank, for the across-ranks
-  test, subsampled deterministically to a row budget.
+  time of a repetition"); ``valid`` = all ranks valid; ``spread_ns`` = max − min ``gstart_ns``
+  over ranks (how far apart the ranks started on the online global clock; NaN without global
+  times or per-rank rows).
 - :func:`rank_durations`: local durations per rank and repetition, filtered.
 """
 
@@ -41,6 +41,7 @@ class RepetitionTimes:
     resync_ns: np.ndarray
     local_ns: np.ndarray
     valid: np.ndarray
+    spread_ns: np.ndarray
 
     def __len__(self) -> int:
         return int(self.rep.size)
@@ -85,7 +86,7 @@ def _rank_major(raw: pa.Table) -> RepetitionTimes | None:
     if np.unique(block_keys, axis=0).shape[0] != starts.size:
         return None  # a (launch, test) in several pieces
     parts: dict[str, list[np.ndarray]] = {k: [] for k in ("alt", "launch", "test", "op", "size", "rep", "online",
-                                                          "resync", "local", "valid")}
+                                                          "resync", "local", "valid", "spread")}
     op_codes, ops = _codes(raw["op"])
     size = raw["size"].to_numpy()
     valid = raw["valid"].to_numpy()
@@ -116,9 +117,14 @@ def _rank_major(raw: pa.Table) -> RepetitionTimes | None:
                 parts[key].append(nan)
         parts["local"].append((end[lo:hi] - start[lo:hi]).reshape(p, nrep).max(0).astype(float))
         parts["valid"].append(valid[lo:hi].reshape(p, nrep).min(0) == 1)
+        if ("gstart_ns", "gend_ns") in glob and rk[0, 0] >= 0:
+            gs = glob[("gstart_ns", "gend_ns")][0][lo:hi].reshape(p, nrep)
+            parts["spread"].append((gs.max(0) - gs.min(0)).astype(float))
+        else:
+            parts["spread"].append(nan)
     cat = {k: np.concatenate(v) for k, v in parts.items()}
     return RepetitionTimes(cat["alt"], alts, cat["launch"], cat["test"], cat["op"], ops, cat["size"], cat["rep"],
-                           cat["online"], cat["resync"], cat["local"], cat["valid"])
+                           cat["online"], cat["resync"], cat["local"], cat["valid"], cat["spread"])
 
 
 def repetition_times(raw: pa.Table, con: duckdb.DuckDBPyConnection | None = None, *,
@@ -128,7 +134,7 @@ def repetition_times(raw: pa.Table, con: duckdb.DuckDBPyConnection | None = None
     if raw.num_rows == 0:
         e = np.array([], dtype=np.int64)
         f = np.array([], dtype=float)
-        return RepetitionTimes(e, [], e, e, e, [], e, e, f, f, f, np.array([], dtype=bool))
+        return RepetitionTimes(e, [], e, e, e, [], e, e, f, f, f, np.array([], dtype=bool), f)
     if fast:
         quick = _rank_major(raw)
         if quick is not None:
@@ -142,7 +148,8 @@ def repetition_times(raw: pa.Table, con: duckdb.DuckDBPyConnection | None = None
                max(gend_ns) - min(gstart_ns) AS online_ns,
                max(rgend_ns) - min(rgstart_ns) AS resync_ns,
                max(end_ns - start_ns) AS local_ns,
-               min(valid) AS valid
+               min(valid) AS valid,
+               CASE WHEN min(rank) >= 0 THEN max(gstart_ns) - min(gstart_ns) END AS spread_ns
         FROM raw
         GROUP BY alternative, launch, test, rep
         ORDER BY alternative, launch, test, rep
@@ -155,48 +162,8 @@ def repetition_times(raw: pa.Table, con: duckdb.DuckDBPyConnection | None = None
     op, ops = _codes(t["op"])
     return RepetitionTimes(
         alt, alts, t["launch"].to_numpy(), t["test"].to_numpy(), op, ops, t["size"].to_numpy(), t["rep"].to_numpy(),
-        _floats(t["online_ns"]), _floats(t["resync_ns"]), _floats(t["local_ns"]), t["valid"].to_numpy() == 1)
-
-
-def rank_samples(raw: pa.Table, *, budget: int = 200_000,
-                 con: duckdb.DuckDBPyConnection | None = None) -> list[tuple[str, str, int, dict[int, np.ndarray]]]:
-    """Local durations of valid repetitions per rank (rank ≥ 0), grouped by (alternative, op,
-    size): [(alternative, op, size, {rank: durations})]. At most about ``budget`` rows in all:
-    a deterministic hash-based sample of repetitions when there are more."""
-    n = raw.num_rows
-    keep_per_mille = 1000 if n <= budget else max(1, int(1000 * budget / n))
-    own = con is None
-    con = connect() if own else con
-    con.register("raw", raw)
-    t = con.sql(
-        f"""
-        SELECT alternative, op, size, rank, end_ns - start_ns AS duration_ns
-        FROM raw
-        WHERE valid = 1 AND rank >= 0
-          AND ({keep_per_mille} >= 1000 OR hash(launch, test, rep) % 1000 < {keep_per_mille})
-        ORDER BY alternative, op, size, rank
-        """
-    ).to_arrow_table()
-    con.unregister("raw")
-    if own:
-        con.close()
-    if t.num_rows == 0:
-        return []
-    alt, alts = _codes(t["alternative"])
-    op, ops = _codes(t["op"])
-    size = t["size"].to_numpy()
-    rank = t["rank"].to_numpy()
-    dur = t["duration_ns"].to_numpy().astype(float)
-    change = np.ones(t.num_rows, dtype=bool)
-    change[1:] = (alt[1:] != alt[:-1]) | (op[1:] != op[:-1]) | (size[1:] != size[:-1])
-    starts = np.nonzero(change)[0]
-    out = []
-    for lo, hi in zip(starts, np.append(starts[1:], t.num_rows)):
-        r = rank[lo:hi]
-        cuts = np.nonzero(np.diff(r))[0] + 1
-        groups = {int(g[0]): d for g, d in zip(np.split(r, cuts), np.split(dur[lo:hi], cuts))}
-        out.append((alts[alt[lo]], ops[op[lo]], int(size[lo]), groups))
-    return out
+        _floats(t["online_ns"]), _floats(t["resync_ns"]), _floats(t["local_ns"]), t["valid"].to_numpy() == 1,
+        _floats(t["spread_ns"]))
 
 
 def rank_durations(

@@ -5,7 +5,10 @@ Tables and views (rewritten on every load, so the store follows the data):
 - ``launches``: campaign, alternative, launch, folder, status, clock, nprocs, mpi_library,
   meta (the whole meta.json as JSON text);
 - ``raw``: a view over the Parquet copies of raw.csv (``raw.parquet`` next to each raw.csv) with
-  campaign, alternative and launch in front — all rows as written, finished tests or not;
+  campaign, alternative and launch in front — all rows as written, finished tests or not. Its
+  paths are relative to the folder of the store, so that a copied or moved campaign queries its
+  own data: run duckdb in that folder (or ``SET file_search_path = '<folder>'`` first); from
+  anywhere else the view fails to find its files instead of reading another campaign's;
 - ``sync``: the sync.csv rows of every launch.
 
 For example: ``duckdb campaign.duckdb "select op, size, median(end_ns - start_ns) from raw
@@ -16,6 +19,7 @@ gives a warning, never an error.
 from __future__ import annotations
 
 import json
+import os
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -23,6 +27,7 @@ from pathlib import Path
 import pyarrow as pa
 
 from mpimeter.io.errors import AnalysisWarning
+from mpimeter.io.meta import LaunchMeta
 
 STORE_NAME = "campaign.duckdb"
 
@@ -35,7 +40,7 @@ class StoredLaunch:
     folder: Path
     status: str
     clock: str
-    meta: dict
+    meta: LaunchMeta
     sync: pa.Table
 
 
@@ -57,7 +62,7 @@ def write_store(db_path: str | Path, launches: Sequence[StoredLaunch]) -> Analys
     try:
         rows = [
             (ln.campaign, ln.alternative, ln.launch, str(ln.folder.resolve()), ln.status, ln.clock,
-             ln.meta.get("nprocs"), (ln.meta.get("mpi") or {}).get("library"), json.dumps(ln.meta))
+             ln.meta.nprocs, ln.meta.mpi.library, json.dumps(ln.meta.document))
             for ln in launches
         ]
         con.execute("BEGIN TRANSACTION")
@@ -72,14 +77,18 @@ def write_store(db_path: str | Path, launches: Sequence[StoredLaunch]) -> Analys
         if rows:
             con.executemany("INSERT INTO launches VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)", rows)
         parts = []
+        base = db_path.resolve().parent
         for ln in launches:
             pq = (ln.folder / "raw.parquet").resolve()
             if pq.exists():
+                rel = Path(os.path.relpath(pq, base)).as_posix()
                 parts.append(
                     f"SELECT {_sql_str(ln.campaign)} AS campaign, {_sql_str(ln.alternative)} AS alternative,"
-                    f" {ln.launch} AS launch, * FROM read_parquet({_sql_str(str(pq))})"
+                    f" {ln.launch} AS launch, * FROM read_parquet({_sql_str(rel)})"
                 )
         if parts:
+            # the view binds its relative paths now: against the store's folder, as later readers will
+            con.execute(f"SET file_search_path = {_sql_str(str(base))}")
             con.execute("CREATE VIEW raw AS " + " UNION ALL ".join(parts))
         syncs = []
         for ln in launches:

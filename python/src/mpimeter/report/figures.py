@@ -15,6 +15,8 @@ matplotlib.use("Agg")  # before pyplot: no display, no GUI toolkit
 import numpy as np  # noqa: E402
 from matplotlib.figure import Figure  # noqa: E402
 
+from mpimeter.atomic import write_atomic  # noqa: E402
+
 CATEGORIES = ("first", "warmup", "outlier", "good")
 CATEGORY_COLORS = {"first": "#8250df", "warmup": "#e16f24", "outlier": "#cf222e",
                    "good": "#0969da"}
@@ -63,8 +65,10 @@ def save_figure(fig: Figure, path: str | Path, *, dpi: int = 110) -> Path:
     fmt = path.suffix.lower().lstrip(".")
     if fmt not in SAVE_FORMATS:
         raise ValueError(f"{path}: unknown figure format {fmt!r}; use .png, .svg or .pdf")
+    buf = io.BytesIO()
     with styled():
-        fig.savefig(path, format=fmt, dpi=dpi, metadata=_metadata(fmt))
+        fig.savefig(buf, format=fmt, dpi=dpi, metadata=_metadata(fmt))
+    write_atomic(path, buf.getvalue())  # a full disk leaves no empty or partial figure
     return path
 
 

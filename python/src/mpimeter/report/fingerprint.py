@@ -27,7 +27,7 @@ import numpy as np
 
 from mpimeter.report import figures as fg
 from mpimeter.report.metadata import LaunchFacts, campaign_facts
-from mpimeter.report.units import format_ns, format_number, format_size, time_unit
+from mpimeter.units import format_ns, format_number, format_size, time_unit
 from mpimeter.stats.summary import Summary, summarize
 
 # Per-rank panel: box plots up to this many ranks, a median line with a quartile band beyond.
@@ -40,7 +40,7 @@ LOG_SPAN = 30.0
 class RankData:
     ranks: np.ndarray  # rank ids, ascending
     summaries: tuple[Summary, ...]  # local durations of each rank (stats.summarize)
-    note: str  # Kruskal–Wallis result and slowest ranks, in words
+    note: str  # the rank test's result (analysis.RankTest) and the slowest ranks, in words
     slowest: tuple[int, ...]
 
 
@@ -68,6 +68,7 @@ class FingerprintData:
     span: int  # x range: repetitions of all launches, invalid ones included
     ranks: RankData | None
     clock_note: str
+    size_unit: str = "bytes"  # what the size is: bytes, or ns (AnalysisResult.size_unit)
 
 
 def fingerprint_data(result, op: str, size: int, alternative: str | None = None, *,
@@ -99,7 +100,8 @@ def fingerprint_data(result, op: str, size: int, alternative: str | None = None,
     if rank_durations is None:
         rank_durations = result.rank_durations(alternative=alternative, op=op, size=size)
     return FingerprintData(
-        op=op, size=size, alternative=alternative, launches=row.launches, facts=facts,
+        op=op, size=size, size_unit=result.size_unit(op), alternative=alternative, launches=row.launches,
+        facts=facts,
         summary=summary, repetitions=row.repetitions, invalid=row.invalid,
         removed=row.outliers_removed, warmup_dropped=warmup_dropped,
         outlier_filter=_filter_name(result.settings),
@@ -175,13 +177,13 @@ def _rank_data(result, durations, alternative: str, op: str, size: int, *, left_
     for rank, group in durations.groupby("rank", sort=True):
         ranks.append(int(rank))
         summaries.append(summarize(group["duration_ns"].to_numpy(dtype=float)))
-    note, slowest = "", ()
+    note, slowest = "ranks not tested (one launch,\nor they finish apart by design)", ()
     for test in result.rank_tests:
         if (test.alternative, test.op, test.size) == (alternative, op, size):
             # the analysis names up to three slowest ranks; mark those above the median rank
             slowest = tuple(r for r, m in zip(test.slowest_ranks, test.slowest_medians_ns)
                             if m > test.median_of_rank_medians_ns) if test.differ else ()
-            kw = f"Kruskal–Wallis p = {test.p_adjusted:.2g}"
+            kw = f"rank test over launches, Holm p = {test.p_adjusted:.2g}"
             if not test.differ:
                 note = f"no significant difference\nbetween ranks ({kw})"
             else:
@@ -258,7 +260,7 @@ def fingerprint_figure(result, op: str, size: int, alternative: str | None = Non
 
 def _title(fig, data: FingerprintData) -> None:
     facts = data.facts
-    fig.suptitle(f"MPI-MiBFi  ·  {_clip(data.op, 24)}  ·  {format_size(data.op, data.size)}  ·  "
+    fig.suptitle(f"MPI-MiBFi  ·  {_clip(data.op, 24)}  ·  {format_size(data.size, data.size_unit)}  ·  "
                  f"{_clip(data.alternative, 24)}",
                  x=0.065, ha="left", y=0.99, fontsize=14, fontweight="bold")
     plural = "es" if data.launches != 1 else ""
@@ -275,7 +277,7 @@ def _clip(text: str, width: int) -> str:
 def _metadata_panel(ax, data: FingerprintData) -> None:
     ax.axis("off")
     ax.set_title("Experiment", loc="left", y=1.0, pad=5)
-    lines = [("operation", data.op), ("size", format_size(data.op, data.size)),
+    lines = [("operation", data.op), ("size", format_size(data.size, data.size_unit)),
              ("alternative", data.alternative)] + list(data.facts.lines)
     _key_value_text(ax, lines, value_width=78)
 

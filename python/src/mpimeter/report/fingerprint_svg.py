@@ -21,7 +21,7 @@ from mpimeter.report.fingerprint import (LOG_SPAN, MAX_RANK_BOXES, FingerprintDa
                                          hidden_note, repetition_label)
 from mpimeter.report.html import esc
 from mpimeter.report.svgplot import Axes, limits, svg
-from mpimeter.report.units import time_unit
+from mpimeter.units import time_unit
 
 WIDTH, HEIGHT = 1040, 548
 HIST_BINS = 60
@@ -168,7 +168,7 @@ def _ranks(ax: Axes, data: FingerprintData, unit) -> str:
     highs = [(s.p99 if boxes else s.q3) / scale for s in ranks.summaries]
     ax.ylog = max(highs) / max(min(lows), 1e-12) > LOG_SPAN
     lo, hi = limits(lows + highs, log=ax.ylog, pad=0.06)
-    # room above the data for the Kruskal–Wallis note
+    # room above the data for the rank-test note
     ax.ylim = (lo, hi * (hi / lo) ** 0.6) if ax.ylog else (lo, hi + 0.6 * (hi - lo))
     slow = set(ranks.slowest)
     if boxes:

@@ -27,6 +27,7 @@ import numpy as np
 import pandas as pd
 
 from mpimeter import __version__
+from mpimeter.analysis import ratio_estimator_text
 from mpimeter.report import figures as fg
 from mpimeter.report import html as h
 from mpimeter.report.fingerprint import FingerprintData, fingerprint_data
@@ -35,7 +36,7 @@ from mpimeter.report.metadata import campaign_facts
 from mpimeter.report.overview import draw_operation
 from mpimeter.report.provenance import method_section, provenance_section, slug
 from mpimeter.report.rules import check_rules
-from mpimeter.report.units import format_bytes, format_ns, format_number, format_size
+from mpimeter.units import format_bytes, format_ns, format_number, format_size
 
 SECTIONS = (("summary", "Summary"), ("warnings", "Warnings"), ("operations", "Results per operation"),
             ("fingerprints", "Fingerprints"), ("spread", "Launch-to-launch spread"),
@@ -66,7 +67,7 @@ def build_report(result, comparison=None, *, comparison_problem: str | None = No
     hypothesis = comparison.alternative if comparison is not None else "two-sided"
 
     op_jobs = [(op, [r for r in result.rows if r.op == op], alts,
-                [c for c in comp_rows if c.op == op], hypothesis) for op in ops]
+                [c for c in comp_rows if c.op == op], hypothesis, result.size_unit(op)) for op in ops]
     op_images = {job[0]: _render_operation(job) for job in op_jobs}
     fp_jobs = _fingerprint_jobs(result, alts)
     fp_svgs = [fingerprint_svg(d, max_points=max_points) for d in fp_jobs]
@@ -105,8 +106,9 @@ def write_report(path: str | Path, result, comparison=None, **options) -> Report
 
 
 def _render_operation(job) -> str:
-    op, rows, alts, comp, hypothesis = job
-    return fg.png_base64(draw_operation(op, rows, alts, comp, hypothesis=hypothesis), dpi=90)
+    op, rows, alts, comp, hypothesis, unit = job
+    return fg.png_base64(draw_operation(op, rows, alts, comp, hypothesis=hypothesis, size_unit=unit),
+                         dpi=90)
 
 
 def _fingerprint_jobs(result, alts: list[str]) -> list[FingerprintData]:
@@ -226,7 +228,7 @@ def _operations(result, ops, images, comparison) -> str:
             if r.normal is False:
                 mean += " (not normal: do not trust)"
             bw = "–" if r.bandwidth_Bps is None else f"{format_number(r.bandwidth_Bps / 2**20)} MiB/s"
-            table_rows.append((r.alternative, format_size(op, r.size), str(r.launches),
+            table_rows.append((r.alternative, format_size(r.size, result.size_unit(op)), str(r.launches),
                                format_ns(r.median_ns), _ci(r.median_ci_low_ns, r.median_ci_high_ns),
                                mean, "–" if r.launches < 2 else f"{format_number(r.spread)}×",
                                str(r.outliers_removed), str(r.invalid), bw))
@@ -237,25 +239,34 @@ def _operations(result, ops, images, comparison) -> str:
         if comparison is not None:
             comp = [c for c in comparison.rows if c.op == op]
             if comp:
-                parts.append(_comparison_table(op, comp))
+                parts.append(_comparison_table(op, comp, comparison, result.size_unit(op)))
     return "".join(parts)
 
 
-def _comparison_table(op, comp) -> str:
+def _comparison_table(op, comp, comparison, unit: str) -> str:
+    """The comparison rows of one operation. The ratio column is the estimator of its interval
+    (Hodges–Lehmann by default: the median of all pairwise ratios, not median b / median a), so
+    it is labelled as such; the plain ratio of medians stands next to it."""
+    method = comp[0].ratio_ci_method
+    estimator = "Hodges–Lehmann ratio b/a" if method.startswith("hodges-lehmann") else "bootstrap ratio b/a"
     rows = []
     for c in sorted(comp, key=lambda c: (c.size, c.a, c.b)):
-        ratio_ci = ("no interval" if c.ratio_ci_low is None or c.ratio_ci_high is None
+        ratio_ci = ("(no interval)" if c.ratio_ci_low is None or c.ratio_ci_high is None
                     else f"[{format_number(c.ratio_ci_low, 4)}, {format_number(c.ratio_ci_high, 4)}]")
-        rows.append((format_size(op, c.size), f"{c.a} vs {c.b}", format_ns(c.median_a_ns),
-                     format_ns(c.median_b_ns), format_number(c.ratio, 4), ratio_ci,
-                     f"{c.p_value:.3g}", f"{c.p_adjusted:.3g}",
+        rows.append((format_size(c.size, unit), f"{c.a} vs {c.b}", format_ns(c.median_a_ns),
+                     format_ns(c.median_b_ns), format_number(c.ratio_of_medians, 4),
+                     f"{format_number(c.ratio, 4)} {ratio_ci}", f"{c.p_value:.3g} ({c.p_method})",
+                     f"{c.p_adjusted:.3g}", "yes" if c.significant else "no",
                      h.tag("span", h.esc(c.stars or "n.s."), class_="stars")))
     escaped = [tuple(h.esc(x) for x in r[:-1]) + (r[-1],) for r in rows]
-    return (h.tag("p", h.esc("Comparison (ratio = median b / median a; > 1: b is slower)"),
-                  class_="caption") +
-            h.table(("size", "a vs b", "median a", "median b", "ratio", "ratio CI", "p", "p (Holm)",
-                     "stars"), escaped, numeric=(True, False, True, True, True, True, True, True, False),
-                    raw=True))
+    caption = (f"Comparison (> 1: b is slower). median b / median a: the ratio of the medians of per-launch "
+               f"medians; {estimator}: the {ratio_estimator_text(method)} ({comparison.confidence:.0%}). "
+               "p: Wilcoxon rank-sum on per-launch medians (how it was computed in brackets); significant: "
+               f"p (Holm) ≤ α = {comparison.alpha:g}; stars only on significant rows: * ≤ .05, ** ≤ .01, *** ≤ .001.")
+    return (h.tag("p", h.esc(caption), class_="caption") +
+            h.table(("size", "a vs b", "median a", "median b", "median b / median a", f"{estimator} [CI]", "p",
+                     "p (Holm)", "significant", "stars"), escaped,
+                    numeric=(True, False, True, True, True, True, True, True, False, False), raw=True))
 
 
 def _fingerprints(datas: list[FingerprintData], svgs: list[str]) -> str:
@@ -270,7 +281,7 @@ def _fingerprints(datas: list[FingerprintData], svgs: list[str]) -> str:
             current_op = data.op
             parts.append(h.tag("h3", h.esc(data.op), id=f"fp-op-{slug(data.op)}"))
         s = data.summary
-        summary = (f"{h.esc(data.op)} · {h.esc(format_size(data.op, data.size))} · "
+        summary = (f"{h.esc(data.op)} · {h.esc(format_size(data.size, data.size_unit))} · "
                    f"{h.esc(data.alternative)} — median of launch medians {h.esc(data.across_median)}")
         stats = h.table(("n kept", "removed", "invalid", "min", "q1", "median", "mean", "q3", "p95",
                          "p99", "max"),
@@ -278,7 +289,7 @@ def _fingerprints(datas: list[FingerprintData], svgs: list[str]) -> str:
                          tuple(format_ns(v) for v in (s.min, s.q1, s.median, s.mean, s.q3, s.p95,
                                                       s.p99, s.max))],
                         numeric=(True,) * 11)
-        facts = h.key_values([("operation", data.op), ("size", format_size(data.op, data.size)),
+        facts = h.key_values([("operation", data.op), ("size", format_size(data.size, data.size_unit)),
                               ("alternative", data.alternative)] + list(data.facts.lines) +
                              [("outlier filter", data.outlier_filter),
                               ("spread of launch medians", data.spread), ("run time", data.clock_note)])

@@ -9,21 +9,12 @@ seeing). No statistics.
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from mpimeter.report.units import format_ns
-
-
-def get(meta: Mapping[str, Any] | None, *path: str, default: Any = None) -> Any:
-    """meta["a"]["b"]… or `default` when any level is missing or not a mapping."""
-    value: Any = meta
-    for key in path:
-        if not isinstance(value, Mapping) or key not in value:
-            return default
-        value = value[key]
-    return default if value is None else value
+from mpimeter.io.meta import LaunchMeta
+from mpimeter.units import format_ns
 
 
 def distinct(values: Sequence[Any]) -> list[Any]:
@@ -52,11 +43,10 @@ class LaunchFacts:
     lines: tuple[tuple[str, str], ...]  # (key, value) for the fingerprint's metadata block
 
 
-def rank_layout(meta: Mapping[str, Any]) -> tuple[int, str]:
-    """(number of hosts, "N nodes × R ranks per node") from meta["ranks"]."""
-    ranks = get(meta, "ranks", default=[])
-    per_host = Counter(str(r.get("host")) for r in ranks if isinstance(r, Mapping))
-    nprocs = get(meta, "nprocs", default=len(ranks))
+def rank_layout(meta: LaunchMeta) -> tuple[int, str]:
+    """(number of hosts, "N nodes × R ranks per node") from meta.json ``ranks``."""
+    per_host = Counter(str(r.host) for r in meta.ranks)
+    nprocs = meta.nprocs
     if not per_host:
         return 0, f"{nprocs} ranks"
     counts = sorted(set(per_host.values()))
@@ -68,18 +58,11 @@ def rank_layout(meta: Mapping[str, Any]) -> tuple[int, str]:
     return nodes, f"{nodes} {node_word}, {counts[0]}–{counts[-1]} ranks per node ({nprocs} ranks)"
 
 
-def hosts_of(meta: Mapping[str, Any]) -> list[str]:
-    return distinct([str(r.get("host")) for r in get(meta, "ranks", default=[])
-                     if isinstance(r, Mapping)])
-
-
-def residual_text(metas: Sequence[Mapping[str, Any]]) -> str:
+def residual_text(metas: Sequence[LaunchMeta]) -> str:
     """The clock sync's measured residual (max |offset| after sync, at start and end), as the
     largest value any launch reported — the launches' own numbers, not an estimate."""
-    starts = [get(m, "clock_sync", "residual_start", "max_abs_ns") for m in metas]
-    ends = [get(m, "clock_sync", "residual_end", "max_abs_ns") for m in metas]
-    starts = [v for v in starts if isinstance(v, (int, float))]
-    ends = [v for v in ends if isinstance(v, (int, float))]
+    starts = [m.clock_sync.residual_start.max_abs_ns for m in metas if m.clock_sync.residual_start is not None]
+    ends = [m.clock_sync.residual_end.max_abs_ns for m in metas if m.clock_sync.residual_end is not None]
     if not starts and not ends:
         return "not measured"
     parts = []
@@ -90,10 +73,14 @@ def residual_text(metas: Sequence[Mapping[str, Any]]) -> str:
     return "max |residual| " + ", ".join(parts) + f" (worst of {len(metas)} launches)"
 
 
-def window_text(metas: Sequence[Mapping[str, Any]]) -> str:
-    method = joined([get(m, "proc_sync", "method", default=get(m, "config", "procsync"))
-                     for m in metas])
-    windows = [get(m, "config", "window_us") for m in metas]
+def procsync_method(meta: LaunchMeta) -> str | None:
+    """proc_sync.method, or config.procsync in a meta.json without proc_sync."""
+    return meta.proc_sync.method if meta.proc_sync.method != "none" else (meta.config.procsync or "none")
+
+
+def window_text(metas: Sequence[LaunchMeta]) -> str:
+    method = joined([procsync_method(m) for m in metas])
+    windows = [m.config.window_us for m in metas]
     window = joined(windows) + " µs" if any(w is not None for w in windows) else "adaptive"
     if "window" in method:
         return f"{method} (window {window})"
@@ -102,27 +89,24 @@ def window_text(metas: Sequence[Mapping[str, Any]]) -> str:
 
 def campaign_facts(launches: Sequence[Any]) -> LaunchFacts:
     """Facts for one alternative, from its launches (`mpimeter.analysis.LaunchInfo`)."""
-    metas = [li.meta for li in launches]
-    first = metas[0] if metas else {}
-    _, layout = rank_layout(first)
+    metas: list[LaunchMeta] = [li.meta for li in launches]
+    layout = rank_layout(metas[0])[1] if metas else "0 ranks"
     layouts = distinct([rank_layout(m)[1] for m in metas]) or [layout]
-    hosts = distinct([h for m in metas for h in hosts_of(m)])
-    cfg = lambda *k: joined([get(m, "config", *k) for m in metas])  # noqa: E731
+    hosts = distinct([h for m in metas for h in m.hosts])
+    cfg = lambda name: joined([getattr(m.config, name) for m in metas])  # noqa: E731
     lines = (
         ("ranks", " | ".join(layouts)),
         ("hosts", joined(hosts, limit=6)),
-        ("machine", joined([get(m, "system", "cpu_model") for m in metas]) + "; " +
-         joined([get(m, "system", "kernel") for m in metas])),
-        ("MPI", joined([get(m, "mpi", "library_version") for m in metas], limit=2)),
-        ("MPI standard", joined([get(m, "mpi", "version") for m in metas])),
-        ("benchmark", f"{joined([get(m, 'tool', 'name') for m in metas])} "
-                      f"{joined([get(m, 'tool', 'version') for m in metas])}; nrep {cfg('nrep')}, "
-                      f"warm-up {cfg('warmup')}, datatype {cfg('datatype')}, raw {cfg('raw')}"),
-        ("timer", f"{cfg('timer')} (overhead "
-                  + joined([_ns_or_none(get(m, "timer", "overhead_ns")) for m in metas]) + ")"),
+        ("machine", joined([m.system.cpu_model for m in metas]) + "; " + joined([m.system.kernel for m in metas])),
+        ("MPI", joined([m.mpi.library_version for m in metas], limit=2)),
+        ("MPI standard", joined([m.mpi.version for m in metas])),
+        ("benchmark", f"{joined([m.tool.name for m in metas])} {joined([m.tool.version for m in metas])}; "
+                      f"nrep {cfg('nrep')}, warm-up {cfg('warmup')}, datatype {cfg('datatype')}, "
+                      f"raw {cfg('raw')}"),
+        ("timer", f"{cfg('timer')} (overhead " + joined([ns_or_none(m.timer.overhead_ns) for m in metas]) + ")"),
         ("process sync", window_text(metas)),
-        ("clock sync", joined([get(m, "clock_sync", "method") for m in metas]) + ", model "
-                       + joined([get(m, "clock_sync", "model") for m in metas])),
+        ("clock sync", joined([m.clock_sync.method for m in metas]) + ", model "
+                       + joined([m.clock_sync.model for m in metas])),
         ("sync residual", residual_text(metas)),
         ("launches", f"{len(metas)}: " + ", ".join(f"{k} {v}" for k, v in
                                                    Counter(li.status for li in launches).items())),
@@ -130,5 +114,5 @@ def campaign_facts(launches: Sequence[Any]) -> LaunchFacts:
     return LaunchFacts(layout=layout, lines=lines)
 
 
-def _ns_or_none(value: Any) -> str | None:
-    return format_ns(float(value)) if isinstance(value, (int, float)) else None
+def ns_or_none(value: float | None) -> str | None:
+    return format_ns(float(value)) if value is not None else None

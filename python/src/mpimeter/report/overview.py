@@ -25,7 +25,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from mpimeter.report import figures as fg
-from mpimeter.report.units import format_bytes, format_size, size_axis_label, time_unit
+from mpimeter.units import format_bytes, format_size, size_axis_label, time_unit
 
 
 def _color(alternatives: Sequence[str], name: str) -> str:
@@ -33,9 +33,11 @@ def _color(alternatives: Sequence[str], name: str) -> str:
 
 
 def draw_operation(op: str, rows: Sequence, alternatives: Sequence[str],
-                   comparison_rows: Sequence = (), *, hypothesis: str = "two-sided") -> "fg.Figure":
+                   comparison_rows: Sequence = (), *, hypothesis: str = "two-sided",
+                   size_unit: str = "bytes") -> "fg.Figure":
     """The figure for one operation. `rows`: the `analysis.Row`s of this op (any alternatives);
-    `comparison_rows`: the `analysis.ComparisonRow`s of this op."""
+    `comparison_rows`: the `analysis.ComparisonRow`s of this op; `size_unit`: what its sizes
+    are (`AnalysisResult.size_unit`)."""
     rows = [r for r in rows if r.op == op]
     alts = [a for a in alternatives if any(r.alternative == a for r in rows)]
     sizes = sorted({r.size for r in rows})
@@ -46,14 +48,14 @@ def draw_operation(op: str, rows: Sequence, alternatives: Sequence[str],
                                 hspace=0.42, wspace=0.22, width_ratios=[1.0, 1.0])
         fig.suptitle(f"{op}: run time across sizes and launches", x=0.075, ha="left",
                      fontsize=13, fontweight="bold")
-        _size_panel(fig.add_subplot(grid[0, 0]), op, sizes, alts, by_key)
-        _spread_panel(fig, fig.add_subplot(grid[0, 1]), op, sizes, alts, by_key)
-        _launch_median_panel(fig.add_subplot(grid[1, :]), op, sizes, alts, by_key,
+        _size_panel(fig.add_subplot(grid[0, 0]), size_unit, sizes, alts, by_key)
+        _spread_panel(fig, fig.add_subplot(grid[0, 1]), size_unit, sizes, alts, by_key)
+        _launch_median_panel(fig.add_subplot(grid[1, :]), size_unit, sizes, alts, by_key,
                              comparison_rows, hypothesis)
     return fig
 
 
-def _size_panel(ax, op, sizes, alts, by_key) -> None:
+def _size_panel(ax, unit, sizes, alts, by_key) -> None:
     ax.set_title("(a) median of launch medians, with its confidence interval", loc="left",
                  y=1.0, pad=5)
     medians = [r.median_ns for r in by_key.values() if np.isfinite(r.median_ns) and r.median_ns > 0]
@@ -87,8 +89,8 @@ def _size_panel(ax, op, sizes, alts, by_key) -> None:
         ax.yaxis.set_major_locator(LogLocator(base=10, subs=(1.0, 2.0, 3.0, 5.0)))
         ax.yaxis.set_minor_formatter(NullFormatter())
     ax.yaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:g}"))
-    _size_ticks(ax, op, sizes)
-    ax.set_xlabel(size_axis_label([op]))
+    _size_ticks(ax, unit, sizes)
+    ax.set_xlabel(size_axis_label([unit]))
     ax.set_ylabel(f"run time ({name})")
     if _has_labels(ax):
         ax.legend(loc="upper left", title="points: median, bars: CI;\ndashed: guide only",
@@ -97,7 +99,7 @@ def _size_panel(ax, op, sizes, alts, by_key) -> None:
         _nothing_to_plot(ax)
 
 
-def _size_ticks(ax, op, sizes) -> None:
+def _size_ticks(ax, unit, sizes) -> None:
     positive = [s for s in sizes if s > 0]
     if not positive:
         return
@@ -105,7 +107,7 @@ def _size_ticks(ax, op, sizes) -> None:
     if len(positive) > 8:  # keep labels apart: every k-th size
         step = int(np.ceil(len(positive) / 8))
         ticks = positive[::step]
-    ax.set_xticks(ticks, [format_size(op, s) if op == "delay" else format_bytes(s) for s in ticks],
+    ax.set_xticks(ticks, [format_size(s, unit) for s in ticks],
                   rotation=30 if len(ticks) > 5 else 0, ha="right" if len(ticks) > 5 else "center")
     ax.minorticks_off()
 
@@ -116,7 +118,7 @@ def _dodge(n: int, width: float) -> list[float]:
     return list(np.linspace(-width * (n - 1) / 2, width * (n - 1) / 2, n))
 
 
-def _launch_median_panel(ax, op, sizes, alts, by_key, comparison_rows, hypothesis) -> None:
+def _launch_median_panel(ax, unit, sizes, alts, by_key, comparison_rows, hypothesis) -> None:
     reference = alts[0] if alts else ""
     ax.set_title(f"(b) per-launch medians (one dot per launch) relative to the median of "
                  f"{reference} at each size; bar: median and CI", loc="left", y=1.0, pad=5)
@@ -165,9 +167,9 @@ def _launch_median_panel(ax, op, sizes, alts, by_key, comparison_rows, hypothesi
     _stars(ax, sizes, alts, comparison_rows)
     ax.axhline(1.0, color="#57606a", linewidth=0.7, linestyle=":")
     ax.set_xlim(-0.6, len(sizes) - 0.4)
-    ax.set_xticks(range(len(sizes)), [format_size(op, s) for s in sizes],
+    ax.set_xticks(range(len(sizes)), [format_size(s, unit) for s in sizes],
                   rotation=30 if len(sizes) > 8 else 0, ha="right" if len(sizes) > 8 else "center")
-    ax.set_xlabel(size_axis_label([op]))
+    ax.set_xlabel(size_axis_label([unit]))
     ax.set_ylabel(f"per-launch median / median of {reference}")
     ax.grid(axis="x", visible=False)
     title = "one dot per launch"
@@ -219,7 +221,7 @@ def _headroom(ax, fraction: float) -> None:
         ax.set_ylim(low, high + fraction * (high - low))
 
 
-def _spread_panel(fig, ax, op, sizes, alts, by_key) -> None:
+def _spread_panel(fig, ax, unit, sizes, alts, by_key) -> None:
     ax.set_title("(c) launch-to-launch spread: launch median / median of launches", loc="left",
                  y=1.0, pad=5)
     labels, matrix = [], []
@@ -234,7 +236,7 @@ def _spread_panel(fig, ax, op, sizes, alts, by_key) -> None:
                 for k, s in enumerate(sorted(row.per_launch, key=lambda s: s.launch)):
                     line[k] = s.median_ns / row.median_ns
             matrix.append(line)
-            labels.append(format_size(op, size) if len(alts) == 1 else f"{alt} {format_size(op, size)}")
+            labels.append(format_size(size, unit) if len(alts) == 1 else f"{alt} {format_size(size, unit)}")
     # colors on log2(ratio): ×2 and ×½ are equally far from 1, and a launch 1000 × off does not
     # wash out the rest into one color
     with np.errstate(divide="ignore", invalid="ignore"):

@@ -13,8 +13,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from mpimeter.report import html as h
-from mpimeter.report.metadata import get, joined, rank_layout, residual_text, window_text
-from mpimeter.report.units import format_ns
+from mpimeter.report.metadata import joined, ns_or_none, rank_layout, residual_text, window_text
 
 # Per-test detail: shown in the full meta.json only, not in the common/varying tables.
 BULKY_KEYS = ("tests", "proc_sync.window_ns_by_test", "clock_sync.models", "clock_sync.parents",
@@ -67,8 +66,7 @@ def provenance_section(result, campaign_json: Mapping[str, Any] | None) -> str:
                    "a factor that varied is a factor of the experiment (Hoefler & Belli, rule 9).")]
     for alt in result.alternatives:
         launches = result.campaign.launches_of(alt)
-        metas = [li.meta for li in launches]
-        common, varying = common_and_varying(metas)
+        common, varying = common_and_varying([li.meta.document for li in launches])
         body = []
         if varying:
             rows = [(k, " | ".join(f"{li.index:03d}: {v}" for li, v in zip(launches, vals)))
@@ -81,7 +79,7 @@ def provenance_section(result, campaign_json: Mapping[str, Any] | None) -> str:
                     h.table(("key", "value"), list(common.items())))
         body.append(h.tag("h4", "Launches") + _launch_table(launches))
         full = "".join(h.details(h.esc(f"meta.json of launch {li.index:03d} ({li.folder})"),
-                                 h.json_block(li.meta)) for li in launches)
+                                 h.json_block(li.meta.document)) for li in launches)
         body.append(h.tag("h4", "Full meta.json of every launch") + full)
         parts.append(h.tag("h3", h.esc(f"Alternative {alt}"), id=f"prov-{slug(alt)}") + "".join(body))
     if campaign_json:
@@ -93,14 +91,9 @@ def _launch_table(launches) -> str:
     rows = []
     for li in launches:
         m = li.meta
-        load = get(m, "load", default={})
-        hosts = joined([r.get("host") for r in get(m, "ranks", default=[]) if isinstance(r, Mapping)])
-        rows.append((f"{li.index:03d}", str(li.folder), li.status, hosts, rank_layout(m)[1],
-                     get(m, "wall_start", default="–"), get(m, "wall_end", default="–"),
-                     str(get(m, "config", "seed", default="–")),
-                     _num(load.get("other_cpu_s") if isinstance(load, Mapping) else None),
-                     _num(load.get("wall_s") if isinstance(load, Mapping) else None),
-                     li.clock))
+        rows.append((f"{li.index:03d}", str(li.folder), li.status, joined(list(m.hosts)), rank_layout(m)[1],
+                     m.wall_start or "–", m.wall_end or "–", "–" if m.config.seed is None else str(m.config.seed),
+                     _num(m.load.other_cpu_s), _num(m.load.wall_s), li.clock))
     return h.table(("launch", "folder", "status", "hosts", "ranks", "start", "end", "seed",
                     "other CPU (s)", "wall (s)", "clock used"), rows,
                    numeric=(False,) * 8 + (True, True, False))
@@ -118,26 +111,27 @@ def method_section(result, comparison) -> str:
     parts = []
     for alt in result.alternatives:
         metas = [li.meta for li in result.campaign.launches_of(alt)]
-        cfg = lambda *k: joined([get(m, "config", *k) for m in metas])  # noqa: E731
+        cfg = lambda name: joined([getattr(m.config, name) for m in metas])  # noqa: E731
         pairs = [
             ("scheme", f"{len(metas)} launches (separate mpiruns, the unit of replication) × "
                        f"{cfg('nrep')} measured repetitions per test after {cfg('warmup')} warm-up "
                        f"repetitions; tests in a seeded shuffled order (seed {cfg('seed')})"),
             ("ranks", joined([rank_layout(m)[1] for m in metas])),
             ("timer", cfg("timer") + "; resolution " +
-             joined([_ns(get(m, "timer", "resolution_ns")) for m in metas]) + ", overhead " +
-             joined([_ns(get(m, "timer", "overhead_ns")) for m in metas])),
+             joined([ns_or_none(m.timer.resolution_ns) for m in metas]) + ", overhead " +
+             joined([ns_or_none(m.timer.overhead_ns) for m in metas])),
             ("process sync", window_text(metas)),
-            ("clock sync", joined([get(m, "clock_sync", "method") for m in metas]) + " (model " +
-             joined([get(m, "clock_sync", "model") for m in metas]) + "); " + residual_text(metas)),
+            ("clock sync", joined([m.clock_sync.method for m in metas]) + " (model " +
+             joined([m.clock_sync.model for m in metas]) + "); " + residual_text(metas)),
         ]
         parts.append(h.tag("h3", h.esc(f"Alternative {alt}")) + h.key_values(pairs))
     summary = [
         ("run time of a repetition", result.clock_note + ". With a global clock: max end − min "
          "start over ranks; without: the largest local duration over ranks."),
         ("invalid repetitions", "dropped (window missed or overrun) and counted"),
-        ("categories", "per launch and test (Roth 2021 §4.5): first; warm-up up to the "
-         "cumulative-minimum cliff; outlier ≥ 2 × median; good" +
+        ("categories", "per launch and test (Roth 2021 §4.5): first; warm-up, only where the "
+         "first repetitions are significantly slower than the rest (one-sided rank test over a "
+         "grid of lengths, Bonferroni); outlier ≥ 2 × median; good" +
          ("; warm-up dropped before the statistics" if s.drop_warmup else "")),
         ("outlier filter", filt),
         ("per launch", "median and mean of the kept repetitions"),
@@ -145,17 +139,20 @@ def method_section(result, comparison) -> str:
          "order-statistic interval (Le Boudec); mean of per-launch means with a t interval "
          "(lower bound clamped at 0: a run time is not negative), trusted only when "
          "Shapiro–Wilk passes; spread = max / min of the per-launch medians"),
-        ("across ranks", "Kruskal–Wallis on ranks' local durations, Holm-corrected"),
+        ("across ranks", "Friedman's test on each rank's per-launch median local duration, "
+         "launches as blocks (the sign test for 2 ranks), Holm-corrected; operations whose ranks "
+         "finish apart by design are not tested"),
     ]
     if comparison is not None:
+        hl = bool(comparison.rows) and comparison.rows[0].ratio_ci_method.startswith("hodges-lehmann")
         summary.append(("comparison", f"{comparison.test}; hypothesis {comparison.alternative}; "
-                        f"{comparison.correction} correction; stars on the corrected p: "
-                        "* ≤ .05, ** ≤ .01, *** ≤ .001; ratio = median b / median a"))
+                        f"{comparison.correction} correction; stars on the corrected p (* ≤ .05, "
+                        f"** ≤ .01, *** ≤ .001), shown only on rows significant at "
+                        f"α = {comparison.alpha:g}; ratio: "
+                        + ("the Hodges–Lehmann estimate of b/a (the median of all pairwise "
+                           "ratios)" if hl else "median b / median a")
+                        + " with its interval, the plain ratio of the medians beside it"))
     return h.tag("h3", "Summarization (all alternatives)") + h.key_values(summary) + "".join(parts)
-
-
-def _ns(value: Any) -> str | None:
-    return format_ns(float(value)) if isinstance(value, (int, float)) else None
 
 
 def tag_p(text: str) -> str:

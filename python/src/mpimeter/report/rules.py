@@ -8,9 +8,12 @@ the user has to state. The rule texts are quoted from the paper (§2–§5).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any
 
-from mpimeter.report.metadata import get, rank_layout
+from mpimeter.io.meta import LaunchMeta
+from mpimeter.report.metadata import rank_layout
 
 MET, NOT_MET, NA = "met", "not met", "n/a"
 
@@ -39,8 +42,11 @@ RULE_TEXT = {
 }
 
 # meta.json keys that document the setup (rule 9); a launch missing one is not documented.
-SETUP_KEYS = (("mpi", "library_version"), ("system", "cpu_model"), ("system", "kernel"),
-              ("build", "compiler"), ("tool", "version"), ("argv",), ("config",), ("ranks",))
+SETUP_KEYS: tuple[tuple[str, Callable[[LaunchMeta], Any]], ...] = (
+    ("mpi.library_version", lambda m: m.mpi.library_version), ("system.cpu_model", lambda m: m.system.cpu_model),
+    ("system.kernel", lambda m: m.system.kernel), ("build.compiler", lambda m: m.build.compiler),
+    ("tool.version", lambda m: m.tool.version), ("argv", lambda m: m.argv), ("config", lambda m: m.config.entries),
+    ("ranks", lambda m: m.ranks))
 
 
 @dataclass(frozen=True)
@@ -75,10 +81,10 @@ def _rule2(result) -> RuleCheck:
     short = []
     for li in result.campaign.launches:
         meta = li.meta
-        ncpus = get(meta, "system", "ncpus")
+        ncpus = meta.system.ncpus
         nodes, _ = rank_layout(meta)
-        nprocs = get(meta, "nprocs")
-        if isinstance(ncpus, int) and isinstance(nprocs, int) and nodes and nprocs < ncpus * nodes:
+        nprocs = meta.nprocs
+        if ncpus is not None and nodes and nprocs < ncpus * nodes:
             short.append(f"{li.alternative}/{li.index:03d}: {nprocs} ranks on {nodes} node(s) "
                          f"with {ncpus} CPUs each")
     if short:
@@ -141,9 +147,9 @@ def _rule8() -> RuleCheck:
 def _rule9(result) -> RuleCheck:
     missing = set()
     for li in result.campaign.launches:
-        for path in SETUP_KEYS:
-            if get(li.meta, *path) in (None, "", [], {}):
-                missing.add(".".join(path))
+        for name, value in SETUP_KEYS:
+            if not value(li.meta):
+                missing.add(name)
     if missing:
         return _check(9, NOT_MET, "meta.json lacks " + ", ".join(sorted(missing)) +
                       " in some launches; add it to the report by hand.")
@@ -154,7 +160,7 @@ def _rule9(result) -> RuleCheck:
 
 def _rule10(result) -> RuleCheck:
     unknown = [li for li in result.campaign.launches
-               if get(li.meta, "clock_sync", "method") is None or get(li.meta, "proc_sync", "method") is None]
+               if not li.meta.clock_sync.recorded or not li.meta.proc_sync.recorded]
     if unknown:
         return _check(10, NOT_MET, f"{len(unknown)} launch(es) do not record their clock or process "
                                    "synchronization method.")

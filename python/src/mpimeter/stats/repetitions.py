@@ -2,8 +2,10 @@
 Algorithm 3, lines 4–6, with Roth 2021 §4.5 categories in front):
 
 1. invalid repetitions (valid = 0) are dropped and counted;
-2. the valid ones, in repetition order, get the categories first / warmup / outlier / good;
-   with ``drop_warmup`` the first and warm-up repetitions are dropped;
+2. the valid ones, in repetition order, get the categories first / warmup / outlier / good,
+   with a warm-up only where a rank test finds a significant, material trend
+   (``mpimeter.stats.warmup``); with ``drop_warmup`` the first and warm-up repetitions are
+   dropped;
 3. the outlier filter removes what it removes (counted);
 4. the rest is summarized; for point-to-point operations the rate size / run time is summarized
    with the harmonic mean (Hoefler & Belli 2015, rule 3).
@@ -31,7 +33,9 @@ class LaunchTestStats:
     n_invalid: int
     n_warmup_dropped: int
     removed: int
-    warmup_length: int
+    warmup_length: int  # 0 unless the warm-up is significant (``warmup.detect_warmup``)
+    warmup_p: float  # p-value of the warm-up test (NaN: series too short to test)
+    warmup_significant: bool
     counts: dict[str, int]
     summary: summary.Summary
     bandwidth_Bps: float | None
@@ -79,6 +83,8 @@ def reduce_launch_test(
         n_warmup_dropped=n_warm,
         removed=int(candidates.size - keep.sum()),
         warmup_length=cats.warmup_length,
+        warmup_p=cats.warmup_p,
+        warmup_significant=cats.warmup_significant,
         counts=cats.counts(),
         summary=summary.summarize(final),
         bandwidth_Bps=bw,

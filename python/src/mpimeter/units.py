@@ -1,11 +1,16 @@
-"""Units for display: one time unit per figure or table, IEC byte sizes (Hoefler & Belli 2015
-§2.1.2: B for bytes, binary prefixes KiB/MiB). Formatting only; no statistics."""
+"""The one formatter of times, sizes and rates, for the CLI tables and the HTML report alike:
+one time unit per figure or table where asked, IEC byte sizes and rates (Hoefler & Belli 2015
+§2.1.2: B for bytes, binary prefixes KiB/MiB), and :data:`DIGITS` = 3 significant digits
+everywhere (a median of a few hundred repetitions is not known to more; its interval is shown
+next to it). Whole nanoseconds print as integers ("842 ns"). Formatting only; no statistics."""
 
 from __future__ import annotations
 
 import math
 
 TIME_UNITS = (("ns", 1.0), ("µs", 1e3), ("ms", 1e6), ("s", 1e9))
+RATE_UNITS = (("B/s", 1.0), ("KiB/s", 2.0**10), ("MiB/s", 2.0**20), ("GiB/s", 2.0**30), ("TiB/s", 2.0**40))
+DIGITS = 3
 
 
 def time_unit(typical_ns: float) -> tuple[str, float]:
@@ -20,7 +25,7 @@ def time_unit(typical_ns: float) -> tuple[str, float]:
 
 
 def format_ns(value_ns: float | None, unit: tuple[str, float] | None = None, *,
-              digits: int = 3) -> str:
+              digits: int = DIGITS) -> str:
     """A duration with `digits` significant digits and its unit ("12.3 µs"); "–" when missing."""
     if value_ns is None or (isinstance(value_ns, float) and math.isnan(value_ns)):
         return "–"
@@ -34,12 +39,23 @@ def format_ns(value_ns: float | None, unit: tuple[str, float] | None = None, *,
     return f"{_significant(value_ns / scale, digits)} {name}"
 
 
-def format_number(value: float | None, digits: int = 3) -> str:
+def format_number(value: float | None, digits: int = DIGITS) -> str:
     if value is None or (isinstance(value, float) and math.isnan(value)):
         return "–"
     if isinstance(value, int):
         return str(value)
     return _significant(value, digits)
+
+
+def format_rate(bytes_per_s: float | None, *, digits: int = DIGITS) -> str:
+    """A rate with binary prefixes: 1.5 · 2^20 → "1.50 MiB/s"; "–" when missing."""
+    if bytes_per_s is None or not math.isfinite(bytes_per_s):
+        return "–"
+    name, scale = RATE_UNITS[0]
+    for candidate, candidate_scale in RATE_UNITS:
+        if abs(bytes_per_s) >= candidate_scale:
+            name, scale = candidate, candidate_scale
+    return f"{_significant(bytes_per_s / scale, digits)} {name}"
 
 
 def _significant(x: float, digits: int) -> str:
@@ -58,12 +74,13 @@ def format_bytes(size: int) -> str:
     return f"{size} B"
 
 
-def format_size(op: str, size: int) -> str:
-    """The size of a test as the user thinks of it: bytes, or a duration for the `delay` op."""
-    if op == "delay":
+def format_size(size: int, unit: str = "bytes") -> str:
+    """The size of a test as the user thinks of it, in its unit (meta.json ``operations[op].size_unit``):
+    bytes, or a duration for operations sized in ns."""
+    if unit == "ns":
         return f"{format_ns(float(size))} delay"
     return format_bytes(size)
 
 
-def size_axis_label(ops: list[str] | tuple[str, ...]) -> str:
-    return "delay (ns)" if set(ops) == {"delay"} else "message size (bytes)"
+def size_axis_label(units: list[str] | tuple[str, ...]) -> str:
+    return "delay (ns)" if set(units) == {"ns"} else "message size (bytes)"

@@ -1,0 +1,52 @@
+/* launch_internal.h — what launch.c (the flow of a launch) and launch_tests.c (running and
+ * recording the tests) share: the launch state. Internal to c/src/bench/. */
+#ifndef MM_LAUNCH_INTERNAL_H
+#define MM_LAUNCH_INTERNAL_H
+#include "mm_bench.h"
+#include "mm_output.h"
+
+#define MM__MAX_TESTS (MM_MAX_OPS * MM_MAX_SIZES)
+
+typedef struct mm__launch_state {
+    const mm_config *cfg;
+    MPI_Comm comm;
+    int rank, nprocs;
+    mm_timer timer;
+    mm_clocksync cs;
+    mm_procsync ps;
+    mm_provenance prov;
+    mm_test *tests;
+    int ntests;
+    int64_t epoch_ns;
+    int64_t start_local_ns;
+    mm_outdir out;
+    size_t sync_written;
+    /* gathered on rank 0 */
+    mm_clock_model *models;
+    int *parents;
+    int64_t *virtual_offsets_ns;
+    double *virtual_skews_ppm;
+    int *res_ranks[2];
+    int64_t *res_ns[2];
+    int nres[2];
+    /* rank 0: what meta.json's "conditions" say */
+    mm_conditions conditions;
+    int nbudget_ended;      /* tests ended by the time budget */
+    char budget_tests[256]; /* the first of them, "allreduce 8 (1 of 5), ..." */
+    int64_t overwrite_over_window_ns; /* the longest --cold-cache overwrite beyond a given window */
+    mm_mpi_error err;       /* the first MPI failure outside the tests */
+} mm__launch_state;
+
+/* Rank 0: renders and atomically writes meta.json with the given status (launch.c). */
+int mm__write_meta(mm__launch_state *st, const char *status);
+/* Collective: one clock sync (initial or re-sync), its log and models recorded (launch.c). */
+int mm__sync(mm__launch_state *st);
+/* Seconds since the launch started, on rank 0's clock... on this rank's clock (launch.c). */
+double mm__seconds_since(const mm__launch_state *st);
+
+/* Collective: runs every test of the plan in order, writing each one's rows and meta.json as it
+ * finishes; a test whose MPI call fails is marked failed and the launch goes on when every rank
+ * can agree on it (launch_tests.c). Returns 0, or 1 when the launch cannot go on. */
+int mm__run_tests(mm__launch_state *st);
+
+#endif

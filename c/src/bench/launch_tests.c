@@ -1,0 +1,278 @@
+/* launch_tests.c — the tests of one launch: for each test of the shuffled plan, a re-sync when
+ * due, the op's buffers, the measurement loop (loop.c), the rows gathered to rank 0 and appended
+ * to raw.csv, and meta.json rewritten — so a launch killed midway leaves a folder that says which
+ * tests finished.
+ *
+ * Failures (docs/FORMAT.md, tests[].error): an MPI call of a test that returns an error, buffers
+ * that cannot be allocated, or a re-sync that fails inside the test (harmonize) mark that test
+ * failed, with the library's error string, and the launch goes on with the next test — when
+ * every rank can agree on it (one allreduce). The lowest failing rank tells the others what went
+ * wrong, so meta.json (written by rank 0) names the failure of whichever rank saw it. A failed
+ * test writes no rows. A re-sync between tests that fails ends the launch (every later test
+ * would rest on a clock nobody trusts), with a condition saying so. */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "launch_internal.h"
+
+/* Rank 0: a test the roundtime/harmonize time budget ended before --nrep gets counted in one
+ * condition (rewritten as more such tests come), so that nothing reads the launch as having
+ * measured what was asked. */
+static void mm__note_budget_ended(mm__launch_state *st, const mm_test *t) {
+    if (st->rank != 0 || !t->ended_by_budget) return;
+    mm_condition *c = mm_conditions_entry(&st->conditions, "budget-ended-tests", NULL);
+    if (!c) return;
+    st->nbudget_ended++;
+    size_t used = strlen(st->budget_tests);
+    char item[96];
+    snprintf(item, sizeof item, "%s%s %" PRId64 " (%ld of %ld)", used ? ", " : "", t->op->name,
+             t->size, t->nrep, t->nrep_asked);
+    int cut = strstr(st->budget_tests, ", ...") != NULL; /* nothing goes after the ellipsis */
+    if (!cut && used + strlen(item) + 8 < sizeof st->budget_tests)
+        snprintf(st->budget_tests + used, sizeof st->budget_tests - used, "%s", item);
+    else if (!cut)
+        snprintf(st->budget_tests + used, sizeof st->budget_tests - used, ", ...");
+    snprintf(c->message, sizeof c->message,
+             "%d test(s) ended by the time budget (--roundtime-budget-s %g per test) before "
+             "--nrep %d repetitions: %s; they rest on fewer repetitions than asked",
+             st->nbudget_ended, st->cfg->roundtime_budget_s, st->cfg->nrep, st->budget_tests);
+    snprintf(c->hint, sizeof c->hint, "raise --roundtime-budget-s or lower --nrep");
+}
+
+/* Rank 0: a window given with --window-us is not sized from a pilot, so it may leave no room for
+ * the --cold-cache overwrite after each repetition; then nearly every repetition starts late.
+ * The window process sync times the overwrite before each test (ps.between_reps_over_window_ns);
+ * one condition, with the longest time seen, gives the invalid repetitions their reason. */
+static void mm__note_overwrite_beyond_window(mm__launch_state *st) {
+    int64_t took_ns = st->ps.between_reps_over_window_ns;
+    if (st->rank != 0 || took_ns <= st->overwrite_over_window_ns) return;
+    mm_condition *c = mm_conditions_entry(&st->conditions, "cold-cache-beyond-window", NULL);
+    if (!c) return;
+    st->overwrite_over_window_ns = took_ns;
+    snprintf(c->message, sizeof c->message,
+             "the --cold-cache overwrite of %" PRId64 " bytes after each repetition takes up to "
+             "%.1f us, longer than --window-us %g: most repetitions start late (invalid)",
+             st->cfg->cold_cache_bytes, (double)took_ns * 1e-3, st->cfg->window_us);
+    snprintf(c->hint, sizeof c->hint,
+             "raise --window-us above it or use --window-us auto (its pilot leaves room for the "
+             "overwrite)");
+}
+
+/* Fills the arguments an operation needs; the op's setup allocates its buffers. */
+static int mm__prepare_args(const mm__launch_state *st, const mm_test *t, mm_op_args *args) {
+    memset(args, 0, sizeof *args);
+    args->comm = st->comm;
+    args->rank = st->rank;
+    args->nprocs = st->nprocs;
+    args->root = st->cfg->root;
+    mm_datatype_lookup(st->cfg->datatype, &args->datatype, &args->type_size);
+    mm_reduce_op_lookup(st->cfg->reduce_op, &args->reduce_op);
+    args->size = t->size;
+    args->count = (t->op->flags & MM_OP_SIZE_IS_DURATION) ? 0 : (int)(t->size / args->type_size);
+    args->timer = &st->timer;
+    int rc = t->op->setup(args);
+    if (rc == 0 && strcmp(st->cfg->inject_error_op, t->op->name) == 0)
+        mm_op_inject_error(t->op, args);
+    return rc;
+}
+
+/* Rank 0: per-test count of the repetitions invalid on some rank (the reasons are counted by the
+ * loop). A fact for meta.json; the run times themselves are computed by the analysis only. */
+static void mm__count_invalid(mm__launch_state *st, mm_test *t, long nrep, const int32_t *invalid) {
+    long ninvalid = 0;
+    for (long rep = 0; rep < nrep; rep++) {
+        int bad = 0;
+        for (int r = 0; r < st->nprocs && !bad; r++) bad = invalid[(long)r * nrep + rep] != 0;
+        ninvalid += bad;
+    }
+    t->invalid = ninvalid;
+}
+
+/* What mm__run_tests allocates for the repetitions: every rank's mm_rep_buffers, and on rank 0
+ * every rank's arrays gathered. */
+int64_t mm_rep_arrays_bytes(long nrep, int rank, int nprocs) {
+    const int64_t per_rep = 4 * sizeof(int64_t) + sizeof(int32_t); /* start end gstart gend flags */
+    int64_t bytes = (int64_t)nrep * per_rep;
+    if (rank == 0) bytes += (int64_t)nprocs * nrep * per_rep;
+    return bytes;
+}
+
+/* Collective: did the test fail on some rank? Then every rank gets the failure of the lowest
+ * failing rank (code and message) in t, and 1 is returned. 0 when it held everywhere; -1 when the
+ * ranks cannot even agree (the launch must end). */
+static int mm__agree_on_failure(mm__launch_state *st, mm_test *t, const char *code,
+                                const char *message) {
+    int mine = code ? st->rank : st->nprocs, lowest = st->nprocs;
+    if (MM_MPI(&st->err, MPI_Allreduce(&mine, &lowest, 1, MPI_INT, MPI_MIN, st->comm)) !=
+        MPI_SUCCESS)
+        return -1;
+    if (lowest == st->nprocs) return 0;
+    char buf[sizeof t->error_code + sizeof t->error_message];
+    memset(buf, 0, sizeof buf);
+    if (st->rank == lowest) {
+        snprintf(buf, sizeof t->error_code, "%s", code);
+        snprintf(buf + sizeof t->error_code, sizeof t->error_message, "%s", message);
+    }
+    if (MM_MPI(&st->err, MPI_Bcast(buf, (int)sizeof buf, MPI_CHAR, lowest, st->comm)) !=
+        MPI_SUCCESS)
+        return -1;
+    memcpy(t->error_code, buf, sizeof t->error_code);
+    memcpy(t->error_message, buf + sizeof t->error_code, sizeof t->error_message);
+    t->error_code[sizeof t->error_code - 1] = '\0';
+    t->error_message[sizeof t->error_message - 1] = '\0';
+    return 1;
+}
+
+/* Rank 0: a failed test becomes a condition too, so that the analysis shows it. */
+static void mm__note_failed(mm__launch_state *st, mm_test *t) {
+    t->status = MM_TEST_FAILED;
+    if (st->rank != 0) return;
+    char where[96];
+    snprintf(where, sizeof where, "test %d (%s %" PRId64 ")", t->index, t->op->name, t->size);
+    mm_condition *c = mm_conditions_entry(&st->conditions, "test-failed", where);
+    if (!c) return;
+    snprintf(c->message, sizeof c->message, "%s %" PRId64 " failed (%s): %s; it has no rows",
+             t->op->name, t->size, t->error_code, t->error_message);
+    snprintf(c->hint, sizeof c->hint, "%s",
+             strcmp(t->error_code, "alloc-failed") == 0
+                 ? "lower the size or the number of ranks per host"
+                 : "run the test alone to see whether the library refuses these arguments; the "
+                   "other tests of the launch are unaffected");
+}
+
+/* The per-rank arrays of one test gathered to rank 0. */
+typedef struct mm__gathered {
+    int64_t *start, *end, *gstart, *gend;
+    int32_t *invalid;
+} mm__gathered;
+
+static int mm__gathered_alloc(mm__gathered *g, size_t n) {
+    memset(g, 0, sizeof *g);
+    if (n == 0) return 0;
+    g->start = malloc(n * sizeof(int64_t));
+    g->end = malloc(n * sizeof(int64_t));
+    g->gstart = malloc(n * sizeof(int64_t));
+    g->gend = malloc(n * sizeof(int64_t));
+    g->invalid = malloc(n * sizeof(int32_t));
+    return g->start && g->end && g->gstart && g->gend && g->invalid ? 0 : -1;
+}
+
+static void mm__gathered_free(mm__gathered *g) {
+    free(g->start);
+    free(g->end);
+    free(g->gstart);
+    free(g->gend);
+    free(g->invalid);
+    memset(g, 0, sizeof *g);
+}
+
+/* Collective: gathers the test's rows, writes them and meta.json. 0, or -1 when writing failed. */
+static int mm__record_test(mm__launch_state *st, mm_test *t, const mm_rep_buffers *b,
+                           mm__gathered *g, int has_global) {
+    int cnt = (int)t->nrep; /* the same on every rank */
+    MM_MPI(&st->err, MPI_Gather(b->start_ns, cnt, MPI_INT64_T, g->start, cnt, MPI_INT64_T, 0, st->comm));
+    MM_MPI(&st->err, MPI_Gather(b->end_ns, cnt, MPI_INT64_T, g->end, cnt, MPI_INT64_T, 0, st->comm));
+    MM_MPI(&st->err, MPI_Gather(b->gstart_ns, cnt, MPI_INT64_T, g->gstart, cnt, MPI_INT64_T, 0, st->comm));
+    MM_MPI(&st->err, MPI_Gather(b->gend_ns, cnt, MPI_INT64_T, g->gend, cnt, MPI_INT64_T, 0, st->comm));
+    MM_MPI(&st->err, MPI_Gather(b->invalid, cnt, MPI_INT32_T, g->invalid, cnt, MPI_INT32_T, 0, st->comm));
+    int write_ok = !mm_mpi_failed(&st->err);
+    if (st->rank == 0 && write_ok) {
+        mm__count_invalid(st, t, cnt, g->invalid);
+        write_ok = mm_raw_write_test(st->out.raw, t, st->nprocs, cnt, g->start, g->end, g->gstart,
+                                     g->gend, g->invalid, st->epoch_ns, has_global,
+                                     st->cfg->raw_reduced) == 0;
+        t->status = MM_TEST_COMPLETE;
+        write_ok = write_ok && mm__write_meta(st, "running") == 0;
+        if (!write_ok) fprintf(stderr, "mpimeter-bench: cannot write to %s\n", st->cfg->out);
+    }
+    t->status = MM_TEST_COMPLETE;
+    return mm_all_ok(st->comm, write_ok) ? 0 : -1;
+}
+
+int mm__run_tests(mm__launch_state *st) {
+    const mm_config *cfg = st->cfg;
+    long nrep = cfg->nrep;
+    mm_rep_buffers b;
+    mm__gathered g;
+    int ok = mm_rep_buffers_alloc(&b, nrep) == 0;
+    ok = mm__gathered_alloc(&g, st->rank == 0 ? (size_t)st->nprocs * (size_t)nrep : 0) == 0 && ok;
+    void *cold = NULL;
+    if (cfg->cold_cache_bytes > 0) {
+        cold = calloc(1, (size_t)cfg->cold_cache_bytes);
+        ok = ok && cold;
+    }
+    int rc = 0;
+    if (!mm_all_ok(st->comm, ok)) {
+        if (st->rank == 0) fprintf(stderr, "mpimeter-bench: out of memory for %ld repetitions\n", nrep);
+        rc = 1;
+        goto done;
+    }
+    double resync_s = mm_config_effective_resync_s(cfg, st->cs.vt->model_kind);
+    int has_global = strcmp(st->cs.vt->name, "none") != 0 || st->ps.vt->needs_global_clock;
+
+    for (int i = 0; i < st->ntests && rc == 0; i++) {
+        mm_test *t = &st->tests[i];
+        mm_cpu_track_note(&st->prov.cpu);
+        /* Re-sync between tests when the last sync is too old (rank 0 decides for all). */
+        int resync = resync_s > 0 && st->rank == 0 &&
+                     (double)(mm_timer_now(&st->timer) - st->cs.last_sync_local_ns) * 1e-9 > resync_s;
+        if (MM_MPI(&st->err, MPI_Bcast(&resync, 1, MPI_INT, 0, st->comm)) != MPI_SUCCESS) {
+            rc = 1;
+            break;
+        }
+        if (resync && mm__sync(st) != 0) {
+            rc = 1;
+            break;
+        }
+
+        t->status = MM_TEST_RUNNING;
+        t->started_s = mm__seconds_since(st);
+        mm_op_args args;
+        const char *code = NULL;
+        char message[sizeof t->error_message] = "";
+        if (mm__prepare_args(st, t, &args) != 0) {
+            code = "alloc-failed";
+            snprintf(message, sizeof message, "cannot allocate the buffers of %s at %" PRId64
+                     " bytes on rank %d", t->op->name, t->size, st->rank);
+        }
+        int agreed = mm__agree_on_failure(st, t, code, message);
+        if (agreed == 0) {
+            mm_mpi_error test_err;
+            mm_mpi_error_clear(&test_err);
+            mm_bench_run_test(cfg, t, &args, &st->ps, &b, cold, (size_t)cfg->cold_cache_bytes,
+                              &test_err);
+            if (mm_mpi_failed(&test_err)) {
+                code = "mpi-error";
+                mm_mpi_error_format(&test_err, message, sizeof message);
+            } else if (st->ps.resync_failures > 0) {
+                code = "resync-failed";
+                snprintf(message, sizeof message, "%ld of %ld clock re-syncs inside the test "
+                         "failed; the last good clock model was kept", st->ps.resync_failures,
+                         st->ps.nresyncs);
+            }
+            agreed = mm__agree_on_failure(st, t, code, message);
+        }
+        t->op->teardown(&args);
+        t->duration_s = mm__seconds_since(st) - t->started_s;
+        if (agreed < 0) {
+            rc = 1;
+            break;
+        }
+        if (agreed > 0) {
+            mm__note_failed(st, t);
+            if (mm__write_meta(st, "running") != 0) rc = 1;
+            continue;
+        }
+        mm__note_budget_ended(st, t);
+        mm__note_overwrite_beyond_window(st);
+        if (mm__record_test(st, t, &b, &g, has_global) != 0) rc = 1;
+    }
+    mm_cpu_track_note(&st->prov.cpu);
+done:
+    mm_rep_buffers_free(&b);
+    mm__gathered_free(&g);
+    free(cold);
+    return rc;
+}

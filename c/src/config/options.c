@@ -1,0 +1,268 @@
+/* options.c — the table of mpimeter-bench's options: one row per option with its type, bounds,
+ * default, unit and help. The parser (config.c), --help, --describe (describe.c) and the words of
+ * every bad-input message come from this table and nowhere else, so that the Python half, which
+ * reads --describe, checks the same bounds with the same words (docs/FORMAT.md, "--describe"). */
+#include <errno.h>
+#include <limits.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "mm_clocksync.h"
+#include "mm_config.h"
+#include "mm_ops.h"
+#include "mm_procsync.h"
+#include "mm_timer.h"
+
+#define OFF(field) offsetof(mm_config, field)
+#define NONE 0, 0, NULL, 0
+#define BENCH MM_OPT_F_BENCH
+#define SYNC MM_OPT_F_SYNC_CHECK
+
+static const mm_option_spec mm__table[] = {
+    {"ops", MM_OPT_NAMES, BENCH, "LIST", "allreduce,bcast,alltoall,barrier", NULL, 0, 0,
+     "operations", 0, "operations, comma-separated (see --list-ops)"},
+    {"sizes", MM_OPT_SIZES, BENCH, "SPEC", "8:65536:x8,65536", "bytes", NONE,
+     "sizes in bytes (ns for delay): a list (8,1024) and/or geometric ranges FROM:TO:xFACTOR "
+     "(8:1048576:x2)"},
+    {"nrep", MM_OPT_INT, BENCH, "N", "300", "repetitions", 1, 1e8, NULL, OFF(nrep),
+     "recorded repetitions per test"},
+    {"warmup", MM_OPT_INT, BENCH, "N", "10", "repetitions", 0, 1e8, NULL, OFF(warmup),
+     "unrecorded repetitions before each test"},
+    {"timer", MM_OPT_NAME, BENCH | SYNC, "NAME", "monotonic", NULL, 0, 0, "timers", 0,
+     "local clock"},
+    {"clocksync", MM_OPT_NAMES, BENCH | SYNC | MM_OPT_F_AUTO, "NAME", "auto", NULL, 0, 0,
+     "clock_syncs", 0,
+     "clock synchronization; auto = hca3 when the process sync needs a global clock, else none;"
+     " a comma-separated list with --sync-check"},
+    {"procsync", MM_OPT_NAME, BENCH, "NAME", "window", NULL, 0, 0, "process_syncs", 0,
+     "process synchronization before each repetition"},
+    {"window-us", MM_OPT_FLOAT, BENCH | MM_OPT_F_AUTO | MM_OPT_F_ABOVE, "US", "auto", "us", 0, 1e9,
+     NULL, OFF(window_us),
+     "window size for --procsync window; auto = from a pilot measurement, adapted per batch"},
+    {"start-tolerance-ns", MM_OPT_I64, BENCH | MM_OPT_F_AUTO, "NS", "auto", "ns", 1, 1e9, NULL,
+     OFF(start_tolerance_ns),
+     "a rank whose first timestamp comes later than the planned start plus this makes the "
+     "repetition invalid (late_wakeup); auto = 10 timer overheads, at least 1000 ns"},
+    {"seed", MM_OPT_SEED, BENCH | SYNC | MM_OPT_F_PER_LAUNCH, "N", "random", NULL, 0,
+     18446744073709551615.0, NULL, 0,
+     "seed of the shuffled test order and of the virtual clocks (drawn and recorded)"},
+    {"cold-cache", MM_OPT_I64, BENCH, "BYTES", "0", "bytes", 0, 68719476736.0, NULL,
+     OFF(cold_cache_bytes), "overwrite a buffer of this size after each repetition, outside the "
+     "timed region"},
+    {"root", MM_OPT_INT, BENCH, "RANK", "0", NULL, 0, 2147483647.0, NULL, OFF(root),
+     "root rank of rooted operations (below the number of ranks)"},
+    {"datatype", MM_OPT_NAME, BENCH, "NAME", "int", NULL, 0, 0, "datatypes", 0,
+     "MPI datatype of the buffers (sizes must be multiples of its size)"},
+    {"reduce-op", MM_OPT_NAME, BENCH, "NAME", "sum", NULL, 0, 0, "reduce_ops", 0,
+     "reduction operation of reducing collectives (defined for --datatype)"},
+    {"out", MM_OPT_PATH, BENCH | MM_OPT_F_PER_LAUNCH, "DIR", "(required)", NULL, NONE,
+     "the launch folder to write"},
+    {"force", MM_OPT_FLAG, BENCH | MM_OPT_F_PER_LAUNCH, NULL, "off", NULL, NONE,
+     "write into --out even if it exists and is not empty"},
+    {"raw", MM_OPT_CHOICE, BENCH, "MODE", "full", NULL, 0, 0, "full,reduced", 0,
+     "full = one row per rank and repetition; reduced = one per repetition"},
+    {"virtual-base", MM_OPT_NAME, BENCH | SYNC, "NAME", "monotonic", NULL, 0, 0, "timers", 0,
+     "timer wrapped by --timer virtual (not virtual)"},
+    {"virtual-offset-s", MM_OPT_FLOAT, BENCH | SYNC, "X", "0", "s", 0, 1e6, NULL,
+     OFF(virtual_offset_s), "virtual timer: offsets drawn uniformly in +-X s (rank 0: 0)"},
+    {"virtual-skew-ppm", MM_OPT_FLOAT, BENCH | SYNC, "Y", "0", "ppm", 0, 1e5, NULL,
+     OFF(virtual_skew_ppm), "virtual timer: skews of +Y or -Y ppm (rank 0: 0)"},
+    {"nfit", MM_OPT_INT, BENCH | SYNC, "N", "32", "points", 1, 1e6, NULL, OFF(cs_params.nfit),
+     "clock sync: fit points per edge (jk, hca*)"},
+    {"pingpongs", MM_OPT_INT, BENCH | SYNC, "N", "200", "round trips", 1, 1e7, NULL,
+     OFF(cs_params.pingpong_cap), "clock sync: max round trips per offset measurement"},
+    {"n-nonimproving", MM_OPT_INT, BENCH | SYNC, "N", "20", "round trips", 1, 1e7, NULL,
+     OFF(cs_params.n_nonimproving),
+     "clock sync: stop after N round trips that did not beat the min RTT"},
+    {"min-rounds", MM_OPT_INT, BENCH | SYNC, "N", "10", "round trips", 1, 1e7, NULL,
+     OFF(cs_params.min_rounds), "clock sync (skampi): rounds before the early stop may fire"},
+    {"fit-span-s", MM_OPT_FLOAT, BENCH | SYNC | MM_OPT_F_ABOVE, "S", "0.2", "s", 0, 3600, NULL,
+     OFF(cs_params.fit_span_s), "clock sync: spread the fit points over S seconds"},
+    {"resync-s", MM_OPT_FLOAT, BENCH, "T", "1 for offset-only syncs, else never", "s", 0, 1e6,
+     NULL, OFF(resync_s),
+     "re-run the clock sync between tests when the last one is older than T s (0 = never)"},
+    {"roundtime-budget-s", MM_OPT_FLOAT, BENCH | MM_OPT_F_ABOVE, "S", "1", "s", 0, 1e6, NULL,
+     OFF(roundtime_budget_s),
+     "roundtime/harmonize: time budget per test (a test it ends before --nrep is marked)"},
+    {"bcast-factor", MM_OPT_FLOAT, BENCH, "K", "2", NULL, 1, 1000, NULL, OFF(bcast_factor),
+     "roundtime/harmonize: start = now + K x the measured start delay"},
+    {"sync-check", MM_OPT_FLAG, SYNC | MM_OPT_F_MODE, NULL, "off", NULL, NONE,
+     "check the clock syncs named in --clocksync instead of benchmarking"},
+    {"check-at", MM_OPT_FLOATS, SYNC, "LIST", "0,1,2,5,10", "s", 0, 3600, NULL, 0,
+     "--sync-check: seconds after the sync to measure residuals (non-decreasing)"},
+    {"json", MM_OPT_FLAG, SYNC, NULL, "off", NULL, NONE, "--sync-check: print one JSON object"},
+    {"inject-error", MM_OPT_NAME, BENCH | MM_OPT_F_HIDDEN, "OP", "none", NULL, 0, 0,
+     "operations", 0,
+     "test only: give this operation's calls an invalid root or reduction, so that MPI returns "
+     "an error"},
+    {"inject-late-wakeup-us", MM_OPT_FLOAT, BENCH | MM_OPT_F_HIDDEN, "US", "0", "us", 0, 1e6,
+     NULL, OFF(inject_late_wakeup_us),
+     "test only: the last rank sleeps this long past the planned start of every 4th repetition"},
+    {"validate", MM_OPT_NPROCS, MM_OPT_F_INFO, "NP", "", "ranks", 1, 16777216.0, NULL,
+     OFF(validate_nprocs),
+     "check the options as a launch of NP ranks would (no MPI needed), print the resolved "
+     "configuration as JSON and exit (0, or 2 with the message)"},
+    {"describe", MM_OPT_FLAG, MM_OPT_F_INFO, NULL, "", NULL, NONE,
+     "print what this binary can do (options, registries) as JSON and exit"},
+    {"list-ops", MM_OPT_FLAG, MM_OPT_F_INFO, NULL, "", NULL, NONE,
+     "list the operations and exit"},
+    {"version", MM_OPT_FLAG, MM_OPT_F_INFO, NULL, "", NULL, NONE, "print the version and exit"},
+    {"help", MM_OPT_FLAG, MM_OPT_F_INFO, NULL, "", NULL, NONE, "this text"},
+};
+
+const mm_option_spec *mm_options(size_t *n) {
+    *n = sizeof mm__table / sizeof mm__table[0];
+    return mm__table;
+}
+
+const mm_option_spec *mm_option_find(const char *name, size_t name_len) {
+    size_t n;
+    const mm_option_spec *t = mm_options(&n);
+    for (size_t i = 0; i < n; i++)
+        if (strlen(t[i].name) == name_len && strncmp(t[i].name, name, name_len) == 0) return &t[i];
+    return NULL;
+}
+
+/* ---- messages ---- */
+
+const char *const MM_MSG_NOT_WHOLE = "--{option}: '{value}' is not a whole number; allowed: {allowed}";
+const char *const MM_MSG_NOT_NUMBER = "--{option}: '{value}' is not a number; allowed: {allowed}";
+const char *const MM_MSG_OUT_OF_RANGE = "--{option}: {value} is out of range; allowed: {allowed}";
+const char *const MM_MSG_UNKNOWN_NAME = "--{option}: unknown {what} '{value}'; allowed: {allowed}";
+
+int mm_config_message(char *err, size_t len, const char *tmpl, const char *option,
+                      const char *value, const char *allowed, const char *what) {
+    static const char *const keys[] = {"{option}", "{value}", "{allowed}", "{what}"};
+    const char *vals[] = {option, value, allowed, what};
+    size_t used = 0;
+    if (len == 0) return 2;
+    for (const char *p = tmpl; *p && used + 1 < len;) {
+        int hit = -1;
+        for (int k = 0; k < 4; k++)
+            if (strncmp(p, keys[k], strlen(keys[k])) == 0) hit = k;
+        if (hit < 0) {
+            err[used++] = *p++;
+            continue;
+        }
+        const char *v = vals[hit] ? vals[hit] : "";
+        while (*v && used + 1 < len) err[used++] = *v++;
+        p += strlen(keys[hit]);
+    }
+    err[used] = '\0';
+    return 2;
+}
+
+/* 100000000 rather than 1e+08: bounds as a user would type them. */
+static void mm__plain(double x, char *out, size_t len) {
+    if (x == floor(x) && fabs(x) < 1e19)
+        snprintf(out, len, "%.0f", x);
+    else
+        snprintf(out, len, "%g", x);
+}
+
+void mm_option_allowed_text(const mm_option_spec *o, char *out, size_t len) {
+    char lo[32], hi[32];
+    mm__plain(o->min, lo, sizeof lo);
+    mm__plain(o->max, hi, sizeof hi);
+    if (o->type == MM_OPT_SEED) snprintf(hi, sizeof hi, "18446744073709551615"); /* 2^64 - 1 */
+    switch (o->type) {
+    case MM_OPT_INT:
+    case MM_OPT_I64:
+    case MM_OPT_SEED:
+    case MM_OPT_NPROCS:
+        snprintf(out, len, "a whole number from %s to %s%s", lo, hi,
+                 (o->flags & MM_OPT_F_AUTO) ? ", or auto" : "");
+        return;
+    case MM_OPT_FLOAT:
+    case MM_OPT_FLOATS:
+        if (o->flags & MM_OPT_F_ABOVE)
+            snprintf(out, len, "a number above %s, at most %s%s", lo, hi,
+                     (o->flags & MM_OPT_F_AUTO) ? ", or auto" : "");
+        else
+            snprintf(out, len, "a number from %s to %s%s", lo, hi,
+                     (o->flags & MM_OPT_F_AUTO) ? ", or auto" : "");
+        return;
+    case MM_OPT_NAME:
+    case MM_OPT_NAMES:
+        snprintf(out, len, "%s%s", mm_registry_names(o->choices),
+                 (o->flags & MM_OPT_F_AUTO) ? ", auto" : "");
+        return;
+    case MM_OPT_CHOICE: {
+        size_t used = 0;
+        for (const char *p = o->choices; *p && used + 3 < len; p++) {
+            out[used++] = *p;
+            if (*p == ',') out[used++] = ' ';
+        }
+        out[used] = '\0';
+        return;
+    }
+    default:
+        snprintf(out, len, "%s", o->metavar ? o->metavar : "");
+    }
+}
+
+const char *mm_registry_names(const char *registry) {
+    if (!registry) return "";
+    if (strcmp(registry, "timers") == 0) return mm_timer_names();
+    if (strcmp(registry, "clock_syncs") == 0) return mm_clocksync_names();
+    if (strcmp(registry, "process_syncs") == 0) return mm_procsync_names();
+    if (strcmp(registry, "datatypes") == 0) return mm_datatype_names();
+    if (strcmp(registry, "reduce_ops") == 0) return mm_reduce_op_names();
+    if (strcmp(registry, "operations") == 0) return mm_op_names();
+    return "";
+}
+
+const char *mm_registry_what(const char *registry) {
+    static const char *const pairs[][2] = {
+        {"timers", "timer"},         {"clock_syncs", "clock sync"},
+        {"process_syncs", "process sync"}, {"datatypes", "datatype"},
+        {"reduce_ops", "reduction"}, {"operations", "operation"},
+    };
+    for (size_t i = 0; registry && i < sizeof pairs / sizeof pairs[0]; i++)
+        if (strcmp(pairs[i][0], registry) == 0) return pairs[i][1];
+    return "mode";
+}
+
+/* ---- numbers: the whole text must be a number in range ---- */
+
+static int mm__out_of_range(const mm_option_spec *o, double v) {
+    if (o->flags & MM_OPT_F_ABOVE) return !(v > o->min) || v > o->max;
+    return v < o->min || v > o->max;
+}
+
+int mm_option_parse_number(const mm_option_spec *o, const char *text, mm_config *cfg, char *err,
+                           size_t len) {
+    char allowed[256];
+    mm_option_allowed_text(o, allowed, sizeof allowed);
+    char *base = (char *)cfg + o->offset;
+    if ((o->flags & MM_OPT_F_AUTO) && strcmp(text, "auto") == 0) {
+        /* 0 stands for "auto": outside every auto option's range, so never a user's value */
+        if (o->type == MM_OPT_FLOAT) *(double *)(void *)base = 0.0;
+        else if (o->type == MM_OPT_I64) *(int64_t *)(void *)base = 0;
+        else *(int *)(void *)base = 0;
+        return 0;
+    }
+    char *end = NULL;
+    errno = 0;
+    if (o->type == MM_OPT_FLOAT) {
+        double v = strtod(text, &end);
+        if (errno || end == text || *end != '\0' || !isfinite(v))
+            return mm_config_message(err, len, MM_MSG_NOT_NUMBER, o->name, text, allowed, NULL);
+        if (mm__out_of_range(o, v))
+            return mm_config_message(err, len, MM_MSG_OUT_OF_RANGE, o->name, text, allowed, NULL);
+        *(double *)(void *)base = v;
+        return 0;
+    }
+    long long v = strtoll(text, &end, 10);
+    if (end == text || *end != '\0' || (errno && errno != ERANGE))
+        return mm_config_message(err, len, MM_MSG_NOT_WHOLE, o->name, text, allowed, NULL);
+    if (errno == ERANGE || mm__out_of_range(o, (double)v))
+        return mm_config_message(err, len, MM_MSG_OUT_OF_RANGE, o->name, text, allowed, NULL);
+    if (o->type == MM_OPT_I64)
+        *(int64_t *)(void *)base = (int64_t)v;
+    else
+        *(int *)(void *)base = (int)v;
+    return 0;
+}

@@ -1,0 +1,200 @@
+/* meta_runs.c — the parts of meta.json (docs/FORMAT.md) that a launch rewrites as it runs: the
+ * clock sync (models, residuals, re-syncs), the process sync's counts by reason, every test's
+ * status, counts and error, and the conditions the launch noticed. Facts only: the analysis
+ * judges them. */
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "meta_internal.h"
+
+static void mm__render_residual(mm_json *j, const char *key, int n, const int *ranks,
+                                const int64_t *res) {
+    mm_json_key(j, key);
+    if (n < 0 || (n > 0 && (!ranks || !res))) {
+        mm_json_null(j);
+        return;
+    }
+    uint64_t max_abs = 0; /* unsigned: |INT64_MIN| fits */
+    for (int i = 0; i < n; i++) {
+        uint64_t a = res[i] < 0 ? (uint64_t)0 - (uint64_t)res[i] : (uint64_t)res[i];
+        if (a > max_abs) max_abs = a;
+    }
+    if (max_abs > (uint64_t)INT64_MAX) max_abs = (uint64_t)INT64_MAX;
+    mm_json_begin_object(j);
+    mm_json_key(j, "ranks");
+    mm__int_array(j, ranks, n);
+    mm_json_key(j, "residual_ns");
+    mm__i64_array(j, res, n);
+    mm_json_kv_int(j, "max_abs_ns", (int64_t)max_abs);
+    mm_json_end_object(j);
+}
+
+void mm__render_clock_sync(mm_json *j, const mm_launch *l) {
+    mm_json_key(j, "clock_sync");
+    const mm_clocksync *cs = l->cs;
+    if (!cs || !cs->vt) {
+        mm_json_null(j);
+        return;
+    }
+    mm_json_begin_object(j);
+    mm_json_kv_string(j, "method", cs->vt->name);
+    mm_json_kv_string(j, "model", cs->vt->model_kind);
+    mm_json_kv_double(j, "duration_s", cs->duration_s);
+    mm_json_kv_double(j, "total_duration_s", cs->total_duration_s);
+    mm_json_key(j, "params");
+    mm_json_begin_object(j);
+    mm_json_kv_int(j, "nfit", cs->params.nfit);
+    mm_json_kv_int(j, "pingpong_cap", cs->params.pingpong_cap);
+    mm_json_kv_int(j, "n_nonimproving", cs->params.n_nonimproving);
+    mm_json_kv_int(j, "min_rounds", cs->params.min_rounds);
+    mm_json_kv_double(j, "fit_span_s", cs->params.fit_span_s);
+    mm_json_end_object(j);
+    mm_json_key(j, "parents");
+    if (l->parents)
+        mm__int_array(j, l->parents, l->nprocs);
+    else
+        mm_json_null(j);
+    mm_json_key(j, "models");
+    if (l->models) {
+        mm_json_begin_array(j);
+        for (int r = 0; r < l->nprocs; r++) {
+            mm_json_begin_object(j);
+            mm_json_kv_int(j, "rank", r);
+            mm_json_kv_int(j, "anchor_ns", l->models[r].anchor_ns);
+            mm_json_kv_double(j, "slope", l->models[r].slope);
+            mm_json_kv_double(j, "intercept_ns", l->models[r].intercept_ns);
+            mm_json_end_object(j);
+        }
+        mm_json_end_array(j);
+    } else {
+        mm_json_null(j);
+    }
+    mm_json_kv_int(j, "resyncs", cs->nsyncs > 1 ? cs->nsyncs - 1 : 0);
+    mm_json_kv_int(j, "failed_syncs", cs->nfailed);
+    mm__render_residual(j, "residual_start", l->nresidual_start, l->residual_ranks_start,
+                        l->residual_start_ns);
+    mm__render_residual(j, "residual_end", l->nresidual_end, l->residual_ranks_end,
+                        l->residual_end_ns);
+    mm_json_end_object(j);
+}
+
+/* The per-reason counts, named as in docs/FORMAT.md (MM_INVALID_NREASONS order). */
+static const char *const mm__reason_names[MM_INVALID_NREASONS] = {"late_start", "overrun",
+                                                                 "round_late", "late_wakeup"};
+
+static void mm__reason_object(mm_json *j, const long *counts) {
+    mm_json_begin_object(j);
+    for (int r = 0; r < MM_INVALID_NREASONS; r++) mm_json_kv_int(j, mm__reason_names[r], counts[r]);
+    mm_json_end_object(j);
+}
+
+void mm__render_proc_sync(mm_json *j, const mm_launch *l) {
+    mm_json_key(j, "proc_sync");
+    const mm_procsync *ps = l->ps;
+    if (!ps || !ps->vt) {
+        mm_json_null(j);
+        return;
+    }
+    long invalid = 0, redone = 0, late[MM_INVALID_NREASONS] = {0}, again[MM_INVALID_NREASONS] = {0};
+    mm_json_begin_object(j);
+    mm_json_kv_string(j, "method", ps->vt->name);
+    mm__kv_text(j, "scheme", ps->vt->scheme);
+    mm_json_key(j, "window_ns_by_test");
+    mm_json_begin_object(j);
+    for (int i = 0; l->tests && i < l->ntests; i++) {
+        const mm_test *t = &l->tests[i];
+        invalid += t->invalid;
+        redone += t->redone;
+        for (int r = 0; r < MM_INVALID_NREASONS; r++) {
+            late[r] += t->invalid_by_reason[r];
+            again[r] += t->redone_by_reason[r];
+        }
+        if (t->window_ns > 0) {
+            char key[16];
+            snprintf(key, sizeof key, "%d", t->index);
+            mm_json_kv_int(j, key, t->window_ns);
+        }
+    }
+    mm_json_end_object(j);
+    mm_json_key(j, "invalid");
+    mm_json_begin_object(j);
+    mm_json_kv_int(j, "total", invalid);
+    for (int r = 0; r < MM_INVALID_NREASONS; r++) mm_json_kv_int(j, mm__reason_names[r], late[r]);
+    mm_json_end_object(j);
+    mm_json_key(j, "redone");
+    mm_json_begin_object(j);
+    mm_json_kv_int(j, "total", redone);
+    mm_json_key(j, "reasons");
+    mm__reason_object(j, again);
+    mm_json_end_object(j);
+    mm_json_end_object(j);
+}
+
+void mm__render_tests(mm_json *j, const mm_launch *l) {
+    mm_json_key(j, "tests");
+    mm_json_begin_array(j);
+    for (int i = 0; l->tests && i < l->ntests; i++) {
+        const mm_test *t = &l->tests[i];
+        int done = t->status == MM_TEST_COMPLETE || t->status == MM_TEST_FAILED;
+        mm_json_begin_object(j);
+        mm_json_kv_int(j, "test", t->index);
+        mm_json_kv_string(j, "op", t->op ? t->op->name : NULL);
+        mm_json_kv_int(j, "size", t->size);
+        mm_json_kv_string(j, "status", mm__test_status_word(t->status));
+        mm_json_key(j, "error");
+        if (t->status == MM_TEST_FAILED) {
+            mm_json_begin_object(j);
+            mm_json_kv_string(j, "code", t->error_code);
+            mm_json_kv_string(j, "message", t->error_message);
+            mm_json_end_object(j);
+        } else {
+            mm_json_null(j);
+        }
+        mm_json_kv_int(j, "nrep", t->status == MM_TEST_COMPLETE ? t->nrep : 0);
+        mm_json_kv_int(j, "nrep_asked", t->nrep_asked);
+        /* why the test ended: every asked repetition, or the roundtime/harmonize time budget */
+        mm__kv_text(j, "ended_by", t->status != MM_TEST_COMPLETE ? NULL
+                                   : t->ended_by_budget       ? "budget"
+                                                              : "nrep");
+        mm_json_kv_int(j, "invalid", t->invalid);
+        for (int r = 0; r < MM_INVALID_NREASONS; r++) {
+            char key[40];
+            snprintf(key, sizeof key, "invalid_%s", mm__reason_names[r]);
+            mm_json_kv_int(j, key, t->invalid_by_reason[r]);
+        }
+        mm_json_kv_int(j, "redone", t->redone);
+        mm_json_kv_int(j, "resyncs", t->resyncs);
+        mm__kv_positive(j, "window_ns", (double)t->window_ns);
+        mm__kv_positive(j, "start_tolerance_ns", (double)t->start_tolerance_ns);
+        mm__kv_double_if(j, "started_s", t->status != MM_TEST_PENDING, t->started_s);
+        mm__kv_double_if(j, "duration_s", done, t->duration_s);
+        mm_json_end_object(j);
+    }
+    mm_json_end_array(j);
+}
+
+void mm__render_conditions(mm_json *j, const mm_conditions *c) {
+    mm_json_key(j, "conditions");
+    mm_json_begin_array(j);
+    for (int i = 0; c && i < c->n; i++) {
+        mm_json_begin_object(j);
+        mm_json_kv_string(j, "code", c->item[i].code);
+        mm_json_kv_string(j, "message", c->item[i].message);
+        mm_json_kv_string(j, "hint", c->item[i].hint);
+        mm__kv_text(j, "where", c->item[i].where);
+        mm_json_end_object(j);
+    }
+    if (c && c->dropped > 0) {
+        char msg[160];
+        snprintf(msg, sizeof msg, "%d more condition(s) did not fit in meta.json", c->dropped);
+        mm_json_begin_object(j);
+        mm_json_kv_string(j, "code", "conditions-dropped");
+        mm_json_kv_string(j, "message", msg);
+        mm_json_kv_string(j, "hint", "see the launch's stderr");
+        mm_json_key(j, "where");
+        mm_json_null(j);
+        mm_json_end_object(j);
+    }
+    mm_json_end_array(j);
+}

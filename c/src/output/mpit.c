@@ -1,0 +1,120 @@
+/* mpit.c — the MPI library's control variables (MPI_T cvars), recorded in meta.json's
+ * "mpi.mpi_t" (docs/FORMAT.md).
+ *
+ * What: every control variable not bound to an object is read once on rank 0 after MPI_Init:
+ *   their count, a hash (FNV-1a 64) of the sorted "name=value" lines, and the values of those
+ *   that select transports and collective algorithms (mm_mpit_is_selection).
+ * Why: Hunold & Carpen-Amarie 2016 §4.2 and the launch effects seen on this machine
+ *   (docs/ALGORITHMS.md, "Launch effects"): when per-launch medians form clusters, the analysis looks for a recorded
+ *   property that separates them; what the library was set to is one. The digest makes any
+ *   difference visible without storing a thousand values per launch.
+ * Cost: one MPI_T session, ~10^3 handle allocations and reads (a few ms), before the tests. */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "mm_output.h"
+
+int mm_mpit_is_selection(const char *name) {
+    /* Open MPI's framework selections and its tuned-collective decisions; MPICH's algorithm,
+     * netmod and device-collective choices */
+    static const char *const exact[] = {"pml", "btl", "mtl", "coll", "osc", "shmem"};
+    static const char *const contains[] = {"_algorithm", "_ALGORITHM", "NETMOD",
+                                           "DEVICE_COLLECTIVES", "use_dynamic_rules"};
+    for (size_t i = 0; i < sizeof exact / sizeof exact[0]; i++)
+        if (strcmp(name, exact[i]) == 0) return 1;
+    for (size_t i = 0; i < sizeof contains / sizeof contains[0]; i++)
+        if (strstr(name, contains[i])) return 1;
+    return 0;
+}
+
+static int mm__cmp_str(const void *a, const void *b) {
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* One variable's value as text ("" when it cannot be read). */
+static void mm__read_value(int index, MPI_Datatype dt, char *out, size_t len) {
+    out[0] = '\0';
+    MPI_T_cvar_handle h;
+    int count = 0;
+    if (MPI_T_cvar_handle_alloc(index, NULL, &h, &count) != MPI_SUCCESS) return;
+    if (count < 1 || count > 4096) {
+        MPI_T_cvar_handle_free(&h);
+        return;
+    }
+    /* room for count elements of the widest type, and a terminating zero for strings */
+    size_t bytes = (size_t)count * 16 + 1;
+    unsigned char *buf = calloc(1, bytes);
+    if (buf && MPI_T_cvar_read(h, buf) == MPI_SUCCESS) {
+        if (dt == MPI_CHAR) {
+            buf[count < (int)bytes ? count : (int)bytes - 1] = '\0';
+            snprintf(out, len, "%s", (const char *)buf);
+        } else if (dt == MPI_INT) {
+            snprintf(out, len, "%d", *(int *)(void *)buf);
+        } else if (dt == MPI_UNSIGNED) {
+            snprintf(out, len, "%u", *(unsigned *)(void *)buf);
+        } else if (dt == MPI_UNSIGNED_LONG) {
+            snprintf(out, len, "%lu", *(unsigned long *)(void *)buf);
+        } else if (dt == MPI_UNSIGNED_LONG_LONG) {
+            snprintf(out, len, "%llu", *(unsigned long long *)(void *)buf);
+        } else if (dt == MPI_LONG_LONG) {
+            snprintf(out, len, "%lld", *(long long *)(void *)buf);
+        } else if (dt == MPI_COUNT) {
+            snprintf(out, len, "%lld", (long long)*(MPI_Count *)(void *)buf);
+        } else if (dt == MPI_DOUBLE) {
+            snprintf(out, len, "%.17g", *(double *)(void *)buf);
+        } else {
+            snprintf(out, len, "?");
+        }
+    }
+    free(buf);
+    MPI_T_cvar_handle_free(&h);
+}
+
+void mm_mpit_collect(mm_mpit_info *info) {
+    memset(info, 0, sizeof *info);
+    int provided = 0, num = 0;
+    if (MPI_T_init_thread(MPI_THREAD_SINGLE, &provided) != MPI_SUCCESS) return;
+    if (MPI_T_cvar_get_num(&num) != MPI_SUCCESS || num < 0) {
+        MPI_T_finalize();
+        return;
+    }
+    char **lines = calloc((size_t)num + 1, sizeof *lines);
+    int nlines = 0;
+    mm_json j;
+    mm_json_init(&j, &info->selected, 0);
+    mm_json_begin_object(&j);
+    for (int i = 0; lines && i < num; i++) {
+        char name[256], desc[2], value[1024];
+        int name_len = sizeof name, desc_len = sizeof desc, verbosity, binding, scope;
+        MPI_Datatype dt;
+        MPI_T_enum et;
+        if (MPI_T_cvar_get_info(i, name, &name_len, &verbosity, &dt, &et, desc, &desc_len,
+                                &binding, &scope) != MPI_SUCCESS)
+            continue;
+        name[sizeof name - 1] = '\0';
+        if (binding != MPI_T_BIND_NO_OBJECT)
+            snprintf(value, sizeof value, "(bound to an object)");
+        else
+            mm__read_value(i, dt, value, sizeof value);
+        size_t n = strlen(name) + strlen(value) + 2;
+        lines[nlines] = malloc(n);
+        if (!lines[nlines]) break;
+        snprintf(lines[nlines++], n, "%s=%s", name, value);
+        if (mm_mpit_is_selection(name)) mm_json_kv_string(&j, name, value);
+    }
+    mm_json_end_object(&j);
+    qsort(lines, (size_t)nlines, sizeof *lines, mm__cmp_str);
+    uint64_t h = 0xcbf29ce484222325ULL; /* FNV-1a 64 */
+    for (int i = 0; i < nlines; i++) {
+        for (const char *c = lines[i]; *c; c++) h = (h ^ (unsigned char)*c) * 0x100000001b3ULL;
+        h = (h ^ '\n') * 0x100000001b3ULL;
+        free(lines[i]);
+    }
+    free(lines);
+    info->available = 1;
+    info->cvars = nlines;
+    snprintf(info->digest, sizeof info->digest, "%016llx", (unsigned long long)h);
+    MPI_T_finalize();
+}

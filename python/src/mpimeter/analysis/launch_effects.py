@@ -1,0 +1,196 @@
+"""Launch effects: when the per-launch medians of a test fall into two groups, say so, and name
+the recorded property of the launches that separates the groups — or say that none does.
+
+The launch (one mpirun) is a factor (Hunold & Carpen-Amarie 2016 §4.2): on the test machine one
+launch in ten ran small messages twice as fast, launch-wide and stable within the launch. meta.json
+records what may differ between launches (the ranks' CPU binding and the CPUs they ran on, the
+cache-line round trip between the first two ranks, the library's control variables, frequency,
+load, hosts, ...). Per alternative, every row with enough launches is split into two groups
+(``stats.clusters.split_two``); rows whose split is significant after Holm's correction and whose
+groups differ by at least ``MIN_RATIO`` are the ones with clusters. The split most of them share
+is tested against every recorded property (``stats.clusters.separates``).
+"""
+
+from __future__ import annotations
+
+import math
+from collections import Counter
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from mpimeter.analysis.loading import Campaign, LaunchInfo
+from mpimeter.analysis.results import Row
+from mpimeter.io.errors import AnalysisWarning
+from mpimeter.io.meta import LaunchMeta
+from mpimeter.stats import clusters as _clusters
+from mpimeter.stats import hypothesis as _hyp
+from mpimeter.units import format_ns, format_size
+
+ALPHA = 0.05
+MIN_RATIO = 1.1  # groups closer than 10 % are real on a quiet machine but not worth a name
+MIN_LAUNCHES = 6
+
+
+def _probe_rtt(m: LaunchMeta) -> float | None:
+    return m.cacheline_probes[0].rtt_ns if m.cacheline_probes else None
+
+
+def _mean_khz(m: LaunchMeta) -> float | None:
+    khz = [k for r in m.ranks if r.cpu_khz for k in r.cpu_khz]
+    return float(np.mean(khz)) if khz and len(m.ranks) and all(r.cpu_khz for r in m.ranks) else None
+
+
+def _other_load(m: LaunchMeta) -> float | None:
+    if m.load.other_cpu_s is None or not m.load.wall_s:
+        return None
+    return m.load.other_cpu_s / m.load.wall_s
+
+
+def _residual(m: LaunchMeta) -> float | None:
+    r = m.clock_sync.residual_start
+    return None if r is None or m.clock_sync.method == "none" else float(r.max_abs_ns)
+
+
+def _text(values: tuple) -> str:
+    return ";".join(",".join(str(c) for c in v) if isinstance(v, tuple) else str(v) for v in values)
+
+
+# (what, numeric, the value of a launch, how to show a value); None: not recorded
+PROPERTIES: tuple[tuple[str, bool, Callable[[LaunchMeta], Any], Callable[[Any], str]], ...] = (
+    ("the cache-line round trip between the first two ranks (probes.cacheline_rtt_ns)", True,
+     _probe_rtt, lambda v: format_ns(v)),
+    ("the CPUs the ranks were bound to (ranks[].cpus)", False,
+     lambda m: _text(tuple(r.cpus for r in m.ranks)) if m.ranks else None, str),
+    ("the CPUs the ranks ran on (ranks[].cpus_seen)", False,
+     lambda m: _text(tuple(r.cpus_seen for r in m.ranks)) if m.ranks and m.schema_version >= 2 else None,
+     str),
+    ("the CPU migrations of the ranks (ranks[].cpu_changes)", True,
+     lambda m: float(sum(r.cpu_changes for r in m.ranks)) if m.schema_version >= 2 else None, lambda v: f"{v:g}"),
+    ("the CPU frequency (ranks[].cpu_khz)", True, _mean_khz, lambda v: f"{v / 1000:.0f} MHz"),
+    ("the hosts (ranks[].host)", False, lambda m: ",".join(m.hosts) or None, str),
+    ("the library's control variables (mpi.mpi_t.digest)", False,
+     lambda m: m.mpi.mpi_t.digest if m.mpi.mpi_t else None, str),
+    ("the MPI library (mpi.library_version)", False, lambda m: m.mpi.library_version, str),
+    ("the CPU share of other processes (load.other_cpu_s / wall_s)", True, _other_load,
+     lambda v: f"{100 * v:.0f} %"),
+    ("the clock-sync residual at the start (clock_sync.residual_start)", True, _residual,
+     lambda v: format_ns(v)),
+    ("the start time (wall_start)", False, lambda m: m.wall_start, str),
+)
+
+
+@dataclass(frozen=True)
+class SeparatingProperty:
+    what: str
+    low_values: tuple[str, ...]
+    high_values: tuple[str, ...]
+    chance: float  # probability that a random property separates a split of these sizes
+
+
+@dataclass(frozen=True)
+class LaunchEffect:
+    """One alternative whose per-launch medians form two groups in ``rows`` (op, size)."""
+
+    alternative: str
+    rows: tuple[tuple[str, int], ...]
+    low_launches: tuple[int, ...]  # the split most of the rows share: the faster launches
+    high_launches: tuple[int, ...]
+    sharing_rows: int  # how many of the rows have exactly this split
+    ratio: float  # median over the rows of median(high) / median(low)
+    separating: tuple[SeparatingProperty, ...]
+    examined: tuple[str, ...]  # the properties recorded for every launch (those looked at)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"alternative": self.alternative, "rows": [list(r) for r in self.rows],
+                "low_launches": list(self.low_launches), "high_launches": list(self.high_launches),
+                "sharing_rows": self.sharing_rows, "ratio": self.ratio,
+                "separating": [{"property": s.what, "low_values": list(s.low_values),
+                                "high_values": list(s.high_values), "chance": s.chance} for s in self.separating],
+                "examined": list(self.examined)}
+
+
+def launch_effects(campaign: Campaign, rows: Sequence[Row]) -> list[LaunchEffect]:
+    out = []
+    for alt in campaign.alternatives:
+        infos = {li.index: li for li in campaign.launches_of(alt)}
+        found = []
+        for r in rows:
+            if r.alternative != alt:
+                continue
+            per = [s for s in r.per_launch if s.n > 0 and math.isfinite(s.median_ns)]
+            if len(per) < MIN_LAUNCHES:
+                continue
+            split = _clusters.split_two([s.median_ns for s in per])
+            if split is not None:
+                found.append((r, per, split))
+        if not found:
+            continue
+        adjusted = _hyp.holm(np.array([f[2].p_value for f in found]))
+        flagged = [(r, per, sp) for (r, per, sp), p in zip(found, adjusted) if p <= ALPHA and sp.ratio >= MIN_RATIO]
+        if not flagged:
+            continue
+        splits = Counter(frozenset(per[i].launch for i in sp.low) for _, per, sp in flagged)
+        low, sharing = splits.most_common(1)[0]
+        high = frozenset(infos) - low
+        out.append(LaunchEffect(
+            alt, tuple((r.op, r.size) for r, _, _ in flagged), tuple(sorted(low)), tuple(sorted(high)), sharing,
+            float(np.median([sp.ratio for _, _, sp in flagged])), *_separating(infos, low, high)))
+    return out
+
+
+def _separating(infos: dict[int, LaunchInfo], low: frozenset[int],
+                high: frozenset[int]) -> tuple[tuple[SeparatingProperty, ...], tuple[str, ...]]:
+    found, examined = [], []
+    for what, numeric, value, show in PROPERTIES:
+        lo = [value(infos[i].meta) for i in sorted(low)]
+        hi = [value(infos[i].meta) for i in sorted(high)]
+        if any(v is None for v in lo + hi):
+            continue  # not recorded for every launch (an older binary, no cpufreq): not examined
+        examined.append(what)
+        sep = _clusters.separates(lo, hi, numeric=numeric)
+        if sep.separates:
+            found.append(SeparatingProperty(what, _shown(sep.low_values, numeric, show),
+                                            _shown(sep.high_values, numeric, show), float(sep.chance)))
+    return tuple(found), tuple(examined)
+
+
+def _shown(values: tuple, numeric: bool, show: Callable[[Any], str]) -> tuple[str, ...]:
+    """Numbers as their range ("180 ns – 225 ns"), other values one by one."""
+    if numeric and len(values) > 1:
+        return (f"{show(min(values))} – {show(max(values))}",)
+    return tuple(show(v) for v in values)
+
+
+def _launches(indices: Sequence[int]) -> str:
+    shown = ", ".join(f"{i:03d}" for i in indices[:6])
+    return shown + (" …" if len(indices) > 6 else "")
+
+
+def _values(values: Sequence[str]) -> str:
+    return ", ".join(values[:3]) + (" …" if len(values) > 3 else "")
+
+
+def launch_effect_warnings(effects: Sequence[LaunchEffect], campaign: Campaign) -> list[AnalysisWarning]:
+    out = []
+    for e in effects:
+        rows = ", ".join(f"{op} {format_size(size, campaign.size_unit(op))}" for op, size in e.rows[:4]) + (" …" if len(e.rows) > 4 else "")
+        head = (f"{e.alternative}: the per-launch medians of {len(e.rows)} row(s) fall into two groups ({rows}); "
+                f"launch(es) {_launches(e.low_launches)} ran them {e.ratio:.2f}× faster than the other "
+                f"{len(e.high_launches)} (the same split in {e.sharing_rows} of the rows)")
+        if e.separating:
+            best = min(e.separating, key=lambda s: s.chance)
+            tail = (f"; {best.what} separates them ({_values(best.low_values)} in the faster launches, "
+                    f"{_values(best.high_values)} in the others; a chance alignment has probability {best.chance:.2g})")
+            if len(e.separating) > 1:
+                tail += "; also " + "; ".join(s.what for s in e.separating if s is not best)
+        else:
+            tail = (f"; none of the recorded properties separates them ({len(e.examined)} examined: "
+                    + ", ".join(w.split(" (")[0] for w in e.examined) + ")")
+        out.append(AnalysisWarning(
+            "launch-clusters", head + tail,
+            "the launch is a factor (Hunold & Carpen-Amarie 2016 §4.2): keep 10 or more launches, compare "
+            "medians across launches, and see docs/ALGORITHMS.md, \"Launch effects\"", e.alternative))
+    return out

@@ -1,0 +1,89 @@
+"""The warnings a launch's own record calls for (meta.json, read as ``mpimeter.io.meta.LaunchMeta``):
+
+- ``sync-residual``: the clock sync's measured residual (the largest |offset| between rank 0's
+  global clock and another rank's, right after the sync and at the end) matters only when it is
+  both above measurement noise — :data:`NOISE_READS` × (timer overhead + resolution): a residual
+  check is itself a few timer reads on two ranks — and more than a tenth of the launch's
+  shortest median run time (global clock only). The advice fits the method in use: an
+  offset-only sync does not follow drift (a drift-aware one such as hca3, or re-syncs, does); a
+  drift-aware one needs a longer fit span; either way ``--clock local`` avoids the global clock.
+- ``machine-load``: other processes used more than a tenth of the machine's CPU time.
+- every ``conditions`` entry (schema 2: code, message, hint, where; schema 1: a ``warnings``
+  string, code ``bench-warning``) with its own code, except those the analysis derives itself
+  from the same facts (:data:`DERIVED_CODES`).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from mpimeter.io.errors import AnalysisWarning
+from mpimeter.io.meta import LaunchMeta
+from mpimeter.units import format_ns
+
+NOISE_READS = 3  # residuals up to 3 × (timer overhead + resolution) are measurement noise
+RESIDUAL_SHARE = 0.1  # of the shortest median run time
+LOAD_SHARE = 0.1  # of the machine's CPU time
+DERIVED_CODES = frozenset({"budget-ended-tests"})  # the analysis's own warning of that code covers it
+
+
+def residual_noise_ns(meta: LaunchMeta) -> float:
+    """The residual below which a residual check cannot tell the clocks apart."""
+    return NOISE_READS * ((meta.timer.overhead_ns or 0.0) + (meta.timer.resolution_ns or 0.0))
+
+
+def sync_residual(meta: LaunchMeta, name: str, folder: Path, min_median_ns: float | None) -> AnalysisWarning | None:
+    cs = meta.clock_sync
+    worst = cs.worst_residual_ns
+    if not worst or not min_median_ns or worst <= residual_noise_ns(meta) or worst <= RESIDUAL_SHARE * min_median_ns:
+        return None
+    start = cs.residual_start.max_abs_ns if cs.residual_start else None
+    end = cs.residual_end.max_abs_ns if cs.residual_end else None
+    measured = ", ".join(f"{w} {format_ns(v)}" for w, v in (("start", start), ("end", end)) if v is not None)
+    return AnalysisWarning(
+        "sync-residual",
+        f"launch {name}: the clock-sync residual ({measured}; {cs.method}, model {cs.model or 'unknown'}) is more than "
+        f"a tenth of its shortest median run time ({format_ns(min_median_ns)}) and above the timer's noise "
+        f"({format_ns(residual_noise_ns(meta))}): global run times of its shortest tests are uncertain",
+        residual_advice(meta), name, severity=worst / min_median_ns)
+
+
+def residual_advice(meta: LaunchMeta) -> str:
+    cs, cfg = meta.clock_sync, meta.config
+    if cs.model == "linear":
+        span = f" (now {cfg.fit_span_s:g} s)" if cfg.fit_span_s is not None else ""
+        return (f"{cs.method} already models drift: give its fit more time with a longer --fit-span-s{span}, or "
+                "analyze with --clock local")
+    resyncing = cs.resyncs > 0 or cfg.resync_s is not None
+    if cs.model == "offset":
+        resync = (f"re-sync more often (--resync-s below {cfg.resync_s:g})" if resyncing and cfg.resync_s
+                  else "re-sync during the launch (--resync-s 0.5)")
+        return (f"{cs.method} corrects offsets only, not drift: use a drift-aware clock sync (--clocksync hca3) or "
+                f"{resync}; or analyze with --clock local")
+    return "use a drift-aware clock sync (--clocksync hca3), or analyze with --clock local"
+
+
+def machine_load(meta: LaunchMeta, name: str, folder: Path) -> AnalysisWarning | None:
+    other, wall = meta.load.other_cpu_s, meta.load.wall_s
+    if other is None or not wall or wall <= 0:
+        return None
+    share = other / (wall * (meta.system.ncpus or 1))
+    if share <= LOAD_SHARE:
+        return None
+    return AnalysisWarning(
+        "machine-load", f"launch {name}: other processes used {100 * share:.0f} % of the machine's CPU time while it "
+        "ran", "re-run on a quiet machine, or compare only campaigns run under the same load", name,
+        severity=share)
+
+
+def conditions(meta: LaunchMeta, name: str) -> list[AnalysisWarning]:
+    return [AnalysisWarning(c.code, f"launch {name}: {c.message}", c.hint or "see the conditions in the launch's "
+                            "meta.json", f"{name}: {c.where}" if c.where else name)
+            for c in meta.conditions if c.code not in DERIVED_CODES]
+
+
+def launch_warnings(meta: LaunchMeta, folder: Path, name: str, min_median_ns: float | None) -> list[AnalysisWarning]:
+    """Every warning of one launch's record; ``min_median_ns``: its shortest median run time on
+    a global clock (None when it used none)."""
+    found = [sync_residual(meta, name, folder, min_median_ns), machine_load(meta, name, folder)]
+    return [w for w in found if w is not None] + conditions(meta, name)

@@ -1,0 +1,121 @@
+"""`mpimeter run --resume`: what a campaign read back from campaign.json may run.
+
+campaign.json is untrusted (state.load checks every value and path). What it would have run is
+checked here against what the user asks for now: commands recorded in a file are not run
+without the user asking again.
+- the launcher template of each alternative must be what the recorded launcher (`local`, for
+  that alternative's library and variables, or `srun`) gives now; a template of the user's own
+  is run only when given again with `--launcher`, and `--launcher` chooses a new one (recorded);
+- the bench binary of each alternative must be `<bench dir>/<lib>/bin/mpimeter-bench` as found
+  now, or the one under `--bench-dir` given again (recorded);
+- nothing inside the campaign on the way to a launch folder may be a symbolic link (it would let
+  a launch write, or a folder be moved, outside the campaign);
+- a secret variant value is not in campaign.json: it comes from the environment of `--resume`.
+Every refusal is a PlanError (one line) before anything runs or moves.
+"""
+
+from __future__ import annotations
+
+import os
+import shlex
+from collections.abc import Mapping
+from dataclasses import replace
+from pathlib import Path
+
+from mpimeter.campaign import launcher, limits, secrets
+from mpimeter.campaign import state as st
+from mpimeter.campaign.plan import PlanError
+
+NAMED_LAUNCHERS = ("local", "srun")
+
+
+def prepare(state: st.CampaignState, campaign_dir: Path, *, launcher_given: str | None = None,
+            bench_dir: Path | None = None, launch_timeout: float | None = None,
+            environ: Mapping[str, str] = os.environ) -> st.CampaignState:
+    """Checks a loaded campaign against what may run now and applies what the user gave again.
+    Raises PlanError."""
+    if launch_timeout is not None:
+        state.launch_timeout_s = limits.check_launch_timeout(launch_timeout)
+    check_no_links(state, Path(campaign_dir))
+    _templates(state, launcher_given)
+    _binaries(state, bench_dir)
+    _secrets(state, environ)
+    return state
+
+
+def check_no_links(state: st.CampaignState, campaign_dir: Path) -> None:
+    """Every folder between the campaign and its launch, attempt and log folders is a real
+    folder (or not there yet)."""
+    folders, files = set(), set()
+    for rec in state.launches:
+        prefix = st.alternative_prefix(state.alternatives, rec.alternative)
+        folders |= {prefix.rstrip("/"), f"{prefix}launches", f"{prefix}attempts", f"{prefix}logs",
+                    rec.folder}
+        if rec.status != "complete":  # the logs of its next attempt
+            stem = f"{prefix}logs/{rec.index:03d}.{rec.attempts + 1}"
+            files |= {f"{stem}.stdout", f"{stem}.stderr"}
+    for place in sorted(p for p in folders | files if p):
+        path = campaign_dir / place
+        if path.is_symlink():
+            raise PlanError(f"cannot resume: {path} is a symbolic link; a campaign folder holds "
+                            "none (a launch would write, or a folder be moved, outside it)")
+        if place in folders and path.exists() and not path.is_dir():
+            raise PlanError(f"cannot resume: {path} is not a folder")
+
+
+def _templates(state: st.CampaignState, given: str | None) -> None:
+    mpis = sorted({a.mpi for a in state.alternatives})
+    if given is not None:
+        for alt in state.alternatives:
+            template = launcher.resolve_template(given, alt.mpi, sorted(alt.env))
+            launcher.check_launcher_program(template)
+            launcher.check_template_fits(template, alt.mpi, mpis)
+            state.launch_templates[alt.name] = template
+        state.launcher = given
+        return
+    for alt in state.alternatives:
+        recorded = state.launch_templates[alt.name]
+        if state.launcher not in NAMED_LAUNCHERS:
+            raise PlanError(f"cannot resume: campaign.json would run {alt.name} with the launcher "
+                            f"template {recorded!r}; a template recorded in a file is run only "
+                            f"when given again: add --launcher {shlex.quote(state.launcher)} "
+                            "(or local, srun, another template)")
+        now = launcher.resolve_template(state.launcher, alt.mpi, sorted(alt.env))
+        if recorded != now:
+            raise PlanError(f"cannot resume: campaign.json gives {alt.name} the launcher template "
+                            f"{recorded!r}, but --launcher {state.launcher} gives {now!r} now; "
+                            "give --launcher with --resume to choose the launcher")
+        launcher.check_launcher_program(now)
+
+
+def _binaries(state: st.CampaignState, bench_dir: Path | None) -> None:
+    where = Path(bench_dir) if bench_dir is not None else launcher.default_bench_dir()
+    for alt in state.alternatives:
+        try:
+            found = str(launcher.check_binary(where, alt.mpi))
+        except PlanError as exc:
+            raise PlanError(f"cannot resume: {exc}") from None
+        recorded = state.bench_binaries[alt.name]
+        if bench_dir is None and recorded != found:
+            raise PlanError(f"cannot resume: campaign.json runs {alt.name} with {recorded!r}, "
+                            f"but {alt.mpi}'s mpimeter-bench is {found} now (under {where}); "
+                            "give --bench-dir with --resume to run the one of that folder")
+        state.bench_binaries[alt.name] = found
+
+
+def _secrets(state: st.CampaignState, environ: Mapping[str, str]) -> None:
+    """Secret values are not in campaign.json: each comes from the environment, for every
+    alternative that still has launches to run."""
+    todo = {rec.alternative for rec in state.launches if rec.status != "complete"}
+    alternatives = []
+    for alt in state.alternatives:
+        env = dict(alt.env)
+        for key, value in alt.env.items():
+            if alt.name in todo and secrets.is_secret_name(key) and value == secrets.REDACTED:
+                if key not in environ:
+                    raise PlanError(f"cannot resume: alternative {alt.name} sets {key}, a secret "
+                                    f"that campaign.json does not hold; set {key} in the "
+                                    "environment of `mpimeter run --resume`")
+                env[key] = environ[key]
+        alternatives.append(replace(alt, env=env))
+    state.alternatives = alternatives

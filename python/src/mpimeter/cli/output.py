@@ -1,0 +1,135 @@
+"""Writing what the commands print and save, safely: text from files (operation, alternative,
+folder and host names) is untrusted and never reaches the terminal raw, CSV cells never start a
+formula, and files are written whole or not at all.
+
+- :func:`terminal_text` escapes control characters (C0, DEL, C1) and the Unicode bidirectional
+  overrides as ``\\xNN`` / ``\\uNNNN``: a name holding ``ESC [2J`` prints as ``\\x1b[2J`` instead of
+  clearing the screen. :func:`console` is a rich Console that does this to every string it
+  renders (tables, titles, lines).
+- :func:`csv_cell`: a text cell that starts with ``=``, ``+``, ``-``, ``@``, a tab or a carriage
+  return and is not a number gets a leading ``'`` (spreadsheets would run it as a formula);
+  control characters are escaped as above (docs/FORMAT.md, "analyze").
+- :func:`output_failed`: when stdout itself cannot be written (a full disk, a closed pipe), one
+  line on stderr and exit 2, with stdout redirected so that Python's own flush at exit stays quiet.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import math
+import os
+import re
+import shutil
+import sys
+from typing import Any
+
+import click
+from rich.console import Console
+from rich.text import Text
+
+EXIT_BAD_INPUT = 2
+
+_BIDI = "\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069"
+_UNSAFE = re.compile(f"[\x00-\x08\x0b-\x1f\x7f-\x9f{_BIDI}]")
+_UNSAFE_LINE = re.compile(f"[\x00-\x1f\x7f-\x9f{_BIDI}]")  # newlines and tabs too
+
+
+def _escape(match: re.Match) -> str:
+    c = ord(match.group())
+    return f"\\x{c:02x}" if c < 0x100 else f"\\u{c:04x}"
+
+
+def terminal_text(text: str, *, one_line: bool = False) -> str:
+    """``text`` with every character that could steer a terminal escaped (``one_line``: newlines
+    and tabs too)."""
+    return (_UNSAFE_LINE if one_line else _UNSAFE).sub(_escape, text)
+
+
+class SafeConsole(Console):
+    """A rich Console that escapes control characters in every string it renders."""
+
+    def render_str(self, text: str, **kwargs: Any) -> Text:
+        return super().render_str(terminal_text(text), **kwargs)
+
+
+def console() -> SafeConsole:
+    width = None if sys.stdout.isatty() else max(shutil.get_terminal_size((160, 40)).columns, 160)
+    return SafeConsole(width=width, highlight=False, markup=False)
+
+
+def clean(obj: Any) -> Any:
+    """JSON-safe: NaN and infinities become null, tuples lists, paths strings."""
+    if isinstance(obj, float):
+        return obj if math.isfinite(obj) else None
+    if isinstance(obj, dict):
+        return {str(k): clean(v) for k, v in obj.items()}
+    if isinstance(obj, (list, tuple)):
+        return [clean(v) for v in obj]
+    if obj is None or isinstance(obj, (str, int, bool)):
+        return obj
+    return str(obj)
+
+
+def write_json(obj: dict) -> None:
+    """JSON on stdout; non-ASCII and control characters as \\u escapes (ensure_ascii)."""
+    click.echo(json.dumps(clean(obj), indent=2, allow_nan=False))
+
+
+_FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
+
+
+def _is_number(text: str) -> bool:
+    try:
+        float(text)
+    except ValueError:
+        return False
+    return True
+
+
+def csv_cell(value: Any) -> Any:
+    """One CSV cell: lists joined with ';', missing values empty, text made inert."""
+    if isinstance(value, (list, tuple)):
+        value = ";".join(str(x) for x in value)
+    if value is None or (isinstance(value, float) and not math.isfinite(value)):
+        return ""
+    if not isinstance(value, str):
+        return value
+    if value.startswith(_FORMULA_START) and not _is_number(value):
+        value = "'" + value
+    return terminal_text(value, one_line=True)
+
+
+def write_csv(rows: list[dict]) -> None:
+    if not rows:
+        return
+    buf = io.StringIO()
+    w = csv.DictWriter(buf, fieldnames=[csv_cell(k) for k in rows[0]], lineterminator="\n")
+    w.writeheader()
+    for r in rows:
+        w.writerow({csv_cell(k): csv_cell(v) for k, v in clean(r).items()})
+    click.echo(buf.getvalue(), nl=False)
+
+
+def os_error_text(exc: OSError) -> str:
+    """'<file>: <what the system said>' for an OSError, without Python's decoration."""
+    what = exc.strerror or str(exc)
+    name = exc.filename if exc.filename is not None else None
+    return f"{name}: {what}" if name is not None else what
+
+
+def output_failed(command: str, exc: OSError) -> None:
+    """stdout cannot be written: say so on stderr, silence the final flush, exit 2."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError):
+        pass
+    fail(command, f"cannot write the output: {exc.strerror or exc}")
+
+
+def fail(command: str, message: str) -> None:
+    """The one form of every error: one line on stderr, exit 2."""
+    click.echo(f"mpimeter {command}: error: {terminal_text(message, one_line=True)}", err=True)
+    sys.exit(EXIT_BAD_INPUT)

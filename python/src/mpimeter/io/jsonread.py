@@ -1,0 +1,157 @@
+"""Reading the JSON files of a launch or campaign folder (meta.json, campaign.json) as untrusted
+input: the text parses, nests at most :data:`MAX_DEPTH` levels (a deeper document would exhaust
+Python's recursion in every later walk over it), and each value the reader uses has the type it
+must have. Every error is an :class:`InputError` naming the file and the key path
+(``tests[3].nrep``), and saying what was found and what is allowed.
+
+:class:`Fields` is the typed view of one JSON object: ``need`` for a required key, ``get`` for an
+optional one (absent or null → the default), ``obj`` / ``objs`` for nested objects. Keys the
+reader does not ask for are ignored.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Callable, Iterator, Mapping
+from pathlib import Path
+from typing import Any
+
+from mpimeter.io.errors import InputError
+
+MAX_DEPTH = 64  # meta.json nests 4 levels deep; 64 leaves room for any sane extension
+MAX_BYTES = 256 * 2**20  # a meta.json of a 100 000-rank launch is some tens of MiB
+
+
+def load_json(path: Path) -> Any:
+    """The parsed JSON document at ``path``; InputError when it is missing, unreadable, not JSON or
+    nested deeper than MAX_DEPTH."""
+    try:
+        size = path.stat().st_size
+        if size > MAX_BYTES:
+            raise InputError(path, f"is {size / 2**20:.0f} MiB; at most {MAX_BYTES // 2**20} MiB are read")
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise InputError(path, "is missing") from None
+    except UnicodeDecodeError as exc:
+        raise InputError(path, f"is not UTF-8 text (byte {exc.start})") from None
+    except OSError as exc:
+        raise InputError(path, f"cannot be read: {exc.strerror or exc}") from None
+    try:
+        value = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise InputError(path, f"does not parse as JSON: {exc.msg} (column {exc.colno})", line=exc.lineno) from None
+    except RecursionError:
+        raise InputError(path, f"nests arrays or objects too deeply to be read (at most {MAX_DEPTH} levels)") from None
+    if nesting_depth(value) > MAX_DEPTH:
+        raise InputError(path, f"nests arrays or objects more than {MAX_DEPTH} levels deep; at most {MAX_DEPTH} are "
+                               "allowed")
+    return value
+
+
+def nesting_depth(value: Any) -> int:
+    """How many arrays/objects deep ``value`` nests (a scalar: 0), counted up to MAX_DEPTH + 1;
+    iterative, so any depth is safe."""
+    deepest = 0
+    stack: list[tuple[Any, int]] = [(value, 0)]
+    while stack:
+        v, d = stack.pop()
+        if isinstance(v, dict):
+            children = v.values()
+        elif isinstance(v, list):
+            children = v
+        else:
+            continue
+        deepest = max(deepest, d + 1)
+        if deepest > MAX_DEPTH:
+            return deepest
+        stack.extend((c, d + 1) for c in children)
+    return deepest
+
+
+def _type_name(value: Any) -> str:
+    return {bool: "a boolean", int: "an integer", float: "a number", str: "a string", list: "an array",
+            dict: "an object", type(None): "null"}.get(type(value), type(value).__name__)
+
+
+# The JSON types a key may have: checker and how the message names it.
+INT = (lambda v: isinstance(v, int) and not isinstance(v, bool), "an integer")
+NAT = (lambda v: isinstance(v, int) and not isinstance(v, bool) and v >= 0, "an integer ≥ 0")
+NUM = (lambda v: isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v), "a number")
+STR = (lambda v: isinstance(v, str), "a string")
+BOOL = (lambda v: isinstance(v, bool), "a boolean")
+LIST = (lambda v: isinstance(v, list), "an array")
+OBJ = (lambda v: isinstance(v, dict), "an object")
+Kind = tuple[Callable[[Any], bool], str]
+
+
+def _short(value: Any, limit: int = 60) -> str:
+    text = repr(value)
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+class Fields:
+    """Typed access to one JSON object of ``path``; ``where`` is its key path ('' at the top)."""
+
+    def __init__(self, path: Path, value: Any, where: str = "") -> None:
+        if not isinstance(value, dict):
+            raise InputError(path, f"{where or 'the document'} is {_type_name(value)}, not an object")
+        self.path, self.value, self.where = path, value, where
+
+    def _key(self, key: str) -> str:
+        return f"{self.where}.{key}" if self.where else key
+
+    def fail(self, key: str, what: str) -> InputError:
+        return InputError(self.path, f"{self._key(key)} {what}")
+
+    def _check(self, key: str, value: Any, kind: Kind, choices: tuple | None) -> Any:
+        ok, name = kind
+        if not ok(value):
+            found = f"is {_type_name(value)}" + (f" ({_short(value)})" if isinstance(value, (int, float, str)) else "")
+            raise self.fail(key, f"{found}; it must be {name}")
+        if choices is not None and value not in choices:
+            raise self.fail(key, f"is {_short(value)}; it must be one of {', '.join(map(str, choices))}")
+        return value
+
+    def has(self, key: str) -> bool:
+        return key in self.value
+
+    def need(self, key: str, kind: Kind, *, choices: tuple | None = None) -> Any:
+        """A required key of the given kind (null is not allowed)."""
+        if key not in self.value:
+            raise InputError(self.path, f"has no key {self._key(key)}")
+        return self._check(key, self.value[key], kind, choices)
+
+    def get(self, key: str, kind: Kind, default: Any = None, *, choices: tuple | None = None) -> Any:
+        """An optional key: ``default`` when absent or null."""
+        value = self.value.get(key)
+        return default if value is None else self._check(key, value, kind, choices)
+
+    def obj(self, key: str) -> Fields | None:
+        """A nested object, or None when absent or null."""
+        value = self.value.get(key)
+        return None if value is None else Fields(self.path, self._check(key, value, OBJ, None), self._key(key))
+
+    def items(self, key: str, kind: Kind) -> tuple:
+        """An optional array whose items are all of ``kind`` (absent or null: empty)."""
+        values = self.get(key, LIST, [])
+        for i, v in enumerate(values):
+            self._check(f"{key}[{i}]", v, kind, None)
+        return tuple(values)
+
+    def items_or_none(self, key: str, kind: Kind) -> tuple | None:
+        """Like ``items``, but None when the key is absent or null."""
+        return None if self.value.get(key) is None else self.items(key, kind)
+
+    def objs(self, key: str, *, required: bool = False) -> Iterator[Fields]:
+        """The objects of an array of objects (absent or null: none, unless ``required``)."""
+        values = self.need(key, LIST) if required else self.get(key, LIST, [])
+        for i, v in enumerate(values):
+            yield Fields(self.path, v, f"{self._key(key)}[{i}]")
+
+    def mapping(self, key: str, kind: Kind) -> Mapping[str, Any]:
+        """An optional object whose values are all of ``kind`` (absent or null: empty)."""
+        sub = self.obj(key)
+        if sub is None:
+            return {}
+        return {k: sub._check(k, v, kind, None) for k, v in sub.value.items()}

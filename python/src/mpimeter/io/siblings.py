@@ -1,0 +1,98 @@
+"""Launches that do not belong together (docs/FORMAT.md, "A campaign folder"): the launches of one
+alternative are repetitions of one experiment, so they share their MPI library and its version,
+their host set and their number of ranks; and a launch that campaign.json lists was run with the
+seed campaign.json gave it. A launch folder copied in from another campaign or library breaks one
+of these — silently, since it parses.
+
+Each fact is compared with the value most launches of the alternative have (the first launch's
+on a tie); each launch that differs is named with its value and the others'. An error
+(:class:`InputError`), or with ``allow_mixed`` a ``mixed-launches`` warning for a mix that is
+deliberate (e.g. a cluster that gives every launch other nodes).
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Callable, Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from mpimeter.io.errors import AnalysisWarning, InputError
+from mpimeter.io.meta import LaunchMeta
+
+# (what the message calls it, how to read it from a launch)
+FACTS: tuple[tuple[str, Callable[[LaunchMeta], Any]], ...] = (
+    ("MPI library (mpi.library)", lambda m: m.mpi.library),
+    ("MPI library version (mpi.library_version)", lambda m: m.mpi.library_version),
+    ("host set (ranks[].host)", lambda m: ", ".join(sorted(m.hosts)) or None),
+    ("number of ranks (nprocs)", lambda m: m.nprocs),
+)
+HINT = ("a launch folder copied in from another campaign or library? Move it out; or, when the mix is deliberate, "
+        "analyze with --allow-mixed")
+
+
+def _name(folder: Path) -> str:
+    return folder.name
+
+
+def check_siblings(alternative: str, launches: Sequence[tuple[Path, LaunchMeta]],
+                   planned_seeds: Mapping[Path, int | None] | None, *, allow_mixed: bool) -> list[AnalysisWarning]:
+    """The launches (folder, meta) of one alternative; ``planned_seeds``: folder → the seed
+    campaign.json gave it (None when campaign.json lists no launch of this alternative)."""
+    problems: list[tuple[Path, str]] = []
+    for what, fact in FACTS:
+        values = [(folder, fact(meta)) for folder, meta in launches]
+        known = [v for _, v in values if v is not None]
+        if len(set(map(repr, known))) < 2:
+            continue
+        counts = Counter(map(repr, known))
+        usual = max(known, key=lambda v: counts[repr(v)])  # max keeps the first of equals
+        usual_in = [_name(f) for f, v in values if v == usual]
+        for folder, value in values:
+            if value is not None and value != usual:
+                problems.append((folder, f"its {what} is {_show(value)}, but {_show(usual)} in launches "
+                                         f"{_few(usual_in)} of alternative {alternative}"))
+    if planned_seeds is not None:
+        for folder, meta in launches:
+            key = folder.resolve()
+            if key not in planned_seeds:
+                problems.append((folder, f"campaign.json does not list it among the launches of alternative "
+                                         f"{alternative}"))
+            elif planned_seeds[key] is not None and meta.config.seed is not None and \
+                    planned_seeds[key] != meta.config.seed:
+                problems.append((folder, f"it ran with seed {meta.config.seed} (config.seed), but campaign.json gave "
+                                         f"this launch seed {planned_seeds[key]}"))
+    if not problems:
+        return []
+    if not allow_mixed:
+        folder, what = problems[0]
+        more = f" ({len(problems) - 1} more such problem(s))" if len(problems) > 1 else ""
+        raise InputError(folder / "meta.json", f"this launch does not belong with the others: {what}{more}; {HINT}")
+    return [AnalysisWarning("mixed-launches", f"launch {_name(folder)} of {alternative}: {what}",
+                            "the launches of this alternative are not repetitions of one experiment: their spread "
+                            "includes the differences", str(folder))
+            for folder, what in problems]
+
+
+def planned_seeds(root: Path, campaign_json: Mapping[str, Any] | None,
+                  folders: Sequence[Path]) -> dict[Path, int | None] | None:
+    """folder → the seed campaign.json gave it, for every launch folder of ``folders`` that
+    campaign.json lists, and None for one it does not list although it lists launches of the same
+    ``launches/`` folder; None when campaign.json lists no launch there (a hand-made one)."""
+    if not campaign_json:
+        return None
+    listed = {(root / e["folder"]).resolve(): e.get("seed") for e in campaign_json.get("launches", ())}
+    parents = {p.parent for p in listed}
+    mine = [f.resolve() for f in folders]
+    if not any(f.parent in parents for f in mine):
+        return None
+    return {f: listed[f] for f in mine if f in listed}
+
+
+def _show(value: Any) -> str:
+    text = repr(value) if isinstance(value, str) else str(value)
+    return text if len(text) <= 80 else text[:79] + "…"
+
+
+def _few(names: list[str], limit: int = 4) -> str:
+    return ", ".join(names[:limit]) + (f" (+{len(names) - limit} more)" if len(names) > limit else "")

@@ -1,0 +1,94 @@
+"""The start-spread double check (analysis/startspread.py): repetitions whose ranks did not start
+together on the global clock are dropped like invalid ones, counted, and warned about; the
+tolerance is the test's start_tolerance_ns (schema 2) or FORMAT.md's rule (schema 1)."""
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+from click.testing import CliRunner
+from data.synth import meta_template, write_campaign
+
+from mpimeter import analysis
+from mpimeter.analysis.startspread import tolerance_ns
+from mpimeter.cli.analyze import command
+from mpimeter.io.meta import parse_meta
+
+
+def analyzed(folder, **kw):
+    return analysis.analyze(analysis.load_campaign(folder, cache=False, store=False), **kw)
+
+
+def test_late_starts_are_dropped_counted_and_warned_about(tmp_path):
+    camp = write_campaign(tmp_path / "c", 3, seed=1, nrep=100, late_start_fraction=0.1)
+    res = analyzed(camp)
+    dropped = sum(r.start_spread_dropped for r in res.rows)
+    assert 80 < dropped < 160  # ~10 % of 3 launches × 4 tests × 100 repetitions
+    assert sum(s.n_start_spread for r in res.rows for s in r.per_launch) == dropped
+    assert all(r.invalid == 0 for r in res.rows)  # counted apart from the binary's invalid repetitions
+    assert (~res.repetitions["kept"][res.repetitions["valid"]]).sum() >= dropped
+    (w,) = [w for w in res.warnings if w.code == "late-start-spread"]
+    assert w.message.startswith(f"{dropped} repetition(s) were dropped because their ranks did not start together")
+    assert "against a tolerance of 1.00 µs" in w.message and w.where.startswith("c/")
+    assert f"{dropped} repetition(s) dropped" in res.clock_note
+    clean = analyzed(write_campaign(tmp_path / "ok", 3, seed=1, nrep=100))
+    assert sum(r.start_spread_dropped for r in clean.rows) == 0 and "start spread" not in clean.clock_note
+
+
+def test_dropping_changes_the_medians_toward_the_truth(tmp_path):
+    late = analyzed(write_campaign(tmp_path / "late", 3, seed=2, nrep=100, late_start_fraction=0.3), outlier="none")
+    truth = analyzed(write_campaign(tmp_path / "truth", 3, seed=2, nrep=100), outlier="none")
+    for r, t in zip(late.rows, truth.rows):
+        assert abs(r.mean_ns - t.mean_ns) < 0.05 * t.mean_ns  # 5 µs late starts would add ~1.5 µs to the mean
+
+
+def test_a_few_late_starts_are_counted_without_a_warning(tmp_path):
+    res = analyzed(write_campaign(tmp_path / "c", 3, seed=3, nrep=300, late_start_fraction=0.003))
+    assert sum(r.start_spread_dropped for r in res.rows) > 0
+    assert "late-start-spread" not in {w.code for w in res.warnings}
+
+
+def test_the_local_clock_and_reduced_raw_are_not_checked(tmp_path):
+    camp = write_campaign(tmp_path / "c", 2, seed=4, nrep=50, late_start_fraction=0.2)
+    local = analyzed(camp, clock="local")
+    assert sum(r.start_spread_dropped for r in local.rows) == 0
+    reduced = analyzed(write_campaign(tmp_path / "r", 2, seed=4, nrep=50, raw_mode="reduced"))
+    assert sum(r.start_spread_dropped for r in reduced.rows) == 0
+    assert reduced.clock_note.count("the start spread of 2 launch(es) is not checked: --raw reduced") == 1
+    assert "late-start-spread" not in {w.code for w in reduced.warnings}
+
+
+def test_schema_2_uses_the_tolerance_of_the_test(tmp_path):
+    camp = write_campaign(tmp_path / "c", 2, seed=5, nrep=50, schema=2, late_start_fraction=0.2)
+    assert sum(r.start_spread_dropped for r in analyzed(camp).rows) > 0
+    for p in camp.glob("launches/*/meta.json"):  # a tolerance above the 5 µs late starts keeps them
+        m = json.loads(p.read_text())
+        for t in m["tests"]:
+            t["start_tolerance_ns"] = 6000
+        p.write_text(json.dumps(m))
+    assert sum(r.start_spread_dropped for r in analyzed(camp).rows) == 0
+
+
+@pytest.mark.parametrize("overhead,procsync,expected", [
+    (20.0, "window", 1000.0),  # 10 × 20 = 200: at least 1000 ns
+    (150.0, "roundtime", 1500.0),  # 10 × 150
+    (20.0, "barrier", None),  # no planned start: not checked
+])
+def test_version_1_tolerance_follows_format_md(overhead, procsync, expected):
+    # version 1 writes a window (or start slack) exactly for the tests with a planned start
+    tests = [{"test": 0, "op": "bcast", "size": 8, "status": "complete", "nrep": 5,
+              "window_ns": 20000 if procsync in ("window", "roundtime", "harmonize") else None}]
+    doc = meta_template(2, clocksync="skampi", procsync=procsync, tests=tests, status="complete")
+    doc["timer"]["overhead_ns"] = overhead
+    m = parse_meta(doc, Path("meta.json"))
+    assert tolerance_ns(m, m.tests[0]) == expected
+    v2 = parse_meta(dict(doc, schema_version=2), Path("meta.json"))
+    assert tolerance_ns(v2, v2.tests[0]) is None  # version 2 without start_tolerance_ns: not checked
+
+
+def test_the_per_launch_table_and_json_carry_the_count(tmp_path):
+    camp = write_campaign(tmp_path / "c", 3, seed=6, nrep=100, late_start_fraction=0.1)
+    out = json.loads(CliRunner().invoke(command, [str(camp), "--no-cache", "--format", "json"]).stdout)
+    assert sum(r["start_spread_dropped"] for r in out["rows"]) == sum(s["n_start_spread"] for s in out["launch_summaries"])
+    assert np.sum([s["n_start_spread"] for s in out["launch_summaries"]]) > 0

@@ -1,0 +1,136 @@
+"""One source of truth: `mpimeter run` and `mpimeter sync-check` take the bench's options from its
+`--describe` document and refuse a bad value with the bench's own words, before anything is
+launched. The cases are generated from the description, so a new option is covered by itself."""
+
+from __future__ import annotations
+
+import math
+import subprocess
+import sys
+
+import pytest
+from click.testing import CliRunner
+
+from mpimeter.campaign import describe, launcher
+from mpimeter.cli import main
+
+BENCH = launcher.bench_binary(launcher.default_bench_dir(), "openmpi")
+DESC = describe.describe(BENCH)
+
+
+def _bound_cases(mode: str):
+    """(option, value) just outside each numeric option's range, in `mode`."""
+    cases = []
+    for o in DESC.options_for(mode):
+        if o.type not in ("int", "float", "uint64") or o.min is None:
+            continue
+        low = o.min if o.min_exclusive else (o.min - 1 if o.type != "float" else o.min - 0.5)
+        cases.append((o, low))
+        if o.max is not None and o.type != "uint64":
+            cases.append((o, o.max + 1 if o.type != "float" else o.max * 2))
+    return cases
+
+
+def _text(value) -> str:
+    return str(int(value)) if float(value).is_integer() else repr(float(value))
+
+
+def _bench_says(args: list[str]) -> str:
+    done = subprocess.run([str(BENCH), "--validate", "2", *args], capture_output=True, text=True)
+    assert done.returncode == 2, (args, done.stdout)
+    (line,) = done.stderr.strip().splitlines()
+    return line.removeprefix("mpimeter-bench: ")
+
+
+@pytest.fixture
+def recorder(tmp_path):
+    """A launcher template that records that it ran."""
+    marker = tmp_path / "launched"
+    script = tmp_path / "launch.py"
+    script.write_text(f"import pathlib; pathlib.Path({str(marker)!r}).write_text('ran')\n")
+    return f"{sys.executable} {script} {{np}} {{cmd}}", marker
+
+
+@pytest.mark.parametrize("option,value", _bound_cases("bench"),
+                         ids=[f"{o.name}={v}" for o, v in _bound_cases("bench")])
+def test_run_refuses_every_bound_with_the_binarys_words(option, value, recorder, tmp_path):
+    template, marker = recorder
+    text = _text(value)
+    extra = ["--procsync", "roundtime"] if option.name in ("bcast_factor", "roundtime-budget-s") else []
+    expected = _bench_says([option.flag, text, *extra])
+    out = tmp_path / "c"
+    r = CliRunner().invoke(main, ["run", "--mpi", "openmpi", "--np", "2", "--launcher", template,
+                                  "--out", str(out), option.flag, text, *extra])
+    assert r.exit_code == 2, r.output
+    assert r.output.strip() == f"mpimeter run: error: {expected}"
+    assert not marker.exists() and not out.exists()
+
+
+@pytest.mark.parametrize("option,value", _bound_cases("sync-check"),
+                         ids=[f"{o.name}={v}" for o, v in _bound_cases("sync-check")])
+def test_sync_check_refuses_every_bound_with_the_binarys_words(option, value, recorder):
+    template, marker = recorder
+    text = _text(value)
+    extra = ["--timer", "virtual"] if option.name in ("seed", "virtual-offset-s", "virtual-skew-ppm") else []
+    expected = _bench_says(["--sync-check", option.flag, text, *extra])
+    r = CliRunner().invoke(main, ["sync-check", "--mpi", "openmpi", "--launcher", template,
+                                  option.flag, text, *extra])
+    assert r.exit_code == 2, r.output
+    assert r.output.strip() == f"mpimeter sync-check: error: {expected}"
+    assert not marker.exists()
+
+
+def test_every_bench_option_is_an_option_of_run_and_its_help_says_so():
+    r = CliRunner().invoke(main, ["run", "--help"])
+    assert r.exit_code == 0
+    for o in DESC.options_for("bench"):
+        assert o.flag in r.output, o.name
+    # the ones a campaign sets per launch are not offered
+    for name in ("out", "seed", "force"):
+        assert DESC.option(name).per_launch and "--force" not in r.output
+    assert "[bench]" in r.output
+
+
+def test_the_description_is_read_once_per_binary(monkeypatch):
+    describe._describe_cached.cache_clear()
+    calls = []
+    real = subprocess.run
+
+    def counting(args, *a, **kw):
+        calls.append(args)
+        return real(args, *a, **kw)
+
+    monkeypatch.setattr(describe.subprocess, "run", counting)
+    for _ in range(3):
+        describe.describe(BENCH)
+    assert len([c for c in calls if "--describe" in c]) == 1
+
+
+def test_a_rebuilt_binary_is_asked_again(tmp_path):
+    copy = tmp_path / "mpimeter-bench"
+    copy.write_bytes(BENCH.read_bytes())
+    copy.chmod(0o755)
+    first = describe.describe(copy)
+    # a "rebuild": a binary of the same path with another size and mtime
+    script = tmp_path / "mpimeter-bench"
+    script.write_text(f"#!/bin/sh\nexec {BENCH} \"$@\"\n")
+    script.chmod(0o755)
+    assert describe.describe(script) is not first
+
+
+def test_a_description_of_another_version_is_refused():
+    with pytest.raises(describe.DescribeError, match="describe_version 99"):
+        describe.parse({"describe_version": 99}, BENCH)
+
+
+def test_check_value_covers_the_types():
+    nrep = DESC.option("nrep")
+    assert describe.check_value(DESC, nrep, "300") is None
+    assert describe.check_value(DESC, nrep, "3x") == "--nrep: '3x' is not a whole number; allowed: " + nrep.allowed
+    window = DESC.option("window-us")
+    assert describe.check_value(DESC, window, "auto") is None
+    assert "is not a number" in describe.check_value(DESC, window, "nan")
+    assert math.isfinite(window.max)
+    ops = DESC.option("ops")
+    assert describe.check_value(DESC, ops, "bcast,allreduce") is None
+    assert describe.check_value(DESC, ops, "bcast,nope").startswith("--ops: unknown operation 'nope'")
