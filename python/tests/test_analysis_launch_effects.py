@@ -45,8 +45,9 @@ def test_a_fast_launch_is_found_and_its_probe_named(tmp_path):
     assert e.ratio > 1.9 and len(e.rows) >= 3
     names = [s.what for s in e.separating]
     assert any("cache-line round trip" in n for n in names), names
-    assert "launch(es) 003 ran them" in w.message and "cache-line round trip" in w.message
-    assert "(53 ns in the faster launches, 180 ns – 225 ns in the others" in w.message
+    assert "launch 003 ran them" in w.message and "faster than the other 9" in w.message
+    assert "cache-line round trip" in w.message
+    assert "(53 ns in the faster launches, 180 ns – 225 ns in the slower ones" in w.message
     out = json.loads(CliRunner().invoke(command, [str(tmp_path / "c"), "--no-cache", "--format", "json"]).stdout)
     (j,) = out["launch_effects"]
     assert j["low_launches"] == [3] and any("cacheline" in s["property"] for s in j["separating"])
@@ -73,3 +74,13 @@ def test_iid_launches_give_no_warning(tmp_path):
         camp = write_campaign(tmp_path / f"c{seed}", 10, seed=seed, launch_sigma=0.05, schema=2, nrep=60)
         flagged += bool(_effects(camp)[1])
     assert flagged <= 1, flagged
+
+
+def test_a_single_slow_launch_is_named_as_the_slower_one(tmp_path):
+    rng = np.random.default_rng(5)
+    factors = list(np.exp(rng.normal(0, 0.02, 10)))
+    factors[0] *= 2.3  # the first launch runs everything about 2.3 times slower
+    res, (w,) = _effects(_campaign(tmp_path / "c", factors))
+    (e,) = res.launch_effects
+    assert e.high_launches == (0,) and len(e.low_launches) == 9
+    assert "launch 000 ran them" in w.message and "slower than the other 9" in w.message

@@ -29,10 +29,12 @@ def launch_summary(tmp_path, time_fn):
 def test_one_fast_repetition_is_no_warmup_and_no_warning(tmp_path):
     s, warned = launch_summary(tmp_path, flat_with_one_fast_repetition)
     assert s.warmup_length == 0 and s.n_warmup == 0 and not warned
+    assert s.warmup_p_value > 0.01  # the test itself, not only the length, says "no trend"
 
 
 def test_a_significant_long_warmup_is_warned_about(tmp_path):
     s, warned = launch_summary(tmp_path, decaying_warmup)
     assert 48 <= s.warmup_length + 1 <= 72  # w within ±20 % of 60
+    assert s.warmup_p_value <= 0.01
     (w,) = warned
     assert "significant warm-up" in w.message and "--drop-warmup" in w.hint

@@ -3,6 +3,8 @@ self-contained; the twelve rules."""
 
 from __future__ import annotations
 
+import errno
+
 import html.parser
 import re
 
@@ -158,6 +160,20 @@ def test_write_report_is_atomic_and_reports_its_size(reports, tmp_path):
     assert info.bytes == info.path.stat().st_size
     assert info.fingerprints == 6
     assert not list(tmp_path.glob("*.tmp"))
+
+
+def test_a_full_disk_leaves_the_old_report_and_no_partial_file(reports, tmp_path, monkeypatch):
+    result, comparison, _, _ = reports["one_library"]
+    (tmp_path / "r.html").write_text("old report")
+
+    def no_space(fd):
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    monkeypatch.setattr("mpimeter.atomic.os.fsync", no_space)
+    with pytest.raises(OSError, match="r.html"):
+        write_report(tmp_path / "r.html", result, comparison)
+    assert (tmp_path / "r.html").read_text() == "old report"
+    assert [p.name for p in tmp_path.iterdir()] == ["r.html"]
 
 
 def _rule(text: str, number: int) -> str:

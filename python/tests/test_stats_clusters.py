@@ -59,8 +59,10 @@ def test_separates_numbers_and_labels():
     s = separates([50.0, 55.0], [180.0, 190.0, 200.0], numeric=True)
     assert s.separates and s.chance == pytest.approx(2 / 10)  # C(5, 2) = 10
     assert not separates([50.0, 185.0], [180.0, 190.0], numeric=True).separates
-    lab = separates(["0,1"], ["0,0", "0,0", "1,1"], numeric=False)
+    lab = separates(["0,1"], ["0,0", "0,0", "0,0"], numeric=False)
     assert lab.separates and lab.chance == pytest.approx(2 / 4)
     assert not separates(["a", "b"], ["b", "c"], numeric=False).separates
+    # a label that differs in every launch separates nothing
+    assert not separates(["t0"], ["t1", "t2", "t3"], numeric=False).separates
     unknown = separates([None], [1.0, 2.0], numeric=True)
     assert not unknown.separates and unknown.chance is None

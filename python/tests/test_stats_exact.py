@@ -1,4 +1,4 @@
-"""Exact p-values of the rank-sum test (issue 11 §2.1): the exact Mann–Whitney distribution
+"""Exact p-values of the rank-sum test: the exact Mann–Whitney distribution
 without ties, the exact permutation distribution with ties, the normal approximation only for
 large samples — against scipy, published critical values and hand-counted cases."""
 

@@ -66,7 +66,7 @@ def test_reduce_counts_outliers_removed_and_bandwidth_is_harmonic():
     assert st.bandwidth_Bps == pytest.approx(1e9)  # 1000 B / 1 µs
 
 
-# --- the warm-up must be a real trend (issue 11 §2.3): null checks and recovery --------------
+# --- the warm-up must be a real trend: null checks and recovery --------------
 
 N_SERIES = 300
 

@@ -3,7 +3,8 @@
  *
  * What: every control variable not bound to an object is read once on rank 0 after MPI_Init:
  *   their count, a hash (FNV-1a 64) of the sorted "name=value" lines, and the values of those
- *   that select transports and collective algorithms (mm_mpit_is_selection).
+ *   that select transports and collective algorithms (mm_mpit_is_selection). Variables that name
+ *   the job rather than a setting (contact URIs, session folder) are left out of both.
  * Why: Hunold & Carpen-Amarie 2016 §4.2 and the launch effects seen on this machine
  *   (docs/ALGORITHMS.md, "Launch effects"): when per-launch medians form clusters, the analysis looks for a recorded
  *   property that separates them; what the library was set to is one. The digest makes any
@@ -26,6 +27,16 @@ int mm_mpit_is_selection(const char *name) {
         if (strcmp(name, exact[i]) == 0) return 1;
     for (size_t i = 0; i < sizeof contains / sizeof contains[0]; i++)
         if (strstr(name, contains[i])) return 1;
+    return 0;
+}
+
+/* Variables whose value names this job rather than a setting (the launcher's contact URIs, the
+ * session folder, job ids): seen to differ in every launch of Open MPI 4.1 on one machine with
+ * nothing else changed. Left out of the digest, so that it changes only when a setting does. */
+static int mm__job_specific(const char *name) {
+    static const char *const parts[] = {"_uri", "session_dir", "jobfam", "jobid", "_pid"};
+    for (size_t i = 0; i < sizeof parts / sizeof parts[0]; i++)
+        if (strstr(name, parts[i])) return 1;
     return 0;
 }
 
@@ -94,6 +105,7 @@ void mm_mpit_collect(mm_mpit_info *info) {
                                 &binding, &scope) != MPI_SUCCESS)
             continue;
         name[sizeof name - 1] = '\0';
+        if (mm__job_specific(name)) continue;
         if (binding != MPI_T_BIND_NO_OBJECT)
             snprintf(value, sizeof value, "(bound to an object)");
         else

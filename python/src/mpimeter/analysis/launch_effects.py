@@ -78,7 +78,7 @@ PROPERTIES: tuple[tuple[str, bool, Callable[[LaunchMeta], Any], Callable[[Any], 
      lambda v: f"{100 * v:.0f} %"),
     ("the clock-sync residual at the start (clock_sync.residual_start)", True, _residual,
      lambda v: format_ns(v)),
-    ("the start time (wall_start)", False, lambda m: m.wall_start, str),
+    ("the start time (wall_start)", True, lambda m: m.wall_start, str),  # ISO times order as text
 )
 
 
@@ -159,7 +159,7 @@ def _separating(infos: dict[int, LaunchInfo], low: frozenset[int],
 
 def _shown(values: tuple, numeric: bool, show: Callable[[Any], str]) -> tuple[str, ...]:
     """Numbers as their range ("180 ns – 225 ns"), other values one by one."""
-    if numeric and len(values) > 1:
+    if numeric and len(values) > 1:  # numbers, or ISO times (which sort as strings)
         return (f"{show(min(values))} – {show(max(values))}",)
     return tuple(show(v) for v in values)
 
@@ -177,13 +177,19 @@ def launch_effect_warnings(effects: Sequence[LaunchEffect], campaign: Campaign) 
     out = []
     for e in effects:
         rows = ", ".join(f"{op} {format_size(size, campaign.size_unit(op))}" for op, size in e.rows[:4]) + (" …" if len(e.rows) > 4 else "")
+        # Name the smaller group: "launch 000 ran them 2.3× slower than the other 11" reads at once.
+        if len(e.low_launches) <= len(e.high_launches):
+            named, others, how = e.low_launches, e.high_launches, "faster"
+        else:
+            named, others, how = e.high_launches, e.low_launches, "slower"
         head = (f"{e.alternative}: the per-launch medians of {len(e.rows)} row(s) fall into two groups ({rows}); "
-                f"launch(es) {_launches(e.low_launches)} ran them {e.ratio:.2f}× faster than the other "
-                f"{len(e.high_launches)} (the same split in {e.sharing_rows} of the rows)")
+                f"launch{'es' if len(named) > 1 else ''} {_launches(named)} ran them {e.ratio:.2f}× {how} than "
+                f"the other {len(others)} ({e.sharing_rows} of the {len(e.rows)} rows split exactly so)")
         if e.separating:
             best = min(e.separating, key=lambda s: s.chance)
             tail = (f"; {best.what} separates them ({_values(best.low_values)} in the faster launches, "
-                    f"{_values(best.high_values)} in the others; a chance alignment has probability {best.chance:.2g})")
+                    f"{_values(best.high_values)} in the slower ones; a chance alignment has probability "
+                    f"{best.chance:.2g})")
             if len(e.separating) > 1:
                 tail += "; also " + "; ".join(s.what for s in e.separating if s is not best)
         else:

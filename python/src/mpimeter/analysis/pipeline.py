@@ -89,7 +89,7 @@ def analyze(
             st.n_warmup_dropped,
             st.removed, sm.n, sm.median, sm.mean, sm.min, sm.max, sm.q1, sm.q3, sm.p90, sm.p95, sm.p99, sm.std,
             sm.cov, st.warmup_length, st.counts["first"], st.counts["warmup"], st.counts["outlier"],
-            st.counts["good"], st.bandwidth_Bps, n_start_spread=int(late.sum())))
+            st.counts["good"], st.bandwidth_Bps, n_start_spread=int(late.sum()), warmup_p_value=st.warmup_p))
     rows = _rows(summaries, confidence, p2p)
     repetitions = pd.DataFrame({
         "alternative": pd.Categorical.from_codes(reps.alternative, categories=reps.alternatives),

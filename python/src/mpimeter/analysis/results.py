@@ -4,6 +4,7 @@ across launches and per rank test, and the result that holds them with its JSON 
 
 from __future__ import annotations
 
+import math
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
@@ -59,6 +60,7 @@ class LaunchSummary:
     n_good: int
     bandwidth_Bps: float | None  # point-to-point only: harmonic mean of size/run time
     n_start_spread: int = 0  # valid, but dropped: the ranks' start spread exceeded the start tolerance
+    warmup_p_value: float = math.nan  # of the warm-up trend test (NaN: too few repetitions to test)
 
 
 @dataclass(frozen=True)

@@ -1,4 +1,4 @@
-"""`mpimeter report`: the whole campaign as one self-contained HTML file (issue 6)."""
+"""`mpimeter report`: the whole campaign as one self-contained HTML file."""
 
 from __future__ import annotations
 

@@ -12,11 +12,13 @@ from pathlib import Path
 import click
 
 from mpimeter import analysis
+from mpimeter.atomic import write_atomic
 from mpimeter.campaign import limits, lock, spec
 from mpimeter.campaign import reproducibility as rp
 from mpimeter.campaign.plan import SEED_LIMIT, draw_campaign_seed
 from mpimeter.cli.analyze import fail  # "mpimeter <command>: error: ...", exit 2
 from mpimeter.cli.benchparams import DescribedCommand
+from mpimeter.cli.output import clean
 from mpimeter.cli.run import (EXIT_FAILED_LAUNCHES, campaign_options, execute_campaign,
                               make_request, refused, resume_command)
 
@@ -102,7 +104,7 @@ def command(ctx: click.Context, campaigns, trials, out, fmt, np, launches, mpi, 
               "settings_differ": differences, "rows": [r.to_dict() for r in rows]}
     if trials is not None:
         try:
-            (out / RESULT_FILE).write_text(json.dumps(result, indent=1) + "\n")
+            write_atomic(out / RESULT_FILE, (json.dumps(clean(result), indent=1, allow_nan=False) + "\n").encode())
         except OSError as exc:
             fail(COMMAND, f"cannot write {out / RESULT_FILE}: {exc.strerror or exc}")
     _print(rows, fmt, result, source)

@@ -1,5 +1,5 @@
-"""Small HTML building blocks for the report: every text goes through `esc` (issue 6, scope 4:
-whatever a user gave — host names, environment values, argv — is escaped), and the page carries
+"""Small HTML building blocks for the report: every text goes through `esc`
+(whatever a user gave — host names, environment values, argv — is escaped), and the page carries
 a Content-Security-Policy that forbids every network load, so a report cannot fetch anything
 even if a value slipped through."""
 

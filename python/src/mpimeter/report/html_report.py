@@ -1,4 +1,4 @@
-"""The campaign report: one self-contained HTML file (issue 6, scope 2).
+"""The campaign report: one self-contained HTML file.
 
 Sections: summary, warnings (every warning of `analyze` and `compare`), results per operation
 (run time against size with the CI of the median, per-launch medians side by side with the
@@ -17,7 +17,6 @@ The per-repetition scatter plots are thinned for display (`max_points`), never t
 from __future__ import annotations
 
 import datetime as _dt
-import os
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -28,6 +27,7 @@ import pandas as pd
 
 from mpimeter import __version__
 from mpimeter.analysis import ratio_estimator_text
+from mpimeter.atomic import write_atomic
 from mpimeter.report import figures as fg
 from mpimeter.report import html as h
 from mpimeter.report.fingerprint import FingerprintData, fingerprint_data
@@ -94,9 +94,7 @@ def write_report(path: str | Path, result, comparison=None, **options) -> Report
     start = time.perf_counter()
     text, fingerprints = build_report(result, comparison, **options)
     path = Path(path)
-    tmp = path.with_name(path.name + ".tmp")
-    tmp.write_text(text, encoding="utf-8")
-    os.replace(tmp, path)
+    write_atomic(path, text.encode("utf-8"))
     return ReportInfo(path, path.stat().st_size, time.perf_counter() - start,
                       len({r.op for r in result.rows}) + fingerprints, fingerprints)
 

@@ -14,7 +14,8 @@ medians (e.g. 0.23 µs in 1 of 10 launches, 0.48 µs in the others, stable withi
   least ``min_ratio`` (a split of 2 % is real on a quiet machine but not an effect anyone needs
   named).
 - ``separates``: whether a property of the launches puts the two groups apart — for numbers, a
-  threshold with one group wholly below it; for other values, no value shared by the groups —
+  threshold with one group wholly below it; for other values, one value in each group, not the
+  same —
   and how likely that is by chance: a random property of distinct numbers separates a split of k
   and n − k launches with probability 2 / C(n, k).
 
@@ -121,6 +122,8 @@ def separates(low: Sequence[Hashable], high: Sequence[Hashable], *, numeric: boo
     if numeric:
         ok = max(lo) < min(hi) or max(hi) < min(lo)
     else:
-        ok = not (set(lo) & set(hi))
+        # a label separates when each group has one value of its own: a label that differs in
+        # every launch (a time stamp, an id) would "separate" any split and says nothing
+        ok = len(set(lo)) == 1 and len(set(hi)) == 1 and set(lo) != set(hi)
     chance = 2.0 / math.comb(len(lo) + len(hi), len(lo)) if ok else None
     return Separation(ok, shown_lo, shown_hi, min(chance, 1.0) if chance is not None else None)

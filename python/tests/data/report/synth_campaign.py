@@ -227,7 +227,7 @@ def write_campaign(root: Path, alternatives: dict[str, LaunchSpec] | LaunchSpec,
     return root
 
 
-# The golden campaigns of the report and fingerprint tests (issue 6): written by a fixture into
+# The golden campaigns of the report and fingerprint tests: written by a fixture into
 # a temporary folder, never into the repository.
 SCRIPT_VALUE = "<script>alert('mpimeter')</script>"
 
