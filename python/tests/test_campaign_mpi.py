@@ -46,7 +46,7 @@ def test_three_launches_of_two_ranks_with_both_libraries(tmp_path):
         assert meta["config"]["seed"] == x["seed"]
         assert meta["mpi"]["library"] == x["alternative"]
         lines = (folder / "raw.csv").read_text().strip().splitlines()
-        assert lines[0] == "test,op,size,rank,rep,start_ns,end_ns,valid,gstart_ns,gend_ns"
+        assert lines[0] == "test,op,size,rank,rep,start_ns,end_ns,valid,gstart_ns,gend_ns,init_ns,test_ns,wait_ns,compute_ns,blocking_ns"
         assert len(lines) - 1 == 2 * len(ops) * len(sizes) * nrep
         assert {line.split(",")[1] for line in lines[1:]} == set(ops)
     expected = "mpirun.openmpi" if disk["alternatives"][0]["name"] == "openmpi" else "mpiexec.mpich"

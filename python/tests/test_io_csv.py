@@ -117,3 +117,26 @@ def test_launch_without_raw_but_nothing_finished_is_fine(tmp_path):
     assert not (f / "raw.csv").exists()
     d = read_launch(f)
     assert d.raw.num_rows == 0 and d.finished_tests == ()
+
+
+V2_HEADER = RAW_HEADER + ",init_ns,test_ns,wait_ns,compute_ns,blocking_ns\n"
+
+
+def test_raw_format_2_reads_the_nonblocking_components(tmp_path):
+    p = write_raw(tmp_path / "raw.csv", "0,ibcast,8,0,0,100,300,1,100,300,10,5,20,160,50\n"
+                                        "1,bcast,8,0,0,400,500,1,400,500,,,,,\n", header=V2_HEADER)
+    t = csvread.read_csv(p, RAW_COLUMNS, cache=False).table
+    assert t["init_ns"].to_pylist() == [10, None] and t["blocking_ns"].to_pylist() == [50, None]
+
+
+def test_raw_format_1_reads_with_empty_components(tmp_path):
+    p = write_raw(tmp_path / "raw.csv", ROW.format(rep=0))
+    t = csvread.read_csv(p, RAW_COLUMNS, cache=False).table
+    assert t.column_names == [c.name for c in RAW_COLUMNS]
+    assert all(t[c].null_count == 1 for c in ("init_ns", "test_ns", "wait_ns", "compute_ns", "blocking_ns"))
+
+
+def test_a_header_of_neither_format_names_both(tmp_path):
+    p = write_raw(tmp_path / "raw.csv", ROW.format(rep=0), header=RAW_HEADER + ",init_ns\n")
+    with pytest.raises(InputError, match="or, an older format"):
+        csvread.read_csv(p, RAW_COLUMNS, cache=False)

@@ -31,6 +31,12 @@ typedef struct mm_test {
     int64_t window_ns;
     int64_t start_tolerance_ns; /* of the late-wakeup check; 0 when the scheme has no planned start */
     double started_s, duration_s; /* since launch start */
+    /* nonblocking collectives (all 0 for other kinds; docs/FORMAT.md, tests[].nbc) */
+    int64_t nbc_compute_ns;    /* t_b the overlap phase computed for, the same on every rank */
+    int nbc_ntests;            /* MPI_Test calls per repetition */
+    long nbc_work_units;       /* work-based: the largest calibrated unit count over ranks */
+    int64_t nbc_calibrated_ns; /* work-based: the longest median over ranks of those units alone */
+    long nbc_blocking_nrep;    /* repetitions recorded in the blocking phase */
     /* why a test failed (status MM_TEST_FAILED), the same on every rank */
     char error_code[24];     /* "mpi-error" | "alloc-failed" | "resync-failed" */
     char error_message[320]; /* "MPI_Bcast: MPI_ERR_COUNT: invalid count argument" */
@@ -55,6 +61,10 @@ typedef struct mm_rep_buffers {
     int64_t *start_ns, *end_ns;   /* local, raw (epoch not yet subtracted) */
     int64_t *gstart_ns, *gend_ns; /* global */
     int32_t *invalid;             /* flags */
+    /* nonblocking collectives: the components of each repetition (ns) and, from the test's
+     * blocking phase, the I-call + wait time and flags of the repetition with the same index */
+    int64_t *init_ns, *test_ns, *wait_ns, *compute_ns, *blocking_ns;
+    int32_t *blocking_flags;
 } mm_rep_buffers;
 int mm_rep_buffers_alloc(mm_rep_buffers *b, long cap);
 void mm_rep_buffers_free(mm_rep_buffers *b);
@@ -66,6 +76,18 @@ void mm_rep_buffers_free(mm_rep_buffers *b);
 int mm_bench_run_test(const mm_config *cfg, mm_test *t, mm_op_args *args, mm_procsync *ps,
                       mm_rep_buffers *b, void *cold_cache, size_t cold_cache_bytes,
                       mm_mpi_error *err);
+
+/* A nonblocking collective's test (bench/nbc_test.c): the blocking phase (I-call + wait), then
+ * t_b (--nbc-compute-ns or the blocking median, the maximum over ranks), the work calibration
+ * for --nbc-scheme work, then the overlap phase, both through mm_bench_run_test. A repetition is
+ * valid when both phases' repetitions of its index are. Collective; returns as
+ * mm_bench_run_test. */
+int mm_bench_run_nbc_test(const mm_config *cfg, mm_test *t, mm_op_args *args, mm_procsync *ps,
+                          mm_rep_buffers *b, void *cold_cache, size_t cold_cache_bytes,
+                          mm_mpi_error *err);
+/* MPI_Test calls of a nonblocking test of `size` bytes: ceil(size / interval) + 1, or 0 without
+ * an interval (NBCBench §4.2). Saturates at INT_MAX. */
+int mm_nbc_test_calls(int64_t size, int64_t interval_bytes);
 
 /* Overwrites a buffer (outside the timed region) to evict caches (Hunold §4.7). */
 void mm_cold_cache_touch(void *buf, size_t bytes);

@@ -52,6 +52,10 @@ typedef struct mm_config {
     char out[MM_PATH_LEN];
     int force;
     int raw_reduced;
+    /* nonblocking collectives (Hoefler, Schneider & Lumsdaine 2010 §4) */
+    int nbc_work_scheme;         /* --nbc-scheme: 0 time, 1 work */
+    int64_t nbc_compute_ns;      /* --nbc-compute-ns: t_b; 0 = the test's blocking median (auto) */
+    int64_t test_interval_bytes; /* --test-interval: 0 = no MPI_Test calls */
     char inject_error_op[MM_NAME_LEN]; /* test-only: this op's calls get an invalid count */
     double inject_late_wakeup_us;      /* test-only: the last rank oversleeps some starts */
     /* virtual timer */
@@ -121,6 +125,8 @@ const mm_option_spec *mm_option_find(const char *name, size_t name_len);
 void mm_option_allowed_text(const mm_option_spec *o, char *out, size_t len);
 /* Names a registry holds, comma-separated ("monotonic, tsc, ..."), for NAME(S) options. */
 const char *mm_registry_names(const char *registry);
+/* The position of value among a CHOICE option's words ("reduced" is 1 of "full,reduced"), or -1. */
+int mm_option_choice_index(const mm_option_spec *o, const char *value);
 /* What one entry of a registry is called in messages ("timer", "clock sync", ...). */
 const char *mm_registry_what(const char *registry);
 

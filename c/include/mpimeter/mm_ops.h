@@ -23,6 +23,29 @@ enum {
 #define MM_OP_KIND_NBC "nonblocking"
 #define MM_OP_KIND_LOCAL "local"
 
+struct mm_op_args;
+
+/* A nonblocking collective's repetition (Hoefler, Schneider & Lumsdaine 2010 §4, NBCBench): the
+ * I-call, then `compute_ns` of computation split into ntests + 1 equal parts with one MPI_Test
+ * between parts, then MPI_Wait. In the blocking phase (the same test's own repetitions) the
+ * I-call is followed by MPI_Wait at once. The launch prepares everything but `post` (the op's
+ * setup sets it); the timed call leaves its instants here, read after the end timestamp. */
+enum { MM_NBC_BLOCKING = 0, MM_NBC_OVERLAP = 1 };
+/* The recorded components, in raw.csv's column order: init_ns, test_ns, wait_ns, compute_ns,
+ * blocking_ns. */
+#define MM_NBC_NCOMPONENTS 5
+typedef struct mm_nbc {
+    int (*post)(const struct mm_op_args *args, MPI_Request *req); /* the I-call */
+    int phase;           /* MM_NBC_BLOCKING or MM_NBC_OVERLAP */
+    int work_scheme;     /* 0: busy-wait on the timer (time-based); 1: calibrated work */
+    int64_t compute_ns;  /* t_b, the same on every rank */
+    long work_units;     /* work-based: units this rank calibrated to take t_b alone */
+    int ntests;          /* MPI_Test calls during the computation */
+    MPI_Request req;
+    /* the last call, on the timer: the I-call returned, MPI_Wait was entered, time in tests */
+    int64_t posted_ns, wait_entered_ns, test_ns;
+} mm_nbc;
+
 /* Everything one timed call needs, prepared before the loop. */
 typedef struct mm_op_args {
     MPI_Comm comm;
@@ -34,7 +57,8 @@ typedef struct mm_op_args {
     int count;            /* elements per block = size / type_size */
     void *sendbuf, *recvbuf;
     int *sendcounts, *sdispls, *recvcounts, *rdispls; /* v-variants, in elements */
-    const mm_timer *timer; /* delay */
+    const mm_timer *timer; /* delay, nonblocking collectives */
+    mm_nbc *nbc;           /* nonblocking collectives only (NULL otherwise) */
 } mm_op_args;
 
 /* The buffers an op's setup allocates, in blocks of `size` bytes: every rank holds
@@ -64,13 +88,26 @@ const mm_op *mm_op_find(const char *name);
 const char *mm_op_names(void);
 /* "bytes", or "ns" for operations whose size is a duration. */
 const char *mm_op_size_unit(const mm_op *op);
-/* The MPI function a blocking collective's row calls ("MPI_Reduce_scatter_block", from the row's
- * name), for error messages; the op's own name for other kinds. */
+/* The MPI function a collective's row calls ("MPI_Reduce_scatter_block", "MPI_Iallreduce", from
+ * the row's name), for error messages; the op's own name for other kinds. */
 void mm_op_call_name(const mm_op *op, char *out, size_t len);
 /* Test only (--inject-error): makes the prepared call invalid in a way both libraries refuse on
  * every rank alike before communicating (a root that is no rank; MPI_OP_NULL). 0, or -1 when the
  * op takes neither a root nor a reduction. */
 int mm_op_inject_error(const mm_op *op, mm_op_args *args);
+
+/* Is the op a nonblocking collective (kind MM_OP_KIND_NBC)? Its tests run a blocking phase and
+ * an overlap phase and record per-repetition components (docs/FORMAT.md, raw.csv). */
+int mm_op_is_nbc(const mm_op *op);
+
+/* One unit of the work-based scheme's computation: floating-point work on a few cache lines that
+ * touches no MPI state (NBCBench's workload). Returns a value to keep the compiler from dropping
+ * it. */
+double mm_nbc_work(long units);
+/* Units of mm_nbc_work that take about target_ns on this rank when run alone: grown until one
+ * run takes a quarter of the target, scaled, then checked and rescaled once against the median
+ * of 5 runs. *measured_ns: the median time of the units returned. */
+long mm_nbc_calibrate(const mm_timer *timer, int64_t target_ns, int64_t *measured_ns);
 
 /* Checks a size for an op under a datatype: 0, or -1 with a message ("size 10 is not a multiple
  * of the size of int (4 bytes)"). */

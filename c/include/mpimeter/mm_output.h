@@ -13,7 +13,7 @@
 #include "mm_procsync.h"
 #include "mm_timer.h"
 
-#define MM_SCHEMA_VERSION 2
+#define MM_SCHEMA_VERSION 3
 #define MM_DESCRIBE_VERSION 1
 #define MM_TOOL_VERSION "0.2.0"
 
@@ -166,14 +166,22 @@ void mm_outdir_close(mm_outdir *o);
  * folder). 0, or -1 with errno set (the temporary file is removed). */
 int mm_outdir_write_meta(mm_outdir *o, const mm_buf *meta);
 
+/* raw.csv's header (docs/FORMAT.md): raw format 2 = format 1 + the nonblocking components. */
+#define MM_RAW_HEADER                                                                          \
+    "test,op,size,rank,rep,start_ns,end_ns,valid,gstart_ns,gend_ns,init_ns,test_ns,wait_ns,"   \
+    "compute_ns,blocking_ns\n"
 /* Appends the rows of one test and flushes + fsyncs. start/end/gstart/gend/invalid are
  * [rank * nrep + rep] arrays gathered on rank 0 (raw times; the one launch epoch, rank 0's
  * local time at start, is subtracted here from local and global times alike).
- * has_global = 0 leaves gstart/gend empty (they may be NULL). reduced = 1 writes one row per
- * repetition. 0, or -1 (errno EINVAL for bad arguments, which writes nothing). */
+ * has_global = 0 leaves gstart/gend empty (they may be NULL). components: NULL (their columns
+ * stay empty), or the MM_NBC_NCOMPONENTS durations of a nonblocking test in the header's order,
+ * each [rank * nrep + rep]; INT64_MIN is written empty. reduced = 1 writes one row per
+ * repetition (components: the maximum over ranks). 0, or -1 (errno EINVAL for bad arguments,
+ * which writes nothing). */
 int mm_raw_write_test(FILE *f, const mm_test *t, int nprocs, long nrep, const int64_t *start,
                       const int64_t *end, const int64_t *gstart, const int64_t *gend,
-                      const int32_t *invalid, int64_t epoch_ns, int has_global, int reduced);
+                      const int32_t *invalid, const int64_t *const *components, int64_t epoch_ns,
+                      int has_global, int reduced);
 /* Appends sync records (local_ns minus the launch epoch), flushes + fsyncs. 0, or -1 (EINVAL
  * for an unknown kind: nothing is written). */
 int mm_sync_write(FILE *f, const mm_sync_record *rec, size_t n, int64_t epoch_ns);

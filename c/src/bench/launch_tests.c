@@ -61,8 +61,11 @@ static void mm__note_overwrite_beyond_window(mm__launch_state *st) {
 }
 
 /* Fills the arguments an operation needs; the op's setup allocates its buffers. */
-static int mm__prepare_args(const mm__launch_state *st, const mm_test *t, mm_op_args *args) {
+static int mm__prepare_args(const mm__launch_state *st, const mm_test *t, mm_op_args *args,
+                            mm_nbc *nbc) {
     memset(args, 0, sizeof *args);
+    memset(nbc, 0, sizeof *nbc);
+    if (mm_op_is_nbc(t->op)) args->nbc = nbc;
     args->comm = st->comm;
     args->rank = st->rank;
     args->nprocs = st->nprocs;
@@ -93,7 +96,8 @@ static void mm__count_invalid(mm__launch_state *st, mm_test *t, long nrep, const
 /* What mm__run_tests allocates for the repetitions: every rank's mm_rep_buffers, and on rank 0
  * every rank's arrays gathered. */
 int64_t mm_rep_arrays_bytes(long nrep, int rank, int nprocs) {
-    const int64_t per_rep = 4 * sizeof(int64_t) + sizeof(int32_t); /* start end gstart gend flags */
+    /* start end gstart gend, 5 nonblocking components; flags and the blocking phase's flags */
+    const int64_t per_rep = 9 * sizeof(int64_t) + 2 * sizeof(int32_t);
     int64_t bytes = (int64_t)nrep * per_rep;
     if (rank == 0) bytes += (int64_t)nprocs * nrep * per_rep;
     return bytes;
@@ -146,6 +150,7 @@ static void mm__note_failed(mm__launch_state *st, mm_test *t) {
 typedef struct mm__gathered {
     int64_t *start, *end, *gstart, *gend;
     int32_t *invalid;
+    int64_t *components[MM_NBC_NCOMPONENTS]; /* nonblocking tests, in mm_nbc_components order */
 } mm__gathered;
 
 static int mm__gathered_alloc(mm__gathered *g, size_t n) {
@@ -156,7 +161,9 @@ static int mm__gathered_alloc(mm__gathered *g, size_t n) {
     g->gstart = malloc(n * sizeof(int64_t));
     g->gend = malloc(n * sizeof(int64_t));
     g->invalid = malloc(n * sizeof(int32_t));
-    return g->start && g->end && g->gstart && g->gend && g->invalid ? 0 : -1;
+    int missing = 0;
+    for (int c = 0; c < MM_NBC_NCOMPONENTS; c++) missing |= !(g->components[c] = malloc(n * sizeof(int64_t)));
+    return g->start && g->end && g->gstart && g->gend && g->invalid && !missing ? 0 : -1;
 }
 
 static void mm__gathered_free(mm__gathered *g) {
@@ -165,6 +172,7 @@ static void mm__gathered_free(mm__gathered *g) {
     free(g->gstart);
     free(g->gend);
     free(g->invalid);
+    for (int c = 0; c < MM_NBC_NCOMPONENTS; c++) free(g->components[c]);
     memset(g, 0, sizeof *g);
 }
 
@@ -177,12 +185,17 @@ static int mm__record_test(mm__launch_state *st, mm_test *t, const mm_rep_buffer
     MM_MPI(&st->err, MPI_Gather(b->gstart_ns, cnt, MPI_INT64_T, g->gstart, cnt, MPI_INT64_T, 0, st->comm));
     MM_MPI(&st->err, MPI_Gather(b->gend_ns, cnt, MPI_INT64_T, g->gend, cnt, MPI_INT64_T, 0, st->comm));
     MM_MPI(&st->err, MPI_Gather(b->invalid, cnt, MPI_INT32_T, g->invalid, cnt, MPI_INT32_T, 0, st->comm));
+    int nbc = mm_op_is_nbc(t->op);
+    const int64_t *mine[MM_NBC_NCOMPONENTS] = {b->init_ns, b->test_ns, b->wait_ns, b->compute_ns,
+                                               b->blocking_ns};
+    for (int c = 0; nbc && c < MM_NBC_NCOMPONENTS; c++)
+        MM_MPI(&st->err, MPI_Gather(mine[c], cnt, MPI_INT64_T, g->components[c], cnt, MPI_INT64_T, 0, st->comm));
     int write_ok = !mm_mpi_failed(&st->err);
     if (st->rank == 0 && write_ok) {
         mm__count_invalid(st, t, cnt, g->invalid);
         write_ok = mm_raw_write_test(st->out.raw, t, st->nprocs, cnt, g->start, g->end, g->gstart,
-                                     g->gend, g->invalid, st->epoch_ns, has_global,
-                                     st->cfg->raw_reduced) == 0;
+                                     g->gend, g->invalid, nbc ? (const int64_t *const *)g->components : NULL,
+                                     st->epoch_ns, has_global, st->cfg->raw_reduced) == 0;
         t->status = MM_TEST_COMPLETE;
         write_ok = write_ok && mm__write_meta(st, "running") == 0;
         if (!write_ok) fprintf(stderr, "mpimeter-bench: cannot write to %s\n", st->cfg->out);
@@ -230,9 +243,10 @@ int mm__run_tests(mm__launch_state *st) {
         t->status = MM_TEST_RUNNING;
         t->started_s = mm__seconds_since(st);
         mm_op_args args;
+        mm_nbc nbc;
         const char *code = NULL;
         char message[sizeof t->error_message] = "";
-        if (mm__prepare_args(st, t, &args) != 0) {
+        if (mm__prepare_args(st, t, &args, &nbc) != 0) {
             code = "alloc-failed";
             snprintf(message, sizeof message, "cannot allocate the buffers of %s at %" PRId64
                      " bytes on rank %d", t->op->name, t->size, st->rank);
@@ -241,8 +255,8 @@ int mm__run_tests(mm__launch_state *st) {
         if (agreed == 0) {
             mm_mpi_error test_err;
             mm_mpi_error_clear(&test_err);
-            mm_bench_run_test(cfg, t, &args, &st->ps, &b, cold, (size_t)cfg->cold_cache_bytes,
-                              &test_err);
+            (mm_op_is_nbc(t->op) ? mm_bench_run_nbc_test : mm_bench_run_test)(
+                cfg, t, &args, &st->ps, &b, cold, (size_t)cfg->cold_cache_bytes, &test_err);
             if (mm_mpi_failed(&test_err)) {
                 code = "mpi-error";
                 mm_mpi_error_format(&test_err, message, sizeof message);

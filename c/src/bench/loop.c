@@ -46,7 +46,16 @@ int mm_rep_buffers_alloc(mm_rep_buffers *b, long cap) {
     b->gstart_ns = malloc((size_t)cap * sizeof(int64_t));
     b->gend_ns = malloc((size_t)cap * sizeof(int64_t));
     b->invalid = malloc((size_t)cap * sizeof(int32_t));
-    if (!b->start_ns || !b->end_ns || !b->gstart_ns || !b->gend_ns || !b->invalid) {
+    int64_t **components[] = {&b->init_ns, &b->test_ns, &b->wait_ns, &b->compute_ns,
+                              &b->blocking_ns};
+    int missing = 0;
+    for (size_t i = 0; i < sizeof components / sizeof components[0]; i++) {
+        *components[i] = malloc((size_t)cap * sizeof(int64_t));
+        missing |= *components[i] == NULL;
+    }
+    b->blocking_flags = malloc((size_t)cap * sizeof(int32_t));
+    if (!b->start_ns || !b->end_ns || !b->gstart_ns || !b->gend_ns || !b->invalid || missing ||
+        !b->blocking_flags) {
         mm_rep_buffers_free(b);
         return -1;
     }
@@ -59,6 +68,12 @@ void mm_rep_buffers_free(mm_rep_buffers *b) {
     free(b->gstart_ns);
     free(b->gend_ns);
     free(b->invalid);
+    free(b->init_ns);
+    free(b->test_ns);
+    free(b->wait_ns);
+    free(b->compute_ns);
+    free(b->blocking_ns);
+    free(b->blocking_flags);
     memset(b, 0, sizeof *b);
 }
 
@@ -77,6 +92,22 @@ static const int mm__reason_flags[MM_INVALID_NREASONS] = {
 
 static void mm__count_reasons(long *counts, int flags) {
     for (int r = 0; r < MM_INVALID_NREASONS; r++) counts[r] += (flags & mm__reason_flags[r]) != 0;
+}
+
+/* A nonblocking collective's repetition, from the instants its timed call left (ops_nbc.c):
+ * in the blocking phase the whole call is the blocking time; in the overlap phase init = start
+ * to the I-call's return, wait = MPI_Wait entered to end, compute = the rest minus the tests. */
+static void mm__record_components(mm_rep_buffers *b, long i, const mm_nbc *nbc, int64_t start_ns,
+                                  int64_t end_ns, int flags) {
+    if (nbc->phase == MM_NBC_BLOCKING) {
+        b->blocking_ns[i] = end_ns - start_ns;
+        b->blocking_flags[i] = flags;
+        return;
+    }
+    b->init_ns[i] = nbc->posted_ns - start_ns;
+    b->test_ns[i] = nbc->test_ns;
+    b->wait_ns[i] = end_ns - nbc->wait_entered_ns;
+    b->compute_ns[i] = nbc->wait_entered_ns - nbc->posted_ns - nbc->test_ns;
 }
 
 int mm_bench_run_test(const mm_config *cfg, mm_test *t, mm_op_args *args, mm_procsync *ps,
@@ -113,6 +144,7 @@ int mm_bench_run_test(const mm_config *cfg, mm_test *t, mm_op_args *args, mm_pro
         return err->code;
     }
 
+    const mm_nbc *nbc = args->nbc;
     const long nrep = cfg->nrep < b->cap ? cfg->nrep : b->cap;
     const long warmup = cfg->warmup;
     /* Schemes that redo invalid repetitions get a bound, so that a hopeless test ends. */
@@ -149,6 +181,7 @@ int mm_bench_run_test(const mm_config *cfg, mm_test *t, mm_op_args *args, mm_pro
             b->gstart_ns[recorded] = mm_clocksync_to_global(ps->cs, start_ns);
             b->gend_ns[recorded] = mm_clocksync_to_global(ps->cs, end_ns);
             b->invalid[recorded] = flags;
+            if (nbc) mm__record_components(b, recorded, nbc, start_ns, end_ns, flags);
             mm__count_reasons(invalid_by_reason, flags);
             recorded++;
         }

@@ -221,15 +221,22 @@ static int mm__apply(mm_config *cfg, const mm_option_spec *o, const char *value,
         return mm_parse_sizes(value, cfg->sizes, MM_MAX_SIZES, &cfg->nsizes, err, len);
     case MM_OPT_FLOATS:
         return mm__parse_check_at(o, value, cfg, err, len);
-    case MM_OPT_CHOICE:
-        if (strcmp(value, "full") == 0) cfg->raw_reduced = 0;
-        else if (strcmp(value, "reduced") == 0) cfg->raw_reduced = 1;
-        else {
+    case MM_OPT_CHOICE: {
+        /* the value's position among the row's choices is what the option stores */
+        int *slot = strcmp(name, "raw") == 0          ? &cfg->raw_reduced
+                    : strcmp(name, "nbc-scheme") == 0 ? &cfg->nbc_work_scheme
+                                                      : NULL;
+        if (!slot) return mm__fail(err, len, "internal: option --%s has no place", name);
+        int index = mm_option_choice_index(o, value);
+        if (index < 0) {
             char allowed[128];
             mm_option_allowed_text(o, allowed, sizeof allowed);
-            return mm_config_message(err, len, MM_MSG_UNKNOWN_NAME, name, value, allowed, "mode");
+            return mm_config_message(err, len, MM_MSG_UNKNOWN_NAME, name, value, allowed,
+                                     mm_registry_what(NULL));
         }
+        *slot = index;
         return 0;
+    }
     case MM_OPT_PATH:
         if (!*value) return mm__fail(err, len, "--out: empty path");
         if (strlen(value) >= MM_PATH_LEN) return mm__fail(err, len, "--out: path too long");
@@ -268,6 +275,25 @@ static int mm__check_modes(const mm_config *cfg, const char *seen, char *err, si
                             "and prints the result)", t[i].name);
         return mm__fail(err, len, "--%s applies only to --sync-check", t[i].name);
     }
+    return 0;
+}
+
+/* The nonblocking-collective options shape only the tests of nonblocking operations: given
+ * without one in --ops they would be silently ignored, so they are refused. */
+static int mm__check_nbc_options(const mm_config *cfg, const char *seen, char *err, size_t len) {
+    static const char *const nbc_only[] = {"nbc-scheme", "nbc-compute-ns", "test-interval"};
+    size_t n;
+    const mm_option_spec *table = mm_options(&n);
+    int any_nbc = 0;
+    for (int i = 0; i < cfg->nops; i++) any_nbc |= mm_op_is_nbc(mm_op_find(cfg->ops[i]));
+    if (any_nbc) return 0;
+    for (size_t k = 0; k < sizeof nbc_only / sizeof nbc_only[0]; k++) {
+        const mm_option_spec *o = mm_option_find(nbc_only[k], strlen(nbc_only[k]));
+        if (o && seen[o - table])
+            return mm__fail(err, len, "--%s applies only to nonblocking collectives (ibcast, "
+                            "iallreduce, ...; see --list-ops) and --ops has none", o->name);
+    }
+    (void)n;
     return 0;
 }
 
@@ -419,6 +445,8 @@ int mm_config_parse(mm_config *cfg, int argc, char **argv, char *err, size_t len
         cfg->mode == MM_MODE_DESCRIBE)
         return 0;
     rc = mm__check_modes(cfg, seen, err, len);
+    if (rc) return rc;
+    rc = mm__check_nbc_options(cfg, seen, err, len);
     if (rc) return rc;
     if (!cfg->seed_given) {
         /* Drawn from the clock and pid; recorded in meta.json so the order can be replayed. */

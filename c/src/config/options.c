@@ -63,6 +63,17 @@ static const mm_option_spec mm__table[] = {
      "write into --out even if it exists and is not empty"},
     {"raw", MM_OPT_CHOICE, BENCH, "MODE", "full", NULL, 0, 0, "full,reduced", 0,
      "full = one row per rank and repetition; reduced = one per repetition"},
+    {"nbc-scheme", MM_OPT_CHOICE, BENCH, "NAME", "time", NULL, 0, 0, "time,work", 0,
+     "nonblocking collectives: the computation between post and wait; time = busy wait on the "
+     "timer, work = a workload calibrated per test to take the same time alone"},
+    {"nbc-compute-ns", MM_OPT_I64, BENCH | MM_OPT_F_AUTO, "NS", "auto", "ns", 1, 1e11, NULL,
+     OFF(nbc_compute_ns),
+     "nonblocking collectives: computation time t_b; auto = the test's median blocking time "
+     "(I-call + wait), the maximum over ranks"},
+    {"test-interval", MM_OPT_I64, BENCH, "BYTES", "none", "bytes", 1, 1e15, NULL,
+     OFF(test_interval_bytes),
+     "nonblocking collectives: call MPI_Test ceil(size/BYTES)+1 times, evenly spaced, during "
+     "the computation (default: no MPI_Test)"},
     {"virtual-base", MM_OPT_NAME, BENCH | SYNC, "NAME", "monotonic", NULL, 0, 0, "timers", 0,
      "timer wrapped by --timer virtual (not virtual)"},
     {"virtual-offset-s", MM_OPT_FLOAT, BENCH | SYNC, "X", "0", "s", 0, 1e6, NULL,
@@ -212,6 +223,19 @@ const char *mm_registry_names(const char *registry) {
     if (strcmp(registry, "reduce_ops") == 0) return mm_reduce_op_names();
     if (strcmp(registry, "operations") == 0) return mm_op_names();
     return "";
+}
+
+int mm_option_choice_index(const mm_option_spec *o, const char *value) {
+    size_t n = strlen(value);
+    int index = 0;
+    for (const char *p = o->choices; p && *p; index++) {
+        const char *comma = strchr(p, ',');
+        size_t len = comma ? (size_t)(comma - p) : strlen(p);
+        if (n > 0 && len == n && strncmp(p, value, n) == 0) return index;
+        if (!comma) break;
+        p = comma + 1;
+    }
+    return -1;
 }
 
 const char *mm_registry_what(const char *registry) {

@@ -40,6 +40,29 @@ MM__COLL_DECL(scatterv)
 /* Frees whatever a collective's setup allocated; safe on a partly set-up or zeroed args. */
 void mm__coll_teardown(mm_op_args *args);
 
+/* Nonblocking collectives (ops_nbc.c): setup = the blocking twin's + the I-call; one run and
+ * one teardown for all. */
+#define MM__NBC_DECL(op) int mm__setup_i##op(mm_op_args *args);
+MM__NBC_DECL(allgather)
+MM__NBC_DECL(allgatherv)
+MM__NBC_DECL(allreduce)
+MM__NBC_DECL(alltoall)
+MM__NBC_DECL(alltoallv)
+MM__NBC_DECL(barrier)
+MM__NBC_DECL(bcast)
+MM__NBC_DECL(exscan)
+MM__NBC_DECL(gather)
+MM__NBC_DECL(gatherv)
+MM__NBC_DECL(reduce)
+MM__NBC_DECL(reduce_scatter)
+MM__NBC_DECL(reduce_scatter_block)
+MM__NBC_DECL(scan)
+MM__NBC_DECL(scatter)
+MM__NBC_DECL(scatterv)
+#undef MM__NBC_DECL
+int mm__run_nbc(const mm_op_args *args);
+void mm__nbc_teardown(mm_op_args *args);
+
 /* The synthetic delay (ops_delay.c). */
 int mm__setup_delay(mm_op_args *args);
 int mm__run_delay(const mm_op_args *args);

@@ -11,7 +11,9 @@
  * count = size / datatype size elements. Each row's pattern says it in words.
  * Buffers: each row ends with the blocks of `size` bytes its setup allocates per rank (every
  * rank, then the root's extra), for the memory check before a launch allocates anything.
- * Cost: lookups are linear in the table (17 rows).
+ * Nonblocking collectives (kind "nonblocking") have the blocking twin's size, buffers and
+ * constraints; their timed call is NBCBench's post + computation + wait (ops_nbc.c).
+ * Cost: lookups are linear in the table (33 rows).
  * Paper: SKaMPI (Reussner et al. 1998, §2: operations as parameterized patterns);
  * Hunold & Carpen-Amarie 2016 §3.2 (one timed call per measurement). */
 #include <inttypes.h>
@@ -30,6 +32,7 @@
 #define MM__C_NBLOCKS "; buffers of nprocs x size bytes"
 
 #define MM__COLL(op) mm__setup_##op, mm__run_##op, mm__coll_teardown
+#define MM__NBC(op) mm__setup_i##op, mm__run_nbc, mm__nbc_teardown
 
 const mm_op mm_ops_table[] = {
     {"allgather", MM_OP_KIND_COLLECTIVE,
@@ -95,6 +98,54 @@ const mm_op mm_ops_table[] = {
      "displacement i*(count+1) elements: a one-element gap after each block",
      MM__C_SIZE MM__C_ROOT "; root needs nprocs x size bytes", MM_OP_ROOTED | MM_OP_FINISH_APART,
      MM__COLL(scatterv), {1, 0, 0, 1}},
+    {"ibarrier", MM_OP_KIND_NBC,
+     "no data: MPI_Ibarrier + computation + MPI_Wait",
+     "size: unused (one test at size 0, whatever --sizes says)", MM_OP_SIZE_UNUSED, MM__NBC(barrier), {0, 0, 0, 0}},
+    {"ibcast", MM_OP_KIND_NBC,
+     "as bcast (same size, buffers) through MPI_Ibcast + computation + MPI_Wait",
+     MM__C_SIZE MM__C_ROOT, MM_OP_ROOTED | MM_OP_FINISH_APART, MM__NBC(bcast), {1, 0, 0, 0}},
+    {"igather", MM_OP_KIND_NBC,
+     "as gather (same size, buffers) through MPI_Igather + computation + MPI_Wait",
+     MM__C_SIZE MM__C_ROOT "; root needs nprocs x size bytes", MM_OP_ROOTED | MM_OP_FINISH_APART, MM__NBC(gather), {1, 0, 0, 1}},
+    {"igatherv", MM_OP_KIND_NBC,
+     "as gatherv (same size, buffers and i*(count+1) layout) through MPI_Igatherv + computation + MPI_Wait",
+     MM__C_SIZE MM__C_ROOT "; root needs nprocs x size bytes", MM_OP_ROOTED | MM_OP_FINISH_APART, MM__NBC(gatherv), {1, 0, 0, 1}},
+    {"iscatter", MM_OP_KIND_NBC,
+     "as scatter (same size, buffers) through MPI_Iscatter + computation + MPI_Wait",
+     MM__C_SIZE MM__C_ROOT "; root needs nprocs x size bytes", MM_OP_ROOTED | MM_OP_FINISH_APART, MM__NBC(scatter), {1, 0, 0, 1}},
+    {"iscatterv", MM_OP_KIND_NBC,
+     "as scatterv (same size, buffers and i*(count+1) layout) through MPI_Iscatterv + computation + MPI_Wait",
+     MM__C_SIZE MM__C_ROOT "; root needs nprocs x size bytes", MM_OP_ROOTED | MM_OP_FINISH_APART, MM__NBC(scatterv), {1, 0, 0, 1}},
+    {"iallgather", MM_OP_KIND_NBC,
+     "as allgather (same size, buffers) through MPI_Iallgather + computation + MPI_Wait",
+     MM__C_SIZE MM__C_NBLOCKS, 0, MM__NBC(allgather), {1, 1, 0, 0}},
+    {"iallgatherv", MM_OP_KIND_NBC,
+     "as allgatherv (same size, buffers and i*(count+1) layout) through MPI_Iallgatherv + computation + MPI_Wait",
+     MM__C_SIZE MM__C_NBLOCKS, 0, MM__NBC(allgatherv), {1, 1, 0, 0}},
+    {"ialltoall", MM_OP_KIND_NBC,
+     "as alltoall (same size, buffers) through MPI_Ialltoall + computation + MPI_Wait",
+     MM__C_SIZE MM__C_NBLOCKS, 0, MM__NBC(alltoall), {0, 2, 0, 0}},
+    {"ialltoallv", MM_OP_KIND_NBC,
+     "as alltoallv (same size, buffers and i*(count+1) layout) through MPI_Ialltoallv + computation + MPI_Wait",
+     MM__C_SIZE MM__C_NBLOCKS, 0, MM__NBC(alltoallv), {0, 2, 0, 0}},
+    {"ireduce", MM_OP_KIND_NBC,
+     "as reduce (same size, buffers) through MPI_Ireduce + computation + MPI_Wait",
+     MM__C_SIZE MM__C_ROOT MM__C_REDUCE, MM_OP_REDUCES | MM_OP_ROOTED | MM_OP_FINISH_APART, MM__NBC(reduce), {1, 0, 1, 0}},
+    {"iallreduce", MM_OP_KIND_NBC,
+     "as allreduce (same size, buffers) through MPI_Iallreduce + computation + MPI_Wait",
+     MM__C_SIZE MM__C_REDUCE, MM_OP_REDUCES, MM__NBC(allreduce), {2, 0, 0, 0}},
+    {"ireduce_scatter", MM_OP_KIND_NBC,
+     "as reduce_scatter (same size, buffers) through MPI_Ireduce_scatter + computation + MPI_Wait",
+     MM__C_SIZE MM__C_REDUCE, MM_OP_REDUCES, MM__NBC(reduce_scatter), {1, 0, 0, 0}},
+    {"ireduce_scatter_block", MM_OP_KIND_NBC,
+     "as reduce_scatter_block (same size, buffers) through MPI_Ireduce_scatter_block + computation + MPI_Wait",
+     MM__C_SIZE MM__C_REDUCE MM__C_NBLOCKS, MM_OP_REDUCES, MM__NBC(reduce_scatter_block), {1, 1, 0, 0}},
+    {"iscan", MM_OP_KIND_NBC,
+     "as scan (same size, buffers) through MPI_Iscan + computation + MPI_Wait",
+     MM__C_SIZE MM__C_REDUCE, MM_OP_REDUCES | MM_OP_FINISH_APART, MM__NBC(scan), {2, 0, 0, 0}},
+    {"iexscan", MM_OP_KIND_NBC,
+     "as exscan (same size, buffers) through MPI_Iexscan + computation + MPI_Wait",
+     MM__C_SIZE MM__C_REDUCE, MM_OP_REDUCES | MM_OP_FINISH_APART, MM__NBC(exscan), {2, 0, 0, 0}},
     {"delay", MM_OP_KIND_LOCAL,
      "no communication: every rank busy-waits size nanoseconds on the benchmark's timer",
      "size: a duration in ns (>= 0), not bytes; datatype and reduce op unused",
@@ -119,15 +170,17 @@ const char *mm_op_size_unit(const mm_op *op) {
 
 void mm_op_call_name(const mm_op *op, char *out, size_t len) {
     if (!op || len == 0) return;
-    int blocking = strcmp(op->kind, MM_OP_KIND_COLLECTIVE) == 0 ||
-                   strcmp(op->kind, MM_OP_KIND_ROOTED) == 0;
-    if (!blocking) {
+    int mpi_named = strcmp(op->kind, MM_OP_KIND_COLLECTIVE) == 0 ||
+                    strcmp(op->kind, MM_OP_KIND_ROOTED) == 0 || mm_op_is_nbc(op);
+    if (!mpi_named) {
         snprintf(out, len, "%s", op->name);
         return;
     }
     snprintf(out, len, "MPI_%s", op->name);
     if (len > 4 && out[4] >= 'a' && out[4] <= 'z') out[4] = (char)(out[4] - 'a' + 'A');
 }
+
+int mm_op_is_nbc(const mm_op *op) { return op && op->kind && strcmp(op->kind, MM_OP_KIND_NBC) == 0; }
 
 int mm_op_inject_error(const mm_op *op, mm_op_args *args) {
     /* arguments both libraries check on every rank before communicating (a negative count is

@@ -169,6 +169,18 @@ void mm__render_tests(mm_json *j, const mm_launch *l) {
         mm__kv_positive(j, "start_tolerance_ns", (double)t->start_tolerance_ns);
         mm__kv_double_if(j, "started_s", t->status != MM_TEST_PENDING, t->started_s);
         mm__kv_double_if(j, "duration_s", done, t->duration_s);
+        mm_json_key(j, "nbc"); /* a nonblocking collective's computation, once it ran */
+        if (t->op && mm_op_is_nbc(t->op) && t->status == MM_TEST_COMPLETE) {
+            mm_json_begin_object(j);
+            mm_json_kv_int(j, "compute_ns", t->nbc_compute_ns);
+            mm_json_kv_int(j, "tests", t->nbc_ntests);
+            mm_json_kv_int(j, "work_units", t->nbc_work_units);
+            mm__kv_positive(j, "calibrated_ns", (double)t->nbc_calibrated_ns);
+            mm_json_kv_int(j, "blocking_nrep", t->nbc_blocking_nrep);
+            mm_json_end_object(j);
+        } else {
+            mm_json_null(j);
+        }
         mm_json_end_object(j);
     }
     mm_json_end_array(j);

@@ -140,6 +140,9 @@ void mm_meta_render_config(mm_json *j, const mm_config *c, const mm_clocksync *c
     mm_json_kv_string(j, "datatype", c->datatype);
     mm_json_kv_string(j, "reduce_op", c->reduce_op);
     mm_json_kv_string(j, "raw", c->raw_reduced ? "reduced" : "full");
+    mm_json_kv_string(j, "nbc_scheme", c->nbc_work_scheme ? "work" : "time");
+    mm__kv_positive(j, "nbc_compute_ns", (double)c->nbc_compute_ns); /* null = auto */
+    mm__kv_positive(j, "test_interval_bytes", (double)c->test_interval_bytes); /* null = none */
     mm_json_kv_string(j, "out", c->out);
     mm_json_kv_bool(j, "force", c->force);
     mm_json_key(j, "virtual");

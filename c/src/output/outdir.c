@@ -20,7 +20,6 @@
 
 #include "mm_output.h"
 
-#define MM__RAW_HEADER "test,op,size,rank,rep,start_ns,end_ns,valid,gstart_ns,gend_ns\n"
 #define MM__SYNC_HEADER "rank,phase,kind,peer,local_ns,offset_ns,rtt_ns\n"
 
 /* 1 when the folder holds anything besides . and .., 0 when empty, -1 when unreadable. */
@@ -200,7 +199,7 @@ int mm_outdir_open(mm_outdir *o, const char *path, char *err, size_t err_len) {
     }
     snprintf(file, sizeof file, "%s/.meta.json.tmp", path);
     (void)unlink(file); /* a leftover of a killed launch, if any */
-    o->raw = mm__open_with_header(path, "raw.csv", MM__RAW_HEADER, err, err_len);
+    o->raw = mm__open_with_header(path, "raw.csv", MM_RAW_HEADER, err, err_len);
     if (!o->raw) return -1;
     o->sync = mm__open_with_header(path, "sync.csv", MM__SYNC_HEADER, err, err_len);
     if (!o->sync) {

@@ -1,8 +1,10 @@
 /* raw_writer.c — appends the rows of one test to raw.csv (docs/FORMAT.md).
  *
  * What: one row per rank per repetition
- *   test,op,size,rank,rep,start_ns,end_ns,valid,gstart_ns,gend_ns
- * ordered by rank, then repetition; or, with --raw reduced, one row per repetition (rank -1,
+ *   test,op,size,rank,rep,start_ns,end_ns,valid,gstart_ns,gend_ns,init_ns,test_ns,wait_ns,
+ *   compute_ns,blocking_ns
+ * ordered by rank, then repetition (the last five: durations of a nonblocking collective's
+ * components, empty for other operations); or, with --raw reduced, one row per repetition (rank -1,
  * min start, min start + max local duration, all-valid, min global start, max global end).
  * The launch epoch (rank 0's local time at the start) is subtracted from local and global
  * times alike; the g-columns are empty without a global clock.
@@ -28,8 +30,8 @@ typedef struct mm__csv_block {
     char text[1 << 16];
 } mm__csv_block;
 
-/* Room for the longest row: prefix (op name + two integers) + 7 integers and separators. */
-#define MM__ROW_MAX (3 * MM_NAME_LEN + 12 * 21)
+/* Room for the longest row: prefix (op name + two integers) + 12 integers and separators. */
+#define MM__ROW_MAX (3 * MM_NAME_LEN + 17 * 21)
 
 static void mm__block_flush(mm__csv_block *b) {
     if (b->len && !b->failed && fwrite(b->text, 1, b->len, b->f) != b->len) b->failed = 1;
@@ -73,7 +75,8 @@ static int mm__finish(mm__csv_block *b) {
 
 int mm_raw_write_test(FILE *f, const mm_test *t, int nprocs, long nrep, const int64_t *start,
                       const int64_t *end, const int64_t *gstart, const int64_t *gend,
-                      const int32_t *invalid, int64_t epoch_ns, int has_global, int reduced) {
+                      const int32_t *invalid, const int64_t *const *components, int64_t epoch_ns,
+                      int has_global, int reduced) {
     if (!f || !t || !t->op || !t->op->name || nprocs < 1 || nrep < 0 ||
         (nrep > 0 && (!start || !end || !invalid)) ||
         (nrep > 0 && has_global && (!gstart || !gend)) ||
@@ -112,6 +115,10 @@ int mm_raw_write_test(FILE *f, const mm_test *t, int nprocs, long nrep, const in
                 if (has_global) mm__put_i64(b, mm__sub(gstart[i], epoch_ns));
                 mm__put_char(b, ',');
                 if (has_global) mm__put_i64(b, mm__sub(gend[i], epoch_ns));
+                for (int c = 0; c < MM_NBC_NCOMPONENTS; c++) {
+                    mm__put_char(b, ',');
+                    if (components && components[c][i] != INT64_MIN) mm__put_i64(b, components[c][i]);
+                }
                 mm__put_char(b, '\n');
             }
         }
@@ -148,6 +155,20 @@ int mm_raw_write_test(FILE *f, const mm_test *t, int nprocs, long nrep, const in
         if (has_global) mm__put_i64(b, mm__sub(min_gstart, epoch_ns));
         mm__put_char(b, ',');
         if (has_global) mm__put_i64(b, mm__sub(max_gend, epoch_ns));
+        for (int c = 0; c < MM_NBC_NCOMPONENTS; c++) {
+            mm__put_char(b, ',');
+            /* the slowest rank's component; empty when some rank has none */
+            int64_t worst = INT64_MIN;
+            for (int r = 0; components && r < nprocs; r++) {
+                int64_t v = components[c][(size_t)r * (size_t)nrep + (size_t)rep];
+                if (v == INT64_MIN) {
+                    worst = INT64_MIN;
+                    break;
+                }
+                if (v > worst) worst = v;
+            }
+            if (worst != INT64_MIN) mm__put_i64(b, worst);
+        }
         mm__put_char(b, '\n');
     }
     return mm__finish(b);

@@ -18,7 +18,7 @@ ALL_OPS = ["allgather", "allgatherv", "allreduce", "alltoall", "alltoallv", "bar
            "scan", "scatter", "scatterv", "delay"]
 PROCSYNCS = ["window", "barrier", "none", "loop-barrier"]
 RAW_COLUMNS = ["test", "op", "size", "rank", "rep", "start_ns", "end_ns", "valid", "gstart_ns",
-               "gend_ns"]
+               "gend_ns", "init_ns", "test_ns", "wait_ns", "compute_ns", "blocking_ns"]
 
 
 def _procsyncs_of(lib: str) -> list[str]:

@@ -47,7 +47,7 @@ int main(int argc, char **argv) {
         if (parse_row(line, &rows[n]) == 0) n++;
     }
     fclose(f);
-    fputs("test,op,size,rank,rep,start_ns,end_ns,valid,gstart_ns,gend_ns\n", stdout);
+    fputs(MM_RAW_HEADER, stdout);
     /* rows of a test are contiguous, rank-major: [rank * nrep + rep] as the writer wants them */
     for (size_t lo = 0; lo < n;) {
         size_t hi = lo;
@@ -70,7 +70,7 @@ int main(int argc, char **argv) {
         t.op = &op;
         t.size = rows[lo].size;
         if (mm_raw_write_test(stdout, &t, nprocs, nrep, a, a + (hi - lo), a + 2 * (hi - lo),
-                              a + 3 * (hi - lo), inv, 0, rows[lo].has_global, 1) != 0)
+                              a + 3 * (hi - lo), inv, NULL, 0, rows[lo].has_global, 1) != 0)
             return 1;
         free(a);
         free(inv);

@@ -64,11 +64,12 @@ static void test_cgroup_available(void) {
 }
 
 static void test_rep_arrays(void) {
-    /* start, end, gstart, gend (int64) and flags (int32) per repetition */
-    CHECK_EQ_INT(mm_rep_arrays_bytes(100, 1, 4), 100 * 36);
+    /* start, end, gstart, gend, 5 nonblocking components (int64) and two flags (int32) per
+     * repetition */
+    CHECK_EQ_INT(mm_rep_arrays_bytes(100, 1, 4), 100 * 80);
     /* rank 0 also gathers every rank's arrays */
-    CHECK_EQ_INT(mm_rep_arrays_bytes(100, 0, 4), 100 * 36 + 4 * 100 * 36);
-    CHECK_EQ_INT(mm_rep_arrays_bytes(100000000, 0, 1), 100000000LL * (36 + 36));
+    CHECK_EQ_INT(mm_rep_arrays_bytes(100, 0, 4), 100 * 80 + 4 * 100 * 80);
+    CHECK_EQ_INT(mm_rep_arrays_bytes(100000000, 0, 1), 100000000LL * (80 + 80));
 }
 
 int main(void) {

@@ -87,6 +87,16 @@ static const int64_t end2x3[6] = {1000150, 1000360, 1000540, 1000060, 1000400, 1
 static const int64_t gstart2x3[6] = {1000100, 1000300, 1000500, 1000095, 1000305, 1000502};
 static const int64_t gend2x3[6] = {1000150, 1000360, 1000540, 1000165, 1000395, 1000542};
 static const int32_t invalid2x3[6] = {0, 0, 0, 0, MM_INVALID_OVERRUN | MM_INVALID_LATE_START, 0};
+/* a nonblocking test's components (init, test, wait, compute, blocking), [rank * 3 + rep];
+ * INT64_MIN: the blocking phase did not reach this repetition (written empty) */
+static const int64_t init2x3[6] = {11, 12, 13, 21, 22, 23};
+static const int64_t tests2x3[6] = {0, 5, 0, 7, 0, 0};
+static const int64_t wait2x3[6] = {30, 31, 32, 40, 41, 42};
+static const int64_t compute2x3[6] = {100, 101, 102, 99, 98, 97};
+static const int64_t blocking2x3[6] = {60, 61, INT64_MIN, 70, 71, 72};
+static const int64_t *const components2x3[5] = {init2x3, tests2x3, wait2x3, compute2x3,
+                                                 blocking2x3};
+static const mm_op op_ibcast = {.name = "ibcast", .pattern = "root to all", .constraints = ""};
 
 static void test_raw_writer(const char *tmp) {
     char dir[1024], raw[1100];
@@ -98,18 +108,22 @@ static void test_raw_writer(const char *tmp) {
     mm_test t1 = {.index = 1, .op = &op_barrier, .size = 0, .status = MM_TEST_COMPLETE, .nrep = 3};
     /* test 0 with a global clock, test 1 without (empty g-columns) */
     CHECK_EQ_INT(mm_raw_write_test(o.raw, &t0, 2, 3, start2x3, end2x3, gstart2x3, gend2x3,
-                                   invalid2x3, EPOCH, 1, 0),
+                                   invalid2x3, NULL, EPOCH, 1, 0),
                  0);
-    CHECK_EQ_INT(mm_raw_write_test(o.raw, &t1, 2, 3, start2x3, end2x3, NULL, NULL, invalid2x3,
+    CHECK_EQ_INT(mm_raw_write_test(o.raw, &t1, 2, 3, start2x3, end2x3, NULL, NULL, invalid2x3, NULL,
                                    EPOCH, 0, 0),
                  0);
+    mm_test t2 = {.index = 2, .op = &op_ibcast, .size = 64, .status = MM_TEST_COMPLETE, .nrep = 3};
+    CHECK_EQ_INT(mm_raw_write_test(o.raw, &t2, 2, 3, start2x3, end2x3, gstart2x3, gend2x3,
+                                   invalid2x3, components2x3, EPOCH, 1, 0),
+                 0);
     /* bad input writes nothing: has_global without global arrays, op name with a comma */
-    CHECK_EQ_INT(mm_raw_write_test(o.raw, &t0, 2, 3, start2x3, end2x3, NULL, NULL, invalid2x3,
+    CHECK_EQ_INT(mm_raw_write_test(o.raw, &t0, 2, 3, start2x3, end2x3, NULL, NULL, invalid2x3, NULL,
                                    EPOCH, 1, 0),
                  -1);
     const mm_op op_comma = {.name = "a,b"};
     mm_test tc = {.index = 2, .op = &op_comma, .size = 8};
-    CHECK_EQ_INT(mm_raw_write_test(o.raw, &tc, 2, 3, start2x3, end2x3, NULL, NULL, invalid2x3,
+    CHECK_EQ_INT(mm_raw_write_test(o.raw, &tc, 2, 3, start2x3, end2x3, NULL, NULL, invalid2x3, NULL,
                                    EPOCH, 0, 0),
                  -1);
     mm_outdir_close(&o);
@@ -120,10 +134,13 @@ static void test_raw_writer(const char *tmp) {
     snprintf(dir, sizeof dir, "%s/launch_reduced", tmp);
     CHECK_EQ_INT(mm_outdir_open(&o, dir, err, sizeof err), 0);
     CHECK_EQ_INT(mm_raw_write_test(o.raw, &t0, 2, 3, start2x3, end2x3, gstart2x3, gend2x3,
-                                   invalid2x3, EPOCH, 1, 1),
+                                   invalid2x3, NULL, EPOCH, 1, 1),
                  0);
-    CHECK_EQ_INT(mm_raw_write_test(o.raw, &t1, 2, 3, start2x3, end2x3, NULL, NULL, invalid2x3,
+    CHECK_EQ_INT(mm_raw_write_test(o.raw, &t1, 2, 3, start2x3, end2x3, NULL, NULL, invalid2x3, NULL,
                                    EPOCH, 0, 1),
+                 0);
+    CHECK_EQ_INT(mm_raw_write_test(o.raw, &t2, 2, 3, start2x3, end2x3, gstart2x3, gend2x3,
+                                   invalid2x3, components2x3, EPOCH, 1, 1),
                  0);
     mm_outdir_close(&o);
     snprintf(raw, sizeof raw, "%s/raw.csv", dir);
@@ -161,7 +178,7 @@ static const char *const expected_top_keys[] = {
 
 /* Top-level keys appear, at indent 2, in FORMAT.md's order. */
 static void check_top_keys(const char *text) {
-    CHECK(strncmp(text, "{\n  \"schema_version\": 2,\n", 25) == 0);
+    CHECK(strncmp(text, "{\n  \"schema_version\": 3,\n", 25) == 0);
     const char *at = text;
     for (size_t i = 0; i < sizeof expected_top_keys / sizeof expected_top_keys[0]; i++) {
         char needle[64];
@@ -307,12 +324,13 @@ static void test_meta_render(const char *tmp) {
     CHECK(write_all(path, meta.data) == 0);
     check_with_python(
         path,
-        "assert list(m)[0] == \"schema_version\" and m[\"schema_version\"] == 2\n"
+        "assert list(m)[0] == \"schema_version\" and m[\"schema_version\"] == 3\n"
         "assert m[\"environment\"] == {\"MPIMETER_NOTE\": \"a \\\"quoted\\\"\\nline\", "
         "\"OMPI_MCA_btl\": \"self,vader\", \"SLURM_JOB_ID\": \"42\", \"UCX_PASSWORD\": "
         "\"<redacted>\"}, m[\"environment\"]\n"
         "assert m[\"argv\"] == [\"mpimeter-bench\", \"--out\", \"results/m1\"]\n"
         "c = m[\"config\"]; assert c[\"window_us\"] is None and c[\"resync_s\"] == 2.0\n"
+        "assert c[\"nbc_scheme\"] == \"time\" and c[\"nbc_compute_ns\"] is None and c[\"test_interval_bytes\"] is None\n"
         "assert c[\"clocksync_params\"] == {\"nfit\": 16, \"pingpong_cap\": 100, "
         "\"n_nonimproving\": 10, \"min_rounds\": None, \"fit_span_s\": 0.1}\n"
         "assert c[\"raw\"] == \"full\" and c[\"force\"] is False and c[\"clocksync\"] == \"skampi\"\n"
@@ -335,6 +353,7 @@ static void test_meta_render(const char *tmp) {
         "\"late_wakeup\": 2}\n"
         "assert [t[\"status\"] for t in m[\"tests\"]] == [\"complete\", \"running\", \"failed\", \"complete\"]\n"
         "assert m[\"tests\"][2][\"error\"] == {\"code\": \"mpi-error\", \"message\": \"MPI_Bcast: MPI_ERR_COUNT: invalid count\"}\n"
+        "assert m[\"tests\"][0][\"nbc\"] is None\n"
         "assert m[\"tests\"][0][\"error\"] is None and m[\"tests\"][0][\"invalid_late_wakeup\"] == 2\n"
         "assert m[\"tests\"][0][\"start_tolerance_ns\"] == 1000 and m[\"tests\"][3][\"start_tolerance_ns\"] is None\n"
         "assert m[\"operations\"][\"bcast\"] == {\"kind\": \"rooted-collective\", \"ranks_finish_apart\": True, "
@@ -510,7 +529,7 @@ static void test_outdir_open_and_meta(const char *tmp) {
     free(text);
     snprintf(path, sizeof path, "%s/raw.csv", dir);
     text = read_all(path, NULL);
-    CHECK_STR(text, "test,op,size,rank,rep,start_ns,end_ns,valid,gstart_ns,gend_ns\n");
+    CHECK_STR(text, "test,op,size,rank,rep,start_ns,end_ns,valid,gstart_ns,gend_ns,init_ns,test_ns,wait_ns,compute_ns,blocking_ns\n");
     free(text);
     snprintf(path, sizeof path, "%s/sync.csv", dir);
     text = read_all(path, NULL);

@@ -21,6 +21,7 @@ import pyarrow.compute as pc
 
 from mpimeter.analysis.diagnostics import row_warnings
 from mpimeter.analysis.launch_effects import launch_effect_warnings, launch_effects
+from mpimeter.analysis import nbc as _nbc
 from mpimeter.analysis.loading import AnalysisError, Campaign, LaunchInfo
 from mpimeter.analysis.results import AnalysisResult, AnalysisSettings, LaunchSummary, RankTest, Row
 from mpimeter.analysis.startspread import check_start_spread
@@ -106,7 +107,7 @@ def analyze(
         warnings.append(spread.warning)
     note = _clock_note(campaign, used_clock) + (f"; {spread.note}" if spread.note else "")
     return AnalysisResult(campaign, settings, tuple(rows), repetitions, tuple(rank_tests),
-                          group_warnings(warnings), note, tuple(effects))
+                          group_warnings(warnings), note, tuple(effects), _nbc.nbc_rows(campaign, confidence))
 
 
 def _point_to_point_ops(campaign: Campaign) -> frozenset[str]:

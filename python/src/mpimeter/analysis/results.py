@@ -136,6 +136,7 @@ class AnalysisResult:
     warnings: tuple[AnalysisWarning, ...]
     clock_note: str
     launch_effects: tuple = ()  # analysis.launch_effects.LaunchEffect: clusters of launch medians
+    nbc_rows: tuple = ()  # analysis.nbc.NbcRow: overhead and overlap of nonblocking collectives
 
     @property
     def provenance(self) -> tuple[LaunchInfo, ...]:
@@ -179,6 +180,7 @@ class AnalysisResult:
             "launch_summaries": [asdict(s) for s in self.launch_summaries],
             "rank_tests": [asdict(t) for t in self.rank_tests],
             "launch_effects": [e.to_dict() for e in self.launch_effects],
+            "nonblocking": [r.to_dict() for r in self.nbc_rows],
             "warnings": [w.to_dict() for w in self.warnings],
             "provenance": [_provenance(li) for li in self.provenance],
         }

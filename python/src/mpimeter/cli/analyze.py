@@ -208,6 +208,8 @@ def print_analysis(res: analysis.AnalysisResult, *, per_launch: bool, title: str
             cells.append(format_rate(r.bandwidth_Bps))
         t.add_row(*([r.alternative] if several else []), *cells)
     con.print(t)
+    if res.nbc_rows:
+        con.print(nbc_table(res, several))
     con.print(f"clock: {res.clock_note}")
     con.print(f"outlier filter: {res.settings.outlier}; median interval: Le Boudec order statistics over "
               f"per-launch medians; mean: t interval over per-launch means, lower bound clamped at 0 "
@@ -224,6 +226,26 @@ def print_analysis(res: analysis.AnalysisResult, *, per_launch: bool, title: str
                        f"{s.cov:.3f}" if math.isfinite(s.cov) else "–", str(s.warmup_length))
         con.print(lt)
     print_warnings(con, res.warnings)
+
+
+def nbc_table(res: analysis.AnalysisResult, several: bool) -> Table:
+    """Nonblocking collectives: overhead against the blocking time, and the overlap figures
+    (analysis.nbc; medians over launches of per-launch medians)."""
+    pct = f"{100 * res.settings.confidence:g} %"
+    t = Table(title="nonblocking collectives: overhead and overlap (NBCBench; IMB and OSU definitions beside)",
+              title_justify="left")
+    if several:
+        t.add_column("alternative")
+    for name in ("op", "size", "scheme", "tests", f"overhead [{pct} CI]", "init", "test", "wait", "blocking",
+                 "compute", "total", "overlap", "IMB", "OSU"):
+        t.add_column(name, justify="left" if name in ("op", "scheme") else "right")
+    for r in res.nbc_rows:
+        t.add_row(*([r.alternative] if several else []), r.op, format_size(r.size, res.size_unit(r.op)), r.scheme,
+                  str(r.tests_per_rep), fmt_est(r.overhead_ns, r.overhead_ci_low_ns, r.overhead_ci_high_ns),
+                  fmt_time(r.init_ns), fmt_time(r.test_ns), fmt_time(r.wait_ns), fmt_time(r.blocking_ns),
+                  fmt_time(r.compute_ns), fmt_time(r.total_ns), f"{100 * r.overlap:.0f} %",
+                  f"{100 * r.overlap_imb:.0f} %", f"{100 * r.overlap_osu:.0f} %")
+    return t
 
 
 def no_data_message(paths: Sequence[str], res: analysis.AnalysisResult) -> str:

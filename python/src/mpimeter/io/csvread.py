@@ -23,7 +23,7 @@ import pyarrow.parquet as pq
 
 from mpimeter.io.errors import InputError
 
-READER_VERSION = 1  # bump when the table a CSV turns into changes: old caches are ignored
+READER_VERSION = 2  # bump when the table a CSV turns into changes: old caches are ignored
 _META_KEY = b"mpimeter.source"
 
 
@@ -33,6 +33,9 @@ class Column:
     type: pa.DataType
     nullable: bool = False  # empty field allowed (→ null)
     choices: tuple[str, ...] | None = None  # for strings: allowed values
+    # A column a later format added at the end: a header that stops before the first such column
+    # (an older file) is read too, with these columns all null.
+    added: bool = False
 
 
 @dataclass(frozen=True)
@@ -114,13 +117,20 @@ def _find_bad_line(path: Path, columns: tuple[Column, ...], end: int) -> tuple[i
     return None
 
 
-def _check_header(path: Path, columns: tuple[Column, ...]) -> None:
+def _check_header(path: Path, columns: tuple[Column, ...]) -> tuple[Column, ...]:
+    """The columns the file has: all of them, or (an older format) those before the first
+    ``added`` one."""
     with open(path, "rb") as f:
         first = f.readline()
-    expected = ",".join(c.name for c in columns)
     got = first.decode("utf-8", errors="replace").rstrip("\r\n")
+    older = tuple(c for c in columns if not c.added)
+    if older != columns and older == columns[: len(older)] and got == ",".join(c.name for c in older):
+        return older
+    expected = ",".join(c.name for c in columns)
     if got != expected:
-        raise InputError(path, f"header is {got!r}, expected {expected!r}", line=1)
+        also = f" (or, an older format, {','.join(c.name for c in older)!r})" if older != columns else ""
+        raise InputError(path, f"header is {got!r}, expected {expected!r}{also}", line=1)
+    return columns
 
 
 def _parse(path: Path, columns: tuple[Column, ...], end: int) -> pa.Table:
@@ -223,10 +233,12 @@ def read_csv(path: Path, columns: tuple[Column, ...], *, cache: bool = True) -> 
     end, size = _tail_end(path)
     if end == 0:
         raise InputError(path, "has no header line (empty or truncated file)", line=1)
-    _check_header(path, columns)
+    present = _check_header(path, columns)
     dropped = _count_lines(path, end) + 1 if end < size else None
-    table = _parse(path, columns, end)
-    _validate(path, table, columns)
+    table = _parse(path, present, end)
+    _validate(path, table, present)
+    for c in columns[len(present):]:
+        table = table.append_column(c.name, pa.nulls(table.num_rows, c.type))
     if cache:
         _write_cache(path, table, key, dropped)
     return CsvRead(table, dropped, False)

@@ -45,6 +45,9 @@ RAW_COLUMNS = (
     Column("valid", pa.int8()),
     Column("gstart_ns", pa.int64(), nullable=True),
     Column("gend_ns", pa.int64(), nullable=True),
+    # raw format 2 (meta.json schema 3): a nonblocking collective's components, empty otherwise
+    *(Column(name, pa.int64(), nullable=True, added=True) for name in
+      ("init_ns", "test_ns", "wait_ns", "compute_ns", "blocking_ns")),
 )
 SYNC_COLUMNS = (
     Column("rank", pa.int32()),
@@ -161,6 +164,7 @@ def _read_raw(folder: Path, meta: LaunchMeta, cache: bool) -> tuple[pa.Table, li
                                             "still used")
     raw = read.table
     rowcheck.check_values(path, raw, meta)
+    rowcheck.check_components(path, raw, meta)
     rowcheck.check_unique(path, raw, meta)
     rowcheck.check_whole(path, raw, meta)
     return raw, warnings

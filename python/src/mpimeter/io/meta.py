@@ -28,7 +28,7 @@ from typing import Any
 from mpimeter.io.errors import InputError
 from mpimeter.io.jsonread import BOOL, INT, NAT, NUM, STR, Fields, load_json
 
-META_VERSIONS = (1, 2)
+META_VERSIONS = (1, 2, 3)
 STATUSES = ("running", "complete", "incomplete", "failed")
 TEST_STATUSES = ("complete", "failed", "pending", "running")
 RAW_MODES = ("full", "reduced")
@@ -80,6 +80,17 @@ class TestError:
 
 
 @dataclass(frozen=True)
+class NbcRecord:
+    """meta.json ``tests[].nbc`` (schema 3): a nonblocking collective's computation."""
+
+    compute_ns: int  # t_b
+    tests: int  # MPI_Test calls per repetition
+    work_units: int  # work-based scheme: the largest calibrated unit count over ranks (0: time-based)
+    calibrated_ns: int | None  # work-based: the longest time those units took alone
+    blocking_nrep: int  # repetitions of the blocking phase
+
+
+@dataclass(frozen=True)
 class TestRecord:
     """One entry of meta.json ``tests`` (an operation at a size, in plan order)."""
 
@@ -103,6 +114,7 @@ class TestRecord:
     error: TestError | None = None
     started_s: float | None = None
     duration_s: float | None = None
+    nbc: NbcRecord | None = None
 
     @property
     def label(self) -> str:
@@ -297,6 +309,11 @@ class LaunchMeta:
         """What the binary's operations table says of ``op`` (None: not recorded, version 1)."""
         return self.operations.get(op)
 
+    def kind(self, op: str) -> str | None:
+        """The operation's pattern kind as the binary's table gave it (None: not recorded)."""
+        info = self.operations.get(op)
+        return info.kind if info is not None else None
+
     def size_unit(self, op: str) -> str:
         """``bytes`` or ``ns``: as recorded (schema 2); a version-1 launch recorded no operations
         table, and its one operation sized in ns was ``delay``."""
@@ -375,8 +392,15 @@ def _tests(f: Fields) -> tuple[TestRecord, ...]:
             resyncs=t.get("resyncs", NAT, 0), window_ns=t.get("window_ns", NAT),
             start_tolerance_ns=t.get("start_tolerance_ns", NAT),
             error=None if err is None else TestError(err.need("code", STR), err.need("message", STR)),
-            started_s=t.get("started_s", NUM), duration_s=t.get("duration_s", NUM)))
+            started_s=t.get("started_s", NUM), duration_s=t.get("duration_s", NUM), nbc=_nbc(t.obj("nbc"))))
     return tuple(tests)
+
+
+def _nbc(f: Fields | None) -> NbcRecord | None:
+    if f is None:
+        return None
+    return NbcRecord(f.need("compute_ns", NAT), f.need("tests", NAT), f.get("work_units", NAT, 0),
+                     f.get("calibrated_ns", NAT), f.get("blocking_nrep", NAT, 0))
 
 
 def _timer(f: Fields | None) -> Timer:

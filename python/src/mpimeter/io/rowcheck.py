@@ -7,6 +7,10 @@ test, what is wrong and what is allowed.
   64-bit integer: a run time never overflows to a negative number); ``end_ns ≥ start_ns`` and
   ``gend_ns ≥ gstart_ns``; ``gstart_ns``/``gend_ns`` both given or both empty; the test exists
   in meta.json with the same op and size.
+- :func:`check_components` — the nonblocking components (raw format 2): on rows of operations
+  meta.json calls ``nonblocking`` init/test/wait/compute are given and not negative,
+  blocking is empty or not negative, and init + wait ≤ end − start (they are parts of it); on
+  every other row all five are empty.
 - :func:`check_unique` — no (test, rank, rep) appears twice.
 - :func:`check_whole` — every test meta.json lists as ``complete`` is whole: full raw mode has
   ranks 0 … nprocs−1 each with repetitions 0 … nrep−1 (``tests[].nrep``), reduced mode rank −1
@@ -181,3 +185,29 @@ def _ranges(values: np.ndarray, limit: int = 6) -> str:
             pieces.append(str(lo) if lo == prev else f"{lo} … {prev}")
             lo = cur
     return ", ".join(pieces[:limit]) + (", …" if len(pieces) > limit else "")
+
+
+COMPONENTS = ("init_ns", "test_ns", "wait_ns", "compute_ns", "blocking_ns")
+
+
+def check_components(path: Path, raw: pa.Table, meta: LaunchMeta) -> None:
+    """The nonblocking components (see the module docstring). Rows of an operation meta.json
+    does not describe (schema 1) are taken as not nonblocking."""
+    if not meta.tests or raw.num_rows == 0:
+        return
+    nbc_test = np.array([meta.kind(t.op) == "nonblocking" for t in meta.tests], dtype=bool)
+    is_nbc = nbc_test[raw["test"].to_numpy()]
+    for name in COMPONENTS:
+        col = raw[name]
+        null = pc.is_null(col).to_numpy(zero_copy_only=False)
+        values = pc.fill_null(col, 0).to_numpy()
+        _fail_at(path, ~is_nbc & ~null, f"{name} is given for an operation that is not a nonblocking collective "
+                                        "(only nonblocking rows have components)")
+        if name != "blocking_ns":
+            _fail_at(path, is_nbc & null, f"{name} is empty on a nonblocking collective's row")
+        _fail_at(path, is_nbc & (values < 0), f"{name} is negative")
+        _fail_at(path, values >= TIME_LIMIT, f"{name} is out of range (at most 2^62 ns)")
+    if is_nbc.any():
+        parts = pc.fill_null(raw["init_ns"], 0).to_numpy() + pc.fill_null(raw["wait_ns"], 0).to_numpy()
+        total = raw["end_ns"].to_numpy() - raw["start_ns"].to_numpy()
+        _fail_at(path, is_nbc & (parts > total), "init_ns + wait_ns exceed end_ns − start_ns, of which they are parts")

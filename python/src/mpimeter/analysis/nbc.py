@@ -1,0 +1,129 @@
+"""Nonblocking collectives: overhead and overlap per (alternative, op, size) from the components
+mpimeter-bench records (docs/FORMAT.md, raw.csv ``init_ns`` … ``blocking_ns``).
+
+Per repetition, over ranks (the slowest rank's value of each, as the run time is the slowest
+rank's): ``overhead`` = init + test + wait (NBCBench, Hoefler, Schneider & Lumsdaine 2010 §4:
+the CPU time the caller loses to the operation), ``blocking`` = I-call + wait in the test's
+blocking phase, ``compute`` = the computation actually spent, ``total`` = post to wait done.
+Three overlap figures from the same numbers, so users can relate them to the tools they know:
+
+- ``overlap`` (NBCBench) = 1 − overhead / blocking: the share of the blocking time the caller got
+  back for computing; negative when the nonblocking call costs the CPU more than blocking would.
+- ``overlap_imb`` (IMB-NBC) = (blocking + compute − total) / min(blocking, compute), clipped to
+  [0, 1]: how much of the shorter of the two ran concurrently.
+- ``overlap_osu`` (OSU's nonblocking benchmarks) = 1 − (total − compute) / blocking, clipped at 0.
+
+Only repetitions valid on every rank with a blocking time are used. Per launch the median of
+each; across launches the median of those, with Le Boudec's interval for the overhead (the
+launch is the unit of replication, Hunold & Carpen-Amarie 2016 §4.2).
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass
+from typing import Any
+
+import numpy as np
+import pandas as pd
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from mpimeter.analysis.loading import Campaign
+from mpimeter.stats import intervals
+
+COMPONENTS = ("init_ns", "test_ns", "wait_ns", "compute_ns", "blocking_ns")
+METRICS = ("overhead_ns", "blocking_ns", "compute_ns", "total_ns", "init_ns", "test_ns", "wait_ns",
+           "overlap", "overlap_imb", "overlap_osu")
+
+
+@dataclass(frozen=True)
+class NbcRow:
+    """One (alternative, op, size) of a nonblocking collective across launches. Times in ns;
+    each figure is the median over launches of the per-launch medians."""
+
+    alternative: str
+    op: str
+    size: int
+    launches: int
+    repetitions: int  # valid repetitions with a blocking time, all launches
+    overhead_ns: float
+    overhead_ci_low_ns: float | None
+    overhead_ci_high_ns: float | None
+    blocking_ns: float
+    compute_ns: float
+    total_ns: float
+    init_ns: float
+    test_ns: float
+    wait_ns: float
+    overlap: float
+    overlap_imb: float
+    overlap_osu: float
+    tests_per_rep: int  # MPI_Test calls per repetition (meta.json tests[].nbc.tests)
+    scheme: str  # time | work
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+def nonblocking_ops(campaign: Campaign) -> frozenset[str]:
+    """Operations the binary's table calls nonblocking (meta.json ``operations``)."""
+    return frozenset(op for li in campaign.launches for op, info in li.meta.operations.items()
+                     if info.kind == "nonblocking")
+
+
+def per_repetition(campaign: Campaign) -> pd.DataFrame:
+    """One row per (alternative, launch, test, rep) of the nonblocking tests, valid on every rank
+    and with a blocking time: the metrics of the module docstring."""
+    ops = nonblocking_ops(campaign)
+    raw = campaign.raw
+    if not ops or raw.num_rows == 0 or "blocking_ns" not in raw.column_names:
+        return pd.DataFrame(columns=["alternative", "launch", "test", "op", "size", "rep", *METRICS])
+    raw = raw.filter(pc.is_in(raw["op"], value_set=pa.array(sorted(ops))))
+    df = raw.select(["alternative", "launch", "test", "op", "size", "rep", "valid", "start_ns", "end_ns",
+                     *COMPONENTS]).to_pandas()
+    df["total_ns"] = (df["end_ns"] - df["start_ns"]).astype(float)
+    for c in COMPONENTS:
+        df[c] = df[c].astype(float)
+    df["overhead_ns"] = df["init_ns"] + df["test_ns"] + df["wait_ns"]
+    keys = ["alternative", "launch", "test", "op", "size", "rep"]
+    # max over ranks; a rank without a blocking time (NaN) leaves the repetition without one
+    agg = df.groupby(keys, sort=True, observed=True).agg(
+        valid=("valid", "min"), overhead_ns=("overhead_ns", "max"),
+        blocking_ns=("blocking_ns", lambda s: s.max(skipna=False)), compute_ns=("compute_ns", "max"),
+        total_ns=("total_ns", "max"), init_ns=("init_ns", "max"), test_ns=("test_ns", "max"),
+        wait_ns=("wait_ns", "max")).reset_index()
+    agg = agg[(agg["valid"] == 1) & agg["blocking_ns"].notna() & (agg["blocking_ns"] > 0)].copy()
+    b, c, t = agg["blocking_ns"], agg["compute_ns"], agg["total_ns"]
+    agg["overlap"] = 1.0 - agg["overhead_ns"] / b
+    shorter = np.minimum(b, c)
+    agg["overlap_imb"] = np.where(shorter > 0, ((b + c - t) / shorter.where(shorter > 0, 1.0)).clip(0.0, 1.0),
+                                  np.nan)
+    agg["overlap_osu"] = (1.0 - (t - c) / b).clip(lower=0.0)
+    return agg.drop(columns=["valid"])
+
+
+def nbc_rows(campaign: Campaign, confidence: float = 0.95) -> tuple[NbcRow, ...]:
+    """The across-launch rows (see the module docstring), sorted by alternative, op, size."""
+    reps = per_repetition(campaign)
+    if reps.empty:
+        return ()
+    tests_by: dict[tuple[str, str, int], int] = {}
+    scheme_by: dict[tuple[str, str, int], str] = {}
+    for li in campaign.launches:
+        for t in li.meta.tests:
+            if t.nbc is not None:
+                tests_by[(li.alternative, t.op, t.size)] = t.nbc.tests
+                scheme_by[(li.alternative, t.op, t.size)] = "work" if t.nbc.work_units > 0 else "time"
+    per_launch = reps.groupby(["alternative", "launch", "op", "size"], observed=True)[list(METRICS)].median()
+    counts = reps.groupby(["alternative", "op", "size"], observed=True).size()
+    rows = []
+    for (alt, op, size), group in per_launch.groupby(level=["alternative", "op", "size"], observed=True):
+        med = group.median()
+        ci = intervals.median_ci(group["overhead_ns"].to_numpy(dtype=float), confidence)
+        rows.append(NbcRow(
+            str(alt), str(op), int(size), int(len(group)), int(counts.loc[(alt, op, size)]),
+            float(med["overhead_ns"]), ci.low, ci.high, float(med["blocking_ns"]), float(med["compute_ns"]),
+            float(med["total_ns"]), float(med["init_ns"]), float(med["test_ns"]), float(med["wait_ns"]),
+            float(med["overlap"]), float(med["overlap_imb"]), float(med["overlap_osu"]),
+            int(tests_by.get((alt, op, size), 0)), scheme_by.get((alt, op, size), "time")))
+    return tuple(sorted(rows, key=lambda r: (r.alternative, r.op, r.size)))
