@@ -40,6 +40,21 @@ def run_bench(lib: str, np: int, args: list[str], *, timeout: float = 300,
     return proc
 
 
+def assert_refused(lib: str, args: list, needle: str, tmp_path: Path, np: int = 2) -> None:
+    """Bad input: exit 2 on every rank within seconds, one line from the binary naming the
+    problem (mpirun may add its own report below it), and no launch folder written."""
+    import time
+
+    out = tmp_path / "never"
+    start = time.monotonic()
+    proc = run_bench(lib, np, list(args) + ["--out", out], timeout=60, check=False)
+    assert proc.returncode == 2, proc.stderr
+    assert needle in proc.stderr
+    assert sum(line.startswith("mpimeter-bench:") for line in proc.stderr.splitlines()) == 1, proc.stderr
+    assert time.monotonic() - start < 30
+    assert not out.exists(), "nothing may be written on bad input"
+
+
 def read_launch(folder: Path) -> tuple[dict, pd.DataFrame]:
     meta = json.loads((folder / "meta.json").read_text())
     raw = pd.read_csv(folder / "raw.csv")
