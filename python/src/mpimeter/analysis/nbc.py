@@ -29,9 +29,9 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from mpimeter.analysis.loading import Campaign
+from mpimeter.io.rowcheck import COMPONENTS
 from mpimeter.stats import intervals
 
-COMPONENTS = ("init_ns", "test_ns", "wait_ns", "compute_ns", "blocking_ns")
 METRICS = ("overhead_ns", "blocking_ns", "compute_ns", "total_ns", "init_ns", "test_ns", "wait_ns",
            "overlap", "overlap_imb", "overlap_osu")
 

@@ -46,8 +46,7 @@ RAW_COLUMNS = (
     Column("gstart_ns", pa.int64(), nullable=True),
     Column("gend_ns", pa.int64(), nullable=True),
     # raw format 2 (meta.json schema 3): a nonblocking collective's components, empty otherwise
-    *(Column(name, pa.int64(), nullable=True, added=True) for name in
-      ("init_ns", "test_ns", "wait_ns", "compute_ns", "blocking_ns")),
+    *(Column(name, pa.int64(), nullable=True, added=True) for name in rowcheck.COMPONENTS),
 )
 SYNC_COLUMNS = (
     Column("rank", pa.int32()),

@@ -31,6 +31,8 @@ import pyarrow.compute as pc
 from mpimeter.io.errors import InputError
 from mpimeter.io.meta import LaunchMeta, TestRecord
 
+# raw format 2's nonblocking components, in column order (docs/FORMAT.md, raw.csv)
+COMPONENTS = ("init_ns", "test_ns", "wait_ns", "compute_ns", "blocking_ns")
 TIME_LIMIT = 2**62  # ns, about 146 years: two timestamps within ±2^62 differ by less than 2^63
 
 
@@ -186,8 +188,6 @@ def _ranges(values: np.ndarray, limit: int = 6) -> str:
             lo = cur
     return ", ".join(pieces[:limit]) + (", …" if len(pieces) > limit else "")
 
-
-COMPONENTS = ("init_ns", "test_ns", "wait_ns", "compute_ns", "blocking_ns")
 
 
 def check_components(path: Path, raw: pa.Table, meta: LaunchMeta) -> None:
