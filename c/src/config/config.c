@@ -146,6 +146,39 @@ static int mm__parse_check_at(const mm_option_spec *o, const char *text, mm_conf
     return 0;
 }
 
+/* --pair A,B: two distinct whole numbers >= 0 (or auto); whether they are ranks of the launch
+ * is checked with the number of ranks (mm_config_check_nprocs). */
+static int mm__parse_pair(const mm_option_spec *o, const char *text, mm_config *cfg, char *err,
+                          size_t len) {
+    char allowed[256];
+    mm_option_allowed_text(o, allowed, sizeof allowed);
+    if (strcmp(text, "auto") == 0) {
+        cfg->pair_given = 0;
+        return 0;
+    }
+    long long v[2];
+    const char *p = text;
+    for (int i = 0; i < 2; i++) {
+        char *end;
+        errno = 0;
+        if (!isdigit((unsigned char)*p))
+            return mm__fail(err, len, "--pair: '%s' is not two ranks A,B; allowed: %s", text, allowed);
+        v[i] = strtoll(p, &end, 10);
+        if (errno || v[i] > o->max)
+            return mm__fail(err, len, "--pair: '%s' is out of range; allowed: %s", text, allowed);
+        if ((i == 0 && *end != ',') || (i == 1 && *end != '\0'))
+            return mm__fail(err, len, "--pair: '%s' is not two ranks A,B; allowed: %s", text, allowed);
+        p = end + 1;
+    }
+    if (v[0] == v[1])
+        return mm__fail(err, len, "--pair: '%s' names rank %lld twice; allowed: %s", text, v[0],
+                        allowed);
+    cfg->pair[0] = (int)v[0];
+    cfg->pair[1] = (int)v[1];
+    cfg->pair_given = 1;
+    return 0;
+}
+
 /* argv as a JSON array, for meta.json. */
 static void mm__argv_json(mm_config *cfg, int argc, char **argv) {
     mm_buf b = {0};
@@ -230,6 +263,8 @@ static int mm__apply(mm_config *cfg, const mm_option_spec *o, const char *value,
             return mm_config_message(err, len, MM_MSG_UNKNOWN_NAME, name, value, allowed, "mode");
         }
         return 0;
+    case MM_OPT_PAIR:
+        return mm__parse_pair(o, value, cfg, err, len);
     case MM_OPT_PATH:
         if (!*value) return mm__fail(err, len, "--out: empty path");
         if (strlen(value) >= MM_PATH_LEN) return mm__fail(err, len, "--out: path too long");
@@ -438,6 +473,19 @@ int mm_config_check_nprocs(const mm_config *cfg, int nprocs, char *err, size_t l
     }
     if (rooted && cfg->root >= nprocs)
         return mm__fail(err, len, "--root: %d is not a rank of this launch; allowed: 0 to %d", cfg->root, nprocs - 1);
+    for (int i = 0; i < cfg->nops && cfg->mode == MM_MODE_BENCH; i++) {
+        const mm_op *op = mm_op_find(cfg->ops[i]);
+        char why[256];
+        if (op && mm_op_check_nprocs(op, nprocs, why, sizeof why) != 0)
+            return mm__fail(err, len, "--ops: %s", why);
+    }
+    if (cfg->pair_given && (cfg->pair[0] >= nprocs || cfg->pair[1] >= nprocs)) {
+        int bad = cfg->pair[0] >= nprocs ? cfg->pair[0] : cfg->pair[1];
+        return mm__fail(err, len, "--pair: %d,%d names rank %d, which is not a rank of this launch; "
+                        "allowed: two distinct ranks from 0 to %d, or auto", cfg->pair[0],
+                        cfg->pair[1], bad, nprocs - 1);
+    }
+
     if (cfg->mode == MM_MODE_SYNC_CHECK && nprocs < 2)
         return mm__fail(err, len, "--sync-check needs at least 2 ranks (got %d)", nprocs);
     return 0;
