@@ -41,7 +41,8 @@ from mpimeter.analysis.gating import GateResult, GateRow, gate
 from mpimeter.analysis.groups import p_method_text
 from mpimeter.analysis.loading import AnalysisError, Campaign, LaunchInfo, load_campaign, load_campaigns
 from mpimeter.analysis.pipeline import CLOCKS, OUTLIERS, Clock, Outlier, analyze
-from mpimeter.analysis.results import AnalysisResult, AnalysisSettings, LaunchSummary, RankTest, Row
+from mpimeter.analysis.results import (ONE_WAY_NOTE, OVERHEAD_LABEL, OVERHEAD_NOTE, AnalysisResult, AnalysisSettings,
+                                       LaunchSummary, MeasurementOverhead, RankTest, Row)
 from mpimeter.io.errors import AnalysisWarning, InputError
 
 __all__ = [
@@ -50,6 +51,7 @@ __all__ = [
     # analyze
     "analyze", "AnalysisResult", "AnalysisSettings", "LaunchSummary", "Row", "RankTest",
     "Outlier", "OUTLIERS", "Clock", "CLOCKS",
+    "MeasurementOverhead", "OVERHEAD_LABEL", "OVERHEAD_NOTE", "ONE_WAY_NOTE",
     # compare and gate
     "compare", "ComparisonResult", "ComparisonRow", "OmnibusRow", "Alternative", "ALTERNATIVES",
     "RatioCI", "RATIO_CIS", "ratio_estimator_text", "p_method_text", "gate", "GateResult", "GateRow",

@@ -197,6 +197,9 @@ def print_analysis(res: analysis.AnalysisResult, *, per_launch: bool, title: str
     has_bw = any(r.bandwidth_Bps is not None for r in res.rows)
     if has_bw:
         t.add_column("bandwidth (harmonic)", justify="right")
+    has_one_way = any(r.one_way for r in res.rows)
+    if has_one_way:
+        t.add_column("time", justify="left")
     for r in res.rows:
         mean = fmt_est(r.mean_ns, r.mean_ci_low_ns, r.mean_ci_high_ns)
         if r.normal is False:
@@ -206,9 +209,18 @@ def print_analysis(res: analysis.AnalysisResult, *, per_launch: bool, title: str
                  f"{r.outliers_removed}/{r.repetitions}", str(r.invalid), str(r.warmup_max)]
         if has_bw:
             cells.append(format_rate(r.bandwidth_Bps))
+        if has_one_way:
+            cells.append("one-way" if r.one_way else "run time")
         t.add_row(*([r.alternative] if several else []), *cells)
     con.print(t)
     con.print(f"clock: {res.clock_note}")
+    if has_one_way:
+        con.print(f"time one-way: {analysis.ONE_WAY_NOTE}")
+    overhead = res.measurement_overhead
+    if overhead:
+        con.print(f"{analysis.OVERHEAD_LABEL}: "
+                  + "; ".join(terminal_text(o.text(name_alternative=several)) for o in overhead)
+                  + f" — {analysis.OVERHEAD_NOTE}")
     con.print(f"outlier filter: {res.settings.outlier}; median interval: Le Boudec order statistics over "
               f"per-launch medians; mean: t interval over per-launch means, lower bound clamped at 0 "
               f"(† = Shapiro–Wilk rejects normality); "

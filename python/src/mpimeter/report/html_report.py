@@ -26,7 +26,7 @@ import numpy as np
 import pandas as pd
 
 from mpimeter import __version__
-from mpimeter.analysis import ratio_estimator_text
+from mpimeter.analysis import ONE_WAY_NOTE, OVERHEAD_LABEL, OVERHEAD_NOTE, ratio_estimator_text
 from mpimeter.atomic import write_atomic
 from mpimeter.report import figures as fg
 from mpimeter.report import html as h
@@ -165,6 +165,12 @@ def _summary(result, comparison, problem, ops) -> str:
                  f"significantly ({comparison.test}, {comparison.alternative}, {comparison.correction}).")
     elif len(result.alternatives) > 1:
         text += f" No comparison: {problem or 'not requested'}."
+    overhead = result.measurement_overhead
+    if overhead:
+        several = len(result.alternatives) > 1
+        table += h.tag("p", h.tag("b", h.esc(OVERHEAD_LABEL.capitalize() + ": ")) + h.esc(
+            "; ".join(o.text(name_alternative=several) for o in overhead) + f" — {OVERHEAD_NOTE}."),
+            class_="overhead")
     return h.tag("p", h.esc(text)) + table
 
 
@@ -218,7 +224,10 @@ def _operations(result, ops, images, comparison) -> str:
         "the order the launches ran."))]
     for op in ops:
         rows = [r for r in result.rows if r.op == op]
-        parts.append(h.tag("h3", h.esc(op), id=f"op-{slug(op)}"))
+        one_way = any(r.one_way for r in rows)
+        parts.append(h.tag("h3", h.esc(op + (" — one-way latency" if one_way else "")), id=f"op-{slug(op)}"))
+        if one_way:
+            parts.append(h.tag("p", h.esc(f"Times are one-way latencies: {ONE_WAY_NOTE}.")))
         parts.append(h.image(images[op], f"{op}: run time against size, per-launch medians and spread"))
         table_rows = []
         for r in sorted(rows, key=lambda r: (r.size, result.alternatives.index(r.alternative))):
