@@ -117,3 +117,23 @@ def test_report_shows_the_overhead_and_one_way_latency(tmp_path):
     assert "Systematic overhead of one measurement" in text
     assert "25 ns (1 launch)" in text
     assert "one-way latency" in text
+
+
+def test_compare_and_gate_use_and_name_the_one_way_latency(tmp_path):
+    from mpimeter.cli.compare import command as compare_command
+    from mpimeter.cli.gate import command as gate_command
+
+    folders = []
+    for name in ("a", "b"):
+        for i in range(3):
+            _launch(tmp_path / name / "launches" / f"{i:03d}", round_trip=True, seed=10 * i + len(name))
+        folders.append(tmp_path / name)
+    res_a = _analyze(folders[0])
+    cmp = analysis.compare([res_a, _analyze(folders[1])])
+    assert all(r.one_way for r in cmp.rows)
+    row = next(r for r in cmp.rows if r.size == 8)
+    assert row.median_a_ns == pytest.approx(res_a.row("pingpong", 8).median_ns)
+    out = CliRunner().invoke(compare_command, [str(f) for f in folders])
+    assert "are one-way latencies" in " ".join(out.output.split()), out.output
+    out = CliRunner().invoke(gate_command, [str(f) for f in folders])
+    assert "are one-way latencies" in " ".join(out.output.split()), out.output

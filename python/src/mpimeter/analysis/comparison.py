@@ -62,6 +62,7 @@ class ComparisonRow:
     p_adjusted: float
     stars: str
     significant: bool
+    one_way: bool = False  # medians are one-way latencies (half the timed round trip: ping-pongs)
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -162,7 +163,8 @@ def compare(
                 rows.append(ComparisonRow(
                     op, size, ga.name, gb.name, ga.launches(op, size), gb.launches(op, size), pc.median_a,
                     pc.median_b, pc.ratio, pc.ratio_ci.estimate, pc.ratio_ci.low, pc.ratio_ci.high, pc.ratio_ci.method,
-                    pc.statistic, pc.p_value, pc.p_method, math.nan, "", False))
+                    pc.statistic, pc.p_value, pc.p_method, math.nan, "", False,
+                    one_way=ga.one_way(op, size) and gb.one_way(op, size)))
     adj = _hyp.holm(np.array([r.p_value for r in rows]))
     rows = [replace(r, p_adjusted=float(p), stars=_hyp.stars(float(p), alpha=alpha), significant=bool(p <= alpha))
             for r, p in zip(rows, adj)]

@@ -40,6 +40,7 @@ class GateRow:
     stars: str
     significant: bool
     regression: bool
+    one_way: bool = False  # medians are one-way latencies (half the timed round trip: ping-pongs)
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -114,7 +115,8 @@ def gate(
         pc = _cmp.compare_two(a, b, confidence=1 - alpha)
         # The Hodges–Lehmann ratio goes with the rank-sum test and always lies in its own interval.
         rows.append(GateRow(op, size, pc.median_a, pc.median_b, pc.ratio, pc.ratio_ci.estimate, pc.ratio_ci.low,
-                            pc.ratio_ci.high, test.p_value, test.method, math.nan, "", False, False))
+                            pc.ratio_ci.high, test.p_value, test.method, math.nan, "", False, False,
+                            one_way=base.one_way(op, size) and cand.one_way(op, size)))
     adj = _hyp.holm(np.array([r.p_value for r in rows]))
     rows = [replace(r, p_adjusted=float(p), stars=_hyp.stars(float(p), alpha=alpha), significant=bool(p <= alpha),
                     regression=bool(p <= alpha and r.ratio > 1 + max_slowdown)) for r, p in zip(rows, adj)]

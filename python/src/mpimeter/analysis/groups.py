@@ -41,6 +41,11 @@ class Group:
         r = self.rows().get((op, size))
         return r.launches if r else 0
 
+    def one_way(self, op: str, size: int) -> bool:
+        """Are this (op, size)'s times one-way latencies (half a round trip: ping-pongs)?"""
+        r = self.rows().get((op, size))
+        return bool(r and r.one_way)
+
 
 def groups_of(results: Sequence[AnalysisResult]) -> list[Group]:
     """Every alternative of every result, in order; a name seen before gets ``#<result number>``."""

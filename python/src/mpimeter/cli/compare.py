@@ -53,6 +53,9 @@ def print_comparison(res: analysis.ComparisonResult) -> None:
               f"correction: {res.correction} over {len(res.rows)} rows; significant: p (Holm) ≤ α = {res.alpha:g}, "
               f"{STARS_TEXT}; ratio: "
               f"{analysis.ratio_estimator_text(res.rows[0].ratio_ci_method) if res.rows else '–'}")
+    one_way = sorted({r.op for r in res.rows if r.one_way})
+    if one_way:
+        con.print(f"medians of {', '.join(one_way)} are one-way latencies: {analysis.ONE_WAY_NOTE}")
     print_warnings(con, res.warnings)
 
 

@@ -56,6 +56,9 @@ def print_gate(res: analysis.GateResult, baseline: str, candidate: str) -> None:
               f"{1 + res.max_slowdown:g}; p: {analysis.p_method_text(r.p_method for r in rows)}; Holm over "
               f"{len(res.rows)} rows; significant: p (Holm) ≤ α = {res.alpha:g}, {STARS_TEXT}; ratio: Hodges–Lehmann "
               "estimate of candidate / baseline (median of all pairwise ratios) with its interval")
+    one_way = sorted({r.op for r in rows if r.one_way})
+    if one_way:
+        con.print(f"medians of {', '.join(one_way)} are one-way latencies: {analysis.ONE_WAY_NOTE}")
     print_warnings(con, res.warnings)
 
 
