@@ -5,14 +5,19 @@
  * Why: the benchmark has one measurement loop; an operation is data. Adding an operation is
  * adding a row (MPICH lists its algorithms with their restrictions the same way); OSU and IMB
  * copy the loop per operation instead.
- * Size: for every row but barrier and delay, size is in bytes and is the block one rank sends
- * to one peer (for allreduce/bcast/reduce/scan/exscan the whole vector; reduce_scatter: the
- * whole vector, split as evenly as possible; reduce_scatter_block: each rank's result block);
- * count = size / datatype size elements. Each row's pattern says it in words.
+ * Size: for every row but barrier, the simple-* calls and delay, size is in bytes and is the
+ * block one rank sends to one peer (for allreduce/bcast/reduce/scan/exscan the whole vector;
+ * reduce_scatter: the whole vector, split as evenly as possible; reduce_scatter_block: each
+ * rank's result block; a ping-pong: each of its two messages; master-worker: each worker's
+ * message); count = size / datatype size elements. Each row's pattern says it in words.
+ * Kinds: collectives (ops_coll.c), ping-pongs (ops_p2p.c: one timed call = one round trip, the
+ * MM_OP_ROUND_TRIP flag tells the analysis to halve it), master-worker (ops_mw.c) and simple
+ * calls (ops_simple.c), and the synthetic delay (ops_delay.c).
  * Buffers: each row ends with the blocks of `size` bytes its setup allocates per rank (every
  * rank, then the root's extra), for the memory check before a launch allocates anything.
  * Cost: lookups are linear in the table (41 rows).
- * Paper: SKaMPI (Reussner et al. 1998, §2: operations as parameterized patterns);
+ * Paper: SKaMPI (Reussner et al. 1998, §2: operations as parameterized patterns; §2.1 and its
+ * list of measurements for the ping-pongs, master-worker and simple patterns);
  * Hunold & Carpen-Amarie 2016 §3.2 (one timed call per measurement). */
 #include <inttypes.h>
 #include <limits.h>
