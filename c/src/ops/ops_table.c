@@ -105,60 +105,62 @@ const mm_op mm_ops_table[] = {
      "size: a duration in ns (>= 0), not bytes; datatype and reduce op unused",
      MM_OP_SIZE_IS_DURATION, mm__setup_delay, mm__run_delay, mm__teardown_delay, {0, 0, 0, 0}, NULL},
 
-    /* ping-pongs (ops_p2p.c): one timed call = one round trip a -> b -> a */
-#define MM__PP(name, how, setup, run)                                                            \
+    /* ping-pongs (ops_p2p.c): one timed call = one round trip a -> b -> a; Bsend's attached
+     * buffer counts as two more blocks */
+#define MM__PP(name, how, setup, run, blocks)                                                    \
     {"pingpong-" name, MM_OP_KIND_P2P,                                                           \
      "one round trip of size bytes between the ranks a,b of --pair (a sends, b answers): " how   \
      "; the other ranks idle",                                                                   \
      MM__C_SIZE "; --pair A,B or the pair chosen by the launch; an even number of ranks",        \
-     MM__PP_FLAGS, setup, run, mm__teardown_pingpong, {2, 0, 0, 0}, NULL}
+     MM__PP_FLAGS, setup, run, mm__teardown_pingpong, {blocks, 0, 0, 0}, NULL}
 #define MM__PP_FLAGS (MM_OP_PAIR | MM_OP_ROUND_TRIP | MM_OP_FINISH_APART)
     MM__PP("anytag", "MPI_Send, MPI_Recv with MPI_ANY_TAG", mm__setup_pingpong,
-           mm__run_pingpong_anytag),
+           mm__run_pingpong_anytag, 2),
     MM__PP("bsend-recv", "MPI_Bsend (buffer attached outside the timed region), MPI_Recv",
-           mm__setup_pingpong_bsend, mm__run_pingpong_bsend_recv),
+           mm__setup_pingpong_bsend, mm__run_pingpong_bsend_recv, 4),
     MM__PP("iprobe-recv", "MPI_Send; the receiver polls MPI_Iprobe, then MPI_Recv",
-           mm__setup_pingpong, mm__run_pingpong_iprobe_recv),
+           mm__setup_pingpong, mm__run_pingpong_iprobe_recv, 2),
     MM__PP("isend-irecv", "MPI_Irecv posted first, MPI_Isend, MPI_Wait(all)", mm__setup_pingpong,
-           mm__run_pingpong_isend_irecv),
+           mm__run_pingpong_isend_irecv, 2),
     MM__PP("isend-recv", "MPI_Isend + MPI_Wait, MPI_Recv", mm__setup_pingpong,
-           mm__run_pingpong_isend_recv),
+           mm__run_pingpong_isend_recv, 2),
     MM__PP("send-irecv", "MPI_Send, MPI_Irecv posted before + MPI_Wait", mm__setup_pingpong,
-           mm__run_pingpong_send_irecv),
-    MM__PP("send-recv", "MPI_Send, MPI_Recv", mm__setup_pingpong, mm__run_pingpong_send_recv),
+           mm__run_pingpong_send_irecv, 2),
+    MM__PP("send-recv", "MPI_Send, MPI_Recv", mm__setup_pingpong, mm__run_pingpong_send_recv, 2),
     MM__PP("sendrecv", "a calls MPI_Sendrecv (ping out, pong in); b MPI_Recv, MPI_Send",
-           mm__setup_pingpong, mm__run_pingpong_sendrecv),
+           mm__setup_pingpong, mm__run_pingpong_sendrecv, 2),
     MM__PP("sendrecv-replace",
            "a calls MPI_Sendrecv_replace on one buffer; b MPI_Recv, MPI_Send",
-           mm__setup_pingpong, mm__run_pingpong_sendrecv_replace),
-    MM__PP("ssend-recv", "MPI_Ssend, MPI_Recv", mm__setup_pingpong, mm__run_pingpong_ssend_recv),
+           mm__setup_pingpong, mm__run_pingpong_sendrecv_replace, 2),
+    MM__PP("ssend-recv", "MPI_Ssend, MPI_Recv", mm__setup_pingpong, mm__run_pingpong_ssend_recv, 2),
 #undef MM__PP
 #undef MM__PP_FLAGS
-    /* master-worker (ops_mw.c): master = --root, workers = every other rank */
-#define MM__MW(name, how, setup, run, after)                                                     \
+    /* master-worker (ops_mw.c): master = --root, workers = every other rank; mw-bsend's master
+     * holds the attached buffer too */
+#define MM__MW(name, how, setup, run, after, master_blocks_x_nprocs)                            \
     {"mw-" name, MM_OP_KIND_MASTER_WORKER, how,                                                  \
      MM__C_SIZE MM__C_ROOT " (the master); at least 2 ranks; the master needs (nprocs-1) x "     \
      "size bytes",                                                                               \
      MM_OP_ROOTED | MM_OP_FINISH_APART | MM_OP_NEEDS_TWO, setup, run, mm__teardown_mw,          \
-     {2, 0, 0, 1}, after}
+     {2, 0, 0, master_blocks_x_nprocs}, after}
     MM__MW("bsend", "the master sends size bytes to every worker with MPI_Bsend (buffer "
            "attached outside the timed region, and detached and attached again after each call: the "
            "buffer is empty at every start); each worker MPI_Recv",
-           mm__setup_mw_bsend, mm__run_mw_bsend, mm__after_mw_bsend),
+           mm__setup_mw_bsend, mm__run_mw_bsend, mm__after_mw_bsend, 2),
     MM__MW("isend", "the master sends size bytes to every worker with MPI_Isend, then "
-           "MPI_Waitall; each worker MPI_Recv", mm__setup_mw, mm__run_mw_isend, NULL),
+           "MPI_Waitall; each worker MPI_Recv", mm__setup_mw, mm__run_mw_isend, NULL, 1),
     MM__MW("recv-any", "every worker sends size bytes to the master (MPI_Send), which receives "
-           "them with MPI_Recv(MPI_ANY_SOURCE) in arrival order", mm__setup_mw, mm__run_mw_recv_any, NULL),
+           "them with MPI_Recv(MPI_ANY_SOURCE) in arrival order", mm__setup_mw, mm__run_mw_recv_any, NULL, 1),
     MM__MW("send", "the master sends size bytes to every worker with MPI_Send, one after the "
-           "other; each worker MPI_Recv", mm__setup_mw, mm__run_mw_send, NULL),
+           "other; each worker MPI_Recv", mm__setup_mw, mm__run_mw_send, NULL, 1),
     MM__MW("ssend", "the master sends size bytes to every worker with MPI_Ssend, one after the "
-           "other; each worker MPI_Recv", mm__setup_mw, mm__run_mw_ssend, NULL),
+           "other; each worker MPI_Recv", mm__setup_mw, mm__run_mw_ssend, NULL, 1),
     MM__MW("waitany", "every worker sends size bytes to the master (MPI_Send); the master posts "
            "one MPI_Irecv per worker and completes them with MPI_Waitany", mm__setup_mw,
-           mm__run_mw_waitany, NULL),
+           mm__run_mw_waitany, NULL, 1),
     MM__MW("waitsome", "every worker sends size bytes to the master (MPI_Send); the master posts "
            "one MPI_Irecv per worker and completes them with MPI_Waitsome", mm__setup_mw,
-           mm__run_mw_waitsome, NULL),
+           mm__run_mw_waitsome, NULL, 1),
 #undef MM__MW
     /* simple calls (ops_simple.c): every rank, no data */
 #define MM__SIMPLE(name, what, run, after)                                                       \
