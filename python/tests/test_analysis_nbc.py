@@ -78,3 +78,67 @@ def test_rows_take_the_median_over_launches_of_per_launch_medians():
 def test_no_nonblocking_ops_no_rows():
     rows = [(0, "bcast", 0, 0, 1, 0, 10, None, None, None, None, None)]
     assert nbc.nbc_rows(_campaign(rows)) == ()
+
+
+# compare and gate on the overhead (--metric overhead): the samples are the per-launch medians of
+# the per-repetition overhead, taken from AnalysisResult.nbc_repetitions
+
+def _with_overheads(tmp_path, name: str, overheads_by_launch: list[list[float]]):
+    """An analysis result of a synthetic campaign whose nonblocking repetitions are given: one
+    launch per list, the overhead of each repetition of iallreduce at 64 B."""
+    from dataclasses import replace
+
+    import pandas as pd
+    from data.synth import write_campaign
+
+    from mpimeter import analysis
+
+    res = analysis.analyze(analysis.load_campaign(write_campaign(tmp_path / name, len(overheads_by_launch),
+                                                                 ops=("allreduce",), sizes=(64,), nrep=20),
+                                                  cache=False, store=False))
+    alt = res.alternatives[0]
+    reps = pd.DataFrame([{"alternative": alt, "launch": launch, "test": 0, "op": "iallreduce", "size": 64, "rep": i,
+                          "overhead_ns": x} for launch, xs in enumerate(overheads_by_launch) for i, x in enumerate(xs)])
+    return replace(res, nbc_repetitions=reps)
+
+
+def test_compare_on_overhead_uses_per_launch_medians(tmp_path):
+    from mpimeter import analysis
+
+    a = _with_overheads(tmp_path, "a", [[10, 11, 12], [20, 21, 22], [30, 31, 32]])  # medians 11, 21, 31
+    b = _with_overheads(tmp_path, "b", [[100, 101, 400], [200, 210, 220], [300, 300, 300]])  # 101, 210, 300
+    cmp = analysis.compare([a, b], metric="overhead")
+    (row,) = cmp.rows
+    assert (row.op, row.size, row.launches_a, row.launches_b) == ("iallreduce", 64, 3, 3)
+    assert (row.median_a_ns, row.median_b_ns) == (21.0, 210.0)
+    assert row.p_value == pytest.approx(0.1)  # exact two-sided rank sum, 3 vs 3 fully separated: 2/20
+    assert not row.one_way
+    assert cmp.to_dict()["metric"] == "overhead"
+    # the run-time comparison of the same results compares allreduce, not the overhead
+    assert [r.op for r in analysis.compare([a, b]).rows] == ["allreduce"]
+
+
+def test_gate_on_overhead_and_its_refusals(tmp_path):
+    from mpimeter import analysis
+
+    base = _with_overheads(tmp_path, "base", [[10] * 3, [11] * 3, [12] * 3, [10] * 3, [11] * 3])
+    slow = _with_overheads(tmp_path, "slow", [[20] * 3, [21] * 3, [22] * 3, [20] * 3, [21] * 3])
+    g = analysis.gate(base, slow, metric="overhead")
+    (row,) = g.rows
+    assert row.median_baseline_ns == 11.0 and row.median_candidate_ns == 21.0
+    assert row.regression and not g.passed
+    assert analysis.gate(base, base, metric="overhead").passed
+    with pytest.raises(analysis.AnalysisError, match="no valid repetition"):
+        analysis.gate(base, replace_reps(slow, None), metric="overhead")
+    with pytest.raises(analysis.AnalysisError, match="metric must be one of time, overhead"):
+        analysis.compare([base, slow], metric="overlap")
+    few = _with_overheads(tmp_path, "few", [[10], [11]])
+    with pytest.raises(analysis.AnalysisError, match="has 2 launches"):
+        analysis.compare([few, slow], metric="overhead")
+    assert len(analysis.compare([few, slow], metric="overhead", per_repetition=True).rows) == 1
+
+
+def replace_reps(res, reps):
+    from dataclasses import replace
+
+    return replace(res, nbc_repetitions=reps)

@@ -106,6 +106,32 @@ int64_t mm_mem_available_bytes(const char *meminfo_path);
  * there is no limit ("max") or a file is unreadable. */
 int64_t mm_cgroup_available_bytes(const char *max_path, const char *current_path);
 
+/* ---- the ping-pong pair (pairs.c) ---- */
+
+enum { MM_PAIR_NEXT_RANKS = 16, MM_PAIR_RANDOM = 4, MM_PAIR_MAX_SAMPLES = 20,
+       MM_PAIR_ROUND_TRIPS = 51, MM_PAIR_WARMUP = 10 };
+enum { MM_PAIR_NONE = 0, MM_PAIR_GIVEN = 1, MM_PAIR_SAMPLED = 2 };
+
+/* The pair of a launch's ping-pongs and how it was chosen (meta.json probes.pingpong_pair). */
+typedef struct mm_pair_choice {
+    int pair[2];
+    int chosen_by; /* MM_PAIR_NONE (no ping-pong in the launch), _GIVEN (--pair), _SAMPLED */
+    int nsamples;
+    int sample[MM_PAIR_MAX_SAMPLES][2];
+    double median_rtt_ns[MM_PAIR_MAX_SAMPLES]; /* < 0: the sample failed */
+} mm_pair_choice;
+
+/* The pairs SKaMPI's rule samples: rank 0 with ranks 1 .. min(nprocs-1, MM_PAIR_NEXT_RANKS),
+ * then up to MM_PAIR_RANDOM distinct pairs drawn from the seed among those not yet listed (when
+ * there are any). Pure. Returns the number written (at most max). */
+int mm_pair_sample(int nprocs, uint64_t seed, int (*pairs)[2], int max);
+/* Index of the largest median (the first of equal ones); medians < 0 are skipped; -1 if none. */
+int mm_pair_pick(const double *median_rtt_ns, int n);
+/* Collective: the pair of the launch's ping-pongs: --pair, or every sampled pair's median
+ * 1-byte round trip (MM_PAIR_ROUND_TRIPS after MM_PAIR_WARMUP, one pair at a time) and the
+ * largest. Every rank gets the same choice. Outside any timed region. MPI_SUCCESS or the error. */
+int mm_pair_choose(const mm_config *cfg, MPI_Comm comm, const mm_timer *timer, mm_pair_choice *out);
+
 /* ---- the launch (launch.c, collect.c) ---- */
 
 /* Runs a whole launch as configured: timer, clock sync, plan, every test, the launch folder.

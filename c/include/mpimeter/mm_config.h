@@ -47,6 +47,8 @@ typedef struct mm_config {
     int seed_given;
     int64_t cold_cache_bytes;
     int root;
+    int pair[2];     /* --pair A,B of the ping-pongs */
+    int pair_given;  /* 0 = auto: the launch picks the pair (SKaMPI's rule, pairs.c) */
     char datatype[MM_NAME_LEN];
     char reduce_op[MM_NAME_LEN];
     char out[MM_PATH_LEN];
@@ -92,6 +94,7 @@ typedef enum {
     MM_OPT_FLOATS, /* comma-separated numbers */
     MM_OPT_PATH,
     MM_OPT_NPROCS, /* --validate: a rank count */
+    MM_OPT_PAIR,   /* two distinct ranks "A,B", or auto */
 } mm_opt_type;
 
 enum {

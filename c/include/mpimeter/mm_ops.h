@@ -14,6 +14,11 @@ enum {
     MM_OP_SIZE_UNUSED = 1u << 3,      /* barrier: one test at size 0, whatever --sizes says */
     MM_OP_FINISH_APART = 1u << 4,     /* ranks leave the call at different times by design (the
                                          root of a bcast first, the last rank of a scan last) */
+    MM_OP_PAIR = 1u << 5,             /* a ping-pong between the two ranks of --pair (or the pair
+                                         chosen by the launch); needs an even number >= 2 of ranks */
+    MM_OP_ROUND_TRIP = 1u << 6,       /* the timed call is one round trip (two messages): the
+                                         analysis reports half of it as the one-way latency */
+    MM_OP_NEEDS_TWO = 1u << 7,        /* needs at least 2 ranks (master-worker) */
 };
 
 /* What kind of pattern an operation is (--describe, meta.json "operations"). */
@@ -22,6 +27,8 @@ enum {
 #define MM_OP_KIND_P2P "point-to-point"
 #define MM_OP_KIND_NBC "nonblocking"
 #define MM_OP_KIND_LOCAL "local"
+#define MM_OP_KIND_MASTER_WORKER "master-worker"
+#define MM_OP_KIND_SIMPLE "simple"
 
 struct mm_op_args;
 
@@ -59,6 +66,9 @@ typedef struct mm_op_args {
     int *sendcounts, *sdispls, *recvcounts, *rdispls; /* v-variants, in elements */
     const mm_timer *timer; /* delay, nonblocking collectives */
     mm_nbc *nbc;           /* nonblocking collectives only (NULL otherwise) */
+    int pair[2];           /* ping-pongs: the two ranks (pair[0] starts the round trip) */
+    void *state;           /* what an op's setup keeps for its run/after/teardown (a Bsend
+                              buffer, a communicator created by the timed call) */
 } mm_op_args;
 
 /* The buffers an op's setup allocates, in blocks of `size` bytes: every rank holds
@@ -79,6 +89,10 @@ typedef struct mm_op {
     int (*run)(const mm_op_args *args);
     void (*teardown)(mm_op_args *args);
     mm_op_buffers buffers;
+    /* Optional (NULL for most rows): called by the loop after the end timestamp of every
+     * repetition, outside the timed region — frees what the timed call created (the communicator
+     * of MPI_Comm_split). Returns the MPI error code. */
+    int (*after)(mm_op_args *args);
 } mm_op;
 
 extern const mm_op mm_ops_table[];
@@ -132,6 +146,10 @@ const char *mm_datatype_at(size_t i, int *size, const char **kind);
 const char *mm_reduce_op_at(size_t i);
 /* Some reduction ops are not defined for some datatypes (bor on float): 0 ok, -1 with why. */
 int mm_reduce_op_check(const char *op_name, const char *datatype_name, char *why, size_t len);
+
+/* Can the op run on nprocs ranks? 0, or -1 with why ("pingpong-send-recv needs an even number of
+ * ranks, at least 2 (got 3)"). */
+int mm_op_check_nprocs(const mm_op *op, int nprocs, char *why, size_t why_len);
 
 /* Prints --list-ops: one line per op, name first. */
 void mm_ops_print_list(void *file /* FILE* */);

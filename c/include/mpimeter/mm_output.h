@@ -75,6 +75,10 @@ typedef struct mm_provenance {
     mm_mpit_info mpit;   /* rank 0 */
     mm_cacheline_probe *probes; /* rank 0: nprobes entries */
     int nprobes;
+    /* probes.empty_region_ns: max over ranks of the median empty timed region (rank 0) */
+    int has_empty_region;
+    double empty_region_ns;
+    mm_pair_choice pair;  /* probes.pingpong_pair; chosen_by MM_PAIR_NONE without ping-pongs */
     mm_mpi_error err;    /* the first MPI failure while collecting */
 } mm_provenance;
 
@@ -83,6 +87,11 @@ void mm_provenance_collect(mm_provenance *p, MPI_Comm comm);
 /* Collective: the cache-line probe (probe.c) between the first two ranks of each host, results
  * on rank 0 in p->probes. Outside any test. */
 void mm_provenance_probe(mm_provenance *p, MPI_Comm comm, const mm_timer *timer);
+/* Collective: the systematic overhead of one measurement (SKaMPI §3.1): each rank's median of
+ * MM_EMPTY_REGION_REPS empty timed regions (two timer reads, as the loop takes them), the max
+ * over ranks on rank 0 in p->empty_region_ns. Outside any test. */
+enum { MM_EMPTY_REGION_REPS = 1001 };
+void mm_provenance_probe_empty(mm_provenance *p, MPI_Comm comm, const mm_timer *timer);
 /* Rank 0: records load and wall time at the end; every rank's CPUs seen and frequency are
  * gathered. own CPU = sum over ranks (collective). */
 void mm_provenance_finish(mm_provenance *p, MPI_Comm comm);

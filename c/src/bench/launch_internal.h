@@ -35,6 +35,7 @@ typedef struct mm__launch_state {
     char budget_tests[256]; /* the first of them, "allreduce 8 (1 of 5), ..." */
     int64_t overwrite_over_window_ns; /* the longest --cold-cache overwrite beyond a given window */
     mm_mpi_error err;       /* the first MPI failure outside the tests */
+    int pair[2];            /* the ping-pongs' two ranks (every rank; prov.pair on rank 0 too) */
 } mm__launch_state;
 
 /* Rank 0: renders and atomically writes meta.json with the given status (launch.c). */

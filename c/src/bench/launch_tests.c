@@ -75,6 +75,8 @@ static int mm__prepare_args(const mm__launch_state *st, const mm_test *t, mm_op_
     args->size = t->size;
     args->count = (t->op->flags & MM_OP_SIZE_IS_DURATION) ? 0 : (int)(t->size / args->type_size);
     args->timer = &st->timer;
+    args->pair[0] = st->pair[0];
+    args->pair[1] = st->pair[1];
     int rc = t->op->setup(args);
     if (rc == 0 && strcmp(st->cfg->inject_error_op, t->op->name) == 0)
         mm_op_inject_error(t->op, args);

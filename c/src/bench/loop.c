@@ -153,11 +153,16 @@ int mm_bench_run_test(const mm_config *cfg, mm_test *t, mm_op_args *args, mm_pro
     long redone_by_reason[MM_INVALID_NREASONS] = {0}, invalid_by_reason[MM_INVALID_NREASONS] = {0};
     int mpi_rc = MPI_SUCCESS, ended_by_budget = 0;
 
+    /* the op's clean-up after each call (a communicator the call created), outside the timed
+     * region; chosen before the loop */
+    int (*const after_call)(mm_op_args *) = t->op->after;
+
     while (recorded < nrep) {
         int before = vt->before_rep(ps, seq);
         int64_t start_ns = mm_timer_now(timer);
         int call_rc = call(&timed);
         int64_t end_ns = mm_timer_now(timer);
+        if (after_call && call_rc == MPI_SUCCESS) call_rc = after_call(args);
         int flags = vt->after_rep(ps, seq, start_ns, end_ns, before);
         seq++;
         if (call_rc != MPI_SUCCESS || mm_mpi_failed(&ps->err)) {

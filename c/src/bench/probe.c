@@ -1,4 +1,5 @@
-/* probe.c — the cache-line probe of a launch (meta.json "probes.cacheline_rtt_ns").
+/* probe.c — the probes of a launch: the cache-line probe (meta.json "probes.cacheline_rtt_ns")
+ * and the empty-region probe ("probes.empty_region_ns", at the end of this file).
  *
  * What: before the tests, on every host with two or more ranks, the first two ranks of the host
  *   bounce one cache line through MPI shared memory (MPI_Win_allocate_shared): rank a writes an
@@ -115,4 +116,33 @@ void mm_provenance_probe(mm_provenance *p, MPI_Comm comm, const mm_timer *timer)
         }
     }
     free(all);
+}
+
+/* The empty-region probe. What: every rank times MM_EMPTY_REGION_REPS empty regions exactly as
+ * the loop times a call (one timer read, then the next), takes the median, and rank 0 keeps the
+ * largest median. Why: SKaMPI (Reussner et al. 1998, §3.1) measures the cost of a measurement
+ * with nothing in it and shows it next to the results: it is the systematic overhead each
+ * repetition carries (timer reads, their ordering); it is shown, never subtracted, because what
+ * it would remove is not the same in every call. Cost: 1001 x two timer reads per rank, one
+ * reduction; outside any test. */
+void mm_provenance_probe_empty(mm_provenance *p, MPI_Comm comm, const mm_timer *timer) {
+    int64_t *d = malloc(MM_EMPTY_REGION_REPS * sizeof *d);
+    double median = -1, largest = -1;
+    if (d) {
+        for (int k = 0; k < MM_EMPTY_REGION_REPS; k++) {
+            int64_t start_ns = mm_timer_now(timer);
+            int64_t end_ns = mm_timer_now(timer);
+            d[k] = end_ns - start_ns;
+        }
+        qsort(d, MM_EMPTY_REGION_REPS, sizeof d[0], mm_cmp_i64);
+        median = (double)d[MM_EMPTY_REGION_REPS / 2];
+        free(d);
+    }
+    /* a rank that could not allocate contributes -1: the others' medians still count */
+    if (MM_MPI(&p->err, MPI_Reduce(&median, &largest, 1, MPI_DOUBLE, MPI_MAX, 0, comm)) ==
+            MPI_SUCCESS &&
+        largest >= 0) {
+        p->empty_region_ns = largest;
+        p->has_empty_region = 1;
+    }
 }

@@ -146,6 +146,39 @@ static int mm__parse_check_at(const mm_option_spec *o, const char *text, mm_conf
     return 0;
 }
 
+/* --pair A,B: two distinct whole numbers >= 0 (or auto); whether they are ranks of the launch
+ * is checked with the number of ranks (mm_config_check_nprocs). */
+static int mm__parse_pair(const mm_option_spec *o, const char *text, mm_config *cfg, char *err,
+                          size_t len) {
+    char allowed[256];
+    mm_option_allowed_text(o, allowed, sizeof allowed);
+    if (strcmp(text, "auto") == 0) {
+        cfg->pair_given = 0;
+        return 0;
+    }
+    long long v[2];
+    const char *p = text;
+    for (int i = 0; i < 2; i++) {
+        char *end;
+        errno = 0;
+        if (!isdigit((unsigned char)*p))
+            return mm__fail(err, len, "--pair: '%s' is not two ranks A,B; allowed: %s", text, allowed);
+        v[i] = strtoll(p, &end, 10);
+        if (errno || v[i] > o->max)
+            return mm__fail(err, len, "--pair: '%s' is out of range; allowed: %s", text, allowed);
+        if ((i == 0 && *end != ',') || (i == 1 && *end != '\0'))
+            return mm__fail(err, len, "--pair: '%s' is not two ranks A,B; allowed: %s", text, allowed);
+        p = end + 1;
+    }
+    if (v[0] == v[1])
+        return mm__fail(err, len, "--pair: '%s' names rank %lld twice; allowed: %s", text, v[0],
+                        allowed);
+    cfg->pair[0] = (int)v[0];
+    cfg->pair[1] = (int)v[1];
+    cfg->pair_given = 1;
+    return 0;
+}
+
 /* argv as a JSON array, for meta.json. */
 static void mm__argv_json(mm_config *cfg, int argc, char **argv) {
     mm_buf b = {0};
@@ -237,6 +270,8 @@ static int mm__apply(mm_config *cfg, const mm_option_spec *o, const char *value,
         *slot = index;
         return 0;
     }
+    case MM_OPT_PAIR:
+        return mm__parse_pair(o, value, cfg, err, len);
     case MM_OPT_PATH:
         if (!*value) return mm__fail(err, len, "--out: empty path");
         if (strlen(value) >= MM_PATH_LEN) return mm__fail(err, len, "--out: path too long");
@@ -278,20 +313,29 @@ static int mm__check_modes(const mm_config *cfg, const char *seen, char *err, si
     return 0;
 }
 
-/* The nonblocking-collective options shape only the tests of nonblocking operations: given
- * without one in --ops they would be silently ignored, so they are refused. */
-static int mm__check_nbc_options(const mm_config *cfg, const char *seen, char *err, size_t len) {
-    static const char *const nbc_only[] = {"nbc-scheme", "nbc-compute-ns", "test-interval"};
+static int mm__op_uses_pair(const mm_op *op) { return op && (op->flags & MM_OP_PAIR); }
+
+/* Options that shape only the tests of some operations: given without such an operation in
+ * --ops they would be silently ignored, so they are refused. */
+static int mm__check_scoped_options(const mm_config *cfg, const char *seen, char *err, size_t len) {
+    static const struct {
+        const char *option;
+        int (*applies)(const mm_op *op);
+        const char *which;
+    } scoped[] = {
+        {"nbc-scheme", mm_op_is_nbc, "nonblocking collectives (ibcast, iallreduce, ...; see --list-ops)"},
+        {"nbc-compute-ns", mm_op_is_nbc, "nonblocking collectives (ibcast, iallreduce, ...; see --list-ops)"},
+        {"test-interval", mm_op_is_nbc, "nonblocking collectives (ibcast, iallreduce, ...; see --list-ops)"},
+        {"pair", mm__op_uses_pair, "ping-pongs (pingpong-send-recv, ...; see --list-ops)"},
+    };
     size_t n;
     const mm_option_spec *table = mm_options(&n);
-    int any_nbc = 0;
-    for (int i = 0; i < cfg->nops; i++) any_nbc |= mm_op_is_nbc(mm_op_find(cfg->ops[i]));
-    if (any_nbc) return 0;
-    for (size_t k = 0; k < sizeof nbc_only / sizeof nbc_only[0]; k++) {
-        const mm_option_spec *o = mm_option_find(nbc_only[k], strlen(nbc_only[k]));
-        if (o && seen[o - table])
-            return mm__fail(err, len, "--%s applies only to nonblocking collectives (ibcast, "
-                            "iallreduce, ...; see --list-ops) and --ops has none", o->name);
+    for (size_t k = 0; k < sizeof scoped / sizeof scoped[0]; k++) {
+        const mm_option_spec *o = mm_option_find(scoped[k].option, strlen(scoped[k].option));
+        if (!o || !seen[o - table]) continue;
+        int any = 0;
+        for (int i = 0; i < cfg->nops; i++) any |= scoped[k].applies(mm_op_find(cfg->ops[i]));
+        if (!any) return mm__fail(err, len, "--%s applies only to %s and --ops has none", o->name, scoped[k].which);
     }
     (void)n;
     return 0;
@@ -446,7 +490,7 @@ int mm_config_parse(mm_config *cfg, int argc, char **argv, char *err, size_t len
         return 0;
     rc = mm__check_modes(cfg, seen, err, len);
     if (rc) return rc;
-    rc = mm__check_nbc_options(cfg, seen, err, len);
+    rc = mm__check_scoped_options(cfg, seen, err, len);
     if (rc) return rc;
     if (!cfg->seed_given) {
         /* Drawn from the clock and pid; recorded in meta.json so the order can be replayed. */
@@ -466,6 +510,19 @@ int mm_config_check_nprocs(const mm_config *cfg, int nprocs, char *err, size_t l
     }
     if (rooted && cfg->root >= nprocs)
         return mm__fail(err, len, "--root: %d is not a rank of this launch; allowed: 0 to %d", cfg->root, nprocs - 1);
+    for (int i = 0; i < cfg->nops && cfg->mode == MM_MODE_BENCH; i++) {
+        const mm_op *op = mm_op_find(cfg->ops[i]);
+        char why[256];
+        if (op && mm_op_check_nprocs(op, nprocs, why, sizeof why) != 0)
+            return mm__fail(err, len, "--ops: %s", why);
+    }
+    if (cfg->pair_given && (cfg->pair[0] >= nprocs || cfg->pair[1] >= nprocs)) {
+        int bad = cfg->pair[0] >= nprocs ? cfg->pair[0] : cfg->pair[1];
+        return mm__fail(err, len, "--pair: %d,%d names rank %d, which is not a rank of this launch; "
+                        "allowed: two distinct ranks from 0 to %d, or auto", cfg->pair[0],
+                        cfg->pair[1], bad, nprocs - 1);
+    }
+
     if (cfg->mode == MM_MODE_SYNC_CHECK && nprocs < 2)
         return mm__fail(err, len, "--sync-check needs at least 2 ranks (got %d)", nprocs);
     return 0;

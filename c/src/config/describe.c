@@ -36,6 +36,7 @@ static const char *mm__type_word(mm_opt_type t) {
     case MM_OPT_FLOATS: return "floats";
     case MM_OPT_PATH: return "path";
     case MM_OPT_NPROCS: return "int";
+    case MM_OPT_PAIR: return "pair";
     }
     return "?";
 }
@@ -200,6 +201,8 @@ static void mm__operations(mm_json *j) {
         mm_json_kv_string(j, "kind", op->kind);
         mm_json_kv_bool(j, "ranks_finish_apart", (op->flags & MM_OP_FINISH_APART) != 0);
         mm_json_kv_string(j, "size_unit", mm_op_size_unit(op));
+        mm_json_kv_bool(j, "round_trip", (op->flags & MM_OP_ROUND_TRIP) != 0);
+        mm_json_kv_bool(j, "uses_pair", (op->flags & MM_OP_PAIR) != 0);
         mm_json_kv_bool(j, "size_unused", (op->flags & MM_OP_SIZE_UNUSED) != 0);
         mm_json_kv_bool(j, "uses_root", (op->flags & MM_OP_ROOTED) != 0);
         mm_json_kv_bool(j, "uses_reduce_op", (op->flags & MM_OP_REDUCES) != 0);

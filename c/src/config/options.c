@@ -53,6 +53,10 @@ static const mm_option_spec mm__table[] = {
      "timed region"},
     {"root", MM_OPT_INT, BENCH, "RANK", "0", NULL, 0, 2147483647.0, NULL, OFF(root),
      "root rank of rooted operations (below the number of ranks)"},
+    {"pair", MM_OPT_PAIR, BENCH | MM_OPT_F_AUTO, "A,B", "auto", NULL, 0, 2147483647.0, NULL, 0,
+     "the two ranks of the ping-pongs (A starts the round trip); auto = the pair with the largest "
+     "1-byte ping-pong latency among rank 0 with the next ranks and a few seeded random pairs "
+     "(SKaMPI), measured once per launch before the tests"},
     {"datatype", MM_OPT_NAME, BENCH, "NAME", "int", NULL, 0, 0, "datatypes", 0,
      "MPI datatype of the buffers (sizes must be multiples of its size)"},
     {"reduce-op", MM_OPT_NAME, BENCH, "NAME", "sum", NULL, 0, 0, "reduce_ops", 0,
@@ -194,6 +198,10 @@ void mm_option_allowed_text(const mm_option_spec *o, char *out, size_t len) {
         else
             snprintf(out, len, "a number from %s to %s%s", lo, hi,
                      (o->flags & MM_OPT_F_AUTO) ? ", or auto" : "");
+        return;
+    case MM_OPT_PAIR:
+        snprintf(out, len, "two distinct ranks A,B (whole numbers from 0, below the number of "
+                 "ranks), or auto");
         return;
     case MM_OPT_NAME:
     case MM_OPT_NAMES:

@@ -29,9 +29,7 @@
 /* Validates the common arguments, clears the buffer pointers and sets args->count (0 when
  * the op ignores the size). */
 static int mm__begin(mm_op_args *a, int uses_size) {
-    a->sendbuf = a->recvbuf = NULL;
-    a->sendcounts = a->sdispls = a->recvcounts = a->rdispls = NULL;
-    a->count = 0;
+    mm__args_clear(a);
     if (a->nprocs < 1 || a->rank < 0 || a->rank >= a->nprocs) return -1;
     if (a->root < 0 || a->root >= a->nprocs) return -1;
     if (!uses_size) return 0;

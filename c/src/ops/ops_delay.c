@@ -14,9 +14,7 @@
 #include "ops_internal.h"
 
 int mm__setup_delay(mm_op_args *a) {
-    a->sendbuf = a->recvbuf = NULL;
-    a->sendcounts = a->sdispls = a->recvcounts = a->rdispls = NULL;
-    a->count = 0;
+    mm__args_clear(a);
     if (!a->timer || a->size < 0) return -1;
     return 0;
 }

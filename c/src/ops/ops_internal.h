@@ -16,6 +16,15 @@ typedef enum {
 
 mm__datatype_kind mm__datatype_kind_of(MPI_Datatype dt);
 
+/* The start of every setup: no buffers, no counts, no state, count 0, so that a failing setup
+ * leaves nothing for the teardown to free by mistake. */
+static inline void mm__args_clear(mm_op_args *a) {
+    a->sendbuf = a->recvbuf = NULL;
+    a->sendcounts = a->sdispls = a->recvcounts = a->rdispls = NULL;
+    a->state = NULL;
+    a->count = 0;
+}
+
 /* Collectives (ops_coll.c). */
 #define MM__COLL_DECL(op)                          \
     int mm__setup_##op(mm_op_args *args);          \
@@ -67,5 +76,45 @@ void mm__nbc_teardown(mm_op_args *args);
 int mm__setup_delay(mm_op_args *args);
 int mm__run_delay(const mm_op_args *args);
 void mm__teardown_delay(mm_op_args *args);
+
+/* Point-to-point ping-pongs (ops_p2p.c). */
+int mm__setup_pingpong(mm_op_args *args);
+int mm__setup_pingpong_bsend(mm_op_args *args);
+void mm__teardown_pingpong(mm_op_args *args);
+int mm__run_pingpong_send_recv(const mm_op_args *args);
+int mm__run_pingpong_ssend_recv(const mm_op_args *args);
+int mm__run_pingpong_isend_recv(const mm_op_args *args);
+int mm__run_pingpong_send_irecv(const mm_op_args *args);
+int mm__run_pingpong_isend_irecv(const mm_op_args *args);
+int mm__run_pingpong_bsend_recv(const mm_op_args *args);
+int mm__run_pingpong_sendrecv(const mm_op_args *args);
+int mm__run_pingpong_sendrecv_replace(const mm_op_args *args);
+int mm__run_pingpong_iprobe_recv(const mm_op_args *args);
+int mm__run_pingpong_anytag(const mm_op_args *args);
+
+/* Master-worker patterns (ops_mw.c). */
+int mm__setup_mw(mm_op_args *args);
+int mm__setup_mw_bsend(mm_op_args *args);
+void mm__teardown_mw(mm_op_args *args);
+int mm__run_mw_recv_any(const mm_op_args *args);
+int mm__run_mw_waitany(const mm_op_args *args);
+int mm__run_mw_waitsome(const mm_op_args *args);
+int mm__run_mw_send(const mm_op_args *args);
+int mm__run_mw_isend(const mm_op_args *args);
+int mm__run_mw_bsend(const mm_op_args *args);
+int mm__run_mw_ssend(const mm_op_args *args);
+int mm__after_mw_bsend(mm_op_args *args);
+
+/* Simple calls (ops_simple.c). */
+int mm__setup_simple(mm_op_args *args);
+void mm__teardown_simple(mm_op_args *args);
+int mm__run_simple_empty(const mm_op_args *args);
+int mm__run_simple_wtime(const mm_op_args *args);
+int mm__run_simple_comm_rank(const mm_op_args *args);
+int mm__run_simple_comm_size(const mm_op_args *args);
+int mm__run_simple_iprobe(const mm_op_args *args);
+int mm__run_simple_comm_split(const mm_op_args *args);
+int mm__run_simple_comm_dup(const mm_op_args *args);
+int mm__after_simple_free_comm(mm_op_args *args);
 
 #endif

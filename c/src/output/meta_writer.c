@@ -137,6 +137,11 @@ void mm_meta_render_config(mm_json *j, const mm_config *c, const mm_clocksync *c
     mm_json_raw(j, seed);
     mm_json_kv_int(j, "cold_cache_bytes", c->cold_cache_bytes);
     mm_json_kv_int(j, "root", c->root);
+    mm_json_key(j, "pair");
+    if (c->pair_given)
+        mm__int_array(j, c->pair, 2);
+    else
+        mm_json_null(j); /* auto: probes.pingpong_pair says which pair the launch chose */
     mm_json_kv_string(j, "datatype", c->datatype);
     mm_json_kv_string(j, "reduce_op", c->reduce_op);
     mm_json_kv_string(j, "raw", c->raw_reduced ? "reduced" : "full");
@@ -191,6 +196,8 @@ void mm_meta_render_operations(mm_json *j, const mm_config *c) {
         mm_json_kv_string(j, "kind", op->kind);
         mm_json_kv_bool(j, "ranks_finish_apart", (op->flags & MM_OP_FINISH_APART) != 0);
         mm_json_kv_string(j, "size_unit", mm_op_size_unit(op));
+        /* the timed call is a round trip: the analysis halves it (one-way latency) */
+        mm_json_kv_bool(j, "round_trip", (op->flags & MM_OP_ROUND_TRIP) != 0);
         mm_json_end_object(j);
     }
     mm_json_end_object(j);
@@ -258,6 +265,31 @@ static void mm__render_mpi_build_system(mm_json *j, const mm_provenance *p) {
     }
 }
 
+/* probes.pingpong_pair: null without ping-pongs in the launch. */
+static void mm__render_pair(mm_json *j, const mm_pair_choice *c) {
+    mm_json_key(j, "pingpong_pair");
+    if (c->chosen_by == MM_PAIR_NONE) {
+        mm_json_null(j);
+        return;
+    }
+    mm_json_begin_object(j);
+    mm_json_key(j, "ranks");
+    mm__int_array(j, c->pair, 2);
+    mm_json_kv_string(j, "chosen_by", c->chosen_by == MM_PAIR_GIVEN ? "option" : "largest-latency");
+    mm_json_kv_int(j, "round_trips", c->chosen_by == MM_PAIR_GIVEN ? 0 : MM_PAIR_ROUND_TRIPS);
+    mm_json_key(j, "samples");
+    mm_json_begin_array(j);
+    for (int i = 0; i < c->nsamples; i++) {
+        mm_json_begin_object(j);
+        mm_json_key(j, "ranks");
+        mm__int_array(j, c->sample[i], 2);
+        mm__kv_double_if(j, "median_rtt_ns", c->median_rtt_ns[i] >= 0, c->median_rtt_ns[i]);
+        mm_json_end_object(j);
+    }
+    mm_json_end_array(j);
+    mm_json_end_object(j);
+}
+
 static void mm__render_ranks_env_load(mm_json *j, const mm_provenance *p, int nprocs) {
     mm_json_key(j, "ranks");
     if (p && p->ranks) {
@@ -312,6 +344,8 @@ static void mm__render_ranks_env_load(mm_json *j, const mm_provenance *p, int np
             mm_json_end_object(j);
         }
         mm_json_end_array(j);
+        mm__kv_double_if(j, "empty_region_ns", p->has_empty_region, p->empty_region_ns);
+        mm__render_pair(j, &p->pair);
         mm_json_end_object(j);
     } else {
         mm_json_null(j);

@@ -91,3 +91,31 @@ BAD = [
 @pytest.mark.parametrize("args,needle", BAD, ids=[" ".join(b[0]) for b in BAD])
 def test_bad_nonblocking_input_exits_2_everywhere(lib, args, needle, tmp_path):
     assert_refused(lib, args, needle, tmp_path)
+
+
+def test_compare_and_gate_on_overhead_across_libraries(tmp_path):
+    """One launch per library, compared on the overhead (per repetition: one launch each)."""
+    from click.testing import CliRunner
+
+    from mpimeter.cli.compare import command as compare_command
+    from mpimeter.cli.gate import command as gate_command
+
+    folders = []
+    for lib in ("openmpi", "mpich"):
+        out = tmp_path / lib
+        run_bench(lib, 2, ["--ops", "iallreduce", "--sizes", "64,65536", "--nrep", 30, "--seed", 9, "--out", out])
+        folders.append(str(out))
+    r = CliRunner().invoke(compare_command, folders + ["--metric", "overhead", "--per-repetition", "--format", "json"])
+    assert r.exit_code == 0, r.output
+    doc = json.loads(r.output)
+    assert doc["metric"] == "overhead"
+    assert sorted((row["op"], row["size"]) for row in doc["rows"]) == [("iallreduce", 64), ("iallreduce", 65536)]
+    assert all(row["median_a_ns"] > 0 and row["median_b_ns"] > 0 for row in doc["rows"])
+    r = CliRunner().invoke(gate_command, folders + ["--metric", "overhead", "--per-repetition"])
+    assert r.exit_code in (0, 1), r.output  # whichever library is slower: the gate answered
+    assert "medians are overheads" in " ".join(r.output.split())
+    # a campaign without a nonblocking collective cannot be compared on the overhead: exit 2
+    plain = tmp_path / "plain"
+    run_bench("openmpi", 2, ["--ops", "allreduce", "--sizes", "64", "--nrep", 10, "--out", plain])
+    r = CliRunner().invoke(compare_command, [folders[0], str(plain), "--metric", "overhead", "--per-repetition"])
+    assert r.exit_code == 2 and "has no valid repetition of a nonblocking" in " ".join(r.output.split())

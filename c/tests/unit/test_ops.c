@@ -26,6 +26,12 @@ static const char *const required_ops[] = {
     "iscatterv", "iallgather", "iallgatherv", "ialltoall",    "ialltoallv",
     "ireduce",   "iallreduce", "ireduce_scatter",             "ireduce_scatter_block",
     "iscan",     "iexscan",
+    /* ping-pongs, master-worker and simple calls (SKaMPI's list of measurements) */
+    "pingpong-send-recv", "pingpong-ssend-recv", "pingpong-isend-recv", "pingpong-send-irecv",
+    "pingpong-isend-irecv", "pingpong-bsend-recv", "pingpong-sendrecv", "pingpong-sendrecv-replace",
+    "pingpong-iprobe-recv", "pingpong-anytag", "mw-recv-any", "mw-waitany", "mw-waitsome",
+    "mw-send", "mw-isend", "mw-bsend", "mw-ssend", "simple-wtime", "simple-comm-rank",
+    "simple-comm-size", "simple-iprobe", "simple-comm-split", "simple-comm-dup", "simple-empty",
 };
 #define NREQUIRED (sizeof required_ops / sizeof *required_ops)
 
@@ -57,12 +63,20 @@ static void test_table(void) {
         CHECK_EQ_INT(mm_op_is_nbc(op), op->name[0] == 'i' && strcmp(op->kind, MM_OP_KIND_NBC) == 0);
         if (mm_op_is_nbc(op)) CHECK(mm_op_find(twin) != NULL);
         CHECK_EQ_INT((op->flags & MM_OP_REDUCES) != 0, in_list(twin, reducing, 6));
-        CHECK_EQ_INT((op->flags & MM_OP_ROOTED) != 0, in_list(twin, rooted, 6));
-        CHECK_EQ_INT((op->flags & MM_OP_SIZE_UNUSED) != 0, strcmp(twin, "barrier") == 0);
+        int master_worker = strncmp(op->name, "mw-", 3) == 0; /* the master is --root */
+        int simple = strncmp(op->name, "simple-", 7) == 0;
+        int pingpong = strncmp(op->name, "pingpong-", 9) == 0;
+        CHECK_EQ_INT((op->flags & MM_OP_ROOTED) != 0, in_list(twin, rooted, 6) || master_worker);
+        CHECK_EQ_INT((op->flags & MM_OP_SIZE_UNUSED) != 0, strcmp(twin, "barrier") == 0 || simple);
+        CHECK_EQ_INT((op->flags & MM_OP_PAIR) != 0, pingpong);
+        CHECK_EQ_INT((op->flags & MM_OP_ROUND_TRIP) != 0, pingpong);
+        CHECK_EQ_INT((op->flags & MM_OP_NEEDS_TWO) != 0, master_worker);
+        CHECK(!(pingpong || master_worker) || (op->flags & MM_OP_FINISH_APART));
         CHECK_EQ_INT((op->flags & MM_OP_SIZE_IS_DURATION) != 0, strcmp(op->name, "delay") == 0);
         /* every sized op documents what its size is; v-variants document their displacements */
         if (!(op->flags & MM_OP_SIZE_UNUSED)) CHECK(contains(op->pattern, "size"));
-        if (op->name[strlen(op->name) - 1] == 'v') CHECK(contains(op->pattern, "i*(count+1)"));
+        if (op->name[strlen(op->name) - 1] == 'v' && !strchr(op->name, '-'))
+            CHECK(contains(op->pattern, "i*(count+1)"));
     }
     for (size_t i = 0; i < mm_ops_count; i++) {
         const mm_op *op = &mm_ops_table[i];
@@ -294,7 +308,12 @@ static void test_buffer_bytes(void) {
     for (size_t i = 0; i < mm_ops_count; i++) {
         const mm_op *op = &mm_ops_table[i];
         for (int rank = 0; rank < 2; rank++) { /* rank 0 is the root */
+            /* the Bsend rows attach a buffer (MPI_Pack_size, MPI_Buffer_attach): they need
+             * MPI_Init; their buffers are those of the rows without Bsend */
+            if (strstr(op->name, "bsend")) continue;
             mm_op_args a = make_args(size, rank, nprocs, 0);
+            a.pair[0] = 0;
+            a.pair[1] = 1;
             mm_timer t = {0};
             a.timer = &t; /* delay's setup wants a timer; it is not read */
             mm_nbc nbc = {0};
@@ -308,6 +327,10 @@ static void test_buffer_bytes(void) {
             int64_t declared = mm_op_buffer_bytes(op, size, nprocs, rank == 0);
             int ok = declared <= allocated && allocated <= declared + size / nprocs + 2 * 4096 + 64;
             if (op->flags & (MM_OP_SIZE_UNUSED | MM_OP_SIZE_IS_DURATION)) ok = declared == 0;
+            /* master-worker: the declaration (2 blocks everywhere, nprocs more on the master)
+             * overstates the master's by the 2 blocks it does not use: conservative */
+            if (strncmp(op->name, "mw-", 3) == 0 && rank == 0)
+                ok = declared >= allocated && declared <= allocated + 2 * size + 64;
             CHECK(ok);
             if (!ok)
                 fprintf(stderr, "  %s rank %d: declared %lld, allocated %lld\n", op->name, rank,

@@ -38,10 +38,11 @@ from mpimeter import SCHEMA_VERSION
 from mpimeter.analysis.comparison import (ALTERNATIVES, RATIO_CIS, Alternative, ComparisonResult, ComparisonRow,
                                           OmnibusRow, RatioCI, compare, ratio_estimator_text)
 from mpimeter.analysis.gating import GateResult, GateRow, gate
-from mpimeter.analysis.groups import p_method_text
+from mpimeter.analysis.groups import METRICS, p_method_text
 from mpimeter.analysis.loading import AnalysisError, Campaign, LaunchInfo, load_campaign, load_campaigns
 from mpimeter.analysis.pipeline import CLOCKS, OUTLIERS, Clock, Outlier, analyze
-from mpimeter.analysis.results import AnalysisResult, AnalysisSettings, LaunchSummary, RankTest, Row
+from mpimeter.analysis.results import (ONE_WAY_NOTE, OVERHEAD_LABEL, OVERHEAD_NOTE, AnalysisResult, AnalysisSettings,
+                                       LaunchSummary, MeasurementOverhead, RankTest, Row, time_quantity)
 from mpimeter.io.errors import AnalysisWarning, InputError
 
 __all__ = [
@@ -50,9 +51,10 @@ __all__ = [
     # analyze
     "analyze", "AnalysisResult", "AnalysisSettings", "LaunchSummary", "Row", "RankTest",
     "Outlier", "OUTLIERS", "Clock", "CLOCKS",
+    "MeasurementOverhead", "OVERHEAD_LABEL", "OVERHEAD_NOTE", "ONE_WAY_NOTE", "time_quantity",
     # compare and gate
     "compare", "ComparisonResult", "ComparisonRow", "OmnibusRow", "Alternative", "ALTERNATIVES",
-    "RatioCI", "RATIO_CIS", "ratio_estimator_text", "p_method_text", "gate", "GateResult", "GateRow",
+    "RatioCI", "RATIO_CIS", "ratio_estimator_text", "p_method_text", "METRICS", "gate", "GateResult", "GateRow",
     # errors and warnings
     "AnalysisError", "InputError", "AnalysisWarning",
     # the schema_version written by AnalysisResult.to_dict()

@@ -62,6 +62,7 @@ class ComparisonRow:
     p_adjusted: float
     stars: str
     significant: bool
+    one_way: bool = False  # medians are one-way latencies (half the timed round trip: ping-pongs)
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -95,10 +96,12 @@ class ComparisonResult:
     rows: tuple[ComparisonRow, ...]
     omnibus: tuple[OmnibusRow, ...]
     warnings: tuple[AnalysisWarning, ...]
+    metric: str = "time"  # groups.METRICS: what the medians are
 
     def to_dict(self) -> dict[str, Any]:
         return {
             "groups": list(self.groups),
+            "metric": self.metric,
             "alternative": self.alternative,
             "test": self.test,
             "correction": self.correction,
@@ -119,18 +122,20 @@ def compare(
     ratio_ci: RatioCI = "hodges-lehmann",
     alpha: float = 0.05,
     seed: int = 0,
+    metric: str = "time",
 ) -> ComparisonResult:
     """Compares the alternatives found in ``results`` (all alternatives of all results, in
     order). Two groups: one row per (op, size) in both. More: Kruskal–Wallis per (op, size)
     (``omnibus``), then every pair. Holm correction over all pairwise rows. ``alternative`` is
     the hypothesis about a relative to b (``less``: a is faster). Raises
     :class:`AnalysisError` when a group has fewer than 3 launches (unless ``per_repetition``)
-    or when no (op, size) is common."""
+    or when no (op, size) is common. ``metric`` (groups.METRICS): run times, or the overhead of
+    nonblocking collectives."""
     if isinstance(results, AnalysisResult):
         results = [results]
     if alternative not in _hyp.ALTERNATIVES:
         raise AnalysisError(f"alternative must be one of {', '.join(_hyp.ALTERNATIVES)}, got {alternative!r}")
-    groups = groups_of(results)
+    groups = groups_of(results, metric)
     if len(groups) < 2:
         raise AnalysisError(f"compare needs at least two alternatives, found {len(groups)}: "
                             f"{', '.join(g.name for g in groups) or 'none'}")
@@ -162,7 +167,8 @@ def compare(
                 rows.append(ComparisonRow(
                     op, size, ga.name, gb.name, ga.launches(op, size), gb.launches(op, size), pc.median_a,
                     pc.median_b, pc.ratio, pc.ratio_ci.estimate, pc.ratio_ci.low, pc.ratio_ci.high, pc.ratio_ci.method,
-                    pc.statistic, pc.p_value, pc.p_method, math.nan, "", False))
+                    pc.statistic, pc.p_value, pc.p_method, math.nan, "", False,
+                    one_way=ga.one_way(op, size) and gb.one_way(op, size)))
     adj = _hyp.holm(np.array([r.p_value for r in rows]))
     rows = [replace(r, p_adjusted=float(p), stars=_hyp.stars(float(p), alpha=alpha), significant=bool(p <= alpha))
             for r, p in zip(rows, adj)]
@@ -187,7 +193,7 @@ def compare(
         warnings += res.warnings
     test = "wilcoxon-rank-sum on " + ("repetitions pooled over launches" if per_repetition else "per-launch medians")
     return ComparisonResult(tuple(g.name for g in groups), alternative, test, "holm", confidence, alpha, tuple(rows),
-                            tuple(omnibus), dedupe(warnings))
+                            tuple(omnibus), dedupe(warnings), metric)
 
 
 RATIO_ESTIMATORS = {

@@ -40,6 +40,7 @@ class GateRow:
     stars: str
     significant: bool
     regression: bool
+    one_way: bool = False  # medians are one-way latencies (half the timed round trip: ping-pongs)
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -57,6 +58,7 @@ class GateResult:
     alpha: float
     rows: tuple[GateRow, ...]
     warnings: tuple[AnalysisWarning, ...]
+    metric: str = "time"  # groups.METRICS: what the medians are
 
     @property
     def regressions(self) -> tuple[GateRow, ...]:
@@ -69,6 +71,7 @@ class GateResult:
     def to_dict(self) -> dict[str, Any]:
         return {
             "baseline": self.baseline,
+            "metric": self.metric,
             "candidate": self.candidate,
             "max_slowdown": self.max_slowdown,
             "alpha": self.alpha,
@@ -85,12 +88,14 @@ def gate(
     max_slowdown: float = 0.05,
     alpha: float = 0.05,
     per_repetition: bool = False,
+    metric: str = "time",
 ) -> GateResult:
     """CI gate for MPI libraries: which (op, size) got slower than ``baseline`` by more than
-    ``max_slowdown`` (0.05 = 5 %), significantly after Holm correction."""
+    ``max_slowdown`` (0.05 = 5 %), significantly after Holm correction. ``metric``
+    (groups.METRICS): run times, or the overhead of nonblocking collectives."""
     if max_slowdown < 0:
         raise AnalysisError(f"max_slowdown must be ≥ 0, got {max_slowdown}")
-    gb, gc = groups_of([baseline]), groups_of([candidate])
+    gb, gc = groups_of([baseline], metric), groups_of([candidate], metric)
     if len(gb) != 1 or len(gc) != 1:
         raise AnalysisError("gate compares one baseline with one candidate; each folder must hold one alternative "
                             f"(baseline has {len(gb)}, candidate has {len(gc)})")
@@ -114,7 +119,8 @@ def gate(
         pc = _cmp.compare_two(a, b, confidence=1 - alpha)
         # The Hodges–Lehmann ratio goes with the rank-sum test and always lies in its own interval.
         rows.append(GateRow(op, size, pc.median_a, pc.median_b, pc.ratio, pc.ratio_ci.estimate, pc.ratio_ci.low,
-                            pc.ratio_ci.high, test.p_value, test.method, math.nan, "", False, False))
+                            pc.ratio_ci.high, test.p_value, test.method, math.nan, "", False, False,
+                            one_way=base.one_way(op, size) and cand.one_way(op, size)))
     adj = _hyp.holm(np.array([r.p_value for r in rows]))
     rows = [replace(r, p_adjusted=float(p), stars=_hyp.stars(float(p), alpha=alpha), significant=bool(p <= alpha),
                     regression=bool(p <= alpha and r.ratio > 1 + max_slowdown)) for r, p in zip(rows, adj)]
@@ -126,4 +132,4 @@ def gate(
         warnings += low_power_warning([(cand.launches(*k), base.launches(*k), f"{k[0]}/{k[1]}") for k in common],
                                       "greater", alpha, "run more launches per side (10 or more)")
     warnings += baseline.warnings + candidate.warnings
-    return GateResult(base.name, cand.name, max_slowdown, alpha, tuple(rows), dedupe(warnings))
+    return GateResult(base.name, cand.name, max_slowdown, alpha, tuple(rows), dedupe(warnings), metric)

@@ -11,6 +11,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 import numpy as np
+import pandas as pd
 
 from mpimeter.analysis.loading import AnalysisError
 from mpimeter.analysis.results import AnalysisResult, Row
@@ -18,18 +19,39 @@ from mpimeter.io.errors import AnalysisWarning
 from mpimeter.stats import compare as _cmp
 
 
+# What compare and gate compare: "time" is the run time (one-way latency for ping-pongs, as
+# analyze reports them); "overhead" the CPU time nonblocking collectives take from the caller,
+# init + test + wait (analysis.nbc, NBCBench §4).
+METRICS = {"time": "run time (one-way latency for ping-pongs)",
+           "overhead": "overhead of nonblocking collectives: init + test + wait, max over ranks (NBCBench)"}
+
+
 @dataclass(frozen=True)
 class Group:
-    """One alternative of one analysis result, under the name the comparison shows."""
+    """One alternative of one analysis result, under the name the comparison shows; ``metric``
+    (a key of METRICS) says which of its times are compared."""
 
     name: str
     result: AnalysisResult
     alternative: str
+    metric: str = "time"
 
     def rows(self) -> dict[tuple[str, int], Row]:
         return {(r.op, r.size): r for r in self.result.rows if r.alternative == self.alternative}
 
+    def _nbc(self) -> pd.DataFrame:
+        reps = self.result.nbc_repetitions
+        if reps is None or reps.empty:
+            return pd.DataFrame(columns=["launch", "op", "size", "overhead_ns"])
+        return reps[reps["alternative"] == self.alternative]
+
     def samples(self, per_repetition: bool) -> dict[tuple[str, int], np.ndarray]:
+        if self.metric == "overhead":
+            reps = self._nbc()
+            if not per_repetition:  # the median of each launch, as for run times
+                reps = reps.groupby(["op", "size", "launch"], observed=True)["overhead_ns"].median().reset_index()
+            return {(str(op), int(size)): g["overhead_ns"].to_numpy(dtype=float)
+                    for (op, size), g in reps.groupby(["op", "size"], sort=True, observed=True)}
         if not per_repetition:
             return {k: np.array([s.median_ns for s in r.per_launch if s.n > 0]) for k, r in self.rows().items()}
         df = self.result.repetitions
@@ -38,19 +60,44 @@ class Group:
                 for (op, size), g in df.groupby(["op", "size"], sort=True)}
 
     def launches(self, op: str, size: int) -> int:
+        if self.metric == "overhead":
+            reps = self._nbc()
+            return int(reps.loc[(reps["op"] == op) & (reps["size"] == size), "launch"].nunique())
         r = self.rows().get((op, size))
         return r.launches if r else 0
 
+    def max_launches(self) -> int:
+        """The launches of the best-covered (op, size) of this group's metric."""
+        if self.metric == "overhead":
+            reps = self._nbc()
+            return int(reps.groupby(["op", "size"], observed=True)["launch"].nunique().max()) if len(reps) else 0
+        return max((r.launches for r in self.rows().values()), default=0)
 
-def groups_of(results: Sequence[AnalysisResult]) -> list[Group]:
-    """Every alternative of every result, in order; a name seen before gets ``#<result number>``."""
+    def one_way(self, op: str, size: int) -> bool:
+        """Are this (op, size)'s times one-way latencies (half a round trip: ping-pongs)?"""
+        if self.metric != "time":
+            return False
+        r = self.rows().get((op, size))
+        return bool(r and r.one_way)
+
+
+def groups_of(results: Sequence[AnalysisResult], metric: str = "time") -> list[Group]:
+    """Every alternative of every result, in order; a name seen before gets ``#<result number>``.
+    Raises :class:`AnalysisError` for an unknown metric, or ``overhead`` without a nonblocking
+    collective in some result."""
+    if metric not in METRICS:
+        raise AnalysisError(f"metric must be one of {', '.join(METRICS)}, got {metric!r}")
     out: list[Group] = []
     names: set[str] = set()
     for i, res in enumerate(results):
         for alt in res.alternatives:
             name = alt if alt not in names else f"{alt}#{i + 1}"
             names.add(name)
-            out.append(Group(name, res, alt))
+            out.append(Group(name, res, alt, metric))
+    for g in out:
+        if metric == "overhead" and g._nbc().empty:
+            raise AnalysisError(f"--metric overhead compares nonblocking collectives (ibcast, iallreduce, ...): "
+                                f"{g.name} has no valid repetition of a nonblocking collective")
     return out
 
 
@@ -59,7 +106,7 @@ def check_launches(groups: list[Group], per_repetition: bool) -> None:
     if per_repetition:
         return
     for g in groups:
-        n = max((r.launches for r in g.rows().values()), default=0)
+        n = g.max_launches()
         if n < 3:
             raise AnalysisError(
                 f"{g.name} has {n} launch{'es' if n != 1 else ''}: comparing per-launch medians needs at least 3 "

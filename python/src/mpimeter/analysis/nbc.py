@@ -102,9 +102,11 @@ def per_repetition(campaign: Campaign) -> pd.DataFrame:
     return agg.drop(columns=["valid"])
 
 
-def nbc_rows(campaign: Campaign, confidence: float = 0.95) -> tuple[NbcRow, ...]:
-    """The across-launch rows (see the module docstring), sorted by alternative, op, size."""
-    reps = per_repetition(campaign)
+def nbc_rows(campaign: Campaign, confidence: float = 0.95, reps: pd.DataFrame | None = None
+             ) -> tuple[NbcRow, ...]:
+    """The across-launch rows (see the module docstring), sorted by alternative, op, size;
+    ``reps``: `per_repetition(campaign)` when the caller has it already."""
+    reps = per_repetition(campaign) if reps is None else reps
     if reps.empty:
         return ()
     tests_by: dict[tuple[str, str, int], int] = {}

@@ -71,13 +71,16 @@ def analyze(
     kept = np.zeros(n, dtype=bool)
     col = {"global-resync": reps.resync_ns, "global-online": reps.online_ns, "local": reps.local_ns}
     p2p = _point_to_point_ops(campaign)
+    one_way = round_trip_ops(campaign)
     summaries: list[LaunchSummary] = []
     for lo, hi in bounds:
         key = (reps.alternatives[reps.alternative[lo]], int(reps.launch[lo]))
         ck = used_clock[key]
-        x = col[ck][lo:hi]
-        run[lo:hi] = x
         op, size = reps.ops[reps.op[lo]], int(reps.size[lo])
+        x = col[ck][lo:hi]
+        if op in one_way:
+            x = one_way_latency(x)
+        run[lo:hi] = x
         late = spread.late[lo:hi] & np.isfinite(x)  # dropped like invalid ones, counted apart
         st = _reps.reduce_launch_test(
             x, reps.valid[lo:hi] & np.isfinite(x) & ~late, outlier=outlier, k=tukey_k, a=mpibench_a, drop_warmup=drop_warmup,
@@ -91,7 +94,7 @@ def analyze(
             st.removed, sm.n, sm.median, sm.mean, sm.min, sm.max, sm.q1, sm.q3, sm.p90, sm.p95, sm.p99, sm.std,
             sm.cov, st.warmup_length, st.counts["first"], st.counts["warmup"], st.counts["outlier"],
             st.counts["good"], st.bandwidth_Bps, n_start_spread=int(late.sum()), warmup_p_value=st.warmup_p))
-    rows = _rows(summaries, confidence, p2p)
+    rows = _rows(summaries, confidence, p2p, one_way)
     repetitions = pd.DataFrame({
         "alternative": pd.Categorical.from_codes(reps.alternative, categories=reps.alternatives),
         "launch": reps.launch, "test": reps.test,
@@ -106,8 +109,10 @@ def analyze(
     if spread.warning is not None:
         warnings.append(spread.warning)
     note = _clock_note(campaign, used_clock) + (f"; {spread.note}" if spread.note else "")
+    nbc_reps = _nbc.per_repetition(campaign)
     return AnalysisResult(campaign, settings, tuple(rows), repetitions, tuple(rank_tests),
-                          group_warnings(warnings), note, tuple(effects), _nbc.nbc_rows(campaign, confidence))
+                          group_warnings(warnings), note, tuple(effects),
+                          _nbc.nbc_rows(campaign, confidence, nbc_reps), nbc_reps)
 
 
 def _point_to_point_ops(campaign: Campaign) -> frozenset[str]:
@@ -115,6 +120,20 @@ def _point_to_point_ops(campaign: Campaign) -> frozenset[str]:
     by the kind the binary's operations table gave them (meta.json schema 2 ``operations``)."""
     return frozenset(op for li in campaign.launches for op, info in li.meta.operations.items()
                      if info.kind == "point-to-point")
+
+
+def round_trip_ops(campaign: Campaign) -> frozenset[str]:
+    """Operations whose timed call is a round trip (two messages, a → b → a), as the binary's
+    operations table says (meta.json ``operations[op].round_trip``): the ping-pongs."""
+    return frozenset(op for li in campaign.launches for op, info in li.meta.operations.items()
+                     if info.round_trip)
+
+
+def one_way_latency(round_trip_ns: np.ndarray) -> np.ndarray:
+    """The one-way latency of ping-pongs: half the round trip (SKaMPI, Reussner et al. 1998,
+    §2.1), per repetition, so that every statistic, interval, test and rate (size / one-way
+    latency) downstream is of the one-way latency."""
+    return np.asarray(round_trip_ns, dtype=float) / 2.0
 
 
 def _group_bounds(keys: tuple[np.ndarray, ...]) -> list[tuple[int, int]]:
@@ -157,7 +176,8 @@ def _clock_note(campaign: Campaign, used: dict[tuple[str, int], str]) -> str:
     return "run time per repetition from the " + "; ".join(parts) if parts else "no launches"
 
 
-def _rows(summaries: list[LaunchSummary], confidence: float, p2p: frozenset[str]) -> list[Row]:
+def _rows(summaries: list[LaunchSummary], confidence: float, p2p: frozenset[str],
+          one_way: frozenset[str] = frozenset()) -> list[Row]:
     groups: dict[tuple[str, str, int], list[LaunchSummary]] = {}
     for s in summaries:
         groups.setdefault((s.alternative, s.op, s.size), []).append(s)
@@ -176,7 +196,7 @@ def _rows(summaries: list[LaunchSummary], confidence: float, p2p: frozenset[str]
             acr.spread, sum(s.removed for s in per), sum(s.n_invalid for s in per), sum(s.n_total for s in per),
             max((s.warmup_length for s in per), default=0), "+".join(clocks),
             acr.bandwidth_Bps if acr.bandwidth_Bps is None or math.isfinite(acr.bandwidth_Bps) else None,
-            tuple(per), start_spread_dropped=sum(s.n_start_spread for s in per)))
+            tuple(per), start_spread_dropped=sum(s.n_start_spread for s in per), one_way=op in one_way))
     alt_order = {a: i for i, a in enumerate(dict.fromkeys(s.alternative for s in summaries))}
     rows.sort(key=lambda r: (alt_order[r.alternative], r.op, r.size))
     return rows

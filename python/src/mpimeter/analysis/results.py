@@ -8,12 +8,14 @@ import math
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
+import numpy as np
 import pandas as pd
 
 from mpimeter import SCHEMA_VERSION
 from mpimeter.analysis.loading import Campaign, LaunchInfo
 from mpimeter.io import runtimes as _runtimes
 from mpimeter.io.errors import AnalysisWarning
+from mpimeter.units import format_ns
 
 
 @dataclass(frozen=True)
@@ -95,11 +97,54 @@ class Row:
     bandwidth_Bps: float | None
     per_launch: tuple[LaunchSummary, ...] = field(repr=False)
     start_spread_dropped: int = 0  # repetitions dropped by the start-spread check, all launches
+    one_way: bool = False  # times are one-way latencies: half the timed round trip (ping-pongs)
 
     def to_dict(self) -> dict[str, Any]:
         d = {k: v for k, v in asdict(self).items() if k != "per_launch"}
         d["per_launch_medians_ns"] = [s.median_ns for s in self.per_launch]
         return d
+
+
+@dataclass(frozen=True)
+class MeasurementOverhead:
+    """The systematic overhead of one measurement (SKaMPI, Reussner et al. 1998, §3.1): the
+    median of an empty timed region, max over ranks, per launch (meta.json
+    probes.empty_region_ns); summarized over the ``launches`` of an alternative that recorded it.
+    Shown next to the results, never subtracted from them."""
+
+    alternative: str
+    launches: int
+    median_ns: float
+    min_ns: float
+    max_ns: float
+
+    def text(self, *, name_alternative: bool) -> str:
+        """``20 ns (3 launches: 18 ns – 25 ns)``, the alternative first when there are several."""
+        spread = (f"{self.launches} launches: {format_ns(self.min_ns)} – {format_ns(self.max_ns)}"
+                  if self.launches > 1 and self.max_ns > self.min_ns else
+                  f"{self.launches} launch{'es' if self.launches != 1 else ''}")
+        return f"{self.alternative + ' ' if name_alternative else ''}{format_ns(self.median_ns)} ({spread})"
+
+
+OVERHEAD_LABEL = "systematic overhead of one measurement"
+OVERHEAD_NOTE = ("the median of an empty timed region, max over ranks, per launch (SKaMPI §3.1); "
+                 "shown, never subtracted")
+def time_quantity(one_way: bool) -> str:
+    """What a time of a row is, in axis labels and titles."""
+    return "one-way latency" if one_way else "run time"
+
+
+ONE_WAY_NOTE = ("one-way latency = half the timed round trip (ping-pongs: meta.json operations[op].round_trip); "
+                "their bandwidth = size / one-way latency, harmonic mean")
+
+
+def measurement_overhead(campaign: Campaign) -> tuple[MeasurementOverhead, ...]:
+    values: dict[str, list[float]] = {}
+    for li in campaign.launches:
+        if li.meta.empty_region_ns is not None:
+            values.setdefault(li.alternative, []).append(float(li.meta.empty_region_ns))
+    return tuple(MeasurementOverhead(alt, len(v), float(np.median(v)), min(v), max(v))
+                 for alt in campaign.alternatives if (v := values.get(alt)))
 
 
 @dataclass(frozen=True)
@@ -137,6 +182,8 @@ class AnalysisResult:
     clock_note: str
     launch_effects: tuple = ()  # analysis.launch_effects.LaunchEffect: clusters of launch medians
     nbc_rows: tuple = ()  # analysis.nbc.NbcRow: overhead and overlap of nonblocking collectives
+    # analysis.nbc.per_repetition: one row per valid repetition of the nonblocking tests
+    nbc_repetitions: pd.DataFrame | None = field(default=None, repr=False)
 
     @property
     def provenance(self) -> tuple[LaunchInfo, ...]:
@@ -149,6 +196,12 @@ class AnalysisResult:
     @property
     def launch_summaries(self) -> tuple[LaunchSummary, ...]:
         return tuple(s for r in self.rows for s in r.per_launch)
+
+    @property
+    def measurement_overhead(self) -> tuple[MeasurementOverhead, ...]:
+        """Per alternative, the systematic overhead of one measurement its launches recorded
+        (meta.json probes.empty_region_ns; launches without it are left out)."""
+        return measurement_overhead(self.campaign)
 
     def size_unit(self, op: str) -> str:
         """``bytes`` or ``ns``: the unit of ``op``'s sizes, as the launches recorded it."""
@@ -177,6 +230,7 @@ class AnalysisResult:
             "settings": asdict(self.settings),
             "clock": self.clock_note,
             "rows": [r.to_dict() for r in self.rows],
+            "measurement_overhead": [asdict(o) for o in self.measurement_overhead],
             "launch_summaries": [asdict(s) for s in self.launch_summaries],
             "rank_tests": [asdict(t) for t in self.rank_tests],
             "launch_effects": [e.to_dict() for e in self.launch_effects],

@@ -74,6 +74,18 @@ def analysis_settings_options(f: Callable) -> Callable:
 ALPHA_RANGE = (0.0001, 0.5)
 
 
+def metric_option(f: Callable) -> Callable:
+    """--metric of compare and gate: what is compared (analysis.METRICS)."""
+    return click.option("--metric", type=click.Choice(tuple(analysis.METRICS)), default="time", show_default=True,
+                        help="What to compare: " + "; ".join(f"{k}: {v}" for k, v in analysis.METRICS.items())
+                             + ".")(f)
+
+
+def metric_footer(metric: str) -> str | None:
+    """The footer line naming the compared quantity when it is not the run time."""
+    return None if metric == "time" else f"medians are {metric}s: {analysis.METRICS[metric]}"
+
+
 def alpha_option(f: Callable) -> Callable:
     """--alpha of compare and gate: a plain float checked by `check_alpha` (click's FloatRange
     lets NaN through and words its message differently from the other checks)."""
@@ -197,6 +209,9 @@ def print_analysis(res: analysis.AnalysisResult, *, per_launch: bool, title: str
     has_bw = any(r.bandwidth_Bps is not None for r in res.rows)
     if has_bw:
         t.add_column("bandwidth (harmonic)", justify="right")
+    has_one_way = any(r.one_way for r in res.rows)
+    if has_one_way:
+        t.add_column("time", justify="left")
     for r in res.rows:
         mean = fmt_est(r.mean_ns, r.mean_ci_low_ns, r.mean_ci_high_ns)
         if r.normal is False:
@@ -206,26 +221,42 @@ def print_analysis(res: analysis.AnalysisResult, *, per_launch: bool, title: str
                  f"{r.outliers_removed}/{r.repetitions}", str(r.invalid), str(r.warmup_max)]
         if has_bw:
             cells.append(format_rate(r.bandwidth_Bps))
+        if has_one_way:
+            cells.append(time_kind(r.one_way))
         t.add_row(*([r.alternative] if several else []), *cells)
     con.print(t)
     if res.nbc_rows:
         con.print(nbc_table(res, several))
     con.print(f"clock: {res.clock_note}")
+    if has_one_way:
+        con.print(f"time one-way: {analysis.ONE_WAY_NOTE}")
+    overhead = res.measurement_overhead
+    if overhead:
+        con.print(f"{analysis.OVERHEAD_LABEL}: "
+                  + "; ".join(terminal_text(o.text(name_alternative=several)) for o in overhead)
+                  + f" — {analysis.OVERHEAD_NOTE}")
     con.print(f"outlier filter: {res.settings.outlier}; median interval: Le Boudec order statistics over "
               f"per-launch medians; mean: t interval over per-launch means, lower bound clamped at 0 "
               f"(† = Shapiro–Wilk rejects normality); "
               f"spread = max/min of per-launch medians" + ("; warm-up dropped" if res.settings.drop_warmup else ""))
     if per_launch:
         lt = Table(title="per launch", title_justify="left")
+        one_way_ops = {r.op for r in res.rows if r.one_way}
         for name in ("alternative", "launch", "op", "size", "clock", "n", "removed", "invalid", "median", "mean",
-                     "p99", "CoV", "warm-up"):
-            lt.add_column(name, justify="left" if name in ("alternative", "op", "clock") else "right")
+                     "p99", "CoV", "warm-up") + (("time",) if one_way_ops else ()):
+            lt.add_column(name, justify="left" if name in ("alternative", "op", "clock", "time") else "right")
         for s in res.launch_summaries:
             lt.add_row(s.alternative, f"{s.launch:03d}", s.op, format_size(s.size, res.size_unit(s.op)), s.clock, str(s.n), str(s.removed),
                        str(s.n_invalid), fmt_time(s.median_ns), fmt_time(s.mean_ns), fmt_time(s.p99_ns),
-                       f"{s.cov:.3f}" if math.isfinite(s.cov) else "–", str(s.warmup_length))
+                       f"{s.cov:.3f}" if math.isfinite(s.cov) else "–", str(s.warmup_length),
+                       *((time_kind(s.op in one_way_ops),) if one_way_ops else ()))
         con.print(lt)
     print_warnings(con, res.warnings)
+
+
+def time_kind(one_way: bool) -> str:
+    """The "time" column: what a row's times are."""
+    return "one-way" if one_way else "run time"
 
 
 def nbc_table(res: analysis.AnalysisResult, several: bool) -> Table:

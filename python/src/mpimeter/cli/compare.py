@@ -11,8 +11,8 @@ from rich.table import Table
 
 from mpimeter import analysis
 from mpimeter.cli.analyze import (EXIT_OK, alpha_option, analysis_options, analyze_together, check_alpha, console,
-                                  fmt_est, fmt_p, fmt_ratio, fmt_time, guarded, print_warnings, write_csv,
-                                  write_json)
+                                  fmt_est, fmt_p, fmt_ratio, fmt_time, guarded, metric_footer, metric_option,
+                                  print_warnings, write_csv, write_json)
 
 STARS_TEXT = "stars on significant rows only: * p (Holm) ≤ .05, ** ≤ .01, *** ≤ .001"
 
@@ -53,6 +53,11 @@ def print_comparison(res: analysis.ComparisonResult) -> None:
               f"correction: {res.correction} over {len(res.rows)} rows; significant: p (Holm) ≤ α = {res.alpha:g}, "
               f"{STARS_TEXT}; ratio: "
               f"{analysis.ratio_estimator_text(res.rows[0].ratio_ci_method) if res.rows else '–'}")
+    one_way = sorted({r.op for r in res.rows if r.one_way})
+    if one_way:
+        con.print(f"medians of {', '.join(one_way)} are one-way latencies: {analysis.ONE_WAY_NOTE}")
+    if metric_footer(res.metric):
+        con.print(metric_footer(res.metric))
     print_warnings(con, res.warnings)
 
 
@@ -67,8 +72,9 @@ def print_comparison(res: analysis.ComparisonResult) -> None:
               show_default=True, help="Estimator of the ratio b/a and its interval: hodges-lehmann (median of pairwise ratios) or "
                    "bootstrap (ratio of medians, percentile bootstrap).")
 @alpha_option
+@metric_option
 def command(paths: tuple[str, ...], fmt: str, alternative: str, per_repetition: bool, ratio_ci: str,
-            alpha: float, **kw: Any) -> None:
+            alpha: float, metric: str, **kw: Any) -> None:
     """Compare campaigns: PATHS are two or more campaign folders, or one folder of alternatives.
 
     For each (op, size) in both: the Wilcoxon rank-sum test on per-launch medians (exact p-values
@@ -76,13 +82,14 @@ def command(paths: tuple[str, ...], fmt: str, alternative: str, per_repetition: 
     corrected p ≤ --alpha (stars only there), and the ratio b / a with its interval (both from the
     --ratio-ci estimator: Hodges–Lehmann by default, so the ratio is not median b / median a).
     More than two groups: Kruskal–Wallis per row, then every pair. Needs ≥ 3 launches per side
-    unless --per-repetition. Exit 2 on bad input.
+    unless --per-repetition. --metric overhead compares the overhead of nonblocking collectives
+    (init + test + wait) instead of their run time. Exit 2 on bad input.
     """
     check_alpha("compare", alpha)
 
     def body() -> int:
         cmp = analysis.compare(analyze_together(paths, kw), alternative=alternative, per_repetition=per_repetition,
-                               confidence=kw["confidence"], ratio_ci=ratio_ci, alpha=alpha)
+                               confidence=kw["confidence"], ratio_ci=ratio_ci, alpha=alpha, metric=metric)
         if fmt == "json":
             write_json(dict(cmp.to_dict(), paths=list(paths)))
         elif fmt == "csv":

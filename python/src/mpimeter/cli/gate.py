@@ -11,8 +11,8 @@ from rich.text import Text
 
 from mpimeter import analysis
 from mpimeter.cli.analyze import (EXIT_OK, EXIT_REGRESSION, alpha_option, analysis_options, check_alpha, console,
-                                  fail, fmt_est, fmt_p, fmt_ratio, fmt_time, guarded, print_warnings, run_analysis,
-                                  write_csv, write_json)
+                                  fail, fmt_est, fmt_p, fmt_ratio, fmt_time, guarded, metric_footer, metric_option,
+                                  print_warnings, run_analysis, write_csv, write_json)
 from mpimeter.cli.compare import STARS_TEXT, yes_no
 
 
@@ -56,6 +56,11 @@ def print_gate(res: analysis.GateResult, baseline: str, candidate: str) -> None:
               f"{1 + res.max_slowdown:g}; p: {analysis.p_method_text(r.p_method for r in rows)}; Holm over "
               f"{len(res.rows)} rows; significant: p (Holm) ≤ α = {res.alpha:g}, {STARS_TEXT}; ratio: Hodges–Lehmann "
               "estimate of candidate / baseline (median of all pairwise ratios) with its interval")
+    one_way = sorted({r.op for r in rows if r.one_way})
+    if one_way:
+        con.print(f"medians of {', '.join(one_way)} are one-way latencies: {analysis.ONE_WAY_NOTE}")
+    if metric_footer(res.metric):
+        con.print(metric_footer(res.metric))
     print_warnings(con, res.warnings)
 
 
@@ -67,8 +72,9 @@ def print_gate(res: analysis.GateResult, baseline: str, candidate: str) -> None:
               help="Tolerated slowdown: a fraction below 1 (0.05) or a percentage below 1000% (5%, 150%).")
 @alpha_option
 @click.option("--per-repetition", is_flag=True, help="Gate on repetitions pooled over launches (< 3 launches).")
+@metric_option
 def command(baseline: str, candidate: str, fmt: str, max_slowdown: str, alpha: float, per_repetition: bool,
-            **kw: Any) -> None:
+            metric: str, **kw: Any) -> None:
     """Exit 1 when a row of CANDIDATE is significantly slower than BASELINE by more than
     --max-slowdown (and print the offending rows), 0 when none is, 2 on bad input."""
     try:
@@ -79,7 +85,8 @@ def command(baseline: str, candidate: str, fmt: str, max_slowdown: str, alpha: f
 
     def body() -> int:
         base, cand = run_analysis([baseline, candidate], kw)
-        res = analysis.gate(base, cand, max_slowdown=slowdown, alpha=alpha, per_repetition=per_repetition)
+        res = analysis.gate(base, cand, max_slowdown=slowdown, alpha=alpha, per_repetition=per_repetition,
+                            metric=metric)
         if fmt == "json":
             write_json(dict(res.to_dict(), baseline_path=baseline, candidate_path=candidate))
         elif fmt == "csv":

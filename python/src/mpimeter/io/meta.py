@@ -198,6 +198,22 @@ class CachelineProbe:
 
 
 @dataclass(frozen=True)
+class PairSample:
+    ranks: tuple[int, ...]
+    median_rtt_ns: float | None
+
+
+@dataclass(frozen=True)
+class PingpongPair:
+    """probes.pingpong_pair: the two ranks of the launch's ping-pongs, ``chosen_by`` ``option``
+    (--pair) or ``largest-latency`` (SKaMPI's rule over ``samples``)."""
+
+    ranks: tuple[int, ...]
+    chosen_by: str | None
+    samples: tuple[PairSample, ...] = ()
+
+
+@dataclass(frozen=True)
 class MpiT:
     cvars: int | None
     digest: str | None
@@ -223,6 +239,7 @@ class Operation:
     kind: str | None = None
     ranks_finish_apart: bool = False
     size_unit: str = "bytes"
+    round_trip: bool = False  # the timed call is a round trip: the analysis halves it
 
 
 @dataclass(frozen=True)
@@ -281,6 +298,8 @@ class LaunchMeta:
     system: System = System()
     ranks: tuple[Rank, ...] = ()
     cacheline_probes: tuple[CachelineProbe, ...] = ()
+    empty_region_ns: float | None = None  # probes.empty_region_ns; None: not recorded (older launches)
+    pingpong_pair: PingpongPair | None = None
     environment: Mapping[str, str] = field(default_factory=_empty, compare=False)
     load: Load = Load()
     timer: Timer = Timer()
@@ -348,6 +367,7 @@ def parse_meta(document: Any, path: Path) -> LaunchMeta:
         argv=f.items("argv", STR), config=_config(f.obj("config")), operations=_operations(f.obj("operations")),
         mpi=_mpi(f.obj("mpi")), build=_build(f.obj("build")), system=_system(f.obj("system")),
         ranks=_ranks(f, nprocs), cacheline_probes=_probes(f.obj("probes")),
+        empty_region_ns=_empty_region(f.obj("probes")), pingpong_pair=_pingpong_pair(f.obj("probes")),
         environment=_frozen(f.mapping("environment", STR)), load=_load(f.obj("load")), timer=_timer(f.obj("timer")),
         clock_sync=clock_sync, proc_sync=_proc_sync(f.obj("proc_sync")),
         launch_epoch_local_ns_rank0=f.get("launch_epoch_local_ns_rank0", INT),
@@ -471,6 +491,22 @@ def _probes(f: Fields | None) -> tuple[CachelineProbe, ...]:
                  for p in f.objs("cacheline_rtt_ns"))
 
 
+def _empty_region(f: Fields | None) -> float | None:
+    value = None if f is None else f.get("empty_region_ns", NUM)
+    if value is not None and value < 0:
+        raise f.fail("empty_region_ns", f"is {value}; a duration cannot be negative")
+    return value
+
+
+def _pingpong_pair(f: Fields | None) -> PingpongPair | None:
+    p = None if f is None else f.obj("pingpong_pair")
+    if p is None:
+        return None
+    return PingpongPair(p.items("ranks", NAT), p.get("chosen_by", STR),
+                        tuple(PairSample(s.items("ranks", NAT), s.get("median_rtt_ns", NUM))
+                              for s in p.objs("samples")))
+
+
 def _mpi(f: Fields | None) -> Mpi:
     if f is None:
         return Mpi()
@@ -489,7 +525,8 @@ def _operations(f: Fields | None) -> Mapping[str, Operation]:
         if o is None:
             continue
         ops[name] = Operation(o.get("kind", STR), o.get("ranks_finish_apart", BOOL, False),
-                              o.get("size_unit", STR, "bytes", choices=("bytes", "ns")))
+                              o.get("size_unit", STR, "bytes", choices=("bytes", "ns")),
+                              o.get("round_trip", BOOL, False))
     return _frozen(ops)
 
 

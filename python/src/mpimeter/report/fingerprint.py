@@ -25,6 +25,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from mpimeter.analysis.results import time_quantity
 from mpimeter.report import figures as fg
 from mpimeter.report.metadata import LaunchFacts, campaign_facts
 from mpimeter.units import format_ns, format_number, format_size, time_unit
@@ -69,6 +70,7 @@ class FingerprintData:
     ranks: RankData | None
     clock_note: str
     size_unit: str = "bytes"  # what the size is: bytes, or ns (AnalysisResult.size_unit)
+    quantity: str = "run time"  # what the times are (analysis.time_quantity): one-way latency for ping-pongs
 
 
 def fingerprint_data(result, op: str, size: int, alternative: str | None = None, *,
@@ -111,7 +113,7 @@ def fingerprint_data(result, op: str, size: int, alternative: str | None = None,
         positions=positions, launch_starts=starts, span=span,
         ranks=_rank_data(result, rank_durations, alternative, op, size,
                          left_out=sel[sel["category"].isin(["first", "outlier"])]),
-        clock_note=result.clock_note,
+        clock_note=result.clock_note, quantity=time_quantity(row.one_way),
     )
 
 
@@ -329,7 +331,7 @@ def _box_panel(ax, data: FingerprintData, unit) -> None:
            meanprops={"marker": "D", "markerfacecolor": "white", "markeredgecolor": "#1b1f24",
                       "markersize": 5})
     ax.plot([1], [s.max / scale], marker="x", color="#1b1f24", linestyle="none")
-    ax.set_ylabel(f"run time ({name})")
+    ax.set_ylabel(f"{data.quantity} ({name})")
     ax.set_xticks([1], ["kept"])
     ax.set_xlabel("box q1–q3, — median, ◇ mean,\nwhiskers min–p99, × max", fontsize=8)
     if s.max / max(s.min, 1e-12) > LOG_SPAN:
@@ -390,7 +392,7 @@ def _repetition_panel(ax, data, unit, shown, *, without_outliers: bool) -> None:
     ax.set_xlim(-0.5, data.span - 0.5)
     if y.max() / max(y.min(), 1e-12) > LOG_SPAN:
         ax.set_yscale("log")
-    ax.set_ylabel(f"run time ({name})")
+    ax.set_ylabel(f"{data.quantity} ({name})")
     ax.set_xlabel(repetition_label(data, shown) + note)
 
 
@@ -427,7 +429,7 @@ def _histogram_panel(ax, data: FingerprintData, unit, *, zoom: bool) -> None:
     ax.hist([v for _, v in present], bins=bins, stacked=True, histtype="stepfilled",
             color=[fg.CATEGORY_COLORS[c] for c, _ in present],
             label=[fg.CATEGORY_LABELS[c] for c, _ in present], alpha=0.85, linewidth=0)
-    ax.set_xlabel(f"run time ({name})" + ("\n" + hidden_note(data, bulk, short=True) if zoom else ""))
+    ax.set_xlabel(f"{data.quantity} ({name})" + ("\n" + hidden_note(data, bulk, short=True) if zoom else ""))
     ax.set_ylabel("repetitions")
 
 
@@ -449,7 +451,7 @@ def _ecdf_panel(ax, data: FingerprintData, unit) -> None:
         ax.set_xscale("log")
     ax.set_ylim(0, 1.02)
     ax.set_yticks([0, 0.25, 0.5, 0.75, 1.0])
-    ax.set_xlabel(f"run time ({name})")
+    ax.set_xlabel(f"{data.quantity} ({name})")
     ax.set_ylabel("fraction of repetitions ≤ x")
 
 

@@ -74,7 +74,7 @@ def _repetitions(ax: Axes, data: FingerprintData, unit, shown, bulk) -> str:
     xlabel = repetition_label(data, shown).replace(", separated by lines", "")
     if y.size == 0:
         ax.empty("no repetitions")
-        return ax.frame(title=title, xlabel=xlabel + extra, ylabel=f"run time ({name})",
+        return ax.frame(title=title, xlabel=xlabel + extra, ylabel=f"{data.quantity} ({name})",
                         xticks=[], yticks=[])
     ax.ylog = float(y.max()) / max(float(y.min()), 1e-12) > LOG_SPAN
     ax.xlim = (-0.5, data.span - 0.5)
@@ -88,7 +88,7 @@ def _repetitions(ax: Axes, data: FingerprintData, unit, shown, bulk) -> str:
         if mask.any():
             ax.points(x[mask], y[mask], fg.CATEGORY_COLORS[cat], radius=radius,
                       opacity=0.7 if cat == "good" else 0.95)
-    return ax.frame(title=title, xlabel=xlabel + extra, ylabel=f"run time ({name})")
+    return ax.frame(title=title, xlabel=xlabel + extra, ylabel=f"{data.quantity} ({name})")
 
 
 def _box(ax: Axes, data: FingerprintData, unit) -> str:
@@ -103,7 +103,7 @@ def _box(ax: Axes, data: FingerprintData, unit) -> str:
     ax.ylim = limits([s.min / scale, s.max / scale], log=ax.ylog, pad=0.08)
     ax.box(1.0, 0.3, s.q1 / scale, s.median / scale, s.q3 / scale, s.min / scale, s.p99 / scale,
            mean=s.mean / scale, top=s.max / scale)
-    return ax.frame(title="Box plot", xlabel=label, ylabel=f"run time ({name})", xticks=[])
+    return ax.frame(title="Box plot", xlabel=label, ylabel=f"{data.quantity} ({name})", xticks=[])
 
 
 def _histogram(ax: Axes, data: FingerprintData, unit, bulk) -> str:
@@ -111,11 +111,11 @@ def _histogram(ax: Axes, data: FingerprintData, unit, bulk) -> str:
     values = data.run_times_ns / scale
     cats = data.categories
     if bulk is None:
-        title, order, xlabel = "Histogram — all", ("good", "warmup", "first", "outlier"), f"run time ({name})"
+        title, order, xlabel = "Histogram — all", ("good", "warmup", "first", "outlier"), f"{data.quantity} ({name})"
     else:
         values, cats = values[bulk], cats[bulk]
         title, order = "Histogram — bulk", ("good", "warmup")
-        xlabel = f"run time ({name})\n" + hidden_note(data, bulk, short=True).replace("\n", " ")
+        xlabel = f"{data.quantity} ({name})\n" + hidden_note(data, bulk, short=True).replace("\n", " ")
     if values.size == 0:
         ax.empty("no repetitions")
         return ax.frame(title=title, xlabel=xlabel, xticks=[], yticks=[])
@@ -150,7 +150,7 @@ def _ecdf(ax: Axes, data: FingerprintData, unit) -> str:
     ax.xlim = limits(values, log=ax.xlog, pad=0.03)
     ax.ylim = (0.0, 1.02)
     ax.polyline(np.r_[values[0], x], np.r_[0.0, y], "#0969da", width=1.5, step=True)
-    return ax.frame(title=title, xlabel=f"run time ({name})", ylabel="fraction ≤ x",
+    return ax.frame(title=title, xlabel=f"{data.quantity} ({name})", ylabel="fraction ≤ x",
                     yticks=[0.0, 0.25, 0.5, 0.75, 1.0])
 
 

@@ -2,7 +2,8 @@
 
 Sections: summary, warnings (every warning of `analyze` and `compare`), results per operation
 (run time against size with the CI of the median, per-launch medians side by side with the
-stars of `compare`, the launch-to-launch spread — see `overview`), one fingerprint per
+stars of `compare`, the launch-to-launch spread — see `overview`; for nonblocking collectives
+also overhead, blocking time and overlap against size — see `nonblocking`), one fingerprint per
 (alternative, op, size) collapsed by default (see `fingerprint`), the spread table, the method
 (rule 10), the provenance (rule 9) and the checklist of Hoefler & Belli's twelve rules.
 
@@ -26,13 +27,14 @@ import numpy as np
 import pandas as pd
 
 from mpimeter import __version__
-from mpimeter.analysis import ratio_estimator_text
+from mpimeter.analysis import ONE_WAY_NOTE, OVERHEAD_LABEL, OVERHEAD_NOTE, ratio_estimator_text, time_quantity
 from mpimeter.atomic import write_atomic
 from mpimeter.report import figures as fg
 from mpimeter.report import html as h
 from mpimeter.report.fingerprint import FingerprintData, fingerprint_data
 from mpimeter.report.fingerprint_svg import fingerprint_svg
 from mpimeter.report.metadata import campaign_facts
+from mpimeter.report.nonblocking import draw_nonblocking, nonblocking_html
 from mpimeter.report.overview import draw_operation
 from mpimeter.report.provenance import method_section, provenance_section, slug
 from mpimeter.report.rules import check_rules
@@ -69,6 +71,9 @@ def build_report(result, comparison=None, *, comparison_problem: str | None = No
     op_jobs = [(op, [r for r in result.rows if r.op == op], alts,
                 [c for c in comp_rows if c.op == op], hypothesis, result.size_unit(op)) for op in ops]
     op_images = {job[0]: _render_operation(job) for job in op_jobs}
+    nbc_ops = sorted({r.op for r in result.nbc_rows})
+    nbc_images = {op: fg.png_base64(draw_nonblocking(op, result.nbc_rows, alts, size_unit=result.size_unit(op)),
+                                    dpi=90) for op in nbc_ops}
     fp_jobs = _fingerprint_jobs(result, alts)
     fp_svgs = [fingerprint_svg(d, max_points=max_points) for d in fp_jobs]
 
@@ -79,7 +84,7 @@ def build_report(result, comparison=None, *, comparison_problem: str | None = No
     body.append(h.section("summary", "Summary", _summary(result, comparison, comparison_problem, ops)))
     body.append(h.section("warnings", "Warnings", _warnings(result, comparison, comparison_problem)))
     body.append(h.section("operations", "Results per operation",
-                          _operations(result, ops, op_images, comparison)))
+                          _operations(result, ops, op_images, comparison, nbc_images)))
     body.append(h.section("fingerprints", "Fingerprints", _fingerprints(fp_jobs, fp_svgs)))
     body.append(h.section("spread", "Launch-to-launch spread", _spread(result, ops)))
     body.append(h.section("method", "Method", method_section(result, comparison)))
@@ -96,7 +101,8 @@ def write_report(path: str | Path, result, comparison=None, **options) -> Report
     path = Path(path)
     write_atomic(path, text.encode("utf-8"))
     return ReportInfo(path, path.stat().st_size, time.perf_counter() - start,
-                      len({r.op for r in result.rows}) + fingerprints, fingerprints)
+                      len({r.op for r in result.rows}) + len({r.op for r in result.nbc_rows}) + fingerprints,
+                      fingerprints)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -165,6 +171,12 @@ def _summary(result, comparison, problem, ops) -> str:
                  f"significantly ({comparison.test}, {comparison.alternative}, {comparison.correction}).")
     elif len(result.alternatives) > 1:
         text += f" No comparison: {problem or 'not requested'}."
+    overhead = result.measurement_overhead
+    if overhead:
+        several = len(result.alternatives) > 1
+        table += h.tag("p", h.tag("b", h.esc(OVERHEAD_LABEL.capitalize() + ": ")) + h.esc(
+            "; ".join(o.text(name_alternative=several) for o in overhead) + f" — {OVERHEAD_NOTE}."),
+            class_="overhead")
     return h.tag("p", h.esc(text)) + table
 
 
@@ -208,7 +220,7 @@ def _ci(low, high) -> str:
     return f"[{format_ns(low)}, {format_ns(high)}]"
 
 
-def _operations(result, ops, images, comparison) -> str:
+def _operations(result, ops, images, comparison, nbc_images) -> str:
     parts = [h.tag("p", h.esc(
         "Per operation: (a) the median of the per-launch medians with its confidence interval "
         "against message size (points; dashed lines only guide the eye, rule 12); (b) every "
@@ -218,8 +230,11 @@ def _operations(result, ops, images, comparison) -> str:
         "the order the launches ran."))]
     for op in ops:
         rows = [r for r in result.rows if r.op == op]
-        parts.append(h.tag("h3", h.esc(op), id=f"op-{slug(op)}"))
-        parts.append(h.image(images[op], f"{op}: run time against size, per-launch medians and spread"))
+        one_way = any(r.one_way for r in rows)
+        parts.append(h.tag("h3", h.esc(op + (" — one-way latency" if one_way else "")), id=f"op-{slug(op)}"))
+        if one_way:
+            parts.append(h.tag("p", h.esc(f"Times are one-way latencies: {ONE_WAY_NOTE}.")))
+        parts.append(h.image(images[op], f"{op}: {time_quantity(one_way)} against size, per-launch medians and spread"))
         table_rows = []
         for r in sorted(rows, key=lambda r: (r.size, result.alternatives.index(r.alternative))):
             mean = format_ns(r.mean_ns) + " " + _ci(r.mean_ci_low_ns, r.mean_ci_high_ns)
@@ -234,6 +249,8 @@ def _operations(result, ops, images, comparison) -> str:
                               "mean (t interval)", "spread", "outliers removed", "invalid",
                               "bandwidth (harmonic mean)"), table_rows,
                              numeric=(False, True, True, True, True, True, True, True, True, True)))
+        if op in nbc_images:
+            parts.append(nonblocking_html(op, [r for r in result.nbc_rows if r.op == op], result, nbc_images[op]))
         if comparison is not None:
             comp = [c for c in comparison.rows if c.op == op]
             if comp:

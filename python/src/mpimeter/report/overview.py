@@ -24,11 +24,12 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from mpimeter.analysis.results import time_quantity
 from mpimeter.report import figures as fg
 from mpimeter.units import format_bytes, format_size, size_axis_label, time_unit
 
 
-def _color(alternatives: Sequence[str], name: str) -> str:
+def alternative_color(alternatives: Sequence[str], name: str) -> str:
     return fg.ALTERNATIVE_COLORS[list(alternatives).index(name) % len(fg.ALTERNATIVE_COLORS)]
 
 
@@ -46,22 +47,23 @@ def draw_operation(op: str, rows: Sequence, alternatives: Sequence[str],
     with fg.styled():
         grid = fig.add_gridspec(2, 2, left=0.075, right=0.93, top=0.93, bottom=0.09,
                                 hspace=0.42, wspace=0.22, width_ratios=[1.0, 1.0])
-        fig.suptitle(f"{op}: run time across sizes and launches", x=0.075, ha="left",
+        quantity = time_quantity(any(r.one_way for r in rows))
+        fig.suptitle(f"{op}: {quantity} across sizes and launches", x=0.075, ha="left",
                      fontsize=13, fontweight="bold")
-        _size_panel(fig.add_subplot(grid[0, 0]), size_unit, sizes, alts, by_key)
+        _size_panel(fig.add_subplot(grid[0, 0]), size_unit, sizes, alts, by_key, quantity)
         _spread_panel(fig, fig.add_subplot(grid[0, 1]), size_unit, sizes, alts, by_key)
         _launch_median_panel(fig.add_subplot(grid[1, :]), size_unit, sizes, alts, by_key,
                              comparison_rows, hypothesis)
     return fig
 
 
-def _size_panel(ax, unit, sizes, alts, by_key) -> None:
+def _size_panel(ax, unit, sizes, alts, by_key, quantity: str) -> None:
     ax.set_title("(a) median of launch medians, with its confidence interval", loc="left",
                  y=1.0, pad=5)
     medians = [r.median_ns for r in by_key.values() if np.isfinite(r.median_ns) and r.median_ns > 0]
     # the unit of the geometric middle of the range: labels read 0.1 … 1000
     name, scale = time_unit(float(np.sqrt(min(medians) * max(medians))) if medians else np.nan)
-    offsets = _dodge(len(alts), 0.06)
+    offsets = dodge(len(alts), 0.06)
     for alt, off in zip(alts, offsets):
         xs, ys, lo, hi = [], [], [], []
         for size in sizes:
@@ -77,7 +79,7 @@ def _size_panel(ax, unit, sizes, alts, by_key) -> None:
             hi.append(row.median_ci_high_ns / scale - y if has_ci else 0.0)
         if not xs:
             continue
-        color = _color(alts, alt)
+        color = alternative_color(alts, alt)
         ax.plot(xs, ys, linestyle=(0, (3, 3)), linewidth=0.8, color=color, alpha=0.6)
         ax.errorbar(xs, ys, yerr=[lo, hi], fmt="o", markersize=4.5, color=color, capsize=3,
                     elinewidth=1.2, label=alt)
@@ -89,17 +91,17 @@ def _size_panel(ax, unit, sizes, alts, by_key) -> None:
         ax.yaxis.set_major_locator(LogLocator(base=10, subs=(1.0, 2.0, 3.0, 5.0)))
         ax.yaxis.set_minor_formatter(NullFormatter())
     ax.yaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:g}"))
-    _size_ticks(ax, unit, sizes)
+    size_ticks(ax, unit, sizes)
     ax.set_xlabel(size_axis_label([unit]))
-    ax.set_ylabel(f"run time ({name})")
-    if _has_labels(ax):
+    ax.set_ylabel(f"{quantity} ({name})")
+    if has_labels(ax):
         ax.legend(loc="upper left", title="points: median, bars: CI;\ndashed: guide only",
                   title_fontsize=7.5)
     else:
-        _nothing_to_plot(ax)
+        nothing_to_plot(ax)
 
 
-def _size_ticks(ax, unit, sizes) -> None:
+def size_ticks(ax, unit, sizes) -> None:
     positive = [s for s in sizes if s > 0]
     if not positive:
         return
@@ -112,7 +114,7 @@ def _size_ticks(ax, unit, sizes) -> None:
     ax.minorticks_off()
 
 
-def _dodge(n: int, width: float) -> list[float]:
+def dodge(n: int, width: float) -> list[float]:
     if n <= 1:
         return [0.0] * n
     return list(np.linspace(-width * (n - 1) / 2, width * (n - 1) / 2, n))
@@ -126,7 +128,7 @@ def _launch_median_panel(ax, unit, sizes, alts, by_key, comparison_rows, hypothe
     rng = np.random.default_rng(0)  # horizontal jitter for display only
     shown = []  # every ratio drawn
     for i, alt in enumerate(alts):
-        color = _color(alts, alt)
+        color = alternative_color(alts, alt)
         xs, ys, centers, mids, ci_x, ci_lo, ci_hi = [], [], [], [], [], [], []
         for j, size in enumerate(sizes):
             row = by_key.get((alt, size))
@@ -178,20 +180,20 @@ def _launch_median_panel(ax, unit, sizes, alts, by_key, comparison_rows, hypothe
                 "greater": f"one-sided, H1: {reference} slower"}.get(hypothesis, hypothesis)
         title = (f"stars: Wilcoxon rank-sum on launch medians ({note}), Holm-corrected: "
                  "* ≤ .05, ** ≤ .01, *** ≤ .001")
-    if _has_labels(ax):
+    if has_labels(ax):
         ax.legend(loc="upper right", fontsize=8, ncols=len(alts), title=title, title_fontsize=8,
                   markerscale=1.6)
     else:
-        _nothing_to_plot(ax)
+        nothing_to_plot(ax)
 
 
-def _has_labels(ax) -> bool:
+def has_labels(ax) -> bool:
     """Whether anything labelled was drawn (nothing is when every repetition is invalid)."""
     handles, _ = ax.get_legend_handles_labels()
     return bool(handles)
 
 
-def _nothing_to_plot(ax) -> None:
+def nothing_to_plot(ax) -> None:
     ax.text(0.5, 0.5, "no valid repetition: nothing to plot", transform=ax.transAxes,
             ha="center", va="center", color="#57606a")
 

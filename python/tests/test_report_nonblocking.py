@@ -1,0 +1,49 @@
+"""The report's nonblocking part: a figure (overhead with its interval beside the blocking time;
+the three overlaps) and a table per nonblocking op, only for ops that have nbc rows."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from data.synth import write_campaign
+
+from mpimeter import analysis
+from mpimeter.analysis.nbc import NbcRow
+from mpimeter.report.html_report import build_report
+from mpimeter.report.nonblocking import draw_nonblocking
+
+
+def _result(tmp_path):
+    res = analysis.analyze(analysis.load_campaign(write_campaign(tmp_path / "c", 3, ops=("iallreduce", "bcast"),
+                                                                 sizes=(8, 1024), nrep=20),
+                                                  cache=False, store=False))
+    alt = res.alternatives[0]
+    rows = tuple(NbcRow(alt, "iallreduce", size, 3, 60, overhead, overhead * 0.9, overhead * 1.1, blocking,
+                        blocking, 2 * blocking, overhead / 2, 0.0, overhead / 2, 1 - overhead / blocking, 0.8, 0.7,
+                        0, "work")
+                 for size, overhead, blocking in ((8, 1500.0, 3000.0), (1024, 7777.0, 9000.0)))
+    return replace(res, nbc_rows=rows)
+
+
+def test_report_has_the_nonblocking_figure_and_table(tmp_path):
+    res = _result(tmp_path)
+    text, _ = build_report(res, None)
+    section = text[text.index('id="op-iallreduce"'):text.index('id="fingerprints"')]
+    assert "overhead = init + test + wait" in section
+    assert "7.78 µs" in section and "9 µs" in section  # overhead and blocking at 1 KiB
+    assert "50 %" in section  # NBCBench overlap at 8 B: 1 − 1500/3000
+    assert "work" in section
+    assert section.count("data:image/png;base64,") == 2  # run time figure + nonblocking figure
+    bcast = text[text.index('id="op-bcast"'):text.index('id="op-iallreduce"')]
+    assert "overhead = init + test + wait" not in bcast and bcast.count("data:image/png;base64,") == 1
+
+
+def test_figure_plots_overhead_blocking_and_three_overlaps(tmp_path):
+    res = _result(tmp_path)
+    fig = draw_nonblocking("iallreduce", res.nbc_rows, res.alternatives)
+    times, overlaps = fig.axes[:2]
+    labels = times.get_legend_handles_labels()[1]
+    assert any(label.endswith("overhead") for label in labels) and any(label.endswith("blocking") for label in labels)
+    assert len(overlaps.get_lines()) >= 3
+    nbcbench = overlaps.get_lines()[0].get_ydata()
+    assert list(nbcbench) == [50.0, 100 * (1 - 7777.0 / 9000.0)]
