@@ -107,6 +107,14 @@ TAMPERED = [
     (lambda d: d.update(bench_args="--ops bcast"), "bench_args: expected a list"),
     (lambda d: d["sessions"][0].update(argv=[1]), "sessions[0].argv: expected a string"),
     (lambda d: d["history"].append({"x": nested(400)}), "nested too deeply"),
+    (lambda d: d["sessions"][0].update(slurm="4242"), "sessions[0].slurm: expected an object"),
+    (lambda d: d["sessions"][0].update(slurm={"job_id": 4242}),
+     "sessions[0].slurm.job_id: expected a string"),
+    (lambda d: d["sessions"][0].update(slurm={"nodelist": "n[1-2]"}),
+     "sessions[0].slurm.job_id: missing"),
+    (lambda d: d["sessions"][0].update(slurm={"job_id": "1", "script": "rm -rf /"}),
+     "unknown key 'script'"),
+    (lambda d: launch0(d).update(slurm_job=4242), "launches[0].slurm_job: expected a string"),
 ]
 
 

@@ -11,6 +11,7 @@ resume and progress (Hunold & Carpen-Amarie 2016 §4.2, §5.1; SKaMPI §3.3).
     lock        one writer per campaign folder (flock)
     limits      the bounds of every campaign-level number
     secrets     which variables are secret; redacting their values
+    slurm       the Slurm job, nodes and binding a session and a launch ran with
     runner      the campaign loop: failures, retries, Ctrl-C, resume, never overwriting
     resume      what a campaign read back may run (templates, binaries, links, secrets)
     progress    rich bar on a terminal, plain lines otherwise

@@ -69,7 +69,7 @@ class CampaignRunner:
         self.progress = progress or NullProgress()
         self.retries = retries
         self.base_env = dict(os.environ if base_env is None else base_env)
-        self.session = st.session_record(argv or [], resumed)
+        self.session = st.session_record(argv or [], resumed, self.base_env)
         self.notify = notify or (lambda line: None)
         self._completed_in: set[str] = {r.alternative for r in state.launches
                                         if r.status == "complete"}
@@ -144,6 +144,7 @@ class CampaignRunner:
         rec.started = st.now_utc()
         rec.stdout_log = str(stdout_path.relative_to(self.dir))
         rec.stderr_log = str(stderr_path.relative_to(self.dir))
+        rec.slurm_job = (self.session.get("slurm") or {}).get("job_id")
         # the id every process of the launch carries, recorded before it starts
         rec.process = {"launch_id": procs.new_launch_id(), **procs.where()}
         st.save(state, self.dir)  # a runner killed now leaves this launch `incomplete`
@@ -181,10 +182,12 @@ class CampaignRunner:
         rec.duration_s = round(duration_s, 3)
         rec.stderr_tail = stderr_tail
         rec.ended = st.now_utc()
-        self.state.history.append({"alternative": rec.alternative, "index": rec.index,
-                                   "attempt": rec.attempts, "status": status, "reason": reason,
-                                   "exit_code": exit_code, "started": rec.started,
-                                   "duration_s": rec.duration_s})
+        entry = {"alternative": rec.alternative, "index": rec.index, "attempt": rec.attempts,
+                 "status": status, "reason": reason, "exit_code": exit_code,
+                 "started": rec.started, "duration_s": rec.duration_s}
+        if rec.slurm_job is not None:
+            entry["slurm_job"] = rec.slurm_job
+        self.state.history.append(entry)
         st.save(self.state, self.dir)
         self.progress.launch_finished(rec, self.state.counts())
 

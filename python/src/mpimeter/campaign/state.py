@@ -21,12 +21,13 @@ import re
 import socket
 import stat
 import time
+from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 from mpimeter import SCHEMA_VERSION, __version__
 from mpimeter.atomic import write_atomic
-from mpimeter.campaign import limits, secrets
+from mpimeter.campaign import limits, secrets, slurm
 from mpimeter.campaign.plan import ENV_KEY, Alternative, PlanError, check_name
 
 CAMPAIGN_FILE = "campaign.json"
@@ -89,6 +90,7 @@ class LaunchRecord:
     previous_attempts: list[Attempt] = field(default_factory=list)
     # the running attempt's processes: launch_id, host, boot_id, then pid, session, start_ticks
     process: dict | None = None
+    slurm_job: str | None = None  # the Slurm job id of the attempt's session, inside Slurm
 
     @property
     def key(self) -> tuple[str, int]:
@@ -298,13 +300,19 @@ def _read_alternatives(r: _Reader, obj: dict):
 def _read_sessions(r: _Reader, obj: dict) -> list[dict]:
     sessions = r.objects(obj, "sessions")
     for i, session in enumerate(sessions):
-        for arg in r.get(session, "argv", "list", where=f"sessions[{i}]", optional=True,
-                         default=[]):
-            r.check(arg, f"sessions[{i}].argv", "string")
+        where = f"sessions[{i}]"
+        for arg in r.get(session, "argv", "list", where=where, optional=True, default=[]):
+            r.check(arg, f"{where}.argv", "string")
+        allocation = r.get(session, "slurm", "object", where=where, optional=True)
+        if allocation is not None:  # written back as read: only known keys, string values
+            r.only(allocation, f"{where}.slurm", set(slurm.ALLOCATION_VARS))
+            for key, value in allocation.items():
+                r.check(value, f"{where}.slurm.{key}", "string")
+            r.get(allocation, "job_id", "string", where=f"{where}.slurm")
     return sessions
 
 
-_OPTIONAL_STRINGS = ("started", "ended", "stdout_log", "stderr_log")
+_OPTIONAL_STRINGS = ("started", "ended", "stdout_log", "stderr_log", "slurm_job")
 
 
 def _read_launches(r: _Reader, obj: dict, alternatives: list[Alternative], per_alt: int):
@@ -478,6 +486,11 @@ def save(state: CampaignState, campaign_dir: Path) -> None:
         raise CampaignWriteError(f"cannot write {target}: {exc.strerror or exc}") from None
 
 
-def session_record(argv: list[str], resumed: bool) -> dict:
-    return {"started": now_utc(), "ended": None, "host": socket.gethostname(), "pid": os.getpid(),
-            "argv": list(argv), "resumed": resumed, "outcome": "running"}
+def session_record(argv: list[str], resumed: bool, environ: Mapping[str, str] | None = None) -> dict:
+    """One `mpimeter run` on the folder; inside a Slurm job also the allocation (campaign.slurm)."""
+    record = {"started": now_utc(), "ended": None, "host": socket.gethostname(),
+              "pid": os.getpid(), "argv": list(argv), "resumed": resumed, "outcome": "running"}
+    allocation = slurm.allocation(os.environ if environ is None else environ)
+    if allocation is not None:
+        record["slurm"] = allocation
+    return record
