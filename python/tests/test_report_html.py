@@ -234,3 +234,26 @@ def test_comparison_table_labels_the_hodges_lehmann_ratio_and_shows_the_ratio_of
         cells = f"<td>{format_number(c.ratio_of_medians, 4)}</td><td>{format_number(c.ratio, 4)} ["
         assert cells in text.replace(' class="num"', "")
     assert "significant" in text and "(exact" in text
+
+
+def test_provenance_shows_the_slurm_jobs_and_bindings_when_there_are_some(tmp_path, reports):
+    from data.report.synth_campaign import LaunchSpec, write_campaign
+
+    from mpimeter.report.provenance import slurm_part
+
+    env = {"SLURM_JOB_ID": "4242", "SLURM_STEP_ID": "3", "SLURM_JOB_NODELIST": "node[01-02]",
+           "SLURM_CPU_BIND_TYPE": "cores", "SLURM_CPU_BIND_LIST": "0x1,0x2"}
+    folder = write_campaign(tmp_path / "c", LaunchSpec(sizes=(8,), environment=env), launches=2)
+    result = analysis.analyze(analysis.load_campaign(folder, cache=False, store=False))
+    campaign_json = {"sessions": [{"slurm": {"job_id": "4242", "nodelist": "node[01-02]",
+                                             "cpu_bind": "cores", "evil": "<script>"}},
+                                  {"slurm": "not an object"}, "junk"]}
+    part = slurm_part(result, campaign_json)
+    assert 'id="prov-slurm"' in part
+    jobs, steps = part.split("Job step and binding")
+    assert jobs.count("<tr>") == 2 and "node[01-02]" in jobs and "evil" not in jobs
+    assert steps.count("<tr>") == 3 and steps.count("0x1,0x2") == 2 and "cores" in steps
+    # outside Slurm the report has no Slurm part
+    plain = reports["one_library"]
+    assert slurm_part(plain[0], {"sessions": [{"host": "x"}]}) == ""
+    assert 'id="prov-slurm"' not in plain[2]

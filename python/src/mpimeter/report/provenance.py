@@ -12,6 +12,7 @@ import json
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from mpimeter.campaign import slurm
 from mpimeter.report import html as h
 from mpimeter.report.metadata import joined, ns_or_none, rank_layout, residual_text, window_text
 
@@ -82,9 +83,41 @@ def provenance_section(result, campaign_json: Mapping[str, Any] | None) -> str:
                                  h.json_block(li.meta.document)) for li in launches)
         body.append(h.tag("h4", "Full meta.json of every launch") + full)
         parts.append(h.tag("h3", h.esc(f"Alternative {alt}"), id=f"prov-{slug(alt)}") + "".join(body))
+    parts.append(slurm_part(result, campaign_json))
     if campaign_json:
         parts.append(h.tag("h3", "campaign.json") + h.details("campaign.json", h.json_block(campaign_json)))
     return "".join(parts)
+
+
+def slurm_part(result, campaign_json: Mapping[str, Any] | None) -> str:
+    """The Slurm jobs the campaign ran in (campaign.json `sessions[].slurm`) and each launch's
+    job, step, nodes and binding (rank 0's environment in meta.json); empty outside Slurm.
+    Launches of different jobs may have run on other nodes with another binding (§7 of Hunold &
+    Carpen-Amarie 2016): this is where a reader sees it."""
+    sessions = campaign_json.get("sessions") if isinstance(campaign_json, Mapping) else None
+    jobs = [(i, job) for i, s in enumerate(sessions if isinstance(sessions, list) else [])
+            if isinstance(s, Mapping) and (job := slurm.from_mapping(s.get("slurm")))]
+    launches = []
+    for alt in result.alternatives:
+        for li in result.campaign.launches_of(alt):
+            facts = slurm.launch_facts(li.meta.environment)
+            if facts is not None:
+                launches.append((alt, f"{li.index:03d}", facts))
+    if not jobs and not launches:
+        return ""
+    body = []
+    if jobs:
+        keys = [k for k in slurm.ALLOCATION_VARS if any(k in job for _, job in jobs)]
+        body.append(h.tag("h4", "Jobs of the campaign (one per mpimeter run session)") +
+                    h.table(("session", *keys), [(str(i), *(job.get(k, "–") for k in keys))
+                                                  for i, job in jobs]))
+    if launches:
+        keys = [k for k in slurm.LAUNCH_VARS if any(k in f for _, _, f in launches)]
+        body.append(h.tag("h4", "Job step and binding of each launch (rank 0's environment)") +
+                    h.table(("alternative", "launch", *keys),
+                            [(alt, index, *(f.get(k, "–") for k in keys))
+                             for alt, index, f in launches]))
+    return h.tag("h3", "Slurm", id="prov-slurm") + "".join(body)
 
 
 def _launch_table(launches) -> str:
