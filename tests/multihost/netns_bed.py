@@ -157,7 +157,8 @@ class TestBed:
                  "--mca", "oob_tcp_if_include", subnet, "--bind-to", "none"]
         if os.geteuid() == 0:
             flags.append("--allow-run-as-root")
-        return " ".join(["mpirun.openmpi", *flags, "-np", np, command])
+        # a shell command line (the agent runs it with sh -c): paths quoted, `command` already is
+        return " ".join([shlex.join(["mpirun.openmpi", *flags, "-np"]), np, command])
 
     def launch_argv(self, hostfile: Path, np: int, command: list[str]) -> list[str]:
         """argv run on this machine: the agent enters the first host and runs mpirun there."""
