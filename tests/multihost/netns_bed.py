@@ -154,7 +154,11 @@ class TestBed:
         subnet = str(SUBNET)
         flags = ["--hostfile", str(hostfile), "--mca", "plm_rsh_agent", str(AGENT),
                  "--mca", "btl", "tcp,self", "--mca", "btl_tcp_if_include", subnet,
-                 "--mca", "oob_tcp_if_include", subnet, "--bind-to", "none"]
+                 "--mca", "oob_tcp_if_include", subnet, "--bind-to", "none",
+                 # Ranks that spin in MPI's progress loop, on CPUs the hosts share, held a 1-byte
+                 # ping-pong across hosts at ~4 ms one way on this busy 2-core machine; when they
+                 # yield, ~12 µs (within one host it is ~7 µs either way).
+                 "--mca", "mpi_yield_when_idle", "1"]
         if os.geteuid() == 0:
             flags.append("--allow-run-as-root")
         # a shell command line (the agent runs it with sh -c): paths quoted, `command` already is
