@@ -18,11 +18,11 @@ from netns_bed import REPO, BedUnavailable, TestBed  # noqa: E402
 NHOSTS = 3
 SLOTS = [1, 1, 1]
 NP = sum(SLOTS)
-# The hosts share this machine's CPUs, which the binary cannot see (each host is its own node
-# to MPI, so it does not yield while waiting as it does when oversubscribed): a rank may be
-# preempted for a scheduler time slice (milliseconds) by another host's rank or anyone else's
-# process. Fixed 20 ms windows and a 5 ms start tolerance leave valid repetitions on a busy
-# 2-core machine; the automatic ones (pilot × 2, 10 timer overheads) lose nearly all of them.
+# The hosts share this machine's CPUs: MPI makes each its own node, but the binary groups ranks by
+# kernel (boot id), so with more ranks than CPUs it yields while waiting and says "oversubscribed".
+# A rank may still be preempted for a scheduler time slice (milliseconds) by another host's rank
+# or anyone else's process: fixed 20 ms windows and a 5 ms start tolerance leave valid repetitions
+# on a busy 2-core machine whatever the count of ranks.
 WINDOW_ARGS = ["--procsync", "window", "--window-us", "20000", "--start-tolerance-ns", "5000000"]
 
 

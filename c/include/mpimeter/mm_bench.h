@@ -98,6 +98,11 @@ void mm_cold_cache_touch(void *buf, size_t bytes);
  * when neither is readable)? Collective.
  * 0, or 2 with a message on rank 0 in err (every rank returns the same). */
 int mm_memory_check(const mm_config *cfg, MPI_Comm comm, char *err, size_t err_len);
+/* Collective: *out = the ranks of comm running on this rank's kernel (same boot id), which
+ * share its CPUs and memory even when MPI calls them separate nodes (network namespaces,
+ * containers); MPI_COMM_TYPE_SHARED where a boot id cannot be read (same_kernel.c). The caller
+ * frees *out. Returns MPI_SUCCESS or the first MPI error (recorded in err). */
+int mm_comm_same_kernel(MPI_Comm comm, MPI_Comm *out, mm_mpi_error *err);
 /* The bytes the per-repetition arrays take on a rank (rank 0 also gathers every rank's). */
 int64_t mm_rep_arrays_bytes(long nrep, int rank, int nprocs);
 /* MemAvailable of /proc/meminfo in bytes, or -1 when unreadable. */

@@ -107,14 +107,13 @@ static void mm__residuals(mm__launch_state *st, int which) {
                         st->epoch_ns, st->comm);
 }
 
-/* Collective: more ranks on this host than CPUs they may run on? Then waiting must yield. */
+/* Collective: more ranks on this machine (this kernel) than CPUs they may run on? Then waiting
+ * must yield. */
 static int mm__oversubscribed(mm__launch_state *st, int *ranks_here, int *cpus_here) {
     MPI_Comm node;
     *ranks_here = 1;
     *cpus_here = 0;
-    if (MM_MPI(&st->err, MPI_Comm_split_type(st->comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL,
-                                             &node)) != MPI_SUCCESS)
-        return 0;
+    if (mm_comm_same_kernel(st->comm, &node, &st->err) != MPI_SUCCESS) return 0;
     MM_MPI(&st->err, MPI_Comm_size(node, ranks_here));
     /* the CPUs the ranks of this host may run on: the union of their affinity masks */
     cpu_set_t mine, all;
@@ -144,7 +143,7 @@ static int mm__open_modules(mm__launch_state *st) {
                                         : NULL;
         if (c) {
             snprintf(c->message, sizeof c->message,
-                     "more ranks than CPUs on a host (on rank 0's: %d ranks share %d CPUs): waiting "
+                     "more ranks than CPUs on a machine (on rank 0's: %d ranks share %d CPUs): waiting "
                      "yields the CPU, and run times include time other ranks held it",
                      ranks_here, cpus_here);
             snprintf(c->hint, sizeof c->hint,

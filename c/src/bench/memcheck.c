@@ -121,8 +121,8 @@ int mm_memory_check(const mm_config *cfg, MPI_Comm comm, char *err, size_t err_l
         return 0;
     }
 
-    MPI_Comm node;
-    MM_MPI(&e, MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node));
+    MPI_Comm node; /* the ranks sharing this machine's memory, whatever MPI calls a node */
+    mm_comm_same_kernel(comm, &node, &e);
     int node_rank, node_size;
     MM_MPI(&e, MPI_Comm_rank(node, &node_rank));
     MM_MPI(&e, MPI_Comm_size(node, &node_size));
