@@ -14,7 +14,8 @@ had to learn). Simulated time is deterministic: the same inputs give the same nu
 The JSON is {"rows": [{"algorithm", "p", "sync_duration_s", "max_abs_true_error_ns"}], ...}
 plus "growth" (per algorithm, duration at the largest p over the smallest, next to the ratios
 of p and of log2 p: O(p) algorithms follow the first, O(log p) ones the second) and
-"skampi_over_netgauge" per p (Hoefler, Schneider & Lumsdaine 2010 Fig. 8: 16 at 128 processes).
+"skampi_over_netgauge" per p (Hoefler, Schneider & Lumsdaine 2010 Fig. 8: 16 at 128 processes)
+and "hca_intercept_pass_s" (hca minus hca2: hca's O(p) pass, which its fit span hides in "growth").
 Not a test; c/tests/simgrid/test_simulate.py runs a small case.
 """
 
@@ -96,6 +97,13 @@ def ratios(rows: list[dict], num: str = "skampi", den: str = "netgauge") -> dict
             for (a, p) in by if a == num and (den, p) in by and by[(den, p)] > 0}
 
 
+def hca_intercept_pass(rows: list[dict]) -> dict:
+    """hca minus hca2 per p: the same bottom-up fits, so the difference is hca's O(p) pass that
+    re-measures every intercept against rank 0 (CLOCKSYNC.md, the algorithms table)."""
+    by = {(r["algorithm"], r["p"]): r["sync_duration_s"] for r in rows}
+    return {str(p): by[("hca", p)] - by[("hca2", p)] for (a, p) in by if a == "hca" and ("hca2", p) in by}
+
+
 def plot(rows: list[dict], path: Path) -> None:
     import matplotlib
 
@@ -157,6 +165,7 @@ def main(argv: list[str] | None = None) -> int:
         rows += rows_of(p, result)
         print(f"simulate: p={p} done in {real[str(p)]} s real", file=sys.stderr)
     doc = {"rows": rows, "growth": growth(rows), "skampi_over_netgauge": ratios(rows),
+           "hca_intercept_pass_s": hca_intercept_pass(rows),
            "paper_skampi_over_netgauge_128": PAPER_RATIO_128,
            "platform": {"generator": "bench/sim_platform.py", "seed": a.seed,
                         "base_latency_us": sim_platform.BASE_LATENCY_US,
@@ -167,7 +176,7 @@ def main(argv: list[str] | None = None) -> int:
     a.out.write_text(json.dumps(doc, indent=1) + "\n")
     plot(rows, a.plot or a.out.with_suffix(".png"))
     print_table(rows)
-    print(json.dumps({"growth": doc["growth"], "skampi_over_netgauge": doc["skampi_over_netgauge"]}, indent=1))
+    print(json.dumps({k: doc[k] for k in ("growth", "skampi_over_netgauge", "hca_intercept_pass_s")}, indent=1))
     return 0
 
 
