@@ -8,7 +8,7 @@ MPIEXEC_openmpi := /usr/bin/mpiexec.openmpi
 MPIEXEC_mpich := /usr/bin/mpiexec.mpich
 JOBS ?= 2
 
-.PHONY: demo test setup build clean test-c test-mpi test-python test-multihost
+.PHONY: demo test setup build clean test-c test-mpi test-python test-multihost build-smpi simulate test-simulate
 
 setup:
 	@scripts/setup.sh
@@ -29,10 +29,34 @@ build-libs:
 	  echo "built build/$$lib/bin/mpimeter-bench"; \
 	done
 
-# The report tests open the HTML in headless Chromium: the test set-up installs it too.
+# SimGrid's SMPI (smpicc from libsimgrid-dev): mpimeter-bench for simulated clusters, beside
+# the real builds. SMPI_PRETEND_CC only for CMake's configure probes (otherwise smpicc links them
+# as SMPI plugins, which cannot run); only the binary is built (the unit tests need no SMPI).
+build-smpi:
+	@command -v smpicc >/dev/null || { echo "smpicc not found: install libsimgrid-dev (as root: apt-get install libsimgrid-dev)"; exit 1; }
+	@mkdir -p build
+	@SMPI_PRETEND_CC=1 cmake -S . -B build/smpi -DCMAKE_C_COMPILER=smpicc -DMPI_C_COMPILER=smpicc \
+	      -DMM_WERROR=ON >build/smpi.cmake.log 2>&1 || { cat build/smpi.cmake.log; exit 1; }
+	@cmake --build build/smpi -j $(JOBS) --target mpimeter-bench >/dev/null || \
+	  cmake --build build/smpi -j 1 --target mpimeter-bench || exit 1
+	@echo "built build/smpi/bin/mpimeter-bench"
+
+# The clock-sync study on simulated clusters up to 1024 ranks (bench/simulate.py; a few minutes).
+simulate: setup
+	@MM_WITH_SIMGRID=1 scripts/setup.sh
+	@$(MAKE) --no-print-directory build-smpi
+	@$(PY) bench/simulate.py --out bench/results/simulate.json
+
+# Its small case (64 ranks); skipped with the reason when libsimgrid-dev is missing.
+test-simulate:
+	@if command -v smpicc >/dev/null; then $(MAKE) --no-print-directory build-smpi; fi
+	@$(PY) -m pytest -q c/tests/simgrid
+
+# The report tests open the HTML in headless Chromium, the simulation tests need SimGrid: the
+# test set-up installs both too.
 test: build
-	@MM_WITH_CHROMIUM=1 scripts/setup.sh
-	@$(MAKE) --no-print-directory test-c test-mpi test-python test-multihost-run
+	@MM_WITH_CHROMIUM=1 MM_WITH_SIMGRID=1 scripts/setup.sh
+	@$(MAKE) --no-print-directory test-c test-mpi test-python test-multihost-run test-simulate
 
 test-c:
 	@for lib in $(MPI_LIBS); do ctest --test-dir build/$$lib --output-on-failure || exit 1; done

@@ -25,6 +25,19 @@ if [ ${#need_pkgs[@]} -gt 0 ]; then
   fi
 fi
 
+# SimGrid (the simulated clusters of `make simulate`): optional, so a failed install only
+# means that the simulation tests are skipped (they say why).
+if [ "${MM_WITH_SIMGRID:-0}" = 1 ] && ! command -v smpicc >/dev/null 2>&1; then
+  if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
+    echo "setup: installing libsimgrid-dev from Debian's packages"
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq libsimgrid-dev >/dev/null 2>&1 ||
+      { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq libsimgrid-dev >/dev/null 2>&1; } ||
+      echo "setup: could not install libsimgrid-dev: the SimGrid tests will be skipped" >&2
+  else
+    echo "setup: libsimgrid-dev is missing (not root): the SimGrid tests will be skipped" >&2
+  fi
+fi
+
 # The Python half: a venv with the package (editable) and its pinned dependencies.
 stamp=.venv/.mpimeter-installed
 if [ ! -x .venv/bin/python ]; then

@@ -133,6 +133,11 @@ static inline int64_t mm_clocksync_to_local(const mm_clocksync *cs, int64_t glob
  * Returns MPI_SUCCESS or an MPI error code. */
 int mm_clocksync_residuals(mm_clocksync *cs, int phase, int *ranks, int64_t *residual_ns,
                            int64_t *true_error_ns, int *n);
+/* Collective, no messages but one gather: the true error of every rank at about one instant
+ * (rank 0's global clock minus the rank's at the same true instant, from mm_timer_truth_ns; as
+ * meaningful as true_error_ns above). On rank 0 fills true_error_ns[0..nprocs−1] (capacity
+ * nprocs; other ranks pass NULL). Returns MPI_SUCCESS or an MPI error code. */
+int mm_clocksync_true_errors(mm_clocksync *cs, int64_t *true_error_ns);
 /* The ranks rank 0 checks, ascending, without rank 0: all for p <= 64, else at most 64 evenly
  * spread ones that always include 1, the largest power of two below p and p − 1. Returns n. */
 int mm_clocksync_residual_sample(int nprocs, int *ranks);

@@ -203,6 +203,16 @@ static int64_t mm__deviation_from_truth(const mm_clocksync *cs) {
     return mm_model_global_ns(&cs->model, local) - (before + (after - before) / 2);
 }
 
+int mm_clocksync_true_errors(mm_clocksync *cs, int64_t *true_error_ns) {
+    int64_t mine = mm__deviation_from_truth(cs);
+    int rc = MM_MPI(&cs->err, MPI_Gather(&mine, 1, MPI_INT64_T, true_error_ns, 1, MPI_INT64_T, 0,
+                                         cs->comm));
+    /* deviations (global − truth) into errors (rank 0's global − the rank's): rank 0 last */
+    if (cs->rank == 0 && rc == MPI_SUCCESS)
+        for (int r = cs->nprocs - 1; r >= 0; r--) true_error_ns[r] = true_error_ns[0] - true_error_ns[r];
+    return rc;
+}
+
 typedef struct mm__residual_msg {
     int64_t residual_ns, peer_global_ns, rtt_ns;
 } mm__residual_msg;

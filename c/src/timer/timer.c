@@ -20,12 +20,20 @@
 #include "mm_timer.h"
 #include "timer_internal.h"
 
+#ifdef MM_SIMGRID
+/* Under SimGrid's SMPI every read is a simulation step (a context switch that advances the one
+ * simulated clock by its smpi/wtime setting): thousands of reads per rank cost minutes at 1024
+ * ranks and tell nothing a few reads do not. */
+#define MM__PROBE_RESOLUTION_READS 16
+#define MM__PROBE_OVERHEAD_READS 16
+#else
 /* Successive reads used to find the smallest step. */
 #define MM__PROBE_RESOLUTION_READS 4000
-/* A coarse timer may not change within those reads: keep reading up to this many. */
-#define MM__PROBE_RESOLUTION_MAX_READS 20000000L
 /* Calls timed together to get the mean cost of one. */
 #define MM__PROBE_OVERHEAD_READS 10000
+#endif
+/* A coarse timer may not change within those reads: keep reading up to this many. */
+#define MM__PROBE_RESOLUTION_MAX_READS 20000000L
 
 const mm_timer_vtable *const mm_timer_registry[] = {
     &mm_timer_monotonic, &mm_timer_monotonic_raw, &mm_timer_realtime, &mm_timer_wtime,
@@ -91,6 +99,20 @@ static inline void mm__spin_hint(void) {
 }
 
 void mm_timer_wait_until(const mm_timer *t, int64_t deadline_ns) {
+#ifdef MM_SIMGRID
+    /* In SimGrid every clock read advances simulated time by ~10 ns and costs a context switch,
+     * so a spin over milliseconds is millions of simulation steps: sleep (SMPI intercepts
+     * nanosleep; simulated time just jumps) up to a margin before the deadline, then spin the
+     * last stretch. The margin (1 µs plus 0.1 % of what is left) covers a virtual clock's skew
+     * up to 1000 ppm (the sleep runs on the true clock, the deadline is on the local one); the
+     * simulated platforms use at most 100 ppm. */
+    for (int64_t left = deadline_ns - mm_timer_now(t); left > 2000;
+         left = deadline_ns - mm_timer_now(t)) {
+        int64_t nap = left - 1000 - left / 1000;
+        struct timespec ts = {(time_t)(nap / 1000000000), (long)(nap % 1000000000)};
+        nanosleep(&ts, NULL);
+    }
+#endif
     if (t->yield_while_waiting) {
         while (mm_timer_now(t) < deadline_ns) sched_yield();
     } else {

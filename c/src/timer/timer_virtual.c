@@ -11,6 +11,10 @@
  * (llroundl), so equal inputs give equal outputs on every run; the map is non-decreasing in
  * base for |skew| < 1e6 ppm, so a monotone base gives a monotone virtual clock.
  * Cost: one read of the base timer plus a long-double multiply per read.
+ * Under SimGrid's SMPI (simulated clusters, sim/README.md) every simulated host shares one perfect
+ * clock, so the offset and skew come from the platform instead: the host properties
+ * clk_offset_ns and clk_skew_ppm of the rank's host, when present, replace the seeded values
+ * (the truth of the simulated cluster lives in its platform file, where the study reads it).
  * Paper: Hoefler, Schneider & Lumsdaine 2010 §2.2 (clock skew between nodes); the injected-clock
  * testing approach is STYLE.md principle 5. */
 #include <math.h>
@@ -20,6 +24,9 @@
 
 #include "mm_timer.h"
 #include "timer_internal.h"
+#ifdef MM_SIMGRID
+#include <simgrid/host.h>
+#endif
 
 /* Beyond this the virtual clock would run backwards (skew <= -1e6 ppm) or be meaningless. */
 #define MM__VIRTUAL_MAX_ABS_SKEW_PPM 1e5
@@ -47,8 +54,29 @@ static int mm__virtual_available(char *why, size_t why_len) {
     return 0; /* the base timer's availability is checked at init */
 }
 
-static int mm__virtual_init(mm_timer *t, const mm_virtual_params *vp, char *why,
+#ifdef MM_SIMGRID
+/* The simulated host's clock, from its platform properties (absent: the given values stay). */
+static void mm__virtual_from_host(mm_virtual_params *vp) {
+    const char *offset = sg_host_get_property_value(sg_host_self(), "clk_offset_ns");
+    const char *skew = sg_host_get_property_value(sg_host_self(), "clk_skew_ppm");
+    if (offset) vp->offset_ns = strtoll(offset, NULL, 10);
+    if (skew) vp->skew_ppm = strtod(skew, NULL);
+}
+#endif
+
+static int mm__virtual_init(mm_timer *t, const mm_virtual_params *given, char *why,
                             size_t why_len) {
+    mm_virtual_params host_vp;
+    const mm_virtual_params *vp = given;
+#ifdef MM_SIMGRID
+    if (given) {
+        host_vp = *given;
+        mm__virtual_from_host(&host_vp);
+        vp = &host_vp;
+    }
+#else
+    (void)host_vp;
+#endif
     if (!vp || vp->base[0] == '\0') {
         snprintf(why, why_len,
                  "timer 'virtual' needs a base timer to wrap (one of: monotonic, "
