@@ -77,6 +77,12 @@ int mm__setup_delay(mm_op_args *args);
 int mm__run_delay(const mm_op_args *args);
 void mm__teardown_delay(mm_op_args *args);
 
+/* The Bsend rows' buffer (ops_bsend.c): room for `messages` messages of args' count and
+ * datatype, allocated and attached (0, or -1 with *buf NULL or attached nothing usable); and its
+ * detach, which waits until the buffered messages left, then frees it (NULL: nothing). */
+int mm__bsend_attach(const mm_op_args *a, int64_t messages, void **buf, int *bytes);
+void mm__bsend_detach(void *buf);
+
 /* Point-to-point ping-pongs (ops_p2p.c). */
 int mm__setup_pingpong(mm_op_args *args);
 int mm__setup_pingpong_bsend(mm_op_args *args);

@@ -66,15 +66,8 @@ int mm__setup_mw(mm_op_args *a) {
 int mm__setup_mw_bsend(mm_op_args *a) {
     if (mm__setup_mw(a) != 0) return -1;
     if (a->rank != a->root) return 0;
-    int one = 0;
-    if (MPI_Pack_size(a->count, a->datatype, a->comm, &one) != MPI_SUCCESS) return -1;
-    int64_t bytes = (int64_t)(a->nprocs - 1) * ((int64_t)one + MPI_BSEND_OVERHEAD);
-    if (bytes > 2147483647) return -1;
     mm__mw_state *st = a->state;
-    st->bsend_buf = malloc((size_t)bytes);
-    if (!st->bsend_buf) return -1;
-    st->bsend_bytes = (int)bytes;
-    return MPI_Buffer_attach(st->bsend_buf, (int)bytes) == MPI_SUCCESS ? 0 : -1;
+    return mm__bsend_attach(a, a->nprocs - 1, &st->bsend_buf, &st->bsend_bytes); /* one per worker */
 }
 
 int mm__after_mw_bsend(mm_op_args *a) {
@@ -89,12 +82,7 @@ int mm__after_mw_bsend(mm_op_args *a) {
 void mm__teardown_mw(mm_op_args *a) {
     mm__mw_state *st = a->state;
     if (st) {
-        if (st->bsend_buf) {
-            void *buf = NULL;
-            int bytes = 0;
-            MPI_Buffer_detach(&buf, &bytes); /* waits until the buffered messages left */
-            free(st->bsend_buf);
-        }
+        mm__bsend_detach(st->bsend_buf);
         free(st->reqs);
         free(st->done);
         free(st->statuses);

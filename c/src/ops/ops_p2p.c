@@ -57,24 +57,14 @@ int mm__setup_pingpong(mm_op_args *a) {
 int mm__setup_pingpong_bsend(mm_op_args *a) {
     if (mm__setup_pingpong(a) != 0) return -1;
     if (a->rank != a->pair[0] && a->rank != a->pair[1]) return 0;
-    int one = 0;
-    if (MPI_Pack_size(a->count, a->datatype, a->comm, &one) != MPI_SUCCESS) return -1;
-    int64_t bytes = 2 * ((int64_t)one + MPI_BSEND_OVERHEAD);
-    if (bytes > 2147483647) return -1;
     mm__p2p_state *st = a->state;
-    st->bsend_buf = malloc((size_t)bytes);
-    if (!st->bsend_buf) return -1;
-    return MPI_Buffer_attach(st->bsend_buf, (int)bytes) == MPI_SUCCESS ? 0 : -1;
+    int bytes = 0;
+    return mm__bsend_attach(a, 2, &st->bsend_buf, &bytes); /* the ping and the pong */
 }
 
 void mm__teardown_pingpong(mm_op_args *a) {
     mm__p2p_state *st = a->state;
-    if (st && st->bsend_buf) {
-        void *buf = NULL;
-        int bytes = 0;
-        MPI_Buffer_detach(&buf, &bytes); /* waits until the buffered messages left */
-        free(st->bsend_buf);
-    }
+    if (st) mm__bsend_detach(st->bsend_buf);
     free(a->state);
     free(a->sendbuf);
     free(a->recvbuf);
