@@ -69,6 +69,36 @@ typedef struct mm_rep_buffers {
 int mm_rep_buffers_alloc(mm_rep_buffers *b, long cap);
 void mm_rep_buffers_free(mm_rep_buffers *b);
 
+/* One test's rows from every rank to rank 0 and into raw.csv in bounded memory (gather.c): full
+ * rows a chunk of ranks at a time (at most MM_GATHER_CHUNK_BYTES of arrays on rank 0), reduced
+ * rows by MPI reductions (O(nrep)). */
+#define MM_GATHER_CHUNK_BYTES ((int64_t)4 << 20)
+typedef struct mm_gather_space {
+    long nrep;
+    int chunk_ranks;                          /* rank 0: ranks whose arrays fit at once */
+    int64_t *i64[4 + MM_NBC_NCOMPONENTS];     /* rank 0: start, end, gstart, gend, components */
+    int32_t *invalid, *any_invalid;           /* rank 0: chunk flags; per repetition, any rank */
+    int64_t *scratch, *duration;              /* every rank: the reduced mode's inputs */
+    int32_t *flag;
+} mm_gather_space;
+typedef struct mm_gather_request {
+    MPI_Comm comm;
+    int rank, nprocs;
+    FILE *raw;              /* rank 0 */
+    const mm_test *test;
+    long nrep;              /* the same on every rank */
+    int nbc, has_global, reduced;
+    int64_t epoch_ns;
+} mm_gather_request;
+int mm_gather_chunk_ranks(long nrep, int nprocs);
+int64_t mm_gather_bytes(long nrep, int rank, int nprocs); /* what mm_gather_space_alloc takes */
+int mm_gather_space_alloc(mm_gather_space *g, long nrep, int rank, int nprocs);
+void mm_gather_space_free(mm_gather_space *g);
+/* Collective. 0, or -1 when rank 0 could not write (its return; others return 0); MPI failures
+ * in err. *ninvalid (rank 0): repetitions invalid on some rank. */
+int mm_gather_write_test(const mm_gather_request *q, const mm_rep_buffers *b, mm_gather_space *g,
+                         long *ninvalid, mm_mpi_error *err);
+
 /* Runs one test (warm-up, then cfg->nrep recorded repetitions under the process sync) on every
  * rank; fills b and t (counts). Collective. Returns MPI_SUCCESS, or the first MPI error of the
  * timed call or of the process sync, recorded in *err ("MPI_Allreduce: ..."); the test then

@@ -187,6 +187,13 @@ int mm_outdir_write_meta(mm_outdir *o, const mm_buf *meta);
  * each [rank * nrep + rep]; INT64_MIN is written empty. reduced = 1 writes one row per
  * repetition (components: the maximum over ranks). 0, or -1 (errno EINVAL for bad arguments,
  * which writes nothing). */
+/* The full rows of ranks first_rank .. first_rank + nranks - 1 (arrays [r * nrep + rep] with r
+ * counted from first_rank), as mm_raw_write_test writes them without --raw reduced: so that rank 0
+ * can write a launch's rows a chunk of ranks at a time (bench/gather.c). 0, or -1. */
+int mm_raw_write_ranks(FILE *f, const mm_test *t, int first_rank, int nranks, long nrep,
+                       const int64_t *start, const int64_t *end, const int64_t *gstart,
+                       const int64_t *gend, const int32_t *invalid, const int64_t *const *components,
+                       int64_t epoch_ns, int has_global);
 int mm_raw_write_test(FILE *f, const mm_test *t, int nprocs, long nrep, const int64_t *start,
                       const int64_t *end, const int64_t *gstart, const int64_t *gend,
                       const int32_t *invalid, const int64_t *const *components, int64_t epoch_ns,

@@ -85,24 +85,12 @@ static int mm__prepare_args(const mm__launch_state *st, const mm_test *t, mm_op_
 
 /* Rank 0: per-test count of the repetitions invalid on some rank (the reasons are counted by the
  * loop). A fact for meta.json; the run times themselves are computed by the analysis only. */
-static void mm__count_invalid(mm__launch_state *st, mm_test *t, long nrep, const int32_t *invalid) {
-    long ninvalid = 0;
-    for (long rep = 0; rep < nrep; rep++) {
-        int bad = 0;
-        for (int r = 0; r < st->nprocs && !bad; r++) bad = invalid[(long)r * nrep + rep] != 0;
-        ninvalid += bad;
-    }
-    t->invalid = ninvalid;
-}
-
 /* What mm__run_tests allocates for the repetitions: every rank's mm_rep_buffers, and on rank 0
  * every rank's arrays gathered. */
 int64_t mm_rep_arrays_bytes(long nrep, int rank, int nprocs) {
     /* start end gstart gend, 5 nonblocking components; flags and the blocking phase's flags */
     const int64_t per_rep = 9 * sizeof(int64_t) + 2 * sizeof(int32_t);
-    int64_t bytes = (int64_t)nrep * per_rep;
-    if (rank == 0) bytes += (int64_t)nprocs * nrep * per_rep;
-    return bytes;
+    return (int64_t)nrep * per_rep + mm_gather_bytes(nrep, rank, nprocs);
 }
 
 /* Collective: did the test fail on some rank? Then every rank gets the failure of the lowest
@@ -148,60 +136,23 @@ static void mm__note_failed(mm__launch_state *st, mm_test *t) {
                    "other tests of the launch are unaffected");
 }
 
-/* The per-rank arrays of one test gathered to rank 0. */
-typedef struct mm__gathered {
-    int64_t *start, *end, *gstart, *gend;
-    int32_t *invalid;
-    int64_t *components[MM_NBC_NCOMPONENTS]; /* nonblocking tests, in mm_nbc_components order */
-} mm__gathered;
-
-static int mm__gathered_alloc(mm__gathered *g, size_t n) {
-    memset(g, 0, sizeof *g);
-    if (n == 0) return 0;
-    g->start = malloc(n * sizeof(int64_t));
-    g->end = malloc(n * sizeof(int64_t));
-    g->gstart = malloc(n * sizeof(int64_t));
-    g->gend = malloc(n * sizeof(int64_t));
-    g->invalid = malloc(n * sizeof(int32_t));
-    int missing = 0;
-    for (int c = 0; c < MM_NBC_NCOMPONENTS; c++) missing |= !(g->components[c] = malloc(n * sizeof(int64_t)));
-    return g->start && g->end && g->gstart && g->gend && g->invalid && !missing ? 0 : -1;
-}
-
-static void mm__gathered_free(mm__gathered *g) {
-    free(g->start);
-    free(g->end);
-    free(g->gstart);
-    free(g->gend);
-    free(g->invalid);
-    for (int c = 0; c < MM_NBC_NCOMPONENTS; c++) free(g->components[c]);
-    memset(g, 0, sizeof *g);
-}
-
 /* Collective: gathers the test's rows, writes them and meta.json. 0, or -1 when writing failed. */
 static int mm__record_test(mm__launch_state *st, mm_test *t, const mm_rep_buffers *b,
-                           mm__gathered *g, int has_global) {
-    int cnt = (int)t->nrep; /* the same on every rank */
-    MM_MPI(&st->err, MPI_Gather(b->start_ns, cnt, MPI_INT64_T, g->start, cnt, MPI_INT64_T, 0, st->comm));
-    MM_MPI(&st->err, MPI_Gather(b->end_ns, cnt, MPI_INT64_T, g->end, cnt, MPI_INT64_T, 0, st->comm));
-    MM_MPI(&st->err, MPI_Gather(b->gstart_ns, cnt, MPI_INT64_T, g->gstart, cnt, MPI_INT64_T, 0, st->comm));
-    MM_MPI(&st->err, MPI_Gather(b->gend_ns, cnt, MPI_INT64_T, g->gend, cnt, MPI_INT64_T, 0, st->comm));
-    MM_MPI(&st->err, MPI_Gather(b->invalid, cnt, MPI_INT32_T, g->invalid, cnt, MPI_INT32_T, 0, st->comm));
-    int nbc = mm_op_is_nbc(t->op);
-    const int64_t *mine[MM_NBC_NCOMPONENTS] = {b->init_ns, b->test_ns, b->wait_ns, b->compute_ns,
-                                               b->blocking_ns};
-    for (int c = 0; nbc && c < MM_NBC_NCOMPONENTS; c++)
-        MM_MPI(&st->err, MPI_Gather(mine[c], cnt, MPI_INT64_T, g->components[c], cnt, MPI_INT64_T, 0, st->comm));
-    int write_ok = !mm_mpi_failed(&st->err);
+                           mm_gather_space *g, int has_global) {
+    mm_gather_request q = {.comm = st->comm, .rank = st->rank, .nprocs = st->nprocs,
+                           .raw = st->rank == 0 ? st->out.raw : NULL, .test = t,
+                           .nrep = t->nrep, /* the same on every rank */
+                           .nbc = mm_op_is_nbc(t->op), .has_global = has_global,
+                           .reduced = st->cfg->raw_reduced, .epoch_ns = st->epoch_ns};
+    long ninvalid = 0;
+    int written = mm_gather_write_test(&q, b, g, &ninvalid, &st->err) == 0;
+    int write_ok = written && !mm_mpi_failed(&st->err);
     if (st->rank == 0 && write_ok) {
-        mm__count_invalid(st, t, cnt, g->invalid);
-        write_ok = mm_raw_write_test(st->out.raw, t, st->nprocs, cnt, g->start, g->end, g->gstart,
-                                     g->gend, g->invalid, nbc ? (const int64_t *const *)g->components : NULL,
-                                     st->epoch_ns, has_global, st->cfg->raw_reduced) == 0;
+        t->invalid = ninvalid;
         t->status = MM_TEST_COMPLETE;
-        write_ok = write_ok && mm__write_meta(st, "running") == 0;
-        if (!write_ok) fprintf(stderr, "mpimeter-bench: cannot write to %s\n", st->cfg->out);
+        written = write_ok = mm__write_meta(st, "running") == 0;
     }
+    if (st->rank == 0 && !written) fprintf(stderr, "mpimeter-bench: cannot write to %s\n", st->cfg->out);
     t->status = MM_TEST_COMPLETE;
     return mm_all_ok(st->comm, write_ok) ? 0 : -1;
 }
@@ -210,9 +161,9 @@ int mm__run_tests(mm__launch_state *st) {
     const mm_config *cfg = st->cfg;
     long nrep = cfg->nrep;
     mm_rep_buffers b;
-    mm__gathered g;
+    mm_gather_space g;
     int ok = mm_rep_buffers_alloc(&b, nrep) == 0;
-    ok = mm__gathered_alloc(&g, st->rank == 0 ? (size_t)st->nprocs * (size_t)nrep : 0) == 0 && ok;
+    ok = mm_gather_space_alloc(&g, nrep, st->rank, st->nprocs) == 0 && ok;
     void *cold = NULL;
     if (cfg->cold_cache_bytes > 0) {
         cold = calloc(1, (size_t)cfg->cold_cache_bytes);
@@ -288,7 +239,7 @@ int mm__run_tests(mm__launch_state *st) {
     mm_cpu_track_note(&st->prov.cpu);
 done:
     mm_rep_buffers_free(&b);
-    mm__gathered_free(&g);
+    mm_gather_space_free(&g);
     free(cold);
     return rc;
 }

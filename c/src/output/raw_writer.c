@@ -73,10 +73,10 @@ static int mm__finish(mm__csv_block *b) {
     return 0; /* EINVAL/EROFS: the stream is a pipe or a special file; nothing to sync */
 }
 
-int mm_raw_write_test(FILE *f, const mm_test *t, int nprocs, long nrep, const int64_t *start,
-                      const int64_t *end, const int64_t *gstart, const int64_t *gend,
-                      const int32_t *invalid, const int64_t *const *components, int64_t epoch_ns,
-                      int has_global, int reduced) {
+/* The checks both writers make; 0 when the arguments can be written. */
+static int mm__check_args(FILE *f, const mm_test *t, int nprocs, long nrep, const int64_t *start,
+                          const int64_t *end, const int64_t *gstart, const int64_t *gend,
+                          const int32_t *invalid, int has_global) {
     if (!f || !t || !t->op || !t->op->name || nprocs < 1 || nrep < 0 ||
         (nrep > 0 && (!start || !end || !invalid)) ||
         (nrep > 0 && has_global && (!gstart || !gend)) ||
@@ -84,46 +84,73 @@ int mm_raw_write_test(FILE *f, const mm_test *t, int nprocs, long nrep, const in
         errno = EINVAL;
         return -1;
     }
-    static const size_t row_max = MM__ROW_MAX;
-    mm__csv_block block;
-    mm__csv_block *b = &block;
+    return 0;
+}
+
+static mm__csv_block *mm__block_start(mm__csv_block *b, FILE *f) {
     b->f = f;
     b->len = 0;
     b->failed = 0;
+    return b;
+}
 
-    /* "test,op,size," is the same on every row of the test */
+/* "test,op,size," is the same on every row of the test; its length. */
+static int mm__row_prefix(const mm_test *t, char *prefix, size_t len) {
+    return snprintf(prefix, len, "%d,%s,%lld,", t->index, t->op->name, (long long)t->size);
+}
+
+int mm_raw_write_ranks(FILE *f, const mm_test *t, int first_rank, int nranks, long nrep,
+                       const int64_t *start, const int64_t *end, const int64_t *gstart,
+                       const int64_t *gend, const int32_t *invalid, const int64_t *const *components,
+                       int64_t epoch_ns, int has_global) {
+    if (first_rank < 0 || mm__check_args(f, t, nranks, nrep, start, end, gstart, gend, invalid, has_global))
+        return -1;
+    static const size_t row_max = MM__ROW_MAX;
+    mm__csv_block block;
+    mm__csv_block *b = mm__block_start(&block, f);
     char prefix[MM_NAME_LEN + 64];
-    int plen = snprintf(prefix, sizeof prefix, "%d,%s,%lld,", t->index, t->op->name,
-                        (long long)t->size);
-
-    if (!reduced) {
-        for (int r = 0; r < nprocs; r++) {
-            for (long rep = 0; rep < nrep; rep++) {
-                size_t i = (size_t)r * (size_t)nrep + (size_t)rep;
-                mm__block_row(b, row_max);
-                mm__put_text(b, prefix, (size_t)plen);
-                mm__put_i64(b, r);
+    int plen = mm__row_prefix(t, prefix, sizeof prefix);
+    for (int r = 0; r < nranks; r++) {
+        for (long rep = 0; rep < nrep; rep++) {
+            size_t i = (size_t)r * (size_t)nrep + (size_t)rep;
+            mm__block_row(b, row_max);
+            mm__put_text(b, prefix, (size_t)plen);
+            mm__put_i64(b, (int64_t)first_rank + r);
+            mm__put_char(b, ',');
+            mm__put_i64(b, rep);
+            mm__put_char(b, ',');
+            mm__put_i64(b, mm__sub(start[i], epoch_ns));
+            mm__put_char(b, ',');
+            mm__put_i64(b, mm__sub(end[i], epoch_ns));
+            mm__put_char(b, ',');
+            mm__put_char(b, invalid[i] == 0 ? '1' : '0');
+            mm__put_char(b, ',');
+            if (has_global) mm__put_i64(b, mm__sub(gstart[i], epoch_ns));
+            mm__put_char(b, ',');
+            if (has_global) mm__put_i64(b, mm__sub(gend[i], epoch_ns));
+            for (int c = 0; c < MM_NBC_NCOMPONENTS; c++) {
                 mm__put_char(b, ',');
-                mm__put_i64(b, rep);
-                mm__put_char(b, ',');
-                mm__put_i64(b, mm__sub(start[i], epoch_ns));
-                mm__put_char(b, ',');
-                mm__put_i64(b, mm__sub(end[i], epoch_ns));
-                mm__put_char(b, ',');
-                mm__put_char(b, invalid[i] == 0 ? '1' : '0');
-                mm__put_char(b, ',');
-                if (has_global) mm__put_i64(b, mm__sub(gstart[i], epoch_ns));
-                mm__put_char(b, ',');
-                if (has_global) mm__put_i64(b, mm__sub(gend[i], epoch_ns));
-                for (int c = 0; c < MM_NBC_NCOMPONENTS; c++) {
-                    mm__put_char(b, ',');
-                    if (components && components[c][i] != INT64_MIN) mm__put_i64(b, components[c][i]);
-                }
-                mm__put_char(b, '\n');
+                if (components && components[c][i] != INT64_MIN) mm__put_i64(b, components[c][i]);
             }
+            mm__put_char(b, '\n');
         }
-        return mm__finish(b);
     }
+    return mm__finish(b);
+}
+
+int mm_raw_write_test(FILE *f, const mm_test *t, int nprocs, long nrep, const int64_t *start,
+                      const int64_t *end, const int64_t *gstart, const int64_t *gend,
+                      const int32_t *invalid, const int64_t *const *components, int64_t epoch_ns,
+                      int has_global, int reduced) {
+    if (mm__check_args(f, t, nprocs, nrep, start, end, gstart, gend, invalid, has_global)) return -1;
+    if (!reduced)
+        return mm_raw_write_ranks(f, t, 0, nprocs, nrep, start, end, gstart, gend, invalid, components,
+                                  epoch_ns, has_global);
+    static const size_t row_max = MM__ROW_MAX;
+    mm__csv_block block;
+    mm__csv_block *b = mm__block_start(&block, f);
+    char prefix[MM_NAME_LEN + 64];
+    int plen = mm__row_prefix(t, prefix, sizeof prefix);
 
     for (long rep = 0; rep < nrep; rep++) {
         int64_t min_start = start[rep], max_dur = mm__sub(end[rep], start[rep]);
