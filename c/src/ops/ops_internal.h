@@ -77,6 +77,11 @@ int mm__setup_delay(mm_op_args *args);
 int mm__run_delay(const mm_op_args *args);
 void mm__teardown_delay(mm_op_args *args);
 
+/* MPI_Send, MPI_Ssend and MPI_Bsend share this signature: the ping-pong and master-worker rows
+ * that differ only in the send mode pass it to one static inline body as a constant, so the
+ * compiler makes one direct call per row (no indirect call in the timed region). */
+typedef int (*mm__send_fn)(const void *buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm);
+
 /* The Bsend rows' buffer (ops_bsend.c): room for `messages` messages of args' count and
  * datatype, allocated and attached (0, or -1 with *buf NULL or attached nothing usable); and its
  * detach, which waits until the buffered messages left, then frees it (NULL: nothing). */

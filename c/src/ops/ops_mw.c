@@ -156,14 +156,17 @@ int mm__run_mw_waitsome(const mm_op_args *a) {
     return rc;
 }
 
-int mm__run_mw_send(const mm_op_args *a) {
+/* The master sends to every worker in turn in the send mode `send` (a constant per row). */
+static inline int mm__send_to_workers(const mm_op_args *a, mm__send_fn send) {
     if (a->rank != a->root) return mm__worker_recv(a);
     for (int i = 0; i < a->nprocs - 1; i++) {
-        int rc = MPI_Send(a->sendbuf, a->count, a->datatype, mm__worker(a, i), MM__TAG_MW, a->comm);
+        int rc = send(a->sendbuf, a->count, a->datatype, mm__worker(a, i), MM__TAG_MW, a->comm);
         if (rc != MPI_SUCCESS) return rc;
     }
     return MPI_SUCCESS;
 }
+
+int mm__run_mw_send(const mm_op_args *a) { return mm__send_to_workers(a, MPI_Send); }
 
 int mm__run_mw_isend(const mm_op_args *a) {
     if (a->rank != a->root) return mm__worker_recv(a);
@@ -177,20 +180,6 @@ int mm__run_mw_isend(const mm_op_args *a) {
     return rc != MPI_SUCCESS ? rc : wrc;
 }
 
-int mm__run_mw_bsend(const mm_op_args *a) {
-    if (a->rank != a->root) return mm__worker_recv(a);
-    for (int i = 0; i < a->nprocs - 1; i++) {
-        int rc = MPI_Bsend(a->sendbuf, a->count, a->datatype, mm__worker(a, i), MM__TAG_MW, a->comm);
-        if (rc != MPI_SUCCESS) return rc;
-    }
-    return MPI_SUCCESS;
-}
+int mm__run_mw_bsend(const mm_op_args *a) { return mm__send_to_workers(a, MPI_Bsend); }
 
-int mm__run_mw_ssend(const mm_op_args *a) {
-    if (a->rank != a->root) return mm__worker_recv(a);
-    for (int i = 0; i < a->nprocs - 1; i++) {
-        int rc = MPI_Ssend(a->sendbuf, a->count, a->datatype, mm__worker(a, i), MM__TAG_MW, a->comm);
-        if (rc != MPI_SUCCESS) return rc;
-    }
-    return MPI_SUCCESS;
-}
+int mm__run_mw_ssend(const mm_op_args *a) { return mm__send_to_workers(a, MPI_Ssend); }

@@ -78,37 +78,31 @@ static int mm__peer(const mm_op_args *a, int *starts) {
     return a->rank == a->pair[1] ? a->pair[0] : -1;
 }
 
-/* The usual answer of b: receive the ping, send the pong. */
-#define MM__ANSWER(a, peer)                                                                       \
-    do {                                                                                          \
-        int rc_ = MPI_Recv((a)->recvbuf, (a)->count, (a)->datatype, peer, MM__TAG_PING, (a)->comm, \
-                           MPI_STATUS_IGNORE);                                                    \
-        if (rc_ != MPI_SUCCESS) return rc_;                                                       \
-        return MPI_Send((a)->sendbuf, (a)->count, (a)->datatype, peer, MM__TAG_PONG, (a)->comm);  \
-    } while (0)
-
-int mm__run_pingpong_send_recv(const mm_op_args *a) {
-    int starts, peer = mm__peer(a, &starts);
-    if (peer < 0) return MPI_SUCCESS;
-    if (!starts) MM__ANSWER(a, peer);
-    int rc = MPI_Send(a->sendbuf, a->count, a->datatype, peer, MM__TAG_PING, a->comm);
+/* The usual answer of b: receive the ping, send the pong (MPI_Send). */
+static inline int mm__answer(const mm_op_args *a, int peer) {
+    int rc = MPI_Recv(a->recvbuf, a->count, a->datatype, peer, MM__TAG_PING, a->comm, MPI_STATUS_IGNORE);
     if (rc != MPI_SUCCESS) return rc;
-    return MPI_Recv(a->recvbuf, a->count, a->datatype, peer, MM__TAG_PONG, a->comm, MPI_STATUS_IGNORE);
+    return MPI_Send(a->sendbuf, a->count, a->datatype, peer, MM__TAG_PONG, a->comm);
 }
 
-int mm__run_pingpong_ssend_recv(const mm_op_args *a) {
+/* Blocking send + MPI_Recv on both sides, in the send mode `send` (a constant per row). */
+static inline int mm__blocking_pingpong(const mm_op_args *a, mm__send_fn send) {
     int starts, peer = mm__peer(a, &starts);
     if (peer < 0) return MPI_SUCCESS;
     int rc;
     if (starts) {
-        rc = MPI_Ssend(a->sendbuf, a->count, a->datatype, peer, MM__TAG_PING, a->comm);
+        rc = send(a->sendbuf, a->count, a->datatype, peer, MM__TAG_PING, a->comm);
         if (rc != MPI_SUCCESS) return rc;
         return MPI_Recv(a->recvbuf, a->count, a->datatype, peer, MM__TAG_PONG, a->comm, MPI_STATUS_IGNORE);
     }
     rc = MPI_Recv(a->recvbuf, a->count, a->datatype, peer, MM__TAG_PING, a->comm, MPI_STATUS_IGNORE);
     if (rc != MPI_SUCCESS) return rc;
-    return MPI_Ssend(a->sendbuf, a->count, a->datatype, peer, MM__TAG_PONG, a->comm);
+    return send(a->sendbuf, a->count, a->datatype, peer, MM__TAG_PONG, a->comm);
 }
+
+int mm__run_pingpong_send_recv(const mm_op_args *a) { return mm__blocking_pingpong(a, MPI_Send); }
+int mm__run_pingpong_ssend_recv(const mm_op_args *a) { return mm__blocking_pingpong(a, MPI_Ssend); }
+int mm__run_pingpong_bsend_recv(const mm_op_args *a) { return mm__blocking_pingpong(a, MPI_Bsend); }
 
 /* MPI_Isend then MPI_Wait on both sides, MPI_Recv for the receive. */
 int mm__run_pingpong_isend_recv(const mm_op_args *a) {
@@ -169,25 +163,11 @@ int mm__run_pingpong_isend_irecv(const mm_op_args *a) {
     return MPI_Waitall(2, req, statuses);
 }
 
-int mm__run_pingpong_bsend_recv(const mm_op_args *a) {
-    int starts, peer = mm__peer(a, &starts);
-    if (peer < 0) return MPI_SUCCESS;
-    int rc;
-    if (starts) {
-        rc = MPI_Bsend(a->sendbuf, a->count, a->datatype, peer, MM__TAG_PING, a->comm);
-        if (rc != MPI_SUCCESS) return rc;
-        return MPI_Recv(a->recvbuf, a->count, a->datatype, peer, MM__TAG_PONG, a->comm, MPI_STATUS_IGNORE);
-    }
-    rc = MPI_Recv(a->recvbuf, a->count, a->datatype, peer, MM__TAG_PING, a->comm, MPI_STATUS_IGNORE);
-    if (rc != MPI_SUCCESS) return rc;
-    return MPI_Bsend(a->sendbuf, a->count, a->datatype, peer, MM__TAG_PONG, a->comm);
-}
-
 /* a: one MPI_Sendrecv (ping out, pong in); b answers with MPI_Recv + MPI_Send (see header). */
 int mm__run_pingpong_sendrecv(const mm_op_args *a) {
     int starts, peer = mm__peer(a, &starts);
     if (peer < 0) return MPI_SUCCESS;
-    if (!starts) MM__ANSWER(a, peer);
+    if (!starts) return mm__answer(a, peer);
     return MPI_Sendrecv(a->sendbuf, a->count, a->datatype, peer, MM__TAG_PING, a->recvbuf, a->count,
                         a->datatype, peer, MM__TAG_PONG, a->comm, MPI_STATUS_IGNORE);
 }
@@ -196,7 +176,7 @@ int mm__run_pingpong_sendrecv(const mm_op_args *a) {
 int mm__run_pingpong_sendrecv_replace(const mm_op_args *a) {
     int starts, peer = mm__peer(a, &starts);
     if (peer < 0) return MPI_SUCCESS;
-    if (!starts) MM__ANSWER(a, peer);
+    if (!starts) return mm__answer(a, peer);
     return MPI_Sendrecv_replace(a->recvbuf, a->count, a->datatype, peer, MM__TAG_PING, peer,
                                 MM__TAG_PONG, a->comm, MPI_STATUS_IGNORE);
 }
