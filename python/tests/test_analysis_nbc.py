@@ -27,7 +27,9 @@ def _campaign(rows: list[tuple]) -> SimpleNamespace:
              SimpleNamespace(op="bcast", size=64, nbc=None))
     launches = tuple(SimpleNamespace(alternative="a", index=i, meta=SimpleNamespace(operations=ops, tests=tests))
                      for i in sorted(set(cols[0])))
-    return SimpleNamespace(raw=raw, launches=launches)
+    # what reading a campaign keeps of its raw rows for the nonblocking analysis
+    reduced = SimpleNamespace(nbc_reps=nbc.per_repetition_table(raw, {"ibcast"}))
+    return SimpleNamespace(reductions=reduced, launches=launches)
 
 
 def test_overhead_and_overlaps_by_hand():

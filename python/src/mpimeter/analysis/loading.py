@@ -1,6 +1,13 @@
 """Reading: a launch folder, a campaign folder, a folder of alternatives, or several of them,
 as one :class:`Campaign` (docs/FORMAT.md). The reading itself is ``mpimeter.io``; this module
 gives it the shape the analysis works on and writes the DuckDB store.
+
+The campaign is read launch by launch: each launch's raw rows are reduced to what the analysis
+needs (:class:`Reductions`: the run time of every repetition, each rank's median per launch and
+test, the nonblocking components per repetition) as soon as they are read, and dropped before
+the next launch is read. Memory holds one launch's rows at a time (a 1024-rank campaign of 30
+launches has ~10^8 rows; its repetitions are ~10^5); :attr:`Campaign.raw` reads all rows again
+only for whoever asks for them.
 """
 
 from __future__ import annotations
@@ -8,15 +15,21 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
+from functools import cached_property
 from pathlib import Path
 from typing import Any
 
+import pandas as pd
 import pyarrow as pa
+import pyarrow.compute as pc
 
+from mpimeter.analysis import nbc as _nbc
 from mpimeter.analysis.clock import choose_clock
 from mpimeter.io import campaign as _io_campaign
+from mpimeter.io import runtimes as _runtimes
 from mpimeter.io import store as _store
 from mpimeter.io.errors import AnalysisWarning
+from mpimeter.io.launch import LaunchData, read_launch
 from mpimeter.io.meta import LaunchMeta
 
 
@@ -51,22 +64,94 @@ class LaunchInfo:
 
 
 @dataclass(frozen=True)
+class Reductions:
+    """What the analysis keeps of the raw rows (see the module docstring): ``reps`` one entry per
+    (alternative, launch, test, rep) (mpimeter.io.runtimes.repetition_times), ``rank_medians``
+    per (alternative, op, size, launch, rank) (runtimes.rank_launch_medians), ``nbc_reps`` the
+    nonblocking tests per repetition (analysis.nbc.per_repetition_table)."""
+
+    reps: _runtimes.RepetitionTimes
+    rank_medians: pd.DataFrame
+    nbc_reps: pd.DataFrame
+
+
+def reduce_raw(raw: pa.Table, nonblocking: frozenset[str]) -> Reductions:
+    """:class:`Reductions` of raw rows with ``alternative`` and ``launch`` columns: one launch's
+    (as the reading streams them) or a whole campaign's (a campaign built in memory)."""
+    reps, medians = _runtimes.reduce_raw(raw)
+    return Reductions(reps, medians, _nbc.per_repetition_table(raw, nonblocking))
+
+
+def combine_reductions(parts: Sequence[Reductions]) -> Reductions:
+    """Launches' reductions in one, in the order given."""
+    reps = _runtimes.concat_repetition_times([p.reps for p in parts])
+    medians = [p.rank_medians for p in parts if len(p.rank_medians)]
+    nbc = [p.nbc_reps for p in parts if len(p.nbc_reps)]
+    keys = ["alternative", "op", "size", "launch", "rank"]  # the rank tests take (alternative, op, size) runs
+    return Reductions(
+        reps,
+        pd.concat(medians, ignore_index=True).sort_values(keys, kind="stable", ignore_index=True) if medians
+        else pd.DataFrame({c: [] for c in _runtimes.RANK_MEDIAN_COLUMNS}),
+        pd.concat(nbc, ignore_index=True) if nbc else _nbc.per_repetition_table(pa.table({}), ()))
+
+
+def _nonblocking(meta: LaunchMeta) -> frozenset[str]:
+    return frozenset(op for op, info in meta.operations.items() if info.kind == "nonblocking")
+
+
+def _reduce_launch(alternative: str, index: int, data: LaunchData, raw: pa.Table) -> Reductions:
+    return reduce_raw(raw, _nonblocking(data.meta))
+
+
+@dataclass(frozen=True)
 class Campaign:
     """A campaign as read from disk: one or more alternatives, each a list of launches.
 
-    ``raw`` is one Arrow table of all launches with the raw.csv columns plus ``alternative``
-    (string), ``launch`` (int) and, where a launch had re-syncs, ``rgstart_ns``/``rgend_ns``
-    (global times recomputed from sync.csv; null otherwise). Only rows of finished tests are
-    kept. ``sync`` is the concatenated sync.csv tables with the same two extra columns."""
+    ``reduced`` is what the analysis uses of the raw rows (:class:`Reductions`), made launch by
+    launch while reading. ``raw_table`` holds the raw rows only for a campaign built in memory
+    (None when read from disk): :attr:`raw` gives them either way. ``sync`` is the concatenated
+    sync.csv tables with ``alternative`` and ``launch`` in front. ``cached``: whether the reading
+    used (and wrote) the Parquet copies of raw.csv."""
 
     path: Path
     kind: str  # "launch" | "campaign" | "alternatives" | "several"
     alternatives: tuple[str, ...]
     launches: tuple[LaunchInfo, ...]
-    raw: pa.Table
+    raw_table: pa.Table | None
     sync: pa.Table
     warnings: tuple[AnalysisWarning, ...]
     campaign_json: Mapping[str, Any] | None = None
+    reduced: Reductions | None = None
+    cached: bool = True
+
+    @cached_property
+    def reductions(self) -> Reductions:
+        if self.reduced is not None:
+            return self.reduced
+        ops = frozenset().union(*(_nonblocking(li.meta) for li in self.launches)) if self.launches else frozenset()
+        return reduce_raw(self.raw if self.raw_table is None else self.raw_table, ops)
+
+    @cached_property
+    def raw(self) -> pa.Table:
+        """All launches' raw rows in one Arrow table: the raw.csv columns plus ``alternative``
+        (string), ``launch`` (int) in front and ``rgstart_ns``/``rgend_ns`` at the end (global
+        times recomputed from sync.csv where a launch had re-syncs; null otherwise). Only rows of
+        finished tests. Read again from disk on first use: it holds every row of the campaign."""
+        if self.raw_table is not None:
+            return self.raw_table
+        return self.raw_of()
+
+    def raw_of(self, *, alternative: str | None = None, op: str | None = None, size: int | None = None) -> pa.Table:
+        """The rows of :attr:`raw` of one alternative, op and/or size, read launch by launch."""
+        if self.raw_table is not None:
+            return _filter(self.raw_table, alternative, op, size)
+        parts = []
+        for li in self.launches:
+            if alternative is not None and li.alternative != alternative:
+                continue
+            data = read_launch(li.folder, cache=self.cached)
+            parts.append(_filter(_io_campaign.with_keys(data.raw, li.alternative, li.index), None, op, size))
+        return _io_campaign.combined_raw(parts, decode=True)
 
     def launches_of(self, alternative: str) -> tuple[LaunchInfo, ...]:
         return tuple(li for li in self.launches if li.alternative == alternative)
@@ -77,6 +162,15 @@ class Campaign:
             if op in li.meta.config.ops or op in li.meta.operations:
                 return li.meta.size_unit(op)
         return "bytes"
+
+
+def _filter(raw: pa.Table, alternative: str | None, op: str | None, size: int | None) -> pa.Table:
+    mask = None
+    for col, val in (("alternative", alternative), ("op", op), ("size", size)):
+        if val is not None and raw.num_rows:
+            m = pc.equal(raw[col], val)
+            mask = m if mask is None else pc.and_(mask, m)
+    return raw if mask is None else raw.filter(mask)
 
 
 def load_campaign(
@@ -90,11 +184,11 @@ def load_campaign(
     warns about launches of one alternative that do not belong together (another library, hosts,
     nprocs or campaign) instead of refusing them. Raises :class:`InputError` naming the file (and
     line) for bad input."""
-    lc = _io_campaign.load(path, name=name, cache=cache, allow_mixed=allow_mixed)
-    return _build_campaign(Path(path), lc.layout.kind, [lc], store=store and cache)
+    lc = _io_campaign.load(path, name=name, cache=cache, allow_mixed=allow_mixed, reduce=_reduce_launch)
+    return _build_campaign(Path(path), lc.layout.kind, [lc], store=store and cache, cache=cache)
 
 
-def _build_campaign(path: Path, kind: str, loaded: list, *, store: bool) -> Campaign:
+def _build_campaign(path: Path, kind: str, loaded: list, *, store: bool, cache: bool) -> Campaign:
     launches = tuple(ll for lc in loaded for ll in lc.launches)
     alts: list[str] = []
     for ll in launches:
@@ -121,8 +215,9 @@ def _build_campaign(path: Path, kind: str, loaded: list, *, store: bool) -> Camp
             if w is not None:
                 warnings.append(w)
     cj = loaded[0].campaign_json if len(loaded) == 1 else None
-    return Campaign(path, kind, tuple(alts), tuple(infos), _io_campaign.combined_raw(launches),
-                    _io_campaign.combined_sync(launches), tuple(warnings), cj)
+    reduced = combine_reductions([ll.reduced for ll in launches])
+    return Campaign(path, kind, tuple(alts), tuple(infos), None, _io_campaign.combined_sync(launches),
+                    tuple(warnings), cj, reduced, cache)
 
 
 def load_campaigns(paths: Sequence[str | Path], *, cache: bool = True, store: bool = True,
@@ -131,7 +226,7 @@ def load_campaigns(paths: Sequence[str | Path], *, cache: bool = True, store: bo
     (names made unique with the parent folder when two folders share a name)."""
     if not paths:
         raise AnalysisError("no folder given")
-    loaded = [_io_campaign.load(p, cache=cache, allow_mixed=allow_mixed) for p in paths]
+    loaded = [_io_campaign.load(p, cache=cache, allow_mixed=allow_mixed, reduce=_reduce_launch) for p in paths]
     count = Counter(alt for lc in loaded for alt, _ in lc.layout.alternatives)
 
     def unique(lc: _io_campaign.LoadedCampaign, alt: str) -> str:
@@ -140,11 +235,22 @@ def load_campaigns(paths: Sequence[str | Path], *, cache: bool = True, store: bo
         root = lc.layout.root.resolve()
         return f"{root.name}/{alt}" if lc.layout.kind == "alternatives" else f"{root.parent.name}/{root.name}"
 
-    renamed = [replace(lc, launches=tuple(replace(ll, alternative=unique(lc, ll.alternative)) for ll in lc.launches))
+    renamed = [replace(lc, launches=tuple(_renamed(ll, unique(lc, ll.alternative)) for ll in lc.launches))
                for lc in loaded]
     owners = Counter(alt for lc in renamed for alt in {ll.alternative for ll in lc.launches})
     dup = [alt for alt, n in owners.items() if n > 1]
     if dup:
         raise AnalysisError(f"two folders give the same alternative name {dup[0]!r}; rename one of them")
     kind = renamed[0].layout.kind if len(renamed) == 1 else "several"
-    return _build_campaign(Path(paths[0]), kind, renamed, store=store and cache)
+    return _build_campaign(Path(paths[0]), kind, renamed, store=store and cache, cache=cache)
+
+
+def _renamed(ll: _io_campaign.LoadedLaunch, name: str) -> _io_campaign.LoadedLaunch:
+    """``ll`` as alternative ``name``, its reductions too."""
+    if name == ll.alternative:
+        return ll
+    r: Reductions = ll.reduced
+    reps = replace(r.reps, alternatives=[name if a == ll.alternative else a for a in r.reps.alternatives])
+    rename = {"alternative": {ll.alternative: name}}
+    return replace(ll, alternative=name, reduced=Reductions(reps, r.rank_medians.replace(rename),
+                                                           r.nbc_reps.replace(rename)))

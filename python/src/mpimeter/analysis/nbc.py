@@ -20,18 +20,22 @@ launch is the unit of replication, Hunold & Carpen-Amarie 2016 §4.2).
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import asdict, dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from mpimeter.analysis.loading import Campaign
 from mpimeter.io.rowcheck import COMPONENTS
 from mpimeter.stats import intervals
 
+if TYPE_CHECKING:
+    from mpimeter.analysis.loading import Campaign
+
+REP_KEYS = ("alternative", "launch", "test", "op", "size", "rep")
 METRICS = ("overhead_ns", "blocking_ns", "compute_ns", "total_ns", "init_ns", "test_ns", "wait_ns",
            "overlap", "overlap_imb", "overlap_osu")
 
@@ -73,19 +77,29 @@ def nonblocking_ops(campaign: Campaign) -> frozenset[str]:
 
 def per_repetition(campaign: Campaign) -> pd.DataFrame:
     """One row per (alternative, launch, test, rep) of the nonblocking tests, valid on every rank
-    and with a blocking time: the metrics of the module docstring."""
-    ops = nonblocking_ops(campaign)
-    raw = campaign.raw
+    and with a blocking time: the metrics of the module docstring (reduced launch by launch when
+    the campaign was read, :func:`per_repetition_table`)."""
+    return campaign.reductions.nbc_reps
+
+
+def per_repetition_table(raw: pa.Table, ops: Iterable[str]) -> pd.DataFrame:
+    """:func:`per_repetition` of the raw rows of one launch or several (with ``alternative`` and
+    ``launch`` columns); ``ops``: the nonblocking operations."""
+    ops = sorted(ops)
     if not ops or raw.num_rows == 0 or "blocking_ns" not in raw.column_names:
-        return pd.DataFrame(columns=["alternative", "launch", "test", "op", "size", "rep", *METRICS])
-    raw = raw.filter(pc.is_in(raw["op"], value_set=pa.array(sorted(ops))))
+        return pd.DataFrame(columns=[*REP_KEYS, *METRICS])
+    raw = raw.filter(pc.is_in(raw["op"], value_set=pa.array(ops)))
+    if raw.num_rows == 0:
+        return pd.DataFrame(columns=[*REP_KEYS, *METRICS])
     df = raw.select(["alternative", "launch", "test", "op", "size", "rep", "valid", "start_ns", "end_ns",
                      *COMPONENTS]).to_pandas()
+    for name in ("alternative", "op"):  # read as dictionaries: plain strings, so launches concatenate
+        df[name] = df[name].astype(str)
     df["total_ns"] = (df["end_ns"] - df["start_ns"]).astype(float)
     for c in COMPONENTS:
         df[c] = df[c].astype(float)
     df["overhead_ns"] = df["init_ns"] + df["test_ns"] + df["wait_ns"]
-    keys = ["alternative", "launch", "test", "op", "size", "rep"]
+    keys = list(REP_KEYS)
     # max over ranks; a rank without a blocking time (NaN) leaves the repetition without one
     agg = df.groupby(keys, sort=True, observed=True).agg(
         valid=("valid", "min"), overhead_ns=("overhead_ns", "max"),

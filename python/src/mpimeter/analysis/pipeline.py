@@ -12,12 +12,10 @@ from __future__ import annotations
 
 import math
 from dataclasses import replace
-from typing import Any, Literal, get_args
+from typing import Literal, get_args
 
 import numpy as np
 import pandas as pd
-import pyarrow as pa
-import pyarrow.compute as pc
 
 from mpimeter.analysis.diagnostics import row_warnings
 from mpimeter.analysis.launch_effects import launch_effect_warnings, launch_effects
@@ -26,7 +24,6 @@ from mpimeter.analysis.loading import AnalysisError, Campaign, LaunchInfo
 from mpimeter.analysis.results import AnalysisResult, AnalysisSettings, LaunchSummary, RankTest, Row
 from mpimeter.analysis.startspread import check_start_spread
 from mpimeter.analysis.warning_groups import group_warnings
-from mpimeter.io import runtimes as _runtimes
 from mpimeter.io.errors import AnalysisWarning
 from mpimeter.stats import across as _across
 from mpimeter.stats import hypothesis as _hyp
@@ -60,8 +57,8 @@ def analyze(
         raise AnalysisError(f"confidence must be between 0 and 1, got {confidence}")
     settings = AnalysisSettings(outlier, tukey_k, mpibench_a, drop_warmup, clock, confidence)
     warnings: list[AnalysisWarning] = list(campaign.warnings)
-    con = _runtimes.connect()
-    reps = _runtimes.repetition_times(campaign.raw, con)
+    reduced = campaign.reductions
+    reps = reduced.reps
     used_clock = {(li.alternative, li.index): _launch_clock(li, clock, warnings) for li in campaign.launches}
     bounds = _group_bounds((reps.alternative, reps.launch, reps.test))
     spread = check_start_spread(campaign, reps, bounds, used_clock)
@@ -101,15 +98,14 @@ def analyze(
         "op": pd.Categorical.from_codes(reps.op, categories=reps.ops),
         "size": reps.size, "rep": reps.rep, "run_time_ns": run, "valid": reps.valid,
         "category": pd.Categorical.from_codes(codes, categories=list(_reps.CATEGORY_NAMES)), "kept": kept})
-    rank_tests = _rank_tests(campaign, con)
-    con.close()
+    rank_tests = _rank_tests(campaign)
     warnings += row_warnings(campaign, rows, summaries, rank_tests)
     effects = launch_effects(campaign, rows)
     warnings += launch_effect_warnings(effects, campaign)
     if spread.warning is not None:
         warnings.append(spread.warning)
     note = _clock_note(campaign, used_clock) + (f"; {spread.note}" if spread.note else "")
-    nbc_reps = _nbc.per_repetition(campaign)
+    nbc_reps = reduced.nbc_reps
     return AnalysisResult(campaign, settings, tuple(rows), repetitions, tuple(rank_tests),
                           group_warnings(warnings), note, tuple(effects),
                           _nbc.nbc_rows(campaign, confidence, nbc_reps), nbc_reps)
@@ -209,21 +205,7 @@ def _ops_finishing_apart(campaign: Campaign) -> frozenset[str]:
                      if info.ranks_finish_apart)
 
 
-def _rank_launch_medians(raw: pa.Table, con: Any) -> pd.DataFrame:
-    """alternative, op, size, launch, rank, med: the median local duration (end − start) of
-    each rank's valid repetitions in each launch."""
-    con.register("raw_ranks", raw)
-    try:
-        return con.sql("""
-            SELECT alternative, op, size, launch, rank, median(end_ns - start_ns) AS med
-            FROM raw_ranks WHERE valid = 1 AND rank >= 0
-            GROUP BY alternative, op, size, launch, rank
-            ORDER BY alternative, op, size, launch, rank""").df()
-    finally:
-        con.unregister("raw_ranks")
-
-
-def _rank_tests(campaign: Campaign, con: Any) -> list[RankTest]:
+def _rank_tests(campaign: Campaign) -> list[RankTest]:
     """Do some ranks take longer than the others, launch after launch? (Hoefler & Belli 2015
     §4.2.1.) Friedman's test (``hypothesis.friedman``; the sign test for 2 ranks) on the
     per-launch median local duration of each rank, launches as blocks, Holm over all rows.
@@ -237,11 +219,10 @@ def _rank_tests(campaign: Campaign, con: Any) -> list[RankTest]:
     ranks finish apart by design (``_ops_finishing_apart``) are not tested, nor rows with fewer
     than 2 launches in which every rank has data. ``slowest_*`` and the median rank use each
     rank's median over launches of its launch medians."""
-    raw = campaign.raw
-    if raw.num_rows == 0 or pc.max(raw["rank"]).as_py() < 0:
+    df = campaign.reductions.rank_medians  # runtimes.rank_launch_medians, launch by launch
+    if df.empty:
         return []  # no per-rank rows (--raw reduced)
     apart = _ops_finishing_apart(campaign)
-    df = _rank_launch_medians(raw, con)
     alt, op, size = (df[c].to_numpy() for c in ("alternative", "op", "size"))
     launch, rank, med = df["launch"].to_numpy(), df["rank"].to_numpy(), df["med"].to_numpy(dtype=float)
     out = []

@@ -217,8 +217,9 @@ class AnalysisResult:
         self, *, alternative: str | None = None, op: str | None = None, size: int | None = None
     ) -> pd.DataFrame:
         """Local duration (end − start) per rank and repetition: alternative, launch, op, size,
-        rank, rep, duration_ns, valid. Computed on demand from the raw table."""
-        return _runtimes.rank_durations(self.campaign.raw, alternative=alternative, op=op, size=size)
+        rank, rep, duration_ns, valid. Computed on demand from the raw rows, read again launch by
+        launch (only those of ``alternative``)."""
+        return _runtimes.rank_durations(self.campaign.raw_of(alternative=alternative, op=op, size=size))
 
     def to_dict(self) -> dict[str, Any]:
         """The JSON of ``mpimeter analyze --format json`` (docs/FORMAT.md)."""

@@ -9,16 +9,19 @@ Anything else is refused with a message naming the folder.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Callable
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pyarrow as pa
 
 from mpimeter import SCHEMA_VERSION
 from mpimeter.io import siblings
 from mpimeter.io.errors import AnalysisWarning, InputError
 from mpimeter.io.jsonread import INT, STR, Fields, load_json
+from mpimeter.io.csvread import CacheWriter
 from mpimeter.io.launch import LaunchData, read_launch
 
 
@@ -33,9 +36,18 @@ class Layout:
 
 @dataclass(frozen=True)
 class LoadedLaunch:
+    """One launch as :func:`load` read it. With a ``reduce`` hook, ``data.raw`` is None and
+    ``reduced`` holds what the hook made of the raw rows."""
+
     alternative: str
     index: int
     data: LaunchData
+    reduced: Any = None
+
+
+# (alternative, launch index, the launch's raw rows with ``alternative`` and ``launch`` in front) →
+# what the caller keeps of them (see :func:`load`)
+Reducer = Callable[[str, int, LaunchData, pa.Table], Any]
 
 
 @dataclass(frozen=True)
@@ -136,10 +148,16 @@ def _index(folder: Path, position: int) -> int:
     return int(folder.name) if folder.name.isdigit() else position
 
 
-def load(path: str | Path, *, name: str | None = None, cache: bool = True, allow_mixed: bool = False) -> LoadedCampaign:
+def load(path: str | Path, *, name: str | None = None, cache: bool = True, allow_mixed: bool = False,
+         reduce: Reducer | None = None) -> LoadedCampaign:
     """Reads every launch of the folder at ``path``. ``name`` renames a single alternative;
     ``allow_mixed``: launches of one alternative that do not belong together (io.siblings) are a
-    warning instead of an error."""
+    warning instead of an error.
+
+    ``reduce`` streams the campaign: each launch's raw rows (checked, with ``alternative`` and
+    ``launch`` columns in front, see :func:`with_keys`) are handed to it as soon as the launch is
+    read, what it returns is kept in :attr:`LoadedLaunch.reduced` and the rows are dropped before
+    the next launch is read — so memory holds one launch's rows, not the campaign's."""
     root = Path(path)
     cj = read_campaign_json(root) if root.is_dir() and not (root / "meta.json").exists() else None
     layout = discover(root, cj)
@@ -154,36 +172,61 @@ def load(path: str | Path, *, name: str | None = None, cache: bool = True, allow
         for p, why in layout.skipped_folders
     ]
     launches = []
-    for alt, folders in layout.alternatives:
-        alt_name = name if name is not None and len(layout.alternatives) == 1 else alt
-        datas = [read_launch(folder, cache=cache) for folder in folders]
-        warnings += siblings.check_siblings(alt_name, [(d.folder, d.meta) for d in datas],
-                                            siblings.planned_seeds(root, cj, folders), allow_mixed=allow_mixed)
-        for pos, data in enumerate(datas):
-            warnings += data.warnings
-            launches.append(LoadedLaunch(alt_name, _index(data.folder, pos), data))
+    # the Parquet copies are written by one thread while the next launches are read and reduced;
+    # leaving the block waits for the last of them (the store refers to them)
+    with CacheWriter() as writer:
+        for alt, folders in layout.alternatives:
+            launches += _load_alternative(root, cj, alt if name is None or len(layout.alternatives) != 1 else name,
+                                          folders, cache, allow_mixed, reduce, writer, warnings)
     if name is not None and len(layout.alternatives) == 1:
         layout = Layout(layout.root, layout.kind, ((name, layout.alternatives[0][1]),), layout.skipped,
                         layout.skipped_folders)
     return LoadedCampaign(layout, tuple(launches), cj, tuple(warnings))
 
 
-def combined_raw(launches: tuple[LoadedLaunch, ...]) -> pa.Table:
-    """All launches' raw rows in one table with ``alternative`` and ``launch`` in front and
-    ``rgstart_ns``/``rgend_ns`` null where the launch had no re-synced clock."""
-    parts = []
-    for ll in launches:
-        t = ll.data.raw
-        n = t.num_rows
-        if "rgstart_ns" not in t.column_names:
-            t = t.append_column("rgstart_ns", pa.nulls(n, pa.int64())).append_column("rgend_ns", pa.nulls(n, pa.int64()))
-        t = t.add_column(0, "launch", pa.repeat(pa.scalar(ll.index, pa.int32()), n))
-        t = t.add_column(0, "alternative", pa.repeat(pa.scalar(ll.alternative, pa.string()), n))
-        parts.append(t)
+def _load_alternative(root: Path, cj: dict[str, Any] | None, alt_name: str, folders: tuple[Path, ...], cache: bool,
+                      allow_mixed: bool, reduce: Reducer | None, writer: CacheWriter,
+                      warnings: list[AnalysisWarning]) -> list[LoadedLaunch]:
+    read = []
+    for pos, folder in enumerate(folders):
+        data = read_launch(folder, cache=cache, writer=writer)
+        index = _index(data.folder, pos)
+        reduced = None
+        if reduce is not None:
+            reduced = reduce(alt_name, index, data, with_keys(data.raw, alt_name, index))
+            data = replace(data, raw=None)
+        read.append(LoadedLaunch(alt_name, index, data, reduced))
+    warnings += siblings.check_siblings(alt_name, [(ll.data.folder, ll.data.meta) for ll in read],
+                                        siblings.planned_seeds(root, cj, folders), allow_mixed=allow_mixed)
+    for ll in read:
+        warnings += ll.data.warnings
+    return read
+
+
+def with_keys(raw: pa.Table, alternative: str, index: int) -> pa.Table:
+    """One launch's raw rows with ``alternative`` and ``launch`` in front and
+    ``rgstart_ns``/``rgend_ns`` (null where the launch had no re-synced clock) at the end: the
+    layout of :func:`combined_raw`, whose reductions work on one launch or on many alike."""
+    n = raw.num_rows
+    if "rgstart_ns" not in raw.column_names:
+        raw = raw.append_column("rgstart_ns", pa.nulls(n, pa.int64())).append_column("rgend_ns", pa.nulls(n, pa.int64()))
+    raw = raw.add_column(0, "launch", pa.repeat(pa.scalar(index, pa.int32()), n))
+    alt = pa.DictionaryArray.from_arrays(pa.array(np.zeros(n, dtype=np.int32)), pa.array([alternative], pa.string()))
+    return raw.add_column(0, "alternative", alt)
+
+
+def combined_raw(parts: list[pa.Table], *, decode: bool = False) -> pa.Table:
+    """Launches' raw rows (each as :func:`with_keys` gives them) in one table; ``decode``: the
+    dictionary columns (alternative, op) as plain strings."""
     if not parts:
         return pa.table({})
     # one chunk per column: the reductions then read numpy views instead of copying ~50 chunks
-    return pa.concat_tables(parts).combine_chunks()
+    table = pa.concat_tables(parts).unify_dictionaries().combine_chunks()
+    if decode:
+        for i, field in enumerate(table.schema):
+            if pa.types.is_dictionary(field.type):
+                table = table.set_column(i, field.name, table[field.name].cast(field.type.value_type))
+    return table
 
 
 def combined_sync(launches: tuple[LoadedLaunch, ...]) -> pa.Table:

@@ -30,13 +30,13 @@ import pyarrow.compute as pc
 
 from mpimeter.io import clock as _clock
 from mpimeter.io import rowcheck
-from mpimeter.io.csvread import Column, CsvRead, read_csv
+from mpimeter.io.csvread import CacheWriter, Column, CsvRead, read_csv
 from mpimeter.io.errors import AnalysisWarning, InputError
 from mpimeter.io.meta import LaunchMeta, read_meta
 
 RAW_COLUMNS = (
     Column("test", pa.int32()),
-    Column("op", pa.string()),
+    Column("op", pa.dictionary(pa.int32(), pa.string())),
     Column("size", pa.int64()),
     Column("rank", pa.int32()),
     Column("rep", pa.int32()),
@@ -63,14 +63,16 @@ SYNC_COLUMNS = (
 class LaunchData:
     """One launch as read. ``raw`` has RAW_COLUMNS, plus ``rgstart_ns``/``rgend_ns`` when the
     global clock was recomputed from the re-syncs in sync.csv (``resynced``); ``resync_error``
-    says why it could not be when there were re-syncs."""
+    says why it could not be when there were re-syncs. ``raw`` is None once a reader that
+    streams launch by launch has reduced it (mpimeter.io.campaign.load's ``reduce``); every other
+    field stays."""
 
     folder: Path
     meta: LaunchMeta
     status: str  # effective status
     status_note: str
     finished_tests: tuple[int, ...]
-    raw: pa.Table
+    raw: pa.Table | None
     sync: pa.Table  # SYNC_COLUMNS
     syncs: int  # syncs with model rows in sync.csv (the initial one and the re-syncs)
     raw_rows: int
@@ -78,10 +80,7 @@ class LaunchData:
     has_global: bool  # raw.csv has gstart_ns/gend_ns
     resync_error: str | None = None
     resync_change_ns: float | None = None  # largest |recomputed − online| global time
-
-    @property
-    def resynced(self) -> bool:
-        return "rgstart_ns" in self.raw.column_names
+    resynced: bool = False  # raw has rgstart_ns/rgend_ns
 
 
 def _pid_alive(pid: int) -> bool:
@@ -154,11 +153,12 @@ def _read_sync(folder: Path, meta: LaunchMeta) -> tuple[pa.Table, list[AnalysisW
     return read.table, _truncated(path, read, meta, "the launch was probably killed during a clock sync")
 
 
-def _read_raw(folder: Path, meta: LaunchMeta, cache: bool) -> tuple[pa.Table, list[AnalysisWarning]]:
+def _read_raw(folder: Path, meta: LaunchMeta, cache: bool, writer: CacheWriter | None
+              ) -> tuple[pa.Table, list[AnalysisWarning]]:
     path = folder / "raw.csv"
     if not path.exists() and not meta.finished_tests:
         return pa.table({c.name: pa.array([], c.type) for c in RAW_COLUMNS}), []  # nothing written yet
-    read = read_csv(path, RAW_COLUMNS, cache=cache)
+    read = read_csv(path, RAW_COLUMNS, cache=cache, writer=writer)
     warnings = _truncated(path, read, meta, "the launch was probably killed while writing; its finished tests are "
                                             "still used")
     raw = read.table
@@ -169,12 +169,13 @@ def _read_raw(folder: Path, meta: LaunchMeta, cache: bool) -> tuple[pa.Table, li
     return raw, warnings
 
 
-def read_launch(folder: str | Path, *, cache: bool = True) -> LaunchData:
-    """Reads and checks one launch folder; raises :class:`InputError` for bad input."""
+def read_launch(folder: str | Path, *, cache: bool = True, writer: CacheWriter | None = None) -> LaunchData:
+    """Reads and checks one launch folder; raises :class:`InputError` for bad input. ``writer``:
+    where raw.csv's Parquet copy is written (mpimeter.io.csvread.read_csv)."""
     folder = Path(folder)
     meta = read_meta(folder / "meta.json")
     status, note = effective_status(meta)
-    raw, warnings = _read_raw(folder, meta, cache)
+    raw, warnings = _read_raw(folder, meta, cache, writer)
     sync, sync_warnings = _read_sync(folder, meta)
     warnings += sync_warnings
     finished = meta.finished_tests
@@ -206,4 +207,4 @@ def read_launch(folder: str | Path, *, cache: bool = True) -> LaunchData:
         else:
             raw = raw.append_column("rgstart_ns", rgs).append_column("rgend_ns", rge)
     return LaunchData(folder, meta, status, note, finished, raw, sync, syncs, raw_rows, tuple(warnings), has_global,
-                      resync_error, change)
+                      resync_error, change, "rgstart_ns" in raw.column_names)

@@ -6,18 +6,27 @@
   time of a repetition"); ``valid`` = all ranks valid; ``spread_ns`` = max − min ``gstart_ns``
   over ranks (how far apart the ranks started on the online global clock; NaN without global
   times or per-rank rows).
+- :func:`rank_launch_medians`: per (alternative, op, size, launch, rank) the median local
+  duration of the rank's valid repetitions (the input of the rank tests);
 - :func:`rank_durations`: local durations per rank and repetition, filtered.
+
+Each works on one launch's rows or on many launches' alike (mpimeter.io.campaign.with_keys): the
+analysis reduces a campaign launch by launch and keeps only these.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
+import warnings
+
 import duckdb
 import numpy as np
 import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
+
+from mpimeter.io.csvread import dictionary_codes
 
 def connect() -> duckdb.DuckDBPyConnection:
     """An in-memory DuckDB connection for the reductions below (one per analysis)."""
@@ -47,9 +56,34 @@ class RepetitionTimes:
         return int(self.rep.size)
 
 
-def _codes(col: pa.ChunkedArray) -> tuple[np.ndarray, list[str]]:
-    enc = pc.dictionary_encode(col).combine_chunks()
-    return enc.indices.to_numpy(zero_copy_only=False).astype(np.int32), enc.dictionary.to_pylist()
+def concat_repetition_times(parts: list[RepetitionTimes]) -> RepetitionTimes:
+    """Several launches' repetition times (each grouped as :func:`repetition_times` groups them)
+    as one, in the order given; the string codes are remapped to one list each."""
+    if len(parts) == 1:
+        return parts[0]
+    if not parts:
+        return repetition_times(pa.table({}))
+    alternatives: list[str] = []
+    ops: list[str] = []
+
+    def remap(codes: np.ndarray, names: list[str], into: list[str]) -> np.ndarray:
+        for n in names:
+            if n not in into:
+                into.append(n)
+        table = np.array([into.index(n) for n in names], dtype=np.int32)
+        return table[codes] if codes.size else codes.astype(np.int32)
+
+    alt = np.concatenate([remap(p.alternative, p.alternatives, alternatives) for p in parts])
+    op = np.concatenate([remap(p.op, p.ops, ops) for p in parts])
+
+    def cat(name: str) -> np.ndarray:
+        return np.concatenate([getattr(p, name) for p in parts])
+
+    return RepetitionTimes(alt, alternatives, cat("launch"), cat("test"), op, ops, cat("size"), cat("rep"),
+                           cat("online_ns"), cat("resync_ns"), cat("local_ns"), cat("valid"), cat("spread_ns"))
+
+
+_codes = dictionary_codes
 
 
 def _floats(col: pa.ChunkedArray) -> np.ndarray:
@@ -62,10 +96,14 @@ def _int_column(raw: pa.Table, name: str) -> np.ndarray | None:
     return col.to_numpy() if col.null_count == 0 else None
 
 
-def _rank_major(raw: pa.Table) -> RepetitionTimes | None:
+RANK_MEDIAN_COLUMNS = ("alternative", "op", "size", "launch", "rank", "med")
+
+
+def _rank_major(raw: pa.Table, *, medians: bool = False) -> tuple[RepetitionTimes, pd.DataFrame | None] | None:
     """Fast path for the layout mpimeter-bench writes: per (launch, test) one block of rows,
     rank-major (all repetitions 0 … n−1 of the first rank, then the next rank …). Reduces each
-    block as a (ranks × reps) matrix. None when the table is laid out otherwise."""
+    block as a (ranks × reps) matrix; with ``medians`` also each rank's median local duration of
+    its valid repetitions (:func:`rank_launch_medians`). None when the table is laid out otherwise."""
     alt, alts = _codes(raw["alternative"])
     launch, test = raw["launch"].to_numpy(), raw["test"].to_numpy()
     rank, rep = raw["rank"].to_numpy(), raw["rep"].to_numpy()
@@ -91,6 +129,7 @@ def _rank_major(raw: pa.Table) -> RepetitionTimes | None:
     size = raw["size"].to_numpy()
     valid = raw["valid"].to_numpy()
     nan = None
+    med_parts: list[tuple[int, int, np.ndarray, np.ndarray]] = []  # (first row, ranks, rank ids, medians)
     for lo, hi in zip(starts.tolist(), ends.tolist()):
         r = rep[lo:hi]
         nrep = int(r.max()) + 1
@@ -115,16 +154,47 @@ def _rank_major(raw: pa.Table) -> RepetitionTimes | None:
                 parts[key].append((ge[lo:hi].reshape(p, nrep).max(0) - gs[lo:hi].reshape(p, nrep).min(0)).astype(float))
             else:
                 parts[key].append(nan)
-        parts["local"].append((end[lo:hi] - start[lo:hi]).reshape(p, nrep).max(0).astype(float))
-        parts["valid"].append(valid[lo:hi].reshape(p, nrep).min(0) == 1)
+        local = (end[lo:hi] - start[lo:hi]).reshape(p, nrep)
+        parts["local"].append(local.max(0).astype(float))
+        ok = valid[lo:hi].reshape(p, nrep) == 1
+        parts["valid"].append(ok.all(0))
+        if medians and rk[0, 0] >= 0:
+            with np.errstate(all="ignore"), warnings.catch_warnings():
+                warnings.simplefilter("ignore", RuntimeWarning)  # a rank without valid repetitions: NaN, dropped
+                med = np.nanmedian(np.where(ok, local, np.nan), axis=1)
+            med_parts.append((lo, p, rk[:, 0], med))
         if ("gstart_ns", "gend_ns") in glob and rk[0, 0] >= 0:
             gs = glob[("gstart_ns", "gend_ns")][0][lo:hi].reshape(p, nrep)
             parts["spread"].append((gs.max(0) - gs.min(0)).astype(float))
         else:
             parts["spread"].append(nan)
     cat = {k: np.concatenate(v) for k, v in parts.items()}
-    return RepetitionTimes(cat["alt"], alts, cat["launch"], cat["test"], cat["op"], ops, cat["size"], cat["rep"],
+    reps = RepetitionTimes(cat["alt"], alts, cat["launch"], cat["test"], cat["op"], ops, cat["size"], cat["rep"],
                            cat["online"], cat["resync"], cat["local"], cat["valid"], cat["spread"])
+    if not medians:
+        return reps, None
+    return reps, _median_frame(med_parts, alt, alts, op_codes, ops, size, launch)
+
+
+def _median_frame(med_parts: list, alt: np.ndarray, alts: list[str], op_codes: np.ndarray, ops: list[str],
+                  size: np.ndarray, launch: np.ndarray) -> pd.DataFrame:
+    """The rank medians of the blocks, in the order and types of the SQL of rank_launch_medians."""
+    if not med_parts:
+        return pd.DataFrame({c: [] for c in RANK_MEDIAN_COLUMNS})
+    firsts = np.concatenate([np.full(p, lo) for lo, p, _, _ in med_parts])
+    df = pd.DataFrame({
+        "alternative": np.asarray(alts, dtype=object)[alt[firsts]],
+        "op": np.asarray(ops, dtype=object)[op_codes[firsts]],
+        "size": size[firsts].astype(np.int64),
+        "launch": launch[firsts].astype(np.int32),
+        "rank": np.concatenate([r for _, _, r, _ in med_parts]).astype(np.int32),
+        "med": np.concatenate([m for _, _, _, m in med_parts]),
+    })
+    df = df[np.isfinite(df["med"].to_numpy())]
+    # several tests of one (op, size) in a launch: the median over all their valid repetitions
+    if df.duplicated(["alternative", "op", "size", "launch", "rank"]).any():
+        return None  # type: ignore[return-value]  # the caller falls back to SQL
+    return df.sort_values(["alternative", "op", "size", "launch", "rank"], kind="stable").reset_index(drop=True)
 
 
 def repetition_times(raw: pa.Table, con: duckdb.DuckDBPyConnection | None = None, *,
@@ -138,7 +208,7 @@ def repetition_times(raw: pa.Table, con: duckdb.DuckDBPyConnection | None = None
     if fast:
         quick = _rank_major(raw)
         if quick is not None:
-            return quick
+            return quick[0]
     own = con is None
     con = connect() if own else con
     con.register("raw", raw)
@@ -164,6 +234,40 @@ def repetition_times(raw: pa.Table, con: duckdb.DuckDBPyConnection | None = None
         alt, alts, t["launch"].to_numpy(), t["test"].to_numpy(), op, ops, t["size"].to_numpy(), t["rep"].to_numpy(),
         _floats(t["online_ns"]), _floats(t["resync_ns"]), _floats(t["local_ns"]), t["valid"].to_numpy() == 1,
         _floats(t["spread_ns"]))
+
+
+def _rank_medians_sql(raw: pa.Table, con: duckdb.DuckDBPyConnection | None) -> pd.DataFrame:
+    own = con is None
+    con = connect() if own else con
+    con.register("raw_ranks", raw)
+    try:
+        return con.sql("""
+            SELECT alternative, op, size, launch, rank, median(end_ns - start_ns) AS med
+            FROM raw_ranks WHERE valid = 1 AND rank >= 0
+            GROUP BY alternative, op, size, launch, rank
+            ORDER BY alternative, op, size, launch, rank""").df()
+    finally:
+        con.unregister("raw_ranks")
+        if own:
+            con.close()
+
+
+def rank_launch_medians(raw: pa.Table, con: duckdb.DuckDBPyConnection | None = None) -> pd.DataFrame:
+    """alternative, op, size, launch, rank, med: the median local duration (end − start) of each
+    rank's valid repetitions in each launch (no rows for --raw reduced launches)."""
+    return reduce_raw(raw, con)[1]
+
+
+def reduce_raw(raw: pa.Table, con: duckdb.DuckDBPyConnection | None = None
+               ) -> tuple[RepetitionTimes, pd.DataFrame]:
+    """:func:`repetition_times` and :func:`rank_launch_medians` in one pass over the rows."""
+    if raw.num_rows == 0:
+        return repetition_times(raw), pd.DataFrame({c: [] for c in RANK_MEDIAN_COLUMNS})
+    quick = _rank_major(raw, medians=True)
+    if quick is not None and quick[1] is not None:
+        return quick
+    reps = quick[0] if quick is not None else repetition_times(raw, con, fast=False)
+    return reps, _rank_medians_sql(raw, con)
 
 
 def rank_durations(

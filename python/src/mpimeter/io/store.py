@@ -1,6 +1,8 @@
 """campaign.duckdb: the queryable store of one campaign, or of several together.
 
-Tables and views (rewritten on every load, so the store follows the data):
+Tables and views (rewritten when a load finds the data changed — a launch added, re-read or
+analyzed with another clock — and left alone otherwise: ``store_info.fingerprint`` records what
+they were made from):
 
 - ``launches``: campaign, alternative, launch, folder, status, clock, nprocs, mpi_library,
   meta (the whole meta.json as JSON text);
@@ -18,6 +20,7 @@ gives a warning, never an error.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 from collections.abc import Sequence
@@ -48,11 +51,49 @@ def _sql_str(s: str) -> str:
     return "'" + s.replace("'", "''") + "'"
 
 
+def _stat(path: Path) -> list[int] | None:
+    try:
+        st = path.stat()
+    except OSError:
+        return None
+    return [st.st_mtime_ns, st.st_size]
+
+
+def fingerprint(launches: Sequence[StoredLaunch]) -> str:
+    """What the store's contents follow from: each launch's identity, status and clock, and the
+    size and time of its meta.json, sync.csv and Parquet copy."""
+    facts = [[ln.campaign, ln.alternative, ln.launch, str(ln.folder.resolve()), ln.status, ln.clock,
+              *(_stat(ln.folder / name) for name in ("meta.json", "sync.csv", "raw.parquet"))] for ln in launches]
+    return hashlib.sha256(json.dumps(facts).encode()).hexdigest()
+
+
+def _stored_fingerprint(db_path: Path) -> str | None:
+    import duckdb
+
+    if not db_path.is_file():
+        return None
+    try:
+        con = duckdb.connect(str(db_path), read_only=True)
+    except (duckdb.Error, OSError):
+        return None
+    try:
+        row = con.execute("SELECT fingerprint FROM store_info").fetchone()
+    except duckdb.Error:
+        return None  # a store of an older mpimeter: rewritten
+    finally:
+        con.close()
+    return None if row is None else row[0]
+
+
 def write_store(db_path: str | Path, launches: Sequence[StoredLaunch]) -> AnalysisWarning | None:
-    """(Re)writes the store at ``db_path``; returns a warning instead of raising."""
+    """(Re)writes the store at ``db_path`` unless it was made from the same data already
+    (:func:`fingerprint`); returns a warning instead of raising."""
     import duckdb
 
     db_path = Path(db_path)
+    made_from = fingerprint(launches)
+    if _stored_fingerprint(db_path) == made_from:
+        return None
     try:
         con = duckdb.connect(str(db_path))
     except (duckdb.Error, OSError) as exc:
@@ -70,6 +111,7 @@ def write_store(db_path: str | Path, launches: Sequence[StoredLaunch]) -> Analys
         con.execute("DROP TABLE IF EXISTS raw")
         con.execute("DROP TABLE IF EXISTS launches")
         con.execute("DROP TABLE IF EXISTS sync")
+        con.execute("DROP TABLE IF EXISTS store_info")
         con.execute(
             "CREATE TABLE launches (campaign VARCHAR, alternative VARCHAR, launch INTEGER, folder VARCHAR,"
             " status VARCHAR, clock VARCHAR, nprocs INTEGER, mpi_library VARCHAR, meta JSON)"
@@ -101,6 +143,8 @@ def write_store(db_path: str | Path, launches: Sequence[StoredLaunch]) -> Analys
         if syncs:
             sync_all = pa.concat_tables(syncs)  # noqa: F841  (read by duckdb by name)
             con.execute("CREATE TABLE sync AS SELECT * FROM sync_all")
+        con.execute("CREATE TABLE store_info (fingerprint VARCHAR)")
+        con.execute("INSERT INTO store_info VALUES (?)", [made_from])
         con.execute("COMMIT")
     except (duckdb.Error, OSError) as exc:
         try:
