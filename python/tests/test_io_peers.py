@@ -129,9 +129,9 @@ def replace(path: Path, tmp_path: Path, old: str, new: str) -> Path:
 
 
 @pytest.mark.parametrize("tool,path,match,line", [
-    ("imb", OSU_FULL, "is OSU output, not IMB's", 1),
+    ("imb", OSU_FULL, "is OSU output, not IMB's", 2),  # OSU's title follows an empty line
     ("osu", IMB, "is IMB output, not OSU's", 1),
-    ("reprompi", OSU_LAT, "is OSU output, not ReproMPI's", 1),
+    ("reprompi", OSU_LAT, "is OSU output, not ReproMPI's", 2),
     ("imb", PEERS / "README.md", "an unknown format", 1),
 ])
 def test_another_tools_file_or_an_unknown_format_is_refused(tool, path, match, line):

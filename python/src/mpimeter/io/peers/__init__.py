@@ -32,10 +32,11 @@ def read_peer(tool: str, path: str | Path, *, nprocs: int | None = None) -> Peer
     module = TOOLS[tool]
     lines = Lines(Path(path), module.LABEL)
     found = identify(lines)
+    top = next((i for i in range(len(lines)) if lines[i].strip()), 0)  # the first line with text
     if found is None:
-        raise lines.fail(0, f"is not {module.LABEL} output, nor IMB, OSU or ReproMPI output (an unknown format)")
+        raise lines.fail(top, f"is not {module.LABEL} output, nor IMB, OSU or ReproMPI output (an unknown format)")
     if found != tool:
-        raise lines.fail(0, f"is {TOOLS[found].LABEL} output, not {module.LABEL}'s: one import reads one tool's "
+        raise lines.fail(top, f"is {TOOLS[found].LABEL} output, not {module.LABEL}'s: one import reads one tool's "
                             f"outputs (mpimeter import {found} …)")
     if tool == "osu":
         run = osu.parse(lines, nprocs=nprocs)

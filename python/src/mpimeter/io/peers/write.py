@@ -31,6 +31,12 @@ RAW_HEADER = "test,op,size,rank,rep,start_ns,end_ns,valid,gstart_ns,gend_ns,init
 def check_runs(runs: list[PeerRun]) -> None:
     """Runs of one import belong together: one number of ranks, and no test twice in a run."""
     first = runs[0]
+    seen_files: dict[str, PeerRun] = {}
+    for run in runs:
+        if run.sha256 in seen_files:
+            raise InputError(run.path, f"has the same content as {seen_files[run.sha256].path}: one run imported twice "
+                                       "would count as two launches")
+        seen_files[run.sha256] = run
     for run in runs[1:]:
         if run.nprocs != first.nprocs:
             raise InputError(run.path, f"ran on {run.nprocs} ranks, {first.path.name} on {first.nprocs}: the launches "
