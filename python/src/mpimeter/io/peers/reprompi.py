@@ -112,7 +112,22 @@ def _line_of(lines: Lines, key: str) -> int:
     return next((i for i in range(len(lines)) if lines[i].startswith(f"#@{key}=")), 0)
 
 
-def _size(name: str, text: str, column: str, width: int, lines: Lines, index: int) -> int:
+def _table_rows(lines: Lines, header: int, width: int) -> tuple[list[tuple[int, list[str]]], int]:
+    """The rows after the column header at ``header`` up to the first '#' line: (line index,
+    fields) each with ``width`` fields; and the index where the table ends."""
+    rows = []
+    j = header + 1
+    while j < len(lines) and not lines[j].startswith("#"):
+        fields = lines[j].split()
+        if fields:
+            if len(fields) != width:
+                raise lines.fail(j, f"a row has {len(fields)} fields, the header {width}: a truncated or garbled table")
+            rows.append((j, fields))
+        j += 1
+    return rows, j
+
+
+def _size(text: str, column: str, width: int, lines: Lines, index: int) -> int:
     value = whole(text, lines, index, column)
     return value if column == "msize_bytes" else value * width
 
@@ -126,27 +141,19 @@ def _measurements(lines: Lines, i: int, columns: list[str], nrep: int, width: in
     rows: list[tuple[int, bool]] = []
     first = None
     key = None
-    j = i + 1
-    while j < len(lines) and not lines[j].startswith("#"):
-        fields = lines[j].split()
-        if not fields:
-            j += 1
-            continue
-        if len(fields) != len(columns):
-            raise lines.fail(j, f"a row has {len(fields)} fields, the header {len(columns)}: a truncated or garbled "
-                                "table")
-        name, rep = fields[0], whole(fields[1], lines, j, "nrep")
-        size = _size(name, fields[2], columns[2], width, lines, j)
+    table, j = _table_rows(lines, i, len(columns))
+    for k, fields in table:
+        name, rep = fields[0], whole(fields[1], lines, k, "nrep")
+        size = _size(fields[2], columns[2], width, lines, k)
         if rep == 0:
             if key is not None:
                 tests.append(_test(lines, first, key, rows, nrep))
-            key, first, rows = (name, size), j, []
+            key, first, rows = (name, size), k, []
         elif key != (name, size) or rep != len(rows):
-            raise lines.fail(j, f"expected repetition {len(rows)} of {key[0] if key else '?'}, found {name} {rep}: "
+            raise lines.fail(k, f"expected repetition {len(rows)} of {key[0] if key else '?'}, found {name} {rep}: "
                                 "rows out of order or missing")
-        code = whole(fields[3], lines, j, "errorcode") if window else 0
-        rows.append((decimal_ns(fields[-1], 10**9, lines, j, "runtime_sec"), code == 0))
-        j += 1
+        code = whole(fields[3], lines, k, "errorcode") if window else 0
+        rows.append((decimal_ns(fields[-1], 10**9, lines, k, "runtime_sec"), code == 0))
     if key is None:
         raise lines.fail(min(j, len(lines) - 1), "the ReproMPI table has no rows")
     tests.append(_test(lines, first, key, rows, nrep))
@@ -171,26 +178,18 @@ def _summaries(lines: Lines, i: int, columns: list[str], width: int) -> tuple[li
                             f"{', '.join(s + '_sec' for s in _SUMMARY)})")
     headline = "median" if "median" in stats else stats[0]
     tests = []
-    j = i + 1
-    while j < len(lines) and not lines[j].startswith("#"):
-        fields = lines[j].split()
-        if not fields:
-            j += 1
-            continue
-        if len(fields) != len(columns):
-            raise lines.fail(j, f"a row has {len(fields)} fields, the header {len(columns)}: a truncated or garbled "
-                                "table")
+    table, j = _table_rows(lines, i, len(columns))
+    for k, fields in table:
         name = fields[0]
-        size = _size(name, fields[1], columns[1], width, lines, j)
-        total = whole(fields[2], lines, j, "total_nrep", minimum=1)
-        valid = whole(fields[3], lines, j, "valid_nrep")
+        size = _size(fields[1], columns[1], width, lines, k)
+        total = whole(fields[2], lines, k, "total_nrep", minimum=1)
+        valid = whole(fields[3], lines, k, "valid_nrep")
         if valid > total:
-            raise lines.fail(j, f"valid_nrep {valid} exceeds total_nrep {total}")
-        aggregates = {s: decimal_ns(v, 10**9, lines, j, f"{s}_sec") for s, v in zip(stats, fields[4:])}
-        tests.append(PeerTest(name=name, op=OPS.get(name, f"{TOOL}:{name}"), size=size, line=j + 1, repetitions=total,
+            raise lines.fail(k, f"valid_nrep {valid} exceeds total_nrep {total}")
+        aggregates = {s: decimal_ns(v, 10**9, lines, k, f"{s}_sec") for s, v in zip(stats, fields[4:])}
+        tests.append(PeerTest(name=name, op=OPS.get(name, f"{TOOL}:{name}"), size=size, line=k + 1, repetitions=total,
                               run_times_ns=(aggregates[headline],), valid=(valid > 0,), headline=headline,
                               aggregates_ns=aggregates, valid_repetitions=valid))
-        j += 1
     if not tests:
         raise lines.fail(min(j, len(lines) - 1), "the ReproMPI summary has no rows")
     return tests, j
