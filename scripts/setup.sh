@@ -38,7 +38,8 @@ if [ "${MM_WITH_SIMGRID:-0}" = 1 ] && ! command -v smpicc >/dev/null 2>&1; then
   fi
 fi
 
-# The Python half: a venv with the package (editable) and its pinned dependencies.
+# The Python half: a venv with the package (editable), its pinned dependencies, the test tools
+# and ReFrame (the optional extra that mpimeter.reframe_checks needs; its test is in make test).
 stamp=.venv/.mpimeter-installed
 if [ ! -x .venv/bin/python ]; then
   python3 -m venv .venv
@@ -46,6 +47,6 @@ fi
 if [ ! -f "$stamp" ] || [ python/pyproject.toml -nt "$stamp" ]; then
   echo "setup: installing the Python package into .venv"
   .venv/bin/pip install -q --upgrade pip >/dev/null
-  .venv/bin/pip install -q -e 'python[test]'
+  .venv/bin/pip install -q -e 'python[test,reframe]'
   touch "$stamp"
 fi

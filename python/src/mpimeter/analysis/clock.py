@@ -19,6 +19,9 @@ def choose_clock(data: LaunchData) -> tuple[str, str, list[AnalysisWarning]]:
     """(clock, the reason in words, warnings) for ``--clock auto``."""
     meta = data.meta
     cs, ps = meta.clock_sync.method, meta.proc_sync.method
+    if meta.origin is not None:  # imported: the tool computed the run times on its own clock
+        clock = "global-online" if data.has_global else "local"
+        return clock, f"as {meta.origin.label} computed it: {meta.origin.run_time}", []
     # the binary writes global times exactly when the launch had a global clock (a clock sync,
     # or a process sync that starts repetitions on one): their presence is the fact to go by
     if not data.has_global:

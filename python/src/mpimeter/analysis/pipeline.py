@@ -19,6 +19,7 @@ import pandas as pd
 
 from mpimeter.analysis.diagnostics import row_warnings
 from mpimeter.analysis.launch_effects import launch_effect_warnings, launch_effects
+from mpimeter.analysis import imported as _imported
 from mpimeter.analysis import nbc as _nbc
 from mpimeter.analysis.loading import AnalysisError, Campaign, LaunchInfo
 from mpimeter.analysis.results import AnalysisResult, AnalysisSettings, LaunchSummary, RankTest, Row
@@ -104,7 +105,7 @@ def analyze(
     warnings += launch_effect_warnings(effects, campaign)
     if spread.warning is not None:
         warnings.append(spread.warning)
-    note = _clock_note(campaign, used_clock) + (f"; {spread.note}" if spread.note else "")
+    note = _clock_note(campaign, used_clock) + _imported.clock_note(campaign) + (f"; {spread.note}" if spread.note else "")
     nbc_reps = reduced.nbc_reps
     return AnalysisResult(campaign, settings, tuple(rows), repetitions, tuple(rank_tests),
                           group_warnings(warnings), note, tuple(effects),
@@ -146,6 +147,9 @@ def _group_bounds(keys: tuple[np.ndarray, ...]) -> list[tuple[int, int]]:
 
 
 def _launch_clock(li: LaunchInfo, clock: str, warnings: list[AnalysisWarning]) -> str:
+    imported = _imported.launch_clock(li, clock, warnings)  # an imported launch keeps the tool's clock
+    if imported is not None:
+        return imported
     if clock == "auto":
         return li.clock
     if clock == "local":

@@ -11,7 +11,7 @@ from mpimeter.cli.benchparams import DescribedCommand
 COMMANDS = [
     "run", "reproducibility",
     "analyze", "compare", "gate",
-    "fingerprint", "report",
+    "fingerprint", "report", "imports", "schemes",
     "sync_check",
 ]
 

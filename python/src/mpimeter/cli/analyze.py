@@ -24,6 +24,7 @@ from rich.table import Table
 from rich.text import Text
 
 from mpimeter import analysis
+from mpimeter.analysis.schemes import NAMES as SCHEME_NAMES
 from mpimeter.cli.output import (EXIT_BAD_INPUT, clean, console, fail, os_error_text, output_failed, terminal_text,
                                  write_csv, write_json)
 from mpimeter.units import format_ns, format_rate, format_size
@@ -296,7 +297,10 @@ def no_data_message(paths: Sequence[str], res: analysis.AnalysisResult) -> str:
 @click.argument("paths", nargs=-1, required=True, type=click.Path())
 @analysis_options
 @click.option("--per-launch", is_flag=True, help="Also show the summary of every launch (table format).")
-def command(paths: tuple[str, ...], fmt: str, per_launch: bool, **kw: Any) -> None:
+@click.option("--scheme", type=click.Choice(SCHEME_NAMES), default="ours", show_default=True,
+              help="Whose processing scheme: ours, or another benchmark's (Hunold & Carpen-Amarie 2016, Table 4; "
+                   "mpimeter schemes compares them all).")
+def command(paths: tuple[str, ...], fmt: str, per_launch: bool, scheme: str, **kw: Any) -> None:
     """Statistics of a campaign (or launch) folder: one row per (op, size) and alternative.
 
     Per launch: invalid repetitions dropped, outliers filtered, median and mean; across
@@ -306,7 +310,12 @@ def command(paths: tuple[str, ...], fmt: str, per_launch: bool, **kw: Any) -> No
     (nothing to analyze: the message says what the launches' status was).
     """
 
+    from mpimeter.cli import schemes as _schemes  # it builds on this module
+    _schemes.check_scheme_options(click.get_current_context(), scheme)
+
     def body() -> int:
+        if scheme != "ours":
+            return _schemes.scheme_analysis(paths, kw, scheme, fmt)
         res = analyze_together(paths, kw)
         if not res.rows:
             raise analysis.AnalysisError(no_data_message(paths, res))

@@ -1,7 +1,7 @@
 """meta.json (docs/FORMAT.md) as one frozen record, :class:`LaunchMeta`: the launch facts every
 other module uses, typed, so that no module indexes the raw document.
 
-Schema versions 1 and 2 are read (:data:`META_VERSIONS`); what version 1 lacks gets a neutral
+Schema versions 1 to 4 are read (:data:`META_VERSIONS`); what version 1 lacks gets a neutral
 value: no ``operations`` (an empty mapping: nothing is known to finish apart), no
 ``late_wakeup`` counts (0), no ``start_tolerance_ns`` (None: the analysis derives one, see
 FORMAT.md "run time of a repetition"), no test ``error`` (None), no ``cpus_seen`` (empty),
@@ -25,10 +25,11 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import Any
 
+from mpimeter.io import origin as _origin
 from mpimeter.io.errors import InputError
 from mpimeter.io.jsonread import BOOL, INT, NAT, NUM, STR, Fields, load_json
 
-META_VERSIONS = (1, 2, 3)
+META_VERSIONS = (1, 2, 3, 4)  # 4: version 3 plus ``origin`` (imported launches, mpimeter.io.origin)
 STATUSES = ("running", "complete", "incomplete", "failed")
 TEST_STATUSES = ("complete", "failed", "pending", "running")
 RAW_MODES = ("full", "reduced")
@@ -310,6 +311,7 @@ class LaunchMeta:
     wall_end: str | None = None
     conditions: tuple[Condition, ...] = ()
     document: Mapping[str, Any] = field(default_factory=_empty, compare=False, repr=False)
+    origin: _origin.Origin | None = None  # schema 4: imported from another benchmark's output (None: measured)
 
     @property
     def finished_tests(self) -> tuple[int, ...]:
@@ -361,10 +363,11 @@ def parse_meta(document: Any, path: Path) -> LaunchMeta:
     if nprocs < 1:
         raise f.fail("nprocs", f"is {nprocs}; it must be at least 1")
     clock_sync = _clock_sync(f.obj("clock_sync"))
+    tests, config = _tests(f), _config(f.obj("config"))
     meta = LaunchMeta(
         path=path, schema_version=version, status=f.need("status", STR, choices=STATUSES), nprocs=nprocs,
-        tests=_tests(f), tool=_tool(f.obj("tool")), pid=f.get("pid", INT), host_of_rank0=f.get("host_of_rank0", STR),
-        argv=f.items("argv", STR), config=_config(f.obj("config")), operations=_operations(f.obj("operations")),
+        tests=tests, tool=_tool(f.obj("tool")), pid=f.get("pid", INT), host_of_rank0=f.get("host_of_rank0", STR),
+        argv=f.items("argv", STR), config=config, operations=_operations(f.obj("operations")),
         mpi=_mpi(f.obj("mpi")), build=_build(f.obj("build")), system=_system(f.obj("system")),
         ranks=_ranks(f, nprocs), cacheline_probes=_probes(f.obj("probes")),
         empty_region_ns=_empty_region(f.obj("probes")), pingpong_pair=_pingpong_pair(f.obj("probes")),
@@ -372,7 +375,8 @@ def parse_meta(document: Any, path: Path) -> LaunchMeta:
         clock_sync=clock_sync, proc_sync=_proc_sync(f.obj("proc_sync")),
         launch_epoch_local_ns_rank0=f.get("launch_epoch_local_ns_rank0", INT),
         wall_start=f.get("wall_start", STR), wall_end=f.get("wall_end", STR),
-        conditions=_conditions(f, version), document=document)
+        conditions=_conditions(f, version), document=document,
+        origin=_origin.parse_origin(f, version, tests, config.raw))
     return meta
 
 

@@ -1,0 +1,239 @@
+"""The processing schemes of other benchmarks (``mpimeter.stats.schemes``; Hunold & Carpen-Amarie
+2016, Table 4) on a campaign, launch by launch, beside mpimeter's own: how much the choice of
+scheme moves the number users quote.
+
+Each launch is read on its own (``mpimeter.io.launch.read_launch``: one launch's raw rows at a
+time, never the whole campaign's), and each of its tests gives what it can:
+
+- per-rank rows (``--raw full``): every scheme;
+- one row per repetition holding the maximum over ranks of the local run times (``--raw
+  reduced``, ReproMPI ``--runtime-type=local``): the schemes on that maximum (``skampi``,
+  ``mpiblib``) and ours; not those that need each rank's times;
+- one row per repetition holding a global run time (ReproMPI ``--runtime-type=global``): ours
+  only (the peers' schemes are defined on local times);
+- imported aggregates (IMB, OSU, ReproMPI ``--summary``): the schemes whose numbers the tool
+  printed (IMB's t_min/t_max/t_avg are OSU's min/max/avg of the same per-rank means, and the
+  reverse; ReproMPI's mean/min/max of the maxima are PS2's), nothing else.
+
+Repetitions that are invalid on some rank (``valid`` = 0: a missed window, a late start) are
+dropped first: they did not time the operation alone. Ping-pongs (``round_trip``) are halved
+as everywhere (one-way latency); imported aggregates are already what the tool printed.
+
+Across launches (the unit of replication, §4.2), a scheme's headline of each launch → their
+median with Le Boudec's interval; the scheme's other numbers → their medians over launches.
+``ours`` is the analysis itself (``mpimeter.analysis.analyze``: median of per-launch medians
+after the outlier filter, on the launch's clock).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from mpimeter.analysis.loading import Campaign
+from mpimeter.analysis.results import AnalysisResult
+from mpimeter.io.errors import AnalysisWarning
+from mpimeter.io.launch import LaunchData, read_launch
+from mpimeter.stats import intervals
+from mpimeter.stats import schemes as _s
+
+
+@dataclass(frozen=True)
+class Scheme:
+    name: str
+    tools: str  # who uses it
+    table: str  # Hunold & Carpen-Amarie 2016, Table 4
+    headline: str  # what its first number is
+    stats: tuple[str, ...]  # the numbers it prints
+
+
+SCHEMES: dict[str, Scheme] = {s.name: s for s in (
+    Scheme("ours", "mpimeter", "§5.1, Algorithm 3",
+           "median of per-launch medians (outliers filtered per launch; global clock when there is one)",
+           ("median",)),
+    Scheme("skampi", "SKaMPI", "PS1", "mean of the central half of the sorted maxima over ranks", ("mean", "stdev")),
+    Scheme("mpiblib", "MPIBlib, mpicoscope, NBCBench", "PS2", "mean of the maxima over ranks", ("mean", "min", "max")),
+    Scheme("osu", "OSU Micro-Benchmarks", "PS3", "mean over ranks of each rank's mean (avg)", ("avg", "min", "max")),
+    Scheme("mpibench", "MPIBench", "PS5", "mean of all ranks' times after dropping those above 2·t99",
+           ("avg", "min", "max")),
+    Scheme("imb", "Intel MPI Benchmarks, Phloem", "PS6", "maximum over ranks of each rank's mean (t_max)",
+           ("t_max", "t_min", "t_avg")),
+)}
+NAMES = tuple(SCHEMES)
+_ON_MAX: dict[str, Callable[[np.ndarray], _s.SchemeValue]] = {"skampi": _s.skampi, "mpiblib": _s.mpiblib}
+_ON_RANKS: dict[str, Callable[[np.ndarray], _s.SchemeValue]] = {"osu": _s.osu, "mpibench": _s.mpibench,
+                                                                  "imb": _s.imb}
+
+
+@dataclass(frozen=True)
+class LaunchValue:
+    """One scheme on one test of one launch: its value, or why it cannot be computed."""
+
+    launch: int
+    value: _s.SchemeValue | None
+    why: str | None = None
+
+
+@dataclass(frozen=True)
+class SchemeRow:
+    """One scheme on one (alternative, op, size) across launches. Times in ns."""
+
+    alternative: str
+    op: str
+    size: int
+    scheme: str
+    launches: int
+    headline_ns: float | None  # median over launches of the per-launch headlines (None: not computable)
+    ci_low_ns: float | None
+    ci_high_ns: float | None
+    stats_ns: dict[str, float] = field(default_factory=dict)  # medians over launches
+    per_launch_ns: tuple[float, ...] = ()
+    removed: int = 0  # values the scheme's own filter dropped, all launches
+    why: str | None = None  # why it cannot be computed
+    one_way: bool = False
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"alternative": self.alternative, "op": self.op, "size": self.size, "scheme": self.scheme,
+                "launches": self.launches, "headline_ns": self.headline_ns, "ci_low_ns": self.ci_low_ns,
+                "ci_high_ns": self.ci_high_ns, "stats_ns": self.stats_ns, "per_launch_ns": list(self.per_launch_ns),
+                "removed": self.removed, "not_computable": self.why, "one_way": self.one_way}
+
+
+def _aggregate_value(scheme: str, data: LaunchData, test: int) -> LaunchValue | str:
+    """A scheme's numbers from an imported aggregate, when the tool printed them."""
+    o = data.meta.origin
+    ot = o.test(test)
+    agg = {k: float(v) for k, v in ot.aggregates_ns.items()}
+    if o.tool in ("imb", "osu") and not (o.tool == "imb" and "t" in agg):
+        ranks = ({"min": agg.get("t_min"), "max": agg.get("t_max"), "avg": agg.get("t_avg")} if o.tool == "imb"
+                 else {"min": agg.get("min"), "max": agg.get("max"), "avg": agg.get("avg")})
+        if scheme == "osu" and ranks["avg"] is not None:
+            stats = {k: v for k, v in ranks.items() if v is not None}
+            return LaunchValue(0, _s.SchemeValue(ranks["avg"], stats))
+        if scheme == "imb" and None not in ranks.values():
+            return LaunchValue(0, _s.SchemeValue(ranks["max"], {"t_max": ranks["max"], "t_min": ranks["min"],
+                                                                "t_avg": ranks["avg"]}))
+    if o.tool == "imb" and "t" in agg and scheme == "imb":  # single transfer: IMB prints T = t_max (its user guide)
+        return LaunchValue(0, _s.SchemeValue(agg["t"], {"t_max": agg["t"]}))
+    if o.tool == "reprompi" and scheme == "mpiblib" and not o.global_times and {"mean", "min", "max"} <= set(agg):
+        return LaunchValue(0, _s.SchemeValue(agg["mean"], {k: agg[k] for k in ("mean", "min", "max")}))
+    return (f"{o.label} printed only {', '.join(sorted(agg))} of {ot.name}: not the numbers of the {scheme} scheme")
+
+
+def launch_values(data: LaunchData, schemes: tuple[str, ...]) -> dict[tuple[str, int], dict[str, LaunchValue | str]]:
+    """Per (op, size) of one launch, per scheme (not ``ours``): its value or why not."""
+    raw = data.raw
+    meta = data.meta
+    out: dict[tuple[str, int], dict[str, LaunchValue | str]] = {}
+    if raw.num_rows == 0:
+        return out
+    tests = raw["test"].to_numpy()
+    order = np.argsort(tests, kind="stable")
+    bounds = np.searchsorted(tests[order], np.unique(tests), side="left").tolist() + [raw.num_rows]
+    rank = raw["rank"].to_numpy()[order]
+    rep = raw["rep"].to_numpy()[order]
+    dur = (raw["end_ns"].to_numpy() - raw["start_ns"].to_numpy())[order].astype(float)
+    valid = raw["valid"].to_numpy()[order] == 1
+    for lo, hi in zip(bounds[:-1], bounds[1:]):
+        t = meta.tests[int(tests[order[lo]])]
+        info = meta.operation(t.op)
+        halve = 0.5 if info is not None and info.round_trip else 1.0
+        values: dict[str, LaunchValue | str] = {}
+        if meta.origin is not None and meta.origin.aggregates:
+            for s in schemes:
+                values[s] = _aggregate_value(s, data, t.test)
+            out[(t.op, t.size)] = values
+            continue
+        reps, rep_index = np.unique(rep[lo:hi], return_inverse=True)
+        ranks, rank_index = np.unique(rank[lo:hi], return_inverse=True)
+        matrix = np.full((ranks.size, reps.size), np.nan)
+        matrix[rank_index, rep_index] = dur[lo:hi] * halve
+        ok = np.ones(reps.size, dtype=bool)
+        np.logical_and.at(ok, rep_index, valid[lo:hi])
+        matrix = matrix[:, ok]
+        per_rank = ranks[0] >= 0
+        global_only = meta.origin is not None and meta.origin.global_times
+        for s in schemes:
+            if matrix.shape[1] == 0:
+                values[s] = "no valid repetition"
+            elif global_only:
+                values[s] = (f"{meta.origin.label} gave global run times (max end − min start); the {s} scheme is "
+                             "defined on local run times")
+            elif s in _ON_MAX:
+                values[s] = LaunchValue(0, _ON_MAX[s](matrix.max(axis=0) if per_rank else matrix[0]))
+            elif per_rank:
+                values[s] = LaunchValue(0, _ON_RANKS[s](matrix))
+            else:
+                values[s] = ("needs each rank's times; the launch kept one row per repetition (the maximum over ranks"
+                             + (f": imported from {meta.origin.label})" if meta.origin is not None else ": --raw reduced)"))
+        out[(t.op, t.size)] = values
+    return out
+
+
+def scheme_rows(campaign: Campaign, schemes: tuple[str, ...], ours: AnalysisResult | None, *,
+                confidence: float = 0.95, cache: bool = True) -> tuple[list[SchemeRow], list[AnalysisWarning]]:
+    """Every scheme of ``schemes`` on every (alternative, op, size) of the campaign; ``ours`` (the
+    campaign's analysis) is needed when ``schemes`` has ``ours``."""
+    peers = tuple(s for s in schemes if s != "ours")
+    per: dict[tuple[str, str, int], dict[str, list[LaunchValue]]] = {}
+    whys: dict[tuple[str, str, int, str], str] = {}
+    for li in campaign.launches:
+        data = read_launch(li.folder, cache=cache)  # one launch's rows at a time
+        for (op, size), values in launch_values(data, peers).items():
+            slot = per.setdefault((li.alternative, op, size), {s: [] for s in peers})
+            for s, v in values.items():
+                if isinstance(v, str):
+                    whys.setdefault((li.alternative, op, size, s), v)
+                else:
+                    slot[s].append(LaunchValue(li.index, v.value))
+    rows: list[SchemeRow] = []
+    one_way = {op for li in campaign.launches for op, info in li.meta.operations.items() if info.round_trip}
+    ours_rows = {(r.alternative, r.op, r.size): r for r in ours.rows} if ours is not None else {}
+    keys = list(dict.fromkeys([*((r.alternative, r.op, r.size) for r in ours.rows)] if ours is not None else [])
+                ) + [k for k in per if k not in ours_rows]
+    for key in keys:
+        alt, op, size = key
+        for s in schemes:
+            if s == "ours":
+                rows.append(_ours_row(campaign, ours_rows.get(key), key, op in one_way))
+                continue
+            why = whys.get((alt, op, size, s))
+            got = per.get(key, {}).get(s, [])
+            if why is not None or not got:
+                rows.append(SchemeRow(alt, op, size, s, 0, None, None, None, why=why or "no data", one_way=op in one_way))
+                continue
+            heads = np.array([v.value.headline for v in got])
+            ci = intervals.median_ci(heads, confidence)
+            names = SCHEMES[s].stats
+            stats = {n: float(np.median([v.value.stats[n] for v in got if n in v.value.stats]))
+                     for n in names if any(n in v.value.stats for v in got)}
+            rows.append(SchemeRow(alt, op, size, s, len(got), ci.estimate, ci.low, ci.high, stats,
+                                  tuple(float(h) for h in heads), sum(v.value.removed for v in got),
+                                  one_way=op in one_way))
+    warnings = [AnalysisWarning("scheme-not-computable", f"{s} on {alt} {op} {size}: {why}",
+                                "see mpimeter schemes --help for what each scheme needs", alt)
+                for (alt, op, size, s), why in whys.items()]
+    return rows, warnings
+
+
+def _ours_row(campaign: Campaign, row: Any, key: tuple[str, str, int], one_way: bool) -> SchemeRow:
+    alt, op, size = key
+    aggregates = [li for li in campaign.launches_of(alt) if li.meta.origin is not None and li.meta.origin.aggregates]
+    if row is None or aggregates:
+        why = ("imported aggregates have no per-repetition run times: no launch median can be computed"
+               if aggregates else "no data")
+        return SchemeRow(alt, op, size, "ours", 0, None, None, None, why=why, one_way=one_way)
+    return SchemeRow(alt, op, size, "ours", row.launches, row.median_ns, row.median_ci_low_ns, row.median_ci_high_ns,
+                     {"median": row.median_ns}, tuple(s.median_ns for s in row.per_launch if s.n > 0),
+                     row.outliers_removed,
+                     one_way=one_way)
+
+
+def spread_across(rows: list[SchemeRow]) -> float | None:
+    """max / min of the computable headlines of one (alternative, op, size): how far the schemes
+    are apart on the same data."""
+    heads = [r.headline_ns for r in rows if r.headline_ns is not None and r.headline_ns > 0]
+    return max(heads) / min(heads) if len(heads) >= 2 else None

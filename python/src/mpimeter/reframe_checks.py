@@ -1,0 +1,160 @@
+"""ReFrame test library: an mpimeter campaign as a ReFrame performance check (needs ReFrame, the
+``reframe-hpc`` package: ``pip install 'mpimeter[reframe]'``).
+
+:class:`MpimeterCampaign` runs ``mpimeter run`` on the partition ReFrame puts it on (a whole
+campaign, ``launches`` mpiruns in a random order, as one job), then ``mpimeter analyze --format
+json``, and exposes per (op, size) the median of the per-launch medians in µs as a performance
+variable named ``<op>_<size>`` (``<alternative>_<op>_<size>`` with several alternatives) — the
+number a regression test should track (Hunold & Carpen-Amarie 2016, §4.2: the launch is the unit
+of replication, so not the repetitions of one mpirun).
+
+References are given in ``references_us`` (``{"allreduce_8": 2.1}``); the tolerance is the
+measurement's own interval: the check passes when the reference lies inside the 95 % interval of
+the median (Le Boudec's order statistics over the launch medians), and fails when the
+measurement shows, at that confidence, another value. With fewer launches than such an interval
+needs (< 6 at 95 %), the range of the launch medians stands in for it (the output says so).
+``min_tolerance`` (relative, default 0) widens the tolerance to at least ±that fraction of the
+reference, for checks that should not fail on a difference too small to matter. As ReFrame
+thresholds: ``(ref, (median − high)/ref, (median − low)/ref, 'us')``, so that ReFrame's
+``ref·(1+lo) ≤ median ≤ ref·(1+hi)`` is exactly ``low ≤ ref ≤ high``.
+
+mpimeter starts the ranks itself (its ``launcher``: ``local`` = each library's mpirun, ``srun``
+inside the job's allocation, or a template), so ReFrame's own launcher is set to ``local`` for
+this job; ``num_tasks`` is ``np`` for the allocation. See examples/reframe/ for a configuration
+and a check file.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import shlex
+import sys
+
+import reframe as rfm
+import reframe.utility.sanity as sn
+import reframe.utility.typecheck as typ
+from reframe.core.backends import getlauncher
+from reframe.core.builtins import run_after, run_before, sanity_function, variable
+from reframe.core.logging import getlogger
+
+ANALYZE_JSON = "analyze.json"
+CAMPAIGN = "campaign"
+
+
+def _rows(path: str) -> list[dict]:
+    with open(path, encoding="utf-8") as f:
+        return json.load(f)["rows"]
+
+
+def perf_name(row: dict, several: bool) -> str:
+    """The performance variable of one analyze row (ReFrame scopes names with ':', so '_')."""
+    base = f"{row['op']}_{row['size']}"
+    return f"{row['alternative']}_{base}" if several else base
+
+
+def tolerance(row: dict) -> tuple[float, float, str]:
+    """(low, high) in µs around the median, and what they are: the median's interval, else the
+    range of the per-launch medians."""
+    low, high = row.get("median_ci_low_ns"), row.get("median_ci_high_ns")
+    if low is not None and high is not None:
+        return low / 1e3, high / 1e3, f"{100 * row['confidence']:g} % interval of the median"
+    medians = [m for m in row.get("per_launch_medians_ns", []) if m is not None and math.isfinite(m)]
+    return min(medians) / 1e3, max(medians) / 1e3, f"range of {len(medians)} launch medians (too few for an interval)"
+
+
+def reference_tuple(ref_us: float, median_us: float, low_us: float, high_us: float,
+                    min_tolerance: float = 0.0) -> tuple[float, float, float, str]:
+    """ReFrame's (reference, lower, upper, unit) such that the check passes exactly when the
+    reference lies in [low, high] or within ±min_tolerance of the median's reference."""
+    lower = (median_us - high_us) / ref_us
+    upper = (median_us - low_us) / ref_us
+    return ref_us, min(lower, -min_tolerance), max(upper, min_tolerance), "us"
+
+
+def _median_us(path: str, name: str, several: bool) -> float:
+    for row in _rows(path):
+        if perf_name(row, several) == name:
+            return row["median_ns"] / 1e3
+    raise ValueError(f"{path}: no row {name}")
+
+
+class MpimeterCampaign(rfm.RunOnlyRegressionTest):
+    """One mpimeter campaign as a performance check (see the module docstring)."""
+
+    ops = variable(str, value="allreduce")
+    sizes = variable(str, value="8,1024,65536")
+    np = variable(int, value=2)
+    launches = variable(int, value=10)
+    nrep = variable(int, value=300)
+    mpi = variable(str, value="")  # --mpi; empty: every library mpimeter finds
+    launcher = variable(str, value="local")  # mpimeter run --launcher
+    bench_dir = variable(str, value="")  # --bench-dir; empty: mpimeter's default
+    extra_args = variable(typ.List[str], value=[])  # more `mpimeter run` options
+    mpimeter = variable(str, value="")  # the mpimeter command; empty: the one beside this Python
+    references_us = variable(typ.Dict[str, float], value={})  # perf variable name → reference in µs
+    min_tolerance = variable(float, value=0.0)
+
+    valid_systems = ["*"]
+    valid_prog_environs = ["*"]
+    keep_files = [ANALYZE_JSON, CAMPAIGN]  # the analysis and the raw data, also of checks that pass
+
+    def _command(self) -> str:
+        return self.mpimeter or os.path.join(os.path.dirname(sys.executable), "mpimeter")
+
+    @run_after("init")
+    def _set_job(self) -> None:
+        self.num_tasks = self.np
+        self.executable = self._command()
+        args = ["run", "--np", str(self.np), "--launches", str(self.launches), "--ops", self.ops,
+                "--sizes", self.sizes, "--nrep", str(self.nrep), "--launcher", self.launcher, "--out", CAMPAIGN,
+                "--no-analyze"]
+        if self.mpi:
+            args += ["--mpi", self.mpi]
+        if self.bench_dir:
+            args += ["--bench-dir", self.bench_dir]
+        self.executable_opts = [shlex.quote(a) for a in args + list(self.extra_args)]
+        self.postrun_cmds = [f"{shlex.quote(self._command())} analyze {CAMPAIGN} --format json > {ANALYZE_JSON}"]
+
+    @run_before("run")
+    def _no_wrapping_launcher(self) -> None:
+        # mpimeter run starts the ranks of every launch itself
+        self.job.launcher = getlauncher("local")()
+
+    @sanity_function
+    def campaign_analyzed(self):
+        return sn.assert_eq(sn.defer(self._problem()), "", msg="{0}")
+
+    def _problem(self) -> str:
+        """'' when every (op, size) of the campaign has a median; else what went wrong."""
+        path = os.path.join(self.stagedir, ANALYZE_JSON)
+        try:
+            rows = _rows(path)
+        except (OSError, ValueError, KeyError) as exc:
+            return f"{path} cannot be read ({exc}): the campaign or its analysis failed (see {CAMPAIGN}/)"
+        if not rows:
+            return f"{path} has no rows: no launch finished a test"
+        empty = [perf_name(r, False) for r in rows if r.get("median_ns") is None]
+        return f"no valid repetition in {', '.join(empty)}" if empty else ""
+
+    @run_before("performance")
+    def _perf_variables(self) -> None:
+        path = os.path.join(self.stagedir, ANALYZE_JSON)
+        rows = _rows(path)
+        several = len({r["alternative"] for r in rows}) > 1
+        refs = {}
+        for row in rows:
+            name = perf_name(row, several)
+            self.perf_variables[name] = sn.make_performance_function(_median_us, "us", path, name, several)
+            if name in self.references_us:
+                low, high, what = tolerance(row)
+                refs[name] = reference_tuple(self.references_us[name], row["median_ns"] / 1e3, low, high,
+                                             self.min_tolerance)
+                getlogger().info(f"mpimeter: {name}: median {row['median_ns'] / 1e3:.4g} us, tolerance [{low:.4g}, "
+                      f"{high:.4g}] us ({what}), reference {self.references_us[name]:.4g} us")
+        unknown = sorted(set(self.references_us) - set(self.perf_variables))
+        if unknown:
+            raise ValueError(f"references_us names {', '.join(unknown)}, which the campaign did not measure "
+                             f"(it has {', '.join(sorted(self.perf_variables))})")
+        self.reference = {"*": refs}

@@ -1,0 +1,136 @@
+"""The schemes on campaigns, launch by launch (mpimeter.analysis.schemes), and their commands
+(`mpimeter schemes`, `mpimeter analyze --scheme`): hand-made launches whose numbers are computed
+by hand, --raw reduced launches, and imported ones (what each can give, and why not)."""
+
+import json
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from mpimeter import analysis
+from mpimeter.analysis import schemes
+from mpimeter.cli import main
+from mpimeter.io.peers import read_peer
+
+from test_io_peers import IMB, OSU_FULL, OSU_LAT, REP_BARRIER, REP_WINDOW
+
+HEADER = "test,op,size,rank,rep,start_ns,end_ns,valid,gstart_ns,gend_ns"
+# rank × repetition local run times (ns); the last repetition is invalid on rank 1 and must be dropped
+LOCAL = [[1, 2, 3, 4, 500], [2, 2, 10, 1, 900]]
+
+
+def hand_launch(folder: Path, *, reduced: bool = False, factor: int = 1) -> Path:
+    folder.mkdir(parents=True)
+    rows = [HEADER]
+    if reduced:
+        for rep in range(5):
+            dur = max(LOCAL[0][rep], LOCAL[1][rep]) * factor
+            rows.append(f"0,allreduce,8,-1,{rep},{1000 * rep},{1000 * rep + dur},{int(rep < 4)},,")
+    else:
+        for rank in (0, 1):
+            for rep, dur in enumerate(LOCAL[rank]):
+                rows.append(f"0,allreduce,8,{rank},{rep},{1000 * rep},{1000 * rep + dur * factor},"
+                            f"{int(rank == 0 or rep < 4)},,")
+    (folder / "raw.csv").write_text("\n".join(rows) + "\n")
+    meta = {"schema_version": 3, "status": "complete", "nprocs": 2,
+            "config": {"raw": "reduced" if reduced else "full", "nrep": 5, "clocksync": "none", "procsync": "barrier"},
+            "clock_sync": {"method": "none"}, "proc_sync": {"method": "barrier"},
+            "tests": [{"test": 0, "op": "allreduce", "size": 8, "status": "complete", "nrep": 5}]}
+    (folder / "meta.json").write_text(json.dumps(meta))
+    return folder
+
+
+def hand_campaign(root: Path, **kw) -> Path:
+    hand_launch(root / "launches/000", **kw)
+    hand_launch(root / "launches/001", factor=3, **kw)
+    return root
+
+
+def rows_of(path, names=schemes.NAMES):
+    campaign = analysis.load_campaign(path, cache=False, store=False)
+    ours = analysis.analyze(campaign)
+    rows, warnings = schemes.scheme_rows(campaign, names, ours, cache=False)
+    return {r.scheme: r for r in rows}, warnings
+
+
+def test_every_scheme_on_per_rank_data(tmp_path):
+    got, warnings = rows_of(hand_campaign(tmp_path / "c"))
+    # launch 0: maxima 2, 2, 10, 4 (the invalid repetition dropped); launch 1: three times that
+    expect = {"skampi": 3.0, "mpiblib": 4.5, "osu": 3.125, "mpibench": 3.125, "imb": 3.75, "ours": 3.0}
+    for name, value in expect.items():
+        r = got[name]
+        assert r.launches == 2 and r.per_launch_ns == pytest.approx((value, 3 * value)), name
+        assert r.headline_ns == pytest.approx(2 * value)  # the median of two launches: their mean
+        assert r.ci_low_ns is None  # two launches are too few for an interval
+    assert got["imb"].stats_ns == pytest.approx({"t_max": 7.5, "t_min": 5.0, "t_avg": 6.25})
+    assert got["skampi"].removed == 4  # 2 trimmed per launch
+    assert not [w for w in warnings if w.code == "scheme-not-computable"]
+    assert schemes.spread_across(list(got.values())) == pytest.approx(4.5 / 3.0)
+
+
+def test_reduced_launches_give_the_schemes_on_the_maximum_only(tmp_path):
+    got, warnings = rows_of(hand_campaign(tmp_path / "c", reduced=True))
+    assert got["skampi"].per_launch_ns == pytest.approx((3.0, 9.0))
+    assert got["mpiblib"].per_launch_ns == pytest.approx((4.5, 13.5))
+    for name in ("osu", "mpibench", "imb"):
+        assert got[name].headline_ns is None and "needs each rank's times" in got[name].why
+    assert {w.code for w in warnings} == {"scheme-not-computable"}
+
+
+def test_imported_aggregates_give_what_the_tool_printed(tmp_path):
+    r = CliRunner().invoke(main, ["import", "imb", str(IMB), "--out", str(tmp_path / "imb")])
+    assert r.exit_code == 0, r.output
+    campaign = analysis.load_campaign(tmp_path / "imb", cache=False, store=False)
+    rows, _ = schemes.scheme_rows(campaign, schemes.NAMES, analysis.analyze(campaign), cache=False)
+    by = {(r.op, r.size, r.scheme): r for r in rows}
+    assert by[("allreduce", 1024, "imb")].headline_ns == 720  # t_max
+    assert by[("allreduce", 1024, "imb")].stats_ns == {"t_max": 720, "t_min": 710, "t_avg": 710}
+    assert by[("allreduce", 1024, "osu")].headline_ns == 710  # IMB's t_avg is OSU's avg of the same means
+    assert by[("pingpong-send-recv", 8, "imb")].headline_ns == 180  # IMB's t of a single transfer
+    assert by[("pingpong-send-recv", 8, "osu")].headline_ns is None
+    for s in ("ours", "skampi", "mpiblib", "mpibench"):
+        assert by[("bcast", 8, s)].headline_ns is None and by[("bcast", 8, s)].why
+
+
+def test_imported_osu_and_reprompi(tmp_path):
+    for tool, f, name, extra in (("osu", OSU_FULL, "osu", ["--np", "2"]), ("osu", OSU_LAT, "lat", []),
+                                 ("reprompi", REP_BARRIER, "barrier", []), ("reprompi", REP_WINDOW, "window", [])):
+        assert CliRunner().invoke(main, ["import", tool, str(f), "--out", str(tmp_path / name), *extra]).exit_code == 0
+    campaign = analysis.load_campaigns([tmp_path / n for n in ("osu", "lat", "barrier", "window")], cache=False,
+                                       store=False)
+    rows, _ = schemes.scheme_rows(campaign, schemes.NAMES, analysis.analyze(campaign), cache=False)
+    by = {(r.alternative, r.op, r.size, r.scheme): r for r in rows}
+    assert by[("osu", "allreduce", 8192, "imb")].headline_ns == 16630  # OSU's Max = IMB's t_max
+    assert by[("osu", "allreduce", 8192, "osu")].stats_ns == {"avg": 14500, "min": 12370, "max": 16630}
+    assert by[("lat", "pingpong-send-recv", 1, "osu")].headline_ns == 400
+    assert by[("lat", "pingpong-send-recv", 1, "imb")].headline_ns is None  # rank 0 only: no max over ranks
+    run = read_peer("reprompi", REP_BARRIER)
+    rt = [t for t in run.tests if (t.op, t.size) == ("bcast", 1024)][0].run_times_ns
+    assert by[("barrier", "bcast", 1024, "mpiblib")].headline_ns == pytest.approx(sum(rt) / len(rt))
+    assert by[("barrier", "bcast", 1024, "skampi")].headline_ns is not None
+    assert by[("barrier", "bcast", 1024, "osu")].headline_ns is None
+    win = by[("window", "allreduce", 1024, "skampi")]
+    assert win.headline_ns is None and "global run times" in win.why
+    assert by[("window", "allreduce", 1024, "ours")].headline_ns is not None
+
+
+def test_schemes_command_and_analyze_scheme(tmp_path):
+    c = hand_campaign(tmp_path / "c")
+    r = CliRunner().invoke(main, ["schemes", str(c), "--no-cache"])
+    assert r.exit_code == 0, r.output
+    for name in schemes.NAMES:
+        assert name in r.output
+    assert "1.500" in r.output  # max/min: mpiblib 9 ns over skampi's 6 ns
+    r = CliRunner().invoke(main, ["schemes", str(c), "--no-cache", "--format", "json"])
+    doc = json.loads(r.output)
+    assert doc["command"] == "schemes" and doc["rows"][0]["schemes"]["imb"]["headline_ns"] == pytest.approx(7.5)
+    r = CliRunner().invoke(main, ["analyze", str(c), "--no-cache", "--scheme", "osu", "--format", "json"])
+    assert r.exit_code == 0, r.output
+    doc = json.loads(r.output)
+    assert doc["scheme"] == "osu" and doc["rows"][0]["stats_ns"] == pytest.approx({"avg": 6.25, "min": 5.0,
+                                                                                     "max": 7.5})
+    r = CliRunner().invoke(main, ["analyze", str(c), "--no-cache", "--scheme", "skampi"])
+    assert r.exit_code == 0 and "mean of the central half" in r.output
+    r = CliRunner().invoke(main, ["analyze", str(c), "--scheme", "skampi", "--outlier", "none"])
+    assert r.exit_code == 2 and "--outlier applies to --scheme ours only" in r.output
