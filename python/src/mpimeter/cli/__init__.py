@@ -13,6 +13,7 @@ COMMANDS = [
     "analyze", "compare", "gate",
     "fingerprint", "report",
     "sync_check",
+    "model", "store", "site",
 ]
 
 
