@@ -63,7 +63,7 @@ def resolve_store(given: str | None, *, creating: bool = False) -> Path:
     if given:
         return Path(given)
     path = schema.default_path()
-    if creating and "MPIMETER_STORE" not in os.environ:
+    if creating and not os.environ.get("MPIMETER_STORE"):  # the data directory's, not a path the user gave
         path.parent.mkdir(parents=True, exist_ok=True)
     return path
 

@@ -48,18 +48,20 @@ class Line:
 
 @dataclass
 class _Legend:
-    entries: list[tuple[str, str, str | None, bool]] = field(default_factory=list)  # name, color, dash, dot
+    # name, color, dash, mark: "dot" (points), "line" (a curve), "ring" (flagged points)
+    entries: list[tuple[str, str, str | None, str]] = field(default_factory=list)
 
-    def add(self, name: str, color: str, dash: str | None, dot: bool) -> None:
+    def add(self, name: str, color: str, dash: str | None, mark: str) -> None:
         if all(e[0] != name for e in self.entries):
-            self.entries.append((name, color, dash, dot))
+            self.entries.append((name, color, dash, mark))
 
     def html(self) -> str:
         items = []
-        for name, color, dash, dot in self.entries:
-            mark = (f'<circle cx="9" cy="6" r="3.5" fill="{color}"/>' if dot else
-                    f'<path d="M1 6h16" stroke="{color}" stroke-width="2"'
-                    + (f' stroke-dasharray="{dash}"' if dash else "") + "/>")
+        for name, color, dash, kind in self.entries:
+            mark = {"dot": f'<circle cx="9" cy="6" r="3.5" fill="{color}"/>',
+                    "ring": f'<circle cx="9" cy="6" r="4.5" fill="none" stroke="{color}" stroke-width="1.6"/>'}.get(
+                kind, f'<path d="M1 6h16" stroke="{color}" stroke-width="2"'
+                      + (f' stroke-dasharray="{dash}"' if dash else "") + "/>")
             items.append(tag("span", f'<svg viewBox="0 0 18 12" width="18" height="12">{mark}</svg> ' + esc(name),
                              class_="legend-item"))
         return tag("div", "".join(items), class_="legend")
@@ -92,7 +94,7 @@ def _draw_series(ax: sp.Axes, s: Series, scale: float, legend: _Legend) -> None:
     flags = np.asarray(list(s.flagged) or [False] * len(x), dtype=bool)
     if flags.any():
         _rings(ax, x[flags], y[flags])
-    legend.add(s.name, s.color, None, True)
+    legend.add(s.name, s.color, None, "dot")
 
 
 def size_chart(series: Sequence[Series], lines: Sequence[Line] = (), *, title: str, quantity: str = "run time",
@@ -112,7 +114,7 @@ def size_chart(series: Sequence[Series], lines: Sequence[Line] = (), *, title: s
         x = np.maximum(np.asarray(ln.x, dtype=float), 1.0)
         ax.polyline(x, np.asarray(ln.y, dtype=float) / scale, ln.color, width=ln.width, dash=ln.dash)
         if ln.legend:
-            legend.add(ln.name, ln.color, ln.dash, False)
+            legend.add(ln.name, ln.color, ln.dash, "line")
     for s in series:
         _draw_series(ax, s, scale, legend)
     ticks = [t for t in (2.0 ** np.arange(0, 41, 2)) if ax.xlim[0] <= t <= ax.xlim[1]]
@@ -135,7 +137,7 @@ def history_chart(series: Sequence[Series], *, title: str, labels: Sequence[str]
     for s in series:
         _draw_series(ax, s, scale, legend)
     if any(any(s.flagged) for s in series):
-        legend.entries.append(("gate would have failed against the campaign before", FLAG_COLOR, None, False))
+        legend.add("gate would have failed against the campaign before", FLAG_COLOR, None, "ring")
     step = max(1, n // 12)
     ticks = list(range(0, n, step))
     body = ax.frame(title=title, xlabel="campaign (oldest first)", ylabel=f"median ({name})", xticks=ticks,

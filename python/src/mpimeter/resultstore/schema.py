@@ -56,7 +56,7 @@ TABLES = {"campaigns": CAMPAIGNS, "alternatives": ALTERNATIVES, "launches": LAUN
 
 # Results with what they were measured on: the view most questions start from.
 VIEW = """CREATE VIEW results_by_machine AS
-SELECT c.machine, a.library, a.library_version, a.variant, a.nprocs, c.first_start AS date,
+SELECT c.machine, a.cpu_model, a.library, a.library_version, a.variant, a.nprocs, c.first_start AS date,
        TRY_CAST(c.first_start AS TIMESTAMP) AS started, c.name AS campaign, r.*
 FROM results r JOIN alternatives a USING (campaign_id, alternative) JOIN campaigns c USING (campaign_id)"""
 
