@@ -81,3 +81,25 @@ def test_describe_lists_the_option_and_the_volumes(lib):
 ])
 def test_bad_value_is_refused(lib, value, message, tmp_path):
     assert_refused(lib, ["--ops", "barrier", "--copy-probe-bytes", value], message, tmp_path)
+
+
+def test_the_report_shows_the_bounds_of_a_real_launch(lib, tmp_path):
+    from mpimeter import analysis
+    from mpimeter.analysis.bounds import bounds
+    from mpimeter.report.html_report import build_report
+    from mpimeter.report.rules import check_rules
+
+    out = tmp_path / "l"
+    run_bench(lib, 2, ["--ops", "allreduce,barrier", "--sizes", "8,1024,65536", "--nrep", "20", "--procsync",
+                       "barrier", "--copy-probe-bytes", "1048576", "--out", out])
+    result = analysis.analyze(analysis.load_campaign(out, cache=False, store=False))
+    b = bounds(result)
+    assert {(r.op, r.size) for r in b.rows} == {("allreduce", 8), ("allreduce", 1024), ("allreduce", 65536),
+                                                ("barrier", 0)}
+    for r in b.rows:  # latency floor + volume / copy bandwidth; the bound grows with the volume
+        assert r.bound_ns >= r.latency_ns > 0 and r.cache_bound_ns <= r.bound_ns and r.fraction > 0
+    alt = result.alternatives[0]  # a lone launch: named by its folder
+    assert b.row(alt, "allreduce", 65536).copy_ns > b.row(alt, "allreduce", 8).copy_ns
+    assert check_rules(result, None, bounds=b)[10].status == "met"
+    text, _ = build_report(result, bounds=b)
+    assert "Model and bounds" in text and "How close to the bound" in text

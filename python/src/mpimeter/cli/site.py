@@ -7,8 +7,8 @@ from pathlib import Path
 
 import click
 
-from mpimeter.cli.analyze import EXIT_OK, alpha_option, check_alpha, fail, guarded
-from mpimeter.cli.gate import parse_fraction
+from mpimeter.cli.analyze import EXIT_OK, alpha_option, fail, guarded
+from mpimeter.cli.gate import checked_slowdown_and_alpha, max_slowdown_option
 from mpimeter.cli.output import terminal_text
 from mpimeter.cli.store import resolve_store, store_option
 from mpimeter.resultstore import schema
@@ -21,8 +21,7 @@ from mpimeter.site.build import SiteError, check_output, write_site
 @click.option("-o", "--output", required=True, type=click.Path(file_okay=True), help="The folder to write: new, "
               "empty, or a site written before (replaced whole).")
 @store_option
-@click.option("--max-slowdown", default="5%", show_default=True,
-              help="The gate's tolerated slowdown for the history marks (as mpimeter gate).")
+@max_slowdown_option("The gate's tolerated slowdown for the history marks (as mpimeter gate).")
 @alpha_option
 def command(output: str, store_path: str | None, max_slowdown: str, alpha: float) -> None:
     """Write a static site of the results store: an index by machine × library × operation, a
@@ -30,11 +29,7 @@ def command(output: str, store_path: str | None, max_slowdown: str, alpha: float
     report, and per (machine, library, op, size) the median over time with the campaigns where
     `mpimeter gate` against the campaign before would have failed marked. Self-contained: no
     server, no network, no script."""
-    try:
-        slowdown = parse_fraction(max_slowdown)
-    except ValueError as exc:
-        fail("site", f"--max-slowdown {max_slowdown}: {exc}")
-    check_alpha("site", alpha)
+    slowdown = checked_slowdown_and_alpha("site", max_slowdown, alpha)
 
     def body() -> int:
         start = time.perf_counter()

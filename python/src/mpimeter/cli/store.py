@@ -15,7 +15,7 @@ import click
 from rich.table import Table
 
 from mpimeter import analysis
-from mpimeter.cli import OneLineUsageError, repeated_options
+from mpimeter.cli import MpimeterGroup
 from mpimeter.cli.analyze import (EXIT_OK, _settings, analysis_settings_options, console, fail, guarded,
                                   load_options, write_csv, write_json)
 from mpimeter.cli.output import terminal_text
@@ -25,26 +25,11 @@ from mpimeter.resultstore.schema import StoreError
 REPORT_NAME = "report.html"
 
 
-class StoreGroup(click.Group):
+class StoreGroup(MpimeterGroup):
     """Sub-commands whose bad command lines are one line naming ``store <sub-command>``, and
     whose options may not repeat (as for every mpimeter command)."""
 
-    def resolve_command(self, ctx, args):
-        name, command, rest = super().resolve_command(ctx, args)
-        if command is not None:
-            repeated = repeated_options(command, rest)
-            if repeated:
-                raise OneLineUsageError(f"{', '.join(repeated)} given more than once; give each once", f"store {name}")
-        return name, command, rest
-
-    def invoke(self, ctx):
-        try:
-            return super().invoke(ctx)
-        except OneLineUsageError:
-            raise
-        except click.UsageError as exc:
-            sub = exc.ctx.info_name if exc.ctx is not None and exc.ctx is not ctx else None
-            raise OneLineUsageError(exc.format_message(), f"store {sub}" if sub else "store") from None
+    prefix = "store "
 
 
 def store_option(f):
