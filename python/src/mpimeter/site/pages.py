@@ -216,12 +216,13 @@ def campaign_html(data: SiteData, cid: str, has_report: bool, steps: dict[Series
 def _gate_cell(step: Step | None, op: str, size: int) -> str:
     if step is None or step.previous is None:
         return "first of its series"
+    differs = f" — measured differently: {step.differs}" if step.differs else ""
     if step.problem:
-        return step.problem
+        return step.problem + differs
     row = step.rows.get((op, size))
     if row is None:
-        return "not in the campaign before"
-    return ("REGRESSION " if row.regression else "") + f"ratio {row.ratio:.3f}, p (Holm) {row.p_adjusted:.2g}"
+        return "not in the campaign before" + differs
+    return ("REGRESSION " if row.regression else "") + f"ratio {row.ratio:.3f}, p (Holm) {row.p_adjusted:.2g}" + differs
 
 
 def _results_table(here: str, data: SiteData, cid: str, alternative: str, series: Series, step: Step | None) -> str:
