@@ -41,7 +41,8 @@ def launch(p: int, nrep: int, raw: str, workdir: Path) -> dict:
     cmd = ["smpirun", "-np", str(p), "-platform", str(xml), "-hostfile", str(hosts),
            *simulate.SMPI_CFG, str(simulate.BENCH),
            "--ops", "allreduce", "--sizes", "8", "--nrep", str(nrep), "--warmup", "0",
-           "--procsync", "barrier", "--clocksync", "none", "--raw", raw, "--out", str(out)]
+           "--procsync", "barrier", "--clocksync", "none", "--raw", raw, "--out", str(out),
+           "--copy-probe-bytes", "0"]  # all simulated ranks share one process: no copy buffers each
     start = time.monotonic()
     proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     _, status, ru = os.wait4(proc.pid, 0)

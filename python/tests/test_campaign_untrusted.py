@@ -115,6 +115,8 @@ TAMPERED = [
     (lambda d: d["sessions"][0].update(slurm={"job_id": "1", "script": "rm -rf /"}),
      "unknown key 'script'"),
     (lambda d: launch0(d).update(slurm_job=4242), "launches[0].slurm_job: expected a string"),
+    (lambda d: d.update(id="../../etc"), "id: '../../etc' is not 32 hex digits"),
+    (lambda d: d.update(id=42), "id: expected a string"),
 ]
 
 
@@ -226,3 +228,12 @@ def test_resume_shows_what_it_runs(failed):
     assert f"launcher: {template(tmp)}" in result.output
     assert "bench: " + str((tmp / "bench" / "mpich" / "bin" / "mpimeter-bench").resolve()) \
         in result.output
+
+
+def test_the_campaign_id_is_written_and_kept_by_resume(failed):
+    # the results store's key (docs/FORMAT.md campaign.json "id"): drawn once, the same after a resume
+    tmp, out = failed
+    first = on_disk(out)["id"]
+    assert len(first) == 32 and int(first, 16) >= 0
+    assert resume(tmp, out).exit_code == 0
+    assert on_disk(out)["id"] == first

@@ -147,6 +147,16 @@ enum { MM_PAIR_NEXT_RANKS = 16, MM_PAIR_RANDOM = 4, MM_PAIR_MAX_SAMPLES = 20,
        MM_PAIR_ROUND_TRIPS = 51, MM_PAIR_WARMUP = 10 };
 enum { MM_PAIR_NONE = 0, MM_PAIR_GIVEN = 1, MM_PAIR_SAMPLED = 2 };
 
+/* The sampled pairs' 1-byte round trips, measured once per launch before the tests: the
+ * latency floor of each pair (meta.json probes.latency_floor) and SKaMPI's choice of the
+ * ping-pong pair (probes.pingpong_pair) both come from it. */
+typedef struct mm_pair_survey {
+    int nsamples;
+    int sample[MM_PAIR_MAX_SAMPLES][2];
+    double median_rtt_ns[MM_PAIR_MAX_SAMPLES]; /* < 0: the sample failed */
+    double min_rtt_ns[MM_PAIR_MAX_SAMPLES];    /* < 0: the sample failed */
+} mm_pair_survey;
+
 /* The pair of a launch's ping-pongs and how it was chosen (meta.json probes.pingpong_pair). */
 typedef struct mm_pair_choice {
     int pair[2];
@@ -162,10 +172,13 @@ typedef struct mm_pair_choice {
 int mm_pair_sample(int nprocs, uint64_t seed, int (*pairs)[2], int max);
 /* Index of the largest median (the first of equal ones); medians < 0 are skipped; -1 if none. */
 int mm_pair_pick(const double *median_rtt_ns, int n);
-/* Collective: the pair of the launch's ping-pongs: --pair, or every sampled pair's median
- * 1-byte round trip (MM_PAIR_ROUND_TRIPS after MM_PAIR_WARMUP, one pair at a time) and the
- * largest. Every rank gets the same choice. Outside any timed region. MPI_SUCCESS or the error. */
-int mm_pair_choose(const mm_config *cfg, MPI_Comm comm, const mm_timer *timer, mm_pair_choice *out);
+/* Collective: the survey of the sampled pairs (mm_pair_sample): each pair's 1-byte round trips
+ * (MM_PAIR_ROUND_TRIPS after MM_PAIR_WARMUP, one pair at a time), their median and minimum.
+ * Every rank gets the same survey. Outside any timed region. MPI_SUCCESS or the error. */
+int mm_pair_survey_run(const mm_config *cfg, MPI_Comm comm, const mm_timer *timer, mm_pair_survey *out);
+/* The pair of the launch's ping-pongs: --pair, or the surveyed pair with the largest median
+ * round trip (SKaMPI's rule). Pure. */
+void mm_pair_choose(const mm_config *cfg, const mm_pair_survey *survey, mm_pair_choice *out);
 
 /* ---- the launch (launch.c, collect.c) ---- */
 

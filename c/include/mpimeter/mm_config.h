@@ -46,6 +46,7 @@ typedef struct mm_config {
     uint64_t seed;
     int seed_given;
     int64_t cold_cache_bytes;
+    int64_t copy_probe_bytes; /* --copy-probe-bytes: largest buffer of the copy probe; 0 = none */
     int root;
     int pair[2];     /* --pair A,B of the ping-pongs */
     int pair_given;  /* 0 = auto: the launch picks the pair (SKaMPI's rule, pairs.c) */

@@ -32,6 +32,24 @@ enum {
 
 struct mm_op_args;
 
+/* The least data one rank must receive (or, for scatter, the root send) in the operation, as a
+ * multiple of size: the data term of the bound the analysis shows next to the measurements
+ * (Hoefler & Belli 2015, rule 11). The multiples are the bandwidth lower bounds of Chan,
+ * Heimlich, Purkayastha & van de Geijn 2007 ("Collective communication: theory, practice, and
+ * experience", Table 1): a reduction to all needs 2(p-1)/p x size in and out of each rank
+ * (reduce-scatter then allgather), a reduction to one or reduce-scatter (p-1)/p x size, gather,
+ * scatter, allgather and alltoall (p-1) blocks, a broadcast and a scan one whole vector. None
+ * is stated for operations whose timed call is not just data movement (nonblocking collectives
+ * include computation; master-worker, simple calls and delay). */
+typedef enum mm_op_volume {
+    MM_VOL_NONE = 0,    /* no bound stated */
+    MM_VOL_ZERO,        /* no data (barrier): the bound is one message latency */
+    MM_VOL_SIZE,        /* size (0 on one rank) */
+    MM_VOL_PM1_OVER_P,  /* (p-1)/p x size */
+    MM_VOL_2PM1_OVER_P, /* 2(p-1)/p x size */
+    MM_VOL_PM1,         /* (p-1) x size */
+} mm_op_volume;
+
 /* A nonblocking collective's repetition (Hoefler, Schneider & Lumsdaine 2010 §4, NBCBench): the
  * I-call, then `compute_ns` of computation split into ntests + 1 equal parts with one MPI_Test
  * between parts, then MPI_Wait. In the blocking phase (the same test's own repetitions) the
@@ -93,6 +111,7 @@ typedef struct mm_op {
      * repetition, outside the timed region — frees what the timed call created (the communicator
      * of MPI_Comm_split). Returns the MPI error code. */
     int (*after)(mm_op_args *args);
+    mm_op_volume volume; /* the data term of its bound (above) */
 } mm_op;
 
 extern const mm_op mm_ops_table[];
@@ -100,6 +119,10 @@ extern const size_t mm_ops_count;
 const mm_op *mm_op_find(const char *name);
 /* Every operation's name, comma-separated, in table order. */
 const char *mm_op_names(void);
+/* The volume of an op's bound as words ("2(p-1)/p x size"; NULL: no bound stated), and as a
+ * multiple of size on nprocs ranks (< 0: no bound stated). Pure. */
+const char *mm_op_volume_formula(const mm_op *op);
+double mm_op_volume_factor(const mm_op *op, int nprocs);
 /* "bytes", or "ns" for operations whose size is a duration. */
 const char *mm_op_size_unit(const mm_op *op);
 /* The MPI function a collective's row calls ("MPI_Reduce_scatter_block", "MPI_Iallreduce", from

@@ -40,6 +40,30 @@ typedef struct mm_cacheline_probe {
     double rtt_ns; /* median round trip of one cache line between the two; < 0 when it failed */
 } mm_cacheline_probe;
 
+/* probes.copy_bandwidth (probe_copy.c): per buffer size, the ranks' best copy rates. */
+enum { MM_COPY_MAX_SIZES = 16, MM_COPY_BATCHES = 5, MM_COPY_MIN_BYTES = 4096,
+       MM_COPY_BATCH_BYTES = 1 << 20 };
+typedef struct mm_copy_rate {
+    int64_t bytes;  /* buffer size */
+    int copies;     /* copies per timed batch */
+    int ranks;      /* ranks that measured it */
+    double min_Bps, median_Bps, max_Bps; /* over those ranks of each one's best batch; < 0: none */
+} mm_copy_rate;
+typedef struct mm_copy_probe {
+    int64_t max_bytes;  /* --copy-probe-bytes */
+    int ranks_at_once;  /* every rank copied at the same time */
+    int nsizes;
+    mm_copy_rate rate[MM_COPY_MAX_SIZES];
+} mm_copy_probe;
+/* The probe's buffer sizes: MM_COPY_MIN_BYTES x4 ... below max_bytes, then max_bytes; none for
+ * max_bytes <= 0. Pure. Returns how many (at most max). */
+int mm_copy_ladder(int64_t max_bytes, int64_t *sizes, int max);
+/* Copies per timed batch: enough to move MM_COPY_BATCH_BYTES, at least 1. Pure. */
+int mm_copy_copies(int64_t bytes);
+/* Least, median and largest of the positive rates (rates is reordered); returns how many were
+ * positive (0: all three are -1). Pure. */
+int mm_copy_summary(double *rates, int n, double *least, double *median, double *largest);
+
 /* mpi.mpi_t: the library's control variables (MPI_T), on rank 0. */
 typedef struct mm_mpit_info {
     int available;
@@ -79,6 +103,10 @@ typedef struct mm_provenance {
     int has_empty_region;
     double empty_region_ns;
     mm_pair_choice pair;  /* probes.pingpong_pair; chosen_by MM_PAIR_NONE without ping-pongs */
+    int has_survey;        /* probes.latency_floor: the sampled pairs' round trips (pairs.c) */
+    mm_pair_survey survey;
+    int has_copy;          /* probes.copy_bandwidth (rank 0) */
+    mm_copy_probe copy;
     mm_mpi_error err;    /* the first MPI failure while collecting */
 } mm_provenance;
 
@@ -92,6 +120,9 @@ void mm_provenance_probe(mm_provenance *p, MPI_Comm comm, const mm_timer *timer)
  * over ranks on rank 0 in p->empty_region_ns. Outside any test. */
 enum { MM_EMPTY_REGION_REPS = 1001 };
 void mm_provenance_probe_empty(mm_provenance *p, MPI_Comm comm, const mm_timer *timer);
+/* Collective: the copy-bandwidth probe (probe_copy.c) with buffers up to max_bytes (0: none),
+ * results on rank 0 in p->copy. Outside any test. */
+void mm_provenance_probe_copy(mm_provenance *p, MPI_Comm comm, const mm_timer *timer, int64_t max_bytes);
 /* Rank 0: records load and wall time at the end; every rank's CPUs seen and frequency are
  * gathered. own CPU = sum over ranks (collective). */
 void mm_provenance_finish(mm_provenance *p, MPI_Comm comm);
@@ -156,7 +187,7 @@ void mm_meta_render(const mm_launch *l, mm_buf *out);
 /* meta.json's "config" object (cs may be NULL: the clock-sync defaults are resolved from the
  * name) and "operations" object, also printed by --validate. */
 void mm_meta_render_config(mm_json *j, const mm_config *c, const mm_clocksync *cs);
-void mm_meta_render_operations(mm_json *j, const mm_config *c);
+void mm_meta_render_operations(mm_json *j, const mm_config *c, int nprocs);
 
 /* The launch folder. */
 typedef struct mm_outdir {

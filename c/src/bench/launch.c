@@ -188,22 +188,25 @@ static void mm__free_state(mm__launch_state *st) {
     free(st);
 }
 
-/* Collective: the ping-pongs' pair, when the plan has a ping-pong (pairs.c), before the tests. */
-static int mm__choose_pair(mm__launch_state *st) {
+/* Collective: the survey of sampled pairs (pairs.c: every launch's latency floor), and from it
+ * the ping-pongs' pair when the plan has a ping-pong; before the tests. */
+static int mm__survey_pairs(mm__launch_state *st) {
+    int rc = mm_pair_survey_run(st->cfg, st->comm, &st->timer, &st->prov.survey);
+    if (mm_mpi_check(&st->err, rc, "measuring the latency of sampled pairs") != MPI_SUCCESS) return -1;
+    st->prov.has_survey = 1;
     int paired = 0;
     for (int i = 0; i < st->cfg->nops; i++) {
         const mm_op *op = mm_op_find(st->cfg->ops[i]);
         if (op && (op->flags & MM_OP_PAIR)) paired = 1;
     }
     if (!paired) return 0;
-    int rc = mm_pair_choose(st->cfg, st->comm, &st->timer, &st->prov.pair);
-    if (mm_mpi_check(&st->err, rc, "choosing the ping-pong pair") != MPI_SUCCESS) return -1;
+    mm_pair_choose(st->cfg, &st->prov.survey, &st->prov.pair);
     st->pair[0] = st->prov.pair.pair[0];
     st->pair[1] = st->prov.pair.pair[1];
     return 0;
 }
 
-/* Everything before the first test: modules, provenance, epoch, plan, folder, sync, probe. */
+/* Everything before the first test: modules, provenance, epoch, plan, folder, sync, probes. */
 static int mm__start(mm__launch_state *st) {
     const mm_config *cfg = st->cfg;
     if (mm__open_modules(st) != 0) return -1;
@@ -244,7 +247,8 @@ static int mm__start(mm__launch_state *st) {
     mm__residuals(st, 0);
     mm_provenance_probe(&st->prov, st->comm, &st->timer);
     mm_provenance_probe_empty(&st->prov, st->comm, &st->timer);
-    if (mm__choose_pair(st) != 0) return -1;
+    mm_provenance_probe_copy(&st->prov, st->comm, &st->timer, cfg->copy_probe_bytes);
+    if (mm__survey_pairs(st) != 0) return -1;
     return mm__write_meta(st, "running") == 0 ? 0 : -1;
 }
 

@@ -3,7 +3,8 @@
  * What: per rank, the largest test's buffers (mm_op_buffer_bytes: what the op's setup
  * allocates; the root's share where it needs more; for reductions one more block, the
  * temporary buffer Open MPI's and MPICH's reduction algorithms allocate inside the call), plus
- * what lives for the whole launch (the --cold-cache buffer and the per-repetition arrays).
+ * what lives for the whole launch (the --cold-cache buffer and the per-repetition arrays); the
+ * copy probe's buffers (--copy-probe-bytes, freed before the tests) count like one more test.
  * Summed over the ranks of each host (they run the same test at the same time) and compared with
  * what the host has: MemAvailable (/proc/meminfo), or the cgroup v2 limit left
  * (memory.max - memory.current) when that is smaller (a Slurm job or a container). When it does
@@ -66,7 +67,7 @@ static void mm__human_bytes(double bytes, char *out, size_t len) {
 enum { V_FAIL, V_TOTAL, V_AVAILABLE, V_TEST, V_FIXED, V_RANKS, V_CGROUP, V_N };
 
 /* Rank 0: the message for a host that does not fit. */
-static void mm__explain(const mm_config *cfg, const mm_test *tests, const double *v,
+static void mm__explain(const mm_config *cfg, const mm_test *tests, int ntests, const double *v,
                         const char *host, char *err, size_t len) {
     char total[32], avail[32], fixed[32], per_test[32];
     mm__human_bytes(v[V_TOTAL], total, sizeof total);
@@ -83,6 +84,15 @@ static void mm__explain(const mm_config *cfg, const mm_test *tests, const double
                  "available (%s); allowed: a smaller --cold-cache or --nrep, or fewer ranks per "
                  "host",
                  host, ranks, cfg->cold_cache_bytes, cfg->nrep, total, avail, source);
+        return;
+    }
+    if ((int)v[V_TEST] == ntests) {
+        snprintf(err, len,
+                 "--copy-probe-bytes %" PRId64 ": the copy probe's two buffers per rank need %s on "
+                 "host %s (%d rank(s)), %s in all with the --cold-cache buffers and repetition arrays "
+                 "(%s), but %s is available (%s); allowed: a smaller --copy-probe-bytes (0 = no "
+                 "probe), or fewer ranks per host",
+                 cfg->copy_probe_bytes, per_test, host, ranks, total, fixed, avail, source);
         return;
     }
     const mm_test *t = &tests[(int)v[V_TEST]];
@@ -103,16 +113,18 @@ int mm_memory_check(const mm_config *cfg, MPI_Comm comm, char *err, size_t err_l
     MM_MPI(&e, MPI_Comm_rank(comm, &rank));
     MM_MPI(&e, MPI_Comm_size(comm, &nprocs));
     mm_test *tests = calloc(MM__MAX_TESTS, sizeof *tests);
-    double *need = calloc(MM__MAX_TESTS + 1, sizeof *need);
-    double *sum = calloc(MM__MAX_TESTS + 1, sizeof *sum); /* over the host's ranks */
+    double *need = calloc(MM__MAX_TESTS + 2, sizeof *need);
+    double *sum = calloc(MM__MAX_TESTS + 2, sizeof *sum); /* over the host's ranks */
     int ntests = tests ? mm_plan_build(cfg, tests, MM__MAX_TESTS) : 0;
-    /* need[0]: for the whole launch; need[1 + i]: test i's buffers (doubles: sums can pass 2^63) */
+    /* need[0]: for the whole launch; need[1 + i]: test i's buffers (doubles: sums can pass 2^63);
+     * need[1 + ntests]: the copy probe's two buffers, freed before the first test */
     if (tests && need) {
         need[0] = (double)cfg->cold_cache_bytes + (double)mm_rep_arrays_bytes(cfg->nrep, rank, nprocs);
         for (int i = 0; i < ntests; i++) {
             need[1 + i] = (double)mm_op_buffer_bytes(tests[i].op, tests[i].size, nprocs, rank == cfg->root);
             if (tests[i].op->flags & MM_OP_REDUCES) need[1 + i] += (double)tests[i].size;
         }
+        need[1 + ntests] = 2.0 * (double)cfg->copy_probe_bytes;
     }
     if (!mm_all_ok(comm, tests && need && sum)) { /* no memory even to plan: no check, as when /proc/meminfo is unreadable */
         free(tests);
@@ -126,7 +138,7 @@ int mm_memory_check(const mm_config *cfg, MPI_Comm comm, char *err, size_t err_l
     int node_rank, node_size;
     MM_MPI(&e, MPI_Comm_rank(node, &node_rank));
     MM_MPI(&e, MPI_Comm_size(node, &node_size));
-    MM_MPI(&e, MPI_Reduce(need, sum, ntests + 1, MPI_DOUBLE, MPI_SUM, 0, node));
+    MM_MPI(&e, MPI_Reduce(need, sum, ntests + 2, MPI_DOUBLE, MPI_SUM, 0, node));
     double verdict[V_N] = {0, 0, 0, -1, 0, 0, 0};
     char host[MM__HOST_LEN] = "";
     if (node_rank == 0) {
@@ -137,7 +149,7 @@ int mm_memory_check(const mm_config *cfg, MPI_Comm comm, char *err, size_t err_l
         if (by_cgroup) available = in_cgroup;
         int worst = -1;
         double worst_bytes = 0;
-        for (int i = 0; i < ntests; i++) {
+        for (int i = 0; i <= ntests; i++) { /* i = ntests: the copy probe */
             if (sum[1 + i] <= worst_bytes) continue;
             worst = i;
             worst_bytes = sum[1 + i];
@@ -162,7 +174,7 @@ int mm_memory_check(const mm_config *cfg, MPI_Comm comm, char *err, size_t err_l
     if (rank == 0) {
         for (int r = 0; verdicts && hosts && r < nprocs && rc == 0; r++) {
             if (verdicts[r * V_N + V_FAIL] == 0) continue;
-            mm__explain(cfg, tests, &verdicts[r * V_N], &hosts[r * MM__HOST_LEN], err, err_len);
+            mm__explain(cfg, tests, ntests, &verdicts[r * V_N], &hosts[r * MM__HOST_LEN], err, err_len);
             rc = 2;
         }
     }

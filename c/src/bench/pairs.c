@@ -10,8 +10,12 @@
  * Why: SKaMPI (Reussner et al. 1998, §2.1): point-to-point measurements use "the pair of
  *   processes with maximum latency" found by a short search; measuring every pair costs
  *   O(nprocs^2) round trips, so the search here is bounded (at most 20 pairs).
+ * The same survey gives every launch its latency floor per sampled pair (the least round trip,
+ *   meta.json probes.latency_floor): the message-latency term of the bound the analysis shows
+ *   next to the results (Hoefler & Belli 2015, rule 11). It samples rather than measuring all
+ *   O(nprocs^2) pairs, so that a launch of many ranks spends milliseconds on it.
  * Cost: at most 20 x 61 round trips of 1 byte and 20 barriers, once per launch, before the tests
- *   and outside any timed region. The sampling and the pick are pure (unit-tested). */
+ *   and outside any timed region. The sampling, the pick and the choice are pure (unit-tested). */
 #include <stdlib.h>
 #include <string.h>
 
@@ -55,9 +59,10 @@ int mm_pair_pick(const double *median_rtt_ns, int n) {
     return best;
 }
 
-/* The two sides of one pair's 1-byte round trips; the median in ns on side a (b: 0). */
+/* The two sides of one pair's 1-byte round trips; the median and the minimum in ns on side a
+ * (b: 0). */
 static int mm__round_trips(MPI_Comm comm, const mm_timer *timer, int side_a, int peer,
-                           double *median_ns) {
+                           double *median_ns, double *min_ns) {
     int64_t rtt[MM_PAIR_ROUND_TRIPS];
     char out = 1, in = 0;
     for (int k = 0; k < MM_PAIR_WARMUP + MM_PAIR_ROUND_TRIPS; k++) {
@@ -75,41 +80,57 @@ static int mm__round_trips(MPI_Comm comm, const mm_timer *timer, int side_a, int
     }
     qsort(rtt, MM_PAIR_ROUND_TRIPS, sizeof rtt[0], mm_cmp_i64);
     *median_ns = side_a ? (double)rtt[MM_PAIR_ROUND_TRIPS / 2] : 0.0;
+    *min_ns = side_a ? (double)rtt[0] : 0.0;
     return MPI_SUCCESS;
 }
 
-int mm_pair_choose(const mm_config *cfg, MPI_Comm comm, const mm_timer *timer, mm_pair_choice *out) {
+int mm_pair_survey_run(const mm_config *cfg, MPI_Comm comm, const mm_timer *timer, mm_pair_survey *out) {
+    memset(out, 0, sizeof *out);
+    int rank = 0, nprocs = 1, rc = MPI_Comm_rank(comm, &rank);
+    if (rc == MPI_SUCCESS) rc = MPI_Comm_size(comm, &nprocs);
+    if (rc != MPI_SUCCESS) return rc;
+    out->nsamples = mm_pair_sample(nprocs, cfg->seed, out->sample, MM_PAIR_MAX_SAMPLES);
+    /* each pair's side a knows its round trips; the others contribute -1 to the max-reduction
+     * (a failed pair stays -1: never chosen, never a floor) */
+    double mine[2 * MM_PAIR_MAX_SAMPLES], all[2 * MM_PAIR_MAX_SAMPLES];
+    for (int i = 0; i < out->nsamples; i++) {
+        mine[i] = mine[MM_PAIR_MAX_SAMPLES + i] = -1;
+        int a = out->sample[i][0], b = out->sample[i][1];
+        if (rank == a || rank == b) {
+            double median = -1, least = -1;
+            int prc = mm__round_trips(comm, timer, rank == a, rank == a ? b : a, &median, &least);
+            if (prc == MPI_SUCCESS && rank == a) {
+                mine[i] = median;
+                mine[MM_PAIR_MAX_SAMPLES + i] = least;
+            }
+        }
+        rc = MPI_Barrier(comm); /* one pair at a time: pairs do not disturb each other */
+        if (rc != MPI_SUCCESS) return rc;
+    }
+    for (int i = out->nsamples; i < MM_PAIR_MAX_SAMPLES; i++) mine[i] = mine[MM_PAIR_MAX_SAMPLES + i] = -1;
+    rc = MPI_Allreduce(mine, all, 2 * MM_PAIR_MAX_SAMPLES, MPI_DOUBLE, MPI_MAX, comm);
+    if (rc != MPI_SUCCESS) return rc;
+    for (int i = 0; i < out->nsamples; i++) {
+        out->median_rtt_ns[i] = all[i];
+        out->min_rtt_ns[i] = all[MM_PAIR_MAX_SAMPLES + i];
+    }
+    return MPI_SUCCESS;
+}
+
+void mm_pair_choose(const mm_config *cfg, const mm_pair_survey *survey, mm_pair_choice *out) {
     memset(out, 0, sizeof *out);
     if (cfg->pair_given) {
         out->pair[0] = cfg->pair[0];
         out->pair[1] = cfg->pair[1];
         out->chosen_by = MM_PAIR_GIVEN;
-        return MPI_SUCCESS;
+        return;
     }
-    int rank = 0, nprocs = 1, rc = MPI_Comm_rank(comm, &rank);
-    if (rc == MPI_SUCCESS) rc = MPI_Comm_size(comm, &nprocs);
-    if (rc != MPI_SUCCESS) return rc;
-    out->nsamples = mm_pair_sample(nprocs, cfg->seed, out->sample, MM_PAIR_MAX_SAMPLES);
-    /* each pair's side a knows its median; the others contribute -1 to the max-reduction (a
-     * failed pair stays -1 and is never chosen) */
-    double mine[MM_PAIR_MAX_SAMPLES];
-    for (int i = 0; i < out->nsamples; i++) {
-        mine[i] = -1;
-        int a = out->sample[i][0], b = out->sample[i][1];
-        if (rank == a || rank == b) {
-            double median = -1;
-            int prc = mm__round_trips(comm, timer, rank == a, rank == a ? b : a, &median);
-            if (prc == MPI_SUCCESS && rank == a) mine[i] = median;
-        }
-        rc = MPI_Barrier(comm); /* one pair at a time: pairs do not disturb each other */
-        if (rc != MPI_SUCCESS) return rc;
-    }
-    rc = MPI_Allreduce(mine, out->median_rtt_ns, out->nsamples, MPI_DOUBLE, MPI_MAX, comm);
-    if (rc != MPI_SUCCESS) return rc;
+    out->nsamples = survey->nsamples;
+    memcpy(out->sample, survey->sample, sizeof out->sample);
+    memcpy(out->median_rtt_ns, survey->median_rtt_ns, sizeof out->median_rtt_ns);
     int best = mm_pair_pick(out->median_rtt_ns, out->nsamples);
     if (best < 0) best = 0; /* every sample failed: the first pair, 0 and 1 */
     out->pair[0] = out->sample[best][0];
     out->pair[1] = out->sample[best][1];
     out->chosen_by = MM_PAIR_SAMPLED;
-    return MPI_SUCCESS;
 }

@@ -46,6 +46,7 @@ void mm_config_defaults(mm_config *cfg) {
     snprintf(cfg->virtual_base, sizeof cfg->virtual_base, "monotonic");
     cfg->roundtime_budget_s = 1.0;
     cfg->bcast_factor = 2.0;
+    cfg->copy_probe_bytes = 32 << 20;
     const double checks[] = {0, 1, 2, 5, 10};
     cfg->ncheck = 5;
     for (int i = 0; i < cfg->ncheck; i++) cfg->check_at_s[i] = checks[i];

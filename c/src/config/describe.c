@@ -209,6 +209,11 @@ static void mm__operations(mm_json *j) {
         mm_json_kv_bool(j, "error_injectable", mm_op_inject_error(op, &probe) == 0);
         mm_json_kv_string(j, "pattern", op->pattern);
         mm_json_kv_string(j, "constraints", op->constraints);
+        mm_json_key(j, "bound_volume"); /* the data term of its bound; null: none stated */
+        if (mm_op_volume_formula(op))
+            mm_json_string(j, mm_op_volume_formula(op));
+        else
+            mm_json_null(j);
         mm_json_end_object(j);
     }
     mm_json_end_array(j);
@@ -316,7 +321,7 @@ void mm_config_print_validated(FILE *f, const mm_config *cfg) {
     mm_json_key(&j, "config");
     mm_meta_render_config(&j, cfg, NULL);
     mm_json_key(&j, "operations");
-    mm_meta_render_operations(&j, cfg);
+    mm_meta_render_operations(&j, cfg, cfg->validate_nprocs);
     mm_json_end_object(&j);
     fputs(buf.data ? buf.data : "{}", f);
     fputc('\n', f);

@@ -51,6 +51,11 @@ static const mm_option_spec mm__table[] = {
     {"cold-cache", MM_OPT_I64, BENCH, "BYTES", "0", "bytes", 0, 68719476736.0, NULL,
      OFF(cold_cache_bytes), "overwrite a buffer of this size after each repetition, outside the "
      "timed region"},
+    {"copy-probe-bytes", MM_OPT_I64, BENCH, "BYTES", "33554432", "bytes", 0, 1073741824.0, NULL,
+     OFF(copy_probe_bytes),
+     "the copy-bandwidth probe before the tests (a bound for the results, Hoefler & Belli rule "
+     "11): every rank at once copies buffers of 4 KiB, 16 KiB, ... up to BYTES (two buffers of "
+     "BYTES per rank, freed before the tests); 0 = no probe"},
     {"root", MM_OPT_INT, BENCH, "RANK", "0", NULL, 0, 2147483647.0, NULL, OFF(root),
      "root rank of rooted operations (below the number of ranks)"},
     {"pair", MM_OPT_PAIR, BENCH | MM_OPT_F_AUTO, "A,B", "auto", NULL, 0, 2147483647.0, NULL, 0,

@@ -15,6 +15,7 @@
  * calls (ops_simple.c), and the synthetic delay (ops_delay.c).
  * Buffers: each row ends with the blocks of `size` bytes its setup allocates per rank (every
  * rank, then the root's extra), for the memory check before a launch allocates anything.
+ * Volume: then the data term of the op's performance bound (mm_op_volume in mm_ops.h).
  * Nonblocking collectives (kind "nonblocking") have the blocking twin's size, buffers and
  * constraints; their timed call is NBCBench's post + computation + wait (ops_nbc.c).
  * Cost: lookups are linear in the table (57 rows).
@@ -43,119 +44,119 @@
 const mm_op mm_ops_table[] = {
     {"allgather", MM_OP_KIND_COLLECTIVE,
      "every rank sends its block of size bytes to every rank; each receives nprocs x size bytes",
-     MM__C_SIZE MM__C_NBLOCKS, 0, MM__COLL(allgather), {1, 1, 0, 0}, NULL},
+     MM__C_SIZE MM__C_NBLOCKS, 0, MM__COLL(allgather), {1, 1, 0, 0}, NULL, MM_VOL_PM1},
     {"allgatherv", MM_OP_KIND_COLLECTIVE,
      "as allgather (size bytes from each rank) through MPI_Allgatherv; block i lands at "
      "displacement i*(count+1) elements: a one-element gap after each block",
-     MM__C_SIZE MM__C_NBLOCKS, 0, MM__COLL(allgatherv), {1, 1, 0, 0}, NULL},
+     MM__C_SIZE MM__C_NBLOCKS, 0, MM__COLL(allgatherv), {1, 1, 0, 0}, NULL, MM_VOL_PM1},
     {"allreduce", MM_OP_KIND_COLLECTIVE,
      "every rank contributes a vector of size bytes; every rank receives the elementwise "
      "reduction (size bytes)",
-     MM__C_SIZE MM__C_REDUCE, MM_OP_REDUCES, MM__COLL(allreduce), {2, 0, 0, 0}, NULL},
+     MM__C_SIZE MM__C_REDUCE, MM_OP_REDUCES, MM__COLL(allreduce), {2, 0, 0, 0}, NULL, MM_VOL_2PM1_OVER_P},
     {"alltoall", MM_OP_KIND_COLLECTIVE,
      "every rank sends a distinct block of size bytes to every rank (nprocs x size bytes out "
      "and in per rank)",
-     MM__C_SIZE MM__C_NBLOCKS, 0, MM__COLL(alltoall), {0, 2, 0, 0}, NULL},
+     MM__C_SIZE MM__C_NBLOCKS, 0, MM__COLL(alltoall), {0, 2, 0, 0}, NULL, MM_VOL_PM1},
     {"alltoallv", MM_OP_KIND_COLLECTIVE,
      "as alltoall (size bytes per pair of ranks) through MPI_Alltoallv; on both sides block i "
      "is at displacement i*(count+1) elements: a one-element gap after each block",
-     MM__C_SIZE MM__C_NBLOCKS, 0, MM__COLL(alltoallv), {0, 2, 0, 0}, NULL},
+     MM__C_SIZE MM__C_NBLOCKS, 0, MM__COLL(alltoallv), {0, 2, 0, 0}, NULL, MM_VOL_PM1},
     {"barrier", MM_OP_KIND_COLLECTIVE, "no data: no rank leaves before every rank has entered",
      "size: unused (one test at size 0, whatever --sizes says)", MM_OP_SIZE_UNUSED,
-     MM__COLL(barrier), {0, 0, 0, 0}, NULL},
+     MM__COLL(barrier), {0, 0, 0, 0}, NULL, MM_VOL_ZERO},
     {"bcast", MM_OP_KIND_ROOTED, "root sends size bytes to every rank", MM__C_SIZE MM__C_ROOT, MM_OP_ROOTED | MM_OP_FINISH_APART,
-     MM__COLL(bcast), {1, 0, 0, 0}, NULL},
+     MM__COLL(bcast), {1, 0, 0, 0}, NULL, MM_VOL_SIZE},
     {"exscan", MM_OP_KIND_COLLECTIVE,
      "every rank contributes a vector of size bytes; rank r receives the elementwise reduction "
      "over ranks 0..r-1 (rank 0 receives nothing defined)",
-     MM__C_SIZE MM__C_REDUCE, MM_OP_REDUCES | MM_OP_FINISH_APART, MM__COLL(exscan), {2, 0, 0, 0}, NULL},
+     MM__C_SIZE MM__C_REDUCE, MM_OP_REDUCES | MM_OP_FINISH_APART, MM__COLL(exscan), {2, 0, 0, 0}, NULL, MM_VOL_SIZE},
     {"gather", MM_OP_KIND_ROOTED, "every rank sends size bytes to root; root receives nprocs x size bytes",
      MM__C_SIZE MM__C_ROOT "; root needs nprocs x size bytes", MM_OP_ROOTED | MM_OP_FINISH_APART, MM__COLL(gather),
-     {1, 0, 0, 1}, NULL},
+     {1, 0, 0, 1}, NULL, MM_VOL_PM1},
     {"gatherv", MM_OP_KIND_ROOTED,
      "as gather (size bytes from each rank) through MPI_Gatherv; at root block i lands at "
      "displacement i*(count+1) elements: a one-element gap after each block",
      MM__C_SIZE MM__C_ROOT "; root needs nprocs x size bytes", MM_OP_ROOTED | MM_OP_FINISH_APART, MM__COLL(gatherv),
-     {1, 0, 0, 1}, NULL},
+     {1, 0, 0, 1}, NULL, MM_VOL_PM1},
     {"reduce", MM_OP_KIND_ROOTED,
      "every rank contributes a vector of size bytes; root receives the elementwise reduction "
      "(size bytes)",
      MM__C_SIZE MM__C_ROOT MM__C_REDUCE, MM_OP_REDUCES | MM_OP_ROOTED | MM_OP_FINISH_APART, MM__COLL(reduce),
-     {1, 0, 1, 0}, NULL},
+     {1, 0, 1, 0}, NULL, MM_VOL_PM1_OVER_P},
     {"reduce_scatter", MM_OP_KIND_COLLECTIVE,
      "every rank contributes a vector of size bytes (count elements); the elementwise reduction "
      "is split: rank i receives count/nprocs elements, one more if i < count % nprocs",
-     MM__C_SIZE MM__C_REDUCE, MM_OP_REDUCES, MM__COLL(reduce_scatter), {1, 0, 0, 0}, NULL},
+     MM__C_SIZE MM__C_REDUCE, MM_OP_REDUCES, MM__COLL(reduce_scatter), {1, 0, 0, 0}, NULL, MM_VOL_PM1_OVER_P},
     {"reduce_scatter_block", MM_OP_KIND_COLLECTIVE,
      "every rank contributes nprocs blocks of size bytes; they are reduced elementwise and "
      "rank i receives block i (size bytes)",
      MM__C_SIZE MM__C_REDUCE MM__C_NBLOCKS, MM_OP_REDUCES, MM__COLL(reduce_scatter_block),
-     {1, 1, 0, 0}, NULL},
+     {1, 1, 0, 0}, NULL, MM_VOL_PM1},
     {"scan", MM_OP_KIND_COLLECTIVE,
      "every rank contributes a vector of size bytes; rank r receives the elementwise reduction "
      "over ranks 0..r",
-     MM__C_SIZE MM__C_REDUCE, MM_OP_REDUCES | MM_OP_FINISH_APART, MM__COLL(scan), {2, 0, 0, 0}, NULL},
+     MM__C_SIZE MM__C_REDUCE, MM_OP_REDUCES | MM_OP_FINISH_APART, MM__COLL(scan), {2, 0, 0, 0}, NULL, MM_VOL_SIZE},
     {"scatter", MM_OP_KIND_ROOTED,
      "root sends a distinct block of size bytes to every rank (nprocs x size bytes leave root)",
      MM__C_SIZE MM__C_ROOT "; root needs nprocs x size bytes", MM_OP_ROOTED | MM_OP_FINISH_APART, MM__COLL(scatter),
-     {1, 0, 0, 1}, NULL},
+     {1, 0, 0, 1}, NULL, MM_VOL_PM1},
     {"scatterv", MM_OP_KIND_ROOTED,
      "as scatter (size bytes to each rank) through MPI_Scatterv; at root block i is at "
      "displacement i*(count+1) elements: a one-element gap after each block",
      MM__C_SIZE MM__C_ROOT "; root needs nprocs x size bytes", MM_OP_ROOTED | MM_OP_FINISH_APART,
-     MM__COLL(scatterv), {1, 0, 0, 1}, NULL},
+     MM__COLL(scatterv), {1, 0, 0, 1}, NULL, MM_VOL_PM1},
     {"ibarrier", MM_OP_KIND_NBC,
      "no data: MPI_Ibarrier + computation + MPI_Wait",
-     "size: unused (one test at size 0, whatever --sizes says)", MM_OP_SIZE_UNUSED, MM__NBC(barrier), {0, 0, 0, 0}, NULL},
+     "size: unused (one test at size 0, whatever --sizes says)", MM_OP_SIZE_UNUSED, MM__NBC(barrier), {0, 0, 0, 0}, NULL, MM_VOL_NONE},
     {"ibcast", MM_OP_KIND_NBC,
      "as bcast (same size, buffers) through MPI_Ibcast + computation + MPI_Wait",
-     MM__C_SIZE MM__C_ROOT, MM_OP_ROOTED | MM_OP_FINISH_APART, MM__NBC(bcast), {1, 0, 0, 0}, NULL},
+     MM__C_SIZE MM__C_ROOT, MM_OP_ROOTED | MM_OP_FINISH_APART, MM__NBC(bcast), {1, 0, 0, 0}, NULL, MM_VOL_NONE},
     {"igather", MM_OP_KIND_NBC,
      "as gather (same size, buffers) through MPI_Igather + computation + MPI_Wait",
-     MM__C_SIZE MM__C_ROOT "; root needs nprocs x size bytes", MM_OP_ROOTED | MM_OP_FINISH_APART, MM__NBC(gather), {1, 0, 0, 1}, NULL},
+     MM__C_SIZE MM__C_ROOT "; root needs nprocs x size bytes", MM_OP_ROOTED | MM_OP_FINISH_APART, MM__NBC(gather), {1, 0, 0, 1}, NULL, MM_VOL_NONE},
     {"igatherv", MM_OP_KIND_NBC,
      "as gatherv (same size, buffers and i*(count+1) layout) through MPI_Igatherv + computation + MPI_Wait",
-     MM__C_SIZE MM__C_ROOT "; root needs nprocs x size bytes", MM_OP_ROOTED | MM_OP_FINISH_APART, MM__NBC(gatherv), {1, 0, 0, 1}, NULL},
+     MM__C_SIZE MM__C_ROOT "; root needs nprocs x size bytes", MM_OP_ROOTED | MM_OP_FINISH_APART, MM__NBC(gatherv), {1, 0, 0, 1}, NULL, MM_VOL_NONE},
     {"iscatter", MM_OP_KIND_NBC,
      "as scatter (same size, buffers) through MPI_Iscatter + computation + MPI_Wait",
-     MM__C_SIZE MM__C_ROOT "; root needs nprocs x size bytes", MM_OP_ROOTED | MM_OP_FINISH_APART, MM__NBC(scatter), {1, 0, 0, 1}, NULL},
+     MM__C_SIZE MM__C_ROOT "; root needs nprocs x size bytes", MM_OP_ROOTED | MM_OP_FINISH_APART, MM__NBC(scatter), {1, 0, 0, 1}, NULL, MM_VOL_NONE},
     {"iscatterv", MM_OP_KIND_NBC,
      "as scatterv (same size, buffers and i*(count+1) layout) through MPI_Iscatterv + computation + MPI_Wait",
-     MM__C_SIZE MM__C_ROOT "; root needs nprocs x size bytes", MM_OP_ROOTED | MM_OP_FINISH_APART, MM__NBC(scatterv), {1, 0, 0, 1}, NULL},
+     MM__C_SIZE MM__C_ROOT "; root needs nprocs x size bytes", MM_OP_ROOTED | MM_OP_FINISH_APART, MM__NBC(scatterv), {1, 0, 0, 1}, NULL, MM_VOL_NONE},
     {"iallgather", MM_OP_KIND_NBC,
      "as allgather (same size, buffers) through MPI_Iallgather + computation + MPI_Wait",
-     MM__C_SIZE MM__C_NBLOCKS, 0, MM__NBC(allgather), {1, 1, 0, 0}, NULL},
+     MM__C_SIZE MM__C_NBLOCKS, 0, MM__NBC(allgather), {1, 1, 0, 0}, NULL, MM_VOL_NONE},
     {"iallgatherv", MM_OP_KIND_NBC,
      "as allgatherv (same size, buffers and i*(count+1) layout) through MPI_Iallgatherv + computation + MPI_Wait",
-     MM__C_SIZE MM__C_NBLOCKS, 0, MM__NBC(allgatherv), {1, 1, 0, 0}, NULL},
+     MM__C_SIZE MM__C_NBLOCKS, 0, MM__NBC(allgatherv), {1, 1, 0, 0}, NULL, MM_VOL_NONE},
     {"ialltoall", MM_OP_KIND_NBC,
      "as alltoall (same size, buffers) through MPI_Ialltoall + computation + MPI_Wait",
-     MM__C_SIZE MM__C_NBLOCKS, 0, MM__NBC(alltoall), {0, 2, 0, 0}, NULL},
+     MM__C_SIZE MM__C_NBLOCKS, 0, MM__NBC(alltoall), {0, 2, 0, 0}, NULL, MM_VOL_NONE},
     {"ialltoallv", MM_OP_KIND_NBC,
      "as alltoallv (same size, buffers and i*(count+1) layout) through MPI_Ialltoallv + computation + MPI_Wait",
-     MM__C_SIZE MM__C_NBLOCKS, 0, MM__NBC(alltoallv), {0, 2, 0, 0}, NULL},
+     MM__C_SIZE MM__C_NBLOCKS, 0, MM__NBC(alltoallv), {0, 2, 0, 0}, NULL, MM_VOL_NONE},
     {"ireduce", MM_OP_KIND_NBC,
      "as reduce (same size, buffers) through MPI_Ireduce + computation + MPI_Wait",
-     MM__C_SIZE MM__C_ROOT MM__C_REDUCE, MM_OP_REDUCES | MM_OP_ROOTED | MM_OP_FINISH_APART, MM__NBC(reduce), {1, 0, 1, 0}, NULL},
+     MM__C_SIZE MM__C_ROOT MM__C_REDUCE, MM_OP_REDUCES | MM_OP_ROOTED | MM_OP_FINISH_APART, MM__NBC(reduce), {1, 0, 1, 0}, NULL, MM_VOL_NONE},
     {"iallreduce", MM_OP_KIND_NBC,
      "as allreduce (same size, buffers) through MPI_Iallreduce + computation + MPI_Wait",
-     MM__C_SIZE MM__C_REDUCE, MM_OP_REDUCES, MM__NBC(allreduce), {2, 0, 0, 0}, NULL},
+     MM__C_SIZE MM__C_REDUCE, MM_OP_REDUCES, MM__NBC(allreduce), {2, 0, 0, 0}, NULL, MM_VOL_NONE},
     {"ireduce_scatter", MM_OP_KIND_NBC,
      "as reduce_scatter (same size, buffers) through MPI_Ireduce_scatter + computation + MPI_Wait",
-     MM__C_SIZE MM__C_REDUCE, MM_OP_REDUCES, MM__NBC(reduce_scatter), {1, 0, 0, 0}, NULL},
+     MM__C_SIZE MM__C_REDUCE, MM_OP_REDUCES, MM__NBC(reduce_scatter), {1, 0, 0, 0}, NULL, MM_VOL_NONE},
     {"ireduce_scatter_block", MM_OP_KIND_NBC,
      "as reduce_scatter_block (same size, buffers) through MPI_Ireduce_scatter_block + computation + MPI_Wait",
-     MM__C_SIZE MM__C_REDUCE MM__C_NBLOCKS, MM_OP_REDUCES, MM__NBC(reduce_scatter_block), {1, 1, 0, 0}, NULL},
+     MM__C_SIZE MM__C_REDUCE MM__C_NBLOCKS, MM_OP_REDUCES, MM__NBC(reduce_scatter_block), {1, 1, 0, 0}, NULL, MM_VOL_NONE},
     {"iscan", MM_OP_KIND_NBC,
      "as scan (same size, buffers) through MPI_Iscan + computation + MPI_Wait",
-     MM__C_SIZE MM__C_REDUCE, MM_OP_REDUCES | MM_OP_FINISH_APART, MM__NBC(scan), {2, 0, 0, 0}, NULL},
+     MM__C_SIZE MM__C_REDUCE, MM_OP_REDUCES | MM_OP_FINISH_APART, MM__NBC(scan), {2, 0, 0, 0}, NULL, MM_VOL_NONE},
     {"iexscan", MM_OP_KIND_NBC,
      "as exscan (same size, buffers) through MPI_Iexscan + computation + MPI_Wait",
-     MM__C_SIZE MM__C_REDUCE, MM_OP_REDUCES | MM_OP_FINISH_APART, MM__NBC(exscan), {2, 0, 0, 0}, NULL},
+     MM__C_SIZE MM__C_REDUCE, MM_OP_REDUCES | MM_OP_FINISH_APART, MM__NBC(exscan), {2, 0, 0, 0}, NULL, MM_VOL_NONE},
     {"delay", MM_OP_KIND_LOCAL,
      "no communication: every rank busy-waits size nanoseconds on the benchmark's timer",
      "size: a duration in ns (>= 0), not bytes; datatype and reduce op unused",
-     MM_OP_SIZE_IS_DURATION, mm__setup_delay, mm__run_delay, mm__teardown_delay, {0, 0, 0, 0}, NULL},
+     MM_OP_SIZE_IS_DURATION, mm__setup_delay, mm__run_delay, mm__teardown_delay, {0, 0, 0, 0}, NULL, MM_VOL_NONE},
 
     /* ping-pongs (ops_p2p.c): one timed call = one round trip a -> b -> a; Bsend's attached
      * buffer counts as two more blocks */
@@ -164,7 +165,7 @@ const mm_op mm_ops_table[] = {
      "one round trip of size bytes between the ranks a,b of --pair (a sends, b answers): " how   \
      "; the other ranks idle",                                                                   \
      MM__C_SIZE "; --pair A,B or the pair chosen by the launch; an even number of ranks",        \
-     MM__PP_FLAGS, setup, run, mm__teardown_pingpong, {blocks, 0, 0, 0}, NULL}
+     MM__PP_FLAGS, setup, run, mm__teardown_pingpong, {blocks, 0, 0, 0}, NULL, MM_VOL_SIZE}
 #define MM__PP_FLAGS (MM_OP_PAIR | MM_OP_ROUND_TRIP | MM_OP_FINISH_APART)
     MM__PP("anytag", "MPI_Send, MPI_Recv with MPI_ANY_TAG", mm__setup_pingpong,
            mm__run_pingpong_anytag, 2),
@@ -194,7 +195,7 @@ const mm_op mm_ops_table[] = {
      MM__C_SIZE MM__C_ROOT " (the master); at least 2 ranks; the master needs (nprocs-1) x "     \
      "size bytes",                                                                               \
      MM_OP_ROOTED | MM_OP_FINISH_APART | MM_OP_NEEDS_TWO, setup, run, mm__teardown_mw,          \
-     {2, 0, 0, master_blocks_x_nprocs}, after}
+     {2, 0, 0, master_blocks_x_nprocs}, after, MM_VOL_NONE}
     MM__MW("bsend", "the master sends size bytes to every worker with MPI_Bsend (buffer "
            "attached outside the timed region, and detached and attached again after each call: the "
            "buffer is empty at every start); each worker MPI_Recv",
@@ -218,7 +219,7 @@ const mm_op mm_ops_table[] = {
 #define MM__SIMPLE(name, what, run, after)                                                       \
     {"simple-" name, MM_OP_KIND_SIMPLE, what,                                                    \
      "size: unused (one test at size 0, whatever --sizes says)", MM_OP_SIZE_UNUSED,              \
-     mm__setup_simple, run, mm__teardown_simple, {0, 0, 0, 0}, after}
+     mm__setup_simple, run, mm__teardown_simple, {0, 0, 0, 0}, after, MM_VOL_NONE}
     MM__SIMPLE("comm-dup", "every rank calls MPI_Comm_dup (collective); the new communicator is "
                "freed after the end timestamp", mm__run_simple_comm_dup, mm__after_simple_free_comm),
     MM__SIMPLE("comm-rank", "every rank calls MPI_Comm_rank", mm__run_simple_comm_rank, NULL),
@@ -244,6 +245,29 @@ const char *mm_op_names(void) {
         used += (size_t)snprintf(names + used, sizeof names - used, "%s%s", i ? ", " : "",
                                  mm_ops_table[i].name);
     return names;
+}
+
+const char *mm_op_volume_formula(const mm_op *op) {
+    switch (op ? op->volume : MM_VOL_NONE) {
+    case MM_VOL_ZERO: return "0";
+    case MM_VOL_SIZE: return "size";
+    case MM_VOL_PM1_OVER_P: return "(p-1)/p x size";
+    case MM_VOL_2PM1_OVER_P: return "2(p-1)/p x size";
+    case MM_VOL_PM1: return "(p-1) x size";
+    default: return NULL;
+    }
+}
+
+double mm_op_volume_factor(const mm_op *op, int nprocs) {
+    double p = nprocs > 0 ? (double)nprocs : 1.0;
+    switch (op ? op->volume : MM_VOL_NONE) {
+    case MM_VOL_ZERO: return 0.0;
+    case MM_VOL_SIZE: return nprocs >= 2 ? 1.0 : 0.0;
+    case MM_VOL_PM1_OVER_P: return (p - 1.0) / p;
+    case MM_VOL_2PM1_OVER_P: return 2.0 * (p - 1.0) / p;
+    case MM_VOL_PM1: return p - 1.0;
+    default: return -1.0;
+    }
 }
 
 const char *mm_op_size_unit(const mm_op *op) {

@@ -1,5 +1,6 @@
 /* meta_internal.h — what the meta.json writers share (meta_writer.c: the launch and its
- * machine; meta_runs.c: clock sync, process sync, tests and conditions): small JSON helpers that
+ * machine; meta_runs.c: clock sync, process sync, tests and conditions; meta_bounds.c: the
+ * probes of the performance bound): small JSON helpers that
  * write null for what is not known. Internal to c/src/output/. */
 #ifndef MM_META_INTERNAL_H
 #define MM_META_INTERNAL_H
@@ -19,5 +20,7 @@ void mm__render_clock_sync(mm_json *j, const mm_launch *l);
 void mm__render_proc_sync(mm_json *j, const mm_launch *l);
 void mm__render_tests(mm_json *j, const mm_launch *l);
 void mm__render_conditions(mm_json *j, const mm_conditions *c);
+/* probes.copy_bandwidth and probes.latency_floor (meta_bounds.c) */
+void mm_meta_render_bound_probes(mm_json *j, const mm_provenance *p);
 
 #endif

@@ -136,6 +136,7 @@ void mm_meta_render_config(mm_json *j, const mm_config *c, const mm_clocksync *c
     mm_json_key(j, "seed");
     mm_json_raw(j, seed);
     mm_json_kv_int(j, "cold_cache_bytes", c->cold_cache_bytes);
+    mm_json_kv_int(j, "copy_probe_bytes", c->copy_probe_bytes);
     mm_json_kv_int(j, "root", c->root);
     mm_json_key(j, "pair");
     if (c->pair_given)
@@ -186,7 +187,7 @@ void mm_meta_render_config(mm_json *j, const mm_config *c, const mm_clocksync *c
     mm_json_end_object(j);
 }
 
-void mm_meta_render_operations(mm_json *j, const mm_config *c) {
+void mm_meta_render_operations(mm_json *j, const mm_config *c, int nprocs) {
     mm_json_begin_object(j);
     for (int i = 0; i < c->nops && i < MM_MAX_OPS; i++) {
         const mm_op *op = mm_op_find(c->ops[i]);
@@ -198,6 +199,17 @@ void mm_meta_render_operations(mm_json *j, const mm_config *c) {
         mm_json_kv_string(j, "size_unit", mm_op_size_unit(op));
         /* the timed call is a round trip: the analysis halves it (one-way latency) */
         mm_json_kv_bool(j, "round_trip", (op->flags & MM_OP_ROUND_TRIP) != 0);
+        /* the data term of the op's bound on these nprocs ranks (mm_op_volume; null: none) */
+        mm_json_key(j, "bound_volume");
+        const char *formula = mm_op_volume_formula(op);
+        if (formula) {
+            mm_json_begin_object(j);
+            mm_json_kv_string(j, "formula", formula);
+            mm_json_kv_double(j, "bytes_per_size", mm_op_volume_factor(op, nprocs));
+            mm_json_end_object(j);
+        } else {
+            mm_json_null(j);
+        }
         mm_json_end_object(j);
     }
     mm_json_end_object(j);
@@ -346,6 +358,7 @@ static void mm__render_ranks_env_load(mm_json *j, const mm_provenance *p, int np
         mm_json_end_array(j);
         mm__kv_double_if(j, "empty_region_ns", p->has_empty_region, p->empty_region_ns);
         mm__render_pair(j, &p->pair);
+        mm_meta_render_bound_probes(j, p);
         mm_json_end_object(j);
     } else {
         mm_json_null(j);
@@ -432,7 +445,7 @@ void mm_meta_render(const mm_launch *l, mm_buf *out) {
     mm_json_kv_int(&j, "nprocs", l->nprocs);
     mm_json_key(&j, "operations");
     if (l->cfg)
-        mm_meta_render_operations(&j, l->cfg);
+        mm_meta_render_operations(&j, l->cfg, l->nprocs);
     else
         mm_json_null(&j);
     mm__render_mpi_build_system(&j, p);

@@ -402,8 +402,38 @@ static void test_nbc_test_calls(void) {
     CHECK_EQ_INT(mm_nbc_test_calls(INT64_MAX / 2, 1), INT_MAX);
 }
 
+/* The data term of each op's bound (mm_op_volume): Chan et al. 2007's lower bounds on 4 and 1
+ * ranks, words for --describe, and none for operations that are not just data movement. */
+static void test_volume(void) {
+    const struct { const char *op; const char *formula; double on4, on1; } cases[] = {
+        {"allreduce", "2(p-1)/p x size", 1.5, 0.0}, {"bcast", "size", 1.0, 0.0},
+        {"alltoall", "(p-1) x size", 3.0, 0.0},     {"reduce", "(p-1)/p x size", 0.75, 0.0},
+        {"barrier", "0", 0.0, 0.0},                 {"allgather", "(p-1) x size", 3.0, 0.0},
+        {"pingpong-send-recv", "size", 1.0, 0.0},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        const mm_op *op = mm_op_find(cases[i].op);
+        CHECK(op != NULL);
+        CHECK_STR(mm_op_volume_formula(op), cases[i].formula);
+        CHECK(mm_op_volume_factor(op, 4) == cases[i].on4);
+        CHECK(mm_op_volume_factor(op, 1) == cases[i].on1);
+    }
+    const char *none[] = {"iallreduce", "mw-send", "simple-empty", "delay"};
+    for (size_t i = 0; i < sizeof none / sizeof none[0]; i++) {
+        CHECK(mm_op_volume_formula(mm_op_find(none[i])) == NULL);
+        CHECK(mm_op_volume_factor(mm_op_find(none[i]), 4) < 0);
+    }
+    /* every blocking collective states a bound */
+    for (size_t i = 0; i < mm_ops_count; i++) {
+        const mm_op *op = &mm_ops_table[i];
+        int blocking = strcmp(op->kind, MM_OP_KIND_COLLECTIVE) == 0 || strcmp(op->kind, MM_OP_KIND_ROOTED) == 0;
+        if (blocking) CHECK(mm_op_volume_formula(op) != NULL);
+    }
+}
+
 int main(void) {
     test_table();
+    test_volume();
     test_nbc_work_calibration();
     test_nbc_test_calls();
     test_check_size();

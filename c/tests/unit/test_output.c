@@ -340,7 +340,8 @@ static void test_meta_render(const char *tmp) {
         "assert m[\"system\"][\"governor\"] is None and m[\"system\"][\"cpu_model\"] == \"AMD \\\"EPYC\\\"\"\n"
         "assert m[\"ranks\"][0] == {\"rank\": 0, \"host\": \"node1\", \"cpus\": [0, 1, 3], \"pid\": 11, "
         "\"cpus_seen\": None, \"cpu_changes\": None, \"cpu_khz\": None}\n"
-        "assert m[\"probes\"] == {\"cacheline_rtt_ns\": [], \"empty_region_ns\": None, \"pingpong_pair\": None} and m[\"mpi\"][\"mpi_t\"] is None\n"
+        "assert m[\"probes\"] == {\"cacheline_rtt_ns\": [], \"empty_region_ns\": None, \"pingpong_pair\": None, "
+        "\"copy_bandwidth\": None, \"latency_floor\": None} and m[\"mpi\"][\"mpi_t\"] is None\n"
         "assert m[\"ranks\"][1][\"cpus\"] == []\n"
         "assert m[\"load\"][\"loadavg_end\"] is None and m[\"load\"][\"wall_s\"] is None\n"
         "assert m[\"timer\"][\"tsc_hz\"] is None and m[\"timer\"][\"virtual\"][\"offsets_ns\"] == [0, 500000000]\n"
@@ -357,7 +358,10 @@ static void test_meta_render(const char *tmp) {
         "assert m[\"tests\"][0][\"error\"] is None and m[\"tests\"][0][\"invalid_late_wakeup\"] == 2\n"
         "assert m[\"tests\"][0][\"start_tolerance_ns\"] == 1000 and m[\"tests\"][3][\"start_tolerance_ns\"] is None\n"
         "assert m[\"operations\"][\"bcast\"] == {\"kind\": \"rooted-collective\", \"ranks_finish_apart\": True, "
-        "\"size_unit\": \"bytes\", \"round_trip\": False} and m[\"operations\"][\"barrier\"][\"kind\"] == \"collective\"\n"
+        "\"size_unit\": \"bytes\", \"round_trip\": False, \"bound_volume\": {\"formula\": \"size\", \"bytes_per_size\": 1}}\n"
+        "assert m[\"operations\"][\"barrier\"] == {\"kind\": \"collective\", \"ranks_finish_apart\": False, "
+        "\"size_unit\": \"bytes\", \"round_trip\": False, \"bound_volume\": {\"formula\": \"0\", \"bytes_per_size\": 0}}\n"
+        "assert m[\"config\"][\"copy_probe_bytes\"] == 0\n"
         "assert m[\"config\"][\"start_tolerance_ns\"] is None\n"
         "assert [t[\"nrep\"] for t in m[\"tests\"]] == [3, 0, 0, 5]\n"
         "assert [t[\"nrep_asked\"] for t in m[\"tests\"]] == [5, 5, 5, 5]\n"
@@ -369,6 +373,27 @@ static void test_meta_render(const char *tmp) {
         "c = m[\"conditions\"]; assert len(c) == 49 and c[0] == {\"code\": \"oversubscribed\", "
         "\"message\": \"window overruns in test 0\", \"hint\": \"<b> & \\\"c\\\"\", \"where\": \"node1\"}\n"
         "assert c[1][\"where\"] is None and c[-1][\"code\"] == \"conditions-dropped\" and \"5 more\" in c[-1][\"message\"]\n");
+
+    /* the probes of the bound: the copy rates per size and the sampled pairs' round trips */
+    prov.has_copy = 1;
+    prov.copy = (mm_copy_probe){.max_bytes = 65536, .ranks_at_once = 2, .nsizes = 2,
+                                .rate = {{4096, 256, 2, 1e10, 1.5e10, 2e10}, {65536, 16, 0, -1, -1, -1}}};
+    prov.has_survey = 1;
+    prov.survey = (mm_pair_survey){.nsamples = 1, .sample = {{0, 1}}, .median_rtt_ns = {310},
+                                   .min_rtt_ns = {250}};
+    mm_meta_render(&l, &meta);
+    snprintf(path, sizeof path, "%s/meta_probes.json", tmp);
+    CHECK(write_all(path, meta.data) == 0);
+    check_with_python(
+        path,
+        "c = m[\"probes\"][\"copy_bandwidth\"]\n"
+        "assert c[\"max_bytes\"] == 65536 and c[\"ranks_at_once\"] == 2 and c[\"batches\"] == 5\n"
+        "assert c[\"sizes\"][0] == {\"bytes\": 4096, \"copies_per_batch\": 256, \"ranks\": 2, "
+        "\"min_Bps\": 1e10, \"median_Bps\": 1.5e10, \"max_Bps\": 2e10}\n"
+        "assert c[\"sizes\"][1][\"median_Bps\"] is None and c[\"sizes\"][1][\"ranks\"] == 0\n"
+        "f = m[\"probes\"][\"latency_floor\"]\n"
+        "assert f == {\"pairs_by\": \"sampled\", \"message_bytes\": 1, \"round_trips\": 51, "
+        "\"pairs\": [{\"ranks\": [0, 1], \"min_rtt_ns\": 250, \"median_rtt_ns\": 310}]}\n");
 
     /* a launch with nothing known yet: every key present, nulls, still valid JSON */
     mm_launch empty;

@@ -1,6 +1,6 @@
 /* test_pairs.c — the ping-pong pair without MPI: --pair parsing and checks against the number of
- * ranks, the pairs SKaMPI's rule samples (pairs.c), the pick of the largest median, and which
- * operations refuse odd or too small rank counts. */
+ * ranks, the pairs SKaMPI's rule samples (pairs.c), the pick of the largest median, the choice
+ * from a survey, and which operations refuse odd or too small rank counts. */
 #include <string.h>
 
 #include "mm_bench.h"
@@ -95,10 +95,33 @@ static void test_pick(void) {
     CHECK_EQ_INT(mm_pair_pick(m, 0), -1);
 }
 
+/* The choice from a survey is pure: --pair wins without samples; otherwise the surveyed pair
+ * with the largest median, its samples copied (the survey's minima are the latency floor's, not
+ * the choice's). */
+static void test_choose(void) {
+    mm_pair_survey survey = {.nsamples = 3, .sample = {{0, 1}, {0, 2}, {1, 3}},
+                             .median_rtt_ns = {300, 900, -1}, .min_rtt_ns = {200, 150, -1}};
+    mm_pair_choice choice;
+    mm_config auto_cfg = {0};
+    mm_pair_choose(&auto_cfg, &survey, &choice);
+    CHECK_EQ_INT(choice.chosen_by, MM_PAIR_SAMPLED);
+    CHECK(choice.pair[0] == 0 && choice.pair[1] == 2);
+    CHECK_EQ_INT(choice.nsamples, 3);
+    CHECK(choice.median_rtt_ns[2] < 0 && choice.sample[2][1] == 3);
+    mm_config given = {.pair = {3, 1}, .pair_given = 1};
+    mm_pair_choose(&given, &survey, &choice);
+    CHECK_EQ_INT(choice.chosen_by, MM_PAIR_GIVEN);
+    CHECK(choice.pair[0] == 3 && choice.pair[1] == 1 && choice.nsamples == 0);
+    mm_pair_survey failed = {.nsamples = 1, .sample = {{0, 1}}, .median_rtt_ns = {-1}, .min_rtt_ns = {-1}};
+    mm_pair_choose(&auto_cfg, &failed, &choice);
+    CHECK(choice.pair[0] == 0 && choice.pair[1] == 1); /* every sample failed: the first pair */
+}
+
 int main(void) {
     test_pair_option();
     test_rank_counts();
     test_sample();
     test_pick();
+    test_choose();
     return mm_check_summary("test_pairs");
 }

@@ -5,6 +5,7 @@ baseline scaled by 1 + max_slowdown, exact p whenever computable, Holm-corrected
 from __future__ import annotations
 
 import math
+from collections.abc import Callable, Mapping
 from dataclasses import asdict, dataclass, replace
 from typing import Any
 
@@ -81,6 +82,28 @@ class GateResult:
         }
 
 
+def gate_rows(baseline: Mapping[tuple[str, int], np.ndarray], candidate: Mapping[tuple[str, int], np.ndarray], *,
+              max_slowdown: float, alpha: float,
+              one_way: Callable[[str, int], bool] = lambda op, size: False) -> list[GateRow]:
+    """The gate's rows for the (op, size) both samples have (per-launch medians, or repetitions):
+    the one-sided slowdown test of each, Holm-corrected over all of them at ``alpha``. Also
+    what the site's history uses to mark campaigns the gate would have failed."""
+    rows = []
+    for op, size in sorted(set(baseline) & set(candidate)):
+        a, b = baseline[(op, size)], candidate[(op, size)]
+        test = _cmp.slowdown_test(a, b, max_slowdown)
+        pc = _cmp.compare_two(a, b, confidence=1 - alpha)
+        # The Hodges–Lehmann ratio goes with the rank-sum test and always lies in its own interval.
+        rows.append(GateRow(op, size, pc.median_a, pc.median_b, pc.ratio, pc.ratio_ci.estimate, pc.ratio_ci.low,
+                            pc.ratio_ci.high, test.p_value, test.method, math.nan, "", False, False,
+                            one_way=one_way(op, size)))
+    if not rows:
+        return rows
+    adj = _hyp.holm(np.array([r.p_value for r in rows]))
+    return [replace(r, p_adjusted=float(p), stars=_hyp.stars(float(p), alpha=alpha), significant=bool(p <= alpha),
+                    regression=bool(p <= alpha and r.ratio > 1 + max_slowdown)) for r, p in zip(rows, adj)]
+
+
 def gate(
     baseline: AnalysisResult,
     candidate: AnalysisResult,
@@ -112,18 +135,8 @@ def gate(
         warnings.append(AnalysisWarning(
             "missing-rows", f"{len(missing)} (op, size) of the baseline are not in the candidate and were not gated: "
             f"{keys_text(set(missing))}", "run the candidate with the same --ops and --sizes", None))
-    rows = []
-    for op, size in common:
-        a, b = sb[(op, size)], sc[(op, size)]
-        test = _cmp.slowdown_test(a, b, max_slowdown)
-        pc = _cmp.compare_two(a, b, confidence=1 - alpha)
-        # The Hodges–Lehmann ratio goes with the rank-sum test and always lies in its own interval.
-        rows.append(GateRow(op, size, pc.median_a, pc.median_b, pc.ratio, pc.ratio_ci.estimate, pc.ratio_ci.low,
-                            pc.ratio_ci.high, test.p_value, test.method, math.nan, "", False, False,
-                            one_way=base.one_way(op, size) and cand.one_way(op, size)))
-    adj = _hyp.holm(np.array([r.p_value for r in rows]))
-    rows = [replace(r, p_adjusted=float(p), stars=_hyp.stars(float(p), alpha=alpha), significant=bool(p <= alpha),
-                    regression=bool(p <= alpha and r.ratio > 1 + max_slowdown)) for r, p in zip(rows, adj)]
+    rows = gate_rows(sb, sc, max_slowdown=max_slowdown, alpha=alpha,
+                     one_way=lambda op, size: base.one_way(op, size) and cand.one_way(op, size))
     if per_repetition:
         warnings.append(AnalysisWarning(
             "per-repetition", "gating on repetitions pooled over launches: the launch effect is ignored",

@@ -21,6 +21,7 @@ import re
 import socket
 import stat
 import time
+import uuid
 from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -118,6 +119,9 @@ class CampaignState:
     sessions: list[dict] = field(default_factory=list)  # every `mpimeter run` on this folder
     schema_version: int = SCHEMA_VERSION
     tool: dict = field(default_factory=lambda: {"name": "mpimeter", "version": __version__})
+    # what identifies the campaign wherever its folder goes (the results store's key): drawn
+    # when the campaign is created, kept by --resume; a file without one gets one when resumed
+    campaign_id: str = field(default_factory=lambda: uuid.uuid4().hex)
 
     def launch(self, alternative: str, index: int) -> LaunchRecord:
         for rec in self.launches:
@@ -149,6 +153,7 @@ class CampaignState:
             launches.append(obj)
         return {
             "schema_version": self.schema_version,
+            "id": self.campaign_id,
             "tool": self.tool,
             "status": self.status,
             "command": secrets.redact_text(self.command),
@@ -213,10 +218,24 @@ class CampaignState:
                    for i, n in enumerate(r.get(obj, "notes", "list", optional=True, default=[]))],
             history=r.objects(obj, "history"), sessions=_read_sessions(r, obj),
             tool=r.get(obj, "tool", "object", optional=True, default={}),
+            **_read_id(r, obj),
         )
 
 
 # --- reading untrusted JSON -----------------------------------------------------------------------
+
+_ID = re.compile(r"[0-9a-f]{32}")
+
+
+def _read_id(r: _Reader, obj: dict) -> dict:
+    """``id`` when the file has one (32 hex digits, as written); none: a new one is drawn."""
+    value = r.get(obj, "id", "string", optional=True, default=None)
+    if value is None:
+        return {}
+    if not _ID.fullmatch(value):
+        r.fail("id", f"{value[:40]!r} is not 32 hex digits")
+    return {"campaign_id": value}
+
 
 _KINDS = {"object": "an object", "list": "a list", "string": "a string",
           "integer": "an integer", "number": "a finite number"}

@@ -13,6 +13,7 @@ COMMANDS = [
     "analyze", "compare", "gate",
     "fingerprint", "report", "imports", "schemes",
     "sync_check",
+    "model", "store", "site",
 ]
 
 
@@ -48,6 +49,8 @@ def repeated_options(command: click.Command, args: list[str]) -> list[str]:
 
 
 class MpimeterGroup(click.Group):
+    prefix = ""  # a group inside mpimeter names its sub-commands "<group> <sub-command>" in messages
+
     def resolve_command(self, ctx, args):
         name, command, rest = super().resolve_command(ctx, args)
         if isinstance(command, DescribedCommand):
@@ -56,7 +59,7 @@ class MpimeterGroup(click.Group):
             repeated = repeated_options(command, rest)
             if repeated:
                 raise OneLineUsageError(f"{', '.join(repeated)} given more than once; give each "
-                                        "once", name.replace("_", "-") if name else "")
+                                        "once", self.prefix + (name.replace("_", "-") if name else ""))
         return name, command, rest
 
     def invoke(self, ctx):
@@ -68,7 +71,7 @@ class MpimeterGroup(click.Group):
             sub = exc.ctx.info_name if exc.ctx is not None and exc.ctx.parent is not None else None
             if sub is None:
                 raise
-            raise OneLineUsageError(exc.format_message(), sub) from None
+            raise OneLineUsageError(exc.format_message(), self.prefix + sub) from None
 
 
 @click.group(cls=MpimeterGroup, context_settings={"help_option_names": ["-h", "--help"]})

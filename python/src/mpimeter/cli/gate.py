@@ -37,6 +37,20 @@ def parse_fraction(text: str) -> float:
     return value
 
 
+def max_slowdown_option(help_text: str):
+    return click.option("--max-slowdown", default="5%", show_default=True, help=help_text)
+
+
+def checked_slowdown_and_alpha(command: str, max_slowdown: str, alpha: float) -> float:
+    """--max-slowdown as a fraction and --alpha checked: one line and exit 2 when either is bad."""
+    try:
+        slowdown = parse_fraction(max_slowdown)
+    except ValueError as exc:
+        fail(command, f"--max-slowdown {max_slowdown}: {exc}")
+    check_alpha(command, alpha)
+    return slowdown
+
+
 def print_gate(res: analysis.GateResult, baseline: str, candidate: str) -> None:
     con = console()
     rows = res.rows
@@ -68,8 +82,7 @@ def print_gate(res: analysis.GateResult, baseline: str, candidate: str) -> None:
 @click.argument("baseline", type=click.Path())
 @click.argument("candidate", type=click.Path())
 @analysis_options
-@click.option("--max-slowdown", default="5%", show_default=True,
-              help="Tolerated slowdown: a fraction below 1 (0.05) or a percentage below 1000% (5%, 150%).")
+@max_slowdown_option("Tolerated slowdown: a fraction below 1 (0.05) or a percentage below 1000% (5%, 150%).")
 @alpha_option
 @click.option("--per-repetition", is_flag=True, help="Gate on repetitions pooled over launches (< 3 launches).")
 @metric_option
@@ -77,11 +90,7 @@ def command(baseline: str, candidate: str, fmt: str, max_slowdown: str, alpha: f
             metric: str, **kw: Any) -> None:
     """Exit 1 when a row of CANDIDATE is significantly slower than BASELINE by more than
     --max-slowdown (and print the offending rows), 0 when none is, 2 on bad input."""
-    try:
-        slowdown = parse_fraction(max_slowdown)
-    except ValueError as exc:
-        fail("gate", f"--max-slowdown {max_slowdown}: {exc}")
-    check_alpha("gate", alpha)
+    slowdown = checked_slowdown_and_alpha("gate", max_slowdown, alpha)
 
     def body() -> int:
         base, cand = run_analysis([baseline, candidate], kw)

@@ -25,6 +25,22 @@ def check_output(output: Path, suffixes: tuple[str, ...], what: str) -> None:
         raise analysis.AnalysisError(f"{output}: the folder {folder} does not exist")
 
 
+def report_text(result, *, hypothesis: str = "two-sided", title: str | None = None, max_points: int = 1500,
+                sources=(), bounds=None) -> tuple[str, int]:
+    """The report of an analysis: the alternatives compared when there are several (or why they
+    could not be), the HTML text and its number of fingerprints."""
+    from mpimeter.report.html_report import build_report  # matplotlib only when needed
+
+    comparison, problem = None, None
+    if len(result.alternatives) > 1:
+        try:
+            comparison = analysis.compare(result, alternative=hypothesis, confidence=result.settings.confidence)
+        except analysis.AnalysisError as exc:
+            problem = str(exc)
+    return build_report(result, comparison, comparison_problem=problem, title=title, max_points=max_points,
+                        sources=sources, bounds=bounds)
+
+
 @click.command("report")
 @click.argument("paths", nargs=-1, required=True, type=click.Path(exists=True, file_okay=False))
 @click.option("-o", "--output", type=click.Path(dir_okay=False, writable=True), default="report.html",
@@ -47,8 +63,6 @@ def command(paths, output, title, outlier, tukey_k, mpibench_a, drop_warmup, clo
     def body() -> int:
         start = time.perf_counter()
         check_output(Path(output), SUFFIXES, "the report is an HTML file; give a name ending in .html or .htm")
-        from mpimeter.report.html_report import build_report  # matplotlib only when needed
-
         load = load_options({"no_cache": no_cache, "allow_mixed": allow_mixed})
         if len(paths) == 1:
             campaign = analysis.load_campaign(paths[0], **load)
@@ -58,14 +72,8 @@ def command(paths, output, title, outlier, tukey_k, mpibench_a, drop_warmup, clo
                                   drop_warmup=drop_warmup, clock=clock, confidence=confidence)
         if not result.rows:
             raise analysis.AnalysisError(f"{paths[0]}: no finished test to report")
-        comparison, problem = None, None
-        if len(result.alternatives) > 1:
-            try:
-                comparison = analysis.compare(result, alternative=hypothesis, confidence=confidence)
-            except analysis.AnalysisError as exc:
-                problem = str(exc)
-        text, fingerprints = build_report(result, comparison, comparison_problem=problem, title=title,
-                                          max_points=max_points, sources=paths)
+        text, fingerprints = report_text(result, hypothesis=hypothesis, title=title, max_points=max_points,
+                                         sources=paths)
         data = text.encode("utf-8")
         write_atomic(Path(output), data)
         click.echo(f"wrote {output} ({len(data) / 2**20:.1f} MiB, {fingerprints} fingerprints, "

@@ -28,6 +28,8 @@ from typing import Any
 from mpimeter.io import origin as _origin
 from mpimeter.io.errors import InputError
 from mpimeter.io.jsonread import BOOL, INT, NAT, NUM, STR, Fields, load_json
+from mpimeter.io.meta_bounds import (CopyBandwidth, LatencyFloor, read_bound_volume, read_copy_bandwidth,
+                                     read_latency_floor)
 
 META_VERSIONS = (1, 2, 3, 4)  # 4: version 3 plus ``origin`` (imported launches, mpimeter.io.origin)
 STATUSES = ("running", "complete", "incomplete", "failed")
@@ -241,6 +243,8 @@ class Operation:
     ranks_finish_apart: bool = False
     size_unit: str = "bytes"
     round_trip: bool = False  # the timed call is a round trip: the analysis halves it
+    bound_formula: str | None = None  # bound_volume.formula: the data term of the op's bound, in words
+    bound_bytes_per_size: float | None = None  # bound_volume.bytes_per_size; None: no bound stated
 
 
 @dataclass(frozen=True)
@@ -301,6 +305,8 @@ class LaunchMeta:
     cacheline_probes: tuple[CachelineProbe, ...] = ()
     empty_region_ns: float | None = None  # probes.empty_region_ns; None: not recorded (older launches)
     pingpong_pair: PingpongPair | None = None
+    copy_bandwidth: CopyBandwidth | None = None  # probes.copy_bandwidth (meta_bounds); None: not measured
+    latency_floor: LatencyFloor | None = None  # probes.latency_floor (meta_bounds); None: not measured
     environment: Mapping[str, str] = field(default_factory=_empty, compare=False)
     load: Load = Load()
     timer: Timer = Timer()
@@ -371,6 +377,7 @@ def parse_meta(document: Any, path: Path) -> LaunchMeta:
         mpi=_mpi(f.obj("mpi")), build=_build(f.obj("build")), system=_system(f.obj("system")),
         ranks=_ranks(f, nprocs), cacheline_probes=_probes(f.obj("probes")),
         empty_region_ns=_empty_region(f.obj("probes")), pingpong_pair=_pingpong_pair(f.obj("probes")),
+        copy_bandwidth=read_copy_bandwidth(f.obj("probes")), latency_floor=read_latency_floor(f.obj("probes")),
         environment=_frozen(f.mapping("environment", STR)), load=_load(f.obj("load")), timer=_timer(f.obj("timer")),
         clock_sync=clock_sync, proc_sync=_proc_sync(f.obj("proc_sync")),
         launch_epoch_local_ns_rank0=f.get("launch_epoch_local_ns_rank0", INT),
@@ -530,7 +537,7 @@ def _operations(f: Fields | None) -> Mapping[str, Operation]:
             continue
         ops[name] = Operation(o.get("kind", STR), o.get("ranks_finish_apart", BOOL, False),
                               o.get("size_unit", STR, "bytes", choices=("bytes", "ns")),
-                              o.get("round_trip", BOOL, False))
+                              o.get("round_trip", BOOL, False), *read_bound_volume(o))
     return _frozen(ops)
 
 

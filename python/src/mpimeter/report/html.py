@@ -54,6 +54,9 @@ details > .body { padding: .4rem .8rem; }
 .stars { font-weight: 700; color: #8250df; }
 dl.kv { display: grid; grid-template-columns: max-content 1fr; gap: .15rem 1rem; margin: .5rem 0; }
 dl.kv dt { color: var(--muted); } dl.kv dd { margin: 0; }
+.legend { font-size: .84rem; color: var(--muted); margin: .1rem 0 .8rem; }
+.legend-item { margin-right: 1.1rem; white-space: nowrap; } .legend-item svg { vertical-align: middle; }
+div.chart { max-width: 820px; }
 """
 
 
@@ -114,9 +117,19 @@ def section(id_: str, title: str, body: str) -> str:
     return tag("section", tag("h2", esc(title)) + body, id=id_)
 
 
+# How every page mpimeter writes begins: the first thing in its head is the policy that forbids
+# scripts and every network load, so a browser enforces it whatever comes after.
+PAGE_HEAD = ("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
+             f"<meta http-equiv=\"Content-Security-Policy\" content=\"{esc(CSP)}\">")
+
+
 def page(title: str, body: str) -> str:
-    return ("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
-            f"<meta http-equiv=\"Content-Security-Policy\" content=\"{esc(CSP)}\">"
-            "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">"
+    return (PAGE_HEAD + "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">"
             f"<title>{esc(title)}</title><style>{CSS}</style></head>"
             f"<body><main>{body}</main></body></html>\n")
+
+
+def is_mpimeter_page(data: bytes) -> bool:
+    """Does ``data`` begin as every page mpimeter writes does (PAGE_HEAD)? Then a browser
+    applies the no-script, no-network policy to it, whatever else it holds."""
+    return data.startswith(PAGE_HEAD.encode("utf-8"))

@@ -5,7 +5,9 @@ Sections: summary, warnings (every warning of `analyze` and `compare`), results 
 stars of `compare`, the launch-to-launch spread — see `overview`; for nonblocking collectives
 also overhead, blocking time and overlap against size — see `nonblocking`), one fingerprint per
 (alternative, op, size) collapsed by default (see `fingerprint`), the spread table, the method
-(rule 10), the provenance (rule 9) and the checklist of Hoefler & Belli's twelve rules.
+(rule 10), the provenance (rule 9) and the checklist of Hoefler & Belli's twelve rules; "Model
+and bounds" shows each operation's cost model and the bound it cannot beat (rule 11, see
+`models_bounds`).
 
 Self-contained: images are PNG data: URIs, the style is inline, there is no script, and a
 Content-Security-Policy forbids any load from the network. Every user-given value is escaped.
@@ -28,12 +30,15 @@ import pandas as pd
 
 from mpimeter import __version__
 from mpimeter.analysis import ONE_WAY_NOTE, OVERHEAD_LABEL, OVERHEAD_NOTE, ratio_estimator_text, time_quantity
+from mpimeter.analysis.bounds import bounds as compute_bounds
+from mpimeter.analysis.models import fit_models
 from mpimeter.atomic import write_atomic
 from mpimeter.report import figures as fg
 from mpimeter.report import html as h
 from mpimeter.report.fingerprint import FingerprintData, fingerprint_data
 from mpimeter.report.fingerprint_svg import fingerprint_svg
 from mpimeter.report.metadata import campaign_facts
+from mpimeter.report.models_bounds import models_bounds_section
 from mpimeter.report.nonblocking import draw_nonblocking, nonblocking_html
 from mpimeter.report.overview import draw_operation
 from mpimeter.report.provenance import method_section, provenance_section, slug
@@ -41,7 +46,7 @@ from mpimeter.report.rules import check_rules
 from mpimeter.units import format_bytes, format_ns, format_number, format_size
 
 SECTIONS = (("summary", "Summary"), ("warnings", "Warnings"), ("operations", "Results per operation"),
-            ("fingerprints", "Fingerprints"), ("spread", "Launch-to-launch spread"),
+            ("bounds", "Model and bounds"), ("fingerprints", "Fingerprints"), ("spread", "Launch-to-launch spread"),
             ("method", "Method"), ("provenance", "Provenance"), ("rules", "The twelve rules"))
 
 
@@ -56,11 +61,15 @@ class ReportInfo:
 
 def build_report(result, comparison=None, *, comparison_problem: str | None = None,
                  title: str | None = None, max_points: int = 1500,
-                 sources: Sequence[str | Path] = ()) -> tuple[str, int]:
+                 sources: Sequence[str | Path] = (), models=None, bounds=None) -> tuple[str, int]:
     """The HTML text of the report and the number of fingerprints in it. `result`: an
     `analysis.AnalysisResult`; `comparison`: its `analysis.ComparisonResult` when there are
     several alternatives (or None, with `comparison_problem` saying why); `sources`: the
-    folders the campaign was loaded from, named in the default title (default: its path)."""
+    folders the campaign was loaded from, named in the default title (default: its path);
+    `models` and `bounds`: `analysis.models.fit_models(result)` and
+    `analysis.bounds.bounds(result)`, computed here when not given."""
+    models = fit_models(result) if models is None else models
+    bounds = compute_bounds(result) if bounds is None else bounds
     alts = list(result.alternatives)
     ops = sorted({r.op for r in result.rows})
     folders = [str(s) for s in sources] or [str(result.campaign.path)]
@@ -85,12 +94,13 @@ def build_report(result, comparison=None, *, comparison_problem: str | None = No
     body.append(h.section("warnings", "Warnings", _warnings(result, comparison, comparison_problem)))
     body.append(h.section("operations", "Results per operation",
                           _operations(result, ops, op_images, comparison, nbc_images)))
+    body.append(h.section("bounds", "Model and bounds", models_bounds_section(result, models, bounds)))
     body.append(h.section("fingerprints", "Fingerprints", _fingerprints(fp_jobs, fp_svgs)))
     body.append(h.section("spread", "Launch-to-launch spread", _spread(result, ops)))
     body.append(h.section("method", "Method", method_section(result, comparison)))
     body.append(h.section("provenance", "Provenance",
                           provenance_section(result, result.campaign.campaign_json)))
-    body.append(h.section("rules", "The twelve rules", _rules(result, comparison, comparison_problem)))
+    body.append(h.section("rules", "The twelve rules", _rules(result, comparison, comparison_problem, bounds)))
     return h.page(title, "".join(body)), len(fp_jobs)
 
 
@@ -340,8 +350,8 @@ def _spread(result, ops) -> str:
     return "".join(parts)
 
 
-def _rules(result, comparison, problem) -> str:
-    checks = check_rules(result, comparison, problem)
+def _rules(result, comparison, problem, bounds) -> str:
+    checks = check_rules(result, comparison, problem, bounds=bounds)
     klass = {"met": "met", "not met": "notmet", "n/a": "na"}
     rows = [(str(c.number), h.esc(c.text), h.tag("span", h.esc(c.status), class_=f"badge {klass[c.status]}"),
              h.esc(c.reason)) for c in checks]

@@ -57,13 +57,14 @@ class RuleCheck:
     reason: str
 
 
-def check_rules(result, comparison=None, comparison_problem: str | None = None) -> list[RuleCheck]:
+def check_rules(result, comparison=None, comparison_problem: str | None = None, *, bounds=None) -> list[RuleCheck]:
     """The twelve rules for `result` (an `analysis.AnalysisResult`) and, when there are several
-    alternatives, its `comparison` (or the reason it could not be made)."""
+    alternatives, its `comparison` (or the reason it could not be made); `bounds`: the
+    `analysis.bounds.BoundsResult` the report shows (None: none shown)."""
     checks = [
         _rule1(), _rule2(result), _rule3(result), _rule4(), _rule5(result), _rule6(result),
         _rule7(result, comparison, comparison_problem), _rule8(), _rule9(result), _rule10(result),
-        _rule11(), _rule12(),
+        _rule11(bounds), _rule12(),
     ]
     return checks
 
@@ -169,9 +170,18 @@ def _rule10(result) -> RuleCheck:
                            "filter and the summaries.")
 
 
-def _rule11() -> RuleCheck:
-    return _check(11, NOT_MET, "mpimeter has no performance model of the network: add bounds "
-                               "(e.g. latency + size / bandwidth of the interconnect) when publishing.")
+def _rule11(bounds) -> RuleCheck:
+    if bounds is None or not bounds.rows:
+        why = "; ".join(bounds.missing) if bounds is not None and bounds.missing else "no bound was computed"
+        return _check(11, NOT_MET, f"no operation is shown against a bound ({why}): run launches with the bound "
+                                   "probes (mpimeter-bench records them by default).")
+    ops = sorted({b.op for b in bounds.rows})
+    beats = sorted({f"{b.alternative} {b.op}" for b in bounds.rows if b.beats})
+    return _check(11, MET, f"{', '.join(ops)} are plotted against the bound they cannot beat (latency floor + "
+                           "least data volume / copy bandwidth, measured in every launch) in \"Model and bounds\", "
+                           "with the fraction of the bound each size reaches"
+                  + (f"; below their bound at some size (premise failed, said there): {', '.join(beats)}." if beats
+                     else "."))
 
 
 def _rule12() -> RuleCheck:

@@ -1,0 +1,120 @@
+"""Cost models per (alternative, operation): Hockney's T(m) = α + β·m and its piecewise version
+(``mpimeter.stats.costmodel``), fitted to the per-launch medians of an analysis, with the fit
+error at every size (``mpimeter model``, the report's "Model and bounds" section).
+
+Only operations sized in bytes with at least ``min_sizes`` sizes are fitted (the others are
+listed in ``skipped`` with the reason): a barrier has one size, a delay is sized in ns.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from mpimeter.analysis.results import AnalysisResult, Row
+from mpimeter.stats import costmodel as _cm
+
+CRITERION = ("least BIC with Huber's loss over 0 … {max_breakpoints} breakpoints, segments of ≥ {min_sizes} sizes "
+             "(points relative to their size's median, robust fit)")
+
+
+@dataclass(frozen=True)
+class ModelRow:
+    """One (alternative, op): the single Hockney line, the piecewise model the criterion chose,
+    and the chosen model's error at every size (``sizes``; ``max_rel_error`` the largest
+    |relative error| of them)."""
+
+    alternative: str
+    op: str
+    launches: int
+    one_way: bool
+    hockney: _cm.LineFit
+    piecewise: _cm.PiecewiseFit
+    sizes: tuple[_cm.SizeError, ...]
+    max_rel_error: float
+    hockney_max_rel_error: float
+
+    @property
+    def missed(self) -> tuple[int, ...]:
+        """The sizes the chosen model misses by more than its interval."""
+        return tuple(e.size for e in self.sizes if e.missed)
+
+    def to_dict(self) -> dict[str, Any]:
+        h = self.hockney
+        return {
+            "alternative": self.alternative, "op": self.op, "launches": self.launches, "one_way": self.one_way,
+            "alpha_ns": h.alpha_ns, "beta_ns_per_byte": h.beta_ns_per_byte,
+            "alpha_ci_ns": list(h.alpha_ci_ns), "beta_ci": list(h.beta_ci),
+            "hockney_max_rel_error": self.hockney_max_rel_error,
+            "segments": [_segment(s) for s in self.piecewise.segments],
+            "breakpoints_bytes": list(self.piecewise.breakpoints),
+            "max_rel_error": self.max_rel_error,
+            "missed_sizes": list(self.missed),
+            "sizes": [{"size": e.size, "median_ns": e.median_ns, "predicted_ns": e.predicted_ns,
+                       "band_ns": list(e.band_ns), "rel_error": e.rel_error, "missed": e.missed}
+                      for e in self.sizes],
+        }
+
+
+def _segment(s: _cm.LineFit) -> dict[str, Any]:
+    return {"from_bytes": s.from_bytes, "to_bytes": s.to_bytes, "alpha_ns": s.alpha_ns,
+            "beta_ns_per_byte": s.beta_ns_per_byte, "alpha_ci_ns": list(s.alpha_ci_ns), "beta_ci": list(s.beta_ci),
+            "points": s.points, "sizes": s.sizes}
+
+
+@dataclass(frozen=True)
+class ModelResult:
+    rows: tuple[ModelRow, ...]
+    skipped: tuple[tuple[str, str, str], ...]  # (alternative, op, why)
+    confidence: float
+    criterion: str
+
+    def row(self, alternative: str, op: str) -> ModelRow | None:
+        return next((r for r in self.rows if r.alternative == alternative and r.op == op), None)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"confidence": self.confidence, "criterion": self.criterion,
+                "rows": [r.to_dict() for r in self.rows],
+                "skipped": [{"alternative": a, "op": o, "reason": why} for a, o, why in self.skipped]}
+
+
+def fit_models(result: AnalysisResult, *, max_breakpoints: int = 2, min_sizes: int = 3) -> ModelResult:
+    """The models of every (alternative, op) of ``result`` that can have one."""
+    confidence = result.settings.confidence
+    groups: dict[tuple[str, str], list[Row]] = {}
+    for r in result.rows:
+        groups.setdefault((r.alternative, r.op), []).append(r)
+    rows, skipped = [], []
+    for (alt, op), group in groups.items():
+        group = sorted(group, key=lambda r: r.size)
+        if result.size_unit(op) != "bytes":
+            skipped.append((alt, op, f"sized in {result.size_unit(op)}, not bytes"))
+            continue
+        if len(group) < min_sizes:
+            skipped.append((alt, op, f"{len(group)} size(s); a model needs at least {min_sizes}"))
+            continue
+        sizes = [s.size for r in group for s in r.per_launch if s.n > 0]
+        times = [s.median_ns for r in group for s in r.per_launch if s.n > 0]
+        try:
+            hockney = _cm.fit_line(sizes, times, confidence=confidence)
+            piecewise = _cm.fit_piecewise(sizes, times, max_breakpoints=max_breakpoints, min_sizes=min_sizes,
+                                          confidence=confidence)
+        except ValueError as exc:
+            skipped.append((alt, op, str(exc)))
+            continue
+        args = ([r.size for r in group], [r.median_ns for r in group], [r.median_ci_low_ns for r in group],
+                [r.median_ci_high_ns for r in group])
+        errors = _cm.size_errors(piecewise, *args)
+        single = _cm.size_errors(hockney, *args)
+        rows.append(ModelRow(alt, op, max(r.launches for r in group), any(r.one_way for r in group), hockney,
+                             piecewise, errors, _max_abs(e.rel_error for e in errors),
+                             _max_abs(e.rel_error for e in single)))
+    return ModelResult(tuple(rows), tuple(skipped), confidence,
+                       CRITERION.format(max_breakpoints=max_breakpoints, min_sizes=min_sizes))
+
+
+def _max_abs(values) -> float:
+    v = np.abs(np.array([x for x in values if np.isfinite(x)], dtype=float))
+    return float(v.max()) if len(v) else float("nan")

@@ -1,0 +1,102 @@
+"""`mpimeter model`: cost models per (alternative, operation) — Hockney's T(m) = α + β·m with
+intervals, its piecewise version with the breakpoints where the protocol changes, and the fit
+error at every size (``mpimeter.analysis.models``; SKaMPI §5's "piecewise closed form
+expressions")."""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import click
+from rich.table import Table
+
+from mpimeter import analysis
+from mpimeter.analysis.models import ModelRow, fit_models
+from mpimeter.cli.analyze import (EXIT_OK, analysis_options, analyze_together, console, fmt_time, guarded,
+                                  no_data_message, write_csv, write_json)
+from mpimeter.units import format_bytes, format_number
+
+MAX_BREAKPOINTS = 3  # each adds a segment of ≥ --min-sizes sizes; more would fit noise
+
+
+def _ns(x: float) -> str:
+    return fmt_time(x) if x >= 0 else "−" + fmt_time(-x)
+
+
+def _beta(x: float) -> str:
+    return f"{format_number(x)} ns/B"
+
+
+def _interval(ci: tuple[float, float], f) -> str:
+    return f"[{f(ci[0])}, {f(ci[1])}]"
+
+
+def segment_text(row: ModelRow) -> str:
+    """The piecewise model in one line: ``8 B–4 KiB: 421 ns + 0.361 ns/B; 8 KiB–1 MiB: …``."""
+    return "; ".join(f"{format_bytes(s.from_bytes)}–{format_bytes(s.to_bytes)}: {_ns(s.alpha_ns)} + "
+                     f"{_beta(s.beta_ns_per_byte)}" for s in row.piecewise.segments)
+
+
+def _csv_row(row: ModelRow) -> dict[str, Any]:
+    d = row.to_dict()
+    d.pop("sizes")
+    d["segments"] = segment_text(row)
+    return d
+
+
+def print_models(result, title: str) -> None:
+    con = console()
+    pct = f"{100 * result.confidence:g} %"
+    t = Table(title=f"mpimeter model {title}", title_justify="left")
+    for name in ("alternative", "op", "launches", f"α [{pct} CI]", f"β [{pct} CI]", "breakpoints",
+                 "piecewise model", "max error", "missed sizes"):
+        t.add_column(name, justify="right" if name in ("launches", "max error") else "left")
+    for r in result.rows:
+        h = r.hockney
+        t.add_row(r.alternative, r.op + (" (one-way)" if r.one_way else ""), str(r.launches),
+                  f"{_ns(h.alpha_ns)} {_interval(h.alpha_ci_ns, _ns)}",
+                  f"{_beta(h.beta_ns_per_byte)} {_interval(h.beta_ci, format_number)}",
+                  ", ".join(format_bytes(b) for b in r.piecewise.breakpoints) or "none", segment_text(r),
+                  "–" if not math.isfinite(r.max_rel_error) else f"{100 * r.max_rel_error:.0f} %",
+                  ", ".join(format_bytes(s) for s in r.missed) or "none")
+    con.print(t)
+    con.print(f"α, β: Hockney's T(m) = α + β·m over all sizes, robust fit (Huber) of per-launch medians relative "
+              f"to their size's median, Student-t intervals; breakpoints: {result.criterion}; max error: largest "
+              "|model − median| / median of the piecewise model over the sizes; missed: sizes where the model's "
+              "band and the median's interval do not overlap")
+    for alt, op, why in result.skipped:
+        con.print(f"not modelled: {alt} {op}: {why}")
+
+
+@click.command("model")
+@click.argument("paths", nargs=-1, required=True, type=click.Path())
+@analysis_options
+@click.option("--max-breakpoints", type=click.IntRange(0, MAX_BREAKPOINTS), default=2, show_default=True,
+              help="Most breakpoints of the piecewise model (where the protocol changes).")
+@click.option("--min-sizes", type=click.IntRange(3, 64), default=3, show_default=True,
+              help="Fewest sizes per segment of the piecewise model.")
+def command(paths: tuple[str, ...], fmt: str, max_breakpoints: int, min_sizes: int, **kw: Any) -> None:
+    """Cost models of a campaign (or launch) folder: per alternative and operation, Hockney's
+    T(m) = α + β·m with intervals, a piecewise version whose breakpoints mark protocol changes
+    (eager/rendezvous), and the fit error per size, flagging sizes the model misses. Several
+    PATHS are modelled together as alternatives. Exit 2 on bad input or when nothing can be
+    modelled."""
+
+    def body() -> int:
+        res = analyze_together(paths, kw)
+        if not res.rows:
+            raise analysis.AnalysisError(no_data_message(paths, res))
+        models = fit_models(res, max_breakpoints=max_breakpoints, min_sizes=min_sizes)
+        if not models.rows:
+            why = "; ".join(f"{a} {o}: {w}" for a, o, w in models.skipped)
+            raise analysis.AnalysisError(f"{' '.join(paths)}: no operation can be modelled ({why})")
+        if fmt == "json":
+            write_json(dict(models.to_dict(), command="model", paths=list(paths)))
+        elif fmt == "csv":
+            write_csv([_csv_row(r) for r in models.rows])
+        else:
+            print_models(models, " ".join(paths))
+        return EXIT_OK
+
+    guarded("model", body)

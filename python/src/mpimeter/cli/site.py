@@ -1,0 +1,54 @@
+"""`mpimeter site -o DIR`: the static site of a results store (``mpimeter.site``)."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+import click
+
+from mpimeter.cli.analyze import EXIT_OK, alpha_option, fail, guarded
+from mpimeter.cli.gate import checked_slowdown_and_alpha, max_slowdown_option
+from mpimeter.cli.output import terminal_text
+from mpimeter.cli.store import resolve_store, store_option
+from mpimeter.resultstore import schema
+from mpimeter.resultstore.schema import StoreError
+from mpimeter.site import data as site_data
+from mpimeter.site.build import SiteError, check_output, write_site
+
+
+@click.command("site")
+@click.option("-o", "--output", required=True, type=click.Path(file_okay=True), help="The folder to write: new, "
+              "empty, or a site written before (replaced whole).")
+@store_option
+@max_slowdown_option("The gate's tolerated slowdown for the history marks (as mpimeter gate).")
+@alpha_option
+def command(output: str, store_path: str | None, max_slowdown: str, alpha: float) -> None:
+    """Write a static site of the results store: an index by machine × library × operation, a
+    page per operation comparing every machine and library, a page per campaign linking its
+    report, and per (machine, library, op, size) the median over time with the campaigns where
+    `mpimeter gate` against the campaign before would have failed marked. Self-contained: no
+    server, no network, no script."""
+    slowdown = checked_slowdown_and_alpha("site", max_slowdown, alpha)
+
+    def body() -> int:
+        start = time.perf_counter()
+        out = Path(output)
+        try:
+            check_output(out)
+            store = resolve_store(store_path)
+            con = schema.open_read(store)
+            try:
+                data = site_data.load(con, str(store))
+            finally:
+                con.close()
+            counts = write_site(data, out, max_slowdown=slowdown, alpha=alpha)
+        except (StoreError, SiteError) as exc:
+            fail("site", str(exc))
+        refused = (f"; {counts['reports_refused']} report(s) in the store were not mpimeter pages and were not "
+                   "copied" if counts["reports_refused"] else "")
+        click.echo(terminal_text(f"wrote {out}/index.html ({counts['pages']} pages, {counts['reports']} reports"
+                                 f"{refused}, {time.perf_counter() - start:.1f} s)", one_line=True))
+        return EXIT_OK
+
+    guarded("site", body)

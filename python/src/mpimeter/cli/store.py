@@ -1,0 +1,216 @@
+"""`mpimeter store add|list|query`: the results store, one DuckDB file that holds campaigns from
+many machines, libraries and dates (``mpimeter.resultstore``; docs/FORMAT.md "The results
+store"). ``--store PATH`` chooses it (default ``$MPIMETER_STORE``, else
+``~/.local/share/mpimeter/results.duckdb``)."""
+
+from __future__ import annotations
+
+import math
+import os
+import time
+from pathlib import Path
+from typing import Any
+
+import click
+from rich.table import Table
+
+from mpimeter import analysis
+from mpimeter.cli import MpimeterGroup
+from mpimeter.cli.analyze import (EXIT_OK, _settings, analysis_settings_options, console, fail, guarded,
+                                  load_options, write_csv, write_json)
+from mpimeter.cli.output import terminal_text
+from mpimeter.resultstore import identity, ingest, queries, schema
+from mpimeter.resultstore.schema import StoreError
+
+REPORT_NAME = "report.html"
+
+
+class StoreGroup(MpimeterGroup):
+    """Sub-commands whose bad command lines are one line naming ``store <sub-command>``, and
+    whose options may not repeat (as for every mpimeter command)."""
+
+    prefix = "store "
+
+
+def store_option(f):
+    return click.option("--store", "store_path", type=click.Path(dir_okay=False), default=None,
+                        help="The results store (a DuckDB file). Default: $MPIMETER_STORE, else "
+                             "~/.local/share/mpimeter/results.duckdb.")(f)
+
+
+def format_option(f):
+    return click.option("--format", "fmt", type=click.Choice(["table", "json", "csv"]), default="table",
+                        show_default=True, help="Output format.")(f)
+
+
+def resolve_store(given: str | None, *, creating: bool = False) -> Path:
+    """The store's path; for ``add`` to the default location, its folder is created."""
+    if given:
+        return Path(given)
+    path = schema.default_path()
+    if creating and not os.environ.get("MPIMETER_STORE"):  # the data directory's, not a path the user gave
+        path.parent.mkdir(parents=True, exist_ok=True)
+    return path
+
+
+def _stored_run(command: str, body) -> None:
+    def wrapped() -> int:
+        try:
+            return body()
+        except StoreError as exc:
+            fail(command, str(exc))
+            return 2
+
+    guarded(command, wrapped)
+
+
+def _existing_report(root: Path, campaign) -> bytes | None:
+    """The campaign's own report.html when it is one mpimeter wrote (its page head, whose
+    Content-Security-Policy forbids scripts and network) and newer than every meta.json; None
+    otherwise (then a report is built). The file is untrusted: a regular file, no link, bounded."""
+    from mpimeter.report.html import is_mpimeter_page
+
+    path = root / REPORT_NAME
+    try:
+        if path.is_symlink() or not path.is_file() or path.stat().st_size > 256 * 2**20:
+            return None
+        newest = max((Path(li.folder) / "meta.json").stat().st_mtime for li in campaign.launches)
+        if path.stat().st_mtime < newest:
+            return None
+        data = path.read_bytes()
+    except (OSError, ValueError):
+        return None
+    return data if is_mpimeter_page(data) else None
+
+
+def prepare(path: str, machine: str | None, report: bool, kw: dict[str, Any]) -> ingest.Entry:
+    """Loads and analyzes one campaign for the store (bad input raises, naming the file)."""
+    from mpimeter.analysis.bounds import bounds as compute_bounds
+
+    campaign = analysis.load_campaign(path, **load_options(kw))
+    result = analysis.analyze(campaign, **_settings(kw))
+    if not result.rows:
+        raise analysis.AnalysisError(f"{path}: no finished test to store")
+    cid, source = identity.campaign_id(campaign)
+    name = identity.check_machine(machine) if machine is not None else identity.default_machine(campaign)
+    bounds = compute_bounds(result)
+    data, origin = None, None
+    if report:
+        data = _existing_report(Path(path), campaign)
+        origin = "the campaign's report.html" if data is not None else None
+        if data is None:
+            from mpimeter.cli.report import report_text
+
+            data = report_text(result, sources=[path], bounds=bounds)[0].encode("utf-8")
+            origin = "built by mpimeter store add"
+    return ingest.Entry(cid, source, name, Path(path), result, bounds, data, origin)
+
+
+@click.group("store", cls=StoreGroup)
+def command() -> None:
+    """The results store: campaigns from many machines, libraries and dates in one DuckDB file.
+
+    \b
+      mpimeter store add results/ar results/libs      # idempotent: keyed by each campaign's id
+      mpimeter store list
+      mpimeter store query "select machine, library, op, size, median_ns from results_by_machine"
+    """
+
+
+@command.command("add")
+@click.argument("paths", nargs=-1, required=True, type=click.Path())
+@store_option
+@click.option("--machine", default=None, help="Name of the machine the campaigns ran on (default: the host of "
+                                              "rank 0 in the first launch, +N for more hosts).")
+@click.option("--replace", is_flag=True, help="Replace campaigns that are in the store already (default: leave "
+                                              "them as they are).")
+@click.option("--no-report", is_flag=True, help="Do not keep the campaigns' HTML reports in the store.")
+@analysis_settings_options
+def add_command(paths: tuple[str, ...], store_path: str | None, machine: str | None, replace: bool,
+                no_report: bool, **kw: Any) -> None:
+    """Add campaign (or launch) folders to the store: their provenance, per-launch summaries,
+    per-(op, size) results with bounds, and their HTML report. Adding a campaign that is there
+    already changes nothing; all or none of PATHS are added."""
+    if machine is not None:
+        try:
+            identity.check_machine(machine)
+        except ValueError as exc:
+            fail("store add", str(exc))
+
+    def body() -> int:
+        start = time.perf_counter()
+        store = resolve_store(store_path, creating=True)
+        entries = [prepare(p, machine, not no_report, kw) for p in paths]
+        for entry, what in ingest.add(store, entries, replace=replace):
+            click.echo(terminal_text(f"{what}: {entry.path} (campaign {entry.campaign_id}, machine "
+                                     f"{entry.machine!r}, {len(entry.result.rows)} results)", one_line=True))
+        click.echo(terminal_text(f"store: {store} ({time.perf_counter() - start:.1f} s)", one_line=True))
+        return EXIT_OK
+
+    _stored_run("store add", body)
+
+
+def _print_table(title: str, names: list[str], rows: list[list[Any]]) -> None:
+    t = Table(title=title, title_justify="left")
+    for n in names:
+        t.add_column(str(n))
+    for row in rows:
+        t.add_row(*("" if v is None else (f"{v:.6g}" if isinstance(v, float) and math.isfinite(v) else str(v))
+                    for v in row))
+    console().print(t)
+
+
+def _emit(fmt: str, title: str, names: list[str], rows: list[list[Any]], key: str) -> None:
+    if fmt == "json":
+        write_json({key: [dict(zip(names, r)) for r in rows], "columns": names})
+    elif fmt == "csv":
+        if rows:
+            write_csv([dict(zip(names, r)) for r in rows])
+        else:
+            click.echo(",".join(names))
+    else:
+        _print_table(title, names, rows)
+
+
+@command.command("list")
+@store_option
+@format_option
+def list_command(store_path: str | None, fmt: str) -> None:
+    """The campaigns in the store: id, name, machine, libraries, ranks, date, launches, operations."""
+
+    def body() -> int:
+        store = resolve_store(store_path)
+        con = schema.open_read(store)
+        try:
+            found = queries.list_campaigns(con)
+        finally:
+            con.close()
+        names = list(found[0]) if found else ["id", "name", "machine", "alternatives", "libraries", "ranks", "date",
+                                              "launches", "operations", "report", "added"]
+        _emit(fmt, f"mpimeter store list {store}: {len(found)} campaign(s)", names,
+              [list(r.values()) for r in found], "campaigns")
+        return EXIT_OK
+
+    _stored_run("store list", body)
+
+
+@command.command("query")
+@click.argument("sql")
+@store_option
+@format_option
+def query_command(sql: str, store_path: str | None, fmt: str) -> None:
+    """Run one read-only SELECT on the store (tables: campaigns, alternatives, launches,
+    launch_summaries, results; view results_by_machine). Statements that write, and access to
+    any other file, are refused."""
+
+    def body() -> int:
+        store = resolve_store(store_path)
+        con = schema.open_read(store)
+        try:
+            names, rows = queries.query(con, sql)
+        finally:
+            con.close()
+        _emit(fmt, f"mpimeter store query ({len(rows)} rows)", names, rows, "rows")
+        return EXIT_OK
+
+    _stored_run("store query", body)

@@ -1,0 +1,161 @@
+"""The results store's file: one DuckDB database of schema version :data:`SCHEMA_VERSION`
+(docs/FORMAT.md, "The results store"), opened only when it is one.
+
+A file is a store when it is a DuckDB database whose ``store_info`` table says
+``format = mpimeter-results-store``; a store of another ``schema_version`` is refused, as is any
+other file (a campaign's own ``campaign.duckdb`` cache included). Every refusal is a
+:class:`StoreError` with one line naming the file; nothing is written to a file that is not a
+store. Reading opens the file read-only.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+FORMAT = "mpimeter-results-store"
+SCHEMA_VERSION = 1
+
+# Columns of the tables, in order: (name, DuckDB type). The campaign is the key of everything.
+CAMPAIGNS = (
+    ("campaign_id", "VARCHAR PRIMARY KEY"), ("name", "VARCHAR"), ("path", "VARCHAR"), ("machine", "VARCHAR"),
+    ("id_source", "VARCHAR"), ("added", "VARCHAR"), ("first_start", "VARCHAR"), ("last_end", "VARCHAR"),
+    ("alternatives", "INTEGER"), ("launches", "INTEGER"), ("command", "VARCHAR"), ("seed", "BIGINT"),
+    ("settings", "JSON"), ("tool_version", "VARCHAR"), ("report", "BLOB"), ("report_source", "VARCHAR"),
+)
+ALTERNATIVES = (
+    ("campaign_id", "VARCHAR"), ("alternative", "VARCHAR"), ("library", "VARCHAR"), ("library_version", "VARCHAR"),
+    ("mpi_version", "VARCHAR"), ("variant", "VARCHAR"), ("nprocs", "INTEGER"), ("hosts", "JSON"),
+    ("cpu_model", "VARCHAR"), ("kernel", "VARCHAR"), ("ncpus", "INTEGER"), ("compiler", "VARCHAR"),
+    ("bench_config", "JSON"), ("launches", "INTEGER"), ("first_start", "VARCHAR"), ("last_end", "VARCHAR"),
+    ("latency_floor_ns", "DOUBLE"), ("copy_bandwidth_Bps", "DOUBLE"), ("copy_peak_Bps", "DOUBLE"),
+)
+LAUNCHES = (
+    ("campaign_id", "VARCHAR"), ("alternative", "VARCHAR"), ("launch", "INTEGER"), ("folder", "VARCHAR"),
+    ("status", "VARCHAR"), ("clock", "VARCHAR"), ("wall_start", "VARCHAR"), ("wall_end", "VARCHAR"),
+    ("hosts", "JSON"), ("latency_floor_ns", "DOUBLE"), ("copy_bandwidth_Bps", "DOUBLE"),
+    ("copy_peak_Bps", "DOUBLE"), ("empty_region_ns", "DOUBLE"), ("meta", "JSON"),
+)
+LAUNCH_SUMMARIES = (
+    ("campaign_id", "VARCHAR"), ("alternative", "VARCHAR"), ("launch", "INTEGER"), ("test", "INTEGER"),
+    ("op", "VARCHAR"), ("size", "BIGINT"), ("clock", "VARCHAR"), ("n_total", "INTEGER"), ("n_invalid", "INTEGER"),
+    ("removed", "INTEGER"), ("n", "INTEGER"), ("median_ns", "DOUBLE"), ("mean_ns", "DOUBLE"), ("min_ns", "DOUBLE"),
+    ("max_ns", "DOUBLE"), ("q1_ns", "DOUBLE"), ("q3_ns", "DOUBLE"), ("p99_ns", "DOUBLE"), ("cov", "DOUBLE"),
+    ("warmup_length", "INTEGER"),
+)
+RESULTS = (
+    ("campaign_id", "VARCHAR"), ("alternative", "VARCHAR"), ("op", "VARCHAR"), ("size", "BIGINT"),
+    ("size_unit", "VARCHAR"), ("launches", "INTEGER"), ("median_ns", "DOUBLE"), ("median_ci_low_ns", "DOUBLE"),
+    ("median_ci_high_ns", "DOUBLE"), ("confidence", "DOUBLE"), ("mean_ns", "DOUBLE"), ("spread", "DOUBLE"),
+    ("outliers_removed", "INTEGER"), ("invalid", "INTEGER"), ("repetitions", "INTEGER"), ("clock", "VARCHAR"),
+    ("bandwidth_Bps", "DOUBLE"), ("one_way", "BOOLEAN"), ("bound_ns", "DOUBLE"), ("cache_bound_ns", "DOUBLE"),
+    ("bound_fraction", "DOUBLE"),
+)
+TABLES = {"campaigns": CAMPAIGNS, "alternatives": ALTERNATIVES, "launches": LAUNCHES,
+          "launch_summaries": LAUNCH_SUMMARIES, "results": RESULTS}
+
+# Results with what they were measured on: the view most questions start from.
+VIEW = """CREATE VIEW results_by_machine AS
+SELECT c.machine, a.cpu_model, a.library, a.library_version, a.variant, a.nprocs, c.first_start AS date,
+       TRY_CAST(c.first_start AS TIMESTAMP) AS started, c.name AS campaign, r.*
+FROM results r JOIN alternatives a USING (campaign_id, alternative) JOIN campaigns c USING (campaign_id)"""
+
+
+class StoreError(Exception):
+    """The store cannot be used as asked (not a store, another schema version, in use, a
+    campaign that conflicts): one line naming the file; the CLI exits 2."""
+
+
+def default_path() -> Path:
+    """``$MPIMETER_STORE``, else ``$XDG_DATA_HOME/mpimeter/results.duckdb`` (XDG_DATA_HOME
+    defaults to ~/.local/share)."""
+    given = os.environ.get("MPIMETER_STORE")
+    if given:
+        return Path(given)
+    data = os.environ.get("XDG_DATA_HOME") or str(Path.home() / ".local" / "share")
+    return Path(data) / "mpimeter" / "results.duckdb"
+
+
+def _connect(path: Path, *, read_only: bool):
+    import duckdb
+
+    config = {"autoinstall_known_extensions": False, "autoload_known_extensions": False}
+    try:
+        return duckdb.connect(str(path), read_only=read_only, config=config)
+    except duckdb.IOException as exc:
+        text = str(exc)
+        if "lock" in text.lower():
+            raise StoreError(f"{path}: in use by another process ({text.splitlines()[0][:200]})") from None
+        raise StoreError(f"{path}: not a results store (not a DuckDB database)") from None
+    except duckdb.Error as exc:
+        raise StoreError(f"{path}: cannot be opened: {str(exc).splitlines()[0][:200]}") from None
+
+
+def _check(con, path: Path) -> None:
+    import duckdb
+
+    try:
+        info = dict(con.execute("SELECT key, value FROM store_info").fetchall())
+    except duckdb.Error:
+        raise StoreError(f"{path}: a DuckDB database, but not an mpimeter results store (no store_info)") from None
+    if info.get("format") != FORMAT:
+        raise StoreError(f"{path}: a DuckDB database, but not an mpimeter results store")
+    if info.get("schema_version") != str(SCHEMA_VERSION):
+        raise StoreError(f"{path}: a results store of schema version {str(info.get('schema_version'))[:20]}; "
+                         f"this mpimeter reads version {SCHEMA_VERSION}")
+
+
+def open_read(path: Path, *, external_access: bool = False):
+    """A read-only connection to an existing store (StoreError otherwise). Without
+    ``external_access`` no statement can touch another file (COPY, ATTACH, read_csv …)."""
+    path = Path(path)
+    if not path.exists():
+        raise StoreError(f"{path}: no results store there (mpimeter store add creates one)")
+    if not path.is_file():
+        raise StoreError(f"{path}: not a results store (not a file)")
+    con = _connect(path, read_only=True)
+    try:
+        _check(con, path)
+        if not external_access:
+            con.execute("SET enable_external_access = false")
+    except BaseException:
+        con.close()
+        raise
+    return con
+
+
+def open_write(path: Path, *, tool_version: str, created: str):
+    """A writable connection: to the existing store at ``path`` (checked read-only first, so
+    that nothing is written to a file that is not one), or to a new one created there. Returns
+    (connection, created_new)."""
+    path = Path(path)
+    if path.exists():
+        open_read(path).close()
+        return _connect(path, read_only=False), False
+    if not path.parent.is_dir():
+        raise StoreError(f"{path}: the folder {path.parent} does not exist")
+    con = _connect(path, read_only=False)
+    try:
+        con.execute("BEGIN TRANSACTION")
+        con.execute("CREATE TABLE store_info (key VARCHAR PRIMARY KEY, value VARCHAR)")
+        con.executemany("INSERT INTO store_info VALUES (?, ?)",
+                        [("format", FORMAT), ("schema_version", str(SCHEMA_VERSION)), ("created", created),
+                         ("created_by", f"mpimeter {tool_version}")])
+        for name, columns in TABLES.items():
+            con.execute(f"CREATE TABLE {name} ({', '.join(f'{c} {t}' for c, t in columns)})")
+        con.execute(VIEW)
+        con.execute("COMMIT")
+    except BaseException:
+        con.close()
+        remove_store(path)
+        raise
+    return con, True
+
+
+def remove_store(path: Path) -> None:
+    """Removes a store this process just created (and its write-ahead log)."""
+    for p in (Path(path), Path(str(path) + ".wal")):
+        try:
+            p.unlink()
+        except FileNotFoundError:
+            pass

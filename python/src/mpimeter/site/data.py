@@ -1,0 +1,100 @@
+"""What the site shows, read from a results store: campaigns, their alternatives grouped into
+series — one machine, one library (with its variant settings) on one number of ranks, over
+time — results, and per-launch medians for the gate of each campaign against the one before.
+
+Everything read here is untrusted (a store is a file anyone can write): names are only ever
+shown escaped, file names of pages are derived from hashes (:func:`page_name`), and campaign
+ids are checked against their pattern before one is used in a path.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from dataclasses import dataclass, field
+
+import numpy as np
+import pandas as pd
+
+from mpimeter.resultstore.identity import ID_PATTERN
+
+_FALLBACK_ID = re.compile(r"m[0-9a-f]{31}")
+
+
+@dataclass(frozen=True)
+class Series:
+    """One machine × library (variant) × ranks: the line a history follows."""
+
+    machine: str
+    library: str
+    variant: str
+    nprocs: int
+
+    @property
+    def label(self) -> str:
+        variant = f" [{self.variant}]" if self.variant else ""
+        return f"{self.library}{variant}, {self.nprocs} rank{'s' if self.nprocs != 1 else ''}"
+
+    @property
+    def key(self) -> str:
+        return page_name("series", self.machine, self.library, self.variant, str(self.nprocs))
+
+
+@dataclass(frozen=True)
+class SiteData:
+    store: str
+    campaigns: pd.DataFrame  # one row per campaign, oldest first
+    alternatives: pd.DataFrame  # with a `series` column (Series)
+    results: pd.DataFrame  # with `series`, `first_start`
+    medians: pd.DataFrame  # per-launch medians: campaign_id, alternative, op, size, median_ns
+    reports: dict[str, bytes] = field(repr=False)  # campaign id → report HTML
+
+    def series(self) -> list[Series]:
+        return sorted(set(self.alternatives["series"]), key=lambda s: (s.machine, s.library, s.variant, s.nprocs))
+
+
+def page_name(kind: str, *parts: str) -> str:
+    """A file-name-safe, collision-free name for what ``parts`` name: a readable ASCII prefix
+    and a hash of the exact text."""
+    text = "\x1f".join(parts)
+    readable = re.sub(r"[^a-z0-9]+", "-", "-".join(parts).lower()).strip("-")[:40] or kind
+    return f"{readable}-{hashlib.sha256(text.encode('utf-8', 'surrogatepass')).hexdigest()[:10]}"
+
+
+def campaign_file(campaign_id: str) -> str:
+    """The page name of a campaign: its id when it has an id's form, else a hash of it."""
+    if ID_PATTERN.fullmatch(campaign_id) or _FALLBACK_ID.fullmatch(campaign_id):
+        return campaign_id
+    return page_name("campaign", campaign_id)
+
+
+def load(con, store: str) -> SiteData:
+    """Reads everything the site needs from an open store connection."""
+    campaigns = con.execute(
+        "SELECT campaign_id, name, path, machine, id_source, added, first_start, last_end, alternatives, launches, "
+        "command, seed, tool_version, report_source FROM campaigns ORDER BY first_start NULLS LAST, campaign_id").df()
+    alternatives = con.execute("SELECT * FROM alternatives").df()
+    results = con.execute("SELECT * FROM results").df()
+    medians = con.execute("SELECT campaign_id, alternative, op, size, median_ns FROM launch_summaries "
+                          "WHERE n > 0 AND median_ns IS NOT NULL").df()
+    reports = {cid: bytes(blob) for cid, blob in
+               con.execute("SELECT campaign_id, report FROM campaigns WHERE report IS NOT NULL").fetchall()}
+    machine_of = dict(zip(campaigns["campaign_id"], campaigns["machine"]))
+    alternatives["series"] = [
+        Series(str(machine_of.get(cid, "?")), str(lib or "unknown"), str(var or ""), int(n) if pd.notna(n) else 0)
+        for cid, lib, var, n in zip(alternatives["campaign_id"], alternatives["library"], alternatives["variant"],
+                                    alternatives["nprocs"])]
+    key = alternatives.set_index(["campaign_id", "alternative"])["series"]
+    start = dict(zip(campaigns["campaign_id"], campaigns["first_start"]))
+    results["series"] = [key.get((c, a)) for c, a in zip(results["campaign_id"], results["alternative"])]
+    results["first_start"] = [start.get(c) for c in results["campaign_id"]]
+    results = results[results["series"].notna()].reset_index(drop=True)
+    return SiteData(store, campaigns.reset_index(drop=True), alternatives, results, medians, reports)
+
+
+def samples(data: SiteData, campaign_id: str, alternative: str) -> dict[tuple[str, int], np.ndarray]:
+    """Per (op, size), the per-launch medians of one alternative of one campaign."""
+    m = data.medians
+    mine = m[(m["campaign_id"] == campaign_id) & (m["alternative"] == alternative)]
+    return {(str(op), int(size)): g["median_ns"].to_numpy(dtype=float)
+            for (op, size), g in mine.groupby(["op", "size"], sort=True)}

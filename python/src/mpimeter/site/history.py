@@ -1,0 +1,74 @@
+"""The history of a series (machine × library × ranks) across campaigns, the way
+airspeed-velocity shows a benchmark over commits: each campaign's median with its interval in
+time order, and the campaigns where ``mpimeter gate`` against the campaign before would have
+failed marked — the same test (``analysis.gating.gate_rows``: one-sided rank-sum of per-launch
+medians against the earlier ones × (1 + max slowdown), Holm over every (op, size) the two have
+in common), with the same minimum of 3 launches a side. When the two campaigns measured
+differently (process or clock sync, raw mode, repetitions), the step says so, as `gate`'s
+``different-settings`` warning does.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from mpimeter.analysis.gating import GateRow, gate_rows
+from mpimeter.analysis.settings import differing_settings
+from mpimeter.resultstore.queries import json_column
+from mpimeter.site.data import Series, SiteData, samples
+
+MIN_LAUNCHES = 3  # as `mpimeter gate` (analysis.groups.check_launches)
+SETTINGS = ("procsync", "clocksync", "raw", "nrep", "warmup", "timer")  # bench_config keys that change a method
+
+
+@dataclass(frozen=True)
+class Step:
+    """One campaign of a series against the one before it (``previous`` None for the first)."""
+
+    campaign_id: str
+    alternative: str
+    previous: str | None
+    rows: dict[tuple[str, int], GateRow] = field(default_factory=dict)
+    problem: str | None = None  # why the gate could not be run
+    differs: str = ""  # settings that differ from the campaign before ("procsync (before: window, this: barrier)")
+
+    @property
+    def failed(self) -> bool:
+        return any(r.regression for r in self.rows.values())
+
+    def regression(self, op: str, size: int) -> bool:
+        row = self.rows.get((op, size))
+        return bool(row and row.regression)
+
+
+def series_steps(data: SiteData, series: Series, *, max_slowdown: float, alpha: float) -> list[Step]:
+    """The campaigns of ``series`` oldest first, each gated against the one before."""
+    alts = data.alternatives[data.alternatives["series"] == series]
+    order = {cid: i for i, cid in enumerate(data.campaigns["campaign_id"])}
+    members = sorted(zip(alts["campaign_id"], alts["alternative"]), key=lambda ca: (order.get(ca[0], 1 << 30), ca[1]))
+    configs = {(c, a): json_column(b) for c, a, b in zip(alts["campaign_id"], alts["alternative"], alts["bench_config"])}
+
+    def settings(key) -> dict[str, str]:
+        config = configs.get(key)
+        return {k: str(config[k]) for k in SETTINGS if isinstance(config, dict) and config.get(k) is not None}
+
+    steps: list[Step] = []
+    before = None
+    for cid, alt in members:
+        differs = "" if before is None else "; ".join(
+            differing_settings([("before", settings(before)), ("this", settings((cid, alt)))], SETTINGS))
+        if before is None:
+            steps.append(Step(cid, alt, None))
+        else:
+            base, cand = samples(data, *before), samples(data, cid, alt)
+            fewest = min(max((len(v) for v in base.values()), default=0),
+                         max((len(v) for v in cand.values()), default=0))
+            if fewest < MIN_LAUNCHES:
+                steps.append(Step(cid, alt, before[0], problem=f"not gated: {fewest} launch(es) on one side, the "
+                                                              f"gate needs {MIN_LAUNCHES}", differs=differs))
+            else:
+                rows = gate_rows(base, cand, max_slowdown=max_slowdown, alpha=alpha)
+                steps.append(Step(cid, alt, before[0], {(r.op, r.size): r for r in rows},
+                                  None if rows else "not gated: no (op, size) in common", differs))
+        before = (cid, alt)
+    return steps

@@ -1,0 +1,247 @@
+"""Cost models of a communication operation: Hockney's T(m) = α + β·m and a piecewise version
+whose breakpoints mark where the protocol changes (eager → rendezvous), fitted to per-launch
+medians (SKaMPI, Reussner et al. 1998, §5: "piecewise closed form expressions for the cost of
+the functions"; Hockney 1994, "The communication challenge for MPP").
+
+The fit (``fit_line``): run times span orders of magnitude across sizes and their noise grows
+with them, so each point is divided by the median time at its size — the fit is of relative
+errors, every size weighing alike — and fitted by robust regression (statsmodels RLM, Huber's
+T norm, tuning constant 1.345): a launch whose median is far off is down-weighted instead of
+pulling the line. The intervals of α and β are Student-t intervals from RLM's covariance (H1),
+n − 2 degrees of freedom. They assume the points are independent; a launch effect that moves
+every size of a launch together makes them too narrow (the analysis shows the launch-to-launch
+spread beside them).
+
+The breakpoints (``fit_piecewise``): each segment is its own Hockney line (α jumps where a
+protocol adds a handshake), covering at least ``min_sizes`` consecutive distinct sizes. Among
+0 … ``max_breakpoints`` breakpoints at every position, the partition with the least
+Bayesian information criterion is chosen (Schwarz 1978), with Huber's loss in place of the
+Gaussian log-likelihood so that an outlying launch cannot buy a breakpoint:
+BIC = 2·Σ ρ(rᵢ/σ₀) + k·ln n, ρ Huber's (c = 1.345), rᵢ the relative residuals of all segments,
+k = 2 parameters per segment + 1 per breakpoint. σ₀ is one noise scale for every candidate
+(as Mallows' Cp takes σ from the fullest model): the spread of the points of one size among
+themselves, which no model of size can explain — 1.4826 × the median of the absolute pairwise
+differences of relative times within each size, / √2 (a difference of two has twice the
+variance). Pairwise differences need no estimate of the centre, which with 3 launches per size
+would make the spread look smaller than it is (the median of three is always one of them). It
+needs at least 2 launches at some size; with fewer, no breakpoint is looked for.
+Cost: one RLM fit per candidate segment, O(S²) for S distinct sizes (cached), and O(S^b) pooled
+scales for b breakpoints.
+
+How well the model fits (``size_errors``): per size, the relative error of the prediction
+against the median of per-launch medians, and whether the model misses the size — the
+confidence band of the fitted line at that size and the confidence interval of the measured
+median do not overlap.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+import warnings
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+import numpy as np
+from scipy import stats as _st
+
+MAD_TO_SD = 1.4826  # σ of a normal = 1.4826 × its median absolute deviation
+HUBER_C = 1.345  # statsmodels' HuberT default: 95 % efficiency at the normal
+
+
+@dataclass(frozen=True)
+class LineFit:
+    """T(m) = alpha_ns + beta_ns_per_byte·m over the sizes from ``from_bytes`` to ``to_bytes``,
+    with Student-t intervals at ``confidence`` (``cov``: the covariance of (α, β), for the band
+    of the line)."""
+
+    from_bytes: int
+    to_bytes: int
+    alpha_ns: float
+    beta_ns_per_byte: float
+    alpha_ci_ns: tuple[float, float]
+    beta_ci: tuple[float, float]
+    confidence: float
+    points: int
+    sizes: int
+    cov: np.ndarray = field(repr=False, compare=False)
+    relative_residuals: np.ndarray = field(repr=False, compare=False)
+
+    def predict(self, size: float | np.ndarray) -> float | np.ndarray:
+        return self.alpha_ns + self.beta_ns_per_byte * np.asarray(size, dtype=float)
+
+    def band(self, size: float) -> tuple[float, float]:
+        """The confidence band of the line at ``size``: prediction ± t·√([1, m] Σ [1, m]ᵀ)."""
+        x = np.array([1.0, float(size)])
+        half = _t(self.confidence, self.points - 2) * math.sqrt(max(float(x @ self.cov @ x), 0.0))
+        mid = float(self.predict(size))
+        return mid - half, mid + half
+
+
+@dataclass(frozen=True)
+class PiecewiseFit:
+    """Segments in order of size; ``breakpoints`` are the first size of every segment but the
+    first; ``bic`` the criterion that chose them among ``candidates`` partitions."""
+
+    segments: tuple[LineFit, ...]
+    breakpoints: tuple[int, ...]
+    bic: float
+    candidates: int
+
+    def segment_for(self, size: float) -> LineFit:
+        for seg in reversed(self.segments):
+            if size >= seg.from_bytes:
+                return seg
+        return self.segments[0]
+
+    def predict(self, size: float) -> float:
+        return float(self.segment_for(size).predict(size))
+
+
+@dataclass(frozen=True)
+class SizeError:
+    """The model at one size against the measured median with its interval. ``missed`` is None
+    when the median has no interval (too few launches)."""
+
+    size: int
+    median_ns: float
+    predicted_ns: float
+    band_ns: tuple[float, float]
+    rel_error: float  # (predicted − median) / median
+    missed: bool | None
+
+
+def _t(confidence: float, df: int) -> float:
+    return float(_st.t.ppf(0.5 + confidence / 2, max(df, 1)))
+
+
+def _check(sizes: np.ndarray, times: np.ndarray, confidence: float) -> None:
+    if not 0.0 < confidence < 1.0:
+        raise ValueError(f"confidence must be in (0, 1), got {confidence}")
+    if sizes.shape != times.shape or sizes.ndim != 1:
+        raise ValueError("sizes and times must be 1-d arrays of the same length")
+    if not (np.all(np.isfinite(times)) and np.all(times > 0) and np.all(sizes >= 0)):
+        raise ValueError("times must be finite and positive, sizes non-negative")
+
+
+def fit_line(sizes: Sequence[float], times: Sequence[float], *, confidence: float = 0.95) -> LineFit:
+    """Hockney's model fitted to (size, time) points — per-launch medians, several per size —
+    by robust regression on relative errors (module docstring). Needs ≥ 2 distinct sizes and
+    ≥ 3 points."""
+    import statsmodels.api as sm
+
+    m = np.asarray(sizes, dtype=float)
+    y = np.asarray(times, dtype=float)
+    _check(m, y, confidence)
+    distinct = np.unique(m)
+    if len(distinct) < 2 or len(y) < 3:
+        raise ValueError(f"a line needs at least 2 sizes and 3 points (got {len(distinct)} and {len(y)})")
+    scale = _per_size_scale(m, y)  # each point relative to its size's median: sizes weigh alike
+    design = np.column_stack([1.0 / scale, m / scale])
+    with warnings.catch_warnings():  # RLM warns on exactly fitted data (scale 0): the fit stands
+        warnings.simplefilter("ignore")
+        res = sm.RLM(y / scale, design, M=sm.robust.norms.HuberT()).fit(cov="H1")
+    params = np.asarray(res.params, dtype=float)
+    cov = np.asarray(res.cov_params(), dtype=float)
+    if not np.all(np.isfinite(cov)):
+        cov = np.zeros((2, 2))
+    t = _t(confidence, len(y) - 2)
+    se = np.sqrt(np.clip(np.diag(cov), 0.0, None))
+    return LineFit(int(distinct[0]), int(distinct[-1]), float(params[0]), float(params[1]),
+                   (float(params[0] - t * se[0]), float(params[0] + t * se[0])),
+                   (float(params[1] - t * se[1]), float(params[1] + t * se[1])),
+                   confidence, len(y), len(distinct), cov, y / scale - design @ params)
+
+
+def _per_size_scale(m: np.ndarray, y: np.ndarray) -> np.ndarray:
+    """Each point's size's median time."""
+    scale = np.empty_like(y)
+    for s in np.unique(m):
+        at = m == s
+        scale[at] = np.median(y[at])
+    return scale
+
+
+def _pure_noise(m: np.ndarray, relative: np.ndarray) -> float | None:
+    """The spread of points of one size among themselves (module docstring); None without two
+    points at any size."""
+    diffs = []
+    for s in np.unique(m):
+        v = relative[m == s]
+        if len(v) >= 2:
+            i, j = np.triu_indices(len(v), 1)
+            diffs.append(np.abs(v[i] - v[j]))
+    if not diffs:
+        return None
+    return MAD_TO_SD * float(np.median(np.concatenate(diffs))) / math.sqrt(2.0)
+
+
+def _huber_loss(u: np.ndarray) -> float:
+    a = np.abs(u)
+    return float(np.sum(np.where(a <= HUBER_C, 0.5 * a * a, HUBER_C * a - 0.5 * HUBER_C ** 2)))
+
+
+def fit_piecewise(sizes: Sequence[float], times: Sequence[float], *, max_breakpoints: int = 2,
+                  min_sizes: int = 3, confidence: float = 0.95) -> PiecewiseFit:
+    """The piecewise Hockney model with the least BIC among 0 … ``max_breakpoints``
+    breakpoints, each segment at least ``min_sizes`` distinct sizes (module docstring)."""
+    if max_breakpoints < 0 or min_sizes < 2:
+        raise ValueError("max_breakpoints must be ≥ 0 and min_sizes ≥ 2")
+    m = np.asarray(sizes, dtype=float)
+    y = np.asarray(times, dtype=float)
+    _check(m, y, confidence)
+    distinct = np.unique(m)
+    n_sizes = len(distinct)
+    if n_sizes < min_sizes:
+        raise ValueError(f"a model needs at least {min_sizes} sizes (got {n_sizes})")
+    cache: dict[tuple[int, int], LineFit | None] = {}
+
+    def segment(a: int, b: int) -> LineFit | None:  # distinct sizes a … b inclusive
+        if (a, b) not in cache:
+            at = (m >= distinct[a]) & (m <= distinct[b])
+            try:
+                cache[(a, b)] = fit_line(m[at], y[at], confidence=confidence)
+            except ValueError:
+                cache[(a, b)] = None
+        return cache[(a, b)]
+
+    n = len(y)
+    noise = _pure_noise(m, y / _per_size_scale(m, y))
+    if noise is None:
+        max_breakpoints = 0  # one launch: the noise is unknown, so no breakpoint can be judged
+    noise = max(noise or 0.0, 1e-9)  # noise-free data: any misfit counts
+    best: tuple[float, tuple[LineFit, ...]] | None = None
+    candidates = 0
+    for k in range(0, max_breakpoints + 1):
+        # breakpoint positions: index of the first distinct size of each later segment
+        for cuts in itertools.combinations(range(min_sizes, n_sizes - min_sizes + 1), k):
+            bounds = (0, *cuts, n_sizes)
+            if any(bounds[i + 1] - bounds[i] < min_sizes for i in range(len(bounds) - 1)):
+                continue
+            segs = [segment(bounds[i], bounds[i + 1] - 1) for i in range(len(bounds) - 1)]
+            if any(s is None for s in segs):
+                continue
+            candidates += 1
+            residuals = np.concatenate([s.relative_residuals for s in segs])
+            bic = 2 * _huber_loss(residuals / noise) + (2 * len(segs) + k) * math.log(n)
+            if best is None or bic < best[0] - 1e-9:
+                best = (bic, tuple(segs))
+    if best is None:
+        raise ValueError("no segment could be fitted")
+    bic, segs = best
+    return PiecewiseFit(segs, tuple(s.from_bytes for s in segs[1:]), bic, candidates)
+
+
+def size_errors(model: LineFit | PiecewiseFit, sizes: Sequence[int], medians: Sequence[float],
+                ci_low: Sequence[float | None], ci_high: Sequence[float | None]) -> tuple[SizeError, ...]:
+    """Per size: the prediction, its band, the relative error against the measured median and
+    whether the two intervals miss each other (module docstring)."""
+    out = []
+    for size, med, lo, hi in zip(sizes, medians, ci_low, ci_high):
+        line = model.segment_for(size) if isinstance(model, PiecewiseFit) else model
+        pred = float(line.predict(size))
+        band = line.band(size)
+        missed = None if lo is None or hi is None else bool(band[1] < lo or band[0] > hi)
+        out.append(SizeError(int(size), float(med), pred, band, (pred - med) / med if med > 0 else math.nan,
+                             missed))
+    return tuple(out)

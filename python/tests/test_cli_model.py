@@ -1,0 +1,57 @@
+"""`mpimeter model`: Hockney's α + β·m per (alternative, op) with intervals, the piecewise model
+with its breakpoints, and the fit error per size — as a table, JSON ({"rows": [...]}, FORMAT.md)
+and CSV; exit 2 when nothing can be modelled or on bad input."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from click.testing import CliRunner
+from data.report.synth_campaign import LaunchSpec, write_campaign
+
+from mpimeter.cli import main
+
+KEYS = ("alternative", "op", "alpha_ns", "beta_ns_per_byte", "alpha_ci_ns", "beta_ci", "segments", "max_rel_error")
+
+
+def invoke(*args):
+    return CliRunner().invoke(main, ["model", *map(str, args)])
+
+
+@pytest.fixture(scope="module")
+def campaign(tmp_path_factory):
+    # run times 800 + 150·k ns + 0.35 ns/B (synth_campaign.base_run_time_ns), 4 sizes, 6 launches
+    spec = LaunchSpec(ops=("allreduce",), sizes=(8, 1024, 16384, 65536), nrep=80, slow_rank=None)
+    return write_campaign(tmp_path_factory.mktemp("model") / "c", {"openmpi": spec}, launches=6, seed=3)
+
+
+def test_json_rows(campaign):
+    r = invoke(campaign, "--format", "json")
+    assert r.exit_code == 0, r.output
+    out = json.loads(r.stdout)
+    (row,) = out["rows"]
+    assert all(k in row for k in KEYS) and row["alternative"] == "openmpi" and row["op"] == "allreduce"
+    assert row["alpha_ci_ns"][0] < row["alpha_ns"] < row["alpha_ci_ns"][1]
+    assert row["beta_ns_per_byte"] == pytest.approx(0.35, rel=0.1)  # the synthetic slope, through launch noise
+    assert [s["size"] for s in row["sizes"]] == [8, 1024, 16384, 65536] and out["skipped"] == []
+
+
+def test_table_and_csv(campaign):
+    r = invoke(campaign)
+    assert r.exit_code == 0 and "ns/B" in r.stdout and "breakpoints" in r.stdout
+    r = invoke(campaign, "--format", "csv", "--max-breakpoints", "0")
+    lines = r.stdout.splitlines()
+    assert r.exit_code == 0 and len(lines) == 2 and lines[0].startswith("alternative,op,launches")
+    assert "breakpoints_bytes" in lines[0] and ",," in lines[1]  # no breakpoint allowed: an empty list
+
+
+def test_nothing_to_model_and_bad_input(tmp_path):
+    spec = LaunchSpec(ops=("bcast",), sizes=(8, 1024), nrep=20, slow_rank=None)
+    two_sizes = write_campaign(tmp_path / "b", {"openmpi": spec}, launches=2, seed=1)
+    r = invoke(two_sizes)
+    assert r.exit_code == 2 and "no operation can be modelled (openmpi bcast: 2 size(s); a model needs at least 3)" \
+        in r.stderr
+    assert invoke(tmp_path / "none").exit_code == 2
+    r = invoke(two_sizes, "--max-breakpoints", "9")
+    assert r.exit_code == 2 and r.stderr.startswith("mpimeter model: error:")

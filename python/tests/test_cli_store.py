@@ -1,0 +1,174 @@
+"""`mpimeter store add|list|query`: the results store across machines and libraries.
+
+- round trips: two campaigns from different (faked) machines added, listed and queried back;
+- adding a campaign again changes nothing (keyed by its id: campaign.json's, or the meta.json
+  hash of a campaign without one); --replace replaces it;
+- bad input — a path that is not a store, a store of another schema version, a campaign in the
+  store under another machine's name, SQL that writes or reads other files — is one line, exit
+  2, and nothing changed;
+- the default store: $MPIMETER_STORE, else under $XDG_DATA_HOME."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+
+import duckdb
+import pytest
+from click.testing import CliRunner
+from data.store_campaigns import alpha_two_libraries, beta_one_library
+
+from mpimeter.cli import main
+from mpimeter.resultstore import schema
+
+
+def invoke(*args, env=None):
+    return CliRunner().invoke(main, [str(a) for a in args], env=env)
+
+
+def one_error_line(result, command: str, needle: str) -> None:
+    assert result.exit_code == 2, result.output
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith(f"mpimeter {command}: error: ") and needle in lines[0], lines
+
+
+def digest(path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+@pytest.fixture(scope="module")
+def campaigns(tmp_path_factory):
+    root = tmp_path_factory.mktemp("campaigns")
+    return alpha_two_libraries(root), beta_one_library(root)
+
+
+@pytest.fixture
+def store(campaigns, tmp_path):
+    path = tmp_path / "results.duckdb"
+    r = invoke("store", "add", *campaigns, "--store", path, "--no-report")
+    assert r.exit_code == 0, r.output
+    return path
+
+
+def query(store, sql):
+    r = invoke("store", "query", sql, "--store", store, "--format", "json")
+    assert r.exit_code == 0, r.output
+    return json.loads(r.stdout)["rows"]
+
+
+def test_add_list_query_round_trip(store, campaigns):
+    listed = json.loads(invoke("store", "list", "--store", store, "--format", "json").stdout)["campaigns"]
+    assert [c["machine"] for c in listed] == ["alpha-node", "beta-node"]  # oldest first
+    assert listed[0]["id"] == "a1" * 16 and listed[0]["alternatives"] == "mpich, openmpi"
+    assert listed[1]["id"].startswith("m") and len(listed[1]["id"]) == 32  # no id: the meta.json hash
+    assert listed[0]["ranks"] == 2 and listed[0]["launches"] == 12 and listed[0]["operations"] == "allreduce,bcast"
+    rows = query(store, "select machine, library, cpu_model, op, size, median_ns, bound_ns from results_by_machine "
+                        "order by machine, library, op, size")
+    assert {(r["machine"], r["library"], r["cpu_model"]) for r in rows} == {
+        ("alpha-node", "mpich", "Fake CPU A"), ("alpha-node", "openmpi", "Fake CPU A"),
+        ("beta-node", "openmpi", "Fake CPU B")}
+    assert len(rows) == 3 * 2 * 3 and all(r["median_ns"] > 0 and r["bound_ns"] > 0 for r in rows)
+    # provenance: ranks, hosts, date, settings; per-launch summaries of every launch
+    alt = query(store, "select nprocs, hosts, first_start, bench_config, latency_floor_ns from alternatives "
+                       "where library = 'mpich'")[0]
+    assert alt["nprocs"] == 2 and json.loads(alt["hosts"]) == ["alpha-node"] and alt["first_start"].startswith(
+        "2026-11-10") and json.loads(alt["bench_config"])["nrep"] == 60 and alt["latency_floor_ns"] == 200.0
+    counts = query(store, "select count(*) as n, count(distinct launch) as launches from launch_summaries "
+                          "where campaign_id = 'a1a1a1a1a1a1a1a1a1a1a1a1a1a1a1a1'")[0]
+    assert counts == {"n": 2 * 6 * 6, "launches": 6}
+
+
+def test_formats_table_and_csv(store):
+    r = invoke("store", "query", "select machine, count(*) as n from results_by_machine group by 1 order by 1",
+               "--store", store, "--format", "csv")
+    assert r.exit_code == 0 and r.stdout.splitlines() == ["machine,n", "alpha-node,12", "beta-node,6"]
+    r = invoke("store", "list", "--store", store)
+    assert r.exit_code == 0 and "alpha-node" in r.stdout and "2 campaign(s)" in r.stdout
+
+
+def test_adding_again_changes_nothing(store, campaigns):
+    before = query(store, "select count(*) as n from launch_summaries")[0]["n"]
+    added = query(store, "select added from campaigns order by added")
+    r = invoke("store", "add", campaigns[0], campaigns[1], "--store", store, "--no-report")
+    assert r.exit_code == 0 and r.stdout.count("unchanged:") == 2
+    assert query(store, "select count(*) as n from launch_summaries")[0]["n"] == before
+    assert query(store, "select added from campaigns order by added") == added
+    r = invoke("store", "add", campaigns[1], "--store", store, "--no-report", "--replace")
+    assert r.exit_code == 0 and "replaced:" in r.stdout
+    assert query(store, "select count(*) as n from launch_summaries")[0]["n"] == before
+
+
+def test_a_report_is_kept(campaigns, tmp_path):
+    path = tmp_path / "r.duckdb"
+    r = invoke("store", "add", campaigns[1], "--store", path)
+    assert r.exit_code == 0, r.output
+    row = query(path, "select report_source, octet_length(report) as n from campaigns")[0]
+    assert row["report_source"] == "built by mpimeter store add" and row["n"] > 10000
+
+
+def test_another_machine_name_is_refused_and_nothing_changes(store, campaigns):
+    before = digest(store)
+    r = invoke("store", "add", campaigns[0], "--store", store, "--machine", "gamma", "--no-report")
+    one_error_line(r, "store add", "is in the store")
+    assert "under machine 'alpha-node', not 'gamma'" in r.stderr
+    assert digest(store) == before
+
+
+def test_not_a_store_is_refused(tmp_path, campaigns):
+    text = tmp_path / "notes.txt"
+    text.write_text("not a database")
+    one_error_line(invoke("store", "list", "--store", text), "store list", "not a results store")
+    r = invoke("store", "add", campaigns[1], "--store", text, "--no-report")
+    one_error_line(r, "store add", "not a results store")
+    assert text.read_text() == "not a database"
+    other = tmp_path / "other.duckdb"  # a DuckDB file of something else (a campaign.duckdb cache, say)
+    con = duckdb.connect(str(other))
+    con.execute("create table launches (x int)")
+    con.close()
+    before = digest(other)
+    one_error_line(invoke("store", "add", campaigns[1], "--store", other, "--no-report"), "store add",
+                   "not an mpimeter results store")
+    assert digest(other) == before
+    one_error_line(invoke("store", "list", "--store", tmp_path / "missing.duckdb"), "store list",
+                   "no results store there")
+
+
+def test_another_schema_version_is_refused(store):
+    con = duckdb.connect(str(store))
+    con.execute("update store_info set value = '99' where key = 'schema_version'")
+    con.close()
+    one_error_line(invoke("store", "list", "--store", store), "store list", "schema version 99; this mpimeter reads "
+                                                                          f"version {schema.SCHEMA_VERSION}")
+
+
+@pytest.mark.parametrize("sql, needle", [
+    ("delete from results", "read-only: a DELETE statement is not allowed"),
+    ("insert into campaigns (campaign_id) values ('x')", "a INSERT statement is not allowed"),
+    ("copy results to 'out.csv'", "a COPY statement is not allowed"),
+    ("attach 'x.duckdb' as x", "a ATTACH statement is not allowed"),
+    ("select 1; drop table results", "give one SELECT statement (got 2 statements)"),
+    ("select * from read_csv('/etc/passwd')", "Permission Error"),
+    ("selec 1", "does not parse"),
+])
+def test_query_is_read_only(store, sql, needle, tmp_path):
+    before = digest(store)
+    one_error_line(invoke("store", "query", sql, "--store", store), "store query", needle)
+    assert digest(store) == before and not (tmp_path / "out.csv").exists()
+
+
+def test_default_store_from_the_environment(campaigns, tmp_path):
+    env = {"MPIMETER_STORE": str(tmp_path / "env.duckdb"), "XDG_DATA_HOME": str(tmp_path / "xdg")}
+    assert invoke("store", "add", campaigns[1], "--no-report", env=env).exit_code == 0
+    assert (tmp_path / "env.duckdb").is_file() and not (tmp_path / "xdg").exists()
+    env.pop("MPIMETER_STORE")
+    assert invoke("store", "add", campaigns[1], "--no-report", env={**env, "MPIMETER_STORE": ""}).exit_code == 0
+    assert (tmp_path / "xdg" / "mpimeter" / "results.duckdb").is_file()
+
+
+def test_bad_command_lines(store, campaigns):
+    one_error_line(invoke("store", "add", campaigns[1], "--store", store, "--store", store), "store add",
+                   "--store given more than once")
+    one_error_line(invoke("store", "list", "--store", store, "--format", "xml"), "store list", "--format")
+    one_error_line(invoke("store", "add", campaigns[1], "--store", store, "--machine", "bad\nname"), "store add",
+                   "--machine")
+    one_error_line(invoke("store", "add", "/nonexistent/campaign", "--store", store), "store add", "/nonexistent")

@@ -1,0 +1,115 @@
+"""Cost models (stats.costmodel): Hockney's α + β·m recovered within its intervals, intervals that
+cover the truth about as often as they claim, the breakpoint of a protocol change found where it
+is, no breakpoint on data of one line (the null check: < 5 %), and the misses flagged."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from mpimeter.stats import costmodel as cm
+
+SIZES = np.array([8 * 2 ** k for k in range(18)])  # 8 B … 1 MiB
+
+
+def two_protocols(m):
+    """Eager below 16 KiB (2 µs + 0.5 ns/B), rendezvous from 16 KiB (8 µs + 0.3 ns/B)."""
+    m = np.asarray(m, dtype=float)
+    return np.where(m < 16384, 2000.0 + 0.5 * m, 8000.0 + 0.3 * m)
+
+
+def draw(truth, sizes, launches, rng, sigma=0.02):
+    m = np.repeat(sizes, launches)
+    return m, truth(m) * np.exp(rng.normal(0.0, sigma, len(m)))
+
+
+def test_line_recovers_alpha_and_beta_within_intervals():
+    m, y = draw(lambda m: 1500.0 + 0.25 * m, SIZES[:12], 8, np.random.default_rng(3))
+    fit = cm.fit_line(m, y)
+    assert fit.alpha_ci_ns[0] <= 1500.0 <= fit.alpha_ci_ns[1]
+    assert fit.beta_ci[0] <= 0.25 <= fit.beta_ci[1]
+    assert fit.alpha_ci_ns[1] - fit.alpha_ci_ns[0] < 0.05 * 1500  # the interval says something
+    assert (fit.from_bytes, fit.to_bytes, fit.points, fit.sizes) == (8, 16384, 96, 12)
+
+
+def test_exact_data_give_the_line_itself():
+    m = np.repeat(SIZES[:6], 3).astype(float)
+    fit = cm.fit_line(m, 700.0 + 2.0 * m)
+    assert fit.alpha_ns == pytest.approx(700.0, rel=1e-6) and fit.beta_ns_per_byte == pytest.approx(2.0, rel=1e-6)
+    assert fit.predict(1000) == pytest.approx(2700.0, rel=1e-6)
+
+
+def test_intervals_cover_about_as_often_as_they_claim():
+    covered_a = covered_b = 0
+    n = 200
+    for seed in range(n):
+        m, y = draw(lambda m: 2000.0 + 0.5 * m, SIZES[:11], 6, np.random.default_rng(100 + seed))
+        fit = cm.fit_line(m, y)
+        covered_a += fit.alpha_ci_ns[0] <= 2000.0 <= fit.alpha_ci_ns[1]
+        covered_b += fit.beta_ci[0] <= 0.5 <= fit.beta_ci[1]
+    assert 0.88 <= covered_a / n <= 0.99 and 0.88 <= covered_b / n <= 0.99
+
+
+def test_an_outlying_launch_does_not_pull_the_line():
+    rng = np.random.default_rng(5)
+    m, y = draw(lambda m: 1000.0 + 0.5 * m, SIZES[:10], 8, rng)
+    y[::8] *= 3.0  # one launch of eight three times slower at every size
+    fit = cm.fit_line(m, y)
+    assert fit.alpha_ci_ns[0] <= 1000.0 * 1.06 and fit.beta_ci[0] <= 0.5 * 1.06 <= fit.beta_ci[1] + 0.05
+
+
+@pytest.mark.parametrize("seed", [8, 9])
+def test_piecewise_finds_the_protocol_change_and_both_lines(seed):
+    # fixed seeds: each of the four 95 % intervals misses the truth in 1 draw of 20 (how often is
+    # the coverage test's business); the breakpoint is found for every seed tried
+    m, y = draw(two_protocols, SIZES, 6, np.random.default_rng(seed))
+    fit = cm.fit_piecewise(m, y)
+    assert fit.breakpoints == (16384,)
+    eager, rendezvous = fit.segments
+    assert (eager.from_bytes, eager.to_bytes, rendezvous.from_bytes) == (8, 8192, 16384)
+    assert eager.alpha_ci_ns[0] <= 2000.0 <= eager.alpha_ci_ns[1] and eager.beta_ci[0] <= 0.5 <= eager.beta_ci[1]
+    assert rendezvous.alpha_ci_ns[0] <= 8000.0 <= rendezvous.alpha_ci_ns[1]
+    assert rendezvous.beta_ci[0] <= 0.3 <= rendezvous.beta_ci[1]
+    assert fit.predict(4096) == pytest.approx(2000 + 0.5 * 4096, rel=0.02)
+    assert fit.candidates > 50  # every partition into ≤ 3 segments of ≥ 3 sizes was weighed
+
+
+def test_no_breakpoint_on_one_line_null_check():
+    # the detector's false alarm rate on data from a single line, noise and outliers included
+    sizes = np.array([8 * 4 ** k for k in range(10)])
+    found = 0
+    n = 100
+    for seed in range(n):
+        rng = np.random.default_rng(1000 + seed)
+        m, y = draw(lambda m: 2000.0 + 0.5 * m, sizes, 4, rng, sigma=0.03)
+        y[rng.random(len(y)) < 0.03] *= 2
+        found += bool(cm.fit_piecewise(m, y).breakpoints)
+    assert found / n < 0.05
+
+
+def test_one_launch_gives_no_breakpoint():
+    m, y = draw(two_protocols, SIZES, 1, np.random.default_rng(1))
+    assert cm.fit_piecewise(m, y).breakpoints == ()  # no noise estimate: nothing to judge a breakpoint by
+
+
+def test_size_errors_flag_what_the_model_misses():
+    m, y = draw(lambda m: 1000.0 + 1.0 * m, SIZES[:6], 8, np.random.default_rng(2))
+    fit = cm.fit_line(m, y)
+    sizes = [8, 64, 256]
+    medians = [1008.0, 1064.0 * 1.5, 1256.0]
+    errors = cm.size_errors(fit, sizes, medians, [1000.0, 1500.0, None], [1016.0, 1700.0, None])
+    assert [e.missed for e in errors] == [False, True, None]
+    assert errors[1].rel_error == pytest.approx((fit.predict(64) - medians[1]) / medians[1])
+    assert errors[0].band_ns[0] < errors[0].predicted_ns < errors[0].band_ns[1]
+
+
+@pytest.mark.parametrize("sizes, times, message", [
+    ([8, 8, 8], [1.0, 2.0, 3.0], "at least 2 sizes"),
+    ([8, 16], [1.0, 2.0], "3 points"),
+    ([8, 16, 32], [1.0, -2.0, 3.0], "positive"),
+])
+def test_bad_input(sizes, times, message):
+    with pytest.raises(ValueError, match=message):
+        cm.fit_line(sizes, times)
+    with pytest.raises(ValueError):
+        cm.fit_piecewise(sizes, times)
