@@ -108,12 +108,20 @@ static void mm__residuals(mm__launch_state *st, int which) {
 }
 
 /* Collective: more ranks on this machine (this kernel) than CPUs they may run on? Then waiting
- * must yield. */
+ * must yield. Under SimGrid's SMPI the machine is the simulated host: simulated time knows
+ * nothing of the one real process that runs every rank (PLATFORM.md), so only ranks placed on
+ * one simulated host compete. */
 static int mm__oversubscribed(mm__launch_state *st, int *ranks_here, int *cpus_here) {
     MPI_Comm node;
     *ranks_here = 1;
     *cpus_here = 0;
+#ifdef MM_SIMGRID
+    if (MM_MPI(&st->err, MPI_Comm_split_type(st->comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node)) !=
+        MPI_SUCCESS)
+        return 0;
+#else
     if (mm_comm_same_kernel(st->comm, &node, &st->err) != MPI_SUCCESS) return 0;
+#endif
     MM_MPI(&st->err, MPI_Comm_size(node, ranks_here));
     /* the CPUs the ranks of this host may run on: the union of their affinity masks */
     cpu_set_t mine, all;
