@@ -8,7 +8,8 @@
  * writes the one row per repetition that mm_raw_write_test would reduce from the full arrays.
  * Why: gathering everything puts nprocs x nrep x 76 B on rank 0 (78 MB at 1024 ranks x 1000
  * repetitions, and growing with p); now rank 0 holds O(chunk + nrep) with full rows and O(nrep)
- * with reduced ones, and every other rank O(nrep) (issue 13: memory at scale).
+ * with reduced ones (one rank's arrays: the reductions' results), and every other rank O(nrep)
+ * (issue 13: memory at scale).
  * Cost: full: one message per array and rank, as many as MPI_Gather moves; reduced: 10 MPI_Reduce
  * of nrep elements instead of 10 gathers of nprocs x nrep.
  */
@@ -32,17 +33,25 @@ int mm_gather_chunk_ranks(long nrep, int nprocs) {
     return k < nprocs ? (int)k : nprocs;
 }
 
-int64_t mm_gather_bytes(long nrep, int rank, int nprocs) {
+/* Rank 0's space, in ranks: a chunk for full rows; one rank's worth (the reductions' results) for
+ * reduced rows, whatever p. */
+static int mm__space_ranks(long nrep, int nprocs, int reduced) {
+    return reduced ? 1 : mm_gather_chunk_ranks(nrep, nprocs);
+}
+
+int64_t mm_gather_bytes(long nrep, int rank, int nprocs, int reduced) {
     /* every rank: the reduced mode's duration, flag and component scratch */
     int64_t bytes = (int64_t)nrep * (2 * sizeof(int64_t) + sizeof(int32_t));
-    if (rank == 0) bytes += (int64_t)mm_gather_chunk_ranks(nrep, nprocs) * nrep * MM__BYTES_PER_REP;
+    if (rank == 0) /* the space, and any_invalid: one flag per repetition */
+        bytes += (int64_t)mm__space_ranks(nrep, nprocs, reduced) * nrep * MM__BYTES_PER_REP +
+                 (int64_t)nrep * sizeof(int32_t);
     return bytes;
 }
 
-int mm_gather_space_alloc(mm_gather_space *g, long nrep, int rank, int nprocs) {
+int mm_gather_space_alloc(mm_gather_space *g, long nrep, int rank, int nprocs, int reduced) {
     memset(g, 0, sizeof *g);
     g->nrep = nrep;
-    g->chunk_ranks = rank == 0 ? mm_gather_chunk_ranks(nrep, nprocs) : 0;
+    g->chunk_ranks = rank == 0 ? mm__space_ranks(nrep, nprocs, reduced) : 0;
     size_t n = (size_t)(nrep > 0 ? nrep : 1);
     size_t chunk = (size_t)(g->chunk_ranks > 0 ? g->chunk_ranks : 1) * n;
     g->scratch = malloc(n * sizeof(int64_t));
