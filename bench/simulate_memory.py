@@ -16,11 +16,13 @@ Next to them, the binary's own accounting of its repetition arrays (mm_rep_array
 `mpimeter-bench --validate P`): rank 0's (its own arrays plus the space it receives rows in: a
 chunk of ranks with full rows, one rank's worth with reduced ones) and another rank's.
 "growth" puts the per-rank figures side by side over nrep (at the largest p) and over p (at the
-largest nrep): a non-root rank's heap must follow nrep and not p x nrep; rank 0's must stay
-bounded with full rows and follow nrep with reduced ones; raw.csv must follow p x nrep with full
-rows and nrep with reduced ones.
+largest nrep): a non-root rank's heap must follow nrep and not p x nrep; rank 0's repetition
+memory must stay bounded with full rows and follow nrep with reduced ones (its heap also holds
+O(p) of provenance and meta.json, whatever nrep); raw.csv must follow p x nrep with full rows
+and nrep with reduced ones.
 
-Cost (2 shared cores, nice 15): 1024 ranks x 1000 repetitions take ~2-4 min per launch, because
+Cost (2 shared cores, nice 15): 1024 ranks x 1000 repetitions take 1.5-4 min per launch (the
+whole study ~20 min), because
 SMPI_SCALE_CFG replaces SMPI's linear default barrier, reduce and allreduce, which make every
 call at 1024 ranks cost the simulator 0.3-1.4 s (docs/ALGORITHMS.md, "Simulated clusters").
 """
