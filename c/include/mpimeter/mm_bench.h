@@ -50,6 +50,8 @@ uint64_t mm_rand_next(uint64_t *state);
 /* Uniform double in [0, 1). */
 double mm_rand_uniform(uint64_t *state);
 
+/* The number of tests of the plan: ops x sizes, one test for an op with MM_OP_SIZE_UNUSED. */
+int mm_plan_size(const mm_config *cfg);
 /* Builds ops x sizes (ops with MM_OP_SIZE_UNUSED get one test at size 0) in the given order,
  * then shuffles with seed (Fisher-Yates). tests must hold nops*nsizes. Returns the count. */
 int mm_plan_build(const mm_config *cfg, mm_test *tests, int max_tests);
@@ -91,8 +93,9 @@ typedef struct mm_gather_request {
     int64_t epoch_ns;
 } mm_gather_request;
 int mm_gather_chunk_ranks(long nrep, int nprocs);
-int64_t mm_gather_bytes(long nrep, int rank, int nprocs); /* what mm_gather_space_alloc takes */
-int mm_gather_space_alloc(mm_gather_space *g, long nrep, int rank, int nprocs);
+/* What mm_gather_space_alloc takes; with --raw reduced rank 0 needs one rank's space, not a chunk. */
+int64_t mm_gather_bytes(long nrep, int rank, int nprocs, int reduced);
+int mm_gather_space_alloc(mm_gather_space *g, long nrep, int rank, int nprocs, int reduced);
 void mm_gather_space_free(mm_gather_space *g);
 /* Collective. 0, or -1 when rank 0 could not write (its return; others return 0); MPI failures
  * in err. *ninvalid (rank 0): repetitions invalid on some rank. */
@@ -133,8 +136,9 @@ int mm_memory_check(const mm_config *cfg, MPI_Comm comm, char *err, size_t err_l
  * containers); MPI_COMM_TYPE_SHARED where a boot id cannot be read (same_kernel.c). The caller
  * frees *out. Returns MPI_SUCCESS or the first MPI error (recorded in err). */
 int mm_comm_same_kernel(MPI_Comm comm, MPI_Comm *out, mm_mpi_error *err);
-/* The bytes the per-repetition arrays take on a rank (rank 0 also gathers every rank's). */
-int64_t mm_rep_arrays_bytes(long nrep, int rank, int nprocs);
+/* The bytes the per-repetition arrays take on a rank (rank 0 also receives the rows: a chunk of
+ * ranks' arrays with full rows, the reductions' results with --raw reduced). */
+int64_t mm_rep_arrays_bytes(long nrep, int rank, int nprocs, int reduced);
 /* MemAvailable of /proc/meminfo in bytes, or -1 when unreadable. */
 int64_t mm_mem_available_bytes(const char *meminfo_path);
 /* What a cgroup v2 memory limit leaves (memory.max - memory.current, 0 when over), or -1 when

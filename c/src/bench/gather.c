@@ -8,8 +8,11 @@
  * writes the one row per repetition that mm_raw_write_test would reduce from the full arrays.
  * Why: gathering everything puts nprocs x nrep x 76 B on rank 0 (78 MB at 1024 ranks x 1000
  * repetitions, and growing with p); now rank 0 holds O(chunk + nrep) with full rows and O(nrep)
- * with reduced ones, and every other rank O(nrep) (issue 13: memory at scale).
- * Cost: full: one message per array and rank, as many as MPI_Gather moves; reduced: 10 MPI_Reduce
+ * with reduced ones (one rank's arrays: the reductions' results), and every other rank O(nrep)
+ * (issue 13: memory at scale).
+ * Cost: full: one message per array and rank, as many as MPI_Gather moves, and one empty message
+ * from rank 0 per rank (it asks a chunk's ranks for their rows only when it has room for them,
+ * so that eager messages do not pile up at rank 0 as unexpected ones); reduced: 10 MPI_Reduce
  * of nrep elements instead of 10 gathers of nprocs x nrep.
  */
 #include <stdint.h>
@@ -19,7 +22,8 @@
 #include "mm_bench.h"
 #include "mm_output.h"
 
-enum { MM__TAG_ROWS = 4242, MM__NARRAYS = 5 + MM_NBC_NCOMPONENTS };
+/* MM__TAG_GO: rank 0's empty message that lets a rank of the current chunk send its rows. */
+enum { MM__TAG_ROWS = 4242, MM__NARRAYS = 5 + MM_NBC_NCOMPONENTS, MM__TAG_GO = 4241 };
 
 /* Bytes one rank's arrays of one repetition take: start, end, gstart, gend, the components
  * (int64) and the flags (int32). */
@@ -32,17 +36,25 @@ int mm_gather_chunk_ranks(long nrep, int nprocs) {
     return k < nprocs ? (int)k : nprocs;
 }
 
-int64_t mm_gather_bytes(long nrep, int rank, int nprocs) {
+/* Rank 0's space, in ranks: a chunk for full rows; one rank's worth (the reductions' results) for
+ * reduced rows, whatever p. */
+static int mm__space_ranks(long nrep, int nprocs, int reduced) {
+    return reduced ? 1 : mm_gather_chunk_ranks(nrep, nprocs);
+}
+
+int64_t mm_gather_bytes(long nrep, int rank, int nprocs, int reduced) {
     /* every rank: the reduced mode's duration, flag and component scratch */
     int64_t bytes = (int64_t)nrep * (2 * sizeof(int64_t) + sizeof(int32_t));
-    if (rank == 0) bytes += (int64_t)mm_gather_chunk_ranks(nrep, nprocs) * nrep * MM__BYTES_PER_REP;
+    if (rank == 0) /* the space, and any_invalid: one flag per repetition */
+        bytes += (int64_t)mm__space_ranks(nrep, nprocs, reduced) * nrep * MM__BYTES_PER_REP +
+                 (int64_t)nrep * sizeof(int32_t);
     return bytes;
 }
 
-int mm_gather_space_alloc(mm_gather_space *g, long nrep, int rank, int nprocs) {
+int mm_gather_space_alloc(mm_gather_space *g, long nrep, int rank, int nprocs, int reduced) {
     memset(g, 0, sizeof *g);
     g->nrep = nrep;
-    g->chunk_ranks = rank == 0 ? mm_gather_chunk_ranks(nrep, nprocs) : 0;
+    g->chunk_ranks = rank == 0 ? mm__space_ranks(nrep, nprocs, reduced) : 0;
     size_t n = (size_t)(nrep > 0 ? nrep : 1);
     size_t chunk = (size_t)(g->chunk_ranks > 0 ? g->chunk_ranks : 1) * n;
     g->scratch = malloc(n * sizeof(int64_t));
@@ -91,11 +103,17 @@ static int mm__gather_full(const mm_gather_request *q, const mm_rep_buffers *b, 
         int last = first + k < q->nprocs ? first + k : q->nprocs;
         if (q->rank != 0) {
             if (q->rank < first || q->rank >= last) continue;
+            /* Rows small enough to go eagerly (8 kB at 1000 repetitions) would otherwise all
+             * leave at once and wait at rank 0 as unexpected messages: p x nrep in its MPI
+             * library, the memory the chunks are there to bound. Send when rank 0 asks. */
+            MM_MPI(err, MPI_Recv(NULL, 0, MPI_BYTE, 0, MM__TAG_GO, q->comm, MPI_STATUS_IGNORE));
             for (int a = 0; a < arrays; a++)
                 MM_MPI(err, MPI_Send(own[a], cnt, MPI_INT64_T, 0, MM__TAG_ROWS + a, q->comm));
             MM_MPI(err, MPI_Send(b->invalid, cnt, MPI_INT32_T, 0, MM__TAG_ROWS + MM__NARRAYS, q->comm));
             continue;
         }
+        for (int r = first > 0 ? first : 1; r < last; r++)
+            MM_MPI(err, MPI_Send(NULL, 0, MPI_BYTE, r, MM__TAG_GO, q->comm));
         for (int r = first; r < last; r++) {
             size_t at = (size_t)(r - first) * (size_t)cnt;
             for (int a = 0; a < arrays; a++) {

@@ -5,8 +5,6 @@
 #include "mm_bench.h"
 #include "mm_output.h"
 
-#define MM__MAX_TESTS (MM_MAX_OPS * MM_MAX_SIZES)
-
 typedef struct mm__launch_state {
     const mm_config *cfg;
     MPI_Comm comm;

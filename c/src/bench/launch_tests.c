@@ -87,10 +87,10 @@ static int mm__prepare_args(const mm__launch_state *st, const mm_test *t, mm_op_
  * loop). A fact for meta.json; the run times themselves are computed by the analysis only. */
 /* What mm__run_tests allocates for the repetitions: every rank's mm_rep_buffers, and on rank 0
  * every rank's arrays gathered. */
-int64_t mm_rep_arrays_bytes(long nrep, int rank, int nprocs) {
+int64_t mm_rep_arrays_bytes(long nrep, int rank, int nprocs, int reduced) {
     /* start end gstart gend, 5 nonblocking components; flags and the blocking phase's flags */
     const int64_t per_rep = 9 * sizeof(int64_t) + 2 * sizeof(int32_t);
-    return (int64_t)nrep * per_rep + mm_gather_bytes(nrep, rank, nprocs);
+    return (int64_t)nrep * per_rep + mm_gather_bytes(nrep, rank, nprocs, reduced);
 }
 
 /* Collective: did the test fail on some rank? Then every rank gets the failure of the lowest
@@ -163,7 +163,7 @@ int mm__run_tests(mm__launch_state *st) {
     mm_rep_buffers b;
     mm_gather_space g;
     int ok = mm_rep_buffers_alloc(&b, nrep) == 0;
-    ok = mm_gather_space_alloc(&g, nrep, st->rank, st->nprocs) == 0 && ok;
+    ok = mm_gather_space_alloc(&g, nrep, st->rank, st->nprocs, cfg->raw_reduced) == 0 && ok;
     void *cold = NULL;
     if (cfg->cold_cache_bytes > 0) {
         cold = calloc(1, (size_t)cfg->cold_cache_bytes);

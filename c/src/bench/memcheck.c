@@ -19,8 +19,8 @@
 #include <string.h>
 
 #include "mm_bench.h"
+#include "mm_output.h"
 
-#define MM__MAX_TESTS (MM_MAX_OPS * MM_MAX_SIZES)
 #define MM__HOST_LEN 64
 
 int64_t mm_mem_available_bytes(const char *meminfo_path) {
@@ -112,19 +112,21 @@ int mm_memory_check(const mm_config *cfg, MPI_Comm comm, char *err, size_t err_l
     int rank = 0, nprocs = 1;
     MM_MPI(&e, MPI_Comm_rank(comm, &rank));
     MM_MPI(&e, MPI_Comm_size(comm, &nprocs));
-    mm_test *tests = calloc(MM__MAX_TESTS, sizeof *tests);
-    double *need = calloc(MM__MAX_TESTS + 2, sizeof *need);
-    double *sum = calloc(MM__MAX_TESTS + 2, sizeof *sum); /* over the host's ranks */
-    int ntests = tests ? mm_plan_build(cfg, tests, MM__MAX_TESTS) : 0;
+    int plan_size = mm_plan_size(cfg);
+    mm_test *tests = calloc(plan_size > 0 ? (size_t)plan_size : 1, sizeof *tests);
+    double *need = calloc((size_t)plan_size + 2, sizeof *need);
+    double *sum = calloc((size_t)plan_size + 2, sizeof *sum); /* over the host's ranks */
+    int ntests = tests ? mm_plan_build(cfg, tests, plan_size) : 0;
     /* need[0]: for the whole launch; need[1 + i]: test i's buffers (doubles: sums can pass 2^63);
      * need[1 + ntests]: the copy probe's two buffers, freed before the first test */
     if (tests && need) {
-        need[0] = (double)cfg->cold_cache_bytes + (double)mm_rep_arrays_bytes(cfg->nrep, rank, nprocs);
+        need[0] = (double)cfg->cold_cache_bytes +
+                  (double)mm_rep_arrays_bytes(cfg->nrep, rank, nprocs, cfg->raw_reduced);
         for (int i = 0; i < ntests; i++) {
             need[1 + i] = (double)mm_op_buffer_bytes(tests[i].op, tests[i].size, nprocs, rank == cfg->root);
             if (tests[i].op->flags & MM_OP_REDUCES) need[1 + i] += (double)tests[i].size;
         }
-        need[1 + ntests] = 2.0 * (double)cfg->copy_probe_bytes;
+        need[1 + ntests] = 2.0 * (double)mm_copy_probe_bytes(cfg->copy_probe_bytes);
     }
     if (!mm_all_ok(comm, tests && need && sum)) { /* no memory even to plan: no check, as when /proc/meminfo is unreadable */
         free(tests);

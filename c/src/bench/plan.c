@@ -26,6 +26,15 @@ static uint64_t mm__rand_below(uint64_t *state, uint64_t n) {
     return r % n;
 }
 
+int mm_plan_size(const mm_config *cfg) {
+    int n = 0;
+    for (int i = 0; i < cfg->nops; i++) {
+        const mm_op *op = mm_op_find(cfg->ops[i]);
+        n += op && (op->flags & MM_OP_SIZE_UNUSED) ? 1 : cfg->nsizes;
+    }
+    return n;
+}
+
 int mm_plan_build(const mm_config *cfg, mm_test *tests, int max_tests) {
     int n = 0;
     for (int i = 0; i < cfg->nops; i++) {

@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "mm_bench.h"
 #include "mm_clocksync.h"
 #include "mm_config.h"
 #include "mm_json.h"
@@ -305,11 +306,7 @@ void mm_config_print_describe(FILE *f) {
 }
 
 void mm_config_print_validated(FILE *f, const mm_config *cfg) {
-    int ntests = 0; /* the plan's size: ops x sizes (one test for an op that takes no size) */
-    for (int i = 0; i < cfg->nops; i++) {
-        const mm_op *op = mm_op_find(cfg->ops[i]);
-        ntests += op && (op->flags & MM_OP_SIZE_UNUSED) ? 1 : cfg->nsizes;
-    }
+    int ntests = mm_plan_size(cfg);
     mm_buf buf = {0};
     mm_json j;
     mm_json_init(&j, &buf, 0);
@@ -322,6 +319,15 @@ void mm_config_print_validated(FILE *f, const mm_config *cfg) {
     mm_meta_render_config(&j, cfg, NULL);
     mm_json_key(&j, "operations");
     mm_meta_render_operations(&j, cfg, cfg->validate_nprocs);
+    if (cfg->mode == MM_MODE_BENCH) {
+        /* what the launch will hold for its repetitions (mm_rep_arrays_bytes): rank 0 receives
+         * the rows, the others hold their own (bench/simulate_memory.py reports these) */
+        mm_json_key(&j, "rep_arrays_bytes");
+        mm_json_begin_object(&j);
+        mm_json_kv_int(&j, "rank0", mm_rep_arrays_bytes(cfg->nrep, 0, cfg->validate_nprocs, cfg->raw_reduced));
+        mm_json_kv_int(&j, "other_rank", mm_rep_arrays_bytes(cfg->nrep, 1, cfg->validate_nprocs, cfg->raw_reduced));
+        mm_json_end_object(&j);
+    }
     mm_json_end_object(&j);
     fputs(buf.data ? buf.data : "{}", f);
     fputc('\n', f);

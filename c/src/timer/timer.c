@@ -103,12 +103,14 @@ void mm_timer_wait_until(const mm_timer *t, int64_t deadline_ns) {
     /* In SimGrid every clock read advances simulated time by ~10 ns and costs a context switch,
      * so a spin over milliseconds is millions of simulation steps: sleep (SMPI intercepts
      * nanosleep; simulated time just jumps) up to a margin before the deadline, then spin the
-     * last stretch. The margin (1 µs plus 0.1 % of what is left) covers a virtual clock's skew
-     * up to 1000 ppm (the sleep runs on the true clock, the deadline is on the local one); the
-     * simulated platforms use at most 100 ppm. */
-    for (int64_t left = deadline_ns - mm_timer_now(t); left > 2000;
+     * last stretch. The margin (50 ns plus 0.1 % of what is left) covers a virtual clock's skew
+     * up to 1000 ppm (the sleep runs on the true clock, the deadline is on the local one; the
+     * simulated platforms use at most 100 ppm) and rounding; sleeping again until at most
+     * 100 ns are left keeps the spin to ~10 reads (a read is ~10 simulated ns): with 1-2 µs
+     * left to spin, the window waits of 1024 ranks took 0.5 s of simulator time per repetition. */
+    for (int64_t left = deadline_ns - mm_timer_now(t); left > 100;
          left = deadline_ns - mm_timer_now(t)) {
-        int64_t nap = left - 1000 - left / 1000;
+        int64_t nap = left - 50 - left / 1000;
         struct timespec ts = {(time_t)(nap / 1000000000), (long)(nap % 1000000000)};
         nanosleep(&ts, NULL);
     }

@@ -123,6 +123,23 @@ def test_validate_checks_without_mpi(lib):
     assert bad.stderr.strip() == "mpimeter-bench: --root: 2 is not a rank of this launch; allowed: 0 to 1"
 
 
+def test_validate_tells_the_repetition_memory(lib):
+    """--validate gives the bytes of the repetition arrays (issue 13: memory at scale): at 1024
+    ranks x 1000 repetitions rank 0 receives full rows a chunk of 55 ranks at a time (4.3 MB, not
+    the 78 MB of every rank's rows), reduced rows in one rank's worth, whatever the ranks."""
+    def rep_bytes(nprocs, raw):
+        done = subprocess.run([str(bench_path(lib)), "--validate", str(nprocs), "--nrep", "1000", "--raw", raw],
+                              capture_output=True, text=True, timeout=30)
+        assert done.returncode == 0, done.stderr
+        return json.loads(done.stdout)["rep_arrays_bytes"]
+
+    full, reduced = rep_bytes(1024, "full"), rep_bytes(1024, "reduced")
+    own = 1000 * (80 + 20)  # every rank: its arrays and the reductions' scratch
+    assert full == {"rank0": own + 1000 * 4 + 55 * 1000 * 76, "other_rank": own}
+    assert reduced == {"rank0": own + 1000 * 4 + 1000 * 76, "other_rank": own}
+    assert rep_bytes(4, "reduced") == reduced
+
+
 @pytest.mark.parametrize("op", ["bcast", "allreduce"])
 def test_injected_mpi_error_fails_that_test_only(lib, op, tmp_path):
     out = tmp_path / "err"

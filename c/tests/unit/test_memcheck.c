@@ -66,17 +66,22 @@ static void test_cgroup_available(void) {
 static void test_rep_arrays(void) {
     /* start, end, gstart, gend, 5 nonblocking components (int64) and two flags (int32) per
      * repetition, and the reduced mode's scratch (two int64, one int32) on every rank */
-    CHECK_EQ_INT(mm_rep_arrays_bytes(100, 1, 4), 100 * 80 + 100 * 20);
+    CHECK_EQ_INT(mm_rep_arrays_bytes(100, 1, 4, 0), 100 * 80 + 100 * 20);
+    CHECK_EQ_INT(mm_rep_arrays_bytes(100, 1, 4, 1), 100 * 80 + 100 * 20);
     /* rank 0 also holds a chunk of ranks' gathered arrays (76 B per rank and repetition), and
-     * one flag per repetition... all 4 ranks fit in one chunk here */
+     * one flag per repetition (4 B)... all 4 ranks fit in one chunk here */
     CHECK_EQ_INT(mm_gather_chunk_ranks(100, 4), 4);
-    CHECK_EQ_INT(mm_rep_arrays_bytes(100, 0, 4), 100 * 80 + 100 * 20 + 4 * 100 * 76);
-    CHECK_EQ_INT(mm_rep_arrays_bytes(100000000, 0, 1), 100000000LL * (80 + 20 + 76));
+    CHECK_EQ_INT(mm_rep_arrays_bytes(100, 0, 4, 0), 100 * 80 + 100 * 20 + 4 * 100 * 76 + 100 * 4);
+    CHECK_EQ_INT(mm_rep_arrays_bytes(100000000, 0, 1, 0), 100000000LL * (80 + 20 + 76 + 4));
     /* ... but not at 1024 ranks x 1000 repetitions: 55 ranks per chunk (4 MiB / 76 000 B), so
      * rank 0 needs 4.3 MB instead of the 82 MB a whole gather took */
     CHECK_EQ_INT(mm_gather_chunk_ranks(1000, 1024), 4194304 / 76000);
-    CHECK_EQ_INT(mm_rep_arrays_bytes(1000, 0, 1024), 1000LL * (80 + 20) + 55LL * 1000 * 76);
-    CHECK(mm_rep_arrays_bytes(1000, 0, 1024) < MM_GATHER_CHUNK_BYTES + 1000 * 100);
+    CHECK_EQ_INT(mm_rep_arrays_bytes(1000, 0, 1024, 0), 1000LL * (80 + 20 + 4) + 55LL * 1000 * 76);
+    CHECK(mm_rep_arrays_bytes(1000, 0, 1024, 0) < MM_GATHER_CHUNK_BYTES + 1000 * 104);
+    /* with --raw reduced rank 0 holds the reductions' results, one rank's worth, whatever p:
+     * O(nrep), as much at 1024 ranks as at 4 */
+    CHECK_EQ_INT(mm_rep_arrays_bytes(1000, 0, 1024, 1), 1000LL * (80 + 20 + 76 + 4));
+    CHECK_EQ_INT(mm_rep_arrays_bytes(1000, 0, 1024, 1), mm_rep_arrays_bytes(1000, 0, 4, 1));
     /* a repetition count too large for one rank's arrays in a chunk still gathers one rank */
     CHECK_EQ_INT(mm_gather_chunk_ranks(100000000, 8), 1);
 }

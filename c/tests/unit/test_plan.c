@@ -23,6 +23,7 @@ int main(void) {
     mm_test a[64], b[64], c[64];
     int n = build(a, 1234);
     CHECK_EQ_INT(n, 3 * 3 + 1); /* barrier: one test at size 0 */
+    CHECK_EQ_INT(mm_plan_size(&cfg), n); /* what a launch allocates for the plan */
     CHECK_EQ_INT(build(b, 1234), n);
     build(c, 1235);
     int same = 1, same_other = 1;
