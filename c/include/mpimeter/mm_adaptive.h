@@ -44,6 +44,8 @@ double mm_normal_quantile(double p);
  * mpimeter.stats.intervals.median_ci_ranks. 0, or -1 when n is too small for an interval. */
 int mm_median_ci_ranks(long n, double confidence, long *j, long *k);
 
+/* Sorts v[0..n-1] ascending. */
+void mm_sort_doubles(double *v, long n);
 /* Median of sorted[0..n-1] (mean of the two middle values when n is even); NaN when n == 0. */
 double mm_sorted_median(const double *sorted, long n);
 

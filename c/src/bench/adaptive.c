@@ -115,6 +115,15 @@ int mm_median_ci_ranks(long n, double confidence, long *j, long *k) {
     return 0;
 }
 
+static int mm__cmp_double(const void *x, const void *y) {
+    double a = *(const double *)x, b = *(const double *)y;
+    return (a > b) - (a < b);
+}
+
+void mm_sort_doubles(double *v, long n) {
+    if (n > 1) qsort(v, (size_t)n, sizeof *v, mm__cmp_double);
+}
+
 double mm_sorted_median(const double *sorted, long n) {
     if (n <= 0) return NAN;
     return n % 2 ? sorted[n / 2] : 0.5 * (sorted[n / 2 - 1] + sorted[n / 2]);
@@ -153,15 +162,10 @@ double mm_precision_rse(const double *sorted, long n, double resolution_ns) {
     return rse > clock ? rse : clock;
 }
 
-static int mm__cmp_double(const void *x, const void *y) {
-    double a = *(const double *)x, b = *(const double *)y;
-    return (a > b) - (a < b);
-}
-
 mm_stop_decision mm_stop_decide(const mm_stop_rule *r, double *valid, long nvalid, long recorded,
                                 double elapsed_s) {
     mm_stop_decision d = {MM_STOP_CONTINUE, NAN};
-    if (nvalid > 1) qsort(valid, (size_t)nvalid, sizeof *valid, mm__cmp_double);
+    mm_sort_doubles(valid, nvalid);
     d.reached = r->rule == MM_NREP_RSE ? mm_precision_rse(valid, nvalid, r->resolution_ns)
                                        : mm_precision_ci(valid, nvalid, r->confidence);
     if (recorded >= r->nrep_min && isfinite(d.reached) && d.reached <= r->precision)

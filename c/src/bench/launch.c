@@ -42,6 +42,8 @@ int mm__write_meta(mm__launch_state *st, const char *status) {
     l.virtual_offsets_ns = st->virtual_offsets_ns;
     l.virtual_skews_ppm = st->virtual_skews_ppm;
     l.conditions = &st->conditions;
+    l.refine = st->cfg->sizes_auto ? st->refine : NULL;
+    l.nrefine = st->nrefine;
     mm_buf meta = {0};
     mm_meta_render(&l, &meta);
     int rc = mm_outdir_write_meta(&st->out, &meta);

@@ -17,6 +17,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "mm_adaptive.h"
 #include "mm_bench.h"
 #include "mm_clocksync.h"
 #include "mm_json.h"
@@ -39,6 +40,17 @@ void mm_config_defaults(mm_config *cfg) {
     cfg->mode = MM_MODE_BENCH;
     cfg->nrep = 300;
     cfg->warmup = 10;
+    /* --nrep auto and --sizes auto: the defaults of the option table (options.c) */
+    cfg->nrep_rule = MM_NREP_FIXED;
+    cfg->nrep_min = 30;
+    cfg->nrep_max = 3000;
+    cfg->nrep_every = 10;
+    cfg->precision = 0.02;
+    cfg->nrep_confidence = 0.95;
+    cfg->nrep_budget_s = 10.0;
+    cfg->sizes_factor = 2;
+    cfg->sizes_precision = 0.05;
+    cfg->sizes_budget = 16;
     snprintf(cfg->timer, sizeof cfg->timer, "monotonic");
     snprintf(cfg->procsync, sizeof cfg->procsync, "window");
     snprintf(cfg->datatype, sizeof cfg->datatype, "int");
@@ -179,6 +191,63 @@ static int mm__parse_pair(const mm_option_spec *o, const char *text, mm_config *
     return 0;
 }
 
+/* --nrep N, or auto[:RULE]: the rule is stored, the number waits for --nrep-max (checked after
+ * all options are read, mm__check_adaptive). */
+static int mm__parse_nrep(const mm_option_spec *o, const char *value, mm_config *cfg, char *err,
+                          size_t len) {
+    if (strncmp(value, "auto", 4) != 0 || (value[4] != '\0' && value[4] != ':')) {
+        cfg->nrep_rule = MM_NREP_FIXED;
+        return mm_option_parse_number(o, value, cfg, err, len);
+    }
+    const char *rule = value[4] ? value + 5 : "ci";
+    if (strcmp(rule, "ci") == 0) {
+        cfg->nrep_rule = MM_NREP_CI;
+    } else if (strcmp(rule, "rse") == 0) {
+        cfg->nrep_rule = MM_NREP_RSE;
+    } else {
+        char allowed[256];
+        mm_option_allowed_text(o, allowed, sizeof allowed);
+        return mm__fail(err, len, "--nrep: '%s' names no stopping rule; allowed: %s", value, allowed);
+    }
+    return 0;
+}
+
+/* --sizes auto:MIN:MAX[:xFACTOR]: SKaMPI's initial grid (§3.2), MIN x FACTOR^k below MAX, and
+ * MAX; the rest is added while the launch runs. */
+static int mm__parse_sizes_auto(const char *value, mm_config *cfg, char *err, size_t len) {
+    static const char *allowed = "allowed: auto:MIN:MAX[:xFACTOR] with whole numbers 1 <= MIN < MAX "
+                                 "and FACTOR >= 2 (default 2)";
+    long long min = -1, max = -1, factor = 2;
+    int used = 0;
+    int got = sscanf(value, "auto:%lld:%lld%n", &min, &max, &used);
+    if (got == 2 && value[used] == ':') {
+        char *end;
+        errno = 0;
+        factor = value[used + 1] == 'x' ? strtoll(value + used + 2, &end, 10) : -1;
+        if (errno || factor < 0 || end == value + used + 2 || *end) got = 0;
+    } else if (got == 2 && value[used] != '\0') {
+        got = 0;
+    }
+    if (got != 2 || min < 0 || max < 0)
+        return mm__fail(err, len, "--sizes: '%s' is not auto:MIN:MAX; %s", value, allowed);
+    if (min < 1 || min >= max || factor < 2)
+        return mm__fail(err, len, "--sizes %s: the bounds must increase from MIN >= 1 (%lld) to MAX "
+                        "(%lld), with FACTOR >= 2 (%lld); %s", value, min, max, factor, allowed);
+    cfg->nsizes = 0;
+    for (long long s = min; s < max; s = s > LLONG_MAX / factor ? max : s * factor) {
+        if (cfg->nsizes >= MM_MAX_SIZES - 1)
+            return mm__fail(err, len, "--sizes %s: more than %d sizes in the initial grid; %s",
+                            value, MM_MAX_SIZES, allowed);
+        cfg->sizes[cfg->nsizes++] = s;
+    }
+    cfg->sizes[cfg->nsizes++] = max;
+    cfg->sizes_auto = 1;
+    cfg->sizes_min = min;
+    cfg->sizes_max = max;
+    cfg->sizes_factor = (int)(factor > INT_MAX ? INT_MAX : factor);
+    return 0;
+}
+
 /* argv as a JSON array, for meta.json. */
 static void mm__argv_json(mm_config *cfg, int argc, char **argv) {
     mm_buf b = {0};
@@ -217,6 +286,7 @@ static int mm__apply(mm_config *cfg, const mm_option_spec *o, const char *value,
     case MM_OPT_I64:
     case MM_OPT_FLOAT:
     case MM_OPT_NPROCS: {
+        if (strcmp(name, "nrep") == 0) return mm__parse_nrep(o, value, cfg, err, len);
         int rc = mm_option_parse_number(o, value, cfg, err, len);
         if (rc == 0 && strcmp(name, "window-us") == 0) cfg->window_given = 1;
         if (rc == 0 && strcmp(name, "resync-s") == 0) cfg->resync_given = 1;
@@ -251,6 +321,7 @@ static int mm__apply(mm_config *cfg, const mm_option_spec *o, const char *value,
         *seen_clocksync = 1;
         return mm__split_names(name, value, cfg->clocksync, MM_MAX_ALGS, &cfg->nclocksync, err, len);
     case MM_OPT_SIZES:
+        if (strncmp(value, "auto", 4) == 0) return mm__parse_sizes_auto(value, cfg, err, len);
         return mm_parse_sizes(value, cfg->sizes, MM_MAX_SIZES, &cfg->nsizes, err, len);
     case MM_OPT_FLOATS:
         return mm__parse_check_at(o, value, cfg, err, len);
@@ -336,6 +407,62 @@ static int mm__check_scoped_options(const mm_config *cfg, const char *seen, char
         int any = 0;
         for (int i = 0; i < cfg->nops; i++) any |= scoped[k].applies(mm_op_find(cfg->ops[i]));
         if (!any) return mm__fail(err, len, "--%s applies only to %s and --ops has none", o->name, scoped[k].which);
+    }
+    (void)n;
+    return 0;
+}
+
+/* --nrep auto and --sizes auto: their options only with them, bounds that agree; then --nrep
+ * holds --nrep-max, the most a test may record (what buffers and the memory check size for). */
+static int mm__check_adaptive(mm_config *cfg, const char *seen, const char *const *given, char *err,
+                              size_t len) {
+    static const char *const nrep_options[] = {"nrep-min", "nrep-max", "precision", "nrep-confidence",
+                                               "nrep-every", "nrep-budget-s"};
+    static const char *const sizes_options[] = {"sizes-precision", "sizes-budget"};
+    size_t n;
+    const mm_option_spec *table = mm_options(&n);
+    const mm_option_spec *nrep = mm_option_find("nrep", 4);
+    const char *nrep_text = seen[nrep - table] ? given[nrep - table] : "300 (the default)";
+    for (size_t k = 0; k < sizeof nrep_options / sizeof nrep_options[0]; k++) {
+        const mm_option_spec *o = mm_option_find(nrep_options[k], strlen(nrep_options[k]));
+        if (!seen[o - table]) continue;
+        if (cfg->nrep_rule == MM_NREP_FIXED)
+            return mm__fail(err, len, "--%s %s applies only to --nrep auto[:RULE], but --nrep is %s",
+                            o->name, given[o - table], nrep_text);
+        if (strcmp(o->name, "nrep-confidence") == 0 && cfg->nrep_rule != MM_NREP_CI)
+            return mm__fail(err, len, "--nrep-confidence %s applies only to --nrep auto:ci (the median's "
+                            "interval), but --nrep is %s", given[o - table], nrep_text);
+    }
+    if (cfg->nrep_rule != MM_NREP_FIXED) {
+        if (cfg->nrep_min > cfg->nrep_max)
+            return mm__fail(err, len, "--nrep-min %d is above --nrep-max %d; allowed: --nrep-min at most "
+                            "--nrep-max", cfg->nrep_min, cfg->nrep_max);
+        cfg->nrep = cfg->nrep_max;
+    }
+    const mm_option_spec *sizes = mm_option_find("sizes", 5);
+    for (size_t k = 0; k < sizeof sizes_options / sizeof sizes_options[0]; k++) {
+        const mm_option_spec *o = mm_option_find(sizes_options[k], strlen(sizes_options[k]));
+        if (seen[o - table] && !cfg->sizes_auto)
+            return mm__fail(err, len, "--%s %s applies only to --sizes auto:MIN:MAX, but --sizes is %s",
+                            o->name, given[o - table],
+                            seen[sizes - table] ? given[sizes - table] : "8:65536:x8,65536 (the default)");
+    }
+    if (cfg->sizes_auto) {
+        int sized = 0;
+        for (int i = 0; i < cfg->nops; i++) {
+            const mm_op *op = mm_op_find(cfg->ops[i]);
+            sized += op && !(op->flags & MM_OP_SIZE_UNUSED);
+        }
+        if (!sized)
+            return mm__fail(err, len, "--sizes %s applies only to operations that take a size, and --ops "
+                            "has none", given[sizes - table]);
+        /* every test, the added ones too, must fit the launch's plan */
+        long most = (long)cfg->nops * (cfg->nsizes + cfg->sizes_budget);
+        if (most > (long)MM_MAX_OPS * MM_MAX_SIZES)
+            return mm__fail(err, len, "--sizes-budget %d: %d operations x (%d grid sizes + %d added) "
+                            "exceed the %d tests a launch can hold; allowed: a smaller --sizes-budget",
+                            cfg->sizes_budget, cfg->nops, cfg->nsizes, cfg->sizes_budget,
+                            MM_MAX_OPS * MM_MAX_SIZES);
     }
     (void)n;
     return 0;
@@ -432,7 +559,10 @@ static int mm__validate(mm_config *cfg, int seen_clocksync, char *err, size_t le
         for (int s = 0; s < cfg->nsizes; s++) {
             char why_size[256];
             if (mm_op_check_size(op, cfg->sizes[s], type_size, why_size, sizeof why_size) != 0)
-                return mm__fail(err, len, "--sizes: %s (operation %s, --datatype %s)", why_size, op->name, cfg->datatype);
+                return cfg->sizes_auto
+                           ? mm__fail(err, len, "--sizes auto:%" PRId64 ":%" PRId64 ": %s (operation %s, --datatype %s)",
+                                      cfg->sizes_min, cfg->sizes_max, why_size, op->name, cfg->datatype)
+                           : mm__fail(err, len, "--sizes: %s (operation %s, --datatype %s)", why_size, op->name, cfg->datatype);
         }
     }
     if (any_reduce && mm_reduce_op_check(cfg->reduce_op, cfg->datatype, why, sizeof why) != 0)
@@ -462,6 +592,7 @@ int mm_config_parse(mm_config *cfg, int argc, char **argv, char *err, size_t len
     size_t nopts;
     const mm_option_spec *table = mm_options(&nopts);
     char seen[64] = {0};
+    const char *given[64] = {0}; /* each option's value as given, for messages */
     if (nopts > sizeof seen) return mm__fail(err, len, "internal: too many options");
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
@@ -472,16 +603,22 @@ int mm_config_parse(mm_config *cfg, int argc, char **argv, char *err, size_t len
         size_t name_len = eq ? (size_t)(eq - name) : strlen(name);
         const mm_option_spec *o = mm_option_find(name, name_len);
         if (!o) return mm__fail(err, len, "unknown option '%.*s'; see mpimeter-bench --help", (int)(name_len + 2), a);
-        if (seen[o - table]++)
-            return mm__fail(err, len, "--%s: given more than once", o->name);
         const char *value = NULL;
         if (o->type != MM_OPT_FLAG) {
             if (eq) value = eq + 1;
             else if (i + 1 < argc) value = argv[++i];
-            else return mm__fail(err, len, "--%s: missing value (%s)", o->name, o->metavar);
+            else if (!seen[o - table]) return mm__fail(err, len, "--%s: missing value (%s)", o->name, o->metavar);
         } else if (eq) {
             return mm__fail(err, len, "--%s takes no value", o->name);
         }
+        if (seen[o - table]++) {
+            /* both values named: "--nrep auto" and "--nrep 300" cannot both hold */
+            if (o->type != MM_OPT_FLAG && value && given[o - table])
+                return mm__fail(err, len, "--%s: given more than once ('%s', then '%s'); give it once",
+                                o->name, given[o - table], value);
+            return mm__fail(err, len, "--%s: given more than once", o->name);
+        }
+        given[o - table] = value;
         rc = mm__apply(cfg, o, value, &seen_clocksync, err, len);
         if (rc) return rc;
     }
@@ -491,6 +628,8 @@ int mm_config_parse(mm_config *cfg, int argc, char **argv, char *err, size_t len
     rc = mm__check_modes(cfg, seen, err, len);
     if (rc) return rc;
     rc = mm__check_scoped_options(cfg, seen, err, len);
+    if (rc) return rc;
+    rc = mm__check_adaptive(cfg, seen, given, err, len);
     if (rc) return rc;
     if (!cfg->seed_given) {
         /* Drawn from the clock and pid; recorded in meta.json so the order can be replayed. */

@@ -19,5 +19,6 @@ void mm__render_clock_sync(mm_json *j, const mm_launch *l);
 void mm__render_proc_sync(mm_json *j, const mm_launch *l);
 void mm__render_tests(mm_json *j, const mm_launch *l);
 void mm__render_conditions(mm_json *j, const mm_conditions *c);
+void mm__render_size_refinement(mm_json *j, const mm_launch *l);
 
 #endif
