@@ -87,7 +87,7 @@ def test_unknown_keys_are_ignored():
     (lambda d: d.update(conditions=["plain text"]), "conditions[0] is a string, not an object"),
     (lambda d: d["ranks"].pop(), "ranks lists 1 ranks, but nprocs is 2"),
     (lambda d: d["proc_sync"].update(window_ns_by_test={"a": 5}), "proc_sync.window_ns_by_test has the key 'a'"),
-    (lambda d: d.update(schema_version=4), "has schema_version 4; this mpimeter reads versions 1, 2, 3"),
+    (lambda d: d.update(schema_version=5), "has schema_version 5; this mpimeter reads versions 1, 2, 3, 4"),
     (lambda d: d.update(schema_version=True), "has schema_version True"),
 ])
 def test_what_is_wrong_is_said_naming_file_and_key(edit, what):

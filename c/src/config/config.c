@@ -207,7 +207,8 @@ static int mm__parse_nrep(const mm_option_spec *o, const char *value, mm_config 
     } else {
         char allowed[256];
         mm_option_allowed_text(o, allowed, sizeof allowed);
-        return mm__fail(err, len, "--nrep: '%s' names no stopping rule; allowed: %s", value, allowed);
+        /* the words of every number option's refusal, as mpimeter run says them too */
+        return mm_config_message(err, len, MM_MSG_NOT_WHOLE, o->name, value, allowed, NULL);
     }
     return 0;
 }

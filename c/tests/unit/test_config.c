@@ -246,7 +246,7 @@ static void test_adaptive_options(void) {
     const char *minmax[] = {"b", "--nrep", "auto", "--nrep-min", "500", "--nrep-max", "100", out[0], out[1]};
     expect_error(9, minmax, "--nrep-min 500 is above --nrep-max 100");
     const char *rule[] = {"b", "--nrep", "auto:median", out[0], out[1]};
-    expect_error(5, rule, "--nrep: 'auto:median' names no stopping rule; allowed: a whole number from 1 to "
+    expect_error(5, rule, "--nrep: 'auto:median' is not a whole number; allowed: a whole number from 1 to "
                           "100000000, or auto, auto:ci, auto:rse");
     const char *conf[] = {"b", "--nrep", "auto:rse", "--nrep-confidence", "0.9", out[0], out[1]};
     expect_error(7, conf, "--nrep-confidence 0.9 applies only to --nrep auto:ci");

@@ -1,7 +1,7 @@
 """meta.json (docs/FORMAT.md) as one frozen record, :class:`LaunchMeta`: the launch facts every
 other module uses, typed, so that no module indexes the raw document.
 
-Schema versions 1 and 2 are read (:data:`META_VERSIONS`); what version 1 lacks gets a neutral
+Schema versions 1 to 4 are read (:data:`META_VERSIONS`); what version 1 lacks gets a neutral
 value: no ``operations`` (an empty mapping: nothing is known to finish apart), no
 ``late_wakeup`` counts (0), no ``start_tolerance_ns`` (None: the analysis derives one, see
 FORMAT.md "run time of a repetition"), no test ``error`` (None), no ``cpus_seen`` (empty),
@@ -28,9 +28,12 @@ from typing import Any
 from mpimeter.io.errors import InputError
 from mpimeter.io.jsonread import BOOL, INT, NAT, NUM, STR, Fields, load_json
 
-META_VERSIONS = (1, 2, 3)
+META_VERSIONS = (1, 2, 3, 4)
 STATUSES = ("running", "complete", "incomplete", "failed")
 TEST_STATUSES = ("complete", "failed", "pending", "running")
+ENDED_BY = ("nrep", "budget", "rule")  # rule: --nrep auto's stopping rule (schema 4)
+NREP_RULES = ("ci", "rse")
+STOPPED_BY = ("precision", "max", "budget")
 RAW_MODES = ("full", "reduced")
 _EMPTY: Mapping[str, Any] = MappingProxyType({})
 
@@ -48,6 +51,30 @@ class Tool:
     name: str | None = None
     version: str | None = None
     git_revision: str | None = None
+
+
+@dataclass(frozen=True)
+class NrepAuto:
+    """meta.json ``config.nrep_auto`` (schema 4): the stopping rule of ``--nrep auto``."""
+
+    rule: str  # ci | rse
+    min: int
+    max: int
+    precision: float
+    confidence: float | None  # ci only
+    every: int
+    budget_s: float
+
+
+@dataclass(frozen=True)
+class SizesAuto:
+    """meta.json ``config.sizes_auto`` (schema 4): the bounds of ``--sizes auto``."""
+
+    min: int
+    max: int
+    factor: int
+    precision: float
+    budget: int
 
 
 @dataclass(frozen=True)
@@ -70,6 +97,8 @@ class Config:
     resync_s: float | None = None  # None: never re-synced
     roundtime_budget_s: float | None = None  # procsync_params
     fit_span_s: float | None = None  # clocksync_params
+    nrep_auto: NrepAuto | None = None  # None: a fixed --nrep (or a launch before schema 4)
+    sizes_auto: SizesAuto | None = None  # None: the sizes were given
     entries: Mapping[str, Any] = field(default_factory=_empty, compare=False, repr=False)
 
 
@@ -91,6 +120,17 @@ class NbcRecord:
 
 
 @dataclass(frozen=True)
+class AdaptiveRecord:
+    """meta.json ``tests[].adaptive`` (schema 4): ``--nrep auto``'s verdict on a finished test."""
+
+    rule: str  # ci | rse
+    stopped_by: str | None  # precision | max | budget
+    precision: float | None  # reached at the end (None: too few valid repetitions)
+    valid: int  # valid run times the rule saw
+    decisions: int
+
+
+@dataclass(frozen=True)
 class TestRecord:
     """One entry of meta.json ``tests`` (an operation at a size, in plan order)."""
 
@@ -100,7 +140,7 @@ class TestRecord:
     status: str  # complete | failed | pending | running
     nrep: int | None = None  # repetitions recorded (rows per rank in raw.csv)
     nrep_asked: int | None = None
-    ended_by: str | None = None  # nrep | budget | None
+    ended_by: str | None = None  # nrep | budget | rule | None
     ended_by_recorded: bool = False  # False in meta.json written before the key existed
     invalid: int = 0
     invalid_late_start: int = 0
@@ -115,6 +155,9 @@ class TestRecord:
     started_s: float | None = None
     duration_s: float | None = None
     nbc: NbcRecord | None = None
+    adaptive: AdaptiveRecord | None = None  # --nrep auto
+    size_added: bool = False  # --sizes auto: added by the refinement, not in the initial grid
+    refine_round: int | None = None  # --sizes auto: 0 for the grid, k for the k-th round
 
     @property
     def label(self) -> str:
@@ -278,6 +321,17 @@ class Condition:
 
 
 @dataclass(frozen=True)
+class SizeRefinement:
+    """meta.json ``size_refinement[]`` (schema 4): what ``--sizes auto`` did for one operation."""
+
+    op: str
+    added: tuple[int, ...]  # in the order added
+    rounds: int
+    max_error: float | None  # the largest interpolation error left
+    stopped_by: str | None  # precision | budget
+
+
+@dataclass(frozen=True)
 class LaunchMeta:
     """One launch's meta.json. ``document`` is the whole JSON object as read, for showing it (the
     report's provenance, the DuckDB store); code that needs a fact uses the typed fields."""
@@ -309,6 +363,7 @@ class LaunchMeta:
     wall_start: str | None = None
     wall_end: str | None = None
     conditions: tuple[Condition, ...] = ()
+    size_refinement: tuple[SizeRefinement, ...] | None = None  # None: no --sizes auto
     document: Mapping[str, Any] = field(default_factory=_empty, compare=False, repr=False)
 
     @property
@@ -372,7 +427,7 @@ def parse_meta(document: Any, path: Path) -> LaunchMeta:
         clock_sync=clock_sync, proc_sync=_proc_sync(f.obj("proc_sync")),
         launch_epoch_local_ns_rank0=f.get("launch_epoch_local_ns_rank0", INT),
         wall_start=f.get("wall_start", STR), wall_end=f.get("wall_end", STR),
-        conditions=_conditions(f, version), document=document)
+        conditions=_conditions(f, version), size_refinement=_size_refinement(f), document=document)
     return meta
 
 
@@ -392,7 +447,38 @@ def _config(f: Fields | None) -> Config:
         window_us=f.get("window_us", NUM), start_tolerance_ns=f.get("start_tolerance_ns", NAT),
         seed=f.get("seed", INT), raw=f.get("raw", STR, "full", choices=RAW_MODES), datatype=f.get("datatype", STR),
         resync_s=f.get("resync_s", NUM), roundtime_budget_s=None if ps is None else ps.get("roundtime_budget_s", NUM),
-        fit_span_s=None if cs is None else cs.get("fit_span_s", NUM), entries=_frozen(f.value))
+        fit_span_s=None if cs is None else cs.get("fit_span_s", NUM), nrep_auto=_nrep_auto(f.obj("nrep_auto")),
+        sizes_auto=_sizes_auto(f.obj("sizes_auto")), entries=_frozen(f.value))
+
+
+def _nrep_auto(f: Fields | None) -> NrepAuto | None:
+    if f is None:
+        return None
+    return NrepAuto(f.need("rule", STR, choices=NREP_RULES), f.need("min", NAT), f.need("max", NAT),
+                    f.need("precision", NUM), f.get("confidence", NUM), f.need("every", NAT),
+                    f.need("budget_s", NUM))
+
+
+def _sizes_auto(f: Fields | None) -> SizesAuto | None:
+    if f is None:
+        return None
+    return SizesAuto(f.need("min", NAT), f.need("max", NAT), f.need("factor", NAT), f.need("precision", NUM),
+                     f.need("budget", NAT))
+
+
+def _adaptive(f: Fields | None) -> AdaptiveRecord | None:
+    if f is None:
+        return None
+    return AdaptiveRecord(f.need("rule", STR, choices=NREP_RULES), f.get("stopped_by", STR, choices=STOPPED_BY),
+                          f.get("precision", NUM), f.get("valid", NAT, 0), f.get("decisions", NAT, 0))
+
+
+def _size_refinement(f: Fields) -> tuple[SizeRefinement, ...] | None:
+    if f.value.get("size_refinement") is None:
+        return None
+    return tuple(SizeRefinement(r.need("op", STR), r.items("added", NAT), r.get("rounds", NAT, 0),
+                                r.get("max_error", NUM), r.get("stopped_by", STR, choices=("precision", "budget")))
+                 for r in f.objs("size_refinement"))
 
 
 def _tests(f: Fields) -> tuple[TestRecord, ...]:
@@ -405,14 +491,16 @@ def _tests(f: Fields) -> tuple[TestRecord, ...]:
         tests.append(TestRecord(
             test=index, op=t.need("op", STR), size=t.need("size", NAT), status=t.need("status", STR, choices=TEST_STATUSES),
             nrep=t.get("nrep", NAT), nrep_asked=t.get("nrep_asked", NAT),
-            ended_by=t.get("ended_by", STR, choices=("nrep", "budget")), ended_by_recorded=t.has("ended_by"),
+            ended_by=t.get("ended_by", STR, choices=ENDED_BY), ended_by_recorded=t.has("ended_by"),
             invalid=t.get("invalid", NAT, 0), invalid_late_start=t.get("invalid_late_start", NAT, 0),
             invalid_late_wakeup=t.get("invalid_late_wakeup", NAT, 0), invalid_overrun=t.get("invalid_overrun", NAT, 0),
             invalid_round_late=t.get("invalid_round_late", NAT, 0), redone=t.get("redone", NAT, 0),
             resyncs=t.get("resyncs", NAT, 0), window_ns=t.get("window_ns", NAT),
             start_tolerance_ns=t.get("start_tolerance_ns", NAT),
             error=None if err is None else TestError(err.need("code", STR), err.need("message", STR)),
-            started_s=t.get("started_s", NUM), duration_s=t.get("duration_s", NUM), nbc=_nbc(t.obj("nbc"))))
+            started_s=t.get("started_s", NUM), duration_s=t.get("duration_s", NUM), nbc=_nbc(t.obj("nbc")),
+            adaptive=_adaptive(t.obj("adaptive")), size_added=t.get("size_added", BOOL, False),
+            refine_round=t.get("refine_round", NAT)))
     return tuple(tests)
 
 
