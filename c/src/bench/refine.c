@@ -23,11 +23,17 @@
 typedef struct mm__size_ctx {
     const mm_op *op;
     int type_size;
+    const mm__launch_state *st;
 } mm__size_ctx;
 
+/* A size the operation accepts and the launch has not tested yet: a size whose test gave no
+ * valid repetition is not a point of the curve, but it is not measured twice in one launch
+ * (the analysis takes one test per operation and size and launch). */
 static int mm__size_ok(int64_t size, const void *arg) {
     const mm__size_ctx *c = arg;
     char why[256];
+    for (int i = 0; i < c->st->ntests; i++)
+        if (c->st->tests[i].op == c->op && c->st->tests[i].size == size) return 0;
     return mm_op_check_size(c->op, size, c->type_size, why, sizeof why) == 0;
 }
 
@@ -58,7 +64,7 @@ static int64_t mm__pick_for(mm__launch_state *st, mm_refine_op *r, mm__point *pt
     int type_size = 1;
     MPI_Datatype dt;
     mm_datatype_lookup(st->cfg->datatype, &dt, &type_size);
-    mm__size_ctx ctx = {r->op, type_size};
+    mm__size_ctx ctx = {r->op, type_size, st};
     int64_t at = -1;
     double worst = 0.0;
     int seg = mm_refine_pick(sizes, times, n, st->cfg->sizes_precision, mm__size_ok, &ctx, &at, &worst);
