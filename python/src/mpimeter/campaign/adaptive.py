@@ -28,6 +28,7 @@ from typing import Any
 import numpy as np
 
 from mpimeter.campaign import limits
+from mpimeter.campaign.benchopts import arg_value
 from mpimeter.campaign.plan import SEED_LIMIT, PlanError
 from mpimeter.stats import stopping
 
@@ -151,21 +152,10 @@ def launch_args(bench_args: list[str], tests: Mapping[str, list] | None) -> list
     return out
 
 
-def bench_value(bench_args: list[str], flag: str) -> str | None:
-    """The value of `flag` in a bench command line (last one wins)."""
-    value = None
-    for i, token in enumerate(bench_args):
-        if token == flag and i + 1 < len(bench_args):
-            value = bench_args[i + 1]
-        elif token.startswith(flag + "="):
-            value = token.split("=", 1)[1]
-    return value
-
-
 def check_bench_args(bench_args: list[str]) -> None:
     """--launches auto measures the same (op, size) pairs in every launch; --sizes auto refines
     the sizes anew in each launch, so the pairs would differ from launch to launch."""
-    sizes = bench_value(bench_args, "--sizes") or ""
+    sizes = arg_value(bench_args, "--sizes") or ""
     if sizes.startswith("auto"):
         raise PlanError(f"--launches auto with --sizes {sizes}: --sizes auto adds other sizes in "
                         "every launch, so the pairs the rule follows would differ between launches; "

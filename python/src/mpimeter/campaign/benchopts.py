@@ -35,6 +35,18 @@ class ResolvedArgs:
     notes: list[str]
 
 
+def arg_value(args: Sequence[str], flag: str) -> str | None:
+    """The value of `flag` in a bench command line, `--flag X` or `--flag=X` (the last one wins,
+    as in the bench's parser)."""
+    value = None
+    for i, token in enumerate(args):
+        if token == flag and i + 1 < len(args):
+            value = args[i + 1]
+        elif token.startswith(flag + "="):
+            value = token.split("=", 1)[1]
+    return value
+
+
 def describe_all(binaries: Sequence[str | Path]) -> list[_describe.Description]:
     try:
         return [_describe.describe(b) for b in binaries]

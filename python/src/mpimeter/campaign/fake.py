@@ -23,22 +23,12 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
+from mpimeter.campaign.benchopts import arg_value  # noqa: F401 (the tests take it from here too)
 from mpimeter.campaign.executor import ExecResult
 
 OUTCOMES = ("ok", "fail", "crash", "killed", "hang", "interrupt", "refuse", "empty")
 # The fake's own plan when the command does not say (a campaign always writes them out).
 FAKE_OPS, FAKE_SIZES, FAKE_NREP = "allreduce", "8", 10
-
-
-def arg_value(args: list[str], flag: str) -> str | None:
-    """The value of `flag` in an argument list (last one wins, as in the bench's parser)."""
-    value = None
-    for i, token in enumerate(args):
-        if token == flag and i + 1 < len(args):
-            value = args[i + 1]
-        elif token.startswith(flag + "="):
-            value = token.split("=", 1)[1]
-    return value
 
 
 def _sizes(text: str) -> list[int]:

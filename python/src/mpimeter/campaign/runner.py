@@ -157,7 +157,7 @@ class CampaignRunner:
         the tests of its open pairs; an alternative without launches left closes its open pairs
         as `max`."""
         state, rule = self.state, self.state.adaptive
-        ops_order = (_adaptive.bench_value(state.bench_args, "--ops") or "").split(",")
+        ops_order = (_adaptive.arg_value(state.bench_args, "--ops") or "").split(",")
         new = []
         for name in _adaptive.round_order(state.seed, rule.rounds, [a.name for a in state.alternatives]):
             open_pairs = rule.open_pairs(name)

@@ -212,7 +212,7 @@ class CampaignState:
         if adaptive is not None and adaptive.max != per_alt:
             r.fail("adaptive_launches.max", f"{adaptive.max} is not launches_per_alternative {per_alt}")
         launches = _read_launches(r, obj, alternatives, per_alt, adaptive=adaptive is not None)
-        campaign_ops = (_adaptive.bench_value(bench_args, "--ops") or "").split(",")
+        campaign_ops = (_adaptive.arg_value(bench_args, "--ops") or "").split(",")
         for i, rec in enumerate(launches):
             if rec.tests is not None and (adaptive is None or not set(rec.tests["ops"]) <= set(campaign_ops)):
                 r.fail(f"launches[{i}].tests", "a subset of the campaign's --ops is run only under "

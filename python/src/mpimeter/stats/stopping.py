@@ -77,10 +77,8 @@ def interpolated_median_ci(x: np.ndarray, level: float) -> Interval:
     """Median of ``x`` with the Hettmansperger–Sheather interpolated interval at ``level``."""
     x = np.sort(np.asarray(x, dtype=float))
     n = x.size
-    if n == 0:
-        return Interval(math.nan, None, None, level, "hettmansperger-sheather")
-    est = float(np.median(x))
-    w = interpolation_weights(n, level)
+    est = float(np.median(x)) if n else math.nan
+    w = interpolation_weights(n, level) if n else None
     if w is None:
         return Interval(est, None, None, level, "hettmansperger-sheather")
     d, lam = w
