@@ -26,14 +26,13 @@ import tempfile
 import time
 from pathlib import Path
 
-import numpy as np
 import pandas as pd
-from scipy import stats
-from scipy.stats import mstats
-
-from mpimeter.stats.intervals import median_ci
 
 REPO = Path(__file__).resolve().parents[1]
+# the run times and precisions as the binary's rules compute them: the MPI tests' own helpers,
+# which check the binary against them
+sys.path.insert(0, str(REPO / "c" / "tests" / "mpi"))
+from test_adaptive import _precision, _runtimes  # noqa: E402
 
 
 def bench(lib: str, np_: int, args: list[str]) -> None:
@@ -42,24 +41,6 @@ def bench(lib: str, np_: int, args: list[str]) -> None:
               if lib == "openmpi" else ["mpiexec.mpich", "-np", str(np_)])
     subprocess.run(runner + [str(REPO / "build" / lib / "bin" / "mpimeter-bench"), *args], check=True,
                    capture_output=True, text=True, timeout=3600)
-
-
-def valid_runtimes(meta: dict, raw: pd.DataFrame, test: int) -> np.ndarray:
-    rows = raw[raw["test"] == test]
-    g = rows.groupby("rep")
-    run = (g["gend_ns"].max() - g["gstart_ns"].min()).to_numpy(float)
-    valid = (g["valid"].min() == 1).to_numpy().copy()
-    tol = meta["tests"][test]["start_tolerance_ns"]
-    if tol:
-        valid &= ((g["gstart_ns"].max() - g["gstart_ns"].min()) <= tol).to_numpy()
-    return run[valid]
-
-
-def precisions(x: np.ndarray, resolution_ns: float) -> dict:
-    ci = median_ci(x, 0.95)
-    rse = float(mstats.trimmed_stde(x, limits=(0.25, 0.25))) / stats.trim_mean(x, 0.25)
-    return {"ci": None if ci.low is None else max(ci.estimate - ci.low, ci.high - ci.estimate) / ci.estimate,
-            "rse": max(rse, resolution_ns / float(x.sum())), "median_ns": ci.estimate}
 
 
 def repetitions(lib: str, np_: int, work: Path) -> dict:
@@ -73,13 +54,15 @@ def repetitions(lib: str, np_: int, work: Path) -> dict:
         raw = pd.read_csv(folder / "raw.csv")
         rows = []
         for t in meta["tests"]:
-            x = valid_runtimes(meta, raw, t["test"])
+            x = _runtimes(meta, raw, t["test"])
             row = {"op": t["op"], "size": t["size"], "nrep": t["nrep"], "valid": int(x.size),
                    "duration_s": round(t["duration_s"], 3)}
             if t["adaptive"]:
                 row.update(stopped_by=t["adaptive"]["stopped_by"], precision=t["adaptive"]["precision"])
             else:
-                row.update(precision_if=precisions(x, meta["timer"]["resolution_ns"]))
+                res = meta["timer"]["resolution_ns"]
+                row.update(precision_if={"ci": _precision("ci", x, res), "rse": _precision("rse", x, res),
+                                         "median_ns": float(pd.Series(x).median())})
             rows.append(row)
         out[label] = {"wall_s": round(time.monotonic() - t0, 2),
                       "tests": sorted(rows, key=lambda r: (r["op"], r["size"]))}

@@ -27,13 +27,13 @@ from typing import Any
 
 from mpimeter.io.errors import InputError
 from mpimeter.io.jsonread import BOOL, INT, NAT, NUM, STR, Fields, load_json
+from mpimeter.io.meta_adaptive import (AdaptiveRecord, NrepAuto, SizeRefinement, SizesAuto, adaptive_record,
+                                       nrep_auto, size_refinement, sizes_auto)
 
 META_VERSIONS = (1, 2, 3, 4)
 STATUSES = ("running", "complete", "incomplete", "failed")
 TEST_STATUSES = ("complete", "failed", "pending", "running")
 ENDED_BY = ("nrep", "budget", "rule")  # rule: --nrep auto's stopping rule (schema 4)
-NREP_RULES = ("ci", "rse")
-STOPPED_BY = ("precision", "max", "budget")
 RAW_MODES = ("full", "reduced")
 _EMPTY: Mapping[str, Any] = MappingProxyType({})
 
@@ -51,30 +51,6 @@ class Tool:
     name: str | None = None
     version: str | None = None
     git_revision: str | None = None
-
-
-@dataclass(frozen=True)
-class NrepAuto:
-    """meta.json ``config.nrep_auto`` (schema 4): the stopping rule of ``--nrep auto``."""
-
-    rule: str  # ci | rse
-    min: int
-    max: int
-    precision: float
-    confidence: float | None  # ci only
-    every: int
-    budget_s: float
-
-
-@dataclass(frozen=True)
-class SizesAuto:
-    """meta.json ``config.sizes_auto`` (schema 4): the bounds of ``--sizes auto``."""
-
-    min: int
-    max: int
-    factor: int
-    precision: float
-    budget: int
 
 
 @dataclass(frozen=True)
@@ -117,17 +93,6 @@ class NbcRecord:
     work_units: int  # work-based scheme: the largest calibrated unit count over ranks (0: time-based)
     calibrated_ns: int | None  # work-based: the longest time those units took alone
     blocking_nrep: int  # repetitions of the blocking phase
-
-
-@dataclass(frozen=True)
-class AdaptiveRecord:
-    """meta.json ``tests[].adaptive`` (schema 4): ``--nrep auto``'s verdict on a finished test."""
-
-    rule: str  # ci | rse
-    stopped_by: str | None  # precision | max | budget
-    precision: float | None  # reached at the end (None: too few valid repetitions)
-    valid: int  # valid run times the rule saw
-    decisions: int
 
 
 @dataclass(frozen=True)
@@ -321,17 +286,6 @@ class Condition:
 
 
 @dataclass(frozen=True)
-class SizeRefinement:
-    """meta.json ``size_refinement[]`` (schema 4): what ``--sizes auto`` did for one operation."""
-
-    op: str
-    added: tuple[int, ...]  # in the order added
-    rounds: int
-    max_error: float | None  # the largest interpolation error left
-    stopped_by: str | None  # precision | budget
-
-
-@dataclass(frozen=True)
 class LaunchMeta:
     """One launch's meta.json. ``document`` is the whole JSON object as read, for showing it (the
     report's provenance, the DuckDB store); code that needs a fact uses the typed fields."""
@@ -427,7 +381,7 @@ def parse_meta(document: Any, path: Path) -> LaunchMeta:
         clock_sync=clock_sync, proc_sync=_proc_sync(f.obj("proc_sync")),
         launch_epoch_local_ns_rank0=f.get("launch_epoch_local_ns_rank0", INT),
         wall_start=f.get("wall_start", STR), wall_end=f.get("wall_end", STR),
-        conditions=_conditions(f, version), size_refinement=_size_refinement(f), document=document)
+        conditions=_conditions(f, version), size_refinement=size_refinement(f), document=document)
     return meta
 
 
@@ -447,38 +401,8 @@ def _config(f: Fields | None) -> Config:
         window_us=f.get("window_us", NUM), start_tolerance_ns=f.get("start_tolerance_ns", NAT),
         seed=f.get("seed", INT), raw=f.get("raw", STR, "full", choices=RAW_MODES), datatype=f.get("datatype", STR),
         resync_s=f.get("resync_s", NUM), roundtime_budget_s=None if ps is None else ps.get("roundtime_budget_s", NUM),
-        fit_span_s=None if cs is None else cs.get("fit_span_s", NUM), nrep_auto=_nrep_auto(f.obj("nrep_auto")),
-        sizes_auto=_sizes_auto(f.obj("sizes_auto")), entries=_frozen(f.value))
-
-
-def _nrep_auto(f: Fields | None) -> NrepAuto | None:
-    if f is None:
-        return None
-    return NrepAuto(f.need("rule", STR, choices=NREP_RULES), f.need("min", NAT), f.need("max", NAT),
-                    f.need("precision", NUM), f.get("confidence", NUM), f.need("every", NAT),
-                    f.need("budget_s", NUM))
-
-
-def _sizes_auto(f: Fields | None) -> SizesAuto | None:
-    if f is None:
-        return None
-    return SizesAuto(f.need("min", NAT), f.need("max", NAT), f.need("factor", NAT), f.need("precision", NUM),
-                     f.need("budget", NAT))
-
-
-def _adaptive(f: Fields | None) -> AdaptiveRecord | None:
-    if f is None:
-        return None
-    return AdaptiveRecord(f.need("rule", STR, choices=NREP_RULES), f.get("stopped_by", STR, choices=STOPPED_BY),
-                          f.get("precision", NUM), f.get("valid", NAT, 0), f.get("decisions", NAT, 0))
-
-
-def _size_refinement(f: Fields) -> tuple[SizeRefinement, ...] | None:
-    if f.value.get("size_refinement") is None:
-        return None
-    return tuple(SizeRefinement(r.need("op", STR), r.items("added", NAT), r.get("rounds", NAT, 0),
-                                r.get("max_error", NUM), r.get("stopped_by", STR, choices=("precision", "budget")))
-                 for r in f.objs("size_refinement"))
+        fit_span_s=None if cs is None else cs.get("fit_span_s", NUM), nrep_auto=nrep_auto(f.obj("nrep_auto")),
+        sizes_auto=sizes_auto(f.obj("sizes_auto")), entries=_frozen(f.value))
 
 
 def _tests(f: Fields) -> tuple[TestRecord, ...]:
@@ -499,7 +423,7 @@ def _tests(f: Fields) -> tuple[TestRecord, ...]:
             start_tolerance_ns=t.get("start_tolerance_ns", NAT),
             error=None if err is None else TestError(err.need("code", STR), err.need("message", STR)),
             started_s=t.get("started_s", NUM), duration_s=t.get("duration_s", NUM), nbc=_nbc(t.obj("nbc")),
-            adaptive=_adaptive(t.obj("adaptive")), size_added=t.get("size_added", BOOL, False),
+            adaptive=adaptive_record(t.obj("adaptive")), size_added=t.get("size_added", BOOL, False),
             refine_round=t.get("refine_round", NAT)))
     return tuple(tests)
 
