@@ -224,6 +224,21 @@ def test_default_launch_timeout_grows_with_the_plan_and_has_a_floor():
     assert timeout({"nrep": "30000"}, 8) > 3.9 * big
 
 
+def test_default_launch_timeout_with_adaptive_repetitions_and_sizes():
+    def timeout(values):
+        return benchopts.default_launch_timeout(benchopts.resolve([_bench()], values, [], 2).validated, 2, ncpus=2)
+
+    plain = {"ops": "allreduce", "sizes": "8,1024"}
+    # --nrep auto may record up to --nrep-max, but each test ends by its budget (10 s: 60 + 2 x 25
+    # s, below the floor)
+    assert timeout({**plain, "nrep": "auto", "nrep_max": "1000000"}) == 300.0
+    assert timeout({**plain, "nrep": "1000000"}) > 10000
+    assert timeout({**plain, "nrep": "auto", "nrep_max": "1000000", "nrep_budget_s": "100"}) == 60 + 2 * 205
+    # --sizes auto: up to 16 more sizes per operation, counted at the largest
+    assert timeout({"ops": "allreduce", "sizes": "auto:8:1048576", "nrep": "3000"}) > \
+        timeout({"ops": "allreduce", "sizes": "8:1048576:x2", "nrep": "3000"})
+
+
 def test_default_launch_timeout_leaves_room_for_the_cold_cache_overwrite():
     # 256 MiB overwritten after each of 310 × 24 repetitions: at least 2 ns per byte each
     def timeout(values):

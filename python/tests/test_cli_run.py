@@ -96,6 +96,22 @@ def test_extra_bench_arguments_after_the_double_dash(fake_env):
     (["--datatype", "int64"], "--datatype: unknown datatype 'int64'; allowed: byte, char, int, long, float, double"),
     (["--ops", "allreduce", "--datatype", "float", "--reduce-op", "band"],
      "--reduce-op band with --datatype float: 'band' is not defined for float"),
+    # issue 14: adaptive repetitions, sizes and launches
+    (["--nrep", "auto", "--", "--nrep", "300"], "--nrep: given more than once ('auto', then '300')"),
+    (["--nrep", "auto:median"], "--nrep: 'auto:median' is not a whole number; allowed: a whole number "
+                                "from 1 to 100000000, or auto, auto:ci, auto:rse"),
+    (["--nrep", "auto", "--precision", "0"], "--precision: 0 is out of range; allowed: a number above 0, below 1"),
+    (["--nrep", "auto", "--precision", "1"], "--precision: 1 is out of range; allowed: a number above 0, below 1"),
+    (["--nrep", "300", "--nrep-max", "10"], "--nrep-max 10 applies only to --nrep auto[:RULE], but --nrep is 300"),
+    (["--nrep", "auto", "--nrep-min", "50", "--nrep-max", "10"], "--nrep-min 50 is above --nrep-max 10"),
+    (["--sizes", "auto:1024:8"], "--sizes auto:1024:8: the bounds must increase"),
+    (["--sizes", "auto:8:17179869184"], "--sizes auto:8:17179869184: size 8589934592 is too large"),
+    (["--sizes-budget", "3"], "--sizes-budget 3 applies only to --sizes auto:MIN:MAX"),
+    (["--launches-min", "5"], "--launches-min 5 applies only to --launches auto (given: --launches 10)"),
+    (["--launches", "auto", "--launches-min", "20", "--launches-max", "10"],
+     "--launches-min 20 is above --launches-max 10"),
+    (["--launches", "auto", "--launches-precision", "1.5"], "--launches-precision 1.5: allowed: a number above 0, below 1"),
+    (["--launches", "auto", "--sizes", "auto:8:64"], "--launches auto with --sizes auto:8:64"),
 ])
 def test_bad_input_exits_2_with_a_message_and_writes_nothing(fake_env, args, message):
     tmp, opts = fake_env
@@ -105,6 +121,13 @@ def test_bad_input_exits_2_with_a_message_and_writes_nothing(fake_env, args, mes
     assert result.output.startswith("mpimeter run: error: ") and message in result.output
     assert len(result.output.strip().splitlines()) == 1
     assert not out.exists()
+
+
+def test_launches_takes_a_number_or_auto(fake_env):
+    tmp, opts = fake_env
+    result = cli([*opts, "--out", str(tmp / "c"), "--launches", "many"])
+    assert result.exit_code == 2 and "'many' is neither a whole number nor auto" in result.output
+    assert not (tmp / "c").exists()
 
 
 def test_no_library_found_exits_2(tmp_path, monkeypatch):

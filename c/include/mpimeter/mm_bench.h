@@ -5,6 +5,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include "mm_adaptive.h"
 #include "mm_clocksync.h"
 #include "mm_config.h"
 #include "mm_ops.h"
@@ -37,10 +38,32 @@ typedef struct mm_test {
     long nbc_work_units;       /* work-based: the largest calibrated unit count over ranks */
     int64_t nbc_calibrated_ns; /* work-based: the longest median over ranks of those units alone */
     long nbc_blocking_nrep;    /* repetitions recorded in the blocking phase */
+    /* --nrep auto (bench/decide.c): the rule's verdict, the same on every rank except where
+     * marked rank 0 */
+    int nrep_rule;            /* MM_NREP_FIXED for a fixed --nrep */
+    int stopped_by;           /* MM_STOP_*; MM_STOP_CONTINUE: not adaptive, or the test failed */
+    double precision_reached; /* rank 0: at the end of the test; NaN when none could be computed */
+    long valid_used;          /* rank 0: valid run times the rule saw at the end */
+    long decisions;           /* decisions taken (every --nrep-every repetitions) */
+    /* --sizes auto: rank 0's median of the test's valid run times (NaN: none), and where the
+     * size came from */
+    double median_ns;
+    int size_added;   /* added by the refinement (SKaMPI §3.2), not in the initial grid */
+    int refine_round; /* 0: the grid; k: added in the k-th refinement round */
     /* why a test failed (status MM_TEST_FAILED), the same on every rank */
     char error_code[24];     /* "mpi-error" | "alloc-failed" | "resync-failed" */
     char error_message[320]; /* "MPI_Bcast: MPI_ERR_COUNT: invalid count argument" */
 } mm_test;
+
+/* --sizes auto: what the refinement did for one operation (meta.json size_refinement). */
+typedef struct mm_refine_op {
+    const mm_op *op;
+    int nadded;       /* sizes added */
+    int rounds;       /* refinement rounds in which it was judged */
+    double max_error; /* the largest interpolation error left (over the segments that can be split) */
+    int stopped_by;   /* MM_STOP_PRECISION (every error below --sizes-precision), MM_STOP_BUDGET
+                         (--sizes-budget sizes added), MM_STOP_CONTINUE (not judged yet) */
+} mm_refine_op;
 
 /* Index of a reason in mm_test's by-reason arrays, from its MM_INVALID_* flag. */
 int mm_invalid_reason_index(int flag);
@@ -52,6 +75,9 @@ double mm_rand_uniform(uint64_t *state);
 
 /* The number of tests of the plan: ops x sizes, one test for an op with MM_OP_SIZE_UNUSED. */
 int mm_plan_size(const mm_config *cfg);
+/* The most tests a launch may hold: the plan, and with --sizes auto the --sizes-budget sizes
+ * each sized operation may add (refine.c). */
+int mm_plan_capacity(const mm_config *cfg);
 /* Builds ops x sizes (ops with MM_OP_SIZE_UNUSED get one test at size 0) in the given order,
  * then shuffles with seed (Fisher-Yates). tests must hold nops*nsizes. Returns the count. */
 int mm_plan_build(const mm_config *cfg, mm_test *tests, int max_tests);
@@ -102,21 +128,57 @@ void mm_gather_space_free(mm_gather_space *g);
 int mm_gather_write_test(const mm_gather_request *q, const mm_rep_buffers *b, mm_gather_space *g,
                          long *ninvalid, mm_mpi_error *err);
 
-/* Runs one test (warm-up, then cfg->nrep recorded repetitions under the process sync) on every
- * rank; fills b and t (counts). Collective. Returns MPI_SUCCESS, or the first MPI error of the
- * timed call or of the process sync, recorded in *err ("MPI_Allreduce: ..."); the test then
- * stopped at that repetition. */
+/* What rank 0 needs to judge a test while it runs (decide.c): every recorded repetition's run
+ * time across ranks (max end - min start on the global clock, or the longest local duration)
+ * and whether it is valid on every rank, reduced to rank 0 a chunk at a time outside the timed
+ * region; the stopping rule's verdict broadcast from rank 0, so that all ranks stop together. */
+typedef struct mm_decide {
+    MPI_Comm comm;
+    int rank;
+    int has_global;         /* run times on the global clock (else the longest local duration) */
+    int64_t spread_ns;      /* > 0: starts further apart than this make a repetition invalid, as
+                               the analysis's start-spread check does; 0: not checked */
+    long chunk;             /* repetitions per reduction */
+    int64_t *send, *recv;   /* 5 x chunk */
+    double *runtimes;       /* rank 0: the valid run times so far (cap) */
+    double *scratch;        /* rank 0: a copy the rule may sort */
+    long cap, nvalid, upto; /* upto: repetitions reduced so far */
+    int64_t started_ns;     /* rank 0: when the test's measuring began, on its timer */
+} mm_decide;
+int mm_decide_alloc(mm_decide *d, long cap, long chunk, int has_global, MPI_Comm comm);
+void mm_decide_free(mm_decide *d);
+/* Starts a test (or a nonblocking test's phase) anew at now_ns (rank 0's timer). */
+void mm_decide_begin(mm_decide *d, int64_t spread_ns, int64_t now_ns);
+/* Collective: reduces repetitions [d->upto, upto) of b to rank 0. MPI_SUCCESS or the error. */
+int mm_decide_collect(mm_decide *d, const mm_rep_buffers *b, long upto, mm_mpi_error *err);
+/* Collective: rank 0 applies the rule to what it collected after `recorded` repetitions and
+ * broadcasts the verdict (MM_STOP_*) into *reason on every rank; *reached (rank 0) is the
+ * precision now. MPI_SUCCESS or the error. */
+int mm_decide_stop(mm_decide *d, const mm_stop_rule *rule, long recorded, int64_t now_ns, int *reason,
+                   double *reached, mm_mpi_error *err);
+/* Rank 0: the precision and the median of everything collected (NaN when nothing valid). */
+double mm_decide_precision(mm_decide *d, const mm_stop_rule *rule);
+double mm_decide_median(mm_decide *d);
+/* The stopping rule of cfg (--nrep auto), with the timer's resolution for rse. */
+mm_stop_rule mm_decide_rule(const mm_config *cfg, double resolution_ns);
+
+/* Runs one test (warm-up, then cfg->nrep recorded repetitions under the process sync, or with
+ * --nrep auto as many as the rule wants, up to --nrep-max) on every rank; fills b and t
+ * (counts, and with `d` the rule's verdict and rank 0's median). d may be NULL (no judging).
+ * Collective. Returns MPI_SUCCESS, or the first MPI error of the timed call or of the process
+ * sync, recorded in *err ("MPI_Allreduce: ..."); the test then stopped at that repetition. */
 int mm_bench_run_test(const mm_config *cfg, mm_test *t, mm_op_args *args, mm_procsync *ps,
-                      mm_rep_buffers *b, void *cold_cache, size_t cold_cache_bytes,
+                      mm_rep_buffers *b, mm_decide *d, void *cold_cache, size_t cold_cache_bytes,
                       mm_mpi_error *err);
 
-/* A nonblocking collective's test (bench/nbc_test.c): the blocking phase (I-call + wait), then
+/* A nonblocking collective's test (bench/nbc_test.c): the blocking phase (I-call + wait; with
+ * --nrep auto the rule decides its length, and the overlap phase records as many), then
  * t_b (--nbc-compute-ns or the blocking median, the maximum over ranks), the work calibration
  * for --nbc-scheme work, then the overlap phase, both through mm_bench_run_test. A repetition is
  * valid when both phases' repetitions of its index are. Collective; returns as
  * mm_bench_run_test. */
 int mm_bench_run_nbc_test(const mm_config *cfg, mm_test *t, mm_op_args *args, mm_procsync *ps,
-                          mm_rep_buffers *b, void *cold_cache, size_t cold_cache_bytes,
+                          mm_rep_buffers *b, mm_decide *d, void *cold_cache, size_t cold_cache_bytes,
                           mm_mpi_error *err);
 /* MPI_Test calls of a nonblocking test of `size` bytes: ceil(size / interval) + 1, or 0 without
  * an interval (NBCBench §4.2). Saturates at INT_MAX. */

@@ -35,7 +35,21 @@ typedef struct mm_config {
     int nops;
     int64_t sizes[MM_MAX_SIZES];
     int nsizes;
-    int nrep, warmup;
+    /* --sizes auto:MIN:MAX[:xF] (SKaMPI §3.2): sizes holds the initial geometric grid, and sizes
+     * are added per operation where linear interpolation is worst */
+    int sizes_auto;
+    int64_t sizes_min, sizes_max;
+    int sizes_factor;
+    double sizes_precision; /* the interpolation error bound */
+    int sizes_budget;       /* sizes added per operation, at most */
+    int nrep, warmup; /* with --nrep auto, nrep is --nrep-max: the most a test may record */
+    /* --nrep auto[:RULE] (bench/adaptive.c): how many repetitions are enough, decided on rank 0
+     * every nrep_every recorded repetitions */
+    int nrep_rule; /* MM_NREP_FIXED (a number was given), MM_NREP_CI, MM_NREP_RSE */
+    int nrep_min, nrep_max, nrep_every;
+    double precision;       /* ci: e (interval within +-e x median); rse: epsilon */
+    double nrep_confidence; /* ci: 1 - alpha */
+    double nrep_budget_s;   /* time budget per test */
     char timer[MM_NAME_LEN];
     char clocksync[MM_MAX_ALGS][MM_NAME_LEN]; /* a list only for --sync-check */
     int nclocksync;
@@ -107,6 +121,7 @@ enum {
     MM_OPT_F_AUTO = 1u << 5,       /* also accepts the word "auto" */
     MM_OPT_F_ABOVE = 1u << 6,      /* the minimum itself is not allowed (> min) */
     MM_OPT_F_MODE = 1u << 7,       /* selects the mode (--sync-check) */
+    MM_OPT_F_BELOW = 1u << 8,      /* the maximum itself is not allowed (< max) */
 };
 
 typedef struct mm_option_spec {
@@ -125,6 +140,9 @@ typedef struct mm_option_spec {
 /* The table, in --help order. */
 const mm_option_spec *mm_options(size_t *n);
 const mm_option_spec *mm_option_find(const char *name, size_t name_len);
+/* MM_OPT_F_AUTO options: the words accepted besides numbers, comma-separated ("auto", or for
+ * --nrep "auto,auto:ci,auto:rse"). */
+const char *mm_option_auto_words(const mm_option_spec *o);
 /* "1 to 100000000", "more than 0, at most 3600", "... or auto": what a number may be. */
 void mm_option_allowed_text(const mm_option_spec *o, char *out, size_t len);
 /* Names a registry holds, comma-separated ("monotonic, tsc, ..."), for NAME(S) options. */

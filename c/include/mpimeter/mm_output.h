@@ -13,7 +13,7 @@
 #include "mm_procsync.h"
 #include "mm_timer.h"
 
-#define MM_SCHEMA_VERSION 3
+#define MM_SCHEMA_VERSION 4
 #define MM_DESCRIBE_VERSION 1
 #define MM_TOOL_VERSION "0.2.0"
 
@@ -189,6 +189,9 @@ typedef struct mm_launch {
     const int64_t *virtual_offsets_ns;
     const double *virtual_skews_ppm;
     const mm_conditions *conditions;
+    /* --sizes auto: what the refinement did per operation (rank 0; NULL without it) */
+    const mm_refine_op *refine;
+    int nrefine;
 } mm_launch;
 
 /* Renders meta.json into out (replacing what out held): pretty-printed, schema_version first,

@@ -45,6 +45,10 @@ typedef struct mm_procsync_vtable {
     void (*end_test)(mm_procsync *ps);
     /* The loop asks whether to stop early (roundtime time budget). Same answer on all ranks. */
     int (*budget_exhausted)(mm_procsync *ps);
+    /* Collective, optional (NULL: nothing to do): the loop paused between repetitions for
+     * collectives of its own (a decision of --nrep auto); the schedule restarts before
+     * repetition `rep`, so that the pause makes no repetition late. */
+    void (*resume)(mm_procsync *ps, long rep);
 } mm_procsync_vtable;
 
 struct mm_procsync {

@@ -42,6 +42,8 @@ int mm__write_meta(mm__launch_state *st, const char *status) {
     l.virtual_offsets_ns = st->virtual_offsets_ns;
     l.virtual_skews_ppm = st->virtual_skews_ppm;
     l.conditions = &st->conditions;
+    l.refine = st->cfg->sizes_auto ? st->refine : NULL;
+    l.nrefine = st->nrefine;
     mm_buf meta = {0};
     mm_meta_render(&l, &meta);
     int rc = mm_outdir_write_meta(&st->out, &meta);
@@ -270,9 +272,10 @@ int mm_launch_run(const mm_config *cfg, MPI_Comm comm) {
         return 2;
     }
     mm__launch_state *st = calloc(1, sizeof *st);
-    /* the plan's tests, not the largest plan's (8192 x 560 B: 4.6 MB on every rank) */
-    int plan_size = mm_plan_size(cfg);
-    mm_test *tests = calloc(plan_size > 0 ? (size_t)plan_size : 1, sizeof *tests);
+    /* the plan's tests and those --sizes auto may add, not the largest plan's (8192 x 560 B:
+     * 4.6 MB on every rank) */
+    int capacity = mm_plan_capacity(cfg);
+    mm_test *tests = calloc(capacity > 0 ? (size_t)capacity : 1, sizeof *tests);
     if (!st || !tests) {
         free(st);
         free(tests);
@@ -281,6 +284,7 @@ int mm_launch_run(const mm_config *cfg, MPI_Comm comm) {
     st->cfg = cfg;
     st->comm = comm;
     st->tests = tests;
+    st->max_tests = capacity;
     MM_MPI(&st->err, MPI_Comm_rank(comm, &st->rank));
     MM_MPI(&st->err, MPI_Comm_size(comm, &st->nprocs));
     st->nres[0] = st->nres[1] = -1;

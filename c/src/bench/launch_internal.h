@@ -15,6 +15,7 @@ typedef struct mm__launch_state {
     mm_provenance prov;
     mm_test *tests;
     int ntests;
+    int max_tests; /* room in tests: mm_plan_capacity */
     int64_t epoch_ns;
     int64_t start_local_ns;
     mm_outdir out;
@@ -34,6 +35,9 @@ typedef struct mm__launch_state {
     int64_t overwrite_over_window_ns; /* the longest --cold-cache overwrite beyond a given window */
     mm_mpi_error err;       /* the first MPI failure outside the tests */
     int pair[2];            /* the ping-pongs' two ranks (every rank; prov.pair on rank 0 too) */
+    /* --sizes auto (refine.c): per operation that takes a size, in --ops order (rank 0) */
+    mm_refine_op refine[MM_MAX_OPS];
+    int nrefine;
 } mm__launch_state;
 
 /* Rank 0: renders and atomically writes meta.json with the given status (launch.c). */
@@ -47,5 +51,12 @@ double mm__seconds_since(const mm__launch_state *st);
  * finishes; a test whose MPI call fails is marked failed and the launch goes on when every rank
  * can agree on it (launch_tests.c). Returns 0, or 1 when the launch cannot go on. */
 int mm__run_tests(mm__launch_state *st);
+
+/* Collective, --sizes auto (refine.c): after the tests so far, rank 0 picks for each operation
+ * whose worst interpolation error is still above --sizes-precision (and whose --sizes-budget is
+ * not spent) the size that splits its worst segment; every rank appends the same new tests to
+ * the plan, in an order shuffled with the seed. Returns how many were added (0: the refinement
+ * is done), or -1 when MPI failed. */
+int mm__refine_round(mm__launch_state *st, int round);
 
 #endif

@@ -157,17 +157,87 @@ static int mm__record_test(mm__launch_state *st, mm_test *t, const mm_rep_buffer
     return mm_all_ok(st->comm, write_ok) ? 0 : -1;
 }
 
-int mm__run_tests(mm__launch_state *st) {
-    const mm_config *cfg = st->cfg;
-    long nrep = cfg->nrep;
+/* What every test of a launch uses, allocated once: the repetition arrays, the gather space, the
+ * --cold-cache buffer and, with --nrep auto or --sizes auto, rank 0's judging space. */
+typedef struct mm__space {
     mm_rep_buffers b;
     mm_gather_space g;
-    int ok = mm_rep_buffers_alloc(&b, nrep) == 0;
-    ok = mm_gather_space_alloc(&g, nrep, st->rank, st->nprocs, cfg->raw_reduced) == 0 && ok;
-    void *cold = NULL;
+    mm_decide d;
+    int judging; /* d is allocated */
+    void *cold;
+    double resync_s;
+    int has_global;
+} mm__space;
+
+/* Collective: one test from start to end: a re-sync when due, the op's buffers, the loop, the
+ * agreement on failure, the rows and meta.json. 0, or 1 when the launch cannot go on. */
+static int mm__run_one(mm__launch_state *st, mm_test *t, mm__space *sp) {
+    const mm_config *cfg = st->cfg;
+    mm_cpu_track_note(&st->prov.cpu);
+    /* Re-sync between tests when the last sync is too old (rank 0 decides for all). */
+    int resync = sp->resync_s > 0 && st->rank == 0 &&
+                 (double)(mm_timer_now(&st->timer) - st->cs.last_sync_local_ns) * 1e-9 > sp->resync_s;
+    if (MM_MPI(&st->err, MPI_Bcast(&resync, 1, MPI_INT, 0, st->comm)) != MPI_SUCCESS) return 1;
+    if (resync && mm__sync(st) != 0) return 1;
+
+    t->status = MM_TEST_RUNNING;
+    t->started_s = mm__seconds_since(st);
+    mm_op_args args;
+    mm_nbc nbc;
+    const char *code = NULL;
+    char message[sizeof t->error_message] = "";
+    if (mm__prepare_args(st, t, &args, &nbc) != 0) {
+        code = "alloc-failed";
+        snprintf(message, sizeof message, "cannot allocate the buffers of %s at %" PRId64
+                 " bytes on rank %d", t->op->name, t->size, st->rank);
+    }
+    int agreed = mm__agree_on_failure(st, t, code, message);
+    if (agreed == 0) {
+        mm_mpi_error test_err;
+        mm_mpi_error_clear(&test_err);
+        (mm_op_is_nbc(t->op) ? mm_bench_run_nbc_test : mm_bench_run_test)(
+            cfg, t, &args, &st->ps, &sp->b, sp->judging ? &sp->d : NULL, sp->cold,
+            (size_t)cfg->cold_cache_bytes, &test_err);
+        if (mm_mpi_failed(&test_err)) {
+            code = "mpi-error";
+            mm_mpi_error_format(&test_err, message, sizeof message);
+        } else if (st->ps.resync_failures > 0) {
+            code = "resync-failed";
+            snprintf(message, sizeof message, "%ld of %ld clock re-syncs inside the test "
+                     "failed; the last good clock model was kept", st->ps.resync_failures,
+                     st->ps.nresyncs);
+        }
+        agreed = mm__agree_on_failure(st, t, code, message);
+    }
+    t->op->teardown(&args);
+    t->duration_s = mm__seconds_since(st) - t->started_s;
+    if (agreed < 0) return 1;
+    if (agreed > 0) {
+        mm__note_failed(st, t);
+        return mm__write_meta(st, "running") != 0;
+    }
+    mm__note_budget_ended(st, t);
+    mm__note_overwrite_beyond_window(st);
+    return mm__record_test(st, t, &sp->b, &sp->g, sp->has_global) != 0;
+}
+
+int mm__run_tests(mm__launch_state *st) {
+    const mm_config *cfg = st->cfg;
+    long nrep = cfg->nrep; /* with --nrep auto: --nrep-max, the most a test records */
+    mm__space sp;
+    memset(&sp, 0, sizeof sp);
+    sp.has_global = strcmp(st->cs.vt->name, "none") != 0 || st->ps.vt->needs_global_clock;
+    sp.resync_s = mm_config_effective_resync_s(cfg, st->cs.vt->model_kind);
+    sp.judging = cfg->nrep_rule != MM_NREP_FIXED || cfg->sizes_auto;
+    int ok = mm_rep_buffers_alloc(&sp.b, nrep) == 0;
+    ok = mm_gather_space_alloc(&sp.g, nrep, st->rank, st->nprocs, cfg->raw_reduced) == 0 && ok;
+    /* a decision reduces --nrep-every repetitions at a time; the final collection of a fixed
+     * --nrep (for --sizes auto) goes in chunks of the same bound */
+    long chunk = cfg->nrep_rule != MM_NREP_FIXED ? cfg->nrep_every : 256;
+    if (sp.judging) ok = mm_decide_alloc(&sp.d, nrep, chunk, sp.has_global, st->comm) == 0 && ok;
     if (cfg->cold_cache_bytes > 0) {
-        cold = calloc(1, (size_t)cfg->cold_cache_bytes);
-        ok = ok && cold;
+        sp.cold = calloc(1, (size_t)cfg->cold_cache_bytes);
+        ok = ok && sp.cold;
     }
     int rc = 0;
     if (!mm_all_ok(st->comm, ok)) {
@@ -175,71 +245,19 @@ int mm__run_tests(mm__launch_state *st) {
         rc = 1;
         goto done;
     }
-    double resync_s = mm_config_effective_resync_s(cfg, st->cs.vt->model_kind);
-    int has_global = strcmp(st->cs.vt->name, "none") != 0 || st->ps.vt->needs_global_clock;
-
-    for (int i = 0; i < st->ntests && rc == 0; i++) {
-        mm_test *t = &st->tests[i];
-        mm_cpu_track_note(&st->prov.cpu);
-        /* Re-sync between tests when the last sync is too old (rank 0 decides for all). */
-        int resync = resync_s > 0 && st->rank == 0 &&
-                     (double)(mm_timer_now(&st->timer) - st->cs.last_sync_local_ns) * 1e-9 > resync_s;
-        if (MM_MPI(&st->err, MPI_Bcast(&resync, 1, MPI_INT, 0, st->comm)) != MPI_SUCCESS) {
-            rc = 1;
-            break;
-        }
-        if (resync && mm__sync(st) != 0) {
-            rc = 1;
-            break;
-        }
-
-        t->status = MM_TEST_RUNNING;
-        t->started_s = mm__seconds_since(st);
-        mm_op_args args;
-        mm_nbc nbc;
-        const char *code = NULL;
-        char message[sizeof t->error_message] = "";
-        if (mm__prepare_args(st, t, &args, &nbc) != 0) {
-            code = "alloc-failed";
-            snprintf(message, sizeof message, "cannot allocate the buffers of %s at %" PRId64
-                     " bytes on rank %d", t->op->name, t->size, st->rank);
-        }
-        int agreed = mm__agree_on_failure(st, t, code, message);
-        if (agreed == 0) {
-            mm_mpi_error test_err;
-            mm_mpi_error_clear(&test_err);
-            (mm_op_is_nbc(t->op) ? mm_bench_run_nbc_test : mm_bench_run_test)(
-                cfg, t, &args, &st->ps, &b, cold, (size_t)cfg->cold_cache_bytes, &test_err);
-            if (mm_mpi_failed(&test_err)) {
-                code = "mpi-error";
-                mm_mpi_error_format(&test_err, message, sizeof message);
-            } else if (st->ps.resync_failures > 0) {
-                code = "resync-failed";
-                snprintf(message, sizeof message, "%ld of %ld clock re-syncs inside the test "
-                         "failed; the last good clock model was kept", st->ps.resync_failures,
-                         st->ps.nresyncs);
-            }
-            agreed = mm__agree_on_failure(st, t, code, message);
-        }
-        t->op->teardown(&args);
-        t->duration_s = mm__seconds_since(st) - t->started_s;
-        if (agreed < 0) {
-            rc = 1;
-            break;
-        }
-        if (agreed > 0) {
-            mm__note_failed(st, t);
-            if (mm__write_meta(st, "running") != 0) rc = 1;
-            continue;
-        }
-        mm__note_budget_ended(st, t);
-        mm__note_overwrite_beyond_window(st);
-        if (mm__record_test(st, t, &b, &g, has_global) != 0) rc = 1;
+    for (int i = 0; i < st->ntests && rc == 0; i++) rc = mm__run_one(st, &st->tests[i], &sp);
+    /* --sizes auto: rounds of added sizes until every operation is refined (refine.c) */
+    for (int round = 1; cfg->sizes_auto && rc == 0; round++) {
+        int first = st->ntests, added = mm__refine_round(st, round);
+        if (added < 0) rc = 1;
+        if (added <= 0) break;
+        for (int i = first; i < st->ntests && rc == 0; i++) rc = mm__run_one(st, &st->tests[i], &sp);
     }
     mm_cpu_track_note(&st->prov.cpu);
 done:
-    mm_rep_buffers_free(&b);
-    mm_gather_space_free(&g);
-    free(cold);
+    mm_rep_buffers_free(&sp.b);
+    mm_gather_space_free(&sp.g);
+    if (sp.judging) mm_decide_free(&sp.d);
+    free(sp.cold);
     return rc;
 }

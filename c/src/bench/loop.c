@@ -3,7 +3,10 @@
  * For every repetition: the process sync prepares (barrier, wait for the window, ...), then
  * two timestamps around the timed call and NOTHING else between them — no allocation, no I/O,
  * no branch on an option. Everything the call needs was prepared by the op's setup; the choice
- * of timed function (plain call, or barrier + call for MS3) is made before the loop. */
+ * of timed function (plain call, or barrier + call for MS3) is made before the loop. With
+ * --nrep auto, rank 0 decides between repetitions whether the test has enough (decide.c,
+ * adaptive.c); every rank stops after the same repetition. */
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -111,7 +114,7 @@ static void mm__record_components(mm_rep_buffers *b, long i, const mm_nbc *nbc, 
 }
 
 int mm_bench_run_test(const mm_config *cfg, mm_test *t, mm_op_args *args, mm_procsync *ps,
-                      mm_rep_buffers *b, void *cold_cache, size_t cold_cache_bytes,
+                      mm_rep_buffers *b, mm_decide *d, void *cold_cache, size_t cold_cache_bytes,
                       mm_mpi_error *err) {
     const mm_procsync_vtable *vt = ps->vt;
     const mm_timer *timer = ps->timer;
@@ -146,6 +149,14 @@ int mm_bench_run_test(const mm_config *cfg, mm_test *t, mm_op_args *args, mm_pro
 
     const mm_nbc *nbc = args->nbc;
     const long nrep = cfg->nrep < b->cap ? cfg->nrep : b->cap;
+    /* --nrep auto: rank 0 judges the run times every `every` recorded repetitions and at the
+     * last one (decide.c); the starts it checks are those the analysis checks */
+    const int adaptive = d && cfg->nrep_rule != MM_NREP_FIXED;
+    const long every = cfg->nrep_every > 0 ? cfg->nrep_every : 1;
+    const mm_stop_rule rule = mm_decide_rule(cfg, timer->resolution_ns);
+    long decisions = 0;
+    int stopped_by = MM_STOP_CONTINUE;
+    if (d) mm_decide_begin(d, d->has_global ? t->start_tolerance_ns : 0, mm_timer_now(timer));
     const long warmup = cfg->warmup;
     /* Schemes that redo invalid repetitions get a bound, so that a hopeless test ends. */
     const long max_redo = 10 * nrep + 100;
@@ -189,6 +200,18 @@ int mm_bench_run_test(const mm_config *cfg, mm_test *t, mm_op_args *args, mm_pro
             if (nbc) mm__record_components(b, recorded, nbc, start_ns, end_ns, flags);
             mm__count_reasons(invalid_by_reason, flags);
             recorded++;
+            if (adaptive && (recorded % every == 0 || recorded == nrep)) {
+                double reached = NAN;
+                if (mm_decide_collect(d, b, recorded, err) != MPI_SUCCESS ||
+                    mm_decide_stop(d, &rule, recorded, mm_timer_now(timer), &stopped_by, &reached,
+                                   err) != MPI_SUCCESS) {
+                    mpi_rc = err->code;
+                    break;
+                }
+                decisions++;
+                if (stopped_by != MM_STOP_CONTINUE) break;
+                if (vt->resume) vt->resume(ps, seq); /* the collectives above paused the schedule */
+            }
         }
         /* the same answer on every rank, and `recorded` is the same everywhere */
         if (recorded < nrep && vt->budget_exhausted && vt->budget_exhausted(ps)) {
@@ -199,6 +222,21 @@ int mm_bench_run_test(const mm_config *cfg, mm_test *t, mm_op_args *args, mm_pro
     vt->end_test(ps);
     ps->between_reps = NULL;
     ps->between_arg = NULL;
+    if (d) {
+        /* the rest of the run times (all of them without --nrep auto: --sizes auto refines on
+         * the median); not after a failure, which may have left the ranks apart */
+        if (mpi_rc == MPI_SUCCESS && mm_decide_collect(d, b, recorded, err) != MPI_SUCCESS)
+            mpi_rc = err->code;
+        t->median_ns = mm_decide_median(d);
+        t->nrep_rule = adaptive ? cfg->nrep_rule : MM_NREP_FIXED;
+        t->decisions = decisions;
+        t->valid_used = d->nvalid;
+        t->precision_reached = adaptive ? mm_decide_precision(d, &rule) : NAN;
+        t->stopped_by = !adaptive || mpi_rc != MPI_SUCCESS ? MM_STOP_CONTINUE
+                        : stopped_by != MM_STOP_CONTINUE ? stopped_by
+                        : ended_by_budget ? MM_STOP_BUDGET /* the process sync's time budget */
+                                          : MM_STOP_MAX;
+    }
 
     t->nrep = recorded;
     t->nrep_asked = cfg->nrep;

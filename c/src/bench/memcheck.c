@@ -78,12 +78,15 @@ static void mm__explain(const mm_config *cfg, const mm_test *tests, int ntests, 
     const char *source = v[V_CGROUP] != 0 ? "the cgroup limit memory.max - memory.current"
                                           : "MemAvailable in /proc/meminfo";
     if (v[V_TEST] < 0 || v[V_FIXED] > v[V_AVAILABLE]) {
+        /* with --nrep auto the arrays hold --nrep-max repetitions: name the option that sets it */
+        const char *nrep_option = cfg->nrep_rule != MM_NREP_FIXED ? "--nrep-max" : "--nrep";
         snprintf(err, len,
                  "not enough memory on host %s for %d rank(s): the --cold-cache buffer (%" PRId64
-                 " bytes per rank) and the arrays of --nrep %d repetitions need %s, but %s is "
-                 "available (%s); allowed: a smaller --cold-cache or --nrep, or fewer ranks per "
+                 " bytes per rank) and the arrays of %s %d repetitions need %s, but %s is "
+                 "available (%s); allowed: a smaller --cold-cache or %s, or fewer ranks per "
                  "host",
-                 host, ranks, cfg->cold_cache_bytes, cfg->nrep, total, avail, source);
+                 host, ranks, cfg->cold_cache_bytes, nrep_option, cfg->nrep, total, avail, source,
+                 nrep_option);
         return;
     }
     if ((int)v[V_TEST] == ntests) {
@@ -122,6 +125,9 @@ int mm_memory_check(const mm_config *cfg, MPI_Comm comm, char *err, size_t err_l
     if (tests && need) {
         need[0] = (double)cfg->cold_cache_bytes +
                   (double)mm_rep_arrays_bytes(cfg->nrep, rank, nprocs, cfg->raw_reduced);
+        /* rank 0 judging a test (--nrep auto, --sizes auto, decide.c): two doubles per repetition */
+        if (rank == 0 && (cfg->nrep_rule != MM_NREP_FIXED || cfg->sizes_auto))
+            need[0] += 2.0 * (double)sizeof(double) * (double)cfg->nrep;
         for (int i = 0; i < ntests; i++) {
             need[1 + i] = (double)mm_op_buffer_bytes(tests[i].op, tests[i].size, nprocs, rank == cfg->root);
             if (tests[i].op->flags & MM_OP_REDUCES) need[1 + i] += (double)tests[i].size;

@@ -48,12 +48,14 @@ static int64_t mm__blocking_median(const mm_rep_buffers *b, long n) {
 }
 
 int mm_bench_run_nbc_test(const mm_config *cfg, mm_test *t, mm_op_args *args, mm_procsync *ps,
-                          mm_rep_buffers *b, void *cold_cache, size_t cold_cache_bytes,
+                          mm_rep_buffers *b, mm_decide *d, void *cold_cache, size_t cold_cache_bytes,
                           mm_mpi_error *err) {
     mm_nbc *nbc = args->nbc;
     nbc->phase = MM_NBC_BLOCKING;
     nbc->work_scheme = cfg->nbc_work_scheme;
-    int rc = mm_bench_run_test(cfg, t, args, ps, b, cold_cache, cold_cache_bytes, err);
+    /* the blocking phase is the one judged (--nrep auto, --sizes auto): it is the operation's
+     * run time; the overlap phase pairs its repetitions with the blocking phase's by index */
+    int rc = mm_bench_run_test(cfg, t, args, ps, b, d, cold_cache, cold_cache_bytes, err);
     if (rc != MPI_SUCCESS) return rc;
     /* what the blocking phase counted is kept and added to the overlap phase's counts */
     long blocking_nrep = t->nrep, blocking_redone = t->redone, blocking_resyncs = t->resyncs;
@@ -82,7 +84,18 @@ int mm_bench_run_nbc_test(const mm_config *cfg, mm_test *t, mm_op_args *args, mm
         return err->code;
 
     nbc->phase = MM_NBC_OVERLAP;
-    rc = mm_bench_run_test(cfg, t, args, ps, b, cold_cache, cold_cache_bytes, err);
+    /* --nrep auto: the overlap phase records as many repetitions as the rule gave the blocking
+     * phase, so that each has its pair (a copy of the configuration with that fixed count) */
+    static mm_config fixed; /* large: kept off the stack */
+    const mm_config *overlap_cfg = cfg;
+    if (cfg->nrep_rule != MM_NREP_FIXED) {
+        fixed = *cfg;
+        fixed.nrep_rule = MM_NREP_FIXED;
+        fixed.nrep = (int)(blocking_nrep > 0 ? blocking_nrep : 1);
+        overlap_cfg = &fixed;
+    }
+    rc = mm_bench_run_test(overlap_cfg, t, args, ps, b, NULL, cold_cache, cold_cache_bytes, err);
+    t->nrep_asked = cfg->nrep;
     t->nbc_compute_ns = compute_ns;
     t->nbc_ntests = nbc->ntests;
     t->nbc_work_units = units_max;

@@ -35,6 +35,15 @@ int mm_plan_size(const mm_config *cfg) {
     return n;
 }
 
+int mm_plan_capacity(const mm_config *cfg) {
+    int n = mm_plan_size(cfg);
+    for (int i = 0; cfg->sizes_auto && i < cfg->nops; i++) {
+        const mm_op *op = mm_op_find(cfg->ops[i]);
+        if (op && !(op->flags & MM_OP_SIZE_UNUSED)) n += cfg->sizes_budget;
+    }
+    return n;
+}
+
 int mm_plan_build(const mm_config *cfg, mm_test *tests, int max_tests) {
     int n = 0;
     for (int i = 0; i < cfg->nops; i++) {

@@ -17,6 +17,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "mm_adaptive.h"
+#include "config_internal.h"
 #include "mm_bench.h"
 #include "mm_clocksync.h"
 #include "mm_json.h"
@@ -25,8 +27,7 @@
 #include "mm_procsync.h"
 #include "mm_timer.h"
 
-static int mm__fail(char *err, size_t len, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-static int mm__fail(char *err, size_t len, const char *fmt, ...) {
+int mm__fail(char *err, size_t len, const char *fmt, ...) {
     va_list ap;
     va_start(ap, fmt);
     vsnprintf(err, len, fmt, ap);
@@ -39,6 +40,17 @@ void mm_config_defaults(mm_config *cfg) {
     cfg->mode = MM_MODE_BENCH;
     cfg->nrep = 300;
     cfg->warmup = 10;
+    /* --nrep auto and --sizes auto: the defaults of the option table (options.c) */
+    cfg->nrep_rule = MM_NREP_FIXED;
+    cfg->nrep_min = 30;
+    cfg->nrep_max = 3000;
+    cfg->nrep_every = 10;
+    cfg->precision = 0.02;
+    cfg->nrep_confidence = 0.95;
+    cfg->nrep_budget_s = 10.0;
+    cfg->sizes_factor = 2;
+    cfg->sizes_precision = 0.05;
+    cfg->sizes_budget = 16;
     snprintf(cfg->timer, sizeof cfg->timer, "monotonic");
     snprintf(cfg->procsync, sizeof cfg->procsync, "window");
     snprintf(cfg->datatype, sizeof cfg->datatype, "int");
@@ -218,6 +230,7 @@ static int mm__apply(mm_config *cfg, const mm_option_spec *o, const char *value,
     case MM_OPT_I64:
     case MM_OPT_FLOAT:
     case MM_OPT_NPROCS: {
+        if (strcmp(name, "nrep") == 0) return mm__config_parse_nrep(o, value, cfg, err, len);
         int rc = mm_option_parse_number(o, value, cfg, err, len);
         if (rc == 0 && strcmp(name, "window-us") == 0) cfg->window_given = 1;
         if (rc == 0 && strcmp(name, "resync-s") == 0) cfg->resync_given = 1;
@@ -252,6 +265,7 @@ static int mm__apply(mm_config *cfg, const mm_option_spec *o, const char *value,
         *seen_clocksync = 1;
         return mm__split_names(name, value, cfg->clocksync, MM_MAX_ALGS, &cfg->nclocksync, err, len);
     case MM_OPT_SIZES:
+        if (strncmp(value, "auto", 4) == 0) return mm__config_parse_sizes_auto(value, cfg, err, len);
         return mm_parse_sizes(value, cfg->sizes, MM_MAX_SIZES, &cfg->nsizes, err, len);
     case MM_OPT_FLOATS:
         return mm__parse_check_at(o, value, cfg, err, len);
@@ -433,7 +447,10 @@ static int mm__validate(mm_config *cfg, int seen_clocksync, char *err, size_t le
         for (int s = 0; s < cfg->nsizes; s++) {
             char why_size[256];
             if (mm_op_check_size(op, cfg->sizes[s], type_size, why_size, sizeof why_size) != 0)
-                return mm__fail(err, len, "--sizes: %s (operation %s, --datatype %s)", why_size, op->name, cfg->datatype);
+                return cfg->sizes_auto
+                           ? mm__fail(err, len, "--sizes auto:%" PRId64 ":%" PRId64 ": %s (operation %s, --datatype %s)",
+                                      cfg->sizes_min, cfg->sizes_max, why_size, op->name, cfg->datatype)
+                           : mm__fail(err, len, "--sizes: %s (operation %s, --datatype %s)", why_size, op->name, cfg->datatype);
         }
     }
     if (any_reduce && mm_reduce_op_check(cfg->reduce_op, cfg->datatype, why, sizeof why) != 0)
@@ -463,6 +480,7 @@ int mm_config_parse(mm_config *cfg, int argc, char **argv, char *err, size_t len
     size_t nopts;
     const mm_option_spec *table = mm_options(&nopts);
     char seen[64] = {0};
+    const char *given[64] = {0}; /* each option's value as given, for messages */
     if (nopts > sizeof seen) return mm__fail(err, len, "internal: too many options");
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
@@ -473,16 +491,22 @@ int mm_config_parse(mm_config *cfg, int argc, char **argv, char *err, size_t len
         size_t name_len = eq ? (size_t)(eq - name) : strlen(name);
         const mm_option_spec *o = mm_option_find(name, name_len);
         if (!o) return mm__fail(err, len, "unknown option '%.*s'; see mpimeter-bench --help", (int)(name_len + 2), a);
-        if (seen[o - table]++)
-            return mm__fail(err, len, "--%s: given more than once", o->name);
         const char *value = NULL;
         if (o->type != MM_OPT_FLAG) {
             if (eq) value = eq + 1;
             else if (i + 1 < argc) value = argv[++i];
-            else return mm__fail(err, len, "--%s: missing value (%s)", o->name, o->metavar);
+            else if (!seen[o - table]) return mm__fail(err, len, "--%s: missing value (%s)", o->name, o->metavar);
         } else if (eq) {
             return mm__fail(err, len, "--%s takes no value", o->name);
         }
+        if (seen[o - table]++) {
+            /* both values named: "--nrep auto" and "--nrep 300" cannot both hold */
+            if (o->type != MM_OPT_FLAG && value && given[o - table])
+                return mm__fail(err, len, "--%s: given more than once ('%s', then '%s'); give it once",
+                                o->name, given[o - table], value);
+            return mm__fail(err, len, "--%s: given more than once", o->name);
+        }
+        given[o - table] = value;
         rc = mm__apply(cfg, o, value, &seen_clocksync, err, len);
         if (rc) return rc;
     }
@@ -492,6 +516,8 @@ int mm_config_parse(mm_config *cfg, int argc, char **argv, char *err, size_t len
     rc = mm__check_modes(cfg, seen, err, len);
     if (rc) return rc;
     rc = mm__check_scoped_options(cfg, seen, err, len);
+    if (rc) return rc;
+    rc = mm__config_check_adaptive(cfg, seen, given, err, len);
     if (rc) return rc;
     if (!cfg->seed_given) {
         /* Drawn from the clock and pid; recorded in meta.json so the order can be replayed. */

@@ -93,8 +93,14 @@ static void mm__options(mm_json *j) {
             mm__bound(j, "min", o->min);
             mm_json_kv_bool(j, "min_exclusive", (o->flags & MM_OPT_F_ABOVE) != 0);
             mm__bound(j, "max", o->max);
+            mm_json_kv_bool(j, "max_exclusive", (o->flags & MM_OPT_F_BELOW) != 0);
         }
         mm_json_kv_bool(j, "auto", (o->flags & MM_OPT_F_AUTO) != 0);
+        mm_json_key(j, "auto_values"); /* the words accepted besides numbers: auto, auto:ci, ... */
+        if (o->flags & MM_OPT_F_AUTO)
+            mm__names_array(j, mm_option_auto_words(o));
+        else
+            mm_json_null(j);
         char allowed[1024];
         mm_option_allowed_text(o, allowed, sizeof allowed);
         mm_json_kv_string(j, "allowed", allowed);

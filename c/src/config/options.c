@@ -25,9 +25,37 @@ static const mm_option_spec mm__table[] = {
      "operations", 0, "operations, comma-separated (see --list-ops)"},
     {"sizes", MM_OPT_SIZES, BENCH, "SPEC", "8:65536:x8,65536", "bytes", NONE,
      "sizes in bytes (ns for delay): a list (8,1024) and/or geometric ranges FROM:TO:xFACTOR "
-     "(8:1048576:x2)"},
-    {"nrep", MM_OPT_INT, BENCH, "N", "300", "repetitions", 1, 1e8, NULL, OFF(nrep),
-     "recorded repetitions per test"},
+     "(8:1048576:x2); or auto:MIN:MAX[:xFACTOR] = the geometric grid from MIN (factor 2) and MAX, "
+     "then sizes added per operation where linear interpolation is worst (SKaMPI), until "
+     "--sizes-precision or --sizes-budget"},
+    {"nrep", MM_OPT_INT, BENCH | MM_OPT_F_AUTO, "N", "300", "repetitions", 1, 1e8, NULL,
+     OFF(nrep),
+     "recorded repetitions per test; auto[:RULE] = as many as --precision needs, decided every "
+     "--nrep-every repetitions between --nrep-min and --nrep-max: RULE ci (the default) = the "
+     "median's confidence interval within +-precision of it (Hoefler & Belli), rse = the 25 % "
+     "trimmed mean's relative standard error below precision (SKaMPI)"},
+    {"nrep-min", MM_OPT_INT, BENCH, "N", "30", "repetitions", 1, 1e8, NULL, OFF(nrep_min),
+     "--nrep auto: repetitions recorded before the precision may stop a test"},
+    {"nrep-max", MM_OPT_INT, BENCH, "N", "3000", "repetitions", 1, 1e8, NULL, OFF(nrep_max),
+     "--nrep auto: a test stops here whatever its precision"},
+    {"precision", MM_OPT_FLOAT, BENCH | MM_OPT_F_ABOVE | MM_OPT_F_BELOW, "E", "0.02", NULL, 0, 1,
+     NULL, OFF(precision),
+     "--nrep auto: the precision to reach, relative to the estimate (ci: both bounds of the "
+     "median's interval within +-E of it; rse: standard error below E times the trimmed mean)"},
+    {"nrep-confidence", MM_OPT_FLOAT, BENCH | MM_OPT_F_ABOVE | MM_OPT_F_BELOW, "C", "0.95", NULL,
+     0, 1, NULL, OFF(nrep_confidence),
+     "--nrep auto:ci: confidence level 1 - alpha of the median's interval"},
+    {"nrep-every", MM_OPT_INT, BENCH, "K", "10", "repetitions", 1, 1e6, NULL, OFF(nrep_every),
+     "--nrep auto: decide after every K recorded repetitions (rank 0 collects their run times "
+     "outside the timed region)"},
+    {"nrep-budget-s", MM_OPT_FLOAT, BENCH | MM_OPT_F_ABOVE, "S", "10", "s", 0, 1e6, NULL,
+     OFF(nrep_budget_s), "--nrep auto: time budget per test; a test stops at it whatever its "
+     "precision"},
+    {"sizes-precision", MM_OPT_FLOAT, BENCH | MM_OPT_F_ABOVE | MM_OPT_F_BELOW, "E", "0.05", NULL,
+     0, 1, NULL, OFF(sizes_precision),
+     "--sizes auto: stop adding sizes once every segment's interpolation error is below E"},
+    {"sizes-budget", MM_OPT_INT, BENCH, "N", "16", "sizes", 1, 1024, NULL, OFF(sizes_budget),
+     "--sizes auto: sizes added per operation, at most"},
     {"warmup", MM_OPT_INT, BENCH, "N", "10", "repetitions", 0, 1e8, NULL, OFF(warmup),
      "unrecorded repetitions before each test"},
     {"timer", MM_OPT_NAME, BENCH | SYNC, "NAME", "monotonic", NULL, 0, 0, "timers", 0,
@@ -174,6 +202,11 @@ int mm_config_message(char *err, size_t len, const char *tmpl, const char *optio
     return 2;
 }
 
+const char *mm_option_auto_words(const mm_option_spec *o) {
+    /* --nrep auto[:RULE] (bench/adaptive.c): one word per stopping rule */
+    return strcmp(o->name, "nrep") == 0 ? "auto,auto:ci,auto:rse" : "auto";
+}
+
 /* 100000000 rather than 1e+08: bounds as a user would type them. */
 static void mm__plain(double x, char *out, size_t len) {
     if (x == floor(x) && fabs(x) < 1e19)
@@ -187,22 +220,30 @@ void mm_option_allowed_text(const mm_option_spec *o, char *out, size_t len) {
     mm__plain(o->min, lo, sizeof lo);
     mm__plain(o->max, hi, sizeof hi);
     if (o->type == MM_OPT_SEED) snprintf(hi, sizeof hi, "18446744073709551615"); /* 2^64 - 1 */
+    char words[96] = ""; /* ", or auto", ", or auto, auto:ci, auto:rse" */
+    if (o->flags & MM_OPT_F_AUTO) {
+        size_t used = (size_t)snprintf(words, sizeof words, ", or ");
+        for (const char *p = mm_option_auto_words(o); *p && used + 3 < sizeof words; p++) {
+            words[used++] = *p;
+            if (*p == ',') words[used++] = ' ';
+        }
+        words[used] = '\0';
+    }
     switch (o->type) {
     case MM_OPT_INT:
     case MM_OPT_I64:
     case MM_OPT_SEED:
     case MM_OPT_NPROCS:
-        snprintf(out, len, "a whole number from %s to %s%s", lo, hi,
-                 (o->flags & MM_OPT_F_AUTO) ? ", or auto" : "");
+        snprintf(out, len, "a whole number from %s to %s%s", lo, hi, words);
         return;
     case MM_OPT_FLOAT:
     case MM_OPT_FLOATS:
-        if (o->flags & MM_OPT_F_ABOVE)
-            snprintf(out, len, "a number above %s, at most %s%s", lo, hi,
-                     (o->flags & MM_OPT_F_AUTO) ? ", or auto" : "");
+        if (o->flags & (MM_OPT_F_ABOVE | MM_OPT_F_BELOW))
+            snprintf(out, len, "a number %s %s, %s %s%s",
+                     (o->flags & MM_OPT_F_ABOVE) ? "above" : "from", lo,
+                     (o->flags & MM_OPT_F_BELOW) ? "below" : "at most", hi, words);
         else
-            snprintf(out, len, "a number from %s to %s%s", lo, hi,
-                     (o->flags & MM_OPT_F_AUTO) ? ", or auto" : "");
+            snprintf(out, len, "a number from %s to %s%s", lo, hi, words);
         return;
     case MM_OPT_PAIR:
         snprintf(out, len, "two distinct ranks A,B (whole numbers from 0, below the number of "
@@ -265,8 +306,9 @@ const char *mm_registry_what(const char *registry) {
 /* ---- numbers: the whole text must be a number in range ---- */
 
 static int mm__out_of_range(const mm_option_spec *o, double v) {
-    if (o->flags & MM_OPT_F_ABOVE) return !(v > o->min) || v > o->max;
-    return v < o->min || v > o->max;
+    int low = (o->flags & MM_OPT_F_ABOVE) ? !(v > o->min) : v < o->min;
+    int high = (o->flags & MM_OPT_F_BELOW) ? !(v < o->max) : v > o->max;
+    return low || high;
 }
 
 int mm_option_parse_number(const mm_option_spec *o, const char *text, mm_config *cfg, char *err,

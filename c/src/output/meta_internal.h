@@ -22,5 +22,6 @@ void mm__render_tests(mm_json *j, const mm_launch *l);
 void mm__render_conditions(mm_json *j, const mm_conditions *c);
 /* probes.copy_bandwidth and probes.latency_floor (meta_bounds.c) */
 void mm_meta_render_bound_probes(mm_json *j, const mm_provenance *p);
+void mm__render_size_refinement(mm_json *j, const mm_launch *l);
 
 #endif

@@ -3,6 +3,7 @@
  * status, counts and error, and the conditions the launch noticed. Facts only: the analysis
  * judges them. */
 #include <inttypes.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -131,6 +132,22 @@ void mm__render_proc_sync(mm_json *j, const mm_launch *l) {
     mm_json_end_object(j);
 }
 
+/* tests[].adaptive: --nrep auto's verdict on a finished test (null otherwise). */
+static void mm__render_adaptive(mm_json *j, const mm_test *t) {
+    mm_json_key(j, "adaptive");
+    if (t->nrep_rule == MM_NREP_FIXED || t->status != MM_TEST_COMPLETE) {
+        mm_json_null(j);
+        return;
+    }
+    mm_json_begin_object(j);
+    mm_json_kv_string(j, "rule", mm_nrep_rule_name(t->nrep_rule));
+    mm__kv_text(j, "stopped_by", mm_stop_reason_name(t->stopped_by));
+    mm__kv_double_if(j, "precision", isfinite(t->precision_reached), t->precision_reached);
+    mm_json_kv_int(j, "valid", t->valid_used);
+    mm_json_kv_int(j, "decisions", t->decisions);
+    mm_json_end_object(j);
+}
+
 void mm__render_tests(mm_json *j, const mm_launch *l) {
     mm_json_key(j, "tests");
     mm_json_begin_array(j);
@@ -153,10 +170,12 @@ void mm__render_tests(mm_json *j, const mm_launch *l) {
         }
         mm_json_kv_int(j, "nrep", t->status == MM_TEST_COMPLETE ? t->nrep : 0);
         mm_json_kv_int(j, "nrep_asked", t->nrep_asked);
-        /* why the test ended: every asked repetition, or the roundtime/harmonize time budget */
-        mm__kv_text(j, "ended_by", t->status != MM_TEST_COMPLETE ? NULL
-                                   : t->ended_by_budget       ? "budget"
-                                                              : "nrep");
+        /* why the test ended: every asked repetition, the roundtime/harmonize time budget, or
+         * the stopping rule of --nrep auto (adaptive.stopped_by says which of its reasons) */
+        mm__kv_text(j, "ended_by", t->status != MM_TEST_COMPLETE      ? NULL
+                                   : t->ended_by_budget              ? "budget"
+                                   : t->nrep_rule != MM_NREP_FIXED ? "rule"
+                                                                     : "nrep");
         mm_json_kv_int(j, "invalid", t->invalid);
         for (int r = 0; r < MM_INVALID_NREASONS; r++) {
             char key[40];
@@ -181,6 +200,39 @@ void mm__render_tests(mm_json *j, const mm_launch *l) {
         } else {
             mm_json_null(j);
         }
+        mm__render_adaptive(j, t);
+        mm_json_kv_bool(j, "size_added", t->size_added);
+        mm_json_key(j, "refine_round"); /* --sizes auto: 0 for the grid; null without it */
+        if (l->refine)
+            mm_json_int(j, t->refine_round);
+        else
+            mm_json_null(j);
+        mm_json_end_object(j);
+    }
+    mm_json_end_array(j);
+}
+
+void mm__render_size_refinement(mm_json *j, const mm_launch *l) {
+    mm_json_key(j, "size_refinement");
+    if (!l->refine) {
+        mm_json_null(j);
+        return;
+    }
+    mm_json_begin_array(j);
+    for (int r = 0; r < l->nrefine; r++) {
+        const mm_refine_op *ref = &l->refine[r];
+        mm_json_begin_object(j);
+        mm_json_kv_string(j, "op", ref->op->name);
+        mm_json_key(j, "added"); /* in the order they were added */
+        mm_json_begin_array(j);
+        for (int round = 1; round <= ref->rounds; round++)
+            for (int i = 0; i < l->ntests; i++)
+                if (l->tests[i].op == ref->op && l->tests[i].size_added && l->tests[i].refine_round == round)
+                    mm_json_int(j, l->tests[i].size);
+        mm_json_end_array(j);
+        mm_json_kv_int(j, "rounds", ref->rounds);
+        mm__kv_double_if(j, "max_error", isfinite(ref->max_error), ref->max_error);
+        mm__kv_text(j, "stopped_by", mm_stop_reason_name(ref->stopped_by));
         mm_json_end_object(j);
     }
     mm_json_end_array(j);

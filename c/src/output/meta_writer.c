@@ -184,6 +184,34 @@ void mm_meta_render_config(mm_json *j, const mm_config *c, const mm_clocksync *c
                                                          : NULL;
     const char *kind = csv ? csv->model_kind : "identity";
     mm__kv_positive(j, "resync_s", mm_config_effective_resync_s(c, kind));
+    /* --nrep auto: the stopping rule (null: a fixed --nrep, which "nrep" holds) */
+    mm_json_key(j, "nrep_auto");
+    if (c->nrep_rule != MM_NREP_FIXED) {
+        mm_json_begin_object(j);
+        mm_json_kv_string(j, "rule", mm_nrep_rule_name(c->nrep_rule));
+        mm_json_kv_int(j, "min", c->nrep_min);
+        mm_json_kv_int(j, "max", c->nrep_max);
+        mm_json_kv_double(j, "precision", c->precision);
+        mm__kv_double_if(j, "confidence", c->nrep_rule == MM_NREP_CI, c->nrep_confidence);
+        mm_json_kv_int(j, "every", c->nrep_every);
+        mm_json_kv_double(j, "budget_s", c->nrep_budget_s);
+        mm_json_end_object(j);
+    } else {
+        mm_json_null(j);
+    }
+    /* --sizes auto: the refinement's bounds ("sizes" holds the initial grid) */
+    mm_json_key(j, "sizes_auto");
+    if (c->sizes_auto) {
+        mm_json_begin_object(j);
+        mm_json_kv_int(j, "min", c->sizes_min);
+        mm_json_kv_int(j, "max", c->sizes_max);
+        mm_json_kv_int(j, "factor", c->sizes_factor);
+        mm_json_kv_double(j, "precision", c->sizes_precision);
+        mm_json_kv_int(j, "budget", c->sizes_budget);
+        mm_json_end_object(j);
+    } else {
+        mm_json_null(j);
+    }
     mm_json_end_object(j);
 }
 
@@ -457,6 +485,7 @@ void mm_meta_render(const mm_launch *l, mm_buf *out) {
     mm__kv_text(&j, "wall_start", p ? p->wall_start : NULL);
     mm__kv_text(&j, "wall_end", p ? p->wall_end : NULL);
     mm__render_tests(&j, l);
+    mm__render_size_refinement(&j, l);
     mm__render_conditions(&j, l->conditions);
     mm_json_end_object(&j);
     mm_buf_append(out, "\n", 1);

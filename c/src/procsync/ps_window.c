@@ -26,7 +26,9 @@
  * rest of the test on a window thousands of times too long (seen: 9 us grown to 38 ms, a
  * launch of 1 s taking a minute). It never grows beyond MM__MAX_GROWTH times the pilot's
  * window: past that the machine is too busy for windows, and the invalid repetitions say so. Each batch is started anew from a fresh start time (one broadcast), which also keeps the
- * schedule short against clock drift.
+ * schedule short against clock drift. When the loop pauses between repetitions for a decision
+ * of --nrep auto (bench/decide.c), the batch ends there (`resume`): the next one starts after the
+ * pause instead of leaving its first windows behind it.
  * Cost per batch: 1 allreduce + 1 broadcast, outside every window. */
 #include <stdlib.h>
 
@@ -146,17 +148,26 @@ int64_t mm_window_adapt_ns(int64_t window_ns, int64_t pilot_window_ns, long wors
     return window_ns;
 }
 
+/* The end of a batch (full, or cut short by the loop's pause): the ranks agree on the worst
+ * count of invalid repetitions, the window adapts to it over the repetitions the batch had, and
+ * the next batch starts at seq from a fresh start time. */
+static void mm__end_batch(mm_procsync *ps, mm__window_state *st, long seq) {
+    long worst = 0, had = seq - st->batch_first_seq;
+    MM_MPI(&ps->err, MPI_Allreduce(&st->batch_invalid, &worst, 1, MPI_LONG, MPI_MAX, ps->comm));
+    if (st->adaptive && had > 0) {
+        st->window_ns = mm_window_adapt_ns(st->window_ns, st->pilot_window_ns, worst, had);
+        if (st->window_ns > ps->window_ns) ps->window_ns = st->window_ns;
+    }
+    mm__start_batch(ps, st, seq);
+}
+
+/* A pause of the loop (a decision of --nrep auto) would make the next window start late: the
+ * batch ends there and a new one starts after the pause. */
+static void mm__window_resume(mm_procsync *ps, long seq) { mm__end_batch(ps, ps->state, seq); }
+
 static int mm__window_before(mm_procsync *ps, long seq) {
     mm__window_state *st = ps->state;
-    if (seq - st->batch_first_seq == st->batch) {
-        long worst = 0;
-        MM_MPI(&ps->err, MPI_Allreduce(&st->batch_invalid, &worst, 1, MPI_LONG, MPI_MAX, ps->comm));
-        if (st->adaptive) {
-            st->window_ns = mm_window_adapt_ns(st->window_ns, st->pilot_window_ns, worst, st->batch);
-            if (st->window_ns > ps->window_ns) ps->window_ns = st->window_ns;
-        }
-        mm__start_batch(ps, st, seq);
-    }
+    if (seq - st->batch_first_seq == st->batch) mm__end_batch(ps, st, seq);
     int64_t window_start = st->batch_start_global_ns + (seq - st->batch_first_seq) * st->window_ns;
     return mm_procsync_wait_start(ps, seq, mm_clocksync_to_local(ps->cs, window_start));
 }
@@ -184,4 +195,5 @@ const mm_procsync_vtable mm_procsync_window = {
     .after_rep = mm__window_after,
     .end_test = mm_procsync_nothing_end,
     .budget_exhausted = NULL,
+    .resume = mm__window_resume,
 };

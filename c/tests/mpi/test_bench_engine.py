@@ -63,7 +63,7 @@ def test_every_op_under_every_procsync(lib, np_, tmp_path):
             args += ["--clocksync", "none"] if procsync != "barrier" else []
         run_bench(lib, np_, args, timeout=600)
         meta, raw = read_launch(out)
-        assert meta["schema_version"] == 3
+        assert meta["schema_version"] == 4
         assert meta["status"] == "complete"
         assert meta["nprocs"] == np_
         assert meta["config"]["procsync"] == procsync

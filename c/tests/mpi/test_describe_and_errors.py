@@ -59,7 +59,7 @@ def _shape(value):
 def test_describe_without_mpi_and_under_mpirun(lib):
     doc = _describe(lib)
     assert doc["describe_version"] == 1
-    assert doc["tool"]["meta_schema_version"] == 3
+    assert doc["tool"]["meta_schema_version"] == 4
     # under the launcher every process starts, but one document is printed
     proc = subprocess.run(launcher(lib, 2) + [str(bench_path(lib)), "--describe"],
                           capture_output=True, text=True, timeout=60)

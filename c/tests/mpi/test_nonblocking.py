@@ -37,7 +37,7 @@ def test_every_nonblocking_op_records_consistent_components(lib, np_, tmp_path):
     run_bench(lib, np_, ["--ops", ",".join(ops), "--sizes", "8,4096", "--nrep", nrep, "--warmup", 2,
                          "--test-interval", 1024, "--seed", 3, "--out", out], timeout=600)
     meta, raw = read_launch(out)
-    assert meta["schema_version"] == 3
+    assert meta["schema_version"] == 4
     assert all(t["status"] == "complete" for t in meta["tests"]), meta["tests"]
     assert set(raw["op"]) == set(ops)
     for t in meta["tests"]:

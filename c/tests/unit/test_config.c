@@ -212,6 +212,74 @@ static void test_sync_check_mode(void) {
     expect_error(4, c, "--check-at");
 }
 
+/* --nrep auto[:RULE] and --sizes auto:MIN:MAX: what they set, and the bad input of issue 14. */
+static void test_adaptive_options(void) {
+    const char *out[] = {"--out", "/tmp/mm_unit_cfg/none-yet"};
+    const char *a1[] = {"b", "--nrep", "auto", "--nrep-max", "500", out[0], out[1]};
+    CHECK_EQ_INT(parse(7, a1), 0);
+    CHECK_EQ_INT(cfg.nrep_rule, MM_NREP_CI); /* the default rule */
+    CHECK_EQ_INT(cfg.nrep, 500);             /* the most a test records: what is allocated */
+    CHECK_EQ_INT(cfg.nrep_min, 30);
+    CHECK_NEAR(cfg.precision, 0.02, 0);
+    const char *a2[] = {"b", "--nrep=auto:rse", "--precision", "0.005", "--nrep-every", "5", out[0], out[1]};
+    CHECK_EQ_INT(parse(8, a2), 0);
+    CHECK_EQ_INT(cfg.nrep_rule, MM_NREP_RSE);
+    CHECK_EQ_INT(cfg.nrep_every, 5);
+    CHECK_NEAR(cfg.precision, 0.005, 0);
+    const char *a3[] = {"b", "--nrep", "42", out[0], out[1]};
+    CHECK_EQ_INT(parse(5, a3), 0);
+    CHECK_EQ_INT(cfg.nrep_rule, MM_NREP_FIXED);
+    CHECK_EQ_INT(cfg.nrep, 42);
+
+    const char *twice[] = {"b", "--nrep", "auto", "--nrep", "300", out[0], out[1]};
+    expect_error(7, twice, "--nrep: given more than once ('auto', then '300')");
+    const char *fixed_max[] = {"b", "--nrep", "300", "--nrep-max", "1000", out[0], out[1]};
+    expect_error(7, fixed_max, "--nrep-max 1000 applies only to --nrep auto[:RULE], but --nrep is 300");
+    const char *default_fixed[] = {"b", "--precision", "0.01", out[0], out[1]};
+    expect_error(5, default_fixed, "--precision 0.01 applies only to --nrep auto");
+    const char *zero[] = {"b", "--nrep", "auto", "--precision", "0", out[0], out[1]};
+    expect_error(7, zero, "--precision: 0 is out of range; allowed: a number above 0, below 1");
+    const char *one[] = {"b", "--nrep", "auto", "--precision", "1", out[0], out[1]};
+    expect_error(7, one, "--precision: 1 is out of range");
+    const char *above[] = {"b", "--nrep", "auto", "--precision", "1.5", out[0], out[1]};
+    expect_error(7, above, "--precision: 1.5 is out of range");
+    const char *minmax[] = {"b", "--nrep", "auto", "--nrep-min", "500", "--nrep-max", "100", out[0], out[1]};
+    expect_error(9, minmax, "--nrep-min 500 is above --nrep-max 100");
+    const char *rule[] = {"b", "--nrep", "auto:median", out[0], out[1]};
+    expect_error(5, rule, "--nrep: 'auto:median' is not a whole number; allowed: a whole number from 1 to "
+                          "100000000, or auto, auto:ci, auto:rse");
+    const char *conf[] = {"b", "--nrep", "auto:rse", "--nrep-confidence", "0.9", out[0], out[1]};
+    expect_error(7, conf, "--nrep-confidence 0.9 applies only to --nrep auto:ci");
+
+    const char *s1[] = {"b", "--sizes", "auto:8:1048576", out[0], out[1]};
+    CHECK_EQ_INT(parse(5, s1), 0);
+    CHECK_EQ_INT(cfg.sizes_auto, 1);
+    CHECK_EQ_INT(cfg.nsizes, 18); /* 8, 16, ..., 1048576 */
+    CHECK_EQ_INT(cfg.sizes[17], 1048576);
+    const char *s2[] = {"b", "--sizes", "auto:8:1000:x4", out[0], out[1]};
+    CHECK_EQ_INT(parse(5, s2), 0);
+    CHECK_EQ_INT(cfg.nsizes, 5); /* 8, 32, 128, 512 below MAX, then MAX */
+    CHECK_EQ_INT(cfg.sizes[3], 512);
+    CHECK_EQ_INT(cfg.sizes[4], 1000);
+    CHECK_EQ_INT(cfg.sizes_factor, 4);
+    const char *down[] = {"b", "--sizes", "auto:1024:8", out[0], out[1]};
+    expect_error(5, down, "--sizes auto:1024:8: the bounds must increase");
+    const char *same[] = {"b", "--sizes", "auto:64:64", out[0], out[1]};
+    expect_error(5, same, "--sizes auto:64:64: the bounds must increase");
+    const char *half[] = {"b", "--sizes", "auto:8", out[0], out[1]};
+    expect_error(5, half, "--sizes: 'auto:8' is not auto:MIN:MAX");
+    const char *junk[] = {"b", "--sizes", "auto:8:64:y2", out[0], out[1]};
+    expect_error(5, junk, "--sizes: 'auto:8:64:y2' is not auto:MIN:MAX");
+    const char *huge[] = {"b", "--sizes", "auto:8:17179869184", out[0], out[1]};
+    expect_error(5, huge, "--sizes auto:8:17179869184: size 8589934592 is too large");
+    const char *odd[] = {"b", "--sizes", "auto:6:64", out[0], out[1]}; /* int: multiples of 4 */
+    expect_error(5, odd, "--sizes auto:6:64: size 6 is not a multiple");
+    const char *budget[] = {"b", "--sizes-budget", "4", out[0], out[1]};
+    expect_error(5, budget, "--sizes-budget 4 applies only to --sizes auto:MIN:MAX");
+    const char *unsized[] = {"b", "--ops", "barrier", "--sizes", "auto:8:64", out[0], out[1]};
+    expect_error(7, unsized, "--sizes auto:8:64 applies only to operations that take a size");
+}
+
 int main(void) {
     test_defaults();
     test_sizes();
@@ -220,6 +288,7 @@ int main(void) {
     test_values();
     test_virtual_params();
     test_sync_check_mode();
+    test_adaptive_options();
     test_empty_list_items();
     test_window_us();
     test_virtual_clocks_need_a_sync();

@@ -174,11 +174,11 @@ static const char *const expected_top_keys[] = {
     "schema_version", "tool", "status", "pid", "host_of_rank0", "argv", "config", "nprocs",
     "operations", "mpi", "build", "system", "ranks", "probes", "environment", "load", "timer",
     "clock_sync", "proc_sync", "launch_epoch_local_ns_rank0", "wall_start", "wall_end", "tests",
-    "conditions"};
+    "size_refinement", "conditions"};
 
 /* Top-level keys appear, at indent 2, in FORMAT.md's order. */
 static void check_top_keys(const char *text) {
-    CHECK(strncmp(text, "{\n  \"schema_version\": 3,\n", 25) == 0);
+    CHECK(strncmp(text, "{\n  \"schema_version\": 4,\n", 25) == 0);
     const char *at = text;
     for (size_t i = 0; i < sizeof expected_top_keys / sizeof expected_top_keys[0]; i++) {
         char needle[64];
@@ -276,7 +276,9 @@ static void test_meta_render(const char *tmp) {
         {.index = 2, .op = &op_bcast, .size = 1024, .status = MM_TEST_FAILED, .nrep_asked = 5,
          .error_code = "mpi-error", .error_message = "MPI_Bcast: MPI_ERR_COUNT: invalid count"},
         {.index = 3, .op = &op_barrier, .size = 0, .status = MM_TEST_COMPLETE, .nrep = 5,
-         .nrep_asked = 5, .started_s = 0.5, .duration_s = 0.1}};
+         .nrep_asked = 5, .started_s = 0.5, .duration_s = 0.1, .nrep_rule = MM_NREP_CI,
+         .stopped_by = MM_STOP_PRECISION, .precision_reached = 0.015, .valid_used = 4,
+         .decisions = 1}};
     int res_ranks[1] = {1};
     int64_t res_ns[1] = {-12};
     mm_clock_model models[2] = {{0, 0.0, 0.0}, {123, 1e-6, -1510.5}};
@@ -324,7 +326,7 @@ static void test_meta_render(const char *tmp) {
     CHECK(write_all(path, meta.data) == 0);
     check_with_python(
         path,
-        "assert list(m)[0] == \"schema_version\" and m[\"schema_version\"] == 3\n"
+        "assert list(m)[0] == \"schema_version\" and m[\"schema_version\"] == 4\n"
         "assert m[\"environment\"] == {\"MPIMETER_NOTE\": \"a \\\"quoted\\\"\\nline\", "
         "\"OMPI_MCA_btl\": \"self,vader\", \"SLURM_JOB_ID\": \"42\", \"UCX_PASSWORD\": "
         "\"<redacted>\"}, m[\"environment\"]\n"
@@ -365,7 +367,11 @@ static void test_meta_render(const char *tmp) {
         "assert m[\"config\"][\"start_tolerance_ns\"] is None\n"
         "assert [t[\"nrep\"] for t in m[\"tests\"]] == [3, 0, 0, 5]\n"
         "assert [t[\"nrep_asked\"] for t in m[\"tests\"]] == [5, 5, 5, 5]\n"
-        "assert [t[\"ended_by\"] for t in m[\"tests\"]] == [\"budget\", None, None, \"nrep\"]\n"
+        "assert [t[\"ended_by\"] for t in m[\"tests\"]] == [\"budget\", None, None, \"rule\"]\n"
+        "assert m[\"tests\"][3][\"adaptive\"] == {\"rule\": \"ci\", \"stopped_by\": \"precision\", "
+        "\"precision\": 0.015, \"valid\": 4, \"decisions\": 1} and m[\"tests\"][0][\"adaptive\"] is None\n"
+        "assert [t[\"size_added\"] for t in m[\"tests\"]] == [False] * 4 and m[\"tests\"][0][\"refine_round\"] is None\n"
+        "assert m[\"size_refinement\"] is None and c[\"nrep_auto\"] is None and c[\"sizes_auto\"] is None\n"
         "assert list(m[\"tests\"][0])[5:8] == [\"nrep\", \"nrep_asked\", \"ended_by\"]\n"
         "assert m[\"tests\"][1][\"duration_s\"] is None and m[\"tests\"][2][\"started_s\"] == 0\n"
         "assert m[\"tests\"][2][\"window_ns\"] is None\n"
@@ -394,6 +400,29 @@ static void test_meta_render(const char *tmp) {
         "f = m[\"probes\"][\"latency_floor\"]\n"
         "assert f == {\"pairs_by\": \"sampled\", \"message_bytes\": 1, \"round_trips\": 51, "
         "\"pairs\": [{\"ranks\": [0, 1], \"min_rtt_ns\": 250, \"median_rtt_ns\": 310}]}\n");
+    /* --nrep auto and --sizes auto: the rule and the bounds in config, the refinement's record */
+    cfg.nrep_rule = MM_NREP_RSE, cfg.nrep_min = 30, cfg.nrep_max = 3000, cfg.precision = 0.01;
+    cfg.nrep_every = 10, cfg.nrep_budget_s = 10.0, cfg.nrep_confidence = 0.95;
+    cfg.sizes_auto = 1, cfg.sizes_min = 8, cfg.sizes_max = 1024, cfg.sizes_factor = 2;
+    cfg.sizes_precision = 0.05, cfg.sizes_budget = 16;
+    tests[2].size_added = 1, tests[2].refine_round = 1; /* bcast 1024 as if added in round 1 */
+    mm_refine_op refine[1] = {{.op = &op_bcast, .nadded = 1, .rounds = 2, .max_error = 0.01,
+                               .stopped_by = MM_STOP_PRECISION}};
+    l.refine = refine, l.nrefine = 1;
+    mm_meta_render(&l, &meta);
+    check_top_keys(meta.data);
+    snprintf(path, sizeof path, "%s/meta_adaptive.json", tmp);
+    CHECK(write_all(path, meta.data) == 0);
+    check_with_python(
+        path,
+        "c = m[\"config\"]; assert c[\"nrep_auto\"] == {\"rule\": \"rse\", \"min\": 30, \"max\": 3000, "
+        "\"precision\": 0.01, \"confidence\": None, \"every\": 10, \"budget_s\": 10.0}, c[\"nrep_auto\"]\n"
+        "assert c[\"sizes_auto\"] == {\"min\": 8, \"max\": 1024, \"factor\": 2, \"precision\": 0.05, "
+        "\"budget\": 16}\n"
+        "assert m[\"size_refinement\"] == [{\"op\": \"bcast\", \"added\": [1024], \"rounds\": 2, "
+        "\"max_error\": 0.01, \"stopped_by\": \"precision\"}], m[\"size_refinement\"]\n"
+        "assert [t[\"refine_round\"] for t in m[\"tests\"]] == [0, 0, 1, 0]\n"
+        "assert [t[\"size_added\"] for t in m[\"tests\"]] == [False, False, True, False]\n");
 
     /* a launch with nothing known yet: every key present, nulls, still valid JSON */
     mm_launch empty;

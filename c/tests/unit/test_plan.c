@@ -24,6 +24,10 @@ int main(void) {
     int n = build(a, 1234);
     CHECK_EQ_INT(n, 3 * 3 + 1); /* barrier: one test at size 0 */
     CHECK_EQ_INT(mm_plan_size(&cfg), n); /* what a launch allocates for the plan */
+    CHECK_EQ_INT(mm_plan_capacity(&cfg), n); /* fixed sizes: nothing is added */
+    cfg.sizes_auto = 1, cfg.sizes_budget = 5;
+    CHECK_EQ_INT(mm_plan_capacity(&cfg), n + 3 * 5); /* --sizes auto: 5 more per sized op, not barrier */
+    cfg.sizes_auto = 0;
     CHECK_EQ_INT(build(b, 1234), n);
     build(c, 1235);
     int same = 1, same_other = 1;

@@ -1,5 +1,6 @@
 """The warnings of ``analyze`` about what it found: too few launches, failed normality, invalid
-repetitions, long warm-ups, tests that a time budget ended before ``--nrep``, the launches' own
+repetitions, long warm-ups, tests that a time budget ended before ``--nrep``, tests that
+``--nrep auto`` stopped short of its precision, the launches' own
 warnings (machine load, sync residuals, the binary's conditions, … from
 ``mpimeter.analysis.launch_warnings``) and ranks that differ. Repeats of one code are merged
 by ``mpimeter.analysis.warning_groups``.
@@ -63,6 +64,31 @@ def _budget_warning(campaign: Campaign) -> AnalysisWarning | None:
         "repetitions than asked", "raise --roundtime-budget-s or lower --nrep", where)
 
 
+def precision_not_reached(meta: LaunchMeta) -> list[TestRecord]:
+    """The finished tests that --nrep auto's rule stopped at --nrep-max or at its time budget,
+    before the precision asked (meta.json tests[].adaptive.stopped_by, schema 4)."""
+    return [t for t in meta.tests if t.status == "complete" and t.adaptive is not None
+            and t.adaptive.stopped_by in ("max", "budget")]
+
+
+def _precision_warning(campaign: Campaign) -> AnalysisWarning | None:
+    """One warning naming the launch tests --nrep auto stopped short of its precision."""
+    short = [(li, t) for li in campaign.launches for t in precision_not_reached(li.meta)]
+    if not short:
+        return None
+    li, t = max(short, key=lambda x: math.inf if x[1].adaptive.precision is None else x[1].adaptive.precision)
+    rule = li.meta.config.nrep_auto
+    asked = f" {rule.precision:g}" if rule is not None else ""
+    reached = "none computable" if t.adaptive.precision is None else f"{t.adaptive.precision:.3g}"
+    where = f"{li.alternative}/{li.index:03d}"
+    return AnalysisWarning(
+        "precision-not-reached",
+        f"{len(short)} launch test(s) reached --nrep-max or the --nrep-budget-s time budget before "
+        f"--nrep auto's precision{asked} (worst: {where} {t.op} {t.size}: {reached} after {t.nrep} "
+        "repetitions); their launch medians are less precise than asked",
+        "raise --nrep-max or --nrep-budget-s, or ask for a coarser --precision", where)
+
+
 def row_warnings(campaign: Campaign, rows: list[Row], summaries: list[LaunchSummary],
                  rank_tests: list[RankTest]) -> list[AnalysisWarning]:
     w: list[AnalysisWarning] = []
@@ -104,6 +130,8 @@ def row_warnings(campaign: Campaign, rows: list[Row], summaries: list[LaunchSumm
             f"{worst.alternative}/{worst.launch:03d}"))
     if (budget := _budget_warning(campaign)) is not None:
         w.append(budget)
+    if (precision := _precision_warning(campaign)) is not None:
+        w.append(precision)
     min_median: dict[tuple[str, int], float] = {}
     for s in summaries:
         if s.n and s.clock != "local":

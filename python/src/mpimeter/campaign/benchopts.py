@@ -35,6 +35,18 @@ class ResolvedArgs:
     notes: list[str]
 
 
+def arg_value(args: Sequence[str], flag: str) -> str | None:
+    """The value of `flag` in a bench command line, `--flag X` or `--flag=X` (the last one wins,
+    as in the bench's parser)."""
+    value = None
+    for i, token in enumerate(args):
+        if token == flag and i + 1 < len(args):
+            value = args[i + 1]
+        elif token.startswith(flag + "="):
+            value = token.split("=", 1)[1]
+    return value
+
+
 def describe_all(binaries: Sequence[str | Path]) -> list[_describe.Description]:
     try:
         return [_describe.describe(b) for b in binaries]
@@ -75,10 +87,15 @@ def default_launch_timeout(validated: _describe.Validated, np: int, *, floor_s: 
     Oversubscribed runs (more ranks than cores) are slower by the oversubscription factor. Why
     so generous: the window adapts (it doubles while many repetitions miss it), and on a loaded
     2-core machine it was seen to grow to 10 ms; a launch stopped by the limit is lost, a late one
-    is not."""
+    is not. With --sizes auto every operation may get --sizes-budget more sizes (counted at the
+    largest); with --nrep auto a test ends by its --nrep-budget-s at the latest (twice for the two
+    phases of a nonblocking collective), which caps the estimate."""
     cfg = validated.config
     ops = cfg.get("ops") or []
-    sizes = cfg.get("sizes") or [0]
+    sizes = list(cfg.get("sizes") or [0])
+    refine, rule = cfg.get("sizes_auto"), cfg.get("nrep_auto")
+    if isinstance(refine, dict):
+        sizes += [int(refine.get("max") or 0)] * int(refine.get("budget") or 0)
     reps = int(cfg.get("nrep") or 0) + max(10, int(cfg.get("warmup") or 0))
     window_s = float(cfg.get("window_us") or 0.0) * 1e-6
     cold_cache_s = 2 * int(cfg.get("cold_cache_bytes") or 0) * 1e-9
@@ -88,4 +105,9 @@ def default_launch_timeout(validated: _describe.Validated, np: int, *, floor_s: 
         total += len(ops) * reps * per_rep
     ncpus = ncpus or len(os.sched_getaffinity(0))
     oversubscription = max(1.0, np / max(1, ncpus))
-    return round(max(floor_s, 60.0 + 10.0 * total * oversubscription))
+    estimate = 60.0 + 10.0 * total * oversubscription
+    if isinstance(rule, dict) and rule.get("budget_s"):
+        # the budget bounds each test; 5 s more for its pilot, gathers and a slow start
+        bound = 60.0 + len(ops) * len(sizes) * (2 * float(rule["budget_s"]) + 5.0) * oversubscription
+        estimate = min(estimate, bound)
+    return round(max(floor_s, estimate))

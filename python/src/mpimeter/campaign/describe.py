@@ -42,6 +42,10 @@ class OptionSpec:
     min: float | None = None
     max: float | None = None
     min_exclusive: bool = False
+    max_exclusive: bool = False
+    # the words accepted besides numbers when ``auto``: ("auto",) or, for --nrep,
+    # ("auto", "auto:ci", "auto:rse"); absent in older binaries: ("auto",)
+    auto_values: tuple[str, ...] = ("auto",)
     choices: tuple[str, ...] | None = None
     what: str | None = None  # what a name is called in messages ("timer", "clock sync")
     modes: tuple[str, ...] = ()
@@ -115,7 +119,8 @@ def _spec(obj: dict[str, Any]) -> OptionSpec:
         name=obj["name"], type=obj["type"], metavar=obj.get("metavar"), default=obj.get("default", ""),
         unit=obj.get("unit"), help=obj.get("help", ""), allowed=obj.get("allowed", ""),
         auto=bool(obj.get("auto")), min=obj.get("min"), max=obj.get("max"),
-        min_exclusive=bool(obj.get("min_exclusive")),
+        min_exclusive=bool(obj.get("min_exclusive")), max_exclusive=bool(obj.get("max_exclusive")),
+        auto_values=tuple(obj.get("auto_values") or ("auto",)),
         choices=tuple(choices) if isinstance(choices, list) else None, what=obj.get("what"),
         modes=tuple(obj.get("modes") or ()), per_launch=bool(obj.get("per_launch")),
         selects_mode=bool(obj.get("selects_mode")), hidden=bool(obj.get("hidden")))
@@ -180,7 +185,7 @@ def check_value(desc: Description, spec: OptionSpec, value: str) -> str | None:
     the option alone decides (type, range, names); combinations are left to `validate`."""
     text = str(value)
     if spec.type in ("int", "float", "uint64"):
-        if spec.auto and text == "auto":
+        if spec.auto and text in spec.auto_values:
             return None
         return _check_number(desc, spec, text)
     if spec.type == "floats":
@@ -238,7 +243,7 @@ def _check_number(desc: Description, spec: OptionSpec, text: str) -> str | None:
     if not whole and not math.isfinite(number):
         return desc.message("not_a_number", option=spec.name, value=text, allowed=spec.allowed)
     low_ok = spec.min is None or (number > spec.min if spec.min_exclusive else number >= spec.min)
-    high_ok = spec.max is None or number <= spec.max
+    high_ok = spec.max is None or (number < spec.max if spec.max_exclusive else number <= spec.max)
     if not (low_ok and high_ok):
         return desc.message("out_of_range", option=spec.name, value=text, allowed=spec.allowed)
     return None

@@ -3,7 +3,8 @@
 launch folder and attempt:
 
   ok        writes a complete launch folder (meta.json status complete, raw.csv with synthetic
-            run times that depend on the op, the size, the seed and a per-launch effect), exit 0
+            run times that depend on the op, the size, the seed and a per-launch effect, whose
+            spread may differ per op and size: `launch_sigma`), exit 0
   fail      writes a partial folder (status running), exit 1, an error on stderr
   crash     writes nothing, exit 1
   killed    writes a partial folder, killed by SIGKILL (exit -9)
@@ -22,22 +23,12 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
+from mpimeter.campaign.benchopts import arg_value  # noqa: F401 (the tests take it from here too)
 from mpimeter.campaign.executor import ExecResult
 
 OUTCOMES = ("ok", "fail", "crash", "killed", "hang", "interrupt", "refuse", "empty")
 # The fake's own plan when the command does not say (a campaign always writes them out).
 FAKE_OPS, FAKE_SIZES, FAKE_NREP = "allreduce", "8", 10
-
-
-def arg_value(args: list[str], flag: str) -> str | None:
-    """The value of `flag` in an argument list (last one wins, as in the bench's parser)."""
-    value = None
-    for i, token in enumerate(args):
-        if token == flag and i + 1 < len(args):
-            value = args[i + 1]
-        elif token.startswith(flag + "="):
-            value = token.split("=", 1)[1]
-    return value
 
 
 def _sizes(text: str) -> list[int]:
@@ -67,7 +58,7 @@ class FakeExecutor:
     def __init__(self, script: dict[str, list[str]] | Callable[[Path, int], str] | None = None,
                  *, duration_s: float = 1.0, nranks: int | None = None,
                  base_ns: Callable[[str, int], float] | None = None,
-                 launch_sigma: float = 0.03, rep_sigma: float = 0.1):
+                 launch_sigma: float | Callable[[str, int], float] = 0.03, rep_sigma: float = 0.1):
         self.script = script or {}
         self.duration_s = duration_s
         self.nranks = nranks
@@ -144,7 +135,8 @@ class FakeExecutor:
         lines = ["test,op,size,rank,rep,start_ns,end_ns,valid,gstart_ns,gend_ns"]
         clock = 0
         for t, (op, size) in enumerate(tests):
-            launch_effect = rng.lognormvariate(0.0, self.launch_sigma)
+            sigma = self.launch_sigma(op, size) if callable(self.launch_sigma) else self.launch_sigma
+            launch_effect = rng.lognormvariate(0.0, sigma)
             for rep in range(nrep):
                 duration = self.base_ns(op, size) * launch_effect * rng.lognormvariate(0.0, self.rep_sigma)
                 clock += int(duration * 3)

@@ -19,6 +19,7 @@ class ProgressSink(Protocol):
     def start(self, *, total: int, todo: int, counts: dict[str, int]) -> None: ...
     def launch_started(self, rec: LaunchRecord) -> None: ...
     def launch_finished(self, rec: LaunchRecord, counts: dict[str, int]) -> None: ...
+    def extend(self, added: int) -> None: ...  # --launches auto planned `added` more launches
     def close(self, counts: dict[str, int]) -> None: ...
 
 
@@ -30,6 +31,9 @@ class NullProgress:
         pass
 
     def launch_finished(self, rec: LaunchRecord, counts: dict[str, int]) -> None:
+        pass
+
+    def extend(self, added: int) -> None:
         pass
 
     def close(self, counts: dict[str, int]) -> None:
@@ -53,6 +57,10 @@ class _Counts:
     def finished(self, counts: dict[str, int]) -> None:
         self.finished_attempts += 1
         self.record = dict(counts)
+
+    def extend(self, added: int) -> None:
+        self.total += added
+        self.todo += added
 
     @property
     def done(self) -> int:
@@ -113,6 +121,11 @@ class PlainProgress:
               f"~{_fmt_s(c.remaining_s())} left, {c.problems()}",
               file=self.stream, flush=True)
 
+    def extend(self, added: int) -> None:
+        self.counts.extend(added)
+        print(f"campaign: {added} more launch(es) for the pairs not yet precise enough "
+              f"(--launches auto), {self.counts.total} in all", file=self.stream, flush=True)
+
     def close(self, counts: dict[str, int]) -> None:
         # A campaign stopped between two launches leaves one `incomplete` that no line above
         # shows: end with the record's counts so that the last line agrees with campaign.json.
@@ -159,6 +172,11 @@ class RichProgress:
                                f"{rec.reason}[/yellow]")
         self.bar.update(self.task, completed=c.done, problems=c.problems(),
                         eta=_fmt_s(c.remaining_s()))
+
+    def extend(self, added: int) -> None:
+        self.counts.extend(added)
+        if self.task is not None:
+            self.bar.update(self.task, total=self.counts.total)
 
     def close(self, counts: dict[str, int]) -> None:
         if self.task is not None:

@@ -25,6 +25,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
+from mpimeter.campaign import adaptive as _adaptive
 from mpimeter.campaign import procs
 from mpimeter.campaign import state as st
 from mpimeter.campaign.executor import Executor, ExecResult, tail
@@ -32,6 +33,7 @@ from mpimeter.campaign.launcher import build_argv
 from mpimeter.campaign.plan import Alternative, PlannedLaunch
 from mpimeter.campaign.progress import NullProgress, ProgressSink
 from mpimeter.campaign.state import alternative_prefix, launch_folder
+from mpimeter.io.errors import InputError
 
 BAD_INPUT_EXIT = 2
 INTERRUPTED = "interrupted (Ctrl-C, SIGTERM or SIGHUP)"
@@ -46,7 +48,10 @@ class RunOutcome:
 def new_state(*, command: str, bench_args: list[str], launcher: str, np: int, launches: int,
               seed: int, alternatives: list[Alternative], templates: dict[str, str],
               binaries: dict[str, str], timeout_s: float, order: list[PlannedLaunch],
-              notes: list[str] | None = None) -> st.CampaignState:
+              notes: list[str] | None = None,
+              adaptive: _adaptive.AdaptiveLaunches | None = None) -> st.CampaignState:
+    """The record of a new campaign. With `adaptive` (--launches auto), `launches` is its max
+    and `order` its first `min` launches per alternative; the rule adds the rest."""
     records = [st.LaunchRecord(alternative=p.alternative, index=p.index, seed=p.seed,
                                folder=launch_folder(alternatives, p.alternative, p.index))
                for p in order]
@@ -55,14 +60,16 @@ def new_state(*, command: str, bench_args: list[str], launcher: str, np: int, la
                             np=np, launches_per_alternative=launches, seed=seed,
                             alternatives=list(alternatives), launch_templates=dict(templates),
                             bench_binaries=dict(binaries), launch_timeout_s=timeout_s,
-                            launches=records, created=now, updated=now, notes=list(notes or []))
+                            launches=records, created=now, updated=now, notes=list(notes or []),
+                            adaptive=adaptive)
 
 
 class CampaignRunner:
     def __init__(self, state: st.CampaignState, campaign_dir: Path, executor: Executor, *,
                  progress: ProgressSink | None = None, retries: int = 1,
                  base_env: dict[str, str] | None = None, argv: list[str] | None = None,
-                 resumed: bool = False, notify: Callable[[str], None] | None = None):
+                 resumed: bool = False, notify: Callable[[str], None] | None = None,
+                 medians_of: _adaptive.MediansSource | None = None):
         self.state = state
         self.dir = Path(campaign_dir)
         self.executor = executor
@@ -71,6 +78,8 @@ class CampaignRunner:
         self.base_env = dict(os.environ if base_env is None else base_env)
         self.session = st.session_record(argv or [], resumed, self.base_env)
         self.notify = notify or (lambda line: None)
+        # --launches auto: the per-launch medians the rule judges (those of `mpimeter analyze`)
+        self.medians_of = medians_of or _adaptive.analysis_medians
         self._completed_in: set[str] = {r.alternative for r in state.launches
                                         if r.status == "complete"}
 
@@ -87,6 +96,8 @@ class CampaignRunner:
         self.progress.start(total=len(state.launches), todo=len(todo), counts=state.counts())
         try:
             outcome = self._run_todo(todo)
+            if state.adaptive is not None and outcome.status in ("complete", "failed"):
+                outcome = self._adaptive_rounds()
             state.status = outcome.status
             self.session["ended"] = st.now_utc()
             self.session["outcome"] = outcome.status
@@ -110,6 +121,58 @@ class CampaignRunner:
         failed = sum(r.status != "complete" for r in self.state.launches)
         return (RunOutcome("complete") if not failed else
                 RunOutcome("failed", f"{failed} launch(es) did not complete"))
+
+    # --- --launches auto ----------------------------------------------------------------------
+
+    def _adaptive_rounds(self) -> RunOutcome:
+        """Judges every pair on the launches so far, adds a round of launches for the open
+        ones and runs it, until no pair is open (campaign.adaptive)."""
+        state, rule = self.state, self.state.adaptive
+        names = [a.name for a in state.alternatives]
+        while True:
+            try:
+                medians = self.medians_of(self.dir, names)
+            except (InputError, ValueError, OSError) as exc:  # the folder as read (AnalysisError)
+                self.notify(f"--launches auto: cannot judge the launches ({exc}); no launch added")
+                st.save(state, self.dir)
+                return RunOutcome("failed", f"--launches auto could not judge the launches: {exc}")
+            _adaptive.update(rule, medians)
+            new = self._plan_round()
+            st.save(state, self.dir)
+            if not new:
+                break
+            state.launches.extend(new)
+            rule.rounds += 1
+            st.save(state, self.dir)
+            self.progress.extend(len(new))
+            outcome = self._run_todo(new)
+            if outcome.status in ("interrupted", "refused"):
+                return outcome
+        failed = sum(r.status != "complete" for r in state.launches)
+        return (RunOutcome("complete") if not failed else
+                RunOutcome("failed", f"{failed} launch(es) did not complete"))
+
+    def _plan_round(self) -> list[st.LaunchRecord]:
+        """One more launch of every alternative with an open pair and launches left, running
+        the tests of its open pairs; an alternative without launches left closes its open pairs
+        as `max`."""
+        state, rule = self.state, self.state.adaptive
+        ops_order = (_adaptive.arg_value(state.bench_args, "--ops") or "").split(",")
+        new = []
+        for name in _adaptive.round_order(state.seed, rule.rounds, [a.name for a in state.alternatives]):
+            open_pairs = rule.open_pairs(name)
+            count = sum(r.alternative == name for r in state.launches)
+            if not open_pairs:
+                continue
+            if count >= rule.max:
+                for pair in open_pairs:
+                    pair.status = "max"
+                continue
+            new.append(st.LaunchRecord(
+                alternative=name, index=count, folder=launch_folder(state.alternatives, name, count),
+                seed=_adaptive.round_seed(state.seed, name, count),
+                tests=_adaptive.subset(open_pairs, rule.sizeless_ops, ops_order)))
+        return new
 
     def _stop_leftovers(self) -> None:
         """A launch whose `mpimeter run` was killed may still run: stopped before anything is
@@ -135,7 +198,7 @@ class CampaignRunner:
         logs = self.dir / alternative_prefix(state.alternatives, alt.name) / "logs"
         stem = f"{rec.index:03d}.{rec.attempts}"
         stdout_path, stderr_path = logs / f"{stem}.stdout", logs / f"{stem}.stderr"
-        bench_argv = [state.bench_binaries[alt.name], *state.bench_args,
+        bench_argv = [state.bench_binaries[alt.name], *_adaptive.launch_args(state.bench_args, rec.tests),
                       "--seed", str(rec.seed), "--out", str(folder)]
         rec.argv = build_argv(state.launch_templates[alt.name], state.np, bench_argv)
         rec.status, rec.reason = "incomplete", "started, not finished"

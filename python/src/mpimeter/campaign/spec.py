@@ -7,6 +7,7 @@ import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from mpimeter.campaign import adaptive as _adaptive
 from mpimeter.campaign import benchopts, launcher, limits, plan
 from mpimeter.campaign import state as st
 from mpimeter.campaign.plan import PlanError
@@ -17,7 +18,9 @@ from mpimeter.campaign.state import RESERVED_BENCH_FLAGS
 @dataclass
 class CampaignRequest:
     np: int | None = None  # None: the machine's cores, at least 2
-    launches: int = 10
+    launches: int | str = 10  # or "auto" (campaign.adaptive)
+    # --launches auto: min, max, precision, confidence as given (None: the default)
+    launches_rule: dict[str, object] = field(default_factory=dict)
     mpis: list[str] | None = None  # None: every library with a built binary
     variants: list[str] = field(default_factory=list)  # NAME='ENV=VALUE ...'
     launcher: str = "local"
@@ -37,7 +40,9 @@ def prepare(request: CampaignRequest) -> st.CampaignState:
     """Validates everything and builds the campaign record. Raises PlanError."""
     np = default_np() if request.np is None else request.np
     limits.check_np(np, local=request.launcher == "local")
-    limits.check_launches(request.launches)
+    rule = _rule(request)
+    launches = rule.max if rule is not None else request.launches
+    limits.check_launches(launches)
     if request.launch_timeout_s is not None:
         limits.check_launch_timeout(request.launch_timeout_s)
     if request.seed is not None:
@@ -62,7 +67,7 @@ def prepare(request: CampaignRequest) -> st.CampaignState:
                             f"--bench-dir / ${launcher.BENCH_DIR_ENV})")
     variants = [plan.parse_variant(v) for v in request.variants]
     alternatives = plan.make_alternatives(list(mpis), variants, found_under=found_under)
-    limits.check_launches(request.launches, len(alternatives))
+    limits.check_launches(launches, len(alternatives))
 
     binaries: dict[str, str] = {}
     templates: dict[str, str] = {}
@@ -76,13 +81,33 @@ def prepare(request: CampaignRequest) -> st.CampaignState:
     resolved = benchopts.resolve(list(binaries.values()), request.bench_values,
                                  request.extra_bench_args, np)
     bench_args, notes = resolved.args, list(resolved.notes)
+    if rule is not None:
+        _adaptive.check_bench_args(bench_args)
+        ops = set(resolved.validated.config.get("ops") or [])
+        rule.sizeless_ops = sorted({o["name"] for d in benchopts.describe_all(list(binaries.values()))
+                                    for o in d.operations if o.get("size_unused")} & ops)
     timeout = request.launch_timeout_s
     if timeout is None:
         timeout, note = limits.cap_derived_timeout(benchopts.default_launch_timeout(resolved.validated, np))
         notes.append(note)
     seed = plan.draw_campaign_seed() if request.seed is None else request.seed
-    order = plan.interleave([a.name for a in alternatives], request.launches, seed)
+    # --launches auto: the first `min` launches are planned now, the rule adds the rest
+    order = plan.interleave([a.name for a in alternatives], rule.min if rule else launches, seed)
     return new_state(command=request.command, bench_args=bench_args, launcher=request.launcher,
-                     np=np, launches=request.launches, seed=seed, alternatives=alternatives,
+                     np=np, launches=launches, seed=seed, alternatives=alternatives,
                      templates=templates, binaries=binaries, timeout_s=timeout, order=order,
-                     notes=notes)
+                     notes=notes, adaptive=rule)
+
+
+def _rule(request: CampaignRequest) -> _adaptive.AdaptiveLaunches | None:
+    """--launches auto's rule from its options; those options without it are refused."""
+    given = {k: v for k, v in request.launches_rule.items() if v is not None}
+    if request.launches != "auto":
+        if given:
+            key = sorted(given)[0]
+            raise PlanError(f"--launches-{key} {given[key]} applies only to --launches auto "
+                            f"(given: --launches {request.launches})")
+        return None
+    rule = _adaptive.AdaptiveLaunches(**given)
+    _adaptive.check_settings(rule.min, rule.max, rule.precision, rule.confidence)
+    return rule

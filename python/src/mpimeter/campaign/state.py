@@ -28,6 +28,7 @@ from pathlib import Path
 
 from mpimeter import SCHEMA_VERSION, __version__
 from mpimeter.atomic import write_atomic
+from mpimeter.campaign import adaptive as _adaptive
 from mpimeter.campaign import limits, secrets, slurm
 from mpimeter.campaign.plan import ENV_KEY, Alternative, PlanError, check_name
 
@@ -92,6 +93,9 @@ class LaunchRecord:
     # the running attempt's processes: launch_id, host, boot_id, then pid, session, start_ticks
     process: dict | None = None
     slurm_job: str | None = None  # the Slurm job id of the attempt's session, inside Slurm
+    # --launches auto: the subset of tests this launch runs, {"ops": [...], "sizes": [...]}
+    # (its --ops and --sizes); None: the campaign's bench arguments as they are
+    tests: dict | None = None
 
     @property
     def key(self) -> tuple[str, int]:
@@ -117,6 +121,8 @@ class CampaignState:
     notes: list[str] = field(default_factory=list)
     history: list[dict] = field(default_factory=list)  # every attempt, in the order run
     sessions: list[dict] = field(default_factory=list)  # every `mpimeter run` on this folder
+    # --launches auto: the rule and every pair's state (launches_per_alternative is its max)
+    adaptive: _adaptive.AdaptiveLaunches | None = None
     schema_version: int = SCHEMA_VERSION
     tool: dict = field(default_factory=lambda: {"name": "mpimeter", "version": __version__})
     # what identifies the campaign wherever its folder goes (the results store's key): drawn
@@ -177,6 +183,7 @@ class CampaignState:
             "history": self.history,
             "sessions": [{**s, "argv": secrets.redact_argv(s.get("argv") or [])}
                          for s in self.sessions],
+            "adaptive_launches": self.adaptive.to_json() if self.adaptive is not None else None,
         }
 
     @classmethod
@@ -206,7 +213,15 @@ class CampaignState:
         status = r.get(obj, "status", "string", optional=True, default="pending")
         if status not in CAMPAIGN_STATUSES:
             r.fail("status", f"{status!r} is not one of {', '.join(CAMPAIGN_STATUSES)}")
-        launches = _read_launches(r, obj, alternatives, per_alt)
+        adaptive = _adaptive.read(obj.get("adaptive_launches"), r.fail, [a.name for a in alternatives])
+        if adaptive is not None and adaptive.max != per_alt:
+            r.fail("adaptive_launches.max", f"{adaptive.max} is not launches_per_alternative {per_alt}")
+        launches = _read_launches(r, obj, alternatives, per_alt, adaptive=adaptive is not None)
+        campaign_ops = (_adaptive.arg_value(bench_args, "--ops") or "").split(",")
+        for i, rec in enumerate(launches):
+            if rec.tests is not None and (adaptive is None or not set(rec.tests["ops"]) <= set(campaign_ops)):
+                r.fail(f"launches[{i}].tests", "a subset of the campaign's --ops is run only under "
+                       "--launches auto (adaptive_launches)")
         return cls(
             command=r.get(obj, "command", "string"), bench_args=bench_args,
             launcher=r.get(obj, "launcher", "string"), np=np, launches_per_alternative=per_alt,
@@ -217,7 +232,7 @@ class CampaignState:
             notes=[r.check(n, f"notes[{i}]", "string")
                    for i, n in enumerate(r.get(obj, "notes", "list", optional=True, default=[]))],
             history=r.objects(obj, "history"), sessions=_read_sessions(r, obj),
-            tool=r.get(obj, "tool", "object", optional=True, default={}),
+            tool=r.get(obj, "tool", "object", optional=True, default={}), adaptive=adaptive,
             **_read_id(r, obj),
         )
 
@@ -334,7 +349,8 @@ def _read_sessions(r: _Reader, obj: dict) -> list[dict]:
 _OPTIONAL_STRINGS = ("started", "ended", "stdout_log", "stderr_log", "slurm_job")
 
 
-def _read_launches(r: _Reader, obj: dict, alternatives: list[Alternative], per_alt: int):
+def _read_launches(r: _Reader, obj: dict, alternatives: list[Alternative], per_alt: int, *,
+                   adaptive: bool = False):
     names = [a.name for a in alternatives]
     records: list[LaunchRecord] = []
     seen: set[tuple[str, int]] = set()
@@ -378,8 +394,13 @@ def _read_launches(r: _Reader, obj: dict, alternatives: list[Alternative], per_a
             argv=[r.check(a, f"{where}.argv", "string")
                   for a in r.get(raw, "argv", "list", where=where, optional=True, default=[])],
             previous_attempts=_read_attempts(r, raw, where, prefix, index),
-            process=_read_process(r, raw, where), **fields))
-    missing = [(a, n) for a in names for n in range(per_alt) if (a, n) not in seen]
+            process=_read_process(r, raw, where),
+            tests=_adaptive.read_tests(raw.get("tests"), r.fail, f"{where}.tests"), **fields))
+    # --launches auto plans launches as the rule asks for them: per alternative 0 ... k-1, k at most
+    # launches_per_alternative (its max); otherwise every launch is planned from the start
+    planned = {a: (1 + max((n for alt, n in seen if alt == a), default=-1)) if adaptive else per_alt
+               for a in names}
+    missing = [(a, n) for a in names for n in range(planned[a]) if (a, n) not in seen]
     if missing:
         r.fail("launches", f"no record of {missing[0][0]} #{missing[0][1]:03d} "
                            f"({per_alt} launches per alternative)")

@@ -11,6 +11,7 @@ from pathlib import Path
 
 import click
 
+from mpimeter.campaign import adaptive as _adaptive
 from mpimeter.campaign import followup, limits, lock, secrets, spec
 from mpimeter.campaign import resume as resuming
 from mpimeter.campaign import state as st
@@ -29,6 +30,20 @@ RESUME_OPTIONS = frozenset({"resume", "launch_timeout", "retries", "no_analyze",
                             "bench_dir"})
 
 
+class LaunchCount(click.ParamType):
+    """--launches: a number, or auto (campaign.adaptive: until every pair is precise enough)."""
+
+    name = "N|auto"
+
+    def convert(self, value, param, ctx):
+        if isinstance(value, int) or value == "auto":
+            return value
+        try:
+            return int(value, 10)
+        except (TypeError, ValueError):
+            self.fail(f"{value!r} is neither a whole number nor auto", param, ctx)
+
+
 def campaign_options(fn):
     """The options that define a campaign (shared with `mpimeter reproducibility`). The options
     passed on to mpimeter-bench ([bench]) are added by the command class (DescribedCommand) from
@@ -38,10 +53,12 @@ def campaign_options(fn):
                      help=f"ranks per launch, at most {limits.MAX_NP} (--launcher local: "
                           f"{limits.LOCAL_RANKS_PER_CPU} per core) [default: the machine's "
                           "cores, at least 2]"),
-        click.option("--launches", type=int, default=10, show_default=True,
+        click.option("--launches", type=LaunchCount(), default=10, show_default=True,
                      help="launches (mpiruns) per alternative; 10-30 (Hunold & Carpen-Amarie "
                           f"§4.2), at most {limits.MAX_LAUNCHES} ({limits.MAX_TOTAL_LAUNCHES} in "
-                          "all)"),
+                          "all); auto = from --launches-min on, until the interval of every (op, "
+                          "size)'s median across launches is within ±--launches-precision, at most "
+                          "--launches-max, each added launch running only the tests that need it"),
         click.option("--mpi", default=None,
                      help="MPI libraries, comma-separated (openmpi,mpich) [default: every one built]"),
         click.option("--variant", "variants", multiple=True, metavar="NAME='ENV=VALUE ...'",
@@ -72,9 +89,9 @@ def campaign_options(fn):
 
 
 def make_request(*, np, launches, mpi, variants, launcher, bench_dir, seed, launch_timeout,
-                 bench_values, bench_extra, argv) -> spec.CampaignRequest:
+                 bench_values, bench_extra, argv, launches_rule=None) -> spec.CampaignRequest:
     return spec.CampaignRequest(
-        np=np, launches=launches, mpis=[m.strip() for m in mpi.split(",")] if mpi is not None else None,
+        np=np, launches=launches, launches_rule=dict(launches_rule or {}), mpis=[m.strip() for m in mpi.split(",")] if mpi is not None else None,
         variants=list(variants), launcher=launcher, bench_dir=bench_dir,
         bench_values={k: v for k, v in bench_values.items() if v is not None},
         extra_bench_args=list(bench_extra), seed=seed, launch_timeout_s=launch_timeout,
@@ -97,10 +114,22 @@ def refused(command: str, call):
 @click.option("--resume", type=click.Path(path_type=Path), default=None,
               help="continue the campaign in this folder (settings from its campaign.json)")
 @click.option("--no-analyze", is_flag=True, help="do not print the analysis or write the report")
+@click.option("--launches-min", type=int, default=None,
+              help=f"--launches auto: launches per alternative before the rule may stop a pair "
+                   f"[default: {_adaptive.DEFAULT_MIN}]")
+@click.option("--launches-max", type=int, default=None,
+              help=f"--launches auto: launches per alternative at most [default: {_adaptive.DEFAULT_MAX}]")
+@click.option("--launches-precision", type=float, default=None,
+              help="--launches auto: a pair is done when its interval lies within ±E of its median, "
+                   f"above 0, below 1 [default: {_adaptive.DEFAULT_PRECISION}]")
+@click.option("--launches-confidence", type=float, default=None,
+              help="--launches auto: confidence level of that interval, above 0, below 1 "
+                   f"[default: {_adaptive.DEFAULT_CONFIDENCE}]")
 @click.argument("bench_extra", nargs=-1, type=click.UNPROCESSED, metavar="[-- BENCH_ARGS...]")
 @click.pass_context
 def command(ctx: click.Context, np, launches, mpi, variants, launcher, bench_dir, out, resume,
-            seed, launch_timeout, retries, no_analyze, bench_extra, **bench_values) -> None:
+            seed, launch_timeout, retries, no_analyze, launches_min, launches_max, launches_precision,
+            launches_confidence, bench_extra, **bench_values) -> None:
     """Run a campaign: LAUNCHES launches of mpimeter-bench per alternative, interleaved in a
     seeded random order, each with its own seed and folder; failures are retried once at the
     end; Ctrl-C stops cleanly and --resume continues.
@@ -134,7 +163,10 @@ def command(ctx: click.Context, np, launches, mpi, variants, launcher, bench_dir
         request = make_request(np=np, launches=launches, mpi=mpi, variants=variants,
                                launcher=launcher, bench_dir=bench_dir, seed=seed,
                                launch_timeout=launch_timeout, bench_values=bench_values,
-                               bench_extra=bench_extra, argv=argv)
+                               bench_extra=bench_extra, argv=argv,
+                               launches_rule={"min": launches_min, "max": launches_max,
+                                              "precision": launches_precision,
+                                              "confidence": launches_confidence})
         state = refused("run", lambda: spec.prepare(request))
         held = refused("run", lambda: lock.lock_new_folder(campaign_dir, "--out", "run", hint))
     with held:
@@ -200,7 +232,10 @@ def _describe(state: st.CampaignState, campaign_dir: Path, *, resumed: bool) -> 
 
     alts = ", ".join(a.name + settings(a.env) for a in state.alternatives)
     verb = "resuming" if resumed else "campaign"
-    click.echo(f"{verb} {campaign_dir}: {state.launches_per_alternative} launches × "
+    rule = state.adaptive
+    count = (f"{state.launches_per_alternative}" if rule is None else
+             f"{rule.min}–{rule.max} (auto: until ±{rule.precision:g} at {rule.confidence:g})")
+    click.echo(f"{verb} {campaign_dir}: {count} launches × "
                f"{len(state.alternatives)} alternative(s) [{alts}], {state.np} ranks, "
                f"seed {state.seed}, launch timeout {state.launch_timeout_s:g} s")
     click.echo(f"  bench args: {shlex.join(secrets.redact_argv(state.bench_args))}")

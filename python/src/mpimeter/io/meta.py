@@ -28,12 +28,17 @@ from typing import Any
 from mpimeter.io import origin as _origin
 from mpimeter.io.errors import InputError
 from mpimeter.io.jsonread import BOOL, INT, NAT, NUM, STR, Fields, load_json
+from mpimeter.io.meta_adaptive import (AdaptiveRecord, NrepAuto, SizeRefinement, SizesAuto, adaptive_record,
+                                       nrep_auto, size_refinement, sizes_auto)
 from mpimeter.io.meta_bounds import (CopyBandwidth, LatencyFloor, read_bound_volume, read_copy_bandwidth,
                                      read_latency_floor)
 
-META_VERSIONS = (1, 2, 3, 4)  # 4: version 3 plus ``origin`` (imported launches, mpimeter.io.origin)
+# 4: version 3 plus the adaptive records (--nrep auto, --sizes auto) the binary writes, and
+# ``origin`` in launches imported from other benchmarks' outputs (mpimeter.io.origin)
+META_VERSIONS = (1, 2, 3, 4)
 STATUSES = ("running", "complete", "incomplete", "failed")
 TEST_STATUSES = ("complete", "failed", "pending", "running")
+ENDED_BY = ("nrep", "budget", "rule")  # rule: --nrep auto's stopping rule (schema 4)
 RAW_MODES = ("full", "reduced")
 _EMPTY: Mapping[str, Any] = MappingProxyType({})
 
@@ -73,6 +78,8 @@ class Config:
     resync_s: float | None = None  # None: never re-synced
     roundtime_budget_s: float | None = None  # procsync_params
     fit_span_s: float | None = None  # clocksync_params
+    nrep_auto: NrepAuto | None = None  # None: a fixed --nrep (or a launch before schema 4)
+    sizes_auto: SizesAuto | None = None  # None: the sizes were given
     entries: Mapping[str, Any] = field(default_factory=_empty, compare=False, repr=False)
 
 
@@ -103,7 +110,7 @@ class TestRecord:
     status: str  # complete | failed | pending | running
     nrep: int | None = None  # repetitions recorded (rows per rank in raw.csv)
     nrep_asked: int | None = None
-    ended_by: str | None = None  # nrep | budget | None
+    ended_by: str | None = None  # nrep | budget | rule | None
     ended_by_recorded: bool = False  # False in meta.json written before the key existed
     invalid: int = 0
     invalid_late_start: int = 0
@@ -118,6 +125,9 @@ class TestRecord:
     started_s: float | None = None
     duration_s: float | None = None
     nbc: NbcRecord | None = None
+    adaptive: AdaptiveRecord | None = None  # --nrep auto
+    size_added: bool = False  # --sizes auto: added by the refinement, not in the initial grid
+    refine_round: int | None = None  # --sizes auto: 0 for the grid, k for the k-th round
 
     @property
     def label(self) -> str:
@@ -316,6 +326,7 @@ class LaunchMeta:
     wall_start: str | None = None
     wall_end: str | None = None
     conditions: tuple[Condition, ...] = ()
+    size_refinement: tuple[SizeRefinement, ...] | None = None  # None: no --sizes auto
     document: Mapping[str, Any] = field(default_factory=_empty, compare=False, repr=False)
     origin: _origin.Origin | None = None  # schema 4: imported from another benchmark's output (None: measured)
 
@@ -382,7 +393,7 @@ def parse_meta(document: Any, path: Path) -> LaunchMeta:
         clock_sync=clock_sync, proc_sync=_proc_sync(f.obj("proc_sync")),
         launch_epoch_local_ns_rank0=f.get("launch_epoch_local_ns_rank0", INT),
         wall_start=f.get("wall_start", STR), wall_end=f.get("wall_end", STR),
-        conditions=_conditions(f, version), document=document,
+        conditions=_conditions(f, version), size_refinement=size_refinement(f), document=document,
         origin=_origin.parse_origin(f, version, tests, config.raw))
     return meta
 
@@ -403,7 +414,8 @@ def _config(f: Fields | None) -> Config:
         window_us=f.get("window_us", NUM), start_tolerance_ns=f.get("start_tolerance_ns", NAT),
         seed=f.get("seed", INT), raw=f.get("raw", STR, "full", choices=RAW_MODES), datatype=f.get("datatype", STR),
         resync_s=f.get("resync_s", NUM), roundtime_budget_s=None if ps is None else ps.get("roundtime_budget_s", NUM),
-        fit_span_s=None if cs is None else cs.get("fit_span_s", NUM), entries=_frozen(f.value))
+        fit_span_s=None if cs is None else cs.get("fit_span_s", NUM), nrep_auto=nrep_auto(f.obj("nrep_auto")),
+        sizes_auto=sizes_auto(f.obj("sizes_auto")), entries=_frozen(f.value))
 
 
 def _tests(f: Fields) -> tuple[TestRecord, ...]:
@@ -416,14 +428,16 @@ def _tests(f: Fields) -> tuple[TestRecord, ...]:
         tests.append(TestRecord(
             test=index, op=t.need("op", STR), size=t.need("size", NAT), status=t.need("status", STR, choices=TEST_STATUSES),
             nrep=t.get("nrep", NAT), nrep_asked=t.get("nrep_asked", NAT),
-            ended_by=t.get("ended_by", STR, choices=("nrep", "budget")), ended_by_recorded=t.has("ended_by"),
+            ended_by=t.get("ended_by", STR, choices=ENDED_BY), ended_by_recorded=t.has("ended_by"),
             invalid=t.get("invalid", NAT, 0), invalid_late_start=t.get("invalid_late_start", NAT, 0),
             invalid_late_wakeup=t.get("invalid_late_wakeup", NAT, 0), invalid_overrun=t.get("invalid_overrun", NAT, 0),
             invalid_round_late=t.get("invalid_round_late", NAT, 0), redone=t.get("redone", NAT, 0),
             resyncs=t.get("resyncs", NAT, 0), window_ns=t.get("window_ns", NAT),
             start_tolerance_ns=t.get("start_tolerance_ns", NAT),
             error=None if err is None else TestError(err.need("code", STR), err.need("message", STR)),
-            started_s=t.get("started_s", NUM), duration_s=t.get("duration_s", NUM), nbc=_nbc(t.obj("nbc"))))
+            started_s=t.get("started_s", NUM), duration_s=t.get("duration_s", NUM), nbc=_nbc(t.obj("nbc")),
+            adaptive=adaptive_record(t.obj("adaptive")), size_added=t.get("size_added", BOOL, False),
+            refine_round=t.get("refine_round", NAT)))
     return tuple(tests)
 
 

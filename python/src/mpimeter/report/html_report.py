@@ -42,6 +42,7 @@ from mpimeter.report.models_bounds import models_bounds_section
 from mpimeter.report.nonblocking import draw_nonblocking, nonblocking_html
 from mpimeter.report.overview import draw_operation
 from mpimeter.report.provenance import method_section, provenance_section, slug
+from mpimeter.report.adaptive import ADDED_MARK, ADDED_NOTE, added_sizes
 from mpimeter.report.rules import check_rules
 from mpimeter.units import format_bytes, format_ns, format_number, format_size
 
@@ -77,8 +78,10 @@ def build_report(result, comparison=None, *, comparison_problem: str | None = No
     comp_rows = list(comparison.rows) if comparison is not None else []
     hypothesis = comparison.alternative if comparison is not None else "two-sided"
 
+    added = added_sizes(result.campaign.launches)  # --sizes auto: marked in the figures and tables
     op_jobs = [(op, [r for r in result.rows if r.op == op], alts,
-                [c for c in comp_rows if c.op == op], hypothesis, result.size_unit(op)) for op in ops]
+                [c for c in comp_rows if c.op == op], hypothesis, result.size_unit(op),
+                frozenset((a, s) for a, o, s in added if o == op)) for op in ops]
     op_images = {job[0]: _render_operation(job) for job in op_jobs}
     nbc_ops = sorted({r.op for r in result.nbc_rows})
     nbc_images = {op: fg.png_base64(draw_nonblocking(op, result.nbc_rows, alts, size_unit=result.size_unit(op)),
@@ -93,7 +96,7 @@ def build_report(result, comparison=None, *, comparison_problem: str | None = No
     body.append(h.section("summary", "Summary", _summary(result, comparison, comparison_problem, ops)))
     body.append(h.section("warnings", "Warnings", _warnings(result, comparison, comparison_problem)))
     body.append(h.section("operations", "Results per operation",
-                          _operations(result, ops, op_images, comparison, nbc_images)))
+                          _operations(result, ops, op_images, comparison, nbc_images, added)))
     body.append(h.section("bounds", "Model and bounds", models_bounds_section(result, models, bounds)))
     body.append(h.section("fingerprints", "Fingerprints", _fingerprints(fp_jobs, fp_svgs)))
     body.append(h.section("spread", "Launch-to-launch spread", _spread(result, ops)))
@@ -120,9 +123,9 @@ def write_report(path: str | Path, result, comparison=None, **options) -> Report
 
 
 def _render_operation(job) -> str:
-    op, rows, alts, comp, hypothesis, unit = job
-    return fg.png_base64(draw_operation(op, rows, alts, comp, hypothesis=hypothesis, size_unit=unit),
-                         dpi=90)
+    op, rows, alts, comp, hypothesis, unit, added = job
+    return fg.png_base64(draw_operation(op, rows, alts, comp, hypothesis=hypothesis, size_unit=unit,
+                                        added=added), dpi=90)
 
 
 def _fingerprint_jobs(result, alts: list[str]) -> list[FingerprintData]:
@@ -230,7 +233,7 @@ def _ci(low, high) -> str:
     return f"[{format_ns(low)}, {format_ns(high)}]"
 
 
-def _operations(result, ops, images, comparison, nbc_images) -> str:
+def _operations(result, ops, images, comparison, nbc_images, added=frozenset()) -> str:
     parts = [h.tag("p", h.esc(
         "Per operation: (a) the median of the per-launch medians with its confidence interval "
         "against message size (points; dashed lines only guide the eye, rule 12); (b) every "
@@ -251,7 +254,10 @@ def _operations(result, ops, images, comparison, nbc_images) -> str:
             if r.normal is False:
                 mean += " (not normal: do not trust)"
             bw = "–" if r.bandwidth_Bps is None else f"{format_number(r.bandwidth_Bps / 2**20)} MiB/s"
-            table_rows.append((r.alternative, format_size(r.size, result.size_unit(op)), str(r.launches),
+            size = format_size(r.size, result.size_unit(op))
+            if (r.alternative, op, r.size) in added:
+                size += f" ({ADDED_MARK})"
+            table_rows.append((r.alternative, size, str(r.launches),
                                format_ns(r.median_ns), _ci(r.median_ci_low_ns, r.median_ci_high_ns),
                                mean, "–" if r.launches < 2 else f"{format_number(r.spread)}×",
                                str(r.outliers_removed), str(r.invalid), bw))
@@ -259,6 +265,8 @@ def _operations(result, ops, images, comparison, nbc_images) -> str:
                               "mean (t interval)", "spread", "outliers removed", "invalid",
                               "bandwidth (harmonic mean)"), table_rows,
                              numeric=(False, True, True, True, True, True, True, True, True, True)))
+        if any(o == op for _, o, _ in added):
+            parts.append(h.tag("p", h.esc(f"{ADDED_NOTE}; hollow diamonds in the figure."), class_="note"))
         if op in nbc_images:
             parts.append(nonblocking_html(op, [r for r in result.nbc_rows if r.op == op], result, nbc_images[op]))
         if comparison is not None:

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from mpimeter.io.meta import LaunchMeta
+from mpimeter.report.adaptive import nrep_text
 from mpimeter.units import format_ns
 
 
@@ -101,7 +102,7 @@ def campaign_facts(launches: Sequence[Any]) -> LaunchFacts:
         ("MPI", joined([m.mpi.library_version for m in metas], limit=2)),
         ("MPI standard", joined([m.mpi.version for m in metas])),
         ("benchmark", f"{joined([m.tool.name for m in metas])} {joined([m.tool.version for m in metas])}; "
-                      f"nrep {cfg('nrep')}, warm-up {cfg('warmup')}, datatype {cfg('datatype')}, "
+                      f"nrep {nrep_text(metas)}, warm-up {cfg('warmup')}, datatype {cfg('datatype')}, "
                       f"raw {cfg('raw')}"),
         ("timer", f"{cfg('timer')} (overhead " + joined([ns_or_none(m.timer.overhead_ns) for m in metas]) + ")"),
         ("process sync", window_text(metas)),

@@ -35,10 +35,11 @@ def alternative_color(alternatives: Sequence[str], name: str) -> str:
 
 def draw_operation(op: str, rows: Sequence, alternatives: Sequence[str],
                    comparison_rows: Sequence = (), *, hypothesis: str = "two-sided",
-                   size_unit: str = "bytes") -> "fg.Figure":
+                   size_unit: str = "bytes", added: frozenset = frozenset()) -> "fg.Figure":
     """The figure for one operation. `rows`: the `analysis.Row`s of this op (any alternatives);
     `comparison_rows`: the `analysis.ComparisonRow`s of this op; `size_unit`: what its sizes
-    are (`AnalysisResult.size_unit`)."""
+    are (`AnalysisResult.size_unit`); `added`: (alternative, size) that --sizes auto added,
+    drawn as hollow diamonds."""
     rows = [r for r in rows if r.op == op]
     alts = [a for a in alternatives if any(r.alternative == a for r in rows)]
     sizes = sorted({r.size for r in rows})
@@ -50,14 +51,14 @@ def draw_operation(op: str, rows: Sequence, alternatives: Sequence[str],
         quantity = time_quantity(any(r.one_way for r in rows))
         fig.suptitle(f"{op}: {quantity} across sizes and launches", x=0.075, ha="left",
                      fontsize=13, fontweight="bold")
-        _size_panel(fig.add_subplot(grid[0, 0]), size_unit, sizes, alts, by_key, quantity)
+        _size_panel(fig.add_subplot(grid[0, 0]), size_unit, sizes, alts, by_key, quantity, added)
         _spread_panel(fig, fig.add_subplot(grid[0, 1]), size_unit, sizes, alts, by_key)
         _launch_median_panel(fig.add_subplot(grid[1, :]), size_unit, sizes, alts, by_key,
                              comparison_rows, hypothesis)
     return fig
 
 
-def _size_panel(ax, unit, sizes, alts, by_key, quantity: str) -> None:
+def _size_panel(ax, unit, sizes, alts, by_key, quantity: str, added: frozenset = frozenset()) -> None:
     ax.set_title("(a) median of launch medians, with its confidence interval", loc="left",
                  y=1.0, pad=5)
     medians = [r.median_ns for r in by_key.values() if np.isfinite(r.median_ns) and r.median_ns > 0]
@@ -65,7 +66,7 @@ def _size_panel(ax, unit, sizes, alts, by_key, quantity: str) -> None:
     name, scale = time_unit(float(np.sqrt(min(medians) * max(medians))) if medians else np.nan)
     offsets = dodge(len(alts), 0.06)
     for alt, off in zip(alts, offsets):
-        xs, ys, lo, hi = [], [], [], []
+        xs, ys, lo, hi, added_xy = [], [], [], [], []
         for size in sizes:
             row = by_key.get((alt, size))
             if row is None or not np.isfinite(row.median_ns):
@@ -74,6 +75,8 @@ def _size_panel(ax, unit, sizes, alts, by_key, quantity: str) -> None:
             y = row.median_ns / scale
             xs.append(x)
             ys.append(y)
+            if (alt, size) in added:
+                added_xy.append((x, y))
             has_ci = row.median_ci_low_ns is not None and row.median_ci_high_ns is not None
             lo.append(y - row.median_ci_low_ns / scale if has_ci else 0.0)
             hi.append(row.median_ci_high_ns / scale - y if has_ci else 0.0)
@@ -83,6 +86,9 @@ def _size_panel(ax, unit, sizes, alts, by_key, quantity: str) -> None:
         ax.plot(xs, ys, linestyle=(0, (3, 3)), linewidth=0.8, color=color, alpha=0.6)
         ax.errorbar(xs, ys, yerr=[lo, hi], fmt="o", markersize=4.5, color=color, capsize=3,
                     elinewidth=1.2, label=alt)
+        if added_xy:  # --sizes auto chose these sizes while the launches ran
+            ax.scatter(*zip(*added_xy), marker="D", s=46, facecolors="white", edgecolors=color,
+                       linewidths=1.3, zorder=3, label=f"{alt}: added size")
     ax.set_xscale("log", base=2)
     ax.set_yscale("log")
     from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter

@@ -14,6 +14,7 @@ from typing import Any
 
 from mpimeter.campaign import slurm
 from mpimeter.report import html as h
+from mpimeter.report.adaptive import launches_text, nrep_text
 from mpimeter.report.metadata import joined, ns_or_none, rank_layout, residual_text, window_text
 
 # Per-test detail: shown in the full meta.json only, not in the common/varying tables.
@@ -147,7 +148,7 @@ def method_section(result, comparison) -> str:
         cfg = lambda name: joined([getattr(m.config, name) for m in metas])  # noqa: E731
         pairs = [
             ("scheme", f"{len(metas)} launches (separate mpiruns, the unit of replication) × "
-                       f"{cfg('nrep')} measured repetitions per test after {cfg('warmup')} warm-up "
+                       f"{nrep_text(metas)} measured repetitions per test after {cfg('warmup')} warm-up "
                        f"repetitions; tests in a seeded shuffled order (seed {cfg('seed')})"),
             ("ranks", joined([rank_layout(m)[1] for m in metas])),
             ("timer", cfg("timer") + "; resolution " +
@@ -158,6 +159,8 @@ def method_section(result, comparison) -> str:
              joined([m.clock_sync.model for m in metas]) + "); " + residual_text(metas)),
         ]
         parts.append(h.tag("h3", h.esc(f"Alternative {alt}")) + h.key_values(pairs))
+    if (adaptive_launches := launches_text(result.campaign.campaign_json)) is not None:
+        parts.append(h.key_values([("launches", adaptive_launches)]))
     summary = [
         ("run time of a repetition", result.clock_note + ". With a global clock: max end − min "
          "start over ranks; without: the largest local duration over ranks."),

@@ -1,0 +1,121 @@
+/* decide.c — rank 0 judges a test while it runs: the collective half of --nrep auto (and the
+ * medians --sizes auto refines on); the rules themselves are pure (adaptive.c).
+ *
+ * What: every k recorded repetitions (--nrep-every), one MPI_Reduce (MAX) of five numbers per
+ * repetition brings to rank 0 each repetition's longest local duration, latest global end,
+ * earliest and latest global start, and whether some rank marked it invalid; rank 0 turns them
+ * into the run time the analysis uses (max end - min start on the global clock when the launch
+ * has one, else the longest local duration) and keeps the repetitions valid on every rank (and,
+ * with a planned start, whose starts lie within the start tolerance: the analysis drops the
+ * others too). Then rank 0 applies the rule and one MPI_Bcast tells every rank whether to stop,
+ * so all ranks stop together after the same repetition.
+ * Why: validity is decided per rank (the process sync's promise), so the rule must see the
+ * repetitions valid everywhere, and only one rank may decide (Hoefler & Belli 2015 §4.2.2:
+ * recompute the interval every k measurements). Both collectives run between repetitions,
+ * outside any timed region; the window process sync then starts a new batch (its `resume`).
+ * Cost per decision: one reduce of 5k int64 and one broadcast of an int; rank 0 sorts the n
+ * valid run times (O(n log n)). */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "mm_bench.h"
+
+enum { MM__FIELDS = 5 }; /* duration, global end, -global start, global start, invalid */
+
+int mm_decide_alloc(mm_decide *d, long cap, long chunk, int has_global, MPI_Comm comm) {
+    memset(d, 0, sizeof *d);
+    d->comm = comm;
+    d->has_global = has_global;
+    MPI_Comm_rank(comm, &d->rank);
+    d->cap = cap > 0 ? cap : 1;
+    d->chunk = chunk > 0 ? chunk : 1;
+    d->send = malloc((size_t)(MM__FIELDS * d->chunk) * sizeof(int64_t));
+    int ok = d->send != NULL;
+    if (d->rank == 0) {
+        d->recv = malloc((size_t)(MM__FIELDS * d->chunk) * sizeof(int64_t));
+        d->runtimes = malloc((size_t)d->cap * sizeof(double));
+        d->scratch = malloc((size_t)d->cap * sizeof(double));
+        ok = ok && d->recv && d->runtimes && d->scratch;
+    }
+    if (!ok) mm_decide_free(d);
+    return ok ? 0 : -1;
+}
+
+void mm_decide_free(mm_decide *d) {
+    free(d->send);
+    free(d->recv);
+    free(d->runtimes);
+    free(d->scratch);
+    d->send = d->recv = NULL;
+    d->runtimes = d->scratch = NULL;
+}
+
+void mm_decide_begin(mm_decide *d, int64_t spread_ns, int64_t now_ns) {
+    d->spread_ns = spread_ns;
+    d->nvalid = 0;
+    d->upto = 0;
+    d->started_ns = now_ns;
+}
+
+int mm_decide_collect(mm_decide *d, const mm_rep_buffers *b, long upto, mm_mpi_error *err) {
+    while (d->upto < upto) {
+        long from = d->upto, n = upto - from < d->chunk ? upto - from : d->chunk;
+        int64_t *s = d->send;
+        for (long i = 0; i < n; i++) {
+            long r = from + i;
+            s[MM__FIELDS * i + 0] = b->end_ns[r] - b->start_ns[r];
+            s[MM__FIELDS * i + 1] = b->gend_ns[r];
+            s[MM__FIELDS * i + 2] = -b->gstart_ns[r]; /* the maximum of its negation: the minimum */
+            s[MM__FIELDS * i + 3] = b->gstart_ns[r];
+            s[MM__FIELDS * i + 4] = b->invalid[r] != 0;
+        }
+        if (MM_MPI(err, MPI_Reduce(s, d->recv, (int)(MM__FIELDS * n), MPI_INT64_T, MPI_MAX, 0,
+                                   d->comm)) != MPI_SUCCESS)
+            return err->code;
+        for (long i = 0; d->rank == 0 && i < n; i++) {
+            const int64_t *v = d->recv + MM__FIELDS * i;
+            int64_t first = -v[2], last = v[3];
+            if (v[4] || (d->spread_ns > 0 && last - first > d->spread_ns)) continue;
+            double runtime = d->has_global ? (double)(v[1] - first) : (double)v[0];
+            if (d->nvalid < d->cap) d->runtimes[d->nvalid++] = runtime;
+        }
+        d->upto += n;
+    }
+    return MPI_SUCCESS;
+}
+
+mm_stop_rule mm_decide_rule(const mm_config *cfg, double resolution_ns) {
+    mm_stop_rule r = {cfg->nrep_rule, cfg->nrep_min, cfg->nrep_max, cfg->precision,
+                      cfg->nrep_confidence, cfg->nrep_budget_s, resolution_ns};
+    return r;
+}
+
+int mm_decide_stop(mm_decide *d, const mm_stop_rule *rule, long recorded, int64_t now_ns, int *reason,
+                   double *reached, mm_mpi_error *err) {
+    int verdict = MM_STOP_CONTINUE;
+    if (d->rank == 0) {
+        memcpy(d->scratch, d->runtimes, (size_t)d->nvalid * sizeof(double));
+        double elapsed_s = (double)(now_ns - d->started_ns) * 1e-9;
+        mm_stop_decision got = mm_stop_decide(rule, d->scratch, d->nvalid, recorded, elapsed_s);
+        verdict = got.reason;
+        *reached = got.reached;
+    }
+    if (MM_MPI(err, MPI_Bcast(&verdict, 1, MPI_INT, 0, d->comm)) != MPI_SUCCESS) return err->code;
+    *reason = verdict;
+    return MPI_SUCCESS;
+}
+
+double mm_decide_precision(mm_decide *d, const mm_stop_rule *rule) {
+    if (d->rank != 0) return NAN;
+    memcpy(d->scratch, d->runtimes, (size_t)d->nvalid * sizeof(double));
+    /* recorded = 0: only the precision is wanted, never a verdict */
+    return mm_stop_decide(rule, d->scratch, d->nvalid, 0, 0.0).reached;
+}
+
+double mm_decide_median(mm_decide *d) {
+    if (d->rank != 0 || d->nvalid == 0) return NAN;
+    memcpy(d->scratch, d->runtimes, (size_t)d->nvalid * sizeof(double));
+    mm_sort_doubles(d->scratch, d->nvalid);
+    return mm_sorted_median(d->scratch, d->nvalid);
+}

@@ -1,0 +1,127 @@
+/* config_adaptive.c — the options of adaptive measurement (issue 14): --nrep auto[:RULE] with
+ * its rule's options, and --sizes auto:MIN:MAX[:xFACTOR] with its bounds; parsed on rank 0 with the
+ * rest of the options (config.c), refused in one line naming the option and the value.
+ * The rules themselves are in c/src/bench/adaptive.c. */
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "config_internal.h"
+#include "mm_adaptive.h"
+#include "mm_ops.h"
+
+/* --nrep N, or auto[:RULE]: the rule is stored, the number waits for --nrep-max (checked after
+ * all options are read, mm__config_check_adaptive). */
+int mm__config_parse_nrep(const mm_option_spec *o, const char *value, mm_config *cfg, char *err,
+                          size_t len) {
+    if (strncmp(value, "auto", 4) != 0 || (value[4] != '\0' && value[4] != ':')) {
+        cfg->nrep_rule = MM_NREP_FIXED;
+        return mm_option_parse_number(o, value, cfg, err, len);
+    }
+    const char *rule = value[4] ? value + 5 : "ci";
+    if (strcmp(rule, "ci") == 0) {
+        cfg->nrep_rule = MM_NREP_CI;
+    } else if (strcmp(rule, "rse") == 0) {
+        cfg->nrep_rule = MM_NREP_RSE;
+    } else {
+        char allowed[256];
+        mm_option_allowed_text(o, allowed, sizeof allowed);
+        /* the words of every number option's refusal, as mpimeter run says them too */
+        return mm_config_message(err, len, MM_MSG_NOT_WHOLE, o->name, value, allowed, NULL);
+    }
+    return 0;
+}
+
+/* --sizes auto:MIN:MAX[:xFACTOR]: SKaMPI's initial grid (§3.2), MIN x FACTOR^k below MAX, and
+ * MAX; the rest is added while the launch runs. */
+int mm__config_parse_sizes_auto(const char *value, mm_config *cfg, char *err, size_t len) {
+    static const char *allowed = "allowed: auto:MIN:MAX[:xFACTOR] with whole numbers 1 <= MIN < MAX "
+                                 "and FACTOR >= 2 (default 2)";
+    long long min = -1, max = -1, factor = 2;
+    int used = 0;
+    int got = sscanf(value, "auto:%lld:%lld%n", &min, &max, &used);
+    if (got == 2 && value[used] == ':') {
+        char *end;
+        errno = 0;
+        factor = value[used + 1] == 'x' ? strtoll(value + used + 2, &end, 10) : -1;
+        if (errno || factor < 0 || end == value + used + 2 || *end) got = 0;
+    } else if (got == 2 && value[used] != '\0') {
+        got = 0;
+    }
+    if (got != 2 || min < 0 || max < 0)
+        return mm__fail(err, len, "--sizes: '%s' is not auto:MIN:MAX; %s", value, allowed);
+    if (min < 1 || min >= max || factor < 2)
+        return mm__fail(err, len, "--sizes %s: the bounds must increase from MIN >= 1 (%lld) to MAX "
+                        "(%lld), with FACTOR >= 2 (%lld); %s", value, min, max, factor, allowed);
+    cfg->nsizes = 0;
+    for (long long s = min; s < max; s = s > LLONG_MAX / factor ? max : s * factor) {
+        if (cfg->nsizes >= MM_MAX_SIZES - 1)
+            return mm__fail(err, len, "--sizes %s: more than %d sizes in the initial grid; %s",
+                            value, MM_MAX_SIZES, allowed);
+        cfg->sizes[cfg->nsizes++] = s;
+    }
+    cfg->sizes[cfg->nsizes++] = max;
+    cfg->sizes_auto = 1;
+    cfg->sizes_min = min;
+    cfg->sizes_max = max;
+    cfg->sizes_factor = (int)(factor > INT_MAX ? INT_MAX : factor);
+    return 0;
+}
+
+/* --nrep auto and --sizes auto: their options only with them, bounds that agree; then --nrep
+ * holds --nrep-max, the most a test may record (what buffers and the memory check size for). */
+int mm__config_check_adaptive(mm_config *cfg, const char *seen, const char *const *given, char *err,
+                              size_t len) {
+    static const char *const nrep_options[] = {"nrep-min", "nrep-max", "precision", "nrep-confidence",
+                                               "nrep-every", "nrep-budget-s"};
+    static const char *const sizes_options[] = {"sizes-precision", "sizes-budget"};
+    size_t n;
+    const mm_option_spec *table = mm_options(&n);
+    const mm_option_spec *nrep = mm_option_find("nrep", 4);
+    const char *nrep_text = seen[nrep - table] ? given[nrep - table] : "300 (the default)";
+    for (size_t k = 0; k < sizeof nrep_options / sizeof nrep_options[0]; k++) {
+        const mm_option_spec *o = mm_option_find(nrep_options[k], strlen(nrep_options[k]));
+        if (!seen[o - table]) continue;
+        if (cfg->nrep_rule == MM_NREP_FIXED)
+            return mm__fail(err, len, "--%s %s applies only to --nrep auto[:RULE], but --nrep is %s",
+                            o->name, given[o - table], nrep_text);
+        if (strcmp(o->name, "nrep-confidence") == 0 && cfg->nrep_rule != MM_NREP_CI)
+            return mm__fail(err, len, "--nrep-confidence %s applies only to --nrep auto:ci (the median's "
+                            "interval), but --nrep is %s", given[o - table], nrep_text);
+    }
+    if (cfg->nrep_rule != MM_NREP_FIXED) {
+        if (cfg->nrep_min > cfg->nrep_max)
+            return mm__fail(err, len, "--nrep-min %d is above --nrep-max %d; allowed: --nrep-min at most "
+                            "--nrep-max", cfg->nrep_min, cfg->nrep_max);
+        cfg->nrep = cfg->nrep_max;
+    }
+    const mm_option_spec *sizes = mm_option_find("sizes", 5);
+    for (size_t k = 0; k < sizeof sizes_options / sizeof sizes_options[0]; k++) {
+        const mm_option_spec *o = mm_option_find(sizes_options[k], strlen(sizes_options[k]));
+        if (seen[o - table] && !cfg->sizes_auto)
+            return mm__fail(err, len, "--%s %s applies only to --sizes auto:MIN:MAX, but --sizes is %s",
+                            o->name, given[o - table],
+                            seen[sizes - table] ? given[sizes - table] : "8:65536:x8,65536 (the default)");
+    }
+    if (cfg->sizes_auto) {
+        int sized = 0;
+        for (int i = 0; i < cfg->nops; i++) {
+            const mm_op *op = mm_op_find(cfg->ops[i]);
+            sized += op && !(op->flags & MM_OP_SIZE_UNUSED);
+        }
+        if (!sized)
+            return mm__fail(err, len, "--sizes %s applies only to operations that take a size, and --ops "
+                            "has none", given[sizes - table]);
+        /* every test, the added ones too, must fit the launch's plan */
+        long most = (long)cfg->nops * (cfg->nsizes + cfg->sizes_budget);
+        if (most > (long)MM_MAX_OPS * MM_MAX_SIZES)
+            return mm__fail(err, len, "--sizes-budget %d: %d operations x (%d grid sizes + %d added) "
+                            "exceed the %d tests a launch can hold; allowed: a smaller --sizes-budget",
+                            cfg->sizes_budget, cfg->nops, cfg->nsizes, cfg->sizes_budget,
+                            MM_MAX_OPS * MM_MAX_SIZES);
+    }
+    (void)n;
+    return 0;
+}

@@ -1,0 +1,24 @@
+/* config_internal.h — what config.c (the parser) and config_adaptive.c (the options of --nrep
+ * auto and --sizes auto) share. Internal to c/src/config/. */
+#ifndef MM_CONFIG_INTERNAL_H
+#define MM_CONFIG_INTERNAL_H
+#include <stddef.h>
+
+#include "mm_config.h"
+
+/* Writes the message into err; returns 2 (bad input). */
+int mm__fail(char *err, size_t len, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
+/* --nrep N or auto[:RULE]: the rule, or the number (through the option table). 0 or 2. */
+int mm__config_parse_nrep(const mm_option_spec *o, const char *value, mm_config *cfg, char *err,
+                          size_t len);
+/* --sizes auto:MIN:MAX[:xFACTOR]: the initial grid into cfg->sizes and the bounds. 0 or 2. */
+int mm__config_parse_sizes_auto(const char *value, mm_config *cfg, char *err, size_t len);
+/* After all options: the rule's options only with --nrep auto (and --nrep-confidence only with
+ * ci), --nrep-min at most --nrep-max, then nrep = --nrep-max; --sizes-* only with --sizes auto,
+ * an operation that takes a size, and room in the plan. `seen`/`given`: per option of the table,
+ * whether and with which value it was given. 0 or 2. */
+int mm__config_check_adaptive(mm_config *cfg, const char *seen, const char *const *given, char *err,
+                              size_t len);
+
+#endif

@@ -1,0 +1,152 @@
+"""--nrep auto and --sizes auto on real ranks (issue 14): all ranks stop after the same repetition,
+meta.json records the rule's verdict, the precision it reports is the one the analysis's own
+statistics give on raw.csv's valid run times, the time budget and the maximum stop a test, a
+nonblocking test's overlap phase pairs the blocking phase's count, and sizes are added where
+interpolation is worst; bad input is refused on every rank."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from conftest import assert_refused, read_launch, run_bench
+from scipy import stats
+from scipy.stats import mstats
+
+from mpimeter.stats.intervals import median_ci
+
+
+def _runtimes(meta: dict, raw, test: int) -> np.ndarray:
+    """The valid run times of a test as the rule sees them: max gend - min gstart over ranks,
+    valid on every rank, starts within the test's start tolerance."""
+    rows = raw[raw["test"] == test]
+    g = rows.groupby("rep")
+    run = (g["gend_ns"].max() - g["gstart_ns"].min()).to_numpy(float)
+    valid = (g["valid"].min() == 1).to_numpy().copy()
+    tol = meta["tests"][test]["start_tolerance_ns"]
+    if tol:
+        valid &= ((g["gstart_ns"].max() - g["gstart_ns"].min()) <= tol).to_numpy()
+    return run[valid]
+
+
+def _precision(rule: str, x: np.ndarray, resolution_ns: float) -> float | None:
+    if rule == "ci":
+        ci = median_ci(x, 0.95)
+        return None if ci.low is None else max(ci.estimate - ci.low, ci.high - ci.estimate) / ci.estimate
+    if x.size < 4:
+        return None
+    se = float(mstats.trimmed_stde(x, limits=(0.25, 0.25)))
+    return max(se / stats.trim_mean(x, 0.25), resolution_ns / x.sum())
+
+
+@pytest.mark.parametrize("np_", [2, 4])
+@pytest.mark.parametrize("rule", ["ci", "rse"])
+def test_the_rule_stops_all_ranks_together_and_reports_the_analysis_precision(lib, np_, rule, tmp_path):
+    small = lib == "mpich" and np_ > 2  # MPICH busy-polls when oversubscribed: correctness only
+    nmax = 60 if small else 400
+    out = tmp_path / "auto"
+    run_bench(lib, np_, ["--ops", "allreduce,bcast", "--sizes", "8,4096", "--nrep", f"auto:{rule}",
+                         "--nrep-min", 20, "--nrep-max", nmax, "--nrep-every", 10, "--precision", 0.05,
+                         "--seed", 14, "--out", out], timeout=600)
+    meta, raw = read_launch(out)
+    assert meta["config"]["nrep"] == nmax
+    assert meta["config"]["nrep_auto"]["rule"] == rule and meta["config"]["nrep_auto"]["every"] == 10
+    for t in meta["tests"]:
+        a = t["adaptive"]
+        assert t["status"] == "complete" and t["ended_by"] == "rule" and a["rule"] == rule
+        assert 20 <= t["nrep"] <= nmax and t["nrep_asked"] == nmax
+        assert t["nrep"] % 10 == 0 or t["nrep"] == nmax  # decisions every 10 repetitions
+        assert a["decisions"] == -(-t["nrep"] // 10)
+        # every rank recorded the same repetitions: rows 0 .. nrep-1 per rank
+        rows = raw[raw["test"] == t["test"]]
+        assert sorted(rows.groupby("rank").size().unique()) == [t["nrep"]]
+        assert len(rows) == np_ * t["nrep"]
+        x = _runtimes(meta, raw, t["test"])
+        assert a["valid"] == x.size
+        expected = _precision(rule, x, meta["timer"]["resolution_ns"])
+        if expected is None:
+            assert a["precision"] is None
+        else:
+            assert a["precision"] == pytest.approx(expected, rel=1e-9)
+        if a["stopped_by"] == "precision":
+            assert a["precision"] <= 0.05
+        else:
+            assert a["stopped_by"] == "max" and t["nrep"] == nmax
+
+
+def test_the_maximum_and_the_time_budget_end_a_test(lib, tmp_path):
+    # rse with a precision below what the clock allows (its term: resolution / total time, 1 ns
+    # over at most seconds of run time): never reached, where the median's interval could be
+    # exactly 0 on tied integer nanoseconds
+    out = tmp_path / "max"
+    run_bench(lib, 2, ["--ops", "allreduce", "--sizes", "8", "--nrep", "auto:rse", "--nrep-max", 40,
+                       "--nrep-min", 10, "--precision", 1e-9, "--out", out])
+    meta, _ = read_launch(out)
+    (t,) = meta["tests"]
+    assert (t["nrep"], t["adaptive"]["stopped_by"]) == (40, "max")
+    out = tmp_path / "budget"
+    run_bench(lib, 2, ["--ops", "allreduce", "--sizes", "8", "--nrep", "auto:rse", "--nrep-max", 10000000,
+                       "--precision", 1e-9, "--nrep-budget-s", 0.3, "--procsync", "barrier", "--out", out],
+              timeout=300)
+    meta, raw = read_launch(out)
+    (t,) = meta["tests"]
+    assert t["adaptive"]["stopped_by"] == "budget" and t["ended_by"] == "rule"
+    # the budget is judged at the decisions (every 10), whatever --nrep-min says
+    assert 10 <= t["nrep"] < 10000000 and t["nrep"] % 10 == 0 and len(raw) == 2 * t["nrep"]
+    assert t["duration_s"] < 30
+
+
+def test_a_nonblocking_test_pairs_the_blocking_phase_count(lib, tmp_path):
+    out = tmp_path / "nbc"
+    run_bench(lib, 2, ["--ops", "iallreduce", "--sizes", "8", "--nrep", "auto", "--nrep-max", 200,
+                       "--precision", 0.1, "--out", out])
+    meta, raw = read_launch(out)
+    (t,) = meta["tests"]
+    assert t["adaptive"]["stopped_by"] in ("precision", "max")
+    assert t["nbc"]["blocking_nrep"] == t["nrep"] and len(raw) == 2 * t["nrep"]
+    assert raw["blocking_ns"].notna().all()  # every overlap repetition has its blocking pair
+
+
+@pytest.mark.parametrize("np_", [2, 4])
+def test_sizes_are_added_where_interpolation_is_worst(lib, np_, tmp_path):
+    small = lib == "mpich" and np_ > 2
+    out = tmp_path / "sizes"
+    run_bench(lib, np_, ["--ops", "allreduce,bcast", "--sizes", "auto:8:65536", "--sizes-budget", 3,
+                         "--sizes-precision", 0.01, "--nrep", 10 if small else 50, "--seed", 7, "--out", out],
+              timeout=600)
+    meta, raw = read_launch(out)
+    grid = [8 * 2 ** k for k in range(14)]
+    assert meta["config"]["sizes"] == grid and meta["config"]["sizes_auto"]["budget"] == 3
+    refined = {r["op"]: r for r in meta["size_refinement"]}
+    assert set(refined) == {"allreduce", "bcast"}
+    for op, r in refined.items():
+        tests = [t for t in meta["tests"] if t["op"] == op]
+        added = [t for t in tests if t["size_added"]]
+        assert [t["size"] for t in sorted(added, key=lambda t: t["refine_round"])] == r["added"]
+        assert len(added) <= 3 and r["stopped_by"] in ("precision", "budget")
+        assert r["stopped_by"] == "precision" or len(added) == 3
+        assert sorted(t["size"] for t in tests if not t["size_added"]) == grid
+        for t in added:
+            assert t["size"] not in grid and t["size"] % 4 == 0 and 8 < t["size"] < 65536
+            assert t["refine_round"] >= 1 and t["status"] == "complete"
+            assert (raw["test"] == t["test"]).sum() == np_ * t["nrep"]
+    assert [t["test"] for t in meta["tests"]] == list(range(len(meta["tests"])))
+    assert all(t["refine_round"] == 0 for t in meta["tests"] if not t["size_added"])
+
+
+@pytest.mark.parametrize("args, needle", [
+    (["--nrep", "auto", "--nrep", "300"], "--nrep: given more than once ('auto', then '300')"),
+    (["--nrep", "300", "--nrep-min", "5"], "--nrep-min 5 applies only to --nrep auto[:RULE]"),
+    (["--nrep", "auto", "--precision", "0"], "--precision: 0 is out of range"),
+    (["--nrep", "auto", "--precision", "1"], "--precision: 1 is out of range"),
+    (["--nrep", "auto", "--nrep-min", "9", "--nrep-max", "8"], "--nrep-min 9 is above --nrep-max 8"),
+    (["--sizes", "auto:64:8"], "--sizes auto:64:8: the bounds must increase"),
+    (["--sizes", "auto:8:17179869184"], "--sizes auto:8:17179869184: size 8589934592 is too large"),
+])
+def test_bad_input_is_refused_on_every_rank(lib, args, needle, tmp_path):
+    assert_refused(lib, args, needle, tmp_path)
+
+
+def test_sizes_beyond_memory_are_refused(lib, tmp_path):
+    # 2^30 ints per buffer on each of 2 ranks, alltoall's p buffers: beyond this machine's memory
+    assert_refused(lib, ["--ops", "alltoall", "--sizes", "auto:8:4294967296", "--datatype", "long"],
+                   "--sizes 4294967296", tmp_path)
