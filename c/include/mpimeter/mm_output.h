@@ -148,6 +148,7 @@ typedef struct mm_launch {
     const int64_t *virtual_offsets_ns;
     const double *virtual_skews_ppm;
     const mm_conditions *conditions;
+    const struct mm_counters *counters; /* meta.json "counters" (NULL: null) */
 } mm_launch;
 
 /* Renders meta.json into out (replacing what out held): pretty-printed, schema_version first,

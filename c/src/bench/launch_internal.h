@@ -3,6 +3,7 @@
 #ifndef MM_LAUNCH_INTERNAL_H
 #define MM_LAUNCH_INTERNAL_H
 #include "mm_bench.h"
+#include "mm_counters.h"
 #include "mm_output.h"
 
 #define MM__MAX_TESTS (MM_MAX_OPS * MM_MAX_SIZES)
@@ -36,6 +37,7 @@ typedef struct mm__launch_state {
     int64_t overwrite_over_window_ns; /* the longest --cold-cache overwrite beyond a given window */
     mm_mpi_error err;       /* the first MPI failure outside the tests */
     int pair[2];            /* the ping-pongs' two ranks (every rank; prov.pair on rank 0 too) */
+    mm_counters *counters;  /* per-repetition counters; NULL when off */
 } mm__launch_state;
 
 /* Rank 0: renders and atomically writes meta.json with the given status (launch.c). */
