@@ -66,7 +66,11 @@ int mm_pvar_init(void) {
     return MPI_T_init_thread(MPI_THREAD_SINGLE, &provided) == MPI_SUCCESS ? 0 : -1;
 }
 
-void mm_pvar_finalize(void) { MPI_T_finalize(); }
+/* MPI_T stays initialized until the process ends (MPI_Finalize tears it down): MPICH 4.0.2
+ * crashes in MPI_T_cvar_get_num when MPI_T is initialized again after a finalize brought its
+ * count to zero, which the launch's provenance (output/mpit.c) then does. Sessions and handles
+ * are freed as usual; an unbalanced MPI_T_init_thread only keeps the interface's tables. */
+void mm_pvar_finalize(void) {}
 
 int mm_pvar_count(void) {
     int n = 0;

@@ -118,7 +118,7 @@ int mm_counters_list_pvars(FILE *f, MPI_Comm comm) {
                    "closed)", c.nindices - c.n);
     fprintf(f, "\n");
     if (c.n > 0) {
-        fprintf(f, "%-36s %-13s %-18s %-12s %-8s %s\n", "name", "class", "datatype", "binding",
+        fprintf(f, "%-36s  %-13s  %-18s  %-12s  %-8s  %s\n", "name", "class", "datatype", "binding",
                 "elements", "readable / description");
     }
     for (int i = 0; i < c.n; i++) {
@@ -127,7 +127,7 @@ int mm_counters_list_pvars(FILE *f, MPI_Comm comm) {
         mm_pvar_type(d->dt, NULL, NULL, &type);
         char elements[16] = "-";
         if (c.ok[i]) snprintf(elements, sizeof elements, "%d", c.elements[i]);
-        fprintf(f, "%-36s %-13s %-18s %-12s %-8s %s%s — %s\n", d->name,
+        fprintf(f, "%-36s  %-13s  %-18s  %-12s  %-8s  %s%s — %s\n", d->name,
                 mm_pvar_class_word(d->klass), type, mm_pvar_bind_word(d->bind), elements,
                 c.ok[i] ? "yes" : "no: ", c.ok[i] ? "" : c.why[i], d->description);
     }
