@@ -19,6 +19,7 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from mpimeter.analysis import counters as _counters
 from mpimeter.analysis.diagnostics import row_warnings
 from mpimeter.analysis.launch_effects import launch_effect_warnings, launch_effects
 from mpimeter.analysis import nbc as _nbc
@@ -110,9 +111,11 @@ def analyze(
         warnings.append(spread.warning)
     note = _clock_note(campaign, used_clock) + (f"; {spread.note}" if spread.note else "")
     nbc_reps = _nbc.per_repetition(campaign)
+    counters = _counters.analyze_counters(campaign, repetitions, rows)  # None: no launch read counters
+    warnings += counters.warnings if counters is not None else ()
     return AnalysisResult(campaign, settings, tuple(rows), repetitions, tuple(rank_tests),
                           group_warnings(warnings), note, tuple(effects),
-                          _nbc.nbc_rows(campaign, confidence, nbc_reps), nbc_reps)
+                          _nbc.nbc_rows(campaign, confidence, nbc_reps), nbc_reps, counters)
 
 
 def _point_to_point_ops(campaign: Campaign) -> frozenset[str]:
