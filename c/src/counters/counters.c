@@ -215,7 +215,8 @@ int mm_counters_begin_test(mm_counters *c, char *err, size_t len) {
     for (int p = 0; p < c->nparts; p++) {
         mm__part *part = &c->part[p];
         if (part->n && part->src->begin_test(part->state, c->info + part->first, err, len) != 0) {
-            for (int q = 0; q < p; q++) c->part[q].src->end_test(c->part[q].state);
+            for (int q = 0; q < p; q++)
+                if (c->part[q].n) c->part[q].src->end_test(c->part[q].state);
             return -1;
         }
     }

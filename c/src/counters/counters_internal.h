@@ -32,6 +32,9 @@ typedef struct mm_counter_info {
     char description[256];
 } mm_counter_info;
 
+/* A source whose open cannot succeed with a name (a build without PAPI or without MPI_T) needs
+ * only `open`: the context calls the others only for a source with counters, close only with a
+ * state. */
 typedef struct mm_counter_source {
     const char *name;
     /* This rank's state for the source's names in cfg: fills info[0 .. *n - 1] (at most max).
