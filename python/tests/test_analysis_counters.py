@@ -52,7 +52,7 @@ def test_perturbation_compares_the_same_runs_without_counters(tmp_path):
     _with_counters(tmp_path / "both" / "counters", launches=6, seed=2, shift=1.25)
     result = analysis.analyze(analysis.load_campaign(tmp_path / "both"))
     pert = result.counters.perturbation
-    assert pert and all(p.without == "plain" and p.with_counters == "counters" for p in pert)
+    assert pert and all(p.a == "plain" and p.b == "counters" for p in pert)
     assert all(p.significant and 1.1 < p.ratio < 1.4 for p in pert)
     assert any(w.code == "counter-perturbation" for w in result.warnings)
     # the same runs without a slowdown: nothing to warn about

@@ -34,6 +34,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from mpimeter.analysis.comparison import ComparisonRow
 from mpimeter.io import counters as _io
 from mpimeter.io.errors import AnalysisWarning
 from mpimeter.stats import compare as _cmp
@@ -88,39 +89,14 @@ class ReadCost:
 
 
 @dataclass(frozen=True)
-class Perturbation:
-    """The same (op, size) without and with counters (same library and ranks): per-launch medians
-    compared as ``compare`` does (b = with counters; ratio > 1: slower with counters)."""
-
-    op: str
-    size: int
-    without: str
-    with_counters: str
-    launches_without: int
-    launches_with: int
-    median_without_ns: float
-    median_with_ns: float
-    ratio: float
-    ratio_ci_low: float | None
-    ratio_ci_high: float | None
-    p_value: float
-    p_method: str
-    p_adjusted: float
-    significant: bool
-
-    def to_dict(self) -> dict[str, Any]:
-        d = asdict(self)
-        return {k: (None if isinstance(v, float) and not math.isfinite(v) else v) for k, v in d.items()}
-
-
-@dataclass(frozen=True)
 class CounterAnalysis:
     """``points``: one row per valid repetition and counter — alternative, launch, op, size, rep,
     metric, value, run_time_ns, category — for the plots of the report."""
 
     rows: tuple[CounterRow, ...]
     costs: tuple[ReadCost, ...]
-    perturbation: tuple[Perturbation, ...]
+    # the same (op, size) without (a) and with (b) counters, as `compare` gives it (ratio b / a)
+    perturbation: tuple[ComparisonRow, ...]
     points: pd.DataFrame = field(repr=False)
     warnings: tuple[AnalysisWarning, ...] = ()
     launches: int = 0  # launches that read counters
@@ -271,7 +247,9 @@ def _library(campaign, alternative: str) -> tuple[str | None, int | None, bool]:
     return None, None, False
 
 
-def _perturbation(campaign, rows: Sequence) -> tuple[Perturbation, ...]:
+def _perturbation(campaign, rows: Sequence) -> tuple[ComparisonRow, ...]:
+    """Every (op, size) of an alternative without counters (a) and one with them (b) of the same
+    library and number of ranks: per-launch medians compared as ``compare`` does."""
     alts = list(campaign.alternatives)
     facts = {a: _library(campaign, a) for a in alts}
     pairs = [(a, b) for a in alts for b in alts
@@ -286,13 +264,15 @@ def _perturbation(campaign, rows: Sequence) -> tuple[Perturbation, ...]:
             ma = np.array([s.median_ns for s in ra.per_launch if s.n > 0], dtype=float)
             mb = np.array([s.median_ns for s in rb.per_launch if s.n > 0], dtype=float)
             pc = _cmp.compare_two(ma, mb)
-            out.append(Perturbation(op, size, a, b, ma.size, mb.size, pc.median_a, pc.median_b, pc.ratio_ci.estimate,
-                                    pc.ratio_ci.low, pc.ratio_ci.high, pc.p_value, pc.p_method, math.nan, False))
+            out.append(ComparisonRow(op, size, a, b, ma.size, mb.size, pc.median_a, pc.median_b, pc.ratio,
+                                     pc.ratio_ci.estimate, pc.ratio_ci.low, pc.ratio_ci.high, pc.ratio_ci.method,
+                                     pc.statistic, pc.p_value, pc.p_method, math.nan, "", False, ra.one_way))
     adj = _holm([p.p_value for p in out])
-    return tuple(replace(p, p_adjusted=q, significant=bool(math.isfinite(q) and q <= ALPHA)) for p, q in zip(out, adj))
+    return tuple(replace(p, p_adjusted=q, stars=_hyp.stars(q, alpha=ALPHA) if math.isfinite(q) else "",
+                         significant=bool(math.isfinite(q) and q <= ALPHA)) for p, q in zip(out, adj))
 
 
-def _perturbation_warnings(rows: tuple[Perturbation, ...]) -> list[AnalysisWarning]:
+def _perturbation_warnings(rows: tuple[ComparisonRow, ...]) -> list[AnalysisWarning]:
     out = []
     for p in rows:
         if not p.significant:
@@ -301,9 +281,9 @@ def _perturbation_warnings(rows: tuple[Perturbation, ...]) -> list[AnalysisWarni
               else f" [{p.ratio_ci_low:.3g}, {p.ratio_ci_high:.3g}]")
         out.append(AnalysisWarning(
             "counter-perturbation",
-            f"{p.op} {p.size}: {p.with_counters} (counters read) vs {p.without}: run time ratio {p.ratio:.3g}{ci} "
+            f"{p.op} {p.size}: {p.b} (counters read) vs {p.a}: run time ratio {p.ratio:.3g}{ci} "
             f"(Hodges–Lehmann, Wilcoxon rank-sum on per-launch medians, Holm p = {p.p_adjusted:.2g})",
             "looking changed what was measured: read fewer counters, and take run times from a campaign without "
-            "counters and explanations from one with them", f"{p.with_counters}/{p.op}/{p.size}",
+            "counters and explanations from one with them", f"{p.b}/{p.op}/{p.size}",
             severity=abs(math.log(p.ratio)) if p.ratio > 0 else 0.0))
     return out

@@ -42,7 +42,7 @@ def print_counters(con: Console, res) -> None:
         ci = ("" if p.ratio_ci_low is None or p.ratio_ci_high is None
               else f" [{format_number(p.ratio_ci_low, 4)}, {format_number(p.ratio_ci_high, 4)}]")
         con.print(f"perturbation {p.op} {format_size(p.size, res.size_unit(p.op))}: "
-                  f"{terminal_text(p.with_counters)} / {terminal_text(p.without)} = {format_number(p.ratio, 4)}{ci}, "
+                  f"{terminal_text(p.b)} / {terminal_text(p.a)} = {format_number(p.ratio, 4)}{ci}, "
                   f"p (Holm) {p.p_adjusted:.2g}" + (" — slower with counters" if p.significant and p.ratio > 1 else ""))
 
 

@@ -52,9 +52,9 @@ def cost_html(analysis, size_unit) -> str:
         for p in analysis.perturbation:
             ci = ("no interval" if p.ratio_ci_low is None or p.ratio_ci_high is None
                   else f"[{format_number(p.ratio_ci_low, 4)}, {format_number(p.ratio_ci_high, 4)}]")
-            prow.append((p.op, format_size(p.size, size_unit(p.op)), f"{p.without} → {p.with_counters}",
-                         f"{p.launches_without} / {p.launches_with}", format_ns(p.median_without_ns),
-                         format_ns(p.median_with_ns), f"{format_number(p.ratio, 4)} {ci}", _p(p.p_adjusted),
+            prow.append((p.op, format_size(p.size, size_unit(p.op)), f"{p.a} → {p.b}",
+                         f"{p.launches_a} / {p.launches_b}", format_ns(p.median_a_ns),
+                         format_ns(p.median_b_ns), f"{format_number(p.ratio, 4)} {ci}", _p(p.p_adjusted),
                          "yes" if p.significant else "no"))
         parts.append(h.tag("p", h.esc(
             "The same tests without and with counters (same MPI library and ranks): per-launch medians compared "
