@@ -165,7 +165,7 @@ static void mm__resolve_all(mm_config *cfg, const mm__catalog *c) {
     mm_json j;
     mm_json_init(&j, &left, 0);
     mm_json_begin_array(&j);
-    int listed_out = 0, more = 0;
+    int more = 0;
     cfg->ncounter_pvars = 0;
     for (int i = 0; i < c->n; i++) {
         const char *why = c->ok[i] ? NULL : c->why[i];
@@ -183,7 +183,6 @@ static void mm__resolve_all(mm_config *cfg, const mm__catalog *c) {
         mm_json_kv_string(&j, "name", c->d[i].name);
         mm_json_kv_string(&j, "why", why);
         mm_json_end_object(&j);
-        listed_out++;
     }
     if (more) {
         char text[96];
@@ -197,7 +196,6 @@ static void mm__resolve_all(mm_config *cfg, const mm__catalog *c) {
     mm_json_end_array(&j);
     snprintf(cfg->counters_left_out, sizeof cfg->counters_left_out, "%s", left.data ? left.data : "[]");
     mm_buf_free(&left);
-    (void)listed_out;
 }
 
 /* Named variables: each must be in the catalog and pass its trial. */
