@@ -38,6 +38,20 @@ if [ "${MM_WITH_SIMGRID:-0}" = 1 ] && ! command -v smpicc >/dev/null 2>&1; then
   fi
 fi
 
+# PAPI (hardware counters for --papi; papi-tools gives papi_avail, PAPI's own availability check,
+# which the counters' tests compare with): built in when found, so every machine that runs the
+# set-up builds the same way; a failed install only means a build without PAPI (--papi then says so).
+if [ ! -f /usr/include/papi.h ] || ! command -v papi_avail >/dev/null 2>&1; then
+  if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
+    echo "setup: installing libpapi-dev and papi-tools from Debian's packages"
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq libpapi-dev papi-tools >/dev/null 2>&1 ||
+      { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq libpapi-dev papi-tools >/dev/null 2>&1; } ||
+      echo "setup: could not install libpapi-dev: mpimeter-bench is built without PAPI" >&2
+  else
+    echo "setup: libpapi-dev or papi-tools is missing (not root): mpimeter-bench is built without PAPI" >&2
+  fi
+fi
+
 # The Python half: a venv with the package (editable), its pinned dependencies, the test tools
 # and ReFrame (the optional extra that mpimeter.reframe_checks needs; its test is in make test).
 stamp=.venv/.mpimeter-installed

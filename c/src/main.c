@@ -8,6 +8,7 @@
 #include "mm_bench.h"
 #include "mm_clocksync.h"
 #include "mm_config.h"
+#include "mm_counters.h"
 #include "mm_mpi.h"
 #include "mm_ops.h"
 #include "mm_output.h"
@@ -97,6 +98,17 @@ int main(int argc, char **argv) {
         MPI_Abort(MPI_COMM_WORLD, 1);
     }
 
+    if (cfg.mode == MM_MODE_LIST_PVARS) {
+        int code = mm_counters_list_pvars(stdout, MPI_COMM_WORLD);
+        MPI_Finalize();
+        return code;
+    }
+    /* the counters' names against the library and each rank's host, before anything is written */
+    if (mm_counters_resolve(&cfg, MPI_COMM_WORLD, msg, sizeof msg) != 0) {
+        if (rank == 0) fprintf(stderr, "mpimeter-bench: %s\n", msg);
+        MPI_Finalize();
+        return 2;
+    }
     int exit_code = cfg.mode == MM_MODE_SYNC_CHECK ? mm_sync_check_run(&cfg, MPI_COMM_WORLD)
                                                    : mm_launch_run(&cfg, MPI_COMM_WORLD);
     MPI_Finalize();

@@ -93,6 +93,8 @@ typedef struct mm_rep_buffers {
      * blocking phase, the I-call + wait time and flags of the repetition with the same index */
     int64_t *init_ns, *test_ns, *wait_ns, *compute_ns, *blocking_ns;
     int32_t *blocking_flags;
+    /* per-repetition counters (mm_counters.h), not owned; NULL when off */
+    struct mm_counters *counters;
 } mm_rep_buffers;
 int mm_rep_buffers_alloc(mm_rep_buffers *b, long cap);
 void mm_rep_buffers_free(mm_rep_buffers *b);

@@ -18,6 +18,9 @@
 #define MM_NAME_LEN 32
 #define MM_PATH_LEN 1024
 #define MM_ARGV_LEN 8192
+#define MM_MAX_COUNTERS 64      /* counters read per repetition (--mpit-pvars + --papi) */
+#define MM_COUNTER_NAME_LEN 96  /* a counter's name, terminating zero included */
+#define MM_COUNTERS_TEXT 2048   /* --mpit-pvars / --papi as given */
 
 typedef enum {
     MM_MODE_BENCH = 0,
@@ -26,6 +29,7 @@ typedef enum {
     MM_MODE_SYNC_CHECK,
     MM_MODE_VERSION,
     MM_MODE_DESCRIBE,
+    MM_MODE_LIST_PVARS, /* --list-pvars: needs MPI (the library's performance variables) */
 } mm_mode;
 
 typedef struct mm_config {
@@ -90,6 +94,14 @@ typedef struct mm_config {
     double check_at_s[MM_MAX_CHECKS];
     int ncheck;
     int json;
+    /* counters (c/src/counters/, docs/FORMAT.md "counters.csv"): as given ("" = off) */
+    char mpit_pvars[MM_COUNTERS_TEXT]; /* --mpit-pvars: "all" or names */
+    char papi_events[MM_COUNTERS_TEXT]; /* --papi: event names */
+    /* resolved after MPI_Init by mm_counters_resolve: the performance variables read, and (rank
+     * 0, for meta.json) those `all` left out with why, as a JSON array text */
+    char counter_pvars[MM_MAX_COUNTERS][MM_COUNTER_NAME_LEN];
+    int ncounter_pvars;
+    char counters_left_out[8192];
     /* provenance */
     char argv_joined[MM_ARGV_LEN]; /* argv as a JSON array text, for meta.json */
 } mm_config;
@@ -110,6 +122,7 @@ typedef enum {
     MM_OPT_PATH,
     MM_OPT_NPROCS, /* --validate: a rank count */
     MM_OPT_PAIR,   /* two distinct ranks "A,B", or auto */
+    MM_OPT_LIST,   /* comma-separated names checked against what the machine offers at launch */
 } mm_opt_type;
 
 enum {

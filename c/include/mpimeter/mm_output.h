@@ -192,6 +192,7 @@ typedef struct mm_launch {
     /* --sizes auto: what the refinement did per operation (rank 0; NULL without it) */
     const mm_refine_op *refine;
     int nrefine;
+    const struct mm_counters *counters; /* meta.json "counters" (NULL: null) */
 } mm_launch;
 
 /* Renders meta.json into out (replacing what out held): pretty-printed, schema_version first,

@@ -44,6 +44,7 @@ int mm__write_meta(mm__launch_state *st, const char *status) {
     l.conditions = &st->conditions;
     l.refine = st->cfg->sizes_auto ? st->refine : NULL;
     l.nrefine = st->nrefine;
+    l.counters = st->counters;
     mm_buf meta = {0};
     mm_meta_render(&l, &meta);
     int rc = mm_outdir_write_meta(&st->out, &meta);
@@ -216,6 +217,28 @@ static int mm__survey_pairs(mm__launch_state *st) {
     return 0;
 }
 
+/* Collective: the per-repetition counters (resolved and checked on every rank before the launch,
+ * main.c), and a condition when `--mpit-pvars all` found nothing readable. 0, or -1. */
+static int mm__open_counters(mm__launch_state *st) {
+    char err[1024] = "";
+    st->counters = mm_counters_open(st->cfg, st->comm, &st->timer, st->cfg->nrep, err, sizeof err);
+    int ok = st->counters || !err[0];
+    if (!ok) fprintf(stderr, "mpimeter-bench: rank %d: %s\n", st->rank, err);
+    if (!mm_all_ok(st->comm, ok)) return -1;
+    if (st->rank == 0 && st->counters && mm_counters_metrics(st->counters) == 0) {
+        mm_condition *c = mm_conditions_entry(&st->conditions, "no-counters", NULL);
+        if (c) {
+            snprintf(c->message, sizeof c->message,
+                     "--mpit-pvars %.200s: the MPI library offers no performance variable that "
+                     "can be read here; counters.csv has no rows", st->cfg->mpit_pvars);
+            snprintf(c->hint, sizeof c->hint,
+                     "mpimeter-bench --list-pvars shows what the library offers; some libraries "
+                     "expose variables only when built or configured for it");
+        }
+    }
+    return 0;
+}
+
 /* Everything before the first test: modules, provenance, epoch, plan, folder, sync, probes. */
 static int mm__start(mm__launch_state *st) {
     const mm_config *cfg = st->cfg;
@@ -245,10 +268,11 @@ static int mm__start(mm__launch_state *st) {
     st->ntests = mm_plan_build(cfg, st->tests, mm_plan_size(cfg));
     mm_plan_shuffle(st->tests, st->ntests, cfg->seed);
 
-    int ok = !mm_mpi_failed(&st->err);
+    int ok = !mm_mpi_failed(&st->err) && mm__open_counters(st) == 0;
     if (st->rank == 0 && ok) {
         char err[1024] = "";
-        ok = mm_outdir_open(&st->out, cfg->out, err, sizeof err) == 0;
+        ok = mm_outdir_open(&st->out, cfg->out, err, sizeof err) == 0 &&
+             mm_counters_open_csv(st->counters, cfg->out, err, sizeof err) == 0;
         if (!ok) fprintf(stderr, "mpimeter-bench: %s\n", err);
         else ok = mm__write_meta(st, "running") == 0;
     }
@@ -311,6 +335,7 @@ int mm_launch_run(const mm_config *cfg, MPI_Comm comm) {
 out:
     if (rc != 0 && st->rank == 0 && st->out.raw) mm__write_meta(st, "failed");
     if (st->rank == 0) mm_outdir_close(&st->out);
+    mm_counters_close(st->counters);
     mm_procsync_close(&st->ps);
     mm_clocksync_close(&st->cs);
     mm_timer_close(&st->timer);

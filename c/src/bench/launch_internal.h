@@ -3,6 +3,7 @@
 #ifndef MM_LAUNCH_INTERNAL_H
 #define MM_LAUNCH_INTERNAL_H
 #include "mm_bench.h"
+#include "mm_counters.h"
 #include "mm_output.h"
 
 typedef struct mm__launch_state {
@@ -38,6 +39,7 @@ typedef struct mm__launch_state {
     /* --sizes auto (refine.c): per operation that takes a size, in --ops order (rank 0) */
     mm_refine_op refine[MM_MAX_OPS];
     int nrefine;
+    mm_counters *counters;  /* per-repetition counters; NULL when off */
 } mm__launch_state;
 
 /* Rank 0: renders and atomically writes meta.json with the given status (launch.c). */

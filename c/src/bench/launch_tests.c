@@ -146,6 +146,9 @@ static int mm__record_test(mm__launch_state *st, mm_test *t, const mm_rep_buffer
                            .reduced = st->cfg->raw_reduced, .epoch_ns = st->epoch_ns};
     long ninvalid = 0;
     int written = mm_gather_write_test(&q, b, g, &ninvalid, &st->err) == 0;
+    /* the counters' rows after raw.csv's, before meta.json says the test is finished */
+    written = mm_counters_write_test(st->counters, t, t->nrep, st->cfg->raw_reduced, &st->err) == 0 &&
+              written;
     int write_ok = written && !mm_mpi_failed(&st->err);
     if (st->rank == 0 && write_ok) {
         t->invalid = ninvalid;
@@ -186,10 +189,14 @@ static int mm__run_one(mm__launch_state *st, mm_test *t, mm__space *sp) {
     mm_nbc nbc;
     const char *code = NULL;
     char message[sizeof t->error_message] = "";
+    char why[256] = "";
     if (mm__prepare_args(st, t, &args, &nbc) != 0) {
         code = "alloc-failed";
         snprintf(message, sizeof message, "cannot allocate the buffers of %s at %" PRId64
                  " bytes on rank %d", t->op->name, t->size, st->rank);
+    } else if (mm_counters_begin_test(st->counters, why, sizeof why) != 0) {
+        code = "counters-failed";
+        snprintf(message, sizeof message, "rank %d: %s", st->rank, why);
     }
     int agreed = mm__agree_on_failure(st, t, code, message);
     if (agreed == 0) {
@@ -209,6 +216,7 @@ static int mm__run_one(mm__launch_state *st, mm_test *t, mm__space *sp) {
         }
         agreed = mm__agree_on_failure(st, t, code, message);
     }
+    mm_counters_end_test(st->counters);
     t->op->teardown(&args);
     t->duration_s = mm__seconds_since(st) - t->started_s;
     if (agreed < 0) return 1;
@@ -230,6 +238,7 @@ int mm__run_tests(mm__launch_state *st) {
     sp.resync_s = mm_config_effective_resync_s(cfg, st->cs.vt->model_kind);
     sp.judging = cfg->nrep_rule != MM_NREP_FIXED || cfg->sizes_auto;
     int ok = mm_rep_buffers_alloc(&sp.b, nrep) == 0;
+    sp.b.counters = st->counters;
     ok = mm_gather_space_alloc(&sp.g, nrep, st->rank, st->nprocs, cfg->raw_reduced) == 0 && ok;
     /* a decision reduces --nrep-every repetitions at a time; the final collection of a fixed
      * --nrep (for --sizes auto) goes in chunks of the same bound */

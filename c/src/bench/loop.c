@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "mm_bench.h"
+#include "mm_counters.h"
 
 typedef struct mm__timed {
     const mm_op *op;
@@ -167,12 +168,17 @@ int mm_bench_run_test(const mm_config *cfg, mm_test *t, mm_op_args *args, mm_pro
     /* the op's clean-up after each call (a communicator the call created), outside the timed
      * region; chosen before the loop */
     int (*const after_call)(mm_op_args *) = t->op->after;
+    /* per-repetition counters (counters/): read before the process sync's wait and right after
+     * the second timestamp, outside the timed region; no-ops when off (NULL) */
+    mm_counters *const counters = b->counters;
 
     while (recorded < nrep) {
+        mm_counters_before(counters);
         int before = vt->before_rep(ps, seq);
         int64_t start_ns = mm_timer_now(timer);
         int call_rc = call(&timed);
         int64_t end_ns = mm_timer_now(timer);
+        mm_counters_after(counters, recorded); /* kept only when this repetition is recorded */
         if (after_call && call_rc == MPI_SUCCESS) call_rc = after_call(args);
         int flags = vt->after_rep(ps, seq, start_ns, end_ns, before);
         seq++;

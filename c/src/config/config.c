@@ -21,6 +21,7 @@
 #include "config_internal.h"
 #include "mm_bench.h"
 #include "mm_clocksync.h"
+#include "mm_counters.h"
 #include "mm_json.h"
 #include "mm_ops.h"
 #include "mm_output.h"
@@ -287,6 +288,15 @@ static int mm__apply(mm_config *cfg, const mm_option_spec *o, const char *value,
     }
     case MM_OPT_PAIR:
         return mm__parse_pair(o, value, cfg, err, len);
+    case MM_OPT_LIST: {
+        /* counters: the syntax here; the names against the library and the machine at launch
+         * (mm_counters_resolve) and, for --papi, in mm__validate */
+        int pvars = strcmp(name, "mpit-pvars") == 0;
+        char *slot = pvars ? cfg->mpit_pvars : cfg->papi_events;
+        int rc = mm_counters_check_names(name, value, pvars, err, len);
+        if (rc == 0) snprintf(slot, MM_COUNTERS_TEXT, "%s", value);
+        return rc;
+    }
     case MM_OPT_PATH:
         if (!*value) return mm__fail(err, len, "--out: empty path");
         if (strlen(value) >= MM_PATH_LEN) return mm__fail(err, len, "--out: path too long");
@@ -298,6 +308,7 @@ static int mm__apply(mm_config *cfg, const mm_option_spec *o, const char *value,
         else if (strcmp(name, "sync-check") == 0) cfg->mode = MM_MODE_SYNC_CHECK;
         else if (strcmp(name, "list-ops") == 0) cfg->mode = MM_MODE_LIST_OPS;
         else if (strcmp(name, "describe") == 0) cfg->mode = MM_MODE_DESCRIBE;
+        else if (strcmp(name, "list-pvars") == 0) cfg->mode = MM_MODE_LIST_PVARS;
         else if (strcmp(name, "help") == 0) cfg->mode = MM_MODE_HELP;
         else if (strcmp(name, "version") == 0) cfg->mode = MM_MODE_VERSION;
         else return mm__fail(err, len, "internal: option --%s has no handler", name);
@@ -459,6 +470,10 @@ static int mm__validate(mm_config *cfg, int seen_clocksync, char *err, size_t le
         for (int t = 0; t < s; t++)
             if (cfg->sizes[s] == cfg->sizes[t])
                 return mm__fail(err, len, "--sizes: %" PRId64 " is given twice", cfg->sizes[s]);
+    /* hardware counters: PAPI in the build, the events known, counters on this machine */
+    if (cfg->mode == MM_MODE_BENCH && cfg->papi_events[0] &&
+        mm_papi_check(cfg->papi_events, err, len) != 0)
+        return 2;
     /* output: a launch writes a folder; --validate only checks the options */
     if (cfg->mode == MM_MODE_BENCH && cfg->validate_nprocs == 0) {
         if (!cfg->out[0]) return mm__fail(err, len, "--out: missing; give the launch folder to write (e.g. --out results/m1)");
@@ -511,7 +526,7 @@ int mm_config_parse(mm_config *cfg, int argc, char **argv, char *err, size_t len
         if (rc) return rc;
     }
     if (cfg->mode == MM_MODE_HELP || cfg->mode == MM_MODE_LIST_OPS || cfg->mode == MM_MODE_VERSION ||
-        cfg->mode == MM_MODE_DESCRIBE)
+        cfg->mode == MM_MODE_DESCRIBE || cfg->mode == MM_MODE_LIST_PVARS)
         return 0;
     rc = mm__check_modes(cfg, seen, err, len);
     if (rc) return rc;

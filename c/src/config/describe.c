@@ -15,6 +15,7 @@
 #include "mm_bench.h"
 #include "mm_clocksync.h"
 #include "mm_config.h"
+#include "mm_counters.h"
 #include "mm_json.h"
 #include "mm_ops.h"
 #include "mm_output.h"
@@ -38,6 +39,7 @@ static const char *mm__type_word(mm_opt_type t) {
     case MM_OPT_PATH: return "path";
     case MM_OPT_NPROCS: return "int";
     case MM_OPT_PAIR: return "pair";
+    case MM_OPT_LIST: return "list";
     }
     return "?";
 }
@@ -277,6 +279,7 @@ void mm_config_print_describe(FILE *f) {
     mm_json_kv_string(&j, "git_revision", MM_GIT_REVISION);
     mm_json_kv_int(&j, "meta_schema_version", MM_SCHEMA_VERSION);
     mm_json_kv_string(&j, "mpicc", MM_MPICC);
+    mm_json_kv_bool(&j, "papi", mm_papi_built()); /* --papi can count anything at all */
     mm_json_end_object(&j);
     mm__options(&j);
     mm__messages(&j);

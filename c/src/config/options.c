@@ -111,6 +111,18 @@ static const mm_option_spec mm__table[] = {
      OFF(test_interval_bytes),
      "nonblocking collectives: call MPI_Test ceil(size/BYTES)+1 times, evenly spaced, during "
      "the computation (default: no MPI_Test)"},
+    /* counters (c/src/counters/): for LIST options `choices` holds the words of what is
+     * allowed (the names are checked against the library and the machine at launch) */
+    {"mpit-pvars", MM_OPT_LIST, BENCH, "LIST", "none", NULL, 0, 0,
+     "names of performance variables, comma-separated, or all (mpimeter-bench --list-pvars "
+     "lists them)", 0,
+     "MPI_T performance variables of the MPI library to read before and after every "
+     "repetition, outside the timed region; the deltas per rank and repetition go to "
+     "counters.csv; all = every one that can be read here"},
+    {"papi", MM_OPT_LIST, BENCH, "EVENTS", "none", NULL, 0, 0,
+     "PAPI event names, comma-separated (papi_avail lists them)", 0,
+     "hardware counters (PAPI events) read as --mpit-pvars reads its variables; refused when "
+     "this binary was built without PAPI or the machine offers no hardware counters"},
     {"virtual-base", MM_OPT_NAME, BENCH | SYNC, "NAME", "monotonic", NULL, 0, 0, "timers", 0,
      "timer wrapped by --timer virtual (not virtual)"},
     {"virtual-offset-s", MM_OPT_FLOAT, BENCH | SYNC, "X", "0", "s", 0, 1e6, NULL,
@@ -152,6 +164,9 @@ static const mm_option_spec mm__table[] = {
      OFF(validate_nprocs),
      "check the options as a launch of NP ranks would (no MPI needed), print the resolved "
      "configuration as JSON and exit (0, or 2 with the message)"},
+    {"list-pvars", MM_OPT_FLAG, MM_OPT_F_INFO, NULL, "", NULL, NONE,
+     "list the MPI library's performance variables (MPI_T pvars: name, class, datatype, "
+     "binding, readable here) and exit; starts MPI (under mpirun, or alone)"},
     {"describe", MM_OPT_FLAG, MM_OPT_F_INFO, NULL, "", NULL, NONE,
      "print what this binary can do (options, registries) as JSON and exit"},
     {"list-ops", MM_OPT_FLAG, MM_OPT_F_INFO, NULL, "", NULL, NONE,
@@ -253,6 +268,9 @@ void mm_option_allowed_text(const mm_option_spec *o, char *out, size_t len) {
     case MM_OPT_NAMES:
         snprintf(out, len, "%s%s", mm_registry_names(o->choices),
                  (o->flags & MM_OPT_F_AUTO) ? ", auto" : "");
+        return;
+    case MM_OPT_LIST:
+        snprintf(out, len, "%s", o->choices ? o->choices : "names, comma-separated");
         return;
     case MM_OPT_CHOICE: {
         size_t used = 0;

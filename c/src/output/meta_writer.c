@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "meta_internal.h"
+#include "mm_counters.h"
 
 #include "build_info.h"
 
@@ -149,6 +150,8 @@ void mm_meta_render_config(mm_json *j, const mm_config *c, const mm_clocksync *c
     mm_json_kv_string(j, "nbc_scheme", c->nbc_work_scheme ? "work" : "time");
     mm__kv_positive(j, "nbc_compute_ns", (double)c->nbc_compute_ns); /* null = auto */
     mm__kv_positive(j, "test_interval_bytes", (double)c->test_interval_bytes); /* null = none */
+    mm__kv_text(j, "mpit_pvars", c->mpit_pvars[0] ? c->mpit_pvars : NULL); /* null = off */
+    mm__kv_text(j, "papi", c->papi_events[0] ? c->papi_events : NULL);
     mm_json_kv_string(j, "out", c->out);
     mm_json_kv_bool(j, "force", c->force);
     mm_json_key(j, "virtual");
@@ -487,6 +490,7 @@ void mm_meta_render(const mm_launch *l, mm_buf *out) {
     mm__render_tests(&j, l);
     mm__render_size_refinement(&j, l);
     mm__render_conditions(&j, l->conditions);
+    mm_counters_render_meta(&j, l->counters);
     mm_json_end_object(&j);
     mm_buf_append(out, "\n", 1);
 }

@@ -17,6 +17,7 @@ from typing import Literal, get_args
 import numpy as np
 import pandas as pd
 
+from mpimeter.analysis import counters as _counters
 from mpimeter.analysis.diagnostics import row_warnings
 from mpimeter.analysis.launch_effects import launch_effect_warnings, launch_effects
 from mpimeter.analysis import imported as _imported
@@ -107,9 +108,11 @@ def analyze(
         warnings.append(spread.warning)
     note = _clock_note(campaign, used_clock) + _imported.clock_note(campaign) + (f"; {spread.note}" if spread.note else "")
     nbc_reps = reduced.nbc_reps
+    counters = _counters.analyze_counters(campaign, repetitions, rows)  # None: no launch read counters
+    warnings += counters.warnings if counters is not None else ()
     return AnalysisResult(campaign, settings, tuple(rows), repetitions, tuple(rank_tests),
                           group_warnings(warnings), note, tuple(effects),
-                          _nbc.nbc_rows(campaign, confidence, nbc_reps), nbc_reps)
+                          _nbc.nbc_rows(campaign, confidence, nbc_reps), nbc_reps, counters)
 
 
 def _point_to_point_ops(campaign: Campaign) -> frozenset[str]:

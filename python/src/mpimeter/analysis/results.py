@@ -184,6 +184,7 @@ class AnalysisResult:
     nbc_rows: tuple = ()  # analysis.nbc.NbcRow: overhead and overlap of nonblocking collectives
     # analysis.nbc.per_repetition: one row per valid repetition of the nonblocking tests
     nbc_repetitions: pd.DataFrame | None = field(default=None, repr=False)
+    counters: Any = field(default=None, repr=False)  # analysis.counters.CounterAnalysis; None: no counters read
 
     @property
     def provenance(self) -> tuple[LaunchInfo, ...]:
@@ -236,6 +237,7 @@ class AnalysisResult:
             "rank_tests": [asdict(t) for t in self.rank_tests],
             "launch_effects": [e.to_dict() for e in self.launch_effects],
             "nonblocking": [r.to_dict() for r in self.nbc_rows],
+            "counters": self.counters.to_dict() if self.counters is not None else None,
             "warnings": [w.to_dict() for w in self.warnings],
             "provenance": [_provenance(li) for li in self.provenance],
         }

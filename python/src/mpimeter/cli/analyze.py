@@ -25,6 +25,7 @@ from rich.text import Text
 
 from mpimeter import analysis
 from mpimeter.analysis.schemes import NAMES as SCHEME_NAMES
+from mpimeter.cli.counters_view import print_counters
 from mpimeter.cli.output import (EXIT_BAD_INPUT, clean, console, fail, os_error_text, output_failed, terminal_text,
                                  write_csv, write_json)
 from mpimeter.units import format_ns, format_rate, format_size
@@ -240,6 +241,7 @@ def print_analysis(res: analysis.AnalysisResult, *, per_launch: bool, title: str
               f"per-launch medians; mean: t interval over per-launch means, lower bound clamped at 0 "
               f"(† = Shapiro–Wilk rejects normality); "
               f"spread = max/min of per-launch medians" + ("; warm-up dropped" if res.settings.drop_warmup else ""))
+    print_counters(con, res)
     if per_launch:
         lt = Table(title="per launch", title_justify="left")
         one_way_ops = {r.op for r in res.rows if r.one_way}

@@ -33,6 +33,7 @@ from mpimeter.analysis import ONE_WAY_NOTE, OVERHEAD_LABEL, OVERHEAD_NOTE, ratio
 from mpimeter.analysis.bounds import bounds as compute_bounds
 from mpimeter.analysis.models import fit_models
 from mpimeter.atomic import write_atomic
+from mpimeter.report import counters as _counters
 from mpimeter.report import figures as fg
 from mpimeter.report import html as h
 from mpimeter.report.fingerprint import FingerprintData, fingerprint_data
@@ -98,7 +99,9 @@ def build_report(result, comparison=None, *, comparison_problem: str | None = No
     body.append(h.section("operations", "Results per operation",
                           _operations(result, ops, op_images, comparison, nbc_images, added)))
     body.append(h.section("bounds", "Model and bounds", models_bounds_section(result, models, bounds)))
-    body.append(h.section("fingerprints", "Fingerprints", _fingerprints(fp_jobs, fp_svgs)))
+    body.append(h.section("fingerprints", "Fingerprints",
+                          _counters.cost_html(result.counters, result.size_unit) +
+                          _fingerprints(fp_jobs, fp_svgs, result.counters, max_points)))
     body.append(h.section("spread", "Launch-to-launch spread", _spread(result, ops)))
     body.append(h.section("method", "Method", method_section(result, comparison)))
     body.append(h.section("provenance", "Provenance",
@@ -302,7 +305,7 @@ def _comparison_table(op, comp, comparison, unit: str) -> str:
                     numeric=(True, False, True, True, True, True, True, True, False, False), raw=True))
 
 
-def _fingerprints(datas: list[FingerprintData], svgs: list[str]) -> str:
+def _fingerprints(datas: list[FingerprintData], svgs: list[str], counters=None, max_points: int = 1500) -> str:
     parts = [h.tag("p", h.esc(
         "One MPI-MiBFi (Roth 2021 §4.7) per test and alternative; click to open. Colors are the "
         "categories of Roth §4.5: first, warm-up, outlier, good. Statistics are over the kept "
@@ -326,7 +329,9 @@ def _fingerprints(datas: list[FingerprintData], svgs: list[str]) -> str:
                               ("alternative", data.alternative)] + list(data.facts.lines) +
                              [("outlier filter", data.outlier_filter),
                               ("spread of launch medians", data.spread), ("run time", data.clock_note)])
-        body = stats + plot + h.details("Experiment", facts)
+        body = (stats + plot + _counters.fingerprint_counters_html(counters, data.alternative, data.op, data.size,
+                                                                   data.quantity, max_points=max_points) +
+                h.details("Experiment", facts))
         parts.append(h.tag("div", h.details(summary, body, id_=f"fp-{slug(data.alternative)}-"
                                                                f"{slug(data.op)}-{data.size}"),
                            class_="fingerprint", data_op=data.op, data_size=str(data.size),

@@ -1,0 +1,121 @@
+"""counters.csv read and checked against meta.json (mpimeter.io.counters): a launch's counters
+load; every corruption that would still parse is refused naming the file and line; launches
+without counters (every older launch folder) load as before, with none."""
+
+from __future__ import annotations
+
+import json
+import shutil
+
+import pytest
+from data.synth import write_launch
+from data.synth_counters import add_counters, follows, independent
+from data.testkit import golden_copy
+
+from mpimeter import analysis
+from mpimeter.io.counters import read_counters
+from mpimeter.io.errors import InputError
+from mpimeter.io.meta import read_meta
+
+NREP = 30
+
+
+def _launch(tmp_path, **kw):
+    folder = write_launch(tmp_path / "launches" / "000", seed=3, nrep=NREP, schema=2, **kw)
+    return add_counters(folder, {"bytes_sent": follows, "queue": independent})
+
+
+def _read(folder):
+    return read_counters(folder, read_meta(folder / "meta.json"), cache=False)
+
+
+def test_counters_load_with_every_row_of_raw(tmp_path):
+    folder = _launch(tmp_path)
+    lc = _read(folder)
+    meta = read_meta(folder / "meta.json")
+    assert lc.meta.names == ("bytes_sent", "queue")
+    assert lc.table.num_rows == len(meta.finished_tests) * meta.nprocs * NREP * 2
+    assert dict(lc.meta.read_ns_by_test) == {t: 150.0 for t in meta.finished_tests}
+    assert lc.warnings == ()
+
+
+def test_reduced_launch_has_rank_minus_one(tmp_path):
+    lc = _read(_launch(tmp_path, raw_mode="reduced"))
+    assert set(lc.table["rank"].to_pylist()) == {-1}
+
+
+def test_launches_without_counters_still_load(tmp_path):
+    """Every launch folder written before counters existed: no counters, the analysis as before."""
+    for name in ("campaign_a",):
+        root = golden_copy(tmp_path, name)
+        for folder in sorted((root / "launches").iterdir()):
+            assert read_counters(folder, read_meta(folder / "meta.json")) is None
+        result = analysis.analyze(analysis.load_campaign(root))
+        assert result.counters is None and result.to_dict()["counters"] is None
+
+
+def _edit_csv(folder, fn):
+    path = folder / "counters.csv"
+    lines = path.read_text().splitlines(keepends=True)
+    path.write_text("".join(fn(lines)))
+
+
+@pytest.mark.parametrize("edit, needle, line", [
+    (lambda ls: ls[:1] + [ls[1].replace("bytes_sent", "nonsense")] + ls[2:], "metric is not one of", 2),
+    (lambda ls: ls[:2] + [ls[1]] + ls[2:], "appears twice", 3),
+    (lambda ls: ls[:1] + ls[2:], "counter rows", None),
+    (lambda ls: ls[:1] + [ls[1].replace("0,0,0,", "0,5,0,", 1)] + ls[2:], "rank is not in 0 … 1", 2),
+    (lambda ls: ls[:1] + [ls[1].rsplit(",", 1)[0] + ",1.5\n"] + ls[2:], "not a whole number", 2),
+    (lambda ls: ls[:1] + [ls[1].replace("0,0,0,", "0,0,999,", 1)] + ls[2:], "has repetition 999", 2),
+    (lambda ls: ["test,rank,rep,counter,value\n"] + ls[1:], "header is", 1),
+])
+def test_corrupt_rows_are_refused(tmp_path, edit, needle, line):
+    folder = _launch(tmp_path)
+    _edit_csv(folder, edit)
+    with pytest.raises(InputError) as exc:
+        _read(folder)
+    assert needle in str(exc.value)
+    assert exc.value.path.name == "counters.csv" and exc.value.line == line
+
+
+def test_meta_counters_are_checked(tmp_path):
+    folder = _launch(tmp_path)
+    meta = json.loads((folder / "meta.json").read_text())
+    meta["counters"]["file"] = "../elsewhere.csv"
+    (folder / "meta.json").write_text(json.dumps(meta))
+    with pytest.raises(InputError, match="counters.file is '../elsewhere.csv'"):
+        _read(folder)
+    meta["counters"]["file"] = "counters.csv"
+    meta["counters"]["metrics"].append(dict(meta["counters"]["metrics"][0]))
+    (folder / "meta.json").write_text(json.dumps(meta))
+    with pytest.raises(InputError, match="names 'bytes_sent' twice"):
+        _read(folder)
+    meta["counters"]["metrics"].pop()
+    meta["counters"]["read_ns_by_test"] = {"99": 1.0}
+    (folder / "meta.json").write_text(json.dumps(meta))
+    with pytest.raises(InputError, match="read_ns_by_test.99 is not a test"):
+        _read(folder)
+
+
+def test_missing_file_and_cut_lines(tmp_path):
+    folder = _launch(tmp_path)
+    shutil.copy(folder / "counters.csv", tmp_path / "keep.csv")
+    (folder / "counters.csv").unlink()
+    with pytest.raises(InputError, match="is missing, but meta.json lists counters"):
+        _read(folder)
+    # a complete launch whose file was cut afterwards: an error
+    text = (tmp_path / "keep.csv").read_text()
+    (folder / "counters.csv").write_text(text[:-5])
+    with pytest.raises(InputError, match="cut short"):
+        _read(folder)
+    # a launch killed while writing: its finished tests count, the cut line is dropped with a warning
+    meta = json.loads((folder / "meta.json").read_text())
+    meta["status"] = "incomplete"
+    meta["tests"][-1]["status"] = "running"
+    (folder / "meta.json").write_text(json.dumps(meta))
+    last = meta["tests"][-1]["test"]
+    kept = "".join(ln for ln in text.splitlines(keepends=True) if not ln.startswith(f"{last},"))
+    (folder / "counters.csv").write_text(kept + f"{last},0,0,bytes_s")
+    lc = _read(folder)
+    assert [w.code for w in lc.warnings] == ["truncated-line"]
+    assert last not in set(lc.table["test"].to_pylist())
