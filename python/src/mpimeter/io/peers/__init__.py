@@ -34,7 +34,7 @@ def read_peer(tool: str, path: str | Path, *, nprocs: int | None = None) -> Peer
     found = identify(lines)
     top = next((i for i in range(len(lines)) if lines[i].strip()), 0)  # the first line with text
     if found is None:
-        raise lines.fail(top, f"is not {module.LABEL} output, nor IMB, OSU or ReproMPI output (an unknown format)")
+        raise lines.fail(top, f"is not {module.LABEL} output, nor any other format mpimeter import reads (IMB, OSU, ReproMPI): an unknown format")
     if found != tool:
         raise lines.fail(top, f"is {TOOLS[found].LABEL} output, not {module.LABEL}'s: one import reads one tool's "
                             f"outputs (mpimeter import {found} …)")
