@@ -107,7 +107,7 @@ def test_origin_needs_schema_4(tmp_path):
 
 @pytest.mark.parametrize("tool,files,np,match", [
     ("imb", [IMB, OSU_FULL], None, "osu-allreduce-full.txt:2: is OSU output, not IMB's"),
-    ("osu", [PEERS / "README.md"], 2, "README.md:1: is not OSU output, nor IMB, OSU or ReproMPI output"),
+    ("osu", [PEERS / "README.md"], 2, "README.md:1: is not OSU output, nor any other format mpimeter import reads"),
     ("osu", [OSU_FULL], None, "give it with --np N"),
     ("reprompi", [REP_WINDOW, REP_WINDOW], None, "has the same content"),
     ("imb", [IMB], 4, "says 2 ranks ran; --np 4 contradicts it"),
