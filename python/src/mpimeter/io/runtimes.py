@@ -177,8 +177,9 @@ def _rank_major(raw: pa.Table, *, medians: bool = False) -> tuple[RepetitionTime
 
 
 def _median_frame(med_parts: list, alt: np.ndarray, alts: list[str], op_codes: np.ndarray, ops: list[str],
-                  size: np.ndarray, launch: np.ndarray) -> pd.DataFrame:
-    """The rank medians of the blocks, in the order and types of the SQL of rank_launch_medians."""
+                  size: np.ndarray, launch: np.ndarray) -> pd.DataFrame | None:
+    """The rank medians of the blocks, in the order and types of the SQL of rank_launch_medians;
+    None when a launch has two tests of one (op, size) (their medians pool repetitions: SQL)."""
     if not med_parts:
         return pd.DataFrame({c: [] for c in RANK_MEDIAN_COLUMNS})
     firsts = np.concatenate([np.full(p, lo) for lo, p, _, _ in med_parts])
@@ -193,7 +194,7 @@ def _median_frame(med_parts: list, alt: np.ndarray, alts: list[str], op_codes: n
     df = df[np.isfinite(df["med"].to_numpy())]
     # several tests of one (op, size) in a launch: the median over all their valid repetitions
     if df.duplicated(["alternative", "op", "size", "launch", "rank"]).any():
-        return None  # type: ignore[return-value]  # the caller falls back to SQL
+        return None
     return df.sort_values(["alternative", "op", "size", "launch", "rank"], kind="stable").reset_index(drop=True)
 
 
