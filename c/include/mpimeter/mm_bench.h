@@ -68,11 +68,6 @@ typedef struct mm_refine_op {
 /* Index of a reason in mm_test's by-reason arrays, from its MM_INVALID_* flag. */
 int mm_invalid_reason_index(int flag);
 
-/* Seeded PRNG (splitmix64): deterministic across machines. */
-uint64_t mm_rand_next(uint64_t *state);
-/* Uniform double in [0, 1). */
-double mm_rand_uniform(uint64_t *state);
-
 /* The number of tests of the plan: ops x sizes, one test for an op with MM_OP_SIZE_UNUSED. */
 int mm_plan_size(const mm_config *cfg);
 /* The most tests a launch may hold: the plan, and with --sizes auto the --sizes-budget sizes

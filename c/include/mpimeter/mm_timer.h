@@ -12,6 +12,9 @@ typedef struct mm_virtual_params {
     char base[32];      /* name of the wrapped timer (never "virtual") */
     int64_t offset_ns;  /* this rank's offset */
     double skew_ppm;    /* this rank's skew, parts per million */
+    /* the wrapped timer's variant, looked up from `base` by mm_timer_open (NULL: unknown name),
+     * so that the virtual variant needs no registry of its own */
+    const struct mm_timer_vtable *base_vt;
 } mm_virtual_params;
 
 typedef struct mm_timer_vtable {
@@ -23,6 +26,8 @@ typedef struct mm_timer_vtable {
     int (*init)(mm_timer *t, const mm_virtual_params *vp, char *why, size_t why_len);
     int64_t (*now_ns)(const mm_timer *t);
     void (*finalize)(mm_timer *t);
+    /* the true time underneath (a virtual timer's base); NULL: now_ns is the truth */
+    int64_t (*truth_ns)(const mm_timer *t);
 } mm_timer_vtable;
 
 struct mm_timer {
@@ -48,6 +53,9 @@ const char *mm_timer_names(void);
  * Returns 0, or -1 with a message in `why`. */
 int mm_timer_open(mm_timer *t, const char *name, const mm_virtual_params *vp, char *why,
                   size_t why_len);
+/* The same for a variant already looked up (vt not NULL). */
+int mm_timer_open_variant(mm_timer *t, const mm_timer_vtable *vt, const mm_virtual_params *vp,
+                          char *why, size_t why_len);
 void mm_timer_close(mm_timer *t);
 
 /* qsort comparator for int64 nanoseconds (medians of durations). */
@@ -65,6 +73,9 @@ int64_t mm_timer_truth_ns(const mm_timer *t);
 /* Busy-waits until now_ns(t) >= deadline_ns (yielding the CPU in the loop when
  * t->yield_while_waiting). */
 void mm_timer_wait_until(const mm_timer *t, int64_t deadline_ns);
+/* Sleeps (nanosleep, not a busy wait) until now_ns(t) >= deadline_ns: for waits outside any
+ * timed region (the clock syncs' staggered points, --sync-check's check times). */
+void mm_timer_sleep_until(const mm_timer *t, int64_t deadline_ns);
 
 /* Measures the smallest non-zero step and the mean per-call cost; fills the fields. */
 void mm_timer_probe(mm_timer *t);

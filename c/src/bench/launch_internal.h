@@ -42,11 +42,11 @@ typedef struct mm__launch_state {
     mm_counters *counters;  /* per-repetition counters; NULL when off */
 } mm__launch_state;
 
-/* Rank 0: renders and atomically writes meta.json with the given status (launch.c). */
+/* Rank 0: renders and atomically writes meta.json with the given status (launch_state.c). */
 int mm__write_meta(mm__launch_state *st, const char *status);
-/* Collective: one clock sync (initial or re-sync), its log and models recorded (launch.c). */
+/* Collective: one clock sync (initial or re-sync), its log and models recorded (launch_state.c). */
 int mm__sync(mm__launch_state *st);
-/* Seconds since the launch started, on rank 0's clock... on this rank's clock (launch.c). */
+/* Seconds since the launch started, on rank 0's clock... on this rank's clock (launch_state.c). */
 double mm__seconds_since(const mm__launch_state *st);
 
 /* Collective: runs every test of the plan in order, writing each one's rows and meta.json as it

@@ -83,16 +83,6 @@ static int mm__prepare_args(const mm__launch_state *st, const mm_test *t, mm_op_
     return rc;
 }
 
-/* Rank 0: per-test count of the repetitions invalid on some rank (the reasons are counted by the
- * loop). A fact for meta.json; the run times themselves are computed by the analysis only. */
-/* What mm__run_tests allocates for the repetitions: every rank's mm_rep_buffers, and on rank 0
- * every rank's arrays gathered. */
-int64_t mm_rep_arrays_bytes(long nrep, int rank, int nprocs, int reduced) {
-    /* start end gstart gend, 5 nonblocking components; flags and the blocking phase's flags */
-    const int64_t per_rep = 9 * sizeof(int64_t) + 2 * sizeof(int32_t);
-    return (int64_t)nrep * per_rep + mm_gather_bytes(nrep, rank, nprocs, reduced);
-}
-
 /* Collective: did the test fail on some rank? Then every rank gets the failure of the lowest
  * failing rank (code and message) in t, and 1 is returned. 0 when it held everywhere; -1 when the
  * ranks cannot even agree (the launch must end). */

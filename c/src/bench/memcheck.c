@@ -194,3 +194,11 @@ int mm_memory_check(const mm_config *cfg, MPI_Comm comm, char *err, size_t err_l
     free(sum);
     return rc;
 }
+
+/* What mm__run_tests allocates for the repetitions: every rank's mm_rep_buffers, and on rank 0
+ * every rank's arrays gathered. */
+int64_t mm_rep_arrays_bytes(long nrep, int rank, int nprocs, int reduced) {
+    /* start end gstart gend, 5 nonblocking components; flags and the blocking phase's flags */
+    const int64_t per_rep = 9 * sizeof(int64_t) + 2 * sizeof(int32_t);
+    return (int64_t)nrep * per_rep + mm_gather_bytes(nrep, rank, nprocs, reduced);
+}

@@ -20,6 +20,7 @@
 #include <string.h>
 
 #include "mm_bench.h"
+#include "mm_prng.h"
 #include "mm_mpi.h"
 
 enum { MM__TAG_PAIR = 241 };

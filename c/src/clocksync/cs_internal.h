@@ -40,9 +40,6 @@ int64_t mm__point_time(int64_t start_ns, int j, int n, double span_s);
 enum { MM__STAGGER_SLOTS = 4 };
 int64_t mm__stagger_ns(int index, int n, double span_s);
 
-/* Sleeps (does not spin: ranks may share cores) until the timer reads deadline_ns. */
-void mm__sleep_until(const mm_timer *t, int64_t deadline_ns);
-
 /* Model of one edge from offset measurements (offset = reference − mine): n == 1 gives an
  * offset-only model anchored at the measurement, n > 1 a line fitted by weighted Theil–Sen
  * (mm_model_fit_robust, weights 1/RTT²). */

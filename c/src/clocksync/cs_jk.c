@@ -34,7 +34,7 @@ static int mm__jk_sync(mm_clocksync *cs) {
     int64_t start = mm_timer_now(cs->timer), stagger = mm__stagger_ns(cs->rank - 1, nfit, span);
     int rc = MPI_SUCCESS;
     for (int j = 0; j < nfit && rc == MPI_SUCCESS; j++) {
-        mm__sleep_until(cs->timer, mm__point_time(start, j, nfit, span) + stagger);
+        mm_timer_sleep_until(cs->timer, mm__point_time(start, j, nfit, span) + stagger);
         rc = mm__measure_edge(cs, 0, &rules, &pts[j]);
     }
     if (rc == MPI_SUCCESS) {

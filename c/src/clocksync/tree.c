@@ -95,15 +95,6 @@ static int mm__bottomup_edge_index(int rank, int nprocs) {
     return rank >> (level + 1);
 }
 
-void mm__sleep_until(const mm_timer *t, int64_t deadline_ns) {
-    for (;;) {
-        int64_t left = deadline_ns - mm_timer_now(t);
-        if (left <= 0) return;
-        struct timespec ts = {(time_t)(left / 1000000000), (long)(left % 1000000000)};
-        nanosleep(&ts, NULL);
-    }
-}
-
 mm_clock_model mm__edge_model(const mm_offset_result *pts, int n) {
     mm_clock_model m = mm_model_identity();
     if (n < 1) return m;
@@ -202,7 +193,7 @@ int mm__bottomup_passes(mm_clocksync *cs, int npasses, double span_s, mm_offset_
         for (int k = 0; k < na; k++) {
             int rc;
             if (a[k].is_child) {
-                mm__sleep_until(cs->timer, mm__point_time(start, j, npasses, span_s) + stagger);
+                mm_timer_sleep_until(cs->timer, mm__point_time(start, j, npasses, span_s) + stagger);
                 rc = mm__measure_edge(cs, a[k].peer, &rules, &pts[j]);
             } else {
                 rc = mm__serve_edge(cs, a[k].peer, 0);
@@ -236,7 +227,7 @@ int mm__topdown_sync(mm_clocksync *cs, int npoints, double span_s) {
         /* index in the round: rank − 2^k, which is the parent's rank */
         int64_t stagger = mm__stagger_ns(mm__topdown_parent(cs->rank), npoints, span_s);
         for (int j = 1; j < npoints && rc == MPI_SUCCESS; j++) {
-            mm__sleep_until(cs->timer, mm__point_time(start, j, npoints, span_s) + stagger);
+            mm_timer_sleep_until(cs->timer, mm__point_time(start, j, npoints, span_s) + stagger);
             rc = mm__measure_edge(cs, a[k].peer, &rules, &pts[j]);
         }
         if (rc == MPI_SUCCESS) {

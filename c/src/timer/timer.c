@@ -1,4 +1,4 @@
-/* timer.c — the timer registry (find by name, list names), open/close, the probe that measures
+/* timer.c — what every timer variant shares: open/close of a variant, the probe that measures
  * a timer's resolution and per-call overhead, busy-waiting, and the "true time" accessor used
  * by --sync-check.
  *
@@ -35,21 +35,9 @@
 /* A coarse timer may not change within those reads: keep reading up to this many. */
 #define MM__PROBE_RESOLUTION_MAX_READS 20000000L
 
-const mm_timer_vtable *const mm_timer_registry[] = {
-    &mm_timer_monotonic, &mm_timer_monotonic_raw, &mm_timer_realtime, &mm_timer_wtime,
-    &mm_timer_tsc,       &mm_timer_virtual,       NULL,
-};
-
 /* Kept in registry order; test_timer.c checks that the two agree. */
 const char *mm_timer_names(void) {
     return "monotonic, monotonic-raw, realtime, wtime, tsc, virtual";
-}
-
-const mm_timer_vtable *mm_timer_find(const char *name) {
-    if (!name) return NULL;
-    for (size_t i = 0; mm_timer_registry[i]; i++)
-        if (strcmp(mm_timer_registry[i]->name, name) == 0) return mm_timer_registry[i];
-    return NULL;
 }
 
 int mm__clock_check(clockid_t clock, const char *timer_name, char *why, size_t why_len) {
@@ -60,15 +48,9 @@ int mm__clock_check(clockid_t clock, const char *timer_name, char *why, size_t w
     return -1;
 }
 
-int mm_timer_open(mm_timer *t, const char *name, const mm_virtual_params *vp, char *why,
-                  size_t why_len) {
+int mm_timer_open_variant(mm_timer *t, const mm_timer_vtable *vt, const mm_virtual_params *vp,
+                          char *why, size_t why_len) {
     memset(t, 0, sizeof *t);
-    const mm_timer_vtable *vt = mm_timer_find(name);
-    if (!vt) {
-        snprintf(why, why_len, "unknown timer '%s'; allowed: %s", name ? name : "(null)",
-                 mm_timer_names());
-        return -1;
-    }
     if (vt->available(why, why_len) != 0) return -1;
     t->vt = vt;
     if (vt->init(t, vp, why, why_len) != 0) {
@@ -85,7 +67,7 @@ void mm_timer_close(mm_timer *t) {
 }
 
 int64_t mm_timer_truth_ns(const mm_timer *t) {
-    if (t->vt == &mm_timer_virtual) return mm__virtual_base_ns(t);
+    if (t->vt && t->vt->truth_ns) return t->vt->truth_ns(t);
     return mm_timer_now(t);
 }
 
@@ -143,4 +125,13 @@ void mm_timer_probe(mm_timer *t) {
     int64_t end = mm_timer_now(t);
     (void)sink;
     t->overhead_ns = (double)(end - begin) / MM__PROBE_OVERHEAD_READS;
+}
+
+void mm_timer_sleep_until(const mm_timer *t, int64_t deadline_ns) {
+    for (;;) {
+        int64_t left = deadline_ns - mm_timer_now(t);
+        if (left <= 0) return;
+        struct timespec ts = {(time_t)(left / 1000000000), (long)(left % 1000000000)};
+        nanosleep(&ts, NULL);
+    }
 }

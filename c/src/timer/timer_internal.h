@@ -22,7 +22,4 @@ int mm__clock_check(clockid_t clock, const char *timer_name, char *why, size_t w
  * inputs give the same output everywhere long double is the x87 80-bit type. */
 int64_t mm__virtual_local_ns(int64_t base_ns, int64_t offset_ns, double skew_ppm);
 
-/* The base (true) time under a virtual timer. */
-int64_t mm__virtual_base_ns(const mm_timer *t);
-
 #endif

@@ -44,7 +44,7 @@ int64_t mm__virtual_local_ns(int64_t base_ns, int64_t offset_ns, double skew_ppm
     return base_ns + offset_ns + (int64_t)llroundl(drift);
 }
 
-int64_t mm__virtual_base_ns(const mm_timer *t) {
+static int64_t mm__virtual_base_ns(const mm_timer *t) {
     const mm__virtual_state *s = t->state;
     return mm_timer_now(&s->base);
 }
@@ -101,7 +101,11 @@ static int mm__virtual_init(mm_timer *t, const mm_virtual_params *given, char *w
         return -1;
     }
     char base_why[512];
-    if (mm_timer_open(&s->base, vp->base, NULL, base_why, sizeof base_why) != 0) {
+    if (!vp->base_vt)
+        snprintf(base_why, sizeof base_why, "unknown timer '%s'; allowed: %s", vp->base,
+                 mm_timer_names());
+    if (!vp->base_vt || mm_timer_open_variant(&s->base, vp->base_vt, NULL, base_why,
+                                              sizeof base_why) != 0) {
         snprintf(why, why_len, "timer 'virtual': cannot open its base timer: %s", base_why);
         free(s);
         return -1;
@@ -134,4 +138,5 @@ const mm_timer_vtable mm_timer_virtual = {
     .init = mm__virtual_init,
     .now_ns = mm__virtual_now,
     .finalize = mm__virtual_finalize,
+    .truth_ns = mm__virtual_base_ns,
 };

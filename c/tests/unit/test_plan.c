@@ -1,5 +1,6 @@
 /* test_plan.c — the plan: operations x sizes, shuffled deterministically by the seed. */
 #include "mm_bench.h"
+#include "mm_prng.h"
 #include "mm_check.h"
 
 static mm_config cfg;

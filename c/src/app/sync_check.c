@@ -21,9 +21,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cs_internal.h"
+#include "mm_clocksync.h"
 #include "mm_config.h"
 #include "mm_json.h"
+#include "mm_mpi.h"
+#include "mm_timer.h"
 
 typedef struct mm__check_result {
     int have_residual; /* per rank */
@@ -71,7 +73,7 @@ static int mm__check_one(mm__sync_check *sc, int alg, const mm_timer *timer, MPI
     int64_t sync_end = mm_timer_now(timer);
     sc->duration_s[alg] = cs.duration_s;
     for (int c = 0; c < cfg->ncheck && rc == 0; c++) {
-        mm__sleep_until(timer, sync_end + (int64_t)(cfg->check_at_s[c] * 1e9 + 0.5));
+        mm_timer_sleep_until(timer, sync_end + (int64_t)(cfg->check_at_s[c] * 1e9 + 0.5));
         /* the truth first: the residual check takes a while (a ping-pong per sampled rank),
          * and offset-only models drift meanwhile */
         if (sc->truth_known && mm__true_all(sc, &cs, alg, c, tru) != 0) rc = -1;

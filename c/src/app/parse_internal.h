@@ -1,13 +1,12 @@
-/* config_internal.h — what config.c (the parser) and config_adaptive.c (the options of --nrep
- * auto and --sizes auto) share. Internal to c/src/config/. */
-#ifndef MM_CONFIG_INTERNAL_H
-#define MM_CONFIG_INTERNAL_H
+/* parse_internal.h — what parse.c (the parser) and parse_adaptive.c (the options of --nrep
+ * auto and --sizes auto) share. Internal to c/src/app/. */
+#ifndef MM_PARSE_INTERNAL_H
+#define MM_PARSE_INTERNAL_H
 #include <stddef.h>
 
 #include "mm_config.h"
 
-/* Writes the message into err; returns 2 (bad input). */
-int mm__fail(char *err, size_t len, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+#include "mm_error.h"
 
 /* --nrep N or auto[:RULE]: the rule, or the number (through the option table). 0 or 2. */
 int mm__config_parse_nrep(const mm_option_spec *o, const char *value, mm_config *cfg, char *err,

@@ -1,4 +1,4 @@
-/* config_adaptive.c — the options of adaptive measurement (issue 14): --nrep auto[:RULE] with
+/* parse_adaptive.c — the options of adaptive measurement (issue 14): --nrep auto[:RULE] with
  * its rule's options, and --sizes auto:MIN:MAX[:xFACTOR] with its bounds; parsed on rank 0 with the
  * rest of the options (config.c), refused in one line naming the option and the value.
  * The rules themselves are in c/src/bench/adaptive.c. */
@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "config_internal.h"
+#include "parse_internal.h"
 #include "mm_adaptive.h"
 #include "mm_ops.h"
 
@@ -51,14 +51,14 @@ int mm__config_parse_sizes_auto(const char *value, mm_config *cfg, char *err, si
         got = 0;
     }
     if (got != 2 || min < 0 || max < 0)
-        return mm__fail(err, len, "--sizes: '%s' is not auto:MIN:MAX; %s", value, allowed);
+        return mm_fail(err, len, "--sizes: '%s' is not auto:MIN:MAX; %s", value, allowed);
     if (min < 1 || min >= max || factor < 2)
-        return mm__fail(err, len, "--sizes %s: the bounds must increase from MIN >= 1 (%lld) to MAX "
+        return mm_fail(err, len, "--sizes %s: the bounds must increase from MIN >= 1 (%lld) to MAX "
                         "(%lld), with FACTOR >= 2 (%lld); %s", value, min, max, factor, allowed);
     cfg->nsizes = 0;
     for (long long s = min; s < max; s = s > LLONG_MAX / factor ? max : s * factor) {
         if (cfg->nsizes >= MM_MAX_SIZES - 1)
-            return mm__fail(err, len, "--sizes %s: more than %d sizes in the initial grid; %s",
+            return mm_fail(err, len, "--sizes %s: more than %d sizes in the initial grid; %s",
                             value, MM_MAX_SIZES, allowed);
         cfg->sizes[cfg->nsizes++] = s;
     }
@@ -85,15 +85,15 @@ int mm__config_check_adaptive(mm_config *cfg, const char *seen, const char *cons
         const mm_option_spec *o = mm_option_find(nrep_options[k], strlen(nrep_options[k]));
         if (!seen[o - table]) continue;
         if (cfg->nrep_rule == MM_NREP_FIXED)
-            return mm__fail(err, len, "--%s %s applies only to --nrep auto[:RULE], but --nrep is %s",
+            return mm_fail(err, len, "--%s %s applies only to --nrep auto[:RULE], but --nrep is %s",
                             o->name, given[o - table], nrep_text);
         if (strcmp(o->name, "nrep-confidence") == 0 && cfg->nrep_rule != MM_NREP_CI)
-            return mm__fail(err, len, "--nrep-confidence %s applies only to --nrep auto:ci (the median's "
+            return mm_fail(err, len, "--nrep-confidence %s applies only to --nrep auto:ci (the median's "
                             "interval), but --nrep is %s", given[o - table], nrep_text);
     }
     if (cfg->nrep_rule != MM_NREP_FIXED) {
         if (cfg->nrep_min > cfg->nrep_max)
-            return mm__fail(err, len, "--nrep-min %d is above --nrep-max %d; allowed: --nrep-min at most "
+            return mm_fail(err, len, "--nrep-min %d is above --nrep-max %d; allowed: --nrep-min at most "
                             "--nrep-max", cfg->nrep_min, cfg->nrep_max);
         cfg->nrep = cfg->nrep_max;
     }
@@ -101,7 +101,7 @@ int mm__config_check_adaptive(mm_config *cfg, const char *seen, const char *cons
     for (size_t k = 0; k < sizeof sizes_options / sizeof sizes_options[0]; k++) {
         const mm_option_spec *o = mm_option_find(sizes_options[k], strlen(sizes_options[k]));
         if (seen[o - table] && !cfg->sizes_auto)
-            return mm__fail(err, len, "--%s %s applies only to --sizes auto:MIN:MAX, but --sizes is %s",
+            return mm_fail(err, len, "--%s %s applies only to --sizes auto:MIN:MAX, but --sizes is %s",
                             o->name, given[o - table],
                             seen[sizes - table] ? given[sizes - table] : "8:65536:x8,65536 (the default)");
     }
@@ -112,12 +112,12 @@ int mm__config_check_adaptive(mm_config *cfg, const char *seen, const char *cons
             sized += op && !(op->flags & MM_OP_SIZE_UNUSED);
         }
         if (!sized)
-            return mm__fail(err, len, "--sizes %s applies only to operations that take a size, and --ops "
+            return mm_fail(err, len, "--sizes %s applies only to operations that take a size, and --ops "
                             "has none", given[sizes - table]);
         /* every test, the added ones too, must fit the launch's plan */
         long most = (long)cfg->nops * (cfg->nsizes + cfg->sizes_budget);
         if (most > (long)MM_MAX_OPS * MM_MAX_SIZES)
-            return mm__fail(err, len, "--sizes-budget %d: %d operations x (%d grid sizes + %d added) "
+            return mm_fail(err, len, "--sizes-budget %d: %d operations x (%d grid sizes + %d added) "
                             "exceed the %d tests a launch can hold; allowed: a smaller --sizes-budget",
                             cfg->sizes_budget, cfg->nops, cfg->nsizes, cfg->sizes_budget,
                             MM_MAX_OPS * MM_MAX_SIZES);

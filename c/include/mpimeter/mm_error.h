@@ -1,0 +1,25 @@
+/* mm_error.h — one error convention for the library (libuv-style): a function that can fail
+ * returns an mm_status (0 or a negative code, never a process exit code) and, where a person must
+ * be told why, writes one message into the caller's record (char *err, size_t len: the message,
+ * "" when none). Library code never prints, exits or aborts; app/ (main.c and the commands
+ * beside it) prints the message and maps the code to the exit status (mm_exit_code). MPI
+ * failures keep their own record, mm_mpi_error (mm_mpi.h), filled by the MM_MPI macro. */
+#ifndef MM_ERROR_H
+#define MM_ERROR_H
+#include <stddef.h>
+
+typedef enum mm_status {
+    MM_OK = 0,
+    MM_E_INPUT = -2,  /* bad input, refused before anything was written (exit 2) */
+    MM_E_FAILED = -1, /* a failure while measuring or writing (exit 1) */
+    MM_E_NOMEM = -12, /* out of memory (exit 1) */
+} mm_status;
+
+/* Writes the formatted message into err (when err and len) and returns 2, the status of bad
+ * input the option checks share (mm_config_parse and the checks it calls return 0 or 2). */
+int mm_fail(char *err, size_t len, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
+/* The process exit status of a status: 0, 2 for bad input, 1 otherwise (app/ only). */
+int mm_exit_code(int status);
+
+#endif

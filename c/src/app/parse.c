@@ -1,0 +1,566 @@
+/* parse.c — parsing and validating mpimeter-bench's options, once, on rank 0.
+ *
+ * In app/ because a configuration is valid only against every registry (operations, clock and
+ * process syncs, timers, datatypes, counters, the output folder): the one place above them all.
+ * Every option is a row of the table in options.c (name, type, bounds, default, help); numbers are
+ * parsed generically from it, the rest here. Validation that needs only names and numbers happens
+ * here; mm_config_check_nprocs adds what needs the communicator size. Every refusal is one line
+ * naming the option, what was given and what is allowed (exit 2). */
+#include "mm_config.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "mm_adaptive.h"
+#include "parse_internal.h"
+#include "mm_bench.h"
+#include "mm_prng.h"
+#include "mm_clocksync.h"
+#include "mm_counters.h"
+#include "mm_json.h"
+#include "mm_ops.h"
+#include "mm_output.h"
+#include "mm_procsync.h"
+#include "mm_timer.h"
+
+void mm_config_defaults(mm_config *cfg) {
+    memset(cfg, 0, sizeof *cfg);
+    cfg->mode = MM_MODE_BENCH;
+    cfg->nrep = 300;
+    cfg->warmup = 10;
+    /* --nrep auto and --sizes auto: the defaults of the option table (options.c) */
+    cfg->nrep_rule = MM_NREP_FIXED;
+    cfg->nrep_min = 30;
+    cfg->nrep_max = 3000;
+    cfg->nrep_every = 10;
+    cfg->precision = 0.02;
+    cfg->nrep_confidence = 0.95;
+    cfg->nrep_budget_s = 10.0;
+    cfg->sizes_factor = 2;
+    cfg->sizes_precision = 0.05;
+    cfg->sizes_budget = 16;
+    snprintf(cfg->timer, sizeof cfg->timer, "monotonic");
+    snprintf(cfg->procsync, sizeof cfg->procsync, "window");
+    snprintf(cfg->datatype, sizeof cfg->datatype, "int");
+    snprintf(cfg->reduce_op, sizeof cfg->reduce_op, "sum");
+    snprintf(cfg->virtual_base, sizeof cfg->virtual_base, "monotonic");
+    cfg->roundtime_budget_s = 1.0;
+    cfg->bcast_factor = 2.0;
+    cfg->copy_probe_bytes = 32 << 20;
+    const double checks[] = {0, 1, 2, 5, 10};
+    cfg->ncheck = 5;
+    for (int i = 0; i < cfg->ncheck; i++) cfg->check_at_s[i] = checks[i];
+    /* 0 = "the algorithm's default": resolved by the clock-sync module. */
+    memset(&cfg->cs_params, 0, sizeof cfg->cs_params);
+}
+
+/* ---- lists ---- */
+
+/* Splits text at commas into at most max names; empty items refused. */
+static int mm__split_names(const char *opt, const char *text, char (*names)[MM_NAME_LEN], int max,
+                           int *n, char *err, size_t len) {
+    *n = 0;
+    const char *p = text;
+    for (;;) {
+        const char *comma = strchr(p, ',');
+        size_t item = comma ? (size_t)(comma - p) : strlen(p);
+        if (item == 0) return mm_fail(err, len, "--%s: empty item in '%s'", opt, text);
+        if (item >= MM_NAME_LEN) return mm_fail(err, len, "--%s: name too long in '%s'", opt, text);
+        if (*n >= max) return mm_fail(err, len, "--%s: more than %d items", opt, max);
+        memcpy(names[*n], p, item);
+        names[*n][item] = '\0';
+        (*n)++;
+        if (!comma) break;
+        p = comma + 1;
+    }
+    return 0;
+}
+
+int mm_parse_sizes(const char *text, int64_t *sizes, int max, int *n, char *err, size_t len) {
+    static const char *allowed =
+        "allowed: whole numbers of bytes, comma-separated (8,1024), and/or geometric ranges "
+        "FROM:TO:xFACTOR (8:1048576:x2)";
+    *n = 0;
+    if (*text == '\0') return mm_fail(err, len, "--sizes: empty; %s", allowed);
+    char buf[4096];
+    if (strlen(text) >= sizeof buf) return mm_fail(err, len, "--sizes: too long");
+    snprintf(buf, sizeof buf, "%s", text);
+    /* split by hand: strtok would skip the empty item of "8,,16" without a word */
+    for (char *item = buf, *next; item; item = next) {
+        char *comma = strchr(item, ',');
+        next = comma ? comma + 1 : NULL;
+        if (comma) *comma = '\0';
+        if (*item == '\0') return mm_fail(err, len, "--sizes: empty item in '%s'; %s", text, allowed);
+        char *c1 = strchr(item, ':');
+        if (!c1) {
+            char *end;
+            errno = 0;
+            long long v = strtoll(item, &end, 10);
+            if (errno || end == item || *end || v < 0)
+                return mm_fail(err, len, "--sizes: '%s' is not a size; %s", item, allowed);
+            if (*n >= max) return mm_fail(err, len, "--sizes: more than %d sizes", max);
+            sizes[(*n)++] = v;
+            continue;
+        }
+        char *c2 = strchr(c1 + 1, ':');
+        char *from_end, *to_end, *factor_end;
+        errno = 0;
+        long long from = strtoll(item, &from_end, 10);
+        long long to = c2 ? strtoll(c1 + 1, &to_end, 10) : -1;
+        long long factor = (c2 && c2[1] == 'x') ? strtoll(c2 + 2, &factor_end, 10) : -1;
+        if (errno || !c2 || from_end != c1 || to_end != c2 || c2[1] != 'x' || *factor_end ||
+            factor_end == c2 + 2)
+            return mm_fail(err, len, "--sizes: '%s' is not a range; %s", item, allowed);
+        if (from < 1 || to < from || factor < 2)
+            return mm_fail(err, len,
+                            "--sizes: range '%s' needs 1 <= FROM <= TO and FACTOR >= 2", item);
+        for (long long v = from; v <= to; v *= factor) {
+            if (*n >= max) return mm_fail(err, len, "--sizes: more than %d sizes", max);
+            sizes[(*n)++] = v;
+            if (v > LLONG_MAX / factor) break;
+        }
+    }
+    return 0;
+}
+
+static int mm__parse_check_at(const mm_option_spec *o, const char *text, mm_config *cfg,
+                              char *err, size_t len) {
+    char names[MM_MAX_CHECKS][MM_NAME_LEN];
+    int n;
+    int rc = mm__split_names(o->name, text, names, MM_MAX_CHECKS, &n, err, len);
+    if (rc) return rc;
+    for (int i = 0; i < n; i++) {
+        char allowed[256];
+        mm_option_allowed_text(o, allowed, sizeof allowed);
+        char *end;
+        errno = 0;
+        double v = strtod(names[i], &end);
+        if (errno || end == names[i] || *end || !isfinite(v))
+            return mm_config_message(err, len, MM_MSG_NOT_NUMBER, o->name, names[i], allowed, NULL);
+        if (v < o->min || v > o->max)
+            return mm_config_message(err, len, MM_MSG_OUT_OF_RANGE, o->name, names[i], allowed, NULL);
+        if (i > 0 && v < cfg->check_at_s[i - 1])
+            return mm_fail(err, len, "--check-at: times must not decrease ('%s')", text);
+        cfg->check_at_s[i] = v;
+    }
+    cfg->ncheck = n;
+    return 0;
+}
+
+/* --pair A,B: two distinct whole numbers >= 0 (or auto); whether they are ranks of the launch
+ * is checked with the number of ranks (mm_config_check_nprocs). */
+static int mm__parse_pair(const mm_option_spec *o, const char *text, mm_config *cfg, char *err,
+                          size_t len) {
+    char allowed[256];
+    mm_option_allowed_text(o, allowed, sizeof allowed);
+    if (strcmp(text, "auto") == 0) {
+        cfg->pair_given = 0;
+        return 0;
+    }
+    long long v[2];
+    const char *p = text;
+    for (int i = 0; i < 2; i++) {
+        char *end;
+        errno = 0;
+        if (!isdigit((unsigned char)*p))
+            return mm_fail(err, len, "--pair: '%s' is not two ranks A,B; allowed: %s", text, allowed);
+        v[i] = strtoll(p, &end, 10);
+        if (errno || v[i] > o->max)
+            return mm_fail(err, len, "--pair: '%s' is out of range; allowed: %s", text, allowed);
+        if ((i == 0 && *end != ',') || (i == 1 && *end != '\0'))
+            return mm_fail(err, len, "--pair: '%s' is not two ranks A,B; allowed: %s", text, allowed);
+        p = end + 1;
+    }
+    if (v[0] == v[1])
+        return mm_fail(err, len, "--pair: '%s' names rank %lld twice; allowed: %s", text, v[0],
+                        allowed);
+    cfg->pair[0] = (int)v[0];
+    cfg->pair[1] = (int)v[1];
+    cfg->pair_given = 1;
+    return 0;
+}
+
+/* argv as a JSON array, for meta.json. */
+static void mm__argv_json(mm_config *cfg, int argc, char **argv) {
+    mm_buf b = {0};
+    mm_buf_append(&b, "[", 1);
+    for (int i = 0; i < argc; i++) {
+        if (i) mm_buf_append(&b, ", ", 2);
+        mm_json_escape(&b, argv[i]);
+    }
+    mm_buf_append(&b, "]", 1);
+    if (b.len < sizeof cfg->argv_joined) {
+        memcpy(cfg->argv_joined, b.data, b.len);
+        cfg->argv_joined[b.len] = '\0';
+    } else {
+        snprintf(cfg->argv_joined, sizeof cfg->argv_joined, "[\"(argv too long to record)\"]");
+    }
+    mm_buf_free(&b);
+}
+
+/* Where a NAME option's value goes. */
+static char *mm__name_slot(mm_config *cfg, const char *name) {
+    if (strcmp(name, "timer") == 0) return cfg->timer;
+    if (strcmp(name, "procsync") == 0) return cfg->procsync;
+    if (strcmp(name, "datatype") == 0) return cfg->datatype;
+    if (strcmp(name, "reduce-op") == 0) return cfg->reduce_op;
+    if (strcmp(name, "virtual-base") == 0) return cfg->virtual_base;
+    if (strcmp(name, "inject-error") == 0) return cfg->inject_error_op;
+    return NULL;
+}
+
+/* Applies one option. Returns 0 or 2. */
+static int mm__apply(mm_config *cfg, const mm_option_spec *o, const char *value,
+                     int *seen_clocksync, char *err, size_t len) {
+    const char *name = o->name;
+    switch (o->type) {
+    case MM_OPT_INT:
+    case MM_OPT_I64:
+    case MM_OPT_FLOAT:
+    case MM_OPT_NPROCS: {
+        if (strcmp(name, "nrep") == 0) return mm__config_parse_nrep(o, value, cfg, err, len);
+        int rc = mm_option_parse_number(o, value, cfg, err, len);
+        if (rc == 0 && strcmp(name, "window-us") == 0) cfg->window_given = 1;
+        if (rc == 0 && strcmp(name, "resync-s") == 0) cfg->resync_given = 1;
+        return rc;
+    }
+    case MM_OPT_SEED: {
+        char *end;
+        errno = 0;
+        unsigned long long s = strtoull(value, &end, 10);
+        char allowed[256];
+        mm_option_allowed_text(o, allowed, sizeof allowed);
+        if (end == value || *end || value[0] == '-' || (errno && errno != ERANGE))
+            return mm_config_message(err, len, MM_MSG_NOT_WHOLE, name, value, allowed, NULL);
+        if (errno == ERANGE)
+            return mm_config_message(err, len, MM_MSG_OUT_OF_RANGE, name, value, allowed, NULL);
+        cfg->seed = s;
+        cfg->seed_given = 1;
+        return 0;
+    }
+    case MM_OPT_NAME: {
+        char *dst = mm__name_slot(cfg, name);
+        if (!dst) return mm_fail(err, len, "internal: option --%s has no place", name);
+        if (strlen(value) >= MM_NAME_LEN || !*value)
+            return mm_config_message(err, len, MM_MSG_UNKNOWN_NAME, name, value,
+                                     mm_registry_names(o->choices), mm_registry_what(o->choices));
+        snprintf(dst, MM_NAME_LEN, "%s", value);
+        return 0;
+    }
+    case MM_OPT_NAMES:
+        if (strcmp(name, "ops") == 0)
+            return mm__split_names(name, value, cfg->ops, MM_MAX_OPS, &cfg->nops, err, len);
+        *seen_clocksync = 1;
+        return mm__split_names(name, value, cfg->clocksync, MM_MAX_ALGS, &cfg->nclocksync, err, len);
+    case MM_OPT_SIZES:
+        if (strncmp(value, "auto", 4) == 0) return mm__config_parse_sizes_auto(value, cfg, err, len);
+        return mm_parse_sizes(value, cfg->sizes, MM_MAX_SIZES, &cfg->nsizes, err, len);
+    case MM_OPT_FLOATS:
+        return mm__parse_check_at(o, value, cfg, err, len);
+    case MM_OPT_CHOICE: {
+        /* the value's position among the row's choices is what the option stores */
+        int *slot = strcmp(name, "raw") == 0          ? &cfg->raw_reduced
+                    : strcmp(name, "nbc-scheme") == 0 ? &cfg->nbc_work_scheme
+                                                      : NULL;
+        if (!slot) return mm_fail(err, len, "internal: option --%s has no place", name);
+        int index = mm_option_choice_index(o, value);
+        if (index < 0) {
+            char allowed[128];
+            mm_option_allowed_text(o, allowed, sizeof allowed);
+            return mm_config_message(err, len, MM_MSG_UNKNOWN_NAME, name, value, allowed,
+                                     mm_registry_what(NULL));
+        }
+        *slot = index;
+        return 0;
+    }
+    case MM_OPT_PAIR:
+        return mm__parse_pair(o, value, cfg, err, len);
+    case MM_OPT_LIST: {
+        /* counters: the syntax here; the names against the library and the machine at launch
+         * (mm_counters_resolve) and, for --papi, in mm__validate */
+        int pvars = strcmp(name, "mpit-pvars") == 0;
+        char *slot = pvars ? cfg->mpit_pvars : cfg->papi_events;
+        int rc = mm_counters_check_names(name, value, pvars, err, len);
+        if (rc == 0) snprintf(slot, MM_COUNTERS_TEXT, "%s", value);
+        return rc;
+    }
+    case MM_OPT_PATH:
+        if (!*value) return mm_fail(err, len, "--out: empty path");
+        if (strlen(value) >= MM_PATH_LEN) return mm_fail(err, len, "--out: path too long");
+        snprintf(cfg->out, sizeof cfg->out, "%s", value);
+        return 0;
+    case MM_OPT_FLAG:
+        if (strcmp(name, "force") == 0) cfg->force = 1;
+        else if (strcmp(name, "json") == 0) cfg->json = 1;
+        else if (strcmp(name, "sync-check") == 0) cfg->mode = MM_MODE_SYNC_CHECK;
+        else if (strcmp(name, "list-ops") == 0) cfg->mode = MM_MODE_LIST_OPS;
+        else if (strcmp(name, "describe") == 0) cfg->mode = MM_MODE_DESCRIBE;
+        else if (strcmp(name, "list-pvars") == 0) cfg->mode = MM_MODE_LIST_PVARS;
+        else if (strcmp(name, "help") == 0) cfg->mode = MM_MODE_HELP;
+        else if (strcmp(name, "version") == 0) cfg->mode = MM_MODE_VERSION;
+        else return mm_fail(err, len, "internal: option --%s has no handler", name);
+        return 0;
+    }
+    return mm_fail(err, len, "internal: option --%s has no handler", name);
+}
+
+/* One name of a registry option, refused with the template when the registry lacks it. */
+static int mm__check_name(const char *option, const char *value, char *err, size_t len) {
+    const mm_option_spec *o = mm_option_find(option, strlen(option));
+    return mm_config_message(err, len, MM_MSG_UNKNOWN_NAME, option, value,
+                             mm_registry_names(o->choices), mm_registry_what(o->choices));
+}
+
+/* An option given that the mode does not use: refused, never silently ignored. */
+static int mm__check_modes(const mm_config *cfg, const char *seen, char *err, size_t len) {
+    size_t n;
+    const mm_option_spec *t = mm_options(&n);
+    unsigned mode_flag = cfg->mode == MM_MODE_SYNC_CHECK ? MM_OPT_F_SYNC_CHECK : MM_OPT_F_BENCH;
+    for (size_t i = 0; i < n; i++) {
+        if (!seen[i] || (t[i].flags & (mode_flag | MM_OPT_F_INFO))) continue;
+        if (cfg->mode == MM_MODE_SYNC_CHECK)
+            return mm_fail(err, len, "--%s does not apply to --sync-check (it checks clock syncs "
+                            "and prints the result)", t[i].name);
+        return mm_fail(err, len, "--%s applies only to --sync-check", t[i].name);
+    }
+    return 0;
+}
+
+static int mm__op_uses_pair(const mm_op *op) { return op && (op->flags & MM_OP_PAIR); }
+
+/* Options that shape only the tests of some operations: given without such an operation in
+ * --ops they would be silently ignored, so they are refused. */
+static int mm__check_scoped_options(const mm_config *cfg, const char *seen, char *err, size_t len) {
+    static const struct {
+        const char *option;
+        int (*applies)(const mm_op *op);
+        const char *which;
+    } scoped[] = {
+        {"nbc-scheme", mm_op_is_nbc, "nonblocking collectives (ibcast, iallreduce, ...; see --list-ops)"},
+        {"nbc-compute-ns", mm_op_is_nbc, "nonblocking collectives (ibcast, iallreduce, ...; see --list-ops)"},
+        {"test-interval", mm_op_is_nbc, "nonblocking collectives (ibcast, iallreduce, ...; see --list-ops)"},
+        {"pair", mm__op_uses_pair, "ping-pongs (pingpong-send-recv, ...; see --list-ops)"},
+    };
+    size_t n;
+    const mm_option_spec *table = mm_options(&n);
+    for (size_t k = 0; k < sizeof scoped / sizeof scoped[0]; k++) {
+        const mm_option_spec *o = mm_option_find(scoped[k].option, strlen(scoped[k].option));
+        if (!o || !seen[o - table]) continue;
+        int any = 0;
+        for (int i = 0; i < cfg->nops; i++) any |= scoped[k].applies(mm_op_find(cfg->ops[i]));
+        if (!any) return mm_fail(err, len, "--%s applies only to %s and --ops has none", o->name, scoped[k].which);
+    }
+    (void)n;
+    return 0;
+}
+
+/* The checks that need the registries; run once after all options are read. */
+static int mm__validate(mm_config *cfg, int seen_clocksync, char *err, size_t len) {
+    char why[512];
+    /* timer */
+    const mm_timer_vtable *tv = mm_timer_find(cfg->timer);
+    if (!tv) return mm__check_name("timer", cfg->timer, err, len);
+    if (tv->available && tv->available(why, sizeof why) != 0)
+        return mm_fail(err, len, "--timer %s: not available on this machine: %s", cfg->timer, why);
+    if (strcmp(cfg->timer, "virtual") == 0) {
+        const mm_timer_vtable *bv = mm_timer_find(cfg->virtual_base);
+        if (!bv || strcmp(cfg->virtual_base, "virtual") == 0)
+            return mm_fail(err, len, "--virtual-base: '%s' is not a timer the virtual timer can wrap; allowed: %s (not virtual)",
+                            cfg->virtual_base, mm_timer_names());
+        if (bv->available && bv->available(why, sizeof why) != 0)
+            return mm_fail(err, len, "--virtual-base %s: not available on this machine: %s", cfg->virtual_base, why);
+    } else if (cfg->virtual_offset_s != 0 || cfg->virtual_skew_ppm != 0) {
+        return mm_fail(err, len, "--virtual-offset-s/--virtual-skew-ppm apply only to --timer virtual (given: --timer %s)", cfg->timer);
+    }
+    /* process sync */
+    const mm_procsync_vtable *pv = mm_procsync_find(cfg->procsync);
+    if (!pv) return mm__check_name("procsync", cfg->procsync, err, len);
+    if (cfg->window_given && strcmp(cfg->procsync, "window") != 0)
+        return mm_fail(err, len, "--window-us applies only to --procsync window (given: --procsync %s)", cfg->procsync);
+    if (cfg->start_tolerance_ns > 0 && !pv->has_planned_start)
+        return mm_fail(err, len, "--start-tolerance-ns applies only to process syncs that start "
+                        "repetitions at a planned time (window, roundtime, harmonize; given: "
+                        "--procsync %s)", cfg->procsync);
+    /* clock sync: "auto" resolves to the most accurate algorithm registered */
+    if (!seen_clocksync || (cfg->nclocksync == 1 && strcmp(cfg->clocksync[0], "auto") == 0)) {
+        const char *pick = "none";
+        if (pv->needs_global_clock || cfg->mode == MM_MODE_SYNC_CHECK)
+            pick = mm_clocksync_find("hca3") ? "hca3" : "skampi";
+        snprintf(cfg->clocksync[0], MM_NAME_LEN, "%s", pick);
+        cfg->nclocksync = 1;
+    }
+    for (int i = 0; i < cfg->nclocksync; i++) {
+        if (!mm_clocksync_find(cfg->clocksync[i]))
+            return mm__check_name("clocksync", cfg->clocksync[i], err, len);
+        for (int j = 0; j < i; j++)
+            if (strcmp(cfg->clocksync[i], cfg->clocksync[j]) == 0)
+                return mm_fail(err, len, "--clocksync: '%s' is given twice", cfg->clocksync[i]);
+    }
+    if (cfg->mode == MM_MODE_BENCH) {
+        if (cfg->nclocksync != 1)
+            return mm_fail(err, len, "--clocksync: a list of algorithms is only for --sync-check; give one name");
+        /* --clocksync none with a global-clock process sync is allowed (said in meta.json's
+         * conditions): on one host the local clocks are one clock. Not when the virtual timer
+         * shifts or skews them on purpose: every repetition would start at a wrong time. */
+        int virtual_apart = strcmp(cfg->timer, "virtual") == 0 &&
+                            (cfg->virtual_offset_s != 0 || cfg->virtual_skew_ppm != 0);
+        if (pv->needs_global_clock && strcmp(cfg->clocksync[0], "none") == 0 && virtual_apart)
+            return mm_fail(err, len,
+                            "--timer virtual with --virtual-offset-s/--virtual-skew-ppm gives each rank its own "
+                            "clock, --clocksync none leaves them unsynchronized, and --procsync %s starts every "
+                            "repetition at a time on one global clock: every repetition would be invalid; "
+                            "allowed: a clock sync (omit --clocksync, or e.g. --clocksync hca3), a process sync "
+                            "without a global clock (--procsync barrier, none or loop-barrier), or zero virtual "
+                            "offset and skew", cfg->procsync);
+    }
+    if (cfg->mode == MM_MODE_SYNC_CHECK && cfg->seed_given && strcmp(cfg->timer, "virtual") != 0)
+        return mm_fail(err, len, "--seed applies to --sync-check only with --timer virtual (it seeds "
+                        "the virtual clocks; given: --timer %s)", cfg->timer);
+    /* operations, datatype, sizes */
+    int type_size;
+    MPI_Datatype dt;
+    if (!mm_datatype_lookup(cfg->datatype, &dt, &type_size))
+        return mm__check_name("datatype", cfg->datatype, err, len);
+    MPI_Op rop;
+    if (!mm_reduce_op_lookup(cfg->reduce_op, &rop))
+        return mm__check_name("reduce-op", cfg->reduce_op, err, len);
+    if (cfg->inject_error_op[0]) {
+        const mm_op *op = mm_op_find(cfg->inject_error_op);
+        mm_op_args probe;
+        memset(&probe, 0, sizeof probe);
+        if (!op) return mm__check_name("inject-error", cfg->inject_error_op, err, len);
+        if (mm_op_inject_error(op, &probe) != 0)
+            return mm_fail(err, len, "--inject-error %s: this operation takes neither a root nor "
+                            "a reduction, so no error can be injected", op->name);
+    }
+    int any_reduce = 0;
+    for (int i = 0; i < cfg->nops; i++) {
+        const mm_op *op = mm_op_find(cfg->ops[i]);
+        if (!op) return mm__check_name("ops", cfg->ops[i], err, len);
+        for (int j = 0; j < i; j++)
+            if (strcmp(cfg->ops[i], cfg->ops[j]) == 0)
+                return mm_fail(err, len, "--ops: '%s' is given twice", cfg->ops[i]);
+        if (op->flags & MM_OP_REDUCES) any_reduce = 1;
+        if (op->flags & MM_OP_SIZE_UNUSED) continue;
+        for (int s = 0; s < cfg->nsizes; s++) {
+            char why_size[256];
+            if (mm_op_check_size(op, cfg->sizes[s], type_size, why_size, sizeof why_size) != 0)
+                return cfg->sizes_auto
+                           ? mm_fail(err, len, "--sizes auto:%" PRId64 ":%" PRId64 ": %s (operation %s, --datatype %s)",
+                                      cfg->sizes_min, cfg->sizes_max, why_size, op->name, cfg->datatype)
+                           : mm_fail(err, len, "--sizes: %s (operation %s, --datatype %s)", why_size, op->name, cfg->datatype);
+        }
+    }
+    if (any_reduce && mm_reduce_op_check(cfg->reduce_op, cfg->datatype, why, sizeof why) != 0)
+        return mm_fail(err, len, "--reduce-op %s with --datatype %s: %s", cfg->reduce_op, cfg->datatype, why);
+    for (int s = 0; s < cfg->nsizes; s++)
+        for (int t = 0; t < s; t++)
+            if (cfg->sizes[s] == cfg->sizes[t])
+                return mm_fail(err, len, "--sizes: %" PRId64 " is given twice", cfg->sizes[s]);
+    /* hardware counters: PAPI in the build, the events known, counters on this machine */
+    if (cfg->mode == MM_MODE_BENCH && cfg->papi_events[0] &&
+        mm_papi_check(cfg->papi_events, err, len) != 0)
+        return 2;
+    /* output: a launch writes a folder; --validate only checks the options */
+    if (cfg->mode == MM_MODE_BENCH && cfg->validate_nprocs == 0) {
+        if (!cfg->out[0]) return mm_fail(err, len, "--out: missing; give the launch folder to write (e.g. --out results/m1)");
+        int rc = mm_outdir_check(cfg->out, cfg->force, err, len);
+        if (rc) return 2;
+    }
+    if (cfg->validate_nprocs > 0) return mm_config_check_nprocs(cfg, cfg->validate_nprocs, err, len);
+    return 0;
+}
+
+int mm_config_parse(mm_config *cfg, int argc, char **argv, char *err, size_t len) {
+    mm_config_defaults(cfg);
+    int rc = mm_parse_sizes("8:65536:x8,65536", cfg->sizes, MM_MAX_SIZES, &cfg->nsizes, err, len);
+    if (rc) return rc;
+    rc = mm__split_names("ops", "allreduce,bcast,alltoall,barrier", cfg->ops, MM_MAX_OPS, &cfg->nops, err, len);
+    if (rc) return rc;
+    mm__argv_json(cfg, argc, argv);
+    int seen_clocksync = 0;
+    size_t nopts;
+    const mm_option_spec *table = mm_options(&nopts);
+    char seen[64] = {0};
+    const char *given[64] = {0}; /* each option's value as given, for messages */
+    if (nopts > sizeof seen) return mm_fail(err, len, "internal: too many options");
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        if (strncmp(a, "--", 2) != 0 || a[2] == '\0')
+            return mm_fail(err, len, "unexpected argument '%s'; options start with -- (see --help)", a);
+        const char *name = a + 2;
+        const char *eq = strchr(name, '=');
+        size_t name_len = eq ? (size_t)(eq - name) : strlen(name);
+        const mm_option_spec *o = mm_option_find(name, name_len);
+        if (!o) return mm_fail(err, len, "unknown option '%.*s'; see mpimeter-bench --help", (int)(name_len + 2), a);
+        const char *value = NULL;
+        if (o->type != MM_OPT_FLAG) {
+            if (eq) value = eq + 1;
+            else if (i + 1 < argc) value = argv[++i];
+            else if (!seen[o - table]) return mm_fail(err, len, "--%s: missing value (%s)", o->name, o->metavar);
+        } else if (eq) {
+            return mm_fail(err, len, "--%s takes no value", o->name);
+        }
+        if (seen[o - table]++) {
+            /* both values named: "--nrep auto" and "--nrep 300" cannot both hold */
+            if (o->type != MM_OPT_FLAG && value && given[o - table])
+                return mm_fail(err, len, "--%s: given more than once ('%s', then '%s'); give it once",
+                                o->name, given[o - table], value);
+            return mm_fail(err, len, "--%s: given more than once", o->name);
+        }
+        given[o - table] = value;
+        rc = mm__apply(cfg, o, value, &seen_clocksync, err, len);
+        if (rc) return rc;
+    }
+    if (cfg->mode == MM_MODE_HELP || cfg->mode == MM_MODE_LIST_OPS || cfg->mode == MM_MODE_VERSION ||
+        cfg->mode == MM_MODE_DESCRIBE || cfg->mode == MM_MODE_LIST_PVARS)
+        return 0;
+    rc = mm__check_modes(cfg, seen, err, len);
+    if (rc) return rc;
+    rc = mm__check_scoped_options(cfg, seen, err, len);
+    if (rc) return rc;
+    rc = mm__config_check_adaptive(cfg, seen, given, err, len);
+    if (rc) return rc;
+    if (!cfg->seed_given) {
+        /* Drawn from the clock and pid; recorded in meta.json so the order can be replayed. */
+        struct timespec ts;
+        clock_gettime(CLOCK_REALTIME, &ts);
+        uint64_t s = (uint64_t)ts.tv_nsec ^ ((uint64_t)ts.tv_sec << 20) ^ ((uint64_t)getpid() << 40);
+        cfg->seed = mm_rand_next(&s) % 1000000000000ULL;
+    }
+    return mm__validate(cfg, seen_clocksync, err, len);
+}
+
+int mm_config_check_nprocs(const mm_config *cfg, int nprocs, char *err, size_t len) {
+    int rooted = 0;
+    for (int i = 0; i < cfg->nops; i++) {
+        const mm_op *op = mm_op_find(cfg->ops[i]);
+        if (op && (op->flags & MM_OP_ROOTED)) rooted = 1;
+    }
+    if (rooted && cfg->root >= nprocs)
+        return mm_fail(err, len, "--root: %d is not a rank of this launch; allowed: 0 to %d", cfg->root, nprocs - 1);
+    for (int i = 0; i < cfg->nops && cfg->mode == MM_MODE_BENCH; i++) {
+        const mm_op *op = mm_op_find(cfg->ops[i]);
+        char why[256];
+        if (op && mm_op_check_nprocs(op, nprocs, why, sizeof why) != 0)
+            return mm_fail(err, len, "--ops: %s", why);
+    }
+    if (cfg->pair_given && (cfg->pair[0] >= nprocs || cfg->pair[1] >= nprocs)) {
+        int bad = cfg->pair[0] >= nprocs ? cfg->pair[0] : cfg->pair[1];
+        return mm_fail(err, len, "--pair: %d,%d names rank %d, which is not a rank of this launch; "
+                        "allowed: two distinct ranks from 0 to %d, or auto", cfg->pair[0],
+                        cfg->pair[1], bad, nprocs - 1);
+    }
+
+    if (cfg->mode == MM_MODE_SYNC_CHECK && nprocs < 2)
+        return mm_fail(err, len, "--sync-check needs at least 2 ranks (got %d)", nprocs);
+    return 0;
+}

@@ -1,0 +1,95 @@
+/* launch_state.c — what the steps of a launch share (launch_internal.h): the clock on which it
+ * counts its seconds, one clock sync with its models gathered and its log written, and meta.json
+ * rendered from the launch state and written atomically. Called by launch.c, launch_tests.c and
+ * refine.c; calls nothing of theirs. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "launch_internal.h"
+
+double mm__seconds_since(const mm__launch_state *st) {
+    return (double)(mm_timer_now(&st->timer) - st->start_local_ns) * 1e-9;
+}
+
+int mm__write_meta(mm__launch_state *st, const char *status) {
+    if (st->rank != 0) return 0;
+    mm_launch l = {0};
+    l.cfg = st->cfg;
+    l.nprocs = st->nprocs;
+    l.status = status;
+    l.timer = &st->timer;
+    l.cs = &st->cs;
+    l.ps = &st->ps;
+    l.prov = &st->prov;
+    l.tests = st->tests;
+    l.ntests = st->ntests;
+    l.epoch_local_ns_rank0 = st->epoch_ns;
+    l.nresidual_start = st->nres[0];
+    l.nresidual_end = st->nres[1];
+    l.residual_ranks_start = st->res_ranks[0];
+    l.residual_ranks_end = st->res_ranks[1];
+    l.residual_start_ns = st->res_ns[0];
+    l.residual_end_ns = st->res_ns[1];
+    l.models = st->models;
+    l.parents = st->parents;
+    l.virtual_offsets_ns = st->virtual_offsets_ns;
+    l.virtual_skews_ppm = st->virtual_skews_ppm;
+    l.conditions = &st->conditions;
+    l.refine = st->cfg->sizes_auto ? st->refine : NULL;
+    l.nrefine = st->nrefine;
+    l.counters = st->counters;
+    mm_buf meta = {0};
+    mm_meta_render(&l, &meta);
+    int rc = mm_outdir_write_meta(&st->out, &meta);
+    mm_buf_free(&meta);
+    return rc;
+}
+
+/* Collective: gathers each rank's clock model and parent (after every sync). */
+static int mm__gather_models(mm__launch_state *st) {
+    typedef struct {
+        int64_t anchor_ns; /* exactly, not through a double */
+        double slope, intercept_ns;
+        int parent;
+    } row;
+    row mine = {st->cs.model.anchor_ns, st->cs.model.slope, st->cs.model.intercept_ns, st->cs.parent};
+    row *all = st->rank == 0 ? malloc((size_t)st->nprocs * sizeof *all) : NULL;
+    if (!mm_all_ok(st->comm, st->rank != 0 || all)) {
+        free(all);
+        return -1;
+    }
+    int rc = MM_MPI(&st->err, MPI_Gather(&mine, (int)sizeof mine, MPI_BYTE, all, (int)sizeof mine,
+                                         MPI_BYTE, 0, st->comm));
+    if (rc == MPI_SUCCESS && st->rank == 0) {
+        for (int r = 0; r < st->nprocs; r++) {
+            st->models[r].anchor_ns = all[r].anchor_ns;
+            st->models[r].slope = all[r].slope;
+            st->models[r].intercept_ns = all[r].intercept_ns;
+            st->parents[r] = all[r].parent;
+        }
+    }
+    free(all);
+    return rc == MPI_SUCCESS ? 0 : -1;
+}
+
+int mm__sync(mm__launch_state *st) {
+    if (mm_clocksync_run(&st->cs) != 0) {
+        if (st->rank == 0) {
+            mm_condition *c = mm_conditions_entry(&st->conditions, "resync-failed", NULL);
+            char what[sizeof st->cs.err.text + 64];
+            mm_mpi_error_format(&st->cs.err, what, sizeof what);
+            if (c) {
+                snprintf(c->message, sizeof c->message,
+                         "clock sync %d (%s) failed%s%s; the launch stopped there", st->cs.nsyncs,
+                         st->cs.vt->name, what[0] ? ": " : "", what);
+                snprintf(c->hint, sizeof c->hint,
+                         "see the launch's stderr; the tests before it are complete");
+            }
+        }
+        return -1;
+    }
+    if (mm__gather_models(st) != 0) return -1;
+    return mm_collect_sync_log(&st->cs.log, &st->sync_written, st->rank == 0 ? st->out.sync : NULL,
+                               st->epoch_ns, st->comm);
+}

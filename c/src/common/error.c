@@ -1,0 +1,18 @@
+/* error.c — formatted messages into the caller's error record (mm_error.h). */
+#include <stdarg.h>
+#include <stdio.h>
+
+#include "mm_error.h"
+
+int mm_fail(char *err, size_t len, const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(err, len, fmt, ap);
+    va_end(ap);
+    return 2;
+}
+
+int mm_exit_code(int status) {
+    if (status == 0) return 0;
+    return status == MM_E_INPUT || status == 2 ? 2 : 1;
+}

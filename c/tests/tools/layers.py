@@ -1,0 +1,141 @@
+#!/usr/bin/env python3
+"""The C folders' order, checked on the compiled objects (docs/ARCHITECTURE.md).
+
+For every object file of the binary and its library, `nm` tells which symbols it defines and
+which it uses; a use of a symbol defined in another file is a call (or a read of its data) from
+that file to the other. Reported: lines per C folder, every call up the folder order (a file
+of a lower folder using a symbol of a higher one), calls between the sibling folders of one
+level, and every circle of files (files that reach each other through such uses).
+
+    c/tests/tools/layers.py BUILD_DIR [--check]
+
+--check exits 1 when there is a call up the order that docs/ARCHITECTURE.md does not list as an
+exception (ALLOWED below), or a circle of files. Only the standard library and binutils' nm.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from collections import defaultdict
+from pathlib import Path
+
+# top may call down, never up; folders of one level are siblings
+ORDER = [["app"], ["bench"], ["procsync", "clocksync", "counters"], ["ops"], ["output"],
+         ["config"], ["timer"], ["common"]]
+LEVEL = {folder: i for i, level in enumerate(ORDER) for folder in level}
+# documented exceptions (docs/ARCHITECTURE.md, "Exceptions"): (caller file, callee folder)
+ALLOWED: set[tuple[str, str]] = set()
+
+
+def _folder(obj: Path) -> tuple[str, str]:
+    """(folder, file) of an object built from c/src/<folder>/<file>.c (main.c: app)."""
+    parts = obj.as_posix().split("/c/src/")[-1].split("/")
+    name = parts[-1].removesuffix(".o").removesuffix(".c")
+    folder = parts[0] if len(parts) > 1 else "app"
+    return folder, f"{folder}/{name}.c"
+
+
+def _symbols(obj: Path) -> tuple[set[str], set[str]]:
+    out = subprocess.run(["nm", obj], capture_output=True, text=True, check=True).stdout
+    defined, used = set(), set()
+    for line in out.splitlines():
+        fields = line.split()
+        if len(fields) == 2 and fields[0] == "U":
+            used.add(fields[1])
+        elif len(fields) == 3 and fields[1] in "TDBRCGSV":
+            defined.add(fields[2])
+    return defined, used
+
+
+def _circles(edges: dict[str, set[str]]) -> list[list[str]]:
+    """Strongly connected components of more than one file (Tarjan)."""
+    index, low, on, stack, out, counter = {}, {}, set(), [], [], [0]
+
+    def visit(v: str) -> None:
+        index[v] = low[v] = counter[0]
+        counter[0] += 1
+        stack.append(v)
+        on.add(v)
+        for w in sorted(edges.get(v, ())):
+            if w not in index:
+                visit(w)
+                low[v] = min(low[v], low[w])
+            elif w in on:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            comp = []
+            while True:
+                w = stack.pop()
+                on.discard(w)
+                comp.append(w)
+                if w == v:
+                    break
+            if len(comp) > 1:
+                out.append(sorted(comp))
+
+    sys.setrecursionlimit(10000)
+    for v in sorted(edges):
+        if v not in index:
+            visit(v)
+    return out
+
+
+def main(argv: list[str]) -> int:
+    build = Path(argv[1])
+    check = "--check" in argv
+    src = Path(__file__).resolve().parents[2] / "src"
+    objs = sorted(p for p in build.glob("CMakeFiles/*/**/c/src/**/*.o")
+                  if "mpimeter-bench-nopapi" not in p.as_posix())
+    owner: dict[str, str] = {}
+    uses: dict[str, set[str]] = {}
+    for obj in objs:
+        folder, name = _folder(obj)
+        rel = obj.as_posix().split("/c/src/")[-1].removesuffix(".o")
+        if not (src / rel).exists():
+            continue  # a stale object of a file that moved
+        defined, used = _symbols(obj)
+        for sym in defined:
+            owner.setdefault(sym, name)
+        uses[name] = used
+    edges: dict[str, set[str]] = defaultdict(set)
+    for name, used in uses.items():
+        for sym in used:
+            callee = owner.get(sym)
+            if callee and callee != name:
+                edges[name].add(callee)
+    lines = defaultdict(int)
+    for path in src.rglob("*.[ch]"):
+        rel = path.relative_to(src).parts
+        lines[rel[0] if len(rel) > 1 else "app"] += sum(1 for _ in path.open())
+    print("lines per folder (c/src, .c and .h):")
+    for folder in sorted(lines, key=lambda f: (LEVEL.get(f, 99), f)):
+        print(f"  {folder:10s} {lines[folder]:6d}")
+    up, side = [], []
+    for caller, callees in sorted(edges.items()):
+        for callee in sorted(callees):
+            a, b = caller.split("/")[0], callee.split("/")[0]
+            if a == b or a not in LEVEL or b not in LEVEL:
+                continue
+            if LEVEL[b] < LEVEL[a]:
+                up.append((caller, callee))
+            elif LEVEL[b] == LEVEL[a]:
+                side.append((caller, callee))
+    print(f"calls up the folder order: {len(up)} file pairs, "
+          f"{len({(a.split('/')[0], b.split('/')[0]) for a, b in up})} folder pairs")
+    for a, b in up:
+        mark = " (documented exception)" if (a, b.split("/")[0]) in ALLOWED else ""
+        print(f"  {a} -> {b}{mark}")
+    print(f"calls between sibling folders: {len(side)}")
+    for a, b in side:
+        print(f"  {a} -> {b}")
+    circles = _circles(edges)
+    print(f"circles of files: {len(circles)}")
+    for comp in circles:
+        print("  " + " <-> ".join(comp))
+    bad = [p for p in up if (p[0], p[1].split("/")[0]) not in ALLOWED]
+    return 1 if check and (bad or circles) else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))
