@@ -17,6 +17,7 @@ enum { MM_TEST_PENDING = 0, MM_TEST_RUNNING = 1, MM_TEST_COMPLETE = 2, MM_TEST_F
 typedef struct mm_test {
     int index; /* position in the shuffled plan = order run */
     const mm_op *op;
+    int nbc;   /* op is a nonblocking collective (mm_op_is_nbc), for the writers */
     int64_t size;
     int status;
     long nrep;       /* recorded repetitions */

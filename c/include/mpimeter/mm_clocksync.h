@@ -63,6 +63,12 @@ void mm_clocksync_params_resolve(const char *name, const mm_clocksync_params *gi
 int mm_clocksync_params_check(const mm_clocksync_params *p, char *err, size_t err_len);
 
 typedef struct mm_clocksync mm_clocksync;
+struct mm_config;
+struct mm_sync_facts;
+/* The launch record's clock-sync facts (mm_facts.h): of cs when given, else the defaults of the
+ * configuration's first --clocksync (what --validate shows). */
+void mm_clocksync_facts_of(const struct mm_config *c, const mm_clocksync *cs,
+                           struct mm_sync_facts *f);
 
 typedef struct mm_clocksync_vtable {
     const char *name;

@@ -88,5 +88,8 @@ int mm_counters_write_test(mm_counters *c, const mm_test *t, long nrep, int redu
 
 /* meta.json's "counters": null without counters, else what was read and how (rank 0). */
 void mm_counters_render_meta(mm_json *j, const mm_counters *c);
+/* The same value alone, pretty-printed as meta.json nests it (out emptied; left empty when c is
+ * NULL): what bench hands to output in the launch record (mm_launch.counters_json). */
+void mm_counters_meta_json(const mm_counters *c, mm_buf *out);
 
 #endif

@@ -22,6 +22,9 @@ typedef struct mm_json {
 } mm_json;
 
 void mm_json_init(mm_json *j, mm_buf *out, int pretty);
+/* A writer for one value that is embedded (mm_json_raw) after a key at nesting level `depth` of
+ * another document: the same bytes as if it were written there. */
+void mm_json_init_value(mm_json *j, mm_buf *out, int pretty, int depth);
 void mm_json_begin_object(mm_json *j);
 void mm_json_end_object(mm_json *j);
 void mm_json_begin_array(mm_json *j);

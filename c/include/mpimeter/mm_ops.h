@@ -177,4 +177,10 @@ int mm_op_check_nprocs(const mm_op *op, int nprocs, char *why, size_t why_len);
 /* Prints --list-ops: one line per op, name first. */
 void mm_ops_print_list(void *file /* FILE* */);
 
+struct mm_config;
+struct mm_op_facts;
+/* The launch record's "operations" (mm_facts.h): one entry per known operation of c->ops, in
+ * that order, as it behaves on nprocs ranks. Fills at most max; returns how many. */
+int mm_op_facts_of_config(const struct mm_config *c, int nprocs, struct mm_op_facts *out, int max);
+
 #endif

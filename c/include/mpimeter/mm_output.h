@@ -9,6 +9,7 @@
 #include "mm_bench.h"
 #include "mm_clocksync.h"
 #include "mm_config.h"
+#include "mm_facts.h"
 #include "mm_json.h"
 #include "mm_procsync.h"
 #include "mm_timer.h"
@@ -166,14 +167,18 @@ typedef struct mm_conditions {
  * the list is full (counted in dropped). */
 mm_condition *mm_conditions_entry(mm_conditions *c, const char *code, const char *where);
 
-/* What meta.json describes; assembled by main, serialized by mm_meta_render. */
+/* What meta.json describes: plain values and arrays filled by bench/launch_state.c (and by the
+ * unit tests); output renders them and calls nothing above it. */
 typedef struct mm_launch {
     const mm_config *cfg;
     int nprocs;
     const char *status; /* running | complete | incomplete | failed */
     const mm_timer *timer;
-    const mm_clocksync *cs; /* NULL for none? no: always present, method "none" */
-    const mm_procsync *ps;
+    const mm_sync_facts *sync;          /* NULL: clock_sync null, config resolved as none */
+    const char *procsync_method;        /* NULL: proc_sync null */
+    const char *procsync_scheme;
+    const mm_op_facts *ops;             /* meta.json "operations" */
+    int nops;
     const mm_provenance *prov;
     const mm_test *tests;
     int ntests;
@@ -192,16 +197,16 @@ typedef struct mm_launch {
     /* --sizes auto: what the refinement did per operation (rank 0; NULL without it) */
     const mm_refine_op *refine;
     int nrefine;
-    const struct mm_counters *counters; /* meta.json "counters" (NULL: null) */
+    const char *counters_json; /* meta.json "counters", rendered by counters (NULL: null) */
 } mm_launch;
 
 /* Renders meta.json into out (replacing what out held): pretty-printed, schema_version first,
  * NULL pointers in l rendered as null. */
 void mm_meta_render(const mm_launch *l, mm_buf *out);
-/* meta.json's "config" object (cs may be NULL: the clock-sync defaults are resolved from the
- * name) and "operations" object, also printed by --validate. */
-void mm_meta_render_config(mm_json *j, const mm_config *c, const mm_clocksync *cs);
-void mm_meta_render_operations(mm_json *j, const mm_config *c, int nprocs);
+/* meta.json's "config" object (sync: the clock sync's parameters and model kind in use) and
+ * "operations" object, also printed by --validate. */
+void mm_meta_render_config(mm_json *j, const mm_config *c, const mm_sync_facts *sync);
+void mm_meta_render_operations(mm_json *j, const mm_op_facts *ops, int nops);
 
 /* The launch folder. */
 typedef struct mm_outdir {

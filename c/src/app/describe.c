@@ -325,9 +325,12 @@ void mm_config_print_validated(FILE *f, const mm_config *cfg) {
     mm_json_kv_int(&j, "nprocs", cfg->validate_nprocs);
     mm_json_kv_int(&j, "tests", cfg->mode == MM_MODE_SYNC_CHECK ? 0 : ntests);
     mm_json_key(&j, "config");
-    mm_meta_render_config(&j, cfg, NULL);
+    mm_sync_facts sync;
+    mm_clocksync_facts_of(cfg, NULL, &sync);
+    mm_meta_render_config(&j, cfg, &sync);
     mm_json_key(&j, "operations");
-    mm_meta_render_operations(&j, cfg, cfg->validate_nprocs);
+    mm_op_facts ops[MM_MAX_OPS];
+    mm_meta_render_operations(&j, ops, mm_op_facts_of_config(cfg, cfg->validate_nprocs, ops, MM_MAX_OPS));
     if (cfg->mode == MM_MODE_BENCH) {
         /* what the launch will hold for its repetitions (mm_rep_arrays_bytes): rank 0 receives
          * the rows, the others hold their own (bench/simulate_memory.py reports these) */

@@ -42,6 +42,7 @@ int mm_plan_build(const mm_config *cfg, mm_test *tests, int max_tests) {
         for (int s = 0; s < nsizes && n < max_tests; s++) {
             memset(&tests[n], 0, sizeof tests[n]);
             tests[n].op = op;
+            tests[n].nbc = mm_op_is_nbc(op);
             tests[n].size = (op->flags & MM_OP_SIZE_UNUSED) ? 0 : cfg->sizes[s];
             tests[n].status = MM_TEST_PENDING;
             tests[n].nrep_asked = cfg->nrep;

@@ -132,6 +132,7 @@ int mm__refine_round(mm__launch_state *st, int round) {
     for (int k = 0; k < count; k++) {
         memset(&added[k], 0, sizeof added[k]);
         added[k].op = mm_op_find(st->cfg->ops[op_index[k]]);
+        added[k].nbc = mm_op_is_nbc(added[k].op);
         added[k].size = picked[k];
         added[k].status = MM_TEST_PENDING;
         added[k].nrep_asked = st->cfg->nrep;

@@ -16,6 +16,8 @@
 #include <string.h>
 
 #include "cs_internal.h"
+#include "mm_config.h"
+#include "mm_facts.h"
 
 enum { MM__TAG_RESIDUAL = 103, MM__RESIDUAL_SAMPLE_MAX = 64 };
 
@@ -272,4 +274,22 @@ int mm_clocksync_residuals(mm_clocksync *cs, int phase, int *ranks, int64_t *res
     free(sample);
     free(deviation);
     return rc;
+}
+
+void mm_clocksync_facts_of(const mm_config *c, const mm_clocksync *cs, mm_sync_facts *f) {
+    memset(f, 0, sizeof *f);
+    const char *name = c && c->nclocksync > 0 ? c->clocksync[0] : NULL;
+    if (cs)
+        f->used = cs->params;
+    else if (name)
+        mm_clocksync_params_resolve(name, NULL, &f->used);
+    const mm_clocksync_vtable *vt = cs && cs->vt ? cs->vt : name ? mm_clocksync_find(name) : NULL;
+    f->model_kind = vt ? vt->model_kind : "identity";
+    if (cs && cs->vt) {
+        f->method = cs->vt->name;
+        f->duration_s = cs->duration_s;
+        f->total_duration_s = cs->total_duration_s;
+        f->nsyncs = cs->nsyncs;
+        f->nfailed = cs->nfailed;
+    }
 }

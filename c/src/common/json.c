@@ -160,6 +160,12 @@ enum {
     MM__LAST_CONTAINER = 8  /* the previous array item was an object or array */
 };
 
+void mm_json_init_value(mm_json *j, mm_buf *out, int pretty, int depth) {
+    mm_json_init(j, out, pretty);
+    j->depth = depth > 0 && depth < MM_JSON_MAX_DEPTH ? depth : 0;
+    if (j->depth > 0) j->need_comma[j->depth] = MM__AFTER_KEY;
+}
+
 static void mm__json_newline(mm_json *j) {
     if (!j->pretty) return;
     mm_buf_append(j->out, "\n", 1);

@@ -97,8 +97,7 @@ int mm_counters_write_test(mm_counters *c, const mm_test *t, long nrep, int redu
     return ok ? 0 : -1;
 }
 
-void mm_counters_render_meta(mm_json *j, const mm_counters *c) {
-    mm_json_key(j, "counters");
+static void mm__counters_render_value(mm_json *j, const mm_counters *c) {
     if (!c) {
         mm_json_null(j);
         return;
@@ -149,4 +148,18 @@ void mm_counters_render_meta(mm_json *j, const mm_counters *c) {
     }
     mm_json_end_object(j);
     mm_json_end_object(j);
+}
+
+void mm_counters_render_meta(mm_json *j, const mm_counters *c) {
+    mm_json_key(j, "counters");
+    mm__counters_render_value(j, c);
+}
+
+void mm_counters_meta_json(const mm_counters *c, mm_buf *out) {
+    out->len = 0;
+    if (out->data) out->data[0] = '\0';
+    if (!c) return;
+    mm_json j;
+    mm_json_init_value(&j, out, 1, 1); /* the value of a top-level key of meta.json */
+    mm__counters_render_value(&j, c);
 }

@@ -28,6 +28,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "mm_config.h"
+#include "mm_facts.h"
 #include "mm_ops.h"
 #include "ops_internal.h"
 
@@ -381,4 +383,21 @@ void mm_ops_print_list(void *file) {
         const mm_op *op = &mm_ops_table[i];
         fprintf(f, "%-21s %s [%s]\n", op->name, op->pattern, op->constraints);
     }
+}
+
+int mm_op_facts_of_config(const mm_config *c, int nprocs, mm_op_facts *out, int max) {
+    int n = 0;
+    for (int i = 0; i < c->nops && i < MM_MAX_OPS && n < max; i++) {
+        const mm_op *op = mm_op_find(c->ops[i]);
+        if (!op) continue;
+        mm_op_facts *f = &out[n++];
+        f->name = op->name;
+        f->kind = op->kind;
+        f->finish_apart = (op->flags & MM_OP_FINISH_APART) != 0;
+        f->size_unit = mm_op_size_unit(op);
+        f->round_trip = (op->flags & MM_OP_ROUND_TRIP) != 0;
+        f->volume_formula = mm_op_volume_formula(op);
+        f->bytes_per_size = f->volume_formula ? mm_op_volume_factor(op, nprocs) : 0.0;
+    }
+    return n;
 }

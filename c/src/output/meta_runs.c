@@ -33,23 +33,23 @@ static void mm__render_residual(mm_json *j, const char *key, int n, const int *r
 
 void mm__render_clock_sync(mm_json *j, const mm_launch *l) {
     mm_json_key(j, "clock_sync");
-    const mm_clocksync *cs = l->cs;
-    if (!cs || !cs->vt) {
+    const mm_sync_facts *cs = l->sync;
+    if (!cs || !cs->method) {
         mm_json_null(j);
         return;
     }
     mm_json_begin_object(j);
-    mm_json_kv_string(j, "method", cs->vt->name);
-    mm_json_kv_string(j, "model", cs->vt->model_kind);
+    mm_json_kv_string(j, "method", cs->method);
+    mm_json_kv_string(j, "model", cs->model_kind);
     mm_json_kv_double(j, "duration_s", cs->duration_s);
     mm_json_kv_double(j, "total_duration_s", cs->total_duration_s);
     mm_json_key(j, "params");
     mm_json_begin_object(j);
-    mm_json_kv_int(j, "nfit", cs->params.nfit);
-    mm_json_kv_int(j, "pingpong_cap", cs->params.pingpong_cap);
-    mm_json_kv_int(j, "n_nonimproving", cs->params.n_nonimproving);
-    mm_json_kv_int(j, "min_rounds", cs->params.min_rounds);
-    mm_json_kv_double(j, "fit_span_s", cs->params.fit_span_s);
+    mm_json_kv_int(j, "nfit", cs->used.nfit);
+    mm_json_kv_int(j, "pingpong_cap", cs->used.pingpong_cap);
+    mm_json_kv_int(j, "n_nonimproving", cs->used.n_nonimproving);
+    mm_json_kv_int(j, "min_rounds", cs->used.min_rounds);
+    mm_json_kv_double(j, "fit_span_s", cs->used.fit_span_s);
     mm_json_end_object(j);
     mm_json_key(j, "parents");
     if (l->parents)
@@ -92,15 +92,14 @@ static void mm__reason_object(mm_json *j, const long *counts) {
 
 void mm__render_proc_sync(mm_json *j, const mm_launch *l) {
     mm_json_key(j, "proc_sync");
-    const mm_procsync *ps = l->ps;
-    if (!ps || !ps->vt) {
+    if (!l->procsync_method) {
         mm_json_null(j);
         return;
     }
     long invalid = 0, redone = 0, late[MM_INVALID_NREASONS] = {0}, again[MM_INVALID_NREASONS] = {0};
     mm_json_begin_object(j);
-    mm_json_kv_string(j, "method", ps->vt->name);
-    mm__kv_text(j, "scheme", ps->vt->scheme);
+    mm_json_kv_string(j, "method", l->procsync_method);
+    mm__kv_text(j, "scheme", l->procsync_scheme);
     mm_json_key(j, "window_ns_by_test");
     mm_json_begin_object(j);
     for (int i = 0; l->tests && i < l->ntests; i++) {
@@ -189,7 +188,7 @@ void mm__render_tests(mm_json *j, const mm_launch *l) {
         mm__kv_double_if(j, "started_s", t->status != MM_TEST_PENDING, t->started_s);
         mm__kv_double_if(j, "duration_s", done, t->duration_s);
         mm_json_key(j, "nbc"); /* a nonblocking collective's computation, once it ran */
-        if (t->op && mm_op_is_nbc(t->op) && t->status == MM_TEST_COMPLETE) {
+        if (t->op && t->nbc && t->status == MM_TEST_COMPLETE) {
             mm_json_begin_object(j);
             mm_json_kv_int(j, "compute_ns", t->nbc_compute_ns);
             mm_json_kv_int(j, "tests", t->nbc_ntests);

@@ -16,11 +16,10 @@
 #include <string.h>
 
 #include "meta_internal.h"
-#include "mm_counters.h"
 
 #include "build_info.h"
 
-void mm_meta_render_config(mm_json *j, const mm_config *c, const mm_clocksync *cs) {
+void mm_meta_render_config(mm_json *j, const mm_config *c, const mm_sync_facts *sync) {
     mm_json_begin_object(j);
     mm_json_key(j, "ops");
     mm_json_begin_array(j);
@@ -70,9 +69,8 @@ void mm_meta_render_config(mm_json *j, const mm_config *c, const mm_clocksync *c
     /* 0 in the config means "the algorithm's default": show the value the sync resolved
      * (null when the sync is not open yet) */
     const mm_clocksync_params *given = &c->cs_params;
-    mm_clocksync_params resolved = {0, 0, 0, 0, 0.0};
-    if (!cs && c->nclocksync > 0) mm_clocksync_params_resolve(c->clocksync[0], NULL, &resolved);
-    const mm_clocksync_params *used = cs ? &cs->params : &resolved;
+    const mm_clocksync_params none = {0, 0, 0, 0, 0.0};
+    const mm_clocksync_params *used = sync ? &sync->used : &none;
     mm_json_key(j, "clocksync_params");
     mm_json_begin_object(j);
     mm__kv_positive(j, "nfit", given->nfit > 0 ? given->nfit : used->nfit);
@@ -89,10 +87,7 @@ void mm_meta_render_config(mm_json *j, const mm_config *c, const mm_clocksync *c
     mm_json_kv_double(j, "bcast_factor", c->bcast_factor);
     mm_json_end_object(j);
     /* resolved: the algorithm's default when --resync was not given; <= 0 means never */
-    const mm_clocksync_vtable *csv = cs && cs->vt ? cs->vt
-                                     : c->nclocksync > 0 ? mm_clocksync_find(c->clocksync[0])
-                                                         : NULL;
-    const char *kind = csv ? csv->model_kind : "identity";
+    const char *kind = sync && sync->model_kind ? sync->model_kind : "identity";
     mm__kv_positive(j, "resync_s", mm_config_effective_resync_s(c, kind));
     /* --nrep auto: the stopping rule (null: a fixed --nrep, which "nrep" holds) */
     mm_json_key(j, "nrep_auto");
@@ -125,25 +120,23 @@ void mm_meta_render_config(mm_json *j, const mm_config *c, const mm_clocksync *c
     mm_json_end_object(j);
 }
 
-void mm_meta_render_operations(mm_json *j, const mm_config *c, int nprocs) {
+void mm_meta_render_operations(mm_json *j, const mm_op_facts *ops, int nops) {
     mm_json_begin_object(j);
-    for (int i = 0; i < c->nops && i < MM_MAX_OPS; i++) {
-        const mm_op *op = mm_op_find(c->ops[i]);
-        if (!op) continue;
+    for (int i = 0; ops && i < nops; i++) {
+        const mm_op_facts *op = &ops[i];
         mm_json_key(j, op->name);
         mm_json_begin_object(j);
         mm_json_kv_string(j, "kind", op->kind);
-        mm_json_kv_bool(j, "ranks_finish_apart", (op->flags & MM_OP_FINISH_APART) != 0);
-        mm_json_kv_string(j, "size_unit", mm_op_size_unit(op));
+        mm_json_kv_bool(j, "ranks_finish_apart", op->finish_apart);
+        mm_json_kv_string(j, "size_unit", op->size_unit);
         /* the timed call is a round trip: the analysis halves it (one-way latency) */
-        mm_json_kv_bool(j, "round_trip", (op->flags & MM_OP_ROUND_TRIP) != 0);
+        mm_json_kv_bool(j, "round_trip", op->round_trip);
         /* the data term of the op's bound on these nprocs ranks (mm_op_volume; null: none) */
         mm_json_key(j, "bound_volume");
-        const char *formula = mm_op_volume_formula(op);
-        if (formula) {
+        if (op->volume_formula) {
             mm_json_begin_object(j);
-            mm_json_kv_string(j, "formula", formula);
-            mm_json_kv_double(j, "bytes_per_size", mm_op_volume_factor(op, nprocs));
+            mm_json_kv_string(j, "formula", op->volume_formula);
+            mm_json_kv_double(j, "bytes_per_size", op->bytes_per_size);
             mm_json_end_object(j);
         } else {
             mm_json_null(j);
@@ -377,13 +370,13 @@ void mm_meta_render(const mm_launch *l, mm_buf *out) {
     mm_json_raw(&j, l->cfg ? l->cfg->argv_joined : NULL); /* already a JSON array */
     mm_json_key(&j, "config");
     if (l->cfg)
-        mm_meta_render_config(&j, l->cfg, l->cs);
+        mm_meta_render_config(&j, l->cfg, l->sync);
     else
         mm_json_null(&j);
     mm_json_kv_int(&j, "nprocs", l->nprocs);
     mm_json_key(&j, "operations");
     if (l->cfg)
-        mm_meta_render_operations(&j, l->cfg, l->nprocs);
+        mm_meta_render_operations(&j, l->ops, l->nops);
     else
         mm_json_null(&j);
     mm__render_mpi_build_system(&j, p);
@@ -397,7 +390,8 @@ void mm_meta_render(const mm_launch *l, mm_buf *out) {
     mm__render_tests(&j, l);
     mm__render_size_refinement(&j, l);
     mm__render_conditions(&j, l->conditions);
-    mm_counters_render_meta(&j, l->counters);
+    mm_json_key(&j, "counters");
+    mm_json_raw(&j, l->counters_json); /* NULL: null */
     mm_json_end_object(&j);
     mm_buf_append(out, "\n", 1);
 }

@@ -59,7 +59,9 @@ static void test_options(void) {
     mm_buf b = {0};
     mm_json j;
     mm_json_init(&j, &b, 0);
-    mm_meta_render_config(&j, &cfg, NULL);
+    mm_sync_facts sync_facts;
+    mm_clocksync_facts_of(&cfg, NULL, &sync_facts);
+    mm_meta_render_config(&j, &cfg, &sync_facts);
     CHECK(strstr(b.data, "\"mpit_pvars\":\"all\"") != NULL || strstr(b.data, "\"mpit_pvars\": \"all\"") != NULL);
     CHECK(strstr(b.data, "\"papi\":null") != NULL || strstr(b.data, "\"papi\": null") != NULL);
     mm_buf_free(&b);

@@ -298,8 +298,14 @@ static void test_meta_render(const char *tmp) {
         mm_conditions_entry(&conditions, "test-failed", where);
     }
     CHECK(conditions.n == MM_MAX_CONDITIONS && conditions.dropped == 5);
-    mm_launch l = {.cfg = &cfg, .nprocs = 2, .status = "running", .timer = &timer, .cs = &cs,
-                   .ps = &ps, .prov = &prov, .tests = tests, .ntests = 4,
+    /* the record's facts, as bench/launch_state.c fills them from the modules */
+    mm_sync_facts sync;
+    mm_clocksync_facts_of(&cfg, &cs, &sync);
+    mm_op_facts ops[MM_MAX_OPS];
+    int nops = mm_op_facts_of_config(&cfg, 2, ops, MM_MAX_OPS);
+    mm_launch l = {.cfg = &cfg, .nprocs = 2, .status = "running", .timer = &timer, .sync = &sync,
+                   .procsync_method = ps.vt->name, .procsync_scheme = ps.vt->scheme,
+                   .ops = ops, .nops = nops, .prov = &prov, .tests = tests, .ntests = 4,
                    .epoch_local_ns_rank0 = 123456789, .nresidual_start = 1,
                    .nresidual_end = -1, .residual_ranks_start = res_ranks,
                    .residual_start_ns = res_ns, .models = models, .parents = parents,
