@@ -26,8 +26,10 @@ typedef struct mm_sync_record {
 typedef struct mm_sync_log {
     mm_sync_record *rec;
     size_t n, cap;
+    size_t lost; /* records that did not fit (out of memory): the sync that made them fails */
 } mm_sync_log;
-void mm_sync_log_add(mm_sync_log *log, mm_sync_record r);
+/* Appends r: 0, or MM_E_NOMEM (mm_error.h) when the log cannot grow (r is counted in lost). */
+int mm_sync_log_add(mm_sync_log *log, mm_sync_record r);
 void mm_sync_log_free(mm_sync_log *log);
 
 /* Parameters. A field left 0 means "the algorithm's default" and is resolved by

@@ -73,28 +73,7 @@ int mm_clocksync_params_check(const mm_clocksync_params *p, char *err, size_t er
     return 0;
 }
 
-/* ---- the log ---- */
 
-void mm_sync_log_add(mm_sync_log *log, mm_sync_record r) {
-    if (log->n == log->cap) {
-        size_t cap = log->cap ? 2 * log->cap : 256;
-        mm_sync_record *rec = realloc(log->rec, cap * sizeof *rec);
-        if (!rec) {
-            fprintf(stderr, "mpimeter-bench: out of memory for the clock-sync log (%zu records)\n",
-                    log->n);
-            abort();
-        }
-        log->rec = rec;
-        log->cap = cap;
-    }
-    log->rec[log->n++] = r;
-}
-
-void mm_sync_log_free(mm_sync_log *log) {
-    free(log->rec);
-    log->rec = NULL;
-    log->n = log->cap = 0;
-}
 
 /* ---- open / run / close ---- */
 
@@ -142,7 +121,9 @@ int mm_clocksync_run(mm_clocksync *cs) {
         cs->parent = -1;
     }
     int64_t t1 = mm_timer_now(cs->timer);
-    double mine[2] = {(double)(t1 - t0) * 1e-9, rc != MPI_SUCCESS ? 1.0 : 0.0}, all[2] = {0, 1};
+    /* a record the log could not keep (out of memory) fails the sync: sync.csv would miss it */
+    int failed = rc != MPI_SUCCESS || cs->log.lost > 0;
+    double mine[2] = {(double)(t1 - t0) * 1e-9, failed ? 1.0 : 0.0}, all[2] = {0, 1};
     MM_MPI(&cs->err, MPI_Allreduce(mine, all, 2, MPI_DOUBLE, MPI_MAX, cs->comm));
     if (all[1] != 0.0) {
         /* failed somewhere: keep the model of the last good sync (the caller records the
