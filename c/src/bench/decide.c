@@ -20,6 +20,7 @@
 #include <string.h>
 
 #include "mm_bench.h"
+#include "mm_runtime.h"
 
 enum { MM__FIELDS = 5 }; /* duration, global end, -global start, global start, invalid */
 
@@ -64,7 +65,7 @@ int mm_decide_collect(mm_decide *d, const mm_rep_buffers *b, long upto, mm_mpi_e
         int64_t *s = d->send;
         for (long i = 0; i < n; i++) {
             long r = from + i;
-            s[MM__FIELDS * i + 0] = b->end_ns[r] - b->start_ns[r];
+            s[MM__FIELDS * i + 0] = mm_rep_duration_ns(b->start_ns[r], b->end_ns[r]);
             s[MM__FIELDS * i + 1] = b->gend_ns[r];
             s[MM__FIELDS * i + 2] = -b->gstart_ns[r]; /* the maximum of its negation: the minimum */
             s[MM__FIELDS * i + 3] = b->gstart_ns[r];
@@ -77,7 +78,7 @@ int mm_decide_collect(mm_decide *d, const mm_rep_buffers *b, long upto, mm_mpi_e
             const int64_t *v = d->recv + MM__FIELDS * i;
             int64_t first = -v[2], last = v[3];
             if (v[4] || (d->spread_ns > 0 && last - first > d->spread_ns)) continue;
-            double runtime = d->has_global ? (double)(v[1] - first) : (double)v[0];
+            double runtime = (double)mm_rep_runtime_ns(d->has_global, v[0], first, v[1]);
             if (d->nvalid < d->cap) d->runtimes[d->nvalid++] = runtime;
         }
         d->upto += n;

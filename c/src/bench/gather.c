@@ -21,6 +21,7 @@
 
 #include "mm_bench.h"
 #include "mm_output.h"
+#include "mm_runtime.h"
 
 /* MM__TAG_GO: rank 0's empty message that lets a rank of the current chunk send its rows. */
 enum { MM__TAG_ROWS = 4242, MM__NARRAYS = 5 + MM_NBC_NCOMPONENTS, MM__TAG_GO = 4241 };
@@ -150,7 +151,7 @@ static int mm__gather_reduced(const mm_gather_request *q, const mm_rep_buffers *
                               mm_mpi_error *err) {
     const long n = q->nrep;
     for (long rep = 0; rep < n; rep++) {
-        g->duration[rep] = (int64_t)((uint64_t)b->end_ns[rep] - (uint64_t)b->start_ns[rep]);
+        g->duration[rep] = mm_rep_duration_ns(b->start_ns[rep], b->end_ns[rep]);
         g->flag[rep] = b->invalid[rep] != 0;
     }
     int64_t **out = g->i64; /* on rank 0: start, end (built below), gstart, gend, components */
@@ -170,7 +171,7 @@ static int mm__gather_reduced(const mm_gather_request *q, const mm_rep_buffers *
     }
     if (q->rank != 0 || mm_mpi_failed(err)) return 0;
     for (long rep = 0; rep < n; rep++) {
-        out[1][rep] = (int64_t)((uint64_t)out[0][rep] + (uint64_t)out[1][rep]); /* min start + max duration */
+        out[1][rep] = mm_rep_reduced_end_ns(out[0][rep], out[1][rep]);
         for (int c = 0; q->nbc && c < MM_NBC_NCOMPONENTS; c++)
             if (out[4 + c][rep] == INT64_MAX) out[4 + c][rep] = INT64_MIN;
     }

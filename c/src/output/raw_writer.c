@@ -1,9 +1,7 @@
 /* raw_writer.c — appends the rows of one test to raw.csv (docs/FORMAT.md).
  *
- * What: one row per rank per repetition
- *   test,op,size,rank,rep,start_ns,end_ns,valid,gstart_ns,gend_ns,init_ns,test_ns,wait_ns,
- *   compute_ns,blocking_ns
- * ordered by rank, then repetition (the last five: durations of a nonblocking collective's
+ * What: one row per rank per repetition, in the columns of MM_RAW_HEADER (mm_output.h: the one
+ * definition of raw.csv's header), ordered by rank, then repetition (the last five: durations of a nonblocking collective's
  * components, empty for other operations); or, with --raw reduced, one row per repetition (rank -1,
  * min start, min start + max local duration, all-valid, min global start, max global end).
  * The launch epoch (rank 0's local time at the start) is subtracted from local and global

@@ -30,6 +30,31 @@ static void test_defaults(void) {
     CHECK(strcmp(cfg.clocksync[0], "auto") != 0); /* resolved */
     CHECK_EQ_INT(cfg.mode, MM_MODE_BENCH);
     CHECK(cfg.argv_joined[0] == '[');
+    /* the option table's defaults (options.c), parsed into the starting configuration */
+    CHECK_EQ_INT(cfg.nrep_rule, MM_NREP_FIXED);
+    CHECK_EQ_INT(cfg.nrep_min, 30);
+    CHECK_EQ_INT(cfg.nrep_max, 3000);
+    CHECK_EQ_INT(cfg.nrep_every, 10);
+    CHECK(cfg.precision == 0.02 && cfg.nrep_confidence == 0.95 && cfg.nrep_budget_s == 10.0);
+    CHECK(cfg.sizes_precision == 0.05);
+    CHECK_EQ_INT(cfg.sizes_budget, 16);
+    CHECK_EQ_INT(cfg.sizes_factor, 2);
+    CHECK_STR(cfg.datatype, "int");
+    CHECK_STR(cfg.reduce_op, "sum");
+    CHECK_STR(cfg.virtual_base, "monotonic");
+    CHECK(cfg.roundtime_budget_s == 1.0 && cfg.bcast_factor == 2.0);
+    CHECK(cfg.copy_probe_bytes == 32 << 20);
+    CHECK_EQ_INT(cfg.ncheck, 5);
+    CHECK(cfg.check_at_s[0] == 0 && cfg.check_at_s[3] == 5 && cfg.check_at_s[4] == 10);
+    CHECK_EQ_INT(cfg.cs_params.nfit, 0); /* the algorithm's default, resolved by the sync */
+    CHECK_EQ_INT(cfg.cs_params.min_rounds, 0);
+    /* every default of a defaulted option parses as given (nothing left at 0 by a failure) */
+    mm_config fresh;
+    mm_config_defaults(&fresh);
+    CHECK_EQ_INT(fresh.nrep, 300);
+    CHECK_EQ_INT(fresh.warmup, 10);
+    CHECK_STR(fresh.timer, "monotonic");
+    CHECK_STR(fresh.procsync, "window");
 }
 
 static void test_sizes(void) {
