@@ -8,6 +8,7 @@
 #include "mm_adaptive.h"
 #include "mm_clocksync.h"
 #include "mm_config.h"
+#include "mm_error.h"
 #include "mm_ops.h"
 #include "mm_procsync.h"
 #include "mm_timer.h"
@@ -246,10 +247,18 @@ void mm_pair_choose(const mm_config *cfg, const mm_pair_survey *survey, mm_pair_
 
 /* ---- the launch (launch.c, collect.c) ---- */
 
+/* What a launch tells its caller (app/main.c prints it): on rank 0 after success the number of
+ * tests written; on any rank the messages for the user, one per line, without the binary's
+ * name (empty when none). */
+typedef struct mm_launch_result {
+    int ntests;
+    char messages[4096];
+} mm_launch_result;
 /* Runs a whole launch as configured: timer, clock sync, plan, every test, the launch folder.
- * Collective. Returns the process exit code: 0; 2 when the buffers would not fit in memory
- * (refused before anything is written); 1 after a failure while measuring. */
-int mm_launch_run(const mm_config *cfg, MPI_Comm comm);
+ * Collective. Returns MM_OK; MM_E_INPUT when the buffers would not fit in memory (refused
+ * before anything is written); MM_E_FAILED after a failure while measuring; MM_E_NOMEM
+ * (mm_error.h). Prints nothing. */
+int mm_launch_run(const mm_config *cfg, MPI_Comm comm, mm_launch_result *result);
 
 /* The --sync-check mode (c/src/clocksync/sync_check.c): runs each algorithm of cfg->clocksync and
  * reports residuals at cfg->check_at_s. Collective. Returns the process exit code. */

@@ -8,6 +8,9 @@
 typedef struct mm_buf {
     char *data;
     size_t len, cap;
+    /* sticky: an append found no memory; the text is incomplete and appends are ignored from
+     * then on (whoever writes the text to a file refuses it: mm_outdir_write_meta) */
+    int failed;
 } mm_buf;
 void mm_buf_append(mm_buf *b, const char *s, size_t n);
 void mm_buf_printf(mm_buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

@@ -112,6 +112,7 @@ typedef struct mm_provenance {
     int has_copy;          /* probes.copy_bandwidth (rank 0) */
     mm_copy_probe copy;
     mm_mpi_error err;    /* the first MPI failure while collecting */
+    int nomem;           /* every rank: rank 0 had no memory for the rank table (nothing gathered) */
 } mm_provenance;
 
 /* Collective: collects everything (rank 0 gathers host/pid/affinity from every rank). */

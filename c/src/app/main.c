@@ -9,6 +9,7 @@
 #include "mm_clocksync.h"
 #include "mm_config.h"
 #include "mm_counters.h"
+#include "mm_error.h"
 #include "mm_mpi.h"
 #include "mm_ops.h"
 #include "mm_output.h"
@@ -66,6 +67,16 @@ static int mm__without_mpi(int argc, char **argv) {
     return -1;
 }
 
+/* Each line of text as "mpimeter-bench: <line>" (the library's messages carry no name). */
+static void mm__print_lines(FILE *f, const char *text) {
+    while (text && *text) {
+        const char *nl = strchr(text, '\n');
+        int n = nl ? (int)(nl - text) : (int)strlen(text);
+        fprintf(f, "mpimeter-bench: %.*s\n", n, text);
+        text += n + (nl ? 1 : 0);
+    }
+}
+
 int main(int argc, char **argv) {
     int early = mm__without_mpi(argc, argv);
     if (early >= 0) return early;
@@ -100,17 +111,27 @@ int main(int argc, char **argv) {
 
     if (cfg.mode == MM_MODE_LIST_PVARS) {
         int code = mm_counters_list_pvars(stdout, MPI_COMM_WORLD);
+        if (code == MM_E_NOMEM && rank == 0)
+            fprintf(stderr, "mpimeter-bench: out of memory listing the performance variables\n");
         MPI_Finalize();
-        return code;
+        return code < 0 ? mm_exit_code(code) : code;
     }
     /* the counters' names against the library and each rank's host, before anything is written */
-    if (mm_counters_resolve(&cfg, MPI_COMM_WORLD, msg, sizeof msg) != 0) {
-        if (rank == 0) fprintf(stderr, "mpimeter-bench: %s\n", msg);
+    int resolved = mm_counters_resolve(&cfg, MPI_COMM_WORLD, msg, sizeof msg);
+    if (resolved != 0) {
+        if (rank == 0 || resolved != 2) fprintf(stderr, "mpimeter-bench: %s\n", msg);
         MPI_Finalize();
-        return 2;
+        return mm_exit_code(resolved);
     }
-    int exit_code = cfg.mode == MM_MODE_SYNC_CHECK ? mm_sync_check_run(&cfg, MPI_COMM_WORLD)
-                                                   : mm_launch_run(&cfg, MPI_COMM_WORLD);
+    if (cfg.mode == MM_MODE_SYNC_CHECK) {
+        int exit_code = mm_sync_check_run(&cfg, MPI_COMM_WORLD);
+        MPI_Finalize();
+        return exit_code;
+    }
+    static mm_launch_result result; /* large: kept off the stack */
+    int status = mm_launch_run(&cfg, MPI_COMM_WORLD, &result);
+    mm__print_lines(stderr, result.messages);
+    if (rank == 0 && status == MM_OK) printf("mpimeter-bench: wrote %s (%d tests)\n", cfg.out, result.ntests);
     MPI_Finalize();
-    return exit_code;
+    return mm_exit_code(status);
 }

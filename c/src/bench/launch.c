@@ -58,7 +58,7 @@ static int mm__open_modules(mm__launch_state *st) {
     mm_config_virtual_params(cfg, st->rank, &vp);
     int ok = mm_timer_open(&st->timer, cfg->timer, &vp, why, sizeof why) == 0;
     if (!mm_all_ok(st->comm, ok)) {
-        if (!ok) fprintf(stderr, "mpimeter-bench: rank %d: --timer %s: %s\n", st->rank, cfg->timer, why);
+        if (!ok) mm__launch_say(st, "rank %d: --timer %s: %s", st->rank, cfg->timer, why);
         return -1;
     }
     int ranks_here = 0, cpus_here = 0;
@@ -137,7 +137,7 @@ static int mm__open_counters(mm__launch_state *st) {
     char err[1024] = "";
     st->counters = mm_counters_open(st->cfg, st->comm, &st->timer, st->cfg->nrep, err, sizeof err);
     int ok = st->counters || !err[0];
-    if (!ok) fprintf(stderr, "mpimeter-bench: rank %d: %s\n", st->rank, err);
+    if (!ok) mm__launch_say(st, "rank %d: %s", st->rank, err);
     if (!mm_all_ok(st->comm, ok)) return -1;
     if (st->rank == 0 && st->counters && mm_counters_metrics(st->counters) == 0) {
         mm_condition *c = mm_conditions_entry(&st->conditions, "no-counters", NULL);
@@ -178,6 +178,10 @@ static int mm__start(mm__launch_state *st) {
     MM_MPI(&st->err, MPI_Bcast(&st->epoch_ns, 1, MPI_INT64_T, 0, st->comm));
     st->start_local_ns = mm_timer_now(&st->timer);
     mm_provenance_collect(&st->prov, st->comm);
+    if (st->prov.nomem) {
+        if (st->rank == 0) mm__launch_say(st, "out of memory (rank table of %d ranks)", st->nprocs);
+        return -1;
+    }
 
     st->ntests = mm_plan_build(cfg, st->tests, mm_plan_size(cfg));
     mm_plan_shuffle(st->tests, st->ntests, cfg->seed);
@@ -187,7 +191,7 @@ static int mm__start(mm__launch_state *st) {
         char err[1024] = "";
         ok = mm_outdir_open(&st->out, cfg->out, err, sizeof err) == 0 &&
              mm_counters_open_csv(st->counters, cfg->out, err, sizeof err) == 0;
-        if (!ok) fprintf(stderr, "mpimeter-bench: %s\n", err);
+        if (!ok) mm__launch_say(st, "%s", err);
         else ok = mm__write_meta(st, "running") == 0;
     }
     if (!mm_all_ok(st->comm, ok)) return -1;
@@ -200,14 +204,15 @@ static int mm__start(mm__launch_state *st) {
     return mm__write_meta(st, "running") == 0 ? 0 : -1;
 }
 
-int mm_launch_run(const mm_config *cfg, MPI_Comm comm) {
+int mm_launch_run(const mm_config *cfg, MPI_Comm comm, mm_launch_result *result) {
+    memset(result, 0, sizeof *result);
     /* Refused before anything is allocated or written: buffers that cannot fit in memory. */
     char why[2048] = "";
     if (mm_memory_check(cfg, comm, why, sizeof why) != 0) {
         int rank = 0;
         MPI_Comm_rank(comm, &rank);
-        if (rank == 0) fprintf(stderr, "mpimeter-bench: %s\n", why);
-        return 2;
+        if (rank == 0) snprintf(result->messages, sizeof result->messages, "%s\n", why);
+        return MM_E_INPUT;
     }
     mm__launch_state *st = calloc(1, sizeof *st);
     /* the plan's tests and those --sizes auto may add, not the largest plan's (8192 x 560 B:
@@ -217,9 +222,12 @@ int mm_launch_run(const mm_config *cfg, MPI_Comm comm) {
     if (!st || !tests) {
         free(st);
         free(tests);
-        return 1;
+        snprintf(result->messages, sizeof result->messages, "out of memory for the launch's %d tests\n",
+                 capacity);
+        return MM_E_NOMEM;
     }
     st->cfg = cfg;
+    st->result = result;
     st->comm = comm;
     st->tests = tests;
     st->max_tests = capacity;
@@ -243,9 +251,9 @@ int mm_launch_run(const mm_config *cfg, MPI_Comm comm) {
     if (st->rank == 0 && mm_mpi_failed(&st->err)) {
         char what[512];
         mm_mpi_error_format(&st->err, what, sizeof what);
-        fprintf(stderr, "mpimeter-bench: MPI failed: %s\n", what);
+        mm__launch_say(st, "MPI failed: %s", what);
     }
-    if (st->rank == 0 && rc == 0) printf("mpimeter-bench: wrote %s (%d tests)\n", cfg->out, st->ntests);
+    if (st->rank == 0 && rc == 0) result->ntests = st->ntests;
 out:
     if (rc != 0 && st->rank == 0 && st->out.raw) mm__write_meta(st, "failed");
     if (st->rank == 0) mm_outdir_close(&st->out);
@@ -255,5 +263,5 @@ out:
     mm_timer_close(&st->timer);
     mm_provenance_free(&st->prov);
     mm__free_state(st);
-    return rc;
+    return rc == 0 ? MM_OK : MM_E_FAILED;
 }

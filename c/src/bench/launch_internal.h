@@ -40,7 +40,12 @@ typedef struct mm__launch_state {
     mm_refine_op refine[MM_MAX_OPS];
     int nrefine;
     mm_counters *counters;  /* per-repetition counters; NULL when off */
+    mm_launch_result *result; /* what the caller (app/main.c) tells the user */
 } mm__launch_state;
+
+/* Records one message for the user in st->result (a line; app/main.c prints it with the
+ * binary's name). The launch prints nothing itself (mm_error.h). */
+void mm__launch_say(mm__launch_state *st, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 /* Rank 0: renders and atomically writes meta.json with the given status (launch_state.c). */
 int mm__write_meta(mm__launch_state *st, const char *status);

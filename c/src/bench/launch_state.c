@@ -2,6 +2,7 @@
  * counts its seconds, one clock sync with its models gathered and its log written, and meta.json
  * rendered from the launch state and written atomically. Called by launch.c, launch_tests.c and
  * refine.c; calls nothing of theirs. */
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -101,4 +102,18 @@ int mm__sync(mm__launch_state *st) {
     if (mm__gather_models(st) != 0) return -1;
     return mm_collect_sync_log(&st->cs.log, &st->sync_written, st->rank == 0 ? st->out.sync : NULL,
                                st->epoch_ns, st->comm);
+}
+
+void mm__launch_say(mm__launch_state *st, const char *fmt, ...) {
+    if (!st->result) return;
+    char *m = st->result->messages;
+    size_t used = strlen(m), room = sizeof st->result->messages;
+    if (used + 2 >= room) return;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(m + used, room - used - 1, fmt, ap);
+    va_end(ap);
+    used = strlen(m);
+    m[used] = '\n';
+    m[used + 1] = '\0';
 }

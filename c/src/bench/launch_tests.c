@@ -145,7 +145,7 @@ static int mm__record_test(mm__launch_state *st, mm_test *t, const mm_rep_buffer
         t->status = MM_TEST_COMPLETE;
         written = write_ok = mm__write_meta(st, "running") == 0;
     }
-    if (st->rank == 0 && !written) fprintf(stderr, "mpimeter-bench: cannot write to %s\n", st->cfg->out);
+    if (st->rank == 0 && !written) mm__launch_say(st, "cannot write to %s", st->cfg->out);
     t->status = MM_TEST_COMPLETE;
     return mm_all_ok(st->comm, write_ok) ? 0 : -1;
 }
@@ -240,7 +240,7 @@ int mm__run_tests(mm__launch_state *st) {
     }
     int rc = 0;
     if (!mm_all_ok(st->comm, ok)) {
-        if (st->rank == 0) fprintf(stderr, "mpimeter-bench: out of memory for %ld repetitions\n", nrep);
+        if (st->rank == 0) mm__launch_say(st, "out of memory for %ld repetitions", nrep);
         rc = 1;
         goto done;
     }

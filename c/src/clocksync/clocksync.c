@@ -84,9 +84,8 @@ int mm_clocksync_open(mm_clocksync *cs, const char *name, MPI_Comm comm, const m
     cs->vt = mm_clocksync_find(name);
     if (!cs->vt || !timer) return -1;
     if (params) {
-        char err[256];
+        char err[256]; /* the parser checked them already (app/parse.c): the message is its */
         if (mm_clocksync_params_check(params, err, sizeof err) != 0) {
-            fprintf(stderr, "mpimeter-bench: %s\n", err);
             cs->vt = NULL;
             return -1;
         }

@@ -23,23 +23,25 @@
 #include <stdlib.h>
 #include <string.h>
 
-static void mm__buf_reserve(mm_buf *b, size_t extra) {
+/* 0, or -1 (b->failed set) when the buffer cannot grow. */
+static int mm__buf_reserve(mm_buf *b, size_t extra) {
+    if (b->failed) return -1;
     size_t need = b->len + extra + 1; /* always room for a terminating NUL */
-    if (need <= b->cap) return;
+    if (need <= b->cap) return 0;
     size_t cap = b->cap ? b->cap : 256;
     while (cap < need) cap *= 2;
     char *p = realloc(b->data, cap);
     if (!p) {
-        fprintf(stderr, "mpimeter-bench: out of memory (growing a text buffer to %zu bytes)\n",
-                cap);
-        abort();
+        b->failed = 1;
+        return -1;
     }
     b->data = p;
     b->cap = cap;
+    return 0;
 }
 
 void mm_buf_append(mm_buf *b, const char *s, size_t n) {
-    mm__buf_reserve(b, n);
+    if (mm__buf_reserve(b, n) != 0) return;
     if (n) memcpy(b->data + b->len, s, n);
     b->len += n;
     b->data[b->len] = '\0';
@@ -56,7 +58,7 @@ void mm_buf_printf(mm_buf *b, const char *fmt, ...) {
         mm_buf_append(b, small, (size_t)n);
         return;
     }
-    mm__buf_reserve(b, (size_t)n);
+    if (mm__buf_reserve(b, (size_t)n) != 0) return;
     va_start(ap, fmt);
     vsnprintf(b->data + b->len, (size_t)n + 1, fmt, ap);
     va_end(ap);
@@ -67,6 +69,7 @@ void mm_buf_free(mm_buf *b) {
     free(b->data);
     b->data = NULL;
     b->len = b->cap = 0;
+    b->failed = 0;
 }
 
 /* Length of the valid UTF-8 sequence starting at s (1..4), or 0 when it is invalid

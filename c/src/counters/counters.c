@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "counters_internal.h"
+#include "mm_error.h"
 
 enum { MM__COST_PAIRS = 21 };
 
@@ -85,16 +86,28 @@ int mm_counters_check_names(const char *option, const char *text, int allow_all,
 
 /* ---- after MPI_Init: resolution and every rank's own check ---- */
 
+/* An MPI failure while checking: the message in err, MM_E_FAILED (exit 1, not bad input). */
+static int mm__mpi_failed(const mm_mpi_error *e, char *err, size_t len) {
+    char what[512];
+    mm_mpi_error_format(e, what, sizeof what);
+    snprintf(err, len, "MPI failed while checking the counters: %s", what);
+    return MM_E_FAILED;
+}
+
 /* Collective: 0 when every rank's rc is 0; else rank 0 gets the message of the lowest failing
  * rank (prefixed with the rank when it is not 0) and every rank returns 2. */
 static int mm__agree(int rc, MPI_Comm comm, int rank, int nprocs, char *err, size_t len) {
     int mine = rc ? rank : nprocs, lowest = nprocs;
-    MPI_Allreduce(&mine, &lowest, 1, MPI_INT, MPI_MIN, comm);
+    mm_mpi_error e;
+    mm_mpi_error_clear(&e);
+    if (MM_MPI(&e, MPI_Allreduce(&mine, &lowest, 1, MPI_INT, MPI_MIN, comm)) != MPI_SUCCESS)
+        return mm__mpi_failed(&e, err, len);
     if (lowest == nprocs) return 0;
     if (lowest != 0) {
         char msg[1024] = "";
         if (rank == lowest) snprintf(msg, sizeof msg, "%s", err);
-        MPI_Bcast(msg, (int)sizeof msg, MPI_CHAR, lowest, comm);
+        if (MM_MPI(&e, MPI_Bcast(msg, (int)sizeof msg, MPI_CHAR, lowest, comm)) != MPI_SUCCESS)
+            return mm__mpi_failed(&e, err, len);
         if (rank == 0) snprintf(err, len, "rank %d: %s", lowest, msg);
     }
     return 2;
@@ -103,14 +116,19 @@ static int mm__agree(int rc, MPI_Comm comm, int rank, int nprocs, char *err, siz
 int mm_counters_resolve(mm_config *cfg, MPI_Comm comm, char *err, size_t len) {
     if (cfg->mode != MM_MODE_BENCH || (!cfg->mpit_pvars[0] && !cfg->papi_events[0])) return 0;
     int rank = 0, nprocs = 1;
-    MPI_Comm_rank(comm, &rank);
-    MPI_Comm_size(comm, &nprocs);
+    mm_mpi_error e;
+    mm_mpi_error_clear(&e);
+    MM_MPI(&e, MPI_Comm_rank(comm, &rank));
+    MM_MPI(&e, MPI_Comm_size(comm, &nprocs));
+    if (mm_mpi_failed(&e)) return mm__mpi_failed(&e, err, len);
     int rc = 0;
     if (rank == 0 && cfg->mpit_pvars[0]) rc = mm_pvar_resolve(cfg, comm, err, len);
-    MPI_Bcast(&rc, 1, MPI_INT, 0, comm);
+    if (MM_MPI(&e, MPI_Bcast(&rc, 1, MPI_INT, 0, comm)) != MPI_SUCCESS)
+        return mm__mpi_failed(&e, err, len);
     if (rc) return 2;
-    MPI_Bcast(&cfg->ncounter_pvars, 1, MPI_INT, 0, comm);
-    MPI_Bcast(cfg->counter_pvars, (int)sizeof cfg->counter_pvars, MPI_CHAR, 0, comm);
+    MM_MPI(&e, MPI_Bcast(&cfg->ncounter_pvars, 1, MPI_INT, 0, comm));
+    MM_MPI(&e, MPI_Bcast(cfg->counter_pvars, (int)sizeof cfg->counter_pvars, MPI_CHAR, 0, comm));
+    if (mm_mpi_failed(&e)) return mm__mpi_failed(&e, err, len);
     /* every rank: its own process offers these variables, its own host these events */
     char mine[1024] = "";
     int bad = 0;
@@ -165,8 +183,15 @@ mm_counters *mm_counters_open(const mm_config *cfg, MPI_Comm comm, const mm_time
     c->comm = comm;
     c->timer = timer;
     c->cap = cap;
-    MPI_Comm_rank(comm, &c->rank);
-    MPI_Comm_size(comm, &c->nprocs);
+    mm_mpi_error e;
+    mm_mpi_error_clear(&e);
+    MM_MPI(&e, MPI_Comm_rank(comm, &c->rank));
+    MM_MPI(&e, MPI_Comm_size(comm, &c->nprocs));
+    if (mm_mpi_failed(&e)) {
+        mm__mpi_failed(&e, err, len);
+        free(c);
+        return NULL;
+    }
     const mm_counter_source *sources[] = {&mm_counters_source_mpit, &mm_counters_source_papi};
     for (size_t s = 0; s < sizeof sources / sizeof sources[0]; s++) {
         mm__part *p = &c->part[c->nparts++];

@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "counters_internal.h"
+#include "mm_error.h"
 #include "mm_json.h"
 
 /* The first line of MPI_Get_library_version, for messages. */
@@ -105,9 +106,8 @@ int mm_counters_list_pvars(FILE *f, MPI_Comm comm) {
     }
     mm__catalog c;
     if (mm__catalog_read(&c, comm, 1) != 0) {
-        fprintf(stderr, "mpimeter-bench: out of memory listing the performance variables\n");
         mm_pvar_finalize();
-        return 1;
+        return MM_E_NOMEM; /* app/main.c says so */
     }
     int readable = 0;
     for (int i = 0; i < c.n; i++) readable += c.ok[i];

@@ -225,6 +225,10 @@ void mm_outdir_close(mm_outdir *o) {
 }
 
 int mm_outdir_write_meta(mm_outdir *o, const mm_buf *meta) {
+    if (meta->failed) { /* rendered out of memory: an incomplete meta.json is never written */
+        errno = ENOMEM;
+        return -1;
+    }
     char tmp[MM_PATH_LEN + 32], dst[MM_PATH_LEN + 32];
     snprintf(tmp, sizeof tmp, "%s/.meta.json.tmp", o->path);
     snprintf(dst, sizeof dst, "%s/meta.json", o->path);

@@ -241,15 +241,15 @@ void mm_provenance_collect(mm_provenance *p, MPI_Comm comm) {
     p->cpu.last = -1;
     mm_cpu_track_note(&p->cpu);
     p->khz_start = mm__cpu_khz();
-    if (rank == 0) {
-        p->ranks = calloc((size_t)nprocs, sizeof *p->ranks);
-        if (!p->ranks) {
-            fprintf(stderr, "mpimeter-bench: out of memory (rank table of %d ranks)\n", nprocs);
-            MPI_Abort(comm, 1);
-        }
+    if (rank == 0) p->ranks = calloc((size_t)nprocs, sizeof *p->ranks);
+    /* out of memory for the rank table: every rank skips the gather, and the launch fails on
+     * the error recorded here (never a gather into NULL) */
+    if (!mm_all_ok(comm, rank != 0 || p->ranks)) {
+        p->nomem = 1;
+    } else {
+        MM_MPI(&p->err, MPI_Gather(&mine, (int)sizeof mine, MPI_BYTE, p->ranks, (int)sizeof mine,
+                                   MPI_BYTE, 0, comm));
     }
-    MM_MPI(&p->err, MPI_Gather(&mine, (int)sizeof mine, MPI_BYTE, p->ranks, (int)sizeof mine,
-                               MPI_BYTE, 0, comm));
     if (rank == 0) {
         mm_environment_json(&p->environment_json, environ);
         mm_mpit_collect(&p->mpit);
