@@ -13,7 +13,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
-#include "mm_bench.h"
+#include "mm_test.h"
 #include "mm_config.h"
 #include "mm_json.h"
 #include "mm_timer.h"

@@ -6,7 +6,8 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
-#include "mm_bench.h"
+#include "mm_pairs.h"
+#include "mm_test.h"
 #include "mm_clocksync.h"
 #include "mm_config.h"
 #include "mm_facts.h"

@@ -1,0 +1,33 @@
+/* mm_launch.h — a whole launch and the commands beside it (launch.c; app/sync_check.c;
+ * collect.c): what app/main.c calls. */
+#ifndef MM_LAUNCH_H
+#define MM_LAUNCH_H
+#include <mpi.h>
+#include <stddef.h>
+#include <stdio.h>
+#include "mm_clocksync.h"
+#include "mm_config.h"
+#include "mm_error.h"
+
+/* What a launch tells its caller (app/main.c prints it): on rank 0 after success the number of
+ * tests written; on any rank the messages for the user, one per line, without the binary's
+ * name (empty when none). */
+typedef struct mm_launch_result {
+    int ntests;
+    char messages[4096];
+} mm_launch_result;
+/* Runs a whole launch as configured: timer, clock sync, plan, every test, the launch folder.
+ * Collective. Returns MM_OK; MM_E_INPUT when the buffers would not fit in memory (refused
+ * before anything is written); MM_E_FAILED after a failure while measuring; MM_E_NOMEM
+ * (mm_error.h). Prints nothing. */
+int mm_launch_run(const mm_config *cfg, MPI_Comm comm, mm_launch_result *result);
+
+/* The --sync-check mode (c/src/clocksync/sync_check.c): runs each algorithm of cfg->clocksync and
+ * reports residuals at cfg->check_at_s. Collective. Returns the process exit code. */
+int mm_sync_check_run(const mm_config *cfg, MPI_Comm comm);
+
+/* Gathers every rank's sync records from index *written on to rank 0 and appends them to f
+ * (rank 0; f may be NULL elsewhere). Collective. */
+int mm_collect_sync_log(mm_sync_log *log, size_t *written, FILE *f, int64_t epoch_ns, MPI_Comm comm);
+
+#endif

@@ -1,0 +1,78 @@
+/* mm_test.h — the record of one test of a launch (an operation at a size): what bench fills and
+ * output writes, and the plan that orders the tests (plan.c). */
+#ifndef MM_TEST_H
+#define MM_TEST_H
+#include <stddef.h>
+#include <stdint.h>
+#include "mm_adaptive.h" /* the words of nrep_rule and stopped_by (MM_NREP_*, MM_STOP_*) */
+#include "mm_config.h"
+#include "mm_ops.h"
+
+enum { MM_TEST_PENDING = 0, MM_TEST_RUNNING = 1, MM_TEST_COMPLETE = 2, MM_TEST_FAILED = 3 };
+
+typedef struct mm_test {
+    int index; /* position in the shuffled plan = order run */
+    const mm_op *op;
+    int nbc;   /* op is a nonblocking collective (mm_op_is_nbc), for the writers */
+    int64_t size;
+    int status;
+    long nrep;       /* recorded repetitions */
+    long nrep_asked; /* --nrep */
+    int ended_by_budget; /* roundtime/harmonize: the time budget ended it before nrep_asked */
+    long invalid;    /* recorded repetitions with valid = 0 on some rank */
+    /* rank-repetitions by reason, in the order of MM_INVALID_NREASONS: late_start, overrun,
+     * round_late, late_wakeup */
+    long invalid_by_reason[4];
+    long redone;     /* repetitions repeated (roundtime/harmonize) */
+    long redone_by_reason[4]; /* ... by reason (a repetition may have several) */
+    long resyncs;    /* harmonize re-syncs inside the test */
+    int64_t window_ns;
+    int64_t start_tolerance_ns; /* of the late-wakeup check; 0 when the scheme has no planned start */
+    double started_s, duration_s; /* since launch start */
+    /* nonblocking collectives (all 0 for other kinds; docs/FORMAT.md, tests[].nbc) */
+    int64_t nbc_compute_ns;    /* t_b the overlap phase computed for, the same on every rank */
+    int nbc_ntests;            /* MPI_Test calls per repetition */
+    long nbc_work_units;       /* work-based: the largest calibrated unit count over ranks */
+    int64_t nbc_calibrated_ns; /* work-based: the longest median over ranks of those units alone */
+    long nbc_blocking_nrep;    /* repetitions recorded in the blocking phase */
+    /* --nrep auto (bench/decide.c): the rule's verdict, the same on every rank except where
+     * marked rank 0 */
+    int nrep_rule;            /* MM_NREP_FIXED for a fixed --nrep */
+    int stopped_by;           /* MM_STOP_*; MM_STOP_CONTINUE: not adaptive, or the test failed */
+    double precision_reached; /* rank 0: at the end of the test; NaN when none could be computed */
+    long valid_used;          /* rank 0: valid run times the rule saw at the end */
+    long decisions;           /* decisions taken (every --nrep-every repetitions) */
+    /* --sizes auto: rank 0's median of the test's valid run times (NaN: none), and where the
+     * size came from */
+    double median_ns;
+    int size_added;   /* added by the refinement (SKaMPI §3.2), not in the initial grid */
+    int refine_round; /* 0: the grid; k: added in the k-th refinement round */
+    /* why a test failed (status MM_TEST_FAILED), the same on every rank */
+    char error_code[24];     /* "mpi-error" | "alloc-failed" | "resync-failed" */
+    char error_message[320]; /* "MPI_Bcast: MPI_ERR_COUNT: invalid count argument" */
+} mm_test;
+
+/* --sizes auto: what the refinement did for one operation (meta.json size_refinement). */
+typedef struct mm_refine_op {
+    const mm_op *op;
+    int nadded;       /* sizes added */
+    int rounds;       /* refinement rounds in which it was judged */
+    double max_error; /* the largest interpolation error left (over the segments that can be split) */
+    int stopped_by;   /* MM_STOP_PRECISION (every error below --sizes-precision), MM_STOP_BUDGET
+                         (--sizes-budget sizes added), MM_STOP_CONTINUE (not judged yet) */
+} mm_refine_op;
+
+/* Index of a reason in mm_test's by-reason arrays, from its MM_INVALID_* flag. */
+int mm_invalid_reason_index(int flag);
+
+/* The number of tests of the plan: ops x sizes, one test for an op with MM_OP_SIZE_UNUSED. */
+int mm_plan_size(const mm_config *cfg);
+/* The most tests a launch may hold: the plan, and with --sizes auto the --sizes-budget sizes
+ * each sized operation may add (refine.c). */
+int mm_plan_capacity(const mm_config *cfg);
+/* Builds ops x sizes (ops with MM_OP_SIZE_UNUSED get one test at size 0) in the given order,
+ * then shuffles with seed (Fisher-Yates). tests must hold nops*nsizes. Returns the count. */
+int mm_plan_build(const mm_config *cfg, mm_test *tests, int max_tests);
+void mm_plan_shuffle(mm_test *tests, int n, uint64_t seed);
+
+#endif
