@@ -29,7 +29,7 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from mpimeter.io.rowcheck import COMPONENTS
+from mpimeter.io.rawformat import COMPONENTS
 from mpimeter.stats import intervals
 
 
