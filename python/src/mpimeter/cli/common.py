@@ -141,10 +141,12 @@ def run_analysis(paths: Sequence[str], kw: dict[str, Any]) -> list[analysis.Anal
     return [analysis.analyze(analysis.load_campaign(p, **load_options(kw)), **_settings(kw)) for p in paths]
 
 
-def analyze_together(paths: Sequence[str], kw: dict[str, Any]) -> analysis.AnalysisResult:
+def analyze_together(paths: Sequence[str], kw: dict[str, Any], *, schemes: bool = False) -> analysis.AnalysisResult:
     """Loads the paths as one campaign whose alternatives are theirs, and analyzes it with the
-    shared options."""
-    return analysis.analyze(analysis.load_campaigns(list(paths), **load_options(kw)), **_settings(kw))
+    shared options; ``schemes``: the other benchmarks' schemes are computed in the same reading
+    (analysis.schemes.scheme_rows then reads nothing again)."""
+    return analysis.analyze(analysis.load_campaigns(list(paths), **load_options(kw), schemes=schemes),
+                            **_settings(kw))
 
 
 _OUTPUT_ERRNOS = (errno.EPIPE, errno.ENOSPC, errno.EDQUOT, errno.EIO, errno.EBADF)

@@ -43,7 +43,7 @@ def check_scheme_options(ctx: click.Context, scheme: str) -> None:
 
 def scheme_analysis(paths: Sequence[str], kw: dict[str, Any], scheme: str, fmt: str) -> int:
     """analyze --scheme NAME (not ours): the scheme's numbers per (alternative, op, size)."""
-    res = analyze_together(paths, kw)
+    res = analyze_together(paths, kw, schemes=True)
     if not res.rows:
         raise analysis.AnalysisError(no_data_message(paths, res))
     rows, warnings = _schemes.scheme_rows(res.campaign, (scheme,), None, confidence=kw["confidence"],

@@ -62,7 +62,7 @@ def command(paths: tuple[str, ...], fmt: str, **kw: Any) -> None:
     """
 
     def body() -> int:
-        res = analyze_together(paths, kw)
+        res = analyze_together(paths, kw, schemes=True)
         if not res.rows:
             raise analysis.AnalysisError(no_data_message(paths, res))
         rows, warnings = _schemes.scheme_rows(res.campaign, _schemes.NAMES, res, confidence=kw["confidence"],
