@@ -28,6 +28,7 @@ from mpimeter.analysis import scheme_values as _scheme_values
 from mpimeter.analysis.clock import choose_clock
 from mpimeter.io import campaign as _io_campaign
 from mpimeter.io import counters as _io_counters
+from mpimeter.io.campaign_record import CampaignRecord
 from mpimeter.io import runtimes as _runtimes
 from mpimeter.io import store as _store
 from mpimeter.io.errors import AnalysisWarning
@@ -140,7 +141,7 @@ class Campaign:
     raw_table: pa.Table | None
     sync: pa.Table
     warnings: tuple[AnalysisWarning, ...]
-    campaign_json: Mapping[str, Any] | None = None
+    campaign_record: CampaignRecord | None = None  # campaign.json (mpimeter.io.campaign_record)
     reduced: Reductions | None = None
     cached: bool = True
 
@@ -238,7 +239,7 @@ def _build_campaign(path: Path, kind: str, loaded: list, *, store: bool, cache: 
             w = _store.write_store(lc.layout.root / _store.STORE_NAME, stored)
             if w is not None:
                 warnings.append(w)
-    cj = loaded[0].campaign_json if len(loaded) == 1 else None
+    cj = loaded[0].record if len(loaded) == 1 else None
     reduced = combine_reductions([ll.reduced for ll in launches])
     return Campaign(path, kind, tuple(alts), tuple(infos), None, _io_campaign.combined_sync(launches),
                     tuple(warnings), cj, reduced, cache)
