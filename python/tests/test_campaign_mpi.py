@@ -10,6 +10,7 @@ import sys
 import pytest
 
 from mpimeter.campaign import launcher
+from mpimeter.io import rawformat
 
 BENCH_DIR = launcher.default_bench_dir()
 LIBS = ("openmpi", "mpich")
@@ -46,7 +47,7 @@ def test_three_launches_of_two_ranks_with_both_libraries(tmp_path):
         assert meta["config"]["seed"] == x["seed"]
         assert meta["mpi"]["library"] == x["alternative"]
         lines = (folder / "raw.csv").read_text().strip().splitlines()
-        assert lines[0] == "test,op,size,rank,rep,start_ns,end_ns,valid,gstart_ns,gend_ns,init_ns,test_ns,wait_ns,compute_ns,blocking_ns"
+        assert lines[0] == rawformat.HEADER
         assert len(lines) - 1 == 2 * len(ops) * len(sizes) * nrep
         assert {line.split(",")[1] for line in lines[1:]} == set(ops)
     expected = "mpirun.openmpi" if disk["alternatives"][0]["name"] == "openmpi" else "mpiexec.mpich"

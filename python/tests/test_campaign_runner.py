@@ -262,7 +262,7 @@ def test_unknown_schema_version_is_refused(tmp_path):
     with pytest.raises(st.CampaignFileError, match="schema_version 99"):
         st.load(tmp_path)
     (tmp_path / "campaign.json").write_text("{")
-    with pytest.raises(st.CampaignFileError, match="not valid JSON"):
+    with pytest.raises(st.CampaignFileError, match="does not parse as JSON"):
         st.load(tmp_path)
 
 

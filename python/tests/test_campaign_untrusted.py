@@ -106,7 +106,7 @@ TAMPERED = [
     (lambda d: d.update(bench_args=[*d["bench_args"], "--force"]), "--force"),
     (lambda d: d.update(bench_args="--ops bcast"), "bench_args: expected a list"),
     (lambda d: d["sessions"][0].update(argv=[1]), "sessions[0].argv: expected a string"),
-    (lambda d: d["history"].append({"x": nested(400)}), "nested too deeply"),
+    (lambda d: d["history"].append({"x": nested(400)}), "nests arrays or objects more than 32 levels deep"),
     (lambda d: d["sessions"][0].update(slurm="4242"), "sessions[0].slurm: expected an object"),
     (lambda d: d["sessions"][0].update(slurm={"job_id": 4242}),
      "sessions[0].slurm.job_id: expected a string"),
@@ -130,7 +130,7 @@ def test_a_tampered_campaign_json_is_refused(failed, change, fragment):
 
 @pytest.mark.parametrize("raw, fragment", [
     ('{"schema_version": 1, "launch_timeout_s": NaN}', "NaN"),
-    ("[" * 100000 + "]" * 100000, "nested too deeply"),
+    ("[" * 100000 + "]" * 100000, "nests arrays or objects too deeply"),
     ('{"schema_version": 1, "launches": ' + "[" * 5000 + "]" * 5000 + "}", "campaign.json"),
     ("[1, 2]", "expected a JSON object"),
     ('{"schema_version": 1}', "missing"),

@@ -11,7 +11,8 @@ from pathlib import Path
 import pytest
 from data.synth import write_launch
 
-from mpimeter import analysis
+from mpimeter import SCHEMA_VERSION, analysis
+from mpimeter.io.campaign_record import from_document
 from mpimeter.io.meta import read_meta
 from mpimeter.report.adaptive import added_sizes, launches_text, nrep_text
 from mpimeter.report.html_report import build_report
@@ -71,6 +72,11 @@ def test_added_sizes_are_marked_and_the_rule_is_described(campaign):
     assert "stopped by precision 6, max 12" in text  # 3 launches x 2 ops: 8 B by precision
 
 
+def _record(doc):
+    """campaign.json as the report gets it (mpimeter.io.campaign_record)."""
+    return from_document(Path("campaign.json"), {"schema_version": SCHEMA_VERSION, **doc})
+
+
 def test_nrep_and_launches_texts():
     class Cfg:  # the fields the texts read
         nrep_auto, nrep = None, 300
@@ -79,11 +85,11 @@ def test_nrep_and_launches_texts():
         config, tests = Cfg(), ()
 
     assert nrep_text([Meta()]) == "300"
-    assert launches_text({"adaptive_launches": None}) is None and launches_text(None) is None
+    assert launches_text(_record({"adaptive_launches": None})) is None and launches_text(None) is None
     doc = {"adaptive_launches": {"min": 10, "max": 30, "precision": 0.02, "confidence": 0.95,
                                  "interval_level": 0.96,
                                  "pairs": [{"status": "precision", "launches": 10},
                                            {"status": "max", "launches": 30}]}}
-    text = launches_text(doc)
+    text = launches_text(_record(doc))
     assert "10–30 launches: 2 pairs, 1 stopped for precision, 1 at the maximum, 0 still open" in text
     assert "10–30 launches per pair" in text and "at 0.96 for a nominal 95%" in text

@@ -7,6 +7,7 @@ import errno
 
 import html.parser
 import re
+from pathlib import Path
 
 import pytest
 from data.report.synth_campaign import golden
@@ -236,6 +237,14 @@ def test_comparison_table_labels_the_hodges_lehmann_ratio_and_shows_the_ratio_of
     assert "significant" in text and "(exact" in text
 
 
+def _record(doc):
+    """campaign.json as the report gets it (mpimeter.io.campaign_record)."""
+    from mpimeter import SCHEMA_VERSION
+    from mpimeter.io.campaign_record import from_document
+
+    return from_document(Path("campaign.json"), {"schema_version": SCHEMA_VERSION, **doc})
+
+
 def test_provenance_shows_the_slurm_jobs_and_bindings_when_there_are_some(tmp_path, reports):
     from data.report.synth_campaign import LaunchSpec, write_campaign
 
@@ -248,12 +257,12 @@ def test_provenance_shows_the_slurm_jobs_and_bindings_when_there_are_some(tmp_pa
     campaign_json = {"sessions": [{"slurm": {"job_id": "4242", "nodelist": "node[01-02]",
                                              "cpu_bind": "cores", "evil": "<script>"}},
                                   {"slurm": "not an object"}, "junk"]}
-    part = slurm_part(result, campaign_json)
+    part = slurm_part(result, _record(campaign_json))
     assert 'id="prov-slurm"' in part
     jobs, steps = part.split("Job step and binding")
     assert jobs.count("<tr>") == 2 and "node[01-02]" in jobs and "evil" not in jobs
     assert steps.count("<tr>") == 3 and steps.count("0x1,0x2") == 2 and "cores" in steps
     # outside Slurm the report has no Slurm part
     plain = reports["one_library"]
-    assert slurm_part(plain[0], {"sessions": [{"host": "x"}]}) == ""
+    assert slurm_part(plain[0], _record({"sessions": [{"host": "x"}]})) == ""
     assert 'id="prov-slurm"' not in plain[2]

@@ -13,12 +13,13 @@ import pandas as pd
 import pytest
 from conftest import LIBS, assert_refused, bench_path, launcher, read_launch, run_bench
 
+from mpimeter.io import rawformat
+
 ALL_OPS = ["allgather", "allgatherv", "allreduce", "alltoall", "alltoallv", "barrier", "bcast",
            "exscan", "gather", "gatherv", "reduce", "reduce_scatter", "reduce_scatter_block",
            "scan", "scatter", "scatterv", "delay"]
 PROCSYNCS = ["window", "barrier", "none", "loop-barrier"]
-RAW_COLUMNS = ["test", "op", "size", "rank", "rep", "start_ns", "end_ns", "valid", "gstart_ns",
-               "gend_ns", "init_ns", "test_ns", "wait_ns", "compute_ns", "blocking_ns"]
+RAW_COLUMNS = list(rawformat.FIELDS)  # the one definition (mpimeter.io.rawformat)
 
 
 def _procsyncs_of(lib: str) -> list[str]:

@@ -87,7 +87,7 @@ class MpimeterCampaign(rfm.RunOnlyRegressionTest):
     sizes = variable(str, value="8,1024,65536")
     np = variable(int, value=2)
     launches = variable(int, value=10)
-    nrep = variable(int, value=300)
+    nrep = variable(int, value=0)  # --nrep; 0: mpimeter-bench's own default (its --describe), not a copy
     mpi = variable(str, value="")  # --mpi; empty: every library mpimeter finds
     launcher = variable(str, value="local")  # mpimeter run --launcher
     bench_dir = variable(str, value="")  # --bench-dir; empty: mpimeter's default
@@ -108,8 +108,9 @@ class MpimeterCampaign(rfm.RunOnlyRegressionTest):
         self.num_tasks = self.np
         self.executable = self._command()
         args = ["run", "--np", str(self.np), "--launches", str(self.launches), "--ops", self.ops,
-                "--sizes", self.sizes, "--nrep", str(self.nrep), "--launcher", self.launcher, "--out", CAMPAIGN,
-                "--no-analyze"]
+                "--sizes", self.sizes, "--launcher", self.launcher, "--out", CAMPAIGN, "--no-analyze"]
+        if self.nrep:
+            args += ["--nrep", str(self.nrep)]
         if self.mpi:
             args += ["--mpi", self.mpi]
         if self.bench_dir:

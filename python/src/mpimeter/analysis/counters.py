@@ -139,7 +139,8 @@ def analyze_counters(campaign, repetitions: pd.DataFrame, rows: Sequence) -> Cou
     launches = 0
     by_launch = repetitions.groupby(["alternative", "launch"], sort=False, observed=True).indices
     for li in campaign.launches:
-        lc = _io.read_counters(li.folder, li.meta, cache=False)
+        # read with the launch (analysis.loading); a launch record made in memory: read now
+        lc = li.counters if li.counters_read else _io.read_counters(li.folder, li.meta, cache=False)
         if lc is None:
             continue
         launches += 1

@@ -24,11 +24,15 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from mpimeter.analysis import nbc as _nbc
+from mpimeter.analysis import scheme_values as _scheme_values
 from mpimeter.analysis.clock import choose_clock
 from mpimeter.io import campaign as _io_campaign
+from mpimeter.io import counters as _io_counters
+from mpimeter.io.campaign_record import CampaignRecord
 from mpimeter.io import runtimes as _runtimes
 from mpimeter.io import store as _store
 from mpimeter.io.errors import AnalysisWarning
+from mpimeter.io.counters import LaunchCounters
 from mpimeter.io.launch import LaunchData, read_launch
 from mpimeter.io.meta import LaunchMeta
 
@@ -61,6 +65,11 @@ class LaunchInfo:
     raw_rows: int
     syncs: int
     has_global_times: bool = True
+    # read with the launch (one pass): its checked counters.csv (None: it recorded none), and
+    # the other benchmarks' schemes on its tests when the reading was asked for them
+    counters: LaunchCounters | None = None
+    counters_read: bool = False  # False: a launch record made in memory; analysis reads them itself
+    scheme_values: Mapping[tuple[str, int], Mapping[str, Any]] | None = None
 
 
 @dataclass(frozen=True)
@@ -73,6 +82,8 @@ class Reductions:
     reps: _runtimes.RepetitionTimes
     rank_medians: pd.DataFrame
     nbc_reps: pd.DataFrame
+    # one launch's only (not combined): analysis.scheme_values.launch_values of its rows
+    scheme_values: Mapping[tuple[str, int], Mapping[str, Any]] | None = None
 
 
 def reduce_raw(raw: pa.Table, nonblocking: frozenset[str]) -> Reductions:
@@ -103,6 +114,16 @@ def _reduce_launch(alternative: str, index: int, data: LaunchData, raw: pa.Table
     return reduce_raw(raw, _nonblocking(data.meta))
 
 
+def _reducer(schemes: bool):
+    return _reduce_launch_and_schemes if schemes else _reduce_launch
+
+
+def _reduce_launch_and_schemes(alternative: str, index: int, data: LaunchData, raw: pa.Table) -> Reductions:
+    """:func:`_reduce_launch` and the other benchmarks' schemes on the same rows (one reading)."""
+    return replace(_reduce_launch(alternative, index, data, raw),
+                   scheme_values=_scheme_values.launch_values(data, _scheme_values.PEERS))
+
+
 @dataclass(frozen=True)
 class Campaign:
     """A campaign as read from disk: one or more alternatives, each a list of launches.
@@ -120,7 +141,7 @@ class Campaign:
     raw_table: pa.Table | None
     sync: pa.Table
     warnings: tuple[AnalysisWarning, ...]
-    campaign_json: Mapping[str, Any] | None = None
+    campaign_record: CampaignRecord | None = None  # campaign.json (mpimeter.io.campaign_record)
     reduced: Reductions | None = None
     cached: bool = True
 
@@ -174,7 +195,8 @@ def _filter(raw: pa.Table, alternative: str | None, op: str | None, size: int | 
 
 
 def load_campaign(
-    path: str | Path, *, name: str | None = None, cache: bool = True, store: bool = True, allow_mixed: bool = False
+    path: str | Path, *, name: str | None = None, cache: bool = True, store: bool = True, allow_mixed: bool = False,
+    schemes: bool = False,
 ) -> Campaign:
     """Reads a launch folder, a campaign folder or a folder of alternatives (docs/FORMAT.md).
 
@@ -182,9 +204,10 @@ def load_campaign(
     ``cache`` keeps a Parquet copy of raw.csv next to it, reused while raw.csv's mtime and size
     are unchanged; ``store`` (re)writes ``campaign.duckdb`` at the campaign root; ``allow_mixed``
     warns about launches of one alternative that do not belong together (another library, hosts,
-    nprocs or campaign) instead of refusing them. Raises :class:`InputError` naming the file (and
-    line) for bad input."""
-    lc = _io_campaign.load(path, name=name, cache=cache, allow_mixed=allow_mixed, reduce=_reduce_launch)
+    nprocs or campaign) instead of refusing them; ``schemes`` computes the other benchmarks'
+    schemes on each launch's rows as they are read (analysis.schemes.scheme_rows). Each launch's
+    files are read once. Raises :class:`InputError` naming the file (and line) for bad input."""
+    lc = _io_campaign.load(path, name=name, cache=cache, allow_mixed=allow_mixed, reduce=_reducer(schemes))
     return _build_campaign(Path(path), lc.layout.kind, [lc], store=store and cache, cache=cache)
 
 
@@ -200,7 +223,9 @@ def _build_campaign(path: Path, kind: str, loaded: list, *, store: bool, cache: 
         clock, reason, clock_warnings = choose_clock(ll.data)
         warnings += clock_warnings
         infos.append(LaunchInfo(ll.alternative, ll.index, ll.data.folder, ll.data.status, ll.data.meta, clock, reason,
-                                ll.data.finished_tests, ll.data.raw_rows, ll.data.syncs, ll.data.has_global))
+                                ll.data.finished_tests, ll.data.raw_rows, ll.data.syncs, ll.data.has_global,
+                                _io_counters.read_counters(ll.data.folder, ll.data.meta, cache=False), True,
+                                ll.reduced.scheme_values if ll.reduced is not None else None))
     if store:
         for lc in loaded:
             if lc.layout.kind == "launch":
@@ -214,19 +239,19 @@ def _build_campaign(path: Path, kind: str, loaded: list, *, store: bool, cache: 
             w = _store.write_store(lc.layout.root / _store.STORE_NAME, stored)
             if w is not None:
                 warnings.append(w)
-    cj = loaded[0].campaign_json if len(loaded) == 1 else None
+    cj = loaded[0].record if len(loaded) == 1 else None
     reduced = combine_reductions([ll.reduced for ll in launches])
     return Campaign(path, kind, tuple(alts), tuple(infos), None, _io_campaign.combined_sync(launches),
                     tuple(warnings), cj, reduced, cache)
 
 
 def load_campaigns(paths: Sequence[str | Path], *, cache: bool = True, store: bool = True,
-                   allow_mixed: bool = False) -> Campaign:
+                   allow_mixed: bool = False, schemes: bool = False) -> Campaign:
     """Several folders as one campaign whose alternatives are the folders' alternatives
     (names made unique with the parent folder when two folders share a name)."""
     if not paths:
         raise AnalysisError("no folder given")
-    loaded = [_io_campaign.load(p, cache=cache, allow_mixed=allow_mixed, reduce=_reduce_launch) for p in paths]
+    loaded = [_io_campaign.load(p, cache=cache, allow_mixed=allow_mixed, reduce=_reducer(schemes)) for p in paths]
     count = Counter(alt for lc in loaded for alt, _ in lc.layout.alternatives)
 
     def unique(lc: _io_campaign.LoadedCampaign, alt: str) -> str:
@@ -252,5 +277,5 @@ def _renamed(ll: _io_campaign.LoadedLaunch, name: str) -> _io_campaign.LoadedLau
     r: Reductions = ll.reduced
     reps = replace(r.reps, alternatives=[name if a == ll.alternative else a for a in r.reps.alternatives])
     rename = {"alternative": {ll.alternative: name}}
-    return replace(ll, alternative=name, reduced=Reductions(reps, r.rank_medians.replace(rename),
-                                                           r.nbc_reps.replace(rename)))
+    return replace(ll, alternative=name, reduced=replace(r, reps=reps, rank_medians=r.rank_medians.replace(rename),
+                                                         nbc_reps=r.nbc_reps.replace(rename)))

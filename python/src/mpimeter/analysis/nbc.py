@@ -20,20 +20,30 @@ launch is the unit of replication, Hunold & Carpen-Amarie 2016 §4.2).
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import asdict, dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 import numpy as np
 import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from mpimeter.io.rowcheck import COMPONENTS
+from mpimeter.io.rawformat import COMPONENTS
 from mpimeter.stats import intervals
 
-if TYPE_CHECKING:
-    from mpimeter.analysis.loading import Campaign
+
+class Campaign(Protocol):
+    """What this module reads of a loaded campaign (``analysis.loading.Campaign``): its launches'
+    records and the reductions made while reading them. A protocol, so that loading (which calls
+    :func:`per_repetition_table` as it reads) and this module do not import each other."""
+
+    @property
+    def launches(self) -> Sequence[Any]: ...
+
+    @property
+    def reductions(self) -> Any: ...
+
 
 REP_KEYS = ("alternative", "launch", "test", "op", "size", "rep")
 METRICS = ("overhead_ns", "blocking_ns", "compute_ns", "total_ns", "init_ns", "test_ns", "wait_ns",

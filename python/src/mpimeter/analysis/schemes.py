@@ -2,8 +2,9 @@
 2016, Table 4) on a campaign, launch by launch, beside mpimeter's own: how much the choice of
 scheme moves the number users quote.
 
-Each launch is read on its own (``mpimeter.io.launch.read_launch``: one launch's raw rows at a
-time, never the whole campaign's), and each of its tests gives what it can:
+Each launch's values are computed from its own rows while the campaign is read
+(``mpimeter.analysis.scheme_values``, ``load_campaign(..., schemes=True)``: one launch's raw rows
+at a time, never the whole campaign's, and each launch read once), and each test gives what it can:
 
 - per-rank rows (``--raw full``): every scheme;
 - one row per repetition holding the maximum over ranks of the local run times (``--raw
@@ -27,7 +28,6 @@ after the outlier filter, on the launch's clock).
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -36,9 +36,9 @@ import numpy as np
 from mpimeter.analysis.loading import Campaign
 from mpimeter.analysis.results import AnalysisResult
 from mpimeter.io.errors import AnalysisWarning
-from mpimeter.io.launch import LaunchData, read_launch
+from mpimeter.analysis.scheme_values import LaunchValue, launch_values
+from mpimeter.io.launch import read_launch
 from mpimeter.stats import intervals
-from mpimeter.stats import schemes as _s
 
 
 @dataclass(frozen=True)
@@ -63,20 +63,6 @@ SCHEMES: dict[str, Scheme] = {s.name: s for s in (
            ("t_max", "t_min", "t_avg")),
 )}
 NAMES = tuple(SCHEMES)
-_ON_MAX: dict[str, Callable[[np.ndarray], _s.SchemeValue]] = {"skampi": _s.skampi, "mpiblib": _s.mpiblib}
-_ON_RANKS: dict[str, Callable[[np.ndarray], _s.SchemeValue]] = {"osu": _s.osu, "mpibench": _s.mpibench,
-                                                                  "imb": _s.imb}
-
-
-@dataclass(frozen=True)
-class LaunchValue:
-    """One scheme on one test of one launch: its value, or why it cannot be computed."""
-
-    launch: int
-    value: _s.SchemeValue | None
-    why: str | None = None
-
-
 @dataclass(frozen=True)
 class SchemeRow:
     """One scheme on one (alternative, op, size) across launches. Times in ns."""
@@ -102,77 +88,6 @@ class SchemeRow:
                 "removed": self.removed, "not_computable": self.why, "one_way": self.one_way}
 
 
-def _aggregate_value(scheme: str, data: LaunchData, test: int) -> LaunchValue | str:
-    """A scheme's numbers from an imported aggregate, when the tool printed them."""
-    o = data.meta.origin
-    ot = o.test(test)
-    agg = {k: float(v) for k, v in ot.aggregates_ns.items()}
-    if o.tool in ("imb", "osu") and not (o.tool == "imb" and "t" in agg):
-        ranks = ({"min": agg.get("t_min"), "max": agg.get("t_max"), "avg": agg.get("t_avg")} if o.tool == "imb"
-                 else {"min": agg.get("min"), "max": agg.get("max"), "avg": agg.get("avg")})
-        if scheme == "osu" and ranks["avg"] is not None:
-            stats = {k: v for k, v in ranks.items() if v is not None}
-            return LaunchValue(0, _s.SchemeValue(ranks["avg"], stats))
-        if scheme == "imb" and None not in ranks.values():
-            return LaunchValue(0, _s.SchemeValue(ranks["max"], {"t_max": ranks["max"], "t_min": ranks["min"],
-                                                                "t_avg": ranks["avg"]}))
-    if o.tool == "imb" and "t" in agg and scheme == "imb":  # single transfer: IMB prints T = t_max (its user guide)
-        return LaunchValue(0, _s.SchemeValue(agg["t"], {"t_max": agg["t"]}))
-    if o.tool == "reprompi" and scheme == "mpiblib" and not o.global_times and {"mean", "min", "max"} <= set(agg):
-        return LaunchValue(0, _s.SchemeValue(agg["mean"], {k: agg[k] for k in ("mean", "min", "max")}))
-    return (f"{o.label} printed only {', '.join(sorted(agg))} of {ot.name}: not the numbers of the {scheme} scheme")
-
-
-def launch_values(data: LaunchData, schemes: tuple[str, ...]) -> dict[tuple[str, int], dict[str, LaunchValue | str]]:
-    """Per (op, size) of one launch, per scheme (not ``ours``): its value or why not."""
-    raw = data.raw
-    meta = data.meta
-    out: dict[tuple[str, int], dict[str, LaunchValue | str]] = {}
-    if raw.num_rows == 0:
-        return out
-    tests = raw["test"].to_numpy()
-    order = np.argsort(tests, kind="stable")
-    bounds = np.searchsorted(tests[order], np.unique(tests), side="left").tolist() + [raw.num_rows]
-    rank = raw["rank"].to_numpy()[order]
-    rep = raw["rep"].to_numpy()[order]
-    dur = (raw["end_ns"].to_numpy() - raw["start_ns"].to_numpy())[order].astype(float)
-    valid = raw["valid"].to_numpy()[order] == 1
-    for lo, hi in zip(bounds[:-1], bounds[1:]):
-        t = meta.tests[int(tests[order[lo]])]
-        info = meta.operation(t.op)
-        halve = 0.5 if info is not None and info.round_trip else 1.0
-        values: dict[str, LaunchValue | str] = {}
-        if meta.origin is not None and meta.origin.aggregates:
-            for s in schemes:
-                values[s] = _aggregate_value(s, data, t.test)
-            out[(t.op, t.size)] = values
-            continue
-        reps, rep_index = np.unique(rep[lo:hi], return_inverse=True)
-        ranks, rank_index = np.unique(rank[lo:hi], return_inverse=True)
-        matrix = np.full((ranks.size, reps.size), np.nan)
-        matrix[rank_index, rep_index] = dur[lo:hi] * halve
-        ok = np.ones(reps.size, dtype=bool)
-        np.logical_and.at(ok, rep_index, valid[lo:hi])
-        matrix = matrix[:, ok]
-        per_rank = ranks[0] >= 0
-        global_only = meta.origin is not None and meta.origin.global_times
-        for s in schemes:
-            if matrix.shape[1] == 0:
-                values[s] = "no valid repetition"
-            elif global_only:
-                values[s] = (f"{meta.origin.label} gave global run times (max end − min start); the {s} scheme is "
-                             "defined on local run times")
-            elif s in _ON_MAX:
-                values[s] = LaunchValue(0, _ON_MAX[s](matrix.max(axis=0) if per_rank else matrix[0]))
-            elif per_rank:
-                values[s] = LaunchValue(0, _ON_RANKS[s](matrix))
-            else:
-                values[s] = ("needs each rank's times; the launch kept one row per repetition (the maximum over ranks"
-                             + (f": imported from {meta.origin.label})" if meta.origin is not None else ": --raw reduced)"))
-        out[(t.op, t.size)] = values
-    return out
-
-
 def scheme_rows(campaign: Campaign, schemes: tuple[str, ...], ours: AnalysisResult | None, *,
                 confidence: float = 0.95, cache: bool = True) -> tuple[list[SchemeRow], list[AnalysisWarning]]:
     """Every scheme of ``schemes`` on every (alternative, op, size) of the campaign; ``ours`` (the
@@ -181,10 +96,14 @@ def scheme_rows(campaign: Campaign, schemes: tuple[str, ...], ours: AnalysisResu
     per: dict[tuple[str, str, int], dict[str, list[LaunchValue]]] = {}
     whys: dict[tuple[str, str, int, str], str] = {}
     for li in campaign.launches:
-        data = read_launch(li.folder, cache=cache)  # one launch's rows at a time
-        for (op, size), values in launch_values(data, peers).items():
+        # computed while the campaign was read (load_campaign(..., schemes=True)); else one
+        # launch's rows at a time now
+        found = li.scheme_values if li.scheme_values is not None else \
+            launch_values(read_launch(li.folder, cache=cache), peers)
+        for (op, size), values in found.items():
             slot = per.setdefault((li.alternative, op, size), {s: [] for s in peers})
-            for s, v in values.items():
+            for s in peers:
+                v = values[s]
                 if isinstance(v, str):
                     whys.setdefault((li.alternative, op, size, s), v)
                 else:

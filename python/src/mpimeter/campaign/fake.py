@@ -25,6 +25,7 @@ from pathlib import Path
 
 from mpimeter.campaign.benchopts import arg_value  # noqa: F401 (the tests take it from here too)
 from mpimeter.campaign.executor import ExecResult
+from mpimeter.io import rawformat
 
 OUTCOMES = ("ok", "fail", "crash", "killed", "hang", "interrupt", "refuse", "empty")
 # The fake's own plan when the command does not say (a campaign always writes them out).
@@ -132,7 +133,7 @@ class FakeExecutor:
         rng.shuffle(tests)
         if not complete:
             tests = tests[: len(tests) // 2]
-        lines = ["test,op,size,rank,rep,start_ns,end_ns,valid,gstart_ns,gend_ns"]
+        lines = [rawformat.FORMAT1_HEADER]
         clock = 0
         for t, (op, size) in enumerate(tests):
             sigma = self.launch_sigma(op, size) if callable(self.launch_sigma) else self.launch_sigma

@@ -12,13 +12,14 @@ launch's sync calls for): this module computes no statistic of its own but the s
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 from pathlib import Path
 
 import pandas as pd
 
 from mpimeter.analysis.settings import alternative_settings, differing_settings
+from mpimeter.io.campaign_record import read_campaign_record
+from mpimeter.io.errors import InputError
 
 MEDIAN_COLUMNS = ["alternative", "launch", "op", "size", "median_ns"]
 
@@ -88,12 +89,11 @@ def single_alternative_name(campaign_dir: Path) -> str:
     """The alternative of a one-alternative campaign: as campaign.json names it, else "-" (not
     the folder name, so that trials in different folders line up)."""
     try:
-        alternatives = json.loads((campaign_dir / "campaign.json").read_text())["alternatives"]
-        if len(alternatives) == 1:
-            return str(alternatives[0]["name"])
-    except (OSError, ValueError, KeyError, TypeError, IndexError, RecursionError):
-        pass  # load_campaign reads campaign.json again and says what is wrong with it
-    return "-"
+        record = read_campaign_record(campaign_dir)
+    except InputError:
+        return "-"  # load_campaign says what is wrong with it
+    names = record.alternative_names if record is not None else ()
+    return names[0] if len(names) == 1 else "-"
 
 
 def spread_table(trial_medians: list[pd.DataFrame]) -> list[SpreadRow]:

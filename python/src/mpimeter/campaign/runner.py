@@ -18,7 +18,6 @@ missing - applied to whole launches):
 
 from __future__ import annotations
 
-import json
 import os
 import time
 from collections.abc import Callable
@@ -34,6 +33,7 @@ from mpimeter.campaign.plan import Alternative, PlannedLaunch
 from mpimeter.campaign.progress import NullProgress, ProgressSink
 from mpimeter.campaign.state import alternative_prefix, launch_folder
 from mpimeter.io.errors import InputError
+from mpimeter.io.jsonread import load_json
 
 BAD_INPUT_EXIT = 2
 INTERRUPTED = "interrupted (Ctrl-C, SIGTERM or SIGHUP)"
@@ -298,12 +298,12 @@ def classify(result: ExecResult, folder: Path, timeout_s: float) -> tuple[str, s
             return "failed", f"killed by {result.signal_name}"
         return "failed", f"exit code {result.exit_code}"
     meta_path = folder / "meta.json"
-    try:
-        meta = json.loads(meta_path.read_text())
-    except FileNotFoundError:
+    if not meta_path.exists():
         return "failed", "exit code 0 but no meta.json in the launch folder"
-    except (OSError, json.JSONDecodeError) as exc:
-        return "failed", f"exit code 0 but meta.json is unreadable ({exc})"
+    try:  # the one check of a JSON file read back (the analysis reads the rest: io.meta)
+        meta = load_json(meta_path)
+    except InputError as exc:
+        return "failed", f"exit code 0 but meta.json is unreadable ({exc.what})"
     status = meta.get("status") if isinstance(meta, dict) else None
     if status != "complete":
         return "failed", f"exit code 0 but meta.json says status {status!r}"

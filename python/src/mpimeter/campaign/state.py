@@ -19,7 +19,6 @@ import math
 import os
 import re
 import socket
-import stat
 import time
 import uuid
 from collections.abc import Mapping
@@ -31,6 +30,8 @@ from mpimeter.atomic import write_atomic
 from mpimeter.campaign import adaptive as _adaptive
 from mpimeter.campaign import limits, secrets, slurm
 from mpimeter.campaign.plan import ENV_KEY, Alternative, PlanError, check_name
+from mpimeter.io.errors import InputError
+from mpimeter.io.jsonread import load_json
 
 CAMPAIGN_FILE = "campaign.json"
 LAUNCH_STATUSES = ("complete", "failed", "incomplete", "pending")
@@ -460,53 +461,25 @@ def now_utc() -> str:
     return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
 
 
-def _not_json(name: str):
-    raise ValueError(f"{name} is not a JSON number (numbers in campaign.json are finite)")
-
-
 def load(campaign_dir: Path) -> CampaignState:
+    """campaign.json of ``campaign_dir`` for ``--resume``: read and checked as every JSON file
+    (mpimeter.io.jsonread.load_json: a regular file, bounded, UTF-8, finite numbers, at most
+    MAX_DEPTH levels, since it is written back and json.dumps recurses per level), then every
+    value against what a campaign may run (CampaignState.from_json)."""
     path = Path(campaign_dir) / CAMPAIGN_FILE
-    try:  # non-blocking: a FIFO named campaign.json must not hang `--resume`
-        with open(os.open(path, os.O_RDONLY | os.O_NONBLOCK), "rb") as f:
-            if not stat.S_ISREG(os.fstat(f.fileno()).st_mode):
-                raise CampaignFileError(f"{path}: not a regular file")
-            data = f.read(limits.MAX_CAMPAIGN_JSON_BYTES + 1)
-    except FileNotFoundError:
+    if not path.exists() and not path.is_symlink():
         raise CampaignFileError(f"{path}: no such file (is {campaign_dir} a folder written by "
-                                "`mpimeter run`?)") from None
-    except OSError as exc:
-        raise CampaignFileError(f"{path}: cannot be read ({exc.strerror})") from None
-    if len(data) > limits.MAX_CAMPAIGN_JSON_BYTES:
-        raise CampaignFileError(f"{path}: larger than {limits.MAX_CAMPAIGN_JSON_BYTES >> 20} MiB, "
-                                "more than any campaign mpimeter writes")
+                                "`mpimeter run`?)")
     try:
-        obj = json.loads(data.decode("utf-8"), parse_constant=_not_json)
-    except UnicodeDecodeError as exc:
-        raise CampaignFileError(f"{path}: not UTF-8 text ({exc.reason})") from None
-    except RecursionError:
-        raise CampaignFileError(f"{path}: not a campaign record (JSON nested too deeply)") from None
-    except ValueError as exc:  # json.JSONDecodeError, and NaN/Infinity
-        raise CampaignFileError(f"{path}: not valid JSON ({exc})") from None
+        obj = load_json(path, max_bytes=limits.MAX_CAMPAIGN_JSON_BYTES, max_depth=MAX_DEPTH)
+    except InputError as exc:
+        raise CampaignFileError(str(exc)) from None
     if not isinstance(obj, dict):
         raise CampaignFileError(f"{path}: expected a JSON object, found {_found(obj)}")
-    if _too_deep(obj):  # it is written back, and json.dumps recurses per level
-        raise CampaignFileError(f"{path}: not a campaign record (JSON nested too deeply: more "
-                                f"than {MAX_DEPTH} levels)")
     return CampaignState.from_json(obj, path)
 
 
 MAX_DEPTH = 32  # campaign.json nests 5 levels deep
-
-
-def _too_deep(obj) -> bool:
-    level, depth = [obj], 0
-    while level:
-        depth += 1
-        if depth > MAX_DEPTH:
-            return True
-        level = [v for x in level for v in (x.values() if isinstance(x, dict) else x)
-                 if isinstance(v, (dict, list))]
-    return False
 
 
 def save(state: CampaignState, campaign_dir: Path) -> None:

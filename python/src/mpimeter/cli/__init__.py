@@ -1,11 +1,14 @@
-"""The `mpimeter` command: one module per sub-command (see COMMANDS)."""
+"""The `mpimeter` command: one module per sub-command (see COMMANDS). A sub-command module
+imports no other: what they share is in `common`, `group`, `output` and the `*_view` modules."""
 
 import importlib
 
 import click
 
 from mpimeter import __version__
-from mpimeter.cli.benchparams import DescribedCommand
+from mpimeter.cli.group import MpimeterGroup, OneLineUsageError, repeated_options
+
+__all__ = ["COMMANDS", "MpimeterGroup", "OneLineUsageError", "main", "repeated_options"]
 
 # Each entry is a module of this package that defines a click command named `command`.
 COMMANDS = [
@@ -15,63 +18,6 @@ COMMANDS = [
     "sync_check",
     "model", "store", "site",
 ]
-
-
-class OneLineUsageError(click.UsageError):
-    """A bad command line, said the way every mpimeter error is: one line with the command's
-    name, exit 2 (click's own form is four lines of usage around the message)."""
-
-    def __init__(self, message: str, command: str) -> None:
-        super().__init__(message)
-        self.command = command
-
-    def show(self, file=None) -> None:
-        click.echo(f"mpimeter {self.command}: error: {self.format_message()} "
-                   f"(see mpimeter {self.command} --help)", err=True)
-
-
-def repeated_options(command: click.Command, args: list[str]) -> list[str]:
-    """Options given more than once that take one value: click keeps the last without a word,
-    which would silently drop what the user wrote first."""
-    single = {}
-    for param in command.params:
-        if isinstance(param, click.Option) and not param.multiple and not param.is_flag:
-            for opt in param.opts + param.secondary_opts:
-                single[opt] = param.name
-    seen: dict[str, list[str]] = {}
-    for token in args:
-        if token == "--":
-            break
-        flag = token.split("=", 1)[0]
-        if flag in single:
-            seen.setdefault(single[flag], []).append(flag)
-    return [flags[0] for flags in seen.values() if len(flags) > 1]
-
-
-class MpimeterGroup(click.Group):
-    prefix = ""  # a group inside mpimeter names its sub-commands "<group> <sub-command>" in messages
-
-    def resolve_command(self, ctx, args):
-        name, command, rest = super().resolve_command(ctx, args)
-        if isinstance(command, DescribedCommand):
-            command.load_bench_params(rest)  # its [bench] options, from the binary it will run
-        if command is not None:
-            repeated = repeated_options(command, rest)
-            if repeated:
-                raise OneLineUsageError(f"{', '.join(repeated)} given more than once; give each "
-                                        "once", self.prefix + (name.replace("_", "-") if name else ""))
-        return name, command, rest
-
-    def invoke(self, ctx):
-        try:
-            return super().invoke(ctx)
-        except OneLineUsageError:
-            raise
-        except click.UsageError as exc:
-            sub = exc.ctx.info_name if exc.ctx is not None and exc.ctx.parent is not None else None
-            if sub is None:
-                raise
-            raise OneLineUsageError(exc.format_message(), self.prefix + sub) from None
 
 
 @click.group(cls=MpimeterGroup, context_settings={"help_option_names": ["-h", "--help"]})

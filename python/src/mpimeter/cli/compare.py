@@ -10,15 +10,10 @@ import click
 from rich.table import Table
 
 from mpimeter import analysis
-from mpimeter.cli.analyze import (EXIT_OK, alpha_option, analysis_options, analyze_together, check_alpha, console,
-                                  fmt_est, fmt_p, fmt_ratio, fmt_time, guarded, metric_footer, metric_option,
-                                  print_warnings, write_csv, write_json)
+from mpimeter.cli.common import (STARS_TEXT, EXIT_OK, alpha_option, analysis_options, analyze_together,
+                                 check_alpha, console, fmt_est, fmt_p, fmt_ratio, fmt_time, guarded, metric_footer,
+                                 metric_option, print_warnings, write_csv, write_json, yes_no)
 
-STARS_TEXT = "stars on significant rows only: * p (Holm) ≤ .05, ** ≤ .01, *** ≤ .001"
-
-
-def yes_no(flag: bool) -> str:
-    return "yes" if flag else "no"
 
 _READING = {
     "two-sided": "the two differ",

@@ -7,8 +7,7 @@ from pathlib import Path
 import click
 
 from mpimeter import analysis
-from mpimeter.cli.analyze import EXIT_OK, analysis_settings_options, guarded, load_options
-from mpimeter.cli.report import check_output
+from mpimeter.cli.common import EXIT_OK, analysis_settings_options, check_output, guarded, load_options
 
 FORMATS = (".png", ".svg", ".pdf")
 

@@ -10,45 +10,10 @@ from rich.table import Table
 from rich.text import Text
 
 from mpimeter import analysis
-from mpimeter.cli.analyze import (EXIT_OK, EXIT_REGRESSION, alpha_option, analysis_options, check_alpha, console,
-                                  fail, fmt_est, fmt_p, fmt_ratio, fmt_time, guarded, metric_footer, metric_option,
-                                  print_warnings, run_analysis, write_csv, write_json)
-from mpimeter.cli.compare import STARS_TEXT, yes_no
-
-
-MAX_SLOWDOWN_LIMIT = 10.0  # 1000 %: beyond that a "regression" threshold means nothing
-
-
-def parse_fraction(text: str) -> float:
-    """'5%' → 0.05, '0.05' → 0.05; ValueError saying what is allowed otherwise. A bare number
-    must be below 1: `5` is far more likely a forgotten % than a 500 % threshold, and read as
-    500 % it would let every regression pass; slowdowns of 100 % and more are given in %."""
-    t = text.strip()
-    percent = t.endswith("%")
-    try:
-        value = float(t[:-1]) / 100 if percent else float(t)
-    except ValueError:
-        raise ValueError("must be a fraction (0.05) or a percentage (5%)") from None
-    limit = MAX_SLOWDOWN_LIMIT if percent else 1.0
-    if not 0 <= value < limit:  # NaN fails too
-        hint = f" (did you mean {t}%?)" if not percent and 1 <= value < 100 * MAX_SLOWDOWN_LIMIT else ""
-        raise ValueError(f"must be a fraction in [0, 1) or a percentage in "
-                         f"[0%, {100 * MAX_SLOWDOWN_LIMIT:g}%){hint}")
-    return value
-
-
-def max_slowdown_option(help_text: str):
-    return click.option("--max-slowdown", default="5%", show_default=True, help=help_text)
-
-
-def checked_slowdown_and_alpha(command: str, max_slowdown: str, alpha: float) -> float:
-    """--max-slowdown as a fraction and --alpha checked: one line and exit 2 when either is bad."""
-    try:
-        slowdown = parse_fraction(max_slowdown)
-    except ValueError as exc:
-        fail(command, f"--max-slowdown {max_slowdown}: {exc}")
-    check_alpha(command, alpha)
-    return slowdown
+from mpimeter.cli.common import (EXIT_OK, EXIT_REGRESSION, STARS_TEXT, alpha_option, analysis_options,
+                                 checked_slowdown_and_alpha, console, fmt_est, fmt_p, fmt_ratio, fmt_time, guarded,
+                                 max_slowdown_option, metric_footer, metric_option, parse_fraction, print_warnings,
+                                 run_analysis, write_csv, write_json, yes_no)
 
 
 def print_gate(res: analysis.GateResult, baseline: str, candidate: str) -> None:

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import click
 
-from mpimeter.cli.analyze import EXIT_OK, console, guarded
+from mpimeter.cli.common import EXIT_OK, console, guarded
 from mpimeter.io import peers
 from mpimeter.io.peers import write as _write
 

@@ -13,7 +13,7 @@ from rich.table import Table
 
 from mpimeter import analysis
 from mpimeter.analysis.models import ModelRow, fit_models
-from mpimeter.cli.analyze import (EXIT_OK, analysis_options, analyze_together, console, fmt_time, guarded,
+from mpimeter.cli.common import (EXIT_OK, analysis_options, analyze_together, console, fmt_time, guarded,
                                   no_data_message, write_csv, write_json)
 from mpimeter.units import format_bytes, format_number
 

@@ -9,36 +9,10 @@ import click
 
 from mpimeter import analysis
 from mpimeter.atomic import write_atomic
-from mpimeter.cli.analyze import EXIT_OK, analysis_settings_options, guarded, load_options
+from mpimeter.cli.common import EXIT_OK, analysis_settings_options, check_output, guarded, load_options
+from mpimeter.cli.report_view import report_text
 
 SUFFIXES = (".html", ".htm")  # the report is HTML; any other name would hide that
-
-
-def check_output(output: Path, suffixes: tuple[str, ...], what: str) -> None:
-    """Refuses (AnalysisError) an output name with another suffix or in a folder that does not
-    exist, before anything is computed; the folder's writability shows when the file is written
-    (a temporary file there, renamed: nothing partial is ever left)."""
-    if output.suffix.lower() not in suffixes:
-        raise analysis.AnalysisError(f"-o {output}: {what}")
-    folder = output.resolve().parent
-    if not folder.is_dir():
-        raise analysis.AnalysisError(f"{output}: the folder {folder} does not exist")
-
-
-def report_text(result, *, hypothesis: str = "two-sided", title: str | None = None, max_points: int = 1500,
-                sources=(), bounds=None) -> tuple[str, int]:
-    """The report of an analysis: the alternatives compared when there are several (or why they
-    could not be), the HTML text and its number of fingerprints."""
-    from mpimeter.report.html_report import build_report  # matplotlib only when needed
-
-    comparison, problem = None, None
-    if len(result.alternatives) > 1:
-        try:
-            comparison = analysis.compare(result, alternative=hypothesis, confidence=result.settings.confidence)
-        except analysis.AnalysisError as exc:
-            problem = str(exc)
-    return build_report(result, comparison, comparison_problem=problem, title=title, max_points=max_points,
-                        sources=sources, bounds=bounds)
 
 
 @click.command("report")

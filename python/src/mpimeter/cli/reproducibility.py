@@ -16,11 +16,10 @@ from mpimeter.atomic import write_atomic
 from mpimeter.campaign import limits, lock, spec
 from mpimeter.campaign import reproducibility as rp
 from mpimeter.campaign.plan import SEED_LIMIT, draw_campaign_seed
-from mpimeter.cli.analyze import fail  # "mpimeter <command>: error: ...", exit 2
 from mpimeter.cli.benchparams import DescribedCommand
-from mpimeter.cli.output import clean
-from mpimeter.cli.run import (EXIT_FAILED_LAUNCHES, campaign_options, execute_campaign,
-                              make_request, refused, resume_command)
+from mpimeter.cli.campaign_run import (EXIT_FAILED_LAUNCHES, campaign_options, execute_campaign,
+                                       make_request, refused, resume_command)
+from mpimeter.cli.output import clean, fail  # "mpimeter <command>: error: ...", exit 2
 
 COMMAND = "reproducibility"
 RESULT_FILE = "reproducibility.json"

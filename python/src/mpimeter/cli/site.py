@@ -7,10 +7,9 @@ from pathlib import Path
 
 import click
 
-from mpimeter.cli.analyze import EXIT_OK, alpha_option, fail, guarded
-from mpimeter.cli.gate import checked_slowdown_and_alpha, max_slowdown_option
+from mpimeter.cli.common import EXIT_OK, alpha_option, checked_slowdown_and_alpha, fail, guarded, max_slowdown_option
 from mpimeter.cli.output import terminal_text
-from mpimeter.cli.store import resolve_store, store_option
+from mpimeter.cli.store_location import resolve_store, store_option
 from mpimeter.resultstore import schema
 from mpimeter.resultstore.schema import StoreError
 from mpimeter.site import data as site_data

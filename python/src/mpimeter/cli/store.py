@@ -6,7 +6,6 @@ store"). ``--store PATH`` chooses it (default ``$MPIMETER_STORE``, else
 from __future__ import annotations
 
 import math
-import os
 import time
 from pathlib import Path
 from typing import Any
@@ -15,10 +14,11 @@ import click
 from rich.table import Table
 
 from mpimeter import analysis
-from mpimeter.cli import MpimeterGroup
-from mpimeter.cli.analyze import (EXIT_OK, _settings, analysis_settings_options, console, fail, guarded,
+from mpimeter.cli.group import MpimeterGroup
+from mpimeter.cli.common import (EXIT_OK, _settings, analysis_settings_options, console, fail, guarded,
                                   load_options, write_csv, write_json)
 from mpimeter.cli.output import terminal_text
+from mpimeter.cli.store_location import resolve_store, store_option
 from mpimeter.resultstore import identity, ingest, queries, schema
 from mpimeter.resultstore.schema import StoreError
 
@@ -32,25 +32,9 @@ class StoreGroup(MpimeterGroup):
     prefix = "store "
 
 
-def store_option(f):
-    return click.option("--store", "store_path", type=click.Path(dir_okay=False), default=None,
-                        help="The results store (a DuckDB file). Default: $MPIMETER_STORE, else "
-                             "~/.local/share/mpimeter/results.duckdb.")(f)
-
-
 def format_option(f):
     return click.option("--format", "fmt", type=click.Choice(["table", "json", "csv"]), default="table",
                         show_default=True, help="Output format.")(f)
-
-
-def resolve_store(given: str | None, *, creating: bool = False) -> Path:
-    """The store's path; for ``add`` to the default location, its folder is created."""
-    if given:
-        return Path(given)
-    path = schema.default_path()
-    if creating and not os.environ.get("MPIMETER_STORE"):  # the data directory's, not a path the user gave
-        path.parent.mkdir(parents=True, exist_ok=True)
-    return path
 
 
 def _stored_run(command: str, body) -> None:
@@ -99,7 +83,7 @@ def prepare(path: str, machine: str | None, report: bool, kw: dict[str, Any]) ->
         data = _existing_report(Path(path), campaign)
         origin = "the campaign's report.html" if data is not None else None
         if data is None:
-            from mpimeter.cli.report import report_text
+            from mpimeter.cli.report_view import report_text
 
             data = report_text(result, sources=[path], bounds=bounds)[0].encode("utf-8")
             origin = "built by mpimeter store add"

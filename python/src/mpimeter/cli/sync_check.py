@@ -26,7 +26,7 @@ from rich.table import Table
 from mpimeter.campaign import describe as _describe
 from mpimeter.campaign import launcher as launch
 from mpimeter.campaign.plan import PlanError
-from mpimeter.cli.analyze import fail
+from mpimeter.cli.common import fail
 from mpimeter.cli.benchparams import DescribedCommand
 from mpimeter.units import format_ns
 

@@ -17,10 +17,9 @@ from typing import Any
 import numpy as np
 import pyarrow as pa
 
-from mpimeter import SCHEMA_VERSION
 from mpimeter.io import siblings
 from mpimeter.io.errors import AnalysisWarning, InputError
-from mpimeter.io.jsonread import INT, STR, Fields, load_json
+from mpimeter.io.campaign_record import CampaignRecord, read_campaign_record
 from mpimeter.io.csvread import CacheWriter
 from mpimeter.io.launch import LaunchData, read_launch
 
@@ -54,7 +53,7 @@ Reducer = Callable[[str, int, LaunchData, pa.Table], Any]
 class LoadedCampaign:
     layout: Layout
     launches: tuple[LoadedLaunch, ...]
-    campaign_json: dict[str, Any] | None
+    record: CampaignRecord | None  # campaign.json
     warnings: tuple[AnalysisWarning, ...]
 
 
@@ -65,26 +64,6 @@ def _launch_dirs(launches: Path) -> tuple[list[Path], list[Path]]:
     return found, skipped
 
 
-def read_campaign_json(path: Path) -> dict[str, Any] | None:
-    """campaign.json of the folder ``path`` (None when there is none), after checking what the
-    readers use: ``schema_version``, ``alternatives[].name``, ``launches[].folder`` and ``seed``."""
-    f = path / "campaign.json"
-    if not f.exists():
-        return None
-    obj = load_json(f)
-    fields = Fields(f, obj)
-    version = obj.get("schema_version")
-    if version != SCHEMA_VERSION or isinstance(version, bool):
-        raise InputError(f, f"has schema_version {version!r}; this mpimeter reads version {SCHEMA_VERSION} only")
-    for alt in fields.objs("alternatives"):
-        alt.need("name", STR)
-    for launch in fields.objs("launches"):
-        launch.need("folder", STR)
-        launch.get("seed", INT)
-        launch.get("alternative", STR)
-    return obj
-
-
 def _alt_name(folder: Path) -> str:
     """Name of the alternative a lone launch folder belongs to: its campaign's folder name."""
     if folder.parent.name == "launches":
@@ -92,7 +71,7 @@ def _alt_name(folder: Path) -> str:
     return folder.resolve().name
 
 
-def discover(path: str | Path, campaign_json: dict[str, Any] | None = None) -> Layout:
+def discover(path: str | Path, record: CampaignRecord | None = None) -> Layout:
     root = Path(path)
     if not root.exists():
         raise InputError(root, "does not exist")
@@ -105,14 +84,14 @@ def discover(path: str | Path, campaign_json: dict[str, Any] | None = None) -> L
         if not found:
             raise InputError(root / "launches", "holds no launch folder with a meta.json")
         return Layout(root, "campaign", ((root.resolve().name, tuple(found)),), tuple(skipped))
-    if campaign_json is None:
-        campaign_json = read_campaign_json(root)
+    if record is None:
+        record = read_campaign_record(root)
     subs = {p.name: p for p in root.iterdir() if p.is_dir() and (p / "launches").is_dir()}
     if not subs:
         raise InputError(
             root, "is not a campaign or launch folder (no meta.json, no launches/, no sub-folder with launches/)"
         )
-    order = [a.get("name") for a in (campaign_json or {}).get("alternatives", []) if isinstance(a, dict)]
+    order = list(record.alternative_names) if record is not None else []
     names = [n for n in order if n in subs] + sorted(n for n in subs if n not in order)
     alts, skipped_all = [], []
     for n in names:
@@ -159,7 +138,7 @@ def load(path: str | Path, *, name: str | None = None, cache: bool = True, allow
     read, what it returns is kept in :attr:`LoadedLaunch.reduced` and the rows are dropped before
     the next launch is read — so memory holds one launch's rows, not the campaign's."""
     root = Path(path)
-    cj = read_campaign_json(root) if root.is_dir() and not (root / "meta.json").exists() else None
+    cj = read_campaign_record(root) if root.is_dir() and not (root / "meta.json").exists() else None
     layout = discover(root, cj)
     warnings = [
         AnalysisWarning("launch-not-started", "launch folder has no meta.json and was skipped",
@@ -184,7 +163,7 @@ def load(path: str | Path, *, name: str | None = None, cache: bool = True, allow
     return LoadedCampaign(layout, tuple(launches), cj, tuple(warnings))
 
 
-def _load_alternative(root: Path, cj: dict[str, Any] | None, alt_name: str, folders: tuple[Path, ...], cache: bool,
+def _load_alternative(root: Path, cj: CampaignRecord | None, alt_name: str, folders: tuple[Path, ...], cache: bool,
                       allow_mixed: bool, reduce: Reducer | None, writer: CacheWriter,
                       warnings: list[AnalysisWarning]) -> list[LoadedLaunch]:
     read = []

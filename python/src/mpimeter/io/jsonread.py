@@ -13,6 +13,8 @@ from __future__ import annotations
 
 import json
 import math
+import os
+import stat
 from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
 from typing import Any
@@ -23,34 +25,46 @@ MAX_DEPTH = 64  # meta.json nests 4 levels deep; 64 leaves room for any sane ext
 MAX_BYTES = 256 * 2**20  # a meta.json of a 100 000-rank launch is some tens of MiB
 
 
-def load_json(path: Path) -> Any:
-    """The parsed JSON document at ``path``; InputError when it is missing, unreadable, not JSON or
-    nested deeper than MAX_DEPTH."""
-    try:
-        size = path.stat().st_size
-        if size > MAX_BYTES:
-            raise InputError(path, f"is {size / 2**20:.0f} MiB; at most {MAX_BYTES // 2**20} MiB are read")
-        text = path.read_text(encoding="utf-8")
+def _not_json(name: str):
+    raise ValueError(f"{name} is not a JSON number (numbers are finite in the files mpimeter writes)")
+
+
+def load_json(path: Path, *, max_bytes: int = MAX_BYTES, max_depth: int = MAX_DEPTH) -> Any:
+    """The parsed JSON document at ``path``: the one check of every JSON file mpimeter reads
+    back (meta.json, campaign.json, for the analysis and for ``--resume``). InputError when it is
+    missing, not a regular file (a FIFO is never waited on), larger than ``max_bytes``, not
+    UTF-8, not JSON (NaN and Infinity included), or nested deeper than ``max_depth``."""
+    try:  # non-blocking: a FIFO in place of the file must not hang the reader
+        with open(os.open(path, os.O_RDONLY | os.O_NONBLOCK), "rb") as f:
+            if not stat.S_ISREG(os.fstat(f.fileno()).st_mode):
+                raise InputError(path, "not a regular file")
+            data = f.read(max_bytes + 1)
     except FileNotFoundError:
         raise InputError(path, "is missing") from None
-    except UnicodeDecodeError as exc:
-        raise InputError(path, f"is not UTF-8 text (byte {exc.start})") from None
     except OSError as exc:
         raise InputError(path, f"cannot be read: {exc.strerror or exc}") from None
+    if len(data) > max_bytes:
+        raise InputError(path, f"is larger than {max_bytes / 2**20:.0f} MiB; at most {max_bytes // 2**20} MiB are read")
     try:
-        value = json.loads(text)
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise InputError(path, f"is not UTF-8 text (byte {exc.start})") from None
+    try:
+        value = json.loads(text, parse_constant=_not_json)
     except json.JSONDecodeError as exc:
         raise InputError(path, f"does not parse as JSON: {exc.msg} (column {exc.colno})", line=exc.lineno) from None
     except RecursionError:
-        raise InputError(path, f"nests arrays or objects too deeply to be read (at most {MAX_DEPTH} levels)") from None
-    if nesting_depth(value) > MAX_DEPTH:
-        raise InputError(path, f"nests arrays or objects more than {MAX_DEPTH} levels deep; at most {MAX_DEPTH} are "
+        raise InputError(path, f"nests arrays or objects too deeply to be read (at most {max_depth} levels)") from None
+    except ValueError as exc:  # NaN, Infinity
+        raise InputError(path, f"does not parse as JSON: {exc}") from None
+    if nesting_depth(value, max_depth) > max_depth:
+        raise InputError(path, f"nests arrays or objects more than {max_depth} levels deep; at most {max_depth} are "
                                "allowed")
     return value
 
 
-def nesting_depth(value: Any) -> int:
-    """How many arrays/objects deep ``value`` nests (a scalar: 0), counted up to MAX_DEPTH + 1;
+def nesting_depth(value: Any, limit: int = MAX_DEPTH) -> int:
+    """How many arrays/objects deep ``value`` nests (a scalar: 0), counted up to ``limit`` + 1;
     iterative, so any depth is safe."""
     deepest = 0
     stack: list[tuple[Any, int]] = [(value, 0)]
@@ -63,7 +77,7 @@ def nesting_depth(value: Any) -> int:
         else:
             continue
         deepest = max(deepest, d + 1)
-        if deepest > MAX_DEPTH:
+        if deepest > limit:
             return deepest
         stack.extend((c, d + 1) for c in children)
     return deepest

@@ -30,25 +30,12 @@ import pyarrow.compute as pc
 
 from mpimeter.io import clock as _clock
 from mpimeter.io import origin as _origin
-from mpimeter.io import rowcheck
+from mpimeter.io import rawformat, rowcheck
 from mpimeter.io.csvread import CacheWriter, Column, CsvRead, read_csv
 from mpimeter.io.errors import AnalysisWarning, InputError
 from mpimeter.io.meta import LaunchMeta, read_meta
 
-RAW_COLUMNS = (
-    Column("test", pa.int32()),
-    Column("op", pa.dictionary(pa.int32(), pa.string())),
-    Column("size", pa.int64()),
-    Column("rank", pa.int32()),
-    Column("rep", pa.int32()),
-    Column("start_ns", pa.int64()),
-    Column("end_ns", pa.int64()),
-    Column("valid", pa.int8()),
-    Column("gstart_ns", pa.int64(), nullable=True),
-    Column("gend_ns", pa.int64(), nullable=True),
-    # raw format 2 (meta.json schema 3): a nonblocking collective's components, empty otherwise
-    *(Column(name, pa.int64(), nullable=True, added=True) for name in rowcheck.COMPONENTS),
-)
+RAW_COLUMNS = rawformat.COLUMNS  # docs/FORMAT.md "raw.csv" (mpimeter.io.rawformat)
 SYNC_COLUMNS = (
     Column("rank", pa.int32()),
     Column("phase", pa.int32()),

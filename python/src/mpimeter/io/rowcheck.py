@@ -31,9 +31,8 @@ import pyarrow.compute as pc
 from mpimeter.io.csvread import dictionary_codes
 from mpimeter.io.errors import InputError
 from mpimeter.io.meta import LaunchMeta, TestRecord
+from mpimeter.io.rawformat import COMPONENTS  # raw format 2's nonblocking components, in column order
 
-# raw format 2's nonblocking components, in column order (docs/FORMAT.md, raw.csv)
-COMPONENTS = ("init_ns", "test_ns", "wait_ns", "compute_ns", "blocking_ns")
 TIME_LIMIT = 2**62  # ns, about 146 years: two timestamps within ±2^62 differ by less than 2^63
 
 

@@ -28,6 +28,39 @@ import pyarrow.compute as pc
 
 from mpimeter.io.csvread import dictionary_codes
 
+
+@dataclass(frozen=True)
+class RunTime:
+    """The run time of one repetition on one clock (docs/FORMAT.md, "run time of a repetition";
+    ARCHITECTURE.md, "Statistics"), defined once here for both reductions below, the numpy one
+    (:meth:`over_ranks`) and the SQL one (:meth:`sql`): on a global clock, the latest end minus
+    the earliest start over the ranks; on the ranks' local clocks, the longest local duration.
+    The C side's one definition is the reduced raw writer's (pinned to this by
+    c/tests/mpi/test_raw_format.py)."""
+
+    name: str  # the column of RepetitionTimes
+    start: str  # raw.csv columns
+    end: str
+    global_clock: bool
+
+    def over_ranks(self, start: np.ndarray, end: np.ndarray) -> np.ndarray:
+        """Per repetition, from (ranks × repetitions) matrices of the start and end columns."""
+        if self.global_clock:
+            return (end.max(0) - start.min(0)).astype(float)
+        return (end - start).max(0).astype(float)
+
+    def sql(self) -> str:
+        """The same as a DuckDB aggregate over one repetition's rows."""
+        if self.global_clock:
+            return f"max({self.end}) - min({self.start}) AS {self.name}"
+        return f"max({self.end} - {self.start}) AS {self.name}"
+
+
+RUN_TIMES = (RunTime("online_ns", "gstart_ns", "gend_ns", True),  # the online global clock
+             RunTime("resync_ns", "rgstart_ns", "rgend_ns", True),  # re-synced after the fact (sync.csv)
+             RunTime("local_ns", "start_ns", "end_ns", False))  # no global clock
+
+
 def connect() -> duckdb.DuckDBPyConnection:
     """An in-memory DuckDB connection for the reductions below (one per analysis)."""
     return duckdb.connect()
@@ -109,7 +142,7 @@ def _rank_major(raw: pa.Table, *, medians: bool = False) -> tuple[RepetitionTime
     rank, rep = raw["rank"].to_numpy(), raw["rep"].to_numpy()
     start, end = raw["start_ns"].to_numpy(), raw["end_ns"].to_numpy()
     glob = {}
-    for pair in (("gstart_ns", "gend_ns"), ("rgstart_ns", "rgend_ns")):
+    for pair in ((rt.start, rt.end) for rt in RUN_TIMES if rt.global_clock):
         nulls = raw[pair[0]].null_count + raw[pair[1]].null_count
         if nulls == 0:
             glob[pair] = (_int_column(raw, pair[0]), _int_column(raw, pair[1]))
@@ -123,8 +156,8 @@ def _rank_major(raw: pa.Table, *, medians: bool = False) -> tuple[RepetitionTime
     block_keys = np.stack([alt[starts], launch[starts], test[starts]], axis=1)
     if np.unique(block_keys, axis=0).shape[0] != starts.size:
         return None  # a (launch, test) in several pieces
-    parts: dict[str, list[np.ndarray]] = {k: [] for k in ("alt", "launch", "test", "op", "size", "rep", "online",
-                                                          "resync", "local", "valid", "spread")}
+    parts: dict[str, list[np.ndarray]] = {k: [] for k in ("alt", "launch", "test", "op", "size", "rep",
+                                                          *(rt.name for rt in RUN_TIMES), "valid", "spread")}
     op_codes, ops = _codes(raw["op"])
     size = raw["size"].to_numpy()
     valid = raw["valid"].to_numpy()
@@ -148,14 +181,16 @@ def _rank_major(raw: pa.Table, *, medians: bool = False) -> tuple[RepetitionTime
         parts["op"].append(np.full(nrep, op_codes[lo]))
         parts["size"].append(np.full(nrep, size[lo]))
         parts["rep"].append(np.arange(nrep))
-        for key, pair in (("online", ("gstart_ns", "gend_ns")), ("resync", ("rgstart_ns", "rgend_ns"))):
-            if pair in glob:
+        for rt in RUN_TIMES:
+            pair = (rt.start, rt.end)
+            if not rt.global_clock:
+                parts[rt.name].append(rt.over_ranks(start[lo:hi].reshape(p, nrep), end[lo:hi].reshape(p, nrep)))
+            elif pair in glob:
                 gs, ge = glob[pair]
-                parts[key].append((ge[lo:hi].reshape(p, nrep).max(0) - gs[lo:hi].reshape(p, nrep).min(0)).astype(float))
+                parts[rt.name].append(rt.over_ranks(gs[lo:hi].reshape(p, nrep), ge[lo:hi].reshape(p, nrep)))
             else:
-                parts[key].append(nan)
-        local = (end[lo:hi] - start[lo:hi]).reshape(p, nrep)
-        parts["local"].append(local.max(0).astype(float))
+                parts[rt.name].append(nan)
+        local = (end[lo:hi] - start[lo:hi]).reshape(p, nrep)  # the ranks' own durations (rank medians)
         ok = valid[lo:hi].reshape(p, nrep) == 1
         parts["valid"].append(ok.all(0))
         if medians and rk[0, 0] >= 0:
@@ -170,7 +205,7 @@ def _rank_major(raw: pa.Table, *, medians: bool = False) -> tuple[RepetitionTime
             parts["spread"].append(nan)
     cat = {k: np.concatenate(v) for k, v in parts.items()}
     reps = RepetitionTimes(cat["alt"], alts, cat["launch"], cat["test"], cat["op"], ops, cat["size"], cat["rep"],
-                           cat["online"], cat["resync"], cat["local"], cat["valid"], cat["spread"])
+                           cat["online_ns"], cat["resync_ns"], cat["local_ns"], cat["valid"], cat["spread"])
     if not medians:
         return reps, None
     return reps, _median_frame(med_parts, alt, alts, op_codes, ops, size, launch)
@@ -214,11 +249,9 @@ def repetition_times(raw: pa.Table, con: duckdb.DuckDBPyConnection | None = None
     con = connect() if own else con
     con.register("raw", raw)
     t = con.sql(
-        """
+        f"""
         SELECT alternative, launch, test, any_value(op) AS op, any_value(size) AS size, rep,
-               max(gend_ns) - min(gstart_ns) AS online_ns,
-               max(rgend_ns) - min(rgstart_ns) AS resync_ns,
-               max(end_ns - start_ns) AS local_ns,
+               {", ".join(rt.sql() for rt in RUN_TIMES)},
                min(valid) AS valid,
                CASE WHEN min(rank) >= 0 THEN max(gstart_ns) - min(gstart_ns) END AS spread_ns
         FROM raw

@@ -17,6 +17,7 @@ from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from mpimeter.io.campaign_record import CampaignRecord
 from mpimeter.io.errors import AnalysisWarning, InputError
 from mpimeter.io.meta import LaunchMeta
 
@@ -74,14 +75,14 @@ def check_siblings(alternative: str, launches: Sequence[tuple[Path, LaunchMeta]]
             for folder, what in problems]
 
 
-def planned_seeds(root: Path, campaign_json: Mapping[str, Any] | None,
+def planned_seeds(root: Path, record: CampaignRecord | None,
                   folders: Sequence[Path]) -> dict[Path, int | None] | None:
     """folder → the seed campaign.json gave it, for every launch folder of ``folders`` that
     campaign.json lists, and None for one it does not list although it lists launches of the same
     ``launches/`` folder; None when campaign.json lists no launch there (a hand-made one)."""
-    if not campaign_json:
+    if record is None:
         return None
-    listed = {(root / e["folder"]).resolve(): e.get("seed") for e in campaign_json.get("launches", ())}
+    listed = {(root / e.folder).resolve(): e.seed for e in record.launches}
     parents = {p.parent for p in listed}
     mine = [f.resolve() for f in folders]
     if not any(f.parent in parents for f in mine):

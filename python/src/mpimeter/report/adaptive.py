@@ -9,6 +9,8 @@ from collections import Counter
 from collections.abc import Sequence
 from typing import Any
 
+from mpimeter.io.campaign_record import CampaignRecord
+
 ADDED_MARK = "added"
 ADDED_NOTE = ("sizes marked “added” were chosen while the launches ran by --sizes auto: the "
               "geometric middle of the segment whose linear interpolation was worst (SKaMPI, "
@@ -41,9 +43,9 @@ def nrep_text(metas: Sequence[Any]) -> str:
             f"stopped by {stops}")
 
 
-def launches_text(campaign_json: dict | None) -> str | None:
+def launches_text(record: CampaignRecord | None) -> str | None:
     """Where `--launches auto` stopped the pairs, from campaign.json (None: not adaptive)."""
-    rule = (campaign_json or {}).get("adaptive_launches")
+    rule = record.adaptive_launches if record is not None else None
     if not isinstance(rule, dict):
         return None
     pairs = [p for p in rule.get("pairs") or [] if isinstance(p, dict)]

@@ -105,7 +105,7 @@ def build_report(result, comparison=None, *, comparison_problem: str | None = No
     body.append(h.section("spread", "Launch-to-launch spread", _spread(result, ops)))
     body.append(h.section("method", "Method", method_section(result, comparison)))
     body.append(h.section("provenance", "Provenance",
-                          provenance_section(result, result.campaign.campaign_json)))
+                          provenance_section(result, result.campaign.campaign_record)))
     body.append(h.section("rules", "The twelve rules", _rules(result, comparison, comparison_problem, bounds)))
     return h.page(title, "".join(body)), len(fp_jobs)
 

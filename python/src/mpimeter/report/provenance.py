@@ -13,6 +13,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from mpimeter.campaign import slurm
+from mpimeter.io.campaign_record import CampaignRecord
 from mpimeter.report import html as h
 from mpimeter.report.adaptive import launches_text, nrep_text
 from mpimeter.report.metadata import joined, ns_or_none, rank_layout, residual_text, window_text
@@ -62,7 +63,7 @@ def common_and_varying(metas: Sequence[Mapping[str, Any]]) -> tuple[dict[str, st
     return common, varying
 
 
-def provenance_section(result, campaign_json: Mapping[str, Any] | None) -> str:
+def provenance_section(result, record: CampaignRecord | None) -> str:
     parts = [tag_p("Everything the launches recorded about the experiment (meta.json, "
                    "docs/FORMAT.md). Values that differ between launches are listed first: "
                    "a factor that varied is a factor of the experiment (Hoefler & Belli, rule 9).")]
@@ -84,20 +85,19 @@ def provenance_section(result, campaign_json: Mapping[str, Any] | None) -> str:
                                  h.json_block(li.meta.document)) for li in launches)
         body.append(h.tag("h4", "Full meta.json of every launch") + full)
         parts.append(h.tag("h3", h.esc(f"Alternative {alt}"), id=f"prov-{slug(alt)}") + "".join(body))
-    parts.append(slurm_part(result, campaign_json))
-    if campaign_json:
-        parts.append(h.tag("h3", "campaign.json") + h.details("campaign.json", h.json_block(campaign_json)))
+    parts.append(slurm_part(result, record))
+    if record is not None and record.document:
+        parts.append(h.tag("h3", "campaign.json") + h.details("campaign.json", h.json_block(record.document)))
     return "".join(parts)
 
 
-def slurm_part(result, campaign_json: Mapping[str, Any] | None) -> str:
+def slurm_part(result, record: CampaignRecord | None) -> str:
     """The Slurm jobs the campaign ran in (campaign.json `sessions[].slurm`) and each launch's
     job, step, nodes and binding (rank 0's environment in meta.json); empty outside Slurm.
     Launches of different jobs may have run on other nodes with another binding (§7 of Hunold &
     Carpen-Amarie 2016): this is where a reader sees it."""
-    sessions = campaign_json.get("sessions") if isinstance(campaign_json, Mapping) else None
-    jobs = [(i, job) for i, s in enumerate(sessions if isinstance(sessions, list) else [])
-            if isinstance(s, Mapping) and (job := slurm.from_mapping(s.get("slurm")))]
+    jobs = [(i, job) for i, value in (record.session_slurm if record is not None else ())
+            if (job := slurm.from_mapping(value))]
     launches = []
     for alt in result.alternatives:
         for li in result.campaign.launches_of(alt):
@@ -159,7 +159,7 @@ def method_section(result, comparison) -> str:
              joined([m.clock_sync.model for m in metas]) + "); " + residual_text(metas)),
         ]
         parts.append(h.tag("h3", h.esc(f"Alternative {alt}")) + h.key_values(pairs))
-    if (adaptive_launches := launches_text(result.campaign.campaign_json)) is not None:
+    if (adaptive_launches := launches_text(result.campaign.campaign_record)) is not None:
         parts.append(h.key_values([("launches", adaptive_launches)]))
     summary = [
         ("run time of a repetition", result.clock_note + ". With a global clock: max end − min "

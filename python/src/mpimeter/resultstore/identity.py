@@ -28,9 +28,9 @@ MAX_MACHINE = 120  # characters of a machine name
 def campaign_id(campaign) -> tuple[str, str]:
     """(id, where it came from: ``campaign.json`` or ``meta.json hash``) of an
     ``analysis.Campaign``."""
-    cj = campaign.campaign_json
-    if cj is not None and "id" in cj:
-        value = cj["id"]
+    cj = campaign.campaign_record
+    if cj is not None and cj.id_given:
+        value = cj.id
         if not isinstance(value, str) or not ID_PATTERN.fullmatch(value):
             raise InputError(Path(campaign.path) / "campaign.json",
                              f"id {str(value)[:40]!r} is not an id mpimeter writes (32 hex digits)")

@@ -18,6 +18,7 @@ from typing import Any
 import pandas as pd
 
 from mpimeter import __version__
+from mpimeter.io.campaign_record import CampaignRecord
 from mpimeter.resultstore import schema
 from mpimeter.resultstore.schema import StoreError
 
@@ -54,14 +55,11 @@ def _finite(x: Any) -> float | None:
     return x if x == x and abs(x) != float("inf") else None
 
 
-def _variant(cj: dict | None, alternative: str) -> str:
+def _variant(record: CampaignRecord | None, alternative: str) -> str:
     """The environment an alternative set (campaign.json alternatives[].env; secrets already
     redacted there), as ``NAME=value`` words; '' for a library as it is."""
-    alts = cj.get("alternatives") if isinstance(cj, dict) else None
-    for alt in alts if isinstance(alts, list) else []:
-        if isinstance(alt, dict) and alt.get("name") == alternative and isinstance(alt.get("env"), dict):
-            return " ".join(f"{k}={v}" for k, v in sorted(alt["env"].items()) if isinstance(v, str))
-    return ""
+    env = record.env_of(alternative) if record is not None else {}
+    return " ".join(f"{k}={v}" for k, v in sorted(env.items()))
 
 
 def _span(launches) -> tuple[str | None, str | None]:
@@ -73,14 +71,14 @@ def _span(launches) -> tuple[str | None, str | None]:
 def campaign_rows(entry: Entry, added: str) -> dict[str, list[tuple]]:
     """The rows of every table for one campaign (schema.TABLES order of columns)."""
     res, campaign = entry.result, entry.result.campaign
-    cj = campaign.campaign_json if isinstance(campaign.campaign_json, dict) else None
+    cj = campaign.campaign_record
     first, last = _span(campaign.launches)
-    seed = cj.get("seed") if cj is not None and isinstance(cj.get("seed"), int) else None
+    seed = cj.seed if cj is not None else None
     rows: dict[str, list[tuple]] = {name: [] for name in schema.TABLES}
     rows["campaigns"].append((
         entry.campaign_id, Path(entry.path).resolve().name, str(Path(entry.path).resolve()), entry.machine,
         entry.id_source, added, first, last, len(res.alternatives), len(campaign.launches),
-        _text(cj.get("command")) if cj else None, seed, _json(asdict(res.settings)), __version__, entry.report,
+        _text(cj.command) if cj is not None else None, seed, _json(asdict(res.settings)), __version__, entry.report,
         entry.report_source))
     root = Path(campaign.path).resolve()
     for alt in res.alternatives:

@@ -22,10 +22,11 @@ from typing import Any
 from mpimeter import __version__
 from mpimeter.atomic import write_atomic
 from mpimeter.io import origin as _origin
+from mpimeter.io import rawformat
 from mpimeter.io.errors import InputError
 from mpimeter.io.peers.common import PeerRun
 
-RAW_HEADER = "test,op,size,rank,rep,start_ns,end_ns,valid,gstart_ns,gend_ns,init_ns,test_ns,wait_ns,compute_ns,blocking_ns"
+RAW_HEADER = rawformat.HEADER
 
 
 def check_runs(runs: list[PeerRun]) -> None:
@@ -104,7 +105,7 @@ def raw_csv(run: PeerRun) -> bytes:
     for i, t in enumerate(run.tests):
         for rep, (ns, ok) in enumerate(zip(t.run_times_ns, t.valid)):
             glob = f"0,{ns}" if run.global_times else ","
-            lines.append(f"{i},{t.op},{t.size},-1,{rep},0,{ns},{int(ok)},{glob},,,,,")
+            lines.append(f"{i},{t.op},{t.size},-1,{rep},0,{ns},{int(ok)},{glob}" + "," * len(rawformat.COMPONENTS))
     return ("\n".join(lines) + "\n").encode()
 
 

@@ -1,0 +1,100 @@
+"""The `analyze` table of one analysis result on the terminal (shared by `mpimeter analyze` and
+what `mpimeter run` shows after a campaign): one row per (op, size) — every estimate followed by
+its interval — the nonblocking table, the notes and the warnings."""
+
+from __future__ import annotations
+
+import math
+
+from rich.table import Table
+
+from mpimeter import analysis
+from mpimeter.cli.common import fmt_est, fmt_time, print_warnings
+from mpimeter.cli.counters_view import print_counters
+from mpimeter.cli.output import console, terminal_text
+from mpimeter.units import format_rate, format_size
+
+
+def print_analysis(res: analysis.AnalysisResult, *, per_launch: bool, title: str | None = None) -> None:
+    con = console()
+    several = len(res.alternatives) > 1
+    pct = f"{100 * res.settings.confidence:g} %"
+    t = Table(title=f"mpimeter analyze {title or res.campaign.path}", title_justify="left")
+    if several:
+        t.add_column("alternative")
+    for name, just in (("op", "left"), ("size", "right"), ("launches", "right"),
+                       (f"median [{pct} CI]", "right"), (f"mean [{pct} CI]", "right"), ("spread", "right"),
+                       ("removed", "right"), ("invalid", "right"), ("warm-up", "right")):
+        t.add_column(name, justify=just)
+    has_bw = any(r.bandwidth_Bps is not None for r in res.rows)
+    if has_bw:
+        t.add_column("bandwidth (harmonic)", justify="right")
+    has_one_way = any(r.one_way for r in res.rows)
+    if has_one_way:
+        t.add_column("time", justify="left")
+    for r in res.rows:
+        mean = fmt_est(r.mean_ns, r.mean_ci_low_ns, r.mean_ci_high_ns)
+        if r.normal is False:
+            mean += " †"
+        cells = [r.op, format_size(r.size, res.size_unit(r.op)), str(r.launches), fmt_est(r.median_ns, r.median_ci_low_ns, r.median_ci_high_ns),
+                 mean, f"{r.spread:.3f}" if math.isfinite(r.spread) else "–",
+                 f"{r.outliers_removed}/{r.repetitions}", str(r.invalid), str(r.warmup_max)]
+        if has_bw:
+            cells.append(format_rate(r.bandwidth_Bps))
+        if has_one_way:
+            cells.append(time_kind(r.one_way))
+        t.add_row(*([r.alternative] if several else []), *cells)
+    con.print(t)
+    if res.nbc_rows:
+        con.print(nbc_table(res, several))
+    con.print(f"clock: {res.clock_note}")
+    if has_one_way:
+        con.print(f"time one-way: {analysis.ONE_WAY_NOTE}")
+    overhead = res.measurement_overhead
+    if overhead:
+        con.print(f"{analysis.OVERHEAD_LABEL}: "
+                  + "; ".join(terminal_text(o.text(name_alternative=several)) for o in overhead)
+                  + f" — {analysis.OVERHEAD_NOTE}")
+    con.print(f"outlier filter: {res.settings.outlier}; median interval: Le Boudec order statistics over "
+              f"per-launch medians; mean: t interval over per-launch means, lower bound clamped at 0 "
+              f"(† = Shapiro–Wilk rejects normality); "
+              f"spread = max/min of per-launch medians" + ("; warm-up dropped" if res.settings.drop_warmup else ""))
+    print_counters(con, res)
+    if per_launch:
+        lt = Table(title="per launch", title_justify="left")
+        one_way_ops = {r.op for r in res.rows if r.one_way}
+        for name in ("alternative", "launch", "op", "size", "clock", "n", "removed", "invalid", "median", "mean",
+                     "p99", "CoV", "warm-up") + (("time",) if one_way_ops else ()):
+            lt.add_column(name, justify="left" if name in ("alternative", "op", "clock", "time") else "right")
+        for s in res.launch_summaries:
+            lt.add_row(s.alternative, f"{s.launch:03d}", s.op, format_size(s.size, res.size_unit(s.op)), s.clock, str(s.n), str(s.removed),
+                       str(s.n_invalid), fmt_time(s.median_ns), fmt_time(s.mean_ns), fmt_time(s.p99_ns),
+                       f"{s.cov:.3f}" if math.isfinite(s.cov) else "–", str(s.warmup_length),
+                       *((time_kind(s.op in one_way_ops),) if one_way_ops else ()))
+        con.print(lt)
+    print_warnings(con, res.warnings)
+
+
+def time_kind(one_way: bool) -> str:
+    """The "time" column: what a row's times are."""
+    return "one-way" if one_way else "run time"
+
+
+def nbc_table(res: analysis.AnalysisResult, several: bool) -> Table:
+    """Nonblocking collectives: overhead against the blocking time, and the overlap figures
+    (analysis.nbc; medians over launches of per-launch medians)."""
+    pct = f"{100 * res.settings.confidence:g} %"
+    t = Table(title="nonblocking collectives: overhead and overlap (NBCBench; IMB and OSU definitions beside)",
+              title_justify="left")
+    if several:
+        t.add_column("alternative")
+    for name in ("op", "size", "scheme", "tests", f"overhead [{pct} CI]", "init", "test", "wait", "blocking",
+                 "compute", "total", "overlap", "IMB", "OSU"):
+        t.add_column(name, justify="left" if name in ("op", "scheme") else "right")
+    for r in res.nbc_rows:
+        t.add_row(*([r.alternative] if several else []), r.op, format_size(r.size, res.size_unit(r.op)), r.scheme,
+                  str(r.tests_per_rep), fmt_est(r.overhead_ns, r.overhead_ci_low_ns, r.overhead_ci_high_ns),
+                  fmt_time(r.init_ns), fmt_time(r.test_ns), fmt_time(r.wait_ns), fmt_time(r.blocking_ns),
+                  fmt_time(r.compute_ns), fmt_time(r.total_ns), f"{100 * r.overlap:.0f} %",
+                  f"{100 * r.overlap_imb:.0f} %", f"{100 * r.overlap_osu:.0f} %")
+    return t

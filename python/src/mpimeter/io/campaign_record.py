@@ -1,0 +1,101 @@
+"""campaign.json as the analysis side reads it (docs/FORMAT.md, "campaign.json"): one typed,
+read-only record, checked once when a campaign folder is read (mpimeter.io.campaign), that every
+consumer uses — the folder order of the alternatives, the planned seeds (mpimeter.io.siblings),
+the results store (id, seed, command, each alternative's environment), the report (the Slurm
+jobs, where `--launches auto` stopped, the document itself) and `mpimeter reproducibility`.
+
+The file is untrusted (mpimeter.io.jsonread.load_json: size, UTF-8, JSON, depth). What the
+readers depend on is checked and refused with the file and key named: ``schema_version``,
+``alternatives[].name``, ``launches[].folder`` / ``seed`` / ``alternative``. What only describes
+(an alternative's environment, the sessions' Slurm jobs, the adaptive rule's record) is kept
+when it has the documented shape and left out otherwise, as the report and the store always
+did. ``mpimeter run --resume`` reads the same file with its own stricter checks of what it may
+run again (mpimeter.campaign.state); both start from :func:`load_json`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from types import MappingProxyType
+from typing import Any
+
+from mpimeter import SCHEMA_VERSION
+from mpimeter.io.errors import InputError
+from mpimeter.io.jsonread import INT, STR, Fields, load_json
+
+FILE_NAME = "campaign.json"
+
+
+@dataclass(frozen=True)
+class AlternativeEntry:
+    name: str
+    env: Mapping[str, str]  # the variables the alternative set (secret values already redacted)
+
+
+@dataclass(frozen=True)
+class LaunchEntry:
+    folder: str  # relative to the campaign folder
+    seed: int | None
+    alternative: str | None
+
+
+@dataclass(frozen=True)
+class CampaignRecord:
+    path: Path  # the file
+    document: Mapping[str, Any]  # the whole parsed file, for display (report provenance)
+    alternatives: tuple[AlternativeEntry, ...]
+    launches: tuple[LaunchEntry, ...]
+    id: Any = None  # as written; resultstore.identity checks it when the store needs it
+    id_given: bool = False  # the key is there (even as null)
+    seed: int | None = None
+    command: str | None = None
+    # (session index, its ``slurm`` value) of every session object (campaign.slurm reads them)
+    session_slurm: tuple[tuple[int, Any], ...] = ()
+    adaptive_launches: Mapping[str, Any] | None = None  # `--launches auto`'s record (an object)
+
+    @property
+    def alternative_names(self) -> tuple[str, ...]:
+        return tuple(a.name for a in self.alternatives)
+
+    def env_of(self, alternative: str) -> Mapping[str, str]:
+        """The environment the alternative set; empty for a library as it is (or not listed)."""
+        for a in self.alternatives:
+            if a.name == alternative:
+                return a.env
+        return {}
+
+
+def from_document(path: Path, obj: Any) -> CampaignRecord:
+    """The record of a parsed campaign.json at ``path``; InputError naming the key otherwise."""
+    fields = Fields(path, obj)
+    version = obj.get("schema_version")
+    if version != SCHEMA_VERSION or isinstance(version, bool):
+        raise InputError(path, f"has schema_version {version!r}; this mpimeter reads version {SCHEMA_VERSION} only")
+    alternatives = []
+    for alt in fields.objs("alternatives"):
+        env = alt.value.get("env")
+        alternatives.append(AlternativeEntry(
+            alt.need("name", STR),
+            MappingProxyType({k: v for k, v in env.items() if isinstance(v, str)} if isinstance(env, dict) else {})))
+    launches = tuple(LaunchEntry(launch.need("folder", STR), launch.get("seed", INT), launch.get("alternative", STR))
+                     for launch in fields.objs("launches"))
+    seed = obj.get("seed")
+    sessions = obj.get("sessions")
+    adaptive = obj.get("adaptive_launches")
+    return CampaignRecord(
+        path, obj, tuple(alternatives), launches, id=obj.get("id"), id_given="id" in obj,
+        seed=seed if isinstance(seed, int) and not isinstance(seed, bool) else None,
+        command=obj.get("command") if isinstance(obj.get("command"), str) else None,
+        session_slurm=tuple((i, s.get("slurm")) for i, s in enumerate(sessions if isinstance(sessions, list) else [])
+                            if isinstance(s, dict)),
+        adaptive_launches=adaptive if isinstance(adaptive, dict) else None)
+
+
+def read_campaign_record(folder: Path) -> CampaignRecord | None:
+    """campaign.json of ``folder`` (None when there is none), checked once."""
+    f = Path(folder) / FILE_NAME
+    if not f.exists():
+        return None
+    return from_document(f, load_json(f))
