@@ -30,6 +30,7 @@ from mpimeter.io.errors import AnalysisWarning
 from mpimeter.stats import across as _across
 from mpimeter.stats import hypothesis as _hyp
 from mpimeter.stats import repetitions as _reps
+from mpimeter.warning_codes import warning
 
 Outlier = Literal["tukey", "none", "mpibench", "trim25"]
 Clock = Literal["auto", "global", "online", "local"]
@@ -163,9 +164,7 @@ def _launch_clock(li: LaunchInfo, clock: str, warnings: list[AnalysisWarning]) -
         return "global-resync"
     if li.has_global_times:
         return "global-online"
-    warnings.append(AnalysisWarning(
-        "clock-unavailable", f"launch {li.alternative}/{li.index:03d} has no global times; its local run times are used",
-        "run with a clock sync (--clocksync) to get global run times", str(li.folder)))
+    warnings.append(warning("clock-unavailable", launch=f"{li.alternative}/{li.index:03d}", where=str(li.folder)))
     return "local"
 
 
