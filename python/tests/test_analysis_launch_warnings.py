@@ -13,6 +13,7 @@ from mpimeter import analysis
 from mpimeter.analysis.warning_groups import group_warnings
 from mpimeter.cli.analyze import command
 from mpimeter.io.errors import AnalysisWarning
+from mpimeter.warning_codes import CONDITION_CODES
 
 
 def fast_op(op, size, rng, n):
@@ -78,6 +79,17 @@ def test_conditions_are_warnings_with_their_code_everywhere(tmp_path):
     assert "oversubscribed" in warnings_section and "2 ranks share 1 CPU" in warnings_section
 
 
+def test_every_condition_the_binary_can_write_reaches_the_user(tmp_path):
+    """Each code of mpimeter.warning_codes.CONDITION_CODES (the ones c/src writes, checked by
+    test_warning_codes) planted in meta.json comes out of analyze as a warning of that code."""
+    planted = [{"code": code, "message": f"what {code} says", "hint": "", "where": None} for code in CONDITION_CODES]
+    camp = write_campaign(tmp_path / "c", 2, seed=8, nrep=20, schema=2, conditions=planted)
+    found = warnings_of(camp)
+    for code in CONDITION_CODES:
+        assert found[code].message == f"2 cases; first: launch c/000: what {code} says"
+        assert found[code].hint == "see the conditions in the launch's meta.json" and found[code].count == 2
+
+
 def test_version_1_warnings_reach_the_user_as_bench_warning(tmp_path):
     camp = write_campaign(tmp_path / "c", 2, seed=4, nrep=20)
     edit_metas(camp, lambda m: m.update(warnings=["the --cold-cache overwrite takes longer than --window-us 5"]))
@@ -85,14 +97,43 @@ def test_version_1_warnings_reach_the_user_as_bench_warning(tmp_path):
     assert w.count == 2 and "the --cold-cache overwrite takes longer" in w.message
 
 
+BUDGET_CONDITION = {"code": "budget-ended-tests", "where": None, "hint": "raise --roundtime-budget-s or lower --nrep",
+                    "message": "1 test(s) ended by the time budget (--roundtime-budget-s 0.5 per test) before --nrep 20 "
+                               "repetitions: bcast 8 (3 of 20); they rest on fewer repetitions than asked"}
+
+
+def test_the_budget_condition_reaches_analyze_when_the_tests_do_not_say_it(tmp_path):
+    """The binary's budget-ended-tests condition in a meta.json whose tests do not record why they
+    ended (no ended_by, no nrep_asked): the analysis cannot derive its own warning, so the
+    condition is the warning, as the binary wrote it — on the CLI and in its JSON."""
+    camp = write_campaign(tmp_path / "c", 2, seed=5, nrep=20, schema=2, conditions=[BUDGET_CONDITION])
+    r = CliRunner().invoke(command, [str(camp), "--no-cache"])
+    assert r.exit_code == 0, r.output
+    text = r.stdout.replace("\n", " ")
+    assert "[budget-ended-tests ×2] 2 cases; first: launch c/000: 1 test(s) ended by the time budget" in text
+    assert "bcast 8 (3 of 20)" in text and "raise --roundtime-budget-s or lower --nrep" in text
+    out = json.loads(CliRunner().invoke(command, [str(camp), "--no-cache", "--format", "json"]).stdout)
+    (w,) = [w for w in out["warnings"] if w["code"] == "budget-ended-tests"]
+    assert w["count"] == 2 and w["where"] == "c/000, c/001"
+
+
 def test_the_budget_condition_is_the_analysis_own_warning_once(tmp_path):
-    camp = write_campaign(tmp_path / "c", 2, seed=5, nrep=20, schema=2, conditions=[
-        {"code": "budget-ended-tests", "message": "1 test ended by the budget", "hint": "raise it", "where": None}])
-    assert "budget-ended-tests" not in warnings_of(camp)  # no test was short: the condition adds nothing
+    """Where the tests say it too (ended_by budget), the analysis's own warning for the campaign
+    covers every launch's condition: one warning, naming the worst test, not one per launch."""
+    camp = write_campaign(tmp_path / "c", 2, seed=5, nrep=20, schema=2, conditions=[BUDGET_CONDITION])
+
+    def short_first_test(m):
+        for t in m["tests"]:
+            t["nrep_asked"], t["ended_by"] = 20, "nrep"
+        m["tests"][0]["ended_by"] = "budget"
+
+    edit_metas(camp, short_first_test)
+    w = warnings_of(camp)["budget-ended-tests"]
+    assert w.count == 1 and w.message.startswith("2 launch test(s) were ended by the roundtime/harmonize time budget")
 
 
 def test_repeats_of_a_code_are_one_warning_with_the_worst_case():
-    ws = [AnalysisWarning("machine-load", f"launch a/{i:03d}: {share} %", "quiet machine", f"a/{i:03d}", severity=share)
+    ws = [AnalysisWarning("machine-load", f"launch a/{i:03d}: {share} %", "quiet machine", f"a/{i:03d}", badness=share)
           for i, share in enumerate((12, 40, 15))]
     ws += [AnalysisWarning("one-launch", "x", "y", "b"), ws[0]]  # an exact repeat is dropped
     grouped = group_warnings(ws)
@@ -100,7 +141,7 @@ def test_repeats_of_a_code_are_one_warning_with_the_worst_case():
     load = grouped[0]
     assert load.count == 3 and load.message == "3 cases; worst: launch a/001: 40 %"
     assert load.where == "a/000, a/001, a/002" and load.hint == "quiet machine"
-    many = group_warnings([AnalysisWarning("c", f"m{i}", "h", f"w{i}") for i in range(9)])[0]
+    many = group_warnings([AnalysisWarning("test-failed", f"m{i}", "h", f"w{i}") for i in range(9)])[0]
     assert many.message == "9 cases; first: m0" and many.where.endswith("w5 (+3 more)")
 
 

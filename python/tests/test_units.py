@@ -2,6 +2,8 @@
 CLI tables and the HTML report alike."""
 
 import json
+import re
+from pathlib import Path
 
 from click.testing import CliRunner
 from data.testkit import golden_copy
@@ -10,7 +12,7 @@ from mpimeter import analysis
 from mpimeter.cli.analyze import command, fmt_time
 from mpimeter.report import html as h
 from mpimeter.report.html_report import build_report
-from mpimeter.units import DIGITS, format_bytes, format_ns, format_rate, format_size
+from mpimeter.units import DIGITS, NO_INTERVAL, format_bytes, format_interval, format_ns, format_number, format_rate, format_size
 
 
 def test_three_significant_digits_and_exact_nanoseconds():
@@ -39,3 +41,14 @@ def test_the_cli_table_and_the_report_print_the_same_numbers(tmp_path):
         assert f">{h.esc(median)}<" in html.replace("\n", "")
     out = json.loads(CliRunner().invoke(command, [str(camp), "--no-cache", "--format", "json"]).stdout)
     assert all(isinstance(row["median_ns"], float) for row in out["rows"])  # JSON keeps the full numbers
+
+
+def test_one_spelling_of_a_missing_interval():
+    assert format_interval(1200.0, 1500.0) == "[1.20 µs, 1.50 µs]"
+    assert format_interval(0.98, 1.0512, lambda x: format_number(x, 4)) == "[0.9800, 1.051]"
+    assert format_interval(None, 3.0) == format_interval(2.0, float("nan")) == NO_INTERVAL == "[no interval]"
+    # nothing else in the package spells it: every table, report and message goes through units.py
+    src = Path(__file__).resolve().parents[1] / "src" / "mpimeter"
+    spelled = [str(p.relative_to(src)) for p in src.rglob("*.py")
+               if re.search(r"[\"'][\[( ]*no interval", p.read_text(encoding="utf-8"))]
+    assert spelled == ["units.py"]

@@ -7,6 +7,7 @@ next to it). Whole nanoseconds print as integers ("842 ns"). Formatting only; no
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 
 TIME_UNITS = (("ns", 1.0), ("µs", 1e3), ("ms", 1e6), ("s", 1e9))
 RATE_UNITS = (("B/s", 1.0), ("KiB/s", 2.0**10), ("MiB/s", 2.0**20), ("GiB/s", 2.0**30), ("TiB/s", 2.0**40))
@@ -45,6 +46,17 @@ def format_number(value: float | None, digits: int = DIGITS) -> str:
     if isinstance(value, int):
         return str(value)
     return _significant(value, digits)
+
+
+NO_INTERVAL = "[no interval]"  # in the place of "[low, high]": too few data for the confidence asked
+
+
+def format_interval(low: float | None, high: float | None, fmt: Callable[[float], str] = format_ns) -> str:
+    """An interval as "[low, high]", each bound through ``fmt``; :data:`NO_INTERVAL` when a bound
+    is missing (None or NaN) — the one spelling of it in every table, report and message."""
+    if any(b is None or (isinstance(b, float) and math.isnan(b)) for b in (low, high)):
+        return NO_INTERVAL
+    return f"[{fmt(low)}, {fmt(high)}]"
 
 
 def format_rate(bytes_per_s: float | None, *, digits: int = DIGITS) -> str:

@@ -13,6 +13,7 @@ from __future__ import annotations
 from mpimeter.io.errors import AnalysisWarning
 from mpimeter.io.launch import LaunchData
 from mpimeter.units import format_ns
+from mpimeter.warning_codes import warning
 
 
 def choose_clock(data: LaunchData) -> tuple[str, str, list[AnalysisWarning]]:
@@ -32,8 +33,7 @@ def choose_clock(data: LaunchData) -> tuple[str, str, list[AnalysisWarning]]:
             reason += f"; moves global times by up to {format_ns(data.resync_change_ns)} against the online clock"
         return "global-resync", reason, []
     if data.resync_error is not None:
-        warning = AnalysisWarning("resync-clock", f"the global clock could not be recomputed: {data.resync_error}",
-                                  "check sync.csv; the online global times are used", str(data.folder / "sync.csv"))
-        return "global-online", f"global, online clock as written ({data.resync_error})", [warning]
+        found = warning("resync-clock", error=data.resync_error, where=str(data.folder / "sync.csv"))
+        return "global-online", f"global, online clock as written ({data.resync_error})", [found]
     why = "raw mode reduced has no per-rank times" if data.syncs >= 2 else "one sync only"
     return "global-online", f"global, online clock as written ({why})", []

@@ -21,6 +21,7 @@ from mpimeter.analysis.settings import alternative_settings, settings_warning
 from mpimeter.io.errors import AnalysisWarning
 from mpimeter.stats import compare as _cmp
 from mpimeter.stats import hypothesis as _hyp
+from mpimeter.warning_codes import warning
 
 Alternative = Literal["two-sided", "less", "greater"]
 RatioCI = Literal["hodges-lehmann", "bootstrap"]
@@ -144,14 +145,11 @@ def compare(
     # Comparing two libraries is the point; comparing different np or sync methods is usually a mistake.
     warnings += settings_warning(
         [(g.name, alternative_settings(g.result.campaign, g.alternative)) for g in groups],
-        COMPARED_SETTINGS, "the compared campaigns were run with different settings: they",
-        "compare campaigns run with the same np, procsync, clocksync and raw mode unless that difference is "
-        "what you study")
+        COMPARED_SETTINGS)
     if per_repetition:
-        warnings.append(AnalysisWarning(
-            "per-repetition", "comparing repetitions pooled over launches: the launch effect is ignored, so "
-            "p-values are too small when launches differ (Hunold & Carpen-Amarie 2016 §4.2)",
-            "run ≥ 3 (better ≥ 10) launches per alternative and compare per-launch medians", None))
+        warnings.append(warning("per-repetition", doing="comparing",
+                                consequence=", so p-values are too small when launches differ (Hunold & Carpen-Amarie "
+                                            "2016 §4.2)", per="alternative and compare per-launch medians"))
     keys_all = [set(g.samples(per_repetition)) for g in groups]
     common_all = set.intersection(*keys_all)
     if not set().union(*(ka & kb for i, ka in enumerate(keys_all) for kb in keys_all[i + 1:])):
@@ -183,12 +181,11 @@ def compare(
                    for o, p in zip(omnibus, oadj)]
     if not per_repetition:
         warnings += low_power_warning([(r.launches_a, r.launches_b, f"{r.op}/{r.size}") for r in rows], alternative,
-                                      alpha, "run more launches per alternative (10 or more)")
+                                      alpha, "alternative")
     nan_rows = [r for r in rows if not math.isfinite(r.p_value)]
     if nan_rows:
-        warnings.append(AnalysisWarning(
-            "untested-rows", f"{len(nan_rows)} row(s) could not be tested (a side without data)",
-            "check the launches of these (op, size)", ", ".join(f"{r.op}/{r.size}" for r in nan_rows[:5])))
+        warnings.append(warning("untested-rows", count=len(nan_rows),
+                                where=", ".join(f"{r.op}/{r.size}" for r in nan_rows[:5])))
     for res in results:
         warnings += res.warnings
     test = "wilcoxon-rank-sum on " + ("repetitions pooled over launches" if per_repetition else "per-launch medians")

@@ -40,6 +40,8 @@ from mpimeter.io.errors import AnalysisWarning
 from mpimeter.stats import compare as _cmp
 from mpimeter.stats import correlation as _corr
 from mpimeter.stats import hypothesis as _hyp
+from mpimeter.units import format_interval
+from mpimeter.warning_codes import warning
 
 EXPLAIN_RHO = 0.3
 ALPHA = 0.05
@@ -229,14 +231,10 @@ def _explain_warnings(rows: list[CounterRow]) -> list[AnalysisWarning]:
             continue
         direction = "rises" if r.spearman_rho > 0 else "falls"
         cats = ", ".join(f"{k} {_fmt(v)}" for k, v in r.median_by_category.items() if v is not None)
-        out.append(AnalysisWarning(
-            "counter-correlation",
-            f"{r.op} {r.size} ({r.alternative}): run time {direction} with {r.metric} (Spearman ρ = "
-            f"{r.spearman_rho:.2f} within launches, Holm p = {r.spearman_p_adjusted:.2g}, {r.repetitions} "
-            f"repetitions); its median per category: {cats}",
-            "the slow repetitions come with a change of this counter: see the counters of this test's fingerprint "
-            "in the report; what the counter counts (meta.json counters.metrics) says where the time went",
-            f"{r.alternative}/{r.op}/{r.size}/{r.metric}", severity=abs(r.spearman_rho)))
+        out.append(warning("counter-correlation", op=r.op, size=r.size, alternative=r.alternative, direction=direction,
+                           metric=r.metric, rho=r.spearman_rho, p=r.spearman_p_adjusted, repetitions=r.repetitions,
+                           categories=cats, where=f"{r.alternative}/{r.op}/{r.size}/{r.metric}",
+                           badness=abs(r.spearman_rho)))
     return out
 
 
@@ -278,13 +276,8 @@ def _perturbation_warnings(rows: tuple[ComparisonRow, ...]) -> list[AnalysisWarn
     for p in rows:
         if not p.significant:
             continue
-        ci = ("" if p.ratio_ci_low is None or p.ratio_ci_high is None
-              else f" [{p.ratio_ci_low:.3g}, {p.ratio_ci_high:.3g}]")
-        out.append(AnalysisWarning(
-            "counter-perturbation",
-            f"{p.op} {p.size}: {p.b} (counters read) vs {p.a}: run time ratio {p.ratio:.3g}{ci} "
-            f"(Hodges–Lehmann, Wilcoxon rank-sum on per-launch medians, Holm p = {p.p_adjusted:.2g})",
-            "looking changed what was measured: read fewer counters, and take run times from a campaign without "
-            "counters and explanations from one with them", f"{p.b}/{p.op}/{p.size}",
-            severity=abs(math.log(p.ratio)) if p.ratio > 0 else 0.0))
+        out.append(warning(
+            "counter-perturbation", op=p.op, size=p.size, b=p.b, a=p.a, ratio=p.ratio, p=p.p_adjusted,
+            interval=format_interval(p.ratio_ci_low, p.ratio_ci_high, lambda x: f"{x:.3g}"),
+            where=f"{p.b}/{p.op}/{p.size}", badness=abs(math.log(p.ratio)) if p.ratio > 0 else 0.0))
     return out

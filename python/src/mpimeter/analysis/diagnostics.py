@@ -11,37 +11,17 @@ from __future__ import annotations
 
 import math
 
-from mpimeter.analysis.launch_warnings import launch_warnings
+from mpimeter.analysis.launch_warnings import asked_nrep as _asked
+from mpimeter.analysis.launch_warnings import budget_ended_tests, launch_warnings
 from mpimeter.analysis.loading import Campaign, LaunchInfo
 from mpimeter.analysis.results import LaunchSummary, RankTest, Row
 from mpimeter.io.errors import AnalysisWarning
 from mpimeter.io.meta import LaunchMeta, TestRecord
+from mpimeter.warning_codes import warning
 
 
 def _fmt_ns(ns: float) -> str:
     return f"{ns / 1000:.3g} µs"
-
-
-def budget_ended_tests(meta: LaunchMeta) -> list[TestRecord]:
-    """The finished tests of a launch that the roundtime/harmonize time budget ended before
-    ``--nrep``: ``ended_by == "budget"`` (docs/FORMAT.md); in a meta.json written before that key
-    existed, a finished test with fewer repetitions than asked (nothing else ended a test early)."""
-    short = []
-    for t in meta.tests:
-        if t.status != "complete":
-            continue
-        if t.ended_by_recorded:
-            if t.ended_by == "budget":
-                short.append(t)
-            continue
-        asked = _asked(meta, t)
-        if asked is not None and t.nrep is not None and t.nrep < asked:
-            short.append(t)
-    return short
-
-
-def _asked(meta: LaunchMeta, t: TestRecord) -> int | None:
-    return t.nrep_asked if t.nrep_asked is not None else meta.config.nrep
 
 
 def _budget_warning(campaign: Campaign) -> AnalysisWarning | None:
@@ -56,12 +36,8 @@ def _budget_warning(campaign: Campaign) -> AnalysisWarning | None:
     li, t = min(short, key=lambda x: (x[1].nrep or 0) / max(asked(*x), 1))
     budget = li.meta.config.roundtime_budget_s
     where = f"{li.alternative}/{li.index:03d}"
-    return AnalysisWarning(
-        "budget-ended-tests",
-        f"{len(short)} launch test(s) were ended by the roundtime/harmonize time budget"
-        f"{f' ({budget:g} s per test)' if budget is not None else ''} before --nrep repetitions "
-        f"(worst: {where} {t.op} {t.size}: {t.nrep} of {asked(li, t)}); their statistics rest on fewer "
-        "repetitions than asked", "raise --roundtime-budget-s or lower --nrep", where)
+    return warning("budget-ended-tests", tests=len(short), budget=f" ({budget:g} s per test)" if budget is not None else "",
+                   launch=where, op=t.op, size=t.size, nrep=t.nrep, asked=asked(li, t), where=where)
 
 
 def precision_not_reached(meta: LaunchMeta) -> list[TestRecord]:
@@ -81,12 +57,8 @@ def _precision_warning(campaign: Campaign) -> AnalysisWarning | None:
     asked = f" {rule.precision:g}" if rule is not None else ""
     reached = "none computable" if t.adaptive.precision is None else f"{t.adaptive.precision:.3g}"
     where = f"{li.alternative}/{li.index:03d}"
-    return AnalysisWarning(
-        "precision-not-reached",
-        f"{len(short)} launch test(s) reached --nrep-max or the --nrep-budget-s time budget before "
-        f"--nrep auto's precision{asked} (worst: {where} {t.op} {t.size}: {reached} after {t.nrep} "
-        "repetitions); their launch medians are less precise than asked",
-        "raise --nrep-max or --nrep-budget-s, or ask for a coarser --precision", where)
+    return warning("precision-not-reached", tests=len(short), asked=asked, launch=where, op=t.op, size=t.size,
+                   reached=reached, nrep=t.nrep, where=where)
 
 
 def row_warnings(campaign: Campaign, rows: list[Row], summaries: list[LaunchSummary],
@@ -95,39 +67,27 @@ def row_warnings(campaign: Campaign, rows: list[Row], summaries: list[LaunchSumm
     for alt in campaign.alternatives:
         n = max((r.launches for r in rows if r.alternative == alt), default=0)
         if n == 1:
-            w.append(AnalysisWarning(
-                "one-launch", f"{alt}: one launch only — the between-launch variance is unknown, and the launch is a "
-                "factor (Hunold & Carpen-Amarie 2016 §4.2): these numbers may not repeat in the next mpirun",
-                "run the campaign with 10 or more launches (mpimeter run --launches 10)", alt))
+            w.append(warning("one-launch", alternative=alt, where=alt))
         elif 1 < n < 6:
-            w.append(AnalysisWarning(
-                "too-few-launches", f"{alt}: {n} launches — too few for a 95 % interval of the median (needs ≥ 6) "
-                "and for a comparison with any power", "run 10 or more launches", alt))
+            w.append(warning("too-few-launches", alternative=alt, launches=n, where=alt))
     bad_norm = [r for r in rows if r.normal is False]
     if bad_norm:
         names = ", ".join(f"{r.alternative}/{r.op}/{r.size}" for r in bad_norm[:5])
-        w.append(AnalysisWarning(
-            "normality-failed", f"the per-launch means of {len(bad_norm)} row(s) fail Shapiro–Wilk (p ≤ 0.05): "
-            f"{names}{' …' if len(bad_norm) > 5 else ''}; their t intervals of the mean are not to be trusted",
-            "use the median and its interval for these rows", names))
+        w.append(warning("normality-failed", rows=len(bad_norm), names=names, more=" …" if len(bad_norm) > 5 else "",
+                         where=names))
     many_invalid = [s for s in summaries if s.n_total and s.n_invalid / s.n_total > 0.05]
     if many_invalid:
         worst = max(many_invalid, key=lambda s: s.n_invalid / s.n_total)
-        w.append(AnalysisWarning(
-            "invalid-repetitions", f"{len(many_invalid)} launch test(s) have more than 5 % invalid repetitions "
-            f"(worst: {worst.alternative}/{worst.launch:03d} {worst.op} {worst.size}: {worst.n_invalid} of {worst.n_total})",
-            "use a larger window (--window-us) or a process sync that redoes late rounds (roundtime, harmonize)",
-            f"{worst.alternative}/{worst.launch:03d}"))
+        launch = f"{worst.alternative}/{worst.launch:03d}"
+        w.append(warning("invalid-repetitions", tests=len(many_invalid), launch=launch, op=worst.op, size=worst.size,
+                         invalid=worst.n_invalid, total=worst.n_total, where=launch))
     # warmup_length is 0 unless the warm-up is significant (stats.warmup: rank test, p ≤ 0.01, ≥ 10 % slower)
     long_warm = [s for s in summaries if s.n_total and s.warmup_length > s.n_total / 10]
     if long_warm:
         worst = max(long_warm, key=lambda s: s.warmup_length / s.n_total)
-        w.append(AnalysisWarning(
-            "long-warmup", f"{len(long_warm)} launch test(s) have a significant warm-up (rank test, Roth 2021 §4.5 "
-            f"categories) longer than a tenth of their repetitions (worst: {worst.alternative}/{worst.launch:03d} "
-            f"{worst.op} {worst.size}: {worst.warmup_length} of {worst.n_total})",
-            "raise --warmup, or analyze with --drop-warmup",
-            f"{worst.alternative}/{worst.launch:03d}"))
+        launch = f"{worst.alternative}/{worst.launch:03d}"
+        w.append(warning("long-warmup", tests=len(long_warm), launch=launch, op=worst.op, size=worst.size,
+                         warmup=worst.warmup_length, total=worst.n_total, where=launch))
     if (budget := _budget_warning(campaign)) is not None:
         w.append(budget)
     if (precision := _precision_warning(campaign)) is not None:
@@ -143,11 +103,9 @@ def row_warnings(campaign: Campaign, rows: list[Row], summaries: list[LaunchSumm
     for t in rank_tests:
         if t.differ and t.slowest_medians_ns and t.slowest_medians_ns[0] >= 1.1 * t.median_of_rank_medians_ns:
             slow = ", ".join(f"{r} ({_fmt_ns(m)})" for r, m in zip(t.slowest_ranks, t.slowest_medians_ns))
-            w.append(AnalysisWarning(
-                "ranks-differ", f"{t.alternative} {t.op} {t.size}: some ranks take longer launch after launch "
-                f"(Friedman's test on per-launch rank medians, Holm-adjusted p = {t.p_adjusted:.2g}); slowest ranks "
-                f"{slow}, median rank {_fmt_ns(t.median_of_rank_medians_ns)}",
-                "check pinning and the rank → host map in meta.json", f"{t.alternative}/{t.op}/{t.size}"))
+            w.append(warning("ranks-differ", alternative=t.alternative, op=t.op, size=t.size, p=t.p_adjusted,
+                             slowest=slow, median=_fmt_ns(t.median_of_rank_medians_ns),
+                             where=f"{t.alternative}/{t.op}/{t.size}"))
     return w
 
 

@@ -18,6 +18,7 @@ from mpimeter.analysis.results import AnalysisResult
 from mpimeter.io.errors import AnalysisWarning
 from mpimeter.stats import compare as _cmp
 from mpimeter.stats import hypothesis as _hyp
+from mpimeter.warning_codes import warning
 
 
 @dataclass(frozen=True)
@@ -132,17 +133,13 @@ def gate(
     warnings: list[AnalysisWarning] = []
     missing = sorted(set(sb) - set(sc))
     if missing:
-        warnings.append(AnalysisWarning(
-            "missing-rows", f"{len(missing)} (op, size) of the baseline are not in the candidate and were not gated: "
-            f"{keys_text(set(missing))}", "run the candidate with the same --ops and --sizes", None))
+        warnings.append(warning("missing-rows", count=len(missing), keys=keys_text(set(missing))))
     rows = gate_rows(sb, sc, max_slowdown=max_slowdown, alpha=alpha,
                      one_way=lambda op, size: base.one_way(op, size) and cand.one_way(op, size))
     if per_repetition:
-        warnings.append(AnalysisWarning(
-            "per-repetition", "gating on repetitions pooled over launches: the launch effect is ignored",
-            "run ≥ 3 (better ≥ 10) launches per side", None))
+        warnings.append(warning("per-repetition", doing="gating on", consequence="", per="side"))
     else:  # the row with the fewest launches decides (candidate first: the test is of candidate > baseline)
         warnings += low_power_warning([(cand.launches(*k), base.launches(*k), f"{k[0]}/{k[1]}") for k in common],
-                                      "greater", alpha, "run more launches per side (10 or more)")
+                                      "greater", alpha, "side")
     warnings += baseline.warnings + candidate.warnings
     return GateResult(base.name, cand.name, max_slowdown, alpha, tuple(rows), dedupe(warnings), metric)

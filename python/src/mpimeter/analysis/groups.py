@@ -17,6 +17,7 @@ from mpimeter.analysis.loading import AnalysisError
 from mpimeter.analysis.results import AnalysisResult, Row
 from mpimeter.io.errors import AnalysisWarning
 from mpimeter.stats import compare as _cmp
+from mpimeter.warning_codes import warning
 
 
 # What compare and gate compare: "time" is the run time (one-way latency for ping-pongs, as
@@ -120,19 +121,19 @@ def keys_text(keys: set[tuple[str, int]]) -> str:
 
 
 def low_power_warning(launches: Sequence[tuple[int, int, str]], alternative: str, alpha: float,
-                      hint: str) -> list[AnalysisWarning]:
+                      per: str) -> list[AnalysisWarning]:
     """``low-power`` when the row with the fewest launches cannot be significant: ``launches``
     holds (launches a, launches b, where) per row tested; the smallest p-value of the rank-sum
     test at those sizes (``min_p_value``, by the rule the test itself follows) times the number
-    of rows (Holm's factor for the smallest p) exceeds ``alpha``."""
+    of rows (Holm's factor for the smallest p) exceeds ``alpha``. ``per``: what to run more
+    launches of ("side", "alternative")."""
     if not launches:
         return []
     p_min, n_a, n_b, where = max((_cmp.min_p_value(a, b, alternative), a, b, w) for a, b, w in launches)
     if p_min * len(launches) <= alpha:
         return []
-    return [AnalysisWarning(
-        "low-power", f"with {n_a} and {n_b} launches ({where}) the smallest possible p-value is {p_min:.3g}; after "
-        f"Holm correction over {len(launches)} rows such a row cannot be significant at {alpha}", hint, where)]
+    return [warning("low-power", n_a=n_a, n_b=n_b, row=where, p_min=p_min, rows=len(launches), alpha=alpha, per=per,
+                    where=where)]
 
 
 def p_method_text(methods: Iterable[str]) -> str:

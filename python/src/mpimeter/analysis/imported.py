@@ -8,6 +8,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from mpimeter.io.errors import AnalysisWarning
+from mpimeter.warning_codes import warning
 
 if TYPE_CHECKING:
     from mpimeter.analysis.loading import Campaign, LaunchInfo
@@ -19,10 +20,8 @@ def launch_clock(li: LaunchInfo, clock: str, warnings: list[AnalysisWarning]) ->
     if origin is None:
         return None
     if clock != "auto":
-        warnings.append(AnalysisWarning(
-            "imported-clock", f"--clock {clock} does not apply to launches imported from {origin.label}: their run "
-                              f"times are the tool's ({origin.run_time}) and are used as they are",
-            "leave --clock at auto for imported campaigns", str(li.folder)))
+        warnings.append(warning("imported-clock", clock=clock, label=origin.label, run_time=origin.run_time,
+                                where=str(li.folder)))
     return li.clock
 
 

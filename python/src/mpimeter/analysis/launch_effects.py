@@ -28,6 +28,7 @@ from mpimeter.io.meta import LaunchMeta
 from mpimeter.stats import clusters as _clusters
 from mpimeter.stats import hypothesis as _hyp
 from mpimeter.units import format_ns, format_size
+from mpimeter.warning_codes import warning
 
 ALPHA = 0.05
 MIN_RATIO = 1.1  # groups closer than 10 % are real on a quiet machine but not worth a name
@@ -182,9 +183,6 @@ def launch_effect_warnings(effects: Sequence[LaunchEffect], campaign: Campaign) 
             named, others, how = e.low_launches, e.high_launches, "faster"
         else:
             named, others, how = e.high_launches, e.low_launches, "slower"
-        head = (f"{e.alternative}: the per-launch medians of {len(e.rows)} row(s) fall into two groups ({rows}); "
-                f"launch{'es' if len(named) > 1 else ''} {_launches(named)} ran them {e.ratio:.2f}× {how} than "
-                f"the other {len(others)} ({e.sharing_rows} of the {len(e.rows)} rows split exactly so)")
         if e.separating:
             best = min(e.separating, key=lambda s: s.chance)
             tail = (f"; {best.what} separates them ({_values(best.low_values)} in the faster launches, "
@@ -195,8 +193,8 @@ def launch_effect_warnings(effects: Sequence[LaunchEffect], campaign: Campaign) 
         else:
             tail = (f"; none of the recorded properties separates them ({len(e.examined)} examined: "
                     + ", ".join(w.split(" (")[0] for w in e.examined) + ")")
-        out.append(AnalysisWarning(
-            "launch-clusters", head + tail,
-            "the launch is a factor (Hunold & Carpen-Amarie 2016 §4.2): keep 10 or more launches, compare "
-            "medians across launches, and see docs/ALGORITHMS.md, \"Launch effects\"", e.alternative))
+        out.append(warning(
+            "launch-clusters", alternative=e.alternative, rows=len(e.rows), which=rows,
+            launches=f"launch{'es' if len(named) > 1 else ''} {_launches(named)}", ratio=e.ratio, how=how,
+            others=len(others), sharing=e.sharing_rows, separation=tail, where=e.alternative))
     return out

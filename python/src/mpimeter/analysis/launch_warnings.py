@@ -9,22 +9,49 @@
   drift-aware one needs a longer fit span; either way ``--clock local`` avoids the global clock.
 - ``machine-load``: other processes used more than a tenth of the machine's CPU time.
 - every ``conditions`` entry (schema 2: code, message, hint, where; schema 1: a ``warnings``
-  string, code ``bench-warning``) with its own code, except those the analysis derives itself
-  from the same facts (:data:`DERIVED_CODES`).
+  string, code ``bench-warning``) with its own code, except where the analysis derived its own
+  warning of that code from the same facts of that launch (:data:`DERIVED_CODES`).
 """
 
 from __future__ import annotations
 
 from pathlib import Path
 
-from mpimeter.io.errors import AnalysisWarning
-from mpimeter.io.meta import LaunchMeta
+from mpimeter.io.meta import LaunchMeta, TestRecord
 from mpimeter.units import format_ns
+from mpimeter.warning_codes import AnalysisWarning, condition_warning, warning
 
 NOISE_READS = 3  # residuals up to 3 × (timer overhead + resolution) are measurement noise
 RESIDUAL_SHARE = 0.1  # of the shortest median run time
 LOAD_SHARE = 0.1  # of the machine's CPU time
-DERIVED_CODES = frozenset({"budget-ended-tests"})  # the analysis's own warning of that code covers it
+# A condition the analysis derives itself from the same facts: the condition of a launch whose
+# facts gave the analysis's own warning of that code is covered by it (one warning for the
+# campaign, naming the worst case); one whose facts do not (a meta.json without ended_by and
+# without nrep_asked, or whose tests do not say what the condition says) reaches the user as the
+# binary wrote it — no condition is dropped unseen.
+DERIVED_CODES = {"budget-ended-tests": lambda meta: bool(budget_ended_tests(meta))}
+
+
+def budget_ended_tests(meta: LaunchMeta) -> list[TestRecord]:
+    """The finished tests of a launch that the roundtime/harmonize time budget ended before
+    ``--nrep``: ``ended_by == "budget"`` (docs/FORMAT.md); in a meta.json written before that key
+    existed, a finished test with fewer repetitions than asked (nothing else ended a test early)."""
+    short = []
+    for t in meta.tests:
+        if t.status != "complete":
+            continue
+        if t.ended_by_recorded:
+            if t.ended_by == "budget":
+                short.append(t)
+            continue
+        asked = asked_nrep(meta, t)
+        if asked is not None and t.nrep is not None and t.nrep < asked:
+            short.append(t)
+    return short
+
+
+def asked_nrep(meta: LaunchMeta, t: TestRecord) -> int | None:
+    return t.nrep_asked if t.nrep_asked is not None else meta.config.nrep
 
 
 def residual_noise_ns(meta: LaunchMeta) -> float:
@@ -40,12 +67,9 @@ def sync_residual(meta: LaunchMeta, name: str, folder: Path, min_median_ns: floa
     start = cs.residual_start.max_abs_ns if cs.residual_start else None
     end = cs.residual_end.max_abs_ns if cs.residual_end else None
     measured = ", ".join(f"{w} {format_ns(v)}" for w, v in (("start", start), ("end", end)) if v is not None)
-    return AnalysisWarning(
-        "sync-residual",
-        f"launch {name}: the clock-sync residual ({measured}; {cs.method}, model {cs.model or 'unknown'}) is more than "
-        f"a tenth of its shortest median run time ({format_ns(min_median_ns)}) and above the timer's noise "
-        f"({format_ns(residual_noise_ns(meta))}): global run times of its shortest tests are uncertain",
-        residual_advice(meta), name, severity=worst / min_median_ns)
+    return warning("sync-residual", launch=name, measured=measured, method=cs.method, model=cs.model or "unknown",
+                   shortest=format_ns(min_median_ns), noise=format_ns(residual_noise_ns(meta)),
+                   advice=residual_advice(meta), where=name, badness=worst / min_median_ns)
 
 
 def residual_advice(meta: LaunchMeta) -> str:
@@ -70,16 +94,13 @@ def machine_load(meta: LaunchMeta, name: str, folder: Path) -> AnalysisWarning |
     share = other / (wall * (meta.system.ncpus or 1))
     if share <= LOAD_SHARE:
         return None
-    return AnalysisWarning(
-        "machine-load", f"launch {name}: other processes used {100 * share:.0f} % of the machine's CPU time while it "
-        "ran", "re-run on a quiet machine, or compare only campaigns run under the same load", name,
-        severity=share)
+    return warning("machine-load", launch=name, percent=100 * share, where=name, badness=share)
 
 
 def conditions(meta: LaunchMeta, name: str) -> list[AnalysisWarning]:
-    return [AnalysisWarning(c.code, f"launch {name}: {c.message}", c.hint or "see the conditions in the launch's "
-                            "meta.json", f"{name}: {c.where}" if c.where else name)
-            for c in meta.conditions if c.code not in DERIVED_CODES]
+    return [condition_warning(c.code, launch=name, message=c.message, hint=c.hint,
+                              where=f"{name}: {c.where}" if c.where else name)
+            for c in meta.conditions if not (c.code in DERIVED_CODES and DERIVED_CODES[c.code](meta))]
 
 
 def launch_warnings(meta: LaunchMeta, folder: Path, name: str, min_median_ns: float | None) -> list[AnalysisWarning]:

@@ -30,6 +30,7 @@ from mpimeter.io.errors import AnalysisWarning
 from mpimeter.stats import across as _across
 from mpimeter.stats import hypothesis as _hyp
 from mpimeter.stats import repetitions as _reps
+from mpimeter.warning_codes import warning
 
 Outlier = Literal["tukey", "none", "mpibench", "trim25"]
 Clock = Literal["auto", "global", "online", "local"]
@@ -88,11 +89,13 @@ def analyze(
         kept[lo:hi] = st.kept
         sm = st.summary
         summaries.append(LaunchSummary(
-            key[0], key[1], int(reps.test[lo]), op, size, ck, st.n_total, st.n_invalid - int(late.sum()),
-            st.n_warmup_dropped,
-            st.removed, sm.n, sm.median, sm.mean, sm.min, sm.max, sm.q1, sm.q3, sm.p90, sm.p95, sm.p99, sm.std,
-            sm.cov, st.warmup_length, st.counts["first"], st.counts["warmup"], st.counts["outlier"],
-            st.counts["good"], st.bandwidth_Bps, n_start_spread=int(late.sum()), warmup_p_value=st.warmup_p))
+            alternative=key[0], launch=key[1], test=int(reps.test[lo]), op=op, size=size, clock=ck,
+            n_total=st.n_total, n_invalid=st.n_invalid - int(late.sum()), n_warmup_dropped=st.n_warmup_dropped,
+            removed=st.removed, n=sm.n, median_ns=sm.median, mean_ns=sm.mean, min_ns=sm.min, max_ns=sm.max,
+            q1_ns=sm.q1, q3_ns=sm.q3, p90_ns=sm.p90, p95_ns=sm.p95, p99_ns=sm.p99, std_ns=sm.std, cov=sm.cov,
+            warmup_length=st.warmup_length, n_first=st.counts["first"], n_warmup=st.counts["warmup"],
+            n_outlier=st.counts["outlier"], n_good=st.counts["good"], bandwidth_Bps=st.bandwidth_Bps,
+            n_start_spread=int(late.sum()), warmup_p_value=st.warmup_p))
     rows = _rows(summaries, confidence, p2p, one_way)
     repetitions = pd.DataFrame({
         "alternative": pd.Categorical.from_codes(reps.alternative, categories=reps.alternatives),
@@ -161,9 +164,7 @@ def _launch_clock(li: LaunchInfo, clock: str, warnings: list[AnalysisWarning]) -
         return "global-resync"
     if li.has_global_times:
         return "global-online"
-    warnings.append(AnalysisWarning(
-        "clock-unavailable", f"launch {li.alternative}/{li.index:03d} has no global times; its local run times are used",
-        "run with a clock sync (--clocksync) to get global run times", str(li.folder)))
+    warnings.append(warning("clock-unavailable", launch=f"{li.alternative}/{li.index:03d}", where=str(li.folder)))
     return "local"
 
 

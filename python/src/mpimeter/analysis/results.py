@@ -28,10 +28,11 @@ class AnalysisSettings:
     confidence: float = 0.95
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class LaunchSummary:
     """One test (op, size) in one launch, after invalid repetitions, optional warm-up dropping
-    and the outlier filter (Algorithm 3, lines 4–6). Times in ns."""
+    and the outlier filter (Algorithm 3, lines 4–6). Times in ns. Keyword-only: some 30 fields,
+    many of one type, are too many to build by position."""
 
     alternative: str
     launch: int

@@ -39,6 +39,7 @@ from mpimeter.io.errors import AnalysisWarning
 from mpimeter.analysis.scheme_values import LaunchValue, launch_values
 from mpimeter.io.launch import read_launch
 from mpimeter.stats import intervals
+from mpimeter.warning_codes import warning
 
 
 @dataclass(frozen=True)
@@ -132,8 +133,7 @@ def scheme_rows(campaign: Campaign, schemes: tuple[str, ...], ours: AnalysisResu
             rows.append(SchemeRow(alt, op, size, s, len(got), ci.estimate, ci.low, ci.high, stats,
                                   tuple(float(h) for h in heads), sum(v.value.removed for v in got),
                                   one_way=op in one_way))
-    warnings = [AnalysisWarning("scheme-not-computable", f"{s} on {alt} {op} {size}: {why}",
-                                "see mpimeter schemes --help for what each scheme needs", alt)
+    warnings = [warning("scheme-not-computable", scheme=s, alternative=alt, op=op, size=size, why=why, where=alt)
                 for (alt, op, size, s), why in whys.items()]
     return rows, warnings
 

@@ -10,6 +10,7 @@ from typing import Any
 from mpimeter.analysis.loading import Campaign
 from mpimeter.io.errors import AnalysisWarning
 from mpimeter.io.meta import LaunchMeta
+from mpimeter.warning_codes import warning
 
 # name shown -> the typed value of meta.json (np is "nprocs", the others are "config" keys)
 _SETTINGS: dict[str, Callable[[LaunchMeta], Any]] = {
@@ -70,11 +71,10 @@ def differing_settings(named: Sequence[tuple[str, Mapping[str, str]]],
     return out
 
 
-def settings_warning(named: Sequence[tuple[str, Mapping[str, str]]], names: Iterable[str] | None, what: str,
-                     hint: str) -> list[AnalysisWarning]:
+def settings_warning(named: Sequence[tuple[str, Mapping[str, str]]], names: Iterable[str] | None
+                     ) -> list[AnalysisWarning]:
     """One ``different-settings`` warning naming the differing settings, or none."""
     diff = differing_settings(named, names)
     if not diff:
         return []
-    return [AnalysisWarning("different-settings", f"{what} differ in {'; '.join(diff)}", hint,
-                            ", ".join(who for who, _ in named))]
+    return [warning("different-settings", settings="; ".join(diff), where=", ".join(who for who, _ in named))]

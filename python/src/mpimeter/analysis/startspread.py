@@ -27,6 +27,7 @@ from mpimeter.io.errors import AnalysisWarning
 from mpimeter.io.meta import LaunchMeta, TestRecord
 from mpimeter.io.runtimes import RepetitionTimes
 from mpimeter.units import format_ns
+from mpimeter.warning_codes import warning
 
 TIMER_READS = 10  # a rank that woke in time is one or two timer reads past the start; ten is late
 MIN_TOLERANCE_NS = 1000.0
@@ -85,14 +86,8 @@ def _warning(worst: tuple | None, total: int) -> AnalysisWarning | None:
     if worst is None or worst[0] <= WARN_SHARE:
         return None
     share, where, k, n, spread, tolerance = worst
-    return AnalysisWarning(
-        "late-start-spread",
-        f"{total} repetition(s) were dropped because their ranks did not start together: the spread of their start "
-        f"times on the global clock exceeded the test's start tolerance (worst: {where}: {k} of {n} valid "
-        f"repetitions, spread up to {format_ns(spread)} against a tolerance of {format_ns(tolerance)})",
-        "some rank was not running when the repetition was to start (preempted, oversubscribed or a busy machine): "
-        "run at most one rank per core on a quiet machine; a larger --window-us leaves more time to wake up",
-        where, severity=share)
+    return warning("late-start-spread", dropped=total, test=where, late=k, valid=n, spread=format_ns(spread),
+                   tolerance=format_ns(tolerance), where=where, badness=share)
 
 
 def _note(dropped: int, unchecked: int) -> str:

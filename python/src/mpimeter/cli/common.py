@@ -27,7 +27,7 @@ from rich.text import Text
 from mpimeter import analysis
 from mpimeter.cli.output import (EXIT_BAD_INPUT, clean, console, fail, os_error_text, output_failed, terminal_text,
                                  write_csv, write_json)
-from mpimeter.units import format_ns
+from mpimeter.units import format_interval, format_ns
 
 EXIT_OK, EXIT_REGRESSION = 0, 1
 __all__ = ["EXIT_OK", "EXIT_REGRESSION", "EXIT_BAD_INPUT", "clean", "console", "fail", "write_csv", "write_json",
@@ -175,9 +175,7 @@ def fmt_time(ns: float | None) -> str:
 
 
 def fmt_est(est: float | None, low: float | None, high: float | None, f: Callable = fmt_time) -> str:
-    if low is None or high is None:
-        return f"{f(est)} [no interval]"
-    return f"{f(est)} [{f(low)}, {f(high)}]"
+    return f"{f(est)} {format_interval(low, high, f)}"
 
 
 def fmt_ratio(x: float | None) -> str:

@@ -11,7 +11,7 @@ from rich.console import Console
 from rich.table import Table
 
 from mpimeter.cli.output import terminal_text
-from mpimeter.units import format_ns, format_number, format_size
+from mpimeter.units import format_interval, format_ns, format_number, format_size
 
 
 def print_counters(con: Console, res) -> None:
@@ -39,8 +39,7 @@ def print_counters(con: Console, res) -> None:
                   f"and after a repetition took {format_ns(cost.median_ns)} (median; {format_ns(cost.min_ns)} – "
                   f"{format_ns(cost.max_ns)}), outside the timed region")
     for p in c.perturbation:
-        ci = ("" if p.ratio_ci_low is None or p.ratio_ci_high is None
-              else f" [{format_number(p.ratio_ci_low, 4)}, {format_number(p.ratio_ci_high, 4)}]")
+        ci = " " + format_interval(p.ratio_ci_low, p.ratio_ci_high, lambda x: format_number(x, 4))
         con.print(f"perturbation {p.op} {format_size(p.size, res.size_unit(p.op))}: "
                   f"{terminal_text(p.b)} / {terminal_text(p.a)} = {format_number(p.ratio, 4)}{ci}, "
                   f"p (Holm) {p.p_adjusted:.2g}" + (" — slower with counters" if p.significant and p.ratio > 1 else ""))

@@ -22,6 +22,7 @@ from mpimeter.io.errors import AnalysisWarning, InputError
 from mpimeter.io.campaign_record import CampaignRecord, read_campaign_record
 from mpimeter.io.csvread import CacheWriter
 from mpimeter.io.launch import LaunchData, read_launch
+from mpimeter.warning_codes import warning
 
 
 @dataclass(frozen=True)
@@ -141,13 +142,11 @@ def load(path: str | Path, *, name: str | None = None, cache: bool = True, allow
     cj = read_campaign_record(root) if root.is_dir() and not (root / "meta.json").exists() else None
     layout = discover(root, cj)
     warnings = [
-        AnalysisWarning("launch-not-started", "launch folder has no meta.json and was skipped",
-                        "a pending or crashed-at-start launch; re-run it", str(p))
+        warning("launch-not-started", where=str(p))
         for p in layout.skipped
     ]
     warnings += [
-        AnalysisWarning("folder-skipped", f"{p.name} was not read: {why}",
-                        f"analyze it on its own: mpimeter analyze {p}", str(p))
+        warning("folder-skipped", name=p.name, why=why, folder=p, where=str(p))
         for p, why in layout.skipped_folders
     ]
     launches = []

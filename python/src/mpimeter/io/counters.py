@@ -34,6 +34,7 @@ from mpimeter.io.csvread import Column, read_csv
 from mpimeter.io.errors import AnalysisWarning, InputError
 from mpimeter.io.jsonread import BOOL, NAT, NUM, STR, Fields
 from mpimeter.io.meta import LaunchMeta
+from mpimeter.warning_codes import warning
 
 FILE_NAME = "counters.csv"
 COLUMNS = (
@@ -224,18 +225,14 @@ def read_counters(folder: str | Path, meta: LaunchMeta, *, cache: bool = True) -
         if meta.status == "complete":
             raise InputError(path, "the last line is cut short (no newline), but meta.json says the launch is "
                                    "complete: the file was truncated after the launch ended", line=read.dropped_line)
-        warnings.append(AnalysisWarning(
-            "truncated-line", f"the last line ({read.dropped_line}) of {FILE_NAME} is incomplete and was dropped",
-            "the launch was probably killed while writing its counters", f"{path}:{read.dropped_line}"))
+        warnings.append(warning("truncated-line", line=read.dropped_line, file=FILE_NAME,
+                                when="while writing its counters", where=f"{path}:{read.dropped_line}"))
     table = _check_rows(path, read.table, meta, cm)
     _check_whole(path, table, meta, cm)  # before dropping rows: its messages name lines of the file
     finished = pa.array(meta.finished_tests, pa.int32())
     keep = pc.is_in(table["test"], value_set=finished)
     if table.num_rows and not pc.all(keep).as_py():
         dropped = table.num_rows - int(pc.sum(keep.cast(pa.int64())).as_py())
-        warnings.append(AnalysisWarning(
-            "unfinished-test-rows",
-            f"{dropped} rows of {FILE_NAME} belong to tests that meta.json does not list as complete; they were not used",
-            "the launch stopped between writing a test's rows and updating meta.json", str(path)))
+        warnings.append(warning("unfinished-test-rows", rows=dropped, file=FILE_NAME, where=str(path)))
         table = table.filter(keep)
     return LaunchCounters(folder, cm, table, tuple(warnings))

@@ -1,10 +1,11 @@
-"""Bad input (an exception naming the file, and the line for CSV) and typed warnings."""
+"""Bad input (an exception naming the file, and the line for CSV); the typed warnings are
+``mpimeter.warning_codes.AnalysisWarning``, re-exported here for the readers."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+
+from mpimeter.warning_codes import AnalysisWarning  # noqa: F401  (the readers' warnings; made in the registry)
 
 
 class InputError(Exception):
@@ -18,27 +19,3 @@ class InputError(Exception):
         self.line = line
         where = f"{self.path}:{line}" if line is not None else f"{self.path}"
         super().__init__(f"{where}: {what}")
-
-
-@dataclass(frozen=True)
-class AnalysisWarning:
-    """An instability or caveat, with what to do about it (STYLE.md, principle 8).
-
-    ``code`` is stable and machine-readable (e.g. ``too-few-launches``, ``normality-failed``,
-    ``invalid-repetitions``, ``sync-residual``, ``long-warmup``, ``machine-load``,
-    ``incomplete-launch``, ``truncated-line``, ``one-launch``, ``ranks-differ``,
-    ``resync-clock``, ``per-repetition``); ``where`` names the file, launch or row concerned.
-    ``count`` is how many warnings of this code it stands for (mpimeter.analysis.warning_groups
-    merges repeats); ``severity`` ranks warnings of one code (the largest is the worst case shown
-    for the group; 0 when the producer does not rank them)."""
-
-    code: str
-    message: str
-    hint: str
-    where: str | None = None
-    count: int = 1
-    severity: float = field(default=0.0, compare=False)
-
-    def to_dict(self) -> dict[str, Any]:
-        return {"code": self.code, "message": self.message, "hint": self.hint, "where": self.where,
-                "count": self.count}

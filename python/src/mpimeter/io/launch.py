@@ -34,6 +34,7 @@ from mpimeter.io import rawformat, rowcheck
 from mpimeter.io.csvread import CacheWriter, Column, CsvRead, read_csv
 from mpimeter.io.errors import AnalysisWarning, InputError
 from mpimeter.io.meta import LaunchMeta, read_meta
+from mpimeter.warning_codes import warning
 
 RAW_COLUMNS = rawformat.COLUMNS  # docs/FORMAT.md "raw.csv" (mpimeter.io.rawformat)
 SYNC_COLUMNS = (
@@ -107,7 +108,7 @@ def _sync_count(sync: pa.Table) -> int:
     return int(np.unique(phases[phases >= 0]).size)
 
 
-def _truncated(path: Path, read: CsvRead, meta: LaunchMeta, what: str) -> list[AnalysisWarning]:
+def _truncated(path: Path, read: CsvRead, meta: LaunchMeta, when: str) -> list[AnalysisWarning]:
     """A truncated last line: an error when meta.json says the launch completed (the file was cut
     afterwards), else the trace of a launch killed while writing (a warning)."""
     if read.dropped_line is None:
@@ -115,8 +116,8 @@ def _truncated(path: Path, read: CsvRead, meta: LaunchMeta, what: str) -> list[A
     if meta.status == "complete":
         raise InputError(path, "the last line is cut short (no newline), but meta.json says the launch is complete: "
                                "the file was truncated after the launch ended", line=read.dropped_line)
-    return [AnalysisWarning("truncated-line", f"the last line ({read.dropped_line}) of {path.name} is incomplete and "
-                                              "was dropped", what, f"{path}:{read.dropped_line}")]
+    return [warning("truncated-line", line=read.dropped_line, file=path.name, when=when,
+                    where=f"{path}:{read.dropped_line}")]
 
 
 def resync_required(meta: LaunchMeta) -> str | None:
@@ -138,7 +139,7 @@ def _read_sync(folder: Path, meta: LaunchMeta) -> tuple[pa.Table, list[AnalysisW
             raise InputError(path, f"is missing, but {why}: the global times cannot be recomputed without it")
         return pa.table({c.name: pa.array([], c.type) for c in SYNC_COLUMNS}), []
     read = read_csv(path, SYNC_COLUMNS, cache=False)
-    return read.table, _truncated(path, read, meta, "the launch was probably killed during a clock sync")
+    return read.table, _truncated(path, read, meta, "during a clock sync")
 
 
 def _read_raw(folder: Path, meta: LaunchMeta, cache: bool, writer: CacheWriter | None
@@ -147,8 +148,7 @@ def _read_raw(folder: Path, meta: LaunchMeta, cache: bool, writer: CacheWriter |
     if not path.exists() and not meta.finished_tests:
         return pa.table({c.name: pa.array([], c.type) for c in RAW_COLUMNS}), []  # nothing written yet
     read = read_csv(path, RAW_COLUMNS, cache=cache, writer=writer)
-    warnings = _truncated(path, read, meta, "the launch was probably killed while writing; its finished tests are "
-                                            "still used")
+    warnings = _truncated(path, read, meta, "while writing; its finished tests are still used")
     raw = read.table
     rowcheck.check_values(path, raw, meta)
     rowcheck.check_components(path, raw, meta)
@@ -173,18 +173,13 @@ def read_launch(folder: str | Path, *, cache: bool = True, writer: CacheWriter |
     keep = pc.is_in(raw["test"], value_set=pa.array(finished, pa.int32()))
     if raw.num_rows and not pc.all(keep).as_py():
         dropped = raw.num_rows - int(pc.sum(keep.cast(pa.int64())).as_py())
-        warnings.append(AnalysisWarning(
-            "unfinished-test-rows",
-            f"{dropped} rows of raw.csv belong to tests that meta.json does not list as complete; they were not used",
-            "the launch stopped between writing a test's rows and updating meta.json", str(folder / "raw.csv")))
+        warnings.append(warning("unfinished-test-rows", rows=dropped, file="raw.csv", where=str(folder / "raw.csv")))
         raw = raw.filter(keep)
     if status != "complete":
         what = {"running": "is still running", "incomplete": "is incomplete", "failed": "failed"}[status]
-        warnings.append(AnalysisWarning(
-            "incomplete-launch" if status != "failed" else "failed-launch",
-            f"launch {what}: {len(finished)} of {len(meta.tests)} tests finished and are used"
-            + (f" ({note})" if note else ""),
-            "re-run the launch (mpimeter run resumes campaigns) to get all tests", str(folder / "meta.json")))
+        warnings.append(warning(
+            "incomplete-launch" if status != "failed" else "failed-launch", state=what, finished=len(finished),
+            tests=len(meta.tests), note=f" ({note})" if note else "", where=str(folder / "meta.json")))
     syncs = _sync_count(sync)
     has_global = raw.num_rows > 0 and raw["gstart_ns"].null_count < raw.num_rows
     reduced = raw.num_rows > 0 and bool(pc.any(pc.equal(raw["rank"], -1)).as_py())

@@ -32,6 +32,7 @@ from mpimeter.io.meta_adaptive import (AdaptiveRecord, NrepAuto, SizeRefinement,
                                        nrep_auto, size_refinement, sizes_auto)
 from mpimeter.io.meta_bounds import (CopyBandwidth, LatencyFloor, read_bound_volume, read_copy_bandwidth,
                                      read_latency_floor)
+from mpimeter.warning_codes import CONDITION_CODES
 
 # 4: version 3 plus the adaptive records (--nrep auto, --sizes auto) the binary writes, and
 # ``origin`` in launches imported from other benchmarks' outputs (mpimeter.io.origin)
@@ -576,7 +577,7 @@ def _load(f: Fields | None) -> Load:
 
 def _conditions(f: Fields, version: int) -> tuple[Condition, ...]:
     if version >= 2:
-        return tuple(Condition(c.need("code", STR), c.need("message", STR), c.get("hint", STR, ""), c.get("where", STR))
+        return tuple(Condition(c.need("code", STR, choices=CONDITION_CODES), c.need("message", STR), c.get("hint", STR, ""), c.get("where", STR))
                      for c in f.objs("conditions"))
     cs = f.obj("clock_sync")
     verdict = None if cs is None else cs.get("warning", STR)  # superseded by the analysis's own judgement

@@ -21,6 +21,7 @@ import pyarrow as pa
 
 from mpimeter.io.errors import AnalysisWarning, InputError
 from mpimeter.io.jsonread import BOOL, NAT, STR, Fields
+from mpimeter.warning_codes import warning
 
 if TYPE_CHECKING:
     from mpimeter.io.meta import LaunchMeta, TestRecord
@@ -153,19 +154,9 @@ def imported_warnings(meta: LaunchMeta, folder: Path) -> list[AnalysisWarning]:
     where = str(folder / "meta.json")
     if o.aggregates:
         heads = sorted({t.headline for t in o.tests if t.headline})
-        return [AnalysisWarning(
-            "imported-aggregates",
-            f"imported from {o.label} ({o.file}): each test is one aggregate ({', '.join(heads)} as the tool printed "
-            f"it), not a distribution: no per-repetition or per-rank data, so the launch's median is that one value "
-            f"and its quartiles, outlier filter, warm-up, rank tests and fingerprint cannot be computed",
-            "import one file per run of the tool to get a distribution across launches; for per-repetition data "
-            "import ReproMPI output or measure with mpimeter run", where)]
+        return [warning("imported-aggregates", label=o.label, file=o.file, headlines=", ".join(heads), where=where)]
     lacks = " and ".join(o.lacks) or "nothing"
-    return [AnalysisWarning(
-        "imported-repetitions",
-        f"imported from {o.label} ({o.file}): per repetition the tool's run time ({o.run_time}); it lacks {lacks}, so "
-        "rank tests, the start-spread check and the processing schemes that need per-rank times cannot be computed",
-        "measure with mpimeter run to keep every rank's times", where)]
+    return [warning("imported-repetitions", label=o.label, file=o.file, run_time=o.run_time, lacks=lacks, where=where)]
 
 
 def to_document(origin: Origin) -> dict[str, Any]:

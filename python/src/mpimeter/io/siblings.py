@@ -20,6 +20,7 @@ from typing import Any
 from mpimeter.io.campaign_record import CampaignRecord
 from mpimeter.io.errors import AnalysisWarning, InputError
 from mpimeter.io.meta import LaunchMeta
+from mpimeter.warning_codes import warning
 
 # (what the message calls it, how to read it from a launch)
 FACTS: tuple[tuple[str, Callable[[LaunchMeta], Any]], ...] = (
@@ -69,9 +70,7 @@ def check_siblings(alternative: str, launches: Sequence[tuple[Path, LaunchMeta]]
         folder, what = problems[0]
         more = f" ({len(problems) - 1} more such problem(s))" if len(problems) > 1 else ""
         raise InputError(folder / "meta.json", f"this launch does not belong with the others: {what}{more}; {HINT}")
-    return [AnalysisWarning("mixed-launches", f"launch {_name(folder)} of {alternative}: {what}",
-                            "the launches of this alternative are not repetitions of one experiment: their spread "
-                            "includes the differences", str(folder))
+    return [warning("mixed-launches", launch=_name(folder), alternative=alternative, what=what, where=str(folder))
             for folder, what in problems]
 
 

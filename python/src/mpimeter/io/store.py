@@ -31,6 +31,7 @@ import pyarrow as pa
 
 from mpimeter.io.errors import AnalysisWarning
 from mpimeter.io.meta import LaunchMeta
+from mpimeter.warning_codes import warning
 
 STORE_NAME = "campaign.duckdb"
 
@@ -97,9 +98,8 @@ def write_store(db_path: str | Path, launches: Sequence[StoredLaunch]) -> Analys
     try:
         con = duckdb.connect(str(db_path))
     except (duckdb.Error, OSError) as exc:
-        return AnalysisWarning("store-not-written", f"{db_path} could not be opened: {exc}",
-                               "another mpimeter may be using it, or the folder is read-only; the analysis is unaffected",
-                               str(db_path))
+        return warning("store-not-written", db=db_path, action="opened", error=exc, where=str(db_path),
+                       advice="another mpimeter may be using it, or the folder is read-only; the analysis is unaffected")
     try:
         rows = [
             (ln.campaign, ln.alternative, ln.launch, str(ln.folder.resolve()), ln.status, ln.clock,
@@ -151,8 +151,8 @@ def write_store(db_path: str | Path, launches: Sequence[StoredLaunch]) -> Analys
             con.execute("ROLLBACK")
         except duckdb.Error:
             pass
-        return AnalysisWarning("store-not-written", f"{db_path} could not be written: {exc}",
-                               "the analysis is unaffected; delete the file to have it rebuilt", str(db_path))
+        return warning("store-not-written", db=db_path, action="written", error=exc, where=str(db_path),
+                       advice="the analysis is unaffected; delete the file to have it rebuilt")
     finally:
         con.close()
     return None

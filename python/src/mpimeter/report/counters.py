@@ -18,7 +18,7 @@ import numpy as np
 from mpimeter.report import figures as fg
 from mpimeter.report import html as h
 from mpimeter.report.svgplot import Axes, limits, svg
-from mpimeter.units import format_ns, format_number, format_size, time_unit
+from mpimeter.units import format_interval, format_ns, format_number, format_size, time_unit
 
 MAX_PLOTS = 3  # scatter plots per fingerprint
 PLOT_W, PLOT_H = 340, 250
@@ -50,8 +50,7 @@ def cost_html(analysis, size_unit) -> str:
     if analysis.perturbation:
         prow = []
         for p in analysis.perturbation:
-            ci = ("no interval" if p.ratio_ci_low is None or p.ratio_ci_high is None
-                  else f"[{format_number(p.ratio_ci_low, 4)}, {format_number(p.ratio_ci_high, 4)}]")
+            ci = format_interval(p.ratio_ci_low, p.ratio_ci_high, lambda x: format_number(x, 4))
             prow.append((p.op, format_size(p.size, size_unit(p.op)), f"{p.a} → {p.b}",
                          f"{p.launches_a} / {p.launches_b}", format_ns(p.median_a_ns),
                          format_ns(p.median_b_ns), f"{format_number(p.ratio, 4)} {ci}", _p(p.p_adjusted),

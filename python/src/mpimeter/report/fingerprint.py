@@ -28,7 +28,7 @@ import numpy as np
 from mpimeter.analysis.results import time_quantity
 from mpimeter.report import figures as fg
 from mpimeter.report.metadata import LaunchFacts, campaign_facts
-from mpimeter.units import format_ns, format_number, format_size, time_unit
+from mpimeter.units import format_interval, format_ns, format_number, format_size, time_unit
 from mpimeter.stats.summary import Summary, summarize
 
 # Per-rank panel: box plots up to this many ranks, a median line with a quartile band beyond.
@@ -96,9 +96,8 @@ def fingerprint_data(result, op: str, size: int, alternative: str | None = None,
     warmup_dropped = sum(s.n_warmup_dropped for s in row.per_launch)
     if facts is None:
         facts = campaign_facts(result.campaign.launches_of(alternative))
-    ci = ("no interval (too few launches)" if row.median_ci_low_ns is None else
-          f"[{format_ns(row.median_ci_low_ns)}, {format_ns(row.median_ci_high_ns)}] "
-          f"{row.confidence:.0%} CI")
+    ci = format_interval(row.median_ci_low_ns, row.median_ci_high_ns) + (
+        " (too few launches)" if row.median_ci_low_ns is None else f" {row.confidence:.0%} CI")
     if rank_durations is None:
         rank_durations = result.rank_durations(alternative=alternative, op=op, size=size)
     return FingerprintData(

@@ -45,7 +45,7 @@ from mpimeter.report.overview import draw_operation
 from mpimeter.report.provenance import method_section, provenance_section, slug
 from mpimeter.report.adaptive import ADDED_MARK, ADDED_NOTE, added_sizes
 from mpimeter.report.rules import check_rules
-from mpimeter.units import format_bytes, format_ns, format_number, format_size
+from mpimeter.units import format_bytes, format_interval, format_ns, format_number, format_size
 
 SECTIONS = (("summary", "Summary"), ("warnings", "Warnings"), ("operations", "Results per operation"),
             ("bounds", "Model and bounds"), ("fingerprints", "Fingerprints"), ("spread", "Launch-to-launch spread"),
@@ -230,12 +230,6 @@ def _warnings(result, comparison, problem) -> str:
     return h.tag("p", h.esc(f"{len(items)} warning(s), each with a next step.")) + "".join(items)
 
 
-def _ci(low, high) -> str:
-    if low is None or high is None:
-        return "no interval"
-    return f"[{format_ns(low)}, {format_ns(high)}]"
-
-
 def _operations(result, ops, images, comparison, nbc_images, added=frozenset()) -> str:
     parts = [h.tag("p", h.esc(
         "Per operation: (a) the median of the per-launch medians with its confidence interval "
@@ -253,7 +247,7 @@ def _operations(result, ops, images, comparison, nbc_images, added=frozenset()) 
         parts.append(h.image(images[op], f"{op}: {time_quantity(one_way)} against size, per-launch medians and spread"))
         table_rows = []
         for r in sorted(rows, key=lambda r: (r.size, result.alternatives.index(r.alternative))):
-            mean = format_ns(r.mean_ns) + " " + _ci(r.mean_ci_low_ns, r.mean_ci_high_ns)
+            mean = format_ns(r.mean_ns) + " " + format_interval(r.mean_ci_low_ns, r.mean_ci_high_ns)
             if r.normal is False:
                 mean += " (not normal: do not trust)"
             bw = "–" if r.bandwidth_Bps is None else f"{format_number(r.bandwidth_Bps / 2**20)} MiB/s"
@@ -261,7 +255,7 @@ def _operations(result, ops, images, comparison, nbc_images, added=frozenset()) 
             if (r.alternative, op, r.size) in added:
                 size += f" ({ADDED_MARK})"
             table_rows.append((r.alternative, size, str(r.launches),
-                               format_ns(r.median_ns), _ci(r.median_ci_low_ns, r.median_ci_high_ns),
+                               format_ns(r.median_ns), format_interval(r.median_ci_low_ns, r.median_ci_high_ns),
                                mean, "–" if r.launches < 2 else f"{format_number(r.spread)}×",
                                str(r.outliers_removed), str(r.invalid), bw))
         parts.append(h.table(("alternative", "size", "launches", "median", f"{rows[0].confidence:.0%} CI",
@@ -287,8 +281,7 @@ def _comparison_table(op, comp, comparison, unit: str) -> str:
     estimator = "Hodges–Lehmann ratio b/a" if method.startswith("hodges-lehmann") else "bootstrap ratio b/a"
     rows = []
     for c in sorted(comp, key=lambda c: (c.size, c.a, c.b)):
-        ratio_ci = ("(no interval)" if c.ratio_ci_low is None or c.ratio_ci_high is None
-                    else f"[{format_number(c.ratio_ci_low, 4)}, {format_number(c.ratio_ci_high, 4)}]")
+        ratio_ci = format_interval(c.ratio_ci_low, c.ratio_ci_high, lambda x: format_number(x, 4))
         rows.append((format_size(c.size, unit), f"{c.a} vs {c.b}", format_ns(c.median_a_ns),
                      format_ns(c.median_b_ns), format_number(c.ratio_of_medians, 4),
                      f"{format_number(c.ratio, 4)} {ratio_ci}", f"{c.p_value:.3g} ({c.p_method})",

@@ -18,7 +18,7 @@ import numpy as np
 from mpimeter.report import figures as fg
 from mpimeter.report import html as h
 from mpimeter.report.overview import alternative_color, dodge, has_labels, nothing_to_plot, size_ticks
-from mpimeter.units import format_ns, format_size, size_axis_label, time_unit
+from mpimeter.units import format_interval, format_ns, format_size, size_axis_label, time_unit
 
 OVERLAPS = (("overlap", "NBCBench: 1 − overhead / blocking", "-"),
             ("overlap_imb", "IMB: (blocking + compute − total) / min(blocking, compute)", "--"),
@@ -99,8 +99,7 @@ def nonblocking_html(op: str, rows: Sequence, result, image_png_base64: str) -> 
         + "; ".join(label for _, label, _ in OVERLAPS) + ". Medians over launches of per-launch medians."))
     body = []
     for r in sorted(rows, key=lambda r: (r.size, result.alternatives.index(r.alternative))):
-        ci = ("no interval" if r.overhead_ci_low_ns is None or r.overhead_ci_high_ns is None
-              else f"[{format_ns(r.overhead_ci_low_ns)}, {format_ns(r.overhead_ci_high_ns)}]")
+        ci = format_interval(r.overhead_ci_low_ns, r.overhead_ci_high_ns)
         body.append((r.alternative, format_size(r.size, result.size_unit(op)), r.scheme, str(r.tests_per_rep),
                      str(r.launches), format_ns(r.overhead_ns), ci, format_ns(r.init_ns), format_ns(r.test_ns),
                      format_ns(r.wait_ns), format_ns(r.blocking_ns), format_ns(r.compute_ns),

@@ -28,7 +28,7 @@ from mpimeter.report.charts import history_chart, size_chart
 from mpimeter.report.figures import ALTERNATIVE_COLORS
 from mpimeter.site.data import Series, SiteData, campaign_file, page_name
 from mpimeter.site.history import Step
-from mpimeter.units import format_bytes, format_ns, format_rate
+from mpimeter.units import format_bytes, format_interval, format_ns, format_rate
 
 NAV = (("index.html", "Overview"),)
 
@@ -66,13 +66,6 @@ def shell(here: str, title: str, body: str, generated: str) -> str:
     nav = h.tag("nav", link(here, "index.html", "Overview") + h.esc(f" · mpimeter {__version__} · {generated}"),
                 class_="toc")
     return h.page(title, nav + h.tag("h1", h.esc(title)) + body)
-
-
-def _ci(low, high) -> str:
-    if low is None or high is None or (isinstance(low, float) and math.isnan(low)) or \
-            (isinstance(high, float) and math.isnan(high)):
-        return "no interval"
-    return f"[{format_ns(low)}, {format_ns(high)}]"
 
 
 def _num(x) -> float | None:
@@ -178,7 +171,7 @@ def op_html(data: SiteData, op: str, generated: str) -> str:
             row = table_rows[size].get(s)
             cells.append("" if row is None else link(
                 here, history_page(s, op, size), format_ns(row.median_ns)) + " " + h.esc(
-                _ci(_num(row.median_ci_low_ns), _num(row.median_ci_high_ns))) + " " + link(
+                format_interval(_num(row.median_ci_low_ns), _num(row.median_ci_high_ns))) + " " + link(
                 here, campaign_page(row.campaign_id), "campaign"))
         rows.append(cells)
     parts.append(h.table(header, rows, raw=True))
@@ -233,7 +226,7 @@ def _results_table(here: str, data: SiteData, cid: str, alternative: str, series
         frac = _num(row.bound_fraction)
         rows.append([h.esc(row.op), h.esc(format_bytes(int(row.size))), h.esc(str(row.launches)),
                      link(here, history_page(series, row.op, int(row.size)), format_ns(row.median_ns)),
-                     h.esc(_ci(_num(row.median_ci_low_ns), _num(row.median_ci_high_ns))),
+                     h.esc(format_interval(_num(row.median_ci_low_ns), _num(row.median_ci_high_ns))),
                      h.esc("–" if frac is None else f"{100 * frac:.0f} %"),
                      h.esc(_gate_cell(step, row.op, int(row.size)))])
     return h.table(("op", "size", "launches", "median (history)", "interval", "bound / median",
@@ -252,7 +245,7 @@ def history_op_html(data: SiteData, series: Series, op: str, generated: str) -> 
         last = g.sort_values("first_start").iloc[-1]
         rows.append([link(here, history_page(series, op, int(size)), format_bytes(int(size))),
                      h.esc(str(len(g))), h.esc(format_ns(last["median_ns"])),
-                     h.esc(_ci(_num(last["median_ci_low_ns"]), _num(last["median_ci_high_ns"])))])
+                     h.esc(format_interval(_num(last["median_ci_low_ns"]), _num(last["median_ci_high_ns"])))])
     body = h.tag("p", h.esc(f"{op} on {series.machine}, {series.label}: every size measured; each links to its "
                             "history.")) + h.table(("size", "campaigns", "latest median", "interval"), rows, raw=True)
     body += h.tag("p", link(here, op_page(op), f"{op} on every machine and library"))
@@ -286,7 +279,7 @@ def history_html(data: SiteData, series: Series, op: str, size: int, steps: list
         table.append([h.esc(_date(c.first_start) if c else "?"),
                       link(here, campaign_page(st.campaign_id), str(c.name) if c else st.campaign_id),
                       h.esc(str(version.iloc[0]) if len(version) else "–"), h.esc(str(p["launches"])),
-                      h.esc(format_ns(p["median_ns"])), h.esc(_ci(_num(p["median_ci_low_ns"]),
+                      h.esc(format_ns(p["median_ns"])), h.esc(format_interval(_num(p["median_ci_low_ns"]),
                                                                  _num(p["median_ci_high_ns"]))),
                       h.esc(_gate_cell(st, op, size) + ("; the gate failed at other sizes" if st.failed and not
                                                         st.regression(op, size) else ""))])

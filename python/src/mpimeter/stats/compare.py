@@ -17,6 +17,7 @@ from functools import lru_cache
 import numpy as np
 
 from mpimeter.stats import hypothesis
+from mpimeter.stats.intervals import Interval
 
 
 @dataclass(frozen=True)
@@ -24,7 +25,7 @@ class PairComparison:
     median_a: float
     median_b: float
     ratio: float  # median_b / median_a
-    ratio_ci: hypothesis.RatioInterval
+    ratio_ci: Interval  # of b / a
     statistic: float
     p_value: float
     p_method: str  # hypothesis.P_METHODS

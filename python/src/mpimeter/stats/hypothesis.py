@@ -37,6 +37,8 @@ from functools import lru_cache
 import numpy as np
 from scipy import stats as _st
 
+from mpimeter.stats.intervals import Interval  # a ratio b / a with its interval is one too
+
 ALTERNATIVES = ("two-sided", "less", "greater")
 P_METHODS = ("exact", "exact-permutation", "normal-approximation")
 EXACT_U_MAX = 50
@@ -52,17 +54,6 @@ class TestResult:
     statistic: float
     p_value: float
     method: str = ""
-
-
-@dataclass(frozen=True)
-class RatioInterval:
-    """b / a: ``estimate`` and its interval (None bounds when none exists at this level)."""
-
-    estimate: float
-    low: float | None
-    high: float | None
-    confidence: float
-    method: str
 
 
 def stars(p: float, *, alpha: float = 0.05) -> str:
@@ -245,13 +236,13 @@ def _hl_rank(m: int, n: int, confidence: float) -> int:
 
 def hodges_lehmann_ratio(
     a: np.ndarray, b: np.ndarray, *, confidence: float = 0.95, max_pairs: int = 4_000_000, seed: int = 0
-) -> RatioInterval:
+) -> Interval:
     """Ratio b / a as exp of the Hodges–Lehmann shift of log values, with its distribution-free
     interval. Samples so large that m·n > ``max_pairs`` are subsampled (seeded)."""
     a = np.asarray(a, dtype=float)
     b = np.asarray(b, dtype=float)
     if a.size == 0 or b.size == 0 or np.any(a <= 0) or np.any(b <= 0):
-        return RatioInterval(math.nan, None, None, confidence, "hodges-lehmann")
+        return Interval(math.nan, None, None, confidence, "hodges-lehmann")
     method = "hodges-lehmann"
     if a.size * b.size > max_pairs:
         rng = np.random.default_rng(seed)
@@ -263,24 +254,24 @@ def hodges_lehmann_ratio(
     est = float(np.exp(np.median(d)))
     c = _hl_rank(a.size, b.size, confidence)
     if c < 1:
-        return RatioInterval(est, None, None, confidence, method)
-    return RatioInterval(est, float(np.exp(d[c - 1])), float(np.exp(d[d.size - c])), confidence, method)
+        return Interval(est, None, None, confidence, method)
+    return Interval(est, float(np.exp(d[c - 1])), float(np.exp(d[d.size - c])), confidence, method)
 
 
 def bootstrap_ratio(
     a: np.ndarray, b: np.ndarray, *, confidence: float = 0.95, resamples: int = 2000, seed: int = 0
-) -> RatioInterval:
+) -> Interval:
     """Ratio of medians median(b) / median(a) with a percentile bootstrap interval (each side
     resampled with replacement, ``resamples`` times, seeded). Needs ≥ 2 values per side."""
     a = np.asarray(a, dtype=float)
     b = np.asarray(b, dtype=float)
     if a.size == 0 or b.size == 0:
-        return RatioInterval(math.nan, None, None, confidence, "bootstrap")
+        return Interval(math.nan, None, None, confidence, "bootstrap")
     est = float(np.median(b) / np.median(a))
     if a.size < 2 or b.size < 2:
-        return RatioInterval(est, None, None, confidence, "bootstrap")
+        return Interval(est, None, None, confidence, "bootstrap")
     rng = np.random.default_rng(seed)
     ma = np.median(a[rng.integers(0, a.size, (resamples, a.size))], axis=1)
     mb = np.median(b[rng.integers(0, b.size, (resamples, b.size))], axis=1)
     lo, hi = np.percentile(mb / ma, [50 * (1 - confidence), 50 * (1 + confidence)])
-    return RatioInterval(est, float(lo), float(hi), confidence, "bootstrap")
+    return Interval(est, float(lo), float(hi), confidence, "bootstrap")

@@ -1,0 +1,271 @@
+"""Every warning code, in one table: who produces it, how serious it is, its message and its hint
+(STYLE.md, principle 8: every instability is a typed warning with a next step; docs/FORMAT.md,
+"Warning codes").
+
+A warning is made only through :func:`warning` (a code of the analysis or the file readers:
+its message and hint are the templates below, filled with the producer's facts) or
+:func:`condition_warning` (a condition the binary wrote into meta.json: its message and hint are
+the binary's). :class:`AnalysisWarning` refuses a code this table lacks, and
+``python/tests/test_warning_codes.py`` checks both directions: every code used in the sources is
+here, and every code here is produced — the analysis's by a call in ``python/src``, the binary's
+by its literal in ``c/src``.
+
+This module imports nothing of mpimeter: io, stats, analysis and report all sit above it.
+"""
+
+from __future__ import annotations
+
+import enum
+import string
+from dataclasses import dataclass, field
+from typing import Any
+
+
+class Severity(enum.Enum):
+    """How much of the result a warning puts in doubt."""
+
+    NOTE = "note"  # how something was done or what was skipped; the results stand as shown
+    CAUTION = "caution"  # the results stand, but rest on less than asked or on weaker statistics
+    SERIOUS = "serious"  # some results are missing, or the measured times may be wrong
+
+
+class Producer(enum.Enum):
+    ANALYSIS = "analysis"  # mpimeter (its readers and its analysis) makes it from the facts
+    BINARY = "binary"  # mpimeter-bench writes it as a condition into meta.json (schema ≥ 2)
+    READER = "reader"  # mpimeter's meta.json reader, for a version-1 warning string
+
+
+@dataclass(frozen=True)
+class Code:
+    """One warning code. ``message`` and ``hint`` are ``str.format`` templates whose fields the
+    producer fills (:func:`warning`); a binary condition's are the binary's own texts."""
+
+    name: str
+    severity: Severity
+    producers: frozenset[Producer]
+    message: str
+    hint: str
+
+
+A, B, R = Producer.ANALYSIS, Producer.BINARY, Producer.READER
+NOTE, CAUTION, SERIOUS = Severity.NOTE, Severity.CAUTION, Severity.SERIOUS
+CONDITION_MESSAGE = "launch {launch}: {message}"  # a binary condition, named by its launch
+CONDITION_HINT = "{hint}"
+CONDITION_HINT_MISSING = "see the conditions in the launch's meta.json"
+
+
+def _binary(name: str, severity: Severity) -> Code:
+    return Code(name, severity, frozenset({B}), CONDITION_MESSAGE, CONDITION_HINT)
+
+
+_TABLE = (
+    # --- the file readers (mpimeter.io) ---
+    Code("truncated-line", NOTE, frozenset({A}),
+         "the last line ({line}) of {file} is incomplete and was dropped",
+         "the launch was probably killed {when}"),
+    Code("unfinished-test-rows", NOTE, frozenset({A}),
+         "{rows} rows of {file} belong to tests that meta.json does not list as complete; they were not used",
+         "the launch stopped between writing a test's rows and updating meta.json"),
+    Code("incomplete-launch", SERIOUS, frozenset({A}),
+         "launch {state}: {finished} of {tests} tests finished and are used{note}",
+         "re-run the launch (mpimeter run resumes campaigns) to get all tests"),
+    Code("failed-launch", SERIOUS, frozenset({A}),
+         "launch {state}: {finished} of {tests} tests finished and are used{note}",
+         "re-run the launch (mpimeter run resumes campaigns) to get all tests"),
+    Code("launch-not-started", SERIOUS, frozenset({A}),
+         "launch folder has no meta.json and was skipped",
+         "a pending or crashed-at-start launch; re-run it"),
+    Code("folder-skipped", NOTE, frozenset({A}),
+         "{name} was not read: {why}",
+         "analyze it on its own: mpimeter analyze {folder}"),
+    Code("mixed-launches", CAUTION, frozenset({A}),
+         "launch {launch} of {alternative}: {what}",
+         "the launches of this alternative are not repetitions of one experiment: their spread includes the "
+         "differences"),
+    Code("store-not-written", NOTE, frozenset({A}),
+         "{db} could not be {action}: {error}",
+         "{advice}"),
+    Code("imported-aggregates", CAUTION, frozenset({A}),
+         "imported from {label} ({file}): each test is one aggregate ({headlines} as the tool printed it), not a "
+         "distribution: no per-repetition or per-rank data, so the launch's median is that one value and its "
+         "quartiles, outlier filter, warm-up, rank tests and fingerprint cannot be computed",
+         "import one file per run of the tool to get a distribution across launches; for per-repetition data "
+         "import ReproMPI output or measure with mpimeter run"),
+    Code("imported-repetitions", NOTE, frozenset({A}),
+         "imported from {label} ({file}): per repetition the tool's run time ({run_time}); it lacks {lacks}, so "
+         "rank tests, the start-spread check and the processing schemes that need per-rank times cannot be computed",
+         "measure with mpimeter run to keep every rank's times"),
+    # --- the analysis of one campaign (mpimeter.analysis) ---
+    Code("one-launch", CAUTION, frozenset({A}),
+         "{alternative}: one launch only — the between-launch variance is unknown, and the launch is a factor "
+         "(Hunold & Carpen-Amarie 2016 §4.2): these numbers may not repeat in the next mpirun",
+         "run the campaign with 10 or more launches (mpimeter run --launches 10)"),
+    Code("too-few-launches", CAUTION, frozenset({A}),
+         "{alternative}: {launches} launches — too few for a 95 % interval of the median (needs ≥ 6) and for a "
+         "comparison with any power",
+         "run 10 or more launches"),
+    Code("normality-failed", CAUTION, frozenset({A}),
+         "the per-launch means of {rows} row(s) fail Shapiro–Wilk (p ≤ 0.05): {names}{more}; their t intervals of "
+         "the mean are not to be trusted",
+         "use the median and its interval for these rows"),
+    Code("invalid-repetitions", CAUTION, frozenset({A}),
+         "{tests} launch test(s) have more than 5 % invalid repetitions (worst: {launch} {op} {size}: {invalid} of "
+         "{total})",
+         "use a larger window (--window-us) or a process sync that redoes late rounds (roundtime, harmonize)"),
+    Code("long-warmup", CAUTION, frozenset({A}),
+         "{tests} launch test(s) have a significant warm-up (rank test, Roth 2021 §4.5 categories) longer than a "
+         "tenth of their repetitions (worst: {launch} {op} {size}: {warmup} of {total})",
+         "raise --warmup, or analyze with --drop-warmup"),
+    Code("budget-ended-tests", CAUTION, frozenset({A, B}),
+         "{tests} launch test(s) were ended by the roundtime/harmonize time budget{budget} before --nrep "
+         "repetitions (worst: {launch} {op} {size}: {nrep} of {asked}); their statistics rest on fewer repetitions "
+         "than asked",
+         "raise --roundtime-budget-s or lower --nrep"),
+    Code("precision-not-reached", CAUTION, frozenset({A}),
+         "{tests} launch test(s) reached --nrep-max or the --nrep-budget-s time budget before --nrep auto's "
+         "precision{asked} (worst: {launch} {op} {size}: {reached} after {nrep} repetitions); their launch medians "
+         "are less precise than asked",
+         "raise --nrep-max or --nrep-budget-s, or ask for a coarser --precision"),
+    Code("sync-residual", CAUTION, frozenset({A}),
+         "launch {launch}: the clock-sync residual ({measured}; {method}, model {model}) is more than a tenth of its "
+         "shortest median run time ({shortest}) and above the timer's noise ({noise}): global run times of its "
+         "shortest tests are uncertain",
+         "{advice}"),  # fits the clock sync in use: mpimeter.analysis.launch_warnings.residual_advice
+    Code("machine-load", CAUTION, frozenset({A}),
+         "launch {launch}: other processes used {percent:.0f} % of the machine's CPU time while it ran",
+         "re-run on a quiet machine, or compare only campaigns run under the same load"),
+    Code("ranks-differ", CAUTION, frozenset({A}),
+         "{alternative} {op} {size}: some ranks take longer launch after launch (Friedman's test on per-launch rank "
+         "medians, Holm-adjusted p = {p:.2g}); slowest ranks {slowest}, median rank {median}",
+         "check pinning and the rank → host map in meta.json"),
+    Code("late-start-spread", CAUTION, frozenset({A}),
+         "{dropped} repetition(s) were dropped because their ranks did not start together: the spread of their "
+         "start times on the global clock exceeded the test's start tolerance (worst: {test}: {late} of {valid} "
+         "valid repetitions, spread up to {spread} against a tolerance of {tolerance})",
+         "some rank was not running when the repetition was to start (preempted, oversubscribed or a busy "
+         "machine): run at most one rank per core on a quiet machine; a larger --window-us leaves more time to "
+         "wake up"),
+    Code("launch-clusters", CAUTION, frozenset({A}),
+         "{alternative}: the per-launch medians of {rows} row(s) fall into two groups ({which}); {launches} ran them "
+         "{ratio:.2f}× {how} than the other {others} ({sharing} of the {rows} rows split exactly so){separation}",
+         "the launch is a factor (Hunold & Carpen-Amarie 2016 §4.2): keep 10 or more launches, compare medians "
+         "across launches, and see docs/ALGORITHMS.md, \"Launch effects\""),
+    Code("resync-clock", NOTE, frozenset({A}),
+         "the global clock could not be recomputed: {error}",
+         "check sync.csv; the online global times are used"),
+    Code("clock-unavailable", NOTE, frozenset({A}),
+         "launch {launch} has no global times; its local run times are used",
+         "run with a clock sync (--clocksync) to get global run times"),
+    Code("imported-clock", NOTE, frozenset({A}),
+         "--clock {clock} does not apply to launches imported from {label}: their run times are the tool's "
+         "({run_time}) and are used as they are",
+         "leave --clock at auto for imported campaigns"),
+    Code("scheme-not-computable", NOTE, frozenset({A}),
+         "{scheme} on {alternative} {op} {size}: {why}",
+         "see mpimeter schemes --help for what each scheme needs"),
+    Code("counter-correlation", NOTE, frozenset({A}),
+         "{op} {size} ({alternative}): run time {direction} with {metric} (Spearman ρ = {rho:.2f} within launches, "
+         "Holm p = {p:.2g}, {repetitions} repetitions); its median per category: {categories}",
+         "the slow repetitions come with a change of this counter: see the counters of this test's fingerprint in "
+         "the report; what the counter counts (meta.json counters.metrics) says where the time went"),
+    Code("counter-perturbation", CAUTION, frozenset({A}),
+         "{op} {size}: {b} (counters read) vs {a}: run time ratio {ratio:.3g} {interval} (Hodges–Lehmann, Wilcoxon "
+         "rank-sum on per-launch medians, Holm p = {p:.2g})",
+         "looking changed what was measured: read fewer counters, and take run times from a campaign without "
+         "counters and explanations from one with them"),
+    # --- comparisons and gates of campaigns (compare, gate) ---
+    Code("per-repetition", CAUTION, frozenset({A}),
+         "{doing} repetitions pooled over launches: the launch effect is ignored{consequence}",
+         "run ≥ 3 (better ≥ 10) launches per {per}"),
+    Code("low-power", CAUTION, frozenset({A}),
+         "with {n_a} and {n_b} launches ({row}) the smallest possible p-value is {p_min:.3g}; after Holm "
+         "correction over {rows} rows such a row cannot be significant at {alpha}",
+         "run more launches per {per} (10 or more)"),
+    Code("missing-rows", CAUTION, frozenset({A}),
+         "{count} (op, size) of the baseline are not in the candidate and were not gated: {keys}",
+         "run the candidate with the same --ops and --sizes"),
+    Code("untested-rows", CAUTION, frozenset({A}),
+         "{count} row(s) could not be tested (a side without data)",
+         "check the launches of these (op, size)"),
+    Code("different-settings", CAUTION, frozenset({A}),
+         "the compared campaigns were run with different settings: they differ in {settings}",
+         "compare campaigns run with the same np, procsync, clocksync and raw mode unless that difference is what "
+         "you study"),
+    # --- the binary's conditions (meta.json "conditions", c/src) ---
+    _binary("oversubscribed", SERIOUS),
+    _binary("clocksync-none-global", SERIOUS),
+    _binary("cold-cache-beyond-window", SERIOUS),
+    _binary("test-failed", SERIOUS),
+    _binary("resync-failed", SERIOUS),
+    _binary("no-counters", NOTE),
+    _binary("conditions-dropped", CAUTION),
+    # a version-1 meta.json's warning strings (its reader gives them this code)
+    Code("bench-warning", CAUTION, frozenset({R}), CONDITION_MESSAGE, CONDITION_HINT),
+)
+
+CODES: dict[str, Code] = {c.name: c for c in _TABLE}
+# the codes a meta.json condition (schema ≥ 2) may carry: what mpimeter-bench writes
+CONDITION_CODES: tuple[str, ...] = tuple(c.name for c in _TABLE if B in c.producers)
+
+
+def lookup(code: str) -> Code:
+    try:
+        return CODES[code]
+    except KeyError:
+        raise ValueError(f"unknown warning code {code!r}: add it to mpimeter.warning_codes") from None
+
+
+@dataclass(frozen=True)
+class AnalysisWarning:
+    """An instability or caveat, with what to do about it (STYLE.md, principle 8).
+
+    ``code`` is one of :data:`CODES` (stable and machine-readable); ``where`` names the file,
+    launch or row concerned. ``count`` is how many warnings of this code it stands for
+    (mpimeter.analysis.warning_groups merges repeats); ``badness`` ranks warnings of one code (the
+    largest is the worst case shown for the group; 0 when the producer does not rank them).
+    Made by :func:`warning` or :func:`condition_warning`."""
+
+    code: str
+    message: str
+    hint: str
+    where: str | None = None
+    count: int = 1
+    badness: float = field(default=0.0, compare=False)
+
+    def __post_init__(self) -> None:
+        lookup(self.code)
+
+    @property
+    def severity(self) -> Severity:
+        return CODES[self.code].severity
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"code": self.code, "message": self.message, "hint": self.hint, "where": self.where,
+                "count": self.count}
+
+
+def _fields(template: str) -> set[str]:
+    return {name.split(".")[0].split("[")[0] for _, name, _, _ in string.Formatter().parse(template) if name}
+
+
+def warning(code: str, /, *, where: str | None = None, badness: float = 0.0, **facts: Any) -> AnalysisWarning:
+    """The warning ``code`` with its message and hint filled from ``facts`` — exactly the fields
+    its templates name (a missing or unknown one is a bug of the producer: ValueError)."""
+    entry = lookup(code)
+    if A not in entry.producers:
+        raise ValueError(f"warning code {code!r} is written by {', '.join(p.value for p in entry.producers)}: "
+                         "make it with condition_warning")
+    wanted = _fields(entry.message) | _fields(entry.hint)
+    if set(facts) != wanted:
+        raise ValueError(f"warning {code!r} takes the facts {sorted(wanted)}, not {sorted(facts)}")
+    return AnalysisWarning(code, entry.message.format(**facts), entry.hint.format(**facts), where, badness=badness)
+
+
+def condition_warning(code: str, *, launch: str, message: str, hint: str, where: str | None) -> AnalysisWarning:
+    """A condition of a launch's meta.json (the binary's, or a version-1 warning string) as the
+    warning of its code, with the binary's message and hint."""
+    entry = lookup(code)
+    if not entry.producers & {B, R}:
+        raise ValueError(f"{code!r} is not a code of the binary's conditions")
+    return AnalysisWarning(code, CONDITION_MESSAGE.format(launch=launch, message=message),
+                           CONDITION_HINT.format(hint=hint or CONDITION_HINT_MISSING), where)
