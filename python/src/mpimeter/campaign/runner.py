@@ -26,7 +26,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from mpimeter.campaign import adaptive as _adaptive
-from mpimeter.campaign import procs
+from mpimeter.campaign import procs, secrets
 from mpimeter.campaign import state as st
 from mpimeter.campaign.executor import Executor, ExecResult, tail
 from mpimeter.campaign.launcher import build_argv
@@ -229,6 +229,8 @@ class CampaignRunner:
                          tail(stderr_path))
             raise
         status, reason = classify(result, folder, state.launch_timeout_s)
+        if status == "complete":  # what the binary could not redact (campaign.secrets)
+            secrets.redact_launch_meta(folder)
         self._finish(rec, status, reason, result.exit_code, result.duration_s, result.stderr_tail)
         if status == "complete":
             self._completed_in.add(alt.name)

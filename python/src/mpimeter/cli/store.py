@@ -22,7 +22,6 @@ from mpimeter.cli.output import terminal_text
 from mpimeter.resultstore import identity, ingest, queries, schema
 from mpimeter.resultstore.schema import StoreError
 
-REPORT_NAME = "report.html"
 
 
 class StoreGroup(MpimeterGroup):
@@ -64,25 +63,6 @@ def _stored_run(command: str, body) -> None:
     guarded(command, wrapped)
 
 
-def _existing_report(root: Path, campaign) -> bytes | None:
-    """The campaign's own report.html when it is one mpimeter wrote (its page head, whose
-    Content-Security-Policy forbids scripts and network) and newer than every meta.json; None
-    otherwise (then a report is built). The file is untrusted: a regular file, no link, bounded."""
-    from mpimeter.report.html import is_mpimeter_page
-
-    path = root / REPORT_NAME
-    try:
-        if path.is_symlink() or not path.is_file() or path.stat().st_size > 256 * 2**20:
-            return None
-        newest = max((Path(li.folder) / "meta.json").stat().st_mtime for li in campaign.launches)
-        if path.stat().st_mtime < newest:
-            return None
-        data = path.read_bytes()
-    except (OSError, ValueError):
-        return None
-    return data if is_mpimeter_page(data) else None
-
-
 def prepare(path: str, machine: str | None, report: bool, kw: dict[str, Any]) -> ingest.Entry:
     """Loads and analyzes one campaign for the store (bad input raises, naming the file)."""
     from mpimeter.analysis.bounds import bounds as compute_bounds
@@ -96,13 +76,12 @@ def prepare(path: str, machine: str | None, report: bool, kw: dict[str, Any]) ->
     bounds = compute_bounds(result)
     data, origin = None, None
     if report:
-        data = _existing_report(Path(path), campaign)
-        origin = "the campaign's report.html" if data is not None else None
-        if data is None:
-            from mpimeter.cli.report import report_text
+        # always built from the data (redacted as it is read), never the folder's own report.html:
+        # a shared folder's file may hold what today's rule redacts, or anything else
+        from mpimeter.cli.report import report_text
 
-            data = report_text(result, sources=[path], bounds=bounds)[0].encode("utf-8")
-            origin = "built by mpimeter store add"
+        data = report_text(result, sources=[path], bounds=bounds)[0].encode("utf-8")
+        origin = "built by mpimeter store add"
     return ingest.Entry(cid, source, name, Path(path), result, bounds, data, origin)
 
 

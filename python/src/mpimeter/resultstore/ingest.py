@@ -18,6 +18,7 @@ from typing import Any
 import pandas as pd
 
 from mpimeter import __version__
+from mpimeter.io import redact
 from mpimeter.resultstore import schema
 from mpimeter.resultstore.schema import StoreError
 
@@ -60,7 +61,8 @@ def _variant(cj: dict | None, alternative: str) -> str:
     alts = cj.get("alternatives") if isinstance(cj, dict) else None
     for alt in alts if isinstance(alts, list) else []:
         if isinstance(alt, dict) and alt.get("name") == alternative and isinstance(alt.get("env"), dict):
-            return " ".join(f"{k}={v}" for k, v in sorted(alt["env"].items()) if isinstance(v, str))
+            env = redact.reading_rule().env({k: v for k, v in alt["env"].items() if isinstance(v, str)})
+            return " ".join(f"{k}={v}" for k, v in sorted(env.items()))
     return ""
 
 
@@ -80,7 +82,7 @@ def campaign_rows(entry: Entry, added: str) -> dict[str, list[tuple]]:
     rows["campaigns"].append((
         entry.campaign_id, Path(entry.path).resolve().name, str(Path(entry.path).resolve()), entry.machine,
         entry.id_source, added, first, last, len(res.alternatives), len(campaign.launches),
-        _text(cj.get("command")) if cj else None, seed, _json(asdict(res.settings)), __version__, entry.report,
+        redact.reading_rule().text(_text(cj.get("command"))) if cj else None, seed, _json(asdict(res.settings)), __version__, entry.report,
         entry.report_source))
     root = Path(campaign.path).resolve()
     for alt in res.alternatives:
