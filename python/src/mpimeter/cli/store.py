@@ -5,6 +5,9 @@ store"). ``--store PATH`` chooses it (default ``$MPIMETER_STORE``, else
 
 from __future__ import annotations
 
+import csv
+import io
+import json
 import math
 import os
 import time
@@ -18,7 +21,7 @@ from mpimeter import analysis
 from mpimeter.cli import MpimeterGroup
 from mpimeter.cli.analyze import (EXIT_OK, _settings, analysis_settings_options, console, fail, guarded,
                                   load_options, write_csv, write_json)
-from mpimeter.cli.output import terminal_text
+from mpimeter.cli.output import clean, csv_cell, terminal_text
 from mpimeter.resultstore import identity, ingest, queries, schema
 from mpimeter.resultstore.schema import StoreError
 
@@ -151,6 +154,34 @@ def _emit(fmt: str, title: str, names: list[str], rows: list[list[Any]], key: st
         _print_table(title, names, rows)
 
 
+def _stream(fmt: str, result: queries.Streamed) -> int:
+    """Prints the rows of a query as they are fetched (csv, json) or, for the table, once all
+    (at most --limit) are; returns how many."""
+    names, count = result.names, 0
+    if fmt == "table":
+        rows = [row for batch in result.batches() for row in batch]
+        _print_table(f"mpimeter store query ({len(rows)} rows{', cut by --limit' if result.cut else ''})",
+                     names, rows)
+        return len(rows)
+    if fmt == "csv":
+        click.echo(",".join(csv_cell(n) for n in names))
+        for batch in result.batches():
+            buf = io.StringIO()
+            writer = csv.writer(buf, lineterminator="\n")
+            for row in batch:
+                writer.writerow([csv_cell(v) for v in clean(row)])
+            click.echo(buf.getvalue(), nl=False)
+            count += len(batch)
+        return count
+    click.echo("{\"columns\": " + json.dumps(clean(names)) + ", \"rows\": [", nl=False)
+    for batch in result.batches():
+        text = ",\n".join(json.dumps(clean(dict(zip(names, row))), allow_nan=False) for row in batch)
+        click.echo(("," if count else "") + "\n" + text, nl=False)
+        count += len(batch)
+    click.echo("\n], \"truncated\": " + json.dumps(result.cut) + "}")
+    return count
+
+
 @command.command("list")
 @store_option
 @format_option
@@ -173,11 +204,18 @@ def list_command(store_path: str | None, fmt: str) -> None:
     _stored_run("store list", body)
 
 
+DEFAULT_QUERY_LIMIT = 10_000
+MAX_QUERY_LIMIT = 10_000_000
+
+
 @command.command("query")
 @click.argument("sql")
 @store_option
 @format_option
-def query_command(sql: str, store_path: str | None, fmt: str) -> None:
+@click.option("--limit", type=click.IntRange(1, MAX_QUERY_LIMIT), default=DEFAULT_QUERY_LIMIT, show_default=True,
+              help=f"Print at most this many rows (1 to {MAX_QUERY_LIMIT}); csv and json rows are printed as "
+                   "they come, and a line on stderr says when the limit cut the result.")
+def query_command(sql: str, store_path: str | None, fmt: str, limit: int) -> None:
     """Run one read-only SELECT on the store (tables: campaigns, alternatives, launches,
     launch_summaries, results; view results_by_machine). Statements that write, and access to
     any other file, are refused."""
@@ -186,10 +224,13 @@ def query_command(sql: str, store_path: str | None, fmt: str) -> None:
         store = resolve_store(store_path)
         con = schema.open_read(store)
         try:
-            names, rows = queries.query(con, sql)
+            result = queries.Streamed(con, sql, limit=limit)
+            count = _stream(fmt, result)
         finally:
             con.close()
-        _emit(fmt, f"mpimeter store query ({len(rows)} rows)", names, rows, "rows")
+        if result.cut:
+            click.echo(f"mpimeter store query: the result has more rows than --limit {limit}; the first {count} "
+                       "were printed (give a larger --limit, or LIMIT/WHERE in the query)", err=True)
         return EXIT_OK
 
     _stored_run("store query", body)

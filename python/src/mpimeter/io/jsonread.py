@@ -17,6 +17,7 @@ from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
+from mpimeter.io import bounded
 from mpimeter.io.errors import InputError
 
 MAX_DEPTH = 64  # meta.json nests 4 levels deep; 64 leaves room for any sane extension
@@ -27,10 +28,7 @@ def load_json(path: Path) -> Any:
     """The parsed JSON document at ``path``; InputError when it is missing, unreadable, not JSON or
     nested deeper than MAX_DEPTH."""
     try:
-        size = path.stat().st_size
-        if size > MAX_BYTES:
-            raise InputError(path, f"is {size / 2**20:.0f} MiB; at most {MAX_BYTES // 2**20} MiB are read")
-        text = path.read_text(encoding="utf-8")
+        text = bounded.read_bytes(path, MAX_BYTES).decode("utf-8")
     except FileNotFoundError:
         raise InputError(path, "is missing") from None
     except UnicodeDecodeError as exc:
