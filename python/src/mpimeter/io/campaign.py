@@ -19,6 +19,7 @@ import pyarrow as pa
 
 from mpimeter import SCHEMA_VERSION
 from mpimeter.io import siblings
+from mpimeter.io import redact
 from mpimeter.io.errors import AnalysisWarning, InputError
 from mpimeter.io.jsonread import INT, STR, Fields, load_json
 from mpimeter.io.csvread import CacheWriter
@@ -82,7 +83,7 @@ def read_campaign_json(path: Path) -> dict[str, Any] | None:
         launch.need("folder", STR)
         launch.get("seed", INT)
         launch.get("alternative", STR)
-    return obj
+    return redact.campaign_record(obj)  # what it shows is redacted again (issue 26)
 
 
 def _alt_name(folder: Path) -> str:

@@ -191,3 +191,27 @@ def _reading_rule(words: tuple[str, ...]) -> Rule:
     if words not in _READING:
         _READING[words] = Rule(words)
     return _READING[words]
+
+
+def campaign_record(obj: dict) -> dict:
+    """campaign.json as read back, with the rule applied again to what shows a command or an
+    environment (a file written by an older mpimeter, or by hand, may hold a secret in clear):
+    ``command``, ``launcher``, ``alternatives[].env`` and ``launch_template``, the ``argv`` of
+    ``sessions`` and ``launches``. Other keys are kept as they are."""
+    rule = reading_rule()
+    out = dict(obj)
+    for key in ("command", "launcher"):
+        if isinstance(out.get(key), str):
+            out[key] = rule.text(out[key])
+    if isinstance(out.get("alternatives"), list):
+        out["alternatives"] = [
+            {**a, **({"env": rule.env({k: v for k, v in a["env"].items()})} if isinstance(a.get("env"), dict) else {}),
+             **({"launch_template": rule.text(a["launch_template"])} if isinstance(a.get("launch_template"), str)
+                else {})} if isinstance(a, dict) else a
+            for a in out["alternatives"]]
+    for key in ("sessions", "launches"):
+        if isinstance(out.get(key), list):
+            out[key] = [{**x, "argv": rule.argv(x["argv"])}
+                        if isinstance(x, dict) and isinstance(x.get("argv"), list)
+                        and all(isinstance(w, str) for w in x["argv"]) else x for x in out[key]]
+    return out
