@@ -19,6 +19,9 @@ from pathlib import Path
 import pandas as pd
 
 from mpimeter.analysis.settings import alternative_settings, differing_settings
+from mpimeter.campaign import limits
+from mpimeter.io import bounded
+from mpimeter.io.errors import InputError
 
 MEDIAN_COLUMNS = ["alternative", "launch", "op", "size", "median_ns"]
 
@@ -88,10 +91,11 @@ def single_alternative_name(campaign_dir: Path) -> str:
     """The alternative of a one-alternative campaign: as campaign.json names it, else "-" (not
     the folder name, so that trials in different folders line up)."""
     try:
-        alternatives = json.loads((campaign_dir / "campaign.json").read_text())["alternatives"]
+        alternatives = json.loads(bounded.read_bytes(campaign_dir / "campaign.json",
+                                                     limits.MAX_CAMPAIGN_JSON_BYTES))["alternatives"]
         if len(alternatives) == 1:
             return str(alternatives[0]["name"])
-    except (OSError, ValueError, KeyError, TypeError, IndexError, RecursionError):
+    except (OSError, ValueError, KeyError, TypeError, IndexError, RecursionError, InputError):
         pass  # load_campaign reads campaign.json again and says what is wrong with it
     return "-"
 

@@ -33,7 +33,9 @@ from mpimeter.campaign.launcher import build_argv
 from mpimeter.campaign.plan import Alternative, PlannedLaunch
 from mpimeter.campaign.progress import NullProgress, ProgressSink
 from mpimeter.campaign.state import alternative_prefix, launch_folder
+from mpimeter.io import bounded
 from mpimeter.io.errors import InputError
+from mpimeter.io.jsonread import MAX_BYTES
 
 BAD_INPUT_EXIT = 2
 INTERRUPTED = "interrupted (Ctrl-C, SIGTERM or SIGHUP)"
@@ -227,10 +229,10 @@ class CampaignRunner:
         except KeyboardInterrupt:
             self._finish(rec, "incomplete", INTERRUPTED, None, time.monotonic() - started,
                          tail(stderr_path))
+            secrets.redact_launch_meta(folder)
             raise
         status, reason = classify(result, folder, state.launch_timeout_s)
-        if status == "complete":  # what the binary could not redact (campaign.secrets)
-            secrets.redact_launch_meta(folder)
+        secrets.redact_launch_meta(folder)  # what the binary did not redact (campaign.secrets), whatever the status
         self._finish(rec, status, reason, result.exit_code, result.duration_s, result.stderr_tail)
         if status == "complete":
             self._completed_in.add(alt.name)
@@ -301,7 +303,9 @@ def classify(result: ExecResult, folder: Path, timeout_s: float) -> tuple[str, s
         return "failed", f"exit code {result.exit_code}"
     meta_path = folder / "meta.json"
     try:
-        meta = json.loads(meta_path.read_text())
+        meta = json.loads(bounded.read_bytes(meta_path, MAX_BYTES))
+    except InputError as exc:
+        return "failed", f"exit code 0 but meta.json is unreadable ({exc})"
     except FileNotFoundError:
         return "failed", "exit code 0 but no meta.json in the launch folder"
     except (OSError, json.JSONDecodeError) as exc:

@@ -395,7 +395,8 @@ def parse_meta(document: Any, path: Path) -> LaunchMeta:
         clock_sync=clock_sync, proc_sync=_proc_sync(f.obj("proc_sync")),
         launch_epoch_local_ns_rank0=f.get("launch_epoch_local_ns_rank0", INT),
         wall_start=f.get("wall_start", STR), wall_end=f.get("wall_end", STR),
-        conditions=_conditions(f, version), size_refinement=size_refinement(f), document=document,
+        conditions=_conditions(f, version), size_refinement=size_refinement(f),
+        document=redact.meta_document(document),  # shown whole by the report and kept by the store
         origin=_origin.parse_origin(f, version, tests, config.raw))
     return meta
 

@@ -215,3 +215,23 @@ def campaign_record(obj: dict) -> dict:
                         if isinstance(x, dict) and isinstance(x.get("argv"), list)
                         and all(isinstance(w, str) for w in x["argv"]) else x for x in out[key]]
     return out
+
+
+def meta_document(doc: dict) -> dict:
+    """A meta.json document as stored elsewhere (the results store keeps it whole): the rule
+    applied to ``environment``, ``argv``, ``origin.command`` and ``origin.settings``."""
+    rule = reading_rule()
+    out = dict(doc)
+    if isinstance(out.get("environment"), dict):
+        out["environment"] = rule.env(out["environment"])
+    if isinstance(out.get("argv"), list) and all(isinstance(a, str) for a in out["argv"]):
+        out["argv"] = rule.argv(out["argv"])
+    origin = out.get("origin")
+    if isinstance(origin, dict):
+        origin = dict(origin)
+        if isinstance(origin.get("command"), str):
+            origin["command"] = rule.text(origin["command"])
+        if isinstance(origin.get("settings"), dict) and all(isinstance(v, str) for v in origin["settings"].values()):
+            origin["settings"] = rule.facts(origin["settings"])
+        out["origin"] = origin
+    return out
