@@ -23,7 +23,8 @@ sleep: writes its pid to FAKE_BENCH_PIDFILE and sleeps; orphan: the same, rewrit
 every 0.1 s, and writing a line "TERM <sender pid>" to FAKE_BENCH_PIDFILE.terms for each SIGTERM:
 one from its parent (the parent-death signal) is ignored, any other ends it.
 FAKE_BENCH_LOG: a file that gets one line (--out) per start.
-FAKE_BENCH_ECHO: the name of a variable whose value goes into meta.json."""
+FAKE_BENCH_ECHO: the name of a variable whose value goes into meta.json.
+FAKE_BENCH_ENVIRONMENT: meta.json gets "environment", the MPI_/SLURM_/HYDRA_ variables, nothing redacted."""
 import json, os, signal, sys, time
 args = sys.argv[1:]
 if args and args[0] in ("--describe", "--validate", "--help", "--list-ops"):
@@ -44,6 +45,8 @@ os.makedirs(out)
 meta = {"schema_version": 1, "status": "running", "pid": os.getpid(),
         "argv": args, "env_variant": os.environ.get("VARIANT_X"),
         "env_echo": os.environ.get(os.environ.get("FAKE_BENCH_ECHO", "-"))}
+if os.environ.get("FAKE_BENCH_ENVIRONMENT"):  # as the binary records it, but redacting nothing
+    meta["environment"] = {k: v for k, v in os.environ.items() if k.startswith(("MPI_", "SLURM_", "HYDRA_"))}
 with open(os.path.join(out, "meta.json"), "w") as f:
     json.dump(meta, f)
 parent = os.getppid()

@@ -90,7 +90,7 @@ def single_alternative_name(campaign_dir: Path) -> str:
     the folder name, so that trials in different folders line up)."""
     try:
         record = read_campaign_record(campaign_dir)
-    except InputError:
+    except (InputError, OSError):  # OSError: e.g. a path too long for the file system
         return "-"  # load_campaign says what is wrong with it
     names = record.alternative_names if record is not None else ()
     return names[0] if len(names) == 1 else "-"

@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from mpimeter.campaign import adaptive as _adaptive
-from mpimeter.campaign import procs
+from mpimeter.campaign import procs, secrets
 from mpimeter.campaign import state as st
 from mpimeter.campaign.executor import Executor, ExecResult, tail
 from mpimeter.campaign.launcher import build_argv
@@ -227,8 +227,10 @@ class CampaignRunner:
         except KeyboardInterrupt:
             self._finish(rec, "incomplete", INTERRUPTED, None, time.monotonic() - started,
                          tail(stderr_path))
+            secrets.redact_launch_meta(folder)
             raise
         status, reason = classify(result, folder, state.launch_timeout_s)
+        secrets.redact_launch_meta(folder)  # what the binary did not redact (campaign.secrets), whatever the status
         self._finish(rec, status, reason, result.exit_code, result.duration_s, result.stderr_tail)
         if status == "complete":
             self._completed_in.add(alt.name)

@@ -5,7 +5,8 @@ is secret when it contains one of the words its `--describe` document lists
 (`environment.secret_words`: PASS, PWD, TOK, AUTH, CRED, SECRET, KEY, ...), in any case; its value
 is written as REDACTED. When no binary can say (none is built), every value is redacted. A secret
 variant value is not stored at all: `--resume` takes it from its own environment
-(campaign.resume).
+(campaign.resume). Values are also secret by their shape (cloud keys, prefixed tokens, JWTs,
+long high-entropy words): the rule itself is io.redact's, the one implementation.
 """
 
 from __future__ import annotations
@@ -16,8 +17,9 @@ from functools import lru_cache
 
 from mpimeter.campaign import describe as _describe
 from mpimeter.campaign import launcher as _launcher
+from mpimeter.io import redact as _redact
 
-REDACTED = "<redacted>"
+REDACTED = _redact.REDACTED
 _EVERY_NAME = ("",)  # the empty word is in every name: with no rule known, redact every value
 
 
@@ -35,35 +37,35 @@ def secret_words() -> tuple[str, ...]:
     return tuple(sorted(words)) or _EVERY_NAME
 
 _IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
-_RUN = re.compile(r"[^\s'\"]+")  # a word of a command line, up to a space or a quote
+
+
+def rule() -> _redact.Rule:
+    """The one rule (io.redact) with the secret words of the binaries built."""
+    return _rule(secret_words())
+
+
+@lru_cache(maxsize=4)
+def _rule(words: tuple[str, ...]) -> _redact.Rule:
+    return _redact.Rule(words)
 
 
 def is_secret_name(name: str) -> bool:
-    upper = name.upper()
-    return any(word in upper for word in secret_words())
+    return rule().is_secret_name(name)
+
+
+def is_secret(name: str, value: str) -> bool:
+    """Secret by its name or by the shape of its value (io.redact)."""
+    return rule().is_secret(name, value)
 
 
 def redact_env(env: dict[str, str]) -> dict[str, str]:
-    return {k: REDACTED if is_secret_name(k) else v for k, v in env.items()}
-
-
-def _redact_run(match: re.Match) -> str:
-    """`NAME=VALUE` (also `tok=UCX_API_TOKEN=VALUE`): everything after the first secret name's
-    `=` is redacted; a run already ending in REDACTED is kept."""
-    run = match.group(0)
-    if run.endswith("=" + REDACTED):
-        return run
-    parts = run.split("=")
-    for i, part in enumerate(parts[:-1]):
-        name = part.rsplit("-", 1)[-1]  # `--opt=NAME=...` and `-xNAME=...` name NAME
-        if _IDENT.fullmatch(name) and is_secret_name(name):
-            return "=".join(parts[:i + 1]) + "=" + REDACTED
-    return run
+    return rule().env(env)
 
 
 def redact_text(text: str) -> str:
-    """Every `NAME=VALUE` of a command line or a message whose NAME is secret, redacted."""
-    return _RUN.sub(_redact_run, text) if "=" in text else text
+    """A command line or a message with every secret `NAME=VALUE`, secret flag's value and
+    secret-shaped word redacted (io.redact)."""
+    return rule().text(text)
 
 
 def _redact_variant(value: str) -> str:
@@ -79,7 +81,7 @@ def _redact_variant(value: str) -> str:
     shown = []
     for token in tokens:
         key, eq, _ = token.partition("=")
-        shown.append(f"{key}={REDACTED}" if eq and is_secret_name(key) else shlex.quote(token))
+        shown.append(f"{key}={REDACTED}" if eq and is_secret(key, _) else shlex.quote(token))
     return f"{name}=" + " ".join(shown)
 
 
@@ -88,12 +90,44 @@ def redact_argv(argv: list[str]) -> list[str]:
     secret names redacted."""
     shown: list[str] = []
     variant_next = False
-    for token in argv:
+    plain = rule().argv(argv)  # the word after a secret flag, NAME=VALUE words, secret shapes
+    for token, redacted in zip(argv, plain):
         if variant_next:
             shown.append(_redact_variant(token))
         elif token.startswith("--variant="):
             shown.append("--variant=" + _redact_variant(token[len("--variant="):]))
         else:
-            shown.append(redact_text(token))
+            shown.append(redacted)
         variant_next = token == "--variant"
     return shown
+
+
+def redact_launch_meta(folder) -> bool:
+    """Rewrites a launch folder's meta.json with its environment and argv redacted by the whole
+    rule (mpimeter-bench redacts by name with its own words only; the shapes and the words beyond
+    its list are Python's, io.redact). Only when something changes (the file is otherwise kept
+    byte for byte); returns whether it did. A file that cannot be read is left to the readers,
+    which refuse it."""
+    import json
+    from pathlib import Path
+
+    from mpimeter.atomic import write_atomic
+
+    path = Path(folder) / "meta.json"
+    try:
+        if path.is_symlink() or not path.is_file() or path.stat().st_size > 256 * 2**20:
+            return False
+        meta = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return False
+    if not isinstance(meta, dict):
+        return False
+    changed = dict(meta)
+    if isinstance(meta.get("environment"), dict):
+        changed["environment"] = redact_env(meta["environment"])
+    if isinstance(meta.get("argv"), list) and all(isinstance(a, str) for a in meta["argv"]):
+        changed["argv"] = rule().argv(meta["argv"])
+    if changed == meta:
+        return False
+    write_atomic(path, (json.dumps(changed, indent=1, ensure_ascii=False) + "\n").encode("utf-8"))
+    return True

@@ -65,8 +65,12 @@ def command(ctx: click.Context, campaigns, trials, out, fmt, np, launches, mpi, 
         if len(campaigns) < 2:
             fail(COMMAND, "the spread needs at least 2 campaigns (trials)")
         for folder in campaigns:
-            if not folder.is_dir():
-                fail(COMMAND, f"{folder}: no such folder")
+            try:
+                is_dir = folder.is_dir()
+            except OSError as exc:  # a name too long, a loop of links: one line, never a traceback
+                fail(COMMAND, f"{_shown(folder)}: {exc.strerror or exc}")
+            if not is_dir:
+                fail(COMMAND, f"{_shown(folder)}: no such folder")
         twice = rp.same_folders(list(campaigns))
         if twice:
             fail(COMMAND, f"{twice[0]}: given more than once; the spread compares different trials, "
@@ -76,7 +80,10 @@ def command(ctx: click.Context, campaigns, trials, out, fmt, np, launches, mpi, 
         refused(COMMAND, lambda: (limits.check_trials(trials), limits.check_retries(retries),
                                   seed is None or limits.check_seed(seed)))
         out = out or Path("results") / f"repro-{_stamp()}"
-        refused(COMMAND, lambda: lock.check_new_folder(out, "--out"))
+        try:
+            refused(COMMAND, lambda: lock.check_new_folder(out, "--out"))
+        except OSError as exc:
+            fail(COMMAND, f"--out {_shown(out)}: {exc.strerror or exc}")
         options = dict(np=np, launches=launches, mpi=mpi, variants=variants, launcher=launcher,
                        bench_dir=bench_dir, seed=seed, launch_timeout=launch_timeout,
                        bench_values=bench_values, bench_extra=bench_extra)
@@ -107,6 +114,12 @@ def command(ctx: click.Context, campaigns, trials, out, fmt, np, launches, mpi, 
         except OSError as exc:
             fail(COMMAND, f"cannot write {out / RESULT_FILE}: {exc.strerror or exc}")
     _print(rows, fmt, result, source)
+
+
+def _shown(path: Path) -> str:
+    """A path as a message shows it: a very long one cut in the middle (the line stays one line)."""
+    text = str(path)
+    return text if len(text) <= 200 else f"{text[:100]}…{text[-60:]} ({len(text)} characters)"
 
 
 def _run_trials(out: Path, trials: int, argv: list[str], retries: int, options: dict) -> list[Path]:

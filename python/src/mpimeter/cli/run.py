@@ -22,7 +22,7 @@ from mpimeter.cli.output import fail  # "mpimeter <command>: error: ...", exit 2
 # Options that may be combined with --resume (everything else comes from campaign.json);
 # --launcher and --bench-dir choose again what runs (campaign.resume).
 RESUME_OPTIONS = frozenset({"resume", "launch_timeout", "retries", "no_analyze", "launcher",
-                            "bench_dir"})
+                            "bench_dir", "trust_recorded"})
 
 
 @click.command("run", cls=DescribedCommand, bench_mode="bench",
@@ -32,6 +32,10 @@ RESUME_OPTIONS = frozenset({"resume", "launch_timeout", "retries", "no_analyze",
               help="campaign folder to create [default: results/run-<date>-<time>]")
 @click.option("--resume", type=click.Path(path_type=Path), default=None,
               help="continue the campaign in this folder (settings from its campaign.json)")
+@click.option("--trust-recorded", is_flag=True,
+              help="with --resume: run the environment variables and launcher template campaign.json "
+                   "records (shown first); without it they are refused (variables of the loader or an "
+                   "interpreter, LD_*, DYLD_*, PYTHON*, ..., never come from the file)")
 @click.option("--no-analyze", is_flag=True, help="do not print the analysis or write the report")
 @click.option("--launches-min", type=int, default=None,
               help=f"--launches auto: launches per alternative before the rule may stop a pair "
@@ -47,7 +51,7 @@ RESUME_OPTIONS = frozenset({"resume", "launch_timeout", "retries", "no_analyze",
 @click.argument("bench_extra", nargs=-1, type=click.UNPROCESSED, metavar="[-- BENCH_ARGS...]")
 @click.pass_context
 def command(ctx: click.Context, np, launches, mpi, variants, launcher, bench_dir, out, resume,
-            seed, launch_timeout, retries, no_analyze, launches_min, launches_max, launches_precision,
+            seed, launch_timeout, retries, trust_recorded, no_analyze, launches_min, launches_max, launches_precision,
             launches_confidence, bench_extra, **bench_values) -> None:
     """Run a campaign: LAUNCHES launches of mpimeter-bench per alternative, interleaved in a
     seeded random order, each with its own seed and folder; failures are retried once at the
@@ -57,6 +61,8 @@ def command(ctx: click.Context, np, launches, mpi, variants, launcher, bench_dir
     """
     argv = ["mpimeter", "run", *sys.argv[2:]] if len(sys.argv) > 1 else ["mpimeter", "run"]
     refused("run", lambda: limits.check_retries(retries))
+    if trust_recorded and resume is None:
+        fail("run", "--trust-recorded confirms what campaign.json records: it goes with --resume only")
     if resume is not None:
         given = [name for name, value in ctx.params.items()
                  if ctx.get_parameter_source(name) != click.core.ParameterSource.DEFAULT
@@ -70,7 +76,7 @@ def command(ctx: click.Context, np, launches, mpi, variants, launcher, bench_dir
         try:
             state = resuming.prepare(
                 st.load(campaign_dir), campaign_dir, bench_dir=bench_dir,
-                launch_timeout=launch_timeout,
+                launch_timeout=launch_timeout, trust_recorded=trust_recorded,
                 launcher_given=launcher if source != click.core.ParameterSource.DEFAULT else None)
         except (st.CampaignFileError, PlanError) as exc:
             held.release()

@@ -18,7 +18,8 @@ from mpimeter.site.build import SiteError, check_output, write_site
 
 @click.command("site")
 @click.option("-o", "--output", required=True, type=click.Path(file_okay=True), help="The folder to write: new, "
-              "empty, or a site written before (replaced whole).")
+              "empty, or a site written before holding only its own files (its pages are replaced; nothing "
+              "it did not write is removed). Not the folder of the store.")
 @store_option
 @max_slowdown_option("The gate's tolerated slowdown for the history marks (as mpimeter gate).")
 @alpha_option
@@ -34,8 +35,8 @@ def command(output: str, store_path: str | None, max_slowdown: str, alpha: float
         start = time.perf_counter()
         out = Path(output)
         try:
-            check_output(out)
             store = resolve_store(store_path)
+            check_output(out, store)
             con = schema.open_read(store)
             try:
                 data = site_data.load(con, str(store))
@@ -44,10 +45,8 @@ def command(output: str, store_path: str | None, max_slowdown: str, alpha: float
             counts = write_site(data, out, max_slowdown=slowdown, alpha=alpha)
         except (StoreError, SiteError) as exc:
             fail("site", str(exc))
-        refused = (f"; {counts['reports_refused']} report(s) in the store were not mpimeter pages and were not "
-                   "copied" if counts["reports_refused"] else "")
-        click.echo(terminal_text(f"wrote {out}/index.html ({counts['pages']} pages, {counts['reports']} reports"
-                                 f"{refused}, {time.perf_counter() - start:.1f} s)", one_line=True))
+        click.echo(terminal_text(f"wrote {out}/index.html ({counts['pages']} pages, "
+                                 f"{time.perf_counter() - start:.1f} s)", one_line=True))
         return EXIT_OK
 
     guarded("site", body)

@@ -5,6 +5,9 @@ store"). ``--store PATH`` chooses it (default ``$MPIMETER_STORE``, else
 
 from __future__ import annotations
 
+import csv
+import io
+import json
 import math
 import time
 from pathlib import Path
@@ -17,12 +20,11 @@ from mpimeter import analysis
 from mpimeter.cli.group import MpimeterGroup
 from mpimeter.cli.common import (EXIT_OK, _settings, analysis_settings_options, console, fail, guarded,
                                   load_options, write_csv, write_json)
-from mpimeter.cli.output import terminal_text
+from mpimeter.cli.output import clean, csv_cell, terminal_text
 from mpimeter.cli.store_location import resolve_store, store_option
 from mpimeter.resultstore import identity, ingest, queries, schema
 from mpimeter.resultstore.schema import StoreError
 
-REPORT_NAME = "report.html"
 
 
 class StoreGroup(MpimeterGroup):
@@ -48,25 +50,6 @@ def _stored_run(command: str, body) -> None:
     guarded(command, wrapped)
 
 
-def _existing_report(root: Path, campaign) -> bytes | None:
-    """The campaign's own report.html when it is one mpimeter wrote (its page head, whose
-    Content-Security-Policy forbids scripts and network) and newer than every meta.json; None
-    otherwise (then a report is built). The file is untrusted: a regular file, no link, bounded."""
-    from mpimeter.report.html import is_mpimeter_page
-
-    path = root / REPORT_NAME
-    try:
-        if path.is_symlink() or not path.is_file() or path.stat().st_size > 256 * 2**20:
-            return None
-        newest = max((Path(li.folder) / "meta.json").stat().st_mtime for li in campaign.launches)
-        if path.stat().st_mtime < newest:
-            return None
-        data = path.read_bytes()
-    except (OSError, ValueError):
-        return None
-    return data if is_mpimeter_page(data) else None
-
-
 def prepare(path: str, machine: str | None, report: bool, kw: dict[str, Any]) -> ingest.Entry:
     """Loads and analyzes one campaign for the store (bad input raises, naming the file)."""
     from mpimeter.analysis.bounds import bounds as compute_bounds
@@ -80,13 +63,12 @@ def prepare(path: str, machine: str | None, report: bool, kw: dict[str, Any]) ->
     bounds = compute_bounds(result)
     data, origin = None, None
     if report:
-        data = _existing_report(Path(path), campaign)
-        origin = "the campaign's report.html" if data is not None else None
-        if data is None:
-            from mpimeter.cli.report_view import report_text
+        # always built from the data (redacted as it is read), never the folder's own report.html:
+        # a shared folder's file may hold what today's rule redacts, or anything else
+        from mpimeter.cli.report_view import report_text
 
-            data = report_text(result, sources=[path], bounds=bounds)[0].encode("utf-8")
-            origin = "built by mpimeter store add"
+        data = report_text(result, sources=[path], bounds=bounds)[0].encode("utf-8")
+        origin = "built by mpimeter store add"
     return ingest.Entry(cid, source, name, Path(path), result, bounds, data, origin)
 
 
@@ -156,6 +138,34 @@ def _emit(fmt: str, title: str, names: list[str], rows: list[list[Any]], key: st
         _print_table(title, names, rows)
 
 
+def _stream(fmt: str, result: queries.Streamed) -> int:
+    """Prints the rows of a query as they are fetched (csv, json) or, for the table, once all
+    (at most --limit) are; returns how many."""
+    names, count = result.names, 0
+    if fmt == "table":
+        rows = [row for batch in result.batches() for row in batch]
+        _print_table(f"mpimeter store query ({len(rows)} rows{', cut by --limit' if result.cut else ''})",
+                     names, rows)
+        return len(rows)
+    if fmt == "csv":
+        click.echo(",".join(csv_cell(n) for n in names))
+        for batch in result.batches():
+            buf = io.StringIO()
+            writer = csv.writer(buf, lineterminator="\n")
+            for row in batch:
+                writer.writerow([csv_cell(v) for v in clean(row)])
+            click.echo(buf.getvalue(), nl=False)
+            count += len(batch)
+        return count
+    click.echo("{\"columns\": " + json.dumps(clean(names)) + ", \"rows\": [", nl=False)
+    for batch in result.batches():
+        text = ",\n".join(json.dumps(clean(dict(zip(names, row))), allow_nan=False) for row in batch)
+        click.echo(("," if count else "") + "\n" + text, nl=False)
+        count += len(batch)
+    click.echo("\n], \"truncated\": " + json.dumps(result.cut) + "}")
+    return count
+
+
 @command.command("list")
 @store_option
 @format_option
@@ -178,11 +188,18 @@ def list_command(store_path: str | None, fmt: str) -> None:
     _stored_run("store list", body)
 
 
+DEFAULT_QUERY_LIMIT = 10_000
+MAX_QUERY_LIMIT = 10_000_000
+
+
 @command.command("query")
 @click.argument("sql")
 @store_option
 @format_option
-def query_command(sql: str, store_path: str | None, fmt: str) -> None:
+@click.option("--limit", type=click.IntRange(1, MAX_QUERY_LIMIT), default=DEFAULT_QUERY_LIMIT, show_default=True,
+              help=f"Print at most this many rows (1 to {MAX_QUERY_LIMIT}); csv and json rows are printed as "
+                   "they come, and a line on stderr says when the limit cut the result.")
+def query_command(sql: str, store_path: str | None, fmt: str, limit: int) -> None:
     """Run one read-only SELECT on the store (tables: campaigns, alternatives, launches,
     launch_summaries, results; view results_by_machine). Statements that write, and access to
     any other file, are refused."""
@@ -191,10 +208,13 @@ def query_command(sql: str, store_path: str | None, fmt: str) -> None:
         store = resolve_store(store_path)
         con = schema.open_read(store)
         try:
-            names, rows = queries.query(con, sql)
+            result = queries.Streamed(con, sql, limit=limit)
+            count = _stream(fmt, result)
         finally:
             con.close()
-        _emit(fmt, f"mpimeter store query ({len(rows)} rows)", names, rows, "rows")
+        if result.cut:
+            click.echo(f"mpimeter store query: the result has more rows than --limit {limit}; the first {count} "
+                       "were printed (give a larger --limit, or LIMIT/WHERE in the query)", err=True)
         return EXIT_OK
 
     _stored_run("store query", body)

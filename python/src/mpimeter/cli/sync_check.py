@@ -25,13 +25,13 @@ from rich.table import Table
 
 from mpimeter.campaign import describe as _describe
 from mpimeter.campaign import launcher as launch
+from mpimeter.campaign import limits
 from mpimeter.campaign.plan import PlanError
 from mpimeter.cli.common import fail
 from mpimeter.cli.benchparams import DescribedCommand
 from mpimeter.units import format_ns
 
 COMMAND = "sync-check"
-MAX_NP = 1 << 20
 
 
 def _fail(message: str) -> None:
@@ -74,7 +74,8 @@ def _bench_args(desc: _describe.Description, given: dict[str, object]) -> list[s
 
 @click.command("sync-check", cls=DescribedCommand, bench_mode="sync-check", exclude=frozenset({"json"}))
 @click.option("--np", "np_", type=int, default=2, show_default=True,
-              help="Number of ranks (at least 2).")
+              help=f"Number of ranks, at least 2, at most {limits.MAX_NP} (--launcher local: "
+                   f"{limits.LOCAL_RANKS_PER_CPU} per core).")
 @click.option("--mpi", default=None, help="MPI library: openmpi or mpich [first one built].")
 @click.option("--launcher", default="local", show_default=True,
               help="local, srun, or a template with {np} and {cmd}.")
@@ -86,8 +87,12 @@ def _bench_args(desc: _describe.Description, given: dict[str, object]) -> list[s
 def command(np_, mpi, launcher, bench_dir, timeout, as_json, **bench_values) -> None:
     """Measure how good each clock synchronization is, now and seconds later (the options marked
     [bench] are mpimeter-bench's own; --clocksync defaults to every clock sync it has)."""
-    if not 2 <= np_ <= MAX_NP:
-        _fail(f"--np {np_}: must be at least 2 (a sync needs a second rank) and at most {MAX_NP}")
+    if np_ < 2:
+        _fail(f"--np {np_}: must be at least 2 (a sync needs a second rank)")
+    try:  # the bound of `mpimeter run`: with --launcher local every rank runs on this machine
+        limits.check_np(np_, local=launcher == "local")
+    except PlanError as exc:
+        _fail(str(exc))
     if not (math.isfinite(timeout) and timeout > 0):
         _fail(f"--timeout {timeout:g}: must be a positive number of seconds")
     bench_dir = bench_dir or launch.default_bench_dir()

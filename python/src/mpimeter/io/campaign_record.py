@@ -22,6 +22,7 @@ from types import MappingProxyType
 from typing import Any
 
 from mpimeter import SCHEMA_VERSION
+from mpimeter.io import redact
 from mpimeter.io.errors import InputError
 from mpimeter.io.jsonread import INT, STR, Fields, load_json
 
@@ -98,4 +99,6 @@ def read_campaign_record(folder: Path) -> CampaignRecord | None:
     f = Path(folder) / FILE_NAME
     if not f.exists():
         return None
-    return from_document(f, load_json(f))
+    # what it shows is redacted again (issue 26): a file written by hand may hold a secret in clear
+    obj = load_json(f)
+    return from_document(f, redact.campaign_record(obj) if isinstance(obj, dict) else obj)

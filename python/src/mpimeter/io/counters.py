@@ -46,6 +46,7 @@ COLUMNS = (
 )
 SOURCES = ("mpi_t", "papi")
 VALUE_KINDS = ("integer", "double")
+INTEGER_LIMIT = 2.0**63  # an integer counter's delta is a signed 64-bit number (docs/FORMAT.md)
 
 
 @dataclass(frozen=True)
@@ -159,6 +160,9 @@ def _check_rows(path: Path, table: pa.Table, meta: LaunchMeta, cm: CountersMeta)
     is_int = integer[metric] if metric.size else np.zeros(0, dtype=bool)
     _fail_at(path, is_int & ~(np.isfinite(value) & (np.floor(value) == value)),
              "value of an integer counter is not a whole number")
+    # the binary writes after − before modulo 2^64 read as signed: nothing else fits the type
+    _fail_at(path, is_int & ((value < -INTEGER_LIMIT) | (value >= INTEGER_LIMIT)),
+             f"value of an integer counter is beyond its type (allowed: −2^63 … 2^63−1, a 64-bit difference)")
     return pa.table({"test": table["test"], "rank": table["rank"], "rep": table["rep"],
                      "metric": pa.array(metric, pa.int32()), "value": pa.array(value, pa.float64())})
 

@@ -26,6 +26,7 @@ from types import MappingProxyType
 from typing import Any
 
 from mpimeter.io import origin as _origin
+from mpimeter.io import redact
 from mpimeter.io.errors import InputError
 from mpimeter.io.jsonread import BOOL, INT, NAT, NUM, STR, Fields, load_json
 from mpimeter.io.meta_adaptive import (AdaptiveRecord, NrepAuto, SizeRefinement, SizesAuto, adaptive_record,
@@ -385,16 +386,18 @@ def parse_meta(document: Any, path: Path) -> LaunchMeta:
     meta = LaunchMeta(
         path=path, schema_version=version, status=f.need("status", STR, choices=STATUSES), nprocs=nprocs,
         tests=tests, tool=_tool(f.obj("tool")), pid=f.get("pid", INT), host_of_rank0=f.get("host_of_rank0", STR),
-        argv=f.items("argv", STR), config=config, operations=_operations(f.obj("operations")),
+        argv=tuple(redact.reading_rule().argv(f.items("argv", STR))), config=config, operations=_operations(f.obj("operations")),
         mpi=_mpi(f.obj("mpi")), build=_build(f.obj("build")), system=_system(f.obj("system")),
         ranks=_ranks(f, nprocs), cacheline_probes=_probes(f.obj("probes")),
         empty_region_ns=_empty_region(f.obj("probes")), pingpong_pair=_pingpong_pair(f.obj("probes")),
         copy_bandwidth=read_copy_bandwidth(f.obj("probes")), latency_floor=read_latency_floor(f.obj("probes")),
-        environment=_frozen(f.mapping("environment", STR)), load=_load(f.obj("load")), timer=_timer(f.obj("timer")),
+        # the binary redacts by name with its words; Python adds its words and the shapes (io.redact)
+        environment=_frozen(redact.reading_rule().env(f.mapping("environment", STR))), load=_load(f.obj("load")), timer=_timer(f.obj("timer")),
         clock_sync=clock_sync, proc_sync=_proc_sync(f.obj("proc_sync")),
         launch_epoch_local_ns_rank0=f.get("launch_epoch_local_ns_rank0", INT),
         wall_start=f.get("wall_start", STR), wall_end=f.get("wall_end", STR),
-        conditions=_conditions(f, version), size_refinement=size_refinement(f), document=document,
+        conditions=_conditions(f, version), size_refinement=size_refinement(f),
+        document=redact.meta_document(document),  # shown whole by the report and kept by the store
         origin=_origin.parse_origin(f, version, tests, config.raw))
     return meta
 

@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import pyarrow as pa
 
+from mpimeter.io import redact
 from mpimeter.io.errors import AnalysisWarning, InputError
 from mpimeter.io.jsonread import BOOL, NAT, STR, Fields
 from mpimeter.warning_codes import warning
@@ -102,9 +103,9 @@ def parse_origin(f: Fields, version: int, tests: tuple[TestRecord, ...], raw_mod
     return Origin(
         tool=o.need("tool", STR, choices=TOOLS), tool_name=o.need("tool_name", STR),
         tool_version=o.get("tool_version", STR), file=o.need("file", STR), sha256=o.get("sha256", STR),
-        command=o.get("command", STR), data=data, run_time=o.need("run_time", STR), lacks=o.items("lacks", STR),
+        command=redact.reading_rule().text(o.get("command", STR)), data=data, run_time=o.need("run_time", STR), lacks=o.items("lacks", STR),
         global_times=o.get("global_times", BOOL, False), tests=tuple(origin_tests),
-        settings=MappingProxyType(dict(o.mapping("settings", STR))))
+        settings=MappingProxyType(redact.reading_rule().facts(o.mapping("settings", STR))))
 
 
 def check_rows(path: Path, raw: pa.Table, meta: LaunchMeta) -> None:

@@ -34,6 +34,12 @@ from mpimeter.io.meta import LaunchMeta, TestRecord
 from mpimeter.io.rawformat import COMPONENTS  # raw format 2's nonblocking components, in column order
 
 TIME_LIMIT = 2**62  # ns, about 146 years: two timestamps within ±2^62 differ by less than 2^63
+# No repetition outlasts its launch, and no launch runs longer than the longest --launch-timeout
+# (campaign.limits.MAX_LAUNCH_TIMEOUT_S, 7 days; a test checks the two agree).
+MAX_PLAUSIBLE_NS = 7 * 86_400 * 10**9
+# A timer this fine sees every call take at least one tick (the call and the timer's own overhead
+# are tens of ns): a run time of 0 is then no measurement.
+FINE_TIMER_NS = 100.0
 
 
 def _fail_at(path: Path, mask: np.ndarray, what: str) -> None:
@@ -59,11 +65,22 @@ def check_values(path: Path, raw: pa.Table, meta: LaunchMeta) -> None:
         _fail_at(path, (values >= TIME_LIMIT) | (values <= -TIME_LIMIT),
                  f"{name} is out of range: timestamps must lie within ±2^62 ns (about 146 years) of the launch "
                  "epoch, so that run times fit 64-bit integers")
-    _fail_at(path, raw["end_ns"].to_numpy() < raw["start_ns"].to_numpy(), "end_ns is before start_ns")
+    duration = raw["end_ns"].to_numpy() - raw["start_ns"].to_numpy()
+    _fail_at(path, duration < 0, "end_ns is before start_ns")
+    _fail_at(path, duration > MAX_PLAUSIBLE_NS,
+             f"end_ns − start_ns is beyond the plausible maximum (allowed: 0 … {MAX_PLAUSIBLE_NS} ns, 7 days, the "
+             "longest launch)")
+    fine = meta.timer.resolution_ns is not None and 0 < meta.timer.resolution_ns <= FINE_TIMER_NS
+    if fine:
+        _fail_at(path, (duration == 0) & (rank >= 0),
+                 f"end_ns equals start_ns: a call took place and the timer ticks every {meta.timer.resolution_ns:g} ns "
+                 "(allowed: a run time ≥ 1 ns)")
     if raw["gstart_ns"].null_count < raw.num_rows:
         gs = pc.fill_null(raw["gstart_ns"], 0).to_numpy()
         ge = pc.fill_null(raw["gend_ns"], 0).to_numpy()
         _fail_at(path, ge < gs, "gend_ns is before gstart_ns")
+        _fail_at(path, ge - gs > MAX_PLAUSIBLE_NS,
+                 f"gend_ns − gstart_ns is beyond the plausible maximum (allowed: 0 … {MAX_PLAUSIBLE_NS} ns)")
     tests = meta.tests
     test = raw["test"].to_numpy()
     _fail_at(path, (test < 0) | (test >= len(tests)), f"test is not one of the {len(tests)} tests in meta.json")
@@ -207,6 +224,11 @@ def check_components(path: Path, raw: pa.Table, meta: LaunchMeta) -> None:
             _fail_at(path, is_nbc & null, f"{name} is empty on a nonblocking collective's row")
         _fail_at(path, is_nbc & (values < 0), f"{name} is negative")
         _fail_at(path, values >= TIME_LIMIT, f"{name} is out of range (at most 2^62 ns)")
+        _fail_at(path, is_nbc & (values > MAX_PLAUSIBLE_NS),
+                 f"{name} is beyond the plausible maximum (allowed: 0 … {MAX_PLAUSIBLE_NS} ns)")
+        if name == "compute_ns":  # the binary computes for a calibrated time > 0 (bench/nbc_test.c)
+            _fail_at(path, is_nbc & ~null & (values <= 0),
+                     "compute_ns is 0 on a nonblocking collective's row; the binary always computes (allowed: > 0 ns)")
     if is_nbc.any():
         parts = pc.fill_null(raw["init_ns"], 0).to_numpy() + pc.fill_null(raw["wait_ns"], 0).to_numpy()
         total = raw["end_ns"].to_numpy() - raw["start_ns"].to_numpy()

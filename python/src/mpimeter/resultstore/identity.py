@@ -19,7 +19,9 @@ import hashlib
 import re
 from pathlib import Path
 
+from mpimeter.io import bounded
 from mpimeter.io.errors import InputError
+from mpimeter.io.jsonread import MAX_BYTES
 
 ID_PATTERN = re.compile(r"[0-9a-f]{32}")
 MAX_MACHINE = 120  # characters of a machine name
@@ -43,7 +45,7 @@ def campaign_id(campaign) -> tuple[str, str]:
             rel = folder.relative_to(root).as_posix()
         except ValueError:
             rel = folder.name
-        data = (folder / "meta.json").read_bytes()
+        data = bounded.read_bytes(folder / "meta.json", MAX_BYTES)  # the limit load_campaign read it with
         digest.update(f"{rel}\0{hashlib.sha256(data).hexdigest()}\n".encode())
     return "m" + digest.hexdigest()[:31], "meta.json hash"
 

@@ -12,6 +12,7 @@ import datetime as _dt
 import decimal
 import json
 import uuid
+from collections.abc import Iterator
 from typing import Any
 
 from mpimeter.resultstore.schema import StoreError
@@ -56,6 +57,41 @@ def list_campaigns(con) -> list[dict[str, Any]]:
 
 def query(con, sql: str) -> tuple[list[str], list[list[Any]]]:
     """(column names, rows) of one read-only SELECT; StoreError for anything else."""
+    result = Streamed(con, sql)
+    return result.names, [row for batch in result.batches() for row in batch]
+
+
+class Streamed:
+    """One read-only SELECT whose rows are fetched in batches as DuckDB produces them, at most
+    ``limit`` (None: all); ``cut`` says, once the batches are done, that more rows were left
+    unfetched. StoreError for anything else than one SELECT, and for a failure while fetching."""
+
+    def __init__(self, con, sql: str, *, limit: int | None = None, batch: int = 1000) -> None:
+        self._cur = _select(con, sql)
+        self.names = [d[0] for d in self._cur.description]
+        self.limit, self.batch, self.cut = limit, batch, False
+
+    def _fetch(self, n: int) -> list:
+        import duckdb
+
+        try:
+            return self._cur.fetchmany(n)
+        except duckdb.Error as exc:
+            raise StoreError(f"the query failed: {str(exc).splitlines()[0][:300]}") from None
+
+    def batches(self) -> Iterator[list[list[Any]]]:
+        left = self.limit
+        while left is None or left > 0:
+            rows = self._fetch(self.batch if left is None else min(self.batch, left))
+            if not rows:
+                return
+            if left is not None:
+                left -= len(rows)
+            yield [[_plain(v) for v in row] for row in rows]
+        self.cut = bool(self._fetch(1))
+
+
+def _select(con, sql: str):
     import duckdb
 
     try:
@@ -68,12 +104,9 @@ def query(con, sql: str) -> tuple[list[str], list[list[Any]]]:
     if kind != duckdb.StatementType.SELECT:
         raise StoreError(f"store query is read-only: a {kind.name} statement is not allowed (only SELECT)")
     try:
-        cur = con.execute(sql)
-        names = [d[0] for d in cur.description]
-        rows = [[_plain(v) for v in row] for row in cur.fetchall()]
+        return con.execute(sql)
     except duckdb.Error as exc:
         raise StoreError(f"the query failed: {str(exc).splitlines()[0][:300]}") from None
-    return names, rows
 
 
 def json_column(value: Any) -> Any:

@@ -103,6 +103,17 @@ def _check(con, path: Path) -> None:
     if info.get("schema_version") != str(SCHEMA_VERSION):
         raise StoreError(f"{path}: a results store of schema version {str(info.get('schema_version'))[:20]}; "
                          f"this mpimeter reads version {SCHEMA_VERSION}")
+    have: dict[str, set[str]] = {}
+    for table, column in con.execute("SELECT table_name, column_name FROM information_schema.columns").fetchall():
+        have.setdefault(table, set()).add(column)
+    for table, columns in TABLES.items():
+        if table not in have:
+            raise StoreError(f"{path}: a results store without its table {table} (dropped?); every store holds "
+                             f"{', '.join(TABLES)}: rebuild it with mpimeter store add")
+        missing = [c for c, _ in columns if c not in have[table]]
+        if missing:
+            raise StoreError(f"{path}: the table {table} of the results store lacks the column {missing[0]}; "
+                             "rebuild it with mpimeter store add")
 
 
 def open_read(path: Path, *, external_access: bool = False):

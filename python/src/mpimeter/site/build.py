@@ -1,11 +1,13 @@
-"""Writing the site folder: all pages built in a fresh folder next to the target, then swapped in
-whole, so that a failure leaves the target as it was.
+"""Writing the site folder: every page rendered here from the store's data (no stored HTML is
+ever copied: a store's report blob, or a shared folder's report.html, could hold anything), built
+in a fresh folder next to the target and then moved in file by file.
 
-The target may be a new path, an empty folder, or a folder this module wrote before (it holds
-:data:`MARKER`); anything else — a folder of other files, a file, a symbolic link — is refused
-with :class:`SiteError` before anything is written. Reports are copied from the store only
-when they begin as every mpimeter page does (``report.html.is_mpimeter_page``: the policy that
-forbids scripts and network loads comes first), so a store cannot plant a page that runs code.
+The target may be a new path, an empty folder, or a folder this module wrote before: it holds
+:data:`MARKER`, whose manifest lists every file the site wrote, and nothing else. A folder with any
+other file (a user's, the results store itself), a file, a symbolic link, or a folder that holds
+the store is refused with :class:`SiteError` before anything is written. Rewriting a site replaces
+its files and removes only the files of its old manifest that the new one does not have: nothing
+this module did not write is ever deleted.
 """
 
 from __future__ import annotations
@@ -18,7 +20,8 @@ import tempfile
 from pathlib import Path
 
 from mpimeter import __version__
-from mpimeter.report.html import is_mpimeter_page
+from mpimeter.io import bounded
+from mpimeter.io.errors import InputError
 from mpimeter.site import pages
 from mpimeter.site.data import SiteData
 from mpimeter.site.history import series_steps
@@ -31,10 +34,41 @@ class SiteError(Exception):
     """The output folder cannot be used: one line naming it; the CLI exits 2."""
 
 
-def check_output(out: Path) -> None:
-    """Refuses an output that is not new, empty, or a site written before (module docstring)."""
+def _manifest(out: Path) -> set[str] | None:
+    """The files a site written before lists (None: no valid marker)."""
+    marker = out / MARKER
+    try:
+        if not marker.is_file() or marker.is_symlink():
+            return None
+        doc = json.loads(bounded.read_bytes(marker, 64 * 2**20).decode("utf-8"))
+    except (OSError, ValueError, InputError):
+        return None
+    if not isinstance(doc, dict) or doc.get("format") != MARKER_FORMAT or not isinstance(doc.get("files"), list):
+        return None
+    files = {f for f in doc["files"] if isinstance(f, str)}
+    if any(_unsafe(f) for f in files) or len(files) != len(doc["files"]):
+        return None
+    return files
+
+
+def _unsafe(rel: str) -> bool:
+    parts = rel.split("/")
+    return not rel or rel.startswith("/") or any(p in ("", ".", "..") for p in parts) or "\\" in rel or rel == MARKER
+
+
+def check_output(out: Path, store: Path | None = None) -> None:
+    """Refuses an output that is not new, empty, or a site written before holding only its own
+    files, and one that holds the store (module docstring)."""
     if out.is_symlink():
         raise SiteError(f"{out}: a symbolic link; give a folder (new, empty, or a site mpimeter wrote)")
+    if store is not None:
+        try:
+            inside = Path(store).resolve().is_relative_to(out.resolve())
+        except (OSError, RuntimeError):
+            inside = False
+        if inside:
+            raise SiteError(f"{out}: holds the results store {store}; give an output folder outside the store's "
+                            "folder (a site folder holds only the pages it wrote)")
     if not out.exists():
         if not out.parent.is_dir():
             raise SiteError(f"{out}: the folder {out.parent} does not exist")
@@ -43,15 +77,20 @@ def check_output(out: Path) -> None:
         raise SiteError(f"{out}: exists and is not a folder")
     if not any(out.iterdir()):
         return
-    marker = out / MARKER
-    try:
-        ok = marker.is_file() and not marker.is_symlink() and \
-            json.loads(marker.read_text(encoding="utf-8")).get("format") == MARKER_FORMAT
-    except (OSError, ValueError, AttributeError):
-        ok = False
-    if not ok:
-        raise SiteError(f"{out}: exists and is not an mpimeter site (no {MARKER}); give a new or empty folder, or "
-                        "the folder of a site written before")
+    files = _manifest(out)
+    if files is None:
+        raise SiteError(f"{out}: exists and is not an mpimeter site (no valid {MARKER}); give a new or empty folder, "
+                        "or the folder of a site written before")
+    folders = {str(Path(f).parent) for f in files} | {str(p) for f in files for p in Path(f).parents}
+    for root, dirs, names in os.walk(out):
+        for name in dirs + names:
+            path = Path(root) / name
+            rel = path.relative_to(out).as_posix()
+            ours = (rel in folders and path.is_dir() and not path.is_symlink()) if name in dirs else \
+                ((rel in files or rel == MARKER) and path.is_file() and not path.is_symlink())
+            if not ours:
+                raise SiteError(f"{out}: holds {rel}, which this site did not write (not in its {MARKER}); "
+                                "mpimeter site removes only what it wrote: move that file, or give another folder")
 
 
 def _write(root: Path, rel: str, text: str | bytes) -> None:
@@ -63,28 +102,23 @@ def _write(root: Path, rel: str, text: str | bytes) -> None:
 def write_site(data: SiteData, out: Path, *, max_slowdown: float = 0.05, alpha: float = 0.05) -> dict[str, int]:
     """Writes the whole site to ``out``; returns counts of what was written."""
     out = Path(out)
-    check_output(out)
+    check_output(out, Path(data.store))
     generated = _dt.datetime.now(_dt.UTC).strftime("%Y-%m-%d %H:%M UTC")
     steps = {s: series_steps(data, s, max_slowdown=max_slowdown, alpha=alpha) for s in data.series()}
     tmp = Path(tempfile.mkdtemp(prefix=f".{out.name[:60]}.", suffix=".tmp", dir=out.parent))
-    counts = {"pages": 0, "reports": 0, "reports_refused": 0}
+    counts = {"pages": 0}
+    written: list[str] = []
     try:
         def put(rel: str, text: str | bytes) -> None:
             _write(tmp, rel, text)
+            written.append(rel)
             counts["pages"] += 1
 
         put("index.html", pages.index_html(data, steps, generated))
         for op in sorted(set(data.results["op"])):
             put(pages.op_page(op), pages.op_html(data, op, generated))
         for cid in data.campaigns["campaign_id"]:
-            report = data.reports.get(cid)
-            usable = report is not None and is_mpimeter_page(report)
-            if usable:
-                _write(tmp, pages.report_page(cid), report)
-                counts["reports"] += 1
-            elif report is not None:
-                counts["reports_refused"] += 1
-            put(pages.campaign_page(cid), pages.campaign_html(data, cid, usable, steps, generated))
+            put(pages.campaign_page(cid), pages.campaign_html(data, cid, cid in data.reports, steps, generated))
         r = data.results
         for s, ss in steps.items():
             mine = r[r["series"] == s]
@@ -94,27 +128,39 @@ def write_site(data: SiteData, out: Path, *, max_slowdown: float = 0.05, alpha: 
                     put(pages.history_page(s, op, int(size)),
                         pages.history_html(data, s, op, int(size), ss, generated, max_slowdown=max_slowdown,
                                            alpha=alpha))
-        _write(tmp, MARKER, json.dumps({"format": MARKER_FORMAT, "version": 1, "tool": f"mpimeter {__version__}",
-                                        "store": data.store, "generated": generated}, indent=1) + "\n")
+        _write(tmp, MARKER, json.dumps({"format": MARKER_FORMAT, "version": 2, "tool": f"mpimeter {__version__}",
+                                        "store": data.store, "generated": generated, "files": sorted(written)},
+                                       indent=1) + "\n")
         os.chmod(tmp, 0o755)
-        _swap(tmp, out)
+        _move_in(tmp, out, written)
     except BaseException:
         shutil.rmtree(tmp, ignore_errors=True)
         raise
     return counts
 
 
-def _swap(new: Path, out: Path) -> None:
-    """Puts ``new`` where ``out`` is: out renamed aside, new renamed in, the old one removed."""
-    if out.exists():
-        old = Path(tempfile.mkdtemp(prefix=f".{out.name[:60]}.", suffix=".old", dir=out.parent))
-        old.rmdir()
-        out.rename(old)
-        try:
-            new.rename(out)
-        except OSError:
-            old.rename(out)
-            raise
-        shutil.rmtree(old, ignore_errors=True)
-    else:
+def _move_in(new: Path, out: Path, written: list[str]) -> None:
+    """Puts the site built in ``new`` where ``out`` is: a new folder renamed in whole; into a site
+    written before, each file moved over its old one, then the old manifest's files the new one
+    lacks removed (and their folders, when left empty), the marker last."""
+    if not out.exists():
         new.rename(out)
+        return
+    old_files = _manifest(out) or set()
+    check_output(out)  # again, right before: a file placed since is kept, and refused
+    for rel in written:
+        target = out / rel
+        target.parent.mkdir(parents=True, exist_ok=True)
+        os.replace(new / rel, target)
+    for rel in sorted(old_files - set(written)):
+        path = out / rel
+        if path.is_file() and not path.is_symlink():
+            path.unlink()
+        for parent in path.relative_to(out).parents:
+            if str(parent) != ".":
+                try:
+                    (out / parent).rmdir()  # only when empty: nothing else is removed
+                except OSError:
+                    pass
+    os.replace(new / MARKER, out / MARKER)
+    shutil.rmtree(new, ignore_errors=True)

@@ -16,7 +16,9 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
+from mpimeter.resultstore import values
 from mpimeter.resultstore.identity import ID_PATTERN
+from mpimeter.resultstore.schema import StoreError
 
 _FALLBACK_ID = re.compile(r"m[0-9a-f]{31}")
 
@@ -47,7 +49,7 @@ class SiteData:
     alternatives: pd.DataFrame  # with a `series` column (Series)
     results: pd.DataFrame  # with `series`, `first_start`
     medians: pd.DataFrame  # per-launch medians: campaign_id, alternative, op, size, median_ns
-    reports: dict[str, bytes] = field(repr=False)  # campaign id → report HTML
+    reports: frozenset[str] = field(repr=False)  # the campaigns whose report the store holds (never copied)
 
     def series(self) -> list[Series]:
         return sorted(set(self.alternatives["series"]), key=lambda s: (s.machine, s.library, s.variant, s.nprocs))
@@ -69,7 +71,18 @@ def campaign_file(campaign_id: str) -> str:
 
 
 def load(con, store: str) -> SiteData:
-    """Reads everything the site needs from an open store connection."""
+    """Reads everything the site needs from an open store connection; StoreError (one line) for
+    a store that lacks a table or column, or holds a value no run produces (resultstore.values)."""
+    import duckdb
+
+    try:
+        values.check(con, store)
+        return _load(con, store)
+    except duckdb.Error as exc:
+        raise StoreError(f"{store}: cannot be read as a results store: {str(exc).splitlines()[0][:300]}") from None
+
+
+def _load(con, store: str) -> SiteData:
     campaigns = con.execute(
         "SELECT campaign_id, name, path, machine, id_source, added, first_start, last_end, alternatives, launches, "
         "command, seed, tool_version, report_source FROM campaigns ORDER BY first_start NULLS LAST, campaign_id").df()
@@ -77,8 +90,8 @@ def load(con, store: str) -> SiteData:
     results = con.execute("SELECT * FROM results").df()
     medians = con.execute("SELECT campaign_id, alternative, op, size, median_ns FROM launch_summaries "
                           "WHERE n > 0 AND median_ns IS NOT NULL").df()
-    reports = {cid: bytes(blob) for cid, blob in
-               con.execute("SELECT campaign_id, report FROM campaigns WHERE report IS NOT NULL").fetchall()}
+    reports = frozenset(str(cid) for (cid,) in
+                        con.execute("SELECT campaign_id FROM campaigns WHERE report IS NOT NULL").fetchall())
     machine_of = dict(zip(campaigns["campaign_id"], campaigns["machine"]))
     alternatives["series"] = [
         Series(str(machine_of.get(cid, "?")), str(lib or "unknown"), str(var or ""), int(n) if pd.notna(n) else 0)

@@ -3,15 +3,16 @@
 ```
 index.html                          machines × libraries × operations, campaigns, machines
 ops/<op>.html                       one operation on every machine and library (latest campaign of each)
-campaigns/<id>.html                 one campaign: provenance, results, link to its report
-reports/<id>.html                   the campaign's HTML report (copied from the store)
+campaigns/<id>.html                 one campaign: provenance, results
 history/<series>/<op>.html          one series' operation: every size, latest median, link to its history
 history/<series>/<op>-<size>.html   the median over time, campaigns the gate would have failed marked
 ```
 
-Every page is the report's page shell (``report.html.page``: a Content-Security-Policy that
-forbids scripts and every network load); every link is relative and points at a page this
-module names; every text from the store is escaped.
+Every page is rendered here from the store's data, never copied (a stored report could redirect
+its reader with a ``<meta http-equiv=refresh>``, or hold anything else); each is the report's
+page shell (``report.html.page``: a Content-Security-Policy that forbids scripts, every network
+load, forms and a ``<base>``); every link is relative and points at a page this module names;
+every text from the store is escaped.
 """
 
 from __future__ import annotations
@@ -39,10 +40,6 @@ def op_page(op: str) -> str:
 
 def campaign_page(cid: str) -> str:
     return f"campaigns/{campaign_file(cid)}.html"
-
-
-def report_page(cid: str) -> str:
-    return f"reports/{campaign_file(cid)}.html"
 
 
 def history_op_page(series: Series, op: str) -> str:
@@ -191,8 +188,10 @@ def campaign_html(data: SiteData, cid: str, has_report: bool, steps: dict[Series
                            ("folder when added", c["path"]), ("started", _date(c["first_start"])),
                            ("ended", _date(c["last_end"])), ("launches", c["launches"]),
                            ("command", c["command"] or "–"), ("added to the store", _date(c["added"]))])]
-    parts.append(h.tag("p", link(here, report_page(cid), "The campaign's HTML report") if has_report else
-                       h.esc("No report in the store for this campaign (added with --no-report).")))
+    parts.append(h.tag("p", h.esc(
+        "The store holds this campaign's HTML report; the site does not copy it (every page here is rendered "
+        "from the store's data): write it again with mpimeter report on the campaign's folder." if has_report else
+        "No report in the store for this campaign (added with --no-report).")))
     for a in alts.itertuples():
         facts = [("library", a.library_version or a.library), ("variant", a.variant or "none"),
                  ("ranks", a.nprocs), ("hosts", a.hosts), ("CPU", a.cpu_model or "–"), ("kernel", a.kernel or "–"),

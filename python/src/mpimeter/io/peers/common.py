@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from decimal import ROUND_HALF_UP, Decimal, InvalidOperation
 from pathlib import Path
 
+from mpimeter.io import bounded
 from mpimeter.io.errors import InputError
 
 MAX_BYTES = 64 * 2**20  # a ReproMPI file of 10^5 repetitions × 20 tests is ~50 MiB
@@ -72,10 +73,7 @@ class Lines:
     def __init__(self, path: Path, tool_label: str) -> None:
         self.path = path
         try:
-            size = path.stat().st_size
-            if size > MAX_BYTES:
-                raise InputError(path, f"is {size / 2**20:.0f} MiB; at most {MAX_BYTES // 2**20} MiB are read")
-            data = path.read_bytes()
+            data = bounded.read_bytes(path, MAX_BYTES)
         except FileNotFoundError:
             raise InputError(path, "does not exist") from None
         except IsADirectoryError:
@@ -120,9 +118,10 @@ def decimal_ns(text: str, unit_ns: int, lines: Lines, index: int, what: str) -> 
         raise lines.fail(index, f"{what} {text!r} is not a number") from None
     if not value.is_finite() or value < 0:
         raise lines.fail(index, f"{what} {text!r} is not a finite time ≥ 0")
+    # compared before rounding: quantize() of a number beyond Decimal's 28 digits (1e308) raises
+    if value > Decimal(2**62) / unit_ns:
+        raise lines.fail(index, f"{what} {text!r} is beyond 2^62 ns (allowed: a finite time from 0 to 2^62 ns)")
     ns = (value * unit_ns).quantize(Decimal(1), rounding=ROUND_HALF_UP)
-    if ns > 2**62:
-        raise lines.fail(index, f"{what} {text!r} is beyond 2^62 ns")
     return int(ns)
 
 

@@ -23,6 +23,7 @@ from mpimeter import __version__
 from mpimeter.atomic import write_atomic
 from mpimeter.io import origin as _origin
 from mpimeter.io import rawformat
+from mpimeter.io import redact
 from mpimeter.io.errors import InputError
 from mpimeter.io.peers.common import PeerRun
 
@@ -52,10 +53,11 @@ def check_runs(runs: list[PeerRun]) -> None:
 
 
 def _origin_of(run: PeerRun, imported_at: str) -> dict[str, Any]:
+    rule = redact.reading_rule()  # an imported command line or header may hold a credential
     o = _origin.Origin(
         tool=run.tool, tool_name=run.tool_name, tool_version=run.tool_version, file=run.path.name, sha256=run.sha256,
-        command=run.command, data=run.data, run_time=run.run_time, lacks=run.lacks, global_times=run.global_times,
-        settings=run.settings,
+        command=rule.text(run.command), data=run.data, run_time=run.run_time, lacks=run.lacks,
+        global_times=run.global_times, settings=rule.facts(run.settings),
         tests=tuple(_origin.OriginTest(i, t.name, t.line, t.repetitions, t.valid_repetitions, t.headline,
                                        t.aggregates_ns) for i, t in enumerate(run.tests)))
     doc = _origin.to_document(o)
@@ -73,6 +75,7 @@ def meta_document(run: PeerRun, imported_at: str) -> dict[str, Any]:
         argv = shlex.split(run.command) if run.command else []
     except ValueError:
         argv = [run.command]
+    argv = redact.reading_rule().argv(argv)
     return {
         "schema_version": _origin.ORIGIN_VERSION,
         "tool": {"name": "mpimeter import", "version": __version__, "git_revision": None},

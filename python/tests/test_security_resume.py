@@ -1,0 +1,88 @@
+"""issue 26, `--resume`: nothing recorded in campaign.json chooses what runs without the user.
+
+- `alternatives[].env = {"LD_PRELOAD": "/path/evil.so"}` written into campaign.json (with the
+  launcher template that `--launcher` gives): refused, one line, exit 2, nothing ran — also with
+  --trust-recorded; a loader or interpreter variable runs only when the environment of
+  `--resume` sets the same value (the user's own choice);
+- ordinary recorded variables are shown and run only with --trust-recorded;
+- a recorded launcher template of the user's own runs when given again or confirmed;
+- --trust-recorded without --resume is refused."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from data.fakebench import cli, fake_env, on_disk, one_line_error, template  # noqa: F401
+
+
+@pytest.fixture
+def failed(fake_env):
+    tmp, opts = fake_env
+    out = tmp / "c"
+    result = cli([*opts, "--launches", "1", "--mpi", "openmpi", "--retries", "0", "--out", str(out)],
+                 env={"FAKE_BENCH_MODE": "fail"})
+    assert result.exit_code == 1, result.output
+    return tmp, out
+
+
+def resume(tmp, out, *extra, env=None, launcher=True):
+    args = ["--resume", str(out), *(["--launcher", template(tmp)] if launcher else []), *extra, "--no-analyze"]
+    return cli(args, env={"FAKE_BENCH_MODE": "ok", "FAKE_BENCH_LOG": str(tmp / "calls"), **(env or {})})
+
+
+def set_env(out, env):
+    disk = on_disk(out)
+    for alt in disk["alternatives"]:
+        alt["env"] = env
+    text = json.dumps(disk)
+    (out / "campaign.json").write_text(text)
+    return text
+
+
+@pytest.mark.parametrize("name", ["LD_PRELOAD", "DYLD_INSERT_LIBRARIES", "PYTHONPATH", "LD_LIBRARY_PATH",
+                                  "PATH", "BASH_ENV", "OMPI_MCA_plm_rsh_agent"])
+def test_a_loader_variable_in_campaign_json_is_never_run(failed, name):
+    tmp, out = failed
+    text = set_env(out, {name: str(tmp / "evil.so")})
+    for extra in ((), ("--trust-recorded",)):
+        line = one_line_error(resume(tmp, out, *extra))
+        assert f"sets {name}" in line and "never taken from a file" in line, line
+        assert not (tmp / "calls").exists()  # nothing ran
+        assert (out / "campaign.json").read_text() == text  # nothing recorded
+
+
+def test_a_loader_variable_runs_when_the_users_environment_sets_the_same(failed):
+    tmp, out = failed
+    set_env(out, {"PYTHONDONTWRITEBYTECODE": "1"})
+    assert "never taken from a file" in one_line_error(resume(tmp, out, env={"PYTHONDONTWRITEBYTECODE": "0"}))
+    result = resume(tmp, out, env={"PYTHONDONTWRITEBYTECODE": "1"})
+    assert result.exit_code == 0, result.output
+    assert (tmp / "calls").read_text().count("\n") == 1
+
+
+def test_recorded_variables_are_shown_and_run_only_when_confirmed(failed):
+    tmp, out = failed
+    set_env(out, {"OMPI_MCA_btl": "self,vader", "MPIMETER_NOTE": "x"})
+    line = one_line_error(resume(tmp, out))
+    assert "OMPI_MCA_btl=self,vader" in line and "--trust-recorded" in line
+    assert not (tmp / "calls").exists()
+    result = resume(tmp, out, "--trust-recorded")
+    assert result.exit_code == 0, result.output
+    assert "OMPI_MCA_btl=self,vader" in result.output  # shown before it runs
+    assert json.loads((out / "campaign.json").read_text())["status"] == "complete"
+
+
+def test_a_recorded_template_runs_when_given_again_or_confirmed(failed):
+    tmp, out = failed
+    assert "--trust-recorded" in one_line_error(resume(tmp, out, launcher=False))
+    result = resume(tmp, out, "--trust-recorded", launcher=False)
+    assert result.exit_code == 0, result.output
+    assert f"launcher: {template(tmp)}" in result.output
+
+
+def test_trust_recorded_goes_with_resume_only(fake_env):
+    tmp, opts = fake_env
+    line = one_line_error(cli([*opts, "--out", str(tmp / "x"), "--trust-recorded"]))
+    assert "--trust-recorded" in line and "--resume" in line
+    assert not (tmp / "x").exists()
