@@ -64,6 +64,31 @@ def _budget_warning(campaign: Campaign) -> AnalysisWarning | None:
         "repetitions than asked", "raise --roundtime-budget-s or lower --nrep", where)
 
 
+def empty_complete_tests(meta: LaunchMeta) -> list[TestRecord]:
+    """The tests meta.json calls `complete` that recorded no repetition (``nrep`` 0): a start
+    method that got none within its time budget (roundtime/harmonize ``ended_by: budget``).
+    They are not results: the analysis treats them as failed and says so (until the binary
+    marks them itself)."""
+    return [t for t in meta.tests if t.status == "complete" and t.nrep == 0]
+
+
+def _empty_warning(campaign: Campaign) -> AnalysisWarning | None:
+    """One warning naming the `complete` launch tests without a repetition."""
+    empty = [(li, t) for li in campaign.launches for t in empty_complete_tests(li.meta)]
+    if not empty:
+        return None
+    li, t = empty[0]
+    where = f"{li.alternative}/{li.index:03d}"
+    by = f", ended by {t.ended_by}" if t.ended_by else ""
+    return AnalysisWarning(
+        "empty-complete-tests",
+        f"{len(empty)} launch test(s) are marked complete but recorded no repetition (first: {where} {t.op} "
+        f"{t.size}{by}, process sync {li.meta.proc_sync.method or li.meta.config.procsync or 'unknown'}); they are "
+        "treated as failed: their start method got no repetition in the time it had",
+        "use a start method that holds on a busy machine (--procsync roundtime, or barrier), raise "
+        "--roundtime-budget-s, or run on a quieter machine", where)
+
+
 def precision_not_reached(meta: LaunchMeta) -> list[TestRecord]:
     """The finished tests that --nrep auto's rule stopped at --nrep-max or at its time budget,
     before the precision asked (meta.json tests[].adaptive.stopped_by, schema 4)."""
@@ -132,6 +157,8 @@ def row_warnings(campaign: Campaign, rows: list[Row], summaries: list[LaunchSumm
         w.append(budget)
     if (precision := _precision_warning(campaign)) is not None:
         w.append(precision)
+    if (empty := _empty_warning(campaign)) is not None:
+        w.append(empty)
     min_median: dict[tuple[str, int], float] = {}
     for s in summaries:
         if s.n and s.clock != "local":

@@ -33,6 +33,7 @@ from mpimeter.campaign.launcher import build_argv
 from mpimeter.campaign.plan import Alternative, PlannedLaunch
 from mpimeter.campaign.progress import NullProgress, ProgressSink
 from mpimeter.campaign.state import alternative_prefix, launch_folder
+from mpimeter.campaign.timeout import timeout_reason
 from mpimeter.io.errors import InputError
 
 BAD_INPUT_EXIT = 2
@@ -235,6 +236,9 @@ class CampaignRunner:
                          tail(stderr_path))
             raise
         status, reason = classify(result, folder, state.launch_timeout_s)
+        if result.timed_out:  # what it was doing, the machine's load, what to do
+            reason = timeout_reason(state.launch_timeout_s, folder, state.np,
+                                    cores=self.local_cores() if state.launcher == "local" else None)
         self._finish(rec, status, reason, result.exit_code, result.duration_s, result.stderr_tail)
         if status == "complete":
             self._completed_in.add(alt.name)
