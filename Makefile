@@ -52,14 +52,23 @@ test-simulate:
 	@if command -v smpicc >/dev/null; then $(MAKE) --no-print-directory build-smpi; fi
 	@$(PY) -m pytest -q c/tests/simgrid
 
+# `make test` runs every group of tests, also after one fails, then fails naming those that did.
 # The report tests open the HTML in headless Chromium, the simulation tests need SimGrid: the
 # test set-up installs both too.
 test: build
 	@MM_WITH_CHROMIUM=1 MM_WITH_SIMGRID=1 scripts/setup.sh
-	@$(MAKE) --no-print-directory test-c test-mpi test-python test-multihost-run test-simulate
+	@failed=""; \
+	for target in test-c test-mpi test-python test-multihost-run test-simulate; do \
+	  $(MAKE) --no-print-directory $$target || failed="$$failed $$target"; \
+	done; \
+	if [ -n "$$failed" ]; then echo "make test: failed:$$failed"; exit 1; fi; \
+	echo "make test: all passed"
 
+# Every library's unit tests run, also after one fails (a failure must not hide the rest).
 test-c:
-	@for lib in $(MPI_LIBS); do ctest --test-dir build/$$lib --output-on-failure || exit 1; done
+	@failed=""; \
+	for lib in $(MPI_LIBS); do ctest --test-dir build/$$lib --output-on-failure || failed="$$failed $$lib"; done; \
+	if [ -n "$$failed" ]; then echo "test-c: C unit tests failed for:$$failed"; exit 1; fi
 
 test-mpi:
 	@$(PY) -m pytest -q c/tests/mpi

@@ -11,7 +11,7 @@ import time
 
 import pandas as pd
 import pytest
-from conftest import LIBS, assert_refused, bench_path, launcher, read_launch, run_bench
+from conftest import LIBS, QuietRuns, assert_refused, bench_path, launcher, read_launch, run_bench
 
 from mpimeter.io import rawformat
 
@@ -213,13 +213,27 @@ def test_sigkill_midway_leaves_readable_folder(tmp_path):
 
 @pytest.mark.parametrize("lib_", LIBS)
 def test_delay_accuracy_window(lib_, tmp_path):
-    """Accuracy is a correctness property: a 200 us delay measures 200 us (+-5 %, median)."""
+    """A 200 us delay measures 200 us (+-5 %, median of the valid repetitions' global run times).
+    Correct on any machine: every rank's local duration is at least the delay, and every
+    repetition is written. Accurate on a quiet one (conftest.on_a_quiet_machine: retried while
+    other processes held the cores; bench/busy.py has the figures, quiet and loaded)."""
     out = tmp_path / "delay"
-    run_bench(lib_, 2, ["--ops", "delay", "--sizes", "200000", "--nrep", 200,
-                        "--procsync", "window", "--out", out])
-    meta, raw = read_launch(out)
-    valid = raw.groupby("rep").filter(lambda g: (g["valid"] == 1).all())
-    per_rep = valid.groupby("rep").agg(start=("gstart_ns", "min"), end=("gend_ns", "max"))
-    median = (per_rep["end"] - per_rep["start"]).median()
-    assert len(per_rep) >= 20, f"only {len(per_rep)} valid repetitions of 200"
-    assert abs(median - 200_000) <= 0.05 * 200_000, median
+
+    def run():
+        run_bench(lib_, 2, ["--ops", "delay", "--sizes", "200000", "--nrep", 200,
+                            "--procsync", "window", "--out", out, "--force"])
+        return read_launch(out)
+
+    def accurate(launch):
+        _, raw = launch
+        valid = raw.groupby("rep").filter(lambda g: (g["valid"] == 1).all())
+        per_rep = valid.groupby("rep").agg(start=("gstart_ns", "min"), end=("gend_ns", "max"))
+        median = (per_rep["end"] - per_rep["start"]).median()
+        assert len(per_rep) >= 20, f"only {len(per_rep)} valid repetitions of 200"
+        assert abs(median - 200_000) <= 0.05 * 200_000, median
+
+    runs = QuietRuns(run, f"{lib_}: 200 us delay within 5 %")
+    meta, raw = runs.result
+    assert len(raw) == 2 * 200 and meta["tests"][0]["nrep"] == 200
+    assert ((raw["end_ns"] - raw["start_ns"]) >= 200_000).all()  # a delay waits at least as asked
+    runs.check(accurate)

@@ -18,7 +18,7 @@ import json
 
 import pytest
 
-from conftest import LIBS, run_bench
+from conftest import LIBS, QuietRuns, run_bench
 
 ALL = ["none", "skampi", "netgauge", "jk", "hca", "hca2", "hca3", "hca3o"]
 OFFSET_ONLY = ["skampi", "netgauge", "hca3o"]
@@ -33,6 +33,10 @@ US = 1000  # ns
 # simulated round trips and exact models by the C unit tests (test_offset.c, test_model.c,
 # test_clocksync_tree.c) and in simulation (c/tests/simgrid), not here.
 SYNCED_NS = 200 * US
+# The bounds below are accuracy: on a busy machine (other processes on the cores) a ping-pong
+# waits for a scheduler time slice and they fail for that alone. The launches of the 4-rank
+# checks are re-run while the machine was busy (conftest.QuietRuns); what every sync must get
+# right on any machine - every rank synced, not a second off - is asserted on every run.
 
 
 def sync_check(lib: str, np: int, algs: list[str], check_at: list[float], *, timer: str,
@@ -70,44 +74,66 @@ def check_at(alg: dict, t_s: float) -> dict:
     return next(c for c in alg["checks"] if c["t_s"] == t_s)
 
 
-@pytest.fixture(scope="module")
-def virtual4() -> dict[str, dict]:
-    return sync_check("openmpi", 4, ALL, [0, 5], timer="virtual")
+CORRECT_NS = 100_000 * US  # a sync that did not happen is off by the virtual offsets, ~1 s
+
+
+def synced_at_all(got: dict[str, dict], algs: list[str] = SYNCING) -> dict[str, dict]:
+    """Correctness on any machine: every syncing algorithm brought every rank within 0.1 s."""
+    for alg in algs:
+        c = check_at(got[alg], 0)
+        assert c.get("max_abs_true_error_ns", c["max_abs_residual_ns"]) < CORRECT_NS, (alg, c)
+    return got
 
 
 @pytest.fixture(scope="module")
-def monotonic4() -> dict[str, dict]:
-    return sync_check("openmpi", 4, ALL, [0, 5], timer="monotonic")
+def virtual4() -> QuietRuns:
+    return QuietRuns(lambda: synced_at_all(sync_check("openmpi", 4, ALL, [0, 5], timer="virtual")),
+                     "4 ranks, virtual clocks: sync accuracy")
+
+
+@pytest.fixture(scope="module")
+def monotonic4() -> QuietRuns:
+    return QuietRuns(lambda: synced_at_all(sync_check("openmpi", 4, ALL, [0, 5], timer="monotonic")),
+                     "4 ranks, one clock: sync residuals")
 
 
 def test_virtual_offsets_are_there_and_the_residual_sees_them(virtual4):
     """Without a sync the clocks are ~1 s apart, and the residual check measures exactly that:
     the test could fail, and residual and true error agree in sign and size."""
-    none = check_at(virtual4["none"], 0)
+    none = check_at(virtual4.result["none"], 0)
     assert none["max_abs_true_error_ns"] > 1_000 * US
-    for est, true in zip(none["residual_ns"], none["true_error_ns"]):
-        assert abs(est - true) < 10 * US
+
+    def agree(got):
+        c = check_at(got["none"], 0)
+        for est, true in zip(c["residual_ns"], c["true_error_ns"]):
+            assert abs(est - true) < 10 * US, c
+    virtual4.check(agree)
 
 
 @pytest.mark.parametrize("alg", SYNCING)
 def test_virtual_right_after_sync(virtual4, alg):
-    c = check_at(virtual4[alg], 0)
-    assert c["max_abs_true_error_ns"] < SYNCED_NS, c
-    assert c["max_abs_residual_ns"] < SYNCED_NS, c
+    def accurate(got):
+        c = check_at(got[alg], 0)
+        assert c["max_abs_true_error_ns"] < SYNCED_NS, c
+        assert c["max_abs_residual_ns"] < SYNCED_NS, c
+    virtual4.check(accurate)
 
 
 @pytest.mark.parametrize("alg", OFFSET_ONLY)
 def test_virtual_offset_only_drift_is_visible_after_5s(virtual4, alg):
-    c = check_at(virtual4[alg], 5)
+    c = check_at(virtual4.result[alg], 5)
     assert c["max_abs_true_error_ns"] >= 100 * US, c
 
 
 @pytest.mark.parametrize("alg", DRIFT_AWARE)
 def test_virtual_drift_aware_below_a_tenth_of_the_drift_after_5s(virtual4, alg):
-    c = check_at(virtual4[alg], 5)
     uncorrected = SKEW_PPM * 1e-6 * 5 * 1e9  # every rank but 0 drifts by +-100 ppm
-    for rank, err in enumerate(c["true_error_ns"][1:], start=1):
-        assert abs(err) < uncorrected / 10, (rank, c)
+
+    def accurate(got):
+        c = check_at(got[alg], 5)
+        for rank, err in enumerate(c["true_error_ns"][1:], start=1):
+            assert abs(err) < uncorrected / 10, (rank, c)
+    virtual4.check(accurate)
 
 
 @pytest.mark.parametrize("alg", ALL)
@@ -116,17 +142,23 @@ def test_monotonic_residuals_stay_below_20us_plus_10ppm(monotonic4, alg):
     # fit over the default 0.2 s span sometimes invents a few ppm under load (seen: 2 ppm, 11 us
     # after 5 s for jk; 5.6 ppm, 28 us for hca3 while other work ran): the bound is an offset
     # error of 20 us plus an invented drift of 10 ppm; a broken sync is off by milliseconds
-    for c in monotonic4[alg]["checks"]:
-        assert c["max_abs_residual_ns"] < 20 * US + 10e-6 * c["t_s"] * 1e9, c
+    def accurate(got):
+        for c in got[alg]["checks"]:
+            assert c["max_abs_residual_ns"] < 20 * US + 10e-6 * c["t_s"] * 1e9, c
+    monotonic4.check(accurate)
 
 
 @pytest.mark.parametrize("lib", LIBS)
 def test_two_ranks(lib):
-    got = sync_check(lib, 2, ALL, [0], timer="virtual", seed=7)
-    assert check_at(got["none"], 0)["max_abs_true_error_ns"] > 1_000 * US
-    for alg in SYNCING:
-        c = check_at(got[alg], 0)
-        assert c["max_abs_true_error_ns"] < SYNCED_NS, (alg, c)
+    runs = QuietRuns(lambda: synced_at_all(sync_check(lib, 2, ALL, [0], timer="virtual", seed=7)),
+                     f"{lib}, 2 ranks: sync accuracy")
+    assert check_at(runs.result["none"], 0)["max_abs_true_error_ns"] > 1_000 * US
+
+    def accurate(got):
+        for alg in SYNCING:
+            c = check_at(got[alg], 0)
+            assert c["max_abs_true_error_ns"] < SYNCED_NS, (alg, c)
+    runs.check(accurate)
 
 
 @pytest.mark.parametrize("np", [3, 5])
@@ -134,11 +166,13 @@ def test_trees_off_powers_of_two(np):
     """Every rank gets a model: a rank left out or synced against the wrong parent would be off
     by up to a second. The bound is 1 ms, far below that: np ranks on 2 cores under load have
     shown 9 us true error and 18 us residual for a correct tree (netgauge, 3 ranks)."""
-    got = sync_check("openmpi", np, TREE, [0], timer="virtual", seed=11)
-    for alg in TREE:
-        c = check_at(got[alg], 0)
-        assert c["max_abs_true_error_ns"] < 1000 * US, (alg, c)
-        assert c["max_abs_residual_ns"] < 1000 * US, (alg, c)
+    def accurate(got):
+        for alg in TREE:
+            c = check_at(got[alg], 0)
+            assert c["max_abs_true_error_ns"] < 1000 * US, (alg, c)
+            assert c["max_abs_residual_ns"] < 1000 * US, (alg, c)
+    QuietRuns(lambda: synced_at_all(sync_check("openmpi", np, TREE, [0], timer="virtual", seed=11), TREE),
+              f"{np} ranks: tree syncs").check(accurate)
 
 
 def test_bad_clocksync_name_is_refused():

@@ -22,7 +22,7 @@ import numpy as np
 import pandas as pd
 import pyarrow as pa
 import pytest
-from conftest import LIBS, REPO, bench_path, launcher, read_launch, run_bench
+from conftest import LIBS, REPO, QuietRuns, bench_path, launcher, read_launch, run_bench
 
 HERE = Path(__file__).resolve().parent
 
@@ -164,13 +164,23 @@ def test_injected_mpi_error_fails_that_test_only(lib, op, tmp_path):
 
 @pytest.mark.parametrize("procsync", ["window", "roundtime", "harmonize"])
 def test_a_rank_late_after_its_wait_is_caught(lib, procsync, tmp_path):
+    """Every 4th repetition the last rank oversleeps its start by 300 us (a test hook). Caught on
+    any machine: those repetitions are invalid (window) or redone (roundtime, harmonize). Quiet
+    machine only (conftest.QuietRuns, retried while other processes held the cores): enough
+    rounds recorded within the budget, and the valid starts within the tolerance on the online
+    global clock - under load that clock's own sync error adds to the spread."""
     out = tmp_path / procsync
     args = ["--ops", "delay", "--sizes", "2000", "--nrep", 64, "--warmup", 0, "--procsync", procsync,
-            "--inject-late-wakeup-us", 300, "--seed", 5, "--out", out]
+            "--inject-late-wakeup-us", 300, "--seed", 5, "--out", out, "--force"]
     if procsync != "window":
         args += ["--roundtime-budget-s", "30"]
-    run_bench(lib, 2, args, timeout=300)
-    meta, raw = read_launch(out)
+
+    def run():
+        run_bench(lib, 2, args, timeout=300)
+        return read_launch(out)
+
+    runs = QuietRuns(run, f"{lib} {procsync}: late wake-ups caught")
+    meta, raw = runs.result
     (t,) = meta["tests"]
     assert t["start_tolerance_ns"] >= 1000
     if procsync == "window":
@@ -186,11 +196,19 @@ def test_a_rank_late_after_its_wait_is_caught(lib, procsync, tmp_path):
         attempts = t["nrep"] + t["redone"]
         late = meta["proc_sync"]["redone"]["reasons"]["late_wakeup"]
         assert late >= attempts // 4 - 2, meta["proc_sync"]
-        assert t["nrep"] >= 16 and (raw["valid"] == 1).all(), t
-    # the valid repetitions that remain started within the tolerance of each other
-    per_rep = raw[raw["valid"] == 1].groupby("rep")["gstart_ns"]
-    spread = per_rep.max() - per_rep.min()
-    assert (spread <= t["start_tolerance_ns"] + 2000).all(), spread.max()
+
+    def quiet(launch):
+        meta, raw = launch
+        (t,) = meta["tests"]
+        if procsync != "window":
+            # seen with two CPU hogs: 0 or 6 rounds in the budget, and under MPICH roundtime the
+            # last 5 recorded rounds marked invalid on rank 1 (flagged, so never used)
+            assert t["nrep"] >= 16 and (raw["valid"] == 1).all(), t
+        # the valid repetitions that remain started within the tolerance of each other
+        per_rep = raw[raw["valid"] == 1].groupby("rep")["gstart_ns"]
+        spread = per_rep.max() - per_rep.min()
+        assert (spread <= t["start_tolerance_ns"] + 2000).all(), spread.max()
+    runs.check(quiet)
 
 
 def test_reduced_raw_matches_the_analysis_run_times(lib, tmp_path):

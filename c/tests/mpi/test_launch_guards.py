@@ -15,7 +15,7 @@ import re
 from pathlib import Path
 
 import pytest
-from conftest import LIBS, read_launch, run_bench
+from conftest import LIBS, QuietRuns, read_launch, run_bench
 
 
 def _conditions(meta: dict, code: str) -> list[str]:
@@ -51,16 +51,27 @@ def test_time_budget_end_is_recorded(lib, procsync, tmp_path):
     res = analysis.analyze(analysis.load_campaign(out))
     assert [w.code for w in res.warnings].count("budget-ended-tests") == 1
 
-    # a budget that is not reached: every asked repetition, no warning
+    # a budget that is not reached: every asked repetition, no warning. On a busy machine
+    # harmonize may not get 5 rounds in 30 s (seen: 0 with two CPU hogs), and then the test
+    # ends by the budget, which is recorded as above: checked where the machine was quiet
     out = tmp_path / "full"
-    run_bench(lib, 2, ["--ops", "allreduce", "--sizes", "8", "--nrep", 5, "--procsync", procsync,
-                       "--roundtime-budget-s", "30", "--out", out])
-    meta, _ = read_launch(out)
-    (t,) = meta["tests"]
-    assert (t["nrep"], t["nrep_asked"], t["ended_by"]) == (5, 5, "nrep")
-    assert not _budget_warnings(meta)
-    res = analysis.analyze(analysis.load_campaign(out))
-    assert "budget-ended-tests" not in [w.code for w in res.warnings]
+
+    def run():
+        run_bench(lib, 2, ["--ops", "allreduce", "--sizes", "8", "--nrep", 5, "--procsync", procsync,
+                           "--roundtime-budget-s", "30", "--out", out, "--force"])
+        return read_launch(out)[0]
+
+    def every_repetition(meta):
+        (t,) = meta["tests"]
+        assert (t["nrep"], t["nrep_asked"], t["ended_by"]) == (5, 5, "nrep"), t
+        assert not _budget_warnings(meta)
+        res = analysis.analyze(analysis.load_campaign(out, cache=False))
+        assert "budget-ended-tests" not in [w.code for w in res.warnings]
+
+    runs = QuietRuns(run, f"{lib} {procsync}: 5 rounds within a 30 s budget")
+    (t,) = runs.result["tests"]
+    assert t["nrep_asked"] == 5 and t["ended_by"] in ("nrep", "budget") and 0 <= t["nrep"] <= 5, t
+    runs.check(every_repetition)
 
 
 def test_budget_warning_list_ends_at_the_ellipsis(tmp_path):

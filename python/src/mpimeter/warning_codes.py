@@ -121,6 +121,11 @@ _TABLE = (
          "repetitions (worst: {launch} {op} {size}: {nrep} of {asked}); their statistics rest on fewer repetitions "
          "than asked",
          "raise --roundtime-budget-s or lower --nrep"),
+    Code("empty-complete-tests", SERIOUS, frozenset({A}),
+         "{tests} launch test(s) are marked complete but recorded no repetition (first: {launch} {op} {size}{by}, "
+         "process sync {procsync}); they are treated as failed: their start method got no repetition in the time it had",
+         "use a start method that holds on a busy machine (--procsync roundtime, or barrier), raise "
+         "--roundtime-budget-s, or run on a quieter machine"),
     Code("precision-not-reached", CAUTION, frozenset({A}),
          "{tests} launch test(s) reached --nrep-max or the --nrep-budget-s time budget before --nrep auto's "
          "precision{asked} (worst: {launch} {op} {size}: {reached} after {nrep} repetitions); their launch medians "

@@ -40,6 +40,26 @@ def _budget_warning(campaign: Campaign) -> AnalysisWarning | None:
                    launch=where, op=t.op, size=t.size, nrep=t.nrep, asked=asked(li, t), where=where)
 
 
+def empty_complete_tests(meta: LaunchMeta) -> list[TestRecord]:
+    """The tests meta.json calls `complete` that recorded no repetition (``nrep`` 0): a start
+    method that got none within its time budget (roundtime/harmonize ``ended_by: budget``).
+    They are not results: the analysis treats them as failed and says so (until the binary
+    marks them itself)."""
+    return [t for t in meta.tests if t.status == "complete" and t.nrep == 0]
+
+
+def _empty_warning(campaign: Campaign) -> AnalysisWarning | None:
+    """One warning naming the `complete` launch tests without a repetition."""
+    empty = [(li, t) for li in campaign.launches for t in empty_complete_tests(li.meta)]
+    if not empty:
+        return None
+    li, t = empty[0]
+    where = f"{li.alternative}/{li.index:03d}"
+    by = f", ended by {t.ended_by}" if t.ended_by else ""
+    return warning("empty-complete-tests", tests=len(empty), launch=where, op=t.op, size=t.size, by=by,
+                   procsync=li.meta.proc_sync.method or li.meta.config.procsync or "unknown", where=where)
+
+
 def precision_not_reached(meta: LaunchMeta) -> list[TestRecord]:
     """The finished tests that --nrep auto's rule stopped at --nrep-max or at its time budget,
     before the precision asked (meta.json tests[].adaptive.stopped_by, schema 4)."""
@@ -92,6 +112,8 @@ def row_warnings(campaign: Campaign, rows: list[Row], summaries: list[LaunchSumm
         w.append(budget)
     if (precision := _precision_warning(campaign)) is not None:
         w.append(precision)
+    if (empty := _empty_warning(campaign)) is not None:
+        w.append(empty)
     min_median: dict[tuple[str, int], float] = {}
     for s in summaries:
         if s.n and s.clock != "local":

@@ -4,12 +4,20 @@ together. The process sync planned one start on the online global clock; the spr
 ranks' ``gstart_ns`` on that clock says how far apart they really started. A repetition whose
 spread exceeds the test's tolerance is dropped like an invalid one, and counted.
 
-The tolerance is ``tests[].start_tolerance_ns`` (schema 2; null: the scheme plans no start, or
-ranks share CPUs — no check). A schema-1 launch has none: the binary's automatic rule is computed
-from its facts — 10 × ``timer.overhead_ns``, at least 1000 ns — for the schemes with a planned
-start (window, roundtime, harmonize). Launches analyzed on the local clock are not checked;
-neither is ``--raw reduced`` (one row per repetition: no per-rank starts), which the clock note
-says once.
+The tolerance is ``tests[].start_tolerance_ns`` (schema 2). Where the binary wrote none for a
+scheme with a planned start (window, roundtime, harmonize) — a schema-1 launch, or ranks sharing
+CPUs (condition ``oversubscribed``: the binary's own check is off) — the binary's automatic rule
+is computed from the launch's facts: 10 × ``timer.overhead_ns``, at least 1000 ns. A descheduled
+rank is exactly what the check exists for, so oversubscribed launches are checked too (the note
+says with which tolerance). Schemes without a planned start (barrier, none, loop-barrier) are
+not checked.
+
+The spread is taken on the clock the run time is: ``gstart_ns`` on the online clock, the starts
+recomputed from sync.csv on the re-synced one (``global-resync``): validity is recomputed in
+that clock, so a repetition whose corrected starts lie further apart than the tolerance is
+dropped there even when its online starts agreed (an offset-only model whose ranks drifted
+apart between syncs). Launches analyzed on the local clock are not checked; neither is
+``--raw reduced`` (one row per repetition: no per-rank starts), which the clock note says once.
 
 A warning (``late-start-spread``) when some launch test lost more than :data:`WARN_SHARE` of
 its valid repetitions to the check, naming the worst.
@@ -41,13 +49,33 @@ class SpreadCheck:
     note: str  # for the clock note: what was (not) checked; "" when nothing was
 
 
+PLANNED_START = frozenset({"window", "roundtime", "harmonize"})
+
+
 def tolerance_ns(meta: LaunchMeta, test: TestRecord) -> float | None:
     """The start tolerance of one test (None: not checked)."""
-    if meta.schema_version >= 2:
-        return None if test.start_tolerance_ns is None else float(test.start_tolerance_ns)
-    if test.window_ns is None:
-        return None  # version 1 writes a window (or start slack) for planned starts only
+    if test.start_tolerance_ns is not None and meta.schema_version >= 2:
+        return float(test.start_tolerance_ns)
+    if not planned_start(meta, test):
+        return None
+    return automatic_tolerance_ns(meta)
+
+
+def planned_start(meta: LaunchMeta, test: TestRecord) -> bool:
+    """The scheme planned each repetition's start: the binary writes a window (or start slack)
+    for such tests only; a hand-made meta.json may name the method instead."""
+    return test.window_ns is not None or meta.proc_sync.method in PLANNED_START
+
+
+def automatic_tolerance_ns(meta: LaunchMeta) -> float:
+    """The binary's automatic rule (docs/FORMAT.md, tests[].start_tolerance_ns) from the launch's
+    recorded timer overhead: a rank running at its start is one or two timer reads past it."""
     return max(TIMER_READS * (meta.timer.overhead_ns or 0.0), MIN_TOLERANCE_NS)
+
+
+def _computed_here(meta: LaunchMeta, test: TestRecord) -> bool:
+    """The tolerance is the analysis's (the binary wrote none) on a launch that has its own check."""
+    return meta.schema_version >= 2 and test.start_tolerance_ns is None
 
 
 def check_start_spread(campaign: Campaign, reps: RepetitionTimes, bounds: Sequence[tuple[int, int]],
@@ -57,17 +85,24 @@ def check_start_spread(campaign: Campaign, reps: RepetitionTimes, bounds: Sequen
     late = np.zeros(len(reps), dtype=bool)
     infos = {(li.alternative, li.index): li for li in campaign.launches}
     unchecked: set[tuple[str, int]] = set()
+    computed: dict[float, set[tuple[str, int]]] = {}  # tolerance → launches it was computed for
+    resynced: set[tuple[str, int]] = set()
     worst: tuple[float, str, int, int, float, float] | None = None  # share, where, dropped, valid, spread, tolerance
     for lo, hi in bounds:
         key = (reps.alternatives[reps.alternative[lo]], int(reps.launch[lo]))
         li = infos.get(key)
-        if li is None or not clocks.get(key, "local").startswith("global"):
+        clock = clocks.get(key, "local")
+        if li is None or not clock.startswith("global"):
             continue
         test = li.meta.tests[int(reps.test[lo])] if int(reps.test[lo]) < len(li.meta.tests) else None
         tolerance = None if test is None else tolerance_ns(li.meta, test)
         if tolerance is None:
             continue
-        spread = reps.spread_ns[lo:hi]
+        if _computed_here(li.meta, test):
+            computed.setdefault(tolerance, set()).add(key)
+        spread = (reps.rspread_ns if clock == "global-resync" else reps.spread_ns)[lo:hi]
+        if clock == "global-resync":
+            resynced.add(key)
         if np.isnan(spread).all():
             unchecked.add(key)  # --raw reduced: no per-rank starts
             continue
@@ -79,7 +114,8 @@ def check_start_spread(campaign: Campaign, reps: RepetitionTimes, bounds: Sequen
         if k and (worst is None or k / n > worst[0]):
             worst = (k / n, f"{key[0]}/{key[1]:03d} {test.op} {test.size}", k, n, float(np.nanmax(spread[dropped])),
                      tolerance)
-    return SpreadCheck(late, _warning(worst, int(late.sum())), _note(int(late.sum()), len(unchecked)))
+    return SpreadCheck(late, _warning(worst, int(late.sum())),
+                       _note(int(late.sum()), len(unchecked), computed, len(resynced)))
 
 
 def _warning(worst: tuple | None, total: int) -> AnalysisWarning | None:
@@ -90,10 +126,16 @@ def _warning(worst: tuple | None, total: int) -> AnalysisWarning | None:
                    tolerance=format_ns(tolerance), where=where, badness=share)
 
 
-def _note(dropped: int, unchecked: int) -> str:
+def _note(dropped: int, unchecked: int, computed: Mapping[float, set] | None = None, resynced: int = 0) -> str:
     parts = []
     if dropped:
         parts.append(f"{dropped} repetition(s) dropped whose ranks' start spread exceeded the start tolerance")
+    for tolerance, launches in sorted((computed or {}).items()):
+        parts.append(f"the start spread of {len(launches)} launch(es) whose binary wrote no start tolerance (ranks "
+                     f"sharing CPUs) is checked against {format_ns(tolerance)}: 10 timer overheads, at least "
+                     f"{format_ns(MIN_TOLERANCE_NS)}")
+    if resynced:
+        parts.append(f"the start spread of {resynced} launch(es) is taken on the re-synced clock")
     if unchecked:
         parts.append(f"the start spread of {unchecked} launch(es) is not checked: --raw reduced keeps no per-rank "
                      "start times")

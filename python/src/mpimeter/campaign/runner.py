@@ -25,13 +25,14 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from mpimeter.campaign import adaptive as _adaptive
-from mpimeter.campaign import procs, secrets
+from mpimeter.campaign import oversub, procs, secrets
 from mpimeter.campaign import state as st
 from mpimeter.campaign.executor import Executor, ExecResult, tail
 from mpimeter.campaign.launcher import build_argv
 from mpimeter.campaign.plan import Alternative, PlannedLaunch
 from mpimeter.campaign.progress import NullProgress, ProgressSink
 from mpimeter.campaign.state import alternative_prefix, launch_folder
+from mpimeter.campaign.timeout import timeout_reason
 from mpimeter.io.errors import InputError
 from mpimeter.io.jsonread import load_json
 
@@ -69,7 +70,8 @@ class CampaignRunner:
                  progress: ProgressSink | None = None, retries: int = 1,
                  base_env: dict[str, str] | None = None, argv: list[str] | None = None,
                  resumed: bool = False, notify: Callable[[str], None] | None = None,
-                 medians_of: _adaptive.MediansSource | None = None):
+                 medians_of: _adaptive.MediansSource | None = None,
+                 local_cores: Callable[[], int] | None = None):
         self.state = state
         self.dir = Path(campaign_dir)
         self.executor = executor
@@ -80,6 +82,7 @@ class CampaignRunner:
         self.notify = notify or (lambda line: None)
         # --launches auto: the per-launch medians the rule judges (those of `mpimeter analyze`)
         self.medians_of = medians_of or _adaptive.analysis_medians
+        self.local_cores = local_cores or oversub.local_cores
         self._completed_in: set[str] = {r.alternative for r in state.launches
                                         if r.status == "complete"}
 
@@ -210,9 +213,13 @@ class CampaignRunner:
         rec.slurm_job = (self.session.get("slurm") or {}).get("job_id")
         # the id every process of the launch carries, recorded before it starts
         rec.process = {"launch_id": procs.new_launch_id(), **procs.where()}
+        given = {**self.base_env, **alt.env}
+        # every rank on this machine: yield when idle if the ranks outnumber its cores (oversub)
+        rec.oversubscription = (oversub.settings(state.np, self.local_cores(), alt.mpi, given)
+                                if state.launcher == "local" else None)
         st.save(state, self.dir)  # a runner killed now leaves this launch `incomplete`
         self.progress.launch_started(rec)
-        env = {**self.base_env, **alt.env,
+        env = {**given, **(rec.oversubscription or {}).get("set", {}),
                procs.LAUNCH_ID_VAR: procs.marker(rec.process["launch_id"], self.dir)}
         started = time.monotonic()
 
@@ -231,6 +238,9 @@ class CampaignRunner:
             raise
         status, reason = classify(result, folder, state.launch_timeout_s)
         secrets.redact_launch_meta(folder)  # what the binary did not redact (campaign.secrets), whatever the status
+        if result.timed_out:  # what it was doing, the machine's load, what to do
+            reason = timeout_reason(state.launch_timeout_s, folder, state.np,
+                                    cores=self.local_cores() if state.launcher == "local" else None)
         self._finish(rec, status, reason, result.exit_code, result.duration_s, result.stderr_tail)
         if status == "complete":
             self._completed_in.add(alt.name)

@@ -28,7 +28,7 @@ from pathlib import Path
 from mpimeter import SCHEMA_VERSION, __version__
 from mpimeter.atomic import write_atomic
 from mpimeter.campaign import adaptive as _adaptive
-from mpimeter.campaign import limits, secrets, slurm
+from mpimeter.campaign import limits, oversub, secrets, slurm
 from mpimeter.campaign.plan import ENV_KEY, Alternative, PlanError, check_name
 from mpimeter.io.errors import InputError
 from mpimeter.io.jsonread import load_json
@@ -97,6 +97,9 @@ class LaunchRecord:
     # --launches auto: the subset of tests this launch runs, {"ops": [...], "sizes": [...]}
     # (its --ops and --sizes); None: the campaign's bench arguments as they are
     tests: dict | None = None
+    # --launcher local with more ranks than cores: what the launcher set for the library's
+    # yield-when-idle mode (campaign.oversub.settings); None when the ranks fit the cores
+    oversubscription: dict | None = None
 
     @property
     def key(self) -> tuple[str, int]:
@@ -396,6 +399,7 @@ def _read_launches(r: _Reader, obj: dict, alternatives: list[Alternative], per_a
                   for a in r.get(raw, "argv", "list", where=where, optional=True, default=[])],
             previous_attempts=_read_attempts(r, raw, where, prefix, index),
             process=_read_process(r, raw, where),
+            oversubscription=oversub.check_record(raw.get("oversubscription"), r.fail, f"{where}.oversubscription"),
             tests=_adaptive.read_tests(raw.get("tests"), r.fail, f"{where}.tests"), **fields))
     # --launches auto plans launches as the rule asks for them: per alternative 0 ... k-1, k at most
     # launches_per_alternative (its max); otherwise every launch is planned from the start

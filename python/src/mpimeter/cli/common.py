@@ -25,6 +25,7 @@ from rich.console import Console
 from rich.text import Text
 
 from mpimeter import analysis
+from mpimeter.analysis.diagnostics import empty_complete_tests
 from mpimeter.cli.output import (EXIT_BAD_INPUT, clean, console, fail, os_error_text, output_failed, terminal_text,
                                  write_csv, write_json)
 from mpimeter.units import format_interval, format_ns
@@ -202,6 +203,10 @@ def no_data_message(paths: Sequence[str], res: analysis.AnalysisResult) -> str:
     status_text = ", ".join(f"{n} {status}" for status, n in sorted(statuses.items()))
     why = (f"none of its {len(launches)} launch(es) ({status_text}) finished a test"
            if not finished else f"{finished} launch(es) finished tests but no repetition was usable (all invalid)")
+    empty = sum(len(empty_complete_tests(li.meta)) for li in launches)
+    if empty:  # the binary called them complete: say what they are (analysis.diagnostics)
+        why += (f"; {empty} test(s) marked complete recorded no repetition at all (treated as failed: "
+                "--procsync roundtime or barrier hold on a busy machine)")
     hint = ("; no launch is complete: each one's reason is in campaign.json and logs/, and "
             "mpimeter run --resume re-runs them") if "complete" not in statuses else ""
     return f"{' '.join(paths)}: no data to analyze: {why}{hint}"

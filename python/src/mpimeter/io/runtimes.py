@@ -5,7 +5,7 @@
   re-synced global clock, ``local_ns`` = max over ranks of end − start (docs/FORMAT.md, "run
   time of a repetition"); ``valid`` = all ranks valid; ``spread_ns`` = max − min ``gstart_ns``
   over ranks (how far apart the ranks started on the online global clock; NaN without global
-  times or per-rank rows).
+  times or per-rank rows); ``rspread_ns`` the same on the re-synced global clock (NaN without it).
 - :func:`rank_launch_medians`: per (alternative, op, size, launch, rank) the median local
   duration of the rank's valid repetitions (the input of the rank tests);
 - :func:`rank_durations`: local durations per rank and repetition, filtered.
@@ -84,6 +84,11 @@ class RepetitionTimes:
     local_ns: np.ndarray
     valid: np.ndarray
     spread_ns: np.ndarray
+    rspread_ns: np.ndarray | None = None  # None: all NaN (filled in __post_init__)
+
+    def __post_init__(self) -> None:
+        if self.rspread_ns is None:
+            object.__setattr__(self, "rspread_ns", np.full(self.rep.size, np.nan))
 
     def __len__(self) -> int:
         return int(self.rep.size)
@@ -113,7 +118,8 @@ def concat_repetition_times(parts: list[RepetitionTimes]) -> RepetitionTimes:
         return np.concatenate([getattr(p, name) for p in parts])
 
     return RepetitionTimes(alt, alternatives, cat("launch"), cat("test"), op, ops, cat("size"), cat("rep"),
-                           cat("online_ns"), cat("resync_ns"), cat("local_ns"), cat("valid"), cat("spread_ns"))
+                           cat("online_ns"), cat("resync_ns"), cat("local_ns"), cat("valid"), cat("spread_ns"),
+                           cat("rspread_ns"))
 
 
 _codes = dictionary_codes
@@ -157,7 +163,8 @@ def _rank_major(raw: pa.Table, *, medians: bool = False) -> tuple[RepetitionTime
     if np.unique(block_keys, axis=0).shape[0] != starts.size:
         return None  # a (launch, test) in several pieces
     parts: dict[str, list[np.ndarray]] = {k: [] for k in ("alt", "launch", "test", "op", "size", "rep",
-                                                          *(rt.name for rt in RUN_TIMES), "valid", "spread")}
+                                                          *(rt.name for rt in RUN_TIMES), "valid", "spread",
+                                                          "rspread")}
     op_codes, ops = _codes(raw["op"])
     size = raw["size"].to_numpy()
     valid = raw["valid"].to_numpy()
@@ -198,14 +205,16 @@ def _rank_major(raw: pa.Table, *, medians: bool = False) -> tuple[RepetitionTime
                 warnings.simplefilter("ignore", RuntimeWarning)  # a rank without valid repetitions: NaN, dropped
                 med = np.nanmedian(np.where(ok, local, np.nan), axis=1)
             med_parts.append((lo, p, rk[:, 0], med))
-        if ("gstart_ns", "gend_ns") in glob and rk[0, 0] >= 0:
-            gs = glob[("gstart_ns", "gend_ns")][0][lo:hi].reshape(p, nrep)
-            parts["spread"].append((gs.max(0) - gs.min(0)).astype(float))
-        else:
-            parts["spread"].append(nan)
+        for key, pair in (("spread", ("gstart_ns", "gend_ns")), ("rspread", ("rgstart_ns", "rgend_ns"))):
+            if pair in glob and rk[0, 0] >= 0:
+                gs = glob[pair][0][lo:hi].reshape(p, nrep)
+                parts[key].append((gs.max(0) - gs.min(0)).astype(float))
+            else:
+                parts[key].append(nan)
     cat = {k: np.concatenate(v) for k, v in parts.items()}
     reps = RepetitionTimes(cat["alt"], alts, cat["launch"], cat["test"], cat["op"], ops, cat["size"], cat["rep"],
-                           cat["online_ns"], cat["resync_ns"], cat["local_ns"], cat["valid"], cat["spread"])
+                           cat["online_ns"], cat["resync_ns"], cat["local_ns"], cat["valid"], cat["spread"],
+                           cat["rspread"])
     if not medians:
         return reps, None
     return reps, _median_frame(med_parts, alt, alts, op_codes, ops, size, launch)
@@ -240,7 +249,7 @@ def repetition_times(raw: pa.Table, con: duckdb.DuckDBPyConnection | None = None
     if raw.num_rows == 0:
         e = np.array([], dtype=np.int64)
         f = np.array([], dtype=float)
-        return RepetitionTimes(e, [], e, e, e, [], e, e, f, f, f, np.array([], dtype=bool), f)
+        return RepetitionTimes(e, [], e, e, e, [], e, e, f, f, f, np.array([], dtype=bool), f, f)
     if fast:
         quick = _rank_major(raw)
         if quick is not None:
@@ -253,7 +262,8 @@ def repetition_times(raw: pa.Table, con: duckdb.DuckDBPyConnection | None = None
         SELECT alternative, launch, test, any_value(op) AS op, any_value(size) AS size, rep,
                {", ".join(rt.sql() for rt in RUN_TIMES)},
                min(valid) AS valid,
-               CASE WHEN min(rank) >= 0 THEN max(gstart_ns) - min(gstart_ns) END AS spread_ns
+               CASE WHEN min(rank) >= 0 THEN max(gstart_ns) - min(gstart_ns) END AS spread_ns,
+               CASE WHEN min(rank) >= 0 THEN max(rgstart_ns) - min(rgstart_ns) END AS rspread_ns
         FROM raw
         GROUP BY alternative, launch, test, rep
         ORDER BY alternative, launch, test, rep
@@ -267,7 +277,7 @@ def repetition_times(raw: pa.Table, con: duckdb.DuckDBPyConnection | None = None
     return RepetitionTimes(
         alt, alts, t["launch"].to_numpy(), t["test"].to_numpy(), op, ops, t["size"].to_numpy(), t["rep"].to_numpy(),
         _floats(t["online_ns"]), _floats(t["resync_ns"]), _floats(t["local_ns"]), t["valid"].to_numpy() == 1,
-        _floats(t["spread_ns"]))
+        _floats(t["spread_ns"]), _floats(t["rspread_ns"]))
 
 
 def _rank_medians_sql(raw: pa.Table, con: duckdb.DuckDBPyConnection | None) -> pd.DataFrame:
