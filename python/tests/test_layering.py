@@ -16,7 +16,11 @@ SRC = Path(mpimeter.__file__).resolve().parent.parent
 # io.origin reads meta.json's tests for its checks (check_rows, imported_warnings) while io.meta
 # calls io.origin's parser: to be split (parser below meta, checks above it) with io/origin.py's
 # other open changes.
-KNOWN_CIRCLES: set[frozenset[str]] = {frozenset({"mpimeter.io.meta", "mpimeter.io.origin"})}
+# io.redact's reading rule asks campaign.secrets for the binaries' secret words (their
+# --describe), lazily, inside reading_rule(): the one source of those words is the binary, and
+# finding a built binary is campaign's. To be removed when the words travel in meta.json.
+KNOWN_CIRCLES: set[frozenset[str]] = {frozenset({"mpimeter.io.meta", "mpimeter.io.origin"}),
+                                      frozenset({"mpimeter.io.redact", "mpimeter.campaign.secrets"})}
 
 
 def _modules() -> dict[str, Path]:
