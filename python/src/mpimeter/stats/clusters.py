@@ -21,7 +21,9 @@ question is whether they fall into *groups*.
   Timings on a coarse timer grid give tied medians (a group of equal values has no spread, and D no bound): each value is moved
   by a seeded uniform amount within half the grid's step (:func:`dithered`; the grid is the
   greatest common divisor of the values), which turns rounded values back into continuous ones
-  without making a unimodal population bimodal.
+  without making a unimodal population bimodal; and the groups' ratio that counts is the one the
+  grid allows for certain (each median moved half a step towards the other: 100 ns and 110 ns on
+  a 10 ns grid are not 1.1× apart beyond doubt).
 - ``separates``: whether a property of the launches puts the two groups apart — for numbers, a
   threshold with one group wholly below it; for other values, one value in each group, not the
   same — and how likely that is by chance under random assignment of the property's values to the
@@ -59,6 +61,7 @@ class TwoClusters:
     ratio: float  # median(high) / median(low)
     separation: float  # Ashman's D of the log values (dithered off the timer grid)
     p_value: float  # min-p over the split sizes, calibrated under normal and t(5) launch effects
+    grid_ratio: float = math.nan  # the smallest ratio the timer grid allows: each median ± half a step
 
 
 def _split_d(sorted_x: np.ndarray, min_size: int) -> tuple[np.ndarray, np.ndarray]:
@@ -153,8 +156,12 @@ def split_two(values: Sequence[float], *, min_size: int = 1) -> TwoClusters | No
             p, best = p_shape, j
     k = int(ks[best])
     low, high = order[:k], order[k:]
-    ratio = float(np.median(v[high]) / np.median(v[low]))
-    return TwoClusters(tuple(int(i) for i in low), tuple(int(i) for i in high), ratio, float(d[best]), float(p))
+    med_low, med_high = float(np.median(v[low])), float(np.median(v[high]))
+    half = timer_step(v) / 2
+    # on a 10 ns grid, 100 ns and 110 ns are one step apart: not 1.1× apart beyond doubt
+    grid_ratio = (med_high - half) / (med_low + half) if med_low + half > 0 else math.nan
+    return TwoClusters(tuple(int(i) for i in low), tuple(int(i) for i in high), med_high / med_low, float(d[best]),
+                       float(p), float(grid_ratio))
 
 
 def launch_scores(per_row: Sequence[dict[int, float]]) -> dict[int, float]:
@@ -186,7 +193,8 @@ class FamilyTest:
     adjusted_p: float  # Holm over the family
 
     def flagged(self, alpha: float, min_ratio: float) -> bool:
-        return self.adjusted_p <= alpha and self.split.ratio >= min_ratio
+        """Significant after Holm, and the groups at least ``min_ratio`` apart beyond the grid."""
+        return self.adjusted_p <= alpha and self.split.grid_ratio >= min_ratio
 
     @property
     def low_launches(self) -> frozenset[int]:
