@@ -8,6 +8,7 @@ import json
 from pathlib import Path
 
 import numpy as np
+import pytest
 from click.testing import CliRunner
 from data.synth import write_campaign, write_launch
 
@@ -84,3 +85,24 @@ def test_a_single_slow_launch_is_named_as_the_slower_one(tmp_path):
     (e,) = res.launch_effects
     assert e.high_launches == (0,) and len(e.low_launches) == 9
     assert "launch 000 ran them" in w.message and "slower than the other 9" in w.message
+
+
+def test_a_probe_missing_in_some_launches_is_examined_on_the_others(tmp_path):
+    # the probe gave up (rtt_ns null) in 2 of 10 launches: it still separates the other 8, the
+    # warning says how many lack it, and the chance is that of its own values at random
+    rng = np.random.default_rng(8)
+    factors = list(np.exp(rng.normal(0, 0.02, 10)))
+    for i in (0, 3, 5, 8):
+        factors[i] *= 0.25
+    rtt = [86.0 if i in (0, 3, 5, 8) else 370.0 + i for i in range(10)]
+    rtt[3] = rtt[6] = None
+    res, (w,) = _effects(_campaign(tmp_path / "c", factors, rtt=rtt))
+    (e,) = res.launch_effects
+    assert e.low_launches == (0, 3, 5, 8)
+    (probe,) = [s for s in e.separating if "cache-line" in s.what]
+    assert probe.missing == 2
+    # 3 fast launches among the 8 with values {86 ×3, 371, 372, 374, 375, 377, 379}: of the
+    # C(8, 3) = 56 random low groups, two are separated (the three 86s, the three largest)
+    assert probe.chance == pytest.approx(2 / 56)
+    assert "2 launch(es) did not record it" in w.message or "missing in 2" in w.message
+    assert 0 < e.any_chance < 1

@@ -60,9 +60,14 @@ def test_separates_numbers_and_labels():
     assert s.separates and s.chance == pytest.approx(2 / 10)  # C(5, 2) = 10
     assert not separates([50.0, 185.0], [180.0, 190.0], numeric=True).separates
     lab = separates(["0,1"], ["0,0", "0,0", "0,0"], numeric=False)
-    assert lab.separates and lab.chance == pytest.approx(2 / 4)
+    # at random, only the one launch holding "0,1" put alone separates: 1 of the 4 assignments
+    assert lab.separates and lab.chance == pytest.approx(1 / 4)
     assert not separates(["a", "b"], ["b", "c"], numeric=False).separates
     # a label that differs in every launch separates nothing
     assert not separates(["t0"], ["t1", "t2", "t3"], numeric=False).separates
+    # repeated numbers: a random assignment separates more often than 2 / C(n, k)
+    rep = separates([1.0, 1.0], [2.0, 2.0, 2.0], numeric=True)
+    assert rep.separates and rep.chance == pytest.approx(1 / 10)  # only {1, 1} low: 1 of C(5, 2)
+    assert separates([1.0], [2.0, 3.0, 4.0], numeric=True).chance == pytest.approx(2 / 4)
     unknown = separates([None], [1.0, 2.0], numeric=True)
     assert not unknown.separates and unknown.chance is None

@@ -6,8 +6,15 @@
 #include <stdlib.h>
 
 #include "golden/adaptive_golden.h"
+#ifndef M_PI
+#define M_PI 3.14159265358979323846
+#endif
 #include "mm_adaptive.h"
 #include "mm_check.h"
+
+/* adaptive.c's dependence helpers (not in mm_adaptive.h: only the decision uses them) */
+double mm__sign_phi(const double *in_order, long n, double median);
+double mm__median_variance_factor(double phi);
 
 static void check_ranks_against_python(void) {
     for (int c = 0; c < (int)(sizeof golden_confidences / sizeof golden_confidences[0]); c++) {
@@ -96,6 +103,30 @@ static long run_rule(const mm_stop_rule *r, const double *seq, long every, int *
     return -1;
 }
 
+/* Dependence (adaptive.c, mpimeter.stats.dependence): phi from the signs' lag-1 correlation and
+ * the median's variance factor agree with the Python twin; alternating signs are no dependence;
+ * and an AR(1) series stops later than the same values shuffled, because its interval is wider. */
+static void check_dependence(void) {
+    int nphi = (int)(sizeof golden_phi / sizeof golden_phi[0]);
+    for (int i = 0; i < nphi; i++)
+        CHECK_NEAR(mm__median_variance_factor(golden_phi[i]), golden_median_factor[i], 1e-12 * golden_median_factor[i]);
+    static double sorted[200];
+    for (int s = 0; s < GOLDEN_NSEQ; s++) {
+        for (long i = 0; i < 200; i++) sorted[i] = golden_seq[s][i];
+        qsort(sorted, 200, sizeof sorted[0], cmp);
+        CHECK_NEAR(mm__sign_phi(golden_seq[s], 200, mm_sorted_median(sorted, 200)), golden_sign_phi[s], 1e-12);
+    }
+    double alt[10] = {1, 3, 1, 3, 1, 3, 1, 3, 1, 3}; /* r = -0.9: phi = sin(-0.45 pi) + its SE < 0 */
+    CHECK_NEAR(mm__sign_phi(alt, 10, 2.0), 0.0, 0);
+    CHECK_NEAR(mm__median_variance_factor(0.0), 1.0, 0);
+    /* runs of 10 equal signs: 99 neighbour pairs, 9 of them change sign, over 100 squared
+     * signs -> r = (99 - 2 * 9) / 100 = 0.81, phi = sin(0.81 pi / 2) + sqrt((1 - phi^2) / 100) */
+    double runs[100];
+    for (int i = 0; i < 100; i++) runs[i] = (i / 10) % 2 ? 2.0 : 1.0;
+    double phi = sin(M_PI / 2 * 0.81);
+    CHECK_NEAR(mm__sign_phi(runs, 100, 1.5), phi + sqrt((1 - phi * phi) / 100), 1e-12);
+}
+
 static void check_stopping_points(void) {
     for (int c = 0; c < (int)(sizeof golden_stops / sizeof golden_stops[0]); c++) {
         const golden_stop *g = &golden_stops[c];
@@ -125,6 +156,9 @@ static void check_stopping_points(void) {
     timed.budget_s = 1.0;
     mm_stop_decision d = mm_stop_decide(&timed, v, 40, 40, 1.5);
     CHECK_EQ_INT(d.reason, MM_STOP_BUDGET);
+    /* the call sorted v: the next needs the repetition order again (sorted, the values would
+     * look like one long slow phase) */
+    for (int i = 0; i < 40; i++) v[i] = alt[i];
     d = mm_stop_decide(&timed, v, 40, 40, 0.5);
     CHECK_EQ_INT(d.reason, MM_STOP_CONTINUE);
     CHECK_NEAR(d.reached, 0.5 / 1.5, 1e-15); /* median 1.5, interval [1, 2] */
@@ -216,6 +250,7 @@ int main(void) {
     check_quantile();
     check_precisions();
     check_stopping_points();
+    check_dependence();
     check_refinement();
     return mm_check_summary("test_adaptive");
 }

@@ -113,8 +113,9 @@ _TABLE = (
          "{total})",
          "use a larger window (--window-us) or a process sync that redoes late rounds (roundtime, harmonize)"),
     Code("long-warmup", CAUTION, frozenset({A}),
-         "{tests} launch test(s) have a significant warm-up (rank test, Roth 2021 §4.5 categories) longer than a "
-         "tenth of their repetitions (worst: {launch} {op} {size}: {warmup} of {total})",
+         "{tests} launch test(s) have a significant warm-up (rank and level tests, Roth 2021 §4.5 categories; Holm "
+         "over the {tested} launch tests tested, family-wise {family}) longer than a tenth of their repetitions "
+         "(worst: {launch} {op} {size}: {warmup} of {total})",
          "raise --warmup, or analyze with --drop-warmup"),
     Code("budget-ended-tests", CAUTION, frozenset({A, B}),
          "{tests} launch test(s) were ended by the roundtime/harmonize time budget{budget} before --nrep "

@@ -16,6 +16,7 @@ import numpy as np
 from scipy import stats
 from scipy.stats import mstats
 
+from mpimeter.stats import dependence
 from mpimeter.stats.intervals import median_ci, median_ci_ranks
 
 HEADER = Path(__file__).with_name("adaptive_golden.h")
@@ -32,7 +33,8 @@ STOP_CASES = (("ci", 30, 400, 0.02, 0.95, 10), ("ci", 20, 400, 0.05, 0.99, 7),
 
 def sequences() -> list[np.ndarray]:
     """Run-time-like sequences (ns): tight lognormal, wide lognormal with outliers, a shift in the
-    middle, and one with ties (integer nanoseconds)."""
+    middle, one with ties (integer nanoseconds), and one whose log is AR(1) with φ = 0.5 (the
+    decision widens its interval: mpimeter.stats.dependence)."""
     rng = np.random.default_rng(20261122)
     tight = 1000.0 * rng.lognormal(0.0, 0.03, SEQ_LEN)
     wide = 2000.0 * rng.lognormal(0.0, 0.4, SEQ_LEN)
@@ -40,7 +42,11 @@ def sequences() -> list[np.ndarray]:
     shift = np.concatenate([500.0 * rng.lognormal(0, 0.05, SEQ_LEN // 2),
                             550.0 * rng.lognormal(0, 0.05, SEQ_LEN // 2)])
     ties = np.round(300.0 * rng.lognormal(0.0, 0.02, SEQ_LEN))
-    return [tight, wide, shift, ties]
+    ar1 = np.empty(SEQ_LEN)
+    ar1[0] = rng.normal(0, 0.05)
+    for i in range(1, SEQ_LEN):
+        ar1[i] = 0.5 * ar1[i - 1] + rng.normal(0, 0.05 * np.sqrt(0.75))
+    return [tight, wide, shift, ties, 800.0 * np.exp(ar1)]
 
 
 def precision_ci(x: np.ndarray, confidence: float) -> float:
@@ -58,13 +64,22 @@ def precision_rse(x: np.ndarray) -> float:
     return max(se / trimmed, RESOLUTION_NS / float(x.sum()))
 
 
+def decision_precision(in_order: np.ndarray, rule: str, conf: float) -> float:
+    """What mm_stop_decide decides on: the run times in repetition order, their dependence
+    allowed for (mpimeter.stats.dependence)."""
+    if rule == "ci":
+        return dependence.precision_ci(in_order, conf)
+    phi = dependence.sign_phi(in_order)
+    return precision_rse(np.sort(in_order)) * float(np.sqrt(dependence.mean_variance_factor(phi)))
+
+
 def stopping_point(x: np.ndarray, rule: str, nmin: int, nmax: int, eps: float, conf: float,
                    every: int) -> tuple[int, str, float]:
     """Where the loop stops: a decision after every `every` repetitions and at nmax."""
     for n in range(1, nmax + 1):
         if n % every and n != nmax:
             continue
-        reached = precision_ci(x[:n], conf) if rule == "ci" else precision_rse(x[:n])
+        reached = decision_precision(x[:n], rule, conf)
         if n >= nmin and np.isfinite(reached) and reached <= eps:
             return n, "precision", reached
         if n >= nmax:
@@ -115,6 +130,13 @@ def render() -> str:
                    f"{{{', '.join(str(p[0]) for p in pts)}}}, "
                    f"{{{', '.join('1' if p[1] == 'precision' else '2' for p in pts)}}}}},")
     out.append("};")
+    phis = (0.0, 0.1, 0.5, 0.9, 0.99)
+    out.append(f"static const double golden_phi[{len(phis)}] = {{" + ", ".join(repr(p) for p in phis) + "};")
+    out.append(f"static const double golden_median_factor[{len(phis)}] = {{"
+               + ", ".join(f"{dependence.median_variance_factor(p):.17g}" for p in phis) + "};")
+    out.append("/* [sequence] phi of the first 200 run times, in repetition order */")
+    out.append(f"static const double golden_sign_phi[{len(seqs)}] = {{"
+               + ", ".join(f"{dependence.sign_phi(x[:200]):.17g}" for x in seqs) + "};")
     out.append("#endif")
     return "\n".join(out) + "\n"
 

@@ -5,8 +5,10 @@ need it.
 The rule (mpimeter.stats.stopping): after the first `min` launches of every alternative, and
 after every further round, each pair's per-launch medians (those `mpimeter analyze` computes)
 get the stopping interval of their median; a pair is done once it lies within ±precision of the
-median (`precision`) or once the pair has `max` launches (`max`). A done pair stays done (the
-rule's coverage is that of the first stop: mpimeter.stats.stopping). A round is one more launch
+median (`precision`) — unless the launches form two groups the interval does not describe, which
+hold the stop (`held_by_clusters` counts how often) — or once the pair has `max` launches
+(`max`); `reason` says which, in words. A done pair stays done (the rule's coverage is that of the
+first stop: mpimeter.stats.stopping). A round is one more launch
 of every alternative with a pair still open, each running the operations and sizes of its open
 pairs (`--ops` and `--sizes` of that launch: their cross product, so a pair that shares an
 operation and a size with open ones may be measured again; its record keeps the stop).
@@ -66,6 +68,8 @@ class PairRecord:
     median_ns: float | None = None
     low_ns: float | None = None
     high_ns: float | None = None
+    held_by_clusters: int = 0  # judgements at which the precision was reached but launch clusters held the stop
+    reason: str | None = None  # why it stopped (or goes on), in words
 
     @property
     def key(self) -> tuple[str, str, int]:
@@ -112,6 +116,8 @@ def update(adaptive: AdaptiveLaunches, medians: Medians) -> None:
                                           precision=adaptive.precision, confidence=adaptive.confidence)
         ci = verdict.interval
         rec.status, rec.launches, rec.precision = verdict.status, verdict.launches, verdict.precision
+        rec.held_by_clusters += verdict.held is not None
+        rec.reason = verdict.reason
         rec.median_ns = None if math.isnan(ci.estimate) else float(ci.estimate)
         rec.low_ns, rec.high_ns = ci.low, ci.high
 
@@ -251,8 +257,14 @@ def read(obj: Any, fail: Callable[[str, str], None], names: list[str]) -> Adapti
             v = p.get(key)
             if v is not None and (isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(v)):
                 fail(f"{place}.{key}", "expected a finite number or null")
+        held = p.get("held_by_clusters", 0)
+        if isinstance(held, bool) or not isinstance(held, int) or not 0 <= held <= limits.MAX_LAUNCHES:
+            fail(f"{place}.held_by_clusters", "expected a whole number of judgements")
+        reason = p.get("reason")
+        if reason is not None and (not isinstance(reason, str) or len(reason) > 1000):
+            fail(f"{place}.reason", "expected a text of at most 1000 characters or null")
         pairs.append(PairRecord(p["alternative"], p["op"], p["size"], p["status"], launches, p.get("precision"),
-                                p.get("median_ns"), p.get("low_ns"), p.get("high_ns")))
+                                p.get("median_ns"), p.get("low_ns"), p.get("high_ns"), held, reason))
     return AdaptiveLaunches(obj["min"], obj["max"], float(obj["precision"]), float(obj["confidence"]),
                             list(sizeless), pairs, rounds)
 

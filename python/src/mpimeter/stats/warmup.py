@@ -6,9 +6,12 @@ is declared only when it is a real trend.
   1. Is there a warm-up? One-sided Wilcoxon rank-sum test that repetitions 1 … w−1 are slower
      than repetitions w … n−1, at every w of a geometric grid min_w, ⌈1.5·min_w⌉, … ≤ n/2
      (normal approximation with tie and continuity corrections, one ranking for all w), and
-     Bonferroni over the K grid points: p = min(1, K · min_w p_w). Significant when p ≤ ``alpha``
-     (0.01). Rank tests know their false-positive rate on any i.i.d. (or shuffled) series,
-     whatever the distribution.
+     Bonferroni over the K grid points: p = min(1, K · min_w p_w). Rank tests know their
+     false-positive rate on any i.i.d. (or shuffled) series, whatever the distribution — but not
+     on autocorrelated ones: on AR(1) run times with φ = 0.9 the first repetitions wander far
+     from the rest by chance. So a second test must agree (:func:`level_test`: the difference of
+     mean log run times over its AR(1) standard error, φ and the variance from the steady second
+     half); p is the larger of the two. Significant when p ≤ ``alpha`` (0.01).
   2. Where does it end? w fitted by least squares on the log run times (values above the
      outlier threshold clipped to it) over every 2 ≤ w ≤ n/2, for two shapes: a plateau that
      drops to the steady level (a step), or a ramp, linear in log time, that meets the steady
@@ -105,6 +108,57 @@ def trend_test(x: np.ndarray, *, min_w: int = 10, ratio: float = 1.5) -> float:
     return float(min(1.0, ends.size * special.ndtr(-z).min()))
 
 
+def ar1_variance_factor(y: np.ndarray) -> float:
+    """How much AR(1) dependence widens a mean of consecutive values: (1 + φ) / (1 − φ), φ the
+    lag-1 autocorrelation with Kendall's (1954) small-sample bias correction (φ̂ + (1 + 3φ̂)/m)
+    plus one standard error √((1 − φ̂²)/m) — from 50 values φ̂ is rough, and an underestimate
+    makes false warm-ups — kept in [0, 0.98]: never below the i.i.d. variance."""
+    z = np.asarray(y, dtype=float)
+    m = z.size
+    if m < 8:
+        return 1.0
+    z = z - z.mean()
+    var = float(z @ z)
+    if var <= 0:
+        return 1.0
+    phi = float(z[1:] @ z[:-1]) / var
+    phi = phi + (1 + 3 * phi) / m
+    phi = min(max(phi + math.sqrt(max(1 - phi * phi, 0.0) / m), 0.0), 0.98)
+    return (1 + phi) / (1 - phi)
+
+
+def level_test(x: np.ndarray, *, min_w: int = 10, ratio: float = 1.5, outlier_factor: float = 2.0) -> float:
+    """p-value that repetitions 1 … w−1 sit above the rest by more than the series' own slow
+    wandering explains: at each w of :func:`candidate_ends`, the difference of the mean log run
+    times (values clipped at the outlier threshold) over its standard error under AR(1)
+    dependence, the variance and φ taken from the second half of the series (which a warm-up of
+    at most n/2 leaves steady); one-sided normal, Bonferroni over the candidates. On AR(1) run
+    times with φ = 0.9 the first repetitions drift far from the rest by chance: the rank test,
+    exact for i.i.d. series, calls that a warm-up in half of them. NaN without a candidate."""
+    x = np.asarray(x, dtype=float)
+    ends = candidate_ends(x.size, min_w=min_w, ratio=ratio)
+    if ends.size == 0:
+        return math.nan
+    med = float(np.median(x))
+    y = np.minimum(x[1:], outlier_factor * med) if med > 0 else x[1:]
+    if np.any(y <= 0):
+        return 1.0
+    y = np.log(y)
+    n = y.size
+    steady = y[n // 2:]
+    var = float(np.var(steady, ddof=1)) if steady.size > 1 else 0.0
+    if var <= 0:
+        return 1.0
+    factor = ar1_variance_factor(steady)
+    # a dependent series' sample variance misses the part its own mean wanders: E s² ≈ σ²(1 − f/m)
+    var /= max(1.0 - factor / steady.size, 0.5)
+    k = (ends - 1).astype(float)
+    c = np.cumsum(y)
+    diff = c[ends - 2] / k - (c[-1] - c[ends - 2]) / (n - k)
+    z = diff / np.sqrt(var * factor * (1 / k + 1 / (n - k)))
+    return float(min(1.0, ends.size * special.ndtr(-z).min()))
+
+
 def _midranks(y: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Midranks of ``y`` (scipy's ``rankdata(method="average")``) and the sizes of its tie groups,
     from one sort: scipy's per-call overhead is most of the cost at a few hundred values."""
@@ -149,6 +203,8 @@ def detect_warmup(
     """The warm-up of one series (see the module docstring)."""
     x = np.asarray(x, dtype=float)
     p = trend_test(x, min_w=min_w)
+    if p <= alpha:  # both must hold: the rank test's level on any i.i.d. series, this one's under AR(1)
+        p = max(p, level_test(x, min_w=min_w, outlier_factor=outlier_factor))
     if not p <= alpha:
         return Warmup(0, p, False, 0)
     w = fit_end(x, outlier_factor=outlier_factor)

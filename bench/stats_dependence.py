@@ -1,0 +1,266 @@
+"""Issue 25: the statistics under dependence — null rates, power and coverage of every detector and
+interval on seeded simulated campaigns; prints one JSON object. Not a test (the tests in
+python/tests run smaller versions of the same checks).
+
+    .venv/bin/python bench/stats_dependence.py [--only NAME ...] [--campaigns N] [--out FILE]
+
+Each section names its generator; all are seeded, so the numbers repeat.
+
+- clusters: the launch-cluster family of analyze (``stats.clusters.split_family``: every row and the
+  launch scores, Holm, flagged at adjusted p ≤ 0.05 and ratio ≥ 1.1). Campaigns of 10 launches and
+  8 rows (medians 100 ns – 50 µs), rounded to a 10 ns timer grid. Null: a launch factor shared by
+  all rows — lognormal σ = 15 % (+1 % row noise), t(3)·5 % (+1 %), normal 3 % on 100–300 ns rows
+  (ties: medians one or two grid steps apart); also 1 row only (2 µs; ties: 100 ns). Power: 5 of 10 launches 1.15×
+  slower (3 % row noise; 8 rows and 1 row), 1 launch of 10 at 0.5×. Also i.i.d. campaigns of 20
+  rows (lognormal σ = 3 % launch factor, 1 % row noise).
+- warmup: ``stats.warmup.detect_warmup`` on AR(1) log run times, φ = 0.9, marginal σ = 0.1 and
+  0.2, n = 100 and 300 (false warm-ups); a decaying warm-up 1.6× → 1× over 30 repetitions on
+  AR(1) φ = 0.5 noise (found with its end within 20–40); campaigns of 20 rows × 10 launches of
+  i.i.d. lognormal (σ = 0.15) series of 100, `long-warmup` printed (``long_warmups``: Holm).
+- stopping: ``stats.stopping.launch_verdict`` launch by launch (min 10, max 30, ±2 %), per-launch
+  medians lognormal σ within a group, half the launches 1.1× slower (balanced clusters, σ = 1, 2,
+  3 %), 1 in 10 at 0.5×, and no clusters (σ = 0.5, 2, 5 %); coverage of the recorded interval of
+  the population median of per-launch medians, and analyze's exact interval at the stop.
+- nrep: the `--nrep auto:ci` decision (``stats.dependence``, the twin of the binary's; defaults
+  min 30, every 10, ±2 %, max 1000 here) on AR(1) log run times, φ = 0, 0.5, 0.9, marginal
+  σ = 0.05 and 0.1: coverage of the true median by the interval decided on at the stop, against
+  the i.i.d. rule's, and the repetitions used.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from collections.abc import Callable
+
+import numpy as np
+
+from mpimeter.stats.clusters import split_family
+
+SECTIONS: dict[str, Callable[[int], dict]] = {}
+
+
+def section(fn: Callable[[int], dict]) -> Callable[[int], dict]:
+    SECTIONS[fn.__name__] = fn
+    return fn
+
+
+def _rate(hits: int, n: int) -> dict:
+    """A rate with its 95 % Wilson interval."""
+    from statsmodels.stats.proportion import proportion_confint
+
+    lo, hi = proportion_confint(hits, n, alpha=0.05, method="wilson")
+    return {"rate": hits / n, "hits": hits, "n": n, "ci95": [round(lo, 4), round(hi, 4)]}
+
+
+# --- 1. launch clusters -----------------------------------------------------------------------
+
+LAUNCHES = 10
+BASES = np.array([100.0, 150.0, 300.0, 800.0, 2000.0, 6000.0, 20000.0, 50000.0])
+TIES_BASES = np.array([100.0, 120.0, 150.0, 180.0, 200.0, 250.0, 280.0, 300.0])
+
+
+def cluster_campaign(rng: np.random.Generator, kind: str, rows: int = 8) -> list[dict[int, float]]:
+    shared = {"lognormal": lambda: rng.normal(0, 0.15, LAUNCHES),
+              "heavy": lambda: 0.05 * rng.standard_t(3, LAUNCHES),
+              "ties": lambda: rng.normal(0, 0.03, LAUNCHES),
+              "split55": lambda: np.log(1.15) * (np.arange(LAUNCHES) < 5),
+              "split19": lambda: np.log(0.5) * (np.arange(LAUNCHES) < 1)}[kind]()
+    row_noise = 0.01 if kind in ("lognormal", "heavy") else 0.03
+    # one row: a 2 µs test (at 100 ns a 10 ns grid step is 10 %, and no 1.15× split is beyond doubt)
+    bases = (TIES_BASES if kind == "ties" else BASES)[:rows] if rows > 1 or kind == "ties" else BASES[4:5]
+    out = []
+    for base in bases:
+        v = base * np.exp(shared + rng.normal(0, row_noise, LAUNCHES))
+        out.append({i: float(x) for i, x in enumerate(np.maximum(np.round(v / 10) * 10, 10))})
+    return out
+
+
+@section
+def clusters(campaigns: int) -> dict:
+    out = {}
+    for kind in ("lognormal", "heavy", "ties", "split55", "split19"):
+        for rows in (8, 1):
+            rng = np.random.default_rng({"lognormal": 1, "heavy": 2, "ties": 3, "split55": 4, "split19": 5}[kind] + 10 * rows)
+            hits = sum(any(t.flagged(0.05, 1.1) for t in split_family(cluster_campaign(rng, kind, rows), min_launches=6))
+                       for _ in range(campaigns))
+            out[f"{kind}_{rows}rows"] = _rate(hits, campaigns)
+    return out
+
+
+@section
+def clusters_iid20(campaigns: int) -> dict:
+    rng = np.random.default_rng(31)
+    bases = np.geomspace(100, 1e6, 20)
+    hits = 0
+    for _ in range(campaigns):
+        shared = rng.normal(0, 0.03, LAUNCHES)
+        rows = [{i: float(x) for i, x in enumerate(np.maximum(np.round(b * np.exp(shared + rng.normal(0, 0.01, LAUNCHES))
+                                                                       / 10) * 10, 10))} for b in bases]
+        hits += any(t.flagged(0.05, 1.1) for t in split_family(rows, min_launches=6))
+    return {"launch_clusters_printed": _rate(hits, campaigns)}
+
+
+# --- 2. warm-up -----------------------------------------------------------------------------------
+
+def ar1(rng: np.random.Generator, n: int, phi: float, sd: float) -> np.ndarray:
+    e = rng.normal(0, sd * np.sqrt(1 - phi**2), n)
+    x = np.empty(n)
+    x[0] = rng.normal(0, sd)
+    for i in range(1, n):
+        x[i] = phi * x[i - 1] + e[i]
+    return 1000 * np.exp(x)
+
+
+@section
+def warmup(campaigns: int) -> dict:
+    from types import SimpleNamespace
+
+    from mpimeter.analysis.diagnostics import long_warmups
+    from mpimeter.stats.warmup import detect_warmup
+
+    out = {}
+    series = 2 * campaigns
+    for n in (100, 300):
+        for sd in (0.1, 0.2):
+            rng = np.random.default_rng(n + int(sd * 100))
+            hits = sum(detect_warmup(ar1(rng, n, 0.9, sd)).end > 0 for _ in range(series))
+            out[f"ar1_phi0.9_n{n}_sd{sd}_false_warmups"] = _rate(hits, series)
+    rng = np.random.default_rng(41)
+    found = 0
+    for _ in range(series):
+        x = ar1(rng, 200, 0.5, 0.05)
+        x[:30] *= np.exp(np.linspace(np.log(1.6), 0, 30))
+        found += 20 <= detect_warmup(x).end <= 40
+    out["warmup_30_on_ar1_phi0.5_found"] = _rate(found, series)
+    rng = np.random.default_rng(42)
+    warned = 0
+    per = max(campaigns // 4, 50)  # 200 series each
+    for _ in range(per):
+        summaries = []
+        for _ in range(200):
+            x = 1000 * np.exp(rng.normal(0, 0.15, 100))
+            w = detect_warmup(x)
+            summaries.append(SimpleNamespace(n_total=100, warmup_p_value=w.p_value, warmup_length=max(w.end - 1, 0)))
+        warned += bool(long_warmups(summaries)[0])
+    out["iid_campaigns_20rows_10launches_long_warmup_printed"] = _rate(warned, per)
+    return out
+
+
+# --- 3. --launches auto ---------------------------------------------------------------------------
+
+def mixture_median(p_high: float, ratio: float, sd: float) -> float:
+    from scipy import optimize
+    from scipy import stats as st
+
+    def f(x: float) -> float:
+        return (1 - p_high) * st.norm.cdf(x / sd) + p_high * st.norm.cdf((x - np.log(ratio)) / sd) - 0.5
+
+    return float(np.exp(optimize.brentq(f, -2, 2)))
+
+
+@section
+def stopping(campaigns: int) -> dict:
+    from mpimeter.stats.intervals import median_ci
+    from mpimeter.stats.stopping import launch_verdict
+
+    out = {}
+    n_runs = 2 * campaigns
+    for name, p_high, ratio, sd in (("balanced_1.1x_sd0.01", 0.5, 1.1, 0.01), ("balanced_1.1x_sd0.02", 0.5, 1.1, 0.02),
+                                    ("balanced_1.1x_sd0.03", 0.5, 1.1, 0.03), ("one_in_ten_0.5x_sd0.01", 0.1, 0.5, 0.01),
+                                    ("none_sd0.005", 0.0, 1.0, 0.005), ("none_sd0.02", 0.0, 1.0, 0.02),
+                                    ("none_sd0.05", 0.0, 1.0, 0.05)):
+        rng = np.random.default_rng(len(name) * 1000 + int(sd * 1000))
+        truth = mixture_median(p_high, ratio, sd)
+        cov = exact = prec = prec_cov = held = 0
+        ns = []
+        for _ in range(n_runs):
+            x = np.exp(rng.normal(0, sd, 30) + np.log(ratio) * (rng.random(30) < p_high))
+            for n in range(10, 31):
+                v = launch_verdict(x[:n])
+                held += v.held is not None
+                if v.status != "more":
+                    break
+            c = v.interval.low <= truth <= v.interval.high
+            e = median_ci(x[:n], 0.95)
+            cov += c
+            exact += e.low <= truth <= e.high
+            if v.status == "precision":
+                prec += 1
+                prec_cov += c
+            ns.append(n)
+        out[name] = {"recorded_interval_coverage": _rate(cov, n_runs), "exact_interval_coverage": _rate(exact, n_runs),
+                     "precision_stops": prec, "precision_stops_covered": prec_cov, "held_judgements": held,
+                     "mean_launches": round(float(np.mean(ns)), 2)}
+    return out
+
+
+# --- 4. --nrep auto ------------------------------------------------------------------------------
+
+@section
+def nrep(campaigns: int) -> dict:
+    import math
+
+    from mpimeter.stats import dependence
+    from mpimeter.stats.intervals import median_ci
+
+    def iid_precision(y: np.ndarray) -> float:
+        ci = median_ci(y, 0.95)
+        return math.nan if ci.low is None else max(ci.estimate - ci.low, ci.high - ci.estimate) / ci.estimate
+
+    def stop(x: np.ndarray, precision: Callable[[np.ndarray], float]) -> int:
+        for n in range(10, x.size + 1, 10):
+            p = precision(x[:n])
+            if n >= 30 and np.isfinite(p) and p <= 0.02:
+                return n
+        return x.size
+
+    out = {}
+    series = 2 * campaigns
+    for phi in (0.0, 0.5, 0.9):
+        for sd in (0.05, 0.1):
+            rng = np.random.default_rng(int(phi * 100) + int(sd * 1000))
+            dep = iid = 0
+            n_dep, n_iid = [], []
+            for _ in range(series):
+                x = ar1(rng, 1000, phi, sd)
+                n = stop(x, lambda y: dependence.precision_ci(y, 0.95))
+                j, k = dependence.dependent_median_ranks(n, 0.95, dependence.median_variance_factor(dependence.sign_phi(x[:n])))
+                s = np.sort(x[:n])
+                dep += s[j - 1] <= 1000 <= s[k - 1]
+                n_dep.append(n)
+                n = stop(x, iid_precision)
+                ci = median_ci(x[:n], 0.95)
+                iid += ci.low <= 1000 <= ci.high
+                n_iid.append(n)
+            out[f"ar1_phi{phi}_sd{sd}"] = {"coverage": _rate(dep, series), "mean_repetitions": round(float(np.mean(n_dep)), 1),
+                                           "iid_rule_coverage": _rate(iid, series),
+                                           "iid_rule_mean_repetitions": round(float(np.mean(n_iid)), 1)}
+    return out
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--only", nargs="*", choices=sorted(SECTIONS), default=None)
+    ap.add_argument("--campaigns", type=int, default=1000)
+    ap.add_argument("--out", default=None)
+    a = ap.parse_args()
+    result = {}
+    for name, fn in SECTIONS.items():
+        if a.only and name not in a.only:
+            continue
+        t0 = time.time()
+        result[name] = fn(a.campaigns)
+        result[name]["seconds"] = round(time.time() - t0, 1)
+        print(name, json.dumps(result[name]), file=sys.stderr)
+    text = json.dumps(result, indent=1)
+    if a.out:
+        with open(a.out, "w") as f:
+            f.write(text + "\n")
+    print(text)
+
+
+if __name__ == "__main__":
+    main()

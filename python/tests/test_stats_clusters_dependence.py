@@ -1,0 +1,74 @@
+"""The launch-cluster test under the data real campaigns give (mpimeter.stats.clusters): per-launch
+medians on a 10 ns timer grid (ties), heavy-tailed (t with 3 degrees of freedom) and lognormal
+launch factors shared by every row are null campaigns — at most 5 % may be flagged; a 5-vs-5
+split at 1.15× under 3 % per-row launch noise, and one launch in ten twice as fast, must be found.
+
+Campaigns: 10 launches, 8 rows (message sizes with medians 100 ns – 50 µs), the family of the
+rows' tests and the launch scores' test under Holm (``split_family``), flagged as analyze flags
+(adjusted p ≤ 0.05, groups ≥ 1.1× apart). The counts are chosen so that the threshold is tested
+with margin: 200 null campaigns flag at most 6 (3 %: the binomial chance of passing with a true
+rate of 5 % is under 10 %, of failing with a true rate of 1.5 % under 5 %); bench/stats_dependence.py
+runs 1000 of each for the closing numbers.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from mpimeter.stats.clusters import split_family, split_two
+
+LAUNCHES, ROWS = 10, 8
+BASES = np.array([100.0, 150.0, 300.0, 800.0, 2000.0, 6000.0, 20000.0, 50000.0])
+
+
+def _campaign(rng, kind: str) -> list[dict[int, float]]:
+    shared = {"lognormal": lambda: rng.normal(0, 0.15, LAUNCHES),
+              "heavy": lambda: 0.05 * rng.standard_t(3, LAUNCHES),
+              "ties": lambda: rng.normal(0, 0.03, LAUNCHES),
+              "split55": lambda: np.log(1.15) * (np.arange(LAUNCHES) < 5),
+              "split19": lambda: np.log(0.5) * (np.arange(LAUNCHES) < 1)}[kind]()
+    row_noise = 0.01 if kind in ("lognormal", "heavy") else 0.03
+    out = []
+    for base in BASES:
+        v = base * np.exp(shared + rng.normal(0, row_noise, LAUNCHES))
+        out.append({i: float(x) for i, x in enumerate(np.maximum(np.round(v / 10) * 10, 10))})
+    return out
+
+
+def _flag_rate(kind: str, campaigns: int, seed: int) -> float:
+    rng = np.random.default_rng(seed)
+    return sum(any(t.flagged(0.05, 1.1) for t in split_family(_campaign(rng, kind), min_launches=6))
+               for _ in range(campaigns)) / campaigns
+
+
+@pytest.mark.parametrize("kind", ["lognormal", "heavy", "ties"])
+def test_null_campaigns_are_rarely_flagged(kind):
+    assert _flag_rate(kind, 200, {"lognormal": 11, "heavy": 12, "ties": 13}[kind]) <= 0.03
+
+
+def test_a_five_five_split_at_1_15_is_found():
+    # 0.85 in 100: the binomial chance of passing with a true power of 0.75 is under 2 %
+    assert _flag_rate("split55", 100, 14) >= 0.85
+
+
+def test_one_launch_in_ten_twice_as_fast_is_found_and_named():
+    rng = np.random.default_rng(15)
+    for _ in range(20):
+        family = split_family(_campaign(rng, "split19"), min_launches=6)
+        whole = next(t for t in family if t.row is None)
+        assert whole.flagged(0.05, 1.1) and whole.low_launches == {0}
+
+
+def test_tied_medians_do_not_make_a_split_of_equal_groups():
+    # the 10 ns grid: six launches at 100 ns and four at 110 ns — one grid step apart, which
+    # a variance floor made an infinitely clean split
+    r = split_two([100.0] * 6 + [110.0] * 4)
+    assert r is not None and r.p_value > 0.05
+
+
+def test_min_p_over_split_sizes_is_calibrated_on_iid_normal_values():
+    rng = np.random.default_rng(16)
+    p = np.array([split_two(np.exp(rng.normal(0, 0.2, 10))).p_value for _ in range(300)])
+    # the larger p of the normal and the t(3) null: conservative for normal values, not absurdly so
+    assert np.mean(p <= 0.05) <= 0.06 and np.mean(p <= 0.5) >= 0.2
