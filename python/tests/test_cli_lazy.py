@@ -2,6 +2,7 @@
 no statistics library, and say what the imported commands say."""
 
 import importlib
+import re
 import subprocess
 import sys
 
@@ -55,3 +56,17 @@ def test_completion_of_command_names():
 def test_an_unknown_command_is_still_refused():
     r = CliRunner().invoke(main, ["nope"])
     assert r.exit_code == 2 and "No such command 'nope'" in r.output
+
+
+def test_run_help_groups_its_own_options_apart_from_the_binarys():
+    r = CliRunner().invoke(main, ["run", "--help"], prog_name="mpimeter")
+    assert r.exit_code == 0
+    own, _, bench = r.output.partition("Options of mpimeter-bench [bench]:")
+    assert bench, "no group of the binary's options (is build/ built?)"
+
+    def rows(text):  # the options listed (a row starts with its flag)
+        return set(re.findall(r"^  (?:-\w, )?(--[a-z-]+)", text, re.M))
+
+    assert {"--launches", "--launcher", "--mpi"} <= rows(own)
+    assert {"--ops", "--sizes", "--nrep"} <= rows(bench)
+    assert not rows(own) & rows(bench)
