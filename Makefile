@@ -2,13 +2,26 @@
 SHELL := /bin/bash
 .DEFAULT_GOAL := demo
 PY := .venv/bin/python
-# One build per MPI library found: build/openmpi, build/mpich.
-MPI_LIBS := $(strip $(if $(shell command -v mpicc.openmpi),openmpi) $(if $(shell command -v mpicc.mpich),mpich))
-MPIEXEC_openmpi := /usr/bin/mpiexec.openmpi
-MPIEXEC_mpich := /usr/bin/mpiexec.mpich
+# One build per MPI library, named after the library (scripts/mpi-library reads its version
+# string): build/openmpi, build/mpich, build/intelmpi, build/cray-mpich, ... The compilers:
+# MPICC when given (one library: MPI_NAME names its folder, LAUNCHER sets its launcher template),
+# else Debian's mpicc.openmpi and mpicc.mpich, else the `mpicc` on PATH (a module's MPI).
+BUILD_DIR ?= build
+BUILD_TARGET ?=  # one CMake target only (e.g. mpimeter-bench); empty: all, with the unit tests
 JOBS ?= 2
+# Recursive (=): evaluated when a recipe runs, so after `setup` has installed what was missing.
+debian_mpiccs = $(strip $(if $(shell command -v mpicc.openmpi),mpicc.openmpi) $(if $(shell command -v mpicc.mpich),mpicc.mpich))
+mpi_compilers = $(if $(MPICC),$(MPICC),$(or $(debian_mpiccs),$(if $(shell command -v mpicc),mpicc)))
+# $(call mpi_probe,COMPILER,INDEX): the library's line (NAME, MPIEXEC, version) into
+# $(BUILD_DIR)/.mpi.INDEX, or stop with its one-line message (make exits 2).
+mpi_probe = $(if $(shell mkdir -p $(BUILD_DIR) && scripts/mpi-library '$(1)' '$(MPI_NAME)' >$(BUILD_DIR)/.mpi.$(2) 2>&1 || echo failed),$(error $(shell cat $(BUILD_DIR)/.mpi.$(2))))
+check_build_input = $(strip \
+  $(if $(and $(or $(MPI_NAME),$(LAUNCHER)),$(if $(MPICC),,x)),$(error MPI_NAME and LAUNCHER name one library: give its compiler with MPICC=...)) \
+  $(if $(LAUNCHER),$(if $(and $(findstring {np},$(LAUNCHER)),$(findstring {cmd},$(LAUNCHER))),,$(error LAUNCHER='$(LAUNCHER)': a launcher template needs both {np} and {cmd}, e.g. 'srun -n {np} {cmd}' or 'mpiexec -n {np} {cmd}'))) \
+  $(if $(mpi_compilers),,$(error no MPI library found: no mpicc.openmpi, mpicc.mpich or mpicc on PATH; give one with MPICC=...)) \
+  $(foreach i,$(shell seq $(words $(mpi_compilers))),$(call mpi_probe,$(word $(i),$(mpi_compilers)),$(i))))
 
-.PHONY: demo test setup build clean test-c test-mpi test-python test-multihost build-smpi simulate test-simulate
+.PHONY: demo test setup build clean test-c test-mpi test-python test-multihost build-smpi simulate test-simulate test-anympi test-readme
 
 setup:
 	@scripts/setup.sh
@@ -19,14 +32,16 @@ build: setup
 
 .PHONY: build-libs
 build-libs:
-	@test -n "$(MPI_LIBS)" || { echo "no MPI library found (mpicc.openmpi, mpicc.mpich)"; exit 1; }
-	@mkdir -p build
-	@for lib in $(MPI_LIBS); do \
-	  mpiexec=/usr/bin/mpiexec.$$lib; \
-	  cmake -S . -B build/$$lib -DMPI_C_COMPILER=mpicc.$$lib -DMPIEXEC_EXECUTABLE=$$mpiexec \
-	        -DMM_WERROR=ON >build/$$lib.cmake.log 2>&1 || { cat build/$$lib.cmake.log; exit 1; }; \
-	  cmake --build build/$$lib -j $(JOBS) >/dev/null || cmake --build build/$$lib -j 1 || exit 1; \
-	  echo "built build/$$lib/bin/mpimeter-bench"; \
+	@: $(check_build_input)
+	@i=0; for cc in $(mpi_compilers); do i=$$((i+1)); \
+	  { read -r lib; read -r mpiexec; read -r version; } <$(BUILD_DIR)/.mpi.$$i; \
+	  dir=$(BUILD_DIR)/$$lib; \
+	  cmake -S . -B $$dir -DMPI_C_COMPILER=$$cc $${mpiexec:+-DMPIEXEC_EXECUTABLE=$$mpiexec} \
+	        -DMM_MPI_NAME=$$lib -DMM_LAUNCHER='$(LAUNCHER)' -DMM_WERROR=ON >$$dir.cmake.log 2>&1 || \
+	    { cat $$dir.cmake.log; exit 1; }; \
+	  cmake --build $$dir -j $(JOBS) $(if $(BUILD_TARGET),--target $(BUILD_TARGET)) >/dev/null || \
+	    cmake --build $$dir -j 1 $(if $(BUILD_TARGET),--target $(BUILD_TARGET)) || exit 1; \
+	  echo "built $$dir/bin/mpimeter-bench ($$version)"; \
 	done
 
 # SimGrid's SMPI (smpicc from libsimgrid-dev): mpimeter-bench for simulated clusters, beside
@@ -56,9 +71,9 @@ test-simulate:
 # The report tests open the HTML in headless Chromium, the simulation tests need SimGrid: the
 # test set-up installs both too.
 test: build
-	@MM_WITH_CHROMIUM=1 MM_WITH_SIMGRID=1 scripts/setup.sh
+	@MM_WITH_CHROMIUM=1 MM_WITH_SIMGRID=1 MM_WITH_TESTS=1 scripts/setup.sh
 	@failed=""; \
-	for target in test-c test-mpi test-python test-multihost-run test-simulate; do \
+	for target in test-c test-mpi test-python test-multihost-run test-simulate test-anympi; do \
 	  $(MAKE) --no-print-directory $$target || failed="$$failed $$target"; \
 	done; \
 	if [ -n "$$failed" ]; then echo "make test: failed:$$failed"; exit 1; fi; \
@@ -67,8 +82,19 @@ test: build
 # Every library's unit tests run, also after one fails (a failure must not hide the rest).
 test-c:
 	@failed=""; \
-	for lib in $(MPI_LIBS); do ctest --test-dir build/$$lib --output-on-failure || failed="$$failed $$lib"; done; \
-	if [ -n "$$failed" ]; then echo "test-c: C unit tests failed for:$$failed"; exit 1; fi
+	for dir in $(BUILD_DIR)/*/; do [ -f $$dir/mpi.json ] || continue; \
+	  ctest --test-dir $$dir --output-on-failure || failed="$$failed $$dir"; done; \
+	if [ -n "$$failed" ]; then echo "test-c: C unit tests failed in:$$failed"; exit 1; fi
+
+# make build against a plain mpicc/mpiexec on PATH (each library installed here in turn, the
+# Debian names hidden), then a campaign through the launcher it recorded (tests/anympi/).
+test-anympi:
+	@$(PY) -m pytest -q tests/anympi
+
+# Every command block of README.md as written (tests/readme; placeholders defined in the README).
+# Not yet part of `make test`: its whole run has not passed here yet.
+test-readme:
+	@$(PY) -m pytest -q -rs tests/readme
 
 test-mpi:
 	@$(PY) -m pytest -q c/tests/mpi

@@ -52,15 +52,21 @@ if [ ! -f /usr/include/papi.h ] || ! command -v papi_avail >/dev/null 2>&1; then
   fi
 fi
 
-# The Python half: a venv with the package (editable), its pinned dependencies, the test tools
-# and ReFrame (the optional extra that mpimeter.reframe_checks needs; its test is in make test).
+# The Python half: a venv with the package (editable) at the versions of python/constraints.txt.
+# `make demo` installs what the package needs only; `make test` (MM_WITH_TESTS=1) adds the test
+# tools and ReFrame (the optional extra that mpimeter.reframe_checks needs; its test is there).
+extras=
 stamp=.venv/.mpimeter-installed
+if [ "${MM_WITH_TESTS:-0}" = 1 ]; then
+  extras='[test,reframe]'
+  stamp=.venv/.mpimeter-installed-tests
+fi
 if [ ! -x .venv/bin/python ]; then
   python3 -m venv .venv
 fi
-if [ ! -f "$stamp" ] || [ python/pyproject.toml -nt "$stamp" ]; then
-  echo "setup: installing the Python package into .venv"
+if [ ! -f "$stamp" ] || [ python/pyproject.toml -nt "$stamp" ] || [ python/constraints.txt -nt "$stamp" ]; then
+  echo "setup: installing the Python package${extras:+ with $extras} into .venv"
   .venv/bin/pip install -q --upgrade pip >/dev/null
-  .venv/bin/pip install -q -e 'python[test,reframe]'
+  .venv/bin/pip install -q -c python/constraints.txt -e "python$extras"
   touch "$stamp"
 fi

@@ -85,7 +85,8 @@ def recording_launcher(tmp_path):
     (["--nfit", "0"], "--nfit: 0 is out of range; allowed: a whole number from 1 to 1000000"),
     (["--pingpongs", "0"], "--pingpongs: 0 is out of range; allowed: a whole number from 1 to 10000000"),
     (["--fit-span-s", "0"], "--fit-span-s: 0 is out of range; allowed: a number above 0, at most 3600"),
-    (["--mpi", "lam"], "--mpi lam: unknown; allowed: openmpi, mpich"),
+    (["--mpi", "lam"], "--mpi lam: no mpimeter-bench at "),
+    (["--mpi", "lam/x"], "--mpi 'lam/x': a library name is a folder of the bench dir"),
 ])
 def test_bad_input_is_one_line_and_nothing_is_launched(recording_launcher, args, message):
     template, marker = recording_launcher

@@ -76,7 +76,7 @@ def test_an_output_folder_that_does_not_exist_exits_2(tmp_path):
 
 
 def test_registered_in_the_main_command():
-    assert {"report", "fingerprint"} <= set(main.commands)
+    assert {"report", "fingerprint"} <= set(main.list_commands(None))
 
 
 @pytest.mark.parametrize("name", ["r.pdf", "r", "r.html.txt", "r.png"])

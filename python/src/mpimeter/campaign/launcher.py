@@ -6,46 +6,107 @@ arguments), `{np}` the number of ranks. Two names stand for templates: `local` (
 for the chosen MPI library, with the flags this machine needs) and `srun` (inside a Slurm
 allocation). The binary of library LIB is `<bench dir>/LIB/bin/mpimeter-bench`; the bench dir is
 `--bench-dir`, else $MPIMETER_BENCH_DIR, else `build/` of the repository this package lives in.
+A build of any library also holds `<bench dir>/LIB/mpi.json` (written by CMake): the launcher
+found beside its compiler and the template the user set for it (`make build LAUNCHER=...`), which
+is what `local` means for that library.
 """
 
 from __future__ import annotations
 
+import json
 import os
+import re
 import shlex
 import shutil
 from pathlib import Path
 
 from mpimeter.campaign.plan import PlanError
 
-MPI_LIBRARIES = ("openmpi", "mpich")  # the libraries `make build` knows, in this order
+MPI_LIBRARIES = ("openmpi", "mpich")  # Debian's libraries, which `make build` builds side by side
 BENCH_RELATIVE = Path("bin") / "mpimeter-bench"
 BENCH_DIR_ENV = "MPIMETER_BENCH_DIR"
+BUILD_RECORD = "mpi.json"  # CMakeLists.txt writes it
+# A library's name is the folder of its build (scripts/mpi-library checks the same rule).
+LIBRARY_NAME = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9._-]{0,63}$")
+# The launcher a library's `local` uses when its build recorded none: Cray's MPICH runs under srun.
+_DEFAULT_PROGRAM = {"openmpi": "mpirun", "mpich": "mpiexec", "cray-mpich": "srun"}
 
 
-def local_template(mpi: str, env_keys: list[str] | None = None, *, as_root: bool | None = None) -> str:
-    """`local`: mpirun of the library itself (never the `mpirun` alternatives link).
+def check_library_name(mpi: str) -> None:
+    if not LIBRARY_NAME.match(mpi):
+        raise PlanError(f"--mpi {mpi!r}: a library name is a folder of the bench dir: letters, "
+                        "digits, '.', '_' and '-', at most 64, not starting with '.' or '-'")
+
+
+def build_record(mpi: str, bench_dir: Path | None = None) -> dict[str, str]:
+    """What the build of `mpi` recorded about its launcher ({} when it has no mpi.json). Read
+    from disk, so checked: string values only, a launcher template with {np} and {cmd}."""
+    path = Path(bench_dir if bench_dir is not None else default_bench_dir()) / mpi / BUILD_RECORD
+    try:
+        record = json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        return {}
+    except (OSError, UnicodeDecodeError, ValueError) as exc:
+        raise PlanError(f"{path}: cannot read it ({exc}); rebuild with `make build`") from None
+    keys = ("library", "mpiexec", "launcher")
+    if not isinstance(record, dict) or not all(isinstance(record.get(k, ""), str) for k in keys):
+        raise PlanError(f"{path}: not a build record (library, mpiexec, launcher: strings); "
+                        "rebuild with `make build`")
+    if record.get("launcher"):
+        try:
+            check_template(record["launcher"])
+        except PlanError as exc:
+            raise PlanError(f"{path}: {exc}") from None
+    return {k: record.get(k, "") for k in keys}
+
+
+def local_template(mpi: str, env_keys: list[str] | None = None, *, as_root: bool | None = None,
+                   bench_dir: Path | None = None) -> str:
+    """`local`: the launcher of the library itself (never the `mpirun` alternatives link):
+    Debian's mpirun.openmpi / mpiexec.mpich when installed, else the one its build found beside
+    its compiler (mpi.json), or the template the user set for it at build time.
     Open MPI needs --allow-run-as-root as root, and --oversubscribe for more ranks than cores;
     its -x forwards a variant's variables to every rank (also on remote hosts)."""
     if as_root is None:
         as_root = os.geteuid() == 0
+    check_library_name(mpi)
+    record = build_record(mpi, bench_dir)
+    if record.get("launcher"):
+        return record["launcher"]
+    recorded = record.get("mpiexec", "")
+    debian = shutil.which({"openmpi": "mpirun.openmpi", "mpich": "mpiexec.mpich"}.get(mpi, ""))
+    if debian and (not recorded or _same_program(recorded, debian)):
+        program = os.path.basename(debian)  # Debian's name, as campaigns have always recorded it
+    else:
+        program = recorded or _DEFAULT_PROGRAM.get(mpi, "")
+    if not program:
+        raise PlanError(f"--launcher local: no launcher known for {mpi!r} (its build recorded "
+                        "none); rebuild it with `make build MPICC=... LAUNCHER='mpiexec -n {np} "
+                        "{cmd}'`, or give --launcher with a template with {np} and {cmd}")
+    program = shlex.quote(program)
+    if os.path.basename(program) == "srun":
+        return f"{program} -n {{np}} {{cmd}}"
     if mpi == "openmpi":
-        parts = ["mpirun.openmpi"]
+        parts = [program]
         if as_root:
             parts.append("--allow-run-as-root")
         parts.append("--oversubscribe")
         for key in env_keys or []:
             parts += ["-x", key]
         return " ".join(parts + ["-np", "{np}", "{cmd}"])
-    if mpi == "mpich":
-        # Hydra forwards the whole environment by default.
-        return "mpiexec.mpich -np {np} {cmd}"
-    raise PlanError(f"--launcher local knows {', '.join(MPI_LIBRARIES)}, not {mpi!r}; "
-                    "give a template with {np} and {cmd} instead")
+    # Hydra (MPICH, Intel MPI, MVAPICH) forwards the whole environment by default; -n is the
+    # standard's flag (MPI 4.0 §11.5), which every mpiexec takes.
+    return f"{program} {'-np' if mpi == 'mpich' else '-n'} {{np}} {{cmd}}"
 
 
-def resolve_template(launcher: str, mpi: str, env_keys: list[str] | None = None) -> str:
+def _same_program(a: str, b: str) -> bool:
+    return os.path.realpath(shutil.which(a) or a) == os.path.realpath(shutil.which(b) or b)
+
+
+def resolve_template(launcher: str, mpi: str, env_keys: list[str] | None = None, *,
+                     bench_dir: Path | None = None) -> str:
     if launcher == "local":
-        return local_template(mpi, env_keys)
+        return local_template(mpi, env_keys, bench_dir=bench_dir)
     if launcher == "srun":
         return "srun -n {np} {cmd}"  # srun exports the whole environment by default
     check_template(launcher)
@@ -143,18 +204,30 @@ def bench_binary(bench_dir: Path, mpi: str) -> Path:
 
 
 def found_libraries(bench_dir: Path) -> list[str]:
-    """Every MPI library that has a built binary and whose mpirun is installed."""
+    """Every MPI library that has a built binary and whose launcher is installed: Debian's two
+    first, then every other build with a record (mpi.json; not the SimGrid build, which runs
+    under smpirun only), by name."""
+    try:
+        others = sorted(p.name for p in Path(bench_dir).iterdir()
+                        if p.name not in MPI_LIBRARIES and LIBRARY_NAME.match(p.name)
+                        and (p / BUILD_RECORD).is_file())
+    except OSError:
+        others = []
     found = []
-    for mpi in MPI_LIBRARIES:
+    for mpi in [*MPI_LIBRARIES, *others]:
         binary = bench_binary(bench_dir, mpi)
         if binary.is_file() and os.access(binary, os.X_OK):
-            program = shlex.split(local_template(mpi))[0]
+            try:
+                program = shlex.split(local_template(mpi, bench_dir=bench_dir))[0]
+            except (PlanError, ValueError):
+                continue  # its own --mpi says what is wrong
             if shutil.which(program):
                 found.append(mpi)
     return found
 
 
 def check_binary(bench_dir: Path, mpi: str) -> Path:
+    check_library_name(mpi)
     binary = bench_binary(bench_dir, mpi)
     if not (binary.is_file() and os.access(binary, os.X_OK)):
         raise PlanError(f"--mpi {mpi}: no mpimeter-bench at {binary} (build it with `make build`, "

@@ -65,7 +65,7 @@ def prepare(state: st.CampaignState, campaign_dir: Path, *, launcher_given: str 
     check_no_links(state, Path(campaign_dir))
     _loader_variables(state, environ)
     _recorded_variables(state, trust_recorded)
-    _templates(state, launcher_given, trust_recorded)
+    _templates(state, launcher_given, bench_dir, trust_recorded)
     _binaries(state, bench_dir)
     _bench_args(state)
     _secrets(state, environ)
@@ -135,13 +135,14 @@ def check_no_links(state: st.CampaignState, campaign_dir: Path) -> None:
             raise PlanError(f"cannot resume: {path} is not a folder")
 
 
-def _templates(state: st.CampaignState, given: str | None, trust: bool = False) -> None:
+def _templates(state: st.CampaignState, given: str | None, bench_dir: Path | None, trust: bool = False) -> None:
     mpis = sorted({a.mpi for a in state.alternatives})
     if given is not None:
         for alt in state.alternatives:
-            template = launcher.resolve_template(given, alt.mpi, sorted(alt.env))
+            template = launcher.resolve_template(given, alt.mpi, sorted(alt.env), bench_dir=bench_dir)
             launcher.check_launcher_program(template)
-            launcher.check_template_fits(template, alt.mpi, mpis)
+            if given != "local":  # local is each library's own launcher
+                launcher.check_template_fits(template, alt.mpi, mpis)
             state.launch_templates[alt.name] = template
         state.launcher = given
         return
@@ -155,7 +156,7 @@ def _templates(state: st.CampaignState, given: str | None, trust: bool = False) 
                             f"template {recorded!r}; a template recorded in a file is run only "
                             f"when given again: add --launcher {shlex.quote(state.launcher)} "
                             "(or local, srun, another template), or confirm it with --trust-recorded")
-        now = launcher.resolve_template(state.launcher, alt.mpi, sorted(alt.env))
+        now = launcher.resolve_template(state.launcher, alt.mpi, sorted(alt.env), bench_dir=bench_dir)
         if recorded != now:
             raise PlanError(f"cannot resume: campaign.json gives {alt.name} the launcher template "
                             f"{recorded!r}, but --launcher {state.launcher} gives {now!r} now; "

@@ -54,16 +54,18 @@ def prepare(request: CampaignRequest) -> st.CampaignState:
     bench_dir = Path(request.bench_dir) if request.bench_dir else launcher.default_bench_dir()
     mpis = request.mpis
     if mpis is not None and not all(mpis):
-        raise PlanError(f"--mpi {','.join(mpis)!r}: empty library name; allowed: "
-                        f"{', '.join(launcher.MPI_LIBRARIES)}, comma-separated (or leave --mpi "
-                        "out for every library built)")
+        raise PlanError(f"--mpi {','.join(mpis)!r}: empty library name; allowed: the folders of "
+                        f"the bench dir ({', '.join(launcher.found_libraries(bench_dir)) or 'none built'}), "
+                        "comma-separated (or leave --mpi out for every library built)")
+    for mpi in mpis or []:
+        launcher.check_library_name(mpi)
     found_under = None
     if not mpis:
         mpis = launcher.found_libraries(bench_dir)
         found_under = str(bench_dir)
         if not mpis:
             raise PlanError(f"no MPI library found: no <lib>/bin/mpimeter-bench under {bench_dir} "
-                            f"for {', '.join(launcher.MPI_LIBRARIES)} (run `make build`, or give "
+                            "with its launcher on PATH (run `make build`, or give "
                             f"--bench-dir / ${launcher.BENCH_DIR_ENV})")
     variants = [plan.parse_variant(v) for v in request.variants]
     alternatives = plan.make_alternatives(list(mpis), variants, found_under=found_under)
@@ -73,9 +75,11 @@ def prepare(request: CampaignRequest) -> st.CampaignState:
     templates: dict[str, str] = {}
     for alt in alternatives:
         binaries[alt.name] = str(launcher.check_binary(bench_dir, alt.mpi))
-        templates[alt.name] = launcher.resolve_template(request.launcher, alt.mpi, sorted(alt.env))
+        templates[alt.name] = launcher.resolve_template(request.launcher, alt.mpi, sorted(alt.env),
+                                                        bench_dir=bench_dir)
         launcher.check_launcher_program(templates[alt.name])
-        launcher.check_template_fits(templates[alt.name], alt.mpi, sorted({a.mpi for a in alternatives}))
+        if request.launcher != "local":  # local is each library's own launcher
+            launcher.check_template_fits(templates[alt.name], alt.mpi, sorted({a.mpi for a in alternatives}))
 
     # the bench options: checked in the binaries' words, then by the binaries themselves
     resolved = benchopts.resolve(list(binaries.values()), request.bench_values,

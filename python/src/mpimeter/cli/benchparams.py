@@ -115,3 +115,15 @@ class DescribedCommand(click.Command):
             formatter.write_paragraph()
             formatter.write_text("No mpimeter-bench was found (build it with `make build`, or give "
                                  "--bench-dir): its options are not listed here.")
+
+    def format_options(self, ctx, formatter):
+        """Two groups: the command's own options, then those it passes on to mpimeter-bench
+        (from --describe, marked [bench]), instead of one list of both."""
+        own = [p.get_help_record(ctx) for p in self._own_params]
+        own.extend(p.get_help_record(ctx) for p in self.get_params(ctx) if p.name == "help")
+        bench = [p.get_help_record(ctx) for p in self.params if p not in self._own_params]
+        with formatter.section("Options"):
+            formatter.write_dl([r for r in own if r])
+        if any(bench):
+            with formatter.section(f"Options of mpimeter-bench {BENCH_MARK}"):
+                formatter.write_dl([r for r in bench if r])

@@ -6,8 +6,6 @@ from __future__ import annotations
 
 import click
 
-from mpimeter.cli.benchparams import DescribedCommand
-
 __all__ = ["MpimeterGroup", "OneLineUsageError", "repeated_options"]
 
 
@@ -46,6 +44,8 @@ class MpimeterGroup(click.Group):
     prefix = ""  # a group inside mpimeter names its sub-commands "<group> <sub-command>" in messages
 
     def resolve_command(self, ctx, args):
+        from mpimeter.cli.benchparams import DescribedCommand  # it imports the campaign package (lazy: a fast --help)
+
         name, command, rest = super().resolve_command(ctx, args)
         if isinstance(command, DescribedCommand):
             command.load_bench_params(rest)  # its [bench] options, from the binary it will run

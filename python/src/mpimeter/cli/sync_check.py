@@ -101,12 +101,9 @@ def command(np_, mpi, launcher, bench_dir, timeout, as_json, **bench_values) -> 
         if not found:
             _fail(f"no mpimeter-bench under {bench_dir} (run `make build`)")
         mpi = found[0]
-    if launcher == "local" and mpi not in launch.MPI_LIBRARIES:
-        _fail(f"--mpi {mpi}: unknown; allowed: {', '.join(launch.MPI_LIBRARIES)} "
-              "(or another folder of --bench-dir with a --launcher template)")
     try:
-        template = launch.resolve_template(launcher, mpi)
         binary = launch.check_binary(bench_dir, mpi)
+        template = launch.resolve_template(launcher, mpi, bench_dir=bench_dir)
         launch.check_launcher_program(template)
         desc = _describe.describe(binary)
     except (PlanError, _describe.DescribeError) as exc:

@@ -91,7 +91,7 @@ def build_report(result, comparison=None, *, comparison_problem: str | None = No
     fp_svgs = [fingerprint_svg(d, max_points=max_points) for d in fp_jobs]
 
     body = [h.tag("h1", h.esc(title)),
-            h.tag("p", h.esc(f"Generated {_dt.datetime.now(_dt.UTC).strftime('%Y-%m-%d %H:%M UTC')} "
+            h.tag("p", h.esc(f"Generated {_dt.datetime.now(_dt.timezone.utc).strftime('%Y-%m-%d %H:%M UTC')} "
                              f"by mpimeter {__version__} from {', '.join(folders)}."), class_="lead"),
             h.tag("nav", "".join(h.tag("a", h.esc(t), href=f"#{i}") for i, t in SECTIONS), class_="toc")]
     body.append(h.section("summary", "Summary", _summary(result, comparison, comparison_problem, ops)))

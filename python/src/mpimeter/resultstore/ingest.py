@@ -148,7 +148,7 @@ def add(path: Path, entries: list[Entry], *, replace: bool = False) -> list[tupl
     """Adds ``entries`` to the store at ``path`` (created when missing) in one transaction.
     Returns each entry with what happened: ``added``, ``replaced`` or ``unchanged``. Raises
     StoreError — before anything is written — for a campaign stored under another machine."""
-    now = _dt.datetime.now(_dt.UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+    now = _dt.datetime.now(_dt.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
     existed = Path(path).exists()
     if existed:  # conflicts are found read-only: a refused add leaves the file untouched
         con = schema.open_read(path)

@@ -103,7 +103,7 @@ def write_site(data: SiteData, out: Path, *, max_slowdown: float = 0.05, alpha: 
     """Writes the whole site to ``out``; returns counts of what was written."""
     out = Path(out)
     check_output(out, Path(data.store))
-    generated = _dt.datetime.now(_dt.UTC).strftime("%Y-%m-%d %H:%M UTC")
+    generated = _dt.datetime.now(_dt.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
     steps = {s: series_steps(data, s, max_slowdown=max_slowdown, alpha=alpha) for s in data.series()}
     tmp = Path(tempfile.mkdtemp(prefix=f".{out.name[:60]}.", suffix=".tmp", dir=out.parent))
     counts = {"pages": 0}

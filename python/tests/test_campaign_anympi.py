@@ -1,0 +1,84 @@
+"""Any MPI library built: `--launcher local` from the build's record (mpi.json, written by
+CMakeLists.txt), library names as folder names, and the record read as untrusted input."""
+
+import json
+import os
+import stat
+
+import pytest
+
+from mpimeter.campaign import launcher
+from mpimeter.campaign.plan import PlanError
+
+
+def _build(bench, name, record):
+    binary = bench / name / "bin" / "mpimeter-bench"
+    binary.parent.mkdir(parents=True)
+    binary.write_text("#!/bin/sh\n")
+    binary.chmod(binary.stat().st_mode | stat.S_IXUSR)
+    if record is not None:
+        (bench / name / "mpi.json").write_text(json.dumps(record) if isinstance(record, dict) else record)
+    return binary
+
+
+def test_a_library_of_any_name_launches_with_the_mpiexec_its_build_found(tmp_path):
+    mpiexec = tmp_path / "intel" / "mpiexec"
+    mpiexec.parent.mkdir()
+    mpiexec.write_text("#!/bin/sh\n")
+    mpiexec.chmod(0o755)
+    _build(tmp_path, "intelmpi", {"schema_version": 1, "library": "intelmpi", "mpiexec": str(mpiexec),
+                                  "launcher": ""})
+    assert launcher.local_template("intelmpi", bench_dir=tmp_path) == f"{mpiexec} -n {{np}} {{cmd}}"
+    assert launcher.found_libraries(tmp_path) == ["intelmpi"]
+
+
+def test_the_template_set_at_build_time_is_local(tmp_path):
+    _build(tmp_path, "cray-mpich", {"library": "cray-mpich", "mpiexec": "",
+                                    "launcher": "srun --mpi=pmi2 -n {np} {cmd}"})
+    assert launcher.resolve_template("local", "cray-mpich", ["UCX_TLS"], bench_dir=tmp_path) == \
+        "srun --mpi=pmi2 -n {np} {cmd}"
+
+
+def test_open_mpi_from_another_prefix_keeps_its_flags(tmp_path):
+    mpirun = tmp_path / "ompi5" / "mpirun"
+    mpirun.parent.mkdir()
+    mpirun.write_text("#!/bin/sh\n")
+    mpirun.chmod(0o755)
+    _build(tmp_path, "openmpi", {"library": "openmpi", "mpiexec": str(mpirun), "launcher": ""})
+    assert launcher.local_template("openmpi", ["A"], as_root=True, bench_dir=tmp_path) == \
+        f"{mpirun} --allow-run-as-root --oversubscribe -x A -np {{np}} {{cmd}}"
+
+
+def test_the_simgrid_build_and_folders_without_a_record_are_not_libraries(tmp_path):
+    _build(tmp_path, "smpi", None)
+    _build(tmp_path, "notes", None)
+    assert launcher.found_libraries(tmp_path) == []
+
+
+@pytest.mark.parametrize("record, message", [
+    ("{", "cannot read it"),
+    ('["x"]', "not a build record"),
+    ({"library": "x", "mpiexec": 3}, "not a build record"),
+    ({"library": "x", "launcher": "mpiexec -n 4 ./a.out"}, "needs both {np} and {cmd}"),
+])
+def test_a_bad_record_is_refused_in_one_line(tmp_path, record, message):
+    _build(tmp_path, "x", record)
+    with pytest.raises(PlanError, match="mpi.json: ") as info:
+        launcher.local_template("x", bench_dir=tmp_path)
+    assert message in str(info.value) and "\n" not in str(info.value)
+    assert launcher.found_libraries(tmp_path) == []
+
+
+@pytest.mark.parametrize("name", ["a/b", "../x", ".hidden", "-n", "x y", "é", "a" * 65])
+def test_a_library_name_must_be_a_folder_name(tmp_path, name):
+    with pytest.raises(PlanError, match="a library name is a folder of the bench dir"):
+        launcher.check_binary(tmp_path, name)
+    with pytest.raises(PlanError, match="a library name is a folder of the bench dir"):
+        launcher.local_template(name, bench_dir=tmp_path)
+
+
+def test_no_launcher_known_says_how_to_set_one(tmp_path):
+    _build(tmp_path, "mvapich", {"library": "mvapich", "mpiexec": "", "launcher": ""})
+    with pytest.raises(PlanError, match=r"LAUNCHER='mpiexec -n \{np\} \{cmd\}'"):
+        launcher.local_template("mvapich", bench_dir=tmp_path)
+    assert os.access(tmp_path / "mvapich" / "bin" / "mpimeter-bench", os.X_OK)

@@ -1,0 +1,140 @@
+"""README.md as a test: every command block of the README runs, in order, as written, so that a
+documented command cannot fail (`make test-readme`; part of `make test`).
+
+The README itself defines what the harness may change, in its `<!-- readme-test ... -->` comment:
+rewrites (`PATTERN => REPLACEMENT`, Python regular expressions over each command, continuation
+lines joined) that make campaigns short (fewer launches and repetitions), applied the same way to
+every block. A block preceded by `<!-- readme-test: not run (WHY) -->` is not run (it needs what a
+test cannot have: a module system, Slurm, files of yours); `<!-- readme-test: exit 0,1 -->`
+allows those exit codes (a gate that may fail). Each block runs under bash -e in one scratch folder
+shared by all blocks (build/, examples/, scripts/ and python/ linked from the repository; the results store
+in it), with the package's `mpimeter` first on PATH.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shlex
+import subprocess
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[2]
+README = REPO / "README.md"
+COMMAND_FENCES = ("", "sh", "bash", "shell", "console")
+MARK = re.compile(r"<!--\s*readme-test:\s*(.*?)\s*-->")
+
+
+@dataclass
+class Block:
+    line: int
+    text: str
+    skip: str | None = None
+    exit_codes: tuple[int, ...] = (0,)
+    commands: list[str] = field(default_factory=list)
+
+
+def _rules(readme: str) -> list[tuple[re.Pattern, str]]:
+    header = re.search(r"<!--\s*readme-test\n(.*?)-->", readme, re.S)
+    assert header, "README.md defines no <!-- readme-test ... --> rewrites"
+    rules = []
+    for line in header.group(1).splitlines():
+        if " => " in line:
+            pattern, replacement = line.split(" => ", 1)
+            rules.append((re.compile(pattern.strip()), replacement.strip().replace("\\s", " ")))
+    return rules
+
+
+def _commands(text: str) -> list[str]:
+    """Logical command lines: continuation lines joined, comment lines and blank lines dropped;
+    a line inside an open quote joins the next one (bash reads it so)."""
+    commands, pending = [], ""
+    for raw in text.splitlines():
+        line = pending + raw
+        if line.rstrip().endswith("\\"):
+            pending = line.rstrip()[:-1] + " "
+            continue
+        try:
+            shlex.split(line, comments=True)
+        except ValueError:  # an open quote: the command goes on on the next line
+            pending = line + "\n"
+            continue
+        pending = ""
+        if line.strip() and not line.strip().startswith("#"):
+            commands.append(line.strip())
+    assert not pending, f"unterminated command: {pending!r}"
+    return commands
+
+
+def blocks() -> list[Block]:
+    readme = README.read_text(encoding="utf-8")
+    lines = readme.splitlines()
+    found, i = [], 0
+    while i < len(lines):
+        if lines[i].startswith("```"):
+            start = i
+            end = next(j for j in range(i + 1, len(lines)) if lines[j].startswith("```"))
+            if lines[i][3:].strip() not in COMMAND_FENCES:  # a listing, not commands
+                i = end + 1
+                continue
+            block = Block(line=start + 1, text="\n".join(lines[start + 1:end]))
+            before = lines[start - 1] if start else ""
+            mark = MARK.search(before)
+            if mark:
+                what = mark.group(1)
+                if what.startswith("not run"):
+                    block.skip = what
+                elif what.startswith("exit "):
+                    block.exit_codes = tuple(int(c) for c in what[5:].split(","))
+            block.commands = _commands(block.text)
+            found.append(block)
+            i = end + 1
+        else:
+            i += 1
+    return found
+
+
+def rewrite(command: str, rules) -> str:
+    for pattern, replacement in rules:
+        command = pattern.sub(replacement, command)
+    return command
+
+
+BLOCKS = blocks()
+
+
+@pytest.fixture(scope="module")
+def scratch(tmp_path_factory) -> Path:
+    folder = tmp_path_factory.mktemp("readme")
+    for name in ("build", "examples", "scripts", "python"):
+        (folder / name).symlink_to(REPO / name)
+    return folder
+
+
+def test_the_readme_marks_every_block_it_does_not_run_with_a_reason():
+    assert len(BLOCKS) >= 10
+    for block in BLOCKS:
+        assert block.skip is None or re.match(r"not run \(.+\)$", block.skip), block.line
+    run = sum(len(b.commands) for b in BLOCKS if not b.skip)
+    skipped = sum(len(b.commands) for b in BLOCKS if b.skip)
+    print(f"README.md: {run} commands in {sum(not b.skip for b in BLOCKS)} blocks run, "
+          f"{skipped} in {sum(bool(b.skip) for b in BLOCKS)} blocks marked not run")
+
+
+@pytest.mark.parametrize("block", BLOCKS, ids=[f"line{b.line}" for b in BLOCKS])
+def test_block(block: Block, scratch: Path):
+    if block.skip:
+        pytest.skip(f"README.md line {block.line}: {block.skip}")
+    rules = _rules(README.read_text(encoding="utf-8"))
+    env = {**os.environ, "PATH": f"{REPO / '.venv' / 'bin'}:{os.environ['PATH']}",
+           "MPIMETER_STORE": str(scratch / "results.duckdb"), "MPIMETER_BENCH_DIR": str(REPO / "build")}
+    for command in block.commands:
+        actual = rewrite(command, rules)
+        done = subprocess.run(["bash", "-e", "-o", "pipefail", "-c", actual], cwd=scratch, env=env,
+                              capture_output=True, text=True, timeout=1800)
+        assert done.returncode in block.exit_codes, (
+            f"README.md line {block.line}: {command}\n(run as: {actual})\nexit code "
+            f"{done.returncode}\n{done.stdout[-3000:]}\n{done.stderr[-3000:]}")
