@@ -21,7 +21,7 @@ Each section names its generator; all are seeded, so the numbers repeat.
   medians lognormal σ within a group, half the launches 1.1× slower (balanced clusters, σ = 1, 2,
   3 %), 1 in 10 at 0.5×, and no clusters (σ = 0.5, 2, 5 %); coverage of the recorded interval of
   the population median of per-launch medians, and analyze's exact interval at the stop.
-- nrep: the `--nrep auto:ci` decision (``stats.dependence``, the rule proposed for the binary, not yet in it; defaults
+- nrep: the `--nrep auto:ci` decision (``stats.dependence``, the twin of the binary's; defaults
   min 30, every 10, ±2 %, max 1000 here) on AR(1) log run times, φ = 0, 0.5, 0.9, marginal
   σ = 0.05 and 0.1: coverage of the true median by the interval decided on at the stop, against
   the i.i.d. rule's, and the repetitions used.

@@ -1,7 +1,6 @@
 """How much a series of repetitions hangs together, and the interval of its median that allows
-for it: the rule proposed for the `--nrep auto` decision. Not yet in the binary: its C copy (in
-c/src/bench/adaptive.c) disagreed with this one on MPICH launches and is held back until that is
-understood; bench/stats_dependence.py measures the rule (section nrep) on simulated series.
+for it: the Python twin of the `--nrep auto` decision in c/src/bench/adaptive.c (its unit test's
+golden stopping points are written from here by c/tests/unit/golden/adaptive_golden.py).
 
 Repetitions are not independent: a slow phase of the machine lasts many of them. With AR(1) run
 times (φ = 0.5) the i.i.d. interval of the median at `--nrep auto`'s stop covered 81.7 %.
