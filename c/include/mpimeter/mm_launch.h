@@ -11,10 +11,14 @@
 
 /* What a launch tells its caller (app/main.c prints it): on rank 0 after success the number of
  * tests written; on any rank the messages for the user, one per line, without the binary's
- * name (empty when none). */
+ * name (empty when none). With on_message set, each message of the running launch goes to it
+ * as it happens instead (a launch killed by its timeout has shown what it said so far); the
+ * library still prints nothing itself. */
 typedef struct mm_launch_result {
     int ntests;
     char messages[4096];
+    void (*on_message)(const char *line, void *ctx); /* optional: one line, without newline */
+    void *on_message_ctx;
 } mm_launch_result;
 /* Runs a whole launch as configured: timer, clock sync, plan, every test, the launch folder.
  * Collective. Returns MM_OK; MM_E_INPUT when the buffers would not fit in memory (refused

@@ -77,6 +77,13 @@ static void mm__print_lines(FILE *f, const char *text) {
     }
 }
 
+/* A running launch's message, shown as it happens (mm_launch_result.on_message). */
+static void mm__print_message(const char *line, void *ctx) {
+    (void)ctx;
+    fprintf(stderr, "mpimeter-bench: %s\n", line);
+    fflush(stderr);
+}
+
 int main(int argc, char **argv) {
     int early = mm__without_mpi(argc, argv);
     if (early >= 0) return early;
@@ -129,6 +136,7 @@ int main(int argc, char **argv) {
         return exit_code;
     }
     static mm_launch_result result; /* large: kept off the stack */
+    result.on_message = mm__print_message;
     int status = mm_launch_run(&cfg, MPI_COMM_WORLD, &result);
     mm__print_lines(stderr, result.messages);
     if (rank == 0 && status == MM_OK) printf("mpimeter-bench: wrote %s (%d tests)\n", cfg.out, result.ntests);

@@ -106,10 +106,18 @@ int mm__sync(mm__launch_state *st) {
 
 void mm__launch_say(mm__launch_state *st, const char *fmt, ...) {
     if (!st->result) return;
+    va_list ap;
+    if (st->result->on_message) { /* the caller shows it now */
+        char line[1024];
+        va_start(ap, fmt);
+        vsnprintf(line, sizeof line, fmt, ap);
+        va_end(ap);
+        st->result->on_message(line, st->result->on_message_ctx);
+        return;
+    }
     char *m = st->result->messages;
     size_t used = strlen(m), room = sizeof st->result->messages;
     if (used + 2 >= room) return;
-    va_list ap;
     va_start(ap, fmt);
     vsnprintf(m + used, room - used - 1, fmt, ap);
     va_end(ap);
