@@ -10,10 +10,7 @@
 #ifndef MM_ADAPTIVE_H
 #define MM_ADAPTIVE_H
 #include <stdint.h>
-
-enum { MM_NREP_FIXED = 0, MM_NREP_CI = 1, MM_NREP_RSE = 2 };
-/* Why a test stopped; MM_STOP_CONTINUE: it did not (yet). */
-enum { MM_STOP_CONTINUE = 0, MM_STOP_PRECISION = 1, MM_STOP_MAX = 2, MM_STOP_BUDGET = 3 };
+#include "mm_nrep.h" /* MM_NREP_*, MM_STOP_* and their words */
 
 typedef struct mm_stop_rule {
     int rule;             /* MM_NREP_CI or MM_NREP_RSE */
@@ -29,10 +26,6 @@ typedef struct mm_stop_decision {
     int reason;     /* MM_STOP_* */
     double reached; /* the precision the valid run times give now; NaN when none can be computed */
 } mm_stop_decision;
-
-/* "ci", "rse" ("fixed" for MM_NREP_FIXED); "precision", "max", "budget" (NULL for CONTINUE). */
-const char *mm_nrep_rule_name(int rule);
-const char *mm_stop_reason_name(int reason);
 
 /* The standard normal quantile (Wichura 1988, AS 241, ~1e-16 relative): p in (0, 1). */
 double mm_normal_quantile(double p);

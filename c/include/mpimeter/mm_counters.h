@@ -47,10 +47,29 @@ int mm_papi_check(const char *events, char *err, size_t len);
  * call fails. Nothing is done without counters. */
 int mm_counters_resolve(mm_config *cfg, MPI_Comm comm, char *err, size_t len);
 
-/* --list-pvars: rank 0 prints every performance variable the library offers (name, class,
- * datatype, binding, elements, readable here or why not, description). Collective; returns the
- * exit code. */
-int mm_counters_list_pvars(FILE *f, MPI_Comm comm);
+/* --list-pvars: every performance variable the library offers, as a record (app/ prints it). */
+#define MM_PVAR_WHY_LEN 160
+typedef struct mm_pvar_entry {
+    char name[MM_COUNTER_NAME_LEN];
+    char description[256];
+    const char *klass, *datatype, *binding; /* words (static) */
+    int readable;                           /* its trial read passed */
+    int elements;                           /* values one read returns, when readable */
+    char why[MM_PVAR_WHY_LEN];              /* why not, when not readable */
+} mm_pvar_entry;
+
+typedef struct mm_pvar_list {
+    char library[256]; /* the first line of MPI_Get_library_version, one line */
+    int has_mpit;      /* 0: the library offers no MPI_T interface (no entries) */
+    int nindices, n;   /* indices the library has; valid variables among them (entries) */
+    mm_pvar_entry *entries;
+} mm_pvar_list;
+
+/* Rank 0 fills `list` (each valid index described, the readable-looking ones tried in a probe
+ * process); the other ranks leave it empty. 0, or MM_E_NOMEM (mm_error.h). Free it with
+ * mm_pvar_list_free. */
+int mm_counters_list_pvars(mm_pvar_list *list, MPI_Comm comm);
+void mm_pvar_list_free(mm_pvar_list *list);
 
 /* ---- the launch (bench/launch.c, launch_tests.c, loop.c) ---- */
 

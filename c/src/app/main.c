@@ -14,6 +14,8 @@
 #include "mm_ops.h"
 #include "mm_output.h"
 
+#include "list_pvars.h"
+
 /* Under a launcher every process runs main; what needs no MPI is printed by the first one only
  * (the launchers' rank variables; a plain process is rank 0). */
 static int mm__launcher_rank(void) {
@@ -117,9 +119,13 @@ int main(int argc, char **argv) {
     }
 
     if (cfg.mode == MM_MODE_LIST_PVARS) {
-        int code = mm_counters_list_pvars(stdout, MPI_COMM_WORLD);
+        static mm_pvar_list pvars;
+        int code = mm_counters_list_pvars(&pvars, MPI_COMM_WORLD);
         if (code == MM_E_NOMEM && rank == 0)
             fprintf(stderr, "mpimeter-bench: out of memory listing the performance variables\n");
+        else if (rank == 0)
+            mm_print_pvar_list(stdout, &pvars);
+        mm_pvar_list_free(&pvars);
         MPI_Finalize();
         return code < 0 ? mm_exit_code(code) : code;
     }

@@ -50,23 +50,6 @@ enum { MM__LAGS_MAX = 100000 };
 double mm__sign_phi(const double *in_order, long n, double median);
 double mm__median_variance_factor(double phi);
 
-const char *mm_nrep_rule_name(int rule) {
-    switch (rule) {
-    case MM_NREP_CI: return "ci";
-    case MM_NREP_RSE: return "rse";
-    default: return "fixed";
-    }
-}
-
-const char *mm_stop_reason_name(int reason) {
-    switch (reason) {
-    case MM_STOP_PRECISION: return "precision";
-    case MM_STOP_MAX: return "max";
-    case MM_STOP_BUDGET: return "budget";
-    default: return NULL;
-    }
-}
-
 /* Wichura (1988), Algorithm AS 241 (PPND16): rational approximations in three ranges. */
 static double mm__poly(const double *c, int n, double x) {
     double v = c[n - 1];

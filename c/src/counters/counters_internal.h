@@ -82,7 +82,6 @@ struct mm_counters {
 
 /* ---- one performance variable (pvar.c) ---- */
 
-#define MM_PVAR_WHY_LEN 160
 enum { MM_PVAR_MAX_ELEMENTS = 1 << 16 };
 
 typedef struct mm_pvar_desc {

@@ -1,5 +1,5 @@
-/* pvar_list.c — the MPI library's catalog of performance variables: `--list-pvars`, and the
- * resolution of `--mpit-pvars` (rank 0, after MPI_Init, before the launch folder exists).
+/* pvar_list.c — the MPI library's catalog of performance variables: the record `--list-pvars`
+ * shows (mm_pvar_list; app/list_pvars.c prints it), and the resolution of `--mpit-pvars` (rank 0, after MPI_Init, before the launch folder exists).
  *
  * What: every valid index of the library's pvars is described; those mpimeter can read (a number,
  *   bound to nothing or to a communicator) get a trial read in a probe process (pvar.c). `all`
@@ -93,49 +93,42 @@ static int mm__catalog_read(mm__catalog *c, MPI_Comm comm, int probe) {
     return ok ? 0 : -1;
 }
 
-int mm_counters_list_pvars(FILE *f, MPI_Comm comm) {
+int mm_counters_list_pvars(mm_pvar_list *list, MPI_Comm comm) {
+    memset(list, 0, sizeof *list);
     int rank = 0;
     MPI_Comm_rank(comm, &rank);
     if (rank != 0) return 0;
-    char library[256];
-    mm__library_line(library, sizeof library);
-    if (mm_pvar_init() != 0) {
-        fprintf(f, "MPI library: %s\nperformance variables (MPI_T): none (the library offers "
-                   "no MPI_T interface)\n", library);
-        return 0;
-    }
+    mm__library_line(list->library, sizeof list->library);
+    if (mm_pvar_init() != 0) return 0;
+    list->has_mpit = 1;
     mm__catalog c;
-    if (mm__catalog_read(&c, comm, 1) != 0) {
-        mm_pvar_finalize();
-        return MM_E_NOMEM; /* app/main.c says so */
+    int rc = mm__catalog_read(&c, comm, 1) != 0 ? MM_E_NOMEM : 0;
+    if (rc == 0 && c.n > 0 && !(list->entries = calloc((size_t)c.n, sizeof *list->entries)))
+        rc = MM_E_NOMEM;
+    if (rc == 0) {
+        list->nindices = c.nindices;
+        list->n = c.n;
+        for (int i = 0; i < c.n; i++) {
+            mm_pvar_entry *e = &list->entries[i];
+            snprintf(e->name, sizeof e->name, "%s", c.d[i].name);
+            snprintf(e->description, sizeof e->description, "%s", c.d[i].description);
+            e->klass = mm_pvar_class_word(c.d[i].klass);
+            e->datatype = "not a number";
+            mm_pvar_type(c.d[i].dt, NULL, NULL, &e->datatype);
+            e->binding = mm_pvar_bind_word(c.d[i].bind);
+            e->readable = c.ok[i];
+            e->elements = c.elements[i];
+            if (!c.ok[i]) snprintf(e->why, sizeof e->why, "%s", c.why[i]);
+        }
     }
-    int readable = 0;
-    for (int i = 0; i < c.n; i++) readable += c.ok[i];
-    fprintf(f, "MPI library: %s\nperformance variables (MPI_T): %d, %d of them readable by "
-               "mpimeter here", library, c.n, readable);
-    if (c.nindices > c.n)
-        fprintf(f, " (%d more indices are not valid: variables of components the library "
-                   "closed)", c.nindices - c.n);
-    fprintf(f, "\n");
-    if (c.n > 0) {
-        fprintf(f, "%-36s  %-13s  %-18s  %-12s  %-8s  %s\n", "name", "class", "datatype", "binding",
-                "elements", "readable / description");
-    }
-    for (int i = 0; i < c.n; i++) {
-        const mm_pvar_desc *d = &c.d[i];
-        const char *type = "not a number";
-        mm_pvar_type(d->dt, NULL, NULL, &type);
-        char elements[16] = "-";
-        if (c.ok[i]) snprintf(elements, sizeof elements, "%d", c.elements[i]);
-        fprintf(f, "%-36s  %-13s  %-18s  %-12s  %-8s  %s%s — %s\n", d->name,
-                mm_pvar_class_word(d->klass), type, mm_pvar_bind_word(d->bind), elements,
-                c.ok[i] ? "yes" : "no: ", c.ok[i] ? "" : c.why[i], d->description);
-    }
-    if (c.n == 0)
-        fprintf(f, "(none: --mpit-pvars all records that no variable was read)\n");
     mm__catalog_free(&c);
     mm_pvar_finalize();
-    return 0;
+    return rc;
+}
+
+void mm_pvar_list_free(mm_pvar_list *list) {
+    free(list->entries);
+    memset(list, 0, sizeof *list);
 }
 
 /* The names mpimeter can read here, comma-separated, for a message (at most ~600 characters). */

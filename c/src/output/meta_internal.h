@@ -5,6 +5,7 @@
 #ifndef MM_META_INTERNAL_H
 #define MM_META_INTERNAL_H
 #include "mm_output.h"
+#include "mm_nrep.h" /* the words of nrep_rule and stopped_by */
 
 void mm__kv_text(mm_json *j, const char *k, const char *v);          /* null when NULL or "" */
 void mm__kv_double_if(mm_json *j, const char *k, int known, double v); /* null unless known */

@@ -1,0 +1,33 @@
+/* list_pvars.c — prints `--list-pvars`: the record of the library's performance variables that
+ * the counters fill (mm_pvar_list, counters/pvar_list.c). */
+#include "list_pvars.h"
+
+void mm_print_pvar_list(FILE *f, const mm_pvar_list *l) {
+    if (!l->has_mpit) {
+        fprintf(f, "MPI library: %s\nperformance variables (MPI_T): none (the library offers "
+                   "no MPI_T interface)\n", l->library);
+        return;
+    }
+    int readable = 0;
+    for (int i = 0; i < l->n; i++) readable += l->entries[i].readable;
+    fprintf(f, "MPI library: %s\nperformance variables (MPI_T): %d, %d of them readable by "
+               "mpimeter here", l->library, l->n, readable);
+    if (l->nindices > l->n)
+        fprintf(f, " (%d more indices are not valid: variables of components the library "
+                   "closed)", l->nindices - l->n);
+    fprintf(f, "\n");
+    if (l->n > 0) {
+        fprintf(f, "%-36s  %-13s  %-18s  %-12s  %-8s  %s\n", "name", "class", "datatype", "binding",
+                "elements", "readable / description");
+    }
+    for (int i = 0; i < l->n; i++) {
+        const mm_pvar_entry *e = &l->entries[i];
+        char elements[16] = "-";
+        if (e->readable) snprintf(elements, sizeof elements, "%d", e->elements);
+        fprintf(f, "%-36s  %-13s  %-18s  %-12s  %-8s  %s%s — %s\n", e->name, e->klass, e->datatype,
+                e->binding, elements, e->readable ? "yes" : "no: ", e->readable ? "" : e->why,
+                e->description);
+    }
+    if (l->n == 0)
+        fprintf(f, "(none: --mpit-pvars all records that no variable was read)\n");
+}
