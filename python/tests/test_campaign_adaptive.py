@@ -11,6 +11,7 @@ import pytest
 
 from mpimeter.campaign import adaptive, plan
 from mpimeter.campaign import state as st
+from mpimeter.campaign.benchargs import BenchArgs
 from mpimeter.campaign.fake import FakeExecutor, arg_value
 from mpimeter.campaign.runner import CampaignRunner, new_state
 
@@ -21,7 +22,7 @@ def make_state(*, alternatives=("openmpi",), rule=None, seed=21):
     rule = rule or adaptive.AdaptiveLaunches(min=6, max=9, precision=0.02)
     alts = [plan.Alternative(a, a, {}) for a in alternatives]
     order = plan.interleave([a.name for a in alts], rule.min, seed)
-    return new_state(command="mpimeter run (test)", bench_args=list(BENCH_ARGS), launcher="local",
+    return new_state(command="mpimeter run (test)", bench_args=BenchArgs.parse(BENCH_ARGS), launcher="local",
                      np=2, launches=rule.max, seed=seed, alternatives=alts,
                      templates={a.name: "fakempirun -np {np} {cmd}" for a in alts},
                      binaries={a.name: f"/bench/{a.mpi}/bin/mpimeter-bench" for a in alts},
@@ -127,11 +128,13 @@ def test_subset_and_launch_arguments():
     tests = adaptive.subset(pairs_, ["barrier"], ["allreduce", "bcast", "barrier"])
     assert tests == {"ops": ["allreduce", "bcast", "barrier"], "sizes": [8, 64]}  # no 0 for barrier
     assert adaptive.subset(pairs_[:1], ["barrier"], ["barrier"]) == {"ops": ["barrier"], "sizes": [0]}
-    args = ["--ops", "bcast,allreduce", "--sizes=8,1024", "--nrep", "auto"]
-    assert adaptive.launch_args(args, {"ops": ["bcast"], "sizes": [8]}) == \
+    given = ["--ops", "bcast,allreduce", "--sizes=8,1024", "--nrep", "auto"]
+    args = BenchArgs.parse(given)
+    assert args.argv() == given and args.ops == ("bcast", "allreduce") and args.sizes == "8,1024"
+    assert args.for_tests({"ops": ["bcast"], "sizes": [8]}).argv() == \
         ["--ops", "bcast", "--sizes", "8", "--nrep", "auto"]
-    assert adaptive.launch_args(args, None) == args
-    assert adaptive.launch_args(["--nrep", "5"], {"ops": ["x"], "sizes": [1]}) == \
+    assert args.for_tests(None).argv() == given
+    assert BenchArgs.parse(["--nrep", "5"]).for_tests({"ops": ["x"], "sizes": [1]}).argv() == \
         ["--nrep", "5", "--ops", "x", "--sizes", "1"]
 
 
@@ -143,7 +146,7 @@ def test_settings_and_bench_arguments_refused():
     with pytest.raises(plan.PlanError, match="--launches-confidence 1.0"):
         adaptive.check_settings(10, 30, 0.02, 1.0)
     with pytest.raises(plan.PlanError, match="--launches auto with --sizes auto:8:1024"):
-        adaptive.check_bench_args(["--ops", "bcast", "--sizes", "auto:8:1024"])
+        adaptive.check_bench_args(BenchArgs.parse(["--ops", "bcast", "--sizes", "auto:8:1024"]))
 
 
 def _forge(folder: Path, change) -> None:

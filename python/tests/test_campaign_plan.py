@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from mpimeter.campaign import benchopts, describe, launcher, plan
+from mpimeter.campaign.benchargs import BenchArgs
 from mpimeter.campaign.plan import PlanError
 
 
@@ -189,16 +190,16 @@ def _bench() -> str:
 
 
 def test_resolve_writes_the_campaign_defaults_out_from_the_binary():
-    res = benchopts.resolve([_bench()], {}, [], 2)
+    res = benchopts.resolve([_bench()], {}, BenchArgs(), 2)
     desc = describe.describe(_bench())
     defaults = {o.flag: o.default for o in desc.options if o.name in benchopts.WRITTEN_OUT}
-    args = res.args
+    args = res.args.argv()
     for flag, default in defaults.items():  # written out, with the binary's own defaults
         assert args[args.index(flag) + 1] == default
     assert args[args.index("--clocksync") + 1] == "hca3"  # the binary's auto for a window
     assert res.validated.config["nrep"] == 300 and res.validated.tests > 0
-    barrier = benchopts.resolve([_bench()], {"procsync": "barrier"}, [], 2)
-    assert barrier.args[barrier.args.index("--clocksync") + 1] == "none"
+    barrier = benchopts.resolve([_bench()], {"procsync": "barrier"}, BenchArgs(), 2)
+    assert barrier.args.value("--clocksync") == "none"
 
 
 def test_resolve_refuses_in_the_binarys_words():
@@ -210,13 +211,13 @@ def test_resolve_refuses_in_the_binarys_words():
              ({"frobnicate": "1"}, "--frobnicate: mpimeter-bench")]
     for values, message in cases:
         with pytest.raises(PlanError) as err:
-            benchopts.resolve([_bench()], values, [], 2)
+            benchopts.resolve([_bench()], values, BenchArgs(), 2)
         assert str(err.value).startswith(message), (values, str(err.value))
 
 
 def test_default_launch_timeout_grows_with_the_plan_and_has_a_floor():
     def timeout(values, np, ncpus=2):
-        return benchopts.default_launch_timeout(benchopts.resolve([_bench()], values, [], np).validated, np,
+        return benchopts.default_launch_timeout(benchopts.resolve([_bench()], values, BenchArgs(), np).validated, np,
                                                 ncpus=ncpus)
 
     assert timeout({"ops": "bcast", "sizes": "8", "nrep": "10"}, 2) == 300.0
@@ -228,7 +229,7 @@ def test_default_launch_timeout_grows_with_the_plan_and_has_a_floor():
 
 def test_default_launch_timeout_with_adaptive_repetitions_and_sizes():
     def timeout(values):
-        return benchopts.default_launch_timeout(benchopts.resolve([_bench()], values, [], 2).validated, 2, ncpus=2)
+        return benchopts.default_launch_timeout(benchopts.resolve([_bench()], values, BenchArgs(), 2).validated, 2, ncpus=2)
 
     plain = {"ops": "allreduce", "sizes": "8,1024"}
     # --nrep auto may record up to --nrep-max, but each test ends by its budget (10 s: 60 + 2 x 25
@@ -244,7 +245,7 @@ def test_default_launch_timeout_with_adaptive_repetitions_and_sizes():
 def test_default_launch_timeout_leaves_room_for_the_cold_cache_overwrite():
     # 256 MiB overwritten after each of 310 × 24 repetitions: at least 2 ns per byte each
     def timeout(values):
-        return benchopts.default_launch_timeout(benchopts.resolve([_bench()], values, [], 2).validated, 2, ncpus=2)
+        return benchopts.default_launch_timeout(benchopts.resolve([_bench()], values, BenchArgs(), 2).validated, 2, ncpus=2)
 
     assert timeout({"cold_cache": str(256 << 20)}) - timeout({}) >= 10 * 24 * 310 * 2 * (256 << 20) * 1e-9 * 0.99
 

@@ -9,6 +9,7 @@ from click.testing import CliRunner
 
 from mpimeter.campaign import plan
 from mpimeter.campaign import reproducibility as rp
+from mpimeter.campaign.benchargs import BenchArgs
 from mpimeter.campaign.fake import FakeExecutor
 from mpimeter.campaign.runner import CampaignRunner, new_state
 from mpimeter.cli import main
@@ -39,8 +40,8 @@ def test_spread_by_hand():
 def run_trial(folder, seed, nrep=50):
     alts = [plan.Alternative("openmpi", "openmpi")]
     order = plan.interleave(["openmpi"], 4, seed)
-    state = new_state(command="t", bench_args=["--ops", "bcast,allreduce", "--sizes", "8,4096",
-                      "--nrep", str(nrep)], launcher="local", np=2, launches=4, seed=seed,
+    state = new_state(command="t", bench_args=BenchArgs.parse(["--ops", "bcast,allreduce", "--sizes", "8,4096",
+                      "--nrep", str(nrep)]), launcher="local", np=2, launches=4, seed=seed,
                       alternatives=alts, templates={"openmpi": "x -np {np} {cmd}"},
                       binaries={"openmpi": "/b"}, timeout_s=9, order=order)
     CampaignRunner(state, folder, FakeExecutor(), base_env={}).run()

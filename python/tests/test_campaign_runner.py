@@ -10,6 +10,7 @@ import pytest
 
 from mpimeter.campaign import plan
 from mpimeter.campaign import state as st
+from mpimeter.campaign.benchargs import BenchArgs
 from mpimeter.campaign.fake import FakeExecutor
 from mpimeter.campaign.progress import PlainProgress, RichProgress
 from mpimeter.campaign.runner import CampaignRunner, new_state
@@ -19,8 +20,8 @@ def make_state(alternatives=("openmpi", "mpich"), launches=3, seed=11, env=None)
     alts = [plan.Alternative(a, a if a in ("openmpi", "mpich") else "openmpi",
                              dict((env or {}).get(a, {}))) for a in alternatives]
     order = plan.interleave([a.name for a in alts], launches, seed)
-    return new_state(command="mpimeter run (test)", bench_args=["--ops", "bcast,allreduce",
-                     "--sizes", "8,1024", "--nrep", "20"], launcher="local", np=2,
+    return new_state(command="mpimeter run (test)", bench_args=BenchArgs.parse(["--ops", "bcast,allreduce",
+                     "--sizes", "8,1024", "--nrep", "20"]), launcher="local", np=2,
                      launches=launches, seed=seed, alternatives=alts,
                      templates={a.name: "fakempirun -np {np} {cmd}" for a in alts},
                      binaries={a.name: f"/bench/{a.mpi}/bin/mpimeter-bench" for a in alts},

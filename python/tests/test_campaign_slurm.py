@@ -6,6 +6,7 @@ import json
 
 from mpimeter.campaign import FakeExecutor, slurm
 from mpimeter.campaign import state as st
+from mpimeter.campaign.benchargs import BenchArgs
 from mpimeter.campaign.runner import CampaignRunner
 
 JOB = {"SLURM_JOB_ID": "4242", "SLURM_JOB_NODELIST": "node[01-02]", "SLURM_JOB_NUM_NODES": "2",
@@ -49,7 +50,7 @@ def _state(tmp_path):
     alt = Alternative("openmpi", "openmpi", {})
     launches = [st.LaunchRecord("openmpi", i, f"launches/{i:03d}", seed=i) for i in range(2)]
     return st.CampaignState(
-        command="mpimeter run", bench_args=["--ops", "bcast"], launcher="srun", np=2,
+        command="mpimeter run", bench_args=BenchArgs.parse(["--ops", "bcast"]), launcher="srun", np=2,
         launches_per_alternative=2, seed=1, alternatives=[alt],
         launch_templates={"openmpi": "srun -n {np} {cmd}"}, bench_binaries={"openmpi": "/b"},
         launch_timeout_s=60.0, launches=launches)

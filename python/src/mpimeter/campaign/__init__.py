@@ -3,6 +3,7 @@ resume and progress (Hunold & Carpen-Amarie 2016 §4.2, §5.1; SKaMPI §3.3).
 
     plan        the seeded, interleaved order of launches and the alternatives
     benchopts   the bench options passed on, their defaults and validation
+    benchargs   the bench arguments of a campaign as typed values (made once, argv once)
     launcher    launcher templates (local, srun, any with {np} and {cmd}) and the bench binaries
     executor    running one launch (real: subprocess in its own session, dying with us)
     procs       a launch's processes from /proc: identity, finding them again, stopping them

@@ -30,7 +30,7 @@ from typing import Any
 import numpy as np
 
 from mpimeter.campaign import limits
-from mpimeter.campaign.benchopts import arg_value
+from mpimeter.campaign.benchargs import BenchArgs
 from mpimeter.campaign.plan import SEED_LIMIT, PlanError
 from mpimeter.stats import stopping
 
@@ -134,34 +134,10 @@ def subset(pairs: list[PairRecord], sizeless_ops: list[str], ops_order: list[str
     return {"ops": ops, "sizes": sizes}
 
 
-def launch_args(bench_args: list[str], tests: Mapping[str, list] | None) -> list[str]:
-    """The bench arguments of one launch: the campaign's, with --ops and --sizes replaced by the
-    launch's subset (None: all of them)."""
-    if not tests:
-        return list(bench_args)
-    values = {"--ops": ",".join(tests["ops"]), "--sizes": ",".join(str(s) for s in tests["sizes"])}
-    out, skip, seen = [], False, set()
-    for i, token in enumerate(bench_args):
-        if skip:
-            skip = False
-            continue
-        flag = token.split("=", 1)[0]
-        if flag in values:
-            out += [flag, values[flag]]
-            seen.add(flag)
-            skip = "=" not in token and i + 1 < len(bench_args)
-            continue
-        out.append(token)
-    for flag in ("--ops", "--sizes"):
-        if flag not in seen:
-            out += [flag, values[flag]]
-    return out
-
-
-def check_bench_args(bench_args: list[str]) -> None:
+def check_bench_args(bench_args: BenchArgs) -> None:
     """--launches auto measures the same (op, size) pairs in every launch; --sizes auto refines
     the sizes anew in each launch, so the pairs would differ from launch to launch."""
-    sizes = arg_value(bench_args, "--sizes") or ""
+    sizes = bench_args.sizes or ""
     if sizes.startswith("auto"):
         raise PlanError(f"--launches auto with --sizes {sizes}: --sizes auto adds other sizes in "
                         "every launch, so the pairs the rule follows would differ between launches; "

@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from mpimeter.campaign import describe as _describe
+from mpimeter.campaign.benchargs import BenchArgs
 from mpimeter.campaign.plan import PlanError
 
 # What a campaign writes out even when the user left it to the binary's default: the options
@@ -30,21 +31,9 @@ WRITTEN_OUT = ("ops", "sizes", "nrep", "procsync")
 
 @dataclass(frozen=True)
 class ResolvedArgs:
-    args: list[str]  # the bench arguments of every launch (without --seed and --out)
+    args: BenchArgs  # the bench arguments of every launch (without --seed and --out)
     validated: _describe.Validated  # what the (first) binary resolved them to
     notes: list[str]
-
-
-def arg_value(args: Sequence[str], flag: str) -> str | None:
-    """The value of `flag` in a bench command line, `--flag X` or `--flag=X` (the last one wins,
-    as in the bench's parser)."""
-    value = None
-    for i, token in enumerate(args):
-        if token == flag and i + 1 < len(args):
-            value = args[i + 1]
-        elif token.startswith(flag + "="):
-            value = token.split("=", 1)[1]
-    return value
 
 
 def describe_all(binaries: Sequence[str | Path]) -> list[_describe.Description]:
@@ -54,29 +43,30 @@ def describe_all(binaries: Sequence[str | Path]) -> list[_describe.Description]:
         raise PlanError(str(exc)) from None
 
 
-def resolve(binaries: Sequence[str | Path], values: Mapping[str, object], extra: Sequence[str],
+def resolve(binaries: Sequence[str | Path], values: Mapping[str, object], extra: BenchArgs,
             np: int) -> ResolvedArgs:
-    """Checks and resolves the bench arguments against every binary of the campaign. PlanError
-    with the binary's words when one refuses them."""
+    """Checks and resolves the bench arguments against every binary of the campaign: the
+    options given by name (``values``), then ``extra`` (given after `--`). PlanError with the
+    binary's words when one refuses them."""
     distinct = list(dict.fromkeys(str(b) for b in binaries))
     descs = describe_all(distinct)
     validated = []
     try:
         # every binary of the campaign must know and accept the options given
-        args = [_describe.option_args(d, "bench", dict(values), written_out=WRITTEN_OUT) for d in descs][0]
+        args = [BenchArgs.of(_describe.option_pairs(d, "bench", dict(values), written_out=WRITTEN_OUT))
+                for d in descs][0]
         for desc in descs:
-            validated.append(_describe.validate(desc.binary, args + list(extra), np))
+            validated.append(_describe.validate(desc.binary, (args + extra).argv(), np))
     except _describe.DescribeError as exc:
         raise PlanError(str(exc)) from None
     notes = []
     if values.get("clocksync") in (None, "auto"):
         chosen = sorted({v.config.get("clocksync") for v in validated} - {None})
         if len(chosen) == 1:
-            args = [a for i, a in enumerate(args) if a != "--clocksync" and (i == 0 or args[i - 1] != "--clocksync")]
-            args += ["--clocksync", chosen[0]]
+            args = args.without("--clocksync") + BenchArgs.of([("--clocksync", chosen[0])])
             notes.append(f"clock sync {chosen[0]}: mpimeter-bench's choice for --procsync "
                          f"{validated[0].config.get('procsync')}")
-    return ResolvedArgs(args + list(extra), validated[0], notes)
+    return ResolvedArgs(args + extra, validated[0], notes)
 
 
 def default_launch_timeout(validated: _describe.Validated, np: int, *, floor_s: float = 300.0,

@@ -19,6 +19,8 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
+from mpimeter.campaign import launcher as _launcher
+
 DESCRIBE_VERSION = 1
 SECRET_REDACTED = "<redacted>"
 
@@ -180,6 +182,21 @@ def describe(binary: str | Path) -> Description:
     return _describe_cached(str(path), st.st_size, st.st_mtime_ns)
 
 
+@lru_cache(maxsize=1)
+def built_secret_words() -> tuple[str, ...]:
+    """The secret words (``environment.secret_words``) of the binaries built, the union should
+    they differ; empty when no binary can say. The one source of them for campaign.secrets and
+    for io.redact's reading rule (which asks here, below campaign.secrets)."""
+    bench_dir = _launcher.default_bench_dir()
+    words: set[str] = set()
+    for lib in _launcher.found_libraries(bench_dir):
+        try:
+            words |= set(describe(_launcher.bench_binary(bench_dir, lib)).environment.get("secret_words", ()))
+        except DescribeError:
+            continue
+    return tuple(sorted(words))
+
+
 def check_value(desc: Description, spec: OptionSpec, value: str) -> str | None:
     """Why `value` is not allowed for the option, in the binary's words, or None. Checks what
     the option alone decides (type, range, names); combinations are left to `validate`."""
@@ -206,29 +223,37 @@ def check_value(desc: Description, spec: OptionSpec, value: str) -> str | None:
 
 def option_args(desc: Description, mode: str, values: dict[str, object], *,
                 written_out: tuple[str, ...] = ()) -> list[str]:
-    """The command line of the options given in ``values`` (by dest; None or False: not given),
-    each checked in the binary's words (DescribeError), in the binary's option order; the options
-    named in ``written_out`` are written with the binary's own default when not given."""
+    """The command line of :func:`option_pairs`."""
+    return [word for flag, value in option_pairs(desc, mode, values, written_out=written_out)
+            for word in ([flag] if value is None else [flag, value])]
+
+
+def option_pairs(desc: Description, mode: str, values: dict[str, object], *,
+                 written_out: tuple[str, ...] = ()) -> list[tuple[str, str | None]]:
+    """The options given in ``values`` (by dest; None or False: not given) as (flag, value)
+    pairs (value None for a flag), each checked in the binary's words (DescribeError), in the
+    binary's option order; the options named in ``written_out`` are given the binary's own
+    default when not given."""
     options = {o.dest: o for o in desc.options_for(mode)}
     unknown = sorted(k for k, v in values.items() if v not in (None, False) and k not in options)
     if unknown:
         raise DescribeError(f"--{unknown[0].replace('_', '-')}: mpimeter-bench {desc.binary} has no such "
                             "option (see mpimeter-bench --help)")
-    args: list[str] = []
+    pairs: list[tuple[str, str | None]] = []
     for spec in options.values():
         value = values.get(spec.dest)
         if value in (None, False):
             if spec.name in written_out:
-                args += [spec.flag, spec.default]
+                pairs.append((spec.flag, spec.default))
             continue
         if spec.type == "flag":
-            args.append(spec.flag)
+            pairs.append((spec.flag, None))
             continue
         why = check_value(desc, spec, str(value))
         if why:
             raise DescribeError(why)
-        args += [spec.flag, str(value)]
-    return args
+        pairs.append((spec.flag, str(value)))
+    return pairs
 
 
 def _check_number(desc: Description, spec: OptionSpec, text: str) -> str | None:

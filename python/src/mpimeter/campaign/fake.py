@@ -23,9 +23,21 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from mpimeter.campaign.benchopts import arg_value  # noqa: F401 (the tests take it from here too)
 from mpimeter.campaign.executor import ExecResult
 from mpimeter.io import rawformat
+
+
+def arg_value(argv: list[str], flag: str) -> str | None:
+    """What the fake launcher and binary read of their command line: the value of `flag`,
+    `FLAG X` or `FLAG=X` (the last one wins, as in the bench's parser)."""
+    value = None
+    for i, token in enumerate(argv):
+        if token == flag and i + 1 < len(argv):
+            value = argv[i + 1]
+        elif token.startswith(flag + "="):
+            value = token.split("=", 1)[1]
+    return value
+
 
 OUTCOMES = ("ok", "fail", "crash", "killed", "hang", "interrupt", "refuse", "empty")
 # The fake's own plan when the command does not say (a campaign always writes them out).

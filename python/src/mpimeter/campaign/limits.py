@@ -22,7 +22,6 @@ MAX_LAUNCH_TIMEOUT_S = 7 * 86400.0
 MAX_DERIVED_LAUNCH_TIMEOUT_S = 86400.0  # a derived limit beyond a day says the plan is too big
 MAX_TRIALS = 100               # reproducibility --trials
 MAX_ATTEMPTS = 10_000          # attempts of one launch, over all sessions
-MAX_CAMPAIGN_JSON_BYTES = 256 * 2**20
 
 
 def check_int(flag: str, value: int, low: int, high: int, why: str = "") -> int:

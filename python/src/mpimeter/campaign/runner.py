@@ -27,6 +27,7 @@ from pathlib import Path
 from mpimeter.campaign import adaptive as _adaptive
 from mpimeter.campaign import oversub, procs, secrets
 from mpimeter.campaign import state as st
+from mpimeter.campaign.benchargs import BenchArgs
 from mpimeter.campaign.executor import Executor, ExecResult, tail
 from mpimeter.campaign.launcher import build_argv
 from mpimeter.campaign.plan import Alternative, PlannedLaunch
@@ -46,7 +47,7 @@ class RunOutcome:
     message: str = ""
 
 
-def new_state(*, command: str, bench_args: list[str], launcher: str, np: int, launches: int,
+def new_state(*, command: str, bench_args: BenchArgs, launcher: str, np: int, launches: int,
               seed: int, alternatives: list[Alternative], templates: dict[str, str],
               binaries: dict[str, str], timeout_s: float, order: list[PlannedLaunch],
               notes: list[str] | None = None,
@@ -57,7 +58,7 @@ def new_state(*, command: str, bench_args: list[str], launcher: str, np: int, la
                                folder=launch_folder(alternatives, p.alternative, p.index))
                for p in order]
     now = st.now_utc()
-    return st.CampaignState(command=command, bench_args=list(bench_args), launcher=launcher,
+    return st.CampaignState(command=command, bench_args=bench_args, launcher=launcher,
                             np=np, launches_per_alternative=launches, seed=seed,
                             alternatives=list(alternatives), launch_templates=dict(templates),
                             bench_binaries=dict(binaries), launch_timeout_s=timeout_s,
@@ -160,7 +161,7 @@ class CampaignRunner:
         the tests of its open pairs; an alternative without launches left closes its open pairs
         as `max`."""
         state, rule = self.state, self.state.adaptive
-        ops_order = (_adaptive.arg_value(state.bench_args, "--ops") or "").split(",")
+        ops_order = list(state.bench_args.ops)
         new = []
         for name in _adaptive.round_order(state.seed, rule.rounds, [a.name for a in state.alternatives]):
             open_pairs = rule.open_pairs(name)
@@ -201,7 +202,7 @@ class CampaignRunner:
         logs = self.dir / alternative_prefix(state.alternatives, alt.name) / "logs"
         stem = f"{rec.index:03d}.{rec.attempts}"
         stdout_path, stderr_path = logs / f"{stem}.stdout", logs / f"{stem}.stderr"
-        bench_argv = [state.bench_binaries[alt.name], *_adaptive.launch_args(state.bench_args, rec.tests),
+        bench_argv = [state.bench_binaries[alt.name], *state.bench_args.for_tests(rec.tests).argv(),
                       "--seed", str(rec.seed), "--out", str(folder)]
         rec.argv = build_argv(state.launch_templates[alt.name], state.np, bench_argv)
         rec.status, rec.reason = "incomplete", "started, not finished"

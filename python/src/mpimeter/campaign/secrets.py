@@ -16,25 +16,15 @@ import shlex
 from functools import lru_cache
 
 from mpimeter.campaign import describe as _describe
-from mpimeter.campaign import launcher as _launcher
 from mpimeter.io import redact as _redact
 
 REDACTED = _redact.REDACTED
 _EVERY_NAME = ("",)  # the empty word is in every name: with no rule known, redact every value
 
 
-@lru_cache(maxsize=1)
 def secret_words() -> tuple[str, ...]:
-    """The secret words of the binaries built (the union, should they differ)."""
-    bench_dir = _launcher.default_bench_dir()
-    words: set[str] = set()
-    for lib in _launcher.found_libraries(bench_dir):
-        try:
-            words |= set(_describe.describe(_launcher.bench_binary(bench_dir, lib)).environment
-                         .get("secret_words", ()))
-        except _describe.DescribeError:
-            continue
-    return tuple(sorted(words)) or _EVERY_NAME
+    """The secret words of the binaries built (campaign.describe); every name when none can say."""
+    return _describe.built_secret_words() or _EVERY_NAME
 
 _IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 

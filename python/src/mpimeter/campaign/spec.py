@@ -10,6 +10,7 @@ from pathlib import Path
 from mpimeter.campaign import adaptive as _adaptive
 from mpimeter.campaign import benchopts, launcher, limits, plan
 from mpimeter.campaign import state as st
+from mpimeter.campaign.benchargs import BenchArgs
 from mpimeter.campaign.plan import PlanError
 from mpimeter.campaign.runner import new_state
 from mpimeter.campaign.state import RESERVED_BENCH_FLAGS
@@ -47,10 +48,11 @@ def prepare(request: CampaignRequest) -> st.CampaignState:
         limits.check_launch_timeout(request.launch_timeout_s)
     if request.seed is not None:
         limits.check_seed(request.seed)
-    for token in request.extra_bench_args:
-        if token.split("=", 1)[0] in RESERVED_BENCH_FLAGS:
-            raise PlanError(f"{token}: the campaign sets {', '.join(RESERVED_BENCH_FLAGS)} itself "
-                            "(one launch folder and one seed per launch)")
+    extra = BenchArgs.parse(request.extra_bench_args)  # read once; the binaries check them
+    for option in extra.options:
+        if option.flag in RESERVED_BENCH_FLAGS:
+            raise PlanError(f"{option.argv()[0]}: the campaign sets {', '.join(RESERVED_BENCH_FLAGS)} "
+                            "itself (one launch folder and one seed per launch)")
     bench_dir = Path(request.bench_dir) if request.bench_dir else launcher.default_bench_dir()
     mpis = request.mpis
     if mpis is not None and not all(mpis):
@@ -82,8 +84,7 @@ def prepare(request: CampaignRequest) -> st.CampaignState:
             launcher.check_template_fits(templates[alt.name], alt.mpi, sorted({a.mpi for a in alternatives}))
 
     # the bench options: checked in the binaries' words, then by the binaries themselves
-    resolved = benchopts.resolve(list(binaries.values()), request.bench_values,
-                                 request.extra_bench_args, np)
+    resolved = benchopts.resolve(list(binaries.values()), request.bench_values, extra, np)
     bench_args, notes = resolved.args, list(resolved.notes)
     if rule is not None:
         _adaptive.check_bench_args(bench_args)

@@ -5,7 +5,8 @@ starts, so that whatever stops `mpimeter run` - a Ctrl-C, a SIGKILL, a power cut
 disk is always a complete, parseable record. A launch is marked `incomplete` the moment it
 starts; it becomes `complete` or `failed` when it ends.
 
-Read back (`--resume`), the file is untrusted input: every value is checked for its type and
+Read back (`--resume`) by its one reader (mpimeter.io.campaign_record), the file is untrusted
+input: every value is checked for its type and
 bounds (campaign.limits), every path must be the one the layout prescribes for its launch
 (`[<alternative>/]launches/NNN`, never `..` or an absolute path), every alternative a usable
 name; anything else is refused with a message naming the key (CampaignFileError). Values of
@@ -29,11 +30,12 @@ from mpimeter import SCHEMA_VERSION, __version__
 from mpimeter.atomic import write_atomic
 from mpimeter.campaign import adaptive as _adaptive
 from mpimeter.campaign import limits, oversub, secrets, slurm
+from mpimeter.campaign.benchargs import BenchArgs
 from mpimeter.campaign.plan import ENV_KEY, Alternative, PlanError, check_name
+from mpimeter.io import campaign_record
 from mpimeter.io.errors import InputError
-from mpimeter.io.jsonread import load_json
 
-CAMPAIGN_FILE = "campaign.json"
+CAMPAIGN_FILE = campaign_record.FILE_NAME
 LAUNCH_STATUSES = ("complete", "failed", "incomplete", "pending")
 CAMPAIGN_STATUSES = ("pending", "running", "interrupted", "complete", "failed", "refused")
 # Options the campaign sets per launch; bench_args may not hold them.
@@ -109,7 +111,7 @@ class LaunchRecord:
 @dataclass
 class CampaignState:
     command: str
-    bench_args: list[str]
+    bench_args: BenchArgs  # typed once: read from the user (campaign.spec) or from this file
     launcher: str
     np: int
     launches_per_alternative: int
@@ -167,7 +169,7 @@ class CampaignState:
             "tool": self.tool,
             "status": self.status,
             "command": secrets.redact_text(self.command),
-            "bench_args": secrets.redact_argv(self.bench_args),
+            "bench_args": secrets.redact_argv(self.bench_args.argv()),
             "launcher": secrets.redact_text(self.launcher),
             "np": self.np,
             "launches_per_alternative": self.launches_per_alternative,
@@ -208,9 +210,9 @@ class CampaignState:
                                                   flag="launch_timeout_s")
         except PlanError as exc:
             raise CampaignFileError(f"{source}: {exc}") from None
-        bench_args = [r.check(a, f"bench_args[{i}]", "string")
-                      for i, a in enumerate(r.get(obj, "bench_args", "list"))]
-        reserved = [a for a in bench_args if a.split("=", 1)[0] in RESERVED_BENCH_FLAGS]
+        bench_args = BenchArgs.parse([r.check(a, f"bench_args[{i}]", "string")
+                                      for i, a in enumerate(r.get(obj, "bench_args", "list"))])
+        reserved = [o.argv()[0] for o in bench_args.options if o.flag in RESERVED_BENCH_FLAGS]
         if reserved:
             r.fail("bench_args", f"{reserved[0]!r} is set by the campaign for each launch "
                    f"({', '.join(RESERVED_BENCH_FLAGS)} may not be bench_args)")
@@ -221,9 +223,8 @@ class CampaignState:
         if adaptive is not None and adaptive.max != per_alt:
             r.fail("adaptive_launches.max", f"{adaptive.max} is not launches_per_alternative {per_alt}")
         launches = _read_launches(r, obj, alternatives, per_alt, adaptive=adaptive is not None)
-        campaign_ops = (_adaptive.arg_value(bench_args, "--ops") or "").split(",")
         for i, rec in enumerate(launches):
-            if rec.tests is not None and (adaptive is None or not set(rec.tests["ops"]) <= set(campaign_ops)):
+            if rec.tests is not None and (adaptive is None or not set(rec.tests["ops"]) <= set(bench_args.ops)):
                 r.fail(f"launches[{i}].tests", "a subset of the campaign's --ops is run only under "
                        "--launches auto (adaptive_launches)")
         return cls(
@@ -466,20 +467,19 @@ def now_utc() -> str:
 
 
 def load(campaign_dir: Path) -> CampaignState:
-    """campaign.json of ``campaign_dir`` for ``--resume``: read and checked as every JSON file
-    (mpimeter.io.jsonread.load_json: a regular file, bounded, UTF-8, finite numbers, at most
-    MAX_DEPTH levels, since it is written back and json.dumps recurses per level), then every
-    value against what a campaign may run (CampaignState.from_json)."""
+    """campaign.json of ``campaign_dir`` for ``--resume``: read by its one reader
+    (mpimeter.io.campaign_record.read_document: a regular file, bounded, UTF-8, finite numbers,
+    an object, at most MAX_DEPTH levels, since it is written back and json.dumps recurses per
+    level), then typed, every value checked against what a campaign may run
+    (CampaignState.from_json)."""
     path = Path(campaign_dir) / CAMPAIGN_FILE
     if not path.exists() and not path.is_symlink():
         raise CampaignFileError(f"{path}: no such file (is {campaign_dir} a folder written by "
                                 "`mpimeter run`?)")
     try:
-        obj = load_json(path, max_bytes=limits.MAX_CAMPAIGN_JSON_BYTES, max_depth=MAX_DEPTH)
+        obj = campaign_record.read_document(path, max_depth=MAX_DEPTH)
     except InputError as exc:
         raise CampaignFileError(str(exc)) from None
-    if not isinstance(obj, dict):
-        raise CampaignFileError(f"{path}: expected a JSON object, found {_found(obj)}")
     return CampaignState.from_json(obj, path)
 
 

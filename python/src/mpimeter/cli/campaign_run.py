@@ -159,7 +159,7 @@ def _describe(state: st.CampaignState, campaign_dir: Path, *, resumed: bool) -> 
     click.echo(f"{verb} {campaign_dir}: {count} launches × "
                f"{len(state.alternatives)} alternative(s) [{alts}], {state.np} ranks, "
                f"seed {state.seed}, launch timeout {state.launch_timeout_s:g} s")
-    click.echo(f"  bench args: {shlex.join(secrets.redact_argv(state.bench_args))}")
+    click.echo(f"  bench args: {shlex.join(secrets.redact_argv(state.bench_args.argv()))}")
     for label, per_alt in (("launcher", state.launch_templates), ("bench", state.bench_binaries)):
         groups: dict[str, list[str]] = {}
         for alt in state.alternatives:

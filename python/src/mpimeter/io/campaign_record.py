@@ -1,6 +1,8 @@
-"""campaign.json as the analysis side reads it (docs/FORMAT.md, "campaign.json"): one typed,
-read-only record, checked once when a campaign folder is read (mpimeter.io.campaign), that every
-consumer uses — the folder order of the alternatives, the planned seeds (mpimeter.io.siblings),
+"""campaign.json's one reader (docs/FORMAT.md, "campaign.json"): :func:`read_document` is the
+one place that reads and parses the file, for the analysis and for ``mpimeter run --resume``.
+
+The analysis side gets one typed, read-only record, checked once when a campaign folder is read
+(mpimeter.io.campaign), that every consumer uses — the folder order of the alternatives, the planned seeds (mpimeter.io.siblings),
 the results store (id, seed, command, each alternative's environment), the report (the Slurm
 jobs, where `--launches auto` stopped, the document itself) and `mpimeter reproducibility`.
 
@@ -9,8 +11,9 @@ readers depend on is checked and refused with the file and key named: ``schema_v
 ``alternatives[].name``, ``launches[].folder`` / ``seed`` / ``alternative``. What only describes
 (an alternative's environment, the sessions' Slurm jobs, the adaptive rule's record) is kept
 when it has the documented shape and left out otherwise, as the report and the store always
-did. ``mpimeter run --resume`` reads the same file with its own stricter checks of what it may
-run again (mpimeter.campaign.state); both start from :func:`load_json`.
+did. ``mpimeter run --resume`` types the same parsed document into the campaign's own record,
+with the stricter checks of what it may run again (mpimeter.campaign.state.CampaignState.from_json:
+a conversion of the document read here, not a second read of the file).
 """
 
 from __future__ import annotations
@@ -24,7 +27,7 @@ from typing import Any
 from mpimeter import SCHEMA_VERSION
 from mpimeter.io import redact
 from mpimeter.io.errors import InputError
-from mpimeter.io.jsonread import INT, STR, Fields, load_json
+from mpimeter.io.jsonread import INT, MAX_DEPTH, STR, Fields, load_json, type_name
 
 FILE_NAME = "campaign.json"
 
@@ -94,11 +97,20 @@ def from_document(path: Path, obj: Any) -> CampaignRecord:
         adaptive_launches=adaptive if isinstance(adaptive, dict) else None)
 
 
+def read_document(path: Path, *, max_depth: int = MAX_DEPTH) -> dict[str, Any]:
+    """The parsed campaign.json at ``path``, as the file holds it: checked as every JSON file read
+    back (mpimeter.io.jsonread.load_json: a regular file, bounded, UTF-8, finite numbers, at most
+    ``max_depth`` levels), and a JSON object. InputError otherwise."""
+    obj = load_json(path, max_depth=max_depth)
+    if not isinstance(obj, dict):
+        raise InputError(path, f"expected a JSON object, found {type_name(obj)}")
+    return obj
+
+
 def read_campaign_record(folder: Path) -> CampaignRecord | None:
     """campaign.json of ``folder`` (None when there is none), checked once."""
     f = Path(folder) / FILE_NAME
     if not f.exists():
         return None
     # what it shows is redacted again (issue 26): a file written by hand may hold a secret in clear
-    obj = load_json(f)
-    return from_document(f, redact.campaign_record(obj) if isinstance(obj, dict) else obj)
+    return from_document(f, redact.campaign_record(read_document(f)))

@@ -83,7 +83,7 @@ def nesting_depth(value: Any, limit: int = MAX_DEPTH) -> int:
     return deepest
 
 
-def _type_name(value: Any) -> str:
+def type_name(value: Any) -> str:
     return {bool: "a boolean", int: "an integer", float: "a number", str: "a string", list: "an array",
             dict: "an object", type(None): "null"}.get(type(value), type(value).__name__)
 
@@ -109,7 +109,7 @@ class Fields:
 
     def __init__(self, path: Path, value: Any, where: str = "") -> None:
         if not isinstance(value, dict):
-            raise InputError(path, f"{where or 'the document'} is {_type_name(value)}, not an object")
+            raise InputError(path, f"{where or 'the document'} is {type_name(value)}, not an object")
         self.path, self.value, self.where = path, value, where
 
     def _key(self, key: str) -> str:
@@ -121,7 +121,7 @@ class Fields:
     def _check(self, key: str, value: Any, kind: Kind, choices: tuple | None) -> Any:
         ok, name = kind
         if not ok(value):
-            found = f"is {_type_name(value)}" + (f" ({_short(value)})" if isinstance(value, (int, float, str)) else "")
+            found = f"is {type_name(value)}" + (f" ({_short(value)})" if isinstance(value, (int, float, str)) else "")
             raise self.fail(key, f"{found}; it must be {name}")
         if choices is not None and value not in choices:
             raise self.fail(key, f"is {_short(value)}; it must be one of {', '.join(map(str, choices))}")

@@ -29,7 +29,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from mpimeter.io import clock as _clock
-from mpimeter.io import origin as _origin
+from mpimeter.io import origin_checks
 from mpimeter.io import rawformat, rowcheck
 from mpimeter.io.csvread import CacheWriter, Column, CsvRead, read_csv
 from mpimeter.io.errors import AnalysisWarning, InputError
@@ -154,7 +154,7 @@ def _read_raw(folder: Path, meta: LaunchMeta, cache: bool, writer: CacheWriter |
     rowcheck.check_components(path, raw, meta)
     rowcheck.check_unique(path, raw, meta)
     rowcheck.check_whole(path, raw, meta)
-    _origin.check_rows(path, raw, meta)  # imported launches (meta.json schema 4 origin)
+    origin_checks.check_rows(path, raw, meta)  # imported launches (meta.json schema 4 origin)
     return raw, warnings
 
 
@@ -167,7 +167,7 @@ def read_launch(folder: str | Path, *, cache: bool = True, writer: CacheWriter |
     raw, warnings = _read_raw(folder, meta, cache, writer)
     sync, sync_warnings = _read_sync(folder, meta)
     warnings += sync_warnings
-    warnings += _origin.imported_warnings(meta, folder)  # what an imported launch cannot give
+    warnings += origin_checks.imported_warnings(meta, folder)  # what an imported launch cannot give
     finished = meta.finished_tests
     raw_rows = raw.num_rows
     keep = pc.is_in(raw["test"], value_set=pa.array(finished, pa.int32()))

@@ -2,10 +2,10 @@
 ``mpimeter import`` made from another benchmark's output (IMB, OSU, ReproMPI) rather than one
 mpimeter-bench measured.
 
-Read here: the typed :class:`Origin`; its checks against meta.json's tests (one origin test per
-meta test, aggregates holding their headline, ``config.raw`` reduced) and against raw.csv (one
-row per repetition, rank −1, ``start_ns`` 0, and for aggregate data the one row carrying the
-headline); and the warnings that say, once per launch, what such a launch cannot give.
+Read here, below io.meta (which calls the parser): the typed :class:`Origin` and its checks
+against meta.json's tests (one origin test per meta test, aggregates holding their headline,
+``config.raw`` reduced). Its checks against raw.csv and the warnings of an imported launch need
+the whole launch's meta.json: io.origin_checks, above io.meta.
 """
 
 from __future__ import annotations
@@ -14,18 +14,11 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import MappingProxyType
-from typing import TYPE_CHECKING, Any
-
-import numpy as np
-import pyarrow as pa
+from typing import Any, Protocol
 
 from mpimeter.io import redact
-from mpimeter.io.errors import AnalysisWarning, InputError
+from mpimeter.io.errors import InputError
 from mpimeter.io.jsonread import BOOL, NAT, STR, Fields
-from mpimeter.warning_codes import warning
-
-if TYPE_CHECKING:
-    from mpimeter.io.meta import LaunchMeta, TestRecord
 
 TOOLS = ("imb", "osu", "reprompi")
 DATA = ("aggregates", "repetitions")
@@ -70,7 +63,15 @@ class Origin:
         return self.tests[index]
 
 
-def parse_origin(f: Fields, version: int, tests: tuple[TestRecord, ...], raw_mode: str) -> Origin | None:
+class MetaTest(Protocol):
+    """What the parser reads of each of meta.json's tests (io.meta.TestRecord)."""
+
+    test: int
+    status: str
+    nrep: int
+
+
+def parse_origin(f: Fields, version: int, tests: tuple[MetaTest, ...], raw_mode: str) -> Origin | None:
     """meta.json ``origin`` (None when absent); refused in a version before 4, or when it does not
     match the launch's tests."""
     o = f.obj("origin")
@@ -106,58 +107,6 @@ def parse_origin(f: Fields, version: int, tests: tuple[TestRecord, ...], raw_mod
         command=redact.reading_rule().text(o.get("command", STR)), data=data, run_time=o.need("run_time", STR), lacks=o.items("lacks", STR),
         global_times=o.get("global_times", BOOL, False), tests=tuple(origin_tests),
         settings=MappingProxyType(redact.reading_rule().facts(o.mapping("settings", STR))))
-
-
-def check_rows(path: Path, raw: pa.Table, meta: LaunchMeta) -> None:
-    """raw.csv of an imported launch: start_ns 0 on every row (the tools print no timestamps);
-    global times exactly when origin says the run times are global, and then equal to the local
-    columns; an aggregate's one row carries its headline (twice it for a round trip)."""
-    origin = meta.origin
-    if origin is None or raw.num_rows == 0:
-        return
-    start = raw["start_ns"].to_numpy()
-    end = raw["end_ns"].to_numpy()
-    bad = np.nonzero(start != 0)[0]
-    if bad.size:
-        raise InputError(path, f"row {int(bad[0]) + 2} has start_ns {int(start[bad[0]])}; an imported launch has no "
-                               "timestamps, so start_ns is 0", line=int(bad[0]) + 2)
-    gs, ge = raw["gstart_ns"], raw["gend_ns"]
-    if origin.global_times:
-        same = (gs.null_count == 0 and ge.null_count == 0 and bool(np.all(gs.to_numpy() == 0))
-                and bool(np.array_equal(ge.to_numpy(), end)))
-        if not same:
-            raise InputError(path, "origin.global_times is true: every row's gstart_ns must be 0 and gend_ns equal "
-                                   "to end_ns (the tool's global run time)")
-    elif gs.null_count != raw.num_rows or ge.null_count != raw.num_rows:
-        raise InputError(path, "has global times, but origin.global_times is false (the tool's run times are local)")
-    if not origin.aggregates:
-        return
-    test = raw["test"].to_numpy()
-    for i in range(raw.num_rows):
-        ot = origin.test(int(test[i]))
-        want = ot.aggregates_ns[ot.headline] * (2 if _round_trip(meta, raw["op"][i].as_py()) else 1)
-        if int(end[i]) != want:
-            raise InputError(path, f"row {i + 2} has end_ns {int(end[i])}, but origin.tests[{ot.test}] says "
-                                   f"{ot.headline} = {ot.aggregates_ns[ot.headline]} ns (raw.csv must carry "
-                                   f"{want})", line=i + 2)
-
-
-def _round_trip(meta: LaunchMeta, op: str) -> bool:
-    info = meta.operation(op)
-    return info is not None and info.round_trip
-
-
-def imported_warnings(meta: LaunchMeta, folder: Path) -> list[AnalysisWarning]:
-    """Once per imported launch: what it is and what cannot be computed from it."""
-    o = meta.origin
-    if o is None:
-        return []
-    where = str(folder / "meta.json")
-    if o.aggregates:
-        heads = sorted({t.headline for t in o.tests if t.headline})
-        return [warning("imported-aggregates", label=o.label, file=o.file, headlines=", ".join(heads), where=where)]
-    lacks = " and ".join(o.lacks) or "nothing"
-    return [warning("imported-repetitions", label=o.label, file=o.file, run_time=o.run_time, lacks=lacks, where=where)]
 
 
 def to_document(origin: Origin) -> dict[str, Any]:

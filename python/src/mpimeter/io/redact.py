@@ -5,8 +5,8 @@ the site).
 A value is secret by its *name* or by its *shape*:
 - by name: the name holds one of the secret words, in any case. The words are mpimeter-bench's
   (``environment.secret_words`` of its ``--describe``, the rule it applies to meta.json's
-  environment: PASS, TOK, KEY, SECRET, ...), given by the caller that knows the binary
-  (campaign.secrets), plus :data:`NAME_WORDS_BEYOND_THE_BINARY`, which the binary does not hold yet
+  environment: PASS, TOK, KEY, SECRET, ...), read by campaign.describe from the binaries built
+  (campaign.secrets for what mpimeter writes, :func:`reading_rule` for what it reads back), plus :data:`NAME_WORDS_BEYOND_THE_BINARY`, which the binary does not hold yet
   (Slurm's own token variable is SLURM_JWT; Hydra's HYDRA_BEARER); Python re-redacts what the
   binary wrote with these.
 - by shape, whatever its name: a cloud access key (``AKIA…``), a token with a known prefix
@@ -176,12 +176,13 @@ AFTER_THE_BINARY = Rule(())
 
 def reading_rule() -> Rule:
     """The rule for what Python reads back (meta.json, imported files): the words of the binaries
-    built when there are (campaign.secrets asks their --describe), else the words beyond the
+    built when there are (their --describe, campaign.describe), else the words beyond the
     binary's alone; never "every value" (a machine without a binary still shows what it reads)."""
-    from mpimeter.campaign.secrets import secret_words  # the binary's description (lazy: io is below campaign)
+    # the binary's description is the one source of the words; asked lazily (reading it runs the
+    # built binaries once), from campaign.describe, which imports nothing of io
+    from mpimeter.campaign.describe import built_secret_words
 
-    words = tuple(w for w in secret_words() if w)
-    return _reading_rule(words)
+    return _reading_rule(tuple(w for w in built_secret_words() if w))
 
 
 _READING: dict[tuple[str, ...], Rule] = {}
