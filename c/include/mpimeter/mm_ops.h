@@ -174,9 +174,6 @@ int mm_reduce_op_check(const char *op_name, const char *datatype_name, char *why
  * ranks, at least 2 (got 3)"). */
 int mm_op_check_nprocs(const mm_op *op, int nprocs, char *why, size_t why_len);
 
-/* Prints --list-ops: one line per op, name first. */
-void mm_ops_print_list(void *file /* FILE* */);
-
 struct mm_config;
 struct mm_op_facts;
 /* The launch record's "operations" (mm_facts.h): one entry per known operation of c->ops, in

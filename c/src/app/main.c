@@ -14,7 +14,7 @@
 #include "mm_ops.h"
 #include "mm_output.h"
 
-#include "list_pvars.h"
+#include "lists.h"
 
 /* Under a launcher every process runs main; what needs no MPI is printed by the first one only
  * (the launchers' rank variables; a plain process is rank 0). */
@@ -59,7 +59,7 @@ static int mm__without_mpi(int argc, char **argv) {
         if (mode == MM_MODE_BENCH) continue;
         if (!first) return 0;
         if (mode == MM_MODE_HELP) mm_config_print_help(stdout);
-        if (mode == MM_MODE_LIST_OPS) mm_ops_print_list(stdout);
+        if (mode == MM_MODE_LIST_OPS) mm_print_ops_list(stdout);
         if (mode == MM_MODE_VERSION)
             printf("mpimeter-bench %s (meta.json schema %d, --describe version %d)\n", MM_TOOL_VERSION,
                    MM_SCHEMA_VERSION, MM_DESCRIBE_VERSION);

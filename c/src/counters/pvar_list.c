@@ -1,5 +1,6 @@
 /* pvar_list.c — the MPI library's catalog of performance variables: the record `--list-pvars`
- * shows (mm_pvar_list; app/list_pvars.c prints it), and the resolution of `--mpit-pvars` (rank 0, after MPI_Init, before the launch folder exists).
+ * shows (mm_pvar_list; app/lists.c prints it), and the resolution of `--mpit-pvars` (rank 0,
+ * after MPI_Init, before the launch folder exists).
  *
  * What: every valid index of the library's pvars is described; those mpimeter can read (a number,
  *   bound to nothing or to a communicator) get a trial read in a probe process (pvar.c). `all`

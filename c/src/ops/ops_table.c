@@ -377,14 +377,6 @@ int mm_op_check_nprocs(const mm_op *op, int nprocs, char *why, size_t why_len) {
     return 0;
 }
 
-void mm_ops_print_list(void *file) {
-    FILE *f = file;
-    for (size_t i = 0; i < mm_ops_count; i++) {
-        const mm_op *op = &mm_ops_table[i];
-        fprintf(f, "%-21s %s [%s]\n", op->name, op->pattern, op->constraints);
-    }
-}
-
 int mm_op_facts_of_config(const mm_config *c, int nprocs, mm_op_facts *out, int max) {
     int n = 0;
     for (int i = 0; i < c->nops && i < MM_MAX_OPS && n < max; i++) {

@@ -9,6 +9,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "../../src/app/lists.h"
 #include "../../src/ops/ops_internal.h"
 #include "mm_bench.h"
 #include "mm_check.h"
@@ -208,7 +209,7 @@ static void test_print_list(void) {
     FILE *f = tmpfile();
     CHECK(f != NULL);
     if (!f) return;
-    mm_ops_print_list(f);
+    mm_print_ops_list(f);
     rewind(f);
     char line[1024];
     size_t n = 0;

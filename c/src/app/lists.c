@@ -1,6 +1,15 @@
-/* list_pvars.c — prints `--list-pvars`: the record of the library's performance variables that
- * the counters fill (mm_pvar_list, counters/pvar_list.c). */
-#include "list_pvars.h"
+/* lists.c — prints `--list-ops` (the operation table, ops/ops_table.c) and `--list-pvars` (the
+ * record of the library's performance variables that the counters fill, counters/pvar_list.c). */
+#include "lists.h"
+
+#include "mm_ops.h"
+
+void mm_print_ops_list(FILE *f) {
+    for (size_t i = 0; i < mm_ops_count; i++) {
+        const mm_op *op = &mm_ops_table[i];
+        fprintf(f, "%-21s %s [%s]\n", op->name, op->pattern, op->constraints);
+    }
+}
 
 void mm_print_pvar_list(FILE *f, const mm_pvar_list *l) {
     if (!l->has_mpit) {
