@@ -35,7 +35,7 @@ from mpimeter.campaign.progress import NullProgress, ProgressSink
 from mpimeter.campaign.state import alternative_prefix, launch_folder
 from mpimeter.campaign.timeout import timeout_reason
 from mpimeter.io.errors import InputError
-from mpimeter.io.jsonread import load_json
+from mpimeter.io.meta import read_document
 
 BAD_INPUT_EXIT = 2
 INTERRUPTED = "interrupted (Ctrl-C, SIGTERM or SIGHUP)"
@@ -313,11 +313,10 @@ def classify(result: ExecResult, folder: Path, timeout_s: float) -> tuple[str, s
     meta_path = folder / "meta.json"
     if not meta_path.exists():
         return "failed", "exit code 0 but no meta.json in the launch folder"
-    try:  # the one check of a JSON file read back (the analysis reads the rest: io.meta)
-        meta = load_json(meta_path)
+    try:  # meta.json's one read (io.meta; the analysis types the rest)
+        status = read_document(meta_path).get("status")
     except InputError as exc:
         return "failed", f"exit code 0 but meta.json is unreadable ({exc.what})"
-    status = meta.get("status") if isinstance(meta, dict) else None
     if status != "complete":
         return "failed", f"exit code 0 but meta.json says status {status!r}"
     return "complete", ""

@@ -102,15 +102,15 @@ def redact_launch_meta(folder) -> bool:
     from pathlib import Path
 
     from mpimeter.atomic import write_atomic
+    from mpimeter.io.errors import InputError
+    from mpimeter.io.meta import read_document
 
     path = Path(folder) / "meta.json"
     try:
-        if path.is_symlink() or not path.is_file() or path.stat().st_size > 256 * 2**20:
+        if path.is_symlink():  # rewritten in place only, never through a link
             return False
-        meta = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return False
-    if not isinstance(meta, dict):
+        meta = read_document(path)  # meta.json's one read (io.meta)
+    except (OSError, InputError):
         return False
     changed = dict(meta)
     if isinstance(meta.get("environment"), dict):

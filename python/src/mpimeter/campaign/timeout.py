@@ -15,7 +15,7 @@ import time
 from pathlib import Path
 
 from mpimeter.io.errors import InputError
-from mpimeter.io.jsonread import load_json
+from mpimeter.io.meta import read_document
 from mpimeter.units import format_ns
 
 LOADAVG = Path("/proc/loadavg")
@@ -38,11 +38,11 @@ def progress(folder: Path, now: float | None = None) -> list[str]:
     """Phrases on how far the launch got, from its meta.json (empty when there is none)."""
     meta_path = folder / "meta.json"
     try:
-        meta = load_json(meta_path)
+        meta = read_document(meta_path)  # meta.json's one read (io.meta)
         mtime = meta_path.stat().st_mtime
     except (InputError, OSError):
         return ["it wrote no readable meta.json (it did not get past its start: MPI start-up or the clock sync)"]
-    tests = meta.get("tests") if isinstance(meta, dict) else None
+    tests = meta.get("tests")
     if not isinstance(tests, list):
         return []
     tests = [t for t in tests if isinstance(t, dict)]

@@ -28,7 +28,7 @@ from typing import Any
 from mpimeter.io import origin as _origin
 from mpimeter.io import redact
 from mpimeter.io.errors import InputError
-from mpimeter.io.jsonread import BOOL, INT, NAT, NUM, STR, Fields, load_json
+from mpimeter.io.jsonread import BOOL, INT, NAT, NUM, STR, Fields, load_json, type_name
 from mpimeter.io.meta_adaptive import (AdaptiveRecord, NrepAuto, SizeRefinement, SizesAuto, adaptive_record,
                                        nrep_auto, size_refinement, sizes_auto)
 from mpimeter.io.meta_bounds import (CopyBandwidth, LatencyFloor, read_bound_volume, read_copy_bandwidth,
@@ -363,10 +363,21 @@ class LaunchMeta:
         return "ns" if self.schema_version == 1 and op == "delay" else "bytes"
 
 
+def read_document(path: str | Path) -> dict[str, Any]:
+    """meta.json as the file holds it, by its one read (load_json: bounded, UTF-8, finite numbers,
+    nesting), an object; InputError otherwise. Typed by :func:`parse_meta`; the campaign looks
+    into the document of a launch it just ran (its status, how far it got, its secrets)."""
+    path = Path(path)
+    document = load_json(path)
+    if not isinstance(document, dict):
+        raise InputError(path, f"the document is {type_name(document)}, not an object")
+    return document
+
+
 def read_meta(path: str | Path) -> LaunchMeta:
     """Reads and checks meta.json; raises :class:`InputError` naming the file and the key."""
     path = Path(path)
-    return parse_meta(load_json(path), path)
+    return parse_meta(read_document(path), path)
 
 
 def parse_meta(document: Any, path: Path) -> LaunchMeta:
