@@ -6,11 +6,10 @@ disk is always a complete, parseable record. A launch is marked `incomplete` the
 starts; it becomes `complete` or `failed` when it ends.
 
 Read back (`--resume`) by its one reader (mpimeter.io.campaign_record), the file is untrusted
-input: every value is checked for its type and
-bounds (campaign.limits), every path must be the one the layout prescribes for its launch
-(`[<alternative>/]launches/NNN`, never `..` or an absolute path), every alternative a usable
-name; anything else is refused with a message naming the key (CampaignFileError). Values of
-secret variables (campaign.secrets) are never written.
+input: every value is checked for its type and bounds (campaign.limits), every path must be the
+one the layout prescribes for its launch (`[<alternative>/]launches/NNN`, never `..` or an
+absolute path), every alternative a usable name; anything else is refused with a message naming
+the key (CampaignFileError). Values of secret variables (campaign.secrets) are never written.
 """
 
 from __future__ import annotations
