@@ -33,6 +33,8 @@ typedef struct mm__launch_state {
     mm_conditions conditions;
     int nbudget_ended;      /* tests ended by the time budget */
     char budget_tests[256]; /* the first of them, "allreduce 8 (1 of 5), ..." */
+    int nswitched;          /* tests whose process sync switched (switch.c) */
+    char switched_tests[256]; /* the first of them, "allreduce 8 -> barrier from repetition 40, ..." */
     int64_t overwrite_over_window_ns; /* the longest --cold-cache overwrite beyond a given window */
     mm_mpi_error err;       /* the first MPI failure outside the tests */
     int pair[2];            /* the ping-pongs' two ranks (every rank; prov.pair on rank 0 too) */
