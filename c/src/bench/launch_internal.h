@@ -53,6 +53,10 @@ void mm__launch_say(mm__launch_state *st, const char *fmt, ...) __attribute__((f
 int mm__write_meta(mm__launch_state *st, const char *status);
 /* Collective: one clock sync (initial or re-sync), its log and models recorded (launch_state.c). */
 int mm__sync(mm__launch_state *st);
+/* Collective, after the first sync's residual check: the sync checks itself (clocksync/
+ * self_check.c); when the offset-only model is better, the models are gathered again and a
+ * condition says so (launch_state.c). 0, or -1 when MPI failed. */
+int mm__sync_self_check(mm__launch_state *st);
 /* Seconds since the launch started, on rank 0's clock... on this rank's clock (launch_state.c). */
 double mm__seconds_since(const mm__launch_state *st);
 

@@ -306,7 +306,7 @@ int mm__run_tests(mm__launch_state *st) {
     mm__space sp;
     memset(&sp, 0, sizeof sp);
     sp.has_global = strcmp(st->cs.vt->name, "none") != 0 || st->ps.vt->needs_global_clock;
-    sp.resync_s = mm_config_effective_resync_s(cfg, st->cs.vt->model_kind);
+    sp.resync_s = mm_config_effective_resync_s(cfg, mm_clocksync_model_kind(&st->cs));
     sp.judging = cfg->nrep_rule != MM_NREP_FIXED || cfg->sizes_auto;
     int ok = mm_rep_buffers_alloc(&sp.b, nrep) == 0;
     sp.b.counters = st->counters;

@@ -71,6 +71,18 @@ void mm__render_clock_sync(mm_json *j, const mm_launch *l) {
     } else {
         mm_json_null(j);
     }
+    /* the self-check after the first sync of a drift-aware model (clocksync/self_check.c) */
+    mm_json_key(j, "self_check");
+    if (cs->self_checked) {
+        mm_json_begin_object(j);
+        mm_json_kv_int(j, "drift_aware_residual_ns", cs->self_check_linear_ns);
+        mm_json_kv_int(j, "offset_only_residual_ns", cs->self_check_offset_ns);
+        mm_json_kv_int(j, "margin_ns", MM_SELF_CHECK_MARGIN_NS);
+        mm_json_kv_string(j, "used", cs->offset_only ? "offset-only" : "drift-aware");
+        mm_json_end_object(j);
+    } else {
+        mm_json_null(j);
+    }
     mm_json_kv_int(j, "resyncs", cs->nsyncs > 1 ? cs->nsyncs - 1 : 0);
     mm_json_kv_int(j, "failed_syncs", cs->nfailed);
     mm__render_residual(j, "residual_start", l->nresidual_start, l->residual_ranks_start,
