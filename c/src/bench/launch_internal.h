@@ -33,6 +33,7 @@ typedef struct mm__launch_state {
     mm_conditions conditions;
     int nbudget_ended;      /* tests ended by the time budget */
     char budget_tests[256]; /* the first of them, "allreduce 8 (1 of 5), ..." */
+    double tests_start_s;   /* when the first test began (mm__seconds_since): the budgets' origin */
     int nswitched;          /* tests whose process sync switched (switch.c) */
     char switched_tests[256]; /* the first of them, "allreduce 8 -> barrier from repetition 40, ..." */
     int64_t overwrite_over_window_ns; /* the longest --cold-cache overwrite beyond a given window */

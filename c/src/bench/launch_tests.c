@@ -240,7 +240,7 @@ static int mm__run_one(mm__launch_state *st, mm_test *t, mm__space *sp) {
      * rest and the launch goes on to the next test (rank 0 decides, on its clock) */
     int left = st->ntests - t->index > 0 ? st->ntests - t->index : 1;
     double share = cfg->launch_budget_s / (st->ntests > 0 ? st->ntests : 1);
-    double rest = cfg->launch_budget_s - t->started_s;
+    double rest = cfg->launch_budget_s - (t->started_s - st->tests_start_s);
     t->budget_s = rest / left > share / 10 ? rest / left : share / 10;
     t->deadline_local_ns = st->rank == 0 ? mm_timer_now(&st->timer) + (int64_t)(t->budget_s * 1e9)
                                          : 0;
@@ -320,6 +320,7 @@ int mm__run_tests(mm__launch_state *st) {
         ok = ok && sp.cold;
     }
     int rc = 0;
+    st->tests_start_s = mm__seconds_since(st); /* --launch-budget-s counts from here */
     if (!mm_all_ok(st->comm, ok)) {
         if (st->rank == 0) mm__launch_say(st, "out of memory for %ld repetitions", nrep);
         rc = 1;
