@@ -71,13 +71,19 @@ def test_every_op_under_every_procsync(lib, np_, tmp_path):
         # barrier has no size: one test; every other op: one test per size
         ntests = (len(ALL_OPS) - 1) * len(sizes) + 1
         assert len(meta["tests"]) == ntests
-        assert all(t["status"] == "complete" for t in meta["tests"])
         assert list(raw.columns) == RAW_COLUMNS
         # roundtime/harmonize redo rounds some rank started late; on a loaded machine their time
-        # budget may end a test first, which meta.json says (ended_by) and the rows match
+        # budget may end a test first, which meta.json says (ended_by, status incomplete) and the
+        # rows match; a test none of whose repetitions was valid (a busy machine: late starts
+        # everywhere) is failed with that reason, never for another one
         for t in meta["tests"]:
+            if t["status"] == "failed":
+                assert t["error"]["code"] == "no-valid-repetitions" and t["nrep"] == 0, t
+                continue
+            assert t["status"] in ("complete", "incomplete"), t
             assert t["ended_by"] == "nrep" or procsync in ("roundtime", "harmonize"), t
             assert t["nrep"] == nrep or t["ended_by"] == "budget", t
+            assert (t["status"] == "incomplete") == (t["ended_by"] == "budget"), t
         assert len(raw) == np_ * sum(t["nrep"] for t in meta["tests"]), procsync
         assert set(raw["op"]) == {t["op"] for t in meta["tests"] if t["nrep"] > 0}
         assert (raw["end_ns"] >= raw["start_ns"]).all()

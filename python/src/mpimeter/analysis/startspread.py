@@ -6,7 +6,7 @@ spread exceeds the test's tolerance is dropped like an invalid one, and counted.
 
 The tolerance is ``tests[].start_tolerance_ns`` (schema 2). Where the binary wrote none for a
 scheme with a planned start (window, roundtime, harmonize) — a schema-1 launch, or ranks sharing
-CPUs (condition ``oversubscribed``: the binary's own check is off) — the binary's automatic rule
+CPUs written before the binary kept its own check on there — the binary's automatic rule
 is computed from the launch's facts: 10 × ``timer.overhead_ns``, at least 1000 ns. A descheduled
 rank is exactly what the check exists for, so oversubscribed launches are checked too (the note
 says with which tolerance). Schemes without a planned start (barrier, none, loop-barrier) are
