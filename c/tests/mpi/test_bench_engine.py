@@ -60,6 +60,11 @@ def test_every_op_under_every_procsync(lib, np_, tmp_path):
                 "--seed", 7, "--out", out]
         if procsync in ("roundtime", "harmonize"):
             args += ["--roundtime-budget-s", "5"]
+        if np_ > 2:
+            # 4 ranks share 2 cores: never are all of them running at a planned start, so the
+            # late-start check (on when oversubscribed: test_busy_machine.py) would leave every
+            # round late until its budget; this test is about every op running under every scheme
+            args += ["--start-tolerance-ns", "1000000000"]
         if lib == "mpich" and np_ > 2:
             args += ["--clocksync", "none"] if procsync != "barrier" else []
         run_bench(lib, np_, args, timeout=600)
@@ -81,7 +86,10 @@ def test_every_op_under_every_procsync(lib, np_, tmp_path):
                 assert t["error"]["code"] == "no-valid-repetitions" and t["nrep"] == 0, t
                 continue
             assert t["status"] in ("complete", "incomplete"), t
-            assert t["ended_by"] == "nrep" or procsync in ("roundtime", "harmonize"), t
+            # the window's own policy may have gone on with roundtime, whose rounds may end by
+            # the test's budget too
+            assert (t["ended_by"] == "nrep" or procsync in ("roundtime", "harmonize")
+                    or t["procsync_switches"]), t
             assert t["nrep"] == nrep or t["ended_by"] == "budget", t
             assert (t["status"] == "incomplete") == (t["ended_by"] == "budget"), t
         assert len(raw) == np_ * sum(t["nrep"] for t in meta["tests"]), procsync
