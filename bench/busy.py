@@ -6,7 +6,8 @@ assert correctness on any machine and accuracy only where the machine was quiet
 
     .venv/bin/python bench/busy.py [--libs openmpi,mpich] [--nps 2,3] [--nrep 200] [--out FILE]
 
-Per (library, ranks, load): the launch's wall time, the valid repetitions (valid on every rank,
+Per (library, ranks, load): the launch's wall time, the test's status and the start methods it
+used (the window's own policy: window, then roundtime, then barrier), the valid repetitions (valid on every rank,
 as the binary judged them), the median of their global run times (max end - min start), the
 median local duration, how many valid repetitions started more than 1 us apart (the analysis's
 start-spread check), what the launcher set for oversubscription (mpimeter.campaign.oversub), and
@@ -55,7 +56,8 @@ def one(lib: str, np_: int, nrep: int, work: Path) -> dict:
     settings = oversub.settings(np_, oversub.local_cores(), lib, dict(os.environ))
     env = {**os.environ, **(settings or {}).get("set", {})}
     cmd = launcher(lib, np_) + [str(REPO / "build" / lib / "bin" / "mpimeter-bench"), "--ops", "delay",
-                                "--sizes", str(DELAY_NS), "--nrep", str(nrep), "--procsync", "window",
+                                "--sizes", str(DELAY_NS), "--nrep", str(nrep), "--procsync", "window",  # the default
+
                                 "--copy-probe-bytes", "0", "--out", str(out), "--force"]
     start = time.monotonic()
     with LoadMeter() as load:
@@ -67,7 +69,18 @@ def one(lib: str, np_: int, nrep: int, work: Path) -> dict:
     if proc.returncode != 0 or not (out / "raw.csv").exists():
         result["stderr_tail"] = proc.stderr[-500:]
         return result
+    meta = json.loads((out / "meta.json").read_text())
+    (test,) = meta["tests"]
+    # the window's own policy: the method the test ended with, and from which repetition
+    result.update({"status": test["status"], "error": (test["error"] or {}).get("code"),
+                   "methods": " -> ".join([meta["proc_sync"]["method"]] +
+                                          [s["to"] for s in test["procsync_switches"]]),
+                   "switches": [{k: s[k] for k in ("to", "why", "from_rep")} for s in test["procsync_switches"]],
+                   "start_tolerance_ns": test["start_tolerance_ns"]})
     raw = pd.read_csv(out / "raw.csv")
+    if raw.empty:
+        result.update({"repetitions": 0, "valid": 0})
+        return result
     by_rep = raw.groupby("rep")
     valid = by_rep["valid"].min() == 1
     run = by_rep["gend_ns"].max() - by_rep["gstart_ns"].min()

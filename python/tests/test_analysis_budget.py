@@ -55,7 +55,8 @@ def test_fires_when_the_budget_ended_a_test(tmp_path):
     _, found = _codes(camp)
     assert len(found) == 1
     w = found[0]
-    assert w.message.startswith("3 launch test(s) were ended by the roundtime/harmonize time budget (0.5 s per test)")
+    assert w.message.startswith("3 launch test(s) were ended by a time budget (the test's share of --launch-budget-s, "
+                                "or the roundtime/harmonize budget (0.5 s per test))")
     assert ": 1 of 20)" in w.message
     assert "--roundtime-budget-s" in w.hint and "--nrep" in w.hint
     assert w.where.endswith("/000")

@@ -129,7 +129,7 @@ def test_the_budget_condition_is_the_analysis_own_warning_once(tmp_path):
 
     edit_metas(camp, short_first_test)
     w = warnings_of(camp)["budget-ended-tests"]
-    assert w.count == 1 and w.message.startswith("2 launch test(s) were ended by the roundtime/harmonize time budget")
+    assert w.count == 1 and w.message.startswith("2 launch test(s) were ended by a time budget")
 
 
 def test_repeats_of_a_code_are_one_warning_with_the_worst_case():

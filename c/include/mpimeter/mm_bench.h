@@ -30,6 +30,13 @@ int mm_bench_run_test(const mm_config *cfg, mm_test *t, mm_op_args *args, mm_pro
                       mm_rep_buffers *b, mm_decide *d, void *cold_cache, size_t cold_cache_bytes,
                       mm_mpi_error *err);
 
+/* Collective, between two repetitions (bench/switch.c): the process sync asked to give up
+ * (ps->switch_why); the test goes on with its fallback (mm_procsync_fallback), which begins
+ * now, and t records the switch (from `recorded` repetitions on, at sequence number `seq`).
+ * Returns MPI_SUCCESS or the new scheme's begin_test error. */
+int mm_bench_switch(mm_procsync *ps, mm_test *t, mm_timed_fn call, const void *arg,
+                    long recorded, long seq);
+
 /* A nonblocking collective's test (bench/nbc_test.c): the blocking phase (I-call + wait; with
  * --nrep auto the rule decides its length, and the overlap phase records as many), then
  * t_b (--nbc-compute-ns or the blocking median, the maximum over ranks), the work calibration

@@ -99,6 +99,13 @@ struct mm_clocksync {
     mm_sync_log log;
     int64_t edge_best_rtt_ns; /* skampi: best RTT of this rank's edge in earlier syncs; 0 unknown */
     int nfailed;              /* syncs that failed (the model of the last good one was kept) */
+    /* The self-check after the first sync of a drift-aware model (self_check.c), rank 0's
+     * view: checked, the largest residual of the drift-aware model and of the offset-only
+     * model it implies, both from one measurement; offset_only: the latter was better and is
+     * used (every rank), and every later sync is frozen to it too. */
+    int self_checked;
+    int64_t self_check_linear_ns, self_check_offset_ns;
+    int offset_only;
     mm_mpi_error err;         /* the first MPI failure of this sync module */
 };
 
@@ -128,6 +135,26 @@ static inline int64_t mm_clocksync_to_global(const mm_clocksync *cs, int64_t loc
 static inline int64_t mm_clocksync_to_local(const mm_clocksync *cs, int64_t global_ns) {
     return mm_model_local_ns(&cs->model, global_ns);
 }
+
+/* The self-check's margin: the offset-only model replaces the drift-aware one only when its
+ * largest residual is smaller by more than this (docs/FORMAT.md, clock_sync.self_check). */
+#define MM_SELF_CHECK_MARGIN_NS 1000
+/* Collective, right after a sync of a drift-aware model (model_kind "linear") and its residual
+ * check (mm_clocksync_residuals: on rank 0 the n checked ranks and their residuals): every rank
+ * works out how far its model has moved since the sync's end (the slope's share, which an
+ * offset-only model frozen at the sync's end would not have), rank 0 compares the two models'
+ * largest residuals and, when the offset-only one is better by more than
+ * MM_SELF_CHECK_MARGIN_NS, every rank freezes its model (mm_clocksync_freeze) and cs->
+ * offset_only is set. Other model kinds: nothing (returns MPI_SUCCESS). */
+int mm_clocksync_self_check(mm_clocksync *cs, const int *ranks, const int64_t *residual_ns, int n);
+/* The kind of model in use: "offset" once the self-check froze a drift-aware one, else the
+ * algorithm's (vt->model_kind). */
+const char *mm_clocksync_model_kind(const mm_clocksync *cs);
+/* This rank's model made offset-only: its offset at the last sync's end, slope 0. */
+void mm_clocksync_freeze(mm_clocksync *cs);
+/* Test only: adds slope_ppm to this rank's drift-aware model, keeping its offset at the last
+ * sync's end (a spurious drift, as a short fit under load gives). */
+void mm_clocksync_inject_slope(mm_clocksync *cs, double slope_ppm);
 
 /* Collective: rank 0 measures (global clock against global clock, min-RTT ping-pong) the
  * residual offset to every rank, or for p > 64 to a sample that always holds the last rank and

@@ -79,6 +79,8 @@ typedef struct mm_config {
     int64_t test_interval_bytes; /* --test-interval: 0 = no MPI_Test calls */
     char inject_error_op[MM_NAME_LEN]; /* test-only: this op's calls get an invalid count */
     double inject_late_wakeup_us;      /* test-only: the last rank oversleeps some starts */
+    double inject_sync_slope_ppm;      /* test-only: the last rank's drift-aware model gets this
+                                          spurious slope after each sync */
     /* virtual timer */
     char virtual_base[MM_NAME_LEN];
     double virtual_offset_s;
@@ -90,6 +92,14 @@ typedef struct mm_config {
     /* process sync */
     double roundtime_budget_s; /* per test */
     double bcast_factor;       /* roundtime/harmonize: start = now + factor * bcast time */
+    /* --procsync window's own policy on a busy machine (bench/switch.c, docs/FORMAT.md
+     * "procsync_switches"): the auto window grows up to window_growth_max x the pilot's; a test
+     * whose late fraction over a batch passes switch_late_fraction goes on with roundtime, then
+     * barrier (1 = never switch) */
+    int window_growth_max;
+    double switch_late_fraction;
+    /* every test's time budget: what is left of launch_budget_s over the tests left */
+    double launch_budget_s;
     /* --sync-check */
     double check_at_s[MM_MAX_CHECKS];
     int ncheck;

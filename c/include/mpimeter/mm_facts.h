@@ -16,6 +16,9 @@ typedef struct mm_sync_facts {
     const char *method;
     double duration_s, total_duration_s;
     int nsyncs, nfailed;
+    /* clock_sync.self_check (clocksync/self_check.c): null unless checked */
+    int self_checked, offset_only;
+    int64_t self_check_linear_ns, self_check_offset_ns;
 } mm_sync_facts;
 
 /* One entry of meta.json "operations" (ops: mm_op_facts_of_config). */

@@ -81,6 +81,20 @@ struct mm_procsync {
     /* Test only (--inject-late-wakeup-us): the last rank oversleeps its start by this much in
      * every 4th repetition, as a rank preempted while waiting would. */
     int64_t inject_late_wakeup_ns;
+    /* The window's own policy on a busy machine (switch_rule.c): set by the loop per test.
+     * may_switch: the scheme may ask to go on with its fallback (window -> roundtime ->
+     * barrier); growth_max: the auto window's cap, in pilot windows; switch_late_fraction: the
+     * threshold. A scheme asks by setting switch_why (a word of mm_switch_why) and
+     * switch_late_fraction_seen at the end of a batch, alike on every rank; the loop switches. */
+    int may_switch;
+    int growth_max;
+    double switch_late_fraction;
+    const char *switch_why;
+    double switch_late_fraction_seen;
+    /* Set by the loop per test, rank 0: the local time the test's budget ends (0: none).
+     * A roundtime the test switched to ends there instead of at --roundtime-budget-s. */
+    int64_t test_deadline_local_ns;
+    int switched; /* this scheme was switched to within the test */
     /* The first MPI failure inside the scheme's calls (MM_MPI); the loop ends the test on it. */
     mm_mpi_error err;
     void *state;
@@ -100,10 +114,21 @@ int64_t mm_procsync_start_delay_ns(mm_procsync *ps);
 
 /* The window process sync's adaptation after a batch (ps_window.c): the next window, from the
  * current one, the pilot's, and the largest number of invalid repetitions a rank saw. Doubles
- * above a quarter of the batch (up to 1024 x the pilot's), halves after a clean batch (down to
+ * above a quarter of the batch (up to growth_max x the pilot's), halves after a clean batch (down to
  * the pilot's), else keeps it. */
 int64_t mm_window_adapt_ns(int64_t window_ns, int64_t pilot_window_ns, long worst_invalid,
-                           long batch);
+                           long batch, int growth_max);
+
+/* The switch rule (switch_rule.c, pure): after a batch whose worst rank saw `late` of `had`
+ * repetitions start late (late_start or late_wakeup), should the test go on with a method that
+ * holds? Yes when the late fraction passes `threshold` (strictly) and either the scheme has
+ * nothing left to grow (`at_cap`: the window at its cap, or a roundtime) or the batch before was
+ * above the threshold too (`late_before`: the doubling in between did not help). Returns the
+ * reason's word ("late-at-cap", "late-twice"), or NULL to go on as is. A threshold of 1 never
+ * switches. */
+const char *mm_switch_why(long late, long had, double threshold, int at_cap, int late_before);
+/* What a switching scheme goes on with: window -> roundtime -> barrier; NULL for the others. */
+const mm_procsync_vtable *mm_procsync_fallback(const mm_procsync_vtable *vt);
 /* The window's batch: 32 repetitions, or a quarter of a short test's warm-up plus repetitions,
  * at least 8, so that short tests adapt too. */
 long mm_window_batch_length(long warmup, long nrep);

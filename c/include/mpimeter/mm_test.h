@@ -8,7 +8,21 @@
 #include "mm_config.h"
 #include "mm_ops.h"
 
-enum { MM_TEST_PENDING = 0, MM_TEST_RUNNING = 1, MM_TEST_COMPLETE = 2, MM_TEST_FAILED = 3 };
+/* incomplete: a budget (the test's, or roundtime/harmonize's) ended it before --nrep with
+ * some valid repetition; a test with no valid repetition is failed (no-valid-repetitions) */
+enum { MM_TEST_PENDING = 0, MM_TEST_RUNNING = 1, MM_TEST_COMPLETE = 2, MM_TEST_FAILED = 3,
+       MM_TEST_INCOMPLETE = 4 };
+
+/* A process-sync switch within a test (the window's policy, procsync/switch_rule.c). */
+enum { MM_MAX_SWITCHES = 4 };
+typedef struct mm_switch_record {
+    const char *from, *to; /* process-sync names (static words) */
+    const char *why;       /* "late-at-cap" | "late-twice" (mm_switch_why) */
+    long from_rep;         /* recorded repetitions before the switch: rep >= from_rep used `to` */
+    long at_seq;           /* the loop's sequence number (warm-up included) */
+    double late_fraction;  /* of the batch that decided it, worst rank */
+    int64_t window_ns;     /* the window (or slack) of `from` when it gave up */
+} mm_switch_record;
 
 typedef struct mm_test {
     int index; /* position in the shuffled plan = order run */
@@ -18,7 +32,12 @@ typedef struct mm_test {
     int status;
     long nrep;       /* recorded repetitions */
     long nrep_asked; /* --nrep */
-    int ended_by_budget; /* roundtime/harmonize: the time budget ended it before nrep_asked */
+    int ended_by_budget; /* a time budget (the test's, or roundtime/harmonize's) ended it before
+                            nrep_asked */
+    double budget_s;     /* the test's time budget (--launch-budget-s shared out); 0: none */
+    int64_t deadline_local_ns; /* rank 0: when that budget ends, on its clock (0: none) */
+    mm_switch_record switches[MM_MAX_SWITCHES];
+    int nswitches;
     long invalid;    /* recorded repetitions with valid = 0 on some rank */
     /* rank-repetitions by reason, in the order of MM_INVALID_NREASONS: late_start, overrun,
      * round_late, late_wakeup */
@@ -48,7 +67,8 @@ typedef struct mm_test {
     int size_added;   /* added by the refinement (SKaMPI §3.2), not in the initial grid */
     int refine_round; /* 0: the grid; k: added in the k-th refinement round */
     /* why a test failed (status MM_TEST_FAILED), the same on every rank */
-    char error_code[24];     /* "mpi-error" | "alloc-failed" | "resync-failed" */
+    char error_code[24];     /* "mpi-error" | "alloc-failed" | "resync-failed" |
+                                "no-valid-repetitions" */
     char error_message[320]; /* "MPI_Bcast: MPI_ERR_COUNT: invalid count argument" */
 } mm_test;
 

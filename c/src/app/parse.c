@@ -42,6 +42,7 @@ static const char *const mm__defaulted_options[] = {
     "nrep", "nrep-min", "nrep-max", "precision", "nrep-confidence", "nrep-every", "nrep-budget-s",
     "sizes-precision", "sizes-budget", "warmup", "timer", "procsync", "copy-probe-bytes",
     "datatype", "reduce-op", "virtual-base", "roundtime-budget-s", "bcast-factor", "check-at",
+    "window-growth-max", "switch-late-fraction", "launch-budget-s",
 };
 
 void mm_config_defaults(mm_config *cfg) {

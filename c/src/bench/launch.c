@@ -197,6 +197,7 @@ static int mm__start(mm__launch_state *st) {
     if (!mm_all_ok(st->comm, ok)) return -1;
     if (mm__sync(st) != 0) return -1;
     mm__residuals(st, 0);
+    if (mm__sync_self_check(st) != 0) return -1;
     mm_provenance_probe(&st->prov, st->comm, &st->timer);
     mm_provenance_probe_empty(&st->prov, st->comm, &st->timer);
     mm_provenance_probe_copy(&st->prov, st->comm, &st->timer, cfg->copy_probe_bytes);
@@ -248,7 +249,8 @@ int mm_launch_run(const mm_config *cfg, MPI_Comm comm, mm_launch_result *result)
     /* With re-syncs on, a last sync at the end brackets every timestamp between two sync
      * points, so the after-the-fact clock interpolates instead of extrapolating (docs/ALGORITHMS.md, "After the fact":
      * offsets taken at initialization and finalization, as trace tools do). */
-    if (rc == 0 && mm_config_effective_resync_s(cfg, st->cs.vt->model_kind) > 0 && mm__sync(st) != 0)
+    if (rc == 0 && mm_config_effective_resync_s(cfg, mm_clocksync_model_kind(&st->cs)) > 0 &&
+        mm__sync(st) != 0)
         rc = 1;
     mm_provenance_finish(&st->prov, comm);
     if (mm__write_meta(st, rc == 0 ? "complete" : "failed") != 0) rc = 1;

@@ -33,6 +33,9 @@ typedef struct mm__launch_state {
     mm_conditions conditions;
     int nbudget_ended;      /* tests ended by the time budget */
     char budget_tests[256]; /* the first of them, "allreduce 8 (1 of 5), ..." */
+    double tests_start_s;   /* when the first test began (mm__seconds_since): the budgets' origin */
+    int nswitched;          /* tests whose process sync switched (switch.c) */
+    char switched_tests[256]; /* the first of them, "allreduce 8 -> barrier from repetition 40, ..." */
     int64_t overwrite_over_window_ns; /* the longest --cold-cache overwrite beyond a given window */
     mm_mpi_error err;       /* the first MPI failure outside the tests */
     int pair[2];            /* the ping-pongs' two ranks (every rank; prov.pair on rank 0 too) */
@@ -51,6 +54,10 @@ void mm__launch_say(mm__launch_state *st, const char *fmt, ...) __attribute__((f
 int mm__write_meta(mm__launch_state *st, const char *status);
 /* Collective: one clock sync (initial or re-sync), its log and models recorded (launch_state.c). */
 int mm__sync(mm__launch_state *st);
+/* Collective, after the first sync's residual check: the sync checks itself (clocksync/
+ * self_check.c); when the offset-only model is better, the models are gathered again and a
+ * condition says so (launch_state.c). 0, or -1 when MPI failed. */
+int mm__sync_self_check(mm__launch_state *st);
 /* Seconds since the launch started, on rank 0's clock... on this rank's clock (launch_state.c). */
 double mm__seconds_since(const mm__launch_state *st);
 

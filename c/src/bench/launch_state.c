@@ -83,8 +83,41 @@ static int mm__gather_models(mm__launch_state *st) {
     return rc == MPI_SUCCESS ? 0 : -1;
 }
 
+int mm__sync_self_check(mm__launch_state *st) {
+    mm_clocksync *cs = &st->cs;
+    if (mm_clocksync_self_check(cs, st->res_ranks[0], st->res_ns[0], st->nres[0]) != MPI_SUCCESS) {
+        st->err = cs->err;
+        return -1;
+    }
+    if (!cs->offset_only) return 0;
+    if (st->rank == 0) {
+        mm_condition *c = mm_conditions_entry(&st->conditions, "clocksync-drift-worse", NULL);
+        if (c) {
+            snprintf(c->message, sizeof c->message,
+                     "right after the sync, %s's drift-aware model was %.1f us off at worst, the "
+                     "offset-only model it implies %.1f us: the fitted drift is worse than none; "
+                     "the launch uses the offset-only model (frozen at each sync's end, re-synced "
+                     "every %g s)",
+                     cs->vt->name, (double)cs->self_check_linear_ns * 1e-3,
+                     (double)cs->self_check_offset_ns * 1e-3,
+                     mm_config_effective_resync_s(st->cfg, mm_clocksync_model_kind(cs)));
+            snprintf(c->hint, sizeof c->hint,
+                     "a fit over a short span on a busy machine: use an offset-only sync with "
+                     "re-syncs (--clocksync hca3o), or a longer --fit-span-s");
+        }
+    }
+    return mm__gather_models(st);
+}
+
 int mm__sync(mm__launch_state *st) {
-    if (mm_clocksync_run(&st->cs) != 0) {
+    int rc = mm_clocksync_run(&st->cs);
+    /* test only: a spurious drift on the last rank, as a short fit under load gives */
+    if (rc == 0 && st->cfg->inject_sync_slope_ppm > 0 && st->rank == st->nprocs - 1 &&
+        strcmp(st->cs.vt->model_kind, "linear") == 0)
+        mm_clocksync_inject_slope(&st->cs, st->cfg->inject_sync_slope_ppm);
+    /* after the self-check chose it, every sync ends offset-only */
+    if (rc == 0 && st->cs.offset_only) mm_clocksync_freeze(&st->cs);
+    if (rc != 0) {
         if (st->rank == 0) {
             mm_condition *c = mm_conditions_entry(&st->conditions, "resync-failed", NULL);
             char what[sizeof st->cs.err.text + 64];

@@ -35,10 +35,62 @@ static void mm__note_budget_ended(mm__launch_state *st, const mm_test *t) {
     else if (!cut)
         snprintf(st->budget_tests + used, sizeof st->budget_tests - used, ", ...");
     snprintf(c->message, sizeof c->message,
-             "%d test(s) ended by the time budget (--roundtime-budget-s %g per test) before "
-             "--nrep %d repetitions: %s; they rest on fewer repetitions than asked",
-             st->nbudget_ended, st->cfg->roundtime_budget_s, st->cfg->nrep, st->budget_tests);
-    snprintf(c->hint, sizeof c->hint, "raise --roundtime-budget-s or lower --nrep");
+             "%d test(s) ended by a time budget (the test's share of --launch-budget-s %g, or "
+             "--roundtime-budget-s %g for roundtime/harmonize) before --nrep %d repetitions: %s; "
+             "they are incomplete and rest on fewer repetitions than asked",
+             st->nbudget_ended, st->cfg->launch_budget_s, st->cfg->roundtime_budget_s,
+             st->cfg->nrep, st->budget_tests);
+    snprintf(c->hint, sizeof c->hint,
+             "raise --launch-budget-s (or --roundtime-budget-s), lower --nrep, or run fewer "
+             "tests per launch");
+}
+
+/* Rank 0: the tests whose process sync gave up (switch.c) are counted in one condition,
+ * rewritten as more come, naming the first few: their repetitions mix methods, which
+ * tests[].procsync_switches details. */
+static void mm__note_switched(mm__launch_state *st, const mm_test *t) {
+    if (st->rank != 0 || t->nswitches == 0) return;
+    mm_condition *c = mm_conditions_entry(&st->conditions, "procsync-switched", NULL);
+    if (!c) return;
+    st->nswitched++;
+    const mm_switch_record *last = &t->switches[t->nswitches - 1];
+    size_t used = strlen(st->switched_tests);
+    char item[128];
+    snprintf(item, sizeof item, "%s%s %" PRId64 " -> %s from repetition %ld", used ? ", " : "",
+             t->op->name, t->size, last->to, last->from_rep);
+    int cut = strstr(st->switched_tests, ", ...") != NULL;
+    if (!cut && used + strlen(item) + 8 < sizeof st->switched_tests)
+        snprintf(st->switched_tests + used, sizeof st->switched_tests - used, "%s", item);
+    else if (!cut)
+        snprintf(st->switched_tests + used, sizeof st->switched_tests - used, ", ...");
+    snprintf(c->message, sizeof c->message,
+             "%d test(s) went on with another start method after their late fraction passed "
+             "--switch-late-fraction %g (the window at its cap of --window-growth-max %d pilot "
+             "windows, or late twice in a row): %s",
+             st->nswitched, st->cfg->switch_late_fraction, st->cfg->window_growth_max,
+             st->switched_tests);
+    snprintf(c->hint, sizeof c->hint,
+             "the machine did not run every rank at its planned start (load, or ranks sharing "
+             "CPUs); compare such tests only with tests measured by the same method "
+             "(tests[].procsync_switches), or run on a quieter machine");
+}
+
+/* Collective: how many of the test's recorded repetitions are valid on every rank. */
+static long mm__valid_everywhere(mm__launch_state *st, const mm_rep_buffers *b, long nrep) {
+    long mine = 0, most = 0;
+    for (long i = 0; i < nrep; i++) mine += b->invalid[i] != 0;
+    /* a repetition invalid on any rank is invalid: the valid ones are nrep minus at least the
+     * largest count of any rank; exactly, with the flags or-ed over ranks */
+    int32_t *any = malloc((size_t)(nrep > 0 ? nrep : 1) * sizeof *any);
+    if (!any) {
+        MM_MPI(&st->err, MPI_Allreduce(&mine, &most, 1, MPI_LONG, MPI_MAX, st->comm));
+        return nrep - most;
+    }
+    MM_MPI(&st->err, MPI_Allreduce(b->invalid, any, (int)nrep, MPI_INT32_T, MPI_BOR, st->comm));
+    long valid = 0;
+    for (long i = 0; i < nrep; i++) valid += any[i] == 0;
+    free(any);
+    return valid;
 }
 
 /* Rank 0: a window given with --window-us is not sized from a pilot, so it may leave no room for
@@ -122,6 +174,10 @@ static void mm__note_failed(mm__launch_state *st, mm_test *t) {
     snprintf(c->hint, sizeof c->hint, "%s",
              strcmp(t->error_code, "alloc-failed") == 0
                  ? "lower the size or the number of ranks per host"
+             : strcmp(t->error_code, "no-valid-repetitions") == 0
+                 ? "no rank was running at its planned starts: run on a quieter machine, at most "
+                   "one rank per CPU, with --procsync roundtime or barrier, or a larger "
+                   "--launch-budget-s"
                  : "run the test alone to see whether the library refuses these arguments; the "
                    "other tests of the launch are unaffected");
 }
@@ -140,13 +196,16 @@ static int mm__record_test(mm__launch_state *st, mm_test *t, const mm_rep_buffer
     written = mm_counters_write_test(st->counters, t, t->nrep, st->cfg->raw_reduced, &st->err) == 0 &&
               written;
     int write_ok = written && !mm_mpi_failed(&st->err);
+    /* a budget that ended the test before --nrep leaves it incomplete (its rows are valid) */
+    int status = t->ended_by_budget && t->nrep < t->nrep_asked ? MM_TEST_INCOMPLETE
+                                                                : MM_TEST_COMPLETE;
     if (st->rank == 0 && write_ok) {
         t->invalid = ninvalid;
-        t->status = MM_TEST_COMPLETE;
+        t->status = status;
         written = write_ok = mm__write_meta(st, "running") == 0;
     }
     if (st->rank == 0 && !written) mm__launch_say(st, "cannot write to %s", st->cfg->out);
-    t->status = MM_TEST_COMPLETE;
+    t->status = status;
     return mm_all_ok(st->comm, write_ok) ? 0 : -1;
 }
 
@@ -175,6 +234,16 @@ static int mm__run_one(mm__launch_state *st, mm_test *t, mm__space *sp) {
 
     t->status = MM_TEST_RUNNING;
     t->started_s = mm__seconds_since(st);
+    t->nswitches = 0;
+    /* the test's budget: what is left of --launch-budget-s over the tests left (this one
+     * included), at least a tenth of an equal share, so that a slow test cannot starve the
+     * rest and the launch goes on to the next test (rank 0 decides, on its clock) */
+    int left = st->ntests - t->index > 0 ? st->ntests - t->index : 1;
+    double share = cfg->launch_budget_s / (st->ntests > 0 ? st->ntests : 1);
+    double rest = cfg->launch_budget_s - (t->started_s - st->tests_start_s);
+    t->budget_s = rest / left > share / 10 ? rest / left : share / 10;
+    t->deadline_local_ns = st->rank == 0 ? mm_timer_now(&st->timer) + (int64_t)(t->budget_s * 1e9)
+                                         : 0;
     mm_op_args args;
     mm_nbc nbc;
     const char *code = NULL;
@@ -205,11 +274,23 @@ static int mm__run_one(mm__launch_state *st, mm_test *t, mm__space *sp) {
                      st->ps.nresyncs);
         }
         agreed = mm__agree_on_failure(st, t, code, message);
+        /* every rank got this far with the same nrep: whether any repetition is valid */
+        if (agreed == 0 && mm__valid_everywhere(st, &sp->b, t->nrep) == 0) {
+            agreed = 1;
+            snprintf(t->error_code, sizeof t->error_code, "no-valid-repetitions");
+            snprintf(t->error_message, sizeof t->error_message,
+                     "no valid repetition among %ld recorded (%ld redone)%s, ended by %s with "
+                     "start method %s", t->nrep, t->redone,
+                     t->nrep == 0 ? "" : ": in every one some rank started late or overran",
+                     t->ended_by_budget ? "its time budget" : "--nrep",
+                     t->nswitches ? t->switches[t->nswitches - 1].to : cfg->procsync);
+        }
     }
     mm_counters_end_test(st->counters);
     t->op->teardown(&args);
     t->duration_s = mm__seconds_since(st) - t->started_s;
     if (agreed < 0) return 1;
+    mm__note_switched(st, t);
     if (agreed > 0) {
         mm__note_failed(st, t);
         return mm__write_meta(st, "running") != 0;
@@ -225,7 +306,7 @@ int mm__run_tests(mm__launch_state *st) {
     mm__space sp;
     memset(&sp, 0, sizeof sp);
     sp.has_global = strcmp(st->cs.vt->name, "none") != 0 || st->ps.vt->needs_global_clock;
-    sp.resync_s = mm_config_effective_resync_s(cfg, st->cs.vt->model_kind);
+    sp.resync_s = mm_config_effective_resync_s(cfg, mm_clocksync_model_kind(&st->cs));
     sp.judging = cfg->nrep_rule != MM_NREP_FIXED || cfg->sizes_auto;
     int ok = mm_rep_buffers_alloc(&sp.b, nrep) == 0;
     sp.b.counters = st->counters;
@@ -239,6 +320,7 @@ int mm__run_tests(mm__launch_state *st) {
         ok = ok && sp.cold;
     }
     int rc = 0;
+    st->tests_start_s = mm__seconds_since(st); /* --launch-budget-s counts from here */
     if (!mm_all_ok(st->comm, ok)) {
         if (st->rank == 0) mm__launch_say(st, "out of memory for %ld repetitions", nrep);
         rc = 1;

@@ -131,14 +131,22 @@ int mm_bench_run_test(const mm_config *cfg, mm_test *t, mm_op_args *args, mm_pro
     char call_name[48];
     mm_op_call_name(t->op, call_name, sizeof call_name);
 
+    /* the window's own policy (procsync/switch_rule.c): an auto window may give up on a busy
+     * machine and the test go on with roundtime, then barrier; each test starts anew with the
+     * configured scheme */
+    const mm_procsync_vtable *const configured = vt;
+    ps->may_switch = strcmp(vt->name, "window") == 0 && cfg->window_us <= 0 &&
+                     cfg->switch_late_fraction < 1.0;
+    ps->growth_max = cfg->window_growth_max;
+    ps->switch_late_fraction = cfg->switch_late_fraction;
+    ps->switch_why = NULL;
+    ps->switched = 0;
+    ps->test_deadline_local_ns = t->deadline_local_ns;
     int rc = vt->begin_test(ps, call, &timed);
     /* the late-wakeup tolerance of this test: given, or automatic (mm_config_start_tolerance_ns);
-     * when ranks share CPUs, waking is the scheduler's decision and no rank can be relied on to
-     * run at its start: the automatic check is off (the launch's "oversubscribed" condition says
-     * its timings are for correctness only) */
-    ps->start_tolerance_ns = cfg->start_tolerance_ns == 0 && timer->yield_while_waiting
-                                 ? 0
-                                 : mm_config_start_tolerance_ns(cfg, timer->overhead_ns);
+     * on in every mode: when ranks share CPUs, a rank the scheduler did not run at its start is
+     * exactly what the check is for (the switch rule then finds a method that holds) */
+    ps->start_tolerance_ns = mm_config_start_tolerance_ns(cfg, timer->overhead_ns);
     t->start_tolerance_ns = vt->has_planned_start ? ps->start_tolerance_ns : 0;
     if (rc != MPI_SUCCESS || mm_mpi_failed(&ps->err)) {
         ps->between_reps = NULL;
@@ -161,6 +169,12 @@ int mm_bench_run_test(const mm_config *cfg, mm_test *t, mm_op_args *args, mm_pro
     const long warmup = cfg->warmup;
     /* Schemes that redo invalid repetitions get a bound, so that a hopeless test ends. */
     const long max_redo = 10 * nrep + 100;
+    /* The test's time budget (t->deadline_local_ns, rank 0's clock) for the schemes without one
+     * of their own: rank 0 tells every rank at each batch boundary whether it has passed (one
+     * broadcast), then the schedule restarts (resume) as after a decision. */
+    const long budget_every = mm_window_batch_length(cfg->warmup, cfg->nrep);
+    int budget_checked = t->deadline_local_ns > 0 || ps->rank != 0;
+    MM_MPI(&ps->err, MPI_Allreduce(MPI_IN_PLACE, &budget_checked, 1, MPI_INT, MPI_MIN, ps->comm));
     long seq = 0, recorded = 0, redone = 0;
     long redone_by_reason[MM_INVALID_NREASONS] = {0}, invalid_by_reason[MM_INVALID_NREASONS] = {0};
     int mpi_rc = MPI_SUCCESS, ended_by_budget = 0;
@@ -173,6 +187,25 @@ int mm_bench_run_test(const mm_config *cfg, mm_test *t, mm_op_args *args, mm_pro
     mm_counters *const counters = b->counters;
 
     while (recorded < nrep) {
+        if (ps->switch_why) { /* asked at the end of a batch, alike on every rank */
+            rc = mm_bench_switch(ps, t, call, &timed, recorded, seq);
+            vt = ps->vt;
+            if (rc != MPI_SUCCESS || mm_mpi_failed(&ps->err)) {
+                *err = ps->err;
+                mpi_rc = mm_mpi_check(err, rc, "switching the process sync");
+                if (mpi_rc == MPI_SUCCESS) mpi_rc = err->code;
+                break;
+            }
+        }
+        if (budget_checked && !vt->budget_exhausted && seq > 0 && seq % budget_every == 0) {
+            int over = ps->rank == 0 && mm_timer_now(timer) >= t->deadline_local_ns;
+            MM_MPI(&ps->err, MPI_Bcast(&over, 1, MPI_INT, 0, ps->comm));
+            if (over) {
+                ended_by_budget = 1;
+                break;
+            }
+            if (vt->resume) vt->resume(ps, seq);
+        }
         mm_counters_before(counters);
         int before = vt->before_rep(ps, seq);
         int64_t start_ns = mm_timer_now(timer);
@@ -226,6 +259,13 @@ int mm_bench_run_test(const mm_config *cfg, mm_test *t, mm_op_args *args, mm_pro
         }
     }
     vt->end_test(ps);
+    if (ps->vt != configured) { /* the next test starts with the configured scheme */
+        free(ps->state);
+        ps->state = NULL;
+        ps->vt = configured;
+    }
+    ps->may_switch = 0;
+    ps->switch_why = NULL;
     ps->between_reps = NULL;
     ps->between_arg = NULL;
     if (d) {

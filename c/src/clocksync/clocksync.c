@@ -264,8 +264,12 @@ void mm_clocksync_facts_of(const mm_config *c, const mm_clocksync *cs, mm_sync_f
     else if (name)
         mm_clocksync_params_resolve(name, NULL, &f->used);
     const mm_clocksync_vtable *vt = cs && cs->vt ? cs->vt : name ? mm_clocksync_find(name) : NULL;
-    f->model_kind = vt ? vt->model_kind : "identity";
+    f->model_kind = cs && cs->vt ? mm_clocksync_model_kind(cs) : vt ? vt->model_kind : "identity";
     if (cs && cs->vt) {
+        f->self_checked = cs->self_checked;
+        f->offset_only = cs->offset_only;
+        f->self_check_linear_ns = cs->self_check_linear_ns;
+        f->self_check_offset_ns = cs->self_check_offset_ns;
         f->method = cs->vt->name;
         f->duration_s = cs->duration_s;
         f->total_duration_s = cs->total_duration_s;

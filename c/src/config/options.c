@@ -148,6 +148,21 @@ static const mm_option_spec mm__table[] = {
      "roundtime/harmonize: time budget per test (a test it ends before --nrep is marked)"},
     {"bcast-factor", MM_OPT_FLOAT, BENCH, "K", "2", NULL, 1, 1000, NULL, OFF(bcast_factor),
      "roundtime/harmonize: start = now + K x the measured start delay"},
+    {"window-growth-max", MM_OPT_INT, BENCH, "K", "64", "x the pilot's window", 1, 1024, NULL,
+     OFF(window_growth_max),
+     "--procsync window with --window-us auto: the window doubles after a batch with more than "
+     "a quarter invalid, up to K times the pilot's window (1 = never grows)"},
+    {"switch-late-fraction", MM_OPT_FLOAT, BENCH | MM_OPT_F_ABOVE, "F", "0.5", NULL, 0, 1, NULL,
+     OFF(switch_late_fraction),
+     "--procsync window with --window-us auto: a test whose repetitions start late (late_start, "
+     "late_wakeup) in more than this fraction of a batch at the window's cap, or in two batches "
+     "in a row, goes on with roundtime (redoing late repetitions); one whose roundtime batch is "
+     "late above it too goes on with barrier; recorded per test (1 = never switch)"},
+    {"launch-budget-s", MM_OPT_FLOAT, BENCH | MM_OPT_F_ABOVE, "S", "240", "s", 0, 1e7, NULL,
+     OFF(launch_budget_s),
+     "time budget of the launch's tests: each test may take what is left of it divided by the "
+     "tests left (at least a tenth of an equal share); a test its budget ends is incomplete "
+     "(ended_by budget) and the launch goes on"},
     {"sync-check", MM_OPT_FLAG, SYNC | MM_OPT_F_MODE, NULL, "off", NULL, NONE,
      "check the clock syncs named in --clocksync instead of benchmarking"},
     {"check-at", MM_OPT_FLOATS, SYNC, "LIST", "0,1,2,5,10", "s", 0, 3600, NULL, 0,
@@ -160,6 +175,10 @@ static const mm_option_spec mm__table[] = {
     {"inject-late-wakeup-us", MM_OPT_FLOAT, BENCH | MM_OPT_F_HIDDEN, "US", "0", "us", 0, 1e6,
      NULL, OFF(inject_late_wakeup_us),
      "test only: the last rank sleeps this long past the planned start of every 4th repetition"},
+    {"inject-sync-slope-ppm", MM_OPT_FLOAT, BENCH | MM_OPT_F_HIDDEN, "PPM", "0", "ppm", 0, 1e6,
+     NULL, OFF(inject_sync_slope_ppm),
+     "test only: after each sync of a drift-aware clock sync, the last rank's model gets this "
+     "spurious slope (anchored at the sync's end)"},
     {"validate", MM_OPT_NPROCS, MM_OPT_F_INFO, "NP", "", "ranks", 1, 16777216.0, NULL,
      OFF(validate_nprocs),
      "check the options as a launch of NP ranks would (no MPI needed), print the resolved "

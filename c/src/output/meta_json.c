@@ -94,6 +94,7 @@ const char *mm__test_status_word(int status) {
     case MM_TEST_RUNNING: return "running";
     case MM_TEST_COMPLETE: return "complete";
     case MM_TEST_FAILED: return "failed";
+    case MM_TEST_INCOMPLETE: return "incomplete";
     default: return NULL;
     }
 }

@@ -71,6 +71,18 @@ void mm__render_clock_sync(mm_json *j, const mm_launch *l) {
     } else {
         mm_json_null(j);
     }
+    /* the self-check after the first sync of a drift-aware model (clocksync/self_check.c) */
+    mm_json_key(j, "self_check");
+    if (cs->self_checked) {
+        mm_json_begin_object(j);
+        mm_json_kv_int(j, "drift_aware_residual_ns", cs->self_check_linear_ns);
+        mm_json_kv_int(j, "offset_only_residual_ns", cs->self_check_offset_ns);
+        mm_json_kv_int(j, "margin_ns", MM_SELF_CHECK_MARGIN_NS);
+        mm_json_kv_string(j, "used", cs->offset_only ? "offset-only" : "drift-aware");
+        mm_json_end_object(j);
+    } else {
+        mm_json_null(j);
+    }
     mm_json_kv_int(j, "resyncs", cs->nsyncs > 1 ? cs->nsyncs - 1 : 0);
     mm_json_kv_int(j, "failed_syncs", cs->nfailed);
     mm__render_residual(j, "residual_start", l->nresidual_start, l->residual_ranks_start,
@@ -134,7 +146,8 @@ void mm__render_proc_sync(mm_json *j, const mm_launch *l) {
 /* tests[].adaptive: --nrep auto's verdict on a finished test (null otherwise). */
 static void mm__render_adaptive(mm_json *j, const mm_test *t) {
     mm_json_key(j, "adaptive");
-    if (t->nrep_rule == MM_NREP_FIXED || t->status != MM_TEST_COMPLETE) {
+    if (t->nrep_rule == MM_NREP_FIXED ||
+        (t->status != MM_TEST_COMPLETE && t->status != MM_TEST_INCOMPLETE)) {
         mm_json_null(j);
         return;
     }
@@ -152,7 +165,9 @@ void mm__render_tests(mm_json *j, const mm_launch *l) {
     mm_json_begin_array(j);
     for (int i = 0; l->tests && i < l->ntests; i++) {
         const mm_test *t = &l->tests[i];
-        int done = t->status == MM_TEST_COMPLETE || t->status == MM_TEST_FAILED;
+        /* finished with rows: complete, or incomplete (a budget ended it before --nrep) */
+        int rows = t->status == MM_TEST_COMPLETE || t->status == MM_TEST_INCOMPLETE;
+        int done = rows || t->status == MM_TEST_FAILED;
         mm_json_begin_object(j);
         mm_json_kv_int(j, "test", t->index);
         mm_json_kv_string(j, "op", t->op ? t->op->name : NULL);
@@ -167,11 +182,11 @@ void mm__render_tests(mm_json *j, const mm_launch *l) {
         } else {
             mm_json_null(j);
         }
-        mm_json_kv_int(j, "nrep", t->status == MM_TEST_COMPLETE ? t->nrep : 0);
+        mm_json_kv_int(j, "nrep", rows ? t->nrep : 0);
         mm_json_kv_int(j, "nrep_asked", t->nrep_asked);
         /* why the test ended: every asked repetition, the roundtime/harmonize time budget, or
          * the stopping rule of --nrep auto (adaptive.stopped_by says which of its reasons) */
-        mm__kv_text(j, "ended_by", t->status != MM_TEST_COMPLETE      ? NULL
+        mm__kv_text(j, "ended_by", !rows                              ? NULL
                                    : t->ended_by_budget              ? "budget"
                                    : t->nrep_rule != MM_NREP_FIXED ? "rule"
                                                                      : "nrep");
@@ -185,10 +200,27 @@ void mm__render_tests(mm_json *j, const mm_launch *l) {
         mm_json_kv_int(j, "resyncs", t->resyncs);
         mm__kv_positive(j, "window_ns", (double)t->window_ns);
         mm__kv_positive(j, "start_tolerance_ns", (double)t->start_tolerance_ns);
+        mm__kv_positive(j, "budget_s", t->status != MM_TEST_PENDING ? t->budget_s : 0.0);
+        /* the window's policy (bench/switch.c): each switch of start method within the test */
+        mm_json_key(j, "procsync_switches");
+        mm_json_begin_array(j);
+        for (int k = 0; k < t->nswitches && k < MM_MAX_SWITCHES; k++) {
+            const mm_switch_record *w = &t->switches[k];
+            mm_json_begin_object(j);
+            mm_json_kv_string(j, "from", w->from);
+            mm_json_kv_string(j, "to", w->to);
+            mm_json_kv_string(j, "why", w->why);
+            mm_json_kv_int(j, "from_rep", w->from_rep);
+            mm_json_kv_int(j, "at_seq", w->at_seq);
+            mm_json_kv_double(j, "late_fraction", w->late_fraction);
+            mm__kv_positive(j, "window_ns", (double)w->window_ns);
+            mm_json_end_object(j);
+        }
+        mm_json_end_array(j);
         mm__kv_double_if(j, "started_s", t->status != MM_TEST_PENDING, t->started_s);
         mm__kv_double_if(j, "duration_s", done, t->duration_s);
         mm_json_key(j, "nbc"); /* a nonblocking collective's computation, once it ran */
-        if (t->op && t->nbc && t->status == MM_TEST_COMPLETE) {
+        if (t->op && t->nbc && rows) {
             mm_json_begin_object(j);
             mm_json_kv_int(j, "compute_ns", t->nbc_compute_ns);
             mm_json_kv_int(j, "tests", t->nbc_ntests);

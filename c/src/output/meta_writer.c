@@ -85,6 +85,9 @@ void mm_meta_render_config(mm_json *j, const mm_config *c, const mm_sync_facts *
     mm_json_begin_object(j);
     mm_json_kv_double(j, "roundtime_budget_s", c->roundtime_budget_s);
     mm_json_kv_double(j, "bcast_factor", c->bcast_factor);
+    mm_json_kv_int(j, "window_growth_max", c->window_growth_max);
+    mm_json_kv_double(j, "switch_late_fraction", c->switch_late_fraction);
+    mm_json_kv_double(j, "launch_budget_s", c->launch_budget_s);
     mm_json_end_object(j);
     /* resolved: the algorithm's default when --resync was not given; <= 0 means never */
     const char *kind = sync && sync->model_kind ? sync->model_kind : "identity";

@@ -29,6 +29,13 @@ const mm_procsync_vtable *mm_procsync_find(const char *name) {
     return NULL;
 }
 
+/* The window's policy (switch_rule.c): what a switching scheme goes on with. */
+const mm_procsync_vtable *mm_procsync_fallback(const mm_procsync_vtable *vt) {
+    if (vt == &mm_procsync_window) return &mm_procsync_roundtime;
+    if (vt == &mm_procsync_roundtime) return &mm_procsync_barrier;
+    return NULL;
+}
+
 const char *mm_procsync_names(void) {
     /* Built once per call into a caller-independent buffer; the registry is constant. */
     static char names[512];

@@ -62,6 +62,9 @@ static int mm__harmonize_begin(mm_procsync *ps, mm_timed_fn call, const void *ar
     ps->first_start_global_ns = 0;
     ps->test_start_local_ns = mm_timer_now(ps->timer);
     st->budget_end_local_ns = ps->test_start_local_ns + (int64_t)(cfg->roundtime_budget_s * 1e9);
+    /* the test's own budget (--launch-budget-s) ends it too */
+    if (ps->test_deadline_local_ns > 0 && ps->test_deadline_local_ns < st->budget_end_local_ns)
+        st->budget_end_local_ns = ps->test_deadline_local_ns;
     return MPI_SUCCESS;
 }
 

@@ -13,6 +13,10 @@
  * Why: unlike a window schedule, every repetition gets a fresh, barely-future start time, so
  *   clock drift cannot accumulate over a long test, and a late start costs one redo instead of a
  *   silently skewed measurement.
+ * When the window switched to it (switch_rule.c), a round is a repetition attempt: after every
+ *   batch of attempts (mm_window_batch_length) whose late fraction passed the switch threshold
+ *   the test asks to go on with barrier; its time budget is then the test's (ps->
+ *   test_deadline_local_ns), not --roundtime-budget-s.
  * Cost per repetition: a barrier and a broadcast before the timed call, an allreduce of two ints
  *   after it — all outside the timed region; per test 16 barrier + broadcast rounds to measure
  *   the start delay. */
@@ -27,6 +31,7 @@ typedef struct mm__roundtime_state {
     int64_t slack_ns;
     int64_t budget_end_local_ns; /* rank 0 */
     int stop;
+    long batch, attempts, late; /* rounds of the current batch, and how many were late */
 } mm__roundtime_state;
 
 static int mm__roundtime_begin(mm_procsync *ps, mm_timed_fn call, const void *arg) {
@@ -45,6 +50,12 @@ static int mm__roundtime_begin(mm_procsync *ps, mm_timed_fn call, const void *ar
     ps->test_start_local_ns = mm_timer_now(ps->timer);
     st->budget_end_local_ns =
         ps->test_start_local_ns + (int64_t)(ps->cfg->roundtime_budget_s * 1e9);
+    /* the test's own budget ends it too; a roundtime switched to has the rest of that only */
+    if (ps->test_deadline_local_ns > 0 &&
+        (ps->switched || ps->test_deadline_local_ns < st->budget_end_local_ns))
+        st->budget_end_local_ns = ps->test_deadline_local_ns;
+    st->batch = mm_window_batch_length(ps->cfg->warmup, ps->cfg->nrep);
+    st->attempts = st->late = 0;
     return MPI_SUCCESS;
 }
 
@@ -66,6 +77,17 @@ static int mm__roundtime_after(mm_procsync *ps, long rep, int64_t start_local_ns
     int any[2] = {0, 0};
     MM_MPI(&ps->err, MPI_Allreduce(mine, any, 2, MPI_INT, MPI_MAX, ps->comm));
     st->stop = any[1];
+    /* the switch rule over a batch of rounds (alike on every rank: any[0] is agreed) */
+    st->attempts++;
+    st->late += any[0] != 0;
+    if (st->attempts == st->batch) {
+        const char *why = mm_switch_why(st->late, st->attempts, ps->switch_late_fraction, 1, 0);
+        if (why && ps->may_switch) {
+            ps->switch_why = why;
+            ps->switch_late_fraction_seen = (double)st->late / (double)st->attempts;
+        }
+        st->attempts = st->late = 0;
+    }
     /* non-zero alike on every rank (the loop redoes on it); the rank's own reasons are kept for
      * the per-reason counts */
     return any[0] ? MM_INVALID_ROUND_LATE | own : 0;

@@ -24,8 +24,10 @@
  * only). Unlike SKaMPI it also comes back: after a batch with no invalid repetition it halves,
  * never below the pilot's window, so that a burst of load from elsewhere does not leave the
  * rest of the test on a window thousands of times too long (seen: 9 us grown to 38 ms, a
- * launch of 1 s taking a minute). It never grows beyond MM__MAX_GROWTH times the pilot's
- * window: past that the machine is too busy for windows, and the invalid repetitions say so. Each batch is started anew from a fresh start time (one broadcast), which also keeps the
+ * launch of 1 s taking a minute). It never grows beyond --window-growth-max times the pilot's
+ * window: past that the machine is too busy for windows. There, or after two batches in a row
+ * whose late fraction (late_start, late_wakeup) passed --switch-late-fraction, the test asks to
+ * go on with roundtime (switch_rule.c; the loop switches and records it). Each batch is started anew from a fresh start time (one broadcast), which also keeps the
  * schedule short against clock drift. When the loop pauses between repetitions for a decision
  * of --nrep auto (bench/decide.c), the batch ends there (`resume`): the next one starts after the
  * pause instead of leaving its first windows behind it.
@@ -36,13 +38,14 @@
 
 enum { MM__PILOT_WARM = 3, MM__PILOT_RUNS = 15 };
 #define MM__MIN_WINDOW_NS 10000
-#define MM__MAX_GROWTH 1024
 
 typedef struct mm__window_state {
     int64_t window_ns;
     int64_t batch_start_global_ns;
     long batch_first_seq;
     long batch_invalid;
+    long batch_late;  /* ... of which started late (late_start, late_wakeup) */
+    int late_before;  /* the batch before had a late fraction above the switch threshold */
     int64_t start_delay_ns;
     int adaptive;
     int64_t pilot_window_ns; /* where adaptation starts, and the floor it halves back to */
@@ -110,6 +113,7 @@ static void mm__start_batch(mm_procsync *ps, mm__window_state *st, long seq) {
     st->batch_start_global_ns = start;
     st->batch_first_seq = seq;
     st->batch_invalid = 0;
+    st->batch_late = 0;
     if (ps->first_start_global_ns == 0) ps->first_start_global_ns = start;
 }
 
@@ -133,6 +137,7 @@ static int mm__window_begin(mm_procsync *ps, mm_timed_fn call, const void *arg) 
         st->pilot_window_ns = st->window_ns;
         st->adaptive = 1;
     }
+    st->late_before = 0;
     ps->window_ns = st->window_ns;
     ps->first_start_global_ns = 0;
     st->batch = mm_window_batch_length(ps->cfg->warmup, ps->cfg->nrep);
@@ -141,8 +146,8 @@ static int mm__window_begin(mm_procsync *ps, mm_timed_fn call, const void *arg) 
 }
 
 int64_t mm_window_adapt_ns(int64_t window_ns, int64_t pilot_window_ns, long worst_invalid,
-                           long batch) {
-    if (worst_invalid > batch / 4 && window_ns < MM__MAX_GROWTH * pilot_window_ns)
+                           long batch, int growth_max) {
+    if (worst_invalid > batch / 4 && 2 * window_ns <= (int64_t)growth_max * pilot_window_ns)
         return 2 * window_ns;
     if (worst_invalid == 0 && window_ns / 2 >= pilot_window_ns) return window_ns / 2;
     return window_ns;
@@ -152,10 +157,21 @@ int64_t mm_window_adapt_ns(int64_t window_ns, int64_t pilot_window_ns, long wors
  * count of invalid repetitions, the window adapts to it over the repetitions the batch had, and
  * the next batch starts at seq from a fresh start time. */
 static void mm__end_batch(mm_procsync *ps, mm__window_state *st, long seq) {
-    long worst = 0, had = seq - st->batch_first_seq;
-    MM_MPI(&ps->err, MPI_Allreduce(&st->batch_invalid, &worst, 1, MPI_LONG, MPI_MAX, ps->comm));
+    long mine[2] = {st->batch_invalid, st->batch_late}, worst[2] = {0, 0};
+    long had = seq - st->batch_first_seq;
+    MM_MPI(&ps->err, MPI_Allreduce(mine, worst, 2, MPI_LONG, MPI_MAX, ps->comm));
     if (st->adaptive && had > 0) {
-        st->window_ns = mm_window_adapt_ns(st->window_ns, st->pilot_window_ns, worst, had);
+        /* at its cap: the window could not double after this batch */
+        int at_cap = 2 * st->window_ns > (int64_t)ps->growth_max * st->pilot_window_ns;
+        const char *why = mm_switch_why(worst[1], had, ps->switch_late_fraction, at_cap,
+                                        st->late_before);
+        st->late_before = (double)worst[1] > ps->switch_late_fraction * (double)had;
+        if (why && ps->may_switch) {
+            ps->switch_why = why;
+            ps->switch_late_fraction_seen = (double)worst[1] / (double)had;
+        }
+        st->window_ns =
+            mm_window_adapt_ns(st->window_ns, st->pilot_window_ns, worst[0], had, ps->growth_max);
         if (st->window_ns > ps->window_ns) ps->window_ns = st->window_ns;
     }
     mm__start_batch(ps, st, seq);
@@ -180,6 +196,7 @@ static int mm__window_after(mm_procsync *ps, long seq, int64_t start_local_ns,
     int flags = before_flags | mm_procsync_late_wakeup(ps, start_local_ns);
     if (mm_clocksync_to_global(ps->cs, end_local_ns) > next_start) flags |= MM_INVALID_OVERRUN;
     st->batch_invalid += flags != 0;
+    st->batch_late += (flags & (MM_INVALID_LATE_START | MM_INVALID_LATE_WAKEUP)) != 0;
     return flags;
 }
 

@@ -60,6 +60,11 @@ def test_every_op_under_every_procsync(lib, np_, tmp_path):
                 "--seed", 7, "--out", out]
         if procsync in ("roundtime", "harmonize"):
             args += ["--roundtime-budget-s", "5"]
+        if np_ > 2:
+            # 4 ranks share 2 cores: never are all of them running at a planned start, so the
+            # late-start check (on when oversubscribed: test_busy_machine.py) would leave every
+            # round late until its budget; this test is about every op running under every scheme
+            args += ["--start-tolerance-ns", "1000000000"]
         if lib == "mpich" and np_ > 2:
             args += ["--clocksync", "none"] if procsync != "barrier" else []
         run_bench(lib, np_, args, timeout=600)
@@ -71,13 +76,22 @@ def test_every_op_under_every_procsync(lib, np_, tmp_path):
         # barrier has no size: one test; every other op: one test per size
         ntests = (len(ALL_OPS) - 1) * len(sizes) + 1
         assert len(meta["tests"]) == ntests
-        assert all(t["status"] == "complete" for t in meta["tests"])
         assert list(raw.columns) == RAW_COLUMNS
         # roundtime/harmonize redo rounds some rank started late; on a loaded machine their time
-        # budget may end a test first, which meta.json says (ended_by) and the rows match
+        # budget may end a test first, which meta.json says (ended_by, status incomplete) and the
+        # rows match; a test none of whose repetitions was valid (a busy machine: late starts
+        # everywhere) is failed with that reason, never for another one
         for t in meta["tests"]:
-            assert t["ended_by"] == "nrep" or procsync in ("roundtime", "harmonize"), t
+            if t["status"] == "failed":
+                assert t["error"]["code"] == "no-valid-repetitions" and t["nrep"] == 0, t
+                continue
+            assert t["status"] in ("complete", "incomplete"), t
+            # the window's own policy may have gone on with roundtime, whose rounds may end by
+            # the test's budget too
+            assert (t["ended_by"] == "nrep" or procsync in ("roundtime", "harmonize")
+                    or t["procsync_switches"]), t
             assert t["nrep"] == nrep or t["ended_by"] == "budget", t
+            assert (t["status"] == "incomplete") == (t["ended_by"] == "budget"), t
         assert len(raw) == np_ * sum(t["nrep"] for t in meta["tests"]), procsync
         assert set(raw["op"]) == {t["op"] for t in meta["tests"] if t["nrep"] > 0}
         assert (raw["end_ns"] >= raw["start_ns"]).all()

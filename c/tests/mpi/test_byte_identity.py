@@ -51,7 +51,8 @@ MASKED_META = [
     r"\.clock_sync\.(duration_s|total_duration_s)",
     r"\.clock_sync\.models\[\]\.(anchor_ns|slope|intercept_ns)",
     r"\.clock_sync\.residual_(start|end)\.(residual_ns\[\]|max_abs_ns)",
-    r"\.tests\[\]\.(started_s|duration_s|median_ns|start_tolerance_ns)",
+    r"\.tests\[\]\.(started_s|duration_s|median_ns|start_tolerance_ns|budget_s)",
+    r"\.clock_sync\.self_check\.(drift_aware_residual_ns|offset_only_residual_ns)",
     r"\.tests\[\]\.nbc\.(compute_ns|calibrated_ns|work_units)",
     r"\.proc_sync\.window_ns_by_test\..*",
     r"\.counters\.read_ns_by_test\..*",  # the cost of one read, measured

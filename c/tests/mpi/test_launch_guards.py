@@ -35,21 +35,30 @@ def test_time_budget_end_is_recorded(lib, procsync, tmp_path):
                        "--procsync", procsync, "--roundtime-budget-s", "0.000001", "--out", out])
     meta, raw = read_launch(out)
     assert meta["status"] == "complete"
+    ended = []
     for t in meta["tests"]:
         assert t["nrep_asked"] == 50, t
-        # a round redone as late may use up the budget before anything is recorded: 0 is fine
-        assert 0 <= t["nrep"] < 50, t
-        assert t["ended_by"] == "budget", t
         assert len(raw[raw["test"] == t["test"]]) == 2 * t["nrep"]
-    (warning,) = _budget_warnings(meta)
-    assert "2 test(s)" in warning and "--roundtime-budget-s" in warning and "--nrep 50" in warning
-    (hint,) = [c["hint"] for c in meta["conditions"] if c["code"] == "budget-ended-tests"]
-    assert "raise --roundtime-budget-s" in hint
-    assert re.search(r"allreduce 8 \(\d+ of 50\)", warning), warning
-    # and `mpimeter analyze` says so
+        if t["status"] == "failed":
+            # a round redone as late may use up the budget before anything is recorded: then
+            # the test has no result and says why, never `complete`
+            assert t["error"]["code"] == "no-valid-repetitions" and t["nrep"] == 0, t
+            continue
+        assert t["status"] == "incomplete" and 0 < t["nrep"] < 50, t
+        assert t["ended_by"] == "budget", t
+        ended.append(t)
     from mpimeter import analysis
-    res = analysis.analyze(analysis.load_campaign(out))
-    assert [w.code for w in res.warnings].count("budget-ended-tests") == 1
+    if ended:
+        (warning,) = _budget_warnings(meta)
+        assert f"{len(ended)} test(s)" in warning and "--roundtime-budget-s" in warning and "--nrep 50" in warning
+        (hint,) = [c["hint"] for c in meta["conditions"] if c["code"] == "budget-ended-tests"]
+        assert "--roundtime-budget-s" in hint
+        assert re.search(r"(allreduce|bcast) 8 \(\d+ of 50\)", warning), warning
+        # and `mpimeter analyze` says so
+        res = analysis.analyze(analysis.load_campaign(out))
+        assert [w.code for w in res.warnings].count("budget-ended-tests") == 1
+    else:
+        assert not _budget_warnings(meta)
 
     # a budget that is not reached: every asked repetition, no warning. On a busy machine
     # harmonize may not get 5 rounds in 30 s (seen: 0 with two CPU hogs), and then the test

@@ -118,15 +118,22 @@ _TABLE = (
          "(worst: {launch} {op} {size}: {warmup} of {total})",
          "raise --warmup, or analyze with --drop-warmup"),
     Code("budget-ended-tests", CAUTION, frozenset({A, B}),
-         "{tests} launch test(s) were ended by the roundtime/harmonize time budget{budget} before --nrep "
+         "{tests} launch test(s) were ended by a time budget (the test's share of --launch-budget-s, or the "
+         "roundtime/harmonize budget{budget}) before --nrep "
          "repetitions (worst: {launch} {op} {size}: {nrep} of {asked}); their statistics rest on fewer repetitions "
          "than asked",
-         "raise --roundtime-budget-s or lower --nrep"),
+         "raise --launch-budget-s or --roundtime-budget-s, or lower --nrep"),
     Code("empty-complete-tests", SERIOUS, frozenset({A}),
          "{tests} launch test(s) are marked complete but recorded no repetition (first: {launch} {op} {size}{by}, "
          "process sync {procsync}); they are treated as failed: their start method got no repetition in the time it had",
          "use a start method that holds on a busy machine (--procsync roundtime, or barrier), raise "
          "--roundtime-budget-s, or run on a quieter machine"),
+    Code("mixed-start-methods", CAUTION, frozenset({A}),
+         "{rows} row(s) were measured with different start methods in different launches (the window's own "
+         "policy switched some launch tests to roundtime or barrier on a busy machine); e.g. {alternative} {op} "
+         "{size}: {which}; their per-launch medians are pooled as they are",
+         "compare launches measured by one method (meta.json tests[].procsync_switches), or run on a quieter "
+         "machine, or choose the method yourself (--procsync roundtime or barrier)"),
     Code("precision-not-reached", CAUTION, frozenset({A}),
          "{tests} launch test(s) reached --nrep-max or the --nrep-budget-s time budget before --nrep auto's "
          "precision{asked} (worst: {launch} {op} {size}: {reached} after {nrep} repetitions); their launch medians "
@@ -204,6 +211,8 @@ _TABLE = (
     _binary("test-failed", SERIOUS),
     _binary("resync-failed", SERIOUS),
     _binary("no-counters", NOTE),
+    _binary("procsync-switched", CAUTION),
+    _binary("clocksync-drift-worse", CAUTION),
     _binary("conditions-dropped", CAUTION),
     # a version-1 meta.json's warning strings (its reader gives them this code)
     Code("bench-warning", CAUTION, frozenset({R}), CONDITION_MESSAGE, CONDITION_HINT),

@@ -63,6 +63,32 @@ def _empty_warning(campaign: Campaign) -> AnalysisWarning | None:
                    procsync=li.meta.proc_sync.method or li.meta.config.procsync or "unknown", where=where)
 
 
+def start_methods(meta: LaunchMeta, t: TestRecord) -> str:
+    """The start methods a launch test used, in order: ``window`` or ``window → roundtime → barrier``
+    (``tests[].procsync_switches``: the window's own policy on a busy machine)."""
+    first = meta.proc_sync.method or meta.config.procsync or "unknown"
+    return " → ".join([first] + [s.to for s in t.procsync_switches])
+
+
+def _mixed_methods_warning(campaign: Campaign) -> AnalysisWarning | None:
+    """One warning when the launches of one (alternative, op, size) measured it with different start
+    methods: a campaign never mixes them silently (the per-launch medians it pools did)."""
+    used: dict[tuple[str, str, int], dict[str, list[str]]] = {}
+    for li in campaign.launches:
+        for t in li.meta.tests:
+            if t.status in ("complete", "incomplete"):
+                methods = used.setdefault((li.alternative, t.op, t.size), {})
+                methods.setdefault(start_methods(li.meta, t), []).append(f"{li.index:03d}")
+    mixed = {k: v for k, v in used.items() if len(v) > 1}
+    if not mixed:
+        return None
+    (alternative, op, size), methods = max(mixed.items(), key=lambda kv: len(kv[1]))
+    which = "; ".join(f"{m} in launch(es) {', '.join(ls[:5])}{', …' if len(ls) > 5 else ''}"
+                      for m, ls in sorted(methods.items(), key=lambda kv: -len(kv[1])))
+    return warning("mixed-start-methods", rows=len(mixed), alternative=alternative, op=op, size=size, which=which,
+                   where=alternative)
+
+
 def precision_not_reached(meta: LaunchMeta) -> list[TestRecord]:
     """The finished tests that --nrep auto's rule stopped at --nrep-max or at its time budget,
     before the precision asked (meta.json tests[].adaptive.stopped_by, schema 4)."""
@@ -134,6 +160,8 @@ def row_warnings(campaign: Campaign, rows: list[Row], summaries: list[LaunchSumm
         w.append(precision)
     if (empty := _empty_warning(campaign)) is not None:
         w.append(empty)
+    if (mixed := _mixed_methods_warning(campaign)) is not None:
+        w.append(mixed)
     min_median: dict[tuple[str, int], float] = {}
     for s in summaries:
         if s.n and s.clock != "local":

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from mpimeter.io.meta import LaunchMeta, TestRecord
+from mpimeter.io.meta import ROW_STATUSES, LaunchMeta, TestRecord
 from mpimeter.units import format_ns
 from mpimeter.warning_codes import AnalysisWarning, condition_warning, warning
 
@@ -38,7 +38,7 @@ def budget_ended_tests(meta: LaunchMeta) -> list[TestRecord]:
     existed, a finished test with fewer repetitions than asked (nothing else ended a test early)."""
     short = []
     for t in meta.tests:
-        if t.status != "complete":
+        if t.status not in ROW_STATUSES:  # incomplete: a budget ended it (ended_by "budget")
             continue
         if t.ended_by_recorded:
             if t.ended_by == "budget":

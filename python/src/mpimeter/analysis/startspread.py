@@ -6,11 +6,12 @@ spread exceeds the test's tolerance is dropped like an invalid one, and counted.
 
 The tolerance is ``tests[].start_tolerance_ns`` (schema 2). Where the binary wrote none for a
 scheme with a planned start (window, roundtime, harmonize) — a schema-1 launch, or ranks sharing
-CPUs (condition ``oversubscribed``: the binary's own check is off) — the binary's automatic rule
+CPUs written before the binary kept its own check on there — the binary's automatic rule
 is computed from the launch's facts: 10 × ``timer.overhead_ns``, at least 1000 ns. A descheduled
 rank is exactly what the check exists for, so oversubscribed launches are checked too (the note
 says with which tolerance). Schemes without a planned start (barrier, none, loop-barrier) are
-not checked.
+not checked, nor the repetitions of a test from where it went on with barrier
+(``tests[].procsync_switches``: the window's own policy on a busy machine).
 
 The spread is taken on the clock the run time is: ``gstart_ns`` on the online clock, the starts
 recomputed from sync.csv on the re-synced one (``global-resync``): validity is recomputed in
@@ -109,6 +110,8 @@ def check_start_spread(campaign: Campaign, reps: RepetitionTimes, bounds: Sequen
         valid = reps.valid[lo:hi]
         with np.errstate(invalid="ignore"):
             dropped = valid & (spread > tolerance)
+        if test.unplanned_from is not None:  # the test went on with barrier: no planned start from there
+            dropped &= reps.rep[lo:hi] < test.unplanned_from
         late[lo:hi] = dropped
         n, k = int(valid.sum()), int(dropped.sum())
         if k and (worst is None or k / n > worst[0]):

@@ -46,7 +46,7 @@ def progress(folder: Path, now: float | None = None) -> list[str]:
     if not isinstance(tests, list):
         return []
     tests = [t for t in tests if isinstance(t, dict)]
-    finished = [t for t in tests if t.get("status") in ("complete", "failed")]
+    finished = [t for t in tests if t.get("status") in ("complete", "incomplete", "failed")]
     said = [f"{len(finished)} of {len(tests)} tests finished"]
     if finished:
         last = max(finished, key=lambda t: _num(t.get("started_s")) or 0.0)

@@ -33,7 +33,7 @@ from mpimeter.io import rowcheck
 from mpimeter.io.csvread import Column, read_csv
 from mpimeter.io.errors import AnalysisWarning, InputError
 from mpimeter.io.jsonread import BOOL, NAT, NUM, STR, Fields
-from mpimeter.io.meta import LaunchMeta
+from mpimeter.io.meta import ROW_STATUSES, LaunchMeta
 from mpimeter.warning_codes import warning
 
 FILE_NAME = "counters.csv"
@@ -181,7 +181,7 @@ def _check_whole(path: Path, table: pa.Table, meta: LaunchMeta, cm: CountersMeta
             raise InputError(path, f"{cm.names[int(m[k])]} of repetition {int(p[k])} of rank {int(r[k])} in "
                                    f"{meta.tests[int(t[k])].label} appears twice; each is written once",
                              line=int(max(order[k], order[k + 1])) + 2)
-    finished = [t for t in meta.tests if t.status == "complete"]
+    finished = [t for t in meta.tests if t.status in ROW_STATUSES]
     if not finished:
         return
     nranks = 1 if meta.reduced else meta.nprocs

@@ -39,7 +39,9 @@ from mpimeter.warning_codes import CONDITION_CODES
 # ``origin`` in launches imported from other benchmarks' outputs (mpimeter.io.origin)
 META_VERSIONS = (1, 2, 3, 4)
 STATUSES = ("running", "complete", "incomplete", "failed")
-TEST_STATUSES = ("complete", "failed", "pending", "running")
+TEST_STATUSES = ("complete", "incomplete", "failed", "pending", "running")
+# the test statuses whose rows raw.csv holds: incomplete = a time budget ended the test before --nrep
+ROW_STATUSES = ("complete", "incomplete")
 ENDED_BY = ("nrep", "budget", "rule")  # rule: --nrep auto's stopping rule (schema 4)
 RAW_MODES = ("full", "reduced")
 _EMPTY: Mapping[str, Any] = MappingProxyType({})
@@ -103,13 +105,26 @@ class NbcRecord:
 
 
 @dataclass(frozen=True)
+class ProcSyncSwitch:
+    """meta.json ``tests[].procsync_switches[]``: the test went on with another start method
+    (the window's own policy on a busy machine); repetitions ``from_rep`` on used ``to``."""
+
+    from_method: str
+    to: str
+    why: str  # late-at-cap | late-twice
+    from_rep: int
+    late_fraction: float | None = None
+    window_ns: int | None = None
+
+
+@dataclass(frozen=True)
 class TestRecord:
     """One entry of meta.json ``tests`` (an operation at a size, in plan order)."""
 
     test: int
     op: str
     size: int
-    status: str  # complete | failed | pending | running
+    status: str  # complete | incomplete | failed | pending | running
     nrep: int | None = None  # repetitions recorded (rows per rank in raw.csv)
     nrep_asked: int | None = None
     ended_by: str | None = None  # nrep | budget | rule | None
@@ -130,6 +145,19 @@ class TestRecord:
     adaptive: AdaptiveRecord | None = None  # --nrep auto
     size_added: bool = False  # --sizes auto: added by the refinement, not in the initial grid
     refine_round: int | None = None  # --sizes auto: 0 for the grid, k for the k-th round
+    budget_s: float | None = None  # the test's time budget (--launch-budget-s shared out)
+    procsync_switches: tuple[ProcSyncSwitch, ...] = ()
+
+    @property
+    def final_method(self) -> str | None:
+        """The start method the test ended with when it switched (None: it did not)."""
+        return self.procsync_switches[-1].to if self.procsync_switches else None
+
+    @property
+    def unplanned_from(self) -> int | None:
+        """The first repetition measured by a method without a planned start (barrier), or None."""
+        return next((s.from_rep for s in self.procsync_switches if s.to not in ("window", "roundtime", "harmonize")),
+                    None)
 
     @property
     def label(self) -> str:
@@ -165,6 +193,7 @@ class ClockSync:
     residual_start: Residual | None = None
     residual_end: Residual | None = None
     recorded: bool = False  # meta.json names the method (a hand-made one may not)
+    self_check_used: str | None = None  # clock_sync.self_check.used: drift-aware | offset-only (None: not checked)
 
     @property
     def worst_residual_ns(self) -> float:
@@ -334,7 +363,7 @@ class LaunchMeta:
 
     @property
     def finished_tests(self) -> tuple[int, ...]:
-        return tuple(t.test for t in self.tests if t.status == "complete")
+        return tuple(t.test for t in self.tests if t.status in ROW_STATUSES)
 
     @property
     def hosts(self) -> tuple[str, ...]:
@@ -452,8 +481,14 @@ def _tests(f: Fields) -> tuple[TestRecord, ...]:
             error=None if err is None else TestError(err.need("code", STR), err.need("message", STR)),
             started_s=t.get("started_s", NUM), duration_s=t.get("duration_s", NUM), nbc=_nbc(t.obj("nbc")),
             adaptive=adaptive_record(t.obj("adaptive")), size_added=t.get("size_added", BOOL, False),
-            refine_round=t.get("refine_round", NAT)))
+            refine_round=t.get("refine_round", NAT), budget_s=t.get("budget_s", NUM),
+            procsync_switches=tuple(_switch(s) for s in t.objs("procsync_switches"))))
     return tuple(tests)
+
+
+def _switch(f: Fields) -> ProcSyncSwitch:
+    return ProcSyncSwitch(f.need("from", STR), f.need("to", STR), f.need("why", STR), f.need("from_rep", NAT),
+                          f.get("late_fraction", NUM), f.get("window_ns", NAT))
 
 
 def _nbc(f: Fields | None) -> NbcRecord | None:
@@ -488,7 +523,8 @@ def _clock_sync(f: Fields | None) -> ClockSync:
         method=f.get("method", STR, "none"), model=f.get("model", STR), duration_s=f.get("duration_s", NUM),
         total_duration_s=f.get("total_duration_s", NUM), resyncs=f.get("resyncs", NAT, 0),
         failed_syncs=f.get("failed_syncs", NAT, 0), residual_start=_residual(f.obj("residual_start")),
-        residual_end=_residual(f.obj("residual_end")), recorded=f.get("method", STR) is not None)
+        residual_end=_residual(f.obj("residual_end")), recorded=f.get("method", STR) is not None,
+        self_check_used=None if f.obj("self_check") is None else f.obj("self_check").get("used", STR))
 
 
 def _reasons(f: Fields | None) -> Reasons:

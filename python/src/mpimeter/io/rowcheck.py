@@ -30,7 +30,7 @@ import pyarrow.compute as pc
 
 from mpimeter.io.csvread import dictionary_codes
 from mpimeter.io.errors import InputError
-from mpimeter.io.meta import LaunchMeta, TestRecord
+from mpimeter.io.meta import ROW_STATUSES, LaunchMeta, TestRecord
 from mpimeter.io.rawformat import COMPONENTS  # raw format 2's nonblocking components, in column order
 
 TIME_LIMIT = 2**62  # ns, about 146 years: two timestamps within ±2^62 differ by less than 2^63
@@ -126,7 +126,7 @@ def expected_nrep(meta: LaunchMeta, t: TestRecord) -> tuple[int | None, str]:
 
 def check_whole(path: Path, raw: pa.Table, meta: LaunchMeta) -> None:
     """Every finished test has exactly its rows (see the module docstring)."""
-    finished = [t for t in meta.tests if t.status == "complete"]
+    finished = [t for t in meta.tests if t.status in ROW_STATUSES]
     if not finished:
         return
     test, rank, rep = (raw[c].to_numpy() for c in ("test", "rank", "rep"))

@@ -1,0 +1,78 @@
+"""A busy machine in the analysis (docs/FORMAT.md, tests[].procsync_switches, tests[].status):
+repetitions a test measured after it went on with barrier are not start-spread checked, launches
+of one row that ended with different start methods are warned about, and an `incomplete` test (a
+time budget ended it) keeps its rows."""
+
+import json
+
+from data.synth import write_campaign
+
+from mpimeter import analysis
+
+
+def analyzed(folder, **kw):
+    return analysis.analyze(analysis.load_campaign(folder, cache=False, store=False), **kw)
+
+
+def _edit(camp, edit):
+    for p in sorted(camp.glob("launches/*/meta.json")):
+        m = json.loads(p.read_text())
+        edit(p.parent.name, m)
+        p.write_text(json.dumps(m))
+
+
+def _switch(to, from_rep):
+    return {"from": "window", "to": to, "why": "late-twice", "from_rep": from_rep, "at_seq": from_rep + 10,
+            "late_fraction": 0.8, "window_ns": 640000}
+
+
+def test_barrier_repetitions_are_not_start_spread_checked(tmp_path):
+    camp = write_campaign(tmp_path / "c", 2, seed=5, nrep=100, schema=2, late_start_fraction=0.2)
+    dropped = sum(r.start_spread_dropped for r in analyzed(camp).rows)
+    assert dropped > 20
+
+    def to_barrier_at(rep):
+        def edit(_, m):
+            for t in m["tests"]:
+                t["procsync_switches"] = [_switch("roundtime", rep // 2), dict(_switch("barrier", rep), **{"from": "roundtime"})]
+        return edit
+
+    _edit(camp, to_barrier_at(50))  # only the first half is checked now: about half as many dropped
+    half = sum(r.start_spread_dropped for r in analyzed(camp).rows)
+    assert 0 < half < dropped and abs(half - dropped / 2) < 0.25 * dropped
+    _edit(camp, to_barrier_at(0))  # barrier from the start: nothing is checked
+    assert sum(r.start_spread_dropped for r in analyzed(camp).rows) == 0
+
+
+def test_launches_that_ended_with_different_methods_are_warned_about(tmp_path):
+    camp = write_campaign(tmp_path / "c", 3, seed=6, nrep=40)
+    assert "mixed-start-methods" not in {w.code for w in analyzed(camp).warnings}
+
+    def switch_launch_1(name, m):
+        if name == "001":
+            m["tests"][0]["procsync_switches"] = [_switch("roundtime", 12)]
+
+    _edit(camp, switch_launch_1)
+    res = analyzed(camp)
+    (w,) = [w for w in res.warnings if w.code == "mixed-start-methods"]
+    op = json.loads((camp / "launches" / "001" / "meta.json").read_text())["tests"][0]["op"]
+    assert w.message.startswith("1 row(s) were measured with different start methods")
+    assert "→ roundtime in launch(es) 001" in w.message and op in w.message
+
+
+def test_an_incomplete_test_keeps_its_rows(tmp_path):
+    camp = write_campaign(tmp_path / "c", 3, seed=7, nrep=40)
+    before = analyzed(camp)
+
+    def incomplete(_, m):
+        m["tests"][0]["status"] = "incomplete"
+        m["tests"][0]["ended_by"] = "budget"
+        m["tests"][0]["nrep_asked"] = 80
+
+    _edit(camp, incomplete)
+    after = analyzed(camp)
+    # every row still there, in every launch, with its repetitions
+    assert [(r.op, r.size, r.launches, r.repetitions) for r in after.rows] == \
+        [(r.op, r.size, r.launches, r.repetitions) for r in before.rows]
+    assert "budget-ended-tests" in {w.code for w in after.warnings}
+    assert "unfinished-test-rows" not in {w.code for w in after.warnings}
