@@ -41,6 +41,8 @@ typedef struct mm__launch_state {
     int nrefine;
     mm_counters *counters;  /* per-repetition counters; NULL when off */
     mm_launch_result *result; /* what the caller (app/main.c) tells the user */
+    int64_t phase_zero_ns;    /* CLOCK_MONOTONIC when main began (or the launch, if unknown) */
+    mm_phases phases;         /* meta.json "phases" (rank 0's are written) */
 } mm__launch_state;
 
 /* Records one message for the user in st->result (a line; app/main.c prints it with the
@@ -51,6 +53,10 @@ void mm__launch_say(mm__launch_state *st, const char *fmt, ...) __attribute__((f
 int mm__write_meta(mm__launch_state *st, const char *status);
 /* Collective: one clock sync (initial or re-sync), its log and models recorded (launch_state.c). */
 int mm__sync(mm__launch_state *st);
+/* meta.json "phases": a phase begins / ends now, on CLOCK_MONOTONIC (launch_state.c). */
+void mm__phase_begin(mm__launch_state *st, int phase);
+void mm__phase_end(mm__launch_state *st, int phase);
+int64_t mm__monotonic_ns(void);
 /* Seconds since the launch started, on rank 0's clock... on this rank's clock (launch_state.c). */
 double mm__seconds_since(const mm__launch_state *st);
 
