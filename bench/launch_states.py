@@ -178,14 +178,19 @@ def main() -> None:
                 rec["round"] = round_
                 launches.append(rec)
                 print(json.dumps(rec), flush=True)
+            _write(args, launches, round_ + 1)  # after every round: a stopped study keeps its rounds
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
-    result = {"rounds": args.rounds, "lib": args.lib, "ranks": 2, "op": "allreduce", "sizes": SIZES,
-              "seed": args.seed, "fast_below_ns": args.fast_below_ns, "imb": bool(args.imb),
+    print(json.dumps(_summary(launches), indent=1))
+
+
+def _write(args: argparse.Namespace, launches: list[dict], rounds_done: int) -> None:
+    result = {"rounds_asked": args.rounds, "rounds_done": rounds_done, "lib": args.lib, "ranks": 2,
+              "op": "allreduce", "sizes": SIZES, "seed": args.seed, "fast_below_ns": args.fast_below_ns,
+              "imb": bool(args.imb),
               "imb_state": "the state of the mpimeter launch run just before it in the round",
               "summary": _summary(launches), "launches": launches}
     args.out.write_text(json.dumps(result, indent=1) + "\n")
-    print(json.dumps(result["summary"], indent=1))
 
 
 if __name__ == "__main__":
