@@ -65,6 +65,9 @@ typedef struct mm_config {
     int seed_given;
     int64_t cold_cache_bytes;
     int64_t copy_probe_bytes; /* --copy-probe-bytes: largest buffer of the copy probe; 0 = none */
+    /* --copy-probe-from: the launch folder whose copy probe stands for this launch's ("" = this
+     * launch probes itself); then no probe runs here */
+    char copy_probe_from[MM_PATH_LEN];
     int root;
     int pair[2];     /* --pair A,B of the ping-pongs */
     int pair_given;  /* 0 = auto: the launch picks the pair (SKaMPI's rule, pairs.c) */
@@ -219,6 +222,10 @@ void mm_config_print_validated(FILE *f, const mm_config *cfg);
 /* The virtual timer's parameters of `rank`: offset uniform in +-virtual_offset_s and skew of
  * +-virtual_skew_ppm, drawn from the seed; rank 0 unshifted and unskewed. */
 void mm_config_virtual_params(const mm_config *cfg, int rank, mm_virtual_params *vp);
+
+/* The largest buffer this launch's copy probe copies: --copy-probe-bytes, or 0 when no probe
+ * runs here (--copy-probe-bytes 0, or --copy-probe-from names the launch that measured it). */
+int64_t mm_config_copy_probe_bytes_here(const mm_config *cfg);
 
 /* The default resync period for an algorithm (offset-only: 1 s; others: never). */
 double mm_config_effective_resync_s(const mm_config *cfg, const char *model_kind);

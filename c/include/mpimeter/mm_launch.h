@@ -4,6 +4,7 @@
 #define MM_LAUNCH_H
 #include <mpi.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 #include "mm_clocksync.h"
 #include "mm_config.h"
@@ -19,6 +20,10 @@ typedef struct mm_launch_result {
     char messages[4096];
     void (*on_message)(const char *line, void *ctx); /* optional: one line, without newline */
     void *on_message_ctx;
+    /* optional, given by the caller: CLOCK_MONOTONIC (ns) when its main began, before MPI_Init,
+     * so that meta.json's "phases" count MPI_Init in "init"; 0 = unknown (they then count from
+     * the call of mm_launch_run) */
+    int64_t main_entered_ns;
 } mm_launch_result;
 /* Runs a whole launch as configured: timer, clock sync, plan, every test, the launch folder.
  * Collective. Returns MM_OK; MM_E_INPUT when the buffers would not fit in memory (refused

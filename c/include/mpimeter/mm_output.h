@@ -169,6 +169,16 @@ typedef struct mm_conditions {
  * the list is full (counted in dropped). */
 mm_condition *mm_conditions_entry(mm_conditions *c, const char *code, const char *where);
 
+/* meta.json "phases": the wall time of each phase of a launch, in the order they run, on rank
+ * 0's CLOCK_MONOTONIC (bench/launch.c measures them; docs/FORMAT.md says what each holds). */
+enum { MM_PHASE_INIT, MM_PHASE_SYNC, MM_PHASE_PROBES, MM_PHASE_TESTS, MM_PHASE_WRITE, MM_NPHASES };
+typedef struct mm_phases {
+    double start_s[MM_NPHASES]; /* seconds since rank 0's process entered main; < 0: not begun */
+    double seconds[MM_NPHASES]; /* its wall time; < 0: not finished */
+} mm_phases;
+/* The word meta.json uses for a phase (NULL outside the enum). */
+const char *mm_phase_name(int phase);
+
 /* What meta.json describes: plain values and arrays filled by bench/launch_state.c (and by the
  * unit tests); output renders them and calls nothing above it. */
 typedef struct mm_launch {
@@ -200,6 +210,7 @@ typedef struct mm_launch {
     const mm_refine_op *refine;
     int nrefine;
     const char *counters_json; /* meta.json "counters", rendered by counters (NULL: null) */
+    const mm_phases *phases;   /* meta.json "phases" (NULL: null) */
 } mm_launch;
 
 /* Renders meta.json into out (replacing what out held): pretty-printed, schema_version first,

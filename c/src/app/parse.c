@@ -16,6 +16,7 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -290,11 +291,17 @@ static int mm__apply(mm_config *cfg, const mm_option_spec *o, const char *value,
         if (rc == 0) snprintf(slot, MM_COUNTERS_TEXT, "%s", value);
         return rc;
     }
-    case MM_OPT_PATH:
-        if (!*value) return mm_fail(err, len, "--out: empty path");
-        if (strlen(value) >= MM_PATH_LEN) return mm_fail(err, len, "--out: path too long");
-        snprintf(cfg->out, sizeof cfg->out, "%s", value);
+    case MM_OPT_PATH: {
+        char *slot = strcmp(name, "out") == 0               ? cfg->out
+                     : strcmp(name, "copy-probe-from") == 0 ? cfg->copy_probe_from
+                                                            : NULL;
+        if (!slot) return mm_fail(err, len, "internal: option --%s has no place", name);
+        if (!*value) return mm_fail(err, len, "--%s: empty path", name);
+        if (strlen(value) >= MM_PATH_LEN)
+            return mm_fail(err, len, "--%s: path too long (at most %d characters)", name, MM_PATH_LEN - 1);
+        snprintf(slot, MM_PATH_LEN, "%s", value);
         return 0;
+    }
     case MM_OPT_FLAG:
         if (strcmp(name, "force") == 0) cfg->force = 1;
         else if (strcmp(name, "json") == 0) cfg->json = 1;
@@ -361,6 +368,25 @@ static int mm__check_scoped_options(const mm_config *cfg, const char *seen, char
 }
 
 /* The checks that need the registries; run once after all options are read. */
+/* --copy-probe-from DIR: an earlier launch's folder, which holds a meta.json (its copy probe is
+ * not read here: the analysis takes each probe's best over a campaign's launches). */
+static int mm__check_copy_probe_from(const mm_config *cfg, char *err, size_t len) {
+    const char *dir = cfg->copy_probe_from;
+    if (cfg->copy_probe_bytes == 0)
+        return mm_fail(err, len, "--copy-probe-from %s with --copy-probe-bytes 0: there is no copy probe "
+                        "to take from another launch; allowed: one of the two", dir);
+    if (strcmp(dir, cfg->out) == 0)
+        return mm_fail(err, len, "--copy-probe-from %s: is this launch's own --out; allowed: the folder of "
+                        "an earlier launch", dir);
+    char meta[MM_PATH_LEN + 16];
+    snprintf(meta, sizeof meta, "%s/meta.json", dir);
+    struct stat sb;
+    if (stat(meta, &sb) != 0 || !S_ISREG(sb.st_mode))
+        return mm_fail(err, len, "--copy-probe-from %s: not a launch folder (no meta.json in it); allowed: "
+                        "the folder of an earlier launch on this machine", dir);
+    return 0;
+}
+
 static int mm__validate(mm_config *cfg, int seen_clocksync, char *err, size_t len) {
     char why[512];
     /* timer */
@@ -467,6 +493,7 @@ static int mm__validate(mm_config *cfg, int seen_clocksync, char *err, size_t le
     if (cfg->mode == MM_MODE_BENCH && cfg->papi_events[0] &&
         mm_papi_check(cfg->papi_events, err, len) != 0)
         return 2;
+    if (cfg->copy_probe_from[0] && mm__check_copy_probe_from(cfg, err, len) != 0) return 2;
     /* output: a launch writes a folder; --validate only checks the options */
     if (cfg->mode == MM_MODE_BENCH && cfg->validate_nprocs == 0) {
         if (!cfg->out[0]) return mm_fail(err, len, "--out: missing; give the launch folder to write (e.g. --out results/m1)");

@@ -195,20 +195,28 @@ static int mm__start(mm__launch_state *st) {
         else ok = mm__write_meta(st, "running") == 0;
     }
     if (!mm_all_ok(st->comm, ok)) return -1;
+    mm__phase_end(st, MM_PHASE_INIT);
+    mm__phase_begin(st, MM_PHASE_SYNC);
     if (mm__sync(st) != 0) return -1;
     mm__residuals(st, 0);
     if (mm__sync_self_check(st) != 0) return -1;
+    mm__phase_end(st, MM_PHASE_SYNC);
+    mm__phase_begin(st, MM_PHASE_PROBES);
     mm_provenance_probe(&st->prov, st->comm, &st->timer);
     mm_provenance_probe_empty(&st->prov, st->comm, &st->timer);
-    mm_provenance_probe_copy(&st->prov, st->comm, &st->timer, cfg->copy_probe_bytes);
+    mm_provenance_probe_copy(&st->prov, st->comm, &st->timer, mm_config_copy_probe_bytes_here(cfg));
     if (mm__survey_pairs(st) != 0) return -1;
-    return mm__write_meta(st, "running") == 0 ? 0 : -1;
+    int written = mm__write_meta(st, "running") == 0;
+    mm__phase_end(st, MM_PHASE_PROBES);
+    return written ? 0 : -1;
 }
 
 int mm_launch_run(const mm_config *cfg, MPI_Comm comm, mm_launch_result *result) {
     void (*on_message)(const char *, void *) = result->on_message; /* the caller's, kept */
     void *on_message_ctx = result->on_message_ctx;
+    int64_t main_entered_ns = result->main_entered_ns;
     memset(result, 0, sizeof *result);
+    result->main_entered_ns = main_entered_ns;
     result->on_message = on_message;
     result->on_message_ctx = on_message_ctx;
     /* Refused before anything is allocated or written: buffers that cannot fit in memory. */
@@ -236,6 +244,9 @@ int mm_launch_run(const mm_config *cfg, MPI_Comm comm, mm_launch_result *result)
     st->comm = comm;
     st->tests = tests;
     st->max_tests = capacity;
+    st->phase_zero_ns = result->main_entered_ns > 0 ? result->main_entered_ns : mm__monotonic_ns();
+    for (int i = 0; i < MM_NPHASES; i++) st->phases.start_s[i] = st->phases.seconds[i] = -1;
+    st->phases.start_s[MM_PHASE_INIT] = 0; /* from main's entry: MPI_Init is in it */
     MM_MPI(&st->err, MPI_Comm_rank(comm, &st->rank));
     MM_MPI(&st->err, MPI_Comm_size(comm, &st->nprocs));
     st->nres[0] = st->nres[1] = -1;
@@ -243,8 +254,11 @@ int mm_launch_run(const mm_config *cfg, MPI_Comm comm, mm_launch_result *result)
     if (!mm_all_ok(comm, mm__alloc_rank0(st) == 0)) goto out;
     if (mm__start(st) != 0) goto out;
 
+    mm__phase_begin(st, MM_PHASE_TESTS);
     rc = mm__run_tests(st);
+    mm__phase_end(st, MM_PHASE_TESTS);
 
+    mm__phase_begin(st, MM_PHASE_WRITE);
     mm__residuals(st, 1);
     /* With re-syncs on, a last sync at the end brackets every timestamp between two sync
      * points, so the after-the-fact clock interpolates instead of extrapolating (docs/ALGORITHMS.md, "After the fact":
@@ -253,6 +267,7 @@ int mm_launch_run(const mm_config *cfg, MPI_Comm comm, mm_launch_result *result)
         mm__sync(st) != 0)
         rc = 1;
     mm_provenance_finish(&st->prov, comm);
+    mm__phase_end(st, MM_PHASE_WRITE); /* meta.json's own last write follows: not in it */
     if (mm__write_meta(st, rc == 0 ? "complete" : "failed") != 0) rc = 1;
     if (st->rank == 0 && mm_mpi_failed(&st->err)) {
         char what[512];

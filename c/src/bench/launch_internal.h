@@ -44,6 +44,8 @@ typedef struct mm__launch_state {
     int nrefine;
     mm_counters *counters;  /* per-repetition counters; NULL when off */
     mm_launch_result *result; /* what the caller (app/main.c) tells the user */
+    int64_t phase_zero_ns;    /* CLOCK_MONOTONIC when main began (or the launch, if unknown) */
+    mm_phases phases;         /* meta.json "phases" (rank 0's are written) */
 } mm__launch_state;
 
 /* Records one message for the user in st->result (a line; app/main.c prints it with the
@@ -58,6 +60,10 @@ int mm__sync(mm__launch_state *st);
  * self_check.c); when the offset-only model is better, the models are gathered again and a
  * condition says so (launch_state.c). 0, or -1 when MPI failed. */
 int mm__sync_self_check(mm__launch_state *st);
+/* meta.json "phases": a phase begins / ends now, on CLOCK_MONOTONIC (launch_state.c). */
+void mm__phase_begin(mm__launch_state *st, int phase);
+void mm__phase_end(mm__launch_state *st, int phase);
+int64_t mm__monotonic_ns(void);
 /* Seconds since the launch started, on rank 0's clock... on this rank's clock (launch_state.c). */
 double mm__seconds_since(const mm__launch_state *st);
 

@@ -6,8 +6,29 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "launch_internal.h"
+
+/* The phases' clock is CLOCK_MONOTONIC whatever --timer is: a wall time, comparable with the
+ * launcher's (a virtual or TSC timer would not be). */
+int64_t mm__monotonic_ns(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+void mm__phase_begin(mm__launch_state *st, int phase) {
+    if (phase < 0 || phase >= MM_NPHASES) return;
+    st->phases.start_s[phase] = (double)(mm__monotonic_ns() - st->phase_zero_ns) * 1e-9;
+    st->phases.seconds[phase] = -1;
+}
+
+void mm__phase_end(mm__launch_state *st, int phase) {
+    if (phase < 0 || phase >= MM_NPHASES || st->phases.start_s[phase] < 0) return;
+    double now_s = (double)(mm__monotonic_ns() - st->phase_zero_ns) * 1e-9;
+    st->phases.seconds[phase] = now_s - st->phases.start_s[phase];
+}
 
 double mm__seconds_since(const mm__launch_state *st) {
     return (double)(mm_timer_now(&st->timer) - st->start_local_ns) * 1e-9;
@@ -48,6 +69,7 @@ int mm__write_meta(mm__launch_state *st, const char *status) {
     mm_buf counters = {0};
     mm_counters_meta_json(st->counters, &counters);
     l.counters_json = counters.len ? counters.data : NULL;
+    l.phases = &st->phases;
     mm_buf meta = {0};
     mm_meta_render(&l, &meta);
     mm_buf_free(&counters);

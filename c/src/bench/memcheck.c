@@ -132,7 +132,7 @@ int mm_memory_check(const mm_config *cfg, MPI_Comm comm, char *err, size_t err_l
             need[1 + i] = (double)mm_op_buffer_bytes(tests[i].op, tests[i].size, nprocs, rank == cfg->root);
             if (tests[i].op->flags & MM_OP_REDUCES) need[1 + i] += (double)tests[i].size;
         }
-        need[1 + ntests] = 2.0 * (double)mm_copy_probe_bytes(cfg->copy_probe_bytes);
+        need[1 + ntests] = 2.0 * (double)mm_copy_probe_bytes(mm_config_copy_probe_bytes_here(cfg));
     }
     if (!mm_all_ok(comm, tests && need && sum)) { /* no memory even to plan: no check, as when /proc/meminfo is unreadable */
         free(tests);

@@ -14,6 +14,10 @@ double mm_config_effective_resync_s(const mm_config *cfg, const char *model_kind
     return strcmp(model_kind, "offset") == 0 ? 1.0 : 0.0;
 }
 
+int64_t mm_config_copy_probe_bytes_here(const mm_config *cfg) {
+    return cfg->copy_probe_from[0] ? 0 : cfg->copy_probe_bytes;
+}
+
 int64_t mm_config_start_tolerance_ns(const mm_config *cfg, double timer_overhead_ns) {
     if (cfg->start_tolerance_ns > 0) return cfg->start_tolerance_ns;
     double auto_ns = 10.0 * timer_overhead_ns;

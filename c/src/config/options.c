@@ -84,6 +84,11 @@ static const mm_option_spec mm__table[] = {
      "the copy-bandwidth probe before the tests (a bound for the results, Hoefler & Belli rule "
      "11): every rank at once copies buffers of 4 KiB, 16 KiB, ... up to BYTES (two buffers of "
      "BYTES per rank, freed before the tests); 0 = no probe"},
+    {"copy-probe-from", MM_OPT_PATH, BENCH | MM_OPT_F_PER_LAUNCH, "DIR", "(this launch probes)",
+     NULL, NONE,
+     "skip the copy probe: the launch folder DIR (with its meta.json) of an earlier launch on "
+     "the same machine measured it with --copy-probe-bytes (mpimeter run passes its first "
+     "launch's folder to the later ones); recorded as config.copy_probe_from"},
     {"root", MM_OPT_INT, BENCH, "RANK", "0", NULL, 0, 2147483647.0, NULL, OFF(root),
      "root rank of rooted operations (below the number of ranks)"},
     {"pair", MM_OPT_PAIR, BENCH | MM_OPT_F_AUTO, "A,B", "auto", NULL, 0, 2147483647.0, NULL, 0,

@@ -24,5 +24,7 @@ void mm__render_conditions(mm_json *j, const mm_conditions *c);
 /* probes.copy_bandwidth and probes.latency_floor (meta_bounds.c) */
 void mm_meta_render_bound_probes(mm_json *j, const mm_provenance *p);
 void mm__render_size_refinement(mm_json *j, const mm_launch *l);
+/* "phases" (meta_phases.c): null when ph is NULL */
+void mm__render_phases(mm_json *j, const mm_phases *ph);
 
 #endif

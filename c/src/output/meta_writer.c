@@ -44,6 +44,7 @@ void mm_meta_render_config(mm_json *j, const mm_config *c, const mm_sync_facts *
     mm_json_raw(j, seed);
     mm_json_kv_int(j, "cold_cache_bytes", c->cold_cache_bytes);
     mm_json_kv_int(j, "copy_probe_bytes", c->copy_probe_bytes);
+    mm__kv_text(j, "copy_probe_from", c->copy_probe_from); /* null: this launch probed */
     mm_json_kv_int(j, "root", c->root);
     mm_json_key(j, "pair");
     if (c->pair_given)
@@ -390,6 +391,7 @@ void mm_meta_render(const mm_launch *l, mm_buf *out) {
     mm_json_kv_int(&j, "launch_epoch_local_ns_rank0", l->epoch_local_ns_rank0);
     mm__kv_text(&j, "wall_start", p ? p->wall_start : NULL);
     mm__kv_text(&j, "wall_end", p ? p->wall_end : NULL);
+    mm__render_phases(&j, l->phases);
     mm__render_tests(&j, l);
     mm__render_size_refinement(&j, l);
     mm__render_conditions(&j, l->conditions);

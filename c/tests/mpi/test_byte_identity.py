@@ -56,6 +56,7 @@ MASKED_META = [
     r"\.tests\[\]\.nbc\.(compute_ns|calibrated_ns|work_units)",
     r"\.proc_sync\.window_ns_by_test\..*",
     r"\.counters\.read_ns_by_test\..*",  # the cost of one read, measured
+    r"\.phases\..*",                      # wall times of the launch's phases (issue 31)
 ]
 # CSV columns whose cells are clock readings or counter values (empty cells stay empty).
 MASKED_COLUMNS = {

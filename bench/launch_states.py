@@ -1,0 +1,197 @@
+"""Issue 31's launch study: the cost of a launch, phase by phase, beside IMB's, and this machine's
+two speed states (PLATFORM.md: the VM is fast or slow from launch to launch, and the cache-line
+probe, meta.json probes.cacheline_rtt_ns, tells which) with each method's spread inside a state.
+
+    .venv/bin/python bench/launch_states.py --rounds 20 [--imb PATH/IMB-MPI1] [--lib openmpi]
+        [--out bench/results/launch_states.json]
+
+Every round runs each configuration once, in an order shuffled per round (seeded), on 2 ranks,
+allreduce 8 B / 1 KiB / 64 KiB:
+
+- default:   mpimeter-bench as it comes (window + hca3)
+- hca3o:     --clocksync hca3o (window; offset-only sync, re-synced every second)
+- barrier:   --procsync barrier (MS1, no clock sync)
+- probe_from: the default with --copy-probe-from (the copy probe of the round's default launch),
+             as `mpimeter run` launches every launch after an alternative's first
+- imb:       IMB-MPI1 Allreduce -msglen (8, 1024, 65536) -npmin 2, when --imb is given
+
+Per launch: the wall time around the launcher (perf_counter), meta.json's phases, the cache-line
+round trip, and each size's median run time (valid repetitions; window and hca3o: global end
+max minus global start min over the ranks, barrier: the longest rank's local end minus start;
+IMB: its t_avg). A launch is "fast" when its cache-line round trip is below --fast-below-ns
+(PLATFORM.md: 49-111 ns fast, 344-414 ns slow), "slow" above, "unknown" when the probe gave
+none (it gives up after 20 ms without an answer: a loaded machine). Per state and method: the
+per-launch max/min of the medians per size (the issue's "per-state spread") and the median wall
+time. IMB records no probe: its launches are assigned the state of the mpimeter launch run just
+before it in the same round (stated in the output). The load average is recorded per launch:
+on a shared 2-core machine every number grows with it. Not a test.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import random
+import re
+import shutil
+import statistics
+import subprocess
+import tempfile
+import time
+from pathlib import Path
+
+import pandas as pd
+
+REPO = Path(__file__).resolve().parents[1]
+SIZES = [8, 1024, 65536]
+BASE = ["--ops", "allreduce", "--sizes", ",".join(map(str, SIZES))]
+METHODS = {
+    "default": [],
+    "hca3o": ["--clocksync", "hca3o"],
+    "barrier": ["--procsync", "barrier"],
+    "probe_from": None,  # the default with --copy-probe-from the round's default launch
+}
+
+
+def _launcher(lib: str) -> list[str]:
+    if lib == "openmpi":
+        return ["mpirun.openmpi", "--allow-run-as-root", "-np", "2"]
+    return ["mpiexec.mpich", "-np", "2"]
+
+
+def _medians(folder: Path, method: str) -> dict[int, float]:
+    raw = pd.read_csv(folder / "raw.csv")
+    raw = raw[raw["valid"] == 1]
+    out = {}
+    for size, rows in raw.groupby("size"):
+        if method == "barrier":
+            rt = (rows["end_ns"] - rows["start_ns"]).groupby(rows["rep"]).max()
+        else:
+            g = rows.groupby("rep")
+            rt = g["gend_ns"].max() - g["gstart_ns"].min()
+        out[int(size)] = float(rt.median())
+    return out
+
+
+def _run_mpimeter(lib: str, method: str, folder: Path, probe_from: Path | None) -> dict:
+    args = list(METHODS[method] or []) + (["--copy-probe-from", str(probe_from)] if probe_from else [])
+    cmd = _launcher(lib) + [str(REPO / "build" / lib / "bin" / "mpimeter-bench"), *BASE, *args,
+                            "--out", str(folder)]
+    load = os.getloadavg()[0]
+    start = time.perf_counter()
+    done = subprocess.run(cmd, capture_output=True, text=True)
+    wall = time.perf_counter() - start
+    if done.returncode != 0:
+        return {"method": method, "error": done.stderr.strip()[-400:], "wall_s": wall, "load1": load}
+    meta = json.loads((folder / "meta.json").read_text())
+    probes = meta["probes"].get("cacheline_rtt_ns") or []
+    rtt = probes[0]["rtt_ns"] if probes else None
+    return {"method": method, "wall_s": wall, "load1": load, "cacheline_rtt_ns": rtt,
+            "phases": {k: (v or {}).get("seconds") for k, v in (meta.get("phases") or {}).items()},
+            "clock_sync_s": meta["clock_sync"]["duration_s"] if meta.get("clock_sync") else None,
+            "medians_ns": _medians(folder, "barrier" if method == "barrier" else "window")}
+
+
+def _run_imb(lib: str, imb: str, tmp: Path) -> dict:
+    lens = tmp / "msglen.txt"
+    lens.write_text("".join(f"{s}\n" for s in SIZES))
+    cmd = _launcher(lib) + [imb, "Allreduce", "-msglen", str(lens), "-npmin", "2"]
+    load = os.getloadavg()[0]
+    start = time.perf_counter()
+    done = subprocess.run(cmd, capture_output=True, text=True)
+    wall = time.perf_counter() - start
+    medians = {}
+    for line in done.stdout.splitlines():  # #bytes #repetitions t_min t_max t_avg
+        m = re.match(r"\s*(\d+)\s+(\d+)\s+([\d.]+)\s+([\d.]+)\s+([\d.]+)\s*$", line)
+        if m and int(m.group(1)) in SIZES:
+            medians[int(m.group(1))] = float(m.group(5)) * 1e3  # t_avg in us
+    return {"method": "imb", "wall_s": wall, "load1": load, "medians_ns": medians,
+            **({"error": done.stderr.strip()[-400:]} if done.returncode else {})}
+
+
+def _state(rtt: float | None, fast_below_ns: float) -> str:
+    if rtt is None or rtt < 0:
+        return "unknown"
+    return "fast" if rtt < fast_below_ns else "slow"
+
+
+def _summary(launches: list[dict]) -> dict:
+    out: dict = {}
+    ok = [x for x in launches if "error" not in x]
+    for method in sorted({x["method"] for x in ok}):
+        for state in ("fast", "slow", "unknown", "all"):
+            rows = [x for x in ok if x["method"] == method and (state == "all" or x["state"] == state)]
+            if not rows:
+                continue
+            entry = {"launches": len(rows), "wall_s_median": statistics.median(x["wall_s"] for x in rows),
+                     "load1_median": statistics.median(x["load1"] for x in rows)}
+            spread, med = {}, {}
+            for size in SIZES:
+                values = [x["medians_ns"].get(size) for x in rows]
+                values = [v for v in values if v and v > 0]
+                if values:
+                    spread[str(size)] = round(max(values) / min(values), 3)
+                    med[str(size)] = round(statistics.median(values), 1)
+            entry["spread_max_over_min"] = spread
+            entry["median_of_medians_ns"] = med
+            phases = [x.get("phases") for x in rows if x.get("phases")]
+            if phases:
+                entry["phases_s_median"] = {k: round(statistics.median(p[k] for p in phases if p.get(k) is not None), 4)
+                                            for k in phases[0]}
+            rtts = [x["cacheline_rtt_ns"] for x in rows if x.get("cacheline_rtt_ns")]
+            if rtts:
+                entry["cacheline_rtt_ns_range"] = [min(rtts), max(rtts)]
+            out.setdefault(method, {})[state] = entry
+    return out
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--rounds", type=int, default=20)
+    parser.add_argument("--lib", default="openmpi", choices=["openmpi", "mpich"])
+    parser.add_argument("--imb", help="an IMB-MPI1 binary built for --lib (none: no IMB launches)")
+    parser.add_argument("--seed", type=int, default=31)
+    parser.add_argument("--fast-below-ns", type=float, default=200.0)
+    parser.add_argument("--out", type=Path, default=REPO / "bench" / "results" / "launch_states.json")
+    args = parser.parse_args()
+    rng = random.Random(args.seed)
+    launches: list[dict] = []
+    tmp = Path(tempfile.mkdtemp(prefix="launch_states."))
+    try:
+        for round_ in range(args.rounds):
+            order = [m for m in METHODS if m != "probe_from"] + (["imb"] if args.imb else [])
+            rng.shuffle(order)
+            order.append("probe_from")  # needs the round's default launch
+            last_state = "unknown"
+            for k, method in enumerate(order):
+                folder = tmp / f"{round_:03d}-{k}-{method}"
+                if method == "imb":
+                    rec = _run_imb(args.lib, args.imb, tmp)
+                    rec["state"] = last_state
+                else:
+                    source = tmp / next(f.name for f in tmp.iterdir() if f.name.startswith(f"{round_:03d}-")
+                                        and f.name.endswith("-default")) if method == "probe_from" else None
+                    rec = _run_mpimeter(args.lib, method, folder, source)
+                    rec["state"] = _state(rec.get("cacheline_rtt_ns"), args.fast_below_ns)
+                    last_state = rec["state"]
+                rec["round"] = round_
+                launches.append(rec)
+                print(json.dumps(rec), flush=True)
+            _write(args, launches, round_ + 1)  # after every round: a stopped study keeps its rounds
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+    print(json.dumps(_summary(launches), indent=1))
+
+
+def _write(args: argparse.Namespace, launches: list[dict], rounds_done: int) -> None:
+    result = {"rounds_asked": args.rounds, "rounds_done": rounds_done, "lib": args.lib, "ranks": 2,
+              "op": "allreduce", "sizes": SIZES, "seed": args.seed, "fast_below_ns": args.fast_below_ns,
+              "imb": bool(args.imb),
+              "imb_state": "the state of the mpimeter launch run just before it in the round",
+              "summary": _summary(launches), "launches": launches}
+    args.out.write_text(json.dumps(result, indent=1) + "\n")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,89 @@
+"""A launch's cost, on real ranks (issue 31):
+
+- meta.json "phases" holds init, sync, probes, tests and write in the order they ran, each with
+  its start (seconds since rank 0's main began) and wall time; they do not overlap, and together
+  they fit in the launch's wall time as the caller measured it;
+- --copy-probe-from DIR skips the copy probe (an earlier launch's folder measured it), records
+  the folder as config.copy_probe_from and leaves probes.copy_bandwidth null; a folder without a
+  meta.json, --copy-probe-bytes 0 beside it, or an empty path are refused (exit 2, nothing
+  written); --describe offers it as an option mpimeter run sets per launch.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import time
+
+from conftest import assert_refused, bench_path, run_bench
+
+PHASES = ["init", "sync", "probes", "tests", "write"]
+SMALL = ["--ops", "allreduce", "--sizes", "8,1024", "--nrep", "20", "--warmup", "2",
+         "--copy-probe-bytes", "65536"]
+
+
+def _launch(lib, out, extra=()):
+    start = time.monotonic()
+    run_bench(lib, 2, SMALL + list(extra) + ["--out", out])
+    return time.monotonic() - start, json.loads((out / "meta.json").read_text())
+
+
+def test_phases_are_ordered_and_fit_the_launch(lib, tmp_path):
+    wall_s, meta = _launch(lib, tmp_path / "l")
+    phases = meta["phases"]
+    assert list(phases) == PHASES
+    assert phases["init"]["start_s"] == 0
+    end = 0.0
+    for name in PHASES:
+        p = phases[name]
+        assert p["seconds"] >= 0, name
+        assert p["start_s"] >= end - 1e-9, f"{name} starts before the previous phase ended"
+        end = p["start_s"] + p["seconds"]
+    # MPI_Init is in init: it takes a while in both libraries
+    assert phases["init"]["seconds"] > 0.001
+    # the two tests ran in "tests": their own start times fall inside it (on the launch's clock,
+    # which starts at the epoch, inside init): each test lasted at most the phase
+    assert all(t["duration_s"] <= phases["tests"]["seconds"] + 1e-6 for t in meta["tests"])
+    # every phase is inside the wall time mpirun took (which adds its own start and MPI_Finalize)
+    assert end < wall_s
+    # the default clock sync (hca3) spreads its fit over fit_span_s: "sync" holds it
+    assert meta["config"]["clocksync"] == "hca3"
+    assert phases["sync"]["seconds"] >= 0.9 * meta["config"]["clocksync_params"]["fit_span_s"]
+
+
+def test_phases_without_a_sync(lib, tmp_path):
+    _, meta = _launch(lib, tmp_path / "l", ["--procsync", "barrier"])
+    assert meta["config"]["clocksync"] == "none"
+    phases = meta["phases"]
+    assert phases["sync"]["seconds"] < 0.2  # no fit: the sync phase is a residual check only
+    assert phases["probes"]["start_s"] >= phases["sync"]["start_s"] + phases["sync"]["seconds"] - 1e-9
+
+
+def test_copy_probe_from_an_earlier_launch(lib, tmp_path):
+    _, first = _launch(lib, tmp_path / "first", ["--procsync", "barrier"])
+    assert first["config"]["copy_probe_from"] is None
+    assert first["probes"]["copy_bandwidth"]["max_bytes"] == 65536
+    source = tmp_path / "first"
+    _, later = _launch(lib, tmp_path / "later", ["--procsync", "barrier", "--copy-probe-from", source])
+    assert later["config"]["copy_probe_from"] == str(source)
+    assert later["config"]["copy_probe_bytes"] == 65536  # what the first launch probed with
+    assert later["probes"]["copy_bandwidth"] is None
+    assert later["status"] == "complete"
+
+
+def test_copy_probe_from_is_checked(lib, tmp_path):
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    assert_refused(lib, SMALL + ["--copy-probe-from", empty], "not a launch folder (no meta.json in it)",
+                   tmp_path)
+    _, _ = _launch(lib, tmp_path / "first", ["--procsync", "barrier"])
+    assert_refused(lib, ["--ops", "barrier", "--copy-probe-bytes", "0", "--copy-probe-from",
+                         tmp_path / "first"], "--copy-probe-bytes 0", tmp_path)
+    assert_refused(lib, SMALL + ["--copy-probe-from="], "--copy-probe-from: empty path", tmp_path)
+
+
+def test_describe_offers_copy_probe_from(lib):
+    doc = json.loads(subprocess.run([str(bench_path(lib)), "--describe"], capture_output=True, text=True,
+                                    check=True).stdout)
+    spec = next(o for o in doc["options"] if o["name"] == "copy-probe-from")
+    assert spec["type"] == "path" and spec["per_launch"] is True and "bench" in spec["modes"]
