@@ -25,6 +25,14 @@ Each section names its generator; all are seeded, so the numbers repeat.
   min 30, every 10, ±2 %, max 1000 here) on AR(1) log run times, φ = 0, 0.5, 0.9, marginal
   σ = 0.05 and 0.1: coverage of the true median by the interval decided on at the stop, against
   the i.i.d. rule's, and the repetitions used.
+- model: α and β intervals of ``stats.costmodel.fit_line`` resampling launches (jackknife) against
+  the points-as-independent ones, 10 launches × 18 sizes, shared 3 % launch factor / additive
+  offset / independent noise; and a 3.4× jump on one launch of 32 sizes (reported as missed).
+- correlation: ``analysis.counters`` (prewhitened Spearman, Holm over counter × size) on campaigns
+  of 4 launches × 3 sizes × 4 counters × 60 repetitions whose run times and counters are
+  independent i.i.d., AR(1) φ = 0.5, or random-walk series: campaigns with any Holm-significant
+  row (p ≤ 0.05) and with a `counter-correlation` warning (also |ρ| ≥ 0.3). Power: a counter that
+  follows the run time (AR(1) series on both), found in all 3 sizes.
 """
 
 from __future__ import annotations
@@ -51,6 +59,7 @@ def _rate(hits: int, n: int) -> dict:
     """A rate with its 95 % Wilson interval."""
     from statsmodels.stats.proportion import proportion_confint
 
+    hits, n = int(hits), int(n)
     lo, hi = proportion_confint(hits, n, alpha=0.05, method="wilson")
     return {"rate": hits / n, "hits": hits, "n": n, "ci95": [round(lo, 4), round(hi, 4)]}
 
@@ -238,6 +247,112 @@ def nrep(campaigns: int) -> dict:
             out[f"ar1_phi{phi}_sd{sd}"] = {"coverage": _rate(dep, series), "mean_repetitions": round(float(np.mean(n_dep)), 1),
                                            "iid_rule_coverage": _rate(iid, series),
                                            "iid_rule_mean_repetitions": round(float(np.mean(n_iid)), 1)}
+    return out
+
+
+# --- 5. mpimeter model ------------------------------------------------------------------------------
+
+MODEL_SIZES = np.array([8 * 2 ** k for k in range(18)])  # 8 B … 1 MiB
+
+
+@section
+def model(campaigns: int) -> dict:
+    """Coverage of α and β (2 µs, 0.5 ns/B) by ``stats.costmodel.fit_line`` with the launches
+    given (delete-one-launch jackknife) and without (points as independent), 10 launches × 18
+    sizes of per-launch medians: a 3 % launch factor shared by all sizes of a launch (+1 % point
+    noise), a shared additive launch offset of 3 % of α, and independent 2 % noise only. Jump:
+    one launch of 32 sizes 8 B – 1 MiB with a 3.4× jump at 8 KiB (1 % noise): how often the
+    piecewise model reports a missed size, and whether anything is called checked."""
+    from mpimeter.stats import costmodel as cm
+
+    out = {}
+    for name, effect, noise, additive in (("shared_3pct_factor", 0.03, 0.01, False),
+                                          ("shared_3pct_additive", 0.03, 0.01, True),
+                                          ("independent_2pct", 0.0, 0.02, False)):
+        rng = np.random.default_rng(len(name) + 500)
+        hits = {"alpha": 0, "beta": 0, "alpha_points": 0, "beta_points": 0}
+        for _ in range(campaigns):
+            labels = np.repeat(np.arange(10), len(MODEL_SIZES))
+            m = np.tile(MODEL_SIZES, 10).astype(float)
+            e = rng.normal(0.0, effect, 10)[labels]
+            truth = 2000.0 + 0.5 * m
+            y = (truth + e * 2000.0 if additive else truth * np.exp(e)) * np.exp(rng.normal(0.0, noise, len(m)))
+            fit, naive = cm.fit_line(m, y, launches=labels), cm.fit_line(m, y)
+            hits["alpha"] += fit.alpha_ci_ns[0] <= 2000.0 <= fit.alpha_ci_ns[1]
+            hits["beta"] += fit.beta_ci[0] <= 0.5 <= fit.beta_ci[1]
+            hits["alpha_points"] += naive.alpha_ci_ns[0] <= 2000.0 <= naive.alpha_ci_ns[1]
+            hits["beta_points"] += naive.beta_ci[0] <= 0.5 <= naive.beta_ci[1]
+        out[name] = {k: _rate(v, campaigns) for k, v in hits.items()}
+    rng = np.random.default_rng(77)
+    sizes = np.unique(np.geomspace(8, 1 << 20, 32).astype(int))
+    reported = wrongly_checked = 0
+    n_jump = max(campaigns // 5, 50)
+    for _ in range(n_jump):
+        truth = np.where(sizes < 8192, 2000.0 + 0.5 * sizes, 3.4 * (2000.0 + 0.5 * sizes))
+        y = truth * np.exp(rng.normal(0.0, 0.01, len(sizes)))
+        fit = cm.fit_piecewise(sizes, y, launches=np.zeros(len(sizes), dtype=int))
+        errors = cm.size_errors(fit, list(sizes), list(y), [None] * len(y), [None] * len(y))
+        reported += any(e.missed for e in errors)
+        wrongly_checked += any(e.missed is False for e in errors)
+    out["one_launch_jump_3.4x_at_8KiB"] = {"missed_size_reported": _rate(reported, n_jump),
+                                            "a_size_called_not_missed": _rate(wrongly_checked, n_jump)}
+    return out
+
+
+# --- 6. counter correlations ------------------------------------------------------------------------
+
+def counter_campaign(rng: np.random.Generator, kind: str, launches: int = 4, nrep: int = 60, tests: int = 3,
+                     counters: int = 4):
+    """The points table of ``analysis.counters`` for one campaign: per launch and test, log run
+    times and counters as series of ``kind`` — iid, ar1 (φ = 0.5), walk (random walk) — all
+    independent, or follows (counter c0 = run time / 50 + AR(1) φ = 0.5 noise, the run time
+    AR(1) φ = 0.5: power)."""
+    import pandas as pd
+
+    def series() -> np.ndarray:
+        if kind == "walk":
+            return np.cumsum(rng.normal(0, 0.02, nrep))
+        if kind == "iid":
+            return rng.normal(0, 0.1, nrep)
+        return np.log(ar1(rng, nrep, 0.5, 0.1) / 1000)
+
+    cols = {k: [] for k in ("launch", "size", "rep", "metric", "value", "run_time_ns")}
+    for li in range(launches):
+        for t in range(tests):
+            run = 2000 * np.exp(series())
+            for k in range(counters):
+                if kind == "follows" and k == 0:
+                    value = run / 50 * np.exp(series() / 4)
+                else:
+                    value = 40 * np.exp(series())
+                for key, v in (("launch", np.full(nrep, li)), ("size", np.full(nrep, 8 << t)), ("rep", np.arange(nrep)),
+                               ("metric", np.full(nrep, f"c{k}")), ("value", value), ("run_time_ns", run)):
+                    cols[key].append(v)
+    df = pd.DataFrame({k: np.concatenate(v) for k, v in cols.items()})
+    df["alternative"], df["op"], df["category"] = "a", "allreduce", "good"
+    return df
+
+
+@section
+def correlation(campaigns: int) -> dict:
+    from mpimeter.analysis import counters as ac
+
+    out = {}
+    for kind in ("iid", "ar1", "walk", "follows"):
+        rng = np.random.default_rng({"iid": 61, "ar1": 62, "walk": 63, "follows": 64}[kind])
+        holm = warned = found = 0
+        for _ in range(campaigns):
+            rows = ac._correlate(counter_campaign(rng, kind), {})
+            null_rows = [r for r in rows if r.metric != "c0"] if kind == "follows" else rows
+            holm += any(r.spearman_p_adjusted <= 0.05 for r in null_rows)
+            warned += any(r.explains for r in null_rows)
+            if kind == "follows":
+                found += all(r.explains for r in rows if r.metric == "c0")
+        res = {"holm_significant": _rate(holm, campaigns), "counter_correlation_warned": _rate(warned, campaigns)}
+        if kind == "follows":
+            res = {"independent_counters_holm_significant": res["holm_significant"],
+                   "c0_found_in_every_test": _rate(found, campaigns)}
+        out[kind] = res
     return out
 
 

@@ -398,3 +398,38 @@ def test_resume_asks_about_every_unfinished_launch_before_running_any(tmp_path):
     assert said[1] == (f"launch {rec.alternative} #{rec.index:03d} (attempt 1, started "
                        f"{resumed.launch(rec.alternative, rec.index).previous_attempts[0].started}"
                        ") was still running (pid 1): stopped it (SIGTERM)")
+
+
+def test_sizes_auto_a_pilot_decides_the_sizes_of_every_launch(tmp_path):
+    """--sizes auto in a campaign (issue 25): the first launch refines, campaign.json records the
+    sizes it measured, and every other launch of every alternative measures exactly those (the fake
+    bench adds a different size in each launch it lets refine)."""
+    state = make_state(launches=3)
+    state.bench_args = ["--ops", "bcast,allreduce", "--sizes", "auto:8:1024", "--sizes-budget", "4", "--nrep", "20"]
+    fake = FakeExecutor()
+    assert run(state, tmp_path, fake).status == "complete"
+    doc = on_disk(tmp_path)
+    pilot = doc["sizes_pilot"]
+    first = doc["launches"][0]
+    assert (pilot["alternative"], pilot["index"]) == (first["alternative"], first["index"])
+    assert pilot["ops"] == ["bcast", "allreduce"] and len(pilot["sizes"]) == 9  # 8 … 1024 and one added
+    measured = []
+    for c in fake.calls:
+        meta = json.loads((c.out / "meta.json").read_text())
+        measured.append(sorted({t["size"] for t in meta["tests"]}))
+    assert all(m == pilot["sizes"] for m in measured) and len(measured) == 6
+    later = [c.argv for c in fake.calls[1:]]
+    assert all("--sizes-budget" not in a and "auto:8:1024" not in " ".join(a) for a in later)
+    assert all(r["tests"] == {"ops": pilot["ops"], "sizes": pilot["sizes"]} for r in doc["launches"][1:])
+    # campaign.json reads back (the tests of the later launches are the pilot's, not --launches auto's)
+    assert st.CampaignState.from_json(doc, tmp_path / "campaign.json").sizes_pilot.sizes == pilot["sizes"]
+
+
+def test_sizes_auto_a_failing_pilot_runs_nothing_else(tmp_path):
+    state = make_state(launches=2)
+    state.bench_args = ["--ops", "bcast", "--sizes", "auto:8:64", "--nrep", "20"]
+    first = state.launches[0].folder
+    fake = FakeExecutor({first: ["crash", "crash"]})
+    outcome = run(state, tmp_path, fake)
+    assert outcome.status == "refused" and "pilot" in outcome.message
+    assert len(fake.calls) == 2 and on_disk(tmp_path)["sizes_pilot"]["sizes"] is None

@@ -37,7 +37,7 @@ def test_table_names_test_correction_and_stars(tmp_path):
     r = run(tmp_path / "a", tmp_path / "b")
     assert r.exit_code == 0
     assert "wilcoxon-rank-sum on per-launch medians" in r.stdout and "correction: holm" in r.stdout
-    assert "ratio b/a [95 % CI]" in r.stdout and " ** " in r.stdout
+    assert "ratio b/a [CI at Holm level]" in r.stdout and " ** " in r.stdout
 
 
 def test_folder_of_alternatives_is_compared_within(tmp_path):

@@ -104,6 +104,11 @@ _TABLE = (
          "{alternative}: {launches} launches — too few for a 95 % interval of the median (needs ≥ 6) and for a "
          "comparison with any power",
          "run 10 or more launches"),
+    Code("fewer-launches", CAUTION, frozenset({A}),
+         "{rows} row(s) rest on fewer launches than the rest of their operation: {names}{more} — their interval and "
+         "any comparison of them use only those launches",
+         "measure every size in every launch (with --sizes auto a campaign's pilot launch decides the sizes; "
+         "rerun the launches that failed)"),
     Code("normality-failed", CAUTION, frozenset({A}),
          "the per-launch means of {rows} row(s) fail Shapiro–Wilk (p ≤ 0.05): {names}{more}; their t intervals of "
          "the mean are not to be trusted",

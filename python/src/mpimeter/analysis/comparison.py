@@ -30,6 +30,24 @@ RATIO_CIS: tuple[str, ...] = get_args(RatioCI)
 COMPARED_SETTINGS = ("np", "procsync", "clocksync", "raw")
 
 
+def _at_holm_level(r: "ComparisonRow", p_adj: float, level: float, samples, *, alternative: str, alpha: float,
+                   ratio_ci: str, seed: int) -> "ComparisonRow":
+    """The row with its Holm decision and the ratio interval at the level Holm tested it at
+    (ComparisonRow): one procedure for both."""
+    significant = bool(p_adj <= alpha)
+    if not math.isfinite(level):
+        return replace(r, p_adjusted=p_adj, stars=_hyp.stars(p_adj, alpha=alpha), significant=significant)
+    conf = 1 - level if alternative == "two-sided" else 1 - 2 * level
+    ci = _cmp.compare_two(samples[r.a][(r.op, r.size)], samples[r.b][(r.op, r.size)], alternative=alternative,
+                          confidence=min(max(conf, 1e-9), 1 - 1e-12), ratio_ci=ratio_ci, seed=seed).ratio_ci
+    lo, hi = ci.low, ci.high
+    above, below = lo is not None and lo > 1, hi is not None and hi < 1
+    excludes = {"two-sided": above or below, "less": above, "greater": below}[alternative]
+    return replace(r, ratio=ci.estimate, ratio_ci_low=lo, ratio_ci_high=hi, p_adjusted=p_adj,
+                   stars=_hyp.stars(p_adj, alpha=alpha), significant=significant, interval_level=level,
+                   interval_agrees=significant == excludes)
+
+
 @dataclass(frozen=True)
 class ComparisonRow:
     """One (op, size) compared between groups ``a`` and ``b`` (Hunold & Carpen-Amarie §5.2).
@@ -42,7 +60,11 @@ class ComparisonRow:
     on per-launch medians (on repetitions with ``per_repetition``), computed as ``p_method`` says
     (``exact``, ``exact-permutation`` or ``normal-approximation``); ``p_adjusted`` after the
     correction across all rows; ``significant``: p_adjusted ≤ α; ``stars`` from ``p_adjusted``,
-    only on significant rows."""
+    only on significant rows. The interval is at the level Holm tested the row at
+    (``interval_level``: confidence 1 − level two-sided, 1 − 2·level for a one-sided test), so
+    with Hodges–Lehmann — the inversion of the same rank-sum test — it excludes 1 exactly where
+    the row is significant; ``interval_agrees`` False where it does not (Holm stopped at an
+    earlier row, ties, or the bootstrap, which is not the test's inversion)."""
 
     op: str
     size: int
@@ -64,6 +86,8 @@ class ComparisonRow:
     stars: str
     significant: bool
     one_way: bool = False  # medians are one-way latencies (half the timed round trip: ping-pongs)
+    interval_level: float = math.nan
+    interval_agrees: bool = True
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -167,9 +191,11 @@ def compare(
                     pc.median_b, pc.ratio, pc.ratio_ci.estimate, pc.ratio_ci.low, pc.ratio_ci.high, pc.ratio_ci.method,
                     pc.statistic, pc.p_value, pc.p_method, math.nan, "", False,
                     one_way=ga.one_way(op, size) and gb.one_way(op, size)))
-    adj = _hyp.holm(np.array([r.p_value for r in rows]))
-    rows = [replace(r, p_adjusted=float(p), stars=_hyp.stars(float(p), alpha=alpha), significant=bool(p <= alpha))
-            for r, p in zip(rows, adj)]
+    p_all = np.array([r.p_value for r in rows])
+    adj, levels = _hyp.holm(p_all), _hyp.holm_levels(p_all, alpha)
+    samples = {g.name: g.samples(per_repetition) for g in groups}
+    rows = [_at_holm_level(r, float(p), float(level), samples, alternative=alternative, alpha=alpha,
+                           ratio_ci=ratio_ci, seed=seed) for r, p, level in zip(rows, adj, levels)]
     omnibus = []
     if len(groups) > 2:
         for op, size in sorted(common_all):

@@ -4,8 +4,9 @@
 What, per (alternative, op, size) and counter:
 - the value of a repetition is the sum over ranks of the counter's delta (what the repetition
   added on all ranks; a ``--raw reduced`` launch wrote that sum);
-- Pearson's r and Spearman's ρ of value and run time within launches (``stats.correlation``),
-  over the valid repetitions of all launches — outliers included: they are what is to be
+- Pearson's r and Spearman's ρ of value and run time within launches, each series prewhitened
+  by its own AR(1) fit (``stats.correlation``: repetitions are not independent), over the valid
+  repetitions of all launches — outliers included: they are what is to be
   explained — with Holm's correction over every counter × (op, size) of the alternative, one
   family per coefficient (``stats.hypothesis.holm``);
 - the counter's median in each category (first, warm-up, outlier, good);
@@ -188,6 +189,7 @@ def _correlate(points: pd.DataFrame, info: dict[tuple[str, str], _io.Metric]) ->
         return rows
     for (alt, op, size, metric), g in points.groupby(["alternative", "op", "size", "metric"], sort=True,
                                                      observed=True):
+        g = g.sort_values(["launch", "rep"], kind="stable")  # in repetition order: the series are prewhitened
         c = _corr.within_groups(g["value"].to_numpy(dtype=float), g["run_time_ns"].to_numpy(dtype=float),
                                 g["launch"].to_numpy())
         cats = g["category"].astype(str).to_numpy()

@@ -127,6 +127,26 @@ def long_warmups(summaries: list[LaunchSummary]) -> tuple[list[LaunchSummary], i
             if p <= WARMUP_FAMILY_ALPHA and s.warmup_length > s.n_total / 10], len(tested)
 
 
+def fewer_launches(campaign: Campaign, rows: list[Row]) -> list[AnalysisWarning]:
+    """``fewer-launches``: rows measured in fewer launches than the best-covered row of their
+    (alternative, op) — a size only some launches measured (issue 25: `--sizes auto` run per
+    launch, or launches that failed part-way). Not under `--launches auto`, whose rows stop at
+    different counts by design (each records why)."""
+    record = getattr(campaign, "campaign_record", None)
+    if record is not None and record.adaptive_launches is not None:
+        return []
+    most: dict[tuple[str, str], int] = {}
+    for r in rows:
+        most[(r.alternative, r.op)] = max(most.get((r.alternative, r.op), 0), r.launches)
+    short = [r for r in rows if r.launches < most[(r.alternative, r.op)]]
+    if not short:
+        return []
+    names = ", ".join(f"{r.alternative}/{r.op}/{r.size} ({r.launches} of {most[(r.alternative, r.op)]})"
+                      for r in short[:5])
+    return [warning("fewer-launches", rows=len(short), names=names, more=" …" if len(short) > 5 else "",
+                    where=names)]
+
+
 def row_warnings(campaign: Campaign, rows: list[Row], summaries: list[LaunchSummary],
                  rank_tests: list[RankTest]) -> list[AnalysisWarning]:
     w: list[AnalysisWarning] = []
@@ -136,6 +156,7 @@ def row_warnings(campaign: Campaign, rows: list[Row], summaries: list[LaunchSumm
             w.append(warning("one-launch", alternative=alt, where=alt))
         elif 1 < n < 6:
             w.append(warning("too-few-launches", alternative=alt, launches=n, where=alt))
+    w += fewer_launches(campaign, rows)
     bad_norm = [r for r in rows if r.normal is False]
     if bad_norm:
         names = ", ".join(f"{r.alternative}/{r.op}/{r.size}" for r in bad_norm[:5])

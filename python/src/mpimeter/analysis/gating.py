@@ -26,7 +26,11 @@ class GateRow:
     """One (op, size): ``ratio`` is the Hodges–Lehmann estimate of candidate / baseline with its
     interval, ``ratio_of_medians`` median_candidate / median_baseline; ``p_value`` of the
     one-sided slowdown test, computed as ``p_method`` says; ``significant``: p_adjusted ≤ α;
-    ``stars`` only on significant rows; ``regression``: significant and ratio > 1 + max_slowdown."""
+    ``stars`` only on significant rows; ``regression``: significant (the test is of ratio > 1 +
+    max_slowdown). The interval inverts the same rank-sum test at the level Holm tested the row
+    at (``interval_level``, one-sided: its lower end is the bound at 1 − level, the interval
+    two-sided at 1 − 2·level), so a regression's interval lies above 1 + max_slowdown;
+    ``interval_agrees`` False where it does not (Holm stopped at an earlier row, or ties)."""
 
     op: str
     size: int
@@ -43,6 +47,8 @@ class GateRow:
     significant: bool
     regression: bool
     one_way: bool = False  # medians are one-way latencies (half the timed round trip: ping-pongs)
+    interval_level: float = math.nan
+    interval_agrees: bool = True
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -89,20 +95,27 @@ def gate_rows(baseline: Mapping[tuple[str, int], np.ndarray], candidate: Mapping
     """The gate's rows for the (op, size) both samples have (per-launch medians, or repetitions):
     the one-sided slowdown test of each, Holm-corrected over all of them at ``alpha``. Also
     what the site's history uses to mark campaigns the gate would have failed."""
+    keys = sorted(set(baseline) & set(candidate))
+    tests = [_cmp.slowdown_test(baseline[k], candidate[k], max_slowdown) for k in keys]
+    if not tests:
+        return []
+    p = np.array([t.p_value for t in tests])
+    adj, levels = _hyp.holm(p), _hyp.holm_levels(p, alpha)
     rows = []
-    for op, size in sorted(set(baseline) & set(candidate)):
+    for (op, size), test, p_adj, level in zip(keys, tests, adj, levels):
         a, b = baseline[(op, size)], candidate[(op, size)]
-        test = _cmp.slowdown_test(a, b, max_slowdown)
-        pc = _cmp.compare_two(a, b, confidence=1 - alpha)
-        # The Hodges–Lehmann ratio goes with the rank-sum test and always lies in its own interval.
-        rows.append(GateRow(op, size, pc.median_a, pc.median_b, pc.ratio, pc.ratio_ci.estimate, pc.ratio_ci.low,
-                            pc.ratio_ci.high, test.p_value, test.method, math.nan, "", False, False,
-                            one_way=one_way(op, size)))
-    if not rows:
-        return rows
-    adj = _hyp.holm(np.array([r.p_value for r in rows]))
-    return [replace(r, p_adjusted=float(p), stars=_hyp.stars(float(p), alpha=alpha), significant=bool(p <= alpha),
-                    regression=bool(p <= alpha and r.ratio > 1 + max_slowdown)) for r, p in zip(rows, adj)]
+        # The Hodges–Lehmann ratio goes with the rank-sum test; its interval inverts that test at the level Holm
+        # tested this row at (one-sided: the lower end at 1 − level), so decision and interval are one procedure.
+        conf = 1 - 2 * level if math.isfinite(level) else 1 - alpha
+        pc = _cmp.compare_two(a, b, confidence=min(max(conf, 1e-9), 1 - 1e-12))
+        significant = bool(p_adj <= alpha)
+        low = pc.ratio_ci.low
+        agrees = significant == bool(low is not None and low > 1 + max_slowdown)
+        rows.append(GateRow(op, size, pc.median_a, pc.median_b, pc.ratio, pc.ratio_ci.estimate, low,
+                            pc.ratio_ci.high, test.p_value, test.method, float(p_adj),
+                            _hyp.stars(float(p_adj), alpha=alpha), significant, significant,
+                            one_way=one_way(op, size), interval_level=float(level), interval_agrees=agrees))
+    return rows
 
 
 def gate(

@@ -32,6 +32,7 @@ from typing import Any
 
 import numpy as np
 
+from mpimeter.analysis.launch_warnings import other_load_share
 from mpimeter.analysis.loading import Campaign, LaunchInfo
 from mpimeter.analysis.results import Row
 from mpimeter.io.errors import AnalysisWarning
@@ -55,9 +56,7 @@ def _mean_khz(m: LaunchMeta) -> float | None:
 
 
 def _other_load(m: LaunchMeta) -> float | None:
-    if m.load.other_cpu_s is None or not m.load.wall_s:
-        return None
-    return m.load.other_cpu_s / m.load.wall_s
+    return other_load_share(m)  # as the machine-load warning says it
 
 
 def _residual(m: LaunchMeta) -> float | None:
@@ -85,7 +84,7 @@ PROPERTIES: tuple[tuple[str, bool, Callable[[LaunchMeta], Any], Callable[[Any], 
     ("the library's control variables (mpi.mpi_t.digest)", False,
      lambda m: m.mpi.mpi_t.digest if m.mpi.mpi_t else None, str),
     ("the MPI library (mpi.library_version)", False, lambda m: m.mpi.library_version, str),
-    ("the CPU share of other processes (load.other_cpu_s / wall_s)", True, _other_load,
+    ("the machine's CPU share of other processes (load.other_cpu_s / (wall_s × ncpus))", True, _other_load,
      lambda v: f"{100 * v:.0f} %"),
     ("the clock-sync residual at the start (clock_sync.residual_start)", True, _residual,
      lambda v: format_ns(v)),

@@ -87,12 +87,19 @@ def residual_advice(meta: LaunchMeta) -> str:
     return "use a drift-aware clock sync (--clocksync hca3), or analyze with --clock local"
 
 
-def machine_load(meta: LaunchMeta, name: str, folder: Path) -> AnalysisWarning | None:
+def other_load_share(meta: LaunchMeta) -> float | None:
+    """The share of the machine's CPU time other processes used while the launch ran:
+    load.other_cpu_s / (wall_s × ncpus) — the one figure every message about load prints (the
+    launch-effect diagnosis once printed the same load per CPU: 181 % beside this 90 %)."""
     other, wall = meta.load.other_cpu_s, meta.load.wall_s
     if other is None or not wall or wall <= 0:
         return None
-    share = other / (wall * (meta.system.ncpus or 1))
-    if share <= LOAD_SHARE:
+    return other / (wall * (meta.system.ncpus or 1))
+
+
+def machine_load(meta: LaunchMeta, name: str, folder: Path) -> AnalysisWarning | None:
+    share = other_load_share(meta)
+    if share is None or share <= LOAD_SHARE:
         return None
     return warning("machine-load", launch=name, percent=100 * share, where=name, badness=share)
 

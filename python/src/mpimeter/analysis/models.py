@@ -2,6 +2,11 @@
 (``mpimeter.stats.costmodel``), fitted to the per-launch medians of an analysis, with the fit
 error at every size (``mpimeter model``, the report's "Model and bounds" section).
 
+The intervals of α and β resample launches (``costmodel``: the delete-one-launch jackknife), as
+the points of a launch share its launch effect; with fewer than ``costmodel.MIN_INTERVAL_LAUNCHES``
+launches there is none, and a size whose error is below the threshold is "not checked" rather
+than "not missed".
+
 Only operations sized in bytes with at least ``min_sizes`` sizes are fitted (the others are
 listed in ``skipped`` with the reason): a barrier has one size, a delay is sized in ns.
 """
@@ -35,32 +40,56 @@ class ModelRow:
     sizes: tuple[_cm.SizeError, ...]
     max_rel_error: float
     hockney_max_rel_error: float
+    error_threshold: float = _cm.ERROR_THRESHOLD
 
     @property
     def missed(self) -> tuple[int, ...]:
-        """The sizes the chosen model misses by more than its interval."""
+        """The sizes the chosen model misses: by more than its interval, or by more than the
+        error threshold."""
         return tuple(e.size for e in self.sizes if e.missed)
+
+    @property
+    def unchecked(self) -> tuple[int, ...]:
+        """The sizes nothing could judge: no interval on one side, the error below the threshold."""
+        return tuple(e.size for e in self.sizes if e.missed is None)
+
+    def missed_text(self, fmt_size) -> str:
+        """The "missed sizes" cell: the missed sizes with their errors, then how many were not
+        checked and why — "none" only when every size was checked."""
+        parts = [f"{fmt_size(e.size)} ({100 * e.rel_error:+.0f} %)" for e in self.sizes if e.missed]
+        if self.unchecked:
+            why = f"{self.launches} launch{'es' if self.launches != 1 else ''}"
+            parts.append(f"not checked: {'all' if len(self.unchecked) == len(self.sizes) else len(self.unchecked)} "
+                         f"size(s) ({why}: no interval; errors ≤ {100 * self.error_threshold:.0f} %)")
+        return "; ".join(parts) or "none"
 
     def to_dict(self) -> dict[str, Any]:
         h = self.hockney
         return {
             "alternative": self.alternative, "op": self.op, "launches": self.launches, "one_way": self.one_way,
             "alpha_ns": h.alpha_ns, "beta_ns_per_byte": h.beta_ns_per_byte,
-            "alpha_ci_ns": list(h.alpha_ci_ns), "beta_ci": list(h.beta_ci),
+            "alpha_ci_ns": _pair(h.alpha_ci_ns), "beta_ci": _pair(h.beta_ci),
+            "interval": h.interval, "interval_method": _cm.INTERVALS[h.interval],
             "hockney_max_rel_error": self.hockney_max_rel_error,
             "segments": [_segment(s) for s in self.piecewise.segments],
             "breakpoints_bytes": list(self.piecewise.breakpoints),
             "max_rel_error": self.max_rel_error,
             "missed_sizes": list(self.missed),
+            "unchecked_sizes": list(self.unchecked),
+            "error_threshold": self.error_threshold,
             "sizes": [{"size": e.size, "median_ns": e.median_ns, "predicted_ns": e.predicted_ns,
-                       "band_ns": list(e.band_ns), "rel_error": e.rel_error, "missed": e.missed}
+                       "band_ns": _pair(e.band_ns), "rel_error": e.rel_error, "missed": e.missed}
                       for e in self.sizes],
         }
 
 
+def _pair(x: tuple[float, float] | None) -> list[float] | None:
+    return None if x is None else list(x)
+
+
 def _segment(s: _cm.LineFit) -> dict[str, Any]:
     return {"from_bytes": s.from_bytes, "to_bytes": s.to_bytes, "alpha_ns": s.alpha_ns,
-            "beta_ns_per_byte": s.beta_ns_per_byte, "alpha_ci_ns": list(s.alpha_ci_ns), "beta_ci": list(s.beta_ci),
+            "beta_ns_per_byte": s.beta_ns_per_byte, "alpha_ci_ns": _pair(s.alpha_ci_ns), "beta_ci": _pair(s.beta_ci),
             "points": s.points, "sizes": s.sizes}
 
 
@@ -80,8 +109,10 @@ class ModelResult:
                 "skipped": [{"alternative": a, "op": o, "reason": why} for a, o, why in self.skipped]}
 
 
-def fit_models(result: AnalysisResult, *, max_breakpoints: int = 2, min_sizes: int = 3) -> ModelResult:
-    """The models of every (alternative, op) of ``result`` that can have one."""
+def fit_models(result: AnalysisResult, *, max_breakpoints: int = 2, min_sizes: int = 3,
+               error_threshold: float = _cm.ERROR_THRESHOLD) -> ModelResult:
+    """The models of every (alternative, op) of ``result`` that can have one; a size whose
+    error exceeds ``error_threshold`` is missed whatever the intervals."""
     confidence = result.settings.confidence
     groups: dict[tuple[str, str], list[Row]] = {}
     for r in result.rows:
@@ -97,20 +128,21 @@ def fit_models(result: AnalysisResult, *, max_breakpoints: int = 2, min_sizes: i
             continue
         sizes = [s.size for r in group for s in r.per_launch if s.n > 0]
         times = [s.median_ns for r in group for s in r.per_launch if s.n > 0]
+        launches = [s.launch for r in group for s in r.per_launch if s.n > 0]
         try:
-            hockney = _cm.fit_line(sizes, times, confidence=confidence)
-            piecewise = _cm.fit_piecewise(sizes, times, max_breakpoints=max_breakpoints, min_sizes=min_sizes,
-                                          confidence=confidence)
+            hockney = _cm.fit_line(sizes, times, launches=launches, confidence=confidence)
+            piecewise = _cm.fit_piecewise(sizes, times, launches=launches, max_breakpoints=max_breakpoints,
+                                          min_sizes=min_sizes, confidence=confidence)
         except ValueError as exc:
             skipped.append((alt, op, str(exc)))
             continue
         args = ([r.size for r in group], [r.median_ns for r in group], [r.median_ci_low_ns for r in group],
                 [r.median_ci_high_ns for r in group])
-        errors = _cm.size_errors(piecewise, *args)
-        single = _cm.size_errors(hockney, *args)
+        errors = _cm.size_errors(piecewise, *args, error_threshold=error_threshold)
+        single = _cm.size_errors(hockney, *args, error_threshold=error_threshold)
         rows.append(ModelRow(alt, op, max(r.launches for r in group), any(r.one_way for r in group), hockney,
                              piecewise, errors, _max_abs(e.rel_error for e in errors),
-                             _max_abs(e.rel_error for e in single)))
+                             _max_abs(e.rel_error for e in single), error_threshold))
     return ModelResult(tuple(rows), tuple(skipped), confidence,
                        CRITERION.format(max_breakpoints=max_breakpoints, min_sizes=min_sizes))
 

@@ -44,8 +44,15 @@ OUTCOMES = ("ok", "fail", "crash", "killed", "hang", "interrupt", "refuse", "emp
 FAKE_OPS, FAKE_SIZES, FAKE_NREP = "allreduce", "8", 10
 
 
-def _sizes(text: str) -> list[int]:
-    """The fake takes plain size lists ("8,1024"); a range is the real binary's business."""
+def _sizes(text: str, seed: int = 0) -> list[int]:
+    """The fake takes plain size lists ("8,1024"); a range is the real binary's business. For
+    `auto:MIN:MAX` it acts out a refinement that differs per launch: the powers of 2 from MIN to
+    MAX and one size added between two of them, chosen by the seed."""
+    if text.startswith("auto:"):
+        low, high = (int(x) for x in text.split(":")[1:3])
+        grid = [low << k for k in range(64) if low << k <= high]
+        k = seed % max(len(grid) - 1, 1)
+        return sorted(set(grid) | ({(grid[k] + grid[k + 1]) // 2} if len(grid) > 1 else set()))
     try:
         return [int(s) for s in text.split(",")]
     except ValueError:
@@ -137,7 +144,7 @@ class FakeExecutor:
                                  "(the runner must never reuse a launch folder)")
         out.mkdir(parents=True, exist_ok=True)
         ops = (arg_value(argv, "--ops") or FAKE_OPS).split(",")
-        sizes = _sizes(arg_value(argv, "--sizes") or FAKE_SIZES)
+        sizes = _sizes(arg_value(argv, "--sizes") or FAKE_SIZES, seed)
         nrep = int(arg_value(argv, "--nrep") or FAKE_NREP)
         nranks = self._ranks(argv)
         rng = random.Random(seed)

@@ -26,6 +26,7 @@ from pathlib import Path
 
 from mpimeter.campaign import adaptive as _adaptive
 from mpimeter.campaign import describe as _describe
+from mpimeter.campaign import pilot as _pilot
 from mpimeter.campaign import oversub, procs, secrets
 from mpimeter.campaign import state as st
 from mpimeter.campaign.benchargs import BenchArgs
@@ -113,11 +114,14 @@ class CampaignRunner:
 
     def _run_todo(self, todo: list[st.LaunchRecord]) -> RunOutcome:
         try:
+            todo = self._pilot_first(todo)
             for rec in todo:
                 self._attempt(rec)
+                self._decide_sizes(rec)
             for _ in range(self.retries):
                 for rec in [r for r in todo if r.status == "failed"]:
                     self._attempt(rec)
+                    self._decide_sizes(rec)
         except KeyboardInterrupt:
             return RunOutcome("interrupted", "interrupted; the running launch was stopped "
                               "and marked incomplete")
@@ -126,6 +130,52 @@ class CampaignRunner:
         failed = sum(r.status != "complete" for r in self.state.launches)
         return (RunOutcome("complete") if not failed else
                 RunOutcome("failed", f"{failed} launch(es) did not complete"))
+
+    # --- --sizes auto: a pilot decides the sizes (pilot.py) --------------------------------------
+
+    def _pilot_first(self, todo: list[st.LaunchRecord]) -> list[st.LaunchRecord]:
+        """With --sizes auto and nothing decided: the pilot is the first launch of the campaign
+        (recorded in campaign.json); it runs, with its retries, before any other."""
+        state = self.state
+        if not _pilot.wanted(state.bench_args) or not todo:
+            return todo
+        if state.sizes_pilot is None:
+            first = state.launches[0]
+            state.sizes_pilot = _pilot.SizesPilot(first.alternative, first.index)
+            st.save(state, self.dir)
+        if state.sizes_pilot.decided:
+            return todo
+        pilot = next((r for r in state.launches if (r.alternative, r.index) ==
+                      (state.sizes_pilot.alternative, state.sizes_pilot.index)), None)
+        if pilot is not None and pilot in todo:
+            for _ in range(self.retries + 1):
+                if pilot.status == "complete":
+                    break
+                self._attempt(pilot)
+                self._decide_sizes(pilot)
+            if pilot.status != "complete":
+                raise _Refused(f"the --sizes auto pilot launch ({pilot.alternative} #{pilot.index:03d}) did not "
+                               f"complete ({pilot.reason}): no sizes were decided and no other launch was run")
+            return [r for r in todo if r is not pilot]
+        return todo
+
+    def _decide_sizes(self, rec: st.LaunchRecord) -> None:
+        """After the pilot completed: its sizes become every other launch's (campaign.json)."""
+        sp = self.state.sizes_pilot
+        if sp is None or sp.decided or rec.status != "complete" or (rec.alternative, rec.index) != (
+                sp.alternative, sp.index):
+            return
+        ops_order = list(self.state.bench_args.ops)
+        try:
+            sp.ops, sp.sizes = _pilot.decide(self.dir / rec.folder, ops_order)
+        except (InputError, ValueError, OSError) as exc:
+            raise _Refused(f"the --sizes auto pilot launch ({rec.alternative} #{rec.index:03d}): {exc}") from exc
+        for other in self.state.launches:
+            if other is not rec and other.status != "complete":
+                other.tests = sp.tests()
+        st.save(self.state, self.dir)
+        self.notify(f"--sizes auto: the pilot launch {rec.alternative} #{rec.index:03d} decided "
+                    f"{len(sp.sizes)} sizes; every other launch measures them")
 
     # --- --launches auto ----------------------------------------------------------------------
 
@@ -203,7 +253,7 @@ class CampaignRunner:
         logs = self.dir / alternative_prefix(state.alternatives, alt.name) / "logs"
         stem = f"{rec.index:03d}.{rec.attempts}"
         stdout_path, stderr_path = logs / f"{stem}.stdout", logs / f"{stem}.stderr"
-        bench_argv = [state.bench_binaries[alt.name], *state.bench_args.for_tests(rec.tests).argv(),
+        bench_argv = [state.bench_binaries[alt.name], *_pilot.launch_args(state.bench_args, rec.tests),
                       *self._copy_probe_args(alt.name), "--seed", str(rec.seed), "--out", str(folder)]
         rec.argv = build_argv(state.launch_templates[alt.name], state.np, bench_argv)
         rec.status, rec.reason = "incomplete", "started, not finished"

@@ -28,6 +28,7 @@ from pathlib import Path
 from mpimeter import SCHEMA_VERSION, __version__
 from mpimeter.atomic import write_atomic
 from mpimeter.campaign import adaptive as _adaptive
+from mpimeter.campaign import pilot as _pilot
 from mpimeter.campaign import limits, oversub, secrets, slurm
 from mpimeter.campaign.benchargs import BenchArgs
 from mpimeter.campaign.plan import ENV_KEY, Alternative, PlanError, check_name
@@ -128,6 +129,7 @@ class CampaignState:
     sessions: list[dict] = field(default_factory=list)  # every `mpimeter run` on this folder
     # --launches auto: the rule and every pair's state (launches_per_alternative is its max)
     adaptive: _adaptive.AdaptiveLaunches | None = None
+    sizes_pilot: _pilot.SizesPilot | None = None  # --sizes auto: the launch that decides the sizes (pilot.py)
     schema_version: int = SCHEMA_VERSION
     tool: dict = field(default_factory=lambda: {"name": "mpimeter", "version": __version__})
     # what identifies the campaign wherever its folder goes (the results store's key): drawn
@@ -189,6 +191,7 @@ class CampaignState:
             "sessions": [{**s, "argv": secrets.redact_argv(s.get("argv") or [])}
                          for s in self.sessions],
             "adaptive_launches": self.adaptive.to_json() if self.adaptive is not None else None,
+            "sizes_pilot": self.sizes_pilot.to_json() if self.sizes_pilot is not None else None,
         }
 
     @classmethod
@@ -222,7 +225,10 @@ class CampaignState:
         if adaptive is not None and adaptive.max != per_alt:
             r.fail("adaptive_launches.max", f"{adaptive.max} is not launches_per_alternative {per_alt}")
         launches = _read_launches(r, obj, alternatives, per_alt, adaptive=adaptive is not None)
+        sizes_pilot = _pilot.read(obj.get("sizes_pilot"), r.fail)
         for i, rec in enumerate(launches):
+            if rec.tests is not None and sizes_pilot is not None and rec.tests == sizes_pilot.tests():
+                continue  # --sizes auto: the sizes the pilot decided
             if rec.tests is not None and (adaptive is None or not set(rec.tests["ops"]) <= set(bench_args.ops)):
                 r.fail(f"launches[{i}].tests", "a subset of the campaign's --ops is run only under "
                        "--launches auto (adaptive_launches)")
@@ -237,7 +243,7 @@ class CampaignState:
                    for i, n in enumerate(r.get(obj, "notes", "list", optional=True, default=[]))],
             history=r.objects(obj, "history"), sessions=_read_sessions(r, obj),
             tool=r.get(obj, "tool", "object", optional=True, default={}), adaptive=adaptive,
-            **_read_id(r, obj),
+            sizes_pilot=sizes_pilot, **_read_id(r, obj),
         )
 
 

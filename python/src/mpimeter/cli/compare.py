@@ -26,7 +26,7 @@ def print_comparison(res: analysis.ComparisonResult) -> None:
     con = console()
     pct = f"{100 * res.confidence:g} %"
     t = Table(title=f"mpimeter compare {' vs '.join(res.groups)}", title_justify="left")
-    for name in ("a", "b", "op", "size", "launches", "median a", "median b", f"ratio b/a [{pct} CI]",
+    for name in ("a", "b", "op", "size", "launches", "median a", "median b", "ratio b/a [CI at Holm level]",
                  "p", "p (Holm)", "", "significant"):
         t.add_column(name, justify="left" if name in ("a", "b", "op", "", "significant") else "right")
     for r in res.rows:
@@ -47,7 +47,14 @@ def print_comparison(res: analysis.ComparisonResult) -> None:
               f"({_READING[res.alternative].format(a=a, b=b)}); p: {analysis.p_method_text(r.p_method for r in res.rows)}; "
               f"correction: {res.correction} over {len(res.rows)} rows; significant: p (Holm) ≤ α = {res.alpha:g}, "
               f"{STARS_TEXT}; ratio: "
-              f"{analysis.ratio_estimator_text(res.rows[0].ratio_ci_method) if res.rows else '–'}")
+              f"{analysis.ratio_estimator_text(res.rows[0].ratio_ci_method) if res.rows else '–'}; its interval at "
+              f"the level Holm tested the row at (1 − α/k for the smallest of k p-values … 1 − α for the largest; "
+              "one-sided tests: 1 − 2α/k …), so that it excludes 1 where the row is significant")
+    differ = [r for r in res.rows if not r.interval_agrees]
+    if differ:
+        con.print("decision and interval differ for " + ", ".join(f"{r.a}/{r.b} {r.op} {r.size}" for r in differ) +
+                  ": Holm stopped at an earlier row, ties moved the interval's rank, or the bootstrap interval is not "
+                  "the test's inversion; the decision is the Holm p's")
     one_way = sorted({r.op for r in res.rows if r.one_way})
     if one_way:
         con.print(f"medians of {', '.join(one_way)} are one-way latencies: {analysis.ONE_WAY_NOTE}")

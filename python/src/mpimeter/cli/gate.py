@@ -22,7 +22,7 @@ def print_gate(res: analysis.GateResult, baseline: str, candidate: str) -> None:
     title = "regressions" if not res.passed else "no regression"
     t = Table(title=f"mpimeter gate {baseline} → {candidate}: {title} (max slowdown {100 * res.max_slowdown:g} %)",
               title_justify="left")
-    for name in ("op", "size", "baseline", "candidate", "ratio [CI]", "p", "p (Holm)", "", "significant",
+    for name in ("op", "size", "baseline", "candidate", "ratio [CI at Holm level]", "p", "p (Holm)", "", "significant",
                  "regression"):
         t.add_column(name, justify="left" if name in ("op", "", "significant", "regression") else "right")
     for r in sorted(rows, key=lambda r: (not r.regression, r.op, r.size)):
@@ -33,8 +33,15 @@ def print_gate(res: analysis.GateResult, baseline: str, candidate: str) -> None:
     con.print(t)
     con.print(f"test: one-sided Wilcoxon rank-sum of candidate per-launch medians against baseline medians × "
               f"{1 + res.max_slowdown:g}; p: {analysis.p_method_text(r.p_method for r in rows)}; Holm over "
-              f"{len(res.rows)} rows; significant: p (Holm) ≤ α = {res.alpha:g}, {STARS_TEXT}; ratio: Hodges–Lehmann "
-              "estimate of candidate / baseline (median of all pairwise ratios) with its interval")
+              f"{len(res.rows)} rows; significant: p (Holm) ≤ α = {res.alpha:g}, {STARS_TEXT}; regression: significant; "
+              "ratio: Hodges–Lehmann estimate of candidate / baseline (median of all pairwise ratios) with the interval "
+              "of the same rank-sum test at the level Holm tested the row at (lower end one-sided at 1 − level), so a "
+              f"regression's interval lies above {1 + res.max_slowdown:g}")
+    differ = [r for r in rows if not r.interval_agrees]
+    if differ:
+        con.print("decision and interval differ for " + ", ".join(f"{r.op} {r.size}" for r in differ) +
+                  ": Holm stopped at an earlier row (the step-down tests a row only after every smaller p passed), "
+                  "or ties make the interval's rank differ from the test's p; the decision is the Holm p's")
     one_way = sorted({r.op for r in rows if r.one_way})
     if one_way:
         con.print(f"medians of {', '.join(one_way)} are one-way latencies: {analysis.ONE_WAY_NOTE}")

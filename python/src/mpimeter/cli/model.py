@@ -15,6 +15,7 @@ from mpimeter import analysis
 from mpimeter.analysis.models import ModelRow, fit_models
 from mpimeter.cli.common import (EXIT_OK, analysis_options, analyze_together, console, fmt_time, guarded,
                                   no_data_message, write_csv, write_json)
+from mpimeter.stats.costmodel import ERROR_THRESHOLD, INTERVALS
 from mpimeter.units import format_bytes, format_number
 
 MAX_BREAKPOINTS = 3  # each adds a segment of ≥ --min-sizes sizes; more would fit noise
@@ -28,8 +29,8 @@ def _beta(x: float) -> str:
     return f"{format_number(x)} ns/B"
 
 
-def _interval(ci: tuple[float, float], f) -> str:
-    return f"[{f(ci[0])}, {f(ci[1])}]"
+def _interval(ci: tuple[float, float] | None, f) -> str:
+    return "[no interval]" if ci is None else f"[{f(ci[0])}, {f(ci[1])}]"
 
 
 def segment_text(row: ModelRow) -> str:
@@ -59,12 +60,15 @@ def print_models(result, title: str) -> None:
                   f"{_beta(h.beta_ns_per_byte)} {_interval(h.beta_ci, format_number)}",
                   ", ".join(format_bytes(b) for b in r.piecewise.breakpoints) or "none", segment_text(r),
                   "–" if not math.isfinite(r.max_rel_error) else f"{100 * r.max_rel_error:.0f} %",
-                  ", ".join(format_bytes(s) for s in r.missed) or "none")
+                  r.missed_text(format_bytes))
     con.print(t)
+    methods = sorted({r.hockney.interval for r in result.rows})
+    threshold = max((r.error_threshold for r in result.rows), default=0.0)
     con.print(f"α, β: Hockney's T(m) = α + β·m over all sizes, robust fit (Huber) of per-launch medians relative "
-              f"to their size's median, Student-t intervals; breakpoints: {result.criterion}; max error: largest "
-              "|model − median| / median of the piecewise model over the sizes; missed: sizes where the model's "
-              "band and the median's interval do not overlap")
+              f"to their size's median; intervals: {'; '.join(INTERVALS[m] for m in methods)}; breakpoints: "
+              f"{result.criterion}; max error: largest |model − median| / median of the piecewise model over the "
+              "sizes; missed: sizes where the model's band and the median's interval do not overlap, or the error "
+              f"exceeds {100 * threshold:g} %; not checked: neither could be judged (no interval)")
     for alt, op, why in result.skipped:
         con.print(f"not modelled: {alt} {op}: {why}")
 
@@ -76,7 +80,12 @@ def print_models(result, title: str) -> None:
               help="Most breakpoints of the piecewise model (where the protocol changes).")
 @click.option("--min-sizes", type=click.IntRange(3, 64), default=3, show_default=True,
               help="Fewest sizes per segment of the piecewise model.")
-def command(paths: tuple[str, ...], fmt: str, max_breakpoints: int, min_sizes: int, **kw: Any) -> None:
+@click.option("--max-error", type=click.FloatRange(0.0, 10.0, min_open=True), default=ERROR_THRESHOLD,
+              show_default=True,
+              help="Relative error |model − median| / median above which a size is reported as missed, whatever "
+                   "the intervals say (e.g. 0.2 = 20 %).")
+def command(paths: tuple[str, ...], fmt: str, max_breakpoints: int, min_sizes: int, max_error: float,
+            **kw: Any) -> None:
     """Cost models of a campaign (or launch) folder: per alternative and operation, Hockney's
     T(m) = α + β·m with intervals, a piecewise version whose breakpoints mark protocol changes
     (eager/rendezvous), and the fit error per size, flagging sizes the model misses. Several
@@ -87,7 +96,7 @@ def command(paths: tuple[str, ...], fmt: str, max_breakpoints: int, min_sizes: i
         res = analyze_together(paths, kw)
         if not res.rows:
             raise analysis.AnalysisError(no_data_message(paths, res))
-        models = fit_models(res, max_breakpoints=max_breakpoints, min_sizes=min_sizes)
+        models = fit_models(res, max_breakpoints=max_breakpoints, min_sizes=min_sizes, error_threshold=max_error)
         if not models.rows:
             why = "; ".join(f"{a} {o}: {w}" for a, o, w in models.skipped)
             raise analysis.AnalysisError(f"{' '.join(paths)}: no operation can be modelled ({why})")

@@ -173,7 +173,10 @@ def _summary(result, comparison, problem, ops) -> str:
         facts = campaign_facts(launches)
         mine = [r for r in result.rows if r.alternative == alt]
         lib = dict(facts.lines).get("MPI", "unknown")
-        rows.append((alt, str(len(launches)), facts.layout, lib,
+        complete = sum(li.status == "complete" for li in launches)
+        # launches that were cut off are counted apart: "10" where 7 stopped early claimed too much (issue 25)
+        count = str(len(launches)) if complete == len(launches) else f"{complete} complete of {len(launches)}"
+        rows.append((alt, count, facts.layout, lib,
                      str(len({r.op for r in mine})), str(len({(r.op, r.size) for r in mine})),
                      str(sum(r.repetitions for r in mine))))
     table = h.table(("alternative", "launches", "ranks", "MPI library", "operations", "tests",
@@ -282,14 +285,20 @@ def _comparison_table(op, comp, comparison, unit: str) -> str:
     rows = []
     for c in sorted(comp, key=lambda c: (c.size, c.a, c.b)):
         ratio_ci = format_interval(c.ratio_ci_low, c.ratio_ci_high, lambda x: format_number(x, 4))
+        # the two ratios on opposite sides of 1: the launches are not a shift of each other (clusters, a bimodal
+        # side); said in the row, and the decision is the rank-sum test's, whose estimator is the HL ratio
+        apart = (c.ratio_of_medians - 1) * (c.ratio - 1) < 0
         rows.append((format_size(c.size, unit), f"{c.a} vs {c.b}", format_ns(c.median_a_ns),
-                     format_ns(c.median_b_ns), format_number(c.ratio_of_medians, 4),
+                     format_ns(c.median_b_ns), format_number(c.ratio_of_medians, 4) + (" †" if apart else ""),
                      f"{format_number(c.ratio, 4)} {ratio_ci}", f"{c.p_value:.3g} ({c.p_method})",
                      f"{c.p_adjusted:.3g}", "yes" if c.significant else "no",
                      h.tag("span", h.esc(c.stars or "n.s."), class_="stars")))
     escaped = [tuple(h.esc(x) for x in r[:-1]) + (r[-1],) for r in rows]
     caption = (f"Comparison (> 1: b is slower). median b / median a: the ratio of the medians of per-launch "
-               f"medians; {estimator}: the {ratio_estimator_text(method)} ({comparison.confidence:.0%}). "
+               f"medians; {estimator}: the {ratio_estimator_text(method)}, its interval at the level Holm tested "
+               "the row at, so that it excludes 1 where the row is significant (the decision and its interval are "
+               "one procedure). †: the two ratios lie on opposite sides of 1 — the launches of a and b are not a "
+               "shift of each other (look for launch clusters); the decision goes with the Hodges–Lehmann ratio. "
                "p: Wilcoxon rank-sum on per-launch medians (how it was computed in brackets); significant: "
                f"p (Holm) ≤ α = {comparison.alpha:g}; stars only on significant rows: * ≤ .05, ** ≤ .01, *** ≤ .001.")
     return (h.tag("p", h.esc(caption), class_="caption") +
@@ -360,7 +369,8 @@ def _rules(result, comparison, problem, bounds) -> str:
     checks = check_rules(result, comparison, problem, bounds=bounds)
     klass = {"met": "met", "not met": "notmet", "n/a": "na"}
     rows = [(str(c.number), h.esc(c.text), h.tag("span", h.esc(c.status), class_=f"badge {klass[c.status]}"),
-             h.esc(c.reason)) for c in checks]
+             h.esc(c.reason) + (h.tag("div", h.esc("evidence: " + c.evidence)) if c.evidence else ""))
+            for c in checks]
     met = sum(1 for c in checks if c.status == "met")
     return (h.tag("p", h.esc(f"Hoefler & Belli 2015, \"Scientific benchmarking of parallel computing "
                              f"systems\": {met} of 12 rules met by this campaign and report.")) +

@@ -71,18 +71,21 @@ def _model_table(op: str, models: ModelResult) -> str:
     for m in (r for r in models.rows if r.op == op):
         h_ = m.hockney
         segs = "; ".join(f"{format_bytes(s.from_bytes)}–{format_bytes(s.to_bytes)}: {format_ns(s.alpha_ns)} "
-                         f"[{format_ns(s.alpha_ci_ns[0])}, {format_ns(s.alpha_ci_ns[1])}] + "
+                         f"{_ci(s.alpha_ci_ns, format_ns)} + "
                          f"{format_number(s.beta_ns_per_byte)} ns/B" for s in m.piecewise.segments)
-        rows.append((m.alternative, f"{format_ns(h_.alpha_ns)} [{format_ns(h_.alpha_ci_ns[0])}, "
-                                    f"{format_ns(h_.alpha_ci_ns[1])}]",
-                     f"{format_number(h_.beta_ns_per_byte)} [{format_number(h_.beta_ci[0])}, "
-                     f"{format_number(h_.beta_ci[1])}] ns/B",
+        rows.append((m.alternative, f"{format_ns(h_.alpha_ns)} {_ci(h_.alpha_ci_ns, format_ns)}",
+                     f"{format_number(h_.beta_ns_per_byte)} {_ci(h_.beta_ci, format_number)} ns/B",
                      ", ".join(format_bytes(b) for b in m.piecewise.breakpoints) or "none", segs,
-                     _pct(m.max_rel_error), ", ".join(format_bytes(s) for s in m.missed) or "none"))
+                     _pct(m.max_rel_error), m.missed_text(format_bytes)))
     if not rows:
         return ""
     return h.table(("alternative", "α (all sizes)", "β (all sizes)", "breakpoints", "piecewise model",
                     "max error", "sizes missed"), rows)
+
+
+def _ci(ci: tuple[float, float] | None, fmt) -> str:
+    """An interval of the model, or why there is none (``costmodel.INTERVALS``)."""
+    return "[no interval: too few launches]" if ci is None else f"[{fmt(ci[0])}, {fmt(ci[1])}]"
 
 
 def _bound_table(op: str, result, models: ModelResult, bounds: BoundsResult) -> str:
@@ -92,7 +95,7 @@ def _bound_table(op: str, result, models: ModelResult, bounds: BoundsResult) -> 
         m = models.row(r.alternative, op)
         e = next((e for e in m.sizes if e.size == r.size), None) if m else None
         model = "–" if e is None else f"{format_ns(e.predicted_ns)} ({100 * e.rel_error:+.0f} %" + (
-            ", missed)" if e.missed else ")")
+            ", missed)" if e.missed else ", not checked)" if e.missed is None else ")")
         rows.append((r.alternative, format_bytes(r.size), format_ns(r.median_ns), model,
                      "–" if b is None else format_ns(b.bound_ns), "–" if b is None else _pct(b.fraction),
                      "–" if b is None else ("below its bound" if b.beats else "")))

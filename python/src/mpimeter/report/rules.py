@@ -3,14 +3,21 @@
 Each rule is marked `met`, `not met` or `n/a` with the reason, from what the analysis result,
 the comparison and the launches' meta.json say — never from a guess about the user's intent:
 a rule the tool cannot check (e.g. why a subset was benchmarked) is marked not met with what
-the user has to state. The rule texts are quoted from the paper (§2–§5).
+the user has to state. Rules about how results are summarized (3, 4, 6, 8, 12) are judged on the
+data, not on what the tool does by construction: each check recomputes or counts what the
+report shows and gives it as its ``evidence`` line (issue 25); rule 7 is not met when no row of
+the comparison can reach significance (the ``low-power`` warning). The rule texts are quoted
+from the paper (§2–§5).
 """
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
+
+import numpy as np
 
 from mpimeter.io.meta import LaunchMeta
 from mpimeter.report.metadata import rank_layout
@@ -55,6 +62,7 @@ class RuleCheck:
     text: str
     status: str  # met | not met | n/a
     reason: str
+    evidence: str = ""  # what in the data the status rests on (rules judged on the data)
 
 
 def check_rules(result, comparison=None, comparison_problem: str | None = None, *, bounds=None) -> list[RuleCheck]:
@@ -62,15 +70,19 @@ def check_rules(result, comparison=None, comparison_problem: str | None = None, 
     alternatives, its `comparison` (or the reason it could not be made); `bounds`: the
     `analysis.bounds.BoundsResult` the report shows (None: none shown)."""
     checks = [
-        _rule1(), _rule2(result), _rule3(result), _rule4(), _rule5(result), _rule6(result),
-        _rule7(result, comparison, comparison_problem), _rule8(), _rule9(result), _rule10(result),
-        _rule11(bounds), _rule12(),
+        _rule1(), _rule2(result), _rule3(result), _rule4(result, comparison), _rule5(result), _rule6(result),
+        _rule7(result, comparison, comparison_problem), _rule8(result), _rule9(result), _rule10(result),
+        _rule11(bounds), _rule12(result),
     ]
     return checks
 
 
-def _check(n: int, status: str, reason: str) -> RuleCheck:
-    return RuleCheck(n, RULE_TEXT[n], status, reason)
+def _check(n: int, status: str, reason: str, evidence: str = "") -> RuleCheck:
+    return RuleCheck(n, RULE_TEXT[n], status, reason, evidence)
+
+
+def _where(r) -> str:
+    return f"{r.alternative} {r.op} {r.size}"
 
 
 def _rule1() -> RuleCheck:
@@ -97,16 +109,43 @@ def _rule2(result) -> RuleCheck:
 
 
 def _rule3(result) -> RuleCheck:
-    rates = [r for r in result.rows if r.bandwidth_Bps is not None]
-    extra = (f" Bandwidth of {len(rates)} point-to-point row(s) is the harmonic mean of rates."
-             if rates else "")
-    return _check(3, MET, "run times (costs) are summarized by the median and the arithmetic mean; "
-                          "no rate is averaged arithmetically." + extra)
+    """Recomputed from the per-launch values: the mean of a row is the arithmetic mean of its
+    launches' means, its rate the harmonic mean of their rates."""
+    if not result.rows:
+        return _check(3, NA, "no results.")
+    bad_mean, bad_rate, rates = [], [], 0
+    for r in result.rows:
+        used = [s for s in r.per_launch if s.n > 0]
+        if used and math.isfinite(r.mean_ns) and not math.isclose(r.mean_ns, float(np.mean([s.mean_ns for s in used])),
+                                                                  rel_tol=1e-9):
+            bad_mean.append(_where(r))
+        if r.bandwidth_Bps is not None:
+            per = [s.bandwidth_Bps for s in used if s.bandwidth_Bps]
+            rates += 1
+            if per and not math.isclose(r.bandwidth_Bps, len(per) / sum(1.0 / x for x in per), rel_tol=1e-9):
+                bad_rate.append(_where(r))
+    r0 = result.rows[0]
+    evidence = (f"{len(result.rows)} rows: the mean equals the arithmetic mean of per-launch means "
+                f"(e.g. {_where(r0)}: {r0.mean_ns:.4g} ns)"
+                + (f"; {rates} rate(s) equal the harmonic mean of per-launch rates" if rates else "; no rate shown"))
+    if bad_mean or bad_rate:
+        return _check(3, NOT_MET, "a summary is not the mean the rule asks for: " +
+                      ", ".join([f"mean of {w}" for w in bad_mean[:3]] + [f"rate of {w}" for w in bad_rate[:3]]) + ".",
+                      evidence)
+    return _check(3, MET, "costs are summarized by the median and the arithmetic mean; rates by the harmonic mean.",
+                  evidence)
 
 
-def _rule4() -> RuleCheck:
-    return _check(4, MET, "ratios appear only in comparisons, as the ratio of two medians with its "
-                          "interval; ratios are never averaged.")
+def _rule4(result, comparison) -> RuleCheck:
+    """Ratios exist only in a comparison: one per row, none averaged over rows."""
+    if comparison is None or not getattr(comparison, "rows", None):
+        return _check(4, NA, "no comparison: no ratio is shown.", "0 ratios in the report")
+    keys = [(r.a, r.b, r.op, r.size) for r in comparison.rows]
+    if len(set(keys)) != len(keys):
+        return _check(4, NOT_MET, "a ratio is shown more than once for one row.", f"{len(keys)} ratios, "
+                      f"{len(set(keys))} rows")
+    return _check(4, MET, "each ratio is of one (op, size), shown beside both medians; no ratio is averaged.",
+                  f"{len(keys)} ratios for {len(keys)} compared rows; no summary over rows")
 
 
 def _rule5(result) -> RuleCheck:
@@ -124,10 +163,21 @@ def _rule5(result) -> RuleCheck:
 
 
 def _rule6(result) -> RuleCheck:
-    failed = sum(1 for r in result.rows if r.normal is False)
-    return _check(6, MET, "medians and their intervals are nonparametric; the t interval of the "
-                          "mean is checked with Shapiro–Wilk" +
-                  (f" and fails for {failed} row(s), which are flagged." if failed else "."))
+    """Every row whose mean has a t interval must have had its normality checked."""
+    if not result.rows:
+        return _check(6, NA, "no results.")
+    with_mean_ci = [r for r in result.rows if r.mean_ci_low_ns is not None]
+    unchecked = [r for r in with_mean_ci if r.normal is None]
+    failed = [r for r in result.rows if r.normal is False]
+    evidence = (f"Shapiro–Wilk on per-launch means of {sum(r.normal is not None for r in result.rows)} of "
+                f"{len(result.rows)} rows; rejects normality in {len(failed)}"
+                + (f" (e.g. {_where(failed[0])}, p = {failed[0].normality_p:.2g})" if failed else ""))
+    if unchecked:
+        return _check(6, NOT_MET, f"{len(unchecked)} row(s) show a t interval of the mean without a normality "
+                                  f"check (e.g. {_where(unchecked[0])}).", evidence)
+    return _check(6, MET, "medians and their intervals are nonparametric; every t interval of the mean is "
+                          "checked with Shapiro–Wilk" + (", and the rows that fail are flagged." if failed else "."),
+                  evidence)
 
 
 def _rule7(result, comparison, problem) -> RuleCheck:
@@ -136,13 +186,33 @@ def _rule7(result, comparison, problem) -> RuleCheck:
     if comparison is None:
         return _check(7, NOT_MET, "the alternatives could not be compared: " + (problem or "unknown reason")
                       + ". Do not read differences off the plots.")
-    return _check(7, MET, f"{comparison.test}, {comparison.alternative}, with "
-                          f"{comparison.correction} correction over {len(comparison.rows)} rows.")
+    rows = comparison.rows
+    sig = sum(bool(r.significant) for r in rows)
+    evidence = (f"{comparison.test}, {comparison.alternative}, {comparison.correction} over {len(rows)} rows: "
+                f"{sig} significant")
+    low = [w for w in getattr(comparison, "warnings", ()) if w.code == "low-power"]
+    if low:
+        return _check(7, NOT_MET, "the comparison has no power: " + low[0].message + ". Run more launches.",
+                      evidence)
+    return _check(7, MET, f"{comparison.test}, {comparison.alternative}, with {comparison.correction} correction "
+                          f"over {len(rows)} rows; each ratio's interval is at the level Holm tested its row at.",
+                  evidence)
 
 
-def _rule8() -> RuleCheck:
-    return _check(8, MET, "besides medians, every fingerprint shows min, quartiles, p95, p99, max, "
-                          "the whole distribution (histogram, ECDF) and every repetition.")
+def _rule8(result) -> RuleCheck:
+    """Whether the median alone would mislead is read off the data: how far the tail (p99 of a
+    launch) lies from its median; the report shows percentiles and every repetition either way."""
+    per = [(s.p99_ns / s.median_ns, s) for s in result.launch_summaries() if s.n > 0 and s.median_ns > 0
+           and math.isfinite(s.p99_ns)] if result.rows else []
+    if not per:
+        return _check(8, NA, "no results.")
+    worst, s = max(per, key=lambda x: x[0])
+    heavy = sum(1 for x, _ in per if x > 2)
+    evidence = (f"p99 / median per launch and test: up to {worst:.2f} ({s.alternative} {s.op} {s.size}, launch "
+                f"{s.launch}); above 2 in {heavy} of {len(per)}")
+    return _check(8, MET, "besides medians, every fingerprint shows min, quartiles, p95, p99, max, the whole "
+                          "distribution (histogram, ECDF) and every repetition"
+                  + (" — needed here: the tails lie far from the medians." if heavy else "."), evidence)
 
 
 def _rule9(result) -> RuleCheck:
@@ -184,6 +254,17 @@ def _rule11(bounds) -> RuleCheck:
                      else "."))
 
 
-def _rule12() -> RuleCheck:
-    return _check(12, MET, "medians are plotted as points with their intervals; lines join them only "
-                           "along message size as dashed guides; distributions are shown in full.")
+def _rule12(result) -> RuleCheck:
+    """The points the report plots and where lines join them: only along message size, within
+    one (alternative, op), where it has at least two sizes."""
+    if not result.rows:
+        return _check(12, NA, "no results.")
+    series: dict[tuple[str, str], int] = {}
+    for r in result.rows:
+        series[(r.alternative, r.op)] = series.get((r.alternative, r.op), 0) + 1
+    joined = sum(1 for n in series.values() if n >= 2)
+    with_ci = sum(1 for r in result.rows if r.median_ci_low_ns is not None)
+    evidence = (f"{len(result.rows)} medians plotted ({with_ci} with intervals) in {len(series)} series; dashed "
+                f"guides join sizes in {joined} series of ≥ 2 sizes")
+    return _check(12, MET, "medians are plotted as points with their intervals; lines join them only along "
+                           "message size as dashed guides; distributions are shown in full.", evidence)

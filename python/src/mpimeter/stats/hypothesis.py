@@ -165,6 +165,21 @@ def holm(p_values: np.ndarray) -> np.ndarray:
     return out
 
 
+def holm_levels(p_values: np.ndarray, alpha: float) -> np.ndarray:
+    """The level Holm's step-down procedure tests each p-value at: α / (m − i) for the i-th
+    smallest (0-based) of the m finite ones; NaN stays NaN. An interval made by inverting the
+    same test at this level is the interval of the decision (it excludes the null value exactly
+    when p ≤ the level, up to the discreteness of ties) — what compare and gate print beside
+    the decision, so that the two cannot contradict each other except where Holm stopped at an
+    earlier step (said where it happens)."""
+    p = np.asarray(p_values, dtype=float)
+    out = np.full(p.shape, np.nan)
+    ok = np.flatnonzero(np.isfinite(p))
+    order = ok[np.argsort(p[ok], kind="stable")]
+    out[order] = alpha / np.arange(len(order), 0, -1)
+    return out
+
+
 def kruskal(groups: list[np.ndarray]) -> TestResult:
     """Kruskal–Wallis H test over the groups; p = 1 when all values are equal, NaN with fewer
     than two non-empty groups."""

@@ -1,0 +1,74 @@
+"""Hoefler & Belli's rules judged on the data (issue 25): each judged rule carries the evidence it
+rests on; a summary that is not the mean the rule asks for makes rule 3 not met; rule 7 is not
+met while the comparison's own ``low-power`` warning says no row can be significant; rule 4 has
+nothing to judge without ratios."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import pytest
+from data.synth import memory_campaign
+
+import numpy as np
+
+from mpimeter import analysis
+from mpimeter.report.rules import MET, NA, NOT_MET, check_rules
+
+
+def _campaign(launches: int, sizes=(8, 64, 512, 4096), ratio=1.0, seed=3):
+    rng = np.random.default_rng(seed)
+    tests = [("allreduce", s) for s in sizes]
+    base = np.array([1000.0 + s for s in sizes])
+    samples = {alt: f * base[None, :, None] * np.exp(rng.normal(0.0, 0.02, (launches, len(tests), 31)))
+               for alt, f in (("a", 1.0), ("b", ratio))}
+    return analysis.analyze(memory_campaign(samples, tests))
+
+
+@pytest.fixture(scope="module")
+def few():
+    return _campaign(3)
+
+
+@pytest.fixture(scope="module")
+def many():
+    return _campaign(10, ratio=1.3)
+
+
+def test_rule7_is_not_met_without_power(few):
+    comparison = analysis.compare(few)
+    assert any(w.code == "low-power" for w in comparison.warnings)
+    rule = check_rules(few, comparison)[6]
+    assert rule.status == NOT_MET and "no power" in rule.reason and "0 significant" in rule.evidence
+
+
+def test_rule7_is_met_with_power_and_says_what_it_found(many):
+    comparison = analysis.compare(many)
+    rule = check_rules(many, comparison)[6]
+    assert rule.status == MET and "4 significant" in rule.evidence
+
+
+def test_judged_rules_give_their_evidence(many):
+    checks = check_rules(many, analysis.compare(many))
+    for n in (3, 4, 6, 7, 8, 12):
+        assert checks[n - 1].evidence, n
+    assert checks[3].status == MET and "4 ratios for 4 compared rows" in checks[3].evidence
+    assert "p99 / median" in checks[7].evidence
+    assert "8 medians plotted" in checks[11].evidence
+
+
+def test_rule3_recomputes_the_means(many):
+    assert check_rules(many)[2].status == MET
+    wrong = replace(many, rows=(replace(many.rows[0], mean_ns=many.rows[0].mean_ns * 1.1), *many.rows[1:]))
+    rule = check_rules(wrong)[2]
+    assert rule.status == NOT_MET and "mean of a allreduce 8" in rule.reason
+
+
+def test_rule4_without_a_comparison_has_nothing_to_judge(many):
+    assert check_rules(many)[3].status == NA
+
+
+def test_rule6_a_mean_interval_without_a_normality_check_is_not_met(many):
+    unchecked = replace(many, rows=(replace(many.rows[0], normal=None, normality_p=None), *many.rows[1:]))
+    assert check_rules(unchecked)[5].status == NOT_MET
+    assert check_rules(many)[5].status == MET
