@@ -10,6 +10,7 @@ from rich.table import Table
 from rich.text import Text
 
 from mpimeter import analysis
+from mpimeter.cli.analysis_view import state_table
 from mpimeter.cli.common import (EXIT_OK, EXIT_REGRESSION, STARS_TEXT, alpha_option, analysis_options,
                                  checked_slowdown_and_alpha, console, fmt_est, fmt_p, fmt_ratio, fmt_time, guarded,
                                  max_slowdown_option, metric_footer, metric_option, parse_fraction, print_warnings,
@@ -31,10 +32,19 @@ def print_gate(res: analysis.GateResult, baseline: str, candidate: str) -> None:
                   fmt_p(r.p_adjusted), r.stars, yes_no(r.significant),
                   Text("REGRESSION", style="red") if r.regression else "")
     con.print(t)
-    con.print(f"test: one-sided Wilcoxon rank-sum of candidate per-launch medians against baseline medians × "
-              f"{1 + res.max_slowdown:g}; p: {analysis.p_method_text(r.p_method for r in rows)}; Holm over "
-              f"{len(res.rows)} rows; significant: p (Holm) ≤ α = {res.alpha:g}, {STARS_TEXT}; ratio: Hodges–Lehmann "
-              "estimate of candidate / baseline (median of all pairwise ratios) with its interval")
+    if any(r.stratified for r in rows):
+        con.print(state_table([r for r in rows if r.stratified], "baseline", "candidate"))
+        con.print(f"test: one-sided van Elteren stratified rank-sum over the matched states (state by state: "
+                  f"candidate per-launch medians against baseline medians × {1 + res.max_slowdown:g}, "
+                  f"weights 1/(launches in the state + 1)); p: {analysis.p_method_text(r.p_method for r in rows)}; "
+                  f"Holm over {len(res.rows)} rows; significant: p (Holm) ≤ α = {res.alpha:g}, {STARS_TEXT}; ratio: "
+                  "stratified Hodges–Lehmann estimate of candidate / baseline (weighted median of within-state "
+                  "pairwise ratios) with the interval of the inverted test")
+    else:
+        con.print(f"test: one-sided Wilcoxon rank-sum of candidate per-launch medians against baseline medians × "
+                  f"{1 + res.max_slowdown:g}; p: {analysis.p_method_text(r.p_method for r in rows)}; Holm over "
+                  f"{len(res.rows)} rows; significant: p (Holm) ≤ α = {res.alpha:g}, {STARS_TEXT}; ratio: "
+                  "Hodges–Lehmann estimate of candidate / baseline (median of all pairwise ratios) with its interval")
     one_way = sorted({r.op for r in rows if r.one_way})
     if one_way:
         con.print(f"medians of {', '.join(one_way)} are one-way latencies: {analysis.ONE_WAY_NOTE}")
