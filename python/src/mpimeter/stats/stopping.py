@@ -37,8 +37,8 @@ states, analysis.strata: the cache-line probe told a fast and a slow state apart
 of issue 31), the pooled median is decided by the mix of states and each state is reported on its
 own; so the rule asks the same of each state: the pair is done once every state's own stopping
 interval lies within ±precision of its median (``states``) — the one rule above, applied per
-state. A state whose launches, at its share so far, cannot reach the launches its interval needs
-by ``max`` (:func:`state_is_rare`) is *rare*: it does not hold the stop, and the verdict names it
+state. A state whose launches, even at the upper 95 % bound of its share so far, cannot reach
+the launches its interval needs by ``max`` (:func:`state_is_rare`) is *rare*: it does not hold the stop, and the verdict names it
 with its share; at ``max`` every state short of its precision is named so.
 
 Interpolation (Hettmansperger & Sheather 1986): with d the largest rank whose interval
@@ -142,12 +142,17 @@ def launches_for_interval(confidence: float) -> int:
     return next(n for n in range(2, 10_000) if interpolation_weights(n, level) is not None)
 
 
+RARE_SHARE_LEVEL = 0.95  # a state is rare only when even this upper bound of its share is too small
+
+
 def state_is_rare(in_state: int, launches: int, max_launches: int, confidence: float) -> bool:
-    """A state is rare when, at its share of the launches so far, the launches left to ``max``
-    would not bring it to the launches its interval needs."""
-    if launches <= 0:
+    """A state is rare when, even at the upper RARE_SHARE_LEVEL bound of its share (one-sided
+    Clopper–Pearson: a share guessed from few launches is not trusted to be small), the launches
+    left to ``max`` would not bring it to the launches its interval needs."""
+    if launches <= 0 or in_state >= launches:
         return False
-    expected = in_state + in_state / launches * max(max_launches - launches, 0)
+    share = float(_st.beta.ppf(RARE_SHARE_LEVEL, in_state + 1, launches - in_state))
+    expected = in_state + share * max(max_launches - launches, 0)
     return expected < launches_for_interval(confidence)
 
 
@@ -239,8 +244,17 @@ def launch_verdict(medians, *, min_launches: int = 10, max_launches: int = 30, p
     if states is not None and len(states) == n and len({x for x in states if x is not None}) > 1:
         per_state = _state_verdicts(values, states, max_launches=max_launches, precision=precision,
                                     confidence=confidence)
-        done = all(st.rare or (st.precision is not None and st.precision <= precision) for st in per_state)
-        status = "precision" if n >= min_launches and done else "max" if n >= max_launches else "more"
+        precise = [st.precision is not None and st.precision <= precision for st in per_state]
+        rare_or_precise = all(p or st.rare for p, st in zip(precise, per_state))
+        # at the maximum a rare state is what the maximum left short: "max", and the reason names it
+        if n >= min_launches and all(precise):
+            status = "precision"
+        elif n >= max_launches:
+            status = "max"
+        elif n >= min_launches and rare_or_precise:
+            status = "precision"
+        else:
+            status = "more"
         return LaunchVerdict(status, n, reached, ci, None, per_state)
     held = None
     if n >= min_launches and reached is not None and reached <= precision:
