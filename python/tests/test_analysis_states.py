@@ -138,3 +138,22 @@ def test_compare_matches_states_and_says_when_it_cannot(campaigns):
     assert not any(row["stratified"] for row in out["rows"])
     (w,) = [w for w in out["warnings"] if w["code"] == "states-unmatched"]
     assert "shows no explained states" in w["message"]
+
+
+def test_report_and_fingerprint_show_the_states(campaigns, tmp_path):
+    from mpimeter.report.fingerprint import fingerprint_data
+    from mpimeter.report.html_report import write_report
+
+    res = _analyze(campaigns["mostly_slow"])
+    write_report(tmp_path / "r.html", res)
+    page = (tmp_path / "r.html").read_text()
+    assert "Per state: mostly_slow" in page and "2 (20 %)" in page and "too few launches" in page
+    assert "median per state" in page  # in each fingerprint's facts
+    data = fingerprint_data(res, "allreduce", 8)
+    assert [t.split(" ")[0] for t in data.per_state] == ["faster", "slower"]
+    assert data.per_state[0].startswith("faster 2/10: ") and "(too few launches)" in data.per_state[0]
+    # no states, no per-state lines; unexplained groups are named in the report
+    res = _analyze(campaigns["no_probe"])
+    write_report(tmp_path / "n.html", res)
+    assert "no recorded property explains" in (tmp_path / "n.html").read_text()
+    assert fingerprint_data(res, "allreduce", 8).per_state == ()
