@@ -157,3 +157,15 @@ def test_report_and_fingerprint_show_the_states(campaigns, tmp_path):
     write_report(tmp_path / "n.html", res)
     assert "no recorded property explains" in (tmp_path / "n.html").read_text()
     assert fingerprint_data(res, "allreduce", 8).per_state == ()
+
+
+def test_csv_has_a_row_per_state(campaigns):
+    import csv
+    import io
+
+    r = CliRunner().invoke(analyze_command, [str(campaigns["mostly_slow"]), "--no-cache", "--format", "csv"])
+    rows = list(csv.DictReader(io.StringIO(r.stdout)))
+    assert [x["stratum"] for x in rows[:3]] == ["", "faster", "slower"]
+    assert rows[1]["launches"] == "2" and float(rows[1]["share"]) == pytest.approx(0.2)
+    assert rows[1]["op"] == rows[0]["op"] and rows[1]["mean_ns"] == ""
+    assert float(rows[2]["median_ns"]) > 2 * float(rows[1]["median_ns"])
