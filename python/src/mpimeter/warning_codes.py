@@ -168,6 +168,30 @@ _TABLE = (
          "{ratio:.2f}× {how} than the other {others} ({sharing} of the {rows} rows split exactly so){separation}",
          "the launch is a factor (Hunold & Carpen-Amarie 2016 §4.2): keep 10 or more launches, compare medians "
          "across launches, and see docs/ALGORITHMS.md, \"Launch effects\""),
+    Code("states", NOTE, frozenset({A}),
+         "{alternative}: the launches ran in two states ({mix}) that {property} explains; each row is also "
+         "reported per state (median and interval of the state's launches), beside the pooled result",
+         "the pooled median depends on the mix of states: compare per-state medians, and `compare`/`gate` "
+         "match states when both sides show them (docs/ALGORITHMS.md, \"Results per state\")"),
+    Code("states-unexplained", CAUTION, frozenset({A}),
+         "{alternative}: the launches form two groups that no recorded property explains; the pooled result "
+         "stays the headline and no per-state result is given",
+         "record what differs between launches (the cache-line probe, CPU binding, frequency) and run more "
+         "launches: groups with a recorded cause become states"),
+    Code("state-mix", NOTE, frozenset({A}),
+         "{groups}: both sides ran in the same states ({property}), in different mixes ({mixes}); compared state "
+         "by state (van Elteren's stratified rank-sum test){only}",
+         "a pooled comparison would mix the states: per-state results are in `analyze`; the mix is the machine's, "
+         "not the library's"),
+    Code("states-unmatched", CAUTION, frozenset({A}),
+         "{groups}: {which}; compared pooled over states, so a difference may be only the mix of states",
+         "run both sides on the same machine with the probe that tells the states apart, enough launches "
+         "for each state to show (`run --launches auto`)"),
+    Code("state-rare", CAUTION, frozenset({A}),
+         "{alternative}: the {state} state is rare: {launches} of {total} launches ({share:.0%}), too few for "
+         "its interval at {confidence:.0%}; its median is shown without one",
+         "a rare state is reported with its share; `run --launches auto` launches until each state has its "
+         "interval or reports the state as rare"),
     Code("resync-clock", NOTE, frozenset({A}),
          "the global clock could not be recomputed: {error}",
          "check sync.csv; the online global times are used"),

@@ -232,6 +232,30 @@ def write_campaign(root: str | Path, launches: int, *, seed: int = 0, launch_sig
     return root
 
 
+def write_state_campaign(root: str | Path, fast: int, slow: int, *, seed: int = 0, slowdown: float = 1.0,
+                         fast_factor: float = 0.4, launch_sigma: float = 0.02, probe: bool = True, **kw) -> Path:
+    """A one-alternative campaign on a machine with two speed states (issue 31): ``fast`` launches
+    run everything ``fast_factor`` times as long as the ``slow`` ones, in a seeded random order,
+    each with a lognormal(0, launch_sigma) launch factor, all times × ``slowdown``; with
+    ``probe`` meta.json records the cache-line round trip that tells the states apart (49–111 ns
+    fast, 344–414 ns slow, as measured on the test machine)."""
+    root = Path(root)
+    rng = np.random.default_rng(seed)
+    states = np.array([True] * fast + [False] * slow)
+    rng.shuffle(states)
+    kw.setdefault("nrep", 60)
+    for i, is_fast in enumerate(states):
+        factor = (fast_factor if is_fast else 1.0) * slowdown * float(rng.lognormal(0.0, launch_sigma))
+        folder = write_launch(root / "launches" / f"{i:03d}", seed=seed * 1000 + i, launch_factor=factor, schema=2,
+                              **kw)
+        rtt = float(rng.uniform(49, 111) if is_fast else rng.uniform(344, 414))
+        if probe:
+            meta = json.loads((folder / "meta.json").read_text())
+            meta["probes"] = {"cacheline_rtt_ns": [{"ranks": [0, 1], "host": "h", "cpus": [0, 1], "rtt_ns": rtt}]}
+            (folder / "meta.json").write_text(json.dumps(meta, indent=1))
+    return root
+
+
 def memory_campaign(samples: dict[str, np.ndarray], tests: Sequence[tuple[str, int]]):
     """An in-memory :class:`mpimeter.analysis.Campaign` (no files) for simulations:
     ``samples[alternative]`` has shape (launches, tests, repetitions) of run times in ns, written

@@ -15,12 +15,14 @@ import numpy as np
 
 from mpimeter.analysis.diagnostics import dedupe
 from mpimeter.analysis.groups import check_launches, groups_of, keys_text, low_power_warning
+from mpimeter.analysis import matching as _matching
 from mpimeter.analysis.loading import AnalysisError
 from mpimeter.analysis.results import AnalysisResult
 from mpimeter.analysis.settings import alternative_settings, settings_warning
 from mpimeter.io.errors import AnalysisWarning
 from mpimeter.stats import compare as _cmp
 from mpimeter.stats import hypothesis as _hyp
+from mpimeter.stats import stratified as _strat
 from mpimeter.warning_codes import warning
 
 Alternative = Literal["two-sided", "less", "greater"]
@@ -31,15 +33,18 @@ COMPARED_SETTINGS = ("np", "procsync", "clocksync", "raw")
 
 
 def _at_holm_level(r: "ComparisonRow", p_adj: float, level: float, samples, *, alternative: str, alpha: float,
-                   ratio_ci: str, seed: int) -> "ComparisonRow":
+                   ratio_ci: str, seed: int, strata=None) -> "ComparisonRow":
     """The row with its Holm decision and the ratio interval at the level Holm tested it at
     (ComparisonRow): one procedure for both."""
     significant = bool(p_adj <= alpha)
     if not math.isfinite(level):
         return replace(r, p_adjusted=p_adj, stars=_hyp.stars(p_adj, alpha=alpha), significant=significant)
-    conf = 1 - level if alternative == "two-sided" else 1 - 2 * level
-    ci = _cmp.compare_two(samples[r.a][(r.op, r.size)], samples[r.b][(r.op, r.size)], alternative=alternative,
-                          confidence=min(max(conf, 1e-9), 1 - 1e-12), ratio_ci=ratio_ci, seed=seed).ratio_ci
+    conf = min(max(1 - level if alternative == "two-sided" else 1 - 2 * level, 1e-9), 1 - 1e-12)
+    if strata is not None:  # matched states: the stratified ratio, at the same level
+        ci = _strat.stratified_ratio(strata, confidence=conf)
+    else:
+        ci = _cmp.compare_two(samples[r.a][(r.op, r.size)], samples[r.b][(r.op, r.size)], alternative=alternative,
+                              confidence=conf, ratio_ci=ratio_ci, seed=seed).ratio_ci
     lo, hi = ci.low, ci.high
     above, below = lo is not None and lo > 1, hi is not None and hi < 1
     excludes = {"two-sided": above or below, "less": above, "greater": below}[alternative]
@@ -88,6 +93,10 @@ class ComparisonRow:
     one_way: bool = False  # medians are one-way latencies (half the timed round trip: ping-pongs)
     interval_level: float = math.nan
     interval_agrees: bool = True
+    # matched states (analysis.matching): the test is van Elteren's over them, the ratio stratified
+    stratified: bool = False
+    per_state: tuple = ()  # analysis.matching.StateMedians per state
+    pooled_p_value: float | None = None  # the rank-sum test pooled over the states, for the mix
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -180,22 +189,44 @@ def compare(
         raise AnalysisError("the campaigns have no (op, size) in common: "
                             + "; ".join(f"{g.name}: {keys_text(k)}" for g, k in zip(groups, keys_all)))
     rows: list[ComparisonRow] = []
+    matchings = {}
+    row_strata: dict[tuple[str, str, str, int], Any] = {}  # matched states of a row
     for i, ga in enumerate(groups):
         for gb in groups[i + 1:]:
             sa, sb = ga.samples(per_repetition), gb.samples(per_repetition)
+            matched, said = _matching.match(ga, gb, per_repetition=per_repetition)
+            warnings += said
+            if matched is not None:
+                matchings[(ga.name, gb.name)] = (ga, gb, matched)
             for op, size in sorted(set(sa) & set(sb)):
                 pc = _cmp.compare_two(sa[(op, size)], sb[(op, size)], alternative=alternative, confidence=confidence,
                                       ratio_ci=ratio_ci, seed=seed)
-                rows.append(ComparisonRow(
+                row = ComparisonRow(
                     op, size, ga.name, gb.name, ga.launches(op, size), gb.launches(op, size), pc.median_a,
                     pc.median_b, pc.ratio, pc.ratio_ci.estimate, pc.ratio_ci.low, pc.ratio_ci.high, pc.ratio_ci.method,
                     pc.statistic, pc.p_value, pc.p_method, math.nan, "", False,
-                    one_way=ga.one_way(op, size) and gb.one_way(op, size)))
+                    one_way=ga.one_way(op, size) and gb.one_way(op, size))
+                if matched is not None:
+                    strata = matched.strata(ga, gb, op, size)
+                    row_strata[(ga.name, gb.name, op, size)] = strata
+                    test = _strat.van_elteren(strata, alternative=alternative)
+                    ci = _strat.stratified_ratio(strata, confidence=confidence)
+                    row = replace(row, ratio=ci.estimate, ratio_ci_low=ci.low, ratio_ci_high=ci.high,
+                                  ratio_ci_method=ci.method, statistic=test.statistic, p_value=test.p_value,
+                                  p_method=test.method, stratified=True,
+                                  per_state=matched.medians(ga, gb, op, size), pooled_p_value=pc.p_value)
+                rows.append(row)
     p_all = np.array([r.p_value for r in rows])
     adj, levels = _hyp.holm(p_all), _hyp.holm_levels(p_all, alpha)
     samples = {g.name: g.samples(per_repetition) for g in groups}
     rows = [_at_holm_level(r, float(p), float(level), samples, alternative=alternative, alpha=alpha,
-                           ratio_ci=ratio_ci, seed=seed) for r, p, level in zip(rows, adj, levels)]
+                           ratio_ci=ratio_ci, seed=seed, strata=row_strata.get((r.a, r.b, r.op, r.size)))
+            for r, p, level in zip(rows, adj, levels)]
+    pooled_adj = _hyp.holm(np.array([r.pooled_p_value if r.stratified else r.p_value for r in rows]))
+    for (na, nb), (ga, gb, matched) in matchings.items():
+        only = [f"{r.op}/{r.size}" for r, p in zip(rows, pooled_adj)
+                if r.a == na and r.b == nb and r.stratified and p <= alpha and not r.significant]
+        warnings += _matching.mix_warning(ga, gb, matched, only)
     omnibus = []
     if len(groups) > 2:
         for op, size in sorted(common_all):
@@ -215,6 +246,8 @@ def compare(
     for res in results:
         warnings += res.warnings
     test = "wilcoxon-rank-sum on " + ("repetitions pooled over launches" if per_repetition else "per-launch medians")
+    if matchings:
+        test += f"; rows over matched states: {_matching.STRATIFIED_TEST}, stratified Hodges–Lehmann ratio"
     return ComparisonResult(tuple(g.name for g in groups), alternative, test, "holm", confidence, alpha, tuple(rows),
                             tuple(omnibus), dedupe(warnings), metric)
 

@@ -1,11 +1,13 @@
 """``gate``: CI for MPI libraries — which (op, size) of a candidate are significantly slower
 than the baseline by more than a tolerated slowdown (one-sided Wilcoxon rank-sum against the
-baseline scaled by 1 + max_slowdown, exact p whenever computable, Holm-corrected)."""
+baseline scaled by 1 + max_slowdown, exact p whenever computable, Holm-corrected). When both
+sides ran in the same explained machine states (analysis.matching), state by state: van
+Elteren's stratified test of the same hypothesis, so that the mix of states is no regression."""
 
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import asdict, dataclass, replace
 from typing import Any
 
@@ -13,11 +15,13 @@ import numpy as np
 
 from mpimeter.analysis.diagnostics import dedupe
 from mpimeter.analysis.groups import check_launches, groups_of, keys_text, low_power_warning
+from mpimeter.analysis import matching as _matching
 from mpimeter.analysis.loading import AnalysisError
 from mpimeter.analysis.results import AnalysisResult
 from mpimeter.io.errors import AnalysisWarning
 from mpimeter.stats import compare as _cmp
 from mpimeter.stats import hypothesis as _hyp
+from mpimeter.stats import stratified as _strat
 from mpimeter.warning_codes import warning
 
 
@@ -49,6 +53,10 @@ class GateRow:
     one_way: bool = False  # medians are one-way latencies (half the timed round trip: ping-pongs)
     interval_level: float = math.nan
     interval_agrees: bool = True
+    # matched states (analysis.matching): van Elteren's slowdown test over them, the ratio stratified
+    stratified: bool = False
+    per_state: tuple = ()  # analysis.matching.StateMedians per state
+    pooled_p_value: float | None = None  # the pooled slowdown test, for the mix
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -67,6 +75,7 @@ class GateResult:
     rows: tuple[GateRow, ...]
     warnings: tuple[AnalysisWarning, ...]
     metric: str = "time"  # groups.METRICS: what the medians are
+    test: str = "one-sided wilcoxon-rank-sum on per-launch medians"
 
     @property
     def regressions(self) -> tuple[GateRow, ...]:
@@ -83,6 +92,7 @@ class GateResult:
             "candidate": self.candidate,
             "max_slowdown": self.max_slowdown,
             "alpha": self.alpha,
+            "test": self.test,
             "passed": self.passed,
             "rows": [r.to_dict() for r in self.rows],
             "warnings": [w.to_dict() for w in self.warnings],
@@ -91,31 +101,49 @@ class GateResult:
 
 def gate_rows(baseline: Mapping[tuple[str, int], np.ndarray], candidate: Mapping[tuple[str, int], np.ndarray], *,
               max_slowdown: float, alpha: float,
-              one_way: Callable[[str, int], bool] = lambda op, size: False) -> list[GateRow]:
+              one_way: Callable[[str, int], bool] = lambda op, size: False,
+              matched: Callable[[str, int], tuple[list, tuple]] | None = None) -> list[GateRow]:
     """The gate's rows for the (op, size) both samples have (per-launch medians, or repetitions):
     the one-sided slowdown test of each, Holm-corrected over all of them at ``alpha``. Also
-    what the site's history uses to mark campaigns the gate would have failed."""
+    what the site's history uses to mark campaigns the gate would have failed. ``matched``: per
+    (op, size), the (baseline, candidate) medians of each matched state and their
+    ``StateMedians`` (analysis.matching): the row is then tested state by state (van Elteren)."""
     keys = sorted(set(baseline) & set(candidate))
-    tests = [_cmp.slowdown_test(baseline[k], candidate[k], max_slowdown) for k in keys]
-    if not tests:
+    if not keys:
         return []
+    pooled = [_cmp.slowdown_test(baseline[k], candidate[k], max_slowdown) for k in keys]
+    strata_of = {k: matched(*k) for k in keys} if matched is not None else {}
+    tests = [_strat.stratified_slowdown_test(strata_of[k][0], max_slowdown) if k in strata_of else t
+             for k, t in zip(keys, pooled)]
     p = np.array([t.p_value for t in tests])
     adj, levels = _hyp.holm(p), _hyp.holm_levels(p, alpha)
     rows = []
-    for (op, size), test, p_adj, level in zip(keys, tests, adj, levels):
+    for (op, size), test, pooled_test, p_adj, level in zip(keys, tests, pooled, adj, levels):
         a, b = baseline[(op, size)], candidate[(op, size)]
         # The Hodges–Lehmann ratio goes with the rank-sum test; its interval inverts that test at the level Holm
         # tested this row at (one-sided: the lower end at 1 − level), so decision and interval are one procedure.
-        conf = 1 - 2 * level if math.isfinite(level) else 1 - alpha
-        pc = _cmp.compare_two(a, b, confidence=min(max(conf, 1e-9), 1 - 1e-12))
+        conf = min(max(1 - 2 * level if math.isfinite(level) else 1 - alpha, 1e-9), 1 - 1e-12)
+        pc = _cmp.compare_two(a, b, confidence=conf)
+        ci = pc.ratio_ci
+        extra: dict[str, Any] = {}
+        if (op, size) in strata_of:  # matched states: the stratified ratio at the same level
+            strata, per_state = strata_of[(op, size)]
+            ci = _strat.stratified_ratio(strata, confidence=conf)
+            extra = dict(stratified=True, per_state=per_state, pooled_p_value=pooled_test.p_value)
         significant = bool(p_adj <= alpha)
-        low = pc.ratio_ci.low
-        agrees = significant == bool(low is not None and low > 1 + max_slowdown)
-        rows.append(GateRow(op, size, pc.median_a, pc.median_b, pc.ratio, pc.ratio_ci.estimate, low,
-                            pc.ratio_ci.high, test.p_value, test.method, float(p_adj),
-                            _hyp.stars(float(p_adj), alpha=alpha), significant, significant,
-                            one_way=one_way(op, size), interval_level=float(level), interval_agrees=agrees))
+        agrees = significant == bool(ci.low is not None and ci.low > 1 + max_slowdown)
+        rows.append(GateRow(op, size, pc.median_a, pc.median_b, pc.ratio, ci.estimate, ci.low, ci.high,
+                            test.p_value, test.method, float(p_adj), _hyp.stars(float(p_adj), alpha=alpha),
+                            significant, significant, one_way=one_way(op, size), interval_level=float(level),
+                            interval_agrees=agrees, **extra))
     return rows
+
+
+def _only_mix(rows: Sequence[GateRow], max_slowdown: float, alpha: float) -> list[str]:
+    """Rows the pooled test would call regressions that the states do not show."""
+    pooled = _hyp.holm(np.array([r.pooled_p_value if r.stratified else r.p_value for r in rows]))
+    return [f"{r.op}/{r.size}" for r, p in zip(rows, pooled)
+            if r.stratified and p <= alpha and r.ratio_of_medians > 1 + max_slowdown and not r.regression]
 
 
 def gate(
@@ -147,12 +175,21 @@ def gate(
     missing = sorted(set(sb) - set(sc))
     if missing:
         warnings.append(warning("missing-rows", count=len(missing), keys=keys_text(set(missing))))
+    matched, said = _matching.match(base, cand, per_repetition=per_repetition)
+    warnings += said
     rows = gate_rows(sb, sc, max_slowdown=max_slowdown, alpha=alpha,
-                     one_way=lambda op, size: base.one_way(op, size) and cand.one_way(op, size))
+                     one_way=lambda op, size: base.one_way(op, size) and cand.one_way(op, size),
+                     matched=None if matched is None else
+                     lambda op, size: (matched.strata(base, cand, op, size), matched.medians(base, cand, op, size)))
+    test = "one-sided wilcoxon-rank-sum on " + ("repetitions pooled over launches" if per_repetition else
+                                                "per-launch medians")
+    if matched is not None:
+        warnings += _matching.mix_warning(base, cand, matched, _only_mix(rows, max_slowdown, alpha))
+        test = f"one-sided {_matching.STRATIFIED_TEST}, stratified Hodges–Lehmann ratio"
     if per_repetition:
         warnings.append(warning("per-repetition", doing="gating on", consequence="", per="side"))
     else:  # the row with the fewest launches decides (candidate first: the test is of candidate > baseline)
         warnings += low_power_warning([(cand.launches(*k), base.launches(*k), f"{k[0]}/{k[1]}") for k in common],
                                       "greater", alpha, "side")
     warnings += baseline.warnings + candidate.warnings
-    return GateResult(base.name, cand.name, max_slowdown, alpha, tuple(rows), dedupe(warnings), metric)
+    return GateResult(base.name, cand.name, max_slowdown, alpha, tuple(rows), dedupe(warnings), metric, test)

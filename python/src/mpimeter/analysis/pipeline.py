@@ -22,6 +22,7 @@ from mpimeter.analysis.diagnostics import row_warnings
 from mpimeter.analysis.launch_effects import launch_effect_warnings, launch_effects
 from mpimeter.analysis import imported as _imported
 from mpimeter.analysis import nbc as _nbc
+from mpimeter.analysis import strata as _strata
 from mpimeter.analysis.loading import AnalysisError, Campaign, LaunchInfo
 from mpimeter.analysis.results import AnalysisResult, AnalysisSettings, LaunchSummary, RankTest, Row
 from mpimeter.analysis.startspread import check_start_spread
@@ -107,6 +108,9 @@ def analyze(
     warnings += row_warnings(campaign, rows, summaries, rank_tests)
     effects = launch_effects(campaign, rows)
     warnings += launch_effect_warnings(effects, campaign)
+    states = _strata.states_of(effects)
+    rows = [replace(r, per_state=_strata.state_rows(r, _strata.states_for(states, r.alternative))) for r in rows]
+    warnings += _strata.strata_warnings(states, rows)
     if spread.warning is not None:
         warnings.append(spread.warning)
     note = _clock_note(campaign, used_clock) + _imported.clock_note(campaign) + (f"; {spread.note}" if spread.note else "")
@@ -115,7 +119,7 @@ def analyze(
     warnings += counters.warnings if counters is not None else ()
     return AnalysisResult(campaign, settings, tuple(rows), repetitions, tuple(rank_tests),
                           group_warnings(warnings), note, tuple(effects),
-                          _nbc.nbc_rows(campaign, confidence, nbc_reps), nbc_reps, counters)
+                          _nbc.nbc_rows(campaign, confidence, nbc_reps), nbc_reps, counters, states)
 
 
 def _point_to_point_ops(campaign: Campaign) -> frozenset[str]:

@@ -99,10 +99,14 @@ class Row:
     per_launch: tuple[LaunchSummary, ...] = field(repr=False)
     start_spread_dropped: int = 0  # repetitions dropped by the start-spread check, all launches
     one_way: bool = False  # times are one-way latencies: half the timed round trip (ping-pongs)
+    # analysis.strata.StateRow per explained state of the alternative's launches (empty: none)
+    per_state: tuple = ()
 
     def to_dict(self) -> dict[str, Any]:
-        d = {k: v for k, v in asdict(self).items() if k != "per_launch"}
+        d = {k: v for k, v in asdict(self).items() if k not in ("per_launch", "per_state")}
         d["per_launch_medians_ns"] = [s.median_ns for s in self.per_launch]
+        d["stratum"] = None  # this row pools all launches; its per-state rows name their state
+        d["per_state"] = [s.to_dict() for s in self.per_state]
         return d
 
 
@@ -186,6 +190,7 @@ class AnalysisResult:
     # analysis.nbc.per_repetition: one row per valid repetition of the nonblocking tests
     nbc_repetitions: pd.DataFrame | None = field(default=None, repr=False)
     counters: Any = field(default=None, repr=False)  # analysis.counters.CounterAnalysis; None: no counters read
+    states: tuple = ()  # analysis.strata.States per alternative whose launches form groups
 
     @property
     def provenance(self) -> tuple[LaunchInfo, ...]:
@@ -237,6 +242,7 @@ class AnalysisResult:
             "launch_summaries": [asdict(s) for s in self.launch_summaries],
             "rank_tests": [asdict(t) for t in self.rank_tests],
             "launch_effects": [e.to_dict() for e in self.launch_effects],
+            "states": [s.to_dict() for s in self.states],
             "nonblocking": [r.to_dict() for r in self.nbc_rows],
             "counters": self.counters.to_dict() if self.counters is not None else None,
             "warnings": [w.to_dict() for w in self.warnings],

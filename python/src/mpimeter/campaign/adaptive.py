@@ -6,8 +6,10 @@ The rule (mpimeter.stats.stopping): after the first `min` launches of every alte
 after every further round, each pair's per-launch medians (those `mpimeter analyze` computes)
 get the stopping interval of their median; a pair is done once it lies within ±precision of the
 median (`precision`) — unless the launches form two groups the interval does not describe, which
-hold the stop (`held_by_clusters` counts how often) — or once the pair has `max` launches
-(`max`); `reason` says which, in words. A done pair stays done (the rule's coverage is that of the
+hold the stop (`held_by_clusters` counts how often); when `analyze` explains such groups by a
+recorded property (its states, analysis.strata), once every state's own interval lies within
+±precision of its median, a rare state (too few launches for its interval by `max`) named with
+its share (`states`) — or once the pair has `max` launches (`max`); `reason` says which, in words. A done pair stays done (the rule's coverage is that of the
 first stop: mpimeter.stats.stopping). A round is one more launch
 of every alternative with a pair still open, each running the operations and sizes of its open
 pairs (`--ops` and `--sizes` of that launch: their cross product, so a pair that shares an
@@ -37,6 +39,17 @@ from mpimeter.stats import stopping
 DEFAULT_MIN, DEFAULT_MAX, DEFAULT_PRECISION, DEFAULT_CONFIDENCE = 10, 30, 0.02, 0.95
 RULE = "median-interval"
 PAIR_STATUSES = stopping.STATUSES  # more | precision | max
+
+
+
+class PairMedians(list):
+    """A pair's per-launch medians (a list of floats) that also names each launch's explained
+    state (analysis.strata; None: none), so the rule can judge each state on its own."""
+
+    def __init__(self, medians, states=None):
+        super().__init__(medians)
+        self.states = None if states is None else list(states)
+
 
 Medians = Mapping[tuple[str, str, int], list[float]]  # (alternative, op, size) -> per-launch medians
 
@@ -68,8 +81,11 @@ class PairRecord:
     median_ns: float | None = None
     low_ns: float | None = None
     high_ns: float | None = None
-    held_by_clusters: int = 0  # judgements at which the precision was reached but launch clusters held the stop
+    # judgements at which the precision was reached but launch clusters (or a state short of its
+    # own precision) held the stop
+    held_by_clusters: int = 0
     reason: str | None = None  # why it stopped (or goes on), in words
+    states: list[dict] = field(default_factory=list)  # per explained state: stopping.StateVerdict.to_dict
 
     @property
     def key(self) -> tuple[str, str, int]:
@@ -111,13 +127,20 @@ def update(adaptive: AdaptiveLaunches, medians: Medians) -> None:
             adaptive.pairs.append(rec)
         if rec.status != "more":
             continue
-        values = [m for m in medians[key] if m is not None and math.isfinite(m)]
+        given = medians[key]
+        labels = getattr(given, "states", None) or [None] * len(given)
+        kept = [(m, st) for m, st in zip(given, labels) if m is not None and math.isfinite(m)]
+        values = [m for m, _ in kept]
         verdict = stopping.launch_verdict(values, min_launches=adaptive.min, max_launches=adaptive.max,
-                                          precision=adaptive.precision, confidence=adaptive.confidence)
+                                          precision=adaptive.precision, confidence=adaptive.confidence,
+                                          states=[st for _, st in kept])
         ci = verdict.interval
         rec.status, rec.launches, rec.precision = verdict.status, verdict.launches, verdict.precision
-        rec.held_by_clusters += verdict.held is not None
+        held_by_states = bool(verdict.states) and verdict.status != "precision" and verdict.launches >= adaptive.min \
+            and verdict.precision is not None and verdict.precision <= adaptive.precision
+        rec.held_by_clusters += verdict.held is not None or held_by_states
         rec.reason = verdict.reason
+        rec.states = [st.to_dict() for st in verdict.states]
         rec.median_ns = None if math.isnan(ci.estimate) else float(ci.estimate)
         rec.low_ns, rec.high_ns = ci.low, ci.high
 
@@ -169,8 +192,11 @@ def analysis_medians(campaign_dir: Path, alternatives: list[str]) -> dict[tuple[
     out: dict[tuple[str, str, int], list[float]] = {}
     for row in result.rows:
         alt = alternatives[0] if len(alternatives) == 1 else row.alternative
-        out[(alt, row.op, int(row.size))] = [float(s.median_ns) for s in row.per_launch
-                                            if s.n and np.isfinite(s.median_ns)]
+        used = [s for s in row.per_launch if s.n and np.isfinite(s.median_ns)]
+        # the launches' explained states (analysis.strata), so that each state gets its interval
+        states = next((st for st in result.states if st.alternative == row.alternative and st.explained), None)
+        out[(alt, row.op, int(row.size))] = PairMedians(
+            [float(s.median_ns) for s in used], None if states is None else [states.state_of(s.launch) for s in used])
     return out
 
 
@@ -240,9 +266,36 @@ def read(obj: Any, fail: Callable[[str, str], None], names: list[str]) -> Adapti
         if reason is not None and (not isinstance(reason, str) or len(reason) > 1000):
             fail(f"{place}.reason", "expected a text of at most 1000 characters or null")
         pairs.append(PairRecord(p["alternative"], p["op"], p["size"], p["status"], launches, p.get("precision"),
-                                p.get("median_ns"), p.get("low_ns"), p.get("high_ns"), held, reason))
+                                p.get("median_ns"), p.get("low_ns"), p.get("high_ns"), held, reason,
+                                _read_states(p.get("states", []), fail, f"{place}.states")))
     return AdaptiveLaunches(obj["min"], obj["max"], float(obj["precision"]), float(obj["confidence"]),
                             list(sizeless), pairs, rounds)
+
+
+def _read_states(obj: Any, fail: Callable[[str, str], None], where: str) -> list[dict]:
+    """A pair's `states` (untrusted): a list of {stratum, launches, share, precision, median_ns,
+    low_ns, high_ns, rare}."""
+    keys = {"stratum", "launches", "share", "precision", "median_ns", "low_ns", "high_ns", "rare"}
+    if not isinstance(obj, list) or len(obj) > 16:
+        fail(where, "expected a list of at most 16 states")
+    for i, st in enumerate(obj):
+        place = f"{where}[{i}]"
+        if not isinstance(st, dict) or set(st) != keys:
+            fail(place, f"expected an object with the keys {', '.join(sorted(keys))}")
+        if not isinstance(st["stratum"], str) or not 0 < len(st["stratum"]) <= 100:
+            fail(f"{place}.stratum", "expected a state name")
+        n = st["launches"]
+        if isinstance(n, bool) or not isinstance(n, int) or not 0 <= n <= limits.MAX_LAUNCHES:
+            fail(f"{place}.launches", "expected a whole number of launches")
+        if not isinstance(st["rare"], bool):
+            fail(f"{place}.rare", "expected true or false")
+        for key in ("share", "precision", "median_ns", "low_ns", "high_ns"):
+            v = st[key]
+            if (v is None and key != "share") or (not isinstance(v, bool) and isinstance(v, (int, float))
+                                                  and math.isfinite(v)):
+                continue
+            fail(f"{place}.{key}", "expected a finite number" + (" or null" if key != "share" else ""))
+    return [dict(st) for st in obj]
 
 
 def read_tests(obj: Any, fail: Callable[[str, str], None], where: str) -> dict[str, list] | None:

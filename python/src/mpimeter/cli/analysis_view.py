@@ -9,7 +9,7 @@ import math
 from rich.table import Table
 
 from mpimeter import analysis
-from mpimeter.cli.common import fmt_est, fmt_time, print_warnings
+from mpimeter.cli.common import fmt_est, fmt_ratio, fmt_time, print_warnings
 from mpimeter.cli.counters_view import print_counters
 from mpimeter.cli.output import console, terminal_text
 from mpimeter.units import format_rate, format_size
@@ -45,6 +45,7 @@ def print_analysis(res: analysis.AnalysisResult, *, per_launch: bool, title: str
             cells.append(time_kind(r.one_way))
         t.add_row(*([r.alternative] if several else []), *cells)
     con.print(t)
+    print_states(con, res, pct)
     if res.nbc_rows:
         con.print(nbc_table(res, several))
     con.print(f"clock: {res.clock_note}")
@@ -73,6 +74,42 @@ def print_analysis(res: analysis.AnalysisResult, *, per_launch: bool, title: str
                        *((time_kind(s.op in one_way_ops),) if one_way_ops else ()))
         con.print(lt)
     print_warnings(con, res.warnings)
+
+
+def print_states(con, res: analysis.AnalysisResult, pct: str) -> None:
+    """Per explained state (analysis.strata): each row's median and interval of the state's
+    launches, with the state's share, beside the pooled median."""
+    rows = [r for r in res.rows if r.per_state]
+    if not rows:
+        return
+    t = Table(title="per state (launches in groups a recorded property explains)", title_justify="left")
+    for name in ("alternative", "op", "size", "state", "launches (share)", f"median [{pct} CI]", "spread",
+                 "pooled median"):
+        t.add_column(name, justify="left" if name in ("alternative", "op", "state") else "right")
+    for r in rows:
+        for sr in r.per_state:
+            t.add_row(r.alternative, r.op, format_size(r.size, res.size_unit(r.op)), sr.stratum,
+                      f"{sr.launches} ({100 * sr.share:.0f} %)",
+                      fmt_est(sr.median_ns, sr.median_ci_low_ns, sr.median_ci_high_ns),
+                      f"{sr.spread:.3f}" if math.isfinite(sr.spread) else "–", fmt_time(r.median_ns))
+    con.print(t)
+    for s in res.states:
+        if s.explained:
+            con.print(f"states of {s.alternative}: " + "; ".join(
+                f"{st.name}: {len(st.launches)} launches, {', '.join(st.values[:3])}" for st in s.states)
+                + f" — {s.property}")
+
+
+def state_table(rows, a: str, b: str) -> Table:
+    """Per matched state of each stratified row: the launches and medians of both sides."""
+    t = Table(title="per state", title_justify="left")
+    for name in ("op", "size", "state", f"launches {a}/{b}", a, b, f"{b}/{a} (medians)"):
+        t.add_column(name, justify="left" if name in ("op", "state") else "right")
+    for r in rows:
+        for s in r.per_state:
+            t.add_row(r.op, str(r.size), s.stratum, f"{s.launches_a}/{s.launches_b}", fmt_time(s.median_a_ns),
+                      fmt_time(s.median_b_ns), fmt_ratio(s.ratio_of_medians))
+    return t
 
 
 def time_kind(one_way: bool) -> str:

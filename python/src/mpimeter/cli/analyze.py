@@ -46,9 +46,25 @@ def command(paths: tuple[str, ...], fmt: str, per_launch: bool, scheme: str, **k
         if fmt == "json":
             write_json(dict(res.to_dict(), paths=list(paths)))
         elif fmt == "csv":
-            write_csv([r.to_dict() for r in res.rows])
+            write_csv(csv_rows(res))
         else:
             print_analysis(res, per_launch=per_launch, title=" ".join(paths))
         return EXIT_OK
 
     guarded("analyze", body)
+
+
+def csv_rows(res: analysis.AnalysisResult) -> list[dict]:
+    """One CSV row per pooled row (``stratum`` empty) followed by one per explained state of it
+    (``stratum`` the state's name: its launches, share, median, interval and spread; the pooled
+    columns empty)."""
+    out = []
+    for r in res.rows:
+        pooled = r.to_dict()
+        states = pooled.pop("per_state")
+        pooled["stratum"], pooled["share"] = "", 1.0
+        out.append(pooled)
+        shared = {k: pooled[k] for k in ("alternative", "op", "size", "confidence")}
+        for st in states:
+            out.append({k: st.get(k, shared.get(k)) for k in pooled})
+    return out

@@ -10,6 +10,7 @@ import click
 from rich.table import Table
 
 from mpimeter import analysis
+from mpimeter.cli.analysis_view import state_table
 from mpimeter.cli.common import (STARS_TEXT, EXIT_OK, alpha_option, analysis_options, analyze_together,
                                  check_alpha, console, fmt_est, fmt_p, fmt_ratio, fmt_time, guarded, metric_footer,
                                  metric_option, print_warnings, write_csv, write_json, yes_no)
@@ -34,6 +35,11 @@ def print_comparison(res: analysis.ComparisonResult) -> None:
                   fmt_time(r.median_b_ns), fmt_est(r.ratio, r.ratio_ci_low, r.ratio_ci_high, fmt_ratio),
                   fmt_p(r.p_value), fmt_p(r.p_adjusted), r.stars, yes_no(r.significant))
     con.print(t)
+    stratified = [r for r in res.rows if r.stratified]
+    if stratified:
+        con.print(state_table(stratified, "a", "b"))
+        con.print("rows over matched states: van Elteren's stratified rank-sum test (state by state, weights "
+                  "1/(launches in the state + 1)) and the stratified Hodges–Lehmann ratio")
     if res.omnibus:
         o = Table(title="Kruskal–Wallis over all groups", title_justify="left")
         for name in ("op", "size", "H", "p", "p (Holm)", "", "significant"):

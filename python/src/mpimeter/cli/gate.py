@@ -10,6 +10,7 @@ from rich.table import Table
 from rich.text import Text
 
 from mpimeter import analysis
+from mpimeter.cli.analysis_view import state_table
 from mpimeter.cli.common import (EXIT_OK, EXIT_REGRESSION, STARS_TEXT, alpha_option, analysis_options,
                                  checked_slowdown_and_alpha, console, fmt_est, fmt_p, fmt_ratio, fmt_time, guarded,
                                  max_slowdown_option, metric_footer, metric_option, parse_fraction, print_warnings,
@@ -31,12 +32,22 @@ def print_gate(res: analysis.GateResult, baseline: str, candidate: str) -> None:
                   fmt_p(r.p_adjusted), r.stars, yes_no(r.significant),
                   Text("REGRESSION", style="red") if r.regression else "")
     con.print(t)
-    con.print(f"test: one-sided Wilcoxon rank-sum of candidate per-launch medians against baseline medians × "
-              f"{1 + res.max_slowdown:g}; p: {analysis.p_method_text(r.p_method for r in rows)}; Holm over "
-              f"{len(res.rows)} rows; significant: p (Holm) ≤ α = {res.alpha:g}, {STARS_TEXT}; regression: significant; "
-              "ratio: Hodges–Lehmann estimate of candidate / baseline (median of all pairwise ratios) with the interval "
-              "of the same rank-sum test at the level Holm tested the row at (lower end one-sided at 1 − level), so a "
-              f"regression's interval lies above {1 + res.max_slowdown:g}")
+    level_text = ("with the interval of the same test at the level Holm tested the row at (lower end one-sided at "
+                  f"1 − level), so a regression's interval lies above {1 + res.max_slowdown:g}")
+    if any(r.stratified for r in rows):
+        con.print(state_table([r for r in rows if r.stratified], "baseline", "candidate"))
+        con.print(f"test: one-sided van Elteren stratified rank-sum over the matched states (state by state: "
+                  f"candidate per-launch medians against baseline medians × {1 + res.max_slowdown:g}, "
+                  f"weights 1/(launches in the state + 1)); p: {analysis.p_method_text(r.p_method for r in rows)}; "
+                  f"Holm over {len(res.rows)} rows; significant: p (Holm) ≤ α = {res.alpha:g}, {STARS_TEXT}; "
+                  "regression: significant; ratio: stratified Hodges–Lehmann estimate of candidate / baseline "
+                  f"(weighted median of within-state pairwise ratios) {level_text}")
+    else:
+        con.print(f"test: one-sided Wilcoxon rank-sum of candidate per-launch medians against baseline medians × "
+                  f"{1 + res.max_slowdown:g}; p: {analysis.p_method_text(r.p_method for r in rows)}; Holm over "
+                  f"{len(res.rows)} rows; significant: p (Holm) ≤ α = {res.alpha:g}, {STARS_TEXT}; regression: "
+                  "significant; ratio: Hodges–Lehmann estimate of candidate / baseline (median of all pairwise "
+                  f"ratios) {level_text}")
     differ = [r for r in rows if not r.interval_agrees]
     if differ:
         con.print("decision and interval differ for " + ", ".join(f"{r.op} {r.size}" for r in differ) +

@@ -26,6 +26,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from mpimeter.analysis.results import time_quantity
+from mpimeter.analysis.strata import row_state_text
 from mpimeter.report import figures as fg
 from mpimeter.report.metadata import LaunchFacts, campaign_facts
 from mpimeter.units import format_interval, format_ns, format_number, format_size, time_unit
@@ -71,6 +72,7 @@ class FingerprintData:
     clock_note: str
     size_unit: str = "bytes"  # what the size is: bytes, or ns (AnalysisResult.size_unit)
     quantity: str = "run time"  # what the times are (analysis.time_quantity): one-way latency for ping-pongs
+    per_state: tuple[str, ...] = ()  # the row per explained state (analysis.strata.row_state_text)
 
 
 def fingerprint_data(result, op: str, size: int, alternative: str | None = None, *,
@@ -112,7 +114,7 @@ def fingerprint_data(result, op: str, size: int, alternative: str | None = None,
         positions=positions, launch_starts=starts, span=span,
         ranks=_rank_data(result, rank_durations, alternative, op, size,
                          left_out=sel[sel["category"].isin(["first", "outlier"])]),
-        clock_note=result.clock_note, quantity=time_quantity(row.one_way),
+        clock_note=result.clock_note, quantity=time_quantity(row.one_way), per_state=row_state_text(row),
     )
 
 
@@ -306,7 +308,8 @@ def _statistics_panel(ax, data: FingerprintData, unit) -> None:
               ("q3", f(s.q3)), ("p95", f(s.p95)), ("p99", f(s.p99)), ("max", f(s.max))]
     _key_value_text(ax, lines, value_width=34, value_x=0.36)
     ax.text(0.0, -0.04, "across launches: median of launch medians\n"
-            f"{_clip(data.across_median, 44)}\nspread {data.spread}",
+            f"{_clip(data.across_median, 44)}\nspread {data.spread}"
+            + "".join(f"\n{_clip(t, 44)}" for t in data.per_state),
             transform=ax.transAxes, va="top", ha="left", fontsize=8.0, color="#1b1f24")
 
 

@@ -39,6 +39,7 @@ from mpimeter.report import html as h
 from mpimeter.report.fingerprint import FingerprintData, fingerprint_data
 from mpimeter.report.fingerprint_svg import fingerprint_svg
 from mpimeter.report.metadata import campaign_facts
+from mpimeter.report.states import states_html
 from mpimeter.report.models_bounds import models_bounds_section
 from mpimeter.report.nonblocking import draw_nonblocking, nonblocking_html
 from mpimeter.report.overview import draw_operation
@@ -102,7 +103,7 @@ def build_report(result, comparison=None, *, comparison_problem: str | None = No
     body.append(h.section("fingerprints", "Fingerprints",
                           _counters.cost_html(result.counters, result.size_unit) +
                           _fingerprints(fp_jobs, fp_svgs, result.counters, max_points)))
-    body.append(h.section("spread", "Launch-to-launch spread", _spread(result, ops)))
+    body.append(h.section("spread", "Launch-to-launch spread", _spread(result, ops) + states_html(result)))
     body.append(h.section("method", "Method", method_section(result, comparison)))
     body.append(h.section("provenance", "Provenance",
                           provenance_section(result, result.campaign.campaign_record)))
@@ -330,7 +331,8 @@ def _fingerprints(datas: list[FingerprintData], svgs: list[str], counters=None, 
         facts = h.key_values([("operation", data.op), ("size", format_size(data.size, data.size_unit)),
                               ("alternative", data.alternative)] + list(data.facts.lines) +
                              [("outlier filter", data.outlier_filter),
-                              ("spread of launch medians", data.spread), ("run time", data.clock_note)])
+                              ("spread of launch medians", data.spread), ("run time", data.clock_note)]
+                             + [("median per state", t) for t in data.per_state])
         body = (stats + plot + _counters.fingerprint_counters_html(counters, data.alternative, data.op, data.size,
                                                                    data.quantity, max_points=max_points) +
                 h.details("Experiment", facts))

@@ -123,19 +123,12 @@ def rank_sum(a: np.ndarray, b: np.ndarray, *, alternative: str = "two-sided", ax
 
 def _permutation_p(ranks2: np.ndarray, m: int, alternative: str) -> float:
     """Exact permutation p-value of the sum of the first ``m`` of the doubled midranks
-    ``ranks2`` (integers), every split into m and N − m values equally likely. ``counts[k, s]``
-    is the number of k-subsets of the values seen so far whose sum is s, built one value at a
-    time (the subset-sum recursion), for the smaller side: sum_a = total − sum_b."""
+    ``ranks2`` (integers), every split into m and N − m values equally likely
+    (:func:`subset_sum_distribution`), for the smaller side: sum_a = total − sum_b."""
     n_all = ranks2.size
     a_side = 2 * m <= n_all
     side = ranks2[:m] if a_side else ranks2[m:]
-    k = side.size
-    top = int(np.sort(ranks2)[n_all - k:].sum())
-    counts = np.zeros((k + 1, top + 1))
-    counts[0, 0] = 1.0
-    for d in ranks2:  # numpy reads the right side before it writes: each value is used once
-        counts[1:, d:] += counts[:-1, : top + 1 - d]
-    dist = counts[k] / counts[k].sum()
+    dist = subset_sum_distribution(ranks2, side.size)
     obs = int(side.sum())
     low, high = float(dist[: obs + 1].sum()), float(dist[obs:].sum())  # P(S ≤ obs), P(S ≥ obs)
     le, ge = (low, high) if a_side else (high, low)  # of the sum of a's ranks, hence of U
@@ -144,6 +137,20 @@ def _permutation_p(ranks2: np.ndarray, m: int, alternative: str) -> float:
     if alternative == "greater":
         return min(ge, 1.0)
     return min(2 * min(le, ge), 1.0)
+
+
+def subset_sum_distribution(ranks2: np.ndarray, k: int) -> np.ndarray:
+    """P(sum = s), s = 0 … the largest sum, of the sum of k of the integers ``ranks2`` (doubled
+    midranks) drawn without replacement, every k-subset equally likely. ``counts[j, s]`` is the
+    number of j-subsets of the values seen so far whose sum is s, built one value at a time (the
+    subset-sum recursion)."""
+    n_all = ranks2.size
+    top = int(np.sort(ranks2)[n_all - k:].sum()) if k else 0
+    counts = np.zeros((k + 1, top + 1))
+    counts[0, 0] = 1.0
+    for d in ranks2:  # numpy reads the right side before it writes: each value is used once
+        counts[1:, d:] += counts[:-1, : top + 1 - d]
+    return counts[k] / counts[k].sum()
 
 
 def holm(p_values: np.ndarray) -> np.ndarray:

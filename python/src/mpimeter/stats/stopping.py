@@ -32,6 +32,15 @@ medians show no such groups (:func:`clusters_outside`: ``stats.clusters.split_tw
 at CLUSTER_ALPHA with a group's median outside the interval); otherwise the pair goes on, to
 ``max`` if need be, and the verdict says that clusters held it.
 
+States the analysis explains. When a recorded property explains the groups (``analyze``'s
+states, analysis.strata: the cache-line probe told a fast and a slow state apart in every launch
+of issue 31), the pooled median is decided by the mix of states and each state is reported on its
+own; so the rule asks the same of each state: the pair is done once every state's own stopping
+interval lies within ±precision of its median (``states``) — the one rule above, applied per
+state. A state whose launches, even at the upper 95 % bound of its share so far, cannot reach
+the launches its interval needs by ``max`` (:func:`state_is_rare`) is *rare*: it does not hold the stop, and the verdict names it
+with its share; at ``max`` every state short of its precision is named so.
+
 Interpolation (Hettmansperger & Sheather 1986): with d the largest rank whose interval
 [x_(d), x_(n+1−d)] has coverage γ_d = 1 − 2 B(d − 1) ≥ γ (B the Binomial(n, ½) CDF), and
 γ_{d+1} < γ the next one in, the bounds are (1 − λ) x_(d) + λ x_(d+1) and
@@ -43,6 +52,7 @@ Cost: a sort, O(n log n).
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 
@@ -52,7 +62,7 @@ from scipy import stats as _st
 from mpimeter.stats import clusters as _clusters
 from mpimeter.stats.intervals import Interval
 
-STATUSES = ("more", "precision", "max")
+STATUSES = ("more", "precision", "max")  # "precision" with states: every state precise, or rare
 # a split this significant, with a group outside the interval, holds a stop: a held stop costs a
 # launch, a wrong one the coverage (balanced clusters 1.1× apart, 2 % within: 93.3 % at 0.05,
 # 94 % at 0.2; i.i.d. launches at 0.5 % stop after 10.7 launches instead of 10.1)
@@ -125,6 +135,45 @@ def clusters_outside(medians: np.ndarray, ci: Interval) -> _clusters.TwoClusters
     return split if low < ci.low or high > ci.high else None
 
 
+@lru_cache(maxsize=256)
+def launches_for_interval(confidence: float) -> int:
+    """The fewest launches whose stopping interval exists at ``confidence`` (6 at 95 %)."""
+    level = corrected_level(confidence)
+    return next(n for n in range(2, 10_000) if interpolation_weights(n, level) is not None)
+
+
+RARE_SHARE_LEVEL = 0.95  # a state is rare only when even this upper bound of its share is too small
+
+
+def state_is_rare(in_state: int, launches: int, max_launches: int, confidence: float) -> bool:
+    """A state is rare when, even at the upper RARE_SHARE_LEVEL bound of its share (one-sided
+    Clopper–Pearson: a share guessed from few launches is not trusted to be small), the launches
+    left to ``max`` would not bring it to the launches its interval needs."""
+    if launches <= 0 or in_state >= launches:
+        return False
+    share = float(_st.beta.ppf(RARE_SHARE_LEVEL, in_state + 1, launches - in_state))
+    expected = in_state + share * max(max_launches - launches, 0)
+    return expected < launches_for_interval(confidence)
+
+
+@dataclass(frozen=True)
+class StateVerdict:
+    """One state of a pair's launches: its launches, share, interval and the precision reached."""
+
+    stratum: str
+    launches: int
+    share: float
+    precision: float | None
+    interval: Interval
+    rare: bool
+
+    def to_dict(self) -> dict:
+        return {"stratum": self.stratum, "launches": self.launches, "share": self.share,
+                "precision": self.precision, "median_ns": None if math.isnan(self.interval.estimate)
+                else self.interval.estimate, "low_ns": self.interval.low, "high_ns": self.interval.high,
+                "rare": self.rare}
+
+
 @dataclass(frozen=True)
 class LaunchVerdict:
     status: str  # more | precision | max
@@ -132,10 +181,13 @@ class LaunchVerdict:
     precision: float | None  # reached: relative_half_width of the interval
     interval: Interval
     held: _clusters.TwoClusters | None = None  # the precision was reached, but launches formed these groups
+    states: tuple[StateVerdict, ...] = ()  # the explained states, judged each on its own
 
     @property
     def reason(self) -> str:
         """Why the pair stopped (or goes on), in words for campaign.json."""
+        if self.states:
+            return self._state_reason()
         reached = f"the interval within ±{self.precision:.3g} of the median" if self.precision is not None else ""
         if self.held is not None:
             groups = (f"{len(self.held.low)} and {len(self.held.high)} launches {self.held.ratio:.3g}× apart "
@@ -148,14 +200,62 @@ class LaunchVerdict:
             return f"the maximum, {self.launches} launches, before the precision"
         return "more launches"
 
+    def _state_reason(self) -> str:
+        def one(st: StateVerdict) -> str:
+            where = f"{st.launches} launch{'es' if st.launches != 1 else ''}, {100 * st.share:.0f} %"
+            if st.rare:
+                return f"the {st.stratum} state is rare ({where}): too few launches for its interval by the maximum"
+            if st.precision is None:
+                return f"the {st.stratum} state ({where}) has no interval yet"
+            return f"the {st.stratum} state ({where}) within ±{st.precision:.3g} of its median"
+
+        said = "; ".join(one(st) for st in self.states)
+        if self.status == "precision":
+            return f"per state: {said}, at {self.launches} launches"
+        if self.status == "max":
+            return f"the maximum, {self.launches} launches; per state: {said}"
+        return f"more launches; per state: {said}"
+
+
+def _state_verdicts(values: np.ndarray, states: Sequence[str | None], *, max_launches: int, precision: float,
+                    confidence: float) -> tuple[StateVerdict, ...]:
+    labels = list(states)
+    n = values.size
+    out = []
+    for name in sorted({x for x in labels if x is not None}):
+        mine = values[[i for i, x in enumerate(labels) if x == name]]
+        ci = stopping_interval(mine, confidence)
+        reached = relative_half_width(ci)
+        done = reached is not None and reached <= precision
+        out.append(StateVerdict(name, int(mine.size), mine.size / n, reached, ci,
+                                not done and state_is_rare(int(mine.size), n, max_launches, confidence)))
+    return tuple(out)
+
 
 def launch_verdict(medians, *, min_launches: int = 10, max_launches: int = 30, precision: float = 0.02,
-                   confidence: float = 0.95) -> LaunchVerdict:
-    """Whether a pair with these per-launch medians needs another launch."""
+                   confidence: float = 0.95, states: Sequence[str | None] | None = None) -> LaunchVerdict:
+    """Whether a pair with these per-launch medians needs another launch. ``states``: the state of
+    each launch when the analysis explains the launches' groups (analysis.strata; None: a
+    launch of no state): then each state is judged on its own (module docstring)."""
     values = np.asarray(medians, dtype=float)
     ci = stopping_interval(values, confidence)
     reached = relative_half_width(ci)
     n = int(values.size)
+    if states is not None and len(states) == n and len({x for x in states if x is not None}) > 1:
+        per_state = _state_verdicts(values, states, max_launches=max_launches, precision=precision,
+                                    confidence=confidence)
+        precise = [st.precision is not None and st.precision <= precision for st in per_state]
+        rare_or_precise = all(p or st.rare for p, st in zip(precise, per_state))
+        # at the maximum a rare state is what the maximum left short: "max", and the reason names it
+        if n >= min_launches and all(precise):
+            status = "precision"
+        elif n >= max_launches:
+            status = "max"
+        elif n >= min_launches and rare_or_precise:
+            status = "precision"
+        else:
+            status = "more"
+        return LaunchVerdict(status, n, reached, ci, None, per_state)
     held = None
     if n >= min_launches and reached is not None and reached <= precision:
         held = clusters_outside(values, ci)

@@ -1,0 +1,171 @@
+"""Results per machine state (analysis/strata.py) and comparisons that match states
+(analysis/matching.py), on campaign folders written as the binary writes them: a machine that
+flips between a fast and a slow state from launch to launch, told apart by the cache-line probe
+(issue 31). Acceptance: two campaigns with identical per-state times and mixes of 2/8 and 8/2
+launches have per-state medians within 3 % and pass `gate`; the same with a 10 % slowdown in both
+states fails it."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from click.testing import CliRunner
+from data.synth import write_campaign, write_state_campaign
+
+from mpimeter import analysis
+from mpimeter.cli.analyze import command as analyze_command
+from mpimeter.cli.compare import command as compare_command
+from mpimeter.cli.gate import command as gate_command
+
+
+def _analyze(folder):
+    return analysis.analyze(analysis.load_campaign(folder, cache=False, store=False))
+
+
+@pytest.fixture(scope="module")
+def campaigns(tmp_path_factory):
+    root = tmp_path_factory.mktemp("states")
+    return {
+        "mostly_slow": write_state_campaign(root / "mostly_slow", 2, 8, seed=1),
+        "mostly_fast": write_state_campaign(root / "mostly_fast", 8, 2, seed=2),
+        "slower_both": write_state_campaign(root / "slower_both", 8, 2, seed=3, slowdown=1.1),
+        "no_probe": write_state_campaign(root / "no_probe", 8, 2, seed=4, probe=False),
+        "fast_11_1": write_state_campaign(root / "fast_11_1", 11, 1, seed=6),
+        "slow_1_11": write_state_campaign(root / "slow_1_11", 1, 11, seed=7),
+        "one_state": write_campaign(root / "one_state", 10, seed=5, schema=2, nrep=60),
+    }
+
+
+def test_per_state_medians_agree_whatever_the_mix(campaigns):
+    a, b = _analyze(campaigns["mostly_slow"]), _analyze(campaigns["mostly_fast"])
+    for ra in a.rows:
+        rb = b.row(ra.op, ra.size)
+        # the pooled medians are decided by the mix: 2.5× apart
+        assert rb.median_ns / ra.median_ns < 0.5
+        assert [s.stratum for s in ra.per_state] == ["faster", "slower"] == [s.stratum for s in rb.per_state]
+        for sa, sb in zip(ra.per_state, rb.per_state):
+            assert abs(sb.median_ns / sa.median_ns - 1) <= 0.03, (ra.op, ra.size, sa, sb)
+        assert [s.launches for s in ra.per_state] == [2, 8] and [s.launches for s in rb.per_state] == [8, 2]
+        assert ra.per_state[0].share == pytest.approx(0.2)
+        # 2 launches have no interval at 95 %, 8 have one
+        assert ra.per_state[0].median_ci_low_ns is None and ra.per_state[1].median_ci_low_ns is not None
+    (states,) = a.states
+    assert states.explained and "cache-line" in states.property
+    codes = {w.code for w in a.warnings}
+    assert {"states", "state-rare"} <= codes and "states-unexplained" not in codes
+
+
+def test_json_and_table_show_the_states(campaigns):
+    r = CliRunner().invoke(analyze_command, [str(campaigns["mostly_slow"]), "--no-cache", "--format", "json"])
+    out = json.loads(r.stdout)
+    row = out["rows"][0]
+    assert row["stratum"] is None  # the pooled row
+    assert [s["stratum"] for s in row["per_state"]] == ["faster", "slower"]
+    assert row["per_state"][0]["launches"] == 2 and row["per_state"][0]["share"] == pytest.approx(0.2)
+    (st,) = out["states"]
+    assert st["explained"] and [s["stratum"] for s in st["states"]] == ["faster", "slower"]
+    assert len(st["states"][0]["launches"]) == 2
+    r = CliRunner().invoke(analyze_command, [str(campaigns["mostly_slow"]), "--no-cache"])
+    text = " ".join(r.stdout.split())
+    assert "per state" in text and "2 (20 %)" in text and "8 (80 %)" in text and "pooled median" in text
+
+
+def test_groups_no_property_explains_keep_the_pooled_headline(campaigns):
+    res = _analyze(campaigns["no_probe"])
+    assert all(not r.per_state for r in res.rows)
+    (states,) = res.states
+    assert not states.explained
+    (w,) = [w for w in res.warnings if w.code == "states-unexplained"]
+    assert "no recorded property explains" in w.message and "pooled result stays the headline" in w.message
+    # i.i.d. launches: no groups, no states, no words about them
+    res = _analyze(campaigns["one_state"])
+    assert res.states == () and not any(w.code.startswith("state") for w in res.warnings)
+
+
+def _gate(base, cand, *extra):
+    return CliRunner().invoke(gate_command, [str(base), str(cand), "--no-cache", *extra])
+
+
+def test_gate_passes_a_different_mix_of_equal_states(campaigns):
+    r = _gate(campaigns["mostly_slow"], campaigns["mostly_fast"])
+    assert r.exit_code == 0, r.output
+    text = " ".join(r.stdout.split())
+    assert "van Elteren" in text and "per state" in text and "state-mix" in text
+    r = _gate(campaigns["mostly_slow"], campaigns["mostly_fast"], "--format", "json")
+    out = json.loads(r.stdout)
+    assert out["passed"] and "van Elteren" in out["test"]
+    for row in out["rows"]:
+        assert row["stratified"] and row["ratio_of_medians"] < 0.5  # pooled: "2.5× faster", only the mix
+        assert 0.97 <= row["ratio"] <= 1.03
+        assert [s["stratum"] for s in row["per_state"]] == ["faster", "slower"]
+    r = _gate(campaigns["mostly_fast"], campaigns["mostly_slow"], "--format", "json")
+    assert r.exit_code == 0 and json.loads(r.stdout)["passed"]
+
+
+def test_gate_says_when_the_sides_differ_only_in_their_mix(campaigns):
+    # 11 fast / 1 slow against 1 fast / 11 slow: the pooled medians are 2.5× apart and the pooled
+    # test would call every row a regression (p ≈ 0.002); state by state nothing changed
+    r = _gate(campaigns["fast_11_1"], campaigns["slow_1_11"], "--format", "json")
+    out = json.loads(r.stdout)
+    assert r.exit_code == 0 and out["passed"], r.output
+    assert all(row["pooled_p_value"] < 0.01 and row["ratio_of_medians"] > 2 for row in out["rows"])
+    (w,) = [w for w in out["warnings"] if w["code"] == "state-mix"]
+    assert "differ only in their mix" in w["message"] and "11 faster / 1 slower" in w["message"]
+
+
+def test_gate_finds_a_ten_percent_slowdown_in_both_states(campaigns):
+    # the candidate is 10 % slower in each state but mostly fast: its pooled median is 2.3× below the baseline's
+    r = _gate(campaigns["mostly_slow"], campaigns["slower_both"], "--format", "json")
+    assert r.exit_code == 1, r.output
+    out = json.loads(r.stdout)
+    assert all(row["regression"] for row in out["rows"])
+    for row in out["rows"]:
+        assert 1.05 < row["ratio"] < 1.16 and row["ratio_of_medians"] < 0.5
+        assert all(1.05 < s["ratio_of_medians"] < 1.16 for s in row["per_state"])
+
+
+def test_compare_matches_states_and_says_when_it_cannot(campaigns):
+    r = CliRunner().invoke(compare_command, [str(campaigns["mostly_slow"]), str(campaigns["mostly_fast"]),
+                                             "--no-cache", "--format", "json"])
+    out = json.loads(r.stdout)
+    assert "van Elteren" in out["test"]
+    assert all(row["stratified"] and not row["significant"] for row in out["rows"])
+    assert any(w["code"] == "state-mix" for w in out["warnings"])
+    r = CliRunner().invoke(compare_command, [str(campaigns["mostly_slow"]), str(campaigns["no_probe"]),
+                                             "--no-cache", "--format", "json"])
+    out = json.loads(r.stdout)
+    assert not any(row["stratified"] for row in out["rows"])
+    (w,) = [w for w in out["warnings"] if w["code"] == "states-unmatched"]
+    assert "shows no explained states" in w["message"]
+
+
+def test_report_and_fingerprint_show_the_states(campaigns, tmp_path):
+    from mpimeter.report.fingerprint import fingerprint_data
+    from mpimeter.report.html_report import write_report
+
+    res = _analyze(campaigns["mostly_slow"])
+    write_report(tmp_path / "r.html", res)
+    page = (tmp_path / "r.html").read_text()
+    assert "Per state: mostly_slow" in page and "2 (20 %)" in page and "too few launches" in page
+    assert "median per state" in page  # in each fingerprint's facts
+    data = fingerprint_data(res, "allreduce", 8)
+    assert [t.split(" ")[0] for t in data.per_state] == ["faster", "slower"]
+    assert data.per_state[0].startswith("faster 2/10: ") and "(too few launches)" in data.per_state[0]
+    # no states, no per-state lines; unexplained groups are named in the report
+    res = _analyze(campaigns["no_probe"])
+    write_report(tmp_path / "n.html", res)
+    assert "no recorded property explains" in (tmp_path / "n.html").read_text()
+    assert fingerprint_data(res, "allreduce", 8).per_state == ()
+
+
+def test_csv_has_a_row_per_state(campaigns):
+    import csv
+    import io
+
+    r = CliRunner().invoke(analyze_command, [str(campaigns["mostly_slow"]), "--no-cache", "--format", "csv"])
+    rows = list(csv.DictReader(io.StringIO(r.stdout)))
+    assert [x["stratum"] for x in rows[:3]] == ["", "faster", "slower"]
+    assert rows[1]["launches"] == "2" and float(rows[1]["share"]) == pytest.approx(0.2)
+    assert rows[1]["op"] == rows[0]["op"] and rows[1]["mean_ns"] == ""
+    assert float(rows[2]["median_ns"]) > 2 * float(rows[1]["median_ns"])
