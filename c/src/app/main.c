@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "mm_bench.h"
 #include "mm_clocksync.h"
@@ -13,6 +14,7 @@
 #include "mm_mpi.h"
 #include "mm_ops.h"
 #include "mm_output.h"
+#include "app_output.h"
 
 /* Under a launcher every process runs main; what needs no MPI is printed by the first one only
  * (the launchers' rank variables; a plain process is rank 0). */
@@ -56,7 +58,7 @@ static int mm__without_mpi(int argc, char **argv) {
                                                                                      : MM_MODE_BENCH;
         if (mode == MM_MODE_BENCH) continue;
         if (!first) return 0;
-        if (mode == MM_MODE_HELP) mm_config_print_help(stdout);
+        if (mode == MM_MODE_HELP) mm_config_print_help(stdout, mm_help_width());
         if (mode == MM_MODE_LIST_OPS) mm_ops_print_list(stdout);
         if (mode == MM_MODE_VERSION)
             printf("mpimeter-bench %s (meta.json schema %d, --describe version %d)\n", MM_TOOL_VERSION,
@@ -102,6 +104,9 @@ int main(int argc, char **argv) {
     if (rank == 0) {
         rc = mm_config_parse(&cfg, argc, argv, msg, sizeof msg);
         if (rc == 0) rc = mm_config_check_nprocs(&cfg, nprocs, msg, sizeof msg);
+        /* neither --progress nor --quiet: a line per test when rank 0's stderr is a terminal */
+        if (rc == 0 && cfg.progress == MM_PROGRESS_AUTO)
+            cfg.progress = isatty(STDERR_FILENO) ? MM_PROGRESS_ON : MM_PROGRESS_OFF;
     }
     MM_MPI(&err, MPI_Bcast(&rc, 1, MPI_INT, 0, MPI_COMM_WORLD));
     if (rc != 0) {
@@ -137,6 +142,7 @@ int main(int argc, char **argv) {
     }
     static mm_launch_result result; /* large: kept off the stack */
     result.on_message = mm__print_message;
+    if (cfg.progress == MM_PROGRESS_ON) result.on_test = mm_progress_print;
     int status = mm_launch_run(&cfg, MPI_COMM_WORLD, &result);
     mm__print_lines(stderr, result.messages);
     if (rank == 0 && status == MM_OK) printf("mpimeter-bench: wrote %s (%d tests)\n", cfg.out, result.ntests);

@@ -205,11 +205,12 @@ static int mm__start(mm__launch_state *st) {
 }
 
 int mm_launch_run(const mm_config *cfg, MPI_Comm comm, mm_launch_result *result) {
-    void (*on_message)(const char *, void *) = result->on_message; /* the caller's, kept */
-    void *on_message_ctx = result->on_message_ctx;
+    mm_launch_result caller = *result; /* the caller's callbacks, kept */
     memset(result, 0, sizeof *result);
-    result->on_message = on_message;
-    result->on_message_ctx = on_message_ctx;
+    result->on_message = caller.on_message;
+    result->on_message_ctx = caller.on_message_ctx;
+    result->on_test = caller.on_test;
+    result->on_test_ctx = caller.on_test_ctx;
     /* Refused before anything is allocated or written: buffers that cannot fit in memory. */
     char why[2048] = "";
     if (mm_memory_check(cfg, comm, why, sizeof why) != 0) {

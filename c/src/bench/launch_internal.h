@@ -41,6 +41,7 @@ typedef struct mm__launch_state {
     int nrefine;
     mm_counters *counters;  /* per-repetition counters; NULL when off */
     mm_launch_result *result; /* what the caller (app/main.c) tells the user */
+    int nfinished;            /* rank 0: tests ended so far (complete or failed), for on_test */
 } mm__launch_state;
 
 /* Records one message for the user in st->result (a line; app/main.c prints it with the
