@@ -104,7 +104,10 @@ int main(int argc, char **argv) {
     if (rank == 0) {
         rc = mm_config_parse(&cfg, argc, argv, msg, sizeof msg);
         if (rc == 0) rc = mm_config_check_nprocs(&cfg, nprocs, msg, sizeof msg);
-        /* neither --progress nor --quiet: a line per test when rank 0's stderr is a terminal */
+        /* neither --progress nor --quiet: a line per test when rank 0's stderr is a terminal
+         * (run alone, or srun --pty). mpirun and mpiexec hand ranks pipes for stderr (Open MPI
+         * a pseudo-terminal for stdout, even when its own is a file), so under them only
+         * --progress says that a person watches. */
         if (rc == 0 && cfg.progress == MM_PROGRESS_AUTO)
             cfg.progress = isatty(STDERR_FILENO) ? MM_PROGRESS_ON : MM_PROGRESS_OFF;
     }

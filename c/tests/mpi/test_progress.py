@@ -76,3 +76,24 @@ def test_quiet_and_a_pipe_print_no_test_line_and_write_the_same_folder(tmp_path)
 def test_progress_and_quiet_together_are_refused(tmp_path):
     assert_refused("openmpi", ["--progress", "--quiet"], "--progress and --quiet: give one",
                    tmp_path)
+
+
+def test_run_alone_on_a_terminal_the_lines_come_without_asking(tmp_path):
+    """Without a launcher (one rank, MPI started by the binary) rank 0's stderr is the
+    terminal: the default is then on; script(1) gives the binary a terminal."""
+    import shlex
+    import shutil
+    import subprocess
+
+    from conftest import bench_path
+
+    if not shutil.which("script"):
+        pytest.skip("script(1) (util-linux) is not installed: no terminal to run under")
+    out = tmp_path / "tty"
+    cmd = [str(bench_path("mpich")), "--ops", "bcast", "--sizes", "8,64", "--nrep", "10",
+           "--out", str(out)]
+    proc = subprocess.run(["script", "-qec", shlex.join(cmd), "/dev/null"], capture_output=True,
+                          text=True, timeout=300)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    lines = _lines(proc.stdout.replace("\r\n", "\n"))
+    assert [int(m.group(1)) for m in lines] == [1, 2], proc.stdout
