@@ -277,8 +277,9 @@ def progress_lines(stream) -> list[str]:
 def record_counts(folder) -> tuple[str, str]:
     """What the display must end on, from campaign.json itself."""
     c = on_disk(folder)["counts"]
-    return f"[{c['complete']}/{sum(c.values())}]", f"failed {c['failed']}" + (
-        f", incomplete {c['incomplete']}" if c["incomplete"] else "")
+    return (f"[{c['complete'] + c['failed']}/{sum(c.values())}]",
+            f"complete {c['complete']}, failed {c['failed']}" + (
+                f", incomplete {c['incomplete']}" if c["incomplete"] else ""))
 
 
 def test_progress_after_a_ctrl_c_ends_on_the_counts_of_campaign_json(tmp_path):
@@ -291,7 +292,9 @@ def test_progress_after_a_ctrl_c_ends_on_the_counts_of_campaign_json(tmp_path):
     assert lines[0] == "campaign: 6 launch(es) to run of 6"
     assert len(lines) == 5  # the start line and one per launch that ran, nothing after
     done, problems = record_counts(tmp_path)
-    assert (done, problems) == ("[2/6]", "failed 1, incomplete 1")
+    assert (done, problems) == ("[3/6]", "complete 2, failed 1, incomplete 1")
+    # every launch that ended moves the count, the failed one too
+    assert [line.split()[0] for line in lines[1:]] == ["[1/6]", "[2/6]", "[3/6]", "[3/6]"]
     assert lines[-1].startswith(f"{done} {state.launches[3].alternative} #")
     assert "incomplete: interrupted" in lines[-1] and lines[-1].endswith(problems)
 
@@ -310,7 +313,7 @@ def test_progress_of_a_resumed_campaign_counts_what_is_already_complete(tmp_path
     # the launch that failed in the first session is redone first; until the interrupted one
     # is redone, campaign.json still counts it incomplete
     assert lines[1].endswith("failed 0, incomplete 1")
-    assert lines[-1].endswith("failed 0") and record_counts(tmp_path) == ("[6/6]", "failed 0")
+    assert lines[-1].endswith("failed 0") and record_counts(tmp_path) == ("[6/6]", "complete 6, failed 0")
 
 
 def test_progress_forgets_a_failure_once_its_retry_completes(tmp_path):
@@ -319,7 +322,8 @@ def test_progress_forgets_a_failure_once_its_retry_completes(tmp_path):
     run(state, tmp_path, FakeExecutor({"launches/000": ["fail", "ok"]}),
         progress=PlainProgress(out))
     lines = progress_lines(out)
-    assert lines[1].startswith("[0/2] mpich #000 failed") and lines[1].endswith("failed 1")
+    assert lines[1].startswith("[1/2] mpich #000 failed") and lines[1].endswith("complete 0, failed 1")
+    assert lines[2].startswith("[2/2] mpich #001 complete")
     assert lines[-1].startswith("[2/2] mpich #000 (attempt 2) complete")
     assert lines[-1].endswith("failed 0")
 
@@ -338,7 +342,7 @@ def test_progress_after_a_ctrl_c_between_two_launches(tmp_path):
     assert run(state, tmp_path, FakeExecutor(), progress=CtrlCAtThirdStart(out)).status == \
         "interrupted"
     done, problems = record_counts(tmp_path)
-    assert (done, problems) == ("[2/3]", "failed 0, incomplete 1")
+    assert (done, problems) == ("[2/3]", "complete 2, failed 0, incomplete 1")
     last = progress_lines(out)[-1]
     assert last.startswith(f"{done} stopped |") and last.endswith(f"{problems}, pending 0")
 
@@ -353,7 +357,7 @@ def test_rich_progress_ends_on_the_counts_of_campaign_json(tmp_path):
                          state.launches[3].folder: ["interrupt"]})
     assert run(state, tmp_path, fake, progress=progress).status == "interrupted"
     final = stream.getvalue().strip().splitlines()[-1]
-    assert "2/6" in final and "failed 1, incomplete 1" in final
+    assert "3/6" in final and "complete 2, failed 1, incomplete 1" in final
 
 
 # --- what a resume needs to stop a launch that outlived its runner --------------------------------

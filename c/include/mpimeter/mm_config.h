@@ -107,6 +107,8 @@ typedef struct mm_config {
     double check_at_s[MM_MAX_CHECKS];
     int ncheck;
     int json;
+    /* a line per finished test on stderr (app/progress.c): MM_PROGRESS_* */
+    int progress;
     /* counters (c/src/counters/, docs/FORMAT.md "counters.csv"): as given ("" = off) */
     char mpit_pvars[MM_COUNTERS_TEXT]; /* --mpit-pvars: "all" or names */
     char papi_events[MM_COUNTERS_TEXT]; /* --papi: event names */
@@ -210,7 +212,11 @@ int mm_config_check_nprocs(const mm_config *cfg, int nprocs, char *err, size_t e
 /* Parses "8,1024,65536" or "8:1048576:x2" (or mixed "8,64:4096:x4"). 0, or 2 with a message. */
 int mm_parse_sizes(const char *text, int64_t *sizes, int max, int *n, char *err, size_t err_len);
 
-void mm_config_print_help(FILE *f);
+/* --progress / --quiet as given; app/main.c resolves MM_PROGRESS_AUTO (a terminal on rank 0's
+ * stderr) before the options are broadcast, so every rank agrees. */
+enum { MM_PROGRESS_AUTO = 0, MM_PROGRESS_ON = 1, MM_PROGRESS_OFF = 2 };
+/* --help, wrapped to `width` columns (the terminal's, or 80). */
+void mm_config_print_help(FILE *f, int width);
 
 /* --describe: the binary's self-description as one JSON document (describe.c). */
 void mm_config_print_describe(FILE *f);

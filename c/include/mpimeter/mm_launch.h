@@ -9,12 +9,24 @@
 #include "mm_clocksync.h"
 #include "mm_config.h"
 #include "mm_error.h"
+#include "mm_test.h"
 
 /* What a launch tells its caller (app/main.c prints it): on rank 0 after success the number of
  * tests written; on any rank the messages for the user, one per line, without the binary's
  * name (empty when none). With on_message set, each message of the running launch goes to it
  * as it happens instead (a launch killed by its timeout has shown what it said so far); the
- * library still prints nothing itself. */
+ * library still prints nothing itself. With on_test set, each finished test's facts. */
+/* A finished test's facts, as rank 0 hands them to on_test (app/progress.c prints them). */
+typedef struct mm_test_facts {
+    int finished, planned; /* tests ended so far (this one included) of those planned now */
+    const mm_test *test;   /* op, size, status (complete or failed), nrep, error */
+    long valid;            /* recorded repetitions valid on every rank (those the analysis keeps) */
+    double median_ns;      /* the median of their run times; NaN when none */
+    const char *run_time;  /* how a run time was taken: "global clock" (max end - min start over
+                            * ranks) or "local clock" (the longest rank's duration) */
+    const char *procsync;  /* how the repetitions were started: the process sync */
+} mm_test_facts;
+
 typedef struct mm_launch_result {
     int ntests;
     char messages[4096];
@@ -24,6 +36,12 @@ typedef struct mm_launch_result {
      * so that meta.json's "phases" count MPI_Init in "init"; 0 = unknown (they then count from
      * the call of mm_launch_run) */
     int64_t main_entered_ns;
+    /* optional: rank 0 calls it as each test ends. The median is there when the configuration
+     * asks for it (--progress resolved to MM_PROGRESS_ON, on every rank alike: each test then
+     * reduces its run times to rank 0 after its last repetition, outside the timed region,
+     * bench/decide.c), or when --nrep auto / --sizes auto collect them anyway; else NaN. */
+    void (*on_test)(const mm_test_facts *facts, void *ctx);
+    void *on_test_ctx;
 } mm_launch_result;
 /* Runs a whole launch as configured: timer, clock sync, plan, every test, the launch folder.
  * Collective. Returns MM_OK; MM_E_INPUT when the buffers would not fit in memory (refused

@@ -345,34 +345,3 @@ void mm_config_print_validated(FILE *f, const mm_config *cfg) {
     fputc('\n', f);
     mm_buf_free(&buf);
 }
-
-void mm_config_print_help(FILE *f) {
-    fprintf(f,
-            "usage: mpirun -np P mpimeter-bench [options] --out DIR\n"
-            "       mpimeter-bench --sync-check [options]   (under mpirun: checks clock syncs)\n"
-            "       mpimeter-bench --list-ops | --describe | --validate NP [options] | --help | --version\n\n"
-            "Measures MPI operations (Hunold & Carpen-Amarie 2016, Algorithm 1 and 2 within one\n"
-            "launch) and writes the launch folder DIR (meta.json, raw.csv, sync.csv; see\n"
-            "docs/FORMAT.md).\n\noptions (default in brackets, then what is allowed):\n");
-    size_t n;
-    const mm_option_spec *t = mm_options(&n);
-    for (size_t i = 0; i < n; i++) {
-        const mm_option_spec *o = &t[i];
-        if (o->flags & MM_OPT_F_HIDDEN) continue;
-        char head[64];
-        snprintf(head, sizeof head, "--%s%s%s", o->name, o->metavar ? " " : "", o->metavar ? o->metavar : "");
-        fprintf(f, "  %-26s %s", head, o->help);
-        if (o->default_text && *o->default_text) fprintf(f, " [%s]", o->default_text);
-        if (o->type == MM_OPT_INT || o->type == MM_OPT_I64 || o->type == MM_OPT_FLOAT ||
-            o->type == MM_OPT_FLOATS || o->type == MM_OPT_CHOICE) {
-            char allowed[256];
-            mm_option_allowed_text(o, allowed, sizeof allowed);
-            fprintf(f, " (%s%s%s)", allowed, o->unit ? " " : "", o->unit ? o->unit : "");
-        }
-        fputc('\n', f);
-    }
-    fprintf(f, "\ntimers: %s\nclock syncs: %s\nprocess syncs: %s\ndatatypes: %s\nreduce ops: %s\n",
-            mm_timer_names(), mm_clocksync_names(), mm_procsync_names(), mm_datatype_names(),
-            mm_reduce_op_names());
-    fprintf(f, "\nExit status: 0 success, 2 bad input (nothing written), 1 failure while measuring.\n");
-}

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "mm_bench.h"
 #include "mm_clocksync.h"
@@ -14,6 +15,7 @@
 #include "mm_mpi.h"
 #include "mm_ops.h"
 #include "mm_output.h"
+#include "app_output.h"
 
 #include "lists.h"
 
@@ -59,7 +61,7 @@ static int mm__without_mpi(int argc, char **argv) {
                                                                                      : MM_MODE_BENCH;
         if (mode == MM_MODE_BENCH) continue;
         if (!first) return 0;
-        if (mode == MM_MODE_HELP) mm_config_print_help(stdout);
+        if (mode == MM_MODE_HELP) mm_config_print_help(stdout, mm_help_width());
         if (mode == MM_MODE_LIST_OPS) mm_print_ops_list(stdout);
         if (mode == MM_MODE_VERSION)
             printf("mpimeter-bench %s (meta.json schema %d, --describe version %d)\n", MM_TOOL_VERSION,
@@ -109,6 +111,12 @@ int main(int argc, char **argv) {
     if (rank == 0) {
         rc = mm_config_parse(&cfg, argc, argv, msg, sizeof msg);
         if (rc == 0) rc = mm_config_check_nprocs(&cfg, nprocs, msg, sizeof msg);
+        /* neither --progress nor --quiet: a line per test when rank 0's stderr is a terminal
+         * (run alone, or srun --pty). mpirun and mpiexec hand ranks pipes for stderr (Open MPI
+         * a pseudo-terminal for stdout, even when its own is a file), so under them only
+         * --progress says that a person watches. */
+        if (rc == 0 && cfg.progress == MM_PROGRESS_AUTO)
+            cfg.progress = isatty(STDERR_FILENO) ? MM_PROGRESS_ON : MM_PROGRESS_OFF;
     }
     MM_MPI(&err, MPI_Bcast(&rc, 1, MPI_INT, 0, MPI_COMM_WORLD));
     if (rc != 0) {
@@ -149,6 +157,7 @@ int main(int argc, char **argv) {
     static mm_launch_result result; /* large: kept off the stack */
     result.on_message = mm__print_message;
     result.main_entered_ns = (int64_t)entered.tv_sec * 1000000000 + entered.tv_nsec;
+    if (cfg.progress == MM_PROGRESS_ON) result.on_test = mm_progress_print;
     int status = mm_launch_run(&cfg, MPI_COMM_WORLD, &result);
     mm__print_lines(stderr, result.messages);
     if (rank == 0 && status == MM_OK) printf("mpimeter-bench: wrote %s (%d tests)\n", cfg.out, result.ntests);

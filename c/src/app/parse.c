@@ -305,6 +305,13 @@ static int mm__apply(mm_config *cfg, const mm_option_spec *o, const char *value,
     case MM_OPT_FLAG:
         if (strcmp(name, "force") == 0) cfg->force = 1;
         else if (strcmp(name, "json") == 0) cfg->json = 1;
+        else if (strcmp(name, "progress") == 0 || strcmp(name, "quiet") == 0) {
+            int want = name[0] == 'p' ? MM_PROGRESS_ON : MM_PROGRESS_OFF;
+            if (cfg->progress != MM_PROGRESS_AUTO && cfg->progress != want)
+                return mm_fail(err, len, "--progress and --quiet: give one of them (or neither: "
+                               "a line per test when stderr is a terminal)");
+            cfg->progress = want;
+        }
         else if (strcmp(name, "sync-check") == 0) cfg->mode = MM_MODE_SYNC_CHECK;
         else if (strcmp(name, "list-ops") == 0) cfg->mode = MM_MODE_LIST_OPS;
         else if (strcmp(name, "describe") == 0) cfg->mode = MM_MODE_DESCRIBE;

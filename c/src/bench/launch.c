@@ -212,13 +212,13 @@ static int mm__start(mm__launch_state *st) {
 }
 
 int mm_launch_run(const mm_config *cfg, MPI_Comm comm, mm_launch_result *result) {
-    void (*on_message)(const char *, void *) = result->on_message; /* the caller's, kept */
-    void *on_message_ctx = result->on_message_ctx;
-    int64_t main_entered_ns = result->main_entered_ns;
+    mm_launch_result caller = *result; /* the caller's inputs and callbacks, kept */
     memset(result, 0, sizeof *result);
-    result->main_entered_ns = main_entered_ns;
-    result->on_message = on_message;
-    result->on_message_ctx = on_message_ctx;
+    result->main_entered_ns = caller.main_entered_ns;
+    result->on_message = caller.on_message;
+    result->on_message_ctx = caller.on_message_ctx;
+    result->on_test = caller.on_test;
+    result->on_test_ctx = caller.on_test_ctx;
     /* Refused before anything is allocated or written: buffers that cannot fit in memory. */
     char why[2048] = "";
     if (mm_memory_check(cfg, comm, why, sizeof why) != 0) {

@@ -46,6 +46,7 @@ typedef struct mm__launch_state {
     mm_launch_result *result; /* what the caller (app/main.c) tells the user */
     int64_t phase_zero_ns;    /* CLOCK_MONOTONIC when main began (or the launch, if unknown) */
     mm_phases phases;         /* meta.json "phases" (rank 0's are written) */
+    int nfinished;            /* rank 0: tests ended so far (complete or failed), for on_test */
 } mm__launch_state;
 
 /* Records one message for the user in st->result (a line; app/main.c prints it with the

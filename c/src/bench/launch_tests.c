@@ -11,6 +11,7 @@
  * test writes no rows. A re-sync between tests that fails ends the launch (every later test
  * would rest on a clock nobody trusts), with a condition saying so. */
 #include <inttypes.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -221,6 +222,20 @@ typedef struct mm__space {
     int has_global;
 } mm__space;
 
+/* Rank 0: a finished test's facts to the caller's on_test (app/progress.c prints them). */
+static void mm__tell_finished(mm__launch_state *st, const mm_test *t, const mm__space *sp) {
+    mm_launch_result *r = st->result;
+    if (st->rank != 0 || !r->on_test) return;
+    st->nfinished++;
+    int complete = t->status == MM_TEST_COMPLETE;
+    mm_test_facts facts = {.finished = st->nfinished, .planned = st->ntests, .test = t,
+                           .valid = complete ? t->valid_used : 0,
+                           .median_ns = complete ? t->median_ns : NAN,
+                           .run_time = sp->has_global ? "global clock" : "local clock",
+                           .procsync = st->ps.vt->name};
+    r->on_test(&facts, r->on_test_ctx);
+}
+
 /* Collective: one test from start to end: a re-sync when due, the op's buffers, the loop, the
  * agreement on failure, the rows and meta.json. 0, or 1 when the launch cannot go on. */
 static int mm__run_one(mm__launch_state *st, mm_test *t, mm__space *sp) {
@@ -293,11 +308,15 @@ static int mm__run_one(mm__launch_state *st, mm_test *t, mm__space *sp) {
     mm__note_switched(st, t);
     if (agreed > 0) {
         mm__note_failed(st, t);
-        return mm__write_meta(st, "running") != 0;
+        int rc = mm__write_meta(st, "running") != 0;
+        mm__tell_finished(st, t, sp);
+        return rc;
     }
     mm__note_budget_ended(st, t);
     mm__note_overwrite_beyond_window(st);
-    return mm__record_test(st, t, &sp->b, &sp->g, sp->has_global) != 0;
+    int rc = mm__record_test(st, t, &sp->b, &sp->g, sp->has_global) != 0;
+    if (rc == 0) mm__tell_finished(st, t, sp);
+    return rc;
 }
 
 int mm__run_tests(mm__launch_state *st) {
@@ -307,7 +326,8 @@ int mm__run_tests(mm__launch_state *st) {
     memset(&sp, 0, sizeof sp);
     sp.has_global = strcmp(st->cs.vt->name, "none") != 0 || st->ps.vt->needs_global_clock;
     sp.resync_s = mm_config_effective_resync_s(cfg, mm_clocksync_model_kind(&st->cs));
-    sp.judging = cfg->nrep_rule != MM_NREP_FIXED || cfg->sizes_auto;
+    /* --progress shows each test's median: rank 0 collects the run times as for a rule */
+    sp.judging = cfg->nrep_rule != MM_NREP_FIXED || cfg->sizes_auto || cfg->progress == MM_PROGRESS_ON;
     int ok = mm_rep_buffers_alloc(&sp.b, nrep) == 0;
     sp.b.counters = st->counters;
     ok = mm_gather_space_alloc(&sp.g, nrep, st->rank, st->nprocs, cfg->raw_reduced) == 0 && ok;

@@ -125,8 +125,10 @@ int mm_memory_check(const mm_config *cfg, MPI_Comm comm, char *err, size_t err_l
     if (tests && need) {
         need[0] = (double)cfg->cold_cache_bytes +
                   (double)mm_rep_arrays_bytes(cfg->nrep, rank, nprocs, cfg->raw_reduced);
-        /* rank 0 judging a test (--nrep auto, --sizes auto, decide.c): two doubles per repetition */
-        if (rank == 0 && (cfg->nrep_rule != MM_NREP_FIXED || cfg->sizes_auto))
+        /* rank 0 judging a test (--nrep auto, --sizes auto, the median --progress shows;
+         * decide.c): two doubles per repetition */
+        if (rank == 0 && (cfg->nrep_rule != MM_NREP_FIXED || cfg->sizes_auto ||
+                          cfg->progress == MM_PROGRESS_ON))
             need[0] += 2.0 * (double)sizeof(double) * (double)cfg->nrep;
         for (int i = 0; i < ntests; i++) {
             need[1 + i] = (double)mm_op_buffer_bytes(tests[i].op, tests[i].size, nprocs, rank == cfg->root);

@@ -103,6 +103,12 @@ static const mm_option_spec mm__table[] = {
      "the launch folder to write"},
     {"force", MM_OPT_FLAG, BENCH | MM_OPT_F_PER_LAUNCH, NULL, "off", NULL, NONE,
      "write into --out even if it exists and is not empty"},
+    {"progress", MM_OPT_FLAG, BENCH | MM_OPT_F_PER_LAUNCH, NULL, "on when stderr is a terminal", NULL,
+     NONE,
+     "print a line per finished test to stderr (operation, size, valid repetitions, median run "
+     "time, how it was measured), as it finishes"},
+    {"quiet", MM_OPT_FLAG, BENCH | MM_OPT_F_PER_LAUNCH, NULL, "off", NULL, NONE,
+     "no line per finished test, even on a terminal (mpimeter run reads meta.json instead)"},
     {"raw", MM_OPT_CHOICE, BENCH, "MODE", "full", NULL, 0, 0, "full,reduced", 0,
      "full = one row per rank and repetition; reduced = one per repetition"},
     {"nbc-scheme", MM_OPT_CHOICE, BENCH, "NAME", "time", NULL, 0, 0, "time,work", 0,

@@ -1,6 +1,8 @@
 """Progress of a campaign: a rich progress bar on a terminal, one plain line per launch
-otherwise (logs, CI), nothing in tests. Each shows launches done / total, elapsed time, an
-estimate of the time remaining (mean launch duration so far × launches left) and failures."""
+otherwise (logs, CI), nothing in tests. Each counts the launches attempted (ended complete or
+failed, as campaign.json records them) of the total, so that a failed launch moves the count too,
+and shows the elapsed time, an estimate of the time remaining (mean duration of the attempts
+finished so far × attempts left) and the failures."""
 
 from __future__ import annotations
 
@@ -67,6 +69,11 @@ class _Counts:
         return self.record.get("complete", 0)
 
     @property
+    def attempted(self) -> int:
+        """Launches that ended, complete or failed (a failed one may be retried later)."""
+        return self.done + self.failed
+
+    @property
     def failed(self) -> int:
         return self.record.get("failed", 0)
 
@@ -75,9 +82,9 @@ class _Counts:
         return self.record.get("incomplete", 0)
 
     def problems(self) -> str:
-        """`failed F`, and `, incomplete I` when a launch was stopped (Ctrl-C)."""
-        return f"failed {self.failed}" + (f", incomplete {self.incomplete}"
-                                          if self.incomplete else "")
+        """`complete C, failed F`, and `, incomplete I` when a launch was stopped (Ctrl-C)."""
+        return f"complete {self.done}, failed {self.failed}" + (
+            f", incomplete {self.incomplete}" if self.incomplete else "")
 
     def remaining_s(self) -> float | None:
         if not self.finished_attempts:
@@ -116,7 +123,7 @@ class PlainProgress:
         c.finished(counts)
         retry = f" (attempt {rec.attempts})" if rec.attempts > 1 else ""
         why = f": {rec.reason}" if rec.status != "complete" else ""
-        print(f"[{c.done}/{c.total}] {rec.alternative} #{rec.index:03d}{retry} {rec.status}"
+        print(f"[{c.attempted}/{c.total}] {rec.alternative} #{rec.index:03d}{retry} {rec.status}"
               f"{why} in {rec.duration_s:.1f} s | elapsed {_fmt_s(c.elapsed_s())}, "
               f"~{_fmt_s(c.remaining_s())} left, {c.problems()}",
               file=self.stream, flush=True)
@@ -132,7 +139,7 @@ class PlainProgress:
         if dict(counts) != self.counts.record:
             self.counts.record = dict(counts)
             c = self.counts
-            print(f"[{c.done}/{c.total}] stopped | elapsed {_fmt_s(c.elapsed_s())}, "
+            print(f"[{c.attempted}/{c.total}] stopped | elapsed {_fmt_s(c.elapsed_s())}, "
                   f"{c.problems()}, pending {counts.get('pending', 0)}",
                   file=self.stream, flush=True)
 
@@ -157,7 +164,7 @@ class RichProgress:
         c = self.counts
         c.start(total, todo, counts)
         self.bar.start()
-        self.task = self.bar.add_task("launches", total=total, completed=c.done, eta="?",
+        self.task = self.bar.add_task("launches", total=total, completed=c.attempted, eta="?",
                                       problems=c.problems())
 
     def launch_started(self, rec: LaunchRecord) -> None:
@@ -170,7 +177,7 @@ class RichProgress:
         if rec.status != "complete":
             self.console.print(f"[yellow]{rec.alternative} #{rec.index:03d} {rec.status}: "
                                f"{rec.reason}[/yellow]")
-        self.bar.update(self.task, completed=c.done, problems=c.problems(),
+        self.bar.update(self.task, completed=c.attempted, problems=c.problems(),
                         eta=_fmt_s(c.remaining_s()))
 
     def extend(self, added: int) -> None:
@@ -181,7 +188,7 @@ class RichProgress:
     def close(self, counts: dict[str, int]) -> None:
         if self.task is not None:
             self.counts.record = dict(counts)
-            self.bar.update(self.task, description="launches", completed=self.counts.done,
+            self.bar.update(self.task, description="launches", completed=self.counts.attempted,
                             problems=self.counts.problems())
         self.bar.stop()
 

@@ -428,6 +428,9 @@ def _histogram_panel(ax, data: FingerprintData, unit, *, zoom: bool) -> None:
     bins = np.linspace(lo, hi, 61)
     stacks = [values[cats == c] for c in order]
     present = [(c, v) for c, v in zip(order, stacks) if v.size]
+    if not present:  # a few repetitions, the bulk's all first or outliers (e.g. --nrep 10)
+        _empty(ax, "no good or warm-up repetition in the bulk")
+        return
     ax.hist([v for _, v in present], bins=bins, stacked=True, histtype="stepfilled",
             color=[fg.CATEGORY_COLORS[c] for c, _ in present],
             label=[fg.CATEGORY_LABELS[c] for c, _ in present], alpha=0.85, linewidth=0)

@@ -12,6 +12,7 @@ from __future__ import annotations
 import hashlib
 import re
 from dataclasses import dataclass, field
+from functools import cached_property
 
 import numpy as np
 import pandas as pd
@@ -25,21 +26,28 @@ _FALLBACK_ID = re.compile(r"m[0-9a-f]{31}")
 
 @dataclass(frozen=True)
 class Series:
-    """One machine × library (variant) × ranks: the line a history follows."""
+    """One machine × library (variant) × ranks × origin: the line a history follows. `origin`
+    is the tool an imported campaign came from (meta.json origin.tool: imb, osu, reprompi), ''
+    for mpimeter's own launches: IMB's and OSU's numbers of one library are different
+    measurements (what a run time is differs, docs/FORMAT.md "Imported launches") and are
+    never one history line."""
 
     machine: str
     library: str
     variant: str
     nprocs: int
+    origin: str = ""
 
     @property
     def label(self) -> str:
         variant = f" [{self.variant}]" if self.variant else ""
-        return f"{self.library}{variant}, {self.nprocs} rank{'s' if self.nprocs != 1 else ''}"
+        origin = f" ({self.origin.upper()} import)" if self.origin else ""
+        return f"{self.library}{variant}{origin}, {self.nprocs} rank{'s' if self.nprocs != 1 else ''}"
 
     @property
     def key(self) -> str:
-        return page_name("series", self.machine, self.library, self.variant, str(self.nprocs))
+        origin = (self.origin,) if self.origin else ()  # own launches keep their page names
+        return page_name("series", self.machine, self.library, self.variant, str(self.nprocs), *origin)
 
 
 @dataclass(frozen=True)
@@ -52,7 +60,22 @@ class SiteData:
     reports: frozenset[str] = field(repr=False)  # the campaigns whose report the store holds (never copied)
 
     def series(self) -> list[Series]:
-        return sorted(set(self.alternatives["series"]), key=lambda s: (s.machine, s.library, s.variant, s.nprocs))
+        return sorted(set(self.alternatives["series"]),
+                      key=lambda s: (s.machine, s.library, s.variant, s.nprocs, s.origin))
+
+    @cached_property
+    def report_positions(self) -> dict[Series, int]:
+        """Per series, the position of its alternative in its latest campaign: the report of
+        that campaign colours it ALTERNATIVE_COLORS[position] (report.overview)."""
+        alts = self.alternatives
+        start = dict(zip(self.campaigns["campaign_id"], self.campaigns["first_start"]))
+        latest: dict[Series, tuple[str, int]] = {}
+        for cid, g in alts.groupby("campaign_id", sort=False):
+            for position, s in enumerate(g["series"]):  # the campaign's order, as stored
+                when = str(start.get(cid) or "")
+                if s not in latest or when >= latest[s][0]:
+                    latest[s] = (when, position)
+        return {s: position for s, (_, position) in latest.items()}
 
 
 def page_name(kind: str, *parts: str) -> str:
@@ -92,11 +115,16 @@ def _load(con, store: str) -> SiteData:
                           "WHERE n > 0 AND median_ns IS NOT NULL").df()
     reports = frozenset(str(cid) for (cid,) in
                         con.execute("SELECT campaign_id FROM campaigns WHERE report IS NOT NULL").fetchall())
+    # the tool an imported alternative came from (its launches' meta.json origin.tool)
+    origin_of = {(str(cid), str(alt)): str(tool) for cid, alt, tool in con.execute(
+        "SELECT campaign_id, alternative, min(json_extract_string(meta, '$.origin.tool')) FROM launches "
+        "GROUP BY campaign_id, alternative").fetchall() if tool}
     machine_of = dict(zip(campaigns["campaign_id"], campaigns["machine"]))
     alternatives["series"] = [
-        Series(str(machine_of.get(cid, "?")), str(lib or "unknown"), str(var or ""), int(n) if pd.notna(n) else 0)
-        for cid, lib, var, n in zip(alternatives["campaign_id"], alternatives["library"], alternatives["variant"],
-                                    alternatives["nprocs"])]
+        Series(str(machine_of.get(cid, "?")), str(lib or "unknown"), str(var or ""), int(n) if pd.notna(n) else 0,
+               origin_of.get((str(cid), str(alt)), ""))
+        for cid, alt, lib, var, n in zip(alternatives["campaign_id"], alternatives["alternative"],
+                                         alternatives["library"], alternatives["variant"], alternatives["nprocs"])]
     key = alternatives.set_index(["campaign_id", "alternative"])["series"]
     start = dict(zip(campaigns["campaign_id"], campaigns["first_start"]))
     results["series"] = [key.get((c, a)) for c, a in zip(results["campaign_id"], results["alternative"])]

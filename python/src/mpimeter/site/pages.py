@@ -73,8 +73,18 @@ def _date(text) -> str:
     return str(text)[:16].replace("T", " ") if isinstance(text, str) and text else "–"
 
 
-def color(all_series: Sequence, s) -> str:
-    return ALTERNATIVE_COLORS[list(all_series).index(s) % len(ALTERNATIVE_COLORS)]
+def colors(data: SiteData, shown: Sequence[Series]) -> dict[Series, str]:
+    """The colours of the series one chart shows: each the colour its latest campaign's report
+    gives it (the report colours an alternative by its position in the campaign), so that a
+    library keeps its colour from report to site; a series whose colour an earlier one on the
+    chart already took gets the first colour still free."""
+    position = data.report_positions
+    taken: dict[Series, str] = {}
+    for s in shown:
+        wanted = ALTERNATIVE_COLORS[position.get(s, 0) % len(ALTERNATIVE_COLORS)]
+        free = [c for c in ALTERNATIVE_COLORS if c not in taken.values()] or list(ALTERNATIVE_COLORS)
+        taken[s] = wanted if wanted not in taken.values() else free[0]
+    return taken
 
 
 # ---------------------------------------------------------------------------------------------
@@ -148,9 +158,10 @@ def op_html(data: SiteData, op: str, generated: str) -> str:
             continue
         cid = mine.sort_values("first_start").iloc[-1]["campaign_id"]
         latest[s] = mine[mine["campaign_id"] == cid].sort_values("size")
+    color_of = colors(data, list(latest))
     for s, rows in latest.items():
         label = f"{s.machine}: {s.label}"
-        chart.append(ChartSeries(label, color(all_series, s), list(rows["size"].clip(lower=1)),
+        chart.append(ChartSeries(label, color_of[s], list(rows["size"].clip(lower=1)),
                                  list(rows["median_ns"]), [_num(x) for x in rows["median_ci_low_ns"]],
                                  [_num(x) for x in rows["median_ci_high_ns"]]))
         for row in rows.itertuples():
@@ -265,7 +276,7 @@ def history_html(data: SiteData, series: Series, op: str, size: int, steps: list
         points.append((st, row.iloc[0]))
     names = {c.campaign_id: c for c in data.campaigns.itertuples()}
     labels = [_date(names[st.campaign_id].first_start)[:10] if st.campaign_id in names else "?" for st, _ in points]
-    chart = ChartSeries(series.label, ALTERNATIVE_COLORS[0], list(range(len(points))),
+    chart = ChartSeries(series.label, colors(data, [series])[series], list(range(len(points))),
                         [float(p["median_ns"]) for _, p in points],
                         [_num(p["median_ci_low_ns"]) for _, p in points],
                         [_num(p["median_ci_high_ns"]) for _, p in points],

@@ -1,0 +1,22 @@
+/* app_output.h — what the application prints besides the library's messages: the line per
+ * finished test (progress.c) and the wrapped --help (help.c). Internal to c/src/app/. */
+#ifndef MM_APP_OUTPUT_H
+#define MM_APP_OUTPUT_H
+#include <stdio.h>
+
+#include "mm_launch.h"
+
+/* mm_launch_result.on_test: one line on stderr (ctx unused), e.g.
+ * "mpimeter-bench: [3/40] allreduce 1024 B: 298 of 300 valid, median 12.3 us (window, global clock)" */
+void mm_progress_print(const mm_test_facts *facts, void *ctx);
+/* The line of one finished test, without the binary's name, into out. */
+void mm_progress_format(const mm_test_facts *facts, char *out, size_t len);
+/* Writes text into f as lines of at most `width` columns, breaking at spaces; the first line
+ * starts at column `at` (the caller printed that much), the others `indent` spaces in. A word
+ * longer than a line stays whole. */
+void mm_help_wrap(FILE *f, const char *text, int at, int indent, int width);
+/* The terminal's width for --help: stdout's when it is a terminal, else $COLUMNS, else 80;
+ * at least 40. */
+int mm_help_width(void);
+
+#endif

@@ -1,0 +1,99 @@
+"""mpimeter-bench's line per finished test (issue 30, item 4): with --progress, one line on
+stderr per test as it ends - operation, size, valid repetitions, median run time and how it was
+measured - printed by the application layer; none with --quiet or when stderr is not a terminal
+(as under `mpimeter run`, whose launches write stderr to a log)."""
+
+from __future__ import annotations
+
+import re
+
+import numpy as np
+import pytest
+
+from conftest import read_launch, run_bench, assert_refused
+
+LINE = re.compile(r"^mpimeter-bench: \[(\d+)/(\d+)\] (\w+) (\d+) (B|ns): (\d+) of (\d+) valid, "
+                  r"median (?:(\S+) (ns|us|ms|s)|none) \((\S+), (global|local) clock\)$")
+UNIT_NS = {"ns": 1.0, "us": 1e3, "ms": 1e6, "s": 1e9}
+
+
+def _lines(stderr: str) -> list[re.Match]:
+    return [m for m in map(LINE.match, stderr.splitlines()) if m]
+
+
+def _median_from_raw(raw, meta, test: int) -> tuple[int, float]:
+    """The run time as the binary defines it on a global clock (max end - min start over ranks),
+    over the repetitions valid on every rank and started within the start tolerance."""
+    rows = raw[raw["test"] == test]
+    per_rep = rows.groupby("rep").agg(valid=("valid", "min"), first=("gstart_ns", "min"),
+                                      last_start=("gstart_ns", "max"), end=("gend_ns", "max"))
+    tolerance = meta["tests"][test].get("start_tolerance_ns") or 0
+    keep = per_rep["valid"] == 1
+    if tolerance:
+        keep &= (per_rep["last_start"] - per_rep["first"]) <= tolerance
+    kept = per_rep[keep]
+    return len(kept), float(np.median(kept["end"] - kept["first"])) if len(kept) else float("nan")
+
+
+def test_progress_prints_one_line_per_test_with_the_median_of_the_rows(lib, tmp_path):
+    out = tmp_path / "launch"
+    proc = run_bench(lib, 2, ["--ops", "bcast,delay", "--sizes", "8,4096", "--nrep", "40",
+                              "--progress", "--out", out])
+    lines = _lines(proc.stderr)
+    meta, raw = read_launch(out)
+    assert len(lines) == len(meta["tests"]) == 4, proc.stderr
+    assert [int(m.group(1)) for m in lines] == [1, 2, 3, 4]
+    assert {int(m.group(2)) for m in lines} == {4}
+    by_test = {(t["op"], t["size"]): t for t in meta["tests"]}
+    for m in lines:
+        test = by_test[(m.group(3), int(m.group(4)))]
+        assert m.group(5) == ("ns" if m.group(3) == "delay" else "B")
+        assert int(m.group(7)) == test["nrep"] == 40
+        assert m.group(10) == meta["config"]["procsync"]
+        valid, median = _median_from_raw(raw, meta, test["test"])
+        assert int(m.group(6)) == valid
+        if not valid:  # a busy machine may leave a test without a valid repetition
+            assert m.group(8) is None
+            continue
+        shown = float(m.group(8)) * UNIT_NS[m.group(9)]
+        assert shown == pytest.approx(median, rel=0.006), (m.group(0), median)  # 3 digits
+    # the lines come in the order the tests ran (the shuffled plan), before "wrote"
+    assert [(m.group(3), int(m.group(4))) for m in lines] == [
+        (t["op"], t["size"]) for t in sorted(meta["tests"], key=lambda t: t["started_s"])]
+    assert proc.stdout.strip().endswith("(4 tests)")
+
+
+def test_quiet_and_a_pipe_print_no_test_line_and_write_the_same_folder(tmp_path):
+    for flags in (["--quiet"], []):  # stderr is a pipe here: no terminal
+        out = tmp_path / ("q" if flags else "pipe")
+        proc = run_bench("openmpi", 2, ["--ops", "bcast", "--sizes", "8", "--nrep", "10",
+                                        *flags, "--out", out])
+        assert not _lines(proc.stderr) and "[1/1]" not in proc.stderr, proc.stderr
+        meta, _ = read_launch(out)
+        assert meta["tests"][0]["adaptive"] is None
+
+
+def test_progress_and_quiet_together_are_refused(tmp_path):
+    assert_refused("openmpi", ["--progress", "--quiet"], "--progress and --quiet: give one",
+                   tmp_path)
+
+
+def test_run_alone_on_a_terminal_the_lines_come_without_asking(tmp_path):
+    """Without a launcher (one rank, MPI started by the binary) rank 0's stderr is the
+    terminal: the default is then on; script(1) gives the binary a terminal."""
+    import shlex
+    import shutil
+    import subprocess
+
+    from conftest import bench_path
+
+    if not shutil.which("script"):
+        pytest.skip("script(1) (util-linux) is not installed: no terminal to run under")
+    out = tmp_path / "tty"
+    cmd = [str(bench_path("mpich")), "--ops", "bcast", "--sizes", "8,64", "--nrep", "10",
+           "--out", str(out)]
+    proc = subprocess.run(["script", "-qec", shlex.join(cmd), "/dev/null"], capture_output=True,
+                          text=True, timeout=300)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    lines = _lines(proc.stdout.replace("\r\n", "\n"))
+    assert [int(m.group(1)) for m in lines] == [1, 2], proc.stdout

@@ -1,0 +1,54 @@
+"""The site's series (issue 30, item 6): imported tools are kept apart - one series per origin,
+so IMB's and OSU's numbers of one machine are never one "unknown" history line - and a library
+keeps the colour its campaign's report gives it."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import duckdb
+from click.testing import CliRunner
+from data.store_campaigns import alpha_two_libraries
+
+from mpimeter.cli import main
+from mpimeter.report.figures import ALTERNATIVE_COLORS
+from mpimeter.site.data import load
+from mpimeter.site.pages import colors
+
+PEERS = Path(__file__).parent / "data" / "peers"
+
+
+def invoke(*args):
+    r = CliRunner().invoke(main, [str(a) for a in args])
+    assert r.exit_code == 0, r.output
+    return r
+
+
+def test_imports_are_series_of_their_own_and_colours_follow_the_report(tmp_path):
+    store = tmp_path / "results.duckdb"
+    invoke("store", "add", alpha_two_libraries(tmp_path), "--store", store, "--no-report")
+    invoke("import", "imb", PEERS / "imb-pingpong-allreduce-bcast.txt", "--out", tmp_path / "imb")
+    invoke("import", "osu", PEERS / "osu-allreduce-full.txt", "--np", 2, "--out", tmp_path / "osu")
+    for name in ("imb", "osu"):
+        invoke("store", "add", tmp_path / name, "--store", store, "--no-report", "--machine", "alpha-node")
+    con = duckdb.connect(str(store), read_only=True)
+    data = load(con, str(store))
+    con.close()
+    by_origin = {}
+    for s in data.series():
+        by_origin.setdefault(s.origin, []).append(s)
+    assert set(by_origin) == {"", "imb", "osu"}, data.series()
+    assert len(by_origin["imb"]) == len(by_origin["osu"]) == 1
+    imb, osu = by_origin["imb"][0], by_origin["osu"][0]
+    assert imb.machine == osu.machine and imb.key != osu.key  # one machine, two lines
+    assert "(IMB import)" in imb.label and "(OSU import)" in osu.label
+    # both import allreduce: two histories of allreduce, not one
+    allreduce = {s for s in data.results[data.results["op"] == "allreduce"]["series"]}
+    assert {imb, osu} <= allreduce
+
+    own = {s.library: s for s in by_origin[""]}
+    alternatives = data.alternatives[data.alternatives["campaign_id"] == "a1" * 16]["alternative"].tolist()
+    shown = colors(data, data.series())
+    for library in ("openmpi", "mpich"):  # the report's colour: the alternative's position
+        assert shown[own[library]] == ALTERNATIVE_COLORS[alternatives.index(library)]
+    assert len(set(shown.values())) == len(shown)  # no two lines of one chart share a colour
