@@ -42,6 +42,7 @@ static const char *const mm__defaulted_options[] = {
     "nrep", "nrep-min", "nrep-max", "precision", "nrep-confidence", "nrep-every", "nrep-budget-s",
     "sizes-precision", "sizes-budget", "warmup", "timer", "procsync", "copy-probe-bytes",
     "datatype", "reduce-op", "virtual-base", "roundtime-budget-s", "bcast-factor", "check-at",
+    "rma-window", "rma-burst",
 };
 
 void mm_config_defaults(mm_config *cfg) {
@@ -266,6 +267,8 @@ static int mm__apply(mm_config *cfg, const mm_option_spec *o, const char *value,
         /* the value's position among the row's choices is what the option stores */
         int *slot = strcmp(name, "raw") == 0          ? &cfg->raw_reduced
                     : strcmp(name, "nbc-scheme") == 0 ? &cfg->nbc_work_scheme
+                    : strcmp(name, "rma-sync") == 0   ? &cfg->rma_sync
+                    : strcmp(name, "rma-window") == 0 ? &cfg->rma_window
                                                       : NULL;
         if (!slot) return mm_fail(err, len, "internal: option --%s has no place", name);
         int index = mm_option_choice_index(o, value);
@@ -344,7 +347,11 @@ static int mm__check_scoped_options(const mm_config *cfg, const char *seen, char
         {"nbc-scheme", mm_op_is_nbc, "nonblocking collectives (ibcast, iallreduce, ...; see --list-ops)"},
         {"nbc-compute-ns", mm_op_is_nbc, "nonblocking collectives (ibcast, iallreduce, ...; see --list-ops)"},
         {"test-interval", mm_op_is_nbc, "nonblocking collectives (ibcast, iallreduce, ...; see --list-ops)"},
-        {"pair", mm__op_uses_pair, "ping-pongs (pingpong-send-recv, ...; see --list-ops)"},
+        {"pair", mm__op_uses_pair, "ping-pongs and one-sided data movement (pingpong-send-recv, rma-put, ...; see --list-ops)"},
+        {"rma-sync", mm_op_uses_rma_sync, "one-sided data movement (rma-put, rma-get, ...; see --list-ops)"},
+        {"rma-window", mm_op_is_rma, "one-sided ops (rma-put, rma-win-create, ...; see --list-ops)"},
+        {"rma-window-bytes", mm_op_uses_rma_sync, "one-sided data movement (rma-put, rma-get, ...; see --list-ops)"},
+        {"rma-burst", mm_op_uses_rma_burst, "the one-sided -bw rows (rma-put-bw, rma-get-bw)"},
     };
     size_t n;
     const mm_option_spec *table = mm_options(&n);
@@ -456,6 +463,8 @@ static int mm__validate(mm_config *cfg, int seen_clocksync, char *err, size_t le
                            : mm_fail(err, len, "--sizes: %s (operation %s, --datatype %s)", why_size, op->name, cfg->datatype);
         }
     }
+    int rc_rma = mm__config_check_rma(cfg, type_size, err, len);
+    if (rc_rma) return rc_rma;
     if (any_reduce && mm_reduce_op_check(cfg->reduce_op, cfg->datatype, why, sizeof why) != 0)
         return mm_fail(err, len, "--reduce-op %s with --datatype %s: %s", cfg->reduce_op, cfg->datatype, why);
     for (int s = 0; s < cfg->nsizes; s++)
@@ -524,6 +533,10 @@ int mm_config_parse(mm_config *cfg, int argc, char **argv, char *err, size_t len
     if (rc) return rc;
     rc = mm__check_scoped_options(cfg, seen, err, len);
     if (rc) return rc;
+    {
+        const mm_option_spec *o = mm_option_find("rma-sync", 8);
+        cfg->rma_sync_given = o && seen[o - table];
+    }
     rc = mm__config_check_adaptive(cfg, seen, given, err, len);
     if (rc) return rc;
     if (!cfg->seed_given) {
