@@ -30,6 +30,7 @@ enum {
 #define MM_OP_KIND_MASTER_WORKER "master-worker"
 #define MM_OP_KIND_SIMPLE "simple"
 #define MM_OP_KIND_RMA "one-sided"
+#define MM_OP_KIND_PERSISTENT "persistent"
 
 /* One-sided operations (ops_rma*.c): the synchronization of the access epoch (--rma-sync) and
  * the kind of window (--rma-window), as the words of the options, in index order. */
@@ -37,6 +38,9 @@ enum { MM_RMA_FENCE = 0, MM_RMA_PSCW, MM_RMA_LOCK, MM_RMA_LOCK_SHARED, MM_RMA_FL
 #define MM_RMA_SYNC_WORDS "fence,pscw,lock,lock-shared,lock-all-flush,lock-all-flush-local"
 enum { MM_RMA_WIN_CREATE = 0, MM_RMA_WIN_ALLOCATE, MM_RMA_WIN_ALLOCATE_SHARED, MM_RMA_WIN_DYNAMIC };
 #define MM_RMA_WINDOW_WORDS "create,allocate,allocate-shared,dynamic"
+/* Neighborhood collectives (ops_neighbor.c): at most this many Cartesian dimensions. */
+#define MM_CART_MAX_DIMS 8
+
 /* What a one-sided op's setup needs from the options. */
 typedef struct mm_rma_params {
     int sync;             /* MM_RMA_FENCE ... */
@@ -64,6 +68,7 @@ typedef enum mm_op_volume {
     MM_VOL_2PM1_OVER_P, /* 2(p-1)/p x size */
     MM_VOL_PM1,         /* (p-1) x size */
     MM_VOL_RMA_BURST,   /* --rma-burst x size (one-sided -bw rows) */
+    MM_VOL_NEIGHBORS,   /* 2 x ndims x size: a block from each Cartesian neighbour */
 } mm_op_volume;
 
 /* A nonblocking collective's repetition (Hoefler, Schneider & Lumsdaine 2010 §4, NBCBench): the
@@ -104,6 +109,8 @@ typedef struct mm_op_args {
     void *state;           /* what an op's setup keeps for its run/after/teardown (a Bsend
                               buffer, a communicator created by the timed call) */
     mm_rma_params rma;     /* one-sided ops only */
+    int cart_ndims;        /* neighborhood collectives: --cart-dims (0 = MPI_Dims_create, 2-D) */
+    int cart_dims[MM_CART_MAX_DIMS];
 } mm_op_args;
 
 /* The buffers an op's setup allocates, in blocks of `size` bytes: every rank holds
@@ -195,9 +202,17 @@ int mm_reduce_op_check(const char *op_name, const char *datatype_name, char *why
  * ranks, at least 2 (got 3)"). */
 int mm_op_check_nprocs(const mm_op *op, int nprocs, char *why, size_t why_len);
 
+/* Does this build's MPI library have the op? 1, or 0 with why (the MPI-4 persistent
+ * collectives where the library lacks them; checked at build time). mm_persistent_available:
+ * the same for the persistent rows as a whole. */
+int mm_op_available(const mm_op *op, char *why, size_t why_len);
+int mm_persistent_available(char *why, size_t why_len);
+
 /* Is the op one-sided (kind MM_OP_KIND_RMA)? Does it take --rma-sync (an epoch around data
  * movement; the window create/free rows do not)? Does it take --rma-burst (a -bw row)? */
 int mm_op_is_rma(const mm_op *op);
+/* Is the op a neighborhood collective (on the Cartesian topology of --cart-dims)? */
+int mm_op_is_neighbor(const mm_op *op);
 int mm_op_uses_rma_sync(const mm_op *op);
 int mm_op_uses_rma_burst(const mm_op *op);
 /* Can the op run in this synchronization mode? 0, or -1 with why (request-based MPI_Rput/MPI_Rget

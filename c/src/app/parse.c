@@ -284,6 +284,7 @@ static int mm__apply(mm_config *cfg, const mm_option_spec *o, const char *value,
     case MM_OPT_PAIR:
         return mm__parse_pair(o, value, cfg, err, len);
     case MM_OPT_LIST: {
+        if (strcmp(name, "cart-dims") == 0) return mm__parse_cart_dims(o, value, cfg, err, len);
         /* counters: the syntax here; the names against the library and the machine at launch
          * (mm_counters_resolve) and, for --papi, in mm__validate */
         int pvars = strcmp(name, "mpit-pvars") == 0;
@@ -348,6 +349,7 @@ static int mm__check_scoped_options(const mm_config *cfg, const char *seen, char
         {"nbc-compute-ns", mm_op_is_nbc, "nonblocking collectives (ibcast, iallreduce, ...; see --list-ops)"},
         {"test-interval", mm_op_is_nbc, "nonblocking collectives (ibcast, iallreduce, ...; see --list-ops)"},
         {"pair", mm__op_uses_pair, "ping-pongs and one-sided data movement (pingpong-send-recv, rma-put, ...; see --list-ops)"},
+        {"cart-dims", mm_op_is_neighbor, "neighborhood collectives (neighbor_allgather, ...; see --list-ops)"},
         {"rma-sync", mm_op_uses_rma_sync, "one-sided data movement (rma-put, rma-get, ...; see --list-ops)"},
         {"rma-window", mm_op_is_rma, "one-sided ops (rma-put, rma-win-create, ...; see --list-ops)"},
         {"rma-window-bytes", mm_op_uses_rma_sync, "one-sided data movement (rma-put, rma-get, ...; see --list-ops)"},
@@ -449,6 +451,8 @@ static int mm__validate(mm_config *cfg, int seen_clocksync, char *err, size_t le
     for (int i = 0; i < cfg->nops; i++) {
         const mm_op *op = mm_op_find(cfg->ops[i]);
         if (!op) return mm__check_name("ops", cfg->ops[i], err, len);
+        if (!mm_op_available(op, why, sizeof why))
+            return mm_fail(err, len, "--ops %s: not available: %s", op->name, why);
         for (int j = 0; j < i; j++)
             if (strcmp(cfg->ops[i], cfg->ops[j]) == 0)
                 return mm_fail(err, len, "--ops: '%s' is given twice", cfg->ops[i]);
@@ -570,6 +574,8 @@ int mm_config_check_nprocs(const mm_config *cfg, int nprocs, char *err, size_t l
                         cfg->pair[1], bad, nprocs - 1);
     }
 
+    int cart_err = mm__config_check_cart(cfg, nprocs, err, len);
+    if (cart_err) return cart_err;
     if (cfg->mode == MM_MODE_SYNC_CHECK && nprocs < 2)
         return mm_fail(err, len, "--sync-check needs at least 2 ranks (got %d)", nprocs);
     return 0;

@@ -1,8 +1,11 @@
 /* parse_rma.c — the checks of the one-sided ops' options that need more than one option: a
  * synchronization mode for every row that moves data, a mode the row allows (request-based
  * operations only in passive-target epochs), a datatype compare-and-swap takes, and a window no
- * smaller than what the largest size needs. Each refusal is one line (exit 2, nothing written). */
+ * smaller than what the largest size needs; and --cart-dims of the neighborhood collectives.
+ * Each refusal is one line (exit 2, nothing written). */
+#include <ctype.h>
 #include <inttypes.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "mm_ops.h"
@@ -16,6 +19,7 @@ int mm__config_check_rma(mm_config *cfg, int type_size, char *err, size_t len) {
     for (int i = 0; i < cfg->nops; i++) {
         const mm_op *op = mm_op_find(cfg->ops[i]);
         if (mm_op_is_rma(op)) cfg->rma_used = 1;
+        if (mm_op_is_neighbor(op)) cfg->cart_used = 1;
         if (!mm_op_uses_rma_sync(op)) continue;
         if (!cfg->rma_sync_given)
             return mm_fail(err, len, "--ops %s: a one-sided operation needs its synchronization "
@@ -36,4 +40,36 @@ int mm__config_check_rma(mm_config *cfg, int type_size, char *err, size_t len) {
                             mm_op_uses_rma_burst(op) ? ", rma-burst x size" : "", need);
     }
     return 0;
+}
+
+int mm__parse_cart_dims(const mm_option_spec *o, const char *value, mm_config *cfg, char *err,
+                        size_t len) {
+    (void)o;
+    cfg->cart_ndims = 0;
+    if (strcmp(value, "auto") == 0) return 0;
+    const char *p = value;
+    for (;;) {
+        char *end;
+        long d = isdigit((unsigned char)*p) ? strtol(p, &end, 10) : -1;
+        if (d < 1 || d > 16777216 || (d >= 0 && *end != ',' && *end != '\0'))
+            return mm_fail(err, len, "--cart-dims: '%s' is not dimensions; allowed: whole numbers "
+                            ">= 1, comma-separated (at most %d), or auto", value, MM_CART_MAX_DIMS);
+        if (cfg->cart_ndims == MM_CART_MAX_DIMS)
+            return mm_fail(err, len, "--cart-dims: '%s' has more than %d dimensions; allowed: at "
+                            "most %d, or auto", value, MM_CART_MAX_DIMS, MM_CART_MAX_DIMS);
+        cfg->cart_dims[cfg->cart_ndims++] = (int)d;
+        if (*end == '\0') return 0;
+        p = end + 1;
+    }
+}
+
+int mm__config_check_cart(const mm_config *cfg, int nprocs, char *err, size_t len) {
+    int used = 0;
+    for (int i = 0; i < cfg->nops; i++) used |= mm_op_is_neighbor(mm_op_find(cfg->ops[i]));
+    if (!used || cfg->cart_ndims == 0) return 0;
+    long long product = 1;
+    for (int d = 0; d < cfg->cart_ndims; d++) product *= cfg->cart_dims[d];
+    if (product == nprocs) return 0;
+    return mm_fail(err, len, "--cart-dims: the topology holds %lld ranks, the launch has %d; "
+                    "allowed: dimensions whose product is %d, or auto", product, nprocs, nprocs);
 }

@@ -79,6 +79,8 @@ static int mm__prepare_args(const mm__launch_state *st, const mm_test *t, mm_op_
     args->pair[1] = st->pair[1];
     args->rma = (mm_rma_params){st->cfg->rma_sync, st->cfg->rma_window, st->cfg->rma_burst,
                                 st->cfg->rma_window_bytes};
+    args->cart_ndims = st->cfg->cart_ndims;
+    memcpy(args->cart_dims, st->cfg->cart_dims, sizeof args->cart_dims);
     int rc = t->op->setup(args);
     if (rc == 0 && strcmp(st->cfg->inject_error_op, t->op->name) == 0)
         mm_op_inject_error(t->op, args);

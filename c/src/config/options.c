@@ -111,6 +111,11 @@ static const mm_option_spec mm__table[] = {
      OFF(test_interval_bytes),
      "nonblocking collectives: call MPI_Test ceil(size/BYTES)+1 times, evenly spaced, during "
      "the computation (default: no MPI_Test)"},
+    {"cart-dims", MM_OPT_LIST, BENCH, "D1,D2,...", "auto", NULL, 0, 0,
+     "the extents of the dimensions, comma-separated whole numbers >= 1 (at most 8), whose "
+     "product is the number of ranks; or auto", 0,
+     "neighborhood collectives: the periodic Cartesian topology; auto = MPI_Dims_create's "
+     "two-dimensional grid"},
     /* one-sided operations (c/src/ops/ops_rma.c) */
     {"rma-sync", MM_OPT_CHOICE, BENCH, "MODE", "(required with one-sided data movement)", NULL, 0,
      0, MM_RMA_SYNC_WORDS, 0,

@@ -25,6 +25,13 @@ static inline void mm__args_clear(mm_op_args *a) {
     a->count = 0;
 }
 
+/* The arguments every setup checks before it allocates or calls MPI: a size that is a whole
+ * number of elements, a rank and a root among the ranks. 1 when they hold. */
+static inline int mm__args_valid(const mm_op_args *a) {
+    return a->type_size > 0 && a->size >= 0 && a->size % a->type_size == 0 && a->nprocs >= 1 &&
+           a->rank >= 0 && a->rank < a->nprocs && a->root >= 0 && a->root < a->nprocs;
+}
+
 /* Collectives (ops_coll.c). */
 #define MM__COLL_DECL(op)                          \
     int mm__setup_##op(mm_op_args *args);          \
@@ -127,6 +134,35 @@ int mm__run_simple_iprobe(const mm_op_args *args);
 int mm__run_simple_comm_split(const mm_op_args *args);
 int mm__run_simple_comm_dup(const mm_op_args *args);
 int mm__after_simple_free_comm(mm_op_args *args);
+
+/* Neighborhood collectives (ops_neighbor.c): blocking runs, and the I-forms' setups (their run
+ * is mm__run_nbc). */
+int mm__setup_neighbor_allgather(mm_op_args *args);
+int mm__setup_neighbor_alltoall(mm_op_args *args);
+int mm__setup_neighbor_alltoallv(mm_op_args *args);
+int mm__setup_ineighbor_allgather(mm_op_args *args);
+int mm__setup_ineighbor_alltoall(mm_op_args *args);
+int mm__setup_ineighbor_alltoallv(mm_op_args *args);
+int mm__run_neighbor_allgather(const mm_op_args *args);
+int mm__run_neighbor_alltoall(const mm_op_args *args);
+int mm__run_neighbor_alltoallv(const mm_op_args *args);
+void mm__teardown_neighbor(mm_op_args *args);
+
+/* Persistent collectives (ops_persistent.c). */
+#define MM__PERSISTENT_DECL(op)                          \
+    int mm__setup_persistent_##op(mm_op_args *args);     \
+    int mm__setup_persistent_##op##_init(mm_op_args *args);
+MM__PERSISTENT_DECL(allgather)
+MM__PERSISTENT_DECL(allreduce)
+MM__PERSISTENT_DECL(alltoall)
+MM__PERSISTENT_DECL(barrier)
+MM__PERSISTENT_DECL(bcast)
+MM__PERSISTENT_DECL(reduce)
+#undef MM__PERSISTENT_DECL
+int mm__run_persistent(const mm_op_args *args);
+int mm__run_persistent_init(const mm_op_args *args);
+int mm__after_persistent_init(mm_op_args *args);
+void mm__teardown_persistent(mm_op_args *args);
 
 /* One-sided operations (ops_rma.c, ops_rma_check.c, ops_rma_window.c). */
 typedef struct mm__rma_win {

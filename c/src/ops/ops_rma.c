@@ -167,6 +167,9 @@ int mm__after_rma(mm_op_args *a) {
 
 static int mm__rma_setup(mm_op_args *a, mm__rma_call call, int bw) {
     mm__args_clear(a);
+    int pair_ok = a->pair[0] != a->pair[1] && a->pair[0] >= 0 && a->pair[1] >= 0 &&
+                  a->pair[0] < a->nprocs && a->pair[1] < a->nprocs;
+    if (!mm__args_valid(a) || !pair_ok) return -1;
     mm__rma *s = calloc(1, sizeof *s);
     if (!s) return -1;
     a->state = s;
@@ -259,6 +262,7 @@ void mm__teardown_rma(mm_op_args *a) {
 
 static int mm__rma_win_setup(mm_op_args *a, int made) {
     mm__args_clear(a);
+    if (!mm__args_valid(a)) return -1;
     mm__rma *s = calloc(1, sizeof *s);
     if (!s) return -1;
     a->state = s;

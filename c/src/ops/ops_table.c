@@ -20,7 +20,11 @@
  * constraints; their timed call is NBCBench's post + computation + wait (ops_nbc.c).
  * One-sided rows (kind "one-sided", ops_rma.c): data movement between the ranks of the pair in
  * an epoch of --rma-sync, checked after the test (ops_rma_check.c); window create and free.
- * Cost: lookups are linear in the table (69 rows).
+ * Persistent rows (kind "persistent", ops_persistent.c, MPI-4): MPI_Start + MPI_Wait on a
+ * request made before the test, and the init alone; listed as unavailable where the library
+ * lacks them (mm_op_available).
+ * Neighborhood collectives (ops_neighbor.c) on the Cartesian topology of --cart-dims.
+ * Cost: lookups are linear in the table (87 rows).
  * Paper: SKaMPI (Reussner et al. 1998, §2: operations as parameterized patterns; §2.1 and its
  * list of measurements for the ping-pongs, master-worker and simple patterns);
  * NBCBench (Hoefler, Schneider & Lumsdaine 2010, §4) for the nonblocking collectives;
@@ -44,6 +48,7 @@
 
 #define MM__COLL(op) mm__setup_##op, mm__run_##op, mm__coll_teardown
 #define MM__NBC(op) mm__setup_i##op, mm__run_nbc, mm__nbc_teardown
+#define MM__B(a, b, c, d) {a, b, c, d} /* buffers, as one macro argument */
 
 const mm_op mm_ops_table[] = {
     {"allgather", MM_OP_KIND_COLLECTIVE,
@@ -219,6 +224,62 @@ const mm_op mm_ops_table[] = {
            "one MPI_Irecv per worker and completes them with MPI_Waitsome", mm__setup_mw,
            mm__run_mw_waitsome, NULL, 1),
 #undef MM__MW
+    /* neighborhood collectives (ops_neighbor.c): a periodic Cartesian topology of --cart-dims
+     * (default: MPI_Dims_create's 2-D grid); buffers counted for 2 dimensions (4 neighbours) */
+#define MM__C_CART MM__C_SIZE "; --cart-dims D1,D2,... whose product is the number of ranks, or auto"
+    {"neighbor_allgather", MM_OP_KIND_COLLECTIVE,
+     "on the Cartesian topology every rank sends its block of size bytes to each of its 2 x ndims "
+     "neighbours (MPI_Neighbor_allgather) and receives one block from each",
+     MM__C_CART, 0, mm__setup_neighbor_allgather, mm__run_neighbor_allgather, mm__teardown_neighbor,
+     {5, 0, 0, 0}, NULL, MM_VOL_NEIGHBORS, NULL},
+    {"neighbor_alltoall", MM_OP_KIND_COLLECTIVE,
+     "on the Cartesian topology every rank sends a distinct block of size bytes to each of its "
+     "2 x ndims neighbours (MPI_Neighbor_alltoall) and receives one block from each",
+     MM__C_CART, 0, mm__setup_neighbor_alltoall, mm__run_neighbor_alltoall, mm__teardown_neighbor,
+     {8, 0, 0, 0}, NULL, MM_VOL_NEIGHBORS, NULL},
+    {"neighbor_alltoallv", MM_OP_KIND_COLLECTIVE,
+     "as neighbor_alltoall (size bytes per neighbour) through MPI_Neighbor_alltoallv; on both "
+     "sides block i is at displacement i*(count+1) elements",
+     MM__C_CART, 0, mm__setup_neighbor_alltoallv, mm__run_neighbor_alltoallv, mm__teardown_neighbor,
+     {8, 0, 0, 0}, NULL, MM_VOL_NEIGHBORS, NULL},
+    {"ineighbor_allgather", MM_OP_KIND_NBC,
+     "as neighbor_allgather (same size, buffers) through MPI_Ineighbor_allgather + computation + MPI_Wait",
+     MM__C_CART, 0, mm__setup_ineighbor_allgather, mm__run_nbc, mm__teardown_neighbor,
+     {5, 0, 0, 0}, NULL, MM_VOL_NONE, NULL},
+    {"ineighbor_alltoall", MM_OP_KIND_NBC,
+     "as neighbor_alltoall (same size, buffers) through MPI_Ineighbor_alltoall + computation + MPI_Wait",
+     MM__C_CART, 0, mm__setup_ineighbor_alltoall, mm__run_nbc, mm__teardown_neighbor,
+     {8, 0, 0, 0}, NULL, MM_VOL_NONE, NULL},
+    {"ineighbor_alltoallv", MM_OP_KIND_NBC,
+     "as neighbor_alltoallv (same size, buffers and i*(count+1) layout) through "
+     "MPI_Ineighbor_alltoallv + computation + MPI_Wait",
+     MM__C_CART, 0, mm__setup_ineighbor_alltoallv, mm__run_nbc, mm__teardown_neighbor,
+     {8, 0, 0, 0}, NULL, MM_VOL_NONE, NULL},
+#undef MM__C_CART
+    /* persistent collectives (ops_persistent.c, MPI-4): the blocking twin's size, buffers and
+     * constraints; a request made by MPI_<Op>_init before the test, each timed call MPI_Start +
+     * MPI_Wait; the -init rows time MPI_<Op>_init alone (freed after the end timestamp) */
+#define MM__PERSISTENT(op, call, constraints, flags, blocks, volume)                            \
+    {"persistent-" #op, MM_OP_KIND_PERSISTENT,                                                  \
+     "as " #op " (same size, buffers) through a request of " call " made before the test: "      \
+     "MPI_Start + MPI_Wait", constraints, flags, mm__setup_persistent_##op, mm__run_persistent,   \
+     mm__teardown_persistent, blocks, NULL, volume, NULL},                                       \
+    {"persistent-" #op "-init", MM_OP_KIND_PERSISTENT,                                          \
+     call " alone, with " #op "'s arguments (same size, buffers); the request is freed after the " \
+     "end timestamp", constraints, flags, mm__setup_persistent_##op##_init,                      \
+     mm__run_persistent_init, mm__teardown_persistent, blocks, mm__after_persistent_init,        \
+     MM_VOL_NONE, NULL}
+    MM__PERSISTENT(allgather, "MPI_Allgather_init", MM__C_SIZE MM__C_NBLOCKS, 0, MM__B(1, 1, 0, 0), MM_VOL_PM1),
+    MM__PERSISTENT(allreduce, "MPI_Allreduce_init", MM__C_SIZE MM__C_REDUCE, MM_OP_REDUCES, MM__B(2, 0, 0, 0),
+                   MM_VOL_2PM1_OVER_P),
+    MM__PERSISTENT(alltoall, "MPI_Alltoall_init", MM__C_SIZE MM__C_NBLOCKS, 0, MM__B(0, 2, 0, 0), MM_VOL_PM1),
+    MM__PERSISTENT(barrier, "MPI_Barrier_init", "size: unused (one test at size 0, whatever --sizes says)",
+                   MM_OP_SIZE_UNUSED, MM__B(0, 0, 0, 0), MM_VOL_ZERO),
+    MM__PERSISTENT(bcast, "MPI_Bcast_init", MM__C_SIZE MM__C_ROOT, MM_OP_ROOTED | MM_OP_FINISH_APART,
+                   MM__B(1, 0, 0, 0), MM_VOL_SIZE),
+    MM__PERSISTENT(reduce, "MPI_Reduce_init", MM__C_SIZE MM__C_ROOT MM__C_REDUCE,
+                   MM_OP_REDUCES | MM_OP_ROOTED | MM_OP_FINISH_APART, MM__B(1, 0, 1, 0), MM_VOL_PM1_OVER_P),
+#undef MM__PERSISTENT
     /* one-sided (ops_rma.c): the window on the pair (origin a = pair[0], target b = pair[1]),
      * the epoch of --rma-sync inside the timed call, the memory checked after the test */
 #define MM__C_RMA                                                                                \
@@ -314,6 +375,7 @@ const char *mm_op_volume_formula(const mm_op *op) {
     case MM_VOL_2PM1_OVER_P: return "2(p-1)/p x size";
     case MM_VOL_PM1: return "(p-1) x size";
     case MM_VOL_RMA_BURST: return "rma-burst x size";
+    case MM_VOL_NEIGHBORS: return "2 x ndims x size";
     default: return NULL;
     }
 }
@@ -327,6 +389,7 @@ double mm_op_volume_factor(const mm_op *op, int nprocs) {
     case MM_VOL_2PM1_OVER_P: return 2.0 * (p - 1.0) / p;
     case MM_VOL_PM1: return p - 1.0;
     case MM_VOL_RMA_BURST: return -1.0; /* a multiple of --rma-burst: mm_op_facts_of_config */
+    case MM_VOL_NEIGHBORS: return -1.0; /* a multiple of --cart-dims' count: the same */
     default: return -1.0;
     }
 }
@@ -439,6 +502,13 @@ int mm_op_check_nprocs(const mm_op *op, int nprocs, char *why, size_t why_len) {
     return 0;
 }
 
+int mm_op_available(const mm_op *op, char *why, size_t why_len) {
+    if (!op || !op->kind || strcmp(op->kind, MM_OP_KIND_PERSISTENT) != 0) return 1;
+    return mm_persistent_available(why, why_len);
+}
+
+int mm_op_is_neighbor(const mm_op *op) { return op && strstr(op->name, "neighbor_") != NULL; }
+
 int mm_op_is_rma(const mm_op *op) { return op && op->kind && strcmp(op->kind, MM_OP_KIND_RMA) == 0; }
 int mm_op_uses_rma_sync(const mm_op *op) { return mm_op_is_rma(op) && op->verify == mm__verify_rma; }
 int mm_op_uses_rma_burst(const mm_op *op) { return mm_op_uses_rma_sync(op) && op->volume == MM_VOL_RMA_BURST; }
@@ -463,7 +533,11 @@ void mm_ops_print_list(void *file) {
     FILE *f = file;
     for (size_t i = 0; i < mm_ops_count; i++) {
         const mm_op *op = &mm_ops_table[i];
-        fprintf(f, "%-21s %s [%s]\n", op->name, op->pattern, op->constraints);
+        char why[256];
+        if (mm_op_available(op, why, sizeof why))
+            fprintf(f, "%-21s %s [%s]\n", op->name, op->pattern, op->constraints);
+        else
+            fprintf(f, "%-21s %s [%s] [not available: %s]\n", op->name, op->pattern, op->constraints, why);
     }
 }
 
@@ -481,6 +555,8 @@ int mm_op_facts_of_config(const mm_config *c, int nprocs, mm_op_facts *out, int 
         f->volume_formula = mm_op_volume_formula(op);
         f->bytes_per_size = f->volume_formula ? mm_op_volume_factor(op, nprocs) : 0.0;
         if (op->volume == MM_VOL_RMA_BURST) f->bytes_per_size = nprocs >= 2 ? (double)c->rma_burst : 0.0;
+        if (op->volume == MM_VOL_NEIGHBORS)
+            f->bytes_per_size = nprocs >= 2 ? 2.0 * (c->cart_ndims > 0 ? c->cart_ndims : 2) : 0.0;
     }
     return n;
 }

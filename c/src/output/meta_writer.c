@@ -84,6 +84,13 @@ void mm_meta_render_config(mm_json *j, const mm_config *c, const mm_sync_facts *
     mm__kv_positive(j, "nbc_compute_ns", (double)c->nbc_compute_ns); /* null = auto */
     mm__kv_positive(j, "test_interval_bytes", (double)c->test_interval_bytes); /* null = none */
     mm__rma_config(j, c);
+    if (c->cart_used) { /* only with a neighborhood collective; null = MPI_Dims_create's */
+        mm_json_key(j, "cart_dims");
+        if (c->cart_ndims > 0)
+            mm__int_array(j, c->cart_dims, c->cart_ndims);
+        else
+            mm_json_null(j);
+    }
     mm__kv_text(j, "mpit_pvars", c->mpit_pvars[0] ? c->mpit_pvars : NULL); /* null = off */
     mm__kv_text(j, "papi", c->papi_events[0] ? c->papi_events : NULL);
     mm_json_kv_string(j, "out", c->out);

@@ -38,6 +38,14 @@ static const char *const required_ops[] = {
     /* one-sided (OSU's osu_put_latency ... osu_cas_latency, osu_put_bw, osu_get_bw) */
     "rma-put", "rma-get", "rma-acc", "rma-get-acc", "rma-fop", "rma-cas", "rma-rput", "rma-rget",
     "rma-put-bw", "rma-get-bw", "rma-win-create", "rma-win-free",
+    /* neighborhood collectives and their nonblocking forms */
+    "neighbor_allgather", "neighbor_alltoall", "neighbor_alltoallv", "ineighbor_allgather",
+    "ineighbor_alltoall", "ineighbor_alltoallv",
+    /* MPI-4 persistent collectives: the use and the init of each */
+    "persistent-allgather", "persistent-allgather-init", "persistent-allreduce",
+    "persistent-allreduce-init", "persistent-alltoall", "persistent-alltoall-init",
+    "persistent-barrier", "persistent-barrier-init", "persistent-bcast", "persistent-bcast-init",
+    "persistent-reduce", "persistent-reduce-init",
 };
 #define NREQUIRED (sizeof required_ops / sizeof *required_ops)
 
@@ -65,7 +73,16 @@ static void test_table(void) {
         CHECK(op->setup && op->run && op->teardown);
         CHECK(mm_op_find(op->name) == op); /* names are unique */
         /* a nonblocking collective has its blocking twin's flags ("ibcast": those of "bcast") */
-        const char *twin = mm_op_is_nbc(op) ? op->name + 1 : op->name;
+        char persistent_twin[64] = "";
+        if (strncmp(op->name, "persistent-", 11) == 0) {
+            /* a persistent row (and its -init) has its blocking twin's flags */
+            snprintf(persistent_twin, sizeof persistent_twin, "%s", op->name + 11);
+            char *init = strstr(persistent_twin, "-init");
+            if (init) *init = '\0';
+            CHECK(mm_op_find(persistent_twin) != NULL);
+            CHECK_STR(op->kind, MM_OP_KIND_PERSISTENT);
+        }
+        const char *twin = persistent_twin[0] ? persistent_twin : mm_op_is_nbc(op) ? op->name + 1 : op->name;
         CHECK_EQ_INT(mm_op_is_nbc(op), op->name[0] == 'i' && strcmp(op->kind, MM_OP_KIND_NBC) == 0);
         if (mm_op_is_nbc(op)) CHECK(mm_op_find(twin) != NULL);
         static const char *const rma_reducing[] = {"rma-acc", "rma-get-acc", "rma-fop"};
@@ -338,6 +355,11 @@ static void test_buffer_bytes(void) {
             /* the Bsend rows attach a buffer (MPI_Pack_size, MPI_Buffer_attach): they need
              * MPI_Init; their buffers are those of the rows without Bsend */
             if (strstr(op->name, "bsend")) continue;
+            /* the one-sided, neighborhood and persistent rows make a window, a Cartesian
+             * communicator or a request in setup: they need MPI_Init too (their launches are
+             * checked in c/tests/mpi/test_rma.py and test_persistent_neighbor.py) */
+            if (mm_op_is_rma(op) || mm_op_is_neighbor(op) || strcmp(op->kind, MM_OP_KIND_PERSISTENT) == 0)
+                continue;
             mm_op_args a = make_args(size, rank, nprocs, 0);
             a.pair[0] = 0;
             a.pair[1] = 1;
