@@ -117,6 +117,17 @@ typedef struct mm_config {
     char counter_pvars[MM_MAX_COUNTERS][MM_COUNTER_NAME_LEN];
     int ncounter_pvars;
     char counters_left_out[8192];
+    /* neighborhood collectives (c/src/ops/ops_neighbor.c): --cart-dims; 0 dims = auto */
+    int cart_ndims;
+    int cart_dims[8];
+    int cart_used; /* --ops has a neighborhood collective (meta.json "cart_dims") */
+    /* one-sided operations (c/src/ops/ops_rma.c) */
+    int rma_sync;             /* --rma-sync: index in MM_RMA_SYNC_WORDS */
+    int rma_sync_given;       /* one-sided data movement needs it */
+    int rma_used;             /* --ops has a one-sided operation (meta.json "rma") */
+    int rma_window;           /* --rma-window: index in MM_RMA_WINDOW_WORDS */
+    int rma_burst;            /* --rma-burst */
+    int64_t rma_window_bytes; /* --rma-window-bytes; 0 = auto */
     /* provenance */
     char argv_joined[MM_ARGV_LEN]; /* argv as a JSON array text, for meta.json */
 } mm_config;

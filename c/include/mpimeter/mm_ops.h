@@ -29,6 +29,25 @@ enum {
 #define MM_OP_KIND_LOCAL "local"
 #define MM_OP_KIND_MASTER_WORKER "master-worker"
 #define MM_OP_KIND_SIMPLE "simple"
+#define MM_OP_KIND_RMA "one-sided"
+#define MM_OP_KIND_PERSISTENT "persistent"
+
+/* One-sided operations (ops_rma*.c): the synchronization of the access epoch (--rma-sync) and
+ * the kind of window (--rma-window), as the words of the options, in index order. */
+enum { MM_RMA_FENCE = 0, MM_RMA_PSCW, MM_RMA_LOCK, MM_RMA_LOCK_SHARED, MM_RMA_FLUSH, MM_RMA_FLUSH_LOCAL };
+#define MM_RMA_SYNC_WORDS "fence,pscw,lock,lock-shared,lock-all-flush,lock-all-flush-local"
+enum { MM_RMA_WIN_CREATE = 0, MM_RMA_WIN_ALLOCATE, MM_RMA_WIN_ALLOCATE_SHARED, MM_RMA_WIN_DYNAMIC };
+#define MM_RMA_WINDOW_WORDS "create,allocate,allocate-shared,dynamic"
+/* Neighborhood collectives (ops_neighbor.c): at most this many Cartesian dimensions. */
+#define MM_CART_MAX_DIMS 8
+
+/* What a one-sided op's setup needs from the options. */
+typedef struct mm_rma_params {
+    int sync;             /* MM_RMA_FENCE ... */
+    int window;           /* MM_RMA_WIN_CREATE ... */
+    int burst;            /* operations per epoch of the -bw rows (OSU's -w) */
+    int64_t window_bytes; /* each rank's window; 0 = what the op needs */
+} mm_rma_params;
 
 struct mm_op_args;
 
@@ -48,6 +67,8 @@ typedef enum mm_op_volume {
     MM_VOL_PM1_OVER_P,  /* (p-1)/p x size */
     MM_VOL_2PM1_OVER_P, /* 2(p-1)/p x size */
     MM_VOL_PM1,         /* (p-1) x size */
+    MM_VOL_RMA_BURST,   /* --rma-burst x size (one-sided -bw rows) */
+    MM_VOL_NEIGHBORS,   /* 2 x ndims x size: a block from each Cartesian neighbour */
 } mm_op_volume;
 
 /* A nonblocking collective's repetition (Hoefler, Schneider & Lumsdaine 2010 §4, NBCBench): the
@@ -87,6 +108,9 @@ typedef struct mm_op_args {
     int pair[2];           /* ping-pongs: the two ranks (pair[0] starts the round trip) */
     void *state;           /* what an op's setup keeps for its run/after/teardown (a Bsend
                               buffer, a communicator created by the timed call) */
+    mm_rma_params rma;     /* one-sided ops only */
+    int cart_ndims;        /* neighborhood collectives: --cart-dims (0 = MPI_Dims_create, 2-D) */
+    int cart_dims[MM_CART_MAX_DIMS];
 } mm_op_args;
 
 /* The buffers an op's setup allocates, in blocks of `size` bytes: every rank holds
@@ -112,6 +136,10 @@ typedef struct mm_op {
      * of MPI_Comm_split). Returns the MPI error code. */
     int (*after)(mm_op_args *args);
     mm_op_volume volume; /* the data term of its bound (above) */
+    /* Optional (NULL for most rows): collective, called once after the test's repetitions when
+     * every rank's calls succeeded — checks that the memory the operations wrote holds what
+     * they were to write (one-sided ops). 0, or -1 with why (or an MPI error code > 0). */
+    int (*verify)(mm_op_args *args, char *why, size_t why_len);
 } mm_op;
 
 extern const mm_op mm_ops_table[];
@@ -173,6 +201,28 @@ int mm_reduce_op_check(const char *op_name, const char *datatype_name, char *why
 /* Can the op run on nprocs ranks? 0, or -1 with why ("pingpong-send-recv needs an even number of
  * ranks, at least 2 (got 3)"). */
 int mm_op_check_nprocs(const mm_op *op, int nprocs, char *why, size_t why_len);
+
+/* Does this build's MPI library have the op? 1, or 0 with why (the MPI-4 persistent
+ * collectives where the library lacks them; checked at build time). mm_persistent_available:
+ * the same for the persistent rows as a whole. */
+int mm_op_available(const mm_op *op, char *why, size_t why_len);
+int mm_persistent_available(char *why, size_t why_len);
+
+/* Is the op one-sided (kind MM_OP_KIND_RMA)? Does it take --rma-sync (an epoch around data
+ * movement; the window create/free rows do not)? Does it take --rma-burst (a -bw row)? */
+int mm_op_is_rma(const mm_op *op);
+/* Is the op a neighborhood collective (on the Cartesian topology of --cart-dims)? */
+int mm_op_is_neighbor(const mm_op *op);
+int mm_op_uses_rma_sync(const mm_op *op);
+int mm_op_uses_rma_burst(const mm_op *op);
+/* Can the op run in this synchronization mode? 0, or -1 with why (request-based MPI_Rput/MPI_Rget
+ * need a passive-target epoch, MPI-3.1 §11.3.5). */
+int mm_op_check_rma_sync(const mm_op *op, int sync, char *why, size_t why_len);
+/* Bytes of an op's window on one rank for a size (burst: --rma-burst); 0 for other ops. */
+int64_t mm_op_rma_window_need(const mm_op *op, int64_t size, int type_size, int burst);
+/* Collective over comm: can the window kind be made on these ranks? (allocate-shared needs every
+ * rank of comm on one shared-memory node.) 0, or -1 with why; an MPI error code > 0. */
+int mm_rma_check_placement(int window_kind, MPI_Comm comm, char *why, size_t why_len);
 
 struct mm_config;
 struct mm_op_facts;

@@ -216,6 +216,14 @@ static void mm__operations(mm_json *j) {
         mm_json_kv_bool(j, "uses_root", (op->flags & MM_OP_ROOTED) != 0);
         mm_json_kv_bool(j, "uses_reduce_op", (op->flags & MM_OP_REDUCES) != 0);
         mm_json_kv_bool(j, "error_injectable", mm_op_inject_error(op, &probe) == 0);
+        char why[256];
+        int available = mm_op_available(op, why, sizeof why);
+        mm_json_kv_bool(j, "available", available); /* in this build's MPI library */
+        mm_json_key(j, "unavailable_reason");
+        if (available)
+            mm_json_null(j);
+        else
+            mm_json_string(j, why);
         mm_json_kv_string(j, "pattern", op->pattern);
         mm_json_kv_string(j, "constraints", op->constraints);
         mm_json_key(j, "bound_volume"); /* the data term of its bound; null: none stated */

@@ -7,7 +7,12 @@
 void mm_print_ops_list(FILE *f) {
     for (size_t i = 0; i < mm_ops_count; i++) {
         const mm_op *op = &mm_ops_table[i];
-        fprintf(f, "%-21s %s [%s]\n", op->name, op->pattern, op->constraints);
+        char why[256];
+        if (mm_op_available(op, why, sizeof why))
+            fprintf(f, "%-21s %s [%s]\n", op->name, op->pattern, op->constraints);
+        else
+            fprintf(f, "%-21s %s [%s] [not available: %s]\n", op->name, op->pattern, op->constraints,
+                    why);
     }
 }
 

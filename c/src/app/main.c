@@ -149,6 +149,19 @@ int main(int argc, char **argv) {
         MPI_Finalize();
         return mm_exit_code(resolved);
     }
+    /* a window kind these ranks cannot make (shared memory across nodes), before anything is
+     * written */
+    int uses_rma = 0;
+    for (int i = 0; i < cfg.nops; i++) uses_rma |= mm_op_is_rma(mm_op_find(cfg.ops[i]));
+    if (cfg.mode == MM_MODE_BENCH && uses_rma) {
+        int placed = mm_rma_check_placement(cfg.rma_window, MPI_COMM_WORLD, msg, sizeof msg);
+        if (placed != 0) {
+            if (rank == 0 && placed < 0) fprintf(stderr, "mpimeter-bench: %s\n", msg);
+            if (rank == 0 && placed > 0) fprintf(stderr, "mpimeter-bench: MPI failed checking where the ranks run\n");
+            MPI_Finalize();
+            return placed < 0 ? 2 : 1;
+        }
+    }
     if (cfg.mode == MM_MODE_SYNC_CHECK) {
         int exit_code = mm_sync_check_run(&cfg, MPI_COMM_WORLD);
         MPI_Finalize();

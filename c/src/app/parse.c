@@ -44,6 +44,7 @@ static const char *const mm__defaulted_options[] = {
     "sizes-precision", "sizes-budget", "warmup", "timer", "procsync", "copy-probe-bytes",
     "datatype", "reduce-op", "virtual-base", "roundtime-budget-s", "bcast-factor", "check-at",
     "window-growth-max", "switch-late-fraction", "launch-budget-s",
+    "rma-window", "rma-burst",
 };
 
 void mm_config_defaults(mm_config *cfg) {
@@ -268,6 +269,8 @@ static int mm__apply(mm_config *cfg, const mm_option_spec *o, const char *value,
         /* the value's position among the row's choices is what the option stores */
         int *slot = strcmp(name, "raw") == 0          ? &cfg->raw_reduced
                     : strcmp(name, "nbc-scheme") == 0 ? &cfg->nbc_work_scheme
+                    : strcmp(name, "rma-sync") == 0   ? &cfg->rma_sync
+                    : strcmp(name, "rma-window") == 0 ? &cfg->rma_window
                                                       : NULL;
         if (!slot) return mm_fail(err, len, "internal: option --%s has no place", name);
         int index = mm_option_choice_index(o, value);
@@ -283,6 +286,7 @@ static int mm__apply(mm_config *cfg, const mm_option_spec *o, const char *value,
     case MM_OPT_PAIR:
         return mm__parse_pair(o, value, cfg, err, len);
     case MM_OPT_LIST: {
+        if (strcmp(name, "cart-dims") == 0) return mm__parse_cart_dims(o, value, cfg, err, len);
         /* counters: the syntax here; the names against the library and the machine at launch
          * (mm_counters_resolve) and, for --papi, in mm__validate */
         int pvars = strcmp(name, "mpit-pvars") == 0;
@@ -359,7 +363,12 @@ static int mm__check_scoped_options(const mm_config *cfg, const char *seen, char
         {"nbc-scheme", mm_op_is_nbc, "nonblocking collectives (ibcast, iallreduce, ...; see --list-ops)"},
         {"nbc-compute-ns", mm_op_is_nbc, "nonblocking collectives (ibcast, iallreduce, ...; see --list-ops)"},
         {"test-interval", mm_op_is_nbc, "nonblocking collectives (ibcast, iallreduce, ...; see --list-ops)"},
-        {"pair", mm__op_uses_pair, "ping-pongs (pingpong-send-recv, ...; see --list-ops)"},
+        {"pair", mm__op_uses_pair, "ping-pongs and one-sided data movement (pingpong-send-recv, rma-put, ...; see --list-ops)"},
+        {"cart-dims", mm_op_is_neighbor, "neighborhood collectives (neighbor_allgather, ...; see --list-ops)"},
+        {"rma-sync", mm_op_uses_rma_sync, "one-sided data movement (rma-put, rma-get, ...; see --list-ops)"},
+        {"rma-window", mm_op_is_rma, "one-sided ops (rma-put, rma-win-create, ...; see --list-ops)"},
+        {"rma-window-bytes", mm_op_uses_rma_sync, "one-sided data movement (rma-put, rma-get, ...; see --list-ops)"},
+        {"rma-burst", mm_op_uses_rma_burst, "the one-sided -bw rows (rma-put-bw, rma-get-bw)"},
     };
     size_t n;
     const mm_option_spec *table = mm_options(&n);
@@ -476,6 +485,8 @@ static int mm__validate(mm_config *cfg, int seen_clocksync, char *err, size_t le
     for (int i = 0; i < cfg->nops; i++) {
         const mm_op *op = mm_op_find(cfg->ops[i]);
         if (!op) return mm__check_name("ops", cfg->ops[i], err, len);
+        if (!mm_op_available(op, why, sizeof why))
+            return mm_fail(err, len, "--ops %s: not available: %s", op->name, why);
         for (int j = 0; j < i; j++)
             if (strcmp(cfg->ops[i], cfg->ops[j]) == 0)
                 return mm_fail(err, len, "--ops: '%s' is given twice", cfg->ops[i]);
@@ -490,6 +501,8 @@ static int mm__validate(mm_config *cfg, int seen_clocksync, char *err, size_t le
                            : mm_fail(err, len, "--sizes: %s (operation %s, --datatype %s)", why_size, op->name, cfg->datatype);
         }
     }
+    int rc_rma = mm__config_check_rma(cfg, type_size, err, len);
+    if (rc_rma) return rc_rma;
     if (any_reduce && mm_reduce_op_check(cfg->reduce_op, cfg->datatype, why, sizeof why) != 0)
         return mm_fail(err, len, "--reduce-op %s with --datatype %s: %s", cfg->reduce_op, cfg->datatype, why);
     for (int s = 0; s < cfg->nsizes; s++)
@@ -559,6 +572,10 @@ int mm_config_parse(mm_config *cfg, int argc, char **argv, char *err, size_t len
     if (rc) return rc;
     rc = mm__check_scoped_options(cfg, seen, err, len);
     if (rc) return rc;
+    {
+        const mm_option_spec *o = mm_option_find("rma-sync", 8);
+        cfg->rma_sync_given = o && seen[o - table];
+    }
     rc = mm__config_check_adaptive(cfg, seen, given, err, len);
     if (rc) return rc;
     if (!cfg->seed_given) {
@@ -592,6 +609,8 @@ int mm_config_check_nprocs(const mm_config *cfg, int nprocs, char *err, size_t l
                         cfg->pair[1], bad, nprocs - 1);
     }
 
+    int cart_err = mm__config_check_cart(cfg, nprocs, err, len);
+    if (cart_err) return cart_err;
     if (cfg->mode == MM_MODE_SYNC_CHECK && nprocs < 2)
         return mm_fail(err, len, "--sync-check needs at least 2 ranks (got %d)", nprocs);
     return 0;

@@ -13,6 +13,13 @@ int mm__config_parse_nrep(const mm_option_spec *o, const char *value, mm_config 
                           size_t len);
 /* --sizes auto:MIN:MAX[:xFACTOR]: the initial grid into cfg->sizes and the bounds. 0 or 2. */
 int mm__config_parse_sizes_auto(const char *value, mm_config *cfg, char *err, size_t len);
+/* The one-sided ops' options against --ops, --sizes and --datatype (parse_rma.c), and
+ * cfg->rma_used: 0 or 2. */
+int mm__config_check_rma(mm_config *cfg, int type_size, char *err, size_t len);
+/* --cart-dims auto or D1,D2,...: into cfg->cart_dims (0 or 2); and, with the number of ranks,
+ * whether the topology holds them (0 or 2). parse_rma.c. */
+int mm__parse_cart_dims(const mm_option_spec *o, const char *value, mm_config *cfg, char *err, size_t len);
+int mm__config_check_cart(const mm_config *cfg, int nprocs, char *err, size_t len);
 /* After all options: the rule's options only with --nrep auto (and --nrep-confidence only with
  * ci), --nrep-min at most --nrep-max, then nrep = --nrep-max; --sizes-* only with --sizes auto,
  * an operation that takes a size, and room in the plan. `seen`/`given`: per option of the table,

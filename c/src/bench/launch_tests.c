@@ -130,6 +130,10 @@ static int mm__prepare_args(const mm__launch_state *st, const mm_test *t, mm_op_
     args->timer = &st->timer;
     args->pair[0] = st->pair[0];
     args->pair[1] = st->pair[1];
+    args->rma = (mm_rma_params){st->cfg->rma_sync, st->cfg->rma_window, st->cfg->rma_burst,
+                                st->cfg->rma_window_bytes};
+    args->cart_ndims = st->cfg->cart_ndims;
+    memcpy(args->cart_dims, st->cfg->cart_dims, sizeof args->cart_dims);
     int rc = t->op->setup(args);
     if (rc == 0 && strcmp(st->cfg->inject_error_op, t->op->name) == 0)
         mm_op_inject_error(t->op, args);
@@ -300,6 +304,18 @@ static int mm__run_one(mm__launch_state *st, mm_test *t, mm__space *sp) {
                      t->ended_by_budget ? "its time budget" : "--nrep",
                      t->nswitches ? t->switches[t->nswitches - 1].to : cfg->procsync);
         }
+    }
+    /* the op's check of what its calls wrote (one-sided ops), once every rank's calls held */
+    if (agreed == 0 && t->op->verify) {
+        int bad = t->op->verify(&args, message, sizeof message);
+        if (bad > 0) {
+            mm_mpi_error verify_err;
+            mm_mpi_error_clear(&verify_err);
+            mm_mpi_check(&verify_err, bad, "the check after the test");
+            mm_mpi_error_format(&verify_err, message, sizeof message);
+        }
+        code = bad > 0 ? "mpi-error" : bad < 0 ? "verify-failed" : NULL;
+        agreed = mm__agree_on_failure(st, t, code, message);
     }
     mm_counters_end_test(st->counters);
     t->op->teardown(&args);

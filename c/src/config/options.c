@@ -122,6 +122,28 @@ static const mm_option_spec mm__table[] = {
      OFF(test_interval_bytes),
      "nonblocking collectives: call MPI_Test ceil(size/BYTES)+1 times, evenly spaced, during "
      "the computation (default: no MPI_Test)"},
+    {"cart-dims", MM_OPT_LIST, BENCH, "D1,D2,...", "auto", NULL, 0, 0,
+     "the extents of the dimensions, comma-separated whole numbers >= 1 (at most 8), whose "
+     "product is the number of ranks; or auto", 0,
+     "neighborhood collectives: the periodic Cartesian topology; auto = MPI_Dims_create's "
+     "two-dimensional grid"},
+    /* one-sided operations (c/src/ops/ops_rma.c) */
+    {"rma-sync", MM_OPT_CHOICE, BENCH, "MODE", "(required with one-sided data movement)", NULL, 0,
+     0, MM_RMA_SYNC_WORDS, 0,
+     "one-sided ops: the synchronization of the epoch timed with each operation; fence, pscw "
+     "(post-start-complete-wait), lock / lock-shared (lock, op, unlock), lock-all-flush / "
+     "lock-all-flush-local (one lock_all epoch kept open; op + MPI_Win_flush / "
+     "MPI_Win_flush_local)"},
+    {"rma-window", MM_OPT_CHOICE, BENCH, "KIND", "create", NULL, 0, 0, MM_RMA_WINDOW_WORDS, 0,
+     "one-sided ops: the window; create = MPI_Win_create over memory allocated before, "
+     "allocate = MPI_Win_allocate, allocate-shared = MPI_Win_allocate_shared (all ranks on one "
+     "node), dynamic = MPI_Win_create_dynamic + MPI_Win_attach"},
+    {"rma-burst", MM_OPT_INT, BENCH, "N", "64", "operations", 1, 65536, NULL, OFF(rma_burst),
+     "one-sided -bw rows: operations back to back in one epoch (OSU's window size -w)"},
+    {"rma-window-bytes", MM_OPT_I64, BENCH | MM_OPT_F_AUTO, "BYTES", "auto", "bytes", 1,
+     68719476736.0, NULL, OFF(rma_window_bytes),
+     "one-sided ops: each rank's window; auto = what the operation needs (size, or rma-burst x "
+     "size for -bw rows); no smaller than that"},
     /* counters (c/src/counters/): for LIST options `choices` holds the words of what is
      * allowed (the names are checked against the library and the machine at launch) */
     {"mpit-pvars", MM_OPT_LIST, BENCH, "LIST", "none", NULL, 0, 0,

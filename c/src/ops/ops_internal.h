@@ -25,6 +25,13 @@ static inline void mm__args_clear(mm_op_args *a) {
     a->count = 0;
 }
 
+/* The arguments every setup checks before it allocates or calls MPI: a size that is a whole
+ * number of elements, a rank and a root among the ranks. 1 when they hold. */
+static inline int mm__args_valid(const mm_op_args *a) {
+    return a->type_size > 0 && a->size >= 0 && a->size % a->type_size == 0 && a->nprocs >= 1 &&
+           a->rank >= 0 && a->rank < a->nprocs && a->root >= 0 && a->root < a->nprocs;
+}
+
 /* Collectives (ops_coll.c). */
 #define MM__COLL_DECL(op)                          \
     int mm__setup_##op(mm_op_args *args);          \
@@ -127,5 +134,100 @@ int mm__run_simple_iprobe(const mm_op_args *args);
 int mm__run_simple_comm_split(const mm_op_args *args);
 int mm__run_simple_comm_dup(const mm_op_args *args);
 int mm__after_simple_free_comm(mm_op_args *args);
+
+/* Neighborhood collectives (ops_neighbor.c): blocking runs, and the I-forms' setups (their run
+ * is mm__run_nbc). */
+int mm__setup_neighbor_allgather(mm_op_args *args);
+int mm__setup_neighbor_alltoall(mm_op_args *args);
+int mm__setup_neighbor_alltoallv(mm_op_args *args);
+int mm__setup_ineighbor_allgather(mm_op_args *args);
+int mm__setup_ineighbor_alltoall(mm_op_args *args);
+int mm__setup_ineighbor_alltoallv(mm_op_args *args);
+int mm__run_neighbor_allgather(const mm_op_args *args);
+int mm__run_neighbor_alltoall(const mm_op_args *args);
+int mm__run_neighbor_alltoallv(const mm_op_args *args);
+void mm__teardown_neighbor(mm_op_args *args);
+
+/* Persistent collectives (ops_persistent.c). */
+#define MM__PERSISTENT_DECL(op)                          \
+    int mm__setup_persistent_##op(mm_op_args *args);     \
+    int mm__setup_persistent_##op##_init(mm_op_args *args);
+MM__PERSISTENT_DECL(allgather)
+MM__PERSISTENT_DECL(allreduce)
+MM__PERSISTENT_DECL(alltoall)
+MM__PERSISTENT_DECL(barrier)
+MM__PERSISTENT_DECL(bcast)
+MM__PERSISTENT_DECL(reduce)
+#undef MM__PERSISTENT_DECL
+int mm__run_persistent(const mm_op_args *args);
+int mm__run_persistent_init(const mm_op_args *args);
+int mm__after_persistent_init(mm_op_args *args);
+void mm__teardown_persistent(mm_op_args *args);
+
+/* One-sided operations (ops_rma.c, ops_rma_check.c, ops_rma_window.c). */
+typedef struct mm__rma_win {
+    MPI_Win win;
+    int kind;       /* MM_RMA_WIN_* */
+    int64_t bytes;  /* this rank's window */
+    void *base;     /* its memory */
+    void *owned;    /* what we allocated (create, dynamic); NULL when MPI allocates */
+} mm__rma_win;
+int mm__rma_win_prepare(mm__rma_win *w, int kind, int64_t bytes);
+int mm__rma_win_make(mm__rma_win *w, MPI_Comm comm);
+int mm__rma_win_errors_return(mm__rma_win *w);
+int mm__rma_win_unmake(mm__rma_win *w);
+void mm__rma_win_release(mm__rma_win *w);
+
+/* The calls of the one-sided rows; a -bw row is its call with a burst of --rma-burst. */
+typedef enum {
+    MM__RMA_PUT = 0, MM__RMA_GET, MM__RMA_ACC, MM__RMA_GET_ACC, MM__RMA_FOP, MM__RMA_CAS,
+    MM__RMA_RPUT, MM__RMA_RGET, MM__RMA_NCALLS
+} mm__rma_call;
+
+/* What a one-sided row's setup keeps. Ranks: the window lives on a communicator of the two ranks
+ * of the pair, origin = pair[0] (prank 0), target = pair[1] (prank 1); other ranks idle. */
+typedef struct mm__rma {
+    mm__rma_call call;
+    int sync, burst;
+    MPI_Comm pc;
+    int prank;                 /* 0 origin, 1 target, -1 idle */
+    MPI_Group peer;            /* pscw: the other rank of pc */
+    mm__rma_win w;
+    MPI_Aint disp0;            /* the target displacement of the first operation */
+    MPI_Aint block;            /* bytes between two operations of a burst */
+    int lock_all_open;         /* lock-all modes: the origin's epoch is open */
+    int corrupt;               /* --inject-error: one byte of the data moved was changed */
+    long calls;                /* timed calls made (counted after each, outside the timed region) */
+    void *compare, *result;    /* compare-and-swap's compare value; fetched values */
+    int (*timed)(const mm_op_args *a); /* the call x mode, chosen in setup */
+} mm__rma;
+
+int mm__setup_rma_put(mm_op_args *args);
+int mm__setup_rma_get(mm_op_args *args);
+int mm__setup_rma_acc(mm_op_args *args);
+int mm__setup_rma_get_acc(mm_op_args *args);
+int mm__setup_rma_fop(mm_op_args *args);
+int mm__setup_rma_cas(mm_op_args *args);
+int mm__setup_rma_rput(mm_op_args *args);
+int mm__setup_rma_rget(mm_op_args *args);
+int mm__setup_rma_put_bw(mm_op_args *args);
+int mm__setup_rma_get_bw(mm_op_args *args);
+int mm__run_rma(const mm_op_args *args);
+int mm__after_rma(mm_op_args *args);
+void mm__teardown_rma(mm_op_args *args);
+int mm__inject_rma(mm_op_args *args);
+/* The rma-win-create / rma-win-free rows: every rank of the launch, the window of size bytes. */
+int mm__setup_rma_win_create(mm_op_args *args);
+int mm__setup_rma_win_free(mm_op_args *args);
+int mm__run_rma_win_create(const mm_op_args *args);
+int mm__run_rma_win_free(const mm_op_args *args);
+int mm__after_rma_win_create(mm_op_args *args);
+int mm__after_rma_win_free(mm_op_args *args);
+void mm__teardown_rma_win(mm_op_args *args);
+
+/* ops_rma_check.c: the values a row starts from, and the check after the test. */
+void mm__rma_fill(void *buf, int count, MPI_Datatype dt, int type_size, int salt, int small);
+int mm__rma_initial(mm_op_args *a, mm__rma *s);
+int mm__verify_rma(mm_op_args *args, char *why, size_t why_len);
 
 #endif

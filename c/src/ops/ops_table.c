@@ -18,7 +18,13 @@
  * Volume: then the data term of the op's performance bound (mm_op_volume in mm_ops.h).
  * Nonblocking collectives (kind "nonblocking") have the blocking twin's size, buffers and
  * constraints; their timed call is NBCBench's post + computation + wait (ops_nbc.c).
- * Cost: lookups are linear in the table (57 rows).
+ * One-sided rows (kind "one-sided", ops_rma.c): data movement between the ranks of the pair in
+ * an epoch of --rma-sync, checked after the test (ops_rma_check.c); window create and free.
+ * Persistent rows (kind "persistent", ops_persistent.c, MPI-4): MPI_Start + MPI_Wait on a
+ * request made before the test, and the init alone; listed as unavailable where the library
+ * lacks them (mm_op_available).
+ * Neighborhood collectives (ops_neighbor.c) on the Cartesian topology of --cart-dims.
+ * Cost: lookups are linear in the table (87 rows).
  * Paper: SKaMPI (Reussner et al. 1998, §2: operations as parameterized patterns; §2.1 and its
  * list of measurements for the ping-pongs, master-worker and simple patterns);
  * NBCBench (Hoefler, Schneider & Lumsdaine 2010, §4) for the nonblocking collectives;
@@ -42,123 +48,124 @@
 
 #define MM__COLL(op) mm__setup_##op, mm__run_##op, mm__coll_teardown
 #define MM__NBC(op) mm__setup_i##op, mm__run_nbc, mm__nbc_teardown
+#define MM__B(a, b, c, d) {a, b, c, d} /* buffers, as one macro argument */
 
 const mm_op mm_ops_table[] = {
     {"allgather", MM_OP_KIND_COLLECTIVE,
      "every rank sends its block of size bytes to every rank; each receives nprocs x size bytes",
-     MM__C_SIZE MM__C_NBLOCKS, 0, MM__COLL(allgather), {1, 1, 0, 0}, NULL, MM_VOL_PM1},
+     MM__C_SIZE MM__C_NBLOCKS, 0, MM__COLL(allgather), {1, 1, 0, 0}, NULL, MM_VOL_PM1, NULL},
     {"allgatherv", MM_OP_KIND_COLLECTIVE,
      "as allgather (size bytes from each rank) through MPI_Allgatherv; block i lands at "
      "displacement i*(count+1) elements: a one-element gap after each block",
-     MM__C_SIZE MM__C_NBLOCKS, 0, MM__COLL(allgatherv), {1, 1, 0, 0}, NULL, MM_VOL_PM1},
+     MM__C_SIZE MM__C_NBLOCKS, 0, MM__COLL(allgatherv), {1, 1, 0, 0}, NULL, MM_VOL_PM1, NULL},
     {"allreduce", MM_OP_KIND_COLLECTIVE,
      "every rank contributes a vector of size bytes; every rank receives the elementwise "
      "reduction (size bytes)",
-     MM__C_SIZE MM__C_REDUCE, MM_OP_REDUCES, MM__COLL(allreduce), {2, 0, 0, 0}, NULL, MM_VOL_2PM1_OVER_P},
+     MM__C_SIZE MM__C_REDUCE, MM_OP_REDUCES, MM__COLL(allreduce), {2, 0, 0, 0}, NULL, MM_VOL_2PM1_OVER_P, NULL},
     {"alltoall", MM_OP_KIND_COLLECTIVE,
      "every rank sends a distinct block of size bytes to every rank (nprocs x size bytes out "
      "and in per rank)",
-     MM__C_SIZE MM__C_NBLOCKS, 0, MM__COLL(alltoall), {0, 2, 0, 0}, NULL, MM_VOL_PM1},
+     MM__C_SIZE MM__C_NBLOCKS, 0, MM__COLL(alltoall), {0, 2, 0, 0}, NULL, MM_VOL_PM1, NULL},
     {"alltoallv", MM_OP_KIND_COLLECTIVE,
      "as alltoall (size bytes per pair of ranks) through MPI_Alltoallv; on both sides block i "
      "is at displacement i*(count+1) elements: a one-element gap after each block",
-     MM__C_SIZE MM__C_NBLOCKS, 0, MM__COLL(alltoallv), {0, 2, 0, 0}, NULL, MM_VOL_PM1},
+     MM__C_SIZE MM__C_NBLOCKS, 0, MM__COLL(alltoallv), {0, 2, 0, 0}, NULL, MM_VOL_PM1, NULL},
     {"barrier", MM_OP_KIND_COLLECTIVE, "no data: no rank leaves before every rank has entered",
      "size: unused (one test at size 0, whatever --sizes says)", MM_OP_SIZE_UNUSED,
-     MM__COLL(barrier), {0, 0, 0, 0}, NULL, MM_VOL_ZERO},
+     MM__COLL(barrier), {0, 0, 0, 0}, NULL, MM_VOL_ZERO, NULL},
     {"bcast", MM_OP_KIND_ROOTED, "root sends size bytes to every rank", MM__C_SIZE MM__C_ROOT, MM_OP_ROOTED | MM_OP_FINISH_APART,
-     MM__COLL(bcast), {1, 0, 0, 0}, NULL, MM_VOL_SIZE},
+     MM__COLL(bcast), {1, 0, 0, 0}, NULL, MM_VOL_SIZE, NULL},
     {"exscan", MM_OP_KIND_COLLECTIVE,
      "every rank contributes a vector of size bytes; rank r receives the elementwise reduction "
      "over ranks 0..r-1 (rank 0 receives nothing defined)",
-     MM__C_SIZE MM__C_REDUCE, MM_OP_REDUCES | MM_OP_FINISH_APART, MM__COLL(exscan), {2, 0, 0, 0}, NULL, MM_VOL_SIZE},
+     MM__C_SIZE MM__C_REDUCE, MM_OP_REDUCES | MM_OP_FINISH_APART, MM__COLL(exscan), {2, 0, 0, 0}, NULL, MM_VOL_SIZE, NULL},
     {"gather", MM_OP_KIND_ROOTED, "every rank sends size bytes to root; root receives nprocs x size bytes",
      MM__C_SIZE MM__C_ROOT "; root needs nprocs x size bytes", MM_OP_ROOTED | MM_OP_FINISH_APART, MM__COLL(gather),
-     {1, 0, 0, 1}, NULL, MM_VOL_PM1},
+     {1, 0, 0, 1}, NULL, MM_VOL_PM1, NULL},
     {"gatherv", MM_OP_KIND_ROOTED,
      "as gather (size bytes from each rank) through MPI_Gatherv; at root block i lands at "
      "displacement i*(count+1) elements: a one-element gap after each block",
      MM__C_SIZE MM__C_ROOT "; root needs nprocs x size bytes", MM_OP_ROOTED | MM_OP_FINISH_APART, MM__COLL(gatherv),
-     {1, 0, 0, 1}, NULL, MM_VOL_PM1},
+     {1, 0, 0, 1}, NULL, MM_VOL_PM1, NULL},
     {"reduce", MM_OP_KIND_ROOTED,
      "every rank contributes a vector of size bytes; root receives the elementwise reduction "
      "(size bytes)",
      MM__C_SIZE MM__C_ROOT MM__C_REDUCE, MM_OP_REDUCES | MM_OP_ROOTED | MM_OP_FINISH_APART, MM__COLL(reduce),
-     {1, 0, 1, 0}, NULL, MM_VOL_PM1_OVER_P},
+     {1, 0, 1, 0}, NULL, MM_VOL_PM1_OVER_P, NULL},
     {"reduce_scatter", MM_OP_KIND_COLLECTIVE,
      "every rank contributes a vector of size bytes (count elements); the elementwise reduction "
      "is split: rank i receives count/nprocs elements, one more if i < count % nprocs",
-     MM__C_SIZE MM__C_REDUCE, MM_OP_REDUCES, MM__COLL(reduce_scatter), {1, 0, 0, 0}, NULL, MM_VOL_PM1_OVER_P},
+     MM__C_SIZE MM__C_REDUCE, MM_OP_REDUCES, MM__COLL(reduce_scatter), {1, 0, 0, 0}, NULL, MM_VOL_PM1_OVER_P, NULL},
     {"reduce_scatter_block", MM_OP_KIND_COLLECTIVE,
      "every rank contributes nprocs blocks of size bytes; they are reduced elementwise and "
      "rank i receives block i (size bytes)",
      MM__C_SIZE MM__C_REDUCE MM__C_NBLOCKS, MM_OP_REDUCES, MM__COLL(reduce_scatter_block),
-     {1, 1, 0, 0}, NULL, MM_VOL_PM1},
+     {1, 1, 0, 0}, NULL, MM_VOL_PM1, NULL},
     {"scan", MM_OP_KIND_COLLECTIVE,
      "every rank contributes a vector of size bytes; rank r receives the elementwise reduction "
      "over ranks 0..r",
-     MM__C_SIZE MM__C_REDUCE, MM_OP_REDUCES | MM_OP_FINISH_APART, MM__COLL(scan), {2, 0, 0, 0}, NULL, MM_VOL_SIZE},
+     MM__C_SIZE MM__C_REDUCE, MM_OP_REDUCES | MM_OP_FINISH_APART, MM__COLL(scan), {2, 0, 0, 0}, NULL, MM_VOL_SIZE, NULL},
     {"scatter", MM_OP_KIND_ROOTED,
      "root sends a distinct block of size bytes to every rank (nprocs x size bytes leave root)",
      MM__C_SIZE MM__C_ROOT "; root needs nprocs x size bytes", MM_OP_ROOTED | MM_OP_FINISH_APART, MM__COLL(scatter),
-     {1, 0, 0, 1}, NULL, MM_VOL_PM1},
+     {1, 0, 0, 1}, NULL, MM_VOL_PM1, NULL},
     {"scatterv", MM_OP_KIND_ROOTED,
      "as scatter (size bytes to each rank) through MPI_Scatterv; at root block i is at "
      "displacement i*(count+1) elements: a one-element gap after each block",
      MM__C_SIZE MM__C_ROOT "; root needs nprocs x size bytes", MM_OP_ROOTED | MM_OP_FINISH_APART,
-     MM__COLL(scatterv), {1, 0, 0, 1}, NULL, MM_VOL_PM1},
+     MM__COLL(scatterv), {1, 0, 0, 1}, NULL, MM_VOL_PM1, NULL},
     {"ibarrier", MM_OP_KIND_NBC,
      "no data: MPI_Ibarrier + computation + MPI_Wait",
-     "size: unused (one test at size 0, whatever --sizes says)", MM_OP_SIZE_UNUSED, MM__NBC(barrier), {0, 0, 0, 0}, NULL, MM_VOL_NONE},
+     "size: unused (one test at size 0, whatever --sizes says)", MM_OP_SIZE_UNUSED, MM__NBC(barrier), {0, 0, 0, 0}, NULL, MM_VOL_NONE, NULL},
     {"ibcast", MM_OP_KIND_NBC,
      "as bcast (same size, buffers) through MPI_Ibcast + computation + MPI_Wait",
-     MM__C_SIZE MM__C_ROOT, MM_OP_ROOTED | MM_OP_FINISH_APART, MM__NBC(bcast), {1, 0, 0, 0}, NULL, MM_VOL_NONE},
+     MM__C_SIZE MM__C_ROOT, MM_OP_ROOTED | MM_OP_FINISH_APART, MM__NBC(bcast), {1, 0, 0, 0}, NULL, MM_VOL_NONE, NULL},
     {"igather", MM_OP_KIND_NBC,
      "as gather (same size, buffers) through MPI_Igather + computation + MPI_Wait",
-     MM__C_SIZE MM__C_ROOT "; root needs nprocs x size bytes", MM_OP_ROOTED | MM_OP_FINISH_APART, MM__NBC(gather), {1, 0, 0, 1}, NULL, MM_VOL_NONE},
+     MM__C_SIZE MM__C_ROOT "; root needs nprocs x size bytes", MM_OP_ROOTED | MM_OP_FINISH_APART, MM__NBC(gather), {1, 0, 0, 1}, NULL, MM_VOL_NONE, NULL},
     {"igatherv", MM_OP_KIND_NBC,
      "as gatherv (same size, buffers and i*(count+1) layout) through MPI_Igatherv + computation + MPI_Wait",
-     MM__C_SIZE MM__C_ROOT "; root needs nprocs x size bytes", MM_OP_ROOTED | MM_OP_FINISH_APART, MM__NBC(gatherv), {1, 0, 0, 1}, NULL, MM_VOL_NONE},
+     MM__C_SIZE MM__C_ROOT "; root needs nprocs x size bytes", MM_OP_ROOTED | MM_OP_FINISH_APART, MM__NBC(gatherv), {1, 0, 0, 1}, NULL, MM_VOL_NONE, NULL},
     {"iscatter", MM_OP_KIND_NBC,
      "as scatter (same size, buffers) through MPI_Iscatter + computation + MPI_Wait",
-     MM__C_SIZE MM__C_ROOT "; root needs nprocs x size bytes", MM_OP_ROOTED | MM_OP_FINISH_APART, MM__NBC(scatter), {1, 0, 0, 1}, NULL, MM_VOL_NONE},
+     MM__C_SIZE MM__C_ROOT "; root needs nprocs x size bytes", MM_OP_ROOTED | MM_OP_FINISH_APART, MM__NBC(scatter), {1, 0, 0, 1}, NULL, MM_VOL_NONE, NULL},
     {"iscatterv", MM_OP_KIND_NBC,
      "as scatterv (same size, buffers and i*(count+1) layout) through MPI_Iscatterv + computation + MPI_Wait",
-     MM__C_SIZE MM__C_ROOT "; root needs nprocs x size bytes", MM_OP_ROOTED | MM_OP_FINISH_APART, MM__NBC(scatterv), {1, 0, 0, 1}, NULL, MM_VOL_NONE},
+     MM__C_SIZE MM__C_ROOT "; root needs nprocs x size bytes", MM_OP_ROOTED | MM_OP_FINISH_APART, MM__NBC(scatterv), {1, 0, 0, 1}, NULL, MM_VOL_NONE, NULL},
     {"iallgather", MM_OP_KIND_NBC,
      "as allgather (same size, buffers) through MPI_Iallgather + computation + MPI_Wait",
-     MM__C_SIZE MM__C_NBLOCKS, 0, MM__NBC(allgather), {1, 1, 0, 0}, NULL, MM_VOL_NONE},
+     MM__C_SIZE MM__C_NBLOCKS, 0, MM__NBC(allgather), {1, 1, 0, 0}, NULL, MM_VOL_NONE, NULL},
     {"iallgatherv", MM_OP_KIND_NBC,
      "as allgatherv (same size, buffers and i*(count+1) layout) through MPI_Iallgatherv + computation + MPI_Wait",
-     MM__C_SIZE MM__C_NBLOCKS, 0, MM__NBC(allgatherv), {1, 1, 0, 0}, NULL, MM_VOL_NONE},
+     MM__C_SIZE MM__C_NBLOCKS, 0, MM__NBC(allgatherv), {1, 1, 0, 0}, NULL, MM_VOL_NONE, NULL},
     {"ialltoall", MM_OP_KIND_NBC,
      "as alltoall (same size, buffers) through MPI_Ialltoall + computation + MPI_Wait",
-     MM__C_SIZE MM__C_NBLOCKS, 0, MM__NBC(alltoall), {0, 2, 0, 0}, NULL, MM_VOL_NONE},
+     MM__C_SIZE MM__C_NBLOCKS, 0, MM__NBC(alltoall), {0, 2, 0, 0}, NULL, MM_VOL_NONE, NULL},
     {"ialltoallv", MM_OP_KIND_NBC,
      "as alltoallv (same size, buffers and i*(count+1) layout) through MPI_Ialltoallv + computation + MPI_Wait",
-     MM__C_SIZE MM__C_NBLOCKS, 0, MM__NBC(alltoallv), {0, 2, 0, 0}, NULL, MM_VOL_NONE},
+     MM__C_SIZE MM__C_NBLOCKS, 0, MM__NBC(alltoallv), {0, 2, 0, 0}, NULL, MM_VOL_NONE, NULL},
     {"ireduce", MM_OP_KIND_NBC,
      "as reduce (same size, buffers) through MPI_Ireduce + computation + MPI_Wait",
-     MM__C_SIZE MM__C_ROOT MM__C_REDUCE, MM_OP_REDUCES | MM_OP_ROOTED | MM_OP_FINISH_APART, MM__NBC(reduce), {1, 0, 1, 0}, NULL, MM_VOL_NONE},
+     MM__C_SIZE MM__C_ROOT MM__C_REDUCE, MM_OP_REDUCES | MM_OP_ROOTED | MM_OP_FINISH_APART, MM__NBC(reduce), {1, 0, 1, 0}, NULL, MM_VOL_NONE, NULL},
     {"iallreduce", MM_OP_KIND_NBC,
      "as allreduce (same size, buffers) through MPI_Iallreduce + computation + MPI_Wait",
-     MM__C_SIZE MM__C_REDUCE, MM_OP_REDUCES, MM__NBC(allreduce), {2, 0, 0, 0}, NULL, MM_VOL_NONE},
+     MM__C_SIZE MM__C_REDUCE, MM_OP_REDUCES, MM__NBC(allreduce), {2, 0, 0, 0}, NULL, MM_VOL_NONE, NULL},
     {"ireduce_scatter", MM_OP_KIND_NBC,
      "as reduce_scatter (same size, buffers) through MPI_Ireduce_scatter + computation + MPI_Wait",
-     MM__C_SIZE MM__C_REDUCE, MM_OP_REDUCES, MM__NBC(reduce_scatter), {1, 0, 0, 0}, NULL, MM_VOL_NONE},
+     MM__C_SIZE MM__C_REDUCE, MM_OP_REDUCES, MM__NBC(reduce_scatter), {1, 0, 0, 0}, NULL, MM_VOL_NONE, NULL},
     {"ireduce_scatter_block", MM_OP_KIND_NBC,
      "as reduce_scatter_block (same size, buffers) through MPI_Ireduce_scatter_block + computation + MPI_Wait",
-     MM__C_SIZE MM__C_REDUCE MM__C_NBLOCKS, MM_OP_REDUCES, MM__NBC(reduce_scatter_block), {1, 1, 0, 0}, NULL, MM_VOL_NONE},
+     MM__C_SIZE MM__C_REDUCE MM__C_NBLOCKS, MM_OP_REDUCES, MM__NBC(reduce_scatter_block), {1, 1, 0, 0}, NULL, MM_VOL_NONE, NULL},
     {"iscan", MM_OP_KIND_NBC,
      "as scan (same size, buffers) through MPI_Iscan + computation + MPI_Wait",
-     MM__C_SIZE MM__C_REDUCE, MM_OP_REDUCES | MM_OP_FINISH_APART, MM__NBC(scan), {2, 0, 0, 0}, NULL, MM_VOL_NONE},
+     MM__C_SIZE MM__C_REDUCE, MM_OP_REDUCES | MM_OP_FINISH_APART, MM__NBC(scan), {2, 0, 0, 0}, NULL, MM_VOL_NONE, NULL},
     {"iexscan", MM_OP_KIND_NBC,
      "as exscan (same size, buffers) through MPI_Iexscan + computation + MPI_Wait",
-     MM__C_SIZE MM__C_REDUCE, MM_OP_REDUCES | MM_OP_FINISH_APART, MM__NBC(exscan), {2, 0, 0, 0}, NULL, MM_VOL_NONE},
+     MM__C_SIZE MM__C_REDUCE, MM_OP_REDUCES | MM_OP_FINISH_APART, MM__NBC(exscan), {2, 0, 0, 0}, NULL, MM_VOL_NONE, NULL},
     {"delay", MM_OP_KIND_LOCAL,
      "no communication: every rank busy-waits size nanoseconds on the benchmark's timer",
      "size: a duration in ns (>= 0), not bytes; datatype and reduce op unused",
-     MM_OP_SIZE_IS_DURATION, mm__setup_delay, mm__run_delay, mm__teardown_delay, {0, 0, 0, 0}, NULL, MM_VOL_NONE},
+     MM_OP_SIZE_IS_DURATION, mm__setup_delay, mm__run_delay, mm__teardown_delay, {0, 0, 0, 0}, NULL, MM_VOL_NONE, NULL},
 
     /* ping-pongs (ops_p2p.c): one timed call = one round trip a -> b -> a; Bsend's attached
      * buffer counts as two more blocks */
@@ -167,7 +174,7 @@ const mm_op mm_ops_table[] = {
      "one round trip of size bytes between the ranks a,b of --pair (a sends, b answers): " how   \
      "; the other ranks idle",                                                                   \
      MM__C_SIZE "; --pair A,B or the pair chosen by the launch; an even number of ranks",        \
-     MM__PP_FLAGS, setup, run, mm__teardown_pingpong, {blocks, 0, 0, 0}, NULL, MM_VOL_SIZE}
+     MM__PP_FLAGS, setup, run, mm__teardown_pingpong, {blocks, 0, 0, 0}, NULL, MM_VOL_SIZE, NULL}
 #define MM__PP_FLAGS (MM_OP_PAIR | MM_OP_ROUND_TRIP | MM_OP_FINISH_APART)
     MM__PP("anytag", "MPI_Send, MPI_Recv with MPI_ANY_TAG", mm__setup_pingpong,
            mm__run_pingpong_anytag, 2),
@@ -197,7 +204,7 @@ const mm_op mm_ops_table[] = {
      MM__C_SIZE MM__C_ROOT " (the master); at least 2 ranks; the master needs (nprocs-1) x "     \
      "size bytes",                                                                               \
      MM_OP_ROOTED | MM_OP_FINISH_APART | MM_OP_NEEDS_TWO, setup, run, mm__teardown_mw,          \
-     {2, 0, 0, master_blocks_x_nprocs}, after, MM_VOL_NONE}
+     {2, 0, 0, master_blocks_x_nprocs}, after, MM_VOL_NONE, NULL}
     MM__MW("bsend", "the master sends size bytes to every worker with MPI_Bsend (buffer "
            "attached outside the timed region, and detached and attached again after each call: the "
            "buffer is empty at every start); each worker MPI_Recv",
@@ -217,11 +224,122 @@ const mm_op mm_ops_table[] = {
            "one MPI_Irecv per worker and completes them with MPI_Waitsome", mm__setup_mw,
            mm__run_mw_waitsome, NULL, 1),
 #undef MM__MW
+    /* neighborhood collectives (ops_neighbor.c): a periodic Cartesian topology of --cart-dims
+     * (default: MPI_Dims_create's 2-D grid); buffers counted for 2 dimensions (4 neighbours) */
+#define MM__C_CART MM__C_SIZE "; --cart-dims D1,D2,... whose product is the number of ranks, or auto"
+    {"neighbor_allgather", MM_OP_KIND_COLLECTIVE,
+     "on the Cartesian topology every rank sends its block of size bytes to each of its 2 x ndims "
+     "neighbours (MPI_Neighbor_allgather) and receives one block from each",
+     MM__C_CART, 0, mm__setup_neighbor_allgather, mm__run_neighbor_allgather, mm__teardown_neighbor,
+     {5, 0, 0, 0}, NULL, MM_VOL_NEIGHBORS, NULL},
+    {"neighbor_alltoall", MM_OP_KIND_COLLECTIVE,
+     "on the Cartesian topology every rank sends a distinct block of size bytes to each of its "
+     "2 x ndims neighbours (MPI_Neighbor_alltoall) and receives one block from each",
+     MM__C_CART, 0, mm__setup_neighbor_alltoall, mm__run_neighbor_alltoall, mm__teardown_neighbor,
+     {8, 0, 0, 0}, NULL, MM_VOL_NEIGHBORS, NULL},
+    {"neighbor_alltoallv", MM_OP_KIND_COLLECTIVE,
+     "as neighbor_alltoall (size bytes per neighbour) through MPI_Neighbor_alltoallv; on both "
+     "sides block i is at displacement i*(count+1) elements",
+     MM__C_CART, 0, mm__setup_neighbor_alltoallv, mm__run_neighbor_alltoallv, mm__teardown_neighbor,
+     {8, 0, 0, 0}, NULL, MM_VOL_NEIGHBORS, NULL},
+    {"ineighbor_allgather", MM_OP_KIND_NBC,
+     "as neighbor_allgather (same size, buffers) through MPI_Ineighbor_allgather + computation + MPI_Wait",
+     MM__C_CART, 0, mm__setup_ineighbor_allgather, mm__run_nbc, mm__teardown_neighbor,
+     {5, 0, 0, 0}, NULL, MM_VOL_NONE, NULL},
+    {"ineighbor_alltoall", MM_OP_KIND_NBC,
+     "as neighbor_alltoall (same size, buffers) through MPI_Ineighbor_alltoall + computation + MPI_Wait",
+     MM__C_CART, 0, mm__setup_ineighbor_alltoall, mm__run_nbc, mm__teardown_neighbor,
+     {8, 0, 0, 0}, NULL, MM_VOL_NONE, NULL},
+    {"ineighbor_alltoallv", MM_OP_KIND_NBC,
+     "as neighbor_alltoallv (same size, buffers and i*(count+1) layout) through "
+     "MPI_Ineighbor_alltoallv + computation + MPI_Wait",
+     MM__C_CART, 0, mm__setup_ineighbor_alltoallv, mm__run_nbc, mm__teardown_neighbor,
+     {8, 0, 0, 0}, NULL, MM_VOL_NONE, NULL},
+#undef MM__C_CART
+    /* persistent collectives (ops_persistent.c, MPI-4): the blocking twin's size, buffers and
+     * constraints; a request made by MPI_<Op>_init before the test, each timed call MPI_Start +
+     * MPI_Wait; the -init rows time MPI_<Op>_init alone (freed after the end timestamp) */
+#define MM__PERSISTENT(op, call, constraints, flags, blocks, volume)                            \
+    {"persistent-" #op, MM_OP_KIND_PERSISTENT,                                                  \
+     "as " #op " (same size, buffers) through a request of " call " made before the test: "      \
+     "MPI_Start + MPI_Wait", constraints, flags, mm__setup_persistent_##op, mm__run_persistent,   \
+     mm__teardown_persistent, blocks, NULL, volume, NULL},                                       \
+    {"persistent-" #op "-init", MM_OP_KIND_PERSISTENT,                                          \
+     call " alone, with " #op "'s arguments (same size, buffers); the request is freed after the " \
+     "end timestamp", constraints, flags, mm__setup_persistent_##op##_init,                      \
+     mm__run_persistent_init, mm__teardown_persistent, blocks, mm__after_persistent_init,        \
+     MM_VOL_NONE, NULL}
+    MM__PERSISTENT(allgather, "MPI_Allgather_init", MM__C_SIZE MM__C_NBLOCKS, 0, MM__B(1, 1, 0, 0), MM_VOL_PM1),
+    MM__PERSISTENT(allreduce, "MPI_Allreduce_init", MM__C_SIZE MM__C_REDUCE, MM_OP_REDUCES, MM__B(2, 0, 0, 0),
+                   MM_VOL_2PM1_OVER_P),
+    MM__PERSISTENT(alltoall, "MPI_Alltoall_init", MM__C_SIZE MM__C_NBLOCKS, 0, MM__B(0, 2, 0, 0), MM_VOL_PM1),
+    MM__PERSISTENT(barrier, "MPI_Barrier_init", "size: unused (one test at size 0, whatever --sizes says)",
+                   MM_OP_SIZE_UNUSED, MM__B(0, 0, 0, 0), MM_VOL_ZERO),
+    MM__PERSISTENT(bcast, "MPI_Bcast_init", MM__C_SIZE MM__C_ROOT, MM_OP_ROOTED | MM_OP_FINISH_APART,
+                   MM__B(1, 0, 0, 0), MM_VOL_SIZE),
+    MM__PERSISTENT(reduce, "MPI_Reduce_init", MM__C_SIZE MM__C_ROOT MM__C_REDUCE,
+                   MM_OP_REDUCES | MM_OP_ROOTED | MM_OP_FINISH_APART, MM__B(1, 0, 1, 0), MM_VOL_PM1_OVER_P),
+#undef MM__PERSISTENT
+    /* one-sided (ops_rma.c): the window on the pair (origin a = pair[0], target b = pair[1]),
+     * the epoch of --rma-sync inside the timed call, the memory checked after the test */
+#define MM__C_RMA                                                                                \
+    "; --rma-sync MODE (required); --rma-window KIND; --pair A,B or the pair chosen by the "    \
+    "launch; an even number of ranks"
+#define MM__RMA(name, how, constraints, flags, setup, blocks, volume)                            \
+    {"rma-" name, MM_OP_KIND_RMA,                                                                \
+     how "; the epoch of --rma-sync around it in the timed call (fence: fence, op, fence; pscw: "  \
+     "start, op, complete / post, wait; lock, lock-shared: lock, op, unlock; lock-all-flush(-"   \
+     "local): op, flush(_local), the epoch opened once); the other ranks idle",                 \
+     constraints MM__C_RMA, MM_OP_PAIR | MM_OP_FINISH_APART | (flags), setup, mm__run_rma,        \
+     mm__teardown_rma, {blocks, 0, 0, 0}, mm__after_rma, volume, mm__verify_rma}
+    MM__RMA("acc", "a adds size bytes to b's window with MPI_Accumulate (--reduce-op)",
+            MM__C_SIZE MM__C_REDUCE, MM_OP_REDUCES, mm__setup_rma_acc, 2, MM_VOL_SIZE),
+    MM__RMA("cas", "a swaps one element of --datatype in b's window with MPI_Compare_and_swap",
+            "size: unused (one element of --datatype; one test at size 0); --datatype byte, int or long",
+            MM_OP_SIZE_UNUSED, mm__setup_rma_cas, 0, MM_VOL_NONE),
+    MM__RMA("fop", "a updates one element of --datatype in b's window with MPI_Fetch_and_op "
+            "(--reduce-op) and fetches its former value",
+            "size: unused (one element of --datatype; one test at size 0)" MM__C_REDUCE,
+            MM_OP_SIZE_UNUSED | MM_OP_REDUCES, mm__setup_rma_fop, 0, MM_VOL_NONE),
+    MM__RMA("get", "a reads size bytes of b's window with MPI_Get", MM__C_SIZE, 0,
+            mm__setup_rma_get, 2, MM_VOL_SIZE),
+    MM__RMA("get-acc", "a adds size bytes to b's window with MPI_Get_accumulate (--reduce-op) "
+            "and fetches the former values", MM__C_SIZE MM__C_REDUCE, MM_OP_REDUCES,
+            mm__setup_rma_get_acc, 3, MM_VOL_SIZE),
+    MM__RMA("get-bw", "a reads --rma-burst blocks of size bytes of b's window with MPI_Get, back "
+            "to back in one epoch (OSU's -w)", MM__C_SIZE "; windows of rma-burst x size bytes",
+            0, mm__setup_rma_get_bw, 2, MM_VOL_RMA_BURST),
+    MM__RMA("put", "a writes size bytes into b's window with MPI_Put", MM__C_SIZE, 0,
+            mm__setup_rma_put, 2, MM_VOL_SIZE),
+    MM__RMA("put-bw", "a writes --rma-burst blocks of size bytes into b's window with MPI_Put, "
+            "back to back in one epoch (OSU's -w)", MM__C_SIZE "; windows of rma-burst x size bytes",
+            0, mm__setup_rma_put_bw, 2, MM_VOL_RMA_BURST),
+    MM__RMA("rget", "a reads size bytes of b's window with MPI_Rget + MPI_Wait",
+            MM__C_SIZE "; passive modes only (lock, lock-shared, lock-all-flush, lock-all-flush-local)",
+            0, mm__setup_rma_rget, 2, MM_VOL_SIZE),
+    MM__RMA("rput", "a writes size bytes into b's window with MPI_Rput + MPI_Wait",
+            MM__C_SIZE "; passive modes only (lock, lock-shared, lock-all-flush, lock-all-flush-local)",
+            0, mm__setup_rma_rput, 2, MM_VOL_SIZE),
+#undef MM__RMA
+    /* window creation and free (ops_rma.c): every rank, a window of size bytes of --rma-window */
+    {"rma-win-create", MM_OP_KIND_RMA,
+     "every rank makes a window of size bytes of --rma-window (MPI_Win_create over memory "
+     "allocated before, MPI_Win_allocate, MPI_Win_allocate_shared, or MPI_Win_create_dynamic + "
+     "MPI_Win_attach); it is freed after the end timestamp",
+     "size: bytes (0 allowed); --rma-window KIND", 0, mm__setup_rma_win_create,
+     mm__run_rma_win_create, mm__teardown_rma_win, {1, 0, 0, 0}, mm__after_rma_win_create,
+     MM_VOL_NONE, NULL},
+    {"rma-win-free", MM_OP_KIND_RMA,
+     "every rank frees a window of size bytes of --rma-window (MPI_Win_free; dynamic: "
+     "MPI_Win_detach + MPI_Win_free); the next is made after the end timestamp",
+     "size: bytes (0 allowed); --rma-window KIND", 0, mm__setup_rma_win_free,
+     mm__run_rma_win_free, mm__teardown_rma_win, {1, 0, 0, 0}, mm__after_rma_win_free,
+     MM_VOL_NONE, NULL},
     /* simple calls (ops_simple.c): every rank, no data */
 #define MM__SIMPLE(name, what, run, after)                                                       \
     {"simple-" name, MM_OP_KIND_SIMPLE, what,                                                    \
      "size: unused (one test at size 0, whatever --sizes says)", MM_OP_SIZE_UNUSED,              \
-     mm__setup_simple, run, mm__teardown_simple, {0, 0, 0, 0}, after, MM_VOL_NONE}
+     mm__setup_simple, run, mm__teardown_simple, {0, 0, 0, 0}, after, MM_VOL_NONE, NULL}
     MM__SIMPLE("comm-dup", "every rank calls MPI_Comm_dup (collective); the new communicator is "
                "freed after the end timestamp", mm__run_simple_comm_dup, mm__after_simple_free_comm),
     MM__SIMPLE("comm-rank", "every rank calls MPI_Comm_rank", mm__run_simple_comm_rank, NULL),
@@ -256,6 +374,8 @@ const char *mm_op_volume_formula(const mm_op *op) {
     case MM_VOL_PM1_OVER_P: return "(p-1)/p x size";
     case MM_VOL_2PM1_OVER_P: return "2(p-1)/p x size";
     case MM_VOL_PM1: return "(p-1) x size";
+    case MM_VOL_RMA_BURST: return "rma-burst x size";
+    case MM_VOL_NEIGHBORS: return "2 x ndims x size";
     default: return NULL;
     }
 }
@@ -268,6 +388,8 @@ double mm_op_volume_factor(const mm_op *op, int nprocs) {
     case MM_VOL_PM1_OVER_P: return (p - 1.0) / p;
     case MM_VOL_2PM1_OVER_P: return 2.0 * (p - 1.0) / p;
     case MM_VOL_PM1: return p - 1.0;
+    case MM_VOL_RMA_BURST: return -1.0; /* a multiple of --rma-burst: mm_op_facts_of_config */
+    case MM_VOL_NEIGHBORS: return -1.0; /* a multiple of --cart-dims' count: the same */
     default: return -1.0;
     }
 }
@@ -291,6 +413,9 @@ void mm_op_call_name(const mm_op *op, char *out, size_t len) {
 int mm_op_is_nbc(const mm_op *op) { return op && op->kind && strcmp(op->kind, MM_OP_KIND_NBC) == 0; }
 
 int mm_op_inject_error(const mm_op *op, mm_op_args *args) {
+    /* one-sided data movement: one byte of the data moved is changed, so that the check after
+     * the test fails (ops_rma_check.c) */
+    if (op->verify == mm__verify_rma) return mm__inject_rma(args);
     /* arguments both libraries check on every rank before communicating (a negative count is
      * not checked by Debian's MPICH: it crashes instead) */
     if (op->flags & MM_OP_ROOTED) {
@@ -377,6 +502,33 @@ int mm_op_check_nprocs(const mm_op *op, int nprocs, char *why, size_t why_len) {
     return 0;
 }
 
+int mm_op_available(const mm_op *op, char *why, size_t why_len) {
+    if (!op || !op->kind || strcmp(op->kind, MM_OP_KIND_PERSISTENT) != 0) return 1;
+    return mm_persistent_available(why, why_len);
+}
+
+int mm_op_is_neighbor(const mm_op *op) { return op && strstr(op->name, "neighbor_") != NULL; }
+
+int mm_op_is_rma(const mm_op *op) { return op && op->kind && strcmp(op->kind, MM_OP_KIND_RMA) == 0; }
+int mm_op_uses_rma_sync(const mm_op *op) { return mm_op_is_rma(op) && op->verify == mm__verify_rma; }
+int mm_op_uses_rma_burst(const mm_op *op) { return mm_op_uses_rma_sync(op) && op->volume == MM_VOL_RMA_BURST; }
+
+int mm_op_check_rma_sync(const mm_op *op, int sync, char *why, size_t why_len) {
+    if (!mm_op_uses_rma_sync(op)) return 0;
+    int passive = sync != MM_RMA_FENCE && sync != MM_RMA_PSCW;
+    if (passive || (op->setup != mm__setup_rma_rput && op->setup != mm__setup_rma_rget)) return 0;
+    snprintf(why, why_len, "%s: request-based MPI_Rput/MPI_Rget are allowed only in passive-target "
+             "epochs (MPI-3.1 section 11.3.5); allowed --rma-sync: lock, lock-shared, "
+             "lock-all-flush, lock-all-flush-local", op->name);
+    return -1;
+}
+
+int64_t mm_op_rma_window_need(const mm_op *op, int64_t size, int type_size, int burst) {
+    if (!mm_op_is_rma(op)) return 0;
+    if (op->flags & MM_OP_SIZE_UNUSED) return type_size;
+    return mm_op_uses_rma_burst(op) ? size * (burst > 0 ? burst : 1) : size;
+}
+
 int mm_op_facts_of_config(const mm_config *c, int nprocs, mm_op_facts *out, int max) {
     int n = 0;
     for (int i = 0; i < c->nops && i < MM_MAX_OPS && n < max; i++) {
@@ -390,6 +542,9 @@ int mm_op_facts_of_config(const mm_config *c, int nprocs, mm_op_facts *out, int 
         f->round_trip = (op->flags & MM_OP_ROUND_TRIP) != 0;
         f->volume_formula = mm_op_volume_formula(op);
         f->bytes_per_size = f->volume_formula ? mm_op_volume_factor(op, nprocs) : 0.0;
+        if (op->volume == MM_VOL_RMA_BURST) f->bytes_per_size = nprocs >= 2 ? (double)c->rma_burst : 0.0;
+        if (op->volume == MM_VOL_NEIGHBORS)
+            f->bytes_per_size = nprocs >= 2 ? 2.0 * (c->cart_ndims > 0 ? c->cart_ndims : 2) : 0.0;
     }
     return n;
 }

@@ -18,6 +18,33 @@
 #include "meta_internal.h"
 
 #include "build_info.h"
+#include "mm_ops.h" /* the words of the one-sided options (macros only: no call up) */
+
+/* The index-th comma-separated word of words. */
+static void mm__word_at(const char *words, int index, char *out, size_t len) {
+    const char *p = words;
+    for (int i = 0; i < index && p; i++) {
+        p = strchr(p, ',');
+        if (p) p++;
+    }
+    snprintf(out, len, "%.*s", p ? (int)strcspn(p, ",") : 0, p ? p : "");
+}
+
+/* "rma": the one-sided options, only when --ops has a one-sided operation (so that launches
+ * without one keep their shape); sync null when only window create/free rows were asked. */
+static void mm__rma_config(mm_json *j, const mm_config *c) {
+    if (!c->rma_used) return;
+    char word[64];
+    mm_json_key(j, "rma");
+    mm_json_begin_object(j);
+    mm__word_at(MM_RMA_SYNC_WORDS, c->rma_sync, word, sizeof word);
+    mm_json_kv_string(j, "sync", c->rma_sync_given ? word : NULL);
+    mm__word_at(MM_RMA_WINDOW_WORDS, c->rma_window, word, sizeof word);
+    mm_json_kv_string(j, "window", word);
+    mm_json_kv_int(j, "burst", c->rma_burst);
+    mm__kv_positive(j, "window_bytes", (double)c->rma_window_bytes); /* null = auto */
+    mm_json_end_object(j);
+}
 
 void mm_meta_render_config(mm_json *j, const mm_config *c, const mm_sync_facts *sync) {
     mm_json_begin_object(j);
@@ -57,6 +84,14 @@ void mm_meta_render_config(mm_json *j, const mm_config *c, const mm_sync_facts *
     mm_json_kv_string(j, "nbc_scheme", c->nbc_work_scheme ? "work" : "time");
     mm__kv_positive(j, "nbc_compute_ns", (double)c->nbc_compute_ns); /* null = auto */
     mm__kv_positive(j, "test_interval_bytes", (double)c->test_interval_bytes); /* null = none */
+    mm__rma_config(j, c);
+    if (c->cart_used) { /* only with a neighborhood collective; null = MPI_Dims_create's */
+        mm_json_key(j, "cart_dims");
+        if (c->cart_ndims > 0)
+            mm__int_array(j, c->cart_dims, c->cart_ndims);
+        else
+            mm_json_null(j);
+    }
     mm__kv_text(j, "mpit_pvars", c->mpit_pvars[0] ? c->mpit_pvars : NULL); /* null = off */
     mm__kv_text(j, "papi", c->papi_events[0] ? c->papi_events : NULL);
     mm_json_kv_string(j, "out", c->out);

@@ -7,7 +7,7 @@ copy in data/identity/<lib>/, produced by the binary before the refactor:
 - the `--describe` document and the configuration `--validate 2` prints;
 - meta.json, raw.csv, sync.csv and counters.csv of a launch with full rows (a clock sync, a
   nonblocking collective, a ping-pong, an operation without size, MPI_T counters where the
-  library offers a readable one) and of a launch with `--raw reduced`.
+  library offers a readable one), of a launch with `--raw reduced`, and of a one-sided launch.
 
 What must vary from run to run is masked explicitly before comparing, and nothing else: in
 meta.json the values under MASKED_META (clock readings and durations, host load, pids, the
@@ -79,6 +79,10 @@ LAUNCHES = {
                       "--sizes", "8,1024", "--clocksync", "hca3"],
     "reduced": COMMON + ["--ops", "allreduce,gather", "--sizes", "16", "--raw", "reduced",
                          "--clocksync", "skampi"],
+    # one-sided (issue 28): meta.json's "rma" block, the rows of a mode, a -bw row's volume
+    "rma": COMMON + ["--ops", "rma-put,rma-acc,rma-put-bw", "--sizes", "8,64", "--rma-sync",
+                     "lock-all-flush", "--rma-window", "allocate", "--rma-burst", "4", "--pair", "0,1",
+                     "--clocksync", "none"],
 }
 # a readable performance variable, where the library offers one
 PVARS = {"openmpi": ["--mpit-pvars", "pml_ob1_unexpected_msgq_length"], "mpich": []}

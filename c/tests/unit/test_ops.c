@@ -36,6 +36,17 @@ static const char *const required_ops[] = {
     "pingpong-iprobe-recv", "pingpong-anytag", "mw-recv-any", "mw-waitany", "mw-waitsome",
     "mw-send", "mw-isend", "mw-bsend", "mw-ssend", "simple-wtime", "simple-comm-rank",
     "simple-comm-size", "simple-iprobe", "simple-comm-split", "simple-comm-dup", "simple-empty",
+    /* one-sided (OSU's osu_put_latency ... osu_cas_latency, osu_put_bw, osu_get_bw) */
+    "rma-put", "rma-get", "rma-acc", "rma-get-acc", "rma-fop", "rma-cas", "rma-rput", "rma-rget",
+    "rma-put-bw", "rma-get-bw", "rma-win-create", "rma-win-free",
+    /* neighborhood collectives and their nonblocking forms */
+    "neighbor_allgather", "neighbor_alltoall", "neighbor_alltoallv", "ineighbor_allgather",
+    "ineighbor_alltoall", "ineighbor_alltoallv",
+    /* MPI-4 persistent collectives: the use and the init of each */
+    "persistent-allgather", "persistent-allgather-init", "persistent-allreduce",
+    "persistent-allreduce-init", "persistent-alltoall", "persistent-alltoall-init",
+    "persistent-barrier", "persistent-barrier-init", "persistent-bcast", "persistent-bcast-init",
+    "persistent-reduce", "persistent-reduce-init",
 };
 #define NREQUIRED (sizeof required_ops / sizeof *required_ops)
 
@@ -63,16 +74,35 @@ static void test_table(void) {
         CHECK(op->setup && op->run && op->teardown);
         CHECK(mm_op_find(op->name) == op); /* names are unique */
         /* a nonblocking collective has its blocking twin's flags ("ibcast": those of "bcast") */
-        const char *twin = mm_op_is_nbc(op) ? op->name + 1 : op->name;
+        char persistent_twin[64] = "";
+        if (strncmp(op->name, "persistent-", 11) == 0) {
+            /* a persistent row (and its -init) has its blocking twin's flags */
+            snprintf(persistent_twin, sizeof persistent_twin, "%s", op->name + 11);
+            char *init = strstr(persistent_twin, "-init");
+            if (init) *init = '\0';
+            CHECK(mm_op_find(persistent_twin) != NULL);
+            CHECK_STR(op->kind, MM_OP_KIND_PERSISTENT);
+        }
+        const char *twin = persistent_twin[0] ? persistent_twin : mm_op_is_nbc(op) ? op->name + 1 : op->name;
         CHECK_EQ_INT(mm_op_is_nbc(op), op->name[0] == 'i' && strcmp(op->kind, MM_OP_KIND_NBC) == 0);
         if (mm_op_is_nbc(op)) CHECK(mm_op_find(twin) != NULL);
-        CHECK_EQ_INT((op->flags & MM_OP_REDUCES) != 0, in_list(twin, reducing, 6));
+        static const char *const rma_reducing[] = {"rma-acc", "rma-get-acc", "rma-fop"};
+        CHECK_EQ_INT((op->flags & MM_OP_REDUCES) != 0,
+                     in_list(twin, reducing, 6) || in_list(op->name, rma_reducing, 3));
         int master_worker = strncmp(op->name, "mw-", 3) == 0; /* the master is --root */
         int simple = strncmp(op->name, "simple-", 7) == 0;
         int pingpong = strncmp(op->name, "pingpong-", 9) == 0;
         CHECK_EQ_INT((op->flags & MM_OP_ROOTED) != 0, in_list(twin, rooted, 6) || master_worker);
-        CHECK_EQ_INT((op->flags & MM_OP_SIZE_UNUSED) != 0, strcmp(twin, "barrier") == 0 || simple);
-        CHECK_EQ_INT((op->flags & MM_OP_PAIR) != 0, pingpong);
+        /* one-sided data movement: on the pair, checked after the test, a mode to give */
+        int rma_data = strncmp(op->name, "rma-", 4) == 0 && strncmp(op->name, "rma-win-", 8) != 0;
+        CHECK_EQ_INT(mm_op_is_rma(op), strncmp(op->name, "rma-", 4) == 0);
+        CHECK_EQ_INT(mm_op_uses_rma_sync(op), rma_data);
+        CHECK_EQ_INT(op->verify != NULL, rma_data);
+        CHECK_EQ_INT(mm_op_uses_rma_burst(op), rma_data && contains(op->name, "-bw"));
+        int single = strcmp(op->name, "rma-fop") == 0 || strcmp(op->name, "rma-cas") == 0;
+        CHECK_EQ_INT((op->flags & MM_OP_SIZE_UNUSED) != 0,
+                     strcmp(twin, "barrier") == 0 || simple || single);
+        CHECK_EQ_INT((op->flags & MM_OP_PAIR) != 0, pingpong || rma_data);
         CHECK_EQ_INT((op->flags & MM_OP_ROUND_TRIP) != 0, pingpong);
         CHECK_EQ_INT((op->flags & MM_OP_NEEDS_TWO) != 0, master_worker);
         CHECK(!(pingpong || master_worker) || (op->flags & MM_OP_FINISH_APART));
@@ -92,6 +122,17 @@ static void test_table(void) {
         CHECK_STR(op->constraints, twin->constraints);
         CHECK_EQ_INT(op->flags, twin->flags);
     }
+    /* request-based operations only in passive-target epochs; the -bw rows' windows */
+    char why[256];
+    CHECK(mm_op_check_rma_sync(mm_op_find("rma-rput"), MM_RMA_FENCE, why, sizeof why) != 0);
+    CHECK(contains(why, "passive"));
+    CHECK(mm_op_check_rma_sync(mm_op_find("rma-rget"), MM_RMA_PSCW, why, sizeof why) != 0);
+    CHECK(mm_op_check_rma_sync(mm_op_find("rma-rput"), MM_RMA_FLUSH, why, sizeof why) == 0);
+    CHECK(mm_op_check_rma_sync(mm_op_find("rma-put"), MM_RMA_FENCE, why, sizeof why) == 0);
+    CHECK(mm_op_rma_window_need(mm_op_find("rma-put-bw"), 1024, 4, 64) == 65536);
+    CHECK(mm_op_rma_window_need(mm_op_find("rma-put"), 1024, 4, 64) == 1024);
+    CHECK(mm_op_rma_window_need(mm_op_find("rma-cas"), 0, 8, 64) == 8);
+    CHECK(mm_op_rma_window_need(mm_op_find("allreduce"), 1024, 4, 64) == 0);
     CHECK(mm_op_find("bogus") == NULL);
     CHECK(mm_op_find("Allreduce") == NULL);
     CHECK(mm_op_find(NULL) == NULL);
@@ -315,6 +356,11 @@ static void test_buffer_bytes(void) {
             /* the Bsend rows attach a buffer (MPI_Pack_size, MPI_Buffer_attach): they need
              * MPI_Init; their buffers are those of the rows without Bsend */
             if (strstr(op->name, "bsend")) continue;
+            /* the one-sided, neighborhood and persistent rows make a window, a Cartesian
+             * communicator or a request in setup: they need MPI_Init too (their launches are
+             * checked in c/tests/mpi/test_rma.py and test_persistent_neighbor.py) */
+            if (mm_op_is_rma(op) || mm_op_is_neighbor(op) || strcmp(op->kind, MM_OP_KIND_PERSISTENT) == 0)
+                continue;
             mm_op_args a = make_args(size, rank, nprocs, 0);
             a.pair[0] = 0;
             a.pair[1] = 1;

@@ -85,7 +85,7 @@ def analyze(
         late = spread.late[lo:hi] & np.isfinite(x)  # dropped like invalid ones, counted apart
         st = _reps.reduce_launch_test(
             x, reps.valid[lo:hi] & np.isfinite(x) & ~late, outlier=outlier, k=tukey_k, a=mpibench_a, drop_warmup=drop_warmup,
-            rate_bytes=size if op in p2p else None)
+            rate_bytes=int(size * p2p[op]) if op in p2p else None)
         codes[lo:hi] = st.codes
         kept[lo:hi] = st.kept
         sm = st.summary
@@ -122,11 +122,21 @@ def analyze(
                           _nbc.nbc_rows(campaign, confidence, nbc_reps), nbc_reps, counters, states)
 
 
-def _point_to_point_ops(campaign: Campaign) -> frozenset[str]:
-    """Operations whose rate (bytes / s) is meaningful — one message between two ranks per call —
-    by the kind the binary's operations table gave them (meta.json schema 2 ``operations``)."""
-    return frozenset(op for li in campaign.launches for op, info in li.meta.operations.items()
-                     if info.kind == "point-to-point")
+def _point_to_point_ops(campaign: Campaign) -> dict[str, float]:
+    """Operations whose rate (bytes / s) is meaningful — data moved between two ranks per call —
+    by the kind the binary's operations table gave them (meta.json schema 2 ``operations``), with
+    the bytes moved per byte of size: 1 for a ping-pong's message; for one-sided data movement
+    the multiple its bound states (``bound_volume.bytes_per_size``: 1 for rma-put, --rma-burst
+    for the -bw rows, OSU's window of back-to-back operations; none for fetch-and-op,
+    compare-and-swap and window creation, which move one element or none)."""
+    factors: dict[str, float] = {}
+    for li in campaign.launches:
+        for op, info in li.meta.operations.items():
+            if info.kind == "point-to-point":
+                factors[op] = 1.0
+            elif info.kind == "one-sided" and info.bound_bytes_per_size:
+                factors[op] = float(info.bound_bytes_per_size)
+    return factors
 
 
 def round_trip_ops(campaign: Campaign) -> frozenset[str]:
@@ -184,7 +194,7 @@ def _clock_note(campaign: Campaign, used: dict[tuple[str, int], str]) -> str:
     return "run time per repetition from the " + "; ".join(parts) if parts else "no launches"
 
 
-def _rows(summaries: list[LaunchSummary], confidence: float, p2p: frozenset[str],
+def _rows(summaries: list[LaunchSummary], confidence: float, p2p: dict[str, float],
           one_way: frozenset[str] = frozenset()) -> list[Row]:
     groups: dict[tuple[str, str, int], list[LaunchSummary]] = {}
     for s in summaries:
