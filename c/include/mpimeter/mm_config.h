@@ -30,6 +30,7 @@ typedef enum {
     MM_MODE_VERSION,
     MM_MODE_DESCRIBE,
     MM_MODE_LIST_PVARS, /* --list-pvars: needs MPI (the library's performance variables) */
+    MM_MODE_LIST_ALGORITHMS, /* --list-algorithms: needs MPI (its algorithm control variables) */
 } mm_mode;
 
 typedef struct mm_config {

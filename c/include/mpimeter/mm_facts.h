@@ -27,6 +27,7 @@ typedef struct mm_op_facts {
     int finish_apart, round_trip;
     const char *volume_formula; /* NULL: no bound volume */
     double bytes_per_size;
+    const char *mockup_of; /* a mock-up (mm_mockups.h): the op whose result it gives; else NULL */
 } mm_op_facts;
 
 #endif

@@ -17,6 +17,7 @@
 #include "mm_config.h"
 #include "mm_counters.h"
 #include "mm_json.h"
+#include "mm_mockups.h"
 #include "mm_ops.h"
 #include "mm_output.h"
 #include "mm_procsync.h"
@@ -231,6 +232,18 @@ static void mm__operations(mm_json *j) {
             mm_json_string(j, mm_op_volume_formula(op));
         else
             mm_json_null(j);
+        const mm_mockup *mockup = mm_mockup_of(op);
+        if (mockup) { /* a guideline's right-hand side: the op whose result it gives, and how */
+            mm_json_key(j, "mockup");
+            mm_json_begin_object(j);
+            mm_json_kv_string(j, "of", mockup->of);
+            mm_json_key(j, "calls");
+            mm_json_begin_array(j);
+            for (size_t c = 0; c < sizeof mockup->calls / sizeof mockup->calls[0] && mockup->calls[c]; c++)
+                mm_json_string(j, mockup->calls[c]);
+            mm_json_end_array(j);
+            mm_json_end_object(j);
+        }
         mm_json_end_object(j);
     }
     mm_json_end_array(j);

@@ -7,6 +7,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "mm_algorithms.h"
 #include "mm_bench.h"
 #include "mm_clocksync.h"
 #include "mm_config.h"
@@ -131,6 +132,13 @@ int main(int argc, char **argv) {
         MPI_Abort(MPI_COMM_WORLD, 1);
     }
 
+    if (cfg.mode == MM_MODE_LIST_ALGORITHMS) {
+        int code = rank == 0 ? mm_app_list_algorithms(stdout) : 0;
+        if (code != 0 && rank == 0)
+            fprintf(stderr, "mpimeter-bench: the library's control variables could not be read (MPI_T)\n");
+        MPI_Finalize();
+        return code < 0 ? mm_exit_code(code) : code;
+    }
     if (cfg.mode == MM_MODE_LIST_PVARS) {
         static mm_pvar_list pvars;
         int code = mm_counters_list_pvars(&pvars, MPI_COMM_WORLD);

@@ -320,6 +320,7 @@ static int mm__apply(mm_config *cfg, const mm_option_spec *o, const char *value,
         else if (strcmp(name, "list-ops") == 0) cfg->mode = MM_MODE_LIST_OPS;
         else if (strcmp(name, "describe") == 0) cfg->mode = MM_MODE_DESCRIBE;
         else if (strcmp(name, "list-pvars") == 0) cfg->mode = MM_MODE_LIST_PVARS;
+        else if (strcmp(name, "list-algorithms") == 0) cfg->mode = MM_MODE_LIST_ALGORITHMS;
         else if (strcmp(name, "help") == 0) cfg->mode = MM_MODE_HELP;
         else if (strcmp(name, "version") == 0) cfg->mode = MM_MODE_VERSION;
         else return mm_fail(err, len, "internal: option --%s has no handler", name);
@@ -566,7 +567,7 @@ int mm_config_parse(mm_config *cfg, int argc, char **argv, char *err, size_t len
         if (rc) return rc;
     }
     if (cfg->mode == MM_MODE_HELP || cfg->mode == MM_MODE_LIST_OPS || cfg->mode == MM_MODE_VERSION ||
-        cfg->mode == MM_MODE_DESCRIBE || cfg->mode == MM_MODE_LIST_PVARS)
+        cfg->mode == MM_MODE_DESCRIBE || cfg->mode == MM_MODE_LIST_PVARS || cfg->mode == MM_MODE_LIST_ALGORITHMS)
         return 0;
     rc = mm__check_modes(cfg, seen, err, len);
     if (rc) return rc;

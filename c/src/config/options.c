@@ -219,6 +219,10 @@ static const mm_option_spec mm__table[] = {
     {"list-pvars", MM_OPT_FLAG, MM_OPT_F_INFO, NULL, "", NULL, NONE,
      "list the MPI library's performance variables (MPI_T pvars: name, class, datatype, "
      "binding, readable here) and exit; starts MPI (under mpirun, or alone)"},
+    {"list-algorithms", MM_OPT_FLAG, MM_OPT_F_INFO, NULL, "", NULL, NONE,
+     "list the collective algorithms the MPI library lets a user select (MPI_T control variables: "
+     "Open MPI coll_tuned_<op>_algorithm, MPICH MPIR_CVAR_<OP>_INTRA_ALGORITHM) as JSON and exit; "
+     "starts MPI (under mpirun, or alone)"},
     {"describe", MM_OPT_FLAG, MM_OPT_F_INFO, NULL, "", NULL, NONE,
      "print what this binary can do (options, registries) as JSON and exit"},
     {"list-ops", MM_OPT_FLAG, MM_OPT_F_INFO, NULL, "", NULL, NONE,

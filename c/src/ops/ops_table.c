@@ -12,7 +12,8 @@
  * message); count = size / datatype size elements. Each row's pattern says it in words.
  * Kinds: collectives (ops_coll.c), ping-pongs (ops_p2p.c: one timed call = one round trip, the
  * MM_OP_ROUND_TRIP flag tells the analysis to halve it), master-worker (ops_mw.c) and simple
- * calls (ops_simple.c), and the synthetic delay (ops_delay.c).
+ * calls (ops_simple.c), the synthetic delay (ops_delay.c), and the mock-ups of collectives
+ * (ops_mockups.c: a composition of calls with the result of one collective, timed as one).
  * Buffers: each row ends with the blocks of `size` bytes its setup allocates per rank (every
  * rank, then the root's extra), for the memory check before a launch allocates anything.
  * Volume: then the data term of the op's performance bound (mm_op_volume in mm_ops.h).
@@ -24,7 +25,8 @@
  * request made before the test, and the init alone; listed as unavailable where the library
  * lacks them (mm_op_available).
  * Neighborhood collectives (ops_neighbor.c) on the Cartesian topology of --cart-dims.
- * Cost: lookups are linear in the table (87 rows).
+ * Mock-ups of collectives (ops_mockups.c): the guidelines' right-hand sides.
+ * Cost: lookups are linear in the table (about a hundred rows).
  * Paper: SKaMPI (Reussner et al. 1998, §2: operations as parameterized patterns; §2.1 and its
  * list of measurements for the ping-pongs, master-worker and simple patterns);
  * NBCBench (Hoefler, Schneider & Lumsdaine 2010, §4) for the nonblocking collectives;
@@ -38,6 +40,7 @@
 #include "mm_facts.h"
 #include "mm_ops.h"
 #include "ops_internal.h"
+#include "ops_mockups.h"
 
 #define MM__C_SIZE "size: bytes, a multiple of the datatype size (0 allowed)"
 #define MM__C_ROOT "; root: --root"
@@ -166,6 +169,8 @@ const mm_op mm_ops_table[] = {
      "no communication: every rank busy-waits size nanoseconds on the benchmark's timer",
      "size: a duration in ns (>= 0), not bytes; datatype and reduce op unused",
      MM_OP_SIZE_IS_DURATION, mm__setup_delay, mm__run_delay, mm__teardown_delay, {0, 0, 0, 0}, NULL, MM_VOL_NONE, NULL},
+    /* mock-ups of collectives, the guidelines' right-hand sides (ops_mockups.c) */
+#include "ops_mockups_rows.h"
 
     /* ping-pongs (ops_p2p.c): one timed call = one round trip a -> b -> a; Bsend's attached
      * buffer counts as two more blocks */
@@ -545,6 +550,7 @@ int mm_op_facts_of_config(const mm_config *c, int nprocs, mm_op_facts *out, int 
         if (op->volume == MM_VOL_RMA_BURST) f->bytes_per_size = nprocs >= 2 ? (double)c->rma_burst : 0.0;
         if (op->volume == MM_VOL_NEIGHBORS)
             f->bytes_per_size = nprocs >= 2 ? 2.0 * (c->cart_ndims > 0 ? c->cart_ndims : 2) : 0.0;
+        f->mockup_of = mm_mockup_of(op) ? mm_mockup_of(op)->of : NULL;
     }
     return n;
 }

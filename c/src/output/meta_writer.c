@@ -180,6 +180,8 @@ void mm_meta_render_operations(mm_json *j, const mm_op_facts *ops, int nops) {
         } else {
             mm_json_null(j);
         }
+        /* a mock-up: the op whose result it gives (only on mock-ups: mpimeter guidelines) */
+        if (op->mockup_of) mm_json_kv_string(j, "mockup_of", op->mockup_of);
         mm_json_end_object(j);
     }
     mm_json_end_object(j);

@@ -13,6 +13,7 @@
 #include "../../src/ops/ops_internal.h"
 #include "mm_bench.h"
 #include "mm_check.h"
+#include "mm_mockups.h"
 #include "mm_ops.h"
 #include "mm_timer.h"
 
@@ -57,7 +58,7 @@ static int in_list(const char *name, const char *const *list, size_t n) {
 }
 
 static void test_table(void) {
-    CHECK_EQ_INT(mm_ops_count, NREQUIRED);
+    CHECK_EQ_INT(mm_ops_count, NREQUIRED + mm_mockups_count); /* mock-ups: test_mockups */
     for (size_t i = 0; i < NREQUIRED; i++) {
         const mm_op *op = mm_op_find(required_ops[i]);
         CHECK(op != NULL);
@@ -73,6 +74,7 @@ static void test_table(void) {
         CHECK(op->pattern && op->pattern[0] && op->constraints && op->constraints[0]);
         CHECK(op->setup && op->run && op->teardown);
         CHECK(mm_op_find(op->name) == op); /* names are unique */
+        if (mm_mockup_of(op)) continue; /* their flags are their originals' (test_mockups) */
         /* a nonblocking collective has its blocking twin's flags ("ibcast": those of "bcast") */
         char persistent_twin[64] = "";
         if (strncmp(op->name, "persistent-", 11) == 0) {
@@ -136,6 +138,34 @@ static void test_table(void) {
     CHECK(mm_op_find("bogus") == NULL);
     CHECK(mm_op_find("Allreduce") == NULL);
     CHECK(mm_op_find(NULL) == NULL);
+}
+
+/* The mock-up rows (ops_mockups.c): each names an original of the table and calls of MPI, is
+ * of kind mock-up, and has its original's size semantics: its flags (but --root, which only a
+ * mock-up whose calls take a root uses), bound and size check. */
+static void test_mockups(void) {
+    size_t rows = 0;
+    for (size_t i = 0; i < mm_ops_count; i++) {
+        const mm_op *op = &mm_ops_table[i];
+        const mm_mockup *m = mm_mockup_of(op);
+        CHECK_EQ_INT(m != NULL, strcmp(op->kind, MM_OP_KIND_MOCKUP) == 0);
+        if (!m) continue;
+        rows++;
+        const mm_op *of = mm_op_find(m->of);
+        CHECK(of != NULL && m->calls[0] != NULL);
+        if (!of) continue;
+        CHECK(!mm_mockup_of(of));
+        CHECK(contains(op->pattern, "mock-up of ") && contains(op->pattern, m->of));
+        unsigned same = MM_OP_REDUCES | MM_OP_SIZE_UNUSED | MM_OP_SIZE_IS_DURATION | MM_OP_PAIR;
+        CHECK_EQ_INT(op->flags & same, of->flags & same);
+        CHECK(!(op->flags & MM_OP_ROOTED) || (of->flags & MM_OP_ROOTED));
+        CHECK_EQ_INT(op->volume, of->volume);
+        char why[256];
+        CHECK_EQ_INT(mm_op_check_size(op, 10, 4, why, sizeof why), mm_op_check_size(of, 10, 4, why, sizeof why));
+    }
+    CHECK_EQ_INT(rows, mm_mockups_count);
+    CHECK(mm_mockup_of(mm_op_find("allreduce")) == NULL);
+    CHECK(mm_mockup_of(NULL) == NULL);
 }
 
 static void test_check_size(void) {
@@ -381,6 +411,10 @@ static void test_buffer_bytes(void) {
              * overstates the master's by the 2 blocks it does not use: conservative */
             if (strncmp(op->name, "mw-", 3) == 0 && rank == 0)
                 ok = declared >= allocated && declared <= allocated + 2 * size + 64;
+            /* a mock-up's declaration counts its temporaries too, which are not in sendbuf and
+             * recvbuf: it may exceed them, by less than nprocs + 1 blocks */
+            if (mm_mockup_of(op))
+                ok = declared + size / nprocs + 2 * 4096 + 64 >= allocated && declared <= allocated + (nprocs + 1) * size;
             CHECK(ok);
             if (!ok)
                 fprintf(stderr, "  %s rank %d: declared %lld, allocated %lld\n", op->name, rank,
@@ -531,6 +565,7 @@ static void test_volume(void) {
 
 int main(void) {
     test_table();
+    test_mockups();
     test_volume();
     test_nbc_work_calibration();
     test_nbc_test_calls();

@@ -9,6 +9,7 @@ from pathlib import Path
 import click
 
 from mpimeter.campaign import adaptive as _adaptive
+from mpimeter.campaign import guideline_plan
 from mpimeter.campaign import limits, lock, spec
 from mpimeter.campaign import resume as resuming
 from mpimeter.campaign import state as st
@@ -37,6 +38,9 @@ RESUME_OPTIONS = frozenset({"resume", "launch_timeout", "retries", "no_analyze",
                    "records (shown first); without it they are refused (variables of the loader or an "
                    "interpreter, LD_*, DYLD_*, PYTHON*, ..., never come from the file)")
 @click.option("--no-analyze", is_flag=True, help="do not print the analysis or write the report")
+@click.option("--guidelines", is_flag=True,
+              help="measure what `mpimeter guidelines` checks: each operation of --ops (default: every one "
+                   "with a mock-up) followed by its mock-ups, as the binary's --describe lists them")
 @click.option("--launches-min", type=int, default=None,
               help=f"--launches auto: launches per alternative before the rule may stop a pair "
                    f"[default: {_adaptive.DEFAULT_MIN}]")
@@ -51,7 +55,7 @@ RESUME_OPTIONS = frozenset({"resume", "launch_timeout", "retries", "no_analyze",
 @click.argument("bench_extra", nargs=-1, type=click.UNPROCESSED, metavar="[-- BENCH_ARGS...]")
 @click.pass_context
 def command(ctx: click.Context, np, launches, mpi, variants, launcher, bench_dir, out, resume,
-            seed, launch_timeout, retries, trust_recorded, no_analyze, launches_min, launches_max, launches_precision,
+            seed, launch_timeout, retries, trust_recorded, no_analyze, guidelines, launches_min, launches_max, launches_precision,
             launches_confidence, bench_extra, **bench_values) -> None:
     """Run a campaign: LAUNCHES launches of mpimeter-bench per alternative, interleaved in a
     seeded random order, each with its own seed and folder; failures are retried once at the
@@ -87,6 +91,12 @@ def command(ctx: click.Context, np, launches, mpi, variants, launcher, bench_dir
         campaign_dir = out or Path("results") / time.strftime("run-%Y%m%d-%H%M%S")
         hint = f", or continue that campaign with --resume {campaign_dir}"
         refused("run", lambda: lock.check_new_folder(campaign_dir, "--out", hint))
+        if guidelines:  # both sides of every guideline, before the campaign is planned
+            if ctx.command.description is None:
+                fail("run", "--guidelines reads the mock-ups from mpimeter-bench --describe: no binary found "
+                            "(build it with `make build`, or give --bench-dir)")
+            bench_values["ops"] = refused("run", lambda: guideline_plan.ops_with_mockups(
+                ctx.command.description.operations, bench_values.get("ops")))
         request = make_request(np=np, launches=launches, mpi=mpi, variants=variants,
                                launcher=launcher, bench_dir=bench_dir, seed=seed,
                                launch_timeout=launch_timeout, bench_values=bench_values,

@@ -286,6 +286,7 @@ class Operation:
     round_trip: bool = False  # the timed call is a round trip: the analysis halves it
     bound_formula: str | None = None  # bound_volume.formula: the data term of the op's bound, in words
     bound_bytes_per_size: float | None = None  # bound_volume.bytes_per_size; None: no bound stated
+    mockup_of: str | None = None  # a mock-up: the operation whose result it gives (guidelines)
 
 
 @dataclass(frozen=True)
@@ -602,7 +603,8 @@ def _operations(f: Fields | None) -> Mapping[str, Operation]:
             continue
         ops[name] = Operation(o.get("kind", STR), o.get("ranks_finish_apart", BOOL, False),
                               o.get("size_unit", STR, "bytes", choices=("bytes", "ns")),
-                              o.get("round_trip", BOOL, False), *read_bound_volume(o))
+                              o.get("round_trip", BOOL, False), *read_bound_volume(o),
+                              o.get("mockup_of", STR))
     return _frozen(ops)
 
 

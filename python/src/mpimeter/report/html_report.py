@@ -38,6 +38,7 @@ from mpimeter.report import figures as fg
 from mpimeter.report import html as h
 from mpimeter.report.fingerprint import FingerprintData, fingerprint_data
 from mpimeter.report.fingerprint_svg import fingerprint_svg
+from mpimeter.report.guidelines import guidelines_section
 from mpimeter.report.metadata import campaign_facts
 from mpimeter.report.states import states_html
 from mpimeter.report.models_bounds import models_bounds_section
@@ -50,7 +51,8 @@ from mpimeter.units import format_bytes, format_interval, format_ns, format_numb
 
 SECTIONS = (("summary", "Summary"), ("warnings", "Warnings"), ("operations", "Results per operation"),
             ("bounds", "Model and bounds"), ("fingerprints", "Fingerprints"), ("spread", "Launch-to-launch spread"),
-            ("method", "Method"), ("provenance", "Provenance"), ("rules", "The twelve rules"))
+            ("guidelines", "Guideline violations"), ("method", "Method"), ("provenance", "Provenance"),
+            ("rules", "The twelve rules"))
 
 
 @dataclass(frozen=True)
@@ -104,6 +106,7 @@ def build_report(result, comparison=None, *, comparison_problem: str | None = No
                           _counters.cost_html(result.counters, result.size_unit) +
                           _fingerprints(fp_jobs, fp_svgs, result.counters, max_points)))
     body.append(h.section("spread", "Launch-to-launch spread", _spread(result, ops) + states_html(result)))
+    body.append(h.section("guidelines", "Guideline violations", guidelines_section(result)))
     body.append(h.section("method", "Method", method_section(result, comparison)))
     body.append(h.section("provenance", "Provenance",
                           provenance_section(result, result.campaign.campaign_record)))

@@ -1,0 +1,213 @@
+"""``guidelines``: the self-consistent performance guidelines of MPI checked on a campaign.
+
+Three kinds of guideline, each a pair of samples of per-launch medians of one alternative (one
+library on one number of ranks), ``lhs`` that must be no slower than ``rhs``:
+
+- ``mock-up``: a collective at size m against its mock-up at m (an op of the binary's table whose
+  meta.json record says ``mockup_of``: the same result through other calls, timed as one) —
+  "a specialized operation is no slower than a composition doing the same";
+- ``monotony``: an operation at size m against the same operation at the next larger size
+  measured — "more data is never faster";
+- ``split``: an operation at m against two calls at m/2 (twice the per-launch medians at m/2)
+  — "one call with m is no slower than two with m/2".
+
+A guideline is violated where the one-sided Wilcoxon rank-sum test (exact whenever computable)
+says ``lhs`` is slower than ``rhs`` after Holm's correction over the whole family of rows tested
+together; each row carries the ratio lhs/rhs (> 1: lhs slower) with the interval of the
+comparison's estimator (Hodges–Lehmann by default).
+
+Paper: Träff, Gropp & Thakur 2010 (self-consistent MPI performance guidelines); Träff 2012
+(mpicroscope, Hunold & Carpen-Amarie 2016 ref. [4]); the PGMPI work (Hunold, Carpen-Amarie,
+Lübbe & Träff 2016) for testing them on per-launch samples with a correction over the family;
+the statistics are those of ``compare`` (Hunold & Carpen-Amarie 2016 §5.2).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import asdict, dataclass, replace
+from typing import Any
+
+import numpy as np
+
+from mpimeter.analysis.diagnostics import dedupe
+from mpimeter.analysis.groups import Group, groups_of, low_power_warning
+from mpimeter.analysis.loading import AnalysisError
+from mpimeter.analysis.results import AnalysisResult
+from mpimeter.io.errors import AnalysisWarning
+from mpimeter.stats import compare as _cmp
+from mpimeter.stats import hypothesis as _hyp
+from mpimeter.warning_codes import warning
+
+KINDS = ("mock-up", "monotony", "split")
+STATEMENTS = {
+    "mock-up": "{op}({size}) no slower than its mock-up {versus}({size})",
+    "monotony": "{op}({size}) no slower than {op}({versus_size})",
+    "split": "{op}({size}) no slower than 2 x {op}({versus_size})",
+}
+
+
+@dataclass(frozen=True)
+class GuidelineRow:
+    """One guideline at one size for one alternative on ``nprocs`` ranks: ``op`` at ``size``
+    (lhs) against ``versus`` at ``versus_size`` (rhs; for ``split`` two calls: twice its
+    per-launch medians). ``ratio`` estimates lhs / rhs (> 1: lhs slower) with its interval;
+    ``p_value`` of the one-sided rank-sum test "lhs slower", ``p_adjusted`` after Holm over all
+    rows; ``violated``: p_adjusted ≤ α."""
+
+    kind: str
+    alternative: str
+    nprocs: int
+    op: str
+    size: int
+    versus: str
+    versus_size: int
+    statement: str
+    launches_lhs: int
+    launches_rhs: int
+    median_lhs_ns: float
+    median_rhs_ns: float
+    ratio: float
+    ratio_ci_low: float | None
+    ratio_ci_high: float | None
+    ratio_ci_method: str
+    p_value: float
+    p_method: str
+    p_adjusted: float = math.nan
+    stars: str = ""
+    violated: bool = False
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+@dataclass(frozen=True)
+class GuidelinesResult:
+    kinds: tuple[str, ...]
+    test: str
+    correction: str
+    confidence: float
+    alpha: float
+    rows: tuple[GuidelineRow, ...]
+    warnings: tuple[AnalysisWarning, ...]
+
+    @property
+    def violations(self) -> tuple[GuidelineRow, ...]:
+        return tuple(r for r in self.rows if r.violated)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"kinds": list(self.kinds), "test": self.test, "correction": self.correction,
+                "confidence": self.confidence, "alpha": self.alpha, "violations": len(self.violations),
+                "rows": [r.to_dict() for r in self.rows], "warnings": [w.to_dict() for w in self.warnings]}
+
+
+def mockups_of(result: AnalysisResult, alternative: str) -> dict[str, str]:
+    """mock-up op → the op it mocks up, as the alternative's launches recorded it (meta.json
+    ``operations[op].mockup_of``: the binary's table is the one source)."""
+    out: dict[str, str] = {}
+    for li in result.campaign.launches_of(alternative):
+        for name, info in li.meta.operations.items():
+            if info.mockup_of:
+                out[name] = info.mockup_of
+    return out
+
+
+def _nprocs(group: Group) -> int:
+    counts = {li.meta.nprocs for li in group.result.campaign.launches_of(group.alternative) if li.meta}
+    if len(counts) != 1:
+        raise AnalysisError(f"{group.name}: its launches ran on different numbers of ranks "
+                            f"({', '.join(map(str, sorted(counts))) or 'none'}); check one number of ranks per alternative")
+    return counts.pop()
+
+
+def _pairs(kind: str, samples: dict, mockups: dict[str, str], selected: set[str] | None):
+    """(op, size, versus, versus_size, factor of rhs) of one kind that both sides measured."""
+    if kind == "mock-up":
+        for (mock, size) in sorted(samples):
+            of = mockups.get(mock)
+            if of and (selected is None or mock in selected) and (of, size) in samples:
+                yield of, size, mock, size, 1.0
+        return
+    plain = sorted((op, size) for op, size in samples if op not in mockups)
+    sizes: dict[str, list[int]] = {}
+    for op, size in plain:
+        sizes.setdefault(op, []).append(size)
+    for op, measured in sizes.items():
+        if kind == "monotony":
+            for small, large in zip(measured, measured[1:]):
+                yield op, small, op, large, 1.0
+        else:
+            for size in measured:
+                if size > 0 and size % 2 == 0 and size // 2 in measured:
+                    yield op, size, op, size // 2, 2.0
+
+
+def check(result: AnalysisResult, *, kinds: Sequence[str] = KINDS, mockups: Sequence[str] | None = None,
+          confidence: float = 0.95, ratio_ci: str = "hodges-lehmann", alpha: float = 0.05,
+          seed: int = 0) -> GuidelinesResult:
+    """Every guideline of ``kinds`` that the campaign measured both sides of, per alternative.
+    ``mockups``: only these mock-ups (each must have been measured with its original, else
+    :class:`AnalysisError`). Raises :class:`AnalysisError` when nothing can be tested."""
+    unknown = [k for k in kinds if k not in KINDS]
+    if unknown or not kinds:
+        raise AnalysisError(f"guideline kinds must be among {', '.join(KINDS)}, got {', '.join(unknown) or 'none'}")
+    groups = groups_of([result])
+    warnings: list[AnalysisWarning] = []
+    selected = set(mockups) if mockups else None
+    rows: list[GuidelineRow] = []
+    for g in groups:
+        samples = {k: v for k, v in g.samples(False).items() if len(v)}
+        mock = mockups_of(result, g.alternative)
+        measured = {op for op, _ in samples}
+        if "mock-up" in kinds:
+            for name in sorted(selected or ()):
+                if name not in mock or name not in measured:
+                    raise AnalysisError(f"--mockup {name}: {g.name} did not measure it (measured mock-ups: "
+                                     f"{', '.join(sorted(m for m in mock if m in measured)) or 'none'}; plan them "
+                                     "with mpimeter run --guidelines)")
+            if not any(m in measured for m in mock):
+                raise AnalysisError(f"{g.name} measured no mock-up, so no mock-up guideline can be checked: plan the "
+                                 "campaign with mpimeter run --guidelines, or check --kind monotony,split only")
+            for name in sorted(m for m in mock if m in measured and (selected is None or m in selected)):
+                sizes = {s for op, s in samples if op == name}
+                if not any((mock[name], s) in samples for s in sizes):
+                    raise AnalysisError(f"the mock-up {name} of {mock[name]}: {g.name} measured "
+                                     f"{mock[name] if mock[name] in measured else 'no ' + mock[name]} at none of "
+                                     "its sizes; measure both with the same --sizes")
+        plain = sorted(op for op in measured if op not in mock)
+        if "monotony" in kinds:
+            single = [op for op in plain if sum(1 for o, _ in samples if o == op) < 2]
+            if single:
+                warnings.append(warning("guideline-untestable", kind="monotony", alternative=g.name,
+                                        ops=", ".join(single), why="measured at one size only"))
+        if "split" in kinds:
+            unsplit = [op for op in plain if not any(o == op and s > 0 and s % 2 == 0 and (op, s // 2) in samples
+                                                     for o, s in samples)]
+            if unsplit:
+                warnings.append(warning("guideline-untestable", kind="split", alternative=g.name,
+                                        ops=", ".join(unsplit), why="no size measured together with its half"))
+        nprocs = _nprocs(g)
+        for kind in kinds:
+            for op, size, versus, versus_size, factor in _pairs(kind, samples, mock, selected):
+                lhs, rhs = samples[(op, size)], samples[(versus, versus_size)] * factor
+                # "lhs slower" = the rhs sample below the lhs sample; the ratio lhs/rhs is b/a
+                pc = _cmp.compare_two(rhs, lhs, alternative="less", confidence=confidence, ratio_ci=ratio_ci,
+                                      seed=seed)
+                rows.append(GuidelineRow(
+                    kind, g.name, nprocs, op, size, versus, versus_size,
+                    STATEMENTS[kind].format(op=op, size=size, versus=versus, versus_size=versus_size),
+                    len(lhs), len(rhs), pc.median_b, pc.median_a, pc.ratio_ci.estimate, pc.ratio_ci.low,
+                    pc.ratio_ci.high, pc.ratio_ci.method, pc.p_value, pc.p_method))
+    if not rows:
+        raise AnalysisError("no guideline could be tested: the campaign measured no mock-up together with its "
+                            "operation at one size (plan one with mpimeter run --guidelines), no operation at two "
+                            "sizes (monotony) and no size together with its half (split)")
+    adj = _hyp.holm(np.array([r.p_value for r in rows]))
+    rows = [replace(r, p_adjusted=float(p), stars=_hyp.stars(float(p), alpha=alpha),
+                    violated=bool(math.isfinite(p) and p <= alpha)) for r, p in zip(rows, adj)]
+    warnings += low_power_warning([(r.launches_rhs, r.launches_lhs, f"{r.op}/{r.size}") for r in rows], "less",
+                                  alpha, "alternative")
+    warnings += result.warnings
+    return GuidelinesResult(tuple(kinds), "one-sided wilcoxon-rank-sum on per-launch medians (lhs slower than rhs)",
+                            "holm", confidence, alpha, tuple(rows), dedupe(warnings))

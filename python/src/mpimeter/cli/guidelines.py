@@ -1,0 +1,88 @@
+"""`mpimeter guidelines`: the self-consistent performance guidelines checked on campaigns —
+mock-up (a collective no slower than its mock-up), monotony (more data never faster) and split
+(one call with m no slower than two with m/2), one-sided rank-sum tests on per-launch medians,
+Holm over the family (analysis.guidelines)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import click
+from rich.table import Table
+
+from mpimeter import analysis
+from mpimeter.analysis import guidelines as _guidelines
+from mpimeter.cli.common import (STARS_TEXT, EXIT_OK, alpha_option, analysis_options, analyze_together, check_alpha,
+                                 console, fail, fmt_est, fmt_p, fmt_ratio, fmt_time, guarded, print_warnings,
+                                 write_csv, write_json, yes_no)
+
+EXIT_VIOLATED = 1
+
+
+def print_guidelines(res: _guidelines.GuidelinesResult, *, violations_only: bool) -> None:
+    con = console()
+    pct = f"{100 * res.confidence:g} %"
+    t = Table(title="mpimeter guidelines", title_justify="left")
+    for name in ("kind", "alternative", "ranks", "guideline", "launches", "median lhs", "median rhs",
+                 f"ratio lhs/rhs [{pct} CI]", "p", "p (Holm)", "", "violated"):
+        t.add_column(name, justify="left" if name in ("kind", "alternative", "guideline", "", "violated") else "right")
+    shown = res.violations if violations_only else res.rows
+    for r in shown:
+        t.add_row(r.kind, r.alternative, str(r.nprocs), r.statement, f"{r.launches_lhs}/{r.launches_rhs}",
+                  fmt_time(r.median_lhs_ns), fmt_time(r.median_rhs_ns),
+                  fmt_est(r.ratio, r.ratio_ci_low, r.ratio_ci_high, fmt_ratio), fmt_p(r.p_value),
+                  fmt_p(r.p_adjusted), r.stars, yes_no(r.violated))
+    con.print(t)
+    con.print(f"{len(res.violations)} of {len(res.rows)} guideline rows violated; test: {res.test}; p: "
+              f"{analysis.p_method_text(r.p_method for r in res.rows)}; correction: {res.correction} over "
+              f"{len(res.rows)} rows; violated: p (Holm) ≤ α = {res.alpha:g}, {STARS_TEXT}; ratio: "
+              f"{analysis.ratio_estimator_text(res.rows[0].ratio_ci_method) if res.rows else '–'}"
+              f"{' (only violated rows shown)' if violations_only else ''}")
+    print_warnings(con, res.warnings)
+
+
+@click.command("guidelines")
+@click.argument("paths", nargs=-1, required=True, type=click.Path())
+@analysis_options
+@click.option("--kind", "kinds", default=",".join(_guidelines.KINDS), show_default=True,
+              help="Guidelines to check, comma-separated: mock-up, monotony, split.")
+@click.option("--mockup", "mockups", multiple=True, metavar="NAME",
+              help="Only this mock-up's guideline (repeatable); it must have been measured with its operation.")
+@click.option("--violations-only", is_flag=True, help="Table: show the violated rows only.")
+@click.option("--exit-code", is_flag=True, help="Exit 1 when a guideline is violated (0 otherwise).")
+@click.option("--ratio-ci", type=click.Choice(analysis.RATIO_CIS), default="hodges-lehmann", show_default=True,
+              help="Estimator of the ratio lhs/rhs and its interval.")
+@alpha_option
+def command(paths: tuple[str, ...], fmt: str, kinds: str, mockups: tuple[str, ...], violations_only: bool,
+            exit_code: bool, ratio_ci: str, alpha: float, **kw: Any) -> None:
+    """Check the performance guidelines on campaigns: PATHS are campaign folders (one per number
+    of ranks, say), each alternative checked on its own.
+
+    mock-up: an operation at m no slower than its mock-up at m (plan them with `mpimeter run
+    --guidelines`); monotony: an operation at m no slower than at the next larger size measured;
+    split: an operation at m no slower than two calls at m/2. Each row: the one-sided Wilcoxon
+    rank-sum test "lhs slower" on per-launch medians (exact whenever computable), Holm-corrected
+    over all rows, violated where the corrected p ≤ --alpha, and the ratio lhs/rhs with its
+    interval. Needs ≥ 3 launches per side for a row to be able to be significant. Exit 2 on bad
+    input (a --mockup not measured, no mock-up measured for the mock-up guideline).
+    """
+    check_alpha("guidelines", alpha)
+    chosen = tuple(k.strip() for k in kinds.split(",") if k.strip())
+    bad = [k for k in chosen if k not in _guidelines.KINDS]
+    if bad or not chosen:
+        fail("guidelines", f"--kind {kinds}: allowed are {', '.join(_guidelines.KINDS)} (comma-separated)")
+    if mockups and "mock-up" not in chosen:
+        fail("guidelines", "--mockup selects mock-up guidelines: it needs mock-up among --kind")
+
+    def body() -> int:
+        res = _guidelines.check(analyze_together(paths, kw), kinds=chosen, mockups=mockups or None,
+                                confidence=kw["confidence"], ratio_ci=ratio_ci, alpha=alpha)
+        if fmt == "json":
+            write_json(dict(res.to_dict(), paths=list(paths)))
+        elif fmt == "csv":
+            write_csv([r.to_dict() for r in res.rows])
+        else:
+            print_guidelines(res, violations_only=violations_only)
+        return EXIT_VIOLATED if exit_code and res.violations else EXIT_OK
+
+    guarded("guidelines", body)
