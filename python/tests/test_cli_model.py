@@ -55,3 +55,18 @@ def test_nothing_to_model_and_bad_input(tmp_path):
     assert invoke(tmp_path / "none").exit_code == 2
     r = invoke(two_sizes, "--max-breakpoints", "9")
     assert r.exit_code == 2 and r.stderr.startswith("mpimeter model: error:")
+
+
+def test_one_launch_is_not_checked_never_none(tmp_path):
+    """One launch (issue 25): no interval of α and β, and the missed-sizes cell says the sizes were
+    not checked — "none" would claim a check that did not happen."""
+    spec = LaunchSpec(ops=("allreduce",), sizes=(8, 1024, 16384, 65536), nrep=40, slow_rank=None)
+    one = write_campaign(tmp_path / "one", {"openmpi": spec}, launches=1, seed=5)
+    r = invoke(one, "--format", "json")
+    assert r.exit_code == 0, r.output
+    (row,) = json.loads(r.stdout)["rows"]
+    assert row["alpha_ci_ns"] is None and row["beta_ci"] is None and row["interval"] == "none"
+    assert row["unchecked_sizes"] == [s["size"] for s in row["sizes"] if s["missed"] is None]
+    assert row["unchecked_sizes"] and row["missed_sizes"] == [s["size"] for s in row["sizes"] if s["missed"]]
+    r = invoke(one)
+    assert r.exit_code == 0 and "not checked" in r.stdout and "no interval" in r.stdout

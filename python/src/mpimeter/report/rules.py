@@ -202,7 +202,7 @@ def _rule7(result, comparison, problem) -> RuleCheck:
 def _rule8(result) -> RuleCheck:
     """Whether the median alone would mislead is read off the data: how far the tail (p99 of a
     launch) lies from its median; the report shows percentiles and every repetition either way."""
-    per = [(s.p99_ns / s.median_ns, s) for s in result.launch_summaries() if s.n > 0 and s.median_ns > 0
+    per = [(s.p99_ns / s.median_ns, s) for s in result.launch_summaries if s.n > 0 and s.median_ns > 0
            and math.isfinite(s.p99_ns)] if result.rows else []
     if not per:
         return _check(8, NA, "no results.")
