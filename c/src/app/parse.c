@@ -535,8 +535,8 @@ int mm_config_parse(mm_config *cfg, int argc, char **argv, char *err, size_t len
     int seen_clocksync = 0;
     size_t nopts;
     const mm_option_spec *table = mm_options(&nopts);
-    char seen[64] = {0};
-    const char *given[64] = {0}; /* each option's value as given, for messages */
+    char seen[128] = {0}; /* room for the option table's rows; the check below keeps it so */
+    const char *given[128] = {0}; /* each option's value as given, for messages */
     if (nopts > sizeof seen) return mm_fail(err, len, "internal: too many options");
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
