@@ -76,3 +76,35 @@ def test_an_incomplete_test_keeps_its_rows(tmp_path):
         [(r.op, r.size, r.launches, r.repetitions) for r in before.rows]
     assert "budget-ended-tests" in {w.code for w in after.warnings}
     assert "unfinished-test-rows" not in {w.code for w in after.warnings}
+
+
+def test_repetitions_measured_with_barrier_take_the_local_run_time(tmp_path):
+    """Barrier's exit skew (a descheduled rank leaves it late) is not in the run time: from the
+    switch on, a repetition's run time is the longest local duration, as the barrier scheme
+    defines it; before it, and without a switch, the global clock's."""
+    camp = write_campaign(tmp_path / "c", 3, seed=8, nrep=100, schema=2)
+    quiet = {(r.op, r.size): r.median_ns for r in analyzed(camp).rows}
+    for raw in sorted(camp.glob("launches/*/raw.csv")):  # rank 1 leaves every repetition 1 ms late
+        lines = raw.read_text().splitlines()
+        head = lines[0].split(",")
+        rank, gend = head.index("rank"), head.index("gend_ns")
+        out = [lines[0]]
+        for line in lines[1:]:
+            f = line.split(",")
+            if f[rank] == "1":
+                f[gend] = str(int(f[gend]) + 1_000_000)
+            out.append(",".join(f))
+        raw.write_text("\n".join(out) + "\n")
+    skewed = {(r.op, r.size): r.median_ns for r in analyzed(camp).rows}
+    assert all(skewed[k] > quiet[k] + 900_000 for k in quiet)  # no switch: the global clock holds the skew
+
+    def barrier_from_0(_, m):
+        for t in m["tests"]:
+            t["procsync_switches"] = [_switch("barrier", 0)]
+
+    _edit(camp, barrier_from_0)
+    local = {(r.op, r.size): r.median_ns for r in analyzed(camp).rows}
+    assert all(local[k] < quiet[k] * 1.5 + 1000 for k in quiet)
+    assert all(local[k] < 100_000 for k in quiet)
+    # --clock global is the user's choice: kept as asked
+    assert all(r.median_ns > 900_000 for r in analyzed(camp, clock="global").rows)
