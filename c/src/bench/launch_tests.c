@@ -18,6 +18,14 @@
 
 #include "launch_internal.h"
 
+/* A condition's list of tests: item appended at used while it fits, else ", ..." once; nothing
+ * goes after the ellipsis. */
+static void mm__append_item(char *list, size_t cap, size_t used, const char *item) {
+    if (strstr(list, ", ...") != NULL) return;
+    if (used + strlen(item) + 8 < cap) snprintf(list + used, cap - used, "%s", item);
+    else snprintf(list + used, cap - used, ", ...");
+}
+
 /* Rank 0: a test the roundtime/harmonize time budget ended before --nrep gets counted in one
  * condition (rewritten as more such tests come), so that nothing reads the launch as having
  * measured what was asked. */
@@ -30,11 +38,7 @@ static void mm__note_budget_ended(mm__launch_state *st, const mm_test *t) {
     char item[96];
     snprintf(item, sizeof item, "%s%s %" PRId64 " (%ld of %ld)", used ? ", " : "", t->op->name,
              t->size, t->nrep, t->nrep_asked);
-    int cut = strstr(st->budget_tests, ", ...") != NULL; /* nothing goes after the ellipsis */
-    if (!cut && used + strlen(item) + 8 < sizeof st->budget_tests)
-        snprintf(st->budget_tests + used, sizeof st->budget_tests - used, "%s", item);
-    else if (!cut)
-        snprintf(st->budget_tests + used, sizeof st->budget_tests - used, ", ...");
+    mm__append_item(st->budget_tests, sizeof st->budget_tests, used, item);
     snprintf(c->message, sizeof c->message,
              "%d test(s) ended by a time budget (the test's share of --launch-budget-s %g, or "
              "--roundtime-budget-s %g for roundtime/harmonize) before --nrep %d repetitions: %s; "
@@ -59,11 +63,7 @@ static void mm__note_switched(mm__launch_state *st, const mm_test *t) {
     char item[128];
     snprintf(item, sizeof item, "%s%s %" PRId64 " -> %s from repetition %ld", used ? ", " : "",
              t->op->name, t->size, last->to, last->from_rep);
-    int cut = strstr(st->switched_tests, ", ...") != NULL;
-    if (!cut && used + strlen(item) + 8 < sizeof st->switched_tests)
-        snprintf(st->switched_tests + used, sizeof st->switched_tests - used, "%s", item);
-    else if (!cut)
-        snprintf(st->switched_tests + used, sizeof st->switched_tests - used, ", ...");
+    mm__append_item(st->switched_tests, sizeof st->switched_tests, used, item);
     snprintf(c->message, sizeof c->message,
              "%d test(s) went on with another start method after their late fraction passed "
              "--switch-late-fraction %g (the window at its cap of --window-growth-max %d pilot "

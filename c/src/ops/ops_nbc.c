@@ -80,16 +80,6 @@ static int mm__post_iexscan(const mm_op_args *a, MPI_Request *r) {
     return MPI_Iexscan(a->sendbuf, a->recvbuf, a->count, a->datatype, a->reduce_op, a->comm, r);
 }
 
-/* setup = the blocking twin's buffers + the I-call; without the launch's nbc state the op
- * cannot run (-1, as out of memory would be) */
-#define MM__NBC_SETUP(op)                                      \
-    int mm__setup_i##op(mm_op_args *a) {                       \
-        if (!a->nbc || !a->timer) return -1;                   \
-        if (mm__setup_##op(a) != 0) return -1;                 \
-        a->nbc->post = mm__post_i##op;                         \
-        a->nbc->req = MPI_REQUEST_NULL;                        \
-        return 0;                                              \
-    }
 MM__NBC_SETUP(barrier)
 MM__NBC_SETUP(bcast)
 MM__NBC_SETUP(gather)
@@ -106,7 +96,6 @@ MM__NBC_SETUP(reduce_scatter)
 MM__NBC_SETUP(reduce_scatter_block)
 MM__NBC_SETUP(scan)
 MM__NBC_SETUP(exscan)
-#undef MM__NBC_SETUP
 
 /* ---- the workload ---- */
 

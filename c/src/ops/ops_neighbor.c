@@ -99,18 +99,9 @@ static int mm__post_ineighbor_alltoallv(const mm_op_args *a, MPI_Request *r) {
                                    a->recvcounts, a->rdispls, a->datatype, mm__cart(a), r);
 }
 
-#define MM__INEIGHBOR_SETUP(op)                                  \
-    int mm__setup_i##op(mm_op_args *a) {                         \
-        if (!a->nbc || !a->timer) return -1;                     \
-        if (mm__setup_##op(a) != 0) return -1;                   \
-        a->nbc->post = mm__post_i##op;                           \
-        a->nbc->req = MPI_REQUEST_NULL;                          \
-        return 0;                                                \
-    }
-MM__INEIGHBOR_SETUP(neighbor_allgather)
-MM__INEIGHBOR_SETUP(neighbor_alltoall)
-MM__INEIGHBOR_SETUP(neighbor_alltoallv)
-#undef MM__INEIGHBOR_SETUP
+MM__NBC_SETUP(neighbor_allgather)
+MM__NBC_SETUP(neighbor_alltoall)
+MM__NBC_SETUP(neighbor_alltoallv)
 
 void mm__teardown_neighbor(mm_op_args *a) {
     mm__neighbor *n = a->state;
