@@ -409,7 +409,7 @@ def test_sizes_auto_a_pilot_decides_the_sizes_of_every_launch(tmp_path):
     sizes it measured, and every other launch of every alternative measures exactly those (the fake
     bench adds a different size in each launch it lets refine)."""
     state = make_state(launches=3)
-    state.bench_args = ["--ops", "bcast,allreduce", "--sizes", "auto:8:1024", "--sizes-budget", "4", "--nrep", "20"]
+    state.bench_args = BenchArgs.parse(["--ops", "bcast,allreduce", "--sizes", "auto:8:1024", "--sizes-budget", "4", "--nrep", "20"])
     fake = FakeExecutor()
     assert run(state, tmp_path, fake).status == "complete"
     doc = on_disk(tmp_path)
@@ -431,7 +431,7 @@ def test_sizes_auto_a_pilot_decides_the_sizes_of_every_launch(tmp_path):
 
 def test_sizes_auto_a_failing_pilot_runs_nothing_else(tmp_path):
     state = make_state(launches=2)
-    state.bench_args = ["--ops", "bcast", "--sizes", "auto:8:64", "--nrep", "20"]
+    state.bench_args = BenchArgs.parse(["--ops", "bcast", "--sizes", "auto:8:64", "--nrep", "20"])
     first = state.launches[0].folder
     fake = FakeExecutor({first: ["crash", "crash"]})
     outcome = run(state, tmp_path, fake)

@@ -76,7 +76,7 @@ def test_unknown_keys_are_ignored():
     (lambda d: d.update(nprocs=0), "nprocs is 0; it must be at least 1"),
     (lambda d: d["tests"][0].pop("op"), "has no key tests[0].op"),
     (lambda d: d["tests"][1].update(test=5), "tests[1].test is 5; tests are listed in plan order, so it must be 1"),
-    (lambda d: d["tests"][0].update(status="done"), "tests[0].status is 'done'; it must be one of complete, failed"),
+    (lambda d: d["tests"][0].update(status="done"), "tests[0].status is 'done'; it must be one of complete, incomplete, failed, pending, running"),
     (lambda d: d["tests"][0].update(nrep=-1), "tests[0].nrep is an integer (-1); it must be an integer ≥ 0"),
     (lambda d: d["timer"].update(overhead_ns="fast"), "timer.overhead_ns is a string ('fast'); it must be a number"),
     (lambda d: d["clock_sync"].update(resyncs=1.5), "clock_sync.resyncs is a number (1.5); it must be an integer ≥ 0"),

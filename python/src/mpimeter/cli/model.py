@@ -16,7 +16,7 @@ from mpimeter.analysis.models import ModelRow, fit_models
 from mpimeter.cli.common import (EXIT_OK, analysis_options, analyze_together, console, fmt_time, guarded,
                                   no_data_message, write_csv, write_json)
 from mpimeter.stats.costmodel import ERROR_THRESHOLD, INTERVALS
-from mpimeter.units import format_bytes, format_number
+from mpimeter.units import format_bytes, format_number, format_interval
 
 MAX_BREAKPOINTS = 3  # each adds a segment of ≥ --min-sizes sizes; more would fit noise
 
@@ -30,7 +30,7 @@ def _beta(x: float) -> str:
 
 
 def _interval(ci: tuple[float, float] | None, f) -> str:
-    return "[no interval]" if ci is None else f"[{f(ci[0])}, {f(ci[1])}]"
+    return format_interval(*(ci if ci is not None else (None, None)), f)
 
 
 def segment_text(row: ModelRow) -> str:

@@ -96,7 +96,7 @@ def build_report(result, comparison=None, *, comparison_problem: str | None = No
     body = [h.tag("h1", h.esc(title)),
             h.tag("p", h.esc(f"Generated {_dt.datetime.now(_dt.timezone.utc).strftime('%Y-%m-%d %H:%M UTC')} "
                              f"by mpimeter {__version__} from {', '.join(folders)}."), class_="lead"),
-            h.tag("nav", "".join(h.tag("a", h.esc(t), href=f"#{i}") for i, t in SECTIONS), class_="toc")]
+            h.tag("nav", " ".join(h.tag("a", h.esc(t), href=f"#{i}") for i, t in SECTIONS), class_="toc")]
     body.append(h.section("summary", "Summary", _summary(result, comparison, comparison_problem, ops)))
     body.append(h.section("warnings", "Warnings", _warnings(result, comparison, comparison_problem)))
     body.append(h.section("operations", "Results per operation",

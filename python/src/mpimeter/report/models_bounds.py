@@ -13,11 +13,12 @@ import numpy as np
 
 from mpimeter.analysis.bounds import PREMISE, BoundsResult
 from mpimeter.analysis.models import ModelResult
+from mpimeter.stats.costmodel import INTERVALS
 from mpimeter.report import html as h
 from mpimeter.report.charts import Line, Series, size_chart
 from mpimeter.report.overview import alternative_color
 from mpimeter.report.provenance import slug
-from mpimeter.units import format_bytes, format_ns, format_number, format_rate
+from mpimeter.units import format_bytes, format_interval, format_ns, format_number, format_rate
 
 BOUND_COLOR = "#57606a"
 CLOSE_SIZE = 65536  # the size the summary states closeness at (64 KiB), when measured
@@ -79,13 +80,16 @@ def _model_table(op: str, models: ModelResult) -> str:
                      _pct(m.max_rel_error), m.missed_text(format_bytes)))
     if not rows:
         return ""
+    methods = sorted({m.hockney.interval for m in models.rows if m.op == op})
     return h.table(("alternative", "α (all sizes)", "β (all sizes)", "breakpoints", "piecewise model",
-                    "max error", "sizes missed"), rows)
+                    "max error", "sizes missed"), rows) + h.tag(
+        "p", h.esc("intervals: " + "; ".join(INTERVALS[m] for m in methods)), class_="note")
 
 
 def _ci(ci: tuple[float, float] | None, fmt) -> str:
-    """An interval of the model, or why there is none (``costmodel.INTERVALS``)."""
-    return "[no interval: too few launches]" if ci is None else f"[{fmt(ci[0])}, {fmt(ci[1])}]"
+    """An interval of the model; the one spelling of none (the table's caption says why,
+    ``costmodel.INTERVALS``)."""
+    return format_interval(*(ci if ci is not None else (None, None)), fmt)
 
 
 def _bound_table(op: str, result, models: ModelResult, bounds: BoundsResult) -> str:

@@ -105,7 +105,7 @@ class LineFit:
 # how the intervals of a LineFit were made
 INTERVALS = {"launches": "delete-one-launch jackknife, Student-t with launches − 1 df",
              "points": "Student-t from the robust fit's covariance, points taken as independent",
-             "none": f"no interval: fewer than {MIN_INTERVAL_LAUNCHES} launches"}
+             "none": f"none: fewer than {MIN_INTERVAL_LAUNCHES} launches"}
 
 
 @dataclass(frozen=True)
