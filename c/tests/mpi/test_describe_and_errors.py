@@ -67,11 +67,25 @@ def test_describe_without_mpi_and_under_mpirun(lib):
     assert json.loads(proc.stdout) == doc
 
 
+def _fits(shape, golden) -> bool:
+    """``shape`` has the golden's keys everywhere, and each value takes no kind the golden lacks. A
+    kind the golden has may be absent from one library's document (an op is unavailable with a
+    reason in one library only: ``unavailable_reason`` is null everywhere in the other)."""
+    if isinstance(golden, dict):
+        return isinstance(shape, dict) and shape.keys() == golden.keys() and all(
+            _fits(shape[k], golden[k]) for k in golden)
+    if isinstance(golden, list) and golden and isinstance(golden[0], dict):
+        return isinstance(shape, list) and len(shape) == 1 and _fits(shape[0], golden[0])
+    if isinstance(golden, list):
+        return isinstance(shape, list) and bool(shape) and set(shape) <= set(golden)
+    return shape == golden
+
+
 def test_describe_shape_is_the_golden_one(lib):
     shape = _shape(_describe(lib))
     golden = json.loads((HERE / "data" / "describe_shape.json").read_text())
-    assert shape == golden, "the --describe document changed shape: update docs/FORMAT.md and " \
-                            "c/tests/mpi/data/describe_shape.json together"
+    assert _fits(shape, golden), "the --describe document changed shape: update docs/FORMAT.md and " \
+                                 "c/tests/mpi/data/describe_shape.json together"
 
 
 def test_help_and_describe_list_the_same_options(lib):
@@ -174,6 +188,11 @@ def test_a_rank_late_after_its_wait_is_caught(lib, procsync, tmp_path):
             "--inject-late-wakeup-us", 300, "--seed", 5, "--out", out, "--force"]
     if procsync != "window":
         args += ["--roundtime-budget-s", "30"]
+    else:
+        # the window's own check is under test: a 300 us oversleep makes the rest of its batch
+        # late, so the window's policy would go on with roundtime after two such batches
+        # (test_busy_machine.py tests that); --switch-late-fraction 1 keeps it the window
+        args += ["--switch-late-fraction", "1"]
 
     def run():
         run_bench(lib, 2, args, timeout=300)

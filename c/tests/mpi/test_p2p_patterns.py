@@ -161,8 +161,8 @@ def test_bad_input_exits_2_and_writes_nothing(lib, np_, args, message, tmp_path)
 def test_pair_without_a_pingpong_is_refused(lib, tmp_path):
     # it would shape nothing: refused rather than silently ignored
     assert_refused(lib, ["--ops", "allreduce,mw-send", "--pair", "0,1"],
-                   "mpimeter-bench: --pair applies only to ping-pongs (pingpong-send-recv, ...; see "
-                   "--list-ops) and --ops has none", tmp_path)
+                   "mpimeter-bench: --pair applies only to ping-pongs and one-sided data movement "
+                   "(pingpong-send-recv, rma-put, ...; see --list-ops) and --ops has none", tmp_path)
 
 
 def test_master_worker_needs_two_ranks(tmp_path):
