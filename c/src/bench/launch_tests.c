@@ -322,6 +322,8 @@ static int mm__run_one(mm__launch_state *st, mm_test *t, mm__space *sp) {
     t->duration_s = mm__seconds_since(st) - t->started_s;
     if (agreed < 0) return 1;
     mm__note_switched(st, t);
+    /* also when the test failed: an overwrite beyond a given window is then the reason why */
+    mm__note_overwrite_beyond_window(st);
     if (agreed > 0) {
         mm__note_failed(st, t);
         int rc = mm__write_meta(st, "running") != 0;
@@ -329,7 +331,6 @@ static int mm__run_one(mm__launch_state *st, mm_test *t, mm__space *sp) {
         return rc;
     }
     mm__note_budget_ended(st, t);
-    mm__note_overwrite_beyond_window(st);
     int rc = mm__record_test(st, t, &sp->b, &sp->g, sp->has_global) != 0;
     if (rc == 0) mm__tell_finished(st, t, sp);
     return rc;
