@@ -96,6 +96,7 @@ struct mm_clocksync {
     double duration_s;       /* of the initial sync */
     double total_duration_s; /* of all syncs */
     int64_t last_sync_local_ns;
+    int64_t residual_local_ns; /* when this rank last answered a residual check; 0 never */
     mm_sync_log log;
     int64_t edge_best_rtt_ns; /* skampi: best RTT of this rank's edge in earlier syncs; 0 unknown */
     int nfailed;              /* syncs that failed (the model of the last good one was kept) */

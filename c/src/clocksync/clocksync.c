@@ -227,6 +227,7 @@ int mm_clocksync_residuals(mm_clocksync *cs, int phase, int *ranks, int64_t *res
             ranks[i] = r;
         } else if (cs->rank == r) {
             my_deviation = mm__deviation_from_truth(cs);
+            cs->residual_local_ns = mm_timer_now(cs->timer);
             rc = mm_offset_respond(cs->comm, 0, global);
             mm__residual_msg msg;
             if (rc == MPI_SUCCESS)

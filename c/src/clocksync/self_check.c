@@ -5,7 +5,8 @@
  *   measures the residual offsets (rank 0's global clock against each checked rank's). The same
  *   measurement says what the offset-only model implied by the fit would give: the model frozen
  *   at the sync's end (its offset there, slope 0), which differs from the fitted one by the
- *   slope's share since then, e_r = offset(now) - offset(sync end) on rank r. Its residual is
+ *   slope's share since then, e_r = offset(t_r) - offset(sync end) on rank r, t_r the local time
+ *   at which r answered the residual check. Its residual is
  *   residual - e_r. When the largest of those is smaller than the drift-aware model's largest by
  *   more than MM_SELF_CHECK_MARGIN_NS, the fitted slope is worse than none (a fit over a short
  *   span under load: seen 406 us off 5 s later where the offset-only hca3o was 250 us off), and
@@ -42,7 +43,11 @@ void mm_clocksync_inject_slope(mm_clocksync *cs, double slope_ppm) {
 
 int mm_clocksync_self_check(mm_clocksync *cs, const int *ranks, const int64_t *residual_ns, int n) {
     if (strcmp(cs->vt->model_kind, "linear") != 0) return MPI_SUCCESS;
-    int64_t moved = mm_model_offset_ns(&cs->model, mm_timer_now(cs->timer)) -
+    /* the slope's share at the moment this rank's residual was measured, not now: on a busy
+     * machine the check can come long after it, and the share grows meanwhile */
+    int64_t at = cs->residual_local_ns > cs->last_sync_local_ns ? cs->residual_local_ns
+                                                                : mm_timer_now(cs->timer);
+    int64_t moved = mm_model_offset_ns(&cs->model, at) -
                     mm_model_offset_ns(&cs->model, cs->last_sync_local_ns);
     int64_t *all = cs->rank == 0 ? malloc((size_t)cs->nprocs * sizeof *all) : NULL;
     if (!mm_all_ok(cs->comm, cs->rank != 0 || all)) {
