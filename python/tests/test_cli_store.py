@@ -94,7 +94,7 @@ def test_adding_again_changes_nothing(store, campaigns):
     assert query(store, "select count(*) as n from launch_summaries")[0]["n"] == before
     assert query(store, "select added from campaigns order by added") == added
     r = invoke("store", "add", campaigns[1], "--store", store, "--no-report", "--replace")
-    assert r.exit_code == 0 and "replaced:" in r.stdout
+    assert r.exit_code == 0 and "replaced:" in r.stdout, r.output
     assert query(store, "select count(*) as n from launch_summaries")[0]["n"] == before
 
 
