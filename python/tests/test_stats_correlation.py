@@ -155,9 +155,8 @@ def test_null_check_under_dependence_holm_family_rate(kind):
     p-value is valid, and independent rows put it at α itself (1 − (1 − 0.05/3)^3 = 4.9 %), so a
     sample's rate scatters around 5 %: the bound is the one-sided binomial test's at 1 % — 26 of
     320 is still consistent with 5 % (P(≥ 27) = 0.6 %); a 10 % rate passes in 15 % of seeds, the
-    issue's 28.5 % never. Measured on 960 campaigns of 6 rows: i.i.d. 5.5 %, walks 5.4 % (before
-    walks were differenced their p-values at the Holm level were 1.27× too small);
-    bench/stats_dependence.py measures the 12-row family on 1000."""
+    issue's 28.5 % never. Measured on 960 campaigns of 6 rows: i.i.d. 5.5 %, walks 5.4 %;
+    bench/stats_dependence.py measures the 12-row family."""
     rng = np.random.default_rng({"iid": 70, "ar1": 71, "walk": 72}[kind])
     g = np.repeat(np.arange(4), 60)
     hits = 0
