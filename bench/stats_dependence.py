@@ -28,7 +28,8 @@ Each section names its generator; all are seeded, so the numbers repeat.
 - model: α and β intervals of ``stats.costmodel.fit_line`` resampling launches (jackknife) against
   the points-as-independent ones, 10 launches × 18 sizes, shared 3 % launch factor / additive
   offset / independent noise; and a 3.4× jump on one launch of 32 sizes (reported as missed).
-- correlation: ``analysis.counters`` (prewhitened Spearman, Holm over counter × size) on campaigns
+- correlation: ``analysis.counters`` (prewhitened Spearman — a unit root, φ̃ ≥ 0.9, differenced —
+  Holm over counter × size) on campaigns
   of 4 launches × 3 sizes × 4 counters × 60 repetitions whose run times and counters are
   independent i.i.d., AR(1) φ = 0.5, or random-walk series: campaigns with any Holm-significant
   row (p ≤ 0.05) and with a `counter-correlation` warning (also |ρ| ≥ 0.3). Power: a counter that

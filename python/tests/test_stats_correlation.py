@@ -111,6 +111,7 @@ def test_prewhitening_is_scipy_on_the_ar1_innovations():
             w = v[g == k] - v[g == k].mean()
             num, den = num + np.dot(w[1:], w[:-1]), den + np.dot(w, w)
         phi = min(max((40 * num / den + 1) / 37, -0.99), 1.0)
+        phi = 1.0 if phi >= 0.9 else phi  # a unit root: differenced
         return np.concatenate([v[g == k][1:] - phi * v[g == k][:-1] for k in (0, 1)]), phi
 
     (ex, px), (ey, py) = innovations(xc), innovations(yc)
@@ -119,36 +120,65 @@ def test_prewhitening_is_scipy_on_the_ar1_innovations():
     assert math.isclose(c.pearson_r, st.pearsonr(ex, ey).statistic, rel_tol=1e-12)
 
 
-def _dependent_campaign(rng, kind, launches=4, nrep=60, tests=3, counters=4):
-    """Run times and counters as independent AR(1) φ = 0.5 series or random walks (issue 25)."""
-    def series():
-        if kind == "walk":
-            return np.cumsum(rng.normal(0, 0.02, nrep))
-        e = rng.normal(0, 0.1 * np.sqrt(0.75), nrep)
-        out = np.empty(nrep)
-        out[0] = rng.normal(0, 0.1)
-        for i in range(1, nrep):
-            out[i] = 0.5 * out[i - 1] + e[i]
-        return out
+def _series(rng, kind, launches, nrep):
+    """``launches`` independent series of ``nrep`` (rows): i.i.d. normal, AR(1) φ = 0.5 or random
+    walks (issue 25), vectorised over the launches."""
+    if kind == "iid":
+        return rng.normal(0, 0.1, (launches, nrep))
+    if kind == "walk":
+        return np.cumsum(rng.normal(0, 0.02, (launches, nrep)), axis=1)
+    e = rng.normal(0, 0.1 * np.sqrt(0.75), (launches, nrep))
+    out = np.empty((launches, nrep))
+    out[:, 0] = rng.normal(0, 0.1, launches)
+    for i in range(1, nrep):
+        out[:, i] = 0.5 * out[:, i - 1] + e[:, i]
+    return out
 
-    parts = []
-    for li in range(launches):
-        for t in range(tests):
-            run = 2000 * np.exp(series())
-            for k in range(counters):
-                parts.append(pd.DataFrame({"launch": li, "size": 8 << t, "rep": np.arange(nrep), "metric": f"c{k}",
-                                           "value": 40 * np.exp(series()), "run_time_ns": run}))
-    df = pd.concat(parts, ignore_index=True)
-    df["alternative"], df["op"], df["category"] = "a", "allreduce", "good"
-    return df
+
+def test_a_random_walk_is_differenced_an_ar1_is_not():
+    rng = np.random.default_rng(5)
+    g = np.repeat(np.arange(4), 60)
+    walk = _series(rng, "walk", 4, 60).ravel()
+    ar = _series(rng, "ar1", 4, 60).ravel()
+    residuals, phi = corr.prewhitened(corr.centred(walk, g), g)
+    assert phi == 1.0
+    assert np.allclose(residuals, np.concatenate([np.diff(walk[g == k]) for k in range(4)]))
+    assert 0.3 < corr.prewhitened(corr.centred(ar, g), g)[1] < 0.7
+
+
+@pytest.mark.parametrize("kind", ["iid", "ar1", "walk"])
+def test_null_check_under_dependence_holm_family_rate(kind):
+    """Independent run times and counters — i.i.d., AR(1) φ = 0.5, random walks — in campaigns of
+    4 launches × 60 repetitions and 3 sizes, one counter (a Holm family of 3): the rate of
+    campaigns with a Holm-significant row is not above 5 % (issue 25 measured 28.5 % and 66.5 %
+    with repetitions taken as independent). Holm keeps the family rate at most α when every
+    p-value is valid, and independent rows put it at α itself (1 − (1 − 0.05/3)^3 = 4.9 %), so a
+    sample's rate scatters around 5 %: the bound is the one-sided binomial test's at 1 % — 26 of
+    320 is still consistent with 5 % (P(≥ 27) = 0.6 %); a 10 % rate passes in 15 % of seeds, the
+    issue's 28.5 % never. Measured on 960 campaigns of 6 rows: i.i.d. 5.5 %, walks 5.4 %;
+    bench/stats_dependence.py measures the 12-row family."""
+    rng = np.random.default_rng({"iid": 70, "ar1": 71, "walk": 72}[kind])
+    g = np.repeat(np.arange(4), 60)
+    hits = 0
+    for _ in range(320):
+        p = [corr.within_groups(_series(rng, kind, 4, 60).ravel(), _series(rng, kind, 4, 60).ravel(), g).spearman_p
+             for _size in range(3)]
+        hits += bool(np.any(np.asarray(ac._holm(p)) <= 0.05))
+    assert hits <= 26, hits
 
 
 @pytest.mark.parametrize("kind", ["ar1", "walk"])
-def test_null_check_under_dependence_holm_rarely_significant(kind):
-    """Independent AR(1) φ = 0.5 series and random walks: few campaigns have any Holm-significant
-    row (issue 25 measured 28.5 % and 66.5 % with repetitions taken as independent; the bench
-    measures ≤ 5 % on 300 campaigns, this checks ≤ 10 % on 60)."""
-    rng = np.random.default_rng({"ar1": 71, "walk": 72}[kind])
-    hits = sum(any(r.spearman_p_adjusted <= 0.05 for r in ac._correlate(_dependent_campaign(rng, kind), {}))
-               for _ in range(60))
-    assert hits / 60 <= 0.10, hits
+def test_power_under_dependence_a_shared_component_is_found(kind):
+    """A counter whose innovations correlate 0.3 with the run time's (both AR(1) φ = 0.5, or both
+    random walks): found Holm-significant among 6 rows in ≥ 90 % of 60 campaigns (expected about
+    97 %: z ≈ 0.3·√236 against the Holm threshold 0.05/6)."""
+    rng = np.random.default_rng({"ar1": 73, "walk": 74}[kind])
+    g = np.repeat(np.arange(4), 60)
+    found = 0
+    for _ in range(60):
+        run = _series(rng, kind, 4, 60)
+        shared = 0.3 * run + 0.954 * _series(rng, kind, 4, 60)  # the same kind of series; ρ = 0.3
+        p = [corr.within_groups(shared.ravel(), run.ravel(), g).spearman_p]
+        p += [corr.within_groups(_series(rng, kind, 4, 60).ravel(), run.ravel(), g).spearman_p for _ in range(5)]
+        found += bool(ac._holm(p)[0] <= 0.05)
+    assert found >= 54, found
