@@ -72,6 +72,7 @@ void mm_meta_render_config(mm_json *j, const mm_config *c, const mm_sync_facts *
     mm_json_kv_int(j, "cold_cache_bytes", c->cold_cache_bytes);
     mm_json_kv_int(j, "copy_probe_bytes", c->copy_probe_bytes);
     mm__kv_text(j, "copy_probe_from", c->copy_probe_from); /* null: this launch probed */
+    mm__kv_text(j, "mpit_from", c->mpit_from); /* null: this launch read the MPI_T cvars */
     mm_json_kv_int(j, "root", c->root);
     mm_json_key(j, "pair");
     if (c->pair_given)

@@ -6,7 +6,10 @@
 - --copy-probe-from DIR skips the copy probe (an earlier launch's folder measured it), records
   the folder as config.copy_probe_from and leaves probes.copy_bandwidth null; a folder without a
   meta.json, --copy-probe-bytes 0 beside it, or an empty path are refused (exit 2, nothing
-  written); --describe offers it as an option mpimeter run sets per launch.
+  written); --describe offers it as an option mpimeter run sets per launch;
+- --mpit-from DIR skips reading the library's control variables (an earlier launch's folder read
+  them): config.mpit_from names the folder, mpi.mpi_t is null; the same checks refuse a folder
+  without a meta.json and the launch's own --out.
 """
 
 from __future__ import annotations
@@ -87,3 +90,27 @@ def test_describe_offers_copy_probe_from(lib):
                                     check=True).stdout)
     spec = next(o for o in doc["options"] if o["name"] == "copy-probe-from")
     assert spec["type"] == "path" and spec["per_launch"] is True and "bench" in spec["modes"]
+
+
+def test_mpit_from_an_earlier_launch(lib, tmp_path):
+    _, first = _launch(lib, tmp_path / "first", ["--procsync", "barrier"])
+    assert first["config"]["mpit_from"] is None
+    assert first["mpi"]["mpi_t"] is not None and first["mpi"]["mpi_t"]["cvars"] > 0
+    source = tmp_path / "first"
+    _, later = _launch(lib, tmp_path / "later", ["--procsync", "barrier", "--mpit-from", source])
+    assert later["config"]["mpit_from"] == str(source)
+    assert later["mpi"]["mpi_t"] is None
+    assert later["probes"]["copy_bandwidth"] is not None  # the copy probe is not tied to it
+    assert later["status"] == "complete"
+
+
+def test_mpit_from_is_checked(lib, tmp_path):
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    assert_refused(lib, SMALL + ["--mpit-from", empty], "not a launch folder (no meta.json in it)", tmp_path)
+    # assert_refused gives --out <tmp_path>/never
+    assert_refused(lib, SMALL + ["--mpit-from", tmp_path / "never"], "is this launch's own --out", tmp_path)
+    spec = next(o for o in json.loads(subprocess.run([str(bench_path(lib)), "--describe"], capture_output=True,
+                                                     text=True, check=True).stdout)["options"]
+                if o["name"] == "mpit-from")
+    assert spec["type"] == "path" and spec["per_launch"] is True
