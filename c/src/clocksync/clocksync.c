@@ -43,7 +43,7 @@ const char *mm_clocksync_names(void) {
 
 void mm_clocksync_params_resolve(const char *name, const mm_clocksync_params *given,
                                  mm_clocksync_params *out) {
-    mm_clocksync_params p = {0, 0, 0, 0, 0.0};
+    mm_clocksync_params p = {0, 0, 0, 0, 0.0, 0, 0.0};
     if (given) p = *given;
     (void)name; /* one set of defaults today; the name lets an algorithm differ later */
     if (p.nfit <= 0) p.nfit = MM_CS_DEFAULT_NFIT;

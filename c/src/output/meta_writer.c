@@ -106,7 +106,7 @@ void mm_meta_render_config(mm_json *j, const mm_config *c, const mm_sync_facts *
     /* 0 in the config means "the algorithm's default": show the value the sync resolved
      * (null when the sync is not open yet) */
     const mm_clocksync_params *given = &c->cs_params;
-    const mm_clocksync_params none = {0, 0, 0, 0, 0.0};
+    const mm_clocksync_params none = {0, 0, 0, 0, 0.0, 0, 0.0};
     const mm_clocksync_params *used = sync ? &sync->used : &none;
     mm_json_key(j, "clocksync_params");
     mm_json_begin_object(j);
