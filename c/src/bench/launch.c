@@ -78,13 +78,6 @@ static int mm__open_modules(mm__launch_state *st) {
     }
     ok = mm_clocksync_open(&st->cs, cfg->clocksync[0], st->comm, &st->timer, &cfg->cs_params) == 0 &&
          mm_procsync_open(&st->ps, cfg->procsync, st->comm, &st->timer, &st->cs, cfg) == 0;
-    /* The sync's cost proportional to what the launch needs (issue 31): a process sync that
-     * claims a start tolerance needs the clocks that close over the horizon of the docs'
-     * accuracy claim, not a fixed span; a user's --nfit or --fit-span-s is kept as given. */
-    if (ok && st->ps.vt->has_planned_start && cfg->cs_params.nfit == 0 && !(cfg->cs_params.fit_span_s > 0)) {
-        st->cs.params.fit_target_ns = mm_config_start_tolerance_ns(cfg, st->timer.overhead_ns);
-        st->cs.params.fit_horizon_s = MM_FIT_HORIZON_S;
-    }
     return mm_all_ok(st->comm, ok) ? 0 : -1;
 }
 

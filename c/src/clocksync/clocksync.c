@@ -51,6 +51,8 @@ void mm_clocksync_params_resolve(const char *name, const mm_clocksync_params *gi
     if (p.n_nonimproving <= 0) p.n_nonimproving = MM_CS_DEFAULT_N;
     if (p.min_rounds <= 0) p.min_rounds = MM_CS_DEFAULT_MIN_ROUNDS;
     if (!(p.fit_span_s > 0)) p.fit_span_s = MM_CS_DEFAULT_FIT_SPAN_S;
+    if (p.fit_target_ns < 0) p.fit_target_ns = 0;
+    p.fit_horizon_s = p.fit_target_ns > 0 ? MM_FIT_HORIZON_S : 0.0;
     *out = p;
 }
 

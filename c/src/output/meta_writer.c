@@ -117,6 +117,7 @@ void mm_meta_render_config(mm_json *j, const mm_config *c, const mm_sync_facts *
                     given->n_nonimproving > 0 ? given->n_nonimproving : used->n_nonimproving);
     mm__kv_positive(j, "min_rounds", given->min_rounds > 0 ? given->min_rounds : used->min_rounds);
     mm__kv_positive(j, "fit_span_s", given->fit_span_s > 0 ? given->fit_span_s : used->fit_span_s);
+    mm__kv_positive(j, "fit_target_ns", (double)given->fit_target_ns); /* null: every fit point */
     mm_json_end_object(j);
     mm_json_key(j, "procsync_params");
     mm_json_begin_object(j);
