@@ -5,15 +5,19 @@ probe, meta.json probes.cacheline_rtt_ns, tells which) with each method's spread
     .venv/bin/python bench/launch_states.py --rounds 20 [--imb PATH/IMB-MPI1] [--lib openmpi]
         [--out bench/results/launch_states.json]
 
-Every round runs each configuration once, in an order shuffled per round (seeded), on 2 ranks,
-allreduce 8 B / 1 KiB / 64 KiB:
+First one plain default launch (`first`: it runs the copy probe and reads the MPI_T control
+variables, as the first launch of a campaign does). Then every round runs each configuration
+once, in an order shuffled per round (seeded), on 2 ranks, allreduce 8 B / 1 KiB / 64 KiB, each
+mpimeter launch with `--copy-probe-from` and `--mpit-from` that first launch, as `mpimeter run`
+starts every launch after an alternative's first:
 
-- default:   mpimeter-bench as it comes (window + hca3)
+- default:    mpimeter-bench as it comes (window + hca3: 32 fit points over 0.2 s)
+- hca3_early: the default with --fit-target-ns 1000 (the fit stops, after 8 points, once its
+              predicted error 5 s ahead is within 1 us, the window's start tolerance here)
 - hca3o:     --clocksync hca3o (window; offset-only sync, re-synced every second)
 - barrier:   --procsync barrier (MS1, no clock sync)
-- probe_from: the default with --copy-probe-from (the copy probe of the round's default launch),
-             as `mpimeter run` launches every launch after an alternative's first
 - imb:       IMB-MPI1 Allreduce -msglen (8, 1024, 65536) -npmin 2, when --imb is given
+- mpirun:    mpirun -np 2 /bin/true: the launcher's own start-up and teardown
 
 Per launch: the wall time around the launcher (perf_counter), meta.json's phases, the cache-line
 round trip, and each size's median run time (valid repetitions; window and hca3o: global end
@@ -23,8 +27,12 @@ IMB: its t_avg). A launch is "fast" when its cache-line round trip is below --fa
 none (it gives up after 20 ms without an answer: a loaded machine). Per state and method: the
 per-launch max/min of the medians per size (the issue's "per-state spread") and the median wall
 time. IMB records no probe: its launches are assigned the state of the mpimeter launch run just
-before it in the same round (stated in the output). The load average is recorded per launch:
-on a shared 2-core machine every number grows with it. Not a test.
+before it in the same round (stated in the output). The load is recorded per launch: the load
+average, and the other processes' CPU share during the launch (the machine's busy CPU time from
+/proc/stat minus the CPU time of this script's children, over wall time x CPUs); on a shared
+2-core machine every number grows with it. "trials": the rounds' first and second halves as two
+trials (issue 31's acceptance: per-state medians within 3 % at every size, the pooled ratio
+beside it). Not a test.
 """
 
 from __future__ import annotations
@@ -48,10 +56,35 @@ SIZES = [8, 1024, 65536]
 BASE = ["--ops", "allreduce", "--sizes", ",".join(map(str, SIZES))]
 METHODS = {
     "default": [],
+    "hca3_early": ["--fit-target-ns", "1000"],
     "hca3o": ["--clocksync", "hca3o"],
     "barrier": ["--procsync", "barrier"],
-    "probe_from": None,  # the default with --copy-probe-from the round's default launch
 }
+NCPUS = os.cpu_count() or 1
+
+
+def _busy_s() -> float:
+    """The machine's busy CPU seconds so far (all CPUs: /proc/stat's first line, idle and iowait
+    left out)."""
+    with open("/proc/stat") as f:
+        v = [int(x) for x in f.readline().split()[1:]]
+    return (sum(v) - v[3] - v[4]) / os.sysconf("SC_CLK_TCK")
+
+
+def _children_s() -> float:
+    t = os.times()
+    return t.children_user + t.children_system
+
+
+def _timed(cmd: list[str]) -> tuple[subprocess.CompletedProcess, float, dict]:
+    """Runs cmd; its wall time and the load around it (load average, other processes' CPU share)."""
+    load = os.getloadavg()[0]
+    busy, own = _busy_s(), _children_s()
+    start = time.perf_counter()
+    done = subprocess.run(cmd, capture_output=True, text=True)
+    wall = time.perf_counter() - start
+    other = max(0.0, (_busy_s() - busy) - (_children_s() - own))
+    return done, wall, {"load1": load, "other_cpu_share": round(other / (wall * NCPUS), 3)}
 
 
 def _launcher(lib: str) -> list[str]:
@@ -74,39 +107,52 @@ def _medians(folder: Path, method: str) -> dict[int, float]:
     return out
 
 
-def _run_mpimeter(lib: str, method: str, folder: Path, probe_from: Path | None) -> dict:
-    args = list(METHODS[method] or []) + (["--copy-probe-from", str(probe_from)] if probe_from else [])
+def _run_mpimeter(lib: str, method: str, folder: Path, first: Path | None) -> dict:
+    args = list(METHODS.get(method, []))
+    if first:
+        args += ["--copy-probe-from", str(first), "--mpit-from", str(first)]
     cmd = _launcher(lib) + [str(REPO / "build" / lib / "bin" / "mpimeter-bench"), *BASE, *args,
                             "--out", str(folder)]
-    load = os.getloadavg()[0]
-    start = time.perf_counter()
-    done = subprocess.run(cmd, capture_output=True, text=True)
-    wall = time.perf_counter() - start
+    done, wall, load = _timed(cmd)
     if done.returncode != 0:
-        return {"method": method, "error": done.stderr.strip()[-400:], "wall_s": wall, "load1": load}
+        return {"method": method, "error": done.stderr.strip()[-400:], "wall_s": wall, **load}
     meta = json.loads((folder / "meta.json").read_text())
     probes = meta["probes"].get("cacheline_rtt_ns") or []
     rtt = probes[0]["rtt_ns"] if probes else None
-    return {"method": method, "wall_s": wall, "load1": load, "cacheline_rtt_ns": rtt,
+    edges = sum(1 for line in (folder / "sync.csv").read_text().splitlines() if ",edge," in line) \
+        if (folder / "sync.csv").is_file() else None
+    cs = meta.get("clock_sync") or {}
+    return {"method": method, "wall_s": wall, **load, "cacheline_rtt_ns": rtt, "sync_edge_points": edges,
+            "residual_start_ns": (cs.get("residual_start") or {}).get("max_abs_ns"),
+            "residual_end_ns": (cs.get("residual_end") or {}).get("max_abs_ns"),
+            "invalid_share": _invalid_share(folder),
             "phases": {k: (v or {}).get("seconds") for k, v in (meta.get("phases") or {}).items()},
             "clock_sync_s": meta["clock_sync"]["duration_s"] if meta.get("clock_sync") else None,
             "medians_ns": _medians(folder, "barrier" if method == "barrier" else "window")}
+
+
+def _invalid_share(folder: Path) -> float | None:
+    raw = pd.read_csv(folder / "raw.csv", usecols=["valid"])
+    return round(float((raw["valid"] == 0).mean()), 4) if len(raw) else None
+
+
+def _run_true(lib: str) -> dict:
+    done, wall, load = _timed(_launcher(lib) + ["/bin/true"])
+    return {"method": "mpirun", "wall_s": wall, **load, "medians_ns": {},
+            **({"error": done.stderr.strip()[-400:]} if done.returncode else {})}
 
 
 def _run_imb(lib: str, imb: str, tmp: Path) -> dict:
     lens = tmp / "msglen.txt"
     lens.write_text("".join(f"{s}\n" for s in SIZES))
     cmd = _launcher(lib) + [imb, "Allreduce", "-msglen", str(lens), "-npmin", "2"]
-    load = os.getloadavg()[0]
-    start = time.perf_counter()
-    done = subprocess.run(cmd, capture_output=True, text=True)
-    wall = time.perf_counter() - start
+    done, wall, load = _timed(cmd)
     medians = {}
     for line in done.stdout.splitlines():  # #bytes #repetitions t_min t_max t_avg
         m = re.match(r"\s*(\d+)\s+(\d+)\s+([\d.]+)\s+([\d.]+)\s+([\d.]+)\s*$", line)
         if m and int(m.group(1)) in SIZES:
             medians[int(m.group(1))] = float(m.group(5)) * 1e3  # t_avg in us
-    return {"method": "imb", "wall_s": wall, "load1": load, "medians_ns": medians,
+    return {"method": "imb", "wall_s": wall, **load, "medians_ns": medians,
             **({"error": done.stderr.strip()[-400:]} if done.returncode else {})}
 
 
@@ -124,8 +170,13 @@ def _summary(launches: list[dict]) -> dict:
             rows = [x for x in ok if x["method"] == method and (state == "all" or x["state"] == state)]
             if not rows:
                 continue
-            entry = {"launches": len(rows), "wall_s_median": statistics.median(x["wall_s"] for x in rows),
-                     "load1_median": statistics.median(x["load1"] for x in rows)}
+            entry = {"launches": len(rows), "wall_s_median": round(statistics.median(x["wall_s"] for x in rows), 4),
+                     "load1_median": round(statistics.median(x["load1"] for x in rows), 2),
+                     "other_cpu_share_median": statistics.median(x["other_cpu_share"] for x in rows)}
+            for key in ("sync_edge_points", "residual_start_ns", "residual_end_ns", "invalid_share"):
+                got = [x[key] for x in rows if x.get(key) is not None]
+                if got:
+                    entry[key + "_median"] = statistics.median(got)
             spread, med = {}, {}
             for size in SIZES:
                 values = [x["medians_ns"].get(size) for x in rows]
@@ -146,6 +197,32 @@ def _summary(launches: list[dict]) -> dict:
     return out
 
 
+def _trials(launches: list[dict], rounds_done: int) -> dict:
+    """Issue 31's acceptance: the rounds' first and second halves as two trials; per method,
+    state and size the ratio of their medians of per-launch medians (second / first), and the
+    pooled ratio (all states together) beside it."""
+    half = rounds_done // 2
+    ok = [x for x in launches if "error" not in x and x.get("medians_ns") and x["round"] >= 0]
+    out: dict = {}
+    for method in sorted({x["method"] for x in ok}):
+        entry: dict = {"first_rounds": [0, half - 1], "second_rounds": [half, rounds_done - 1]}
+        for state in ("fast", "slow", "pooled"):
+            ratios, counts = {}, None
+            for size in SIZES:
+                sides = []
+                for lo, hi in ((0, half), (half, rounds_done)):
+                    vals = [x["medians_ns"].get(size) for x in ok if x["method"] == method and lo <= x["round"] < hi
+                            and (state == "pooled" or x["state"] == state)]
+                    sides.append([v for v in vals if v and v > 0])
+                counts = [len(v) for v in sides]
+                if all(sides):
+                    ratios[str(size)] = round(statistics.median(sides[1]) / statistics.median(sides[0]), 4)
+            entry[state] = {"launches": counts, "ratio_second_over_first": ratios,
+                            "within_3_percent": bool(ratios) and all(abs(r - 1) <= 0.03 for r in ratios.values())}
+        out[method] = entry
+    return out
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rounds", type=int, default=20)
@@ -159,22 +236,28 @@ def main() -> None:
     launches: list[dict] = []
     tmp = Path(tempfile.mkdtemp(prefix="launch_states."))
     try:
+        first = tmp / "first"
+        rec = _run_mpimeter(args.lib, "first", first, None)
+        rec.update(state=_state(rec.get("cacheline_rtt_ns"), args.fast_below_ns), round=-1)
+        launches.append(rec)
+        print(json.dumps(rec), flush=True)
         for round_ in range(args.rounds):
-            order = [m for m in METHODS if m != "probe_from"] + (["imb"] if args.imb else [])
+            order = list(METHODS) + ["mpirun"] + (["imb"] if args.imb else [])
             rng.shuffle(order)
-            order.append("probe_from")  # needs the round's default launch
             last_state = "unknown"
             for k, method in enumerate(order):
                 folder = tmp / f"{round_:03d}-{k}-{method}"
                 if method == "imb":
                     rec = _run_imb(args.lib, args.imb, tmp)
                     rec["state"] = last_state
+                elif method == "mpirun":
+                    rec = _run_true(args.lib)
+                    rec["state"] = last_state
                 else:
-                    source = tmp / next(f.name for f in tmp.iterdir() if f.name.startswith(f"{round_:03d}-")
-                                        and f.name.endswith("-default")) if method == "probe_from" else None
-                    rec = _run_mpimeter(args.lib, method, folder, source)
+                    rec = _run_mpimeter(args.lib, method, folder, first)
                     rec["state"] = _state(rec.get("cacheline_rtt_ns"), args.fast_below_ns)
                     last_state = rec["state"]
+                    shutil.rmtree(folder, ignore_errors=True)
                 rec["round"] = round_
                 launches.append(rec)
                 print(json.dumps(rec), flush=True)
@@ -189,7 +272,8 @@ def _write(args: argparse.Namespace, launches: list[dict], rounds_done: int) -> 
               "op": "allreduce", "sizes": SIZES, "seed": args.seed, "fast_below_ns": args.fast_below_ns,
               "imb": bool(args.imb),
               "imb_state": "the state of the mpimeter launch run just before it in the round",
-              "summary": _summary(launches), "launches": launches}
+              "cpus": NCPUS, "summary": _summary(launches), "trials": _trials(launches, rounds_done),
+              "launches": launches}
     args.out.write_text(json.dumps(result, indent=1) + "\n")
 
 

@@ -54,7 +54,19 @@ typedef struct mm_clocksync_params {
     int n_nonimproving;   /* stop after N round trips that did not beat the min RTT */
     int min_rounds;       /* skampi: rounds before early stop may fire */
     double fit_span_s;    /* drift-aware algorithms: spread the nfit points over this span */
+    /* --fit-target-ns (issue 31: a sync's cost proportional to the accuracy needed). 0 = the
+     * fit takes all nfit points. Otherwise a top-down edge (hca3) stops adding points, after
+     * MM_FIT_MIN_POINTS, once the fit's predicted error fit_horizon_s (MM_FIT_HORIZON_S, set by
+     * mm_clocksync_open) after its last point is at most fit_target_ns (tree.c). */
+    int64_t fit_target_ns;
+    double fit_horizon_s;
 } mm_clocksync_params;
+
+/* The early stop's fewest points: enough for the robust fit to outvote a few asymmetric round
+ * trips (docs/ALGORITHMS.md, "Fitting a line"); and its horizon: the span of the accuracy the
+ * docs claim for the drift-aware syncs (residuals ~1-3 us 5 s after the sync). */
+enum { MM_FIT_MIN_POINTS = 8 };
+#define MM_FIT_HORIZON_S 5.0
 
 /* Fills zero fields of `given` with the defaults of algorithm `name` into *out (given may be
  * NULL: all defaults). */
@@ -106,6 +118,7 @@ struct mm_clocksync {
      * used (every rank), and every later sync is frozen to it too. */
     int self_checked;
     int64_t self_check_linear_ns, self_check_offset_ns;
+    int fit_points; /* points of this rank's last top-down edge fit (the early stop: params) */
     int offset_only;
     mm_mpi_error err;         /* the first MPI failure of this sync module */
 };
@@ -236,6 +249,9 @@ static inline int64_t mm_clockfn_now(mm_clockfn c) { return c.now_ns(c.ctx); }
 int mm_offset_measure(MPI_Comm comm, int peer, mm_clockfn clock, const mm_offset_rules *rules,
                       mm_offset_result *out);
 int mm_offset_respond(MPI_Comm comm, int peer, mm_clockfn clock);
+/* The measuring side declines one measurement `peer` is about to serve (the stop message
+ * alone: mm_offset_respond returns at once). */
+int mm_offset_decline(MPI_Comm comm, int peer);
 
 /* ---- the algorithms (one file each) ---- */
 extern const mm_clocksync_vtable mm_clocksync_none;

@@ -69,6 +69,7 @@ typedef struct mm_config {
     /* --copy-probe-from: the launch folder whose copy probe stands for this launch's ("" = this
      * launch probes itself); then no probe runs here */
     char copy_probe_from[MM_PATH_LEN];
+    char mpit_from[MM_PATH_LEN]; /* --mpit-from: "" = this launch reads the MPI_T cvars */
     int root;
     int pair[2];     /* --pair A,B of the ping-pongs */
     int pair_given;  /* 0 = auto: the launch picks the pair (SKaMPI's rule, pairs.c) */

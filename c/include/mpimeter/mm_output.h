@@ -116,8 +116,9 @@ typedef struct mm_provenance {
     int nomem;           /* every rank: rank 0 had no memory for the rank table (nothing gathered) */
 } mm_provenance;
 
-/* Collective: collects everything (rank 0 gathers host/pid/affinity from every rank). */
-void mm_provenance_collect(mm_provenance *p, MPI_Comm comm);
+/* Collective: collects everything (rank 0 gathers host/pid/affinity from every rank); the MPI_T
+ * control variables only when read_mpit (mpi.mpi_t stays null otherwise: --mpit-from). */
+void mm_provenance_collect(mm_provenance *p, MPI_Comm comm, int read_mpit);
 /* Collective: the cache-line probe (probe.c) between the first two ranks of each host, results
  * on rank 0 in p->probes. Outside any test. */
 void mm_provenance_probe(mm_provenance *p, MPI_Comm comm, const mm_timer *timer);

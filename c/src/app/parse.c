@@ -298,6 +298,7 @@ static int mm__apply(mm_config *cfg, const mm_option_spec *o, const char *value,
     case MM_OPT_PATH: {
         char *slot = strcmp(name, "out") == 0               ? cfg->out
                      : strcmp(name, "copy-probe-from") == 0 ? cfg->copy_probe_from
+                     : strcmp(name, "mpit-from") == 0       ? cfg->mpit_from
                                                             : NULL;
         if (!slot) return mm_fail(err, len, "internal: option --%s has no place", name);
         if (!*value) return mm_fail(err, len, "--%s: empty path", name);
@@ -387,21 +388,26 @@ static int mm__check_scoped_options(const mm_config *cfg, const char *seen, char
 /* The checks that need the registries; run once after all options are read. */
 /* --copy-probe-from DIR: an earlier launch's folder, which holds a meta.json (its copy probe is
  * not read here: the analysis takes each probe's best over a campaign's launches). */
+static int mm__check_earlier_launch(const char *option, const char *dir, const mm_config *cfg,
+                                    char *err, size_t len) {
+    if (strcmp(dir, cfg->out) == 0)
+        return mm_fail(err, len, "--%s %s: is this launch's own --out; allowed: the folder of "
+                        "an earlier launch", option, dir);
+    char meta[MM_PATH_LEN + 16];
+    snprintf(meta, sizeof meta, "%s/meta.json", dir);
+    struct stat sb;
+    if (stat(meta, &sb) != 0 || !S_ISREG(sb.st_mode))
+        return mm_fail(err, len, "--%s %s: not a launch folder (no meta.json in it); allowed: "
+                        "the folder of an earlier launch on this machine", option, dir);
+    return 0;
+}
+
 static int mm__check_copy_probe_from(const mm_config *cfg, char *err, size_t len) {
     const char *dir = cfg->copy_probe_from;
     if (cfg->copy_probe_bytes == 0)
         return mm_fail(err, len, "--copy-probe-from %s with --copy-probe-bytes 0: there is no copy probe "
                         "to take from another launch; allowed: one of the two", dir);
-    if (strcmp(dir, cfg->out) == 0)
-        return mm_fail(err, len, "--copy-probe-from %s: is this launch's own --out; allowed: the folder of "
-                        "an earlier launch", dir);
-    char meta[MM_PATH_LEN + 16];
-    snprintf(meta, sizeof meta, "%s/meta.json", dir);
-    struct stat sb;
-    if (stat(meta, &sb) != 0 || !S_ISREG(sb.st_mode))
-        return mm_fail(err, len, "--copy-probe-from %s: not a launch folder (no meta.json in it); allowed: "
-                        "the folder of an earlier launch on this machine", dir);
-    return 0;
+    return mm__check_earlier_launch("copy-probe-from", dir, cfg, err, len);
 }
 
 static int mm__validate(mm_config *cfg, int seen_clocksync, char *err, size_t len) {
@@ -515,6 +521,10 @@ static int mm__validate(mm_config *cfg, int seen_clocksync, char *err, size_t le
         mm_papi_check(cfg->papi_events, err, len) != 0)
         return 2;
     if (cfg->copy_probe_from[0] && mm__check_copy_probe_from(cfg, err, len) != 0) return 2;
+    /* --mpit-from DIR: an earlier launch's folder; its mpi.mpi_t is not read here (the
+     * analysis reads every launch's meta.json) */
+    if (cfg->mpit_from[0] && mm__check_earlier_launch("mpit-from", cfg->mpit_from, cfg, err, len) != 0)
+        return 2;
     /* output: a launch writes a folder; --validate only checks the options */
     if (cfg->mode == MM_MODE_BENCH && cfg->validate_nprocs == 0) {
         if (!cfg->out[0]) return mm_fail(err, len, "--out: missing; give the launch folder to write (e.g. --out results/m1)");

@@ -177,7 +177,7 @@ static int mm__start(mm__launch_state *st) {
     st->epoch_ns = mm_timer_now(&st->timer);
     MM_MPI(&st->err, MPI_Bcast(&st->epoch_ns, 1, MPI_INT64_T, 0, st->comm));
     st->start_local_ns = mm_timer_now(&st->timer);
-    mm_provenance_collect(&st->prov, st->comm);
+    mm_provenance_collect(&st->prov, st->comm, !cfg->mpit_from[0]);
     if (st->prov.nomem) {
         if (st->rank == 0) mm__launch_say(st, "out of memory (rank table of %d ranks)", st->nprocs);
         return -1;

@@ -43,7 +43,7 @@ const char *mm_clocksync_names(void) {
 
 void mm_clocksync_params_resolve(const char *name, const mm_clocksync_params *given,
                                  mm_clocksync_params *out) {
-    mm_clocksync_params p = {0, 0, 0, 0, 0.0};
+    mm_clocksync_params p = {0, 0, 0, 0, 0.0, 0, 0.0};
     if (given) p = *given;
     (void)name; /* one set of defaults today; the name lets an algorithm differ later */
     if (p.nfit <= 0) p.nfit = MM_CS_DEFAULT_NFIT;
@@ -51,6 +51,8 @@ void mm_clocksync_params_resolve(const char *name, const mm_clocksync_params *gi
     if (p.n_nonimproving <= 0) p.n_nonimproving = MM_CS_DEFAULT_N;
     if (p.min_rounds <= 0) p.min_rounds = MM_CS_DEFAULT_MIN_ROUNDS;
     if (!(p.fit_span_s > 0)) p.fit_span_s = MM_CS_DEFAULT_FIT_SPAN_S;
+    if (p.fit_target_ns < 0) p.fit_target_ns = 0;
+    p.fit_horizon_s = p.fit_target_ns > 0 ? MM_FIT_HORIZON_S : 0.0;
     *out = p;
 }
 

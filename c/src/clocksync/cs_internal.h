@@ -44,6 +44,11 @@ int64_t mm__stagger_ns(int index, int n, double span_s);
  * offset-only model anchored at the measurement, n > 1 a line fitted by weighted Theil–Sen
  * (mm_model_fit_robust, weights 1/RTT²). */
 mm_clock_model mm__edge_model(const mm_offset_result *pts, int n);
+/* Pure: the predicted error (ns) of model m, fitted to the n points, horizon_s after the last
+ * point: the least-squares prediction error sigma * sqrt(1/n + (t - mean x)^2 / Sxx), sigma the
+ * residuals' standard deviation about m (at least 1 ns: offsets are whole nanoseconds); -1 when
+ * n < 3 or the points share one local time. */
+double mm__fit_error_ns(const mm_offset_result *pts, int n, const mm_clock_model *m, double horizon_s);
 /* Keeps the slope, moves the line through one (newer) measurement: anchor = its time,
  * intercept = its offset (model sign). */
 mm_clock_model mm__reanchor(const mm_clock_model *m, const mm_offset_result *point);

@@ -193,6 +193,11 @@ int mm_offset_measure(MPI_Comm comm, int peer, mm_clockfn clock, const mm_offset
     return rc;
 }
 
+int mm_offset_decline(MPI_Comm comm, int peer) {
+    const int64_t stop = 0;
+    return MM_MPI(NULL, MPI_Send(&stop, 1, MPI_INT64_T, peer, MM__TAG_PING, comm));
+}
+
 int mm_offset_respond(MPI_Comm comm, int peer, mm_clockfn clock) {
     for (int first = 1;; first = 0) {
         int64_t msg = 0;

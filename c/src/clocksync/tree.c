@@ -9,6 +9,7 @@
  * tree round by round and rank 0 scatters the result; a gather of one edge model per rank is
  * the same data flow (the MPI library's gather is itself a tree) with less code to get wrong.
  * Cost: one MPI_Gather and one MPI_Scatter of 32 bytes per rank. */
+#include <math.h>
 #include <stdlib.h>
 #include <time.h>
 
@@ -123,6 +124,24 @@ mm_clock_model mm__edge_model(const mm_offset_result *pts, int n) {
     return m;
 }
 
+double mm__fit_error_ns(const mm_offset_result *pts, int n, const mm_clock_model *m, double horizon_s) {
+    if (n < 3) return -1;
+    double mean = 0, sxx = 0, ss = 0;
+    for (int k = 0; k < n; k++) mean += (double)(pts[k].my_ns - pts[0].my_ns);
+    mean /= n;
+    for (int k = 0; k < n; k++) {
+        double dx = (double)(pts[k].my_ns - pts[0].my_ns) - mean;
+        double r = -(double)pts[k].offset_ns - (double)mm_model_offset_ns(m, pts[k].my_ns);
+        sxx += dx * dx;
+        ss += r * r;
+    }
+    if (!(sxx > 0)) return -1;
+    double sigma = sqrt(ss / (n - 2));
+    if (sigma < 1.0) sigma = 1.0;
+    double t = (double)(pts[n - 1].my_ns - pts[0].my_ns) + horizon_s * 1e9 - mean;
+    return sigma * sqrt(1.0 / n + t * t / sxx);
+}
+
 mm_clock_model mm__reanchor(const mm_clock_model *m, const mm_offset_result *point) {
     mm_clock_model r = *m;
     r.anchor_ns = point->my_ns;
@@ -226,12 +245,24 @@ int mm__topdown_sync(mm_clocksync *cs, int npoints, double span_s) {
         int64_t start = mm_timer_now(cs->timer);
         /* index in the round: rank − 2^k, which is the parent's rank */
         int64_t stagger = mm__stagger_ns(mm__topdown_parent(cs->rank), npoints, span_s);
+        int used = npoints;
         for (int j = 1; j < npoints && rc == MPI_SUCCESS; j++) {
             mm_timer_sleep_until(cs->timer, mm__point_time(start, j, npoints, span_s) + stagger);
             rc = mm__measure_edge(cs, a[k].peer, &rules, &pts[j]);
+            /* the early stop: the fit is already as good as the launch needs (cs->params) */
+            if (rc == MPI_SUCCESS && cs->params.fit_target_ns > 0 && j + 1 >= MM_FIT_MIN_POINTS &&
+                j + 1 < npoints) {
+                mm_clock_model m = mm__edge_model(pts, j + 1);
+                double e = mm__fit_error_ns(pts, j + 1, &m, cs->params.fit_horizon_s);
+                if (e >= 0 && e <= (double)cs->params.fit_target_ns) used = j + 1;
+            }
+            if (used < npoints) break;
         }
+        /* the parent serves npoints measurements: each one not taken is declined at once */
+        for (int j = used; j < npoints && rc == MPI_SUCCESS; j++) rc = mm_offset_decline(cs->comm, a[k].peer);
+        cs->fit_points = used;
         if (rc == MPI_SUCCESS) {
-            cs->model = mm__edge_model(pts, npoints);
+            cs->model = mm__edge_model(pts, used);
             cs->parent = a[k].peer;
         }
     }

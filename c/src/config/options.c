@@ -89,6 +89,12 @@ static const mm_option_spec mm__table[] = {
      "skip the copy probe: the launch folder DIR (with its meta.json) of an earlier launch on "
      "the same machine measured it with --copy-probe-bytes (mpimeter run passes its first "
      "launch's folder to the later ones); recorded as config.copy_probe_from"},
+    {"mpit-from", MM_OPT_PATH, BENCH | MM_OPT_F_PER_LAUNCH, "DIR", "(this launch reads them)",
+     NULL, NONE,
+     "skip reading the MPI library's control variables (MPI_T; ~0.2 s with Open MPI 4.1): the "
+     "launch folder DIR (with its meta.json) of an earlier launch of the same binary and "
+     "settings read them (mpimeter run passes its first launch's folder to the later ones); "
+     "recorded as config.mpit_from"},
     {"root", MM_OPT_INT, BENCH, "RANK", "0", NULL, 0, 2147483647.0, NULL, OFF(root),
      "root rank of rooted operations (below the number of ranks)"},
     {"pair", MM_OPT_PAIR, BENCH | MM_OPT_F_AUTO, "A,B", "auto", NULL, 0, 2147483647.0, NULL, 0,
@@ -173,6 +179,10 @@ static const mm_option_spec mm__table[] = {
      OFF(cs_params.min_rounds), "clock sync (skampi): rounds before the early stop may fire"},
     {"fit-span-s", MM_OPT_FLOAT, BENCH | SYNC | MM_OPT_F_ABOVE, "S", "0.2", "s", 0, 3600, NULL,
      OFF(cs_params.fit_span_s), "clock sync: spread the fit points over S seconds"},
+    {"fit-target-ns", MM_OPT_I64, BENCH, "NS", "0", "ns", 0, 1e9, NULL,
+     OFF(cs_params.fit_target_ns),
+     "hca3: an edge stops adding fit points (after 8) once its fit's predicted error 5 s after "
+     "its last point is at most NS (0 = every --nfit point over --fit-span-s)"},
     {"resync-s", MM_OPT_FLOAT, BENCH, "T", "1 for offset-only syncs, else never", "s", 0, 1e6,
      NULL, OFF(resync_s),
      "re-run the clock sync between tests when the last one is older than T s (0 = never)"},

@@ -72,6 +72,7 @@ void mm_meta_render_config(mm_json *j, const mm_config *c, const mm_sync_facts *
     mm_json_kv_int(j, "cold_cache_bytes", c->cold_cache_bytes);
     mm_json_kv_int(j, "copy_probe_bytes", c->copy_probe_bytes);
     mm__kv_text(j, "copy_probe_from", c->copy_probe_from); /* null: this launch probed */
+    mm__kv_text(j, "mpit_from", c->mpit_from); /* null: this launch read the MPI_T cvars */
     mm_json_kv_int(j, "root", c->root);
     mm_json_key(j, "pair");
     if (c->pair_given)
@@ -105,7 +106,7 @@ void mm_meta_render_config(mm_json *j, const mm_config *c, const mm_sync_facts *
     /* 0 in the config means "the algorithm's default": show the value the sync resolved
      * (null when the sync is not open yet) */
     const mm_clocksync_params *given = &c->cs_params;
-    const mm_clocksync_params none = {0, 0, 0, 0, 0.0};
+    const mm_clocksync_params none = {0, 0, 0, 0, 0.0, 0, 0.0};
     const mm_clocksync_params *used = sync ? &sync->used : &none;
     mm_json_key(j, "clocksync_params");
     mm_json_begin_object(j);
@@ -116,6 +117,7 @@ void mm_meta_render_config(mm_json *j, const mm_config *c, const mm_sync_facts *
                     given->n_nonimproving > 0 ? given->n_nonimproving : used->n_nonimproving);
     mm__kv_positive(j, "min_rounds", given->min_rounds > 0 ? given->min_rounds : used->min_rounds);
     mm__kv_positive(j, "fit_span_s", given->fit_span_s > 0 ? given->fit_span_s : used->fit_span_s);
+    mm__kv_positive(j, "fit_target_ns", (double)given->fit_target_ns); /* null: every fit point */
     mm_json_end_object(j);
     mm_json_key(j, "procsync_params");
     mm_json_begin_object(j);

@@ -188,7 +188,7 @@ static void mm__library_kind(const char *version, char *out, size_t len) {
         snprintf(out, len, "unknown");
 }
 
-void mm_provenance_collect(mm_provenance *p, MPI_Comm comm) {
+void mm_provenance_collect(mm_provenance *p, MPI_Comm comm, int read_mpit) {
     memset(p, 0, sizeof *p);
     int rank, nprocs;
     MM_MPI(&p->err, MPI_Comm_rank(comm, &rank));
@@ -252,7 +252,9 @@ void mm_provenance_collect(mm_provenance *p, MPI_Comm comm) {
     }
     if (rank == 0) {
         mm_environment_json(&p->environment_json, environ);
-        mm_mpit_collect(&p->mpit);
+        /* the MPI_T session costs ~0.2 s with Open MPI 4.1 (it opens every component of every
+         * framework): a campaign reads it in its first launch only (--mpit-from, issue 31) */
+        if (read_mpit) mm_mpit_collect(&p->mpit);
     }
 }
 

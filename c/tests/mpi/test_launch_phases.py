@@ -6,7 +6,10 @@
 - --copy-probe-from DIR skips the copy probe (an earlier launch's folder measured it), records
   the folder as config.copy_probe_from and leaves probes.copy_bandwidth null; a folder without a
   meta.json, --copy-probe-bytes 0 beside it, or an empty path are refused (exit 2, nothing
-  written); --describe offers it as an option mpimeter run sets per launch.
+  written); --describe offers it as an option mpimeter run sets per launch;
+- --mpit-from DIR skips reading the library's control variables (an earlier launch's folder read
+  them): config.mpit_from names the folder, mpi.mpi_t is null; the same checks refuse a folder
+  without a meta.json and the launch's own --out.
 """
 
 from __future__ import annotations
@@ -48,7 +51,21 @@ def test_phases_are_ordered_and_fit_the_launch(lib, tmp_path):
     assert end < wall_s
     # the default clock sync (hca3) spreads its fit over fit_span_s: "sync" holds it
     assert meta["config"]["clocksync"] == "hca3"
+    assert meta["clock_sync"]["params"]["fit_target_ns"] is None
     assert phases["sync"]["seconds"] >= 0.9 * meta["config"]["clocksync_params"]["fit_span_s"]
+
+
+def test_sync_fit_stops_early_with_a_target(lib, tmp_path):
+    """--fit-target-ns: rank 1's edge took between 8 and 32 points (sync.csv), recorded with the
+    5 s horizon; without it all 32 (the default test above)."""
+    _, meta = _launch(lib, tmp_path / "early", ["--fit-target-ns", "1000"])
+    edges = (tmp_path / "early" / "sync.csv").read_text().count(",edge,")
+    assert 8 <= edges <= 32
+    params = meta["clock_sync"]["params"]
+    assert params["fit_target_ns"] == 1000 and params["fit_horizon_s"] == 5
+    assert meta["clock_sync"]["residual_start"]["max_abs_ns"] < 5000
+    _, full = _launch(lib, tmp_path / "full")
+    assert (tmp_path / "full" / "sync.csv").read_text().count(",edge,") == 32
 
 
 def test_phases_without_a_sync(lib, tmp_path):
@@ -87,3 +104,27 @@ def test_describe_offers_copy_probe_from(lib):
                                     check=True).stdout)
     spec = next(o for o in doc["options"] if o["name"] == "copy-probe-from")
     assert spec["type"] == "path" and spec["per_launch"] is True and "bench" in spec["modes"]
+
+
+def test_mpit_from_an_earlier_launch(lib, tmp_path):
+    _, first = _launch(lib, tmp_path / "first", ["--procsync", "barrier"])
+    assert first["config"]["mpit_from"] is None
+    assert first["mpi"]["mpi_t"] is not None and first["mpi"]["mpi_t"]["cvars"] > 0
+    source = tmp_path / "first"
+    _, later = _launch(lib, tmp_path / "later", ["--procsync", "barrier", "--mpit-from", source])
+    assert later["config"]["mpit_from"] == str(source)
+    assert later["mpi"]["mpi_t"] is None
+    assert later["probes"]["copy_bandwidth"] is not None  # the copy probe is not tied to it
+    assert later["status"] == "complete"
+
+
+def test_mpit_from_is_checked(lib, tmp_path):
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    assert_refused(lib, SMALL + ["--mpit-from", empty], "not a launch folder (no meta.json in it)", tmp_path)
+    # assert_refused gives --out <tmp_path>/never
+    assert_refused(lib, SMALL + ["--mpit-from", tmp_path / "never"], "is this launch's own --out", tmp_path)
+    spec = next(o for o in json.loads(subprocess.run([str(bench_path(lib)), "--describe"], capture_output=True,
+                                                     text=True, check=True).stdout)["options"]
+                if o["name"] == "mpit-from")
+    assert spec["type"] == "path" and spec["per_launch"] is True

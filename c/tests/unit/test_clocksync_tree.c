@@ -3,6 +3,7 @@
  * ends of an edge match, and executing the action lists in order never deadlocks (simulated:
  * an edge runs when both ends have it at the head of their lists). Also the point schedule and
  * the residual sample. */
+#include <math.h>
 #include <stdlib.h>
 
 #include "../../src/clocksync/cs_internal.h"
@@ -123,7 +124,35 @@ static void check_residual_sample(void) {
     }
 }
 
+/* The fit's early stop (issue 31): the predicted error fitting n points spread over 0.1 s, 5 s
+ * ahead. Points exactly on a line: sigma is the 1 ns floor, so the error is that floor times the
+ * least-squares leverage of the horizon, sqrt(1/n + t^2/Sxx), computed here by hand for 8 points.
+ * Noise of +-50 ns on alternate points: fifty times more. */
+static void check_fit_error(void) {
+    enum { N = 8 };
+    mm_offset_result pts[N];
+    double mean = 0.05, sxx = 0;
+    for (int k = 0; k < N; k++) {
+        double x = 0.1 * k / (N - 1);
+        pts[k] = (mm_offset_result){0};
+        pts[k].my_ns = (int64_t)(1e9 + x * 1e9 + 0.5);
+        pts[k].offset_ns = -(int64_t)(200 + 2e-6 * x * 1e9 + 0.5); /* 2 ppm drift, 200 ns offset */
+        pts[k].rtt_ns = 300;
+        sxx += (x - mean) * (x - mean);
+    }
+    mm_clock_model m = mm__edge_model(pts, N);
+    double t = 0.1 + 5.0 - mean;
+    double want = sqrt(1.0 / N + t * t / sxx);
+    CHECK(fabs(mm__fit_error_ns(pts, N, &m, 5.0) - want) < 1e-3 * want);
+    for (int k = 0; k < N; k++) pts[k].offset_ns += (k % 2) ? 50 : -50;
+    m = mm__edge_model(pts, N);
+    double noisy = mm__fit_error_ns(pts, N, &m, 5.0);
+    CHECK(noisy > 30 * want && noisy < 80 * want);
+    CHECK(mm__fit_error_ns(pts, 2, &m, 5.0) < 0); /* too few points */
+}
+
 int main(void) {
+    check_fit_error();
     check_tree(0);
     check_tree(1);
     check_shapes_by_hand();

@@ -45,7 +45,7 @@ static void run_until_done(sim *s, mm_offset_estimator *e) {
 }
 
 static mm_clocksync_params params(int cap, int n, int min_rounds) {
-    mm_clocksync_params p = {16, cap, n, min_rounds, 0.1};
+    mm_clocksync_params p = {16, cap, n, min_rounds, 0.1, 0, 0.0};
     return p;
 }
 
@@ -271,7 +271,7 @@ static void test_registry_and_params(void) {
     CHECK(mm_clocksync_find("nope") == NULL);
     CHECK(mm_clocksync_find(NULL) == NULL);
 
-    mm_clocksync_params zero = {0, 0, 0, 0, 0.0}, out;
+    mm_clocksync_params zero = {0, 0, 0, 0, 0.0, 0, 0.0}, out;
     mm_clocksync_params_resolve("hca3", &zero, &out);
     CHECK_EQ_INT(out.nfit, MM_CS_DEFAULT_NFIT);
     CHECK_EQ_INT(out.pingpong_cap, MM_CS_DEFAULT_CAP);
@@ -280,14 +280,14 @@ static void test_registry_and_params(void) {
     CHECK_NEAR(out.fit_span_s, MM_CS_DEFAULT_FIT_SPAN_S, 0);
     mm_clocksync_params_resolve("hca3o", NULL, &out);
     CHECK_EQ_INT(out.pingpong_cap, MM_CS_DEFAULT_CAP);
-    mm_clocksync_params given = {3, 7, 2, 4, 0.5};
+    mm_clocksync_params given = {3, 7, 2, 4, 0.5, 0, 0.0};
     mm_clocksync_params_resolve("hca3o", &given, &out);
     CHECK_EQ_INT(out.nfit, 3);
     CHECK_EQ_INT(out.pingpong_cap, 7);
     CHECK_NEAR(out.fit_span_s, 0.5, 0);
     char err[256];
     CHECK_EQ_INT(mm_clocksync_params_check(&zero, err, sizeof err), 0);
-    mm_clocksync_params bad = {-1, 0, 0, 0, 0.0};
+    mm_clocksync_params bad = {-1, 0, 0, 0, 0.0, 0, 0.0};
     CHECK_EQ_INT(mm_clocksync_params_check(&bad, err, sizeof err), -1);
     CHECK(strstr(err, "negative") != NULL);
     bad.nfit = 0;

@@ -21,7 +21,7 @@ _SETTINGS: dict[str, Callable[[LaunchMeta], Any]] = {
 }
 SETTING_NAMES: tuple[str, ...] = tuple(_SETTINGS)
 # config keys that differ between launches of one method by design
-_PER_LAUNCH_KEYS = frozenset({"out", "seed", "force", "copy_probe_from"})
+_PER_LAUNCH_KEYS = frozenset({"out", "seed", "force", "copy_probe_from", "mpit_from"})
 
 
 def _text(value: Any) -> str:

@@ -22,7 +22,7 @@ from mpimeter.io.campaign_record import CampaignRecord
 from mpimeter.resultstore import schema
 from mpimeter.resultstore.schema import StoreError
 
-PER_LAUNCH_KEYS = ("out", "seed", "force", "copy_probe_from")  # config keys a campaign sets per launch
+PER_LAUNCH_KEYS = ("out", "seed", "force", "copy_probe_from", "mpit_from")  # config keys a campaign sets per launch
 
 
 @dataclass(frozen=True)
