@@ -27,4 +27,7 @@ int mm__config_check_cart(const mm_config *cfg, int nprocs, char *err, size_t le
 int mm__config_check_adaptive(mm_config *cfg, const char *seen, const char *const *given, char *err,
                               size_t len);
 
+/* --batch against --procsync and --ops (parse_space.c): 0 or 2. */
+int mm__config_check_space(const mm_config *cfg, char *err, size_t len);
+
 #endif

@@ -122,7 +122,7 @@ static int mm__prepare_args(const mm__launch_state *st, const mm_test *t, mm_op_
     args->comm = st->comm;
     args->rank = st->rank;
     args->nprocs = st->nprocs;
-    args->root = st->cfg->root;
+    args->root = t->root >= 0 ? t->root : 0; /* unrooted ops' rooted steps use rank 0 */
     mm_datatype_lookup(st->cfg->datatype, &args->datatype, &args->type_size);
     mm_reduce_op_lookup(st->cfg->reduce_op, &args->reduce_op);
     args->size = t->size;

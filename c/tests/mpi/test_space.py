@@ -1,0 +1,116 @@
+"""The measurement space beyond operations and sizes, in one launch (issue 27):
+
+- ``--root all|LIST``: one test per root for each rooted operation (the op table's ``uses_root``),
+  shuffled with the other tests; ``tests[].root`` says which, unrooted tests carry none; every
+  test carries ``tests[].nprocs``; a root that is not a rank exits 2 with one line, nothing
+  written;
+- ``--batch N`` (IMB's measurement scheme MS2): N calls back to back timed once per rank, the
+  raw.csv row holding one call's share; a ``delay`` of known length gives that length per call,
+  not N times it; ``--batch 0``, a batch with a planned-start scheme or a nonblocking
+  collective exit 2.
+
+2 and 4 ranks, both libraries. Timings are noisy here (two shared cores): the accuracy check
+runs on a quiet machine only (conftest.on_a_quiet_machine).
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+
+import pytest
+from conftest import assert_refused, bench_path, on_a_quiet_machine, read_launch, run_bench
+
+FAST = ["--nrep", "6", "--warmup", "1", "--procsync", "barrier", "--copy-probe-bytes", "0", "--quiet"]
+
+
+def _describe(lib: str) -> dict:
+    out = subprocess.run([str(bench_path(lib)), "--describe"], capture_output=True, text=True,
+                         timeout=30, check=True).stdout
+    return json.loads(out)
+
+
+@pytest.mark.parametrize("np_", [2, 4])
+def test_root_all_gives_one_test_per_root_shuffled_with_the_rest(lib, np_, tmp_path):
+    rooted = {o["name"] for o in _describe(lib)["operations"] if o["uses_root"]}
+    assert {"bcast", "reduce", "gather"} <= rooted and "allreduce" not in rooted
+    out = tmp_path / "roots"
+    run_bench(lib, np_, ["--ops", "bcast,allreduce,reduce", "--sizes", "8,1024", "--root", "all",
+                         "--seed", "3", *FAST, "--out", out])
+    meta, raw = read_launch(out)
+    tests = meta["tests"]
+    assert meta["config"]["root"] == "all"
+    assert len(tests) == 2 * (np_ + 1 + np_)  # bcast and reduce at every root, allreduce once
+    for t in tests:
+        assert t["nprocs"] == np_ and t["status"] == "complete"
+        assert ("root" in t) == (t["op"] in rooted)
+    for op in ("bcast", "reduce"):
+        for size in (8, 1024):
+            assert sorted(t["root"] for t in tests if t["op"] == op and t["size"] == size) == list(range(np_))
+    # shuffled with the rest: the plan is not grouped by op (seed 3 interleaves them)
+    ops_in_order = [t["op"] for t in tests]
+    runs = sum(1 for a, b in zip(ops_in_order, ops_in_order[1:]) if a != b) + 1
+    assert runs > 3, ops_in_order
+    # raw.csv rows stay keyed by test: every test has its rows on every rank
+    assert set(raw["test"]) == {t["test"] for t in tests}
+    assert raw.groupby("test")["rank"].nunique().eq(np_).all()
+
+
+def test_root_list_on_four_ranks(lib, tmp_path):
+    out = tmp_path / "list"
+    run_bench(lib, 4, ["--ops", "gather,barrier,mw-waitsome", "--sizes", "64", "--root", "3,1", *FAST,
+                       "--out", out])
+    meta, _ = read_launch(out)
+    assert meta["config"]["root"] == [3, 1]
+    by_op: dict[str, list] = {}
+    for t in meta["tests"]:
+        by_op.setdefault(t["op"], []).append(t.get("root"))
+    assert sorted(by_op["gather"]) == [1, 3] and sorted(by_op["mw-waitsome"]) == [1, 3]
+    assert by_op["barrier"] == [None]
+
+
+@pytest.mark.parametrize("args, needle", [
+    (["--ops", "bcast", "--root", "2"], "--root: 2 is not a rank of this launch; allowed: 0 to 1"),
+    (["--ops", "bcast", "--root", "0,5"], "--root: 5 is not a rank of this launch"),
+    (["--ops", "bcast", "--root", "1,1"], "--root: 1 is given twice"),
+    (["--ops", "bcast", "--root", "first"], "--root: 'first' is not a whole number"),
+    (["--ops", "bcast", "--root", "all", "--sizes", "auto:8:64"], "with --sizes auto"),
+    (["--ops", "allreduce", "--batch", "0"], "--batch: 0 is out of range; allowed: a whole number from 1"),
+    (["--ops", "allreduce", "--batch", "4"], "--batch 4 with --procsync window"),
+    (["--ops", "ibcast", "--batch", "4", "--procsync", "none"], "--batch 4 with ibcast"),
+])
+def test_bad_root_and_batch_are_refused(lib, tmp_path, args, needle):
+    assert_refused(lib, args, needle, tmp_path)
+
+
+@pytest.mark.parametrize("np_", [2, 4])
+def test_batch_records_the_time_per_call(lib, np_, tmp_path):
+    """MS2 on a delay of 50 us: each row is one call's share of a batch of 8 (about 50 us, far
+    from the batch's 400 us); accurate within 10 % on a quiet machine."""
+    out = tmp_path / "ms2"
+
+    def run():
+        run_bench(lib, np_, ["--ops", "delay,allreduce", "--sizes", "50000", "--batch", "8", "--nrep", "30",
+                             "--warmup", "2", "--procsync", "none", "--copy-probe-bytes", "0", "--quiet",
+                             "--out", out, "--force"])
+        return read_launch(out)
+
+    def per_call(launch):
+        meta, raw = launch
+        assert meta["config"]["batch"] == 8 and meta["config"]["procsync"] == "none"
+        delay = next(t["test"] for t in meta["tests"] if t["op"] == "delay")
+        rows = raw[raw["test"] == delay]
+        assert len(rows) == 30 * np_
+        dur = rows["end_ns"] - rows["start_ns"]
+        assert (dur >= 50000).all(), dur.min()  # a delay never returns early, per call either
+        assert dur.median() < 2 * 50000, dur.median()  # a call's share, not the batch's 400 us
+        return dur
+
+    launch = run()
+    per_call(launch)
+
+    def accurate(launch):
+        dur = per_call(launch)
+        assert abs(dur.median() / 50000 - 1) < 0.10, dur.median()
+
+    on_a_quiet_machine(lambda: (run()), accurate, "MS2 delay per call")
