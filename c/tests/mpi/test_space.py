@@ -114,3 +114,22 @@ def test_batch_records_the_time_per_call(lib, np_, tmp_path):
         assert abs(dur.median() / 50000 - 1) < 0.10, dur.median()
 
     on_a_quiet_machine(lambda: (run()), accurate, "MS2 delay per call")
+
+
+def test_batch_gives_imbs_numbers_through_the_imb_scheme(lib, tmp_path):
+    """IMB's processing (PS6: each rank's mean, t_min/t_avg/t_max over ranks) on MS2 rows: a
+    delay of 30 us per call gives t_min/t_max of about 30 us, not the batch's 120 us; mpptest's
+    minimum (PS7) is at least the delay."""
+    from mpimeter import analysis
+    from mpimeter.analysis import schemes
+
+    campaign = tmp_path / "c"
+    run_bench(lib, 2, ["--ops", "delay", "--sizes", "30000", "--batch", "4", "--nrep", "20", "--warmup", "2",
+                       "--procsync", "none", "--copy-probe-bytes", "0", "--quiet",
+                       "--out", campaign / "launches" / "000"])
+    loaded = analysis.load_campaign(campaign, cache=False, store=False)
+    rows, _ = schemes.scheme_rows(loaded, ("imb", "mpptest"), None, cache=False)
+    by = {r.scheme: r for r in rows}
+    imb = by["imb"].stats_ns
+    assert 30000 <= imb["t_min"] <= imb["t_avg"] <= imb["t_max"] < 2 * 30000, imb
+    assert 30000 <= by["mpptest"].headline_ns < 2 * 30000
