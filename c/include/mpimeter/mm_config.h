@@ -80,6 +80,9 @@ typedef struct mm_config {
     char copy_probe_from[MM_PATH_LEN];
     /* --root LIST|all: one test per root for rooted operations (docs/FORMAT.md, tests[].root) */
     mm_int_list roots;
+    /* --nprocs LIST: each test on sub-communicators of these sizes (the first k ranks; SKaMPI,
+     * NBCBench); n = 0: on every rank of the launch */
+    mm_int_list comm_sizes;
     /* --batch N: calls per recorded repetition, timed once (IMB's MS2); 1 = one call */
     int batch;
     int pair[2];     /* --pair A,B of the ping-pongs */
@@ -240,6 +243,9 @@ int mm_config_parse(mm_config *cfg, int argc, char **argv, char *err, size_t err
 /* The roots of the tests of a rooted operation on a communicator of `nprocs` ranks, into out
  * (room for MM_MAX_LIST, or nprocs with --root all); returns how many. */
 int mm_config_roots(const mm_config *cfg, int nprocs, int *out, int max);
+/* The communicator sizes of the tests on a launch of `nprocs` ranks (--nprocs, or nprocs), into
+ * out (room for MM_MAX_LIST); returns how many. */
+int mm_config_comm_sizes(const mm_config *cfg, int nprocs, int *out);
 
 /* Checks that need the communicator size (root < nprocs). 0, or 2 with a message. */
 int mm_config_check_nprocs(const mm_config *cfg, int nprocs, char *err, size_t err_len);

@@ -88,7 +88,8 @@ typedef struct mm_refine_op {
 int mm_invalid_reason_index(int flag);
 
 /* The number of tests of the plan on a launch of nprocs ranks: ops x sizes (one test for an op
- * with MM_OP_SIZE_UNUSED) x roots for rooted ops (--root). */
+ * with MM_OP_SIZE_UNUSED) x communicator sizes (--nprocs) x roots for rooted ops (--root, all:
+ * every rank of that communicator). */
 int mm_plan_size(const mm_config *cfg, int nprocs);
 /* The most tests a launch may hold: the plan, and with --sizes auto the --sizes-budget sizes
  * each sized operation may add (refine.c). */

@@ -286,7 +286,9 @@ static int mm__apply(mm_config *cfg, const mm_option_spec *o, const char *value,
     case MM_OPT_PAIR:
         return mm__parse_pair(o, value, cfg, err, len);
     case MM_OPT_INTS: {
-        mm_int_list *slot = strcmp(name, "root") == 0 ? &cfg->roots : NULL;
+        mm_int_list *slot = strcmp(name, "root") == 0     ? &cfg->roots
+                            : strcmp(name, "nprocs") == 0 ? &cfg->comm_sizes
+                                                          : NULL;
         if (!slot) return mm_fail(err, len, "internal: option --%s has no place", name);
         return mm_option_parse_ints(o, value, slot, err, len);
     }
@@ -597,24 +599,17 @@ int mm_config_parse(mm_config *cfg, int argc, char **argv, char *err, size_t len
 }
 
 int mm_config_check_nprocs(const mm_config *cfg, int nprocs, char *err, size_t len) {
-    int rooted = 0;
-    for (int i = 0; i < cfg->nops; i++) {
-        const mm_op *op = mm_op_find(cfg->ops[i]);
-        if (op && (op->flags & MM_OP_ROOTED)) rooted = 1;
-    }
-    for (int i = 0; rooted && i < cfg->roots.n; i++)
-        if (cfg->roots.v[i] >= nprocs)
-            return mm_fail(err, len, "--root: %d is not a rank of this launch; allowed: 0 to %d, "
-                           "comma-separated, or all", cfg->roots.v[i], nprocs - 1);
-    int nroots = cfg->roots.all ? nprocs : cfg->roots.n;
-    if (rooted && cfg->sizes_auto && nroots > 1)
-        return mm_fail(err, len, "--root: %d roots with --sizes auto (its refinement judges one "
-                       "curve per operation); allowed: one root with --sizes auto", nroots);
+    int space = mm__config_check_space_nprocs(cfg, nprocs, err, len);
+    if (space) return space;
+    int sizes[MM_MAX_LIST], nsizes = mm_config_comm_sizes(cfg, nprocs, sizes);
     for (int i = 0; i < cfg->nops && cfg->mode == MM_MODE_BENCH; i++) {
         const mm_op *op = mm_op_find(cfg->ops[i]);
         char why[256];
-        if (op && mm_op_check_nprocs(op, nprocs, why, sizeof why) != 0)
-            return mm_fail(err, len, "--ops: %s", why);
+        for (int k = 0; op && k < nsizes; k++)
+            if (mm_op_check_nprocs(op, sizes[k], why, sizeof why) != 0)
+                return sizes[k] == nprocs ? mm_fail(err, len, "--ops: %s", why)
+                                          : mm_fail(err, len, "--nprocs %d with --ops %s: %s", sizes[k],
+                                                    op->name, why);
     }
     if (cfg->pair_given && (cfg->pair[0] >= nprocs || cfg->pair[1] >= nprocs)) {
         int bad = cfg->pair[0] >= nprocs ? cfg->pair[0] : cfg->pair[1];

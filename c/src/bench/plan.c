@@ -22,11 +22,13 @@ static int mm__nroots(const mm_config *cfg, const mm_op *op, int nprocs) {
 }
 
 int mm_plan_size(const mm_config *cfg, int nprocs) {
+    int comm_sizes[MM_MAX_LIST], ncomms = mm_config_comm_sizes(cfg, nprocs, comm_sizes);
     int n = 0;
     for (int i = 0; i < cfg->nops; i++) {
         const mm_op *op = mm_op_find(cfg->ops[i]);
         if (!op) continue;
-        n += ((op->flags & MM_OP_SIZE_UNUSED) ? 1 : cfg->nsizes) * mm__nroots(cfg, op, nprocs);
+        for (int c = 0; c < ncomms; c++)
+            n += ((op->flags & MM_OP_SIZE_UNUSED) ? 1 : cfg->nsizes) * mm__nroots(cfg, op, comm_sizes[c]);
     }
     return n;
 }
@@ -41,25 +43,29 @@ int mm_plan_capacity(const mm_config *cfg, int nprocs) {
 }
 
 int mm_plan_build(const mm_config *cfg, int nprocs, mm_test *tests, int max_tests) {
+    int comm_sizes[MM_MAX_LIST], ncomms = mm_config_comm_sizes(cfg, nprocs, comm_sizes);
     int n = 0;
     for (int i = 0; i < cfg->nops; i++) {
         const mm_op *op = mm_op_find(cfg->ops[i]);
         if (!op) continue; /* validated before: cannot happen */
         int nsizes = (op->flags & MM_OP_SIZE_UNUSED) ? 1 : cfg->nsizes;
         int rooted = (op->flags & MM_OP_ROOTED) != 0;
-        int nroots = mm__nroots(cfg, op, nprocs);
-        for (int r = 0; r < nroots; r++) {
-            int root = !rooted ? -1 : cfg->roots.all ? r : cfg->roots.v[r];
-            for (int s = 0; s < nsizes && n < max_tests; s++) {
-                memset(&tests[n], 0, sizeof tests[n]);
-                tests[n].op = op;
-                tests[n].nbc = mm_op_is_nbc(op);
-                tests[n].size = (op->flags & MM_OP_SIZE_UNUSED) ? 0 : cfg->sizes[s];
-                tests[n].nprocs = nprocs;
-                tests[n].root = root;
-                tests[n].status = MM_TEST_PENDING;
-                tests[n].nrep_asked = cfg->nrep;
-                n++;
+        for (int c = 0; c < ncomms; c++) {
+            const int comm_size = comm_sizes[c];
+            int nroots = mm__nroots(cfg, op, comm_size);
+            for (int r = 0; r < nroots; r++) {
+                int root = !rooted ? -1 : cfg->roots.all ? r : cfg->roots.v[r];
+                for (int s = 0; s < nsizes && n < max_tests; s++) {
+                    memset(&tests[n], 0, sizeof tests[n]);
+                    tests[n].op = op;
+                    tests[n].nbc = mm_op_is_nbc(op);
+                    tests[n].size = (op->flags & MM_OP_SIZE_UNUSED) ? 0 : cfg->sizes[s];
+                    tests[n].nprocs = comm_size;
+                    tests[n].root = root;
+                    tests[n].status = MM_TEST_PENDING;
+                    tests[n].nrep_asked = cfg->nrep;
+                    n++;
+                }
             }
         }
     }

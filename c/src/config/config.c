@@ -44,3 +44,12 @@ int mm_config_roots(const mm_config *cfg, int nprocs, int *out, int max) {
     for (int i = 0; i < cfg->roots.n && n < max; i++) out[n++] = cfg->roots.v[i];
     return n;
 }
+
+int mm_config_comm_sizes(const mm_config *cfg, int nprocs, int *out) {
+    if (cfg->comm_sizes.n == 0) {
+        out[0] = nprocs;
+        return 1;
+    }
+    for (int i = 0; i < cfg->comm_sizes.n; i++) out[i] = cfg->comm_sizes.v[i];
+    return cfg->comm_sizes.n;
+}

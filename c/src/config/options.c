@@ -92,6 +92,11 @@ static const mm_option_spec mm__table[] = {
     {"root", MM_OPT_INTS, BENCH | MM_OPT_F_AUTO, "LIST", "0", NULL, 0, 2147483647.0, NULL, 0,
      "root ranks of rooted operations (below the number of ranks), comma-separated: one test "
      "per root, shuffled with the others; all = every rank"},
+    {"nprocs", MM_OPT_INTS, BENCH, "LIST", "(every rank)", "ranks", 1, 16777216.0, NULL, 0,
+     "measure each test on sub-communicators of these sizes, comma-separated (SKaMPI, "
+     "NBCBench): MPI_Comm_split keeps the first k ranks (ranks 0 to k-1), the process sync and "
+     "the launch's global clock run on them, the other ranks wait at a barrier; each size is "
+     "one test (tests[].nprocs), shuffled with the others"},
     {"batch", MM_OPT_INT, BENCH, "N", "1", "calls", 1, 1e6, NULL, OFF(batch),
      "calls per recorded repetition: N > 1 = IMB's measurement scheme MS2 (with --procsync "
      "none; or barrier): N calls back to back between the two timestamps, raw.csv holding the "

@@ -77,6 +77,11 @@ void mm_meta_render_config(mm_json *j, const mm_config *c, const mm_sync_facts *
         mm_json_string(j, "all");
     else
         mm__int_array(j, c->roots.v, c->roots.n);
+    mm_json_key(j, "nprocs"); /* --nprocs: the sub-communicator sizes; null: every rank */
+    if (c->comm_sizes.n > 0)
+        mm__int_array(j, c->comm_sizes.v, c->comm_sizes.n);
+    else
+        mm_json_null(j);
     /* --batch: calls per repetition timed once (IMB's MS2); raw.csv rows hold one call's share */
     mm_json_kv_int(j, "batch", c->batch);
     mm_json_key(j, "pair");

@@ -133,3 +133,47 @@ def test_batch_gives_imbs_numbers_through_the_imb_scheme(lib, tmp_path):
     imb = by["imb"].stats_ns
     assert 30000 <= imb["t_min"] <= imb["t_avg"] <= imb["t_max"] < 2 * 30000, imb
     assert 30000 <= by["mpptest"].headline_ns < 2 * 30000
+
+
+@pytest.mark.parametrize("procsync", ["barrier", "window"])
+def test_nprocs_measures_each_test_on_the_first_k_ranks(lib, procsync, tmp_path):
+    """--nprocs 2,3,4 on 4 ranks: each (op, size) once per size, its rows from ranks 0..k-1
+    only, with the process sync (and for window the global clock) on those ranks; a rooted op
+    with --root all at every rank of each communicator."""
+    out = tmp_path / "sub"
+    run_bench(lib, 4, ["--ops", "allreduce,bcast,barrier", "--sizes", "8,4096", "--nprocs", "2,3,4",
+                       "--root", "all", "--nrep", "8", "--warmup", "1", "--procsync", procsync,
+                       "--copy-probe-bytes", "0", "--quiet", "--out", out])
+    meta, raw = read_launch(out)
+    tests = meta["tests"]
+    assert meta["status"] == "complete"
+    # barrier: every test completes; window: on this loaded, oversubscribed machine a test may
+    # find no rank running at its planned starts (it fails saying so, with or without --nprocs)
+    for t in tests:
+        assert t["status"] == "complete" or (procsync == "window" and t["error"]["code"] == "no-valid-repetitions")
+    assert len(tests) == 3 * (2 + 1) + 2 * (2 + 3 + 4)  # allreduce twice and barrier once per size
+    for t in tests:
+        if t["status"] != "complete":
+            continue
+        rows = raw[raw["test"] == t["test"]]
+        assert sorted(rows["rank"].unique()) == list(range(t["nprocs"])), t
+        assert len(rows) == t["nprocs"] * t["nrep"]
+        if t["op"] == "bcast":
+            assert 0 <= t["root"] < t["nprocs"]
+    for k in (2, 3, 4):
+        assert sorted(t["root"] for t in tests if t["op"] == "bcast" and t["size"] == 8 and t["nprocs"] == k) \
+            == list(range(k))
+    if procsync == "window":  # the global clock on the first k ranks: filled global instants
+        assert raw["gstart_ns"].notna().all() and raw["gend_ns"].notna().all()
+
+
+@pytest.mark.parametrize("args, needle", [
+    (["--ops", "allreduce", "--nprocs", "2,3"], "--nprocs: 3 is larger than the launch (2 ranks)"),
+    (["--ops", "allreduce", "--nprocs", "0"], "--nprocs: 0 is out of range"),
+    (["--ops", "bcast", "--nprocs", "1,2", "--root", "1"], "--root: 1 is not a rank of the sub-communicator of 1"),
+    (["--ops", "pingpong-send-recv", "--nprocs", "2"], "--nprocs with pingpong-send-recv"),
+    (["--ops", "allreduce", "--nprocs", "2", "--nrep", "auto"], "--nprocs with --nrep auto"),
+    (["--ops", "mw-waitsome", "--nprocs", "1,2"], "--nprocs 1 with --ops mw-waitsome"),
+])
+def test_bad_nprocs_is_refused(lib, tmp_path, args, needle):
+    assert_refused(lib, args, needle, tmp_path)

@@ -83,6 +83,24 @@ int main(void) {
     CHECK_EQ_INT(roots_seen, (1 << 3) | (1 << 1));
     cfg.roots.n = 1, cfg.roots.v[0] = 0;
 
+    /* --nprocs 2,4 with --root all: every (op, size) per communicator size, bcast at each of its
+     * ranks: 2 + 4 roots x 3 sizes, the others twice */
+    cfg.comm_sizes.n = 2, cfg.comm_sizes.v[0] = 2, cfg.comm_sizes.v[1] = 4;
+    cfg.roots.all = 1, cfg.roots.n = 0;
+    int expect = (2 + 4) * 3 + 2 * (3 + 3 + 1);
+    CHECK_EQ_INT(mm_plan_size(&cfg, 4), expect);
+    nr = mm_plan_build(&cfg, 4, r, 64);
+    CHECK_EQ_INT(nr, expect);
+    int on[5] = {0}, bad_root = 0;
+    for (int i = 0; i < nr; i++) {
+        if (r[i].nprocs == 2 || r[i].nprocs == 4) on[r[i].nprocs]++;
+        bad_root |= r[i].root >= r[i].nprocs; /* a root is a rank of its communicator */
+    }
+    CHECK_EQ_INT(on[2], 2 * 3 + 7);
+    CHECK_EQ_INT(on[4], 4 * 3 + 7);
+    CHECK(!bad_root);
+    cfg.comm_sizes.n = 0, cfg.roots.all = 0, cfg.roots.n = 1, cfg.roots.v[0] = 0;
+
     /* the PRNG: known first value of splitmix64 for state 0 */
     uint64_t st = 0;
     CHECK(mm_rand_next(&st) == 0xE220A8397B1DCDAFULL);
