@@ -177,3 +177,20 @@ def test_nprocs_measures_each_test_on_the_first_k_ranks(lib, procsync, tmp_path)
 ])
 def test_bad_nprocs_is_refused(lib, tmp_path, args, needle):
     assert_refused(lib, args, needle, tmp_path)
+
+
+@pytest.mark.parametrize("np_", [2, 4])
+def test_simple_attach_times_attach_and_detach(lib, np_, tmp_path):
+    """SKaMPI's MPI_Buffer_attach/detach as an op-table row: a sized simple call on every rank;
+    a buffer MPI_Buffer_attach cannot take exits 2."""
+    row = next(o for o in _describe(lib)["operations"] if o["name"] == "simple-attach")
+    assert row["kind"] == "simple" and not row["size_unused"]
+    out = tmp_path / "attach"
+    run_bench(lib, np_, ["--ops", "simple-attach", "--sizes", "1024,1048576", *FAST, "--out", out])
+    meta, raw = read_launch(out)
+    assert {t["status"] for t in meta["tests"]} == {"complete"}
+    assert sorted(t["size"] for t in meta["tests"]) == [1024, 1048576]
+    assert raw.groupby("test")["rank"].nunique().eq(np_).all()
+    assert ((raw["end_ns"] - raw["start_ns"]) > 0).all()
+    assert_refused(lib, ["--ops", "simple-attach", "--sizes", "0"], "is not a buffer MPI_Buffer_attach takes",
+                   tmp_path)
