@@ -103,13 +103,12 @@ def test_batch_records_the_time_per_call(lib, np_, tmp_path):
         assert len(rows) == 30 * np_
         dur = rows["end_ns"] - rows["start_ns"]
         assert (dur >= 50000).all(), dur.min()  # a delay never returns early, per call either
-        assert dur.median() < 2 * 50000, dur.median()  # a call's share, not the batch's 400 us
         return dur
 
     launch = run()
     per_call(launch)
 
-    def accurate(launch):
+    def accurate(launch):  # a call's share, not the batch's 400 us (load stretches it)
         dur = per_call(launch)
         assert abs(dur.median() / 50000 - 1) < 0.10, dur.median()
 
@@ -124,15 +123,28 @@ def test_batch_gives_imbs_numbers_through_the_imb_scheme(lib, tmp_path):
     from mpimeter.analysis import schemes
 
     campaign = tmp_path / "c"
-    run_bench(lib, 2, ["--ops", "delay", "--sizes", "30000", "--batch", "4", "--nrep", "20", "--warmup", "2",
-                       "--procsync", "none", "--copy-probe-bytes", "0", "--quiet",
-                       "--out", campaign / "launches" / "000"])
-    loaded = analysis.load_campaign(campaign, cache=False, store=False)
-    rows, _ = schemes.scheme_rows(loaded, ("imb", "mpptest"), None, cache=False)
-    by = {r.scheme: r for r in rows}
-    imb = by["imb"].stats_ns
-    assert 30000 <= imb["t_min"] <= imb["t_avg"] <= imb["t_max"] < 2 * 30000, imb
-    assert 30000 <= by["mpptest"].headline_ns < 2 * 30000
+
+    def run():
+        run_bench(lib, 2, ["--ops", "delay", "--sizes", "30000", "--batch", "4", "--nrep", "20", "--warmup", "2",
+                           "--procsync", "none", "--copy-probe-bytes", "0", "--quiet", "--force",
+                           "--out", campaign / "launches" / "000"])
+        loaded = analysis.load_campaign(campaign, cache=False, store=False)
+        rows, _ = schemes.scheme_rows(loaded, ("imb", "mpptest"), None, cache=False)
+        return {r.scheme: r for r in rows}
+
+    def numbers(by):  # never below the delay: each call of a batch waits it out
+        imb = by["imb"].stats_ns
+        assert 30000 <= imb["t_min"] <= imb["t_avg"] <= imb["t_max"], imb
+        assert 30000 <= by["mpptest"].headline_ns
+        return imb
+
+    numbers(run())
+
+    def per_call(by):  # on a quiet machine: a call's share (30 us), not the batch's 120 us
+        imb = numbers(by)
+        assert imb["t_max"] < 1.5 * 30000 and by["mpptest"].headline_ns < 1.5 * 30000, imb
+
+    on_a_quiet_machine(run, per_call, "IMB's numbers on MS2 rows")
 
 
 @pytest.mark.parametrize("procsync", ["barrier", "window"])
