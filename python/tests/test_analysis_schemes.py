@@ -20,7 +20,8 @@ HEADER = "test,op,size,rank,rep,start_ns,end_ns,valid,gstart_ns,gend_ns"
 LOCAL = [[1, 2, 3, 4, 500], [2, 2, 10, 1, 900]]
 
 
-def hand_launch(folder: Path, *, reduced: bool = False, factor: int = 1) -> Path:
+def hand_launch(folder: Path, *, reduced: bool = False, factor: int = 1, global_clock: bool = False) -> Path:
+    """With ``global_clock``: gstart/gend on a clock where rank 1 starts 5 ns after rank 0."""
     folder.mkdir(parents=True)
     rows = [HEADER]
     if reduced:
@@ -30,12 +31,14 @@ def hand_launch(folder: Path, *, reduced: bool = False, factor: int = 1) -> Path
     else:
         for rank in (0, 1):
             for rep, dur in enumerate(LOCAL[rank]):
+                g = f"{1000 * rep + 5 * rank},{1000 * rep + 5 * rank + dur * factor}" if global_clock else ","
                 rows.append(f"0,allreduce,8,{rank},{rep},{1000 * rep},{1000 * rep + dur * factor},"
-                            f"{int(rank == 0 or rep < 4)},,")
+                            f"{int(rank == 0 or rep < 4)},{g}")
     (folder / "raw.csv").write_text("\n".join(rows) + "\n")
     meta = {"schema_version": 3, "status": "complete", "nprocs": 2,
-            "config": {"raw": "reduced" if reduced else "full", "nrep": 5, "clocksync": "none", "procsync": "barrier"},
-            "clock_sync": {"method": "none"}, "proc_sync": {"method": "barrier"},
+            "config": {"raw": "reduced" if reduced else "full", "nrep": 5,
+                       "clocksync": "hca3" if global_clock else "none", "procsync": "barrier"},
+            "clock_sync": {"method": "hca3" if global_clock else "none"}, "proc_sync": {"method": "barrier"},
             "tests": [{"test": 0, "op": "allreduce", "size": 8, "status": "complete", "nrep": 5}]}
     (folder / "meta.json").write_text(json.dumps(meta))
     return folder
@@ -54,10 +57,15 @@ def rows_of(path, names=schemes.NAMES):
     return {r.scheme: r for r in rows}, warnings
 
 
+LOCAL_SCHEMES = tuple(n for n in schemes.NAMES if n != "mpiblib-global")  # PS4 needs a global clock
+
+
 def test_every_scheme_on_per_rank_data(tmp_path):
-    got, warnings = rows_of(hand_campaign(tmp_path / "c"))
-    # launch 0: maxima 2, 2, 10, 4 (the invalid repetition dropped); launch 1: three times that
-    expect = {"skampi": 3.0, "mpiblib": 4.5, "osu": 3.125, "mpibench": 3.125, "imb": 3.75, "ours": 3.0}
+    got, warnings = rows_of(hand_campaign(tmp_path / "c"), LOCAL_SCHEMES)
+    # launch 0: maxima 2, 2, 10, 4 (the invalid repetition dropped); launch 1: three times that;
+    # mpptest: rank 0's fastest repetition, 1
+    expect = {"skampi": 3.0, "mpiblib": 4.5, "osu": 3.125, "mpibench": 3.125, "imb": 3.75, "ours": 3.0,
+              "mpptest": 1.0}
     for name, value in expect.items():
         r = got[name]
         assert r.launches == 2 and r.per_launch_ns == pytest.approx((value, 3 * value)), name
@@ -66,7 +74,23 @@ def test_every_scheme_on_per_rank_data(tmp_path):
     assert got["imb"].stats_ns == pytest.approx({"t_max": 7.5, "t_min": 5.0, "t_avg": 6.25})
     assert got["skampi"].removed == 4  # 2 trimmed per launch
     assert not [w for w in warnings if w.code == "scheme-not-computable"]
-    assert schemes.spread_across(list(got.values())) == pytest.approx(4.5 / 3.0)
+    assert schemes.spread_across(list(got.values())) == pytest.approx(4.5 / 1.0)  # mpiblib over mpptest
+
+
+def test_mpiblib_on_global_times_and_mpptest(tmp_path):
+    """PS4: per repetition the latest global end minus rank 0's global start. Launch 0: rank 1
+    starts 5 ns later, so max(d0, 5 + d1) over the valid repetitions = 7, 7, 15, 6 (mean 8.75);
+    launch 1 (durations × 3): 11, 11, 35, 12 (mean 17.25). PS7: rank 0's minimum, 1 and 3."""
+    got, warnings = rows_of(hand_campaign(tmp_path / "c", global_clock=True), ("mpiblib-global", "mpptest"))
+    ps4 = got["mpiblib-global"]
+    assert ps4.per_launch_ns == pytest.approx((8.75, 17.25)) and ps4.headline_ns == pytest.approx(13.0)
+    assert ps4.stats_ns["min"] == pytest.approx((6 + 11) / 2) and ps4.stats_ns["max"] == pytest.approx((15 + 35) / 2)
+    assert got["mpptest"].per_launch_ns == pytest.approx((1.0, 3.0))
+    assert not warnings
+    # without a global clock PS4 says why, and mpptest still has rank 0's times
+    got, warnings = rows_of(hand_campaign(tmp_path / "local"), ("mpiblib-global",))
+    assert got["mpiblib-global"].headline_ns is None and "needs a global clock" in got["mpiblib-global"].why
+    assert {w.code for w in warnings} == {"scheme-not-computable"}
 
 
 def test_reduced_launches_give_the_schemes_on_the_maximum_only(tmp_path):
@@ -75,6 +99,7 @@ def test_reduced_launches_give_the_schemes_on_the_maximum_only(tmp_path):
     assert got["mpiblib"].per_launch_ns == pytest.approx((4.5, 13.5))
     for name in ("osu", "mpibench", "imb"):
         assert got[name].headline_ns is None and "needs each rank's times" in got[name].why
+    assert got["mpptest"].headline_ns is None and "needs rank 0's times" in got["mpptest"].why
     assert {w.code for w in warnings} == {"scheme-not-computable"}
 
 
@@ -121,7 +146,7 @@ def test_schemes_command_and_analyze_scheme(tmp_path):
     assert r.exit_code == 0, r.output
     for name in schemes.NAMES:
         assert name in r.output
-    assert "1.500" in r.output  # max/min: mpiblib 9 ns over skampi's 6 ns
+    assert "4.500" in r.output  # max/min: mpiblib 9 ns over mpptest's 2 ns
     r = CliRunner().invoke(main, ["schemes", str(c), "--no-cache", "--format", "json"])
     doc = json.loads(r.output)
     assert doc["command"] == "schemes" and doc["rows"][0]["schemes"]["imb"]["headline_ns"] == pytest.approx(7.5)

@@ -63,3 +63,25 @@ def test_empty_or_wrongly_shaped_input_is_refused():
         schemes.osu(np.array([1.0, 2.0]))
     with pytest.raises(ValueError):
         schemes.skampi(np.array([]))
+
+
+def test_mpiblib_global_takes_the_latest_end_minus_the_roots_start():
+    # global starts: rank 1 5 ns after rank 0; ends = start + local time
+    start = np.array([[0.0, 100.0, 200.0, 300.0], [5.0, 105.0, 205.0, 305.0]])
+    end = start + LOCAL
+    v = schemes.mpiblib_global(start, end)
+    t = np.array([7.0, 7.0, 15.0, 6.0])  # max(1, 5 + 2), max(2, 5 + 2), max(3, 5 + 10), max(4, 5 + 1)
+    assert v.headline == pytest.approx(8.75) and v.stats["min"] == 6.0 and v.stats["max"] == 15.0
+    half = 3.182446305284263 * np.std(t, ddof=1) / 2  # t(0.975, 3 d.f.) x s / sqrt(4)
+    assert v.stats["ci_low"] == pytest.approx(8.75 - half) and v.stats["ci_high"] == pytest.approx(8.75 + half)
+    # another root: rank 1's start
+    assert schemes.mpiblib_global(start, end, root=1).headline == pytest.approx(8.75 - 5.0 + 0.0 * 1)
+    with pytest.raises(ValueError):
+        schemes.mpiblib_global(start, end[:, :3])
+
+
+def test_mpptest_is_the_roots_minimum():
+    assert schemes.mpptest(LOCAL).headline == 1.0
+    assert schemes.mpptest(LOCAL, root=1).stats == {"min": 1.0}
+    with pytest.raises(ValueError):
+        schemes.mpptest(LOCAL, root=2)

@@ -21,6 +21,15 @@
 #define MM_MAX_COUNTERS 64      /* counters read per repetition (--mpit-pvars + --papi) */
 #define MM_COUNTER_NAME_LEN 96  /* a counter's name, terminating zero included */
 #define MM_COUNTERS_TEXT 2048   /* --mpit-pvars / --papi as given */
+#define MM_MAX_LIST 256         /* entries of a list of whole numbers (--root, --nprocs) */
+
+/* A list of whole numbers as given (--root 0,2), or `all` (--root all: every rank of the
+ * communicator a test runs on, resolved per test by the plan). */
+typedef struct mm_int_list {
+    int n;   /* entries in v; 0 with all */
+    int all; /* the word all was given */
+    int v[MM_MAX_LIST];
+} mm_int_list;
 
 typedef enum {
     MM_MODE_BENCH = 0,
@@ -70,7 +79,13 @@ typedef struct mm_config {
      * launch probes itself); then no probe runs here */
     char copy_probe_from[MM_PATH_LEN];
     char mpit_from[MM_PATH_LEN]; /* --mpit-from: "" = this launch reads the MPI_T cvars */
-    int root;
+    /* --root LIST|all: one test per root for rooted operations (docs/FORMAT.md, tests[].root) */
+    mm_int_list roots;
+    /* --nprocs LIST: each test on sub-communicators of these sizes (the first k ranks; SKaMPI,
+     * NBCBench); n = 0: on every rank of the launch */
+    mm_int_list comm_sizes;
+    /* --batch N: calls per recorded repetition, timed once (IMB's MS2); 1 = one call */
+    int batch;
     int pair[2];     /* --pair A,B of the ping-pongs */
     int pair_given;  /* 0 = auto: the launch picks the pair (SKaMPI's rule, pairs.c) */
     char datatype[MM_NAME_LEN];
@@ -151,6 +166,8 @@ typedef enum {
     MM_OPT_NPROCS, /* --validate: a rank count */
     MM_OPT_PAIR,   /* two distinct ranks "A,B", or auto */
     MM_OPT_LIST,   /* comma-separated names checked against what the machine offers at launch */
+    MM_OPT_INTS,   /* comma-separated distinct whole numbers in [min, max] (mm_int_list); with
+                      MM_OPT_F_AUTO also the word of mm_option_auto_words (--root: all) */
 } mm_opt_type;
 
 enum {
@@ -209,6 +226,11 @@ int mm_config_message(char *err, size_t len, const char *tmpl, const char *optio
 int mm_option_parse_number(const mm_option_spec *o, const char *text, mm_config *cfg, char *err,
                            size_t len);
 
+/* Parses an MM_OPT_INTS option's text ("0,2" or, with MM_OPT_F_AUTO, its word: all) into out.
+ * 0, or 2 with the message in err. */
+int mm_option_parse_ints(const mm_option_spec *o, const char *text, mm_int_list *out, char *err,
+                         size_t len);
+
 /* ---- parsing and checking (config.c) ---- */
 
 /* Fills defaults. */
@@ -218,6 +240,13 @@ void mm_config_defaults(mm_config *cfg);
  * numbers, size lists, size/datatype compatibility, --out). Returns 0 on success; on error
  * returns 2 and writes one message naming the option and what is allowed into err. */
 int mm_config_parse(mm_config *cfg, int argc, char **argv, char *err, size_t err_len);
+
+/* The roots of the tests of a rooted operation on a communicator of `nprocs` ranks, into out
+ * (room for MM_MAX_LIST, or nprocs with --root all); returns how many. */
+int mm_config_roots(const mm_config *cfg, int nprocs, int *out, int max);
+/* The communicator sizes of the tests on a launch of `nprocs` ranks (--nprocs, or nprocs), into
+ * out (room for MM_MAX_LIST); returns how many. */
+int mm_config_comm_sizes(const mm_config *cfg, int nprocs, int *out);
 
 /* Checks that need the communicator size (root < nprocs). 0, or 2 with a message. */
 int mm_config_check_nprocs(const mm_config *cfg, int nprocs, char *err, size_t err_len);

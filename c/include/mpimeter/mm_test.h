@@ -29,6 +29,8 @@ typedef struct mm_test {
     const mm_op *op;
     int nbc;   /* op is a nonblocking collective (mm_op_is_nbc), for the writers */
     int64_t size;
+    int nprocs; /* the size of the communicator the test runs on (docs/FORMAT.md tests[].nprocs) */
+    int root;   /* rooted operations: the test's root (--root); -1 for the others */
     int status;
     long nrep;       /* recorded repetitions */
     long nrep_asked; /* --nrep */
@@ -85,14 +87,16 @@ typedef struct mm_refine_op {
 /* Index of a reason in mm_test's by-reason arrays, from its MM_INVALID_* flag. */
 int mm_invalid_reason_index(int flag);
 
-/* The number of tests of the plan: ops x sizes, one test for an op with MM_OP_SIZE_UNUSED. */
-int mm_plan_size(const mm_config *cfg);
+/* The number of tests of the plan on a launch of nprocs ranks: ops x sizes (one test for an op
+ * with MM_OP_SIZE_UNUSED) x communicator sizes (--nprocs) x roots for rooted ops (--root, all:
+ * every rank of that communicator). */
+int mm_plan_size(const mm_config *cfg, int nprocs);
 /* The most tests a launch may hold: the plan, and with --sizes auto the --sizes-budget sizes
  * each sized operation may add (refine.c). */
-int mm_plan_capacity(const mm_config *cfg);
-/* Builds ops x sizes (ops with MM_OP_SIZE_UNUSED get one test at size 0) in the given order,
- * then shuffles with seed (Fisher-Yates). tests must hold nops*nsizes. Returns the count. */
-int mm_plan_build(const mm_config *cfg, mm_test *tests, int max_tests);
+int mm_plan_capacity(const mm_config *cfg, int nprocs);
+/* Builds ops x roots x sizes (ops with MM_OP_SIZE_UNUSED get one test at size 0) in the given
+ * order. tests must hold mm_plan_size. Returns the count. */
+int mm_plan_build(const mm_config *cfg, int nprocs, mm_test *tests, int max_tests);
 void mm_plan_shuffle(mm_test *tests, int n, uint64_t seed);
 
 #endif

@@ -41,13 +41,14 @@ static const char *mm__type_word(mm_opt_type t) {
     case MM_OPT_NPROCS: return "int";
     case MM_OPT_PAIR: return "pair";
     case MM_OPT_LIST: return "list";
+    case MM_OPT_INTS: return "ints";
     }
     return "?";
 }
 
 static int mm__is_number(mm_opt_type t) {
     return t == MM_OPT_INT || t == MM_OPT_I64 || t == MM_OPT_FLOAT || t == MM_OPT_SEED ||
-           t == MM_OPT_FLOATS || t == MM_OPT_NPROCS;
+           t == MM_OPT_FLOATS || t == MM_OPT_NPROCS || t == MM_OPT_INTS;
 }
 
 /* A bound as a JSON number: integral values as integers (exact up to 2^64 for the seed). */
@@ -336,7 +337,7 @@ void mm_config_print_describe(FILE *f) {
 }
 
 void mm_config_print_validated(FILE *f, const mm_config *cfg) {
-    int ntests = mm_plan_size(cfg);
+    int ntests = mm_plan_size(cfg, cfg->validate_nprocs);
     mm_buf buf = {0};
     mm_json j;
     mm_json_init(&j, &buf, 0);

@@ -44,7 +44,7 @@ static const char *const mm__defaulted_options[] = {
     "sizes-precision", "sizes-budget", "warmup", "timer", "procsync", "copy-probe-bytes",
     "datatype", "reduce-op", "virtual-base", "roundtime-budget-s", "bcast-factor", "check-at",
     "window-growth-max", "switch-late-fraction", "launch-budget-s",
-    "rma-window", "rma-burst",
+    "rma-window", "rma-burst", "root", "batch",
 };
 
 void mm_config_defaults(mm_config *cfg) {
@@ -285,6 +285,13 @@ static int mm__apply(mm_config *cfg, const mm_option_spec *o, const char *value,
     }
     case MM_OPT_PAIR:
         return mm__parse_pair(o, value, cfg, err, len);
+    case MM_OPT_INTS: {
+        mm_int_list *slot = strcmp(name, "root") == 0     ? &cfg->roots
+                            : strcmp(name, "nprocs") == 0 ? &cfg->comm_sizes
+                                                          : NULL;
+        if (!slot) return mm_fail(err, len, "internal: option --%s has no place", name);
+        return mm_option_parse_ints(o, value, slot, err, len);
+    }
     case MM_OPT_LIST: {
         if (strcmp(name, "cart-dims") == 0) return mm__parse_cart_dims(o, value, cfg, err, len);
         /* counters: the syntax here; the names against the library and the machine at launch
@@ -510,6 +517,8 @@ static int mm__validate(mm_config *cfg, int seen_clocksync, char *err, size_t le
     }
     int rc_rma = mm__config_check_rma(cfg, type_size, err, len);
     if (rc_rma) return rc_rma;
+    int rc_space = mm__config_check_space(cfg, err, len);
+    if (rc_space) return rc_space;
     if (any_reduce && mm_reduce_op_check(cfg->reduce_op, cfg->datatype, why, sizeof why) != 0)
         return mm_fail(err, len, "--reduce-op %s with --datatype %s: %s", cfg->reduce_op, cfg->datatype, why);
     for (int s = 0; s < cfg->nsizes; s++)
@@ -600,18 +609,17 @@ int mm_config_parse(mm_config *cfg, int argc, char **argv, char *err, size_t len
 }
 
 int mm_config_check_nprocs(const mm_config *cfg, int nprocs, char *err, size_t len) {
-    int rooted = 0;
-    for (int i = 0; i < cfg->nops; i++) {
-        const mm_op *op = mm_op_find(cfg->ops[i]);
-        if (op && (op->flags & MM_OP_ROOTED)) rooted = 1;
-    }
-    if (rooted && cfg->root >= nprocs)
-        return mm_fail(err, len, "--root: %d is not a rank of this launch; allowed: 0 to %d", cfg->root, nprocs - 1);
+    int space = mm__config_check_space_nprocs(cfg, nprocs, err, len);
+    if (space) return space;
+    int sizes[MM_MAX_LIST], nsizes = mm_config_comm_sizes(cfg, nprocs, sizes);
     for (int i = 0; i < cfg->nops && cfg->mode == MM_MODE_BENCH; i++) {
         const mm_op *op = mm_op_find(cfg->ops[i]);
         char why[256];
-        if (op && mm_op_check_nprocs(op, nprocs, why, sizeof why) != 0)
-            return mm_fail(err, len, "--ops: %s", why);
+        for (int k = 0; op && k < nsizes; k++)
+            if (mm_op_check_nprocs(op, sizes[k], why, sizeof why) != 0)
+                return sizes[k] == nprocs ? mm_fail(err, len, "--ops: %s", why)
+                                          : mm_fail(err, len, "--nprocs %d with --ops %s: %s", sizes[k],
+                                                    op->name, why);
     }
     if (cfg->pair_given && (cfg->pair[0] >= nprocs || cfg->pair[1] >= nprocs)) {
         int bad = cfg->pair[0] >= nprocs ? cfg->pair[0] : cfg->pair[1];

@@ -27,4 +27,9 @@ int mm__config_check_cart(const mm_config *cfg, int nprocs, char *err, size_t le
 int mm__config_check_adaptive(mm_config *cfg, const char *seen, const char *const *given, char *err,
                               size_t len);
 
+/* --batch and --nprocs against --procsync, --ops and the other options (parse_space.c): 0 or 2. */
+int mm__config_check_space(const mm_config *cfg, char *err, size_t len);
+/* --root and --nprocs against the launch's number of ranks (parse_space.c): 0 or 2. */
+int mm__config_check_space_nprocs(const mm_config *cfg, int nprocs, char *err, size_t len);
+
 #endif

@@ -1,6 +1,7 @@
 /* parse_options.c — the option table read as a parser reads it: what a value of an option may be
  * ("a whole number from 1 to 100", a registry's names), and the generic parsing of a number option.
  * Here, above every registry, because the allowed names of NAME options are the registries' own. */
+#include <ctype.h>
 #include <errno.h>
 #include <limits.h>
 #include <math.h>
@@ -10,6 +11,7 @@
 
 #include "mm_clocksync.h"
 #include "mm_config.h"
+#include "mm_error.h"
 #include "mm_ops.h"
 #include "mm_procsync.h"
 #include "mm_timer.h"
@@ -51,6 +53,9 @@ void mm_option_allowed_text(const mm_option_spec *o, char *out, size_t len) {
                      (o->flags & MM_OPT_F_BELOW) ? "below" : "at most", hi, words);
         else
             snprintf(out, len, "a number from %s to %s%s", lo, hi, words);
+        return;
+    case MM_OPT_INTS:
+        snprintf(out, len, "distinct whole numbers from %s to %s, comma-separated%s", lo, hi, words);
         return;
     case MM_OPT_PAIR:
         snprintf(out, len, "two distinct ranks A,B (whole numbers from 0, below the number of "
@@ -127,5 +132,44 @@ int mm_option_parse_number(const mm_option_spec *o, const char *text, mm_config 
         *(int64_t *)(void *)base = (int64_t)v;
     else
         *(int *)(void *)base = (int)v;
+    return 0;
+}
+
+int mm_option_parse_ints(const mm_option_spec *o, const char *text, mm_int_list *out, char *err,
+                         size_t len) {
+    char allowed[256];
+    mm_option_allowed_text(o, allowed, sizeof allowed);
+    memset(out, 0, sizeof *out);
+    if ((o->flags & MM_OPT_F_AUTO) && strcmp(text, mm_option_auto_words(o)) == 0) {
+        out->all = 1;
+        return 0;
+    }
+    const char *p = text;
+    for (;;) {
+        const char *comma = strchr(p, ',');
+        size_t item_len = comma ? (size_t)(comma - p) : strlen(p);
+        char item[32];
+        if (item_len == 0 || item_len >= sizeof item)
+            return mm_config_message(err, len, MM_MSG_NOT_WHOLE, o->name,
+                                     item_len ? text : "", allowed, NULL);
+        memcpy(item, p, item_len);
+        item[item_len] = '\0';
+        char *end = NULL;
+        errno = 0;
+        long long v = strtoll(item, &end, 10);
+        if (!isdigit((unsigned char)item[0]) || *end || errno == EINVAL)
+            return mm_config_message(err, len, MM_MSG_NOT_WHOLE, o->name, item, allowed, NULL);
+        if (errno == ERANGE || (double)v < o->min || (double)v > o->max)
+            return mm_config_message(err, len, MM_MSG_OUT_OF_RANGE, o->name, item, allowed, NULL);
+        for (int i = 0; i < out->n; i++)
+            if (out->v[i] == (int)v)
+                return mm_fail(err, len, "--%s: %lld is given twice in '%s'; allowed: %s", o->name,
+                               v, text, allowed);
+        if (out->n >= MM_MAX_LIST)
+            return mm_fail(err, len, "--%s: more than %d numbers in '%s'", o->name, MM_MAX_LIST, text);
+        out->v[out->n++] = (int)v;
+        if (!comma) break;
+        p = comma + 1;
+    }
     return 0;
 }

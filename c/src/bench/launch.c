@@ -183,7 +183,7 @@ static int mm__start(mm__launch_state *st) {
         return -1;
     }
 
-    st->ntests = mm_plan_build(cfg, st->tests, mm_plan_size(cfg));
+    st->ntests = mm_plan_build(cfg, st->nprocs, st->tests, mm_plan_size(cfg, st->nprocs));
     mm_plan_shuffle(st->tests, st->ntests, cfg->seed);
 
     int ok = !mm_mpi_failed(&st->err) && mm__open_counters(st) == 0;
@@ -230,7 +230,9 @@ int mm_launch_run(const mm_config *cfg, MPI_Comm comm, mm_launch_result *result)
     mm__launch_state *st = calloc(1, sizeof *st);
     /* the plan's tests and those --sizes auto may add, not the largest plan's (8192 x 560 B:
      * 4.6 MB on every rank) */
-    int capacity = mm_plan_capacity(cfg);
+    int launch_nprocs = 1;
+    MPI_Comm_size(comm, &launch_nprocs);
+    int capacity = mm_plan_capacity(cfg, launch_nprocs);
     mm_test *tests = calloc(capacity > 0 ? (size_t)capacity : 1, sizeof *tests);
     if (!st || !tests) {
         free(st);

@@ -47,6 +47,12 @@ typedef struct mm__launch_state {
     int64_t phase_zero_ns;    /* CLOCK_MONOTONIC when main began (or the launch, if unknown) */
     mm_phases phases;         /* meta.json "phases" (rank 0's are written) */
     int nfinished;            /* rank 0: tests ended so far (complete or failed), for on_test */
+    /* --nprocs (subcomm.c): per size below the launch's, the communicator of the first k ranks
+     * (MPI_COMM_NULL on the others) and its process sync (opened on the ranks inside) */
+    int nsub;
+    int sub_size[MM_MAX_LIST];
+    MPI_Comm sub_comm[MM_MAX_LIST];
+    mm_procsync sub_ps[MM_MAX_LIST];
 } mm__launch_state;
 
 /* Records one message for the user in st->result (a line; app/main.c prints it with the
@@ -67,6 +73,12 @@ void mm__phase_end(mm__launch_state *st, int phase);
 int64_t mm__monotonic_ns(void);
 /* Seconds since the launch started, on rank 0's clock... on this rank's clock (launch_state.c). */
 double mm__seconds_since(const mm__launch_state *st);
+
+/* Collective (subcomm.c): the sub-communicators of --nprocs and their process syncs; 0 or -1. */
+int mm__subcomms_open(mm__launch_state *st);
+void mm__subcomms_close(mm__launch_state *st);
+/* The communicator and process sync test t runs on; 1 when this rank is inside it. */
+int mm__test_comm(mm__launch_state *st, const mm_test *t, MPI_Comm *comm, mm_procsync **ps);
 
 /* Collective: runs every test of the plan in order, writing each one's rows and meta.json as it
  * finishes; a test whose MPI call fails is marked failed and the launch goes on when every rank

@@ -76,18 +76,19 @@ static void mm__note_switched(mm__launch_state *st, const mm_test *t) {
              "(tests[].procsync_switches), or run on a quieter machine");
 }
 
-/* Collective: how many of the test's recorded repetitions are valid on every rank. */
-static long mm__valid_everywhere(mm__launch_state *st, const mm_rep_buffers *b, long nrep) {
+/* Collective on comm (the test's): how many of the test's recorded repetitions are valid on
+ * every rank. */
+static long mm__valid_everywhere(mm__launch_state *st, MPI_Comm comm, const mm_rep_buffers *b, long nrep) {
     long mine = 0, most = 0;
     for (long i = 0; i < nrep; i++) mine += b->invalid[i] != 0;
     /* a repetition invalid on any rank is invalid: the valid ones are nrep minus at least the
      * largest count of any rank; exactly, with the flags or-ed over ranks */
     int32_t *any = malloc((size_t)(nrep > 0 ? nrep : 1) * sizeof *any);
     if (!any) {
-        MM_MPI(&st->err, MPI_Allreduce(&mine, &most, 1, MPI_LONG, MPI_MAX, st->comm));
+        MM_MPI(&st->err, MPI_Allreduce(&mine, &most, 1, MPI_LONG, MPI_MAX, comm));
         return nrep - most;
     }
-    MM_MPI(&st->err, MPI_Allreduce(b->invalid, any, (int)nrep, MPI_INT32_T, MPI_BOR, st->comm));
+    MM_MPI(&st->err, MPI_Allreduce(b->invalid, any, (int)nrep, MPI_INT32_T, MPI_BOR, comm));
     long valid = 0;
     for (long i = 0; i < nrep; i++) valid += any[i] == 0;
     free(any);
@@ -114,15 +115,15 @@ static void mm__note_overwrite_beyond_window(mm__launch_state *st) {
 }
 
 /* Fills the arguments an operation needs; the op's setup allocates its buffers. */
-static int mm__prepare_args(const mm__launch_state *st, const mm_test *t, mm_op_args *args,
-                            mm_nbc *nbc) {
+static int mm__prepare_args(const mm__launch_state *st, const mm_test *t, MPI_Comm comm,
+                            mm_op_args *args, mm_nbc *nbc) {
     memset(args, 0, sizeof *args);
     memset(nbc, 0, sizeof *nbc);
     if (mm_op_is_nbc(t->op)) args->nbc = nbc;
-    args->comm = st->comm;
-    args->rank = st->rank;
-    args->nprocs = st->nprocs;
-    args->root = st->cfg->root;
+    args->comm = comm; /* the launch's, or the sub-communicator of its first t->nprocs ranks */
+    args->rank = st->rank; /* the same rank there: subcomm.c keeps the order */
+    args->nprocs = t->nprocs;
+    args->root = t->root >= 0 ? t->root : 0; /* unrooted ops' rooted steps use rank 0 */
     mm_datatype_lookup(st->cfg->datatype, &args->datatype, &args->type_size);
     mm_reduce_op_lookup(st->cfg->reduce_op, &args->reduce_op);
     args->size = t->size;
@@ -187,16 +188,17 @@ static void mm__note_failed(mm__launch_state *st, mm_test *t) {
                    "other tests of the launch are unaffected");
 }
 
-/* Collective: gathers the test's rows, writes them and meta.json. 0, or -1 when writing failed. */
+/* Collective: gathers the test's rows (over the test's communicator: the ranks outside have
+ * none), writes them and meta.json. 0, or -1 when writing failed. */
 static int mm__record_test(mm__launch_state *st, mm_test *t, const mm_rep_buffers *b,
-                           mm_gather_space *g, int has_global) {
-    mm_gather_request q = {.comm = st->comm, .rank = st->rank, .nprocs = st->nprocs,
+                           mm_gather_space *g, int has_global, MPI_Comm comm, int inside) {
+    mm_gather_request q = {.comm = comm, .rank = st->rank, .nprocs = t->nprocs,
                            .raw = st->rank == 0 ? st->out.raw : NULL, .test = t,
                            .nrep = t->nrep, /* the same on every rank */
                            .nbc = mm_op_is_nbc(t->op), .has_global = has_global,
                            .reduced = st->cfg->raw_reduced, .epoch_ns = st->epoch_ns};
     long ninvalid = 0;
-    int written = mm_gather_write_test(&q, b, g, &ninvalid, &st->err) == 0;
+    int written = !inside || mm_gather_write_test(&q, b, g, &ninvalid, &st->err) == 0;
     /* the counters' rows after raw.csv's, before meta.json says the test is finished */
     written = mm_counters_write_test(st->counters, t, t->nrep, st->cfg->raw_reduced, &st->err) == 0 &&
               written;
@@ -268,7 +270,13 @@ static int mm__run_one(mm__launch_state *st, mm_test *t, mm__space *sp) {
     const char *code = NULL;
     char message[sizeof t->error_message] = "";
     char why[256] = "";
-    if (mm__prepare_args(st, t, &args, &nbc) != 0) {
+    /* --nprocs: a test on the first t->nprocs ranks (subcomm.c); the others wait at a barrier */
+    MPI_Comm comm;
+    mm_procsync *ps;
+    const int inside = mm__test_comm(st, t, &comm, &ps);
+    const int sub = t->nprocs < st->nprocs;
+    memset(&args, 0, sizeof args);
+    if (inside && mm__prepare_args(st, t, comm, &args, &nbc) != 0) {
         code = "alloc-failed";
         snprintf(message, sizeof message, "cannot allocate the buffers of %s at %" PRId64
                  " bytes on rank %d", t->op->name, t->size, st->rank);
@@ -280,21 +288,30 @@ static int mm__run_one(mm__launch_state *st, mm_test *t, mm__space *sp) {
     if (agreed == 0) {
         mm_mpi_error test_err;
         mm_mpi_error_clear(&test_err);
-        (mm_op_is_nbc(t->op) ? mm_bench_run_nbc_test : mm_bench_run_test)(
-            cfg, t, &args, &st->ps, &sp->b, sp->judging ? &sp->d : NULL, sp->cold,
-            (size_t)cfg->cold_cache_bytes, &test_err);
+        /* rank 0's collection of run times (decide.c) runs on the launch's communicator: not
+         * on a sub-communicator test (its median is then not known here: NaN) */
+        if (sub) t->median_ns = NAN;
+        if (inside)
+            (mm_op_is_nbc(t->op) ? mm_bench_run_nbc_test : mm_bench_run_test)(
+                cfg, t, &args, ps, &sp->b, sp->judging && !sub ? &sp->d : NULL, sp->cold,
+                (size_t)cfg->cold_cache_bytes, &test_err);
+        if (sub) MM_MPI(&test_err, MPI_Barrier(st->comm)); /* the ranks outside idle here */
         if (mm_mpi_failed(&test_err)) {
             code = "mpi-error";
             mm_mpi_error_format(&test_err, message, sizeof message);
-        } else if (st->ps.resync_failures > 0) {
+        } else if (inside && ps->resync_failures > 0) {
             code = "resync-failed";
             snprintf(message, sizeof message, "%ld of %ld clock re-syncs inside the test "
-                     "failed; the last good clock model was kept", st->ps.resync_failures,
-                     st->ps.nresyncs);
+                     "failed; the last good clock model was kept", ps->resync_failures,
+                     ps->nresyncs);
         }
         agreed = mm__agree_on_failure(st, t, code, message);
-        /* every rank got this far with the same nrep: whether any repetition is valid */
-        if (agreed == 0 && mm__valid_everywhere(st, &sp->b, t->nrep) == 0) {
+        /* every rank of the test got this far with the same nrep: whether any repetition is
+         * valid (rank 0, always inside, tells the ranks outside) */
+        long valid = 0;
+        if (agreed == 0 && inside) valid = mm__valid_everywhere(st, comm, &sp->b, t->nrep);
+        if (agreed == 0 && sub) MM_MPI(&st->err, MPI_Bcast(&valid, 1, MPI_LONG, 0, st->comm));
+        if (agreed == 0 && valid == 0) {
             agreed = 1;
             snprintf(t->error_code, sizeof t->error_code, "no-valid-repetitions");
             snprintf(t->error_message, sizeof t->error_message,
@@ -318,7 +335,7 @@ static int mm__run_one(mm__launch_state *st, mm_test *t, mm__space *sp) {
         agreed = mm__agree_on_failure(st, t, code, message);
     }
     mm_counters_end_test(st->counters);
-    t->op->teardown(&args);
+    if (inside) t->op->teardown(&args);
     t->duration_s = mm__seconds_since(st) - t->started_s;
     if (agreed < 0) return 1;
     mm__note_switched(st, t);
@@ -331,7 +348,7 @@ static int mm__run_one(mm__launch_state *st, mm_test *t, mm__space *sp) {
         return rc;
     }
     mm__note_budget_ended(st, t);
-    int rc = mm__record_test(st, t, &sp->b, &sp->g, sp->has_global) != 0;
+    int rc = mm__record_test(st, t, &sp->b, &sp->g, sp->has_global, comm, inside) != 0;
     if (rc == 0) mm__tell_finished(st, t, sp);
     return rc;
 }
@@ -363,6 +380,11 @@ int mm__run_tests(mm__launch_state *st) {
         rc = 1;
         goto done;
     }
+    if (mm__subcomms_open(st) != 0) {
+        if (st->rank == 0) mm__launch_say(st, "cannot create the sub-communicators of --nprocs");
+        rc = 1;
+        goto done;
+    }
     for (int i = 0; i < st->ntests && rc == 0; i++) rc = mm__run_one(st, &st->tests[i], &sp);
     /* --sizes auto: rounds of added sizes until every operation is refined (refine.c) */
     for (int round = 1; cfg->sizes_auto && rc == 0; round++) {
@@ -373,6 +395,7 @@ int mm__run_tests(mm__launch_state *st) {
     }
     mm_cpu_track_note(&st->prov.cpu);
 done:
+    mm__subcomms_close(st);
     mm_rep_buffers_free(&sp.b);
     mm_gather_space_free(&sp.g);
     if (sp.judging) mm_decide_free(&sp.d);

@@ -17,6 +17,7 @@ typedef struct mm__timed {
     const mm_op *op;
     const mm_op_args *args;
     MPI_Comm comm;
+    long batch; /* --batch: calls per timed repetition */
 } mm__timed;
 
 static int mm__timed_call(const void *arg) {
@@ -29,6 +30,16 @@ static int mm__timed_barrier_call(const void *arg) {
     const mm__timed *t = arg;
     int rc = MPI_Barrier(t->comm); /* checked by the loop, as the call's code, after the timestamp */
     return rc != MPI_SUCCESS ? rc : t->op->run(t->args);
+}
+
+/* MS2 as IMB runs it (--batch N): N calls back to back between the two timestamps; the loop
+ * counter is the only thing timed besides the calls, as in IMB's own loop. A failing call ends
+ * the batch with its code. */
+static int mm__timed_batch_call(const void *arg) {
+    const mm__timed *t = arg;
+    int rc = MPI_SUCCESS;
+    for (long i = 0; i < t->batch && rc == MPI_SUCCESS; i++) rc = t->op->run(t->args);
+    return rc;
 }
 
 /* The cold-cache overwrite, as the process sync's between-repetitions hook. */
@@ -119,8 +130,12 @@ int mm_bench_run_test(const mm_config *cfg, mm_test *t, mm_op_args *args, mm_pro
                       mm_mpi_error *err) {
     const mm_procsync_vtable *vt = ps->vt;
     const mm_timer *timer = ps->timer;
-    mm__timed timed = {t->op, args, ps->comm};
-    mm_timed_fn call = vt->barrier_in_timed_region ? mm__timed_barrier_call : mm__timed_call;
+    const long batch = cfg->batch > 1 ? cfg->batch : 1;
+    mm__timed timed = {t->op, args, ps->comm, batch};
+    /* --batch > 1 is refused with loop-barrier (parse_space.c): the barrier is never batched */
+    mm_timed_fn call = batch > 1                     ? mm__timed_batch_call
+                       : vt->barrier_in_timed_region ? mm__timed_barrier_call
+                                                     : mm__timed_call;
     /* the overwrite runs after each repetition, before the next one's wait: begin_test's pilot
      * must know it to size a window that leaves room for it */
     mm__cold cold = {cold_cache, cold_cache_bytes};
@@ -230,11 +245,14 @@ int mm_bench_run_test(const mm_config *cfg, mm_test *t, mm_op_args *args, mm_pro
             redone++;
             mm__count_reasons(redone_by_reason, flags);
         } else {
+            /* --batch N: the row holds one call's share, end = start + (end - start) / N
+             * rounded (docs/FORMAT.md, "--batch"); N = 1: the call itself */
+            const int64_t rec_end_ns = batch > 1 ? start_ns + (end_ns - start_ns + batch / 2) / batch : end_ns;
             b->start_ns[recorded] = start_ns;
-            b->end_ns[recorded] = end_ns;
+            b->end_ns[recorded] = rec_end_ns;
             /* the online global clock as it is now (harmonize may re-sync between repetitions) */
             b->gstart_ns[recorded] = mm_clocksync_to_global(ps->cs, start_ns);
-            b->gend_ns[recorded] = mm_clocksync_to_global(ps->cs, end_ns);
+            b->gend_ns[recorded] = mm_clocksync_to_global(ps->cs, rec_end_ns);
             b->invalid[recorded] = flags;
             if (nbc) mm__record_components(b, recorded, nbc, start_ns, end_ns, flags);
             mm__count_reasons(invalid_by_reason, flags);

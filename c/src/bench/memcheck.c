@@ -115,11 +115,11 @@ int mm_memory_check(const mm_config *cfg, MPI_Comm comm, char *err, size_t err_l
     int rank = 0, nprocs = 1;
     MM_MPI(&e, MPI_Comm_rank(comm, &rank));
     MM_MPI(&e, MPI_Comm_size(comm, &nprocs));
-    int plan_size = mm_plan_size(cfg);
+    int plan_size = mm_plan_size(cfg, nprocs);
     mm_test *tests = calloc(plan_size > 0 ? (size_t)plan_size : 1, sizeof *tests);
     double *need = calloc((size_t)plan_size + 2, sizeof *need);
     double *sum = calloc((size_t)plan_size + 2, sizeof *sum); /* over the host's ranks */
-    int ntests = tests ? mm_plan_build(cfg, tests, plan_size) : 0;
+    int ntests = tests ? mm_plan_build(cfg, nprocs, tests, plan_size) : 0;
     /* need[0]: for the whole launch; need[1 + i]: test i's buffers (doubles: sums can pass 2^63);
      * need[1 + ntests]: the copy probe's two buffers, freed before the first test */
     if (tests && need) {
@@ -131,7 +131,7 @@ int mm_memory_check(const mm_config *cfg, MPI_Comm comm, char *err, size_t err_l
                           cfg->progress == MM_PROGRESS_ON))
             need[0] += 2.0 * (double)sizeof(double) * (double)cfg->nrep;
         for (int i = 0; i < ntests; i++) {
-            need[1 + i] = (double)mm_op_buffer_bytes(tests[i].op, tests[i].size, nprocs, rank == cfg->root);
+            need[1 + i] = (double)mm_op_buffer_bytes(tests[i].op, tests[i].size, tests[i].nprocs, rank == tests[i].root);
             if (tests[i].op->flags & MM_OP_REDUCES) need[1 + i] += (double)tests[i].size;
         }
         need[1 + ntests] = 2.0 * (double)mm_copy_probe_bytes(mm_config_copy_probe_bytes_here(cfg));

@@ -15,17 +15,26 @@ static uint64_t mm__rand_below(uint64_t *state, uint64_t n) {
     return r % n;
 }
 
-int mm_plan_size(const mm_config *cfg) {
+/* How many roots a test of op has on nprocs ranks: 1 for an op without a root. */
+static int mm__nroots(const mm_config *cfg, const mm_op *op, int nprocs) {
+    if (!(op->flags & MM_OP_ROOTED)) return 1;
+    return cfg->roots.all ? nprocs : cfg->roots.n;
+}
+
+int mm_plan_size(const mm_config *cfg, int nprocs) {
+    int comm_sizes[MM_MAX_LIST], ncomms = mm_config_comm_sizes(cfg, nprocs, comm_sizes);
     int n = 0;
     for (int i = 0; i < cfg->nops; i++) {
         const mm_op *op = mm_op_find(cfg->ops[i]);
-        n += op && (op->flags & MM_OP_SIZE_UNUSED) ? 1 : cfg->nsizes;
+        if (!op) continue;
+        for (int c = 0; c < ncomms; c++)
+            n += ((op->flags & MM_OP_SIZE_UNUSED) ? 1 : cfg->nsizes) * mm__nroots(cfg, op, comm_sizes[c]);
     }
     return n;
 }
 
-int mm_plan_capacity(const mm_config *cfg) {
-    int n = mm_plan_size(cfg);
+int mm_plan_capacity(const mm_config *cfg, int nprocs) {
+    int n = mm_plan_size(cfg, nprocs);
     for (int i = 0; cfg->sizes_auto && i < cfg->nops; i++) {
         const mm_op *op = mm_op_find(cfg->ops[i]);
         if (op && !(op->flags & MM_OP_SIZE_UNUSED)) n += cfg->sizes_budget;
@@ -33,20 +42,31 @@ int mm_plan_capacity(const mm_config *cfg) {
     return n;
 }
 
-int mm_plan_build(const mm_config *cfg, mm_test *tests, int max_tests) {
+int mm_plan_build(const mm_config *cfg, int nprocs, mm_test *tests, int max_tests) {
+    int comm_sizes[MM_MAX_LIST], ncomms = mm_config_comm_sizes(cfg, nprocs, comm_sizes);
     int n = 0;
     for (int i = 0; i < cfg->nops; i++) {
         const mm_op *op = mm_op_find(cfg->ops[i]);
         if (!op) continue; /* validated before: cannot happen */
         int nsizes = (op->flags & MM_OP_SIZE_UNUSED) ? 1 : cfg->nsizes;
-        for (int s = 0; s < nsizes && n < max_tests; s++) {
-            memset(&tests[n], 0, sizeof tests[n]);
-            tests[n].op = op;
-            tests[n].nbc = mm_op_is_nbc(op);
-            tests[n].size = (op->flags & MM_OP_SIZE_UNUSED) ? 0 : cfg->sizes[s];
-            tests[n].status = MM_TEST_PENDING;
-            tests[n].nrep_asked = cfg->nrep;
-            n++;
+        int rooted = (op->flags & MM_OP_ROOTED) != 0;
+        for (int c = 0; c < ncomms; c++) {
+            const int comm_size = comm_sizes[c];
+            int nroots = mm__nroots(cfg, op, comm_size);
+            for (int r = 0; r < nroots; r++) {
+                int root = !rooted ? -1 : cfg->roots.all ? r : cfg->roots.v[r];
+                for (int s = 0; s < nsizes && n < max_tests; s++) {
+                    memset(&tests[n], 0, sizeof tests[n]);
+                    tests[n].op = op;
+                    tests[n].nbc = mm_op_is_nbc(op);
+                    tests[n].size = (op->flags & MM_OP_SIZE_UNUSED) ? 0 : cfg->sizes[s];
+                    tests[n].nprocs = comm_size;
+                    tests[n].root = root;
+                    tests[n].status = MM_TEST_PENDING;
+                    tests[n].nrep_asked = cfg->nrep;
+                    n++;
+                }
+            }
         }
     }
     return n;

@@ -134,6 +134,9 @@ int mm__refine_round(mm__launch_state *st, int round) {
         added[k].op = mm_op_find(st->cfg->ops[op_index[k]]);
         added[k].nbc = mm_op_is_nbc(added[k].op);
         added[k].size = picked[k];
+        added[k].nprocs = st->nprocs;
+        /* one root: --sizes auto with several is refused (mm_config_check_nprocs) */
+        added[k].root = (added[k].op->flags & MM_OP_ROOTED) ? (st->cfg->roots.all ? 0 : st->cfg->roots.v[0]) : -1;
         added[k].status = MM_TEST_PENDING;
         added[k].nrep_asked = st->cfg->nrep;
         added[k].size_added = 1;

@@ -34,3 +34,22 @@ void mm_config_virtual_params(const mm_config *cfg, int rank, mm_virtual_params 
     vp->offset_ns = (int64_t)llround((2.0 * u - 1.0) * cfg->virtual_offset_s * 1e9);
     vp->skew_ppm = (mm_rand_next(&state) & 1) ? cfg->virtual_skew_ppm : -cfg->virtual_skew_ppm;
 }
+
+int mm_config_roots(const mm_config *cfg, int nprocs, int *out, int max) {
+    int n = 0;
+    if (cfg->roots.all) {
+        for (int r = 0; r < nprocs && n < max; r++) out[n++] = r;
+        return n;
+    }
+    for (int i = 0; i < cfg->roots.n && n < max; i++) out[n++] = cfg->roots.v[i];
+    return n;
+}
+
+int mm_config_comm_sizes(const mm_config *cfg, int nprocs, int *out) {
+    if (cfg->comm_sizes.n == 0) {
+        out[0] = nprocs;
+        return 1;
+    }
+    for (int i = 0; i < cfg->comm_sizes.n; i++) out[i] = cfg->comm_sizes.v[i];
+    return cfg->comm_sizes.n;
+}

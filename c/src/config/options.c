@@ -95,8 +95,18 @@ static const mm_option_spec mm__table[] = {
      "launch folder DIR (with its meta.json) of an earlier launch of the same binary and "
      "settings read them (mpimeter run passes its first launch's folder to the later ones); "
      "recorded as config.mpit_from"},
-    {"root", MM_OPT_INT, BENCH, "RANK", "0", NULL, 0, 2147483647.0, NULL, OFF(root),
-     "root rank of rooted operations (below the number of ranks)"},
+    {"root", MM_OPT_INTS, BENCH | MM_OPT_F_AUTO, "LIST", "0", NULL, 0, 2147483647.0, NULL, 0,
+     "root ranks of rooted operations (below the number of ranks), comma-separated: one test "
+     "per root, shuffled with the others; all = every rank"},
+    {"nprocs", MM_OPT_INTS, BENCH, "LIST", "(every rank)", "ranks", 1, 16777216.0, NULL, 0,
+     "measure each test on sub-communicators of these sizes, comma-separated (SKaMPI, "
+     "NBCBench): MPI_Comm_split keeps the first k ranks (ranks 0 to k-1), the process sync and "
+     "the launch's global clock run on them, the other ranks wait at a barrier; each size is "
+     "one test (tests[].nprocs), shuffled with the others"},
+    {"batch", MM_OPT_INT, BENCH, "N", "1", "calls", 1, 1e6, NULL, OFF(batch),
+     "calls per recorded repetition: N > 1 = IMB's measurement scheme MS2 (with --procsync "
+     "none; or barrier): N calls back to back between the two timestamps, raw.csv holding the "
+     "time per call, (end - start) / N (docs/FORMAT.md); calls may pipeline (NBCBench §1.2)"},
     {"pair", MM_OPT_PAIR, BENCH | MM_OPT_F_AUTO, "A,B", "auto", NULL, 0, 2147483647.0, NULL, 0,
      "the two ranks of the ping-pongs (A starts the round trip); auto = the pair with the largest "
      "1-byte ping-pong latency among rank 0 with the next ranks and a few seeded random pairs "
@@ -285,6 +295,7 @@ int mm_config_message(char *err, size_t len, const char *tmpl, const char *optio
 
 const char *mm_option_auto_words(const mm_option_spec *o) {
     /* --nrep auto[:RULE] (bench/adaptive.c): one word per stopping rule */
+    if (strcmp(o->name, "root") == 0) return "all"; /* --root all: every rank */
     return strcmp(o->name, "nrep") == 0 ? "auto,auto:ci,auto:rse" : "auto";
 }
 

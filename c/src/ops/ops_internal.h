@@ -134,6 +134,8 @@ int mm__run_simple_iprobe(const mm_op_args *args);
 int mm__run_simple_comm_split(const mm_op_args *args);
 int mm__run_simple_comm_dup(const mm_op_args *args);
 int mm__after_simple_free_comm(mm_op_args *args);
+int mm__setup_simple_attach(mm_op_args *args);
+int mm__run_simple_attach(const mm_op_args *args);
 
 /* Neighborhood collectives (ops_neighbor.c): blocking runs, and the I-forms' setups (their run
  * is mm__run_nbc). */

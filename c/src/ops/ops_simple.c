@@ -7,12 +7,15 @@
  *   simple-comm-split (every rank in one color) and simple-comm-dup. The communicators the last
  *   two create are freed by the row's `after` hook, which the loop calls after the end
  *   timestamp: outside the timed region, so that only the creation is measured.
+ *   simple-attach: MPI_Buffer_attach of a buffer of size bytes, then MPI_Buffer_detach (the
+ *   pair is the measurement: a buffer cannot stay attached across repetitions).
  * Why: SKaMPI (Reussner et al. 1998, §2.1 and its list of measurements) times such calls to
  *   show the fixed costs every program pays, and the empty measurement (§3.1) to show the
  *   systematic overhead of measuring at all; results are written to a state block so that no
  *   call can be optimized away.
  * Cost: the call; comm-split and comm-dup are collective (an allgather or an agreement on a
  *   context id inside the library). */
+#include <stdint.h>
 #include <stdlib.h>
 
 #include "mm_ops.h"
@@ -41,6 +44,8 @@ int mm__setup_simple(mm_op_args *a) {
 
 void mm__teardown_simple(mm_op_args *a) {
     mm__simple_state *st = a->state;
+    free(a->sendbuf); /* simple-attach's buffer; NULL for the others */
+    a->sendbuf = NULL;
     if (st && st->created != MPI_COMM_NULL) MPI_Comm_free(&st->created);
     free(a->state);
     a->state = NULL;
@@ -82,4 +87,19 @@ int mm__after_simple_free_comm(mm_op_args *a) {
     mm__simple_state *st = a->state;
     if (!st || st->created == MPI_COMM_NULL) return MPI_SUCCESS;
     return MPI_Comm_free(&st->created);
+}
+
+/* simple-attach: the buffer (size bytes, allocated here) that each timed call attaches. */
+int mm__setup_simple_attach(mm_op_args *a) {
+    if (!mm__args_valid(a) || a->size > INT32_MAX) return -1; /* checked before (mm_op_check_size) */
+    if (mm__setup_simple(a) != 0) return -1;
+    a->sendbuf = malloc(a->size > 0 ? (size_t)a->size : 1);
+    return a->sendbuf ? 0 : -1;
+}
+
+int mm__run_simple_attach(const mm_op_args *a) {
+    void *detached = NULL;
+    int bytes = 0;
+    int rc = MPI_Buffer_attach(a->sendbuf, (int)a->size);
+    return rc != MPI_SUCCESS ? rc : MPI_Buffer_detach(&detached, &bytes);
 }

@@ -358,6 +358,11 @@ const mm_op mm_ops_table[] = {
                "unsuccessful", mm__run_simple_iprobe, NULL),
     MM__SIMPLE("wtime", "every rank calls MPI_Wtime", mm__run_simple_wtime, NULL),
 #undef MM__SIMPLE
+    {"simple-attach", MM_OP_KIND_SIMPLE,
+     "every rank attaches a buffer of size bytes for buffered sends (MPI_Buffer_attach) and "
+     "detaches it (MPI_Buffer_detach): both calls timed, as SKaMPI's attach measurement",
+     "size: bytes of the buffer, from MPI_BSEND_OVERHEAD to 2147483647", 0, mm__setup_simple_attach,
+     mm__run_simple_attach, mm__teardown_simple, {1, 0, 0, 0}, NULL, MM_VOL_NONE, NULL},
 };
 
 const size_t mm_ops_count = sizeof mm_ops_table / sizeof mm_ops_table[0];
@@ -456,6 +461,13 @@ int mm_op_check_size(const mm_op *op, int64_t size, int type_size, char *why, si
     }
     if (size < 0) {
         snprintf(why, why_len, "size %" PRId64 " is negative; sizes are bytes (>= 0)", size);
+        return -1;
+    }
+    /* simple-attach: MPI_Buffer_attach takes an int, and a buffer holds at least one message's
+     * overhead (MPI_BSEND_OVERHEAD; libraries refuse an empty one) */
+    if (op->run == mm__run_simple_attach && (size < MPI_BSEND_OVERHEAD || size > INT_MAX)) {
+        snprintf(why, why_len, "size %" PRId64 " is not a buffer MPI_Buffer_attach takes; allowed "
+                 "for %s: %d (MPI_BSEND_OVERHEAD) to %d bytes", size, op->name, MPI_BSEND_OVERHEAD, INT_MAX);
         return -1;
     }
     if (type_size <= 0) {

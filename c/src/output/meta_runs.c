@@ -183,6 +183,8 @@ void mm__render_tests(mm_json *j, const mm_launch *l) {
         mm_json_kv_int(j, "test", t->index);
         mm_json_kv_string(j, "op", t->op ? t->op->name : NULL);
         mm_json_kv_int(j, "size", t->size);
+        mm_json_kv_int(j, "nprocs", t->nprocs);
+        if (t->root >= 0) mm_json_kv_int(j, "root", t->root); /* rooted operations only */
         mm_json_kv_string(j, "status", mm__test_status_word(t->status));
         mm_json_key(j, "error");
         if (t->status == MM_TEST_FAILED) {

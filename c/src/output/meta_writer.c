@@ -73,7 +73,18 @@ void mm_meta_render_config(mm_json *j, const mm_config *c, const mm_sync_facts *
     mm_json_kv_int(j, "copy_probe_bytes", c->copy_probe_bytes);
     mm__kv_text(j, "copy_probe_from", c->copy_probe_from); /* null: this launch probed */
     mm__kv_text(j, "mpit_from", c->mpit_from); /* null: this launch read the MPI_T cvars */
-    mm_json_kv_int(j, "root", c->root);
+    mm_json_key(j, "root"); /* --root: the ranks given, or "all" */
+    if (c->roots.all)
+        mm_json_string(j, "all");
+    else
+        mm__int_array(j, c->roots.v, c->roots.n);
+    mm_json_key(j, "nprocs"); /* --nprocs: the sub-communicator sizes; null: every rank */
+    if (c->comm_sizes.n > 0)
+        mm__int_array(j, c->comm_sizes.v, c->comm_sizes.n);
+    else
+        mm_json_null(j);
+    /* --batch: calls per repetition timed once (IMB's MS2); raw.csv rows hold one call's share */
+    mm_json_kv_int(j, "batch", c->batch);
     mm_json_key(j, "pair");
     if (c->pair_given)
         mm__int_array(j, c->pair, 2);

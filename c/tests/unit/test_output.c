@@ -105,7 +105,7 @@ static void test_raw_writer(const char *tmp) {
     mm_outdir o;
     CHECK_EQ_INT(mm_outdir_open(&o, dir, err, sizeof err), 0);
     mm_test t0 = {.index = 0, .op = &op_bcast, .size = 1024, .status = MM_TEST_COMPLETE, .nrep = 3};
-    mm_test t1 = {.index = 1, .op = &op_barrier, .size = 0, .status = MM_TEST_COMPLETE, .nrep = 3};
+    mm_test t1 = {.index = 1, .op = &op_barrier, .size = 0, .root = -1, .status = MM_TEST_COMPLETE, .nrep = 3};
     /* test 0 with a global clock, test 1 without (empty g-columns) */
     CHECK_EQ_INT(mm_raw_write_test(o.raw, &t0, 2, 3, start2x3, end2x3, gstart2x3, gend2x3,
                                    invalid2x3, NULL, EPOCH, 1, 0),
@@ -268,14 +268,14 @@ static void test_meta_render(const char *tmp) {
     snprintf(prov.wall_start, sizeof prov.wall_start, "2026-11-22T05:10:00Z");
 
     mm_test tests[4] = {
-        {.index = 0, .op = &op_bcast, .size = 8, .status = MM_TEST_COMPLETE, .nrep = 3,
+        {.index = 0, .op = &op_bcast, .size = 8, .nprocs = 2, .root = 1, .status = MM_TEST_COMPLETE, .nrep = 3,
          .nrep_asked = 5, .ended_by_budget = 1, .invalid = 1, .invalid_by_reason = {1, 1, 0, 2},
          .window_ns = 120000, .start_tolerance_ns = 1000, .started_s = 0.01, .duration_s = 0.2},
-        {.index = 1, .op = &op_barrier, .size = 0, .status = MM_TEST_RUNNING, .nrep_asked = 5,
+        {.index = 1, .op = &op_barrier, .size = 0, .root = -1, .status = MM_TEST_RUNNING, .nrep_asked = 5,
          .window_ns = 90000, .started_s = 0.25},
         {.index = 2, .op = &op_bcast, .size = 1024, .status = MM_TEST_FAILED, .nrep_asked = 5,
          .error_code = "mpi-error", .error_message = "MPI_Bcast: MPI_ERR_COUNT: invalid count"},
-        {.index = 3, .op = &op_barrier, .size = 0, .status = MM_TEST_COMPLETE, .nrep = 5,
+        {.index = 3, .op = &op_barrier, .size = 0, .nprocs = 2, .root = -1, .status = MM_TEST_COMPLETE, .nrep = 5,
          .nrep_asked = 5, .started_s = 0.5, .duration_s = 0.1, .nrep_rule = MM_NREP_CI,
          .stopped_by = MM_STOP_PRECISION, .precision_reached = 0.015, .valid_used = 4,
          .decisions = 1}};
@@ -378,7 +378,11 @@ static void test_meta_render(const char *tmp) {
         "\"precision\": 0.015, \"valid\": 4, \"decisions\": 1} and m[\"tests\"][0][\"adaptive\"] is None\n"
         "assert [t[\"size_added\"] for t in m[\"tests\"]] == [False] * 4 and m[\"tests\"][0][\"refine_round\"] is None\n"
         "assert m[\"size_refinement\"] is None and c[\"nrep_auto\"] is None and c[\"sizes_auto\"] is None\n"
-        "assert list(m[\"tests\"][0])[5:8] == [\"nrep\", \"nrep_asked\", \"ended_by\"]\n"
+        "assert list(m[\"tests\"][0])[:3] == [\"test\", \"op\", \"size\"]\n"
+        "assert list(m[\"tests\"][0])[3:10] == [\"nprocs\", \"root\", \"status\", \"error\", \"nrep\", \"nrep_asked\", \"ended_by\"]\n"
+        "assert [t[\"nprocs\"] for t in m[\"tests\"]] == [2, 0, 0, 2] and m[\"tests\"][0][\"root\"] == 1\n"
+        "assert \"root\" not in m[\"tests\"][1] and \"root\" not in m[\"tests\"][3] and m[\"tests\"][2][\"root\"] == 0\n"
+        "assert c[\"root\"] == [] and c[\"batch\"] == 0\n"
         "assert m[\"tests\"][1][\"duration_s\"] is None and m[\"tests\"][2][\"started_s\"] == 0\n"
         "assert m[\"tests\"][2][\"window_ns\"] is None\n"
         "assert m[\"wall_end\"] is None and \"warnings\" not in m\n"

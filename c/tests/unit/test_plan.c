@@ -6,7 +6,7 @@
 static mm_config cfg;
 
 static int build(mm_test *t, uint64_t seed) {
-    int n = mm_plan_build(&cfg, t, 64);
+    int n = mm_plan_build(&cfg, 4, t, 64);
     mm_plan_shuffle(t, n, seed);
     return n;
 }
@@ -24,10 +24,10 @@ int main(void) {
     mm_test a[64], b[64], c[64];
     int n = build(a, 1234);
     CHECK_EQ_INT(n, 3 * 3 + 1); /* barrier: one test at size 0 */
-    CHECK_EQ_INT(mm_plan_size(&cfg), n); /* what a launch allocates for the plan */
-    CHECK_EQ_INT(mm_plan_capacity(&cfg), n); /* fixed sizes: nothing is added */
+    CHECK_EQ_INT(mm_plan_size(&cfg, 4), n); /* what a launch allocates for the plan */
+    CHECK_EQ_INT(mm_plan_capacity(&cfg, 4), n); /* fixed sizes: nothing is added */
     cfg.sizes_auto = 1, cfg.sizes_budget = 5;
-    CHECK_EQ_INT(mm_plan_capacity(&cfg), n + 3 * 5); /* --sizes auto: 5 more per sized op, not barrier */
+    CHECK_EQ_INT(mm_plan_capacity(&cfg, 4), n + 3 * 5); /* --sizes auto: 5 more per sized op, not barrier */
     cfg.sizes_auto = 0;
     CHECK_EQ_INT(build(b, 1234), n);
     build(c, 1235);
@@ -55,10 +55,51 @@ int main(void) {
     for (uint64_t seed = 0; seed < 20; seed++) {
         build(c, seed);
         mm_test plain[64];
-        mm_plan_build(&cfg, plain, 64);
+        mm_plan_build(&cfg, 4, plain, 64);
         for (int i = 0; i < n; i++) moved += c[i].op != plain[i].op || c[i].size != plain[i].size;
     }
     CHECK(moved > 20 * n / 2);
+
+    /* --root: one test per root for the rooted op (bcast), root -1 for the others; tests carry
+     * the communicator size */
+    for (int i = 0; i < n; i++) {
+        CHECK_EQ_INT(a[i].nprocs, 4);
+        CHECK_EQ_INT(a[i].root, strcmp(a[i].op->name, "bcast") == 0 ? 0 : -1);
+    }
+    cfg.roots.all = 1, cfg.roots.n = 0; /* --root all on 4 ranks */
+    CHECK_EQ_INT(mm_plan_size(&cfg, 4), n + 3 * 3);
+    mm_test r[64];
+    int nr = mm_plan_build(&cfg, 4, r, 64);
+    CHECK_EQ_INT(nr, n + 3 * 3);
+    int per_root[4] = {0};
+    for (int i = 0; i < nr; i++)
+        if (strcmp(r[i].op->name, "bcast") == 0 && r[i].root >= 0 && r[i].root < 4) per_root[r[i].root]++;
+    for (int k = 0; k < 4; k++) CHECK_EQ_INT(per_root[k], 3); /* every size at every root */
+    cfg.roots.all = 0, cfg.roots.n = 2, cfg.roots.v[0] = 3, cfg.roots.v[1] = 1; /* --root 3,1 */
+    CHECK_EQ_INT(mm_plan_size(&cfg, 4), n + 3);
+    nr = mm_plan_build(&cfg, 4, r, 64);
+    int roots_seen = 0;
+    for (int i = 0; i < nr; i++) roots_seen |= r[i].root >= 0 ? 1 << r[i].root : 0;
+    CHECK_EQ_INT(roots_seen, (1 << 3) | (1 << 1));
+    cfg.roots.n = 1, cfg.roots.v[0] = 0;
+
+    /* --nprocs 2,4 with --root all: every (op, size) per communicator size, bcast at each of its
+     * ranks: 2 + 4 roots x 3 sizes, the others twice */
+    cfg.comm_sizes.n = 2, cfg.comm_sizes.v[0] = 2, cfg.comm_sizes.v[1] = 4;
+    cfg.roots.all = 1, cfg.roots.n = 0;
+    int expect = (2 + 4) * 3 + 2 * (3 + 3 + 1);
+    CHECK_EQ_INT(mm_plan_size(&cfg, 4), expect);
+    nr = mm_plan_build(&cfg, 4, r, 64);
+    CHECK_EQ_INT(nr, expect);
+    int on[5] = {0}, bad_root = 0;
+    for (int i = 0; i < nr; i++) {
+        if (r[i].nprocs == 2 || r[i].nprocs == 4) on[r[i].nprocs]++;
+        bad_root |= r[i].root >= r[i].nprocs; /* a root is a rank of its communicator */
+    }
+    CHECK_EQ_INT(on[2], 2 * 3 + 7);
+    CHECK_EQ_INT(on[4], 4 * 3 + 7);
+    CHECK(!bad_root);
+    cfg.comm_sizes.n = 0, cfg.roots.all = 0, cfg.roots.n = 1, cfg.roots.v[0] = 0;
 
     /* the PRNG: known first value of splitmix64 for state 0 */
     uint64_t st = 0;

@@ -17,6 +17,9 @@ from mpimeter.stats import schemes as _s
 _ON_MAX: dict[str, Callable[[np.ndarray], _s.SchemeValue]] = {"skampi": _s.skampi, "mpiblib": _s.mpiblib}
 _ON_RANKS: dict[str, Callable[[np.ndarray], _s.SchemeValue]] = {"osu": _s.osu, "mpibench": _s.mpibench,
                                                                   "imb": _s.imb}
+# on rank 0's row (the process that reports: mpptest's root, MPIBlib's root)
+_ON_ROOT: dict[str, Callable[[np.ndarray], _s.SchemeValue]] = {"mpptest": _s.mpptest}
+_ON_GLOBAL = ("mpiblib-global",)  # on each rank's global start and end (PS4)
 
 
 @dataclass(frozen=True)
@@ -26,7 +29,7 @@ class LaunchValue:
     launch: int
     value: _s.SchemeValue | None
     why: str | None = None
-PEERS = (*_ON_MAX, *_ON_RANKS)  # every scheme but ours, in no particular order (callers order them)
+PEERS = (*_ON_MAX, *_ON_RANKS, *_ON_ROOT, *_ON_GLOBAL)  # every scheme but ours, in no particular order (callers order them)
 
 
 def _aggregate_value(scheme: str, data: LaunchData, test: int) -> LaunchValue | str:
@@ -64,6 +67,9 @@ def launch_values(data: LaunchData, schemes: tuple[str, ...]) -> dict[tuple[str,
     rep = raw["rep"].to_numpy()[order]
     dur = (raw["end_ns"].to_numpy() - raw["start_ns"].to_numpy())[order].astype(float)
     valid = raw["valid"].to_numpy()[order] == 1
+    # the online global clock's instants (empty cells: no global clock, NaN here)
+    gstart = np.asarray(raw["gstart_ns"].to_numpy(), dtype=float)[order] if "gstart_ns" in raw.column_names else None
+    gend = np.asarray(raw["gend_ns"].to_numpy(), dtype=float)[order] if "gend_ns" in raw.column_names else None
     for lo, hi in zip(bounds[:-1], bounds[1:]):
         t = meta.tests[int(tests[order[lo]])]
         info = meta.operation(t.op)
@@ -82,13 +88,27 @@ def launch_values(data: LaunchData, schemes: tuple[str, ...]) -> dict[tuple[str,
         np.logical_and.at(ok, rep_index, valid[lo:hi])
         matrix = matrix[:, ok]
         per_rank = ranks[0] >= 0
+        has_root = per_rank and ranks[0] == 0
+        g_start = g_end = None
+        if gstart is not None and gend is not None:
+            g_start = np.full((ranks.size, reps.size), np.nan)
+            g_end = np.full((ranks.size, reps.size), np.nan)
+            g_start[rank_index, rep_index] = gstart[lo:hi]
+            g_end[rank_index, rep_index] = gend[lo:hi]
+            g_start, g_end = g_start[:, ok], g_end[:, ok]
         global_only = meta.origin is not None and meta.origin.global_times
         for s in schemes:
             if matrix.shape[1] == 0:
                 values[s] = "no valid repetition"
+            elif s in _ON_GLOBAL:
+                values[s] = _global_value(s, g_start, g_end, has_root, halve, meta)
             elif global_only:
                 values[s] = (f"{meta.origin.label} gave global run times (max end − min start); the {s} scheme is "
                              "defined on local run times")
+            elif s in _ON_ROOT:
+                values[s] = (LaunchValue(0, _ON_ROOT[s](matrix)) if has_root else
+                             "needs rank 0's times; the launch kept " + ("no row of rank 0" if per_rank else
+                                                                         "one row per repetition (--raw reduced)"))
             elif s in _ON_MAX:
                 values[s] = LaunchValue(0, _ON_MAX[s](matrix.max(axis=0) if per_rank else matrix[0]))
             elif per_rank:
@@ -98,3 +118,16 @@ def launch_values(data: LaunchData, schemes: tuple[str, ...]) -> dict[tuple[str,
                              + (f": imported from {meta.origin.label})" if meta.origin is not None else ": --raw reduced)"))
         out[(t.op, t.size)] = values
     return out
+
+
+def _global_value(scheme: str, g_start: np.ndarray | None, g_end: np.ndarray | None, has_root: bool, halve: float,
+                  meta) -> LaunchValue | str:
+    """PS4 on one test: each rank's global instants, rank 0's start; why not when they are missing."""
+    if meta.origin is not None:
+        return f"{meta.origin.label} gave no per-rank global instants; the {scheme} scheme needs them"
+    if not has_root:
+        return "needs each rank's global end and rank 0's global start; the launch kept one row per repetition"
+    if g_start is None or g_end is None or not (np.isfinite(g_start).all() and np.isfinite(g_end).all()):
+        return "needs a global clock (gstart_ns, gend_ns); the launch ran without one (--clocksync none)"
+    # the rows are in rank order: rank 0 is row 0
+    return LaunchValue(0, _s.mpiblib_global(g_start * halve, g_end * halve, root=0))

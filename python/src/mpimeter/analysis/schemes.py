@@ -6,10 +6,11 @@ Each launch's values are computed from its own rows while the campaign is read
 (``mpimeter.analysis.scheme_values``, ``load_campaign(..., schemes=True)``: one launch's raw rows
 at a time, never the whole campaign's, and each launch read once), and each test gives what it can:
 
-- per-rank rows (``--raw full``): every scheme;
+- per-rank rows (``--raw full``): every scheme (``mpiblib-global``, PS4, only with a global
+  clock: it takes each rank's global end and rank 0's global start);
 - one row per repetition holding the maximum over ranks of the local run times (``--raw
   reduced``, ReproMPI ``--runtime-type=local``): the schemes on that maximum (``skampi``,
-  ``mpiblib``) and ours; not those that need each rank's times;
+  ``mpiblib``) and ours; not those that need each rank's times (nor rank 0's: ``mpptest``);
 - one row per repetition holding a global run time (ReproMPI ``--runtime-type=global``): ours
   only (the peers' schemes are defined on local times);
 - imported aggregates (IMB, OSU, ReproMPI ``--summary``): the schemes whose numbers the tool
@@ -57,11 +58,16 @@ SCHEMES: dict[str, Scheme] = {s.name: s for s in (
            ("median",)),
     Scheme("skampi", "SKaMPI", "PS1", "mean of the central half of the sorted maxima over ranks", ("mean", "stdev")),
     Scheme("mpiblib", "MPIBlib, mpicoscope, NBCBench", "PS2", "mean of the maxima over ranks", ("mean", "min", "max")),
+    Scheme("mpiblib-global", "MPIBlib", "PS4",
+           "mean over repetitions of the latest global end minus rank 0's global start", ("mean", "ci_low", "ci_high",
+                                                                                          "min", "max")),
     Scheme("osu", "OSU Micro-Benchmarks", "PS3", "mean over ranks of each rank's mean (avg)", ("avg", "min", "max")),
     Scheme("mpibench", "MPIBench", "PS5", "mean of all ranks' times after dropping those above 2·t99",
            ("avg", "min", "max")),
     Scheme("imb", "Intel MPI Benchmarks, Phloem", "PS6", "maximum over ranks of each rank's mean (t_max)",
            ("t_max", "t_min", "t_avg")),
+    Scheme("mpptest", "mpptest", "PS7", "minimum over repetitions of rank 0's time (with --batch N: per-call means)",
+           ("min",)),
 )}
 NAMES = tuple(SCHEMES)
 @dataclass(frozen=True)

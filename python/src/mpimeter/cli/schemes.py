@@ -54,9 +54,11 @@ def command(paths: tuple[str, ...], fmt: str, **kw: Any) -> None:
     Schemes (Hunold & Carpen-Amarie 2016, Table 4), each per launch and then the median over
     launches: ours (median of per-launch medians; the analysis options choose its filter and
     clock), skampi (PS1: mean of the central half of the maxima over ranks), mpiblib (PS2: mean
-    of the maxima over ranks), osu (PS3: mean over ranks of the per-rank means), mpibench (PS5:
-    mean of all ranks' times below 2·t99), imb (PS6: maximum over ranks of the per-rank means,
-    t_max). The last column is the largest headline over the smallest. Schemes a launch cannot
+    of the maxima over ranks), mpiblib-global (PS4: mean of the latest global end minus rank 0's
+    global start; needs a global clock), osu (PS3: mean over ranks of the per-rank means),
+    mpibench (PS5: mean of all ranks' times below 2·t99), imb (PS6: maximum over ranks of the
+    per-rank means, t_max), mpptest (PS7: minimum over repetitions of rank 0's time; with
+    mpimeter-bench --batch N, mpptest's own per-call means). The last column is the largest headline over the smallest. Schemes a launch cannot
     give (per-rank ones on --raw reduced or imported data, ...) show '–' with a warning. Several
     PATHS are analyzed together as alternatives. Exit 2 on bad input.
     """

@@ -16,12 +16,19 @@ every number it prints.
   mean (headline), minimum and maximum.
 - ``osu`` (PS3, OSU Micro-Benchmarks): each rank's mean over the repetitions; the mean over
   ranks of these (headline ``avg``), their minimum and maximum.
+- ``mpiblib-global`` (PS4, MPIBlib on global times): per repetition the latest end over ranks
+  on the global clock minus the root's (rank 0's) global start; their mean (headline) with its
+  Student t interval (MPIBlib stops on a confidence interval of the mean: Lastovetsky et al., as
+  quoted in §2), minimum and maximum.
 - ``mpibench`` (PS5, MPIBench): all p·n local run times pooled; those above a·t₉₉ removed
   (t₉₉ the 99th percentile, a = 2: Grove & Coddington, as quoted in §2); mean (headline),
   minimum and maximum of the rest.
 - ``imb`` (PS6, Intel MPI Benchmarks, Phloem): each rank's mean over the repetitions (IMB times
   them back to back, Table 3 MS2; on per-repetition data the mean of the per-repetition times);
   the maximum over ranks (headline ``t_max``, IMB's basis for bandwidth), minimum and mean.
+- ``mpptest`` (PS7, mpptest): the root's (rank 0's) time of each repetition — under mpptest's
+  own measurement (MS2, ``mpimeter-bench --batch N``) the mean of N back-to-back calls — and the
+  minimum over the repetitions (headline), "min_{1≤i≤k} t̄_i" (§2).
 
 ``osu`` and ``imb`` reduce the same per-rank means and differ in the headline only (avg against
 t_max); what separates the tools more is how they measure (a barrier before each call, or
@@ -35,6 +42,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 import numpy as np
+from scipy import stats as _st
 
 from mpimeter.stats import outliers
 
@@ -108,3 +116,34 @@ def imb(local_ns: np.ndarray) -> SchemeValue:
     t_max = float(means.max())
     return SchemeValue(t_max, {"t_min": float(means.min()), "t_max": t_max, "t_avg": float(np.mean(means))},
                        int(np.size(local_ns)))
+
+
+def mpiblib_global(gstart_ns: np.ndarray, gend_ns: np.ndarray, *, root: int = 0,
+                   confidence: float = 0.95) -> SchemeValue:
+    """PS4: l^t[obs] = MAX_p(global end[obs]) − the root's global start[obs]; their mean with its
+    Student t interval, minimum and maximum. Inputs of shape (ranks, repetitions), rows in rank
+    order (``root`` is a row index)."""
+    start = _ranks(gstart_ns)
+    end = _ranks(gend_ns)
+    if start.shape != end.shape:
+        raise ValueError("gstart_ns and gend_ns must have the same shape")
+    if not 0 <= root < start.shape[0]:
+        raise ValueError(f"root {root} is not a row of the (ranks, repetitions) arrays")
+    t = end.max(axis=0) - start[root]
+    mean = float(np.mean(t))
+    if t.size > 1:
+        half = float(_st.t.ppf(0.5 + confidence / 2, t.size - 1) * np.std(t, ddof=1) / np.sqrt(t.size))
+        low, high = mean - half, mean + half
+    else:
+        low = high = float("nan")
+    return SchemeValue(mean, {"mean": mean, "ci_low": low, "ci_high": high, "min": float(t.min()),
+                              "max": float(t.max())}, int(t.size))
+
+
+def mpptest(local_ns: np.ndarray, *, root: int = 0) -> SchemeValue:
+    """PS7: the minimum over repetitions of the root's time (its row ``root``)."""
+    x = _ranks(local_ns)
+    if not 0 <= root < x.shape[0]:
+        raise ValueError(f"root {root} is not a row of the (ranks, repetitions) array")
+    low = float(x[root].min())
+    return SchemeValue(low, {"min": low}, int(x.shape[1]))

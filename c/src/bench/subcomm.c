@@ -1,0 +1,56 @@
+/* subcomm.c — the sub-communicators of --nprocs LIST (SKaMPI and NBCBench measure collectives
+ * "varied over the number of nodes" inside one run).
+ *
+ * What: for each size k below the launch's, MPI_Comm_split keeps the first k ranks (ranks 0 to
+ * k-1 of the launch, in their order: rank r of the launch is rank r of the sub-communicator);
+ * a process sync of its own runs on them, reading the launch's clock models (the global clock
+ * restricted to those ranks: their models map to the same reference, rank 0's clock). The
+ * other ranks wait at a barrier of the launch while the test runs.
+ * Why the first k: on one host and with ranks placed in order, the first k ranks are the k
+ * ranks a launch of k would have; the rule is documented (docs/FORMAT.md, tests[].nprocs).
+ * Cost: one MPI_Comm_split per size at the start of the tests. */
+#include <string.h>
+
+#include "launch_internal.h"
+
+int mm__subcomms_open(mm__launch_state *st) {
+    int sizes[MM_MAX_LIST], n = mm_config_comm_sizes(st->cfg, st->nprocs, sizes);
+    int ok = 1;
+    st->nsub = 0;
+    for (int i = 0; i < n; i++) {
+        if (sizes[i] >= st->nprocs) continue; /* the launch's own communicator */
+        int j = st->nsub++;
+        st->sub_size[j] = sizes[i];
+        st->sub_comm[j] = MPI_COMM_NULL;
+        int inside = st->rank < sizes[i];
+        if (MM_MPI(&st->err, MPI_Comm_split(st->comm, inside ? 0 : MPI_UNDEFINED, st->rank,
+                                            &st->sub_comm[j])) != MPI_SUCCESS)
+            return -1;
+        if (inside)
+            ok &= mm_procsync_open(&st->sub_ps[j], st->cfg->procsync, st->sub_comm[j], &st->timer,
+                                   &st->cs, st->cfg) == 0;
+    }
+    return mm_all_ok(st->comm, ok) ? 0 : -1;
+}
+
+void mm__subcomms_close(mm__launch_state *st) {
+    for (int j = 0; j < st->nsub; j++) {
+        if (st->sub_comm[j] == MPI_COMM_NULL) continue;
+        mm_procsync_close(&st->sub_ps[j]);
+        MPI_Comm_free(&st->sub_comm[j]);
+    }
+    st->nsub = 0;
+}
+
+int mm__test_comm(mm__launch_state *st, const mm_test *t, MPI_Comm *comm, mm_procsync **ps) {
+    *comm = st->comm;
+    *ps = &st->ps;
+    if (t->nprocs >= st->nprocs) return 1;
+    for (int j = 0; j < st->nsub; j++) {
+        if (st->sub_size[j] != t->nprocs) continue;
+        *comm = st->sub_comm[j];
+        *ps = &st->sub_ps[j];
+        return st->sub_comm[j] != MPI_COMM_NULL;
+    }
+    return 0; /* cannot happen: every size of the plan has its communicator */
+}
