@@ -40,6 +40,8 @@ from mpimeter.analysis.comparison import (ALTERNATIVES, RATIO_CIS, Alternative, 
 from mpimeter.analysis.gating import GateResult, GateRow, gate
 from mpimeter.analysis.groups import METRICS, p_method_text
 from mpimeter.analysis.loading import AnalysisError, Campaign, LaunchInfo, load_campaign, load_campaigns
+from mpimeter.analysis import scaling
+from mpimeter.analysis.opcompare import compare_ops
 from mpimeter.analysis.pipeline import CLOCKS, OUTLIERS, Clock, Outlier, analyze
 from mpimeter.analysis.results import (ONE_WAY_NOTE, OVERHEAD_LABEL, OVERHEAD_NOTE, AnalysisResult, AnalysisSettings,
                                        LaunchSummary, MeasurementOverhead, RankTest, Row, time_quantity)
@@ -53,8 +55,10 @@ __all__ = [
     "Outlier", "OUTLIERS", "Clock", "CLOCKS",
     "MeasurementOverhead", "OVERHEAD_LABEL", "OVERHEAD_NOTE", "ONE_WAY_NOTE", "time_quantity",
     # compare and gate
-    "compare", "ComparisonResult", "ComparisonRow", "OmnibusRow", "Alternative", "ALTERNATIVES",
+    "compare", "compare_ops", "ComparisonResult", "ComparisonRow", "OmnibusRow", "Alternative", "ALTERNATIVES",
     "RatioCI", "RATIO_CIS", "ratio_estimator_text", "p_method_text", "METRICS", "gate", "GateResult", "GateRow",
+    # the process-count dimension: scaling series and root effects (issue 27)
+    "scaling",
     # errors and warnings
     "AnalysisError", "InputError", "AnalysisWarning",
     # the schema_version written by AnalysisResult.to_dict()
