@@ -162,3 +162,60 @@ def test_compare_ops_refuses_a_pair_latency_against_a_collective(tmp_path):
     out = CliRunner().invoke(main, ["compare", str(tmp_path / "c"), "--ops", "pingpong,bcast"])
     assert out.exit_code == 2 and "different patterns" in out.output, out.output
     assert len(out.output.strip().splitlines()) == 1
+
+
+@pytest.mark.parametrize("truth, family", [
+    (lambda p, m: 10_000.0 * np.ceil(np.log2(p)) + m, "log"),
+    (lambda p, m: 3_000.0 * (p - 1) + m * (p - 1) / p, "linear"),
+])
+def test_the_model_in_p_picks_the_family_the_data_follow(tmp_path, truth, family):
+    from mpimeter.analysis.scalingmodels import fit_scaling_models
+
+    nps = (2, 3, 4, 6, 8, 16)
+    launches = []
+    for r in range(6):
+        for j, p in enumerate(nps):
+            index = r * len(nps) + j
+
+            def fn(op, size, rng, n, p=p):
+                return truth(p, size) * rng.lognormal(0.0, 0.01, n)
+            # a launch effect of 3 %, as real launches have (Hunold & Carpen-Amarie §4.2)
+            synth.write_launch(tmp_path / "c" / "launches" / f"{index:03d}", seed=index, nprocs=p, ops=("bcast",),
+                               sizes=(8, 4096, 65536), nrep=30, time_fn=fn,
+                               launch_factor=float(np.random.default_rng(index).lognormal(0.0, 0.03)))
+            launches.append({"alternative": "x", "index": index, "folder": f"launches/{index:03d}", "seed": index,
+                             "status": "complete", "np": p})
+    (tmp_path / "c" / "campaign.json").write_text(json.dumps({
+        "schema_version": 1, "np": 16, "np_list": list(nps), "seed": 0,
+        "alternatives": [{"name": "x", "mpi": "openmpi", "env": {}}], "launches": launches}))
+    res = analysis.analyze(analysis.load_campaign(tmp_path / "c"))
+    rows, skipped = fit_scaling_models(res)
+    assert not skipped and len(rows) == 1
+    assert rows[0].chosen.family == family and rows[0].verdict == "fits", rows[0].text()
+    out = CliRunner().invoke(main, ["model", str(tmp_path / "c")])
+    assert out.exit_code == 0 and "models in m and p" in out.output
+    doc = json.loads(CliRunner().invoke(main, ["model", str(tmp_path / "c"), "--format", "json"]).output)
+    assert doc["scaling_models"][0]["verdict_text"] == f"{family} fits every (p, size)"
+    assert {r["nprocs"] for r in doc["rows"]} == set(nps)  # the size models: one per p
+
+
+def test_the_model_in_p_says_when_no_family_fits(tmp_path):
+    from mpimeter.analysis.scalingmodels import fit_scaling_models
+
+    nps = (2, 4, 8, 16)
+    launches = []
+    for r in range(6):
+        for j, p in enumerate(nps):
+            index = r * len(nps) + j
+
+            def fn(op, size, rng, n, p=p):  # quadratic in p: none of the families
+                return (500.0 * p * p + size) * rng.lognormal(0.0, 0.01, n)
+            synth.write_launch(tmp_path / "c" / "launches" / f"{index:03d}", seed=index, nprocs=p, ops=("bcast",),
+                               sizes=(8, 4096), nrep=30, time_fn=fn)
+            launches.append({"alternative": "x", "index": index, "folder": f"launches/{index:03d}", "seed": index,
+                             "status": "complete", "np": p})
+    (tmp_path / "c" / "campaign.json").write_text(json.dumps({
+        "schema_version": 1, "np": 16, "np_list": list(nps), "seed": 0,
+        "alternatives": [{"name": "x", "mpi": "openmpi", "env": {}}], "launches": launches}))
+    rows, _ = fit_scaling_models(analysis.analyze(analysis.load_campaign(tmp_path / "c")))
+    assert rows[0].verdict == "misses" and rows[0].text().startswith("none of the families fits")
