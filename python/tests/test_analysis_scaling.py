@@ -219,3 +219,16 @@ def test_the_model_in_p_says_when_no_family_fits(tmp_path):
         "alternatives": [{"name": "x", "mpi": "openmpi", "env": {}}], "launches": launches}))
     rows, _ = fit_scaling_models(analysis.analyze(analysis.load_campaign(tmp_path / "c")))
     assert rows[0].verdict == "misses" and rows[0].text().startswith("none of the families fits")
+
+
+def test_the_report_has_a_scaling_section_only_when_p_varies(tmp_path):
+    from mpimeter.report.html_report import build_report
+
+    several = analysis.analyze(analysis.load_campaign(write_np_campaign(tmp_path / "several", 3)))
+    one = analysis.analyze(analysis.load_campaign(
+        synth.write_campaign(tmp_path / "one", 3, seed=1, nrep=20, ops=("bcast",), sizes=(8, 64, 1024))))
+    text, _ = build_report(several)
+    assert "Scaling with the number of processes" in text and "p = 8" in text
+    assert "log" in text.split("Scaling with the number of processes")[1]
+    text_one, _ = build_report(one)
+    assert "Scaling with the number of processes" not in text_one
