@@ -232,3 +232,23 @@ def test_the_report_has_a_scaling_section_only_when_p_varies(tmp_path):
     assert "log" in text.split("Scaling with the number of processes")[1]
     text_one, _ = build_report(one)
     assert "Scaling with the number of processes" not in text_one
+
+
+def test_the_store_and_the_site_keep_p_apart(tmp_path):
+    import duckdb
+
+    from mpimeter.site.data import load, samples
+
+    camp = write_np_campaign(tmp_path / "c", 3)
+    store = tmp_path / "s.duckdb"
+    r = CliRunner().invoke(main, ["store", "add", str(camp), "--store", str(store), "--no-report"])
+    assert r.exit_code == 0, r.output
+    con = duckdb.connect(str(store), read_only=True)
+    rows = con.execute("SELECT op, size, nprocs, launches FROM results ORDER BY size, nprocs").fetchall()
+    data = load(con, str(store))
+    con.close()
+    assert rows == [("bcast", s, p, 3) for s in (8, 1024) for p in NPS]
+    assert sorted(s.nprocs for s in data.series()) == list(NPS)  # one history line per p
+    cid = str(data.campaigns["campaign_id"][0])
+    at4 = samples(data, cid, str(data.alternatives["alternative"].iloc[0]), 4)
+    assert sorted(at4) == [("bcast", 8), ("bcast", 1024)] and all(len(v) == 3 for v in at4.values())
