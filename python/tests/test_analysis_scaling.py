@@ -252,3 +252,14 @@ def test_the_store_and_the_site_keep_p_apart(tmp_path):
     cid = str(data.campaigns["campaign_id"][0])
     at4 = samples(data, cid, str(data.alternatives["alternative"].iloc[0]), 4)
     assert sorted(at4) == [("bcast", 8), ("bcast", 1024)] and all(len(v) == 3 for v in at4.values())
+
+
+def test_a_fingerprint_names_its_p_when_there_are_several(tmp_path):
+    camp = write_np_campaign(tmp_path / "c", 2)
+    out = CliRunner().invoke(main, ["fingerprint", str(camp), "--op", "bcast", "--size", "8", "-o",
+                                    str(tmp_path / "fp.svg")])
+    assert out.exit_code == 2 and "measured at p = 2, p = 4, p = 8: name one with --np" in out.output
+    assert not (tmp_path / "fp.svg").exists()
+    out = CliRunner().invoke(main, ["fingerprint", str(camp), "--op", "bcast", "--size", "8", "--np", "4", "-o",
+                                    str(tmp_path / "fp.svg")])
+    assert out.exit_code == 0 and (tmp_path / "fp.svg").exists()

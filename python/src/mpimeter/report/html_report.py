@@ -144,7 +144,7 @@ def _fingerprint_jobs(result, alts: list[str]) -> list[FingerprintData]:
     repetition and rank tables are split into plain arrays once, instead of being filtered
     per test (400 filters of millions of rows would take longer than the whole report)."""
     reps = _split(result.repetitions, ("alternative", "op", "size", "launch", "rep", "valid",
-                                       "kept", "run_time_ns", "category"))
+                                       "kept", "run_time_ns", "category", "nprocs", "root"))
     ranks = _split(result.rank_durations(), ("alternative", "op", "size", "launch", "rank", "rep",
                                              "duration_ns", "valid"))
     facts = {alt: campaign_facts(result.campaign.launches_of(alt)) for alt in alts}
@@ -152,7 +152,7 @@ def _fingerprint_jobs(result, alts: list[str]) -> list[FingerprintData]:
     return [fingerprint_data(result, row.op, row.size, row.alternative,
                              repetitions=reps(row.alternative, row.op, row.size),
                              rank_durations=ranks(row.alternative, row.op, row.size),
-                             facts=facts[row.alternative])
+                             facts=facts[row.alternative], nprocs=row.nprocs, root=row.root)
             for row in order]
 
 
@@ -160,7 +160,7 @@ def _split(frame: pd.DataFrame, columns: Sequence[str]):
     """A function (alternative, op, size) → the rows of `frame` for that test, as a small
     DataFrame of plain numpy columns."""
     groups = frame.groupby(["alternative", "op", "size"], sort=False, observed=True).indices
-    arrays = {c: frame[c].to_numpy(dtype=str if c == "category" else None) for c in columns}
+    arrays = {c: frame[c].to_numpy(dtype=str if c == "category" else None) for c in columns if c in frame.columns}
     empty = np.array([], dtype=np.int64)
 
     def rows(alternative: str, op: str, size: int) -> pd.DataFrame:
