@@ -29,6 +29,9 @@ Public API (stable; docs/FORMAT.md documents the JSON written from it), imported
   the warnings about what it found in ``diagnostics``)
 - :func:`compare` → :class:`ComparisonResult`   (``comparison``)
 - :func:`gate` → :class:`GateResult`   (``gating``; what it shares with ``compare`` in ``groups``)
+- :func:`compare_ops` → :class:`ComparisonResult`: two operations of one alternative (``opcompare``)
+- ``scaling``: rows keyed by (op, size, p, root) — time against p and the root's effect; the
+  models in m and p are in ``scalingmodels`` (statistics: ``mpimeter.stats.scalingmodel``)
 
 The pure statistics are in ``mpimeter.stats``, the reading in ``mpimeter.io``; what is left
 here is orchestration and the warnings.
