@@ -84,7 +84,8 @@ def test_a_single_np_is_recorded_as_before(fake_env):
     result = cli([*opts, "--mpi", "openmpi", "--launches", "1", "--out", str(out)])
     assert result.exit_code == 0, result.output
     disk = json.loads((out / "campaign.json").read_text())
-    assert disk["np"] == 2 and disk["np_list"] == [2] and [x["np"] for x in disk["launches"]] == [2]
+    # one process count: the launches carry none of their own (the campaign's np), as before
+    assert disk["np"] == 2 and disk["np_list"] == [2] and [x["np"] for x in disk["launches"]] == [None]
 
 
 def test_a_campaign_json_without_np_list_still_reads(fake_env):

@@ -59,7 +59,7 @@ def new_state(*, command: str, bench_args: BenchArgs, launcher: str, np: int, la
     and `order` its first `min` launches per alternative; the rule adds the rest."""
     records = [st.LaunchRecord(alternative=p.alternative, index=p.index, seed=p.seed,
                                folder=launch_folder(alternatives, p.alternative, p.index),
-                               np=p.np if p.np is not None else np)
+                               np=p.np)  # None with one process count: the campaign's np
                for p in order]
     now = st.now_utc()
     return st.CampaignState(command=command, bench_args=bench_args, launcher=launcher,

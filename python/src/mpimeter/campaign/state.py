@@ -152,8 +152,8 @@ class CampaignState:
         return self.launches_per_alternative * len(self.process_counts)
 
     def np_of(self, rec: LaunchRecord) -> int:
-        """The ranks of one launch."""
-        return rec.np if rec.np is not None else self.np
+        """The ranks of one launch: its own under --np LIST, else the campaign's np."""
+        return rec.np if self.np_list and rec.np is not None else self.np
 
     def launch(self, alternative: str, index: int) -> LaunchRecord:
         for rec in self.launches:
@@ -420,7 +420,7 @@ def _read_launches(r: _Reader, obj: dict, alternatives: list[Alternative], per_a
             r.fail(f"{where}.index", f"{index} is not below launches_per_alternative {per_alt}"
                    + (f" × {counts} process counts" if counts > 1 else ""))
         launch_ranks = r.get(raw, "np", "integer", where=where, optional=True)
-        if launch_ranks is not None and np_list and launch_ranks != np_list[index % counts]:
+        if launch_ranks is not None and launch_ranks != np_list[index % counts]:
             r.fail(f"{where}.np", f"{launch_ranks} is not {np_list[index % counts]}, the process "
                    "count np_list gives this launch")
         if (alt, index) in seen:
