@@ -12,7 +12,7 @@ def invoke(*args):
 
 
 @pytest.mark.parametrize("args, command, message", [
-    (["run", "--np", "abc"], "run", "Invalid value for '--np': 'abc' is not a valid integer"),
+    (["run", "--np", "abc"], "run", "--np abc: 'abc' is not a process count or a range; allowed: numbers and ranges"),
     (["run", "--raw", "bogus", "--out", "/nonexistent/x"], "run", "--raw: unknown mode 'bogus'; allowed: full, reduced"),
     (["analyze", "--outlier", "bogus", "x"], "analyze", "Invalid value for '--outlier'"),
     (["sync-check", "--timeout", "soon"], "sync-check", "Invalid value for '--timeout'"),

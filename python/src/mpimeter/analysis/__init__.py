@@ -29,6 +29,9 @@ Public API (stable; docs/FORMAT.md documents the JSON written from it), imported
   the warnings about what it found in ``diagnostics``)
 - :func:`compare` → :class:`ComparisonResult`   (``comparison``)
 - :func:`gate` → :class:`GateResult`   (``gating``; what it shares with ``compare`` in ``groups``)
+- :func:`compare_ops` → :class:`ComparisonResult`: two operations of one alternative (``opcompare``)
+- ``scaling``: rows keyed by (op, size, p, root) — time against p and the root's effect; the
+  models in m and p are in ``scalingmodels`` (statistics: ``mpimeter.stats.scalingmodel``)
 
 The pure statistics are in ``mpimeter.stats``, the reading in ``mpimeter.io``; what is left
 here is orchestration and the warnings.
@@ -40,6 +43,8 @@ from mpimeter.analysis.comparison import (ALTERNATIVES, RATIO_CIS, Alternative, 
 from mpimeter.analysis.gating import GateResult, GateRow, gate
 from mpimeter.analysis.groups import METRICS, p_method_text
 from mpimeter.analysis.loading import AnalysisError, Campaign, LaunchInfo, load_campaign, load_campaigns
+from mpimeter.analysis import scaling
+from mpimeter.analysis.opcompare import compare_ops
 from mpimeter.analysis.pipeline import CLOCKS, OUTLIERS, Clock, Outlier, analyze
 from mpimeter.analysis.results import (ONE_WAY_NOTE, OVERHEAD_LABEL, OVERHEAD_NOTE, AnalysisResult, AnalysisSettings,
                                        LaunchSummary, MeasurementOverhead, RankTest, Row, time_quantity)
@@ -53,8 +58,10 @@ __all__ = [
     "Outlier", "OUTLIERS", "Clock", "CLOCKS",
     "MeasurementOverhead", "OVERHEAD_LABEL", "OVERHEAD_NOTE", "ONE_WAY_NOTE", "time_quantity",
     # compare and gate
-    "compare", "ComparisonResult", "ComparisonRow", "OmnibusRow", "Alternative", "ALTERNATIVES",
+    "compare", "compare_ops", "ComparisonResult", "ComparisonRow", "OmnibusRow", "Alternative", "ALTERNATIVES",
     "RatioCI", "RATIO_CIS", "ratio_estimator_text", "p_method_text", "METRICS", "gate", "GateResult", "GateRow",
+    # the process-count dimension: scaling series and root effects (issue 27)
+    "scaling",
     # errors and warnings
     "AnalysisError", "InputError", "AnalysisWarning",
     # the schema_version written by AnalysisResult.to_dict()

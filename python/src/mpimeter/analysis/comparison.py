@@ -14,7 +14,7 @@ from typing import Any, Literal, get_args
 import numpy as np
 
 from mpimeter.analysis.diagnostics import dedupe
-from mpimeter.analysis.groups import check_launches, groups_of, keys_text, low_power_warning
+from mpimeter.analysis.groups import check_launches, groups_of, keys_text, low_power_warning, slice_label, slices_text
 from mpimeter.analysis import matching as _matching
 from mpimeter.analysis.loading import AnalysisError
 from mpimeter.analysis.results import AnalysisResult
@@ -97,9 +97,15 @@ class ComparisonRow:
     stratified: bool = False
     per_state: tuple = ()  # analysis.matching.StateMedians per state
     pooled_p_value: float | None = None  # the rank-sum test pooled over the states, for the mix
+    nprocs: int = 0  # the process count both sides ran the row at (issue 27)
+    root: int | None = None  # rooted operations: the root both sides used, when recorded
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
+
+    @property
+    def where(self) -> tuple[int, int | None]:
+        return (self.nprocs, self.root)
 
 
 @dataclass(frozen=True)
@@ -114,6 +120,8 @@ class OmnibusRow:
     p_adjusted: float
     stars: str
     significant: bool
+    nprocs: int = 0
+    root: int | None = None
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -183,61 +191,82 @@ def compare(
         warnings.append(warning("per-repetition", doing="comparing",
                                 consequence=", so p-values are too small when launches differ (Hunold & Carpen-Amarie "
                                             "2016 §4.2)", per="alternative and compare per-launch medians"))
-    keys_all = [set(g.samples(per_repetition)) for g in groups]
+    # issue 27: rows are compared at the same (p, root) on both sides, one slice at a time; groups
+    # of one slice each are compared as they are (different np: a warning, as before)
+    slices = {g.name: g.slices() for g in groups}
+    single = all(len(ws) == 1 for ws in slices.values())
+    if single:
+        slices = {name: [None] for name in slices}
+    shown = not single
+    keys_all = [{(op, size, w) for w in slices[g.name] for op, size in _at(g, w).samples(per_repetition)}
+                for g in groups]
     common_all = set.intersection(*keys_all)
     if not set().union(*(ka & kb for i, ka in enumerate(keys_all) for kb in keys_all[i + 1:])):
         raise AnalysisError("the campaigns have no (op, size) in common: "
-                            + "; ".join(f"{g.name}: {keys_text(k)}" for g, k in zip(groups, keys_all)))
+                            + "; ".join(f"{g.name}: {keys_text({(o, z) for o, z, _ in k})}"
+                                        + (f" ({slices_text(slices[g.name])})" if shown else "")
+                                        for g, k in zip(groups, keys_all)))
     rows: list[ComparisonRow] = []
     matchings = {}
-    row_strata: dict[tuple[str, str, str, int], Any] = {}  # matched states of a row
-    for i, ga in enumerate(groups):
-        for gb in groups[i + 1:]:
-            sa, sb = ga.samples(per_repetition), gb.samples(per_repetition)
-            matched, said = _matching.match(ga, gb, per_repetition=per_repetition)
+    row_strata: dict[tuple, Any] = {}  # matched states of a row
+    samples: dict[tuple[str, tuple], dict] = {}  # (group, (p, root)) -> its samples
+    for i, ga_all in enumerate(groups):
+        for gb_all in groups[i + 1:]:
+            matched, said = _matching.match(ga_all, gb_all, per_repetition=per_repetition)
             warnings += said
             if matched is not None:
-                matchings[(ga.name, gb.name)] = (ga, gb, matched)
-            for op, size in sorted(set(sa) & set(sb)):
-                pc = _cmp.compare_two(sa[(op, size)], sb[(op, size)], alternative=alternative, confidence=confidence,
-                                      ratio_ci=ratio_ci, seed=seed)
-                row = ComparisonRow(
-                    op, size, ga.name, gb.name, ga.launches(op, size), gb.launches(op, size), pc.median_a,
-                    pc.median_b, pc.ratio, pc.ratio_ci.estimate, pc.ratio_ci.low, pc.ratio_ci.high, pc.ratio_ci.method,
-                    pc.statistic, pc.p_value, pc.p_method, math.nan, "", False,
-                    one_way=ga.one_way(op, size) and gb.one_way(op, size))
-                if matched is not None:
-                    strata = matched.strata(ga, gb, op, size)
-                    row_strata[(ga.name, gb.name, op, size)] = strata
-                    test = _strat.van_elteren(strata, alternative=alternative)
-                    ci = _strat.stratified_ratio(strata, confidence=confidence)
-                    row = replace(row, ratio=ci.estimate, ratio_ci_low=ci.low, ratio_ci_high=ci.high,
-                                  ratio_ci_method=ci.method, statistic=test.statistic, p_value=test.p_value,
-                                  p_method=test.method, stratified=True,
-                                  per_state=matched.medians(ga, gb, op, size), pooled_p_value=pc.p_value)
-                rows.append(row)
+                matchings[(ga_all.name, gb_all.name)] = (ga_all, gb_all, matched)
+            for where in (w for w in slices[ga_all.name] if w in slices[gb_all.name]):
+                ga, gb = _at(ga_all, where), _at(gb_all, where)
+                sa = samples.setdefault((ga.name, where), ga.samples(per_repetition))
+                sb = samples.setdefault((gb.name, where), gb.samples(per_repetition))
+                for op, size in sorted(set(sa) & set(sb)):
+                    pc = _cmp.compare_two(sa[(op, size)], sb[(op, size)], alternative=alternative,
+                                          confidence=confidence, ratio_ci=ratio_ci, seed=seed)
+                    row = ComparisonRow(
+                        op, size, ga.name, gb.name, ga.launches(op, size), gb.launches(op, size), pc.median_a,
+                        pc.median_b, pc.ratio, pc.ratio_ci.estimate, pc.ratio_ci.low, pc.ratio_ci.high,
+                        pc.ratio_ci.method, pc.statistic, pc.p_value, pc.p_method, math.nan, "", False,
+                        one_way=ga.one_way(op, size) and gb.one_way(op, size),
+                        **_where(ga_all, gb_all, where))
+                    if matched is not None:
+                        strata = matched.strata(ga, gb, op, size)
+                        row_strata[(ga.name, gb.name, op, size, where)] = strata
+                        test = _strat.van_elteren(strata, alternative=alternative)
+                        ci = _strat.stratified_ratio(strata, confidence=confidence)
+                        row = replace(row, ratio=ci.estimate, ratio_ci_low=ci.low, ratio_ci_high=ci.high,
+                                      ratio_ci_method=ci.method, statistic=test.statistic, p_value=test.p_value,
+                                      p_method=test.method, stratified=True,
+                                      per_state=matched.medians(ga, gb, op, size), pooled_p_value=pc.p_value)
+                    rows.append(row)
     p_all = np.array([r.p_value for r in rows])
     adj, levels = _hyp.holm(p_all), _hyp.holm_levels(p_all, alpha)
-    samples = {g.name: g.samples(per_repetition) for g in groups}
-    rows = [_at_holm_level(r, float(p), float(level), samples, alternative=alternative, alpha=alpha,
-                           ratio_ci=ratio_ci, seed=seed, strata=row_strata.get((r.a, r.b, r.op, r.size)))
+    def slice_of(r):
+        return None if single else r.where
+
+    rows = [_at_holm_level(r, float(p), float(level),
+                           {r.a: samples[(r.a, slice_of(r))], r.b: samples[(r.b, slice_of(r))]},
+                           alternative=alternative, alpha=alpha, ratio_ci=ratio_ci, seed=seed,
+                           strata=row_strata.get((r.a, r.b, r.op, r.size, slice_of(r))))
             for r, p, level in zip(rows, adj, levels)]
     pooled_adj = _hyp.holm(np.array([r.pooled_p_value if r.stratified else r.p_value for r in rows]))
     for (na, nb), (ga, gb, matched) in matchings.items():
-        only = [f"{r.op}/{r.size}" for r, p in zip(rows, pooled_adj)
+        only = [f"{r.op}/{r.size}{slice_label(r.where, shown)}" for r, p in zip(rows, pooled_adj)
                 if r.a == na and r.b == nb and r.stratified and p <= alpha and not r.significant]
         warnings += _matching.mix_warning(ga, gb, matched, only)
     omnibus = []
     if len(groups) > 2:
-        for op, size in sorted(common_all):
-            res = _hyp.kruskal([g.samples(per_repetition)[(op, size)] for g in groups])
+        for op, size, where in sorted(common_all, key=lambda k: (k[0], k[1]) + ((k[2][0], -1 if k[2][1] is None else k[2][1])
+                                                                                if k[2] else ())):
+            res = _hyp.kruskal([samples[(g.name, where)][(op, size)] for g in groups])
             omnibus.append(OmnibusRow(op, size, tuple(g.name for g in groups), res.statistic, res.p_value, math.nan, "",
-                                      False))
+                                      False, **(_where(groups[0], groups[0], where) if where else {})))
         oadj = _hyp.holm(np.array([o.p_value for o in omnibus]))
         omnibus = [replace(o, p_adjusted=float(p), stars=_hyp.stars(float(p), alpha=alpha), significant=bool(p <= alpha))
                    for o, p in zip(omnibus, oadj)]
     if not per_repetition:
-        warnings += low_power_warning([(r.launches_a, r.launches_b, f"{r.op}/{r.size}") for r in rows], alternative,
+        warnings += low_power_warning([(r.launches_a, r.launches_b, f"{r.op}/{r.size}{slice_label(r.where, shown)}")
+                                       for r in rows], alternative,
                                       alpha, "alternative")
     nan_rows = [r for r in rows if not math.isfinite(r.p_value)]
     if nan_rows:
@@ -250,6 +279,20 @@ def compare(
         test += f"; rows over matched states: {_matching.STRATIFIED_TEST}, stratified Hodges–Lehmann ratio"
     return ComparisonResult(tuple(g.name for g in groups), alternative, test, "holm", confidence, alpha, tuple(rows),
                             tuple(omnibus), dedupe(warnings), metric)
+
+
+def _at(g, where):
+    """The group at one (p, root); None: the group as it is (it has one)."""
+    return g if where is None else g.at(where)
+
+
+def _where(ga, gb, where) -> dict:
+    """A row's nprocs and root: its slice's, or (groups of one slice each) the common p and root
+    of both sides (0 and None where they differ: a comparison across p, warned about)."""
+    if where is not None:
+        return {"nprocs": where[0], "root": where[1]}
+    (pa, ra), (pb, rb) = ga.slices()[0], gb.slices()[0]
+    return {"nprocs": pa if pa == pb else 0, "root": ra if ra == rb else None}
 
 
 RATIO_ESTIMATORS = {

@@ -14,7 +14,7 @@ from typing import Any
 import numpy as np
 
 from mpimeter.analysis.diagnostics import dedupe
-from mpimeter.analysis.groups import check_launches, groups_of, keys_text, low_power_warning
+from mpimeter.analysis.groups import check_launches, groups_of, keys_text, low_power_warning, slice_label
 from mpimeter.analysis import matching as _matching
 from mpimeter.analysis.loading import AnalysisError
 from mpimeter.analysis.results import AnalysisResult
@@ -57,6 +57,8 @@ class GateRow:
     stratified: bool = False
     per_state: tuple = ()  # analysis.matching.StateMedians per state
     pooled_p_value: float | None = None  # the pooled slowdown test, for the mix
+    nprocs: int = 0  # the process count both sides ran the row at (issue 27; 0: not known)
+    root: int | None = None  # rooted operations: the root both sides used, when recorded
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -108,7 +110,7 @@ def gate_rows(baseline: Mapping[tuple[str, int], np.ndarray], candidate: Mapping
     what the site's history uses to mark campaigns the gate would have failed. ``matched``: per
     (op, size), the (baseline, candidate) medians of each matched state and their
     ``StateMedians`` (analysis.matching): the row is then tested state by state (van Elteren)."""
-    keys = sorted(set(baseline) & set(candidate))
+    keys = sorted(set(baseline) & set(candidate), key=_order)
     if not keys:
         return []
     pooled = [_cmp.slowdown_test(baseline[k], candidate[k], max_slowdown) for k in keys]
@@ -118,25 +120,34 @@ def gate_rows(baseline: Mapping[tuple[str, int], np.ndarray], candidate: Mapping
     p = np.array([t.p_value for t in tests])
     adj, levels = _hyp.holm(p), _hyp.holm_levels(p, alpha)
     rows = []
-    for (op, size), test, pooled_test, p_adj, level in zip(keys, tests, pooled, adj, levels):
-        a, b = baseline[(op, size)], candidate[(op, size)]
+    for key, test, pooled_test, p_adj, level in zip(keys, tests, pooled, adj, levels):
+        # a key is (op, size), or (op, size, (p, root)) when the sides ran at several (issue 27)
+        op, size = key[0], key[1]
+        where = {"nprocs": key[2][0], "root": key[2][1]} if len(key) > 2 else {}
+        a, b = baseline[key], candidate[key]
         # The Hodges–Lehmann ratio goes with the rank-sum test; its interval inverts that test at the level Holm
         # tested this row at (one-sided: the lower end at 1 − level), so decision and interval are one procedure.
         conf = min(max(1 - 2 * level if math.isfinite(level) else 1 - alpha, 1e-9), 1 - 1e-12)
         pc = _cmp.compare_two(a, b, confidence=conf)
         ci = pc.ratio_ci
         extra: dict[str, Any] = {}
-        if (op, size) in strata_of:  # matched states: the stratified ratio at the same level
-            strata, per_state = strata_of[(op, size)]
+        if key in strata_of:  # matched states: the stratified ratio at the same level
+            strata, per_state = strata_of[key]
             ci = _strat.stratified_ratio(strata, confidence=conf)
             extra = dict(stratified=True, per_state=per_state, pooled_p_value=pooled_test.p_value)
         significant = bool(p_adj <= alpha)
         agrees = significant == bool(ci.low is not None and ci.low > 1 + max_slowdown)
         rows.append(GateRow(op, size, pc.median_a, pc.median_b, pc.ratio, ci.estimate, ci.low, ci.high,
                             test.p_value, test.method, float(p_adj), _hyp.stars(float(p_adj), alpha=alpha),
-                            significant, significant, one_way=one_way(op, size), interval_level=float(level),
-                            interval_agrees=agrees, **extra))
+                            significant, significant, one_way=one_way(*key), interval_level=float(level),
+                            interval_agrees=agrees, **where, **extra))
     return rows
+
+
+def _order(key: tuple) -> tuple:
+    if len(key) > 2:
+        return (key[0], key[1], key[2][0], -1 if key[2][1] is None else key[2][1])
+    return key
 
 
 def _only_mix(rows: Sequence[GateRow], max_slowdown: float, alpha: float) -> list[str]:
@@ -166,21 +177,27 @@ def gate(
                             f"(baseline has {len(gb)}, candidate has {len(gc)})")
     base, cand = gb[0], gc[0]
     check_launches([base, cand], per_repetition)
-    sb, sc = base.samples(per_repetition), cand.samples(per_repetition)
-    common = sorted(set(sb) & set(sc))
+    # issue 27: rows are gated at the same (p, root); with one on both sides the keys stay (op, size)
+    sliced = len(base.slices()) > 1 or len(cand.slices()) > 1
+    sb, sc = _samples(base, per_repetition, sliced), _samples(cand, per_repetition, sliced)
+    common = sorted(set(sb) & set(sc), key=_order)
     if not common:
         raise AnalysisError(f"baseline and candidate have no (op, size) in common: baseline {keys_text(set(sb))}; "
                             f"candidate {keys_text(set(sc))}")
     warnings: list[AnalysisWarning] = []
     missing = sorted(set(sb) - set(sc))
     if missing:
-        warnings.append(warning("missing-rows", count=len(missing), keys=keys_text(set(missing))))
+        warnings.append(warning("missing-rows", count=len(missing), keys=keys_text({k[:2] for k in missing})))
     matched, said = _matching.match(base, cand, per_repetition=per_repetition)
     warnings += said
+    def on(g, where):
+        return g if where is None else g.at(where)
+
     rows = gate_rows(sb, sc, max_slowdown=max_slowdown, alpha=alpha,
-                     one_way=lambda op, size: base.one_way(op, size) and cand.one_way(op, size),
+                     one_way=lambda op, size, where=None: on(base, where).one_way(op, size) and on(cand, where).one_way(op, size),
                      matched=None if matched is None else
-                     lambda op, size: (matched.strata(base, cand, op, size), matched.medians(base, cand, op, size)))
+                     lambda op, size, where=None: (matched.strata(on(base, where), on(cand, where), op, size),
+                                                   matched.medians(on(base, where), on(cand, where), op, size)))
     test = "one-sided wilcoxon-rank-sum on " + ("repetitions pooled over launches" if per_repetition else
                                                 "per-launch medians")
     if matched is not None:
@@ -189,7 +206,17 @@ def gate(
     if per_repetition:
         warnings.append(warning("per-repetition", doing="gating on", consequence="", per="side"))
     else:  # the row with the fewest launches decides (candidate first: the test is of candidate > baseline)
-        warnings += low_power_warning([(cand.launches(*k), base.launches(*k), f"{k[0]}/{k[1]}") for k in common],
+        warnings += low_power_warning([(on(cand, k[2] if sliced else None).launches(k[0], k[1]),
+                                        on(base, k[2] if sliced else None).launches(k[0], k[1]),
+                                        f"{k[0]}/{k[1]}{slice_label(k[2] if sliced else None, sliced)}")
+                                       for k in common],
                                       "greater", alpha, "side")
     warnings += baseline.warnings + candidate.warnings
     return GateResult(base.name, cand.name, max_slowdown, alpha, tuple(rows), dedupe(warnings), metric, test)
+
+
+def _samples(g, per_repetition: bool, sliced: bool) -> dict:
+    """The group's samples keyed (op, size), or (op, size, (p, root)) when ``sliced``."""
+    if not sliced:
+        return g.samples(per_repetition)
+    return {(op, size, where): v for where in g.slices() for (op, size), v in g.at(where).samples(per_repetition).items()}

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 import pandas as pd
@@ -36,9 +36,29 @@ class Group:
     result: AnalysisResult
     alternative: str
     metric: str = "time"
+    # (p, root): only the rows of this process count and root (issue 27); None: the group's only
+    # one (a group measured at several is compared one slice at a time, see slices())
+    at_slice: tuple[int, int | None] | None = None
+
+    def _all_rows(self) -> list[Row]:
+        return [r for r in self.result.rows if r.alternative == self.alternative]
+
+    def slices(self) -> list[tuple[int, int | None]]:
+        """The (p, root) this group measured, ascending."""
+        return sorted({(r.nprocs, r.root) for r in self._all_rows()},
+                      key=lambda s: (s[0], -1 if s[1] is None else s[1]))
+
+    def at(self, where: tuple[int, int | None]) -> Group:
+        return replace(self, at_slice=where)
 
     def rows(self) -> dict[tuple[str, int], Row]:
-        return {(r.op, r.size): r for r in self.result.rows if r.alternative == self.alternative}
+        rows = self._all_rows()
+        if self.at_slice is not None:
+            rows = [r for r in rows if (r.nprocs, r.root) == self.at_slice]
+        elif len({(r.nprocs, r.root) for r in rows}) > 1:
+            raise AnalysisError(f"{self.name} measured {slices_text(self.slices())}: this analysis takes one "
+                                "process count and root at a time (compare and gate go through them one by one)")
+        return {(r.op, r.size): r for r in rows}
 
     def _nbc(self) -> pd.DataFrame:
         reps = self.result.nbc_repetitions
@@ -57,6 +77,11 @@ class Group:
             return {k: np.array([s.median_ns for s in r.per_launch if s.n > 0]) for k, r in self.rows().items()}
         df = self.result.repetitions
         df = df[(df["alternative"] == self.alternative) & df["kept"]]
+        if self.at_slice is not None and "nprocs" in df.columns:
+            ranks, root = self.at_slice
+            df = df[(df["nprocs"] == ranks) & (df["root"] == (-1 if root is None else root))]
+        elif self.metric == "time":
+            self.rows()  # several (p, root) without a slice: refused there
         return {(str(op), int(size)): g["run_time_ns"].to_numpy(dtype=float)
                 for (op, size), g in df.groupby(["op", "size"], sort=True)}
 
@@ -72,7 +97,8 @@ class Group:
         if self.metric == "overhead":
             reps = self._nbc()
             return int(reps.groupby(["op", "size"], observed=True)["launch"].nunique().max()) if len(reps) else 0
-        return max((r.launches for r in self.rows().values()), default=0)
+        return max((r.launches for r in (self.rows().values() if self.at_slice is not None else self._all_rows())),
+                   default=0)
 
     def one_way(self, op: str, size: int) -> bool:
         """Are this (op, size)'s times one-way latencies (half a round trip: ping-pongs)?"""
@@ -112,6 +138,20 @@ def check_launches(groups: list[Group], per_repetition: bool) -> None:
             raise AnalysisError(
                 f"{g.name} has {n} launch{'es' if n != 1 else ''}: comparing per-launch medians needs at least 3 "
                 "per side (better 10); use --per-repetition to compare repetitions, ignoring the launch effect")
+
+
+def slices_text(slices: Sequence[tuple[int, int | None]]) -> str:
+    """(p, root) pairs in words: "p = 2, 4" or "p = 4 root 0, p = 4 root 1"."""
+    if all(root is None for _, root in slices):
+        return "p = " + ", ".join(str(p) for p, _ in slices)
+    return ", ".join(f"p = {p}" + ("" if root is None else f" root {root}") for p, root in slices)
+
+
+def slice_label(where: tuple[int, int | None] | None, shown: bool) -> str:
+    """A suffix for messages naming a row's (p, root) when the comparison holds several."""
+    if not shown or where is None:
+        return ""
+    return f" p={where[0]}" + ("" if where[1] is None else f" root={where[1]}")
 
 
 def keys_text(keys: set[tuple[str, int]]) -> str:

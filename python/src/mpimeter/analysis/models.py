@@ -41,6 +41,7 @@ class ModelRow:
     max_rel_error: float
     hockney_max_rel_error: float
     error_threshold: float = _cm.ERROR_THRESHOLD
+    nprocs: int = 0  # the process count of the rows modelled (issue 27: one model per p)
 
     @property
     def missed(self) -> tuple[int, ...]:
@@ -77,6 +78,7 @@ class ModelRow:
             "missed_sizes": list(self.missed),
             "unchecked_sizes": list(self.unchecked),
             "error_threshold": self.error_threshold,
+            "nprocs": self.nprocs,
             "sizes": [{"size": e.size, "median_ns": e.median_ns, "predicted_ns": e.predicted_ns,
                        "band_ns": _pair(e.band_ns), "rel_error": e.rel_error, "missed": e.missed}
                       for e in self.sizes],
@@ -114,17 +116,20 @@ def fit_models(result: AnalysisResult, *, max_breakpoints: int = 2, min_sizes: i
     """The models of every (alternative, op) of ``result`` that can have one; a size whose
     error exceeds ``error_threshold`` is missed whatever the intervals."""
     confidence = result.settings.confidence
-    groups: dict[tuple[str, str], list[Row]] = {}
-    for r in result.rows:
-        groups.setdefault((r.alternative, r.op), []).append(r)
+    groups: dict[tuple[str, str, int], list[Row]] = {}
+    for r in result.rows:  # one model per p (issue 27), of one root's rows (the first's)
+        if r.root is None or r.root == min(x.root for x in result.rows if x.op == r.op and x.root is not None):
+            groups.setdefault((r.alternative, r.op, r.nprocs), []).append(r)
+    several_p = len({k[2] for k in groups}) > 1
     rows, skipped = [], []
-    for (alt, op), group in groups.items():
+    for (alt, op, ranks), group in groups.items():
+        shown_op = f"{op} p={ranks}" if several_p else op
         group = sorted(group, key=lambda r: r.size)
         if result.size_unit(op) != "bytes":
-            skipped.append((alt, op, f"sized in {result.size_unit(op)}, not bytes"))
+            skipped.append((alt, shown_op, f"sized in {result.size_unit(op)}, not bytes"))
             continue
         if len(group) < min_sizes:
-            skipped.append((alt, op, f"{len(group)} size(s); a model needs at least {min_sizes}"))
+            skipped.append((alt, shown_op, f"{len(group)} size(s); a model needs at least {min_sizes}"))
             continue
         sizes = [s.size for r in group for s in r.per_launch if s.n > 0]
         times = [s.median_ns for r in group for s in r.per_launch if s.n > 0]
@@ -134,7 +139,7 @@ def fit_models(result: AnalysisResult, *, max_breakpoints: int = 2, min_sizes: i
             piecewise = _cm.fit_piecewise(sizes, times, launches=launches, max_breakpoints=max_breakpoints,
                                           min_sizes=min_sizes, confidence=confidence)
         except ValueError as exc:
-            skipped.append((alt, op, str(exc)))
+            skipped.append((alt, shown_op, str(exc)))
             continue
         args = ([r.size for r in group], [r.median_ns for r in group], [r.median_ci_low_ns for r in group],
                 [r.median_ci_high_ns for r in group])
@@ -142,7 +147,7 @@ def fit_models(result: AnalysisResult, *, max_breakpoints: int = 2, min_sizes: i
         single = _cm.size_errors(hockney, *args, error_threshold=error_threshold)
         rows.append(ModelRow(alt, op, max(r.launches for r in group), any(r.one_way for r in group), hockney,
                              piecewise, errors, _max_abs(e.rel_error for e in errors),
-                             _max_abs(e.rel_error for e in single), error_threshold))
+                             _max_abs(e.rel_error for e in single), error_threshold, nprocs=ranks))
     return ModelResult(tuple(rows), tuple(skipped), confidence,
                        CRITERION.format(max_breakpoints=max_breakpoints, min_sizes=min_sizes))
 

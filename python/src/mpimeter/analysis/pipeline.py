@@ -22,6 +22,7 @@ from mpimeter.analysis.diagnostics import row_warnings
 from mpimeter.analysis.launch_effects import launch_effect_warnings, launch_effects
 from mpimeter.analysis import imported as _imported
 from mpimeter.analysis import nbc as _nbc
+from mpimeter.analysis import scaling as _scaling
 from mpimeter.analysis import strata as _strata
 from mpimeter.analysis.loading import AnalysisError, Campaign, LaunchInfo
 from mpimeter.analysis.results import AnalysisResult, AnalysisSettings, LaunchSummary, RankTest, Row
@@ -70,6 +71,8 @@ def analyze(
     run = np.full(n, np.nan)
     codes = np.full(n, _reps.INVALID, dtype=np.int8)
     kept = np.zeros(n, dtype=bool)
+    rep_ranks = np.zeros(n, dtype=np.int32)  # each repetition's p and root (-1: none), issue 27
+    rep_root = np.full(n, -1, dtype=np.int32)
     col = {"global-resync": reps.resync_ns, "global-online": reps.online_ns, "local": reps.local_ns}
     p2p = _point_to_point_ops(campaign)
     one_way = round_trip_ops(campaign)
@@ -89,11 +92,15 @@ def analyze(
         st = _reps.reduce_launch_test(
             x, reps.valid[lo:hi] & np.isfinite(x) & ~late, outlier=outlier, k=tukey_k, a=mpibench_a, drop_warmup=drop_warmup,
             rate_bytes=int(size * p2p[op]) if op in p2p else None)
+        test = int(reps.test[lo])
+        ranks, root = _scaling.test_ranks(infos.get(key), test)
+        rep_ranks[lo:hi] = ranks
+        rep_root[lo:hi] = -1 if root is None else root
         codes[lo:hi] = st.codes
         kept[lo:hi] = st.kept
         sm = st.summary
         summaries.append(LaunchSummary(
-            alternative=key[0], launch=key[1], test=int(reps.test[lo]), op=op, size=size, clock=ck,
+            alternative=key[0], launch=key[1], test=test, op=op, size=size, clock=ck, nprocs=ranks, root=root,
             n_total=st.n_total, n_invalid=st.n_invalid - int(late.sum()), n_warmup_dropped=st.n_warmup_dropped,
             removed=st.removed, n=sm.n, median_ns=sm.median, mean_ns=sm.mean, min_ns=sm.min, max_ns=sm.max,
             q1_ns=sm.q1, q3_ns=sm.q3, p90_ns=sm.p90, p95_ns=sm.p95, p99_ns=sm.p99, std_ns=sm.std, cov=sm.cov,
@@ -106,7 +113,8 @@ def analyze(
         "launch": reps.launch, "test": reps.test,
         "op": pd.Categorical.from_codes(reps.op, categories=reps.ops),
         "size": reps.size, "rep": reps.rep, "run_time_ns": run, "valid": reps.valid,
-        "category": pd.Categorical.from_codes(codes, categories=list(_reps.CATEGORY_NAMES)), "kept": kept})
+        "category": pd.Categorical.from_codes(codes, categories=list(_reps.CATEGORY_NAMES)), "kept": kept,
+        "nprocs": rep_ranks, "root": rep_root})
     rank_tests = _rank_tests(campaign)
     warnings += row_warnings(campaign, rows, summaries, rank_tests)
     effects = launch_effects(campaign, rows)
@@ -215,11 +223,11 @@ def _clock_note(campaign: Campaign, used: dict[tuple[str, int], str]) -> str:
 
 def _rows(summaries: list[LaunchSummary], confidence: float, p2p: dict[str, float],
           one_way: frozenset[str] = frozenset()) -> list[Row]:
-    groups: dict[tuple[str, str, int], list[LaunchSummary]] = {}
-    for s in summaries:
-        groups.setdefault((s.alternative, s.op, s.size), []).append(s)
+    groups: dict[tuple, list[LaunchSummary]] = {}
+    for s in summaries:  # one row per (op, size, p[, root]): issue 27
+        groups.setdefault((s.alternative, s.op, s.size, s.nprocs, s.root), []).append(s)
     rows = []
-    for (alt, op, size), per in groups.items():
+    for (alt, op, size, ranks, root), per in groups.items():
         used = [s for s in per if s.n > 0]
         acr = _across.across_launches(
             np.array([s.median_ns for s in used]), np.array([s.mean_ns for s in used]), confidence=confidence,
@@ -233,9 +241,10 @@ def _rows(summaries: list[LaunchSummary], confidence: float, p2p: dict[str, floa
             acr.spread, sum(s.removed for s in per), sum(s.n_invalid for s in per), sum(s.n_total for s in per),
             max((s.warmup_length for s in per), default=0), "+".join(clocks),
             acr.bandwidth_Bps if acr.bandwidth_Bps is None or math.isfinite(acr.bandwidth_Bps) else None,
-            tuple(per), start_spread_dropped=sum(s.n_start_spread for s in per), one_way=op in one_way))
+            tuple(per), start_spread_dropped=sum(s.n_start_spread for s in per), one_way=op in one_way,
+            nprocs=ranks, root=root))
     alt_order = {a: i for i, a in enumerate(dict.fromkeys(s.alternative for s in summaries))}
-    rows.sort(key=lambda r: (alt_order[r.alternative], r.op, r.size))
+    rows.sort(key=lambda r: (alt_order[r.alternative], r.op, r.size, r.nprocs, -1 if r.root is None else r.root))
     return rows
 
 

@@ -12,6 +12,7 @@ import numpy as np
 import pandas as pd
 
 from mpimeter import SCHEMA_VERSION
+from mpimeter.analysis import scaling as _scaling
 from mpimeter.analysis.loading import Campaign, LaunchInfo
 from mpimeter.io import runtimes as _runtimes
 from mpimeter.io.errors import AnalysisWarning
@@ -64,6 +65,8 @@ class LaunchSummary:
     bandwidth_Bps: float | None  # point-to-point only: harmonic mean of size/run time
     n_start_spread: int = 0  # valid, but dropped: the ranks' start spread exceeded the start tolerance
     warmup_p_value: float = math.nan  # of the warm-up trend test (NaN: too few repetitions to test)
+    nprocs: int = 0  # the communicator size the test ran on (meta.json tests[].nprocs, else the launch's)
+    root: int | None = None  # rooted operations: the test's root when meta.json records it
 
 
 @dataclass(frozen=True)
@@ -101,6 +104,9 @@ class Row:
     one_way: bool = False  # times are one-way latencies: half the timed round trip (ping-pongs)
     # analysis.strata.StateRow per explained state of the alternative's launches (empty: none)
     per_state: tuple = ()
+    # the process count of the row (issue 27: results keyed by (op, size, p)); 0: not known
+    nprocs: int = 0
+    root: int | None = None  # the root of a rooted operation's row, when the tests recorded one
 
     def to_dict(self) -> dict[str, Any]:
         d = {k: v for k, v in asdict(self).items() if k not in ("per_launch", "per_state")}
@@ -214,11 +220,12 @@ class AnalysisResult:
         """``bytes`` or ``ns``: the unit of ``op``'s sizes, as the launches recorded it."""
         return self.campaign.size_unit(op)
 
-    def row(self, op: str, size: int, alternative: str | None = None) -> Row:
+    def row(self, op: str, size: int, alternative: str | None = None, nprocs: int | None = None) -> Row:
+        """The row of (op, size[, alternative][, p]); the first p when ``nprocs`` is not given."""
         for r in self.rows:
-            if r.op == op and r.size == size and alternative in (None, r.alternative):
+            if r.op == op and r.size == size and alternative in (None, r.alternative) and nprocs in (None, r.nprocs):
                 return r
-        raise KeyError((op, size, alternative))
+        raise KeyError((op, size, alternative, nprocs))
 
     def rank_durations(
         self, *, alternative: str | None = None, op: str | None = None, size: int | None = None
@@ -244,6 +251,9 @@ class AnalysisResult:
             "launch_effects": [e.to_dict() for e in self.launch_effects],
             "states": [s.to_dict() for s in self.states],
             "nonblocking": [r.to_dict() for r in self.nbc_rows],
+            # issue 27: time against p per (alternative, op, size[, root]), and the root's effect
+            "scaling": [s.to_dict() for s in _scaling.scaling_series(self.rows)],
+            "root_effects": [e.to_dict() for e in _scaling.root_effects(self.rows)],
             "counters": self.counters.to_dict() if self.counters is not None else None,
             "warnings": [w.to_dict() for w in self.warnings],
             "provenance": [_provenance(li) for li in self.provenance],

@@ -2,6 +2,7 @@
 resume and progress (Hunold & Carpen-Amarie 2016 §4.2, §5.1; SKaMPI §3.3).
 
     plan        the seeded, interleaved order of launches and the alternatives
+    nplist      --np LIST: the process counts of a campaign (lists, ranges)
     benchopts   the bench options passed on, their defaults and validation
     benchargs   the bench arguments of a campaign as typed values (made once, argv once)
     launcher    launcher templates (local, srun, any with {np} and {cmd}) and the bench binaries

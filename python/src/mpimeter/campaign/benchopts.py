@@ -69,6 +69,16 @@ def resolve(binaries: Sequence[str | Path], values: Mapping[str, object], extra:
     return ResolvedArgs(args + extra, validated[0], notes)
 
 
+def validate_all(binaries: Sequence[str | Path], args: BenchArgs, np: int) -> None:
+    """The resolved bench arguments checked again by every binary as a launch of `np` ranks
+    (--np LIST: the arguments must suit every process count). PlanError with the binary's words."""
+    try:
+        for binary in dict.fromkeys(str(b) for b in binaries):
+            _describe.validate(binary, args.argv(), np)
+    except _describe.DescribeError as exc:
+        raise PlanError(f"with {np} ranks: {exc}") from None
+
+
 def default_launch_timeout(validated: _describe.Validated, np: int, *, floor_s: float = 300.0,
                            ncpus: int | None = None) -> float:
     """A generous per-launch time limit from the resolved plan: 60 s for start-up and clock sync,

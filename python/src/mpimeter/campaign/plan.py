@@ -46,6 +46,7 @@ class PlannedLaunch:
     alternative: str
     index: int
     seed: int
+    np: int | None = None  # ranks of this launch (None: the campaign's one --np)
 
 
 def check_name(name: str, what: str) -> str:
@@ -169,22 +170,32 @@ def make_alternatives(mpis: list[str], variants: list[tuple[str, dict[str, str]]
     return alternatives
 
 
-def interleave(alternatives: list[str], launches: int, seed: int) -> list[PlannedLaunch]:
-    """The order of a campaign: `launches` rounds, each running every alternative once in an
-    order shuffled with `seed`; every launch gets its own seed for its shuffled test order.
-    Deterministic for a seed."""
+def interleave(alternatives: list[str], launches: int, seed: int,
+               nps: list[int] | None = None) -> list[PlannedLaunch]:
+    """The order of a campaign: `launches` rounds, each running every alternative at every
+    process count of `nps` once, in an order shuffled with `seed`; every launch gets its own
+    seed for its shuffled test order. Launch `index` of an alternative is round `index // len(nps)`
+    at process count `nps[index % len(nps)]` (launch_np). With one process count the order is
+    the one of a campaign without `nps`. Deterministic for a seed."""
     if launches < 1:
         raise PlanError(f"--launches {launches}: must be at least 1")
     if not alternatives:
         raise PlanError("no alternative to run")
+    counts = list(nps) if nps else [None]
     rng = random.Random(seed)
     order: list[PlannedLaunch] = []
-    for index in range(launches):
-        block = list(alternatives)
+    for round_ in range(launches):
+        block = [(name, j) for name in alternatives for j in range(len(counts))]
         rng.shuffle(block)
-        for name in block:
-            order.append(PlannedLaunch(name, index, rng.randint(1, SEED_LIMIT)))
+        for name, j in block:
+            order.append(PlannedLaunch(name, round_ * len(counts) + j, rng.randint(1, SEED_LIMIT),
+                                       counts[j]))
     return order
+
+
+def launch_np(nps: list[int], index: int) -> int:
+    """The process count of launch `index` of an alternative (see interleave)."""
+    return nps[index % len(nps)]
 
 
 def draw_campaign_seed() -> int:

@@ -109,7 +109,8 @@ def _bench_args(state: st.CampaignState) -> None:
 
     for alt in state.alternatives:
         try:
-            _describe.validate(state.bench_binaries[alt.name], state.bench_args.argv(), state.np)
+            for ranks in state.process_counts:
+                _describe.validate(state.bench_binaries[alt.name], state.bench_args.argv(), ranks)
         except _describe.DescribeError as exc:
             raise PlanError(f"cannot resume: campaign.json's bench_args are refused by "
                             f"{state.bench_binaries[alt.name]}: {exc}") from None

@@ -53,11 +53,13 @@ def new_state(*, command: str, bench_args: BenchArgs, launcher: str, np: int, la
               seed: int, alternatives: list[Alternative], templates: dict[str, str],
               binaries: dict[str, str], timeout_s: float, order: list[PlannedLaunch],
               notes: list[str] | None = None,
-              adaptive: _adaptive.AdaptiveLaunches | None = None) -> st.CampaignState:
+              adaptive: _adaptive.AdaptiveLaunches | None = None,
+              np_list: list[int] | None = None) -> st.CampaignState:
     """The record of a new campaign. With `adaptive` (--launches auto), `launches` is its max
     and `order` its first `min` launches per alternative; the rule adds the rest."""
     records = [st.LaunchRecord(alternative=p.alternative, index=p.index, seed=p.seed,
-                               folder=launch_folder(alternatives, p.alternative, p.index))
+                               folder=launch_folder(alternatives, p.alternative, p.index),
+                               np=p.np)  # None with one process count: the campaign's np
                for p in order]
     now = st.now_utc()
     return st.CampaignState(command=command, bench_args=bench_args, launcher=launcher,
@@ -65,7 +67,7 @@ def new_state(*, command: str, bench_args: BenchArgs, launcher: str, np: int, la
                             alternatives=list(alternatives), launch_templates=dict(templates),
                             bench_binaries=dict(binaries), launch_timeout_s=timeout_s,
                             launches=records, created=now, updated=now, notes=list(notes or []),
-                            adaptive=adaptive)
+                            adaptive=adaptive, np_list=list(np_list) if np_list and len(np_list) > 1 else [])
 
 
 class CampaignRunner:
@@ -255,7 +257,7 @@ class CampaignRunner:
         stdout_path, stderr_path = logs / f"{stem}.stdout", logs / f"{stem}.stderr"
         bench_argv = [state.bench_binaries[alt.name], *_pilot.launch_args(state.bench_args, rec.tests),
                       *self._copy_probe_args(alt.name), *self._mpit_args(alt.name), "--seed", str(rec.seed), "--out", str(folder)]
-        rec.argv = build_argv(state.launch_templates[alt.name], state.np, bench_argv)
+        rec.argv = build_argv(state.launch_templates[alt.name], state.np_of(rec), bench_argv)
         rec.status, rec.reason = "incomplete", "started, not finished"
         rec.exit_code = rec.duration_s = rec.ended = None
         rec.stderr_tail = ""
@@ -267,7 +269,7 @@ class CampaignRunner:
         rec.process = {"launch_id": procs.new_launch_id(), **procs.where()}
         given = {**self.base_env, **alt.env}
         # every rank on this machine: yield when idle if the ranks outnumber its cores (oversub)
-        rec.oversubscription = (oversub.settings(state.np, self.local_cores(), alt.mpi, given)
+        rec.oversubscription = (oversub.settings(state.np_of(rec), self.local_cores(), alt.mpi, given)
                                 if state.launcher == "local" else None)
         st.save(state, self.dir)  # a runner killed now leaves this launch `incomplete`
         self.progress.launch_started(rec)
@@ -291,7 +293,7 @@ class CampaignRunner:
         status, reason = classify(result, folder, state.launch_timeout_s)
         secrets.redact_launch_meta(folder)  # what the binary did not redact (campaign.secrets), whatever the status
         if result.timed_out:  # what it was doing, the machine's load, what to do
-            reason = timeout_reason(state.launch_timeout_s, folder, state.np,
+            reason = timeout_reason(state.launch_timeout_s, folder, state.np_of(rec),
                                     cores=self.local_cores() if state.launcher == "local" else None)
         self._finish(rec, status, reason, result.exit_code, result.duration_s, result.stderr_tail)
         if status == "complete":

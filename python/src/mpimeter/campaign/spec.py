@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from mpimeter.campaign import adaptive as _adaptive
-from mpimeter.campaign import benchopts, launcher, limits, plan
+from mpimeter.campaign import benchopts, launcher, limits, nplist, plan
 from mpimeter.campaign import state as st
 from mpimeter.campaign.benchargs import BenchArgs
 from mpimeter.campaign.plan import PlanError
@@ -18,7 +18,9 @@ from mpimeter.campaign.state import RESERVED_BENCH_FLAGS
 
 @dataclass
 class CampaignRequest:
-    np: int | None = None  # None: the machine's cores, at least 2
+    # ranks per launch: a number, a list or its text (campaign.nplist: "2,4", "2:64:x2");
+    # None: the machine's cores, at least 2
+    np: int | str | list[int] | None = None
     launches: int | str = 10  # or "auto" (campaign.adaptive)
     # --launches auto: min, max, precision, confidence as given (None: the default)
     launches_rule: dict[str, object] = field(default_factory=dict)
@@ -39,11 +41,18 @@ def default_np() -> int:
 
 def prepare(request: CampaignRequest) -> st.CampaignState:
     """Validates everything and builds the campaign record. Raises PlanError."""
-    np = default_np() if request.np is None else request.np
-    limits.check_np(np, local=request.launcher == "local")
+    nps = [default_np()] if request.np is None else nplist.parse(request.np)
+    for ranks in nps:
+        limits.check_np(ranks, local=request.launcher == "local")
+    np = max(nps)
     rule = _rule(request)
+    if rule is not None and len(nps) > 1:
+        raise PlanError(f"--np {','.join(map(str, nps))}: several process counts do not go with "
+                        "--launches auto (give a number of launches, or one --np)")
     launches = rule.max if rule is not None else request.launches
     limits.check_launches(launches)
+    if len(nps) > 1:
+        limits.check_launches(launches * len(nps), flag=f"--launches × process counts ({launches} × {len(nps)})")
     if request.launch_timeout_s is not None:
         limits.check_launch_timeout(request.launch_timeout_s)
     if request.seed is not None:
@@ -72,6 +81,9 @@ def prepare(request: CampaignRequest) -> st.CampaignState:
     variants = [plan.parse_variant(v) for v in request.variants]
     alternatives = plan.make_alternatives(list(mpis), variants, found_under=found_under)
     limits.check_launches(launches, len(alternatives))
+    if len(nps) > 1:
+        limits.check_launches(launches * len(nps), len(alternatives),
+                              flag=f"--launches × process counts ({launches} × {len(nps)})")
 
     binaries: dict[str, str] = {}
     templates: dict[str, str] = {}
@@ -85,6 +97,8 @@ def prepare(request: CampaignRequest) -> st.CampaignState:
 
     # the bench options: checked in the binaries' words, then by the binaries themselves
     resolved = benchopts.resolve(list(binaries.values()), request.bench_values, extra, np)
+    for ranks in [r for r in nps if r != np]:
+        benchopts.validate_all(list(binaries.values()), resolved.args, ranks)
     bench_args, notes = resolved.args, list(resolved.notes)
     if rule is not None:
         _adaptive.check_bench_args(bench_args)
@@ -99,11 +113,12 @@ def prepare(request: CampaignRequest) -> st.CampaignState:
     notes += budget_note
     seed = plan.draw_campaign_seed() if request.seed is None else request.seed
     # --launches auto: the first `min` launches are planned now, the rule adds the rest
-    order = plan.interleave([a.name for a in alternatives], rule.min if rule else launches, seed)
+    order = plan.interleave([a.name for a in alternatives], rule.min if rule else launches, seed,
+                            nps if len(nps) > 1 else None)
     return new_state(command=request.command, bench_args=bench_args, launcher=request.launcher,
                      np=np, launches=launches, seed=seed, alternatives=alternatives,
                      templates=templates, binaries=binaries, timeout_s=timeout, order=order,
-                     notes=notes, adaptive=rule)
+                     notes=notes, adaptive=rule, np_list=nps)
 
 
 # A launch's tests share --launch-budget-s; the launch timeout kills the whole launch. The budget

@@ -29,7 +29,7 @@ from mpimeter import SCHEMA_VERSION, __version__
 from mpimeter.atomic import write_atomic
 from mpimeter.campaign import adaptive as _adaptive
 from mpimeter.campaign import pilot as _pilot
-from mpimeter.campaign import limits, oversub, secrets, slurm
+from mpimeter.campaign import limits, nplist, oversub, secrets, slurm
 from mpimeter.campaign.benchargs import BenchArgs
 from mpimeter.campaign.plan import ENV_KEY, Alternative, PlanError, check_name
 from mpimeter.io import campaign_record
@@ -102,6 +102,9 @@ class LaunchRecord:
     # --launcher local with more ranks than cores: what the launcher set for the library's
     # yield-when-idle mode (campaign.oversub.settings); None when the ranks fit the cores
     oversubscription: dict | None = None
+    # ranks of this launch (--np LIST: one of the campaign's np_list); None in a campaign.json
+    # written before process counts were per launch: the campaign's np
+    np: int | None = None
 
     @property
     def key(self) -> tuple[str, int]:
@@ -135,6 +138,22 @@ class CampaignState:
     # what identifies the campaign wherever its folder goes (the results store's key): drawn
     # when the campaign is created, kept by --resume; a file without one gets one when resumed
     campaign_id: str = field(default_factory=lambda: uuid.uuid4().hex)
+    # --np LIST: the process counts, in the order given (campaign.nplist); empty: [np]. Launch
+    # `index` of an alternative runs at plan.launch_np(np_list, index); np is the largest.
+    np_list: list[int] = field(default_factory=list)
+
+    @property
+    def process_counts(self) -> list[int]:
+        return list(self.np_list) or [self.np]
+
+    @property
+    def launches_per_alternative_planned(self) -> int:
+        """Launches per alternative over every process count."""
+        return self.launches_per_alternative * len(self.process_counts)
+
+    def np_of(self, rec: LaunchRecord) -> int:
+        """The ranks of one launch: its own under --np LIST, else the campaign's np."""
+        return rec.np if self.np_list and rec.np is not None else self.np
 
     def launch(self, alternative: str, index: int) -> LaunchRecord:
         for rec in self.launches:
@@ -173,6 +192,7 @@ class CampaignState:
             "bench_args": secrets.redact_argv(self.bench_args.argv()),
             "launcher": secrets.redact_text(self.launcher),
             "np": self.np,
+            "np_list": self.process_counts,
             "launches_per_alternative": self.launches_per_alternative,
             "seed": self.seed,
             "launch_timeout_s": self.launch_timeout_s,
@@ -205,6 +225,7 @@ class CampaignState:
         try:
             alternatives, templates, binaries = _read_alternatives(r, obj)
             np = limits.check_np(r.get(obj, "np", "integer"), flag="np")
+            np_list = _read_np_list(r, obj, np)
             per_alt = limits.check_launches(r.get(obj, "launches_per_alternative", "integer"),
                                             len(alternatives), flag="launches_per_alternative")
             seed = limits.check_seed(r.get(obj, "seed", "integer"), flag="seed")
@@ -224,7 +245,10 @@ class CampaignState:
         adaptive = _adaptive.read(obj.get("adaptive_launches"), r.fail, [a.name for a in alternatives])
         if adaptive is not None and adaptive.max != per_alt:
             r.fail("adaptive_launches.max", f"{adaptive.max} is not launches_per_alternative {per_alt}")
-        launches = _read_launches(r, obj, alternatives, per_alt, adaptive=adaptive is not None)
+        if adaptive is not None and len(np_list) > 1:
+            r.fail("np_list", "several process counts do not go with --launches auto (adaptive_launches)")
+        launches = _read_launches(r, obj, alternatives, per_alt, adaptive=adaptive is not None,
+                                  np_list=np_list)
         sizes_pilot = _pilot.read(obj.get("sizes_pilot"), r.fail)
         for i, rec in enumerate(launches):
             if rec.tests is not None and sizes_pilot is not None and rec.tests == sizes_pilot.tests():
@@ -243,7 +267,7 @@ class CampaignState:
                    for i, n in enumerate(r.get(obj, "notes", "list", optional=True, default=[]))],
             history=r.objects(obj, "history"), sessions=_read_sessions(r, obj),
             tool=r.get(obj, "tool", "object", optional=True, default={}), adaptive=adaptive,
-            sizes_pilot=sizes_pilot, **_read_id(r, obj),
+            sizes_pilot=sizes_pilot, np_list=np_list if len(np_list) > 1 else [], **_read_id(r, obj),
         )
 
 
@@ -359,8 +383,28 @@ def _read_sessions(r: _Reader, obj: dict) -> list[dict]:
 _OPTIONAL_STRINGS = ("started", "ended", "stdout_log", "stderr_log", "slurm_job")
 
 
+def _read_np_list(r: _Reader, obj: dict, np: int) -> list[int]:
+    """``np_list`` (absent in a campaign.json written before --np LIST: [np]); its values
+    distinct, each a valid np, the largest being np."""
+    raw = r.get(obj, "np_list", "list", optional=True, default=None)
+    if raw is None:
+        return [np]
+    values = [r.check(v, f"np_list[{i}]", "integer") for i, v in enumerate(raw)]
+    try:
+        values = nplist.parse(values, flag="np_list")
+        for v in values:
+            limits.check_np(v, flag="np_list")
+    except PlanError as exc:
+        r.fail("np_list", str(exc))
+    if max(values) != np:
+        r.fail("np_list", f"its largest value {max(values)} is not np {np}")
+    return values
+
+
 def _read_launches(r: _Reader, obj: dict, alternatives: list[Alternative], per_alt: int, *,
-                   adaptive: bool = False):
+                   adaptive: bool = False, np_list: list[int] | None = None):
+    np_list = np_list or []
+    counts = max(1, len(np_list))
     names = [a.name for a in alternatives]
     records: list[LaunchRecord] = []
     seen: set[tuple[str, int]] = set()
@@ -372,8 +416,13 @@ def _read_launches(r: _Reader, obj: dict, alternatives: list[Alternative], per_a
         if alt not in names:
             r.fail(where, f"unknown alternative {alt!r} (campaign.json lists {', '.join(names)})")
         index = r.get(raw, "index", "integer", where=where)
-        if not 0 <= index < per_alt:
-            r.fail(f"{where}.index", f"{index} is not below launches_per_alternative {per_alt}")
+        if not 0 <= index < per_alt * counts:
+            r.fail(f"{where}.index", f"{index} is not below launches_per_alternative {per_alt}"
+                   + (f" × {counts} process counts" if counts > 1 else ""))
+        launch_ranks = r.get(raw, "np", "integer", where=where, optional=True)
+        if launch_ranks is not None and launch_ranks != np_list[index % counts]:
+            r.fail(f"{where}.np", f"{launch_ranks} is not {np_list[index % counts]}, the process "
+                   "count np_list gives this launch")
         if (alt, index) in seen:
             r.fail(where, f"{alt} #{index:03d} is listed twice")
         seen.add((alt, index))
@@ -406,10 +455,10 @@ def _read_launches(r: _Reader, obj: dict, alternatives: list[Alternative], per_a
             previous_attempts=_read_attempts(r, raw, where, prefix, index),
             process=_read_process(r, raw, where),
             oversubscription=oversub.check_record(raw.get("oversubscription"), r.fail, f"{where}.oversubscription"),
-            tests=_adaptive.read_tests(raw.get("tests"), r.fail, f"{where}.tests"), **fields))
+            tests=_adaptive.read_tests(raw.get("tests"), r.fail, f"{where}.tests"), np=launch_ranks, **fields))
     # --launches auto plans launches as the rule asks for them: per alternative 0 ... k-1, k at most
     # launches_per_alternative (its max); otherwise every launch is planned from the start
-    planned = {a: (1 + max((n for alt, n in seen if alt == a), default=-1)) if adaptive else per_alt
+    planned = {a: (1 + max((n for alt, n in seen if alt == a), default=-1)) if adaptive else per_alt * counts
                for a in names}
     missing = [(a, n) for a in names for n in range(planned[a]) if (a, n) not in seen]
     if missing:

@@ -22,7 +22,9 @@ def print_analysis(res: analysis.AnalysisResult, *, per_launch: bool, title: str
     t = Table(title=f"mpimeter analyze {title or res.campaign.path}", title_justify="left")
     if several:
         t.add_column("alternative")
-    for name, just in (("op", "left"), ("size", "right"), ("launches", "right"),
+    show_p, show_root = analysis.scaling.varies(res.rows), analysis.scaling.varies(res.rows, "root")
+    for name, just in (("op", "left"), ("size", "right"), *((("p", "right"),) if show_p else ()),
+                       *((("root", "right"),) if show_root else ()), ("launches", "right"),
                        (f"median [{pct} CI]", "right"), (f"mean [{pct} CI]", "right"), ("spread", "right"),
                        ("removed", "right"), ("invalid", "right"), ("warm-up", "right")):
         t.add_column(name, justify=just)
@@ -36,7 +38,8 @@ def print_analysis(res: analysis.AnalysisResult, *, per_launch: bool, title: str
         mean = fmt_est(r.mean_ns, r.mean_ci_low_ns, r.mean_ci_high_ns)
         if r.normal is False:
             mean += " †"
-        cells = [r.op, format_size(r.size, res.size_unit(r.op)), str(r.launches), fmt_est(r.median_ns, r.median_ci_low_ns, r.median_ci_high_ns),
+        cells = [r.op, format_size(r.size, res.size_unit(r.op)), *([str(r.nprocs)] if show_p else []),
+                 *([_root(r.root)] if show_root else []), str(r.launches), fmt_est(r.median_ns, r.median_ci_low_ns, r.median_ci_high_ns),
                  mean, f"{r.spread:.3f}" if math.isfinite(r.spread) else "–",
                  f"{r.outliers_removed}/{r.repetitions}", str(r.invalid), str(r.warmup_max)]
         if has_bw:
@@ -45,6 +48,7 @@ def print_analysis(res: analysis.AnalysisResult, *, per_launch: bool, title: str
             cells.append(time_kind(r.one_way))
         t.add_row(*([r.alternative] if several else []), *cells)
     con.print(t)
+    print_scaling(con, res, pct)
     print_states(con, res, pct)
     if res.nbc_rows:
         con.print(nbc_table(res, several))
@@ -74,6 +78,48 @@ def print_analysis(res: analysis.AnalysisResult, *, per_launch: bool, title: str
                        *((time_kind(s.op in one_way_ops),) if one_way_ops else ()))
         con.print(lt)
     print_warnings(con, res.warnings)
+
+
+def _root(root: int | None) -> str:
+    return "–" if root is None else str(root)
+
+
+def print_scaling(con, res: analysis.AnalysisResult, pct: str) -> None:
+    """Time against p (issue 27; Hoefler & Belli 2015 §5.1) per (alternative, op, size[, root]):
+    one column per p, the median of per-launch medians with its interval; and the root's effect
+    per (op, size, p) where the tests ran at several roots."""
+    series = analysis.scaling.scaling_series(res.rows)
+    if series:
+        counts = sorted({p.nprocs for s in series for p in s.points})
+        several = len({s.alternative for s in series}) > 1
+        rooted = any(s.root is not None for s in series)
+        t = Table(title=f"scaling: median [{pct} CI] against p (processes)", title_justify="left")
+        for name in (["alternative"] if several else []) + ["op", "size"] + (["root"] if rooted else []):
+            t.add_column(name, justify="left" if name in ("alternative", "op") else "right")
+        for p in counts:
+            t.add_column(f"p={p}", justify="right")
+        t.add_column(f"p={counts[-1]}/p={counts[0]}", justify="right")
+        for s in series:
+            at = {p.nprocs: p for p in s.points}
+            first, last = at.get(counts[0]), at.get(counts[-1])
+            ratio = (last.median_ns / first.median_ns if first and last and first.median_ns > 0 else math.nan)
+            t.add_row(*([s.alternative] if several else []), s.op, format_size(s.size, res.size_unit(s.op)),
+                      *([_root(s.root)] if rooted else []),
+                      *[fmt_est(at[p].median_ns, at[p].low_ns, at[p].high_ns) if p in at else "" for p in counts],
+                      fmt_ratio(ratio))
+        con.print(t)
+    effects = analysis.scaling.root_effects(res.rows)
+    if effects:
+        t = Table(title="root effect: per (op, size, p), the roots' medians", title_justify="left")
+        for name in ("alternative", "op", "size", "p", "roots", "fastest", "slowest", "max/min", "p-value"):
+            t.add_column(name, justify="left" if name in ("alternative", "op", "roots") else "right")
+        for e in effects:
+            t.add_row(e.alternative, e.op, format_size(e.size, res.size_unit(e.op)), str(e.nprocs),
+                      ",".join(map(str, e.roots)), f"{e.fastest_root} ({fmt_time(e.min_ns)})",
+                      f"{e.slowest_root} ({fmt_time(e.max_ns)})", fmt_ratio(e.ratio),
+                      "–" if e.p_value is None else f"{e.p_value:.3g}")
+        con.print(t)
+        con.print(f"root effect: {effects[0].test} (– : fewer than 2 launches at a root)")
 
 
 def print_states(con, res: analysis.AnalysisResult, pct: str) -> None:

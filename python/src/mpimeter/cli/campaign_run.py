@@ -44,10 +44,11 @@ def campaign_options(fn):
     passed on to mpimeter-bench ([bench]) are added by the command class (DescribedCommand) from
     the binary's own description."""
     options = [
-        click.option("--np", "np", type=int, default=None,
+        click.option("--np", "np", type=str, default=None, metavar="LIST",
                      help=f"ranks per launch, at most {limits.MAX_NP} (--launcher local: "
-                          f"{limits.LOCAL_RANKS_PER_CPU} per core) [default: the machine's "
-                          "cores, at least 2]"),
+                          f"{limits.LOCAL_RANKS_PER_CPU} per core); a list runs every alternative "
+                          "at each: 2,4,8, 2:64:x2 (geometric), 2:8:+2 (arithmetic) [default: "
+                          "the machine's cores, at least 2]"),
         click.option("--launches", type=LaunchCount(), default=10, show_default=True,
                      help="launches (mpiruns) per alternative; 10-30 (Hunold & Carpen-Amarie "
                           f"§4.2), at most {limits.MAX_LAUNCHES} ({limits.MAX_TOTAL_LAUNCHES} in "
@@ -144,6 +145,13 @@ def execute_campaign(state: st.CampaignState, campaign_dir: Path, *, argv: list[
     return outcome
 
 
+def _ranks(state: st.CampaignState) -> str:
+    counts = state.process_counts
+    if len(counts) == 1:
+        return f"{counts[0]} ranks"
+    return f"at each of {','.join(map(str, counts))} ranks"
+
+
 def _describe(state: st.CampaignState, campaign_dir: Path, *, resumed: bool) -> None:
     """What is about to run: the plan, and the launcher template and bench binary of every
     alternative (secret values redacted)."""
@@ -157,7 +165,7 @@ def _describe(state: st.CampaignState, campaign_dir: Path, *, resumed: bool) -> 
     count = (f"{state.launches_per_alternative}" if rule is None else
              f"{rule.min}–{rule.max} (auto: until ±{rule.precision:g} at {rule.confidence:g})")
     click.echo(f"{verb} {campaign_dir}: {count} launches × "
-               f"{len(state.alternatives)} alternative(s) [{alts}], {state.np} ranks, "
+               f"{len(state.alternatives)} alternative(s) [{alts}], {_ranks(state)}, "
                f"seed {state.seed}, launch timeout {state.launch_timeout_s:g} s")
     click.echo(f"  bench args: {shlex.join(secrets.redact_argv(state.bench_args.argv()))}")
     for label, per_alt in (("launcher", state.launch_templates), ("bench", state.bench_binaries)):

@@ -11,6 +11,7 @@ from rich.table import Table
 
 from mpimeter import analysis
 from mpimeter.cli.analysis_view import state_table
+from mpimeter.cli.output import fail
 from mpimeter.cli.common import (STARS_TEXT, EXIT_OK, alpha_option, analysis_options, analyze_together,
                                  check_alpha, console, fmt_est, fmt_p, fmt_ratio, fmt_time, guarded, metric_footer,
                                  metric_option, print_warnings, write_csv, write_json, yes_no)
@@ -27,11 +28,15 @@ def print_comparison(res: analysis.ComparisonResult) -> None:
     con = console()
     pct = f"{100 * res.confidence:g} %"
     t = Table(title=f"mpimeter compare {' vs '.join(res.groups)}", title_justify="left")
-    for name in ("a", "b", "op", "size", "launches", "median a", "median b", "ratio b/a [CI at Holm level]",
+    show_p, show_root = (len({getattr(r, k) for r in res.rows}) > 1 for k in ("nprocs", "root"))
+    for name in ("a", "b", "op", "size", *(("p",) if show_p else ()), *(("root",) if show_root else ()),
+                 "launches", "median a", "median b", "ratio b/a [CI at Holm level]",
                  "p", "p (Holm)", "", "significant"):
         t.add_column(name, justify="left" if name in ("a", "b", "op", "", "significant") else "right")
     for r in res.rows:
-        t.add_row(r.a, r.b, r.op, str(r.size), f"{r.launches_a}/{r.launches_b}", fmt_time(r.median_a_ns),
+        t.add_row(r.a, r.b, r.op, str(r.size), *([str(r.nprocs)] if show_p else []),
+                  *([("–" if r.root is None else str(r.root))] if show_root else []),
+                  f"{r.launches_a}/{r.launches_b}", fmt_time(r.median_a_ns),
                   fmt_time(r.median_b_ns), fmt_est(r.ratio, r.ratio_ci_low, r.ratio_ci_high, fmt_ratio),
                   fmt_p(r.p_value), fmt_p(r.p_adjusted), r.stars, yes_no(r.significant))
     con.print(t)
@@ -79,10 +84,14 @@ def print_comparison(res: analysis.ComparisonResult) -> None:
 @click.option("--ratio-ci", type=click.Choice(analysis.RATIO_CIS), default="hodges-lehmann",
               show_default=True, help="Estimator of the ratio b/a and its interval: hodges-lehmann (median of pairwise ratios) or "
                    "bootstrap (ratio of medians, percentile bootstrap).")
+@click.option("--ops", "ops", default=None, metavar="A,B",
+              help="Compare two operations within each alternative (e.g. pingpong-send-recv,pingpong-ssend-recv or "
+                   "reduce,scan) with the same statistics, instead of the alternatives; refused for operations whose "
+                   "times mean different things (a pair's one-way latency against a collective, bytes against ns).")
 @alpha_option
 @metric_option
 def command(paths: tuple[str, ...], fmt: str, alternative: str, per_repetition: bool, ratio_ci: str,
-            alpha: float, metric: str, **kw: Any) -> None:
+            alpha: float, metric: str, ops: str | None, **kw: Any) -> None:
     """Compare campaigns: PATHS are two or more campaign folders, or one folder of alternatives.
 
     For each (op, size) in both: the Wilcoxon rank-sum test on per-launch medians (exact p-values
@@ -94,10 +103,17 @@ def command(paths: tuple[str, ...], fmt: str, alternative: str, per_repetition: 
     (init + test + wait) instead of their run time. Exit 2 on bad input.
     """
     check_alpha("compare", alpha)
+    pair = _ops_pair(ops, metric) if ops is not None else None
 
     def body() -> int:
-        cmp = analysis.compare(analyze_together(paths, kw), alternative=alternative, per_repetition=per_repetition,
-                               confidence=kw["confidence"], ratio_ci=ratio_ci, alpha=alpha, metric=metric)
+        if pair is not None:
+            cmp = analysis.compare_ops(analyze_together(paths, kw), *pair, alternative=alternative,
+                                       per_repetition=per_repetition, confidence=kw["confidence"], ratio_ci=ratio_ci,
+                                       alpha=alpha)
+        else:
+            cmp = analysis.compare(analyze_together(paths, kw), alternative=alternative,
+                                   per_repetition=per_repetition, confidence=kw["confidence"], ratio_ci=ratio_ci,
+                                   alpha=alpha, metric=metric)
         if fmt == "json":
             write_json(dict(cmp.to_dict(), paths=list(paths)))
         elif fmt == "csv":
@@ -107,3 +123,13 @@ def command(paths: tuple[str, ...], fmt: str, alternative: str, per_repetition: 
         return EXIT_OK
 
     guarded("compare", body)
+
+
+def _ops_pair(ops: str, metric: str) -> tuple[str, str]:
+    """--ops A,B: two names (checked against what was measured once the campaign is read)."""
+    names = [o.strip() for o in ops.split(",")]
+    if len(names) != 2 or not all(names):
+        fail("compare", f"--ops {ops!r}: give two operations, comma-separated (e.g. --ops reduce,scan)")
+    if metric != "time":
+        fail("compare", f"--ops compares run times; --metric {metric} goes with comparing alternatives")
+    return names[0], names[1]

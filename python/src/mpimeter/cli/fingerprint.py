@@ -19,6 +19,10 @@ FORMATS = (".png", ".svg", ".pdf")
               help="The message size in bytes (for delay: the duration in ns).")
 @click.option("-a", "--alt", "alternative", default=None,
               help="The alternative, when the campaign has several.")
+@click.option("--np", "nprocs", type=click.IntRange(min=1), default=None,
+              help="The process count, when the test was measured at several (--np LIST, sub-communicators).")
+@click.option("--root", type=click.IntRange(min=0), default=None,
+              help="The root, when the test was measured at several.")
 @click.option("-o", "--output", type=click.Path(dir_okay=False, writable=True), default="fingerprint.png",
               show_default=True, help="The figure to write: .png, .svg or .pdf.")
 @analysis_settings_options
@@ -26,7 +30,7 @@ FORMATS = (".png", ".svg", ".pdf")
               help="At most this many points per per-repetition scatter (display only).")
 @click.option("--dpi", type=click.IntRange(50, 600), default=110, show_default=True,
               help="Resolution of a .png.")
-def command(path, op, size, alternative, output, outlier, tukey_k, mpibench_a, drop_warmup, clock,
+def command(path, op, size, alternative, nprocs, root, output, outlier, tukey_k, mpibench_a, drop_warmup, clock,
             confidence, max_points, dpi, no_cache, allow_mixed) -> None:
     """Draw the fingerprint (MPI-MiBFi, Roth 2021 §4.7) of one test across a campaign.
 
@@ -44,7 +48,7 @@ def command(path, op, size, alternative, output, outlier, tukey_k, mpibench_a, d
         result = analysis.analyze(campaign, outlier=outlier, tukey_k=tukey_k, mpibench_a=mpibench_a,
                                   drop_warmup=drop_warmup, clock=clock, confidence=confidence)
         try:
-            fig = fingerprint_figure(result, op, size, alternative, max_points=max_points)
+            fig = fingerprint_figure(result, op, size, alternative, max_points=max_points, nprocs=nprocs, root=root)
         except ValueError as exc:
             raise analysis.AnalysisError(f"{path}: {exc}") from None
         save_figure(fig, output, dpi=dpi)

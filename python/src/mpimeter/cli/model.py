@@ -13,6 +13,7 @@ from rich.table import Table
 
 from mpimeter import analysis
 from mpimeter.analysis.models import ModelRow, fit_models
+from mpimeter.analysis.scalingmodels import fit_scaling_models
 from mpimeter.cli.common import (EXIT_OK, analysis_options, analyze_together, console, fmt_time, guarded,
                                   no_data_message, write_csv, write_json)
 from mpimeter.stats.costmodel import ERROR_THRESHOLD, INTERVALS
@@ -50,12 +51,14 @@ def print_models(result, title: str) -> None:
     con = console()
     pct = f"{100 * result.confidence:g} %"
     t = Table(title=f"mpimeter model {title}", title_justify="left")
-    for name in ("alternative", "op", "launches", f"α [{pct} CI]", f"β [{pct} CI]", "breakpoints",
+    show_p = len({r.nprocs for r in result.rows}) > 1
+    for name in ("alternative", "op", *(("p",) if show_p else ()), "launches", f"α [{pct} CI]", f"β [{pct} CI]", "breakpoints",
                  "piecewise model", "max error", "missed sizes"):
         t.add_column(name, justify="right" if name in ("launches", "max error") else "left")
     for r in result.rows:
         h = r.hockney
-        t.add_row(r.alternative, r.op + (" (one-way)" if r.one_way else ""), str(r.launches),
+        t.add_row(r.alternative, r.op + (" (one-way)" if r.one_way else ""), *([str(r.nprocs)] if show_p else []),
+                  str(r.launches),
                   f"{_ns(h.alpha_ns)} {_interval(h.alpha_ci_ns, _ns)}",
                   f"{_beta(h.beta_ns_per_byte)} {_interval(h.beta_ci, format_number)}",
                   ", ".join(format_bytes(b) for b in r.piecewise.breakpoints) or "none", segment_text(r),
@@ -71,6 +74,33 @@ def print_models(result, title: str) -> None:
               f"exceeds {100 * threshold:g} %; not checked: neither could be judged (no interval)")
     for alt, op, why in result.skipped:
         con.print(f"not modelled: {alt} {op}: {why}")
+
+
+def print_scaling_models(rows, skipped, confidence: float) -> None:
+    """The models in m and p (analysis.scalingmodels): the family the data chose, its
+    coefficients with intervals, the others' BIC, and whether it fits."""
+    if not rows and not skipped:
+        return
+    con = console()
+    pct = f"{100 * confidence:g} %"
+    t = Table(title="models in m and p (per operation, over every p and size)", title_justify="left")
+    for name in ("alternative", "op", "p", "launches", "family", f"α [{pct} CI]", f"β [{pct} CI]", "max error",
+                 "other families (ΔBIC)", "verdict"):
+        t.add_column(name, justify="right" if name in ("launches", "max error") else "left")
+    for r in rows:
+        f = r.chosen
+        t.add_row(r.alternative, r.op, ",".join(map(str, r.nprocs)), str(r.launches), f"{f.family}: {f.formula}",
+                  f"{_ns(f.alpha_ns)} {_interval(f.interval(0, confidence), _ns)}",
+                  f"{_beta(f.beta_ns_per_byte)} {_interval(f.interval(1, confidence), format_number)}",
+                  "–" if not math.isfinite(r.max_rel_error) else f"{100 * r.max_rel_error:.0f} %",
+                  "; ".join(f"{o.family} +{o.bic - f.bic:.1f}" for o in r.others), r.text())
+    con.print(t)
+    con.print("families: log α·⌈log₂p⌉ + β·m, log-tree α·⌈log₂p⌉ + β·m·⌈log₂p⌉, linear α·(p−1) + β·m·(p−1)/p; "
+              "chosen by least BIC (Huber's loss of relative residuals, one noise scale for all); intervals and "
+              "bands: delete-one-launch jackknife; missed: band and median interval apart, or the error above "
+              "the threshold; not checked: neither could be judged")
+    for alt, op, why in skipped:
+        con.print(f"not modelled in p: {alt} {op}: {why}")
 
 
 @click.command("model")
@@ -97,15 +127,19 @@ def command(paths: tuple[str, ...], fmt: str, max_breakpoints: int, min_sizes: i
         if not res.rows:
             raise analysis.AnalysisError(no_data_message(paths, res))
         models = fit_models(res, max_breakpoints=max_breakpoints, min_sizes=min_sizes, error_threshold=max_error)
-        if not models.rows:
+        in_p, in_p_skipped = fit_scaling_models(res, error_threshold=max_error)
+        if not models.rows and not in_p:
             why = "; ".join(f"{a} {o}: {w}" for a, o, w in models.skipped)
             raise analysis.AnalysisError(f"{' '.join(paths)}: no operation can be modelled ({why})")
         if fmt == "json":
-            write_json(dict(models.to_dict(), command="model", paths=list(paths)))
+            write_json(dict(models.to_dict(), command="model", paths=list(paths),
+                            scaling_models=[r.to_dict(models.confidence) for r in in_p],
+                            scaling_skipped=[{"alternative": a, "op": o, "reason": w} for a, o, w in in_p_skipped]))
         elif fmt == "csv":
             write_csv([_csv_row(r) for r in models.rows])
         else:
             print_models(models, " ".join(paths))
+            print_scaling_models(in_p, in_p_skipped, models.confidence)
         return EXIT_OK
 
     guarded("model", body)

@@ -175,7 +175,8 @@ def _load_alternative(root: Path, cj: CampaignRecord | None, alt_name: str, fold
             data = replace(data, raw=None)
         read.append(LoadedLaunch(alt_name, index, data, reduced))
     warnings += siblings.check_siblings(alt_name, [(ll.data.folder, ll.data.meta) for ll in read],
-                                        siblings.planned_seeds(root, cj, folders), allow_mixed=allow_mixed)
+                                        siblings.planned_seeds(root, cj, folders), allow_mixed=allow_mixed,
+                                        planned_np=siblings.planned_np(root, cj))
     for ll in read:
         warnings += ll.data.warnings
     return read

@@ -43,6 +43,7 @@ class LaunchEntry:
     folder: str  # relative to the campaign folder
     seed: int | None
     alternative: str | None
+    np: int | None = None  # the ranks it was planned with (--np LIST); None: not recorded
 
 
 @dataclass(frozen=True)
@@ -83,7 +84,8 @@ def from_document(path: Path, obj: Any) -> CampaignRecord:
         alternatives.append(AlternativeEntry(
             alt.need("name", STR),
             MappingProxyType({k: v for k, v in env.items() if isinstance(v, str)} if isinstance(env, dict) else {})))
-    launches = tuple(LaunchEntry(launch.need("folder", STR), launch.get("seed", INT), launch.get("alternative", STR))
+    launches = tuple(LaunchEntry(launch.need("folder", STR), launch.get("seed", INT), launch.get("alternative", STR),
+                                 launch.get("np", INT))
                      for launch in fields.objs("launches"))
     seed = obj.get("seed")
     sessions = obj.get("sessions")

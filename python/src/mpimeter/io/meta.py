@@ -147,6 +147,10 @@ class TestRecord:
     refine_round: int | None = None  # --sizes auto: 0 for the grid, k for the k-th round
     budget_s: float | None = None  # the test's time budget (--launch-budget-s shared out)
     procsync_switches: tuple[ProcSyncSwitch, ...] = ()
+    # the communicator size the test ran on (--nprocs LIST: a sub-communicator); None: the
+    # launch's nprocs (meta.json written before tests carried it)
+    nprocs: int | None = None
+    root: int | None = None  # rooted operations: the root rank of this test (None: not recorded)
 
     @property
     def final_method(self) -> str | None:
@@ -423,7 +427,7 @@ def parse_meta(document: Any, path: Path) -> LaunchMeta:
     if nprocs < 1:
         raise f.fail("nprocs", f"is {nprocs}; it must be at least 1")
     clock_sync = _clock_sync(f.obj("clock_sync"))
-    tests, config = _tests(f), _config(f.obj("config"))
+    tests, config = _tests(f, nprocs), _config(f.obj("config"))
     meta = LaunchMeta(
         path=path, schema_version=version, status=f.need("status", STR, choices=STATUSES), nprocs=nprocs,
         tests=tests, tool=_tool(f.obj("tool")), pid=f.get("pid", INT), host_of_rank0=f.get("host_of_rank0", STR),
@@ -463,13 +467,21 @@ def _config(f: Fields | None) -> Config:
         sizes_auto=sizes_auto(f.obj("sizes_auto")), entries=_frozen(f.value))
 
 
-def _tests(f: Fields) -> tuple[TestRecord, ...]:
+def _tests(f: Fields, launch_nprocs: int) -> tuple[TestRecord, ...]:
     tests = []
     for i, t in enumerate(f.objs("tests", required=True)):
         index = t.need("test", INT)
         if index != i:
             raise t.fail("test", f"is {index}; tests are listed in plan order, so it must be {i}")
         err = t.obj("error")
+        comm_size = t.get("nprocs", INT)
+        if comm_size is not None and not 1 <= comm_size <= launch_nprocs:
+            raise t.fail("nprocs", f"is {comm_size}; a test's communicator has 1 to {launch_nprocs} "
+                                   "ranks (the launch's nprocs)")
+        root = t.get("root", INT)
+        if root is not None and not 0 <= root < (comm_size or launch_nprocs):
+            raise t.fail("root", f"is {root}; a root is a rank of the test's communicator, 0 to "
+                                 f"{(comm_size or launch_nprocs) - 1}")
         tests.append(TestRecord(
             test=index, op=t.need("op", STR), size=t.need("size", NAT), status=t.need("status", STR, choices=TEST_STATUSES),
             nrep=t.get("nrep", NAT), nrep_asked=t.get("nrep_asked", NAT),
@@ -483,7 +495,8 @@ def _tests(f: Fields) -> tuple[TestRecord, ...]:
             started_s=t.get("started_s", NUM), duration_s=t.get("duration_s", NUM), nbc=_nbc(t.obj("nbc")),
             adaptive=adaptive_record(t.obj("adaptive")), size_added=t.get("size_added", BOOL, False),
             refine_round=t.get("refine_round", NAT), budget_s=t.get("budget_s", NUM),
-            procsync_switches=tuple(_switch(s) for s in t.objs("procsync_switches"))))
+            procsync_switches=tuple(_switch(s) for s in t.objs("procsync_switches")),
+            nprocs=comm_size, root=root))
     return tuple(tests)
 
 

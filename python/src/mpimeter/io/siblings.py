@@ -29,6 +29,7 @@ FACTS: tuple[tuple[str, Callable[[LaunchMeta], Any]], ...] = (
     ("host set (ranks[].host)", lambda m: ", ".join(sorted(m.hosts)) or None),
     ("number of ranks (nprocs)", lambda m: m.nprocs),
 )
+NPROCS_FACT = "number of ranks (nprocs)"
 HINT = ("a launch folder copied in from another campaign or library? Move it out; or, when the mix is deliberate, "
         "analyze with --allow-mixed")
 
@@ -38,11 +39,22 @@ def _name(folder: Path) -> str:
 
 
 def check_siblings(alternative: str, launches: Sequence[tuple[Path, LaunchMeta]],
-                   planned_seeds: Mapping[Path, int | None] | None, *, allow_mixed: bool) -> list[AnalysisWarning]:
+                   planned_seeds: Mapping[Path, int | None] | None, *, allow_mixed: bool,
+                   planned_np: Mapping[Path, int] | None = None) -> list[AnalysisWarning]:
     """The launches (folder, meta) of one alternative; ``planned_seeds``: folder → the seed
-    campaign.json gave it (None when campaign.json lists no launch of this alternative)."""
+    campaign.json gave it (None when campaign.json lists no launch of this alternative);
+    ``planned_np``: folder → the ranks campaign.json planned it with, when the campaign ran
+    several (--np LIST): then each launch's nprocs is checked against its own plan instead of
+    against the other launches'."""
     problems: list[tuple[Path, str]] = []
     for what, fact in FACTS:
+        if planned_np and what == NPROCS_FACT:
+            for folder, meta in launches:
+                planned = planned_np.get(folder.resolve())
+                if planned is not None and meta.nprocs != planned:
+                    problems.append((folder, f"its {what} is {meta.nprocs}, but campaign.json planned it with "
+                                             f"{planned} ranks"))
+            continue
         values = [(folder, fact(meta)) for folder, meta in launches]
         known = [v for _, v in values if v is not None]
         if len(set(map(repr, known))) < 2:
@@ -87,6 +99,17 @@ def planned_seeds(root: Path, record: CampaignRecord | None,
     if not any(f.parent in parents for f in mine):
         return None
     return {f: listed[f] for f in mine if f in listed}
+
+
+def planned_np(root: Path, record: CampaignRecord | None) -> dict[Path, int] | None:
+    """folder → the ranks campaign.json planned the launch with, when it planned several process
+    counts (--np LIST); None otherwise (every launch of an alternative has one nprocs)."""
+    if record is None:
+        return None
+    counts = {e.np for e in record.launches if e.np is not None}
+    if len(counts) < 2:
+        return None
+    return {(root / e.folder).resolve(): e.np for e in record.launches if e.np is not None}
 
 
 def _show(value: Any) -> str:

@@ -76,19 +76,28 @@ class FingerprintData:
 
 
 def fingerprint_data(result, op: str, size: int, alternative: str | None = None, *,
-                     repetitions=None, rank_durations=None, facts: LaunchFacts | None = None
-                     ) -> FingerprintData:
+                     repetitions=None, rank_durations=None, facts: LaunchFacts | None = None,
+                     nprocs: int | None = None, root: int | None = None) -> FingerprintData:
     """Selects from an `mpimeter.analysis.AnalysisResult` what the fingerprint of (op, size)
     shows. `alternative` may be omitted when the campaign has one. `repetitions` and
     `rank_durations` may be given already restricted to this test (the report splits the
     tables once for all tests); `facts` likewise."""
     alternative = _resolve_alternative(result, alternative)
-    try:
-        row = result.row(op, size, alternative)
-    except KeyError:
-        raise ValueError(_missing_test(result, op, size, alternative)) from None
+    # issue 27: a test is also its p and root; one of several must be named
+    rows = [r for r in result.rows if r.op == op and r.size == size and r.alternative == alternative
+            and nprocs in (None, r.nprocs) and root in (None, r.root)]
+    if not rows:
+        raise ValueError(_missing_test(result, op, size, alternative)
+                         + (f" at p = {nprocs}" if nprocs is not None else "")
+                         + (f", root {root}" if root is not None else ""))
+    if len({(r.nprocs, r.root) for r in rows}) > 1:
+        where = ", ".join(f"p = {r.nprocs}" + ("" if r.root is None else f" root {r.root}") for r in rows)
+        raise ValueError(f"{op} {size} of {alternative} was measured at {where}: name one with --np (and --root)")
+    row = rows[0]
     reps = result.repetitions if repetitions is None else repetitions
     sel = reps[(reps["alternative"] == alternative) & (reps["op"] == op) & (reps["size"] == size)]
+    if "nprocs" in sel.columns:
+        sel = sel[(sel["nprocs"] == row.nprocs) & (sel["root"] == (-1 if row.root is None else row.root))]
     sel = sel[sel["valid"].astype(bool)].sort_values(["launch", "rep"], kind="stable")
     run_times = sel["run_time_ns"].to_numpy(dtype=float)
     n_total = {s.launch: s.n_total for s in row.per_launch}  # repetitions in raw.csv, invalid too
@@ -102,6 +111,9 @@ def fingerprint_data(result, op: str, size: int, alternative: str | None = None,
         " (too few launches)" if row.median_ci_low_ns is None else f" {row.confidence:.0%} CI")
     if rank_durations is None:
         rank_durations = result.rank_durations(alternative=alternative, op=op, size=size)
+    if len(rank_durations) and "launch" in rank_durations.columns and len({r.nprocs for r in result.rows}) > 1:
+        # the ranks' durations are of launches; with p per launch, those of this row's p
+        rank_durations = rank_durations[rank_durations["launch"].isin({s.launch for s in row.per_launch})]
     return FingerprintData(
         op=op, size=size, size_unit=result.size_unit(op), alternative=alternative, launches=row.launches,
         facts=facts,
@@ -255,10 +267,11 @@ def _category_legend(fig, data: FingerprintData, *, y: float) -> None:
 
 
 def fingerprint_figure(result, op: str, size: int, alternative: str | None = None, *,
-                       layout: str = "full", max_points: int = 4000) -> "fg.Figure":
+                       layout: str = "full", max_points: int = 4000, nprocs: int | None = None,
+                       root: int | None = None) -> "fg.Figure":
     """Convenience: `draw_fingerprint(fingerprint_data(...))`."""
-    return draw_fingerprint(fingerprint_data(result, op, size, alternative), layout=layout,
-                            max_points=max_points)
+    return draw_fingerprint(fingerprint_data(result, op, size, alternative, nprocs=nprocs, root=root),
+                            layout=layout, max_points=max_points)
 
 
 def _title(fig, data: FingerprintData) -> None:

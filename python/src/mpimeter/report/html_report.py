@@ -44,6 +44,7 @@ from mpimeter.report.states import states_html
 from mpimeter.report.models_bounds import models_bounds_section
 from mpimeter.report.nonblocking import draw_nonblocking, nonblocking_html
 from mpimeter.report.overview import draw_operation
+from mpimeter.report.scaling import scaling_section
 from mpimeter.report.provenance import method_section, provenance_section, slug
 from mpimeter.report.adaptive import ADDED_MARK, ADDED_NOTE, added_sizes
 from mpimeter.report.rules import check_rules
@@ -102,6 +103,9 @@ def build_report(result, comparison=None, *, comparison_problem: str | None = No
     body.append(h.section("operations", "Results per operation",
                           _operations(result, ops, op_images, comparison, nbc_images, added)))
     body.append(h.section("bounds", "Model and bounds", models_bounds_section(result, models, bounds)))
+    scaling = scaling_section(result)
+    if scaling:  # a campaign at several p or roots (issue 27)
+        body.append(h.section("scaling", "Scaling with the number of processes", scaling))
     body.append(h.section("fingerprints", "Fingerprints",
                           _counters.cost_html(result.counters, result.size_unit) +
                           _fingerprints(fp_jobs, fp_svgs, result.counters, max_points)))
@@ -140,7 +144,7 @@ def _fingerprint_jobs(result, alts: list[str]) -> list[FingerprintData]:
     repetition and rank tables are split into plain arrays once, instead of being filtered
     per test (400 filters of millions of rows would take longer than the whole report)."""
     reps = _split(result.repetitions, ("alternative", "op", "size", "launch", "rep", "valid",
-                                       "kept", "run_time_ns", "category"))
+                                       "kept", "run_time_ns", "category", "nprocs", "root"))
     ranks = _split(result.rank_durations(), ("alternative", "op", "size", "launch", "rank", "rep",
                                              "duration_ns", "valid"))
     facts = {alt: campaign_facts(result.campaign.launches_of(alt)) for alt in alts}
@@ -148,7 +152,7 @@ def _fingerprint_jobs(result, alts: list[str]) -> list[FingerprintData]:
     return [fingerprint_data(result, row.op, row.size, row.alternative,
                              repetitions=reps(row.alternative, row.op, row.size),
                              rank_durations=ranks(row.alternative, row.op, row.size),
-                             facts=facts[row.alternative])
+                             facts=facts[row.alternative], nprocs=row.nprocs, root=row.root)
             for row in order]
 
 
@@ -156,7 +160,7 @@ def _split(frame: pd.DataFrame, columns: Sequence[str]):
     """A function (alternative, op, size) → the rows of `frame` for that test, as a small
     DataFrame of plain numpy columns."""
     groups = frame.groupby(["alternative", "op", "size"], sort=False, observed=True).indices
-    arrays = {c: frame[c].to_numpy(dtype=str if c == "category" else None) for c in columns}
+    arrays = {c: frame[c].to_numpy(dtype=str if c == "category" else None) for c in columns if c in frame.columns}
     empty = np.array([], dtype=np.int64)
 
     def rows(alternative: str, op: str, size: int) -> pd.DataFrame:
@@ -253,7 +257,8 @@ def _operations(result, ops, images, comparison, nbc_images, added=frozenset()) 
             parts.append(h.tag("p", h.esc(f"Times are one-way latencies: {ONE_WAY_NOTE}.")))
         parts.append(h.image(images[op], f"{op}: {time_quantity(one_way)} against size, per-launch medians and spread"))
         table_rows = []
-        for r in sorted(rows, key=lambda r: (r.size, result.alternatives.index(r.alternative))):
+        several_p = len({r.nprocs for r in rows}) > 1
+        for r in sorted(rows, key=lambda r: (r.size, r.nprocs, result.alternatives.index(r.alternative))):
             mean = format_ns(r.mean_ns) + " " + format_interval(r.mean_ci_low_ns, r.mean_ci_high_ns)
             if r.normal is False:
                 mean += " (not normal: do not trust)"
@@ -261,6 +266,8 @@ def _operations(result, ops, images, comparison, nbc_images, added=frozenset()) 
             size = format_size(r.size, result.size_unit(op))
             if (r.alternative, op, r.size) in added:
                 size += f" ({ADDED_MARK})"
+            if several_p:
+                size += f", p = {r.nprocs}"
             table_rows.append((r.alternative, size, str(r.launches),
                                format_ns(r.median_ns), format_interval(r.median_ci_low_ns, r.median_ci_high_ns),
                                mean, "–" if r.launches < 2 else f"{format_number(r.spread)}×",

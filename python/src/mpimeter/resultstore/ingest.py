@@ -110,14 +110,16 @@ def campaign_rows(entry: Entry, added: str) -> dict[str, list[tuple]]:
         rows["launch_summaries"].append((
             entry.campaign_id, s.alternative, s.launch, s.test, s.op, s.size, s.clock, s.n_total, s.n_invalid,
             s.removed, s.n, _finite(s.median_ns), _finite(s.mean_ns), _finite(s.min_ns), _finite(s.max_ns),
-            _finite(s.q1_ns), _finite(s.q3_ns), _finite(s.p99_ns), _finite(s.cov), s.warmup_length))
+            _finite(s.q1_ns), _finite(s.q3_ns), _finite(s.p99_ns), _finite(s.cov), s.warmup_length,
+            s.nprocs or None, s.root))
     for r in res.rows:
         b = entry.bounds.row(r.alternative, r.op, r.size)
         rows["results"].append((
             entry.campaign_id, r.alternative, r.op, r.size, res.size_unit(r.op), r.launches, _finite(r.median_ns),
             r.median_ci_low_ns, r.median_ci_high_ns, r.confidence, _finite(r.mean_ns), _finite(r.spread),
             r.outliers_removed, r.invalid, r.repetitions, r.clock, r.bandwidth_Bps, r.one_way,
-            b.bound_ns if b else None, b.cache_bound_ns if b else None, b.fraction if b else None))
+            b.bound_ns if b else None, b.cache_bound_ns if b else None, b.fraction if b else None,
+            r.nprocs or None, r.root))
     return rows
 
 

@@ -41,7 +41,7 @@ LAUNCH_SUMMARIES = (
     ("op", "VARCHAR"), ("size", "BIGINT"), ("clock", "VARCHAR"), ("n_total", "INTEGER"), ("n_invalid", "INTEGER"),
     ("removed", "INTEGER"), ("n", "INTEGER"), ("median_ns", "DOUBLE"), ("mean_ns", "DOUBLE"), ("min_ns", "DOUBLE"),
     ("max_ns", "DOUBLE"), ("q1_ns", "DOUBLE"), ("q3_ns", "DOUBLE"), ("p99_ns", "DOUBLE"), ("cov", "DOUBLE"),
-    ("warmup_length", "INTEGER"),
+    ("warmup_length", "INTEGER"), ("nprocs", "INTEGER"), ("root", "INTEGER"),
 )
 RESULTS = (
     ("campaign_id", "VARCHAR"), ("alternative", "VARCHAR"), ("op", "VARCHAR"), ("size", "BIGINT"),
@@ -49,15 +49,21 @@ RESULTS = (
     ("median_ci_high_ns", "DOUBLE"), ("confidence", "DOUBLE"), ("mean_ns", "DOUBLE"), ("spread", "DOUBLE"),
     ("outliers_removed", "INTEGER"), ("invalid", "INTEGER"), ("repetitions", "INTEGER"), ("clock", "VARCHAR"),
     ("bandwidth_Bps", "DOUBLE"), ("one_way", "BOOLEAN"), ("bound_ns", "DOUBLE"), ("cache_bound_ns", "DOUBLE"),
-    ("bound_fraction", "DOUBLE"),
+    ("bound_fraction", "DOUBLE"), ("nprocs", "INTEGER"), ("root", "INTEGER"),
 )
+# Columns added after a store of this schema version may have been created (issue 27: results
+# keyed by p and root); open_write adds them to such a store, NULL in its earlier rows.
+ADDED_COLUMNS = {"launch_summaries": (("nprocs", "INTEGER"), ("root", "INTEGER")),
+                 "results": (("nprocs", "INTEGER"), ("root", "INTEGER"))}
 TABLES = {"campaigns": CAMPAIGNS, "alternatives": ALTERNATIVES, "launches": LAUNCHES,
           "launch_summaries": LAUNCH_SUMMARIES, "results": RESULTS}
 
 # Results with what they were measured on: the view most questions start from.
-VIEW = """CREATE VIEW results_by_machine AS
-SELECT c.machine, a.cpu_model, a.library, a.library_version, a.variant, a.nprocs, c.first_start AS date,
-       TRY_CAST(c.first_start AS TIMESTAMP) AS started, c.name AS campaign, r.*
+# nprocs: the row's p (issue 27), the alternative's for rows stored before results carried it
+VIEW = """CREATE OR REPLACE VIEW results_by_machine AS
+SELECT c.machine, a.cpu_model, a.library, a.library_version, a.variant, COALESCE(r.nprocs, a.nprocs) AS nprocs,
+       c.first_start AS date, TRY_CAST(c.first_start AS TIMESTAMP) AS started, c.name AS campaign,
+       r.* EXCLUDE (nprocs)
 FROM results r JOIN alternatives a USING (campaign_id, alternative) JOIN campaigns c USING (campaign_id)"""
 
 
@@ -142,7 +148,13 @@ def open_write(path: Path, *, tool_version: str, created: str):
     path = Path(path)
     if path.exists():
         open_read(path).close()
-        return _connect(path, read_only=False), False
+        con = _connect(path, read_only=False)
+        try:
+            _add_columns(con)
+        except BaseException:
+            con.close()
+            raise
+        return con, False
     if not path.parent.is_dir():
         raise StoreError(f"{path}: the folder {path.parent} does not exist")
     con = _connect(path, read_only=False)
@@ -161,6 +173,18 @@ def open_write(path: Path, *, tool_version: str, created: str):
         remove_store(path)
         raise
     return con, True
+
+
+def _add_columns(con) -> None:
+    """The ADDED_COLUMNS a store created before them lacks."""
+    for table, columns in ADDED_COLUMNS.items():
+        have = {row[0] for row in con.execute(
+            "SELECT column_name FROM information_schema.columns WHERE table_name = ?", [table]).fetchall()}
+        missing = [(name, kind) for name, kind in columns if name not in have]
+        for name, kind in missing:
+            con.execute(f"ALTER TABLE {table} ADD COLUMN {name} {kind}")
+        if missing and table == "results":
+            con.execute(VIEW)  # its nprocs is now the row's
 
 
 def remove_store(path: Path) -> None:

@@ -110,9 +110,11 @@ def _load(con, store: str) -> SiteData:
         "SELECT campaign_id, name, path, machine, id_source, added, first_start, last_end, alternatives, launches, "
         "command, seed, tool_version, report_source FROM campaigns ORDER BY first_start NULLS LAST, campaign_id").df()
     alternatives = con.execute("SELECT * FROM alternatives").df()
-    results = con.execute("SELECT * FROM results").df()
-    medians = con.execute("SELECT campaign_id, alternative, op, size, median_ns FROM launch_summaries "
-                          "WHERE n > 0 AND median_ns IS NOT NULL").df()
+    # issue 27: rows of one root only (a history line is one root's); p per row (NULL: a store row
+    # written before results carried it, the alternative's nprocs)
+    results = con.execute("SELECT * FROM results WHERE root IS NULL OR root = 0").df()
+    medians = con.execute("SELECT campaign_id, alternative, op, size, median_ns, nprocs FROM launch_summaries "
+                          "WHERE n > 0 AND median_ns IS NOT NULL AND (root IS NULL OR root = 0)").df()
     reports = frozenset(str(cid) for (cid,) in
                         con.execute("SELECT campaign_id FROM campaigns WHERE report IS NOT NULL").fetchall())
     # the tool an imported alternative came from (its launches' meta.json origin.tool)
@@ -120,6 +122,12 @@ def _load(con, store: str) -> SiteData:
         "SELECT campaign_id, alternative, min(json_extract_string(meta, '$.origin.tool')) FROM launches "
         "GROUP BY campaign_id, alternative").fetchall() if tool}
     machine_of = dict(zip(campaigns["campaign_id"], campaigns["machine"]))
+    alt_np = {(c, a): n for c, a, n in zip(alternatives["campaign_id"], alternatives["alternative"],
+                                           alternatives["nprocs"])}
+    for frame in (results, medians):
+        frame["nprocs"] = [n if pd.notna(n) else alt_np.get((c, a)) for c, a, n in
+                           zip(frame["campaign_id"], frame["alternative"], frame["nprocs"])]
+    alternatives = _per_process_count(alternatives, results)
     alternatives["series"] = [
         Series(str(machine_of.get(cid, "?")), str(lib or "unknown"), str(var or ""), int(n) if pd.notna(n) else 0,
                origin_of.get((str(cid), str(alt)), ""))
@@ -127,15 +135,35 @@ def _load(con, store: str) -> SiteData:
                                          alternatives["library"], alternatives["variant"], alternatives["nprocs"])]
     key = alternatives.set_index(["campaign_id", "alternative"])["series"]
     start = dict(zip(campaigns["campaign_id"], campaigns["first_start"]))
-    results["series"] = [key.get((c, a)) for c, a in zip(results["campaign_id"], results["alternative"])]
+    key = alternatives.set_index(["campaign_id", "alternative", "nprocs"])["series"]
+    results["series"] = [key.get((c, a, n)) for c, a, n in
+                         zip(results["campaign_id"], results["alternative"], results["nprocs"])]
     results["first_start"] = [start.get(c) for c in results["campaign_id"]]
     results = results[results["series"].notna()].reset_index(drop=True)
     return SiteData(store, campaigns.reset_index(drop=True), alternatives, results, medians, reports)
 
 
-def samples(data: SiteData, campaign_id: str, alternative: str) -> dict[tuple[str, int], np.ndarray]:
-    """Per (op, size), the per-launch medians of one alternative of one campaign."""
+def _per_process_count(alternatives: pd.DataFrame, results: pd.DataFrame) -> pd.DataFrame:
+    """One row per alternative and process count its results hold (a --np LIST campaign's
+    alternative is one history line per p); an alternative without results keeps its own."""
+    counts: dict[tuple, list] = {}
+    for c, a, n in zip(results["campaign_id"], results["alternative"], results["nprocs"]):
+        if pd.notna(n):
+            counts.setdefault((c, a), set()).add(int(n))
+    rows = []
+    for _, row in alternatives.iterrows():
+        for n in sorted(counts.get((row["campaign_id"], row["alternative"]), ())) or [row["nprocs"]]:
+            rows.append({**row.to_dict(), "nprocs": n})
+    return pd.DataFrame(rows, columns=alternatives.columns) if rows else alternatives
+
+
+def samples(data: SiteData, campaign_id: str, alternative: str, nprocs: int | None = None
+            ) -> dict[tuple[str, int], np.ndarray]:
+    """Per (op, size), the per-launch medians of one alternative of one campaign (at ``nprocs``
+    ranks when given: a --np LIST campaign's alternative ran at several)."""
     m = data.medians
     mine = m[(m["campaign_id"] == campaign_id) & (m["alternative"] == alternative)]
+    if nprocs is not None:
+        mine = mine[mine["nprocs"] == nprocs]
     return {(str(op), int(size)): g["median_ns"].to_numpy(dtype=float)
             for (op, size), g in mine.groupby(["op", "size"], sort=True)}

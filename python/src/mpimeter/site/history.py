@@ -60,7 +60,7 @@ def series_steps(data: SiteData, series: Series, *, max_slowdown: float, alpha: 
         if before is None:
             steps.append(Step(cid, alt, None))
         else:
-            base, cand = samples(data, *before), samples(data, cid, alt)
+            base, cand = samples(data, *before, series.nprocs), samples(data, cid, alt, series.nprocs)
             fewest = min(max((len(v) for v in base.values()), default=0),
                          max((len(v) for v in cand.values()), default=0))
             if fewest < MIN_LAUNCHES:

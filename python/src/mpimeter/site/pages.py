@@ -230,7 +230,8 @@ def _gate_cell(step: Step | None, op: str, size: int) -> str:
 
 def _results_table(here: str, data: SiteData, cid: str, alternative: str, series: Series, step: Step | None) -> str:
     r = data.results
-    mine = r[(r["campaign_id"] == cid) & (r["alternative"] == alternative)].sort_values(["op", "size"])
+    mine = r[(r["campaign_id"] == cid) & (r["alternative"] == alternative)
+             & (r["series"] == series)].sort_values(["op", "size"])
     rows = []
     for row in mine.itertuples():
         frac = _num(row.bound_fraction)

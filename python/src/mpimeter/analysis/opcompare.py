@@ -1,0 +1,106 @@
+"""``compare --ops A,B``: two operations of one alternative, (size, p, root) by (size, p, root),
+with the statistics ``compare`` uses between alternatives (SKaMPI's report compares operations
+with each other: Send vs Ssend, Reduce vs Scan; Reussner et al. 1998 §6): the rank-sum test on
+per-launch medians (on repetitions with ``per_repetition``), the ratio B/A with its interval at
+the level Holm tested the row at, Holm over every row.
+
+Two operations are compared only when their times mean the same kind of thing: both sized in the
+same unit, both one-way latencies of a pair of ranks or both calls of the whole communicator
+(a ping-pong's one-way latency against a collective's run time is not a comparison of two ways
+to do one thing)."""
+
+from __future__ import annotations
+
+import math
+import numpy as np
+
+from mpimeter.analysis.comparison import ComparisonResult, ComparisonRow, _at_holm_level
+from mpimeter.analysis.groups import check_launches, groups_of, low_power_warning, slice_label
+from mpimeter.analysis.loading import AnalysisError
+from mpimeter.analysis.results import AnalysisResult
+from mpimeter.stats import compare as _cmp
+from mpimeter.stats import hypothesis as _hyp
+
+# Which operations' times answer the same question: those of two ranks (the rest idle) against
+# those of the whole communicator, against no communication at all.
+_FAMILY = {"point-to-point": "two ranks (a pair)", "one-sided": "two ranks (a pair)", "local": "no communication"}
+_WHOLE = "the whole communicator"
+
+
+def family(result: AnalysisResult, op: str) -> tuple[str, str, bool]:
+    """(family, size unit, one-way) of ``op`` as its launches recorded it."""
+    kinds = {li.meta.kind(op) for li in result.campaign.launches if op in li.meta.operations}
+    kind = next(iter(kinds)) if len(kinds) == 1 else None
+    one_way = any(r.one_way for r in result.rows if r.op == op)
+    return _FAMILY.get(kind or "", _WHOLE), result.size_unit(op), one_way
+
+
+def check_pair(result: AnalysisResult, op_a: str, op_b: str) -> None:
+    """AnalysisError (one line) when the two cannot be compared: not two distinct measured
+    operations, or times of different kinds."""
+    measured = sorted({r.op for r in result.rows})
+    if op_a == op_b:
+        raise AnalysisError(f"--ops {op_a},{op_b}: give two different operations")
+    for op in (op_a, op_b):
+        if op not in measured:
+            raise AnalysisError(f"--ops {op_a},{op_b}: {op} was not measured (measured: {', '.join(measured)})")
+    fa, fb = family(result, op_a), family(result, op_b)
+    if fa[1] != fb[1]:
+        raise AnalysisError(f"--ops {op_a},{op_b}: {op_a} is sized in {fa[1]}, {op_b} in {fb[1]}: the sizes do "
+                            "not name the same thing, so the rows cannot be matched")
+    if fa[0] != fb[0] or fa[2] != fb[2]:
+        what = {True: "a one-way latency", False: "a run time"}
+        raise AnalysisError(f"--ops {op_a},{op_b}: {op_a} times {what[fa[2]]} of {fa[0]}, {op_b} {what[fb[2]]} "
+                            f"of {fb[0]}: different patterns, not two ways to do one thing")
+
+
+def compare_ops(result: AnalysisResult, op_a: str, op_b: str, *, alternative: str = "two-sided",
+                per_repetition: bool = False, confidence: float = 0.95, ratio_ci: str = "hodges-lehmann",
+                alpha: float = 0.05, seed: int = 0) -> ComparisonResult:
+    """``op_a`` against ``op_b`` in every alternative of ``result``: one row per (size, p, root)
+    both measured. The rows name the operations as their sides (``a``, ``b``; prefixed with the
+    alternative when there are several) and ``op`` as "A vs B"."""
+    if alternative not in _hyp.ALTERNATIVES:
+        raise AnalysisError(f"alternative must be one of {', '.join(_hyp.ALTERNATIVES)}, got {alternative!r}")
+    check_pair(result, op_a, op_b)
+    groups = groups_of([result])
+    check_launches(groups, per_repetition)
+    several = len(groups) > 1
+    rows: list[ComparisonRow] = []
+    samples: dict[tuple, dict] = {}
+    shown = any(len(g.slices()) > 1 for g in groups)
+    for g in groups:
+        side_a, side_b = (f"{g.name}:{op}" if several else op for op in (op_a, op_b))
+        for where in g.slices():
+            gs = g.at(where)
+            s = gs.samples(per_repetition)
+            sizes = sorted({size for op, size in s if op == op_a} & {size for op, size in s if op == op_b})
+            for size in sizes:
+                a, b = s[(op_a, size)], s[(op_b, size)]
+                samples[(side_a, where, size)], samples[(side_b, where, size)] = a, b
+                pc = _cmp.compare_two(a, b, alternative=alternative, confidence=confidence, ratio_ci=ratio_ci,
+                                      seed=seed)
+                rows.append(ComparisonRow(
+                    f"{op_a} vs {op_b}", size, side_a, side_b, gs.launches(op_a, size), gs.launches(op_b, size),
+                    pc.median_a, pc.median_b, pc.ratio, pc.ratio_ci.estimate, pc.ratio_ci.low, pc.ratio_ci.high,
+                    pc.ratio_ci.method, pc.statistic, pc.p_value, pc.p_method, math.nan, "", False,
+                    one_way=gs.one_way(op_a, size) and gs.one_way(op_b, size), nprocs=where[0], root=where[1]))
+    if not rows:
+        raise AnalysisError(f"--ops {op_a},{op_b}: no size (at one process count and root) was measured for both")
+    p_all = np.array([r.p_value for r in rows])
+    adj, levels = _hyp.holm(p_all), _hyp.holm_levels(p_all, alpha)
+    rows = [_at_holm_level(r, float(p), float(level),
+                           # _at_holm_level looks samples up by (side, (op, size)): one row's two samples
+                           {r.a: {(r.op, r.size): samples[(r.a, r.where, r.size)]},
+                            r.b: {(r.op, r.size): samples[(r.b, r.where, r.size)]}},
+                           alternative=alternative, alpha=alpha, ratio_ci=ratio_ci, seed=seed)
+            for r, p, level in zip(rows, adj, levels)]
+    warnings = []
+    if not per_repetition:
+        warnings += low_power_warning([(r.launches_a, r.launches_b, f"{r.size}{slice_label(r.where, shown)}")
+                                       for r in rows], alternative, alpha, "alternative")
+    warnings += list(result.warnings)
+    test = ("wilcoxon-rank-sum on " + ("repetitions pooled over launches" if per_repetition else "per-launch medians")
+            + f", {op_b} against {op_a} within each alternative")
+    return ComparisonResult((op_a, op_b), alternative, test, "holm", confidence, alpha, tuple(rows), (),
+                            tuple(warnings), "time")
