@@ -16,7 +16,8 @@ from test_io_peers import PEERS, by_key
 OSU = {name: PEERS / f"osu-5.3-{name}.txt" for name in (
     "put-latency-flush", "put-latency-fence", "put-latency-pscw", "put-latency-lock", "put-latency-flush_local",
     "put-latency-lock_all", "get-latency-flush", "get-latency-lock", "acc-latency", "fop-latency",
-    "get-acc-latency", "put-bw")}
+    "get-acc-latency", "put-bw", "get-bw", "put-bibw", "cas-latency-mpich", "put-latency-flush-mpich",
+    "put-bw-fence-mpich")}
 IMB_NONAGG = PEERS / "imb-2021.11-rma-nonaggregate.txt"
 IMB_DEFAULT = PEERS / "imb-2021.11-rma-default.txt"
 IMB_PUT_LOCAL = PEERS / "imb-2021.11-rma-put-local.txt"
@@ -27,7 +28,9 @@ IMB_PUT_LOCAL = PEERS / "imb-2021.11-rma-put-local.txt"
     ("put-latency-pscw", "rma-put", "pscw"), ("put-latency-lock", "rma-put", "lock-shared"),
     ("put-latency-flush_local", "rma-put", "lock-all-flush-local"), ("get-latency-flush", "rma-get", "lock-all-flush"),
     ("get-latency-lock", "rma-get", "lock-shared"), ("acc-latency", "rma-acc", "lock-all-flush"),
-    ("get-acc-latency", "rma-get-acc", "lock-all-flush"), ("put-bw", "rma-put-bw", "lock-all-flush")])
+    ("get-acc-latency", "rma-get-acc", "lock-all-flush"), ("put-bw", "rma-put-bw", "lock-all-flush"),
+    ("get-bw", "rma-get-bw", "lock-all-flush"), ("cas-latency-mpich", "rma-cas", "lock-all-flush"),
+    ("put-latency-flush-mpich", "rma-put", "lock-all-flush"), ("put-bw-fence-mpich", "rma-put-bw", "fence")])
 def test_osu_one_sided_tables_map_to_rma_rows_and_modes(name, op, sync):
     run = read_peer("osu", OSU[name])
     assert run.nprocs == 2 and run.tool_version == "5.3" and run.data == "aggregates"
@@ -51,17 +54,26 @@ def test_osu_bandwidth_becomes_the_epoch_time_of_its_32_operations():
     # "32  1294.79" MB/s: 32 puts of 32 B per epoch = 1024 B / 1294.79 B/us = 0.79086 us
     assert t[("rma-put-bw", 32)].run_times_ns == (791,) and t[("rma-put-bw", 32)].headline == "epoch"
     assert t[("rma-put-bw", 256)].run_times_ns == (860,)  # 8192 / 9523.44 = 0.86019 us
+    g = by_key(read_peer("osu", OSU["get-bw"]))
+    assert g[("rma-get-bw", 16)].run_times_ns == (12460,)  # 512 / 41.09 = 12.46045 us
+    f = by_key(read_peer("osu", OSU["put-bw-fence-mpich"]))
+    assert f[("rma-put-bw", 1)].run_times_ns == (139130,)  # 32 / 0.23 = 139.1304 us
 
 
-def test_osu_fetch_and_op_is_one_element_at_size_0():
+def test_osu_fetch_and_op_and_compare_and_swap_are_one_element_at_size_0():
     run = read_peer("osu", OSU["fop-latency"])
     assert [(t.op, t.size, t.run_times_ns) for t in run.tests] == [("rma-fop", 0, (130,))]
     assert run.datatype is None and run.settings["Datatype (from the source)"] == "MPI_LONG_LONG"
+    cas = read_peer("osu", OSU["cas-latency-mpich"])
+    assert [(t.op, t.size, t.run_times_ns) for t in cas.tests] == [("rma-cas", 0, (11812400,))]
+    assert read_peer("osu", OSU["acc-latency"]).datatype == "char"
 
 
 def test_osu_lock_all_and_other_ranks_are_refused():
     with pytest.raises(InputError, match=r":3: OSU's lock_all synchronization .* no mpimeter --rma-sync mode"):
         read_peer("osu", OSU["put-latency-lock_all"])
+    with pytest.raises(InputError, match=r":1: .*MPI_Put bi-directional bandwidth test .* no such row"):
+        read_peer("osu", OSU["put-bibw"])
     with pytest.raises(InputError, match="exactly 2 ranks; --np 4"):
         read_peer("osu", OSU["put-latency-flush"], nprocs=4)
 
