@@ -112,10 +112,12 @@ def parse(lines: Lines) -> PeerRun:
     if not tests:
         raise lines.fail(i, "holds no benchmark table")
     return PeerRun(
-        tool=TOOL, tool_name=f"Intel(R) MPI Benchmarks (IMB-{'RMA' if rma else 'MPI1'})", tool_version=version, path=lines.path,
-        sha256=lines.sha256, command=command, date=settings.get("Date"), nprocs=nprocs, data="aggregates",
-        run_time="IMB's t_max (max over ranks of each rank's mean time of #repetitions back-to-back calls); "
-                 "ping-pongs: twice IMB's t (its half round trip)",
+        tool=TOOL, tool_name=f"Intel(R) MPI Benchmarks (IMB-{'RMA' if rma else 'MPI1'})", tool_version=version,
+        path=lines.path, sha256=lines.sha256, command=command, date=settings.get("Date"), nprocs=nprocs,
+        data="aggregates",
+        run_time=("IMB-RMA's t (the origin's mean time of one operation and its flush over #repetitions)" if rma else
+                  "IMB's t_max (max over ranks of each rank's mean time of #repetitions back-to-back calls); "
+                  "ping-pongs: twice IMB's t (its half round trip)"),
         lacks=("per-repetition run times", "per-rank times", "timestamps", "global times"),
         settings=settings, tests=tuple(tests), procsync="none", clocksync="none", timer="wtime", global_times=False,
         mpi_version=f"MPI {settings['MPI Version']}" if settings.get("MPI Version") else None,

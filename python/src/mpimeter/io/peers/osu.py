@@ -42,7 +42,10 @@ def _first(lines: Lines) -> int:
 
 
 def recognise(lines: Lines) -> bool:
-    return len(lines) > 0 and (_TITLE.match(lines[_first(lines)]) is not None or osu_rma.recognise(lines[_first(lines)]))
+    if len(lines) == 0:
+        return False
+    title = lines[_first(lines)]
+    return _TITLE.match(title) is not None or osu_rma.recognise(title)
 
 
 def parse(lines: Lines, *, nprocs: int | None = None) -> PeerRun:
