@@ -66,7 +66,15 @@ def mpimeter(lib: str, args: list[str], out: Path) -> dict:
     if proc.returncode != 0:
         return {"error": f"exit {proc.returncode}: {proc.stderr.strip()[-300:]}", "load_before": before}
     res = analysis.analyze(analysis.load_campaign(out, cache=False, store=False))
-    return {"rows": {(r.op, r.size): r for r in res.rows}, "load_before": before, "load_after": load()}
+    return {"rows": {(r.op, r.size): r for r in res.rows}, "failed": failures(out), "load_before": before,
+            "load_after": load()}
+
+
+def failures(out: Path) -> dict[tuple[str, int], str]:
+    """The launch's failed tests (no rows: e.g. verify-failed) → their error message."""
+    meta = json.loads((out / "meta.json").read_text())
+    return {(t["op"], t["size"]): f"{t['error']['code']}: {t['error'].get('message', '')}"
+            for t in meta["tests"] if t["status"] == "failed" and t.get("error")}
 
 
 def latency(lib: str, osu_dir: Path, work: Path, nrep: int, iters: int, rnd: int) -> list[dict]:
@@ -87,7 +95,7 @@ def latency(lib: str, osu_dir: Path, work: Path, nrep: int, iters: int, rnd: int
                     "mpimeter_repetitions": None if row is None else row.repetitions,
                     "load_osu": [o.get("load_before"), o.get("load_after")],
                     "load_mpimeter": [m.get("load_before"), m.get("load_after")],
-                    "error": o.get("error") or m.get("error")})
+                    "error": o.get("error") or m.get("error") or m.get("failed", {}).get((f"rma-{call}", size))})
     return figures
 
 
@@ -109,7 +117,7 @@ def bandwidth(lib: str, osu_dir: Path, work: Path, nrep: int, iters: int, rnd: i
             "mpimeter_median_epoch_ns": None if row is None else round(row.median_ns, 1),
             "load_osu": [o.get("load_before"), o.get("load_after")],
             "load_mpimeter": [m.get("load_before"), m.get("load_after")],
-            "error": o.get("error") or m.get("error")})
+            "error": o.get("error") or m.get("error") or m.get("failed", {}).get(("rma-put-bw", size))})
     return figures
 
 
