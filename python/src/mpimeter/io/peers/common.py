@@ -65,6 +65,9 @@ class PeerRun:
     global_times: bool  # the run times are on a global clock (ReproMPI --runtime-type=global)
     mpi_version: str | None = None
     kernel: str | None = None
+    # one-sided runs: meta.json's config.rma (sync, window, burst, window_bytes), in mpimeter's names
+    rma: dict[str, object] | None = None
+    datatype: str | None = None  # mpimeter's name of the tool's datatype, where it is known
 
 
 class Lines:

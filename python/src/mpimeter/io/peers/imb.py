@@ -1,4 +1,5 @@
-"""Intel MPI Benchmarks, IMB-MPI1 output of the 2019–2021 releases (the "MPI-1 part").
+"""Intel MPI Benchmarks, IMB-MPI1 output of the 2019–2021 releases (the "MPI-1 part"), and
+IMB-RMA's (the "MPI-RMA part", mapped onto mpimeter's rows by :mod:`mpimeter.io.peers.imb_rma`).
 
 The file is a header (date, machine, MPI version, the calling sequence, datatypes), then one
 table per benchmark::
@@ -23,6 +24,7 @@ from __future__ import annotations
 
 import re
 
+from mpimeter.io.peers import imb_rma
 from mpimeter.io.peers.common import Lines, PeerRun, PeerTest, decimal_ns, whole
 
 TOOL = "imb"
@@ -33,6 +35,7 @@ _PROCS = re.compile(r"^# #processes = (?P<n>\S+)\s*$")
 _WAITING = re.compile(r"^# \( \d+ additional processes? waiting in MPI_Barrier\)\s*$")
 _KEYVALUE = re.compile(r"^# (?P<key>[^:]+?)\s*:\s*(?P<value>.*?)\s*$")
 _RULE = re.compile(r"^#-{10,}\s*$")
+_MODE = re.compile(r"^#\s+MODE: (?P<mode>\S+)\s*$")  # IMB-RMA: AGGREGATE | NON-AGGREGATE
 _FINALIZE = "# All processes entering MPI_Finalize"
 # the versions this parser was written for (their layout); others are refused
 _VERSIONS = re.compile(r"^(2019|2021)\b")
@@ -58,8 +61,11 @@ def parse(lines: Lines) -> PeerRun:
                             "first 5 lines")
     index, m = title
     version, part = m["version"], m["part"]
-    if part != "MPI-1":
-        raise lines.fail(index, f"is IMB's {part} part; only IMB-MPI1 output (the MPI-1 part) is imported")
+    if part not in ("MPI-1", "MPI-RMA"):
+        raise lines.fail(index, f"is IMB's {part} part; only IMB-MPI1 and IMB-RMA output (the MPI-1 and MPI-RMA "
+                                "parts) is imported")
+    rma = part == "MPI-RMA"
+    syncs: dict[str, int] = {}  # IMB-RMA: the --rma-sync mode of each table, first line
     if not _VERSIONS.match(version):
         raise lines.fail(index, f"is IMB {version}; this importer reads the layout of IMB-MPI1 2019–2021 output")
     lines.check_not_cut(LABEL)
@@ -89,9 +95,16 @@ def parse(lines: Lines) -> PeerRun:
                                     "one number of processes: import output of one process count (IMB -npmin)")
         nprocs = n
         i += 2
-        while i < len(lines) and (_WAITING.match(lines[i]) or _RULE.match(lines[i])):
+        mode = None
+        while i < len(lines) and (_WAITING.match(lines[i]) or _RULE.match(lines[i]) or lines[i].strip() == "#"
+                                  or _MODE.match(lines[i])):
+            mode = found["mode"] if (found := _MODE.match(lines[i])) else mode
             i += 1
-        table, i = _table(lines, i, name)
+        op = None
+        if rma:
+            op, sync = imb_rma.map_table(lines, i, name, mode, n)
+            syncs.setdefault(sync, i)
+        table, i = _table(lines, i, name, op)
         tests += table
     if not finished:
         raise lines.fail(len(lines) - 1, "the IMB output ends before '# All processes entering MPI_Finalize': the "
@@ -99,14 +112,17 @@ def parse(lines: Lines) -> PeerRun:
     if not tests:
         raise lines.fail(i, "holds no benchmark table")
     return PeerRun(
-        tool=TOOL, tool_name="Intel(R) MPI Benchmarks (IMB-MPI1)", tool_version=version, path=lines.path,
-        sha256=lines.sha256, command=command, date=settings.get("Date"), nprocs=nprocs, data="aggregates",
-        run_time="IMB's t_max (max over ranks of each rank's mean time of #repetitions back-to-back calls); "
-                 "ping-pongs: twice IMB's t (its half round trip)",
+        tool=TOOL, tool_name=f"Intel(R) MPI Benchmarks (IMB-{'RMA' if rma else 'MPI1'})", tool_version=version,
+        path=lines.path, sha256=lines.sha256, command=command, date=settings.get("Date"), nprocs=nprocs,
+        data="aggregates",
+        run_time=("IMB-RMA's t (the origin's mean time of one operation and its flush over #repetitions)" if rma else
+                  "IMB's t_max (max over ranks of each rank's mean time of #repetitions back-to-back calls); "
+                  "ping-pongs: twice IMB's t (its half round trip)"),
         lacks=("per-repetition run times", "per-rank times", "timestamps", "global times"),
         settings=settings, tests=tuple(tests), procsync="none", clocksync="none", timer="wtime", global_times=False,
         mpi_version=f"MPI {settings['MPI Version']}" if settings.get("MPI Version") else None,
-        kernel=" ".join(settings[k] for k in ("System", "Release", "Version") if settings.get(k)) or None)
+        kernel=" ".join(settings[k] for k in ("System", "Release", "Version") if settings.get(k)) or None,
+        rma=imb_rma.run_rma(lines, syncs) if rma else None)
 
 
 def _header(lines: Lines, i: int) -> tuple[dict[str, str], str | None, int]:
@@ -128,7 +144,7 @@ def _header(lines: Lines, i: int) -> tuple[dict[str, str], str | None, int]:
     return settings, command, i
 
 
-def _table(lines: Lines, i: int, name: str) -> tuple[list[PeerTest], int]:
+def _table(lines: Lines, i: int, name: str, rma_op: str | None) -> tuple[list[PeerTest], int]:
     if i >= len(lines):
         raise lines.fail(len(lines) - 1, f"the table of {name} has no column header: the file was cut short")
     columns = lines[i].split()
@@ -137,7 +153,7 @@ def _table(lines: Lines, i: int, name: str) -> tuple[list[PeerTest], int]:
     if unknown or "repetitions" not in keys or not {"t", "t_max"} & set(keys):
         raise lines.fail(i, f"the column header of {name} does not parse: {lines[i].strip()!r} (known columns: "
                             f"{', '.join(_COLUMNS)}; #repetitions and t[usec] or t_max[usec] are required)")
-    op = OPS.get(name, f"{TOOL}:{name}")
+    op = rma_op or OPS.get(name, f"{TOOL}:{name}")
     round_trip = name == "PingPong"
     tests = []
     i += 1
@@ -148,6 +164,8 @@ def _table(lines: Lines, i: int, name: str) -> tuple[list[PeerTest], int]:
                                 "garbled table")
         row = dict(zip(keys, fields))
         size = whole(row["bytes"], lines, i, "#bytes") if "bytes" in row else 0
+        if rma_op is not None and name in imb_rma.ELEMENT:
+            size = 0  # one element per call: mpimeter's row at size 0 (IMB prints the element's bytes)
         reps = whole(row["repetitions"], lines, i, "#repetitions", minimum=1)
         aggregates = {k: decimal_ns(row[k], 1000, lines, i, f"{k}[usec]")
                       for k in ("t", "t_min", "t_max", "t_avg") if k in row}

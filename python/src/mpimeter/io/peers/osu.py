@@ -10,7 +10,8 @@ barrier, then the timed call; each rank's mean over the iterations; ``Avg`` is t
 per-rank means over the ranks, ``Min``/``Max`` (with ``-f``) their minimum and maximum.
 ``osu_latency`` (``# OSU MPI Latency Test``; 5.x prints ``Latency (us)``) is a ping-pong
 between two ranks: rank 0's mean round trip, halved. Only latency tables are imported (not
-bandwidth or message-rate tables, nor the non-blocking tests' overlap columns). OSU does not
+bandwidth or message-rate tables, nor the non-blocking tests' overlap columns); the one-sided
+tests' tables (latency and bandwidth) are read by :mod:`mpimeter.io.peers.osu_rma`. OSU does not
 print how many ranks ran its collectives: ``mpimeter import osu --np N`` says it.
 """
 
@@ -18,6 +19,7 @@ from __future__ import annotations
 
 import re
 
+from mpimeter.io.peers import osu_rma
 from mpimeter.io.peers.common import Lines, PeerRun, PeerTest, decimal_ns, split_columns, whole
 
 TOOL = "osu"
@@ -40,11 +42,16 @@ def _first(lines: Lines) -> int:
 
 
 def recognise(lines: Lines) -> bool:
-    return len(lines) > 0 and _TITLE.match(lines[_first(lines)]) is not None
+    if len(lines) == 0:
+        return False
+    title = lines[_first(lines)]
+    return _TITLE.match(title) is not None or osu_rma.recognise(title)
 
 
 def parse(lines: Lines, *, nprocs: int | None = None) -> PeerRun:
     top = _first(lines)
+    if len(lines) and osu_rma.recognise(lines[top]):
+        return osu_rma.parse(lines, top, nprocs=nprocs)
     m = _TITLE.match(lines[top]) if len(lines) else None
     if m is None:
         raise lines.fail(top, "is not OSU output: the first line is not '# OSU MPI <test> Test v<version>'")

@@ -82,12 +82,11 @@ def meta_document(run: PeerRun, imported_at: str) -> dict[str, Any]:
         "status": "complete", "pid": None, "host_of_rank0": None, "argv": argv,
         "config": {"ops": ops, "sizes": sorted({t.size for t in run.tests}), "nrep": None, "warmup": None,
                    "timer": run.timer, "clocksync": run.clocksync, "procsync": run.procsync, "seed": None,
-                   "raw": "reduced", "datatype": None},
+                   "raw": "reduced", "datatype": run.datatype,
+                   **({"rma": dict(run.rma)} if run.rma is not None else {})},
         "nprocs": run.nprocs,
         # what the tool's measurement is: a round trip (its time halved) for its ping-pongs
-        "operations": {op: {"kind": "point-to-point" if op in round_trip else None,
-                            "ranks_finish_apart": op in round_trip, "size_unit": "bytes",
-                            "round_trip": op in round_trip} for op in ops},
+        "operations": {op: _operation(run, op, op in round_trip) for op in ops},
         "mpi": {"library": "unknown", "version": run.mpi_version, "library_version": None},
         "system": {"kernel": run.kernel},
         "ranks": [],
@@ -101,6 +100,21 @@ def meta_document(run: PeerRun, imported_at: str) -> dict[str, Any]:
         "conditions": [],
         "origin": _origin_of(run, imported_at),
     }
+
+
+def _operation(run: PeerRun, op: str, round_trip: bool) -> dict[str, Any]:
+    """operations[op]: a round trip for the tools' ping-pongs; for one-sided rows the kind and
+    the bytes moved per byte of size, as the binary states them (1, the burst for the -bw rows,
+    none for fetch-and-op and compare-and-swap, which move one element)."""
+    doc: dict[str, Any] = {"kind": "point-to-point" if round_trip else None, "ranks_finish_apart": round_trip,
+                           "size_unit": "bytes", "round_trip": round_trip}
+    if run.rma is not None and op.startswith("rma-"):
+        doc.update(kind="one-sided", ranks_finish_apart=True)
+        if op.endswith("-bw"):
+            doc["bound_volume"] = {"formula": "rma-burst x size", "bytes_per_size": run.rma["burst"]}
+        elif op not in ("rma-fop", "rma-cas"):
+            doc["bound_volume"] = {"formula": "size", "bytes_per_size": 1}
+    return doc
 
 
 def raw_csv(run: PeerRun) -> bytes:

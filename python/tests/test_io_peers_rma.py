@@ -1,0 +1,135 @@
+"""Imports of OSU's and IMB-RMA's one-sided outputs, taken on this project's machine (2 ranks,
+Open MPI 4.1.4; commands in tests/data/peers/README.md): the mapping onto mpimeter's rma-* rows
+and --rma-sync modes, the conversions, and the refusals of what has no mpimeter equivalent."""
+
+import json
+
+import pytest
+from click.testing import CliRunner
+
+from mpimeter.cli import main
+from mpimeter.io.errors import InputError
+from mpimeter.io.peers import read_peer
+
+from test_io_peers import PEERS, by_key
+
+OSU = {name: PEERS / f"osu-5.3-{name}.txt" for name in (
+    "put-latency-flush", "put-latency-fence", "put-latency-pscw", "put-latency-lock", "put-latency-flush_local",
+    "put-latency-lock_all", "get-latency-flush", "get-latency-lock", "acc-latency", "fop-latency",
+    "get-acc-latency", "put-bw", "get-bw", "put-bibw", "cas-latency-mpich", "put-latency-flush-mpich",
+    "put-bw-fence-mpich")}
+IMB_NONAGG = PEERS / "imb-2021.11-rma-nonaggregate.txt"
+IMB_DEFAULT = PEERS / "imb-2021.11-rma-default.txt"
+IMB_PUT_LOCAL = PEERS / "imb-2021.11-rma-put-local.txt"
+
+
+@pytest.mark.parametrize("name, op, sync", [
+    ("put-latency-flush", "rma-put", "lock-all-flush"), ("put-latency-fence", "rma-put", "fence"),
+    ("put-latency-pscw", "rma-put", "pscw"), ("put-latency-lock", "rma-put", "lock-shared"),
+    ("put-latency-flush_local", "rma-put", "lock-all-flush-local"), ("get-latency-flush", "rma-get", "lock-all-flush"),
+    ("get-latency-lock", "rma-get", "lock-shared"), ("acc-latency", "rma-acc", "lock-all-flush"),
+    ("get-acc-latency", "rma-get-acc", "lock-all-flush"), ("put-bw", "rma-put-bw", "lock-all-flush"),
+    ("get-bw", "rma-get-bw", "lock-all-flush"), ("cas-latency-mpich", "rma-cas", "lock-all-flush"),
+    ("put-latency-flush-mpich", "rma-put", "lock-all-flush"), ("put-bw-fence-mpich", "rma-put-bw", "fence")])
+def test_osu_one_sided_tables_map_to_rma_rows_and_modes(name, op, sync):
+    run = read_peer("osu", OSU[name])
+    assert run.nprocs == 2 and run.tool_version == "5.3" and run.data == "aggregates"
+    assert {t.op for t in run.tests} == {op}
+    assert run.rma == {"sync": sync, "window": "allocate", "burst": 32 if op.endswith("-bw") else 1,
+                       "window_bytes": None}
+    assert not any(t.round_trip for t in run.tests)
+
+
+def test_osu_latency_values_are_the_printed_microseconds():
+    t = by_key(read_peer("osu", OSU["put-latency-flush"]))
+    assert t[("rma-put", 128)].run_times_ns == (8190,) and t[("rma-put", 8)].aggregates_ns == {"avg": 60}
+    fence = by_key(read_peer("osu", OSU["put-latency-fence"]))
+    assert fence[("rma-put", 32)].run_times_ns == (394870,)  # half of OSU's exchange: one epoch, as printed
+    lock = by_key(read_peer("osu", OSU["get-latency-lock"]))
+    assert lock[("rma-get", 16)].run_times_ns == (170,) and lock[("rma-get", 16)].line == 10
+
+
+def test_osu_bandwidth_becomes_the_epoch_time_of_its_32_operations():
+    t = by_key(read_peer("osu", OSU["put-bw"]))
+    # "32  1294.79" MB/s: 32 puts of 32 B per epoch = 1024 B / 1294.79 B/us = 0.79086 us
+    assert t[("rma-put-bw", 32)].run_times_ns == (791,) and t[("rma-put-bw", 32)].headline == "epoch"
+    assert t[("rma-put-bw", 256)].run_times_ns == (860,)  # 8192 / 9523.44 = 0.86019 us
+    g = by_key(read_peer("osu", OSU["get-bw"]))
+    assert g[("rma-get-bw", 16)].run_times_ns == (12460,)  # 512 / 41.09 = 12.46045 us
+    f = by_key(read_peer("osu", OSU["put-bw-fence-mpich"]))
+    assert f[("rma-put-bw", 1)].run_times_ns == (139130,)  # 32 / 0.23 = 139.1304 us
+
+
+def test_osu_fetch_and_op_and_compare_and_swap_are_one_element_at_size_0():
+    run = read_peer("osu", OSU["fop-latency"])
+    assert [(t.op, t.size, t.run_times_ns) for t in run.tests] == [("rma-fop", 0, (130,))]
+    assert run.datatype is None and run.settings["Datatype (from the source)"] == "MPI_LONG_LONG"
+    cas = read_peer("osu", OSU["cas-latency-mpich"])
+    assert [(t.op, t.size, t.run_times_ns) for t in cas.tests] == [("rma-cas", 0, (11812400,))]
+    assert read_peer("osu", OSU["acc-latency"]).datatype == "char"
+
+
+def test_osu_lock_all_and_other_ranks_are_refused():
+    with pytest.raises(InputError, match=r":3: OSU's lock_all synchronization .* no mpimeter --rma-sync mode"):
+        read_peer("osu", OSU["put-latency-lock_all"])
+    with pytest.raises(InputError, match=r":1: .*MPI_Put bi-directional bandwidth test .* no such row"):
+        read_peer("osu", OSU["put-bibw"])
+    with pytest.raises(InputError, match="exactly 2 ranks; --np 4"):
+        read_peer("osu", OSU["put-latency-flush"], nprocs=4)
+
+
+def test_osu_one_sided_bad_headers(tmp_path):
+    text = OSU["put-latency-flush"].read_text()
+    cases = {"v7.4": (text.replace("v5.3", "v7.4"), r":1: .*OSU 7.4's one-sided test"),
+             "bibw": (text.replace("MPI_Put Latency", "MPI_Put Bi-directional Bandwidth"), r":1: .*bi-directional"),
+             "sync": (text.replace("MPI_Win_flush", "MPI_Win_sync"), r":3: synchronization 'MPI_Win_sync'"),
+             "unit": (text.replace("Latency (us)", "Bandwidth (MB/s)"), r":4: the column header does not parse"),
+             "rows": (text.replace("0.06", "0.06 7", 1), r"a row has 3 fields")}
+    for name, (body, match) in cases.items():
+        path = tmp_path / f"{name}.txt"
+        path.write_text(body)
+        with pytest.raises(InputError, match=match):
+            read_peer("osu", path)
+
+
+def test_imb_rma_non_aggregate_maps_to_lock_all_flush():
+    run = read_peer("imb", IMB_NONAGG)
+    assert run.tool_name == "Intel(R) MPI Benchmarks (IMB-RMA)" and run.nprocs == 2
+    assert run.rma == {"sync": "lock-all-flush", "window": "create", "burst": 1, "window_bytes": None}
+    t = by_key(run)
+    assert {op for op, _ in t} == {"rma-put", "rma-get", "rma-acc", "rma-get-acc", "rma-fop", "rma-cas"}
+    assert t[("rma-put", 64)].aggregates_ns == {"t": 405490} and t[("rma-put", 64)].repetitions == 100
+    assert t[("rma-get", 1024)].run_times_ns == (922690,) and not t[("rma-get", 1024)].round_trip
+    assert t[("rma-fop", 0)].run_times_ns == (3570,) and t[("rma-cas", 0)].run_times_ns == (3020,)
+    assert read_peer("imb", IMB_PUT_LOCAL).rma["sync"] == "lock-all-flush-local"
+
+
+def test_imb_rma_without_equivalent_is_refused(tmp_path):
+    with pytest.raises(InputError, match=r":77: IMB-RMA's Unidir_put in mode AGGREGATE"):
+        read_peer("imb", IMB_DEFAULT)
+    lines = IMB_DEFAULT.read_text().split("\n")
+    start = lines.index("# Benchmarking Bidir_put ")  # the first NON-AGGREGATE table without a row
+    body = "\n".join(lines[:lines.index("# Benchmarking Unidir_put ")] + lines[start:])
+    (tmp_path / "bidir.txt").write_text(body)
+    with pytest.raises(InputError, match=r"Bidir_put \(both ranks put at once\) has no mpimeter equivalent"):
+        read_peer("imb", tmp_path / "bidir.txt")
+    mixed = IMB_NONAGG.read_text().replace("# All processes entering MPI_Finalize", "") + \
+        "\n".join(IMB_PUT_LOCAL.read_text().split("\n")[29:])
+    (tmp_path / "mixed.txt").write_text(mixed)
+    with pytest.raises(InputError, match="timed with lock-all-flush-local, an earlier one with lock-all-flush"):
+        read_peer("imb", tmp_path / "mixed.txt")
+
+
+def test_cli_import_writes_config_rma_and_one_sided_operations(tmp_path):
+    out = tmp_path / "c"
+    r = CliRunner().invoke(main, ["import", "osu", str(OSU["put-bw"]), "--out", str(out)])
+    assert r.exit_code == 0, r.output
+    meta = json.loads((out / "launches" / "000" / "meta.json").read_text())
+    assert meta["config"]["rma"] == {"sync": "lock-all-flush", "window": "allocate", "burst": 32, "window_bytes": None}
+    assert meta["operations"]["rma-put-bw"]["kind"] == "one-sided"
+    assert meta["operations"]["rma-put-bw"]["bound_volume"]["bytes_per_size"] == 32
+    r = CliRunner().invoke(main, ["analyze", str(out), "--format", "json"])
+    assert r.exit_code == 0, r.output
+    bad = tmp_path / "bad"
+    r = CliRunner().invoke(main, ["import", "osu", str(OSU["put-latency-lock_all"]), "--out", str(bad)])
+    assert r.exit_code == 2 and r.output.count("\n") == 1 and not bad.exists(), r.output
