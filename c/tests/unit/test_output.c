@@ -340,7 +340,7 @@ static void test_meta_render(const char *tmp) {
         "c = m[\"config\"]; assert c[\"window_us\"] is None and c[\"resync_s\"] == 2.0\n"
         "assert c[\"nbc_scheme\"] == \"time\" and c[\"nbc_compute_ns\"] is None and c[\"test_interval_bytes\"] is None\n"
         "assert c[\"clocksync_params\"] == {\"nfit\": 16, \"pingpong_cap\": 100, "
-        "\"n_nonimproving\": 10, \"min_rounds\": None, \"fit_span_s\": 0.1}\n"
+        "\"n_nonimproving\": 10, \"min_rounds\": None, \"fit_span_s\": 0.1, \"fit_target_ns\": None}\n"
         "assert c[\"raw\"] == \"full\" and c[\"force\"] is False and c[\"clocksync\"] == \"skampi\"\n"
         "assert m[\"mpi\"][\"library_version\"] == \"Open MPI v4.1.4, package: Debian\"\n"
         "assert m[\"mpi\"][\"library_version_full\"].endswith(\"\\nsecond line\")\n"
