@@ -311,19 +311,9 @@ class CampaignRunner:
         launch ~0.07 s of its ~0.8 s (issue 31), and the analysis takes each probe's best over
         the launches anyway. Nothing when the campaign turned the probe off, or when the binary
         does not offer the option (its --describe says)."""
-        state = self.state
-        if state.bench_args.value("--copy-probe-bytes") == "0":
+        if self.state.bench_args.value("--copy-probe-bytes") == "0":
             return []
-        try:
-            if not _describe.describe(state.bench_binaries[alternative]).has_option("copy-probe-from"):
-                return []
-        except _describe.DescribeError:
-            return []
-        for r in state.launches:
-            probed = r.alternative == alternative and r.status == "complete" and "--copy-probe-from" not in r.argv
-            if probed and (self.dir / r.folder / "meta.json").is_file():
-                return ["--copy-probe-from", str(self.dir / r.folder)]
-        return []
+        return self._from_earlier_launch(alternative, "copy-probe-from")
 
     def _mpit_args(self, alternative: str) -> list[str]:
         """`--mpit-from <folder>` once a complete launch of the alternative read the MPI library's
@@ -331,16 +321,21 @@ class CampaignRunner:
         settings from launch to launch, and reading them opened an MPI_T session that cost a
         launch ~0.2 s of its ~0.8 s with Open MPI 4.1 (issue 31). Nothing when the binary does
         not offer the option (its --describe says)."""
+        return self._from_earlier_launch(alternative, "mpit-from")
+
+    def _from_earlier_launch(self, alternative: str, option: str) -> list[str]:
+        """`--<option> <folder>` of the alternative's first complete launch that measured the
+        thing itself (its argv has no --<option>), when the binary offers the option."""
         state = self.state
         try:
-            if not _describe.describe(state.bench_binaries[alternative]).has_option("mpit-from"):
+            if not _describe.describe(state.bench_binaries[alternative]).has_option(option):
                 return []
         except _describe.DescribeError:
             return []
         for r in state.launches:
-            read = r.alternative == alternative and r.status == "complete" and "--mpit-from" not in r.argv
-            if read and (self.dir / r.folder / "meta.json").is_file():
-                return ["--mpit-from", str(self.dir / r.folder)]
+            itself = r.alternative == alternative and r.status == "complete" and f"--{option}" not in r.argv
+            if itself and (self.dir / r.folder / "meta.json").is_file():
+                return [f"--{option}", str(self.dir / r.folder)]
         return []
 
     def _finish(self, rec: st.LaunchRecord, status: str, reason: str, exit_code: int | None,

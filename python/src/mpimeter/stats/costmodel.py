@@ -192,7 +192,7 @@ def _rlm(m: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarr
     """The robust fit of relative times: (α, β), RLM's covariance (H1), relative residuals."""
     import statsmodels.api as sm
 
-    scale = _per_size_scale(m, y)  # each point relative to its size's median: sizes weigh alike
+    scale = group_median(m, y)  # each point relative to its size's median: sizes weigh alike
     design = np.column_stack([1.0 / scale, m / scale])
     with warnings.catch_warnings():  # RLM warns on exactly fitted data (scale 0): the fit stands
         warnings.simplefilter("ignore")
@@ -226,11 +226,12 @@ def _intervals(params: np.ndarray, cov: np.ndarray, confidence: float,
             (float(params[1] - t * se[1]), float(params[1] + t * se[1])))
 
 
-def _per_size_scale(m: np.ndarray, y: np.ndarray) -> np.ndarray:
-    """Each point's size's median time."""
+def group_median(keys: np.ndarray, y: np.ndarray) -> np.ndarray:
+    """Each point's group's median time (the group: equal keys, e.g. the size; or (p, size)
+    coded as one key by scalingmodel)."""
     scale = np.empty_like(y)
-    for s in np.unique(m):
-        at = m == s
+    for k in np.unique(keys):
+        at = keys == k
         scale[at] = np.median(y[at])
     return scale
 
@@ -280,7 +281,7 @@ def fit_piecewise(sizes: Sequence[float], times: Sequence[float], *, launches: S
         return cache[(a, b)]
 
     n = len(y)
-    noise = _pure_noise(m, y / _per_size_scale(m, y))
+    noise = _pure_noise(m, y / group_median(m, y))
     if noise is None:
         max_breakpoints = 0  # one launch: the noise is unknown, so no breakpoint can be judged
     noise = max(noise or 0.0, 1e-9)  # noise-free data: any misfit counts

@@ -29,7 +29,7 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import stats as _st
 
-from mpimeter.stats.costmodel import ERROR_THRESHOLD, HUBER_C, MAD_TO_SD, MIN_INTERVAL_LAUNCHES
+from mpimeter.stats.costmodel import ERROR_THRESHOLD, HUBER_C, MAD_TO_SD, MIN_INTERVAL_LAUNCHES, group_median
 
 
 def _log(p):
@@ -87,14 +87,6 @@ class FamilyFit:
         return (pred - t * se, pred + t * se)
 
 
-def _scale(keys: np.ndarray, y: np.ndarray) -> np.ndarray:
-    scale = np.empty_like(y)
-    for k in np.unique(keys):
-        at = keys == k
-        scale[at] = np.median(y[at])
-    return scale
-
-
 def _rlm(design: np.ndarray, y: np.ndarray, scale: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     import statsmodels.api as sm
 
@@ -125,7 +117,7 @@ def fit_families(nprocs, sizes, times, launches) -> list[FamilyFit]:
     p, m, y = (np.asarray(v, dtype=float) for v in (nprocs, sizes, times))
     labels = np.asarray([str(x) for x in launches])
     keys = p * 1e12 + m  # one key per (p, m)
-    scale = _scale(keys, y)
+    scale = group_median(keys, y)
     sigma = _noise(keys, y / scale) or 0.01  # no repeated point: 1 % (every family alike)
     units = np.unique(labels)
     fits = []
