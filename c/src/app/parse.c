@@ -3,9 +3,9 @@
  * In app/ because a configuration is valid only against every registry (operations, clock and
  * process syncs, timers, datatypes, counters, the output folder): the one place above them all.
  * Every option is a row of the table in options.c (name, type, bounds, default, help); numbers are
- * parsed generically from it, the rest here. Validation that needs only names and numbers happens
- * here; mm_config_check_nprocs adds what needs the communicator size. Every refusal is one line
- * naming the option, what was given and what is allowed (exit 2). */
+ * parsed generically from it, the rest here; the checks that need the registries are in
+ * parse_validate.c, with mm_config_check_nprocs for what needs the communicator size. Every
+ * refusal is one line naming the option, what was given and what is allowed (exit 2). */
 #include "mm_config.h"
 
 #include <ctype.h>
@@ -337,213 +337,6 @@ static int mm__apply(mm_config *cfg, const mm_option_spec *o, const char *value,
     return mm_fail(err, len, "internal: option --%s has no handler", name);
 }
 
-/* One name of a registry option, refused with the template when the registry lacks it. */
-static int mm__check_name(const char *option, const char *value, char *err, size_t len) {
-    const mm_option_spec *o = mm_option_find(option, strlen(option));
-    return mm_config_message(err, len, MM_MSG_UNKNOWN_NAME, option, value,
-                             mm_registry_names(o->choices), mm_registry_what(o->choices));
-}
-
-/* An option given that the mode does not use: refused, never silently ignored. */
-static int mm__check_modes(const mm_config *cfg, const char *seen, char *err, size_t len) {
-    size_t n;
-    const mm_option_spec *t = mm_options(&n);
-    unsigned mode_flag = cfg->mode == MM_MODE_SYNC_CHECK ? MM_OPT_F_SYNC_CHECK : MM_OPT_F_BENCH;
-    for (size_t i = 0; i < n; i++) {
-        if (!seen[i] || (t[i].flags & (mode_flag | MM_OPT_F_INFO))) continue;
-        if (cfg->mode == MM_MODE_SYNC_CHECK)
-            return mm_fail(err, len, "--%s does not apply to --sync-check (it checks clock syncs "
-                            "and prints the result)", t[i].name);
-        return mm_fail(err, len, "--%s applies only to --sync-check", t[i].name);
-    }
-    return 0;
-}
-
-static int mm__op_uses_pair(const mm_op *op) { return op && (op->flags & MM_OP_PAIR); }
-
-/* Options that shape only the tests of some operations: given without such an operation in
- * --ops they would be silently ignored, so they are refused. */
-static int mm__check_scoped_options(const mm_config *cfg, const char *seen, char *err, size_t len) {
-    static const struct {
-        const char *option;
-        int (*applies)(const mm_op *op);
-        const char *which;
-    } scoped[] = {
-        {"nbc-scheme", mm_op_is_nbc, "nonblocking collectives (ibcast, iallreduce, ...; see --list-ops)"},
-        {"nbc-compute-ns", mm_op_is_nbc, "nonblocking collectives (ibcast, iallreduce, ...; see --list-ops)"},
-        {"test-interval", mm_op_is_nbc, "nonblocking collectives (ibcast, iallreduce, ...; see --list-ops)"},
-        {"pair", mm__op_uses_pair, "ping-pongs and one-sided data movement (pingpong-send-recv, rma-put, ...; see --list-ops)"},
-        {"cart-dims", mm_op_is_neighbor, "neighborhood collectives (neighbor_allgather, ...; see --list-ops)"},
-        {"rma-sync", mm_op_uses_rma_sync, "one-sided data movement (rma-put, rma-get, ...; see --list-ops)"},
-        {"rma-window", mm_op_is_rma, "one-sided ops (rma-put, rma-win-create, ...; see --list-ops)"},
-        {"rma-window-bytes", mm_op_uses_rma_sync, "one-sided data movement (rma-put, rma-get, ...; see --list-ops)"},
-        {"rma-burst", mm_op_uses_rma_burst, "the one-sided -bw rows (rma-put-bw, rma-get-bw)"},
-    };
-    size_t n;
-    const mm_option_spec *table = mm_options(&n);
-    for (size_t k = 0; k < sizeof scoped / sizeof scoped[0]; k++) {
-        const mm_option_spec *o = mm_option_find(scoped[k].option, strlen(scoped[k].option));
-        if (!o || !seen[o - table]) continue;
-        int any = 0;
-        for (int i = 0; i < cfg->nops; i++) any |= scoped[k].applies(mm_op_find(cfg->ops[i]));
-        if (!any) return mm_fail(err, len, "--%s applies only to %s and --ops has none", o->name, scoped[k].which);
-    }
-    (void)n;
-    return 0;
-}
-
-/* The checks that need the registries; run once after all options are read. */
-/* --copy-probe-from DIR: an earlier launch's folder, which holds a meta.json (its copy probe is
- * not read here: the analysis takes each probe's best over a campaign's launches). */
-static int mm__check_earlier_launch(const char *option, const char *dir, const mm_config *cfg,
-                                    char *err, size_t len) {
-    if (strcmp(dir, cfg->out) == 0)
-        return mm_fail(err, len, "--%s %s: is this launch's own --out; allowed: the folder of "
-                        "an earlier launch", option, dir);
-    char meta[MM_PATH_LEN + 16];
-    snprintf(meta, sizeof meta, "%s/meta.json", dir);
-    struct stat sb;
-    if (stat(meta, &sb) != 0 || !S_ISREG(sb.st_mode))
-        return mm_fail(err, len, "--%s %s: not a launch folder (no meta.json in it); allowed: "
-                        "the folder of an earlier launch on this machine", option, dir);
-    return 0;
-}
-
-static int mm__check_copy_probe_from(const mm_config *cfg, char *err, size_t len) {
-    const char *dir = cfg->copy_probe_from;
-    if (cfg->copy_probe_bytes == 0)
-        return mm_fail(err, len, "--copy-probe-from %s with --copy-probe-bytes 0: there is no copy probe "
-                        "to take from another launch; allowed: one of the two", dir);
-    return mm__check_earlier_launch("copy-probe-from", dir, cfg, err, len);
-}
-
-static int mm__validate(mm_config *cfg, int seen_clocksync, char *err, size_t len) {
-    char why[512];
-    /* timer */
-    const mm_timer_vtable *tv = mm_timer_find(cfg->timer);
-    if (!tv) return mm__check_name("timer", cfg->timer, err, len);
-    if (tv->available && tv->available(why, sizeof why) != 0)
-        return mm_fail(err, len, "--timer %s: not available on this machine: %s", cfg->timer, why);
-    if (strcmp(cfg->timer, "virtual") == 0) {
-        const mm_timer_vtable *bv = mm_timer_find(cfg->virtual_base);
-        if (!bv || strcmp(cfg->virtual_base, "virtual") == 0)
-            return mm_fail(err, len, "--virtual-base: '%s' is not a timer the virtual timer can wrap; allowed: %s (not virtual)",
-                            cfg->virtual_base, mm_timer_names());
-        if (bv->available && bv->available(why, sizeof why) != 0)
-            return mm_fail(err, len, "--virtual-base %s: not available on this machine: %s", cfg->virtual_base, why);
-    } else if (cfg->virtual_offset_s != 0 || cfg->virtual_skew_ppm != 0) {
-        return mm_fail(err, len, "--virtual-offset-s/--virtual-skew-ppm apply only to --timer virtual (given: --timer %s)", cfg->timer);
-    }
-    /* process sync */
-    const mm_procsync_vtable *pv = mm_procsync_find(cfg->procsync);
-    if (!pv) return mm__check_name("procsync", cfg->procsync, err, len);
-    if (cfg->window_given && strcmp(cfg->procsync, "window") != 0)
-        return mm_fail(err, len, "--window-us applies only to --procsync window (given: --procsync %s)", cfg->procsync);
-    if (cfg->start_tolerance_ns > 0 && !pv->has_planned_start)
-        return mm_fail(err, len, "--start-tolerance-ns applies only to process syncs that start "
-                        "repetitions at a planned time (window, roundtime, harmonize; given: "
-                        "--procsync %s)", cfg->procsync);
-    /* clock sync: "auto" resolves to the most accurate algorithm registered */
-    if (!seen_clocksync || (cfg->nclocksync == 1 && strcmp(cfg->clocksync[0], "auto") == 0)) {
-        const char *pick = "none";
-        if (pv->needs_global_clock || cfg->mode == MM_MODE_SYNC_CHECK)
-            pick = mm_clocksync_find("hca3") ? "hca3" : "skampi";
-        snprintf(cfg->clocksync[0], MM_NAME_LEN, "%s", pick);
-        cfg->nclocksync = 1;
-    }
-    for (int i = 0; i < cfg->nclocksync; i++) {
-        if (!mm_clocksync_find(cfg->clocksync[i]))
-            return mm__check_name("clocksync", cfg->clocksync[i], err, len);
-        for (int j = 0; j < i; j++)
-            if (strcmp(cfg->clocksync[i], cfg->clocksync[j]) == 0)
-                return mm_fail(err, len, "--clocksync: '%s' is given twice", cfg->clocksync[i]);
-    }
-    if (cfg->mode == MM_MODE_BENCH) {
-        if (cfg->nclocksync != 1)
-            return mm_fail(err, len, "--clocksync: a list of algorithms is only for --sync-check; give one name");
-        /* --clocksync none with a global-clock process sync is allowed (said in meta.json's
-         * conditions): on one host the local clocks are one clock. Not when the virtual timer
-         * shifts or skews them on purpose: every repetition would start at a wrong time. */
-        int virtual_apart = strcmp(cfg->timer, "virtual") == 0 &&
-                            (cfg->virtual_offset_s != 0 || cfg->virtual_skew_ppm != 0);
-        if (pv->needs_global_clock && strcmp(cfg->clocksync[0], "none") == 0 && virtual_apart)
-            return mm_fail(err, len,
-                            "--timer virtual with --virtual-offset-s/--virtual-skew-ppm gives each rank its own "
-                            "clock, --clocksync none leaves them unsynchronized, and --procsync %s starts every "
-                            "repetition at a time on one global clock: every repetition would be invalid; "
-                            "allowed: a clock sync (omit --clocksync, or e.g. --clocksync hca3), a process sync "
-                            "without a global clock (--procsync barrier, none or loop-barrier), or zero virtual "
-                            "offset and skew", cfg->procsync);
-    }
-    if (cfg->mode == MM_MODE_SYNC_CHECK && cfg->seed_given && strcmp(cfg->timer, "virtual") != 0)
-        return mm_fail(err, len, "--seed applies to --sync-check only with --timer virtual (it seeds "
-                        "the virtual clocks; given: --timer %s)", cfg->timer);
-    /* operations, datatype, sizes */
-    int type_size;
-    MPI_Datatype dt;
-    if (!mm_datatype_lookup(cfg->datatype, &dt, &type_size))
-        return mm__check_name("datatype", cfg->datatype, err, len);
-    MPI_Op rop;
-    if (!mm_reduce_op_lookup(cfg->reduce_op, &rop))
-        return mm__check_name("reduce-op", cfg->reduce_op, err, len);
-    if (cfg->inject_error_op[0]) {
-        const mm_op *op = mm_op_find(cfg->inject_error_op);
-        mm_op_args probe;
-        memset(&probe, 0, sizeof probe);
-        if (!op) return mm__check_name("inject-error", cfg->inject_error_op, err, len);
-        if (mm_op_inject_error(op, &probe) != 0)
-            return mm_fail(err, len, "--inject-error %s: this operation takes neither a root nor "
-                            "a reduction, so no error can be injected", op->name);
-    }
-    int any_reduce = 0;
-    for (int i = 0; i < cfg->nops; i++) {
-        const mm_op *op = mm_op_find(cfg->ops[i]);
-        if (!op) return mm__check_name("ops", cfg->ops[i], err, len);
-        if (!mm_op_available(op, why, sizeof why))
-            return mm_fail(err, len, "--ops %s: not available: %s", op->name, why);
-        for (int j = 0; j < i; j++)
-            if (strcmp(cfg->ops[i], cfg->ops[j]) == 0)
-                return mm_fail(err, len, "--ops: '%s' is given twice", cfg->ops[i]);
-        if (op->flags & MM_OP_REDUCES) any_reduce = 1;
-        if (op->flags & MM_OP_SIZE_UNUSED) continue;
-        for (int s = 0; s < cfg->nsizes; s++) {
-            char why_size[256];
-            if (mm_op_check_size(op, cfg->sizes[s], type_size, why_size, sizeof why_size) != 0)
-                return cfg->sizes_auto
-                           ? mm_fail(err, len, "--sizes auto:%" PRId64 ":%" PRId64 ": %s (operation %s, --datatype %s)",
-                                      cfg->sizes_min, cfg->sizes_max, why_size, op->name, cfg->datatype)
-                           : mm_fail(err, len, "--sizes: %s (operation %s, --datatype %s)", why_size, op->name, cfg->datatype);
-        }
-    }
-    int rc_rma = mm__config_check_rma(cfg, type_size, err, len);
-    if (rc_rma) return rc_rma;
-    int rc_space = mm__config_check_space(cfg, err, len);
-    if (rc_space) return rc_space;
-    if (any_reduce && mm_reduce_op_check(cfg->reduce_op, cfg->datatype, why, sizeof why) != 0)
-        return mm_fail(err, len, "--reduce-op %s with --datatype %s: %s", cfg->reduce_op, cfg->datatype, why);
-    for (int s = 0; s < cfg->nsizes; s++)
-        for (int t = 0; t < s; t++)
-            if (cfg->sizes[s] == cfg->sizes[t])
-                return mm_fail(err, len, "--sizes: %" PRId64 " is given twice", cfg->sizes[s]);
-    /* hardware counters: PAPI in the build, the events known, counters on this machine */
-    if (cfg->mode == MM_MODE_BENCH && cfg->papi_events[0] &&
-        mm_papi_check(cfg->papi_events, err, len) != 0)
-        return 2;
-    if (cfg->copy_probe_from[0] && mm__check_copy_probe_from(cfg, err, len) != 0) return 2;
-    /* --mpit-from DIR: an earlier launch's folder; its mpi.mpi_t is not read here (the
-     * analysis reads every launch's meta.json) */
-    if (cfg->mpit_from[0] && mm__check_earlier_launch("mpit-from", cfg->mpit_from, cfg, err, len) != 0)
-        return 2;
-    /* output: a launch writes a folder; --validate only checks the options */
-    if (cfg->mode == MM_MODE_BENCH && cfg->validate_nprocs == 0) {
-        if (!cfg->out[0]) return mm_fail(err, len, "--out: missing; give the launch folder to write (e.g. --out results/m1)");
-        int rc = mm_outdir_check(cfg->out, cfg->force, err, len);
-        if (rc) return 2;
-    }
-    if (cfg->validate_nprocs > 0) return mm_config_check_nprocs(cfg, cfg->validate_nprocs, err, len);
-    return 0;
-}
-
 int mm_config_parse(mm_config *cfg, int argc, char **argv, char *err, size_t len) {
     mm_config_defaults(cfg);
     int rc = mm_parse_sizes("8:65536:x8,65536", cfg->sizes, MM_MAX_SIZES, &cfg->nsizes, err, len);
@@ -588,9 +381,9 @@ int mm_config_parse(mm_config *cfg, int argc, char **argv, char *err, size_t len
     if (cfg->mode == MM_MODE_HELP || cfg->mode == MM_MODE_LIST_OPS || cfg->mode == MM_MODE_VERSION ||
         cfg->mode == MM_MODE_DESCRIBE || cfg->mode == MM_MODE_LIST_PVARS || cfg->mode == MM_MODE_LIST_ALGORITHMS)
         return 0;
-    rc = mm__check_modes(cfg, seen, err, len);
+    rc = mm__config_check_modes(cfg, seen, err, len);
     if (rc) return rc;
-    rc = mm__check_scoped_options(cfg, seen, err, len);
+    rc = mm__config_check_scoped_options(cfg, seen, err, len);
     if (rc) return rc;
     {
         const mm_option_spec *o = mm_option_find("rma-sync", 8);
@@ -605,32 +398,5 @@ int mm_config_parse(mm_config *cfg, int argc, char **argv, char *err, size_t len
         uint64_t s = (uint64_t)ts.tv_nsec ^ ((uint64_t)ts.tv_sec << 20) ^ ((uint64_t)getpid() << 40);
         cfg->seed = mm_rand_next(&s) % 1000000000000ULL;
     }
-    return mm__validate(cfg, seen_clocksync, err, len);
-}
-
-int mm_config_check_nprocs(const mm_config *cfg, int nprocs, char *err, size_t len) {
-    int space = mm__config_check_space_nprocs(cfg, nprocs, err, len);
-    if (space) return space;
-    int sizes[MM_MAX_LIST], nsizes = mm_config_comm_sizes(cfg, nprocs, sizes);
-    for (int i = 0; i < cfg->nops && cfg->mode == MM_MODE_BENCH; i++) {
-        const mm_op *op = mm_op_find(cfg->ops[i]);
-        char why[256];
-        for (int k = 0; op && k < nsizes; k++)
-            if (mm_op_check_nprocs(op, sizes[k], why, sizeof why) != 0)
-                return sizes[k] == nprocs ? mm_fail(err, len, "--ops: %s", why)
-                                          : mm_fail(err, len, "--nprocs %d with --ops %s: %s", sizes[k],
-                                                    op->name, why);
-    }
-    if (cfg->pair_given && (cfg->pair[0] >= nprocs || cfg->pair[1] >= nprocs)) {
-        int bad = cfg->pair[0] >= nprocs ? cfg->pair[0] : cfg->pair[1];
-        return mm_fail(err, len, "--pair: %d,%d names rank %d, which is not a rank of this launch; "
-                        "allowed: two distinct ranks from 0 to %d, or auto", cfg->pair[0],
-                        cfg->pair[1], bad, nprocs - 1);
-    }
-
-    int cart_err = mm__config_check_cart(cfg, nprocs, err, len);
-    if (cart_err) return cart_err;
-    if (cfg->mode == MM_MODE_SYNC_CHECK && nprocs < 2)
-        return mm_fail(err, len, "--sync-check needs at least 2 ranks (got %d)", nprocs);
-    return 0;
+    return mm__config_validate(cfg, seen_clocksync, err, len);
 }

@@ -29,6 +29,12 @@ int mm__config_check_adaptive(mm_config *cfg, const char *seen, const char *cons
 
 /* --batch and --nprocs against --procsync, --ops and the other options (parse_space.c): 0 or 2. */
 int mm__config_check_space(const mm_config *cfg, char *err, size_t len);
+
+/* parse_validate.c: the checks that need the registries, once after every option was read */
+int mm__config_validate(mm_config *cfg, int seen_clocksync, char *err, size_t len);
+/* ... and the two that need to know which options were given (seen: one count per table row) */
+int mm__config_check_modes(const mm_config *cfg, const char *seen, char *err, size_t len);
+int mm__config_check_scoped_options(const mm_config *cfg, const char *seen, char *err, size_t len);
 /* --root and --nprocs against the launch's number of ranks (parse_space.c): 0 or 2. */
 int mm__config_check_space_nprocs(const mm_config *cfg, int nprocs, char *err, size_t len);
 
