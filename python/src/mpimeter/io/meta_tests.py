@@ -1,0 +1,142 @@
+"""meta.json ``tests[]`` (docs/FORMAT.md) as typed records: one :class:`TestRecord` per
+operation at a size (and communicator size, root), in plan order, with its validity counts, the
+start-method switches and the nonblocking and adaptive records; read by io.meta."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from mpimeter.io.jsonread import BOOL, INT, NAT, NUM, STR, Fields
+from mpimeter.io.meta_adaptive import AdaptiveRecord, adaptive_record
+
+TEST_STATUSES = ("complete", "incomplete", "failed", "pending", "running")
+# the test statuses whose rows raw.csv holds: incomplete = a time budget ended the test before --nrep
+ROW_STATUSES = ("complete", "incomplete")
+ENDED_BY = ("nrep", "budget", "rule")  # rule: --nrep auto's stopping rule (schema 4)
+
+
+@dataclass(frozen=True)
+class TestError:
+    code: str
+    message: str
+
+
+@dataclass(frozen=True)
+class NbcRecord:
+    """meta.json ``tests[].nbc`` (schema 3): a nonblocking collective's computation."""
+
+    compute_ns: int  # t_b
+    tests: int  # MPI_Test calls per repetition
+    work_units: int  # work-based scheme: the largest calibrated unit count over ranks (0: time-based)
+    calibrated_ns: int | None  # work-based: the longest time those units took alone
+    blocking_nrep: int  # repetitions of the blocking phase
+
+
+@dataclass(frozen=True)
+class ProcSyncSwitch:
+    """meta.json ``tests[].procsync_switches[]``: the test went on with another start method
+    (the window's own policy on a busy machine); repetitions ``from_rep`` on used ``to``."""
+
+    from_method: str
+    to: str
+    why: str  # late-at-cap | late-twice
+    from_rep: int
+    late_fraction: float | None = None
+    window_ns: int | None = None
+
+
+@dataclass(frozen=True)
+class TestRecord:
+    """One entry of meta.json ``tests`` (an operation at a size, in plan order)."""
+
+    test: int
+    op: str
+    size: int
+    status: str  # complete | incomplete | failed | pending | running
+    nrep: int | None = None  # repetitions recorded (rows per rank in raw.csv)
+    nrep_asked: int | None = None
+    ended_by: str | None = None  # nrep | budget | rule | None
+    ended_by_recorded: bool = False  # False in meta.json written before the key existed
+    invalid: int = 0
+    invalid_late_start: int = 0
+    invalid_late_wakeup: int = 0
+    invalid_overrun: int = 0
+    invalid_round_late: int = 0
+    redone: int = 0
+    resyncs: int = 0
+    window_ns: int | None = None
+    start_tolerance_ns: int | None = None
+    error: TestError | None = None
+    started_s: float | None = None
+    duration_s: float | None = None
+    nbc: NbcRecord | None = None
+    adaptive: AdaptiveRecord | None = None  # --nrep auto
+    size_added: bool = False  # --sizes auto: added by the refinement, not in the initial grid
+    refine_round: int | None = None  # --sizes auto: 0 for the grid, k for the k-th round
+    budget_s: float | None = None  # the test's time budget (--launch-budget-s shared out)
+    procsync_switches: tuple[ProcSyncSwitch, ...] = ()
+    # the communicator size the test ran on (--nprocs LIST: a sub-communicator); None: the
+    # launch's nprocs (meta.json written before tests carried it)
+    nprocs: int | None = None
+    root: int | None = None  # rooted operations: the root rank of this test (None: not recorded)
+
+    @property
+    def final_method(self) -> str | None:
+        """The start method the test ended with when it switched (None: it did not)."""
+        return self.procsync_switches[-1].to if self.procsync_switches else None
+
+    @property
+    def unplanned_from(self) -> int | None:
+        """The first repetition measured by a method without a planned start (barrier), or None."""
+        return next((s.from_rep for s in self.procsync_switches if s.to not in ("window", "roundtime", "harmonize")),
+                    None)
+
+    @property
+    def label(self) -> str:
+        """How FORMAT.md names a test in messages: ``test 3 (bcast 8)``."""
+        return f"test {self.test} ({self.op} {self.size})"
+
+
+def read_tests(f: Fields, launch_nprocs: int) -> tuple[TestRecord, ...]:
+    tests = []
+    for i, t in enumerate(f.objs("tests", required=True)):
+        index = t.need("test", INT)
+        if index != i:
+            raise t.fail("test", f"is {index}; tests are listed in plan order, so it must be {i}")
+        err = t.obj("error")
+        comm_size = t.get("nprocs", INT)
+        if comm_size is not None and not 1 <= comm_size <= launch_nprocs:
+            raise t.fail("nprocs", f"is {comm_size}; a test's communicator has 1 to {launch_nprocs} "
+                                   "ranks (the launch's nprocs)")
+        root = t.get("root", INT)
+        if root is not None and not 0 <= root < (comm_size or launch_nprocs):
+            raise t.fail("root", f"is {root}; a root is a rank of the test's communicator, 0 to "
+                                 f"{(comm_size or launch_nprocs) - 1}")
+        tests.append(TestRecord(
+            test=index, op=t.need("op", STR), size=t.need("size", NAT), status=t.need("status", STR, choices=TEST_STATUSES),
+            nrep=t.get("nrep", NAT), nrep_asked=t.get("nrep_asked", NAT),
+            ended_by=t.get("ended_by", STR, choices=ENDED_BY), ended_by_recorded=t.has("ended_by"),
+            invalid=t.get("invalid", NAT, 0), invalid_late_start=t.get("invalid_late_start", NAT, 0),
+            invalid_late_wakeup=t.get("invalid_late_wakeup", NAT, 0), invalid_overrun=t.get("invalid_overrun", NAT, 0),
+            invalid_round_late=t.get("invalid_round_late", NAT, 0), redone=t.get("redone", NAT, 0),
+            resyncs=t.get("resyncs", NAT, 0), window_ns=t.get("window_ns", NAT),
+            start_tolerance_ns=t.get("start_tolerance_ns", NAT),
+            error=None if err is None else TestError(err.need("code", STR), err.need("message", STR)),
+            started_s=t.get("started_s", NUM), duration_s=t.get("duration_s", NUM), nbc=_nbc(t.obj("nbc")),
+            adaptive=adaptive_record(t.obj("adaptive")), size_added=t.get("size_added", BOOL, False),
+            refine_round=t.get("refine_round", NAT), budget_s=t.get("budget_s", NUM),
+            procsync_switches=tuple(_switch(s) for s in t.objs("procsync_switches")),
+            nprocs=comm_size, root=root))
+    return tuple(tests)
+
+
+def _switch(f: Fields) -> ProcSyncSwitch:
+    return ProcSyncSwitch(f.need("from", STR), f.need("to", STR), f.need("why", STR), f.need("from_rep", NAT),
+                          f.get("late_fraction", NUM), f.get("window_ns", NAT))
+
+
+def _nbc(f: Fields | None) -> NbcRecord | None:
+    if f is None:
+        return None
+    return NbcRecord(f.need("compute_ns", NAT), f.need("tests", NAT), f.get("work_units", NAT, 0),
+                     f.get("calibrated_ns", NAT), f.get("blocking_nrep", NAT, 0))
