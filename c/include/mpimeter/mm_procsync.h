@@ -69,6 +69,11 @@ struct mm_procsync {
      * two window starts, so a pilot that sizes a window must run it too. */
     void (*between_reps)(const void *arg);
     const void *between_arg;
+    /* The operation's clean-up after each call (a communicator the call created; a one-sided
+     * op's count of calls, which its check after the test needs), or NULL; set by the loop. A
+     * pilot that calls the operation runs it too, as the loop does. */
+    int (*after_call)(void *arg);
+    void *after_call_arg;
     /* Set by begin_test when a window given with --window-us is shorter than between_reps
      * takes (longest of a few runs, max over ranks): that time in ns, else 0. Nearly every
      * repetition then starts late; the launch says so in its warnings. */

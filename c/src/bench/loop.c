@@ -20,6 +20,17 @@ typedef struct mm__timed {
     long batch; /* --batch: calls per timed repetition */
 } mm__timed;
 
+/* The op's clean-up after a call, for a pilot outside the loop (mm_procsync.after_call). */
+typedef struct mm__after {
+    const mm_op *op;
+    mm_op_args *args;
+} mm__after;
+
+static int mm__after_call(void *arg) {
+    mm__after *x = arg;
+    return x->op->after(x->args);
+}
+
 static int mm__timed_call(const void *arg) {
     const mm__timed *t = arg;
     return t->op->run(t->args);
@@ -141,6 +152,9 @@ int mm_bench_run_test(const mm_config *cfg, mm_test *t, mm_op_args *args, mm_pro
     mm__cold cold = {cold_cache, cold_cache_bytes};
     ps->between_reps = cold_cache ? mm__cold_touch : NULL;
     ps->between_arg = &cold;
+    mm__after after = {t->op, args};
+    ps->after_call = t->op->after ? mm__after_call : NULL;
+    ps->after_call_arg = &after;
     mm_mpi_error_clear(&ps->err);
     /* the MPI function a failing call is named by ("MPI_Allreduce"), derived before the loop */
     char call_name[48];
@@ -166,6 +180,8 @@ int mm_bench_run_test(const mm_config *cfg, mm_test *t, mm_op_args *args, mm_pro
     if (rc != MPI_SUCCESS || mm_mpi_failed(&ps->err)) {
         ps->between_reps = NULL;
         ps->between_arg = NULL;
+        ps->after_call = NULL;
+        ps->after_call_arg = NULL;
         *err = ps->err;
         mm_mpi_check(err, rc, "begin_test");
         return err->code;
@@ -286,6 +302,8 @@ int mm_bench_run_test(const mm_config *cfg, mm_test *t, mm_op_args *args, mm_pro
     ps->switch_why = NULL;
     ps->between_reps = NULL;
     ps->between_arg = NULL;
+    ps->after_call = NULL;
+    ps->after_call_arg = NULL;
     if (d) {
         /* the rest of the run times (all of them without --nrep auto: --sizes auto refines on
          * the median); not after a failure, which may have left the ranks apart */

@@ -159,7 +159,7 @@ static const mm_option_spec mm__table[] = {
     {"rma-window-bytes", MM_OPT_I64, BENCH | MM_OPT_F_AUTO, "BYTES", "auto", "bytes", 1,
      68719476736.0, NULL, OFF(rma_window_bytes),
      "one-sided ops: each rank's window; auto = what the operation needs (size, or rma-burst x "
-     "size for -bw rows); no smaller than that"},
+     "size for -bw rows), at least 64 bytes; no smaller than what it needs"},
     /* counters (c/src/counters/): for LIST options `choices` holds the words of what is
      * allowed (the names are checked against the library and the machine at launch) */
     {"mpit-pvars", MM_OPT_LIST, BENCH, "LIST", "none", NULL, 0, 0,

@@ -32,6 +32,8 @@
 #include "mm_ops.h"
 #include "ops_internal.h"
 
+enum { MM__RMA_AUTO_WINDOW_MIN = 64 }; /* bytes of an automatic window at least */
+
 typedef int (*mm__rma_issue_fn)(const mm_op_args *a, const mm__rma *s);
 
 /* ---- the operations, each `burst` times back to back, at displacements block apart ---- */
@@ -189,6 +191,11 @@ static int mm__rma_setup(mm_op_args *a, mm__rma_call call, int bw) {
     s->block = (MPI_Aint)block;
     int64_t need = block * s->burst;
     int64_t bytes = a->rma.window_bytes > need ? a->rma.window_bytes : need;
+    /* auto: at least MM__RMA_AUTO_WINDOW_MIN bytes. MPICH 4.0.2 (ch4) loses puts into
+     * MPI_Win_allocate windows under 16 bytes (reproduced outside mpimeter: lock_all, put,
+     * flush, unlock_all, barrier; the target reads 0); the check after the test finds it when
+     * a user asks for such a window with --rma-window-bytes. */
+    if (a->rma.window_bytes <= 0 && bytes < MM__RMA_AUTO_WINDOW_MIN) bytes = MM__RMA_AUTO_WINDOW_MIN;
     if (bytes < 1) bytes = 1;
 
     /* the pair's communicator: origin first */

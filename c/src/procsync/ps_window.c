@@ -69,11 +69,10 @@ static int64_t mm__pilot_ns(mm_procsync *ps, mm_timed_fn call, const void *arg) 
         int64_t s = mm_timer_now(ps->timer);
         call(arg);
         int64_t e = mm_timer_now(ps->timer);
+        if (ps->after_call) ps->after_call(ps->after_call_arg);
         int64_t after = 0;
-        if (ps->between_reps) {
-            ps->between_reps(ps->between_arg);
-            after = mm_timer_now(ps->timer) - e;
-        }
+        if (ps->between_reps) ps->between_reps(ps->between_arg);
+        if (ps->after_call || ps->between_reps) after = mm_timer_now(ps->timer) - e;
         if (i < MM__PILOT_WARM) continue;
         d[i - MM__PILOT_WARM] = e - s;
         if (after > after_max) after_max = after;
