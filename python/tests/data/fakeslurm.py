@@ -81,7 +81,10 @@ exec {python} -m mpimeter "$@"
 def job_env(job_id: str, log: Path, bindir: Path, **extra: str) -> dict[str, str]:
     """The environment of a batch job of two tasks on two (pretend) nodes, with the fakes first
     on PATH."""
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("SLURM_", "MPIMETER_"))}
+    # MPIMETER_BENCH_DIR stays: where the binaries are when the package is installed, not run
+    # from a checkout (scripts/check-oldest-deps)
+    env = {k: v for k, v in os.environ.items()
+           if not k.startswith(("SLURM_", "MPIMETER_")) or k == "MPIMETER_BENCH_DIR"}
     env.update(PATH=f"{bindir}:{os.environ['PATH']}", FAKE_SLURM_LOG=str(log),
                SLURM_JOB_ID=job_id, SLURM_JOB_NAME="mpimeter", SLURM_JOB_NODELIST="node[01-02]",
                SLURM_JOB_NUM_NODES="2", SLURM_NTASKS="2", SLURM_TASKS_PER_NODE="1(x2)",
