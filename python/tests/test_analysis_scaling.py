@@ -144,6 +144,25 @@ def test_compare_ops_within_one_alternative(tmp_path):
     assert out.exit_code == 0 and "reduce vs scan" in out.output
 
 
+def test_compare_ops_matches_a_rooted_op_with_an_unrooted_one(tmp_path):
+    """As the binary records them: bcast's tests carry a root, allreduce's none (README's
+    `compare results/ar --ops allreduce,bcast` found "no size" before)."""
+    def fn(op, size, rng, n):
+        return (2.0 if op == "allreduce" else 1.0) * (1000.0 + size) * rng.lognormal(0.0, 0.01, n)
+    for i in range(5):
+        folder = tmp_path / "c" / "launches" / f"{i:03d}"
+        synth.write_launch(folder, seed=i, ops=("allreduce", "bcast"), sizes=(8, 64), nrep=20, time_fn=fn)
+        meta = json.loads((folder / "meta.json").read_text())
+        for t in meta["tests"]:
+            t["nprocs"] = meta["nprocs"]
+            if t["op"] == "bcast":
+                t["root"] = 0
+        (folder / "meta.json").write_text(json.dumps(meta))
+    res = analysis.compare_ops(analysis.analyze(analysis.load_campaign(tmp_path / "c")), "allreduce", "bcast")
+    assert [(r.size, r.root) for r in res.rows] == [(8, 0), (64, 0)]
+    assert all(r.ratio == pytest.approx(0.5, rel=0.05) for r in res.rows)
+
+
 @pytest.mark.parametrize("ops, message", [
     ("reduce", "give two operations"), ("reduce,reduce", "give two different operations"),
     ("reduce,gather", "gather was not measured"),

@@ -54,6 +54,16 @@ def check_pair(result: AnalysisResult, op_a: str, op_b: str) -> None:
                             f"of {fb[0]}: different patterns, not two ways to do one thing")
 
 
+def _slice_pairs(g, op_a: str, op_b: str, per_repetition: bool) -> list[tuple[tuple, tuple]]:
+    """The (p, root) slices of the two operations to compare: the same p, and the same root, or
+    any root of the one when the other has none (allreduce against bcast at root 0, 1 …)."""
+    def slices_of(op: str) -> list[tuple]:
+        return [w for w in g.slices() if any(o == op for o, _ in g.at(w).samples(per_repetition))]
+
+    return [(wa, wb) for wa in slices_of(op_a) for wb in slices_of(op_b)
+            if wa[0] == wb[0] and (wa[1] is None or wb[1] is None or wa[1] == wb[1])]
+
+
 def compare_ops(result: AnalysisResult, op_a: str, op_b: str, *, alternative: str = "two-sided",
                 per_repetition: bool = False, confidence: float = 0.95, ratio_ci: str = "hodges-lehmann",
                 alpha: float = 0.05, seed: int = 0) -> ComparisonResult:
@@ -71,20 +81,21 @@ def compare_ops(result: AnalysisResult, op_a: str, op_b: str, *, alternative: st
     shown = any(len(g.slices()) > 1 for g in groups)
     for g in groups:
         side_a, side_b = (f"{g.name}:{op}" if several else op for op in (op_a, op_b))
-        for where in g.slices():
-            gs = g.at(where)
-            s = gs.samples(per_repetition)
-            sizes = sorted({size for op, size in s if op == op_a} & {size for op, size in s if op == op_b})
+        for where_a, where_b in _slice_pairs(g, op_a, op_b, per_repetition):
+            gs_a, gs_b = g.at(where_a), g.at(where_b)
+            s_a, s_b = gs_a.samples(per_repetition), gs_b.samples(per_repetition)
+            where = (where_a[0], where_a[1] if where_a[1] is not None else where_b[1])
+            sizes = sorted({size for op, size in s_a if op == op_a} & {size for op, size in s_b if op == op_b})
             for size in sizes:
-                a, b = s[(op_a, size)], s[(op_b, size)]
+                a, b = s_a[(op_a, size)], s_b[(op_b, size)]
                 samples[(side_a, where, size)], samples[(side_b, where, size)] = a, b
                 pc = _cmp.compare_two(a, b, alternative=alternative, confidence=confidence, ratio_ci=ratio_ci,
                                       seed=seed)
                 rows.append(ComparisonRow(
-                    f"{op_a} vs {op_b}", size, side_a, side_b, gs.launches(op_a, size), gs.launches(op_b, size),
+                    f"{op_a} vs {op_b}", size, side_a, side_b, gs_a.launches(op_a, size), gs_b.launches(op_b, size),
                     pc.median_a, pc.median_b, pc.ratio, pc.ratio_ci.estimate, pc.ratio_ci.low, pc.ratio_ci.high,
                     pc.ratio_ci.method, pc.statistic, pc.p_value, pc.p_method, math.nan, "", False,
-                    one_way=gs.one_way(op_a, size) and gs.one_way(op_b, size), nprocs=where[0], root=where[1]))
+                    one_way=gs_a.one_way(op_a, size) and gs_b.one_way(op_b, size), nprocs=where[0], root=where[1]))
     if not rows:
         raise AnalysisError(f"--ops {op_a},{op_b}: no size (at one process count and root) was measured for both")
     p_all = np.array([r.p_value for r in rows])
