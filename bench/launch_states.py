@@ -11,9 +11,12 @@ once, in an order shuffled per round (seeded), on 2 ranks, allreduce 8 B / 1 KiB
 mpimeter launch with `--copy-probe-from` and `--mpit-from` that first launch, as `mpimeter run`
 starts every launch after an alternative's first:
 
-- default:    mpimeter-bench as it comes (window + hca3: 32 fit points over 0.2 s)
-- hca3_early: the default with --fit-target-ns 1000 (the fit stops, after 8 points, once its
-              predicted error 5 s ahead is within 1 us, the window's start tolerance here)
+- default:    mpimeter-bench as it comes (window + hca3 with --fit-target-ns auto: the fit stops,
+              after 8 points, once its predicted error 5 s ahead is within the window's start
+              tolerance, 1 us here)
+- hca3_full:  the default with --fit-target-ns 1 (every one of the 32 fit points over 0.2 s, the
+              default before the quiet study; results/launch_states_quiet.json calls it
+              "default" and the early stop "hca3_early")
 - hca3o:     --clocksync hca3o (window; offset-only sync, re-synced every second)
 - barrier:   --procsync barrier (MS1, no clock sync)
 - imb:       IMB-MPI1 Allreduce -msglen (8, 1024, 65536) -npmin 2, when --imb is given
@@ -56,7 +59,7 @@ SIZES = [8, 1024, 65536]
 BASE = ["--ops", "allreduce", "--sizes", ",".join(map(str, SIZES))]
 METHODS = {
     "default": [],
-    "hca3_early": ["--fit-target-ns", "1000"],
+    "hca3_full": ["--fit-target-ns", "1"],
     "hca3o": ["--clocksync", "hca3o"],
     "barrier": ["--procsync", "barrier"],
 }

@@ -189,10 +189,11 @@ static const mm_option_spec mm__table[] = {
      OFF(cs_params.min_rounds), "clock sync (skampi): rounds before the early stop may fire"},
     {"fit-span-s", MM_OPT_FLOAT, BENCH | SYNC | MM_OPT_F_ABOVE, "S", "0.2", "s", 0, 3600, NULL,
      OFF(cs_params.fit_span_s), "clock sync: spread the fit points over S seconds"},
-    {"fit-target-ns", MM_OPT_I64, BENCH, "NS", "0", "ns", 0, 1e9, NULL,
+    {"fit-target-ns", MM_OPT_I64, BENCH | MM_OPT_F_AUTO, "NS", "auto", "ns", 1, 1e9, NULL,
      OFF(cs_params.fit_target_ns),
      "hca3: an edge stops adding fit points (after 8) once its fit's predicted error 5 s after "
-     "its last point is at most NS (0 = every --nfit point over --fit-span-s)"},
+     "its last point is at most NS (auto: the start tolerance, when the process sync plans "
+     "starts, else every --nfit point over --fit-span-s; 1 keeps every point)"},
     {"resync-s", MM_OPT_FLOAT, BENCH, "T", "1 for offset-only syncs, else never", "s", 0, 1e6,
      NULL, OFF(resync_s),
      "re-run the clock sync between tests when the last one is older than T s (0 = never)"},

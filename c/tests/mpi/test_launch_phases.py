@@ -49,23 +49,34 @@ def test_phases_are_ordered_and_fit_the_launch(lib, tmp_path):
     assert all(t["duration_s"] <= phases["tests"]["seconds"] + 1e-6 for t in meta["tests"])
     # every phase is inside the wall time mpirun took (which adds its own start and MPI_Finalize)
     assert end < wall_s
-    # the default clock sync (hca3) spreads its fit over fit_span_s: "sync" holds it
+    # the default clock sync (hca3) fits until its predicted error is within the window's start
+    # tolerance (--fit-target-ns auto); given as auto (null), used as the tests' tolerance
     assert meta["config"]["clocksync"] == "hca3"
-    assert meta["clock_sync"]["params"]["fit_target_ns"] is None
-    assert phases["sync"]["seconds"] >= 0.9 * meta["config"]["clocksync_params"]["fit_span_s"]
+    assert meta["config"]["clocksync_params"]["fit_target_ns"] is None
+    assert meta["clock_sync"]["params"]["fit_target_ns"] == meta["tests"][0]["start_tolerance_ns"]
 
 
 def test_sync_fit_stops_early_with_a_target(lib, tmp_path):
     """--fit-target-ns: rank 1's edge took between 8 and 32 points (sync.csv), recorded with the
-    5 s horizon; without it all 32 (the default test above)."""
-    _, meta = _launch(lib, tmp_path / "early", ["--fit-target-ns", "1000"])
+    5 s horizon; with --fit-target-ns 1 all 32, spread over fit_span_s (the "sync" phase holds
+    them); without a process sync that plans starts, auto takes every point too."""
+    _, meta = _launch(lib, tmp_path / "early", ["--fit-target-ns", "2000"])
     edges = (tmp_path / "early" / "sync.csv").read_text().count(",edge,")
     assert 8 <= edges <= 32
     params = meta["clock_sync"]["params"]
-    assert params["fit_target_ns"] == 1000 and params["fit_horizon_s"] == 5
+    assert params["fit_target_ns"] == 2000 and params["fit_horizon_s"] == 5
+    assert meta["config"]["clocksync_params"]["fit_target_ns"] == 2000
     assert meta["clock_sync"]["residual_start"]["max_abs_ns"] is not None  # accuracy: bench/launch_states.py
-    _, full = _launch(lib, tmp_path / "full")
+    _, full = _launch(lib, tmp_path / "full", ["--fit-target-ns", "1"])
     assert (tmp_path / "full" / "sync.csv").read_text().count(",edge,") == 32
+    assert full["phases"]["sync"]["seconds"] >= 0.9 * full["config"]["clocksync_params"]["fit_span_s"]
+    _, planless = _launch(lib, tmp_path / "planless", ["--procsync", "loop-barrier", "--clocksync", "hca3"])
+    assert planless["clock_sync"]["params"]["fit_target_ns"] is None
+    assert (tmp_path / "planless" / "sync.csv").read_text().count(",edge,") == 32
+
+
+def test_fit_target_zero_is_refused(lib, tmp_path):
+    assert_refused(lib, SMALL + ["--fit-target-ns", "0"], "--fit-target-ns", tmp_path)
 
 
 def test_phases_without_a_sync(lib, tmp_path):

@@ -16,8 +16,11 @@ class Mpimeter(CMakePackage):
     version("0.2.0")
 
     variant("papi", default=False, description="Hardware counters through PAPI (--papi)")
-    variant("simgrid", default=False,
-            description="Also mpimeter-bench for SimGrid's SMPI (simulated clusters)")
+    variant(
+        "simgrid",
+        default=False,
+        description="Also mpimeter-bench for SimGrid's SMPI (simulated clusters)",
+    )
 
     depends_on("c", type="build")
     depends_on("cmake@3.19:", type="build")
@@ -43,9 +46,14 @@ class Mpimeter(CMakePackage):
         build = join_path(self.stage.path, "spack-build-smpi")
         cmake = which("cmake")
         with working_dir(build, create=True):
-            cmake(self.stage.source_path, f"-DCMAKE_C_COMPILER={smpicc}",
-                  f"-DMPI_C_COMPILER={smpicc}", "-DMM_WERROR=OFF", "-DMM_WITH_PAPI=OFF",
-                  extra_env={"SMPI_PRETEND_CC": "1"})
+            cmake(
+                self.stage.source_path,
+                f"-DCMAKE_C_COMPILER={smpicc}",
+                f"-DMPI_C_COMPILER={smpicc}",
+                "-DMM_WERROR=OFF",
+                "-DMM_WITH_PAPI=OFF",
+                extra_env={"SMPI_PRETEND_CC": "1"},
+            )
             cmake("--build", ".", "--target", "mpimeter-bench")
             mkdirp(self.prefix.share.mpimeter.bench.smpi.bin)
             install(join_path("bin", "mpimeter-bench"), self.prefix.share.mpimeter.bench.smpi.bin)
