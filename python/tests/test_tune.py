@@ -266,3 +266,23 @@ def test_the_mpich_tree_keeps_the_library_s_own_subtree_outside_the_tuned_ranges
 def test_the_mpich_reader_refuses_what_mpich_would(tree, words):
     with pytest.raises(tf.TuningFileError, match=words):
         tf.validate_mpich_json(json.dumps(tree), BUILTIN.containers)
+
+
+# ---- the report's tuning section --------------------------------------------------------------
+
+def test_the_report_shows_the_tuning_when_the_campaign_has_algorithm_alternatives(tmp_path):
+    from mpimeter import analysis
+    from mpimeter.report.tuning import tuning_section
+
+    def truth(alt, op, size, p):
+        return 0.6 if alt == "ring" and size >= 512 else 1.0
+    root = algorithm_campaign(tmp_path / "c", {"openmpi": {}, "ring": ompi("allreduce", 4)}, truth, nprocs=(2, 4),
+                              launches=20)
+    html = tuning_section(analysis.analyze(analysis.load_campaign(root, cache=False, store=False)))
+    # one figure and one table per (op, p), the chosen range and its setting named
+    assert html.count("<img") == 2 and html.count("<table") == 2
+    assert "openmpi allreduce, p = 2" in html and "openmpi allreduce, p = 4" in html
+    assert html.count("OMPI_MCA_coll_tuned_allreduce_algorithm=4") == 2 and html.count("library default") == 2
+    assert "512 B – 4 KiB" in html
+    plain = algorithm_campaign(tmp_path / "p", {"openmpi": {}}, lambda *a: 1.0, launches=3)
+    assert tuning_section(analysis.analyze(analysis.load_campaign(plain, cache=False, store=False))) == ""
