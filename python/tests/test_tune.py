@@ -286,3 +286,17 @@ def test_the_report_shows_the_tuning_when_the_campaign_has_algorithm_alternative
     assert "512 B – 4 KiB" in html
     plain = algorithm_campaign(tmp_path / "p", {"openmpi": {}}, lambda *a: 1.0, launches=3)
     assert tuning_section(analysis.analyze(analysis.load_campaign(plain, cache=False, store=False))) == ""
+
+
+def test_an_open_mpi_algorithm_without_dynamic_rules_is_left_out(tmp_path):
+    """Open MPI 4.1 ignores coll_tuned_<op>_algorithm unless use_dynamic_rules=1: that alternative
+    ran the default, whatever its times say."""
+    root = algorithm_campaign(tmp_path / "c", {"openmpi": {}, "ring": ompi("allreduce", 4),
+                                               "inert": {"OMPI_MCA_coll_tuned_allreduce_algorithm": "3"}},
+                              lambda alt, op, size, p: 0.5 if alt == "inert" else 1.0)
+    r = run(root, "--json", "--bench-dir", tmp_path / "nobin")
+    (lib,) = tuned(r)
+    assert {c["alternative"] for c in lib["comparisons"]} == {"ring"}
+    assert ranges(lib) == [("allreduce", 2, 8, 4096, None)]
+    assert any(w["code"] == "tune-left-out" and "use_dynamic_rules" in w["message"]
+               for w in json.loads(r.stdout)["warnings"])

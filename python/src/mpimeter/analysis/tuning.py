@@ -317,10 +317,17 @@ def tuning_alternatives(result: AnalysisResult, names: Mapping[str, Mapping[str,
             warnings.append(warning("tune-left-out", alternative=name, why=f"its library {library} has no tuning files "
                                     f"mpimeter writes (only {', '.join(LIBRARIES)})"))
             continue
-        settings, other = settings_of_env(library, _env_of(result, name))
+        env = _env_of(result, name)
+        settings, other = settings_of_env(library, env)
         if other:
             warnings.append(warning("tune-left-out", alternative=name,
                                     why=f"it sets {', '.join(other)}, more than the library's algorithm variables"))
+            continue
+        if library == "openmpi" and settings and env.get(_OMPI_DYNAMIC) != "1":
+            # Open MPI 4.1 takes coll_tuned_<op>_algorithm only with dynamic rules on: it ran the default
+            warnings.append(warning("tune-left-out", alternative=name,
+                                    why=f"it sets {', '.join(s.variable for s in settings.values())} without "
+                                        f"{_OMPI_DYNAMIC}=1, which Open MPI needs for them to take effect"))
             continue
         recorded = _recorded_names(record.document if record is not None else None, name)
         listed = (names or {}).get(library, {})
