@@ -300,3 +300,41 @@ def test_an_open_mpi_algorithm_without_dynamic_rules_is_left_out(tmp_path):
     assert ranges(lib) == [("allreduce", 2, 8, 4096, None)]
     assert any(w["code"] == "tune-left-out" and "use_dynamic_rules" in w["message"]
                for w in json.loads(r.stdout)["warnings"])
+
+
+# ---- --verify's judgement (analysis.tuning_verify), on campaigns whose truth is known ----------
+
+def _verify_campaign(tmp_path, factor):
+    from mpimeter import analysis
+
+    env = {"OMPI_MCA_coll_tuned_use_dynamic_rules": "1", "OMPI_MCA_coll_tuned_dynamic_rules_filename": "/x/rules"}
+    root = algorithm_campaign(tmp_path / "v", {"openmpi": {}, "tuned": env},
+                              lambda alt, op, size, p: factor(size, p) if alt == "tuned" else 1.0,
+                              sizes=(8, 4096), nprocs=(2, 4), launches=20)
+    return analysis.analyze(analysis.load_campaign(root, cache=False, store=False))
+
+
+CHOICES = [{"op": "allreduce", "nprocs": p, "size": s, "algorithm": "ring" if s == 4096 else "default",
+            "ratio": 0.6 if s == 4096 else 1.0, "ratio_ci_low": None, "ratio_ci_high": None}
+           for p in (2, 4) for s in (8, 4096)]
+
+
+def test_verify_passes_and_confirms_the_predictions_that_came_true(tmp_path):
+    from mpimeter.analysis import tuning_verify
+
+    res = tuning_verify.verify(_verify_campaign(tmp_path, lambda s, p: 0.6 if s == 4096 else 1.0), "openmpi",
+                               CHOICES)
+    assert res.passed and len(res.gate.rows) == 4 and {r.nprocs for r in res.gate.rows} == {2, 4}
+    assert [(r.nprocs, r.size, r.within) for r in res.predictions] == [(2, 8, True), (2, 4096, True),
+                                                                       (4, 8, True), (4, 4096, True)]
+
+
+def test_verify_fails_where_the_tuned_file_is_slower_and_says_which_prediction_missed(tmp_path):
+    from mpimeter.analysis import tuning_verify
+
+    res = tuning_verify.verify(_verify_campaign(tmp_path, lambda s, p: 1.4 if (s, p) == (4096, 4) else 1.0),
+                               "openmpi", CHOICES)
+    assert not res.passed
+    assert [(r.nprocs, r.size) for r in res.gate.rows if r.regression] == [(4, 4096)]
+    missed = {(r.nprocs, r.size) for r in res.predictions if r.within is False}
+    assert missed == {(2, 4096), (4, 4096)}  # 0.6 predicted: measured 1.0 and 1.4

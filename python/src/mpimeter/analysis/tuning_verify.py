@@ -19,8 +19,9 @@ from typing import Any
 
 import numpy as np
 
-from mpimeter.analysis.gating import GateResult
-from mpimeter.analysis.groups import groups_of
+from mpimeter.analysis.diagnostics import dedupe
+from mpimeter.analysis.gating import GateResult, gate_rows
+from mpimeter.analysis.groups import Group, check_launches, groups_of, low_power_warning
 from mpimeter.analysis.loading import AnalysisError
 from mpimeter.analysis.results import AnalysisResult
 from mpimeter.stats import compare as _cmp
@@ -68,19 +69,54 @@ class VerifyResult:
                 "predictions_outside": sum(1 for p in self.predictions if p.within is False)}
 
 
-def _samples(result: AnalysisResult) -> dict[tuple[str, int, int], np.ndarray]:
-    groups = groups_of([result])
-    if len(groups) != 1:
-        raise AnalysisError(f"expected one alternative, found {len(groups)}")
-    g = groups[0]
+def _group(result: AnalysisResult, alternative: str) -> Group:
+    for g in groups_of([result]):
+        if g.alternative == alternative:
+            return g
+    raise AnalysisError(f"the verification campaign has no alternative {alternative} "
+                        f"(it has {', '.join(result.alternatives)})")
+
+
+def _samples(g: Group) -> dict[tuple[str, int, int], np.ndarray]:
     return {(op, p, size): v for (p, root) in g.slices() for (op, size), v in g.at((p, root)).samples(False).items()
             if len(v)}
 
 
-def predictions(default: AnalysisResult, tuned: AnalysisResult, choices: Sequence[Mapping[str, Any]], *,
+def gate_alternatives(result: AnalysisResult, baseline: str, candidate: str, *, max_slowdown: float,
+                      alpha: float) -> GateResult:
+    """``gate``'s test (analysis.gating.gate_rows) of two alternatives of one campaign, row by
+    (op, size, p): the campaign ran both at every process count (``--np LIST``), which its
+    alternatives' folders read alone would refuse as launches that do not belong together."""
+    base, cand = _group(result, baseline), _group(result, candidate)
+    check_launches([base, cand], False)
+    sb = {(op, size, (p, None)): v for (op, p, size), v in _samples(base).items()}
+    sc = {(op, size, (p, None)): v for (op, p, size), v in _samples(cand).items()}
+    rows = gate_rows(sb, sc, max_slowdown=max_slowdown, alpha=alpha, one_way=lambda op, size, where=None: False)
+    if not rows:
+        raise AnalysisError(f"{baseline} and {candidate} measured no (op, size, p) in common")
+    warnings = low_power_warning([(r.launches_tuned, r.launches_default, f"{r.op}/{r.size} p={r.nprocs}")
+                                  for r in _pairs(sb, sc)], "greater", alpha, "side")
+    return GateResult(base.name, cand.name, max_slowdown, alpha, tuple(rows),
+                      dedupe([*warnings, *result.warnings]))
+
+
+@dataclass(frozen=True)
+class _Pair:
+    op: str
+    size: int
+    nprocs: int
+    launches_default: int
+    launches_tuned: int
+
+
+def _pairs(sb: Mapping, sc: Mapping) -> list[_Pair]:
+    return [_Pair(k[0], k[1], k[2][0], len(sb[k]), len(sc[k])) for k in sorted(set(sb) & set(sc))]
+
+
+def predictions(result: AnalysisResult, default: str, tuned: str, choices: Sequence[Mapping[str, Any]], *,
                 confidence: float = 0.95, seed: int = 0) -> tuple[PredictionRow, ...]:
     """``choices``: the tuning's choices (``Choice.to_dict()`` as the evidence file holds them)."""
-    a, b = _samples(default), _samples(tuned)
+    a, b = _samples(_group(result, default)), _samples(_group(result, tuned))
     rows = []
     for c in choices:
         key = (str(c["op"]), int(c["nprocs"]), int(c["size"]))
@@ -98,8 +134,11 @@ def predictions(default: AnalysisResult, tuned: AnalysisResult, choices: Sequenc
     return tuple(rows)
 
 
-def verify(library: str, gate_result: GateResult, default: AnalysisResult, tuned: AnalysisResult,
-           choices: Sequence[Mapping[str, Any]], *, confidence: float = 0.95) -> VerifyResult:
+def verify(result: AnalysisResult, library: str, choices: Sequence[Mapping[str, Any]], *, tuned: str = "tuned",
+           max_slowdown: float = 0.05, alpha: float = 0.05, confidence: float = 0.95) -> VerifyResult:
+    """The verification campaign ``result``: its alternative ``library`` (the library as it is)
+    against ``tuned``."""
     if not math.isfinite(confidence) or not 0 < confidence < 1:
         raise AnalysisError(f"confidence must be between 0 and 1, got {confidence}")
-    return VerifyResult(library, gate_result, predictions(default, tuned, choices, confidence=confidence), confidence)
+    gate = gate_alternatives(result, library, tuned, max_slowdown=max_slowdown, alpha=alpha)
+    return VerifyResult(library, gate, predictions(result, library, tuned, choices, confidence=confidence), confidence)

@@ -82,9 +82,13 @@ def verify_env(library: str, file_format: str, file: Path, settings: Mapping[str
 def run_verification(library: str, env: Mapping[str, str], *, out: Path, nprocs: Sequence[int], ops: Sequence[str],
                      sizes: Sequence[int], launches: int, extra: Sequence[str]) -> int:
     """``mpimeter run``: the library as it is and ``tuned`` (the library with ``env``), interleaved;
-    its exit code (its output goes to the terminal)."""
+    its exit code. Its progress goes to stderr, so that stdout holds tune's own output alone."""
     variant = " ".join(f"{k}={v}" for k, v in sorted(env.items()))
     argv = [sys.executable, "-m", "mpimeter", "run", "--mpi", library, "--variant", f"tuned={variant}",
             "--np", ",".join(map(str, nprocs)), "--launches", str(launches), "--ops", ",".join(ops),
             "--sizes", ",".join(map(str, sizes)), "--out", str(out), "--no-analyze", *extra]
-    return subprocess.run(argv).returncode
+    try:
+        progress = sys.stderr.fileno()
+    except (AttributeError, OSError, ValueError):  # a stream without a file (a test's capture)
+        progress = subprocess.DEVNULL
+    return subprocess.run(argv, stdout=progress).returncode

@@ -223,14 +223,12 @@ def _verify_file(file: Path, out: Path, launches: int, max_slowdown: float, alph
     if code != 0:
         raise analysis.AnalysisError(f"the verification campaign {out} did not complete (mpimeter run exit {code}); "
                                      f"finish it with mpimeter run --resume {out}, then gate it with mpimeter gate")
-    default = analysis.analyze(analysis.load_campaign(out / lib_name, **load_options(kw)),
-                               **{k: kw[k] for k in ("outlier", "tukey_k", "mpibench_a", "drop_warmup", "clock",
-                                                     "confidence")})
-    tuned = analysis.analyze(analysis.load_campaign(out / "tuned", **load_options(kw)),
-                             **{k: kw[k] for k in ("outlier", "tukey_k", "mpibench_a", "drop_warmup", "clock",
-                                                   "confidence")})
-    gate = analysis.gate(default, tuned, max_slowdown=max_slowdown, alpha=alpha)
-    res = _verify.verify(lib_name, gate, default, tuned, choices, confidence=kw["confidence"])
+    result = analysis.analyze(analysis.load_campaign(out, **load_options(kw)),
+                              **{k: kw[k] for k in ("outlier", "tukey_k", "mpibench_a", "drop_warmup", "clock",
+                                                    "confidence")})
+    res = _verify.verify(result, lib_name, choices, max_slowdown=max_slowdown, alpha=alpha,
+                         confidence=kw["confidence"])
+    gate = res.gate
     if as_json:
         write_json(dict(res.to_dict(), file=str(file), campaign=str(out)))
     else:
