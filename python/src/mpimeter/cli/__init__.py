@@ -25,7 +25,7 @@ __all__ = ["COMMANDS", "MpimeterGroup", "OneLineUsageError", "main", "repeated_o
 # Each entry is a module of this package that defines a click command named `command`.
 COMMANDS = [
     "run", "reproducibility",
-    "analyze", "compare", "gate", "guidelines",
+    "analyze", "compare", "gate", "guidelines", "tune",
     "fingerprint", "report", "imports", "schemes",
     "sync_check",
     "model", "store", "site",

@@ -39,6 +39,7 @@ from mpimeter.report import html as h
 from mpimeter.report.fingerprint import FingerprintData, fingerprint_data
 from mpimeter.report.fingerprint_svg import fingerprint_svg
 from mpimeter.report.guidelines import guidelines_section
+from mpimeter.report.tuning import tuning_section
 from mpimeter.report.metadata import campaign_facts
 from mpimeter.report.states import states_html
 from mpimeter.report.models_bounds import models_bounds_section
@@ -111,6 +112,9 @@ def build_report(result, comparison=None, *, comparison_problem: str | None = No
                           _fingerprints(fp_jobs, fp_svgs, result.counters, max_points)))
     body.append(h.section("spread", "Launch-to-launch spread", _spread(result, ops) + states_html(result)))
     body.append(h.section("guidelines", "Guideline violations", guidelines_section(result)))
+    tuning = tuning_section(result)
+    if tuning:  # a campaign of a library's own collective algorithms (issue 29)
+        body.append(h.section("tuning", "Tuning", tuning))
     body.append(h.section("method", "Method", method_section(result, comparison)))
     body.append(h.section("provenance", "Provenance",
                           provenance_section(result, result.campaign.campaign_record)))

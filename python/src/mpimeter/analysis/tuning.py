@@ -1,0 +1,472 @@
+"""``tune``: which of a library's own collective algorithms to use, per operation, process count
+and size range — the one that is faster than the library's default with significance, else the
+default.
+
+What each alternative ran is read from its environment (campaign.json ``alternatives[].env``,
+else the variables its launches' meta.json recorded): the library's own selection variables are
+the one truth, so a hand-made ``--variant ring='OMPI_MCA_…=4'`` campaign is tunable too.
+campaign.json's ``alternatives[].algorithms`` record (``mpimeter run --algorithms``) only names
+them, when present and when it agrees with the environment.
+
+- Open MPI: ``OMPI_MCA_coll_tuned_<op>_algorithm=<value>`` (effective with
+  ``OMPI_MCA_coll_tuned_use_dynamic_rules=1``); its ``_segmentsize`` / ``_chain_fanout``
+  companions are carried into the rules file;
+- MPICH: ``MPIR_CVAR_<OP>_INTRA_ALGORITHM=<name>`` (or the ``MPICH_`` alias).
+
+An alternative of a library that sets none of these is that library's default; the library's
+default must be among the alternatives (it is the baseline of every comparison).
+
+The test (per library, over the family of every (op, p, size, algorithm) compared, Holm):
+the one-sided Wilcoxon rank-sum test on per-launch medians that the default is slower than the
+algorithm by more than ``min_effect`` — the default's medians against the algorithm's scaled by
+1 + min_effect, exactly the test ``gate`` makes of a slowdown (Hunold & Carpen-Amarie 2016 §5.2,
+the launch as the unit of replication §4.2); the Hodges–Lehmann ratio algorithm / default with
+its interval at ``confidence``. At each (op, p, size) the chosen algorithm is the significant one
+with the smallest ratio; sizes next to each other (in the measured order) with the same choice
+merge into one range. The goal is SKaMPI's (Reussner et al. 2002, §6: "automatically choose the
+most efficient algorithm depending on problem size") made with the statistics of PGMPI
+(Hunold, Carpen-Amarie, Lübbe & Träff 2016: per-launch samples, a correction over the family).
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import asdict, dataclass, field, replace
+from typing import Any
+
+import numpy as np
+
+from mpimeter.analysis.diagnostics import dedupe
+from mpimeter.analysis.groups import Group, groups_of, low_power_warning
+from mpimeter.analysis.loading import AnalysisError
+from mpimeter.analysis.results import AnalysisResult
+from mpimeter.io.errors import AnalysisWarning
+from mpimeter.stats import compare as _cmp
+from mpimeter.stats import hypothesis as _hyp
+from mpimeter.warning_codes import warning
+
+LIBRARIES = ("openmpi", "mpich")
+_OMPI_ALG = re.compile(r"^OMPI_MCA_coll_tuned_([a-z_]+?)_algorithm$")
+_OMPI_PARAM = re.compile(r"^OMPI_MCA_coll_tuned_([a-z_]+?)_algorithm_(segmentsize|chain_fanout|tree_fanout|max_requests)$")
+_OMPI_DYNAMIC = "OMPI_MCA_coll_tuned_use_dynamic_rules"
+_MPICH_ALG = re.compile(r"^(?:MPIR_CVAR|MPICH)_([A-Z_]+)_INTRA_ALGORITHM$")
+
+
+@dataclass(frozen=True)
+class AlgorithmSetting:
+    """One operation's algorithm as an alternative set it: ``variable=value`` in its environment,
+    ``name`` from campaign.json's record when it agrees (else the value), ``params`` the
+    companions (Open MPI: segmentsize, chain_fanout, ...) as set or as the launches' MPI_T
+    recorded them."""
+
+    op: str
+    variable: str
+    value: str
+    name: str
+    params: Mapping[str, str] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class TuningAlternative:
+    """An alternative of one library: ``settings`` per op (empty: the library's default)."""
+
+    alternative: str
+    library: str
+    settings: Mapping[str, AlgorithmSetting]
+
+    @property
+    def is_default(self) -> bool:
+        return not self.settings
+
+
+@dataclass(frozen=True)
+class Comparison:
+    """One algorithm against its library's default at (op, nprocs, size): ``ratio`` the
+    Hodges–Lehmann estimate of algorithm / default with its interval (< 1: the algorithm is
+    faster); ``p_value`` of the one-sided test "default slower than algorithm × (1 +
+    min_effect)", ``p_adjusted`` after Holm over the library's family; ``significant``:
+    p_adjusted ≤ α."""
+
+    library: str
+    op: str
+    nprocs: int
+    size: int
+    alternative: str
+    algorithm: str
+    variable: str
+    value: str
+    launches_default: int
+    launches_algorithm: int
+    median_default_ns: float
+    median_algorithm_ns: float
+    ratio: float
+    ratio_ci_low: float | None
+    ratio_ci_high: float | None
+    p_value: float
+    p_method: str
+    p_adjusted: float = math.nan
+    stars: str = ""
+    significant: bool = False
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+@dataclass(frozen=True)
+class Choice:
+    """What to use at (library, op, nprocs, size): ``alternative`` None for the default.
+    ``ratio`` (with its interval) is the predicted time of the choice / the default's (1 for the
+    default)."""
+
+    library: str
+    op: str
+    nprocs: int
+    size: int
+    alternative: str | None
+    algorithm: str
+    setting: AlgorithmSetting | None
+    ratio: float
+    ratio_ci_low: float | None
+    ratio_ci_high: float | None
+    p_adjusted: float | None
+
+    def to_dict(self) -> dict[str, Any]:
+        d = asdict(self)
+        d["setting"] = None if self.setting is None else {"variable": self.setting.variable,
+                                                          "value": self.setting.value,
+                                                          "params": dict(self.setting.params)}
+        return d
+
+
+@dataclass(frozen=True)
+class SizeRange:
+    """Measured sizes ``sizes`` (ascending, contiguous in the measured order) of (library, op,
+    nprocs) with one choice; ``choices`` per size, for the predicted speedups."""
+
+    library: str
+    op: str
+    nprocs: int
+    sizes: tuple[int, ...]
+    alternative: str | None
+    algorithm: str
+    setting: AlgorithmSetting | None
+    choices: tuple[Choice, ...]
+
+    @property
+    def size_min(self) -> int:
+        return self.sizes[0]
+
+    @property
+    def size_max(self) -> int:
+        return self.sizes[-1]
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"library": self.library, "op": self.op, "nprocs": self.nprocs, "size_min": self.size_min,
+                "size_max": self.size_max, "sizes": list(self.sizes), "alternative": self.alternative,
+                "algorithm": self.algorithm,
+                "setting": None if self.setting is None else {"variable": self.setting.variable,
+                                                              "value": self.setting.value,
+                                                              "params": dict(self.setting.params)},
+                "predicted_ratio": [c.ratio for c in self.choices],
+                "predicted_ratio_ci": [[c.ratio_ci_low, c.ratio_ci_high] for c in self.choices]}
+
+
+@dataclass(frozen=True)
+class LibraryTuning:
+    """One library's result: its default alternative, the algorithm alternatives, every
+    comparison, the choice per (op, nprocs, size) and the merged ranges; ``provenance`` what the
+    launches recorded (machine, library version, tool version, first and last launch)."""
+
+    library: str
+    default: str
+    alternatives: tuple[TuningAlternative, ...]
+    comparisons: tuple[Comparison, ...]
+    choices: tuple[Choice, ...]
+    ranges: tuple[SizeRange, ...]
+    provenance: Mapping[str, Any]
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"library": self.library, "default": self.default,
+                "alternatives": [{"alternative": a.alternative,
+                                  "settings": {op: asdict(s) | {"params": dict(s.params)} for op, s in a.settings.items()}}
+                                 for a in self.alternatives],
+                "provenance": dict(self.provenance),
+                "comparisons": [c.to_dict() for c in self.comparisons],
+                "choices": [c.to_dict() for c in self.choices],
+                "ranges": [r.to_dict() for r in self.ranges]}
+
+
+@dataclass(frozen=True)
+class TuningResult:
+    min_effect: float
+    alpha: float
+    confidence: float
+    test: str
+    correction: str
+    libraries: tuple[LibraryTuning, ...]
+    campaign_id: Any
+    warnings: tuple[AnalysisWarning, ...]
+
+    def library(self, name: str) -> LibraryTuning:
+        for lib in self.libraries:
+            if lib.library == name:
+                return lib
+        raise AnalysisError(f"the campaign tuned no {name} (it tuned {', '.join(l.library for l in self.libraries)})")
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"min_effect": self.min_effect, "alpha": self.alpha, "confidence": self.confidence,
+                "test": self.test, "correction": self.correction, "campaign_id": self.campaign_id,
+                "libraries": [lib.to_dict() for lib in self.libraries],
+                "warnings": [w.to_dict() for w in self.warnings]}
+
+
+def settings_of_env(library: str, env: Mapping[str, str]) -> tuple[dict[str, AlgorithmSetting], list[str]]:
+    """The algorithm settings an environment makes for ``library`` (op → setting, names still
+    the values), and the variables that are neither a selection nor its companions (an
+    alternative that sets them is more than an algorithm choice)."""
+    settings: dict[str, AlgorithmSetting] = {}
+    params: dict[str, dict[str, str]] = {}
+    other: list[str] = []
+    for name, value in sorted(env.items()):
+        if library == "openmpi" and (m := _OMPI_ALG.match(name)):
+            settings[m.group(1)] = AlgorithmSetting(m.group(1), name, value, value)
+        elif library == "openmpi" and (m := _OMPI_PARAM.match(name)):
+            params.setdefault(m.group(1), {})[m.group(2)] = value
+        elif library == "openmpi" and name == _OMPI_DYNAMIC:
+            continue
+        elif library == "mpich" and (m := _MPICH_ALG.match(name)):
+            op = m.group(1).lower()
+            settings[op] = AlgorithmSetting(op, name, value, value)
+        else:
+            other.append(name)
+    for op, p in params.items():
+        if op in settings:
+            settings[op] = replace(settings[op], params=p)
+        else:
+            other += [f"OMPI_MCA_coll_tuned_{op}_algorithm_{k}" for k in p]
+    return settings, other
+
+
+def _recorded_names(document: Mapping[str, Any] | None, alternative: str) -> dict[str, tuple[str, str, str]]:
+    """campaign.json's ``alternatives[].algorithms`` of one alternative, when well formed:
+    op → (name, variable, value)."""
+    if not isinstance(document, Mapping):
+        return {}
+    for alt in document.get("alternatives") or []:
+        if isinstance(alt, Mapping) and alt.get("name") == alternative and isinstance(alt.get("algorithms"), Mapping):
+            return {op: (str(v.get("name")), str(v.get("variable")), str(v.get("value")))
+                    for op, v in alt["algorithms"].items()
+                    if isinstance(v, Mapping) and all(isinstance(v.get(k), (str, int)) for k in ("name", "variable", "value"))}
+    return {}
+
+
+def _library_of(result: AnalysisResult, alternative: str) -> str:
+    libs = {li.meta.mpi.library for li in result.campaign.launches_of(alternative) if li.meta}
+    if len(libs) != 1:
+        raise AnalysisError(f"{alternative}: its launches ran with {', '.join(sorted(libs)) or 'no recorded library'}; "
+                            "each alternative must run one library")
+    return libs.pop()
+
+
+def _env_of(result: AnalysisResult, alternative: str) -> Mapping[str, str]:
+    """What the alternative set: campaign.json's env; without campaign.json the variables its
+    launches recorded (meta.json ``environment``, the same in all of them)."""
+    record = result.campaign.campaign_record
+    if record is not None and alternative in record.alternative_names:
+        return record.env_of(alternative)
+    envs = {tuple(sorted(li.meta.environment.items())) for li in result.campaign.launches_of(alternative) if li.meta}
+    if len(envs) > 1:
+        raise AnalysisError(f"{alternative}: its launches recorded different environments and there is no "
+                            "campaign.json saying what the alternative set")
+    return dict(envs.pop()) if envs else {}
+
+
+def _with_mpit(result: AnalysisResult, alt: TuningAlternative) -> TuningAlternative:
+    """Open MPI: the companions an alternative did not set, as its launches' MPI_T recorded them
+    (meta.json mpi.mpi_t.selected), so that a rules file repeats what was measured."""
+    if alt.library != "openmpi" or not alt.settings:
+        return alt
+    selected: dict[str, str] = {}
+    for li in result.campaign.launches_of(alt.alternative):
+        if li.meta and li.meta.mpi.mpi_t is not None:
+            selected.update(li.meta.mpi.mpi_t.selected)
+    settings = {}
+    for op, s in alt.settings.items():
+        params = dict(s.params)
+        for k in ("segmentsize", "chain_fanout"):
+            v = selected.get(f"coll_tuned_{op}_algorithm_{k}")
+            if k not in params and v is not None and v.lstrip("-").isdigit():
+                params[k] = v
+        settings[op] = replace(s, params=params)
+    return replace(alt, settings=settings)
+
+
+def tuning_alternatives(result: AnalysisResult, names: Mapping[str, Mapping[str, Mapping[str, str]]] | None = None
+                        ) -> tuple[dict[str, list[TuningAlternative]], list[AnalysisWarning]]:
+    """library → its alternatives (the default first); alternatives that set more than an
+    algorithm choice are left out with a warning. ``names``: library → op → value → name, the
+    library's own list (``--list-algorithms``), for values campaign.json does not name."""
+    out: dict[str, list[TuningAlternative]] = {}
+    warnings: list[AnalysisWarning] = []
+    record = result.campaign.campaign_record
+    for name in result.alternatives:
+        library = _library_of(result, name)
+        if library not in LIBRARIES:
+            warnings.append(warning("tune-left-out", alternative=name, why=f"its library {library} has no tuning files "
+                                    f"mpimeter writes (only {', '.join(LIBRARIES)})"))
+            continue
+        env = _env_of(result, name)
+        settings, other = settings_of_env(library, env)
+        if other:
+            warnings.append(warning("tune-left-out", alternative=name,
+                                    why=f"it sets {', '.join(other)}, more than the library's algorithm variables"))
+            continue
+        if library == "openmpi" and settings and env.get(_OMPI_DYNAMIC) != "1":
+            # Open MPI 4.1 takes coll_tuned_<op>_algorithm only with dynamic rules on: it ran the default
+            warnings.append(warning("tune-left-out", alternative=name,
+                                    why=f"it sets {', '.join(s.variable for s in settings.values())} without "
+                                        f"{_OMPI_DYNAMIC}=1, which Open MPI needs for them to take effect"))
+            continue
+        recorded = _recorded_names(record.document if record is not None else None, name)
+        listed = (names or {}).get(library, {})
+        for op, s in list(settings.items()):
+            rec = recorded.get(op)
+            if rec and rec[1] == s.variable and rec[2] == s.value:
+                settings[op] = replace(s, name=rec[0])
+            elif s.value in listed.get(op, {}):
+                settings[op] = replace(s, name=listed[op][s.value])
+        alt = _with_mpit(result, TuningAlternative(name, library, settings))
+        out.setdefault(library, []).append(alt)
+    for library, alts in out.items():
+        alts.sort(key=lambda a: (not a.is_default, a.alternative != library))
+    return out, warnings
+
+
+def _default_of(library: str, alts: list[TuningAlternative]) -> TuningAlternative:
+    defaults = [a for a in alts if a.is_default]
+    if not defaults:
+        raise AnalysisError(f"{library}: no alternative runs the library's default (one that sets no algorithm "
+                            f"variable, as `mpimeter run --mpi {library}` does): tuning compares every algorithm "
+                            "with it")
+    named = [a for a in defaults if a.alternative == library]
+    if len(defaults) > 1 and not named:
+        raise AnalysisError(f"{library}: several alternatives run the library's default "
+                            f"({', '.join(a.alternative for a in defaults)}) and none is named {library}")
+    return named[0] if named else defaults[0]
+
+
+def _per_p(group: Group) -> dict[int, dict[tuple[str, int], np.ndarray]]:
+    """nprocs → (op, size) → per-launch medians; a process count measured with several roots is
+    refused (a tuning file has no root)."""
+    out: dict[int, dict[tuple[str, int], np.ndarray]] = {}
+    for where in group.slices():
+        p, root = where
+        samples = {k: v for k, v in group.at(where).samples(False).items() if len(v)}
+        if p in out and samples:
+            raise AnalysisError(f"{group.name} measured p = {p} with several roots; tune a campaign with one root")
+        out[p] = samples
+    return out
+
+
+def _provenance(result: AnalysisResult, alternatives: Sequence[str]) -> dict[str, Any]:
+    metas = [li.meta for a in alternatives for li in result.campaign.launches_of(a) if li.meta]
+    def distinct(values):
+        return sorted({v for v in values if v})
+    starts = sorted(m.wall_start for m in metas if m.wall_start)
+    return {"machine": distinct(h for m in metas for h in m.hosts) or distinct(m.host_of_rank0 for m in metas),
+            "cpu_model": distinct(m.system.cpu_model for m in metas),
+            "library_version": distinct((m.mpi.library_version or "").splitlines()[0] if m.mpi.library_version else None
+                                        for m in metas),
+            "tool_version": distinct(m.tool.version for m in metas),
+            "first_launch": starts[0] if starts else None, "last_launch": starts[-1] if starts else None}
+
+
+def tune(result: AnalysisResult, *, min_effect: float = 0.05, alpha: float = 0.05, confidence: float = 0.95,
+         libraries: Sequence[str] | None = None, seed: int = 0,
+         names: Mapping[str, Mapping[str, Mapping[str, str]]] | None = None) -> TuningResult:
+    """The tuning of every library of the campaign that has algorithm alternatives (``libraries``:
+    only these). Raises :class:`AnalysisError` when a library has no default alternative, no
+    algorithm alternative, or nothing both measured."""
+    if not 0 <= min_effect < 10:
+        raise AnalysisError(f"the minimum effect must be ≥ 0 and below 10 (a fraction: 0.05 = 5 %), got {min_effect}")
+    by_library, warnings = tuning_alternatives(result, names)
+    if libraries:
+        missing = [lib for lib in libraries if lib not in by_library]
+        if missing:
+            raise AnalysisError(f"the campaign has no alternative of {', '.join(missing)} to tune (it has "
+                                f"{', '.join(by_library) or 'none of ' + ', '.join(LIBRARIES)})")
+        by_library = {lib: by_library[lib] for lib in libraries}
+    tuned = {lib: alts for lib, alts in by_library.items() if any(not a.is_default for a in alts)}
+    if not tuned:
+        raise AnalysisError("the campaign has no algorithm alternatives: run one with `mpimeter run --algorithms "
+                            "allreduce=all`, or a --variant that sets the library's algorithm variable "
+                            "(OMPI_MCA_coll_tuned_<op>_algorithm, MPIR_CVAR_<OP>_INTRA_ALGORITHM)")
+    groups = {g.alternative: g for g in groups_of([result])}
+    out = []
+    for library, alts in tuned.items():
+        default = _default_of(library, alts)
+        others = [a for a in alts if not a.is_default]
+        out.append(_tune_library(result, library, default, others, groups, min_effect=min_effect, alpha=alpha,
+                                 confidence=confidence, seed=seed, warnings=warnings))
+    warnings += result.warnings
+    record = result.campaign.campaign_record
+    return TuningResult(min_effect, alpha, confidence,
+                        "one-sided wilcoxon-rank-sum on per-launch medians (default slower than algorithm × "
+                        "(1 + min_effect))", "holm (per library, over every (op, p, size, algorithm))",
+                        tuple(out), record.id if record is not None else None, dedupe(warnings))
+
+
+def _tune_library(result: AnalysisResult, library: str, default: TuningAlternative, others: list[TuningAlternative],
+                  groups: Mapping[str, Group], *, min_effect: float, alpha: float, confidence: float, seed: int,
+                  warnings: list[AnalysisWarning]) -> LibraryTuning:
+    base = _per_p(groups[default.alternative])
+    rows: list[Comparison] = []
+    for alt in others:
+        theirs = _per_p(groups[alt.alternative])
+        for op, setting in sorted(alt.settings.items()):
+            for p in sorted(set(base) & set(theirs)):
+                for (o, size) in sorted(k for k in theirs[p] if k[0] == op and k in base[p]):
+                    a, b = base[p][(o, size)], theirs[p][(o, size)]
+                    test = _cmp.slowdown_test(b, a, min_effect)  # default (candidate) slower than alg × (1+e)
+                    pc = _cmp.compare_two(a, b, confidence=confidence, seed=seed)  # ratio alg / default
+                    rows.append(Comparison(library, op, p, size, alt.alternative, setting.name, setting.variable,
+                                           setting.value, len(a), len(b), pc.median_a, pc.median_b,
+                                           pc.ratio_ci.estimate, pc.ratio_ci.low, pc.ratio_ci.high, test.p_value,
+                                           test.method))
+    if not rows:
+        raise AnalysisError(f"{library}: no (op, p, size) was measured both by the default ({default.alternative}) "
+                            f"and by an algorithm alternative ({', '.join(a.alternative for a in others)}) of its "
+                            "operation")
+    adj = _hyp.holm(np.array([r.p_value for r in rows]))
+    rows = [replace(r, p_adjusted=float(q), stars=_hyp.stars(float(q), alpha=alpha),
+                    significant=bool(math.isfinite(q) and q <= alpha)) for r, q in zip(rows, adj)]
+    warnings += low_power_warning([(r.launches_default, r.launches_algorithm, f"{r.op}/{r.size} p={r.nprocs}")
+                                   for r in rows], "greater", alpha, "alternative")
+    settings = {a.alternative: a.settings for a in others}
+    choices = []
+    for key in sorted({(r.op, r.nprocs, r.size) for r in rows}):
+        cands = [r for r in rows if (r.op, r.nprocs, r.size) == key]
+        best = min((r for r in cands if r.significant), key=lambda r: (r.ratio, r.p_adjusted), default=None)
+        if best is None:
+            choices.append(Choice(library, *key, None, "default", None, 1.0, None, None, None))
+        else:
+            choices.append(Choice(library, *key, best.alternative, best.algorithm,
+                                  settings[best.alternative][best.op], best.ratio, best.ratio_ci_low,
+                                  best.ratio_ci_high, best.p_adjusted))
+    return LibraryTuning(library, default.alternative, (default, *others), tuple(rows), tuple(choices),
+                         tuple(merge_ranges(choices)), _provenance(result, [default.alternative,
+                                                                             *(a.alternative for a in others)]))
+
+
+def merge_ranges(choices: Sequence[Choice]) -> list[SizeRange]:
+    """Contiguous measured sizes of one (library, op, nprocs) with the same choice, as ranges."""
+    out: list[SizeRange] = []
+    for c in sorted(choices, key=lambda c: (c.library, c.op, c.nprocs, c.size)):
+        last = out[-1] if out else None
+        if last and (last.library, last.op, last.nprocs, last.alternative) == (c.library, c.op, c.nprocs, c.alternative):
+            out[-1] = replace(last, sizes=(*last.sizes, c.size), choices=(*last.choices, c))
+        else:
+            out.append(SizeRange(c.library, c.op, c.nprocs, (c.size,), c.alternative, c.algorithm, c.setting, (c,)))
+    return out

@@ -1,0 +1,330 @@
+"""`mpimeter tune`: from a campaign whose alternatives are a library's own collective algorithms,
+the algorithm to use per operation, process count and size range (faster than the library's
+default with significance, else the default: analysis.tuning), written as the library's own
+configuration (io.tuning_files), checked before it is written; `--verify` runs the default
+against the written file and gates (analysis.tuning_verify)."""
+
+from __future__ import annotations
+
+import datetime as _dt
+import json
+import os
+from pathlib import Path
+from typing import Any
+
+import click
+from rich.table import Table
+
+from mpimeter import __version__, analysis
+from mpimeter.analysis import tuning as _tuning
+from mpimeter.analysis import tuning_verify as _verify
+from mpimeter.campaign import tuning_bench as _bench
+from mpimeter.campaign.plan import PlanError
+from mpimeter.cli.common import (EXIT_OK, EXIT_REGRESSION, STARS_TEXT, alpha_option, analysis_settings_options,
+                                 analyze_together, check_alpha, console, fail, fmt_est, fmt_p, fmt_ratio, fmt_time,
+                                 guarded, load_options, print_warnings, write_json)
+from mpimeter.io import tuning_files as _files
+
+EVIDENCE_SUFFIX = ".evidence.json"  # next to the tuning file: the tuning's JSON, read by --verify
+DEFAULT_VERIFY_LAUNCHES = 10
+
+
+def _sizes_text(r: _tuning.SizeRange) -> str:
+    return str(r.size_min) if r.size_min == r.size_max else f"{r.size_min}–{r.size_max}"
+
+
+def print_tuning(res: _tuning.TuningResult) -> None:
+    con = console()
+    pct = f"{100 * res.confidence:g} %"
+    for lib in res.libraries:
+        t = Table(title=f"mpimeter tune {lib.library}: default = {lib.default}", title_justify="left")
+        for name in ("op", "p", "sizes (B)", "choice", "variable", f"time / default [{pct} CI], per size",
+                     "p (Holm), per size"):
+            t.add_column(name, justify="right" if name == "p" else "left")
+        for r in lib.ranges:
+            t.add_row(r.op, str(r.nprocs), _sizes_text(r), r.algorithm if r.alternative else "library default",
+                      "" if r.setting is None else f"{r.setting.variable}={r.setting.value}",
+                      "; ".join(fmt_est(c.ratio, c.ratio_ci_low, c.ratio_ci_high, fmt_ratio) if c.alternative else "1"
+                                for c in r.choices),
+                      "; ".join(fmt_p(c.p_adjusted) if c.p_adjusted is not None else "–" for c in r.choices))
+        con.print(t)
+        e = Table(title=f"{lib.library}: every algorithm against the default", title_justify="left")
+        for name in ("op", "p", "size", "algorithm", "launches", "median default", "median algorithm",
+                     "algorithm / default", "p", "p (Holm)", "", "significant"):
+            e.add_column(name, justify="left" if name in ("op", "algorithm", "", "significant") else "right")
+        for c in lib.comparisons:
+            e.add_row(c.op, str(c.nprocs), str(c.size), c.algorithm, f"{c.launches_default}/{c.launches_algorithm}",
+                      fmt_time(c.median_default_ns), fmt_time(c.median_algorithm_ns),
+                      fmt_est(c.ratio, c.ratio_ci_low, c.ratio_ci_high, fmt_ratio), fmt_p(c.p_value),
+                      fmt_p(c.p_adjusted), c.stars, "yes" if c.significant else "no")
+        con.print(e)
+    con.print(f"test: {res.test}, min effect {100 * res.min_effect:g} %; correction: {res.correction}; chosen: the "
+              f"significant algorithm (p (Holm) ≤ α = {res.alpha:g}) with the smallest Hodges–Lehmann ratio, else "
+              f"the default; {STARS_TEXT}")
+    print_warnings(con, res.warnings)
+
+
+def _rules(lib: _tuning.LibraryTuning) -> list[_files.RangeRule]:
+    return [_files.RangeRule(r.op, r.nprocs, r.size_min, r.size_max,
+                             None if r.setting is None else r.setting.value,
+                             {} if r.setting is None else dict(r.setting.params)) for r in lib.ranges]
+
+
+def _provenance(res: _tuning.TuningResult, lib: _tuning.LibraryTuning, campaign: str) -> dict[str, Any]:
+    p = lib.provenance
+    return {"machine": p.get("machine"), "cpu": p.get("cpu_model"), "library": p.get("library_version"),
+            "campaign": Path(campaign).resolve().name, "campaign id": res.campaign_id,
+            "launches from": p.get("first_launch"), "launches to": p.get("last_launch"),
+            "written": _dt.datetime.now(_dt.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
+            "by": f"mpimeter {__version__} tune, min effect {res.min_effect:g}, alpha {res.alpha:g}"}
+
+
+def _file_text(lib: _tuning.LibraryTuning, file_format: str, provenance: dict[str, Any], bench_dir: Path | None,
+               recorded_bench: str | None) -> tuple[str, list[str]]:
+    """The file's text, checked as the library reads it; notes on what the check could not use."""
+    rules = _rules(lib)
+    notes: list[str] = []
+    if file_format == "env":
+        text = _files.env_settings(lib.library, rules, provenance)
+        _files.validate_env(text)
+        return text, notes
+    try:
+        bench = _bench.bench_of(lib.library, recorded_bench, bench_dir)
+    except PlanError as exc:
+        if file_format == "mpich-json":  # its built-in tree is part of the file
+            raise _files.TuningFileError(f"the MPICH file holds the library's built-in tree, read from the library "
+                                         f"the binary loads: {exc}") from None
+        bench = None
+        notes.append(f"algorithm numbers not checked against the library's list ({exc})")
+    if file_format == "openmpi-rules":
+        text = _files.openmpi_rules(rules, provenance)
+        counts = None
+        if bench is not None:
+            try:
+                counts = {op: n for op, n in _bench.list_algorithms(lib.library, bench).counts.items() if n}
+            except PlanError as exc:
+                notes.append(f"algorithm numbers not checked against the library's list ({exc})")
+        _files.validate_openmpi_rules(text, counts)
+        return text, notes
+    builtin = _files.mpich_builtin(_bench.mpi_library_file(bench))
+    text = _files.mpich_json_text(_files.mpich_json(rules, builtin), provenance)
+    _files.validate_mpich_json(text, builtin.containers)
+    return text, notes
+
+
+def _write_whole(path: Path, text: str) -> None:
+    tmp = path.with_name(f".{path.name}.tmp{os.getpid()}")
+    tmp.write_text(text)
+    os.replace(tmp, path)
+
+
+def _recorded_bench(result: analysis.AnalysisResult, alternative: str) -> str | None:
+    record = result.campaign.campaign_record
+    if record is None:
+        return None
+    for alt in record.document.get("alternatives") or []:
+        if isinstance(alt, dict) and alt.get("name") == alternative and isinstance(alt.get("bench"), str):
+            return alt["bench"]
+    return None
+
+
+def _listed_names(result: analysis.AnalysisResult, bench_dir: Path | None) -> dict[str, Any]:
+    """library → op → value → name from each library's --list-algorithms (Open MPI numbers its
+    algorithms; the names make the table readable); a library whose binary cannot say is named
+    by its values."""
+    out: dict[str, Any] = {}
+    libs = {li.meta.mpi.library: li.alternative for li in result.campaign.launches if li.meta}
+    for lib, alt in libs.items():
+        if lib != "openmpi":
+            continue
+        try:
+            out[lib] = _bench.list_algorithms(lib, _bench.bench_of(lib, _recorded_bench(result, alt), bench_dir)).names
+        except PlanError:
+            continue
+    return out
+
+
+def _tune(path: str, out: Path | None, file_format: str, min_effect: float, alpha: float, library: str | None,
+          as_json: bool, bench_dir: Path | None, kw: dict[str, Any]) -> int:
+    result = analyze_together([path], kw)
+    res = _tuning.tune(result, min_effect=min_effect, alpha=alpha, confidence=kw["confidence"],
+                       libraries=[library] if library else None, names=_listed_names(result, bench_dir))
+    written: dict[str, Any] = {}
+    if out is not None:
+        if len(res.libraries) > 1:
+            raise analysis.AnalysisError(f"the campaign tunes {', '.join(l.library for l in res.libraries)}: one file "
+                                         "is one library's, give --library")
+        lib = res.libraries[0]
+        fmt = _files.FORMAT_OF_LIBRARY[lib.library] if file_format == "auto" else file_format
+        if fmt in _files.LIBRARY_OF_FORMAT and _files.LIBRARY_OF_FORMAT[fmt] != lib.library:
+            raise analysis.AnalysisError(f"--format {fmt} is {_files.LIBRARY_OF_FORMAT[fmt]}'s file; the campaign tuned "
+                                         f"{lib.library} (use --format {_files.FORMAT_OF_LIBRARY[lib.library]} or env)")
+        try:
+            text, notes = _file_text(lib, fmt, _provenance(res, lib, path), bench_dir,
+                                     _recorded_bench(result, lib.default))
+        except (_files.TuningFileError, PlanError) as exc:
+            raise analysis.AnalysisError(f"{out}: not written: {exc}") from None
+        evidence = dict(res.to_dict(), file=out.name, format=fmt, library=lib.library, campaign=str(path))
+        _write_whole(out, text)
+        _write_whole(out.with_name(out.name + EVIDENCE_SUFFIX), json.dumps(evidence, indent=1) + "\n")
+        written = {"file": str(out), "format": fmt, "evidence": str(out) + EVIDENCE_SUFFIX, "notes": notes}
+    if as_json:
+        write_json(dict(res.to_dict(), written=written or None))
+    else:
+        print_tuning(res)
+        if written:
+            console().print(f"wrote {written['file']} ({written['format']}) and its evidence "
+                            f"{written['evidence']}" + "".join(f"; note: {n}" for n in written["notes"]))
+    return EXIT_OK
+
+
+def _read_evidence(file: Path) -> dict[str, Any]:
+    ev_path = file.with_name(file.name + EVIDENCE_SUFFIX)
+    if not file.is_file():
+        raise analysis.AnalysisError(f"--verify {file}: no such file")
+    if not ev_path.is_file():
+        raise analysis.AnalysisError(f"--verify {file}: its evidence {ev_path.name} is not next to it (mpimeter tune "
+                                     "--out writes both)")
+    from mpimeter.io.jsonread import load_json  # the bounded, checked reader of every JSON read back
+
+    ev = load_json(ev_path)
+    if not (isinstance(ev, dict) and ev.get("format") in _files.FORMATS and ev.get("library") in _tuning.LIBRARIES
+            and isinstance(ev.get("libraries"), list)):
+        raise analysis.AnalysisError(f"{ev_path}: not the evidence of mpimeter tune (format, library, libraries)")
+    return ev
+
+
+def _verify_file(file: Path, out: Path, launches: int, max_slowdown: float, alpha: float, as_json: bool,
+                 extra: tuple[str, ...], kw: dict[str, Any]) -> int:
+    ev = _read_evidence(file)
+    lib_name, fmt = ev["library"], ev["format"]
+    lib = next((l for l in ev["libraries"] if isinstance(l, dict) and l.get("library") == lib_name), None)
+    if lib is None or not isinstance(lib.get("choices"), list) or not lib["choices"]:
+        raise analysis.AnalysisError(f"{file}{EVIDENCE_SUFFIX}: holds no choices for {lib_name}")
+    text = file.read_text()
+    settings: dict[str, str] = {}
+    try:
+        if fmt == "openmpi-rules":
+            _files.validate_openmpi_rules(text)
+        elif fmt == "mpich-json":
+            _files.validate_mpich_json(text)
+        else:
+            _files.validate_env(text)
+            settings = dict(line.split("=", 1) for line in text.splitlines() if line and not line.startswith("#"))
+    except _files.TuningFileError as exc:
+        raise analysis.AnalysisError(f"--verify {file}: {exc}") from None
+    if any(c.isspace() for c in str(file.resolve())):
+        raise analysis.AnalysisError(f"--verify {file}: its path holds a space, which a --variant value cannot carry")
+    choices = lib["choices"]
+    code = _bench.run_verification(lib_name, _bench.verify_env(lib_name, fmt, file, settings), out=out,
+                                   nprocs=sorted({int(c["nprocs"]) for c in choices}),
+                                   ops=sorted({str(c["op"]) for c in choices}),
+                                   sizes=sorted({int(c["size"]) for c in choices}), launches=launches, extra=extra)
+    if code != 0:
+        raise analysis.AnalysisError(f"the verification campaign {out} did not complete (mpimeter run exit {code}); "
+                                     f"finish it with mpimeter run --resume {out}, then gate it with mpimeter gate")
+    result = analysis.analyze(analysis.load_campaign(out, **load_options(kw)),
+                              **{k: kw[k] for k in ("outlier", "tukey_k", "mpibench_a", "drop_warmup", "clock",
+                                                    "confidence")})
+    res = _verify.verify(result, lib_name, choices, max_slowdown=max_slowdown, alpha=alpha,
+                         confidence=kw["confidence"])
+    gate = res.gate
+    if as_json:
+        write_json(dict(res.to_dict(), file=str(file), campaign=str(out)))
+    else:
+        _print_gate(gate, lib_name)
+        _print_predictions(res)
+    return EXIT_OK if res.passed else EXIT_REGRESSION
+
+
+def _print_gate(gate: analysis.GateResult, library: str) -> None:
+    t = Table(title=f"gate {library} → tuned (max slowdown {100 * gate.max_slowdown:g} %): "
+                    f"{'no regression' if gate.passed else 'REGRESSIONS'}", title_justify="left")
+    for name in ("op", "p", "size", "default", "tuned", "tuned / default [CI at Holm level]", "p (Holm)", "regression"):
+        t.add_column(name, justify="left" if name in ("op", "regression") else "right")
+    for r in gate.rows:
+        t.add_row(r.op, str(r.nprocs or "–"), str(r.size), fmt_time(r.median_baseline_ns), fmt_time(r.median_candidate_ns),
+                  fmt_est(r.ratio, r.ratio_ci_low, r.ratio_ci_high, fmt_ratio), fmt_p(r.p_adjusted),
+                  "REGRESSION" if r.regression else "")
+    console().print(t)
+    console().print(f"test: {gate.test} (tuned against default × {1 + gate.max_slowdown:g}), Holm over "
+                    f"{len(gate.rows)} rows, α = {gate.alpha:g}")
+    print_warnings(console(), gate.warnings)
+
+
+def _print_predictions(res: _verify.VerifyResult) -> None:
+    con = console()
+    pct = f"{100 * res.confidence:g} %"
+    t = Table(title=f"predicted against measured: tuned / default ({res.library})", title_justify="left")
+    for name in ("op", "p", "size", "choice", "predicted [CI]", f"measured [{pct} CI]", "launches", "within"):
+        t.add_column(name, justify="left" if name in ("op", "choice", "within") else "right")
+    for r in res.predictions:
+        t.add_row(r.op, str(r.nprocs), str(r.size), r.algorithm,
+                  fmt_est(r.predicted_ratio, r.predicted_ci_low, r.predicted_ci_high, fmt_ratio),
+                  fmt_est(r.measured_ratio, r.measured_ci_low, r.measured_ci_high, fmt_ratio),
+                  f"{r.launches_default}/{r.launches_tuned}", "–" if r.within is None else "yes" if r.within else "NO")
+    con.print(t)
+    inside = sum(1 for r in res.predictions if r.within)
+    con.print(f"{inside} of {len(res.predictions)} predictions lie within the measured interval; gate: "
+              f"{'passed' if res.passed else 'FAILED: the tuned configuration is slower somewhere'}")
+
+
+@click.command("tune")
+@click.argument("path", type=click.Path(path_type=Path))
+@click.argument("run_args", nargs=-1, type=click.UNPROCESSED, metavar="[-- RUN_ARGS...]")
+@click.option("--out", type=click.Path(path_type=Path), default=None,
+              help="Write the library's tuning file here (and its evidence, FILE.evidence.json, next to it).")
+@click.option("--format", "file_format", type=click.Choice(("auto", *_files.FORMATS)), default="auto",
+              show_default=True, help="The file: auto is the library's own (Open MPI: openmpi-rules, MPICH: "
+                                      "mpich-json); env: the plain variables (one algorithm per operation only).")
+@click.option("--min-effect", type=float, default=0.05, show_default=True,
+              help="An algorithm must beat the default by more than this fraction (0.05 = 5 %).")
+@click.option("--library", type=click.Choice(_tuning.LIBRARIES), default=None,
+              help="Tune this library only (needed with --out when the campaign has several).")
+@click.option("--json", "as_json", is_flag=True, help="Print the evidence as JSON instead of tables.")
+@click.option("--bench-dir", type=click.Path(path_type=Path), default=None,
+              help="Where the binaries are (the library's algorithm list and, for MPICH, its built-in tree).")
+@click.option("--verify", "verify_file", type=click.Path(path_type=Path), default=None,
+              help="Run a campaign into PATH: the library's default against this tuning file, then gate.")
+@click.option("--launches", type=int, default=DEFAULT_VERIFY_LAUNCHES, show_default=True,
+              help="--verify: launches per side.")
+@click.option("--max-slowdown", type=float, default=0.05, show_default=True,
+              help="--verify: the gate's tolerated slowdown of the tuned configuration (a fraction).")
+@alpha_option
+@analysis_settings_options
+def command(path: Path, run_args: tuple[str, ...], out: Path | None, file_format: str, min_effect: float,
+            library: str | None, as_json: bool, bench_dir: Path | None, verify_file: Path | None, launches: int,
+            max_slowdown: float, alpha: float, **kw: Any) -> None:
+    """Choose a library's collective algorithms from CAMPAIGN (PATH): per operation, process count
+    and size, the algorithm alternative faster than the library's default by more than
+    --min-effect (one-sided Wilcoxon rank-sum on per-launch medians, Holm over every (op, p,
+    size, algorithm) compared), else the default; sizes next to each other with one choice form
+    a range. With --out, writes the library's own file (checked as the library reads it first;
+    nothing is written when it would be refused). With --verify FILE, PATH is a new campaign
+    folder: FILE's library as it is against FILE set, gated (exit 1 when the tuned
+    configuration is slower somewhere); RUN_ARGS after `--` go to mpimeter run.
+    """
+    check_alpha("tune", alpha)
+    if verify_file is None:
+        if run_args:
+            fail("tune", f"{' '.join(run_args)}: RUN_ARGS go with --verify only")
+        for flag, given in (("--launches", launches != DEFAULT_VERIFY_LAUNCHES), ("--max-slowdown", max_slowdown != 0.05)):
+            if given:
+                fail("tune", f"{flag} goes with --verify only")
+        if not (0 <= min_effect < 10):
+            fail("tune", f"--min-effect {min_effect:g}: a fraction ≥ 0 and below 10 (0.05 = 5 %)")
+        if out is not None and (out.is_dir() or not out.parent.is_dir()):
+            fail("tune", f"--out {out}: give a file in an existing folder")
+        guarded("tune", lambda: _tune(str(path), out, file_format, min_effect, alpha, library, as_json, bench_dir, kw))
+        return
+    if out is not None or file_format != "auto" or library is not None:
+        fail("tune", "--verify reads the library and format from FILE's evidence: do not give --out, --format or "
+                     "--library with it")
+    if not 1 <= launches <= 10000:
+        fail("tune", f"--launches {launches}: 1 to 10000")
+    if not (0 <= max_slowdown < 10):
+        fail("tune", f"--max-slowdown {max_slowdown:g}: a fraction ≥ 0 and below 10")
+    if path.exists():
+        fail("tune", f"{path} exists: --verify runs a new campaign into a folder that does not exist yet")
+    extra = tuple(run_args) + (("--bench-dir", str(bench_dir)) if bench_dir is not None else ())
+    guarded("tune", lambda: _verify_file(verify_file, path, launches, max_slowdown, alpha, as_json, extra, kw))
