@@ -65,6 +65,7 @@ int mm__config_check_scoped_options(const mm_config *cfg, const char *seen, char
         {"test-interval", mm_op_is_nbc, "nonblocking collectives (ibcast, iallreduce, ...; see --list-ops)"},
         {"pair", mm__op_uses_pair, "ping-pongs and one-sided data movement (pingpong-send-recv, rma-put, ...; see --list-ops)"},
         {"cart-dims", mm_op_is_neighbor, "neighborhood collectives (neighbor_allgather, ...; see --list-ops)"},
+        {"graph-file", mm_op_is_neighbor, "neighborhood collectives (neighbor_allgather, ...; see --list-ops)"},
         {"rma-sync", mm_op_uses_rma_sync, "one-sided data movement (rma-put, rma-get, ...; see --list-ops)"},
         {"rma-window", mm_op_is_rma, "one-sided ops (rma-put, rma-win-create, ...; see --list-ops)"},
         {"rma-window-bytes", mm_op_uses_rma_sync, "one-sided data movement (rma-put, rma-get, ...; see --list-ops)"},
@@ -208,6 +209,8 @@ int mm__config_validate(mm_config *cfg, int seen_clocksync, char *err, size_t le
     }
     int rc_rma = mm__config_check_rma(cfg, type_size, err, len);
     if (rc_rma) return rc_rma;
+    int rc_graph = mm__config_read_graph(cfg, err, len);
+    if (rc_graph) return rc_graph;
     int rc_space = mm__config_check_space(cfg, err, len);
     if (rc_space) return rc_space;
     if (any_reduce && mm_reduce_op_check(cfg->reduce_op, cfg->datatype, why, sizeof why) != 0)
@@ -257,6 +260,10 @@ int mm_config_check_nprocs(const mm_config *cfg, int nprocs, char *err, size_t l
 
     int cart_err = mm__config_check_cart(cfg, nprocs, err, len);
     if (cart_err) return cart_err;
+    for (int k = 0; k < nsizes && cfg->mode == MM_MODE_BENCH; k++) {
+        int graph_err = mm__config_check_graph(cfg, sizes[k], err, len);
+        if (graph_err) return graph_err;
+    }
     if (cfg->mode == MM_MODE_SYNC_CHECK && nprocs < 2)
         return mm_fail(err, len, "--sync-check needs at least 2 ranks (got %d)", nprocs);
     return 0;

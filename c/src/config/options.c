@@ -143,6 +143,10 @@ static const mm_option_spec mm__table[] = {
      "product is the number of ranks; or auto", 0,
      "neighborhood collectives: the periodic Cartesian topology; auto = MPI_Dims_create's "
      "two-dimensional grid"},
+    {"graph-file", MM_OPT_PATH, BENCH, "FILE", "(the Cartesian topology)", NULL, NONE,
+     "neighborhood collectives: a distributed graph instead of the Cartesian topology; a text "
+     "file of one line 'R: D1 D2 ...' per rank R, in order from 0, naming the ranks it sends to "
+     "('#' starts a comment; at most 65536 bytes; docs/FORMAT.md)"},
     /* one-sided operations (c/src/ops/ops_rma.c) */
     {"rma-sync", MM_OPT_CHOICE, BENCH, "MODE", "(required with one-sided data movement)", NULL, 0,
      0, MM_RMA_SYNC_WORDS, 0,
