@@ -221,6 +221,10 @@ struct mm_graph_facts;
 int mm_graph_check(const char *text, size_t len, struct mm_graph_facts *facts, char *why, size_t why_len);
 int mm_op_uses_rma_sync(const mm_op *op);
 int mm_op_uses_rma_burst(const mm_op *op);
+/* Is the op one of IMB-RMA's contention patterns (one-to-all, all-to-all, all-to-one on every
+ * rank, ops_rma_contention.c)? Its window is nprocs x --rma-burst x size: it takes no
+ * --rma-window-bytes. */
+int mm_op_is_rma_contention(const mm_op *op);
 /* Can the op run in this synchronization mode? 0, or -1 with why (request-based MPI_Rput/MPI_Rget
  * need a passive-target epoch, MPI-3.1 §11.3.5). */
 int mm_op_check_rma_sync(const mm_op *op, int sync, char *why, size_t why_len);

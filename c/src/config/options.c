@@ -159,7 +159,9 @@ static const mm_option_spec mm__table[] = {
      "allocate = MPI_Win_allocate, allocate-shared = MPI_Win_allocate_shared (all ranks on one "
      "node), dynamic = MPI_Win_create_dynamic + MPI_Win_attach"},
     {"rma-burst", MM_OPT_INT, BENCH, "N", "64", "operations", 1, 65536, NULL, OFF(rma_burst),
-     "one-sided -bw rows: operations back to back in one epoch (OSU's window size -w)"},
+     "one-sided -bw rows: operations back to back in one epoch (OSU's window size -w); "
+     "contention patterns (rma-one-put-all, ...): rounds per timed call before one completion "
+     "(IMB-RMA's aggregate mode; 1 = non-aggregate)"},
     {"rma-window-bytes", MM_OPT_I64, BENCH | MM_OPT_F_AUTO, "BYTES", "auto", "bytes", 1,
      68719476736.0, NULL, OFF(rma_window_bytes),
      "one-sided ops: each rank's window; auto = what the operation needs (size, or rma-burst x "

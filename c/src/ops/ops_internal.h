@@ -240,6 +240,19 @@ int mm__after_rma_win_create(mm_op_args *args);
 int mm__after_rma_win_free(mm_op_args *args);
 void mm__teardown_rma_win(mm_op_args *args);
 
+/* IMB-RMA's contention patterns (ops_rma_contention.c, rows in ops_rma_contention_rows.h). */
+int mm__setup_rma_one_put_all(mm_op_args *args);
+int mm__setup_rma_one_get_all(mm_op_args *args);
+int mm__setup_rma_all_put_all(mm_op_args *args);
+int mm__setup_rma_all_get_all(mm_op_args *args);
+int mm__setup_rma_all_put_one(mm_op_args *args);
+int mm__setup_rma_all_get_one(mm_op_args *args);
+int mm__run_rma_contention(const mm_op_args *args);
+int mm__after_rma_contention(mm_op_args *args);
+void mm__teardown_rma_contention(mm_op_args *args);
+int mm__inject_rma_contention(mm_op_args *args);
+int mm__verify_rma_contention(mm_op_args *args, char *why, size_t why_len);
+
 /* ops_rma_check.c: the values a row starts from, and the check after the test. */
 void mm__rma_fill(void *buf, int count, MPI_Datatype dt, int type_size, int salt, int small);
 int mm__rma_initial(mm_op_args *a, mm__rma *s);

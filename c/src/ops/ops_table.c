@@ -331,6 +331,7 @@ const mm_op mm_ops_table[] = {
             MM__C_SIZE "; passive modes only (lock, lock-shared, lock-all-flush, lock-all-flush-local)",
             0, mm__setup_rma_rput, 2, MM_VOL_SIZE),
 #undef MM__RMA
+#include "ops_rma_contention_rows.h"
     /* window creation and free (ops_rma.c): every rank, a window of size bytes of --rma-window */
     {"rma-win-create", MM_OP_KIND_RMA,
      "every rank makes a window of size bytes of --rma-window (MPI_Win_create over memory "
@@ -432,6 +433,7 @@ int mm_op_inject_error(const mm_op *op, mm_op_args *args) {
      * the test fails (ops_rma_check.c) */
     if (op->verify == mm__verify_rma) return mm__inject_rma(args);
     if (op->verify == mm__verify_neighbor) return mm__inject_neighbor(args);
+    if (op->verify == mm__verify_rma_contention) return mm__inject_rma_contention(args);
     /* arguments both libraries check on every rank before communicating (a negative count is
      * not checked by Debian's MPICH: it crashes instead) */
     if (op->flags & MM_OP_ROOTED) {
@@ -533,11 +535,23 @@ int mm_op_available(const mm_op *op, char *why, size_t why_len) {
 int mm_op_is_neighbor(const mm_op *op) { return op && strstr(op->name, "neighbor_") != NULL; }
 
 int mm_op_is_rma(const mm_op *op) { return op && op->kind && strcmp(op->kind, MM_OP_KIND_RMA) == 0; }
-int mm_op_uses_rma_sync(const mm_op *op) { return mm_op_is_rma(op) && op->verify == mm__verify_rma; }
-int mm_op_uses_rma_burst(const mm_op *op) { return mm_op_uses_rma_sync(op) && op->volume == MM_VOL_RMA_BURST; }
+int mm_op_uses_rma_sync(const mm_op *op) {
+    return mm_op_is_rma(op) && (op->verify == mm__verify_rma || op->verify == mm__verify_rma_contention);
+}
+int mm_op_uses_rma_burst(const mm_op *op) {
+    return mm_op_uses_rma_sync(op) && (op->volume == MM_VOL_RMA_BURST || mm_op_is_rma_contention(op));
+}
+int mm_op_is_rma_contention(const mm_op *op) { return op && op->verify == mm__verify_rma_contention; }
 
 int mm_op_check_rma_sync(const mm_op *op, int sync, char *why, size_t why_len) {
     if (!mm_op_uses_rma_sync(op)) return 0;
+    /* IMB-RMA times its contention patterns in one lock_all epoch; fence is every rank's
+     * active-target twin. Per-target locks or groups would be other patterns. */
+    if (mm_op_is_rma_contention(op) && sync != MM_RMA_FENCE && sync != MM_RMA_FLUSH && sync != MM_RMA_FLUSH_LOCAL) {
+        snprintf(why, why_len, "%s: a contention pattern runs in a lock_all epoch or between fences; allowed "
+                 "--rma-sync: fence, lock-all-flush, lock-all-flush-local", op->name);
+        return -1;
+    }
     int passive = sync != MM_RMA_FENCE && sync != MM_RMA_PSCW;
     if (passive || (op->setup != mm__setup_rma_rput && op->setup != mm__setup_rma_rget)) return 0;
     snprintf(why, why_len, "%s: request-based MPI_Rput/MPI_Rget are allowed only in passive-target "
