@@ -21,9 +21,6 @@ int mm__config_read_graph(mm_config *cfg, char *err, size_t len) {
     cfg->graph_text[0] = '\0';
     if (!cfg->graph_file[0]) return 0;
     const char *path = cfg->graph_file;
-    if (cfg->cart_ndims > 0)
-        return mm_fail(err, len, "--graph-file and --cart-dims: the neighborhood collectives run on "
-                        "one topology; allowed: one of the two");
     int fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
     if (fd < 0) {
         int e = errno;

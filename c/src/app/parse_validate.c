@@ -80,6 +80,11 @@ int mm__config_check_scoped_options(const mm_config *cfg, const char *seen, char
         for (int i = 0; i < cfg->nops; i++) any |= scoped[k].applies(mm_op_find(cfg->ops[i]));
         if (!any) return mm_fail(err, len, "--%s applies only to %s and --ops has none", o->name, scoped[k].which);
     }
+    /* one topology: --cart-dims (even auto) beside --graph-file would be ignored */
+    const mm_option_spec *cart = mm_option_find("cart-dims", 9), *graph = mm_option_find("graph-file", 10);
+    if (cart && graph && seen[cart - table] && seen[graph - table])
+        return mm_fail(err, len, "--graph-file and --cart-dims: the neighborhood collectives run on one "
+                        "topology; allowed: one of the two");
     (void)n;
     return 0;
 }

@@ -105,7 +105,8 @@ def test_paths_that_are_not_a_graph_file_are_refused(tmp_path):
     for path, needle in [(link, "is a symbolic link"), (tmp_path, "not a regular file"),
                          ("/dev/zero", "not a regular file"), (tmp_path / "absent", "cannot be opened")]:
         assert_refused("openmpi", ["--ops", "neighbor_alltoall", "--graph-file", path], needle, tmp_path)
-    assert_refused("openmpi", ["--ops", "neighbor_alltoall", "--graph-file", real, "--cart-dims", "2"],
-                   "--graph-file and --cart-dims", tmp_path)
+    for dims in ("2", "auto"):  # even auto: the option would be ignored
+        assert_refused("openmpi", ["--ops", "neighbor_alltoall", "--graph-file", real, "--cart-dims", dims],
+                       "--graph-file and --cart-dims", tmp_path)
     assert_refused("openmpi", ["--ops", "allreduce", "--graph-file", real],
                    "--graph-file applies only to neighborhood collectives", tmp_path)
