@@ -133,3 +133,53 @@ def test_cli_import_writes_config_rma_and_one_sided_operations(tmp_path):
     bad = tmp_path / "bad"
     r = CliRunner().invoke(main, ["import", "osu", str(OSU["put-latency-lock_all"]), "--out", str(bad)])
     assert r.exit_code == 2 and r.output.count("\n") == 1 and not bad.exists(), r.output
+
+
+def _imb_tables(tmp_path, names: tuple[str, ...], edit=None) -> "Path":
+    """IMB_DEFAULT's header and the tables of ``names`` (as IMB-RMA printed them on this machine)."""
+    lines = IMB_DEFAULT.read_text().split("\n")
+    starts = [i for i, line in enumerate(lines) if line.startswith("# Benchmarking ")]
+    header = lines[:starts[0] - 1]
+    body = []
+    for s, e in zip(starts, starts[1:] + [len(lines)]):
+        if lines[s].split()[2] in names:
+            body += lines[s - 1:e - 1]
+    path = tmp_path / "imb.txt"
+    text = "\n".join(header + body + ["# All processes entering MPI_Finalize", ""])
+    path.write_text(edit(text) if edit else text)
+    return path
+
+
+def test_imb_rma_contention_patterns_map_to_their_rows_at_burst_repetitions(tmp_path):
+    run = read_peer("imb", _imb_tables(tmp_path, ("One_put_all", "All_put_all", "One_get_all", "All_get_all")))
+    # IMB: 200 rounds and one flush_all, divided by 200 -> mpimeter's timed call at --rma-burst 200
+    assert run.rma == {"sync": "lock-all-flush", "window": "create", "burst": 200, "window_bytes": None}
+    t = by_key(run)
+    assert {op for op, _ in t} == {"rma-one-put-all", "rma-all-put-all", "rma-one-get-all", "rma-all-get-all"}
+    assert t[("rma-one-put-all", 8)].aggregates_ns == {"t": 1460}  # as printed
+    assert t[("rma-one-put-all", 8)].run_times_ns == (292000,)  # 1.46 us x 200 rounds
+    assert t[("rma-all-put-all", 16)].run_times_ns == (382000,)  # the headline t_max, 1.91 us x 200
+    local = read_peer("imb", _imb_tables(tmp_path, ("Put_all_local",)))
+    assert local.rma["sync"] == "lock-all-flush-local" and {x.op for x in local.tests} == {"rma-one-put-all"}
+
+
+def test_imb_rma_contention_refusals(tmp_path):
+    mixed = _imb_tables(tmp_path, ("Put_all_local", "One_put_all"))
+    with pytest.raises(InputError, match="timed with lock-all-flush, an earlier one with lock-all-flush-local"):
+        read_peer("imb", mixed)
+    # a row with another #repetitions: IMB's default iteration policy; one burst a launch
+    uneven = _imb_tables(tmp_path, ("One_put_all",),
+                         edit=lambda s: s.replace("         4096          200         2.12",
+                                                  "         4096          100         2.12"))
+    with pytest.raises(InputError, match="ran 100 repetitions, an earlier one 200.*-iter_policy off"):
+        read_peer("imb", uneven)
+
+
+def test_cli_import_of_a_contention_pattern_states_no_bound(tmp_path):
+    out = tmp_path / "c"
+    r = CliRunner().invoke(main, ["import", "imb", str(_imb_tables(tmp_path, ("All_get_all",))), "--out", str(out)])
+    assert r.exit_code == 0, r.output
+    meta = json.loads((out / "launches" / "000" / "meta.json").read_text())
+    assert meta["config"]["rma"]["burst"] == 200
+    assert meta["operations"]["rma-all-get-all"]["kind"] == "one-sided"
+    assert meta["operations"]["rma-all-get-all"].get("bound_volume") is None

@@ -22,6 +22,16 @@
 #define MM_COUNTER_NAME_LEN 96  /* a counter's name, terminating zero included */
 #define MM_COUNTERS_TEXT 2048   /* --mpit-pvars / --papi as given */
 #define MM_MAX_LIST 256         /* entries of a list of whole numbers (--root, --nprocs) */
+/* --graph-file: at most this many bytes of text (a graph of a few thousand ranks) */
+#define MM_GRAPH_TEXT_MAX 65536
+
+/* What meta.json records of a --graph-file graph (c/src/ops/ops_graph.c). */
+typedef struct mm_graph_facts {
+    int nodes;          /* ranks the graph holds; 0: no graph file */
+    long edges;
+    int out_min, out_max, in_min, in_max; /* degrees */
+    char digest[17];    /* FNV-1a 64 of the file's bytes, hex */
+} mm_graph_facts;
 
 /* A list of whole numbers as given (--root 0,2), or `all` (--root all: every rank of the
  * communicator a test runs on, resolved per test by the plan). */
@@ -138,6 +148,11 @@ typedef struct mm_config {
     int cart_ndims;
     int cart_dims[8];
     int cart_used; /* --ops has a neighborhood collective (meta.json "cart_dims") */
+    /* --graph-file: the neighborhood collectives on a distributed graph instead (ops_graph.c);
+     * the file's text, read and checked once on rank 0, travels with the config */
+    char graph_file[MM_PATH_LEN];
+    char graph_text[MM_GRAPH_TEXT_MAX + 1];
+    mm_graph_facts graph; /* nodes == 0: no graph file */
     /* one-sided operations (c/src/ops/ops_rma.c) */
     int rma_sync;             /* --rma-sync: index in MM_RMA_SYNC_WORDS */
     int rma_sync_given;       /* one-sided data movement needs it */

@@ -68,7 +68,7 @@ typedef enum mm_op_volume {
     MM_VOL_2PM1_OVER_P, /* 2(p-1)/p x size */
     MM_VOL_PM1,         /* (p-1) x size */
     MM_VOL_RMA_BURST,   /* --rma-burst x size (one-sided -bw rows) */
-    MM_VOL_NEIGHBORS,   /* 2 x ndims x size: a block from each Cartesian neighbour */
+    MM_VOL_NEIGHBORS,   /* in-neighbours x size: a block from each (2 x ndims on the torus) */
 } mm_op_volume;
 
 /* A nonblocking collective's repetition (Hoefler, Schneider & Lumsdaine 2010 §4, NBCBench): the
@@ -111,6 +111,7 @@ typedef struct mm_op_args {
     mm_rma_params rma;     /* one-sided ops only */
     int cart_ndims;        /* neighborhood collectives: --cart-dims (0 = MPI_Dims_create, 2-D) */
     int cart_dims[MM_CART_MAX_DIMS];
+    const char *graph_text; /* neighborhood collectives: --graph-file's text; NULL: Cartesian */
 } mm_op_args;
 
 /* The buffers an op's setup allocates, in blocks of `size` bytes: every rank holds
@@ -211,10 +212,19 @@ int mm_persistent_available(char *why, size_t why_len);
 /* Is the op one-sided (kind MM_OP_KIND_RMA)? Does it take --rma-sync (an epoch around data
  * movement; the window create/free rows do not)? Does it take --rma-burst (a -bw row)? */
 int mm_op_is_rma(const mm_op *op);
-/* Is the op a neighborhood collective (on the Cartesian topology of --cart-dims)? */
+/* Is the op a neighborhood collective (on the Cartesian topology of --cart-dims, or the graph of
+ * --graph-file)? */
 int mm_op_is_neighbor(const mm_op *op);
+/* --graph-file's text (ops_graph.c, docs/FORMAT.md): is it a graph? 0 with its facts (nodes,
+ * edges, degrees, digest), or -1 with why (one line, saying what is allowed). Pure. */
+struct mm_graph_facts;
+int mm_graph_check(const char *text, size_t len, struct mm_graph_facts *facts, char *why, size_t why_len);
 int mm_op_uses_rma_sync(const mm_op *op);
 int mm_op_uses_rma_burst(const mm_op *op);
+/* Is the op one of IMB-RMA's contention patterns (one-to-all, all-to-all, all-to-one on every
+ * rank, ops_rma_contention.c)? Its window is nprocs x --rma-burst x size: it takes no
+ * --rma-window-bytes. */
+int mm_op_is_rma_contention(const mm_op *op);
 /* Can the op run in this synchronization mode? 0, or -1 with why (request-based MPI_Rput/MPI_Rget
  * need a passive-target epoch, MPI-3.1 §11.3.5). */
 int mm_op_check_rma_sync(const mm_op *op, int sync, char *why, size_t why_len);

@@ -306,6 +306,7 @@ static int mm__apply(mm_config *cfg, const mm_option_spec *o, const char *value,
         char *slot = strcmp(name, "out") == 0               ? cfg->out
                      : strcmp(name, "copy-probe-from") == 0 ? cfg->copy_probe_from
                      : strcmp(name, "mpit-from") == 0       ? cfg->mpit_from
+                     : strcmp(name, "graph-file") == 0      ? cfg->graph_file
                                                             : NULL;
         if (!slot) return mm_fail(err, len, "internal: option --%s has no place", name);
         if (!*value) return mm_fail(err, len, "--%s: empty path", name);

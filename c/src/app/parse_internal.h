@@ -20,6 +20,10 @@ int mm__config_check_rma(mm_config *cfg, int type_size, char *err, size_t len);
  * whether the topology holds them (0 or 2). parse_rma.c. */
 int mm__parse_cart_dims(const mm_option_spec *o, const char *value, mm_config *cfg, char *err, size_t len);
 int mm__config_check_cart(const mm_config *cfg, int nprocs, char *err, size_t len);
+/* --graph-file: the file read into cfg->graph_text and checked to be a graph (cfg->graph); and,
+ * with a communicator's number of ranks, whether the graph holds them. 0 or 2. parse_graph.c. */
+int mm__config_read_graph(mm_config *cfg, char *err, size_t len);
+int mm__config_check_graph(const mm_config *cfg, int nprocs, char *err, size_t len);
 /* After all options: the rule's options only with --nrep auto (and --nrep-confidence only with
  * ci), --nrep-min at most --nrep-max, then nrep = --nrep-max; --sizes-* only with --sizes auto,
  * an operation that takes a size, and room in the plan. `seen`/`given`: per option of the table,

@@ -32,6 +32,9 @@ int mm__config_check_rma(mm_config *cfg, int type_size, char *err, size_t len) {
             return mm_fail(err, len, "--datatype %s: rma-cas (MPI_Compare_and_swap) takes only "
                             "integer and byte datatypes (MPI-3.1 section 11.3.6); allowed: byte, "
                             "int, long", cfg->datatype);
+        if (mm_op_is_rma_contention(op) && cfg->rma_window_bytes > 0)
+            return mm_fail(err, len, "--rma-window-bytes with --ops %s: a contention pattern's window "
+                            "is nprocs x rma-burst x size, made to fit; allowed: auto", op->name);
         int64_t need = mm_op_rma_window_need(op, largest, type_size, cfg->rma_burst);
         if (cfg->rma_window_bytes > 0 && cfg->rma_window_bytes < need)
             return mm_fail(err, len, "--rma-window-bytes %" PRId64 " is smaller than %s needs at "

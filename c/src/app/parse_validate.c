@@ -65,10 +65,11 @@ int mm__config_check_scoped_options(const mm_config *cfg, const char *seen, char
         {"test-interval", mm_op_is_nbc, "nonblocking collectives (ibcast, iallreduce, ...; see --list-ops)"},
         {"pair", mm__op_uses_pair, "ping-pongs and one-sided data movement (pingpong-send-recv, rma-put, ...; see --list-ops)"},
         {"cart-dims", mm_op_is_neighbor, "neighborhood collectives (neighbor_allgather, ...; see --list-ops)"},
+        {"graph-file", mm_op_is_neighbor, "neighborhood collectives (neighbor_allgather, ...; see --list-ops)"},
         {"rma-sync", mm_op_uses_rma_sync, "one-sided data movement (rma-put, rma-get, ...; see --list-ops)"},
         {"rma-window", mm_op_is_rma, "one-sided ops (rma-put, rma-win-create, ...; see --list-ops)"},
         {"rma-window-bytes", mm_op_uses_rma_sync, "one-sided data movement (rma-put, rma-get, ...; see --list-ops)"},
-        {"rma-burst", mm_op_uses_rma_burst, "the one-sided -bw rows (rma-put-bw, rma-get-bw)"},
+        {"rma-burst", mm_op_uses_rma_burst, "the one-sided -bw rows (rma-put-bw, rma-get-bw) and contention patterns (rma-one-put-all, ...)"},
     };
     size_t n;
     const mm_option_spec *table = mm_options(&n);
@@ -79,6 +80,11 @@ int mm__config_check_scoped_options(const mm_config *cfg, const char *seen, char
         for (int i = 0; i < cfg->nops; i++) any |= scoped[k].applies(mm_op_find(cfg->ops[i]));
         if (!any) return mm_fail(err, len, "--%s applies only to %s and --ops has none", o->name, scoped[k].which);
     }
+    /* one topology: --cart-dims (even auto) beside --graph-file would be ignored */
+    const mm_option_spec *cart = mm_option_find("cart-dims", 9), *graph = mm_option_find("graph-file", 10);
+    if (cart && graph && seen[cart - table] && seen[graph - table])
+        return mm_fail(err, len, "--graph-file and --cart-dims: the neighborhood collectives run on one "
+                        "topology; allowed: one of the two");
     (void)n;
     return 0;
 }
@@ -208,6 +214,8 @@ int mm__config_validate(mm_config *cfg, int seen_clocksync, char *err, size_t le
     }
     int rc_rma = mm__config_check_rma(cfg, type_size, err, len);
     if (rc_rma) return rc_rma;
+    int rc_graph = mm__config_read_graph(cfg, err, len);
+    if (rc_graph) return rc_graph;
     int rc_space = mm__config_check_space(cfg, err, len);
     if (rc_space) return rc_space;
     if (any_reduce && mm_reduce_op_check(cfg->reduce_op, cfg->datatype, why, sizeof why) != 0)
@@ -257,6 +265,10 @@ int mm_config_check_nprocs(const mm_config *cfg, int nprocs, char *err, size_t l
 
     int cart_err = mm__config_check_cart(cfg, nprocs, err, len);
     if (cart_err) return cart_err;
+    for (int k = 0; k < nsizes && cfg->mode == MM_MODE_BENCH; k++) {
+        int graph_err = mm__config_check_graph(cfg, sizes[k], err, len);
+        if (graph_err) return graph_err;
+    }
     if (cfg->mode == MM_MODE_SYNC_CHECK && nprocs < 2)
         return mm_fail(err, len, "--sync-check needs at least 2 ranks (got %d)", nprocs);
     return 0;

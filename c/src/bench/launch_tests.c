@@ -135,6 +135,7 @@ static int mm__prepare_args(const mm__launch_state *st, const mm_test *t, MPI_Co
                                 st->cfg->rma_window_bytes};
     args->cart_ndims = st->cfg->cart_ndims;
     memcpy(args->cart_dims, st->cfg->cart_dims, sizeof args->cart_dims);
+    args->graph_text = st->cfg->graph.nodes > 0 ? st->cfg->graph_text : NULL;
     int rc = t->op->setup(args);
     if (rc == 0 && strcmp(st->cfg->inject_error_op, t->op->name) == 0)
         mm_op_inject_error(t->op, args);

@@ -143,6 +143,10 @@ static const mm_option_spec mm__table[] = {
      "product is the number of ranks; or auto", 0,
      "neighborhood collectives: the periodic Cartesian topology; auto = MPI_Dims_create's "
      "two-dimensional grid"},
+    {"graph-file", MM_OPT_PATH, BENCH, "FILE", "(the Cartesian topology)", NULL, NONE,
+     "neighborhood collectives: a distributed graph instead of the Cartesian topology; a text "
+     "file of one line 'R: D1 D2 ...' per rank R, in order from 0, naming the ranks it sends to "
+     "('#' starts a comment; at most 65536 bytes; docs/FORMAT.md)"},
     /* one-sided operations (c/src/ops/ops_rma.c) */
     {"rma-sync", MM_OPT_CHOICE, BENCH, "MODE", "(required with one-sided data movement)", NULL, 0,
      0, MM_RMA_SYNC_WORDS, 0,
@@ -155,7 +159,9 @@ static const mm_option_spec mm__table[] = {
      "allocate = MPI_Win_allocate, allocate-shared = MPI_Win_allocate_shared (all ranks on one "
      "node), dynamic = MPI_Win_create_dynamic + MPI_Win_attach"},
     {"rma-burst", MM_OPT_INT, BENCH, "N", "64", "operations", 1, 65536, NULL, OFF(rma_burst),
-     "one-sided -bw rows: operations back to back in one epoch (OSU's window size -w)"},
+     "one-sided -bw rows: operations back to back in one epoch (OSU's window size -w); "
+     "contention patterns (rma-one-put-all, ...): rounds per timed call before one completion "
+     "(IMB-RMA's aggregate mode; 1 = non-aggregate)"},
     {"rma-window-bytes", MM_OPT_I64, BENCH | MM_OPT_F_AUTO, "BYTES", "auto", "bytes", 1,
      68719476736.0, NULL, OFF(rma_window_bytes),
      "one-sided ops: each rank's window; auto = what the operation needs (size, or rma-burst x "

@@ -149,6 +149,19 @@ int mm__run_neighbor_allgather(const mm_op_args *args);
 int mm__run_neighbor_alltoall(const mm_op_args *args);
 int mm__run_neighbor_alltoallv(const mm_op_args *args);
 void mm__teardown_neighbor(mm_op_args *args);
+int mm__verify_neighbor(mm_op_args *args, char *why, size_t why_len);
+/* --inject-error: rank 0 changes the first byte it sends (0; -1 outside a set-up test). */
+int mm__inject_neighbor(mm_op_args *args);
+
+/* A rank's neighbours in the --graph-file graph (ops_graph.c): in-neighbours in rank order,
+ * with the index of the block each sends to this rank (its place among its out-neighbours),
+ * and out-neighbours in the file's order. 0, or -1 (a text that is not a graph, memory). */
+typedef struct mm__graph_adjacency {
+    int indegree, outdegree;
+    int *sources, *source_block, *destinations;
+} mm__graph_adjacency;
+int mm__graph_neighbors(const char *text, int rank, mm__graph_adjacency *adj);
+void mm__graph_adjacency_free(mm__graph_adjacency *adj);
 
 /* Persistent collectives (ops_persistent.c). */
 #define MM__PERSISTENT_DECL(op)                          \
@@ -226,6 +239,19 @@ int mm__run_rma_win_free(const mm_op_args *args);
 int mm__after_rma_win_create(mm_op_args *args);
 int mm__after_rma_win_free(mm_op_args *args);
 void mm__teardown_rma_win(mm_op_args *args);
+
+/* IMB-RMA's contention patterns (ops_rma_contention.c, rows in ops_rma_contention_rows.h). */
+int mm__setup_rma_one_put_all(mm_op_args *args);
+int mm__setup_rma_one_get_all(mm_op_args *args);
+int mm__setup_rma_all_put_all(mm_op_args *args);
+int mm__setup_rma_all_get_all(mm_op_args *args);
+int mm__setup_rma_all_put_one(mm_op_args *args);
+int mm__setup_rma_all_get_one(mm_op_args *args);
+int mm__run_rma_contention(const mm_op_args *args);
+int mm__after_rma_contention(mm_op_args *args);
+void mm__teardown_rma_contention(mm_op_args *args);
+int mm__inject_rma_contention(mm_op_args *args);
+int mm__verify_rma_contention(mm_op_args *args, char *why, size_t why_len);
 
 /* ops_rma_check.c: the values a row starts from, and the check after the test. */
 void mm__rma_fill(void *buf, int count, MPI_Datatype dt, int type_size, int salt, int small);

@@ -1,19 +1,26 @@
 /* ops_neighbor.c — the neighborhood collectives (MPI-3.1 §7.6): MPI_Neighbor_allgather,
  * MPI_Neighbor_alltoall, MPI_Neighbor_alltoallv and their nonblocking forms, on a periodic
- * Cartesian topology.
+ * Cartesian topology or on the distributed graph of --graph-file.
  *
- * What: setup makes the Cartesian communicator (MPI_Cart_create, periodic in every dimension,
- *   no reordering, so that rank r is the same process as in the launch) with the dimensions of
- *   --cart-dims, or MPI_Dims_create's two-dimensional choice; each rank then has 2 x ndims
- *   neighbours (a dimension of extent 1 or 2 makes a rank its own or its neighbour's neighbour
- *   twice: MPI counts them as neighbours all the same). allgather: every rank sends its block
- *   of size bytes to every neighbour; alltoall and alltoallv: a distinct block to each
- *   (alltoallv: block i at displacement i*(count+1) elements on both sides, as alltoallv). The
- *   nonblocking rows are timed as the other nonblocking collectives (ops_nbc.c, NBCBench).
+ * What: setup makes the topology's communicator, without reordering (rank r is the same process
+ *   as in the launch): with --graph-file MPI_Dist_graph_create_adjacent over the file's graph
+ *   (ops_graph.c: in-neighbours in rank order, out-neighbours in the file's order); otherwise
+ *   MPI_Cart_create, periodic in every dimension, with the dimensions of --cart-dims or
+ *   MPI_Dims_create's two-dimensional choice, each rank then having 2 x ndims neighbours (a
+ *   dimension of extent 1 or 2 makes a rank its own or its neighbour's neighbour twice: MPI counts
+ *   them as neighbours all the same). allgather: every rank sends its block of size bytes to
+ *   every out-neighbour; alltoall and alltoallv: a distinct block to each (alltoallv: block i at
+ *   displacement i*(count+1) elements on both sides, as alltoallv). The nonblocking rows are
+ *   timed as the other nonblocking collectives (ops_nbc.c, NBCBench).
+ * Check after the test: every rank's send blocks hold a pattern of its rank and the byte's
+ *   place; each received block must hold its source's block. Skipped for alltoall(v) on a
+ *   Cartesian dimension of extent 1 or 2: there one rank is the neighbour on both sides, and
+ *   which of its two blocks lands where is left to the library (MPI-3.1 §7.6, advice to users).
  * Why: stencil codes exchange with a fixed set of neighbours; the neighborhood collectives let
  *   the library plan that exchange, and the issue asks to measure them beside the collectives.
- * Cost: 2 x ndims messages of size bytes in and out per rank; the communicator is made once per
+ * Cost: a block of size bytes per edge in and out per rank; the communicator is made once per
  *   test, outside the timed region. */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -21,23 +28,43 @@
 #include "ops_internal.h"
 
 typedef struct mm__neighbor {
-    MPI_Comm cart;
-    int nneighbors;
+    MPI_Comm topo;
+    int indegree, outdegree;
+    int all_to_all, v, stride;
+    int checkable;     /* the check after the test can say what each block must hold */
+    int *sources;      /* in-neighbour i (the sender of receive block i) */
+    int *source_block; /* which of its send blocks it sends here */
 } mm__neighbor;
 
-static MPI_Comm mm__cart(const mm_op_args *a) { return ((const mm__neighbor *)a->state)->cart; }
+static MPI_Comm mm__topo(const mm_op_args *a) { return ((const mm__neighbor *)a->state)->topo; }
 
-/* The Cartesian communicator and the buffers: send `send_blocks` blocks, receive one per
- * neighbour; v: the counts and i*(count+1) displacements of alltoallv. */
-static int mm__setup(mm_op_args *a, int all_to_all, int v) {
-    mm__args_clear(a);
-    if (!mm__args_valid(a)) return -1;
-    mm__neighbor *n = calloc(1, sizeof *n);
-    if (!n) return -1;
-    n->cart = MPI_COMM_NULL;
-    a->state = n;
-    if (a->type_size <= 0 || a->size < 0 || a->size % a->type_size != 0) return -1;
-    a->count = (int)(a->size / a->type_size);
+/* Byte k of rank r's send buffer: a pattern of both, so that a block from the wrong rank or the
+ * wrong place shows. */
+static unsigned char mm__pattern(int rank, size_t k) { return (unsigned char)(rank * 31 + k * 13 + 5); }
+
+static int mm__make_graph(mm_op_args *a, mm__neighbor *n) {
+    mm__graph_adjacency adj;
+    if (mm__graph_neighbors(a->graph_text, a->rank, &adj) != 0) return -1;
+    /* equal weights rather than MPI_UNWEIGHTED: Open MPI's MPI_UNWEIGHTED is a sentinel address
+     * that GCC's bounds checks take for an empty array */
+    int most = adj.indegree > adj.outdegree ? adj.indegree : adj.outdegree;
+    int *weights = malloc((size_t)(most + 1) * sizeof(int));
+    int rc = weights ? MPI_SUCCESS : -1;
+    for (int i = 0; weights && i <= most; i++) weights[i] = 1;
+    if (rc == MPI_SUCCESS)
+        rc = MPI_Dist_graph_create_adjacent(a->comm, adj.indegree, adj.sources, weights, adj.outdegree,
+                                            adj.destinations, weights, MPI_INFO_NULL, 0, &n->topo);
+    free(weights);
+    n->indegree = adj.indegree;
+    n->outdegree = adj.outdegree;
+    n->sources = adj.sources;
+    n->source_block = adj.source_block;
+    free(adj.destinations);
+    n->checkable = 1;
+    return rc;
+}
+
+static int mm__make_cart(mm_op_args *a, mm__neighbor *n) {
     int ndims = a->cart_ndims > 0 ? a->cart_ndims : 2;
     int dims[MM_CART_MAX_DIMS] = {0}, periods[MM_CART_MAX_DIMS];
     for (int d = 0; d < ndims; d++) {
@@ -45,26 +72,64 @@ static int mm__setup(mm_op_args *a, int all_to_all, int v) {
         periods[d] = 1;
     }
     int rc = a->cart_ndims > 0 ? MPI_SUCCESS : MPI_Dims_create(a->nprocs, ndims, dims);
-    if (rc == MPI_SUCCESS) rc = MPI_Cart_create(a->comm, ndims, dims, periods, 0, &n->cart);
-    if (rc != MPI_SUCCESS || n->cart == MPI_COMM_NULL) return -1;
-    n->nneighbors = 2 * ndims;
-    int nn = n->nneighbors, stride = v ? a->count + 1 : a->count;
+    if (rc == MPI_SUCCESS) rc = MPI_Cart_create(a->comm, ndims, dims, periods, 0, &n->topo);
+    if (rc != MPI_SUCCESS || n->topo == MPI_COMM_NULL) return rc != MPI_SUCCESS ? rc : -1;
+    n->indegree = n->outdegree = 2 * ndims;
+    n->sources = malloc((size_t)n->indegree * sizeof(int));
+    n->source_block = malloc((size_t)n->indegree * sizeof(int));
+    if (!n->sources || !n->source_block) return -1;
+    /* receive block 2d comes from the rank below in dimension d, which sends it its block 2d+1
+     * (its neighbour above); block 2d+1 from the rank above, its block 2d */
+    n->checkable = 1;
+    for (int d = 0; d < ndims && rc == MPI_SUCCESS; d++) {
+        int below = MPI_PROC_NULL, above = MPI_PROC_NULL;
+        rc = MPI_Cart_shift(n->topo, d, 1, &below, &above);
+        n->sources[2 * d] = below;
+        n->source_block[2 * d] = 2 * d + 1;
+        n->sources[2 * d + 1] = above;
+        n->source_block[2 * d + 1] = 2 * d;
+        if (dims[d] <= 2 && n->all_to_all) n->checkable = 0;
+    }
+    return rc;
+}
+
+/* The topology's communicator and the buffers: send `outdegree` blocks (allgather: one),
+ * receive one per in-neighbour; v: the counts and i*(count+1) displacements of alltoallv. */
+static int mm__setup(mm_op_args *a, int all_to_all, int v) {
+    mm__args_clear(a);
+    if (!mm__args_valid(a)) return -1;
+    mm__neighbor *n = calloc(1, sizeof *n);
+    if (!n) return -1;
+    n->topo = MPI_COMM_NULL;
+    n->all_to_all = all_to_all;
+    n->v = v;
+    a->state = n;
+    if (a->type_size <= 0 || a->size < 0 || a->size % a->type_size != 0) return -1;
+    a->count = (int)(a->size / a->type_size);
+    int rc = a->graph_text ? mm__make_graph(a, n) : mm__make_cart(a, n);
+    if (rc != MPI_SUCCESS || n->topo == MPI_COMM_NULL) return rc != MPI_SUCCESS ? rc : -1;
+    int nin = n->indegree, nout = n->outdegree;
+    n->stride = v ? a->count + 1 : a->count;
     size_t elem = (size_t)a->type_size;
-    size_t send = (size_t)(all_to_all ? nn : 1) * (size_t)stride * elem + elem;
-    size_t recv = (size_t)nn * (size_t)stride * elem + elem;
+    size_t send = (size_t)(all_to_all ? nout : 1) * (size_t)n->stride * elem + elem;
+    size_t recv = (size_t)nin * (size_t)n->stride * elem + elem;
     a->sendbuf = malloc(send);
     a->recvbuf = calloc(1, recv);
     if (!a->sendbuf || !a->recvbuf) return -1;
-    for (size_t i = 0; i < send; i++) ((unsigned char *)a->sendbuf)[i] = (unsigned char)(i * 13 + 5);
+    for (size_t i = 0; i < send; i++) ((unsigned char *)a->sendbuf)[i] = mm__pattern(a->rank, i);
     if (!v) return 0;
-    a->sendcounts = malloc((size_t)nn * sizeof(int));
-    a->sdispls = malloc((size_t)nn * sizeof(int));
-    a->recvcounts = malloc((size_t)nn * sizeof(int));
-    a->rdispls = malloc((size_t)nn * sizeof(int));
+    a->sendcounts = malloc((size_t)(nout + 1) * sizeof(int));
+    a->sdispls = malloc((size_t)(nout + 1) * sizeof(int));
+    a->recvcounts = malloc((size_t)(nin + 1) * sizeof(int));
+    a->rdispls = malloc((size_t)(nin + 1) * sizeof(int));
     if (!a->sendcounts || !a->sdispls || !a->recvcounts || !a->rdispls) return -1;
-    for (int i = 0; i < nn; i++) {
-        a->sendcounts[i] = a->recvcounts[i] = a->count;
-        a->sdispls[i] = a->rdispls[i] = i * stride;
+    for (int i = 0; i < nout; i++) {
+        a->sendcounts[i] = a->count;
+        a->sdispls[i] = i * n->stride;
+    }
+    for (int i = 0; i < nin; i++) {
+        a->recvcounts[i] = a->count;
+        a->rdispls[i] = i * n->stride;
     }
     return 0;
 }
@@ -75,37 +140,69 @@ int mm__setup_neighbor_alltoallv(mm_op_args *a) { return mm__setup(a, 1, 1); }
 
 int mm__run_neighbor_allgather(const mm_op_args *a) {
     return MPI_Neighbor_allgather(a->sendbuf, a->count, a->datatype, a->recvbuf, a->count,
-                                  a->datatype, mm__cart(a));
+                                  a->datatype, mm__topo(a));
 }
 int mm__run_neighbor_alltoall(const mm_op_args *a) {
     return MPI_Neighbor_alltoall(a->sendbuf, a->count, a->datatype, a->recvbuf, a->count,
-                                 a->datatype, mm__cart(a));
+                                 a->datatype, mm__topo(a));
 }
 int mm__run_neighbor_alltoallv(const mm_op_args *a) {
     return MPI_Neighbor_alltoallv(a->sendbuf, a->sendcounts, a->sdispls, a->datatype, a->recvbuf,
-                                  a->recvcounts, a->rdispls, a->datatype, mm__cart(a));
+                                  a->recvcounts, a->rdispls, a->datatype, mm__topo(a));
 }
 
 static int mm__post_ineighbor_allgather(const mm_op_args *a, MPI_Request *r) {
     return MPI_Ineighbor_allgather(a->sendbuf, a->count, a->datatype, a->recvbuf, a->count,
-                                   a->datatype, mm__cart(a), r);
+                                   a->datatype, mm__topo(a), r);
 }
 static int mm__post_ineighbor_alltoall(const mm_op_args *a, MPI_Request *r) {
     return MPI_Ineighbor_alltoall(a->sendbuf, a->count, a->datatype, a->recvbuf, a->count,
-                                  a->datatype, mm__cart(a), r);
+                                  a->datatype, mm__topo(a), r);
 }
 static int mm__post_ineighbor_alltoallv(const mm_op_args *a, MPI_Request *r) {
     return MPI_Ineighbor_alltoallv(a->sendbuf, a->sendcounts, a->sdispls, a->datatype, a->recvbuf,
-                                   a->recvcounts, a->rdispls, a->datatype, mm__cart(a), r);
+                                   a->recvcounts, a->rdispls, a->datatype, mm__topo(a), r);
 }
 
 MM__NBC_SETUP(neighbor_allgather)
 MM__NBC_SETUP(neighbor_alltoall)
 MM__NBC_SETUP(neighbor_alltoallv)
 
+int mm__verify_neighbor(mm_op_args *a, char *why, size_t why_len) {
+    const mm__neighbor *n = a->state;
+    if (!n || !n->checkable) return 0;
+    size_t elem = (size_t)a->type_size, block = (size_t)a->count * elem;
+    for (int i = 0; i < n->indegree; i++) {
+        int src = n->sources[i];
+        if (src == MPI_PROC_NULL) continue;
+        const unsigned char *got = (const unsigned char *)a->recvbuf + (size_t)i * (size_t)n->stride * elem;
+        size_t from = n->all_to_all ? (size_t)n->source_block[i] * (size_t)n->stride * elem : 0;
+        for (size_t k = 0; k < block; k++) {
+            unsigned char want = mm__pattern(src, from + k);
+            if (got[k] == want) continue;
+            snprintf(why, why_len, "wrong data after the test: receive block %d (from rank %d, its send "
+                     "block %d) holds %u at byte %zu where %u was expected (%s topology)", i, src,
+                     n->all_to_all ? n->source_block[i] : 0, (unsigned)got[k], k, (unsigned)want,
+                     a->graph_text ? "--graph-file" : "Cartesian");
+            return -1;
+        }
+    }
+    return 0;
+}
+
+int mm__inject_neighbor(mm_op_args *a) {
+    if (!a->state) return 0; /* the parser's probe: the op can be injected */
+    if (a->rank == 0 && a->count > 0) ((unsigned char *)a->sendbuf)[0] ^= 1u;
+    return 0;
+}
+
 void mm__teardown_neighbor(mm_op_args *a) {
     mm__neighbor *n = a->state;
-    if (n && n->cart != MPI_COMM_NULL) MPI_Comm_free(&n->cart);
+    if (n && n->topo != MPI_COMM_NULL) MPI_Comm_free(&n->topo);
+    if (n) {
+        free(n->sources);
+        free(n->source_block);
+    }
     free(a->state);
     a->state = NULL;
     if (a->nbc) a->nbc->post = NULL;

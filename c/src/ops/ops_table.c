@@ -24,7 +24,8 @@
  * Persistent rows (kind "persistent", ops_persistent.c, MPI-4): MPI_Start + MPI_Wait on a
  * request made before the test, and the init alone; listed as unavailable where the library
  * lacks them (mm_op_available).
- * Neighborhood collectives (ops_neighbor.c) on the Cartesian topology of --cart-dims.
+ * Neighborhood collectives (ops_neighbor.c) on the Cartesian topology of --cart-dims or the
+ * distributed graph of --graph-file (ops_graph.c).
  * Mock-ups of collectives (ops_mockups.c): the guidelines' right-hand sides.
  * Cost: lookups are linear in the table (about a hundred rows).
  * Paper: SKaMPI (Reussner et al. 1998, §2: operations as parameterized patterns; §2.1 and its
@@ -230,36 +231,40 @@ const mm_op mm_ops_table[] = {
            mm__run_mw_waitsome, NULL, 1),
 #undef MM__MW
     /* neighborhood collectives (ops_neighbor.c): a periodic Cartesian topology of --cart-dims
-     * (default: MPI_Dims_create's 2-D grid); buffers counted for 2 dimensions (4 neighbours) */
-#define MM__C_CART MM__C_SIZE "; --cart-dims D1,D2,... whose product is the number of ranks, or auto"
+     * (default: MPI_Dims_create's 2-D grid), or the graph of --graph-file; buffers counted for 2
+     * dimensions (4 neighbours); the received blocks checked after the test */
+#define MM__C_CART MM__C_SIZE "; --cart-dims D1,D2,... whose product is the number of ranks, or auto; " \
+    "or --graph-file FILE, a graph of as many ranks"
     {"neighbor_allgather", MM_OP_KIND_COLLECTIVE,
-     "on the Cartesian topology every rank sends its block of size bytes to each of its 2 x ndims "
-     "neighbours (MPI_Neighbor_allgather) and receives one block from each",
+     "with MPI_Neighbor_allgather every rank sends its block of size bytes to each of its "
+     "out-neighbours and receives one block from each in-neighbour (Cartesian topology: 2 x "
+     "ndims of each; --graph-file: the file's)",
      MM__C_CART, 0, mm__setup_neighbor_allgather, mm__run_neighbor_allgather, mm__teardown_neighbor,
-     {5, 0, 0, 0}, NULL, MM_VOL_NEIGHBORS, NULL},
+     {5, 0, 0, 0}, NULL, MM_VOL_NEIGHBORS, mm__verify_neighbor},
     {"neighbor_alltoall", MM_OP_KIND_COLLECTIVE,
-     "on the Cartesian topology every rank sends a distinct block of size bytes to each of its "
-     "2 x ndims neighbours (MPI_Neighbor_alltoall) and receives one block from each",
+     "with MPI_Neighbor_alltoall every rank sends a distinct block of size bytes to each of its "
+     "out-neighbours and receives one block from each in-neighbour (Cartesian topology: 2 x "
+     "ndims of each; --graph-file: the file's)",
      MM__C_CART, 0, mm__setup_neighbor_alltoall, mm__run_neighbor_alltoall, mm__teardown_neighbor,
-     {8, 0, 0, 0}, NULL, MM_VOL_NEIGHBORS, NULL},
+     {8, 0, 0, 0}, NULL, MM_VOL_NEIGHBORS, mm__verify_neighbor},
     {"neighbor_alltoallv", MM_OP_KIND_COLLECTIVE,
      "as neighbor_alltoall (size bytes per neighbour) through MPI_Neighbor_alltoallv; on both "
      "sides block i is at displacement i*(count+1) elements",
      MM__C_CART, 0, mm__setup_neighbor_alltoallv, mm__run_neighbor_alltoallv, mm__teardown_neighbor,
-     {8, 0, 0, 0}, NULL, MM_VOL_NEIGHBORS, NULL},
+     {8, 0, 0, 0}, NULL, MM_VOL_NEIGHBORS, mm__verify_neighbor},
     {"ineighbor_allgather", MM_OP_KIND_NBC,
      "as neighbor_allgather (same size, buffers) through MPI_Ineighbor_allgather + computation + MPI_Wait",
      MM__C_CART, 0, mm__setup_ineighbor_allgather, mm__run_nbc, mm__teardown_neighbor,
-     {5, 0, 0, 0}, NULL, MM_VOL_NONE, NULL},
+     {5, 0, 0, 0}, NULL, MM_VOL_NONE, mm__verify_neighbor},
     {"ineighbor_alltoall", MM_OP_KIND_NBC,
      "as neighbor_alltoall (same size, buffers) through MPI_Ineighbor_alltoall + computation + MPI_Wait",
      MM__C_CART, 0, mm__setup_ineighbor_alltoall, mm__run_nbc, mm__teardown_neighbor,
-     {8, 0, 0, 0}, NULL, MM_VOL_NONE, NULL},
+     {8, 0, 0, 0}, NULL, MM_VOL_NONE, mm__verify_neighbor},
     {"ineighbor_alltoallv", MM_OP_KIND_NBC,
      "as neighbor_alltoallv (same size, buffers and i*(count+1) layout) through "
      "MPI_Ineighbor_alltoallv + computation + MPI_Wait",
      MM__C_CART, 0, mm__setup_ineighbor_alltoallv, mm__run_nbc, mm__teardown_neighbor,
-     {8, 0, 0, 0}, NULL, MM_VOL_NONE, NULL},
+     {8, 0, 0, 0}, NULL, MM_VOL_NONE, mm__verify_neighbor},
 #undef MM__C_CART
     /* persistent collectives (ops_persistent.c, MPI-4): the blocking twin's size, buffers and
      * constraints; a request made by MPI_<Op>_init before the test, each timed call MPI_Start +
@@ -326,6 +331,7 @@ const mm_op mm_ops_table[] = {
             MM__C_SIZE "; passive modes only (lock, lock-shared, lock-all-flush, lock-all-flush-local)",
             0, mm__setup_rma_rput, 2, MM_VOL_SIZE),
 #undef MM__RMA
+#include "ops_rma_contention_rows.h"
     /* window creation and free (ops_rma.c): every rank, a window of size bytes of --rma-window */
     {"rma-win-create", MM_OP_KIND_RMA,
      "every rank makes a window of size bytes of --rma-window (MPI_Win_create over memory "
@@ -385,7 +391,7 @@ const char *mm_op_volume_formula(const mm_op *op) {
     case MM_VOL_2PM1_OVER_P: return "2(p-1)/p x size";
     case MM_VOL_PM1: return "(p-1) x size";
     case MM_VOL_RMA_BURST: return "rma-burst x size";
-    case MM_VOL_NEIGHBORS: return "2 x ndims x size";
+    case MM_VOL_NEIGHBORS: return "in-neighbours x size";
     default: return NULL;
     }
 }
@@ -426,6 +432,8 @@ int mm_op_inject_error(const mm_op *op, mm_op_args *args) {
     /* one-sided data movement: one byte of the data moved is changed, so that the check after
      * the test fails (ops_rma_check.c) */
     if (op->verify == mm__verify_rma) return mm__inject_rma(args);
+    if (op->verify == mm__verify_neighbor) return mm__inject_neighbor(args);
+    if (op->verify == mm__verify_rma_contention) return mm__inject_rma_contention(args);
     /* arguments both libraries check on every rank before communicating (a negative count is
      * not checked by Debian's MPICH: it crashes instead) */
     if (op->flags & MM_OP_ROOTED) {
@@ -527,11 +535,23 @@ int mm_op_available(const mm_op *op, char *why, size_t why_len) {
 int mm_op_is_neighbor(const mm_op *op) { return op && strstr(op->name, "neighbor_") != NULL; }
 
 int mm_op_is_rma(const mm_op *op) { return op && op->kind && strcmp(op->kind, MM_OP_KIND_RMA) == 0; }
-int mm_op_uses_rma_sync(const mm_op *op) { return mm_op_is_rma(op) && op->verify == mm__verify_rma; }
-int mm_op_uses_rma_burst(const mm_op *op) { return mm_op_uses_rma_sync(op) && op->volume == MM_VOL_RMA_BURST; }
+int mm_op_uses_rma_sync(const mm_op *op) {
+    return mm_op_is_rma(op) && (op->verify == mm__verify_rma || op->verify == mm__verify_rma_contention);
+}
+int mm_op_uses_rma_burst(const mm_op *op) {
+    return mm_op_uses_rma_sync(op) && (op->volume == MM_VOL_RMA_BURST || mm_op_is_rma_contention(op));
+}
+int mm_op_is_rma_contention(const mm_op *op) { return op && op->verify == mm__verify_rma_contention; }
 
 int mm_op_check_rma_sync(const mm_op *op, int sync, char *why, size_t why_len) {
     if (!mm_op_uses_rma_sync(op)) return 0;
+    /* IMB-RMA times its contention patterns in one lock_all epoch; fence is every rank's
+     * active-target twin. Per-target locks or groups would be other patterns. */
+    if (mm_op_is_rma_contention(op) && sync != MM_RMA_FENCE && sync != MM_RMA_FLUSH && sync != MM_RMA_FLUSH_LOCAL) {
+        snprintf(why, why_len, "%s: a contention pattern runs in a lock_all epoch or between fences; allowed "
+                 "--rma-sync: fence, lock-all-flush, lock-all-flush-local", op->name);
+        return -1;
+    }
     int passive = sync != MM_RMA_FENCE && sync != MM_RMA_PSCW;
     if (passive || (op->setup != mm__setup_rma_rput && op->setup != mm__setup_rma_rget)) return 0;
     snprintf(why, why_len, "%s: request-based MPI_Rput/MPI_Rget are allowed only in passive-target "
@@ -560,8 +580,11 @@ int mm_op_facts_of_config(const mm_config *c, int nprocs, mm_op_facts *out, int 
         f->volume_formula = mm_op_volume_formula(op);
         f->bytes_per_size = f->volume_formula ? mm_op_volume_factor(op, nprocs) : 0.0;
         if (op->volume == MM_VOL_RMA_BURST) f->bytes_per_size = nprocs >= 2 ? (double)c->rma_burst : 0.0;
+        /* the rank with the most in-neighbours receives the most: 2 x ndims on the torus */
         if (op->volume == MM_VOL_NEIGHBORS)
-            f->bytes_per_size = nprocs >= 2 ? 2.0 * (c->cart_ndims > 0 ? c->cart_ndims : 2) : 0.0;
+            f->bytes_per_size = c->graph.nodes > 0 ? (double)c->graph.in_max
+                                : nprocs >= 2      ? 2.0 * (c->cart_ndims > 0 ? c->cart_ndims : 2)
+                                                   : 0.0;
         f->mockup_of = mm_mockup_of(op) ? mm_mockup_of(op)->of : NULL;
     }
     return n;

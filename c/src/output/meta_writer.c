@@ -97,12 +97,25 @@ void mm_meta_render_config(mm_json *j, const mm_config *c, const mm_sync_facts *
     mm__kv_positive(j, "nbc_compute_ns", (double)c->nbc_compute_ns); /* null = auto */
     mm__kv_positive(j, "test_interval_bytes", (double)c->test_interval_bytes); /* null = none */
     mm__rma_config(j, c);
-    if (c->cart_used) { /* only with a neighborhood collective; null = MPI_Dims_create's */
+    if (c->cart_used && c->graph.nodes == 0) { /* only with a neighborhood collective on the
+                                                  * torus; null = MPI_Dims_create's */
         mm_json_key(j, "cart_dims");
         if (c->cart_ndims > 0)
             mm__int_array(j, c->cart_dims, c->cart_ndims);
         else
             mm_json_null(j);
+    }
+    if (c->cart_used && c->graph.nodes > 0) { /* --graph-file: what graph, not where it was */
+        mm_json_key(j, "graph");
+        mm_json_begin_object(j);
+        mm_json_kv_string(j, "fnv1a64", c->graph.digest);
+        mm_json_kv_int(j, "nodes", c->graph.nodes);
+        mm_json_kv_int(j, "edges", c->graph.edges);
+        mm_json_key(j, "out_degree");
+        mm__int_array(j, (int[]){c->graph.out_min, c->graph.out_max}, 2);
+        mm_json_key(j, "in_degree");
+        mm__int_array(j, (int[]){c->graph.in_min, c->graph.in_max}, 2);
+        mm_json_end_object(j);
     }
     mm__kv_text(j, "mpit_pvars", c->mpit_pvars[0] ? c->mpit_pvars : NULL); /* null = off */
     mm__kv_text(j, "papi", c->papi_events[0] ? c->papi_events : NULL);

@@ -70,7 +70,7 @@ def test_neighborhood_collectives_on_a_cartesian_topology(lib, np, dims, tmp_pat
     ndims = 3 if dims else 2
     assert meta["config"]["cart_dims"] == ([2, 1, 2] if dims else None)
     assert meta["operations"]["neighbor_alltoall"]["bound_volume"] == \
-        {"formula": "2 x ndims x size", "bytes_per_size": 2 * ndims}
+        {"formula": "in-neighbours x size", "bytes_per_size": 2 * ndims}
 
 
 @pytest.mark.parametrize("args,needle", [

@@ -40,6 +40,9 @@ static const char *const required_ops[] = {
     /* one-sided (OSU's osu_put_latency ... osu_cas_latency, osu_put_bw, osu_get_bw) */
     "rma-put", "rma-get", "rma-acc", "rma-get-acc", "rma-fop", "rma-cas", "rma-rput", "rma-rget",
     "rma-put-bw", "rma-get-bw", "rma-win-create", "rma-win-free",
+    /* IMB-RMA's contention patterns (One_put_all ... All_get_all) and all-to-one */
+    "rma-one-put-all", "rma-one-get-all", "rma-all-put-all", "rma-all-get-all", "rma-all-put-one",
+    "rma-all-get-one",
     /* neighborhood collectives and their nonblocking forms */
     "neighbor_allgather", "neighbor_alltoall", "neighbor_alltoallv", "ineighbor_allgather",
     "ineighbor_alltoall", "ineighbor_alltoallv",
@@ -94,20 +97,25 @@ static void test_table(void) {
         int master_worker = strncmp(op->name, "mw-", 3) == 0; /* the master is --root */
         int simple = strncmp(op->name, "simple-", 7) == 0;
         int pingpong = strncmp(op->name, "pingpong-", 9) == 0;
-        CHECK_EQ_INT((op->flags & MM_OP_ROOTED) != 0, in_list(twin, rooted, 6) || master_worker);
+        int rma_one = strncmp(op->name, "rma-", 4) == 0 && contains(op->name, "-one"); /* the one: --root */
+        CHECK_EQ_INT((op->flags & MM_OP_ROOTED) != 0, in_list(twin, rooted, 6) || master_worker || rma_one);
         /* one-sided data movement: on the pair, checked after the test, a mode to give */
         int rma_data = strncmp(op->name, "rma-", 4) == 0 && strncmp(op->name, "rma-win-", 8) != 0;
+        /* IMB-RMA's contention patterns: every rank, rounds of --rma-burst, the one rank --root */
+        int contention = rma_data && (contains(op->name, "-all") || contains(op->name, "-one"));
+        CHECK_EQ_INT(mm_op_is_rma_contention(op), contention);
         CHECK_EQ_INT(mm_op_is_rma(op), strncmp(op->name, "rma-", 4) == 0);
         CHECK_EQ_INT(mm_op_uses_rma_sync(op), rma_data);
-        CHECK_EQ_INT(op->verify != NULL, rma_data);
-        CHECK_EQ_INT(mm_op_uses_rma_burst(op), rma_data && contains(op->name, "-bw"));
+        /* checked after the test: one-sided data movement and the neighborhood collectives */
+        CHECK_EQ_INT(op->verify != NULL, rma_data || mm_op_is_neighbor(op));
+        CHECK_EQ_INT(mm_op_uses_rma_burst(op), rma_data && (contains(op->name, "-bw") || contention));
         int single = strcmp(op->name, "rma-fop") == 0 || strcmp(op->name, "rma-cas") == 0;
         CHECK_EQ_INT((op->flags & MM_OP_SIZE_UNUSED) != 0,
                      strcmp(twin, "barrier") == 0 || (simple && strcmp(op->name, "simple-attach") != 0) ||
                          single);
-        CHECK_EQ_INT((op->flags & MM_OP_PAIR) != 0, pingpong || rma_data);
+        CHECK_EQ_INT((op->flags & MM_OP_PAIR) != 0, pingpong || (rma_data && !contention));
         CHECK_EQ_INT((op->flags & MM_OP_ROUND_TRIP) != 0, pingpong);
-        CHECK_EQ_INT((op->flags & MM_OP_NEEDS_TWO) != 0, master_worker);
+        CHECK_EQ_INT((op->flags & MM_OP_NEEDS_TWO) != 0, master_worker || contention);
         CHECK(!(pingpong || master_worker) || (op->flags & MM_OP_FINISH_APART));
         CHECK_EQ_INT((op->flags & MM_OP_SIZE_IS_DURATION) != 0, strcmp(op->name, "delay") == 0);
         /* every sized op documents what its size is; v-variants document their displacements */

@@ -66,6 +66,7 @@ def parse(lines: Lines) -> PeerRun:
                                 "parts) is imported")
     rma = part == "MPI-RMA"
     syncs: dict[str, int] = {}  # IMB-RMA: the --rma-sync mode of each table, first line
+    bursts: dict[int, int] = {}  # IMB-RMA's contention tables: #repetitions (mpimeter's --rma-burst), first line
     if not _VERSIONS.match(version):
         raise lines.fail(index, f"is IMB {version}; this importer reads the layout of IMB-MPI1 2019–2021 output")
     lines.check_not_cut(LABEL)
@@ -105,6 +106,8 @@ def parse(lines: Lines) -> PeerRun:
             op, sync = imb_rma.map_table(lines, i, name, mode, n)
             syncs.setdefault(sync, i)
         table, i = _table(lines, i, name, op)
+        for t in table if rma and imb_rma.is_contention(name) else ():
+            bursts.setdefault(t.repetitions, t.line - 1)
         tests += table
     if not finished:
         raise lines.fail(len(lines) - 1, "the IMB output ends before '# All processes entering MPI_Finalize': the "
@@ -115,14 +118,15 @@ def parse(lines: Lines) -> PeerRun:
         tool=TOOL, tool_name=f"Intel(R) MPI Benchmarks (IMB-{'RMA' if rma else 'MPI1'})", tool_version=version,
         path=lines.path, sha256=lines.sha256, command=command, date=settings.get("Date"), nprocs=nprocs,
         data="aggregates",
-        run_time=("IMB-RMA's t (the origin's mean time of one operation and its flush over #repetitions)" if rma else
+        run_time=("IMB-RMA's t (the origin's mean time of one operation and its flush over #repetitions; "
+                  "contention patterns: t x #repetitions, the time of #repetitions rounds and one flush)" if rma else
                   "IMB's t_max (max over ranks of each rank's mean time of #repetitions back-to-back calls); "
                   "ping-pongs: twice IMB's t (its half round trip)"),
         lacks=("per-repetition run times", "per-rank times", "timestamps", "global times"),
         settings=settings, tests=tuple(tests), procsync="none", clocksync="none", timer="wtime", global_times=False,
         mpi_version=f"MPI {settings['MPI Version']}" if settings.get("MPI Version") else None,
         kernel=" ".join(settings[k] for k in ("System", "Release", "Version") if settings.get(k)) or None,
-        rma=imb_rma.run_rma(lines, syncs) if rma else None)
+        rma=imb_rma.run_rma(lines, syncs, bursts) if rma else None)
 
 
 def _header(lines: Lines, i: int) -> tuple[dict[str, str], str | None, int]:
@@ -170,7 +174,9 @@ def _table(lines: Lines, i: int, name: str, rma_op: str | None) -> tuple[list[Pe
         aggregates = {k: decimal_ns(row[k], 1000, lines, i, f"{k}[usec]")
                       for k in ("t", "t_min", "t_max", "t_avg") if k in row}
         headline = "t_max" if "t_max" in aggregates else "t"
-        value = aggregates[headline] * (2 if round_trip else 1)
+        # IMB-RMA's contention patterns: the whole sample, #repetitions rounds and one flush (mpimeter's
+        # timed call at --rma-burst #repetitions)
+        value = aggregates[headline] * (2 if round_trip else reps if rma_op and imb_rma.is_contention(name) else 1)
         tests.append(PeerTest(name=name, op=op, size=size, line=i + 1, repetitions=reps, run_times_ns=(value,),
                               valid=(True,), headline=headline, aggregates_ns=aggregates, round_trip=round_trip))
         i += 1

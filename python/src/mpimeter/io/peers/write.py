@@ -25,6 +25,7 @@ from mpimeter.io import origin as _origin
 from mpimeter.io import rawformat
 from mpimeter.io import redact
 from mpimeter.io.errors import InputError
+from mpimeter.io.peers import imb_rma
 from mpimeter.io.peers.common import PeerRun
 
 RAW_HEADER = rawformat.HEADER
@@ -112,7 +113,7 @@ def _operation(run: PeerRun, op: str, round_trip: bool) -> dict[str, Any]:
         doc.update(kind="one-sided", ranks_finish_apart=True)
         if op.endswith("-bw"):
             doc["bound_volume"] = {"formula": "rma-burst x size", "bytes_per_size": run.rma["burst"]}
-        elif op not in ("rma-fop", "rma-cas"):
+        elif op not in ("rma-fop", "rma-cas") and op not in imb_rma.CONTENTION_OPS:  # no bound stated
             doc["bound_volume"] = {"formula": "size", "bytes_per_size": 1}
     return doc
 
