@@ -102,7 +102,7 @@ static void mm__confirm_choices(const char *self, mm_algorithm_var *v) {
     }
 }
 
-int mm_app_list_algorithms(FILE *f, const char *argv0) {
+int mm_app_list_algorithms(FILE *f, const char *argv0, const char *const *ops, int nops) {
     static mm_algorithm_var vars[MM_ALG_MAX_VARS];
     int n = 0;
     int rc = mm_algorithms_read(vars, MM_ALG_MAX_VARS, &n);
@@ -123,6 +123,9 @@ int mm_app_list_algorithms(FILE *f, const char *argv0) {
     mm_json_begin_array(&j);
     for (int i = 0; i < n; i++) {
         mm_algorithm_var *v = &vars[i];
+        int wanted = nops == 0;
+        for (int k = 0; k < nops && !wanted; k++) wanted = strcmp(ops[k], v->op) == 0;
+        if (!wanted) continue;
         if (!v->by_value) mm__confirm_choices(self, v);
         mm_json_begin_object(&j);
         mm_json_kv_string(&j, "op", v->op);

@@ -135,7 +135,9 @@ int main(int argc, char **argv) {
     }
 
     if (cfg.mode == MM_MODE_LIST_ALGORITHMS) {
-        int code = rank == 0 ? mm_app_list_algorithms(stdout, argv[0]) : 0;
+        const char *ops[MM_MAX_OPS];
+        for (int i = 0; i < cfg.nops; i++) ops[i] = cfg.ops[i];
+        int code = rank == 0 ? mm_app_list_algorithms(stdout, argv[0], ops, cfg.ops_given ? cfg.nops : 0) : 0;
         if (code != 0 && rank == 0)
             fprintf(stderr, "mpimeter-bench: the library's control variables could not be read (MPI_T)\n");
         MPI_Finalize();
