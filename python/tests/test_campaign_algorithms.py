@@ -163,6 +163,11 @@ def test_all_of_an_op_and_refusals_in_the_campaigns_words(bench_dir):
                              variants=["mine=MPIR_CVAR_ALLREDUCE_INTRA_ALGORITHM=nb"]))
 
 
+def test_a_name_of_one_library_in_a_campaign_of_two(bench_dir):
+    with pytest.raises(PlanError, match=r"mpich allows for allreduce: .*--mpi openmpi leaves mpich out"):
+        spec.prepare(request(bench_dir, ["openmpi", "mpich"], ["allreduce=ring"]))
+
+
 def test_cli_refuses_an_unknown_name_with_exit_2_and_writes_nothing(bench_dir, tmp_path):
     bench, template = bench_dir
     out = tmp_path / "never"

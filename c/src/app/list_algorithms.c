@@ -28,7 +28,11 @@
 extern char **environ;
 
 int mm_app_algorithm_probe(int argc, char **argv) {
-    if (argc != 4) return 2;
+    if (argc != 4) {
+        fprintf(stderr, "mpimeter-bench: %s VARIABLE NAME: the probe process of --list-algorithms (internal)\n",
+                MM_ALG_PROBE_FLAG);
+        return 2;
+    }
     int value = -1;
     int rc = mm_algorithms_probe(argv[2], argv[3], &value);
     if (rc == 0)

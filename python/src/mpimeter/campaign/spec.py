@@ -141,7 +141,15 @@ def _algorithm_alternatives(wanted: dict[str, list[str] | None], mpis: list[str]
     names = {a.name for a in taken}
     out = []
     for mpi in mpis:
-        for alt in _algorithms.alternatives(mpi, wanted, by_mpi[mpi]):
+        try:
+            listed = _algorithms.alternatives(mpi, wanted, by_mpi[mpi])
+        except PlanError as exc:
+            if len(mpis) == 1:
+                raise
+            others = ",".join(m for m in mpis if m != mpi)
+            raise PlanError(f"{exc} (algorithm names are one library's: the campaign runs {','.join(mpis)}; "
+                            f"--mpi {others} leaves {mpi} out)") from None
+        for alt in listed:
             if alt.name in names:
                 raise PlanError(f"--algorithms: the alternative {alt.name!r} is also a --variant's name; "
                                 "choose another --variant name")
