@@ -57,6 +57,7 @@ typedef struct mm_config {
     int validate_nprocs; /* --validate NP: check as a launch of NP ranks would, print the config */
     char ops[MM_MAX_OPS][MM_NAME_LEN];
     int nops;
+    int ops_given; /* --ops given (--list-algorithms lists only their variables then) */
     int64_t sizes[MM_MAX_SIZES];
     int nsizes;
     /* --sizes auto:MIN:MAX[:xF] (SKaMPI §3.2): sizes holds the initial geometric grid, and sizes

@@ -95,6 +95,8 @@ int main(int argc, char **argv) {
      * first part of a launch's cost */
     struct timespec entered;
     clock_gettime(CLOCK_MONOTONIC, &entered);
+    /* a probe process of --list-algorithms: MPI_T only, never MPI_Init (app/list_algorithms.c) */
+    if (argc > 1 && strcmp(argv[1], MM_ALG_PROBE_FLAG) == 0) return mm_app_algorithm_probe(argc, argv);
     int early = mm__without_mpi(argc, argv);
     if (early >= 0) return early;
     MPI_Init(&argc, &argv);
@@ -133,7 +135,9 @@ int main(int argc, char **argv) {
     }
 
     if (cfg.mode == MM_MODE_LIST_ALGORITHMS) {
-        int code = rank == 0 ? mm_app_list_algorithms(stdout) : 0;
+        const char *ops[MM_MAX_OPS];
+        for (int i = 0; i < cfg.nops; i++) ops[i] = cfg.ops[i];
+        int code = rank == 0 ? mm_app_list_algorithms(stdout, argv[0], ops, cfg.ops_given ? cfg.nops : 0) : 0;
         if (code != 0 && rank == 0)
             fprintf(stderr, "mpimeter-bench: the library's control variables could not be read (MPI_T)\n");
         MPI_Finalize();

@@ -256,8 +256,10 @@ static int mm__apply(mm_config *cfg, const mm_option_spec *o, const char *value,
         return 0;
     }
     case MM_OPT_NAMES:
-        if (strcmp(name, "ops") == 0)
+        if (strcmp(name, "ops") == 0) {
+            cfg->ops_given = 1;
             return mm__split_names(name, value, cfg->ops, MM_MAX_OPS, &cfg->nops, err, len);
+        }
         *seen_clocksync = 1;
         return mm__split_names(name, value, cfg->clocksync, MM_MAX_ALGS, &cfg->nclocksync, err, len);
     case MM_OPT_SIZES:

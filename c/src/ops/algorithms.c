@@ -4,8 +4,10 @@
  * gives value and name of each algorithm; the environment sets it as OMPI_MCA_<name>) or
  * MPIR_CVAR_<OP>_INTRA_ALGORITHM (MPICH: an integer variable without an MPI_T enumeration; its
  * choices are named in its description, which MPICH 4.0 joins without separators, so that a name
- * cannot be told from the end of the text before it: the description is passed on as it is and
- * no choice is made up; the environment sets it by name).
+ * cannot be told from the end of the text before it: every suffix of the glued word is a
+ * candidate (mm_algorithms_candidates) and the library itself says which it knows, since it
+ * refuses an unknown value when MPI_T starts (mm_algorithms_probe, run in fresh processes by
+ * app/list_algorithms.c); no choice is made up; the environment sets it by name).
  * Why from MPI_T and not from a list of ours: the library is the one source of what it offers,
  * and versions differ (SKaMPI's paper asks for the algorithm choice per machine: Reussner et al.
  * 1998 §5; both libraries expose the choice since).
@@ -13,6 +15,7 @@
 #include <ctype.h> /* tolower */
 #include <mpi.h>
 #include <stdio.h>
+#include <stdlib.h> /* setenv */
 #include <string.h>
 
 #include "mm_algorithms.h"
@@ -103,5 +106,77 @@ int mm_algorithms_read(mm_algorithm_var *out, int max, int *n) {
     }
     MPI_T_finalize();
     return 0;
+#endif
+}
+
+static int mm__name_char(char c) {
+    return isalnum((unsigned char)c) || c == '_';
+}
+
+/* Adds name (len bytes at s) to out unless it is there; returns the new count. */
+static int mm__add_candidate(char (*out)[MM_ALG_NAME_LEN], int *group, int n, int max, const char *s, size_t len,
+                             int g) {
+    if (n >= max || len == 0 || len >= MM_ALG_NAME_LEN) return n;
+    char name[MM_ALG_NAME_LEN];
+    memcpy(name, s, len);
+    name[len] = '\0';
+    for (int k = 0; k < n; k++)
+        if (strcmp(out[k], name) == 0) return n;
+    snprintf(out[n], MM_ALG_NAME_LEN, "%s", name);
+    group[n] = g;
+    return n + 1;
+}
+
+int mm_algorithms_candidates(const char *description, char (*out)[MM_ALG_NAME_LEN], int *group, int max) {
+    static const char *const words[] = {"algorithm", "algorithms"};
+    int n = 0, g = 0;
+    for (const char *p = description; *p && n < max; p++) {
+        /* a separator: one or more spaces, '-', a space; the name ends before the spaces */
+        if (*p != ' ' || (p > description && p[-1] == ' ')) continue;
+        const char *q = p;
+        while (*q == ' ') q++;
+        if (q[0] != '-' || q[1] != ' ') continue;
+        const char *start = p;
+        while (start > description && mm__name_char(start[-1])) start--;
+        /* first the name after the word that ends most of MPICH's texts ("Force ... algorithm"),
+         * then every suffix, shortest first */
+        for (size_t w = 0; w < sizeof words / sizeof words[0]; w++) {
+            size_t k = strlen(words[w]);
+            if ((size_t)(p - start) > k && strncmp(start, words[w], k) == 0)
+                n = mm__add_candidate(out, group, n, max, start + k, (size_t)(p - start) - k, g);
+        }
+        for (const char *s = p - 1; s >= start; s--) n = mm__add_candidate(out, group, n, max, s, (size_t)(p - s), g);
+        g++;
+    }
+    return n;
+}
+
+int mm_algorithms_probe(const char *variable, const char *name, int *value) {
+#ifdef MM_SIMGRID
+    (void)variable;
+    (void)name;
+    (void)value;
+    return -2;
+#else
+    if (setenv(variable, name, 1) != 0) return -2;
+    int provided = 0;
+    int rc = MPI_T_init_thread(MPI_THREAD_SINGLE, &provided);
+    if (rc == MPI_SUCCESS) {
+        int index = -1, count = 0;
+        MPI_T_cvar_handle h;
+        *value = -1;
+        if (MPI_T_cvar_get_index(variable, &index) == MPI_SUCCESS &&
+            MPI_T_cvar_handle_alloc(index, NULL, &h, &count) == MPI_SUCCESS) {
+            if (count == 1) MPI_T_cvar_read(h, value);
+            MPI_T_cvar_handle_free(&h);
+        }
+        MPI_T_finalize();
+        return 0;
+    }
+    /* refused: only a refusal that names this variable says that the name is unknown */
+    char text[MPI_MAX_ERROR_STRING] = "";
+    int len = 0;
+    if (MPI_Error_string(rc, text, &len) != MPI_SUCCESS || !strstr(text, variable)) return -2;
+    return -1;
 #endif
 }

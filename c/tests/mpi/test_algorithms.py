@@ -1,20 +1,26 @@
 """`mpimeter-bench --list-algorithms`: the selectable collective algorithms, read from the
 library's MPI_T control variables, are the ones the library's own tools list — Open MPI's
 `ompi_info --param coll tuned --level 9` (every coll_tuned_<op>_algorithm with its valid values)
-and MPICH's `mpivars` (every MPIR_CVAR_<OP>_INTRA_ALGORITHM)."""
+and MPICH's `mpivars` (every MPIR_CVAR_<OP>_INTRA_ALGORITHM, one name per item of its
+description, each accepted by MPICH); and `mpimeter run --algorithms` runs them: the variable
+read inside each launch is the one set, and each algorithm gives the default's results."""
 
 from __future__ import annotations
 
+import functools
 import json
+import os
 import re
 import shutil
 import subprocess
+import sys
 
 import pytest
 
-from conftest import run_bench
+from conftest import REPO, bench_path, launcher, run_bench
 
 
+@functools.lru_cache(maxsize=2)  # MPICH's whole listing starts ~10^3 processes: once per library
 def _listed(lib: str) -> dict[str, dict]:
     doc = json.loads(run_bench(lib, 1, ["--list-algorithms"], timeout=120).stdout)
     return {v["variable"]: v for v in doc["algorithms"]}
@@ -58,5 +64,98 @@ def test_mpich_algorithm_variables_are_mpivars():
     allreduce = ours["MPIR_CVAR_ALLREDUCE_INTRA_ALGORITHM"]
     assert allreduce["op"] == "allreduce" and allreduce["set_by"] == "name"
     assert allreduce["env"] == "MPIR_CVAR_ALLREDUCE_INTRA_ALGORITHM"
-    # no MPI_T enumeration: the choices are named in the description only, passed on as it is
-    assert allreduce["choices"] == [] and "recursive_doubling" in allreduce["description"]
+    # no MPI_T enumeration: the choices are named in the description, and MPICH confirms them
+    assert allreduce["choices_from"] == "library" and "recursive_doubling" in allreduce["description"]
+
+
+# --- MPICH's names, confirmed by MPICH ---------------------------------------------------------
+
+def _items(description: str) -> int:
+    """The "name<spaces>- text" items of an MPICH description (mpivars prints the same text)."""
+    return len(re.findall(r"[A-Za-z0-9_] +- ", description))
+
+
+@pytest.mark.skipif(shutil.which("mpivars") is None, reason="mpivars not installed")
+def test_mpich_names_are_the_ones_mpich_accepts():
+    mpich_listing = _listed("mpich")
+    text = subprocess.run(["mpivars"], capture_output=True, text=True, check=True).stdout
+    descriptions = dict(re.findall(r"^\s*(MPIR_CVAR_\w+_INTRA_ALGORITHM)\s*=\S*\t(?:[^\t]*\t){4}(.*)$", text, re.M))
+    assert descriptions and set(descriptions) == set(mpich_listing)
+    for variable, v in mpich_listing.items():
+        assert v["choices_from"] == "library", variable
+        names = [c["name"] for c in v["choices"]]
+        # one name per item of the description mpivars shows, each followed there by "<spaces>- ",
+        # numbered in the order of the items (the variable's MPI_T value with that name set)
+        assert len(names) == _items(descriptions[variable]) == len(set(names)), (variable, names)
+        assert [c["value"] for c in v["choices"]] == list(range(len(names))), variable
+        for name in names:
+            assert re.search(re.escape(name) + r" +- ", descriptions[variable]), (variable, name)
+    allreduce = [c["name"] for c in mpich_listing["MPIR_CVAR_ALLREDUCE_INTRA_ALGORITHM"]["choices"]]
+    assert allreduce == ["auto", "nb", "smp", "recursive_doubling", "reduce_scatter_allgather"]
+
+
+def test_mpich_refuses_the_suffixes_left_out():
+    """What is not listed, MPICH refuses: "mp" is glued in the text as "algorithmsmp" too."""
+    for value, ok in (("mp", False), ("smp", True)):
+        proc = subprocess.run([str(bench_path("mpich")), "--list-algorithms", "--ops", "allreduce"],
+                              capture_output=True, text=True, timeout=120,
+                              env={**os.environ, "MPIR_CVAR_ALLREDUCE_INTRA_ALGORITHM": value})
+        assert (proc.returncode == 0) == ok, proc.stderr
+        if not ok:
+            assert f"Invalid MPIR_CVAR_ALLREDUCE_INTRA_ALGORITHM value ({value})" in proc.stderr
+
+
+def test_ops_lists_only_their_variables(lib):
+    doc = json.loads(run_bench(lib, 1, ["--list-algorithms", "--ops", "allreduce,bcast"], timeout=120).stdout)
+    assert sorted(v["op"] for v in doc["algorithms"]) == ["allreduce", "bcast"]
+    assert all(len(v["choices"]) >= 3 for v in doc["algorithms"])
+
+
+# --- a campaign of algorithms: the setting takes effect, the results stay right ----------------
+
+TWO = {"openmpi": ("recursive_doubling", "ring"), "mpich": ("recursive_doubling", "reduce_scatter_allgather")}
+
+
+def test_a_campaign_of_two_algorithms_runs_them(lib, tmp_path):
+    out = tmp_path / "algs"
+    done = subprocess.run(
+        [sys.executable, "-m", "mpimeter", "run", "--np", "2", "--launches", "1", "--mpi", lib,
+         "--algorithms", f"allreduce={','.join(TWO[lib])}", "--ops", "allreduce", "--sizes", "8,4096",
+         "--nrep", "10", "--seed", "29", "--out", str(out), "--no-analyze"],
+        capture_output=True, text=True, timeout=600, cwd=REPO)
+    assert done.returncode == 0, done.stdout + done.stderr
+    disk = json.loads((out / "campaign.json").read_text())
+    alternatives = {a["name"]: a for a in disk["alternatives"]}
+    assert sorted(alternatives) == sorted([lib] + [f"{lib}-allreduce-{name}" for name in TWO[lib]])
+    variable = "coll_tuned_allreduce_algorithm" if lib == "openmpi" else "MPIR_CVAR_ALLREDUCE_INTRA_ALGORITHM"
+    for name, alt in alternatives.items():
+        meta = json.loads((out / name / "launches" / "000" / "meta.json").read_text())
+        assert meta["status"] == "complete"
+        inside = meta["mpi"]["mpi_t"]["selected"][variable]  # read by MPI_T inside the launch
+        if name == lib:  # the baseline: the library's own choice (Open MPI "ignore", MPICH "auto")
+            assert "algorithms" not in alt and inside == "0"
+            continue
+        record = alt["algorithms"]["allreduce"]
+        assert record["variable"] == variable and record["name"] == name.rsplit("-", 1)[1]
+        assert alt["env"][record["env"]] == record["value"]
+        assert inside == str(record["mpi_t_value"]) != "0"
+
+
+@pytest.mark.parametrize("np", [2, 3])
+def test_each_algorithm_gives_the_result_of_the_default(lib, np):
+    """The checker of the mock-ups compares allreduce (here run with each algorithm) with reduce +
+    bcast byte for byte over datatypes, reduction ops and counts."""
+    checker = REPO / "build" / lib / "tests" / "mm_mockup_check"
+    listed = json.loads(run_bench(lib, 1, ["--list-algorithms", "--ops", "allreduce"], timeout=120).stdout)
+    v = listed["algorithms"][0]
+    for name in TWO[lib]:
+        value = next(str(c["value"]) if v["set_by"] == "value" else c["name"] for c in v["choices"] if c["name"] == name)
+        env = {**os.environ, v["env"]: value}
+        if lib == "openmpi":
+            env["OMPI_MCA_coll_tuned_use_dynamic_rules"] = "1"
+        cmd = launcher(lib, np) + [str(checker), "allreduce-as-reduce-bcast"]
+        if lib == "openmpi":  # mpirun passes the variables on with -x
+            cmd[1:1] = ["-x", v["env"], "-x", "OMPI_MCA_coll_tuned_use_dynamic_rules"]
+        proc = subprocess.run(cmd, capture_output=True, text=True, timeout=600, env=env)
+        assert proc.returncode == 0, (name, proc.stdout + proc.stderr)
+        assert proc.stdout.strip().splitlines()[-1].endswith("0 mismatches, 0 failed"), (name, proc.stdout)

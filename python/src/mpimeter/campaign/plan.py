@@ -36,9 +36,15 @@ class Alternative:
     name: str
     mpi: str
     env: dict[str, str] = field(default_factory=dict)
+    # --algorithms: {op: {"name", "variable", "env", "value", "mpi_t_value"}}, what env selects
+    # (campaign.algorithms); empty for any other alternative
+    algorithms: dict[str, dict] = field(default_factory=dict)
 
     def to_json(self) -> dict:
-        return {"name": self.name, "mpi": self.mpi, "env": dict(self.env)}
+        out = {"name": self.name, "mpi": self.mpi, "env": dict(self.env)}
+        if self.algorithms:
+            out["algorithms"] = {op: dict(entry) for op, entry in self.algorithms.items()}
+        return out
 
 
 @dataclass(frozen=True)

@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from mpimeter.campaign import adaptive as _adaptive
+from mpimeter.campaign import algorithms as _algorithms
 from mpimeter.campaign import benchopts, launcher, limits, nplist, plan
 from mpimeter.campaign import state as st
 from mpimeter.campaign.benchargs import BenchArgs
@@ -26,6 +27,7 @@ class CampaignRequest:
     launches_rule: dict[str, object] = field(default_factory=dict)
     mpis: list[str] | None = None  # None: every library with a built binary
     variants: list[str] = field(default_factory=list)  # NAME='ENV=VALUE ...'
+    algorithms: list[str] = field(default_factory=list)  # OP=all|NAME[,NAME..][;OP2=...] (campaign.algorithms)
     launcher: str = "local"
     bench_dir: Path | None = None
     bench_values: dict[str, object] = field(default_factory=dict)  # BenchOption.dest -> value
@@ -79,7 +81,10 @@ def prepare(request: CampaignRequest) -> st.CampaignState:
                             "with its launcher on PATH (run `make build`, or give "
                             f"--bench-dir / ${launcher.BENCH_DIR_ENV})")
     variants = [plan.parse_variant(v) for v in request.variants]
+    wanted = _algorithms.parse_request(request.algorithms)
     alternatives = plan.make_alternatives(list(mpis), variants, found_under=found_under)
+    if wanted:
+        alternatives += _algorithm_alternatives(wanted, list(mpis), variants, alternatives, bench_dir)
     limits.check_launches(launches, len(alternatives))
     if len(nps) > 1:
         limits.check_launches(launches * len(nps), len(alternatives),
@@ -100,6 +105,11 @@ def prepare(request: CampaignRequest) -> st.CampaignState:
     for ranks in [r for r in nps if r != np]:
         benchopts.validate_all(list(binaries.values()), resolved.args, ranks)
     bench_args, notes = resolved.args, list(resolved.notes)
+    measured = set(resolved.validated.config.get("ops") or [])
+    unmeasured = [op for op in wanted if op not in measured]
+    if unmeasured:
+        raise PlanError(f"--algorithms {unmeasured[0]}: the campaign does not measure {unmeasured[0]} "
+                        f"(--ops {','.join(sorted(measured))}); add it to --ops")
     if rule is not None:
         _adaptive.check_bench_args(bench_args)
         ops = set(resolved.validated.config.get("ops") or [])
@@ -119,6 +129,33 @@ def prepare(request: CampaignRequest) -> st.CampaignState:
                      np=np, launches=launches, seed=seed, alternatives=alternatives,
                      templates=templates, binaries=binaries, timeout_s=timeout, order=order,
                      notes=notes, adaptive=rule, np_list=nps)
+
+
+def _algorithm_alternatives(wanted: dict[str, list[str] | None], mpis: list[str],
+                            variants: list[tuple[str, dict[str, str]]], taken: list[plan.Alternative],
+                            bench_dir: Path) -> list[plan.Alternative]:
+    """--algorithms: per library, one alternative per requested algorithm, as the library's
+    own mpimeter-bench lists them (campaign.algorithms); the baselines are already there."""
+    by_mpi = {mpi: _algorithms.listing(launcher.check_binary(bench_dir, mpi), list(wanted)) for mpi in mpis}
+    _algorithms.check_variants(wanted, by_mpi, variants)
+    names = {a.name for a in taken}
+    out = []
+    for mpi in mpis:
+        try:
+            listed = _algorithms.alternatives(mpi, wanted, by_mpi[mpi])
+        except PlanError as exc:
+            if len(mpis) == 1:
+                raise
+            others = ",".join(m for m in mpis if m != mpi)
+            raise PlanError(f"{exc} (algorithm names are one library's: the campaign runs {','.join(mpis)}; "
+                            f"--mpi {others} leaves {mpi} out)") from None
+        for alt in listed:
+            if alt.name in names:
+                raise PlanError(f"--algorithms: the alternative {alt.name!r} is also a --variant's name; "
+                                "choose another --variant name")
+            names.add(alt.name)
+            out.append(alt)
+    return out
 
 
 # A launch's tests share --launch-budget-s; the launch timeout kills the whole launch. The budget

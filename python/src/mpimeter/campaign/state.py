@@ -28,6 +28,7 @@ from pathlib import Path
 from mpimeter import SCHEMA_VERSION, __version__
 from mpimeter.atomic import write_atomic
 from mpimeter.campaign import adaptive as _adaptive
+from mpimeter.campaign import algorithms as _algorithms
 from mpimeter.campaign import pilot as _pilot
 from mpimeter.campaign import limits, nplist, oversub, secrets, slurm
 from mpimeter.campaign.benchargs import BenchArgs
@@ -357,7 +358,8 @@ def _read_alternatives(r: _Reader, obj: dict):
             r.check(value, f"{where}.env.{key}", "string")
         if name in templates:
             r.fail(where, f"alternative {name!r} is listed twice")
-        alternatives.append(Alternative(name, mpi, dict(env)))
+        algorithms = _algorithms.check_record(raw.get("algorithms"), env, r.fail, f"{where}.algorithms")
+        alternatives.append(Alternative(name, mpi, dict(env), algorithms=algorithms))
         templates[name] = r.get(raw, "launch_template", "string", where=where)
         binaries[name] = r.get(raw, "bench", "string", where=where)
     if not alternatives:

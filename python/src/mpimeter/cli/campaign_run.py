@@ -85,8 +85,9 @@ def campaign_options(fn):
 
 
 def make_request(*, np, launches, mpi, variants, launcher, bench_dir, seed, launch_timeout,
-                 bench_values, bench_extra, argv, launches_rule=None) -> spec.CampaignRequest:
+                 bench_values, bench_extra, argv, launches_rule=None, algorithms=()) -> spec.CampaignRequest:
     return spec.CampaignRequest(
+        algorithms=list(algorithms),
         np=np, launches=launches, launches_rule=dict(launches_rule or {}), mpis=[m.strip() for m in mpi.split(",")] if mpi is not None else None,
         variants=list(variants), launcher=launcher, bench_dir=bench_dir,
         bench_values={k: v for k, v in bench_values.items() if v is not None},

@@ -41,6 +41,11 @@ RESUME_OPTIONS = frozenset({"resume", "launch_timeout", "retries", "no_analyze",
 @click.option("--guidelines", is_flag=True,
               help="measure what `mpimeter guidelines` checks: each operation of --ops (default: every one "
                    "with a mock-up) followed by its mock-ups, as the binary's --describe lists them")
+@click.option("--algorithms", "algorithms", multiple=True, metavar="'OP=all|NAME[,NAME..][;OP2=...]'",
+              help="the library's own algorithms of OP as alternatives (repeatable, or ';'-separated): each "
+                   "runs with the library's variable set (Open MPI coll_tuned_<op>_algorithm with "
+                   "use_dynamic_rules, MPICH MPIR_CVAR_<OP>_INTRA_ALGORITHM), next to the library as it is; "
+                   "the names are those mpimeter-bench --list-algorithms confirms")
 @click.option("--launches-min", type=int, default=None,
               help=f"--launches auto: launches per alternative before the rule may stop a pair "
                    f"[default: {_adaptive.DEFAULT_MIN}]")
@@ -55,7 +60,7 @@ RESUME_OPTIONS = frozenset({"resume", "launch_timeout", "retries", "no_analyze",
 @click.argument("bench_extra", nargs=-1, type=click.UNPROCESSED, metavar="[-- BENCH_ARGS...]")
 @click.pass_context
 def command(ctx: click.Context, np, launches, mpi, variants, launcher, bench_dir, out, resume,
-            seed, launch_timeout, retries, trust_recorded, no_analyze, guidelines, launches_min, launches_max, launches_precision,
+            seed, launch_timeout, retries, trust_recorded, no_analyze, guidelines, algorithms, launches_min, launches_max, launches_precision,
             launches_confidence, bench_extra, **bench_values) -> None:
     """Run a campaign: LAUNCHES launches of mpimeter-bench per alternative, interleaved in a
     seeded random order, each with its own seed and folder; failures are retried once at the
@@ -100,7 +105,7 @@ def command(ctx: click.Context, np, launches, mpi, variants, launcher, bench_dir
         request = make_request(np=np, launches=launches, mpi=mpi, variants=variants,
                                launcher=launcher, bench_dir=bench_dir, seed=seed,
                                launch_timeout=launch_timeout, bench_values=bench_values,
-                               bench_extra=bench_extra, argv=argv,
+                               bench_extra=bench_extra, argv=argv, algorithms=algorithms,
                                launches_rule={"min": launches_min, "max": launches_max,
                                               "precision": launches_precision,
                                               "confidence": launches_confidence})

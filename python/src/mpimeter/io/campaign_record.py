@@ -19,7 +19,7 @@ a conversion of the document read here, not a second read of the file).
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from types import MappingProxyType
 from typing import Any
@@ -36,6 +36,9 @@ FILE_NAME = "campaign.json"
 class AlternativeEntry:
     name: str
     env: Mapping[str, str]  # the variables the alternative set (secret values already redacted)
+    # `mpimeter run --algorithms`: {op: {"name", "variable", "env", "value", "mpi_t_value"}}, what
+    # env selects; empty for any other alternative (and for a record of another shape)
+    algorithms: Mapping[str, Mapping[str, Any]] = field(default_factory=lambda: MappingProxyType({}))
 
 
 @dataclass(frozen=True)
@@ -64,6 +67,13 @@ class CampaignRecord:
     def alternative_names(self) -> tuple[str, ...]:
         return tuple(a.name for a in self.alternatives)
 
+    def algorithms_of(self, alternative: str) -> Mapping[str, Mapping[str, Any]]:
+        """What the alternative's env selects (`mpimeter run --algorithms`); empty otherwise."""
+        for a in self.alternatives:
+            if a.name == alternative:
+                return a.algorithms
+        return MappingProxyType({})
+
     def env_of(self, alternative: str) -> Mapping[str, str]:
         """The environment the alternative set; empty for a library as it is (or not listed)."""
         for a in self.alternatives:
@@ -83,7 +93,8 @@ def from_document(path: Path, obj: Any) -> CampaignRecord:
         env = alt.value.get("env")
         alternatives.append(AlternativeEntry(
             alt.need("name", STR),
-            MappingProxyType({k: v for k, v in env.items() if isinstance(v, str)} if isinstance(env, dict) else {})))
+            MappingProxyType({k: v for k, v in env.items() if isinstance(v, str)} if isinstance(env, dict) else {}),
+            _algorithms(alt.value.get("algorithms"))))
     launches = tuple(LaunchEntry(launch.need("folder", STR), launch.get("seed", INT), launch.get("alternative", STR),
                                  launch.get("np", INT))
                      for launch in fields.objs("launches"))
@@ -97,6 +108,23 @@ def from_document(path: Path, obj: Any) -> CampaignRecord:
         session_slurm=tuple((i, s.get("slurm")) for i, s in enumerate(sessions if isinstance(sessions, list) else [])
                             if isinstance(s, dict)),
         adaptive_launches=adaptive if isinstance(adaptive, dict) else None)
+
+
+_ALGORITHM_KEYS = {"name": str, "variable": str, "env": str, "value": str, "mpi_t_value": int}
+
+
+def _algorithms(value: Any) -> Mapping[str, Mapping[str, Any]]:
+    """An alternative's ``algorithms`` when it has the documented shape (docs/FORMAT.md), else
+    empty: it only names what the alternative's env selects, which stays the record of what ran."""
+    if not isinstance(value, dict):
+        return MappingProxyType({})
+    out = {}
+    for op, entry in value.items():
+        if not (isinstance(entry, dict) and set(entry) == set(_ALGORITHM_KEYS)
+                and all(isinstance(entry[k], t) and not isinstance(entry[k], bool) for k, t in _ALGORITHM_KEYS.items())):
+            return MappingProxyType({})
+        out[op] = MappingProxyType(dict(entry))
+    return MappingProxyType(out)
 
 
 def read_document(path: Path, *, max_depth: int = MAX_DEPTH) -> dict[str, Any]:
