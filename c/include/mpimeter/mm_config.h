@@ -21,7 +21,7 @@
 #define MM_MAX_COUNTERS 64      /* counters read per repetition (--mpit-pvars + --papi) */
 #define MM_COUNTER_NAME_LEN 96  /* a counter's name, terminating zero included */
 #define MM_COUNTERS_TEXT 2048   /* --mpit-pvars / --papi as given */
-#define MM_MAX_LIST 256         /* entries of a list of whole numbers (--root, --nprocs) */
+#define MM_MAX_LIST 256         /* entries of a list of whole numbers (--root, --nprocs, --workpieces) */
 /* --graph-file: at most this many bytes of text (a graph of a few thousand ranks) */
 #define MM_GRAPH_TEXT_MAX 65536
 
@@ -97,6 +97,13 @@ typedef struct mm_config {
     mm_int_list comm_sizes;
     /* --batch N: calls per recorded repetition, timed once (IMB's MS2); 1 = one call */
     int batch;
+    /* --workpieces LIST: the pieces mw-workpieces' master hands out, one test per value
+     * (SKaMPI: MPI_Waitsome varied over the number of workpieces; docs/FORMAT.md
+     * tests[].workpieces) */
+    mm_int_list workpieces;
+    /* --subtract-overhead: each test measures the empty timed region on its ranks (SKaMPI §3.1)
+     * and records it (tests[].overhead_ns) for the analysis to subtract; raw.csv stays raw */
+    int subtract_overhead;
     int pair[2];     /* --pair A,B of the ping-pongs */
     int pair_given;  /* 0 = auto: the launch picks the pair (SKaMPI's rule, pairs.c) */
     char datatype[MM_NAME_LEN];

@@ -19,6 +19,7 @@ enum {
     MM_OP_ROUND_TRIP = 1u << 6,       /* the timed call is one round trip (two messages): the
                                          analysis reports half of it as the one-way latency */
     MM_OP_NEEDS_TWO = 1u << 7,        /* needs at least 2 ranks (master-worker) */
+    MM_OP_WORKPIECES = 1u << 8,       /* uses --workpieces: one test per value (mw-workpieces) */
 };
 
 /* What kind of pattern an operation is (--describe, meta.json "operations"). */
@@ -112,6 +113,7 @@ typedef struct mm_op_args {
     int cart_ndims;        /* neighborhood collectives: --cart-dims (0 = MPI_Dims_create, 2-D) */
     int cart_dims[MM_CART_MAX_DIMS];
     const char *graph_text; /* neighborhood collectives: --graph-file's text; NULL: Cartesian */
+    int workpieces;        /* mw-workpieces: the pieces the master hands out (the test's) */
 } mm_op_args;
 
 /* The buffers an op's setup allocates, in blocks of `size` bytes: every rank holds
@@ -209,6 +211,9 @@ int mm_op_check_nprocs(const mm_op *op, int nprocs, char *why, size_t why_len);
 int mm_op_available(const mm_op *op, char *why, size_t why_len);
 int mm_persistent_available(char *why, size_t why_len);
 
+/* Does the op take --workpieces (MM_OP_WORKPIECES: one test per value)? */
+int mm_op_uses_workpieces(const mm_op *op);
+
 /* Is the op one-sided (kind MM_OP_KIND_RMA)? Does it take --rma-sync (an epoch around data
  * movement; the window create/free rows do not)? Does it take --rma-burst (a -bw row)? */
 int mm_op_is_rma(const mm_op *op);
@@ -239,5 +244,10 @@ struct mm_op_facts;
 /* The launch record's "operations" (mm_facts.h): one entry per known operation of c->ops, in
  * that order, as it behaves on nprocs ranks. Fills at most max; returns how many. */
 int mm_op_facts_of_config(const struct mm_config *c, int nprocs, struct mm_op_facts *out, int max);
+/* The data term of the op's bound as a multiple of size on a communicator of nprocs ranks under
+ * the options c (--rma-burst, --cart-dims); < 0: no bound stated. What meta.json's
+ * operations[].bound_volume.bytes_per_size gives for the launch, and tests[].bound_bytes_per_size
+ * for each test's own communicator (--nprocs LIST). Pure. */
+double mm_op_bytes_per_size(const mm_op *op, const struct mm_config *c, int nprocs);
 
 #endif

@@ -31,6 +31,13 @@ typedef struct mm_test {
     int64_t size;
     int nprocs; /* the size of the communicator the test runs on (docs/FORMAT.md tests[].nprocs) */
     int root;   /* rooted operations: the test's root (--root); -1 for the others */
+    int workpieces; /* mw-workpieces: the pieces the master hands out (--workpieces); 0 for others */
+    /* the data term of the op's bound on this test's communicator, as a multiple of size
+     * (mm_op_bytes_per_size at nprocs, not the launch's); < 0: no bound stated */
+    double bound_bytes_per_size;
+    /* --subtract-overhead: the empty timed region on the test's ranks, measured before it (the
+     * median of its 1001 repetitions, the largest over the ranks), in ns; < 0: not measured */
+    double overhead_ns;
     int status;
     long nrep;       /* recorded repetitions */
     long nrep_asked; /* --nrep */
@@ -89,14 +96,18 @@ int mm_invalid_reason_index(int flag);
 
 /* The number of tests of the plan on a launch of nprocs ranks: ops x sizes (one test for an op
  * with MM_OP_SIZE_UNUSED) x communicator sizes (--nprocs) x roots for rooted ops (--root, all:
- * every rank of that communicator). */
+ * every rank of that communicator) x work pieces for mw-workpieces (--workpieces). */
 int mm_plan_size(const mm_config *cfg, int nprocs);
 /* The most tests a launch may hold: the plan, and with --sizes auto the --sizes-budget sizes
  * each sized operation may add (refine.c). */
 int mm_plan_capacity(const mm_config *cfg, int nprocs);
-/* Builds ops x roots x sizes (ops with MM_OP_SIZE_UNUSED get one test at size 0) in the given
- * order. tests must hold mm_plan_size. Returns the count. */
+/* Builds ops x communicator sizes x roots x work pieces x sizes (ops with MM_OP_SIZE_UNUSED get
+ * one test at size 0) in the given order. tests must hold mm_plan_size. Returns the count. */
 int mm_plan_build(const mm_config *cfg, int nprocs, mm_test *tests, int max_tests);
+/* One pending test of op at size on a communicator of nprocs ranks (root -1 and workpieces 0
+ * for ops without them), as the plan and the refinement of --sizes auto make them. */
+void mm_test_init(mm_test *t, const mm_config *cfg, const mm_op *op, int64_t size, int nprocs, int root,
+                  int workpieces);
 void mm_plan_shuffle(mm_test *tests, int n, uint64_t seed);
 
 #endif

@@ -217,6 +217,7 @@ static void mm__operations(mm_json *j) {
         mm_json_kv_bool(j, "size_unused", (op->flags & MM_OP_SIZE_UNUSED) != 0);
         mm_json_kv_bool(j, "uses_root", (op->flags & MM_OP_ROOTED) != 0);
         mm_json_kv_bool(j, "uses_reduce_op", (op->flags & MM_OP_REDUCES) != 0);
+        mm_json_kv_bool(j, "uses_workpieces", mm_op_uses_workpieces(op)); /* one test per --workpieces value */
         mm_json_kv_bool(j, "error_injectable", mm_op_inject_error(op, &probe) == 0);
         char why[256];
         int available = mm_op_available(op, why, sizeof why);

@@ -44,7 +44,7 @@ static const char *const mm__defaulted_options[] = {
     "sizes-precision", "sizes-budget", "warmup", "timer", "procsync", "copy-probe-bytes",
     "datatype", "reduce-op", "virtual-base", "roundtime-budget-s", "bcast-factor", "check-at",
     "window-growth-max", "switch-late-fraction", "launch-budget-s",
-    "rma-window", "rma-burst", "root", "batch",
+    "rma-window", "rma-burst", "root", "batch", "workpieces",
 };
 
 void mm_config_defaults(mm_config *cfg) {
@@ -290,6 +290,7 @@ static int mm__apply(mm_config *cfg, const mm_option_spec *o, const char *value,
     case MM_OPT_INTS: {
         mm_int_list *slot = strcmp(name, "root") == 0     ? &cfg->roots
                             : strcmp(name, "nprocs") == 0 ? &cfg->comm_sizes
+                            : strcmp(name, "workpieces") == 0 ? &cfg->workpieces
                                                           : NULL;
         if (!slot) return mm_fail(err, len, "internal: option --%s has no place", name);
         return mm_option_parse_ints(o, value, slot, err, len);
@@ -320,6 +321,7 @@ static int mm__apply(mm_config *cfg, const mm_option_spec *o, const char *value,
     case MM_OPT_FLAG:
         if (strcmp(name, "force") == 0) cfg->force = 1;
         else if (strcmp(name, "json") == 0) cfg->json = 1;
+        else if (strcmp(name, "subtract-overhead") == 0) cfg->subtract_overhead = 1;
         else if (strcmp(name, "progress") == 0 || strcmp(name, "quiet") == 0) {
             int want = name[0] == 'p' ? MM_PROGRESS_ON : MM_PROGRESS_OFF;
             if (cfg->progress != MM_PROGRESS_AUTO && cfg->progress != want)

@@ -2,8 +2,8 @@
  * --batch (IMB's measurement scheme MS2: N calls back to back timed once; Hoefler, Schneider &
  * Lumsdaine 2010 §1.2 on its pipelining error) checked against the process sync and the
  * operations; --nprocs (sub-communicators of the first k ranks: SKaMPI, NBCBench) against what
- * a sub-communicator test cannot do yet; --root and --nprocs with the number of ranks
- * (mm_config_check_nprocs). */
+ * a sub-communicator test cannot do yet; --workpieces (mw-workpieces: one test per value) against
+ * --sizes auto; --root and --nprocs with the number of ranks (mm_config_check_nprocs). */
 #include <string.h>
 
 #include "parse_internal.h"
@@ -70,6 +70,12 @@ int mm__config_check_space_nprocs(const mm_config *cfg, int nprocs, char *err, s
 int mm__config_check_space(const mm_config *cfg, char *err, size_t len) {
     int rc = mm__check_sub_comms(cfg, err, len);
     if (rc) return rc;
+    /* --workpieces LIST: one test per value; the refinement of --sizes auto judges one curve per
+     * operation (as with several roots) */
+    if (cfg->sizes_auto && cfg->workpieces.n > 1)
+        return mm_fail(err, len, "--workpieces: %d values with --sizes auto (its refinement judges "
+                       "one curve per operation); allowed: one value with --sizes auto",
+                       cfg->workpieces.n);
     if (cfg->batch <= 1) return 0;
     /* a window, a round or a harmonized start is planned for one call: only the schemes without
      * a planned start take a batch (none: IMB's MS2, one barrier per test; barrier: one per

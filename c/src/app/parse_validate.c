@@ -70,6 +70,7 @@ int mm__config_check_scoped_options(const mm_config *cfg, const char *seen, char
         {"rma-window", mm_op_is_rma, "one-sided ops (rma-put, rma-win-create, ...; see --list-ops)"},
         {"rma-window-bytes", mm_op_uses_rma_sync, "one-sided data movement (rma-put, rma-get, ...; see --list-ops)"},
         {"rma-burst", mm_op_uses_rma_burst, "the one-sided -bw rows (rma-put-bw, rma-get-bw) and contention patterns (rma-one-put-all, ...)"},
+        {"workpieces", mm_op_uses_workpieces, "mw-workpieces"},
     };
     size_t n;
     const mm_option_spec *table = mm_options(&n);

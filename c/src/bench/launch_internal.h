@@ -79,6 +79,10 @@ int mm__subcomms_open(mm__launch_state *st);
 void mm__subcomms_close(mm__launch_state *st);
 /* The communicator and process sync test t runs on; 1 when this rank is inside it. */
 int mm__test_comm(mm__launch_state *st, const mm_test *t, MPI_Comm *comm, mm_procsync **ps);
+/* --subtract-overhead (probe.c): collective on comm, the test's communicator: the median empty
+ * timed region, the largest over its ranks, in ns (SKaMPI §3.1); -1 when it could not be
+ * measured. */
+double mm__test_overhead_ns(MPI_Comm comm, const mm_timer *timer, mm_mpi_error *err);
 
 /* Collective: runs every test of the plan in order, writing each one's rows and meta.json as it
  * finishes; a test whose MPI call fails is marked failed and the launch goes on when every rank

@@ -133,6 +133,7 @@ static int mm__prepare_args(const mm__launch_state *st, const mm_test *t, MPI_Co
     args->pair[1] = st->pair[1];
     args->rma = (mm_rma_params){st->cfg->rma_sync, st->cfg->rma_window, st->cfg->rma_burst,
                                 st->cfg->rma_window_bytes};
+    args->workpieces = t->workpieces;
     args->cart_ndims = st->cfg->cart_ndims;
     memcpy(args->cart_dims, st->cfg->cart_dims, sizeof args->cart_dims);
     args->graph_text = st->cfg->graph.nodes > 0 ? st->cfg->graph_text : NULL;
@@ -292,7 +293,11 @@ static int mm__run_one(mm__launch_state *st, mm_test *t, mm__space *sp) {
         /* rank 0's collection of run times (decide.c) runs on the launch's communicator: not
          * on a sub-communicator test (its median is then not known here: NaN) */
         if (sub) t->median_ns = NAN;
-        if (inside)
+        /* --subtract-overhead: what one raw.csv row carries of the empty region (a row of
+         * --batch N holds one call's share of the N calls' region) */
+        if (inside && cfg->subtract_overhead) t->overhead_ns = mm__test_overhead_ns(comm, &st->timer, &test_err);
+        if (t->overhead_ns > 0) t->overhead_ns /= cfg->batch;
+        if (inside && !mm_mpi_failed(&test_err))
             (mm_op_is_nbc(t->op) ? mm_bench_run_nbc_test : mm_bench_run_test)(
                 cfg, t, &args, ps, &sp->b, sp->judging && !sub ? &sp->d : NULL, sp->cold,
                 (size_t)cfg->cold_cache_bytes, &test_err);

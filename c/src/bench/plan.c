@@ -1,4 +1,5 @@
-/* plan.c — the tests of a launch (operations x sizes) in a seeded random order
+/* plan.c — the tests of a launch (operations x sizes, and the other dimensions: communicator
+ * sizes, roots, work pieces) in a seeded random order
  * (Hunold & Carpen-Amarie 2016, Algorithm 2: the order is shuffled within every call to mpirun,
  * so that slow drifts of the machine do not line up with one operation or size). */
 #include <string.h>
@@ -21,6 +22,11 @@ static int mm__nroots(const mm_config *cfg, const mm_op *op, int nprocs) {
     return cfg->roots.all ? nprocs : cfg->roots.n;
 }
 
+/* How many --workpieces values a test of op has: 1 for an op without them. */
+static int mm__npieces(const mm_config *cfg, const mm_op *op) {
+    return mm_op_uses_workpieces(op) ? cfg->workpieces.n : 1;
+}
+
 int mm_plan_size(const mm_config *cfg, int nprocs) {
     int comm_sizes[MM_MAX_LIST], ncomms = mm_config_comm_sizes(cfg, nprocs, comm_sizes);
     int n = 0;
@@ -28,7 +34,8 @@ int mm_plan_size(const mm_config *cfg, int nprocs) {
         const mm_op *op = mm_op_find(cfg->ops[i]);
         if (!op) continue;
         for (int c = 0; c < ncomms; c++)
-            n += ((op->flags & MM_OP_SIZE_UNUSED) ? 1 : cfg->nsizes) * mm__nroots(cfg, op, comm_sizes[c]);
+            n += ((op->flags & MM_OP_SIZE_UNUSED) ? 1 : cfg->nsizes) * mm__nroots(cfg, op, comm_sizes[c]) *
+                 mm__npieces(cfg, op);
     }
     return n;
 }
@@ -40,6 +47,22 @@ int mm_plan_capacity(const mm_config *cfg, int nprocs) {
         if (op && !(op->flags & MM_OP_SIZE_UNUSED)) n += cfg->sizes_budget;
     }
     return n;
+}
+
+void mm_test_init(mm_test *t, const mm_config *cfg, const mm_op *op, int64_t size, int nprocs, int root,
+                  int workpieces) {
+    memset(t, 0, sizeof *t);
+    t->op = op;
+    t->nbc = mm_op_is_nbc(op);
+    t->size = (op->flags & MM_OP_SIZE_UNUSED) ? 0 : size;
+    t->nprocs = nprocs;
+    t->root = root;
+    t->workpieces = workpieces;
+    /* on the test's own communicator: a sub-communicator of --nprocs has fewer ranks */
+    t->bound_bytes_per_size = mm_op_bytes_per_size(op, cfg, nprocs);
+    t->overhead_ns = -1.0;
+    t->status = MM_TEST_PENDING;
+    t->nrep_asked = cfg->nrep;
 }
 
 int mm_plan_build(const mm_config *cfg, int nprocs, mm_test *tests, int max_tests) {
@@ -55,16 +78,10 @@ int mm_plan_build(const mm_config *cfg, int nprocs, mm_test *tests, int max_test
             int nroots = mm__nroots(cfg, op, comm_size);
             for (int r = 0; r < nroots; r++) {
                 int root = !rooted ? -1 : cfg->roots.all ? r : cfg->roots.v[r];
-                for (int s = 0; s < nsizes && n < max_tests; s++) {
-                    memset(&tests[n], 0, sizeof tests[n]);
-                    tests[n].op = op;
-                    tests[n].nbc = mm_op_is_nbc(op);
-                    tests[n].size = (op->flags & MM_OP_SIZE_UNUSED) ? 0 : cfg->sizes[s];
-                    tests[n].nprocs = comm_size;
-                    tests[n].root = root;
-                    tests[n].status = MM_TEST_PENDING;
-                    tests[n].nrep_asked = cfg->nrep;
-                    n++;
+                for (int w = 0; w < mm__npieces(cfg, op); w++) {
+                    int pieces = mm_op_uses_workpieces(op) ? cfg->workpieces.v[w] : 0;
+                    for (int s = 0; s < nsizes && n < max_tests; s++, n++)
+                        mm_test_init(&tests[n], cfg, op, cfg->sizes[s], comm_size, root, pieces);
                 }
             }
         }

@@ -119,25 +119,31 @@ void mm_provenance_probe(mm_provenance *p, MPI_Comm comm, const mm_timer *timer)
 }
 
 /* The empty-region probe. What: every rank times MM_EMPTY_REGION_REPS empty regions exactly as
- * the loop times a call (one timer read, then the next), takes the median, and rank 0 keeps the
- * largest median. Why: SKaMPI (Reussner et al. 1998, §3.1) measures the cost of a measurement
- * with nothing in it and shows it next to the results: it is the systematic overhead each
- * repetition carries (timer reads, their ordering); it is shown, never subtracted, because what
- * it would remove is not the same in every call. Cost: 1001 x two timer reads per rank, one
- * reduction; outside any test. */
-void mm_provenance_probe_empty(mm_provenance *p, MPI_Comm comm, const mm_timer *timer) {
+ * the loop times a call (one timer read, then the next), takes the median, and the largest
+ * median over the ranks is kept. Why: SKaMPI (Reussner et al. 1998, §3.1) measures the cost of a
+ * measurement with nothing in it: the systematic overhead each repetition carries (timer reads,
+ * their ordering). The launch's probe is shown next to the results, never subtracted; with
+ * --subtract-overhead each test measures it again on its own ranks (mm__test_overhead_ns) for
+ * the analysis to subtract. Cost: 1001 x two timer reads per rank, one reduction; outside any
+ * timed region. */
+
+/* This rank's median of MM_EMPTY_REGION_REPS empty regions, in ns; -1 when out of memory. */
+static double mm__empty_region_median_ns(const mm_timer *timer) {
     int64_t *d = malloc(MM_EMPTY_REGION_REPS * sizeof *d);
-    double median = -1, largest = -1;
-    if (d) {
-        for (int k = 0; k < MM_EMPTY_REGION_REPS; k++) {
-            int64_t start_ns = mm_timer_now(timer);
-            int64_t end_ns = mm_timer_now(timer);
-            d[k] = end_ns - start_ns;
-        }
-        qsort(d, MM_EMPTY_REGION_REPS, sizeof d[0], mm_cmp_i64);
-        median = (double)d[MM_EMPTY_REGION_REPS / 2];
-        free(d);
+    if (!d) return -1;
+    for (int k = 0; k < MM_EMPTY_REGION_REPS; k++) {
+        int64_t start_ns = mm_timer_now(timer);
+        int64_t end_ns = mm_timer_now(timer);
+        d[k] = end_ns - start_ns;
     }
+    qsort(d, MM_EMPTY_REGION_REPS, sizeof d[0], mm_cmp_i64);
+    double median = (double)d[MM_EMPTY_REGION_REPS / 2];
+    free(d);
+    return median;
+}
+
+void mm_provenance_probe_empty(mm_provenance *p, MPI_Comm comm, const mm_timer *timer) {
+    double median = mm__empty_region_median_ns(timer), largest = -1;
     /* a rank that could not allocate contributes -1: the others' medians still count */
     if (MM_MPI(&p->err, MPI_Reduce(&median, &largest, 1, MPI_DOUBLE, MPI_MAX, 0, comm)) ==
             MPI_SUCCESS &&
@@ -145,4 +151,14 @@ void mm_provenance_probe_empty(mm_provenance *p, MPI_Comm comm, const mm_timer *
         p->empty_region_ns = largest;
         p->has_empty_region = 1;
     }
+}
+
+/* Per test rather than once per launch: the value subtracted is then measured on the ranks
+ * the test runs on (a sub-communicator of --nprocs) and at the time it runs (the machine's state
+ * drifts within a launch: docs/ALGORITHMS.md, "Launch effects"); it costs ~0.1 ms per test. */
+double mm__test_overhead_ns(MPI_Comm comm, const mm_timer *timer, mm_mpi_error *err) {
+    double median = mm__empty_region_median_ns(timer), largest = -1;
+    if (MM_MPI(err, MPI_Allreduce(&median, &largest, 1, MPI_DOUBLE, MPI_MAX, comm)) != MPI_SUCCESS)
+        return -1;
+    return largest;
 }

@@ -130,15 +130,12 @@ int mm__refine_round(mm__launch_state *st, int round) {
         return -1;
     mm_test *added = &st->tests[st->ntests];
     for (int k = 0; k < count; k++) {
-        memset(&added[k], 0, sizeof added[k]);
-        added[k].op = mm_op_find(st->cfg->ops[op_index[k]]);
-        added[k].nbc = mm_op_is_nbc(added[k].op);
-        added[k].size = picked[k];
-        added[k].nprocs = st->nprocs;
-        /* one root: --sizes auto with several is refused (mm_config_check_nprocs) */
-        added[k].root = (added[k].op->flags & MM_OP_ROOTED) ? (st->cfg->roots.all ? 0 : st->cfg->roots.v[0]) : -1;
-        added[k].status = MM_TEST_PENDING;
-        added[k].nrep_asked = st->cfg->nrep;
+        const mm_op *op = mm_op_find(st->cfg->ops[op_index[k]]);
+        /* one root and one work-piece count: --sizes auto with several is refused
+         * (mm_config_check_nprocs, parse_space.c) */
+        int root = (op->flags & MM_OP_ROOTED) ? (st->cfg->roots.all ? 0 : st->cfg->roots.v[0]) : -1;
+        int pieces = mm_op_uses_workpieces(op) ? st->cfg->workpieces.v[0] : 0;
+        mm_test_init(&added[k], st->cfg, op, picked[k], st->nprocs, root, pieces);
         added[k].size_added = 1;
         added[k].refine_round = round;
         added[k].median_ns = NAN;

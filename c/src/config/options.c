@@ -103,6 +103,15 @@ static const mm_option_spec mm__table[] = {
      "NBCBench): MPI_Comm_split keeps the first k ranks (ranks 0 to k-1), the process sync and "
      "the launch's global clock run on them, the other ranks wait at a barrier; each size is "
      "one test (tests[].nprocs), shuffled with the others"},
+    {"workpieces", MM_OPT_INTS, BENCH, "LIST", "16", "pieces", 1, 1048576, NULL, 0,
+     "mw-workpieces: the work pieces of size bytes the master hands out per call, "
+     "comma-separated: one test per value, shuffled with the others (SKaMPI: MPI_Waitsome "
+     "varied over the number of workpieces)"},
+    {"subtract-overhead", MM_OPT_FLAG, BENCH, NULL, "off", NULL, NONE,
+     "measure the empty timed region (two timer reads, nothing between; the median over 1001, "
+     "the largest over the test's ranks) before each test and record it in meta.json "
+     "(tests[].overhead_ns): the analysis subtracts it from that test's run times (SKaMPI §3.1); "
+     "raw.csv keeps the times as measured"},
     {"batch", MM_OPT_INT, BENCH, "N", "1", "calls", 1, 1e6, NULL, OFF(batch),
      "calls per recorded repetition: N > 1 = IMB's measurement scheme MS2 (with --procsync "
      "none; or barrier): N calls back to back between the two timestamps, raw.csv holding the "

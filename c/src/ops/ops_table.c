@@ -11,7 +11,8 @@
  * rank's result block; a ping-pong: each of its two messages; master-worker: each worker's
  * message); count = size / datatype size elements. Each row's pattern says it in words.
  * Kinds: collectives (ops_coll.c), ping-pongs (ops_p2p.c: one timed call = one round trip, the
- * MM_OP_ROUND_TRIP flag tells the analysis to halve it), master-worker (ops_mw.c) and simple
+ * MM_OP_ROUND_TRIP flag tells the analysis to halve it), master-worker (ops_mw.c; with work
+ * pieces, ops_mw_workpieces.c) and simple
  * calls (ops_simple.c), the synthetic delay (ops_delay.c), and the mock-ups of collectives
  * (ops_mockups.c: a composition of calls with the result of one collective, timed as one).
  * Buffers: each row ends with the blocks of `size` bytes its setup allocates per rank (every
@@ -230,6 +231,16 @@ const mm_op mm_ops_table[] = {
            "one MPI_Irecv per worker and completes them with MPI_Waitsome", mm__setup_mw,
            mm__run_mw_waitsome, NULL, 1),
 #undef MM__MW
+    {"mw-workpieces", MM_OP_KIND_MASTER_WORKER,
+     "the master hands out --workpieces pieces of size bytes: one to each worker, then the next "
+     "to each worker whose result (size bytes) MPI_Waitsome completed, until every piece is "
+     "back; then a stop message (0 bytes) to each worker. Each worker MPI_Recv a piece and "
+     "MPI_Send its result until the stop (SKaMPI: MPI_Waitsome varied over the number of "
+     "workpieces)",
+     MM__C_SIZE MM__C_ROOT " (the master); --workpieces LIST (one test per value); at least 2 "
+     "ranks; the master needs (nprocs-1) x size bytes",
+     MM_OP_ROOTED | MM_OP_FINISH_APART | MM_OP_NEEDS_TWO | MM_OP_WORKPIECES, mm__setup_mw_workpieces,
+     mm__run_mw_workpieces, mm__teardown_mw_workpieces, {2, 0, 0, 1}, NULL, MM_VOL_NONE, NULL},
     /* neighborhood collectives (ops_neighbor.c): a periodic Cartesian topology of --cart-dims
      * (default: MPI_Dims_create's 2-D grid), or the graph of --graph-file; buffers counted for 2
      * dimensions (4 neighbours); the received blocks checked after the test */
@@ -566,6 +577,19 @@ int64_t mm_op_rma_window_need(const mm_op *op, int64_t size, int type_size, int 
     return mm_op_uses_rma_burst(op) ? size * (burst > 0 ? burst : 1) : size;
 }
 
+int mm_op_uses_workpieces(const mm_op *op) { return op && (op->flags & MM_OP_WORKPIECES); }
+
+double mm_op_bytes_per_size(const mm_op *op, const mm_config *c, int nprocs) {
+    if (!mm_op_volume_formula(op)) return -1.0;
+    if (op->volume == MM_VOL_RMA_BURST) return nprocs >= 2 ? (double)c->rma_burst : 0.0;
+    /* the rank with the most in-neighbours receives the most: 2 x ndims on the torus */
+    if (op->volume == MM_VOL_NEIGHBORS)
+        return c->graph.nodes > 0 ? (double)c->graph.in_max
+               : nprocs >= 2      ? 2.0 * (c->cart_ndims > 0 ? c->cart_ndims : 2)
+                                  : 0.0;
+    return mm_op_volume_factor(op, nprocs);
+}
+
 int mm_op_facts_of_config(const mm_config *c, int nprocs, mm_op_facts *out, int max) {
     int n = 0;
     for (int i = 0; i < c->nops && i < MM_MAX_OPS && n < max; i++) {
@@ -578,13 +602,7 @@ int mm_op_facts_of_config(const mm_config *c, int nprocs, mm_op_facts *out, int 
         f->size_unit = mm_op_size_unit(op);
         f->round_trip = (op->flags & MM_OP_ROUND_TRIP) != 0;
         f->volume_formula = mm_op_volume_formula(op);
-        f->bytes_per_size = f->volume_formula ? mm_op_volume_factor(op, nprocs) : 0.0;
-        if (op->volume == MM_VOL_RMA_BURST) f->bytes_per_size = nprocs >= 2 ? (double)c->rma_burst : 0.0;
-        /* the rank with the most in-neighbours receives the most: 2 x ndims on the torus */
-        if (op->volume == MM_VOL_NEIGHBORS)
-            f->bytes_per_size = c->graph.nodes > 0 ? (double)c->graph.in_max
-                                : nprocs >= 2      ? 2.0 * (c->cart_ndims > 0 ? c->cart_ndims : 2)
-                                                   : 0.0;
+        f->bytes_per_size = f->volume_formula ? mm_op_bytes_per_size(op, c, nprocs) : 0.0;
         f->mockup_of = mm_mockup_of(op) ? mm_mockup_of(op)->of : NULL;
     }
     return n;

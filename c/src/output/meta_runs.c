@@ -185,6 +185,7 @@ void mm__render_tests(mm_json *j, const mm_launch *l) {
         mm_json_kv_int(j, "size", t->size);
         mm_json_kv_int(j, "nprocs", t->nprocs);
         if (t->root >= 0) mm_json_kv_int(j, "root", t->root); /* rooted operations only */
+        if (t->workpieces > 0) mm_json_kv_int(j, "workpieces", t->workpieces); /* mw-workpieces only */
         mm_json_kv_string(j, "status", mm__test_status_word(t->status));
         mm_json_key(j, "error");
         if (t->status == MM_TEST_FAILED) {
@@ -214,6 +215,10 @@ void mm__render_tests(mm_json *j, const mm_launch *l) {
         mm__kv_positive(j, "window_ns", (double)t->window_ns);
         mm__kv_positive(j, "start_tolerance_ns", (double)t->start_tolerance_ns);
         mm__kv_positive(j, "budget_s", t->status != MM_TEST_PENDING ? t->budget_s : 0.0);
+        /* the bound's data term on this test's communicator (--nprocs: not the launch's) */
+        mm__kv_double_if(j, "bound_bytes_per_size", t->bound_bytes_per_size >= 0, t->bound_bytes_per_size);
+        /* --subtract-overhead: the empty region measured before the test on its ranks */
+        mm__kv_double_if(j, "overhead_ns", t->overhead_ns >= 0, t->overhead_ns);
         /* the window's policy (bench/switch.c): each switch of start method within the test */
         mm_json_key(j, "procsync_switches");
         mm_json_begin_array(j);

@@ -85,6 +85,11 @@ void mm_meta_render_config(mm_json *j, const mm_config *c, const mm_sync_facts *
         mm_json_null(j);
     /* --batch: calls per repetition timed once (IMB's MS2); raw.csv rows hold one call's share */
     mm_json_kv_int(j, "batch", c->batch);
+    /* --workpieces: mw-workpieces' values (one test each; tests[].workpieces) */
+    mm_json_key(j, "workpieces");
+    mm__int_array(j, c->workpieces.v, c->workpieces.n);
+    /* --subtract-overhead: tests[].overhead_ns is measured for the analysis to subtract */
+    mm_json_kv_bool(j, "subtract_overhead", c->subtract_overhead);
     mm_json_key(j, "pair");
     if (c->pair_given)
         mm__int_array(j, c->pair, 2);

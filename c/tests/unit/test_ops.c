@@ -35,7 +35,7 @@ static const char *const required_ops[] = {
     "pingpong-send-recv", "pingpong-ssend-recv", "pingpong-isend-recv", "pingpong-send-irecv",
     "pingpong-isend-irecv", "pingpong-bsend-recv", "pingpong-sendrecv", "pingpong-sendrecv-replace",
     "pingpong-iprobe-recv", "pingpong-anytag", "mw-recv-any", "mw-waitany", "mw-waitsome",
-    "mw-send", "mw-isend", "mw-bsend", "mw-ssend", "simple-wtime", "simple-comm-rank",
+    "mw-send", "mw-isend", "mw-bsend", "mw-ssend", "mw-workpieces", "simple-wtime", "simple-comm-rank",
     "simple-comm-size", "simple-iprobe", "simple-comm-split", "simple-comm-dup", "simple-empty", "simple-attach",
     /* one-sided (OSU's osu_put_latency ... osu_cas_latency, osu_put_bw, osu_get_bw) */
     "rma-put", "rma-get", "rma-acc", "rma-get-acc", "rma-fop", "rma-cas", "rma-rput", "rma-rget",
@@ -405,6 +405,7 @@ static void test_buffer_bytes(void) {
             a.pair[1] = 1;
             mm_timer t = {0};
             a.timer = &t; /* delay's setup wants a timer; it is not read */
+            a.workpieces = mm_op_uses_workpieces(op) ? 4 : 0; /* the test's --workpieces value */
             mm_nbc nbc = {0};
             if (mm_op_is_nbc(op)) {
                 CHECK_EQ_INT(op->setup(&a), -1); /* without the launch's state it cannot run */

@@ -270,9 +270,10 @@ static void test_meta_render(const char *tmp) {
     mm_test tests[4] = {
         {.index = 0, .op = &op_bcast, .size = 8, .nprocs = 2, .root = 1, .status = MM_TEST_COMPLETE, .nrep = 3,
          .nrep_asked = 5, .ended_by_budget = 1, .invalid = 1, .invalid_by_reason = {1, 1, 0, 2},
-         .window_ns = 120000, .start_tolerance_ns = 1000, .started_s = 0.01, .duration_s = 0.2},
+         .window_ns = 120000, .start_tolerance_ns = 1000, .started_s = 0.01, .duration_s = 0.2,
+         .bound_bytes_per_size = 1.0, .overhead_ns = 24.5},
         {.index = 1, .op = &op_barrier, .size = 0, .root = -1, .status = MM_TEST_RUNNING, .nrep_asked = 5,
-         .window_ns = 90000, .started_s = 0.25},
+         .window_ns = 90000, .started_s = 0.25, .bound_bytes_per_size = -1, .overhead_ns = -1, .workpieces = 7},
         {.index = 2, .op = &op_bcast, .size = 1024, .status = MM_TEST_FAILED, .nrep_asked = 5,
          .error_code = "mpi-error", .error_message = "MPI_Bcast: MPI_ERR_COUNT: invalid count"},
         {.index = 3, .op = &op_barrier, .size = 0, .nprocs = 2, .root = -1, .status = MM_TEST_COMPLETE, .nrep = 5,
@@ -385,6 +386,9 @@ static void test_meta_render(const char *tmp) {
         "assert c[\"root\"] == [] and c[\"batch\"] == 0\n"
         "assert m[\"tests\"][1][\"duration_s\"] is None and m[\"tests\"][2][\"started_s\"] == 0\n"
         "assert m[\"tests\"][2][\"window_ns\"] is None\n"
+        "assert m[\"tests\"][0][\"bound_bytes_per_size\"] == 1 and m[\"tests\"][0][\"overhead_ns\"] == 24.5\n"
+        "assert m[\"tests\"][1][\"bound_bytes_per_size\"] is None and m[\"tests\"][1][\"overhead_ns\"] is None\n"
+        "assert m[\"tests\"][1][\"workpieces\"] == 7 and \"workpieces\" not in m[\"tests\"][0]\n"
         "assert m[\"wall_end\"] is None and \"warnings\" not in m\n"
         "c = m[\"conditions\"]; assert len(c) == 49 and c[0] == {\"code\": \"oversubscribed\", "
         "\"message\": \"window overruns in test 0\", \"hint\": \"<b> & \\\"c\\\"\", \"where\": \"node1\"}\n"

@@ -99,7 +99,39 @@ int main(void) {
     CHECK_EQ_INT(on[2], 2 * 3 + 7);
     CHECK_EQ_INT(on[4], 4 * 3 + 7);
     CHECK(!bad_root);
+    /* the bound's data term per test is the one of the test's communicator, not the launch's:
+     * allreduce 2(p-1)/p (1 on 2 ranks, 1.5 on 4), alltoall p-1, bcast 1, barrier 0 */
+    for (int i = 0; i < nr; i++) {
+        double p = r[i].nprocs, want = strcmp(r[i].op->name, "allreduce") == 0  ? 2.0 * (p - 1) / p
+                                       : strcmp(r[i].op->name, "alltoall") == 0 ? p - 1
+                                       : strcmp(r[i].op->name, "bcast") == 0    ? 1.0
+                                                                                : 0.0;
+        CHECK(r[i].bound_bytes_per_size == want);
+        CHECK(r[i].overhead_ns < 0); /* measured only with --subtract-overhead, by the launch */
+        CHECK_EQ_INT(r[i].workpieces, 0);
+    }
     cfg.comm_sizes.n = 0, cfg.roots.all = 0, cfg.roots.n = 1, cfg.roots.v[0] = 0;
+
+    /* --workpieces 4,16,64: one test per value for mw-workpieces (and size), 0 for the others */
+    CHECK_EQ_INT(cfg.workpieces.n, 1); /* the default: one value */
+    CHECK_EQ_INT(cfg.workpieces.v[0], 16);
+    snprintf(cfg.ops[4], MM_NAME_LEN, "mw-workpieces");
+    cfg.nops = 5;
+    cfg.workpieces.n = 3, cfg.workpieces.v[0] = 4, cfg.workpieces.v[1] = 16, cfg.workpieces.v[2] = 64;
+    CHECK_EQ_INT(mm_plan_size(&cfg, 4), n + 3 * 3);
+    nr = mm_plan_build(&cfg, 4, r, 64);
+    CHECK_EQ_INT(nr, n + 3 * 3);
+    int pieces_seen[65] = {0};
+    for (int i = 0; i < nr; i++) {
+        int mw = strcmp(r[i].op->name, "mw-workpieces") == 0;
+        CHECK(mw ? r[i].workpieces > 0 : r[i].workpieces == 0);
+        if (mw && r[i].workpieces <= 64) pieces_seen[r[i].workpieces]++;
+        if (mw) CHECK(r[i].bound_bytes_per_size < 0); /* no bound stated for master-worker */
+    }
+    CHECK_EQ_INT(pieces_seen[4], 3);
+    CHECK_EQ_INT(pieces_seen[16], 3);
+    CHECK_EQ_INT(pieces_seen[64], 3);
+    cfg.nops = 4, cfg.workpieces.n = 1, cfg.workpieces.v[0] = 16;
 
     /* the PRNG: known first value of splitmix64 for state 0 */
     uint64_t st = 0;

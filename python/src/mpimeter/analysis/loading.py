@@ -28,6 +28,7 @@ from mpimeter.analysis import scheme_values as _scheme_values
 from mpimeter.analysis.clock import choose_clock
 from mpimeter.io import campaign as _io_campaign
 from mpimeter.io import counters as _io_counters
+from mpimeter.io import overhead as _overhead
 from mpimeter.io.campaign_record import CampaignRecord
 from mpimeter.io import runtimes as _runtimes
 from mpimeter.io import store as _store
@@ -111,7 +112,8 @@ def _nonblocking(meta: LaunchMeta) -> frozenset[str]:
 
 
 def _reduce_launch(alternative: str, index: int, data: LaunchData, raw: pa.Table) -> Reductions:
-    return reduce_raw(raw, _nonblocking(data.meta))
+    red = reduce_raw(raw, _nonblocking(data.meta))
+    return replace(red, reps=_overhead.subtract_overhead(red.reps, alternative, index, data.meta.tests))
 
 
 def _reducer(schemes: bool):
@@ -150,7 +152,11 @@ class Campaign:
         if self.reduced is not None:
             return self.reduced
         ops = frozenset().union(*(_nonblocking(li.meta) for li in self.launches)) if self.launches else frozenset()
-        return reduce_raw(self.raw if self.raw_table is None else self.raw_table, ops)
+        red = reduce_raw(self.raw if self.raw_table is None else self.raw_table, ops)
+        reps = red.reps
+        for li in self.launches:
+            reps = _overhead.subtract_overhead(reps, li.alternative, li.index, li.meta.tests)
+        return replace(red, reps=reps)
 
     @cached_property
     def raw(self) -> pa.Table:

@@ -12,7 +12,21 @@ from mpimeter import analysis
 from mpimeter.cli.common import fmt_est, fmt_ratio, fmt_time, print_warnings
 from mpimeter.cli.counters_view import print_counters
 from mpimeter.cli.output import console, terminal_text
+from mpimeter.io.overhead import SUBTRACTED_NOTE, subtracts
 from mpimeter.units import format_rate, format_size
+
+
+def overhead_subtracted(res: analysis.AnalysisResult) -> tuple[str, ...]:
+    """Which tables had the empty-region time subtracted (--subtract-overhead, SKaMPI §3.1):
+    ``alternative: op, op (k of n launches)`` per alternative with such launches."""
+    out = []
+    for alt in res.alternatives:
+        launches = res.campaign.launches_of(alt)
+        used = [li for li in launches if li.meta is not None and subtracts(li.meta.tests)]
+        if used:
+            ops = sorted({t.op for li in used for t in li.meta.tests if t.overhead_ns is not None})
+            out.append(f"{alt}: {', '.join(ops)} ({len(used)} of {len(launches)} launches)")
+    return tuple(out)
 
 
 def print_analysis(res: analysis.AnalysisResult, *, per_launch: bool, title: str | None = None) -> None:
@@ -60,6 +74,9 @@ def print_analysis(res: analysis.AnalysisResult, *, per_launch: bool, title: str
         con.print(f"{analysis.OVERHEAD_LABEL}: "
                   + "; ".join(terminal_text(o.text(name_alternative=several)) for o in overhead)
                   + f" — {analysis.OVERHEAD_NOTE}")
+    subtracted = overhead_subtracted(res)
+    if subtracted:
+        con.print(f"overhead subtracted: {'; '.join(subtracted)} — {SUBTRACTED_NOTE}")
     con.print(f"outlier filter: {res.settings.outlier}; median interval: Le Boudec order statistics over "
               f"per-launch medians; mean: t interval over per-launch means, lower bound clamped at 0 "
               f"(† = Shapiro–Wilk rejects normality); "

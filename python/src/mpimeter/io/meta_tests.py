@@ -1,5 +1,5 @@
 """meta.json ``tests[]`` (docs/FORMAT.md) as typed records: one :class:`TestRecord` per
-operation at a size (and communicator size, root), in plan order, with its validity counts, the
+operation at a size (and communicator size, root, work pieces), in plan order, with its validity counts, the
 start-method switches and the nonblocking and adaptive records; read by io.meta."""
 
 from __future__ import annotations
@@ -79,6 +79,13 @@ class TestRecord:
     # launch's nprocs (meta.json written before tests carried it)
     nprocs: int | None = None
     root: int | None = None  # rooted operations: the root rank of this test (None: not recorded)
+    workpieces: int | None = None  # mw-workpieces: the pieces its master handed out (--workpieces)
+    # the data term of the op's bound on this test's communicator, as a multiple of size (None:
+    # no bound stated, or a launch before it was recorded per test)
+    bound_bytes_per_size: float | None = None
+    # --subtract-overhead: the empty timed region measured before the test on its ranks, per
+    # raw.csv row (SKaMPI §3.1); the analysis subtracts it from the test's run times. None: off
+    overhead_ns: float | None = None
 
     @property
     def final_method(self) -> str | None:
@@ -112,6 +119,10 @@ def read_tests(f: Fields, launch_nprocs: int) -> tuple[TestRecord, ...]:
         if root is not None and not 0 <= root < (comm_size or launch_nprocs):
             raise t.fail("root", f"is {root}; a root is a rank of the test's communicator, 0 to "
                                  f"{(comm_size or launch_nprocs) - 1}")
+        for key in ("bound_bytes_per_size", "overhead_ns"):
+            value = t.get(key, NUM)
+            if value is not None and value < 0:
+                raise t.fail(key, f"is {value}; it cannot be negative")
         tests.append(TestRecord(
             test=index, op=t.need("op", STR), size=t.need("size", NAT), status=t.need("status", STR, choices=TEST_STATUSES),
             nrep=t.get("nrep", NAT), nrep_asked=t.get("nrep_asked", NAT),
@@ -126,8 +137,16 @@ def read_tests(f: Fields, launch_nprocs: int) -> tuple[TestRecord, ...]:
             adaptive=adaptive_record(t.obj("adaptive")), size_added=t.get("size_added", BOOL, False),
             refine_round=t.get("refine_round", NAT), budget_s=t.get("budget_s", NUM),
             procsync_switches=tuple(_switch(s) for s in t.objs("procsync_switches")),
-            nprocs=comm_size, root=root))
+            nprocs=comm_size, root=root, workpieces=_positive(t, "workpieces"),
+            bound_bytes_per_size=t.get("bound_bytes_per_size", NUM), overhead_ns=t.get("overhead_ns", NUM)))
     return tuple(tests)
+
+
+def _positive(f: Fields, key: str) -> int | None:
+    value = f.get(key, INT)
+    if value is not None and value < 1:
+        raise f.fail(key, f"is {value}; at least 1 work piece is handed out")
+    return value
 
 
 def _switch(f: Fields) -> ProcSyncSwitch:

@@ -157,11 +157,17 @@ def check_whole(path: Path, raw: pa.Table, meta: LaunchMeta) -> None:
         t, n = finished[i], int(want[i])
         raise InputError(path, f"{t.label} has repetition {int(rep[k])}, but {expected[i][1]} is {n} (its "
                                f"repetitions are 0 … {n - 1})", line=k + 2)
-    short = np.argwhere(counts != want[:, None])
+    # a test on a sub-communicator (--nprocs LIST, tests[].nprocs) has rows of its first k ranks only
+    in_comm = np.ones((len(finished), nranks), dtype=bool) if reduced else \
+        np.arange(nranks)[None, :] < np.array([t.nprocs or nranks for t in finished])[:, None]
+    short = np.argwhere(counts != np.where(in_comm, want[:, None], 0))
     if short.size:
         i, j = (int(v) for v in short[0])
         t, n, source = finished[i], int(want[i]), expected[i][1]
         who = -1 if reduced else j
+        if not in_comm[i, j]:
+            raise InputError(path, f"{t.label} ran on a communicator of {t.nprocs} ranks (tests[].nprocs), but "
+                                   f"raw.csv has {int(counts[i, j])} rows of rank {who} for it")
         if counts[i, j] == 0:
             raise InputError(path, _absent(meta, t, who, set(np.unique(rank[mine & (test == t.test)]).tolist()), n,
                                            source))
@@ -176,8 +182,9 @@ def _absent(meta: LaunchMeta, t: TestRecord, who: int, have: set[int], n: int, s
         return f"{t.label} is complete in meta.json, but raw.csv has no rows of it ({source} = {n})"
     ranks = "rank" if len(have) == 1 else "ranks"
     present = f"rows of {ranks} {_ranges(np.array(sorted(have)))} only" if have else "no rows of it at all"
+    k = t.nprocs or meta.nprocs
     return (f"{t.label} is complete in meta.json, but raw.csv has no rows of rank {who} (it has {present}; meta.json "
-            f"says nprocs {meta.nprocs}, so ranks 0 … {meta.nprocs - 1} must each have {n} rows, {source})")
+            f"says nprocs {k}, so ranks 0 … {k - 1} must each have {n} rows, {source})")
 
 
 def _first_absent_rank(path: Path, meta: LaunchMeta, finished: list[TestRecord], expected: list, test: np.ndarray,
@@ -187,7 +194,7 @@ def _first_absent_rank(path: Path, meta: LaunchMeta, finished: list[TestRecord],
         if n == 0:
             continue
         have = set(np.unique(rank[test == t.test]).tolist())
-        wanted = [-1] if meta.reduced else range(meta.nprocs)
+        wanted = [-1] if meta.reduced else range(t.nprocs or meta.nprocs)
         absent = next((r for r in wanted if r not in have), None)
         if absent is not None:
             raise InputError(path, _absent(meta, t, absent, have, -1 if n is None else n, source))
