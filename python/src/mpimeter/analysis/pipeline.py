@@ -17,6 +17,7 @@ from typing import Literal, get_args
 import numpy as np
 import pandas as pd
 
+from mpimeter.analysis import bounds as _bounds
 from mpimeter.analysis import counters as _counters
 from mpimeter.analysis.diagnostics import row_warnings
 from mpimeter.analysis.launch_effects import launch_effect_warnings, launch_effects
@@ -120,7 +121,7 @@ def analyze(
     effects = launch_effects(campaign, rows)
     warnings += launch_effect_warnings(effects, campaign)
     states = _strata.states_of(effects)
-    rows = [replace(r, per_state=_strata.state_rows(r, _strata.states_for(states, r.alternative))) for r in rows]
+    rows = [replace(r, per_state=_strata.state_rows(r, _strata.states_for(states, r.alternative, r.nprocs))) for r in rows]
     warnings += _strata.strata_warnings(states, rows)
     if spread.warning is not None:
         warnings.append(spread.warning)
@@ -128,9 +129,13 @@ def analyze(
     nbc_reps = reduced.nbc_reps
     counters = _counters.analyze_counters(campaign, repetitions, rows)  # None: no launch read counters
     warnings += counters.warnings if counters is not None else ()
-    return AnalysisResult(campaign, settings, tuple(rows), repetitions, tuple(rank_tests),
-                          group_warnings(warnings), note, tuple(effects),
-                          _nbc.nbc_rows(campaign, confidence, nbc_reps), nbc_reps, counters, states)
+    result = AnalysisResult(campaign, settings, tuple(rows), repetitions, tuple(rank_tests),
+                            group_warnings(warnings), note, tuple(effects),
+                            _nbc.nbc_rows(campaign, confidence, nbc_reps), nbc_reps, counters, states)
+    if not _scaling.varies(rows):
+        return result
+    # the scaling view with each p's lower bound (Hoefler & Belli 2015 §5.1, rule 11)
+    return replace(result, scaling=tuple(_scaling.scaling_series(rows, _bounds.bounds(result))))
 
 
 def _point_to_point_ops(campaign: Campaign) -> dict[str, float]:

@@ -56,7 +56,7 @@ def _chart(op: str, result, models: ModelResult, bounds: BoundsResult) -> str:
             for seg in model.piecewise.segments:
                 xs = np.geomspace(max(seg.from_bytes, 1), max(seg.to_bytes, 1), 24)
                 lines.append(Line(f"{alt}: model", color, xs, seg.predict(xs)))
-        b = [bounds.row(alt, op, r.size) for r in rows]
+        b = [bounds.row(alt, op, r.size, r.nprocs, r.root) for r in rows]
         b = [x for x in b if x is not None]
         if b:
             lines.append(Line(f"{alt}: bound", color, [max(x.size, 1) for x in b], [x.bound_ns for x in b],
@@ -95,7 +95,7 @@ def _ci(ci: tuple[float, float] | None, fmt) -> str:
 def _bound_table(op: str, result, models: ModelResult, bounds: BoundsResult) -> str:
     rows = []
     for r in sorted((r for r in result.rows if r.op == op), key=lambda r: (r.size, r.alternative)):
-        b = bounds.row(r.alternative, op, r.size)
+        b = bounds.row(r.alternative, op, r.size, r.nprocs, r.root)
         m = models.row(r.alternative, op)
         e = next((e for e in m.sizes if e.size == r.size), None) if m else None
         model = "–" if e is None else f"{format_ns(e.predicted_ns)} ({100 * e.rel_error:+.0f} %" + (

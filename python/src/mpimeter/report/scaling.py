@@ -14,7 +14,7 @@ from mpimeter.units import format_interval, format_ns, format_number, format_siz
 
 
 def scaling_section(result) -> str:
-    series = _scaling.scaling_series(result.rows)
+    series = list(result.scaling)
     effects = _scaling.root_effects(result.rows)
     if not series and not effects:
         return ""
