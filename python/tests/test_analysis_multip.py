@@ -238,3 +238,16 @@ def test_the_scaling_view_says_where_there_is_no_bound(tmp_path):
     (series,) = res.to_dict()["scaling"]
     assert all(pt["bound_ns"] is None for pt in series["points"])
     assert series["no_bound"].startswith("p = 2, 3: ") and "latency floor" in series["no_bound"]
+
+
+def test_the_report_draws_the_scaling_figure_with_its_lines(tmp_path):
+    from mpimeter.report.scaling import scaling_section
+
+    def time_of(p, index):
+        return _lognormal(lambda op, size: 10_000.0 * np.log2(p) + size)
+    res = _analyze(np_campaign(tmp_path / "c", {2: 3, 4: 3}, time_of, ops=("allreduce",), sizes=(65536,),
+                               meta_of=_bound_meta))
+    html = scaling_section(res)
+    assert "allreduce: median against p, ideal (dotted) and lower bound (dashed)" in html
+    assert html.count('stroke-dasharray="6 4"') == 1 and html.count('stroke-dasharray="1 3"') == 1
+    assert "no lower bound" not in html
