@@ -251,3 +251,27 @@ def test_the_report_draws_the_scaling_figure_with_its_lines(tmp_path):
     assert "allreduce: median against p, ideal (dotted) and lower bound (dashed)" in html
     assert html.count('stroke-dasharray="6 4"') == 1 and html.count('stroke-dasharray="1 3"') == 1
     assert "no lower bound" not in html
+
+
+# --- rank tests ------------------------------------------------------------------------------
+
+def test_rank_tests_are_per_p(tmp_path):
+    """At p = 4 rank 3 is 30 % slower in every launch. Pooled over p, the launches at p = 2 (no
+    ranks 2, 3) would be incomplete blocks of one test that carries no p."""
+    def time_of(p, index):
+        return _lognormal(lambda op, size: 5_000.0 + size, sigma=0.02)
+    root = np_campaign(tmp_path / "c", {2: 6, 4: 6}, time_of, ops=("allreduce",), sizes=(8,))
+    for folder in sorted((root / "openmpi" / "launches").iterdir()):
+        meta = json.loads((folder / "meta.json").read_text())
+        if meta["nprocs"] == 4:  # rank 3's own duration 30 % longer
+            import pandas as pd
+            raw = pd.read_csv(folder / "raw.csv")
+            slow = raw["rank"] == 3
+            raw.loc[slow, "end_ns"] = raw.loc[slow, "start_ns"] + (
+                (raw.loc[slow, "end_ns"] - raw.loc[slow, "start_ns"]) * 1.3).round().astype("int64")
+            raw.to_csv(folder / "raw.csv", index=False)
+    res = _analyze(root)
+    by_p = {t.nprocs: t for t in res.rank_tests}
+    assert sorted(by_p) == [2, 4] and by_p[4].ranks == 4 and by_p[2].ranks == 2
+    assert by_p[4].differ and by_p[4].slowest_ranks[0] == 3 and 3 not in by_p[2].slowest_ranks
+    assert by_p[4].slowest_medians_ns[0] > 1.2 * by_p[4].slowest_medians_ns[1]

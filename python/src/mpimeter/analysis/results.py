@@ -176,6 +176,7 @@ class RankTest:
     slowest_ranks: tuple[int, ...]
     slowest_medians_ns: tuple[float, ...]
     median_of_rank_medians_ns: float
+    nprocs: int = 0  # the process count of the launches tested (issue 27); 0: not known
 
 
 @dataclass(frozen=True)
