@@ -275,3 +275,41 @@ def test_rank_tests_are_per_p(tmp_path):
     assert sorted(by_p) == [2, 4] and by_p[4].ranks == 4 and by_p[2].ranks == 2
     assert by_p[4].differ and by_p[4].slowest_ranks[0] == 3 and 3 not in by_p[2].slowest_ranks
     assert by_p[4].slowest_medians_ns[0] > 1.2 * by_p[4].slowest_medians_ns[1]
+
+
+# --- nonblocking collectives ---------------------------------------------------------------------
+
+def test_nonblocking_rows_are_per_p():
+    """Launch 0 ran ibcast at p = 2 (overhead 30 ns), launch 1 at p = 4 (300 ns): two rows, not
+    one whose median mixes them."""
+    from types import SimpleNamespace
+
+    import pyarrow as pa
+
+    from mpimeter.analysis import nbc
+    from mpimeter.analysis.pipeline import _with_ranks
+    from mpimeter.io.meta import NbcRecord, Operation
+
+    rows = []
+    for launch, scale in ((0, 1), (1, 10)):
+        for rank in (0, 1):
+            for rep in range(3):
+                rows.append((launch, rank, rep, 10 * scale, 10 * scale, 10 * scale, 100, 60 * scale))
+    cols = list(zip(*rows))
+    n = len(rows)
+    raw = pa.table({
+        "alternative": pa.array(["a"] * n), "launch": pa.array(cols[0], pa.int32()),
+        "test": pa.array([0] * n, pa.int32()), "op": pa.array(["ibcast"] * n),
+        "size": pa.array([64] * n, pa.int64()), "rank": pa.array(cols[1], pa.int32()),
+        "rep": pa.array(cols[2], pa.int32()), "valid": pa.array([1] * n, pa.int8()),
+        "start_ns": pa.array([0] * n, pa.int64()), "end_ns": pa.array([1000] * n, pa.int64()),
+        **{name: pa.array(cols[3 + i], pa.int64()) for i, name in enumerate(nbc.COMPONENTS)}})
+    ops = {"ibcast": Operation("nonblocking", True, "bytes")}
+    infos = {("a", i): SimpleNamespace(alternative="a", index=i, meta=SimpleNamespace(
+        operations=ops, nprocs=p, tests=(SimpleNamespace(op="ibcast", size=64, nprocs=None, root=0,
+                                                         nbc=NbcRecord(100, 2, 0, None, 2)),)))
+        for i, p in ((0, 2), (1, 4))}
+    campaign = SimpleNamespace(launches=tuple(infos.values()), reductions=None)
+    reps = _with_ranks(nbc.per_repetition_table(raw, {"ibcast"}), infos)
+    out = nbc.nbc_rows(campaign, reps=reps)
+    assert [(r.nprocs, r.root, r.launches, r.overhead_ns) for r in out] == [(2, 0, 1, 30.0), (4, 0, 1, 300.0)]

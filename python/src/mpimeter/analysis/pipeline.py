@@ -126,7 +126,7 @@ def analyze(
     if spread.warning is not None:
         warnings.append(spread.warning)
     note = _clock_note(campaign, used_clock) + _imported.clock_note(campaign) + (f"; {spread.note}" if spread.note else "")
-    nbc_reps = reduced.nbc_reps
+    nbc_reps = _with_ranks(reduced.nbc_reps, infos)
     counters = _counters.analyze_counters(campaign, repetitions, rows)  # None: no launch read counters
     warnings += counters.warnings if counters is not None else ()
     result = AnalysisResult(campaign, settings, tuple(rows), repetitions, tuple(rank_tests),
@@ -136,6 +136,19 @@ def analyze(
         return result
     # the scaling view with each p's lower bound (Hoefler & Belli 2015 §5.1, rule 11)
     return replace(result, scaling=tuple(_scaling.scaling_series(rows, _bounds.bounds(result))))
+
+
+def _with_ranks(reps: pd.DataFrame, infos: dict[tuple[str, int], LaunchInfo]) -> pd.DataFrame:
+    """Per-repetition rows (alternative, launch, test, …) with each test's p and root (-1: none)
+    as columns ``nprocs`` and ``root`` (issue 27: every table downstream keys by them)."""
+    if reps is None or reps.empty or "nprocs" in reps.columns:
+        return reps
+    triples = reps[["alternative", "launch", "test"]].drop_duplicates()
+    found = {(a, int(i), int(t)): _scaling.test_ranks(infos.get((a, int(i))), int(t))
+             for a, i, t in triples.itertuples(index=False)}
+    keys = list(zip(reps["alternative"], reps["launch"].astype(int), reps["test"].astype(int)))
+    return reps.assign(nprocs=[found[k][0] for k in keys],
+                       root=[-1 if found[k][1] is None else found[k][1] for k in keys])
 
 
 def _point_to_point_ops(campaign: Campaign) -> dict[str, float]:
