@@ -359,10 +359,15 @@ def _spread(result, ops) -> str:
         "same median). A launch is a factor of its own (Hunold & Carpen-Amarie 2016 §4.2): a "
         "large spread means one mpirun does not predict the next. The colored maps in (c) of "
         "each operation show which launches deviate."))]
-    for alt in result.alternatives:
-        rows = [r for r in result.rows if r.alternative == alt]
+    several_p = len({r.nprocs for r in result.rows}) > 1
+    for alt, ranks in sorted({(r.alternative, r.nprocs) for r in result.rows},
+                             key=lambda k: (result.alternatives.index(k[0]), k[1])):
+        # one table per alternative and p (issue 27); a rooted op's row is its first root's
+        rows = [r for r in result.rows if r.alternative == alt and r.nprocs == ranks]
         sizes = sorted({r.size for r in rows})
-        by = {(r.op, r.size): r for r in rows}
+        by: dict[tuple[str, int], object] = {}
+        for r in rows:
+            by.setdefault((r.op, r.size), r)
         header = ["operation"] + [format_bytes(s) for s in sizes]
         table_rows = []
         for op in ops:
@@ -372,7 +377,7 @@ def _spread(result, ops) -> str:
                 cells.append("" if r is None else ("one launch" if r.launches < 2 else
                                                    f"{format_number(r.spread)}×"))
             table_rows.append(cells)
-        parts.append(h.tag("h3", h.esc(f"Alternative {alt}")) +
+        parts.append(h.tag("h3", h.esc(f"Alternative {alt}" + (f", p = {ranks}" if several_p else ""))) +
                      h.table(header, table_rows, numeric=[False] + [True] * len(sizes)))
     return "".join(parts)
 
