@@ -313,3 +313,21 @@ def test_nonblocking_rows_are_per_p():
     reps = _with_ranks(nbc.per_repetition_table(raw, {"ibcast"}), infos)
     out = nbc.nbc_rows(campaign, reps=reps)
     assert [(r.nprocs, r.root, r.launches, r.overhead_ns) for r in out] == [(2, 0, 1, 30.0), (4, 0, 1, 300.0)]
+
+
+# --- processing schemes --------------------------------------------------------------------------
+
+def test_schemes_are_per_p(tmp_path):
+    """Every scheme's headline per (op, size, p): pooled over p, the median of launch headlines
+    would fall between 1 µs (p = 2) and 4 µs (p = 4)."""
+    from mpimeter.analysis import schemes
+
+    def time_of(p, index):
+        return _lognormal(lambda op, size: 1000.0 * (p - 1) ** 2)
+    res = _analyze(np_campaign(tmp_path / "c", {2: 3, 4: 3}, time_of, sizes=(8,)))
+    rows, _ = schemes.scheme_rows(res.campaign, ("ours", "imb", "mpptest"), ours=res)
+    got = {(r.scheme, r.nprocs): r for r in rows}
+    assert sorted(got) == sorted((s, p) for s in ("ours", "imb", "mpptest") for p in (2, 4))
+    for s in ("ours", "imb"):
+        assert got[(s, 2)].launches == got[(s, 4)].launches == 3
+        assert got[(s, 4)].headline_ns / got[(s, 2)].headline_ns == pytest.approx(9.0, rel=0.1)
