@@ -331,3 +331,32 @@ def test_schemes_are_per_p(tmp_path):
     for s in ("ours", "imb"):
         assert got[(s, 2)].launches == got[(s, 4)].launches == 3
         assert got[(s, 4)].headline_ns / got[(s, 2)].headline_ns == pytest.approx(9.0, rel=0.1)
+
+
+def test_the_model_and_bounds_section_keeps_p_apart(tmp_path):
+    """Three sizes at p = 2 and 4: one series, model and bound per p, not one line through both."""
+    from mpimeter.analysis.models import fit_models
+    from mpimeter.report.models_bounds import closeness_text, models_bounds_section
+
+    def time_of(p, index):
+        return _lognormal(lambda op, size: 1000.0 * p + (0.5 * p) * size)
+    res = _analyze(np_campaign(tmp_path / "c", {2: 3, 4: 3}, time_of, ops=("allreduce",), sizes=(8, 1024, 65536),
+                               meta_of=_bound_meta))
+    models, b = fit_models(res), bounds(res)
+    assert [round(models.row("openmpi", "allreduce", p).hockney.beta_ns_per_byte, 1) for p in (2, 4)] == [1.0, 2.0]
+    html = models_bounds_section(res, models, b)
+    assert "openmpi p=2: median" in html and "openmpi p=4: median" in html and "openmpi p=4: bound" in html
+    text = closeness_text(res, b)
+    assert "openmpi allreduce p=2 at 64 KiB" in text and "openmpi allreduce p=4 at 64 KiB" in text
+
+
+def test_the_reports_fingerprints_name_their_p(tmp_path):
+    from mpimeter.report.html_report import build_report
+
+    def time_of(p, index):
+        return _lognormal(lambda op, size: 1000.0 * p + size)
+    res = _analyze(np_campaign(tmp_path / "c", {2: 3, 4: 3}, time_of, sizes=(8,)))
+    text, _ = build_report(res, None)
+    assert 'id="fp-openmpi-bcast-8-p2"' in text and 'id="fp-openmpi-bcast-8-p4"' in text
+    assert "8 B · p = 4 · openmpi" in text
+    assert "Alternative openmpi, p = 2" in text and "Alternative openmpi, p = 4" in text

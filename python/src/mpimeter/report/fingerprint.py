@@ -73,6 +73,13 @@ class FingerprintData:
     size_unit: str = "bytes"  # what the size is: bytes, or ns (AnalysisResult.size_unit)
     quantity: str = "run time"  # what the times are (analysis.time_quantity): one-way latency for ping-pongs
     per_state: tuple[str, ...] = ()  # the row per explained state (analysis.strata.row_state_text)
+    nprocs: int = 0  # the row's p (issue 27)
+    root: int | None = None  # the row's root (rooted operations)
+
+    @property
+    def where(self) -> str:
+        """`` · p = 4 · root 1`` for titles and ids when the test is one of several (p, root)."""
+        return (f" · p = {self.nprocs}" if self.nprocs else "") + ("" if self.root is None else f" · root {self.root}")
 
 
 def fingerprint_data(result, op: str, size: int, alternative: str | None = None, *,
@@ -127,6 +134,7 @@ def fingerprint_data(result, op: str, size: int, alternative: str | None = None,
         ranks=_rank_data(result, rank_durations, alternative, op, size,
                          left_out=sel[sel["category"].isin(["first", "outlier"])], nprocs=row.nprocs),
         clock_note=result.clock_note, quantity=time_quantity(row.one_way), per_state=row_state_text(row),
+        nprocs=row.nprocs, root=row.root,
     )
 
 

@@ -325,12 +325,15 @@ def _fingerprints(datas: list[FingerprintData], svgs: list[str], counters=None, 
         "repetitions of all launches pooled; histograms and the ECDF use every valid "
         "repetition; per-repetition panels may show a subset of the points (the figure says so)."))]
     current_op = None
+    # a test at one of several (p, root) says which in its title and id (issue 27)
+    several = len({(d.alternative, d.op, d.size) for d in datas}) < len(datas)
     for data, plot in zip(datas, svgs):
         if data.op != current_op:
             current_op = data.op
             parts.append(h.tag("h3", h.esc(data.op), id=f"fp-op-{slug(data.op)}"))
         s = data.summary
-        summary = (f"{h.esc(data.op)} · {h.esc(format_size(data.size, data.size_unit))} · "
+        summary = (f"{h.esc(data.op)} · {h.esc(format_size(data.size, data.size_unit))}"
+                   f"{h.esc(data.where) if several else ''} · "
                    f"{h.esc(data.alternative)} — median of launch medians {h.esc(data.across_median)}")
         stats = h.table(("n kept", "removed", "invalid", "min", "q1", "median", "mean", "q3", "p95",
                          "p99", "max"),
@@ -346,8 +349,9 @@ def _fingerprints(datas: list[FingerprintData], svgs: list[str], counters=None, 
         body = (stats + plot + _counters.fingerprint_counters_html(counters, data.alternative, data.op, data.size,
                                                                    data.quantity, max_points=max_points) +
                 h.details("Experiment", facts))
+        at = f"-p{data.nprocs}" + ("" if data.root is None else f"-r{data.root}") if several else ""
         parts.append(h.tag("div", h.details(summary, body, id_=f"fp-{slug(data.alternative)}-"
-                                                               f"{slug(data.op)}-{data.size}"),
+                                                               f"{slug(data.op)}-{data.size}{at}"),
                            class_="fingerprint", data_op=data.op, data_size=str(data.size),
                            data_alternative=data.alternative))
     return "".join(parts)
