@@ -212,12 +212,13 @@ def compare(
     samples: dict[tuple[str, tuple], dict] = {}  # (group, (p, root)) -> its samples
     for i, ga_all in enumerate(groups):
         for gb_all in groups[i + 1:]:
-            matched, said = _matching.match(ga_all, gb_all, per_repetition=per_repetition)
-            warnings += said
-            if matched is not None:
-                matchings[(ga_all.name, gb_all.name)] = (ga_all, gb_all, matched)
             for where in (w for w in slices[ga_all.name] if w in slices[gb_all.name]):
                 ga, gb = _at(ga_all, where), _at(gb_all, where)
+                # states are found per p (analysis.strata): matched slice by slice
+                matched, said = _matching.match(ga, gb, per_repetition=per_repetition)
+                warnings += said
+                if matched is not None:
+                    matchings.setdefault((ga.name, gb.name, None if where is None else where[0]), (ga, gb, matched))
                 sa = samples.setdefault((ga.name, where), ga.samples(per_repetition))
                 sb = samples.setdefault((gb.name, where), gb.samples(per_repetition))
                 for op, size in sorted(set(sa) & set(sb)):
@@ -250,10 +251,11 @@ def compare(
                            strata=row_strata.get((r.a, r.b, r.op, r.size, slice_of(r))))
             for r, p, level in zip(rows, adj, levels)]
     pooled_adj = _hyp.holm(np.array([r.pooled_p_value if r.stratified else r.p_value for r in rows]))
-    for (na, nb), (ga, gb, matched) in matchings.items():
+    for (na, nb, at_p), (ga, gb, matched) in matchings.items():
         only = [f"{r.op}/{r.size}{slice_label(r.where, shown)}" for r, p in zip(rows, pooled_adj)
-                if r.a == na and r.b == nb and r.stratified and p <= alpha and not r.significant]
-        warnings += _matching.mix_warning(ga, gb, matched, only)
+                if r.a == na and r.b == nb and at_p in (None, r.nprocs) and r.stratified and p <= alpha
+                and not r.significant]
+        warnings += _matching.mix_warning(ga, gb, matched, only, at_p=at_p if shown else None)
     omnibus = []
     if len(groups) > 2:
         for op, size, where in sorted(common_all, key=lambda k: (k[0], k[1]) + ((k[2][0], -1 if k[2][1] is None else k[2][1])

@@ -1,7 +1,8 @@
 """Why was a repetition slow? The counters a launch read per repetition (docs/FORMAT.md,
 "counters.csv"; Roth 2021 §4.2–4.3, §4.6) against its run time and its category (§4.5).
 
-What, per (alternative, op, size) and counter:
+What, per (alternative, op, size, p[, root]) and counter (issue 27: the rows of one p only; a
+repetition's p and root are its test's):
 - the value of a repetition is the sum over ranks of the counter's delta (what the repetition
   added on all ranks; a ``--raw reduced`` launch wrote that sum);
 - Pearson's r and Spearman's ρ of value and run time within launches, each series prewhitened
@@ -36,6 +37,7 @@ import numpy as np
 import pandas as pd
 
 from mpimeter.analysis.comparison import ComparisonRow
+from mpimeter.analysis.scaling import launch_counts
 from mpimeter.io import counters as _io
 from mpimeter.io.errors import AnalysisWarning
 from mpimeter.stats import compare as _cmp
@@ -72,6 +74,8 @@ class CounterRow:
     constant: bool
     median_by_category: dict[str, float | None] = field(default_factory=dict)
     n_by_category: dict[str, int] = field(default_factory=dict)
+    nprocs: int = 0  # the row's process count (0: not known)
+    root: int | None = None  # the row's root (rooted operations)
 
     def to_dict(self) -> dict[str, Any]:
         d = asdict(self)
@@ -105,8 +109,11 @@ class CounterAnalysis:
     launches: int = 0  # launches that read counters
     left_out: tuple[tuple[str, str | None, str], ...] = ()  # (alternative, name, why), first launch of each
 
-    def rows_of(self, alternative: str, op: str, size: int) -> tuple[CounterRow, ...]:
-        return tuple(r for r in self.rows if (r.alternative, r.op, r.size) == (alternative, op, size))
+    def rows_of(self, alternative: str, op: str, size: int, nprocs: int | None = None,
+                root: int | None = None) -> tuple[CounterRow, ...]:
+        """The counters of one row; ``nprocs`` None: of every p and root (a campaign of one)."""
+        return tuple(r for r in self.rows if (r.alternative, r.op, r.size) == (alternative, op, size)
+                     and (nprocs is None or (r.nprocs, r.root) == (nprocs, root)))
 
     def to_dict(self) -> dict[str, Any]:
         return {"explain_rho": EXPLAIN_RHO, "alpha": ALPHA, "launches": self.launches,
@@ -123,7 +130,8 @@ def _launch_points(lc: _io.LaunchCounters, reps: pd.DataFrame) -> pd.DataFrame:
     df = pd.DataFrame({c: t[c].to_numpy() for c in ("test", "rep", "metric", "value")})
     summed = df.groupby(["test", "rep", "metric"], sort=False)["value"].sum(min_count=1).reset_index()
     mine = reps[reps["valid"].astype(bool) & np.isfinite(reps["run_time_ns"].to_numpy(dtype=float))]
-    joined = summed.merge(mine[["test", "rep", "op", "size", "run_time_ns", "category"]], on=["test", "rep"])
+    joined = summed.merge(mine[["test", "rep", "op", "size", "nprocs", "root", "run_time_ns", "category"]],
+                          on=["test", "rep"])
     names = np.array(lc.meta.names, dtype=object)
     joined["metric"] = names[joined["metric"].to_numpy()]
     return joined
@@ -158,7 +166,8 @@ def analyze_counters(campaign, repetitions: pd.DataFrame, rows: Sequence) -> Cou
             continue
         reps = repetitions.iloc[idx]
         pts = _launch_points(lc, pd.DataFrame({c: reps[c].to_numpy() for c in
-                                               ("test", "rep", "op", "size", "run_time_ns", "valid", "category")}))
+                                               ("test", "rep", "op", "size", "nprocs", "root", "run_time_ns",
+                                                "valid", "category")}))
         if not pts.empty:
             pts.insert(0, "launch", li.index)
             pts.insert(0, "alternative", li.alternative)
@@ -167,7 +176,7 @@ def analyze_counters(campaign, repetitions: pd.DataFrame, rows: Sequence) -> Cou
         return None
     points = (pd.concat(parts, ignore_index=True) if parts else
               pd.DataFrame(columns=["alternative", "launch", "test", "rep", "metric", "value", "op", "size",
-                                    "run_time_ns", "category"]))
+                                    "nprocs", "root", "run_time_ns", "category"]))
     out_rows = _correlate(points, info)
     warnings += _explain_warnings(out_rows)
     cost = tuple(ReadCost(alt, len({i for _, i in items}), ncounters.get(alt, 0),
@@ -178,8 +187,8 @@ def analyze_counters(campaign, repetitions: pd.DataFrame, rows: Sequence) -> Cou
     warnings += _perturbation_warnings(perturbation)
     lo = tuple((alt, name, why) for alt, items in left_out.items() for name, why in items)
     return CounterAnalysis(tuple(out_rows), cost, perturbation,
-                           points[["alternative", "launch", "op", "size", "rep", "metric", "value", "run_time_ns",
-                                   "category"]] if len(points) else points,
+                           points[["alternative", "launch", "op", "size", "nprocs", "root", "rep", "metric", "value",
+                                   "run_time_ns", "category"]] if len(points) else points,
                            tuple(warnings), launches, lo)
 
 
@@ -187,8 +196,8 @@ def _correlate(points: pd.DataFrame, info: dict[tuple[str, str], _io.Metric]) ->
     rows: list[CounterRow] = []
     if points.empty:
         return rows
-    for (alt, op, size, metric), g in points.groupby(["alternative", "op", "size", "metric"], sort=True,
-                                                     observed=True):
+    for (alt, op, size, ranks, root, metric), g in points.groupby(
+            ["alternative", "op", "size", "nprocs", "root", "metric"], sort=True, observed=True):
         g = g.sort_values(["launch", "rep"], kind="stable")  # in repetition order: the series are prewhitened
         c = _corr.within_groups(g["value"].to_numpy(dtype=float), g["run_time_ns"].to_numpy(dtype=float),
                                 g["launch"].to_numpy())
@@ -200,7 +209,7 @@ def _correlate(points: pd.DataFrame, info: dict[tuple[str, str], _io.Metric]) ->
         m = info.get((alt, metric))
         rows.append(CounterRow(str(alt), str(op), int(size), str(metric), m.source if m else "", m.klass if m else "",
                                c.n, c.groups, c.pearson_r, c.pearson_p, math.nan, c.spearman_rho, c.spearman_p,
-                               math.nan, False, c.constant, med, nby))
+                               math.nan, False, c.constant, med, nby, int(ranks), None if root < 0 else int(root)))
     out = []
     for alt in dict.fromkeys(r.alternative for r in rows):
         mine = [r for r in rows if r.alternative == alt]
@@ -228,38 +237,44 @@ def _fmt(v: float | None) -> str:
 
 def _explain_warnings(rows: list[CounterRow]) -> list[AnalysisWarning]:
     out = []
+    several = len({(r.nprocs, r.root) for r in rows}) > 1
     for r in rows:
         if not r.explains:
             continue
+        at = (f" p={r.nprocs}" + ("" if r.root is None else f" root={r.root}")) if several else ""
         direction = "rises" if r.spearman_rho > 0 else "falls"
         cats = ", ".join(f"{k} {_fmt(v)}" for k, v in r.median_by_category.items() if v is not None)
         out.append(warning("counter-correlation", op=r.op, size=r.size, alternative=r.alternative, direction=direction,
                            metric=r.metric, rho=r.spearman_rho, p=r.spearman_p_adjusted, repetitions=r.repetitions,
-                           categories=cats, where=f"{r.alternative}/{r.op}/{r.size}/{r.metric}",
+                           categories=cats, where=f"{r.alternative}/{r.op}/{r.size}{at}/{r.metric}",
                            badness=abs(r.spearman_rho)))
     return out
 
 
-def _library(campaign, alternative: str) -> tuple[str | None, int | None, bool]:
-    """(library, nprocs, reads counters) of an alternative's launches (the first launch's)."""
-    for li in campaign.launches:
-        if li.alternative == alternative:
-            return li.meta.mpi.library, li.meta.nprocs, _io.counters_meta(li.meta) is not None
-    return None, None, False
+def _library(campaign, alternative: str) -> tuple[str | None, frozenset[int], bool]:
+    """(library, the process counts, reads counters) of an alternative's launches (library and
+    counters: the first launch's)."""
+    mine = [li for li in campaign.launches if li.alternative == alternative]
+    if not mine:
+        return None, frozenset(), False
+    return (mine[0].meta.mpi.library, frozenset(p for li in mine for p in launch_counts(li)),
+            _io.counters_meta(mine[0].meta) is not None)
 
 
 def _perturbation(campaign, rows: Sequence) -> tuple[ComparisonRow, ...]:
-    """Every (op, size) of an alternative without counters (a) and one with them (b) of the same
-    library and number of ranks: per-launch medians compared as ``compare`` does."""
+    """Every (op, size, p, root) of an alternative without counters (a) and one with them (b) of
+    the same library and process counts: per-launch medians compared as ``compare`` does, at the
+    same p (issue 27)."""
     alts = list(campaign.alternatives)
     facts = {a: _library(campaign, a) for a in alts}
     pairs = [(a, b) for a in alts for b in alts
              if not facts[a][2] and facts[b][2] and facts[a][:2] == facts[b][:2] and facts[a][0] is not None]
-    by = {(r.alternative, r.op, r.size): r for r in rows}
+    by = {(r.alternative, r.op, r.size, r.nprocs, r.root): r for r in rows}
     out = []
     for a, b in pairs:
-        for (alt, op, size), ra in sorted(by.items(), key=lambda kv: (kv[0][1], kv[0][2])):
-            rb = by.get((b, op, size)) if alt == a else None
+        for (alt, op, size, ranks, root), ra in sorted(by.items(), key=lambda kv: (
+                kv[0][1], kv[0][2], kv[0][3], -1 if kv[0][4] is None else kv[0][4])):
+            rb = by.get((b, op, size, ranks, root)) if alt == a else None
             if rb is None:
                 continue
             ma = np.array([s.median_ns for s in ra.per_launch if s.n > 0], dtype=float)
@@ -267,7 +282,8 @@ def _perturbation(campaign, rows: Sequence) -> tuple[ComparisonRow, ...]:
             pc = _cmp.compare_two(ma, mb)
             out.append(ComparisonRow(op, size, a, b, ma.size, mb.size, pc.median_a, pc.median_b, pc.ratio,
                                      pc.ratio_ci.estimate, pc.ratio_ci.low, pc.ratio_ci.high, pc.ratio_ci.method,
-                                     pc.statistic, pc.p_value, pc.p_method, math.nan, "", False, ra.one_way))
+                                     pc.statistic, pc.p_value, pc.p_method, math.nan, "", False, ra.one_way,
+                                     nprocs=ranks, root=root))
     adj = _holm([p.p_value for p in out])
     return tuple(replace(p, p_adjusted=q, stars=_hyp.stars(q, alpha=ALPHA) if math.isfinite(q) else "",
                          significant=bool(math.isfinite(q) and q <= ALPHA)) for p, q in zip(out, adj))

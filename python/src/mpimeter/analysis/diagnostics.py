@@ -191,12 +191,14 @@ def row_warnings(campaign: Campaign, rows: list[Row], summaries: list[LaunchSumm
     for li in campaign.launches:
         name = f"{li.alternative}/{li.index:03d}"
         w += launch_warnings(li.meta, li.folder, name, min_median.get((li.alternative, li.index)))
+    several_p = len({t.nprocs for t in rank_tests}) > 1
     for t in rank_tests:
         if t.differ and t.slowest_medians_ns and t.slowest_medians_ns[0] >= 1.1 * t.median_of_rank_medians_ns:
             slow = ", ".join(f"{r} ({_fmt_ns(m)})" for r, m in zip(t.slowest_ranks, t.slowest_medians_ns))
-            w.append(warning("ranks-differ", alternative=t.alternative, op=t.op, size=t.size, p=t.p_adjusted,
+            at = f" at p = {t.nprocs}" if several_p else ""
+            w.append(warning("ranks-differ", alternative=t.alternative + at, op=t.op, size=t.size, p=t.p_adjusted,
                              slowest=slow, median=_fmt_ns(t.median_of_rank_medians_ns),
-                             where=f"{t.alternative}/{t.op}/{t.size}"))
+                             where=f"{t.alternative}/{t.op}/{t.size}" + (f"/p={t.nprocs}" if several_p else "")))
     return w
 
 

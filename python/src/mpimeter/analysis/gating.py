@@ -104,17 +104,18 @@ class GateResult:
 def gate_rows(baseline: Mapping[tuple[str, int], np.ndarray], candidate: Mapping[tuple[str, int], np.ndarray], *,
               max_slowdown: float, alpha: float,
               one_way: Callable[[str, int], bool] = lambda op, size: False,
-              matched: Callable[[str, int], tuple[list, tuple]] | None = None) -> list[GateRow]:
+              matched: Callable[..., tuple[list, tuple] | None] | None = None) -> list[GateRow]:
     """The gate's rows for the (op, size) both samples have (per-launch medians, or repetitions):
     the one-sided slowdown test of each, Holm-corrected over all of them at ``alpha``. Also
     what the site's history uses to mark campaigns the gate would have failed. ``matched``: per
     (op, size), the (baseline, candidate) medians of each matched state and their
-    ``StateMedians`` (analysis.matching): the row is then tested state by state (van Elteren)."""
+    ``StateMedians`` (analysis.matching): the row is then tested state by state (van Elteren);
+    None for a row whose p has no matched states (states are found per p)."""
     keys = sorted(set(baseline) & set(candidate), key=_order)
     if not keys:
         return []
     pooled = [_cmp.slowdown_test(baseline[k], candidate[k], max_slowdown) for k in keys]
-    strata_of = {k: matched(*k) for k in keys} if matched is not None else {}
+    strata_of = {k: m for k in keys if (m := matched(*k)) is not None} if matched is not None else {}
     tests = [_strat.stratified_slowdown_test(strata_of[k][0], max_slowdown) if k in strata_of else t
              for k, t in zip(keys, pooled)]
     p = np.array([t.p_value for t in tests])
@@ -150,11 +151,12 @@ def _order(key: tuple) -> tuple:
     return key
 
 
-def _only_mix(rows: Sequence[GateRow], max_slowdown: float, alpha: float) -> list[str]:
-    """Rows the pooled test would call regressions that the states do not show."""
+def _only_mix(rows: Sequence[GateRow], max_slowdown: float, alpha: float, at_p: int | None = None) -> list[str]:
+    """Rows (at p ``at_p``; None: all) the pooled test would call regressions that the states do not show."""
     pooled = _hyp.holm(np.array([r.pooled_p_value if r.stratified else r.p_value for r in rows]))
-    return [f"{r.op}/{r.size}" for r, p in zip(rows, pooled)
-            if r.stratified and p <= alpha and r.ratio_of_medians > 1 + max_slowdown and not r.regression]
+    return [f"{r.op}/{r.size}" + ("" if at_p is None else f" p={at_p}") for r, p in zip(rows, pooled)
+            if at_p in (None, r.nprocs) and r.stratified and p <= alpha and r.ratio_of_medians > 1 + max_slowdown
+            and not r.regression]
 
 
 def gate(
@@ -188,20 +190,37 @@ def gate(
     missing = sorted(set(sb) - set(sc))
     if missing:
         warnings.append(warning("missing-rows", count=len(missing), keys=keys_text({k[:2] for k in missing})))
-    matched, said = _matching.match(base, cand, per_repetition=per_repetition)
-    warnings += said
     def on(g, where):
         return g if where is None else g.at(where)
 
+    # states are found per p (analysis.strata): matched slice by slice, once per p
+    matchings: dict[int | None, _matching.Matching | None] = {}
+    for where in (sorted({k[2] for k in common}, key=lambda w: (w[0], -1 if w[1] is None else w[1]))
+                  if sliced else [None]):
+        at_p = None if where is None else where[0]
+        if at_p not in matchings:
+            matchings[at_p], said = _matching.match(on(base, where), on(cand, where), per_repetition=per_repetition)
+            warnings += said
+
+    def matched_at(where):
+        return matchings.get(None if where is None else where[0])
+
+    def strata_of(op, size, where=None):
+        m = matched_at(where)
+        if m is None:
+            return None
+        return m.strata(on(base, where), on(cand, where), op, size), m.medians(on(base, where), on(cand, where), op, size)
+
     rows = gate_rows(sb, sc, max_slowdown=max_slowdown, alpha=alpha,
                      one_way=lambda op, size, where=None: on(base, where).one_way(op, size) and on(cand, where).one_way(op, size),
-                     matched=None if matched is None else
-                     lambda op, size, where=None: (matched.strata(on(base, where), on(cand, where), op, size),
-                                                   matched.medians(on(base, where), on(cand, where), op, size)))
+                     matched=strata_of if any(m is not None for m in matchings.values()) else None)
     test = "one-sided wilcoxon-rank-sum on " + ("repetitions pooled over launches" if per_repetition else
                                                 "per-launch medians")
-    if matched is not None:
-        warnings += _matching.mix_warning(base, cand, matched, _only_mix(rows, max_slowdown, alpha))
+    for at_p, matched in matchings.items():
+        if matched is None:
+            continue
+        warnings += _matching.mix_warning(base, cand, matched, _only_mix(rows, max_slowdown, alpha, at_p),
+                                          at_p=at_p)
         test = f"one-sided {_matching.STRATIFIED_TEST}, stratified Hodges–Lehmann ratio"
     if per_repetition:
         warnings.append(warning("per-repetition", doing="gating on", consequence="", per="side"))

@@ -64,7 +64,11 @@ class Group:
         reps = self.result.nbc_repetitions
         if reps is None or reps.empty:
             return pd.DataFrame(columns=["launch", "op", "size", "overhead_ns"])
-        return reps[reps["alternative"] == self.alternative]
+        reps = reps[reps["alternative"] == self.alternative]
+        if self.at_slice is not None and "nprocs" in reps.columns:  # one (p, root) at a time (issue 27)
+            ranks, root = self.at_slice
+            reps = reps[(reps["nprocs"] == ranks) & (reps["root"] == (-1 if root is None else root))]
+        return reps
 
     def samples(self, per_repetition: bool) -> dict[tuple[str, int], np.ndarray]:
         if self.metric == "overhead":

@@ -1,7 +1,9 @@
 """``guidelines``: the self-consistent performance guidelines of MPI checked on a campaign.
 
 Three kinds of guideline, each a pair of samples of per-launch medians of one alternative (one
-library on one number of ranks), ``lhs`` that must be no slower than ``rhs``:
+library) at one number of ranks p — a campaign of several p (issue 27) is judged p by p, one
+Holm family over all — and, for rooted operations, at one root; ``lhs`` that must be no slower
+than ``rhs``:
 
 - ``mock-up``: a collective at size m against its mock-up at m (an op of the binary's table whose
   meta.json record says ``mockup_of``: the same result through other calls, timed as one) —
@@ -77,6 +79,7 @@ class GuidelineRow:
     p_adjusted: float = math.nan
     stars: str = ""
     violated: bool = False
+    root: int | None = None  # lhs's root when the operation takes one (rhs at the same root, or none)
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -113,34 +116,48 @@ def mockups_of(result: AnalysisResult, alternative: str) -> dict[str, str]:
     return out
 
 
-def _nprocs(group: Group) -> int:
-    counts = {li.meta.nprocs for li in group.result.campaign.launches_of(group.alternative) if li.meta}
-    if len(counts) != 1:
-        raise AnalysisError(f"{group.name}: its launches ran on different numbers of ranks "
-                            f"({', '.join(map(str, sorted(counts))) or 'none'}); check one number of ranks per alternative")
-    return counts.pop()
+def _slices(group: Group) -> dict[int, dict[tuple[str, int, int | None], np.ndarray]]:
+    """Per p, the group's per-launch medians keyed (op, size, root): the rows of one p only
+    (issue 27: a guideline compares one operation with another on the same processes)."""
+    out: dict[int, dict[tuple[str, int, int | None], np.ndarray]] = {}
+    for r in group.result.rows:
+        if r.alternative != group.alternative:
+            continue
+        values = np.array([s.median_ns for s in r.per_launch if s.n > 0])
+        if len(values):
+            out.setdefault(r.nprocs, {})[(r.op, r.size, r.root)] = values
+    return dict(sorted(out.items()))
 
 
 def _pairs(kind: str, samples: dict, mockups: dict[str, str], selected: set[str] | None):
-    """(op, size, versus, versus_size, factor of rhs) of one kind that both sides measured."""
+    """(op, size, root, versus, versus_size, versus_root, factor of rhs) of one kind that both
+    sides measured at one p; a mock-up without a root of its own is paired with each root of
+    its original, one with a root with the same root."""
     if kind == "mock-up":
-        for (mock, size) in sorted(samples):
+        for (mock, size, mroot) in sorted(samples, key=_key_order):
             of = mockups.get(mock)
-            if of and (selected is None or mock in selected) and (of, size) in samples:
-                yield of, size, mock, size, 1.0
+            if not of or (selected is not None and mock not in selected):
+                continue
+            for (op, osize, oroot) in sorted(samples, key=_key_order):
+                if op == of and osize == size and (mroot is None or oroot is None or mroot == oroot):
+                    yield of, size, oroot, mock, size, mroot, 1.0
         return
-    plain = sorted((op, size) for op, size in samples if op not in mockups)
-    sizes: dict[str, list[int]] = {}
-    for op, size in plain:
-        sizes.setdefault(op, []).append(size)
-    for op, measured in sizes.items():
+    plain = sorted(((op, size, root) for op, size, root in samples if op not in mockups), key=_key_order)
+    sizes: dict[tuple[str, int | None], list[int]] = {}
+    for op, size, root in plain:
+        sizes.setdefault((op, root), []).append(size)
+    for (op, root), measured in sizes.items():
         if kind == "monotony":
             for small, large in zip(measured, measured[1:]):
-                yield op, small, op, large, 1.0
+                yield op, small, root, op, large, root, 1.0
         else:
             for size in measured:
                 if size > 0 and size % 2 == 0 and size // 2 in measured:
-                    yield op, size, op, size // 2, 2.0
+                    yield op, size, root, op, size // 2, root, 2.0
+
+
+def _key_order(key: tuple[str, int, int | None]) -> tuple:
+    return key[0], key[1], -1 if key[2] is None else key[2]
 
 
 def check(result: AnalysisResult, *, kinds: Sequence[str] = KINDS, mockups: Sequence[str] | None = None,
@@ -157,7 +174,8 @@ def check(result: AnalysisResult, *, kinds: Sequence[str] = KINDS, mockups: Sequ
     selected = set(mockups) if mockups else None
     rows: list[GuidelineRow] = []
     for g in groups:
-        samples = {k: v for k, v in g.samples(False).items() if len(v)}
+        per_p = _slices(g)
+        samples = {(op, size): v for at_p in per_p.values() for (op, size, _), v in at_p.items()}
         mock = mockups_of(result, g.alternative)
         measured = {op for op, _ in samples}
         if "mock-up" in kinds:
@@ -170,35 +188,37 @@ def check(result: AnalysisResult, *, kinds: Sequence[str] = KINDS, mockups: Sequ
                 raise AnalysisError(f"{g.name} measured no mock-up, so no mock-up guideline can be checked: plan the "
                                  "campaign with mpimeter run --guidelines, or check --kind monotony,split only")
             for name in sorted(m for m in mock if m in measured and (selected is None or m in selected)):
-                sizes = {s for op, s in samples if op == name}
-                if not any((mock[name], s) in samples for s in sizes):
+                if not any(n == name and any((o, z) == (mock[name], s) for o, z, _ in at_p)
+                           for at_p in per_p.values() for n, s, _ in at_p):
                     raise AnalysisError(f"the mock-up {name} of {mock[name]}: {g.name} measured "
                                      f"{mock[name] if mock[name] in measured else 'no ' + mock[name]} at none of "
-                                     "its sizes; measure both with the same --sizes")
+                                     "its sizes and process counts; measure both with the same --sizes")
         plain = sorted(op for op in measured if op not in mock)
         if "monotony" in kinds:
-            single = [op for op in plain if sum(1 for o, _ in samples if o == op) < 2]
+            single = [op for op in plain if not any(sum(1 for o, _, _ in at_p if o == op) >= 2
+                                                    for at_p in per_p.values())]
             if single:
                 warnings.append(warning("guideline-untestable", kind="monotony", alternative=g.name,
                                         ops=", ".join(single), why="measured at one size only"))
         if "split" in kinds:
-            unsplit = [op for op in plain if not any(o == op and s > 0 and s % 2 == 0 and (op, s // 2) in samples
-                                                     for o, s in samples)]
+            unsplit = [op for op in plain if not any(o == op and s > 0 and s % 2 == 0 and (op, s // 2, r) in at_p
+                                                     for at_p in per_p.values() for o, s, r in at_p)]
             if unsplit:
                 warnings.append(warning("guideline-untestable", kind="split", alternative=g.name,
                                         ops=", ".join(unsplit), why="no size measured together with its half"))
-        nprocs = _nprocs(g)
-        for kind in kinds:
-            for op, size, versus, versus_size, factor in _pairs(kind, samples, mock, selected):
-                lhs, rhs = samples[(op, size)], samples[(versus, versus_size)] * factor
-                # "lhs slower" = the rhs sample below the lhs sample; the ratio lhs/rhs is b/a
-                pc = _cmp.compare_two(rhs, lhs, alternative="less", confidence=confidence, ratio_ci=ratio_ci,
-                                      seed=seed)
-                rows.append(GuidelineRow(
-                    kind, g.name, nprocs, op, size, versus, versus_size,
-                    STATEMENTS[kind].format(op=op, size=size, versus=versus, versus_size=versus_size),
-                    len(lhs), len(rhs), pc.median_b, pc.median_a, pc.ratio_ci.estimate, pc.ratio_ci.low,
-                    pc.ratio_ci.high, pc.ratio_ci.method, pc.p_value, pc.p_method))
+        for nprocs, at_p in per_p.items():
+            for kind in kinds:
+                for op, size, root, versus, versus_size, versus_root, factor in _pairs(kind, at_p, mock, selected):
+                    lhs, rhs = at_p[(op, size, root)], at_p[(versus, versus_size, versus_root)] * factor
+                    # "lhs slower" = the rhs sample below the lhs sample; the ratio lhs/rhs is b/a
+                    pc = _cmp.compare_two(rhs, lhs, alternative="less", confidence=confidence, ratio_ci=ratio_ci,
+                                          seed=seed)
+                    rows.append(GuidelineRow(
+                        kind, g.name, nprocs, op, size, versus, versus_size,
+                        STATEMENTS[kind].format(op=op, size=size, versus=versus, versus_size=versus_size)
+                        + ("" if root is None else f" at root {root}"),
+                        len(lhs), len(rhs), pc.median_b, pc.median_a, pc.ratio_ci.estimate, pc.ratio_ci.low,
+                        pc.ratio_ci.high, pc.ratio_ci.method, pc.p_value, pc.p_method, root=root))
     if not rows:
         raise AnalysisError("no guideline could be tested: the campaign measured no mock-up together with its "
                             "operation at one size (plan one with mpimeter run --guidelines), no operation at two "
@@ -206,7 +226,9 @@ def check(result: AnalysisResult, *, kinds: Sequence[str] = KINDS, mockups: Sequ
     adj = _hyp.holm(np.array([r.p_value for r in rows]))
     rows = [replace(r, p_adjusted=float(p), stars=_hyp.stars(float(p), alpha=alpha),
                     violated=bool(math.isfinite(p) and p <= alpha)) for r, p in zip(rows, adj)]
-    warnings += low_power_warning([(r.launches_rhs, r.launches_lhs, f"{r.op}/{r.size}") for r in rows], "less",
+    several_p = len({r.nprocs for r in rows}) > 1
+    warnings += low_power_warning([(r.launches_rhs, r.launches_lhs,
+                                    f"{r.op}/{r.size}" + (f" p={r.nprocs}" if several_p else "")) for r in rows], "less",
                                   alpha, "alternative")
     warnings += result.warnings
     return GuidelinesResult(tuple(kinds), "one-sided wilcoxon-rank-sum on per-launch medians (lhs slower than rhs)",

@@ -7,7 +7,9 @@ records what may differ between launches (the ranks' CPU binding and the CPUs th
 cache-line round trip between the first two ranks, the library's control variables, frequency,
 load, hosts, ...).
 
-Per alternative, the launches are tested for two groups (``stats.clusters.split_two``, a min-p
+Per alternative and process count p (issue 27: launches of a ``--np LIST`` campaign ran at
+different p, and a test's time depends on p, so each p is its own family; sub-communicators of
+one launch share its launches), the launches are tested for two groups (``stats.clusters.split_two``, a min-p
 test over split sizes whose null holds with ties, heavy tails and lognormal launch factors) in
 two ways: every row with enough launches on its own, and once on the launch scores over all those
 rows (``stats.clusters.launch_scores``: a launch-wide effect adds up over the rows while their
@@ -27,13 +29,14 @@ from __future__ import annotations
 import math
 from collections import Counter
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import numpy as np
 
 from mpimeter.analysis.launch_warnings import other_load_share
 from mpimeter.analysis.loading import Campaign, LaunchInfo
+from mpimeter.analysis.scaling import launch_counts
 from mpimeter.analysis.results import Row
 from mpimeter.io.errors import AnalysisWarning
 from mpimeter.io.meta import LaunchMeta
@@ -103,7 +106,8 @@ class SeparatingProperty:
 
 @dataclass(frozen=True)
 class LaunchEffect:
-    """One alternative whose per-launch medians form two groups in ``rows`` (op, size)."""
+    """One alternative whose per-launch medians form two groups in ``rows`` (op, size) at
+    ``nprocs`` ranks (the launches are those that ran tests at that p)."""
 
     alternative: str
     rows: tuple[tuple[str, int], ...]
@@ -115,9 +119,16 @@ class LaunchEffect:
     examined: tuple[str, ...]  # the properties looked at (recorded in both groups)
     lacking: tuple[tuple[str, int], ...] = ()  # examined properties some launches did not record, and how many
     any_chance: float | None = None  # that at least one examined property separates at random
+    nprocs: int = 0  # the process count of the rows and launches; 0: not known
+    several_p: bool = False  # the alternative ran at several p: messages name this one
+
+    @property
+    def label(self) -> str:
+        """The alternative, with its p when it ran at several: ``openmpi at p = 4``."""
+        return f"{self.alternative} at p = {self.nprocs}" if self.several_p else self.alternative
 
     def to_dict(self) -> dict[str, Any]:
-        return {"alternative": self.alternative, "rows": [list(r) for r in self.rows],
+        return {"alternative": self.alternative, "nprocs": self.nprocs, "rows": [list(r) for r in self.rows],
                 "low_launches": list(self.low_launches), "high_launches": list(self.high_launches),
                 "sharing_rows": self.sharing_rows, "ratio": self.ratio,
                 "separating": [{"property": s.what, "low_values": list(s.low_values),
@@ -132,32 +143,41 @@ def _row_medians(r: Row) -> dict[int, float]:
 
 
 def launch_effects(campaign: Campaign, rows: Sequence[Row]) -> list[LaunchEffect]:
+    """Per alternative and p, the launch effect of its rows at that p, if any."""
     out = []
     for alt in campaign.alternatives:
-        infos = {li.index: li for li in campaign.launches_of(alt)}
-        mine = [r for r in rows if r.alternative == alt]
-        family = _clusters.split_family([_row_medians(r) for r in mine], min_launches=MIN_LAUNCHES)
-        flagged = [t for t in family if t.flagged(ALPHA, MIN_RATIO)]
-        if not flagged:
-            continue
-        whole = next((t for t in flagged if t.row is None), None)
-        flagged_rows = [t for t in flagged if t.row is not None]
-        if whole is not None:
-            low = whole.low_launches
-            # the rows that show this split: flagged on their own, or split the same way
-            shown = [t for t in family if t.row is not None and (t in flagged_rows or t.low_launches == low)] or [
-                t for t in family if t.row is not None]
-            ratio = whole.split.ratio
-        else:
-            low = Counter(t.low_launches for t in flagged_rows).most_common(1)[0][0]
-            shown = flagged_rows
-            ratio = float(np.median([t.split.ratio for t in flagged_rows]))
-        sharing = sum(1 for t in shown if t.low_launches == low)
-        high = frozenset(infos) - low
-        out.append(LaunchEffect(
-            alt, tuple((mine[t.row].op, mine[t.row].size) for t in shown), tuple(sorted(low)), tuple(sorted(high)),
-            sharing, ratio, *_separating(infos, low, high)))
+        counts = sorted({r.nprocs for r in rows if r.alternative == alt})
+        for p in counts:
+            infos = {li.index: li for li in campaign.launches_of(alt) if p in launch_counts(li)}
+            mine = [r for r in rows if r.alternative == alt and r.nprocs == p]
+            effect = _effect(alt, p, infos, mine)
+            if effect is not None:
+                out.append(replace(effect, several_p=len(counts) > 1))
     return out
+
+
+def _effect(alt: str, nprocs: int, infos: dict[int, LaunchInfo], mine: Sequence[Row]) -> LaunchEffect | None:
+    family = _clusters.split_family([_row_medians(r) for r in mine], min_launches=MIN_LAUNCHES)
+    flagged = [t for t in family if t.flagged(ALPHA, MIN_RATIO)]
+    if not flagged:
+        return None
+    whole = next((t for t in flagged if t.row is None), None)
+    flagged_rows = [t for t in flagged if t.row is not None]
+    if whole is not None:
+        low = whole.low_launches
+        # the rows that show this split: flagged on their own, or split the same way
+        shown = [t for t in family if t.row is not None and (t in flagged_rows or t.low_launches == low)] or [
+            t for t in family if t.row is not None]
+        ratio = whole.split.ratio
+    else:
+        low = Counter(t.low_launches for t in flagged_rows).most_common(1)[0][0]
+        shown = flagged_rows
+        ratio = float(np.median([t.split.ratio for t in flagged_rows]))
+    sharing = sum(1 for t in shown if t.low_launches == low)
+    high = frozenset(infos) - low
+    shown_rows = tuple(dict.fromkeys((mine[t.row].op, mine[t.row].size) for t in shown))
+    return LaunchEffect(alt, shown_rows, tuple(sorted(low)), tuple(sorted(high)), sharing, ratio,
+                        *_separating(infos, low, high), nprocs=nprocs)
 
 
 def _separating(infos: dict[int, LaunchInfo], low: frozenset[int], high: frozenset[int]
@@ -221,7 +241,7 @@ def launch_effect_warnings(effects: Sequence[LaunchEffect], campaign: Campaign) 
                 tail += "; examined on the launches that recorded them: " + ", ".join(
                     f"{w.split(' (')[0]} missing in {n}" for w, n in e.lacking)
         out.append(warning(
-            "launch-clusters", alternative=e.alternative, rows=len(e.rows), which=rows,
+            "launch-clusters", alternative=e.label, rows=len(e.rows), which=rows,
             launches=f"launch{'es' if len(named) > 1 else ''} {_launches(named)}", ratio=e.ratio, how=how,
-            others=len(others), sharing=e.sharing_rows, separation=tail, where=e.alternative))
+            others=len(others), sharing=e.sharing_rows, separation=tail, where=e.label))
     return out

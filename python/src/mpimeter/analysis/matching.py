@@ -87,7 +87,12 @@ def _state_values(g: Group, op: str, size: int, states: States, name: str) -> np
 
 
 def group_states(g: Group) -> States | None:
-    return states_for(g.result.states, g.alternative)
+    """The states of the group's launches at its process count (issue 27: states are found per p;
+    a group of several p is matched one slice at a time, see Group.slices)."""
+    counts = {g.at_slice[0]} if g.at_slice is not None else {p for p, _ in g.slices()}
+    if len(counts) != 1:
+        return None
+    return states_for(g.result.states, g.alternative, counts.pop())
 
 
 def match(ga: Group, gb: Group, *, per_repetition: bool) -> tuple[Matching | None, list[AnalysisWarning]]:
@@ -96,7 +101,7 @@ def match(ga: Group, gb: Group, *, per_repetition: bool) -> tuple[Matching | Non
     sa, sb = group_states(ga), group_states(gb)
     if sa is None and sb is None:
         return None, []
-    pair = f"{ga.name} vs {gb.name}"
+    pair = f"{ga.name} vs {gb.name}" + _at_p(ga, gb)
     if per_repetition or ga.metric != "time":
         return None, []
     if sa is not None and sb is not None and sa.explained and sb.explained and sa.property == sb.property:
@@ -112,12 +117,21 @@ def match(ga: Group, gb: Group, *, per_repetition: bool) -> tuple[Matching | Non
     return None, [warning("states-unmatched", groups=pair, which=which, where=pair)]
 
 
-def mix_warning(ga: Group, gb: Group, m: Matching, only_mix: Sequence[str]) -> list[AnalysisWarning]:
+def _at_p(ga: Group, gb: Group) -> str:
+    """`` at p = 4`` when the groups are sliced at one p (the states matched are that p's)."""
+    if ga.at_slice is None or gb.at_slice is None or ga.at_slice[0] != gb.at_slice[0]:
+        return ""
+    return f" at p = {ga.at_slice[0]}"
+
+
+def mix_warning(ga: Group, gb: Group, m: Matching, only_mix: Sequence[str], *,
+                at_p: int | None = None) -> list[AnalysisWarning]:
     """``state-mix`` when matched sides differ in their mix; ``only_mix`` the rows whose pooled
-    test is significant while the stratified one is not."""
+    test is significant while the stratified one is not; ``at_p`` the process count the states
+    are of, named when the comparison holds several."""
     if not m.mixes_differ() and not only_mix:
         return []
-    pair = f"{ga.name} vs {gb.name}"
+    pair = f"{ga.name} vs {gb.name}" + ("" if at_p is None else f" at p = {at_p}")
     only = ""
     if only_mix:
         only = (f"; in {len(only_mix)} row(s) ({', '.join(only_mix[:4])}{' …' if len(only_mix) > 4 else ''}) the "

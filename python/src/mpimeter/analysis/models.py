@@ -102,8 +102,10 @@ class ModelResult:
     confidence: float
     criterion: str
 
-    def row(self, alternative: str, op: str) -> ModelRow | None:
-        return next((r for r in self.rows if r.alternative == alternative and r.op == op), None)
+    def row(self, alternative: str, op: str, nprocs: int | None = None) -> ModelRow | None:
+        """The model of one operation at ``nprocs`` ranks (None: its first p; a campaign of one)."""
+        return next((r for r in self.rows if r.alternative == alternative and r.op == op
+                     and nprocs in (None, r.nprocs)), None)
 
     def to_dict(self) -> dict[str, Any]:
         return {"confidence": self.confidence, "criterion": self.criterion,

@@ -52,8 +52,8 @@ METRICS = ("overhead_ns", "blocking_ns", "compute_ns", "total_ns", "init_ns", "t
 
 @dataclass(frozen=True)
 class NbcRow:
-    """One (alternative, op, size) of a nonblocking collective across launches. Times in ns;
-    each figure is the median over launches of the per-launch medians."""
+    """One (alternative, op, size, p[, root]) of a nonblocking collective across launches. Times
+    in ns; each figure is the median over launches of the per-launch medians."""
 
     alternative: str
     op: str
@@ -74,6 +74,8 @@ class NbcRow:
     overlap_osu: float
     tests_per_rep: int  # MPI_Test calls per repetition (meta.json tests[].nbc.tests)
     scheme: str  # time | work
+    nprocs: int = 0  # the process count (issue 27; the repetitions' ``nprocs`` column); 0: not known
+    root: int | None = None  # the root of a rooted operation's row
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -140,16 +142,22 @@ def nbc_rows(campaign: Campaign, confidence: float = 0.95, reps: pd.DataFrame | 
             if t.nbc is not None:
                 tests_by[(li.alternative, t.op, t.size)] = t.nbc.tests
                 scheme_by[(li.alternative, t.op, t.size)] = "work" if t.nbc.work_units > 0 else "time"
-    per_launch = reps.groupby(["alternative", "launch", "op", "size"], observed=True)[list(METRICS)].median()
-    counts = reps.groupby(["alternative", "op", "size"], observed=True).size()
+    # one row per (op, size, p, root) when the analysis gave each repetition its p and root
+    # (analysis.pipeline: issue 27), else per (op, size)
+    if "nprocs" not in reps.columns:
+        reps = reps.assign(nprocs=0, root=-1)
+    keys = ["alternative", "op", "size", "nprocs", "root"]
+    per_launch = reps.groupby([*keys[:3], "launch", *keys[3:]], observed=True)[list(METRICS)].median()
+    counts = reps.groupby(keys, observed=True).size()
     rows = []
-    for (alt, op, size), group in per_launch.groupby(level=["alternative", "op", "size"], observed=True):
+    for (alt, op, size, ranks, root), group in per_launch.groupby(level=keys, observed=True):
         med = group.median()
         ci = intervals.median_ci(group["overhead_ns"].to_numpy(dtype=float), confidence)
         rows.append(NbcRow(
-            str(alt), str(op), int(size), int(len(group)), int(counts.loc[(alt, op, size)]),
+            str(alt), str(op), int(size), int(len(group)), int(counts.loc[(alt, op, size, ranks, root)]),
             float(med["overhead_ns"]), ci.low, ci.high, float(med["blocking_ns"]), float(med["compute_ns"]),
             float(med["total_ns"]), float(med["init_ns"]), float(med["test_ns"]), float(med["wait_ns"]),
             float(med["overlap"]), float(med["overlap_imb"]), float(med["overlap_osu"]),
-            int(tests_by.get((alt, op, size), 0)), scheme_by.get((alt, op, size), "time")))
-    return tuple(sorted(rows, key=lambda r: (r.alternative, r.op, r.size)))
+            int(tests_by.get((alt, op, size), 0)), scheme_by.get((alt, op, size), "time"), int(ranks),
+            None if root < 0 else int(root)))
+    return tuple(sorted(rows, key=lambda r: (r.alternative, r.op, r.size, r.nprocs, -1 if r.root is None else r.root)))

@@ -17,6 +17,7 @@ from typing import Literal, get_args
 import numpy as np
 import pandas as pd
 
+from mpimeter.analysis import bounds as _bounds
 from mpimeter.analysis import counters as _counters
 from mpimeter.analysis.diagnostics import row_warnings
 from mpimeter.analysis.launch_effects import launch_effect_warnings, launch_effects
@@ -115,22 +116,39 @@ def analyze(
         "size": reps.size, "rep": reps.rep, "run_time_ns": run, "valid": reps.valid,
         "category": pd.Categorical.from_codes(codes, categories=list(_reps.CATEGORY_NAMES)), "kept": kept,
         "nprocs": rep_ranks, "root": rep_root})
-    rank_tests = _rank_tests(campaign)
+    rank_tests = _rank_tests(campaign, infos)
     warnings += row_warnings(campaign, rows, summaries, rank_tests)
     effects = launch_effects(campaign, rows)
     warnings += launch_effect_warnings(effects, campaign)
     states = _strata.states_of(effects)
-    rows = [replace(r, per_state=_strata.state_rows(r, _strata.states_for(states, r.alternative))) for r in rows]
+    rows = [replace(r, per_state=_strata.state_rows(r, _strata.states_for(states, r.alternative, r.nprocs))) for r in rows]
     warnings += _strata.strata_warnings(states, rows)
     if spread.warning is not None:
         warnings.append(spread.warning)
     note = _clock_note(campaign, used_clock) + _imported.clock_note(campaign) + (f"; {spread.note}" if spread.note else "")
-    nbc_reps = reduced.nbc_reps
+    nbc_reps = _with_ranks(reduced.nbc_reps, infos)
     counters = _counters.analyze_counters(campaign, repetitions, rows)  # None: no launch read counters
     warnings += counters.warnings if counters is not None else ()
-    return AnalysisResult(campaign, settings, tuple(rows), repetitions, tuple(rank_tests),
-                          group_warnings(warnings), note, tuple(effects),
-                          _nbc.nbc_rows(campaign, confidence, nbc_reps), nbc_reps, counters, states)
+    result = AnalysisResult(campaign, settings, tuple(rows), repetitions, tuple(rank_tests),
+                            group_warnings(warnings), note, tuple(effects),
+                            _nbc.nbc_rows(campaign, confidence, nbc_reps), nbc_reps, counters, states)
+    if not _scaling.varies(rows):
+        return result
+    # the scaling view with each p's lower bound (Hoefler & Belli 2015 §5.1, rule 11)
+    return replace(result, scaling=tuple(_scaling.scaling_series(rows, _bounds.bounds(result))))
+
+
+def _with_ranks(reps: pd.DataFrame, infos: dict[tuple[str, int], LaunchInfo]) -> pd.DataFrame:
+    """Per-repetition rows (alternative, launch, test, …) with each test's p and root (-1: none)
+    as columns ``nprocs`` and ``root`` (issue 27: every table downstream keys by them)."""
+    if reps is None or reps.empty or "nprocs" in reps.columns:
+        return reps
+    triples = reps[["alternative", "launch", "test"]].drop_duplicates()
+    found = {(a, int(i), int(t)): _scaling.test_ranks(infos.get((a, int(i))), int(t))
+             for a, i, t in triples.itertuples(index=False)}
+    keys = list(zip(reps["alternative"], reps["launch"].astype(int), reps["test"].astype(int)))
+    return reps.assign(nprocs=[found[k][0] for k in keys],
+                       root=[-1 if found[k][1] is None else found[k][1] for k in keys])
 
 
 def _point_to_point_ops(campaign: Campaign) -> dict[str, float]:
@@ -255,7 +273,7 @@ def _ops_finishing_apart(campaign: Campaign) -> frozenset[str]:
                      if info.ranks_finish_apart)
 
 
-def _rank_tests(campaign: Campaign) -> list[RankTest]:
+def _rank_tests(campaign: Campaign, infos: dict[tuple[str, int], LaunchInfo]) -> list[RankTest]:
     """Do some ranks take longer than the others, launch after launch? (Hoefler & Belli 2015
     §4.2.1.) Friedman's test (``hypothesis.friedman``; the sign test for 2 ranks) on the
     per-launch median local duration of each rank, launches as blocks, Holm over all rows.
@@ -268,15 +286,28 @@ def _rank_tests(campaign: Campaign) -> list[RankTest]:
     all its ranks; a rank is flagged only when it is slow in most launches. Operations whose
     ranks finish apart by design (``_ops_finishing_apart``) are not tested, nor rows with fewer
     than 2 launches in which every rank has data. ``slowest_*`` and the median rank use each
-    rank's median over launches of its launch medians."""
+    rank's median over launches of its launch medians.
+
+    Per p (issue 27): a ``--np LIST`` campaign's launches are tested with the launches of their
+    own p (ranks 2, 3 exist at p = 4 only). The rank medians are per launch and (op, size), so a
+    launch whose tests ran at several p (sub-communicators) pools them: its rows are left out of
+    the rank test (its ranks' durations are in the fingerprints)."""
     df = campaign.reductions.rank_medians  # runtimes.rank_launch_medians, launch by launch
     if df.empty:
         return []  # no per-rank rows (--raw reduced)
+    counts = {key: _scaling.launch_counts(li) for key, li in infos.items()}
+    ranks_of = np.array([next(iter(c)) if len(c := counts.get((a, int(i)), frozenset())) == 1 else -1
+                         for a, i in zip(df["alternative"].to_numpy(), df["launch"].to_numpy())], dtype=np.int64)
+    keep = ranks_of >= 0
+    df, ranks_of = df[keep], ranks_of[keep]
+    order = np.lexsort((df["rank"].to_numpy(), df["launch"].to_numpy(), ranks_of, df["size"].to_numpy(),
+                        pd.factorize(df["op"])[0], pd.factorize(df["alternative"])[0]))
+    df, ranks_of = df.iloc[order], ranks_of[order]
     apart = _ops_finishing_apart(campaign)
     alt, op, size = (df[c].to_numpy() for c in ("alternative", "op", "size"))
     launch, rank, med = df["launch"].to_numpy(), df["rank"].to_numpy(), df["med"].to_numpy(dtype=float)
     out = []
-    for lo, hi in _group_bounds((pd.factorize(alt)[0], pd.factorize(op)[0], size)):
+    for lo, hi in _group_bounds((pd.factorize(alt)[0], pd.factorize(op)[0], size, ranks_of)):
         if op[lo] in apart:
             continue
         launches, li = np.unique(launch[lo:hi], return_inverse=True)
@@ -289,6 +320,7 @@ def _rank_tests(campaign: Campaign) -> list[RankTest]:
         meds = dict(zip(ranks.tolist(), np.median(by_launch[~np.isnan(by_launch).any(axis=1)], axis=0).tolist()))
         slow = sorted(meds, key=lambda r: -meds[r])[:3]
         out.append(RankTest(str(alt[lo]), str(op[lo]), int(size[lo]), len(meds), res.statistic, res.p_value, math.nan,
-                            False, tuple(slow), tuple(meds[r] for r in slow), float(np.median(list(meds.values())))))
+                            False, tuple(slow), tuple(meds[r] for r in slow), float(np.median(list(meds.values()))),
+                            int(ranks_of[lo])))
     adj = _hyp.holm(np.array([t.p_value for t in out]))
     return [replace(t, p_adjusted=float(p), differ=bool(p <= 0.05)) for t, p in zip(out, adj)]

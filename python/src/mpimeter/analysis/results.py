@@ -176,6 +176,7 @@ class RankTest:
     slowest_ranks: tuple[int, ...]
     slowest_medians_ns: tuple[float, ...]
     median_of_rank_medians_ns: float
+    nprocs: int = 0  # the process count of the launches tested (issue 27); 0: not known
 
 
 @dataclass(frozen=True)
@@ -196,7 +197,10 @@ class AnalysisResult:
     # analysis.nbc.per_repetition: one row per valid repetition of the nonblocking tests
     nbc_repetitions: pd.DataFrame | None = field(default=None, repr=False)
     counters: Any = field(default=None, repr=False)  # analysis.counters.CounterAnalysis; None: no counters read
-    states: tuple = ()  # analysis.strata.States per alternative whose launches form groups
+    states: tuple = ()  # analysis.strata.States per alternative and p whose launches form groups
+    # analysis.scaling.ScalingSeries per (alternative, op, size, root) measured at several p, with
+    # each p's bound (analysis.bounds); computed by analyze
+    scaling: tuple = ()
 
     @property
     def provenance(self) -> tuple[LaunchInfo, ...]:
@@ -252,7 +256,8 @@ class AnalysisResult:
             "states": [s.to_dict() for s in self.states],
             "nonblocking": [r.to_dict() for r in self.nbc_rows],
             # issue 27: time against p per (alternative, op, size[, root]), and the root's effect
-            "scaling": [s.to_dict() for s in _scaling.scaling_series(self.rows)],
+            "scaling": [s.to_dict() for s in self.scaling],
+            "scaling_lines": {"ideal": _scaling.IDEAL, "lower_bound": _scaling.LOWER_BOUND},
             "root_effects": [e.to_dict() for e in _scaling.root_effects(self.rows)],
             "counters": self.counters.to_dict() if self.counters is not None else None,
             "warnings": [w.to_dict() for w in self.warnings],

@@ -29,6 +29,13 @@ def test_ranks(li: LaunchInfo | None, test: int) -> tuple[int, int | None]:
     return ranks, rec.root if rec is not None else None
 
 
+def launch_counts(li: LaunchInfo) -> frozenset[int]:
+    """The process counts a launch's tests ran at: one for a launch of a ``--np LIST`` campaign,
+    several for sub-communicators (``--nprocs``); the launch's own for one without tests."""
+    counts = frozenset(test_ranks(li, t)[0] for t in range(len(li.meta.tests)))
+    return counts or frozenset({li.meta.nprocs})
+
+
 def varies(rows: Sequence, attr: str = "nprocs") -> bool:
     """Do the rows hold more than one value of ``attr`` (p or root)? A campaign of one p shows
     no p column (its tables stay as they were)."""
@@ -40,6 +47,14 @@ def key(row) -> tuple:
     return (row.op, row.size, row.nprocs, row.root)
 
 
+IDEAL = ("ideal: the time at the smallest p, unchanged at every p (Hoefler & Belli 2015 §5.1, ideal scaling, for "
+         "an operation whose per-process size stays m: more processes cost nothing); a reference, not a bound — "
+         "a collective's parallel overhead grows with p (Ω(log p) rounds for a reduction, §5.1), so the distance "
+         "above it is that overhead")
+LOWER_BOUND = ("lower bound: the bound model at each p (analysis.bounds: latency floor + least data volume at p / "
+               "copy bandwidth), which no run can beat on this machine")
+
+
 @dataclass(frozen=True)
 class ScalingPoint:
     nprocs: int
@@ -47,6 +62,14 @@ class ScalingPoint:
     median_ns: float
     low_ns: float | None
     high_ns: float | None
+    # the bound model at this p (analysis.bounds, Hoefler & Belli rule 11); None: no bound (see the series)
+    bound_ns: float | None = None
+    cache_bound_ns: float | None = None
+
+    @property
+    def bound_fraction(self) -> float | None:
+        """bound / median: 1 at the bound."""
+        return self.bound_ns / self.median_ns if self.bound_ns is not None and self.median_ns > 0 else None
 
 
 @dataclass(frozen=True)
@@ -59,19 +82,37 @@ class ScalingSeries:
     root: int | None
     points: tuple[ScalingPoint, ...]
     one_way: bool = False
+    no_bound: str | None = None  # why some p has no lower bound (None: every p has one)
+
+    @property
+    def ideal_ns(self) -> float:
+        """Hoefler & Belli's ideal line (:data:`IDEAL`): the median at the smallest p."""
+        return self.points[0].median_ns
+
+    def beyond(self) -> tuple[int, ...]:
+        """The p whose interval lies wholly below the ideal line: faster with more processes
+        (H&B §5.1: super-linear scaling points at poor resource use at the smallest p)."""
+        return tuple(p.nprocs for p in self.points[1:] if p.high_ns is not None and p.high_ns < self.ideal_ns)
+
+    def beats(self) -> tuple[int, ...]:
+        """The p whose median is below its lower bound (data in cache, or the premise failed)."""
+        return tuple(p.nprocs for p in self.points if p.bound_ns is not None and p.median_ns < p.bound_ns)
 
     def to_dict(self) -> dict:
         return {"alternative": self.alternative, "op": self.op, "size": self.size, "root": self.root,
-                "one_way": self.one_way,
+                "one_way": self.one_way, "ideal_ns": self.ideal_ns, "no_bound": self.no_bound,
+                "below_ideal": list(self.beyond()), "below_bound": list(self.beats()),
                 "points": [{"nprocs": p.nprocs, "launches": p.launches, "median_ns": p.median_ns,
-                            "median_ci_low_ns": p.low_ns, "median_ci_high_ns": p.high_ns}
+                            "median_ci_low_ns": p.low_ns, "median_ci_high_ns": p.high_ns,
+                            "bound_ns": p.bound_ns, "cache_bound_ns": p.cache_bound_ns,
+                            "bound_fraction": p.bound_fraction}
                            for p in self.points]}
 
 
-def scaling_series(rows: Sequence) -> list[ScalingSeries]:
+def scaling_series(rows: Sequence, bounds=None) -> list[ScalingSeries]:
     """One series per (alternative, op, size, root) measured at two or more p, p ascending; the
     points are the rows' medians of per-launch medians with their intervals (None: too few
-    launches for one)."""
+    launches for one) and, with ``bounds`` (analysis.bounds.BoundsResult), each p's lower bound."""
     groups: dict[tuple, list] = {}
     for r in rows:
         groups.setdefault((r.alternative, r.op, r.size, r.root), []).append(r)
@@ -80,10 +121,26 @@ def scaling_series(rows: Sequence) -> list[ScalingSeries]:
         if len({r.nprocs for r in rs}) < 2:
             continue
         rs = sorted(rs, key=lambda r: r.nprocs)
-        series.append(ScalingSeries(alt, op, size, root, tuple(
-            ScalingPoint(r.nprocs, r.launches, r.median_ns, r.median_ci_low_ns, r.median_ci_high_ns)
-            for r in rs), one_way=any(r.one_way for r in rs)))
+        found = [None if bounds is None else bounds.row(alt, op, size, r.nprocs, r.root) for r in rs]
+        points = tuple(ScalingPoint(r.nprocs, r.launches, r.median_ns, r.median_ci_low_ns, r.median_ci_high_ns,
+                                    None if b is None else b.bound_ns, None if b is None else b.cache_bound_ns)
+                       for r, b in zip(rs, found))
+        series.append(ScalingSeries(alt, op, size, root, points, one_way=any(r.one_way for r in rs),
+                                    no_bound=_no_bound(bounds, alt, op, [r.nprocs for r, b in zip(rs, found)
+                                                                         if b is None])))
     return series
+
+
+def _no_bound(bounds, alternative: str, op: str, without: Sequence[int]) -> str | None:
+    """Why the p in ``without`` have no lower bound: the bound model's own reason when it gave one."""
+    if not without:
+        return None
+    where = "p = " + ", ".join(map(str, without))
+    if bounds is None:
+        return f"{where}: no bound model computed"
+    why = [m.split(": ", 1)[1] for m in bounds.missing
+           if m.startswith(f"{alternative}: ") and (op in m or "latency floor" in m or "copy probe" in m)]
+    return f"{where}: " + ("; ".join(why) if why else "no bound for this row (median not positive)")
 
 
 @dataclass(frozen=True)

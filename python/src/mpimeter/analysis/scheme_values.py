@@ -53,11 +53,13 @@ def _aggregate_value(scheme: str, data: LaunchData, test: int) -> LaunchValue | 
     return (f"{o.label} printed only {', '.join(sorted(agg))} of {ot.name}: not the numbers of the {scheme} scheme")
 
 
-def launch_values(data: LaunchData, schemes: tuple[str, ...]) -> dict[tuple[str, int], dict[str, LaunchValue | str]]:
+def launch_values(data: LaunchData, schemes: tuple[str, ...]
+                  ) -> dict[tuple[str, int, int, int | None], dict[str, LaunchValue | str]]:
     """Per (op, size) of one launch, per scheme (not ``ours``): its value or why not."""
     raw = data.raw
     meta = data.meta
-    out: dict[tuple[str, int], dict[str, LaunchValue | str]] = {}
+    # keyed (op, size, p, root): a launch may hold one (op, size) at several p and roots (issue 27)
+    out: dict[tuple[str, int, int, int | None], dict[str, LaunchValue | str]] = {}
     if raw.num_rows == 0:
         return out
     tests = raw["test"].to_numpy()
@@ -72,13 +74,14 @@ def launch_values(data: LaunchData, schemes: tuple[str, ...]) -> dict[tuple[str,
     gend = np.asarray(raw["gend_ns"].to_numpy(), dtype=float)[order] if "gend_ns" in raw.column_names else None
     for lo, hi in zip(bounds[:-1], bounds[1:]):
         t = meta.tests[int(tests[order[lo]])]
+        key = (t.op, t.size, t.nprocs if t.nprocs is not None else meta.nprocs, t.root)
         info = meta.operation(t.op)
         halve = 0.5 if info is not None and info.round_trip else 1.0
         values: dict[str, LaunchValue | str] = {}
         if meta.origin is not None and meta.origin.aggregates:
             for s in schemes:
                 values[s] = _aggregate_value(s, data, t.test)
-            out[(t.op, t.size)] = values
+            out[key] = values
             continue
         reps, rep_index = np.unique(rep[lo:hi], return_inverse=True)
         ranks, rank_index = np.unique(rank[lo:hi], return_inverse=True)
@@ -116,7 +119,7 @@ def launch_values(data: LaunchData, schemes: tuple[str, ...]) -> dict[tuple[str,
             else:
                 values[s] = ("needs each rank's times; the launch kept one row per repetition (the maximum over ranks"
                              + (f": imported from {meta.origin.label})" if meta.origin is not None else ": --raw reduced)"))
-        out[(t.op, t.size)] = values
+        out[key] = values
     return out
 
 

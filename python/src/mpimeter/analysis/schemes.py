@@ -72,7 +72,7 @@ SCHEMES: dict[str, Scheme] = {s.name: s for s in (
 NAMES = tuple(SCHEMES)
 @dataclass(frozen=True)
 class SchemeRow:
-    """One scheme on one (alternative, op, size) across launches. Times in ns."""
+    """One scheme on one (alternative, op, size, p[, root]) across launches. Times in ns."""
 
     alternative: str
     op: str
@@ -87,12 +87,15 @@ class SchemeRow:
     removed: int = 0  # values the scheme's own filter dropped, all launches
     why: str | None = None  # why it cannot be computed
     one_way: bool = False
+    nprocs: int = 0  # the process count (issue 27)
+    root: int | None = None  # a rooted operation's root
 
     def to_dict(self) -> dict[str, Any]:
         return {"alternative": self.alternative, "op": self.op, "size": self.size, "scheme": self.scheme,
                 "launches": self.launches, "headline_ns": self.headline_ns, "ci_low_ns": self.ci_low_ns,
                 "ci_high_ns": self.ci_high_ns, "stats_ns": self.stats_ns, "per_launch_ns": list(self.per_launch_ns),
-                "removed": self.removed, "not_computable": self.why, "one_way": self.one_way}
+                "removed": self.removed, "not_computable": self.why, "one_way": self.one_way,
+                "nprocs": self.nprocs, "root": self.root}
 
 
 def scheme_rows(campaign: Campaign, schemes: tuple[str, ...], ours: AnalysisResult | None, *,
@@ -100,36 +103,38 @@ def scheme_rows(campaign: Campaign, schemes: tuple[str, ...], ours: AnalysisResu
     """Every scheme of ``schemes`` on every (alternative, op, size) of the campaign; ``ours`` (the
     campaign's analysis) is needed when ``schemes`` has ``ours``."""
     peers = tuple(s for s in schemes if s != "ours")
-    per: dict[tuple[str, str, int], dict[str, list[LaunchValue]]] = {}
-    whys: dict[tuple[str, str, int, str], str] = {}
+    per: dict[tuple[str, str, int, int, int | None], dict[str, list[LaunchValue]]] = {}
+    whys: dict[tuple[str, str, int, int, int | None, str], str] = {}
     for li in campaign.launches:
         # computed while the campaign was read (load_campaign(..., schemes=True)); else one
         # launch's rows at a time now
         found = li.scheme_values if li.scheme_values is not None else \
             launch_values(read_launch(li.folder, cache=cache), peers)
-        for (op, size), values in found.items():
-            slot = per.setdefault((li.alternative, op, size), {s: [] for s in peers})
+        for (op, size, ranks, root), values in found.items():
+            slot = per.setdefault((li.alternative, op, size, ranks, root), {s: [] for s in peers})
             for s in peers:
                 v = values[s]
                 if isinstance(v, str):
-                    whys.setdefault((li.alternative, op, size, s), v)
+                    whys.setdefault((li.alternative, op, size, ranks, root, s), v)
                 else:
                     slot[s].append(LaunchValue(li.index, v.value))
     rows: list[SchemeRow] = []
     one_way = {op for li in campaign.launches for op, info in li.meta.operations.items() if info.round_trip}
-    ours_rows = {(r.alternative, r.op, r.size): r for r in ours.rows} if ours is not None else {}
-    keys = list(dict.fromkeys([*((r.alternative, r.op, r.size) for r in ours.rows)] if ours is not None else [])
-                ) + [k for k in per if k not in ours_rows]
+    ours_rows = {(r.alternative, r.op, r.size, r.nprocs, r.root): r for r in ours.rows} if ours is not None else {}
+    keys = list(dict.fromkeys([*((r.alternative, r.op, r.size, r.nprocs, r.root) for r in ours.rows)]
+                              if ours is not None else [])) + [k for k in per if k not in ours_rows]
     for key in keys:
-        alt, op, size = key
+        alt, op, size, ranks, root = key
+        where = {"nprocs": ranks, "root": root}
         for s in schemes:
             if s == "ours":
                 rows.append(_ours_row(campaign, ours_rows.get(key), key, op in one_way))
                 continue
-            why = whys.get((alt, op, size, s))
+            why = whys.get((*key, s))
             got = per.get(key, {}).get(s, [])
             if why is not None or not got:
-                rows.append(SchemeRow(alt, op, size, s, 0, None, None, None, why=why or "no data", one_way=op in one_way))
+                rows.append(SchemeRow(alt, op, size, s, 0, None, None, None, why=why or "no data", one_way=op in one_way,
+                                      **where))
                 continue
             heads = np.array([v.value.headline for v in got])
             ci = intervals.median_ci(heads, confidence)
@@ -138,23 +143,23 @@ def scheme_rows(campaign: Campaign, schemes: tuple[str, ...], ours: AnalysisResu
                      for n in names if any(n in v.value.stats for v in got)}
             rows.append(SchemeRow(alt, op, size, s, len(got), ci.estimate, ci.low, ci.high, stats,
                                   tuple(float(h) for h in heads), sum(v.value.removed for v in got),
-                                  one_way=op in one_way))
+                                  one_way=op in one_way, **where))
     warnings = [warning("scheme-not-computable", scheme=s, alternative=alt, op=op, size=size, why=why, where=alt)
-                for (alt, op, size, s), why in whys.items()]
+                for (alt, op, size, _, _, s), why in whys.items()]
     return rows, warnings
 
 
-def _ours_row(campaign: Campaign, row: Any, key: tuple[str, str, int], one_way: bool) -> SchemeRow:
-    alt, op, size = key
+def _ours_row(campaign: Campaign, row: Any, key: tuple[str, str, int, int, int | None], one_way: bool) -> SchemeRow:
+    alt, op, size, ranks, root = key
     aggregates = [li for li in campaign.launches_of(alt) if li.meta.origin is not None and li.meta.origin.aggregates]
     if row is None or aggregates:
         why = ("imported aggregates have no per-repetition run times: no launch median can be computed"
                if aggregates else "no data")
-        return SchemeRow(alt, op, size, "ours", 0, None, None, None, why=why, one_way=one_way)
+        return SchemeRow(alt, op, size, "ours", 0, None, None, None, why=why, one_way=one_way, nprocs=ranks, root=root)
     return SchemeRow(alt, op, size, "ours", row.launches, row.median_ns, row.median_ci_low_ns, row.median_ci_high_ns,
                      {"median": row.median_ns}, tuple(s.median_ns for s in row.per_launch if s.n > 0),
                      row.outliers_removed,
-                     one_way=one_way)
+                     one_way=one_way, nprocs=ranks, root=root)
 
 
 def spread_across(rows: list[SchemeRow]) -> float | None:

@@ -11,8 +11,9 @@ how many launches fell in each state — two trials of 5 launches differed 2.8×
 medians within a state agree. Hunold & Carpen-Amarie 2016 §4.2: the launch is a factor; here a
 factor with a recorded cause, so it can be stratified on.
 
-The states are the launch-effect split of the alternative (its faster and its slower
-launches), kept only when a recorded property separates them: without a cause the groups may be
+The states are the launch-effect split of the alternative at one process count p (its faster
+and its slower launches at that p: issue 27, a ``--np LIST`` campaign runs each p in launches of
+its own, and a state found at one p says nothing of launches at another), kept only when a recorded property separates them: without a cause the groups may be
 the noise of a few launches, so the pooled result stays the headline and the analysis says no
 property explains them. Per state and row, the median of the per-launch medians with Le Boudec's
 interval (``stats.intervals.median_ci``, as the pooled row): a state of few launches has no
@@ -59,6 +60,13 @@ class States:
     property: str | None
     states: tuple[State, ...]
     chance: float | None = None  # that the property separates such groups at random
+    nprocs: int = 0  # the process count whose launches these are (0: not known)
+    several_p: bool = False  # the alternative ran at several p: messages name this one
+
+    @property
+    def label(self) -> str:
+        """The alternative, with its p when it ran at several: ``openmpi at p = 4``."""
+        return f"{self.alternative} at p = {self.nprocs}" if self.several_p else self.alternative
 
     @property
     def explained(self) -> bool:
@@ -72,7 +80,7 @@ class States:
         return " / ".join(f"{len(s.launches)} {s.name}" for s in self.states)
 
     def to_dict(self) -> dict[str, Any]:
-        return {"alternative": self.alternative, "property": self.property, "explained": self.explained,
+        return {"alternative": self.alternative, "nprocs": self.nprocs, "property": self.property, "explained": self.explained,
                 "chance": self.chance,
                 "states": [{"stratum": s.name, "launches": list(s.launches), "share": s.share,
                             "values": list(s.values)} for s in self.states]}
@@ -96,19 +104,20 @@ class StateRow:
 
 
 def states_of(effects: Sequence[LaunchEffect]) -> tuple[States, ...]:
-    """Per alternative with a launch effect: its states when a recorded property separates the
+    """Per alternative and p with a launch effect: its states when a recorded property separates the
     groups (the least likely by chance, those recorded by every launch first), else an
     unexplained entry."""
     out = []
     for e in effects:
         total = len(e.low_launches) + len(e.high_launches)
         if not e.separating:
-            out.append(States(e.alternative, None, ()))
+            out.append(States(e.alternative, None, (), nprocs=e.nprocs, several_p=e.several_p))
             continue
         best = min(e.separating, key=lambda s: (s.missing > 0, s.chance))
         out.append(States(e.alternative, best.what, (
             State(STATE_NAMES[0], e.low_launches, len(e.low_launches) / total, best.low_values),
-            State(STATE_NAMES[1], e.high_launches, len(e.high_launches) / total, best.high_values)), best.chance))
+            State(STATE_NAMES[1], e.high_launches, len(e.high_launches) / total, best.high_values)), best.chance,
+            e.nprocs, e.several_p))
     return tuple(out)
 
 
@@ -137,23 +146,23 @@ def strata_warnings(states: Sequence[States], rows: Sequence[Row]) -> list[Analy
     out = []
     for s in states:
         if not s.explained:
-            out.append(warning("states-unexplained", alternative=s.alternative, where=s.alternative))
+            out.append(warning("states-unexplained", alternative=s.label, where=s.label))
             continue
-        out.append(warning("states", alternative=s.alternative, mix=s.mix(), property=s.property,
-                           where=s.alternative))
-        mine = [r for r in rows if r.alternative == s.alternative and r.per_state]
+        out.append(warning("states", alternative=s.label, mix=s.mix(), property=s.property, where=s.label))
+        mine = [r for r in rows if r.alternative == s.alternative and r.nprocs == s.nprocs and r.per_state]
         for state in s.states:
             rare = [(r, sr) for r in mine for sr in r.per_state if sr.stratum == state.name and sr.launches
                     and sr.median_ci_low_ns is None]
             if rare:
                 r, sr = min(rare, key=lambda x: x[1].launches)
-                out.append(warning("state-rare", alternative=s.alternative, state=state.name, launches=sr.launches,
-                                   total=r.launches, share=sr.share, confidence=r.confidence, where=s.alternative))
+                out.append(warning("state-rare", alternative=s.label, state=state.name, launches=sr.launches,
+                                   total=r.launches, share=sr.share, confidence=r.confidence, where=s.label))
     return out
 
 
-def states_for(states: Sequence[States], alternative: str) -> States | None:
-    return next((s for s in states if s.alternative == alternative), None)
+def states_for(states: Sequence[States], alternative: str, nprocs: int) -> States | None:
+    """The states of ``alternative``'s launches at ``nprocs`` ranks (None: no launch effect there)."""
+    return next((s for s in states if s.alternative == alternative and s.nprocs == nprocs), None)
 
 
 def state_lines(states: States) -> list[str]:

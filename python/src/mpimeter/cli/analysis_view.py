@@ -105,7 +105,7 @@ def print_scaling(con, res: analysis.AnalysisResult, pct: str) -> None:
     """Time against p (issue 27; Hoefler & Belli 2015 §5.1) per (alternative, op, size[, root]):
     one column per p, the median of per-launch medians with its interval; and the root's effect
     per (op, size, p) where the tests ran at several roots."""
-    series = analysis.scaling.scaling_series(res.rows)
+    series = list(res.scaling)
     if series:
         counts = sorted({p.nprocs for s in series for p in s.points})
         several = len({s.alternative for s in series}) > 1
@@ -125,6 +125,7 @@ def print_scaling(con, res: analysis.AnalysisResult, pct: str) -> None:
                       *[fmt_est(at[p].median_ns, at[p].low_ns, at[p].high_ns) if p in at else "" for p in counts],
                       fmt_ratio(ratio))
         con.print(t)
+        print_scaling_bounds(con, res, series, counts, several, rooted)
     effects = analysis.scaling.root_effects(res.rows)
     if effects:
         t = Table(title="root effect: per (op, size, p), the roots' medians", title_justify="left")
@@ -139,6 +140,39 @@ def print_scaling(con, res: analysis.AnalysisResult, pct: str) -> None:
         con.print(f"root effect: {effects[0].test} (– : fewer than 2 launches at a root)")
 
 
+def print_scaling_bounds(con, res: analysis.AnalysisResult, series, counts: list[int], several: bool,
+                         rooted: bool) -> None:
+    """Hoefler & Belli's lines per p (§5.1, rule 11): each p's lower bound with bound / median,
+    where the bound model has one, and what lies below the ideal line or the bound."""
+    if any(pt.bound_ns is not None for s in series for pt in s.points):
+        t = Table(title="scaling: lower bound at each p (bound / median)", title_justify="left")
+        for name in (["alternative"] if several else []) + ["op", "size"] + (["root"] if rooted else []):
+            t.add_column(name, justify="left" if name in ("alternative", "op") else "right")
+        for p in counts:
+            t.add_column(f"p={p}", justify="right")
+        for s in series:
+            at = {pt.nprocs: pt for pt in s.points}
+            cells = [f"{fmt_time(at[p].bound_ns)} ({100 * at[p].bound_fraction:.0f} %)"
+                     if p in at and at[p].bound_ns is not None and at[p].bound_fraction is not None else
+                     ("–" if p in at else "") for p in counts]
+            t.add_row(*([s.alternative] if several else []), s.op, format_size(s.size, res.size_unit(s.op)),
+                      *([_root(s.root)] if rooted else []), *cells)
+        con.print(t)
+        con.print(analysis.scaling.LOWER_BOUND)
+    con.print(analysis.scaling.IDEAL)
+    for s in series:
+        name = f"{s.alternative + ' ' if several else ''}{s.op} {format_size(s.size, res.size_unit(s.op))}"
+        if s.beyond():
+            con.print(f"{name}: below the ideal line (faster than at p={s.points[0].nprocs}) at p = "
+                      + ", ".join(map(str, s.beyond())))
+        if s.beats():
+            con.print(f"{name}: median below its lower bound at p = " + ", ".join(map(str, s.beats()))
+                      + " (data in cache, or the bound's premise does not hold)")
+    reasons = sorted({s.no_bound for s in series if s.no_bound})
+    for why in reasons[:4]:
+        con.print(f"no lower bound: {why}")
+
+
 def print_states(con, res: analysis.AnalysisResult, pct: str) -> None:
     """Per explained state (analysis.strata): each row's median and interval of the state's
     launches, with the state's share, beside the pooled median."""
@@ -146,19 +180,21 @@ def print_states(con, res: analysis.AnalysisResult, pct: str) -> None:
     if not rows:
         return
     t = Table(title="per state (launches in groups a recorded property explains)", title_justify="left")
-    for name in ("alternative", "op", "size", "state", "launches (share)", f"median [{pct} CI]", "spread",
-                 "pooled median"):
+    show_p = analysis.scaling.varies(res.rows)
+    for name in ("alternative", "op", "size", *(("p",) if show_p else ()), "state", "launches (share)",
+                 f"median [{pct} CI]", "spread", "pooled median"):
         t.add_column(name, justify="left" if name in ("alternative", "op", "state") else "right")
     for r in rows:
         for sr in r.per_state:
-            t.add_row(r.alternative, r.op, format_size(r.size, res.size_unit(r.op)), sr.stratum,
+            t.add_row(r.alternative, r.op, format_size(r.size, res.size_unit(r.op)),
+                      *([str(r.nprocs)] if show_p else []), sr.stratum,
                       f"{sr.launches} ({100 * sr.share:.0f} %)",
                       fmt_est(sr.median_ns, sr.median_ci_low_ns, sr.median_ci_high_ns),
                       f"{sr.spread:.3f}" if math.isfinite(sr.spread) else "–", fmt_time(r.median_ns))
     con.print(t)
     for s in res.states:
         if s.explained:
-            con.print(f"states of {s.alternative}: " + "; ".join(
+            con.print(f"states of {s.label}: " + "; ".join(
                 f"{st.name}: {len(st.launches)} launches, {', '.join(st.values[:3])}" for st in s.states)
                 + f" — {s.property}")
 
@@ -188,11 +224,13 @@ def nbc_table(res: analysis.AnalysisResult, several: bool) -> Table:
               title_justify="left")
     if several:
         t.add_column("alternative")
-    for name in ("op", "size", "scheme", "tests", f"overhead [{pct} CI]", "init", "test", "wait", "blocking",
-                 "compute", "total", "overlap", "IMB", "OSU"):
+    show_p = len({r.nprocs for r in res.nbc_rows}) > 1
+    for name in ("op", "size", *(("p",) if show_p else ()), "scheme", "tests", f"overhead [{pct} CI]", "init",
+                 "test", "wait", "blocking", "compute", "total", "overlap", "IMB", "OSU"):
         t.add_column(name, justify="left" if name in ("op", "scheme") else "right")
     for r in res.nbc_rows:
-        t.add_row(*([r.alternative] if several else []), r.op, format_size(r.size, res.size_unit(r.op)), r.scheme,
+        t.add_row(*([r.alternative] if several else []), r.op, format_size(r.size, res.size_unit(r.op)),
+                  *([str(r.nprocs)] if show_p else []), r.scheme,
                   str(r.tests_per_rep), fmt_est(r.overhead_ns, r.overhead_ci_low_ns, r.overhead_ci_high_ns),
                   fmt_time(r.init_ns), fmt_time(r.test_ns), fmt_time(r.wait_ns), fmt_time(r.blocking_ns),
                   fmt_time(r.compute_ns), fmt_time(r.total_ns), f"{100 * r.overlap:.0f} %",

@@ -62,8 +62,9 @@ def scheme_analysis(paths: Sequence[str], kw: dict[str, Any], scheme: str, fmt: 
     spec = _schemes.SCHEMES[scheme]
     several = len(res.alternatives) > 1
     t = Table(title=f"mpimeter analyze --scheme {scheme} {' '.join(paths)}", title_justify="left")
-    for name in (["alternative"] if several else []) + ["op", "size", "launches", f"{spec.stats[0]} [{pct} CI]",
-                                                         *spec.stats[1:], "removed"]:
+    show_p = len({r.nprocs for r in rows}) > 1
+    for name in (["alternative"] if several else []) + ["op", "size", *(["p"] if show_p else []), "launches",
+                                                         f"{spec.stats[0]} [{pct} CI]", *spec.stats[1:], "removed"]:
         t.add_column(name, justify="left" if name in ("alternative", "op") else "right")
     for r in rows:
         if r.headline_ns is None:
@@ -71,7 +72,8 @@ def scheme_analysis(paths: Sequence[str], kw: dict[str, Any], scheme: str, fmt: 
         else:
             cells = [str(r.launches), fmt_est(r.headline_ns, r.ci_low_ns, r.ci_high_ns),
                      *(fmt_time(r.stats_ns.get(n)) for n in spec.stats[1:]), str(r.removed)]
-        t.add_row(*([r.alternative] if several else []), r.op, size_title(r.size, res, r.op), *cells)
+        t.add_row(*([r.alternative] if several else []), r.op, size_title(r.size, res, r.op),
+                  *([str(r.nprocs)] if show_p else []), *cells)
     con.print(t)
     con.print(f"scheme {definition(scheme)}; per launch, then the median over launches (Le Boudec interval "
               f"of the headline; the other columns are medians of the launches' values); invalid repetitions "

@@ -21,13 +21,17 @@ def print_schemes(res: analysis.AnalysisResult, rows: list[_schemes.SchemeRow], 
     con = console()
     several = len(res.alternatives) > 1
     t = Table(title=f"mpimeter schemes {title}", title_justify="left")
-    for name in (["alternative"] if several else []) + ["op", "size", *_schemes.NAMES, "max/min"]:
+    show_p = len({r.nprocs for r in rows}) > 1
+    show_root = any(r.root is not None for r in rows) and len({r.root for r in rows}) > 1
+    for name in ((["alternative"] if several else []) + ["op", "size"] + (["p"] if show_p else [])
+                 + (["root"] if show_root else []) + [*_schemes.NAMES, "max/min"]):
         t.add_column(name, justify="left" if name in ("alternative", "op") else "right")
     for key, group in _grouped(rows).items():
-        alt, op, size = key
+        alt, op, size, ranks, root = key
         by = {r.scheme: r for r in group}
         spread = _schemes.spread_across(group)
         t.add_row(*([alt] if several else []), op, size_title(size, res, op),
+                  *([str(ranks)] if show_p else []), *(["–" if root is None else str(root)] if show_root else []),
                   *(fmt_time(by[s].headline_ns) if by[s].headline_ns is not None else "–" for s in _schemes.NAMES),
                   f"{spread:.3f}" if spread is not None else "–")
     con.print(t)
@@ -38,10 +42,10 @@ def print_schemes(res: analysis.AnalysisResult, rows: list[_schemes.SchemeRow], 
     print_warnings(con, warnings)
 
 
-def _grouped(rows: list[_schemes.SchemeRow]) -> dict[tuple[str, str, int], list[_schemes.SchemeRow]]:
-    out: dict[tuple[str, str, int], list[_schemes.SchemeRow]] = {}
-    for r in rows:
-        out.setdefault((r.alternative, r.op, r.size), []).append(r)
+def _grouped(rows: list[_schemes.SchemeRow]) -> dict[tuple, list[_schemes.SchemeRow]]:
+    out: dict[tuple, list[_schemes.SchemeRow]] = {}
+    for r in rows:  # one line per (alternative, op, size, p, root): issue 27
+        out.setdefault((r.alternative, r.op, r.size, r.nprocs, r.root), []).append(r)
     return out
 
 

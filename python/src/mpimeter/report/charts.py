@@ -1,6 +1,6 @@
-"""Two inline-SVG charts built on ``svgplot``, for the report's "Model and bounds" section and
-the static site (``mpimeter site``): time against message size on log axes (medians with their
-intervals, fitted lines and bounds), and a history (the median of each campaign with its
+"""Inline-SVG charts built on ``svgplot``, for the report's "Model and bounds" and scaling
+sections and the static site (``mpimeter site``): time against message size on log axes (medians
+with their intervals, fitted lines and bounds), time against the number of processes, and a history (the median of each campaign with its
 interval, in time order, flagged points ringed). Drawing only: every number comes from the
 analysis; the browser draws the text, so a page of a hundred charts loads at once.
 """
@@ -120,6 +120,34 @@ def size_chart(series: Sequence[Series], lines: Sequence[Line] = (), *, title: s
     ticks = [t for t in (2.0 ** np.arange(0, 41, 2)) if ax.xlim[0] <= t <= ax.xlim[1]]
     body = ax.frame(title=title, xlabel="message size", ylabel=f"{quantity} ({name})", xticks=ticks,
                     xticklabels=[format_bytes(int(t)) for t in ticks], rotate_x=True)
+    return sp.svg(width, height, body, label=title) + legend.html()
+
+
+def p_chart(series: Sequence[Series], lines: Sequence[Line] = (), *, title: str, quantity: str = "run time",
+            width: int = 760, height: int = 380) -> str:
+    """Time (log axis) against the number of processes p (linear axis, a tick at every p shown);
+    an SVG followed by its legend (the report's scaling figure, issue 27)."""
+    values = [v for s in series for v in list(s.y) + [u for u in list(s.low) + list(s.high) if u is not None]]
+    values += [v for ln in lines for v in ln.y]
+    values = [v for v in values if v is not None and np.isfinite(v) and v > 0]
+    counts = sorted({float(v) for s in series for v in s.x} | {float(v) for ln in lines for v in ln.x})
+    name, scale = time_unit(float(np.sqrt(min(values) * max(values))) if values else np.nan)
+    lo, hi = (counts[0], counts[-1]) if counts else (1.0, 2.0)
+    pad = max((hi - lo) * 0.06, 0.25)
+    ax = sp.Axes(64, 34, width - 84, height - 86, ylog=True, xlim=(lo - pad, hi + pad),
+                 ylim=sp.limits(np.array(values) / scale, log=True))
+    legend = _Legend()
+    if not values:
+        ax.empty("no data")
+    for ln in lines:
+        ax.polyline(np.asarray(ln.x, dtype=float), np.asarray(ln.y, dtype=float) / scale, ln.color, width=ln.width,
+                    dash=ln.dash)
+        if ln.legend:
+            legend.add(ln.name, ln.color, ln.dash, "line")
+    for s in series:
+        _draw_series(ax, s, scale, legend)
+    body = ax.frame(title=title, xlabel="processes p", ylabel=f"{quantity} ({name})", xticks=counts,
+                    xticklabels=[f"{c:g}" for c in counts])
     return sp.svg(width, height, body, label=title) + legend.html()
 
 

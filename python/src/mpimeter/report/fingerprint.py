@@ -73,6 +73,13 @@ class FingerprintData:
     size_unit: str = "bytes"  # what the size is: bytes, or ns (AnalysisResult.size_unit)
     quantity: str = "run time"  # what the times are (analysis.time_quantity): one-way latency for ping-pongs
     per_state: tuple[str, ...] = ()  # the row per explained state (analysis.strata.row_state_text)
+    nprocs: int = 0  # the row's p (issue 27)
+    root: int | None = None  # the row's root (rooted operations)
+
+    @property
+    def where(self) -> str:
+        """`` · p = 4 · root 1`` for titles and ids when the test is one of several (p, root)."""
+        return (f" · p = {self.nprocs}" if self.nprocs else "") + ("" if self.root is None else f" · root {self.root}")
 
 
 def fingerprint_data(result, op: str, size: int, alternative: str | None = None, *,
@@ -125,8 +132,9 @@ def fingerprint_data(result, op: str, size: int, alternative: str | None = None,
         run_times_ns=run_times, categories=sel["category"].astype(str).to_numpy(),
         positions=positions, launch_starts=starts, span=span,
         ranks=_rank_data(result, rank_durations, alternative, op, size,
-                         left_out=sel[sel["category"].isin(["first", "outlier"])]),
+                         left_out=sel[sel["category"].isin(["first", "outlier"])], nprocs=row.nprocs),
         clock_note=result.clock_note, quantity=time_quantity(row.one_way), per_state=row_state_text(row),
+        nprocs=row.nprocs, root=row.root,
     )
 
 
@@ -174,7 +182,8 @@ def _filter_name(settings) -> str:
     return "none"
 
 
-def _rank_data(result, durations, alternative: str, op: str, size: int, *, left_out) -> RankData | None:
+def _rank_data(result, durations, alternative: str, op: str, size: int, *, left_out,
+               nprocs: int | None = None) -> RankData | None:
     """Per-rank summaries of the local durations of the bulk (the repetitions in `left_out`,
     first and outliers, are dropped so that the boxes show how ranks differ, not the noise)."""
     durations = durations[(durations["alternative"] == alternative) & (durations["op"] == op)
@@ -194,7 +203,7 @@ def _rank_data(result, durations, alternative: str, op: str, size: int, *, left_
         summaries.append(summarize(group["duration_ns"].to_numpy(dtype=float)))
     note, slowest = "ranks not tested (one launch,\nor they finish apart by design)", ()
     for test in result.rank_tests:
-        if (test.alternative, test.op, test.size) == (alternative, op, size):
+        if (test.alternative, test.op, test.size) == (alternative, op, size) and nprocs in (None, test.nprocs):
             # the analysis names up to three slowest ranks; mark those above the median rank
             slowest = tuple(r for r, m in zip(test.slowest_ranks, test.slowest_medians_ns)
                             if m > test.median_of_rank_medians_ns) if test.differ else ()

@@ -329,12 +329,15 @@ def _fingerprints(datas: list[FingerprintData], svgs: list[str], counters=None, 
         "repetitions of all launches pooled; histograms and the ECDF use every valid "
         "repetition; per-repetition panels may show a subset of the points (the figure says so)."))]
     current_op = None
+    # a test at one of several (p, root) says which in its title and id (issue 27)
+    several = len({(d.alternative, d.op, d.size) for d in datas}) < len(datas)
     for data, plot in zip(datas, svgs):
         if data.op != current_op:
             current_op = data.op
             parts.append(h.tag("h3", h.esc(data.op), id=f"fp-op-{slug(data.op)}"))
         s = data.summary
-        summary = (f"{h.esc(data.op)} · {h.esc(format_size(data.size, data.size_unit))} · "
+        summary = (f"{h.esc(data.op)} · {h.esc(format_size(data.size, data.size_unit))}"
+                   f"{h.esc(data.where) if several else ''} · "
                    f"{h.esc(data.alternative)} — median of launch medians {h.esc(data.across_median)}")
         stats = h.table(("n kept", "removed", "invalid", "min", "q1", "median", "mean", "q3", "p95",
                          "p99", "max"),
@@ -350,8 +353,9 @@ def _fingerprints(datas: list[FingerprintData], svgs: list[str], counters=None, 
         body = (stats + plot + _counters.fingerprint_counters_html(counters, data.alternative, data.op, data.size,
                                                                    data.quantity, max_points=max_points) +
                 h.details("Experiment", facts))
+        at = f"-p{data.nprocs}" + ("" if data.root is None else f"-r{data.root}") if several else ""
         parts.append(h.tag("div", h.details(summary, body, id_=f"fp-{slug(data.alternative)}-"
-                                                               f"{slug(data.op)}-{data.size}"),
+                                                               f"{slug(data.op)}-{data.size}{at}"),
                            class_="fingerprint", data_op=data.op, data_size=str(data.size),
                            data_alternative=data.alternative))
     return "".join(parts)
@@ -363,10 +367,15 @@ def _spread(result, ops) -> str:
         "same median). A launch is a factor of its own (Hunold & Carpen-Amarie 2016 §4.2): a "
         "large spread means one mpirun does not predict the next. The colored maps in (c) of "
         "each operation show which launches deviate."))]
-    for alt in result.alternatives:
-        rows = [r for r in result.rows if r.alternative == alt]
+    several_p = len({r.nprocs for r in result.rows}) > 1
+    for alt, ranks in sorted({(r.alternative, r.nprocs) for r in result.rows},
+                             key=lambda k: (result.alternatives.index(k[0]), k[1])):
+        # one table per alternative and p (issue 27); a rooted op's row is its first root's
+        rows = [r for r in result.rows if r.alternative == alt and r.nprocs == ranks]
         sizes = sorted({r.size for r in rows})
-        by = {(r.op, r.size): r for r in rows}
+        by: dict[tuple[str, int], object] = {}
+        for r in rows:
+            by.setdefault((r.op, r.size), r)
         header = ["operation"] + [format_bytes(s) for s in sizes]
         table_rows = []
         for op in ops:
@@ -376,7 +385,7 @@ def _spread(result, ops) -> str:
                 cells.append("" if r is None else ("one launch" if r.launches < 2 else
                                                    f"{format_number(r.spread)}×"))
             table_rows.append(cells)
-        parts.append(h.tag("h3", h.esc(f"Alternative {alt}")) +
+        parts.append(h.tag("h3", h.esc(f"Alternative {alt}" + (f", p = {ranks}" if several_p else ""))) +
                      h.table(header, table_rows, numeric=[False] + [True] * len(sizes)))
     return "".join(parts)
 

@@ -44,22 +44,27 @@ def _machine_table(bounds: BoundsResult) -> str:
 def _chart(op: str, result, models: ModelResult, bounds: BoundsResult) -> str:
     alts = list(result.alternatives)
     series, lines = [], []
-    for alt in alts:
-        rows = sorted((r for r in result.rows if r.op == op and r.alternative == alt), key=lambda r: r.size)
-        if not rows:
-            continue
+    several_p = len({r.nprocs for r in result.rows if r.op == op}) > 1
+    # one series per alternative and p (issue 27: a model and a bound are of one p); a rooted
+    # operation measured at several roots shows its first root's rows
+    for alt, ranks in sorted({(r.alternative, r.nprocs) for r in result.rows if r.op == op},
+                             key=lambda k: (alts.index(k[0]), k[1])):
+        mine = [r for r in result.rows if r.op == op and r.alternative == alt and r.nprocs == ranks]
+        first_root = min((r.root for r in mine if r.root is not None), default=None)
+        rows = sorted((r for r in mine if r.root == first_root), key=lambda r: r.size)
+        name = f"{alt} p={ranks}" if several_p else alt
         color = alternative_color(alts, alt)
-        series.append(Series(f"{alt}: median", color, [max(r.size, 1) for r in rows], [r.median_ns for r in rows],
+        series.append(Series(f"{name}: median", color, [max(r.size, 1) for r in rows], [r.median_ns for r in rows],
                              [r.median_ci_low_ns for r in rows], [r.median_ci_high_ns for r in rows]))
-        model = models.row(alt, op)
+        model = models.row(alt, op, ranks)
         if model is not None:
             for seg in model.piecewise.segments:
                 xs = np.geomspace(max(seg.from_bytes, 1), max(seg.to_bytes, 1), 24)
-                lines.append(Line(f"{alt}: model", color, xs, seg.predict(xs)))
-        b = [bounds.row(alt, op, r.size) for r in rows]
+                lines.append(Line(f"{name}: model", color, xs, seg.predict(xs)))
+        b = [bounds.row(alt, op, r.size, r.nprocs, r.root) for r in rows]
         b = [x for x in b if x is not None]
         if b:
-            lines.append(Line(f"{alt}: bound", color, [max(x.size, 1) for x in b], [x.bound_ns for x in b],
+            lines.append(Line(f"{name}: bound", color, [max(x.size, 1) for x in b], [x.bound_ns for x in b],
                               dash="6 4", width=1.2))
             lines.append(Line("cache bound (fastest copy)", BOUND_COLOR, [max(x.size, 1) for x in b],
                               [x.cache_bound_ns for x in b], dash="2 3", width=1.0))
@@ -69,12 +74,14 @@ def _chart(op: str, result, models: ModelResult, bounds: BoundsResult) -> str:
 
 def _model_table(op: str, models: ModelResult) -> str:
     rows = []
+    several_p = len({m.nprocs for m in models.rows if m.op == op}) > 1
     for m in (r for r in models.rows if r.op == op):
         h_ = m.hockney
         segs = "; ".join(f"{format_bytes(s.from_bytes)}–{format_bytes(s.to_bytes)}: {format_ns(s.alpha_ns)} "
                          f"{_ci(s.alpha_ci_ns, format_ns)} + "
                          f"{format_number(s.beta_ns_per_byte)} ns/B" for s in m.piecewise.segments)
-        rows.append((m.alternative, f"{format_ns(h_.alpha_ns)} {_ci(h_.alpha_ci_ns, format_ns)}",
+        rows.append((m.alternative + (f" p={m.nprocs}" if several_p else ""),
+                     f"{format_ns(h_.alpha_ns)} {_ci(h_.alpha_ci_ns, format_ns)}",
                      f"{format_number(h_.beta_ns_per_byte)} {_ci(h_.beta_ci, format_number)} ns/B",
                      ", ".join(format_bytes(b) for b in m.piecewise.breakpoints) or "none", segs,
                      _pct(m.max_rel_error), m.missed_text(format_bytes)))
@@ -94,13 +101,16 @@ def _ci(ci: tuple[float, float] | None, fmt) -> str:
 
 def _bound_table(op: str, result, models: ModelResult, bounds: BoundsResult) -> str:
     rows = []
-    for r in sorted((r for r in result.rows if r.op == op), key=lambda r: (r.size, r.alternative)):
-        b = bounds.row(r.alternative, op, r.size)
-        m = models.row(r.alternative, op)
+    several_p = len({r.nprocs for r in result.rows if r.op == op}) > 1
+    for r in sorted((r for r in result.rows if r.op == op),
+                    key=lambda r: (r.size, r.alternative, r.nprocs, -1 if r.root is None else r.root)):
+        b = bounds.row(r.alternative, op, r.size, r.nprocs, r.root)
+        m = models.row(r.alternative, op, r.nprocs)
         e = next((e for e in m.sizes if e.size == r.size), None) if m else None
         model = "–" if e is None else f"{format_ns(e.predicted_ns)} ({100 * e.rel_error:+.0f} %" + (
             ", missed)" if e.missed else ", not checked)" if e.missed is None else ")")
-        rows.append((r.alternative, format_bytes(r.size), format_ns(r.median_ns), model,
+        rows.append((r.alternative + (f" p={r.nprocs}" if several_p else ""), format_bytes(r.size),
+                     format_ns(r.median_ns), model,
                      "–" if b is None else format_ns(b.bound_ns), "–" if b is None else _pct(b.fraction),
                      "–" if b is None else ("below its bound" if b.beats else "")))
     return h.table(("alternative", "size", "median", "model (error)", "bound", "bound / median", ""), rows,
@@ -110,11 +120,13 @@ def _bound_table(op: str, result, models: ModelResult, bounds: BoundsResult) -> 
 def closeness_text(result, bounds: BoundsResult, size: int = CLOSE_SIZE) -> str:
     """How close each operation comes to its bound at ``size`` (or the largest size below)."""
     parts = []
+    several_p = len({b.nprocs for b in bounds.rows}) > 1
     for alt in result.alternatives:
         mine = [b for b in bounds.rows if b.alternative == alt and b.size <= size]
-        for op in sorted({b.op for b in mine}):
-            best = max((b for b in mine if b.op == op), key=lambda b: b.size)
-            parts.append(f"{alt} {op} at {format_bytes(best.size)}: {_pct(best.fraction)} of its bound "
+        for op, ranks in sorted({(b.op, b.nprocs) for b in mine}):  # per p: a bound is of one p (issue 27)
+            best = max((b for b in mine if (b.op, b.nprocs) == (op, ranks)), key=lambda b: b.size)
+            at = f" p={ranks}" if several_p else ""
+            parts.append(f"{alt} {op}{at} at {format_bytes(best.size)}: {_pct(best.fraction)} of its bound "
                          f"({format_ns(best.median_ns)} vs {format_ns(best.bound_ns)})")
     return "; ".join(parts)
 

@@ -1,6 +1,7 @@
 """The report's "Scaling with the number of processes" section (issue 27): per (alternative,
 op, size[, root]) the median of per-launch medians with its interval at every p (Hoefler &
-Belli 2015 §5.1), the root's effect per (op, size, p), and the models in m and p with their
+Belli 2015 §5.1), a figure per operation with each p's lower bound (analysis.bounds) and the
+ideal line, the root's effect per (op, size, p), and the models in m and p with their
 verdicts. Empty when the campaign ran at one p and one root."""
 
 from __future__ import annotations
@@ -10,11 +11,13 @@ import math
 from mpimeter.analysis import scaling as _scaling
 from mpimeter.analysis.scalingmodels import fit_scaling_models
 from mpimeter.report import html as h
+from mpimeter.report.charts import Line, Series, p_chart
+from mpimeter.report.overview import alternative_color
 from mpimeter.units import format_interval, format_ns, format_number, format_size
 
 
 def scaling_section(result) -> str:
-    series = _scaling.scaling_series(result.rows)
+    series = list(result.scaling)
     effects = _scaling.root_effects(result.rows)
     if not series and not effects:
         return ""
@@ -33,6 +36,7 @@ def scaling_section(result) -> str:
             "of processes p (the launches at that p are the replicates).")))
         parts.append(h.table(("alternative", "op", "size", "root", *[f"p = {p}" for p in counts]), rows,
                              numeric=(False, False, True, True, *[True] * len(counts))))
+        parts.append(_figures(result, series))
     if effects:
         rows = [(e.alternative, e.op, format_size(e.size, result.size_unit(e.op)), str(e.nprocs),
                  ", ".join(map(str, e.roots)), f"{e.fastest_root} ({format_ns(e.min_ns)})",
@@ -50,4 +54,42 @@ def scaling_section(result) -> str:
         parts.append(h.table(("alternative", "op", "p", "model in m and p", "α", "β", "verdict"), rows))
     for alt, op, why in skipped:
         parts.append(h.tag("p", h.esc(f"Not modelled in p: {alt} {op}: {why}."), class_="note"))
+    return "".join(parts)
+
+
+def _figures(result, series) -> str:
+    """One figure per operation: the medians against p (points with intervals, joined), each
+    p's lower bound (dashed) where the bound model has one, and the ideal line (dotted: the
+    time at the smallest p). Below, what lies under either line and where there is no bound."""
+    alts = list(result.alternatives)
+    parts = [h.tag("p", h.esc(f"Lines per series (Hoefler & Belli 2015 §5.1): {_scaling.IDEAL}; "
+                              f"{_scaling.LOWER_BOUND}."), class_="note")]
+    for op in sorted({s.op for s in series}):
+        mine = [s for s in series if s.op == op]
+        points, lines, said = [], [], []
+        for s in mine:
+            color = alternative_color(alts, s.alternative)
+            label = (f"{s.alternative} {format_size(s.size, result.size_unit(op))}"
+                     + ("" if s.root is None else f" root {s.root}"))
+            xs = [pt.nprocs for pt in s.points]
+            points.append(Series(label, color, xs, [pt.median_ns for pt in s.points],
+                                 [pt.low_ns for pt in s.points], [pt.high_ns for pt in s.points], joined=True))
+            lines.append(Line(f"{label}: ideal", color, [xs[0], xs[-1]], [s.ideal_ns, s.ideal_ns], dash="1 3",
+                              width=1.0, legend=False))
+            bound = [(pt.nprocs, pt.bound_ns) for pt in s.points if pt.bound_ns is not None]
+            if bound:
+                lines.append(Line(f"{label}: lower bound", color, [b[0] for b in bound], [b[1] for b in bound],
+                                  dash="6 4", width=1.2, legend=False))
+            if s.beyond():
+                said.append(f"{label}: below the ideal line at p = {', '.join(map(str, s.beyond()))}")
+            if s.beats():
+                said.append(f"{label}: median below its lower bound at p = {', '.join(map(str, s.beats()))} "
+                            "(data in cache, or the bound's premise does not hold)")
+            if s.no_bound:
+                said.append(f"{label}: no lower bound at {s.no_bound}")
+        quantity = "one-way latency" if any(s.one_way for s in mine) else "run time"
+        parts.append(h.tag("div", p_chart(points, lines, title=f"{op}: median against p, ideal (dotted) and lower "
+                                                               "bound (dashed)", quantity=quantity), class_="chart"))
+        if said:
+            parts.append(h.tag("ul", "".join(h.tag("li", h.esc(t)) for t in said), class_="note"))
     return "".join(parts)

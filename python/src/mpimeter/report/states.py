@@ -13,13 +13,14 @@ from mpimeter.units import format_interval, format_ns, format_size
 def states_html(result) -> str:
     parts = []
     for states in result.states:
-        alt = states.alternative
+        alt = states.label  # with its p when the alternative ran at several (states are per p)
         if not states.explained:
             parts.append(h.tag("p", h.esc(
                 f"{alt}: the launches form two groups that no recorded property explains; the pooled result "
                 "stays the headline.")))
             continue
-        rows = [r for r in result.rows if r.alternative == alt and r.per_state]
+        rows = [r for r in result.rows if r.alternative == states.alternative and r.nprocs == states.nprocs
+                and r.per_state]
         table_rows = []
         for r in rows:
             for sr in r.per_state:

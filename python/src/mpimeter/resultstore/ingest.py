@@ -113,7 +113,7 @@ def campaign_rows(entry: Entry, added: str) -> dict[str, list[tuple]]:
             _finite(s.q1_ns), _finite(s.q3_ns), _finite(s.p99_ns), _finite(s.cov), s.warmup_length,
             s.nprocs or None, s.root))
     for r in res.rows:
-        b = entry.bounds.row(r.alternative, r.op, r.size)
+        b = entry.bounds.row(r.alternative, r.op, r.size, r.nprocs, r.root)
         rows["results"].append((
             entry.campaign_id, r.alternative, r.op, r.size, res.size_unit(r.op), r.launches, _finite(r.median_ns),
             r.median_ci_low_ns, r.median_ci_high_ns, r.confidence, _finite(r.mean_ns), _finite(r.spread),

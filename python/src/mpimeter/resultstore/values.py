@@ -36,8 +36,8 @@ BOUNDS = (
     ("alternatives", "latency_floor_ns", 0.0, MAX_PLAUSIBLE_NS, True, "a time in ns ≥ 0"),
     ("alternatives", "copy_bandwidth_Bps", 0.0, float("inf"), True, "a rate ≥ 0"),
 )
-_KEYS = {"results": ("campaign_id", "alternative", "op", "size"),
-         "launch_summaries": ("campaign_id", "alternative", "launch", "op", "size"),
+_KEYS = {"results": ("campaign_id", "alternative", "op", "size", "nprocs", "root"),
+         "launch_summaries": ("campaign_id", "alternative", "launch", "test", "op", "size"),
          "alternatives": ("campaign_id", "alternative")}
 
 
