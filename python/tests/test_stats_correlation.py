@@ -73,6 +73,7 @@ def _campaign(rng, *, follows: bool, launch_effect: bool, launches=4, nrep=60, t
                     cols[key].append(v)
     df = pd.DataFrame({k: np.concatenate(v) for k, v in cols.items()})
     df["alternative"], df["op"], df["category"] = "a", "allreduce", "good"
+    df["nprocs"], df["root"] = 2, -1  # the points table's key columns (analysis.counters)
     return df
 
 
