@@ -60,6 +60,7 @@ struct mm_procsync {
     const mm_config *cfg;
     /* per test, set by the variant */
     int64_t window_ns;          /* window / slack in use (0 when not applicable) */
+    int64_t pilot_window_ns;    /* the window its pilot sized (an automatic window), else 0 */
     int64_t first_start_global_ns;
     int64_t test_start_local_ns;
     long nresyncs;              /* harmonize re-syncs during this test */

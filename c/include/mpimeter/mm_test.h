@@ -55,6 +55,7 @@ typedef struct mm_test {
     long redone_by_reason[4]; /* ... by reason (a repetition may have several) */
     long resyncs;    /* harmonize re-syncs inside the test */
     int64_t window_ns;
+    int64_t pilot_window_ns; /* the automatic window's first size, from its pilot; 0: none */
     int64_t start_tolerance_ns; /* of the late-wakeup check; 0 when the scheme has no planned start */
     double started_s, duration_s; /* since launch start */
     /* nonblocking collectives (all 0 for other kinds; docs/FORMAT.md, tests[].nbc) */

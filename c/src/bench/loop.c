@@ -171,6 +171,7 @@ int mm_bench_run_test(const mm_config *cfg, mm_test *t, mm_op_args *args, mm_pro
     ps->switch_why = NULL;
     ps->switched = 0;
     ps->test_deadline_local_ns = t->deadline_local_ns;
+    ps->pilot_window_ns = 0;
     int rc = vt->begin_test(ps, call, &timed);
     /* the late-wakeup tolerance of this test: given, or automatic (mm_config_start_tolerance_ns);
      * on in every mode: when ranks share CPUs, a rank the scheduler did not run at its start is
@@ -325,6 +326,7 @@ int mm_bench_run_test(const mm_config *cfg, mm_test *t, mm_op_args *args, mm_pro
     t->ended_by_budget = ended_by_budget;
     t->redone = redone;
     t->window_ns = ps->window_ns;
+    t->pilot_window_ns = ps->pilot_window_ns;
     t->resyncs = ps->nresyncs;
     /* per-reason counts are rank-repetitions, summed over ranks (rank 0 receives them), for the
      * recorded repetitions and for the redone ones alike */

@@ -213,6 +213,7 @@ void mm__render_tests(mm_json *j, const mm_launch *l) {
         mm_json_kv_int(j, "redone", t->redone);
         mm_json_kv_int(j, "resyncs", t->resyncs);
         mm__kv_positive(j, "window_ns", (double)t->window_ns);
+        mm__kv_positive(j, "window_pilot_ns", (double)t->pilot_window_ns);
         mm__kv_positive(j, "start_tolerance_ns", (double)t->start_tolerance_ns);
         mm__kv_positive(j, "budget_s", t->status != MM_TEST_PENDING ? t->budget_s : 0.0);
         /* the bound's data term on this test's communicator (--nprocs: not the launch's) */

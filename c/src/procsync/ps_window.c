@@ -134,6 +134,7 @@ static int mm__window_begin(mm_procsync *ps, mm_timed_fn call, const void *arg) 
         int64_t pilot = mm__pilot_ns(ps, call, arg);
         st->window_ns = 2 * pilot > MM__MIN_WINDOW_NS ? 2 * pilot : MM__MIN_WINDOW_NS;
         st->pilot_window_ns = st->window_ns;
+        ps->pilot_window_ns = st->pilot_window_ns;
         st->adaptive = 1;
     }
     st->late_before = 0;

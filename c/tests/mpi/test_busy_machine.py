@@ -73,9 +73,12 @@ def test_window_growth_is_capped(lib, np, tmp_path):
     capped, _ = read_launch(tmp_path / "capped")
     run_bench(lib, np, common + ["--window-growth-max", 64, "--out", tmp_path / "grown"])
     grown, _ = read_launch(tmp_path / "grown")
-    # the pilot's window of a 100 us delay is about 200 us (2 x its median)
-    assert capped["tests"][0]["window_ns"] < 1_000_000, capped["tests"][0]
-    assert grown["tests"][0]["window_ns"] > 2 * capped["tests"][0]["window_ns"], grown["tests"][0]
+    # each window starts at its pilot's size (2 x a 100 us delay's median: ~200 us quiet, more on a
+    # busy machine, so the check is against the recorded pilot, not a fixed size)
+    (c,), (g,) = capped["tests"], grown["tests"]
+    assert c["window_pilot_ns"] >= 200_000 and g["window_pilot_ns"] >= 200_000, (c, g)
+    assert c["window_ns"] == c["window_pilot_ns"], c  # a cap of 1: never above the pilot's
+    assert 2 * g["window_pilot_ns"] <= g["window_ns"] <= 64 * g["window_pilot_ns"], g  # grew, within its cap
 
 
 @pytest.mark.parametrize("np", NPS)

@@ -65,6 +65,7 @@ class TestRecord:
     redone: int = 0
     resyncs: int = 0
     window_ns: int | None = None
+    window_pilot_ns: int | None = None  # an automatic window's first size (its pilot's)
     start_tolerance_ns: int | None = None
     error: TestError | None = None
     started_s: float | None = None
@@ -131,7 +132,7 @@ def read_tests(f: Fields, launch_nprocs: int) -> tuple[TestRecord, ...]:
             invalid_late_wakeup=t.get("invalid_late_wakeup", NAT, 0), invalid_overrun=t.get("invalid_overrun", NAT, 0),
             invalid_round_late=t.get("invalid_round_late", NAT, 0), redone=t.get("redone", NAT, 0),
             resyncs=t.get("resyncs", NAT, 0), window_ns=t.get("window_ns", NAT),
-            start_tolerance_ns=t.get("start_tolerance_ns", NAT),
+            window_pilot_ns=t.get("window_pilot_ns", NAT), start_tolerance_ns=t.get("start_tolerance_ns", NAT),
             error=None if err is None else TestError(err.need("code", STR), err.need("message", STR)),
             started_s=t.get("started_s", NUM), duration_s=t.get("duration_s", NUM), nbc=_nbc(t.obj("nbc")),
             adaptive=adaptive_record(t.obj("adaptive")), size_added=t.get("size_added", BOOL, False),
