@@ -11,8 +11,8 @@ import textwrap
 import time
 
 import pytest
-from data.fakebench import (cli, fake_env, kill_quietly, on_disk, one_line_error,  # noqa: F401
-                            start, start_campaign, template, wait_for_pid)
+from data.fakebench import (PATIENCE_S, cli, fake_env, kill_quietly, on_disk,  # noqa: F401
+                            one_line_error, start, start_campaign, template, wait_for_pid)
 
 from mpimeter.campaign import lock
 
@@ -20,7 +20,7 @@ from mpimeter.campaign import lock
 def stop(proc: subprocess.Popen) -> str:
     """Ctrl-C to a running `mpimeter run`; its output."""
     proc.send_signal(signal.SIGINT)
-    out, _ = proc.communicate(timeout=60)
+    out, _ = proc.communicate(timeout=PATIENCE_S)
     return out
 
 
@@ -38,7 +38,7 @@ def test_the_lock_is_exclusive_between_processes_and_names_its_holder(tmp_path):
                 print("acquired")
         """)
         said = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                              timeout=60).stdout.strip()
+                              timeout=PATIENCE_S).stdout.strip()
         assert said.startswith(f"{folder} is in use by another mpimeter")
         assert f"pid {__import__('os').getpid()} on {socket.gethostname()}" in said
     # released: the next one gets it
@@ -75,7 +75,7 @@ def test_two_runs_started_together_one_runs_the_other_names_it(fake_env):
     procs = [start([*opts, "--launches", "1", "--out", str(out)], env) for _ in range(2)]
     try:
         bench = wait_for_pid(pidfile)
-        deadline = time.monotonic() + 30
+        deadline = time.monotonic() + PATIENCE_S
         while all(p.poll() is None for p in procs) and time.monotonic() < deadline:
             time.sleep(0.05)
     finally:

@@ -11,7 +11,7 @@ import time
 from pathlib import Path
 
 import pytest
-from data.fakebench import cli, fake_env, template  # noqa: F401 (fake_env: a fixture)
+from data.fakebench import PATIENCE_S, cli, fake_env, template  # noqa: F401 (fake_env: a fixture)
 
 
 def test_a_campaign_end_to_end(fake_env):
@@ -183,12 +183,12 @@ def test_ctrl_c_then_resume(fake_env):
     proc = subprocess.Popen([sys.executable, "-m", "mpimeter", "run", *opts, "--launches", "2",
                              "--out", str(out)], env=env, stdout=subprocess.PIPE,
                             stderr=subprocess.STDOUT, text=True)
-    deadline = time.monotonic() + 30
+    deadline = time.monotonic() + PATIENCE_S
     while not (pidfile.exists() and pidfile.read_text()) and time.monotonic() < deadline:
         time.sleep(0.05)
     bench_pid = int(pidfile.read_text())
     proc.send_signal(signal.SIGINT)
-    output, _ = proc.communicate(timeout=30)
+    output, _ = proc.communicate(timeout=PATIENCE_S)
     assert proc.returncode == 130, output
     assert f"mpimeter run --resume {out}" in output
     assert not Path(f"/proc/{bench_pid}").exists() or \

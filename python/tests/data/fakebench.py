@@ -55,7 +55,9 @@ if mode == "orphan":
 if mode in ("sleep", "orphan"):
     with open(os.environ["FAKE_BENCH_PIDFILE"], "w") as f:
         f.write(str(os.getpid()))
-    for _ in range(600):
+    # sleep: 10 minutes, so that a test's own steps on a busy machine (a minute or more at load
+    # 25) never outlive the launch they interrupt; orphan: 1 minute of rewriting
+    for _ in range(6000 if mode == "sleep" else 600):
         if mode == "sleep":
             time.sleep(0.1)
             continue
@@ -155,7 +157,12 @@ def start_campaign(tmp: Path, args, mode: str = "sleep", command: str = "run"):
     return proc, wait_for_pid(pidfile)
 
 
-def wait_for_text(path: Path, timeout_s: float = 30.0) -> str:
+# How long a test waits for a process to act before it fails saying so: a bound that ends a stuck
+# test, not a speed check (a busy machine takes a minute or more where a quiet one takes a second)
+PATIENCE_S = 300.0
+
+
+def wait_for_text(path: Path, timeout_s: float = PATIENCE_S) -> str:
     deadline = time.monotonic() + timeout_s
     while time.monotonic() < deadline:
         if path.exists() and path.read_text().strip():
@@ -164,7 +171,7 @@ def wait_for_text(path: Path, timeout_s: float = 30.0) -> str:
     raise AssertionError(f"{path} never appeared")
 
 
-def wait_for_pid(pidfile: Path, timeout_s: float = 30.0) -> int:
+def wait_for_pid(pidfile: Path, timeout_s: float = PATIENCE_S) -> int:
     return int(wait_for_text(pidfile, timeout_s))
 
 
@@ -176,7 +183,7 @@ def alive(pid: int) -> bool:
         return False
 
 
-def wait_until_dead(pid: int, timeout_s: float = 20.0) -> bool:
+def wait_until_dead(pid: int, timeout_s: float = PATIENCE_S) -> bool:
     deadline = time.monotonic() + timeout_s
     while alive(pid) and time.monotonic() < deadline:
         time.sleep(0.05)
