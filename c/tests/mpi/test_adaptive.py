@@ -113,11 +113,13 @@ def test_a_nonblocking_test_pairs_the_blocking_phase_count(lib, tmp_path):
 
 @pytest.mark.parametrize("np_", [2, 4])
 def test_sizes_are_added_where_interpolation_is_worst(lib, np_, tmp_path):
-    small = lib == "mpich" and np_ > 2
     out = tmp_path / "sizes"
+    # the refinement is under test, not the timing: a barrier start and a launch budget that a busy
+    # machine cannot use up (with the default 240 s over 34 tests, the added sizes, which come last,
+    # ended by budget, incomplete, at load 25)
     run_bench(lib, np_, ["--ops", "allreduce,bcast", "--sizes", "auto:8:65536", "--sizes-budget", 3,
-                         "--sizes-precision", 0.01, "--nrep", 10 if small else 50, "--seed", 7, "--out", out],
-              timeout=600)
+                         "--sizes-precision", 0.01, "--nrep", 10, "--procsync", "barrier",
+                         "--launch-budget-s", 3000, "--seed", 7, "--out", out], timeout=1200)
     meta, raw = read_launch(out)
     grid = [8 * 2 ** k for k in range(14)]
     assert meta["config"]["sizes"] == grid and meta["config"]["sizes_auto"]["budget"] == 3
