@@ -122,10 +122,10 @@ int mm__run_mw_isend(const mm_op_args *args);
 int mm__run_mw_bsend(const mm_op_args *args);
 int mm__run_mw_ssend(const mm_op_args *args);
 int mm__after_mw_bsend(mm_op_args *args);
-/* Master-worker with --workpieces pieces handed out (ops_mw_workpieces.c). */
+/* Master-worker with --workpieces pieces handed out (ops_mw_workpieces.c; its teardown is
+ * mm__teardown_mw). */
 int mm__setup_mw_workpieces(mm_op_args *args);
 int mm__run_mw_workpieces(const mm_op_args *args);
-void mm__teardown_mw_workpieces(mm_op_args *args);
 
 /* Simple calls (ops_simple.c). */
 int mm__setup_simple(mm_op_args *args);

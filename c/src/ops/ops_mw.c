@@ -25,23 +25,13 @@
 
 #include "mm_ops.h"
 #include "ops_internal.h"
+#include "ops_mw.h"
 
 enum { MM__TAG_MW = 221 };
 
-typedef struct mm__mw_state {
-    MPI_Request *reqs; /* master: one per worker */
-    int *done;         /* master (waitsome): indices completed by one MPI_Waitsome */
-    MPI_Status *statuses; /* master: not MPI_STATUSES_IGNORE, whose MPICH value ((MPI_Status *)1)
-                             trips gcc's bounds check */
-    void *bsend_buf;
-    int bsend_bytes;
-} mm__mw_state;
-
 int mm__setup_mw(mm_op_args *a) {
     mm__args_clear(a);
-    if (a->nprocs < 2 || a->rank < 0 || a->rank >= a->nprocs) return -1;
-    if (a->root < 0 || a->root >= a->nprocs) return -1;
-    if (a->type_size <= 0 || a->size < 0 || a->size % a->type_size != 0) return -1;
+    if (!mm__args_valid(a) || a->nprocs < 2) return -1;
     a->count = (int)(a->size / a->type_size);
     size_t block = a->size > 0 ? (size_t)a->size : 1;
     int workers = a->nprocs - 1;
@@ -93,9 +83,6 @@ void mm__teardown_mw(mm_op_args *a) {
     a->state = a->sendbuf = a->recvbuf = NULL;
 }
 
-/* The i-th worker (0-based) in service order. */
-static int mm__worker(const mm_op_args *a, int i) { return (a->root + 1 + i) % a->nprocs; }
-
 /* A worker of a collect pattern: one send to the master. */
 static int mm__worker_send(const mm_op_args *a) {
     return MPI_Send(a->sendbuf, a->count, a->datatype, a->root, MM__TAG_MW, a->comm);
@@ -104,11 +91,6 @@ static int mm__worker_send(const mm_op_args *a) {
 /* A worker of a send pattern: one receive from the master. */
 static int mm__worker_recv(const mm_op_args *a) {
     return MPI_Recv(a->recvbuf, a->count, a->datatype, a->root, MM__TAG_MW, a->comm, MPI_STATUS_IGNORE);
-}
-
-/* The master's block of the i-th worker. */
-static void *mm__block(const mm_op_args *a, int i) {
-    return (unsigned char *)a->recvbuf + (size_t)i * (size_t)(a->size > 0 ? a->size : 1);
 }
 
 int mm__run_mw_recv_any(const mm_op_args *a) {
@@ -125,7 +107,7 @@ int mm__run_mw_recv_any(const mm_op_args *a) {
 /* Posts one MPI_Irecv per worker into its block. */
 static int mm__post_receives(const mm_op_args *a, MPI_Request *reqs) {
     for (int i = 0; i < a->nprocs - 1; i++) {
-        int rc = MPI_Irecv(mm__block(a, i), a->count, a->datatype, mm__worker(a, i), MM__TAG_MW,
+        int rc = MPI_Irecv(mm__mw_block(a, i), a->count, a->datatype, mm__mw_worker(a, i), MM__TAG_MW,
                            a->comm, &reqs[i]);
         if (rc != MPI_SUCCESS) return rc;
     }
@@ -160,7 +142,7 @@ int mm__run_mw_waitsome(const mm_op_args *a) {
 static inline int mm__send_to_workers(const mm_op_args *a, mm__send_fn send) {
     if (a->rank != a->root) return mm__worker_recv(a);
     for (int i = 0; i < a->nprocs - 1; i++) {
-        int rc = send(a->sendbuf, a->count, a->datatype, mm__worker(a, i), MM__TAG_MW, a->comm);
+        int rc = send(a->sendbuf, a->count, a->datatype, mm__mw_worker(a, i), MM__TAG_MW, a->comm);
         if (rc != MPI_SUCCESS) return rc;
     }
     return MPI_SUCCESS;
@@ -173,7 +155,7 @@ int mm__run_mw_isend(const mm_op_args *a) {
     mm__mw_state *st = a->state;
     int n = 0, rc = MPI_SUCCESS;
     for (; n < a->nprocs - 1 && rc == MPI_SUCCESS; n++)
-        rc = MPI_Isend(a->sendbuf, a->count, a->datatype, mm__worker(a, n), MM__TAG_MW, a->comm,
+        rc = MPI_Isend(a->sendbuf, a->count, a->datatype, mm__mw_worker(a, n), MM__TAG_MW, a->comm,
                        &st->reqs[n]);
     if (rc != MPI_SUCCESS) n--; /* the failed one was not started */
     int wrc = MPI_Waitall(n, st->reqs, st->statuses);

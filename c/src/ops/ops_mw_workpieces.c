@@ -20,60 +20,22 @@
  *   (meta.json tests[].workpieces), shuffled with the others.
  * Cost: 2 x pieces messages of size bytes and one empty stop message per worker per call; the
  *   master holds one result block per worker (its receives are all posted at once). */
-#include <stdlib.h>
-#include <string.h>
-
 #include "mm_ops.h"
 #include "ops_internal.h"
+#include "ops_mw.h"
 
 /* tags of their own: the other master-worker rows use 221 */
 enum { MM__TAG_PIECE = 231, MM__TAG_RESULT = 232, MM__TAG_STOP = 233 };
 
-typedef struct mm__pieces_state {
-    MPI_Request *reqs;     /* master: each worker's result receive */
-    int *done;             /* master: indices one MPI_Waitsome completed */
-    MPI_Status *statuses;  /* master: MPI_Waitsome's (not MPI_STATUSES_IGNORE: see ops_mw.c) */
-} mm__pieces_state;
-
+/* The buffers and the master's requests are the other master-worker rows' (ops_mw.h); only
+ * --workpieces is checked here. Teardown: mm__teardown_mw. */
 int mm__setup_mw_workpieces(mm_op_args *a) {
-    mm__args_clear(a);
-    if (!mm__args_valid(a) || a->nprocs < 2 || a->workpieces < 1) return -1;
-    a->count = (int)(a->size / a->type_size);
-    size_t block = a->size > 0 ? (size_t)a->size : 1;
-    int workers = a->nprocs - 1;
-    size_t recv_bytes = a->rank == a->root ? block * (size_t)workers : block;
-    a->sendbuf = malloc(block);
-    a->recvbuf = malloc(recv_bytes);
-    mm__pieces_state *st = calloc(1, sizeof *st);
-    a->state = st;
-    if (!a->sendbuf || !a->recvbuf || !st) return -1;
-    if (a->rank == a->root) {
-        st->reqs = malloc((size_t)workers * sizeof *st->reqs);
-        st->done = malloc((size_t)workers * sizeof *st->done);
-        st->statuses = malloc((size_t)workers * sizeof *st->statuses);
-        if (!st->reqs || !st->done || !st->statuses) return -1;
-        for (int i = 0; i < workers; i++) st->reqs[i] = MPI_REQUEST_NULL;
+    if (a->workpieces < 1) {
+        mm__args_clear(a); /* nothing for the teardown to free */
+        return -1;
     }
-    for (size_t i = 0; i < block; i++) ((unsigned char *)a->sendbuf)[i] = (unsigned char)(i * 37 + a->rank);
-    memset(a->recvbuf, 0, recv_bytes);
-    return 0;
+    return mm__setup_mw(a);
 }
-
-void mm__teardown_mw_workpieces(mm_op_args *a) {
-    mm__pieces_state *st = a->state;
-    if (st) {
-        free(st->reqs);
-        free(st->done);
-        free(st->statuses);
-    }
-    free(a->state);
-    free(a->sendbuf);
-    free(a->recvbuf);
-    a->state = a->sendbuf = a->recvbuf = NULL;
-}
-
-/* The i-th worker (0-based) in service order. */
-static int mm__piece_worker(const mm_op_args *a, int i) { return (a->root + 1 + i) % a->nprocs; }
 
 /* A worker: answers pieces until the stop message. */
 static int mm__worker_loop(const mm_op_args *a) {
@@ -88,12 +50,11 @@ static int mm__worker_loop(const mm_op_args *a) {
 
 /* The master gives worker i its next piece (its result's receive posted first, so that the
  * answer never arrives unexpected), or the stop message when none is left. */
-static int mm__hand_out(const mm_op_args *a, mm__pieces_state *st, int i, int *sent) {
-    int worker = mm__piece_worker(a, i);
+static int mm__hand_out(const mm_op_args *a, mm__mw_state *st, int i, int *sent) {
+    int worker = mm__mw_worker(a, i);
     if (*sent >= a->workpieces)
         return MPI_Send(a->sendbuf, 0, a->datatype, worker, MM__TAG_STOP, a->comm);
-    void *result = (unsigned char *)a->recvbuf + (size_t)i * (size_t)(a->size > 0 ? a->size : 1);
-    int rc = MPI_Irecv(result, a->count, a->datatype, worker, MM__TAG_RESULT, a->comm, &st->reqs[i]);
+    int rc = MPI_Irecv(mm__mw_block(a, i), a->count, a->datatype, worker, MM__TAG_RESULT, a->comm, &st->reqs[i]);
     if (rc != MPI_SUCCESS) return rc;
     (*sent)++;
     return MPI_Send(a->sendbuf, a->count, a->datatype, worker, MM__TAG_PIECE, a->comm);
@@ -101,7 +62,7 @@ static int mm__hand_out(const mm_op_args *a, mm__pieces_state *st, int i, int *s
 
 int mm__run_mw_workpieces(const mm_op_args *a) {
     if (a->rank != a->root) return mm__worker_loop(a);
-    mm__pieces_state *st = a->state;
+    mm__mw_state *st = a->state;
     const int workers = a->nprocs - 1;
     int sent = 0, rc = MPI_SUCCESS;
     for (int i = 0; i < workers && rc == MPI_SUCCESS; i++) rc = mm__hand_out(a, st, i, &sent);
