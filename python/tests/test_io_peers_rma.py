@@ -127,6 +127,7 @@ def test_cli_import_writes_config_rma_and_one_sided_operations(tmp_path):
     meta = json.loads((out / "launches" / "000" / "meta.json").read_text())
     assert meta["config"]["rma"] == {"sync": "lock-all-flush", "window": "allocate", "burst": 32, "window_bytes": None}
     assert meta["operations"]["rma-put-bw"]["kind"] == "one-sided"
+    assert meta["operations"]["rma-put-bw"]["uses_pair"] is True  # OSU's origin and target
     assert meta["operations"]["rma-put-bw"]["bound_volume"]["bytes_per_size"] == 32
     r = CliRunner().invoke(main, ["analyze", str(out), "--format", "json"])
     assert r.exit_code == 0, r.output
@@ -182,4 +183,5 @@ def test_cli_import_of_a_contention_pattern_states_no_bound(tmp_path):
     meta = json.loads((out / "launches" / "000" / "meta.json").read_text())
     assert meta["config"]["rma"]["burst"] == 200
     assert meta["operations"]["rma-all-get-all"]["kind"] == "one-sided"
+    assert meta["operations"]["rma-all-get-all"]["uses_pair"] is False  # every rank, as the binary records it
     assert meta["operations"]["rma-all-get-all"].get("bound_volume") is None
