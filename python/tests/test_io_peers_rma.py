@@ -80,7 +80,7 @@ def test_osu_lock_all_and_other_ranks_are_refused():
 
 def test_osu_one_sided_bad_headers(tmp_path):
     text = OSU["put-latency-flush"].read_text()
-    cases = {"v7.4": (text.replace("v5.3", "v7.4"), r":1: .*OSU 7.4's one-sided test"),
+    cases = {"v8.0": (text.replace("v5.3", "v8.0"), r":1: .*OSU 8.0's one-sided test"),
              "bibw": (text.replace("MPI_Put Latency", "MPI_Put Bi-directional Bandwidth"), r":1: .*bi-directional"),
              "sync": (text.replace("MPI_Win_flush", "MPI_Win_sync"), r":3: synchronization 'MPI_Win_sync'"),
              "unit": (text.replace("Latency (us)", "Bandwidth (MB/s)"), r":4: the column header does not parse"),
@@ -127,6 +127,7 @@ def test_cli_import_writes_config_rma_and_one_sided_operations(tmp_path):
     meta = json.loads((out / "launches" / "000" / "meta.json").read_text())
     assert meta["config"]["rma"] == {"sync": "lock-all-flush", "window": "allocate", "burst": 32, "window_bytes": None}
     assert meta["operations"]["rma-put-bw"]["kind"] == "one-sided"
+    assert meta["operations"]["rma-put-bw"]["uses_pair"] is True  # OSU's origin and target
     assert meta["operations"]["rma-put-bw"]["bound_volume"]["bytes_per_size"] == 32
     r = CliRunner().invoke(main, ["analyze", str(out), "--format", "json"])
     assert r.exit_code == 0, r.output
@@ -182,4 +183,84 @@ def test_cli_import_of_a_contention_pattern_states_no_bound(tmp_path):
     meta = json.loads((out / "launches" / "000" / "meta.json").read_text())
     assert meta["config"]["rma"]["burst"] == 200
     assert meta["operations"]["rma-all-get-all"]["kind"] == "one-sided"
+    assert meta["operations"]["rma-all-get-all"]["uses_pair"] is False  # every rank, as the binary records it
     assert meta["operations"]["rma-all-get-all"].get("bound_volume") is None
+
+
+# OSU 6.x/7.x one-sided tables: not taken on this machine (no OSU 6/7 one-sided build here), but
+# written in the exact format their sources print (print_header_one_sided, print_latency,
+# print_bw of 6.1 and 7.4; tests/data/peers/README.md), with invented values
+OSU7 = {name: PEERS / f"osu-{name}.txt" for name in (
+    "7.4-put-latency-flush", "7.4-get-latency-pscw", "7.4-put-bw-lock", "6.1-get-bw-fence",
+    "7.4-put-latency-lock_all", "7.4-put-latency-tail", "7.4-fop-latency")}
+
+
+@pytest.mark.parametrize("name, op, sync, window, burst", [
+    ("7.4-put-latency-flush", "rma-put", "lock-all-flush", "allocate", 1),
+    ("7.4-get-latency-pscw", "rma-get", "pscw", "create", 1),
+    ("7.4-put-bw-lock", "rma-put-bw", "lock-shared", "allocate", 64),
+    ("6.1-get-bw-fence", "rma-get-bw", "fence", "create", 16)])
+def test_osu_6_and_7_one_sided_tables_map_as_their_sources_time_them(name, op, sync, window, burst):
+    run = read_peer("osu", OSU7[name], osu_window=burst if op.endswith("-bw") else None)
+    assert run.nprocs == 2 and run.tool_version == name.split("-")[0]
+    assert {t.op for t in run.tests} == {op} and len(run.tests) == 11
+    assert run.rma == {"sync": sync, "window": window, "burst": burst, "window_bytes": None}
+    assert run.datatype == "char" and not any(t.round_trip for t in run.tests)
+    if name.startswith("7."):
+        assert run.settings["Datatype"] == "MPI_CHAR"  # the line 7.x prints
+
+
+def test_osu_7_values_as_printed():
+    t = by_key(read_peer("osu", OSU7["7.4-put-latency-flush"]))
+    assert t[("rma-put", 1)].run_times_ns == (110,) and t[("rma-put", 1024)].line == 16
+    p = by_key(read_peer("osu", OSU7["7.4-get-latency-pscw"]))
+    assert p[("rma-get", 8)].run_times_ns == (2400,)  # half of OSU's exchange: one epoch, as printed
+    # "1024  5310.77" MB/s with -W 64: 64 puts of 1 KiB per epoch = 65536 B / 5310.77 B/us = 12.34 us
+    bw = by_key(read_peer("osu", OSU7["7.4-put-bw-lock"], osu_window=64))
+    assert bw[("rma-put-bw", 1024)].run_times_ns == (12340,)
+    # the same table read with -W 8: an eighth of the epoch
+    assert by_key(read_peer("osu", OSU7["7.4-put-bw-lock"], osu_window=8))[("rma-put-bw", 1024)].run_times_ns == \
+        (1543,)  # 8192 / 5310.77 = 1.54253 us
+
+
+@pytest.mark.parametrize("name, window, message", [
+    ("7.4-put-bw-lock", None, r"does not print; give --osu-window N \(64 unless the run was given -W\)"),
+    ("7.4-put-latency-flush", 64, "--osu-window 64: OSU's latency tests time one operation per epoch"),
+    ("7.4-put-latency-lock_all", None, "lock_all synchronization times an MPI_Win_lock_all/unlock_all epoch"),
+    ("7.4-put-latency-tail", None, "extra columns such as tail latencies"),
+    ("7.4-fop-latency", None, "only the MPI_Put and MPI_Get tables are mapped"),
+])
+def test_osu_6_and_7_refusals(name, window, message):
+    with pytest.raises(InputError, match=message):
+        read_peer("osu", OSU7[name], osu_window=window)
+
+
+def test_osu_5_windows_by_version(tmp_path):
+    """5.0-5.3 put 32 operations per epoch, 5.4-5.6 64 (no option), 5.7+ -W (not printed)."""
+    text = OSU["put-bw"].read_text()
+    for version, burst in (("5.3", 32), ("5.6.1", 64)):
+        path = tmp_path / f"{version}.txt"
+        path.write_text(text.replace("v5.3", f"v{version}"))
+        assert read_peer("osu", path).rma["burst"] == burst
+        with pytest.raises(InputError, match=f"put {burst} operations per epoch, which no option changes"):
+            read_peer("osu", path, osu_window=burst + 1)
+    path = tmp_path / "5.9.txt"
+    path.write_text(text.replace("v5.3", "v5.9"))
+    with pytest.raises(InputError, match="give --osu-window N"):
+        read_peer("osu", path)
+    assert read_peer("osu", path, osu_window=64).rma["burst"] == 64
+
+
+def test_cli_import_of_osu_7_bandwidth_takes_the_window(tmp_path):
+    out = tmp_path / "c"
+    r = CliRunner().invoke(main, ["import", "osu", str(OSU7["7.4-put-bw-lock"]), "--osu-window", "64", "--out", str(out)])
+    assert r.exit_code == 0, r.output
+    meta = json.loads((out / "launches" / "000" / "meta.json").read_text())
+    assert meta["config"]["rma"]["burst"] == 64 and meta["operations"]["rma-put-bw"]["uses_pair"] is True
+    assert meta["operations"]["rma-put-bw"]["bound_volume"]["bytes_per_size"] == 64
+    bad = tmp_path / "bad"
+    r = CliRunner().invoke(main, ["import", "osu", str(OSU7["7.4-put-bw-lock"]), "--out", str(bad)])
+    assert r.exit_code == 2 and r.output.count("\n") == 1 and not bad.exists(), r.output
+    r = CliRunner().invoke(main, ["import", "imb", str(IMB_NONAGG), "--osu-window", "64", "--out", str(bad)])
+    assert r.exit_code == 2 and "--osu-window 64: only OSU's one-sided bandwidth tables" in r.output
+    assert not bad.exists()

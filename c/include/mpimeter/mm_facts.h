@@ -25,6 +25,7 @@ typedef struct mm_sync_facts {
 typedef struct mm_op_facts {
     const char *name, *kind, *size_unit;
     int finish_apart, round_trip;
+    int uses_pair; /* MM_OP_PAIR: the two ranks of the pair communicate, the others idle */
     const char *volume_formula; /* NULL: no bound volume */
     double bytes_per_size;
     const char *mockup_of; /* a mock-up (mm_mockups.h): the op whose result it gives; else NULL */

@@ -186,6 +186,16 @@ int mm_op_check_size(const mm_op *op, int64_t size, int type_size, char *why, si
  * (v-variants' one-element gaps, reduce_scatter's size/nprocs share, counts arrays).
  * Saturates at INT64_MAX. */
 int64_t mm_op_buffer_bytes(const mm_op *op, int64_t size, int nprocs, int is_root);
+/* What the op's setup allocates on `rank` (of nprocs; is_root: the test's root) for a test of
+ * size bytes under the launch's options c: mm_op_buffer_bytes, but for the one-sided rows
+ * (--rma-burst, --rma-window-bytes, the contention patterns' nprocs x burst windows, and the
+ * check after the test beside them) and the neighborhood collectives (the rank's degrees on
+ * --graph-file, 2 x ndims of --cart-dims) what their setups compute. A pair's rows allocate on
+ * the pair's two ranks only; this is what one of them allocates. Saturates at INT64_MAX.
+ * (ops_memory.c) */
+struct mm_config;
+int64_t mm_op_setup_bytes(const mm_op *op, const struct mm_config *c, int64_t size, int nprocs, int rank,
+                          int is_root);
 
 /* Datatype and reduction-op names. The lookups return 1 when the name is known (filling the
  * outputs that are not NULL) and 0 when unknown; sizes are sizeof the C type, so lookups work

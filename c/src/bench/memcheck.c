@@ -1,7 +1,9 @@
 /* memcheck.c — before a launch allocates anything: will its buffers fit in memory?
  *
- * What: per rank, the largest test's buffers (mm_op_buffer_bytes: what the op's setup
- * allocates; the root's share where it needs more; for reductions one more block, the
+ * What: per rank, the largest test's buffers (mm_op_setup_bytes: what the op's setup
+ * allocates under the launch's options — the root's share where it needs more, --rma-burst
+ * blocks and windows of the one-sided rows (on the pair's two ranks only for a pair's rows),
+ * a block per neighbour of the topology; for collective reductions one more block, the
  * temporary buffer Open MPI's and MPICH's reduction algorithms allocate inside the call), plus
  * what lives for the whole launch (the --cold-cache buffer and the per-repetition arrays); the
  * copy probe's buffers (--copy-probe-bytes, freed before the tests) count like one more test.
@@ -99,12 +101,24 @@ static void mm__explain(const mm_config *cfg, const mm_test *tests, int ntests, 
         return;
     }
     const mm_test *t = &tests[(int)v[V_TEST]];
+    /* the options that multiply the buffers beside the size (mm_op_setup_bytes) */
+    char with[96] = "", smaller[96] = "";
+    if (mm_op_uses_rma_burst(t->op)) {
+        snprintf(with, sizeof with, " with --rma-burst %d", cfg->rma_burst);
+        snprintf(smaller, sizeof smaller, ", a smaller --rma-burst");
+    } else if (mm_op_is_neighbor(t->op)) {
+        snprintf(with, sizeof with, " with a block per neighbour of %s",
+                 cfg->graph.nodes > 0 ? "--graph-file's graph" : "the --cart-dims torus");
+        snprintf(smaller, sizeof smaller, ", fewer neighbours");
+    }
+    if (mm_op_uses_rma_sync(t->op) && !mm_op_is_rma_contention(t->op) && cfg->rma_window_bytes > 0)
+        snprintf(smaller + strlen(smaller), sizeof smaller - strlen(smaller), ", a smaller --rma-window-bytes");
     snprintf(err, len,
-             "--sizes %" PRId64 ": the buffers of %s at %" PRId64 " bytes need %s on host %s "
+             "--sizes %" PRId64 ": the buffers of %s at %" PRId64 " bytes%s need %s on host %s "
              "(%d rank(s)), %s in all with the --cold-cache buffers and repetition arrays (%s), "
              "but %s is available (%s); allowed: sizes whose buffers fit in the available memory "
-             "(smaller --sizes, or fewer ranks per host)",
-             t->size, t->op->name, t->size, per_test, host, ranks, total, fixed, avail, source);
+             "(smaller --sizes%s, or fewer ranks per host)",
+             t->size, t->op->name, t->size, with, per_test, host, ranks, total, fixed, avail, source, smaller);
 }
 
 int mm_memory_check(const mm_config *cfg, MPI_Comm comm, char *err, size_t err_len) {
@@ -120,6 +134,14 @@ int mm_memory_check(const mm_config *cfg, MPI_Comm comm, char *err, size_t err_l
     double *need = calloc((size_t)plan_size + 2, sizeof *need);
     double *sum = calloc((size_t)plan_size + 2, sizeof *sum); /* over the host's ranks */
     int ntests = tests ? mm_plan_build(cfg, nprocs, tests, plan_size) : 0;
+    MPI_Comm node; /* the ranks sharing this machine's memory, whatever MPI calls a node */
+    mm_comm_same_kernel(comm, &node, &e);
+    int node_rank = 0, node_size = 1;
+    MM_MPI(&e, MPI_Comm_rank(node, &node_rank));
+    MM_MPI(&e, MPI_Comm_size(node, &node_size));
+    /* a pair's one-sided rows allocate on the pair's two ranks only: those of --pair, or (chosen
+     * by the launch, later) any two, so at most two of each host's ranks count */
+    int in_pair = cfg->pair_given ? rank == cfg->pair[0] || rank == cfg->pair[1] : node_rank < 2;
     /* need[0]: for the whole launch; need[1 + i]: test i's buffers (doubles: sums can pass 2^63);
      * need[1 + ntests]: the copy probe's two buffers, freed before the first test */
     if (tests && need) {
@@ -131,23 +153,22 @@ int mm_memory_check(const mm_config *cfg, MPI_Comm comm, char *err, size_t err_l
                           cfg->progress == MM_PROGRESS_ON))
             need[0] += 2.0 * (double)sizeof(double) * (double)cfg->nrep;
         for (int i = 0; i < ntests; i++) {
-            need[1 + i] = (double)mm_op_buffer_bytes(tests[i].op, tests[i].size, tests[i].nprocs, rank == tests[i].root);
-            if (tests[i].op->flags & MM_OP_REDUCES) need[1 + i] += (double)tests[i].size;
+            const mm_op *op = tests[i].op;
+            /* what setup allocates, under --rma-burst, --rma-window-bytes, the topology's degrees */
+            need[1 + i] = (double)mm_op_setup_bytes(op, cfg, tests[i].size, tests[i].nprocs, rank, rank == tests[i].root);
+            if (mm_op_uses_rma_sync(op) && !mm_op_is_rma_contention(op) && !in_pair) need[1 + i] = 0;
+            if ((op->flags & MM_OP_REDUCES) && !mm_op_is_rma(op)) need[1 + i] += (double)tests[i].size;
         }
         need[1 + ntests] = 2.0 * (double)mm_copy_probe_bytes(mm_config_copy_probe_bytes_here(cfg));
     }
     if (!mm_all_ok(comm, tests && need && sum)) { /* no memory even to plan: no check, as when /proc/meminfo is unreadable */
+        MM_MPI(&e, MPI_Comm_free(&node));
         free(tests);
         free(need);
         free(sum);
         return 0;
     }
 
-    MPI_Comm node; /* the ranks sharing this machine's memory, whatever MPI calls a node */
-    mm_comm_same_kernel(comm, &node, &e);
-    int node_rank, node_size;
-    MM_MPI(&e, MPI_Comm_rank(node, &node_rank));
-    MM_MPI(&e, MPI_Comm_size(node, &node_size));
     MM_MPI(&e, MPI_Reduce(need, sum, ntests + 2, MPI_DOUBLE, MPI_SUM, 0, node));
     double verdict[V_N] = {0, 0, 0, -1, 0, 0, 0};
     char host[MM__HOST_LEN] = "";

@@ -167,6 +167,13 @@ typedef struct mm__graph_adjacency {
 int mm__graph_neighbors(const char *text, int rank, mm__graph_adjacency *adj);
 void mm__graph_adjacency_free(mm__graph_adjacency *adj);
 
+/* What the setups of the one-sided and neighborhood rows allocate on one rank, from the options
+ * their setups read (ops_memory.c: mm_op_setup_bytes). Pair rows: on a rank of the pair. */
+double mm__rma_pair_setup_bytes(const mm_op *op, int64_t size, int type_size, int burst, int64_t window_bytes);
+double mm__rmac_setup_bytes(const mm_op *op, int64_t size, int nprocs, int burst);
+double mm__neighbor_setup_bytes(const mm_op *op, const char *graph_text, int cart_ndims, int64_t size,
+                                int type_size, int rank, int in_max, int out_max);
+
 /* Persistent collectives (ops_persistent.c). */
 #define MM__PERSISTENT_DECL(op)                          \
     int mm__setup_persistent_##op(mm_op_args *args);     \

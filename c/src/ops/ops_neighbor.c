@@ -93,6 +93,37 @@ static int mm__make_cart(mm_op_args *a, mm__neighbor *n) {
     return rc;
 }
 
+/* Bytes of the send and receive buffers: `outdegree` blocks to send (allgather: one), one per
+ * in-neighbour to receive, each of stride elements; one element more on each. */
+static void mm__buffer_bytes(int all_to_all, int nin, int nout, int64_t stride, int64_t elem, double *send,
+                             double *recv) {
+    *send = (double)(all_to_all ? nout : 1) * (double)stride * (double)elem + (double)elem;
+    *recv = (double)nin * (double)stride * (double)elem + (double)elem;
+}
+
+double mm__neighbor_setup_bytes(const mm_op *op, const char *graph_text, int cart_ndims, int64_t size,
+                                int type_size, int rank, int in_max, int out_max) {
+    /* as mm__setup: the rank's degrees on the graph (the most of any rank where the rank is not
+     * in it), 2 x ndims on the torus; the v-variants' one-element gaps; the check after the
+     * test reads the received blocks in place */
+    int v = op->setup == mm__setup_neighbor_alltoallv || op->setup == mm__setup_ineighbor_alltoallv;
+    int all_to_all = v || op->setup == mm__setup_neighbor_alltoall || op->setup == mm__setup_ineighbor_alltoall;
+    int nin = 2 * (cart_ndims > 0 ? cart_ndims : 2), nout = nin;
+    mm__graph_adjacency adj;
+    if (graph_text && mm__graph_neighbors(graph_text, rank, &adj) == 0) {
+        nin = adj.indegree;
+        nout = adj.outdegree;
+        mm__graph_adjacency_free(&adj);
+    } else if (graph_text) {
+        nin = in_max;
+        nout = out_max;
+    }
+    int64_t elem = type_size > 0 ? type_size : 1, count = size / elem;
+    double send, recv;
+    mm__buffer_bytes(all_to_all, nin, nout, v ? count + 1 : count, elem, &send, &recv);
+    return send + recv;
+}
+
 /* The topology's communicator and the buffers: send `outdegree` blocks (allgather: one),
  * receive one per in-neighbour; v: the counts and i*(count+1) displacements of alltoallv. */
 static int mm__setup(mm_op_args *a, int all_to_all, int v) {
@@ -111,8 +142,9 @@ static int mm__setup(mm_op_args *a, int all_to_all, int v) {
     int nin = n->indegree, nout = n->outdegree;
     n->stride = v ? a->count + 1 : a->count;
     size_t elem = (size_t)a->type_size;
-    size_t send = (size_t)(all_to_all ? nout : 1) * (size_t)n->stride * elem + elem;
-    size_t recv = (size_t)nin * (size_t)n->stride * elem + elem;
+    double send_bytes, recv_bytes;
+    mm__buffer_bytes(all_to_all, nin, nout, n->stride, (int64_t)elem, &send_bytes, &recv_bytes);
+    size_t send = (size_t)send_bytes, recv = (size_t)recv_bytes;
     a->sendbuf = malloc(send);
     a->recvbuf = calloc(1, recv);
     if (!a->sendbuf || !a->recvbuf) return -1;

@@ -36,6 +36,31 @@ enum { MM__RMA_AUTO_WINDOW_MIN = 64 }; /* bytes of an automatic window at least 
 
 typedef int (*mm__rma_issue_fn)(const mm_op_args *a, const mm__rma *s);
 
+/* A pair's window: burst blocks, or --rma-window-bytes when larger; an automatic one at least
+ * MM__RMA_AUTO_WINDOW_MIN bytes. MPICH 4.0.2 (ch4) loses puts into MPI_Win_allocate windows
+ * under 16 bytes (reproduced outside mpimeter: lock_all, put, flush, unlock_all, barrier; the
+ * target reads 0); the check after the test finds it when a user asks for such a window with
+ * --rma-window-bytes. */
+static int64_t mm__rma_window_bytes(int64_t block, int burst, int64_t window_bytes) {
+    int64_t need = block * burst;
+    int64_t bytes = window_bytes > need ? window_bytes : need;
+    if (window_bytes <= 0 && bytes < MM__RMA_AUTO_WINDOW_MIN) bytes = MM__RMA_AUTO_WINDOW_MIN;
+    return bytes < 1 ? 1 : bytes;
+}
+
+double mm__rma_pair_setup_bytes(const mm_op *op, int64_t size, int type_size, int burst, int64_t window_bytes) {
+    /* as mm__rma_setup: a block of size bytes (fop, cas: one element), burst of them for the -bw
+     * rows; the origin's send, compare and result blocks and burst blocks to read into, and the
+     * window; the check after the test adds one block (what the memory must hold), four more
+     * for the accumulates (ops_rma_check.c: W0 op v^n by squaring) */
+    double block = (double)((op->flags & MM_OP_SIZE_UNUSED) ? type_size : size);
+    if (block < 1) block = 1;
+    int bw = op->setup == mm__setup_rma_put_bw || op->setup == mm__setup_rma_get_bw;
+    int b = bw && burst > 0 ? burst : 1;
+    double check = (op->flags & MM_OP_REDUCES) ? 5.0 : 1.0;
+    return (3.0 + b + check) * block + (double)mm__rma_window_bytes((int64_t)block, b, window_bytes);
+}
+
 /* ---- the operations, each `burst` times back to back, at displacements block apart ---- */
 
 static inline MPI_Aint mm__disp(const mm__rma *s, int i) { return s->disp0 + (MPI_Aint)i * s->block; }
@@ -189,14 +214,7 @@ static int mm__rma_setup(mm_op_args *a, mm__rma_call call, int bw) {
     a->count = single ? 1 : (int)(a->size / a->type_size);
     int64_t block = (int64_t)a->count * a->type_size;
     s->block = (MPI_Aint)block;
-    int64_t need = block * s->burst;
-    int64_t bytes = a->rma.window_bytes > need ? a->rma.window_bytes : need;
-    /* auto: at least MM__RMA_AUTO_WINDOW_MIN bytes. MPICH 4.0.2 (ch4) loses puts into
-     * MPI_Win_allocate windows under 16 bytes (reproduced outside mpimeter: lock_all, put,
-     * flush, unlock_all, barrier; the target reads 0); the check after the test finds it when
-     * a user asks for such a window with --rma-window-bytes. */
-    if (a->rma.window_bytes <= 0 && bytes < MM__RMA_AUTO_WINDOW_MIN) bytes = MM__RMA_AUTO_WINDOW_MIN;
-    if (bytes < 1) bytes = 1;
+    int64_t bytes = mm__rma_window_bytes(block, s->burst, a->rma.window_bytes);
 
     /* the pair's communicator: origin first */
     s->prank = a->rank == a->pair[0] ? 0 : a->rank == a->pair[1] ? 1 : -1;

@@ -51,6 +51,22 @@ static int mm__sends_to(const mm__rmac *s, int origin, int target) {
     }
 }
 
+/* Each rank's window: a slot of size bytes per origin and round (at least 64 bytes: MPICH
+ * 4.0.2 loses puts into tiny windows, as the pair's rows). */
+static int64_t mm__rmac_window_bytes(int nprocs, int burst, int64_t block) {
+    int64_t bytes = (int64_t)nprocs * burst * block;
+    return bytes < 64 ? 64 : bytes;
+}
+
+double mm__rmac_setup_bytes(const mm_op *op, int64_t size, int nprocs, int burst) {
+    /* as mm__setup_rma_contention: the block sent, the window, and for the gets as much again
+     * to read into; the check after the test one block */
+    int get = op->setup == mm__setup_rma_one_get_all || op->setup == mm__setup_rma_all_get_all ||
+              op->setup == mm__setup_rma_all_get_one;
+    double window = (double)mm__rmac_window_bytes(nprocs, burst > 0 ? burst : 1, size);
+    return 2.0 * (double)size + window * (get ? 2.0 : 1.0);
+}
+
 static MPI_Aint mm__slot(const mm__rmac *s, int origin, int round) {
     return ((MPI_Aint)origin * s->burst + round) * s->block;
 }
@@ -106,8 +122,7 @@ static int mm__setup(mm_op_args *a, mm__contention_shape shape, int get) {
         return -1;
     a->count = (int)(a->size / a->type_size);
     s->block = (MPI_Aint)a->count * a->type_size;
-    int64_t slots = (int64_t)a->nprocs * s->burst, bytes = slots * (int64_t)s->block;
-    if (bytes < 64) bytes = 64; /* as the pair's rows: MPICH 4.0.2 loses puts into tiny windows */
+    int64_t slots = (int64_t)a->nprocs * s->burst, bytes = mm__rmac_window_bytes(a->nprocs, s->burst, (int64_t)s->block);
     s->targets = malloc((size_t)a->nprocs * sizeof(int));
     s->base = calloc((size_t)a->nprocs, sizeof(MPI_Aint));
     a->sendbuf = calloc(1, s->block > 0 ? (size_t)s->block : 1);

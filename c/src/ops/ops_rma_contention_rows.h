@@ -2,7 +2,8 @@
  * include guard: ops_table.c includes it once, inside the table's initializer, after the
  * one-sided rows of the pair). The functions are in ops_rma_contention.c. Uses the constraint
  * texts ops_table.c defines before the table. Buffers: the window of nprocs x --rma-burst
- * blocks counted as nprocs blocks (the memory check does not know the burst). */
+ * blocks declared as nprocs blocks (a burst of 1); the memory check counts the burst
+ * (mm_op_setup_bytes, ops_memory.c). */
 #define MM__C_RMAC                                                                               \
     MM__C_SIZE "; --rma-sync fence, lock-all-flush or lock-all-flush-local (required); "         \
     "--rma-window KIND; --rma-burst N rounds per timed call (1: IMB's non-aggregate mode); at "  \

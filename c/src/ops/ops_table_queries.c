@@ -232,6 +232,7 @@ int mm_op_facts_of_config(const mm_config *c, int nprocs, mm_op_facts *out, int 
         f->finish_apart = (op->flags & MM_OP_FINISH_APART) != 0;
         f->size_unit = mm_op_size_unit(op);
         f->round_trip = (op->flags & MM_OP_ROUND_TRIP) != 0;
+        f->uses_pair = (op->flags & MM_OP_PAIR) != 0;
         f->volume_formula = mm_op_volume_formula(op);
         f->bytes_per_size = f->volume_formula ? mm_op_bytes_per_size(op, c, nprocs) : 0.0;
         f->mockup_of = mm_mockup_of(op) ? mm_mockup_of(op)->of : NULL;

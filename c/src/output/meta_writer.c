@@ -201,6 +201,9 @@ void mm_meta_render_operations(mm_json *j, const mm_op_facts *ops, int nops) {
         mm_json_kv_string(j, "size_unit", op->size_unit);
         /* the timed call is a round trip: the analysis halves it (one-way latency) */
         mm_json_kv_bool(j, "round_trip", op->round_trip);
+        /* only the two ranks of the pair communicate (ping-pongs, one-sided pair rows); false:
+         * every rank of the communicator takes part (or none communicates: kind local) */
+        mm_json_kv_bool(j, "uses_pair", op->uses_pair);
         /* the data term of the op's bound on these nprocs ranks (mm_op_volume; null: none) */
         mm_json_key(j, "bound_volume");
         if (op->volume_formula) {

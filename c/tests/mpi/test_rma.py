@@ -58,6 +58,8 @@ def test_every_op_in_every_mode_moves_the_right_data(lib, np, mode, tmp_path):
     assert len(raw) == len(meta["tests"]) * 4 * np
     kinds = {o: meta["operations"][o]["kind"] for o in ops}
     assert set(kinds.values()) == {"one-sided"}
+    # only the pair communicates: the fact compare --ops reads (the contention rows: every rank)
+    assert all(meta["operations"][o]["uses_pair"] is True for o in ops)
     assert meta["operations"]["rma-put-bw"]["bound_volume"] == {"formula": "rma-burst x size", "bytes_per_size": 4}
 
 

@@ -29,6 +29,8 @@ def test_every_pattern_moves_the_right_data(lib, np, mode, tmp_path):
     assert len(meta["tests"]) == len(OPS) * 2
     assert meta["config"]["rma"] == {"sync": mode, "window": "create", "burst": 3, "window_bytes": None}
     assert {meta["operations"][o]["kind"] for o in OPS} == {"one-sided"}
+    # every rank communicates, not a pair: compare --ops keeps them apart from rma-put's family
+    assert {meta["operations"][o]["uses_pair"] for o in OPS} == {False}
     assert len(raw) == len(meta["tests"]) * 4 * np  # every rank records every repetition
 
 

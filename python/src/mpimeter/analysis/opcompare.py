@@ -7,7 +7,8 @@ the level Holm tested the row at, Holm over every row.
 Two operations are compared only when their times mean the same kind of thing: both sized in the
 same unit, both one-way latencies of a pair of ranks or both calls of the whole communicator
 (a ping-pong's one-way latency against a collective's run time is not a comparison of two ways
-to do one thing)."""
+to do one thing). Which ranks communicate is the binary's fact (meta.json
+``operations[op].uses_pair``), not guessed from the name or the kind."""
 
 from __future__ import annotations
 
@@ -22,17 +23,41 @@ from mpimeter.stats import compare as _cmp
 from mpimeter.stats import hypothesis as _hyp
 
 # Which operations' times answer the same question: those of two ranks (the rest idle) against
-# those of the whole communicator, against no communication at all.
-_FAMILY = {"point-to-point": "two ranks (a pair)", "one-sided": "two ranks (a pair)", "local": "no communication"}
+# those of the whole communicator, against no communication at all. The binary records which
+# (meta.json operations[op].uses_pair; kind local: none communicates), so that a one-sided
+# contention row (rma-one-put-all: every rank) is not taken for a pair's (rma-put).
+_PAIR = "two ranks (a pair)"
 _WHOLE = "the whole communicator"
+_NONE = "no communication"
+# launches that predate uses_pair: the kinds whose every row was a pair's then
+_PAIR_KINDS = ("point-to-point",)
+
+
+def _family_of(op: str, info) -> str:
+    """The family of ``op`` as one launch recorded it (``info``: its operations entry or None)."""
+    kind = info.kind if info is not None else None
+    if kind == "local":
+        return _NONE
+    uses_pair = info.uses_pair if info is not None else None
+    if uses_pair is None and kind == "one-sided":
+        # one-sided rows are of both families (rma-put: the pair; rma-all-put-all: every rank)
+        raise AnalysisError(f"{op}: its launches do not record whether only the pair or every rank communicates "
+                            "(meta.json operations[op].uses_pair, written by newer binaries and imports): run or "
+                            "import them again to compare it with another operation")
+    if uses_pair is None:
+        return _PAIR if kind in _PAIR_KINDS else _WHOLE
+    return _PAIR if uses_pair else _WHOLE
 
 
 def family(result: AnalysisResult, op: str) -> tuple[str, str, bool]:
     """(family, size unit, one-way) of ``op`` as its launches recorded it."""
-    kinds = {li.meta.kind(op) for li in result.campaign.launches if op in li.meta.operations}
-    kind = next(iter(kinds)) if len(kinds) == 1 else None
+    families = {_family_of(op, li.meta.operations.get(op)) for li in result.campaign.launches
+                if op in li.meta.operations}
+    if len(families) > 1:
+        raise AnalysisError(f"{op}: its launches record it as of {' and of '.join(sorted(families))}: "
+                            "not one pattern to compare")
     one_way = any(r.one_way for r in result.rows if r.op == op)
-    return _FAMILY.get(kind or "", _WHOLE), result.size_unit(op), one_way
+    return next(iter(families), _WHOLE), result.size_unit(op), one_way
 
 
 def check_pair(result: AnalysisResult, op_a: str, op_b: str) -> None:

@@ -24,19 +24,23 @@ from mpimeter.io.peers import write as _write
 @click.option("--np", "nprocs", type=click.IntRange(1, 65536), default=None,
               help="How many ranks ran: needed for OSU collectives (OSU does not print it); checked against the "
                    "files of the other tools.")
-def command(tool: str, files: tuple[str, ...], out: str, nprocs: int | None) -> None:
+@click.option("--osu-window", "osu_window", type=click.IntRange(1, 1 << 20), default=None,
+              help="Operations per epoch of OSU 5.7+'s one-sided bandwidth tests (their -W, default 64), which "
+                   "their output does not print; only those tables take it.")
+def command(tool: str, files: tuple[str, ...], out: str, nprocs: int | None, osu_window: int | None) -> None:
     """Import IMB, OSU or ReproMPI output FILES (one per run) as launches of a new campaign OUT.
 
     imb: IMB-MPI1 2019–2021 output, several benchmarks per file (t_min/t_max/t_avg tables; the
     launch keeps t_max, all three in meta.json). osu: an OSU 5.x–7.x latency table (Avg
-    latency kept; -f adds min, max, iterations). reprompi: ReproMPI's per-measurement rows (one
-    run time per repetition; errorcode ≠ 0 marks it invalid) or its --summary rows. meta.json
+    latency kept; -f adds min, max, iterations), or a one-sided table (5.x; Put and Get of
+    6.x/7.x). reprompi: ReproMPI's per-measurement rows (one run time per repetition;
+    errorcode ≠ 0 marks it invalid) or its --summary rows. meta.json
     says where each launch came from and what it lacks; analyze, compare, gate and report warn
     about what cannot be computed from it. Exit 2 on bad input, with nothing written.
     """
 
     def body() -> int:
-        runs = [peers.read_peer(tool, f, nprocs=nprocs) for f in files]
+        runs = [peers.read_peer(tool, f, nprocs=nprocs, osu_window=osu_window) for f in files]
         folders = _write.write_campaign(runs, out)
         con = console()
         for run, folder in zip(runs, folders):

@@ -207,6 +207,9 @@ class Operation:
     bound_formula: str | None = None  # bound_volume.formula: the data term of the op's bound, in words
     bound_bytes_per_size: float | None = None  # bound_volume.bytes_per_size; None: no bound stated
     mockup_of: str | None = None  # a mock-up: the operation whose result it gives (guidelines)
+    # only the two ranks of the pair communicate (ping-pongs, one-sided pair rows); False: the
+    # whole communicator (or none: kind local); None: not recorded (launches before the key)
+    uses_pair: bool | None = None
 
 
 @dataclass(frozen=True)
@@ -488,7 +491,7 @@ def _operations(f: Fields | None) -> Mapping[str, Operation]:
         ops[name] = Operation(o.get("kind", STR), o.get("ranks_finish_apart", BOOL, False),
                               o.get("size_unit", STR, "bytes", choices=("bytes", "ns")),
                               o.get("round_trip", BOOL, False), *read_bound_volume(o),
-                              o.get("mockup_of", STR))
+                              o.get("mockup_of", STR), o.get("uses_pair", BOOL))
     return _frozen(ops)
 
 

@@ -24,7 +24,7 @@ def identify(lines: Lines) -> str | None:
     return next((name for name, module in TOOLS.items() if module.recognise(lines)), None)
 
 
-def read_peer(tool: str, path: str | Path, *, nprocs: int | None = None) -> PeerRun:
+def read_peer(tool: str, path: str | Path, *, nprocs: int | None = None, osu_window: int | None = None) -> PeerRun:
     """Parses the output file at ``path`` as ``tool``'s; InputError naming the file and line for a
     file of another tool or of no known format, a header that does not parse, a truncated table."""
     if tool not in TOOLS:
@@ -38,8 +38,11 @@ def read_peer(tool: str, path: str | Path, *, nprocs: int | None = None) -> Peer
     if found != tool:
         raise lines.fail(top, f"is {TOOLS[found].LABEL} output, not {module.LABEL}'s: one import reads one tool's "
                             f"outputs (mpimeter import {found} …)")
+    if osu_window is not None and tool != "osu":
+        raise InputError(lines.path, f"--osu-window {osu_window}: only OSU's one-sided bandwidth tables take it, "
+                                     f"not {module.LABEL} output")
     if tool == "osu":
-        run = osu.parse(lines, nprocs=nprocs)
+        run = osu.parse(lines, nprocs=nprocs, window=osu_window)
         if run.nprocs is None:
             raise InputError(lines.path, "OSU does not print how many ranks ran this test; give it with --np N")
         return run

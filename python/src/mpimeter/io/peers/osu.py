@@ -48,13 +48,18 @@ def recognise(lines: Lines) -> bool:
     return _TITLE.match(title) is not None or osu_rma.recognise(title)
 
 
-def parse(lines: Lines, *, nprocs: int | None = None) -> PeerRun:
+def parse(lines: Lines, *, nprocs: int | None = None, window: int | None = None) -> PeerRun:
+    """``window``: the operations per epoch of a one-sided bandwidth test (``--osu-window``,
+    OSU's ``-W``), which OSU 5.7 and later do not print; only those tables take it."""
     top = _first(lines)
     if len(lines) and osu_rma.recognise(lines[top]):
-        return osu_rma.parse(lines, top, nprocs=nprocs)
+        return osu_rma.parse(lines, top, nprocs=nprocs, window=window)
     m = _TITLE.match(lines[top]) if len(lines) else None
     if m is None:
         raise lines.fail(top, "is not OSU output: the first line is not '# OSU MPI <test> Test v<version>'")
+    if window is not None:
+        raise lines.fail(top, f"--osu-window {window}: only OSU's one-sided bandwidth tables take it; this is OSU's "
+                              f"{m['name']} test")
     name, version = m["name"], m["version"]
     if version.split(".")[0] not in _MAJORS:
         raise lines.fail(top, f"is OSU {version}; this importer reads the latency tables of OSU 5.x to 7.x")

@@ -104,13 +104,15 @@ def meta_document(run: PeerRun, imported_at: str) -> dict[str, Any]:
 
 
 def _operation(run: PeerRun, op: str, round_trip: bool) -> dict[str, Any]:
-    """operations[op]: a round trip for the tools' ping-pongs; for one-sided rows the kind and
-    the bytes moved per byte of size, as the binary states them (1, the burst for the -bw rows,
-    none for fetch-and-op and compare-and-swap, which move one element)."""
+    """operations[op]: a round trip of the pair for the tools' ping-pongs; for one-sided rows the
+    kind, whether only the pair communicates (not in the contention patterns) and the bytes moved
+    per byte of size, as the binary states them (1, the burst for the -bw rows, none for
+    fetch-and-op and compare-and-swap, which move one element)."""
     doc: dict[str, Any] = {"kind": "point-to-point" if round_trip else None, "ranks_finish_apart": round_trip,
-                           "size_unit": "bytes", "round_trip": round_trip}
+                           "size_unit": "bytes", "round_trip": round_trip, "uses_pair": round_trip}
     if run.rma is not None and op.startswith("rma-"):
-        doc.update(kind="one-sided", ranks_finish_apart=True)
+        # IMB-RMA's contention patterns involve every rank; the other one-sided rows the pair
+        doc.update(kind="one-sided", ranks_finish_apart=True, uses_pair=op not in imb_rma.CONTENTION_OPS)
         if op.endswith("-bw"):
             doc["bound_volume"] = {"formula": "rma-burst x size", "bytes_per_size": run.rma["burst"]}
         elif op not in ("rma-fop", "rma-cas") and op not in imb_rma.CONTENTION_OPS:  # no bound stated
