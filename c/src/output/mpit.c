@@ -3,8 +3,9 @@
  *
  * What: every control variable not bound to an object is read once on rank 0 after MPI_Init:
  *   their count, a hash (FNV-1a 64) of the sorted "name=value" lines, and the values of those
- *   that select transports and collective algorithms (mm_mpit_is_selection). Variables that name
- *   the job rather than a setting (contact URIs, session folder) are left out of both.
+ *   that select transports and collective algorithms (mm_mpit_is_selection), among them the
+ *   collective tuning files a launch was given. Variables that name the job rather than a
+ *   setting (contact URIs, session folder) are left out of both.
  * Why: Hunold & Carpen-Amarie 2016 §4.2 and the launch effects seen on this machine
  *   (docs/ALGORITHMS.md, "Launch effects"): when per-launch medians form clusters, the analysis looks for a recorded
  *   property that separates them; what the library was set to is one. The digest makes any
@@ -18,11 +19,13 @@
 #include "mm_output.h"
 
 int mm_mpit_is_selection(const char *name) {
-    /* Open MPI's framework selections and its tuned-collective decisions; MPICH's algorithm,
-     * netmod and device-collective choices */
+    /* Open MPI's framework selections and its tuned-collective decisions (the forced algorithms,
+     * the switch to them and the dynamic rules file); MPICH's algorithm, netmod and
+     * device-collective choices and its collective-selection JSON files (MPIR and CH4 layers) */
     static const char *const exact[] = {"pml", "btl", "mtl", "coll", "osc", "shmem"};
     static const char *const contains[] = {"_algorithm", "_ALGORITHM", "NETMOD",
-                                           "DEVICE_COLLECTIVES", "use_dynamic_rules"};
+                                           "DEVICE_COLLECTIVES", "use_dynamic_rules",
+                                           "dynamic_rules_filename", "SELECTION_TUNING_JSON_FILE"};
     for (size_t i = 0; i < sizeof exact / sizeof exact[0]; i++)
         if (strcmp(name, exact[i]) == 0) return 1;
     for (size_t i = 0; i < sizeof contains / sizeof contains[0]; i++)
@@ -47,7 +50,31 @@ static int mm__cmp_str(const void *a, const void *b) {
     return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-/* One variable's value as text ("" when it cannot be read). */
+/* One element of a control variable as text, for the datatypes of the MPI_T datatype system
+ * (MPI-3.1 §14.3.5: MPI_INT, MPI_UNSIGNED, MPI_UNSIGNED_LONG, MPI_UNSIGNED_LONG_LONG, MPI_COUNT,
+ * MPI_CHAR, MPI_DOUBLE) and the others the libraries use: Open MPI 4.1 reports its booleans as
+ * MPI_C_BOOL (written as a C bool by its MPI_T_cvar_read) and MPICH 4.0 only MPI_INT and MPI_CHAR. An integer with an enumeration is recorded as its number (what the variable is
+ * set to in the environment: OMPI_MCA_coll_tuned_allreduce_algorithm=3); a boolean as true or
+ * false. Returns 0 for a datatype not listed here (recorded as "?"). */
+static int mm__format_scalar(MPI_Datatype dt, const void *buf, char *out, size_t len) {
+    if (dt == MPI_INT) snprintf(out, len, "%d", *(const int *)buf);
+    else if (dt == MPI_UNSIGNED) snprintf(out, len, "%u", *(const unsigned *)buf);
+    else if (dt == MPI_LONG) snprintf(out, len, "%ld", *(const long *)buf);
+    else if (dt == MPI_UNSIGNED_LONG) snprintf(out, len, "%lu", *(const unsigned long *)buf);
+    else if (dt == MPI_LONG_LONG) snprintf(out, len, "%lld", *(const long long *)buf);
+    else if (dt == MPI_UNSIGNED_LONG_LONG) snprintf(out, len, "%llu", *(const unsigned long long *)buf);
+    else if (dt == MPI_COUNT) snprintf(out, len, "%lld", (long long)*(const MPI_Count *)buf);
+    else if (dt == MPI_AINT) snprintf(out, len, "%lld", (long long)*(const MPI_Aint *)buf);
+    else if (dt == MPI_OFFSET) snprintf(out, len, "%lld", (long long)*(const MPI_Offset *)buf);
+    else if (dt == MPI_C_BOOL) snprintf(out, len, "%s", *(const _Bool *)buf ? "true" : "false");
+    else if (dt == MPI_DOUBLE) snprintf(out, len, "%.17g", *(const double *)buf);
+    else if (dt == MPI_FLOAT) snprintf(out, len, "%.9g", (double)*(const float *)buf);
+    else return 0;
+    return 1;
+}
+
+/* One variable's value as text ("" when it cannot be read): a string as it is, one element as
+ * mm__format_scalar, several elements joined by commas. */
 static void mm__read_value(int index, MPI_Datatype dt, char *out, size_t len) {
     out[0] = '\0';
     MPI_T_cvar_handle h;
@@ -58,28 +85,24 @@ static void mm__read_value(int index, MPI_Datatype dt, char *out, size_t len) {
         return;
     }
     /* room for count elements of the widest type, and a terminating zero for strings */
+    int size = 0;
+    if (dt != MPI_CHAR && (MPI_Type_size(dt, &size) != MPI_SUCCESS || size < 1 || size > 16)) size = 16;
     size_t bytes = (size_t)count * 16 + 1;
     unsigned char *buf = calloc(1, bytes);
     if (buf && MPI_T_cvar_read(h, buf) == MPI_SUCCESS) {
         if (dt == MPI_CHAR) {
             buf[count < (int)bytes ? count : (int)bytes - 1] = '\0';
             snprintf(out, len, "%s", (const char *)buf);
-        } else if (dt == MPI_INT) {
-            snprintf(out, len, "%d", *(int *)(void *)buf);
-        } else if (dt == MPI_UNSIGNED) {
-            snprintf(out, len, "%u", *(unsigned *)(void *)buf);
-        } else if (dt == MPI_UNSIGNED_LONG) {
-            snprintf(out, len, "%lu", *(unsigned long *)(void *)buf);
-        } else if (dt == MPI_UNSIGNED_LONG_LONG) {
-            snprintf(out, len, "%llu", *(unsigned long long *)(void *)buf);
-        } else if (dt == MPI_LONG_LONG) {
-            snprintf(out, len, "%lld", *(long long *)(void *)buf);
-        } else if (dt == MPI_COUNT) {
-            snprintf(out, len, "%lld", (long long)*(MPI_Count *)(void *)buf);
-        } else if (dt == MPI_DOUBLE) {
-            snprintf(out, len, "%.17g", *(double *)(void *)buf);
         } else {
-            snprintf(out, len, "?");
+            size_t used = 0;
+            for (int i = 0; i < count && used + 1 < len; i++) {
+                char one[64];
+                if (!mm__format_scalar(dt, buf + (size_t)i * (size_t)size, one, sizeof one))
+                    snprintf(one, sizeof one, "?");
+                int n = snprintf(out + used, len - used, "%s%s", i ? "," : "", one);
+                if (n < 0) break;
+                used += (size_t)n;
+            }
         }
     }
     free(buf);

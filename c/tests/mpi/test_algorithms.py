@@ -15,6 +15,7 @@ import shutil
 import subprocess
 import sys
 
+import pandas as pd
 import pytest
 
 from conftest import REPO, bench_path, launcher, run_bench
@@ -159,3 +160,101 @@ def test_each_algorithm_gives_the_result_of_the_default(lib, np):
         proc = subprocess.run(cmd, capture_output=True, text=True, timeout=600, env=env)
         assert proc.returncode == 0, (name, proc.stdout + proc.stderr)
         assert proc.stdout.strip().splitlines()[-1].endswith("0 mismatches, 0 failed"), (name, proc.stdout)
+
+
+# --- a written tuning file: the library reads it -----------------------------------------------
+
+# the variables that show, read by MPI_T inside the launch, which file the library was given
+FILE_VARIABLES = {"openmpi": "coll_tuned_dynamic_rules_filename", "mpich": "MPIR_CVAR_COLL_SELECTION_TUNING_JSON_FILE"}
+
+
+def _tuning_file(lib: str, folder) -> tuple:
+    """mpimeter tune's writer: allreduce at 2 ranks up to 4 KiB with the second algorithm of TWO,
+    checked by the validator tune runs before it writes."""
+    from mpimeter.campaign.tuning_bench import mpi_library_file, verify_env
+    from mpimeter.io import tuning_files as tf
+
+    choice = next(c for c in _listed(lib)["coll_tuned_allreduce_algorithm" if lib == "openmpi"
+                                         else "MPIR_CVAR_ALLREDUCE_INTRA_ALGORITHM"]["choices"]
+                  if c["name"] == TWO[lib][1])
+    value = str(choice["value"]) if lib == "openmpi" else choice["name"]
+    rules = [tf.RangeRule("allreduce", 2, 8, 4096, value, {})]
+    provenance = {"campaign": "test_algorithms", "library": lib}
+    if lib == "openmpi":
+        text = tf.openmpi_rules(rules, provenance)
+        tf.validate_openmpi_rules(text)
+        path = folder / "allreduce.rules"
+    else:
+        builtin = tf.mpich_builtin(mpi_library_file(bench_path(lib)))
+        text = tf.mpich_json_text(tf.mpich_json(rules, builtin), provenance)
+        tf.validate_mpich_json(text, builtin.containers)
+        path = folder / "allreduce.json"
+    path.write_text(text)
+    return path, verify_env(lib, tf.FORMAT_OF_LIBRARY[lib], path, {})
+
+
+def _launch_with(lib: str, env_vars: dict, out) -> subprocess.CompletedProcess:
+    cmd = launcher(lib, 2) + [str(bench_path(lib)), "--ops", "allreduce", "--sizes", "8,4096", "--nrep", "10",
+                              "--out", str(out)]
+    if lib == "openmpi":  # mpirun passes the variables on with -x
+        for name in env_vars:
+            cmd[1:1] = ["-x", name]
+    return subprocess.run(cmd, capture_output=True, text=True, timeout=300, env={**os.environ, **env_vars})
+
+
+def _unread(path) -> None:
+    """Sets the file's access time before its modification time: the next read moves it (relatime)."""
+    st = path.stat()
+    os.utime(path, (st.st_mtime - 100, st.st_mtime))
+
+
+def _was_read(path) -> bool:
+    st = path.stat()
+    return st.st_atime > st.st_mtime
+
+
+def test_a_written_tuning_file_is_read_by_the_library(lib, tmp_path):
+    """The file tune writes, set as tune --verify sets it: the launch runs and gives right results,
+    MPI_T inside it shows the variable naming the file (Open MPI: and the dynamic rules switched
+    on, recorded as the boolean it is), and the library read the file (its access time moved; a
+    launch without the switch leaves an Open MPI rules file unread, and MPICH aborts on a tree it
+    cannot parse, so a launch that ran has parsed it)."""
+    path, env_vars = _tuning_file(lib, tmp_path)
+    _unread(path)
+    out = tmp_path / "tuned"
+    proc = _launch_with(lib, env_vars, out)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    meta = json.loads((out / "meta.json").read_text())
+    assert meta["status"] == "complete"
+    selected = meta["mpi"]["mpi_t"]["selected"]
+    assert meta["environment"][next(iter(env_vars)) if lib == "mpich" else
+                               "OMPI_MCA_coll_tuned_dynamic_rules_filename"] == str(path.resolve())
+    assert "?" not in selected.values(), selected
+    if lib == "openmpi":
+        assert selected[FILE_VARIABLES[lib]] == str(path.resolve())
+        assert selected["coll_tuned_use_dynamic_rules"] == "true"
+    else:
+        # MPICH 4.0's MPI_T reads a string variable's default, not the value the environment set
+        # (measured: MPIR_CVAR_IBCAST_TREE_TYPE=knomial_1 reads "kary"): the record holds the
+        # variable, empty; the environment record and the file's access time show the setting
+        assert selected[FILE_VARIABLES[lib]] == ""
+    assert _was_read(path), "the library did not read the tuning file"
+    raw = pd.read_csv(out / "raw.csv")
+    assert set(raw["size"]) == {8, 4096}
+
+    if lib == "openmpi":  # the control: the file named, the rules off — not read, recorded false
+        _unread(path)
+        off = tmp_path / "off"
+        proc = _launch_with(lib, {**env_vars, "OMPI_MCA_coll_tuned_use_dynamic_rules": "0"}, off)
+        assert proc.returncode == 0, proc.stdout + proc.stderr
+        selected = json.loads((off / "meta.json").read_text())["mpi"]["mpi_t"]["selected"]
+        assert selected["coll_tuned_use_dynamic_rules"] == "false"
+        assert selected[FILE_VARIABLES[lib]] == str(path.resolve())
+        assert not _was_read(path)
+    else:  # the control: a tree MPICH cannot parse aborts the launch
+        broken = tmp_path / "broken.json"
+        text = path.read_text()
+        broken.write_text(text[:len(text) // 2])
+        proc = _launch_with(lib, {FILE_VARIABLES[lib]: str(broken.resolve())}, tmp_path / "broken")
+        assert proc.returncode != 0
+        assert "csel" in proc.stderr, proc.stderr

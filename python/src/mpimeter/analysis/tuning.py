@@ -358,15 +358,20 @@ def _default_of(library: str, alts: list[TuningAlternative]) -> TuningAlternativ
 
 
 def _per_p(group: Group) -> dict[int, dict[tuple[str, int], np.ndarray]]:
-    """nprocs → (op, size) → per-launch medians; a process count measured with several roots is
+    """nprocs → (op, size) → per-launch medians. A process count has a slice per root (None for
+    the unrooted operations): they are merged, and an (op, size) measured at several roots is
     refused (a tuning file has no root)."""
     out: dict[int, dict[tuple[str, int], np.ndarray]] = {}
     for where in group.slices():
         p, root = where
         samples = {k: v for k, v in group.at(where).samples(False).items() if len(v)}
-        if p in out and samples:
-            raise AnalysisError(f"{group.name} measured p = {p} with several roots; tune a campaign with one root")
-        out[p] = samples
+        mine = out.setdefault(p, {})
+        twice = sorted(set(samples) & set(mine))
+        if twice:
+            op, size = twice[0]
+            raise AnalysisError(f"{group.name} measured {op} at size {size}, p = {p} with several roots; "
+                                "tune a campaign with one root")
+        mine.update(samples)
     return out
 
 
