@@ -157,7 +157,8 @@ def bounds(result: AnalysisResult) -> BoundsResult:
                 continue
             stated = facts.get((r.op, r.size, r.nprocs, r.root), set())
             if len(stated) > 1:
-                disagree.add(f"{r.op} {r.size} at p = {r.nprocs} ({', '.join(f'{v:g}' for v in sorted(stated))} x size)")
+                values = ", ".join(f"{v:g}" for v in sorted(stated))
+                disagree.add(f"{r.op} {r.size} at p = {r.nprocs} ({values} x size)")
                 continue
             if not stated:
                 unknown.add(f"{r.op} at p = {r.nprocs}")

@@ -14,7 +14,8 @@ from typing import Any, Literal, get_args
 import numpy as np
 
 from mpimeter.analysis.diagnostics import dedupe
-from mpimeter.analysis.groups import check_launches, groups_of, keys_text, low_power_warning, slice_label, slices_text
+from mpimeter.analysis.groups import (check_launches, groups_of, keys_text, low_power_warning, slice_label,
+                                      slice_pieces, slices_text)
 from mpimeter.analysis import matching as _matching
 from mpimeter.analysis.loading import AnalysisError
 from mpimeter.analysis.results import AnalysisResult
@@ -105,8 +106,9 @@ class ComparisonRow:
         return asdict(self)
 
     @property
-    def where(self) -> tuple[int, int | None, int | None]:
-        return (self.nprocs, self.root, self.workpieces)
+    def where(self) -> tuple:
+        """(p, root), with the work pieces third for mw-workpieces rows (analysis.groups slices)."""
+        return (self.nprocs, self.root) if self.workpieces is None else (self.nprocs, self.root, self.workpieces)
 
 
 @dataclass(frozen=True)
@@ -294,9 +296,10 @@ def _where(ga, gb, where) -> dict:
     """A row's nprocs and root: its slice's, or (groups of one slice each) the common p and root
     of both sides (0 and None where they differ: a comparison across p, warned about)."""
     if where is not None:
-        return {"nprocs": where[0], "root": where[1], "workpieces": where[2]}
-    (pa, ra, wa), (pb, rb, wb) = ga.slices()[0], gb.slices()[0]
-    return {"nprocs": pa if pa == pb else 0, "root": ra if ra == rb else None, "workpieces": wa if wa == wb else None}
+        return {"nprocs": where[0], "root": where[1], "workpieces": slice_pieces(where)}
+    sa, sb = ga.slices()[0], gb.slices()[0]
+    return {"nprocs": sa[0] if sa[0] == sb[0] else 0, "root": sa[1] if sa[1] == sb[1] else None,
+            "workpieces": slice_pieces(sa) if slice_pieces(sa) == slice_pieces(sb) else None}
 
 
 RATIO_ESTIMATORS = {

@@ -14,7 +14,7 @@ from typing import Any
 import numpy as np
 
 from mpimeter.analysis.diagnostics import dedupe
-from mpimeter.analysis.groups import check_launches, groups_of, keys_text, low_power_warning, slice_label
+from mpimeter.analysis.groups import check_launches, groups_of, keys_text, low_power_warning, slice_label, slice_pieces
 from mpimeter.analysis import matching as _matching
 from mpimeter.analysis.loading import AnalysisError
 from mpimeter.analysis.results import AnalysisResult
@@ -125,7 +125,7 @@ def gate_rows(baseline: Mapping[tuple[str, int], np.ndarray], candidate: Mapping
     for key, test, pooled_test, p_adj, level in zip(keys, tests, pooled, adj, levels):
         # a key is (op, size), or (op, size, (p, root, workpieces)) when the sides ran at several (issue 27)
         op, size = key[0], key[1]
-        where = {"nprocs": key[2][0], "root": key[2][1], "workpieces": key[2][2]} if len(key) > 2 else {}
+        where = {"nprocs": key[2][0], "root": key[2][1], "workpieces": slice_pieces(key[2])} if len(key) > 2 else {}
         a, b = baseline[key], candidate[key]
         # The Hodges–Lehmann ratio goes with the rank-sum test; its interval inverts that test at the level Holm
         # tested this row at (one-sided: the lower end at 1 − level), so decision and interval are one procedure.

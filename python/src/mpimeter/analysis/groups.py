@@ -36,20 +36,19 @@ class Group:
     result: AnalysisResult
     alternative: str
     metric: str = "time"
-    # (p, root, workpieces): only the rows of this process count, root and work pieces (issue 27;
-    # root and workpieces None where the op has none); None: the group's only one (a group
-    # measured at several is compared one slice at a time, see slices())
-    at_slice: tuple[int, int | None, int | None] | None = None
+    # (p, root[, workpieces]): only the rows of this process count, root and work pieces (issue 27;
+    # root None where the op has none, workpieces only for mw-workpieces rows); None: the group's
+    # only one (a group measured at several is compared one slice at a time, see slices())
+    at_slice: tuple | None = None
 
     def _all_rows(self) -> list[Row]:
         return [r for r in self.result.rows if r.alternative == self.alternative]
 
-    def slices(self) -> list[tuple[int, int | None, int | None]]:
-        """The (p, root, workpieces) this group measured, ascending."""
-        return sorted({_slice(r) for r in self._all_rows()},
-                      key=lambda s: (s[0], -1 if s[1] is None else s[1], -1 if s[2] is None else s[2]))
+    def slices(self) -> list[tuple]:
+        """The (p, root) — (p, root, workpieces) for mw-workpieces rows — this group measured, ascending."""
+        return sorted({_slice(r) for r in self._all_rows()}, key=lambda s: tuple(-1 if v is None else v for v in s))
 
-    def at(self, where: tuple[int, int | None, int | None]) -> Group:
+    def at(self, where: tuple) -> Group:
         return replace(self, at_slice=where)
 
     def rows(self) -> dict[tuple[str, int], Row]:
@@ -84,7 +83,8 @@ class Group:
         df = self.result.repetitions
         df = df[(df["alternative"] == self.alternative) & df["kept"]]
         if self.at_slice is not None and "nprocs" in df.columns:
-            ranks, root, pieces = self.at_slice
+            ranks, root = self.at_slice[:2]
+            pieces = slice_pieces(self.at_slice)
             df = df[(df["nprocs"] == ranks) & (df["root"] == (-1 if root is None else root))]
             if "workpieces" in df.columns:
                 df = df[df["workpieces"] == (-1 if pieces is None else pieces)]
@@ -116,8 +116,10 @@ class Group:
         return bool(r and r.one_way)
 
 
-def _slice(row: Row) -> tuple[int, int | None, int | None]:
-    return (row.nprocs, row.root, row.workpieces)
+def _slice(row: Row) -> tuple:
+    """A row's slice: (p, root), and its work pieces third where it has them (mw-workpieces), so
+    that the slices of every other op stay the (p, root) pairs they were."""
+    return (row.nprocs, row.root) if row.workpieces is None else (row.nprocs, row.root, row.workpieces)
 
 
 def groups_of(results: Sequence[AnalysisResult], metric: str = "time") -> list[Group]:
@@ -155,10 +157,10 @@ def check_launches(groups: list[Group], per_repetition: bool) -> None:
 def slices_text(slices: Sequence[tuple]) -> str:
     """(p, root[, workpieces]) in words: "p = 2, 4", "p = 4 root 0, p = 4 root 1" or
     "p = 2 workpieces 1, p = 2 workpieces 16"."""
-    if all(s[1] is None and _pieces(s) is None for s in slices):
+    if all(s[1] is None and slice_pieces(s) is None for s in slices):
         return "p = " + ", ".join(str(s[0]) for s in slices)
     return ", ".join(f"p = {s[0]}" + ("" if s[1] is None else f" root {s[1]}")
-                     + ("" if _pieces(s) is None else f" workpieces {_pieces(s)}") for s in slices)
+                     + ("" if slice_pieces(s) is None else f" workpieces {slice_pieces(s)}") for s in slices)
 
 
 def slice_label(where: tuple | None, shown: bool) -> str:
@@ -166,10 +168,10 @@ def slice_label(where: tuple | None, shown: bool) -> str:
     if not shown or where is None:
         return ""
     return (f" p={where[0]}" + ("" if where[1] is None else f" root={where[1]}")
-            + ("" if _pieces(where) is None else f" workpieces={_pieces(where)}"))
+            + ("" if slice_pieces(where) is None else f" workpieces={slice_pieces(where)}"))
 
 
-def _pieces(where: tuple) -> int | None:
+def slice_pieces(where: tuple) -> int | None:
     """The work pieces of a slice; None for one without (a (p, root) pair of an older caller)."""
     return where[2] if len(where) > 2 else None
 
