@@ -19,7 +19,7 @@ from data.synth_counters import add_counters, follows, independent
 
 from mpimeter import analysis
 from mpimeter.analysis import guidelines
-from mpimeter.analysis.bounds import bounds, volume_factor
+from mpimeter.analysis.bounds import bounds
 
 TimeOf = Callable[[int, int], Callable]  # (p, launch index) -> write_launch's time_fn
 
@@ -168,21 +168,16 @@ def test_counter_rows_and_perturbation_are_per_p(tmp_path):
 
 # --- bounds and the scaling view --------------------------------------------------------------
 
-def test_volume_factor_reads_the_binarys_formulas():
-    assert volume_factor("2(p-1)/p x size", 4) == 1.5
-    assert volume_factor("(p-1)/p x size", 2) == 0.5
-    assert volume_factor("(p-1) x size", 3) == 2.0
-    assert volume_factor("size", 7) == 1.0
-    assert volume_factor("0", 7) == 0.0
-    assert volume_factor("2 x ndims x size", 4) is None and volume_factor("rma-burst x size", 4) is None
-    assert volume_factor(None, 4) is None and volume_factor("__import__('os') x size", 4) is None
-
-
-def _bound_meta(p, index, meta):
+def _bound_meta(p, index, meta, *, per_test: bool = True):
+    """The probes and allreduce's bound as the binary states them: for the launch's p in
+    ``operations``, and (``per_test``) for each test's own communicator in ``tests[]``."""
     meta["probes"] = probes("alpha")
     meta["operations"] = {"allreduce": {"kind": "collective", "ranks_finish_apart": False, "size_unit": "bytes",
                                         "round_trip": False, "bound_volume": {"formula": "2(p-1)/p x size",
                                                                               "bytes_per_size": 2 * (p - 1) / p}}}
+    for t in meta["tests"] if per_test else ():
+        q = t.get("nprocs", p)
+        t["bound_bytes_per_size"] = 2 * (q - 1) / q
 
 
 FLOOR = probes("alpha")["latency_floor"]["pairs"][0]["min_rtt_ns"] / 2
@@ -207,12 +202,13 @@ def test_bounds_and_the_scaling_view_take_each_ps_volume(tmp_path):
     assert "ideal" in res.to_dict()["scaling_lines"]
 
 
-def test_a_sub_communicator_takes_the_formula_at_its_own_p(tmp_path):
-    """One launch of 4 ranks whose meta.json states allreduce's volume for p = 4 (1.5 x size);
-    the tests at p = 2 ran on a sub-communicator of 2 ranks, whose volume is 1 x size."""
+def sub_communicator_campaign(root: Path, *, per_test: bool = True,
+                              test_fact: Callable[[int, int, int], float] | None = None) -> Path:
+    """Three launches of 4 ranks, allreduce 64 KiB at p = 2 (a sub-communicator) and p = 4;
+    ``test_fact(launch, test, p)`` overrides the volume a test states."""
     plan = [2, 4]
     for i in range(3):
-        folder = tmp_path / "c" / "openmpi" / "launches" / f"{i:03d}"
+        folder = root / "openmpi" / "launches" / f"{i:03d}"
 
         def fn(op, size, rng, n, _i=[0]):
             p = plan[_i[0] % 2]
@@ -223,17 +219,63 @@ def test_a_sub_communicator_takes_the_formula_at_its_own_p(tmp_path):
         meta = json.loads((folder / "meta.json").read_text())
         for t, p in zip(meta["tests"], plan):
             t["nprocs"] = p
-        _bound_meta(4, i, meta)
+        _bound_meta(4, i, meta, per_test=per_test)
+        for t, p in zip(meta["tests"], plan):
+            if test_fact is not None:
+                t["bound_bytes_per_size"] = test_fact(i, t["test"], p)
         (folder / "meta.json").write_text(json.dumps(meta))
         # as the binary writes them: rows of the test's own ranks (0 … p−1) only
         raw = pd.read_csv(folder / "raw.csv")
         ranks = raw["test"].map({t["test"]: t["nprocs"] for t in meta["tests"]})
         raw[raw["rank"] < ranks].to_csv(folder / "raw.csv", index=False)
-    res = _analyze(tmp_path / "c")
+    return root
+
+
+def test_a_sub_communicator_takes_the_volume_its_tests_state(tmp_path):
+    """One launch of 4 ranks whose meta.json states allreduce's volume for p = 4 (1.5 x size) in
+    ``operations``; the tests at p = 2 ran on a sub-communicator of 2 ranks and state 1 x size."""
+    res = _analyze(sub_communicator_campaign(tmp_path / "c"))
     b = bounds(res)
     assert sorted(r.volume_bytes for r in b.rows) == [65536, 1.5 * 65536]
     assert b.row("openmpi", "allreduce", 65536, 2).volume_bytes == 65536
     assert b.row("openmpi", "allreduce", 65536, 4).volume_bytes == 1.5 * 65536
+    assert b.missing == ()
+
+
+def test_the_bound_is_the_binarys_fact_not_a_formula_read_again(tmp_path):
+    """The tests at p = 2 state 1.25 x size (not what the formula gives at 2): the bound and the
+    scaling view's lower bound use the binary's number — Python keeps no copy of the formulas."""
+    res = _analyze(sub_communicator_campaign(tmp_path / "c", test_fact=lambda i, t, p: 1.25 if p == 2 else 1.5))
+    at2 = bounds(res).row("openmpi", "allreduce", 65536, 2)
+    assert at2.volume_bytes == 1.25 * 65536
+    (series,) = res.scaling
+    assert series.points[0].nprocs == 2 and series.points[0].bound_ns == pytest.approx(at2.bound_ns)
+    assert at2.bound_ns == pytest.approx(FLOOR + 1.25 * 65536 / LARGE * 1e9)
+
+
+def test_launches_that_state_different_volumes_give_no_bound(tmp_path):
+    """Launch 1 states another volume at p = 2 than launches 0 and 2: no bound at p = 2, said;
+    p = 4, where all agree, keeps its bound."""
+    res = _analyze(sub_communicator_campaign(tmp_path / "c",
+                                             test_fact=lambda i, t, p: (2.0 if i == 1 else 1.0) if p == 2 else 1.5))
+    b = bounds(res)
+    assert b.row("openmpi", "allreduce", 65536, 2) is None
+    assert b.row("openmpi", "allreduce", 65536, 4).volume_bytes == 1.5 * 65536
+    (said,) = [m for m in b.missing if "different volumes" in m]
+    assert "allreduce 65536 at p = 2 (1, 2 x size)" in said
+    (series,) = res.to_dict()["scaling"]
+    assert [pt["bound_ns"] is None for pt in series["points"]] == [True, False]
+    assert series["no_bound"].startswith("p = 2: ") and "different volumes" in series["no_bound"]
+
+
+def test_a_launch_without_per_test_volumes_bounds_its_own_p_only(tmp_path):
+    """meta.json before tests[].bound_bytes_per_size: ``operations`` states the volume of the
+    launch's p (4); the sub-communicator's p = 2 has no stated volume, so no bound (not a guess)."""
+    res = _analyze(sub_communicator_campaign(tmp_path / "c", per_test=False))
+    b = bounds(res)
+    assert b.row("openmpi", "allreduce", 65536, 2) is None
+    assert b.row("openmpi", "allreduce", 65536, 4).volume_bytes == 1.5 * 65536
+    assert any("allreduce at p = 2: no launch states the volume" in m for m in b.missing)
 
 
 def test_the_scaling_view_says_where_there_is_no_bound(tmp_path):

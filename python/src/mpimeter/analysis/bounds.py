@@ -13,9 +13,12 @@ several p, across launches or on sub-communicators inside one):
 - V(m), the data volume: the least number of bytes one rank must receive (or a root send),
   Chan et al. 2007's lower bound for the operation on p ranks, as the binary states it
   (operations[op].bound_volume: 2(p−1)/p·m for allreduce, m for bcast, (p−1)·m for alltoall …).
-  meta.json gives its multiple of m for the launch's p; a row at another p (a sub-communicator)
-  takes the binary's formula evaluated at the row's p (:func:`volume_factor`), so the bound is
-  never that of another p.
+  The binary writes its multiple of m for each test's own communicator (meta.json
+  ``tests[].bound_bytes_per_size``; one source of truth: the formula is evaluated in C only), so
+  a row at p takes the fact of its tests at p. A launch written before tests carried it gives
+  ``operations[op].bound_volume.bytes_per_size``, which is of the launch's p: it serves the rows
+  at that p only. Launches that state different volumes for one (op, size, p) give that row no
+  bound (listed in ``missing``: a bound that depends on which launch is read is no bound).
 - B, the copy bandwidth: the copy probe's rate for its largest buffers (probes.copy_bandwidth,
   STREAM's Copy with every rank copying at once): on a host whose ranks share memory, the data
   of an operation moves between ranks by copies through memory, and memory copies no faster.
@@ -33,12 +36,10 @@ T_bound / median: 1 at the bound, smaller the further away; a median below its b
 
 from __future__ import annotations
 
-import ast
-import operator
-import re
 from dataclasses import asdict, dataclass
 from typing import Any
 
+from mpimeter.analysis import scaling as _scaling
 from mpimeter.analysis.results import AnalysisResult
 
 PREMISE = ("bound = latency floor (half the least 1-byte round trip of the sampled pairs) + least data volume "
@@ -145,18 +146,24 @@ def bounds(result: AnalysisResult) -> BoundsResult:
         if no_copy:
             missing.append(f"{mb.alternative}: no copy probe (--copy-probe-bytes 0, or older launches): only "
                            "operations without data (barrier) have a bound")
-        unstated, unevaluated = set(), set()
+        facts = _volume_facts(result, mb.alternative)
+        unstated, unknown, disagree = set(), set(), set()
         for r in result.rows:
             if r.alternative != mb.alternative or not r.median_ns > 0:
                 continue
-            op_info, factor = _operation(result, mb.alternative, r.op, r.nprocs)
+            op_info = _operation(result, mb.alternative, r.op)
             if op_info is None or op_info.bound_bytes_per_size is None or result.size_unit(r.op) != "bytes":
                 unstated.add(r.op)
                 continue
-            if factor is None:
-                unevaluated.add(f"{r.op} at p = {r.nprocs}")
+            stated = facts.get((r.op, r.size, r.nprocs, r.root), set())
+            if len(stated) > 1:
+                values = ", ".join(f"{v:g}" for v in sorted(stated))
+                disagree.add(f"{r.op} {r.size} at p = {r.nprocs} ({values} x size)")
                 continue
-            volume = factor * r.size
+            if not stated:
+                unknown.add(f"{r.op} at p = {r.nprocs}")
+                continue
+            volume = next(iter(stated)) * r.size
             if volume > 0 and no_copy:
                 continue
             copy_ns = volume / mb.copy_large_Bps * 1e9 if volume > 0 else 0.0
@@ -165,70 +172,42 @@ def bounds(result: AnalysisResult) -> BoundsResult:
             rows.append(BoundRow(mb.alternative, r.op, r.size, op_info.bound_formula, volume, mb.latency_floor_ns,
                                  copy_ns, bound, mb.latency_floor_ns + cache_ns, r.median_ns, bound / r.median_ns,
                                  r.median_ns < bound, r.nprocs, r.root))
-        if unevaluated:
-            missing.append(f"{mb.alternative}: no bound for {', '.join(sorted(unevaluated))}: meta.json gives the "
-                           "volume for its launch's p, and the binary's formula cannot be evaluated at another")
+        if disagree:
+            missing.append(f"{mb.alternative}: no bound for {'; '.join(sorted(disagree))}: its launches state "
+                           "different volumes (tests[].bound_bytes_per_size) for the same operation, size and p")
+        if unknown:
+            missing.append(f"{mb.alternative}: no bound for {', '.join(sorted(unknown))}: no launch states the "
+                           "volume at that p (tests[].bound_bytes_per_size: launches before it was written per "
+                           "test give it for the launch's own p only)")
         if unstated:
             missing.append(f"{mb.alternative}: the binary states no bound for {', '.join(sorted(unstated))} "
                            "(nonblocking, master-worker, simple calls and delay are not just data movement)")
     return BoundsResult(machines, tuple(rows), tuple(missing))
 
 
-def _operation(result: AnalysisResult, alternative: str, op: str, nprocs: int):
-    """The op's record in the alternative's launches and its volume factor at ``nprocs`` ranks:
-    a launch of that p states it (``bytes_per_size``), else the formula at ``nprocs``
-    (:func:`volume_factor`; None when it names more than p). (None, None): no launch has the op."""
-    first = None
+def _operation(result: AnalysisResult, alternative: str, op: str):
+    """The op's record (meta.json ``operations[op]``) in the first of the alternative's launches
+    that ran it; None: none did."""
     for li in result.campaign.launches_of(alternative):
         info = li.meta.operation(op)
-        if info is None:
-            continue
-        if li.meta.nprocs == nprocs or not nprocs:
-            return info, info.bound_bytes_per_size
-        first = first or info
-    if first is None or first.bound_bytes_per_size is None:
-        return first, None
-    return first, volume_factor(first.bound_formula, nprocs)
+        if info is not None:
+            return info
+    return None
 
 
-_BINARY = {ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul, ast.Div: operator.truediv}
-
-
-def volume_factor(formula: str | None, nprocs: int) -> float | None:
-    """The multiple of size that the binary's bound formula (meta.json ``bound_volume.formula``:
-    ``2(p-1)/p x size``, ``(p-1) x size``, ``size``, ``0``) gives at ``nprocs`` ranks; None for
-    a formula with other terms (``rma-burst x size``: a setting, not p). The formula is the
-    binary's statement (one source): this reads it, it keeps no table of its own."""
-    if formula is None or nprocs < 1:
-        return None
-    text = formula.strip()
-    if text == "0":
-        return 0.0
-    if not text.endswith("size"):
-        return None
-    factor = text[:-len("size")].strip()
-    if not factor:
-        return 1.0
-    if not factor.endswith(" x"):
-        return None
-    expr = re.sub(r"(\d)\s*\(", r"\1*(", factor[:-2].strip())  # 2(p-1) is 2*(p-1)
-    try:
-        tree = ast.parse(expr, mode="eval")
-    except SyntaxError:
-        return None
-
-    def value(node: ast.AST) -> float:
-        if isinstance(node, ast.Expression):
-            return value(node.body)
-        if isinstance(node, ast.Constant) and isinstance(node.value, (int, float)):
-            return float(node.value)
-        if isinstance(node, ast.Name) and node.id == "p":
-            return float(nprocs)
-        if isinstance(node, ast.BinOp) and type(node.op) in _BINARY:
-            return _BINARY[type(node.op)](value(node.left), value(node.right))
-        raise ValueError(ast.dump(node))
-
-    try:
-        return value(tree)
-    except (ValueError, ZeroDivisionError):
-        return None
+def _volume_facts(result: AnalysisResult, alternative: str) -> dict[tuple, set[float]]:
+    """The volume factors the alternative's launches state per (op, size, p, root) of their
+    tests: each test's ``bound_bytes_per_size`` (the binary's, for the test's communicator), else,
+    for a test on the launch's whole communicator, ``operations[op].bound_volume.bytes_per_size``
+    (stated for the launch's p). A set of two or more: the launches disagree."""
+    facts: dict[tuple, set[float]] = {}
+    for li in result.campaign.launches_of(alternative):
+        for t, rec in enumerate(li.meta.tests):
+            ranks, root = _scaling.test_ranks(li, t)
+            value = rec.bound_bytes_per_size
+            if value is None and ranks == li.meta.nprocs:
+                info = li.meta.operation(rec.op)
+                value = None if info is None else info.bound_bytes_per_size
+            if value is not None:
+                facts.setdefault((rec.op, rec.size, ranks, root), set()).add(float(value))
+    return facts

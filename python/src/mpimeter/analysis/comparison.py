@@ -14,7 +14,8 @@ from typing import Any, Literal, get_args
 import numpy as np
 
 from mpimeter.analysis.diagnostics import dedupe
-from mpimeter.analysis.groups import check_launches, groups_of, keys_text, low_power_warning, slice_label, slices_text
+from mpimeter.analysis.groups import (check_launches, groups_of, keys_text, low_power_warning, slice_label,
+                                      slice_pieces, slices_text)
 from mpimeter.analysis import matching as _matching
 from mpimeter.analysis.loading import AnalysisError
 from mpimeter.analysis.results import AnalysisResult
@@ -99,13 +100,15 @@ class ComparisonRow:
     pooled_p_value: float | None = None  # the rank-sum test pooled over the states, for the mix
     nprocs: int = 0  # the process count both sides ran the row at (issue 27)
     root: int | None = None  # rooted operations: the root both sides used, when recorded
+    workpieces: int | None = None  # mw-workpieces: the pieces per call both sides handed out
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
 
     @property
-    def where(self) -> tuple[int, int | None]:
-        return (self.nprocs, self.root)
+    def where(self) -> tuple:
+        """(p, root), with the work pieces third for mw-workpieces rows (analysis.groups slices)."""
+        return (self.nprocs, self.root) if self.workpieces is None else (self.nprocs, self.root, self.workpieces)
 
 
 @dataclass(frozen=True)
@@ -122,6 +125,7 @@ class OmnibusRow:
     significant: bool
     nprocs: int = 0
     root: int | None = None
+    workpieces: int | None = None
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -284,7 +288,7 @@ def compare(
 
 
 def _at(g, where):
-    """The group at one (p, root); None: the group as it is (it has one)."""
+    """The group at one (p, root, workpieces); None: the group as it is (it has one)."""
     return g if where is None else g.at(where)
 
 
@@ -292,9 +296,10 @@ def _where(ga, gb, where) -> dict:
     """A row's nprocs and root: its slice's, or (groups of one slice each) the common p and root
     of both sides (0 and None where they differ: a comparison across p, warned about)."""
     if where is not None:
-        return {"nprocs": where[0], "root": where[1]}
-    (pa, ra), (pb, rb) = ga.slices()[0], gb.slices()[0]
-    return {"nprocs": pa if pa == pb else 0, "root": ra if ra == rb else None}
+        return {"nprocs": where[0], "root": where[1], "workpieces": slice_pieces(where)}
+    sa, sb = ga.slices()[0], gb.slices()[0]
+    return {"nprocs": sa[0] if sa[0] == sb[0] else 0, "root": sa[1] if sa[1] == sb[1] else None,
+            "workpieces": slice_pieces(sa) if slice_pieces(sa) == slice_pieces(sb) else None}
 
 
 RATIO_ESTIMATORS = {

@@ -14,7 +14,7 @@ from typing import Any
 import numpy as np
 
 from mpimeter.analysis.diagnostics import dedupe
-from mpimeter.analysis.groups import check_launches, groups_of, keys_text, low_power_warning, slice_label
+from mpimeter.analysis.groups import check_launches, groups_of, keys_text, low_power_warning, slice_label, slice_pieces
 from mpimeter.analysis import matching as _matching
 from mpimeter.analysis.loading import AnalysisError
 from mpimeter.analysis.results import AnalysisResult
@@ -59,6 +59,7 @@ class GateRow:
     pooled_p_value: float | None = None  # the pooled slowdown test, for the mix
     nprocs: int = 0  # the process count both sides ran the row at (issue 27; 0: not known)
     root: int | None = None  # rooted operations: the root both sides used, when recorded
+    workpieces: int | None = None  # mw-workpieces: the pieces per call both sides handed out
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -122,9 +123,9 @@ def gate_rows(baseline: Mapping[tuple[str, int], np.ndarray], candidate: Mapping
     adj, levels = _hyp.holm(p), _hyp.holm_levels(p, alpha)
     rows = []
     for key, test, pooled_test, p_adj, level in zip(keys, tests, pooled, adj, levels):
-        # a key is (op, size), or (op, size, (p, root)) when the sides ran at several (issue 27)
+        # a key is (op, size), or (op, size, (p, root, workpieces)) when the sides ran at several (issue 27)
         op, size = key[0], key[1]
-        where = {"nprocs": key[2][0], "root": key[2][1]} if len(key) > 2 else {}
+        where = {"nprocs": key[2][0], "root": key[2][1], "workpieces": slice_pieces(key[2])} if len(key) > 2 else {}
         a, b = baseline[key], candidate[key]
         # The Hodges–Lehmann ratio goes with the rank-sum test; its interval inverts that test at the level Holm
         # tested this row at (one-sided: the lower end at 1 − level), so decision and interval are one procedure.
@@ -147,7 +148,7 @@ def gate_rows(baseline: Mapping[tuple[str, int], np.ndarray], candidate: Mapping
 
 def _order(key: tuple) -> tuple:
     if len(key) > 2:
-        return (key[0], key[1], key[2][0], -1 if key[2][1] is None else key[2][1])
+        return (key[0], key[1], key[2][0], *(-1 if v is None else v for v in key[2][1:]))
     return key
 
 
@@ -195,7 +196,7 @@ def gate(
 
     # states are found per p (analysis.strata): matched slice by slice, once per p
     matchings: dict[int | None, _matching.Matching | None] = {}
-    for where in (sorted({k[2] for k in common}, key=lambda w: (w[0], -1 if w[1] is None else w[1]))
+    for where in (sorted({k[2] for k in common}, key=lambda w: tuple(-1 if v is None else v for v in w))
                   if sliced else [None]):
         at_p = None if where is None else where[0]
         if at_p not in matchings:
@@ -235,7 +236,7 @@ def gate(
 
 
 def _samples(g, per_repetition: bool, sliced: bool) -> dict:
-    """The group's samples keyed (op, size), or (op, size, (p, root)) when ``sliced``."""
+    """The group's samples keyed (op, size), or (op, size, (p, root, workpieces)) when ``sliced``."""
     if not sliced:
         return g.samples(per_repetition)
     return {(op, size, where): v for where in g.slices() for (op, size), v in g.at(where).samples(per_repetition).items()}

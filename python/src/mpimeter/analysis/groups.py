@@ -36,28 +36,29 @@ class Group:
     result: AnalysisResult
     alternative: str
     metric: str = "time"
-    # (p, root): only the rows of this process count and root (issue 27); None: the group's only
-    # one (a group measured at several is compared one slice at a time, see slices())
-    at_slice: tuple[int, int | None] | None = None
+    # (p, root[, workpieces]): only the rows of this process count, root and work pieces (issue 27;
+    # root None where the op has none, workpieces only for mw-workpieces rows); None: the group's
+    # only one (a group measured at several is compared one slice at a time, see slices())
+    at_slice: tuple | None = None
 
     def _all_rows(self) -> list[Row]:
         return [r for r in self.result.rows if r.alternative == self.alternative]
 
-    def slices(self) -> list[tuple[int, int | None]]:
-        """The (p, root) this group measured, ascending."""
-        return sorted({(r.nprocs, r.root) for r in self._all_rows()},
-                      key=lambda s: (s[0], -1 if s[1] is None else s[1]))
+    def slices(self) -> list[tuple]:
+        """The (p, root) — (p, root, workpieces) for mw-workpieces rows — this group measured, ascending."""
+        return sorted({_slice(r) for r in self._all_rows()}, key=lambda s: tuple(-1 if v is None else v for v in s))
 
-    def at(self, where: tuple[int, int | None]) -> Group:
+    def at(self, where: tuple) -> Group:
         return replace(self, at_slice=where)
 
     def rows(self) -> dict[tuple[str, int], Row]:
         rows = self._all_rows()
         if self.at_slice is not None:
-            rows = [r for r in rows if (r.nprocs, r.root) == self.at_slice]
-        elif len({(r.nprocs, r.root) for r in rows}) > 1:
+            rows = [r for r in rows if _slice(r) == tuple(self.at_slice)]
+        elif len({_slice(r) for r in rows}) > 1:
             raise AnalysisError(f"{self.name} measured {slices_text(self.slices())}: this analysis takes one "
-                                "process count and root at a time (compare and gate go through them one by one)")
+                                "process count, root and number of work pieces at a time (compare and gate go "
+                                "through them one by one)")
         return {(r.op, r.size): r for r in rows}
 
     def _nbc(self) -> pd.DataFrame:
@@ -66,7 +67,7 @@ class Group:
             return pd.DataFrame(columns=["launch", "op", "size", "overhead_ns"])
         reps = reps[reps["alternative"] == self.alternative]
         if self.at_slice is not None and "nprocs" in reps.columns:  # one (p, root) at a time (issue 27)
-            ranks, root = self.at_slice
+            ranks, root = self.at_slice[:2]  # nonblocking collectives hand out no work pieces
             reps = reps[(reps["nprocs"] == ranks) & (reps["root"] == (-1 if root is None else root))]
         return reps
 
@@ -82,8 +83,11 @@ class Group:
         df = self.result.repetitions
         df = df[(df["alternative"] == self.alternative) & df["kept"]]
         if self.at_slice is not None and "nprocs" in df.columns:
-            ranks, root = self.at_slice
+            ranks, root = self.at_slice[:2]
+            pieces = slice_pieces(self.at_slice)
             df = df[(df["nprocs"] == ranks) & (df["root"] == (-1 if root is None else root))]
+            if "workpieces" in df.columns:
+                df = df[df["workpieces"] == (-1 if pieces is None else pieces)]
         elif self.metric == "time":
             self.rows()  # several (p, root) without a slice: refused there
         return {(str(op), int(size)): g["run_time_ns"].to_numpy(dtype=float)
@@ -110,6 +114,12 @@ class Group:
             return False
         r = self.rows().get((op, size))
         return bool(r and r.one_way)
+
+
+def _slice(row: Row) -> tuple:
+    """A row's slice: (p, root), and its work pieces third where it has them (mw-workpieces), so
+    that the slices of every other op stay the (p, root) pairs they were."""
+    return (row.nprocs, row.root) if row.workpieces is None else (row.nprocs, row.root, row.workpieces)
 
 
 def groups_of(results: Sequence[AnalysisResult], metric: str = "time") -> list[Group]:
@@ -144,18 +154,26 @@ def check_launches(groups: list[Group], per_repetition: bool) -> None:
                 "per side (better 10); use --per-repetition to compare repetitions, ignoring the launch effect")
 
 
-def slices_text(slices: Sequence[tuple[int, int | None]]) -> str:
-    """(p, root) pairs in words: "p = 2, 4" or "p = 4 root 0, p = 4 root 1"."""
-    if all(root is None for _, root in slices):
-        return "p = " + ", ".join(str(p) for p, _ in slices)
-    return ", ".join(f"p = {p}" + ("" if root is None else f" root {root}") for p, root in slices)
+def slices_text(slices: Sequence[tuple]) -> str:
+    """(p, root[, workpieces]) in words: "p = 2, 4", "p = 4 root 0, p = 4 root 1" or
+    "p = 2 workpieces 1, p = 2 workpieces 16"."""
+    if all(s[1] is None and slice_pieces(s) is None for s in slices):
+        return "p = " + ", ".join(str(s[0]) for s in slices)
+    return ", ".join(f"p = {s[0]}" + ("" if s[1] is None else f" root {s[1]}")
+                     + ("" if slice_pieces(s) is None else f" workpieces {slice_pieces(s)}") for s in slices)
 
 
-def slice_label(where: tuple[int, int | None] | None, shown: bool) -> str:
-    """A suffix for messages naming a row's (p, root) when the comparison holds several."""
+def slice_label(where: tuple | None, shown: bool) -> str:
+    """A suffix for messages naming a row's (p, root[, workpieces]) when the comparison holds several."""
     if not shown or where is None:
         return ""
-    return f" p={where[0]}" + ("" if where[1] is None else f" root={where[1]}")
+    return (f" p={where[0]}" + ("" if where[1] is None else f" root={where[1]}")
+            + ("" if slice_pieces(where) is None else f" workpieces={slice_pieces(where)}"))
+
+
+def slice_pieces(where: tuple) -> int | None:
+    """The work pieces of a slice; None for one without (a (p, root) pair of an older caller)."""
+    return where[2] if len(where) > 2 else None
 
 
 def keys_text(keys: set[tuple[str, int]]) -> str:

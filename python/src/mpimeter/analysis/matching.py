@@ -89,7 +89,7 @@ def _state_values(g: Group, op: str, size: int, states: States, name: str) -> np
 def group_states(g: Group) -> States | None:
     """The states of the group's launches at its process count (issue 27: states are found per p;
     a group of several p is matched one slice at a time, see Group.slices)."""
-    counts = {g.at_slice[0]} if g.at_slice is not None else {p for p, _ in g.slices()}
+    counts = {g.at_slice[0]} if g.at_slice is not None else {s[0] for s in g.slices()}
     if len(counts) != 1:
         return None
     return states_for(g.result.states, g.alternative, counts.pop())

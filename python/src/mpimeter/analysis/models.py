@@ -18,6 +18,7 @@ from typing import Any
 
 import numpy as np
 
+from mpimeter.analysis import scaling as _scaling
 from mpimeter.analysis.results import AnalysisResult, Row
 from mpimeter.stats import costmodel as _cm
 
@@ -119,8 +120,10 @@ def fit_models(result: AnalysisResult, *, max_breakpoints: int = 2, min_sizes: i
     error exceeds ``error_threshold`` is missed whatever the intervals."""
     confidence = result.settings.confidence
     groups: dict[tuple[str, str, int], list[Row]] = {}
-    for r in result.rows:  # one model per p (issue 27), of one root's rows (the first's)
-        if r.root is None or r.root == min(x.root for x in result.rows if x.op == r.op and x.root is not None):
+    pieces = _scaling.first_workpieces(result.rows)
+    for r in result.rows:  # one model per p (issue 27), of one root's rows (the first's), of one number of work pieces
+        if (r.root is None or r.root == min(x.root for x in result.rows if x.op == r.op and x.root is not None)) \
+                and r.workpieces == pieces.get(r.op):
             groups.setdefault((r.alternative, r.op, r.nprocs), []).append(r)
     several_p = len({k[2] for k in groups}) > 1
     rows, skipped = [], []

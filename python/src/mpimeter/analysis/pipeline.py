@@ -74,6 +74,7 @@ def analyze(
     kept = np.zeros(n, dtype=bool)
     rep_ranks = np.zeros(n, dtype=np.int32)  # each repetition's p and root (-1: none), issue 27
     rep_root = np.full(n, -1, dtype=np.int32)
+    rep_pieces = np.full(n, -1, dtype=np.int32)  # mw-workpieces' pieces per call (-1: not that op)
     col = {"global-resync": reps.resync_ns, "global-online": reps.online_ns, "local": reps.local_ns}
     p2p = _point_to_point_ops(campaign)
     one_way = round_trip_ops(campaign)
@@ -97,11 +98,13 @@ def analyze(
         ranks, root = _scaling.test_ranks(infos.get(key), test)
         rep_ranks[lo:hi] = ranks
         rep_root[lo:hi] = -1 if root is None else root
+        pieces = _scaling.test_workpieces(infos.get(key), test)
+        rep_pieces[lo:hi] = -1 if pieces is None else pieces
         codes[lo:hi] = st.codes
         kept[lo:hi] = st.kept
         sm = st.summary
         summaries.append(LaunchSummary(
-            alternative=key[0], launch=key[1], test=test, op=op, size=size, clock=ck, nprocs=ranks, root=root,
+            alternative=key[0], launch=key[1], test=test, op=op, size=size, clock=ck, nprocs=ranks, root=root, workpieces=pieces,
             n_total=st.n_total, n_invalid=st.n_invalid - int(late.sum()), n_warmup_dropped=st.n_warmup_dropped,
             removed=st.removed, n=sm.n, median_ns=sm.median, mean_ns=sm.mean, min_ns=sm.min, max_ns=sm.max,
             q1_ns=sm.q1, q3_ns=sm.q3, p90_ns=sm.p90, p95_ns=sm.p95, p99_ns=sm.p99, std_ns=sm.std, cov=sm.cov,
@@ -115,7 +118,7 @@ def analyze(
         "op": pd.Categorical.from_codes(reps.op, categories=reps.ops),
         "size": reps.size, "rep": reps.rep, "run_time_ns": run, "valid": reps.valid,
         "category": pd.Categorical.from_codes(codes, categories=list(_reps.CATEGORY_NAMES)), "kept": kept,
-        "nprocs": rep_ranks, "root": rep_root})
+        "nprocs": rep_ranks, "root": rep_root, "workpieces": rep_pieces})
     rank_tests = _rank_tests(campaign, infos)
     warnings += row_warnings(campaign, rows, summaries, rank_tests)
     effects = launch_effects(campaign, rows)
@@ -242,10 +245,10 @@ def _clock_note(campaign: Campaign, used: dict[tuple[str, int], str]) -> str:
 def _rows(summaries: list[LaunchSummary], confidence: float, p2p: dict[str, float],
           one_way: frozenset[str] = frozenset()) -> list[Row]:
     groups: dict[tuple, list[LaunchSummary]] = {}
-    for s in summaries:  # one row per (op, size, p[, root]): issue 27
-        groups.setdefault((s.alternative, s.op, s.size, s.nprocs, s.root), []).append(s)
+    for s in summaries:  # one row per (op, size, p[, root][, workpieces]): issue 27
+        groups.setdefault((s.alternative, s.op, s.size, s.nprocs, s.root, s.workpieces), []).append(s)
     rows = []
-    for (alt, op, size, ranks, root), per in groups.items():
+    for (alt, op, size, ranks, root, pieces), per in groups.items():
         used = [s for s in per if s.n > 0]
         acr = _across.across_launches(
             np.array([s.median_ns for s in used]), np.array([s.mean_ns for s in used]), confidence=confidence,
@@ -260,9 +263,10 @@ def _rows(summaries: list[LaunchSummary], confidence: float, p2p: dict[str, floa
             max((s.warmup_length for s in per), default=0), "+".join(clocks),
             acr.bandwidth_Bps if acr.bandwidth_Bps is None or math.isfinite(acr.bandwidth_Bps) else None,
             tuple(per), start_spread_dropped=sum(s.n_start_spread for s in per), one_way=op in one_way,
-            nprocs=ranks, root=root))
+            nprocs=ranks, root=root, workpieces=pieces))
     alt_order = {a: i for i, a in enumerate(dict.fromkeys(s.alternative for s in summaries))}
-    rows.sort(key=lambda r: (alt_order[r.alternative], r.op, r.size, r.nprocs, -1 if r.root is None else r.root))
+    rows.sort(key=lambda r: (alt_order[r.alternative], r.op, r.size, r.nprocs, -1 if r.root is None else r.root,
+                             -1 if r.workpieces is None else r.workpieces))
     return rows
 
 

@@ -67,6 +67,7 @@ class LaunchSummary:
     warmup_p_value: float = math.nan  # of the warm-up trend test (NaN: too few repetitions to test)
     nprocs: int = 0  # the communicator size the test ran on (meta.json tests[].nprocs, else the launch's)
     root: int | None = None  # rooted operations: the test's root when meta.json records it
+    workpieces: int | None = None  # mw-workpieces: the pieces its master handed out (tests[].workpieces)
 
 
 @dataclass(frozen=True)
@@ -107,6 +108,8 @@ class Row:
     # the process count of the row (issue 27: results keyed by (op, size, p)); 0: not known
     nprocs: int = 0
     root: int | None = None  # the root of a rooted operation's row, when the tests recorded one
+    # mw-workpieces: the pieces per call of the row (--workpieces LIST: one row per value); None: other ops
+    workpieces: int | None = None
 
     def to_dict(self) -> dict[str, Any]:
         d = {k: v for k, v in asdict(self).items() if k not in ("per_launch", "per_state")}
@@ -224,12 +227,15 @@ class AnalysisResult:
         """``bytes`` or ``ns``: the unit of ``op``'s sizes, as the launches recorded it."""
         return self.campaign.size_unit(op)
 
-    def row(self, op: str, size: int, alternative: str | None = None, nprocs: int | None = None) -> Row:
-        """The row of (op, size[, alternative][, p]); the first p when ``nprocs`` is not given."""
+    def row(self, op: str, size: int, alternative: str | None = None, nprocs: int | None = None,
+            workpieces: int | None = None) -> Row:
+        """The row of (op, size[, alternative][, p][, workpieces]); the first p (and work pieces)
+        when ``nprocs`` (``workpieces``) is not given."""
         for r in self.rows:
-            if r.op == op and r.size == size and alternative in (None, r.alternative) and nprocs in (None, r.nprocs):
+            if (r.op == op and r.size == size and alternative in (None, r.alternative) and nprocs in (None, r.nprocs)
+                    and workpieces in (None, r.workpieces)):
                 return r
-        raise KeyError((op, size, alternative, nprocs))
+        raise KeyError((op, size, alternative, nprocs, workpieces))
 
     def rank_durations(
         self, *, alternative: str | None = None, op: str | None = None, size: int | None = None

@@ -4,7 +4,9 @@ effect per (op, size, p).
 
 p comes per test from meta.json ``tests[].nprocs`` (a sub-communicator inside one launch,
 SKaMPI/NBCBench) and else from the launch's ``nprocs`` (campaigns with ``--np LIST``: one p per
-launch). The root comes from ``tests[].root`` when the launch recorded one.
+launch). The root comes from ``tests[].root`` when the launch recorded one, and the work pieces of
+master–worker tests (SKaMPI's Waitsome varied over the number of workpieces) from
+``tests[].workpieces``: both are further dimensions of the key where present, none otherwise.
 """
 
 from __future__ import annotations
@@ -29,6 +31,15 @@ def test_ranks(li: LaunchInfo | None, test: int) -> tuple[int, int | None]:
     return ranks, rec.root if rec is not None else None
 
 
+def test_workpieces(li: LaunchInfo | None, test: int) -> int | None:
+    """The work pieces test ``test`` of a launch handed out (``tests[].workpieces``, mw-workpieces
+    under ``--workpieces N|LIST``); None for other operations and launches that did not record it."""
+    if li is None:
+        return None
+    tests = li.meta.tests
+    return tests[test].workpieces if 0 <= test < len(tests) else None
+
+
 def launch_counts(li: LaunchInfo) -> frozenset[int]:
     """The process counts a launch's tests ran at: one for a launch of a ``--np LIST`` campaign,
     several for sub-communicators (``--nprocs``); the launch's own for one without tests."""
@@ -43,8 +54,21 @@ def varies(rows: Sequence, attr: str = "nprocs") -> bool:
 
 
 def key(row) -> tuple:
-    """A row's key within one alternative: (op, size, p, root)."""
-    return (row.op, row.size, row.nprocs, row.root)
+    """A row's key within one alternative: (op, size, p, root, workpieces)."""
+    return (row.op, row.size, row.nprocs, row.root, row.workpieces)
+
+
+def first_workpieces(rows) -> dict[str, int | None]:
+    """Per op, the fewest work pieces its rows handed out (None: an op without them): a model in
+    m and p is of one number of work pieces, as it is of one root."""
+    out: dict[str, int | None] = {}
+    for r in rows:
+        if r.workpieces is not None:
+            out[r.op] = min(out.get(r.op) or r.workpieces, r.workpieces)
+        else:
+            out.setdefault(r.op, None)
+    return out
+
 
 
 IDEAL = ("ideal: the time at the smallest p, unchanged at every p (Hoefler & Belli 2015 §5.1, ideal scaling, for "
@@ -74,7 +98,7 @@ class ScalingPoint:
 
 @dataclass(frozen=True)
 class ScalingSeries:
-    """Time against p of one (alternative, op, size[, root]) (Hoefler & Belli 2015 §5.1)."""
+    """Time against p of one (alternative, op, size[, root][, workpieces]) (Hoefler & Belli 2015 §5.1)."""
 
     alternative: str
     op: str
@@ -83,6 +107,7 @@ class ScalingSeries:
     points: tuple[ScalingPoint, ...]
     one_way: bool = False
     no_bound: str | None = None  # why some p has no lower bound (None: every p has one)
+    workpieces: int | None = None  # mw-workpieces: the pieces per call of this series
 
     @property
     def ideal_ns(self) -> float:
@@ -100,6 +125,7 @@ class ScalingSeries:
 
     def to_dict(self) -> dict:
         return {"alternative": self.alternative, "op": self.op, "size": self.size, "root": self.root,
+                "workpieces": self.workpieces,
                 "one_way": self.one_way, "ideal_ns": self.ideal_ns, "no_bound": self.no_bound,
                 "below_ideal": list(self.beyond()), "below_bound": list(self.beats()),
                 "points": [{"nprocs": p.nprocs, "launches": p.launches, "median_ns": p.median_ns,
@@ -110,14 +136,14 @@ class ScalingSeries:
 
 
 def scaling_series(rows: Sequence, bounds=None) -> list[ScalingSeries]:
-    """One series per (alternative, op, size, root) measured at two or more p, p ascending; the
+    """One series per (alternative, op, size, root, workpieces) measured at two or more p, p ascending; the
     points are the rows' medians of per-launch medians with their intervals (None: too few
     launches for one) and, with ``bounds`` (analysis.bounds.BoundsResult), each p's lower bound."""
     groups: dict[tuple, list] = {}
     for r in rows:
-        groups.setdefault((r.alternative, r.op, r.size, r.root), []).append(r)
+        groups.setdefault((r.alternative, r.op, r.size, r.root, r.workpieces), []).append(r)
     series = []
-    for (alt, op, size, root), rs in groups.items():
+    for (alt, op, size, root, pieces), rs in groups.items():
         if len({r.nprocs for r in rs}) < 2:
             continue
         rs = sorted(rs, key=lambda r: r.nprocs)
@@ -127,7 +153,8 @@ def scaling_series(rows: Sequence, bounds=None) -> list[ScalingSeries]:
                        for r, b in zip(rs, found))
         series.append(ScalingSeries(alt, op, size, root, points, one_way=any(r.one_way for r in rs),
                                     no_bound=_no_bound(bounds, alt, op, [r.nprocs for r, b in zip(rs, found)
-                                                                         if b is None])))
+                                                                         if b is None]),
+                                    workpieces=pieces))
     return series
 
 
@@ -178,9 +205,9 @@ def root_effects(rows: Sequence) -> list[RootEffect]:
     groups: dict[tuple, list] = {}
     for r in rows:
         if r.root is not None:
-            groups.setdefault((r.alternative, r.op, r.size, r.nprocs), []).append(r)
+            groups.setdefault((r.alternative, r.op, r.size, r.nprocs, r.workpieces), []).append(r)
     effects = []
-    for (alt, op, size, ranks), rs in groups.items():
+    for (alt, op, size, ranks, _pieces), rs in groups.items():
         rs = [r for r in rs if np.isfinite(r.median_ns)]
         if len(rs) < 2:
             continue

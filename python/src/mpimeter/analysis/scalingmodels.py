@@ -7,6 +7,7 @@ import math
 from dataclasses import dataclass
 from typing import Any
 
+from mpimeter.analysis import scaling as _scaling
 from mpimeter.analysis.results import AnalysisResult
 from mpimeter.stats import scalingmodel as _sm
 
@@ -60,11 +61,13 @@ class ScalingModelRow:
 def fit_scaling_models(result: AnalysisResult, *, error_threshold: float = _sm.ERROR_THRESHOLD
                        ) -> tuple[tuple[ScalingModelRow, ...], tuple[tuple[str, str, str], ...]]:
     """The models in (m, p) of every (alternative, op) measured at MIN_PROCESS_COUNTS or more p
-    (rows of one root, or of none); the others with the reason, when they were measured at two."""
+    (rows of one root, or of none, and of the fewest work pieces, or of none); the others with the
+    reason, when they were measured at two."""
     confidence = result.settings.confidence
     groups: dict[tuple[str, str], list] = {}
+    pieces = _scaling.first_workpieces(result.rows)
     for r in result.rows:
-        if r.root is None or r.root == 0:
+        if (r.root is None or r.root == 0) and r.workpieces == pieces.get(r.op):
             groups.setdefault((r.alternative, r.op), []).append(r)
     rows, skipped = [], []
     for (alt, op), group in groups.items():
@@ -86,3 +89,4 @@ def fit_scaling_models(result: AnalysisResult, *, error_threshold: float = _sm.E
         rows.append(ScalingModelRow(alt, op, max(r.launches for r in group), tuple(counts), fits[0], tuple(fits[1:]),
                                     errors, _sm.verdict(errors)))
     return tuple(rows), tuple(skipped)
+

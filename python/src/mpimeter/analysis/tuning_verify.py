@@ -78,7 +78,7 @@ def _group(result: AnalysisResult, alternative: str) -> Group:
 
 
 def _samples(g: Group) -> dict[tuple[str, int, int], np.ndarray]:
-    return {(op, p, size): v for (p, root) in g.slices() for (op, size), v in g.at((p, root)).samples(False).items()
+    return {(op, where[0], size): v for where in g.slices() for (op, size), v in g.at(where).samples(False).items()
             if len(v)}
 
 

@@ -37,8 +37,10 @@ def print_analysis(res: analysis.AnalysisResult, *, per_launch: bool, title: str
     if several:
         t.add_column("alternative")
     show_p, show_root = analysis.scaling.varies(res.rows), analysis.scaling.varies(res.rows, "root")
+    show_pieces = analysis.scaling.varies(res.rows, "workpieces")
     for name, just in (("op", "left"), ("size", "right"), *((("p", "right"),) if show_p else ()),
-                       *((("root", "right"),) if show_root else ()), ("launches", "right"),
+                       *((("root", "right"),) if show_root else ()),
+                       *((("workpieces", "right"),) if show_pieces else ()), ("launches", "right"),
                        (f"median [{pct} CI]", "right"), (f"mean [{pct} CI]", "right"), ("spread", "right"),
                        ("removed", "right"), ("invalid", "right"), ("warm-up", "right")):
         t.add_column(name, justify=just)
@@ -53,7 +55,8 @@ def print_analysis(res: analysis.AnalysisResult, *, per_launch: bool, title: str
         if r.normal is False:
             mean += " †"
         cells = [r.op, format_size(r.size, res.size_unit(r.op)), *([str(r.nprocs)] if show_p else []),
-                 *([_root(r.root)] if show_root else []), str(r.launches), fmt_est(r.median_ns, r.median_ci_low_ns, r.median_ci_high_ns),
+                 *([_root(r.root)] if show_root else []), *([_root(r.workpieces)] if show_pieces else []),
+                 str(r.launches), fmt_est(r.median_ns, r.median_ci_low_ns, r.median_ci_high_ns),
                  mean, f"{r.spread:.3f}" if math.isfinite(r.spread) else "–",
                  f"{r.outliers_removed}/{r.repetitions}", str(r.invalid), str(r.warmup_max)]
         if has_bw:

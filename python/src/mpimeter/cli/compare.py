@@ -28,14 +28,17 @@ def print_comparison(res: analysis.ComparisonResult) -> None:
     con = console()
     pct = f"{100 * res.confidence:g} %"
     t = Table(title=f"mpimeter compare {' vs '.join(res.groups)}", title_justify="left")
-    show_p, show_root = (len({getattr(r, k) for r in res.rows}) > 1 for k in ("nprocs", "root"))
+    show_p, show_root, show_pieces = (len({getattr(r, k) for r in res.rows}) > 1
+                                      for k in ("nprocs", "root", "workpieces"))
     for name in ("a", "b", "op", "size", *(("p",) if show_p else ()), *(("root",) if show_root else ()),
+                 *(("workpieces",) if show_pieces else ()),
                  "launches", "median a", "median b", "ratio b/a [CI at Holm level]",
                  "p", "p (Holm)", "", "significant"):
         t.add_column(name, justify="left" if name in ("a", "b", "op", "", "significant") else "right")
     for r in res.rows:
         t.add_row(r.a, r.b, r.op, str(r.size), *([str(r.nprocs)] if show_p else []),
                   *([("–" if r.root is None else str(r.root))] if show_root else []),
+                  *([("–" if r.workpieces is None else str(r.workpieces))] if show_pieces else []),
                   f"{r.launches_a}/{r.launches_b}", fmt_time(r.median_a_ns),
                   fmt_time(r.median_b_ns), fmt_est(r.ratio, r.ratio_ci_low, r.ratio_ci_high, fmt_ratio),
                   fmt_p(r.p_value), fmt_p(r.p_adjusted), r.stars, yes_no(r.significant))

@@ -23,13 +23,16 @@ def print_gate(res: analysis.GateResult, baseline: str, candidate: str) -> None:
     title = "regressions" if not res.passed else "no regression"
     t = Table(title=f"mpimeter gate {baseline} → {candidate}: {title} (max slowdown {100 * res.max_slowdown:g} %)",
               title_justify="left")
-    show_p, show_root = (len({getattr(r, k) for r in rows}) > 1 for k in ("nprocs", "root"))
-    for name in ("op", "size", *(("p",) if show_p else ()), *(("root",) if show_root else ()), "baseline",
+    show_p, show_root, show_pieces = (len({getattr(r, k) for r in rows}) > 1 for k in ("nprocs", "root", "workpieces"))
+    for name in ("op", "size", *(("p",) if show_p else ()), *(("root",) if show_root else ()),
+                 *(("workpieces",) if show_pieces else ()), "baseline",
                  "candidate", "ratio [CI at Holm level]", "p", "p (Holm)", "", "significant", "regression"):
         t.add_column(name, justify="left" if name in ("op", "", "significant", "regression") else "right")
-    for r in sorted(rows, key=lambda r: (not r.regression, r.op, r.size, r.nprocs, -1 if r.root is None else r.root)):
+    for r in sorted(rows, key=lambda r: (not r.regression, r.op, r.size, r.nprocs, -1 if r.root is None else r.root,
+                                         -1 if r.workpieces is None else r.workpieces)):
         t.add_row(r.op, str(r.size), *([str(r.nprocs)] if show_p else []),
-                  *([("–" if r.root is None else str(r.root))] if show_root else []), fmt_time(r.median_baseline_ns), fmt_time(r.median_candidate_ns),
+                  *([("–" if r.root is None else str(r.root))] if show_root else []),
+                  *([("–" if r.workpieces is None else str(r.workpieces))] if show_pieces else []), fmt_time(r.median_baseline_ns), fmt_time(r.median_candidate_ns),
                   fmt_est(r.ratio, r.ratio_ci_low, r.ratio_ci_high, fmt_ratio), fmt_p(r.p_value),
                   fmt_p(r.p_adjusted), r.stars, yes_no(r.significant),
                   Text("REGRESSION", style="red") if r.regression else "")

@@ -75,16 +75,20 @@ class FingerprintData:
     per_state: tuple[str, ...] = ()  # the row per explained state (analysis.strata.row_state_text)
     nprocs: int = 0  # the row's p (issue 27)
     root: int | None = None  # the row's root (rooted operations)
+    workpieces: int | None = None  # the row's work pieces (mw-workpieces)
 
     @property
     def where(self) -> str:
-        """`` · p = 4 · root 1`` for titles and ids when the test is one of several (p, root)."""
-        return (f" · p = {self.nprocs}" if self.nprocs else "") + ("" if self.root is None else f" · root {self.root}")
+        """`` · p = 4 · root 1`` (`` · 16 workpieces``) for titles and ids when the test is one of
+        several (p, root, workpieces)."""
+        return ((f" · p = {self.nprocs}" if self.nprocs else "") + ("" if self.root is None else f" · root {self.root}")
+                + ("" if self.workpieces is None else f" · {self.workpieces} workpieces"))
 
 
 def fingerprint_data(result, op: str, size: int, alternative: str | None = None, *,
                      repetitions=None, rank_durations=None, facts: LaunchFacts | None = None,
-                     nprocs: int | None = None, root: int | None = None) -> FingerprintData:
+                     nprocs: int | None = None, root: int | None = None,
+                     workpieces: int | None = None) -> FingerprintData:
     """Selects from an `mpimeter.analysis.AnalysisResult` what the fingerprint of (op, size)
     shows. `alternative` may be omitted when the campaign has one. `repetitions` and
     `rank_durations` may be given already restricted to this test (the report splits the
@@ -92,19 +96,23 @@ def fingerprint_data(result, op: str, size: int, alternative: str | None = None,
     alternative = _resolve_alternative(result, alternative)
     # issue 27: a test is also its p and root; one of several must be named
     rows = [r for r in result.rows if r.op == op and r.size == size and r.alternative == alternative
-            and nprocs in (None, r.nprocs) and root in (None, r.root)]
+            and nprocs in (None, r.nprocs) and root in (None, r.root) and workpieces in (None, r.workpieces)]
     if not rows:
         raise ValueError(_missing_test(result, op, size, alternative)
                          + (f" at p = {nprocs}" if nprocs is not None else "")
-                         + (f", root {root}" if root is not None else ""))
-    if len({(r.nprocs, r.root) for r in rows}) > 1:
-        where = ", ".join(f"p = {r.nprocs}" + ("" if r.root is None else f" root {r.root}") for r in rows)
+                         + (f", root {root}" if root is not None else "")
+                         + (f", {workpieces} workpieces" if workpieces is not None else ""))
+    if len({(r.nprocs, r.root, r.workpieces) for r in rows}) > 1:
+        where = ", ".join(f"p = {r.nprocs}" + ("" if r.root is None else f" root {r.root}")
+                          + ("" if r.workpieces is None else f" workpieces {r.workpieces}") for r in rows)
         raise ValueError(f"{op} {size} of {alternative} was measured at {where}: name one with --np (and --root)")
     row = rows[0]
     reps = result.repetitions if repetitions is None else repetitions
     sel = reps[(reps["alternative"] == alternative) & (reps["op"] == op) & (reps["size"] == size)]
     if "nprocs" in sel.columns:
         sel = sel[(sel["nprocs"] == row.nprocs) & (sel["root"] == (-1 if row.root is None else row.root))]
+    if "workpieces" in sel.columns:
+        sel = sel[sel["workpieces"] == (-1 if row.workpieces is None else row.workpieces)]
     sel = sel[sel["valid"].astype(bool)].sort_values(["launch", "rep"], kind="stable")
     run_times = sel["run_time_ns"].to_numpy(dtype=float)
     n_total = {s.launch: s.n_total for s in row.per_launch}  # repetitions in raw.csv, invalid too
@@ -134,7 +142,7 @@ def fingerprint_data(result, op: str, size: int, alternative: str | None = None,
         ranks=_rank_data(result, rank_durations, alternative, op, size,
                          left_out=sel[sel["category"].isin(["first", "outlier"])], nprocs=row.nprocs),
         clock_note=result.clock_note, quantity=time_quantity(row.one_way), per_state=row_state_text(row),
-        nprocs=row.nprocs, root=row.root,
+        nprocs=row.nprocs, root=row.root, workpieces=row.workpieces,
     )
 
 

@@ -148,7 +148,7 @@ def _fingerprint_jobs(result, alts: list[str]) -> list[FingerprintData]:
     repetition and rank tables are split into plain arrays once, instead of being filtered
     per test (400 filters of millions of rows would take longer than the whole report)."""
     reps = _split(result.repetitions, ("alternative", "op", "size", "launch", "rep", "valid",
-                                       "kept", "run_time_ns", "category", "nprocs", "root"))
+                                       "kept", "run_time_ns", "category", "nprocs", "root", "workpieces"))
     ranks = _split(result.rank_durations(), ("alternative", "op", "size", "launch", "rank", "rep",
                                              "duration_ns", "valid"))
     facts = {alt: campaign_facts(result.campaign.launches_of(alt)) for alt in alts}
@@ -156,7 +156,8 @@ def _fingerprint_jobs(result, alts: list[str]) -> list[FingerprintData]:
     return [fingerprint_data(result, row.op, row.size, row.alternative,
                              repetitions=reps(row.alternative, row.op, row.size),
                              rank_durations=ranks(row.alternative, row.op, row.size),
-                             facts=facts[row.alternative], nprocs=row.nprocs, root=row.root)
+                             facts=facts[row.alternative], nprocs=row.nprocs, root=row.root,
+                             workpieces=row.workpieces)
             for row in order]
 
 
@@ -353,7 +354,8 @@ def _fingerprints(datas: list[FingerprintData], svgs: list[str], counters=None, 
         body = (stats + plot + _counters.fingerprint_counters_html(counters, data.alternative, data.op, data.size,
                                                                    data.quantity, max_points=max_points) +
                 h.details("Experiment", facts))
-        at = f"-p{data.nprocs}" + ("" if data.root is None else f"-r{data.root}") if several else ""
+        at = (f"-p{data.nprocs}" + ("" if data.root is None else f"-r{data.root}")
+              + ("" if data.workpieces is None else f"-w{data.workpieces}") if several else "")
         parts.append(h.tag("div", h.details(summary, body, id_=f"fp-{slug(data.alternative)}-"
                                                                f"{slug(data.op)}-{data.size}{at}"),
                            class_="fingerprint", data_op=data.op, data_size=str(data.size),

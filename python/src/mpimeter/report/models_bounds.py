@@ -13,6 +13,7 @@ import numpy as np
 
 from mpimeter.analysis.bounds import PREMISE, BoundsResult
 from mpimeter.analysis.models import ModelResult
+from mpimeter.analysis.scaling import first_workpieces
 from mpimeter.stats.costmodel import INTERVALS
 from mpimeter.report import html as h
 from mpimeter.report.charts import Line, Series, size_chart
@@ -45,13 +46,16 @@ def _chart(op: str, result, models: ModelResult, bounds: BoundsResult) -> str:
     alts = list(result.alternatives)
     series, lines = [], []
     several_p = len({r.nprocs for r in result.rows if r.op == op}) > 1
+    pieces = first_workpieces(result.rows)
     # one series per alternative and p (issue 27: a model and a bound are of one p); a rooted
     # operation measured at several roots shows its first root's rows
     for alt, ranks in sorted({(r.alternative, r.nprocs) for r in result.rows if r.op == op},
                              key=lambda k: (alts.index(k[0]), k[1])):
         mine = [r for r in result.rows if r.op == op and r.alternative == alt and r.nprocs == ranks]
         first_root = min((r.root for r in mine if r.root is not None), default=None)
-        rows = sorted((r for r in mine if r.root == first_root), key=lambda r: r.size)
+        # and of the fewest work pieces (mw-workpieces), the rows its model was fitted to
+        rows = sorted((r for r in mine if r.root == first_root and r.workpieces == pieces.get(op)),
+                      key=lambda r: r.size)
         name = f"{alt} p={ranks}" if several_p else alt
         color = alternative_color(alts, alt)
         series.append(Series(f"{name}: median", color, [max(r.size, 1) for r in rows], [r.median_ns for r in rows],
@@ -102,14 +106,18 @@ def _ci(ci: tuple[float, float] | None, fmt) -> str:
 def _bound_table(op: str, result, models: ModelResult, bounds: BoundsResult) -> str:
     rows = []
     several_p = len({r.nprocs for r in result.rows if r.op == op}) > 1
+    pieces = first_workpieces(result.rows)
     for r in sorted((r for r in result.rows if r.op == op),
-                    key=lambda r: (r.size, r.alternative, r.nprocs, -1 if r.root is None else r.root)):
+                    key=lambda r: (r.size, r.alternative, r.nprocs, -1 if r.root is None else r.root,
+                                   -1 if r.workpieces is None else r.workpieces)):
         b = bounds.row(r.alternative, op, r.size, r.nprocs, r.root)
-        m = models.row(r.alternative, op, r.nprocs)
+        # the model is of the fewest work pieces' rows (analysis.models): the others show none
+        m = models.row(r.alternative, op, r.nprocs) if r.workpieces == pieces.get(op) else None
         e = next((e for e in m.sizes if e.size == r.size), None) if m else None
         model = "–" if e is None else f"{format_ns(e.predicted_ns)} ({100 * e.rel_error:+.0f} %" + (
             ", missed)" if e.missed else ", not checked)" if e.missed is None else ")")
-        rows.append((r.alternative + (f" p={r.nprocs}" if several_p else ""), format_bytes(r.size),
+        rows.append((r.alternative + (f" p={r.nprocs}" if several_p else "")
+                     + ("" if r.workpieces is None else f" {r.workpieces} workpieces"), format_bytes(r.size),
                      format_ns(r.median_ns), model,
                      "–" if b is None else format_ns(b.bound_ns), "–" if b is None else _pct(b.fraction),
                      "–" if b is None else ("below its bound" if b.beats else "")))

@@ -24,18 +24,21 @@ def scaling_section(result) -> str:
     parts = []
     if series:
         counts = sorted({pt.nprocs for s in series for pt in s.points})
+        pieces = any(s.workpieces is not None for s in series)  # mw-workpieces: its own column
         rows = []
         for s in series:
             at = {pt.nprocs: pt for pt in s.points}
             rows.append((s.alternative, s.op, format_size(s.size, result.size_unit(s.op)),
                          "–" if s.root is None else str(s.root),
+                         *(["–" if s.workpieces is None else str(s.workpieces)] if pieces else []),
                          *[(format_ns(at[p].median_ns) + " " + format_interval(at[p].low_ns, at[p].high_ns))
                            if p in at else "" for p in counts]))
         parts.append(h.tag("p", h.esc(
             f"Median of the per-launch medians with its {result.settings.confidence:.0%} interval at each number "
             "of processes p (the launches at that p are the replicates).")))
-        parts.append(h.table(("alternative", "op", "size", "root", *[f"p = {p}" for p in counts]), rows,
-                             numeric=(False, False, True, True, *[True] * len(counts))))
+        parts.append(h.table(("alternative", "op", "size", "root", *(["workpieces"] if pieces else []),
+                              *[f"p = {p}" for p in counts]), rows,
+                             numeric=(False, False, True, True, *([True] if pieces else []), *[True] * len(counts))))
         parts.append(_figures(result, series))
     if effects:
         rows = [(e.alternative, e.op, format_size(e.size, result.size_unit(e.op)), str(e.nprocs),
@@ -70,7 +73,8 @@ def _figures(result, series) -> str:
         for s in mine:
             color = alternative_color(alts, s.alternative)
             label = (f"{s.alternative} {format_size(s.size, result.size_unit(op))}"
-                     + ("" if s.root is None else f" root {s.root}"))
+                     + ("" if s.root is None else f" root {s.root}")
+                     + ("" if s.workpieces is None else f" {s.workpieces} workpieces"))
             xs = [pt.nprocs for pt in s.points]
             points.append(Series(label, color, xs, [pt.median_ns for pt in s.points],
                                  [pt.low_ns for pt in s.points], [pt.high_ns for pt in s.points], joined=True))

@@ -1,0 +1,39 @@
+"""Issue 27: launches of the real binary with ``--workpieces LIST`` (2 ranks) analysed as one
+campaign: mw-workpieces has one result per number of work pieces (tests[].workpieces, a
+dimension of the key like p), the ops without work pieces keep their key, and analyze's JSON and
+table say which row is which."""
+
+from __future__ import annotations
+
+import json
+
+from click.testing import CliRunner
+from conftest import run_bench
+
+from mpimeter import analysis
+from mpimeter.cli.analyze import command as analyze_command
+
+FAST = ["--nrep", "15", "--warmup", "2", "--procsync", "barrier", "--copy-probe-bytes", "0", "--quiet"]
+
+
+def test_two_rank_launches_keep_the_work_pieces_apart(lib, tmp_path):
+    campaign = tmp_path / "c"
+    for i in range(2):
+        run_bench(lib, 2, ["--ops", "mw-workpieces,allreduce", "--sizes", "64", "--workpieces", "1,32",
+                           "--seed", str(11 + i), *FAST, "--out", campaign / "launches" / f"{i:03d}"])
+    res = analysis.analyze(analysis.load_campaign(campaign, cache=False, store=False))
+    mw = {r.workpieces: r for r in res.rows if r.op == "mw-workpieces"}
+    assert sorted(mw) == [1, 32]
+    for w, r in mw.items():
+        assert r.launches == 2 and r.nprocs == 2 and all(s.workpieces == w for s in r.per_launch)
+    # 32 pieces are 32 round trips through the master, one piece one: pooled, one median of both
+    assert mw[32].median_ns > mw[1].median_ns
+    (allreduce,) = [r for r in res.rows if r.op == "allreduce"]
+    assert allreduce.workpieces is None and allreduce.launches == 2
+    out = CliRunner().invoke(analyze_command, [str(campaign), "--no-cache", "--format", "json"])
+    assert out.exit_code == 0, out.output
+    rows = json.loads(out.output)["rows"]
+    assert sorted((r["op"], r["workpieces"] or 0) for r in rows) == [
+        ("allreduce", 0), ("mw-workpieces", 1), ("mw-workpieces", 32)]
+    table = CliRunner().invoke(analyze_command, [str(campaign), "--no-cache"], env={"COLUMNS": "250"})
+    assert table.exit_code == 0 and "workpieces" in table.output
