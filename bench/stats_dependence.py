@@ -33,8 +33,9 @@ Each section names its generator; all are seeded, so the numbers repeat.
   Holm over counter × size) on campaigns
   of 4 launches × 3 sizes × 4 counters × 60 repetitions whose run times and counters are
   independent i.i.d., AR(1) φ = 0.5, or random-walk series: campaigns with any Holm-significant
-  row (p ≤ 0.05) and with a `counter-correlation` warning (also |ρ| ≥ 0.3). Power: a counter that
-  follows the run time (AR(1) series on both), found in all 3 sizes.
+  row (p ≤ 0.05) and with a `counter-correlation` warning (also |ρ| ≥ 0.3); the AR(1) and walk
+  nulls on 2× the campaigns, i.i.d. and the power on half. Power: a counter that follows the run
+  time (AR(1) series on both), found in all 3 sizes.
 """
 
 from __future__ import annotations
@@ -314,6 +315,29 @@ def model(campaigns: int) -> dict:
     return out
 
 
+@section
+def model_additive_seeds(campaigns: int) -> dict:
+    """The additive case of ``model`` (a shared offset of N(0, 3 %)·α per launch, 1 % point noise)
+    on two more seeds: α's coverage there is near the line (docs/ALGORITHMS.md), and one seed's
+    200 campaigns do not tell 92 % from 95 %."""
+    from mpimeter.stats import costmodel as cm
+
+    out = {}
+    for seed in (7, 9001):
+        rng = np.random.default_rng(seed)
+        hits = {"alpha": 0, "beta": 0}
+        for _ in range(campaigns):
+            labels = np.repeat(np.arange(10), len(MODEL_SIZES))
+            m = np.tile(MODEL_SIZES, 10).astype(float)
+            e = rng.normal(0.0, 0.03, 10)[labels]
+            y = (2000.0 + 0.5 * m + e * 2000.0) * np.exp(rng.normal(0.0, 0.01, len(m)))
+            fit = cm.fit_line(m, y, launches=labels)
+            hits["alpha"] += fit.alpha_ci_ns[0] <= 2000.0 <= fit.alpha_ci_ns[1]
+            hits["beta"] += fit.beta_ci[0] <= 0.5 <= fit.beta_ci[1]
+        out[f"seed{seed}"] = {k: _rate(v, campaigns) for k, v in hits.items()}
+    return out
+
+
 # --- 6. counter correlations ------------------------------------------------------------------------
 
 def counter_campaign(rng: np.random.Generator, kind: str, launches: int = 4, nrep: int = 60, tests: int = 3,
@@ -344,31 +368,36 @@ def counter_campaign(rng: np.random.Generator, kind: str, launches: int = 4, nre
                                ("metric", np.full(nrep, f"c{k}")), ("value", value), ("run_time_ns", run)):
                     cols[key].append(v)
     df = pd.DataFrame({k: np.concatenate(v) for k, v in cols.items()})
-    df["alternative"], df["op"], df["category"] = "a", "allreduce", "good"
+    df["alternative"], df["op"], df["category"], df["nprocs"], df["root"] = "a", "allreduce", "good", 2, -1
     return df
+
+
+def correlation_kind(kind: str, n: int, chunk: int = 0) -> dict:
+    """``n`` campaigns of one kind; chunk c draws from its own seed (chunks of one kind add up to
+    a larger count, run side by side)."""
+    from mpimeter.analysis import counters as ac
+
+    rng = np.random.default_rng({"iid": 61, "ar1": 62, "walk": 63, "follows": 64}[kind] + 1000 * chunk)
+    holm = warned = found = 0
+    for _ in range(n):
+        rows = ac._correlate(counter_campaign(rng, kind), {})
+        null_rows = [r for r in rows if r.metric != "c0"] if kind == "follows" else rows
+        holm += any(r.spearman_p_adjusted <= 0.05 for r in null_rows)
+        warned += any(r.explains for r in null_rows)
+        if kind == "follows":
+            found += all(r.explains for r in rows if r.metric == "c0")
+    if kind == "follows":
+        return {"independent_counters_holm_significant": _rate(holm, n), "c0_found_in_every_test": _rate(found, n)}
+    return {"holm_significant": _rate(holm, n), "counter_correlation_warned": _rate(warned, n)}
 
 
 @section
 def correlation(campaigns: int) -> dict:
-    from mpimeter.analysis import counters as ac
-
-    out = {}
-    for kind in ("iid", "ar1", "walk", "follows"):
-        rng = np.random.default_rng({"iid": 61, "ar1": 62, "walk": 63, "follows": 64}[kind])
-        holm = warned = found = 0
-        for _ in range(campaigns):
-            rows = ac._correlate(counter_campaign(rng, kind), {})
-            null_rows = [r for r in rows if r.metric != "c0"] if kind == "follows" else rows
-            holm += any(r.spearman_p_adjusted <= 0.05 for r in null_rows)
-            warned += any(r.explains for r in null_rows)
-            if kind == "follows":
-                found += all(r.explains for r in rows if r.metric == "c0")
-        res = {"holm_significant": _rate(holm, campaigns), "counter_correlation_warned": _rate(warned, campaigns)}
-        if kind == "follows":
-            res = {"independent_counters_holm_significant": res["holm_significant"],
-                   "c0_found_in_every_test": _rate(found, campaigns)}
-        out[kind] = res
-    return out
+    # the dependent nulls on 2× the campaigns: Holm over 12 nearly independent rows has a true
+    # rate just under 5 % (1 − (1 − 0.05/12)^12 = 4.9 %), and only ~2000 campaigns put the
+    # interval's upper end near 6 %; the i.i.d. null and the power on half
+    return {kind: correlation_kind(kind, 2 * campaigns if kind in ("ar1", "walk") else max(campaigns // 2, 100))
+            for kind in ("iid", "ar1", "walk", "follows")}
 
 
 def main() -> None:

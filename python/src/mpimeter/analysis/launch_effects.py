@@ -9,7 +9,7 @@ load, hosts, ...).
 
 Per alternative and process count p (issue 27: launches of a ``--np LIST`` campaign ran at
 different p, and a test's time depends on p, so each p is its own family; sub-communicators of
-one launch share its launches), the launches are tested for two groups (``stats.clusters.split_two``, a min-p
+one launch share its launches), the launches are tested for two groups (``stats.clusters.split_two``, a weighted min-p
 test over split sizes whose null holds with ties, heavy tails and lognormal launch factors) in
 two ways: every row with enough launches on its own, and once on the launch scores over all those
 rows (``stats.clusters.launch_scores``: a launch-wide effect adds up over the rows while their

@@ -23,6 +23,10 @@ L refits, repeats exactly, and meets the coverage asked for (bench/stats_depende
 launches × 18 sizes, shared 3 % launch factor: α 94 %, β 95 %), and the output names it as the
 jackknife. A percentile cluster bootstrap is not added: with about 10 clusters it tends to cover
 less than the jackknife-t, not more (Cameron, Gelbach & Miller 2008, Rev. Econ. Stat. 90:414).
+Its weak case is a launch offset in nanoseconds shared by every size (α 92–93 %, not 95 %): the
+large sizes set the robust scale, Huber's weights then drop most launches at the small sizes that
+carry α, α̂ turns partly median-like, and the delete-one jackknife underestimates a median's
+variance (Efron 1982 §3.4); measured and discussed in docs/ALGORITHMS.md, not fixed.
 Fewer than ``MIN_INTERVAL_LAUNCHES``
 launches: no interval (``interval`` says so) — one launch cannot show a launch effect, and an
 interval from its points alone would claim what it cannot know. Without ``launches`` (points
