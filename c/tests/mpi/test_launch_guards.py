@@ -79,7 +79,11 @@ def test_time_budget_end_is_recorded(lib, procsync, tmp_path):
 
     runs = QuietRuns(run, f"{lib} {procsync}: 5 rounds within a 30 s budget")
     (t,) = runs.result["tests"]
-    assert t["nrep_asked"] == 5 and t["ended_by"] in ("nrep", "budget") and 0 <= t["nrep"] <= 5, t
+    assert t["nrep_asked"] == 5, t
+    if t["status"] == "failed":  # no round on time in 30 s (seen at load 20 with two CPU hogs)
+        assert (t["nrep"], t["ended_by"], t["error"]["code"]) == (0, None, "no-valid-repetitions"), t
+    else:
+        assert t["ended_by"] in ("nrep", "budget") and 0 < t["nrep"] <= 5, t
     runs.check(every_repetition)
 
 
@@ -121,14 +125,17 @@ def test_cold_cache_with_auto_window_leaves_room_for_the_overwrite(lib, tmp_path
         assert meta["config"]["window_us"] is None  # automatic
         assert not _cold_cache_warnings(meta), meta["conditions"]  # auto leaves room: no warning
         for t in meta["tests"]:
-            assert t["nrep"] == 40, t
+            if t["status"] == "failed":  # every start late: a busy machine (seen at load 20)
+                assert t["error"]["code"] == "no-valid-repetitions", t
+            else:
+                assert t["nrep"] == 40, t
             # how many start late depends on the machine's noise: shown, not asserted
             print(f"{lib} {t['op']} cold-cache {cold_cache}: {t['invalid']} of 40 invalid, "
-                  f"window {t['window_ns']} ns")
-            windows[cold_cache, t["op"]] = t["window_ns"]
+                  f"window {t['window_pilot_ns']} ns at first, {t['window_ns']} at most")
+            windows[cold_cache, t["op"]] = t["window_pilot_ns"]
     for op in ("allreduce", "bcast"):
         # the pilot adds the overwrite to the call: the same call gets a wider window with it
-        assert windows[32 * 1024 * 1024, op] > windows[0, op], windows
+        assert windows[0, op] > 0 and windows[32 * 1024 * 1024, op] > windows[0, op], windows
 
 
 def test_cold_cache_longer_than_a_given_window_is_warned(lib, tmp_path):
