@@ -6,6 +6,7 @@
  * (local times are ~1e13 ns; the anchor is a recent local time). */
 #ifndef MM_MODEL_H
 #define MM_MODEL_H
+#include <math.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -19,11 +20,28 @@ static inline mm_clock_model mm_model_identity(void) {
     mm_clock_model m = {0, 0.0, 0.0};
     return m;
 }
-int64_t mm_model_offset_ns(const mm_clock_model *m, int64_t local_ns);
-int64_t mm_model_global_ns(const mm_clock_model *m, int64_t local_ns);
+
+/* Evaluation and inversion: pure arithmetic, static inline here so that the conversions of
+ * mm_clocksync.h (the global clock read around the measurement loop) call no function of
+ * c/src/clocksync/ — this header, below every folder, calls none above it.
+ * Precision: local times are ~1e13–1e15 ns. Differences (x − a) are taken in int64 (exact) and
+ * only then converted to double, so a model anchored near the data loses nothing; doubles hold
+ * integers exactly up to 2^53 ns (~104 days of distance from the anchor). */
+static inline double mm__model_offset_exact(const mm_clock_model *m, int64_t local_ns) {
+    return m->intercept_ns + m->slope * (double)(local_ns - m->anchor_ns);
+}
+static inline int64_t mm_model_offset_ns(const mm_clock_model *m, int64_t local_ns) {
+    return (int64_t)llround(mm__model_offset_exact(m, local_ns));
+}
+static inline int64_t mm_model_global_ns(const mm_clock_model *m, int64_t local_ns) {
+    return local_ns - mm_model_offset_ns(m, local_ns);
+}
 /* Local time at which the model reads `global_ns` (exact inverse of mm_model_global_ns up to
- * rounding). */
-int64_t mm_model_local_ns(const mm_clock_model *m, int64_t global_ns);
+ * rounding): solves g = x − i − s·(x − a) for x, (x − a)·(1 − s) = (g − a) + i. */
+static inline int64_t mm_model_local_ns(const mm_clock_model *m, int64_t global_ns) {
+    double dx = ((double)(global_ns - m->anchor_ns) + m->intercept_ns) / (1.0 - m->slope);
+    return m->anchor_ns + (int64_t)llround(dx);
+}
 
 /* Least-squares fit of offset against local time over n points (n >= 1; n == 1 gives an
  * offset-only model). anchor = mean local time. Returns 0, or -1 when n < 1. */

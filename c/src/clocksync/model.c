@@ -1,8 +1,9 @@
 /* model.c — clock models: global time as a function of local time. Pure math, no MPI.
  *
- * What: evaluation, inversion, fitting (the weighted Theil–Sen fit the algorithms use, and the
- *   ordinary least-squares fit it starts from) and composition of the models of mm_model.h,
- *   offset(x) = i + s·(x − a),   global(x) = x − offset(x).
+ * What: fitting (the weighted Theil–Sen fit the algorithms use, and the ordinary least-squares
+ *   fit it starts from) and composition of the models of mm_model.h,
+ *   offset(x) = i + s·(x − a),   global(x) = x − offset(x); evaluation and inversion are
+ *   static inline in mm_model.h (the clock conversions around the measurement loop use them).
  * Why: the drift-aware algorithms (jk, hca, hca2, hca3) learn such a line per edge from offset
  *   measurements taken at different times and chain edges along a tree; keeping the arithmetic
  *   here makes it testable to exact values without MPI (STYLE.md principle 6).
@@ -10,31 +11,12 @@
  * Sources: the linear model of Jones & Koenig (CCPE 2013) and Hunold & Carpen-Amarie 2016 §3.2.1
  *   (slope = drift, intercept); the composition formula is derived below.
  *
- * Precision: local times are ~1e13–1e15 ns. Differences (x − a) are taken in int64 (exact) and
- * only then converted to double, so a model anchored near the data loses nothing; doubles hold
- * integers exactly up to 2^53 ns (~104 days of distance from the anchor). */
+ * Precision: as mm_model.h says, differences (x − a) are taken in int64 (exact) and only then
+ * converted to double. */
 #include <math.h>
 #include <stdlib.h>
 
 #include "mm_model.h"
-
-static double mm__offset_exact(const mm_clock_model *m, int64_t local_ns) {
-    return m->intercept_ns + m->slope * (double)(local_ns - m->anchor_ns);
-}
-
-int64_t mm_model_offset_ns(const mm_clock_model *m, int64_t local_ns) {
-    return (int64_t)llround(mm__offset_exact(m, local_ns));
-}
-
-int64_t mm_model_global_ns(const mm_clock_model *m, int64_t local_ns) {
-    return local_ns - mm_model_offset_ns(m, local_ns);
-}
-
-/* Solve g = x − i − s·(x − a) for x:  (x − a)·(1 − s) = (g − a) + i. */
-int64_t mm_model_local_ns(const mm_clock_model *m, int64_t global_ns) {
-    double dx = ((double)(global_ns - m->anchor_ns) + m->intercept_ns) / (1.0 - m->slope);
-    return m->anchor_ns + (int64_t)llround(dx);
-}
 
 /* Ordinary least squares of offset on local time, centred on the anchor (the rounded mean local
  * time) so that the sums stay small; m = mean of (x − a) is then below 1 ns but is kept exact. */
