@@ -12,6 +12,7 @@ import pytest
 from click.testing import CliRunner
 
 from mpimeter.campaign import describe, launcher
+from mpimeter.io import bench_binaries
 from mpimeter.cli import main
 
 BENCH = launcher.bench_binary(launcher.default_bench_dir(), "openmpi")
@@ -93,6 +94,7 @@ def test_every_bench_option_is_an_option_of_run_and_its_help_says_so():
 
 def test_the_description_is_read_once_per_binary(monkeypatch):
     describe._describe_cached.cache_clear()
+    bench_binaries._printed.cache_clear()  # the document's one reader, below the typed records
     calls = []
     real = subprocess.run
 
@@ -134,3 +136,30 @@ def test_check_value_covers_the_types():
     ops = DESC.option("ops")
     assert describe.check_value(DESC, ops, "bcast,allreduce") is None
     assert describe.check_value(DESC, ops, "bcast,nope").startswith("--ops: unknown operation 'nope'")
+
+
+def test_the_secret_words_are_the_binarys_own_and_io_reads_them_below_the_campaign():
+    """One reader of --describe (io.bench_binaries) for the typed description and for the words
+    io.redact redacts by; the campaign's built binaries are among the ones it asks."""
+    assert bench_binaries.secret_words(BENCH) == tuple(DESC.environment["secret_words"])
+    assert "TOK" in bench_binaries.built_secret_words()
+    bench_dir = launcher.default_bench_dir()
+    assert set(launcher.found_libraries(bench_dir)) <= set(bench_binaries.built_libraries(bench_dir))
+    from mpimeter.io import redact
+    assert set(bench_binaries.built_secret_words()) <= set(redact.reading_rule().words)
+
+
+def test_a_binary_that_cannot_describe_itself_is_refused_with_what_went_wrong(tmp_path):
+    missing = tmp_path / "nothing"
+    with pytest.raises(describe.DescribeError, match="nothing"):
+        describe.describe(missing)
+    failing = tmp_path / "mpimeter-bench"
+    failing.write_text("#!/bin/sh\necho broken >&2\nexit 3\n")
+    failing.chmod(0o755)
+    with pytest.raises(describe.DescribeError, match="exited 3: broken"):
+        bench_binaries.secret_words(failing)
+    other = tmp_path / "other-version"
+    other.write_text('#!/bin/sh\necho \'{"describe_version": 7, "environment": {"secret_words": ["X"]}}\'\n')
+    other.chmod(0o755)
+    with pytest.raises(describe.DescribeError, match="describe_version 7"):
+        bench_binaries.secret_words(other)

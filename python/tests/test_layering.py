@@ -15,7 +15,7 @@ SRC = Path(mpimeter.__file__).resolve().parent.parent
 
 # none left: io.origin's checks that read the whole launch are in io.origin_checks (above
 # io.meta, its parser below it); io.redact's reading rule takes the binaries' secret words from
-# campaign.describe, which imports nothing of io (campaign.secrets takes them there too)
+# io.bench_binaries, which imports nothing of mpimeter (campaign.secrets takes them there too)
 KNOWN_CIRCLES: set[frozenset[str]] = set()
 
 

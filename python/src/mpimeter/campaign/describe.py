@@ -4,29 +4,25 @@
 The Python half keeps no copy of the binary's options, bounds or registries: `mpimeter run` and
 `mpimeter sync-check` build their pass-through options, their checks and their help from this
 description, and a final `mpimeter-bench --validate NP` checks the combination exactly as a launch
-would (`validate`). The description is cached per binary by its resolved path, size and mtime, so
-a rebuilt binary is asked again.
+would (`validate`). The document is read by io.bench_binaries (the one reader of the binary's
+self-description, cached per binary by its resolved path, size and mtime, so a rebuilt binary is
+asked again); here it becomes typed records, kept per binary as well.
 """
 
 from __future__ import annotations
 
 import json
 import math
-import os
 import subprocess
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
-from mpimeter.campaign import launcher as _launcher
+from mpimeter.io import bench_binaries as _bench_binaries
+from mpimeter.io.bench_binaries import DescribeError, singleton_env
 
-DESCRIBE_VERSION = 1
 SECRET_REDACTED = "<redacted>"
-
-
-class DescribeError(ValueError):
-    """The binary could not describe itself (missing, not executable, another format)."""
 
 
 @dataclass(frozen=True)
@@ -130,10 +126,7 @@ def _spec(obj: dict[str, Any]) -> OptionSpec:
 
 def parse(doc: dict[str, Any], binary: Path) -> Description:
     """The typed description from the parsed document. DescribeError for another version."""
-    version = doc.get("describe_version") if isinstance(doc, dict) else None
-    if version != DESCRIBE_VERSION:
-        raise DescribeError(f"{binary} --describe: describe_version {version!r}; this mpimeter reads "
-                            f"version {DESCRIBE_VERSION} (rebuild the binary with `make build`)")
+    _bench_binaries.check_version(doc, binary)
     try:
         return Description(
             binary=binary, tool=dict(doc["tool"]), options=tuple(_spec(o) for o in doc["options"]),
@@ -148,53 +141,14 @@ def parse(doc: dict[str, Any], binary: Path) -> Description:
                             f"({type(exc).__name__}: {exc})") from None
 
 
-def singleton_env() -> dict[str, str]:
-    """Running the binary without mpirun as root: Open MPI would refuse a singleton otherwise."""
-    env = dict(os.environ)
-    env.setdefault("OMPI_ALLOW_RUN_AS_ROOT", "1")
-    env.setdefault("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1")
-    return env
-
-
 @lru_cache(maxsize=16)
 def _describe_cached(path: str, size: int, mtime_ns: int) -> Description:
-    try:
-        done = subprocess.run([path, "--describe"], capture_output=True, text=True, timeout=30,
-                              stdin=subprocess.DEVNULL, env=singleton_env())
-    except (OSError, subprocess.SubprocessError) as exc:
-        raise DescribeError(f"{path} --describe could not run: {exc}") from None
-    if done.returncode != 0:
-        raise DescribeError(f"{path} --describe exited {done.returncode}: {done.stderr.strip()[:300]}")
-    try:
-        doc = json.loads(done.stdout)
-    except json.JSONDecodeError as exc:
-        raise DescribeError(f"{path} --describe printed no JSON document ({exc})") from None
-    return parse(doc, Path(path))
+    return parse(_bench_binaries.document(path), Path(path))
 
 
 def describe(binary: str | Path) -> Description:
     """The description of `binary`, asked once per (path, size, mtime)."""
-    path = Path(binary).resolve()
-    try:
-        st = path.stat()
-    except OSError as exc:
-        raise DescribeError(f"{binary}: {exc.strerror}") from None
-    return _describe_cached(str(path), st.st_size, st.st_mtime_ns)
-
-
-@lru_cache(maxsize=1)
-def built_secret_words() -> tuple[str, ...]:
-    """The secret words (``environment.secret_words``) of the binaries built, the union should
-    they differ; empty when no binary can say. The one source of them for campaign.secrets and
-    for io.redact's reading rule (which asks here, below campaign.secrets)."""
-    bench_dir = _launcher.default_bench_dir()
-    words: set[str] = set()
-    for lib in _launcher.found_libraries(bench_dir):
-        try:
-            words |= set(describe(_launcher.bench_binary(bench_dir, lib)).environment.get("secret_words", ()))
-        except DescribeError:
-            continue
-    return tuple(sorted(words))
+    return _describe_cached(*_bench_binaries.identity(binary))
 
 
 def check_value(desc: Description, spec: OptionSpec, value: str) -> str | None:

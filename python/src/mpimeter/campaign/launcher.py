@@ -5,7 +5,8 @@ A launcher is a template with `{np}` and `{cmd}`: `{cmd}` becomes the bench comm
 arguments), `{np}` the number of ranks. Two names stand for templates: `local` (the right mpirun
 for the chosen MPI library, with the flags this machine needs) and `srun` (inside a Slurm
 allocation). The binary of library LIB is `<bench dir>/LIB/bin/mpimeter-bench`; the bench dir is
-`--bench-dir`, else $MPIMETER_BENCH_DIR, else `build/` of the repository this package lives in.
+`--bench-dir`, else $MPIMETER_BENCH_DIR, else `build/` of the repository this package lives in
+(io.bench_binaries, which also says which binaries are built).
 A build of any library also holds `<bench dir>/LIB/mpi.json` (written by CMake): the launcher
 found beside its compiler and the template the user set for it (`make build LAUNCHER=...`), which
 is what `local` means for that library.
@@ -15,19 +16,15 @@ from __future__ import annotations
 
 import json
 import os
-import re
 import shlex
 import shutil
 from pathlib import Path
 
 from mpimeter.campaign.plan import PlanError
+# where the binaries are and which are built: io.bench_binaries, the one place below every reader
+from mpimeter.io.bench_binaries import (BENCH_DIR_ENV, BUILD_RECORD, LIBRARY_NAME,
+                                        bench_binary, built_libraries, default_bench_dir, repo_root)
 
-MPI_LIBRARIES = ("openmpi", "mpich")  # Debian's libraries, which `make build` builds side by side
-BENCH_RELATIVE = Path("bin") / "mpimeter-bench"
-BENCH_DIR_ENV = "MPIMETER_BENCH_DIR"
-BUILD_RECORD = "mpi.json"  # CMakeLists.txt writes it
-# A library's name is the folder of its build (scripts/mpi-library checks the same rule).
-LIBRARY_NAME = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9._-]{0,63}$")
 # The launcher a library's `local` uses when its build recorded none: Cray's MPICH runs under srun.
 _DEFAULT_PROGRAM = {"openmpi": "mpirun", "mpich": "mpiexec", "cray-mpich": "srun"}
 
@@ -181,48 +178,17 @@ def check_launcher_program(template: str) -> None:
         raise PlanError(f"launcher program {program!r} (from {template!r}) is not on PATH")
 
 
-def repo_root() -> Path | None:
-    """The repository holding this package (python/src/mpimeter/...), or None if installed
-    elsewhere."""
-    here = Path(__file__).resolve()
-    for parent in here.parents:
-        if (parent / "CMakeLists.txt").is_file() and (parent / "python").is_dir():
-            return parent
-    return None
-
-
-def default_bench_dir() -> Path:
-    env = os.environ.get(BENCH_DIR_ENV)
-    if env:
-        return Path(env)
-    root = repo_root()
-    return (root / "build") if root else Path("build")
-
-
-def bench_binary(bench_dir: Path, mpi: str) -> Path:
-    return Path(bench_dir) / mpi / BENCH_RELATIVE
-
-
 def found_libraries(bench_dir: Path) -> list[str]:
-    """Every MPI library that has a built binary and whose launcher is installed: Debian's two
-    first, then every other build with a record (mpi.json; not the SimGrid build, which runs
-    under smpirun only), by name."""
-    try:
-        others = sorted(p.name for p in Path(bench_dir).iterdir()
-                        if p.name not in MPI_LIBRARIES and LIBRARY_NAME.match(p.name)
-                        and (p / BUILD_RECORD).is_file())
-    except OSError:
-        others = []
+    """Every MPI library that has a built binary (io.bench_binaries.built_libraries, in its
+    order) and whose launcher is installed."""
     found = []
-    for mpi in [*MPI_LIBRARIES, *others]:
-        binary = bench_binary(bench_dir, mpi)
-        if binary.is_file() and os.access(binary, os.X_OK):
-            try:
-                program = shlex.split(local_template(mpi, bench_dir=bench_dir))[0]
-            except (PlanError, ValueError):
-                continue  # its own --mpi says what is wrong
-            if shutil.which(program):
-                found.append(mpi)
+    for mpi in built_libraries(bench_dir):
+        try:
+            program = shlex.split(local_template(mpi, bench_dir=bench_dir))[0]
+        except (PlanError, ValueError):
+            continue  # its own --mpi says what is wrong
+        if shutil.which(program):
+            found.append(mpi)
     return found
 
 

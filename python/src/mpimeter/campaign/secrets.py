@@ -15,7 +15,7 @@ import re
 import shlex
 from functools import lru_cache
 
-from mpimeter.campaign import describe as _describe
+from mpimeter.io import bench_binaries as _bench_binaries
 from mpimeter.io import redact as _redact
 
 REDACTED = _redact.REDACTED
@@ -23,8 +23,8 @@ _EVERY_NAME = ("",)  # the empty word is in every name: with no rule known, reda
 
 
 def secret_words() -> tuple[str, ...]:
-    """The secret words of the binaries built (campaign.describe); every name when none can say."""
-    return _describe.built_secret_words() or _EVERY_NAME
+    """The secret words of the binaries built (io.bench_binaries); every name when none can say."""
+    return _bench_binaries.built_secret_words() or _EVERY_NAME
 
 _IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 

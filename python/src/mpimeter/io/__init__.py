@@ -10,6 +10,9 @@
 - :mod:`mpimeter.io.clock`: the after-the-fact global clock from sync.csv model rows
 - :mod:`mpimeter.io.runtimes`: run time (and start spread) per repetition from the raw rows
 - :mod:`mpimeter.io.store`: campaign.duckdb, the queryable store
+- :mod:`mpimeter.io.redact`: the one rule by which secrets are redacted, wherever shown or stored
+- :mod:`mpimeter.io.bench_binaries`: the mpimeter-bench binaries built and their ``--describe``
+  document (the binary's own facts, read once per binary; the secret words io.redact uses)
 
 Facts only: which clock to use and which warnings to raise is decided by ``mpimeter.analysis``.
 """

@@ -5,8 +5,9 @@ the site).
 A value is secret by its *name* or by its *shape*:
 - by name: the name holds one of the secret words, in any case. The words are mpimeter-bench's
   (``environment.secret_words`` of its ``--describe``, the rule it applies to meta.json's
-  environment: PASS, TOK, KEY, SECRET, ...), read by campaign.describe from the binaries built
-  (campaign.secrets for what mpimeter writes, :func:`reading_rule` for what it reads back), plus :data:`NAME_WORDS_BEYOND_THE_BINARY`, which the binary does not hold yet
+  environment: PASS, TOK, KEY, SECRET, ...), read by io.bench_binaries from the binaries built
+  (campaign.secrets for what mpimeter writes, :func:`reading_rule` for what it reads back), plus
+  :data:`NAME_WORDS_BEYOND_THE_BINARY`, which the binary does not hold yet
   (Slurm's own token variable is SLURM_JWT; Hydra's HYDRA_BEARER); Python re-redacts what the
   binary wrote with these.
 - by shape, whatever its name: a cloud access key (``AKIA…``), a token with a known prefix
@@ -27,6 +28,8 @@ import math
 import re
 from collections import Counter
 from collections.abc import Iterable, Mapping
+
+from mpimeter.io import bench_binaries as _bench_binaries
 
 REDACTED = "<redacted>"
 NAME_WORDS_BEYOND_THE_BINARY = ("JWT", "BEARER", "SESSION_ID", "SESSIONID", "APIKEY")
@@ -176,13 +179,11 @@ AFTER_THE_BINARY = Rule(())
 
 def reading_rule() -> Rule:
     """The rule for what Python reads back (meta.json, imported files): the words of the binaries
-    built when there are (their --describe, campaign.describe), else the words beyond the
+    built when there are (their --describe, io.bench_binaries), else the words beyond the
     binary's alone; never "every value" (a machine without a binary still shows what it reads)."""
-    # the binary's description is the one source of the words; asked lazily (reading it runs the
-    # built binaries once), from campaign.describe, which imports nothing of io
-    from mpimeter.campaign.describe import built_secret_words
-
-    return _reading_rule(tuple(w for w in built_secret_words() if w))
+    # the binary's description is the one source of the words; asked at the first rule needed
+    # (it runs the built binaries once), not at import
+    return _reading_rule(tuple(w for w in _bench_binaries.built_secret_words() if w))
 
 
 _READING: dict[tuple[str, ...], Rule] = {}

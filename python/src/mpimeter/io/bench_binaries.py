@@ -1,0 +1,146 @@
+"""The mpimeter-bench binaries built and what each says of itself: where they are (the bench dir),
+which are built, and the document of `mpimeter-bench --describe` (docs/FORMAT.md,
+"mpimeter-bench --describe"), run once per binary and cached by its resolved path, size and
+mtime, so a rebuilt binary is asked again.
+
+The binary is the one source of its facts; this module reads them and imports nothing of
+mpimeter, so that every layer may ask: io.redact for the secret words it redacts by, the campaign
+for the typed description (campaign.describe) and the launchers (campaign.launcher).
+The bench dir is `--bench-dir`, else $MPIMETER_BENCH_DIR, else `build/` of the repository this
+package lives in; the binary of library LIB is `<bench dir>/LIB/bin/mpimeter-bench`.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import subprocess
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+
+DESCRIBE_VERSION = 1
+MPI_LIBRARIES = ("openmpi", "mpich")  # Debian's libraries, which `make build` builds side by side
+BENCH_RELATIVE = Path("bin") / "mpimeter-bench"
+BENCH_DIR_ENV = "MPIMETER_BENCH_DIR"
+BUILD_RECORD = "mpi.json"  # CMakeLists.txt writes it
+# A library's name is the folder of its build (scripts/mpi-library checks the same rule).
+LIBRARY_NAME = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9._-]{0,63}$")
+
+
+class DescribeError(ValueError):
+    """The binary could not describe itself (missing, not executable, another format)."""
+
+
+def repo_root() -> Path | None:
+    """The repository holding this package (python/src/mpimeter/...), or None if installed
+    elsewhere."""
+    here = Path(__file__).resolve()
+    for parent in here.parents:
+        if (parent / "CMakeLists.txt").is_file() and (parent / "python").is_dir():
+            return parent
+    return None
+
+
+def default_bench_dir() -> Path:
+    env = os.environ.get(BENCH_DIR_ENV)
+    if env:
+        return Path(env)
+    root = repo_root()
+    return (root / "build") if root else Path("build")
+
+
+def bench_binary(bench_dir: Path, mpi: str) -> Path:
+    return Path(bench_dir) / mpi / BENCH_RELATIVE
+
+
+def built_libraries(bench_dir: Path) -> list[str]:
+    """Every MPI library of the bench dir with an executable binary: Debian's two first, then
+    every other build with a record (mpi.json; not the SimGrid build, which runs under smpirun
+    only), by name. Whether its launcher is installed is campaign.launcher's question."""
+    try:
+        others = sorted(p.name for p in Path(bench_dir).iterdir()
+                        if p.name not in MPI_LIBRARIES and LIBRARY_NAME.match(p.name)
+                        and (p / BUILD_RECORD).is_file())
+    except OSError:
+        others = []
+    return [mpi for mpi in [*MPI_LIBRARIES, *others]
+            if bench_binary(bench_dir, mpi).is_file() and os.access(bench_binary(bench_dir, mpi), os.X_OK)]
+
+
+def singleton_env() -> dict[str, str]:
+    """Running the binary without mpirun as root: Open MPI would refuse a singleton otherwise."""
+    env = dict(os.environ)
+    env.setdefault("OMPI_ALLOW_RUN_AS_ROOT", "1")
+    env.setdefault("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1")
+    return env
+
+
+def identity(binary: str | Path) -> tuple[str, int, int]:
+    """What a description is cached by: the binary's resolved path, size and mtime."""
+    path = Path(binary).resolve()
+    try:
+        st = path.stat()
+    except OSError as exc:
+        raise DescribeError(f"{binary}: {exc.strerror}") from None
+    return str(path), st.st_size, st.st_mtime_ns
+
+
+def check_version(doc: Any, binary: str | Path) -> None:
+    """DescribeError unless ``doc`` is a description of the version this mpimeter reads."""
+    version = doc.get("describe_version") if isinstance(doc, dict) else None
+    if version != DESCRIBE_VERSION:
+        raise DescribeError(f"{binary} --describe: describe_version {version!r}; this mpimeter reads "
+                            f"version {DESCRIBE_VERSION} (rebuild the binary with `make build`)")
+
+
+@lru_cache(maxsize=16)
+def _printed(path: str, size: int, mtime_ns: int) -> str:
+    """What ``path --describe`` printed, checked to be a JSON document (asked once per key)."""
+    try:
+        done = subprocess.run([path, "--describe"], capture_output=True, text=True, timeout=30,
+                              stdin=subprocess.DEVNULL, env=singleton_env())
+    except (OSError, subprocess.SubprocessError) as exc:
+        raise DescribeError(f"{path} --describe could not run: {exc}") from None
+    if done.returncode != 0:
+        raise DescribeError(f"{path} --describe exited {done.returncode}: {done.stderr.strip()[:300]}")
+    try:
+        json.loads(done.stdout)
+    except json.JSONDecodeError as exc:
+        raise DescribeError(f"{path} --describe printed no JSON document ({exc})") from None
+    return done.stdout
+
+
+def document(binary: str | Path) -> Any:
+    """The --describe document of ``binary`` as parsed JSON (a fresh copy at each call: the
+    caller may keep or change it), untrusted: the version and the keys are the reader's to check."""
+    return json.loads(_printed(*identity(binary)))
+
+
+def secret_words(binary: str | Path) -> tuple[str, ...]:
+    """The binary's secret words (``environment.secret_words``: the rule it applies to
+    meta.json's environment). DescribeError when it cannot say."""
+    path = identity(binary)[0]
+    doc = document(binary)
+    check_version(doc, path)
+    environment = doc.get("environment")
+    words = environment.get("secret_words") if isinstance(environment, dict) else None
+    if not isinstance(words, list) or not all(isinstance(w, str) for w in words):
+        raise DescribeError(f"{path} --describe: environment.secret_words is not a list of words")
+    return tuple(words)
+
+
+@lru_cache(maxsize=1)
+def built_secret_words() -> tuple[str, ...]:
+    """The secret words of the binaries built (of the default bench dir), the union should they
+    differ; empty when no binary can say. The one source of them for io.redact's reading rule
+    and for campaign.secrets (what mpimeter writes)."""
+    bench_dir = default_bench_dir()
+    words: set[str] = set()
+    for lib in built_libraries(bench_dir):
+        try:
+            words |= set(secret_words(bench_binary(bench_dir, lib)))
+        except DescribeError:
+            continue
+    return tuple(sorted(words))
