@@ -123,3 +123,30 @@ def test_nothing_below_cli_imports_it_or_finds_modules_by_name():
                     for t in targets if t.startswith("mpimeter.cli") or t == "<importlib>")
     assert upward == []
     assert {m for m, targets in GRAPH.items() if "<importlib>" in targets} == {"mpimeter.cli"}
+
+
+# The packages from the top down (ARCHITECTURE.md's table; the commands on top, pure statistics
+# at the bottom); a package imports those below it, or its siblings on one level, never one above.
+# Below them all: the package's own face (mpimeter), atomic, units, warning_codes.
+LEVELS = ({"__main__", "reframe_checks"}, {"cli"}, {"site"}, {"report"}, {"campaign"},
+          {"analysis", "resultstore"}, {"io"}, {"stats"},
+          {"mpimeter", "atomic", "units", "warning_codes"})
+
+
+def _level(module: str) -> int:
+    part = module.split(".")[1] if "." in module else module
+    return next(i for i, names in enumerate(LEVELS) if part in names)
+
+
+def test_the_levels_name_every_module():
+    assert {m for m in GRAPH if not any((m.split(".")[1] if "." in m else m) in n for n in LEVELS)} == set()
+
+
+def test_no_import_runs_up_the_levels():
+    """io below campaign: io.redact takes the binary's words from io.bench_binaries, not from
+    campaign.describe."""
+    upward = sorted((m, t) for m, targets in GRAPH.items() for t in targets - {"<importlib>"}
+                    if _level(t) < _level(m))
+    assert upward == []
+    # what the check sees: an import from io up into campaign would be one
+    assert _level("mpimeter.campaign.describe") < _level("mpimeter.io.redact")
