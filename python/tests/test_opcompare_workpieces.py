@@ -1,8 +1,9 @@
 """Issue 27: ``compare --ops A,B`` with master-worker work pieces. mw-workpieces (one test per
 value of ``--workpieces LIST``) takes 1 µs per piece: against an operation without work pieces
 each number is its own row (the other operation's one result at that size, p and root as the
-reference), never one row pooling them; the rows say their work pieces, in the table, the JSON
-and the CSV."""
+reference), never one row pooling them; two operations that both have them pair a number with
+the same number, and with no number in common the comparison is refused (one line, exit 2); the
+rows say their work pieces, in the table, the JSON and the CSV."""
 
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ import json
 
 import pytest
 from click.testing import CliRunner
+from data import synth
 from test_analysis_workpieces import NS_PER_PIECE, PIECES, pieces_campaign
 
 from mpimeter import analysis
@@ -59,3 +61,38 @@ def test_the_cli_shows_the_work_pieces(campaign):
                                     "--format", "csv"])
     assert out.exit_code == 0, out.output
     assert sorted(int(r["workpieces"]) for r in csv.DictReader(io.StringIO(out.output))) == sorted(PIECES * 2)
+
+
+def both_pieces_campaign(folder, pieces_b):
+    """Two operations that both record work pieces (synthetic: the binary has one such op today):
+    "mw-a" at 1, 4, 16 and "mw-b" at ``pieces_b``, each 1 µs a piece, mw-b 20 % slower."""
+    order = {"mw-a": PIECES, "mw-b": pieces_b}
+    for i in range(3):
+        launch = folder / "launches" / f"{i:03d}"
+        seen: dict = {}
+
+        def fn(op, size, rng, n, seen=seen):
+            w = order[op][seen.setdefault((op, size), 0)]
+            seen[(op, size)] += 1
+            return (1.2 if op == "mw-b" else 1.0) * (NS_PER_PIECE * w + size) * rng.lognormal(0.0, 0.01, n)
+        ops = ("mw-a",) * len(PIECES) + ("mw-b",) * len(pieces_b)
+        synth.write_launch(launch, seed=i, ops=ops, sizes=(8,), nrep=20, time_fn=fn, schema=2)
+        meta = json.loads((launch / "meta.json").read_text())
+        count: dict = {}
+        for t in meta["tests"]:  # in plan order, as fn saw them
+            t["workpieces"] = order[t["op"]][count.setdefault((t["op"], t["size"]), 0)]
+            count[(t["op"], t["size"])] += 1
+        (launch / "meta.json").write_text(json.dumps(meta))
+    return folder
+
+
+def test_two_ops_with_work_pieces_pair_like_with_like_or_refuse(tmp_path):
+    res = analysis.compare_ops(analysis.analyze(analysis.load_campaign(
+        both_pieces_campaign(tmp_path / "common", (4, 16, 64)), cache=False, store=False)), "mw-a", "mw-b",
+        per_repetition=True)
+    assert sorted(r.workpieces for r in res.rows) == [4, 16]  # the numbers both measured, each with itself
+    assert all(r.ratio == pytest.approx(1.2, rel=0.03) for r in res.rows)
+    out = CliRunner().invoke(main, ["compare", str(both_pieces_campaign(tmp_path / "apart", (2, 8))), "--ops",
+                                    "mw-a,mw-b", "--per-repetition", "--no-cache"])
+    assert out.exit_code == 2 and len(out.output.strip().splitlines()) == 1, out.output
+    assert "no size (at one process count, root and number of work pieces) was measured for both" in out.output
