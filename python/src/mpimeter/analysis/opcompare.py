@@ -8,7 +8,14 @@ Two operations are compared only when their times mean the same kind of thing: b
 same unit, both one-way latencies of a pair of ranks or both calls of the whole communicator
 (a ping-pong's one-way latency against a collective's run time is not a comparison of two ways
 to do one thing). Which ranks communicate is the binary's fact (meta.json
-``operations[op].uses_pair``), not guessed from the name or the kind."""
+``operations[op].uses_pair``), not guessed from the name or the kind.
+
+Work pieces (mw-workpieces, issue 27: one test per value of ``--workpieces LIST``) are a
+dimension of the rows like the root: an operation with them is compared number by number — with
+the same number when both have them, and each number against the other operation's one result at
+that (size, p, root) when only one has them (mw-workpieces at 1, 4, 16 pieces each against
+mw-waitsome: three rows, each naming its pieces). Never pooled over the numbers: the call's work
+grows with them."""
 
 from __future__ import annotations
 
@@ -16,7 +23,7 @@ import math
 import numpy as np
 
 from mpimeter.analysis.comparison import ComparisonResult, ComparisonRow, _at_holm_level
-from mpimeter.analysis.groups import check_launches, groups_of, low_power_warning, slice_label
+from mpimeter.analysis.groups import check_launches, groups_of, low_power_warning, slice_label, slice_pieces
 from mpimeter.analysis.loading import AnalysisError
 from mpimeter.analysis.results import AnalysisResult
 from mpimeter.stats import compare as _cmp
@@ -80,20 +87,31 @@ def check_pair(result: AnalysisResult, op_a: str, op_b: str) -> None:
 
 
 def _slice_pairs(g, op_a: str, op_b: str, per_repetition: bool) -> list[tuple[tuple, tuple]]:
-    """The (p, root) slices of the two operations to compare: the same p, and the same root, or
-    any root of the one when the other has none (allreduce against bcast at root 0, 1 …)."""
+    """The (p, root[, workpieces]) slices of the two operations to compare: the same p; the same
+    root, or any root of the one when the other has none (allreduce against bcast at root 0, 1 …);
+    the same work pieces, or each number of the one when the other has none."""
     def slices_of(op: str) -> list[tuple]:
         return [w for w in g.slices() if any(o == op for o, _ in g.at(w).samples(per_repetition))]
 
+    def agree(x, y) -> bool:
+        return x is None or y is None or x == y
+
     return [(wa, wb) for wa in slices_of(op_a) for wb in slices_of(op_b)
-            if wa[0] == wb[0] and (wa[1] is None or wb[1] is None or wa[1] == wb[1])]
+            if wa[0] == wb[0] and agree(wa[1], wb[1]) and agree(slice_pieces(wa), slice_pieces(wb))]
+
+
+def _joint(where_a: tuple, where_b: tuple) -> tuple:
+    """The row's (p, root[, workpieces]): each of root and work pieces from the side that has it."""
+    root = where_a[1] if where_a[1] is not None else where_b[1]
+    pieces = slice_pieces(where_a) if slice_pieces(where_a) is not None else slice_pieces(where_b)
+    return (where_a[0], root) if pieces is None else (where_a[0], root, pieces)
 
 
 def compare_ops(result: AnalysisResult, op_a: str, op_b: str, *, alternative: str = "two-sided",
                 per_repetition: bool = False, confidence: float = 0.95, ratio_ci: str = "hodges-lehmann",
                 alpha: float = 0.05, seed: int = 0) -> ComparisonResult:
-    """``op_a`` against ``op_b`` in every alternative of ``result``: one row per (size, p, root)
-    both measured. The rows name the operations as their sides (``a``, ``b``; prefixed with the
+    """``op_a`` against ``op_b`` in every alternative of ``result``: one row per (size, p, root,
+    workpieces) both measured. The rows name the operations as their sides (``a``, ``b``; prefixed with the
     alternative when there are several) and ``op`` as "A vs B"."""
     if alternative not in _hyp.ALTERNATIVES:
         raise AnalysisError(f"alternative must be one of {', '.join(_hyp.ALTERNATIVES)}, got {alternative!r}")
@@ -109,7 +127,7 @@ def compare_ops(result: AnalysisResult, op_a: str, op_b: str, *, alternative: st
         for where_a, where_b in _slice_pairs(g, op_a, op_b, per_repetition):
             gs_a, gs_b = g.at(where_a), g.at(where_b)
             s_a, s_b = gs_a.samples(per_repetition), gs_b.samples(per_repetition)
-            where = (where_a[0], where_a[1] if where_a[1] is not None else where_b[1])
+            where = _joint(where_a, where_b)
             sizes = sorted({size for op, size in s_a if op == op_a} & {size for op, size in s_b if op == op_b})
             for size in sizes:
                 a, b = s_a[(op_a, size)], s_b[(op_b, size)]
@@ -120,9 +138,11 @@ def compare_ops(result: AnalysisResult, op_a: str, op_b: str, *, alternative: st
                     f"{op_a} vs {op_b}", size, side_a, side_b, gs_a.launches(op_a, size), gs_b.launches(op_b, size),
                     pc.median_a, pc.median_b, pc.ratio, pc.ratio_ci.estimate, pc.ratio_ci.low, pc.ratio_ci.high,
                     pc.ratio_ci.method, pc.statistic, pc.p_value, pc.p_method, math.nan, "", False,
-                    one_way=gs_a.one_way(op_a, size) and gs_b.one_way(op_b, size), nprocs=where[0], root=where[1]))
+                    one_way=gs_a.one_way(op_a, size) and gs_b.one_way(op_b, size), nprocs=where[0], root=where[1],
+                    workpieces=slice_pieces(where)))
     if not rows:
-        raise AnalysisError(f"--ops {op_a},{op_b}: no size (at one process count and root) was measured for both")
+        raise AnalysisError(f"--ops {op_a},{op_b}: no size (at one process count, root and number of work pieces) "
+                            "was measured for both")
     p_all = np.array([r.p_value for r in rows])
     adj, levels = _hyp.holm(p_all), _hyp.holm_levels(p_all, alpha)
     rows = [_at_holm_level(r, float(p), float(level),

@@ -89,7 +89,8 @@ def print_comparison(res: analysis.ComparisonResult) -> None:
                    "bootstrap (ratio of medians, percentile bootstrap).")
 @click.option("--ops", "ops", default=None, metavar="A,B",
               help="Compare two operations within each alternative (e.g. pingpong-send-recv,pingpong-ssend-recv or "
-                   "reduce,scan) with the same statistics, instead of the alternatives; refused for operations whose "
+                   "reduce,scan) with the same statistics, instead of the alternatives, (size, p, root) by (size, p, "
+                   "root) and mw-workpieces number of work pieces by number; refused for operations whose "
                    "times mean different things (a pair's one-way latency against a collective, bytes against ns).")
 @alpha_option
 @metric_option

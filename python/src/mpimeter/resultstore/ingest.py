@@ -1,5 +1,5 @@
 """Adding campaigns to the results store: a campaign folder → its rows (provenance, per-launch
-summaries, per-(op, size) results with their bounds, and its HTML report), written in one
+summaries, per-(op, size, p, root, workpieces) results with their bounds, and its HTML report), written in one
 transaction with the others of the same ``store add``, or not at all.
 
 A campaign whose id is in the store already is left as it is (adding it again changes nothing)
@@ -111,15 +111,16 @@ def campaign_rows(entry: Entry, added: str) -> dict[str, list[tuple]]:
             entry.campaign_id, s.alternative, s.launch, s.test, s.op, s.size, s.clock, s.n_total, s.n_invalid,
             s.removed, s.n, _finite(s.median_ns), _finite(s.mean_ns), _finite(s.min_ns), _finite(s.max_ns),
             _finite(s.q1_ns), _finite(s.q3_ns), _finite(s.p99_ns), _finite(s.cov), s.warmup_length,
-            s.nprocs or None, s.root))
+            s.nprocs or None, s.root, s.workpieces))
     for r in res.rows:
+        # a row is (alternative, op, size, p, root, workpieces): mw-workpieces has one per number of pieces
         b = entry.bounds.row(r.alternative, r.op, r.size, r.nprocs, r.root)
         rows["results"].append((
             entry.campaign_id, r.alternative, r.op, r.size, res.size_unit(r.op), r.launches, _finite(r.median_ns),
             r.median_ci_low_ns, r.median_ci_high_ns, r.confidence, _finite(r.mean_ns), _finite(r.spread),
             r.outliers_removed, r.invalid, r.repetitions, r.clock, r.bandwidth_Bps, r.one_way,
             b.bound_ns if b else None, b.cache_bound_ns if b else None, b.fraction if b else None,
-            r.nprocs or None, r.root))
+            r.nprocs or None, r.root, r.workpieces))
     return rows
 
 

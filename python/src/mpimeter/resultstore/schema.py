@@ -41,7 +41,7 @@ LAUNCH_SUMMARIES = (
     ("op", "VARCHAR"), ("size", "BIGINT"), ("clock", "VARCHAR"), ("n_total", "INTEGER"), ("n_invalid", "INTEGER"),
     ("removed", "INTEGER"), ("n", "INTEGER"), ("median_ns", "DOUBLE"), ("mean_ns", "DOUBLE"), ("min_ns", "DOUBLE"),
     ("max_ns", "DOUBLE"), ("q1_ns", "DOUBLE"), ("q3_ns", "DOUBLE"), ("p99_ns", "DOUBLE"), ("cov", "DOUBLE"),
-    ("warmup_length", "INTEGER"), ("nprocs", "INTEGER"), ("root", "INTEGER"),
+    ("warmup_length", "INTEGER"), ("nprocs", "INTEGER"), ("root", "INTEGER"), ("workpieces", "INTEGER"),
 )
 RESULTS = (
     ("campaign_id", "VARCHAR"), ("alternative", "VARCHAR"), ("op", "VARCHAR"), ("size", "BIGINT"),
@@ -49,12 +49,14 @@ RESULTS = (
     ("median_ci_high_ns", "DOUBLE"), ("confidence", "DOUBLE"), ("mean_ns", "DOUBLE"), ("spread", "DOUBLE"),
     ("outliers_removed", "INTEGER"), ("invalid", "INTEGER"), ("repetitions", "INTEGER"), ("clock", "VARCHAR"),
     ("bandwidth_Bps", "DOUBLE"), ("one_way", "BOOLEAN"), ("bound_ns", "DOUBLE"), ("cache_bound_ns", "DOUBLE"),
-    ("bound_fraction", "DOUBLE"), ("nprocs", "INTEGER"), ("root", "INTEGER"),
+    ("bound_fraction", "DOUBLE"), ("nprocs", "INTEGER"), ("root", "INTEGER"), ("workpieces", "INTEGER"),
 )
 # Columns added after a store of this schema version may have been created (issue 27: results
-# keyed by p and root); open_write adds them to such a store, NULL in its earlier rows.
-ADDED_COLUMNS = {"launch_summaries": (("nprocs", "INTEGER"), ("root", "INTEGER")),
-                 "results": (("nprocs", "INTEGER"), ("root", "INTEGER"))}
+# keyed by p, root and, for mw-workpieces, the work pieces); open_write adds them to such a store,
+# NULL in its earlier rows; reading one that lacks them (read-only: nothing is added) sees them
+# NULL through relation().
+ADDED_COLUMNS = {"launch_summaries": (("nprocs", "INTEGER"), ("root", "INTEGER"), ("workpieces", "INTEGER")),
+                 "results": (("nprocs", "INTEGER"), ("root", "INTEGER"), ("workpieces", "INTEGER"))}
 TABLES = {"campaigns": CAMPAIGNS, "alternatives": ALTERNATIVES, "launches": LAUNCHES,
           "launch_summaries": LAUNCH_SUMMARIES, "results": RESULTS}
 
@@ -116,7 +118,8 @@ def _check(con, path: Path) -> None:
         if table not in have:
             raise StoreError(f"{path}: a results store without its table {table} (dropped?); every store holds "
                              f"{', '.join(TABLES)}: rebuild it with mpimeter store add")
-        missing = [c for c, _ in columns if c not in have[table]]
+        added = {c for c, _ in ADDED_COLUMNS.get(table, ())}
+        missing = [c for c, _ in columns if c not in have[table] and c not in added]
         if missing:
             raise StoreError(f"{path}: the table {table} of the results store lacks the column {missing[0]}; "
                              "rebuild it with mpimeter store add")
@@ -185,6 +188,16 @@ def _add_columns(con) -> None:
             con.execute(f"ALTER TABLE {table} ADD COLUMN {name} {kind}")
         if missing and table == "results":
             con.execute(VIEW)  # its nprocs is now the row's
+
+
+def relation(con, table: str) -> str:
+    """What to select ``table`` from: the table, or — in a store made before some of its
+    ADDED_COLUMNS, opened read-only — the table with each one it lacks as NULL (named as the
+    table, so that queries read alike on stores of either age)."""
+    have = {row[0] for row in con.execute(
+        "SELECT column_name FROM information_schema.columns WHERE table_name = ?", [table]).fetchall()}
+    missing = [f"NULL::{kind} AS {name}" for name, kind in ADDED_COLUMNS.get(table, ()) if name not in have]
+    return f"(SELECT *, {', '.join(missing)} FROM {table}) AS {table}" if missing else table
 
 
 def remove_store(path: Path) -> None:

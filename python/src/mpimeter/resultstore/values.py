@@ -11,7 +11,7 @@ violation is a StoreError naming the store, the table, the row (its key) and the
 from __future__ import annotations
 
 from mpimeter.io.rowcheck import MAX_PLAUSIBLE_NS
-from mpimeter.resultstore.schema import StoreError
+from mpimeter.resultstore.schema import StoreError, relation
 
 # (table, column, lowest, highest, lowest allowed itself, words for the message)
 BOUNDS = (
@@ -36,7 +36,7 @@ BOUNDS = (
     ("alternatives", "latency_floor_ns", 0.0, MAX_PLAUSIBLE_NS, True, "a time in ns ≥ 0"),
     ("alternatives", "copy_bandwidth_Bps", 0.0, float("inf"), True, "a rate ≥ 0"),
 )
-_KEYS = {"results": ("campaign_id", "alternative", "op", "size", "nprocs", "root"),
+_KEYS = {"results": ("campaign_id", "alternative", "op", "size", "nprocs", "root", "workpieces"),
          "launch_summaries": ("campaign_id", "alternative", "launch", "test", "op", "size"),
          "alternatives": ("campaign_id", "alternative")}
 
@@ -47,7 +47,8 @@ def check(con, store) -> None:
         above = f"{column} {'>=' if low_ok else '>'} {low!r}"
         below = f"{column} <= {high!r}" if high != float("inf") else f"{column} < 'inf'::DOUBLE"
         keys = ", ".join(_KEYS[table])
-        row = con.execute(f"SELECT {keys}, {column} FROM {table} WHERE {column} IS NOT NULL "  # noqa: S608 (names are ours)
+        source = relation(con, table)  # an older store, read-only: its missing columns NULL
+        row = con.execute(f"SELECT {keys}, {column} FROM {source} WHERE {column} IS NOT NULL "  # noqa: S608 (names are ours)
                           f"AND NOT ({above} AND {below}) LIMIT 1").fetchone()
         if row is not None:
             key = ", ".join(f"{k} {v!r}" for k, v in zip(_KEYS[table], row[:-1]))

@@ -23,7 +23,7 @@ from mpimeter import __version__
 from mpimeter.io import bounded
 from mpimeter.io.errors import InputError
 from mpimeter.site import pages
-from mpimeter.site.data import SiteData
+from mpimeter.site.data import SiteData, pieces_of, pieces_order
 from mpimeter.site.history import series_steps
 
 MARKER = ".mpimeter-site"
@@ -124,10 +124,12 @@ def write_site(data: SiteData, out: Path, *, max_slowdown: float = 0.05, alpha: 
             mine = r[r["series"] == s]
             for op, g in mine.groupby("op", sort=True):
                 put(pages.history_op_page(s, op), pages.history_op_html(data, s, op, generated))
-                for size in sorted(set(g["size"])):
-                    put(pages.history_page(s, op, int(size)),
-                        pages.history_html(data, s, op, int(size), ss, generated, max_slowdown=max_slowdown,
-                                           alpha=alpha))
+                # mw-workpieces: a history per (size, number of work pieces)
+                lines = {(int(size), pieces_of(w)) for size, w in zip(g["size"], g["workpieces"])}
+                for size, pieces in sorted(lines, key=lambda sw: (sw[0], pieces_order(sw[1]))):
+                    put(pages.history_page(s, op, size, pieces),
+                        pages.history_html(data, s, op, size, ss, generated, max_slowdown=max_slowdown,
+                                           alpha=alpha, workpieces=pieces))
         _write(tmp, MARKER, json.dumps({"format": MARKER_FORMAT, "version": 2, "tool": f"mpimeter {__version__}",
                                         "store": data.store, "generated": generated, "files": sorted(written)},
                                        indent=1) + "\n")

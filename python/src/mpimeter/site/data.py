@@ -19,7 +19,7 @@ import pandas as pd
 
 from mpimeter.resultstore import values
 from mpimeter.resultstore.identity import ID_PATTERN
-from mpimeter.resultstore.schema import StoreError
+from mpimeter.resultstore.schema import StoreError, relation
 
 _FALLBACK_ID = re.compile(r"m[0-9a-f]{31}")
 
@@ -111,10 +111,14 @@ def _load(con, store: str) -> SiteData:
         "command, seed, tool_version, report_source FROM campaigns ORDER BY first_start NULLS LAST, campaign_id").df()
     alternatives = con.execute("SELECT * FROM alternatives").df()
     # issue 27: rows of one root only (a history line is one root's); p per row (NULL: a store row
-    # written before results carried it, the alternative's nprocs)
-    results = con.execute("SELECT * FROM results WHERE root IS NULL OR root = 0").df()
-    medians = con.execute("SELECT campaign_id, alternative, op, size, median_ns, nprocs FROM launch_summaries "
+    # written before results carried it, the alternative's nprocs); mw-workpieces: one row per number
+    # of work pieces (NULL: other ops, and rows stored before the column)
+    results = con.execute(f"SELECT * FROM {relation(con, 'results')} WHERE root IS NULL OR root = 0").df()
+    medians = con.execute("SELECT campaign_id, alternative, op, size, median_ns, nprocs, workpieces FROM "
+                          f"{relation(con, 'launch_summaries')} "
                           "WHERE n > 0 AND median_ns IS NOT NULL AND (root IS NULL OR root = 0)").df()
+    for frame in (results, medians):
+        frame["workpieces"] = pd.array([int(w) if pd.notna(w) else None for w in frame["workpieces"]], dtype=object)
     reports = frozenset(str(cid) for (cid,) in
                         con.execute("SELECT campaign_id FROM campaigns WHERE report IS NOT NULL").fetchall())
     # the tool an imported alternative came from (its launches' meta.json origin.tool)
@@ -158,12 +162,40 @@ def _per_process_count(alternatives: pd.DataFrame, results: pd.DataFrame) -> pd.
 
 
 def samples(data: SiteData, campaign_id: str, alternative: str, nprocs: int | None = None
-            ) -> dict[tuple[str, int], np.ndarray]:
+            ) -> dict[tuple, np.ndarray]:
     """Per (op, size), the per-launch medians of one alternative of one campaign (at ``nprocs``
-    ranks when given: a --np LIST campaign's alternative ran at several)."""
+    ranks when given: a --np LIST campaign's alternative ran at several). An mw-workpieces row is
+    keyed (op, size, (p, None, workpieces)), one key per number of work pieces, as the gate keys a
+    slice (analysis.gating.gate_rows), so that its work pieces are never pooled."""
     m = data.medians
     mine = m[(m["campaign_id"] == campaign_id) & (m["alternative"] == alternative)]
     if nprocs is not None:
         mine = mine[mine["nprocs"] == nprocs]
-    return {(str(op), int(size)): g["median_ns"].to_numpy(dtype=float)
-            for (op, size), g in mine.groupby(["op", "size"], sort=True)}
+    out: dict[tuple, np.ndarray] = {}
+    for (op, size, pieces), g in mine.groupby(["op", "size", mine["workpieces"].map(pieces_order)], sort=True):
+        n = g["nprocs"].iloc[0]
+        key = (str(op), int(size)) if pieces < 0 else (
+            str(op), int(size), (int(n) if pd.notna(n) else 0, None, int(pieces)))
+        out[key] = g["median_ns"].to_numpy(dtype=float)
+    return out
+
+
+def pieces_of(value) -> int | None:
+    """A stored work-pieces value as an int; None for rows without (every op but mw-workpieces)."""
+    return None if value is None or pd.isna(value) else int(value)
+
+
+def pieces_order(value) -> int:
+    """Work pieces as a sort and group key: -1 for rows without."""
+    pieces = pieces_of(value)
+    return -1 if pieces is None else pieces
+
+
+def has_pieces(frame: pd.DataFrame, pieces: int | None) -> pd.Series:
+    """The rows of ``frame`` (results or medians) at ``pieces`` work pieces (None: rows without)."""
+    return frame["workpieces"].map(lambda w: pieces_of(w) == pieces).astype(bool)
+
+
+def pieces_text(pieces: int | None) -> str:
+    """`` · 16 workpieces`` for labels and titles; '' for rows without work pieces."""
+    return "" if pieces is None else f" · {pieces} workpieces"

@@ -3,7 +3,8 @@ airspeed-velocity shows a benchmark over commits: each campaign's median with it
 time order, and the campaigns where ``mpimeter gate`` against the campaign before would have
 failed marked — the same test (``analysis.gating.gate_rows``: one-sided rank-sum of per-launch
 medians against the earlier ones × (1 + max slowdown), Holm over every (op, size) the two have
-in common), with the same minimum of 3 launches a side. When the two campaigns measured
+in common, mw-workpieces' numbers of work pieces each their own), with the same minimum of 3
+launches a side. When the two campaigns measured
 differently (process or clock sync, raw mode, repetitions), the step says so, as `gate`'s
 ``different-settings`` warning does.
 """
@@ -28,7 +29,7 @@ class Step:
     campaign_id: str
     alternative: str
     previous: str | None
-    rows: dict[tuple[str, int], GateRow] = field(default_factory=dict)
+    rows: dict[tuple[str, int, int | None], GateRow] = field(default_factory=dict)  # (op, size, workpieces)
     problem: str | None = None  # why the gate could not be run
     differs: str = ""  # settings that differ from the campaign before ("procsync (before: window, this: barrier)")
 
@@ -36,8 +37,12 @@ class Step:
     def failed(self) -> bool:
         return any(r.regression for r in self.rows.values())
 
-    def regression(self, op: str, size: int) -> bool:
-        row = self.rows.get((op, size))
+    def row(self, op: str, size: int, workpieces: int | None = None) -> GateRow | None:
+        """The gate's row of (op, size) — at ``workpieces`` work pieces for mw-workpieces."""
+        return self.rows.get((op, size, workpieces))
+
+    def regression(self, op: str, size: int, workpieces: int | None = None) -> bool:
+        row = self.row(op, size, workpieces)
         return bool(row and row.regression)
 
 
@@ -67,8 +72,13 @@ def series_steps(data: SiteData, series: Series, *, max_slowdown: float, alpha: 
                 steps.append(Step(cid, alt, before[0], problem=f"not gated: {fewest} launch(es) on one side, the "
                                                               f"gate needs {MIN_LAUNCHES}", differs=differs))
             else:
-                rows = gate_rows(base, cand, max_slowdown=max_slowdown, alpha=alpha)
-                steps.append(Step(cid, alt, before[0], {(r.op, r.size): r for r in rows},
+                r = data.results
+                one_way = set(zip(*(r.loc[(r["campaign_id"] == cid) & (r["alternative"] == alt) & r["one_way"]
+                                          .fillna(False).astype(bool), c] for c in ("op", "size"))))
+                # keys are (op, size), or (op, size, slice) for mw-workpieces (site.data.samples)
+                rows = gate_rows(base, cand, max_slowdown=max_slowdown, alpha=alpha,
+                                 one_way=lambda op, size, *where: (op, size) in one_way)
+                steps.append(Step(cid, alt, before[0], {(r.op, r.size, r.workpieces): r for r in rows},
                                   None if rows else "not gated: no (op, size) in common", differs))
         before = (cid, alt)
     return steps

@@ -6,6 +6,7 @@ ops/<op>.html                       one operation on every machine and library (
 campaigns/<id>.html                 one campaign: provenance, results
 history/<series>/<op>.html          one series' operation: every size, latest median, link to its history
 history/<series>/<op>-<size>.html   the median over time, campaigns the gate would have failed marked
+history/<series>/<op>-<size>-w<N>.html   the same for mw-workpieces at N work pieces (one line per number)
 ```
 
 Every page is rendered here from the store's data, never copied (a stored report could redirect
@@ -27,7 +28,8 @@ from mpimeter.report import html as h
 from mpimeter.report.charts import Series as ChartSeries
 from mpimeter.report.charts import history_chart, size_chart
 from mpimeter.report.figures import ALTERNATIVE_COLORS
-from mpimeter.site.data import Series, SiteData, campaign_file, page_name
+from mpimeter.site.data import (Series, SiteData, campaign_file, has_pieces, page_name, pieces_of, pieces_order,
+                                pieces_text)
 from mpimeter.site.history import Step
 from mpimeter.units import format_bytes, format_interval, format_ns, format_rate
 
@@ -46,8 +48,15 @@ def history_op_page(series: Series, op: str) -> str:
     return f"history/{series.key}/{page_name('op', op)}.html"
 
 
-def history_page(series: Series, op: str, size: int) -> str:
-    return f"history/{series.key}/{page_name('op', op)}-{int(size)}.html"
+def history_page(series: Series, op: str, size: int, workpieces: int | None = None) -> str:
+    pieces = "" if workpieces is None else f"-w{int(workpieces)}"  # mw-workpieces: a history per number
+    return f"history/{series.key}/{page_name('op', op)}-{int(size)}{pieces}.html"
+
+
+def pieces_vary(data: SiteData, op: str) -> bool:
+    """Does the store hold ``op`` at more than one number of work pieces (mw-workpieces)? Then its
+    lines, rows and titles name theirs, as analyze's table shows the column only when it varies."""
+    return len({pieces_of(w) for w in data.results.loc[data.results["op"] == op, "workpieces"]}) > 1
 
 
 def _depth(path: str) -> str:
@@ -73,15 +82,17 @@ def _date(text) -> str:
     return str(text)[:16].replace("T", " ") if isinstance(text, str) and text else "–"
 
 
-def colors(data: SiteData, shown: Sequence[Series]) -> dict[Series, str]:
+def colors(data: SiteData, shown: Sequence) -> dict:
     """The colours of the series one chart shows: each the colour its latest campaign's report
     gives it (the report colours an alternative by its position in the campaign), so that a
     library keeps its colour from report to site; a series whose colour an earlier one on the
-    chart already took gets the first colour still free."""
+    chart already took gets the first colour still free. ``shown``: Series, or (Series, work
+    pieces) lines — a series' second line (mw-workpieces) gets the next free colour."""
     position = data.report_positions
-    taken: dict[Series, str] = {}
+    taken: dict = {}
     for s in shown:
-        wanted = ALTERNATIVE_COLORS[position.get(s, 0) % len(ALTERNATIVE_COLORS)]
+        series = s if isinstance(s, Series) else s[0]
+        wanted = ALTERNATIVE_COLORS[position.get(series, 0) % len(ALTERNATIVE_COLORS)]
         free = [c for c in ALTERNATIVE_COLORS if c not in taken.values()] or list(ALTERNATIVE_COLORS)
         taken[s] = wanted if wanted not in taken.values() else free[0]
     return taken
@@ -151,34 +162,37 @@ def op_html(data: SiteData, op: str, generated: str) -> str:
     r = data.results[data.results["op"] == op]
     all_series = data.series()
     chart, table_rows, parts = [], {}, []
-    latest = {}
+    latest = {}  # per (series, work pieces): a line (mw-workpieces has one per number of pieces)
+    show_pieces = pieces_vary(data, op)
     for s in all_series:
         mine = r[r["series"] == s]
         if mine.empty:
             continue
         cid = mine.sort_values("first_start").iloc[-1]["campaign_id"]
-        latest[s] = mine[mine["campaign_id"] == cid].sort_values("size")
+        last = mine[mine["campaign_id"] == cid]
+        for pieces in sorted({pieces_of(w) for w in last["workpieces"]}, key=pieces_order):
+            latest[(s, pieces)] = last[has_pieces(last, pieces)].sort_values("size")
     color_of = colors(data, list(latest))
-    for s, rows in latest.items():
-        label = f"{s.machine}: {s.label}"
-        chart.append(ChartSeries(label, color_of[s], list(rows["size"].clip(lower=1)),
+    for (s, pieces), rows in latest.items():
+        label = f"{s.machine}: {s.label}" + (pieces_text(pieces) if show_pieces else "")
+        chart.append(ChartSeries(label, color_of[(s, pieces)], list(rows["size"].clip(lower=1)),
                                  list(rows["median_ns"]), [_num(x) for x in rows["median_ci_low_ns"]],
                                  [_num(x) for x in rows["median_ci_high_ns"]]))
         for row in rows.itertuples():
-            table_rows.setdefault(int(row.size), {})[s] = row
+            table_rows.setdefault(int(row.size), {})[(s, pieces)] = row
     quantity = "one-way latency" if r["one_way"].any() else "run time"
     parts.append(h.tag("p", h.esc(f"{op} on every machine and library in the store: the latest campaign of each, "
                                   "the median of per-launch medians with its confidence interval.")))
     parts.append(h.tag("div", size_chart(chart, title=f"{op}: every machine and library", quantity=quantity),
                        class_="chart"))
-    header = ["size"] + [f"{s.machine}: {s.label}" for s in latest]
+    header = ["size"] + [f"{s.machine}: {s.label}" + (pieces_text(w) if show_pieces else "") for s, w in latest]
     rows = []
     for size in sorted(table_rows):
         cells = [h.esc(format_bytes(size))]
-        for s in latest:
-            row = table_rows[size].get(s)
+        for line in latest:
+            row = table_rows[size].get(line)
             cells.append("" if row is None else link(
-                here, history_page(s, op, size), format_ns(row.median_ns)) + " " + h.esc(
+                here, history_page(line[0], op, size, line[1]), format_ns(row.median_ns)) + " " + h.esc(
                 format_interval(_num(row.median_ci_low_ns), _num(row.median_ci_high_ns))) + " " + link(
                 here, campaign_page(row.campaign_id), "campaign"))
         rows.append(cells)
@@ -216,13 +230,13 @@ def campaign_html(data: SiteData, cid: str, has_report: bool, steps: dict[Series
     return shell(here, f"Campaign {c['name']}", "".join(parts), generated)
 
 
-def _gate_cell(step: Step | None, op: str, size: int) -> str:
+def _gate_cell(step: Step | None, op: str, size: int, workpieces: int | None = None) -> str:
     if step is None or step.previous is None:
         return "first of its series"
     differs = f" — measured differently: {step.differs}" if step.differs else ""
     if step.problem:
         return step.problem + differs
-    row = step.rows.get((op, size))
+    row = step.row(op, size, workpieces)
     if row is None:
         return "not in the campaign before" + differs
     return ("REGRESSION " if row.regression else "") + f"ratio {row.ratio:.3f}, p (Holm) {row.p_adjusted:.2g}" + differs
@@ -230,18 +244,22 @@ def _gate_cell(step: Step | None, op: str, size: int) -> str:
 
 def _results_table(here: str, data: SiteData, cid: str, alternative: str, series: Series, step: Step | None) -> str:
     r = data.results
-    mine = r[(r["campaign_id"] == cid) & (r["alternative"] == alternative)
-             & (r["series"] == series)].sort_values(["op", "size"])
+    mine = r[(r["campaign_id"] == cid) & (r["alternative"] == alternative) & (r["series"] == series)]
+    mine = mine.assign(_pieces=[pieces_order(w) for w in mine["workpieces"]])
+    mine = mine.sort_values(["op", "size", "_pieces"])
+    show_pieces = len(set(mine["_pieces"])) > 1  # as analyze's table: the column only when it varies
     rows = []
     for row in mine.itertuples():
-        frac = _num(row.bound_fraction)
-        rows.append([h.esc(row.op), h.esc(format_bytes(int(row.size))), h.esc(str(row.launches)),
-                     link(here, history_page(series, row.op, int(row.size)), format_ns(row.median_ns)),
+        frac, pieces = _num(row.bound_fraction), pieces_of(row.workpieces)
+        rows.append([h.esc(row.op), h.esc(format_bytes(int(row.size))),
+                     *([h.esc("–" if pieces is None else str(pieces))] if show_pieces else []),
+                     h.esc(str(row.launches)),
+                     link(here, history_page(series, row.op, int(row.size), pieces), format_ns(row.median_ns)),
                      h.esc(format_interval(_num(row.median_ci_low_ns), _num(row.median_ci_high_ns))),
                      h.esc("–" if frac is None else f"{100 * frac:.0f} %"),
-                     h.esc(_gate_cell(step, row.op, int(row.size)))])
-    return h.table(("op", "size", "launches", "median (history)", "interval", "bound / median",
-                    "gate against the campaign before"), rows, raw=True)
+                     h.esc(_gate_cell(step, row.op, int(row.size), pieces))])
+    return h.table(("op", "size", *(("workpieces",) if show_pieces else ()), "launches", "median (history)",
+                    "interval", "bound / median", "gate against the campaign before"), rows, raw=True)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -251,37 +269,46 @@ def _results_table(here: str, data: SiteData, cid: str, alternative: str, series
 def history_op_html(data: SiteData, series: Series, op: str, generated: str) -> str:
     here = history_op_page(series, op)
     r = data.results[(data.results["series"] == series) & (data.results["op"] == op)]
+    show_pieces = pieces_vary(data, op)
     rows = []
-    for size, g in r.groupby("size", sort=True):
+    for (size, order), g in r.groupby(["size", r["workpieces"].map(pieces_order)], sort=True):
+        pieces = None if order < 0 else int(order)
         last = g.sort_values("first_start").iloc[-1]
-        rows.append([link(here, history_page(series, op, int(size)), format_bytes(int(size))),
+        rows.append([link(here, history_page(series, op, int(size), pieces), format_bytes(int(size))),
+                     *([h.esc("–" if pieces is None else str(pieces))] if show_pieces else []),
                      h.esc(str(len(g))), h.esc(format_ns(last["median_ns"])),
                      h.esc(format_interval(_num(last["median_ci_low_ns"]), _num(last["median_ci_high_ns"])))])
-    body = h.tag("p", h.esc(f"{op} on {series.machine}, {series.label}: every size measured; each links to its "
-                            "history.")) + h.table(("size", "campaigns", "latest median", "interval"), rows, raw=True)
+    body = h.tag("p", h.esc(f"{op} on {series.machine}, {series.label}: every size measured"
+                            + (" at every number of work pieces" if show_pieces else "") + "; each links to its "
+                            "history.")) + h.table(("size", *(("workpieces",) if show_pieces else ()), "campaigns",
+                                                    "latest median", "interval"), rows, raw=True)
     body += h.tag("p", link(here, op_page(op), f"{op} on every machine and library"))
     return shell(here, f"{op} — {series.machine}, {series.label}", body, generated)
 
 
 def history_html(data: SiteData, series: Series, op: str, size: int, steps: list[Step], generated: str,
-                 *, max_slowdown: float, alpha: float) -> str:
-    here = history_page(series, op, size)
+                 *, max_slowdown: float, alpha: float, workpieces: int | None = None) -> str:
+    """The history of (op, size) — at ``workpieces`` work pieces for mw-workpieces — in ``series``."""
+    here = history_page(series, op, size, workpieces)
     r = data.results
+    r = r[(r["op"] == op) & (r["size"] == size)]
+    r = r[has_pieces(r, workpieces)]
+    shown = pieces_text(workpieces) if pieces_vary(data, op) else ""
     points, table = [], []
     by_campaign = {(st.campaign_id, st.alternative): st for st in steps}
     for st in steps:
-        row = r[(r["campaign_id"] == st.campaign_id) & (r["alternative"] == st.alternative) & (r["op"] == op)
-                & (r["size"] == size)]
+        row = r[(r["campaign_id"] == st.campaign_id) & (r["alternative"] == st.alternative)]
         if row.empty:
             continue
         points.append((st, row.iloc[0]))
     names = {c.campaign_id: c for c in data.campaigns.itertuples()}
     labels = [_date(names[st.campaign_id].first_start)[:10] if st.campaign_id in names else "?" for st, _ in points]
-    chart = ChartSeries(series.label, colors(data, [series])[series], list(range(len(points))),
+    chart = ChartSeries(series.label + shown, colors(data, [series])[series], list(range(len(points))),
                         [float(p["median_ns"]) for _, p in points],
                         [_num(p["median_ci_low_ns"]) for _, p in points],
                         [_num(p["median_ci_high_ns"]) for _, p in points],
-                        [by_campaign[(st.campaign_id, st.alternative)].regression(op, size) for st, _ in points],
+                        [by_campaign[(st.campaign_id, st.alternative)].regression(op, size, workpieces)
+                         for st, _ in points],
                         joined=True)
     for st, p in points:
         c = names.get(st.campaign_id)
@@ -292,17 +319,19 @@ def history_html(data: SiteData, series: Series, op: str, size: int, steps: list
                       h.esc(str(version.iloc[0]) if len(version) else "–"), h.esc(str(p["launches"])),
                       h.esc(format_ns(p["median_ns"])), h.esc(format_interval(_num(p["median_ci_low_ns"]),
                                                                  _num(p["median_ci_high_ns"]))),
-                      h.esc(_gate_cell(st, op, size) + ("; the gate failed at other sizes" if st.failed and not
-                                                        st.regression(op, size) else ""))])
+                      h.esc(_gate_cell(st, op, size, workpieces) + ("; the gate failed at other sizes" if st.failed
+                                                                    and not st.regression(op, size, workpieces)
+                                                                    else ""))])
     body = (h.tag("p", h.esc(
-        f"{op} at {format_bytes(size)} on {series.machine}, {series.label}: the median of per-launch medians of "
+        f"{op} at {format_bytes(size)}{shown} on {series.machine}, {series.label}: the median of per-launch medians of "
         f"every campaign, oldest first, with its confidence interval. Ringed: `mpimeter gate` of the campaign "
         f"against the one before would have failed here (one-sided rank-sum of per-launch medians against the "
         f"earlier ones × {1 + max_slowdown:g}, Holm over the sizes and operations both have, α = {alpha:g}).")) +
-        h.tag("div", history_chart([chart], title=f"{op}, {format_bytes(size)}: median over time", labels=labels),
+        h.tag("div", history_chart([chart], title=f"{op}, {format_bytes(size)}{shown}: median over time",
+                                   labels=labels),
               class_="chart") +
         h.table(("date", "campaign", "library version", "launches", "median", "interval",
                  "gate against the campaign before"), table, raw=True) +
         h.tag("p", link(here, history_op_page(series, op), f"every size of {op}") + " · " +
               link(here, op_page(op), f"{op} on every machine and library", )))
-    return shell(here, f"{op} {format_bytes(size)} — {series.machine}, {series.label}", body, generated)
+    return shell(here, f"{op} {format_bytes(size)}{shown} — {series.machine}, {series.label}", body, generated)
