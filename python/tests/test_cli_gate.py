@@ -103,3 +103,18 @@ def test_low_power_is_judged_on_the_row_with_the_fewest_launches(tmp_path):
     out = json.loads(run(base, cand, "--format", "json").stdout)
     (w,) = [w for w in out["warnings"] if w["code"] == "low-power"]
     assert "with 3 and 3 launches (bcast/8)" in w["message"] and w["where"] == "bcast/8"
+
+
+def test_gate_rows_takes_slice_keys_with_its_default_one_way():
+    """Keys of several p / work pieces are (op, size, (p, root, workpieces)): the default one-way rule
+    must accept them (it took only (op, size) and raised TypeError)."""
+    import numpy as np
+
+    from mpimeter.analysis.gating import gate_rows
+
+    rng = np.random.default_rng(7)
+    base = {("mw-workpieces", 8, (2, None, w)): rng.normal(100, 1, 20) for w in (1, 32)}
+    cand = {k: v * (1.3 if k[2][2] == 32 else 1.0) for k, v in base.items()}
+    rows = gate_rows(base, cand, max_slowdown=0.05, alpha=0.05)
+    assert [(r.workpieces, r.significant) for r in rows] == [(1, False), (32, True)]
+    assert not any(r.one_way for r in rows)

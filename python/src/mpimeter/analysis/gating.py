@@ -104,7 +104,7 @@ class GateResult:
 
 def gate_rows(baseline: Mapping[tuple[str, int], np.ndarray], candidate: Mapping[tuple[str, int], np.ndarray], *,
               max_slowdown: float, alpha: float,
-              one_way: Callable[[str, int], bool] = lambda op, size: False,
+              one_way: Callable[..., bool] = lambda op, size, *where: False,
               matched: Callable[..., tuple[list, tuple] | None] | None = None) -> list[GateRow]:
     """The gate's rows for the (op, size) both samples have (per-launch medians, or repetitions):
     the one-sided slowdown test of each, Holm-corrected over all of them at ``alpha``. Also
