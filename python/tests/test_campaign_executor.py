@@ -9,6 +9,8 @@ import textwrap
 import time
 from pathlib import Path
 
+from data.fakebench import interruptible
+
 from mpimeter.campaign.executor import SubprocessExecutor
 
 
@@ -97,7 +99,8 @@ def test_sigint_stops_the_running_launch(tmp_path):
             sys.exit(42)
         print("not interrupted")
     """)
-    child = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE, text=True)
+    child = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE, text=True,
+                             preexec_fn=interruptible)
     sleep_pid = int(wait_for_file(pidfile))
     assert alive(sleep_pid)
     t0 = time.monotonic()

@@ -11,7 +11,7 @@ import time
 from pathlib import Path
 
 import pytest
-from data.fakebench import PATIENCE_S, cli, fake_env, template  # noqa: F401 (fake_env: a fixture)
+from data.fakebench import PATIENCE_S, cli, fake_env, interruptible, template  # noqa: F401 (fake_env: a fixture)
 
 
 def test_a_campaign_end_to_end(fake_env):
@@ -182,7 +182,7 @@ def test_ctrl_c_then_resume(fake_env):
     env = {**os.environ, "FAKE_BENCH_MODE": "sleep", "FAKE_BENCH_PIDFILE": str(pidfile)}
     proc = subprocess.Popen([sys.executable, "-m", "mpimeter", "run", *opts, "--launches", "2",
                              "--out", str(out)], env=env, stdout=subprocess.PIPE,
-                            stderr=subprocess.STDOUT, text=True)
+                            stderr=subprocess.STDOUT, text=True, preexec_fn=interruptible)
     deadline = time.monotonic() + PATIENCE_S
     while not (pidfile.exists() and pidfile.read_text()) and time.monotonic() < deadline:
         time.sleep(0.05)

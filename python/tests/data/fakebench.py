@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import signal
 import subprocess
 import sys
 import time
@@ -142,11 +143,19 @@ def one_line_error(result, command="run", *, after_output=False) -> str:
     return lines[0]
 
 
+def interruptible() -> None:
+    """Popen's preexec_fn for a child a test will Ctrl-C: SIGINT back to its default. A shell
+    without job control starts a background job (`make test &`, a CI step) with SIGINT ignored,
+    children inherit that, and Python then installs no KeyboardInterrupt handler: the test's
+    SIGINT would do nothing and the test would wait out its patience."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 def start(args, env, command="run") -> subprocess.Popen:
-    """`mpimeter <command> ARGS` as a real process of its own."""
+    """`mpimeter <command> ARGS` as a real process of its own, which a SIGINT interrupts."""
     return subprocess.Popen([sys.executable, "-m", "mpimeter", command, *later_wins(args)],
                             env={**os.environ, **env}, stdout=subprocess.PIPE,
-                            stderr=subprocess.STDOUT, text=True)
+                            stderr=subprocess.STDOUT, text=True, preexec_fn=interruptible)
 
 
 def start_campaign(tmp: Path, args, mode: str = "sleep", command: str = "run"):
