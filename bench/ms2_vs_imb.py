@@ -36,6 +36,7 @@ never across runs.
 from __future__ import annotations
 
 import argparse
+import datetime as dt
 import json
 import os
 import shutil
@@ -193,6 +194,7 @@ def main() -> None:
     p.add_argument("--window-nrep", type=int, default=200)
     p.add_argument("--seed", type=int, default=27)
     p.add_argument("--dir", type=Path, default=Path("/tmp/mm-bench-ms2"))
+    p.add_argument("--until", help="HH:MM UTC: no round starts after it (the rounds done are summarized)")
     p.add_argument("--fast-below-ns", type=float, default=200.0, help="cache-line round trip of a fast launch")
     p.add_argument("--out", type=Path, default=ROOT / "bench" / "results" / "ms2_vs_imb.json")
     a = p.parse_args()
@@ -209,7 +211,14 @@ def main() -> None:
            "imb_command": f"IMB-MPI1 Allreduce -msglen LENGTHS -iter {a.iters} -iter_policy off -npmin 2 -time 600",
            "rounds": []}
     imb_files = []
+    until = None
+    if a.until:
+        hh, mm = (int(x) for x in a.until.split(":"))
+        until = dt.datetime.now(dt.timezone.utc).replace(hour=hh, minute=mm, second=0, microsecond=0)
     for rnd in range(a.rounds):
+        if until is not None and dt.datetime.now(dt.timezone.utc) >= until:
+            print(f"stopping after {rnd} rounds: it is past {a.until} UTC", flush=True)
+            break
         order = [METHODS[i] for i in rng.permutation(len(METHODS))]
         got: dict = {"round": rnd, "order": order}
         for method in order:
