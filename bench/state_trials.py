@@ -189,7 +189,15 @@ class Medians:
             r = np.nanmedian(self.values[b], axis=0) / np.nanmedian(self.values[a], axis=0)
         return {c: float(v) for c, v in zip(self.columns, r) if np.isfinite(v)}
 
-    def compare(self, a: np.ndarray, b: np.ndarray, min_n: int) -> dict:
+    def medians(self, rows: np.ndarray) -> dict[str, float] | None:
+        """Per (op, size): the median of the launches' medians (analyze's headline, per state)."""
+        if not len(rows):
+            return None
+        with np.errstate(all="ignore"):
+            m = np.nanmedian(self.values[rows], axis=0)
+        return {c: float(v) for c, v in zip(self.columns, m) if np.isfinite(v)}
+
+    def compare(self, a: np.ndarray, b: np.ndarray, min_n: int, keep_medians: bool = False) -> dict:
         out = {}
         for state in ("pooled", "fast", "slow"):
             sa = a if state == "pooled" else a[self.states[a] == state]
@@ -197,6 +205,8 @@ class Medians:
             r = self.ratios(sa, sb, min_n if state != "pooled" else 1)
             out[state] = {"launches": [len(sa), len(sb)], "ratios": r, "within_3_percent": _within(r),
                           "max_abs_log_ratio": _max_dev(r)}
+            if keep_medians:
+                out[state]["medians_ns"] = {"A": self.medians(sa), "B": self.medians(sb)}
         return out
 
 
@@ -264,7 +274,7 @@ def report(args: argparse.Namespace) -> None:
     for pair, g in launches.groupby("pair"):
         a, b = g.index[g.side == "A"].to_numpy(), g.index[g.side == "B"].to_numpy()
         if len(a) and len(b):
-            pairs.append({"pair": int(pair), **m.compare(a, b, args.min_state_launches)})
+            pairs.append({"pair": int(pair), **m.compare(a, b, args.min_state_launches, keep_medians=True)})
     rng = np.random.default_rng(args.seed)
     blocks = {}
     for n in BLOCKS:
