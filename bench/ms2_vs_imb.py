@@ -26,12 +26,17 @@ rank still finishes the last, so its per-call time can be below one call's laten
 method times each call alone. At the end every IMB output is imported as one campaign with
 `mpimeter import imb` and the IMB scheme's medians over rounds are taken from it, as `mpimeter
 schemes` would show them. The machine is shared: each launch carries the 1-minute load average
-before and after it. Compare within a round and the medians over rounds, never across runs.
+before and after it, and `load` their range. The VM has two speed states (PLATFORM.md): each
+round's `state` is that of its two mpimeter launches' cache-line probe (IMB records none and is
+given its round's state; "mixed" when they differ), and `summary_by_state` repeats the summary
+over the fast and over the slow rounds. Compare within a round and the medians over rounds,
+never across runs.
 """
 
 from __future__ import annotations
 
 import argparse
+import datetime as dt
 import json
 import os
 import shutil
@@ -98,6 +103,7 @@ def run_mpimeter(lib: str, args: list[str], out: Path, seed: int) -> dict:
         return {"error": f"exit {proc.returncode}: {proc.stderr.strip()[-300:]}", "load": [before, load()]}
     seconds = round(time.monotonic() - t0, 1)
     campaign = analysis.load_campaign(out, cache=False, store=False, schemes=True)
+    probes = campaign.launches[0].meta.cacheline_probes if campaign.launches else ()
     rows, _ = scheme_rows(campaign, ("ours", "imb"), analysis.analyze(campaign))
     sizes: dict[int, dict] = {}
     for r in rows:
@@ -108,7 +114,8 @@ def run_mpimeter(lib: str, args: list[str], out: Path, seed: int) -> dict:
             got.update({s: r.stats_ns.get(s) for s in STATS})
         else:
             got["median"] = r.headline_ns
-    return {"sizes": sizes, "load": [before, load()], "seconds": seconds}
+    return {"sizes": sizes, "load": [before, load()], "seconds": seconds,
+            "cacheline_rtt_ns": probes[0].rtt_ns if probes else None}
 
 
 def imb_campaign(files: list[Path], out: Path) -> dict[int, dict[str, float]]:
@@ -144,6 +151,24 @@ def summary(rounds: list[dict], imported: dict[int, dict]) -> list[dict]:
     return table
 
 
+def state_of(got: dict, fast_below_ns: float) -> str:
+    """The VM's speed state in a round (PLATFORM.md: the cache-line probe is 49-111 ns in a fast
+    launch, 344-414 ns in a slow one): that of its two mpimeter launches when they agree, else
+    "mixed"; IMB records no probe and is given the round's state."""
+    states = set()
+    for method in ("ms2", "window"):
+        rtt = got.get(method, {}).get("cacheline_rtt_ns")
+        states.add("unknown" if rtt is None or rtt < 0 else "fast" if rtt < fast_below_ns else "slow")
+    return states.pop() if len(states) == 1 else "mixed"
+
+
+def load_summary(rounds: list[dict]) -> dict:
+    values = [v for r in rounds for m in METHODS for v in r.get(m, {}).get("load", [])]
+    return {"launches": sum(1 for r in rounds for m in METHODS if m in r), "min": min(values, default=None),
+            "median": float(np.median(values)) if values else None, "max": max(values, default=None),
+            "what": "the 1-minute load average before and after every launch"}
+
+
 def print_table(table: list[dict]) -> None:
     head = ["size", "IMB t_min/t_avg/t_max", "MS2 t_min/t_avg/t_max", "MS2 median", "window median", "window IMB t_max",
             "MS2/IMB", "window/IMB"]
@@ -169,6 +194,8 @@ def main() -> None:
     p.add_argument("--window-nrep", type=int, default=200)
     p.add_argument("--seed", type=int, default=27)
     p.add_argument("--dir", type=Path, default=Path("/tmp/mm-bench-ms2"))
+    p.add_argument("--until", help="HH:MM UTC: no round starts after it (the rounds done are summarized)")
+    p.add_argument("--fast-below-ns", type=float, default=200.0, help="cache-line round trip of a fast launch")
     p.add_argument("--out", type=Path, default=ROOT / "bench" / "results" / "ms2_vs_imb.json")
     a = p.parse_args()
     if a.rounds < 1 or a.iters < 1 or a.batch < 1 or a.iters % a.batch:
@@ -184,7 +211,14 @@ def main() -> None:
            "imb_command": f"IMB-MPI1 Allreduce -msglen LENGTHS -iter {a.iters} -iter_policy off -npmin 2 -time 600",
            "rounds": []}
     imb_files = []
+    until = None
+    if a.until:
+        hh, mm = (int(x) for x in a.until.split(":"))
+        until = dt.datetime.now(dt.timezone.utc).replace(hour=hh, minute=mm, second=0, microsecond=0)
     for rnd in range(a.rounds):
+        if until is not None and dt.datetime.now(dt.timezone.utc) >= until:
+            print(f"stopping after {rnd} rounds: it is past {a.until} UTC", flush=True)
+            break
         order = [METHODS[i] for i in rng.permutation(len(METHODS))]
         got: dict = {"round": rnd, "order": order}
         for method in order:
@@ -200,14 +234,23 @@ def main() -> None:
                                                 str(a.iters // a.batch)], a.dir / f"ms2-{rnd}", seed)
             else:
                 got["window"] = run_mpimeter(lib, ["--nrep", str(a.window_nrep)], a.dir / f"window-{rnd}", seed)
+        got["state"] = state_of(got, a.fast_below_ns)
         out["rounds"].append(got)
         print(f"round {rnd}: {order}", {m: got[m].get("error", "ok") for m in METHODS}, flush=True)
         a.out.write_text(json.dumps(out, indent=1) + "\n")  # kept as it grows
     imported = imb_campaign(imb_files, a.dir / "imb-campaign") if imb_files else {}
     out["imb_imported"] = imported
     out["summary"] = summary(out["rounds"], imported)
+    out["load"] = load_summary(out["rounds"])
+    out["states"] = {s: sum(1 for r in out["rounds"] if r["state"] == s) for s in sorted({r["state"] for r in out["rounds"]})}
+    out["summary_by_state"] = {s: summary([r for r in out["rounds"] if r["state"] == s], {})
+                               for s in ("fast", "slow") if out["states"].get(s)}
     a.out.write_text(json.dumps(out, indent=1) + "\n")
     print_table(out["summary"])
+    for s, table in out["summary_by_state"].items():
+        print(f"\n{s} rounds ({out['states'][s]}):")
+        print_table(table)
+    print(f"load average: {out['load']}; rounds per state: {out['states']}")
 
 
 if __name__ == "__main__":

@@ -1,0 +1,361 @@
+"""Issue 31's acceptance on this machine: two trials of 10 launches each, per-state medians within
+3 % at every size (the pooled ratio beside it) — how OFTEN does that hold, and with how many
+launches per trial would it? Not a test.
+
+    .venv/bin/python bench/state_trials.py run --dir DIR [--pairs K] [--until HH:MM] [--launches 10]
+        [--lib openmpi]
+    .venv/bin/python bench/state_trials.py report --dir DIR [--out bench/results/launch_states_trials.json]
+
+run: K pairs of trials, one after the other, nothing in parallel. A trial is a default campaign:
+`mpimeter run --mpi LIB --launches N --no-analyze` with nothing else given (the default
+operations and sizes, 2 ranks on this 2-core machine, the default method: window + hca3, the copy
+probe in the trial's first launch only, as `run` does), each with its own seed. Before and
+after every trial the load average and the machine's /proc/stat counters (busy, steal) are kept
+in DIR/trials.json, written after each trial. No new trial starts when the last one's duration
+would end it after --until (UTC); a trial still running then is stopped with SIGINT (`mpimeter
+run` stops cleanly; its finished launches count).
+
+report: every trial folder read with the package's analysis (load_campaign + analyze: the
+per-launch medians the headline is made of, and what analyze says of states); per launch the
+cache-line probe (fast below --fast-below-ns, PLATFORM.md: 49-111 ns fast, 344-414 ns slow) and
+the other recorded properties. Then:
+
+- pairs: per (op, size) and state, trial B's median of per-launch medians over trial A's (the
+  analysis's per-state median), only where both trials have at least --min-state-launches
+  launches of the state, and the pooled ratio (all launches); a pair is "within 3 %" for a state
+  when every (op, size) of it is. The share of pairs within 3 % is the answer to "how often".
+- launches per trial: all launches in time order cut into adjacent blocks of n (10, 20, 40;
+  consecutive trials joined), block 2i against block 2i+1 — the time-faithful answer; and 2000
+  random draws of two disjoint sets of n launches from all of them — what independent launches
+  would give. The gap between the two is what time-clustered machine states cost.
+- lagging launches inside the fast state (bench/state_within.py's score: the mean over the rows
+  of log(median / the row's lower quartile)) against every recorded property of the launches, as
+  bench/state_within.py does for launch_states*.json.
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime as dt
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+from scipy import stats
+
+REPO = Path(__file__).resolve().parents[1]
+MPIMETER = Path(sys.executable).with_name("mpimeter")
+TOLERANCE = 0.03
+BLOCKS = (10, 20, 40)
+
+
+def _utc() -> str:
+    return dt.datetime.now(dt.timezone.utc).isoformat(timespec="milliseconds")
+
+
+def _proc_stat() -> dict:
+    """The machine's CPU seconds so far: busy (all but idle and iowait) and steal."""
+    with open("/proc/stat") as f:
+        v = [int(x) for x in f.readline().split()[1:]]
+    hz = os.sysconf("SC_CLK_TCK")
+    return {"busy_s": (sum(v) - v[3] - v[4]) / hz, "steal_s": v[7] / hz}
+
+
+def _deadline(text: str | None) -> float | None:
+    if not text:
+        return None
+    hh, mm = (int(x) for x in text.split(":"))
+    now = dt.datetime.now(dt.timezone.utc)
+    return now.replace(hour=hh, minute=mm, second=0, microsecond=0).timestamp()
+
+
+def run(args: argparse.Namespace) -> None:
+    args.dir.mkdir(parents=True, exist_ok=True)
+    manifest = args.dir / "trials.json"
+    record = {"lib": args.lib, "launches_per_trial": args.launches, "seed": args.seed, "trials": []}
+    rng = np.random.default_rng(args.seed)
+    until, last = _deadline(args.until), 0.0
+    for pair in range(args.pairs):
+        for side in ("A", "B"):
+            if until is not None and time.time() + 1.2 * last > until:
+                print(f"stopping: a trial of {last:.0f} s would end after {args.until} UTC", flush=True)
+                return
+            folder = args.dir / f"p{pair:03d}-{side}"
+            seed = int(rng.integers(0, 2**31 - 1))
+            cmd = [str(MPIMETER), "run", "--mpi", args.lib, "--launches", str(args.launches), "--seed", str(seed),
+                   "--out", str(folder), "--no-analyze"]
+            entry = {"pair": pair, "side": side, "folder": folder.name, "seed": seed, "start": _utc(),
+                     "load_before": os.getloadavg(), "stat_before": _proc_stat()}
+            t0 = time.monotonic()
+            proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+            try:
+                out, _ = proc.communicate(timeout=None if until is None else max(1.0, until - time.time()))
+            except subprocess.TimeoutExpired:
+                proc.send_signal(signal.SIGINT)  # mpimeter run stops cleanly on Ctrl-C
+                out, _ = proc.communicate()
+                entry["stopped_at_deadline"] = True
+            last = time.monotonic() - t0
+            entry.update(end=_utc(), wall_s=round(last, 2), returncode=proc.returncode, load_after=os.getloadavg(),
+                         stat_after=_proc_stat(), output_tail=out.strip().splitlines()[-2:])
+            record["trials"].append(entry)
+            manifest.write_text(json.dumps(record, indent=1) + "\n")
+            print(f"pair {pair} {side}: exit {proc.returncode} in {last:.1f} s, load {entry['load_after'][0]:.2f}",
+                  flush=True)
+            if entry.get("stopped_at_deadline"):
+                return
+
+
+# ---------------------------------------------------------------------------------------------- report
+
+def _launch_props(li) -> dict:
+    m = li.meta
+    doc = m.document or {}
+    probe = m.cacheline_probes[0].rtt_ns if m.cacheline_probes else None
+    cs = m.clock_sync
+    props = {"wall_start": m.wall_start, "cacheline_rtt_ns": probe, "empty_region_ns": m.empty_region_ns,
+             "cpus": ";".join(",".join(map(str, r.cpus)) for r in m.ranks),
+             "cpus_seen": ";".join(",".join(map(str, r.cpus_seen)) for r in m.ranks),
+             "cpu_changes": sum(r.cpu_changes for r in m.ranks),
+             "other_cpu_share": (m.load.other_cpu_s / (m.load.wall_s * (m.system.ncpus or 1))
+                                 if m.load.other_cpu_s is not None and m.load.wall_s else None),
+             "load1_start": m.load.loadavg_start[0] if m.load.loadavg_start else None,
+             "residual_start_ns": cs.residual_start.max_abs_ns if cs.residual_start else None,
+             "residual_end_ns": cs.residual_end.max_abs_ns if cs.residual_end else None,
+             "copy_probe_run": m.copy_bandwidth is not None and not (doc.get("config") or {}).get("copy_probe_from")}
+    for k, v in (doc.get("phases") or {}).items():
+        props[f"phase_{k}"] = (v or {}).get("seconds")
+    return props
+
+
+def read_trials(folder: Path) -> tuple[pd.DataFrame, pd.DataFrame, list]:
+    """One row per (trial, launch, op, size) with the per-launch median, one row per launch with
+    its properties, and per trial what analyze said (states, warning codes)."""
+    from mpimeter import analysis  # the package's own reading and statistics
+
+    record = json.loads((folder / "trials.json").read_text())
+    medians, launches, said = [], [], []
+    for entry in record["trials"]:
+        path = folder / entry["folder"]
+        if not (path / "campaign.json").is_file():
+            continue
+        campaign = analysis.load_campaign(path, cache=False, store=False, allow_mixed=True)
+        result = analysis.analyze(campaign)
+        said.append({"trial": entry["folder"], "states": [s.to_dict() for s in result.states],
+                     "warnings": sorted({w.code for w in result.warnings})})
+        key = (entry["pair"], entry["side"])
+        for li in campaign.launches:
+            if li.status != "complete":
+                continue
+            launches.append({"pair": key[0], "side": key[1], "launch": li.index, **_launch_props(li),
+                             "trial_steal_s": entry["stat_after"]["steal_s"] - entry["stat_before"]["steal_s"],
+                             "trial_load1": entry["load_before"][0]})
+        for row in result.rows:
+            for s in row.per_launch:
+                if s.n > 0 and np.isfinite(s.median_ns):
+                    medians.append({"pair": key[0], "side": key[1], "launch": s.launch, "op": row.op,
+                                    "size": row.size, "median_ns": s.median_ns})
+    return pd.DataFrame(medians), pd.DataFrame(launches), said
+
+
+def _state(rtt, fast_below: float) -> str:
+    if rtt is None or not np.isfinite(rtt) or rtt < 0:
+        return "unknown"
+    return "fast" if rtt < fast_below else "slow"
+
+
+class Medians:
+    """The per-launch medians as a matrix: one row per launch (in time order), one column per
+    (op, size); ``states`` the launches' probe states."""
+
+    def __init__(self, med: pd.DataFrame, launches: pd.DataFrame):
+        table = med.pivot_table(index="launch_key", columns=["op", "size"], values="median_ns")
+        table = table.reindex(launches.launch_key)
+        self.values = table.to_numpy()
+        self.columns = [f"{op} {size}" for op, size in table.columns]
+        self.states = launches.state.to_numpy()
+
+    def ratios(self, a: np.ndarray, b: np.ndarray, min_n: int) -> dict[str, float] | None:
+        """Per (op, size): the median of b's per-launch medians over a's; None when a side has
+        fewer than min_n launches."""
+        if len(a) < min_n or len(b) < min_n:
+            return None
+        with np.errstate(all="ignore"):
+            r = np.nanmedian(self.values[b], axis=0) / np.nanmedian(self.values[a], axis=0)
+        return {c: float(v) for c, v in zip(self.columns, r) if np.isfinite(v)}
+
+    def medians(self, rows: np.ndarray) -> dict[str, float] | None:
+        """Per (op, size): the median of the launches' medians (analyze's headline, per state)."""
+        if not len(rows):
+            return None
+        with np.errstate(all="ignore"):
+            m = np.nanmedian(self.values[rows], axis=0)
+        return {c: float(v) for c, v in zip(self.columns, m) if np.isfinite(v)}
+
+    def compare(self, a: np.ndarray, b: np.ndarray, min_n: int, keep_medians: bool = False) -> dict:
+        out = {}
+        for state in ("pooled", "fast", "slow"):
+            sa = a if state == "pooled" else a[self.states[a] == state]
+            sb = b if state == "pooled" else b[self.states[b] == state]
+            r = self.ratios(sa, sb, min_n if state != "pooled" else 1)
+            out[state] = {"launches": [len(sa), len(sb)], "ratios": r, "within_3_percent": _within(r),
+                          "max_abs_log_ratio": _max_dev(r)}
+            if keep_medians:
+                out[state]["medians_ns"] = {"A": self.medians(sa), "B": self.medians(sb)}
+        return out
+
+
+def _within(r: dict[str, float] | None) -> bool | None:
+    return None if not r else all(abs(v - 1) <= TOLERANCE for v in r.values())
+
+
+def _max_dev(r: dict[str, float] | None) -> float | None:
+    return None if not r else float(max(abs(np.log(v)) for v in r.values()))
+
+
+def _share(results: list[dict], state: str) -> dict:
+    judged = [x[state]["within_3_percent"] for x in results if x[state]["within_3_percent"] is not None]
+    devs = [x[state]["max_abs_log_ratio"] for x in results if x[state]["max_abs_log_ratio"] is not None]
+    return {"judged": len(judged), "within_3_percent": int(sum(judged)),
+            "share": round(sum(judged) / len(judged), 3) if judged else None,
+            "max_ratio_median": round(float(np.exp(np.median(devs))), 4) if devs else None,
+            "max_ratio_p90": round(float(np.exp(np.quantile(devs, 0.9))), 4) if devs else None}
+
+
+def lagging(med: pd.DataFrame, launches: pd.DataFrame, lag_factor: float) -> dict:
+    fast = med[med.state == "fast"].copy()
+    if fast.empty:
+        return {}
+    fast["log"] = np.log(fast.median_ns / fast.groupby(["op", "size"]).median_ns.transform(lambda v: v.quantile(0.25)))
+    score = fast.groupby("launch_key").log.mean().rename("score")
+    df = launches.set_index("launch_key").join(score, how="inner")
+    df["lagging"] = df.score > np.log(lag_factor)
+    out = {"launches": len(df), "lagging": int(df.lagging.sum()), "properties": {}}
+    for key in ("cacheline_rtt_ns", "empty_region_ns", "cpus", "cpus_seen", "cpu_changes", "other_cpu_share",
+                "load1_start", "residual_start_ns", "residual_end_ns", "phase_init", "phase_probes", "phase_sync",
+                "phase_tests", "trial_steal_s", "order"):
+        g = df.dropna(subset=[key]) if key in df else df.iloc[:0]
+        if len(g) < 6 or g[key].nunique() < 2:
+            out["properties"][key] = {"too_few_or_constant": True,
+                                      "values": sorted(map(str, g[key].unique()))[:5] if key in g else []}
+            continue
+        rho, p = stats.spearmanr(g[key], g.score)
+        lag, other = g[g.lagging][key], g[~g.lagging][key]
+        entry = {"spearman_rho": round(float(rho), 3), "spearman_p": float(p)}
+        if len(lag) and len(other):
+            auc = stats.mannwhitneyu(lag, other).statistic / (len(lag) * len(other))
+            entry.update(auc_lagging_higher=round(float(auc), 3), range_other=[float(other.min()), float(other.max())],
+                         range_lagging=[float(lag.min()), float(lag.max())],
+                         separates=bool(lag.min() > other.max() or lag.max() < other.min()))
+        out["properties"][key] = entry
+    s = df.sort_values("order").score.to_numpy()
+    out["score_lag1_autocorrelation"] = round(float(np.corrcoef(s[:-1], s[1:])[0, 1]), 3) if len(s) > 2 else None
+    out["lagging_sequence"] = "".join("L" if x else "." for x in df.sort_values("order").lagging)
+    return out
+
+
+def report(args: argparse.Namespace) -> None:
+    med, launches, said = read_trials(args.dir)
+    launches["launch_key"] = list(zip(launches.pair, launches.side, launches.launch))
+    launches["state"] = [_state(x, args.fast_below_ns) for x in launches.cacheline_rtt_ns]
+    launches = launches.sort_values(["pair", "side", "launch"]).reset_index(drop=True)  # the trials ran in this order
+    launches["order"] = np.arange(len(launches))
+    # a trial's first launch runs the copy probe (32 MiB) inside its probes phase: not comparable
+    launches["phase_probes"] = launches.phase_probes.where(~launches.copy_probe_run.astype(bool))
+    med["launch_key"] = list(zip(med.pair, med.side, med.launch))
+    med = med.merge(launches[["launch_key", "state", "order"]], on="launch_key")
+    m = Medians(med, launches)
+    pairs = []
+    for pair, g in launches.groupby("pair"):
+        a, b = g.index[g.side == "A"].to_numpy(), g.index[g.side == "B"].to_numpy()
+        if len(a) and len(b):
+            pairs.append({"pair": int(pair), **m.compare(a, b, args.min_state_launches, keep_medians=True)})
+    rng = np.random.default_rng(args.seed)
+    blocks = {}
+    for n in BLOCKS:
+        adjacent = [m.compare(np.arange(2 * i * n, (2 * i + 1) * n), np.arange((2 * i + 1) * n, (2 * i + 2) * n),
+                              args.min_state_launches) for i in range(len(launches) // (2 * n))]
+        drawn = []
+        if len(launches) >= 2 * n:
+            for _ in range(args.draws):
+                pick = rng.choice(len(launches), 2 * n, replace=False)
+                drawn.append(m.compare(pick[:n], pick[n:], args.min_state_launches))
+        blocks[str(n)] = {"adjacent_blocks": {s: _share(adjacent, s) for s in ("pooled", "fast", "slow")},
+                          "random_draws": {s: _share(drawn, s) for s in ("pooled", "fast", "slow")}}
+    per_state = (med.groupby(["state", "op", "size"]).median_ns.median().rename("median_ns").reset_index()
+                 .to_dict("records"))
+    result = {"lib": json.loads((args.dir / "trials.json").read_text())["lib"], "tolerance": TOLERANCE,
+              "fast_below_ns": args.fast_below_ns, "min_state_launches": args.min_state_launches,
+              "launches": len(launches), "states": launches.state.value_counts().to_dict(),
+              "first_launch": launches.wall_start.min(), "last_launch": launches.wall_start.max(),
+              "pairs_summary": {s: _share(pairs, s) for s in ("pooled", "fast", "slow")},
+              "launches_per_trial": blocks, "per_state_medians_ns": per_state,
+              "lagging_in_fast_state": lagging(med, launches, args.lag_factor), "analyze_said": said,
+              "pairs": pairs,
+              "launch_table": launches.drop(columns=["launch_key"]).to_dict("records")}
+    args.out.write_text(json.dumps(result, indent=1, default=str) + "\n")
+    print_report(result)
+
+
+def print_report(r: dict) -> None:
+    print(f"{r['launches']} launches, states {r['states']}, {r['first_launch']} .. {r['last_launch']}")
+    print("\n| pair | launches A/B (fast) | pooled: within 3 % (max ratio) | fast: within 3 % (max ratio) |")
+    print("|---|---|---|---|")
+    for p in r["pairs"]:
+        def cell(s):
+            x = p[s]
+            return "–" if x["within_3_percent"] is None else f"{x['within_3_percent']} ({np.exp(x['max_abs_log_ratio']):.3f})"
+        print(f"| {p['pair']} | {p['pooled']['launches']} ({p['fast']['launches']}) | {cell('pooled')} | {cell('fast')} |")
+    print("\n| launches per trial | how | state | pairs judged | within 3 % | share | max ratio median / p90 |")
+    print("|---|---|---|---|---|---|---|")
+    rows = [("10", "trials (mpimeter run)", r["pairs_summary"])]
+    for n, b in r["launches_per_trial"].items():
+        rows += [(n, "adjacent blocks", b["adjacent_blocks"]), (n, "random draws", b["random_draws"])]
+    for n, how, d in rows:
+        for s in ("pooled", "fast", "slow"):
+            x = d[s]
+            if x["judged"]:
+                print(f"| {n} | {how} | {s} | {x['judged']} | {x['within_3_percent']} | {x['share']} "
+                      f"| {x['max_ratio_median']} / {x['max_ratio_p90']} |")
+    lag = r["lagging_in_fast_state"]
+    if lag:
+        print(f"\nlagging in the fast state: {lag['lagging']} of {lag['launches']}; lag-1 autocorrelation "
+              f"{lag['score_lag1_autocorrelation']}; sequence {lag['lagging_sequence']}")
+        for k, e in lag["properties"].items():
+            print(f"  {k}: {e}")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    sub = parser.add_subparsers(dest="command", required=True)
+    p_run = sub.add_parser("run")
+    p_run.add_argument("--dir", type=Path, required=True)
+    p_run.add_argument("--pairs", type=int, default=20)
+    p_run.add_argument("--launches", type=int, default=10)
+    p_run.add_argument("--lib", default="openmpi", choices=["openmpi", "mpich"])
+    p_run.add_argument("--until", help="HH:MM UTC: no trial may run past it")
+    p_run.add_argument("--seed", type=int, default=31)
+    p_rep = sub.add_parser("report")
+    p_rep.add_argument("--dir", type=Path, required=True)
+    p_rep.add_argument("--fast-below-ns", type=float, default=200.0)
+    p_rep.add_argument("--min-state-launches", type=int, default=3)
+    p_rep.add_argument("--lag-factor", type=float, default=1.3)
+    p_rep.add_argument("--draws", type=int, default=2000)
+    p_rep.add_argument("--seed", type=int, default=31)
+    p_rep.add_argument("--out", type=Path, default=REPO / "bench" / "results" / "launch_states_trials.json")
+    args = parser.parse_args()
+    if args.command == "run":
+        if args.pairs < 1 or args.launches < 1:
+            sys.exit("--pairs and --launches must be at least 1")
+        run(args)
+    else:
+        report(args)
+
+
+if __name__ == "__main__":
+    main()
