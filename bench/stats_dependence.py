@@ -31,6 +31,9 @@ Each section names its generator; all are seeded, so the numbers repeat.
 - model: α and β intervals of ``stats.costmodel.fit_line`` resampling launches (jackknife) against
   the points-as-independent ones, 10 launches × 18 sizes, shared 3 % launch factor / additive
   offset / independent noise; and a 3.4× jump on one launch of 32 sizes (reported as missed).
+  ``model_additive_pooled`` / ``model_factor_pooled``: the additive offset on 4 seeds and the
+  shared factor on 2 seeds of campaigns / 2.5 each (1600 and 800 at the default), coverage pooled
+  with its Wilson interval and the median widths (``model_seed`` runs one seed, for side-by-side runs).
 - correlation: ``analysis.counters`` (prewhitened Spearman — a unit root, φ̃ ≥ 0.9, differenced —
   Holm over counter × size) on campaigns
   of 4 launches × 3 sizes × 4 counters × 60 repetitions whose run times and counters are
@@ -340,7 +343,8 @@ def model_seed(campaigns: int, additive: bool, seed: int) -> dict:
 def pooled_coverage(per_seed: dict[int, dict]) -> dict:
     """Coverage per seed and pooled (Wilson intervals) and the median widths of ``model_seed``
     results."""
-    out: dict = {f"seed{s}": {k: _rate(sum(r[k]), len(r[k])) for k in ("alpha", "beta")} for s, r in per_seed.items()}
+    out: dict = {f"seed{s}": {k: _rate(sum(r[k]), len(r[k])) for k in ("alpha", "beta")}
+                 for s, r in per_seed.items()}
     every = {k: [v for r in per_seed.values() for v in r[k]] for k in ("alpha", "beta", "alpha_width", "beta_width")}
     out["pooled"] = {k: _rate(sum(every[k]), len(every[k])) for k in ("alpha", "beta")}
     out["median_width"] = {"alpha_ns": round(float(np.median(every["alpha_width"])), 2),

@@ -74,11 +74,13 @@ def test_piecewise_finds_the_protocol_change_and_both_lines(seed):
     assert fit.breakpoints == (16384,)
     eager, rendezvous = fit.segments
     assert (eager.from_bytes, eager.to_bytes, rendezvous.from_bytes) == (8, 8192, 16384)
-    assert eager.alpha_ns == pytest.approx(2000.0, rel=0.01) and eager.beta_ns_per_byte == pytest.approx(0.5, rel=0.02)
+    assert eager.alpha_ns == pytest.approx(2000.0, rel=0.01)
+    assert eager.beta_ns_per_byte == pytest.approx(0.5, rel=0.02)
     assert rendezvous.alpha_ns == pytest.approx(8000.0, rel=0.03)
     assert rendezvous.beta_ns_per_byte == pytest.approx(0.3, rel=0.02)
     for line in (eager, rendezvous):
-        assert line.alpha_ci_ns[0] < line.alpha_ns < line.alpha_ci_ns[1] and line.beta_ci[0] < line.beta_ns_per_byte < line.beta_ci[1]
+        assert line.alpha_ci_ns[0] < line.alpha_ns < line.alpha_ci_ns[1]
+        assert line.beta_ci[0] < line.beta_ns_per_byte < line.beta_ci[1]
     assert fit.predict(4096) == pytest.approx(2000 + 0.5 * 4096, rel=0.02)
     assert fit.candidates > 50  # every partition into ≤ 3 segments of ≥ 3 sizes was weighed
 
