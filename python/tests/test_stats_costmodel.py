@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from scipy import stats
 
 from mpimeter.stats import costmodel as cm
 
@@ -63,16 +64,23 @@ def test_an_outlying_launch_does_not_pull_the_line():
 
 @pytest.mark.parametrize("seed", [8, 9])
 def test_piecewise_finds_the_protocol_change_and_both_lines(seed):
-    # fixed seeds: each of the four 95 % intervals misses the truth in 1 draw of 20 (how often is
-    # the coverage test's business); the breakpoint is found for every seed tried
+    # fixed seeds: the breakpoint is found for every seed tried, and both lines within a few
+    # per cent (2 % noise, 6 launches). Whether the intervals cover is the coverage tests'
+    # business: each of the four 95 % intervals misses the truth in 1 draw of 20, so a fixed
+    # seed's interval check tests the seed (seed 9's rendezvous β interval starts 0.07 % above
+    # 0.3 since the per-size Huber constant)
     m, y = draw(two_protocols, SIZES, 6, np.random.default_rng(seed))
     fit = cm.fit_piecewise(m, y)
     assert fit.breakpoints == (16384,)
     eager, rendezvous = fit.segments
     assert (eager.from_bytes, eager.to_bytes, rendezvous.from_bytes) == (8, 8192, 16384)
-    assert eager.alpha_ci_ns[0] <= 2000.0 <= eager.alpha_ci_ns[1] and eager.beta_ci[0] <= 0.5 <= eager.beta_ci[1]
-    assert rendezvous.alpha_ci_ns[0] <= 8000.0 <= rendezvous.alpha_ci_ns[1]
-    assert rendezvous.beta_ci[0] <= 0.3 <= rendezvous.beta_ci[1]
+    assert eager.alpha_ns == pytest.approx(2000.0, rel=0.01)
+    assert eager.beta_ns_per_byte == pytest.approx(0.5, rel=0.02)
+    assert rendezvous.alpha_ns == pytest.approx(8000.0, rel=0.03)
+    assert rendezvous.beta_ns_per_byte == pytest.approx(0.3, rel=0.02)
+    for line in (eager, rendezvous):
+        assert line.alpha_ci_ns[0] < line.alpha_ns < line.alpha_ci_ns[1]
+        assert line.beta_ci[0] < line.beta_ns_per_byte < line.beta_ci[1]
     assert fit.predict(4096) == pytest.approx(2000 + 0.5 * 4096, rel=0.02)
     assert fit.candidates > 50  # every partition into ≤ 3 segments of ≥ 3 sizes was weighed
 
@@ -133,11 +141,19 @@ def shared_launch_effect(rng, launches=10, sizes=SIZES, effect=0.03, noise=0.01,
 @pytest.mark.parametrize("additive", [False, True])
 def test_intervals_resampling_launches_cover_under_a_shared_launch_effect(additive):
     """Coverage check under dependence: 150 seeded campaigns of 10 launches; the launch-resampling
-    intervals cover α and β ≥ 90 % (the bench measures ≥ 93 % on 1000), the points-as-independent
-    intervals visibly less (the issue measured 71 % and 76 %)."""
+    intervals cover α and β ≥ 90 %, the points-as-independent intervals visibly less (the issue
+    measured 71 % and 76 %). α's error is almost all the mean of the 10 launch offsets, so on 150
+    draws the luck of the draws shows: the exact Student-t interval of that mean (the offsets
+    known) covers only 138 of these 150. With an additive offset α is held to that reference: at
+    most 3 campaigns fewer. The fit with one Huber constant for all sizes fell 4 below it on the
+    first 123 seeds alone (110 against 114: the weights dropped the launches that carry α,
+    docs/ALGORITHMS.md); the per-size constant covers 136."""
     n = 150
-    cov = {"a": 0, "b": 0, "a_points": 0, "b_points": 0}
+    cov = {"a": 0, "b": 0, "a_points": 0, "b_points": 0, "a_exact": 0}
+    t = float(stats.t.ppf(0.975, 9))
     for seed in range(n):
+        offsets = np.random.default_rng(7000 + seed).normal(0.0, 0.03, 10)  # the generator's first draw
+        cov["a_exact"] += abs(offsets.mean()) <= t * offsets.std(ddof=1) / np.sqrt(10)
         m, y, labels = shared_launch_effect(np.random.default_rng(7000 + seed), additive=additive)
         fit = cm.fit_line(m, y, launches=labels)
         naive = cm.fit_line(m, y)
@@ -146,9 +162,29 @@ def test_intervals_resampling_launches_cover_under_a_shared_launch_effect(additi
         cov["b"] += fit.beta_ci[0] <= 0.5 <= fit.beta_ci[1]
         cov["a_points"] += naive.alpha_ci_ns[0] <= 2000.0 <= naive.alpha_ci_ns[1]
         cov["b_points"] += naive.beta_ci[0] <= 0.5 <= naive.beta_ci[1]
-    # a shared additive offset (3 % of α) is the harder case: the bench measures it on 1000 campaigns
-    assert cov["a"] / n >= (0.90 if not additive else 0.85) and cov["b"] / n >= (0.90 if not additive else 0.85), cov
+    assert cov["a_exact"] == 138  # the reference the comment quotes
+    assert cov["a"] / n >= 0.90 and cov["b"] / n >= 0.90, cov
+    if additive:
+        assert cov["a"] >= cov["a_exact"] - 3, cov
     assert cov["a_points"] / n < 0.85, cov
+
+
+def test_huber_constant_follows_the_spread_of_each_size():
+    """The cause of the additive case's shortfall, fixed in the estimator: with a shared additive
+    offset the small sizes (which carry α) are ~3× as noisy, relative to their time, as the large
+    ones; each size's Huber constant follows its own spread, so the launches that carry α are not
+    down-weighted. An outlying launch of six does not widen its own size's constant much (the MAD
+    holds), and with four launches a size's spread is not estimated at all (too scattered)."""
+    m, y, labels = shared_launch_effect(np.random.default_rng(21), additive=True)
+    factor = cm.size_tuning(m, y / cm.group_median(m, y))
+    assert np.all(factor[m <= 64] > 1.8) and np.all(factor[m >= 65536] == 1.0), factor[::10]
+    m6 = np.repeat(SIZES, 6).astype(float)
+    rel = np.exp(np.random.default_rng(22).normal(0.0, 0.02, len(m6)))
+    rel[m6 == 1024] *= np.array([1.0, 1.0, 1.0, 1.0, 1.0, 2.0])  # one launch twice as slow at 1 KiB
+    factor6 = cm.size_tuning(m6, rel)
+    assert factor6[m6 == 1024].max() < 2.5 and np.all(factor6 >= 1.0)
+    m4 = np.repeat(SIZES, 4).astype(float)
+    assert np.all(cm.size_tuning(m4, np.exp(np.random.default_rng(23).normal(0.0, 0.02, len(m4)))) == 1.0)
 
 
 def test_intervals_resampling_launches_are_not_wide_without_a_launch_effect():
