@@ -8,19 +8,13 @@ from __future__ import annotations
 import json
 
 from click.testing import CliRunner
-from conftest import run_bench
+from conftest import workpieces_campaign
 
 from mpimeter import analysis
 from mpimeter.cli.analyze import command as analyze_command
 
-FAST = ["--nrep", "15", "--warmup", "2", "--procsync", "barrier", "--copy-probe-bytes", "0", "--quiet"]
-
-
 def test_two_rank_launches_keep_the_work_pieces_apart(lib, tmp_path):
-    campaign = tmp_path / "c"
-    for i in range(2):
-        run_bench(lib, 2, ["--ops", "mw-workpieces,allreduce", "--sizes", "64", "--workpieces", "1,32",
-                           "--seed", str(11 + i), *FAST, "--out", campaign / "launches" / f"{i:03d}"])
+    campaign = workpieces_campaign(lib, tmp_path / "c", "mw-workpieces,allreduce", first_seed=11)
     res = analysis.analyze(analysis.load_campaign(campaign, cache=False, store=False))
     mw = {r.workpieces: r for r in res.rows if r.op == "mw-workpieces"}
     assert sorted(mw) == [1, 32]

@@ -10,18 +10,12 @@ import re
 
 import duckdb
 from click.testing import CliRunner
-from conftest import run_bench
+from conftest import workpieces_campaign
 
 from mpimeter.cli import main
 
-FAST = ["--nrep", "15", "--warmup", "2", "--procsync", "barrier", "--copy-probe-bytes", "0", "--quiet"]
-
-
 def test_two_rank_launches_keep_the_work_pieces_apart_in_store_site_and_compare(lib, tmp_path):
-    campaign = tmp_path / "c"
-    for i in range(2):
-        run_bench(lib, 2, ["--ops", "mw-workpieces,mw-waitsome", "--sizes", "64", "--workpieces", "1,32",
-                           "--seed", str(21 + i), *FAST, "--out", campaign / "launches" / f"{i:03d}"])
+    campaign = workpieces_campaign(lib, tmp_path / "c", "mw-workpieces,mw-waitsome", first_seed=21)
     store = tmp_path / "s.duckdb"
     r = CliRunner().invoke(main, ["store", "add", str(campaign), "--store", str(store), "--no-report"])
     assert r.exit_code == 0, r.output
