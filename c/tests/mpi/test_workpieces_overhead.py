@@ -15,6 +15,7 @@
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 
 import numpy as np
@@ -47,9 +48,12 @@ def test_workpieces_gives_one_test_per_value(lib, np_, tmp_path):
         assert raw[raw["test"] == t["test"]]["rank"].nunique() == np_
     for size in (8, 4096):
         assert sorted(t["workpieces"] for t in tests if t["op"] == "mw-workpieces" and t["size"] == size) == [1, 5, 24]
-    # 24 pieces are 24 round trips through the master, one piece one: the call takes longer
+    # 24 pieces are 24 round trips through the master, one piece one: the call takes longer. Only
+    # where every rank has a core: oversubscribed (4 ranks on 2 cores), MPICH's calls of both last a
+    # scheduler slice (~8 ms), and which median is larger is the scheduler's choice, not the op's
     by = {(t["size"], t["workpieces"]): t["test"] for t in tests if t["op"] == "mw-workpieces"}
-    assert np.median(_run_times(raw, by[(4096, 24)])) > np.median(_run_times(raw, by[(4096, 1)]))
+    if np_ <= (os.cpu_count() or 1):
+        assert np.median(_run_times(raw, by[(4096, 24)])) > np.median(_run_times(raw, by[(4096, 1)]))
 
 
 @pytest.mark.parametrize("args, needle", [
