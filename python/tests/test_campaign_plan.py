@@ -10,6 +10,7 @@ import pytest
 from mpimeter.campaign import benchopts, describe, launcher, plan
 from mpimeter.campaign.benchargs import BenchArgs
 from mpimeter.campaign.plan import PlanError
+from mpimeter.io import bench_binaries
 
 
 def test_interleave_is_deterministic_for_a_seed_and_differs_between_seeds():
@@ -189,8 +190,8 @@ def test_bench_dir_of_a_source_checkout_is_its_build_folder(monkeypatch):
         pytest.skip("the package is installed, not run from a checkout (scripts/check-oldest-deps): "
                     "there is no source tree to find, hence MPIMETER_BENCH_DIR")
     monkeypatch.delenv(launcher.BENCH_DIR_ENV, raising=False)
-    assert launcher.default_bench_dir() == launcher.repo_root() / "build"
-    assert (launcher.repo_root() / "python" / "src" / "mpimeter").is_dir()
+    assert launcher.default_bench_dir() == bench_binaries.repo_root() / "build"
+    assert (bench_binaries.repo_root() / "python" / "src" / "mpimeter").is_dir()
 
 
 def _bench() -> str:

@@ -40,7 +40,6 @@ def run_bench(lib: str, np: int, args: list[str], *, timeout: float = 300,
     return proc
 
 
-
 def workpieces_campaign(lib: str, campaign: Path, ops: str, first_seed: int) -> Path:
     """Two quick 2-rank launches of OPS with ``--workpieces 1,32`` (issue 27) as a campaign folder."""
     fast = ["--nrep", "15", "--warmup", "2", "--procsync", "barrier", "--copy-probe-bytes", "0", "--quiet"]
@@ -48,6 +47,7 @@ def workpieces_campaign(lib: str, campaign: Path, ops: str, first_seed: int) -> 
         run_bench(lib, 2, ["--ops", ops, "--sizes", "64", "--workpieces", "1,32", "--seed", str(first_seed + i),
                            *fast, "--out", campaign / "launches" / f"{i:03d}"])
     return campaign
+
 
 def assert_refused(lib: str, args: list, needle: str, tmp_path: Path, np: int = 2) -> None:
     """Bad input: exit 2 on every rank within seconds, one line from the binary naming the

@@ -23,7 +23,7 @@ from pathlib import Path
 from mpimeter.campaign.plan import PlanError
 # where the binaries are and which are built: io.bench_binaries, the one place below every reader
 from mpimeter.io.bench_binaries import (BENCH_DIR_ENV, BUILD_RECORD, LIBRARY_NAME,
-                                        bench_binary, built_libraries, default_bench_dir, repo_root)
+                                        bench_binary, built_libraries, default_bench_dir)
 
 # The launcher a library's `local` uses when its build recorded none: Cray's MPICH runs under srun.
 _DEFAULT_PROGRAM = {"openmpi": "mpirun", "mpich": "mpiexec", "cray-mpich": "srun"}

@@ -26,7 +26,6 @@ _READING = {
 
 def print_comparison(res: analysis.ComparisonResult) -> None:
     con = console()
-    pct = f"{100 * res.confidence:g} %"
     t = Table(title=f"mpimeter compare {' vs '.join(res.groups)}", title_justify="left")
     show_p, show_root, show_pieces = (len({getattr(r, k) for r in res.rows}) > 1
                                       for k in ("nprocs", "root", "workpieces"))
