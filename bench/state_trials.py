@@ -3,7 +3,7 @@
 launches per trial would it? Not a test.
 
     .venv/bin/python bench/state_trials.py run --dir DIR [--pairs K] [--until HH:MM] [--launches 10]
-        [--lib openmpi]
+        [--lib openmpi] [--imb PATH/IMB-MPI1]
     .venv/bin/python bench/state_trials.py report --dir DIR [--out bench/results/launch_states_trials.json]
 
 run: K pairs of trials, one after the other, nothing in parallel. A trial is a default campaign:
@@ -14,6 +14,12 @@ after every trial the load average and the machine's /proc/stat counters (busy, 
 in DIR/trials.json, written after each trial. No new trial starts when the last one's duration
 would end it after --until (UTC); a trial still running then is stopped with SIGINT (`mpimeter
 run` stops cleanly; its finished launches count).
+
+With --imb, each trial is followed by an IMB trial: as many IMB-MPI1 runs (mpiruns) of the
+operations and sizes the trial measured (-msglen; IMB's own iteration policy), one after the
+other; `report` then gives IMB's pairs and blocks beside mpimeter's, on IMB's t_avg (IMB prints
+it in µs with two decimals: a 10 ns grid), pooled (IMB records no probe), and the per-launch
+spread of both (the normal-scaled MAD of log per-launch values, per (op, size)).
 
 report: every trial folder read with the package's analysis (load_campaign + analyze: the
 per-launch medians the headline is made of, and what analyze says of states); per launch the
@@ -53,6 +59,7 @@ REPO = Path(__file__).resolve().parents[1]
 MPIMETER = Path(sys.executable).with_name("mpimeter")
 TOLERANCE = 0.03
 BLOCKS = (10, 20, 40)
+STATES = ("pooled", "fast", "slow")
 
 
 def _utc() -> str:
@@ -109,6 +116,110 @@ def run(args: argparse.Namespace) -> None:
                   flush=True)
             if entry.get("stopped_at_deadline"):
                 return
+            if args.imb:
+                record.setdefault("imb_trials", []).append(run_imb_trial(args, folder, pair, side))
+                manifest.write_text(json.dumps(record, indent=1) + "\n")
+
+
+# IMB-MPI1's names of the operations a default campaign measures; others have no IMB benchmark here
+IMB_NAMES = {"allreduce": "Allreduce", "bcast": "Bcast", "alltoall": "Alltoall", "barrier": "Barrier",
+             "reduce": "Reduce", "allgather": "Allgather", "gather": "Gather", "scatter": "Scatter"}
+
+
+def run_imb_trial(args: argparse.Namespace, measured: Path, pair: int, side: str) -> dict:
+    """IMB's trial beside a mpimeter trial: as many IMB-MPI1 runs (mpiruns) as the trial had
+    launches, of the operations and sizes that trial measured (read from its first launch's
+    meta.json, -msglen), IMB's own iteration policy, one after the other; each output kept."""
+    from mpimeter.campaign.launcher import build_argv, local_template
+
+    meta = json.loads((measured / "launches" / "000" / "meta.json").read_text())
+    ops = [IMB_NAMES[o] for o in meta["config"]["ops"] if o in IMB_NAMES]
+    folder = args.dir / f"imb-{measured.name}"
+    folder.mkdir(exist_ok=True)
+    lengths = folder / "msglen.txt"
+    lengths.write_text("".join(f"{n}\n" for n in sorted(set(meta["config"]["sizes"]))))
+    argv = build_argv(local_template(args.lib), 2, [str(args.imb), *ops, "-msglen", str(lengths), "-npmin", "2"])
+    entry = {"pair": pair, "side": side, "folder": folder.name, "argv": argv, "start": _utc(),
+             "load_before": os.getloadavg(), "launches": []}
+    t0 = time.monotonic()
+    for i in range(args.launches):
+        t1, started = time.monotonic(), _utc()
+        proc = subprocess.run(argv, capture_output=True, text=True, timeout=600)
+        out = folder / f"launch-{i:03d}.txt"
+        out.write_text(proc.stdout)
+        entry["launches"].append({"file": out.name, "start": started, "returncode": proc.returncode,
+                                  "seconds": round(time.monotonic() - t1, 3)})
+    entry.update(end=_utc(), wall_s=round(time.monotonic() - t0, 2), load_after=os.getloadavg())
+    print(f"pair {pair} {side} IMB: {args.launches} runs in {entry['wall_s']:.1f} s", flush=True)
+    return entry
+
+
+def read_imb_trials(folder: Path) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """IMB's t_avg (the mean over ranks of each rank's mean per call, what IMB users quote) per
+    (trial, launch, op, size), read with mpimeter's IMB importer, and one row per launch."""
+    from mpimeter.io.peers import read_peer
+
+    record = json.loads((folder / "trials.json").read_text())
+    medians, launches = [], []
+    for entry in record.get("imb_trials", []):
+        for i, run_ in enumerate(entry["launches"]):
+            if run_["returncode"] != 0:
+                continue
+            tests = read_peer("imb", folder / entry["folder"] / run_["file"]).tests
+            launches.append({"pair": entry["pair"], "side": entry["side"], "launch": i, "wall_start": run_["start"],
+                             "seconds": run_["seconds"]})
+            medians += [{"pair": entry["pair"], "side": entry["side"], "launch": i, "op": t.op, "size": t.size,
+                         "median_ns": t.aggregates_ns["t_avg"]} for t in tests]
+    return pd.DataFrame(medians), pd.DataFrame(launches)
+
+
+def _pair_table(med: pd.DataFrame, launches: pd.DataFrame, min_n: int, rng, draws: int,
+                keep_medians: bool = False) -> tuple[list[dict], dict]:
+    """Trial B over trial A per pair, and the same for adjacent blocks and random draws of n
+    launches (BLOCKS), the launches in time order (pair, side, launch)."""
+    m = Medians(med, launches)
+    pairs = []
+    for pair, g in launches.groupby("pair"):
+        a, b = g.index[g.side == "A"].to_numpy(), g.index[g.side == "B"].to_numpy()
+        if len(a) and len(b):
+            pairs.append({"pair": int(pair), **m.compare(a, b, min_n, keep_medians=keep_medians)})
+    blocks = {}
+    for n in BLOCKS:
+        adjacent = [m.compare(np.arange(2 * i * n, (2 * i + 1) * n), np.arange((2 * i + 1) * n, (2 * i + 2) * n),
+                              min_n) for i in range(len(launches) // (2 * n))]
+        drawn = []
+        if len(launches) >= 2 * n:
+            for _ in range(draws):
+                pick = rng.choice(len(launches), 2 * n, replace=False)
+                drawn.append(m.compare(pick[:n], pick[n:], min_n))
+        blocks[str(n)] = {"adjacent_blocks": {s: _share(adjacent, s) for s in STATES},
+                          "random_draws": {s: _share(drawn, s) for s in STATES}}
+    return pairs, blocks
+
+
+def _robust_sd(med: pd.DataFrame) -> dict[str, float]:
+    """Per (op, size): the spread of the per-launch values across launches, as the normal-scaled
+    MAD of their logarithms, in percent."""
+    return {f"{op} {size}": round(float(stats.median_abs_deviation(np.log(g.median_ns), scale="normal") * 100), 2)
+            for (op, size), g in med.groupby(["op", "size"])}
+
+
+def imb_report(folder: Path, rng, draws: int) -> dict | None:
+    """The pairs and blocks of IMB's trials, pooled (IMB records no probe to tell states apart)."""
+    med, launches = read_imb_trials(folder)
+    if launches.empty:
+        return None
+    launches["launch_key"] = list(zip(launches.pair, launches.side, launches.launch))
+    launches["state"] = "unknown"
+    launches = launches.sort_values(["pair", "side", "launch"]).reset_index(drop=True)
+    med["launch_key"] = list(zip(med.pair, med.side, med.launch))
+    pairs, blocks = _pair_table(med, launches, 1, rng, draws)
+    return {"launches": len(launches), "statistic": "t_avg", "printed_grid_ns": 10,
+            "launch_seconds_median": float(launches.seconds.median()),
+            "pairs_summary": {"pooled": _share(pairs, "pooled")},
+            "launches_per_trial": {n: {how: {"pooled": b[how]["pooled"]} for how in b} for n, b in blocks.items()},
+            "per_launch_robust_sd_pct": _robust_sd(med),
+            "pairs": [{"pair": p["pair"], "pooled": p["pooled"]} for p in pairs]}
 
 
 # ---------------------------------------------------------------------------------------------- report
@@ -199,7 +310,7 @@ class Medians:
 
     def compare(self, a: np.ndarray, b: np.ndarray, min_n: int, keep_medians: bool = False) -> dict:
         out = {}
-        for state in ("pooled", "fast", "slow"):
+        for state in STATES:
             sa = a if state == "pooled" else a[self.states[a] == state]
             sb = b if state == "pooled" else b[self.states[b] == state]
             r = self.ratios(sa, sb, min_n if state != "pooled" else 1)
@@ -269,33 +380,19 @@ def report(args: argparse.Namespace) -> None:
     launches["phase_probes"] = launches.phase_probes.where(~launches.copy_probe_run.astype(bool))
     med["launch_key"] = list(zip(med.pair, med.side, med.launch))
     med = med.merge(launches[["launch_key", "state", "order"]], on="launch_key")
-    m = Medians(med, launches)
-    pairs = []
-    for pair, g in launches.groupby("pair"):
-        a, b = g.index[g.side == "A"].to_numpy(), g.index[g.side == "B"].to_numpy()
-        if len(a) and len(b):
-            pairs.append({"pair": int(pair), **m.compare(a, b, args.min_state_launches, keep_medians=True)})
     rng = np.random.default_rng(args.seed)
-    blocks = {}
-    for n in BLOCKS:
-        adjacent = [m.compare(np.arange(2 * i * n, (2 * i + 1) * n), np.arange((2 * i + 1) * n, (2 * i + 2) * n),
-                              args.min_state_launches) for i in range(len(launches) // (2 * n))]
-        drawn = []
-        if len(launches) >= 2 * n:
-            for _ in range(args.draws):
-                pick = rng.choice(len(launches), 2 * n, replace=False)
-                drawn.append(m.compare(pick[:n], pick[n:], args.min_state_launches))
-        blocks[str(n)] = {"adjacent_blocks": {s: _share(adjacent, s) for s in ("pooled", "fast", "slow")},
-                          "random_draws": {s: _share(drawn, s) for s in ("pooled", "fast", "slow")}}
+    pairs, blocks = _pair_table(med, launches, args.min_state_launches, rng, args.draws, keep_medians=True)
     per_state = (med.groupby(["state", "op", "size"]).median_ns.median().rename("median_ns").reset_index()
                  .to_dict("records"))
     result = {"lib": json.loads((args.dir / "trials.json").read_text())["lib"], "tolerance": TOLERANCE,
               "fast_below_ns": args.fast_below_ns, "min_state_launches": args.min_state_launches,
               "launches": len(launches), "states": launches.state.value_counts().to_dict(),
               "first_launch": launches.wall_start.min(), "last_launch": launches.wall_start.max(),
-              "pairs_summary": {s: _share(pairs, s) for s in ("pooled", "fast", "slow")},
+              "pairs_summary": {s: _share(pairs, s) for s in STATES},
               "launches_per_trial": blocks, "per_state_medians_ns": per_state,
+              "per_launch_robust_sd_pct": {s: _robust_sd(med[med.state == s]) for s in ("fast", "slow")},
               "lagging_in_fast_state": lagging(med, launches, args.lag_factor), "analyze_said": said,
+              "imb": imb_report(args.dir, rng, args.draws),
               "pairs": pairs,
               "launch_table": launches.drop(columns=["launch_key"]).to_dict("records")}
     args.out.write_text(json.dumps(result, indent=1, default=str) + "\n")
@@ -317,11 +414,24 @@ def print_report(r: dict) -> None:
     for n, b in r["launches_per_trial"].items():
         rows += [(n, "adjacent blocks", b["adjacent_blocks"]), (n, "random draws", b["random_draws"])]
     for n, how, d in rows:
-        for s in ("pooled", "fast", "slow"):
+        for s in STATES:
             x = d[s]
             if x["judged"]:
                 print(f"| {n} | {how} | {s} | {x['judged']} | {x['within_3_percent']} | {x['share']} "
                       f"| {x['max_ratio_median']} / {x['max_ratio_p90']} |")
+    imb = r.get("imb")
+    if imb:
+        print(f"\nIMB beside it ({imb['launches']} runs, t_avg, printed on a {imb['printed_grid_ns']} ns grid), pooled:")
+        print("| launches per trial | how | pairs judged | within 3 % | max ratio median / p90 |")
+        print("|---|---|---|---|---|")
+        rows = [("10", "trials", imb["pairs_summary"])]
+        rows += [(n, how, d) for n, b in imb["launches_per_trial"].items() for how, d in b.items()]
+        for n, how, d in rows:
+            x = d["pooled"]
+            if x["judged"]:
+                print(f"| {n} | {how} | {x['judged']} | {x['within_3_percent']} | {x['max_ratio_median']} / {x['max_ratio_p90']} |")
+        print("per-launch spread (robust sd of log, %): mpimeter fast", r["per_launch_robust_sd_pct"]["fast"])
+        print("                                          IMB          ", imb["per_launch_robust_sd_pct"])
     lag = r["lagging_in_fast_state"]
     if lag:
         print(f"\nlagging in the fast state: {lag['lagging']} of {lag['launches']}; lag-1 autocorrelation "
@@ -340,6 +450,7 @@ def main() -> None:
     p_run.add_argument("--lib", default="openmpi", choices=["openmpi", "mpich"])
     p_run.add_argument("--until", help="HH:MM UTC: no trial may run past it")
     p_run.add_argument("--seed", type=int, default=31)
+    p_run.add_argument("--imb", type=Path, help="IMB-MPI1 of --lib: after each trial, an IMB trial of as many runs")
     p_rep = sub.add_parser("report")
     p_rep.add_argument("--dir", type=Path, required=True)
     p_rep.add_argument("--fast-below-ns", type=float, default=200.0)
