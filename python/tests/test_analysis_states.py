@@ -34,6 +34,11 @@ def campaigns(tmp_path_factory):
         "fast_11_1": write_state_campaign(root / "fast_11_1", 11, 1, seed=6),
         "slow_1_11": write_state_campaign(root / "slow_1_11", 1, 11, seed=7),
         "one_state": write_campaign(root / "one_state", 10, seed=5, schema=2, nrep=60),
+        "all_fast": write_state_campaign(root / "all_fast", 10, 0, seed=8),
+        "all_fast_again": write_state_campaign(root / "all_fast_again", 10, 0, seed=9),
+        "all_slow": write_state_campaign(root / "all_slow", 0, 10, seed=10),
+        # mostly_slow's launches exactly, without the probe that tells the states apart
+        "mostly_slow_no_probe": write_state_campaign(root / "mostly_slow_no_probe", 2, 8, seed=1, probe=False),
     }
 
 
@@ -169,3 +174,67 @@ def test_csv_has_a_row_per_state(campaigns):
     assert rows[1]["launches"] == "2" and float(rows[1]["share"]) == pytest.approx(0.2)
     assert rows[1]["op"] == rows[0]["op"] and rows[1]["mean_ns"] == ""
     assert float(rows[2]["median_ns"]) > 2 * float(rows[1]["median_ns"])
+
+
+def test_a_campaign_of_one_state_is_compared_with_that_state_of_the_other(campaigns):
+    # the baseline ran wholly in the fast state and shows no states of its own; the candidate ran 2
+    # fast / 8 slow launches at the same per-state times: pooled it is 2.5× slower, state by state
+    # nothing changed — its launches are put in the candidate's states by the probe
+    r = _gate(campaigns["all_fast"], campaigns["mostly_slow"], "--format", "json")
+    assert r.exit_code == 0, r.output
+    out = json.loads(r.stdout)
+    assert out["passed"] and "van Elteren" in out["test"]
+    for row in out["rows"]:
+        assert row["stratified"] and row["ratio_of_medians"] > 2  # pooled: only the mix
+        faster = next(s for s in row["per_state"] if s["stratum"] == "faster")
+        assert (faster["launches_a"], faster["launches_b"]) == (10, 2)
+    (w,) = [w for w in out["warnings"] if w["code"] == "states-assigned"]
+    assert "all_fast shows no states of its own" in w["message"] and "10 faster / 0 slower" in w["message"]
+    # the pooled test on the same times calls every row a regression
+    pooled = _gate(campaigns["all_fast"], campaigns["mostly_slow_no_probe"], "--format", "json")
+    assert pooled.exit_code == 1 and not any(row["stratified"] for row in json.loads(pooled.stdout)["rows"])
+    # a 10 % slowdown inside the fast state is still found (8 fast launches of the candidate)
+    r = _gate(campaigns["all_fast"], campaigns["slower_both"], "--format", "json")
+    assert r.exit_code == 1, r.output
+    assert all(row["regression"] and row["stratified"] for row in json.loads(r.stdout)["rows"])
+
+
+def test_sides_wholly_in_different_states_are_named(campaigns):
+    for tool in (compare_command, gate_command):
+        r = CliRunner().invoke(tool, [str(campaigns["all_fast"]), str(campaigns["all_slow"]), "--no-cache",
+                                      "--format", "json"])
+        out = json.loads(r.stdout)
+        (w,) = [w for w in out["warnings"] if w["code"] == "states-differ"]
+        assert "cache-line round trip" in w["message"] and "different states of the machine" in w["message"]
+        assert "all_fast 4" in w["message"] or "all_fast 5" in w["message"] or "all_fast 6" in w["message"]
+        assert "all_slow 3" in w["message"] or "all_slow 4" in w["message"]
+        assert not any(row["stratified"] for row in out["rows"])
+    # two campaigns in the same state: not a word, whatever their times
+    r = CliRunner().invoke(compare_command, [str(campaigns["all_fast"]), str(campaigns["all_fast_again"]),
+                                             "--no-cache", "--format", "json"])
+    assert not any(w["code"].startswith("state") for w in json.loads(r.stdout)["warnings"])
+
+
+def test_launches_far_outside_the_states_values_are_not_placed(campaigns, tmp_path):
+    # the same slow launches with a probe of 2 µs: beyond the slow state's 344–414 ns by more than
+    # the gap between the states, so nothing says which state they ran in
+    import shutil
+
+    far = tmp_path / "far"
+    shutil.copytree(campaigns["all_slow"], far)
+    for meta_file in far.glob("launches/*/meta.json"):
+        meta = json.loads(meta_file.read_text())
+        meta["probes"]["cacheline_rtt_ns"][0]["rtt_ns"] = 2000.0
+        meta_file.write_text(json.dumps(meta))
+    r = CliRunner().invoke(compare_command, [str(campaigns["mostly_slow"]), str(far), "--no-cache", "--format", "json"])
+    out = json.loads(r.stdout)
+    assert not any(row["stratified"] for row in out["rows"])
+    codes = [w["code"] for w in out["warnings"]]
+    assert "states-unmatched" in codes and "states-assigned" not in codes
+    # with the probe in the slow state's range they are placed there
+    r = CliRunner().invoke(compare_command, [str(campaigns["mostly_slow"]), str(campaigns["all_slow"]), "--no-cache",
+                                             "--format", "json"])
+    out = json.loads(r.stdout)
+    assert all(row["stratified"] for row in out["rows"])
+    (w,) = [w for w in out["warnings"] if w["code"] == "states-assigned"]
+    assert "0 faster / 10 slower" in w["message"]

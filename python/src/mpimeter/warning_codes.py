@@ -187,6 +187,17 @@ _TABLE = (
          "{groups}: {which}; compared pooled over states, so a difference may be only the mix of states",
          "run both sides on the same machine with the probe that tells the states apart, enough launches "
          "for each state to show (`run --launches auto`)"),
+    Code("states-assigned", NOTE, frozenset({A}),
+         "{groups}: {other} shows no states of its own; its launches were put in {shown}'s states by "
+         "{property} ({mix}) and the sides compared state by state",
+         "the states are {shown}'s: a launch of {other} is in the state whose values of the property it "
+         "is nearest (docs/ALGORITHMS.md, \"Results per state\")"),
+    Code("states-differ", CAUTION, frozenset({A}),
+         "{groups}: {property} puts every launch of one side apart from every launch of the other ({a}; {b}): "
+         "the sides ran in different states of the machine, so a difference between them may be the "
+         "machine's, not theirs",
+         "run the sides interleaved in one campaign (`mpimeter run --mpi A,B` or `--variant`) so that both "
+         "meet the same states, or run again until both show a state in common"),
     Code("state-rare", CAUTION, frozenset({A}),
          "{alternative}: the {state} state is rare: {launches} of {total} launches ({share:.0%}), too few for "
          "its interval at {confidence:.0%}; its median is shown without one",

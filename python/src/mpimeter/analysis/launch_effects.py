@@ -71,10 +71,15 @@ def _text(values: tuple) -> str:
     return ";".join(",".join(str(c) for c in v) if isinstance(v, tuple) else str(v) for v in values)
 
 
+Property = tuple[str, bool, Callable[[LaunchMeta], Any], Callable[[Any], str]]
+CACHELINE: Property = ("the cache-line round trip between the first two ranks (probes.cacheline_rtt_ns)", True,
+                       _probe_rtt, lambda v: format_ns(v))
+FREQUENCY: Property = ("the CPU frequency (ranks[].cpu_khz)", True, _mean_khz, lambda v: f"{v / 1000:.0f} MHz")
+START_TIME: Property = ("the start time (wall_start)", True, lambda m: m.wall_start, str)  # ISO times order as text
+
 # (what, numeric, the value of a launch, how to show a value); None: not recorded
-PROPERTIES: tuple[tuple[str, bool, Callable[[LaunchMeta], Any], Callable[[Any], str]], ...] = (
-    ("the cache-line round trip between the first two ranks (probes.cacheline_rtt_ns)", True,
-     _probe_rtt, lambda v: format_ns(v)),
+PROPERTIES: tuple[Property, ...] = (
+    CACHELINE,
     ("the CPUs the ranks were bound to (ranks[].cpus)", False,
      lambda m: _text(tuple(r.cpus for r in m.ranks)) if m.ranks else None, str),
     ("the CPUs the ranks ran on (ranks[].cpus_seen)", False,
@@ -82,7 +87,7 @@ PROPERTIES: tuple[tuple[str, bool, Callable[[LaunchMeta], Any], Callable[[Any], 
      str),
     ("the CPU migrations of the ranks (ranks[].cpu_changes)", True,
      lambda m: float(sum(r.cpu_changes for r in m.ranks)) if m.schema_version >= 2 else None, lambda v: f"{v:g}"),
-    ("the CPU frequency (ranks[].cpu_khz)", True, _mean_khz, lambda v: f"{v / 1000:.0f} MHz"),
+    FREQUENCY,
     ("the hosts (ranks[].host)", False, lambda m: ",".join(m.hosts) or None, str),
     ("the library's control variables (mpi.mpi_t.digest)", False,
      lambda m: m.mpi.mpi_t.digest if m.mpi.mpi_t else None, str),
@@ -91,8 +96,16 @@ PROPERTIES: tuple[tuple[str, bool, Callable[[LaunchMeta], Any], Callable[[Any], 
      lambda v: f"{100 * v:.0f} %"),
     ("the clock-sync residual at the start (clock_sync.residual_start)", True, _residual,
      lambda v: format_ns(v)),
-    ("the start time (wall_start)", True, lambda m: m.wall_start, str),  # ISO times order as text
+    START_TIME,
 )
+# The machine's own state, which nobody running a campaign chooses: two campaigns whose launches
+# these put wholly apart ran on a machine in different states (analysis.matching).
+MACHINE_STATE: tuple[Property, ...] = (CACHELINE, FREQUENCY)
+
+
+def property_named(what: str) -> Property | None:
+    """The recorded property a States or a warning names (its ``what``)."""
+    return next((p for p in PROPERTIES if p[0] == what), None)
 
 
 @dataclass(frozen=True)

@@ -7,8 +7,20 @@ regression whatever its mix of states, and a slowdown inside every state is not 
 favourable mix. When the sides differ in their mix the comparison says so, and names the rows
 where the pooled medians differ but the states do not (a difference of mix only).
 
-When only one side shows states, or the sides' states have different causes, the states cannot
-be matched: the comparison stays pooled and says that a difference may be only the mix.
+When only one side shows states, the other side's launches are put in them by the value of the
+property that explains them (``assign``): a number on the side of the midpoint between the two
+states' ranges (none when a value lies further beyond every value the states were seen with
+than the gap between their ranges), any other value when it is one of a state's values. So a campaign that ran wholly
+in the fast state is compared with the fast launches of one that ran in both. When that is not
+possible (the property is the start time, or the other side did not record it), or the sides'
+states have different causes, the comparison stays pooled and says that a difference may be
+only the mix.
+
+When neither side shows states but a property of the machine's own state (the cache-line probe,
+the CPU frequency: ``launch_effects.MACHINE_STATE``) puts every launch of one side apart from
+every launch of the other, by at least ``STATE_GAP`` ×, the sides ran in different machine states
+(issue 31: a trial of 10 launches that all fell in the slow state): a difference between them may
+be the machine's, and the comparison says so (``states-differ``).
 """
 
 from __future__ import annotations
@@ -20,12 +32,18 @@ from typing import Any
 
 import numpy as np
 
+from mpimeter.analysis import launch_effects as _effects
 from mpimeter.analysis.groups import Group
-from mpimeter.analysis.strata import States, property_name, states_for
+from mpimeter.analysis.scaling import launch_counts
+from mpimeter.analysis.strata import State, States, property_name, states_for
+from mpimeter.stats import clusters as _clusters
 from mpimeter.io.errors import AnalysisWarning
 from mpimeter.warning_codes import warning
 
 STRATIFIED_TEST = "van Elteren stratified rank-sum over matched states, exact permutation distribution"
+STATE_GAP = 1.5  # sides apart by less (in a machine-state property) are not called different states
+STATE_MIN_LAUNCHES = 3  # launches per side that must have recorded the property
+STATE_CHANCE = 0.05  # the separation must be this unlikely for launches of one state
 
 
 @dataclass(frozen=True)
@@ -86,35 +104,112 @@ def _state_values(g: Group, op: str, size: int, states: States, name: str) -> np
                      if s.n > 0 and math.isfinite(s.median_ns) and s.launch in state.launches])
 
 
+def _count(g: Group) -> int | None:
+    """The group's one process count (None: it holds several)."""
+    counts = {g.at_slice[0]} if g.at_slice is not None else {s[0] for s in g.slices()}
+    return counts.pop() if len(counts) == 1 else None
+
+
 def group_states(g: Group) -> States | None:
     """The states of the group's launches at its process count (issue 27: states are found per p;
     a group of several p is matched one slice at a time, see Group.slices)."""
-    counts = {g.at_slice[0]} if g.at_slice is not None else {s[0] for s in g.slices()}
-    if len(counts) != 1:
+    p = _count(g)
+    return None if p is None else states_for(g.result.states, g.alternative, p)
+
+
+def _values(g: Group, value) -> dict[int, object]:
+    """Per launch of the group at its process count, the property's value (launches that did
+    not record it left out)."""
+    p = _count(g)
+    return {li.index: v for li in g.result.campaign.launches_of(g.alternative)
+            if p in launch_counts(li) and (v := value(li.meta)) is not None}
+
+
+def assign(shown: States, g_shown: Group, g_other: Group) -> States | None:
+    """``g_other``'s launches put in ``shown``'s states by the value of the property that explains
+    them (module docstring); None when the property cannot place them (the start time, a value
+    the other side did not record, a launch between categorical values of neither state)."""
+    prop = _effects.property_named(shown.property or "")
+    if prop is None or prop is _effects.START_TIME:
         return None
-    return states_for(g.result.states, g.alternative, counts.pop())
+    _, numeric, value, show = prop
+    mine, theirs = _values(g_shown, value), _values(g_other, value)
+    faster, slower = ([mine[i] for i in s.launches if i in mine] for s in shown.states)
+    if not theirs or not faster or not slower:
+        return None
+    if numeric:
+        low_is_faster = max(faster) < min(slower)
+        low, high = (faster, slower) if low_is_faster else (slower, faster)
+        cut, gap = (max(low) + min(high)) / 2, min(high) - max(low)
+        # the states are told apart as far as the gap between them: a value further outside every
+        # value they were seen with says nothing of which it is
+        if min(theirs.values()) < min(low) - gap or max(theirs.values()) > max(high) + gap:
+            return None
+
+        def is_faster(v) -> bool | None:
+            return (v < cut) == low_is_faster
+    else:
+        def is_faster(v) -> bool | None:
+            return True if v in faster else False if v in slower else None
+    where = {i: is_faster(v) for i, v in theirs.items()}
+    if any(w is None for w in where.values()):
+        return None
+    states = []
+    for name, flag in zip((s.name for s in shown.states), (True, False)):
+        launches = tuple(sorted(i for i, w in where.items() if w is flag))
+        vals = [theirs[i] for i in launches]
+        shown_values = ((f"{show(min(vals))} – {show(max(vals))}",) if numeric and len(vals) > 1
+                        else tuple(show(v) for v in dict.fromkeys(vals)))
+        states.append(State(name, launches, len(launches) / len(where), shown_values))
+    return States(g_other.alternative, shown.property, tuple(states), None, shown.nprocs, shown.several_p)
+
+
+def states_differ(ga: Group, gb: Group) -> AnalysisWarning | None:
+    """``states-differ`` when a property of the machine's own state puts the two sides' launches
+    wholly apart (module docstring); None otherwise."""
+    pair = f"{ga.name} vs {gb.name}" + _at_p(ga, gb)
+    for what, _, value, show in _effects.MACHINE_STATE:
+        a, b = list(_values(ga, value).values()), list(_values(gb, value).values())
+        if len(a) < STATE_MIN_LAUNCHES or len(b) < STATE_MIN_LAUNCHES:
+            continue
+        low, high = (a, b) if max(a) < min(b) else (b, a) if max(b) < min(a) else (None, None)
+        if low is None or min(high) < STATE_GAP * max(low):
+            continue
+        if _clusters.separation_chance(low + high, len(low), numeric=True) > STATE_CHANCE:
+            continue
+        return warning("states-differ", groups=pair, property=property_name(what),
+                       a=f"{ga.name} {show(min(a))} – {show(max(a))}", b=f"{gb.name} {show(min(b))} – {show(max(b))}",
+                       where=pair)
+    return None
 
 
 def match(ga: Group, gb: Group, *, per_repetition: bool) -> tuple[Matching | None, list[AnalysisWarning]]:
     """The matched states of two groups (None: compare pooled) and what to say about them. Only
     run times (metric ``time``) of per-launch medians are matched."""
     sa, sb = group_states(ga), group_states(gb)
-    if sa is None and sb is None:
-        return None, []
     pair = f"{ga.name} vs {gb.name}" + _at_p(ga, gb)
     if per_repetition or ga.metric != "time":
         return None, []
     if sa is not None and sb is not None and sa.explained and sb.explained and sa.property == sb.property:
         return Matching(sa, sb), []
     if (sa is None or not sa.explained) and (sb is None or not sb.explained):
-        return None, []  # groups without a cause on either side: analyze warned of them already
+        # groups without a cause on either side: analyze warned of them already; but the sides
+        # may each have run wholly in another state
+        differ = states_differ(ga, gb)
+        return None, [] if differ is None else [differ]
     if sa is not None and sb is not None and sa.explained and sb.explained:
         which = (f"{ga.name}'s states are explained by {property_name(sa.property or '')}, {gb.name}'s by "
                  f"{property_name(sb.property or '')}")
-    else:
-        shown, other = (ga, gb) if sa is not None and sa.explained else (gb, ga)
-        which = f"{shown.name} ran in two states, {other.name} shows no explained states"
-    return None, [warning("states-unmatched", groups=pair, which=which, where=pair)]
+        return None, [warning("states-unmatched", groups=pair, which=which, where=pair)]
+    a_shows = sa is not None and sa.explained
+    (shown, g_shown), g_other = ((sa, ga), gb) if a_shows else ((sb, gb), ga)
+    placed = assign(shown, g_shown, g_other)
+    if placed is None:
+        which = f"{g_shown.name} ran in two states, {g_other.name} shows no explained states"
+        return None, [warning("states-unmatched", groups=pair, which=which, where=pair)]
+    said = warning("states-assigned", groups=pair, shown=g_shown.name, other=g_other.name,
+                   property=property_name(shown.property or ""), mix=placed.mix(), where=pair)
+    return (Matching(shown, placed) if a_shows else Matching(placed, shown)), [said]
 
 
 def _at_p(ga: Group, gb: Group) -> str:
