@@ -22,7 +22,7 @@ shared factor, independent noise) only the sizes that are noisier by chance get 
 room, and the fit changes little; a launch far off at its size is still down-weighted. A size's spread is the
 normalised median absolute deviation about its median (statsmodels' ``mad``), estimated only from
 ``MIN_SPREAD_POINTS`` (6) points or more: the MAD holds with one outlying launch, where the median
-pairwise difference (``_pure_noise``) does not with few points (one outlier of four owns 3 of the
+pairwise difference (``pure_noise``) does not with few points (one outlier of four owns 3 of the
 6 differences and would widen its own size's constant). With 4 points the MAD does not hold
 either (one launch twice as slow made its size's factor 3.2; of 6 points, 1.02), so sizes with
 fewer than 6 keep 1.345. Between sizes of equal noise the factor scatters by chance (1 to about
@@ -260,12 +260,13 @@ def group_median(keys: np.ndarray, y: np.ndarray) -> np.ndarray:
     return scale
 
 
-def _pure_noise(m: np.ndarray, relative: np.ndarray) -> float | None:
-    """The spread of points of one size among themselves (module docstring); None without two
-    points at any size."""
+def pure_noise(keys: np.ndarray, relative: np.ndarray) -> float | None:
+    """σ₀: the spread of the relative times of points of one group among themselves (module
+    docstring), groups by any key (a size here; scalingmodel codes (p, m) as one key); None without
+    two points in any group."""
     diffs = []
-    for s in np.unique(m):
-        v = relative[m == s]
+    for s in np.unique(keys):
+        v = relative[keys == s]
         if len(v) >= 2:
             i, j = np.triu_indices(len(v), 1)
             diffs.append(np.abs(v[i] - v[j]))
@@ -290,7 +291,8 @@ def size_tuning(m: np.ndarray, relative: np.ndarray) -> np.ndarray:
     return factor
 
 
-def _huber_loss(u: np.ndarray) -> float:
+def huber_loss(u: np.ndarray) -> float:
+    """Huber's loss (tuning constant HUBER_C) summed over the scaled residuals u."""
     a = np.abs(u)
     return float(np.sum(np.where(a <= HUBER_C, 0.5 * a * a, HUBER_C * a - 0.5 * HUBER_C ** 2)))
 
@@ -321,7 +323,7 @@ def fit_piecewise(sizes: Sequence[float], times: Sequence[float], *, launches: S
         return cache[(a, b)]
 
     n = len(y)
-    noise = _pure_noise(m, y / group_median(m, y))
+    noise = pure_noise(m, y / group_median(m, y))
     if noise is None:
         max_breakpoints = 0  # one launch: the noise is unknown, so no breakpoint can be judged
     noise = max(noise or 0.0, 1e-9)  # noise-free data: any misfit counts
@@ -338,7 +340,7 @@ def fit_piecewise(sizes: Sequence[float], times: Sequence[float], *, launches: S
                 continue
             candidates += 1
             residuals = np.concatenate([s.relative_residuals for s in segs])
-            bic = 2 * _huber_loss(residuals / noise) + (2 * len(segs) + k) * math.log(n)
+            bic = 2 * huber_loss(residuals / noise) + (2 * len(segs) + k) * math.log(n)
             if best is None or bic < best[0] - 1e-9:
                 best = (bic, tuple(segs))
     if best is None:

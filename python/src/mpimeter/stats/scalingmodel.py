@@ -29,7 +29,8 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import stats as _st
 
-from mpimeter.stats.costmodel import ERROR_THRESHOLD, HUBER_C, MAD_TO_SD, MIN_INTERVAL_LAUNCHES, group_median
+from mpimeter.stats.costmodel import (ERROR_THRESHOLD, MIN_INTERVAL_LAUNCHES, group_median, huber_loss,
+                                      pure_noise)
 
 
 def _log(p):
@@ -97,28 +98,13 @@ def _rlm(design: np.ndarray, y: np.ndarray, scale: np.ndarray) -> tuple[np.ndarr
     return params, y / scale - (design / scale[:, None]) @ params
 
 
-def _noise(keys: np.ndarray, relative: np.ndarray) -> float | None:
-    """σ₀: the spread of the relative times of one (p, m) among themselves (costmodel's rule)."""
-    diffs = [abs(a - b) for k in np.unique(keys) for i, a in enumerate(relative[keys == k])
-             for b in relative[keys == k][i + 1:]]
-    if not diffs:
-        return None
-    sigma = MAD_TO_SD * float(np.median(diffs)) / math.sqrt(2.0)
-    return sigma if sigma > 0 else None
-
-
-def _huber(u: np.ndarray) -> float:
-    a = np.abs(u)
-    return float(np.sum(np.where(a <= HUBER_C, 0.5 * a * a, HUBER_C * a - 0.5 * HUBER_C * HUBER_C)))
-
-
 def fit_families(nprocs, sizes, times, launches) -> list[FamilyFit]:
     """Every family fitted to the points (one per launch and (p, m)), least BIC first."""
     p, m, y = (np.asarray(v, dtype=float) for v in (nprocs, sizes, times))
     labels = np.asarray([str(x) for x in launches])
     keys = p * 1e12 + m  # one key per (p, m)
     scale = group_median(keys, y)
-    sigma = _noise(keys, y / scale) or 0.01  # no repeated point: 1 % (every family alike)
+    sigma = pure_noise(keys, y / scale) or 0.01  # no repeated point: 1 % (every family alike)
     units = np.unique(labels)
     fits = []
     for name, (formula, make) in FAMILIES.items():
@@ -137,7 +123,7 @@ def fit_families(nprocs, sizes, times, launches) -> list[FamilyFit]:
                 th = np.array(thetas)
                 d = th - th.mean(axis=0)
                 cov = (len(units) - 1) / len(units) * (d.T @ d)
-        loss = _huber(resid / sigma)
+        loss = huber_loss(resid / sigma)
         fits.append(FamilyFit(name, formula, float(params[0]), float(params[1]), cov, df, loss,
                               2 * loss + 2 * math.log(len(y))))
     return sorted(fits, key=lambda f: f.bic)
