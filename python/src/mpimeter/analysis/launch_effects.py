@@ -209,12 +209,12 @@ def _separating(infos: dict[int, LaunchInfo], low: frozenset[int], high: frozens
         sep = _clusters.separates(lo, hi, numeric=numeric)
         none_separates *= 1.0 - float(sep.chance or 0.0)
         if sep.separates:
-            found.append(SeparatingProperty(what, _shown(sep.low_values, numeric, show),
-                                            _shown(sep.high_values, numeric, show), float(sep.chance), missing))
+            found.append(SeparatingProperty(what, shown_values(sep.low_values, numeric, show),
+                                            shown_values(sep.high_values, numeric, show), float(sep.chance), missing))
     return tuple(found), tuple(examined), tuple(lacking), (1.0 - none_separates) if examined else None
 
 
-def _shown(values: tuple, numeric: bool, show: Callable[[Any], str]) -> tuple[str, ...]:
+def shown_values(values: tuple, numeric: bool, show: Callable[[Any], str]) -> tuple[str, ...]:
     """Numbers as their range ("180 ns – 225 ns"), other values one by one."""
     if numeric and len(values) > 1:  # numbers, or ISO times (which sort as strings)
         return (f"{show(min(values))} – {show(max(values))}",)

@@ -157,10 +157,8 @@ def assign(shown: States, g_shown: Group, g_other: Group) -> States | None:
     states = []
     for name, flag in zip((s.name for s in shown.states), (True, False)):
         launches = tuple(sorted(i for i, w in where.items() if w is flag))
-        vals = [theirs[i] for i in launches]
-        shown_values = ((f"{show(min(vals))} – {show(max(vals))}",) if numeric and len(vals) > 1
-                        else tuple(show(v) for v in dict.fromkeys(vals)))
-        states.append(State(name, launches, len(launches) / len(where), shown_values))
+        vals = tuple(dict.fromkeys(theirs[i] for i in launches))
+        states.append(State(name, launches, len(launches) / len(where), _effects.shown_values(vals, numeric, show)))
     return States(g_other.alternative, shown.property, tuple(states), None, shown.nprocs, shown.several_p)
 
 
@@ -178,7 +176,8 @@ def states_differ(ga: Group, gb: Group) -> AnalysisWarning | None:
         if _clusters.separation_chance(low + high, len(low), numeric=True) > STATE_CHANCE:
             continue
         return warning("states-differ", groups=pair, property=property_name(what),
-                       a=f"{ga.name} {show(min(a))} – {show(max(a))}", b=f"{gb.name} {show(min(b))} – {show(max(b))}",
+                       a=f"{ga.name} {_effects.shown_values(tuple(a), True, show)[0]}",
+                       b=f"{gb.name} {_effects.shown_values(tuple(b), True, show)[0]}",
                        where=pair)
     return None
 
