@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 
+from mpimeter.campaign import launch_env
 from mpimeter.campaign.describe import singleton_env
 from mpimeter.campaign.plan import Alternative, PlanError, check_name
 
@@ -81,6 +82,9 @@ def parse_request(texts: list[str] | tuple[str, ...]) -> dict[str, list[str] | N
             if len(set(listed)) != len(listed):
                 raise PlanError(f"{FLAG} {item!r}: a name is listed twice")
             request[op] = None if listed == [ALL] else listed
+    if texts and not request:  # given, yet nothing asked for (';', ' ')
+        raise PlanError(f"{FLAG} {launch_env.excerpt(';'.join(texts))}: requests no operation; give OP=all "
+                        f"or OP=NAME[,NAME...] (several separated by ';'), e.g. {FLAG} 'allreduce=all;bcast=binomial'")
     return request
 
 
@@ -138,8 +142,11 @@ def alternatives(mpi: str, request: dict[str, list[str] | None],
     for op, names in request.items():
         var = variables.get(op)
         if var is None:
-            have = ", ".join(sorted(o for o, v in variables.items() if v.selectable())) or "none"
-            raise PlanError(f"{FLAG} {op}: {mpi} has no algorithm variable for {op} (it has one for: {have})")
+            have = ", ".join(sorted(o for o, v in variables.items() if v.selectable()))
+            raise PlanError(f"{FLAG} {op}: {mpi} has no algorithm variable for {op} " + (
+                f"(it has one for: {have})" if have else
+                "and lets no algorithm of any operation be selected (its mpimeter-bench --list-algorithms "
+                "confirms none)"))
         allowed = var.selectable()
         if not allowed:
             raise PlanError(f"{FLAG} {op}: {mpi}'s {var.variable} names no algorithm it confirms")
@@ -154,6 +161,8 @@ def alternatives(mpi: str, request: dict[str, list[str] | None],
             env = {var.env: var.setting(choice)}
             if var.set_by == "value":  # Open MPI
                 env = {OPEN_MPI_DYNAMIC_RULES: "1", **env}
+            # the variable's name and value come from the binary's output: what a file says
+            launch_env.check_env(env, f"{FLAG} {op}={name}: {mpi}'s --list-algorithms")
             record = {op: {"name": name, "variable": var.variable, "env": var.env,
                            "value": var.setting(choice), "mpi_t_value": choice.value}}
             out.append(Alternative(check_name(f"{mpi}-{op}-{name}", "alternative"), mpi, env,

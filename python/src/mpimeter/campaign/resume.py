@@ -11,11 +11,12 @@ without the user asking again.
 - nothing inside the campaign on the way to a launch folder may be a symbolic link (it would let
   a launch write, or a folder be moved, outside the campaign);
 - a secret variant value is not in campaign.json: it comes from the environment of `--resume`;
-- the environment variables of the alternatives still to run are shown and run only when
-  confirmed with `--trust-recorded`; a variable that chooses what code the loader or an
-  interpreter runs (:data:`LOADER_PREFIXES`: LD_PRELOAD, DYLD_*, PYTHONPATH, ...) is never taken
-  from the file, even then: it runs only when the environment of `--resume` sets it to the same
-  value (the user's own choice, not the file's);
+- a variable campaign.json sets for an alternative still to run must be on the allow-list of
+  what a file may set (:mod:`mpimeter.campaign.launch_env`: the libraries' collective-tuning
+  variables, each value of its type), even with `--trust-recorded`; any other variable runs only
+  when the environment of `--resume` sets it to the same value (the user's own choice, not the
+  file's). `run --variant`, the user's own command line, sets any variable;
+- the allowed variables are shown and run only when confirmed with `--trust-recorded`;
 - the bench arguments are checked again by the binary that will run them (its --describe and
   --validate: only options it describes, values within its bounds), and shown.
 Every refusal is a PlanError (one line) before anything runs or moves.
@@ -29,30 +30,11 @@ from collections.abc import Mapping
 from dataclasses import replace
 from pathlib import Path
 
-from mpimeter.campaign import launcher, limits, secrets
+from mpimeter.campaign import launch_env, launcher, limits, secrets
 from mpimeter.campaign import state as st
 from mpimeter.campaign.plan import PlanError
 
 NAMED_LAUNCHERS = ("local", "srun")
-# Variables that make the dynamic loader, a shell or an interpreter load code of their choosing
-# (ld.so(8), dyld(1), python(1), perl(1), bash(1), ...): never taken from a file.
-LOADER_PREFIXES = ("LD_", "DYLD_", "PYTHON", "PERL5", "PERLLIB", "RUBYLIB", "RUBYOPT", "NODE_OPTIONS",
-                   "NODE_PATH", "BASH_ENV", "ENV", "SHELLOPTS", "PS4", "IFS", "GCONV_PATH", "LOCPATH",
-                   "NLSPATH", "MALLOC_", "GLIBC_TUNABLES", "HOSTALIASES", "PATH", "LUA_", "TCLLIBPATH",
-                   "JAVA_TOOL_OPTIONS", "_JAVA_OPTIONS", "OPAL_PREFIX", "OMPI_MCA_mca_base_component_path",
-                   "OMPI_MCA_plm_rsh_agent", "OMPI_MCA_orte_launch_agent", "PRTE_MCA_plm_ssh_agent",
-                   "HYDRA_LAUNCHER_EXEC", "HYDRA_BOOTSTRAP_EXEC", "MPIEXEC_", "I_MPI_HYDRA_BOOTSTRAP_EXEC")
-
-
-def is_loader_variable(name: str) -> bool:
-    """Does the variable choose code the loader, a shell, an interpreter or the MPI launcher runs?
-    Exact names (ENV, IFS, PATH, ...) or prefixes (LD_, DYLD_, PYTHON, MALLOC_, ...)."""
-    exact = {"ENV", "IFS", "PATH", "PS4", "SHELLOPTS", "BASH_ENV", "GCONV_PATH", "LOCPATH", "NLSPATH",
-             "HOSTALIASES", "GLIBC_TUNABLES", "NODE_OPTIONS", "NODE_PATH", "TCLLIBPATH", "OPAL_PREFIX",
-             "JAVA_TOOL_OPTIONS", "_JAVA_OPTIONS"}
-    if name in exact:
-        return True
-    return any(name.startswith(p) for p in LOADER_PREFIXES if p not in exact)
 
 
 def prepare(state: st.CampaignState, campaign_dir: Path, *, launcher_given: str | None = None,
@@ -63,8 +45,8 @@ def prepare(state: st.CampaignState, campaign_dir: Path, *, launcher_given: str 
     if launch_timeout is not None:
         state.launch_timeout_s = limits.check_launch_timeout(launch_timeout)
     check_no_links(state, Path(campaign_dir))
-    _loader_variables(state, environ)
-    _recorded_variables(state, trust_recorded)
+    _allowed_variables(state, environ)
+    _recorded_variables(state, environ, trust_recorded)
     _templates(state, launcher_given, bench_dir, trust_recorded)
     _binaries(state, bench_dir)
     _bench_args(state)
@@ -76,25 +58,35 @@ def _todo(state: st.CampaignState) -> set[str]:
     return {rec.alternative for rec in state.launches if rec.status != "complete"}
 
 
-def _loader_variables(state: st.CampaignState, environ: Mapping[str, str]) -> None:
+def _users_own(key: str, value: str, environ: Mapping[str, str]) -> bool:
+    """A secret (its value comes from the environment) or a value the environment of `--resume`
+    sets already: the launch gets it from the user, whatever the file says."""
+    return value == secrets.REDACTED or environ.get(key) == value
+
+
+def _allowed_variables(state: st.CampaignState, environ: Mapping[str, str]) -> None:
     todo = _todo(state)
     for alt in state.alternatives:
         for key, value in alt.env.items():
-            if alt.name in todo and is_loader_variable(key) and environ.get(key) != value:
+            if alt.name not in todo or _users_own(key, value, environ):
+                continue
+            why = launch_env.refusal(key, value)
+            if why is not None:
                 raise PlanError(
-                    f"cannot resume: campaign.json sets {key} for alternative {alt.name}; a variable that chooses "
-                    "what code the loader or an interpreter runs is never taken from a file. Set it to the value "
-                    f"you mean in the environment of `mpimeter run --resume` ({key}=..., the same value as "
-                    "recorded), or start a new campaign with --variant")
+                    f"cannot resume: campaign.json, alternative {alt.name}: {why}. A variable recorded in a "
+                    "file runs only when it is on this list, even with --trust-recorded; set it to the recorded "
+                    "value in the environment of `mpimeter run --resume`, or start a new campaign with --variant "
+                    "(your own command line sets any variable)")
 
 
-def _recorded_variables(state: st.CampaignState, trust: bool) -> None:
+def _recorded_variables(state: st.CampaignState, environ: Mapping[str, str], trust: bool) -> None:
     """The variables a file would set for the launches still to run: shown, and run only when
-    confirmed (secret ones come from the environment, loader ones are checked above)."""
+    confirmed (secret ones and those the environment sets already come from the user; every
+    other one passed the allow-list above)."""
     todo = _todo(state)
     shown = []
     for alt in state.alternatives:
-        plain = {k: v for k, v in alt.env.items() if v != secrets.REDACTED and not is_loader_variable(k)}
+        plain = {k: v for k, v in alt.env.items() if not _users_own(k, v, environ)}
         if alt.name in todo and plain:
             shown.append(f"{alt.name}: " + " ".join(f"{k}={v}" for k, v in secrets.redact_env(plain).items()))
     if shown and not trust:

@@ -7,13 +7,14 @@ from __future__ import annotations
 
 import json
 import re
+import shlex
 import subprocess
 import sys
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from mpimeter.campaign import launcher
+from mpimeter.campaign import launch_env, launcher
 from mpimeter.campaign.plan import PlanError
 
 LIST_TIMEOUT_S = 120
@@ -70,23 +71,34 @@ def mpi_library_file(bench: Path) -> Path:
 
 
 def verify_env(library: str, file_format: str, file: Path, settings: Mapping[str, str]) -> dict[str, str]:
-    """The variables that make a library use a tuning file (``env``: the file's own settings)."""
+    """The variables that make a library use a tuning file (``env``: the file's own settings),
+    each passed through the allow-list of what a file may set (campaign.launch_env): PlanError."""
     path = str(file.resolve())
     if file_format == "openmpi-rules":
-        return {"OMPI_MCA_coll_tuned_use_dynamic_rules": "1", "OMPI_MCA_coll_tuned_dynamic_rules_filename": path}
-    if file_format == "mpich-json":
-        return {"MPIR_CVAR_COLL_SELECTION_TUNING_JSON_FILE": path}
-    return dict(settings)
+        env = {"OMPI_MCA_coll_tuned_use_dynamic_rules": "1", "OMPI_MCA_coll_tuned_dynamic_rules_filename": path}
+    elif file_format == "mpich-json":
+        env = {"MPIR_CVAR_COLL_SELECTION_TUNING_JSON_FILE": path}
+    else:
+        env = dict(settings)
+    return launch_env.check_env(env, f"--verify {file}")
+
+
+def verification_argv(library: str, env: Mapping[str, str], *, out: Path, nprocs: Sequence[int], ops: Sequence[str],
+                      sizes: Sequence[int], launches: int, extra: Sequence[str]) -> list[str]:
+    """The ``mpimeter run`` command of the verification campaign: the library as it is and
+    ``tuned`` (the library with ``env``, each value quoted as --variant splits it)."""
+    variant = " ".join(f"{k}={shlex.quote(v)}" for k, v in sorted(env.items()))
+    return [sys.executable, "-m", "mpimeter", "run", "--mpi", library, "--variant", f"tuned={variant}",
+            "--np", ",".join(map(str, nprocs)), "--launches", str(launches), "--ops", ",".join(ops),
+            "--sizes", ",".join(map(str, sizes)), "--out", str(out), "--no-analyze", *extra]
 
 
 def run_verification(library: str, env: Mapping[str, str], *, out: Path, nprocs: Sequence[int], ops: Sequence[str],
                      sizes: Sequence[int], launches: int, extra: Sequence[str]) -> int:
-    """``mpimeter run``: the library as it is and ``tuned`` (the library with ``env``), interleaved;
-    its exit code. Its progress goes to stderr, so that stdout holds tune's own output alone."""
-    variant = " ".join(f"{k}={v}" for k, v in sorted(env.items()))
-    argv = [sys.executable, "-m", "mpimeter", "run", "--mpi", library, "--variant", f"tuned={variant}",
-            "--np", ",".join(map(str, nprocs)), "--launches", str(launches), "--ops", ",".join(ops),
-            "--sizes", ",".join(map(str, sizes)), "--out", str(out), "--no-analyze", *extra]
+    """Runs :func:`verification_argv`; its exit code. Its progress goes to stderr, so that stdout
+    holds tune's own output alone."""
+    argv = verification_argv(library, env, out=out, nprocs=nprocs, ops=ops, sizes=sizes, launches=launches,
+                             extra=extra)
     try:
         progress = sys.stderr.fileno()
     except (AttributeError, OSError, ValueError):  # a stream without a file (a test's capture)

@@ -9,6 +9,8 @@ from __future__ import annotations
 import datetime as _dt
 import json
 import os
+import re
+import stat
 from pathlib import Path
 from typing import Any
 
@@ -16,17 +18,24 @@ import click
 from rich.table import Table
 
 from mpimeter import __version__, analysis
+from mpimeter.atomic import write_atomic
 from mpimeter.analysis import tuning as _tuning
 from mpimeter.analysis import tuning_verify as _verify
 from mpimeter.campaign import tuning_bench as _bench
+from mpimeter.campaign.launch_env import excerpt
 from mpimeter.campaign.plan import PlanError
 from mpimeter.cli.common import (EXIT_OK, EXIT_REGRESSION, STARS_TEXT, alpha_option, analysis_settings_options,
                                  analyze_together, check_alpha, console, fail, fmt_est, fmt_p, fmt_ratio, fmt_time,
                                  guarded, load_options, print_warnings, write_json)
+from mpimeter.io import bounded
 from mpimeter.io import tuning_files as _files
+from mpimeter.io.errors import InputError
+from mpimeter.io.jsonread import load_json
 
 EVIDENCE_SUFFIX = ".evidence.json"  # next to the tuning file: the tuning's JSON, read by --verify
 DEFAULT_VERIFY_LAUNCHES = 10
+# an evidence file holds every comparison of the tuning (op × p × size × algorithm, ~0.5 KiB each)
+EVIDENCE_MAX_BYTES = 64 * 2**20
 
 
 def _sizes_text(r: _tuning.SizeRange) -> str:
@@ -112,12 +121,6 @@ def _file_text(lib: _tuning.LibraryTuning, file_format: str, provenance: dict[st
     return text, notes
 
 
-def _write_whole(path: Path, text: str) -> None:
-    tmp = path.with_name(f".{path.name}.tmp{os.getpid()}")
-    tmp.write_text(text)
-    os.replace(tmp, path)
-
-
 def _recorded_bench(result: analysis.AnalysisResult, alternative: str) -> str | None:
     record = result.campaign.campaign_record
     if record is None:
@@ -165,8 +168,8 @@ def _tune(path: str, out: Path | None, file_format: str, min_effect: float, alph
         except (_files.TuningFileError, PlanError) as exc:
             raise analysis.AnalysisError(f"{out}: not written: {exc}") from None
         evidence = dict(res.to_dict(), file=out.name, format=fmt, library=lib.library, campaign=str(path))
-        _write_whole(out, text)
-        _write_whole(out.with_name(out.name + EVIDENCE_SUFFIX), json.dumps(evidence, indent=1) + "\n")
+        write_atomic(out, text.encode())
+        write_atomic(out.with_name(out.name + EVIDENCE_SUFFIX), (json.dumps(evidence, indent=1) + "\n").encode())
         written = {"file": str(out), "format": fmt, "evidence": str(out) + EVIDENCE_SUFFIX, "notes": notes}
     if as_json:
         write_json(dict(res.to_dict(), written=written or None))
@@ -178,30 +181,86 @@ def _tune(path: str, out: Path | None, file_format: str, min_effect: float, alph
     return EXIT_OK
 
 
+def _kind(path: Path) -> str | None:
+    """What ``path`` is when it is not a regular file ("a FIFO", "a directory", ...; "missing"),
+    None for a regular file (the link followed)."""
+    try:
+        mode = os.stat(path).st_mode
+    except FileNotFoundError:
+        return "missing"
+    except OSError as exc:
+        return f"unreadable ({exc.strerror or exc})"
+    if stat.S_ISREG(mode):
+        return None
+    for test, name in ((stat.S_ISDIR, "a directory"), (stat.S_ISFIFO, "a FIFO"), (stat.S_ISCHR, "a character device"),
+                       (stat.S_ISBLK, "a block device"), (stat.S_ISSOCK, "a socket")):
+        if test(mode):
+            return name
+    return "not a regular file"
+
+
+def _read_tuning_file(file: Path) -> str:
+    """--verify's FILE: a regular file of at most MAX_FILE_BYTES of UTF-8 text."""
+    kind = _kind(file)
+    if kind == "missing":
+        raise analysis.AnalysisError(f"--verify {file}: no such file")
+    if kind is not None:
+        raise analysis.AnalysisError(f"--verify {file}: is {kind}, not a tuning file; give the regular file "
+                                     "mpimeter tune --out wrote")
+    try:
+        data = bounded.read_bytes(file, _files.MAX_FILE_BYTES)
+    except InputError as exc:
+        raise analysis.AnalysisError(f"--verify {exc}") from None
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise analysis.AnalysisError(f"--verify {file}: is not UTF-8 text (byte {exc.start}); not a tuning file "
+                                     "mpimeter tune wrote") from None
+
+
 def _read_evidence(file: Path) -> dict[str, Any]:
     ev_path = file.with_name(file.name + EVIDENCE_SUFFIX)
-    if not file.is_file():
-        raise analysis.AnalysisError(f"--verify {file}: no such file")
-    if not ev_path.is_file():
+    kind = _kind(ev_path)
+    if kind == "missing":
         raise analysis.AnalysisError(f"--verify {file}: its evidence {ev_path.name} is not next to it (mpimeter tune "
                                      "--out writes both)")
-    from mpimeter.io.jsonread import load_json  # the bounded, checked reader of every JSON read back
-
-    ev = load_json(ev_path)
+    if kind is not None:
+        raise analysis.AnalysisError(f"--verify {file}: its evidence {ev_path.name} is {kind}, not the regular file "
+                                     "mpimeter tune --out writes")
+    ev = load_json(ev_path, max_bytes=EVIDENCE_MAX_BYTES)  # bounded and checked, as every JSON read back
     if not (isinstance(ev, dict) and ev.get("format") in _files.FORMATS and ev.get("library") in _tuning.LIBRARIES
             and isinstance(ev.get("libraries"), list)):
         raise analysis.AnalysisError(f"{ev_path}: not the evidence of mpimeter tune (format, library, libraries)")
     return ev
 
 
+def _checked_choices(choices: list, where: str) -> list[dict[str, Any]]:
+    """The evidence's choices (untrusted): each an object with an op name, a process count ≥ 1
+    and a size ≥ 0 (they become the verification campaign's --ops, --np and --sizes)."""
+    out = []
+    for i, c in enumerate(choices):
+        ok = (isinstance(c, dict) and isinstance(c.get("op"), str) and _tuning_op(c["op"])
+              and all(isinstance(c.get(k), int) and not isinstance(c.get(k), bool) for k in ("nprocs", "size"))
+              and c["nprocs"] >= 1 and c["size"] >= 0)
+        if not ok:
+            raise analysis.AnalysisError(f"{where}: choices[{i}] is not a choice of mpimeter tune (op, nprocs ≥ 1, "
+                                         "size ≥ 0)")
+        out.append(c)
+    return out
+
+
+def _tuning_op(op: str) -> bool:
+    return re.fullmatch(r"[a-z][a-z0-9_]{0,63}", op) is not None  # an operation's name, as --ops takes it
+
+
 def _verify_file(file: Path, out: Path, launches: int, max_slowdown: float, alpha: float, as_json: bool,
                  extra: tuple[str, ...], kw: dict[str, Any]) -> int:
+    text = _read_tuning_file(file)
     ev = _read_evidence(file)
     lib_name, fmt = ev["library"], ev["format"]
     lib = next((l for l in ev["libraries"] if isinstance(l, dict) and l.get("library") == lib_name), None)
     if lib is None or not isinstance(lib.get("choices"), list) or not lib["choices"]:
         raise analysis.AnalysisError(f"{file}{EVIDENCE_SUFFIX}: holds no choices for {lib_name}")
-    text = file.read_text()
     settings: dict[str, str] = {}
     try:
         if fmt == "openmpi-rules":
@@ -209,17 +268,21 @@ def _verify_file(file: Path, out: Path, launches: int, max_slowdown: float, alph
         elif fmt == "mpich-json":
             _files.validate_mpich_json(text)
         else:
-            _files.validate_env(text)
-            settings = dict(line.split("=", 1) for line in text.splitlines() if line and not line.startswith("#"))
+            settings = _files.validate_env(text)
     except _files.TuningFileError as exc:
         raise analysis.AnalysisError(f"--verify {file}: {exc}") from None
-    if any(c.isspace() for c in str(file.resolve())):
-        raise analysis.AnalysisError(f"--verify {file}: its path holds a space, which a --variant value cannot carry")
-    choices = lib["choices"]
-    code = _bench.run_verification(lib_name, _bench.verify_env(lib_name, fmt, file, settings), out=out,
-                                   nprocs=sorted({int(c["nprocs"]) for c in choices}),
-                                   ops=sorted({str(c["op"]) for c in choices}),
-                                   sizes=sorted({int(c["size"]) for c in choices}), launches=launches, extra=extra)
+    choices = _checked_choices(lib["choices"], f"{file}{EVIDENCE_SUFFIX}")
+    try:
+        env = _bench.verify_env(lib_name, fmt, file, settings)
+    except PlanError as exc:
+        raise analysis.AnalysisError(str(exc)) from None
+    code = _bench.run_verification(lib_name, env, out=out, nprocs=sorted({c["nprocs"] for c in choices}),
+                                   ops=sorted({c["op"] for c in choices}), sizes=sorted({c["size"] for c in choices}),
+                                   launches=launches, extra=extra)
+    if code != 0 and _kind(out / "campaign.json") is not None:
+        raise analysis.AnalysisError(f"the verification campaign did not start: mpimeter run exited {code} before it "
+                                     f"created {out}/campaign.json (its own error, above, says why); nothing was "
+                                     "measured")
     if code != 0:
         raise analysis.AnalysisError(f"the verification campaign {out} did not complete (mpimeter run exit {code}); "
                                      f"finish it with mpimeter run --resume {out}, then gate it with mpimeter gate")
@@ -313,8 +376,13 @@ def command(path: Path, run_args: tuple[str, ...], out: Path | None, file_format
                 fail("tune", f"{flag} goes with --verify only")
         if not (0 <= min_effect < 10):
             fail("tune", f"--min-effect {min_effect:g}: a fraction ≥ 0 and below 10 (0.05 = 5 %)")
-        if out is not None and (out.is_dir() or not out.parent.is_dir()):
-            fail("tune", f"--out {out}: give a file in an existing folder")
+        if out is not None:
+            kind, folder = _kind(out), _kind(out.parent)
+            if kind == "a directory" or (kind or "").startswith("unreadable"):
+                fail("tune", f"--out {excerpt(str(out))}: is {kind}; give a file in an existing folder")
+            if folder != "a directory":
+                fail("tune", f"--out {excerpt(str(out))}: its folder is {folder or 'a file'}; give a file in an "
+                             "existing folder")
         guarded("tune", lambda: _tune(str(path), out, file_format, min_effect, alpha, library, as_json, bench_dir, kw))
         return
     if out is not None or file_format != "auto" or library is not None:
@@ -324,7 +392,9 @@ def command(path: Path, run_args: tuple[str, ...], out: Path | None, file_format
         fail("tune", f"--launches {launches}: 1 to 10000")
     if not (0 <= max_slowdown < 10):
         fail("tune", f"--max-slowdown {max_slowdown:g}: a fraction ≥ 0 and below 10")
-    if path.exists():
-        fail("tune", f"{path} exists: --verify runs a new campaign into a folder that does not exist yet")
+    kind = _kind(path)
+    if kind != "missing":
+        fail("tune", f"{excerpt(str(path))} is {kind or 'a file'}: --verify runs a new campaign into a folder that "
+                     "does not exist yet")
     extra = tuple(run_args) + (("--bench-dir", str(bench_dir)) if bench_dir is not None else ())
     guarded("tune", lambda: _verify_file(verify_file, path, launches, max_slowdown, alpha, as_json, extra, kw))

@@ -38,6 +38,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from mpimeter.campaign.launch_env import excerpt, refusal
+
+# The largest tuning file read back: an MPICH file holds the library's whole built-in tree
+# (18 KiB in MPICH 4.0), repeated per tuned range and process count; 16 MiB leaves room for
+# hundreds of both and bounds what a hostile file costs to read.
+MAX_FILE_BYTES = 16 * 2**20
+
 FORMATS = ("openmpi-rules", "mpich-json", "env")
 FORMAT_OF_LIBRARY = {"openmpi": "openmpi-rules", "mpich": "mpich-json"}
 LIBRARY_OF_FORMAT = {v: k for k, v in FORMAT_OF_LIBRARY.items()}
@@ -119,9 +126,9 @@ def openmpi_rules(rules: Sequence[RangeRule], provenance: Mapping[str, Any]) -> 
         for p in counts:
             msgs: list[tuple[int, int, int, int]] = [(0, 0, 0, 0)]
             for r in sorted((r for r in mine if r.nprocs == p), key=lambda r: r.size_min):
-                alg = 0 if r.value is None else int(r.value)
-                fan = int(r.params.get("chain_fanout", 0) or 0)
-                seg = int(r.params.get("segmentsize", 0) or 0)
+                alg = 0 if r.value is None else _count(r.value, f"{op}'s algorithm")
+                fan = _count(r.params.get("chain_fanout") or "0", f"{op}'s chain_fanout")
+                seg = _count(r.params.get("segmentsize") or "0", f"{op}'s segmentsize")
                 msgs.append((_message(op, r.size_min, p, OMPI_MESSAGE), alg, fan, seg))
             last = max(r.size_max for r in mine if r.nprocs == p)
             msgs.append((_message(op, last, p, OMPI_MESSAGE) + 1, 0, 0, 0))
@@ -134,6 +141,14 @@ def openmpi_rules(rules: Sequence[RangeRule], provenance: Mapping[str, Any]) -> 
             lines += [f"{m} {a} {f} {s}  # from {m} B: {'library default' if a == 0 else f'algorithm {a}'}"
                       for m, a, f, s in msgs]
     return "\n".join(lines) + "\n"
+
+
+def _count(text: str, what: str) -> int:
+    """A recorded setting as the integer a rules file holds (campaign.json is untrusted)."""
+    if not isinstance(text, str) or not re.fullmatch(r"0|[1-9][0-9]{0,9}", text):
+        raise TuningFileError(f"the campaign records {what} as {excerpt(str(text))}: a rules file holds a decimal "
+                              "integer ≥ 0 there")
+    return int(text)
 
 
 def _collapse(msgs: list[tuple[int, int, int, int]]) -> list[tuple[int, int, int, int]]:
@@ -175,7 +190,7 @@ def validate_openmpi_rules(text: str, algorithm_counts: Mapping[str, int] | None
         line, tok = tokens[pos]
         pos += 1
         if not re.fullmatch(r"0|[1-9][0-9]*", tok):
-            raise TuningFileError(f"rules file line {line}: {what} must be a decimal integer ≥ 0, found {tok!r}")
+            raise TuningFileError(f"rules file line {line}: {what} must be a decimal integer ≥ 0, found {excerpt(tok)}")
         value = int(tok)
         if value < low or (high is not None and value > high) or value > 2**62:
             raise TuningFileError(f"rules file line {line}: {what} {value} outside {low}…{high if high is not None else '2^62'}")
@@ -211,7 +226,7 @@ def validate_openmpi_rules(text: str, algorithm_counts: Mapping[str, int] | None
             comms[cs] = msgs
         out[op] = comms
     if pos != len(tokens):
-        raise TuningFileError(f"rules file line {tokens[pos][0]}: {tokens[pos][1]!r} after the last rule")
+        raise TuningFileError(f"rules file line {tokens[pos][0]}: {excerpt(tokens[pos][1])} after the last rule")
     return out
 
 
@@ -346,28 +361,32 @@ def validate_mpich_json(text: str, containers: frozenset[str] | None = None) -> 
     try:
         doc = json.loads(_strip_comments(text))
     except json.JSONDecodeError as exc:
-        raise TuningFileError(f"not JSON: {exc}") from None
+        raise TuningFileError(f"not JSON: {exc.msg} (line {exc.lineno}, column {exc.colno})") from None
+    except RecursionError:
+        raise TuningFileError("nests objects too deeply to be read") from None
 
     def walk(node: Any, path: str) -> None:
         if not isinstance(node, dict):
-            raise TuningFileError(f"{path or 'the file'}: a JSON object is expected, found {type(node).__name__}")
+            raise TuningFileError(f"{excerpt(path) if path else 'the file'}: a JSON object is expected, found "
+                                  f"{type(node).__name__}")
         keys = list(node)
         if not keys:
-            raise TuningFileError(f"{path or 'the file'}: an empty object (a test needs a subtree)")
+            raise TuningFileError(f"{excerpt(path) if path else 'the file'}: an empty object (a test needs a subtree)")
         first = keys[0].replace(" ", "")
         if first.startswith(("algorithm=", "composition=")):
             if containers is not None and first not in containers:
-                raise TuningFileError(f"{path}: {first} is not an algorithm of this library")
+                raise TuningFileError(f"{excerpt(path)}: {excerpt(first)} is not an algorithm of this library")
             return
         for i, key in enumerate(keys):
             k = key.replace(" ", "")
             if not _MPICH_TESTS.fullmatch(k):
-                raise TuningFileError(f"{path}/{key}: not a test MPICH 4.0 knows")
+                raise TuningFileError(f"{excerpt(path + '/' + key)}: not a test MPICH 4.0 knows")
             last = i == len(keys) - 1
             if _ANY.match(k) and not last:
-                raise TuningFileError(f"{path}/{key}: an '=any' test must be the last of its siblings")
+                raise TuningFileError(f"{excerpt(path + '/' + key)}: an '=any' test must be the last of its siblings")
             if _NEEDS_NEXT.match(k) and last:
-                raise TuningFileError(f"{path}/{key}: a range test needs a sibling after it (end with '=any')")
+                raise TuningFileError(f"{excerpt(path + '/' + key)}: a range test needs a sibling after it (end with "
+                                      "'=any')")
             walk(node[key], f"{path}/{key}")
 
     walk(doc, "")
@@ -401,16 +420,30 @@ def env_settings(library: str, rules: Sequence[RangeRule], provenance: Mapping[s
                         settings[f"OMPI_MCA_coll_tuned_{op}_algorithm_{k}"] = v
         else:
             settings[f"MPIR_CVAR_{op.upper()}_INTRA_ALGORITHM"] = value
+    for name, value in sorted(settings.items()):  # the values come from campaign.json: untrusted
+        why = refusal(name, value)
+        if why is not None:
+            raise TuningFileError(f"the campaign records a setting no tuning file may hold: {why}")
     if not settings:
         lines.append("# the library's default is best everywhere measured: nothing to set")
     lines += [f"{k}={v}" for k, v in sorted(settings.items())]
     return "\n".join(lines) + "\n"
 
 
-def validate_env(text: str) -> None:
-    """Every line a comment or ``NAME=value`` with a variable name and a value without spaces."""
-    for number, line in enumerate(text.splitlines(), 1):
+def validate_env(text: str) -> dict[str, str]:
+    """Every line a comment, empty, or ``NAME=value`` of a variable a file may set with a value
+    of its type (campaign.launch_env); the settings."""
+    settings: dict[str, str] = {}
+    for number, line in enumerate(text.split("\n"), 1):
         if line.startswith("#") or not line:
             continue
-        if not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*=[^\s=]+", line):
-            raise TuningFileError(f"settings line {number}: {line!r} is not NAME=value")
+        name, eq, value = line.partition("=")
+        if not eq:
+            raise TuningFileError(f"settings line {number}: {excerpt(line)} is not NAME=value")
+        why = refusal(name, value)
+        if why is not None:
+            raise TuningFileError(f"settings line {number}: {why}")
+        if name in settings:
+            raise TuningFileError(f"settings line {number}: {name} is set twice")
+        settings[name] = value
+    return settings
