@@ -37,7 +37,8 @@ from dataclasses import dataclass
 
 from mpimeter.campaign.plan import PlanError
 
-EXCERPT_CHARS = 40  # a bad name or value is quoted up to this many characters
+EXCERPT_CHARS = 40  # a bad value is quoted up to this many characters
+NAME_CHARS = 80  # a bad name up to this many (the longest allowed one has 65)
 MAX_VALUE_CHARS = 4096  # PATH_MAX: no allowed value is longer
 
 # The collectives of MPI 3.1 whose algorithms the libraries let a user select.
@@ -111,11 +112,11 @@ def refusal(name: str, value: str) -> str | None:
     if not isinstance(name, str) or not isinstance(value, str):
         return "a variable's name and value are strings"
     if _CONTROL.search(name) or _CONTROL.search(value):
-        return (f"{excerpt(name)}={excerpt(value)} holds a control character (a newline, tab, ...), which no "
+        return (f"{excerpt(name, NAME_CHARS)}={excerpt(value)} holds a control character (a newline, tab, ...), which no "
                 "variable taken from a file may hold")
     kind = value_type(name)
     if kind is None:
-        return f"{excerpt(name)} is not on the allow-list: {ALLOWED_TEXT}"
+        return f"{excerpt(name, NAME_CHARS)} is not on the allow-list: {ALLOWED_TEXT}"
     if len(value) > MAX_VALUE_CHARS:
         return f"{name}: a value of {len(value)} characters; at most {MAX_VALUE_CHARS}"
     if kind.pattern is not None:
