@@ -35,8 +35,9 @@ RESUME_OPTIONS = frozenset({"resume", "launch_timeout", "retries", "no_analyze",
               help="continue the campaign in this folder (settings from its campaign.json)")
 @click.option("--trust-recorded", is_flag=True,
               help="with --resume: run the environment variables and launcher template campaign.json "
-                   "records (shown first); without it they are refused (variables of the loader or an "
-                   "interpreter, LD_*, DYLD_*, PYTHON*, ..., never come from the file)")
+                   "records (shown first); without it they are refused. Only the libraries' collective-"
+                   "tuning variables (OMPI_MCA_coll_*, MPIR_CVAR_<OP>_INTRA_ALGORITHM, ...) come from the "
+                   "file, even then; --variant on your own command line sets any variable")
 @click.option("--no-analyze", is_flag=True, help="do not print the analysis or write the report")
 @click.option("--guidelines", is_flag=True,
               help="measure what `mpimeter guidelines` checks: each operation of --ops (default: every one "
