@@ -156,3 +156,10 @@ def test_a_verification_run_that_stopped_half_way_is_told_to_resume(tmp_path, en
 
     monkeypatch.setattr(tuning_bench, "run_verification", started)
     assert "--resume" in refused(run(tmp_path / "v", "--verify", out))
+
+
+def test_a_verify_file_or_folder_of_5000_characters_is_refused_in_one_line(tmp_path, env_file):
+    out, calls = env_file
+    assert len(refused(run(tmp_path / "v", "--verify", tmp_path / ("f" * 5000)))) < 400
+    assert len(refused(run(tmp_path / ("v" * 5000), "--verify", out))) < 400
+    assert calls == []

@@ -392,6 +392,9 @@ def command(path: Path, run_args: tuple[str, ...], out: Path | None, file_format
         fail("tune", f"--launches {launches}: 1 to 10000")
     if not (0 <= max_slowdown < 10):
         fail("tune", f"--max-slowdown {max_slowdown:g}: a fraction ≥ 0 and below 10")
+    kind = _kind(verify_file)
+    if kind is not None and kind.startswith("unreadable"):
+        fail("tune", f"--verify {excerpt(str(verify_file))}: is {kind}")
     kind = _kind(path)
     if kind != "missing":
         fail("tune", f"{excerpt(str(path))} is {kind or 'a file'}: --verify runs a new campaign into a folder that "
