@@ -163,3 +163,8 @@ def test_a_verify_file_or_folder_of_5000_characters_is_refused_in_one_line(tmp_p
     assert len(refused(run(tmp_path / "v", "--verify", tmp_path / ("f" * 5000)))) < 400
     assert len(refused(run(tmp_path / ("v" * 5000), "--verify", out))) < 400
     assert calls == []
+
+
+def test_a_rules_file_number_of_a_million_digits_is_refused_in_one_line(tmp_path):
+    with pytest.raises(tuning_files.TuningFileError, match="outside"):
+        tuning_files.validate_openmpi_rules("9" * 10**6)

@@ -112,8 +112,8 @@ def refusal(name: str, value: str) -> str | None:
     if not isinstance(name, str) or not isinstance(value, str):
         return "a variable's name and value are strings"
     if _CONTROL.search(name) or _CONTROL.search(value):
-        return (f"{excerpt(name, NAME_CHARS)}={excerpt(value)} holds a control character (a newline, tab, ...), which no "
-                "variable taken from a file may hold")
+        return (f"{excerpt(name, NAME_CHARS)}={excerpt(value)} holds a control character (a newline, tab, ...), "
+                "which no variable taken from a file may hold")
     kind = value_type(name)
     if kind is None:
         return f"{excerpt(name, NAME_CHARS)} is not on the allow-list: {ALLOWED_TEXT}"

@@ -190,10 +190,13 @@ def validate_openmpi_rules(text: str, algorithm_counts: Mapping[str, int] | None
         line, tok = tokens[pos]
         pos += 1
         if not re.fullmatch(r"0|[1-9][0-9]*", tok):
-            raise TuningFileError(f"rules file line {line}: {what} must be a decimal integer ≥ 0, found {excerpt(tok)}")
-        value = int(tok)
+            raise TuningFileError(f"rules file line {line}: {what} must be a decimal integer ≥ 0, "
+                                  f"found {excerpt(tok)}")
+        value = int(tok) if len(tok) <= 19 else 2**63  # a longer one is out of bounds (and int() refuses 4300 digits)
         if value < low or (high is not None and value > high) or value > 2**62:
-            raise TuningFileError(f"rules file line {line}: {what} {value} outside {low}…{high if high is not None else '2^62'}")
+            shown = tok if len(tok) <= 19 else f"{tok[:12]}… ({len(tok)} digits)"
+            raise TuningFileError(f"rules file line {line}: {what} {shown} outside "
+                                  f"{low}…{high if high is not None else '2^62'}")
         return value
 
     out: dict[str, Any] = {}
