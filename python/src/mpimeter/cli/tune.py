@@ -22,7 +22,6 @@ from mpimeter.atomic import write_atomic
 from mpimeter.analysis import tuning as _tuning
 from mpimeter.analysis import tuning_verify as _verify
 from mpimeter.campaign import tuning_bench as _bench
-from mpimeter.campaign.launch_env import excerpt
 from mpimeter.campaign.plan import PlanError
 from mpimeter.cli.common import (EXIT_OK, EXIT_REGRESSION, STARS_TEXT, alpha_option, analysis_settings_options,
                                  analyze_together, check_alpha, console, fail, fmt_est, fmt_p, fmt_ratio, fmt_time,
@@ -179,6 +178,12 @@ def _tune(path: str, out: Path | None, file_format: str, min_effect: float, alph
             console().print(f"wrote {written['file']} ({written['format']}) and its evidence "
                             f"{written['evidence']}" + "".join(f"; note: {n}" for n in written["notes"]))
     return EXIT_OK
+
+
+def _shown(path: Path) -> str:
+    """A path as an error message shows it: whole up to 200 characters, else its start and '…'."""
+    text = str(path)
+    return text if len(text) <= 200 else text[:200] + "…"
 
 
 def _kind(path: Path) -> str | None:
@@ -379,9 +384,9 @@ def command(path: Path, run_args: tuple[str, ...], out: Path | None, file_format
         if out is not None:
             kind, folder = _kind(out), _kind(out.parent)
             if kind == "a directory" or (kind or "").startswith("unreadable"):
-                fail("tune", f"--out {excerpt(str(out))}: is {kind}; give a file in an existing folder")
+                fail("tune", f"--out {_shown(out)}: is {kind}; give a file in an existing folder")
             if folder != "a directory":
-                fail("tune", f"--out {excerpt(str(out))}: its folder is {folder or 'a file'}; give a file in an "
+                fail("tune", f"--out {_shown(out)}: its folder is {folder or 'a file'}; give a file in an "
                              "existing folder")
         guarded("tune", lambda: _tune(str(path), out, file_format, min_effect, alpha, library, as_json, bench_dir, kw))
         return
@@ -394,10 +399,10 @@ def command(path: Path, run_args: tuple[str, ...], out: Path | None, file_format
         fail("tune", f"--max-slowdown {max_slowdown:g}: a fraction ≥ 0 and below 10")
     kind = _kind(verify_file)
     if kind is not None and kind.startswith("unreadable"):
-        fail("tune", f"--verify {excerpt(str(verify_file))}: is {kind}")
+        fail("tune", f"--verify {_shown(verify_file)}: is {kind}")
     kind = _kind(path)
     if kind != "missing":
-        fail("tune", f"{excerpt(str(path))} is {kind or 'a file'}: --verify runs a new campaign into a folder that "
+        fail("tune", f"{_shown(path)} is {kind or 'a file'}: --verify runs a new campaign into a folder that "
                      "does not exist yet")
     extra = tuple(run_args) + (("--bench-dir", str(bench_dir)) if bench_dir is not None else ())
     guarded("tune", lambda: _verify_file(verify_file, path, launches, max_slowdown, alpha, as_json, extra, kw))
