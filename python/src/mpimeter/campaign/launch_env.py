@@ -16,7 +16,7 @@ Allowed, with the type of their value:
   ``coll_tuned_<op>_algorithm`` and its ``_segmentsize``, ``_tree_fanout``, ``_chain_fanout``,
   ``_max_requests`` (integers ≥ 0); ``coll_tuned_dynamic_rules_filename`` (an existing regular
   file); ``coll_<component>_priority`` (integer ≥ 0); the component lists ``coll``, ``btl``,
-  ``pml``, ``mtl``, ``osc`` (``[^]name[,name...]``); ``pml_monitoring_enable`` (0, 1 or 2: the
+  ``pml``, ``osc`` (``[^]name[,name...]``); ``pml_monitoring_enable`` (0, 1 or 2: the
   counters' variant, README.md); ``mpi_yield_when_idle`` (0/1: what oversub sets).
 - MPICH (control variables, ``MPIR_CVAR_``): ``<OP>_INTRA_ALGORITHM``, ``<OP>_INTER_ALGORITHM``
   (names), ``<OP>_..._KVAL``, ``..._CHUNK_SIZE``, ``..._SHORT_MSG_SIZE``, ``..._LONG_MSG_SIZE``
@@ -75,7 +75,7 @@ ALLOWED: tuple[tuple[re.Pattern[str], ValueType], ...] = tuple((re.compile(p), t
     (rf"OMPI_MCA_coll_tuned_{_OMPI_OP}_algorithm_(?:segmentsize|tree_fanout|chain_fanout|max_requests)", COUNT),
     (r"OMPI_MCA_coll_tuned_dynamic_rules_filename", FILE),
     (r"OMPI_MCA_coll_[a-z0-9]{1,32}_priority", COUNT),
-    (r"OMPI_MCA_(?:coll|btl|pml|mtl|osc)", COMPONENTS),
+    (r"OMPI_MCA_(?:coll|btl|pml|osc)", COMPONENTS),
     (r"OMPI_MCA_pml_monitoring_enable", LEVEL),
     (r"OMPI_MCA_mpi_yield_when_idle", SWITCH),
     (rf"MPIR_CVAR_{_MPICH_OP}_(?:INTRA|INTER)_ALGORITHM", NAME),
@@ -87,7 +87,7 @@ ALLOWED: tuple[tuple[re.Pattern[str], ValueType], ...] = tuple((re.compile(p), t
 ))
 
 ALLOWED_TEXT = ("only the MPI libraries' collective-tuning variables mpimeter knows are taken from a file "
-                "(Open MPI OMPI_MCA_coll_tuned_*, coll priorities and the coll/btl/pml/mtl/osc component lists; "
+                "(Open MPI OMPI_MCA_coll_tuned_*, coll priorities and the coll/btl/pml/osc component lists; "
                 "MPICH MPIR_CVAR_<OP>_INTRA_ALGORITHM and its collective settings), each with a value of its "
                 "type")
 
