@@ -13,6 +13,8 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+from mpimeter.atomic import kind_of
+
 FORMAT = "mpimeter-results-store"
 SCHEMA_VERSION = 1
 
@@ -94,6 +96,9 @@ def _connect(path: Path, *, read_only: bool):
         text = str(exc)
         if "lock" in text.lower():
             raise StoreError(f"{path}: in use by another process ({text.splitlines()[0][:200]})") from None
+        if not read_only and ("read-only file system" in text.lower() or "permission denied" in text.lower()):
+            raise StoreError(f"{path}: cannot be written: the file or its folder {path.parent} is read-only "
+                             "(store list, store query and site can still read it)") from None
         raise StoreError(f"{path}: not a results store (not a DuckDB database)") from None
     except duckdb.Error as exc:
         raise StoreError(f"{path}: cannot be opened: {str(exc).splitlines()[0][:200]}") from None
@@ -149,7 +154,11 @@ def open_write(path: Path, *, tool_version: str, created: str):
     that nothing is written to a file that is not one), or to a new one created there. Returns
     (connection, created_new)."""
     path = Path(path)
-    if path.exists():
+    kind = kind_of(path)
+    if kind not in (None, "a regular file"):  # DuckDB writes in place: never through a link, nor into a device
+        raise StoreError(f"{path}: not a regular file ({kind}); a results store is a regular file, written only "
+                         "where it is (give the file itself, not a link to it)")
+    if kind is not None:
         open_read(path).close()
         con = _connect(path, read_only=False)
         try:
