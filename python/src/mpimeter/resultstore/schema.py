@@ -149,16 +149,23 @@ def open_read(path: Path, *, external_access: bool = False):
     return con
 
 
+def check_writable(path: Path) -> bool:
+    """Whether a store to write is there (a regular file); StoreError when the path holds anything
+    else — a link (even to a store), a folder, a device, a FIFO, a socket: DuckDB writes a file in
+    place, so only a regular file is ever written."""
+    kind = kind_of(Path(path))
+    if kind not in (None, "a regular file"):
+        raise StoreError(f"{path}: not a regular file ({kind}); a results store is a regular file, written only "
+                         "where it is (give the file itself, not a link to it)")
+    return kind is not None
+
+
 def open_write(path: Path, *, tool_version: str, created: str):
     """A writable connection: to the existing store at ``path`` (checked read-only first, so
     that nothing is written to a file that is not one), or to a new one created there. Returns
     (connection, created_new)."""
     path = Path(path)
-    kind = kind_of(path)
-    if kind not in (None, "a regular file"):  # DuckDB writes in place: never through a link, nor into a device
-        raise StoreError(f"{path}: not a regular file ({kind}); a results store is a regular file, written only "
-                         "where it is (give the file itself, not a link to it)")
-    if kind is not None:
+    if check_writable(path):
         open_read(path).close()
         con = _connect(path, read_only=False)
         try:
