@@ -21,7 +21,7 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
-from data.fakebench import cli, fake_env  # noqa: F401 (fake_env: a fixture)
+from data.fakebench import fake_env  # noqa: F401 (a fixture)
 from data.store_campaigns import beta_one_library
 from data.synth_tuning import algorithm_campaign, ompi
 from test_io_peers import IMB

@@ -96,7 +96,10 @@ def _connect(path: Path, *, read_only: bool):
         text = str(exc)
         if "lock" in text.lower():
             raise StoreError(f"{path}: in use by another process ({text.splitlines()[0][:200]})") from None
-        if not read_only and ("read-only file system" in text.lower() or "permission denied" in text.lower()):
+        if "read-only file system" in text.lower() or "permission denied" in text.lower():
+            if read_only:  # DuckDB would have to write beside it (a write-ahead log left to replay)
+                raise StoreError(f"{path}: cannot be opened: the file or its folder {path.parent} is read-only "
+                                 f"({text.splitlines()[0][:200]})") from None
             raise StoreError(f"{path}: cannot be written: the file or its folder {path.parent} is read-only "
                              "(store list, store query and site can still read it)") from None
         raise StoreError(f"{path}: not a results store (not a DuckDB database)") from None
