@@ -148,7 +148,11 @@ def lock_new_folder(folder: Path, option: str, command: str, hint: str = "") -> 
         raise FolderRefused(f"{option} {folder}: cannot create and lock it "
                             f"({_reason(exc)})") from None
     try:
+        check_new_folder(folder, option, hint)  # again, under the lock: a link put there since is refused
         others = [name for name in _entries(folder) if name != LOCK_FILE]
+    except FolderRefused:
+        lock.release()
+        raise
     except OSError as exc:
         lock.release()
         raise FolderRefused(f"{option} {folder}: {_reason(exc)}") from None
