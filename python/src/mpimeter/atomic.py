@@ -67,8 +67,8 @@ def check_folder_target(path: Path, option: str | None = None) -> None:
     """Raises NotRegularFile unless ``path`` is a folder (not a link to one) or nothing."""
     kind = kind_of(Path(path))
     if kind not in (None, "a folder"):
-        raise _refused(Path(path), kind, option, "not a folder ({kind}); give a new folder or an existing one, "
-                       "not a link to one")
+        raise _refused(Path(path), kind, option, "not a folder ({kind}); mpimeter writes a folder output only "
+                       "as a new folder or into a folder, never through a link")
 
 
 def _name_max(folder: Path) -> int:
