@@ -19,7 +19,9 @@ next `--resume` (stop_leftover, campaign.procs).
 from __future__ import annotations
 
 import ctypes
+import errno
 import os
+import stat
 import signal
 import subprocess
 import threading
@@ -30,6 +32,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol
 
+from mpimeter.atomic import NotRegularFile
 from mpimeter.campaign import procs
 
 STDERR_TAIL_LINES = 20
@@ -160,8 +163,23 @@ def _signals_held():
 
 def _no_links(path: str, flags: int) -> int:
     """Log files are opened without following a symbolic link (one left in logs/ would make the
-    launch's output overwrite a file outside the campaign)."""
-    return os.open(path, flags | os.O_NOFOLLOW, 0o644)
+    launch's output overwrite a file outside the campaign), and only as regular files: a FIFO
+    would block the open (O_NONBLOCK, then cleared), a device would get the launch's output."""
+    try:
+        fd = os.open(path, flags | os.O_NOFOLLOW | os.O_NONBLOCK, 0o644)
+    except OSError as exc:
+        if exc.errno in (errno.ELOOP, errno.ENXIO):  # a link; a FIFO nobody reads
+            raise NotRegularFile(errno.EINVAL, "not a regular file; mpimeter writes only regular files",
+                                 path) from None
+        raise
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            raise NotRegularFile(errno.EINVAL, "not a regular file; mpimeter writes only regular files", path)
+        os.set_blocking(fd, True)
+    except BaseException:
+        os.close(fd)
+        raise
+    return fd
 
 
 # --- dying with mpimeter run --------------------------------------------------------------------

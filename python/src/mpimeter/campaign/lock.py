@@ -20,6 +20,8 @@ import stat
 import time
 from pathlib import Path
 
+from mpimeter.atomic import kind_of
+
 LOCK_FILE = ".mpimeter.lock"
 _HOLDER_WAIT_S = 2.0  # a holder writes who it is right after it has the lock
 
@@ -120,10 +122,12 @@ def check_new_folder(folder: Path, option: str, hint: str = "") -> None:
     without writing (missing, empty, or a campaign folder another writer may hold). Never
     writes; a folder holding anything but a lock file is refused untouched."""
     try:
-        if not (folder.exists() or folder.is_symlink()):
+        kind = kind_of(folder)
+        if kind is None:
             return
-        if not folder.is_dir():
-            raise FolderRefused(f"{option} {folder}: not a folder")
+        if kind != "a folder":  # a link too, even to a folder: the campaign would land elsewhere
+            raise FolderRefused(f"{option} {folder}: not a folder ({kind}); give a new folder or an empty one, "
+                                "not a link to one")
         entries = _entries(folder)
     except OSError as exc:
         raise FolderRefused(f"{option} {folder}: {_reason(exc)}") from None
@@ -144,7 +148,11 @@ def lock_new_folder(folder: Path, option: str, command: str, hint: str = "") -> 
         raise FolderRefused(f"{option} {folder}: cannot create and lock it "
                             f"({_reason(exc)})") from None
     try:
+        check_new_folder(folder, option, hint)  # again, under the lock: a link put there since is refused
         others = [name for name in _entries(folder) if name != LOCK_FILE]
+    except FolderRefused:
+        lock.release()
+        raise
     except OSError as exc:
         lock.release()
         raise FolderRefused(f"{option} {folder}: {_reason(exc)}") from None

@@ -25,6 +25,7 @@ from rich.console import Console
 from rich.text import Text
 
 from mpimeter import analysis
+from mpimeter.atomic import check_file_target
 from mpimeter.analysis.diagnostics import empty_complete_tests
 from mpimeter.cli.output import (EXIT_BAD_INPUT, clean, console, fail, os_error_text, output_failed, terminal_text,
                                  write_csv, write_json)
@@ -215,10 +216,12 @@ def no_data_message(paths: Sequence[str], res: analysis.AnalysisResult) -> str:
 
 def check_output(output: Path, suffixes: tuple[str, ...], what: str) -> None:
     """Refuses (AnalysisError) an output name with another suffix or in a folder that does not
-    exist, before anything is computed; the folder's writability shows when the file is written
-    (a temporary file there, renamed: nothing partial is ever left)."""
+    exist, and (atomic.NotRegularFile) one that is there and not a regular file, before anything
+    is computed; the folder's writability shows when the file is written (a temporary file there,
+    renamed: nothing partial is ever left)."""
     if output.suffix.lower() not in suffixes:
         raise analysis.AnalysisError(f"-o {output}: {what}")
+    check_file_target(output, "-o")
     folder = output.resolve().parent
     if not folder.is_dir():
         raise analysis.AnalysisError(f"{output}: the folder {folder} does not exist")

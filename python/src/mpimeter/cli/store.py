@@ -106,6 +106,7 @@ def add_command(paths: tuple[str, ...], store_path: str | None, machine: str | N
     def body() -> int:
         start = time.perf_counter()
         store = resolve_store(store_path, creating=True)
+        schema.check_writable(store)  # before the campaigns are analyzed
         entries = [prepare(p, machine, not no_report, kw) for p in paths]
         for entry, what in ingest.add(store, entries, replace=replace):
             click.echo(terminal_text(f"{what}: {entry.path} (campaign {entry.campaign_id}, machine "

@@ -18,8 +18,12 @@ def store_option(f):
 
 
 def resolve_store(given: str | None, *, creating: bool = False) -> Path:
-    """The store's path; for ``add`` to the default location, its folder is created."""
-    if given:
+    """The store's path; for ``add`` to the default location, its folder is created. An empty
+    ``--store`` is refused (StoreError), not taken for the default."""
+    if given is not None:
+        if not given:
+            raise schema.StoreError("--store '': an empty path; give the store's file (or leave --store out for "
+                                    "the default store)")
         return Path(given)
     path = schema.default_path()
     if creating and not os.environ.get("MPIMETER_STORE"):  # the data directory's, not a path the user gave

@@ -13,7 +13,6 @@ fine). Nothing else in the input folder is ever written.
 from __future__ import annotations
 
 import json
-import os
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
@@ -24,6 +23,7 @@ import pyarrow.compute as pc
 import pyarrow.csv as pacsv
 import pyarrow.parquet as pq
 
+from mpimeter.atomic import kind_of, write_atomic_with
 from mpimeter.io.errors import InputError
 
 READER_VERSION = 3  # bump when the table a CSV turns into changes: old caches are ignored
@@ -213,6 +213,8 @@ def _cache_key(path: Path) -> dict:
 def _read_cache(path: Path, key: dict) -> tuple[pa.Table, int | None] | None:
     cache = _cache_path(path)
     try:
+        if kind_of(cache) != "a regular file":  # a FIFO would block the read; a link is not ours
+            return None
         meta = pq.read_schema(cache).metadata or {}
         stored = json.loads(meta.get(_META_KEY, b"{}"))
         if {k: stored.get(k) for k in key} != key:
@@ -226,21 +228,17 @@ def _read_cache(path: Path, key: dict) -> tuple[pa.Table, int | None] | None:
 
 def _write_cache(path: Path, table: pa.Table, key: dict, dropped_line: int | None) -> None:
     cache = _cache_path(path)
-    tmp = cache.with_name(f".{cache.name}.{os.getpid()}.tmp")
     meta = dict(key, dropped_line=dropped_line)
+    # dictionary pages only where they pay (the dictionary columns): trying them on the
+    # timestamp columns doubled the time to write
+    dictionary = [f.name for f in table.schema if pa.types.is_dictionary(f.type)]
     try:
-        # dictionary pages only where they pay (the dictionary columns): trying them on the
-        # timestamp columns doubled the time to write
-        dictionary = [f.name for f in table.schema if pa.types.is_dictionary(f.type)]
         # one row group (up to 2^26 rows): read back as one chunk per column, nothing to combine
-        pq.write_table(table.replace_schema_metadata({_META_KEY: json.dumps(meta).encode()}), tmp,
-                       use_dictionary=dictionary or False, row_group_size=min(max(table.num_rows, 1), 1 << 26))
-        os.replace(tmp, cache)
+        write_atomic_with(cache, lambda f: pq.write_table(
+            table.replace_schema_metadata({_META_KEY: json.dumps(meta).encode()}), f,
+            use_dictionary=dictionary or False, row_group_size=min(max(table.num_rows, 1), 1 << 26)))
     except (OSError, pa.ArrowException):
-        try:
-            tmp.unlink()
-        except OSError:
-            pass
+        pass  # a copy only: the launch is read from raw.csv next time (a link or FIFO there is left alone)
 
 
 class CacheWriter:

@@ -29,6 +29,7 @@ from pathlib import Path
 
 import pyarrow as pa
 
+from mpimeter.atomic import check_file_target, kind_of
 from mpimeter.io.errors import AnalysisWarning
 from mpimeter.io.meta import LaunchMeta
 from mpimeter.warning_codes import warning
@@ -71,7 +72,7 @@ def fingerprint(launches: Sequence[StoredLaunch]) -> str:
 def _stored_fingerprint(db_path: Path) -> str | None:
     import duckdb
 
-    if not db_path.is_file():
+    if kind_of(db_path) != "a regular file":
         return None
     try:
         con = duckdb.connect(str(db_path), read_only=True)
@@ -96,6 +97,7 @@ def write_store(db_path: str | Path, launches: Sequence[StoredLaunch]) -> Analys
     if _stored_fingerprint(db_path) == made_from:
         return None
     try:
+        check_file_target(db_path)  # written in place (DuckDB): never through a link, nor into a device
         con = duckdb.connect(str(db_path))
     except (duckdb.Error, OSError) as exc:
         return warning("store-not-written", db=db_path, action="opened", error=exc, where=str(db_path),

@@ -152,7 +152,7 @@ def add(path: Path, entries: list[Entry], *, replace: bool = False) -> list[tupl
     Returns each entry with what happened: ``added``, ``replaced`` or ``unchanged``. Raises
     StoreError — before anything is written — for a campaign stored under another machine."""
     now = _dt.datetime.now(_dt.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
-    existed = Path(path).exists()
+    existed = schema.check_writable(path)
     if existed:  # conflicts are found read-only: a refused add leaves the file untouched
         con = schema.open_read(path)
         try:

@@ -13,6 +13,8 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+from mpimeter.atomic import kind_of
+
 FORMAT = "mpimeter-results-store"
 SCHEMA_VERSION = 1
 
@@ -94,6 +96,12 @@ def _connect(path: Path, *, read_only: bool):
         text = str(exc)
         if "lock" in text.lower():
             raise StoreError(f"{path}: in use by another process ({text.splitlines()[0][:200]})") from None
+        if "read-only file system" in text.lower() or "permission denied" in text.lower():
+            if read_only:  # DuckDB would have to write beside it (a write-ahead log left to replay)
+                raise StoreError(f"{path}: cannot be opened: the file or its folder {path.parent} is read-only "
+                                 f"({text.splitlines()[0][:200]})") from None
+            raise StoreError(f"{path}: cannot be written: the file or its folder {path.parent} is read-only "
+                             "(store list, store query and site can still read it)") from None
         raise StoreError(f"{path}: not a results store (not a DuckDB database)") from None
     except duckdb.Error as exc:
         raise StoreError(f"{path}: cannot be opened: {str(exc).splitlines()[0][:200]}") from None
@@ -144,12 +152,23 @@ def open_read(path: Path, *, external_access: bool = False):
     return con
 
 
+def check_writable(path: Path) -> bool:
+    """Whether a store to write is there (a regular file); StoreError when the path holds anything
+    else — a link (even to a store), a folder, a device, a FIFO, a socket: DuckDB writes a file in
+    place, so only a regular file is ever written."""
+    kind = kind_of(Path(path))
+    if kind not in (None, "a regular file"):
+        raise StoreError(f"{path}: not a regular file ({kind}); a results store is a regular file, written only "
+                         "where it is (give the file itself, not a link to it)")
+    return kind is not None
+
+
 def open_write(path: Path, *, tool_version: str, created: str):
     """A writable connection: to the existing store at ``path`` (checked read-only first, so
     that nothing is written to a file that is not one), or to a new one created there. Returns
     (connection, created_new)."""
     path = Path(path)
-    if path.exists():
+    if check_writable(path):
         open_read(path).close()
         con = _connect(path, read_only=False)
         try:

@@ -4,8 +4,9 @@ in a fresh folder next to the target and then moved in file by file.
 
 The target may be a new path, an empty folder, or a folder this module wrote before: it holds
 :data:`MARKER`, whose manifest lists every file the site wrote, and nothing else. A folder with any
-other file (a user's, the results store itself), a file, a symbolic link, or a folder that holds
-the store is refused with :class:`SiteError` before anything is written. Rewriting a site replaces
+other file (a user's, the results store itself), a file, a symbolic link (even to a folder), a
+device, FIFO or socket, or a folder that holds the store is refused with :class:`SiteError`
+before anything is written. Rewriting a site replaces
 its files and removes only the files of its old manifest that the new one does not have: nothing
 this module did not write is ever deleted.
 """
@@ -20,6 +21,7 @@ import tempfile
 from pathlib import Path
 
 from mpimeter import __version__
+from mpimeter.atomic import check_file_target, kind_of
 from mpimeter.io import bounded
 from mpimeter.io.errors import InputError
 from mpimeter.site import pages
@@ -59,8 +61,10 @@ def _unsafe(rel: str) -> bool:
 def check_output(out: Path, store: Path | None = None) -> None:
     """Refuses an output that is not new, empty, or a site written before holding only its own
     files, and one that holds the store (module docstring)."""
-    if out.is_symlink():
-        raise SiteError(f"{out}: a symbolic link; give a folder (new, empty, or a site mpimeter wrote)")
+    kind = kind_of(out)
+    if kind not in (None, "a folder"):  # a link, even to a folder: the pages would land elsewhere
+        raise SiteError(f"{out}: not a folder ({kind}); give a folder (new, empty, or a site mpimeter wrote), "
+                        "not a link to one")
     if store is not None:
         try:
             inside = Path(store).resolve().is_relative_to(out.resolve())
@@ -73,8 +77,6 @@ def check_output(out: Path, store: Path | None = None) -> None:
         if not out.parent.is_dir():
             raise SiteError(f"{out}: the folder {out.parent} does not exist")
         return
-    if not out.is_dir():
-        raise SiteError(f"{out}: exists and is not a folder")
     if not any(out.iterdir()):
         return
     files = _manifest(out)
@@ -153,6 +155,7 @@ def _move_in(new: Path, out: Path, written: list[str]) -> None:
     for rel in written:
         target = out / rel
         target.parent.mkdir(parents=True, exist_ok=True)
+        check_file_target(target)  # right before: what appeared since the check is kept, and refused
         os.replace(new / rel, target)
     for rel in sorted(old_files - set(written)):
         path = out / rel
@@ -164,5 +167,6 @@ def _move_in(new: Path, out: Path, written: list[str]) -> None:
                     (out / parent).rmdir()  # only when empty: nothing else is removed
                 except OSError:
                     pass
+    check_file_target(out / MARKER)
     os.replace(new / MARKER, out / MARKER)
     shutil.rmtree(new, ignore_errors=True)

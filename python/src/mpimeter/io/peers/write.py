@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from mpimeter import __version__
-from mpimeter.atomic import write_atomic
+from mpimeter.atomic import check_folder_target, write_atomic
 from mpimeter.io import origin as _origin
 from mpimeter.io import rawformat
 from mpimeter.io import redact
@@ -132,6 +132,7 @@ def raw_csv(run: PeerRun) -> bytes:
 def write_campaign(runs: list[PeerRun], out: str | Path) -> list[Path]:
     """Writes ``out/launches/NNN`` for the runs, all or nothing; returns the launch folders."""
     out = Path(out)
+    check_folder_target(out, "--out")
     if out.exists() and (not out.is_dir() or any(out.iterdir())):
         raise InputError(out, "already exists; give a new folder (an import never writes into an existing campaign)")
     check_runs(runs)
