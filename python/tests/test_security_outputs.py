@@ -154,6 +154,8 @@ def test_a_file_output_replaces_only_a_regular_file(command, kind, target, campa
     else:
         assert f"not a regular file (a {kind})" in line, line
     assert t.unchanged()
+    if command == "tune evidence":  # the pair is written whole or not at all
+        assert not (t.path.parent / "rules.txt").exists()
     no_leftovers(t.path.parent)
 
 

@@ -18,7 +18,7 @@ import click
 from rich.table import Table
 
 from mpimeter import __version__, analysis
-from mpimeter.atomic import write_atomic
+from mpimeter.atomic import check_file_target, write_atomic
 from mpimeter.analysis import tuning as _tuning
 from mpimeter.analysis import tuning_verify as _verify
 from mpimeter.campaign import tuning_bench as _bench
@@ -167,8 +167,11 @@ def _tune(path: str, out: Path | None, file_format: str, min_effect: float, alph
         except (_files.TuningFileError, PlanError) as exc:
             raise analysis.AnalysisError(f"{out}: not written: {exc}") from None
         evidence = dict(res.to_dict(), file=out.name, format=fmt, library=lib.library, campaign=str(path))
+        evidence_path = out.with_name(out.name + EVIDENCE_SUFFIX)
+        for target in (out, evidence_path):  # both refused before either is written: the pair stays whole
+            check_file_target(target, "--out")
         write_atomic(out, text.encode())
-        write_atomic(out.with_name(out.name + EVIDENCE_SUFFIX), (json.dumps(evidence, indent=1) + "\n").encode())
+        write_atomic(evidence_path, (json.dumps(evidence, indent=1) + "\n").encode())
         written = {"file": str(out), "format": fmt, "evidence": str(out) + EVIDENCE_SUFFIX, "notes": notes}
     if as_json:
         write_json(dict(res.to_dict(), written=written or None))
