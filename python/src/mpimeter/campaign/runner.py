@@ -303,7 +303,7 @@ class CampaignRunner:
             rec.reason = "mpimeter-bench refused its options (exit 2, nothing written)"
             st.save(state, self.dir)
             raise _Refused(f"mpimeter-bench ({alt.name}) refused the options:\n"
-                           f"{bench_message(result.stderr_tail)}")
+                           f"{bench_message(rec.stderr_tail)}")
 
     def _copy_probe_args(self, alternative: str) -> list[str]:
         """`--copy-probe-from <folder>` once a complete launch of the alternative ran the copy
@@ -342,7 +342,7 @@ class CampaignRunner:
                 duration_s: float, stderr_tail: str) -> None:
         rec.status, rec.reason, rec.exit_code = status, reason, exit_code
         rec.duration_s = round(duration_s, 3)
-        rec.stderr_tail = stderr_tail
+        rec.stderr_tail = secrets.redact_text(stderr_tail)  # whatever the executor: printed and kept
         rec.ended = st.now_utc()
         entry = {"alternative": rec.alternative, "index": rec.index, "attempt": rec.attempts,
                  "status": status, "reason": reason, "exit_code": exit_code,

@@ -324,7 +324,9 @@ def campaign_record(obj: dict) -> dict:
     """campaign.json as read back, with the rule applied again to what shows a command or an
     environment (a file written by an older mpimeter, or by hand, may hold a secret in clear):
     ``command``, ``launcher``, ``alternatives[].env`` and ``launch_template``, the ``argv`` of
-    ``sessions`` and ``launches``. Other keys are kept as they are."""
+    ``sessions`` and ``launches``, and what a launch's launcher or bench said: ``launches[]``'s
+    and their ``previous_attempts[]``'s ``stderr_tail`` and ``reason``. Other keys are kept as
+    they are."""
     rule = reading_rule()
     out = dict(obj)
     for key in ("command", "launcher"):
@@ -341,6 +343,19 @@ def campaign_record(obj: dict) -> dict:
             out[key] = [{**x, "argv": rule.argv(x["argv"])}
                         if isinstance(x, dict) and isinstance(x.get("argv"), list)
                         and all(isinstance(w, str) for w in x["argv"]) else x for x in out[key]]
+    if isinstance(out.get("launches"), list):
+        out["launches"] = [_said(rule, x) for x in out["launches"]]
+    return out
+
+
+def _said(rule: Rule, launch: object) -> object:
+    """A launch record (or a previous attempt's) with its stderr tail and reason redacted."""
+    if not isinstance(launch, dict):
+        return launch
+    out = {k: rule.text(v) if k in ("stderr_tail", "reason") and isinstance(v, str) else v
+           for k, v in launch.items()}
+    if isinstance(out.get("previous_attempts"), list):
+        out["previous_attempts"] = [_said(rule, a) for a in out["previous_attempts"]]
     return out
 
 
