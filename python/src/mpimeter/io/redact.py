@@ -245,6 +245,8 @@ class Rule:
             start = m.end()
             scheme = _AUTH_SCHEME.match(text, start)
             start = scheme.end() if scheme else start
+            if text.startswith(REDACTED, start):  # redacted before: the rule again changes nothing
+                continue
             line_end = text.find("\n", start)
             line_end = len(text) if line_end < 0 else line_end
             if start < len(text) and text[start] in "'\"":
