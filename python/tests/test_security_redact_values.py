@@ -17,7 +17,7 @@ import pytest
 from click.testing import CliRunner
 from data.fakebench import cli, fake_env, on_disk  # noqa: F401
 
-from mpimeter.campaign import executor
+from mpimeter.campaign import executor, secrets
 from mpimeter.cli import main
 from mpimeter.io import redact
 
@@ -152,9 +152,24 @@ def test_a_launchers_authorization_header_on_stderr_is_not_kept(fake_env, tmp_pa
     tail = on_disk(out)["launches"][0]["stderr_tail"]
     assert "Authorization: Bearer <redacted>" in tail and "mysql://u:<redacted>@db/x" in tail
     assert [s for s in PLANTED if s in result.output] == []
-    # the raw launch logs keep what the launcher printed: `mpimeter export` leaves them out
+    # the launch's log is rewritten redacted once the launch has ended
     assert sorted(p.name for p in (out / "logs").iterdir()) == ["000.1.stderr", "000.1.stdout"]
-    assert leaks(out) == ["logs/000.1.stderr: " + URL_PASSWORD, "logs/000.1.stderr: " + BEARER_TOKEN]
+    assert (out / "logs" / "000.1.stderr").read_text().startswith(
+        "POST /jobs Authorization: Bearer <redacted>\nconnecting to mysql://u:<redacted>@db/x\n")
+    assert leaks(out) == []
+
+
+def test_a_log_is_rewritten_only_when_it_holds_a_secret_and_never_through_a_link(tmp_path):
+    plain, secret, target = tmp_path / "plain.stderr", tmp_path / "secret.stderr", tmp_path / "target"
+    plain.write_bytes(b"rank 1: exited \xff\n")  # not UTF-8: kept byte for byte
+    secret.write_bytes(f"Authorization: Bearer {BEARER_TOKEN}\n\xff\n".encode("latin-1"))
+    target.write_text(f"Bearer {BEARER_TOKEN}\n")
+    link = tmp_path / "link.stderr"
+    link.symlink_to(target)
+    assert secrets.redact_log(plain) is False and plain.read_bytes() == b"rank 1: exited \xff\n"
+    assert secrets.redact_log(secret) is True
+    assert secret.read_bytes() == b"Authorization: Bearer <redacted>\n\xff\n"
+    assert secrets.redact_log(link) is False and target.read_text() == f"Bearer {BEARER_TOKEN}\n"
 
 
 def test_a_campaign_json_read_back_has_its_stderr_tails_and_reasons_redacted(tmp_path):

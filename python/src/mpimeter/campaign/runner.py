@@ -288,10 +288,10 @@ class CampaignRunner:
         except KeyboardInterrupt:
             self._finish(rec, "incomplete", INTERRUPTED, None, time.monotonic() - started,
                          tail(stderr_path))
-            secrets.redact_launch_meta(folder)
+            _redact_outputs(folder, stdout_path, stderr_path)
             raise
         status, reason = classify(result, folder, state.launch_timeout_s)
-        secrets.redact_launch_meta(folder)  # what the binary did not redact (campaign.secrets), whatever the status
+        _redact_outputs(folder, stdout_path, stderr_path)
         if result.timed_out:  # what it was doing, the machine's load, what to do
             reason = timeout_reason(state.launch_timeout_s, folder, state.np_of(rec),
                                     cores=self.local_cores() if state.launcher == "local" else None)
@@ -373,6 +373,17 @@ class CampaignRunner:
             attempt=rec.attempts, status=rec.status, reason=rec.reason, exit_code=rec.exit_code,
             duration_s=rec.duration_s, started=rec.started, folder=moved_to,
             stderr_tail=rec.stderr_tail))
+
+
+def _redact_outputs(folder: Path, *logs: Path) -> None:
+    """What the launch wrote, redacted once it has ended, whatever its status (campaign.secrets):
+    its meta.json (what the binary did not redact) and its logs (what the launcher printed)."""
+    secrets.redact_launch_meta(folder)
+    for log in logs:
+        try:
+            secrets.redact_log(log)
+        except OSError:  # a log that cannot be rewritten (a full disk) stays as printed
+            pass
 
 
 def bench_message(stderr_tail: str) -> str:
