@@ -148,7 +148,8 @@ def redact_log(path) -> bool:
     if len(data) > LOG_MAX_BYTES:
         return False
     text = data.decode("utf-8", errors="surrogateescape")  # bytes that are not UTF-8 kept as they were
-    shown = "".join(rule().text(line) for line in text.splitlines(keepends=True))
+    the_rule = rule()
+    shown = "".join(the_rule.text(line) for line in text.splitlines(keepends=True))
     if shown == text:
         return False
     write_atomic(path, shown.encode("utf-8", errors="surrogateescape"))
