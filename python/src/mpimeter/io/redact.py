@@ -60,7 +60,6 @@ _SHAPES = re.compile(
     # otherwise be scanned again from every `eyJ`)
     r"|(?<![A-Za-z0-9_-])eyJ[A-Za-z0-9_-]{4,}\.eyJ[A-Za-z0-9_-]{4,}\.[A-Za-z0-9_-]*")
 _WORD = re.compile(r"[A-Za-z0-9+/_=.-]{%d,}" % ENTROPY_MIN_LENGTH)
-_IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 _FLAG = re.compile(r"--?([A-Za-z][A-Za-z0-9_-]*)")
 # a word as the shell reads it: plain characters, backslash escapes, '…' and "…" (an unclosed
 # quote runs to the end of its line); each alternative starts with its own character, so a word
