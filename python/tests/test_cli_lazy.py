@@ -43,7 +43,7 @@ def test_help_lists_every_command_as_the_imported_commands_describe_themselves()
     for module in COMMANDS:
         eager.add_command(importlib.import_module(f"mpimeter.cli.{module}").command)
     assert lazy.output == CliRunner().invoke(eager, ["--help"], prog_name="mpimeter").output
-    assert len(main.list_commands(None)) == len(COMMANDS) == 15
+    assert len(main.list_commands(None)) == len(COMMANDS) == 16
 
 
 def test_completion_of_command_names():

@@ -21,6 +21,7 @@ from __future__ import annotations
 import ctypes
 import errno
 import os
+import re
 import stat
 import signal
 import subprocess
@@ -33,7 +34,7 @@ from pathlib import Path
 from typing import Protocol
 
 from mpimeter.atomic import NotRegularFile
-from mpimeter.campaign import procs
+from mpimeter.campaign import procs, secrets
 
 STDERR_TAIL_LINES = 20
 STDERR_TAIL_CHARS = 2000
@@ -72,6 +73,9 @@ class Executor(Protocol):
 
 
 def tail(path: Path, *, lines: int = STDERR_TAIL_LINES, chars: int = STDERR_TAIL_CHARS) -> str:
+    """The last lines of a launch's stderr, secrets redacted (campaign.secrets) before anything is
+    cut: a cut through `Authorization: Bearer …` would leave the token without its name. A first
+    line the read began inside is left out (or, in one long line, its first partial word)."""
     try:
         with open(path, "rb") as f:
             f.seek(0, os.SEEK_END)
@@ -80,7 +84,14 @@ def tail(path: Path, *, lines: int = STDERR_TAIL_LINES, chars: int = STDERR_TAIL
             text = f.read().decode("utf-8", errors="replace")
     except OSError:
         return ""
-    kept = "\n".join(text.splitlines()[-lines:])
+    if size > 4 * chars:  # the read began inside a line: leave out what is left of it
+        newline = text.find("\n")
+        if newline >= 0:
+            text = text[newline + 1:]
+        else:
+            first_word = re.match(r"\s*\S*", text)
+            text = text[first_word.end():]
+    kept = secrets.redact_text("\n".join(text.splitlines()[-lines:]))
     return kept[-chars:]
 
 

@@ -288,10 +288,10 @@ class CampaignRunner:
         except KeyboardInterrupt:
             self._finish(rec, "incomplete", INTERRUPTED, None, time.monotonic() - started,
                          tail(stderr_path))
-            secrets.redact_launch_meta(folder)
+            _redact_outputs(folder, stdout_path, stderr_path)
             raise
         status, reason = classify(result, folder, state.launch_timeout_s)
-        secrets.redact_launch_meta(folder)  # what the binary did not redact (campaign.secrets), whatever the status
+        _redact_outputs(folder, stdout_path, stderr_path)
         if result.timed_out:  # what it was doing, the machine's load, what to do
             reason = timeout_reason(state.launch_timeout_s, folder, state.np_of(rec),
                                     cores=self.local_cores() if state.launcher == "local" else None)
@@ -303,7 +303,7 @@ class CampaignRunner:
             rec.reason = "mpimeter-bench refused its options (exit 2, nothing written)"
             st.save(state, self.dir)
             raise _Refused(f"mpimeter-bench ({alt.name}) refused the options:\n"
-                           f"{bench_message(result.stderr_tail)}")
+                           f"{bench_message(rec.stderr_tail)}")
 
     def _copy_probe_args(self, alternative: str) -> list[str]:
         """`--copy-probe-from <folder>` once a complete launch of the alternative ran the copy
@@ -342,7 +342,7 @@ class CampaignRunner:
                 duration_s: float, stderr_tail: str) -> None:
         rec.status, rec.reason, rec.exit_code = status, reason, exit_code
         rec.duration_s = round(duration_s, 3)
-        rec.stderr_tail = stderr_tail
+        rec.stderr_tail = secrets.redact_text(stderr_tail)  # whatever the executor: printed and kept
         rec.ended = st.now_utc()
         entry = {"alternative": rec.alternative, "index": rec.index, "attempt": rec.attempts,
                  "status": status, "reason": reason, "exit_code": exit_code,
@@ -373,6 +373,17 @@ class CampaignRunner:
             attempt=rec.attempts, status=rec.status, reason=rec.reason, exit_code=rec.exit_code,
             duration_s=rec.duration_s, started=rec.started, folder=moved_to,
             stderr_tail=rec.stderr_tail))
+
+
+def _redact_outputs(folder: Path, *logs: Path) -> None:
+    """What the launch wrote, redacted once it has ended, whatever its status (campaign.secrets):
+    its meta.json (what the binary did not redact) and its logs (what the launcher printed)."""
+    secrets.redact_launch_meta(folder)
+    for log in logs:
+        try:
+            secrets.redact_log(log)
+        except OSError:  # a log that cannot be rewritten (a full disk) stays as printed
+            pass
 
 
 def bench_message(stderr_tail: str) -> str:

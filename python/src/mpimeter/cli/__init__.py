@@ -28,7 +28,7 @@ COMMANDS = [
     "analyze", "compare", "gate", "guidelines", "tune",
     "fingerprint", "report", "imports", "schemes",
     "sync_check",
-    "model", "store", "site",
+    "model", "store", "site", "export",
 ]
 
 

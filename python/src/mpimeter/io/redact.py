@@ -16,8 +16,15 @@ A value is secret by its *name* or by its *shape*:
   :data:`ENTROPY_MIN_LENGTH` characters of a token alphabet mixing upper case, lower case and
   digits, at least :data:`ENTROPY_MIN_BITS` bits of entropy per character: random keys have
   about 5, hex digests (sha256, ids) at most 4 and are kept).
-On a command line, ``NAME=VALUE`` (also inside a word: ``--export=ALL,HF_TOKEN=…``),
-``--secret-flag=VALUE`` and ``--secret-flag VALUE`` are redacted too.
+In a command line or a message, values follow their names: a secret name's value is redacted
+whole, as the shell reads it (quotes and all: ``NAME='…'``, ``NAME="… x"``, ``NAME=a'b c'``), in
+``NAME=VALUE`` (also inside a word: ``--export=ALL,HF_TOKEN=…``), ``--secret-flag=VALUE``,
+``--secret-flag VALUE`` and ``Name: VALUE`` (a header or a log line: the rest of the line, or of
+the quoted string the header began in; ``Authorization: Bearer …`` keeps the scheme word). A URL's
+password (``scheme://user:PASSWORD@host``: user and host kept) and the token after ``Bearer`` are
+redacted whatever surrounds them. An unclosed quote runs to the end of its line. Every pattern
+starts at a word's boundary and never looks back over what it scanned, so that a hostile line
+(megabytes of one character) costs time in proportion to its length.
 The rule is broad on purpose (as the binary's): redacting a harmless value costs little, leaking a
 credential a lot.
 """
@@ -32,7 +39,9 @@ from collections.abc import Iterable, Mapping
 from mpimeter.io import bench_binaries as _bench_binaries
 
 REDACTED = "<redacted>"
-NAME_WORDS_BEYOND_THE_BINARY = ("JWT", "BEARER", "SESSION_ID", "SESSIONID", "APIKEY")
+# also what an HTTP header or a shell line names in full, for a machine where no binary can say
+NAME_WORDS_BEYOND_THE_BINARY = ("JWT", "BEARER", "SESSION_ID", "SESSIONID", "APIKEY", "AUTHORIZATION", "PASSWORD",
+                                "PASSWD", "TOKEN", "SECRET")
 ENTROPY_MIN_LENGTH = 32
 ENTROPY_MIN_BITS = 4.0
 
@@ -46,12 +55,26 @@ _SHAPES = re.compile(
     r"|sk-[A-Za-z0-9_-]{20,}"  # API secret keys
     r"|AIza[0-9A-Za-z_-]{30,}"  # Google API keys
     r"|npm_[A-Za-z0-9]{30,}|pypi-[A-Za-z0-9_-]{16,}"  # package registries
-    r"|eyJ[A-Za-z0-9_-]{4,}\.eyJ[A-Za-z0-9_-]{4,}\.[A-Za-z0-9_-]*"  # JSON Web Tokens
-    r")")
+    r")"
+    # JSON Web Tokens: from the start of a run of their alphabet only (`eyJa_eyJa_…` would
+    # otherwise be scanned again from every `eyJ`)
+    r"|(?<![A-Za-z0-9_-])eyJ[A-Za-z0-9_-]{4,}\.eyJ[A-Za-z0-9_-]{4,}\.[A-Za-z0-9_-]*")
 _WORD = re.compile(r"[A-Za-z0-9+/_=.-]{%d,}" % ENTROPY_MIN_LENGTH)
-_IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
-_RUN = re.compile(r"[^\s'\"]+")  # a word of a command line, up to a space or a quote
 _FLAG = re.compile(r"--?([A-Za-z][A-Za-z0-9_-]*)")
+# a word as the shell reads it: plain characters, backslash escapes, '…' and "…" (an unclosed
+# quote runs to the end of its line); each alternative starts with its own character, so a word
+# is read once, left to right
+_SHELL_WORD = re.compile(r"""(?:[^\s'"\\]|\\.|'[^'\n]*'?|"(?:[^"\\\n]|\\.)*"?)+""")
+# `NAME=` (the value follows); the name starts at a word boundary
+_ASSIGN = re.compile(r"(?<![A-Za-z0-9_])([A-Za-z0-9_]+)=")
+# `Name: ` or `"name": ` (a header, a log or JSON line; not a URL's `scheme://`)
+_COLON = re.compile(r"(?<![A-Za-z0-9_-])([A-Za-z0-9_][A-Za-z0-9_-]*)(['\"]?)[ \t]*:(?!//)[ \t]*")
+_AUTH_SCHEME = re.compile(r"(?:Bearer|Basic|Digest|Token|Negotiate|NTLM|ApiKey)[ \t]+", re.IGNORECASE)
+# `--flag VALUE` (the flag possibly quoted, at the start of a word)
+_FLAG_SPACE = re.compile(r"(?<![^\s'\"])--?([A-Za-z][A-Za-z0-9_-]*)['\"]?\s+")
+# scheme://user:PASSWORD@host: the password runs to the authority's last `@`
+_URL_PASSWORD = re.compile(r"(?<![A-Za-z0-9+.-])([A-Za-z][A-Za-z0-9+.-]*://[^\s/?#'\"@:]*:)([^\s/?#'\"]*)@")
+_BEARER = re.compile(r"(?<![A-Za-z0-9_])(Bearer[ \t]+)[A-Za-z0-9._~+/-]+=*", re.IGNORECASE)
 
 
 def _high_entropy(word: str) -> bool:
@@ -89,6 +112,47 @@ def redact_shapes(text: str) -> str:
     return text
 
 
+_QUOTING = re.compile(r"['\"\\\n]")
+
+
+def _line_find(text: str, char: str, start: int) -> int:
+    """The index of ``char`` from ``start`` on its line; the line's end when it is not there."""
+    line_end = text.find("\n", start)
+    line_end = len(text) if line_end < 0 else line_end
+    found = text.find(char, start, line_end)
+    return found if found >= 0 else line_end
+
+
+class _QuoteState:
+    """Which quote is open at a position of ``text``, as the shell reads it (per line; an unclosed
+    quote ends with its line). Asked at increasing positions, each character is read once."""
+
+    def __init__(self, text: str) -> None:
+        self.text, self.pos, self.open = text, 0, ""
+
+    def at(self, target: int) -> str:
+        """The quote character open at ``target`` ('' when none)."""
+        text = self.text
+        while self.pos < target:
+            if self.open:
+                close = text.find(self.open, self.pos, target)
+                newline = text.find("\n", self.pos, target)
+                if close < 0 and newline < 0:
+                    self.pos = target
+                    break
+                ends = min(i for i in (close, newline) if i >= 0)
+                self.pos, self.open = ends + 1, ""
+                continue
+            m = _QUOTING.search(text, self.pos, target)
+            if m is None:
+                self.pos = target
+                break
+            char = m.group(0)
+            self.pos = m.end() + (1 if char == "\\" else 0)  # an escaped character is plain
+            self.open = char if char in "'\"" else ""
+        return self.open
+
+
 class Rule:
     """The rule with the secret words of a binary (``words``; an empty word redacts every
     name's value, for when no binary can say)."""
@@ -101,10 +165,12 @@ class Rule:
         return any(word in upper for word in self.words)
 
     def is_secret(self, name: str, value: str) -> bool:
-        return self.is_secret_name(name) or has_secret_shape(value)
+        """Secret by its name, its shape, or a secret it holds (a URL's password, a token):
+        such a value is redacted whole, never shown in part."""
+        return self.is_secret_name(name) or has_secret_shape(value) or self.text(value, word=True) != value
 
     def env(self, env: Mapping[str, str]) -> dict[str, str]:
-        """Each value REDACTED when its name or its shape is secret."""
+        """Each value REDACTED when its name or its shape is secret, or when it holds a secret."""
         return {k: REDACTED if isinstance(v, str) and v != REDACTED and self.is_secret(k, v) else v
                 for k, v in env.items()}
 
@@ -114,41 +180,101 @@ class Rule:
         return {k: REDACTED if isinstance(v, str) and v != REDACTED and self.is_secret(k, v)
                 else self.text(v) for k, v in facts.items()}
 
-    def _run(self, match: re.Match) -> str:
-        """`NAME=VALUE` inside a word (`--export=ALL,HF_TOKEN=VALUE`, `--token=VALUE`,
-        `-xNAME=VALUE`): everything after the first secret name's `=` is redacted."""
-        run = match.group(0)
-        if run.endswith("=" + REDACTED):
-            return run
-        parts = run.split("=")
-        for i, part in enumerate(parts[:-1]):
-            name = re.split(r"[^A-Za-z0-9_]", part)[-1]
-            if _IDENT.fullmatch(name) and self.is_secret_name(name):
-                return "=".join(parts[:i + 1]) + "=" + REDACTED
-        return run
-
-    def text(self, text: str) -> str:
-        """A command line or message: secret `NAME=VALUE`s, the word after a secret flag
-        (`--password VALUE`) and every secret-shaped part, redacted."""
+    def text(self, text: str, *, word: bool = False) -> str:
+        """A command line or message: every secret value that follows a name (``NAME=VALUE``,
+        ``--secret-flag VALUE``, ``Name: VALUE``), a URL's password, a ``Bearer`` token and
+        every secret-shaped part, redacted. ``word``: ``text`` is one word of an argv (the shell
+        has removed its quotes), so a secret name's ``=`` value runs to its end."""
         if not isinstance(text, str) or not text:
             return text
-        out = _RUN.sub(self._run, text) if "=" in text else text
-        out = self._flag_values(out)
+        out = self._assignments(text, word) if "=" in text else text
+        out = self._colon_values(out) if ":" in out else out
+        out = self._flag_values(out) if "-" in out else out
+        if "://" in out:
+            out = _URL_PASSWORD.sub(lambda m: m.group(0) if m.group(2) == REDACTED
+                                    else m.group(1) + REDACTED + "@", out)
+        out = _BEARER.sub(lambda m: m.group(1) + REDACTED, out)
         return redact_shapes(out)
 
+    def _value_end(self, text: str, start: int) -> int:
+        """Where the shell word starting at ``start`` ends (``start`` when there is none)."""
+        m = _SHELL_WORD.match(text, start)
+        return m.end() if m else start
+
+    @staticmethod
+    def _replaced(text: str, spans: list[tuple[int, int]]) -> str:
+        """``text`` with each (start, end) span (in order, apart) REDACTED; spans that are
+        empty or already REDACTED are kept."""
+        pieces, at = [], 0
+        for start, end in spans:
+            if end > start and text[start:end] != REDACTED:
+                pieces += [text[at:start], REDACTED]
+                at = end
+        return "".join(pieces) + text[at:] if pieces else text
+
+    def _assignments(self, text: str, word: bool) -> str:
+        """`NAME=VALUE` anywhere (`--export=ALL,HF_TOKEN=VALUE`, `--token=VALUE`, `-xNAME=VALUE`):
+        the value after a secret name's `=`, as the shell reads it (a word or all of ``text``)."""
+        spans, pos = [], 0
+        quotes = _QuoteState(text)
+        while (m := _ASSIGN.search(text, pos)) is not None:
+            if self.is_secret_name(m.group(1)):
+                inside = quotes.at(m.start())  # `'NAME=VALUE'`: the value ends where its quote does
+                if word:
+                    end = len(text)
+                elif inside:
+                    end = _line_find(text, inside, m.end())
+                else:
+                    end = self._value_end(text, m.end())
+                spans.append((m.end(), end))
+                pos = max(end, m.end())
+            else:
+                pos = m.end()
+        return self._replaced(text, spans)
+
+    def _colon_values(self, text: str) -> str:
+        """`Name: VALUE` (a header, a log or JSON line) with a secret name: a quoted value whole,
+        else the rest of the line, or of the quoted string the header began in (`-H
+        "Authorization: Bearer …"`); an authorization scheme word (Bearer, Basic, …) is kept."""
+        spans, pos = [], 0
+        while (m := _COLON.search(text, pos)) is not None:
+            pos = m.end()
+            if not self.is_secret_name(m.group(1)):
+                continue
+            start = m.end()
+            scheme = _AUTH_SCHEME.match(text, start)
+            start = scheme.end() if scheme else start
+            if text.startswith(REDACTED, start):  # redacted before: the rule again changes nothing
+                continue
+            line_end = text.find("\n", start)
+            line_end = len(text) if line_end < 0 else line_end
+            if start < len(text) and text[start] in "'\"":
+                end = self._value_end(text, start)
+            else:
+                opener = text[m.start() - 1] if m.start() > 0 and not m.group(2) else ""
+                close = text.find(opener, start, line_end) if opener in ("'", '"') else -1
+                end = close if close >= 0 else line_end
+            end = min(end, line_end) if end > start else start
+            spans.append((start, end))
+            pos = max(pos, end)
+        return self._replaced(text, spans)
+
     def _flag_values(self, text: str) -> str:
-        pieces = re.split(r"(\s+)", text)
-        for i in range(0, len(pieces) - 2, 2):
-            flag = _FLAG.fullmatch(pieces[i].strip("'\""))
-            nxt = pieces[i + 2]
-            if flag and self.is_secret_name(flag.group(1)) and nxt and not nxt.startswith("-") \
-                    and nxt != REDACTED:
-                pieces[i + 2] = REDACTED
-        return "".join(pieces)
+        """The word after a secret flag (`--password VALUE`, `'--token' 'a b'`), unless it is
+        another flag."""
+        spans, pos = [], 0
+        while (m := _FLAG_SPACE.search(text, pos)) is not None:
+            pos = m.end()
+            if self.is_secret_name(m.group(1)) and not text.startswith("-", m.end()):
+                end = self._value_end(text, m.end())
+                spans.append((m.end(), end))
+                pos = max(pos, end)
+        return self._replaced(text, spans)
 
     def argv(self, argv: Iterable[str]) -> list[str]:
-        """A command line as a list of words: each word as :meth:`text`, and the word after a
-        secret flag redacted."""
+        """A command line as a list of words: each word as :meth:`text` (a secret name's value
+        to the word's end: `NAME=two words` is one word once the shell removed its quotes), and
+        the word after a secret flag redacted."""
         shown: list[str] = []
         previous = ""
         for token in argv:
@@ -156,7 +282,7 @@ class Rule:
             if flag and self.is_secret_name(flag.group(1)) and not token.startswith("-"):
                 shown.append(REDACTED)
             else:
-                shown.append(self.text(token))
+                shown.append(self.text(token, word=True))
             previous = token
         return shown
 
@@ -199,7 +325,9 @@ def campaign_record(obj: dict) -> dict:
     """campaign.json as read back, with the rule applied again to what shows a command or an
     environment (a file written by an older mpimeter, or by hand, may hold a secret in clear):
     ``command``, ``launcher``, ``alternatives[].env`` and ``launch_template``, the ``argv`` of
-    ``sessions`` and ``launches``. Other keys are kept as they are."""
+    ``sessions`` and ``launches``, and what a launch's launcher or bench said: ``launches[]``'s
+    and their ``previous_attempts[]``'s ``stderr_tail`` and ``reason``. Other keys are kept as
+    they are."""
     rule = reading_rule()
     out = dict(obj)
     for key in ("command", "launcher"):
@@ -216,6 +344,19 @@ def campaign_record(obj: dict) -> dict:
             out[key] = [{**x, "argv": rule.argv(x["argv"])}
                         if isinstance(x, dict) and isinstance(x.get("argv"), list)
                         and all(isinstance(w, str) for w in x["argv"]) else x for x in out[key]]
+    if isinstance(out.get("launches"), list):
+        out["launches"] = [_said(rule, x) for x in out["launches"]]
+    return out
+
+
+def _said(rule: Rule, launch: object) -> object:
+    """A launch record (or a previous attempt's) with its stderr tail and reason redacted."""
+    if not isinstance(launch, dict):
+        return launch
+    out = {k: rule.text(v) if k in ("stderr_tail", "reason") and isinstance(v, str) else v
+           for k, v in launch.items()}
+    if isinstance(out.get("previous_attempts"), list):
+        out["previous_attempts"] = [_said(rule, a) for a in out["previous_attempts"]]
     return out
 
 
