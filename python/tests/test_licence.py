@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """The licence: LICENSE is BSD-3-Clause, every source file git tracks carries its SPDX line
 (scripts/spdx --check), and scripts/spdx puts the line where each kind of file needs it, once,
 leaving data files and file modes alone."""

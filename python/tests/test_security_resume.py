@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """issue 26, `--resume`: nothing recorded in campaign.json chooses what runs without the user.
 
 - `alternatives[].env = {"LD_PRELOAD": "/path/evil.so"}` written into campaign.json (with the

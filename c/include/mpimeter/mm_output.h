@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* mm_output.h — the launch folder (docs/FORMAT.md): raw.csv, sync.csv, meta.json, and the
  * provenance that meta.json carries. Only rank 0 writes files. */
 #ifndef MM_OUTPUT_H

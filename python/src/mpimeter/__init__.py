@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """mpimeter: MPI micro-benchmarks that are accurate, reproducible and statistically sound.
 
 The C half (``mpimeter-bench``) measures; this package runs campaigns, reads launch folders

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """Writes adaptive_golden.h: reference values for the C stopping rules (c/src/bench/adaptive.c),
 computed once by the Python side (mpimeter.stats.intervals, scipy), so that the C rules agree
 with the intervals the analysis reports.
