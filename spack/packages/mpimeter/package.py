@@ -13,6 +13,8 @@ class Mpimeter(CMakePackage):
     """MPI micro-benchmarks with synchronized clocks, window-based starts, many launches and
     their statistics: the C measurement core, mpimeter-bench."""
 
+    license("BSD-3-Clause")
+
     # No public download yet: built from a checkout with `spack develop` (above).
     version("0.2.0")
 
