@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 # mpimeter — `make demo` and `make test` set everything up themselves (see README.md).
 SHELL := /bin/bash
 .DEFAULT_GOAL := demo

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """Issue 30's benchmark: how long the `mpimeter` command takes to start, for what needs none of
 the statistics libraries: `--version`, `--help`, and shell completion of the command names (one
 TAB: click's bash_complete). Prints one JSON object. Not a test (timings depend on the load).

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """Issue 24: the default campaign (`make demo`'s `mpimeter run`) on a quiet machine and with CPU
 hogs running (one busy-loop per core, started and stopped here); prints one JSON object.
 

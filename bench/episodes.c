@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* episodes.c — what moves with the slow episodes of a launch (issue 31; bench/episodes.py runs it).
  *
  * 2 ranks, for SECONDS seconds (argv[1]); in each round, one after the other, each timed with

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* heap_by_rank.c — heap bytes per simulated rank under SimGrid's SMPI (LD_PRELOAD; bench only).
  *
  * What: interposes malloc, calloc, realloc, free and the aligned allocators; each block is

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """Issue 31's launch study: the cost of a launch, phase by phase, beside IMB's, and this machine's
 two speed states (PLATFORM.md: the VM is fast or slow from launch to launch, and the cache-line
 probe, meta.json probes.cacheline_rtt_ns, tells which) with each method's spread inside a state.

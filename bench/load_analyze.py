@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """Load-and-analyze time and peak memory of `mpimeter.analysis` at 10^6 … 10^8 raw rows; prints JSON.
 
     .venv/bin/python bench/load_analyze.py [--cases 1e6:2:10,1e7:2:10,1e8:1024:30] [--dir /tmp/mpimeter-bench]

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """Issue 27's IMB benchmark: IMB's number for allreduce reproduced under IMB's own measurement
 scheme (MS2) with mpimeter's binary, next to a real IMB-MPI1 run and to the window method, all
 in one run; writes bench/results/ms2_vs_imb.json. Not a test.

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """A campaign across network namespaces over TCP (the test bed of tests/multihost), kept and
 analysed; prints JSON: the analyze rows and the clock-sync residuals of every launch.
 

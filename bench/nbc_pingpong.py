@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """Issue 12's benchmark: nonblocking overhead and overlap, ping-pong latency and bandwidth, and the
 systematic overhead of one measurement per timer; prints one JSON object. Not a test.
 

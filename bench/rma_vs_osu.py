@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """Issue 28's benchmark: mpimeter's one-sided latency and bandwidth beside OSU's, interleaved in
 one run; writes bench/results/rma_vs_osu.json. Not a test.
 

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """SimGrid platform of a simulated cluster for the clock-sync study (issue 13, scope 3).
 
 What: one `Cluster` zone of p hosts ("node-0" .. "node-{p-1}"), each with its own up and down

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """Issue 13, scope 3: the clock syncs on simulated clusters (SimGrid SMPI); writes JSON and a plot.
 
     .venv/bin/python bench/simulate.py [--p 64,128,256,1024] [--algorithms skampi,netgauge,...]

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """Issue 13, scope 5: memory and output at 1024 simulated ranks x 1000 repetitions, --raw full
 against --raw reduced; writes one JSON object. Not a test.
 

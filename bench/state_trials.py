@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """Issue 31's acceptance on this machine: two trials of 10 launches each, per-state medians within
 3 % at every size (the pooled ratio beside it) — how OFTEN does that hold, and with how many
 launches per trial would it? Not a test.

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """Issue 31: what explains the launch-to-launch variation *within* one speed state of this VM?
 Reads what bench/launch_states.py recorded (no measuring) and writes
 bench/results/launch_states_within.json. Not a test.

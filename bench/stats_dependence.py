@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """Issue 25: the statistics under dependence — null rates, power and coverage of every detector and
 interval on seeded simulated campaigns; prints one JSON object. Not a test (the tests in
 python/tests run smaller versions of the same checks).

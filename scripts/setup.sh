@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
 # Installs what is missing, idempotently: Open MPI and MPICH from Debian's packages (as root),
 # and the Python package in .venv. Called by `make demo` and `make test`.
 set -euo pipefail

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 # An mpimeter campaign as a ReFrame performance check (mpimeter.reframe_checks).
 #
 #   reframe -C examples/reframe/settings.py -c examples/reframe/mpimeter_check.py -r

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 # ReFrame configuration for mpimeter's checks on one machine (ReFrame's local scheduler).
 #
 #   reframe -C examples/reframe/settings.py -c examples/reframe/mpimeter_check.py -r

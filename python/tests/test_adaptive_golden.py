@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """The C copy of the median-interval rule (Le Boudec order statistics, used by the adaptive
 stopping of mpimeter-bench) against the Python rule the analysis reports (mpimeter.stats.intervals).
 

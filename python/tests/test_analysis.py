@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """mpimeter.analysis end to end on golden folders and in-memory campaigns."""
 
 import csv

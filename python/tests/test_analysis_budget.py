@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """The ``budget-ended-tests`` warning of ``analyze``: tests that the roundtime/harmonize time budget
 ended before ``--nrep`` (meta.json ``tests[].ended_by``, docs/FORMAT.md)."""
 

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """analysis.counters end to end on synthetic campaigns with known truth: the counter that goes with
 the run time explains it in every (op, size) and the independent one nowhere; medians per Roth
 category; the read cost from meta.json; the perturbation of a campaign with counters against the

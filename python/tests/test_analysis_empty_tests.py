@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """A test that meta.json calls complete but that recorded no repetition (harmonize/roundtime ended
 by its budget before the first one) is not a result: ``analyze`` warns (``empty-complete-tests``)
 and, when nothing else is left, its exit-2 message says so."""

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """Launch effects in `analyze` (analysis/launch_effects.py): per-launch medians in two groups are
 reported with the recorded property that separates them, or with the words that none does; i.i.d.
 launches give no such warning; the JSON carries them."""

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """The warnings a launch's record calls for: the binary's conditions reach the user with their own
 code (CLI, JSON, HTML); a sync residual warns only above the timer's noise, with advice for the
 method in use; repeats of one code are one warning with a count and the worst case."""

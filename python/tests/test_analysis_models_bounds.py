@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """The cost models and bounds of an analysis (analysis.models, analysis.bounds), the report's
 "Model and bounds" section and Hoefler & Belli's rule 11:
 

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """Issue 27, the rest of the analysis keyed by the process count p: launch effects and machine
 states, the matched comparison, guidelines, counters, the bound model and the scaling view's
 bounds, on synthetic ``--np LIST`` campaigns (one p per launch, interleaved as ``mpimeter run``

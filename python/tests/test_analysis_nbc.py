@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """analysis.nbc: overhead and the three overlap definitions, from hand-computed repetitions."""
 
 from __future__ import annotations

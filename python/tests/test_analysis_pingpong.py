@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """Ping-pongs and the systematic overhead of one measurement:
 
 - an op whose timed call the binary calls a round trip (meta.json ``operations[op].round_trip``)

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """Ranks that differ: Friedman's test on per-launch rank medians, launches as blocks, and no test
 of operations whose ranks finish apart by design (analysis/pipeline.py ``_rank_tests``).
 

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """The ratio of compare and gate comes from the same estimator as its interval."""
 
 import numpy as np

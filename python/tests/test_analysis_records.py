@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """The records the analysis hands on: one interval record for every estimate (a ratio's too), and
 a per-launch summary that cannot be built by position (some 30 fields, many of one type)."""
 

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """One-sided operations in the analysis (issue 28): their run time is the origin's epoch, one way
 by definition (never halved); their bandwidth is the bytes the timed call moved over its run time,
 summarized with the harmonic mean — size for a latency row, --rma-burst x size for a -bw row

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """Issue 27 downstream: results keyed by (op, size, p[, root]) — a --np LIST campaign (p per
 launch, from campaign.json's plan) and sub-communicators inside one launch (meta.json
 tests[].nprocs / root); the scaling view, the root's effect, compare and gate slice by slice,

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """The schemes on campaigns, launch by launch (mpimeter.analysis.schemes), and their commands
 (`mpimeter schemes`, `mpimeter analyze --scheme`): hand-made launches whose numbers are computed
 by hand, --raw reduced launches, and imported ones (what each can give, and why not)."""

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """The start-spread double check (analysis/startspread.py): repetitions whose ranks did not start
 together on the global clock are dropped like invalid ones, counted, and warned about; the
 tolerance is the test's start_tolerance_ns (schema 2) or FORMAT.md's rule (schema 1)."""

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """Results per machine state (analysis/strata.py) and comparisons that match states
 (analysis/matching.py), on campaign folders written as the binary writes them: a machine that
 flips between a fast and a slow state from launch to launch, told apart by the cache-line probe

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """Reading a campaign launch by launch (analysis.loading): each launch's raw rows are reduced as
 soon as they are read and dropped, and what is kept equals what the whole table would give; the
 campaign's store is written once, not on every load."""

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """A busy machine in the analysis (docs/FORMAT.md, tests[].procsync_switches, tests[].status):
 repetitions a test measured after it went on with barrier are not start-spread checked, launches
 of one row that ended with different start methods are warned about, and an `incomplete` test (a

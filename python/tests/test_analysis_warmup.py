@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """The `long-warmup` warning of analyze comes only from a significant warm-up (stats/warmup.py)."""
 
 import numpy as np

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """Issue 27, SKaMPI's master–worker Waitsome varied over the number of work pieces: the analysis
 keys mw-workpieces results by (op, size, p, workpieces) (meta.json ``tests[].workpieces``, one
 test per value of ``--workpieces LIST``), and ops without work pieces keep their key. Synthetic

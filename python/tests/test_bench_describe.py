@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """One source of truth: `mpimeter run` and `mpimeter sync-check` take the bench's options from its
 `--describe` document and refuse a bad value with the bench's own words, before anything is
 launched. The cases are generated from the description, so a new option is covered by itself."""

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """`mpimeter run --launches auto` with the fake executor (no MPI): pairs stop where their launches
 agree, added launches run only the open pairs, campaign.json records the rule and why each pair
 stopped, `--resume` continues the same rule, and a forged record is refused."""

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """`mpimeter run --algorithms` from the request to campaign.json (campaign.algorithms, spec.prepare,
 the runner with the fake executor, --resume's reader and the analysis side's reader): each
 library's algorithms, as its own mpimeter-bench --list-algorithms names them, become alternatives

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """Any MPI library built: `--launcher local` from the build's record (mpi.json, written by
 CMakeLists.txt), library names as folder names, and the record read as untrusted input."""
 

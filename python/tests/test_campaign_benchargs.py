@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """The bench arguments of a campaign as typed values (mpimeter.campaign.benchargs): read once,
 written back word for word (campaign.json says what was given), changed as values."""
 

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """The tests' time budget (mpimeter-bench --launch-budget-s) is kept inside the launch timeout, so a
 test ends with its rows (incomplete, ended_by budget) before the timeout kills the launch (issue 24)."""
 

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """`mpimeter run` runs the copy probe once per alternative (issue 31): the first complete launch
 of an alternative probes; every later one gets `--copy-probe-from` with that launch's folder (the
 binary's --describe offers the option); a campaign that turned the probe off passes nothing. The

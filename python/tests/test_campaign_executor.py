@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """The real executor with real (non-MPI) processes: exit codes, stderr tail, timeouts that stop a
 whole process tree, and a SIGINT (Ctrl-C) that stops the running launch."""
 

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """Clean failures of the campaign side: whatever the file system says (names too long, read-only,
 full), `mpimeter run` ends with one line `mpimeter run: error: ...` and exit 2, never a
 traceback, and leaves no temporary file behind. The read-only and full file systems are small

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """Bounded numbers: every campaign-level number has documented limits (campaign.limits), a
 non-finite one is refused, the derived launch timeout is capped, and campaign.json never holds
 NaN or Infinity."""

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """One writer per campaign folder: `mpimeter run`, `run --resume` and `reproducibility --trials`
 hold an exclusive lock on the folder; a second writer is refused in one line that names the
 holder (pid, host). Real concurrent processes with a stand-in bench (no MPI)."""

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """A real campaign: 3 launches × 2 ranks with both MPI libraries, through the real launchers
 and the real mpimeter-bench (built by `make build`, which `make test` runs first). Skipped with a
 reason when a binary is missing (running pytest by hand before building)."""

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """--np LIST (issue 27): the process counts of a campaign, their plan (every alternative at every
 p, interleaved), their record in campaign.json (read back by --resume), and the refusals."""
 

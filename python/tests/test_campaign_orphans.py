@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """No orphans: a launch dies with the `mpimeter run` that started it (parent-death signal), a
 launch that outlived it anyway is stopped by `--resume` before the launch is redone, and SIGHUP
 stops a campaign like SIGTERM. A stand-in bench that sleeps and writes (no MPI)."""

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """More ranks than cores under --launcher local: the launcher sets the library's yield-when-idle
 mode (Open MPI), keeps a value the user gave, sets nothing where the library has no such mode
 (MPICH ch4) and records in campaign.json what it did, per launch."""

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """The plan of a campaign: seeded interleaving, alternatives, launcher templates, bench options."""
 
 from collections import Counter

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """Reproducibility of the outcome (Hunold & Carpen-Amarie 2016 §5.3): the normalized spread of
 trial means, per-launch medians from raw.csv, and the command on campaign folders."""
 

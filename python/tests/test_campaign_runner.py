@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """The campaign loop with a fake executor (no MPI): order, failures and retries, hangs, Ctrl-C,
 resume, never overwriting a launch folder, bad input."""
 

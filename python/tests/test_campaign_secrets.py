@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """Secrets: a variant value whose variable name looks secret (campaign.secrets) reaches the
 launch but is never stored or shown - not in campaign.json (so not in the report), not in the
 lines `mpimeter run` prints; `--resume` takes it from its own environment."""

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """The Slurm facts of a session (campaign.json `sessions[].slurm`) and of a launch (meta.json's
 environment), and campaign.json files written before them. No Slurm needed: the environment is
 given."""

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """A timed-out launch's reason says what it was doing (from the meta.json it rewrote after each
 test), the machine's load and what to do."""
 

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """campaign.json is untrusted input to `--resume`: every path must stay inside the campaign in
 the layout's own names, every alternative must be a usable name, every number within its
 bounds, and the commands it records (launcher template, bench binary) are run only when they are

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """--variant from the request to the campaign folder (spec.prepare, then the runner with the fake
 executor): every library keeps its baseline, a variant of one library's variables runs with that
 library only, a neutral variant with every library, and each alternative is a sub-campaign that

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """`mpimeter analyze`: the table, JSON and CSV, and exit 2 naming the file for bad input."""
 
 import json

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """Every failure of the analysis commands is one line `mpimeter <cmd>: error: …` and exit 2, never a
 traceback; nothing partial is left behind; names read from files never steer the terminal; CSV
 cells never start a formula."""

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """`mpimeter gate`: exit 0 / 1 / 2."""
 
 import json

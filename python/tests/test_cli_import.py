@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """`mpimeter import`: real IMB, OSU and ReproMPI outputs become launch folders (meta.json schema 4
 with its origin, reduced raw rows) that the readers check and that analyze, compare, gate and
 report read with warnings about what cannot be computed; bad input is one line naming the file

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """The lazy command group: `mpimeter --version`, `--help` and completion of command names load
 no statistics library, and say what the imported commands say."""
 

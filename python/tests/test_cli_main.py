@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """The `mpimeter` group: every bad command line is one line naming the command, exit 2, and an
 option that takes one value may not be given twice (click would keep the last one silently)."""
 

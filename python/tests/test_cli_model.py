@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """`mpimeter model`: Hockney's α + β·m per (alternative, op) with intervals, the piecewise model
 with its breakpoints, and the fit error per size — as a table, JSON ({"rows": [...]}, FORMAT.md)
 and CSV; exit 2 when nothing can be modelled or on bad input."""

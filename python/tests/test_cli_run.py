@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """`mpimeter run` end to end without MPI: a fake mpimeter-bench (a script that writes a launch
 folder) behind a template launcher. Bad input exits 2; Ctrl-C exits 130 and leaves a resumable
 campaign; failures exit 1."""

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """`mpimeter site -o DIR`: the static site of a results store.
 
 - the pages: index (machine × library × operation), one per operation, one per campaign (saying

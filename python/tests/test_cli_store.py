@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """`mpimeter store add|list|query`: the results store across machines and libraries.
 
 - round trips: two campaigns from different (faked) machines added, listed and queried back;

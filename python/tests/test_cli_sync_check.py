@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """`mpimeter sync-check` on real ranks (Open MPI, 2 ranks): the JSON shape and the virtual
 timer's truth; bad input refused in the bench's own words before anything is launched."""
 

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """Counters end to end through `mpimeter run` (its pass-through options come from the binary's
 --describe) with the real binary: `--mpit-pvars` reaches every launch and `mpimeter analyze`
 reports the counters; bad counter options are refused up front in the binary's words. Skipped

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """`mpimeter fingerprint`: one figure per test, in the format of the extension; exit 2 on bad input."""
 
 from __future__ import annotations

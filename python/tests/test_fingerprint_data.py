@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """The MPI-MiBFi fingerprint: what it selects from an analysis result, and its figures."""
 
 from __future__ import annotations

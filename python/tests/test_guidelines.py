@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """`mpimeter guidelines` (analysis.guidelines) on synthetic campaigns whose truth is known, and
 `mpimeter run --guidelines`'s expansion of --ops (campaign.guideline_plan)."""
 

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """What a folder is, the DuckDB store, and that inputs stay untouched."""
 
 import hashlib

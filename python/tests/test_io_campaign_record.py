@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """campaign.json's one reader on the analysis side (mpimeter.io.campaign_record) and the one
 check of every JSON file read back (mpimeter.io.jsonread.load_json), which `--resume` uses too."""
 

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """Launch folders that parse but are corrupt (golden/<case>, made by make_golden.py): each is
 refused with exit 2 and one line naming the file, the test and what is missing or extra — none
 is silently analyzed. And what stays allowed: an incomplete launch's finished tests, and a

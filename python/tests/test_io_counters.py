@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """counters.csv read and checked against meta.json (mpimeter.io.counters): a launch's counters
 load; every corruption that would still parse is refused naming the file and line; launches
 without counters (every older launch folder) load as before, with none."""

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """raw.csv / sync.csv reading: errors name file and line, truncated last lines, Parquet cache."""
 
 import os

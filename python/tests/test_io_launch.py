@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """meta.json checks, effective status, consistency of raw.csv with meta.json, the clock."""
 
 import json

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """meta.json as one typed record (io/meta.py): schema versions 1 and 2, neutral values for what
 version 1 lacks, and every wrong type, missing key or unknown version refused naming the file."""
 

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """The bound probes in meta.json (io/meta_bounds.py): copy rates and the pairs' latency floor
 typed, with the peak, large-buffer and floor values the bound uses; operations' bound volume;
 older launches without them read as None; wrong values refused naming the key."""

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """meta.json tests[] of issue 27's C side as the analysis reads them: work pieces, the bound's
 data term per test, --subtract-overhead (each test's empty-region time off its run times, raw.csv
 untouched, `analyze` naming the tables it changed), and raw.csv rows of tests that ran on a

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """The parsers of IMB, OSU and ReproMPI output against real outputs of those tools (tests/data/peers,
 with the command lines that produced them in its README), and their refusals: another tool's file,
 an unknown format, a header that does not parse, a truncated table — each named by file and line.

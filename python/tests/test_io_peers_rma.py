@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """Imports of OSU's and IMB-RMA's one-sided outputs, taken on this project's machine (2 ranks,
 Open MPI 4.1.4; commands in tests/data/peers/README.md): the mapping onto mpimeter's rma-* rows
 and --rma-sync modes, the conversions, and the refusals of what has no mpimeter equivalent."""

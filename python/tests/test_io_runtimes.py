@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """Run time per repetition: the rank-major fast path and the general DuckDB path agree."""
 
 import numpy as np

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """The `srun` launcher and a user's own template, end to end with real MPI. There is no Slurm on
 a test machine, so `srun` is a stand-in script on PATH that starts the ranks the way srun would
 (one PMI job of -n processes), through MPICH's Hydra: the test checks what mpimeter does with the

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """The Python package's imports run one way (ARCHITECTURE.md): no two modules import each other,
 directly or around a circle (imports under TYPE_CHECKING count: they are a dependency all the
 same), no `mpimeter` sub-command module imports another (what they share is in cli.common,

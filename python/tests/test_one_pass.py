@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """One pass per command: `mpimeter analyze` (counters included), `analyze --scheme` and `schemes`
 read each launch's files once, and `mpimeter run`'s follow-up (the analyze table and the report)
 reads and analyzes the campaign once. Counted at the one reader of the CSV files

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """Issue 27: ``compare --ops A,B`` with master-worker work pieces. mw-workpieces (one test per
 value of ``--workpieces LIST``) takes 1 µs per piece: against an operation without work pieces
 each number is its own row (the other operation's one result at that size, p and root as the

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """mpimeter under ReFrame (mpimeter.reframe_checks): the check run by ReFrame's local scheduler with
 the example configuration, once with a reference it meets and once with one it cannot meet
 (it must fail in the performance phase); and the reference arithmetic on its own.

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """What the report says of adaptive measurement (issue 14): the sizes --sizes auto added are
 marked in the operation tables and figures, the repetitions --nrep auto gave are in the method
 and facts, and where --launches auto stopped comes from campaign.json; meta.json schema 4 reads

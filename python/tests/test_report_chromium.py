@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """The report in a real browser (headless Chromium): it loads without console errors and
 without any network request, every section and fingerprint is there, every image decodes,
 user values show as text (not markup), and a screenshot is taken.

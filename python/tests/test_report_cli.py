@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """`mpimeter report`: writes one HTML file; compares alternatives when it can; exit 2 on bad input."""
 
 from __future__ import annotations

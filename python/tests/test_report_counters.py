@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """The counters in the HTML report: the cost of looking above the fingerprints (read cost, and
 the perturbation against the same tests without counters), and in every fingerprint of a test that
 read counters their table and a scatter plot per explaining counter; nothing of it without

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """The HTML report: every section, every (alternative, op, size), every warning; escaped;
 self-contained; the twelve rules."""
 

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """The report's nonblocking part: a figure (overhead with its interval beside the blocking time;
 the three overlaps) and a table per nonblocking op, only for ops that have nbc rows."""
 

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """The per-operation figure: (a) medians with intervals on log axes, (b) per-launch medians
 side by side, (c) the launch-to-launch spread."""
 

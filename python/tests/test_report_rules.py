@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """Hoefler & Belli's rules judged on the data (issue 25): each judged rule carries the evidence it
 rests on; a summary that is not the mean the rule asks for makes rule 3 not met; rule 7 is not
 met while the comparison's own ``low-power`` warning says no row can be significant; rule 4 has

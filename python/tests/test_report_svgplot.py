@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """The small SVG plotting kit of the report: ticks, labels, coordinates, escaping."""
 
 from __future__ import annotations

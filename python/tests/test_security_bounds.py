@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """issue 26: runaways, impossible values and tracebacks.
 
 - `sync-check --np 65537` (and one rank above `run`'s per-core bound) is refused before mpirun;

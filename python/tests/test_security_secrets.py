@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """issue 26, secrets: redaction by name and by value shape (mpimeter.io.redact), everywhere a value
 is shown or stored. Planted secrets — in the environment (SLURM_JWT, HYDRA_BEARER, an AKIA… key
 under an ordinary name), in a launcher word (--export=ALL,HF_TOKEN=hf_…), in a variant, in an

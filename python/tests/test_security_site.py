@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """issue 26, the site: `mpimeter site` writes only what it owns and renders every page itself.
 
 - `site --store www/results.duckdb -o www` is refused (exit 2, one line) and the store is kept;

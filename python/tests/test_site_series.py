@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """The site's series (issue 30, item 6): imported tools are kept apart - one series per origin,
 so IMB's and OSU's numbers of one machine are never one "unknown" history line - and a library
 keeps the colour its campaign's report gives it."""

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """A campaign in a (pretend) Slurm job, end to end with real MPI: `--launcher srun` with a fake
 srun on PATH (tests/data/fakeslurm.py) that starts real ranks; SIGTERM from "Slurm" mid-launch
 stops the campaign cleanly (exit 130, nothing of the launch left running, campaign.json says what

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """Launch effects (mpimeter.stats.clusters): two groups of per-launch medians, found when they
 are there (one launch in ten twice as fast, as seen on the test machine) and rarely when they are
 not (the null check: i.i.d. medians), and the properties that separate them."""

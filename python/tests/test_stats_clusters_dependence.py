@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """The launch-cluster test under the data real campaigns give (mpimeter.stats.clusters): per-launch
 medians on a 10 ns timer grid (ties), heavy-tailed (t with 3 degrees of freedom) and lognormal
 launch factors shared by every row are null campaigns — at most 5 % may be flagged; a 5-vs-5

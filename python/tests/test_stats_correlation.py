@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """stats.correlation: reference values (scipy on hand-centred data), the within-launch rule, and
 the null check of the analysis's counter-correlation warning (it fires in < 5 % of campaigns of
 independent counters, with or without launch effects) next to its power (a counter that goes

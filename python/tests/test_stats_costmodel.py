@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """Cost models (stats.costmodel): Hockney's α + β·m recovered within its intervals, intervals that
 cover the truth about as often as they claim, the breakpoint of a protocol change found where it
 is, no breakpoint on data of one line (the null check: < 5 %), and the misses flagged. Under

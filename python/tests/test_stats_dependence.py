@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """The `--nrep auto:ci` decision under dependence (mpimeter.stats.dependence, the twin of
 c/src/bench/adaptive.c): on AR(1) run times (φ = 0.5) the i.i.d. interval at the rule's stop
 covered ~81 %; with the signs' dependence allowed for it covers ≥ 93 % (bench/stats_dependence.py,

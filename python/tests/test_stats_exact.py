@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """Exact p-values of the rank-sum test: the exact Mann–Whitney distribution
 without ties, the exact permutation distribution with ties, the normal approximation only for
 large samples — against scipy, published critical values and hand-counted cases."""

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """Rank-sum, Holm, stars, Kruskal–Wallis and the ratio intervals against references."""
 
 import math

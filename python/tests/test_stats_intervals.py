@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """Median (Le Boudec) and mean (t) intervals, Shapiro–Wilk."""
 
 import math

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """Outlier filters and summaries, against hand-computed values."""
 
 import numpy as np

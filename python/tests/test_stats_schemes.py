@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """The peers' processing schemes (Hunold & Carpen-Amarie 2016, Table 4) on data computed by hand."""
 
 import math

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """Seeded simulations of the statistics' promises (STYLE.md, principle 7):
 
 - the 95 % median interval covers the true median of a skewed, bimodal distribution between

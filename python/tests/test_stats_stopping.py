@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """The stopping rule of `mpimeter run --launches auto` (mpimeter.stats.stopping): the interpolated
 interval against hand values and the exact one, the verdicts on known sequences, and the seeded
 simulation that checks the coverage of the interval at the stop (issue 14, scope 4)."""

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """`--launches auto` when the launches form clusters (mpimeter.stats.stopping,
 campaign/adaptive.py): with half the launches 1.1× slower, the median of the per-launch medians
 lies between the groups, and an interval narrow enough to stop on sits inside one group — such

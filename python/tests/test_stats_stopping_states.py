@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """`--launches auto` on a machine with two explained states (stats/stopping.py,
 campaign/adaptive.py): each state is judged on its own — a pair is done once every state's own
 interval is within the precision, a state too rare to reach its interval by the maximum is named

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """Van Elteren's stratified rank-sum test and the stratified Hodges–Lehmann ratio
 (mpimeter.stats.stratified): with one stratum they are the rank-sum test and the Hodges–Lehmann
 ratio of mpimeter.stats.hypothesis, p for p and bound for bound; on two states in different mixes

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """Roth 2021 §4.5 categories: first, warm-up (cumulative-minimum cliff), outlier, good."""
 
 import numpy as np

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """Warm-ups under dependence (mpimeter.stats.warmup, analysis.diagnostics.long_warmups): AR(1)
 run times with φ = 0.9 wander far from their start by chance and must not make warm-ups (≤ 5 %);
 a campaign of 20 rows × 10 launches of i.i.d. series must not print `long-warmup` in more than

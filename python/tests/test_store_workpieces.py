@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """Issue 27: master-worker work pieces are a dimension of the results store and the site, not only
 of ``analyze``. mw-workpieces at 1, 4 and 16 pieces (one test per value of ``--workpieces LIST``)
 take 1 µs per piece: pooled, they would be one row of a meaningless median, one history line and

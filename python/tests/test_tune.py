@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """`mpimeter tune` (analysis.tuning, io.tuning_files, cli.tune) on synthetic campaigns whose truth
 is known: the choices, the ranges, the files written and refused, and bad input."""
 

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """The files `mpimeter tune` writes, given to the real libraries: a launch of the real
 mpimeter-bench with the file set runs (Open MPI 4.1: OMPI_MCA_coll_tuned_use_dynamic_rules=1
 OMPI_MCA_coll_tuned_dynamic_rules_filename=FILE; MPICH 4.0: MPIR_CVAR_COLL_SELECTION_TUNING_JSON_FILE=FILE),

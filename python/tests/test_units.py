@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """One formatter of times, sizes and rates (mpimeter/units.py), 3 significant digits, used by the
 CLI tables and the HTML report alike."""
 

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """One registry of warning codes (mpimeter.warning_codes): every code used is in it, every code in
 it is produced by something — the analysis's by a call in python/src, the binary's by its literal
 in c/src — and a warning cannot be made with a code it lacks or with facts its templates do not

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """`make build` against an MPI reached only through a plain `mpicc` / `mpiexec` on PATH, as a
 module system gives it (Cray MPICH, Intel MPI, Spack's Open MPI): Debian's `*.openmpi` /
 `*.mpich` names and every other `mpi*` program hidden. Each library installed here (Open MPI,

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """Fixtures of the multi-host tests: one test bed (3 hosts) per module, always deleted."""
 
 from __future__ import annotations

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """A test bed of several network "hosts" on one machine: one network namespace per host, all
 joined by veth pairs to a bridge in a "switch" namespace (iproute2, as root).
 

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """The rsh agent refuses what it cannot map to a namespace, in its own words, with ssh's exit
 code for a connection failure (255), so that mpirun reports a failed daemon launch."""
 

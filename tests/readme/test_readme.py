@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """README.md as a test: every command block of the README runs, in order, as written, so that a
 documented command cannot fail (`make test-readme`; part of `make test`).
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* mm_adaptive.h — how many measurements are enough, as pure functions (adaptive.c): no MPI, no
  * clock, no I/O, so that known sequences give known stopping points in unit tests.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* mm_algorithms.h — the collective algorithms the running MPI library lets a user select, read
  * from its MPI_T control variables (c/src/ops/algorithms.c): Open MPI's
  * coll_tuned_<op>_algorithm (an MPI_T enumeration; honoured with coll_tuned_use_dynamic_rules),

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* mm_bench.h — the measurement of one test: the loop (loop.c), the nonblocking collectives'
  * phases (nbc_test.c), the cold cache and the memory check. Its neighbours, each included here
  * for bench's own files: mm_test.h (the test record and the plan), mm_gather.h (repetition

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* mm_clocksync.h — turning local time into global time (see docs/ALGORITHMS.md). One algorithm per file c/src/clocksync/cs_<name>.c behind
  * this vtable; the registry is in clocksync.c. Every rank ends a sync with its own model
  * (local -> global, the global clock being rank 0's clock). */

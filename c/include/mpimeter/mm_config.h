@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* mm_config.h — the resolved configuration of a launch, and the table of options it is parsed
  * from. Parsed and validated once on rank 0 (mm_config_parse), then broadcast as bytes (the struct
  * is plain data, same binary everywhere). The option table is the one place where an option's

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* mm_counters.h — per-repetition counters: MPI_T performance variables of the MPI library and
  * hardware counters through PAPI, read before and after every repetition outside the timed
  * region, their deltas written per rank and repetition to counters.csv (docs/FORMAT.md).

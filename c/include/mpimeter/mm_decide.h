@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* mm_decide.h — --nrep auto while a test runs (decide.c): the run times reduced to rank 0 and
  * the stopping rule's verdict broadcast. */
 #ifndef MM_DECIDE_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* mm_error.h — one error convention for the library (libuv-style): a function that can fail
  * returns an mm_status (0 or a negative code, never a process exit code) and, where a person must
  * be told why, writes one message into the caller's record (char *err, size_t len: the message,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* mm_facts.h — the parts of the launch record (mm_launch, mm_output.h) that modules above
  * output fill with their own values: the clock sync's and each operation's. Plain data: output
  * renders it without calling up into the modules it came from (docs/ARCHITECTURE.md). */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* mm_gather.h — a test's per-rank repetition arrays and their way to rank 0 and raw.csv
  * (gather.c). */
 #ifndef MM_GATHER_H

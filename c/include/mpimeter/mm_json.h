@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* mm_json.h — a small streaming JSON writer (escaping, nesting, commas) over a growable
  * string buffer. No reading. */
 #ifndef MM_JSON_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* mm_launch.h — a whole launch and the commands beside it (launch.c; app/sync_check.c;
  * collect.c): what app/main.c calls. */
 #ifndef MM_LAUNCH_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* mm_mockups.h — which operations of the table are mock-ups (guideline right-hand sides) and
  * what they mock up: "allreduce-as-reduce-bcast" gives the result of allreduce through
  * MPI_Reduce then MPI_Bcast, timed as one region (c/src/ops/ops_mockups.c). --describe shows

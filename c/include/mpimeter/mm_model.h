@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* mm_model.h — clock models: global time as a function of local time (pure math, no MPI).
  *
  * A model is  offset(local) = intercept_ns + slope * (local - anchor_ns)

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* mm_mpi.h — one convention for MPI errors. The benchmark's communicators return errors
  * (MPI_ERRORS_RETURN) instead of aborting; every MPI call's return code goes through MM_MPI, which
  * keeps the first failure (the call and the library's error string) in an mm_mpi_error, so that a

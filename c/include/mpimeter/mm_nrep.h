@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* mm_nrep.h — the values of the two enums of --nrep auto that the launch record carries (the
  * rule a test ran under, why it stopped) and the words meta.json writes for them
  * (output/nrep_words.c). Below bench: the stopping rule (bench/adaptive.c, mm_adaptive.h) sets

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* mm_ops.h — the operation table. An operation is a row: name, pattern, constraints, and
  * three functions; adding an operation is adding a row, never a new measurement loop. */
 #ifndef MM_OPS_H

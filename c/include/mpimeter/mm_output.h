@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* mm_output.h — the launch folder (docs/FORMAT.md): raw.csv, sync.csv, meta.json, and the
  * provenance that meta.json carries. Only rank 0 writes files. */
 #ifndef MM_OUTPUT_H
@@ -17,7 +18,10 @@
 
 #define MM_SCHEMA_VERSION 4
 #define MM_DESCRIBE_VERSION 1
-#define MM_TOOL_VERSION "0.2.0"
+/* MM_TOOL_VERSION: defined by CMakeLists.txt from the Python package's __version__ (one home) */
+#ifndef MM_TOOL_VERSION
+#error "MM_TOOL_VERSION is not defined: build with CMake (CMakeLists.txt defines it)"
+#endif
 
 typedef struct mm_rank_info {
     char host[256];

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* mm_pairs.h — the ping-pong pair of a launch (pairs.c): the sampled pairs' survey and the
  * choice, records that meta.json's probes render. */
 #ifndef MM_PAIRS_H

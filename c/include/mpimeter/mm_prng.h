@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* mm_prng.h — the seeded pseudo-random numbers (splitmix64): the plan's shuffle, the sampled
  * ping-pong pairs, the virtual clocks and the seed drawn when none is given all take theirs
  * from here, so that one seed gives the same launch on every machine. */

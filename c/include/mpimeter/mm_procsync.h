@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* mm_procsync.h — how ranks start each repetition together. One file per variant
  * c/src/procsync/ps_<name>.c behind this vtable; registry in procsync.c.
  * Schemes follow Table 3 of Hunold & Carpen-Amarie 2016: barrier = MS1, none = MS2,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* mm_runtime.h — the run time of one repetition (docs/FORMAT.md, "Run time of a repetition"):
  * with a global clock, the latest global end minus the earliest global start over ranks;
  * without, the longest local duration over ranks. One definition for the C half: the stopping

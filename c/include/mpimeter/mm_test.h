@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* mm_test.h — the record of one test of a launch (an operation at a size): what bench fills and
  * output writes, and the plan that orders the tests (plan.c). */
 #ifndef MM_TEST_H

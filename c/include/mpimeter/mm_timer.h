@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* mm_timer.h — reading local time. One file per variant in c/src/timer/, picked by name at
  * run time (--timer). Time is int64 nanoseconds on the variant's own clock. */
 #ifndef MM_TIMER_H

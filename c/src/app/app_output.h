@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* app_output.h — what the application prints besides the library's messages: the line per
  * finished test (progress.c) and the wrapped --help (help.c). Internal to c/src/app/. */
 #ifndef MM_APP_OUTPUT_H

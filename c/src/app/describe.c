@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* describe.c — the binary's self-description (`mpimeter-bench --describe`, docs/FORMAT.md) and
  * the resolved configuration of `--validate NP`.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* help.c — mpimeter-bench --help: the option table (config/options.c) as text, wrapped to the
  * terminal's width with each option's description indented under its own column. */
 #include <stdio.h>

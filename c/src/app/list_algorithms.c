@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* list_algorithms.c — `--list-algorithms`: rank 0 prints the collective algorithms the running
  * library lets a user select (mm_algorithms.h reads them from MPI_T) as one JSON document:
  * {"algorithms": [{"op", "variable", "env", "set_by": "value|name", "description",

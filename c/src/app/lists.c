@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* lists.c — prints `--list-ops` (the operation table, ops/ops_table.c) and `--list-pvars` (the
  * record of the library's performance variables that the counters fill, counters/pvar_list.c). */
 #include "lists.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* lists.h — `--list-ops` and `--list-pvars` as text (lists.c), from the records the modules
  * below keep: the operation table (mm_ops.h) and the library's performance variables as the
  * counters find them (mm_pvar_list, mm_counters.h). */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* main.c — mpimeter-bench: parses the options once on rank 0, broadcasts them, and hands over
  * to the launch (or the sync check). No measurement logic lives here. */
 #include <mpi.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* parse.c — parsing and validating mpimeter-bench's options, once, on rank 0.
  *
  * In app/ because a configuration is valid only against every registry (operations, clock and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* parse_graph.c — --graph-file: the file read once on rank 0, while the options are checked
  * (nothing is written before), and its graph checked against the number of ranks.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* parse_internal.h — what parse.c (the parser) and parse_adaptive.c (the options of --nrep
  * auto and --sizes auto) share. Internal to c/src/app/. */
 #ifndef MM_PARSE_INTERNAL_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* parse_options.c — the option table read as a parser reads it: what a value of an option may be
  * ("a whole number from 1 to 100", a registry's names), and the generic parsing of a number option.
  * Here, above every registry, because the allowed names of NAME options are the registries' own. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* parse_rma.c — the checks of the one-sided ops' options that need more than one option: a
  * synchronization mode for every row that moves data, a mode the row allows (request-based
  * operations only in passive-target epochs), a datatype compare-and-swap takes, and a window no

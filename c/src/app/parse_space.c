@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* parse_space.c — the options that span the measurement space beyond operations and sizes:
  * --batch (IMB's measurement scheme MS2: N calls back to back timed once; Hoefler, Schneider &
  * Lumsdaine 2010 §1.2 on its pipelining error) checked against the process sync and the

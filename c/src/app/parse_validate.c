@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* parse_validate.c — the checks of a parsed configuration that need the registries
  * (operations, clock and process syncs, timers, datatypes, counters, the output folder), run
  * once after every option was read (parse.c). Every refusal is one line naming the option, what

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* progress.c — the line per finished test that mpimeter-bench prints to stderr (--progress, or
  * when stderr is a terminal), as OSU and IMB print each size as it is measured: the library
  * hands rank 0 the test's facts (mm_launch_result.on_test); only this layer prints. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* sync_check.c — `mpimeter-bench --sync-check`: how good is each clock sync, here and now?
  *
  * What: for each algorithm of --clocksync, in order: open it, run one sync, then at each

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* adaptive.c — how many measurements are enough: the stopping rules of --nrep auto and the size
  * refinement of --sizes auto, as pure functions (mm_adaptive.h; no MPI, no clock, no I/O).
  *

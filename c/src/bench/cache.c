@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* cache.c — cold-cache support (Hunold & Carpen-Amarie 2016, §4.7): after each repetition,
  * outside the timed region, write a buffer larger than the caches so that the next call does
  * not find its data cached. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* collect.c — moving what ranks recorded to rank 0, which alone writes files. */
 #include <stdlib.h>
 #include <string.h>

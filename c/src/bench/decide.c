@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* decide.c — rank 0 judges a test while it runs: the collective half of --nrep auto (and the
  * medians --sizes auto refines on); the rules themselves are pure (adaptive.c).
  *

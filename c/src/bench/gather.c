@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* gather.c — one test's rows from every rank to rank 0 and into raw.csv, in bounded memory.
  *
  * What: --raw full: rank 0 receives the ranks' arrays a chunk of ranks at a time (as many as fit

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* launch.c — one launch (one call to mpirun) from start to end: timer, provenance, clock sync,
  * the cache-line probe, the shuffled plan, every test (launch_tests.c), the final residual check
  * and sync, and the launch folder written throughout (meta.json atomically), so that a launch

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* launch_internal.h — what launch.c (the flow of a launch) and launch_tests.c (running and
  * recording the tests) share: the launch state. Internal to c/src/bench/. */
 #ifndef MM_LAUNCH_INTERNAL_H

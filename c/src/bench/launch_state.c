@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* launch_state.c — what the steps of a launch share (launch_internal.h): the clock on which it
  * counts its seconds, one clock sync with its models gathered and its log written, and meta.json
  * rendered from the launch state and written atomically. Called by launch.c, launch_tests.c and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* launch_tests.c — the tests of one launch: for each test of the shuffled plan, a re-sync when
  * due, the op's buffers, the measurement loop (loop.c), the rows gathered to rank 0 and appended
  * to raw.csv, and meta.json rewritten — so a launch killed midway leaves a folder that says which

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* loop.c — the one measurement loop (Hunold & Carpen-Amarie 2016, Algorithm 1).
  *
  * For every repetition: the process sync prepares (barrier, wait for the window, ...), then

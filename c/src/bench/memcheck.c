@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* memcheck.c — before a launch allocates anything: will its buffers fit in memory?
  *
  * What: per rank, the largest test's buffers (mm_op_setup_bytes: what the op's setup

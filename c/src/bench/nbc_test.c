@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* nbc_test.c — one nonblocking collective's test: a blocking phase, then an overlap phase, both
  * through the one measurement loop (loop.c).
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* pairs.c — which two ranks a launch's ping-pongs run between (meta.json probes.pingpong_pair).
  *
  * What: --pair A,B when given; otherwise SKaMPI's rule: sample pairs — rank 0 with each of the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* plan.c — the tests of a launch (operations x sizes, and the other dimensions: communicator
  * sizes, roots, work pieces) in a seeded random order
  * (Hunold & Carpen-Amarie 2016, Algorithm 2: the order is shuffled within every call to mpirun,

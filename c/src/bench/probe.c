@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* probe.c — the probes of a launch: the cache-line probe (meta.json "probes.cacheline_rtt_ns")
  * and the empty-region probe ("probes.empty_region_ns", at the end of this file).
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* probe_copy.c — the copy-bandwidth probe of a launch (meta.json "probes.copy_bandwidth").
  *
  * What: before the tests, every rank at once (after a barrier per size) copies a buffer of

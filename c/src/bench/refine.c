@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* refine.c — --sizes auto: SKaMPI's adaptive refinement of message sizes (Reussner et al. 1998
  * §3.2), one round at a time, inside one launch.
  *

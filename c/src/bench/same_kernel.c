@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* same_kernel.c — the ranks that share this rank's CPUs: those running on the same kernel.
  *
  * Why: whether waiting must yield the CPU (more ranks than CPUs) depends on which ranks compete

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* subcomm.c — the sub-communicators of --nprocs LIST (SKaMPI and NBCBench measure collectives
  * "varied over the number of nodes" inside one run).
  *

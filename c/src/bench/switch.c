@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* switch.c — carrying out the window's own policy within a test (procsync/switch_rule.c says
  * when): the scheme in use ends, the test goes on with its fallback (window -> roundtime ->
  * barrier), and the test's record says from which repetition, why and with what late fraction

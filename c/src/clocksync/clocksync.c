@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* clocksync.c — the clock-sync registry, parameters, running a sync, the sync log and the
  * residual check (docs/ALGORITHMS.md, "Checking a sync").
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* cs_hca.c — HCA: hierarchical clock sync with drift, intercepts re-measured against rank 0.
  *
  * What: the bottom-up tree of netgauge (pairs (r, r + 2^k) over the largest power-of-two group,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* cs_hca2.c — HCA2: hierarchical clock sync with drift, intercepts per edge, O(log p) only.
  *
  * What: as hca (bottom-up tree, nfit interleaved fit points per edge over fit_span_s, one slope

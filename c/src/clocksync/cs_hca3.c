@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* cs_hca3.c — HCA3: top-down hierarchical clock sync with drift.
  *
  * What: a binomial tree from rank 0 down: in round k = 0 .. ⌈log2 p⌉ − 1 every rank r < 2^k that

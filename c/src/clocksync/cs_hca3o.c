@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* cs_hca3o.c — HCA3 offset-only: hca3's top-down tree with one offset measurement per edge.
  *
  * What: the binomial tree of hca3 (round k: synced ranks r < 2^k answer r + 2^k with their

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* cs_internal.h — what the clock-sync algorithm files share (tree.c): tree shapes, one edge
  * measurement with its log record, the point schedule of a fit, and the gather-compose-scatter
  * of per-edge models. Internal to c/src/clocksync/. */

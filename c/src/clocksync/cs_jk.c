@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* cs_jk.c — Jones & Koenig's linear clock model, every rank against rank 0.
  *
  * What: nfit rounds spread evenly over fit_span_s; in round j every rank r = 1 .. p−1 (served by

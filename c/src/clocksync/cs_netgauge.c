@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* cs_netgauge.c — Netgauge's scalable offset sync (Hoefler, Schneider & Lumsdaine 2010 §3.2).
  *
  * What: over the largest power-of-two group t <= p, round k pairs ranks (r, r + 2^k) for

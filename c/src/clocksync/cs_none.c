@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* cs_none.c — no clock sync: every rank's global clock is its local clock.
  *
  * What: the identity model on every rank, no messages.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* cs_skampi.c — SKaMPI's clock sync: rank 0 against every other rank in turn, offset only.
  *
  * What: rank 0 answers each rank r = 1 .. p−1 in turn; r measures its offset to rank 0 with

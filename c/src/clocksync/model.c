@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* model.c — clock models: global time as a function of local time. Pure math, no MPI.
  *
  * What: fitting (the weighted Theil–Sen fit the algorithms use, and the ordinary least-squares

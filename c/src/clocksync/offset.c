@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* offset.c — measuring the clock offset between two ranks by ping-pong.
  *
  * What: a pure estimator with its stopping rule, fed one round trip at a time, and the MPI loop

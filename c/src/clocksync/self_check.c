@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* self_check.c — the clock sync checks itself once it is done (docs/FORMAT.md,
  * clock_sync.self_check; CLOCKSYNC.md "Checking the sync").
  *

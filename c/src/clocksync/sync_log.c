@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* sync_log.c — the record of every offset measurement of a launch (sync.csv): a growing array that
  * the sync variants append to. Apart from clocksync.c, which lists the variants, so that the
  * variants and the registry do not reach each other in a circle. */

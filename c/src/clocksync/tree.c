@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* tree.c — the pieces the clock-sync algorithms share: tree shapes, one edge measurement with
  * its sync.csv record, the schedule of fit points, per-edge models, and the composition of edge
  * models into global models on rank 0 (see cs_internal.h for the contracts).

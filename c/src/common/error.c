@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* error.c — formatted messages into the caller's error record (mm_error.h). */
 #include <stdarg.h>
 #include <stdio.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* json.c — a growable string buffer and a streaming JSON writer (no reading).
  *
  * What: mm_buf (append, printf) and mm_json (objects, arrays, keys, scalars) with commas and

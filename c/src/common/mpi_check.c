@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* mpi_check.c — the MPI error convention of mm_mpi.h: first failure kept with its call and the
  * library's own words, errors returned instead of aborting, and one "all ranks agree" helper. */
 #include <stdio.h>

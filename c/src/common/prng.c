@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* prng.c — the seeded random numbers of a launch (mm_prng.h). */
 #include "mm_prng.h"
 

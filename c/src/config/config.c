@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* config.c — what the resolved configuration implies, for the modules that run a launch: the
  * clock sync's default re-sync period, the late-wakeup tolerance, the virtual clocks of each rank.
  * Pure functions of mm_config (the parser is in app/parse.c). */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* options.c — the table of mpimeter-bench's options: one row per option with its type, bounds,
  * default, unit and help. The parser (app/parse.c), --help, --describe (app/describe.c) and the words of
  * every bad-input message come from this table and nowhere else, so that the Python half, which

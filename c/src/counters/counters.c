@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* counters.c — per-repetition counters of a launch (docs/FORMAT.md, "counters.csv"): the
  * options' syntax, their resolution after MPI_Init, the launch's context with the two hooks of
  * the measurement loop, and meta.json's "counters".

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* counters_internal.h — what the counters' context (counters.c) and its sources share: one
  * source per file behind a small vtable (src_mpit.c: MPI_T performance variables; src_papi.c:
  * hardware counters through PAPI), and the performance-variable catalog (pvar.c, pvar_list.c).

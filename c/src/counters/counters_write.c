@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* counters_write.c — the counters' rows and facts in the launch folder: counters.csv (rank 0
  * gathers every rank's deltas after each test, a chunk at a time) and meta.json's "counters"
  * (docs/FORMAT.md).

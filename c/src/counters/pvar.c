@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* pvar.c — one MPI_T performance variable (MPI-3.1 §14.3.7): what the library says of it, whether
  * mpimeter can read it, a trial read in a probe process, and the sum of its elements.
  *

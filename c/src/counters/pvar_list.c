@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* pvar_list.c — the MPI library's catalog of performance variables: the record `--list-pvars`
  * shows (mm_pvar_list; app/lists.c prints it), and the resolution of `--mpit-pvars` (rank 0,
  * after MPI_Init, before the launch folder exists).

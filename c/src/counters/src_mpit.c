@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* src_mpit.c — counters from the MPI library's performance variables (MPI_T pvars, MPI-3.1
  * §14.3.7): the variables resolved for the launch (pvar_list.c), read on every rank.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* src_papi.c — hardware counters through PAPI (`--papi EVENTS`), where the machine offers them.
  *
  * What: the events are checked before anything is measured — PAPI in the build, each name an

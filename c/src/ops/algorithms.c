@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* algorithms.c — the selectable collective algorithms of the running library, from MPI_T.
  *
  * What: every control variable named coll_tuned_<op>_algorithm (Open MPI: its MPI_T enumeration

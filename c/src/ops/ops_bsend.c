@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* ops_bsend.c — the buffer of the Bsend rows (pingpong-bsend-recv, mw-bsend), attached in setup
  * and detached in teardown, outside the timed region.
  * Why one place: MPI-3.1 §3.6 says how large it must be (per message: MPI_Pack_size of the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* ops_coll.c — setup, run and teardown of the MPI-3 blocking collectives in the op table.
  *
  * What: setup turns args->size into args->count (= size / type_size elements), allocates

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* ops_delay.c — the synthetic operation `delay`: every rank busy-waits on the benchmark's own
  * timer for `size` nanoseconds. No communication.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* ops_graph.c — the distributed graph of --graph-file, on which the neighborhood collectives run
  * instead of the Cartesian topology (MPI-3.1 §7.5.4, MPI_Dist_graph_create_adjacent).
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* ops_internal.h — names shared between the ops files (and test_ops.c), not part of the public
  * interface: the setup/run/teardown functions the table points to, and datatype kinds. */
 #ifndef MM_OPS_INTERNAL_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* ops_memory.c — what an operation's setup allocates on one rank for a test, under the launch's
  * options, for the memory check before a launch (bench/memcheck.c).
  *

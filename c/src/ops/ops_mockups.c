@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* ops_mockups.c — the mock-up operations: the right-hand sides of the self-consistent
  * performance guidelines, each a composition of MPI calls timed as one region with the same
  * result as the collective it mocks up ("allreduce-as-reduce-bcast" gives every rank what

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* ops_mockups.h — the setup/run/teardown functions of the mock-up rows (ops_mockups.c), for
  * the op table (ops_table.c includes this and, inside the table, ops_mockups_rows.h). */
 #ifndef MM_OPS_MOCKUPS_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* ops_mockups_rows.h — the mock-up rows of the op table (no include guard: ops_table.c includes
  * it once, inside the table's initializer, so that the mock-ups stay in their own files).
  * Each row: the original's size semantics and bound (volume), its root only where a step of

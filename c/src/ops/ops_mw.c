@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* ops_mw.c — SKaMPI's master-worker patterns in the op table: the master (--root) collects
  * `size` bytes from every worker, or sends `size` bytes to every worker, in one timed call.
  *

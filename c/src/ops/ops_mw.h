@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* ops_mw.h — what the master-worker rows share (ops_mw.c, ops_mw_workpieces.c): the state the
  * master keeps, one setup and one teardown, and the service order of the workers. The
  * workpieces row differs only in its run (pieces handed out dynamically) and its check of

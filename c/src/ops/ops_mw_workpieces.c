@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* ops_mw_workpieces.c — SKaMPI's master-worker measurement "MPI_Waitsome, varied over the number
  * of workpieces" as one row of the op table (mw-workpieces): the master (--root) hands out
  * --workpieces pieces of `size` bytes to the workers and collects a result of `size` bytes for

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* ops_nbc.c — the nonblocking collectives (MPI-3 §5.12): their I-calls, the one timed call they
  * share, and the work-based scheme's workload and its calibration.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* ops_neighbor.c — the neighborhood collectives (MPI-3.1 §7.6): MPI_Neighbor_allgather,
  * MPI_Neighbor_alltoall, MPI_Neighbor_alltoallv and their nonblocking forms, on a periodic
  * Cartesian topology or on the distributed graph of --graph-file.

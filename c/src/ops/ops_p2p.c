@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* ops_p2p.c — the point-to-point ping-pongs of the op table: one timed call is ONE round trip of
  * `size` bytes between the two ranks of the pair, a -> b -> a, in one of ten ways of sending and
  * receiving.

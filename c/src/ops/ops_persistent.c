@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* ops_persistent.c — MPI-4 persistent collectives (MPI-4.0 §6.13): the request is made once by
  * MPI_<Op>_init, then every timed call is MPI_Start + MPI_Wait on it; and the init itself as its
  * own timed row.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* ops_rma.c — the one-sided operations of the op table (MPI-3.1 chapter 11): MPI_Put, MPI_Get,
  * MPI_Accumulate, MPI_Get_accumulate, MPI_Fetch_and_op, MPI_Compare_and_swap, MPI_Rput and
  * MPI_Rget, in one of six synchronization modes (--rma-sync), as latency rows (one operation per

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* ops_rma_check.c — what a one-sided test starts from and the check after it: the target's
  * window and the origin's fetched values must hold exactly what the operations put there.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* ops_rma_contention.c — IMB-RMA's contention patterns as rows of the op table: one origin and
  * every other rank as target (IMB's One_put_all, One_get_all; with lock-all-flush-local its
  * Put_all_local, Get_all_local), every rank against every other (All_put_all, All_get_all), and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* ops_rma_contention_rows.h — the rows of IMB-RMA's contention patterns in the op table (no
  * include guard: ops_table.c includes it once, inside the table's initializer, after the
  * one-sided rows of the pair). The functions are in ops_rma_contention.c. Uses the constraint

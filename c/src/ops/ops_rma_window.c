@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* ops_rma_window.c — the four kinds of MPI window the one-sided ops use (--rma-window), made and
  * freed in one place: MPI_Win_create over memory the caller allocated, MPI_Win_allocate,
  * MPI_Win_allocate_shared, and a dynamic window (MPI_Win_create_dynamic + MPI_Win_attach of

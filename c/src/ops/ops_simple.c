@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* ops_simple.c — SKaMPI's "simple" measurements in the op table: one cheap MPI call (or none)
  * per timed call, on every rank.
  *

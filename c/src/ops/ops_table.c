@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* ops_table.c — THE operation table: one row per operation (name, who sends what to whom, the
  * constraints on its size, flags, and its setup/run/teardown). What is asked of the table
  * (lookup, the size, rank-count and --rma-sync checks, buffers, volume, the facts for meta.json)

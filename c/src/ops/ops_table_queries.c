@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* ops_table_queries.c — what is asked of the operation table (ops_table.c): lookup by name,
  * the names for --list-ops and messages, the checks of a size, a rank count and an --rma-sync
  * mode against a row, a row's buffers and data volume, and the op facts meta.json and

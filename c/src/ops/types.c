@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* types.c — the datatypes (--datatype) and reduction operations (--reduce-op) an operation can
  * use, looked up by name, and which pairs MPI defines.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* build_info.h — what CMake tells the binary about its own build (meta.json "build", "tool").
  * The fallbacks let the output files compile in unit tests built without CMake. */
 #ifndef MM_BUILD_INFO_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* conditions.c — meta.json's "conditions" (docs/FORMAT.md): what the binary noticed during a
  * launch, each with a stable code, a message, a hint and where. The analysis turns every one into
  * a warning with the same code; the binary itself judges nothing. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* environment.c — the environment variables that meta.json records, secrets redacted.
  *
  * What: a variable is recorded when its name starts with one of mm_env_record_prefixes — an

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* meta_bounds.c — renders the probes of a launch's performance bound into meta.json "probes"
  * (docs/FORMAT.md): "copy_bandwidth" (probe_copy.c) and "latency_floor" (the pair survey of
  * pairs.c). Facts only: the analysis builds the bound from them and each operation's

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* meta_internal.h — what the meta.json writers share (meta_writer.c: the launch and its
  * machine; meta_runs.c: clock sync, process sync, tests and conditions; meta_bounds.c: the
  * probes of the performance bound): small JSON helpers that

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* meta_json.c — the small JSON helpers the meta.json writers share (meta_internal.h): values
  * that are written null when they are not known. Calls nothing but the JSON writer. */
 #include <stdlib.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* meta_phases.c — meta.json "phases": how long each phase of the launch took (docs/FORMAT.md).
  *
  * What: one object per phase, in the order the phases run (init, sync, probes, tests, write),

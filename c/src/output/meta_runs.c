@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* meta_runs.c — the parts of meta.json (docs/FORMAT.md) that a launch rewrites as it runs: the
  * clock sync (models, residuals, re-syncs), the process sync's counts by reason, every test's
  * status, counts and error, and the conditions the launch noticed. Facts only: the analysis

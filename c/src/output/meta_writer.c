@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* meta_writer.c — renders meta.json (docs/FORMAT.md) from an mm_launch.
  *
  * What: one pretty-printed JSON object, "schema_version" first, then the tool, status, argv,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* mpit.c — the MPI library's control variables (MPI_T cvars), recorded in meta.json's
  * "mpi.mpi_t" (docs/FORMAT.md).
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* nrep_words.c — the words meta.json writes for the enum values of --nrep auto (mm_nrep.h):
  * `nrep_auto.rule` and each test's `stopped_by`. */
 #include <stddef.h>

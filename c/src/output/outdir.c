@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* outdir.c — the launch folder on disk (docs/FORMAT.md): checking --out before anything is
  * measured, creating it, opening raw.csv/sync.csv with their headers, and replacing meta.json
  * atomically.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* provenance.c — what meta.json records about the machine, the MPI library and the load
  * around a launch.
  *

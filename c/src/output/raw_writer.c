@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* raw_writer.c — appends the rows of one test to raw.csv (docs/FORMAT.md).
  *
  * What: one row per rank per repetition, in the columns of MM_RAW_HEADER (mm_output.h: the one

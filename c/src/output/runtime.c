@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* runtime.c — the run time of one repetition (mm_runtime.h). Unsigned arithmetic: raw
  * timestamps of a virtual clock may be far apart, and wrap-around is defined for uint64. */
 #include "mm_runtime.h"

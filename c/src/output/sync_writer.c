@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* sync_writer.c — appends clock-sync records to sync.csv (docs/FORMAT.md):
  *   rank,phase,kind,peer,local_ns,offset_ns,rtt_ns
  * with kind as a word (edge | model | residual) and local_ns minus the launch epoch.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* procsync.c — what the process syncs share: the start delay, waiting for a planned
  * start, the late-wakeup check, the no-op hooks. The list of them, and opening one by name, is
  * procsync_registry.c. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* procsync_registry.c — the process syncs by name (--procsync): the one file that lists them,
  * apart from what they share (procsync.c), so that variants and list form no circle. */
 #include <stdlib.h>

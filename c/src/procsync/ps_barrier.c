@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* ps_barrier.c — MS1 (Hunold & Carpen-Amarie 2016, Table 3): MPI_Barrier before each
  * repetition, run time from local clocks. Cheap and needs no clock sync, but the barrier's exit
  * skew (which depends on the library's barrier algorithm) becomes part of the measurement. */

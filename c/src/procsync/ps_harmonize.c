@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* ps_harmonize.c — harmonized start with adaptive slack and clock re-sync (after MPIX_Harmonize,
  * Schuchart, Hunold & Bosilca, EuroMPI 2023; docs/ALGORITHMS.md).
  *

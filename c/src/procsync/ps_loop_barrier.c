@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* ps_loop_barrier.c — MS3 (Phloem): a loop with a barrier inside; the timed region of each
  * repetition is MPI_Barrier followed by the call, so a repetition's time includes the barrier
  * (what Phloem reports as total/nrep). Kept for comparison with that method. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* ps_none.c — MS2 (IMB, mpptest): one barrier at the start of the test, then the repetitions
  * back to back. Calls may pipeline (Hoefler et al. 2010 §1.2): kept to reproduce what those
  * tools report, not as an accurate method. Each repetition is still timed on its own. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* ps_roundtime.c — round-time process synchronization (Hunold & Carpen-Amarie, "Hierarchical
  * Clock Synchronization in MPI", CLUSTER 2018; docs/ALGORITHMS.md).
  *

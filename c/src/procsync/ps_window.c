@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* ps_window.c — MS4, window-based process synchronization (SKaMPI, Reussner et al. 1998;
  * NBCBench, Hoefler et al. 2010 §1.2; Hunold & Carpen-Amarie 2016 §3.2.1).
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* switch_rule.c — the window's own policy on a busy machine: when to stop adapting and go on
  * with a method that holds (docs/FORMAT.md, "procsync_switches"; issue: numbers from a busy
  * machine).

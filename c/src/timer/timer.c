@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* timer.c — what every timer variant shares: open/close of a variant, the probe that measures
  * a timer's resolution and per-call overhead, busy-waiting, and the "true time" accessor used
  * by --sync-check.

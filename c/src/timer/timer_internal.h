@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* timer_internal.h — names shared between the timer files (and the timer unit test), not part
  * of the public interface. */
 #ifndef MM_TIMER_INTERNAL_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* timer_monotonic.c — the default timer: clock_gettime(CLOCK_MONOTONIC) in nanoseconds.
  *
  * Why: monotonic (never steps backwards when the wall clock is set) and cheap (vDSO, no system

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* timer_monotonic_raw.c — clock_gettime(CLOCK_MONOTONIC_RAW) in nanoseconds (Linux).
  *
  * Why: the hardware clock without NTP's rate adjustments, so that drift between hosts is the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* timer_realtime.c — clock_gettime(CLOCK_REALTIME) in nanoseconds since the Unix epoch.
  *
  * Why: the wall clock, for comparison with tools that use gettimeofday or an MPI_Wtime built

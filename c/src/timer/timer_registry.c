@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* timer_registry.c — the timer variants by name (--timer): the one file that lists them, so that
  * a variant (the virtual timer wraps another) never reaches the list through a circle. */
 #include <stdio.h>

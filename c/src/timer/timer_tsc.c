@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* timer_tsc.c — the CPU's time-stamp counter, read with RDTSCP, converted to nanoseconds.
  *
  * What: ticks are mapped onto CLOCK_MONOTONIC_RAW's time line: at init we take a (raw ns,

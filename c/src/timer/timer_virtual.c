@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* timer_virtual.c — a timer with a known, injected offset and skew: it wraps another timer (the
  * "base", never itself) and reads local = base + offset_ns + skew_ppm·1e-6·base.
  *

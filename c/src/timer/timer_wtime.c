@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* timer_wtime.c — MPI_Wtime() converted to integer nanoseconds.
  *
  * Why: the timer most MPI benchmarks use (IMB, OSU, SKaMPI), offered so that results can be

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """Helpers for the MPI tests: run build/<lib>/bin/mpimeter-bench under the right launcher."""
 
 from __future__ import annotations

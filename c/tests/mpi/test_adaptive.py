@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """--nrep auto and --sizes auto on real ranks (issue 14): all ranks stop after the same repetition,
 meta.json records the rule's verdict, the precision it reports is the one the analysis's own
 statistics give on raw.csv's valid run times, the time budget and the maximum stop a test, a

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """The after-the-fact global clock against known truth (docs/ALGORITHMS.md, "After the fact").
 
 Virtual timer with skews of ±100 ppm, hca3o (offset only) re-synced about every second over a

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """`mpimeter-bench --list-algorithms`: the selectable collective algorithms, read from the
 library's MPI_T control variables, are the ones the library's own tools list — Open MPI's
 `ompi_info --param coll tuned --level 9` (every coll_tuned_<op>_algorithm with its valid values)

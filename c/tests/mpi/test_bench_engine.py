@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """mpimeter-bench on real ranks: every operation under every process sync, the launch-folder
 contract, bad input, a launch killed with SIGKILL, and the accuracy of the `delay` operation."""
 

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """The probes of the performance bound (Hoefler & Belli 2015, rule 11), on real ranks:
 
 - every launch records, before the tests, the copy rates of buffers from 4 KiB up to

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """A busy machine: the window's own policy (a capped window, then roundtime, then barrier), a
 budget per test, statuses that say why a test has no result, the late-start check kept on when
 ranks outnumber cores, and the clock sync that checks itself (docs/FORMAT.md,

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """What the binary writes is byte-identical to what it wrote before the C core was restructured
 (issue 23: a refactor changes no byte of a document or a file).
 

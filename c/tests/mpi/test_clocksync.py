@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """Clock syncs on real ranks against known truth: `mpimeter-bench --sync-check`.
 
 With the `virtual` timer every rank but 0 gets an offset within +-1 s and a skew of +100 or

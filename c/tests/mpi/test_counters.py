@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """Per-repetition counters on real ranks (docs/FORMAT.md, "counters.csv"):
 
 - `--list-pvars` lists what each library offers (Open MPI 4.1.4: ~18 variables, a few readable;

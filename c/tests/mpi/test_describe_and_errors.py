@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """The binary describes itself, checks options without MPI, and records what goes wrong:
 
 - `--describe` is one JSON document that needs no MPI_Init peers (plain process or mpirun, where

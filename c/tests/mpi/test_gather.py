@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """Rows to rank 0 in bounded memory (bench/gather.c): with --raw full rank 0 takes the ranks'
 arrays a chunk of ranks at a time (4 MiB of arrays; at 30 000 repetitions that is 1 rank per
 chunk) and the rows are the same as a whole gather would give: every rank's every repetition

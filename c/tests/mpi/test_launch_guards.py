@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """What mpimeter-bench refuses up front, and what it records when a test ends short:
 
 - the roundtime/harmonize time budget ending a test before --nrep is said per test in meta.json

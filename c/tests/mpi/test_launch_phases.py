@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """A launch's cost, on real ranks (issue 31):
 
 - meta.json "phases" holds init, sync, probes, tests and write in the order they ran, each with

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """The memory check before a launch (bench/memcheck.c) counts what the options multiply: a
 one-sided -bw row's --rma-burst blocks and window (on the pair's two ranks only, whatever the
 number of ranks), and a neighborhood collective's block per neighbour of the --cart-dims torus.

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """The mock-up operations (c/src/ops/ops_mockups.c): each gives the result of the collective it
 mocks up, on both libraries and 2, 3 and 4 ranks (c/tests/tools/mm_mockup_check.c compares them
 byte for byte over datatypes, reduction ops, sizes divisible by nprocs and not, and roots), and the

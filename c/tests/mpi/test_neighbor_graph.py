@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """Neighborhood collectives on the distributed graph of --graph-file (issue 28).
 
 The file is checked on rank 0 before anything is written (one line, exit 2); a launch records the

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """Nonblocking collectives on real ranks (NBCBench, Hoefler, Schneider & Lumsdaine 2010 §4): every
 nonblocking operation on 2 and 4 ranks with both libraries, its components consistent with the
 window-measured total, the time- and work-based schemes with MPI_Test calls, and the options'

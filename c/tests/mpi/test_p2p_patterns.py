@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """Point-to-point ping-pongs, master-worker patterns and simple calls, as rows of the op table:
 
 - every new op runs through the one loop on 2 and 4 ranks (master-worker also on 3, with a

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """MPI-4 persistent collectives and MPI-3 neighborhood collectives (issue 28).
 
 Persistent rows exist in every build's table; the binary says per library whether it has them

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """The round-based process syncs on real ranks: `roundtime` ends a test at its time budget and
 records only repetitions that every rank started on time; `harmonize` re-syncs the clocks when the
 last sync is older than --resync-s, and each re-sync is a new phase of sync.csv."""

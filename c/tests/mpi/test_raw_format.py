@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """The facts of raw.csv that both halves hold, pinned to the binary on the same data:
 
 - the columns: the header a real launch writes (full and --raw reduced) is the one Python

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """The measurement space beyond operations and sizes, in one launch (issue 27):
 
 - ``--root all|LIST``: one test per root for each rooted operation (the op table's ``uses_root``),

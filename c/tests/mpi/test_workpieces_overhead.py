@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """SKaMPI's remaining knobs and the per-communicator bound (issue 27):
 
 - ``--workpieces N|LIST`` with ``mw-workpieces`` (SKaMPI: MPI_Waitsome varied over the number of

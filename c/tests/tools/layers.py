@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: BSD-3-Clause
 """The C folders' order, checked on the compiled objects (docs/ARCHITECTURE.md).
 
 For every object file of the binary and its library, `nm` tells which symbols it defines and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* mm_mockup_check.c — a test tool (not a test itself; c/tests/mpi/test_mockups.py runs it under
  * mpirun): every mock-up of the op table gives the result of the collective it mocks up.
  *

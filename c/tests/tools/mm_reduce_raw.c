@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* mm_reduce_raw — test tool: reads a full raw.csv (one row per rank and repetition, as a launch
  * writes it) and writes the rows --raw reduced would have written for the same timestamps, through
  * the binary's own writer (mm_raw_write_test). The Python tests compare them with the run times the

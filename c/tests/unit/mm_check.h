@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* mm_check.h — the unit-test harness: CHECK macros and a summary line "N passed, N failed". */
 #ifndef MM_CHECK_H
 #define MM_CHECK_H

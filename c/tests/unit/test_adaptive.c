@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* test_adaptive.c — the stopping rules of --nrep auto and the size refinement of --sizes auto
  * (bench/adaptive.c), without MPI: golden values from the Python side (golden/adaptive_golden.h,
  * written by golden/adaptive_golden.py), hand-computed cases and known sequences with known

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* test_algorithms.c — the candidate names of an MPICH algorithm variable's description
  * (mm_algorithms_candidates, c/src/ops/algorithms.c): MPICH 4.0 glues each "name - text" item to
  * the text before it, so every suffix of the glued word is a candidate, the one after

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* test_clocksync_tree.c — the tree shapes of the clock syncs (tree.c), for every p up to 130:
  * every rank but 0 is a child exactly once, parents have lower ranks, the actions of the two
  * ends of an edge match, and executing the action lists in order never deadlocks (simulated:

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* test_config.c — option parsing and validation (no MPI_Init needed). */
 #include <stdlib.h>
 #include <sys/stat.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* test_counters.c — the counters' options and arithmetic without MPI_Init: the syntax of
  * --mpit-pvars / --papi, what the parser stores and meta.json's config shows, the mode of
  * --list-pvars, the sum of a variable's elements (unsigned sums wrap as the counters do), and the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* test_graph.c — the --graph-file parser (c/src/ops/ops_graph.c): facts of a graph, a rank's
  * neighbours with the block each source sends it, and the refusals. No MPI call. */
 #include <stdlib.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* test_json.c — the JSON writer: escaping, nesting and commas, numbers, pretty-printing. */
 #include <math.h>
 #include <stdint.h>

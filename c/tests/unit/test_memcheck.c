@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* test_memcheck.c — the pure parts of the memory check before a launch (no MPI_Init): reading
  * MemAvailable from a meminfo file and what a cgroup v2 limit leaves from memory.max and
  * memory.current (and skipping when they cannot be read), and the bytes of the per-repetition

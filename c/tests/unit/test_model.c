@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* test_model.c — clock models (model.c): exact fits on synthetic data, composition along a path,
  * inversion. Reference values are computed in long double from the defining formulas. */
 #include <stdlib.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* test_offset.c — the ping-pong estimators of offset.c with simulated round trips (no MPI):
  * accuracy against a known offset under asymmetric random delays, the exact behaviour of the
  * stopping rules, and the two bugs of other implementations listed in docs/ALGORITHMS.md ("Building blocks"). */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* test_ops.c — the operation table, the size check, datatypes and reduction ops, and the
  * buffer layouts that setup prepares. No MPI_Init: setup only allocates (the MPI calls are
  * exercised by the MPI tests), and `delay` runs on a plain timer. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* test_output.c — the launch folder writers (no MPI_Init): raw.csv and sync.csv against golden
  * files (byte for byte; MM_REGEN_GOLDEN=1 rewrites them — only deliberately), meta.json
  * rendering (valid JSON, key order, nulls, redaction), --out checks and the atomic meta write.

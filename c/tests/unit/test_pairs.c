@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* test_pairs.c — the ping-pong pair without MPI: --pair parsing and checks against the number of
  * ranks, the pairs SKaMPI's rule samples (pairs.c), the pick of the largest median, the choice
  * from a survey, and which operations refuse odd or too small rank counts. */

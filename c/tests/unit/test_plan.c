@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* test_plan.c — the plan: operations x sizes, shuffled deterministically by the seed. */
 #include "mm_bench.h"
 #include "mm_prng.h"

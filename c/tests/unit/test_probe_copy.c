@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* test_probe_copy.c — the pure parts of the copy-bandwidth probe (probe_copy.c): the ladder of
  * buffer sizes, the copies per batch, and the least/median/largest over ranks. */
 #include "mm_check.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* test_runtime.c — the run time of one repetition (mm_runtime.h), the one C definition that the
  * stopping rule's reductions and the reduced raw rows share. */
 #include <stdint.h>

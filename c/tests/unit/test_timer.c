@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* test_timer.c — the timer registry, every timer available here (without MPI_Init, so `wtime`
  * must refuse), the virtual timer's exact mapping, and the tsc calibration. */
 #include <stdlib.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* test_window_adapt.c — how the window process sync adapts its window between batches: grows
  * while many repetitions miss it, comes back after clean batches, and has a ceiling
  * (--window-growth-max); and the switch rule that hands a test to a method that holds

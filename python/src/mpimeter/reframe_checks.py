@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """ReFrame test library: an mpimeter campaign as a ReFrame performance check (needs ReFrame, the
 ``reframe-hpc`` package: ``pip install 'mpimeter[reframe]'``).
 

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """The one formatter of times, sizes and rates, for the CLI tables and the HTML report alike:
 one time unit per figure or table where asked, IEC byte sizes and rates (Hoefler & Belli 2015
 §2.1.2: B for bytes, binary prefixes KiB/MiB), and :data:`DIGITS` = 3 significant digits

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """Every warning code, in one table: who produces it, how serious it is, its message and its hint
 (STYLE.md, principle 8: every instability is a typed warning with a next step; docs/FORMAT.md,
 "Warning codes").

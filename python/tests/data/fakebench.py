@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """`mpimeter run` without MPI: a stand-in for mpimeter-bench (a script that writes a launch
 folder) behind a template launcher, shared by the campaign CLI tests."""
 

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """A Slurm stand-in for tests: `srun`, `sbatch` and `mpimeter` scripts on PATH, and a job's
 environment. There is no Slurm on a test machine; what mpimeter does with it (the command lines,
 the environment it passes on, what it records, how it stops) is the same.

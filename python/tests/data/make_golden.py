@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """Regenerates the golden launch and campaign folders under python/tests/data/golden/.
 
     .venv/bin/python python/tests/data/make_golden.py

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """Campaigns from faked machines for the results store and site tests: written with the report
 tests' synthetic launches (``data.report.synth_campaign``), each machine its own host name, CPU
 model and bound probes (meta.json probes.copy_bandwidth and probes.latency_floor, operations'

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """Writes synthetic launch folders exactly as docs/FORMAT.md describes them.
 
 Used by the golden-folder script (make_golden.py), by tests that need campaigns with known

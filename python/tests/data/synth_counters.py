@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """Adds counters to a synthetic launch folder (data/synth.py) as mpimeter-bench writes them:
 meta.json ``counters`` and counters.csv with one row per raw.csv row and counter
 (docs/FORMAT.md, "counters.csv"). Each counter's value is a function of the row's local duration

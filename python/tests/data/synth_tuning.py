@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """Synthetic campaigns of a library's collective algorithms, as `mpimeter run --variant` writes
 them: one alternative per algorithm (its environment in campaign.json), the library as it is
 named by the library, launches at one or several process counts, run times with a known truth."""

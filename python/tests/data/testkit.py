@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """Helpers shared by the analysis tests: fresh copies of the golden folders."""
 
 from __future__ import annotations

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 # The C measurement core of mpimeter (mpimeter-bench) built with the MPI of a Spack environment.
 # The Python CLI is installed with pip (README, "Installing on a cluster"); it finds the binary
 # through MPIMETER_BENCH_DIR, which this package sets.
@@ -11,6 +12,8 @@ from spack.package import *
 class Mpimeter(CMakePackage):
     """MPI micro-benchmarks with synchronized clocks, window-based starts, many launches and
     their statistics: the C measurement core, mpimeter-bench."""
+
+    license("BSD-3-Clause")
 
     # No public download yet: built from a checkout with `spack develop` (above).
     version("0.2.0")

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* adaptive_golden.h — written by adaptive_golden.py from mpimeter.stats.intervals and
  * scipy; do not edit by hand. */
 #ifndef MM_ADAPTIVE_GOLDEN_H

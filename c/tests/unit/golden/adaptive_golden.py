@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """Writes adaptive_golden.h: reference values for the C stopping rules (c/src/bench/adaptive.c),
 computed once by the Python side (mpimeter.stats.intervals, scipy), so that the C rules agree
 with the intervals the analysis reports.
@@ -89,7 +90,9 @@ def stopping_point(x: np.ndarray, rule: str, nmin: int, nmax: int, eps: float, c
 
 def render() -> str:
     seqs = sequences()
-    out = ["/* adaptive_golden.h — written by adaptive_golden.py from mpimeter.stats.intervals and",
+    # the licence line first, where scripts/spdx puts it in every C file
+    out = ["/* SPDX-License-Identifier: BSD-3-Clause */",
+           "/* adaptive_golden.h — written by adaptive_golden.py from mpimeter.stats.intervals and",
            " * scipy; do not edit by hand. */", "#ifndef MM_ADAPTIVE_GOLDEN_H", "#define MM_ADAPTIVE_GOLDEN_H", ""]
     out.append(f"#define GOLDEN_RANK_N {RANK_N}")
     out.append(f"static const double golden_confidences[{len(CONFIDENCES)}] = {{"

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """The analysis: campaign folder → per-launch per-test summaries → across-launch results.
 
 This package is where the statistics of ``mpimeter.stats`` meet the data of ``mpimeter.io``.

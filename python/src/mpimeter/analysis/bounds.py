@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """Upper performance bounds (Hoefler & Belli 2015, §5.1 and rule 11): for every result row, the
 least time the operation could take on the machine of its launches, and how close the measured
 median comes to it.

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """Which clock gives the run time of a repetition for one launch (docs/FORMAT.md, "run time of a
 repetition"): a policy of the analysis over the facts ``mpimeter.io`` read.
 

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """``compare``: the alternatives of one or more analysis results, (op, size) by (op, size):
 Wilcoxon rank-sum on per-launch medians (Hunold & Carpen-Amarie 2016 §5.2; exact p whenever
 computable), Holm correction, stars where significant at α, the ratio b/a with an interval and

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """Why was a repetition slow? The counters a launch read per repetition (docs/FORMAT.md,
 "counters.csv"; Roth 2021 §4.2–4.3, §4.6) against its run time and its category (§4.5).
 

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """The warnings of ``analyze`` about what it found: too few launches, failed normality, invalid
 repetitions, long warm-ups, tests that a time budget ended before ``--nrep``, tests that
 ``--nrep auto`` stopped short of its precision, the launches' own

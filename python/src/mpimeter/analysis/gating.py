@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """``gate``: CI for MPI libraries — which (op, size) of a candidate are significantly slower
 than the baseline by more than a tolerated slowdown (one-sided Wilcoxon rank-sum against the
 baseline scaled by 1 + max_slowdown, exact p whenever computable, Holm-corrected). When both

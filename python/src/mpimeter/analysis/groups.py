@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """What ``compare`` and ``gate`` both compare: groups (one alternative of one analysis result
 each) and their samples per (op, size) — per-launch medians, or repetitions pooled over
 launches with ``per_repetition`` — the checks that the samples can answer the question, and

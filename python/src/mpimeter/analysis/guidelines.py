@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """``guidelines``: the self-consistent performance guidelines of MPI checked on a campaign.
 
 Three kinds of guideline, each a pair of samples of per-launch medians of one alternative (one

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """What the analysis does differently for imported launches (meta.json ``origin``, docs/FORMAT.md
 "Imported launches"): their run times are the tool's own, on the clock the tool used, so
 ``--clock`` cannot choose another one (it is said, not silently ignored), and the clock note

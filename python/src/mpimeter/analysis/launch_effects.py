@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """Launch effects: when the per-launch medians of a test fall into two groups, say so, and name
 the recorded property of the launches that separates the groups — or say that none does.
 

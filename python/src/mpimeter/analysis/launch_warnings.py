@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """The warnings a launch's own record calls for (meta.json, read as ``mpimeter.io.meta.LaunchMeta``):
 
 - ``sync-residual``: the clock sync's measured residual (the largest |offset| between rank 0's

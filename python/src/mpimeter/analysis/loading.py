@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """Reading: a launch folder, a campaign folder, a folder of alternatives, or several of them,
 as one :class:`Campaign` (docs/FORMAT.md). The reading itself is ``mpimeter.io``; this module
 gives it the shape the analysis works on and writes the DuckDB store.

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """Comparing like with like: when both sides of a ``compare`` or ``gate`` ran in the same
 explained machine states (analysis.strata: the same recorded property splits each side's
 launches into a faster and a slower state), their per-launch medians are compared state by

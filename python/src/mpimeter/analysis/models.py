@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """Cost models per (alternative, operation): Hockney's T(m) = α + β·m and its piecewise version
 (``mpimeter.stats.costmodel``), fitted to the per-launch medians of an analysis, with the fit
 error at every size (``mpimeter model``, the report's "Model and bounds" section).

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """Nonblocking collectives: overhead and overlap per (alternative, op, size) from the components
 mpimeter-bench records (docs/FORMAT.md, raw.csv ``init_ns`` … ``blocking_ns``).
 

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """``compare --ops A,B``: two operations of one alternative, (size, p, root) by (size, p, root),
 with the statistics ``compare`` uses between alternatives (SKaMPI's report compares operations
 with each other: Send vs Ssend, Reduce vs Scan; Reussner et al. 1998 §6): the rank-sum test on

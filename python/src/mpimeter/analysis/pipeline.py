@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """``analyze``: a :class:`Campaign` → per-launch per-test summaries → one :class:`Row` per
 (alternative, op, size) across launches, plus rank tests and warnings.
 

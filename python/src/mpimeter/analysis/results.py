@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """What :func:`mpimeter.analysis.analyze` returns: frozen records per launch and test, per row
 across launches and per rank test, and the result that holds them with its JSON form
 (``mpimeter analyze --format json``, docs/FORMAT.md)."""

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """Models in m and p per (alternative, operation) of an analysis measured at three or more
 process counts (``mpimeter model``; the families, fit and rules: ``mpimeter.stats.scalingmodel``)."""
 

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """Each processing scheme of another benchmark (``mpimeter.stats.schemes``; Hunold & Carpen-Amarie
 2016, Table 4) on the tests of ONE launch, from its raw rows or imported aggregates: computed
 while the launch is read (``mpimeter.analysis.loading``, ``schemes=True``), so that `analyze

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """The processing schemes of other benchmarks (``mpimeter.stats.schemes``; Hunold & Carpen-Amarie
 2016, Table 4) on a campaign, launch by launch, beside mpimeter's own: how much the choice of
 scheme moves the number users quote.

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """The measurement settings of a campaign's launches (meta.json ``config`` and ``nprocs``), so
 that comparing campaigns run differently is said, not silently done."""
 

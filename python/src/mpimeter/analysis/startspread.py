@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """The start-spread double check (docs/FORMAT.md, "run time of a repetition"): a global run time
 (max end − min start over ranks) is the run time of the operation only if the ranks started it
 together. The process sync planned one start on the online global clock; the spread of the

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """Results per machine state: when an alternative's launches fall into two groups that a recorded
 property explains (analysis.launch_effects: the cache-line probe, CPU placement, hosts, the
 library's settings, ...), each group is a *state* of the machine, and every row gets the

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """``tune``: which of a library's own collective algorithms to use, per operation, process count
 and size range — the one that is faster than the library's default with significance, else the
 default.

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """``tune --verify``: a campaign of the library's default against the tuned configuration (the
 tuning file set), judged twice —
 

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """One warning per code: the same caution repeated for every launch or test is one caution.
 
 A code that occurs once is kept as it is. Several warnings of one code become one with

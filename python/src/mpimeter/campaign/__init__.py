@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """Campaigns: N launches of mpimeter-bench per alternative, interleaved, with timeouts, retries,
 resume and progress (Hunold & Carpen-Amarie 2016 §4.2, §5.1; SKaMPI §3.3).
 

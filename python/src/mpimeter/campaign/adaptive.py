@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """`mpimeter run --launches auto`: launches are added until every (alternative, op, size) is
 measured precisely enough across launches, and each new launch runs only the tests that still
 need it.

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """`mpimeter run --algorithms`: the library's own collective algorithms as alternatives.
 
 Which algorithms a library lets a user select is the library's to say: `mpimeter-bench

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """The bench arguments of a campaign as typed values: what every launch passes to mpimeter-bench
 besides its own --seed and --out (campaign.json `bench_args`).
 

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """The options `mpimeter run` passes on to mpimeter-bench: checked and resolved from the binary's
 own description (`mpimeter.campaign.describe`), never from a list kept here.
 

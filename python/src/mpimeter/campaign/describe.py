@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """What an mpimeter-bench binary says it can do: `mpimeter-bench --describe` (docs/FORMAT.md,
 "mpimeter-bench --describe"), read once per binary and kept as typed, frozen records.
 

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """Running one launch command: the executor interface and the real executor.
 
 The campaign runner never starts processes itself; it hands a command to an executor and gets an

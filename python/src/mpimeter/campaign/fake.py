@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """A fake executor for tests: no MPI, no processes. It reads `--out`, `--seed`, `--ops`,
 `--sizes`, `--nrep` and the rank count from the command, and acts out a scripted outcome per
 launch folder and attempt:

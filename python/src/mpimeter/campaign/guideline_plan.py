@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """`mpimeter run --guidelines`: the operations a campaign needs to check the performance
 guidelines (mpimeter guidelines) — the operations asked for and the mock-ups of each, as the
 binary's own table lists them (--describe: an operation of kind mock-up names what it mocks up).

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """How one launch is started: the launcher template, the bench binary of each MPI library, the
 command line.
 

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """The bounds of every campaign-level number (docs/FORMAT.md, "campaign.json"), checked on the
 command line and again when `--resume` reads them from campaign.json. Each bound keeps a typo
 or a forged file from taking the machine down: one record per launch is held in memory and

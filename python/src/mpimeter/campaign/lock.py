@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """One writer per campaign folder: an exclusive flock(2) on `<campaign>/.mpimeter.lock`, held by
 `mpimeter run`, `run --resume` and each trial of `mpimeter reproducibility --trials` for as long
 as they run. Without it two writers replace each other's campaign.json and run the same pending

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """`--np LIST`: the process counts of a campaign, each one a factor of the plan (campaign.plan).
 
 SKaMPI varies collectives "over the number of nodes"; Hoefler & Belli 2015 §5.1 ask for the

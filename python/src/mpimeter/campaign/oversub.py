@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """What the launcher sets when ranks outnumber the cores they run on (README.md,
 "Ranks outnumbering cores").
 

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """`--sizes auto` in a campaign of several launches: the sizes are decided once, by a pilot launch,
 and every other launch measures the same set (issue 25).
 

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """The plan of a campaign: which launches run, for which alternative, in which order, with which seed.
 
 A campaign is N launches of mpimeter-bench per alternative (Hunold & Carpen-Amarie 2016, §4.2:

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """The processes of a launch, from /proc: who they are, whether they still run, stopping them.
 
 A process is named by (pid, start time): a pid alone may have been reused by the time we look.

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """Progress of a campaign: a rich progress bar on a terminal, one plain line per launch
 otherwise (logs, CI), nothing in tests. Each counts the launches attempted (ended complete or
 failed, as campaign.json records them) of the total, so that a failed launch moves the count too,

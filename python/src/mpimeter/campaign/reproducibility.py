@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """Reproducibility of the outcome (Hunold & Carpen-Amarie 2016, §5.3, Fig. 12).
 
 Run the same benchmarking method n_trial times. Each trial gives, per (op, size), a distribution

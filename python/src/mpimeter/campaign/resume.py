@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """`mpimeter run --resume`: what a campaign read back from campaign.json may run.
 
 campaign.json is untrusted (state.load checks every value and path). What it would have run is

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """Running a campaign: every launch in the planned order, failures retried at the end, Ctrl-C
 stopping cleanly, and `--resume` continuing where a campaign stopped.
 

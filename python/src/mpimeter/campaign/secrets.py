@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """Which environment variables hold secrets, and redacting their values wherever `mpimeter`
 shows or stores one (campaign.json, the lines `mpimeter run` prints, and through campaign.json
 the report). The rule is mpimeter-bench's, the one it applies to meta.json's environment: a name

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """The Slurm allocation a campaign runs in, from the environment Slurm gives a batch job.
 
 Why: a campaign's launches are comparable only when they ran temporally close, on the same nodes,

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """From what a user asked for to a campaign record ready to run: every input validated once,
 the defaults resolved (and written out explicitly, so campaign.json says exactly what ran)."""
 

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """campaign.json: the record of a campaign (docs/FORMAT.md), read, updated and written atomically.
 
 The file is rewritten (temporary file, fsync, rename) after every launch and before each one

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """What a launch that ran past its time limit was doing, and what to do about it: the reason
 campaign.json records for a timed-out launch (docs/FORMAT.md, launches[].reason).
 

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """What ``mpimeter tune`` asks of the binaries and libraries it writes for: the algorithms a
 library lists (``mpimeter-bench --list-algorithms``, one rank), the shared MPI library a binary
 runs with (its built-in MPICH selection tree is read from there), and the verification campaign

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """The `mpimeter` command: one module per sub-command (see COMMANDS). A sub-command module
 imports no other: what they share is in `common`, `group`, `output` and the `*_view` modules.
 

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """What `mpimeter run` shows after a campaign: the `analyze` table and the HTML report, as
 `mpimeter analyze CAMPAIGN` and `mpimeter report CAMPAIGN -o CAMPAIGN/report.html` would give
 them with their default options, from ONE reading and ONE analysis of the campaign. A failure of

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """The `analyze` table of one analysis result on the terminal (shared by `mpimeter analyze` and
 what `mpimeter run` shows after a campaign): one row per (op, size) — every estimate followed by
 its interval — the nonblocking table, the notes and the warnings."""

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """`mpimeter analyze`: one row per (op, size) — every estimate followed by its interval
 (printed by `mpimeter.cli.analysis_view`; the options and error handling it shares with the other
 commands are in `mpimeter.cli.common`)."""

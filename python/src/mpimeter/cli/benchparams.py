@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """The options a command passes on to mpimeter-bench, built from the binary's own description.
 
 `mpimeter run` and `mpimeter sync-check` have their own options (--np, --mpi, --launches, ...)

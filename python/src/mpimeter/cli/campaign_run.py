@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """What `mpimeter run` and `mpimeter reproducibility` share: the options that define a campaign,
 the request made of them, and running a prepared campaign with its summary (mpimeter.campaign)."""
 

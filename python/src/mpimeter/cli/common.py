@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """What the `mpimeter` sub-commands share: the analysis options and their checks, loading and
 analyzing with them, the error handling (exit 2 with one line naming the file, never a
 traceback), and the formatting of estimates and warnings (the writers themselves are in

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """`mpimeter compare`: Wilcoxon rank-sum on per-launch medians (exact p whenever computable),
 Holm-corrected, with stars on the rows significant at α and the ratio b/a with its interval
 (Hunold & Carpen-Amarie 2016 §5.2)."""

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """What `mpimeter analyze` prints about per-repetition counters (analysis.counters): which
 counters explain slow repetitions, what reading them cost, and the perturbation measured against
 the same tests without counters. The numbers are the analysis's; JSON output has all of them

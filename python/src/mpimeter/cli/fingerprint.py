@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """`mpimeter fingerprint`: the MPI-MiBFi of one test (an operation at a size), one figure."""
 
 from __future__ import annotations

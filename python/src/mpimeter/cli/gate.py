@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """`mpimeter gate`: for CI of MPI libraries — exit 1 when some (op, size) of the candidate is
 significantly slower than the baseline by more than a threshold, 0 otherwise, 2 on bad input."""
 

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """The click group of `mpimeter` (and of `mpimeter store`): bad command lines said in one line
 naming the command, options that take one value refused when given twice, and the [bench]
 options of a command loaded from the binary it will run."""

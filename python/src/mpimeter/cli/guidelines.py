@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """`mpimeter guidelines`: the self-consistent performance guidelines checked on campaigns —
 mock-up (a collective no slower than its mock-up), monotony (more data never faster) and split
 (one call with m no slower than two with m/2), one-sided rank-sum tests on per-launch medians,

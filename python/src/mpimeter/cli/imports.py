@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """`mpimeter import imb|osu|reprompi FILE… --out CAMPAIGN`: other benchmarks' outputs as a campaign
 of imported launches, one per file (= one run), which analyze, compare, gate and report read
 like any other (docs/FORMAT.md, "Imported launches"; parsers in mpimeter.io.peers).

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """`mpimeter model`: cost models per (alternative, operation) — Hockney's T(m) = α + β·m with
 intervals, its piecewise version with the breakpoints where the protocol changes, and the fit
 error at every size (``mpimeter.analysis.models``; SKaMPI §5's "piecewise closed form

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """Writing what the commands print and save, safely: text from files (operation, alternative,
 folder and host names) is untrusted and never reaches the terminal raw, CSV cells never start a
 formula, and files are written whole or not at all.

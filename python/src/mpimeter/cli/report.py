@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """`mpimeter report`: the whole campaign as one self-contained HTML file."""
 
 from __future__ import annotations

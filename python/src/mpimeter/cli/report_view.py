@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """The HTML report of one analysis result, as text (shared by `mpimeter report`, `mpimeter store
 add` and what `mpimeter run` writes after a campaign)."""
 

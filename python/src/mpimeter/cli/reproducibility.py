@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """`mpimeter reproducibility`: how reproducible the outcome of a benchmarking method is
 (Hunold & Carpen-Amarie 2016, §5.3, Fig. 12) - the same campaign run T times, or a set of
 existing campaign folders, and per (op, size) the spread of the trials' results."""

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """`mpimeter run`: a campaign of launches of mpimeter-bench (see mpimeter.campaign)."""
 
 from __future__ import annotations

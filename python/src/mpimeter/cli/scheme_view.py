@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """One processing scheme's numbers across launches (`mpimeter analyze --scheme NAME`, Hunold &
 Carpen-Amarie 2016, Table 4; mpimeter.analysis.schemes), and the scheme definitions that
 `mpimeter schemes` prints beside them."""

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """`mpimeter schemes PATHS`: per (op, size) the headline number each benchmark's processing scheme
 gives on the same data (Hunold & Carpen-Amarie 2016, Table 4), and how far apart they are
 (mpimeter.analysis.schemes; `mpimeter analyze --scheme NAME` is in mpimeter.cli.scheme_view)."""

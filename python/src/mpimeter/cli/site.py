@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """`mpimeter site -o DIR`: the static site of a results store (``mpimeter.site``)."""
 
 from __future__ import annotations

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """`mpimeter store add|list|query`: the results store, one DuckDB file that holds campaigns from
 many machines, libraries and dates (``mpimeter.resultstore``; docs/FORMAT.md "The results
 store"). ``--store PATH`` chooses it (default ``$MPIMETER_STORE``, else

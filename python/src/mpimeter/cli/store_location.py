@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """Where the results store is: ``--store PATH``, else ``$MPIMETER_STORE``, else the data
 directory's ``results.duckdb`` (shared by `mpimeter store` and `mpimeter site`)."""
 

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """`mpimeter sync-check`: how good is each clock synchronization on this machine?
 
 Runs `mpimeter-bench --sync-check --json` once under the chosen launcher; the bench runs every

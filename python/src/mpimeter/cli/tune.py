@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """`mpimeter tune`: from a campaign whose alternatives are a library's own collective algorithms,
 the algorithm to use per operation, process count and size range (faster than the library's
 default with significance, else the default: analysis.tuning), written as the library's own

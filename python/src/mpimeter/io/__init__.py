@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """Reading launch and campaign folders (docs/FORMAT.md) into Arrow tables.
 
 - :mod:`mpimeter.io.meta`: meta.json as one typed record, ``LaunchMeta`` (schema versions 1 and 2)

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """The mpimeter-bench binaries built and what each says of itself: where they are (the bench dir),
 which are built, and the document of `mpimeter-bench --describe` (docs/FORMAT.md,
 "mpimeter-bench --describe"), run once per binary and cached by its resolved path, size and

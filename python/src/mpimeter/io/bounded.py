@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """Reading a file with a bound in bytes that holds whatever the path is: a regular file, a
 device (``/dev/zero`` has size 0 and never ends), a pipe or a FIFO (no size at all). The size a
 file says is not trusted: at most ``limit + 1`` bytes are read, and one more than the limit is

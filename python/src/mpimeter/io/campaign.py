@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """Deciding what a folder is (docs/FORMAT.md, "A campaign folder") and reading all its launches.
 
 - a folder with ``meta.json`` is one launch;

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """campaign.json's one reader (docs/FORMAT.md, "campaign.json"): :func:`read_document` is the
 one place that reads and parses the file, for the analysis and for ``mpimeter run --resume``.
 

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """The after-the-fact global clock: global times recomputed from sync.csv's model rows.
 
 Online, a rank's global time had to be extrapolated from the last sync. Afterwards every sync

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """counters.csv of one launch folder (docs/FORMAT.md, "counters.csv") and meta.json's
 ``counters``, checked the way raw.csv is (``mpimeter.io.rowcheck``): against meta.json.
 

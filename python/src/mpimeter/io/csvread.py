@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """Reading the launch folder's CSV files into Arrow, fast, with errors that name the line.
 
 The fast path is pyarrow's multi-threaded CSV reader over a memory map. A launch killed while

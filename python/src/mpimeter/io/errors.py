@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """Bad input (an exception naming the file, and the line for CSV); the typed warnings are
 ``mpimeter.warning_codes.AnalysisWarning``, re-exported here for the readers."""
 

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """Reading the JSON files of a launch or campaign folder (meta.json, campaign.json) as untrusted
 input: the text parses, nests at most :data:`MAX_DEPTH` levels (a deeper document would exhaust
 Python's recursion in every later walk over it), and each value the reader uses has the type it

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """One launch folder (docs/FORMAT.md): meta.json, raw.csv, sync.csv → checked Arrow tables.
 
 What is checked, with messages that name the file (and line): meta.json (mpimeter.io.meta);

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """meta.json (docs/FORMAT.md) as one frozen record, :class:`LaunchMeta`: the launch facts every
 other module uses, typed, so that no module indexes the raw document.
 

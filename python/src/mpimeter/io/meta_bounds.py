@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """The probes of a launch's performance bound in meta.json (docs/FORMAT.md, ``probes``):
 ``copy_bandwidth`` (the copy rates of buffers from 4 KiB up to ``config.copy_probe_bytes``, every
 rank copying at once) and ``latency_floor`` (the least and median 1-byte round trip of sampled

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """meta.json ``tests[]`` (docs/FORMAT.md) as typed records: one :class:`TestRecord` per
 operation at a size (and communicator size, root, work pieces), in plan order, with its validity counts, the
 start-method switches and the nonblocking and adaptive records; read by io.meta."""

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """meta.json ``origin`` (schema version 4, docs/FORMAT.md "Imported launches"): a launch that
 ``mpimeter import`` made from another benchmark's output (IMB, OSU, ReproMPI) rather than one
 mpimeter-bench measured.

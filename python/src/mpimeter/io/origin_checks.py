@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """The checks of an imported launch (meta.json ``origin``, io.origin) that need the whole launch:
 against raw.csv (one row per repetition, rank −1, ``start_ns`` 0, and for aggregate data the one
 row carrying the headline), and the warnings that say, once per launch, what such a launch cannot

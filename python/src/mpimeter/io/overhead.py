@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """``mpimeter-bench --subtract-overhead`` (SKaMPI, Reussner et al. 1998, §3.1: the systematic
 error of a measurement "can be corrected by subtracting the time for an empty measurement"):
 each test's empty-region time, meta.json ``tests[].overhead_ns`` (per raw.csv row), taken off

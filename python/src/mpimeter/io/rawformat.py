@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """raw.csv's columns (docs/FORMAT.md, "raw.csv"): the one Python definition of what
 mpimeter-bench writes, used by the reader (mpimeter.io.launch), the writers of imported and fake
 launches (mpimeter.io.peers.write, mpimeter.campaign.fake) and the checks (mpimeter.io.rowcheck).

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """Secrets: the one rule by which mpimeter redacts, wherever a value is shown or stored (campaign.json,
 meta.json as Python reads or rewrites it, imported command lines, reports, the results store and
 the site).

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """raw.csv checked against meta.json (docs/FORMAT.md, "Reader rules"): every way a file can be
 corrupt that would still parse is caught here, with a message naming the file, the line or the
 test, what is wrong and what is allowed.

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """Reductions of the raw table (one row per rank per repetition) done by DuckDB over Arrow.
 
 - :func:`repetition_times`: one row per (alternative, launch, test, rep) with the run time

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """Launches that do not belong together (docs/FORMAT.md, "A campaign folder"): the launches of one
 alternative are repetitions of one experiment, so they share their MPI library and its version,
 their host set and their number of ranks; and a launch that campaign.json lists was run with the

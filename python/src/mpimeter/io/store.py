@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """campaign.duckdb: the queryable store of one campaign, or of several together.
 
 Tables and views (rewritten when a load finds the data changed — a launch added, re-read or

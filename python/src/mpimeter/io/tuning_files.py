@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """The libraries' own collective-tuning files, written from a tuning (``mpimeter tune``) and
 checked before they are written: a file a library would reject is never written.
 

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """Inline-SVG charts built on ``svgplot``, for the report's "Model and bounds" and scaling
 sections and the static site (``mpimeter site``): time against message size on log axes (medians
 with their intervals, fitted lines and bounds), time against the number of processes, and a history (the median of each campaign with its

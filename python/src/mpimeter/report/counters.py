@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """The counters in the HTML report (analysis.counters): per fingerprint, a table of every counter
 the test read — its correlation with the run time within launches (Pearson and Spearman, Holm),
 whether it explains the slow repetitions, its median per category of Roth 2021 §4.5 — and scatter

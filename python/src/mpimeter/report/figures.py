@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """Matplotlib plumbing shared by the fingerprint and the report: the Agg backend, one style,
 the category colors of Roth 2021 §4.5, saving by file extension, PNG as base64 for the HTML,
 and the thinning of per-repetition points for display (never for statistics)."""

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """The MPI Micro-Benchmark Fingerprint (MPI-MiBFi) of one test (an operation at a size).
 
 What: one figure that shows everything about the run times of one (op, size) across a campaign

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """The fingerprint panels as inline SVG, for the HTML report (one per alternative, op, size).
 
 What: the same panels as the `panels` layout of `fingerprint.draw_fingerprint` (Roth 2021

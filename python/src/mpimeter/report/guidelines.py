@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """The report's "Guideline violations" section: what `mpimeter guidelines` finds in the campaign
 (analysis.guidelines computes it; this module only lays it out) — each violated guideline with its
 evidence: both medians, the ratio lhs/rhs with its interval, the one-sided p and its Holm

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """Small HTML building blocks for the report: every text goes through `esc`
 (whatever a user gave — host names, environment values, argv — is escaped), and the page carries
 a Content-Security-Policy that forbids every network load, so a report cannot fetch anything

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """The campaign report: one self-contained HTML file.
 
 Sections: summary, warnings (every warning of `analyze` and `compare`), results per operation

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """What the launches' meta.json say about the experiment, in words (Hoefler & Belli 2015, rule 9:
 document the setup; rule 10: the measurement, synchronization and summarization methods).
 

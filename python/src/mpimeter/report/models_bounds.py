@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """The report's "Model and bounds" section: per operation, the medians against size with the
 fitted cost model (``analysis.models``: Hockney's α + β·m, piecewise at the breakpoints the
 criterion found) and the bound no run can beat on this machine (``analysis.bounds``: latency

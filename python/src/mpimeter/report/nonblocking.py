@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """The nonblocking-collective part of an operation in the report (analysis.nbc rows).
 
 What: one figure per nonblocking operation — (a) the overhead (init + test + wait, with the

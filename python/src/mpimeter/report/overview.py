@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """The per-operation figure of the report: run time against size, the distribution of
 per-launch medians (alternatives side by side, with the significance stars of `compare`), and
 the launch-to-launch spread.

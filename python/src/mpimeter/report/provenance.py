@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """The provenance (Hoefler & Belli 2015, rule 9) and method (rule 10) sections of the report.
 
 Provenance: per alternative, the meta.json values common to all launches, those that vary

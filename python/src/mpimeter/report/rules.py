@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """Hoefler & Belli 2015's twelve rules of scientific benchmarking, checked for one campaign.
 
 Each rule is marked `met`, `not met` or `n/a` with the reason, from what the analysis result,

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """The report's "Scaling with the number of processes" section (issue 27): per (alternative,
 op, size[, root]) the median of per-launch medians with its interval at every p (Hoefler &
 Belli 2015 §5.1), a figure per operation with each p's lower bound (analysis.bounds) and the

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """The report's results per machine state (analysis.strata): one table per alternative whose
 launches ran in explained states — each row's median and interval per state, with the state's
 launches and share, beside the pooled median — or the words that the groups found have no

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """A very small SVG plotting kit for the HTML report: axes with linear or log scales, nice
 ticks, points, steps, bars, boxes and text. It exists for speed: a report of 400 fingerprints
 must be written in well under a minute, and matplotlib needs ~0.25 s per fingerprint on the

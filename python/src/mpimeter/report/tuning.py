@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """The report's "Tuning" section, shown when the campaign has algorithm alternatives (one library
 run with its own collective algorithms, `mpimeter run --algorithms` or `--variant`): per
 library, operation and process count, run time against size with one line per algorithm and the

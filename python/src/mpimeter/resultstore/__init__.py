@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """The results store: one DuckDB file, chosen by the user, that holds campaigns from many
 machines, MPI libraries and dates side by side (SKaMPI's result database, Reussner et al. 1998
 §2, §5) — not to be confused with a campaign's own ``campaign.duckdb`` cache

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """What identifies a campaign in the results store, and which machine it ran on.
 
 The id: campaign.json's ``id`` (32 hex digits, written by ``mpimeter run`` when it creates a

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """Adding campaigns to the results store: a campaign folder → its rows (provenance, per-launch
 summaries, per-(op, size, p, root, workpieces) results with their bounds, and its HTML report), written in one
 transaction with the others of the same ``store add``, or not at all.

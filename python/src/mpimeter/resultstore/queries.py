@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """Reading the results store: the list of campaigns, and a user's SQL, read-only.
 
 ``query`` runs one SELECT statement on a read-only connection with access to other files turned

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """The results store's file: one DuckDB database of schema version :data:`SCHEMA_VERSION`
 (docs/FORMAT.md, "The results store"), opened only when it is one.
 

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """The values a results store may hold, checked when one is read for the site or the gate: a store
 is a file anyone can write, and a number no run can produce (a NaN median, a negative bound
 fraction, a time beyond the plausible maximum) would otherwise be shown as if measured.

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """The static site of a results store (``mpimeter site -o DIR``): browsable without a server or
 network — an index by machine × library × operation, a page per operation comparing every
 machine and library, a page per campaign with its report, and the history of each series with

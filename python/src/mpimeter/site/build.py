@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """Writing the site folder: every page rendered here from the store's data (no stored HTML is
 ever copied: a store's report blob, or a shared folder's report.html, could hold anything), built
 in a fresh folder next to the target and then moved in file by file.

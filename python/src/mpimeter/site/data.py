@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """What the site shows, read from a results store: campaigns, their alternatives grouped into
 series — one machine, one library (with its variant settings) on one number of ranks, over
 time — results, and per-launch medians for the gate of each campaign against the one before.

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """The history of a series (machine × library × ranks) across campaigns, the way
 airspeed-velocity shows a benchmark over commits: each campaign's median with its interval in
 time order, and the campaigns where ``mpimeter gate`` against the campaign before would have

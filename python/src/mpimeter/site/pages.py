@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """The pages of the static site (``mpimeter site``), as HTML text. Layout of the folder:
 
 ```

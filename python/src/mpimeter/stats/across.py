@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """Across launches — the launch is a factor and the unit of replication (Hunold &
 Carpen-Amarie 2016 §4.2): the distribution of per-launch medians and means.
 

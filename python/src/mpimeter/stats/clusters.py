@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """Launch effects: do the per-launch medians of a test fall into two groups, and does a recorded
 property of the launches separate the groups?
 

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """Comparing two samples of per-launch medians (Hunold & Carpen-Amarie 2016 §5.2): the
 Wilcoxon rank-sum test (exact whenever computable, ``hypothesis.rank_sum``), the ratio with an
 interval, and the smallest p-value the sample sizes allow under the same choice of method (with

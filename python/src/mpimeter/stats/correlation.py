@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """Does a counter go with the run time? Pearson's r and Spearman's ρ of a counter's value and the
 run time of each repetition (Roth 2021 §4.6, which correlates MPI and hardware counters with
 iteration times), within launches, on prewhitened series.

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """Cost models of a communication operation: Hockney's T(m) = α + β·m and a piecewise version
 whose breakpoints mark where the protocol changes (eager → rendezvous), fitted to per-launch
 medians (SKaMPI, Reussner et al. 1998, §5: "piecewise closed form expressions for the cost of

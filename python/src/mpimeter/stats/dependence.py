@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """How much a series of repetitions hangs together, and the interval of its median that allows
 for it: the Python twin of the `--nrep auto` decision in c/src/bench/adaptive.c (its unit test's
 golden stopping points are written from here by c/tests/unit/golden/adaptive_golden.py).

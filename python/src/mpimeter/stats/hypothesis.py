@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """Hypothesis tests, effect sizes and multiple-testing correction for comparisons.
 
 - Wilcoxon rank-sum / Mann–Whitney U on per-launch medians, two-sided / less / greater

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """Confidence intervals: the median by order statistics (Le Boudec), the mean by Student's t,
 and the Shapiro–Wilk check that decides whether the t interval can be trusted.
 

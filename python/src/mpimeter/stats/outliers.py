@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """Outlier filters applied per launch and test before the summary (Algorithm 3, line 5).
 
 - ``tukey``: keep Q1 − k·IQR ≤ x ≤ Q3 + k·IQR, k = 1.5 (Tukey's fences; Hunold &

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """From the run times of one test in one launch to its summary (Hunold & Carpen-Amarie 2016,
 Algorithm 3, lines 4–6, with Roth 2021 §4.5 categories in front):
 

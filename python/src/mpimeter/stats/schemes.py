@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """The processing schemes of other MPI benchmarks: how each turns the repetitions of one test in
 one run into the numbers it prints (Hunold & Carpen-Amarie 2016, §2 and Table 4 "Commonly used
 processing schemes (PS) for benchmark data"). Pure functions over one launch's run times; which

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """How many launches are enough: the stopping rule of ``mpimeter run --launches auto`` and the
 interval it stops on.
 

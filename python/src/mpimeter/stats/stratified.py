@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """Comparing two samples of per-launch medians state by state: van Elteren's stratified rank-sum
 test and the stratified Hodges–Lehmann ratio with its interval.
 

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """Summaries of one sample: order statistics, moments, and the harmonic mean for rates.
 
 Percentiles use linear interpolation (numpy's default). The standard deviation is the sample

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """Roth 2021 §4.5: categories of repetitions — first, warmup, outlier, good — where a warm-up
 is declared only when it is a real trend.
 

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """Open an HTML file in headless Chromium and record what it did, over the DevTools protocol.
 
 A test helper (stdlib only): starts Chromium with the flags of PLATFORM.md and a DevTools port

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """Synthetic campaign folders for the report and fingerprint tests (and bench/report_large.py).
 
 Writes launch folders exactly as docs/FORMAT.md (schema version 1) describes them: meta.json with

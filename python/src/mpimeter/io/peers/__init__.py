@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """Parsers of other MPI benchmarks' outputs (IMB, OSU, ReproMPI): one module per tool, each with
 ``recognise(lines)`` and ``parse(lines)`` → :class:`PeerRun`; :func:`read_peer` picks the module
 the user named and refuses a file that another tool wrote, or none (mixed tools in one import).

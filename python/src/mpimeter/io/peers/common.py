@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """What every peer-output parser shares: the parsed run (:class:`PeerRun`, one file = one run =
 one launch), the text as numbered lines, and exact unit conversion.
 

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """Intel MPI Benchmarks, IMB-MPI1 output of the 2019–2021 releases (the "MPI-1 part"), and
 IMB-RMA's (the "MPI-RMA part", mapped onto mpimeter's rows by :mod:`mpimeter.io.peers.imb_rma`).
 

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """IMB-RMA's benchmarks (the "MPI-RMA part" of the Intel MPI Benchmarks, 2021) → mpimeter's
 ``rma-*`` rows and ``--rma-sync`` mode, as read from IMB's sources (``IMB_rma_put.c``,
 ``IMB_rma_get.c``, ``IMB_rma_atomic.c``; windows made with ``MPI_Win_create``).

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """OSU Micro-Benchmarks latency tables, versions 5.x to 7.x: one table per run (one file)::
 
     # OSU MPI Allreduce Latency Test v7.4

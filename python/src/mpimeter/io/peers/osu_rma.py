@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """OSU Micro-Benchmarks one-sided tables (``mpi/one-sided``, OSU 5.x to 7.x): one table per run::
 
     # OSU MPI_Put Latency Test v7.4

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """ReproMPI (``mpibenchmark``) output: a ``#`` preamble (command line, calls, sizes), the ``#@``
 header of ``key=value`` facts, then either per-measurement rows (the default) or summary rows
 (``--summary``), and the two trailer lines ``# Benchmark started at …`` and ``# Execution

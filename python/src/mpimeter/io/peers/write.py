@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """Parsed peer runs → a campaign folder of imported launches (docs/FORMAT.md, "Imported
 launches"): ``<out>/launches/NNN/`` per run, in the order given, each with meta.json of schema
 version 4 (its ``origin`` says where it came from, what a row is and what it lacks) and raw.csv

@@ -1,0 +1,70 @@
+# SPDX-License-Identifier: BSD-3-Clause
+"""One version: `mpimeter --version` and `mpimeter-bench --version` print the same number, which
+has one home (mpimeter.__version__): the package metadata and the C build read it from there, and
+the release files (CITATION.cff, CHANGELOG.md, the Spack recipe) name it."""
+
+from __future__ import annotations
+
+import re
+import subprocess
+import tomllib
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+import mpimeter
+from mpimeter.cli import main
+from mpimeter.io import bench_binaries
+
+REPO = Path(__file__).resolve().parents[2]
+VERSION = mpimeter.__version__
+
+
+def test_version_is_a_plain_release_number():
+    # CMakeLists.txt reads it with a regular expression that accepts X.Y.Z only
+    assert re.fullmatch(r"[0-9]+\.[0-9]+\.[0-9]+", VERSION)
+
+
+def test_cli_prints_the_package_version():
+    result = CliRunner().invoke(main, ["--version"])
+    assert result.exit_code == 0
+    assert result.output == f"mpimeter, version {VERSION}\n"
+
+
+@pytest.mark.skipif(not (REPO / "CMakeLists.txt").exists(), reason="no source tree")
+def test_the_package_and_the_c_build_take_it_from_the_one_home():
+    pyproject = tomllib.loads((REPO / "python" / "pyproject.toml").read_text())
+    assert "version" not in pyproject["project"]
+    assert pyproject["project"]["dynamic"] == ["version"]
+    assert pyproject["tool"]["setuptools"]["dynamic"]["version"] == {"attr": "mpimeter.__version__"}
+    cmake = (REPO / "CMakeLists.txt").read_text()
+    assert "file(STRINGS ${CMAKE_CURRENT_SOURCE_DIR}/python/src/mpimeter/__init__.py" in cmake
+    assert 'add_compile_definitions(MM_TOOL_VERSION="${PROJECT_VERSION}")' in cmake
+    c_sources = [*(REPO / "c").rglob("*.c"), *(REPO / "c").rglob("*.h")]
+    defining = [p.relative_to(REPO) for p in c_sources if re.search(r"#define\s+MM_TOOL_VERSION", p.read_text())]
+    assert defining == [], f"a second home of the version: {defining}"
+
+
+@pytest.mark.skipif(not (REPO / "CITATION.cff").exists(), reason="no source tree")
+def test_release_files_name_the_version():
+    citation = (REPO / "CITATION.cff").read_text()
+    assert re.search(rf"^version: {re.escape(VERSION)}$", citation, re.M), "CITATION.cff"
+    changelog = (REPO / "CHANGELOG.md").read_text()
+    assert re.search(rf"^## \[{re.escape(VERSION)}\] - \d{{4}}-\d\d-\d\d$", changelog, re.M), "CHANGELOG.md"
+    recipe = (REPO / "spack" / "packages" / "mpimeter" / "package.py").read_text()
+    assert f'version("{VERSION}"' in recipe, "the Spack recipe"
+
+
+def _built_benches() -> list[Path]:
+    bench_dir = bench_binaries.default_bench_dir()
+    return [bench_binaries.bench_binary(bench_dir, lib) for lib in bench_binaries.built_libraries(bench_dir)]
+
+
+@pytest.mark.skipif(not _built_benches(), reason="no mpimeter-bench built (make build)")
+@pytest.mark.parametrize("bench", _built_benches(), ids=lambda p: p.parents[1].name)
+def test_mpimeter_bench_prints_the_same_version(bench):
+    proc = subprocess.run([str(bench), "--version"], capture_output=True, text=True, timeout=60,
+                          env=bench_binaries.singleton_env())
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.split()[:2] == ["mpimeter-bench", VERSION], proc.stdout
