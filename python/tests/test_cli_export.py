@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """`mpimeter export CAMP OUT`: a campaign copied to share — secrets in campaign.json, each
 meta.json, the data files and the launch logs are absent from OUT (logs left out, the rest
 redacted), the copy still analyzes, a symbolic link inside CAMP is not followed, and an OUT that

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """What a file may set for a launch (campaign.launch_env): an allow-list of the libraries'
 collective-tuning variables, each value of its type, no control character — checked where
 campaign.json becomes a resumed launch (campaign.resume.prepare), where a binary's algorithm

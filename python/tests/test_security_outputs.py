@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """Outputs replace only what mpimeter owns: every command that writes a file refuses a target that
 is a character device, a FIFO, a socket, a symbolic link (even to a regular file) or a folder, and
 every command that writes a folder refuses a device, FIFO, socket, link or file — exit 2, one line,

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """Redaction follows values (mpimeter.io.redact): a quoted value is redacted whole
 (`AWS_SECRET_ACCESS_KEY='…'`, `DB_PASSWORD="… x"`), a URL's password (`mysql://u:SECRET@db/x`)
 with its user and host kept, `Authorization: Bearer|Basic …` and a `Bearer` token alone; in an

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """`--resume`: nothing recorded in campaign.json chooses what runs without the user.
 
 - `alternatives[].env = {"LD_PRELOAD": "/path/evil.so"}` (or any variable off the allow-list of

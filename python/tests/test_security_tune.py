@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """`mpimeter tune` with hostile input: what campaign.json records never becomes a line of a
 tuning file unless it is an allowed variable with a valid value (campaign.launch_env), what a
 tuning file holds never reaches `--verify`'s launch unless it is, the tuning file and its

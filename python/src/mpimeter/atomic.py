@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """Files written whole or not at all, and only over what mpimeter may replace: the bytes go to a
 temporary file in the target's folder, are fsync'd and renamed over the target (rename is atomic
 within a file system). On any error the temporary file is removed, so a full disk or a read-only

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """Which environment variables may reach a launch from a file: an allow-list.
 
 Anything but the user's own command line is a file here — campaign.json read back by

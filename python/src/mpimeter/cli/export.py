@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """`mpimeter export CAMP OUT`: a campaign folder copied to share, with every text redacted
 (mpimeter.io.redact, the rule the readers apply).
 
