@@ -13,7 +13,7 @@ without the user asking again.
   a launch write, or a folder be moved, outside the campaign);
 - a secret variant value is not in campaign.json: it comes from the environment of `--resume`;
 - a variable campaign.json sets for an alternative still to run must be on the allow-list of
-  what a file may set (:mod:`mpimeter.campaign.launch_env`: the libraries' collective-tuning
+  what a file may set (:mod:`mpimeter.launch_vars`: the libraries' collective-tuning
   variables, each value of its type), even with `--trust-recorded`; any other variable runs only
   when the environment of `--resume` sets it to the same value (the user's own choice, not the
   file's). `run --variant`, the user's own command line, sets any variable;

@@ -39,7 +39,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from mpimeter.campaign.launch_env import excerpt, refusal
+from mpimeter.launch_vars import excerpt, refusal
 
 # The largest tuning file read back: an MPICH file holds the library's whole built-in tree
 # (18 KiB in MPICH 4.0), repeated per tuned range and process count; 16 MiB leaves room for
@@ -436,7 +436,7 @@ def env_settings(library: str, rules: Sequence[RangeRule], provenance: Mapping[s
 
 def validate_env(text: str) -> dict[str, str]:
     """Every line a comment, empty, or ``NAME=value`` of a variable a file may set with a value
-    of its type (campaign.launch_env); the settings."""
+    of its type (mpimeter.launch_vars); the settings."""
     settings: dict[str, str] = {}
     for number, line in enumerate(text.split("\n"), 1):
         if line.startswith("#") or not line:
