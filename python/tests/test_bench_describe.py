@@ -133,6 +133,10 @@ def test_check_value_covers_the_types():
     assert describe.check_value(DESC, window, "auto") is None
     assert "is not a number" in describe.check_value(DESC, window, "nan")
     assert math.isfinite(window.max)
+    # below the clocks' nanosecond: refused from the bound --describe gives, as the binary refuses it
+    assert describe.check_value(DESC, window, "1e-300") == ("--window-us: 1e-300 is out of range; allowed: "
+                                                            + window.allowed)
+    assert describe.check_value(DESC, window, f"{window.min:g}") is None and window.min == 0.001
     ops = DESC.option("ops")
     assert describe.check_value(DESC, ops, "bcast,allreduce") is None
     assert describe.check_value(DESC, ops, "bcast,nope").startswith("--ops: unknown operation 'nope'")

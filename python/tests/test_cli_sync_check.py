@@ -84,7 +84,7 @@ def recording_launcher(tmp_path):
                                              "from 0 to 18446744073709551615"),
     (["--nfit", "0"], "--nfit: 0 is out of range; allowed: a whole number from 1 to 1000000"),
     (["--pingpongs", "0"], "--pingpongs: 0 is out of range; allowed: a whole number from 1 to 10000000"),
-    (["--fit-span-s", "0"], "--fit-span-s: 0 is out of range; allowed: a number above 0, at most 3600"),
+    (["--fit-span-s", "0"], "--fit-span-s: 0 is out of range; allowed: a number from 1e-09 to 3600"),
     (["--mpi", "lam"], "--mpi lam: no mpimeter-bench at "),
     (["--mpi", "lam/x"], "--mpi 'lam/x': a library name is a folder of the bench dir"),
 ])
