@@ -167,3 +167,17 @@ def test_a_binary_that_cannot_describe_itself_is_refused_with_what_went_wrong(tm
     other.chmod(0o755)
     with pytest.raises(describe.DescribeError, match="describe_version 7"):
         bench_binaries.secret_words(other)
+
+
+def test_a_message_quotes_a_bounded_excerpt_of_the_value_as_the_binary_does():
+    limit = DESC.limits["quoted_value"]
+    window = DESC.option("window-us")
+    value = "1" * 5000 + "x"
+    python = describe.check_value(DESC, window, value)
+    assert python == f"--window-us: '{'1' * limit}...' is not a number; allowed: {window.allowed}"
+    binary = subprocess.run([str(BENCH), "--validate", "2", "--window-us", value], capture_output=True, text=True,
+                            timeout=30, env=bench_binaries.singleton_env())
+    assert binary.returncode == 2 and binary.stderr.strip() == "mpimeter-bench: " + python
+    # a control character is quoted as '?', and no UTF-8 character is cut in half
+    assert describe.check_value(DESC, window, "1\x1b[2J") == f"--window-us: '1?[2J' is not a number; allowed: {window.allowed}"
+    assert describe.quoted_value("é" * 100, limit) == "é" * (limit // 2) + "..."

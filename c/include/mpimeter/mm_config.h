@@ -236,6 +236,10 @@ const char *mm_registry_what(const char *registry);
 /* The words of bad-input messages, with {option}, {value}, {allowed}, {what} filled in. The same
  * templates are in --describe ("messages") so that mpimeter run says exactly what the binary
  * says. */
+/* {value} quotes at most this many bytes of what was given (cut before a UTF-8 character it would
+ * split, then "..."), a control byte as '?': a value of megabytes or an escape sequence stays out
+ * of the message line. In --describe's limits (quoted_value), so the Python half quotes alike. */
+#define MM_QUOTED_VALUE_MAX 80
 extern const char *const MM_MSG_NOT_WHOLE;
 extern const char *const MM_MSG_NOT_NUMBER;
 extern const char *const MM_MSG_OUT_OF_RANGE;

@@ -324,6 +324,7 @@ void mm_config_print_describe(FILE *f) {
     mm_json_kv_int(&j, "check_at", MM_MAX_CHECKS);
     mm_json_kv_int(&j, "name_length", MM_NAME_LEN - 1);
     mm_json_kv_int(&j, "path_length", MM_PATH_LEN - 32);
+    mm_json_kv_int(&j, "quoted_value", MM_QUOTED_VALUE_MAX);
     mm_json_end_object(&j);
     mm_json_key(&j, "exit_codes");
     mm_json_begin_object(&j);

@@ -310,6 +310,18 @@ int mm_config_message(char *err, size_t len, const char *tmpl, const char *optio
             continue;
         }
         const char *v = vals[hit] ? vals[hit] : "";
+        if (hit == 1) { /* the value: a bounded excerpt (MM_QUOTED_VALUE_MAX) */
+            size_t n = strlen(v), keep = n;
+            if (n > MM_QUOTED_VALUE_MAX) {
+                keep = MM_QUOTED_VALUE_MAX;
+                while (keep > 0 && ((unsigned char)v[keep] & 0xC0) == 0x80) keep--;
+            }
+            for (size_t i = 0; i < keep && used + 1 < len; i++)
+                err[used++] = ((unsigned char)v[i] < 0x20 || v[i] == 0x7f) ? '?' : v[i];
+            for (const char *dots = keep < n ? "..." : ""; *dots && used + 1 < len;) err[used++] = *dots++;
+            p += strlen(keys[hit]);
+            continue;
+        }
         while (*v && used + 1 < len) err[used++] = *v++;
         p += strlen(keys[hit]);
     }

@@ -104,11 +104,24 @@ class Description:
         return next((p for p in self.process_syncs if p["name"] == name), None)
 
     def message(self, key: str, *, option: str, value: str, allowed: str, what: str = "") -> str:
-        """A bad-input message in the binary's words (without its "mpimeter-bench: " prefix)."""
+        """A bad-input message in the binary's words (without its "mpimeter-bench: " prefix);
+        the value quoted as the binary quotes it (at most its limits' quoted_value bytes)."""
+        value = quoted_value(value, self.limits.get("quoted_value"))
         text = self.messages[key]
         for k, v in (("{option}", option), ("{value}", value), ("{allowed}", allowed), ("{what}", what)):
             text = text.replace(k, v)
         return text
+
+
+def quoted_value(value: str, limit: int | None) -> str:
+    """What a message quotes of a value: its first ``limit`` UTF-8 bytes, never half a character,
+    then "..."; a control character as '?' (None: the whole value, as older binaries quote it)."""
+    if limit is None:
+        return value
+    data = value.encode("utf-8", "surrogateescape")
+    cut = data[:limit].decode("utf-8", "ignore") if len(data) > limit else value
+    text = "".join("?" if ord(c) < 0x20 or c == "\x7f" else c for c in cut)
+    return text + ("..." if len(data) > limit else "")
 
 
 def _spec(obj: dict[str, Any]) -> OptionSpec:
