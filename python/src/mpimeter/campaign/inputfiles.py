@@ -17,16 +17,13 @@ from another folder.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from mpimeter.campaign import describe as _describe
 from mpimeter.campaign.benchargs import BenchArgs, BenchOption
 from mpimeter.campaign.plan import PlanError
-
-if TYPE_CHECKING:
-    from mpimeter.campaign.state import CampaignState
 
 # option -> the key of the resolved configuration (meta.json "config") that holds its digest
 DIGEST_KEYS = {"--graph-file": "graph"}
@@ -91,34 +88,34 @@ def read(raw: object, args: BenchArgs, fail: Callable[[str, str], Any]) -> dict[
     return out
 
 
-def check_unchanged(state: CampaignState) -> None:
-    """`--resume`: every input file of the bench arguments is named by an absolute path, recorded
-    with its digest, and each binary that will run finds the same digest now. PlanError (one
+def check_unchanged(args: BenchArgs, recorded: Mapping[str, Mapping[str, str]], binaries: Iterable[str],
+                    ranks: int) -> None:
+    """`--resume`: every input file of the bench arguments (``args``) is named by an absolute
+    path, recorded with its digest (``recorded``: campaign.json's input_files), and each binary
+    that will run finds the same digest now (asked as a launch of ``ranks``). PlanError (one
     line) otherwise."""
-    ranks = state.process_counts[0]
-    for binary in dict.fromkeys(state.bench_binaries.values()):
+    for binary in dict.fromkeys(binaries):
         try:
             flags = input_flags(_describe.describe(binary))
         except _describe.DescribeError as exc:
             raise PlanError(f"cannot resume: {exc}") from None
-        given = [flag for flag in flags if state.bench_args.value(flag)]
+        given = [flag for flag in flags if args.value(flag)]
         if not given:
             continue
         for flag in given:
-            path = state.bench_args.value(flag) or ""
-            if flag not in state.input_files or not Path(path).is_absolute():
+            path = args.value(flag) or ""
+            if flag not in recorded or not Path(path).is_absolute():
                 raise PlanError(f"cannot resume: campaign.json gives {flag} {path[:200]!r} without the digest of "
                                 "its content (input_files), so the launches still to run may read another file "
                                 "than the ones done; start a new campaign")
         try:
-            config = _describe.validate(binary, state.bench_args.argv(), ranks).config
+            config = _describe.validate(binary, args.argv(), ranks).config
         except _describe.DescribeError as exc:
             raise PlanError(f"cannot resume: {exc}") from None
-        now = digests(state.bench_args, config)
+        now = digests(args, config)
         for flag in given:
-            recorded = state.input_files[flag]["fnv1a64"]
-            if now.get(flag, {}).get("fnv1a64") != recorded:
-                raise PlanError(f"cannot resume: {flag} {state.input_files[flag]['path'][:200]} is not the file the "
-                                f"campaign's launches read (digest {now.get(flag, {}).get('fnv1a64')} now, "
-                                f"{recorded} in campaign.json); its launches would be pooled with theirs: restore "
-                                "the file, or start a new campaign")
+            then, found = recorded[flag]["fnv1a64"], now.get(flag, {}).get("fnv1a64")
+            if found != then:
+                raise PlanError(f"cannot resume: {flag} {recorded[flag]['path'][:200]} is not the file the "
+                                f"campaign's launches read (digest {found} now, {then} in campaign.json); its "
+                                "launches would be pooled with theirs: restore the file, or start a new campaign")

@@ -68,7 +68,7 @@ def prepare(state: st.CampaignState, campaign_dir: Path, *, launcher_given: str 
     _templates(state, launcher_given, bench_dir, trust_recorded)
     _binaries(state, bench_dir)
     _bench_args(state)
-    inputfiles.check_unchanged(state)
+    inputfiles.check_unchanged(state.bench_args, state.input_files, state.bench_binaries.values(), state.np)
     _secrets(state, environ)
     return state
 
