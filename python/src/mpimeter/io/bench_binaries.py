@@ -65,8 +65,16 @@ def built_libraries(bench_dir: Path) -> list[str]:
                         and (p / BUILD_RECORD).is_file())
     except OSError:
         others = []
-    return [mpi for mpi in [*MPI_LIBRARIES, *others]
-            if bench_binary(bench_dir, mpi).is_file() and os.access(bench_binary(bench_dir, mpi), os.X_OK)]
+    return [mpi for mpi in [*MPI_LIBRARIES, *others] if is_executable_file(bench_binary(bench_dir, mpi))]
+
+
+def is_executable_file(path: Path) -> bool:
+    """Is there an executable file at ``path``? False for any path the system cannot look up
+    (too long, a folder in its way, no permission): the caller says what is missing."""
+    try:
+        return path.is_file() and os.access(path, os.X_OK)
+    except (OSError, ValueError):
+        return False
 
 
 def singleton_env() -> dict[str, str]:
