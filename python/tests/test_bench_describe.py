@@ -181,3 +181,14 @@ def test_a_message_quotes_a_bounded_excerpt_of_the_value_as_the_binary_does():
     # a control character is quoted as '?', and no UTF-8 character is cut in half
     assert describe.check_value(DESC, window, "1\x1b[2J") == f"--window-us: '1?[2J' is not a number; allowed: {window.allowed}"
     assert describe.quoted_value("é" * 100, limit) == "é" * (limit // 2) + "..."
+
+
+def test_an_option_whose_zero_means_off_takes_zero_or_at_least_its_minimum():
+    resync = DESC.option("resync-s")
+    assert resync.zero_allowed and resync.min == 1e-9
+    assert describe.check_value(DESC, resync, "0") is None
+    assert describe.check_value(DESC, resync, "1e-9") is None
+    assert describe.check_value(DESC, resync, "1e-300") == ("--resync-s: 1e-300 is out of range; allowed: "
+                                                            "0, or a number from 1e-09 to 1000000")
+    assert not DESC.option("window-us").zero_allowed
+    assert describe.check_value(DESC, DESC.option("window-us"), "0") is not None

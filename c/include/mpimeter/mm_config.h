@@ -203,6 +203,7 @@ enum {
     MM_OPT_F_ABOVE = 1u << 6,      /* the minimum itself is not allowed (> min) */
     MM_OPT_F_MODE = 1u << 7,       /* selects the mode (--sync-check) */
     MM_OPT_F_BELOW = 1u << 8,      /* the maximum itself is not allowed (< max) */
+    MM_OPT_F_OR_ZERO = 1u << 9,    /* 0 (off, none) is allowed too, besides min to max */
 };
 
 typedef struct mm_option_spec {
@@ -247,6 +248,9 @@ extern const char *const MM_MSG_UNKNOWN_NAME;
 extern const char *const MM_MSG_NOT_CHOICE;
 int mm_config_message(char *err, size_t len, const char *tmpl, const char *option,
                       const char *value, const char *allowed, const char *what);
+
+/* Is v outside what a number option allows (its range, and 0 for MM_OPT_F_OR_ZERO)? */
+int mm_option_out_of_range(const mm_option_spec *o, double v);
 
 /* Parses a number option's text into cfg (by the spec's offset) after checking type and range.
  * 0, or 2 with the message in err. */

@@ -98,6 +98,7 @@ static void mm__options(mm_json *j) {
             mm_json_kv_bool(j, "min_exclusive", (o->flags & MM_OPT_F_ABOVE) != 0);
             mm__bound(j, "max", o->max);
             mm_json_kv_bool(j, "max_exclusive", (o->flags & MM_OPT_F_BELOW) != 0);
+            mm_json_kv_bool(j, "zero_allowed", (o->flags & MM_OPT_F_OR_ZERO) != 0);
         }
         mm_json_kv_bool(j, "auto", (o->flags & MM_OPT_F_AUTO) != 0);
         mm_json_key(j, "auto_values"); /* the words accepted besides numbers: auto, auto:ci, ... */

@@ -26,6 +26,9 @@
 #define MM__NS_IN_US 1e-3
 #define MM__NS_IN_S 1e-9
 #define MM__SMALLEST_FRACTION 1e-6
+#define MM__NS_PER_S_IN_PPM 1e-3 /* a drift of one nanosecond per second */
+/* An option whose 0 means "off" (no offsets, never re-sync) takes 0 or at least its minimum. */
+#define ZERO MM_OPT_F_OR_ZERO
 
 static const mm_option_spec mm__table[] = {
     {"ops", MM_OPT_NAMES, BENCH, "LIST", "allreduce,bcast,alltoall,barrier", NULL, 0, 0,
@@ -196,9 +199,9 @@ static const mm_option_spec mm__table[] = {
      "this binary was built without PAPI or the machine offers no hardware counters"},
     {"virtual-base", MM_OPT_NAME, BENCH | SYNC, "NAME", "monotonic", NULL, 0, 0, "timers", 0,
      "timer wrapped by --timer virtual (not virtual)"},
-    {"virtual-offset-s", MM_OPT_FLOAT, BENCH | SYNC, "X", "0", "s", 0, 1e6, NULL,
+    {"virtual-offset-s", MM_OPT_FLOAT, BENCH | SYNC | ZERO, "X", "0", "s", MM__NS_IN_S, 1e6, NULL,
      OFF(virtual_offset_s), "virtual timer: offsets drawn uniformly in +-X s (rank 0: 0)"},
-    {"virtual-skew-ppm", MM_OPT_FLOAT, BENCH | SYNC, "Y", "0", "ppm", 0, 1e5, NULL,
+    {"virtual-skew-ppm", MM_OPT_FLOAT, BENCH | SYNC | ZERO, "Y", "0", "ppm", MM__NS_PER_S_IN_PPM, 1e5, NULL,
      OFF(virtual_skew_ppm), "virtual timer: skews of +Y or -Y ppm (rank 0: 0)"},
     {"nfit", MM_OPT_INT, BENCH | SYNC, "N", "32", "points", 1, 1e6, NULL, OFF(cs_params.nfit),
      "clock sync: fit points per edge (jk, hca*)"},
@@ -216,7 +219,7 @@ static const mm_option_spec mm__table[] = {
      "hca3: an edge stops adding fit points (after 8) once its fit's predicted error 5 s after "
      "its last point is at most NS (auto: the start tolerance, when the process sync plans "
      "starts, else every --nfit point over --fit-span-s; 1 keeps every point)"},
-    {"resync-s", MM_OPT_FLOAT, BENCH, "T", "1 for offset-only syncs, else never", "s", 0, 1e6,
+    {"resync-s", MM_OPT_FLOAT, BENCH | ZERO, "T", "1 for offset-only syncs, else never", "s", MM__NS_IN_S, 1e6,
      NULL, OFF(resync_s),
      "re-run the clock sync between tests when the last one is older than T s (0 = never)"},
     {"roundtime-budget-s", MM_OPT_FLOAT, BENCH, "S", "1", "s", MM__NS_IN_S, 1e6, NULL,
@@ -241,18 +244,18 @@ static const mm_option_spec mm__table[] = {
      "(ended_by budget) and the launch goes on"},
     {"sync-check", MM_OPT_FLAG, SYNC | MM_OPT_F_MODE, NULL, "off", NULL, NONE,
      "check the clock syncs named in --clocksync instead of benchmarking"},
-    {"check-at", MM_OPT_FLOATS, SYNC, "LIST", "0,1,2,5,10", "s", 0, 3600, NULL, 0,
+    {"check-at", MM_OPT_FLOATS, SYNC | ZERO, "LIST", "0,1,2,5,10", "s", MM__NS_IN_S, 3600, NULL, 0,
      "--sync-check: seconds after the sync to measure residuals (non-decreasing)"},
     {"json", MM_OPT_FLAG, SYNC, NULL, "off", NULL, NONE, "--sync-check: print one JSON object"},
     {"inject-error", MM_OPT_NAME, BENCH | MM_OPT_F_HIDDEN, "OP", "none", NULL, 0, 0,
      "operations", 0,
      "test only: give this operation's calls an invalid root or reduction, so that MPI returns "
      "an error"},
-    {"inject-late-wakeup-us", MM_OPT_FLOAT, BENCH | MM_OPT_F_HIDDEN, "US", "0", "us", 0, 1e6,
+    {"inject-late-wakeup-us", MM_OPT_FLOAT, BENCH | MM_OPT_F_HIDDEN | ZERO, "US", "0", "us", MM__NS_IN_US, 1e6,
      NULL, OFF(inject_late_wakeup_us),
      "test only: the last rank sleeps this long past the planned start of every 4th repetition"},
-    {"inject-sync-slope-ppm", MM_OPT_FLOAT, BENCH | MM_OPT_F_HIDDEN, "PPM", "0", "ppm", 0, 1e6,
-     NULL, OFF(inject_sync_slope_ppm),
+    {"inject-sync-slope-ppm", MM_OPT_FLOAT, BENCH | MM_OPT_F_HIDDEN | ZERO, "PPM", "0", "ppm",
+     MM__NS_PER_S_IN_PPM, 1e6, NULL, OFF(inject_sync_slope_ppm),
      "test only: after each sync of a drift-aware clock sync, the last rank's model gets this "
      "spurious slope (anchored at the sync's end)"},
     {"validate", MM_OPT_NPROCS, MM_OPT_F_INFO, "NP", "", "ranks", 1, 16777216.0, NULL,

@@ -310,8 +310,9 @@ static void test_adaptive_options(void) {
     expect_error(7, unsized, "--sizes auto:8:64 applies only to operations that take a size");
 }
 
-/* Every float option of the table whose 0 is refused refuses a positive value too small to mean
- * anything (1e-300, a denormal, and half its smallest value): its bound is a number, not "above 0". */
+/* Every float option of the table refuses a positive value too small to mean anything (1e-300, a
+ * denormal, and half its smallest value): its bound is a number, not "above 0"; 0 itself only
+ * where it means off (MM_OPT_F_OR_ZERO). */
 static void test_float_options_refuse_absurdly_small_values(void) {
     size_t n;
     const mm_option_spec *t = mm_options(&n);
@@ -322,7 +323,7 @@ static void test_float_options_refuse_absurdly_small_values(void) {
         mm_config c;
         mm_config_defaults(&c);
         char msg[512], half[64];
-        if (mm_option_parse_number(o, "0", &c, msg, sizeof msg) == 0) continue; /* 0 is a value (off) */
+        CHECK_EQ_INT(mm_option_parse_number(o, "0", &c, msg, sizeof msg), (o->flags & MM_OPT_F_OR_ZERO) ? 0 : 2);
         snprintf(half, sizeof half, "%.17g", o->min / 2);
         const char *tiny[] = {"1e-300", "4.9e-324", half};
         for (size_t k = 0; k < sizeof tiny / sizeof tiny[0]; k++) {
@@ -337,7 +338,12 @@ static void test_float_options_refuse_absurdly_small_values(void) {
         CHECK(o->min > 0);
         checked++;
     }
-    CHECK(checked >= 9); /* window-us, the budgets, the precisions, ... */
+    CHECK(checked >= 14); /* window-us, the budgets, the precisions, the virtual clock, ... */
+    /* a list of floats alike: --check-at 0 is the sync itself, 1e-300 s after it nothing */
+    const char *at[] = {"b", "--sync-check", "--clocksync", "hca3", "--check-at", "0,1e-300,1"};
+    expect_error(6, at, "--check-at: 1e-300 is out of range; allowed: 0, or a number from 1e-09 to 3600");
+    const char *resync[] = {"b", "--resync-s", "1e-300", "--out", "/tmp/mm_unit_cfg/none-yet"};
+    expect_error(5, resync, "--resync-s: 1e-300 is out of range; allowed: 0, or a number from 1e-09 to 1000000");
 }
 
 int main(void) {
