@@ -139,12 +139,16 @@ def secret_words(binary: str | Path) -> tuple[str, ...]:
     return tuple(words)
 
 
-@lru_cache(maxsize=1)
 def built_secret_words() -> tuple[str, ...]:
     """The secret words of the binaries built (of the default bench dir), the union should they
     differ; empty when no binary can say. The one source of them for io.redact's reading rule
-    and for campaign.secrets (what mpimeter writes)."""
-    bench_dir = default_bench_dir()
+    and for campaign.secrets (what mpimeter writes). Asked once per bench dir: the default
+    follows $MPIMETER_BENCH_DIR, which may change within one process."""
+    return _built_secret_words(str(default_bench_dir()))
+
+
+@lru_cache(maxsize=4)
+def _built_secret_words(bench_dir: str) -> tuple[str, ...]:
     words: set[str] = set()
     for lib in built_libraries(bench_dir):
         try:
