@@ -127,3 +127,11 @@ def test_a_campaign_gated_against_itself_is_refused(campaigns):
         r = run(campaigns / "base", other)
         assert r.exit_code == 2, r.output
         assert "the same campaign" in r.stderr and len(r.stderr.strip().splitlines()) == 1
+
+
+def test_an_empty_path_is_no_campaign(campaigns, monkeypatch):
+    # Path("") is the working directory: `gate '' ''` would gate it against itself
+    monkeypatch.chdir(campaigns / "base")
+    for args in (("", ""), ("", campaigns / "base")):
+        r = run(*args)
+        assert r.exit_code == 2 and "an empty path names no folder" in r.stderr, r.output

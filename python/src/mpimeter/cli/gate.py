@@ -4,7 +4,6 @@ significantly slower than the baseline by more than a threshold, 0 otherwise, 2 
 from __future__ import annotations
 
 import os
-from pathlib import Path
 from typing import Any
 
 import click
@@ -69,10 +68,10 @@ def print_gate(res: analysis.GateResult, baseline: str, candidate: str) -> None:
 
 
 def same_folder(first: str, second: str) -> bool:
-    """Do the two paths name one folder (the same text, or two names of one folder)?"""
+    """Do the two paths name one existing folder (the same text, or two names of it)?"""
     try:
-        return Path(first).resolve() == Path(second).resolve() or os.path.samefile(first, second)
-    except (OSError, ValueError, RuntimeError):
+        return os.path.samefile(first, second)
+    except (OSError, ValueError):
         return False  # a path that cannot be read: the analysis says what is wrong with it
 
 
