@@ -134,6 +134,10 @@ def test_check_value_covers_the_types():
     assert describe.check_value(DESC, window, "auto") is None
     assert "is not a number" in describe.check_value(DESC, window, "nan")
     assert math.isfinite(window.max)
+    # below the clocks' nanosecond: refused from the bound --describe gives, as the binary refuses it
+    assert describe.check_value(DESC, window, "1e-300") == ("--window-us: 1e-300 is out of range; allowed: "
+                                                            + window.allowed)
+    assert describe.check_value(DESC, window, f"{window.min:g}") is None and window.min == 0.001
     ops = DESC.option("ops")
     assert describe.check_value(DESC, ops, "bcast,allreduce") is None
     assert describe.check_value(DESC, ops, "bcast,nope").startswith("--ops: unknown operation 'nope'")
@@ -164,3 +168,28 @@ def test_a_binary_that_cannot_describe_itself_is_refused_with_what_went_wrong(tm
     other.chmod(0o755)
     with pytest.raises(describe.DescribeError, match="describe_version 7"):
         bench_binaries.secret_words(other)
+
+
+def test_a_message_quotes_a_bounded_excerpt_of_the_value_as_the_binary_does():
+    limit = DESC.limits["quoted_value"]
+    window = DESC.option("window-us")
+    value = "1" * 5000 + "x"
+    python = describe.check_value(DESC, window, value)
+    assert python == f"--window-us: '{'1' * limit}...' is not a number; allowed: {window.allowed}"
+    binary = subprocess.run([str(BENCH), "--validate", "2", "--window-us", value], capture_output=True, text=True,
+                            timeout=30, env=bench_binaries.singleton_env())
+    assert binary.returncode == 2 and binary.stderr.strip() == "mpimeter-bench: " + python
+    # a control character is quoted as '?', and no UTF-8 character is cut in half
+    assert describe.check_value(DESC, window, "1\x1b[2J") == f"--window-us: '1?[2J' is not a number; allowed: {window.allowed}"
+    assert describe.quoted_value("é" * 100, limit) == "é" * (limit // 2) + "..."
+
+
+def test_an_option_whose_zero_means_off_takes_zero_or_at_least_its_minimum():
+    resync = DESC.option("resync-s")
+    assert resync.zero_allowed and resync.min == 1e-9
+    assert describe.check_value(DESC, resync, "0") is None
+    assert describe.check_value(DESC, resync, "1e-9") is None
+    assert describe.check_value(DESC, resync, "1e-300") == ("--resync-s: 1e-300 is out of range; allowed: "
+                                                            "0, or a number from 1e-09 to 1000000")
+    assert not DESC.option("window-us").zero_allowed
+    assert describe.check_value(DESC, DESC.option("window-us"), "0") is not None

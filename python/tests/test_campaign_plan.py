@@ -217,7 +217,7 @@ def test_resolve_refuses_in_the_binarys_words():
              ({"datatype": "double", "sizes": "8,12"}, "--sizes: size 12 is not a multiple of the datatype size"),
              ({"nrep": "0"}, "--nrep: 0 is out of range; allowed: a whole number from 1 to 100000000"),
              ({"root": "2", "ops": "bcast"}, "--root: 2 is not a rank of this launch; allowed: 0 to 1"),
-             ({"window_us": "0"}, "--window-us: 0 is out of range; allowed: a number above 0"),
+             ({"window_us": "0"}, "--window-us: 0 is out of range; allowed: a number from 0.001"),
              ({"frobnicate": "1"}, "--frobnicate: mpimeter-bench")]
     for values, message in cases:
         with pytest.raises(PlanError) as err:

@@ -119,3 +119,20 @@ def test_gate_rows_takes_slice_keys_with_its_default_one_way():
     rows = gate_rows(base, cand, max_slowdown=0.05, alpha=0.05)
     assert [(r.workpieces, r.significant) for r in rows] == [(1, False), (32, True)]
     assert not any(r.one_way for r in rows)
+
+
+def test_a_campaign_gated_against_itself_is_refused(campaigns):
+    # it would pass whatever it measured: exit 2, one line, for the same text and for two names of it
+    (campaigns / "alias").symlink_to(campaigns / "base")
+    for other in (campaigns / "base", campaigns / "alias", f"{campaigns}/./base"):
+        r = run(campaigns / "base", other)
+        assert r.exit_code == 2, r.output
+        assert "the same campaign" in r.stderr and len(r.stderr.strip().splitlines()) == 1
+
+
+def test_an_empty_path_is_no_campaign(campaigns, monkeypatch):
+    # Path("") is the working directory: `gate '' ''` would gate it against itself
+    monkeypatch.chdir(campaigns / "base")
+    for args in (("", ""), ("", campaigns / "base")):
+        r = run(*args)
+        assert r.exit_code == 2 and "an empty path names no folder" in r.stderr, r.output

@@ -68,8 +68,8 @@ def recording_launcher(tmp_path):
     # the bench's own options: in the bench's words (from --describe, or its --validate)
     (["--check-at", "5,1"], "--check-at: times must not decrease ('5,1')"),
     (["--check-at", "0,,1"], "--check-at: empty item in '0,,1'"),
-    (["--check-at", "soon"], "--check-at: 'soon' is not a number; allowed: a number from 0 to 3600"),
-    (["--check-at", "4000"], "--check-at: 4000 is out of range; allowed: a number from 0 to 3600"),
+    (["--check-at", "soon"], "--check-at: 'soon' is not a number; allowed: 0, or a number from 1e-09 to 3600"),
+    (["--check-at", "4000"], "--check-at: 4000 is out of range; allowed: 0, or a number from 1e-09 to 3600"),
     (["--check-at", ",".join(["1"] * 33)], "--check-at: more than 32 items"),
     (["--clocksync", "sundial"], "--clocksync: unknown clock sync 'sundial'; allowed: none, skampi"),
     (["--clocksync", "skampi,skampi"], "--clocksync: 'skampi' is given twice"),
@@ -79,13 +79,13 @@ def recording_launcher(tmp_path):
                                   "(given: --timer monotonic)"),
     (["--seed", "3"], "--seed applies to --sync-check only with --timer virtual"),
     (["--timer", "virtual", "--virtual-offset-s", "-1"],
-     "--virtual-offset-s: -1 is out of range; allowed: a number from 0 to 1000000"),
+     "--virtual-offset-s: -1 is out of range; allowed: 0, or a number from 1e-09 to 1000000"),
     (["--timer", "virtual", "--virtual-skew-ppm", "inf"], "--virtual-skew-ppm: 'inf' is not a number"),
     (["--timer", "virtual", "--seed", "-1"], "--seed: '-1' is not a whole number; allowed: a whole number "
                                              "from 0 to 18446744073709551615"),
     (["--nfit", "0"], "--nfit: 0 is out of range; allowed: a whole number from 1 to 1000000"),
     (["--pingpongs", "0"], "--pingpongs: 0 is out of range; allowed: a whole number from 1 to 10000000"),
-    (["--fit-span-s", "0"], "--fit-span-s: 0 is out of range; allowed: a number above 0, at most 3600"),
+    (["--fit-span-s", "0"], "--fit-span-s: 0 is out of range; allowed: a number from 1e-09 to 3600"),
     (["--mpi", "lam"], "--mpi lam: no mpimeter-bench at "),
     (["--mpi", "lam/x"], "--mpi 'lam/x': a library name is a folder of the bench dir"),
 ])

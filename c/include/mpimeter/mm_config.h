@@ -204,6 +204,7 @@ enum {
     MM_OPT_F_ABOVE = 1u << 6,      /* the minimum itself is not allowed (> min) */
     MM_OPT_F_MODE = 1u << 7,       /* selects the mode (--sync-check) */
     MM_OPT_F_BELOW = 1u << 8,      /* the maximum itself is not allowed (< max) */
+    MM_OPT_F_OR_ZERO = 1u << 9,    /* 0 (off, none) is allowed too, besides min to max */
 };
 
 typedef struct mm_option_spec {
@@ -237,6 +238,10 @@ const char *mm_registry_what(const char *registry);
 /* The words of bad-input messages, with {option}, {value}, {allowed}, {what} filled in. The same
  * templates are in --describe ("messages") so that mpimeter run says exactly what the binary
  * says. */
+/* {value} quotes at most this many bytes of what was given (cut before a UTF-8 character it would
+ * split, then "..."), a control byte as '?': a value of megabytes or an escape sequence stays out
+ * of the message line. In --describe's limits (quoted_value), so the Python half quotes alike. */
+#define MM_QUOTED_VALUE_MAX 80
 extern const char *const MM_MSG_NOT_WHOLE;
 extern const char *const MM_MSG_NOT_NUMBER;
 extern const char *const MM_MSG_OUT_OF_RANGE;
@@ -244,6 +249,9 @@ extern const char *const MM_MSG_UNKNOWN_NAME;
 extern const char *const MM_MSG_NOT_CHOICE;
 int mm_config_message(char *err, size_t len, const char *tmpl, const char *option,
                       const char *value, const char *allowed, const char *what);
+
+/* Is v outside what a number option allows (its range, and 0 for MM_OPT_F_OR_ZERO)? */
+int mm_option_out_of_range(const mm_option_spec *o, double v);
 
 /* Parses a number option's text into cfg (by the spec's offset) after checking type and range.
  * 0, or 2 with the message in err. */

@@ -99,6 +99,7 @@ static void mm__options(mm_json *j) {
             mm_json_kv_bool(j, "min_exclusive", (o->flags & MM_OPT_F_ABOVE) != 0);
             mm__bound(j, "max", o->max);
             mm_json_kv_bool(j, "max_exclusive", (o->flags & MM_OPT_F_BELOW) != 0);
+            mm_json_kv_bool(j, "zero_allowed", (o->flags & MM_OPT_F_OR_ZERO) != 0);
         }
         mm_json_kv_bool(j, "auto", (o->flags & MM_OPT_F_AUTO) != 0);
         mm_json_key(j, "auto_values"); /* the words accepted besides numbers: auto, auto:ci, ... */
@@ -325,6 +326,7 @@ void mm_config_print_describe(FILE *f) {
     mm_json_kv_int(&j, "check_at", MM_MAX_CHECKS);
     mm_json_kv_int(&j, "name_length", MM_NAME_LEN - 1);
     mm_json_kv_int(&j, "path_length", MM_PATH_LEN - 32);
+    mm_json_kv_int(&j, "quoted_value", MM_QUOTED_VALUE_MAX);
     mm_json_end_object(&j);
     mm_json_key(&j, "exit_codes");
     mm_json_begin_object(&j);

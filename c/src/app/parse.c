@@ -146,7 +146,7 @@ static int mm__parse_check_at(const mm_option_spec *o, const char *text, mm_conf
         double v = strtod(names[i], &end);
         if (errno || end == names[i] || *end || !isfinite(v))
             return mm_config_message(err, len, MM_MSG_NOT_NUMBER, o->name, names[i], allowed, NULL);
-        if (v < o->min || v > o->max)
+        if (mm_option_out_of_range(o, v))
             return mm_config_message(err, len, MM_MSG_OUT_OF_RANGE, o->name, names[i], allowed, NULL);
         if (i > 0 && v < cfg->check_at_s[i - 1])
             return mm_fail(err, len, "--check-at: times must not decrease ('%s')", text);

@@ -48,7 +48,9 @@ void mm_option_allowed_text(const mm_option_spec *o, char *out, size_t len) {
         return;
     case MM_OPT_FLOAT:
     case MM_OPT_FLOATS:
-        if (o->flags & (MM_OPT_F_ABOVE | MM_OPT_F_BELOW))
+        if (o->flags & MM_OPT_F_OR_ZERO)
+            snprintf(out, len, "0, or a number from %s to %s%s", lo, hi, words);
+        else if (o->flags & (MM_OPT_F_ABOVE | MM_OPT_F_BELOW))
             snprintf(out, len, "a number %s %s, %s %s%s",
                      (o->flags & MM_OPT_F_ABOVE) ? "above" : "from", lo,
                      (o->flags & MM_OPT_F_BELOW) ? "below" : "at most", hi, words);
@@ -95,7 +97,8 @@ const char *mm_registry_names(const char *registry) {
     return "";
 }
 
-static int mm__out_of_range(const mm_option_spec *o, double v) {
+int mm_option_out_of_range(const mm_option_spec *o, double v) {
+    if ((o->flags & MM_OPT_F_OR_ZERO) && v == 0) return 0;
     int low = (o->flags & MM_OPT_F_ABOVE) ? !(v > o->min) : v < o->min;
     int high = (o->flags & MM_OPT_F_BELOW) ? !(v < o->max) : v > o->max;
     return low || high;
@@ -119,7 +122,7 @@ int mm_option_parse_number(const mm_option_spec *o, const char *text, mm_config 
         double v = strtod(text, &end);
         if (errno || end == text || *end != '\0' || !isfinite(v))
             return mm_config_message(err, len, MM_MSG_NOT_NUMBER, o->name, text, allowed, NULL);
-        if (mm__out_of_range(o, v))
+        if (mm_option_out_of_range(o, v))
             return mm_config_message(err, len, MM_MSG_OUT_OF_RANGE, o->name, text, allowed, NULL);
         *(double *)(void *)base = v;
         return 0;
@@ -127,7 +130,7 @@ int mm_option_parse_number(const mm_option_spec *o, const char *text, mm_config 
     long long v = strtoll(text, &end, 10);
     if (end == text || *end != '\0' || (errno && errno != ERANGE))
         return mm_config_message(err, len, MM_MSG_NOT_WHOLE, o->name, text, allowed, NULL);
-    if (errno == ERANGE || mm__out_of_range(o, (double)v))
+    if (errno == ERANGE || mm_option_out_of_range(o, (double)v))
         return mm_config_message(err, len, MM_MSG_OUT_OF_RANGE, o->name, text, allowed, NULL);
     if (o->type == MM_OPT_I64)
         *(int64_t *)(void *)base = (int64_t)v;

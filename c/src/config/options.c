@@ -20,6 +20,16 @@
 #define NONE 0, 0, NULL, 0
 #define BENCH MM_OPT_F_BENCH
 #define SYNC MM_OPT_F_SYNC_CHECK
+/* The smallest positive value a float option takes: the clocks count whole nanoseconds, so a
+ * time (a window, a budget, a span) below one nanosecond can be neither measured nor waited for;
+ * a fraction or a precision below a millionth is finer than any launch's repetitions resolve.
+ * Bounds, not "above 0": a denormal such as 1e-300 would pass "above 0" and mean nothing. */
+#define MM__NS_IN_US 1e-3
+#define MM__NS_IN_S 1e-9
+#define MM__SMALLEST_FRACTION 1e-6
+#define MM__NS_PER_S_IN_PPM 1e-3 /* a drift of one nanosecond per second */
+/* An option whose 0 means "off" (no offsets, never re-sync) takes 0 or at least its minimum. */
+#define ZERO MM_OPT_F_OR_ZERO
 
 static const mm_option_spec mm__table[] = {
     {"ops", MM_OPT_NAMES, BENCH, "LIST", "allreduce,bcast,alltoall,barrier", NULL, 0, 0,
@@ -39,21 +49,21 @@ static const mm_option_spec mm__table[] = {
      "--nrep auto: repetitions recorded before the precision may stop a test"},
     {"nrep-max", MM_OPT_INT, BENCH, "N", "3000", "repetitions", 1, 1e8, NULL, OFF(nrep_max),
      "--nrep auto: a test stops here whatever its precision"},
-    {"precision", MM_OPT_FLOAT, BENCH | MM_OPT_F_ABOVE | MM_OPT_F_BELOW, "E", "0.02", NULL, 0, 1,
+    {"precision", MM_OPT_FLOAT, BENCH | MM_OPT_F_BELOW, "E", "0.02", NULL, MM__SMALLEST_FRACTION, 1,
      NULL, OFF(precision),
      "--nrep auto: the precision to reach, relative to the estimate (ci: both bounds of the "
      "median's interval within +-E of it; rse: standard error below E times the trimmed mean)"},
-    {"nrep-confidence", MM_OPT_FLOAT, BENCH | MM_OPT_F_ABOVE | MM_OPT_F_BELOW, "C", "0.95", NULL,
-     0, 1, NULL, OFF(nrep_confidence),
+    {"nrep-confidence", MM_OPT_FLOAT, BENCH | MM_OPT_F_BELOW, "C", "0.95", NULL,
+     MM__SMALLEST_FRACTION, 1, NULL, OFF(nrep_confidence),
      "--nrep auto:ci: confidence level 1 - alpha of the median's interval"},
     {"nrep-every", MM_OPT_INT, BENCH, "K", "10", "repetitions", 1, 1e6, NULL, OFF(nrep_every),
      "--nrep auto: decide after every K recorded repetitions (rank 0 collects their run times "
      "outside the timed region)"},
-    {"nrep-budget-s", MM_OPT_FLOAT, BENCH | MM_OPT_F_ABOVE, "S", "10", "s", 0, 1e6, NULL,
+    {"nrep-budget-s", MM_OPT_FLOAT, BENCH, "S", "10", "s", MM__NS_IN_S, 1e6, NULL,
      OFF(nrep_budget_s), "--nrep auto: time budget per test; a test stops at it whatever its "
      "precision"},
-    {"sizes-precision", MM_OPT_FLOAT, BENCH | MM_OPT_F_ABOVE | MM_OPT_F_BELOW, "E", "0.05", NULL,
-     0, 1, NULL, OFF(sizes_precision),
+    {"sizes-precision", MM_OPT_FLOAT, BENCH | MM_OPT_F_BELOW, "E", "0.05", NULL,
+     MM__SMALLEST_FRACTION, 1, NULL, OFF(sizes_precision),
      "--sizes auto: stop adding sizes once every segment's interpolation error is below E"},
     {"sizes-budget", MM_OPT_INT, BENCH, "N", "16", "sizes", 1, 1024, NULL, OFF(sizes_budget),
      "--sizes auto: sizes added per operation, at most"},
@@ -67,7 +77,7 @@ static const mm_option_spec mm__table[] = {
      " a comma-separated list with --sync-check"},
     {"procsync", MM_OPT_NAME, BENCH, "NAME", "window", NULL, 0, 0, "process_syncs", 0,
      "process synchronization before each repetition"},
-    {"window-us", MM_OPT_FLOAT, BENCH | MM_OPT_F_AUTO | MM_OPT_F_ABOVE, "US", "auto", "us", 0, 1e9,
+    {"window-us", MM_OPT_FLOAT, BENCH | MM_OPT_F_AUTO, "US", "auto", "us", MM__NS_IN_US, 1e9,
      NULL, OFF(window_us),
      "window size for --procsync window; auto = from a pilot measurement, adapted per batch"},
     {"start-tolerance-ns", MM_OPT_I64, BENCH | MM_OPT_F_AUTO, "NS", "auto", "ns", 1, 1e9, NULL,
@@ -190,9 +200,9 @@ static const mm_option_spec mm__table[] = {
      "this binary was built without PAPI or the machine offers no hardware counters"},
     {"virtual-base", MM_OPT_NAME, BENCH | SYNC, "NAME", "monotonic", NULL, 0, 0, "timers", 0,
      "timer wrapped by --timer virtual (not virtual)"},
-    {"virtual-offset-s", MM_OPT_FLOAT, BENCH | SYNC, "X", "0", "s", 0, 1e6, NULL,
+    {"virtual-offset-s", MM_OPT_FLOAT, BENCH | SYNC | ZERO, "X", "0", "s", MM__NS_IN_S, 1e6, NULL,
      OFF(virtual_offset_s), "virtual timer: offsets drawn uniformly in +-X s (rank 0: 0)"},
-    {"virtual-skew-ppm", MM_OPT_FLOAT, BENCH | SYNC, "Y", "0", "ppm", 0, 1e5, NULL,
+    {"virtual-skew-ppm", MM_OPT_FLOAT, BENCH | SYNC | ZERO, "Y", "0", "ppm", MM__NS_PER_S_IN_PPM, 1e5, NULL,
      OFF(virtual_skew_ppm), "virtual timer: skews of +Y or -Y ppm (rank 0: 0)"},
     {"nfit", MM_OPT_INT, BENCH | SYNC, "N", "32", "points", 1, 1e6, NULL, OFF(cs_params.nfit),
      "clock sync: fit points per edge (jk, hca*)"},
@@ -203,17 +213,17 @@ static const mm_option_spec mm__table[] = {
      "clock sync: stop after N round trips that did not beat the min RTT"},
     {"min-rounds", MM_OPT_INT, BENCH | SYNC, "N", "10", "round trips", 1, 1e7, NULL,
      OFF(cs_params.min_rounds), "clock sync (skampi): rounds before the early stop may fire"},
-    {"fit-span-s", MM_OPT_FLOAT, BENCH | SYNC | MM_OPT_F_ABOVE, "S", "0.2", "s", 0, 3600, NULL,
+    {"fit-span-s", MM_OPT_FLOAT, BENCH | SYNC, "S", "0.2", "s", MM__NS_IN_S, 3600, NULL,
      OFF(cs_params.fit_span_s), "clock sync: spread the fit points over S seconds"},
     {"fit-target-ns", MM_OPT_I64, BENCH | MM_OPT_F_AUTO, "NS", "auto", "ns", 1, 1e9, NULL,
      OFF(cs_params.fit_target_ns),
      "hca3: an edge stops adding fit points (after 8) once its fit's predicted error 5 s after "
      "its last point is at most NS (auto: the start tolerance, when the process sync plans "
      "starts, else every --nfit point over --fit-span-s; 1 keeps every point)"},
-    {"resync-s", MM_OPT_FLOAT, BENCH, "T", "1 for offset-only syncs, else never", "s", 0, 1e6,
+    {"resync-s", MM_OPT_FLOAT, BENCH | ZERO, "T", "1 for offset-only syncs, else never", "s", MM__NS_IN_S, 1e6,
      NULL, OFF(resync_s),
      "re-run the clock sync between tests when the last one is older than T s (0 = never)"},
-    {"roundtime-budget-s", MM_OPT_FLOAT, BENCH | MM_OPT_F_ABOVE, "S", "1", "s", 0, 1e6, NULL,
+    {"roundtime-budget-s", MM_OPT_FLOAT, BENCH, "S", "1", "s", MM__NS_IN_S, 1e6, NULL,
      OFF(roundtime_budget_s),
      "roundtime/harmonize: time budget per test (a test it ends before --nrep is marked)"},
     {"bcast-factor", MM_OPT_FLOAT, BENCH, "K", "2", NULL, 1, 1000, NULL, OFF(bcast_factor),
@@ -222,31 +232,31 @@ static const mm_option_spec mm__table[] = {
      OFF(window_growth_max),
      "--procsync window with --window-us auto: the window doubles after a batch with more than "
      "a quarter invalid, up to K times the pilot's window (1 = never grows)"},
-    {"switch-late-fraction", MM_OPT_FLOAT, BENCH | MM_OPT_F_ABOVE, "F", "0.5", NULL, 0, 1, NULL,
+    {"switch-late-fraction", MM_OPT_FLOAT, BENCH, "F", "0.5", NULL, MM__SMALLEST_FRACTION, 1, NULL,
      OFF(switch_late_fraction),
      "--procsync window with --window-us auto: a test whose repetitions start late (late_start, "
      "late_wakeup) in more than this fraction of a batch at the window's cap, or in two batches "
      "in a row, goes on with roundtime (redoing late repetitions); one whose roundtime batch is "
      "late above it too goes on with barrier; recorded per test (1 = never switch)"},
-    {"launch-budget-s", MM_OPT_FLOAT, BENCH | MM_OPT_F_ABOVE, "S", "240", "s", 0, 1e7, NULL,
+    {"launch-budget-s", MM_OPT_FLOAT, BENCH, "S", "240", "s", MM__NS_IN_S, 1e7, NULL,
      OFF(launch_budget_s),
      "time budget of the launch's tests: each test may take what is left of it divided by the "
      "tests left (at least a tenth of an equal share); a test its budget ends is incomplete "
      "(ended_by budget) and the launch goes on"},
     {"sync-check", MM_OPT_FLAG, SYNC | MM_OPT_F_MODE, NULL, "off", NULL, NONE,
      "check the clock syncs named in --clocksync instead of benchmarking"},
-    {"check-at", MM_OPT_FLOATS, SYNC, "LIST", "0,1,2,5,10", "s", 0, 3600, NULL, 0,
+    {"check-at", MM_OPT_FLOATS, SYNC | ZERO, "LIST", "0,1,2,5,10", "s", MM__NS_IN_S, 3600, NULL, 0,
      "--sync-check: seconds after the sync to measure residuals (non-decreasing)"},
     {"json", MM_OPT_FLAG, SYNC, NULL, "off", NULL, NONE, "--sync-check: print one JSON object"},
     {"inject-error", MM_OPT_NAME, BENCH | MM_OPT_F_HIDDEN, "OP", "none", NULL, 0, 0,
      "operations", 0,
      "test only: give this operation's calls an invalid root or reduction, so that MPI returns "
      "an error"},
-    {"inject-late-wakeup-us", MM_OPT_FLOAT, BENCH | MM_OPT_F_HIDDEN, "US", "0", "us", 0, 1e6,
+    {"inject-late-wakeup-us", MM_OPT_FLOAT, BENCH | MM_OPT_F_HIDDEN | ZERO, "US", "0", "us", MM__NS_IN_US, 1e6,
      NULL, OFF(inject_late_wakeup_us),
      "test only: the last rank sleeps this long past the planned start of every 4th repetition"},
-    {"inject-sync-slope-ppm", MM_OPT_FLOAT, BENCH | MM_OPT_F_HIDDEN, "PPM", "0", "ppm", 0, 1e6,
-     NULL, OFF(inject_sync_slope_ppm),
+    {"inject-sync-slope-ppm", MM_OPT_FLOAT, BENCH | MM_OPT_F_HIDDEN | ZERO, "PPM", "0", "ppm",
+     MM__NS_PER_S_IN_PPM, 1e6, NULL, OFF(inject_sync_slope_ppm),
      "test only: after each sync of a drift-aware clock sync, the last rank's model gets this "
      "spurious slope (anchored at the sync's end)"},
     {"validate", MM_OPT_NPROCS, MM_OPT_F_INFO, "NP", "", "ranks", 1, 16777216.0, NULL,
@@ -304,6 +314,18 @@ int mm_config_message(char *err, size_t len, const char *tmpl, const char *optio
             continue;
         }
         const char *v = vals[hit] ? vals[hit] : "";
+        if (hit == 1) { /* the value: a bounded excerpt (MM_QUOTED_VALUE_MAX) */
+            size_t n = strlen(v), keep = n;
+            if (n > MM_QUOTED_VALUE_MAX) {
+                keep = MM_QUOTED_VALUE_MAX;
+                while (keep > 0 && ((unsigned char)v[keep] & 0xC0) == 0x80) keep--;
+            }
+            for (size_t i = 0; i < keep && used + 1 < len; i++)
+                err[used++] = ((unsigned char)v[i] < 0x20 || v[i] == 0x7f) ? '?' : v[i];
+            for (const char *dots = keep < n ? "..." : ""; *dots && used + 1 < len;) err[used++] = *dots++;
+            p += strlen(keys[hit]);
+            continue;
+        }
         while (*v && used + 1 < len) err[used++] = *v++;
         p += strlen(keys[hit]);
     }

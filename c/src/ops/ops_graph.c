@@ -41,6 +41,17 @@ static void mm__edges_free(mm__graph_edges *e) {
 }
 
 static int mm__blank(char c) { return c == ' ' || c == '\t' || c == '\r'; }
+
+/* What a message quotes of the file: at most MM__EXCERPT bytes of [p, end), a control byte as '?'
+ * (an escape sequence in a file must not reach a terminal through the error line). */
+enum { MM__EXCERPT = 40 };
+static const char *mm__excerpt(const char *p, const char *end, char out[MM__EXCERPT + 1]) {
+    size_t n = 0;
+    for (; p < end && n < MM__EXCERPT; p++, n++)
+        out[n] = ((unsigned char)*p < 0x20 || *p == 0x7f) ? '?' : *p;
+    out[n] = '\0';
+    return out;
+}
 static int mm__digit(char c) { return c >= '0' && c <= '9'; }
 
 /* A whole number at *p (advanced past it), at most MM__GRAPH_MAX_NODES - 1; -1 if none. */
@@ -92,9 +103,10 @@ static int mm__graph_parse(const char *text, size_t len, mm__graph_edges *e, cha
         long rank = mm__number(&q, eol);
         while (q < eol && mm__blank(*q)) q++;
         if (rank < 0 || q == eol || *q != ':') {
-            snprintf(why, why_len, "line %d: '%.*s' is not a rank's line; allowed: 'R: D1 D2 ...' (R the "
+            char quoted[MM__EXCERPT + 1];
+            snprintf(why, why_len, "line %d: '%s' is not a rank's line; allowed: 'R: D1 D2 ...' (R the "
                      "rank, D1 D2 ... its out-neighbours, whole numbers below %d)",
-                     line, (int)(eol - start > 40 ? 40 : eol - start), start, MM__GRAPH_MAX_NODES);
+                     line, mm__excerpt(start, eol, quoted), MM__GRAPH_MAX_NODES);
             return -1;
         }
         if (rank != e->nodes) {
@@ -110,9 +122,11 @@ static int mm__graph_parse(const char *text, size_t len, mm__graph_edges *e, cha
             const char *at = q;
             long d = mm__number(&q, eol);
             if (d < 0 || (q < eol && !mm__blank(*q))) {
-                size_t n = strcspn(at, " \t\r\n#");
-                snprintf(why, why_len, "line %d: '%.*s' is not a rank; allowed: whole numbers from 0 below "
-                         "%d, separated by blanks", line, (int)(n > 40 ? 40 : n), at, MM__GRAPH_MAX_NODES);
+                const char *word_end = at;
+                while (word_end < eol && !mm__blank(*word_end)) word_end++;
+                char quoted[MM__EXCERPT + 1];
+                snprintf(why, why_len, "line %d: '%s' is not a rank; allowed: whole numbers from 0 below "
+                         "%d, separated by blanks", line, mm__excerpt(at, word_end, quoted), MM__GRAPH_MAX_NODES);
                 return -1;
             }
             e->src[e->n] = (int)rank;

@@ -193,7 +193,12 @@ static void test_window_us(void) {
     /* anything else names what is allowed; auto too applies only to the window sync */
     { const char *b[] = {"b", "--window-us", "0", "--out", o}; expect_error(5, b, "auto"); }
     { const char *b[] = {"b", "--window-us", "Auto", "--out", o}; expect_error(5, b, "--window-us"); }
-    { const char *b[] = {"b", "--window-us", "-5", "--out", o}; expect_error(5, b, "above 0"); }
+    { const char *b[] = {"b", "--window-us", "-5", "--out", o}; expect_error(5, b, "from 0.001"); }
+    /* below the nanosecond the clocks count: nothing to wait for */
+    { const char *b[] = {"b", "--window-us", "1e-300", "--out", o};
+      expect_error(5, b, "--window-us: 1e-300 is out of range; allowed: a number from 0.001 to 1000000000, or auto"); }
+    { const char *b[] = {"b", "--window-us", "0.0009", "--out", o}; expect_error(5, b, "out of range"); }
+    { const char *b[] = {"b", "--window-us", "0.001", "--out", o}; CHECK_EQ_INT(parse(5, b), 0); }
     { const char *b[] = {"b", "--window-us", "auto", "--procsync", "barrier", "--out", o};
       expect_error(7, b, "applies only to --procsync window"); }
 }
@@ -264,7 +269,7 @@ static void test_adaptive_options(void) {
     const char *default_fixed[] = {"b", "--precision", "0.01", out[0], out[1]};
     expect_error(5, default_fixed, "--precision 0.01 applies only to --nrep auto");
     const char *zero[] = {"b", "--nrep", "auto", "--precision", "0", out[0], out[1]};
-    expect_error(7, zero, "--precision: 0 is out of range; allowed: a number above 0, below 1");
+    expect_error(7, zero, "--precision: 0 is out of range; allowed: a number from 1e-06, below 1");
     const char *one[] = {"b", "--nrep", "auto", "--precision", "1", out[0], out[1]};
     expect_error(7, one, "--precision: 1 is out of range");
     const char *above[] = {"b", "--nrep", "auto", "--precision", "1.5", out[0], out[1]};
@@ -306,7 +311,44 @@ static void test_adaptive_options(void) {
     expect_error(7, unsized, "--sizes auto:8:64 applies only to operations that take a size");
 }
 
+/* Every float option of the table refuses a positive value too small to mean anything (1e-300, a
+ * denormal, and half its smallest value): its bound is a number, not "above 0"; 0 itself only
+ * where it means off (MM_OPT_F_OR_ZERO). */
+static void test_float_options_refuse_absurdly_small_values(void) {
+    size_t n;
+    const mm_option_spec *t = mm_options(&n);
+    int checked = 0;
+    for (size_t i = 0; i < n; i++) {
+        const mm_option_spec *o = &t[i];
+        if (o->type != MM_OPT_FLOAT || o->offset == 0) continue;
+        mm_config c;
+        mm_config_defaults(&c);
+        char msg[512], half[64];
+        CHECK_EQ_INT(mm_option_parse_number(o, "0", &c, msg, sizeof msg), (o->flags & MM_OPT_F_OR_ZERO) ? 0 : 2);
+        snprintf(half, sizeof half, "%.17g", o->min / 2);
+        const char *tiny[] = {"1e-300", "4.9e-324", half};
+        for (size_t k = 0; k < sizeof tiny / sizeof tiny[0]; k++) {
+            if (mm_option_parse_number(o, tiny[k], &c, msg, sizeof msg) != 2) {
+                fprintf(stderr, "--%s accepts %s\n", o->name, tiny[k]);
+                CHECK(0);
+            }
+        }
+        char least[64];
+        snprintf(least, sizeof least, "%.17g", o->min);
+        CHECK_EQ_INT(mm_option_parse_number(o, least, &c, msg, sizeof msg), 0);
+        CHECK(o->min > 0);
+        checked++;
+    }
+    CHECK(checked >= 14); /* window-us, the budgets, the precisions, the virtual clock, ... */
+    /* a list of floats alike: --check-at 0 is the sync itself, 1e-300 s after it nothing */
+    const char *at[] = {"b", "--sync-check", "--clocksync", "hca3", "--check-at", "0,1e-300,1"};
+    expect_error(6, at, "--check-at: 1e-300 is out of range; allowed: 0, or a number from 1e-09 to 3600");
+    const char *resync[] = {"b", "--resync-s", "1e-300", "--out", "/tmp/mm_unit_cfg/none-yet"};
+    expect_error(5, resync, "--resync-s: 1e-300 is out of range; allowed: 0, or a number from 1e-09 to 1000000");
+}
+
 int main(void) {
+    test_float_options_refuse_absurdly_small_values();
     test_defaults();
     test_sizes();
     test_errors();

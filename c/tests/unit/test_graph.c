@@ -75,6 +75,21 @@ static void test_refusals(void) {
     refused("0: 1 1\n1:\n", 10, "names rank 1 twice");
     refused("0: 99999999999\n", 15, "is not a rank");
     refused("0: 1\0\n1: 0\n", 11, "NUL byte");
+    /* a message quotes at most 40 bytes of the file, a control byte as '?' (no escape sequence
+     * reaches the terminal) */
+    refused("0: 1\033[2J\n1: 0\n", 14, "line 1: '1?[2J' is not a rank;");
+    refused("\033]0;x\a: 1\n", 10, "line 1: '?]0;x?: 1' is not a rank's line");
+    {
+        char word[300];
+        memcpy(word, "0: ", 3);
+        memset(word + 3, 'a', 200);
+        memcpy(word + 203, "\n1: 0\n", 7);
+        mm_graph_facts f;
+        char why[512] = "";
+        CHECK_EQ_INT(mm_graph_check(word, 209, &f, why, sizeof why), -1);
+        const char *q = strchr(why, '\'');
+        CHECK(q && strspn(q + 1, "a") == 40 && q[41] == '\'');
+    }
     char *big = malloc(MM_GRAPH_TEXT_MAX + 2);
     memset(big, '#', MM_GRAPH_TEXT_MAX + 1);
     big[MM_GRAPH_TEXT_MAX + 1] = '\0';

@@ -214,8 +214,15 @@ def load_campaign(
     nprocs or campaign) instead of refusing them; ``schemes`` computes the other benchmarks'
     schemes on each launch's rows as they are read (analysis.schemes.scheme_rows). Each launch's
     files are read once. Raises :class:`InputError` naming the file (and line) for bad input."""
+    _check_named(path)
     lc = _io_campaign.load(path, name=name, cache=cache, allow_mixed=allow_mixed, reduce=_reducer(schemes))
     return _build_campaign(Path(path), lc.layout.kind, [lc], store=store and cache, cache=cache)
+
+
+def _check_named(path: str | Path) -> None:
+    """An empty path names no folder (Path("") would read the working directory instead)."""
+    if str(path) == "":
+        raise AnalysisError("an empty path names no folder; give a launch or campaign folder")
 
 
 def _build_campaign(path: Path, kind: str, loaded: list, *, store: bool, cache: bool) -> Campaign:
@@ -258,6 +265,8 @@ def load_campaigns(paths: Sequence[str | Path], *, cache: bool = True, store: bo
     (names made unique with the parent folder when two folders share a name)."""
     if not paths:
         raise AnalysisError("no folder given")
+    for p in paths:
+        _check_named(p)
     loaded = [_io_campaign.load(p, cache=cache, allow_mixed=allow_mixed, reduce=_reducer(schemes)) for p in paths]
     count = Counter(alt for lc in loaded for alt, _ in lc.layout.alternatives)
 

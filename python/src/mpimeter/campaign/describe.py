@@ -42,6 +42,7 @@ class OptionSpec:
     max: float | None = None
     min_exclusive: bool = False
     max_exclusive: bool = False
+    zero_allowed: bool = False  # 0 (off) besides min to max; absent in older binaries
     # the words accepted besides numbers when ``auto``: ("auto",) or, for --nrep,
     # ("auto", "auto:ci", "auto:rse"); absent in older binaries: ("auto",)
     auto_values: tuple[str, ...] = ("auto",)
@@ -105,11 +106,24 @@ class Description:
         return next((p for p in self.process_syncs if p["name"] == name), None)
 
     def message(self, key: str, *, option: str, value: str, allowed: str, what: str = "") -> str:
-        """A bad-input message in the binary's words (without its "mpimeter-bench: " prefix)."""
+        """A bad-input message in the binary's words (without its "mpimeter-bench: " prefix);
+        the value quoted as the binary quotes it (at most its limits' quoted_value bytes)."""
+        value = quoted_value(value, self.limits.get("quoted_value"))
         text = self.messages[key]
         for k, v in (("{option}", option), ("{value}", value), ("{allowed}", allowed), ("{what}", what)):
             text = text.replace(k, v)
         return text
+
+
+def quoted_value(value: str, limit: int | None) -> str:
+    """What a message quotes of a value: its first ``limit`` UTF-8 bytes, never half a character,
+    then "..."; a control character as '?' (None: the whole value, as older binaries quote it)."""
+    if limit is None:
+        return value
+    data = value.encode("utf-8", "surrogateescape")
+    cut = data[:limit].decode("utf-8", "ignore") if len(data) > limit else value
+    text = "".join("?" if ord(c) < 0x20 or c == "\x7f" else c for c in cut)
+    return text + ("..." if len(data) > limit else "")
 
 
 def _spec(obj: dict[str, Any]) -> OptionSpec:
@@ -119,6 +133,7 @@ def _spec(obj: dict[str, Any]) -> OptionSpec:
         unit=obj.get("unit"), help=obj.get("help", ""), allowed=obj.get("allowed", ""),
         auto=bool(obj.get("auto")), min=obj.get("min"), max=obj.get("max"),
         min_exclusive=bool(obj.get("min_exclusive")), max_exclusive=bool(obj.get("max_exclusive")),
+        zero_allowed=bool(obj.get("zero_allowed")),
         auto_values=tuple(obj.get("auto_values") or ("auto",)),
         choices=tuple(choices) if isinstance(choices, list) else None, what=obj.get("what"),
         modes=tuple(obj.get("modes") or ()), per_launch=bool(obj.get("per_launch")),
@@ -222,6 +237,8 @@ def _check_number(desc: Description, spec: OptionSpec, text: str) -> str | None:
         return desc.message(key, option=spec.name, value=text, allowed=spec.allowed)
     if not whole and not math.isfinite(number):
         return desc.message("not_a_number", option=spec.name, value=text, allowed=spec.allowed)
+    if number == 0 and spec.zero_allowed:
+        return None
     low_ok = spec.min is None or (number > spec.min if spec.min_exclusive else number >= spec.min)
     high_ok = spec.max is None or (number < spec.max if spec.max_exclusive else number <= spec.max)
     if not (low_ok and high_ok):

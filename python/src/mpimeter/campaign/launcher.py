@@ -24,7 +24,8 @@ from pathlib import Path
 from mpimeter.campaign.plan import PlanError
 # where the binaries are and which are built: io.bench_binaries, the one place below every reader
 from mpimeter.io.bench_binaries import (BENCH_DIR_ENV, BUILD_RECORD, LIBRARY_NAME,
-                                        bench_binary, built_libraries, default_bench_dir)
+                                        bench_binary, built_libraries, default_bench_dir,
+                                        is_executable_file)
 
 # The launcher a library's `local` uses when its build recorded none: Cray's MPICH runs under srun.
 _DEFAULT_PROGRAM = {"openmpi": "mpirun", "mpich": "mpiexec", "cray-mpich": "srun"}
@@ -196,7 +197,7 @@ def found_libraries(bench_dir: Path) -> list[str]:
 def check_binary(bench_dir: Path, mpi: str) -> Path:
     check_library_name(mpi)
     binary = bench_binary(bench_dir, mpi)
-    if not (binary.is_file() and os.access(binary, os.X_OK)):
+    if not is_executable_file(binary):
         raise PlanError(f"--mpi {mpi}: no mpimeter-bench at {binary} (build it with `make build`, "
                         f"or point --bench-dir / ${BENCH_DIR_ENV} to the folder holding {mpi}/bin/)")
     return binary.resolve()

@@ -31,7 +31,7 @@ from collections.abc import Mapping
 from dataclasses import replace
 from pathlib import Path
 
-from mpimeter.campaign import launch_env, launcher, limits, secrets
+from mpimeter.campaign import inputfiles, launch_env, launcher, limits, secrets
 from mpimeter.campaign import state as st
 from mpimeter.campaign.plan import PlanError
 
@@ -51,6 +51,7 @@ def prepare(state: st.CampaignState, campaign_dir: Path, *, launcher_given: str 
     _templates(state, launcher_given, bench_dir, trust_recorded)
     _binaries(state, bench_dir)
     _bench_args(state)
+    inputfiles.check_unchanged(state.bench_args, state.input_files, state.bench_binaries.values(), state.np)
     _secrets(state, environ)
     return state
 

@@ -10,7 +10,7 @@ from pathlib import Path
 
 from mpimeter.campaign import adaptive as _adaptive
 from mpimeter.campaign import algorithms as _algorithms
-from mpimeter.campaign import benchopts, launcher, limits, nplist, plan
+from mpimeter.campaign import benchopts, inputfiles, launcher, limits, nplist, plan
 from mpimeter.campaign import state as st
 from mpimeter.campaign.benchargs import BenchArgs
 from mpimeter.campaign.plan import PlanError
@@ -105,7 +105,12 @@ def prepare(request: CampaignRequest) -> st.CampaignState:
     resolved = benchopts.resolve(list(binaries.values()), request.bench_values, extra, np)
     for ranks in [r for r in nps if r != np]:
         benchopts.validate_all(list(binaries.values()), resolved.args, ranks)
-    bench_args, notes = resolved.args, list(resolved.notes)
+    # the files the launches read: by absolute path, their digest recorded (campaign.inputfiles)
+    flags = tuple(dict.fromkeys(f for d in benchopts.describe_all(list(binaries.values()))
+                                for f in inputfiles.input_flags(d)))
+    bench_args, notes = inputfiles.absolute(resolved.args, flags, Path.cwd())
+    notes = list(resolved.notes) + notes
+    input_files = inputfiles.digests(bench_args, resolved.validated.config)
     measured = set(resolved.validated.config.get("ops") or [])
     unmeasured = [op for op in wanted if op not in measured]
     if unmeasured:
@@ -126,10 +131,12 @@ def prepare(request: CampaignRequest) -> st.CampaignState:
     # --launches auto: the first `min` launches are planned now, the rule adds the rest
     order = plan.interleave([a.name for a in alternatives], rule.min if rule else launches, seed,
                             nps if len(nps) > 1 else None)
-    return new_state(command=request.command, bench_args=bench_args, launcher=request.launcher,
-                     np=np, launches=launches, seed=seed, alternatives=alternatives,
-                     templates=templates, binaries=binaries, timeout_s=timeout, order=order,
-                     notes=notes, adaptive=rule, np_list=nps)
+    state = new_state(command=request.command, bench_args=bench_args, launcher=request.launcher,
+                      np=np, launches=launches, seed=seed, alternatives=alternatives,
+                      templates=templates, binaries=binaries, timeout_s=timeout, order=order,
+                      notes=notes, adaptive=rule, np_list=nps)
+    state.input_files = input_files
+    return state
 
 
 def _algorithm_alternatives(wanted: dict[str, list[str] | None], mpis: list[str],

@@ -30,6 +30,7 @@ from mpimeter import SCHEMA_VERSION, __version__
 from mpimeter.atomic import write_atomic
 from mpimeter.campaign import adaptive as _adaptive
 from mpimeter.campaign import algorithms as _algorithms
+from mpimeter.campaign import inputfiles as _inputfiles
 from mpimeter.campaign import pilot as _pilot
 from mpimeter.campaign import limits, nplist, oversub, secrets, slurm
 from mpimeter.campaign.benchargs import BenchArgs
@@ -143,6 +144,8 @@ class CampaignState:
     # --np LIST: the process counts, in the order given (campaign.nplist); empty: [np]. Launch
     # `index` of an alternative runs at plan.launch_np(np_list, index); np is the largest.
     np_list: list[int] = field(default_factory=list)
+    # the files the launches read (campaign.inputfiles): option -> {"path", "fnv1a64"}
+    input_files: dict[str, dict[str, str]] = field(default_factory=dict)
 
     @property
     def process_counts(self) -> list[int]:
@@ -192,6 +195,7 @@ class CampaignState:
             "status": self.status,
             "command": secrets.redact_text(self.command),
             "bench_args": secrets.redact_argv(self.bench_args.argv()),
+            "input_files": self.input_files,
             "launcher": secrets.redact_text(self.launcher),
             "np": self.np,
             "np_list": self.process_counts,
@@ -270,6 +274,7 @@ class CampaignState:
             history=r.objects(obj, "history"), sessions=_read_sessions(r, obj),
             tool=r.get(obj, "tool", "object", optional=True, default={}), adaptive=adaptive,
             sizes_pilot=sizes_pilot, np_list=np_list if len(np_list) > 1 else [], **_read_id(r, obj),
+            input_files=_inputfiles.read(obj.get("input_files"), bench_args, r.fail),
         )
 
 

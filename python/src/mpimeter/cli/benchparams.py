@@ -18,6 +18,7 @@ import click
 
 from mpimeter.campaign import describe as _describe
 from mpimeter.campaign import launcher as _launcher
+from mpimeter.io.bench_binaries import is_executable_file
 
 BENCH_MARK = "[bench]"
 
@@ -45,7 +46,7 @@ def binary_for(args: list[str]) -> Path | None:
     libs = ([mpi] if mpi else []) + _launcher.found_libraries(bench_dir)
     for lib in libs:
         path = _launcher.bench_binary(bench_dir, lib)
-        if path.is_file():
+        if is_executable_file(path):
             return path
     return None
 

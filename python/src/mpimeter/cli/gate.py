@@ -4,6 +4,7 @@ significantly slower than the baseline by more than a threshold, 0 otherwise, 2 
 
 from __future__ import annotations
 
+import os
 from typing import Any
 
 import click
@@ -13,7 +14,7 @@ from rich.text import Text
 from mpimeter import analysis
 from mpimeter.cli.analysis_view import state_table
 from mpimeter.cli.common import (EXIT_OK, EXIT_REGRESSION, STARS_TEXT, alpha_option, analysis_options,
-                                 checked_slowdown_and_alpha, console, fmt_est, fmt_p, fmt_ratio, fmt_time, guarded,
+                                 checked_slowdown_and_alpha, console, fail, fmt_est, fmt_p, fmt_ratio, fmt_time, guarded,
                                  max_slowdown_option, metric_footer, metric_option, parse_fraction, print_warnings,
                                  run_analysis, write_csv, write_json, yes_no)
 
@@ -67,6 +68,14 @@ def print_gate(res: analysis.GateResult, baseline: str, candidate: str) -> None:
     print_warnings(con, res.warnings)
 
 
+def same_folder(first: str, second: str) -> bool:
+    """Do the two paths name one existing folder (the same text, or two names of it)?"""
+    try:
+        return os.path.samefile(first, second)
+    except (OSError, ValueError):
+        return False  # a path that cannot be read: the analysis says what is wrong with it
+
+
 @click.command("gate")
 @click.argument("baseline", type=click.Path())
 @click.argument("candidate", type=click.Path())
@@ -80,6 +89,9 @@ def command(baseline: str, candidate: str, fmt: str, max_slowdown: str, alpha: f
     """Exit 1 when a row of CANDIDATE is significantly slower than BASELINE by more than
     --max-slowdown (and print the offending rows), 0 when none is, 2 on bad input."""
     slowdown = checked_slowdown_and_alpha("gate", max_slowdown, alpha)
+    if same_folder(baseline, candidate):
+        fail("gate", f"{baseline} and {candidate} are the same campaign; allowed: two campaigns (a campaign "
+                     "gated against itself passes whatever it measured)")
 
     def body() -> int:
         base, cand = run_analysis([baseline, candidate], kw)

@@ -66,8 +66,16 @@ def built_libraries(bench_dir: Path) -> list[str]:
                         and (p / BUILD_RECORD).is_file())
     except OSError:
         others = []
-    return [mpi for mpi in [*MPI_LIBRARIES, *others]
-            if bench_binary(bench_dir, mpi).is_file() and os.access(bench_binary(bench_dir, mpi), os.X_OK)]
+    return [mpi for mpi in [*MPI_LIBRARIES, *others] if is_executable_file(bench_binary(bench_dir, mpi))]
+
+
+def is_executable_file(path: Path) -> bool:
+    """Is there an executable file at ``path``? False for any path the system cannot look up
+    (too long, a folder in its way, no permission): the caller says what is missing."""
+    try:
+        return path.is_file() and os.access(path, os.X_OK)
+    except (OSError, ValueError):
+        return False
 
 
 def singleton_env() -> dict[str, str]:
@@ -132,12 +140,16 @@ def secret_words(binary: str | Path) -> tuple[str, ...]:
     return tuple(words)
 
 
-@lru_cache(maxsize=1)
 def built_secret_words() -> tuple[str, ...]:
     """The secret words of the binaries built (of the default bench dir), the union should they
     differ; empty when no binary can say. The one source of them for io.redact's reading rule
-    and for campaign.secrets (what mpimeter writes)."""
-    bench_dir = default_bench_dir()
+    and for campaign.secrets (what mpimeter writes). Asked once per bench dir: the default
+    follows $MPIMETER_BENCH_DIR, which may change within one process."""
+    return _built_secret_words(str(default_bench_dir()))
+
+
+@lru_cache(maxsize=4)
+def _built_secret_words(bench_dir: str) -> tuple[str, ...]:
     words: set[str] = set()
     for lib in built_libraries(bench_dir):
         try:

@@ -1,7 +1,9 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """Launches that do not belong together (docs/FORMAT.md, "A campaign folder"): the launches of one
 alternative are repetitions of one experiment, so they share their MPI library and its version,
-their host set and their number of ranks; and a launch that campaign.json lists was run with the
+their host set, their number of ranks, the graph their neighborhood collectives ran on (a
+relative --graph-file resumed from another folder names another file) and the build of
+mpimeter-bench that measured them; and a launch that campaign.json lists was run with the
 seed campaign.json gave it. A launch folder copied in from another campaign or library breaks one
 of these — silently, since it parses.
 
@@ -23,16 +25,40 @@ from mpimeter.io.errors import AnalysisWarning, InputError
 from mpimeter.io.meta import LaunchMeta
 from mpimeter.warning_codes import warning
 
-# (what the message calls it, how to read it from a launch)
+NEIGHBOR_PREFIXES = ("neighbor_", "ineighbor_")
+
+
+def graph_digest(meta: LaunchMeta) -> str | None:
+    """The digest of the --graph-file graph the launch's neighborhood collectives ran on
+    (config.graph.fnv1a64), "none (the Cartesian topology)" when they ran without one; None for
+    a launch without a neighborhood collective (it ran on no topology: nothing to compare)."""
+    if not any(op.startswith(NEIGHBOR_PREFIXES) for op in meta.config.ops):
+        return None
+    graph = meta.config.entries.get("graph")
+    digest = graph.get("fnv1a64") if isinstance(graph, Mapping) else None
+    return digest if isinstance(digest, str) else "none (the Cartesian topology)"
+
+
+def _build_of(meta: LaunchMeta) -> str | None:
+    """What meta.json records of the binary's build: its version and git revision, its compiler
+    and flags; None when it records none of them."""
+    parts = (meta.tool.version, meta.tool.git_revision, meta.build.compiler, meta.build.flags)
+    return None if all(p is None for p in parts) else " / ".join(str(p) for p in parts)
+
+
+# (what the message calls it, how to read it from a launch); every input the launches of one
+# alternative must share to be pooled: the library, the hosts, the ranks, the graph, the build
 FACTS: tuple[tuple[str, Callable[[LaunchMeta], Any]], ...] = (
     ("MPI library (mpi.library)", lambda m: m.mpi.library),
     ("MPI library version (mpi.library_version)", lambda m: m.mpi.library_version),
     ("host set (ranks[].host)", lambda m: ", ".join(sorted(m.hosts)) or None),
     ("number of ranks (nprocs)", lambda m: m.nprocs),
+    ("graph of --graph-file (config.graph.fnv1a64)", graph_digest),
+    ("mpimeter-bench build (tool.version / tool.git_revision / build.compiler / build.flags)", _build_of),
 )
 NPROCS_FACT = "number of ranks (nprocs)"
-HINT = ("a launch folder copied in from another campaign or library? Move it out; or, when the mix is deliberate, "
-        "analyze with --allow-mixed")
+HINT = ("a launch folder copied in from another campaign or library, or a campaign resumed with other inputs? "
+        "Move it out; or, when the mix is deliberate, analyze with --allow-mixed")
 
 
 def _name(folder: Path) -> str:
