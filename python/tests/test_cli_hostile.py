@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """Every sub-command of `mpimeter`, with hostile arguments: never a traceback.
 
 The commands and their parameters are read from the click group itself (sub-sub-commands such

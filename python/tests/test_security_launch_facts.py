@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """Launches whose recorded inputs differ are never pooled silently.
 
 - a relative `--graph-file` is recorded by its absolute path with the digest of its content

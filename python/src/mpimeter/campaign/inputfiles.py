@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """The files a campaign's launches read besides their options: mpimeter-bench's `path` options
 that the campaign does not set per launch (--graph-file). Their content is a fact of the
 experiment as much as an option's value, and they are named by a path that means another file
