@@ -82,14 +82,6 @@ CASES = [Case(words, _param_name(p)) for words, command in COMMANDS.items() for 
          if not (isinstance(p, click.Option) and p.is_flag) and p.name != "help"]
 CASES += [Case(words, "unknown options") for words in COMMANDS]
 
-# Tracebacks found in files other helpers own: (command, parameter) -> what raised. Marked xfail
-# (strict: the mark goes when the fix lands).
-KNOWN: dict[tuple[str, str], str] = {
-    ("tune", "--out"): "tune PATH --out <5000 characters>: OSError File name too long (cli/tune.py)",
-    ("tune", "--verify"): "tune PATH --verify '': ValueError PosixPath('.') has an empty name (cli/tune.py)",
-}
-
-
 def _param(command: click.Command, name: str) -> click.Parameter | None:
     return next((p for p in command.params if _param_name(p) == name), None)
 
@@ -239,14 +231,7 @@ def _problem(result: click.testing.Result) -> str | None:
     return None
 
 
-def _param_cases():
-    for case in CASES:
-        why = KNOWN.get((" ".join(case.words), case.param))
-        marks = [pytest.mark.xfail(strict=True, reason=why)] if why else []
-        yield pytest.param(case, id=case.id, marks=marks)
-
-
-@pytest.mark.parametrize("case", list(_param_cases()))
+@pytest.mark.parametrize("case", [pytest.param(case, id=case.id) for case in CASES])
 def test_hostile_arguments_get_exit_0_1_or_2_and_one_line_never_a_traceback(case, place):
     problems = []
     for args in _invocations(case, place):
