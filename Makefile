@@ -96,7 +96,7 @@ check: build
 	@$(call run_groups,check,check-lint test-c check-python)
 
 check-lint:
-	@$(PY) -m compileall -q python/src python/tests c/tests tests bench scripts >/dev/null
+	@$(PY) -m compileall -q python/src python/tests c/tests tests bench examples
 
 check-python:
 	@MPIMETER_TEST_TIER=check $(PY) -m pytest -q -n $(TEST_JOBS) -m "not mpi and not bench" python/tests

@@ -1,65 +1,58 @@
 """Markers of the Python tests, set here so that no test file has to: `mpi` (launches MPI ranks),
-`bench` (needs a built mpimeter-bench: the fake bench of data/fakebench.py forwards --describe and
-the like to the real one), and none for the rest, which need neither: `make check` runs those
-(`pytest -m "not mpi and not bench"`), `make test` runs every test.
+`bench` (runs something `make build` built - a launch of mpimeter-bench without a launcher, a C
+unit test), and none for the rest: `make check` runs those (`pytest -m "not mpi and not bench"`),
+`make test` runs every test. Unmarked tests may still ask the built binary about itself
+(--describe, --validate, --list-algorithms: `mpimeter run` takes its options and their bounds from
+it), as the fake bench of data/fakebench.py does: a question, not a launch, and `make check`
+builds first.
 
 In the fast tier (MPIMETER_TEST_TIER=check, set by `make check`) a guard fails a test that starts
-the built binary or an MPI launcher after all, naming it: a test wrongly left unmarked cannot pass
-there by using what the tier promises not to need: list it below."""
+an MPI launcher or runs the built binary for more than a question, naming what it started: a test
+wrongly left unmarked cannot pass there by using what the tier promises not to need; list it
+below. It sees the processes a test starts itself, not those its children start."""
 
 from __future__ import annotations
 
 import os
 import shutil
 import sys
-import tempfile
 from pathlib import Path
 
 import pytest
 
 REPO = Path(__file__).resolve().parents[2]
 
-# What starts MPI ranks or runs what `make build` built, besides every `*_mpi.py` and every test
-# that uses a fixture below: whole modules, or single tests (by function name, all their
-# parameters), found by reading them and by the fast tier's guard.
-MPI_MODULES: frozenset[str] = frozenset()
+# What starts MPI ranks or runs what `make build` built, besides every `*_mpi.py`: whole modules,
+# or single tests (by function name, with all their parameters), found by reading them and by the
+# fast tier's guard.
+MPI_MODULES = frozenset({
+    "test_cli_sync_check.py",    # the local launcher (mpirun) starts a stand-in for the binary
+})
 MPI_TESTS = {
+    # a real campaign by `python -m mpimeter run`, in a process of its own
     "test_security_secrets.py": {"test_no_planted_secret_in_a_real_launch_its_report_store_and_site"},
+    # `mpirun -np 1 mpimeter-bench --list-algorithms`
     "test_tune.py": {"test_a_campaign_without_the_default_is_refused",
                      "test_a_campaign_without_algorithm_alternatives_is_refused"},
 }
 BENCH_MODULES = frozenset({
     "test_adaptive_golden.py",   # runs build/<lib>/tests/test_adaptive
-    "test_bench_describe.py",    # the binary's --describe, the source of every option's bounds
-    "test_cli_lazy.py",          # the binary's option groups in `mpimeter run --help`
-    "test_cli_sync_check.py",    # a wrapper that execs the real binary
-    "test_guidelines.py",        # the binary's --describe
 })
-BENCH_TESTS = {
-    "test_analysis.py": {"test_per_launch_medians_match_a_hand_computation"},
-    "test_analysis_streaming.py": {"test_rank_medians_of_the_fast_path_equal_duckdbs"},
-    "test_campaign_plan.py": {"test_resolve_writes_the_campaign_defaults_out_from_the_binary",
-                              "test_resolve_refuses_in_the_binarys_words",
-                              "test_default_launch_timeout_grows_with_the_plan_and_has_a_floor",
-                              "test_default_launch_timeout_with_adaptive_repetitions_and_sizes",
-                              "test_default_launch_timeout_leaves_room_for_the_cold_cache_overwrite"},
-    "test_cli_main.py": {"test_a_bad_command_line_is_one_line_and_exit_2"},
-}
-# The fixtures that bring the built binary in (data/fakebench.py's stand-in forwards to it).
-BENCH_FIXTURES = frozenset({"fake_env"})
+BENCH_TESTS: dict[str, set[str]] = {}
 
 TIER_VARIABLE = "MPIMETER_TEST_TIER"
 # Programs that start MPI ranks.
 LAUNCHERS = frozenset({"mpirun", "mpiexec", "mpirun.openmpi", "mpiexec.openmpi", "mpirun.mpich",
                        "mpiexec.mpich", "mpiexec.hydra", "orterun", "prterun", "srun"})
+# What the built binary answers without a launch (its first argument).
+QUESTIONS = frozenset({"--describe", "--validate", "--list-algorithms", "--list-ops", "--help", "--version"})
 
 
 def tier_of(item: pytest.Item) -> str | None:
     module, test = item.path.name, getattr(item, "originalname", item.name)
     if module.endswith("_mpi.py") or module in MPI_MODULES or test in MPI_TESTS.get(module, ()):
         return "mpi"
-    if (module in BENCH_MODULES or test in BENCH_TESTS.get(module, ())
-            or BENCH_FIXTURES & set(getattr(item, "fixturenames", ()))):
+    if module in BENCH_MODULES or test in BENCH_TESTS.get(module, ()):
         return "bench"
     return None
 
@@ -82,52 +75,41 @@ def _built(path: str) -> bool:
     return any(real.is_relative_to(root) for root in {REPO / "build", (REPO / "build").resolve()})
 
 
-def _forbidden(argv0: str) -> str | None:
-    name = os.path.basename(argv0)
-    if name in LAUNCHERS and shutil.which(argv0):  # a launcher that is not there starts nothing
-        return f"the MPI launcher {argv0}"
-    if os.sep in argv0 and _built(argv0):
-        return f"the built {argv0}"
+def _forbidden(argv: list[str]) -> str | None:
+    """What the fast tier does not have in starting ARGV, or None."""
+    program = argv[0] if argv else ""
+    if os.path.basename(program) in LAUNCHERS and shutil.which(program):  # one not there starts nothing
+        return f"the MPI launcher {program}"
+    if os.sep in program and _built(program) and (len(argv) < 2 or argv[1] not in QUESTIONS):
+        return f"the built {' '.join(argv[:3])}"
     return None
 
 
 class _Guard:
-    """Collects what a test of the fast tier started that the tier does not have: processes this
-    one starts (an audit hook sees them), and the real binary the fake bench would forward to (it
-    logs that instead). A child `mpimeter` finds no binary: the tier's MPIMETER_BENCH_DIR is
-    empty. A launcher that a script starts is not seen."""
+    """Collects, with an audit hook, what a test of the fast tier started that the tier does not
+    have."""
 
-    def __init__(self, log: Path):
-        self.log = log
+    def __init__(self):
         self.seen: list[str] = []
-        os.environ["MPIMETER_FORBIDDEN_LOG"] = str(log)
-        no_build = log.parent / "the-fast-tier-has-no-build"
-        no_build.mkdir()
-        os.environ["MPIMETER_BENCH_DIR"] = str(no_build)
         sys.addaudithook(self.audit)
 
     def audit(self, event: str, args: tuple) -> None:
-        if event == "subprocess.Popen":
-            executable, argv = args[0], args[1]
-            if executable:
-                first = os.fsdecode(executable)
-            elif isinstance(argv, (str, bytes, os.PathLike)):
-                first = os.fsdecode(argv).split(maxsplit=1)[0] if os.fsdecode(argv).strip() else ""
-            else:
-                first = os.fsdecode(list(argv)[0]) if argv else ""
-        elif event in ("os.exec", "os.posix_spawn"):
-            first = os.fsdecode(args[0])
+        if event == "subprocess.Popen":  # (executable, args, cwd, env)
+            argv = args[1]
+            argv = [argv] if isinstance(argv, (str, bytes, os.PathLike)) else list(argv)
+            argv = [os.fsdecode(a) for a in argv]
+            if args[0] is not None and argv:
+                argv[0] = os.fsdecode(args[0])
+        elif event in ("os.exec", "os.posix_spawn"):  # (path, argv, env)
+            argv = [os.fsdecode(args[0]), *[os.fsdecode(a) for a in list(args[1])[1:]]]
         else:
             return
-        what = _forbidden(first)
+        what = _forbidden(argv)
         if what:
             self.seen.append(what)
 
     def take(self) -> list[str]:
         seen, self.seen = self.seen, []
-        if self.log.exists():
-            seen += [line for line in self.log.read_text().splitlines() if line]
-            self.log.unlink()
         return seen
 
 
@@ -137,19 +119,20 @@ _guard: _Guard | None = None
 def pytest_configure(config: pytest.Config) -> None:
     global _guard
     if os.environ.get(TIER_VARIABLE) == "check" and _guard is None:
-        _guard = _Guard(Path(tempfile.mkdtemp(prefix="mpimeter-check-")) / "forbidden.log")
+        _guard = _Guard()
 
 
-def pytest_unconfigure(config: pytest.Config) -> None:
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_setup(item: pytest.Item):
     if _guard is not None:
-        shutil.rmtree(_guard.log.parent, ignore_errors=True)
+        _guard.take()  # what the test's fixtures start counts as the test's
+    return (yield)
 
 
 @pytest.hookimpl(wrapper=True)
 def pytest_runtest_call(item: pytest.Item):
     if _guard is None:
         return (yield)
-    _guard.take()
     try:
         return (yield)
     finally:

@@ -1,5 +1,6 @@
 """The markers conftest.py sets (`mpi`, `bench`) and the fast tier's guard: a test that `make check`
-runs but that starts the built binary or an MPI launcher fails there, naming what it started."""
+runs but that starts an MPI launcher or runs the built binary for more than a question (--describe)
+fails there, naming what it started."""
 
 from __future__ import annotations
 
@@ -11,7 +12,6 @@ from pathlib import Path
 from types import SimpleNamespace
 
 import conftest
-from data.fakebench import FAKE_BENCH
 
 HERE = Path(__file__).resolve().parent
 
@@ -24,20 +24,22 @@ def test_the_tier_follows_the_module_name_the_lists_and_the_fixtures():
     assert conftest.tier_of(item("test_whatever_mpi.py")) == "mpi"
     assert conftest.tier_of(item("test_tune.py", "test_a_campaign_without_the_default_is_refused")) == "mpi"
     assert conftest.tier_of(item("test_tune.py", "test_a_pure_one")) is None
-    assert conftest.tier_of(item("test_bench_describe.py")) == "bench"
-    assert conftest.tier_of(item("test_cli_main.py", "test_a_bad_command_line_is_one_line_and_exit_2")) == "bench"
-    assert conftest.tier_of(item("test_cli_run.py", fixtures=("tmp_path", "fake_env"))) == "bench"
+    assert conftest.tier_of(item("test_cli_sync_check.py")) == "mpi"
+    assert conftest.tier_of(item("test_adaptive_golden.py")) == "bench"
     assert conftest.tier_of(item("test_stats_exact.py", fixtures=("tmp_path",))) is None
 
 
 def test_what_the_fast_tier_does_not_have():
-    built = conftest.REPO / "build" / "openmpi" / "bin" / "mpimeter-bench"
-    assert conftest._forbidden(str(built)) == f"the built {built}"
-    assert conftest._forbidden("/nonexistent/mpirun") is None  # starts nothing
-    assert conftest._forbidden(sys.executable) is None
+    built = str(conftest.REPO / "build" / "openmpi" / "bin" / "mpimeter-bench")
+    assert conftest._forbidden([built, "--ops", "bcast"]) == f"the built {built} --ops bcast"
+    assert conftest._forbidden([built]) == f"the built {built}"
+    assert conftest._forbidden([built, "--describe"]) is None  # a question, not a launch
+    assert conftest._forbidden([built, "--validate", "2", "--nrep", "5"]) is None
+    assert conftest._forbidden(["/nonexistent/mpirun", "-np", "2"]) is None  # starts nothing
+    assert conftest._forbidden([sys.executable, "-c", "pass"]) is None
     launcher = shutil.which("mpirun") or shutil.which("mpiexec.mpich")
     if launcher:
-        assert conftest._forbidden(launcher) == f"the MPI launcher {launcher}"
+        assert conftest._forbidden([launcher, "-np", "2", built]) == f"the MPI launcher {launcher}"
 
 
 INNER_TEST = '''
@@ -49,9 +51,16 @@ BUILT = Path(__file__).resolve().parents[2] / "build" / "openmpi" / "bin" / "mpi
 
 def test_starts_the_binary():
     try:
-        subprocess.run([str(BUILT), "--version"], timeout=60)
+        subprocess.run([str(BUILT), "--ops", "bcast"], timeout=60)
     except OSError:
         pass  # not built here: the guard saw the attempt
+
+
+def test_asks_the_binary():
+    try:
+        subprocess.run([str(BUILT), "--describe"], timeout=60)
+    except OSError:
+        pass
 
 
 def test_starts_nothing():
@@ -60,10 +69,11 @@ def test_starts_nothing():
 
 
 def run_inner(tmp_path: Path, tier: str | None) -> subprocess.CompletedProcess:
-    """conftest.py beside a module with a test that starts the binary, run by pytest in TIER."""
+    """conftest.py beside a module of tests that start the binary, ask it, start nothing, run by
+    pytest in TIER."""
     shutil.copy(HERE / "conftest.py", tmp_path / "conftest.py")
     (tmp_path / "test_inner.py").write_text(INNER_TEST)
-    env = {k: v for k, v in os.environ.items() if k not in ("MPIMETER_TEST_TIER", "MPIMETER_FORBIDDEN_LOG")}
+    env = {k: v for k, v in os.environ.items() if k != "MPIMETER_TEST_TIER"}
     if tier:
         env["MPIMETER_TEST_TIER"] = tier
     return subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", str(tmp_path)],
@@ -73,7 +83,7 @@ def run_inner(tmp_path: Path, tier: str | None) -> subprocess.CompletedProcess:
 def test_the_fast_tier_fails_a_test_that_starts_the_binary_naming_it(tmp_path):
     done = run_inner(tmp_path, "check")
     assert done.returncode == 1, done.stdout + done.stderr
-    assert "1 failed, 1 passed" in done.stdout, done.stdout
+    assert "1 failed, 2 passed" in done.stdout, done.stdout
     assert "test_inner.py::test_starts_the_binary started the built " in done.stdout, done.stdout
     assert "which the fast tier (make check) does not have" in done.stdout
 
@@ -81,15 +91,4 @@ def test_the_fast_tier_fails_a_test_that_starts_the_binary_naming_it(tmp_path):
 def test_outside_the_fast_tier_nothing_is_guarded(tmp_path):
     done = run_inner(tmp_path, None)
     assert done.returncode == 0, done.stdout + done.stderr
-    assert "2 passed" in done.stdout, done.stdout
-
-
-def test_the_fake_bench_forwards_nothing_in_the_fast_tier(tmp_path):
-    fake = tmp_path / "mpimeter-bench"
-    fake.write_text(FAKE_BENCH.replace("{python}", sys.executable).replace("{real}", "/never/run"))
-    fake.chmod(0o755)
-    log = tmp_path / "forbidden.log"
-    done = subprocess.run([str(fake), "--describe"], env={**os.environ, "MPIMETER_FORBIDDEN_LOG": str(log)},
-                          capture_output=True, text=True, timeout=60)
-    assert done.returncode == 127, done.stderr
-    assert log.read_text() == "the built /never/run --describe (through the fake bench)\n"
+    assert "3 passed" in done.stdout, done.stdout

@@ -30,11 +30,7 @@ import json, os, signal, sys, time
 args = sys.argv[1:]
 if args and args[0] in ("--describe", "--validate", "--help", "--list-ops"):
     # what the tool asks before launching is answered by the real binary: the stand-in only
-    # stands in for a launch; the fast tier (make check, python/tests/conftest.py) has no binary
-    if os.environ.get("MPIMETER_FORBIDDEN_LOG"):
-        with open(os.environ["MPIMETER_FORBIDDEN_LOG"], "a") as f:
-            f.write("the built {real} " + args[0] + " (through the fake bench)\n")
-        sys.exit(127)
+    # stands in for a launch
     os.execv("{real}", ["{real}", *args])
 def value(flag):
     return args[args.index(flag) + 1] if flag in args else None
