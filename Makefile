@@ -88,9 +88,9 @@ run_groups = summary=""; failed=""; \
   if [ -n "$$failed" ]; then echo "make $(1): failed:$$failed"; exit 1; fi; \
   echo "make $(1): all passed"
 
-# `make check`: the fast tier, a few minutes - the C unit tests, the Python tests that need
-# neither MPI nor a built binary (python/tests/conftest.py marks the others; `make test` runs
-# them), and every Python file compiled.
+# `make check`: the fast tier, a few minutes - the C unit tests, the Python tests that neither
+# launch MPI nor run a built program (python/tests/conftest.py marks the others and, here, fails
+# one that does; `make test` runs them all), and every Python file compiled.
 check: build
 	@MM_WITH_TESTS=1 scripts/setup.sh
 	@$(call run_groups,check,check-lint test-c check-python)
