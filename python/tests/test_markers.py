@@ -25,7 +25,10 @@ def test_the_tier_follows_the_module_name_the_lists_and_the_fixtures():
     assert conftest.tier_of(item("test_tune.py", "test_a_campaign_without_the_default_is_refused")) == "mpi"
     assert conftest.tier_of(item("test_tune.py", "test_a_pure_one")) is None
     assert conftest.tier_of(item("test_cli_sync_check.py")) == "mpi"
-    assert conftest.tier_of(item("test_adaptive_golden.py")) == "bench"
+    assert conftest.tier_of(item("test_adaptive_golden.py", "test_c_unit_test_of_the_rule_passes_against_this_header")) \
+        == "bench"
+    assert conftest.tier_of(item("test_adaptive_golden.py", "test_committed_header_is_what_the_generator_prints_now")) \
+        is None
     assert conftest.tier_of(item("test_stats_exact.py", fixtures=("tmp_path",))) is None
 
 
