@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: BSD-3-Clause
-# mpimeter — `make demo` and `make test` set everything up themselves (see README.md).
+# mpimeter — `make demo`, `make check` and `make test` set everything up themselves (see README.md).
 SHELL := /bin/bash
 .DEFAULT_GOAL := demo
 PY := .venv/bin/python
@@ -22,7 +22,8 @@ check_build_input = $(strip \
   $(if $(mpi_compilers),,$(error no MPI library found: no mpicc.openmpi, mpicc.mpich or mpicc on PATH; give one with MPICC=...)) \
   $(foreach i,$(shell seq $(words $(mpi_compilers))),$(call mpi_probe,$(word $(i),$(mpi_compilers)),$(i))))
 
-.PHONY: demo test setup build clean test-c test-mpi test-python test-multihost build-smpi simulate test-simulate test-anympi test-readme
+.PHONY: demo check test setup test-setup build clean test-c test-mpi test-python test-multihost build-smpi simulate test-simulate \
+        test-anympi test-readme check-lint check-python
 
 setup:
 	@scripts/setup.sh
@@ -63,25 +64,57 @@ simulate: setup
 	@$(MAKE) --no-print-directory build-smpi
 	@$(PY) bench/simulate.py --out bench/results/simulate.json
 
+# pytest's workers for the Python tests that launch no MPI (pytest-xdist; auto: one per CPU).
+# The MPI tests run one at a time: their ranks would share the cores with another test's, and the
+# checks that need a quiet machine would then be skipped as busy.
+TEST_JOBS ?= auto
+
+# The test set-up: the builds, then the test tools (pytest, pytest-xdist), Chromium for the report
+# tests and SimGrid for the simulation tests. Each test-* target alone sets up first; `make test`
+# and `make check` set up once and tell their groups so (MM_SET_UP=1).
+TEST_SETUP = $(if $(MM_SET_UP),,test-setup)
+test-setup: build
+	@MM_WITH_CHROMIUM=1 MM_WITH_SIMGRID=1 MM_WITH_TESTS=1 scripts/setup.sh
+
+# $(call run_groups,NAME,TARGETS): every target runs, also after one fails (a failure must not
+# hide the rest), then a line per target (its seconds, passed or FAILED), then NAME fails naming
+# those that did.
+run_groups = summary=""; failed=""; \
+  for target in $(2); do start=$$(date +%s); \
+    if $(MAKE) --no-print-directory $$target MM_SET_UP=1; then result=passed; \
+    else result=FAILED; failed="$$failed $$target"; fi; \
+    summary="$$summary$$(printf '  %-16s %5d s  %s' $$target $$(( $$(date +%s) - start )) $$result)\n"; \
+  done; \
+  printf '\nmake $(1): time per group\n%b' "$$summary"; \
+  if [ -n "$$failed" ]; then echo "make $(1): failed:$$failed"; exit 1; fi; \
+  echo "make $(1): all passed"
+
+# `make check`: the fast tier, a few minutes - the C unit tests, the Python tests that neither
+# launch MPI nor run a built program (python/tests/conftest.py marks the others and, here, fails
+# one that does; `make test` runs them all), and every Python file compiled.
+check: build
+	@MM_WITH_TESTS=1 scripts/setup.sh
+	@$(call run_groups,check,check-lint test-c check-python)
+
+check-lint:
+	@$(PY) -m compileall -q python/src python/tests c/tests tests bench examples
+
+check-python:
+	@MPIMETER_TEST_TIER=check $(PY) -m pytest -q -n $(TEST_JOBS) -m "not mpi and not bench" python/tests
+
 # Its small case (64 ranks); skipped with the reason when libsimgrid-dev is missing.
-test-simulate:
+test-simulate: $(TEST_SETUP)
 	@if command -v smpicc >/dev/null; then $(MAKE) --no-print-directory build-smpi; fi
 	@$(PY) -m pytest -q c/tests/simgrid
 
-# `make test` runs every group of tests, also after one fails, then fails naming those that did.
-# The report tests open the HTML in headless Chromium, the simulation tests need SimGrid: the
-# test set-up installs both too.
-test: build
-	@MM_WITH_CHROMIUM=1 MM_WITH_SIMGRID=1 MM_WITH_TESTS=1 scripts/setup.sh
-	@failed=""; \
-	for target in test-c test-mpi test-python test-multihost-run test-simulate test-anympi test-readme; do \
-	  $(MAKE) --no-print-directory $$target || failed="$$failed $$target"; \
-	done; \
-	if [ -n "$$failed" ]; then echo "make test: failed:$$failed"; exit 1; fi; \
-	echo "make test: all passed"
+# `make test` runs every group of tests, also after one fails, then fails naming those that did,
+# after the time each group took. The report tests open the HTML in headless Chromium, the
+# simulation tests need SimGrid: the test set-up installs both too.
+test: test-setup
+	@$(call run_groups,test,test-c test-mpi test-python test-multihost test-simulate test-anympi test-readme)
 
 # Every library's unit tests run, also after one fails (a failure must not hide the rest).
-test-c:
+test-c: $(TEST_SETUP)
 	@failed=""; \
 	for dir in $(BUILD_DIR)/*/; do [ -f $$dir/mpi.json ] || continue; \
 	  ctest --test-dir $$dir --output-on-failure || failed="$$failed $$dir"; done; \
@@ -89,27 +122,27 @@ test-c:
 
 # make build against a plain mpicc/mpiexec on PATH (each library installed here in turn, the
 # Debian names hidden), then a campaign through the launcher it recorded (tests/anympi/).
-test-anympi:
+test-anympi: $(TEST_SETUP)
 	@$(PY) -m pytest -q tests/anympi
 
 # Every command block of README.md as written (tests/readme; the rewrites that keep it short are
 # defined in the README itself); part of `make test`.
-test-readme:
+test-readme: $(TEST_SETUP)
 	@$(PY) -m pytest -q -rs tests/readme
 
-test-mpi:
+test-mpi: $(TEST_SETUP)
 	@$(PY) -m pytest -q c/tests/mpi
 
-test-python:
-	@$(PY) -m pytest -q python/tests
+# The tests that launch no MPI on TEST_JOBS workers, then those that do, one at a time.
+test-python: $(TEST_SETUP)
+	@status=0; \
+	$(PY) -m pytest -q -n $(TEST_JOBS) -m "not mpi" python/tests || status=1; \
+	$(PY) -m pytest -q -m mpi python/tests || status=1; \
+	exit $$status
 
 # Open MPI across network namespaces over TCP (README "Running across hosts"); needs root, and
-# says why it skips otherwise. Alone it builds first; `make test` has built already.
-test-multihost: build
-	@$(MAKE) --no-print-directory test-multihost-run
-
-.PHONY: test-multihost-run
-test-multihost-run:
+# says why it skips otherwise.
+test-multihost: $(TEST_SETUP)
 	@$(PY) -m pytest -q -rs tests/multihost
 
 demo: build

@@ -65,3 +65,15 @@ def bench() -> Path:
     path = REPO / "build" / "openmpi" / "bin" / "mpimeter-bench"
     assert path.exists(), f"{path} is missing: run `make build` first"
     return path
+
+
+def pytest_configure(config) -> None:
+    config.addinivalue_line("markers", "mpi: launches MPI ranks (mpirun, mpiexec)")
+
+
+def pytest_collection_modifyitems(items) -> None:
+    """Every test here launches Open MPI across the bed's hosts (`make check` runs none)."""
+    here = Path(__file__).resolve().parent
+    for item in items:
+        if item.path.resolve().is_relative_to(here):
+            item.add_marker("mpi")

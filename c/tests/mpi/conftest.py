@@ -178,3 +178,18 @@ def on_a_quiet_machine(run, assertions, what: str, attempts: int = QUIET_ATTEMPT
     runs = QuietRuns(run, what, attempts)
     runs.check(assertions)
     return runs.result
+
+
+# --- markers ---------------------------------------------------------------------------------
+# Every test here runs the built binary, nearly all under mpirun: the group is `mpi`, as the
+# Python tests that launch MPI are (python/tests/conftest.py); `make check` runs none of them.
+
+def pytest_configure(config) -> None:
+    config.addinivalue_line("markers", "mpi: launches MPI ranks (mpirun, mpiexec)")
+
+
+def pytest_collection_modifyitems(items) -> None:
+    here = Path(__file__).resolve().parent
+    for item in items:
+        if item.path.resolve().is_relative_to(here):
+            item.add_marker("mpi")

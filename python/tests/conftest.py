@@ -1,0 +1,143 @@
+"""Markers of the Python tests, set here so that no test file has to: `mpi` (launches MPI ranks),
+`bench` (runs something `make build` built - a launch of mpimeter-bench without a launcher, a C
+unit test), and none for the rest: `make check` runs those (`pytest -m "not mpi and not bench"`),
+`make test` runs every test. Unmarked tests may still ask the built binary about itself
+(--describe, --validate, --list-algorithms: `mpimeter run` takes its options and their bounds from
+it), as the fake bench of data/fakebench.py does: a question, not a launch, and `make check`
+builds first.
+
+In the fast tier (MPIMETER_TEST_TIER=check, set by `make check`) a guard fails a test that starts
+an MPI launcher or runs the built binary for more than a question, naming what it started: a test
+wrongly left unmarked cannot pass there by using what the tier promises not to need; list it
+below. It sees the processes a test starts itself, not those its children start."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import sys
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[2]
+
+# What starts MPI ranks or runs what `make build` built, besides every `*_mpi.py`: whole modules,
+# or single tests (by function name, with all their parameters), found by reading them and by the
+# fast tier's guard.
+MPI_MODULES = frozenset({
+    "test_cli_sync_check.py",    # the local launcher (mpirun) starts a stand-in for the binary
+})
+MPI_TESTS = {
+    # a real campaign by `python -m mpimeter run`, in a process of its own
+    "test_security_secrets.py": {"test_no_planted_secret_in_a_real_launch_its_report_store_and_site"},
+    # `mpirun -np 1 mpimeter-bench --list-algorithms`
+    "test_tune.py": {"test_a_campaign_without_the_default_is_refused",
+                     "test_a_campaign_without_algorithm_alternatives_is_refused"},
+}
+BENCH_MODULES: frozenset[str] = frozenset()
+BENCH_TESTS = {
+    # runs build/<lib>/tests/test_adaptive (its module's other tests are pure)
+    "test_adaptive_golden.py": {"test_c_unit_test_of_the_rule_passes_against_this_header"},
+}
+
+TIER_VARIABLE = "MPIMETER_TEST_TIER"
+# Programs that start MPI ranks.
+LAUNCHERS = frozenset({"mpirun", "mpiexec", "mpirun.openmpi", "mpiexec.openmpi", "mpirun.mpich",
+                       "mpiexec.mpich", "mpiexec.hydra", "orterun", "prterun", "srun"})
+# What the built binary answers without a launch (its first argument).
+QUESTIONS = frozenset({"--describe", "--validate", "--list-algorithms", "--list-ops", "--help", "--version"})
+
+
+def tier_of(item: pytest.Item) -> str | None:
+    module, test = item.path.name, getattr(item, "originalname", item.name)
+    if module.endswith("_mpi.py") or module in MPI_MODULES or test in MPI_TESTS.get(module, ()):
+        return "mpi"
+    if module in BENCH_MODULES or test in BENCH_TESTS.get(module, ()):
+        return "bench"
+    return None
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    for item in items:
+        tier = tier_of(item)
+        if tier:
+            item.add_marker(tier)
+
+
+# --- the fast tier's guard ----------------------------------------------------------------------
+
+def _built(path: str) -> bool:
+    """A program under the build folder (build/ is a link in some checkouts: both sides count)."""
+    try:
+        real = Path(path).resolve()
+    except (OSError, RuntimeError):
+        return False
+    return any(real.is_relative_to(root) for root in {REPO / "build", (REPO / "build").resolve()})
+
+
+def _forbidden(argv: list[str]) -> str | None:
+    """What the fast tier does not have in starting ARGV, or None."""
+    program = argv[0] if argv else ""
+    if os.path.basename(program) in LAUNCHERS and shutil.which(program):  # one not there starts nothing
+        return f"the MPI launcher {program}"
+    if os.sep in program and _built(program) and (len(argv) < 2 or argv[1] not in QUESTIONS):
+        return f"the built {' '.join(argv[:3])}"
+    return None
+
+
+class _Guard:
+    """Collects, with an audit hook, what a test of the fast tier started that the tier does not
+    have."""
+
+    def __init__(self):
+        self.seen: list[str] = []
+        sys.addaudithook(self.audit)
+
+    def audit(self, event: str, args: tuple) -> None:
+        if event == "subprocess.Popen":  # (executable, args, cwd, env)
+            argv = args[1]
+            argv = [argv] if isinstance(argv, (str, bytes, os.PathLike)) else list(argv)
+            argv = [os.fsdecode(a) for a in argv]
+            if args[0] is not None and argv:
+                argv[0] = os.fsdecode(args[0])
+        elif event in ("os.exec", "os.posix_spawn"):  # (path, argv, env)
+            argv = [os.fsdecode(args[0]), *[os.fsdecode(a) for a in list(args[1])[1:]]]
+        else:
+            return
+        what = _forbidden(argv)
+        if what:
+            self.seen.append(what)
+
+    def take(self) -> list[str]:
+        seen, self.seen = self.seen, []
+        return seen
+
+
+_guard: _Guard | None = None
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    global _guard
+    if os.environ.get(TIER_VARIABLE) == "check" and _guard is None:
+        _guard = _Guard()
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_setup(item: pytest.Item):
+    if _guard is not None:
+        _guard.take()  # what the test's fixtures start counts as the test's
+    return (yield)
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_call(item: pytest.Item):
+    if _guard is None:
+        return (yield)
+    try:
+        return (yield)
+    finally:
+        seen = _guard.take()
+        if seen:  # replaces the test's own failure, which this one explains
+            pytest.fail(f"{item.nodeid} started {'; '.join(dict.fromkeys(seen))}, which the fast tier "
+                        f"(make check) does not have: mark it (python/tests/conftest.py)", pytrace=False)

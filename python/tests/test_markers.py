@@ -1,0 +1,97 @@
+"""The markers conftest.py sets (`mpi`, `bench`) and the fast tier's guard: a test that `make check`
+runs but that starts an MPI launcher or runs the built binary for more than a question (--describe)
+fails there, naming what it started."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+from types import SimpleNamespace
+
+import conftest
+
+HERE = Path(__file__).resolve().parent
+
+
+def item(module: str, test: str = "test_x", fixtures: tuple[str, ...] = ()) -> SimpleNamespace:
+    return SimpleNamespace(path=HERE / module, originalname=test, name=f"{test}[1]", fixturenames=list(fixtures))
+
+
+def test_the_tier_follows_the_module_name_the_lists_and_the_fixtures():
+    assert conftest.tier_of(item("test_whatever_mpi.py")) == "mpi"
+    assert conftest.tier_of(item("test_tune.py", "test_a_campaign_without_the_default_is_refused")) == "mpi"
+    assert conftest.tier_of(item("test_tune.py", "test_a_pure_one")) is None
+    assert conftest.tier_of(item("test_cli_sync_check.py")) == "mpi"
+    assert conftest.tier_of(item("test_adaptive_golden.py", "test_c_unit_test_of_the_rule_passes_against_this_header")) \
+        == "bench"
+    assert conftest.tier_of(item("test_adaptive_golden.py", "test_committed_header_is_what_the_generator_prints_now")) \
+        is None
+    assert conftest.tier_of(item("test_stats_exact.py", fixtures=("tmp_path",))) is None
+
+
+def test_what_the_fast_tier_does_not_have():
+    built = str(conftest.REPO / "build" / "openmpi" / "bin" / "mpimeter-bench")
+    assert conftest._forbidden([built, "--ops", "bcast"]) == f"the built {built} --ops bcast"
+    assert conftest._forbidden([built]) == f"the built {built}"
+    assert conftest._forbidden([built, "--describe"]) is None  # a question, not a launch
+    assert conftest._forbidden([built, "--validate", "2", "--nrep", "5"]) is None
+    assert conftest._forbidden(["/nonexistent/mpirun", "-np", "2"]) is None  # starts nothing
+    assert conftest._forbidden([sys.executable, "-c", "pass"]) is None
+    launcher = shutil.which("mpirun") or shutil.which("mpiexec.mpich")
+    if launcher:
+        assert conftest._forbidden([launcher, "-np", "2", built]) == f"the MPI launcher {launcher}"
+
+
+INNER_TEST = '''
+import subprocess
+from pathlib import Path
+
+BUILT = Path(__file__).resolve().parents[2] / "build" / "openmpi" / "bin" / "mpimeter-bench"
+
+
+def test_starts_the_binary():
+    try:
+        subprocess.run([str(BUILT), "--ops", "bcast"], timeout=60)
+    except OSError:
+        pass  # not built here: the guard saw the attempt
+
+
+def test_asks_the_binary():
+    try:
+        subprocess.run([str(BUILT), "--describe"], timeout=60)
+    except OSError:
+        pass
+
+
+def test_starts_nothing():
+    assert subprocess.run(["true"], timeout=60).returncode == 0
+'''
+
+
+def run_inner(tmp_path: Path, tier: str | None) -> subprocess.CompletedProcess:
+    """conftest.py beside a module of tests that start the binary, ask it, start nothing, run by
+    pytest in TIER."""
+    shutil.copy(HERE / "conftest.py", tmp_path / "conftest.py")
+    (tmp_path / "test_inner.py").write_text(INNER_TEST)
+    env = {k: v for k, v in os.environ.items() if k != "MPIMETER_TEST_TIER"}
+    if tier:
+        env["MPIMETER_TEST_TIER"] = tier
+    return subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", str(tmp_path)],
+                          cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300)
+
+
+def test_the_fast_tier_fails_a_test_that_starts_the_binary_naming_it(tmp_path):
+    done = run_inner(tmp_path, "check")
+    assert done.returncode == 1, done.stdout + done.stderr
+    assert "1 failed, 2 passed" in done.stdout, done.stdout
+    assert "test_inner.py::test_starts_the_binary started the built " in done.stdout, done.stdout
+    assert "which the fast tier (make check) does not have" in done.stdout
+
+
+def test_outside_the_fast_tier_nothing_is_guarded(tmp_path):
+    done = run_inner(tmp_path, None)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "3 passed" in done.stdout, done.stdout
