@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """Markers of the Python tests, set here so that no test file has to: `mpi` (launches MPI ranks),
 `bench` (runs something `make build` built - a launch of mpimeter-bench without a launcher, a C
 unit test), and none for the rest: `make check` runs those (`pytest -m "not mpi and not bench"`),

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """The markers conftest.py sets (`mpi`, `bench`) and the fast tier's guard: a test that `make check`
 runs but that starts an MPI launcher or runs the built binary for more than a question (--describe)
 fails there, naming what it started."""
