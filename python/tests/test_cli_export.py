@@ -9,6 +9,8 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import socket
+import stat
 from pathlib import Path
 
 import pytest
@@ -111,7 +113,8 @@ def test_a_symbolic_link_inside_the_campaign_is_not_followed(campaign, tmp_path)
     assert not (out / "mpich" / "linked").exists() and not (out / "openmpi" / "launches" / "000" / "extra.txt").exists()
 
 
-@pytest.mark.parametrize("kind", ["folder", "empty folder", "file", "link", "dangling link"])
+@pytest.mark.parametrize("kind", ["folder", "empty folder", "file", "link", "dangling link", "device", "fifo",
+                                  "socket"])
 def test_an_out_that_exists_is_refused(campaign, tmp_path, kind):
     out = tmp_path / "shared"
     target = tmp_path / "target"
@@ -125,13 +128,25 @@ def test_an_out_that_exists_is_refused(campaign, tmp_path, kind):
     elif kind == "link":
         target.mkdir()
         out.symlink_to(target)
-    else:
+    elif kind == "dangling link":
         out.symlink_to(tmp_path / "nowhere")
+    elif kind == "device":
+        if os.geteuid() != 0:
+            pytest.skip("making a device node needs root")
+        os.mknod(out, 0o600 | stat.S_IFCHR, os.makedev(1, 3))
+    elif kind == "fifo":
+        os.mkfifo(out)
+    else:
+        listening = socket.socket(socket.AF_UNIX)
+        listening.bind(str(out))
+        listening.close()
+    kind_before = os.lstat(out).st_mode
     before = sorted(p.name for p in tmp_path.rglob("*") if "camp" not in p.parts)
     line = one_line_error(export(campaign, out))
     assert "already exists" in line and str(out) in line
     assert sorted(p.name for p in tmp_path.rglob("*") if "camp" not in p.parts) == before
     assert not (target.exists() and any(target.iterdir()))
+    assert os.lstat(out).st_mode == kind_before
 
 
 def test_bad_campaigns_and_outs_inside_the_campaign_are_one_line(campaign, tmp_path):
