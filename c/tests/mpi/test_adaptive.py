@@ -80,18 +80,19 @@ def test_the_rule_stops_all_ranks_together_and_reports_the_analysis_precision(li
 
 
 def test_the_maximum_and_the_time_budget_end_a_test(lib, tmp_path):
-    # rse with a precision below what the clock allows (its term: resolution / total time, 1 ns
-    # over at most seconds of run time): never reached, where the median's interval could be
-    # exactly 0 on tied integer nanoseconds
+    # rse at the smallest precision the option takes (a millionth): below what 40 repetitions of
+    # a microsecond allow (the clock's term alone, 1 ns over 40 µs, is 2.5e-5) and what 0.3 s of
+    # them reach (their spread over the square root of their number): never reached, where the
+    # median's interval could be exactly 0 on tied integer nanoseconds
     out = tmp_path / "max"
     run_bench(lib, 2, ["--ops", "allreduce", "--sizes", "8", "--nrep", "auto:rse", "--nrep-max", 40,
-                       "--nrep-min", 10, "--precision", 1e-9, "--out", out])
+                       "--nrep-min", 10, "--precision", 1e-6, "--out", out])
     meta, _ = read_launch(out)
     (t,) = meta["tests"]
     assert (t["nrep"], t["adaptive"]["stopped_by"]) == (40, "max")
     out = tmp_path / "budget"
     run_bench(lib, 2, ["--ops", "allreduce", "--sizes", "8", "--nrep", "auto:rse", "--nrep-max", 10000000,
-                       "--precision", 1e-9, "--nrep-budget-s", 0.3, "--procsync", "barrier", "--out", out],
+                       "--precision", 1e-6, "--nrep-budget-s", 0.3, "--procsync", "barrier", "--out", out],
               timeout=300)
     meta, raw = read_launch(out)
     (t,) = meta["tests"]
