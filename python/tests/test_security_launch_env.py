@@ -13,7 +13,7 @@ import shlex
 import string
 
 import pytest
-from data.fakebench import cli, fake_env, on_disk, one_line_error, template  # noqa: F401
+from data.fakebench import cli, failed, fake_env, on_disk, one_line_error, template  # noqa: F401
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as hs
 
@@ -85,16 +85,6 @@ def test_a_refusal_quotes_a_bounded_excerpt():
 
 
 # ---- --resume ---------------------------------------------------------------------------------
-
-@pytest.fixture
-def failed(fake_env):
-    tmp, opts = fake_env
-    out = tmp / "c"
-    result = cli([*opts, "--launches", "1", "--mpi", "openmpi", "--retries", "0", "--out", str(out)],
-                 env={"FAKE_BENCH_MODE": "fail"})
-    assert result.exit_code == 1, result.output
-    return tmp, out
-
 
 def _resume(tmp, out, *extra):
     return cli(["--resume", str(out), "--launcher", template(tmp), *extra, "--no-analyze"],

@@ -15,17 +15,7 @@ from __future__ import annotations
 import json
 
 import pytest
-from data.fakebench import cli, fake_env, on_disk, one_line_error, template  # noqa: F401
-
-
-@pytest.fixture
-def failed(fake_env):
-    tmp, opts = fake_env
-    out = tmp / "c"
-    result = cli([*opts, "--launches", "1", "--mpi", "openmpi", "--retries", "0", "--out", str(out)],
-                 env={"FAKE_BENCH_MODE": "fail"})
-    assert result.exit_code == 1, result.output
-    return tmp, out
+from data.fakebench import cli, failed, fake_env, on_disk, one_line_error, template  # noqa: F401
 
 
 def resume(tmp, out, *extra, env=None, launcher=True):

@@ -209,3 +209,14 @@ def kill_quietly(pid: int) -> None:
 
 def on_disk(folder: Path) -> dict:
     return json.loads((Path(folder) / "campaign.json").read_text())
+
+
+@pytest.fixture
+def failed(fake_env):
+    """(tmp, campaign folder): a campaign of one Open MPI launch that failed, to be resumed."""
+    tmp, opts = fake_env
+    out = tmp / "c"
+    result = cli([*opts, "--launches", "1", "--mpi", "openmpi", "--retries", "0", "--out", str(out)],
+                 env={"FAKE_BENCH_MODE": "fail"})
+    assert result.exit_code == 1, result.output
+    return tmp, out
