@@ -15,6 +15,7 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
+from data.testkit import leaks
 
 from mpimeter.cli import main
 
@@ -39,13 +40,6 @@ def one_line_error(result) -> str:
     return lines[0]
 
 
-def leaks(folder: Path) -> list[str]:
-    found = []
-    for path in sorted(folder.rglob("*")):
-        if path.is_file() and not path.is_symlink():
-            data = path.read_bytes()
-            found += [f"{path.relative_to(folder)}: {s}" for s in PLANTED if s.encode() in data]
-    return found
 
 
 @pytest.fixture
@@ -71,7 +65,7 @@ def campaign(tmp_path) -> Path:
     (logs / "000.1.stderr").write_text(f"curl -H 'Authorization: Bearer {BEARER_TOKEN}'\n-----BEGIN\n{ENV_SECRET}\n")
     (logs / "000.1.stdout").write_text(f"{DB_PART1}\n")
     (camp / "notes.txt").write_text(f"db at mysql://u:{URL_PASSWORD}@db/x\nexport DB_PASSWORD=\"{DB_PART1} {DB_PART2}\"\n")
-    assert len(leaks(camp)) > 6
+    assert len(leaks(camp, PLANTED)) > 6
     return camp
 
 
@@ -80,7 +74,7 @@ def test_secrets_of_campaign_json_meta_json_and_logs_are_absent_from_out(campaig
     result = export(campaign, out)
     assert result.exit_code == 0, result.output
     assert "left out: 2 launch logs" in result.output
-    assert leaks(out) == []
+    assert leaks(out, PLANTED) == []
     assert not (out / "openmpi" / "logs" / "000.1.stderr").exists()
     doc = json.loads((out / "campaign.json").read_text())
     assert doc["launches"][0]["stderr_tail"] == "Authorization: Bearer <redacted>"
@@ -108,7 +102,7 @@ def test_a_symbolic_link_inside_the_campaign_is_not_followed(campaign, tmp_path)
     result = export(campaign, out)
     assert result.exit_code == 0, result.output
     assert "3 symbolic links" in result.output
-    assert leaks(out) == []
+    assert leaks(out, PLANTED) == []
     assert not any(p.is_symlink() for p in out.rglob("*"))
     assert not (out / "mpich" / "linked").exists() and not (out / "openmpi" / "launches" / "000" / "extra.txt").exists()
 

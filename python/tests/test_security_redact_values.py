@@ -17,6 +17,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 from data.fakebench import cli, fake_env, on_disk  # noqa: F401
+from data.testkit import leaks
 
 from mpimeter.campaign import executor, secrets
 from mpimeter.cli import main
@@ -38,13 +39,6 @@ COMMAND_TAIL = (f"AWS_SECRET_ACCESS_KEY='{AWS_PART1} {AWS_PART2}' DB_PASSWORD=\"
                 f"mysql://u:{URL_PASSWORD}@db/x")
 
 
-def leaks(folder: Path) -> list[str]:
-    found = []
-    for path in sorted(folder.rglob("*")):
-        if path.is_file():
-            data = path.read_bytes()
-            found += [f"{path.relative_to(folder)}: {s}" for s in PLANTED if s.encode() in data]
-    return found
 
 
 # --- the rule ------------------------------------------------------------------------------------
@@ -131,9 +125,9 @@ def test_an_imb_command_line_with_quoted_values_and_a_url_password_leaks_nowhere
     assert added.exit_code == 0, added.output
     assert [s for s in PLANTED if s in done.output + report.output + added.output] == []
     for folder in (out, tmp_path / "store"):
-        assert leaks(folder) == [], folder
+        assert leaks(folder, PLANTED) == [], folder
     assert not [s for s in PLANTED if s.encode() in (tmp_path / "report.html").read_bytes()]
-    assert leaks(tmp_path / "in") != []  # the walk does see what was planted
+    assert leaks(tmp_path / "in", PLANTED) != []  # the walk does see what was planted
 
 
 # --- a launcher's stderr -------------------------------------------------------------------------
@@ -157,7 +151,7 @@ def test_a_launchers_authorization_header_on_stderr_is_not_kept(fake_env, tmp_pa
     assert sorted(p.name for p in (out / "logs").iterdir()) == ["000.1.stderr", "000.1.stdout"]
     assert (out / "logs" / "000.1.stderr").read_text().startswith(
         "POST /jobs Authorization: Bearer <redacted>\nconnecting to mysql://u:<redacted>@db/x\n")
-    assert leaks(out) == []
+    assert leaks(out, PLANTED) == []
 
 
 def test_a_log_is_rewritten_only_when_it_holds_a_secret_and_never_through_a_link(tmp_path):

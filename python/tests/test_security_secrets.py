@@ -18,6 +18,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 from data.fakebench import cli, fake_env  # noqa: F401
+from data.testkit import leaks
 
 from mpimeter.campaign import launcher
 from mpimeter.cli import main
@@ -50,14 +51,6 @@ def store_dump(store: Path) -> str:
         con.close()
 
 
-def leaks(folder: Path) -> list[str]:
-    """Every (file, secret) where a planted secret is found, in any file under ``folder``."""
-    found = []
-    for path in sorted(folder.rglob("*")):
-        if path.is_file():
-            data = path.read_bytes()
-            found += [f"{path.relative_to(folder)}: {s}" for s in PLANTED if s.encode() in data]
-    return found
 
 
 # --- the rule ------------------------------------------------------------------------------------
@@ -108,7 +101,7 @@ def test_no_planted_secret_in_any_output_of_a_campaign(fake_env, tmp_path):
     result = cli(args, env=env)
     assert result.exit_code == 0, result.output
     assert [s for s in PLANTED if s in result.output] == []
-    assert leaks(out) == []
+    assert leaks(out, PLANTED) == []
     metas = [json.loads(p.read_text()) for p in out.rglob("meta.json")]
     assert len(metas) == 2
     for meta in metas:  # the launch folder's meta.json itself was rewritten redacted by the runner
@@ -146,8 +139,8 @@ def test_no_planted_secret_in_any_output_of_an_import(tmp_path):
     dumped = store_dump(store)
     assert [s for s in PLANTED if s in dumped + report.output] == []
     for folder in (out, tmp_path / "www", tmp_path / "store"):
-        assert leaks(folder) == [], folder
-    assert leaks(tmp_path / "in") != []  # the planted file itself: the walk does see secrets
+        assert leaks(folder, PLANTED) == [], folder
+    assert leaks(tmp_path / "in", PLANTED) != []  # the planted file itself: the walk does see secrets
     assert not [s for s in PLANTED if s.encode() in (tmp_path / "report.html").read_bytes()]
 
 
@@ -175,7 +168,7 @@ def test_no_planted_secret_in_a_real_launch_its_report_store_and_site(tmp_path):
         assert [s for s in PLANTED if s in step.stdout + step.stderr] == []
     assert [s for s in PLANTED if s in done.stdout + done.stderr] == []
     for folder in (out, tmp_path / "www", tmp_path / "store"):
-        assert leaks(folder) == [], folder
+        assert leaks(folder, PLANTED) == [], folder
     assert [s for s in PLANTED if s in store_dump(store)] == []
     meta = json.loads(next(out.rglob("meta.json")).read_text())
     assert meta["environment"]["SLURM_JWT"] == redact.REDACTED

@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: BSD-3-Clause
-"""Helpers shared by the analysis tests: fresh copies of the golden folders."""
+"""Helpers shared by the tests: fresh copies of the golden folders, planted secrets found."""
 
 from __future__ import annotations
 
@@ -17,3 +17,14 @@ def golden_copy(tmp_path: Path, name: str) -> Path:
     if not dst.exists():
         shutil.copytree(GOLDEN / name, dst)
     return dst
+
+
+def leaks(folder: Path, planted) -> list[str]:
+    """Every (file, secret) where one of the ``planted`` strings is found, in any regular file
+    under ``folder`` (a symbolic link is not read through)."""
+    found = []
+    for path in sorted(folder.rglob("*")):
+        if path.is_file() and not path.is_symlink():
+            data = path.read_bytes()
+            found += [f"{path.relative_to(folder)}: {s}" for s in planted if s.encode() in data]
+    return found
