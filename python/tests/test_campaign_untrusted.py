@@ -118,6 +118,14 @@ TAMPERED = [
     (lambda d: launch0(d).update(slurm_job=4242), "launches[0].slurm_job: expected a string"),
     (lambda d: d.update(id="../../etc"), "id: '../../etc' is not 32 hex digits"),
     (lambda d: d.update(id=42), "id: expected a string"),
+    (lambda d: d.update(secret_words="PASS"), "secret_words: expected a list of at most 64 words"),
+    (lambda d: d.update(secret_words=["PASS"] * 65), "secret_words: expected a list of at most 64 words"),
+    (lambda d: d.update(secret_words=["PASS", "a b"]), "secret_words[1]: 'a b' is not a word"),
+    (lambda d: d.update(secret_words=[7]), "secret_words[0]: '7' is not a word"),
+    (lambda d: d.update(secret_words=["X" * 33]), "secret_words[0]"),
+    # a value stored redacted is gone: refused saying what to do, not run with "<redacted>"
+    (lambda d: d.update(bench_args=["--ops", "<redacted>"]),
+     "bench_args --ops '<redacted>' with <redacted> values"),
 ]
 
 
