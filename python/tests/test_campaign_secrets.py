@@ -5,11 +5,14 @@ lines `mpimeter run` prints; `--resume` takes it from its own environment. The w
 the bench dir the campaign runs from, recorded in campaign.json for `--resume`."""
 
 import json
+import shlex
 
 import pytest
 from data.fakebench import cli, fake_env, on_disk, one_line_error, template  # noqa: F401
 
 from mpimeter.campaign import plan, secrets
+from mpimeter.campaign import state as st
+from mpimeter.cli.campaign_run import resume_command
 from mpimeter.io import bench_binaries
 
 SECRET = "s3cr3t-value-4711"
@@ -126,6 +129,9 @@ def test_an_installed_mpimeter_given_bench_dir_stores_real_arguments_and_resumes
     assert {a["launch_template"] for a in disk["alternatives"]} == {template(tmp)}
     assert disk["alternatives"][1]["env"] == {"UCX_API_TOKEN": secrets.REDACTED}
     interrupt_last_launch(out)
+    # what `mpimeter run` prints to continue gives the bench dir again: none is found by default
+    assert resume_command(st.load(out), out) == \
+        f"mpimeter run --resume {out} --launcher {shlex.quote(template(tmp))} --bench-dir {bench_dir}"
     result = cli(["--resume", str(out), "--bench-dir", str(bench_dir), "--launcher", template(tmp),
                   "--no-analyze"], env={"UCX_API_TOKEN": SECRET})
     assert result.exit_code == 0, result.output
@@ -146,6 +152,7 @@ def test_resume_redacts_by_the_recorded_words_as_well(fake_env):
     assert result.exit_code == 1, result.output
     disk = on_disk(out)
     assert disk["alternatives"][1]["env"] == {"UCX_TLS": "rc"} and "TLS" not in disk["secret_words"]
+    assert "--bench-dir" not in resume_command(st.load(out), out)  # the default bench dir's binaries
     disk["secret_words"].append("TLS")
     (out / "campaign.json").write_text(json.dumps(disk))
     result = cli(["--resume", str(out), "--launcher", template(tmp), "--no-analyze"],

@@ -21,6 +21,7 @@ from mpimeter.campaign.plan import PlanError
 from mpimeter.campaign.progress import make_progress
 from mpimeter.campaign.runner import CampaignRunner, RunOutcome
 from mpimeter.cli.output import fail  # "mpimeter <command>: error: ...", exit 2
+from mpimeter.io import bench_binaries
 
 EXIT_FAILED_LAUNCHES = 1
 EXIT_INTERRUPTED = 130
@@ -106,10 +107,28 @@ def refused(command: str, call):
 
 def resume_command(state: st.CampaignState, campaign_dir: Path) -> str:
     """The command that continues a campaign; a launcher template of the user's own is given
-    again (campaign.json alone does not make `--resume` run it)."""
+    again (campaign.json alone does not make `--resume` run it), and so is the bench dir when
+    it is not the default one (`--resume` runs the binaries of the default otherwise)."""
     again = "" if state.launcher in resuming.NAMED_LAUNCHERS else \
         f" --launcher {shlex.quote(secrets.redact_text(state.launcher, state.secret_words))}"
+    bench_dir = _bench_dir_of(state)
+    if bench_dir is not None:
+        again += f" --bench-dir {shlex.quote(str(bench_dir))}"
     return f"mpimeter run --resume {shlex.quote(str(campaign_dir))}{again}"
+
+
+def _bench_dir_of(state: st.CampaignState) -> Path | None:
+    """The bench dir the campaign's binaries (resolved paths) are in, when it is not the default
+    one and its <lib>/bin/mpimeter-bench are they; None otherwise."""
+    def holds(folder: Path) -> bool:
+        return all(bench_binaries.bench_binary(folder, alt.mpi).resolve() == Path(state.bench_binaries[alt.name])
+                   for alt in state.alternatives)
+
+    dirs = {Path(b).parents[2] for b in state.bench_binaries.values()}
+    if len(dirs) != 1 or holds(bench_binaries.default_bench_dir()):
+        return None
+    folder = dirs.pop()
+    return folder if holds(folder) else None
 
 
 def execute_campaign(state: st.CampaignState, campaign_dir: Path, *, argv: list[str],
