@@ -9,7 +9,6 @@ from __future__ import annotations
 import json
 import shutil
 import subprocess
-from pathlib import Path
 
 import pytest
 from data.release import SKIP_REASON, build_dist, install_wheel, installed_env
@@ -17,13 +16,15 @@ from data.release import SKIP_REASON, build_dist, install_wheel, installed_env
 from mpimeter.campaign import launcher, secrets
 
 BENCH_DIR = launcher.default_bench_dir().resolve()
-REAL = launcher.bench_binary(BENCH_DIR, "openmpi").is_file() and shutil.which(launcher.local_template("openmpi").split()[0])
+REAL = (launcher.bench_binary(BENCH_DIR, "openmpi").is_file()
+        and shutil.which(launcher.local_template("openmpi").split()[0]))
 SECRET = "s3cr3t-4711"
 SECRET_VARIABLE = "MPIMETER_TEST_AUTH"  # secret by the binary's word AUTH alone
 BENCH = ["--ops", "barrier", "--sizes", "0", "--nrep", "20"]
 
 pytestmark = [pytest.mark.skipif(SKIP_REASON is not None, reason=SKIP_REASON or ""),
-              pytest.mark.skipif(not REAL, reason=f"no mpimeter-bench for openmpi under {BENCH_DIR} (run `make build`)")]
+              pytest.mark.skipif(not REAL, reason=f"no mpimeter-bench for openmpi under {BENCH_DIR} "
+                                                  "(run `make build`)")]
 
 
 def redacted_strings(value, where="") -> list[str]:

@@ -343,7 +343,8 @@ class CampaignRunner:
                 duration_s: float, stderr_tail: str) -> None:
         rec.status, rec.reason, rec.exit_code = status, reason, exit_code
         rec.duration_s = round(duration_s, 3)
-        rec.stderr_tail = secrets.redact_text(stderr_tail, self.state.secret_words)  # whatever the executor: printed and kept
+        # whatever the executor: printed and kept
+        rec.stderr_tail = secrets.redact_text(stderr_tail, self.state.secret_words)
         rec.ended = st.now_utc()
         entry = {"alternative": rec.alternative, "index": rec.index, "attempt": rec.attempts,
                  "status": status, "reason": reason, "exit_code": exit_code,
