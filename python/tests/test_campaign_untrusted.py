@@ -212,6 +212,21 @@ def test_a_template_that_is_not_what_local_gives_now_is_refused(failed):
     assert (out / "campaign.json").read_text() == text and snapshot(tmp) == before
 
 
+def test_a_template_stored_redacted_is_refused_saying_what_to_do(failed):
+    # as written when no binary could give its secret words: every value redacted, -np's too
+    tmp, out = failed
+
+    def redacted(disk):
+        disk["launcher"] = "local"
+        for alt in disk["alternatives"]:
+            alt["launch_template"] = "mpirun.openmpi -np <redacted> {cmd}"
+
+    text, before = tamper(out, redacted), snapshot(tmp)
+    assert_refused(tmp, out, resume(tmp, out, launcher=False), text,
+                   "launch_template 'mpirun.openmpi -np <redacted> {cmd}' with <redacted> values", before)
+    assert "start a new campaign (--out) with --bench-dir" in one_line_error(resume(tmp, out, launcher=False))
+
+
 def test_a_bench_binary_that_is_not_the_one_found_now_is_refused(failed):
     tmp, out = failed
     evil = tmp / "evil"
