@@ -36,6 +36,7 @@ def secret_words(bench_dir: str | Path | None = None) -> tuple[str, ...]:
     io.bench_binaries); empty when none can say."""
     return _bench_binaries.built_secret_words(bench_dir)
 
+
 _IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 # campaign.json's `secret_words`, read back: the binary's words are short upper-case names
 MAX_WORDS = 64
