@@ -118,6 +118,14 @@ TAMPERED = [
     (lambda d: launch0(d).update(slurm_job=4242), "launches[0].slurm_job: expected a string"),
     (lambda d: d.update(id="../../etc"), "id: '../../etc' is not 32 hex digits"),
     (lambda d: d.update(id=42), "id: expected a string"),
+    (lambda d: d.update(secret_words="PASS"), "secret_words: expected a list of at most 64 words"),
+    (lambda d: d.update(secret_words=["PASS"] * 65), "secret_words: expected a list of at most 64 words"),
+    (lambda d: d.update(secret_words=["PASS", "a b"]), "secret_words[1]: 'a b' is not a word"),
+    (lambda d: d.update(secret_words=[7]), "secret_words[0]: '7' is not a word"),
+    (lambda d: d.update(secret_words=["X" * 33]), "secret_words[0]"),
+    # a value stored redacted is gone: refused saying what to do, not run with "<redacted>"
+    (lambda d: d.update(bench_args=["--ops", "<redacted>"]),
+     "bench_args --ops '<redacted>' with <redacted> values"),
 ]
 
 
@@ -202,6 +210,21 @@ def test_a_template_that_is_not_what_local_gives_now_is_refused(failed):
     line = one_line_error(resume(tmp, out, launcher=False))
     assert "mpirun.openmpi" in line and "fakerun" in line
     assert (out / "campaign.json").read_text() == text and snapshot(tmp) == before
+
+
+def test_a_template_stored_redacted_is_refused_saying_what_to_do(failed):
+    # as written when no binary could give its secret words: every value redacted, -np's too
+    tmp, out = failed
+
+    def redacted(disk):
+        disk["launcher"] = "local"
+        for alt in disk["alternatives"]:
+            alt["launch_template"] = "mpirun.openmpi -np <redacted> {cmd}"
+
+    text, before = tamper(out, redacted), snapshot(tmp)
+    assert_refused(tmp, out, resume(tmp, out, launcher=False), text,
+                   "launch_template 'mpirun.openmpi -np <redacted> {cmd}' with <redacted> values", before)
+    assert "start a new campaign (--out) with --bench-dir" in one_line_error(resume(tmp, out, launcher=False))
 
 
 def test_a_bench_binary_that_is_not_the_one_found_now_is_refused(failed):

@@ -61,9 +61,11 @@ class ExecResult:
 class Executor(Protocol):
     def run(self, argv: list[str], *, env: dict[str, str], timeout_s: float,
             stdout_path: Path, stderr_path: Path,
-            on_start: Callable[[dict], None] | None = None) -> ExecResult:
+            on_start: Callable[[dict], None] | None = None,
+            secret_words: secrets.Words = None) -> ExecResult:
         """Runs argv to its end or to the timeout. `on_start` gets the launch's identity
-        (campaign.procs.identity) once it runs. On KeyboardInterrupt it stops the command and
+        (campaign.procs.identity) once it runs. The stderr tail is redacted by `secret_words`
+        (the campaign's, campaign.secrets). On KeyboardInterrupt it stops the command and
         re-raises."""
         ...
 
@@ -73,7 +75,8 @@ class Executor(Protocol):
         ...
 
 
-def tail(path: Path, *, lines: int = STDERR_TAIL_LINES, chars: int = STDERR_TAIL_CHARS) -> str:
+def tail(path: Path, *, lines: int = STDERR_TAIL_LINES, chars: int = STDERR_TAIL_CHARS,
+         words: secrets.Words = None) -> str:
     """The last lines of a launch's stderr, secrets redacted (campaign.secrets) before anything is
     cut: a cut through `Authorization: Bearer …` would leave the token without its name. A first
     line the read began inside is left out (or, in one long line, its first partial word)."""
@@ -92,7 +95,7 @@ def tail(path: Path, *, lines: int = STDERR_TAIL_LINES, chars: int = STDERR_TAIL
         else:
             first_word = re.match(r"\s*\S*", text)
             text = text[first_word.end():]
-    kept = secrets.redact_text("\n".join(text.splitlines()[-lines:]))
+    kept = secrets.redact_text("\n".join(text.splitlines()[-lines:]), words)
     return kept[-chars:]
 
 
@@ -104,7 +107,8 @@ class SubprocessExecutor:
 
     def run(self, argv: list[str], *, env: dict[str, str], timeout_s: float,
             stdout_path: Path, stderr_path: Path,
-            on_start: Callable[[dict], None] | None = None) -> ExecResult:
+            on_start: Callable[[dict], None] | None = None,
+            secret_words: secrets.Words = None) -> ExecResult:
         stdout_path.parent.mkdir(parents=True, exist_ok=True)
         start = time.monotonic()
         with open(stdout_path, "wb", opener=_no_links) as out, \
@@ -117,7 +121,7 @@ class SubprocessExecutor:
             except OSError as exc:
                 err.write(f"cannot start {argv[0]}: {exc}\n".encode())
                 err.flush()
-                return ExecResult(127, time.monotonic() - start, False, tail(stderr_path))
+                return ExecResult(127, time.monotonic() - start, False, tail(stderr_path, words=secret_words))
             try:
                 for signum in held:  # delivered now, where they stop the launch
                     signal.raise_signal(signum)
@@ -135,7 +139,7 @@ class SubprocessExecutor:
                 # Whatever the launch left behind in its session goes too (a rank that outlived
                 # mpirun would keep a core busy during the next launch).
                 _kill_session(proc.pid)
-        return ExecResult(code, time.monotonic() - start, timed_out, tail(stderr_path))
+        return ExecResult(code, time.monotonic() - start, timed_out, tail(stderr_path, words=secret_words))
 
     def stop_leftover(self, process: dict, marker: str) -> str | None:
         here = procs.where()

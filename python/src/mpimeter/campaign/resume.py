@@ -12,6 +12,9 @@ without the user asking again.
 - nothing inside the campaign on the way to a launch folder may be a symbolic link (it would let
   a launch write, or a folder be moved, outside the campaign);
 - a secret variant value is not in campaign.json: it comes from the environment of `--resume`;
+  a redacted bench argument or launcher template cannot be run again: refused, saying so;
+- what it writes from now on is redacted by the secret words campaign.json records together
+  with those of the binaries it runs now (campaign.secrets), never by fewer;
 - a variable campaign.json sets for an alternative still to run must be on the allow-list of
   what a file may set (:mod:`mpimeter.launch_vars`: the libraries' collective-tuning
   variables, each value of its type), even with `--trust-recorded`; any other variable runs only
@@ -48,8 +51,10 @@ def prepare(state: st.CampaignState, campaign_dir: Path, *, launcher_given: str 
     check_no_links(state, Path(campaign_dir))
     _allowed_variables(state, environ)
     _recorded_variables(state, environ, trust_recorded)
+    _redacted_arguments(state, launcher_given)
     _templates(state, launcher_given, bench_dir, trust_recorded)
     _binaries(state, bench_dir)
+    _secret_words(state, bench_dir)
     _bench_args(state)
     inputfiles.check_unchanged(state.bench_args, state.input_files, state.bench_binaries.values(), state.np)
     _secrets(state, environ)
@@ -90,7 +95,8 @@ def _recorded_variables(state: st.CampaignState, environ: Mapping[str, str], tru
     for alt in state.alternatives:
         plain = {k: v for k, v in alt.env.items() if not _users_own(k, v, environ)}
         if alt.name in todo and plain:
-            shown.append(f"{alt.name}: " + " ".join(f"{k}={v}" for k, v in secrets.redact_env(plain).items()))
+            shown.append(f"{alt.name}: " + " ".join(f"{k}={v}" for k, v in
+                                                   secrets.redact_env(plain, state.secret_words).items()))
     if shown and not trust:
         raise PlanError(f"cannot resume: campaign.json sets environment variables for the launches still to run "
                         f"({'; '.join(shown)}); a variable recorded in a file is run only when confirmed: check "
@@ -157,6 +163,27 @@ def _templates(state: st.CampaignState, given: str | None, bench_dir: Path | Non
                             f"{recorded!r}, but --launcher {state.launcher} gives {now!r} now; "
                             "give --launcher with --resume to choose the launcher")
         launcher.check_launcher_program(now)
+
+
+def _redacted_arguments(state: st.CampaignState, launcher_given: str | None) -> None:
+    """A value campaign.json holds redacted is gone: bench arguments, or a launcher template
+    not given again, holding one cannot run as they did."""
+    where = [f"bench_args {shlex.join(state.bench_args.argv())}"] if secrets.REDACTED in state.bench_args.argv() else []
+    if launcher_given is None:
+        where += [f"{alt.name}'s launch_template {state.launch_templates[alt.name]!r}" for alt in state.alternatives
+                  if secrets.REDACTED in state.launch_templates[alt.name]]
+    if where:
+        raise PlanError(f"cannot resume: campaign.json holds {where[0]} with {secrets.REDACTED} values (a secret, "
+                        "or every value when no mpimeter-bench could give its secret words as it was written), "
+                        "which cannot run again; start a new campaign (--out) with --bench-dir naming the "
+                        "folder of the built mpimeter-bench")
+
+
+def _secret_words(state: st.CampaignState, bench_dir: Path | None) -> None:
+    """What is written from now on is redacted by the recorded words and those of the bench dir
+    the launches run from: never by fewer than when the campaign was planned."""
+    where = Path(bench_dir) if bench_dir is not None else launcher.default_bench_dir()
+    state.secret_words = tuple(sorted(set(state.secret_words or ()) | set(secrets.secret_words(where))))
 
 
 def _binaries(state: st.CampaignState, bench_dir: Path | None) -> None:

@@ -285,14 +285,14 @@ class CampaignRunner:
         try:
             result = self.executor.run(rec.argv, env=env, timeout_s=state.launch_timeout_s,
                                        stdout_path=stdout_path, stderr_path=stderr_path,
-                                       on_start=on_start)
+                                       on_start=on_start, secret_words=state.secret_words)
         except KeyboardInterrupt:
             self._finish(rec, "incomplete", INTERRUPTED, None, time.monotonic() - started,
-                         tail(stderr_path))
-            _redact_outputs(folder, stdout_path, stderr_path)
+                         tail(stderr_path, words=state.secret_words))
+            _redact_outputs(folder, state.secret_words, stdout_path, stderr_path)
             raise
         status, reason = classify(result, folder, state.launch_timeout_s)
-        _redact_outputs(folder, stdout_path, stderr_path)
+        _redact_outputs(folder, state.secret_words, stdout_path, stderr_path)
         if result.timed_out:  # what it was doing, the machine's load, what to do
             reason = timeout_reason(state.launch_timeout_s, folder, state.np_of(rec),
                                     cores=self.local_cores() if state.launcher == "local" else None)
@@ -343,7 +343,8 @@ class CampaignRunner:
                 duration_s: float, stderr_tail: str) -> None:
         rec.status, rec.reason, rec.exit_code = status, reason, exit_code
         rec.duration_s = round(duration_s, 3)
-        rec.stderr_tail = secrets.redact_text(stderr_tail)  # whatever the executor: printed and kept
+        # whatever the executor: printed and kept
+        rec.stderr_tail = secrets.redact_text(stderr_tail, self.state.secret_words)
         rec.ended = st.now_utc()
         entry = {"alternative": rec.alternative, "index": rec.index, "attempt": rec.attempts,
                  "status": status, "reason": reason, "exit_code": exit_code,
@@ -376,13 +377,13 @@ class CampaignRunner:
             stderr_tail=rec.stderr_tail))
 
 
-def _redact_outputs(folder: Path, *logs: Path) -> None:
+def _redact_outputs(folder: Path, words: secrets.Words, *logs: Path) -> None:
     """What the launch wrote, redacted once it has ended, whatever its status (campaign.secrets):
     its meta.json (what the binary did not redact) and its logs (what the launcher printed)."""
-    secrets.redact_launch_meta(folder)
+    secrets.redact_launch_meta(folder, words)
     for log in logs:
         try:
-            secrets.redact_log(log)
+            secrets.redact_log(log, words)
         except OSError:  # a log that cannot be rewritten (a full disk) stays as printed
             pass
 

@@ -10,7 +10,7 @@ from pathlib import Path
 
 from mpimeter.campaign import adaptive as _adaptive
 from mpimeter.campaign import algorithms as _algorithms
-from mpimeter.campaign import benchopts, inputfiles, launcher, limits, nplist, plan
+from mpimeter.campaign import benchopts, inputfiles, launcher, limits, nplist, plan, secrets
 from mpimeter.campaign import state as st
 from mpimeter.campaign.benchargs import BenchArgs
 from mpimeter.campaign.plan import PlanError
@@ -136,6 +136,7 @@ def prepare(request: CampaignRequest) -> st.CampaignState:
                       templates=templates, binaries=binaries, timeout_s=timeout, order=order,
                       notes=notes, adaptive=rule, np_list=nps)
     state.input_files = input_files
+    state.secret_words = secrets.secret_words(bench_dir)  # its binaries' words, recorded
     return state
 
 

@@ -146,6 +146,10 @@ class CampaignState:
     np_list: list[int] = field(default_factory=list)
     # the files the launches read (campaign.inputfiles): option -> {"path", "fnv1a64"}
     input_files: dict[str, dict[str, str]] = field(default_factory=dict)
+    # what it redacts by (campaign.secrets): the secret words of the binaries of the bench dir
+    # it runs from, recorded so that --resume redacts by them too; empty: none could say (every
+    # value redacted); None: not known (the default bench dir's)
+    secret_words: tuple[str, ...] | None = None
 
     @property
     def process_counts(self) -> list[int]:
@@ -180,31 +184,33 @@ class CampaignState:
 
     def to_json(self) -> dict:
         """The record as written: secret values redacted (campaign.secrets)."""
+        words = self.secret_words
         launches = []
         for rec in self.launches:
             obj = asdict(rec)
-            obj["argv"] = secrets.redact_argv(rec.argv)
-            obj["stderr_tail"] = secrets.redact_text(rec.stderr_tail)
+            obj["argv"] = secrets.redact_argv(rec.argv, words)
+            obj["stderr_tail"] = secrets.redact_text(rec.stderr_tail, words)
             for attempt in obj["previous_attempts"]:
-                attempt["stderr_tail"] = secrets.redact_text(attempt["stderr_tail"])
+                attempt["stderr_tail"] = secrets.redact_text(attempt["stderr_tail"], words)
             launches.append(obj)
         return {
             "schema_version": self.schema_version,
             "id": self.campaign_id,
             "tool": self.tool,
             "status": self.status,
-            "command": secrets.redact_text(self.command),
-            "bench_args": secrets.redact_argv(self.bench_args.argv()),
+            "command": secrets.redact_text(self.command, words),
+            "bench_args": secrets.redact_argv(self.bench_args.argv(), words),
             "input_files": self.input_files,
-            "launcher": secrets.redact_text(self.launcher),
+            "launcher": secrets.redact_text(self.launcher, words),
+            "secret_words": list(words) if words is not None else None,
             "np": self.np,
             "np_list": self.process_counts,
             "launches_per_alternative": self.launches_per_alternative,
             "seed": self.seed,
             "launch_timeout_s": self.launch_timeout_s,
             "alternatives": [
-                {**alt.to_json(), "env": secrets.redact_env(alt.env),
-                 "launch_template": secrets.redact_text(self.launch_templates[alt.name]),
+                {**alt.to_json(), "env": secrets.redact_env(alt.env, words),
+                 "launch_template": secrets.redact_text(self.launch_templates[alt.name], words),
                  "bench": self.bench_binaries[alt.name]}
                 for alt in self.alternatives
             ],
@@ -214,7 +220,7 @@ class CampaignState:
             "notes": self.notes,
             "launches": launches,
             "history": self.history,
-            "sessions": [{**s, "argv": secrets.redact_argv(s.get("argv") or [])}
+            "sessions": [{**s, "argv": secrets.redact_argv(s.get("argv") or [], words)}
                          for s in self.sessions],
             "adaptive_launches": self.adaptive.to_json() if self.adaptive is not None else None,
             "sizes_pilot": self.sizes_pilot.to_json() if self.sizes_pilot is not None else None,
@@ -275,6 +281,7 @@ class CampaignState:
             tool=r.get(obj, "tool", "object", optional=True, default={}), adaptive=adaptive,
             sizes_pilot=sizes_pilot, np_list=np_list if len(np_list) > 1 else [], **_read_id(r, obj),
             input_files=_inputfiles.read(obj.get("input_files"), bench_args, r.fail),
+            secret_words=secrets.read_words(obj.get("secret_words"), r.fail),
         )
 
 

@@ -21,6 +21,7 @@ from mpimeter.campaign.plan import PlanError
 from mpimeter.campaign.progress import make_progress
 from mpimeter.campaign.runner import CampaignRunner, RunOutcome
 from mpimeter.cli.output import fail  # "mpimeter <command>: error: ...", exit 2
+from mpimeter.io import bench_binaries
 
 EXIT_FAILED_LAUNCHES = 1
 EXIT_INTERRUPTED = 130
@@ -93,7 +94,7 @@ def make_request(*, np, launches, mpi, variants, launcher, bench_dir, seed, laun
         variants=list(variants), launcher=launcher, bench_dir=bench_dir,
         bench_values={k: v for k, v in bench_values.items() if v is not None},
         extra_bench_args=list(bench_extra), seed=seed, launch_timeout_s=launch_timeout,
-        command=shlex.join(secrets.redact_argv(argv)))
+        command=shlex.join(secrets.redact_argv(argv, secrets.secret_words(bench_dir))))
 
 
 def refused(command: str, call):
@@ -106,10 +107,28 @@ def refused(command: str, call):
 
 def resume_command(state: st.CampaignState, campaign_dir: Path) -> str:
     """The command that continues a campaign; a launcher template of the user's own is given
-    again (campaign.json alone does not make `--resume` run it)."""
+    again (campaign.json alone does not make `--resume` run it), and so is the bench dir when
+    it is not the default one (`--resume` runs the binaries of the default otherwise)."""
     again = "" if state.launcher in resuming.NAMED_LAUNCHERS else \
-        f" --launcher {shlex.quote(secrets.redact_text(state.launcher))}"
+        f" --launcher {shlex.quote(secrets.redact_text(state.launcher, state.secret_words))}"
+    bench_dir = _bench_dir_of(state)
+    if bench_dir is not None:
+        again += f" --bench-dir {shlex.quote(str(bench_dir))}"
     return f"mpimeter run --resume {shlex.quote(str(campaign_dir))}{again}"
+
+
+def _bench_dir_of(state: st.CampaignState) -> Path | None:
+    """The bench dir the campaign's binaries (resolved paths) are in, when it is not the default
+    one and its <lib>/bin/mpimeter-bench are they; None otherwise."""
+    def holds(folder: Path) -> bool:
+        return all(bench_binaries.bench_binary(folder, alt.mpi).resolve() == Path(state.bench_binaries[alt.name])
+                   for alt in state.alternatives)
+
+    dirs = {Path(b).parents[2] for b in state.bench_binaries.values()}
+    if len(dirs) != 1 or holds(bench_binaries.default_bench_dir()):
+        return None
+    folder = dirs.pop()
+    return folder if holds(folder) else None
 
 
 def execute_campaign(state: st.CampaignState, campaign_dir: Path, *, argv: list[str],
@@ -158,7 +177,7 @@ def _describe(state: st.CampaignState, campaign_dir: Path, *, resumed: bool) -> 
     """What is about to run: the plan, and the launcher template and bench binary of every
     alternative (secret values redacted)."""
     def settings(env: dict[str, str]) -> str:
-        shown = " ".join(f"{k}={v}" for k, v in secrets.redact_env(env).items())
+        shown = " ".join(f"{k}={v}" for k, v in secrets.redact_env(env, state.secret_words).items())
         return f" ({shown})" if env else ""
 
     alts = ", ".join(a.name + settings(a.env) for a in state.alternatives)
@@ -169,11 +188,11 @@ def _describe(state: st.CampaignState, campaign_dir: Path, *, resumed: bool) -> 
     click.echo(f"{verb} {campaign_dir}: {count} launches × "
                f"{len(state.alternatives)} alternative(s) [{alts}], {_ranks(state)}, "
                f"seed {state.seed}, launch timeout {state.launch_timeout_s:g} s")
-    click.echo(f"  bench args: {shlex.join(secrets.redact_argv(state.bench_args.argv()))}")
+    click.echo(f"  bench args: {shlex.join(secrets.redact_argv(state.bench_args.argv(), state.secret_words))}")
     for label, per_alt in (("launcher", state.launch_templates), ("bench", state.bench_binaries)):
         groups: dict[str, list[str]] = {}
         for alt in state.alternatives:
-            groups.setdefault(secrets.redact_text(per_alt[alt.name]), []).append(alt.name)
+            groups.setdefault(secrets.redact_text(per_alt[alt.name], state.secret_words), []).append(alt.name)
         for value, names in groups.items():
             which = f" ({', '.join(names)})" if len(groups) > 1 else ""
             click.echo(f"  {label}: {value}{which}")

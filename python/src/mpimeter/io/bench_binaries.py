@@ -140,12 +140,13 @@ def secret_words(binary: str | Path) -> tuple[str, ...]:
     return tuple(words)
 
 
-def built_secret_words() -> tuple[str, ...]:
-    """The secret words of the binaries built (of the default bench dir), the union should they
-    differ; empty when no binary can say. The one source of them for io.redact's reading rule
-    and for campaign.secrets (what mpimeter writes). Asked once per bench dir: the default
-    follows $MPIMETER_BENCH_DIR, which may change within one process."""
-    return _built_secret_words(str(default_bench_dir()))
+def built_secret_words(bench_dir: str | Path | None = None) -> tuple[str, ...]:
+    """The secret words of the binaries built in ``bench_dir`` (None: the default bench dir),
+    the union should they differ; empty when no binary can say. The one source of them for
+    io.redact's reading rule and for campaign.secrets (what mpimeter writes: a campaign asks the
+    bench dir it runs from). Asked once per bench dir: the default follows $MPIMETER_BENCH_DIR,
+    which may change within one process (and a relative one with the working folder)."""
+    return _built_secret_words(os.path.abspath(default_bench_dir() if bench_dir is None else bench_dir))
 
 
 @lru_cache(maxsize=4)
