@@ -17,13 +17,12 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 from data.fakebench import cli, fake_env, on_disk  # noqa: F401
-from data.testkit import leaks
+from data.testkit import imported_everywhere, leaks
 
 from mpimeter.campaign import executor, secrets
 from mpimeter.cli import main
 from mpimeter.io import redact
 
-PEERS = Path(__file__).parent / "data" / "peers"
 GOLDEN = Path(__file__).parent / "data" / "golden" / "alternatives"
 RULE = redact.Rule(("PASS", "TOK", "KEY", "SECRET", "AUTH", "CRED"))
 
@@ -104,27 +103,11 @@ def test_hostile_lines_of_a_mebibyte_are_read_to_their_end():
 # --- an imported IMB file ------------------------------------------------------------------------
 
 def test_an_imb_command_line_with_quoted_values_and_a_url_password_leaks_nowhere(tmp_path):
-    text = (PEERS / "imb-pingpong-allreduce-bcast.txt").read_text()
-    line = "# IMB-MPI1 PingPong Allreduce Bcast -msglog 3:12 "
-    assert line in text
-    source = tmp_path / "in" / "imb.txt"
-    source.parent.mkdir()
-    source.write_text(text.replace(line, f"{line}{COMMAND_TAIL} "))
-    out = tmp_path / "imported"
-    runner = CliRunner()
-    done = runner.invoke(main, ["import", "imb", str(source), "--out", str(out)])
-    assert done.exit_code == 0, done.output
-    meta = json.loads((out / "launches" / "000" / "meta.json").read_text())
+    out, store, printed, meta = imported_everywhere(tmp_path, COMMAND_TAIL)
     assert "AWS_SECRET_ACCESS_KEY=<redacted>" in meta["argv"] and "DB_PASSWORD=<redacted>" in meta["argv"]
     assert meta["origin"]["command"].endswith("DB_PASSWORD=<redacted> mysql://u:<redacted>@db/x")
-    report = runner.invoke(main, ["report", str(out), "-o", str(tmp_path / "report.html")])
-    assert report.exit_code == 0, report.output
-    store = tmp_path / "store" / "results.duckdb"
-    store.parent.mkdir()
-    added = runner.invoke(main, ["store", "add", str(out), "--store", str(store)])
-    assert added.exit_code == 0, added.output
-    assert [s for s in PLANTED if s in done.output + report.output + added.output] == []
-    for folder in (out, tmp_path / "store"):
+    assert [s for s in PLANTED if s in printed] == []
+    for folder in (out, tmp_path / "store", tmp_path / "www"):
         assert leaks(folder, PLANTED) == [], folder
     assert not [s for s in PLANTED if s.encode() in (tmp_path / "report.html").read_bytes()]
     assert leaks(tmp_path / "in", PLANTED) != []  # the walk does see what was planted

@@ -16,15 +16,12 @@ import sys
 from pathlib import Path
 
 import pytest
-from click.testing import CliRunner
 from data.fakebench import cli, fake_env  # noqa: F401
-from data.testkit import leaks
+from data.testkit import imported_everywhere, leaks
 
 from mpimeter.campaign import launcher
-from mpimeter.cli import main
 from mpimeter.io import redact
 
-PEERS = Path(__file__).parent / "data" / "peers"
 
 # what no output may hold (each ≥ 8 characters, so that a match is not chance)
 HF = "hf_Zq8XwL2mN4pR7tV1yB3cD5fG"
@@ -116,28 +113,9 @@ def test_no_planted_secret_in_any_output_of_a_campaign(fake_env, tmp_path):
 # --- an import ---------------------------------------------------------------------------------
 
 def test_no_planted_secret_in_any_output_of_an_import(tmp_path):
-    text = (PEERS / "imb-pingpong-allreduce-bcast.txt").read_text()
-    line = "# IMB-MPI1 PingPong Allreduce Bcast -msglog 3:12 "
-    assert line in text
-    planted = text.replace(line, f"# IMB-MPI1 PingPong Allreduce Bcast -msglog 3:12 AWS_SECRET_ACCESS_KEY={AWS_SECRET} "
-                                 f"--token={TOKEN} --password {PASSWORD} MPI_X={GHP} ")
-    source = tmp_path / "in" / "imb.txt"
-    source.parent.mkdir()
-    source.write_text(planted)
-    out = tmp_path / "imported"
-    runner = CliRunner()
-    done = runner.invoke(main, ["import", "imb", str(source), "--out", str(out)])
-    assert done.exit_code == 0, done.output
-    report = runner.invoke(main, ["report", str(out), "-o", str(tmp_path / "report.html")])
-    assert report.exit_code == 0, report.output
-    store = tmp_path / "store" / "results.duckdb"
-    store.parent.mkdir()
-    added = runner.invoke(main, ["store", "add", str(out), "--store", str(store)])
-    assert added.exit_code == 0, added.output
-    site = runner.invoke(main, ["site", "--store", str(store), "-o", str(tmp_path / "www")])
-    assert site.exit_code == 0, site.output
-    dumped = store_dump(store)
-    assert [s for s in PLANTED if s in dumped + report.output] == []
+    out, store, printed, _ = imported_everywhere(
+        tmp_path, f"AWS_SECRET_ACCESS_KEY={AWS_SECRET} --token={TOKEN} --password {PASSWORD} MPI_X={GHP}")
+    assert [s for s in PLANTED if s in store_dump(store) + printed] == []
     for folder in (out, tmp_path / "www", tmp_path / "store"):
         assert leaks(folder, PLANTED) == [], folder
     assert leaks(tmp_path / "in", PLANTED) != []  # the planted file itself: the walk does see secrets
