@@ -1,8 +1,8 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """The names the analysis accepts for its settings: outlier filters, clocks, the alternatives
-and ratio intervals of ``compare``, and the metrics ``compare`` and ``gate`` compare. Apart from
-the modules that use them and importing nothing heavy, so that the command line offers them as
-choices without loading numpy or pandas."""
+and ratio intervals of ``compare``, the kinds of guidelines, and the metrics ``compare`` and
+``gate`` compare. Apart from the modules that use them and importing nothing heavy, so that the
+command line offers them as choices without loading numpy or pandas."""
 
 from __future__ import annotations
 
@@ -22,3 +22,7 @@ RATIO_CIS: tuple[str, ...] = get_args(RatioCI)
 # init + test + wait (analysis.nbc, NBCBench §4).
 METRICS = {"time": "run time (one-way latency for ping-pongs)",
            "overhead": "overhead of nonblocking collectives: init + test + wait, max over ranks (NBCBench)"}
+
+# the performance guidelines (analysis.guidelines): an operation against its mock-up, against
+# itself at the next larger size, against two calls at half the size
+GUIDELINE_KINDS = ("mock-up", "monotony", "split")
