@@ -1,8 +1,9 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """The names the analysis accepts for its settings: outlier filters, clocks, the alternatives
-and ratio intervals of ``compare``, the kinds of guidelines, and the metrics ``compare`` and
-``gate`` compare. Apart from the modules that use them and importing nothing heavy, so that the
-command line offers them as choices without loading numpy or pandas."""
+and ratio intervals of ``compare``, the kinds of guidelines, the libraries ``tune`` writes files
+for, and the metrics ``compare`` and ``gate`` compare. Apart from the modules that use them and
+importing nothing heavy, so that the command line offers them as choices without loading numpy
+or pandas."""
 
 from __future__ import annotations
 
@@ -26,3 +27,6 @@ METRICS = {"time": "run time (one-way latency for ping-pongs)",
 # the performance guidelines (analysis.guidelines): an operation against its mock-up, against
 # itself at the next larger size, against two calls at half the size
 GUIDELINE_KINDS = ("mock-up", "monotony", "split")
+
+# the libraries whose tuning files `tune` writes (analysis.tuning)
+TUNED_LIBRARIES = ("openmpi", "mpich")
