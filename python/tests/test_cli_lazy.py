@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: BSD-3-Clause
-"""The lazy command group: `mpimeter --version`, `--help` and completion of command names load
-no statistics library, and say what the imported commands say."""
+"""The lazy command group: `mpimeter --version`, `--help`, completion of command names and every
+sub-command's `--help` load no statistics library, and say what the imported commands say."""
 
 import importlib
 import re
@@ -32,8 +32,42 @@ def test_version_help_and_completion_import_no_heavy_library():
     complete = ("import os\nos.environ.update(_MPIMETER_COMPLETE='bash_complete', "
                 "COMP_WORDS='mpimeter s', COMP_CWORD='1')\n" + run.format(""))
     assert _loaded_after(complete) == set()
-    # and a command that needs them does load them
-    assert "pandas" in _loaded_after("import mpimeter.cli.analyze")
+    # and what a command runs does load them (the probe sees them)
+    assert "pandas" in _loaded_after("from mpimeter import analysis\nanalysis.analyze")
+
+
+def _command_lines() -> list[list[str]]:
+    """Every sub-command as typed, the sub-commands of a group (`store add`) included."""
+    lines = []
+    for module in COMMANDS:
+        command = importlib.import_module(f"mpimeter.cli.{module}").command
+        lines.append([command.name])
+        if isinstance(command, click.Group):
+            lines += [[command.name, sub] for sub in command.list_commands(None)]
+    return lines
+
+
+def _probe_command(argv: list[str]) -> tuple[int, set[str]]:
+    """`mpimeter ARGV` in a fresh interpreter: its exit code and the heavy modules it loaded."""
+    probe = ("import sys\nfrom mpimeter.cli import main\ncode = 0\n"
+             f"try:\n    main({argv!r}, prog_name='mpimeter')\n"
+             "except SystemExit as exc:\n    code = exc.code\n"
+             f"print('loaded:', code, *[m for m in {HEAVY!r} if m in sys.modules], file=sys.stderr)")
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=120)
+    last = done.stderr.splitlines()[-1].split() if done.stderr else []
+    assert last[:1] == ["loaded:"], done.stderr
+    return int(last[1]), set(last[2:])
+
+
+def test_every_subcommand_help_and_bad_option_import_no_heavy_library():
+    """`mpimeter SUB --help` and a command line click refuses are answered before any
+    statistics, table or plotting library is imported: those load when the command runs."""
+    lines = _command_lines()
+    assert ["store", "add"] in lines and len(lines) > len(COMMANDS)
+    loaded = {" ".join(line): _probe_command([*line, "--help"]) for line in lines}
+    assert {name: mods for name, (code, mods) in loaded.items() if code != 0 or mods} == {}
+    refused = {" ".join(line): _probe_command([*line, "--no-such-option"]) for line in lines}
+    assert {name: mods for name, (code, mods) in refused.items() if code != 2 or mods} == {}
 
 
 def test_help_lists_every_command_as_the_imported_commands_describe_themselves():
