@@ -105,3 +105,32 @@ def test_run_help_groups_its_own_options_apart_from_the_binarys():
     assert {"--launches", "--launcher", "--mpi"} <= rows(own)
     assert {"--ops", "--sizes", "--nrep"} <= rows(bench)
     assert not rows(own) & rows(bench)
+
+
+def test_the_packages_that_import_on_demand_still_give_every_public_name():
+    """mpimeter.analysis and mpimeter.campaign import their modules when a name is first asked
+    for: every name they export still comes, and is the defining module's own object."""
+    probe = ("import sys\nimport mpimeter.analysis as a, mpimeter.campaign as c\n"
+             f"print('loaded:', *[m for m in {HEAVY!r} if m in sys.modules], file=sys.stderr)\n"
+             "names = {p.__name__: {n: getattr(p, n) for n in p.__all__} for p in (a, c)}\n"
+             "from mpimeter.analysis import pipeline, comparison, scaling\n"
+             "from mpimeter.campaign import runner, fake\n"
+             "assert names['mpimeter.analysis']['analyze'] is pipeline.analyze\n"
+             "assert names['mpimeter.analysis']['OUTLIERS'] is pipeline.OUTLIERS\n"
+             "assert names['mpimeter.analysis']['RATIO_CIS'] is comparison.RATIO_CIS\n"
+             "assert names['mpimeter.analysis']['scaling'] is scaling\n"
+             "assert names['mpimeter.campaign']['CampaignRunner'] is runner.CampaignRunner\n"
+             "assert names['mpimeter.campaign']['FakeExecutor'] is fake.FakeExecutor\n"
+             "print('all:', len(names['mpimeter.analysis']), len(names['mpimeter.campaign']))")
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert done.stderr.split() == ["loaded:"]  # importing the packages loads none of them
+    from mpimeter import analysis, campaign
+    assert done.stdout.split() == ["all:", str(len(analysis.__all__)), str(len(campaign.__all__))]
+    for package in (analysis, campaign):
+        try:
+            getattr(package, "no_such_name")
+        except AttributeError as exc:
+            assert "no_such_name" in str(exc)
+        else:
+            raise AssertionError(f"{package.__name__}.no_such_name did not raise AttributeError")

@@ -39,7 +39,8 @@ here is orchestration and the warnings.
 """
 
 from mpimeter import SCHEMA_VERSION
-from mpimeter.analysis.choices import ALTERNATIVES, CLOCKS, METRICS, OUTLIERS, RATIO_CIS, Alternative, Clock, Outlier, RatioCI
+from mpimeter.analysis.choices import (ALTERNATIVES, CLOCKS, METRICS, OUTLIERS, RATIO_CIS, Alternative, Clock, Outlier,
+                                       RatioCI)
 from mpimeter.io.errors import AnalysisWarning, InputError
 
 
