@@ -22,8 +22,6 @@ from mpimeter.stats import compare as _cmp
 from mpimeter.warning_codes import warning
 
 
-
-
 @dataclass(frozen=True)
 class Group:
     """One alternative of one analysis result, under the name the comparison shows; ``metric``

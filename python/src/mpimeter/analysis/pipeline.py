@@ -37,7 +37,6 @@ from mpimeter.stats import repetitions as _reps
 from mpimeter.warning_codes import warning
 
 
-
 def analyze(
     campaign: Campaign,
     *,
