@@ -1,20 +1,25 @@
 # SPDX-License-Identifier: BSD-3-Clause
-"""Issue 30's benchmark: how long the `mpimeter` command takes to start, for what needs none of
-the statistics libraries: `--version`, `--help`, and shell completion of the command names (one
-TAB: click's bash_complete). Prints one JSON object. Not a test (timings depend on the load).
+"""How long the `mpimeter` command takes to answer what needs none of the statistics libraries:
+`--version`, `--help`, shell completion of the command names (one TAB: click's bash_complete) and
+every sub-command's `--help` (`store add` included). Prints one JSON object, and writes it with
+--output. Not a test (timings depend on the load; the tests check what is imported instead).
 
-    .venv/bin/python bench/cli_startup.py [--mpimeter PATH] [--runs 15]
+    .venv/bin/python bench/cli_startup.py [--mpimeter PATH] [--src DIR] [--before-src DIR]
+                                          [--runs 5] [--note TEXT] [--output FILE]
 
---mpimeter times another installation's entry point (e.g. a checkout from before the lazy group),
-default this environment's `mpimeter` beside sys.executable. Per case: the median, minimum and
-maximum wall time of --runs fresh processes (the first run, which fills the file cache, is
-discarded), and the load average at the start, since on a busy 2-core machine every number grows
-with it.
+--mpimeter times another installation's entry point, default this environment's `mpimeter`
+beside sys.executable. --src puts a source tree first on its PYTHONPATH (a checkout whose
+package the environment does not install); --before-src times a second tree the same way (e.g.
+the code before a change) and records it under "before". Per case: the median, minimum and
+maximum wall time of --runs fresh processes (one more run first, which fills the file cache, is
+discarded). The load average (1, 5, 15 min) is recorded at the start and at the end, since on a
+busy 2-core machine every number grows with it.
 """
 
 from __future__ import annotations
 
 import argparse
+import datetime
 import json
 import os
 import statistics
@@ -30,34 +35,85 @@ CASES = {
                                "COMP_CWORD": "1"}),
 }
 
+# every sub-command as typed, the sub-commands of a group included (imports every command once)
+_LIST_COMMANDS = """
+import click, importlib, json
+from mpimeter.cli import COMMANDS
+lines = []
+for module in COMMANDS:
+    command = importlib.import_module(f"mpimeter.cli.{module}").command
+    lines.append([command.name])
+    if isinstance(command, click.Group):
+        lines += [[command.name, sub] for sub in command.list_commands(None)]
+print(json.dumps(lines))
+"""
+
+
+def _env(src: str | None, extra: dict[str, str]) -> dict[str, str]:
+    env = {**os.environ, **extra}
+    if src is not None:
+        env["PYTHONPATH"] = os.pathsep.join(p for p in (str(Path(src).resolve()), os.environ.get("PYTHONPATH"))
+                                            if p)
+    return env
+
 
 def _time(argv: list[str], env: dict[str, str]) -> float:
     start = time.perf_counter()
-    done = subprocess.run(argv, env={**os.environ, **env}, stdout=subprocess.DEVNULL,
-                          stderr=subprocess.PIPE, text=True)
+    done = subprocess.run(argv, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
+                          timeout=300)
     elapsed = time.perf_counter() - start
     if done.returncode != 0:
         raise SystemExit(f"{' '.join(argv)}: exit code {done.returncode}: {done.stderr.strip()}")
     return elapsed
 
 
+def _command_lines(src: str | None) -> list[list[str]]:
+    done = subprocess.run([sys.executable, "-c", _LIST_COMMANDS], env=_env(src, {}), capture_output=True,
+                          text=True, timeout=300, check=False)
+    if done.returncode != 0:
+        raise SystemExit(f"listing the sub-commands failed: {done.stderr.strip()}")
+    return json.loads(done.stdout)
+
+
+def _cases(mpimeter: str, src: str | None, runs: int) -> dict[str, dict[str, float]]:
+    cases = dict(CASES)
+    cases.update({f"help {' '.join(line)}": ([*line, "--help"], {}) for line in _command_lines(src)})
+    out = {}
+    for name, (extra, env) in cases.items():
+        argv = [mpimeter, *extra]
+        full_env = _env(src, env)
+        _time(argv, full_env)  # the file cache
+        times = [_time(argv, full_env) for _ in range(runs)]
+        out[name] = {"median_s": round(statistics.median(times), 4), "min_s": round(min(times), 4),
+                     "max_s": round(max(times), 4)}
+    return out
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--mpimeter", default=str(Path(sys.executable).parent / "mpimeter"))
-    parser.add_argument("--runs", type=int, default=15)
+    parser.add_argument("--src", default=None, help="source tree first on PYTHONPATH")
+    parser.add_argument("--before-src", default=None, help="a second source tree, recorded under 'before'")
+    parser.add_argument("--runs", type=int, default=5)
+    parser.add_argument("--note", default=None, help="recorded as is (say how busy the machine was)")
+    parser.add_argument("--output", type=Path, default=None, help="also write the JSON to this file")
     args = parser.parse_args()
     if args.runs < 1:
         parser.error("--runs: at least 1")
-    result = {"mpimeter": args.mpimeter, "runs": args.runs, "loadavg_1min": os.getloadavg()[0],
-              "cases": {}}
-    for name, (extra, env) in CASES.items():
-        argv = [args.mpimeter, *extra]
-        _time(argv, env)  # the file cache
-        times = [_time(argv, env) for _ in range(args.runs)]
-        result["cases"][name] = {"median_s": round(statistics.median(times), 4),
-                                 "min_s": round(min(times), 4), "max_s": round(max(times), 4)}
-    result["loadavg_1min_end"] = os.getloadavg()[0]
-    print(json.dumps(result, indent=2))
+    result = {"date": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
+              "mpimeter": args.mpimeter, "src": args.src, "runs": args.runs,
+              "loadavg_start": [round(x, 2) for x in os.getloadavg()]}
+    result["cases"] = _cases(args.mpimeter, args.src, args.runs)
+    if args.before_src is not None:
+        result["before"] = {"src": args.before_src, "loadavg_start": [round(x, 2) for x in os.getloadavg()]}
+        result["before"]["cases"] = _cases(args.mpimeter, args.before_src, args.runs)
+    result["loadavg_end"] = [round(x, 2) for x in os.getloadavg()]
+    if args.note is not None:
+        result["note"] = args.note
+    text = json.dumps(result, indent=1)
+    print(text)
+    if args.output is not None:
+        args.output.write_text(text + "\n")
 
 
 if __name__ == "__main__":

@@ -39,17 +39,80 @@ here is orchestration and the warnings.
 """
 
 from mpimeter import SCHEMA_VERSION
-from mpimeter.analysis.comparison import (ALTERNATIVES, RATIO_CIS, Alternative, ComparisonResult, ComparisonRow,
-                                          OmnibusRow, RatioCI, compare, ratio_estimator_text)
-from mpimeter.analysis.gating import GateResult, GateRow, gate
-from mpimeter.analysis.groups import METRICS, p_method_text
-from mpimeter.analysis.loading import AnalysisError, Campaign, LaunchInfo, load_campaign, load_campaigns
-from mpimeter.analysis import scaling
-from mpimeter.analysis.opcompare import compare_ops
-from mpimeter.analysis.pipeline import CLOCKS, OUTLIERS, Clock, Outlier, analyze
-from mpimeter.analysis.results import (ONE_WAY_NOTE, OVERHEAD_LABEL, OVERHEAD_NOTE, AnalysisResult, AnalysisSettings,
-                                       LaunchSummary, MeasurementOverhead, RankTest, Row, time_quantity)
+from mpimeter.analysis.choices import (ALTERNATIVES, CLOCKS, METRICS, OUTLIERS, RATIO_CIS, Alternative, Clock, Outlier,
+                                       RatioCI)
 from mpimeter.io.errors import AnalysisWarning, InputError
+
+
+# The rest is imported when first asked for (module __getattr__): the modules below load numpy,
+# pandas and scipy, which `mpimeter SUBCOMMAND --help` must not wait for.
+def _comparison():
+    from mpimeter.analysis import comparison
+    return comparison
+
+
+def _gating():
+    from mpimeter.analysis import gating
+    return gating
+
+
+def _groups():
+    from mpimeter.analysis import groups
+    return groups
+
+
+def _loading():
+    from mpimeter.analysis import loading
+    return loading
+
+
+def _opcompare():
+    from mpimeter.analysis import opcompare
+    return opcompare
+
+
+def _pipeline():
+    from mpimeter.analysis import pipeline
+    return pipeline
+
+
+def _results():
+    from mpimeter.analysis import results
+    return results
+
+
+def _scaling():  # the module itself; `import … as` does not ask this module's __getattr__ for it
+    import mpimeter.analysis.scaling as scaling_module
+    return scaling_module
+
+
+_LAZY = {
+    **dict.fromkeys(("ComparisonResult", "ComparisonRow", "OmnibusRow", "compare", "ratio_estimator_text"),
+                    _comparison),
+    **dict.fromkeys(("GateResult", "GateRow", "gate"), _gating),
+    "p_method_text": _groups,
+    **dict.fromkeys(("AnalysisError", "Campaign", "LaunchInfo", "load_campaign", "load_campaigns"), _loading),
+    "compare_ops": _opcompare,
+    "analyze": _pipeline,
+    **dict.fromkeys(("ONE_WAY_NOTE", "OVERHEAD_LABEL", "OVERHEAD_NOTE", "AnalysisResult", "AnalysisSettings",
+                     "LaunchSummary", "MeasurementOverhead", "RankTest", "Row", "time_quantity"), _results),
+}
+
+
+def __getattr__(name: str):
+    if name == "scaling":
+        value = _scaling()
+    elif name in _LAZY:
+        value = getattr(_LAZY[name](), name)
+    else:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *__all__})
+
 
 __all__ = [
     # reading

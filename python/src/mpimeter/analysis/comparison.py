@@ -10,7 +10,7 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass, replace
-from typing import Any, Literal, get_args
+from typing import Any
 
 import numpy as np
 
@@ -18,6 +18,7 @@ from mpimeter.analysis.diagnostics import dedupe
 from mpimeter.analysis.groups import (check_launches, groups_of, keys_text, low_power_warning, slice_label,
                                       slice_pieces, slices_text)
 from mpimeter.analysis import matching as _matching
+from mpimeter.analysis.choices import ALTERNATIVES, RATIO_CIS, Alternative, RatioCI
 from mpimeter.analysis.loading import AnalysisError
 from mpimeter.analysis.results import AnalysisResult
 from mpimeter.analysis.settings import alternative_settings, settings_warning
@@ -27,10 +28,6 @@ from mpimeter.stats import hypothesis as _hyp
 from mpimeter.stats import stratified as _strat
 from mpimeter.warning_codes import warning
 
-Alternative = Literal["two-sided", "less", "greater"]
-RatioCI = Literal["hodges-lehmann", "bootstrap"]
-ALTERNATIVES: tuple[str, ...] = get_args(Alternative)
-RATIO_CIS: tuple[str, ...] = get_args(RatioCI)
 COMPARED_SETTINGS = ("np", "procsync", "clocksync", "raw")
 
 

@@ -14,18 +14,12 @@ from dataclasses import dataclass, replace
 import numpy as np
 import pandas as pd
 
+from mpimeter.analysis.choices import METRICS
 from mpimeter.analysis.loading import AnalysisError
 from mpimeter.analysis.results import AnalysisResult, Row
 from mpimeter.io.errors import AnalysisWarning
 from mpimeter.stats import compare as _cmp
 from mpimeter.warning_codes import warning
-
-
-# What compare and gate compare: "time" is the run time (one-way latency for ping-pongs, as
-# analyze reports them); "overhead" the CPU time nonblocking collectives take from the caller,
-# init + test + wait (analysis.nbc, NBCBench §4).
-METRICS = {"time": "run time (one-way latency for ping-pongs)",
-           "overhead": "overhead of nonblocking collectives: init + test + wait, max over ranks (NBCBench)"}
 
 
 @dataclass(frozen=True)

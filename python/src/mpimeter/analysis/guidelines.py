@@ -34,6 +34,7 @@ from typing import Any
 
 import numpy as np
 
+from mpimeter.analysis.choices import GUIDELINE_KINDS as KINDS
 from mpimeter.analysis.diagnostics import dedupe
 from mpimeter.analysis.groups import Group, groups_of, low_power_warning
 from mpimeter.analysis.loading import AnalysisError
@@ -43,7 +44,6 @@ from mpimeter.stats import compare as _cmp
 from mpimeter.stats import hypothesis as _hyp
 from mpimeter.warning_codes import warning
 
-KINDS = ("mock-up", "monotony", "split")
 STATEMENTS = {
     "mock-up": "{op}({size}) no slower than its mock-up {versus}({size})",
     "monotony": "{op}({size}) no slower than {op}({versus_size})",

@@ -13,13 +13,13 @@ from __future__ import annotations
 
 import math
 from dataclasses import replace
-from typing import Literal, get_args
 
 import numpy as np
 import pandas as pd
 
 from mpimeter.analysis import bounds as _bounds
 from mpimeter.analysis import counters as _counters
+from mpimeter.analysis.choices import CLOCKS, OUTLIERS, Clock, Outlier
 from mpimeter.analysis.diagnostics import row_warnings
 from mpimeter.analysis.launch_effects import launch_effect_warnings, launch_effects
 from mpimeter.analysis import imported as _imported
@@ -35,11 +35,6 @@ from mpimeter.stats import across as _across
 from mpimeter.stats import hypothesis as _hyp
 from mpimeter.stats import repetitions as _reps
 from mpimeter.warning_codes import warning
-
-Outlier = Literal["tukey", "none", "mpibench", "trim25"]
-Clock = Literal["auto", "global", "online", "local"]
-OUTLIERS: tuple[str, ...] = get_args(Outlier)
-CLOCKS: tuple[str, ...] = get_args(Clock)
 
 
 def analyze(

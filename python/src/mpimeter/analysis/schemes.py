@@ -38,39 +38,13 @@ import numpy as np
 from mpimeter.analysis.loading import Campaign
 from mpimeter.analysis.results import AnalysisResult
 from mpimeter.io.errors import AnalysisWarning
+from mpimeter.analysis.scheme_table import NAMES, SCHEMES  # NAMES: part of this module's face (scheme_rows takes them)
 from mpimeter.analysis.scheme_values import LaunchValue, launch_values
 from mpimeter.io.launch import read_launch
 from mpimeter.stats import intervals
 from mpimeter.warning_codes import warning
 
 
-@dataclass(frozen=True)
-class Scheme:
-    name: str
-    tools: str  # who uses it
-    table: str  # Hunold & Carpen-Amarie 2016, Table 4
-    headline: str  # what its first number is
-    stats: tuple[str, ...]  # the numbers it prints
-
-
-SCHEMES: dict[str, Scheme] = {s.name: s for s in (
-    Scheme("ours", "mpimeter", "§5.1, Algorithm 3",
-           "median of per-launch medians (outliers filtered per launch; global clock when there is one)",
-           ("median",)),
-    Scheme("skampi", "SKaMPI", "PS1", "mean of the central half of the sorted maxima over ranks", ("mean", "stdev")),
-    Scheme("mpiblib", "MPIBlib, mpicoscope, NBCBench", "PS2", "mean of the maxima over ranks", ("mean", "min", "max")),
-    Scheme("mpiblib-global", "MPIBlib", "PS4",
-           "mean over repetitions of the latest global end minus rank 0's global start", ("mean", "ci_low", "ci_high",
-                                                                                          "min", "max")),
-    Scheme("osu", "OSU Micro-Benchmarks", "PS3", "mean over ranks of each rank's mean (avg)", ("avg", "min", "max")),
-    Scheme("mpibench", "MPIBench", "PS5", "mean of all ranks' times after dropping those above 2·t99",
-           ("avg", "min", "max")),
-    Scheme("imb", "Intel MPI Benchmarks, Phloem", "PS6", "maximum over ranks of each rank's mean (t_max)",
-           ("t_max", "t_min", "t_avg")),
-    Scheme("mpptest", "mpptest", "PS7", "minimum over repetitions of rank 0's time (with --batch N: per-call means)",
-           ("min",)),
-)}
-NAMES = tuple(SCHEMES)
 @dataclass(frozen=True)
 class SchemeRow:
     """One scheme on one (alternative, op, size, p[, root]) across launches. Times in ns."""

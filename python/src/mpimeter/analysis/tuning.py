@@ -45,10 +45,10 @@ from mpimeter.analysis.loading import AnalysisError
 from mpimeter.analysis.results import AnalysisResult
 from mpimeter.io.errors import AnalysisWarning
 from mpimeter.stats import compare as _cmp
+from mpimeter.analysis.choices import TUNED_LIBRARIES as LIBRARIES
 from mpimeter.stats import hypothesis as _hyp
 from mpimeter.warning_codes import warning
 
-LIBRARIES = ("openmpi", "mpich")
 _OMPI_ALG = re.compile(r"^OMPI_MCA_coll_tuned_([a-z_]+?)_algorithm$")
 _OMPI_PARAM = re.compile(r"^OMPI_MCA_coll_tuned_([a-z_]+?)_algorithm_(segmentsize|chain_fanout|tree_fanout|max_requests)$")
 _OMPI_DYNAMIC = "OMPI_MCA_coll_tuned_use_dynamic_rules"

@@ -22,13 +22,58 @@ resume and progress (Hunold & Carpen-Amarie 2016 §4.2, §5.1; SKaMPI §3.3).
     reproducibility   the outcome's reproducibility across trials (§5.3, Fig. 12)
 """
 
-from mpimeter.campaign.executor import ExecResult, Executor, SubprocessExecutor
-from mpimeter.campaign.fake import FakeExecutor
-from mpimeter.campaign.plan import Alternative, PlanError, interleave
-from mpimeter.campaign.runner import CampaignRunner, RunOutcome
-from mpimeter.campaign.spec import CampaignRequest, prepare
-from mpimeter.campaign.state import (CampaignFileError, CampaignState, CampaignWriteError,
-                                     load, save)
+# Imported when first asked for (module __getattr__): the runner loads scipy and the fake executor
+# pyarrow, which `mpimeter SUBCOMMAND --help` must not wait for.
+def _executor():
+    from mpimeter.campaign import executor
+    return executor
+
+
+def _fake():
+    from mpimeter.campaign import fake
+    return fake
+
+
+def _plan():
+    from mpimeter.campaign import plan
+    return plan
+
+
+def _runner():
+    from mpimeter.campaign import runner
+    return runner
+
+
+def _spec():
+    from mpimeter.campaign import spec
+    return spec
+
+
+def _state():
+    from mpimeter.campaign import state
+    return state
+
+
+_LAZY = {
+    **dict.fromkeys(("ExecResult", "Executor", "SubprocessExecutor"), _executor),
+    "FakeExecutor": _fake,
+    **dict.fromkeys(("Alternative", "PlanError", "interleave"), _plan),
+    **dict.fromkeys(("CampaignRunner", "RunOutcome"), _runner),
+    **dict.fromkeys(("CampaignRequest", "prepare"), _spec),
+    **dict.fromkeys(("CampaignFileError", "CampaignState", "CampaignWriteError", "load", "save"), _state),
+}
+
+
+def __getattr__(name: str):
+    if name not in _LAZY:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = globals()[name] = getattr(_LAZY[name](), name)
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *__all__})
+
 
 __all__ = [
     "Alternative", "CampaignFileError", "CampaignRequest", "CampaignRunner", "CampaignState",

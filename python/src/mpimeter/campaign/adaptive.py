@@ -30,17 +30,14 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-import numpy as np
-
 from mpimeter.campaign import limits
 from mpimeter.campaign.benchargs import BenchArgs
 from mpimeter.campaign.plan import SEED_LIMIT, PlanError
-from mpimeter.stats import stopping
 
+# mpimeter.stats.stopping (scipy) and numpy are imported where used: `mpimeter run --help` reads
+# the defaults below without them.
 DEFAULT_MIN, DEFAULT_MAX, DEFAULT_PRECISION, DEFAULT_CONFIDENCE = 10, 30, 0.02, 0.95
 RULE = "median-interval"
-PAIR_STATUSES = stopping.STATUSES  # more | precision | max
-
 
 
 class PairMedians(list):
@@ -106,6 +103,8 @@ class AdaptiveLaunches:
     rounds: int = 0  # rounds added after the first `min` launches
 
     def to_json(self) -> dict[str, Any]:
+        from mpimeter.stats import stopping
+
         return {"rule": RULE, "min": self.min, "max": self.max, "precision": self.precision,
                 "confidence": self.confidence, "interval": "hettmansperger-sheather",
                 "interval_level": stopping.corrected_level(self.confidence),
@@ -121,6 +120,8 @@ class AdaptiveLaunches:
 
 def update(adaptive: AdaptiveLaunches, medians: Medians) -> None:
     """Judges every pair with its per-launch medians; a stopped pair keeps its stop."""
+    from mpimeter.stats import stopping
+
     for key in sorted(medians, key=lambda k: (k[0], k[1], k[2])):
         rec = adaptive.pair(key)
         if rec is None:
@@ -187,6 +188,8 @@ def analysis_medians(campaign_dir: Path, alternatives: list[str]) -> dict[tuple[
     """Per (alternative, op, size) the per-launch medians `mpimeter analyze` computes from the
     campaign folder as it is now (its default settings). A campaign of one alternative keeps its
     launches at the top, where the analysis names the alternative after the folder."""
+    import numpy as np
+
     from mpimeter.analysis import analyze, load_campaign
 
     result = analyze(load_campaign(campaign_dir, store=False))
@@ -207,6 +210,8 @@ MediansSource = Callable[[Path, list[str]], Medians]
 def read(obj: Any, fail: Callable[[str, str], None], names: list[str]) -> AdaptiveLaunches | None:
     """campaign.json's `adaptive_launches` (untrusted): every value checked; `fail(where, what)`
     raises."""
+    from mpimeter.stats import stopping
+
     if obj is None:
         return None
     where = "adaptive_launches"
@@ -251,8 +256,8 @@ def read(obj: Any, fail: Callable[[str, str], None], names: list[str]) -> Adapti
         if not isinstance(p.get("op"), str) or not isinstance(p.get("size"), int) or isinstance(p.get("size"), bool) \
                 or p["size"] < 0:
             fail(place, "op must be a name and size a whole number of at least 0")
-        if p.get("status") not in PAIR_STATUSES:
-            fail(f"{place}.status", f"{p.get('status')!r} is not one of {', '.join(PAIR_STATUSES)}")
+        if p.get("status") not in stopping.STATUSES:  # more | precision | max
+            fail(f"{place}.status", f"{p.get('status')!r} is not one of {', '.join(stopping.STATUSES)}")
         launches = p.get("launches", 0)
         if isinstance(launches, bool) or not isinstance(launches, int) or not 0 <= launches <= limits.MAX_LAUNCHES:
             fail(f"{place}.launches", "expected a whole number of launches")

@@ -2,11 +2,13 @@
 """The `mpimeter` command: one module per sub-command (see COMMANDS). A sub-command module
 imports no other: what they share is in `common`, `group`, `output` and the `*_view` modules.
 
-A sub-command's module is imported only when that command runs (click's lazy-group pattern):
-they import pandas, scipy, matplotlib and duckdb, which take seconds, while `mpimeter --version`,
-`mpimeter --help` and shell completion of the command names need none of them. The list in
-`--help` and in completion reads each command's name and docstring from its module's source
-(`ast`), so the help text still lives with the command only.
+A sub-command's module is imported only when that command is asked for (click's lazy-group
+pattern), and imports pandas, scipy, numpy, matplotlib and duckdb only in the functions that run
+it, never at the top: they take seconds, while `mpimeter --version`, `--help`, shell completion
+and every `mpimeter SUB --help` (or a refused command line) need none of them. The choices its
+options offer come from modules that import none either (`mpimeter.analysis.choices`, ...). The
+list in `--help` and in completion reads each command's name and docstring from its module's
+source (`ast`), so the help text still lives with the command only.
 """
 
 from __future__ import annotations

@@ -13,13 +13,14 @@ from mpimeter import analysis
 from mpimeter.cli.common import fmt_est, fmt_ratio, fmt_time, print_warnings
 from mpimeter.cli.counters_view import print_counters
 from mpimeter.cli.output import console, terminal_text
-from mpimeter.io.overhead import SUBTRACTED_NOTE, subtracts
 from mpimeter.units import format_rate, format_size
 
 
 def overhead_subtracted(res: analysis.AnalysisResult) -> tuple[str, ...]:
     """Which tables had the empty-region time subtracted (--subtract-overhead, SKaMPI §3.1):
     ``alternative: op, op (k of n launches)`` per alternative with such launches."""
+    from mpimeter.io.overhead import subtracts  # numpy: not before the command line is parsed
+
     out = []
     for alt in res.alternatives:
         launches = res.campaign.launches_of(alt)
@@ -80,6 +81,8 @@ def print_analysis(res: analysis.AnalysisResult, *, per_launch: bool, title: str
                   + f" — {analysis.OVERHEAD_NOTE}")
     subtracted = overhead_subtracted(res)
     if subtracted:
+        from mpimeter.io.overhead import SUBTRACTED_NOTE
+
         con.print(f"overhead subtracted: {'; '.join(subtracted)} — {SUBTRACTED_NOTE}")
     con.print(f"outlier filter: {res.settings.outlier}; median interval: Le Boudec order statistics over "
               f"per-launch medians; mean: t interval over per-launch means, lower bound clamped at 0 "

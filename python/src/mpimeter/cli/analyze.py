@@ -10,7 +10,7 @@ from typing import Any
 import click
 
 from mpimeter import analysis
-from mpimeter.analysis.schemes import NAMES as SCHEME_NAMES
+from mpimeter.analysis.scheme_table import NAMES as SCHEME_NAMES
 from mpimeter.cli import scheme_view
 from mpimeter.cli.analysis_view import print_analysis
 from mpimeter.cli.common import (EXIT_OK, analysis_options, analyze_together, fmt_time, guarded, no_data_message,

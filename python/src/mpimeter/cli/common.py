@@ -27,7 +27,6 @@ from rich.text import Text
 
 from mpimeter import analysis
 from mpimeter.atomic import check_file_target
-from mpimeter.analysis.diagnostics import empty_complete_tests
 from mpimeter.cli.output import (EXIT_BAD_INPUT, clean, console, fail, os_error_text, output_failed, terminal_text,
                                  write_csv, write_json)
 from mpimeter.units import format_interval, format_ns
@@ -199,6 +198,8 @@ def print_warnings(con: Console, warnings: Sequence[analysis.AnalysisWarning]) -
 
 def no_data_message(paths: Sequence[str], res: analysis.AnalysisResult) -> str:
     """Why an analysis has no row: how many launches, in which status, finished no test."""
+    from mpimeter.analysis.diagnostics import empty_complete_tests  # heavy: not before parsing
+
     launches = res.campaign.launches
     statuses = Counter(li.status for li in launches)
     finished = sum(1 for li in launches if li.finished_tests)

@@ -6,18 +6,21 @@ Holm over the family (analysis.guidelines)."""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 from rich.table import Table
 
 from mpimeter import analysis
-from mpimeter.analysis import guidelines as _guidelines
+from mpimeter.analysis.choices import GUIDELINE_KINDS
 from mpimeter.cli.common import (STARS_TEXT, EXIT_OK, alpha_option, analysis_options, analyze_together, check_alpha,
                                  console, fail, fmt_est, fmt_p, fmt_ratio, fmt_time, guarded, print_warnings,
                                  write_csv, write_json, yes_no)
 
 EXIT_VIOLATED = 1
+
+if TYPE_CHECKING:
+    from mpimeter.analysis import guidelines as _guidelines
 
 
 def print_guidelines(res: _guidelines.GuidelinesResult, *, violations_only: bool) -> None:
@@ -45,7 +48,7 @@ def print_guidelines(res: _guidelines.GuidelinesResult, *, violations_only: bool
 @click.command("guidelines")
 @click.argument("paths", nargs=-1, required=True, type=click.Path())
 @analysis_options
-@click.option("--kind", "kinds", default=",".join(_guidelines.KINDS), show_default=True,
+@click.option("--kind", "kinds", default=",".join(GUIDELINE_KINDS), show_default=True,
               help="Guidelines to check, comma-separated: mock-up, monotony, split.")
 @click.option("--mockup", "mockups", multiple=True, metavar="NAME",
               help="Only this mock-up's guideline (repeatable); it must have been measured with its operation.")
@@ -69,13 +72,15 @@ def command(paths: tuple[str, ...], fmt: str, kinds: str, mockups: tuple[str, ..
     """
     check_alpha("guidelines", alpha)
     chosen = tuple(k.strip() for k in kinds.split(",") if k.strip())
-    bad = [k for k in chosen if k not in _guidelines.KINDS]
+    bad = [k for k in chosen if k not in GUIDELINE_KINDS]
     if bad or not chosen:
-        fail("guidelines", f"--kind {kinds}: allowed are {', '.join(_guidelines.KINDS)} (comma-separated)")
+        fail("guidelines", f"--kind {kinds}: allowed are {', '.join(GUIDELINE_KINDS)} (comma-separated)")
     if mockups and "mock-up" not in chosen:
         fail("guidelines", "--mockup selects mock-up guidelines: it needs mock-up among --kind")
 
     def body() -> int:
+        from mpimeter.analysis import guidelines as _guidelines  # numpy: not before the command line is parsed
+
         res = _guidelines.check(analyze_together(paths, kw), kinds=chosen, mockups=mockups or None,
                                 confidence=kw["confidence"], ratio_ci=ratio_ci, alpha=alpha)
         if fmt == "json":

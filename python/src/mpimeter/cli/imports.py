@@ -15,7 +15,6 @@ import click
 
 from mpimeter.cli.common import EXIT_OK, console, guarded
 from mpimeter.io import peers
-from mpimeter.io.peers import write as _write
 
 
 @click.command("import")
@@ -41,6 +40,8 @@ def command(tool: str, files: tuple[str, ...], out: str, nprocs: int | None, osu
     """
 
     def body() -> int:
+        from mpimeter.io.peers import write as _write  # pyarrow: not before the command line is parsed
+
         runs = [peers.read_peer(tool, f, nprocs=nprocs, osu_window=osu_window) for f in files]
         folders = _write.write_campaign(runs, out)
         con = console()

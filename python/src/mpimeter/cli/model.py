@@ -7,18 +7,19 @@ expressions")."""
 from __future__ import annotations
 
 import math
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 from rich.table import Table
 
 from mpimeter import analysis
-from mpimeter.analysis.models import ModelRow, fit_models
-from mpimeter.analysis.scalingmodels import fit_scaling_models
 from mpimeter.cli.common import (EXIT_OK, analysis_options, analyze_together, console, fmt_time, guarded,
                                   no_data_message, write_csv, write_json)
-from mpimeter.stats.costmodel import ERROR_THRESHOLD, INTERVALS
+from mpimeter.stats.costmodel_threshold import ERROR_THRESHOLD
 from mpimeter.units import format_bytes, format_number, format_interval
+
+if TYPE_CHECKING:
+    from mpimeter.analysis.models import ModelRow
 
 MAX_BREAKPOINTS = 3  # each adds a segment of ≥ --min-sizes sizes; more would fit noise
 
@@ -49,6 +50,8 @@ def _csv_row(row: ModelRow) -> dict[str, Any]:
 
 
 def print_models(result, title: str) -> None:
+    from mpimeter.stats.costmodel import INTERVALS  # numpy, scipy: not before the command line is parsed
+
     con = console()
     pct = f"{100 * result.confidence:g} %"
     t = Table(title=f"mpimeter model {title}", title_justify="left")
@@ -124,6 +127,9 @@ def command(paths: tuple[str, ...], fmt: str, max_breakpoints: int, min_sizes: i
     modelled."""
 
     def body() -> int:
+        from mpimeter.analysis.models import fit_models  # numpy, scipy: not before the command line is parsed
+        from mpimeter.analysis.scalingmodels import fit_scaling_models
+
         res = analyze_together(paths, kw)
         if not res.rows:
             raise analysis.AnalysisError(no_data_message(paths, res))

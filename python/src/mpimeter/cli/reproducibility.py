@@ -15,7 +15,6 @@ import click
 from mpimeter import analysis
 from mpimeter.atomic import write_atomic
 from mpimeter.campaign import limits, lock, spec
-from mpimeter.campaign import reproducibility as rp
 from mpimeter.campaign.plan import SEED_LIMIT, draw_campaign_seed
 from mpimeter.cli.benchparams import DescribedCommand
 from mpimeter.cli.campaign_run import (EXIT_FAILED_LAUNCHES, campaign_options, execute_campaign,
@@ -49,6 +48,8 @@ def command(ctx: click.Context, campaigns, trials, out, fmt, np, launches, mpi, 
     options of `mpimeter run` to run T campaigns one after the other. An interrupted trial can be
     finished with `mpimeter run --resume OUT/trial-NN`, then the folders given here.
     """
+    from mpimeter.campaign import reproducibility as rp  # pandas: not before the command line is parsed
+
     argv = ["mpimeter", "reproducibility", *sys.argv[2:]]
     if campaigns and trials is not None:
         fail(COMMAND, "give either existing CAMPAIGNS or --trials, not both")

@@ -13,8 +13,7 @@ from click.core import ParameterSource
 from rich.table import Table
 
 from mpimeter import SCHEMA_VERSION, analysis
-from mpimeter.analysis import schemes as _schemes
-from mpimeter.analysis.warning_groups import group_warnings
+from mpimeter.analysis.scheme_table import SCHEMES
 from mpimeter.cli.common import (EXIT_OK, analyze_together, console, fail, fmt_est, fmt_time, load_options,
                                  no_data_message, print_warnings, write_csv, write_json)
 from mpimeter.units import format_size
@@ -24,7 +23,7 @@ OURS_ONLY = ("outlier", "tukey_k", "mpibench_a", "drop_warmup", "clock")
 
 
 def definition(name: str) -> str:
-    s = _schemes.SCHEMES[name]
+    s = SCHEMES[name]
     return f"{name} ({s.tools}; {s.table}): {s.headline}"
 
 
@@ -44,6 +43,9 @@ def check_scheme_options(ctx: click.Context, scheme: str) -> None:
 
 def scheme_analysis(paths: Sequence[str], kw: dict[str, Any], scheme: str, fmt: str) -> int:
     """analyze --scheme NAME (not ours): the scheme's numbers per (alternative, op, size)."""
+    from mpimeter.analysis import schemes as _schemes  # numpy: not before the command line is parsed
+    from mpimeter.analysis.warning_groups import group_warnings
+
     res = analyze_together(paths, kw, schemes=True)
     if not res.rows:
         raise analysis.AnalysisError(no_data_message(paths, res))
@@ -60,7 +62,7 @@ def scheme_analysis(paths: Sequence[str], kw: dict[str, Any], scheme: str, fmt: 
         return EXIT_OK
     con = console()
     pct = f"{100 * kw['confidence']:g} %"
-    spec = _schemes.SCHEMES[scheme]
+    spec = SCHEMES[scheme]
     several = len(res.alternatives) > 1
     t = Table(title=f"mpimeter analyze --scheme {scheme} {' '.join(paths)}", title_justify="left")
     show_p = len({r.nprocs for r in rows}) > 1

@@ -5,20 +5,23 @@ gives on the same data (Hunold & Carpen-Amarie 2016, Table 4), and how far apart
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 from rich.table import Table
 
 from mpimeter import SCHEMA_VERSION, analysis
-from mpimeter.analysis import schemes as _schemes
-from mpimeter.analysis.warning_groups import group_warnings
 from mpimeter.cli.common import (EXIT_OK, analysis_options, analyze_together, console, fmt_time, guarded,
                                  load_options, no_data_message, print_warnings, write_csv, write_json)
 from mpimeter.cli.scheme_view import definition, size_title
 
+if TYPE_CHECKING:
+    from mpimeter.analysis import schemes as _schemes
+
 
 def print_schemes(res: analysis.AnalysisResult, rows: list[_schemes.SchemeRow], warnings, title: str) -> None:
+    from mpimeter.analysis import schemes as _schemes  # numpy: not before the command line is parsed
+
     con = console()
     several = len(res.alternatives) > 1
     t = Table(title=f"mpimeter schemes {title}", title_justify="left")
@@ -69,6 +72,9 @@ def command(paths: tuple[str, ...], fmt: str, **kw: Any) -> None:
     """
 
     def body() -> int:
+        from mpimeter.analysis import schemes as _schemes  # numpy: not before the command line is parsed
+        from mpimeter.analysis.warning_groups import group_warnings
+
         res = analyze_together(paths, kw, schemes=True)
         if not res.rows:
             raise analysis.AnalysisError(no_data_message(paths, res))

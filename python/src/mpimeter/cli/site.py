@@ -13,8 +13,6 @@ from mpimeter.cli.output import terminal_text
 from mpimeter.cli.store_location import resolve_store, store_option
 from mpimeter.resultstore import schema
 from mpimeter.resultstore.schema import StoreError
-from mpimeter.site import data as site_data
-from mpimeter.site.build import SiteError, check_output, write_site
 
 
 @click.command("site")
@@ -33,6 +31,10 @@ def command(output: str, store_path: str | None, max_slowdown: str, alpha: float
     slowdown = checked_slowdown_and_alpha("site", max_slowdown, alpha)
 
     def body() -> int:
+        # pandas, matplotlib: not before the command line is parsed
+        from mpimeter.site import data as site_data
+        from mpimeter.site.build import SiteError, check_output, write_site
+
         start = time.perf_counter()
         out = Path(output)
         try:

@@ -12,7 +12,7 @@ import json
 import math
 import time
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 from rich.table import Table
@@ -23,8 +23,11 @@ from mpimeter.cli.common import (EXIT_OK, _settings, analysis_settings_options, 
                                   load_options, write_csv, write_json)
 from mpimeter.cli.output import clean, csv_cell, terminal_text
 from mpimeter.cli.store_location import resolve_store, store_option
-from mpimeter.resultstore import identity, ingest, queries, schema
+from mpimeter.resultstore import identity, queries, schema
 from mpimeter.resultstore.schema import StoreError
+
+if TYPE_CHECKING:
+    from mpimeter.resultstore import ingest
 
 
 
@@ -54,6 +57,7 @@ def _stored_run(command: str, body) -> None:
 def prepare(path: str, machine: str | None, report: bool, kw: dict[str, Any]) -> ingest.Entry:
     """Loads and analyzes one campaign for the store (bad input raises, naming the file)."""
     from mpimeter.analysis.bounds import bounds as compute_bounds
+    from mpimeter.resultstore import ingest  # pandas: not before the command line is parsed
 
     campaign = analysis.load_campaign(path, **load_options(kw))
     result = analysis.analyze(campaign, **_settings(kw))
@@ -105,6 +109,8 @@ def add_command(paths: tuple[str, ...], store_path: str | None, machine: str | N
             fail("store add", str(exc))
 
     def body() -> int:
+        from mpimeter.resultstore import ingest  # pandas: not before the command line is parsed
+
         start = time.perf_counter()
         store = resolve_store(store_path, creating=True)
         schema.check_writable(store)  # before the campaigns are analyzed

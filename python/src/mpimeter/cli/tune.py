@@ -13,15 +13,14 @@ import os
 import re
 import stat
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 from rich.table import Table
 
 from mpimeter import __version__, analysis
 from mpimeter.atomic import check_file_target, write_atomic
-from mpimeter.analysis import tuning as _tuning
-from mpimeter.analysis import tuning_verify as _verify
+from mpimeter.analysis.choices import TUNED_LIBRARIES
 from mpimeter.campaign import tuning_bench as _bench
 from mpimeter.campaign.plan import PlanError
 from mpimeter.cli.common import (EXIT_OK, EXIT_REGRESSION, STARS_TEXT, alpha_option, analysis_settings_options,
@@ -31,6 +30,10 @@ from mpimeter.io import bounded
 from mpimeter.io import tuning_files as _files
 from mpimeter.io.errors import InputError
 from mpimeter.io.jsonread import load_json
+
+if TYPE_CHECKING:
+    from mpimeter.analysis import tuning as _tuning
+    from mpimeter.analysis import tuning_verify as _verify
 
 EVIDENCE_SUFFIX = ".evidence.json"  # next to the tuning file: the tuning's JSON, read by --verify
 DEFAULT_VERIFY_LAUNCHES = 10
@@ -149,6 +152,8 @@ def _listed_names(result: analysis.AnalysisResult, bench_dir: Path | None) -> di
 
 def _tune(path: str, out: Path | None, file_format: str, min_effect: float, alpha: float, library: str | None,
           as_json: bool, bench_dir: Path | None, kw: dict[str, Any]) -> int:
+    from mpimeter.analysis import tuning as _tuning  # numpy, scipy: not before the command line is parsed
+
     result = analyze_together([path], kw)
     res = _tuning.tune(result, min_effect=min_effect, alpha=alpha, confidence=kw["confidence"],
                        libraries=[library] if library else None, names=_listed_names(result, bench_dir))
@@ -237,7 +242,7 @@ def _read_evidence(file: Path) -> dict[str, Any]:
         raise analysis.AnalysisError(f"--verify {file}: its evidence {ev_path.name} is {kind}, not the regular file "
                                      "mpimeter tune --out writes")
     ev = load_json(ev_path, max_bytes=EVIDENCE_MAX_BYTES)  # bounded and checked, as every JSON read back
-    if not (isinstance(ev, dict) and ev.get("format") in _files.FORMATS and ev.get("library") in _tuning.LIBRARIES
+    if not (isinstance(ev, dict) and ev.get("format") in _files.FORMATS and ev.get("library") in TUNED_LIBRARIES
             and isinstance(ev.get("libraries"), list)):
         raise analysis.AnalysisError(f"{ev_path}: not the evidence of mpimeter tune (format, library, libraries)")
     return ev
@@ -298,6 +303,8 @@ def _verify_file(file: Path, out: Path, launches: int, max_slowdown: float, alph
     result = analysis.analyze(analysis.load_campaign(out, **load_options(kw)),
                               **{k: kw[k] for k in ("outlier", "tukey_k", "mpibench_a", "drop_warmup", "clock",
                                                     "confidence")})
+    from mpimeter.analysis import tuning_verify as _verify  # numpy, scipy: not before parsing
+
     res = _verify.verify(result, lib_name, choices, max_slowdown=max_slowdown, alpha=alpha,
                          confidence=kw["confidence"])
     gate = res.gate
@@ -351,7 +358,7 @@ def _print_predictions(res: _verify.VerifyResult) -> None:
                                       "mpich-json); env: the plain variables (one algorithm per operation only).")
 @click.option("--min-effect", type=float, default=0.05, show_default=True,
               help="An algorithm must beat the default by more than this fraction (0.05 = 5 %).")
-@click.option("--library", type=click.Choice(_tuning.LIBRARIES), default=None,
+@click.option("--library", type=click.Choice(TUNED_LIBRARIES), default=None,
               help="Tune this library only (needed with --out when the campaign has several).")
 @click.option("--json", "as_json", is_flag=True, help="Print the evidence as JSON instead of tables.")
 @click.option("--bench-dir", type=click.Path(path_type=Path), default=None,

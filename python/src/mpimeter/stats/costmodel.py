@@ -86,8 +86,9 @@ from dataclasses import dataclass, field
 import numpy as np
 from scipy import stats as _st
 
+from mpimeter.stats.costmodel_threshold import ERROR_THRESHOLD  # above it a size is missed, whatever the intervals
+
 MIN_INTERVAL_LAUNCHES = 3  # fewer launches: no interval of α and β (module docstring)
-ERROR_THRESHOLD = 0.2  # |model − median| / median above which a size is missed whatever the intervals
 MAD_TO_SD = 1.4826  # σ of a normal = 1.4826 × its median absolute deviation
 HUBER_C = 1.345  # statsmodels' HuberT default: 95 % efficiency at the normal
 MIN_SPREAD_POINTS = 6  # fewer points at a size: its spread is not estimated (``size_tuning``)
