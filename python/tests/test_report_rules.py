@@ -15,6 +15,7 @@ import numpy as np
 
 from mpimeter import analysis
 from mpimeter.report.rules import MET, NA, NOT_MET, check_rules
+from mpimeter.warning_codes import warning
 
 
 def _campaign(launches: int, sizes=(8, 64, 512, 4096), ratio=1.0, seed=3):
@@ -47,6 +48,17 @@ def test_rule7_is_met_with_power_and_says_what_it_found(many):
     comparison = analysis.compare(many)
     rule = check_rules(many, comparison)[6]
     assert rule.status == MET and "4 significant" in rule.evidence
+
+
+def test_rule7_is_not_met_beside_a_states_differ_warning(many):
+    """The report's rule and its warnings agree: sides that ran wholly in different machine
+    states are not a sound comparison, however significant the test."""
+    comparison = analysis.compare(many)
+    differ = warning("states-differ", groups="a vs b", property="the cache-line probe",
+                     a="a 59–93 ns", b="b 433–846 ns", where="a vs b")
+    rule = check_rules(many, replace(comparison, warnings=[*comparison.warnings, differ]))[6]
+    assert rule.status == NOT_MET and "different states of the machine" in rule.reason
+    assert "the cache-line probe" in rule.reason and "4 significant" in rule.evidence
 
 
 def test_judged_rules_give_their_evidence(many):

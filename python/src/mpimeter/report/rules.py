@@ -6,8 +6,10 @@ the comparison and the launches' meta.json say — never from a guess about the 
 a rule the tool cannot check (e.g. why a subset was benchmarked) is marked not met with what
 the user has to state. Rules about how results are summarized (3, 4, 6, 8, 12) are judged on the
 data, not on what the tool does by construction: each check recomputes or counts what the
-report shows and gives it as its ``evidence`` line (issue 25); rule 7 is not met when no row of
-the comparison can reach significance (the ``low-power`` warning). The rule texts are quoted
+report shows and gives it as its ``evidence`` line; rule 7 is not met when no row of the
+comparison can reach significance (the ``low-power`` warning) or when the sides ran wholly in
+different machine states (``states-differ``): a rule is never met beside a warning of the same
+comparison that says the opposite. The rule texts are quoted
 from the paper (§2–§5).
 """
 
@@ -191,10 +193,14 @@ def _rule7(result, comparison, problem) -> RuleCheck:
     sig = sum(bool(r.significant) for r in rows)
     evidence = (f"{comparison.test}, {comparison.alternative}, {comparison.correction} over {len(rows)} rows: "
                 f"{sig} significant")
-    low = [w for w in getattr(comparison, "warnings", ()) if w.code == "low-power"]
-    if low:
-        return _check(7, NOT_MET, "the comparison has no power: " + low[0].message + ". Run more launches.",
-                      evidence)
+    warned = {w.code: w for w in reversed(getattr(comparison, "warnings", ()))}
+    if "low-power" in warned:
+        return _check(7, NOT_MET, "the comparison has no power: " + warned["low-power"].message
+                      + ". Run more launches.", evidence)
+    # a sound test of launches that ran in different machine states still compares the states
+    if "states-differ" in warned:
+        return _check(7, NOT_MET, "the sides are not comparable as measured: " + warned["states-differ"].message
+                      + ". Run them interleaved in one campaign.", evidence)
     return _check(7, MET, f"{comparison.test}, {comparison.alternative}, with {comparison.correction} correction "
                           f"over {len(rows)} rows; each ratio's interval is at the level Holm tested its row at.",
                   evidence)
