@@ -43,19 +43,17 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import random
 import re
 import shutil
 import statistics
-import subprocess
 import tempfile
-import time
 from pathlib import Path
 
 import pandas as pd
 
-REPO = Path(__file__).resolve().parents[1]
+from _launches import NCPUS, REPO, launch_argv, launch_facts, state as _state, timed as _timed
+
 SIZES = [8, 1024, 65536]
 BASE = ["--ops", "allreduce", "--sizes", ",".join(map(str, SIZES))]
 METHODS = {
@@ -64,39 +62,6 @@ METHODS = {
     "hca3o": ["--clocksync", "hca3o"],
     "barrier": ["--procsync", "barrier"],
 }
-NCPUS = os.cpu_count() or 1
-
-
-def _busy_s() -> float:
-    """The machine's busy CPU seconds so far (all CPUs: /proc/stat's first line, idle and iowait
-    left out)."""
-    with open("/proc/stat") as f:
-        v = [int(x) for x in f.readline().split()[1:]]
-    return (sum(v) - v[3] - v[4]) / os.sysconf("SC_CLK_TCK")
-
-
-def _children_s() -> float:
-    t = os.times()
-    return t.children_user + t.children_system
-
-
-def _timed(cmd: list[str]) -> tuple[subprocess.CompletedProcess, float, dict]:
-    """Runs cmd; its wall time and the load around it (load average, other processes' CPU share)."""
-    load = os.getloadavg()[0]
-    busy, own = _busy_s(), _children_s()
-    start = time.perf_counter()
-    done = subprocess.run(cmd, capture_output=True, text=True)
-    wall = time.perf_counter() - start
-    other = max(0.0, (_busy_s() - busy) - (_children_s() - own))
-    return done, wall, {"load1": load, "other_cpu_share": round(other / (wall * NCPUS), 3)}
-
-
-def _launcher(lib: str) -> list[str]:
-    if lib == "openmpi":
-        return ["mpirun.openmpi", "--allow-run-as-root", "-np", "2"]
-    return ["mpiexec.mpich", "-np", "2"]
-
-
 def _medians(folder: Path, method: str) -> dict[int, float]:
     raw = pd.read_csv(folder / "raw.csv")
     raw = raw[raw["valid"] == 1]
@@ -115,23 +80,11 @@ def _run_mpimeter(lib: str, method: str, folder: Path, first: Path | None) -> di
     args = list(METHODS.get(method, []))
     if first:
         args += ["--copy-probe-from", str(first), "--mpit-from", str(first)]
-    cmd = _launcher(lib) + [str(REPO / "build" / lib / "bin" / "mpimeter-bench"), *BASE, *args,
-                            "--out", str(folder)]
+    cmd = launch_argv(lib, [str(REPO / "build" / lib / "bin" / "mpimeter-bench"), *BASE, *args, "--out", str(folder)])
     done, wall, load = _timed(cmd)
     if done.returncode != 0:
         return {"method": method, "error": done.stderr.strip()[-400:], "wall_s": wall, **load}
-    meta = json.loads((folder / "meta.json").read_text())
-    probes = meta["probes"].get("cacheline_rtt_ns") or []
-    rtt = probes[0]["rtt_ns"] if probes else None
-    edges = sum(1 for line in (folder / "sync.csv").read_text().splitlines() if ",edge," in line) \
-        if (folder / "sync.csv").is_file() else None
-    cs = meta.get("clock_sync") or {}
-    return {"method": method, "wall_s": wall, **load, "cacheline_rtt_ns": rtt, "sync_edge_points": edges,
-            "residual_start_ns": (cs.get("residual_start") or {}).get("max_abs_ns"),
-            "residual_end_ns": (cs.get("residual_end") or {}).get("max_abs_ns"),
-            "invalid_share": _invalid_share(folder),
-            "phases": {k: (v or {}).get("seconds") for k, v in (meta.get("phases") or {}).items()},
-            "clock_sync_s": meta["clock_sync"]["duration_s"] if meta.get("clock_sync") else None,
+    return {"method": method, "wall_s": wall, **load, **launch_facts(folder), "invalid_share": _invalid_share(folder),
             "medians_ns": _medians(folder, "barrier" if method == "barrier" else "window")}
 
 
@@ -141,7 +94,7 @@ def _invalid_share(folder: Path) -> float | None:
 
 
 def _run_true(lib: str) -> dict:
-    done, wall, load = _timed(_launcher(lib) + ["/bin/true"])
+    done, wall, load = _timed(launch_argv(lib, ["/bin/true"]))
     return {"method": "mpirun", "wall_s": wall, **load, "medians_ns": {},
             **({"error": done.stderr.strip()[-400:]} if done.returncode else {})}
 
@@ -149,7 +102,7 @@ def _run_true(lib: str) -> dict:
 def _run_imb(lib: str, imb: str, tmp: Path) -> dict:
     lens = tmp / "msglen.txt"
     lens.write_text("".join(f"{s}\n" for s in SIZES))
-    cmd = _launcher(lib) + [imb, "Allreduce", "-msglen", str(lens), "-npmin", "2"]
+    cmd = launch_argv(lib, [imb, "Allreduce", "-msglen", str(lens), "-npmin", "2"])
     done, wall, load = _timed(cmd)
     medians = {}
     for line in done.stdout.splitlines():  # #bytes #repetitions t_min t_max t_avg

@@ -1,0 +1,444 @@
+# SPDX-License-Identifier: BSD-3-Clause
+"""mpimeter's number beside the tools users would otherwise pick: IMB, OSU and ReproMPI (built by
+the user from their sources, paths given) run interleaved with mpimeter's methods on 2 ranks;
+writes bench/results/peers.json. Not a test. Re-run it after every change to the measurement.
+
+    nice -n 19 .venv/bin/python bench/peers.py --rounds 20 --imb PATH/IMB-MPI1
+        --osu-latency PATH/osu_latency --osu-allreduce PATH/osu_allreduce
+        --reprompi PATH/mpibenchmark [--lib openmpi] [--seed 40] [--load N]
+        [--out bench/results/peers.json]
+
+Operations: allreduce, and the ping-pong `pingpong-send-recv` (MPI_Send, MPI_Recv: what IMB's
+PingPong and osu_latency time), each at 8 B, 1 KiB and 64 KiB. A configuration is one launch of
+one operation at the three sizes:
+
+- mpimeter's METHODS (the table below, to be extended): `default` (window + hca3), `barrier`
+  (--procsync barrier), `batch` (--procsync none --batch 50 --nrep 20: 1000 calls back to back,
+  timed 50 at a time, IMB's scheme MS2). A first plain launch runs the copy probe and reads the
+  MPI_T variables; every later one takes them from it (--copy-probe-from, --mpit-from), as
+  `mpimeter run` starts every launch after an alternative's first.
+- imb: IMB-MPI1 Allreduce | PingPong -msglen (the three sizes) -npmin 2, IMB's own repetitions.
+- osu: osu_allreduce -m 8:65536 -f, osu_latency -m 8:65536 (OSU runs every power of two in
+  between: its wall time covers 14 sizes, not 3).
+- reprompi: mpibenchmark --calls-list=MPI_Allreduce --msizes-list=8,1024,65536 --nrep=300 (its
+  default process sync, MPI_Barrier, and local run times); allreduce only.
+
+Every round runs each configuration once, in an order shuffled per round (seeded); each launch's
+folder or output is read right after it and deleted. One value per launch and size:
+
+- mpimeter: the per-launch median that `mpimeter analyze` reports (mpimeter.analysis: valid
+  repetitions, Tukey filter, the launch's own clock: global for the window method, local for
+  barrier and batch); for launches on a global clock also on the ranks' local clocks (`local_ns`).
+- ping-pongs are one-way: mpimeter's repetition is one round trip a → b → a, which the analysis
+  halves (docs/FORMAT.md, `operations[op].round_trip`); IMB PingPong's `t` and osu_latency's
+  average are the same quantity, half the mean of back-to-back round trips.
+- imb: t_avg (mean over ranks of each rank's mean per call; ping-pong: t); osu: its average
+  latency; reprompi: the median of its valid per-repetition run times. Read with mpimeter's
+  importers (mpimeter.io.peers, what `mpimeter import` uses); `aggregates_ns` keeps the rest.
+
+Machine state: an mpimeter launch's own cache-line probe (bench/_launches.py); a peer's launch,
+which has no probe, takes the state of the mpimeter launch run just before it in its round (the
+one just after when it ran first). Per state (fast, slow, unknown, all), operation and
+configuration: the per-launch spread (normal-scaled MAD of the log per-launch values, in %; null
+below 3 launches), the median of the per-launch values, wall time per launch, meta.json phases
+(mpimeter), load; for mpimeter's methods the ratio of its value (and wall time) to each peer's
+in the same round, paired by round where both launches are in that state (median and quartiles
+over rounds). --load N starts N nice-19 CPU hogs for the whole run; every launch's load (load
+average, other processes' CPU share) is recorded either way.
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime as dt
+import math
+import os
+import random
+import shutil
+import statistics
+import sys
+import tempfile
+from pathlib import Path
+
+import numpy as np
+from scipy import stats
+
+from _launches import NCPUS, REPO, cpu_hogs, launch_argv, launch_facts, state as machine_state, timed
+
+from mpimeter import atomic
+from mpimeter.io.errors import InputError
+from mpimeter.io.peers import PeerRun, read_peer
+
+SIZES = (8, 1024, 65536)
+OPS = {"allreduce": "allreduce", "pingpong": "pingpong-send-recv"}  # the study's name → mpimeter's operation
+# mpimeter's methods: name → mpimeter-bench options
+METHODS: dict[str, list[str]] = {
+    "default": [],
+    "barrier": ["--procsync", "barrier"],
+    "batch": ["--procsync", "none", "--batch", "50", "--nrep", "20"],
+}
+PEERS = ("imb", "osu", "reprompi")
+# the command-line option naming each peer binary, per operation it measures
+PEER_OPTIONS = {("imb", "allreduce"): "imb", ("imb", "pingpong"): "imb", ("osu", "allreduce"): "osu_allreduce",
+                ("osu", "pingpong"): "osu_latency", ("reprompi", "allreduce"): "reprompi"}
+REPROMPI_NREP = 300  # mpimeter's default --nrep
+STATES = ("fast", "slow", "unknown", "all")
+MIN_SPREAD_LAUNCHES = 3
+assert not set(METHODS) & set(PEERS), "a method named like a peer would merge their rows"
+
+
+def peer_argv(peer: str, op: str, binary: str, lengths: Path) -> list[str]:
+    """The peer's command for ``op`` at SIZES (``lengths``: IMB's -msglen file)."""
+    if peer == "imb":
+        return [binary, {"allreduce": "Allreduce", "pingpong": "PingPong"}[op], "-msglen", str(lengths), "-npmin", "2"]
+    if peer == "osu":
+        return [binary, "-m", f"{min(SIZES)}:{max(SIZES)}", *(["-f"] if op == "allreduce" else [])]
+    return [binary, "--calls-list=MPI_Allreduce", "--msizes-list=" + ",".join(map(str, SIZES)),
+            f"--nrep={REPROMPI_NREP}"]
+
+
+def peer_values(run: PeerRun, op: str) -> tuple[dict[int, float], dict[int, dict[str, int]]]:
+    """Per size of SIZES, the peer's value for ``op`` (ns; ping-pongs one-way) and the aggregates
+    it printed. IMB: t_avg, ping-pong t (its half round trip; the importer's raw row doubles it);
+    OSU: the average; ReproMPI: the median of the valid repetitions (or of --summary's median)."""
+    values: dict[int, float] = {}
+    aggregates: dict[int, dict[str, int]] = {}
+    for t in run.tests:
+        if t.op != OPS[op] or t.size not in SIZES:
+            continue
+        if run.tool == "imb":
+            value = t.aggregates_ns["t" if t.round_trip else "t_avg"]
+        elif run.tool == "osu":
+            value = t.aggregates_ns["avg"]
+        elif run.data == "repetitions":
+            kept = [x for x, ok in zip(t.run_times_ns, t.valid) if ok]
+            if not kept:
+                continue
+            value = statistics.median(kept)
+        else:
+            value = t.aggregates_ns["median"] if "median" in t.aggregates_ns else t.run_times_ns[0]
+        values[t.size] = float(value)
+        aggregates[t.size] = dict(t.aggregates_ns)
+    return values, aggregates
+
+
+def mpimeter_values(folder: Path) -> dict:
+    """The per-launch medians (per size) as `mpimeter analyze` computes them; on the local clocks
+    too when the launch ran on a global one; the share of invalid repetitions."""
+    from mpimeter import analysis  # the package's own reading and statistics (slow to import)
+
+    campaign = analysis.load_campaign(folder, cache=False, store=False)
+    result = analysis.analyze(campaign)
+    summaries = [s for row in result.rows for s in row.per_launch]
+    out = {"values_ns": _medians(summaries), "clock": sorted({s.clock for s in summaries})}
+    if any(s.clock != "local" for s in summaries):
+        out["local_ns"] = _medians([s for row in analysis.analyze(campaign, clock="local").rows
+                                    for s in row.per_launch])
+    total = sum(s.n_total for s in summaries)
+    out["invalid_share"] = round(sum(s.n_invalid for s in summaries) / total, 4) if total else None
+    return out
+
+
+def _medians(summaries) -> dict[int, float]:
+    return {int(s.size): float(s.median_ns) for s in summaries
+            if s.n > 0 and math.isfinite(s.median_ns) and int(s.size) in SIZES}
+
+
+def assign_peer_states(records: list[dict]) -> None:
+    """A round's records in the order run: each peer launch gets the state of the mpimeter launch
+    just before it, else the one just after it; "unknown" when the round has none."""
+    own = [(k, r["state"]) for k, r in enumerate(records) if r["tool"] == "mpimeter"]
+    for k, r in enumerate(records):
+        if r["tool"] == "mpimeter":
+            r["state_from"] = "own probe"
+            continue
+        before = [s for j, s in own if j < k]
+        after = [s for j, s in own if j > k]
+        if before:
+            r["state"], r["state_from"] = before[-1], "the mpimeter launch before it"
+        elif after:
+            r["state"], r["state_from"] = after[0], "the mpimeter launch after it"
+        else:
+            r["state"], r["state_from"] = "unknown", "no mpimeter launch in its round"
+
+
+def spread_pct(values: list[float]) -> float | None:
+    """Normal-scaled median absolute deviation of the log values, in % (≈ the coefficient of
+    variation for small spreads, robust to a stray launch); None below MIN_SPREAD_LAUNCHES."""
+    v = [x for x in values if x and x > 0]
+    if len(v) < MIN_SPREAD_LAUNCHES:
+        return None
+    return round(float(stats.median_abs_deviation(np.log(v), scale="normal")) * 100, 2)
+
+
+def _quartiles(ratios: list[float]) -> dict:
+    q1, med, q3 = np.quantile(ratios, [0.25, 0.5, 0.75])
+    return {"median": round(float(med), 4), "q1": round(float(q1), 4), "q3": round(float(q3), 4),
+            "rounds": len(ratios)}
+
+
+def paired_ratios(launches: list[dict], config: str, peer: str, op: str, state: str) -> dict:
+    """Per size, ``config``'s value over ``peer``'s in the same round, over the rounds where both
+    ran without error and (unless state is "all") both launches were in ``state``; and the same
+    for their wall times (``wall``)."""
+    rounds: dict[int, dict[str, dict]] = {}
+    for x in launches:
+        if x["round"] >= 0 and x["op"] == op and x["config"] in (config, peer) and "error" not in x:
+            rounds.setdefault(x["round"], {})[x["config"]] = x
+    pairs = [(r[config], r[peer]) for _, r in sorted(rounds.items()) if config in r and peer in r
+             and (state == "all" or r[config]["state"] == r[peer]["state"] == state)]
+    out: dict = {}
+    for size in SIZES:
+        ratios = [a["values_ns"][size] / b["values_ns"][size] for a, b in pairs
+                  if a["values_ns"].get(size) and b["values_ns"].get(size)]
+        if ratios:
+            out[str(size)] = _quartiles(ratios)
+    if pairs:
+        out["wall"] = _quartiles([a["wall_s"] / b["wall_s"] for a, b in pairs])
+    return out
+
+
+def _median(values) -> float | None:
+    v = [x for x in values if x is not None]
+    return round(float(statistics.median(v)), 4) if v else None
+
+
+def summarize(launches: list[dict]) -> dict:
+    """summary[state][op][configuration]: launches, spread_pct and median_ns per size (and their
+    local-clock twins), wall time, phases and load medians, and for mpimeter's methods ratio_to
+    each peer (paired by round)."""
+    ok = [x for x in launches if x["round"] >= 0 and "error" not in x]
+    configs = [c for c in [*METHODS, *PEERS] if any(x["config"] == c for x in ok)]
+    out: dict = {}
+    for state in STATES:
+        for op in OPS:
+            for config in configs:
+                rows = [x for x in ok if x["op"] == op and x["config"] == config and state in ("all", x["state"])]
+                if not rows:
+                    continue
+                entry: dict = {"launches": len(rows)}
+                for key, name in (("values_ns", ""), ("local_ns", "_local")):
+                    if any(key in x for x in rows):
+                        got = {size: [x[key][size] for x in rows if x.get(key, {}).get(size)] for size in SIZES}
+                        entry["spread" + name + "_pct"] = {str(s): spread_pct(v) for s, v in got.items() if v}
+                        entry["median" + name + "_ns"] = {str(s): round(statistics.median(v), 1)
+                                                          for s, v in got.items() if v}
+                entry["wall_s_median"] = _median(x["wall_s"] for x in rows)
+                entry["load1_median"] = _median(x["load1"] for x in rows)
+                entry["other_cpu_share_median"] = _median(x["other_cpu_share"] for x in rows)
+                phases = [x["phases"] for x in rows if x.get("phases")]
+                if phases:
+                    entry["phases_s_median"] = {k: _median(p.get(k) for p in phases) for k in phases[0]}
+                if config in METHODS:
+                    entry["invalid_share_median"] = _median(x.get("invalid_share") for x in rows)
+                    ratios = {peer: paired_ratios(ok, config, peer, op, state) for peer in PEERS}
+                    entry["ratio_to"] = {peer: r for peer, r in ratios.items() if r}
+                out.setdefault(state, {}).setdefault(op, {})[config] = entry
+    return out
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str):  # one line, exit 2 (argparse prints the whole usage first)
+        self.exit(2, f"peers.py: {message}; see --help\n")
+
+
+def _whole(low: int, high: int):
+    def parse(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{text!r} is not a whole number (allowed: {low} to {high})") from None
+        if not low <= value <= high:
+            raise argparse.ArgumentTypeError(f"{value} is out of range (allowed: {low} to {high})")
+        return value
+    return parse
+
+
+def _positive(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        value = math.nan
+    if not math.isfinite(value) or value <= 0:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number above 0")
+    return value
+
+
+def _executable(text: str) -> str:
+    path = Path(text)
+    if not path.is_file() or not os.access(path, os.X_OK):
+        raise argparse.ArgumentTypeError(f"{text!r} is not an executable file (give the binary the peer's build made)")
+    return str(path.resolve())
+
+
+def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
+    p = _Parser(description=__doc__.splitlines()[0], formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--rounds", type=_whole(1, 10000), default=20)
+    p.add_argument("--seed", type=_whole(0, 2**31 - 1), default=40)
+    p.add_argument("--load", type=_whole(0, 64), default=0, metavar="N",
+                   help="start N nice-19 CPU hogs for the whole run [0]")
+    p.add_argument("--lib", default="openmpi", choices=["openmpi", "mpich"],
+                   help="the MPI library of mpimeter's build and of the peers' [openmpi]")
+    p.add_argument("--imb", type=_executable, help="IMB-MPI1 (none: no IMB launches)")
+    p.add_argument("--osu-latency", type=_executable, help="OSU's osu_latency (none: no OSU ping-pong launches)")
+    p.add_argument("--osu-allreduce", type=_executable, help="OSU's osu_allreduce (none: no OSU allreduce launches)")
+    p.add_argument("--reprompi", type=_executable, help="ReproMPI's mpibenchmark (none: no ReproMPI launches)")
+    p.add_argument("--fast-below-ns", type=_positive, default=200.0,
+                   help="a cache-line round trip below this is the fast state [200]")
+    p.add_argument("--timeout-s", type=_positive, default=300.0, help="a launch running longer is killed [300]")
+    p.add_argument("--out", type=Path, default=REPO / "bench" / "results" / "peers.json")
+    args = p.parse_args(argv)
+    args.bench = REPO / "build" / args.lib / "bin" / "mpimeter-bench"
+    if not args.bench.is_file():
+        p.error(f"{args.bench} does not exist: build mpimeter for {args.lib} first (make build)")
+    if not args.out.parent.is_dir():
+        p.error(f"--out {args.out}: the folder {args.out.parent} does not exist")
+    try:
+        atomic.check_file_target(args.out, "--out")
+    except OSError as exc:
+        p.error(str(exc))
+    return args
+
+
+def configurations(args: argparse.Namespace) -> list[tuple[str, str]]:
+    """(configuration, op) of one round, in a fixed order before the shuffle."""
+    out = [(m, op) for op in OPS for m in METHODS]
+    return out + [(peer, op) for (peer, op), option in PEER_OPTIONS.items() if getattr(args, option)]
+
+
+def run_mpimeter(args: argparse.Namespace, method: str, op: str, folder: Path, first: Path | None,
+                 seed: int) -> dict:
+    bench = [str(args.bench), "--ops", OPS[op], "--sizes", ",".join(map(str, SIZES)), *METHODS[method],
+             "--seed", str(seed), "--out", str(folder)]
+    if first is not None:
+        bench += ["--copy-probe-from", str(first), "--mpit-from", str(first)]
+    done, wall, load = timed(launch_argv(args.lib, bench), args.timeout_s)
+    rec = {"tool": "mpimeter", "config": method, "op": op, "wall_s": round(wall, 4), **load}
+    if done.returncode != 0:
+        return {**rec, "state": "unknown", "error": done.stderr.strip()[-400:]}
+    facts = launch_facts(folder)
+    rec.update(facts, state=machine_state(facts["cacheline_rtt_ns"], args.fast_below_ns))
+    try:
+        rec.update(mpimeter_values(folder))
+    except Exception as exc:  # noqa: BLE001 — a launch the analysis refuses is recorded, not fatal
+        rec["error"] = f"analysis: {exc}"
+    return rec
+
+
+def run_peer(args: argparse.Namespace, peer: str, op: str, output: Path, lengths: Path) -> dict:
+    binary = getattr(args, PEER_OPTIONS[(peer, op)])
+    done, wall, load = timed(launch_argv(args.lib, peer_argv(peer, op, binary, lengths)), args.timeout_s)
+    rec = {"tool": peer, "config": peer, "op": op, "wall_s": round(wall, 4), **load}
+    if done.returncode != 0:
+        return {**rec, "error": (done.stderr.strip() or done.stdout.strip())[-400:]}
+    output.write_text(done.stdout)
+    try:
+        run = read_peer(peer, output, nprocs=2 if peer == "osu" else None)
+    except InputError as exc:
+        return {**rec, "error": f"output: {exc}"}
+    values, aggregates = peer_values(run, op)
+    missing = [s for s in SIZES if s not in values]
+    rec.update(values_ns=values, aggregates_ns=aggregates, tool_version=run.tool_version)
+    if missing:
+        rec["error"] = f"no value at sizes {missing}"
+    return rec
+
+
+def _json_ready(x):
+    """Size keys as strings (JSON object keys); tuples as lists."""
+    if isinstance(x, dict):
+        return {str(k): _json_ready(v) for k, v in x.items()}
+    if isinstance(x, (list, tuple)):
+        return [_json_ready(v) for v in x]
+    return x
+
+
+def write(args: argparse.Namespace, header: dict, launches: list[dict], rounds: list[dict]) -> None:
+    import json
+
+    result = {**header, "rounds_done": len(rounds), "ended_utc": _utc(), "summary": summarize(launches),
+              "rounds": rounds, "launches": launches}
+    atomic.write_atomic(args.out, (json.dumps(_json_ready(result), indent=1) + "\n").encode())
+
+
+def _utc() -> str:
+    return dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds")
+
+
+def _header(args: argparse.Namespace, configs: list[tuple[str, str]], hogs: list[int]) -> dict:
+    given = {key: getattr(args, option) for key, option in PEER_OPTIONS.items() if getattr(args, option)}
+    return {
+        "rounds_asked": args.rounds, "seed": args.seed, "lib": args.lib, "ranks": 2, "cpus": NCPUS,
+        "sizes": list(SIZES), "ops": OPS, "methods": METHODS, "configurations": [f"{c} {op}" for c, op in configs],
+        "peer_binaries": {f"{peer} {op}": binary for (peer, op), binary in given.items()},
+        "peer_commands": {f"{peer} {op}": peer_argv(peer, op, Path(binary).name, Path("msglen.txt"))
+                          for (peer, op), binary in given.items()},
+        "fast_below_ns": args.fast_below_ns, "started_utc": _utc(),
+        "load": {"cpu_hogs": len(hogs), "hog": "nice -n 19 sh -c 'while :; do :; done'"},
+        "value": {"mpimeter": "per-launch median of analyze (valid repetitions, Tukey filter, the launch's clock)",
+                  "imb": "t_avg; ping-pong t (one-way)", "osu": "average latency (ping-pong: one-way)",
+                  "reprompi": "median of the valid per-repetition run times (max over ranks of local durations)",
+                  "pingpong": "one-way: half the round trip (mpimeter halves each repetition's; IMB and OSU print "
+                              "half the mean back-to-back round trip)"},
+        "state_rule": "mpimeter launches: their cache-line probe (fast below fast_below_ns); peers: the mpimeter "
+                      "launch just before them in the round, else just after",
+        "spread": "normal-scaled MAD of the log per-launch values, in % (null below 3 launches)",
+        "ratio_to": "per round, mpimeter's value (or wall time) over the peer's, where both launches are in the "
+                    "state; median and quartiles over rounds",
+    }
+
+
+def main(argv: list[str] | None = None) -> None:
+    args = parse_args(argv)
+    rng = random.Random(args.seed)
+    configs = configurations(args)
+    launches: list[dict] = []
+    rounds: list[dict] = []
+    tmp = Path(tempfile.mkdtemp(prefix="peers."))
+    try:
+        with cpu_hogs(args.load) as hogs:
+            header = _header(args, configs, hogs)
+            lengths = tmp / "msglen.txt"
+            lengths.write_text("".join(f"{s}\n" for s in SIZES))
+            first = tmp / "first"
+            rec = run_mpimeter(args, "default", "allreduce", first, None, rng.randrange(2**31))
+            launches.append({**rec, "round": -1, "position": 0, "state_from": "own probe"})
+            if "error" in rec:
+                sys.exit(f"peers.py: the first mpimeter launch failed: {rec['error']}")
+            header["mpimeter"] = _mpimeter_build(first)
+            for round_ in range(args.rounds):
+                order = list(configs)
+                rng.shuffle(order)
+                records = []
+                for k, (config, op) in enumerate(order):
+                    where = tmp / f"{round_:03d}-{k:02d}-{config}-{op}"
+                    if config in METHODS:
+                        rec = run_mpimeter(args, config, op, where, first, rng.randrange(2**31))
+                        shutil.rmtree(where, ignore_errors=True)
+                    else:
+                        rec = run_peer(args, config, op, where.with_suffix(".txt"), lengths)
+                        where.with_suffix(".txt").unlink(missing_ok=True)
+                    records.append({**rec, "round": round_, "position": k})
+                    print(f"round {round_} {k + 1}/{len(order)} {config} {op}: {rec['wall_s']:.2f} s"
+                          f"{' ERROR ' + rec['error'][:120] if 'error' in rec else ''}", file=sys.stderr, flush=True)
+                assign_peer_states(records)
+                launches += records
+                states = {r["state"] for r in records if r["tool"] == "mpimeter" and "error" not in r}
+                rounds.append({"round": round_, "order": [f"{c} {op}" for c, op in order],
+                               "state": states.pop() if len(states) == 1 else ("mixed" if states else "unknown")})
+                write(args, header, launches, rounds)  # after every round: a stopped run keeps its rounds
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+    print(f"peers.py: wrote {args.out} ({len(rounds)} rounds)", file=sys.stderr)
+
+
+def _mpimeter_build(first: Path) -> dict:
+    from mpimeter.io import jsonread
+
+    meta = jsonread.load_json(first / "meta.json")
+    return {"binary": str(Path(meta.get("argv", ["?"])[0])), "tool": meta.get("tool"), "build": meta.get("build"),
+            "mpi": (meta.get("mpi") or {}).get("library_version", "")[:200]}
+
+
+if __name__ == "__main__":
+    main()
