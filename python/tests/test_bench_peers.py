@@ -1,0 +1,170 @@
+# SPDX-License-Identifier: BSD-3-Clause
+"""bench/peers.py without MPI: the value it takes from each peer's real output (the tools' own
+files, as `mpimeter import` reads them), the state a peer launch inherits, the spread and the
+paired-by-round ratios, its option checks; and bench/_launches.py's timeout and CPU hogs."""
+
+from __future__ import annotations
+
+import importlib.util
+import math
+import os
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from mpimeter.io.peers import read_peer
+
+REPO = Path(__file__).resolve().parents[2]
+DATA = Path(__file__).parent / "data" / "peers"
+sys.path.insert(0, str(REPO / "bench"))  # peers.py imports _launches from beside it
+_spec = importlib.util.spec_from_file_location("bench_peers", REPO / "bench" / "peers.py")
+peers = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(peers)
+import _launches  # noqa: E402
+
+
+def _read(tool: str, name: str):
+    return read_peer(tool, DATA / name, nprocs=2 if tool == "osu" else None)
+
+
+def test_imb_values_are_t_avg_and_the_one_way_t_not_the_importers_round_trip():
+    run = _read("imb", "imb-pingpong-allreduce-bcast.txt")
+    pingpong, aggregates = peers.peer_values(run, "pingpong")
+    # t[usec] 0.18 and 0.34 as printed: half the round trip (the importer's raw row holds twice it)
+    assert pingpong == {8: 180.0, 1024: 340.0}
+    assert aggregates[8] == {"t": 180}
+    allreduce, _ = peers.peer_values(run, "allreduce")
+    # t_avg, not t_max (0.34 / 0.72) nor t_min; the file stops at 4096 B: no 64 KiB value
+    assert allreduce == {8: 330.0, 1024: 710.0}
+
+
+def test_osu_values_are_its_average_one_way_latency():
+    latency, _ = peers.peer_values(_read("osu", "osu-latency.txt"), "pingpong")
+    assert latency == {8: 450.0, 1024: 980.0, 65536: 8180.0}
+    allreduce, aggregates = peers.peer_values(_read("osu", "osu-allreduce-full.txt"), "allreduce")
+    assert allreduce == {8: 580.0, 1024: 1600.0, 65536: 57340.0}
+    assert aggregates[65536] == {"avg": 57340, "min": 57310, "max": 57370}
+    # another operation's table gives nothing for this one
+    assert peers.peer_values(_read("osu", "osu-latency.txt"), "allreduce") == ({}, {})
+
+
+def _reprompi_rows(name: str, size: str, *, valid_only: bool) -> list[float]:
+    """The file's MPI_Allreduce run times (ns) at ``size``, split by hand; a window run's rows
+    carry an errorcode before the run time (non-zero: invalid)."""
+    rows = [line.split() for line in (DATA / name).read_text().splitlines() if line.split()[:1] == ["MPI_Allreduce"]]
+    return [float(r[-1]) * 1e9 for r in rows if r[2] == size and (not valid_only or len(r) == 4 or r[3] == "0")]
+
+
+def test_reprompi_value_is_the_median_of_its_valid_repetitions():
+    barrier, _ = peers.peer_values(_read("reprompi", "reprompi-bcast-allreduce-barrier.txt"), "allreduce")
+    assert barrier.keys() == {8, 1024}  # the MPI_Bcast rows are another operation's
+    for size in (8, 1024):
+        assert barrier[size] == pytest.approx(statistics.median(_reprompi_rows(
+            "reprompi-bcast-allreduce-barrier.txt", str(size), valid_only=True)), abs=0.5)
+    window, _ = peers.peer_values(_read("reprompi", "reprompi-allreduce-window-global.txt"), "allreduce")
+    valid = statistics.median(_reprompi_rows("reprompi-allreduce-window-global.txt", "1024", valid_only=True))
+    every = statistics.median(_reprompi_rows("reprompi-allreduce-window-global.txt", "1024", valid_only=False))
+    assert valid != pytest.approx(every, abs=1)  # two of its 200 repetitions are invalid and move the median
+    assert window[1024] == pytest.approx(valid, abs=0.5)
+
+
+def _rec(tool: str, state: str | None = None) -> dict:
+    return {"tool": tool, "state": state}
+
+
+def test_a_peer_launch_takes_the_state_of_the_mpimeter_launch_before_it_else_after_it():
+    records = [_rec("imb"), _rec("mpimeter", "fast"), _rec("osu"), _rec("mpimeter", "slow"), _rec("reprompi")]
+    peers.assign_peer_states(records)
+    assert [r["state"] for r in records] == ["fast", "fast", "fast", "slow", "slow"]
+    assert records[0]["state_from"] == "the mpimeter launch after it"
+    assert records[2]["state_from"] == "the mpimeter launch before it"
+    alone = [_rec("imb"), _rec("osu")]
+    peers.assign_peer_states(alone)
+    assert [r["state"] for r in alone] == ["unknown", "unknown"]
+
+
+def test_spread_is_the_normal_scaled_mad_of_the_logs_in_percent():
+    # logs of 100, 110, 90, 100, 105 around their median ln 100: |dev| 0, .0953, .1054, 0, .0488;
+    # median .04879 × 1.4826 = 7.23 %
+    assert peers.spread_pct([100, 110, 90, 100, 105]) == pytest.approx(7.23, abs=0.01)
+    assert peers.spread_pct([100, 200]) is None  # below 3 launches
+    assert peers.spread_pct([100, 100, 100]) == 0.0
+
+
+def _launch(config: str, round_: int, state: str, values: dict, wall: float, **extra) -> dict:
+    return {"tool": "mpimeter" if config in peers.METHODS else config, "config": config, "op": "pingpong",
+            "round": round_, "state": state, "values_ns": values, "wall_s": wall, "load1": 1.0,
+            "other_cpu_share": 0.1, **extra}
+
+
+def test_ratios_pair_launches_of_one_round_in_the_same_state_only():
+    launches = [
+        _launch("default", 0, "fast", {8: 300.0}, 1.0), _launch("imb", 0, "fast", {8: 200.0}, 0.5),
+        _launch("default", 1, "fast", {8: 400.0}, 1.2), _launch("imb", 1, "slow", {8: 100.0}, 0.6),  # states differ
+        _launch("default", 2, "slow", {8: 500.0}, 2.0), _launch("imb", 2, "slow", {8: 250.0}, 0.5),
+        _launch("default", 3, "fast", {8: 330.0}, 1.0),  # IMB failed in round 3
+        _launch("imb", 3, "fast", {}, 0.4, error="exit 1"),
+    ]
+    ok = [x for x in launches if "error" not in x]
+    fast = peers.paired_ratios(ok, "default", "imb", "pingpong", "fast")
+    assert fast["8"] == {"median": 1.5, "q1": 1.5, "q3": 1.5, "rounds": 1}
+    assert fast["wall"]["median"] == 2.0
+    pooled = peers.paired_ratios(ok, "default", "imb", "pingpong", "all")
+    assert pooled["8"]["rounds"] == 3 and pooled["8"]["median"] == 2.0  # 1.5, 4, 2
+    assert peers.paired_ratios(ok, "default", "osu", "pingpong", "fast") == {}
+
+
+def test_summary_leaves_out_the_first_launch_and_failed_ones():
+    launches = [_launch("default", -1, "fast", {8: 1e6}, 9.0)]
+    launches += [_launch("default", r, "fast", {8: v}, 1.0, phases={"init": 0.5, "probes": p})
+                 for r, (v, p) in enumerate([(100.0, 0.1), (110.0, 0.2), (90.0, 0.3), (100.0, 0.4), (105.0, 0.5)])]
+    launches.append(_launch("default", 5, "fast", {8: 5000.0}, 1.0, error="analysis: refused"))
+    entry = peers.summarize(launches)["fast"]["pingpong"]["default"]
+    assert entry["launches"] == 5
+    assert entry["median_ns"] == {"8": 100.0}
+    assert entry["spread_pct"]["8"] == pytest.approx(7.23, abs=0.01)
+    assert entry["phases_s_median"] == {"init": 0.5, "probes": 0.3}
+    assert "slow" not in peers.summarize(launches)
+
+
+def _cli(*args: str) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, str(REPO / "bench" / "peers.py"), *args], capture_output=True, text=True,
+                          timeout=120, env={**os.environ, "PYTHONPATH": str(REPO / "python" / "src")})
+
+
+@pytest.mark.parametrize("args, said", [
+    (["--rounds", "0"], "--rounds: 0 is out of range (allowed: 1 to 10000)"),
+    (["--load", "two"], "--load: 'two' is not a whole number"),
+    (["--imb", "/nonexistent/IMB-MPI1"], "--imb: '/nonexistent/IMB-MPI1' is not an executable file"),
+    (["--out", "/nonexistent/peers.json"], "the folder /nonexistent does not exist"),
+])
+def test_a_bad_option_is_one_line_and_exit_2(args, said):
+    done = _cli(*args)
+    assert done.returncode == 2
+    assert said in done.stderr
+    assert len(done.stderr.strip().splitlines()) == 1 and "Traceback" not in done.stderr
+
+
+def test_a_launch_past_its_timeout_is_killed_with_its_session():
+    done, wall, load = _launches.timed(["sh", "-c", "sleep 30 & sleep 30"], timeout_s=0.5)
+    assert done.returncode is None and "timed out after 0.5 s" in done.stderr
+    assert wall < 20  # the shell and its background sleep are gone: communicate() returned
+    assert 0 <= load["other_cpu_share"] and math.isfinite(load["load1"])
+
+
+def _nice(pid: int) -> int:
+    return int(Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[16])
+
+
+def test_cpu_hogs_run_at_nice_19_and_end_with_the_block():
+    with _launches.cpu_hogs(2) as pids:
+        assert len(pids) == 2
+        deadline = time.monotonic() + 10
+        while any(_nice(p) != 19 for p in pids) and time.monotonic() < deadline:
+            time.sleep(0.01)  # `nice` execs the shell: its niceness is set once it has run
+        assert [_nice(p) for p in pids] == [19, 19]
+    assert not any(Path(f"/proc/{p}").exists() for p in pids)
