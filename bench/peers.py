@@ -51,6 +51,7 @@ from __future__ import annotations
 
 import argparse
 import datetime as dt
+import json
 import math
 import os
 import random
@@ -288,15 +289,15 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     p.add_argument("--timeout-s", type=_positive, default=300.0, help="a launch running longer is killed [300]")
     p.add_argument("--out", type=Path, default=REPO / "bench" / "results" / "peers.json")
     args = p.parse_args(argv)
-    args.bench = REPO / "build" / args.lib / "bin" / "mpimeter-bench"
-    if not args.bench.is_file():
-        p.error(f"{args.bench} does not exist: build mpimeter for {args.lib} first (make build)")
     if not args.out.parent.is_dir():
         p.error(f"--out {args.out}: the folder {args.out.parent} does not exist")
     try:
         atomic.check_file_target(args.out, "--out")
     except OSError as exc:
         p.error(str(exc))
+    args.bench = REPO / "build" / args.lib / "bin" / "mpimeter-bench"
+    if not args.bench.is_file():
+        p.error(f"{args.bench} does not exist: build mpimeter for {args.lib} first (make build)")
     return args
 
 
@@ -354,9 +355,11 @@ def _json_ready(x):
 
 
 def write(args: argparse.Namespace, header: dict, launches: list[dict], rounds: list[dict]) -> None:
-    import json
-
-    result = {**header, "rounds_done": len(rounds), "ended_utc": _utc(), "summary": summarize(launches),
+    by_state: dict[str, int] = {}
+    for r in rounds:
+        by_state[r["state"]] = by_state.get(r["state"], 0) + 1
+    result = {**header, "rounds_done": len(rounds), "rounds_by_state": by_state, "ended_utc": _utc(),
+              "summary": summarize(launches),
               "rounds": rounds, "launches": launches}
     atomic.write_atomic(args.out, (json.dumps(_json_ready(result), indent=1) + "\n").encode())
 
@@ -381,7 +384,8 @@ def _header(args: argparse.Namespace, configs: list[tuple[str, str]], hogs: list
                   "pingpong": "one-way: half the round trip (mpimeter halves each repetition's; IMB and OSU print "
                               "half the mean back-to-back round trip)"},
         "state_rule": "mpimeter launches: their cache-line probe (fast below fast_below_ns); peers: the mpimeter "
-                      "launch just before them in the round, else just after",
+                      "launch just before them in the round, else just after; a round's state: that of all its "
+                      "mpimeter launches, mixed when they differ",
         "spread": "normal-scaled MAD of the log per-launch values, in % (null below 3 launches)",
         "ratio_to": "per round, mpimeter's value (or wall time) over the peer's, where both launches are in the "
                     "state; median and quartiles over rounds",
