@@ -125,13 +125,15 @@ def peer_values(run: PeerRun, op: str) -> tuple[dict[int, float], dict[int, dict
 
 def mpimeter_values(folder: Path) -> dict:
     """The per-launch medians (per size) as `mpimeter analyze` computes them; on the local clocks
-    too when the launch ran on a global one; the share of invalid repetitions."""
+    too when the launch ran on a global one; the share of invalid repetitions; the codes of the
+    analysis's warnings (machine-load, ...)."""
     from mpimeter import analysis  # the package's own reading and statistics (slow to import)
 
     campaign = analysis.load_campaign(folder, cache=False, store=False)
     result = analysis.analyze(campaign)
     summaries = [s for row in result.rows for s in row.per_launch]
-    out = {"values_ns": _medians(summaries), "clock": sorted({s.clock for s in summaries})}
+    out = {"values_ns": _medians(summaries), "clock": sorted({s.clock for s in summaries}),
+           "warnings": sorted({w.code for w in result.warnings})}
     if any(s.clock != "local" for s in summaries):
         out["local_ns"] = _medians([s for row in analysis.analyze(campaign, clock="local").rows
                                     for s in row.per_launch])
