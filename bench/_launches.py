@@ -25,11 +25,12 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO / "python" / "src"))
 
 from mpimeter.campaign.launcher import build_argv, local_template  # noqa: E402
-from mpimeter.io import jsonread  # noqa: E402
+from mpimeter.io import bounded, jsonread  # noqa: E402
 
 NCPUS = os.cpu_count() or 1
 # a busy loop in a shell at the lowest priority: foreign load that yields to everything else
 HOG = ["nice", "-n", "19", "sh", "-c", "while :; do :; done"]
+SYNC_CSV_MAX_BYTES = 256 * 2**20  # a clock sync of thousands of ranks writes some tens of MiB
 
 
 def busy_s() -> float:
@@ -89,7 +90,10 @@ def launch_facts(folder: Path) -> dict:
     probes = (meta.get("probes") or {}).get("cacheline_rtt_ns") or []
     rtt = probes[0].get("rtt_ns") if probes else None
     sync_csv = folder / "sync.csv"
-    edges = sum(1 for line in sync_csv.read_text().splitlines() if ",edge," in line) if sync_csv.is_file() else None
+    edges = None
+    if sync_csv.is_file():
+        text = bounded.read_bytes(sync_csv, SYNC_CSV_MAX_BYTES).decode("utf-8", "replace")
+        edges = sum(1 for line in text.splitlines() if ",edge," in line)
     cs = meta.get("clock_sync") or {}
     return {"cacheline_rtt_ns": rtt, "sync_edge_points": edges,
             "residual_start_ns": (cs.get("residual_start") or {}).get("max_abs_ns"),

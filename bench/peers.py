@@ -319,7 +319,10 @@ def run_mpimeter(args: argparse.Namespace, method: str, op: str, folder: Path, f
     rec = {"tool": "mpimeter", "config": method, "op": op, "wall_s": round(wall, 4), **load}
     if done.returncode != 0:
         return {**rec, "state": "unknown", "error": done.stderr.strip()[-400:]}
-    facts = launch_facts(folder)
+    try:
+        facts = launch_facts(folder)
+    except (InputError, OSError) as exc:
+        return {**rec, "state": "unknown", "error": f"launch folder: {exc}"}
     rec.update(facts, state=machine_state(facts["cacheline_rtt_ns"], args.fast_below_ns))
     try:
         rec.update(mpimeter_values(folder))

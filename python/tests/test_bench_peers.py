@@ -22,7 +22,7 @@ from mpimeter.io.peers import read_peer
 
 REPO = Path(__file__).resolve().parents[2]
 DATA = Path(__file__).parent / "data" / "peers"
-sys.path.insert(0, str(REPO / "bench"))  # peers.py imports _launches from beside it
+sys.path.append(str(REPO / "bench"))  # peers.py imports _launches from beside it (last: shadows nothing)
 _spec = importlib.util.spec_from_file_location("bench_peers", REPO / "bench" / "peers.py")
 peers = importlib.util.module_from_spec(_spec)
 _spec.loader.exec_module(peers)
