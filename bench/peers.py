@@ -101,23 +101,21 @@ def peer_argv(peer: str, op: str, binary: str, lengths: Path) -> list[str]:
 def peer_values(run: PeerRun, op: str) -> tuple[dict[int, float], dict[int, dict[str, int]]]:
     """Per size of SIZES, the peer's value for ``op`` (ns; ping-pongs one-way) and the aggregates
     it printed. IMB: t_avg, ping-pong t (its half round trip; the importer's raw row doubles it);
-    OSU: the average; ReproMPI: the median of the valid repetitions (or of --summary's median)."""
+    OSU: the average; ReproMPI: the median of the valid repetitions (or --summary's median_sec).
+    A size whose value the output lacks is left out."""
     values: dict[int, float] = {}
     aggregates: dict[int, dict[str, int]] = {}
     for t in run.tests:
         if t.op != OPS[op] or t.size not in SIZES:
             continue
-        if run.tool == "imb":
-            value = t.aggregates_ns["t" if t.round_trip else "t_avg"]
-        elif run.tool == "osu":
-            value = t.aggregates_ns["avg"]
-        elif run.data == "repetitions":
+        if run.tool == "reprompi" and run.data == "repetitions":
             kept = [x for x, ok in zip(t.run_times_ns, t.valid) if ok]
-            if not kept:
-                continue
-            value = statistics.median(kept)
-        else:
-            value = t.aggregates_ns["median"] if "median" in t.aggregates_ns else t.run_times_ns[0]
+            value = statistics.median(kept) if kept else None
+        else:  # the one aggregate that is this value; a table without it gives none (a missing size)
+            key = {"imb": "t" if t.round_trip else "t_avg", "osu": "avg", "reprompi": "median"}[run.tool]
+            value = t.aggregates_ns.get(key)
+        if value is None:
+            continue
         values[t.size] = float(value)
         aggregates[t.size] = dict(t.aggregates_ns)
     return values, aggregates
