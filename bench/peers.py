@@ -24,7 +24,8 @@ one operation at the three sizes:
   default process sync, MPI_Barrier, and local run times); allreduce only.
 
 Every round runs each configuration once, in an order shuffled per round (seeded); each launch's
-folder or output is read right after it and deleted. One value per launch and size:
+folder or output is read right after it, then deleted (or moved into --keep DIR, named
+<round>-<position>-<configuration>-<op>, and `first`). One value per launch and size:
 
 - mpimeter: the per-launch median that `mpimeter analyze` reports (mpimeter.analysis: valid
   repetitions, Tukey filter, the launch's own clock: global for the window method, local for
@@ -288,6 +289,8 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
                    help="a cache-line round trip below this is the fast state [200]")
     p.add_argument("--timeout-s", type=_positive, default=300.0, help="a launch running longer is killed [300]")
     p.add_argument("--out", type=Path, default=REPO / "bench" / "results" / "peers.json")
+    p.add_argument("--keep", type=Path, metavar="DIR",
+                   help="keep every launch folder and peer output in DIR, a new folder (default: deleted once read)")
     args = p.parse_args(argv)
     if not args.out.parent.is_dir():
         p.error(f"--out {args.out}: the folder {args.out.parent} does not exist")
@@ -295,6 +298,10 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         atomic.check_file_target(args.out, "--out")
     except OSError as exc:
         p.error(str(exc))
+    if args.keep is not None and (args.keep.exists() or args.keep.is_symlink()):
+        p.error(f"--keep {args.keep}: already exists; give a new folder (nothing kept is ever replaced)")
+    if args.keep is not None and not args.keep.parent.is_dir():
+        p.error(f"--keep {args.keep}: the folder {args.keep.parent} does not exist")
     args.bench = REPO / "build" / args.lib / "bin" / "mpimeter-bench"
     if not args.bench.is_file():
         p.error(f"{args.bench} does not exist: build mpimeter for {args.lib} first (make build)")
@@ -389,6 +396,8 @@ def _header(args: argparse.Namespace, configs: list[tuple[str, str]], hogs: list
         "state_rule": "mpimeter launches: their cache-line probe (fast below fast_below_ns); peers: the mpimeter "
                       "launch just before them in the round, else just after; a round's state: that of all its "
                       "mpimeter launches, mixed when they differ",
+        "wall": "seconds around the launcher; OSU's launches run every power of two from 8 B to 64 KiB (14 sizes), "
+                "the others the 3 sizes",
         "spread": "normal-scaled MAD of the log per-launch values, in % (null below 3 launches)",
         "ratio_to": "per round, mpimeter's value (or wall time) over the peer's, where both launches are in the "
                     "state; median and quartiles over rounds",
@@ -421,10 +430,10 @@ def main(argv: list[str] | None = None) -> None:
                     where = tmp / f"{round_:03d}-{k:02d}-{config}-{op}"
                     if config in METHODS:
                         rec = run_mpimeter(args, config, op, where, first, rng.randrange(2**31))
-                        shutil.rmtree(where, ignore_errors=True)
                     else:
-                        rec = run_peer(args, config, op, where.with_suffix(".txt"), lengths)
-                        where.with_suffix(".txt").unlink(missing_ok=True)
+                        where = where.with_suffix(".txt")
+                        rec = run_peer(args, config, op, where, lengths)
+                    _done_with(args, where)
                     records.append({**rec, "round": round_, "position": k})
                     print(f"round {round_} {k + 1}/{len(order)} {config} {op}: {rec['wall_s']:.2f} s"
                           f"{' ERROR ' + rec['error'][:120] if 'error' in rec else ''}", file=sys.stderr, flush=True)
@@ -435,8 +444,22 @@ def main(argv: list[str] | None = None) -> None:
                                "state": states.pop() if len(states) == 1 else ("mixed" if states else "unknown")})
                 write(args, header, launches, rounds)  # after every round: a stopped run keeps its rounds
     finally:
+        _done_with(args, tmp / "first")
         shutil.rmtree(tmp, ignore_errors=True)
     print(f"peers.py: wrote {args.out} ({len(rounds)} rounds)", file=sys.stderr)
+
+
+def _done_with(args: argparse.Namespace, output: Path) -> None:
+    """A launch's folder or output file, once read: into --keep, else deleted."""
+    if not output.exists():
+        return
+    if args.keep is not None:
+        args.keep.mkdir(exist_ok=True)
+        shutil.move(str(output), str(args.keep / output.name))
+    elif output.is_dir():
+        shutil.rmtree(output, ignore_errors=True)
+    else:
+        output.unlink()
 
 
 def _mpimeter_build(first: Path) -> dict:

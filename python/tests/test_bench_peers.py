@@ -5,6 +5,7 @@ paired-by-round ratios, its option checks; and bench/_launches.py's timeout and 
 
 from __future__ import annotations
 
+import argparse
 import importlib.util
 import json
 import math
@@ -167,12 +168,30 @@ def _cli(*args: str) -> subprocess.CompletedProcess:
     (["--load", "two"], "--load: 'two' is not a whole number"),
     (["--imb", "/nonexistent/IMB-MPI1"], "--imb: '/nonexistent/IMB-MPI1' is not an executable file"),
     (["--out", "/nonexistent/peers.json"], "the folder /nonexistent does not exist"),
+    (["--keep", str(REPO / "bench")], "already exists; give a new folder"),
 ])
 def test_a_bad_option_is_one_line_and_exit_2(args, said):
     done = _cli(*args)
     assert done.returncode == 2
     assert said in done.stderr
     assert len(done.stderr.strip().splitlines()) == 1 and "Traceback" not in done.stderr
+
+
+def test_a_read_launch_is_moved_into_keep_or_deleted(tmp_path):
+    folder, output = tmp_path / "000-00-default-pingpong", tmp_path / "000-01-imb-pingpong.txt"
+    folder.mkdir()
+    (folder / "raw.csv").write_text("x\n")
+    output.write_text("IMB\n")
+    kept = argparse.Namespace(keep=tmp_path / "keep")
+    peers._done_with(kept, folder)
+    peers._done_with(kept, output)
+    assert (tmp_path / "keep" / folder.name / "raw.csv").read_text() == "x\n"
+    assert (tmp_path / "keep" / output.name).read_text() == "IMB\n"
+    assert not folder.exists() and not output.exists()
+    again = tmp_path / "001-00-barrier-allreduce"
+    again.mkdir()
+    peers._done_with(argparse.Namespace(keep=None), again)
+    assert not again.exists()
 
 
 def test_a_launch_past_its_timeout_is_killed_with_its_session():
