@@ -102,6 +102,11 @@ struct mm_procsync {
      * A roundtime the test switched to ends there instead of at --roundtime-budget-s. */
     int64_t test_deadline_local_ns;
     int switched; /* this scheme was switched to within the test */
+    /* Set by before_rep: this repetition follows a pause of the schedule (a batch restarting
+     * after its collectives), so it runs but is not recorded, as a warm-up one: the time since
+     * the last call changes what the call costs (docs/ALGORITHMS.md, "The idle time before a
+     * call"). */
+    int rep_rewarms;
     /* The first MPI failure inside the scheme's calls (MM_MPI); the loop ends the test on it. */
     mm_mpi_error err;
     void *state;
@@ -120,11 +125,18 @@ void mm_procsync_close(mm_procsync *ps);
 int64_t mm_procsync_start_delay_ns(mm_procsync *ps);
 
 /* The window process sync's adaptation after a batch (ps_window.c): the next window, from the
- * current one, the pilot's, and the largest number of invalid repetitions a rank saw. Doubles
- * above a quarter of the batch (up to growth_max x the pilot's), halves after a clean batch (down to
- * the pilot's), else keeps it. */
-int64_t mm_window_adapt_ns(int64_t window_ns, int64_t pilot_window_ns, long worst_invalid,
+ * current one, the pilot's, and the largest number of repetitions a rank saw that a longer window
+ * would have saved (overrun, late start; not a late wake-up: a rank preempted while it waits is
+ * as late in a longer window). Doubles above a quarter of the batch (up to growth_max x the
+ * pilot's), halves after a batch without one (down to the pilot's), else keeps it. */
+int64_t mm_window_adapt_ns(int64_t window_ns, int64_t pilot_window_ns, long worst_too_short,
                            long batch, int growth_max);
+/* An automatic window from its pilot (the slowest rank's median call plus the longest work
+ * between repetitions): the pilot plus an idle time that is the same for every call up to 20 us
+ * (10 us; half the pilot beyond), at least 10 us. A call's run time grows with the time since
+ * the previous call (docs/ALGORITHMS.md, "The idle time before a call"), so a window twice a
+ * noisy pilot would move the number with the pilot. */
+int64_t mm_window_auto_ns(int64_t pilot_ns);
 
 /* The switch rule (switch_rule.c, pure): after a batch whose worst rank saw `late` of `had`
  * repetitions start late (late_start or late_wakeup), should the test go on with a method that

@@ -54,6 +54,13 @@ static int mm__timed_batch_call(const void *arg) {
     return rc;
 }
 
+/* What the loop counts over a test's repetitions. */
+typedef struct mm__loop_counts {
+    long recorded, redone, decisions;
+    long invalid_by_reason[MM_INVALID_NREASONS], redone_by_reason[MM_INVALID_NREASONS];
+    int stopped_by, ended_by_budget;
+} mm__loop_counts;
+
 /* The cold-cache overwrite, as the process sync's between-repetitions hook. */
 typedef struct mm__cold {
     void *buf;
@@ -137,35 +144,29 @@ static void mm__record_components(mm_rep_buffers *b, long i, const mm_nbc *nbc, 
     b->compute_ns[i] = nbc->wait_entered_ns - nbc->posted_ns - nbc->test_ns;
 }
 
-int mm_bench_run_test(const mm_config *cfg, mm_test *t, mm_op_args *args, mm_procsync *ps,
-                      mm_rep_buffers *b, mm_decide *d, void *cold_cache, size_t cold_cache_bytes,
-                      mm_mpi_error *err) {
-    const mm_procsync_vtable *vt = ps->vt;
-    const mm_timer *timer = ps->timer;
-    const long batch = cfg->batch > 1 ? cfg->batch : 1;
-    mm__timed timed = {t->op, args, ps->comm, batch};
-    /* --batch > 1 is refused with loop-barrier (parse_space.c): the barrier is never batched */
-    mm_timed_fn call = batch > 1                     ? mm__timed_batch_call
-                       : vt->barrier_in_timed_region ? mm__timed_barrier_call
-                                                     : mm__timed_call;
+/* The hooks the loop hands the process sync for one test, cleared when the test ends. */
+static void mm__hooks_clear(mm_procsync *ps) {
+    ps->between_reps = NULL;
+    ps->between_arg = NULL;
+    ps->after_call = NULL;
+    ps->after_call_arg = NULL;
+}
+
+/* Before the warm-up: the hooks, the window's switching policy, the process sync's begin_test
+ * and the start tolerance. Collective. */
+static int mm__test_begin(const mm_config *cfg, mm_test *t, mm_procsync *ps, mm_timed_fn call,
+                          mm__timed *timed, mm__cold *cold, mm__after *after) {
     /* the overwrite runs after each repetition, before the next one's wait: begin_test's pilot
      * must know it to size a window that leaves room for it */
-    mm__cold cold = {cold_cache, cold_cache_bytes};
-    ps->between_reps = cold_cache ? mm__cold_touch : NULL;
-    ps->between_arg = &cold;
-    mm__after after = {t->op, args};
+    ps->between_reps = cold->buf ? mm__cold_touch : NULL;
+    ps->between_arg = cold;
     ps->after_call = t->op->after ? mm__after_call : NULL;
-    ps->after_call_arg = &after;
+    ps->after_call_arg = after;
     mm_mpi_error_clear(&ps->err);
-    /* the MPI function a failing call is named by ("MPI_Allreduce"), derived before the loop */
-    char call_name[48];
-    mm_op_call_name(t->op, call_name, sizeof call_name);
-
     /* the window's own policy (procsync/switch_rule.c): an auto window may give up on a busy
      * machine and the test go on with roundtime, then barrier; each test starts anew with the
      * configured scheme */
-    const mm_procsync_vtable *const configured = vt;
-    ps->may_switch = strcmp(vt->name, "window") == 0 && cfg->window_us <= 0 &&
+    ps->may_switch = strcmp(ps->vt->name, "window") == 0 && cfg->window_us <= 0 &&
                      cfg->switch_late_fraction < 1.0;
     ps->growth_max = cfg->window_growth_max;
     ps->switch_late_fraction = cfg->switch_late_fraction;
@@ -173,17 +174,105 @@ int mm_bench_run_test(const mm_config *cfg, mm_test *t, mm_op_args *args, mm_pro
     ps->switched = 0;
     ps->test_deadline_local_ns = t->deadline_local_ns;
     ps->pilot_window_ns = 0;
-    int rc = vt->begin_test(ps, call, &timed);
+    int rc = ps->vt->begin_test(ps, call, timed);
     /* the late-wakeup tolerance of this test: given, or automatic (mm_config_start_tolerance_ns);
      * on in every mode: when ranks share CPUs, a rank the scheduler did not run at its start is
      * exactly what the check is for (the switch rule then finds a method that holds) */
-    ps->start_tolerance_ns = mm_config_start_tolerance_ns(cfg, timer->overhead_ns);
-    t->start_tolerance_ns = vt->has_planned_start ? ps->start_tolerance_ns : 0;
+    ps->start_tolerance_ns = mm_config_start_tolerance_ns(cfg, ps->timer->overhead_ns);
+    t->start_tolerance_ns = ps->vt->has_planned_start ? ps->start_tolerance_ns : 0;
+    return rc;
+}
+
+/* One recorded repetition into the buffers, at index i. */
+static void mm__record(mm_rep_buffers *b, long i, const mm_procsync *ps, const mm_nbc *nbc,
+                       long batch, int64_t start_ns, int64_t end_ns, int flags) {
+    /* --batch N: the row holds one call's share, end = start + (end - start) / N rounded
+     * (docs/FORMAT.md, "--batch"); N = 1: the call itself */
+    const int64_t rec_end_ns =
+        batch > 1 ? start_ns + (end_ns - start_ns + batch / 2) / batch : end_ns;
+    b->start_ns[i] = start_ns;
+    b->end_ns[i] = rec_end_ns;
+    /* the online global clock as it is now (harmonize may re-sync between repetitions) */
+    b->gstart_ns[i] = mm_clocksync_to_global(ps->cs, start_ns);
+    b->gend_ns[i] = mm_clocksync_to_global(ps->cs, rec_end_ns);
+    b->invalid[i] = flags;
+    if (nbc) mm__record_components(b, i, nbc, start_ns, end_ns, flags);
+}
+
+/* After the loop: the scheme back to the configured one, the rule's verdict, and the test's
+ * counts (per-reason counts summed over ranks at rank 0). Collective. */
+static int mm__test_end(const mm_config *cfg, mm_test *t, mm_procsync *ps,
+                        const mm_procsync_vtable *configured, mm_rep_buffers *b, mm_decide *d,
+                        const mm__loop_counts *n, int mpi_rc, mm_mpi_error *err) {
+    ps->vt->end_test(ps);
+    if (ps->vt != configured) { /* the next test starts with the configured scheme */
+        free(ps->state);
+        ps->state = NULL;
+        ps->vt = configured;
+    }
+    ps->may_switch = 0;
+    ps->switch_why = NULL;
+    mm__hooks_clear(ps);
+    const int adaptive = d && cfg->nrep_rule != MM_NREP_FIXED;
+    if (d) {
+        /* the rest of the run times (all of them without --nrep auto: --sizes auto refines on
+         * the median); not after a failure, which may have left the ranks apart */
+        if (mpi_rc == MPI_SUCCESS && mm_decide_collect(d, b, n->recorded, err) != MPI_SUCCESS)
+            mpi_rc = err->code;
+        t->median_ns = mm_decide_median(d);
+        t->nrep_rule = adaptive ? cfg->nrep_rule : MM_NREP_FIXED;
+        t->decisions = n->decisions;
+        t->valid_used = d->nvalid;
+        const mm_stop_rule rule = mm_decide_rule(cfg, ps->timer->resolution_ns);
+        t->precision_reached = adaptive ? mm_decide_precision(d, &rule) : NAN;
+        t->stopped_by = !adaptive || mpi_rc != MPI_SUCCESS ? MM_STOP_CONTINUE
+                        : n->stopped_by != MM_STOP_CONTINUE ? n->stopped_by
+                        : n->ended_by_budget ? MM_STOP_BUDGET /* the process sync's time budget */
+                                             : MM_STOP_MAX;
+    }
+    t->nrep = n->recorded;
+    t->nrep_asked = cfg->nrep;
+    t->ended_by_budget = n->ended_by_budget;
+    t->redone = n->redone;
+    t->window_ns = ps->window_ns;
+    t->pilot_window_ns = ps->pilot_window_ns;
+    t->resyncs = ps->nresyncs;
+    /* per-reason counts are rank-repetitions, summed over ranks (rank 0 receives them), for the
+     * recorded repetitions and for the redone ones alike */
+    long mine[2 * MM_INVALID_NREASONS], sums[2 * MM_INVALID_NREASONS] = {0};
+    for (int r = 0; r < MM_INVALID_NREASONS; r++) {
+        mine[r] = n->invalid_by_reason[r];
+        mine[MM_INVALID_NREASONS + r] = n->redone_by_reason[r];
+    }
+    MM_MPI(err, MPI_Reduce(mine, sums, 2 * MM_INVALID_NREASONS, MPI_LONG, MPI_SUM, 0, ps->comm));
+    for (int r = 0; r < MM_INVALID_NREASONS; r++) {
+        t->invalid_by_reason[r] = sums[r];
+        t->redone_by_reason[r] = sums[MM_INVALID_NREASONS + r];
+    }
+    return mpi_rc != MPI_SUCCESS ? mpi_rc : err->code;
+}
+
+int mm_bench_run_test(const mm_config *cfg, mm_test *t, mm_op_args *args, mm_procsync *ps,
+                      mm_rep_buffers *b, mm_decide *d, void *cold_cache, size_t cold_cache_bytes,
+                      mm_mpi_error *err) {
+    const mm_procsync_vtable *const configured = ps->vt;
+    const mm_procsync_vtable *vt = configured;
+    const mm_timer *timer = ps->timer;
+    const long batch = cfg->batch > 1 ? cfg->batch : 1;
+    mm__timed timed = {t->op, args, ps->comm, batch};
+    /* --batch > 1 is refused with loop-barrier (parse_space.c): the barrier is never batched */
+    mm_timed_fn call = batch > 1                     ? mm__timed_batch_call
+                       : vt->barrier_in_timed_region ? mm__timed_barrier_call
+                                                     : mm__timed_call;
+    mm__cold cold = {cold_cache, cold_cache_bytes};
+    mm__after after = {t->op, args};
+    /* the MPI function a failing call is named by ("MPI_Allreduce"), derived before the loop */
+    char call_name[48];
+    mm_op_call_name(t->op, call_name, sizeof call_name);
+
+    int rc = mm__test_begin(cfg, t, ps, call, &timed, &cold, &after);
     if (rc != MPI_SUCCESS || mm_mpi_failed(&ps->err)) {
-        ps->between_reps = NULL;
-        ps->between_arg = NULL;
-        ps->after_call = NULL;
-        ps->after_call_arg = NULL;
+        mm__hooks_clear(ps);
         *err = ps->err;
         mm_mpi_check(err, rc, "begin_test");
         return err->code;
@@ -196,8 +285,7 @@ int mm_bench_run_test(const mm_config *cfg, mm_test *t, mm_op_args *args, mm_pro
     const int adaptive = d && cfg->nrep_rule != MM_NREP_FIXED;
     const long every = cfg->nrep_every > 0 ? cfg->nrep_every : 1;
     const mm_stop_rule rule = mm_decide_rule(cfg, timer->resolution_ns);
-    long decisions = 0;
-    int stopped_by = MM_STOP_CONTINUE;
+    mm__loop_counts n = {.stopped_by = MM_STOP_CONTINUE};
     if (d) mm_decide_begin(d, d->has_global ? t->start_tolerance_ns : 0, mm_timer_now(timer));
     const long warmup = cfg->warmup;
     /* Schemes that redo invalid repetitions get a bound, so that a hopeless test ends. */
@@ -208,9 +296,8 @@ int mm_bench_run_test(const mm_config *cfg, mm_test *t, mm_op_args *args, mm_pro
     const long budget_every = mm_window_batch_length(cfg->warmup, cfg->nrep);
     int budget_checked = t->deadline_local_ns > 0 || ps->rank != 0;
     MM_MPI(&ps->err, MPI_Allreduce(MPI_IN_PLACE, &budget_checked, 1, MPI_INT, MPI_MIN, ps->comm));
-    long seq = 0, recorded = 0, redone = 0;
-    long redone_by_reason[MM_INVALID_NREASONS] = {0}, invalid_by_reason[MM_INVALID_NREASONS] = {0};
-    int mpi_rc = MPI_SUCCESS, ended_by_budget = 0;
+    long seq = 0;
+    int mpi_rc = MPI_SUCCESS;
 
     /* the op's clean-up after each call (a communicator the call created), outside the timed
      * region; chosen before the loop */
@@ -219,9 +306,9 @@ int mm_bench_run_test(const mm_config *cfg, mm_test *t, mm_op_args *args, mm_pro
      * the second timestamp, outside the timed region; no-ops when off (NULL) */
     mm_counters *const counters = b->counters;
 
-    while (recorded < nrep) {
+    while (n.recorded < nrep) {
         if (ps->switch_why) { /* asked at the end of a batch, alike on every rank */
-            rc = mm_bench_switch(ps, t, call, &timed, recorded, seq);
+            rc = mm_bench_switch(ps, t, call, &timed, n.recorded, seq);
             vt = ps->vt;
             if (rc != MPI_SUCCESS || mm_mpi_failed(&ps->err)) {
                 *err = ps->err;
@@ -234,17 +321,18 @@ int mm_bench_run_test(const mm_config *cfg, mm_test *t, mm_op_args *args, mm_pro
             int over = ps->rank == 0 && mm_timer_now(timer) >= t->deadline_local_ns;
             MM_MPI(&ps->err, MPI_Bcast(&over, 1, MPI_INT, 0, ps->comm));
             if (over) {
-                ended_by_budget = 1;
+                n.ended_by_budget = 1;
                 break;
             }
             if (vt->resume) vt->resume(ps, seq);
         }
         mm_counters_before(counters);
+        ps->rep_rewarms = 0;
         int before = vt->before_rep(ps, seq);
         int64_t start_ns = mm_timer_now(timer);
         int call_rc = call(&timed);
         int64_t end_ns = mm_timer_now(timer);
-        mm_counters_after(counters, recorded); /* kept only when this repetition is recorded */
+        mm_counters_after(counters, n.recorded); /* kept only when this repetition is recorded */
         if (after_call && call_rc == MPI_SUCCESS) call_rc = after_call(args);
         int flags = vt->after_rep(ps, seq, start_ns, end_ns, before);
         seq++;
@@ -258,88 +346,32 @@ int mm_bench_run_test(const mm_config *cfg, mm_test *t, mm_op_args *args, mm_pro
             break;
         }
         if (ps->between_reps) ps->between_reps(ps->between_arg);
-        if (seq <= warmup) continue;
-        if (flags && vt->redoes_invalid && redone < max_redo) {
-            redone++;
-            mm__count_reasons(redone_by_reason, flags);
+        if (seq <= warmup || ps->rep_rewarms) continue; /* rewarms: after a pause (mm_procsync.h) */
+        if (flags && vt->redoes_invalid && n.redone < max_redo) {
+            n.redone++;
+            mm__count_reasons(n.redone_by_reason, flags);
         } else {
-            /* --batch N: the row holds one call's share, end = start + (end - start) / N
-             * rounded (docs/FORMAT.md, "--batch"); N = 1: the call itself */
-            const int64_t rec_end_ns = batch > 1 ? start_ns + (end_ns - start_ns + batch / 2) / batch : end_ns;
-            b->start_ns[recorded] = start_ns;
-            b->end_ns[recorded] = rec_end_ns;
-            /* the online global clock as it is now (harmonize may re-sync between repetitions) */
-            b->gstart_ns[recorded] = mm_clocksync_to_global(ps->cs, start_ns);
-            b->gend_ns[recorded] = mm_clocksync_to_global(ps->cs, rec_end_ns);
-            b->invalid[recorded] = flags;
-            if (nbc) mm__record_components(b, recorded, nbc, start_ns, end_ns, flags);
-            mm__count_reasons(invalid_by_reason, flags);
-            recorded++;
-            if (adaptive && (recorded % every == 0 || recorded == nrep)) {
+            mm__record(b, n.recorded, ps, nbc, batch, start_ns, end_ns, flags);
+            mm__count_reasons(n.invalid_by_reason, flags);
+            n.recorded++;
+            if (adaptive && (n.recorded % every == 0 || n.recorded == nrep)) {
                 double reached = NAN;
-                if (mm_decide_collect(d, b, recorded, err) != MPI_SUCCESS ||
-                    mm_decide_stop(d, &rule, recorded, mm_timer_now(timer), &stopped_by, &reached,
-                                   err) != MPI_SUCCESS) {
+                if (mm_decide_collect(d, b, n.recorded, err) != MPI_SUCCESS ||
+                    mm_decide_stop(d, &rule, n.recorded, mm_timer_now(timer), &n.stopped_by,
+                                   &reached, err) != MPI_SUCCESS) {
                     mpi_rc = err->code;
                     break;
                 }
-                decisions++;
-                if (stopped_by != MM_STOP_CONTINUE) break;
+                n.decisions++;
+                if (n.stopped_by != MM_STOP_CONTINUE) break;
                 if (vt->resume) vt->resume(ps, seq); /* the collectives above paused the schedule */
             }
         }
         /* the same answer on every rank, and `recorded` is the same everywhere */
-        if (recorded < nrep && vt->budget_exhausted && vt->budget_exhausted(ps)) {
-            ended_by_budget = 1;
+        if (n.recorded < nrep && vt->budget_exhausted && vt->budget_exhausted(ps)) {
+            n.ended_by_budget = 1;
             break;
         }
     }
-    vt->end_test(ps);
-    if (ps->vt != configured) { /* the next test starts with the configured scheme */
-        free(ps->state);
-        ps->state = NULL;
-        ps->vt = configured;
-    }
-    ps->may_switch = 0;
-    ps->switch_why = NULL;
-    ps->between_reps = NULL;
-    ps->between_arg = NULL;
-    ps->after_call = NULL;
-    ps->after_call_arg = NULL;
-    if (d) {
-        /* the rest of the run times (all of them without --nrep auto: --sizes auto refines on
-         * the median); not after a failure, which may have left the ranks apart */
-        if (mpi_rc == MPI_SUCCESS && mm_decide_collect(d, b, recorded, err) != MPI_SUCCESS)
-            mpi_rc = err->code;
-        t->median_ns = mm_decide_median(d);
-        t->nrep_rule = adaptive ? cfg->nrep_rule : MM_NREP_FIXED;
-        t->decisions = decisions;
-        t->valid_used = d->nvalid;
-        t->precision_reached = adaptive ? mm_decide_precision(d, &rule) : NAN;
-        t->stopped_by = !adaptive || mpi_rc != MPI_SUCCESS ? MM_STOP_CONTINUE
-                        : stopped_by != MM_STOP_CONTINUE ? stopped_by
-                        : ended_by_budget ? MM_STOP_BUDGET /* the process sync's time budget */
-                                          : MM_STOP_MAX;
-    }
-
-    t->nrep = recorded;
-    t->nrep_asked = cfg->nrep;
-    t->ended_by_budget = ended_by_budget;
-    t->redone = redone;
-    t->window_ns = ps->window_ns;
-    t->pilot_window_ns = ps->pilot_window_ns;
-    t->resyncs = ps->nresyncs;
-    /* per-reason counts are rank-repetitions, summed over ranks (rank 0 receives them), for the
-     * recorded repetitions and for the redone ones alike */
-    long mine[2 * MM_INVALID_NREASONS], sums[2 * MM_INVALID_NREASONS] = {0};
-    for (int r = 0; r < MM_INVALID_NREASONS; r++) {
-        mine[r] = invalid_by_reason[r];
-        mine[MM_INVALID_NREASONS + r] = redone_by_reason[r];
-    }
-    MM_MPI(err, MPI_Reduce(mine, sums, 2 * MM_INVALID_NREASONS, MPI_LONG, MPI_SUM, 0, ps->comm));
-    for (int r = 0; r < MM_INVALID_NREASONS; r++) {
-        t->invalid_by_reason[r] = sums[r];
-        t->redone_by_reason[r] = sums[MM_INVALID_NREASONS + r];
-    }
-    return mpi_rc != MPI_SUCCESS ? mpi_rc : err->code;
+    return mm__test_end(cfg, t, ps, configured, b, d, &n, mpi_rc, err);
 }

@@ -12,7 +12,10 @@
  * window start marks it OVERRUN. All are recorded as valid = 0, never silently kept.
  *
  * Window size: --window-us, or derived from a pilot (max over ranks of the median duration of
- * 15 barrier-synchronized calls, times 2, at least 10 us). What the loop does between two
+ * 15 barrier-synchronized calls) plus a fixed idle time (mm_window_auto_ns): what a call costs
+ * depends on how long the ranks waited outside MPI before it (measured: an 8 B allreduce 0.35 us
+ * after 10 us, 1.3 us after 50 us; docs/ALGORITHMS.md), so the idle time is held constant
+ * rather than scaled with a noisy pilot. What the loop does between two
  * repetitions outside the timed region (ps->between_reps: the --cold-cache overwrite) also
  * has to fit between two window starts: the pilot runs it after each call and adds its longest
  * time to the median call before doubling. A window given with --window-us is kept as given,
@@ -20,16 +23,18 @@
  * fit (the launch warns: the invalid repetitions need a reason). As SKaMPI does, the window adapts:
  * after every batch of repetitions (32, or a quarter of a short test's warm-up and repetitions,
  * at least 8: a test of 30 repetitions adapts too) the ranks agree (one allreduce) on the largest
- * number of
- * invalid repetitions any rank saw; above a quarter of the batch the window doubles (auto mode
- * only). Unlike SKaMPI it also comes back: after a batch with no invalid repetition it halves,
+ * number of repetitions any rank saw that a longer window would have saved (overrun, late start;
+ * a late wake-up is preemption during the wait, as likely in a longer window); above a quarter of
+ * the batch the window doubles (auto mode only). Unlike SKaMPI it also comes back: after a batch with no invalid repetition it halves,
  * never below the pilot's window, so that a burst of load from elsewhere does not leave the
  * rest of the test on a window thousands of times too long (seen: 9 us grown to 38 ms, a
  * launch of 1 s taking a minute). It never grows beyond --window-growth-max times the pilot's
  * window: past that the machine is too busy for windows. There, or after two batches in a row
  * whose late fraction (late_start, late_wakeup) passed --switch-late-fraction, the test asks to
- * go on with roundtime (switch_rule.c; the loop switches and records it). Each batch is started anew from a fresh start time (one broadcast), which also keeps the
- * schedule short against clock drift. When the loop pauses between repetitions for a decision
+ * go on with roundtime (switch_rule.c; the loop switches and records it). Each batch is started
+ * anew from a fresh start time (one broadcast), which also keeps the schedule short against clock
+ * drift; its first repetition follows that pause of 50 us or more and is run but not recorded
+ * (ps->rep_rewarms), like a warm-up one. When the loop pauses between repetitions for a decision
  * of --nrep auto (bench/decide.c), the batch ends there (`resume`): the next one starts after the
  * pause instead of leaving its first windows behind it.
  * Cost per batch: 1 allreduce + 1 broadcast, outside every window. */
@@ -39,12 +44,13 @@
 
 enum { MM__PILOT_WARM = 3, MM__PILOT_RUNS = 15 };
 #define MM__MIN_WINDOW_NS 10000
+#define MM__IDLE_NS 10000
 
 typedef struct mm__window_state {
     int64_t window_ns;
     int64_t batch_start_global_ns;
     long batch_first_seq;
-    long batch_invalid;
+    long batch_too_short; /* invalid ones a longer window would have saved (overrun, late_start) */
     long batch_late;  /* ... of which started late (late_start, late_wakeup) */
     int late_before;  /* the batch before had a late fraction above the switch threshold */
     int64_t start_delay_ns;
@@ -112,7 +118,7 @@ static void mm__start_batch(mm_procsync *ps, mm__window_state *st, long seq) {
     MM_MPI(&ps->err, MPI_Bcast(&start, 1, MPI_INT64_T, 0, ps->comm));
     st->batch_start_global_ns = start;
     st->batch_first_seq = seq;
-    st->batch_invalid = 0;
+    st->batch_too_short = 0;
     st->batch_late = 0;
     if (ps->first_start_global_ns == 0) ps->first_start_global_ns = start;
 }
@@ -132,8 +138,7 @@ static int mm__window_begin(mm_procsync *ps, mm_timed_fn call, const void *arg) 
         int64_t between = mm__between_reps_ns(ps);
         if (between > st->window_ns) ps->between_reps_over_window_ns = between;
     } else {
-        int64_t pilot = mm__pilot_ns(ps, call, arg);
-        st->window_ns = 2 * pilot > MM__MIN_WINDOW_NS ? 2 * pilot : MM__MIN_WINDOW_NS;
+        st->window_ns = mm_window_auto_ns(mm__pilot_ns(ps, call, arg));
         st->pilot_window_ns = st->window_ns;
         ps->pilot_window_ns = st->pilot_window_ns;
         st->adaptive = 1;
@@ -146,19 +151,26 @@ static int mm__window_begin(mm_procsync *ps, mm_timed_fn call, const void *arg) 
     return MPI_SUCCESS;
 }
 
-int64_t mm_window_adapt_ns(int64_t window_ns, int64_t pilot_window_ns, long worst_invalid,
+int64_t mm_window_auto_ns(int64_t pilot_ns) {
+    int64_t idle = pilot_ns / 2 > MM__IDLE_NS ? pilot_ns / 2 : MM__IDLE_NS;
+    int64_t window = pilot_ns + idle;
+    return window > MM__MIN_WINDOW_NS ? window : MM__MIN_WINDOW_NS;
+}
+
+int64_t mm_window_adapt_ns(int64_t window_ns, int64_t pilot_window_ns, long worst_too_short,
                            long batch, int growth_max) {
-    if (worst_invalid > batch / 4 && 2 * window_ns <= (int64_t)growth_max * pilot_window_ns)
+    if (worst_too_short > batch / 4 && 2 * window_ns <= (int64_t)growth_max * pilot_window_ns)
         return 2 * window_ns;
-    if (worst_invalid == 0 && window_ns / 2 >= pilot_window_ns) return window_ns / 2;
+    if (worst_too_short == 0 && window_ns / 2 >= pilot_window_ns) return window_ns / 2;
     return window_ns;
 }
 
 /* The end of a batch (full, or cut short by the loop's pause): the ranks agree on the worst
- * count of invalid repetitions, the window adapts to it over the repetitions the batch had, and
- * the next batch starts at seq from a fresh start time. */
+ * counts of repetitions a longer window would have saved and of late ones, the window adapts to
+ * the first over the repetitions the batch had, and the next batch starts at seq from a fresh
+ * start time. */
 static void mm__end_batch(mm_procsync *ps, mm__window_state *st, long seq) {
-    long mine[2] = {st->batch_invalid, st->batch_late}, worst[2] = {0, 0};
+    long mine[2] = {st->batch_too_short, st->batch_late}, worst[2] = {0, 0};
     long had = seq - st->batch_first_seq;
     MM_MPI(&ps->err, MPI_Allreduce(mine, worst, 2, MPI_LONG, MPI_MAX, ps->comm));
     if (st->adaptive && had > 0) {
@@ -185,6 +197,7 @@ static void mm__window_resume(mm_procsync *ps, long seq) { mm__end_batch(ps, ps-
 static int mm__window_before(mm_procsync *ps, long seq) {
     mm__window_state *st = ps->state;
     if (seq - st->batch_first_seq == st->batch) mm__end_batch(ps, st, seq);
+    ps->rep_rewarms = seq == st->batch_first_seq;
     int64_t window_start = st->batch_start_global_ns + (seq - st->batch_first_seq) * st->window_ns;
     return mm_procsync_wait_start(ps, seq, mm_clocksync_to_local(ps->cs, window_start));
 }
@@ -196,7 +209,7 @@ static int mm__window_after(mm_procsync *ps, long seq, int64_t start_local_ns,
         st->batch_start_global_ns + (seq - st->batch_first_seq + 1) * st->window_ns;
     int flags = before_flags | mm_procsync_late_wakeup(ps, start_local_ns);
     if (mm_clocksync_to_global(ps->cs, end_local_ns) > next_start) flags |= MM_INVALID_OVERRUN;
-    st->batch_invalid += flags != 0;
+    st->batch_too_short += (flags & (MM_INVALID_LATE_START | MM_INVALID_OVERRUN)) != 0;
     st->batch_late += (flags & (MM_INVALID_LATE_START | MM_INVALID_LATE_WAKEUP)) != 0;
     return flags;
 }

@@ -74,10 +74,11 @@ def test_window_growth_is_capped(lib, np, tmp_path):
     capped, _ = read_launch(tmp_path / "capped")
     run_bench(lib, np, common + ["--window-growth-max", 64, "--out", tmp_path / "grown"])
     grown, _ = read_launch(tmp_path / "grown")
-    # each window starts at its pilot's size (2 x a 100 us delay's median: ~200 us quiet, more on a
-    # busy machine, so the check is against the recorded pilot, not a fixed size)
+    # each window starts at its pilot's size (a 100 us delay's median plus half of it as idle
+    # time: ~150 us quiet, more on a busy machine, so the check is against the recorded pilot,
+    # not a fixed size)
     (c,), (g,) = capped["tests"], grown["tests"]
-    assert c["window_pilot_ns"] >= 200_000 and g["window_pilot_ns"] >= 200_000, (c, g)
+    assert c["window_pilot_ns"] >= 150_000 and g["window_pilot_ns"] >= 150_000, (c, g)
     assert c["window_ns"] == c["window_pilot_ns"], c  # a cap of 1: never above the pilot's
     assert 2 * g["window_pilot_ns"] <= g["window_ns"] <= 64 * g["window_pilot_ns"], g  # grew, within its cap
 
@@ -137,8 +138,11 @@ def test_late_start_check_stays_on_when_oversubscribed(lib, np, tmp_path):
     (t,) = meta["tests"]
     assert t["start_tolerance_ns"] is not None and t["start_tolerance_ns"] >= 1000
     assert t["invalid_late_wakeup"] >= 40 // 4 - 1, t  # every 4th start of the last rank
-    late = raw[(raw["rank"] == np - 1) & (raw["rep"] % 4 == 3)]
-    assert (late["valid"] == 0).all()
+    # every 4th start of the loop, counting the unrecorded first repetition of each batch (it
+    # follows the batch's pause): at least one in 4 recorded rows of the last rank, less the
+    # few that fell on such a first repetition
+    last = raw[raw["rank"] == np - 1]
+    assert (last["valid"] == 0).sum() >= len(last) // 4 - 2, last
     if np == 4:
         assert any(c["code"] == "oversubscribed" for c in meta["conditions"])
 

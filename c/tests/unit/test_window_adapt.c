@@ -40,6 +40,17 @@ static void test_the_ceiling_is_the_option(void) {
     CHECK_EQ_INT(mm_window_adapt_ns(pilot, pilot, 32, 32, 1), pilot); /* 1: never grows */
 }
 
+/* The automatic window holds the idle time before each call constant: a pilot's noise moves the
+ * window, never the wait (0.3 us and 0.5 us calls both wait ~10 us, not 0.6 us and 1 us apart). */
+static void test_the_auto_window_is_the_pilot_plus_a_fixed_idle_time(void) {
+    CHECK_EQ_INT(mm_window_auto_ns(0), 10000);            /* never below 10 us */
+    CHECK_EQ_INT(mm_window_auto_ns(300), 10300);
+    CHECK_EQ_INT(mm_window_auto_ns(500), 10500);
+    CHECK_EQ_INT(mm_window_auto_ns(16000), 26000);        /* idle 10 us up to a 20 us call */
+    CHECK_EQ_INT(mm_window_auto_ns(20000), 30000);
+    CHECK_EQ_INT(mm_window_auto_ns(100000), 150000);      /* beyond: half the call */
+}
+
 static int mm__is(const char *got, const char *want) {
     return got == NULL ? want == NULL : want != NULL && strcmp(got, want) == 0;
 }
@@ -71,6 +82,7 @@ static void test_short_tests_get_short_batches(void) {
 int main(void) {
     test_short_tests_get_short_batches();
     test_grows_when_a_quarter_misses();
+    test_the_auto_window_is_the_pilot_plus_a_fixed_idle_time();
     test_comes_back_after_a_clean_batch();
     test_has_a_ceiling();
     test_the_ceiling_is_the_option();
