@@ -317,19 +317,26 @@ def state_strata(ga, gb, op: str, size: int, state_a: Mapping[int, str], state_b
                  names: Sequence[str]) -> tuple[list[tuple[np.ndarray, np.ndarray]], tuple]:
     """Per state of ``names``, (a's, b's) per-launch medians of the row, and their
     ``StateMedians``; launches without a state are in none."""
-    def values(g, state_of, name):
+    def medians(g):
         row = g.rows().get((op, size))
-        return np.array([] if row is None else
-                        [s.median_ns for s in row.per_launch
-                         if s.n > 0 and math.isfinite(s.median_ns) and state_of.get(s.launch) == name])
-    strata = [(values(ga, state_a, n), values(gb, state_b, n)) for n in names]
-    medians = []
-    for name, (a, b) in zip(names, strata):
-        ma = float(np.median(a)) if a.size else math.nan
-        mb = float(np.median(b)) if b.size else math.nan
-        medians.append(_matching.StateMedians(name, int(a.size), int(b.size), ma, mb,
-                                              mb / ma if a.size and b.size and ma > 0 else math.nan))
-    return strata, tuple(medians)
+        return {} if row is None else {s.launch: float(s.median_ns) for s in row.per_launch
+                                       if s.n > 0 and math.isfinite(s.median_ns)}
+    return split_by_state(medians(ga), medians(gb), state_a, state_b, names)
+
+
+def split_by_state(a: Mapping[int, float], b: Mapping[int, float], state_a: Mapping[int, str],
+                   state_b: Mapping[int, str], names: Sequence[str]) -> tuple[list[tuple[np.ndarray, np.ndarray]], tuple]:
+    """Per state of ``names``, the values (launch → per-launch median) of each side whose launch
+    is in it, and their ``StateMedians``."""
+    strata = [(np.array([v for i, v in a.items() if state_a.get(i) == n]),
+               np.array([v for i, v in b.items() if state_b.get(i) == n])) for n in names]
+    out = []
+    for name, (x, y) in zip(names, strata):
+        ma = float(np.median(x)) if x.size else math.nan
+        mb = float(np.median(y)) if y.size else math.nan
+        out.append(_matching.StateMedians(name, int(x.size), int(y.size), ma, mb,
+                                          mb / ma if x.size and y.size and ma > 0 else math.nan))
+    return strata, tuple(out)
 
 
 def untested_states(rows: Sequence[GateRow], pair: str) -> list[AnalysisWarning]:
