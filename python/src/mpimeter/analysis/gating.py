@@ -325,7 +325,8 @@ def state_strata(ga, gb, op: str, size: int, state_a: Mapping[int, str], state_b
 
 
 def split_by_state(a: Mapping[int, float], b: Mapping[int, float], state_a: Mapping[int, str],
-                   state_b: Mapping[int, str], names: Sequence[str]) -> tuple[list[tuple[np.ndarray, np.ndarray]], tuple]:
+                   state_b: Mapping[int, str],
+                   names: Sequence[str]) -> tuple[list[tuple[np.ndarray, np.ndarray]], tuple]:
     """Per state of ``names``, the values (launch → per-launch median) of each side whose launch
     is in it, and their ``StateMedians``."""
     strata = [(np.array([v for i, v in a.items() if state_a.get(i) == n]),

@@ -500,7 +500,8 @@ def _tune_library(result: AnalysisResult, library: str, default: TuningAlternati
     pair_if = next((n for n in range(1, 64) if _paired.min_p_value(n) <= alpha / max(len(planned), 1)), 64)
     per_round = {a.alternative: _rounds_per(result, a.alternative) for a in (default, *others)}
     for alt, setting, p, size, d, g, states in planned:
-        rounds = per_round[default.alternative] if per_round[default.alternative] == per_round[alt.alternative] else None
+        same = per_round[default.alternative] == per_round[alt.alternative]
+        rounds = per_round[default.alternative] if same else None
         design, pairs, test, ci = _design_test(d, g, rounds, states, min_effect=min_effect, confidence=confidence,
                                                seed=seed, pair_if=pair_if)
         rows.append(Comparison(library, setting.op, p, size, alt.alternative, setting.name, setting.variable,
