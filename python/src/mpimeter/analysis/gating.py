@@ -39,7 +39,7 @@ class GateRow:
     interval, ``ratio_of_medians`` median_candidate / median_baseline; ``p_value`` of the
     one-sided slowdown test, computed as ``p_method`` says; ``significant``: p_adjusted ≤ α;
     ``stars`` only on significant rows; ``regression``: significant (the test is of ratio > 1 +
-    max_slowdown). The interval inverts the same rank-sum test at the level Holm tested the row
+    max_slowdown), or one of ``state_tests`` a regression (a state slower on its own). The interval inverts the same rank-sum test at the level Holm tested the row
     at (``interval_level``, one-sided: its lower end is the bound at 1 − level, the interval
     two-sided at 1 − 2·level), so a regression's interval lies above 1 + max_slowdown;
     ``interval_agrees`` False where it does not (Holm stopped at an earlier row, or ties)."""
