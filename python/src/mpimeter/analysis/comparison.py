@@ -17,7 +17,6 @@ import numpy as np
 from mpimeter.analysis.diagnostics import dedupe
 from mpimeter.analysis.groups import (check_launches, groups_of, keys_text, low_power_warning, slice_label,
                                       slice_pieces, slices_text)
-from mpimeter.analysis import designs as _designs
 from mpimeter.analysis import matching as _matching
 from mpimeter.analysis.choices import ALTERNATIVES, RATIO_CIS, Alternative, RatioCI
 from mpimeter.analysis.loading import AnalysisError
@@ -26,7 +25,6 @@ from mpimeter.analysis.settings import alternative_settings, settings_warning
 from mpimeter.io.errors import AnalysisWarning
 from mpimeter.stats import compare as _cmp
 from mpimeter.stats import hypothesis as _hyp
-from mpimeter.stats import paired as _paired
 from mpimeter.stats import stratified as _strat
 from mpimeter.warning_codes import warning
 
@@ -34,16 +32,14 @@ COMPARED_SETTINGS = ("np", "procsync", "clocksync", "raw")
 
 
 def _at_holm_level(r: "ComparisonRow", p_adj: float, level: float, samples, *, alternative: str, alpha: float,
-                   ratio_ci: str, seed: int, strata=None, pairs=None) -> "ComparisonRow":
+                   ratio_ci: str, seed: int, strata=None) -> "ComparisonRow":
     """The row with its Holm decision and the ratio interval at the level Holm tested it at
     (ComparisonRow): one procedure for both."""
     significant = bool(p_adj <= alpha)
     if not math.isfinite(level):
         return replace(r, p_adjusted=p_adj, stars=_hyp.stars(p_adj, alpha=alpha), significant=significant)
     conf = min(max(1 - level if alternative == "two-sided" else 1 - 2 * level, 1e-9), 1 - 1e-12)
-    if pairs is not None:  # paired by round: the paired ratio, at the same level
-        ci = _paired.paired_ratio(*pairs, confidence=conf)
-    elif strata is not None:  # matched states: the stratified ratio, at the same level
+    if strata is not None:  # matched states: the stratified ratio, at the same level
         ci = _strat.stratified_ratio(strata, confidence=conf)
     else:
         ci = _cmp.compare_two(samples[r.a][(r.op, r.size)], samples[r.b][(r.op, r.size)], alternative=alternative,
@@ -103,8 +99,6 @@ class ComparisonRow:
     nprocs: int = 0  # the process count both sides ran the row at (issue 27)
     root: int | None = None  # rooted operations: the root both sides used, when recorded
     workpieces: int | None = None  # mw-workpieces: the pieces per call both sides handed out
-    design: str = "unpaired"  # analysis.designs: "paired by round" (signed-rank on per-round ratios) or unpaired
-    pairs: int = 0  # rounds both ran (paired by round)
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -217,7 +211,6 @@ def compare(
     rows: list[ComparisonRow] = []
     matchings = {}
     row_strata: dict[tuple, Any] = {}  # matched states of a row
-    row_pairs: dict[tuple, Any] = {}  # a row paired by round: (a's, b's) per-round medians
     samples: dict[tuple[str, tuple], dict] = {}  # (group, (p, root)) -> its samples
     for i, ga_all in enumerate(groups):
         for gb_all in groups[i + 1:]:
@@ -248,13 +241,6 @@ def compare(
                                       ratio_ci_method=ci.method, statistic=test.statistic, p_value=test.p_value,
                                       p_method=test.method, stratified=True,
                                       per_state=matched.medians(ga, gb, op, size), pooled_p_value=pc.p_value)
-                    elif (paired := _designs.compare_pairs(ga, gb, op, size, family=len(set(sa) & set(sb)),
-                                                           alternative=alternative, alpha=alpha)) is not None:
-                        row_pairs[(ga.name, gb.name, op, size, where)] = paired
-                        test, ci = _designs.paired_test(*paired, alternative), _paired.paired_ratio(*paired)
-                        row = replace(row, ratio=ci.estimate, ratio_ci_low=ci.low, ratio_ci_high=ci.high,
-                                      ratio_ci_method=ci.method, statistic=test.statistic, p_value=test.p_value,
-                                      p_method=test.method, design=_designs.BY_ROUND, pairs=len(paired[0]))
                     rows.append(row)
     p_all = np.array([r.p_value for r in rows])
     adj, levels = _hyp.holm(p_all), _hyp.holm_levels(p_all, alpha)
@@ -264,8 +250,7 @@ def compare(
     rows = [_at_holm_level(r, float(p), float(level),
                            {r.a: samples[(r.a, slice_of(r))], r.b: samples[(r.b, slice_of(r))]},
                            alternative=alternative, alpha=alpha, ratio_ci=ratio_ci, seed=seed,
-                           strata=row_strata.get((r.a, r.b, r.op, r.size, slice_of(r))),
-                           pairs=row_pairs.get((r.a, r.b, r.op, r.size, slice_of(r))))
+                           strata=row_strata.get((r.a, r.b, r.op, r.size, slice_of(r))))
             for r, p, level in zip(rows, adj, levels)]
     pooled_adj = _hyp.holm(np.array([r.pooled_p_value if r.stratified else r.p_value for r in rows]))
     for (na, nb, at_p), (ga, gb, matched) in matchings.items():
@@ -296,9 +281,6 @@ def compare(
     test = "wilcoxon-rank-sum on " + ("repetitions pooled over launches" if per_repetition else "per-launch medians")
     if matchings:
         test += f"; rows over matched states: {_matching.STRATIFIED_TEST}, stratified Hodges–Lehmann ratio"
-    if row_pairs:
-        test += ("; rows paired by round (the alternatives ran in the same rounds of one campaign): wilcoxon "
-                 "signed-rank on per-round ratios b/a, paired Hodges–Lehmann ratio")
     return ComparisonResult(tuple(g.name for g in groups), alternative, test, "holm", confidence, alpha, tuple(rows),
                             tuple(omnibus), dedupe(warnings), metric)
 
@@ -322,8 +304,6 @@ RATIO_ESTIMATORS = {
     "hodges-lehmann": "Hodges–Lehmann estimate of b/a (median of all pairwise ratios, not median b / median a) "
                       "with its distribution-free interval",
     "bootstrap": "ratio of medians b/a with a percentile bootstrap interval",
-    "paired-hodges-lehmann": "paired Hodges–Lehmann estimate of b/a (median of the Walsh averages of the per-pair "
-                             "log ratios) with its distribution-free interval",
 }
 
 

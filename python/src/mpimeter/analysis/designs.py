@@ -15,11 +15,8 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
-import numpy as np
-
 from mpimeter.io.errors import AnalysisWarning
 from mpimeter.stats import paired as _paired
-from mpimeter.stats.hypothesis import TestResult
 from mpimeter.warning_codes import warning
 
 BY_ROUND = "paired by round"
@@ -58,43 +55,3 @@ def round_pairs(a: Mapping[int, float], b: Mapping[int, float], state_a: Mapping
         return BY_STATE, both
     return BY_ROUND, both
 
-
-def _launch_medians(g, op: str, size: int) -> dict[int, float]:
-    row = g.rows().get((op, size))
-    return {} if row is None else {s.launch: float(s.median_ns) for s in row.per_launch if s.n > 0}
-
-
-def min_p_value(pairs: int, alternative: str) -> float:
-    """Smallest p of the signed-rank test with ``pairs`` pairs (twice the one-sided for two-sided)."""
-    p = _paired.min_p_value(pairs)
-    return min(1.0, 2 * p) if alternative == "two-sided" else p
-
-
-def compare_pairs(ga, gb, op: str, size: int, *, family: int, alternative: str,
-                  alpha: float) -> tuple[np.ndarray, np.ndarray] | None:
-    """For ``compare``: (a's, b's) per-round medians of the row when the two alternatives ran in
-    the rounds of one interleaved campaign (its campaign.json, the same launches per round) and
-    enough rounds for the signed-rank test to reach α / ``family``; None otherwise (unpaired).
-    Rows over matched states are left to the stratified test."""
-    record = ga.result.campaign.campaign_record
-    if ga.result is not gb.result or record is None or ga.metric != "time":
-        return None
-    per = [len({e.np for e in record.launches if e.alternative == g.alternative}) for g in (ga, gb)]
-    if per[0] != per[1] or per[0] < 1:
-        return None
-    a, b = rounds(_launch_medians(ga, op, size), per[0]), rounds(_launch_medians(gb, op, size), per[0])
-    design, both = round_pairs(a, b)
-    if design != BY_ROUND or min_p_value(len(both), alternative) > alpha / max(family, 1):
-        return None
-    return np.array([a[r] for r in both]), np.array([b[r] for r in both])
-
-
-def paired_test(a: np.ndarray, b: np.ndarray, alternative: str) -> TestResult:
-    """The signed-rank test of b / a per pair against 1 (``less``: a faster, i.e. b above a)."""
-    d = _paired.log_ratios(b, a)
-    up, down = _paired.signed_rank_greater(d), _paired.signed_rank_greater(-d)
-    if alternative == "less":
-        return up
-    if alternative == "greater":
-        return down
-    return TestResult(up.statistic, min(1.0, 2 * min(up.p_value, down.p_value)), up.method)

@@ -50,7 +50,9 @@ def print_guidelines(res: _guidelines.GuidelinesResult, *, violations_only: bool
 
 def _ratio_text(method: str) -> str:
     """What the ratio column is: the paired estimators' own words, else compare's."""
-    return {"paired-bootstrap": "median per-launch ratio, percentile bootstrap over launches"}.get(
+    return {"paired-hodges-lehmann": "paired Hodges–Lehmann (median of the Walsh averages of the per-launch log "
+                                     "ratios)",
+            "paired-bootstrap": "median per-launch ratio, percentile bootstrap over launches"}.get(
         method, analysis.ratio_estimator_text(method))
 
 
