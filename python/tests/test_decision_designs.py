@@ -123,11 +123,11 @@ def test_gate_cli_fails_on_one_state_and_prints_its_ratio_against_the_threshold(
 
 # --- guidelines paired by launch ---------------------------------------------------------------
 
-def _mockup_campaign(root, violation: float, seed: int):
-    """10 launches, half in a 2.5× slower state; allreduce ``violation`` × its mock-up in every launch."""
+def _mockup_campaign(root, violation: float, seed: int, fast: int = 5, slow: int = 5):
+    """``fast`` + ``slow`` launches, the slow ones 2.5× slower; allreduce ``violation`` × its mock-up in every launch."""
     def fn(op, size, rng, n):
         return (2000.0 + 0.5 * size) * (violation if op == "allreduce" else 1.0) * (1 + rng.lognormal(-5.0, 0.3, n))
-    write_state_campaign(root, 5, 5, seed=seed, ops=("allreduce", MOCKUP), sizes=(8, 64), nrep=40, time_fn=fn)
+    write_state_campaign(root, fast, slow, seed=seed, ops=("allreduce", MOCKUP), sizes=(8, 64), nrep=40, time_fn=fn)
     for meta_path in root.glob("launches/*/meta.json"):
         meta = json.loads(meta_path.read_text())
         meta["operations"][MOCKUP].update(kind="mock-up", mockup_of="allreduce")
@@ -151,6 +151,15 @@ def test_a_guideline_that_holds_is_not_violated_paired(tmp_path):
     r = CliRunner().invoke(guidelines_command, [str(root), "--no-cache", "--kind", "mock-up", "--format", "json"])
     out = json.loads(r.stdout)
     assert out["violations"] == 0 and {x["design"] for x in out["rows"]} == {"paired by launch"}
+
+
+def test_too_few_launches_to_pair_fall_back_to_the_rank_sum_test(tmp_path):
+    # 5 launches, 2 rows: the signed-rank test's smallest p, 1/32, is above 0.05 / 2; the rank-sum's is 1/252
+    root = _mockup_campaign(tmp_path / "c", 1.5, seed=23, fast=5, slow=0)
+    r = CliRunner().invoke(guidelines_command, [str(root), "--no-cache", "--kind", "mock-up", "--format", "json"])
+    out = json.loads(r.stdout)
+    assert [(x["design"], x["pairs"], x["violated"]) for x in out["rows"]] == [("unpaired", 0, True)] * 2
+    assert "too few launches to pair" in out["test"]
 
 
 # --- tune: by round, or by state ---------------------------------------------------------------
