@@ -85,3 +85,26 @@ def test_rule6_a_mean_interval_without_a_normality_check_is_not_met(many):
     unchecked = replace(many, rows=(replace(many.rows[0], normal=None, normality_p=None), *many.rows[1:]))
     assert check_rules(unchecked)[5].status == NOT_MET
     assert check_rules(many)[5].status == MET
+
+
+def test_rule7_is_not_met_beside_a_states_unmatched_warning(many):
+    """Sides compared pooled although one ran in two states: the difference may be only the mix."""
+    comparison = analysis.compare(many)
+    unmatched = warning("states-unmatched", groups="a vs b", which="a ran in two states, b shows no explained states",
+                        where="a vs b")
+    rule = check_rules(many, replace(comparison, warnings=[*comparison.warnings, unmatched]))[6]
+    assert rule.status == NOT_MET and "states-unmatched" in rule.reason and "4 significant" in rule.evidence
+
+
+def test_rule5_is_not_met_beside_the_analysis_saying_a_state_has_no_interval(many):
+    assert check_rules(many)[4].status == MET
+    rare = warning("state-rare", alternative="a", state="faster", launches=2, total=10, share=0.2, confidence=0.95,
+                   where="a")
+    rule = check_rules(replace(many, warnings=(*many.warnings, rare)))[4]
+    assert rule.status == NOT_MET and "the faster state is rare" in rule.reason
+
+
+def test_each_rule_says_whether_data_decide_it_or_the_report_meets_it_by_construction(many):
+    checks = check_rules(many, analysis.compare(many))
+    assert [c.number for c in checks if c.basis == "construction"] == [1, 8, 12]
+    assert all(c.basis == "data" for c in checks if c.number not in (1, 8, 12))

@@ -235,6 +235,10 @@ _TABLE = (
          "with {n_a} and {n_b} launches ({row}) the smallest possible p-value is {p_min:.3g}; after Holm "
          "correction over {rows} rows such a row cannot be significant at {alpha}",
          "run more launches per {per} (10 or more)"),
+    Code("state-untested", CAUTION, frozenset({A}),
+         "{groups}: the {state} state has too few launches ({launches}) in {rows} to be tested on its own in "
+         "a family of {family} tests: a regression of that state alone cannot fail the gate",
+         "run more launches, so that each state has enough of them on both sides"),
     Code("missing-rows", CAUTION, frozenset({A}),
          "{count} (op, size) of the baseline are not in the candidate and were not gated: {keys}",
          "run the candidate with the same --ops and --sizes"),

@@ -3,7 +3,14 @@
 than the baseline by more than a tolerated slowdown (one-sided Wilcoxon rank-sum against the
 baseline scaled by 1 + max_slowdown, exact p whenever computable, Holm-corrected). When both
 sides ran in the same explained machine states (analysis.matching), state by state: van
-Elteren's stratified test of the same hypothesis, so that the mix of states is no regression."""
+Elteren's stratified test of the same hypothesis, so that the mix of states is no regression,
+and beside it the same rank-sum slowdown test within each state, so that a regression of one
+state only (the fast path) is not averaged away by the others. The family Holm corrects over is
+every row's test and every state's test (a regression in any state fails the gate). A state
+with too few launches to reach significance in that family (its smallest attainable p above
+the level Holm would first test it at) is left out of the family and named (Tarone 1990: a
+test that cannot reject only dilutes the correction; which ones cannot depends on the launch
+counts alone, not on the times, so leaving them out keeps the family-wise error)."""
 
 from __future__ import annotations
 
@@ -32,7 +39,7 @@ class GateRow:
     interval, ``ratio_of_medians`` median_candidate / median_baseline; ``p_value`` of the
     one-sided slowdown test, computed as ``p_method`` says; ``significant``: p_adjusted ≤ α;
     ``stars`` only on significant rows; ``regression``: significant (the test is of ratio > 1 +
-    max_slowdown). The interval inverts the same rank-sum test at the level Holm tested the row
+    max_slowdown), or one of ``state_tests`` a regression (a state slower on its own). The interval inverts the same rank-sum test at the level Holm tested the row
     at (``interval_level``, one-sided: its lower end is the bound at 1 − level, the interval
     two-sided at 1 − 2·level), so a regression's interval lies above 1 + max_slowdown;
     ``interval_agrees`` False where it does not (Holm stopped at an earlier row, or ties)."""
@@ -58,9 +65,36 @@ class GateRow:
     stratified: bool = False
     per_state: tuple = ()  # analysis.matching.StateMedians per state
     pooled_p_value: float | None = None  # the pooled slowdown test, for the mix
-    nprocs: int = 0  # the process count both sides ran the row at (issue 27; 0: not known)
+    state_tests: tuple = ()  # StateTest per matched state: the slowdown test within it
+    nprocs: int = 0  # the process count both sides ran the row at (0: not known)
     root: int | None = None  # rooted operations: the root both sides used, when recorded
     workpieces: int | None = None  # mw-workpieces: the pieces per call both sides handed out
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+@dataclass(frozen=True)
+class StateTest:
+    """The slowdown test of one row within one matched state: the launches of each side in it,
+    the Hodges–Lehmann ratio candidate / baseline with its interval at the level Holm tested it
+    at, ``p_value`` of the one-sided rank-sum test, ``p_adjusted`` after Holm over rows ×
+    states; ``tested`` False when the state has too few launches for any p to be significant
+    in the family (then ``p_adjusted`` is None and it is no regression); ``regression``:
+    tested and p_adjusted ≤ α."""
+
+    stratum: str
+    launches_baseline: int
+    launches_candidate: int
+    ratio: float
+    ratio_ci_low: float | None
+    ratio_ci_high: float | None
+    p_value: float
+    p_method: str
+    min_p_value: float
+    tested: bool
+    p_adjusted: float | None
+    regression: bool
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -120,31 +154,67 @@ def gate_rows(baseline: Mapping[tuple[str, int], np.ndarray], candidate: Mapping
     strata_of = {k: m for k in keys if (m := matched(*k)) is not None} if matched is not None else {}
     tests = [_strat.stratified_slowdown_test(strata_of[k][0], max_slowdown) if k in strata_of else t
              for k, t in zip(keys, pooled)]
-    p = np.array([t.p_value for t in tests])
-    adj, levels = _hyp.holm(p), _hyp.holm_levels(p, alpha)
+    # within each matched state of a row: (row index, stratum, baseline, candidate, test, smallest p)
+    within = [(i, sm.stratum, a, b, _cmp.slowdown_test(a, b, max_slowdown),
+               _cmp.min_p_value(len(b), len(a), "greater"))
+              for i, k in enumerate(keys) if k in strata_of
+              for (a, b), sm in zip(strata_of[k][0], strata_of[k][1]) if len(a) and len(b)]
+    tested = _testable([w[5] for w in within], len(keys), alpha)
+    family = np.array([t.p_value for t in tests] + [w[4].p_value for w, ok in zip(within, tested) if ok])
+    adj_all, levels_all = _hyp.holm(family), _hyp.holm_levels(family, alpha)
+    adj, levels = adj_all[:len(keys)], levels_all[:len(keys)]
+    state_adj = iter(zip(adj_all[len(keys):], levels_all[len(keys):]))
+    per_row_states: dict[int, list[StateTest]] = {}
+    for w, ok in zip(within, tested):
+        i, stratum, a, b, test, min_p = w
+        p_adj, level = next(state_adj) if ok else (math.nan, math.nan)
+        hl = _cmp.compare_two(a, b, confidence=_holm_confidence(level, alpha)).ratio_ci
+        per_row_states.setdefault(i, []).append(StateTest(
+            stratum, len(a), len(b), hl.estimate, hl.low, hl.high, test.p_value, test.method, min_p, ok,
+            float(p_adj) if ok else None, bool(ok and p_adj <= alpha)))
     rows = []
-    for key, test, pooled_test, p_adj, level in zip(keys, tests, pooled, adj, levels):
-        # a key is (op, size), or (op, size, (p, root, workpieces)) when the sides ran at several (issue 27)
+    for i, (key, test, pooled_test, p_adj, level) in enumerate(zip(keys, tests, pooled, adj, levels)):
+        # a key is (op, size), or (op, size, (p, root, workpieces)) when the sides ran at several
         op, size = key[0], key[1]
         where = {"nprocs": key[2][0], "root": key[2][1], "workpieces": slice_pieces(key[2])} if len(key) > 2 else {}
         a, b = baseline[key], candidate[key]
         # The Hodges–Lehmann ratio goes with the rank-sum test; its interval inverts that test at the level Holm
         # tested this row at (one-sided: the lower end at 1 − level), so decision and interval are one procedure.
-        conf = min(max(1 - 2 * level if math.isfinite(level) else 1 - alpha, 1e-9), 1 - 1e-12)
+        conf = _holm_confidence(level, alpha)
         pc = _cmp.compare_two(a, b, confidence=conf)
         ci = pc.ratio_ci
         extra: dict[str, Any] = {}
         if key in strata_of:  # matched states: the stratified ratio at the same level
             strata, per_state = strata_of[key]
             ci = _strat.stratified_ratio(strata, confidence=conf)
-            extra = dict(stratified=True, per_state=per_state, pooled_p_value=pooled_test.p_value)
+            extra = dict(stratified=True, per_state=per_state, pooled_p_value=pooled_test.p_value,
+                         state_tests=tuple(per_row_states.get(i, ())))
         significant = bool(p_adj <= alpha)
         agrees = significant == bool(ci.low is not None and ci.low > 1 + max_slowdown)
+        regression = significant or any(st.regression for st in per_row_states.get(i, ()))
         rows.append(GateRow(op, size, pc.median_a, pc.median_b, pc.ratio, ci.estimate, ci.low, ci.high,
                             test.p_value, test.method, float(p_adj), _hyp.stars(float(p_adj), alpha=alpha),
-                            significant, significant, one_way=one_way(*key), interval_level=float(level),
+                            significant, regression, one_way=one_way(*key), interval_level=float(level),
                             interval_agrees=agrees, **where, **extra))
     return rows
+
+
+def _holm_confidence(level: float, alpha: float) -> float:
+    """The two-sided confidence whose lower end is the one-sided bound at Holm's ``level``."""
+    return min(max(1 - 2 * level if math.isfinite(level) else 1 - alpha, 1e-9), 1 - 1e-12)
+
+
+def _testable(min_p: Sequence[float], always: int, alpha: float) -> list[bool]:
+    """Which of the per-state tests enter the family beside the ``always`` row tests: those whose
+    smallest attainable p is at most α / (family size), the family shrunk until every test in it
+    can reach its first Holm level (Tarone 1990; the launch counts decide, never the times)."""
+    keep = [math.isfinite(p) for p in min_p]
+    while True:
+        size = always + sum(keep)
+        now = [k and p <= alpha / size for k, p in zip(keep, min_p)]
+        if now == keep:
+            return keep
+        keep = now
 
 
 def _order(key: tuple) -> tuple:
@@ -211,19 +281,21 @@ def gate(
         m = matched_at(where)
         if m is None:
             return None
-        return m.strata(on(base, where), on(cand, where), op, size), m.medians(on(base, where), on(cand, where), op, size)
+        return state_strata(on(base, where), on(cand, where), op, size, *launch_states(m), m.names)
 
     rows = gate_rows(sb, sc, max_slowdown=max_slowdown, alpha=alpha,
                      one_way=lambda op, size, where=None: on(base, where).one_way(op, size) and on(cand, where).one_way(op, size),
                      matched=strata_of if any(m is not None for m in matchings.values()) else None)
     test = "one-sided wilcoxon-rank-sum on " + ("repetitions pooled over launches" if per_repetition else
                                                 "per-launch medians")
+    warnings += untested_states(rows, f"{base.name} vs {cand.name}")
     for at_p, matched in matchings.items():
         if matched is None:
             continue
         warnings += _matching.mix_warning(base, cand, matched, _only_mix(rows, max_slowdown, alpha, at_p),
                                           at_p=at_p)
-        test = f"one-sided {_matching.STRATIFIED_TEST}, stratified Hodges–Lehmann ratio"
+        test = (f"one-sided {_matching.STRATIFIED_TEST}, stratified Hodges–Lehmann ratio; and the one-sided "
+                "wilcoxon-rank-sum within each state (holm over rows × states)")
     if per_repetition:
         warnings.append(warning("per-repetition", doing="gating on", consequence="", per="side"))
     else:  # the row with the fewest launches decides (candidate first: the test is of candidate > baseline)
@@ -234,6 +306,53 @@ def gate(
                                       "greater", alpha, "side")
     warnings += baseline.warnings + candidate.warnings
     return GateResult(base.name, cand.name, max_slowdown, alpha, tuple(rows), dedupe(warnings), metric, test)
+
+
+def launch_states(m: _matching.Matching) -> tuple[dict[int, str], dict[int, str]]:
+    """Launch → state of each side of a matching: what the per-state tests are split by."""
+    return ({i: s.name for s in m.a.states for i in s.launches}, {i: s.name for s in m.b.states for i in s.launches})
+
+
+def state_strata(ga, gb, op: str, size: int, state_a: Mapping[int, str], state_b: Mapping[int, str],
+                 names: Sequence[str]) -> tuple[list[tuple[np.ndarray, np.ndarray]], tuple]:
+    """Per state of ``names``, (a's, b's) per-launch medians of the row, and their
+    ``StateMedians``; launches without a state are in none."""
+    def medians(g):
+        row = g.rows().get((op, size))
+        return {} if row is None else {s.launch: float(s.median_ns) for s in row.per_launch
+                                       if s.n > 0 and math.isfinite(s.median_ns)}
+    return split_by_state(medians(ga), medians(gb), state_a, state_b, names)
+
+
+def split_by_state(a: Mapping[int, float], b: Mapping[int, float], state_a: Mapping[int, str],
+                   state_b: Mapping[int, str],
+                   names: Sequence[str]) -> tuple[list[tuple[np.ndarray, np.ndarray]], tuple]:
+    """Per state of ``names``, the values (launch → per-launch median) of each side whose launch
+    is in it, and their ``StateMedians``."""
+    strata = [(np.array([v for i, v in a.items() if state_a.get(i) == n]),
+               np.array([v for i, v in b.items() if state_b.get(i) == n])) for n in names]
+    out = []
+    for name, (x, y) in zip(names, strata):
+        ma = float(np.median(x)) if x.size else math.nan
+        mb = float(np.median(y)) if y.size else math.nan
+        out.append(_matching.StateMedians(name, int(x.size), int(y.size), ma, mb,
+                                          mb / ma if x.size and y.size and ma > 0 else math.nan))
+    return strata, tuple(out)
+
+
+def untested_states(rows: Sequence[GateRow], pair: str) -> list[AnalysisWarning]:
+    """``state-untested`` per state left out of the gate's family, with the rows it was left out in."""
+    family = sum(1 for _ in rows) + sum(st.tested for r in rows for st in r.state_tests)
+    out = []
+    for name in dict.fromkeys(st.stratum for r in rows for st in r.state_tests if not st.tested):
+        where = [(r, st) for r in rows for st in r.state_tests if st.stratum == name and not st.tested]
+        fewest = min(where, key=lambda x: min(x[1].launches_baseline, x[1].launches_candidate))[1]
+        names = [f"{r.op}/{r.size}" for r, _ in where]
+        out.append(warning("state-untested", groups=pair, state=name,
+                           launches=f"{fewest.launches_baseline} baseline, {fewest.launches_candidate} candidate",
+                           rows=f"{len(names)} row(s): {', '.join(names[:4])}{' …' if len(names) > 4 else ''}",
+                           family=family, where=pair))
+    return out
 
 
 def _samples(g, per_repetition: bool, sliced: bool) -> dict:

@@ -14,10 +14,19 @@ than ``rhs``:
 - ``split``: an operation at m against two calls at m/2 (twice the per-launch medians at m/2)
   — "one call with m is no slower than two with m/2".
 
-A guideline is violated where the one-sided Wilcoxon rank-sum test (exact whenever computable)
+Both sides of a guideline ran in the same launches, so the design pairs them (``paired by
+launch``): the test is the one-sided Wilcoxon signed-rank test of the per-launch ratios lhs/rhs
+(stats.paired, exact), on the launches that measured both — the launch's own speed, a machine
+state included, multiplies both sides and cancels in the ratio — with the paired Hodges–Lehmann
+ratio (median of the Walsh averages of the log ratios) and its interval. Where no launch
+measured both sides (``unpaired``) the one-sided Wilcoxon rank-sum test of the per-launch
+medians and the two-sample Hodges–Lehmann ratio stand in; so they do where the launches are too
+few for the signed-rank test to reach Holm's first level in the family (its smallest p is
+2^−pairs: 1/32 with 5 launches, where the rank-sum's is 1/252) — a rule of the launch counts, not
+of the times, so choosing by it keeps the error rate. A guideline is violated where the test
 says ``lhs`` is slower than ``rhs`` after Holm's correction over the whole family of rows tested
-together; each row carries the ratio lhs/rhs (> 1: lhs slower) with the interval of the
-comparison's estimator (Hodges–Lehmann by default).
+together; each row carries the ratio lhs/rhs (> 1: lhs slower) with its interval and
+says which design it used.
 
 Paper: Träff, Gropp & Thakur 2010 (self-consistent MPI performance guidelines); Träff 2012
 (mpicroscope, Hunold & Carpen-Amarie 2016 ref. [4]); the PGMPI work (Hunold, Carpen-Amarie,
@@ -36,12 +45,14 @@ import numpy as np
 
 from mpimeter.analysis.choices import GUIDELINE_KINDS as KINDS
 from mpimeter.analysis.diagnostics import dedupe
+from mpimeter.analysis.designs import paired_low_power
 from mpimeter.analysis.groups import Group, groups_of, low_power_warning
 from mpimeter.analysis.loading import AnalysisError
 from mpimeter.analysis.results import AnalysisResult
 from mpimeter.io.errors import AnalysisWarning
 from mpimeter.stats import compare as _cmp
 from mpimeter.stats import hypothesis as _hyp
+from mpimeter.stats import paired as _paired
 from mpimeter.warning_codes import warning
 
 STATEMENTS = {
@@ -81,9 +92,50 @@ class GuidelineRow:
     stars: str = ""
     violated: bool = False
     root: int | None = None  # lhs's root when the operation takes one (rhs at the same root, or none)
+    design: str = "unpaired"  # DESIGNS: paired by launch (signed-rank on per-launch ratios) or unpaired
+    pairs: int = 0  # launches that measured both sides (the paired test's sample)
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
+
+
+PAIRED, UNPAIRED = "paired by launch", "unpaired"
+DESIGNS = (PAIRED, UNPAIRED)
+
+
+@dataclass(frozen=True)
+class GuidelineTest:
+    """The test of one guideline row: ``design`` (DESIGNS), ``pairs`` the launches with both
+    sides, the medians of each side over its launches, the ratio lhs / rhs with its interval,
+    p of the one-sided test "lhs slower" and how it was computed."""
+
+    design: str
+    pairs: int
+    launches_lhs: int
+    launches_rhs: int
+    median_lhs_ns: float
+    median_rhs_ns: float
+    ratio: Any  # stats.intervals.Interval
+    p_value: float
+    p_method: str
+
+
+def guideline_test(lhs: dict[int, float], rhs: dict[int, float], *, confidence: float = 0.95,
+                   ratio_ci: str = "hodges-lehmann", seed: int = 0, paired: bool = True) -> GuidelineTest:
+    """The one-sided test that ``lhs`` is slower than ``rhs`` (launch → per-launch median, rhs
+    already scaled: twice for ``split``): with ``paired``, by launch on the launches that
+    measured both; unpaired (rank-sum) when not, or when none did (module docstring)."""
+    both = sorted(set(lhs) & set(rhs)) if paired else []
+    a, b = np.array(list(rhs.values()), dtype=float), np.array(list(lhs.values()), dtype=float)
+    med_l, med_r = float(np.median(b)), float(np.median(a))
+    if not both:  # "lhs slower" = the rhs sample below the lhs sample; the ratio lhs/rhs is b/a
+        pc = _cmp.compare_two(a, b, alternative="less", confidence=confidence, ratio_ci=ratio_ci, seed=seed)
+        return GuidelineTest(UNPAIRED, 0, b.size, a.size, med_l, med_r, pc.ratio_ci, pc.p_value, pc.p_method)
+    x, y = np.array([rhs[i] for i in both]), np.array([lhs[i] for i in both])
+    test = _paired.paired_slowdown_test(x, y, 0.0)
+    ci = (_paired.paired_bootstrap_ratio(x, y, confidence=confidence, seed=seed) if ratio_ci == "bootstrap"
+          else _paired.paired_ratio(x, y, confidence=confidence))
+    return GuidelineTest(PAIRED, len(both), b.size, a.size, med_l, med_r, ci, test.p_value, test.method)
 
 
 @dataclass(frozen=True)
@@ -117,15 +169,15 @@ def mockups_of(result: AnalysisResult, alternative: str) -> dict[str, str]:
     return out
 
 
-def _slices(group: Group) -> dict[int, dict[tuple[str, int, int | None], np.ndarray]]:
-    """Per p, the group's per-launch medians keyed (op, size, root): the rows of one p only
-    (issue 27: a guideline compares one operation with another on the same processes)."""
-    out: dict[int, dict[tuple[str, int, int | None], np.ndarray]] = {}
+def _slices(group: Group) -> dict[int, dict[tuple[str, int, int | None], dict[int, float]]]:
+    """Per p, the group's per-launch medians (launch → median) keyed (op, size, root): the rows
+    of one p only (a guideline compares one operation with another on the same processes)."""
+    out: dict[int, dict[tuple[str, int, int | None], dict[int, float]]] = {}
     for r in group.result.rows:
         if r.alternative != group.alternative:
             continue
-        values = np.array([s.median_ns for s in r.per_launch if s.n > 0])
-        if len(values):
+        values = {s.launch: float(s.median_ns) for s in r.per_launch if s.n > 0}
+        if values:
             out.setdefault(r.nprocs, {})[(r.op, r.size, r.root)] = values
     return dict(sorted(out.items()))
 
@@ -174,6 +226,7 @@ def check(result: AnalysisResult, *, kinds: Sequence[str] = KINDS, mockups: Sequ
     warnings: list[AnalysisWarning] = []
     selected = set(mockups) if mockups else None
     rows: list[GuidelineRow] = []
+    planned: list[tuple] = []  # every row's facts and samples, tested once the family's size is known
     for g in groups:
         per_p = _slices(g)
         samples = {(op, size): v for at_p in per_p.values() for (op, size, _), v in at_p.items()}
@@ -210,16 +263,23 @@ def check(result: AnalysisResult, *, kinds: Sequence[str] = KINDS, mockups: Sequ
         for nprocs, at_p in per_p.items():
             for kind in kinds:
                 for op, size, root, versus, versus_size, versus_root, factor in _pairs(kind, at_p, mock, selected):
-                    lhs, rhs = at_p[(op, size, root)], at_p[(versus, versus_size, versus_root)] * factor
-                    # "lhs slower" = the rhs sample below the lhs sample; the ratio lhs/rhs is b/a
-                    pc = _cmp.compare_two(rhs, lhs, alternative="less", confidence=confidence, ratio_ci=ratio_ci,
-                                          seed=seed)
-                    rows.append(GuidelineRow(
-                        kind, g.name, nprocs, op, size, versus, versus_size,
-                        STATEMENTS[kind].format(op=op, size=size, versus=versus, versus_size=versus_size)
-                        + ("" if root is None else f" at root {root}"),
-                        len(lhs), len(rhs), pc.median_b, pc.median_a, pc.ratio_ci.estimate, pc.ratio_ci.low,
-                        pc.ratio_ci.high, pc.ratio_ci.method, pc.p_value, pc.p_method, root=root))
+                    lhs = at_p[(op, size, root)]
+                    rhs = {i: v * factor for i, v in at_p[(versus, versus_size, versus_root)].items()}
+                    planned.append((kind, g.name, nprocs, op, size, versus, versus_size, root, lhs, rhs))
+    # paired where the pairs can reach Holm's first level in this family (the launch counts decide, never the
+    # times: with 5 launches the signed-rank test's smallest p, 1/32, cannot, while the rank-sum's 1/252 can)
+    family = len(planned)
+    for kind, name, nprocs, op, size, versus, versus_size, root, lhs, rhs in planned:
+        pairs = len(set(lhs) & set(rhs))
+        t = guideline_test(lhs, rhs, confidence=confidence, ratio_ci=ratio_ci, seed=seed,
+                           paired=pairs > 0 and _paired.min_p_value(pairs) <= alpha / family)
+        rows.append(GuidelineRow(
+            kind, name, nprocs, op, size, versus, versus_size,
+            STATEMENTS[kind].format(op=op, size=size, versus=versus, versus_size=versus_size)
+            + ("" if root is None else f" at root {root}"),
+            t.launches_lhs, t.launches_rhs, t.median_lhs_ns, t.median_rhs_ns, t.ratio.estimate,
+            t.ratio.low, t.ratio.high, t.ratio.method, t.p_value, t.p_method, root=root,
+            design=t.design, pairs=t.pairs))
     if not rows:
         raise AnalysisError("no guideline could be tested: the campaign measured no mock-up together with its "
                             "operation at one size (plan one with mpimeter run --guidelines), no operation at two "
@@ -229,8 +289,15 @@ def check(result: AnalysisResult, *, kinds: Sequence[str] = KINDS, mockups: Sequ
                     violated=bool(math.isfinite(p) and p <= alpha)) for r, p in zip(rows, adj)]
     several_p = len({r.nprocs for r in rows}) > 1
     warnings += low_power_warning([(r.launches_rhs, r.launches_lhs,
-                                    f"{r.op}/{r.size}" + (f" p={r.nprocs}" if several_p else "")) for r in rows], "less",
-                                  alpha, "alternative")
+                                    f"{r.op}/{r.size}" + (f" p={r.nprocs}" if several_p else ""))
+                                   for r in rows if r.design == UNPAIRED], "less", alpha, "alternative")
+    warnings += paired_low_power([(r.pairs, f"{r.op}/{r.size}" + (f" p={r.nprocs}" if several_p else ""))
+                                  for r in rows if r.design == PAIRED], len(rows), alpha, "alternative")
     warnings += result.warnings
-    return GuidelinesResult(tuple(kinds), "one-sided wilcoxon-rank-sum on per-launch medians (lhs slower than rhs)",
+    designs = [d for d in DESIGNS if any(r.design == d for r in rows)]
+    test = "; ".join({PAIRED: "one-sided wilcoxon signed-rank on per-launch ratios lhs/rhs, paired by launch "
+                              "(lhs slower than rhs)",
+                      UNPAIRED: "one-sided wilcoxon-rank-sum on per-launch medians (lhs slower than rhs), unpaired: "
+                                "no launch measured both sides, or too few launches to pair"}[d] for d in designs)
+    return GuidelinesResult(tuple(kinds), test,
                             "holm", confidence, alpha, tuple(rows), dedupe(warnings))

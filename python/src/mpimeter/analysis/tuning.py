@@ -39,7 +39,10 @@ from typing import Any
 
 import numpy as np
 
+from mpimeter.analysis import designs as _designs
+from mpimeter.analysis import matching as _matching
 from mpimeter.analysis.diagnostics import dedupe
+from mpimeter.analysis.gating import launch_states
 from mpimeter.analysis.groups import Group, groups_of, low_power_warning
 from mpimeter.analysis.loading import AnalysisError
 from mpimeter.analysis.results import AnalysisResult
@@ -47,6 +50,8 @@ from mpimeter.io.errors import AnalysisWarning
 from mpimeter.stats import compare as _cmp
 from mpimeter.analysis.choices import TUNED_LIBRARIES as LIBRARIES
 from mpimeter.stats import hypothesis as _hyp
+from mpimeter.stats import paired as _paired
+from mpimeter.stats import stratified as _strat
 from mpimeter.warning_codes import warning
 
 _OMPI_ALG = re.compile(r"^OMPI_MCA_coll_tuned_([a-z_]+?)_algorithm$")
@@ -110,6 +115,8 @@ class Comparison:
     p_adjusted: float = math.nan
     stars: str = ""
     significant: bool = False
+    design: str = "unpaired"  # analysis.designs: paired by round, stratified by state, unpaired
+    pairs: int = 0  # rounds both ran (paired by round): the paired test's sample
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -358,14 +365,16 @@ def _default_of(library: str, alts: list[TuningAlternative]) -> TuningAlternativ
     return named[0] if named else defaults[0]
 
 
-def _per_p(group: Group) -> dict[int, dict[tuple[str, int], np.ndarray]]:
-    """nprocs → (op, size) → per-launch medians. A process count has a slice per root (None for
-    the unrooted operations): they are merged, and an (op, size) measured at several roots is
-    refused (a tuning file has no root)."""
-    out: dict[int, dict[tuple[str, int], np.ndarray]] = {}
+def _per_p(group: Group) -> dict[int, dict[tuple[str, int], dict[int, float]]]:
+    """nprocs → (op, size) → launch → per-launch median. A process count has a slice per root
+    (None for the unrooted operations): they are merged, and an (op, size) measured at several
+    roots is refused (a tuning file has no root)."""
+    out: dict[int, dict[tuple[str, int], dict[int, float]]] = {}
     for where in group.slices():
-        p, root = where
-        samples = {k: v for k, v in group.at(where).samples(False).items() if len(v)}
+        p, root = where[:2]
+        samples = {k: {s.launch: float(s.median_ns) for s in r.per_launch if s.n > 0}
+                   for k, r in group.at(where).rows().items()}
+        samples = {k: v for k, v in samples.items() if v}
         mine = out.setdefault(p, {})
         twice = sorted(set(samples) & set(mine))
         if twice:
@@ -374,6 +383,56 @@ def _per_p(group: Group) -> dict[int, dict[tuple[str, int], np.ndarray]]:
                                 "tune a campaign with one root")
         mine.update(samples)
     return out
+
+
+def _rounds_per(result: AnalysisResult, alternative: str) -> int | None:
+    """Launches of ``alternative`` per round of the interleaved campaign (its process counts:
+    campaign.plan.interleave), None without campaign.json (no record of the rounds)."""
+    record = result.campaign.campaign_record
+    if record is None:
+        return None
+    return max(1, len({e.np for e in record.launches if e.alternative == alternative}))
+
+
+def _states_at(default: Group, alt: Group, p: int) -> tuple[dict[int, str], dict[int, str]] | None:
+    """Launch → state of the default's and the algorithm's launches at p when their states match
+    (analysis.matching; None: no states, or none that can be matched)."""
+    where = next((w for w in default.slices() if w[0] == p), None)
+    theirs = next((w for w in alt.slices() if w[0] == p), None)
+    if where is None or theirs is None:
+        return None
+    m, _ = _matching.match(default.at(where), alt.at(theirs), per_repetition=False)
+    return None if m is None else launch_states(m)
+
+
+def _design_test(default: dict[int, float], alg: dict[int, float], per_round: int | None,
+                 states: tuple[dict[int, str], dict[int, str]] | None, *, min_effect: float, confidence: float,
+                 seed: int, pair_if: int) -> tuple[str, int, Any, Any]:
+    """(design, pairs, test, ratio interval) of "default slower than alg × (1 + min_effect)"
+    (analysis.designs): by round when the campaign interleaved them and every round's launches
+    share a state, with at least ``pair_if`` rounds; state by state when states are matched
+    (van Elteren); else the rank-sum test of the per-launch medians."""
+    design, both = _designs.UNPAIRED, []
+    if per_round is not None:
+        rd, ra = _designs.rounds(default, per_round), _designs.rounds(alg, per_round)
+        sd = sa = None
+        if states is not None:
+            sd, sa = (_designs.rounds({i: s for i, s in m.items() if i in v}, per_round)
+                      for m, v in ((states[0], default), (states[1], alg)))
+        design, both = _designs.round_pairs(rd, ra, sd, sa)
+        if design == _designs.BY_ROUND and len(both) >= pair_if:
+            x, y = np.array([ra[r] for r in both]), np.array([rd[r] for r in both])
+            return (design, len(both), _paired.paired_slowdown_test(x, y, min_effect),
+                    _paired.paired_ratio(y, x, confidence=confidence))
+    a, b = np.array(list(default.values())), np.array(list(alg.values()))
+    if states is not None:
+        strata = [(np.array([v for i, v in alg.items() if states[1].get(i) == name]),
+                   np.array([v for i, v in default.items() if states[0].get(i) == name]))
+                  for name in dict.fromkeys(states[0].values())]
+        return (_designs.BY_STATE, 0, _strat.stratified_slowdown_test(strata, min_effect),
+                _strat.stratified_ratio([(d, g) for g, d in strata], confidence=confidence))
+    return (_designs.UNPAIRED, 0, _cmp.slowdown_test(b, a, min_effect),
+            _cmp.compare_two(a, b, confidence=confidence, seed=seed).ratio_ci)
 
 
 def _provenance(result: AnalysisResult, alternatives: Sequence[str]) -> dict[str, Any]:
@@ -419,8 +478,8 @@ def tune(result: AnalysisResult, *, min_effect: float = 0.05, alpha: float = 0.0
     warnings += result.warnings
     record = result.campaign.campaign_record
     return TuningResult(min_effect, alpha, confidence,
-                        "one-sided wilcoxon-rank-sum on per-launch medians (default slower than algorithm × "
-                        "(1 + min_effect))", "holm (per library, over every (op, p, size, algorithm))",
+                        _test_text({c.design for lib in out for c in lib.comparisons}),
+                        "holm (per library, over every (op, p, size, algorithm))",
                         tuple(out), record.id if record is not None else None, dedupe(warnings))
 
 
@@ -429,18 +488,26 @@ def _tune_library(result: AnalysisResult, library: str, default: TuningAlternati
                   warnings: list[AnalysisWarning]) -> LibraryTuning:
     base = _per_p(groups[default.alternative])
     rows: list[Comparison] = []
+    planned = []  # (alternative, setting, p, size, default's launches, algorithm's launches, states)
     for alt in others:
         theirs = _per_p(groups[alt.alternative])
         for op, setting in sorted(alt.settings.items()):
             for p in sorted(set(base) & set(theirs)):
+                states = _states_at(groups[default.alternative], groups[alt.alternative], p)
                 for (o, size) in sorted(k for k in theirs[p] if k[0] == op and k in base[p]):
-                    a, b = base[p][(o, size)], theirs[p][(o, size)]
-                    test = _cmp.slowdown_test(b, a, min_effect)  # default (candidate) slower than alg × (1+e)
-                    pc = _cmp.compare_two(a, b, confidence=confidence, seed=seed)  # ratio alg / default
-                    rows.append(Comparison(library, op, p, size, alt.alternative, setting.name, setting.variable,
-                                           setting.value, len(a), len(b), pc.median_a, pc.median_b,
-                                           pc.ratio_ci.estimate, pc.ratio_ci.low, pc.ratio_ci.high, test.p_value,
-                                           test.method))
+                    planned.append((alt, setting, p, size, base[p][(o, size)], theirs[p][(o, size)], states))
+    # rounds paired only when enough of them can reach Holm's first level (launch counts decide, never the times)
+    pair_if = next((n for n in range(1, 64) if _paired.min_p_value(n) <= alpha / max(len(planned), 1)), 64)
+    per_round = {a.alternative: _rounds_per(result, a.alternative) for a in (default, *others)}
+    for alt, setting, p, size, d, g, states in planned:
+        same = per_round[default.alternative] == per_round[alt.alternative]
+        rounds = per_round[default.alternative] if same else None
+        design, pairs, test, ci = _design_test(d, g, rounds, states, min_effect=min_effect, confidence=confidence,
+                                               seed=seed, pair_if=pair_if)
+        rows.append(Comparison(library, setting.op, p, size, alt.alternative, setting.name, setting.variable,
+                               setting.value, len(d), len(g), float(np.median(list(d.values()))),
+                               float(np.median(list(g.values()))), ci.estimate, ci.low, ci.high, test.p_value,
+                               test.method, design=design, pairs=pairs))
     if not rows:
         raise AnalysisError(f"{library}: no (op, p, size) was measured both by the default ({default.alternative}) "
                             f"and by an algorithm alternative ({', '.join(a.alternative for a in others)}) of its "
@@ -449,7 +516,9 @@ def _tune_library(result: AnalysisResult, library: str, default: TuningAlternati
     rows = [replace(r, p_adjusted=float(q), stars=_hyp.stars(float(q), alpha=alpha),
                     significant=bool(math.isfinite(q) and q <= alpha)) for r, q in zip(rows, adj)]
     warnings += low_power_warning([(r.launches_default, r.launches_algorithm, f"{r.op}/{r.size} p={r.nprocs}")
-                                   for r in rows], "greater", alpha, "alternative")
+                                   for r in rows if r.design != _designs.BY_ROUND], "greater", alpha, "alternative")
+    warnings += _designs.paired_low_power([(r.pairs, f"{r.op}/{r.size} p={r.nprocs}") for r in rows
+                                           if r.design == _designs.BY_ROUND], len(rows), alpha, "alternative")
     settings = {a.alternative: a.settings for a in others}
     choices = []
     for key in sorted({(r.op, r.nprocs, r.size) for r in rows}):
@@ -464,6 +533,18 @@ def _tune_library(result: AnalysisResult, library: str, default: TuningAlternati
     return LibraryTuning(library, default.alternative, (default, *others), tuple(rows), tuple(choices),
                          tuple(merge_ranges(choices)), _provenance(result, [default.alternative,
                                                                              *(a.alternative for a in others)]))
+
+
+def _test_text(designs: set[str]) -> str:
+    """The tests the comparisons used, by design."""
+    what = {_designs.BY_ROUND: "one-sided wilcoxon signed-rank on per-round ratios default / algorithm (paired by "
+                               "round: the alternatives ran in the same rounds)",
+            _designs.BY_STATE: f"one-sided {_matching.STRATIFIED_TEST} (stratified by state: launches of a round ran "
+                               "in different machine states)",
+            _designs.UNPAIRED: "one-sided wilcoxon-rank-sum on per-launch medians (unpaired: no record of the "
+                               "rounds, or too few of them to pair)"}
+    return "; ".join(what[d] for d in (_designs.BY_ROUND, _designs.BY_STATE, _designs.UNPAIRED) if d in designs) + \
+        " — default slower than algorithm × (1 + min_effect)"
 
 
 def merge_ranges(choices: Sequence[Choice]) -> list[SizeRange]:

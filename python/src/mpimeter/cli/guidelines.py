@@ -27,12 +27,15 @@ def print_guidelines(res: _guidelines.GuidelinesResult, *, violations_only: bool
     con = console()
     pct = f"{100 * res.confidence:g} %"
     t = Table(title="mpimeter guidelines", title_justify="left")
-    for name in ("kind", "alternative", "ranks", "guideline", "launches", "median lhs", "median rhs",
-                 f"ratio lhs/rhs [{pct} CI]", "p", "p (Holm)", "", "violated"):
-        t.add_column(name, justify="left" if name in ("kind", "alternative", "guideline", "", "violated") else "right")
+    several = len({r.design for r in res.rows}) > 1
+    for name in ("kind", "alternative", "ranks", "guideline", "launches", *(("design",) if several else ()),
+                 "median lhs", "median rhs", f"ratio lhs/rhs [{pct} CI]", "p", "p (Holm)", "", "violated"):
+        t.add_column(name, justify="left" if name in ("kind", "alternative", "guideline", "design", "", "violated")
+                     else "right")
     shown = res.violations if violations_only else res.rows
     for r in shown:
         t.add_row(r.kind, r.alternative, str(r.nprocs), r.statement, f"{r.launches_lhs}/{r.launches_rhs}",
+                  *([r.design] if several else []),
                   fmt_time(r.median_lhs_ns), fmt_time(r.median_rhs_ns),
                   fmt_est(r.ratio, r.ratio_ci_low, r.ratio_ci_high, fmt_ratio), fmt_p(r.p_value),
                   fmt_p(r.p_adjusted), r.stars, yes_no(r.violated))
@@ -40,9 +43,17 @@ def print_guidelines(res: _guidelines.GuidelinesResult, *, violations_only: bool
     con.print(f"{len(res.violations)} of {len(res.rows)} guideline rows violated; test: {res.test}; p: "
               f"{analysis.p_method_text(r.p_method for r in res.rows)}; correction: {res.correction} over "
               f"{len(res.rows)} rows; violated: p (Holm) ≤ α = {res.alpha:g}, {STARS_TEXT}; ratio: "
-              f"{analysis.ratio_estimator_text(res.rows[0].ratio_ci_method) if res.rows else '–'}"
+              f"{_ratio_text(res.rows[0].ratio_ci_method) if res.rows else '–'}"
               f"{' (only violated rows shown)' if violations_only else ''}")
     print_warnings(con, res.warnings)
+
+
+def _ratio_text(method: str) -> str:
+    """What the ratio column is: the paired estimators' own words, else compare's."""
+    return {"paired-hodges-lehmann": "paired Hodges–Lehmann (median of the Walsh averages of the per-launch log "
+                                     "ratios)",
+            "paired-bootstrap": "median per-launch ratio, percentile bootstrap over launches"}.get(
+        method, analysis.ratio_estimator_text(method))
 
 
 @click.command("guidelines")

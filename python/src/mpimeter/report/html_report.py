@@ -397,7 +397,8 @@ def _rules(result, comparison, problem, bounds) -> str:
     checks = check_rules(result, comparison, problem, bounds=bounds)
     klass = {"met": "met", "not met": "notmet", "n/a": "na"}
     rows = [(str(c.number), h.esc(c.text), h.tag("span", h.esc(c.status), class_=f"badge {klass[c.status]}"),
-             h.esc(c.reason) + (h.tag("div", h.esc("evidence: " + c.evidence)) if c.evidence else ""))
+             h.esc(c.reason) + (h.tag("div", h.esc("evidence: " + c.evidence)) if c.evidence else "")
+             + h.tag("div", h.esc("checked from the data" if c.basis == "data" else "holds by construction")))
             for c in checks]
     met = sum(1 for c in checks if c.status == "met")
     return (h.tag("p", h.esc(f"Hoefler & Belli 2015, \"Scientific benchmarking of parallel computing "

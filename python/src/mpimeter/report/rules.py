@@ -9,15 +9,19 @@ data, not on what the tool does by construction: each check recomputes or counts
 report shows and gives it as its ``evidence`` line; rule 7 is not met when no row of the
 comparison can reach significance (the ``low-power`` warning) or when the sides ran wholly in
 different machine states (``states-differ``): a rule is never met beside a warning of the same
-comparison that says the opposite. The rule texts are quoted
-from the paper (§2–§5).
+report — the analysis's or the comparison's — that says the opposite (``CONTRADICTED_BY``).
+
+Each check says its ``basis``: ``data`` when its status is decided by what the campaign
+measured or recorded (it could come out either way), ``construction`` when the report meets it
+whatever was measured (how the tool summarizes and plots; its evidence line still counts what
+was shown). The rule texts are quoted from the paper (§2–§5).
 """
 
 from __future__ import annotations
 
 import math
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import numpy as np
@@ -26,6 +30,15 @@ from mpimeter.io.meta import LaunchMeta
 from mpimeter.report.metadata import rank_layout
 
 MET, NOT_MET, NA = "met", "not met", "n/a"
+DATA, CONSTRUCTION = "data", "construction"
+# rules met by how the report is made, whatever the campaign measured: 1 (no speedup is shown),
+# 8 (every percentile and repetition is shown), 12 (points with intervals, dashed guides)
+BY_CONSTRUCTION = frozenset({1, 8, 12})
+# warnings that say a rule does not hold: a "met" beside one of them is "not met"
+CONTRADICTED_BY = {
+    5: ("state-rare",),  # a state's median is shown without its interval
+    7: ("low-power", "states-differ", "states-unmatched"),  # no power; different states; a mix compared pooled
+}
 
 RULE_TEXT = {
     1: "When publishing parallel speedup, report if the base case is a single parallel process "
@@ -66,6 +79,7 @@ class RuleCheck:
     status: str  # met | not met | n/a
     reason: str
     evidence: str = ""  # what in the data the status rests on (rules judged on the data)
+    basis: str = DATA  # DATA: decided by what was measured; CONSTRUCTION: met by how the report is made
 
 
 def check_rules(result, comparison=None, comparison_problem: str | None = None, *, bounds=None) -> list[RuleCheck]:
@@ -77,7 +91,15 @@ def check_rules(result, comparison=None, comparison_problem: str | None = None, 
         _rule7(result, comparison, comparison_problem), _rule8(result), _rule9(result), _rule10(result),
         _rule11(bounds), _rule12(result),
     ]
-    return checks
+    warned = {w.code: w for w in (*getattr(result, "warnings", ()), *getattr(comparison, "warnings", ()))}
+    out = []
+    for c in checks:
+        said = next((warned[code] for code in CONTRADICTED_BY.get(c.number, ()) if code in warned), None)
+        if c.status == MET and said is not None:
+            c = RuleCheck(c.number, c.text, NOT_MET, f"a warning of this report says otherwise ({said.code}): "
+                          f"{said.message}.", c.evidence)
+        out.append(replace(c, basis=CONSTRUCTION if c.number in BY_CONSTRUCTION else DATA))
+    return out
 
 
 def _check(n: int, status: str, reason: str, evidence: str = "") -> RuleCheck:

@@ -1,0 +1,253 @@
+# SPDX-License-Identifier: BSD-3-Clause
+"""How often do `gate`, `tune` and `guidelines` decide right on a machine with two speed states?
+Seeded simulations through the package's own test functions (the ones the commands call:
+analysis.gating.gate_rows with its per-state split, analysis.tuning's design test, analysis.
+guidelines.guideline_test), on synthetic per-launch medians shaped as a campaign records them.
+Not a test.
+
+    .venv/bin/python bench/sim_decisions.py [--quick] [--out bench/results/sim_decisions.json]
+
+The machine: every launch is in the fast or the slow state (the slow one ``ratio`` × the fast),
+told apart by the cache-line probe recorded per launch (49–111 ns fast, 344–414 ns slow, as
+measured on the test machine); a launch-wide factor lognormal(0, 0.02) multiplies every row of a
+launch, each row adds lognormal(0, 0.01) of its own, and medians sit on a 1 ns timer grid.
+
+The states a decision uses come from ``probe_states``: the probe's values split at their widest
+gap in log scale when the two groups are ≥ 1.5× apart — a stand-in for the strata code's
+stratification on the recorded machine-state property (the package's current source finds
+states from a split of the run times first); ``pooled`` cells give the decisions no states.
+
+Cells (Wilson 95 % intervals; ≥ 500 campaigns per null cell, ≥ 200 per power cell; --quick: 60):
+
+- gate A/A, --max-slowdown 0: two states 1.18× apart, mixes 8/2 v 2/8 (10 launches a side), 4
+  rows; the share of campaigns whose gate fails (target ≤ 0.05). Also 2.5× states, and no states.
+- gate 5 %: the candidate 10 % slower in the fast state only, states 2.5× or 1.18×, 12 launches
+  a side (each in either state with probability ½), 2 rows; the share that fails (target ≥ 0.8).
+- tune: one algorithm 0.8× at 3 sizes beside the default and a second algorithm (1.0×), 10
+  rounds, min effect 5 %; states 1.18× or 2.5× drawn per launch, or 2.5× per round (both
+  launches of a round in one state); chosen = the 0.8× algorithm at all 3 sizes (target ≥ 0.95).
+  Null: every algorithm 1.0× — any choice is false.
+- guidelines: one mock-up guideline of 4 sizes violated by 10 % or 5 % at one size (lhs = rhs ×
+  1.1 in every launch), states 2.5× per launch, 10 launches; found = that row violated (target
+  ≥ 0.95). Null: lhs = rhs — any violation is false.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import platform
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO / "python" / "src"))
+
+from mpimeter.analysis import designs, gating, guidelines, tuning  # noqa: E402
+from mpimeter.stats import hypothesis  # noqa: E402
+
+NAMES = ("faster", "slower")
+LAUNCH_SIGMA, ROW_SIGMA = 0.02, 0.01
+
+
+def wilson(k: int, n: int, z: float = 1.959964) -> list[float]:
+    if n == 0:
+        return [math.nan, math.nan]
+    p = k / n
+    d = 1 + z * z / n
+    c = (p + z * z / (2 * n)) / d
+    h = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / d
+    return [max(0.0, c - h), min(1.0, c + h)]
+
+
+def cell(name: str, hits: int, n: int, target: str, **facts) -> dict:
+    return {"cell": name, "rate": hits / n if n else math.nan, "ci95": wilson(hits, n), "hits": hits, "campaigns": n,
+            "target": target, **facts}
+
+
+def probe(rng: np.random.Generator, fast: np.ndarray) -> np.ndarray:
+    return np.where(fast, rng.uniform(49, 111, fast.size), rng.uniform(344, 414, fast.size))
+
+
+def probe_states(rtt: np.ndarray) -> dict[int, str] | None:
+    """Launch → state from the probe's widest gap (log scale), when the groups are ≥ 1.5× apart."""
+    order = np.argsort(rtt)
+    logs = np.log(rtt[order])
+    if rtt.size < 2:
+        return None
+    cut = int(np.argmax(np.diff(logs)))
+    if math.exp(logs[cut + 1] - logs[cut]) < 1.5:
+        return None
+    fast = set(order[:cut + 1].tolist())
+    return {i: NAMES[0] if i in fast else NAMES[1] for i in range(rtt.size)}
+
+
+def side(rng, fast: np.ndarray, ratio: float, rows: int, truth) -> np.ndarray:
+    """(launches, rows) per-launch medians: state × launch factor × row noise × truth(row, fast)."""
+    n = fast.size
+    launch = rng.lognormal(0, LAUNCH_SIGMA, n) * np.where(fast, 1.0, ratio)
+    x = 1000.0 * launch[:, None] * rng.lognormal(0, ROW_SIGMA, (n, rows))
+    x *= np.array([[truth(r, f) for r in range(rows)] for f in fast])
+    return np.rint(x)
+
+
+def mix(rng, fast: int, total: int) -> np.ndarray:
+    return rng.permutation(np.array([True] * fast + [False] * (total - fast)))
+
+
+# --- gate --------------------------------------------------------------------------------------
+
+def gate_fails(rng, fb: np.ndarray, fc: np.ndarray, ratio: float, rows: int, slow_fast: float, max_slowdown: float,
+               states: bool) -> bool:
+    base = side(rng, fb, ratio, rows, lambda r, f: 1.0)
+    cand = side(rng, fc, ratio, rows, lambda r, f: slow_fast if f else 1.0)
+    sb, sc = probe_states(probe(rng, fb)), probe_states(probe(rng, fc))
+    keys = [("allreduce", 8 << r) for r in range(rows)]
+    bd = {k: base[:, j] for j, k in enumerate(keys)}
+    cd = {k: cand[:, j] for j, k in enumerate(keys)}
+    matched = None
+    if states and sb is not None and sc is not None:
+        def matched(op, size):
+            j = keys.index((op, size))
+            return gating.split_by_state(dict(enumerate(base[:, j])), dict(enumerate(cand[:, j])), sb, sc, NAMES)
+    out = gating.gate_rows(bd, cd, max_slowdown=max_slowdown, alpha=0.05, matched=matched)
+    return any(r.regression for r in out)
+
+
+def gate_cells(n_null: int, n_power: int, seed: int) -> list[dict]:
+    out = []
+    for ratio in (1.18, 2.5):
+        for states in (True, False):
+            rng = np.random.default_rng([seed, 1, int(ratio * 100), states])
+            hits = sum(gate_fails(rng, mix(rng, 8, 10), mix(rng, 2, 10), ratio, 4, 1.0, 0.0, states)
+                       for _ in range(n_null))
+            out.append(cell("gate A/A --max-slowdown 0, mixes 8/2 v 2/8", hits, n_null, "≤ 0.05", state_ratio=ratio,
+                            states="probe" if states else "pooled", rows=4, launches=10))
+    rng = np.random.default_rng([seed, 2])
+    hits = sum(gate_fails(rng, rng.random(10) < 0.5, rng.random(10) < 0.5, 1.18, 4, 1.0, 0.05, True)
+               for _ in range(n_null))
+    out.append(cell("gate A/A --max-slowdown 5 %, random mixes", hits, n_null, "≤ 0.05", state_ratio=1.18,
+                    states="probe", rows=4, launches=10))
+    for launches, random_mix in ((10, False), (12, True), (20, True)):
+        for ratio in (2.5, 1.18):
+            for states in (True, False):
+                rng = np.random.default_rng([seed, 3, int(ratio * 100), states, launches, random_mix])
+
+                def draw():
+                    return rng.random(launches) < 0.5 if random_mix else mix(rng, launches // 2, launches)
+                hits = sum(gate_fails(rng, draw(), draw(), ratio, 2, 1.10, 0.05, states) for _ in range(n_power))
+                out.append(cell("gate 5 %: candidate 10 % slower in the fast state only", hits, n_power, "≥ 0.8",
+                                state_ratio=ratio, states="probe" if states else "pooled", rows=2, launches=launches,
+                                mixes="each launch fast with probability 0.5" if random_mix else "half and half"))
+    return out
+
+
+# --- tune --------------------------------------------------------------------------------------
+
+def tune_choice(rng, ratio: float, per_round: bool, factors: dict[str, float], states: bool, sizes: int = 3,
+                launches: int = 10) -> dict[int, str | None]:
+    """size → the chosen alternative (None: the default) in one simulated campaign."""
+    names = ["default", *factors]
+    if per_round:
+        fast_round = rng.random(launches) < 0.5
+        fast = {a: fast_round for a in names}
+    else:
+        fast = {a: rng.random(launches) < 0.5 for a in names}
+    data = {a: side(rng, fast[a], ratio, sizes, lambda r, f, a=a: factors.get(a, 1.0)) for a in names}
+    st = {a: probe_states(probe(rng, fast[a])) for a in names}
+    planned = []
+    for a in factors:
+        maps = (st["default"], st[a]) if states and st["default"] is not None and st[a] is not None else None
+        for s in range(sizes):
+            planned.append((a, s, dict(enumerate(data["default"][:, s])), dict(enumerate(data[a][:, s])), maps))
+    pair_if = next(n for n in range(1, 64) if 0.5 ** n <= 0.05 / len(planned))
+    results = []
+    for a, s, d, g, maps in planned:
+        design, pairs, test, ci = tuning._design_test(d, g, 1, maps, min_effect=0.05, confidence=0.95, seed=0,
+                                                      pair_if=pair_if)
+        results.append((a, s, test.p_value, ci.estimate, design))
+    adj = hypothesis.holm(np.array([r[2] for r in results]))
+    chosen = {}
+    for s in range(sizes):
+        sig = [(r[3], r[0]) for r, q in zip(results, adj) if r[1] == s and q <= 0.05]
+        chosen[s] = min(sig)[1] if sig else None
+    return chosen
+
+
+def tune_cells(n_null: int, n_power: int, seed: int) -> list[dict]:
+    out = []
+    for ratio, per_round in ((1.18, False), (2.5, False), (2.5, True)):
+        for states in (True, False):
+            rng = np.random.default_rng([seed, 4, int(ratio * 100), per_round, states])
+            hits = sum(all(c == "fast" for c in tune_choice(rng, ratio, per_round, {"fast": 0.8, "same": 1.0},
+                                                            states).values())
+                       for _ in range(n_power))
+            out.append(cell("tune: one algorithm 0.8× at 3 sizes, chosen at all 3", hits, n_power, "≥ 0.95",
+                            state_ratio=ratio, states_drawn="per round" if per_round else "per launch",
+                            states="probe" if states else "none", rounds=10))
+        rng = np.random.default_rng([seed, 5, int(ratio * 100), per_round])
+        hits = sum(any(c is not None for c in tune_choice(rng, ratio, per_round, {"a": 1.0, "b": 1.0}, True).values())
+                   for _ in range(n_null))
+        out.append(cell("tune null: every algorithm 1.0×, any choice", hits, n_null, "≤ 0.05", state_ratio=ratio,
+                        states_drawn="per round" if per_round else "per launch", states="probe", rounds=10))
+    return out
+
+
+# --- guidelines --------------------------------------------------------------------------------
+
+def guideline_found(rng, violation: float, ratio: float, sizes: int = 4, launches: int = 10) -> tuple[bool, bool]:
+    """(the violated row found, any other row called violated) in one campaign."""
+    fast = rng.random(launches) < 0.5
+    lhs = side(rng, fast, ratio, sizes, lambda r, f: violation if r == 0 else 1.0)
+    # the mock-up ran in the same launches: the same launch factor and state, its own row noise
+    rhs = lhs / np.array([violation if r == 0 else 1.0 for r in range(sizes)]) * rng.lognormal(0, ROW_SIGMA,
+                                                                                               lhs.shape)
+    pair_ok = 0.5 ** launches <= 0.05 / sizes
+    tests = [guidelines.guideline_test(dict(enumerate(lhs[:, s])), dict(enumerate(rhs[:, s])), paired=pair_ok)
+             for s in range(sizes)]
+    adj = hypothesis.holm(np.array([t.p_value for t in tests]))
+    return bool(adj[0] <= 0.05), bool((adj[1:] <= 0.05).any())
+
+
+def guideline_cells(n_null: int, n_power: int, seed: int) -> list[dict]:
+    out = []
+    for violation in (1.10, 1.05):
+        rng = np.random.default_rng([seed, 6, int(violation * 100)])
+        found = [guideline_found(rng, violation, 2.5) for _ in range(n_power)]
+        out.append(cell(f"guidelines: violated by {round(100 * (violation - 1))} %, found", sum(f for f, _ in found),
+                        n_power, "≥ 0.95", state_ratio=2.5, design=guidelines.PAIRED, launches=10))
+    rng = np.random.default_rng([seed, 7])
+    null = [guideline_found(rng, 1.0, 2.5) for _ in range(n_null)]
+    out.append(cell("guidelines null: every guideline holds with equality, any violation", sum(f or o for f, o in null),
+                    n_null, "≤ 0.05", state_ratio=2.5, design=guidelines.PAIRED, launches=10))
+    return out
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--quick", action="store_true", help="60 campaigns per cell (a smoke run)")
+    ap.add_argument("--seed", type=int, default=41)
+    ap.add_argument("--out", type=Path, default=REPO / "bench" / "results" / "sim_decisions.json")
+    args = ap.parse_args()
+    n_null, n_power = (60, 60) if args.quick else (500, 200)
+    start = time.monotonic()
+    cells = gate_cells(n_null, n_power, args.seed) + tune_cells(n_null, n_power, args.seed) + \
+        guideline_cells(n_null, n_power, args.seed)
+    doc = {"script": "bench/sim_decisions.py", "seed": args.seed, "quick": args.quick,
+           "seconds": round(time.monotonic() - start, 1), "python": platform.python_version(),
+           "designs": [designs.BY_ROUND, designs.BY_STATE, designs.UNPAIRED, guidelines.PAIRED], "cells": cells}
+    args.out.write_text(json.dumps(doc, indent=1) + "\n")
+    for c in cells:
+        print(f"{c['rate']:.3f} [{c['ci95'][0]:.3f}, {c['ci95'][1]:.3f}] {c['hits']}/{c['campaigns']} "
+              f"(target {c['target']}) {c['cell']} " + " ".join(f"{k}={v}" for k, v in c.items()
+                                                               if k not in ("cell", "rate", "ci95", "hits", "campaigns",
+                                                                            "target")))
+    print(f"{doc['seconds']} s")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,198 @@
+# SPDX-License-Identifier: BSD-3-Clause
+"""Decisions that use the design they ran with: the gate state by state (a regression of one
+state fails it; a state too rare for its own test is named), guidelines paired by launch, tune
+paired by round or stratified by state (analysis.gating, analysis.guidelines, analysis.tuning,
+stats.paired), on machines with two speed states told apart by the cache-line probe."""
+
+from __future__ import annotations
+
+import json
+import math
+
+import numpy as np
+import pytest
+from click.testing import CliRunner
+from data.synth import write_state_campaign
+from data.synth_tuning import algorithm_campaign, ompi
+from scipy import stats
+
+from mpimeter.analysis import gating
+from mpimeter.cli.gate import command as gate_command
+from mpimeter.cli.guidelines import command as guidelines_command
+from mpimeter.cli.tune import command as tune_command
+
+NAMES = ("faster", "slower")
+MOCKUP = "allreduce-as-reduce-bcast"
+
+
+# --- stats.paired ------------------------------------------------------------------------------
+
+def test_signed_rank_p_is_scipys_exact_one_and_counts_ties_as_they_are():
+    from mpimeter.stats import paired
+    rng = np.random.default_rng(3)
+    for n in (4, 9, 15):
+        d = rng.normal(0.4, 1.0, n)
+        assert paired.signed_rank_greater(d).p_value == pytest.approx(
+            stats.wilcoxon(d, alternative="greater", method="exact").pvalue, rel=1e-12)
+    # hand-computed with ties: |d| = 1, 1, 2 → midranks 1.5, 1.5, 3; T⁺ = 1.5 + 3 = 4.5; of the 8 sign
+    # patterns T⁺ ≥ 4.5 for {all +: 6}, {1.5+3: 4.5} twice → 3/8
+    t = paired.signed_rank_greater(np.array([1.0, -1.0, 2.0]))
+    assert (t.statistic, t.p_value, t.method) == (4.5, 3 / 8, "exact-sign-flip")
+    assert paired.min_p_value(10) == 2.0 ** -10
+
+
+def test_paired_ratio_covers_the_true_ratio_and_ignores_a_shared_launch_factor():
+    from mpimeter.stats import paired
+    rng = np.random.default_rng(5)
+    covered = 0
+    for _ in range(200):
+        launch = rng.choice([1.0, 2.5], 10) * rng.lognormal(0, 0.02, 10)  # states and launch factors, shared
+        base = 1000 * launch * rng.lognormal(0, 0.01, 10)
+        cand = 1.1 * 1000 * launch * rng.lognormal(0, 0.01, 10)
+        ci = paired.paired_ratio(base, cand, confidence=0.9)
+        covered += ci.low <= 1.1 <= ci.high
+        assert abs(ci.estimate - 1.1) < 0.03
+    assert 0.84 <= covered / 200 <= 0.96  # 0.9 nominal; discreteness makes it at least 0.9 in theory
+
+
+# --- gate per state ----------------------------------------------------------------------------
+
+def _gate_row(fast_slowdown: float, fast_b: int = 5, fast_c: int = 5, launches: int = 10, seed: int = 1):
+    """One row of two campaigns: fast launches 1000 ns, slow 2500 ns, the candidate's fast ones ×
+    ``fast_slowdown``; launch factors lognormal(0, 0.01)."""
+    rng = np.random.default_rng(seed)
+    sb = {i: NAMES[0] if i < fast_b else NAMES[1] for i in range(launches)}
+    sc = {i: NAMES[0] if i < fast_c else NAMES[1] for i in range(launches)}
+    b = {i: (1000.0 if s == NAMES[0] else 2500.0) * rng.lognormal(0, 0.01) for i, s in sb.items()}
+    c = {i: (1000.0 * fast_slowdown if s == NAMES[0] else 2500.0) * rng.lognormal(0, 0.01) for i, s in sc.items()}
+    key = ("allreduce", 8)
+    return gating.gate_rows({key: np.array(list(b.values()))}, {key: np.array(list(c.values()))}, max_slowdown=0.05,
+                            alpha=0.05, matched=lambda op, size: gating.split_by_state(b, c, sb, sc, NAMES))
+
+
+def test_a_regression_of_one_state_only_fails_the_gate():
+    (row,) = _gate_row(1.10)
+    # the stratified test over both states is no regression: the slow state is 5 % under the threshold
+    assert not row.significant
+    assert row.regression
+    fast, slow = row.state_tests
+    assert (fast.stratum, fast.tested, fast.regression) == ("faster", True, True)
+    assert fast.ratio == pytest.approx(1.10, abs=0.02) and fast.ratio_ci_low > 1.05
+    assert (slow.tested, slow.regression) == (True, False) and slow.ratio == pytest.approx(1.0, abs=0.02)
+    assert fast.p_adjusted == pytest.approx(3 / 252)  # 1/C(10, 5), Holm over 1 row + 2 states
+
+
+def test_equal_states_pass_the_gate_whatever_the_mix():
+    (row,) = _gate_row(1.0, fast_b=8, fast_c=2)
+    assert not row.regression and not any(st.regression for st in row.state_tests)
+
+
+def test_a_state_too_rare_for_its_own_test_is_left_out_and_named():
+    # one fast launch in the baseline against 5 of the candidate: no p below 1/6, so the state cannot be tested
+    (row,) = _gate_row(1.10, fast_b=1, fast_c=5)
+    fast = row.state_tests[0]
+    assert (fast.tested, fast.p_adjusted, fast.regression) == (False, None, False)
+    assert fast.min_p_value == pytest.approx(1 / 6)
+    assert row.state_tests[1].tested
+    (said,) = gating.untested_states([row], "a vs b")
+    assert said.code == "state-untested" and "faster state" in said.message and "1 baseline" in said.message
+
+
+@pytest.fixture(scope="module")
+def fast_state_slower(tmp_path_factory):
+    root = tmp_path_factory.mktemp("gate_states")
+    base = write_state_campaign(root / "base", 5, 5, seed=11, sizes=(8,), ops=("allreduce",))
+    cand = write_state_campaign(root / "cand", 5, 5, seed=12, fast_factor=0.44, sizes=(8,), ops=("allreduce",))
+    return base, cand
+
+
+def test_gate_cli_fails_on_one_state_and_prints_its_ratio_against_the_threshold(fast_state_slower):
+    base, cand = fast_state_slower
+    r = CliRunner().invoke(gate_command, [str(base), str(cand), "--no-cache", "--format", "json"])
+    assert r.exit_code == 1, r.output
+    out = json.loads(r.stdout)
+    (row,) = out["rows"]
+    assert row["regression"] and row["stratified"]
+    by_state = {st["stratum"]: st for st in row["state_tests"]}
+    assert by_state["faster"]["regression"] and not by_state["slower"]["regression"]
+    assert "within each state" in out["test"]
+    r = CliRunner().invoke(gate_command, [str(base), str(cand), "--no-cache"])
+    assert r.exit_code == 1
+    assert "per state: candidate / baseline against 1.05" in r.output and "REGRESSION" in r.output
+
+
+# --- guidelines paired by launch ---------------------------------------------------------------
+
+def _mockup_campaign(root, violation: float, seed: int, fast: int = 5, slow: int = 5):
+    """``fast`` + ``slow`` launches, the slow ones 2.5× slower; allreduce ``violation`` × its mock-up in every launch."""
+    def fn(op, size, rng, n):
+        return (2000.0 + 0.5 * size) * (violation if op == "allreduce" else 1.0) * (1 + rng.lognormal(-5.0, 0.3, n))
+    write_state_campaign(root, fast, slow, seed=seed, ops=("allreduce", MOCKUP), sizes=(8, 64), nrep=40, time_fn=fn)
+    for meta_path in root.glob("launches/*/meta.json"):
+        meta = json.loads(meta_path.read_text())
+        meta["operations"][MOCKUP].update(kind="mock-up", mockup_of="allreduce")
+        meta_path.write_text(json.dumps(meta))
+    return root
+
+
+def test_a_guideline_violated_by_5_percent_under_states_is_found_paired_by_launch(tmp_path):
+    root = _mockup_campaign(tmp_path / "c", 1.05, seed=21)
+    r = CliRunner().invoke(guidelines_command, [str(root), "--no-cache", "--kind", "mock-up", "--format", "json"])
+    out = json.loads(r.stdout)
+    assert [x["violated"] for x in out["rows"]] == [True, True]  # unpaired, the states hid it
+    assert [(x["size"], x["violated"], x["design"], x["pairs"]) for x in out["rows"]] == [
+        (8, True, "paired by launch", 10), (64, True, "paired by launch", 10)]
+    assert all(x["ratio"] == pytest.approx(1.05, abs=0.01) for x in out["rows"])
+    assert "paired by launch" in out["test"]
+
+
+def test_a_guideline_that_holds_is_not_violated_paired(tmp_path):
+    root = _mockup_campaign(tmp_path / "c", 1.0, seed=22)
+    r = CliRunner().invoke(guidelines_command, [str(root), "--no-cache", "--kind", "mock-up", "--format", "json"])
+    out = json.loads(r.stdout)
+    assert out["violations"] == 0 and {x["design"] for x in out["rows"]} == {"paired by launch"}
+
+
+def test_too_few_launches_to_pair_fall_back_to_the_rank_sum_test(tmp_path):
+    # 5 launches, 2 rows: the signed-rank test's smallest p, 1/32, is above 0.05 / 2; the rank-sum's is 1/252
+    root = _mockup_campaign(tmp_path / "c", 1.5, seed=23, fast=5, slow=0)
+    r = CliRunner().invoke(guidelines_command, [str(root), "--no-cache", "--kind", "mock-up", "--format", "json"])
+    out = json.loads(r.stdout)
+    assert [(x["design"], x["pairs"], x["violated"]) for x in out["rows"]] == [("unpaired", 0, True)] * 2
+    assert "too few launches to pair" in out["test"]
+
+
+# --- tune: by round, or by state ---------------------------------------------------------------
+
+def _tune(root):
+    # --bench-dir to nowhere: the algorithms' names are their values
+    r = CliRunner().invoke(tune_command, [str(root), "--no-cache", "--json", "--bench-dir", str(root / "nobin")])
+    assert r.exit_code == 0, r.output
+    return json.loads(r.stdout)
+
+
+@pytest.mark.parametrize("per_round", [False, True])
+def test_tune_chooses_a_faster_algorithm_under_states_drawn_per_launch_or_per_round(tmp_path, per_round):
+    rng = np.random.default_rng(1 if per_round else 6)  # seeds where the unpaired, pooled test chose nothing
+    slow_rounds = rng.random(10) < 0.5
+    slow_launch = {alt: rng.random(10) < 0.5 for alt in ("openmpi", "ring")}
+    root = algorithm_campaign(tmp_path / "c", {"openmpi": {}, "ring": ompi("allreduce", 4)},
+                              lambda alt, op, size, p: 0.8 if alt == "ring" else 1.0, sizes=(8, 64, 512),
+                              slow_state=(lambda alt, i: bool(slow_rounds[i])) if per_round
+                              else (lambda alt, i: bool(slow_launch[alt][i])))
+    out = _tune(root)
+    (lib,) = out["libraries"]
+    assert [c["alternative"] for c in lib["choices"]] == ["ring"] * 3
+    designs = {c["design"] for c in lib["comparisons"]}
+    # per round both launches of a round share their state: paired by round; per launch they do not
+    assert designs == ({"paired by round"} if per_round else {"stratified by state"})
+    assert all(c["ratio"] == pytest.approx(0.8, abs=0.03) for c in lib["comparisons"])
+
+
+def test_tune_without_a_record_of_the_rounds_is_unpaired(tmp_path):
+    root = algorithm_campaign(tmp_path / "c", {"openmpi": {}, "ring": ompi("allreduce", 4)},
+                              lambda alt, op, size, p: 0.8 if alt == "ring" else 1.0, sizes=(8,), record=False)
+    (lib,) = _tune(root)["libraries"]
+    assert {c["design"] for c in lib["comparisons"]} == {"unpaired"}
+    assert not math.isnan(lib["comparisons"][0]["p_value"])
+
