@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: BSD-3-Clause
 # The C measurement core of mpimeter (mpimeter-bench) built with the MPI of a Spack environment.
-# The Python CLI is installed with pip (README, "Installing on a cluster"); it finds the binary
+# The Python CLI is installed with pip (docs/INSTALL.md, "The Python package next to others"); it finds the binary
 # through MPIMETER_BENCH_DIR, which this package sets.
 #
 #   spack repo add spack
