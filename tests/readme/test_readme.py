@@ -130,6 +130,17 @@ def test_the_documents_mark_every_block_they_do_not_run_with_a_reason():
               f"{skipped} in {sum(bool(b.skip) for b in mine)} blocks marked not run")
 
 
+def test_the_readme_is_a_five_minute_read():
+    """At most 150 lines; the two commands first, then what the tool is on the first screen; the
+    harness's rules not in it (they are in rewrites.txt)."""
+    lines = (REPO / "README.md").read_text(encoding="utf-8").splitlines()
+    assert len(lines) <= 150, f"README.md has {len(lines)} lines: move the detail to docs/GUIDE.md"
+    first_block = next(b for b in BLOCKS if b.document == "README.md")
+    assert "make demo" in first_block.text and "make test" in first_block.text
+    assert any(line.startswith("## What it is") for line in lines[:25])
+    assert not any("=>" in line for line in lines[:25])
+
+
 def test_every_command_block_of_the_docs_is_run_or_a_listing():
     """A page of docs/ with a command block (no language, sh, bash, shell, console) is one the
     harness runs: a guide page cannot slip out of it; listings say ```text."""
