@@ -125,8 +125,8 @@ test-c: $(TEST_SETUP)
 test-anympi: $(TEST_SETUP)
 	@$(PY) -m pytest -q tests/anympi
 
-# Every command block of README.md as written (tests/readme; the rewrites that keep it short are
-# defined in the README itself); part of `make test`.
+# Every command block of README.md and of the docs/ guide pages as written (tests/readme; the
+# rewrites that keep it short are in tests/readme/rewrites.txt); part of `make test`.
 test-readme: $(TEST_SETUP)
 	@$(PY) -m pytest -q -rs tests/readme
 
@@ -140,7 +140,7 @@ test-python: $(TEST_SETUP)
 	$(PY) -m pytest -q -m mpi python/tests || status=1; \
 	exit $$status
 
-# Open MPI across network namespaces over TCP (README "Running across hosts"); needs root, and
+# Open MPI across network namespaces over TCP (docs/INSTALL.md, "Running across hosts"); needs root, and
 # says why it skips otherwise.
 test-multihost: $(TEST_SETUP)
 	@$(PY) -m pytest -q -rs tests/multihost

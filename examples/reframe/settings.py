@@ -18,13 +18,10 @@ site_configuration = {
                     'name': 'default',
                     'scheduler': 'local',
                     'launcher': 'local',
-                    'environs': ['builtin'],
+                    'environs': ['builtin'],  # ReFrame's own environment, not redefined here
                     'max_jobs': 1,  # one campaign at a time: they would disturb each other's timings
                 },
             ],
         },
-    ],
-    'environments': [
-        {'name': 'builtin', 'cc': 'cc', 'cxx': '', 'ftn': ''},
     ],
 }

@@ -151,7 +151,7 @@ def test_compare_ops_within_one_alternative(tmp_path):
 
 
 def test_compare_ops_matches_a_rooted_op_with_an_unrooted_one(tmp_path):
-    """As the binary records them: bcast's tests carry a root, allreduce's none (README's
+    """As the binary records them: bcast's tests carry a root, allreduce's none (docs/GUIDE.md's
     `compare results/ar --ops allreduce,bcast` found "no size" before)."""
     def fn(op, size, rng, n):
         return (2.0 if op == "allreduce" else 1.0) * (1000.0 + size) * rng.lognormal(0.0, 0.01, n)

@@ -1,5 +1,6 @@
 # SPDX-License-Identifier: BSD-3-Clause
-"""The Python package's imports run one way (ARCHITECTURE.md): no two modules import each other,
+"""The Python package's imports run one way (docs/ARCHITECTURE.md, "The Python package: its
+levels", whose table this test reads: one source for the levels): no two modules import each other,
 directly or around a circle (imports under TYPE_CHECKING count: they are a dependency all the
 same), no `mpimeter` sub-command module imports another (what they share is in cli.common,
 cli.group, cli.output and the cli.*_view modules), and nothing below `cli` reaches up into it."""
@@ -7,6 +8,7 @@ cli.group, cli.output and the cli.*_view modules), and nothing below `cli` reach
 from __future__ import annotations
 
 import ast
+import re
 from pathlib import Path
 
 import mpimeter
@@ -126,12 +128,31 @@ def test_nothing_below_cli_imports_it_or_finds_modules_by_name():
     assert {m for m, targets in GRAPH.items() if "<importlib>" in targets} == {"mpimeter.cli"}
 
 
-# The packages from the top down (ARCHITECTURE.md's table; the commands on top, pure statistics
-# at the bottom); a package imports those below it, or its siblings on one level, never one above.
-# Below them all: the package's own face (mpimeter), atomic, launch_vars, units, warning_codes.
-LEVELS = ({"__main__", "reframe_checks"}, {"cli"}, {"site"}, {"report"}, {"campaign"},
-          {"analysis", "resultstore"}, {"io"}, {"stats"},
-          {"mpimeter", "atomic", "launch_vars", "units", "warning_codes"})
+ARCHITECTURE = Path(__file__).resolve().parents[2] / "docs" / "ARCHITECTURE.md"
+SECTION = "## The Python package: its levels"
+
+
+def _levels_of(doc: str) -> tuple[set[str], ...]:
+    """The packages of each level, from the top down: the first column of the table under SECTION
+    (a package imports those below it, or its siblings on one level, never one above)."""
+    assert SECTION in doc, f"{ARCHITECTURE} has no section {SECTION!r}"
+    rows = []
+    for line in doc.split(SECTION, 1)[1].split("\n## ", 1)[0].splitlines():
+        cells = [c.strip() for c in line.strip().strip("|").split("|")] if line.startswith("|") else []
+        names = re.findall(r"`([\w.]+)`", cells[0]) if cells else []
+        if names:
+            rows.append(set(names))
+    return tuple(rows)
+
+
+LEVELS = _levels_of(ARCHITECTURE.read_text(encoding="utf-8"))
+
+
+def test_the_levels_are_read_from_the_architecture_table():
+    doc = f"""x\n{SECTION}\n\n| packages | what |\n|---|---|\n| `cli` | top |\n| `io`, `stats` | below |\n\n## next\n| `x` | y |"""
+    assert _levels_of(doc) == ({"cli"}, {"io", "stats"})
+    assert LEVELS[0] >= {"__main__"} and {"cli"} in LEVELS and "stats" in set().union(*LEVELS)
+    assert LEVELS[-1] >= {"mpimeter", "warning_codes"}  # the ground, at the bottom
 
 
 def _level(module: str) -> int:

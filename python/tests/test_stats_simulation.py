@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: BSD-3-Clause
-"""Seeded simulations of the statistics' promises (STYLE.md, principle 7):
+"""Seeded simulations of the statistics' promises (CONTRIBUTING.md, principle 7):
 
 - the 95 % median interval covers the true median of a skewed, bimodal distribution between
   93 % and 97 % of the time;

@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: BSD-3-Clause
-"""Open MPI across network namespaces over TCP (issue 13, scope 1): a real campaign whose ranks
+"""Open MPI across network namespaces over TCP: a real campaign whose ranks
 live on different "hosts", with clock sync and window starts over the network, analysed on the
 launching side; a ping-pong across hosts and within one; the bed always deleted.
 

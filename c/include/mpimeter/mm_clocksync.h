@@ -55,7 +55,7 @@ typedef struct mm_clocksync_params {
     int n_nonimproving;   /* stop after N round trips that did not beat the min RTT */
     int min_rounds;       /* skampi: rounds before early stop may fire */
     double fit_span_s;    /* drift-aware algorithms: spread the nfit points over this span */
-    /* --fit-target-ns (issue 31: a sync's cost proportional to the accuracy needed). 0 = the
+    /* --fit-target-ns (a sync's cost proportional to the accuracy needed). 0 = the
      * fit takes all nfit points. Otherwise a top-down edge (hca3) stops adding points, after
      * MM_FIT_MIN_POINTS, once the fit's predicted error fit_horizon_s (MM_FIT_HORIZON_S, set by
      * mm_clocksync_open) after its last point is at most fit_target_ns (tree.c). */

@@ -8,7 +8,7 @@
  *   reduce ops with the datatypes they allow, the environment rule, the binary's limits.
  * Why: one source of truth. The Python half builds `mpimeter run`'s and `mpimeter sync-check`'s
  *   pass-through options, their validation and their help from this document and keeps no copy
- *   of its own (ARCHITECTURE.md, "The binary describes itself").
+ *   of its own (docs/ARCHITECTURE.md, "The binary describes itself").
  * Cost: a walk over the tables; no MPI (it runs as a plain process, before MPI_Init). */
 #include <stdio.h>
 #include <string.h>

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* parse_adaptive.c — the options of adaptive measurement (issue 14): --nrep auto[:RULE] with
- * its rule's options, and --sizes auto:MIN:MAX[:xFACTOR] with its bounds; parsed on rank 0 with the
- * rest of the options (config.c), refused in one line naming the option and the value.
+/* parse_adaptive.c — the options of adaptive measurement (docs/GUIDE.md, "How many measurements
+ * are enough"): --nrep auto[:RULE] with its rule's options, and --sizes auto:MIN:MAX[:xFACTOR]
+ * with its bounds; parsed on rank 0 with the rest of the options (config.c), refused in one line
+ * naming the option and the value.
  * The rules themselves are in c/src/bench/adaptive.c. */
 #include <errno.h>
 #include <limits.h>

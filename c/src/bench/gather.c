@@ -10,7 +10,7 @@
  * Why: gathering everything puts nprocs x nrep x 76 B on rank 0 (78 MB at 1024 ranks x 1000
  * repetitions, and growing with p); now rank 0 holds O(chunk + nrep) with full rows and O(nrep)
  * with reduced ones (one rank's arrays: the reductions' results), and every other rank O(nrep)
- * (issue 13: memory at scale).
+ * (memory at scale: docs/GUIDE.md, "Many ranks").
  * Cost: full: one message per array and rank, as many as MPI_Gather moves, and one empty message
  * from rank 0 per rank (it asks a chunk's ranks for their rows only when it has room for them,
  * so that eager messages do not pile up at rank 0 as unexpected ones); reduced: 10 MPI_Reduce

@@ -25,7 +25,7 @@ static void mm__residuals(mm__launch_state *st, int which) {
                         st->epoch_ns, st->comm);
 }
 
-/* --fit-target-ns auto (issue 31: the sync's cost proportional to what the launch needs): a
+/* --fit-target-ns auto (the sync's cost proportional to what the launch needs): a
  * process sync that plans starts needs the clocks within its start tolerance, so an hca3 edge
  * stops adding fit points once its predicted error 5 s ahead is within that tolerance; without
  * planned starts every point is taken (0). Quiet, Open MPI, 2 ranks: the sync 0.20 -> 0.08 s,
@@ -39,8 +39,8 @@ static int64_t mm__fit_target_ns(const mm_config *cfg, const mm_timer *timer) {
 
 /* Collective: more ranks on this machine (this kernel) than CPUs they may run on? Then waiting
  * must yield. Under SimGrid's SMPI the machine is the simulated host: simulated time knows
- * nothing of the one real process that runs every rank (PLATFORM.md), so only ranks placed on
- * one simulated host compete. */
+ * nothing of the one real process that runs every rank (docs/GUIDE.md, "Ranks outnumbering
+ * cores"), so only ranks placed on one simulated host compete. */
 static int mm__oversubscribed(mm__launch_state *st, int *ranks_here, int *cpus_here) {
     MPI_Comm node;
     *ranks_here = 1;

@@ -7,7 +7,7 @@
  *   static inline in mm_model.h (the clock conversions around the measurement loop use them).
  * Why: the drift-aware algorithms (jk, hca, hca2, hca3) learn such a line per edge from offset
  *   measurements taken at different times and chain edges along a tree; keeping the arithmetic
- *   here makes it testable to exact values without MPI (STYLE.md principle 6).
+ *   here makes it testable to exact values without MPI (CONTRIBUTING.md, principle 6).
  * Cost: O(n) for a fit of n points; O(1) otherwise.
  * Sources: the linear model of Jones & Koenig (CCPE 2013) and Hunold & Carpen-Amarie 2016 §3.2.1
  *   (slope = drift, intercept); the composition formula is derived below.

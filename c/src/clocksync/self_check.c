@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* self_check.c — the clock sync checks itself once it is done (docs/FORMAT.md,
- * clock_sync.self_check; CLOCKSYNC.md "Checking the sync").
+ * clock_sync.self_check; docs/ALGORITHMS.md, "Checking a sync").
  *
  * What: right after a drift-aware sync (hca3, hca, hca2, jk: model_kind "linear") the launch
  *   measures the residual offsets (rank 0's global clock against each checked rank's). The same

@@ -10,7 +10,7 @@
  *   would accept the multigraph, but which of two messages between the same ranks lands in which
  *   block is then the library's choice, and the check after the test could not say). The
  *   in-neighbours of a rank are the ranks whose lines name it, in rank order.
- * Why: stencils on irregular meshes exchange along a graph, not a grid; the issue asks for the
+ * Why: stencils on irregular meshes exchange along a graph, not a grid; the project measures the
  *   neighborhood collectives on a distributed graph read from a file.
  * Untrusted input: at most MM_GRAPH_TEXT_MAX bytes, no NUL byte, every number checked; the
  *   reading of the file itself (a regular file, bounded) is the app's (parse_graph.c).

@@ -18,7 +18,7 @@
  *   Cartesian dimension of extent 1 or 2: there one rank is the neighbour on both sides, and
  *   which of its two blocks lands where is left to the library (MPI-3.1 §7.6, advice to users).
  * Why: stencil codes exchange with a fixed set of neighbours; the neighborhood collectives let
- *   the library plan that exchange, and the issue asks to measure them beside the collectives.
+ *   the library plan that exchange, so they are measured beside the collectives.
  * Cost: a block of size bytes per edge in and out per rank; the communicator is made once per
  *   test, outside the timed region. */
 #include <stdio.h>

@@ -9,8 +9,8 @@
  *   the end timestamp (the `after` hook), so that the init cost is reported separately from the
  *   use.
  * Why: a persistent collective lets the library choose its algorithm and allocate once; whether
- *   MPI_Start + MPI_Wait beats the blocking call, and what the planning costs, is what the
- *   issue asks to measure beside the blocking twin.
+ *   MPI_Start + MPI_Wait beats the blocking call, and what the planning costs, is measured
+ *   beside the blocking twin.
  * Availability: the MPI library must declare the MPI-4 calls (MPICH 4 does, Open MPI 4.1 does
  *   not); CMake checks at build time (MM_HAVE_PERSISTENT_COLL). Without them the rows stay in
  *   the table, listed as unavailable, and a launch asking for one is refused (exit 2).

@@ -18,7 +18,7 @@
  *   predefined operations are associative and commutative, MPI-3.1 §5.9.2). Accumulated values
  *   are 1 and 2, so that sums stay exact integers and products powers of two in floating point:
  *   the squaring's order of evaluation then gives the same bits as the target's.
- * Why: the issue asks that correctness be checked, not assumed; a library that loses an update
+ * Why: correctness is checked, not assumed; a library that loses an update
  *   or a lock that does not exclude fails its test with a message saying where.
  * Cost: O(count x log n) local reductions; one barrier and a lock of the target's own window. */
 #include <inttypes.h>

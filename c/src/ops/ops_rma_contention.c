@@ -2,8 +2,8 @@
 /* ops_rma_contention.c — IMB-RMA's contention patterns as rows of the op table: one origin and
  * every other rank as target (IMB's One_put_all, One_get_all; with lock-all-flush-local its
  * Put_all_local, Get_all_local), every rank against every other (All_put_all, All_get_all), and
- * the reverse of the first, every rank against one target (all-to-one: IMB has none; the issue
- * asks for it).
+ * the reverse of the first, every rank against one target (all-to-one: IMB has none, yet a
+ * hot spot is a pattern applications have).
  *
  * What: one window over every rank of the test's communicator; the one rank of one-to-all and
  *   all-to-one is --root. A timed call on an origin is --rma-burst rounds, each an MPI_Put (or

@@ -155,7 +155,7 @@ int64_t mm_op_buffer_bytes(const mm_op *op, int64_t size, int nprocs, int is_roo
 
 int mm_op_check_nprocs(const mm_op *op, int nprocs, char *why, size_t why_len) {
     if (!op) return 0;
-    /* The issue asks for even counts: a ping-pong launch pairs ranks, and an odd count leaves
+    /* Even counts only: a ping-pong launch pairs ranks, and an odd count leaves
      * one rank without a partner in patterns that pair every rank (SKaMPI §2.1). */
     if ((op->flags & MM_OP_PAIR) && (nprocs < 2 || nprocs % 2 != 0)) {
         snprintf(why, why_len, "%s needs an even number of ranks, at least 2 (got %d)", op->name,

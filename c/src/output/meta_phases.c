@@ -5,7 +5,7 @@
  *   each {"start_s", "seconds"} on rank 0's CLOCK_MONOTONIC, counted from the moment its process
  *   entered main; null for a phase not begun yet (a launch still running, or stopped), and a
  *   null "seconds" for one not finished.
- * Why: a launch's cost beside a peer's is a fact the binary can state (issue 31: a default launch
+ * Why: a launch's cost beside a peer's is a fact the binary can state (a default launch
  *   cost 2.4x an IMB run of the same tests); the phases say where it went. */
 #include <stddef.h>
 

@@ -51,7 +51,8 @@ void mm__render_clock_sync(mm_json *j, const mm_launch *l) {
     mm_json_kv_int(j, "n_nonimproving", cs->used.n_nonimproving);
     mm_json_kv_int(j, "min_rounds", cs->used.min_rounds);
     mm_json_kv_double(j, "fit_span_s", cs->used.fit_span_s);
-    /* the fit's early stop (issue 31): null when off (every fit takes nfit points) */
+    /* the fit's early stop (docs/ALGORITHMS.md, "Defaults"): null when off (every fit takes
+     * nfit points) */
     mm_json_key(j, "fit_target_ns");
     if (cs->used.fit_target_ns > 0)
         mm_json_int(j, cs->used.fit_target_ns);

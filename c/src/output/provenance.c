@@ -254,7 +254,7 @@ void mm_provenance_collect(mm_provenance *p, MPI_Comm comm, int read_mpit) {
     if (rank == 0) {
         mm_environment_json(&p->environment_json, environ);
         /* the MPI_T session costs ~0.2 s with Open MPI 4.1 (it opens every component of every
-         * framework): a campaign reads it in its first launch only (--mpit-from, issue 31) */
+         * framework): a campaign reads it in its first launch only (--mpit-from) */
         if (read_mpit) mm_mpit_collect(&p->mpit);
     }
 }

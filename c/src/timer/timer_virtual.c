@@ -17,7 +17,7 @@
  * clk_offset_ns and clk_skew_ppm of the rank's host, when present, replace the seeded values
  * (the truth of the simulated cluster lives in its platform file, where the study reads it).
  * Paper: Hoefler, Schneider & Lumsdaine 2010 §2.2 (clock skew between nodes); the injected-clock
- * testing approach is STYLE.md principle 5. */
+ * testing approach is CONTRIBUTING.md, principle 5. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>

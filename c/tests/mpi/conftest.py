@@ -42,7 +42,7 @@ def run_bench(lib: str, np: int, args: list[str], *, timeout: float = 300,
 
 
 def workpieces_campaign(lib: str, campaign: Path, ops: str, first_seed: int) -> Path:
-    """Two quick 2-rank launches of OPS with ``--workpieces 1,32`` (issue 27) as a campaign folder."""
+    """Two quick 2-rank launches of OPS with ``--workpieces 1,32`` as a campaign folder."""
     fast = ["--nrep", "15", "--warmup", "2", "--procsync", "barrier", "--copy-probe-bytes", "0", "--quiet"]
     for i in range(2):
         run_bench(lib, 2, ["--ops", ops, "--sizes", "64", "--workpieces", "1,32", "--seed", str(first_seed + i),

@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: BSD-3-Clause
-"""--nrep auto and --sizes auto on real ranks (issue 14): all ranks stop after the same repetition,
+"""--nrep auto and --sizes auto on real ranks: all ranks stop after the same repetition,
 meta.json records the rule's verdict, the precision it reports is the one the analysis's own
 statistics give on raw.csv's valid run times, the time budget and the maximum stop a test, a
 nonblocking test's overlap phase pairs the blocking phase's count, and sizes are added where

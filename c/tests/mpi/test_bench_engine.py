@@ -51,7 +51,8 @@ def test_help_and_list_ops_without_mpirun(lib):
 
 @pytest.mark.parametrize("np_", [2, 4])
 def test_every_op_under_every_procsync(lib, np_, tmp_path):
-    # MPICH busy-polls: oversubscribed it is correctness-only (PLATFORM.md), keep reps small.
+    # MPICH busy-polls: oversubscribed it is correctness-only (docs/GUIDE.md, "Ranks outnumbering
+    # cores"), keep reps small.
     nrep = 4 if (lib == "mpich" and np_ > 2) else 12
     sizes = [8, 1024]
     for procsync in _procsyncs_of(lib):

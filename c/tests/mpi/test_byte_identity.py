@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """What the binary writes is byte-identical to what it wrote before the C core was restructured
-(issue 23: a refactor changes no byte of a document or a file).
+(a refactor changes no byte of a document or a file).
 
 For a fixed seed and the virtual timer, each of these is compared byte for byte with its golden
 copy in data/identity/<lib>/, produced by the binary before the refactor:
@@ -57,7 +57,7 @@ MASKED_META = [
     r"\.tests\[\]\.nbc\.(compute_ns|calibrated_ns|work_units)",
     r"\.proc_sync\.window_ns_by_test\..*",
     r"\.counters\.read_ns_by_test\..*",  # the cost of one read, measured
-    r"\.phases\..*",                      # wall times of the launch's phases (issue 31)
+    r"\.phases\..*",                      # wall times of the launch's phases
 ]
 # CSV columns whose cells are clock readings or counter values (empty cells stay empty).
 MASKED_COLUMNS = {
@@ -80,7 +80,7 @@ LAUNCHES = {
                       "--sizes", "8,1024", "--clocksync", "hca3"],
     "reduced": COMMON + ["--ops", "allreduce,gather", "--sizes", "16", "--raw", "reduced",
                          "--clocksync", "skampi"],
-    # one-sided (issue 28): meta.json's "rma" block, the rows of a mode, a -bw row's volume
+    # one-sided: meta.json's "rma" block, the rows of a mode, a -bw row's volume
     "rma": COMMON + ["--ops", "rma-put,rma-acc,rma-put-bw", "--sizes", "8,64", "--rma-sync",
                      "lock-all-flush", "--rma-window", "allocate", "--rma-burst", "4", "--pair", "0,1",
                      "--clocksync", "none"],

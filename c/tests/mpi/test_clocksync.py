@@ -3,7 +3,7 @@
 
 With the `virtual` timer every rank but 0 gets an offset within +-1 s and a skew of +100 or
 -100 ppm (from the seed); all ranks share the underlying monotonic clock, so the true error of
-each rank's global clock is known. Thresholds are the issue's:
+each rank's global clock is known. Thresholds:
 - right after the sync every algorithm errs by less than 10 us;
 - 5 s later every offset-only algorithm errs by at least 100 us on some rank (the drift is real
   and this test can see it), every drift-aware one by less than a tenth of the rank's

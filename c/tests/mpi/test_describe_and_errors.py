@@ -140,7 +140,7 @@ def test_validate_checks_without_mpi(lib):
 
 
 def test_validate_tells_the_repetition_memory(lib):
-    """--validate gives the bytes of the repetition arrays (issue 13: memory at scale): at 1024
+    """--validate gives the bytes of the repetition arrays (memory at scale): at 1024
     ranks x 1000 repetitions rank 0 receives full rows a chunk of 55 ranks at a time (4.3 MB, not
     the 78 MB of every rank's rows), reduced rows in one rank's worth, whatever the ranks."""
     def rep_bytes(nprocs, raw):

@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: BSD-3-Clause
-"""A launch's cost, on real ranks (issue 31):
+"""A launch's cost, on real ranks:
 
 - meta.json "phases" holds init, sync, probes, tests and write in the order they ran, each with
   its start (seconds since rank 0's main began) and wall time; they do not overlap, and together

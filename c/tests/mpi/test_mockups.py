@@ -13,7 +13,7 @@ import pytest
 
 from conftest import REPO, bench_path, launcher, run_bench, read_launch
 
-CATALOGUE = {  # the guidelines' right-hand sides the issue asks for: mock-up -> (original, calls)
+CATALOGUE = {  # the guidelines' right-hand sides: mock-up -> (original, calls)
     "allreduce-as-reduce-bcast": ("allreduce", ["reduce", "bcast"]),
     "allreduce-as-rsb-allgather": ("allreduce", ["reduce_scatter_block", "allgather"]),
     "allgather-as-gather-bcast": ("allgather", ["gather", "bcast"]),

@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: BSD-3-Clause
-"""Neighborhood collectives on the distributed graph of --graph-file (issue 28).
+"""Neighborhood collectives on the distributed graph of --graph-file.
 
 The file is checked on rank 0 before anything is written (one line, exit 2); a launch records the
 graph's digest and degrees, runs every neighbor op on it, and checks after each test that every

@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: BSD-3-Clause
-"""MPI-4 persistent collectives and MPI-3 neighborhood collectives (issue 28).
+"""MPI-4 persistent collectives and MPI-3 neighborhood collectives.
 
 Persistent rows exist in every build's table; the binary says per library whether it has them
 (--list-ops, --describe) and refuses them where it does not. Neighborhood collectives run on the

@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: BSD-3-Clause
-"""mpimeter-bench's line per finished test (issue 30, item 4): with --progress, one line on
+"""mpimeter-bench's line per finished test: with --progress, one line on
 stderr per test as it ends - operation, size, valid repetitions, median run time and how it was
 measured - printed by the application layer; none with --quiet or when stderr is not a terminal
 (as under `mpimeter run`, whose launches write stderr to a log)."""

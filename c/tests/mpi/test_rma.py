@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: BSD-3-Clause
-"""One-sided operations (issue 28): every call in every synchronization mode each library
+"""One-sided operations: every call in every synchronization mode each library
 supports, on 2 and 4 ranks, with the check after each test (the target's window and the
 origin's fetched values hold what the operations wrote); every window kind; window creation
 and free as timed calls; a corrupted byte fails its test with a message; bad input is refused

@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: BSD-3-Clause
-"""IMB-RMA's contention patterns (issue 28): one-to-all, all-to-all and all-to-one puts and gets
+"""IMB-RMA's contention patterns: one-to-all, all-to-all and all-to-one puts and gets
 on every rank, in the modes that pattern allows, on 2 and 4 ranks with both libraries; after each
 test every window slot a put reached holds its origin's data and every fetched block its target's
 (a corrupted byte fails the test with a message); bad input refused with one line, exit 2.

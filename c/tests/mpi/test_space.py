@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: BSD-3-Clause
-"""The measurement space beyond operations and sizes, in one launch (issue 27):
+"""The measurement space beyond operations and sizes, in one launch:
 
 - ``--root all|LIST``: one test per root for each rooted operation (the op table's ``uses_root``),
   shuffled with the other tests; ``tests[].root`` says which, unrooted tests carry none; every

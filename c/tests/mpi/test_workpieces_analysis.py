@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: BSD-3-Clause
-"""Issue 27: launches of the real binary with ``--workpieces LIST`` (2 ranks) analysed as one
+"""Launches of the real binary with ``--workpieces LIST`` (2 ranks) analysed as one
 campaign: mw-workpieces has one result per number of work pieces (tests[].workpieces, a
 dimension of the key like p), the ops without work pieces keep their key, and analyze's JSON and
 table say which row is which."""

@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: BSD-3-Clause
-"""SKaMPI's remaining knobs and the per-communicator bound (issue 27):
+"""SKaMPI's remaining knobs and the per-communicator bound:
 
 - ``--workpieces N|LIST`` with ``mw-workpieces`` (SKaMPI: MPI_Waitsome varied over the number of
   workpieces): one test per value, ``tests[].workpieces`` says which; more pieces take longer; a

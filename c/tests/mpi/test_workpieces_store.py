@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: BSD-3-Clause
-"""Issue 27: launches of the real binary with ``--workpieces 1,32`` (2 ranks) through the results
+"""Launches of the real binary with ``--workpieces 1,32`` (2 ranks) through the results
 store, the site and ``compare --ops``: mw-workpieces is one row per number of work pieces in the
 store (``results.workpieces``), one history per number in the site, and one compared row per
 number against mw-waitsome (which has none) — never one row pooling them."""

@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: BSD-3-Clause
-"""Issue 13, scope 3, small case: clock syncs on a simulated 64-rank cluster (SimGrid SMPI).
+"""Clock syncs on a simulated 64-rank cluster (SimGrid SMPI).
 
 Runs bench/simulate.py as `make simulate` does, at p = 64 and with a few algorithms. Simulated
 time is deterministic, so timing claims in it (O(p) slower than O(log p)) are exact, not flaky.

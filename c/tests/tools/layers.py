@@ -25,7 +25,7 @@ from pathlib import Path
 ORDER = [["app"], ["bench"], ["procsync", "clocksync", "counters"], ["ops"], ["output"],
          ["config"], ["timer"], ["common"]]
 LEVEL = {folder: i for i, level in enumerate(ORDER) for folder in level}
-# documented exceptions (docs/ARCHITECTURE.md, "Exceptions"): (caller file, callee folder)
+# documented exceptions (docs/ARCHITECTURE.md, "Documented exceptions"): (caller file, callee folder)
 ALLOWED: set[tuple[str, str]] = set()  # none left
 
 

@@ -125,7 +125,7 @@ static void check_residual_sample(void) {
     }
 }
 
-/* The fit's early stop (issue 31): the predicted error fitting n points spread over 0.1 s, 5 s
+/* The fit's early stop: the predicted error fitting n points spread over 0.1 s, 5 s
  * ahead. Points exactly on a line: sigma is the 1 ns floor, so the error is that floor times the
  * least-squares leverage of the horizon, sqrt(1/n + t^2/Sxx), computed here by hand for 8 points.
  * Noise of +-50 ns on alternate points: fifty times more. */

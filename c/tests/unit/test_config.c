@@ -243,7 +243,7 @@ static void test_sync_check_mode(void) {
     expect_error(4, c, "--check-at");
 }
 
-/* --nrep auto[:RULE] and --sizes auto:MIN:MAX: what they set, and the bad input of issue 14. */
+/* --nrep auto[:RULE] and --sizes auto:MIN:MAX: what they set, and their bad input. */
 static void test_adaptive_options(void) {
     const char *out[] = {"--out", "/tmp/mm_unit_cfg/none-yet"};
     const char *a1[] = {"b", "--nrep", "auto", "--nrep-max", "500", out[0], out[1]};

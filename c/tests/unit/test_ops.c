@@ -517,7 +517,7 @@ static double wall_s(void) {
 #define BUSY_SHARE 0.10 /* other processes used more than a tenth of the machine: busy */
 
 /* The work-based scheme's workload: calibrated units take t_b alone. Correct on any machine:
- * units are found and their time measured. Within 10 % (the issue's bound) only where no other
+ * units are found and their time measured. Within 10 % (the bound asked of it) only where no other
  * process takes the core: each attempt measures the CPU time other processes used meanwhile
  * (/proc/stat minus this process's), and the bound is asserted as soon as an attempt ran on a
  * quiet machine; when all five ran on a busy one it is reported as not checkable, not failed. */

@@ -20,7 +20,7 @@ Allowed, with the type of their value:
   ``_max_requests`` (integers ≥ 0); ``coll_tuned_dynamic_rules_filename`` (an existing regular
   file); ``coll_<component>_priority`` (integer ≥ 0); the component lists ``coll``, ``btl``,
   ``pml``, ``osc`` (``[^]name[,name...]``); ``pml_monitoring_enable`` (0, 1 or 2: the
-  counters' variant, README.md); ``mpi_yield_when_idle`` (0/1: what oversub sets).
+  counters' variant, docs/GUIDE.md); ``mpi_yield_when_idle`` (0/1: what oversub sets).
 - MPICH (control variables, ``MPIR_CVAR_``): ``<OP>_INTRA_ALGORITHM``, ``<OP>_INTER_ALGORITHM``
   (names), ``<OP>_..._KVAL``, ``..._CHUNK_SIZE``, ``..._SHORT_MSG_SIZE``, ``..._LONG_MSG_SIZE``
   (integers ≥ 0), ``<OP>_..._TREE_TYPE`` (a name), ``<OP>_DEVICE_COLLECTIVE`` (0/1),

@@ -9,15 +9,15 @@ variable named ``<op>_<size>`` (``<alternative>_<op>_<size>`` with several alter
 number a regression test should track (Hunold & Carpen-Amarie 2016, §4.2: the launch is the unit
 of replication, so not the repetitions of one mpirun).
 
-References are given in ``references_us`` (``{"allreduce_8": 2.1}``); the tolerance is the
-measurement's own interval: the check passes when the reference lies inside the 95 % interval of
-the median (Le Boudec's order statistics over the launch medians), and fails when the
-measurement shows, at that confidence, another value. With fewer launches than such an interval
-needs (< 6 at 95 %), the range of the launch medians stands in for it (the output says so).
-``min_tolerance`` (relative, default 0) widens the tolerance to at least ±that fraction of the
-reference, for checks that should not fail on a difference too small to matter. As ReFrame
-thresholds: ``(ref, (median − high)/ref, (median − low)/ref, 'us')``, so that ReFrame's
-``ref·(1+lo) ≤ median ≤ ref·(1+hi)`` is exactly ``low ≤ ref ≤ high``.
+References are given in ``references_us`` (``{"allreduce_8": 2.1}``, each > 0) and the tolerance
+in ``tolerance``, a fixed fraction of the reference (default 0.10, at most 1; above the reference
+``upper_tolerance`` when it should differ), as ReFrame's convention has it: the reference tuple is
+``(ref, -tolerance, +upper_tolerance, 'us')``, so the check passes when
+``ref·(1 − tolerance) ≤ median ≤ ref·(1 + upper_tolerance)``. The tolerance is the user's,
+the same in every run, never derived from the measurement; the measurement's own 95 % interval of
+the median (Le Boudec's order statistics over the launch medians; with fewer launches than it
+needs, < 6 at 95 %, the range of the launch medians) is logged beside each value, so a failure
+can be read against the precision the campaign reached.
 
 mpimeter starts the ranks itself (its ``launcher``: ``local`` = each library's mpirun, ``srun``
 inside the job's allocation, or a template), so ReFrame's own launcher is set to ``local`` for
@@ -55,7 +55,7 @@ def perf_name(row: dict, several: bool) -> str:
     return f"{row['alternative']}_{base}" if several else base
 
 
-def tolerance(row: dict) -> tuple[float, float, str]:
+def median_interval(row: dict) -> tuple[float, float, str]:
     """(low, high) in µs around the median, and what they are: the median's interval, else the
     range of the per-launch medians."""
     low, high = row.get("median_ci_low_ns"), row.get("median_ci_high_ns")
@@ -65,13 +65,21 @@ def tolerance(row: dict) -> tuple[float, float, str]:
     return min(medians) / 1e3, max(medians) / 1e3, f"range of {len(medians)} launch medians (too few for an interval)"
 
 
-def reference_tuple(ref_us: float, median_us: float, low_us: float, high_us: float,
-                    min_tolerance: float = 0.0) -> tuple[float, float, float, str]:
-    """ReFrame's (reference, lower, upper, unit) such that the check passes exactly when the
-    reference lies in [low, high] or within ±min_tolerance of the median's reference."""
-    lower = (median_us - high_us) / ref_us
-    upper = (median_us - low_us) / ref_us
-    return ref_us, min(lower, -min_tolerance), max(upper, min_tolerance), "us"
+def reference_tuple(ref_us: float, tolerance: float,
+                    upper_tolerance: float | None = None) -> tuple[float, float, float, str]:
+    """ReFrame's (reference, lower, upper, unit) threshold tuple for a reference in µs and fixed
+    relative tolerances (below it ``tolerance``; above it ``upper_tolerance``, else the same):
+    valid for every reference ReFrame accepts (its lower threshold must lie in [−1, 0] for a
+    positive reference, its upper one at or above 0)."""
+    if not (isinstance(ref_us, (int, float)) and math.isfinite(ref_us) and ref_us > 0):
+        raise ValueError(f"reference {ref_us!r} us: a reference is a run time, a finite number > 0")
+    if not (isinstance(tolerance, (int, float)) and 0 <= tolerance <= 1):
+        raise ValueError(f"tolerance {tolerance!r}: a fraction of the reference from 0 to 1 "
+                         f"(ReFrame's lower threshold cannot go below -1)")
+    upper = tolerance if upper_tolerance is None else upper_tolerance
+    if not (isinstance(upper, (int, float)) and 0 <= upper < math.inf):
+        raise ValueError(f"upper_tolerance {upper!r}: a fraction of the reference, finite and >= 0")
+    return float(ref_us), -float(tolerance), float(upper), "us"
 
 
 def _median_us(path: str, name: str, several: bool) -> float:
@@ -95,7 +103,8 @@ class MpimeterCampaign(rfm.RunOnlyRegressionTest):
     extra_args = variable(typ.List[str], value=[])  # more `mpimeter run` options
     mpimeter = variable(str, value="")  # the mpimeter command; empty: the one beside this Python
     references_us = variable(typ.Dict[str, float], value={})  # perf variable name → reference in µs
-    min_tolerance = variable(float, value=0.0)
+    tolerance = variable(float, value=0.10)  # ± this fraction of each reference, the same every run
+    upper_tolerance = variable(float, type(None), value=None)  # above the reference, when not `tolerance`
 
     valid_systems = ["*"]
     valid_prog_environs = ["*"]
@@ -103,6 +112,16 @@ class MpimeterCampaign(rfm.RunOnlyRegressionTest):
 
     def _command(self) -> str:
         return self.mpimeter or os.path.join(os.path.dirname(sys.executable), "mpimeter")
+
+    @run_before("setup")
+    def _check_references(self) -> None:
+        # a bad reference or tolerance fails the check in its set-up phase, before any campaign
+        # runs (at "init", ReFrame would skip the check with a warning and exit 0)
+        for name, ref in self.references_us.items():
+            try:
+                reference_tuple(ref, self.tolerance, self.upper_tolerance)
+            except ValueError as exc:
+                raise ValueError(f"references_us[{name!r}]: {exc}") from None
 
     @run_after("init")
     def _set_job(self) -> None:
@@ -150,11 +169,12 @@ class MpimeterCampaign(rfm.RunOnlyRegressionTest):
             name = perf_name(row, several)
             self.perf_variables[name] = sn.make_performance_function(_median_us, "us", path, name, several)
             if name in self.references_us:
-                low, high, what = tolerance(row)
-                refs[name] = reference_tuple(self.references_us[name], row["median_ns"] / 1e3, low, high,
-                                             self.min_tolerance)
-                getlogger().info(f"mpimeter: {name}: median {row['median_ns'] / 1e3:.4g} us, tolerance [{low:.4g}, "
-                      f"{high:.4g}] us ({what}), reference {self.references_us[name]:.4g} us")
+                ref = self.references_us[name]
+                refs[name] = reference_tuple(ref, self.tolerance, self.upper_tolerance)
+                low, high, what = median_interval(row)
+                _, below, above, _ = refs[name]
+                getlogger().info(f"mpimeter: {name}: median {row['median_ns'] / 1e3:.4g} us [{low:.4g}, {high:.4g}] us "
+                                 f"({what}), reference {ref:.4g} us -{100 * -below:g} % +{100 * above:g} %")
         unknown = sorted(set(self.references_us) - set(self.perf_variables))
         if unknown:
             raise ValueError(f"references_us names {', '.join(unknown)}, which the campaign did not measure "

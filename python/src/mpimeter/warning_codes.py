@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """Every warning code, in one table: who produces it, how serious it is, its message and its hint
-(STYLE.md, principle 8: every instability is a typed warning with a next step; docs/FORMAT.md,
+(CONTRIBUTING.md, principle 8: every instability is a typed warning with a next step; docs/FORMAT.md,
 "Warning codes").
 
 A warning is made only through :func:`warning` (a code of the analysis or the file readers:
@@ -283,7 +283,7 @@ def lookup(code: str) -> Code:
 
 @dataclass(frozen=True)
 class AnalysisWarning:
-    """An instability or caveat, with what to do about it (STYLE.md, principle 8).
+    """An instability or caveat, with what to do about it (CONTRIBUTING.md, principle 8).
 
     ``code`` is one of :data:`CODES` (stable and machine-readable); ``where`` names the file,
     launch or row concerned. ``count`` is how many warnings of this code it stands for

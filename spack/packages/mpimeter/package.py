@@ -1,7 +1,8 @@
 # SPDX-License-Identifier: BSD-3-Clause
 # The C measurement core of mpimeter (mpimeter-bench) built with the MPI of a Spack environment.
-# The Python CLI is installed with pip (README, "Installing on a cluster"); it finds the binary
-# through MPIMETER_BENCH_DIR, which this package sets.
+# The Python CLI is installed with pip (docs/INSTALL.md, "The Python package next to others");
+# it finds the binary through MPIMETER_BENCH_DIR, which this package sets. In an active
+# environment (docs/INSTALL.md, "Spack"):
 #
 #   spack repo add spack
 #   spack develop --path . mpimeter@0.2.0 && spack add mpimeter@0.2.0 +papi && spack install

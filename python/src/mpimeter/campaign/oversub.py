@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: BSD-3-Clause
-"""What the launcher sets when ranks outnumber the cores they run on (README.md,
+"""What the launcher sets when ranks outnumber the cores they run on (docs/GUIDE.md,
 "Ranks outnumbering cores").
 
 A rank that waits for a message busy-polls by default. With more ranks than cores the poller
@@ -13,7 +13,7 @@ campaign.json what it set.
 - Open MPI: the MCA parameter ``mpi_yield_when_idle`` (``OMPI_MCA_mpi_yield_when_idle=1``).
   mpirun 4.1 also turns it on by itself when it sees the node oversubscribed; setting it makes
   it explicit and recorded.
-- MPICH 4.0 ch4:ucx: no setting found that yields (measured, README.md): its
+- MPICH 4.0 ch4:ucx: no setting found that yields (measured, docs/GUIDE.md): its
   ``MPIR_CVAR_POLLS_BEFORE_YIELD`` belongs to the ch3 device, and neither it nor running
   local ranks over UCX changed the run times. Nothing is set; the record says so.
 """

@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """`--sizes auto` in a campaign of several launches: the sizes are decided once, by a pilot launch,
-and every other launch measures the same set (issue 25).
+and every other launch measures the same set.
 
 Why: `--sizes auto` refines the sizes inside a launch (SKaMPI §3.2) — where linear interpolation
 is worst *in that launch's* medians. Run as such in every launch of a campaign, each launch chose

@@ -309,8 +309,8 @@ class CampaignRunner:
     def _copy_probe_args(self, alternative: str) -> list[str]:
         """`--copy-probe-from <folder>` once a complete launch of the alternative ran the copy
         probe: the machine's copy rates are the same from launch to launch, the probe cost a
-        launch ~0.07 s of its ~0.8 s (issue 31), and the analysis takes each probe's best over
-        the launches anyway. Nothing when the campaign turned the probe off, or when the binary
+        launch ~0.07 s of its ~0.8 s (docs/ALGORITHMS.md, "A launch's cost"), and the analysis
+        takes each probe's best over the launches anyway. Nothing when the campaign turned the probe off, or when the binary
         does not offer the option (its --describe says)."""
         if self.state.bench_args.value("--copy-probe-bytes") == "0":
             return []
@@ -320,7 +320,7 @@ class CampaignRunner:
         """`--mpit-from <folder>` once a complete launch of the alternative read the MPI library's
         control variables: one binary with one environment and launch command has the same
         settings from launch to launch, and reading them opened an MPI_T session that cost a
-        launch ~0.2 s of its ~0.8 s with Open MPI 4.1 (issue 31). Nothing when the binary does
+        launch ~0.2 s of its ~0.8 s with Open MPI 4.1. Nothing when the binary does
         not offer the option (its --describe says)."""
         return self._from_earlier_launch(alternative, "mpit-from")
 

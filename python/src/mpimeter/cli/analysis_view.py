@@ -109,7 +109,7 @@ def _root(root: int | None) -> str:
 
 
 def print_scaling(con, res: analysis.AnalysisResult, pct: str) -> None:
-    """Time against p (issue 27; Hoefler & Belli 2015 §5.1) per (alternative, op, size[, root]):
+    """Time against p (Hoefler & Belli 2015 §5.1) per (alternative, op, size[, root]):
     one column per p, the median of per-launch medians with its interval; and the root's effect
     per (op, size, p) where the tests ran at several roots."""
     series = list(res.scaling)

@@ -48,7 +48,7 @@ def print_schemes(res: analysis.AnalysisResult, rows: list[_schemes.SchemeRow], 
 
 def _grouped(rows: list[_schemes.SchemeRow]) -> dict[tuple, list[_schemes.SchemeRow]]:
     out: dict[tuple, list[_schemes.SchemeRow]] = {}
-    for r in rows:  # one line per (alternative, op, size, p, root): issue 27
+    for r in rows:  # one line per (alternative, op, size, p, root)
         out.setdefault((r.alternative, r.op, r.size, r.nprocs, r.root), []).append(r)
     return out
 

@@ -143,5 +143,5 @@ def read_campaign_record(folder: Path) -> CampaignRecord | None:
     f = Path(folder) / FILE_NAME
     if not f.exists():
         return None
-    # what it shows is redacted again (issue 26): a file written by hand may hold a secret in clear
+    # what it shows is redacted again: a file written by hand may hold a secret in clear
     return from_document(f, redact.campaign_record(read_document(f)))

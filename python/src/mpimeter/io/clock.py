@@ -6,7 +6,7 @@ of the launch is known: for each rank, the model rows give (local_ns, offset_ns)
 per sync, with offset = global − local. The offset at any local time is interpolated linearly
 between the two surrounding sync points and held constant before the first and after the last
 (np.interp), as trace tools do with offsets taken at initialization and finalization
-(CLOCKSYNC.md, "After the fact"). Rank 0's clock is the global clock: offset 0 when it has no
+(docs/ALGORITHMS.md, "After the fact"). Rank 0's clock is the global clock: offset 0 when it has no
 model rows. With fewer than two sync points this is the same constant offset as online, so the
 analysis only uses it when there were re-syncs.
 

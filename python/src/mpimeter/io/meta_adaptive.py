@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: BSD-3-Clause
-"""The records of adaptive measurement in meta.json (schema 4, issue 14; docs/FORMAT.md):
+"""The records of adaptive measurement in meta.json (schema 4; docs/FORMAT.md):
 ``config.nrep_auto`` and ``config.sizes_auto``, ``tests[].adaptive`` and ``size_refinement``,
 typed and checked like the rest of :mod:`mpimeter.io.meta`, which holds them."""
 

@@ -33,8 +33,8 @@ from mpimeter.io.csvread import dictionary_codes
 @dataclass(frozen=True)
 class RunTime:
     """The run time of one repetition on one clock (docs/FORMAT.md, "run time of a repetition";
-    ARCHITECTURE.md, "Statistics"), defined once here for both reductions below, the numpy one
-    (:meth:`over_ranks`) and the SQL one (:meth:`sql`): on a global clock, the latest end minus
+    docs/ARCHITECTURE.md, "The Python package"), defined once here for both reductions below,
+    the numpy one (:meth:`over_ranks`) and the SQL one (:meth:`sql`): on a global clock, the latest end minus
     the earliest start over the ranks; on the ranks' local clocks, the longest local duration.
     The C side's one definition is the reduced raw writer's (pinned to this by
     c/tests/mpi/test_raw_format.py)."""

@@ -54,7 +54,7 @@ RESULTS = (
     ("bandwidth_Bps", "DOUBLE"), ("one_way", "BOOLEAN"), ("bound_ns", "DOUBLE"), ("cache_bound_ns", "DOUBLE"),
     ("bound_fraction", "DOUBLE"), ("nprocs", "INTEGER"), ("root", "INTEGER"), ("workpieces", "INTEGER"),
 )
-# Columns added after a store of this schema version may have been created (issue 27: results
+# Columns added after a store of this schema version may have been created (results
 # keyed by p, root and, for mw-workpieces, the work pieces); open_write adds them to such a store,
 # NULL in its earlier rows; reading one that lacks them (read-only: nothing is added) sees them
 # NULL through relation().
@@ -64,7 +64,7 @@ TABLES = {"campaigns": CAMPAIGNS, "alternatives": ALTERNATIVES, "launches": LAUN
           "launch_summaries": LAUNCH_SUMMARIES, "results": RESULTS}
 
 # Results with what they were measured on: the view most questions start from.
-# nprocs: the row's p (issue 27), the alternative's for rows stored before results carried it
+# nprocs: the row's p, the alternative's for rows stored before results carried it
 VIEW = """CREATE OR REPLACE VIEW results_by_machine AS
 SELECT c.machine, a.cpu_model, a.library, a.library_version, a.variant, COALESCE(r.nprocs, a.nprocs) AS nprocs,
        c.first_start AS date, TRY_CAST(c.first_start AS TIMESTAMP) AS started, c.name AS campaign,

@@ -111,7 +111,7 @@ def _load(con, store: str) -> SiteData:
         "SELECT campaign_id, name, path, machine, id_source, added, first_start, last_end, alternatives, launches, "
         "command, seed, tool_version, report_source FROM campaigns ORDER BY first_start NULLS LAST, campaign_id").df()
     alternatives = con.execute("SELECT * FROM alternatives").df()
-    # issue 27: rows of one root only (a history line is one root's); p per row (NULL: a store row
+    # rows of one root only (a history line is one root's); p per row (NULL: a store row
     # written before results carried it, the alternative's nprocs); mw-workpieces: one row per number
     # of work pieces (NULL: other ops, and rows stored before the column)
     results = con.execute(f"SELECT * FROM {relation(con, 'results')} WHERE root IS NULL OR root = 0").df()
