@@ -23,7 +23,7 @@ interval at 95 % (fewer than 6), which is shown as such.
 A state is a finding, not a label (``campaign_states``, the one place that decides them):
 - The machine's own state, recorded in every launch, is looked at first: when the cache-line
   probe's values form two clusters by its own gap (``probe_split``: ``stats.clusters.split_two``
-  on the probe values, level ``ALPHA``, the clusters at least ``STATE_GAP`` × apart), those are
+  on the probe values, level ``ALPHA``, a gap of at least ``STATE_GAP`` × between them), those are
   the states, whether or not the run times show the split (mild states hide in the noise of the
   times; the probe separates them in every launch). ``machine_states`` does the same over the
   launches of several campaigns or alternatives at once (compare, gate, tune, guidelines: both
@@ -61,10 +61,14 @@ STATE_NAMES = ("faster", "slower")
 ALPHA = _effects.ALPHA
 MIN_STATE_LAUNCHES = 3  # module docstring: the fewest launches whose median one launch cannot carry
 RARE_SHARE = 0.25  # a state below this share of the launches is rare
-STATE_GAP = 1.5  # the probe's clusters must be this far apart (ratio of their medians, beyond the grid)
+# the probe's clusters must be this far apart (the slower's least value / the faster's largest): one
+# state's probe spreads widely (49–111 ns on the test machine), and such a spread alone splits into
+# "two clusters" whose medians are 1.5× apart; two states leave a gap between them (111 → 344 ns)
+STATE_GAP = 1.5
 PROBE = _effects.CACHELINE
 PROBE_TEST = (f"two clusters of the cache-line probe's values (Ashman's D, weighted min-p over split sizes) at "
-              f"level {ALPHA:g}, at least {STATE_GAP:g}× apart, at least {MIN_STATE_LAUNCHES} launches each")
+              f"level {ALPHA:g}, a gap of at least {STATE_GAP:g}× between them, at least {MIN_STATE_LAUNCHES} "
+              "launches each")
 CHANCE_TEST = (f"the chance that the property separates the split at random, Holm-corrected over the properties "
                f"examined, at most {ALPHA:g}; at least {MIN_STATE_LAUNCHES} launches each")
 
@@ -149,13 +153,13 @@ class ProbeSplit:
     slower: tuple
     unplaced: tuple  # launches that did not record the probe: in no state
     p_value: float
-    ratio: float  # median of the slower cluster's values / the faster's, beyond the grid
+    gap: float  # the slower cluster's smallest value / the faster cluster's largest
     faster_values: tuple[str, ...]
     slower_values: tuple[str, ...]
 
     @property
     def apart(self) -> bool:
-        return self.p_value <= ALPHA and self.ratio >= STATE_GAP
+        return self.p_value <= ALPHA and self.gap >= STATE_GAP
 
     @property
     def found(self) -> bool:
@@ -183,8 +187,9 @@ def probe_split(values: dict) -> ProbeSplit | None:
     low = tuple(sorted((keys[i] for i in split.low), key=repr))
     high = tuple(sorted((keys[i] for i in split.high), key=repr))
     show = PROBE[3]
+    gap = min(have[k] for k in high) / max(have[k] for k in low)
     return ProbeSplit(low, high, tuple(sorted((k for k in values if k not in have), key=repr)), split.p_value,
-                      split.grid_ratio, _effects.shown_values(tuple(have[k] for k in low), True, show),
+                      gap, _effects.shown_values(tuple(have[k] for k in low), True, show),
                       _effects.shown_values(tuple(have[k] for k in high), True, show))
 
 
