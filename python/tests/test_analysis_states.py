@@ -159,6 +159,7 @@ def test_report_and_fingerprint_show_the_states(campaigns, tmp_path):
     write_report(tmp_path / "r.html", res)
     page = (tmp_path / "r.html").read_text()
     assert "Per state: mostly_slow" in page and "3 (30 %)" in page and "too few launches" in page
+    assert "decided by two clusters of the cache-line probe" in page and "level 0.05" in page
     assert "median per state" in page  # in each fingerprint's facts
     data = fingerprint_data(res, "allreduce", 8)
     assert [t.split(" ")[0] for t in data.per_state] == ["faster", "slower"]
