@@ -100,6 +100,7 @@ class States:
     unplaced: tuple[int, ...] = ()  # launches in no state (the property not recorded): named, not dropped
     apart: tuple[int, ...] = ()  # no states: launches a property put apart, too few for a state of their own
     apart_by: str | None = None  # the property that put them apart
+    apart_state: str | None = None  # the state they would be: faster or slower than the others
 
     @property
     def label(self) -> str:
@@ -112,6 +113,17 @@ class States:
 
     def state_of(self, launch: int) -> str | None:
         return next((s.name for s in self.states if launch in s.launches), None)
+
+    def group_of(self, launch: int) -> str | None:
+        """The launch's state, or — launches a property put apart, too few for a state yet — the
+        state it would be in: what ``run --launches auto`` needs to launch until a small group
+        becomes a state with its interval or is shown rare (None: no groups)."""
+        if self.explained:
+            return self.state_of(launch)
+        if not self.apart or self.apart_state is None:
+            return None
+        other = STATE_NAMES[1] if self.apart_state == STATE_NAMES[0] else STATE_NAMES[0]
+        return self.apart_state if launch in self.apart else other
 
     def mix(self) -> str:
         """``2 faster / 8 slower``."""
@@ -233,7 +245,8 @@ def campaign_states(campaign, rows: Sequence[Row], effects: Sequence[LaunchEffec
             timed = by_time.get((alt, p))
             if split is not None and split.apart and (timed is None or not timed.explained):
                 base = timed or States(alt, None, (), nprocs=p, several_p=len(counts) > 1)
-                timed = replace(base, apart=tuple(split.smaller), apart_by=PROBE[0])
+                timed = replace(base, apart=tuple(split.smaller), apart_by=PROBE[0],
+                                apart_state=STATE_NAMES[0] if split.smaller == split.faster else STATE_NAMES[1])
             if timed is not None:
                 out.append(timed)
     return tuple(out)
@@ -256,7 +269,8 @@ def states_of(effects: Sequence[LaunchEffect]) -> tuple[States, ...]:
         if min(len(e.low_launches), len(e.high_launches)) < MIN_STATE_LAUNCHES:
             smaller = e.low_launches if len(e.low_launches) <= len(e.high_launches) else e.high_launches
             out.append(States(e.alternative, None, (), nprocs=e.nprocs, several_p=e.several_p, apart=tuple(smaller),
-                              apart_by=best.what))
+                              apart_by=best.what,
+                              apart_state=STATE_NAMES[0] if smaller == e.low_launches else STATE_NAMES[1]))
             continue
         out.append(States(e.alternative, best.what, (
             State(STATE_NAMES[0], e.low_launches, len(e.low_launches) / total, best.low_values),
