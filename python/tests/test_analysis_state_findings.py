@@ -214,3 +214,13 @@ def test_scaling_model_per_state_covers_each_state():
         assert low <= alpha <= high, (name, low, high)
     low, high = row.chosen.interval(0, 0.95)
     assert not low <= 800.0 <= high  # the pooled fit misses the fast state
+
+
+def test_the_probe_states_part_at_the_probe_s_own_widest_gap():
+    # 12 launches at 54–108 ns, 28 at 346–414 ns: the states part between 108 and 346, not a
+    # launch further (the two-cluster test's best split size reaches its floor p at several sizes)
+    from mpimeter.analysis.strata import probe_split
+
+    values = list(np.linspace(54, 108, 12)) + list(np.linspace(346, 414, 28))
+    split = probe_split(dict(enumerate(values)))
+    assert split.found and split.faster == tuple(range(12)) and split.gap == pytest.approx(346 / 108)

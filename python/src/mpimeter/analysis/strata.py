@@ -192,14 +192,17 @@ def probe_split(values: dict) -> ProbeSplit | None:
     """The two clusters of the probe values ``values`` (launch → round trip in ns, None: not
     recorded), or None when there are too few values to test (fewer than five)."""
     have = {k: float(v) for k, v in values.items() if v is not None and math.isfinite(v) and v > 0}
-    keys = list(have)
+    keys = sorted(have, key=lambda k: have[k])
     split = _clusters.split_two([have[k] for k in keys])
     if split is None:
         return None
-    low = tuple(sorted((keys[i] for i in split.low), key=repr))
-    high = tuple(sorted((keys[i] for i in split.high), key=repr))
+    # the test says whether there are two clusters; the probe's own widest gap says where they part
+    # (the test's best split size can land a launch beside it when many sizes reach its floor p)
+    cut = int(np.argmax(np.diff(np.log([have[k] for k in keys])))) + 1
+    low = tuple(sorted(keys[:cut], key=repr))
+    high = tuple(sorted(keys[cut:], key=repr))
     show = PROBE[3]
-    gap = min(have[k] for k in high) / max(have[k] for k in low)
+    gap = have[keys[cut]] / have[keys[cut - 1]]
     return ProbeSplit(low, high, tuple(sorted((k for k in values if k not in have), key=repr)), split.p_value,
                       gap, _effects.shown_values(tuple(have[k] for k in low), True, show),
                       _effects.shown_values(tuple(have[k] for k in high), True, show))
