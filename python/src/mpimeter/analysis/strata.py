@@ -199,11 +199,11 @@ def probe_split(values: dict) -> ProbeSplit | None:
     # the test says whether there are two clusters; the probe's own widest gap says where they part
     # (the test's best split size can land a launch beside it when many sizes reach its floor p)
     cut = int(np.argmax(np.diff(np.log([have[k] for k in keys])))) + 1
-    low = tuple(sorted(keys[:cut], key=repr))
-    high = tuple(sorted(keys[cut:], key=repr))
+    low = tuple(sorted(keys[:cut]))
+    high = tuple(sorted(keys[cut:]))
     show = PROBE[3]
     gap = have[keys[cut]] / have[keys[cut - 1]]
-    return ProbeSplit(low, high, tuple(sorted((k for k in values if k not in have), key=repr)), split.p_value,
+    return ProbeSplit(low, high, tuple(sorted(k for k in values if k not in have)), split.p_value,
                       gap, _effects.shown_values(tuple(have[k] for k in low), True, show),
                       _effects.shown_values(tuple(have[k] for k in high), True, show))
 
