@@ -89,7 +89,7 @@ def test_a_probe_of_8399_against_8396_ms_gives_no_states(tmp_path):
 def test_a_state_of_one_launch_is_never_reported(tmp_path):
     # one launch in the slow state, its probe far from the others': too few for a state
     def patch(i, meta):
-        rtt = 380.0 if i == 3 else 60.0 + 4 * i
+        rtt = 380.0 if i == 3 else 60.0 + i
         meta["probes"] = {"cacheline_rtt_ns": [{"ranks": [0, 1], "host": "h", "cpus": [0, 1], "rtt_ns": rtt}]}
 
     res = _analyze_folder(_patched_campaign(tmp_path / "c", [2.5 if i == 3 else 1.0 for i in range(10)], patch))
