@@ -65,6 +65,10 @@ def test_per_state_medians_agree_whatever_the_mix(campaigns):
     assert "has few launches: 3 of 10" in rare.message and "is rare" not in rare.message
     (said,) = [w for w in a.warnings if w.code == "states"]
     assert "level 0.05" in said.message and "cache-line probe" in said.message
+    # the time split's own verdict on the probe does not contradict it
+    (clusters,) = [w for w in a.warnings if w.code == "launch-clusters"]
+    assert "the probe's own two clusters make the states" in clusters.message
+    assert "too likely by chance" not in clusters.message
 
 
 def test_json_and_table_show_the_states(campaigns):

@@ -247,9 +247,13 @@ def _values(values: Sequence[str]) -> str:
     return ", ".join(values[:3]) + (" …" if len(values) > 3 else "")
 
 
-def launch_effect_warnings(effects: Sequence[LaunchEffect], campaign: Campaign) -> list[AnalysisWarning]:
+def launch_effect_warnings(effects: Sequence[LaunchEffect], campaign: Campaign, states: Sequence = ()
+                           ) -> list[AnalysisWarning]:
+    """``launch-clusters`` per effect; ``states`` (analysis.strata.States) says where the probe's own
+    clusters made the states, which the verdict on a property then names."""
     out = []
     for e in effects:
+        by_probe = any(s.alternative == e.alternative and s.nprocs == e.nprocs and s.from_probe for s in states)
         rows = ", ".join(f"{op} {format_size(size, campaign.size_unit(op))}" for op, size in e.rows[:4]) + (" …" if len(e.rows) > 4 else "")
         # Name the smaller group: "launch 000 ran them 2.3× slower than the other 11" reads at once.
         if len(e.low_launches) <= len(e.high_launches):
@@ -258,7 +262,9 @@ def launch_effect_warnings(effects: Sequence[LaunchEffect], campaign: Campaign) 
             named, others, how = e.high_launches, e.low_launches, "slower"
         if e.separating:
             best = min(e.separating, key=lambda s: s.chance)
-            verdict = "it explains them" if best.explains else "too likely by chance to explain them"
+            verdict = ("it explains them" if best.explains else
+                       "the probe's own two clusters make the states (see `states`)"
+                       if by_probe and best.what == CACHELINE[0] else "too likely by chance to explain them")
             tail = (f"; {best.what} separates them ({_values(best.low_values)} in the faster launches, "
                     f"{_values(best.high_values)} in the slower ones; a chance alignment has probability "
                     f"{best.chance:.2g}, {best.adjusted_chance:.2g} after Holm's correction over the "

@@ -111,6 +111,11 @@ class States:
     def explained(self) -> bool:
         return self.property is not None
 
+    @property
+    def from_probe(self) -> bool:
+        """Decided by the probe's own clusters (not by a split of the run times)."""
+        return self.explained and self.test == PROBE_TEST
+
     def state_of(self, launch: int) -> str | None:
         return next((s.name for s in self.states if launch in s.launches), None)
 
