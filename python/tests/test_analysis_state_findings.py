@@ -168,7 +168,7 @@ def test_machine_states_puts_the_launches_of_several_sides_in_states_by_one_cut(
     assert alone.apart and not alone.found and alone.state_of((0, 0)) is None
 
 
-def test_model_fits_each_state_and_names_the_headline():
+def test_model_fits_each_state_and_names_the_headline(tmp_path):
     # 3 sizes, 7 slow / 3 fast launches at 0.8×: one Hockney fit per state, the slow one the headline
     rng = np.random.default_rng(11)
     tests = [("allreduce", 8), ("allreduce", 4096), ("allreduce", 65536)]
@@ -187,6 +187,11 @@ def test_model_fits_each_state_and_names_the_headline():
     assert faster.launches == 3 and slower.launches == 7
     assert faster.hockney.beta_ns_per_byte / slower.hockney.beta_ns_per_byte == pytest.approx(0.8, abs=0.03)
     assert row.to_dict()["headline"] == "slower" and len(row.to_dict()["per_state"]) == 2
+    from mpimeter.report.html_report import write_report
+
+    write_report(tmp_path / "r.html", res)
+    page = (tmp_path / "r.html").read_text()
+    assert "a (all states)" in page and "a (faster state)" in page and "a (slower state, headline)" in page
 
 
 def test_scaling_model_per_state_covers_each_state():
