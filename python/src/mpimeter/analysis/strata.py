@@ -12,11 +12,11 @@ how many launches fell in each state — two trials of 5 launches differed 2.8×
 medians within a state agree. Hunold & Carpen-Amarie 2016 §4.2: the launch is a factor; here a
 factor with a recorded cause, so it can be stratified on.
 
-The states are the launch-effect split of the alternative at one process count p (its faster
-and its slower launches at that p: issue 27, a ``--np LIST`` campaign runs each p in launches of
-its own, and a state found at one p says nothing of launches at another), kept only when a recorded property separates them: without a cause the groups may be
-the noise of a few launches, so the pooled result stays the headline and the analysis says no
-property explains them. Per state and row, the median of the per-launch medians with Le Boudec's
+The states are found per alternative and process count p (a ``--np LIST`` campaign runs each p
+in launches of its own), from the probe's own clusters or from the launch-effect split of that
+p when a recorded property explains it (below): without a cause the groups may be the noise of
+a few launches, so the pooled result stays the headline and the analysis says no property
+explains them. Per state and row, the median of the per-launch medians with Le Boudec's
 interval (``stats.intervals.median_ci``, as the pooled row): a state of few launches has no
 interval at 95 % (fewer than 6), which is shown as such.
 
