@@ -28,8 +28,8 @@ def _analyze(folder):
 def campaigns(tmp_path_factory):
     root = tmp_path_factory.mktemp("states")
     return {
-        "mostly_slow": write_state_campaign(root / "mostly_slow", 2, 8, seed=1),
-        "mostly_fast": write_state_campaign(root / "mostly_fast", 8, 2, seed=2),
+        "mostly_slow": write_state_campaign(root / "mostly_slow", 3, 7, seed=1),
+        "mostly_fast": write_state_campaign(root / "mostly_fast", 7, 3, seed=2),
         "slower_both": write_state_campaign(root / "slower_both", 8, 2, seed=3, slowdown=1.1),
         "no_probe": write_state_campaign(root / "no_probe", 8, 2, seed=4, probe=False),
         "fast_11_1": write_state_campaign(root / "fast_11_1", 11, 1, seed=6),
@@ -38,7 +38,7 @@ def campaigns(tmp_path_factory):
         "all_fast": write_state_campaign(root / "all_fast", 10, 0, seed=8),
         "all_fast_again": write_state_campaign(root / "all_fast_again", 10, 0, seed=9),
         "all_slow": write_state_campaign(root / "all_slow", 0, 10, seed=10),
-        # mostly_slow's launches exactly, without the probe that tells the states apart
+        # 2 fast / 8 slow launches without the probe that tells the states apart
         "mostly_slow_no_probe": write_state_campaign(root / "mostly_slow_no_probe", 2, 8, seed=1, probe=False),
     }
 
@@ -52,14 +52,23 @@ def test_per_state_medians_agree_whatever_the_mix(campaigns):
         assert [s.stratum for s in ra.per_state] == ["faster", "slower"] == [s.stratum for s in rb.per_state]
         for sa, sb in zip(ra.per_state, rb.per_state):
             assert abs(sb.median_ns / sa.median_ns - 1) <= 0.03, (ra.op, ra.size, sa, sb)
-        assert [s.launches for s in ra.per_state] == [2, 8] and [s.launches for s in rb.per_state] == [8, 2]
-        assert ra.per_state[0].share == pytest.approx(0.2)
-        # 2 launches have no interval at 95 %, 8 have one
+        assert [s.launches for s in ra.per_state] == [3, 7] and [s.launches for s in rb.per_state] == [7, 3]
+        assert ra.per_state[0].share == pytest.approx(0.3)
+        # 3 launches have no interval at 95 %, 7 have one
         assert ra.per_state[0].median_ci_low_ns is None and ra.per_state[1].median_ci_low_ns is not None
     (states,) = a.states
     assert states.explained and "cache-line" in states.property
     codes = {w.code for w in a.warnings}
     assert {"states", "state-rare"} <= codes and "states-unexplained" not in codes
+    # 30 % of the launches is not rare: the state has few launches for its interval
+    (rare,) = [w for w in a.warnings if w.code == "state-rare"]
+    assert "has few launches: 3 of 10" in rare.message and "is rare" not in rare.message
+    (said,) = [w for w in a.warnings if w.code == "states"]
+    assert "level 0.05" in said.message and "cache-line probe" in said.message
+    # the time split's own verdict on the probe does not contradict it
+    (clusters,) = [w for w in a.warnings if w.code == "launch-clusters"]
+    assert "the probe's own two clusters make the states" in clusters.message
+    assert "too likely by chance" not in clusters.message
 
 
 def test_json_and_table_show_the_states(campaigns):
@@ -68,13 +77,13 @@ def test_json_and_table_show_the_states(campaigns):
     row = out["rows"][0]
     assert row["stratum"] is None  # the pooled row
     assert [s["stratum"] for s in row["per_state"]] == ["faster", "slower"]
-    assert row["per_state"][0]["launches"] == 2 and row["per_state"][0]["share"] == pytest.approx(0.2)
+    assert row["per_state"][0]["launches"] == 3 and row["per_state"][0]["share"] == pytest.approx(0.3)
     (st,) = out["states"]
     assert st["explained"] and [s["stratum"] for s in st["states"]] == ["faster", "slower"]
-    assert len(st["states"][0]["launches"]) == 2
+    assert len(st["states"][0]["launches"]) == 3 and "level 0.05" in st["test"]
     r = CliRunner().invoke(analyze_command, [str(campaigns["mostly_slow"]), "--no-cache"])
     text = " ".join(r.stdout.split())
-    assert "per state" in text and "2 (20 %)" in text and "8 (80 %)" in text and "pooled median" in text
+    assert "per state" in text and "3 (30 %)" in text and "7 (70 %)" in text and "pooled median" in text
 
 
 def test_groups_no_property_explains_keep_the_pooled_headline(campaigns):
@@ -153,11 +162,12 @@ def test_report_and_fingerprint_show_the_states(campaigns, tmp_path):
     res = _analyze(campaigns["mostly_slow"])
     write_report(tmp_path / "r.html", res)
     page = (tmp_path / "r.html").read_text()
-    assert "Per state: mostly_slow" in page and "2 (20 %)" in page and "too few launches" in page
+    assert "Per state: mostly_slow" in page and "3 (30 %)" in page and "too few launches" in page
+    assert "decided by two clusters of the cache-line probe" in page and "level 0.05" in page
     assert "median per state" in page  # in each fingerprint's facts
     data = fingerprint_data(res, "allreduce", 8)
     assert [t.split(" ")[0] for t in data.per_state] == ["faster", "slower"]
-    assert data.per_state[0].startswith("faster 2/10: ") and "(too few launches)" in data.per_state[0]
+    assert data.per_state[0].startswith("faster 3/10: ") and "(too few launches)" in data.per_state[0]
     # no states, no per-state lines; unexplained groups are named in the report
     res = _analyze(campaigns["no_probe"])
     write_report(tmp_path / "n.html", res)
@@ -172,7 +182,7 @@ def test_csv_has_a_row_per_state(campaigns):
     r = CliRunner().invoke(analyze_command, [str(campaigns["mostly_slow"]), "--no-cache", "--format", "csv"])
     rows = list(csv.DictReader(io.StringIO(r.stdout)))
     assert [x["stratum"] for x in rows[:3]] == ["", "faster", "slower"]
-    assert rows[1]["launches"] == "2" and float(rows[1]["share"]) == pytest.approx(0.2)
+    assert rows[1]["launches"] == "3" and float(rows[1]["share"]) == pytest.approx(0.3)
     assert rows[1]["op"] == rows[0]["op"] and rows[1]["mean_ns"] == ""
     assert float(rows[2]["median_ns"]) > 2 * float(rows[1]["median_ns"])
 
@@ -188,16 +198,25 @@ def test_a_campaign_of_one_state_is_compared_with_that_state_of_the_other(campai
     for row in out["rows"]:
         assert row["stratified"] and row["ratio_of_medians"] > 2  # pooled: only the mix
         faster = next(s for s in row["per_state"] if s["stratum"] == "faster")
-        assert (faster["launches_a"], faster["launches_b"]) == (10, 2)
-    (w,) = [w for w in out["warnings"] if w["code"] == "states-assigned"]
-    assert "all_fast shows no states of its own" in w["message"] and "10 faster / 0 slower" in w["message"]
-    # the pooled test on the same times calls every row a regression
+        assert (faster["launches_a"], faster["launches_b"]) == (10, 3)
+    # both sides put in states by one cut of the probe over all their launches: every launch kept
+    (w,) = [w for w in out["warnings"] if w["code"] == "state-mix"]
+    assert "all_fast 10 faster / 0 slower" in w["message"] and "mostly_slow 3 faster / 7 slower" in w["message"]
+    # the candidate's 7 slow launches meet no launch of the baseline: set aside, and named
+    (w,) = [w for w in out["warnings"] if w["code"] == "launches-set-aside"]
+    assert "mostly_slow's launches" in w["message"] and "all_fast's" not in w["message"] and "were set aside" in w["message"]
+    # the pooled test on a like mix without the probe calls every row a regression
     pooled = _gate(campaigns["all_fast"], campaigns["mostly_slow_no_probe"], "--format", "json")
     assert pooled.exit_code == 1 and not any(row["stratified"] for row in json.loads(pooled.stdout)["rows"])
     # a 10 % slowdown inside the fast state is still found (8 fast launches of the candidate)
     r = _gate(campaigns["all_fast"], campaigns["slower_both"], "--format", "json")
     assert r.exit_code == 1, r.output
-    assert all(row["regression"] and row["stratified"] for row in json.loads(r.stdout)["rows"])
+    # (the candidate's 2 slow launches are the only ones in that state on both sides: too few for a
+    # state, so the rows are compared pooled, every launch kept)
+    out = json.loads(r.stdout)
+    assert all(row["regression"] and not row["stratified"] for row in out["rows"])
+    (w,) = [w for w in out["warnings"] if w["code"] == "state-too-few"]
+    assert "a state needs 3 launches" in w["message"]
 
 
 def test_sides_wholly_in_different_states_are_named(campaigns):
@@ -237,5 +256,5 @@ def test_launches_far_outside_the_states_values_are_not_placed(campaigns, tmp_pa
                                              "--format", "json"])
     out = json.loads(r.stdout)
     assert all(row["stratified"] for row in out["rows"])
-    (w,) = [w for w in out["warnings"] if w["code"] == "states-assigned"]
-    assert "0 faster / 10 slower" in w["message"]
+    (w,) = [w for w in out["warnings"] if w["code"] == "state-mix"]
+    assert "all_slow 0 faster / 10 slower" in w["message"]

@@ -170,7 +170,7 @@ _TABLE = (
          "the launch is a factor (Hunold & Carpen-Amarie 2016 §4.2): keep 10 or more launches, compare medians "
          "across launches, and see docs/ALGORITHMS.md, \"Launch effects\""),
     Code("states", NOTE, frozenset({A}),
-         "{alternative}: the launches ran in two states ({mix}) that {property} explains; each row is also "
+         "{alternative}: the launches ran in two states ({mix}) that {property} explains ({test}); each row is also "
          "reported per state (median and interval of the state's launches), beside the pooled result",
          "the pooled median depends on the mix of states: compare per-state medians, and `compare`/`gate` "
          "match states when both sides show them (docs/ALGORITHMS.md, \"Results per state\")"),
@@ -200,10 +200,24 @@ _TABLE = (
          "run the sides interleaved in one campaign (`mpimeter run --mpi A,B` or `--variant`) so that both "
          "meet the same states, or run again until both show a state in common"),
     Code("state-rare", CAUTION, frozenset({A}),
-         "{alternative}: the {state} state is rare: {launches} of {total} launches ({share:.0%}), too few for "
+         "{alternative}: the {state} state {how}: {launches} of {total} launches ({share:.0%}), too few for "
          "its interval at {confidence:.0%}; its median is shown without one",
          "a rare state is reported with its share; `run --launches auto` launches until each state has its "
          "interval or reports the state as rare"),
+    Code("state-too-few", CAUTION, frozenset({A}),
+         "{alternative}: {property} puts {launches} apart from the other {others}, too few for a state of their "
+         "own (a state needs {minimum} launches); no states are reported and they stay in the pooled result",
+         "run more launches (`run --launches auto`): a group that keeps its share becomes a state with its own "
+         "median"),
+    Code("state-unplaced", CAUTION, frozenset({A}),
+         "{alternative}: {launches} did not record {property}, which defines the states; they are in no state "
+         "and count in the pooled result only",
+         "keep the probe on (it is recorded by default) so that every launch can be put in its state"),
+    Code("launches-set-aside", CAUTION, frozenset({A}),
+         "{groups}: compared state by state, {launches} {were} set aside ({why}); the rows' tests do not include "
+         "them",
+         "run both sides interleaved in one campaign so that every launch meets a state the other side ran in, "
+         "and keep the probe on"),
     Code("resync-clock", NOTE, frozenset({A}),
          "the global clock could not be recomputed: {error}",
          "check sync.csv; the online global times are used"),

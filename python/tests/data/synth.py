@@ -257,10 +257,14 @@ def write_state_campaign(root: str | Path, fast: int, slow: int, *, seed: int = 
     return root
 
 
-def memory_campaign(samples: dict[str, np.ndarray], tests: Sequence[tuple[str, int]]):
+def memory_campaign(samples: dict[str, np.ndarray], tests: Sequence[tuple[str, int]], *,
+                    probes: dict[str, Sequence[float | None]] | None = None,
+                    nprocs: dict[str, Sequence[int]] | None = None):
     """An in-memory :class:`mpimeter.analysis.Campaign` (no files) for simulations:
     ``samples[alternative]`` has shape (launches, tests, repetitions) of run times in ns, written
-    as ``--raw reduced`` rows (rank −1) on the local clock."""
+    as ``--raw reduced`` rows (rank −1) on the local clock; ``probes[alternative]`` the cache-line
+    round trip each launch recorded (None: not recorded), ``nprocs[alternative]`` each launch's p
+    (a ``--np LIST`` campaign; default 1)."""
     from mpimeter import analysis
     from mpimeter.io.meta import parse_meta
 
@@ -287,7 +291,11 @@ def memory_campaign(samples: dict[str, np.ndarray], tests: Sequence[tuple[str, i
                 "rgend_ns": pa.nulls(n_t * n_r, pa.int64()),
             }))
             folder = Path(f"/memory/{alt}/launches/{li:03d}")
-            meta = parse_meta({"schema_version": 2, "status": "complete", "nprocs": 1,
+            rtt = None if probes is None else probes[alt][li]
+            meta = parse_meta({"schema_version": 2, "status": "complete",
+                               "nprocs": 1 if nprocs is None else int(nprocs[alt][li]),
+                               **({} if rtt is None else {"probes": {"cacheline_rtt_ns": [
+                                   {"ranks": [0, 1], "host": "h", "cpus": [0, 1], "rtt_ns": float(rtt)}]}}),
                                "config": {"raw": "reduced", "nrep": n_r},
                                "tests": [{"test": i, "op": op, "size": size, "status": "complete", "nrep": n_r}
                                          for i, (op, size) in enumerate(tests)]}, folder / "meta.json")

@@ -22,7 +22,11 @@ its adjusted p-value is at most ALPHA and its groups differ by at least ``MIN_RA
 The split found is tested against every recorded property (``stats.clusters.separates``), on the
 launches that recorded it (a probe that gave up in 2 of 8 launches still speaks for the other 6;
 the count of those without it is said); the chance printed is the probability that the
-property's values, assigned to those launches at random, separate the split as well.
+property's values, assigned to those launches at random, separate the split as well. A property
+*explains* the split only when that chance, Holm-corrected over the properties examined (one that
+does not separate counts with chance 1), is at most ``ALPHA``: with eight properties examined, one
+that separates with chance 0.33 is what chance alone gives (a CPU share of 70 % in one launch
+against 71–78 % in the others), not a cause.
 """
 
 from __future__ import annotations
@@ -42,6 +46,7 @@ from mpimeter.analysis.results import Row
 from mpimeter.io.errors import AnalysisWarning
 from mpimeter.io.meta import LaunchMeta
 from mpimeter.stats import clusters as _clusters
+from mpimeter.stats.hypothesis import holm
 from mpimeter.units import format_ns, format_size
 from mpimeter.warning_codes import warning
 
@@ -116,6 +121,12 @@ class SeparatingProperty:
     high_values: tuple[str, ...]
     chance: float  # probability that its values, assigned to the launches at random, separate the split
     missing: int = 0  # launches that did not record it (examined on the others)
+    adjusted_chance: float = 1.0  # Holm over the properties examined
+
+    @property
+    def explains(self) -> bool:
+        """The separation is unlikely by chance after the correction (module docstring)."""
+        return self.adjusted_chance <= ALPHA
 
 
 @dataclass(frozen=True)
@@ -147,6 +158,7 @@ class LaunchEffect:
                 "sharing_rows": self.sharing_rows, "ratio": self.ratio,
                 "separating": [{"property": s.what, "low_values": list(s.low_values),
                                 "high_values": list(s.high_values), "chance": s.chance,
+                                "adjusted_chance": s.adjusted_chance, "explains": s.explains,
                                 "launches_without": s.missing} for s in self.separating],
                 "examined": list(self.examined),
                 "launches_without": {what: n for what, n in self.lacking}, "any_chance": self.any_chance}
@@ -196,7 +208,7 @@ def _effect(alt: str, nprocs: int, infos: dict[int, LaunchInfo], mine: Sequence[
 
 def _separating(infos: dict[int, LaunchInfo], low: frozenset[int], high: frozenset[int]
                 ) -> tuple[tuple[SeparatingProperty, ...], tuple[str, ...], tuple[tuple[str, int], ...], float | None]:
-    found, examined, lacking = [], [], []
+    found, examined, lacking, chances = [], [], [], []
     none_separates = 1.0  # the chance that no examined property separates at random (taken as independent)
     for what, numeric, value, show in PROPERTIES:
         lo = [v for i in sorted(low) if (v := value(infos[i].meta)) is not None]
@@ -209,10 +221,14 @@ def _separating(infos: dict[int, LaunchInfo], low: frozenset[int], high: frozens
             lacking.append((what, missing))
         sep = _clusters.separates(lo, hi, numeric=numeric)
         none_separates *= 1.0 - float(sep.chance or 0.0)
+        chances.append(float(sep.chance) if sep.separates and sep.chance is not None else 1.0)
         if sep.separates:
-            found.append(SeparatingProperty(what, shown_values(sep.low_values, numeric, show),
-                                            shown_values(sep.high_values, numeric, show), float(sep.chance), missing))
-    return tuple(found), tuple(examined), tuple(lacking), (1.0 - none_separates) if examined else None
+            found.append((len(chances) - 1, SeparatingProperty(
+                what, shown_values(sep.low_values, numeric, show), shown_values(sep.high_values, numeric, show),
+                float(sep.chance), missing)))
+    adjusted = holm(np.array(chances)) if chances else np.array([])
+    corrected = tuple(replace(sp, adjusted_chance=float(adjusted[k])) for k, sp in found)
+    return corrected, tuple(examined), tuple(lacking), (1.0 - none_separates) if examined else None
 
 
 def shown_values(values: tuple, numeric: bool, show: Callable[[Any], str]) -> tuple[str, ...]:
@@ -231,9 +247,13 @@ def _values(values: Sequence[str]) -> str:
     return ", ".join(values[:3]) + (" …" if len(values) > 3 else "")
 
 
-def launch_effect_warnings(effects: Sequence[LaunchEffect], campaign: Campaign) -> list[AnalysisWarning]:
+def launch_effect_warnings(effects: Sequence[LaunchEffect], campaign: Campaign, states: Sequence = ()
+                           ) -> list[AnalysisWarning]:
+    """``launch-clusters`` per effect; ``states`` (analysis.strata.States) says where the probe's own
+    clusters made the states, which the verdict on a property then names."""
     out = []
     for e in effects:
+        by_probe = any(s.alternative == e.alternative and s.nprocs == e.nprocs and s.from_probe for s in states)
         rows = ", ".join(f"{op} {format_size(size, campaign.size_unit(op))}" for op, size in e.rows[:4]) + (" …" if len(e.rows) > 4 else "")
         # Name the smaller group: "launch 000 ran them 2.3× slower than the other 11" reads at once.
         if len(e.low_launches) <= len(e.high_launches):
@@ -242,9 +262,13 @@ def launch_effect_warnings(effects: Sequence[LaunchEffect], campaign: Campaign) 
             named, others, how = e.high_launches, e.low_launches, "slower"
         if e.separating:
             best = min(e.separating, key=lambda s: s.chance)
+            verdict = ("it explains them" if best.explains else
+                       "the probe's own two clusters make the states (see `states`)"
+                       if by_probe and best.what == CACHELINE[0] else "too likely by chance to explain them")
             tail = (f"; {best.what} separates them ({_values(best.low_values)} in the faster launches, "
                     f"{_values(best.high_values)} in the slower ones; a chance alignment has probability "
-                    f"{best.chance:.2g}, that one of the {len(e.examined)} examined properties does {e.any_chance:.2g}"
+                    f"{best.chance:.2g}, {best.adjusted_chance:.2g} after Holm's correction over the "
+                    f"{len(e.examined)} examined properties, against {ALPHA:g}: {verdict}"
                     + (f"; {best.missing} launch(es) did not record it" if best.missing else "") + ")")
             if len(e.separating) > 1:
                 tail += "; also " + "; ".join(s.what for s in e.separating if s is not best)

@@ -8,6 +8,13 @@ regression whatever its mix of states, and a slowdown inside every state is not 
 favourable mix. When the sides differ in their mix the comparison says so, and names the rows
 where the pooled medians differ but the states do not (a difference of mix only).
 
+First of all, the machine's own state recorded in every launch: when the cache-line probe's
+values over the launches of both sides form two clusters (``strata.machine_states``: one cut for
+both sides, so a state too small on one side alone still stands when the other side ran in it
+too), the sides are compared within those states, whatever the run times showed. Launches that
+are in no state used by the test (the probe not recorded, or a state the other side never ran
+in) are named (``launches-set-aside``), never silently left out.
+
 When only one side shows states, the other side's launches are put in them by the value of the
 property that explains them (``assign``): a number on the side of the midpoint between the two
 states' ranges (none when a value lies further beyond every value the states were seen with
@@ -36,13 +43,14 @@ import numpy as np
 from mpimeter.analysis import launch_effects as _effects
 from mpimeter.analysis.groups import Group
 from mpimeter.analysis.scaling import launch_counts
+from mpimeter.analysis import strata as _strata
 from mpimeter.analysis.strata import State, States, property_name, states_for
 from mpimeter.stats import clusters as _clusters
 from mpimeter.io.errors import AnalysisWarning
 from mpimeter.warning_codes import warning
 
 STRATIFIED_TEST = "van Elteren stratified rank-sum over matched states, exact permutation distribution"
-STATE_GAP = 1.5  # sides apart by less (in a machine-state property) are not called different states
+STATE_GAP = _strata.STATE_GAP  # sides apart by less (in a machine-state property) are not called different states
 STATE_MIN_LAUNCHES = 3  # launches per side that must have recorded the property
 STATE_CHANCE = 0.05  # the separation must be this unlikely for launches of one state
 
@@ -183,13 +191,72 @@ def states_differ(ga: Group, gb: Group) -> AnalysisWarning | None:
     return None
 
 
+def _tested_launches(g: Group) -> set[int]:
+    """The launches the group's rows hold a per-launch median of."""
+    return {s.launch for r in g.rows().values() for s in r.per_launch if s.n > 0 and math.isfinite(s.median_ns)}
+
+
+def _joint_states(ga: Group, gb: Group) -> tuple[States, States] | None:
+    """Both sides put in states by one cut of the probe over all their launches (module
+    docstring); None when the probe shows no states there."""
+    split = _strata.machine_states([(ga.result.campaign, ga.alternative, _count(ga)),
+                                    (gb.result.campaign, gb.alternative, _count(gb))])
+    if split is None or not split.found:
+        return None
+    out = []
+    for side, g in enumerate((ga, gb)):
+        mine = {name: tuple(sorted(k[1] for k in keys if k[0] == side))
+                for name, keys in zip(_strata.STATE_NAMES, (split.faster, split.slower))}
+        total = sum(len(v) for v in mine.values()) or 1
+        values = {name: _effects.shown_values(tuple(v for li in g.result.campaign.launches_of(g.alternative)
+                                                    if li.index in mine[name] and (v := _strata.PROBE[2](li.meta))),
+                                              True, _strata.PROBE[3]) for name in mine}
+        out.append(States(g.alternative, _strata.PROBE[0], tuple(State(name, mine[name], len(mine[name]) / total,
+                                                                        values[name]) for name in mine),
+                          split.p_value, _count(g) or 0, test=_strata.PROBE_TEST,
+                          unplaced=tuple(sorted(k[1] for k in split.unplaced if k[0] == side))))
+    return out[0], out[1]
+
+
+def set_aside(ga: Group, gb: Group, m: "Matching") -> tuple[tuple[int, ...], tuple[int, ...]]:
+    """Per side, the launches a state-by-state test leaves out: in no state, or in a state the
+    other side has no launch in."""
+    both = [name for name, sa, sb in zip(m.names, m.a.states, m.b.states) if sa.launches and sb.launches]
+    out = []
+    for g, states in ((ga, m.a), (gb, m.b)):
+        used = {i for st in states.states if st.name in both for i in st.launches}
+        out.append(tuple(sorted(_tested_launches(g) - used)))
+    return out[0], out[1]
+
+
+def _set_aside_warning(ga: Group, gb: Group, m: "Matching", pair: str) -> list[AnalysisWarning]:
+    aside = set_aside(ga, gb, m)
+    if not any(aside):
+        return []
+    named = "; ".join(f"{g.name}'s " + _strata.launch_list(a) for g, a in zip((ga, gb), aside) if a)
+    count = sum(len(a) for a in aside)
+    return [warning("launches-set-aside", groups=pair, launches=named, were="was" if count == 1 else "were",
+                    why=f"in no state of {property_name(m.cause)} that both sides ran in", where=pair)]
+
+
 def match(ga: Group, gb: Group, *, per_repetition: bool) -> tuple[Matching | None, list[AnalysisWarning]]:
     """The matched states of two groups (None: compare pooled) and what to say about them. Only
-    run times (metric ``time``) of per-launch medians are matched."""
-    sa, sb = group_states(ga), group_states(gb)
-    pair = f"{ga.name} vs {gb.name}" + _at_p(ga, gb)
+    run times (metric ``time``) of per-launch medians are matched; launches a matched test leaves
+    out are named."""
     if per_repetition or ga.metric != "time":
         return None, []
+    matched, said = _match(ga, gb)
+    if matched is None:
+        return None, said
+    return matched, said + _set_aside_warning(ga, gb, matched, f"{ga.name} vs {gb.name}" + _at_p(ga, gb))
+
+
+def _match(ga: Group, gb: Group) -> tuple[Matching | None, list[AnalysisWarning]]:
+    pair = f"{ga.name} vs {gb.name}" + _at_p(ga, gb)
+    joint = _joint_states(ga, gb)
+    if joint is not None and any(sa.launches and sb.launches for sa, sb in zip(joint[0].states, joint[1].states)):
+        return Matching(*joint), []
+    sa, sb = group_states(ga), group_states(gb)
     if sa is not None and sb is not None and sa.explained and sb.explained and sa.property == sb.property:
         return Matching(sa, sb), []
     if (sa is None or not sa.explained) and (sb is None or not sb.explained):

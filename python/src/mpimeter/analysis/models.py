@@ -10,17 +10,23 @@ than "not missed".
 
 Only operations sized in bytes with at least ``min_sizes`` sizes are fitted (the others are
 listed in ``skipped`` with the reason): a barrier has one size, a delay is sized in ns.
+
+Per machine state: when the alternative's launches at p ran in explained states
+(``analysis.strata``), each state gets its own fit (its launches' per-launch medians, its errors
+against the state's medians per size) — a pooled fit of two states describes neither — and the
+row says which state the headline is (``headline``: the one most launches ran in).
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import numpy as np
 
 from mpimeter.analysis import scaling as _scaling
 from mpimeter.analysis.results import AnalysisResult, Row
+from mpimeter.analysis.strata import states_for
 from mpimeter.stats import costmodel as _cm
 
 CRITERION = ("least BIC with Huber's loss over 0 … {max_breakpoints} breakpoints, segments of ≥ {min_sizes} sizes "
@@ -44,6 +50,9 @@ class ModelRow:
     hockney_max_rel_error: float
     error_threshold: float = _cm.ERROR_THRESHOLD
     nprocs: int = 0  # the process count of the rows modelled (issue 27: one model per p)
+    state: str | None = None  # the machine state this fit is of (None: all launches)
+    per_state: tuple["ModelRow", ...] = ()  # one fit per explained state
+    headline: str | None = None  # the state the headline is (most launches); None: no states
 
     @property
     def missed(self) -> tuple[int, ...]:
@@ -81,6 +90,8 @@ class ModelRow:
             "unchecked_sizes": list(self.unchecked),
             "error_threshold": self.error_threshold,
             "nprocs": self.nprocs,
+            "state": self.state, "headline": self.headline,
+            "per_state": [r.to_dict() for r in self.per_state],
             "sizes": [{"size": e.size, "median_ns": e.median_ns, "predicted_ns": e.predicted_ns,
                        "band_ns": _pair(e.band_ns), "rel_error": e.rel_error, "missed": e.missed}
                       for e in self.sizes],
@@ -137,25 +148,48 @@ def fit_models(result: AnalysisResult, *, max_breakpoints: int = 2, min_sizes: i
         if len(group) < min_sizes:
             skipped.append((alt, shown_op, f"{len(group)} size(s); a model needs at least {min_sizes}"))
             continue
-        sizes = [s.size for r in group for s in r.per_launch if s.n > 0]
-        times = [s.median_ns for r in group for s in r.per_launch if s.n > 0]
-        launches = [s.launch for r in group for s in r.per_launch if s.n > 0]
+        fit = dict(max_breakpoints=max_breakpoints, min_sizes=min_sizes, confidence=confidence,
+                   error_threshold=error_threshold)
         try:
-            hockney = _cm.fit_line(sizes, times, launches=launches, confidence=confidence)
-            piecewise = _cm.fit_piecewise(sizes, times, launches=launches, max_breakpoints=max_breakpoints,
-                                          min_sizes=min_sizes, confidence=confidence)
+            row = _model_row(alt, op, ranks, group, None, **fit)
         except ValueError as exc:
             skipped.append((alt, shown_op, str(exc)))
             continue
-        args = ([r.size for r in group], [r.median_ns for r in group], [r.median_ci_low_ns for r in group],
-                [r.median_ci_high_ns for r in group])
-        errors = _cm.size_errors(piecewise, *args, error_threshold=error_threshold)
-        single = _cm.size_errors(hockney, *args, error_threshold=error_threshold)
-        rows.append(ModelRow(alt, op, max(r.launches for r in group), any(r.one_way for r in group), hockney,
-                             piecewise, errors, _max_abs(e.rel_error for e in errors),
-                             _max_abs(e.rel_error for e in single), error_threshold, nprocs=ranks))
+        states = states_for(result.states, alt, ranks)
+        if states is not None and states.explained:
+            try:
+                per_state = tuple(_model_row(alt, op, ranks, group, st, **fit) for st in states.states)
+            except ValueError as exc:  # a state too small to fit: the pooled model, and why not per state
+                skipped.append((alt, shown_op, f"per state: {exc}"))
+            else:
+                row = replace(row, per_state=per_state,
+                              headline=max(states.states, key=lambda st: len(st.launches)).name)
+        rows.append(row)
     return ModelResult(tuple(rows), tuple(skipped), confidence,
                        CRITERION.format(max_breakpoints=max_breakpoints, min_sizes=min_sizes))
+
+
+def _model_row(alt: str, op: str, ranks: int, group: list[Row], state, *, max_breakpoints: int, min_sizes: int,
+               confidence: float, error_threshold: float) -> ModelRow:
+    """The models of ``group``'s rows fitted to the per-launch medians of ``state``'s launches
+    (None: all), with the errors against that state's medians per size (ValueError: no fit)."""
+    kept = [(r, s) for r in group for s in r.per_launch if s.n > 0 and (state is None or s.launch in state.launches)]
+    sizes, times, launches = [s.size for _, s in kept], [s.median_ns for _, s in kept], [s.launch for _, s in kept]
+    hockney = _cm.fit_line(sizes, times, launches=launches, confidence=confidence)
+    piecewise = _cm.fit_piecewise(sizes, times, launches=launches, max_breakpoints=max_breakpoints,
+                                  min_sizes=min_sizes, confidence=confidence)
+    if state is None:
+        medians = [(r.size, r.median_ns, r.median_ci_low_ns, r.median_ci_high_ns) for r in group]
+    else:
+        medians = [(r.size, sr.median_ns, sr.median_ci_low_ns, sr.median_ci_high_ns) for r in group
+                   for sr in r.per_state if sr.stratum == state.name and sr.launches]
+    args = tuple(list(x) for x in zip(*medians)) if medians else ([], [], [], [])
+    errors = _cm.size_errors(piecewise, *args, error_threshold=error_threshold)
+    single = _cm.size_errors(hockney, *args, error_threshold=error_threshold)
+    used = len(set(launches)) if state is not None else max(r.launches for r in group)
+    return ModelRow(alt, op, used, any(r.one_way for r in group), hockney, piecewise, errors,
+                    _max_abs(e.rel_error for e in errors), _max_abs(e.rel_error for e in single), error_threshold,
+                    nprocs=ranks, state=None if state is None else state.name)
 
 
 def _max_abs(values) -> float:

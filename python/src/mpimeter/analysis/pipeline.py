@@ -118,8 +118,8 @@ def analyze(
     rank_tests = _rank_tests(campaign, infos)
     warnings += row_warnings(campaign, rows, summaries, rank_tests)
     effects = launch_effects(campaign, rows)
-    warnings += launch_effect_warnings(effects, campaign)
-    states = _strata.states_of(effects)
+    states = _strata.campaign_states(campaign, rows, effects)
+    warnings += launch_effect_warnings(effects, campaign, states)
     rows = [replace(r, per_state=_strata.state_rows(r, _strata.states_for(states, r.alternative, r.nprocs))) for r in rows]
     warnings += _strata.strata_warnings(states, rows)
     if spread.warning is not None:

@@ -197,10 +197,12 @@ def analysis_medians(campaign_dir: Path, alternatives: list[str]) -> dict[tuple[
     for row in result.rows:
         alt = alternatives[0] if len(alternatives) == 1 else row.alternative
         used = [s for s in row.per_launch if s.n and np.isfinite(s.median_ns)]
-        # the launches' explained states (analysis.strata), so that each state gets its interval
-        states = next((st for st in result.states if st.alternative == row.alternative and st.explained), None)
+        # the launches' explained states (analysis.strata), or the group a property put apart that is
+        # too few for a state yet, so that each gets its interval or is shown rare
+        states = next((st for st in result.states if st.alternative == row.alternative
+                       and (st.explained or st.apart_state)), None)
         out[(alt, row.op, int(row.size))] = PairMedians(
-            [float(s.median_ns) for s in used], None if states is None else [states.state_of(s.launch) for s in used])
+            [float(s.median_ns) for s in used], None if states is None else [states.group_of(s.launch) for s in used])
     return out
 
 

@@ -203,7 +203,8 @@ def print_states(con, res: analysis.AnalysisResult, pct: str) -> None:
         if s.explained:
             con.print(f"states of {s.label}: " + "; ".join(
                 f"{st.name}: {len(st.launches)} launches, {', '.join(st.values[:3])}" for st in s.states)
-                + f" — {s.property}")
+                + f" — {s.property}; {s.test}" + (f"; in no state: {', '.join(f'{i:03d}' for i in s.unplaced)}"
+                                                    if s.unplaced else ""))
 
 
 def state_table(rows, a: str, b: str) -> Table:

@@ -59,9 +59,10 @@ def print_models(result, title: str) -> None:
     for name in ("alternative", "op", *(("p",) if show_p else ()), "launches", f"α [{pct} CI]", f"β [{pct} CI]", "breakpoints",
                  "piecewise model", "max error", "missed sizes"):
         t.add_column(name, justify="right" if name in ("launches", "max error") else "left")
-    for r in result.rows:
+    for r in (x for row in result.rows for x in (row, *row.per_state)):
         h = r.hockney
-        t.add_row(r.alternative, r.op + (" (one-way)" if r.one_way else ""), *([str(r.nprocs)] if show_p else []),
+        t.add_row(r.alternative, r.op + (" (one-way)" if r.one_way else "") + _state_label(r, result.rows),
+                  *([str(r.nprocs)] if show_p else []),
                   str(r.launches),
                   f"{_ns(h.alpha_ns)} {_interval(h.alpha_ci_ns, _ns)}",
                   f"{_beta(h.beta_ns_per_byte)} {_interval(h.beta_ci, format_number)}",
@@ -76,8 +77,19 @@ def print_models(result, title: str) -> None:
               f"{result.criterion}; max error: largest |model − median| / median of the piecewise model over the "
               "sizes; missed: sizes where the model's band and the median's interval do not overlap, or the error "
               f"exceeds {100 * threshold:g} %; not checked: neither could be judged (no interval)")
+    if any(r.per_state for r in result.rows):
+        con.print("per state: the launches ran in explained machine states (`analyze`); each state has its own fit, "
+                  "and the headline is the state most launches ran in (a pooled fit describes neither state)")
     for alt, op, why in result.skipped:
         con.print(f"not modelled: {alt} {op}: {why}")
+
+
+def _state_label(r, rows) -> str:
+    """`` [faster state, headline]`` for a per-state fit, `` [all states]`` for its pooled one."""
+    if r.state is None:
+        return " [all states]" if r.per_state else ""
+    owner = next((x for x in rows if r in x.per_state), None)
+    return f" [{r.state} state" + (", headline]" if owner is not None and owner.headline == r.state else "]")
 
 
 def print_scaling_models(rows, skipped, confidence: float) -> None:
@@ -91,9 +103,10 @@ def print_scaling_models(rows, skipped, confidence: float) -> None:
     for name in ("alternative", "op", "p", "launches", "family", f"α [{pct} CI]", f"β [{pct} CI]", "max error",
                  "other families (ΔBIC)", "verdict"):
         t.add_column(name, justify="right" if name in ("launches", "max error") else "left")
-    for r in rows:
+    for r in (x for row in rows for x in (row, *row.per_state)):
         f = r.chosen
-        t.add_row(r.alternative, r.op, ",".join(map(str, r.nprocs)), str(r.launches), f"{f.family}: {f.formula}",
+        t.add_row(r.alternative, r.op + _state_label(r, rows), ",".join(map(str, r.nprocs)), str(r.launches),
+                  f"{f.family}: {f.formula}",
                   f"{_ns(f.alpha_ns)} {_interval(f.interval(0, confidence), _ns)}",
                   f"{_beta(f.beta_ns_per_byte)} {_interval(f.interval(1, confidence), format_number)}",
                   "–" if not math.isfinite(r.max_rel_error) else f"{100 * r.max_rel_error:.0f} %",

@@ -80,12 +80,15 @@ def _chart(op: str, result, models: ModelResult, bounds: BoundsResult) -> str:
 def _model_table(op: str, models: ModelResult) -> str:
     rows = []
     several_p = len({m.nprocs for m in models.rows if m.op == op}) > 1
-    for m in (r for r in models.rows if r.op == op):
+    for m in (x for r in models.rows if r.op == op for x in (r, *r.per_state)):
         h_ = m.hockney
         segs = "; ".join(f"{format_bytes(s.from_bytes)}–{format_bytes(s.to_bytes)}: {format_ns(s.alpha_ns)} "
                          f"{_ci(s.alpha_ci_ns, format_ns)} + "
                          f"{format_number(s.beta_ns_per_byte)} ns/B" for s in m.piecewise.segments)
-        rows.append((m.alternative + (f" p={m.nprocs}" if several_p else ""),
+        headline = any(r.headline == m.state and m in r.per_state for r in models.rows)
+        state = "" if m.state is None and not m.per_state else " (all states)" if m.state is None else \
+            f" ({m.state} state{', headline' if headline else ''})"
+        rows.append((m.alternative + (f" p={m.nprocs}" if several_p else "") + state,
                      f"{format_ns(h_.alpha_ns)} {_ci(h_.alpha_ci_ns, format_ns)}",
                      f"{format_number(h_.beta_ns_per_byte)} {_ci(h_.beta_ci, format_number)} ns/B",
                      ", ".join(format_bytes(b) for b in m.piecewise.breakpoints) or "none", segs,
