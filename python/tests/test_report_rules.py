@@ -98,8 +98,8 @@ def test_rule7_is_not_met_beside_a_states_unmatched_warning(many):
 
 def test_rule5_is_not_met_beside_the_analysis_saying_a_state_has_no_interval(many):
     assert check_rules(many)[4].status == MET
-    rare = warning("state-rare", alternative="a", state="faster", launches=2, total=10, share=0.2, confidence=0.95,
-                   where="a")
+    rare = warning("state-rare", alternative="a", state="faster", how="is rare", launches=2, total=10, share=0.2,
+                   confidence=0.95, where="a")
     rule = check_rules(replace(many, warnings=(*many.warnings, rare)))[4]
     assert rule.status == NOT_MET and "the faster state is rare" in rule.reason
 
