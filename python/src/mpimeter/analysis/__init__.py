@@ -3,7 +3,7 @@
 
 This package is where the statistics of ``mpimeter.stats`` meet the data of ``mpimeter.io``.
 Its results are frozen dataclasses that ``mpimeter.report`` and the CLI present without
-computing anything statistical of their own (STYLE.md, principle 1).
+computing anything statistical of their own (CONTRIBUTING.md, principle 1).
 
 The flow follows Hunold & Carpen-Amarie 2016, Algorithm 3 (§5.1), with the launch (one mpirun)
 as the unit of replication (§4.2):
@@ -124,7 +124,7 @@ __all__ = [
     # compare and gate
     "compare", "compare_ops", "ComparisonResult", "ComparisonRow", "OmnibusRow", "Alternative", "ALTERNATIVES",
     "RatioCI", "RATIO_CIS", "ratio_estimator_text", "p_method_text", "METRICS", "gate", "GateResult", "GateRow",
-    # the process-count dimension: scaling series and root effects (issue 27)
+    # the process-count dimension: scaling series and root effects
     "scaling",
     # errors and warnings
     "AnalysisError", "InputError", "AnalysisWarning",

@@ -3,7 +3,7 @@
 least time the operation could take on the machine of its launches, and how close the measured
 median comes to it.
 
-The bound of an operation at size m on p ranks (p the row's: issue 27, a campaign may hold
+The bound of an operation at size m on p ranks (p the row's; a campaign may hold
 several p, across launches or on sub-communicators inside one):
 
     T_bound(m) = L + V(m) / B

@@ -96,7 +96,7 @@ class ComparisonRow:
     stratified: bool = False
     per_state: tuple = ()  # analysis.matching.StateMedians per state
     pooled_p_value: float | None = None  # the rank-sum test pooled over the states, for the mix
-    nprocs: int = 0  # the process count both sides ran the row at (issue 27)
+    nprocs: int = 0  # the process count both sides ran the row at
     root: int | None = None  # rooted operations: the root both sides used, when recorded
     workpieces: int | None = None  # mw-workpieces: the pieces per call both sides handed out
 
@@ -193,7 +193,7 @@ def compare(
         warnings.append(warning("per-repetition", doing="comparing",
                                 consequence=", so p-values are too small when launches differ (Hunold & Carpen-Amarie "
                                             "2016 §4.2)", per="alternative and compare per-launch medians"))
-    # issue 27: rows are compared at the same (p, root) on both sides, one slice at a time; groups
+    # rows are compared at the same (p, root) on both sides, one slice at a time; groups
     # of one slice each are compared as they are (different np: a warning, as before)
     slices = {g.name: g.slices() for g in groups}
     single = all(len(ws) == 1 for ws in slices.values())

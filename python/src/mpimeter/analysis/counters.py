@@ -2,7 +2,7 @@
 """Why was a repetition slow? The counters a launch read per repetition (docs/FORMAT.md,
 "counters.csv"; Roth 2021 §4.2–4.3, §4.6) against its run time and its category (§4.5).
 
-What, per (alternative, op, size, p[, root]) and counter (issue 27: the rows of one p only; a
+What, per (alternative, op, size, p[, root]) and counter (the rows of one p only; a
 repetition's p and root are its test's):
 - the value of a repetition is the sum over ranks of the counter's delta (what the repetition
   added on all ranks; a ``--raw reduced`` launch wrote that sum);
@@ -265,7 +265,7 @@ def _library(campaign, alternative: str) -> tuple[str | None, frozenset[int], bo
 def _perturbation(campaign, rows: Sequence) -> tuple[ComparisonRow, ...]:
     """Every (op, size, p, root) of an alternative without counters (a) and one with them (b) of
     the same library and process counts: per-launch medians compared as ``compare`` does, at the
-    same p (issue 27)."""
+    same p."""
     alts = list(campaign.alternatives)
     facts = {a: _library(campaign, a) for a in alts}
     pairs = [(a, b) for a in alts for b in alts

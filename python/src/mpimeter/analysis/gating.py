@@ -251,7 +251,7 @@ def gate(
                             f"(baseline has {len(gb)}, candidate has {len(gc)})")
     base, cand = gb[0], gc[0]
     check_launches([base, cand], per_repetition)
-    # issue 27: rows are gated at the same (p, root); with one on both sides the keys stay (op, size)
+    # rows are gated at the same (p, root); with one on both sides the keys stay (op, size)
     sliced = len(base.slices()) > 1 or len(cand.slices()) > 1
     sb, sc = _samples(base, per_repetition, sliced), _samples(cand, per_repetition, sliced)
     common = sorted(set(sb) & set(sc), key=_order)

@@ -31,7 +31,7 @@ class Group:
     result: AnalysisResult
     alternative: str
     metric: str = "time"
-    # (p, root[, workpieces]): only the rows of this process count, root and work pieces (issue 27;
+    # (p, root[, workpieces]): only the rows of this process count, root and work pieces (
     # root None where the op has none, workpieces only for mw-workpieces rows); None: the group's
     # only one (a group measured at several is compared one slice at a time, see slices())
     at_slice: tuple | None = None
@@ -61,7 +61,7 @@ class Group:
         if reps is None or reps.empty:
             return pd.DataFrame(columns=["launch", "op", "size", "overhead_ns"])
         reps = reps[reps["alternative"] == self.alternative]
-        if self.at_slice is not None and "nprocs" in reps.columns:  # one (p, root) at a time (issue 27)
+        if self.at_slice is not None and "nprocs" in reps.columns:  # one (p, root) at a time
             ranks, root = self.at_slice[:2]  # nonblocking collectives hand out no work pieces
             reps = reps[(reps["nprocs"] == ranks) & (reps["root"] == (-1 if root is None else root))]
         return reps

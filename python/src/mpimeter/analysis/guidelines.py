@@ -2,7 +2,7 @@
 """``guidelines``: the self-consistent performance guidelines of MPI checked on a campaign.
 
 Three kinds of guideline, each a pair of samples of per-launch medians of one alternative (one
-library) at one number of ranks p — a campaign of several p (issue 27) is judged p by p, one
+library) at one number of ranks p — a campaign of several p is judged p by p, one
 Holm family over all — and, for rooted operations, at one root; ``lhs`` that must be no slower
 than ``rhs``:
 

@@ -8,7 +8,7 @@ records what may differ between launches (the ranks' CPU binding and the CPUs th
 cache-line round trip between the first two ranks, the library's control variables, frequency,
 load, hosts, ...).
 
-Per alternative and process count p (issue 27: launches of a ``--np LIST`` campaign ran at
+Per alternative and process count p (launches of a ``--np LIST`` campaign ran at
 different p, and a test's time depends on p, so each p is its own family; sub-communicators of
 one launch share its launches), the launches are tested for two groups (``stats.clusters.split_two``, a weighted min-p
 test over split sizes whose null holds with ties, heavy tails and lognormal launch factors) in

@@ -27,7 +27,7 @@ only the mix.
 When neither side shows states but a property of the machine's own state (the cache-line probe,
 the CPU frequency: ``launch_effects.MACHINE_STATE``) puts every launch of one side apart from
 every launch of the other, by at least ``STATE_GAP`` ×, the sides ran in different machine states
-(issue 31: a trial of 10 launches that all fell in the slow state): a difference between them may
+(a trial of 10 launches that all fell in the slow state): a difference between them may
 be the machine's, and the comparison says so (``states-differ``).
 """
 
@@ -120,7 +120,7 @@ def _count(g: Group) -> int | None:
 
 
 def group_states(g: Group) -> States | None:
-    """The states of the group's launches at its process count (issue 27: states are found per p;
+    """The states of the group's launches at its process count (states are found per p;
     a group of several p is matched one slice at a time, see Group.slices)."""
     p = _count(g)
     return None if p is None else states_for(g.result.states, g.alternative, p)

@@ -49,7 +49,7 @@ class ModelRow:
     max_rel_error: float
     hockney_max_rel_error: float
     error_threshold: float = _cm.ERROR_THRESHOLD
-    nprocs: int = 0  # the process count of the rows modelled (issue 27: one model per p)
+    nprocs: int = 0  # the process count of the rows modelled (one model per p)
     state: str | None = None  # the machine state this fit is of (None: all launches)
     per_state: tuple["ModelRow", ...] = ()  # one fit per explained state
     headline: str | None = None  # the state the headline is (most launches); None: no states
@@ -133,7 +133,7 @@ def fit_models(result: AnalysisResult, *, max_breakpoints: int = 2, min_sizes: i
     confidence = result.settings.confidence
     groups: dict[tuple[str, str, int], list[Row]] = {}
     pieces = _scaling.first_workpieces(result.rows)
-    for r in result.rows:  # one model per p (issue 27), of one root's rows (the first's), of one number of work pieces
+    for r in result.rows:  # one model per p, of one root's rows (the first's), of one number of work pieces
         if (r.root is None or r.root == min(x.root for x in result.rows if x.op == r.op and x.root is not None)) \
                 and r.workpieces == pieces.get(r.op):
             groups.setdefault((r.alternative, r.op, r.nprocs), []).append(r)

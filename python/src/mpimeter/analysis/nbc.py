@@ -75,7 +75,7 @@ class NbcRow:
     overlap_osu: float
     tests_per_rep: int  # MPI_Test calls per repetition (meta.json tests[].nbc.tests)
     scheme: str  # time | work
-    nprocs: int = 0  # the process count (issue 27; the repetitions' ``nprocs`` column); 0: not known
+    nprocs: int = 0  # the process count (the repetitions' ``nprocs`` column); 0: not known
     root: int | None = None  # the root of a rooted operation's row
 
     def to_dict(self) -> dict[str, Any]:
@@ -144,7 +144,7 @@ def nbc_rows(campaign: Campaign, confidence: float = 0.95, reps: pd.DataFrame | 
                 tests_by[(li.alternative, t.op, t.size)] = t.nbc.tests
                 scheme_by[(li.alternative, t.op, t.size)] = "work" if t.nbc.work_units > 0 else "time"
     # one row per (op, size, p, root) when the analysis gave each repetition its p and root
-    # (analysis.pipeline: issue 27), else per (op, size)
+    # (analysis.pipeline), else per (op, size)
     if "nprocs" not in reps.columns:
         reps = reps.assign(nprocs=0, root=-1)
     keys = ["alternative", "op", "size", "nprocs", "root"]

@@ -11,7 +11,7 @@ same unit, both one-way latencies of a pair of ranks or both calls of the whole 
 to do one thing). Which ranks communicate is the binary's fact (meta.json
 ``operations[op].uses_pair``), not guessed from the name or the kind.
 
-Work pieces (mw-workpieces, issue 27: one test per value of ``--workpieces LIST``) are a
+Work pieces (mw-workpieces: one test per value of ``--workpieces LIST``) are a
 dimension of the rows like the root: an operation with them is compared number by number — with
 the same number when both have them, and each number against the other operation's one result at
 that (size, p, root) when only one has them (mw-workpieces at 1, 4, 16 pieces each against

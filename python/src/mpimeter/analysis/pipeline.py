@@ -68,7 +68,7 @@ def analyze(
     run = np.full(n, np.nan)
     codes = np.full(n, _reps.INVALID, dtype=np.int8)
     kept = np.zeros(n, dtype=bool)
-    rep_ranks = np.zeros(n, dtype=np.int32)  # each repetition's p and root (-1: none), issue 27
+    rep_ranks = np.zeros(n, dtype=np.int32)  # each repetition's p and root (-1: none)
     rep_root = np.full(n, -1, dtype=np.int32)
     rep_pieces = np.full(n, -1, dtype=np.int32)  # mw-workpieces' pieces per call (-1: not that op)
     col = {"global-resync": reps.resync_ns, "global-online": reps.online_ns, "local": reps.local_ns}
@@ -139,7 +139,7 @@ def analyze(
 
 def _with_ranks(reps: pd.DataFrame, infos: dict[tuple[str, int], LaunchInfo]) -> pd.DataFrame:
     """Per-repetition rows (alternative, launch, test, …) with each test's p and root (-1: none)
-    as columns ``nprocs`` and ``root`` (issue 27: every table downstream keys by them)."""
+    as columns ``nprocs`` and ``root`` (every table downstream keys by them)."""
     if reps is None or reps.empty or "nprocs" in reps.columns:
         return reps
     triples = reps[["alternative", "launch", "test"]].drop_duplicates()
@@ -241,7 +241,7 @@ def _clock_note(campaign: Campaign, used: dict[tuple[str, int], str]) -> str:
 def _rows(summaries: list[LaunchSummary], confidence: float, p2p: dict[str, float],
           one_way: frozenset[str] = frozenset()) -> list[Row]:
     groups: dict[tuple, list[LaunchSummary]] = {}
-    for s in summaries:  # one row per (op, size, p[, root][, workpieces]): issue 27
+    for s in summaries:  # one row per (op, size, p[, root][, workpieces])
         groups.setdefault((s.alternative, s.op, s.size, s.nprocs, s.root, s.workpieces), []).append(s)
     rows = []
     for (alt, op, size, ranks, root, pieces), per in groups.items():
@@ -288,7 +288,7 @@ def _rank_tests(campaign: Campaign, infos: dict[tuple[str, int], LaunchInfo]) ->
     than 2 launches in which every rank has data. ``slowest_*`` and the median rank use each
     rank's median over launches of its launch medians.
 
-    Per p (issue 27): a ``--np LIST`` campaign's launches are tested with the launches of their
+    Per p: a ``--np LIST`` campaign's launches are tested with the launches of their
     own p (ranks 2, 3 exist at p = 4 only). The rank medians are per launch and (op, size), so a
     launch whose tests ran at several p (sub-communicators) pools them: its rows are left out of
     the rank test (its ranks' durations are in the fingerprints)."""

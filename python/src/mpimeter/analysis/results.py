@@ -106,7 +106,7 @@ class Row:
     one_way: bool = False  # times are one-way latencies: half the timed round trip (ping-pongs)
     # analysis.strata.StateRow per explained state of the alternative's launches (empty: none)
     per_state: tuple = ()
-    # the process count of the row (issue 27: results keyed by (op, size, p)); 0: not known
+    # the process count of the row (results keyed by (op, size, p)); 0: not known
     nprocs: int = 0
     root: int | None = None  # the root of a rooted operation's row, when the tests recorded one
     # mw-workpieces: the pieces per call of the row (--workpieces LIST: one row per value); None: other ops
@@ -180,7 +180,7 @@ class RankTest:
     slowest_ranks: tuple[int, ...]
     slowest_medians_ns: tuple[float, ...]
     median_of_rank_medians_ns: float
-    nprocs: int = 0  # the process count of the launches tested (issue 27); 0: not known
+    nprocs: int = 0  # the process count of the launches tested; 0: not known
 
 
 @dataclass(frozen=True)
@@ -262,7 +262,7 @@ class AnalysisResult:
             "launch_effects": [e.to_dict() for e in self.launch_effects],
             "states": [s.to_dict() for s in self.states],
             "nonblocking": [r.to_dict() for r in self.nbc_rows],
-            # issue 27: time against p per (alternative, op, size[, root]), and the root's effect
+            # time against p per (alternative, op, size[, root]), and the root's effect
             "scaling": [s.to_dict() for s in self.scaling],
             "scaling_lines": {"ideal": _scaling.IDEAL, "lower_bound": _scaling.LOWER_BOUND},
             "root_effects": [e.to_dict() for e in _scaling.root_effects(self.rows)],

@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: BSD-3-Clause
-"""The process-count dimension (issue 27): which p (and root) a test ran with, the scaling view
+"""The process-count dimension: which p (and root) a test ran with, the scaling view
 — time against p per (alternative, op, size) with the across-launch intervals — and the root's
 effect per (op, size, p).
 

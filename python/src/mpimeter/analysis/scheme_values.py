@@ -59,7 +59,7 @@ def launch_values(data: LaunchData, schemes: tuple[str, ...]
     """Per (op, size) of one launch, per scheme (not ``ours``): its value or why not."""
     raw = data.raw
     meta = data.meta
-    # keyed (op, size, p, root): a launch may hold one (op, size) at several p and roots (issue 27)
+    # keyed (op, size, p, root): a launch may hold one (op, size) at several p and roots
     out: dict[tuple[str, int, int, int | None], dict[str, LaunchValue | str]] = {}
     if raw.num_rows == 0:
         return out

@@ -62,7 +62,7 @@ class SchemeRow:
     removed: int = 0  # values the scheme's own filter dropped, all launches
     why: str | None = None  # why it cannot be computed
     one_way: bool = False
-    nprocs: int = 0  # the process count (issue 27)
+    nprocs: int = 0  # the process count
     root: int | None = None  # a rooted operation's root
 
     def to_dict(self) -> dict[str, Any]:

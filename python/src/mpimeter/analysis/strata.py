@@ -5,7 +5,7 @@ library's settings, ...), each group is a *state* of the machine, and every row 
 across-launch median and interval of each state beside the pooled one, with the share of
 launches in each state.
 
-Why: on a machine that flips between two speed states from launch to launch (issue 31: every
+Why: on a machine that flips between two speed states from launch to launch (every
 tool measured 0.18 µs in a fast launch and 0.5 µs in a slow one; mpimeter's cache-line probe
 told them apart in all 88 launches), the pooled median of the per-launch medians is decided by
 how many launches fell in each state — two trials of 5 launches differed 2.8× — while the

@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: BSD-3-Clause
-"""What adaptive measurement did, as the report says it (issue 14): how many repetitions `--nrep
+"""What adaptive measurement did, as the report says it: how many repetitions `--nrep
 auto` gave the tests and why they stopped, which sizes `--sizes auto` added (marked in the
 tables and figures), and where `--launches auto` stopped each (op, size). Facts read from
 meta.json and campaign.json; nothing statistical is computed here."""

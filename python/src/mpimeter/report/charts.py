@@ -127,7 +127,7 @@ def size_chart(series: Sequence[Series], lines: Sequence[Line] = (), *, title: s
 def p_chart(series: Sequence[Series], lines: Sequence[Line] = (), *, title: str, quantity: str = "run time",
             width: int = 760, height: int = 380) -> str:
     """Time (log axis) against the number of processes p (linear axis, a tick at every p shown);
-    an SVG followed by its legend (the report's scaling figure, issue 27)."""
+    an SVG followed by its legend (the report's scaling figure)."""
     values = [v for s in series for v in list(s.y) + [u for u in list(s.low) + list(s.high) if u is not None]]
     values += [v for ln in lines for v in ln.y]
     values = [v for v in values if v is not None and np.isfinite(v) and v > 0]

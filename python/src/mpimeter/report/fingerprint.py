@@ -74,7 +74,7 @@ class FingerprintData:
     size_unit: str = "bytes"  # what the size is: bytes, or ns (AnalysisResult.size_unit)
     quantity: str = "run time"  # what the times are (analysis.time_quantity): one-way latency for ping-pongs
     per_state: tuple[str, ...] = ()  # the row per explained state (analysis.strata.row_state_text)
-    nprocs: int = 0  # the row's p (issue 27)
+    nprocs: int = 0  # the row's p
     root: int | None = None  # the row's root (rooted operations)
     workpieces: int | None = None  # the row's work pieces (mw-workpieces)
 
@@ -95,7 +95,7 @@ def fingerprint_data(result, op: str, size: int, alternative: str | None = None,
     `rank_durations` may be given already restricted to this test (the report splits the
     tables once for all tests); `facts` likewise."""
     alternative = _resolve_alternative(result, alternative)
-    # issue 27: a test is also its p and root; one of several must be named
+    # a test is also its p and root; one of several must be named
     rows = [r for r in result.rows if r.op == op and r.size == size and r.alternative == alternative
             and nprocs in (None, r.nprocs) and root in (None, r.root) and workpieces in (None, r.workpieces)]
     if not rows:

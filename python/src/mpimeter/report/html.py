@@ -4,7 +4,7 @@
 a Content-Security-Policy that forbids every network load, so a report cannot fetch anything
 even if a value slipped through.
 
-Strings, not Jinja2 templates (issue 30, item 7; bench/report_templates.py): rendering the page
+Strings, not Jinja2 templates (bench/report_templates.py): rendering the page
 shell through a template costs nothing that matters (tens of ms beside a report's figures, which
 take a minute under load), but the pages are assembled from data-driven fragments (tables of
 linked cells, SVG charts) that a template would receive as Markup anyway: one escaping rule

@@ -106,7 +106,7 @@ def build_report(result, comparison=None, *, comparison_problem: str | None = No
                           _operations(result, ops, op_images, comparison, nbc_images, added)))
     body.append(h.section("bounds", "Model and bounds", models_bounds_section(result, models, bounds)))
     scaling = scaling_section(result)
-    if scaling:  # a campaign at several p or roots (issue 27)
+    if scaling:  # a campaign at several p or roots
         body.append(h.section("scaling", "Scaling with the number of processes", scaling))
     body.append(h.section("fingerprints", "Fingerprints",
                           _counters.cost_html(result.counters, result.size_unit) +
@@ -114,7 +114,7 @@ def build_report(result, comparison=None, *, comparison_problem: str | None = No
     body.append(h.section("spread", "Launch-to-launch spread", _spread(result, ops) + states_html(result)))
     body.append(h.section("guidelines", "Guideline violations", guidelines_section(result)))
     tuning = tuning_section(result)
-    if tuning:  # a campaign of a library's own collective algorithms (issue 29)
+    if tuning:  # a campaign of a library's own collective algorithms
         body.append(h.section("tuning", "Tuning", tuning))
     body.append(h.section("method", "Method", method_section(result, comparison)))
     body.append(h.section("provenance", "Provenance",
@@ -188,7 +188,7 @@ def _summary(result, comparison, problem, ops) -> str:
         mine = [r for r in result.rows if r.alternative == alt]
         lib = dict(facts.lines).get("MPI", "unknown")
         complete = sum(li.status == "complete" for li in launches)
-        # launches that were cut off are counted apart: "10" where 7 stopped early claimed too much (issue 25)
+        # launches that were cut off are counted apart: "10" where 7 stopped early claimed too much
         count = str(len(launches)) if complete == len(launches) else f"{complete} complete of {len(launches)}"
         rows.append((alt, count, facts.layout, lib,
                      str(len({r.op for r in mine})), str(len({(r.op, r.size) for r in mine})),
@@ -331,7 +331,7 @@ def _fingerprints(datas: list[FingerprintData], svgs: list[str], counters=None, 
         "repetitions of all launches pooled; histograms and the ECDF use every valid "
         "repetition; per-repetition panels may show a subset of the points (the figure says so)."))]
     current_op = None
-    # a test at one of several (p, root) says which in its title and id (issue 27)
+    # a test at one of several (p, root) says which in its title and id
     several = len({(d.alternative, d.op, d.size) for d in datas}) < len(datas)
     for data, plot in zip(datas, svgs):
         if data.op != current_op:
@@ -373,7 +373,7 @@ def _spread(result, ops) -> str:
     several_p = len({r.nprocs for r in result.rows}) > 1
     for alt, ranks in sorted({(r.alternative, r.nprocs) for r in result.rows},
                              key=lambda k: (result.alternatives.index(k[0]), k[1])):
-        # one table per alternative and p (issue 27); a rooted op's row is its first root's
+        # one table per alternative and p; a rooted op's row is its first root's
         rows = [r for r in result.rows if r.alternative == alt and r.nprocs == ranks]
         sizes = sorted({r.size for r in rows})
         by: dict[tuple[str, int], object] = {}

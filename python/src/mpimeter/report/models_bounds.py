@@ -48,7 +48,7 @@ def _chart(op: str, result, models: ModelResult, bounds: BoundsResult) -> str:
     series, lines = [], []
     several_p = len({r.nprocs for r in result.rows if r.op == op}) > 1
     pieces = first_workpieces(result.rows)
-    # one series per alternative and p (issue 27: a model and a bound are of one p); a rooted
+    # one series per alternative and p (a model and a bound are of one p); a rooted
     # operation measured at several roots shows its first root's rows
     for alt, ranks in sorted({(r.alternative, r.nprocs) for r in result.rows if r.op == op},
                              key=lambda k: (alts.index(k[0]), k[1])):
@@ -135,7 +135,7 @@ def closeness_text(result, bounds: BoundsResult, size: int = CLOSE_SIZE) -> str:
     several_p = len({b.nprocs for b in bounds.rows}) > 1
     for alt in result.alternatives:
         mine = [b for b in bounds.rows if b.alternative == alt and b.size <= size]
-        for op, ranks in sorted({(b.op, b.nprocs) for b in mine}):  # per p: a bound is of one p (issue 27)
+        for op, ranks in sorted({(b.op, b.nprocs) for b in mine}):  # per p: a bound is of one p
             best = max((b for b in mine if (b.op, b.nprocs) == (op, ranks)), key=lambda b: b.size)
             at = f" p={ranks}" if several_p else ""
             parts.append(f"{alt} {op}{at} at {format_bytes(best.size)}: {_pct(best.fraction)} of its bound "

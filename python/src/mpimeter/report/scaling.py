@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: BSD-3-Clause
-"""The report's "Scaling with the number of processes" section (issue 27): per (alternative,
+"""The report's "Scaling with the number of processes" section: per (alternative,
 op, size[, root]) the median of per-launch medians with its interval at every p (Hoefler &
 Belli 2015 §5.1), a figure per operation with each p's lower bound (analysis.bounds) and the
 ideal line, the root's effect per (op, size, p), and the models in m and p with their
