@@ -170,8 +170,16 @@ def launch_effects(campaign: Campaign, rows: Sequence[Row]) -> list[LaunchEffect
     return out
 
 
+def timer_grid_ns(infos) -> float | None:
+    """The coarsest timer resolution the launches recorded (meta.json ``timer.resolution_ns``):
+    the grid their medians lie on; None when none recorded one."""
+    recorded = [r for li in infos if (r := li.meta.timer.resolution_ns) is not None and math.isfinite(r) and r >= 0]
+    return max(recorded) if recorded else None
+
+
 def _effect(alt: str, nprocs: int, infos: dict[int, LaunchInfo], mine: Sequence[Row]) -> LaunchEffect | None:
-    family = _clusters.split_family([_row_medians(r) for r in mine], min_launches=MIN_LAUNCHES)
+    family = _clusters.split_family([_row_medians(r) for r in mine], min_launches=MIN_LAUNCHES,
+                                    grid_ns=timer_grid_ns(infos.values()))
     flagged = [t for t in family if t.flagged(ALPHA, MIN_RATIO)]
     if not flagged:
         return None
