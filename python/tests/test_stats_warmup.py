@@ -127,7 +127,9 @@ def test_one_fast_repetition_is_not_a_warmup():
 def test_result_records_significance_and_p_value():
     x = series(40)
     wu = warmup.detect_warmup(x)
-    assert wu.significant and wu.p_value < 1e-10 and wu.end == wu.fitted_end == 40
+    # the steady part is a sawtooth (φ near 1): the level test's null, simulated from that φ,
+    # wanders as far, so its p is moderate, but the warm-up is significant and ends at 40
+    assert wu.significant and wu.p_value <= 0.01 and wu.end == wu.fitted_end == 40
     cats = warmup.categorize(x)
     assert cats.warmup_significant and cats.warmup_p == wu.p_value
     short = warmup.detect_warmup(np.full(15, 10.0))  # too short for any candidate (w ≤ n/2 < 10)
