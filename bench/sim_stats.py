@@ -3,7 +3,7 @@
 campaigns, through the functions `analyze` uses; prints one JSON object (rates with Wilson 95 %
 intervals). Not a test: python/tests/test_stats_sim41.py runs small versions of the same cases.
 
-    .venv/bin/python bench/sim_stats.py [--quick] [--only NAME ...] [--out FILE]
+    .venv/bin/python bench/sim_stats.py [--quick] [--null N] [--power N] [--only NAME ...] [--out FILE]
 
 Generators (seeded; shared ones from bench/stats_dependence.py):
 
@@ -129,10 +129,13 @@ SECTIONS = {"clusters": clusters, "warmup": warmup, "mean_t": mean_t}
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--quick", action="store_true", help="50 campaigns per cell instead of 500 (null) / 200 (power)")
+    ap.add_argument("--null", type=int, default=None, help="campaigns per null cell (default 500)")
+    ap.add_argument("--power", type=int, default=None, help="campaigns per power cell (default 200)")
     ap.add_argument("--only", nargs="*", choices=sorted(SECTIONS), default=None)
     ap.add_argument("--out", default=None)
     a = ap.parse_args()
     null, power = (50, 50) if a.quick else (500, 200)
+    null, power = a.null or null, a.power or power
     result = {}
     for name, fn in SECTIONS.items():
         if a.only and name not in a.only:
