@@ -110,7 +110,9 @@ def test_a_decaying_warmup_is_found_within_20_percent(w0):
     ends = np.array([f.end for f in found])
     within = np.mean(np.abs(ends - w0) <= 0.2 * w0)
     print(f"w0 = {w0}: median w {np.median(ends):g}, within ±20 %: {within:.2f}")
-    assert all(f.significant and f.p_value < 1e-4 for f in found)
+    # the level test's p is a bootstrap share: 1 / (BOOT_FIRST + BOOT_MORE + 1) is its smallest
+    smallest = 1 / (warmup.BOOT_FIRST + warmup.BOOT_MORE + 1)
+    assert all(f.significant and f.p_value <= smallest * 1.000001 for f in found)
     assert abs(np.median(ends) - w0) <= 0.1 * w0 and within >= 0.85
 
 
