@@ -63,7 +63,7 @@ def test_the_coarsest_recorded_resolution_is_the_grid():
         return SimpleNamespace(meta=SimpleNamespace(timer=SimpleNamespace(resolution_ns=r)))
 
     assert timer_grid_ns([info(1.0), info(10.0), info(None), info(math.nan)]) == 10.0
-    assert timer_grid_ns([info(None)]) is None
+    assert timer_grid_ns([info(None), info(0.0)]) is None  # 0: no grid said, ties would split
 
 
 def _ar1(rng, n: int, phi: float, sd: float) -> np.ndarray:

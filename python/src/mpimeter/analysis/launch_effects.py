@@ -175,7 +175,7 @@ def launch_effects(campaign: Campaign, rows: Sequence[Row]) -> list[LaunchEffect
 def timer_grid_ns(infos) -> float | None:
     """The coarsest timer resolution the launches recorded (meta.json ``timer.resolution_ns``):
     the grid their medians lie on; None when none recorded one."""
-    recorded = [r for li in infos if (r := li.meta.timer.resolution_ns) is not None and math.isfinite(r) and r >= 0]
+    recorded = [r for li in infos if (r := li.meta.timer.resolution_ns) is not None and math.isfinite(r) and r > 0]
     return max(recorded) if recorded else None
 
 
