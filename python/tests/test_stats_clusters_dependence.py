@@ -5,11 +5,9 @@ launch factors shared by every row are null campaigns — at most 5 % may be fla
 split at 1.15× under 3 % per-row launch noise, and one launch in ten twice as fast, must be found.
 
 Campaigns: 10 launches, 8 rows (message sizes with medians 100 ns – 50 µs), the family of the
-rows' tests and the launch scores' test under Holm (``split_family``), flagged as analyze flags
-(adjusted p ≤ 0.05, groups ≥ 1.1× apart). The counts are chosen so that the threshold is tested
-with margin: 200 null campaigns flag at most 6 (3 %: the binomial chance of passing with a true
-rate of 5 % is under 10 %, of failing with a true rate of 1.5 % under 5 %); bench/stats_dependence.py
-runs 1000 of each for the closing numbers.
+rows' tests and the launch scores' test, adjusted over the family (``split_family``), flagged as
+analyze flags (adjusted p ≤ 0.05, groups ≥ 1.1× apart); bench/sim_stats.py and
+bench/stats_dependence.py run the bigger versions.
 """
 
 from __future__ import annotations
@@ -45,7 +43,10 @@ def _flag_rate(kind: str, campaigns: int, seed: int) -> float:
 
 @pytest.mark.parametrize("kind", ["lognormal", "heavy", "ties"])
 def test_null_campaigns_are_rarely_flagged(kind):
-    assert _flag_rate(kind, 200, {"lognormal": 11, "heavy": 12, "ties": 13}[kind]) <= 0.03
+    # the family's adjustment (Westfall–Young over rows that share a launch factor) is exact at
+    # 5 %, not conservative as Holm over them was: 200 campaigns cannot show ≤ 5 % with margin,
+    # so this catches a broken level (> 6.5 %); bench/sim_stats.py's 500 measure it
+    assert _flag_rate(kind, 200, {"lognormal": 11, "heavy": 12, "ties": 13}[kind]) <= 0.065
 
 
 def test_a_five_five_split_at_1_15_is_found():

@@ -110,7 +110,9 @@ def test_a_decaying_warmup_is_found_within_20_percent(w0):
     ends = np.array([f.end for f in found])
     within = np.mean(np.abs(ends - w0) <= 0.2 * w0)
     print(f"w0 = {w0}: median w {np.median(ends):g}, within ±20 %: {within:.2f}")
-    assert all(f.significant and f.p_value < 1e-4 for f in found)
+    # the level test's p is a bootstrap share: 1 / (BOOT_FIRST + BOOT_MORE + 1) is its smallest
+    smallest = 1 / (warmup.BOOT_FIRST + warmup.BOOT_MORE + 1)
+    assert all(f.significant and f.p_value <= smallest * 1.000001 for f in found)
     assert abs(np.median(ends) - w0) <= 0.1 * w0 and within >= 0.85
 
 
@@ -127,7 +129,9 @@ def test_one_fast_repetition_is_not_a_warmup():
 def test_result_records_significance_and_p_value():
     x = series(40)
     wu = warmup.detect_warmup(x)
-    assert wu.significant and wu.p_value < 1e-10 and wu.end == wu.fitted_end == 40
+    # the steady part is a sawtooth (φ near 1): the level test's null, simulated from that φ,
+    # wanders as far, so its p is moderate, but the warm-up is significant and ends at 40
+    assert wu.significant and wu.p_value <= 0.01 and wu.end == wu.fitted_end == 40
     cats = warmup.categorize(x)
     assert cats.warmup_significant and cats.warmup_p == wu.p_value
     short = warmup.detect_warmup(np.full(15, 10.0))  # too short for any candidate (w ≤ n/2 < 10)

@@ -14,10 +14,12 @@ one launch share its launches), the launches are tested for two groups (``stats.
 test over split sizes whose null holds with ties, heavy tails and lognormal launch factors) in
 two ways: every row with enough launches on its own, and once on the launch scores over all those
 rows (``stats.clusters.launch_scores``: a launch-wide effect adds up over the rows while their
-noise averages out, so a 5-vs-5 split at 1.15× under 3 % per-row noise is seen). Holm's
-correction runs over that family (the scores' test and every row's), so that i.i.d. campaigns
-get the warning in at most ALPHA of cases however many rows they have; a test counts only when
-its adjusted p-value is at most ALPHA and its groups differ by at least ``MIN_RATIO``.
+noise averages out, so a 5-vs-5 split at 1.15× under 3 % per-row noise is seen). The p-values
+are adjusted over that family (the scores' test and every row's) by a joint resampling of the
+launches across the rows (``stats.clusters.split_family``: Westfall–Young min-p), so that
+campaigns without groups get the warning in at most ALPHA of cases however many rows they have;
+a test counts only when its adjusted p-value is at most ALPHA and its groups differ by at least
+``MIN_RATIO`` beyond the timer's recorded resolution (:func:`timer_grid_ns`).
 
 The split found is tested against every recorded property (``stats.clusters.separates``), on the
 launches that recorded it (a probe that gave up in 2 of 8 launches still speaks for the other 6;
@@ -182,8 +184,16 @@ def launch_effects(campaign: Campaign, rows: Sequence[Row]) -> list[LaunchEffect
     return out
 
 
+def timer_grid_ns(infos) -> float | None:
+    """The coarsest timer resolution the launches recorded (meta.json ``timer.resolution_ns``):
+    the grid their medians lie on; None when none recorded one."""
+    recorded = [r for li in infos if (r := li.meta.timer.resolution_ns) is not None and math.isfinite(r) and r > 0]
+    return max(recorded) if recorded else None
+
+
 def _effect(alt: str, nprocs: int, infos: dict[int, LaunchInfo], mine: Sequence[Row]) -> LaunchEffect | None:
-    family = _clusters.split_family([_row_medians(r) for r in mine], min_launches=MIN_LAUNCHES)
+    family = _clusters.split_family([_row_medians(r) for r in mine], min_launches=MIN_LAUNCHES,
+                                    grid_ns=timer_grid_ns(infos.values()))
     flagged = [t for t in family if t.flagged(ALPHA, MIN_RATIO)]
     if not flagged:
         return None

@@ -27,18 +27,27 @@ question is whether they fall into *groups*.
   makes one launch in ten at half the time no rarer than its own tail; with the 1.1× ratio the
   analysis asks for and Holm over the rows, campaigns with t(3) launch factors stay under 5 %.)
   Timings on a coarse timer grid give tied medians (a group of equal values has no spread, and D no bound): each value is moved
-  by a seeded uniform amount within half the grid's step (:func:`dithered`; the grid is the
-  greatest common divisor of the values), which turns rounded values back into continuous ones
-  without making a unimodal population bimodal; and the groups' ratio that counts is the one the
-  grid allows for certain (each median moved half a step towards the other: 100 ns and 110 ns on
-  a 10 ns grid are not 1.1× apart beyond doubt).
+  by a seeded uniform amount within half the grid's step (:func:`dithered`), which turns rounded
+  values back into continuous ones without making a unimodal population bimodal; and the groups'
+  ratio that counts is the one the grid allows for certain (each median moved half a step
+  towards the other: 100 ns and 110 ns on a 10 ns grid are not 1.1× apart beyond doubt). The
+  grid is the timer's recorded resolution (meta.json ``timer.resolution_ns``), not one read off
+  the medians: the median of an even count of repetitions on a 10 ns grid may be 35 ns, and the
+  greatest common divisor of 30, 35 and 40 (5 ns) made a dither too small, so that 30 against 40
+  became a "1.15× split" in 45 % of such campaigns. Only when no resolution was recorded is the
+  medians' own grid (:func:`timer_step`) taken.
+- ``split_family``: every row's test and the test on the launch scores over the rows
+  (:func:`launch_scores`), with p-values adjusted over that family by Westfall & Young's (1993
+  §2.6) single-step min-p on a joint resampling of the launches across the rows
+  (:func:`min_p_adjusted`): a launch-wide effect is the same information in every row, which
+  Holm over the rows counted once per row.
 - ``separates``: whether a property of the launches puts the two groups apart — for numbers, a
   threshold with one group wholly below it; for other values, one value in each group, not the
   same — and how likely that is by chance under random assignment of the property's values to the
   launches (:func:`separation_chance`).
 
 Cost: per (n, min_size) and shape, NULL_SAMPLES simulated samples, O(NULL_SAMPLES · n log n),
-cached; a split O(n log n).
+cached; a split O(n log n); a family O(WY_RESAMPLES · (n² · rows + rows · n log n)).
 """
 
 from __future__ import annotations
@@ -46,18 +55,20 @@ from __future__ import annotations
 import itertools
 import math
 from collections.abc import Hashable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import lru_cache
 
 import numpy as np
 
-from mpimeter.stats.hypothesis import holm
 
 NULL_SAMPLES = 10_000  # a lone launch far off needs p_1 < 1/4000 to survive its weight
 NULL_SHAPES = (None, 5)  # normal, and Student's t with 5 degrees of freedom
 DITHER_SEED = 20161
 EXACT_CHANCE_LIMIT = 5_000  # assignments enumerated for a chance; above, CHANCE_DRAWS random ones
 CHANCE_DRAWS = 4_000
+WY_RESAMPLES = 2_000  # joint resamples of a family (half per null shape): p down to 1/1000 per shape
+WY_SEED = 19932
+WY_CHUNK = 250  # resamples drawn at once: launches² multipliers each
 
 
 @dataclass(frozen=True)
@@ -135,27 +146,29 @@ def timer_step(values: np.ndarray) -> float:
     return 0.0
 
 
-def dithered(values: np.ndarray, seed: int = DITHER_SEED) -> np.ndarray:
+def dithered(values: np.ndarray, seed: int = DITHER_SEED, *, step: float | None = None) -> np.ndarray:
     """Values on a timer grid made continuous: each moved by a seeded uniform amount within half
-    the grid's step (:func:`timer_step`), so that tied values no longer form groups without
-    spread. Rounding followed by such a dither is the original value plus independent uniform
-    noise: a unimodal population stays unimodal."""
-    step = timer_step(values)
+    the grid's step, so that tied values no longer form groups without spread. Rounding followed
+    by such a dither is the original value plus independent uniform noise: a unimodal population
+    stays unimodal. ``step``: the timer's recorded resolution (meta.json ``timer.resolution_ns``);
+    None when none was recorded, and then the values' own grid (:func:`timer_step`)."""
+    step = timer_step(values) if step is None else step
     if step <= 0:
         return values
     rng = np.random.default_rng(seed)
     return values + rng.uniform(-step / 2, step / 2, values.size)
 
 
-def split_two(values: Sequence[float], *, min_size: int = 1) -> TwoClusters | None:
+def split_two(values: Sequence[float], *, min_size: int = 1, grid_ns: float | None = None) -> TwoClusters | None:
     """The best low/high split of positive values (per-launch medians), with its p-value; None
     with fewer than 2·min_size + 3 values, non-positive ones, or all equal. A group may be one
-    launch: one launch in ten running everything twice as fast is the launch effect seen here."""
+    launch: one launch in ten running everything twice as fast is the launch effect seen here.
+    ``grid_ns``: the timer's resolution as recorded (see :func:`dithered`)."""
     v = np.asarray(values, dtype=float)
     n = v.size
     if n < 2 * min_size + 3 or np.any(~np.isfinite(v)) or np.any(v <= 0) or np.all(v == v[0]):
         return None
-    jittered = dithered(v)
+    jittered = dithered(v, step=grid_ns)
     if np.any(jittered <= 0):
         return None
     order = np.argsort(jittered, kind="stable")
@@ -174,7 +187,7 @@ def split_two(values: Sequence[float], *, min_size: int = 1) -> TwoClusters | No
     k = int(ks[best])
     low, high = order[:k], order[k:]
     med_low, med_high = float(np.median(v[low])), float(np.median(v[high]))
-    half = timer_step(v) / 2
+    half = (timer_step(v) if grid_ns is None else grid_ns) / 2
     # on a 10 ns grid, 100 ns and 110 ns are one step apart: not 1.1× apart beyond doubt
     grid_ratio = (med_high - half) / (med_low + half) if med_low + half > 0 else math.nan
     return TwoClusters(tuple(int(i) for i in low), tuple(int(i) for i in high), med_high / med_low, float(d[best]),
@@ -199,6 +212,69 @@ def launch_scores(per_row: Sequence[dict[int, float]]) -> dict[int, float]:
     return {i: math.exp(sums[i] / counts[i]) for i in sorted(sums)}
 
 
+def _p_values(logs: np.ndarray, min_size: int) -> np.ndarray:
+    """The p-value :func:`split_two` gives each row of a (samples × n) array of log values: the
+    weighted min-p over the split sizes, the larger under the normal and the t(5) null."""
+    n = logs.shape[1]
+    d, _ = _split_d(np.sort(logs, axis=1), min_size)
+    weights = split_weights(n, min_size)
+    p = np.zeros(logs.shape[0])
+    for shape in NULL_SHAPES:
+        cols, min_p = _null(n, min_size, shape)
+        per_k = (_upper_p(cols, d) / weights).min(axis=1)
+        p = np.maximum(p, (np.searchsorted(min_p, per_k, side="right") + 1) / (min_p.size + 1))
+    return p
+
+
+def _scores_of(logs: np.ndarray, present: np.ndarray) -> np.ndarray:
+    """:func:`launch_scores` (as logs) of (samples × launches × rows) log medians, ``present``
+    (launches × rows) marking the medians a row has: per row the distance from the row's median,
+    averaged per launch over the rows it ran."""
+    centred = np.where(present, logs - np.nanmedian(np.where(present, logs, np.nan), axis=1, keepdims=True), 0.0)
+    return centred.sum(axis=2) / present.sum(axis=1)
+
+
+def min_p_adjusted(logs: np.ndarray, present: np.ndarray, observed: np.ndarray, *, with_scores: bool,
+                   min_size: int = 1, resamples: int = WY_RESAMPLES, seed: int = WY_SEED) -> np.ndarray:
+    """Westfall–Young single-step min-p adjusted p-values (Westfall & Young 1993 §2.6, algorithm
+    2.8) of a family of split tests on the same launches: one per row (columns of the launches ×
+    rows array ``logs`` of log medians, ``present`` marking those a row has), then, with
+    ``with_scores``, the test on the launch scores over the rows; ``observed``: their p-values.
+
+    The family's tests are far from independent: a launch-wide effect is the same information in
+    every row, and Holm over the rows spends the level as if it were not. The joint null keeps
+    that dependence and has no groups: each resample draws every launch anew as a Gaussian
+    combination of the observed launches' centred log medians, the SAME combination in every
+    row (multipliers G_ij ~ N(0, 1/(n_r − 1)): each launch's vector over the rows has the sample
+    covariance of the observed ones, a launch-wide effect included, but is unimodal); half the
+    resamples multiply each drawn launch by √(5/χ²₅) (launch factors with t(5) tails, the second
+    shape the single tests are calibrated on). Every test's p is computed on each resample as on
+    the data; the adjusted p of a test is the share of resamples whose smallest p is at most its
+    own, the larger over the two shapes and never below its own p. Seeded: the same every time.
+    Cost: O(resamples · launches² · rows)."""
+    launches, rows = logs.shape
+    counts = present.sum(axis=0)
+    centred = np.where(present, logs - np.where(present, logs, 0.0).sum(axis=0) / np.maximum(counts, 1), 0.0)
+    centred = centred / np.sqrt(np.maximum(counts - 1, 1))
+    rng = np.random.default_rng(seed)
+    adjusted = np.zeros(observed.size)
+    half = max(resamples // 2, 1)
+    for heavy in (False, True):
+        smallest = []
+        for start in range(0, half, WY_CHUNK):
+            b = min(WY_CHUNK, half - start)
+            draws = np.einsum("bij,jr->bir", rng.standard_normal((b, launches, launches)), centred)
+            if heavy:
+                draws = draws * np.sqrt(5.0 / rng.chisquare(5, (b, launches, 1)))
+            p = [_p_values(draws[:, present[:, r], r], min_size) for r in range(rows)]
+            if with_scores:
+                p.append(_p_values(_scores_of(draws, present), min_size))
+            smallest.append(np.min(p, axis=0))
+        null = np.sort(np.concatenate(smallest))
+        adjusted = np.maximum(adjusted, (np.searchsorted(null, observed, side="right") + 1) / (null.size + 1))
+    return np.maximum(adjusted, observed)
+
+
 @dataclass(frozen=True)
 class FamilyTest:
     """One test of a campaign's family: ``row`` the index of the row tested, None for the launch
@@ -207,10 +283,10 @@ class FamilyTest:
     row: int | None
     launches: tuple[int, ...]
     split: TwoClusters
-    adjusted_p: float  # Holm over the family
+    adjusted_p: float  # Westfall–Young min-p over the family
 
     def flagged(self, alpha: float, min_ratio: float) -> bool:
-        """Significant after Holm, and the groups at least ``min_ratio`` apart beyond the grid."""
+        """Significant over the family, and the groups at least ``min_ratio`` apart beyond the grid."""
         return self.adjusted_p <= alpha and self.split.grid_ratio >= min_ratio
 
     @property
@@ -218,31 +294,63 @@ class FamilyTest:
         return frozenset(self.launches[i] for i in self.split.low)
 
 
-def split_family(per_row: Sequence[dict[int, float]], *, min_launches: int) -> list[FamilyTest]:
+def _grid_shrink(rows: Sequence[dict[int, float]], low: frozenset[int], grid_ns: float | None) -> float:
+    """How much of the launch scores' ratio the timer grid may make: per row, the factor by which
+    the groups' medians come closer when each moves half a step towards the other (as
+    :attr:`TwoClusters.grid_ratio`), averaged over the rows on the log scale; 1 without a grid."""
+    logs = []
+    for medians in rows:
+        lo = [m for i, m in medians.items() if i in low and m > 0 and math.isfinite(m)]
+        hi = [m for i, m in medians.items() if i not in low and m > 0 and math.isfinite(m)]
+        if not lo or not hi:
+            continue
+        half = (timer_step(np.array(lo + hi)) if grid_ns is None else grid_ns) / 2
+        m_lo, m_hi = float(np.median(lo)), float(np.median(hi))
+        logs.append(math.log(max(m_hi - half, np.finfo(float).tiny) * m_lo / ((m_lo + half) * m_hi)))
+    return math.exp(float(np.mean(logs))) if logs else 1.0
+
+
+def split_family(per_row: Sequence[dict[int, float]], *, min_launches: int, grid_ns: float | None = None,
+                 resamples: int = WY_RESAMPLES) -> list[FamilyTest]:
     """Every row with at least ``min_launches`` launches tested on its own, and (with two or more
-    such rows) the launch scores over them, with Holm-adjusted p-values over that family (Holm
-    1979): the chance that any of them is flagged in a campaign without groups stays at alpha
-    however many rows it has."""
+    such rows) the launch scores over them, with p-values adjusted over that family by a joint
+    resampling of the launches across the rows (:func:`min_p_adjusted`): the chance that any of
+    them is flagged in a campaign without groups stays at alpha however many rows it has, and a
+    launch-wide split, seen in every row at once, is not divided by the number of rows.
+    ``grid_ns``: the timer's recorded resolution (:func:`dithered`; None: not recorded)."""
     tested: list[tuple[int | None, tuple[int, ...], TwoClusters]] = []
-    used = []
+    used: list[dict[int, float]] = []  # the tested rows' medians, dithered as their tests saw them
     for index, medians in enumerate(per_row):
         clean = {i: m for i, m in medians.items() if m > 0 and math.isfinite(m)}
         if len(clean) < min_launches:
             continue
-        used.append(clean)
         launches = tuple(sorted(clean))
-        split = split_two([clean[i] for i in launches])
+        split = split_two([clean[i] for i in launches], grid_ns=grid_ns)
         if split is not None:
+            moved = dithered(np.array([clean[i] for i in launches]), step=grid_ns)
+            used.append({i: float(m) for i, m in zip(launches, np.maximum(moved, np.finfo(float).tiny))})
             tested.append((index, launches, split))
+    with_scores = False
     if len(used) > 1:
         scores = launch_scores(used)
         launches = tuple(sorted(scores))
-        split = split_two([scores[i] for i in launches]) if len(scores) >= min_launches else None
+        split = split_two([scores[i] for i in launches], grid_ns=0.0) if len(scores) >= min_launches else None
         if split is not None:
-            tested.append((None, launches, split))
+            low = frozenset(launches[i] for i in split.low)
+            tested.append((None, launches, replace(split, grid_ratio=split.ratio * _grid_shrink(
+                [per_row[t[0]] for t in tested if t[0] is not None], low, grid_ns))))
+            with_scores = True
     if not tested:
         return []
-    adjusted = holm(np.array([t[2].p_value for t in tested]))
+    every = sorted({i for row in used for i in row})
+    position = {launch: j for j, launch in enumerate(every)}
+    logs = np.zeros((len(every), len(used)))
+    present = np.zeros_like(logs, dtype=bool)
+    for r, row in enumerate(used):
+        for i, m in row.items():
+            logs[position[i], r], present[position[i], r] = math.log(m), True
+    adjusted = min_p_adjusted(logs, present, np.array([t[2].p_value for t in tested]), with_scores=with_scores,
+                              resamples=resamples)
     return [FamilyTest(r, ls, sp, float(p)) for (r, ls, sp), p in zip(tested, adjusted)]
 
 

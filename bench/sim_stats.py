@@ -1,0 +1,154 @@
+# SPDX-License-Identifier: BSD-3-Clause
+"""The launch-cluster family, the warm-up warning and the mean's t interval on seeded simulated
+campaigns, through the functions `analyze` uses; prints one JSON object (rates with Wilson 95 %
+intervals). Not a test: python/tests/test_stats_sim41.py runs small versions of the same cases.
+
+    .venv/bin/python bench/sim_stats.py [--quick] [--null N] [--power N] [--only NAME ...] [--out FILE]
+
+Generators (seeded; shared ones from bench/stats_dependence.py):
+
+- clusters: ``stats.clusters.split_family`` as ``analysis.launch_effects`` calls it (the grid
+  from the timer's recorded resolution, 10 ns; flagged at adjusted p ≤ 0.05 and groups ≥ 1.1×
+  apart beyond the grid). 10 launches. Nulls: ``grid35``: 8 rows whose run times are ~35 ns
+  (33–38 ns, 8 % repetition noise, 2 % launch-wide factor), each launch's median of 100
+  repetitions read on the 10 ns grid (30, 35 or 40 ns); also with the grid read off the medians
+  (``grid35_medians_grid``, how it was); ``ties``, ``heavy`` (t(3)·5 % launch factor),
+  ``lognormal`` (15 % launch factor): stats_dependence's campaigns of 8 rows. Power:
+  ``split55_launchwide3``: 5 of 10 launches 1.15× slower, a 3 % launch-wide factor, 1 % row noise,
+  8 rows 100 ns – 50 µs on the 10 ns grid.
+- warmup: ``stats.warmup.detect_warmup`` and ``analysis.diagnostics.long_warmups`` (Holm over the
+  campaign) on AR(1) log run times, φ = 0.9. Null: campaigns of 120 stationary series of 100
+  repetitions (marginal σ = 10 %), `long-warmup` printed. Power: a 20 % step over the first w
+  repetitions of one series (marginal σ = 5 %), found (a warm-up of any length) — n = 300, w = 50
+  and n = 200, w = 30.
+- mean_t: the t interval of ``stats.across.across_launches`` (mean of 10 per-launch means,
+  3 % lognormal launch noise, each launch 1.3× with probability 0.2): coverage of the population
+  mean, overall and when no launch was slow.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from pathlib import Path
+from types import SimpleNamespace
+
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from stats_dependence import BASES, LAUNCHES, _rate, ar1, cluster_campaign  # noqa: E402
+
+from mpimeter.analysis.diagnostics import long_warmups  # noqa: E402
+from mpimeter.stats.across import across_launches  # noqa: E402
+from mpimeter.stats.clusters import split_family  # noqa: E402
+from mpimeter.stats.warmup import detect_warmup  # noqa: E402
+
+GRID_NS = 10.0
+
+
+def grid35_campaign(rng: np.random.Generator, rows: int = 8, nrep: int = 100) -> list[dict[int, float]]:
+    """Rows of ~35 ns run times: per launch the median of ``nrep`` repetitions on the 10 ns grid."""
+    shared = rng.normal(0, 0.02, LAUNCHES)
+    out = []
+    for base in np.linspace(33.0, 38.0, rows):
+        reps = base * np.exp(shared[:, None] + rng.normal(0, 0.08, (LAUNCHES, nrep)))
+        medians = np.median(np.maximum(np.round(reps / GRID_NS) * GRID_NS, GRID_NS), axis=1)
+        out.append({i: float(m) for i, m in enumerate(medians)})
+    return out
+
+
+def split_launchwide_campaign(rng: np.random.Generator) -> list[dict[int, float]]:
+    """5 of 10 launches 1.15× slower, a 3 % launch-wide factor, 1 % row noise, 8 rows, 10 ns grid."""
+    shared = np.log(1.15) * (np.arange(LAUNCHES) < 5) + rng.normal(0, 0.03, LAUNCHES)
+    out = []
+    for base in BASES:
+        v = base * np.exp(shared + rng.normal(0, 0.01, LAUNCHES))
+        out.append({i: float(x) for i, x in enumerate(np.maximum(np.round(v / GRID_NS) * GRID_NS, GRID_NS))})
+    return out
+
+
+def flag_rate(make, campaigns: int, seed: int, grid_ns: float | None = GRID_NS) -> dict:
+    rng = np.random.default_rng(seed)
+    hits = sum(any(t.flagged(0.05, 1.1) for t in split_family(make(rng), min_launches=6, grid_ns=grid_ns))
+               for _ in range(campaigns))
+    return _rate(hits, campaigns)
+
+
+def clusters(null: int, power: int) -> dict:
+    return {"grid35": flag_rate(grid35_campaign, null, 4101),
+            "grid35_medians_grid": flag_rate(grid35_campaign, null, 4101, grid_ns=None),
+            **{kind: flag_rate(lambda r, k=kind: cluster_campaign(r, k), null, seed)
+               for kind, seed in (("ties", 4102), ("heavy", 4103), ("lognormal", 4104))},
+            "split55_launchwide3": flag_rate(split_launchwide_campaign, power, 4105)}
+
+
+def warmup(null: int, power: int) -> dict:
+    rng = np.random.default_rng(4106)
+    warned = 0
+    for _ in range(null):
+        summaries = []
+        for _ in range(120):
+            w = detect_warmup(ar1(rng, 100, 0.9, 0.1))
+            summaries.append(SimpleNamespace(n_total=100, warmup_p_value=w.p_value, warmup_length=max(w.end - 1, 0)))
+        warned += bool(long_warmups(summaries)[0])
+    out = {"ar1_phi0.9_campaigns_120_series_long_warmup": _rate(warned, null)}
+    for n, w, seed in ((300, 50, 4107), (200, 30, 4108)):
+        rng = np.random.default_rng(seed)
+        found = 0
+        for _ in range(power):
+            x = ar1(rng, n, 0.9, 0.05)
+            x[:w] *= 1.2
+            found += detect_warmup(x).end > 0
+        out[f"step20pct_first{w}_of_{n}_ar1_phi0.9_found"] = _rate(found, power)
+    return out
+
+
+def mean_t(null: int, power: int) -> dict:
+    rng = np.random.default_rng(4109)
+    sd, campaigns = 0.03, 4 * null
+    truth = float(np.exp(sd * sd / 2) * (0.8 + 0.2 * 1.3))
+    covered = covered_mixed = mixed = 0
+    for _ in range(campaigns):
+        slow = rng.random(LAUNCHES) < 0.2
+        means = 1000 * np.exp(rng.normal(0, sd, LAUNCHES)) * np.where(slow, 1.3, 1.0)
+        ci = across_launches(means, means).mean
+        hit = ci.low is not None and ci.low <= 1000 * truth <= ci.high
+        covered += hit
+        if slow.any():
+            mixed += 1
+            covered_mixed += hit
+    return {"covers": _rate(covered, campaigns), "covers_when_a_launch_was_slow": _rate(covered_mixed, mixed),
+            "no_slow_launch_share": round(1 - mixed / campaigns, 4)}
+
+
+SECTIONS = {"clusters": clusters, "warmup": warmup, "mean_t": mean_t}
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--quick", action="store_true", help="50 campaigns per cell instead of 500 (null) / 200 (power)")
+    ap.add_argument("--null", type=int, default=None, help="campaigns per null cell (default 500)")
+    ap.add_argument("--power", type=int, default=None, help="campaigns per power cell (default 200)")
+    ap.add_argument("--only", nargs="*", choices=sorted(SECTIONS), default=None)
+    ap.add_argument("--out", default=None)
+    a = ap.parse_args()
+    null, power = (50, 50) if a.quick else (500, 200)
+    null, power = a.null or null, a.power or power
+    result = {}
+    for name, fn in SECTIONS.items():
+        if a.only and name not in a.only:
+            continue
+        t0 = time.time()
+        result[name] = fn(null, power)
+        result[name]["seconds"] = round(time.time() - t0, 1)
+        print(name, json.dumps(result[name]), file=sys.stderr)
+    text = json.dumps(result, indent=1)
+    if a.out:
+        Path(a.out).write_text(text + "\n")
+    print(text)
+
+
+if __name__ == "__main__":
+    main()
