@@ -5,7 +5,7 @@ repetitions, long warm-ups, tests that a time budget ended before ``--nrep``, te
 warnings (machine load, sync residuals, the binary's conditions, … from
 ``mpimeter.analysis.launch_warnings``) and ranks that differ. Repeats of one code are merged
 by ``mpimeter.analysis.warning_groups``.
-Each says what to do next (STYLE.md, principle 8).
+Each says what to do next (CONTRIBUTING.md, principle 8).
 """
 
 from __future__ import annotations
@@ -130,7 +130,7 @@ def long_warmups(summaries: list[LaunchSummary]) -> tuple[list[LaunchSummary], i
 
 def fewer_launches(campaign: Campaign, rows: list[Row]) -> list[AnalysisWarning]:
     """``fewer-launches``: rows measured in fewer launches than the best-covered row of their
-    (alternative, op) — a size only some launches measured (issue 25: `--sizes auto` run per
+    (alternative, op) — a size only some launches measured (`--sizes auto` run per
     launch, or launches that failed part-way). Not under `--launches auto`, whose rows stop at
     different counts by design (each records why)."""
     record = getattr(campaign, "campaign_record", None)

@@ -1,2 +1,2 @@
 # SPDX-License-Identifier: BSD-3-Clause
-"""Pure statistics over arrays: no files, no plots (ARCHITECTURE.md, statistics section)."""
+"""Pure statistics over arrays: no files, no plots (docs/ARCHITECTURE.md, "The Python package: its levels")."""

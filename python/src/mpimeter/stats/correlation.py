@@ -15,7 +15,7 @@ Why prewhitened: the repetitions of a launch are not independent — run times a
 drift, and successive repetitions resemble each other. Two independent series that both wander
 correlate by chance far more often than the independent-pairs p-value says (28.5 % Holm false
 positives for independent AR(1) φ = 0.5 series, 66.5 % of campaigns with independent random
-walks, issue 25). The test made for this is the cross-correlation of prewhitened series (Box &
+walks). The test made for this is the cross-correlation of prewhitened series (Box &
 Jenkins, *Time Series Analysis*, §11.2; Haugh 1976, JASA 71:378): each series is replaced by
 the innovations of its own AR(1) fit, e_t = x_t − φ̂·x_{t−1} within each launch, φ̂ the lag-1
 autocorrelation pooled over the launches, corrected for its bias (Kendall 1954, Biometrika 41:403:

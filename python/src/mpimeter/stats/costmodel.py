@@ -32,14 +32,14 @@ down-weighted. The MAD's small-sample bias cancels in the ratio to the median ov
 
 The intervals of α and β: the points are per-launch medians, and a launch effect moves every
 size of a launch together — the points of a launch are not independent, and intervals that
-treat them so cover 71 % (α) and 76 % (β) with a shared 3 % launch effect (issue 25). So when
+treat them so cover 71 % (α) and 76 % (β) with a shared 3 % launch effect. So when
 the points say which launch they come from (``launches``) the intervals resample launches: the
 delete-one-launch jackknife (Efron & Tibshirani 1993, *An Introduction to the Bootstrap* §11;
 the cluster jackknife of the regression literature, e.g. Cameron & Miller 2015, J. Human
 Resources 50:317, §VI.B) — the line refitted without each launch in turn, the covariance of
 (α, β) (L − 1)/L · Σ (θ₍ₗ₎ − θ̄)(θ₍ₗ₎ − θ̄)ᵀ over the L launches, and Student-t intervals with
-L − 1 degrees of freedom (the launches are the independent units). Issue 25 asked for a
-cluster bootstrap, which resamples the same units; the jackknife is used because it needs only
+L − 1 degrees of freedom (the launches are the independent units). A cluster bootstrap
+would resample the same units; the jackknife is used because it needs only
 L refits, repeats exactly, and meets the coverage asked for (bench/stats_dependence.py, 10
 launches × 18 sizes, shared 3 % launch factor: α 94 %, β 95 %), and the output names it as the
 jackknife. A percentile cluster bootstrap is not added: with about 10 clusters it tends to cover

@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: BSD-3-Clause
-"""Models of a collective's time in message size m and process count p (issue 27; Hoefler &
+"""Models of a collective's time in message size m and process count p (Hoefler &
 Belli 2015 §5.1 ask for the scaling of a result): two-parameter families, each fitted to
 per-launch medians at every (p, m), the family chosen by the data, and whether it fits.
 

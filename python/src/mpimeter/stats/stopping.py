@@ -35,8 +35,8 @@ at CLUSTER_ALPHA with a group's median outside the interval); otherwise the pair
 
 States the analysis explains. When a recorded property explains the groups (``analyze``'s
 states, analysis.strata: the cache-line probe told a fast and a slow state apart in every launch
-of issue 31), the pooled median is decided by the mix of states and each state is reported on its
-own; so the rule asks the same of each state: the pair is done once every state's own stopping
+of a campaign on a machine with two speed states), the pooled median is decided by the mix of
+states and each state is reported on its own; so the rule asks the same of each state: the pair is done once every state's own stopping
 interval lies within ±precision of its median (``states``) — the one rule above, applied per
 state. A state whose launches, even at the upper 95 % bound of its share so far, cannot reach
 the launches its interval needs by ``max`` (:func:`state_is_rare`) is *rare*: it does not hold the stop, and the verdict names it

@@ -3,7 +3,7 @@
 test and the stratified Hodges–Lehmann ratio with its interval.
 
 Why: on a machine that flips between speed states from launch to launch, the pooled medians of
-two campaigns differ by the mix of states (issue 31: 2.8× between two trials of one build),
+two campaigns differ by the mix of states (2.8× between two trials of one build),
 so a rank-sum test on pooled per-launch medians finds a "regression" that is only the mix, and
 can miss one inside every state behind a favourable mix. When both sides show the same
 explained states (analysis.strata), the launches are compared within each state only.
