@@ -208,8 +208,11 @@ def test_a_rank_late_after_its_wait_is_caught(lib, procsync, tmp_path):
         # every 4th repetition of the last rank oversleeps its start by 300 us: invalid, with the
         # new reason, and never counted valid
         assert t["invalid_late_wakeup"] >= 64 // 4 - 1, t
-        late = raw[(raw["rank"] == 1) & (raw["rep"] % 4 == 3)]
-        assert (late["valid"] == 0).all()
+        # (every 4th start of the loop, which also runs the unrecorded first repetition of each
+        # batch: at least a quarter of the last rank's recorded rows, less the few that fell on
+        # such a first repetition)
+        last = raw[raw["rank"] == 1]
+        assert (last["valid"] == 0).sum() >= len(last) // 4 - 2, last
     else:
         # roundtime/harmonize redo those rounds: what is recorded started together. Every 4th
         # attempt (recorded or redone) of the last rank oversleeps; harmonize answers a late round
