@@ -13,6 +13,7 @@ import numpy as np
 from mpimeter.analysis.launch_effects import timer_grid_ns
 from mpimeter.stats.clusters import split_family, split_two
 from mpimeter.stats.warmup import detect_warmup
+from data.synth import ar1_runtimes
 
 
 def test_medians_between_two_grid_steps_are_no_split_on_the_recorded_grid():
@@ -66,21 +67,12 @@ def test_the_coarsest_recorded_resolution_is_the_grid():
     assert timer_grid_ns([info(None), info(0.0)]) is None  # 0: no grid said, ties would split
 
 
-def _ar1(rng, n: int, phi: float, sd: float) -> np.ndarray:
-    e = rng.normal(0, sd * np.sqrt(1 - phi**2), n)
-    x = np.empty(n)
-    x[0] = rng.normal(0, sd)
-    for i in range(1, n):
-        x[i] = phi * x[i - 1] + e[i]
-    return 1000 * np.exp(x)
-
-
 def test_stationary_ar1_series_the_normal_level_test_called_warmups_are_not_significant():
     # four of 1000 stationary series (φ = 0.9, σ = 10 %, n = 100) that the normal level test put
     # below p = 1e-4 — Holm over a campaign's 120 series warned on such series in a quarter of
     # the campaigns; the sieve bootstrap sees the series' own wandering
     rng = np.random.default_rng(2024)
-    series = [_ar1(rng, 100, 0.9, 0.1) for _ in range(972)]
+    series = [ar1_runtimes(rng, 100, 0.9, 0.1) for _ in range(972)]
     for i in (69, 348, 623, 971):
         w = detect_warmup(series[i])
         assert w.p_value > 0.01 and w.end == 0, (i, w)
@@ -92,7 +84,7 @@ def test_a_20_percent_step_under_ar1_phi_09_is_found():
     rng = np.random.default_rng(302)
     found = 0
     for _ in range(12):
-        x = _ar1(rng, 300, 0.9, 0.05)
+        x = ar1_runtimes(rng, 300, 0.9, 0.05)
         x[:50] *= 1.2
         found += detect_warmup(x).end > 0
     assert found >= 11, found

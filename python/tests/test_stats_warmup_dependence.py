@@ -16,22 +16,13 @@ import pytest
 
 from mpimeter.analysis.diagnostics import long_warmups
 from mpimeter.stats.warmup import detect_warmup
-
-
-def ar1(rng, n: int, phi: float, sd: float) -> np.ndarray:
-    """Run times around 1 µs whose log is a stationary AR(1) with marginal sd ``sd``."""
-    e = rng.normal(0, sd * np.sqrt(1 - phi**2), n)
-    x = np.empty(n)
-    x[0] = rng.normal(0, sd)
-    for i in range(1, n):
-        x[i] = phi * x[i - 1] + e[i]
-    return 1000 * np.exp(x)
+from data.synth import ar1_runtimes
 
 
 @pytest.mark.parametrize("n,sd", [(100, 0.1), (100, 0.2), (300, 0.1)])
 def test_ar1_phi_09_series_rarely_make_a_warmup(n, sd):
     rng = np.random.default_rng(n + int(100 * sd))
-    false = sum(detect_warmup(ar1(rng, n, 0.9, sd)).end > 0 for _ in range(400))
+    false = sum(detect_warmup(ar1_runtimes(rng, n, 0.9, sd)).end > 0 for _ in range(400))
     assert false <= 12, false  # 3 %: the rank test alone warmed up 21–38 % of these
 
 
@@ -39,7 +30,7 @@ def test_a_warmup_on_autocorrelated_noise_is_found():
     rng = np.random.default_rng(7)
     found = 0
     for _ in range(100):
-        x = ar1(rng, 200, 0.5, 0.05)
+        x = ar1_runtimes(rng, 200, 0.5, 0.05)
         x[:30] *= np.exp(np.linspace(np.log(1.6), 0, 30))  # 1.6× at the start, steady from 30
         w = detect_warmup(x)
         found += 20 <= w.end <= 40

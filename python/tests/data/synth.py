@@ -22,6 +22,17 @@ RAW_HEADER = "test,op,size,rank,rep,start_ns,end_ns,valid,gstart_ns,gend_ns"
 SYNC_HEADER = "rank,phase,kind,peer,local_ns,offset_ns,rtt_ns"
 
 
+def ar1_runtimes(rng: np.random.Generator, n: int, phi: float, sd: float) -> np.ndarray:
+    """Run times around 1 µs whose log is a stationary AR(1) with coefficient ``phi`` and marginal
+    standard deviation ``sd`` (the dependence of repetitions the warm-up tests must tolerate)."""
+    e = rng.normal(0, sd * np.sqrt(1 - phi**2), n)
+    x = np.empty(n)
+    x[0] = rng.normal(0, sd)
+    for i in range(1, n):
+        x[i] = phi * x[i - 1] + e[i]
+    return 1000 * np.exp(x)
+
+
 def default_time(op: str, size: int, rng: np.random.Generator, n: int) -> np.ndarray:
     """Skewed run times (ns): base + lognormal noise + rare 3× outliers."""
     base = 2000.0 + 0.5 * size + (500.0 if op == "bcast" else 0.0)
