@@ -21,7 +21,7 @@ import subprocess
 
 import numpy as np
 import pytest
-from conftest import assert_refused, bench_path, read_launch, run_bench
+from conftest import QuietRuns, assert_refused, bench_path, read_launch, run_bench
 
 FAST = ["--nrep", "10", "--warmup", "2", "--procsync", "barrier", "--copy-probe-bytes", "0", "--quiet"]
 
@@ -37,9 +37,14 @@ def test_workpieces_gives_one_test_per_value(lib, np_, tmp_path):
                                     timeout=30, check=True).stdout)["operations"]
     assert [o["name"] for o in ops if o["uses_workpieces"]] == ["mw-workpieces"]
     out = tmp_path / "pieces"
-    run_bench(lib, np_, ["--ops", "mw-workpieces,allreduce", "--sizes", "8,4096", "--workpieces", "1,5,24",
-                         "--seed", "5", *FAST, "--out", out])
-    meta, raw = read_launch(out)
+
+    def run():
+        run_bench(lib, np_, ["--ops", "mw-workpieces,allreduce", "--sizes", "8,4096", "--workpieces", "1,5,24",
+                             "--seed", "5", *FAST, "--out", out, "--force"])
+        return read_launch(out)
+
+    runs = QuietRuns(run, f"{lib} on {np_} ranks: 24 work pieces take longer than one")
+    meta, raw = runs.result
     assert meta["config"]["workpieces"] == [1, 5, 24]
     tests = meta["tests"]
     assert len(tests) == 2 * 3 + 2
@@ -52,9 +57,15 @@ def test_workpieces_gives_one_test_per_value(lib, np_, tmp_path):
     # 24 pieces are 24 round trips through the master, one piece one: the call takes longer. Only
     # where every rank has a core: oversubscribed (4 ranks on 2 cores), MPICH's calls of both last a
     # scheduler slice (~8 ms), and which median is larger is the scheduler's choice, not the op's
-    by = {(t["size"], t["workpieces"]): t["test"] for t in tests if t["op"] == "mw-workpieces"}
-    if np_ <= (os.cpu_count() or 1):
+    # (a comparison of times: re-run while other processes took the CPU, as a rank descheduled
+    # for a slice makes a 1-piece call last milliseconds)
+    def slower(result):
+        meta, raw = result
+        by = {(t["size"], t["workpieces"]): t["test"] for t in meta["tests"] if t["op"] == "mw-workpieces"}
         assert np.median(_run_times(raw, by[(4096, 24)])) > np.median(_run_times(raw, by[(4096, 1)]))
+
+    if np_ <= (os.cpu_count() or 1):
+        runs.check(slower)
 
 
 @pytest.mark.parametrize("args, needle", [
