@@ -11,17 +11,9 @@ import math
 import numpy as np
 import pytest
 
+from data.synth import ar1_runtimes
 from mpimeter.stats import dependence
 from mpimeter.stats.intervals import median_ci
-
-
-def ar1(rng, n: int, phi: float, sd: float) -> np.ndarray:
-    e = rng.normal(0, sd * math.sqrt(1 - phi**2), n)
-    x = np.empty(n)
-    x[0] = rng.normal(0, sd)
-    for i in range(1, n):
-        x[i] = phi * x[i - 1] + e[i]
-    return 1000 * np.exp(x)
 
 
 def _stop(x: np.ndarray, precision, *, nmin=30, every=10, e=0.02) -> int:
@@ -47,7 +39,7 @@ def test_coverage_at_the_stop_on_ar1_phi_05():
     rng = np.random.default_rng(50)
     dep = iid = 0
     for _ in range(300):
-        x = ar1(rng, 1000, 0.5, 0.05)  # true median 1000
+        x = ar1_runtimes(rng, 1000, 0.5, 0.05)  # true median 1000
         lo, hi = _dependent_interval(x[:_stop(x, lambda y: dependence.precision_ci(y, 0.95))])
         dep += lo <= 1000 <= hi
         ci = median_ci(x[:_stop(x, _iid)], 0.95)
@@ -60,7 +52,7 @@ def test_coverage_at_the_stop_on_ar1_phi_05():
 def test_phi_and_factor():
     rng = np.random.default_rng(51)
     # the arcsine law: signs of an AR(1) with φ = 0.5 give φ back
-    assert dependence.sign_phi(ar1(rng, 20000, 0.5, 0.1)) == pytest.approx(0.5, abs=0.03)
+    assert dependence.sign_phi(ar1_runtimes(rng, 20000, 0.5, 0.1)) == pytest.approx(0.5, abs=0.03)
     assert dependence.sign_phi(rng.lognormal(0, 0.1, 20000)) < 0.03
     assert dependence.sign_phi(np.tile([1.0, 3.0], 50)) == 0.0  # alternating: no dependence
     assert dependence.median_variance_factor(0.0) == 1.0
