@@ -27,7 +27,7 @@ def test_a_campaign_end_to_end(fake_env):
                                                          "mpich", "mpich-x", "mpich-y"]
     assert disk["seed"] == 5 and disk["np"] == 2 and disk["launches_per_alternative"] == 2
     assert disk["bench_args"] == ["--ops", "bcast", "--sizes", "8", "--nrep", "5",
-                                  "--procsync", "window", "--clocksync", "hca3"]
+                                  "--procsync", "window", "--clocksync", "auto"]
     assert all(x["status"] == "complete" for x in disk["launches"])
     for x in disk["launches"]:
         meta = json.loads((out / x["folder"] / "meta.json").read_text())

@@ -58,6 +58,18 @@ def test_version_1_warnings_become_bench_warning_conditions_but_not_the_residual
     assert c.code == "bench-warning" and c.message.startswith("the --cold-cache overwrite") and c.where is None
 
 
+@pytest.mark.parametrize("method, chosen, described", [
+    ("none", "auto, one clock", "none (auto, one clock)"), ("hca3", "auto", "hca3"), ("hca3", "given", "hca3"),
+    ("hca3", None, "hca3")])
+def test_how_the_clock_sync_was_chosen_is_read_and_named_when_auto_skipped_it(method, chosen, described):
+    doc = meta(4)
+    doc["clock_sync"]["method"] = method
+    if chosen is not None:
+        doc["clock_sync"]["chosen"] = chosen
+    cs = parse(doc).clock_sync
+    assert (cs.method, cs.chosen, cs.described) == (method, chosen, described)
+
+
 def test_test_status_failed_and_its_error_are_read():
     doc = meta(2)
     doc["tests"][1]["error"] = {"code": "mpi-error", "message": "MPI_Allreduce: MPI_ERR_OP"}

@@ -79,6 +79,9 @@ typedef struct mm_config {
     char timer[MM_NAME_LEN];
     char clocksync[MM_MAX_ALGS][MM_NAME_LEN]; /* a list only for --sync-check */
     int nclocksync;
+    /* --clocksync auto chose clocksync[0] for a launch over several clocks: a launch whose ranks
+     * all read one kernel clock runs none instead (bench/launch.c) */
+    int clocksync_auto;
     char procsync[MM_NAME_LEN];
     double window_us; /* 0 = derive from a pilot (auto) */
     int window_given; /* --window-us given (a number or auto) */

@@ -15,6 +15,7 @@ typedef struct mm_sync_facts {
     mm_clocksync_params used;
     /* "clock_sync": an object when a sync is open (method not NULL), else null */
     const char *method;
+    const char *chosen; /* clock_sync.chosen: how the method was chosen (NULL: not rendered) */
     double duration_s, total_duration_s;
     int nsyncs, nfailed;
     /* clock_sync.self_check (clocksync/self_check.c): null unless checked */

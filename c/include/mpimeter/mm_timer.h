@@ -29,6 +29,10 @@ typedef struct mm_timer_vtable {
     void (*finalize)(mm_timer *t);
     /* the true time underneath (a virtual timer's base); NULL: now_ns is the truth */
     int64_t (*truth_ns)(const mm_timer *t);
+    /* 1: reads one clock the kernel keeps for all its processes (a POSIX clock of the host),
+     * so ranks on one kernel read the same time; 0: a per-process or per-core source (TSC
+     * counters, MPI_Wtime's own base, a virtual clock) */
+    int kernel_wide;
 } mm_timer_vtable;
 
 struct mm_timer {

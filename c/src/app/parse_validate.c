@@ -142,11 +142,13 @@ int mm__config_validate(mm_config *cfg, int seen_clocksync, char *err, size_t le
         return mm_fail(err, len, "--start-tolerance-ns applies only to process syncs that start "
                         "repetitions at a planned time (window, roundtime, harmonize; given: "
                         "--procsync %s)", cfg->procsync);
-    /* clock sync: "auto" resolves to the most accurate algorithm registered */
+    /* clock sync: "auto" resolves to the most accurate algorithm registered (a launch on one
+     * clock then skips it: bench/launch.c) */
     if (!seen_clocksync || (cfg->nclocksync == 1 && strcmp(cfg->clocksync[0], "auto") == 0)) {
         const char *pick = "none";
         if (pv->needs_global_clock || cfg->mode == MM_MODE_SYNC_CHECK)
             pick = mm_clocksync_find("hca3") ? "hca3" : "skampi";
+        cfg->clocksync_auto = cfg->mode == MM_MODE_BENCH && strcmp(pick, "none") != 0;
         snprintf(cfg->clocksync[0], MM_NAME_LEN, "%s", pick);
         cfg->nclocksync = 1;
     }

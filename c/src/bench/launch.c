@@ -91,7 +91,19 @@ static int mm__open_modules(mm__launch_state *st) {
     }
     mm_clocksync_params cs_params = cfg->cs_params;
     cs_params.fit_target_ns = mm__fit_target_ns(cfg, &st->timer);
-    ok = mm_clocksync_open(&st->cs, cfg->clocksync[0], st->comm, &st->timer, &cs_params) == 0 &&
+    const char *clocksync = cfg->clocksync[0];
+    st->clocksync_chosen = cfg->clocksync_auto ? "auto" : "given";
+    if (cfg->clocksync_auto && st->timer.vt->kernel_wide) {
+        /* every rank reads the same clock: a sync could only add its own error to exact
+         * offsets of zero, and costs a tenth of a second (docs/ALGORITHMS.md, "One clock") */
+        int one = 0;
+        if (mm_comm_one_clock(st->comm, &one, &st->err) != MPI_SUCCESS) return -1;
+        if (one) {
+            clocksync = "none";
+            st->clocksync_chosen = "auto, one clock";
+        }
+    }
+    ok = mm_clocksync_open(&st->cs, clocksync, st->comm, &st->timer, &cs_params) == 0 &&
          mm_procsync_open(&st->ps, cfg->procsync, st->comm, &st->timer, &st->cs, cfg) == 0;
     return mm_all_ok(st->comm, ok) ? 0 : -1;
 }
@@ -178,7 +190,8 @@ static int mm__start(mm__launch_state *st) {
         MM_MPI(&st->err, MPI_Gather(&st->timer.virtual_skew_ppm, 1, MPI_DOUBLE,
                                     st->virtual_skews_ppm, 1, MPI_DOUBLE, 0, st->comm));
     }
-    if (st->rank == 0 && st->ps.vt->needs_global_clock && strcmp(st->cs.vt->name, "none") == 0) {
+    if (st->rank == 0 && st->ps.vt->needs_global_clock && !cfg->clocksync_auto &&
+        strcmp(st->cs.vt->name, "none") == 0) {
         mm_condition *c = mm_conditions_entry(&st->conditions, "clocksync-none-global", NULL);
         if (c) {
             snprintf(c->message, sizeof c->message,

@@ -13,6 +13,9 @@ typedef struct mm__launch_state {
     int rank, nprocs;
     mm_timer timer;
     mm_clocksync cs;
+    /* meta.json clock_sync.chosen: "given", "auto", or "auto, one clock" (none ran: every rank
+     * reads one kernel clock) */
+    const char *clocksync_chosen;
     mm_procsync ps;
     mm_provenance prov;
     mm_test *tests;

@@ -44,6 +44,7 @@ int mm__write_meta(mm__launch_state *st, const char *status) {
     l.timer = &st->timer;
     mm_sync_facts sync;
     mm_clocksync_facts_of(st->cfg, &st->cs, &sync);
+    sync.chosen = st->clocksync_chosen;
     l.sync = &sync;
     l.procsync_method = st->ps.vt ? st->ps.vt->name : NULL;
     l.procsync_scheme = st->ps.vt ? st->ps.vt->scheme : NULL;

@@ -41,6 +41,8 @@ void mm__render_clock_sync(mm_json *j, const mm_launch *l) {
     }
     mm_json_begin_object(j);
     mm_json_kv_string(j, "method", cs->method);
+    /* --clocksync auto runs none where every rank reads one kernel clock (bench/same_kernel.c) */
+    if (cs->chosen) mm_json_kv_string(j, "chosen", cs->chosen);
     mm_json_kv_string(j, "model", cs->model_kind);
     mm_json_kv_double(j, "duration_s", cs->duration_s);
     mm_json_kv_double(j, "total_duration_s", cs->total_duration_s);

@@ -34,4 +34,5 @@ const mm_timer_vtable mm_timer_monotonic = {
     .init = mm__monotonic_init,
     .now_ns = mm__monotonic_now,
     .finalize = mm__monotonic_finalize,
+    .kernel_wide = 1,
 };

@@ -47,4 +47,5 @@ const mm_timer_vtable mm_timer_monotonic_raw = {
     .init = mm__monotonic_raw_init,
     .now_ns = mm__monotonic_raw_now,
     .finalize = mm__monotonic_raw_finalize,
+    .kernel_wide = 1,
 };

@@ -35,4 +35,5 @@ const mm_timer_vtable mm_timer_realtime = {
     .init = mm__realtime_init,
     .now_ns = mm__realtime_now,
     .finalize = mm__realtime_finalize,
+    .kernel_wide = 1,
 };

@@ -55,20 +55,36 @@ def test_phases_are_ordered_and_fit_the_launch(lib, tmp_path):
     assert meta["config"]["clocksync"] == "hca3"
     assert meta["config"]["clocksync_params"]["fit_target_ns"] is None
     assert meta["clock_sync"]["params"]["fit_target_ns"] == meta["tests"][0]["start_tolerance_ns"]
+    # ...but every rank here reads this kernel's CLOCK_MONOTONIC: auto runs no sync at all, and
+    # the residual check still measures the clocks
+    assert (meta["clock_sync"]["method"], meta["clock_sync"]["chosen"]) == ("none", "auto, one clock")
+    assert meta["clock_sync"]["residual_start"]["max_abs_ns"] is not None
+    assert not any(c["code"] == "clocksync-none-global" for c in meta["conditions"])
+
+
+def test_auto_syncs_clocks_that_are_not_one(lib, tmp_path):
+    """A virtual timer gives each rank its own clock (offset and skew): auto keeps hca3 there; a
+    sync named on the command line runs as given, one clock or not."""
+    _, virtual = _launch(lib, tmp_path / "virtual", ["--timer", "virtual", "--virtual-offset-s", "0.01",
+                                                     "--virtual-skew-ppm", "10"])
+    assert (virtual["clock_sync"]["method"], virtual["clock_sync"]["chosen"]) == ("hca3", "auto")
+    _, given = _launch(lib, tmp_path / "given", ["--clocksync", "hca3"])
+    assert (given["clock_sync"]["method"], given["clock_sync"]["chosen"]) == ("hca3", "given")
+    assert given["clock_sync"]["models"][1]["anchor_ns"] != 0  # a model was fitted
 
 
 def test_sync_fit_stops_early_with_a_target(lib, tmp_path):
     """--fit-target-ns: rank 1's edge took between 8 and 32 points (sync.csv), recorded with the
     5 s horizon; with --fit-target-ns 1 all 32, spread over fit_span_s (the "sync" phase holds
     them); without a process sync that plans starts, auto takes every point too."""
-    _, meta = _launch(lib, tmp_path / "early", ["--fit-target-ns", "2000"])
+    _, meta = _launch(lib, tmp_path / "early", ["--clocksync", "hca3", "--fit-target-ns", "2000"])
     edges = (tmp_path / "early" / "sync.csv").read_text().count(",edge,")
     assert 8 <= edges <= 32
     params = meta["clock_sync"]["params"]
     assert params["fit_target_ns"] == 2000 and params["fit_horizon_s"] == 5
     assert meta["config"]["clocksync_params"]["fit_target_ns"] == 2000
     assert meta["clock_sync"]["residual_start"]["max_abs_ns"] is not None  # accuracy: bench/launch_states.py
-    _, full = _launch(lib, tmp_path / "full", ["--fit-target-ns", "1"])
+    _, full = _launch(lib, tmp_path / "full", ["--clocksync", "hca3", "--fit-target-ns", "1"])
     assert (tmp_path / "full" / "sync.csv").read_text().count(",edge,") == 32
     assert full["phases"]["sync"]["seconds"] >= 0.9 * full["config"]["clocksync_params"]["fit_span_s"]
     _, planless = _launch(lib, tmp_path / "planless", ["--procsync", "loop-barrier", "--clocksync", "hca3"])

@@ -64,9 +64,14 @@ def resolve(binaries: Sequence[str | Path], values: Mapping[str, object], extra:
     if values.get("clocksync") in (None, "auto"):
         chosen = sorted({v.config.get("clocksync") for v in validated} - {None})
         if len(chosen) == 1:
-            args = args.without("--clocksync") + BenchArgs.of([("--clocksync", chosen[0])])
+            # a sync chosen by auto is left to each launch: one whose ranks all read one kernel
+            # clock runs none (meta.json clock_sync.chosen); none stays none everywhere
+            written = "none" if chosen[0] == "none" else "auto"
+            args = args.without("--clocksync") + BenchArgs.of([("--clocksync", written)])
             notes.append(f"clock sync {chosen[0]}: mpimeter-bench's choice for --procsync "
-                         f"{validated[0].config.get('procsync')}")
+                         f"{validated[0].config.get('procsync')}"
+                         + ("" if written == "none" else
+                            ", or none in a launch whose ranks all read one kernel clock"))
     return ResolvedArgs(args + extra, validated[0], notes)
 
 

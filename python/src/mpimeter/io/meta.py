@@ -115,6 +115,12 @@ class ClockSync:
     residual_end: Residual | None = None
     recorded: bool = False  # meta.json names the method (a hand-made one may not)
     self_check_used: str | None = None  # clock_sync.self_check.used: drift-aware | offset-only (None: not checked)
+    chosen: str | None = None  # clock_sync.chosen: given | auto | "auto, one clock" (None: not recorded)
+
+    @property
+    def described(self) -> str:
+        """The method with how it was chosen when the binary said so: "none (auto, one clock)"."""
+        return self.method if self.chosen in (None, "given", "auto") else f"{self.method} ({self.chosen})"
 
     @property
     def worst_residual_ns(self) -> float:
@@ -413,7 +419,8 @@ def _clock_sync(f: Fields | None) -> ClockSync:
         total_duration_s=f.get("total_duration_s", NUM), resyncs=f.get("resyncs", NAT, 0),
         failed_syncs=f.get("failed_syncs", NAT, 0), residual_start=_residual(f.obj("residual_start")),
         residual_end=_residual(f.obj("residual_end")), recorded=f.get("method", STR) is not None,
-        self_check_used=None if f.obj("self_check") is None else f.obj("self_check").get("used", STR))
+        self_check_used=None if f.obj("self_check") is None else f.obj("self_check").get("used", STR),
+        chosen=f.get("chosen", STR))
 
 
 def _reasons(f: Fields | None) -> Reasons:

@@ -107,7 +107,7 @@ def campaign_facts(launches: Sequence[Any]) -> LaunchFacts:
                       f"raw {cfg('raw')}"),
         ("timer", f"{cfg('timer')} (overhead " + joined([ns_or_none(m.timer.overhead_ns) for m in metas]) + ")"),
         ("process sync", window_text(metas)),
-        ("clock sync", joined([m.clock_sync.method for m in metas]) + ", model "
+        ("clock sync", joined([m.clock_sync.described for m in metas]) + ", model "
                        + joined([m.clock_sync.model for m in metas])),
         ("sync residual", residual_text(metas)),
         ("launches", f"{len(metas)}: " + ", ".join(f"{k} {v}" for k, v in

@@ -156,7 +156,7 @@ def method_section(result, comparison) -> str:
              joined([ns_or_none(m.timer.resolution_ns) for m in metas]) + ", overhead " +
              joined([ns_or_none(m.timer.overhead_ns) for m in metas])),
             ("process sync", window_text(metas)),
-            ("clock sync", joined([m.clock_sync.method for m in metas]) + " (model " +
+            ("clock sync", joined([m.clock_sync.described for m in metas]) + " (model " +
              joined([m.clock_sync.model for m in metas]) + "); " + residual_text(metas)),
         ]
         parts.append(h.tag("h3", h.esc(f"Alternative {alt}")) + h.key_values(pairs))
