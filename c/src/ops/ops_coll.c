@@ -69,7 +69,7 @@ static void mm__fill(void *buf, int64_t elems, const mm_op_args *a) {
 static int mm__buffer(void **out, int64_t elems, const mm_op_args *a, int fill) {
     int64_t n = elems > 0 ? elems : 1;
     if (n > (int64_t)(SIZE_MAX / 2) / a->type_size) return -1;
-    void *buf = malloc((size_t)(n * a->type_size));
+    void *buf = mm__buffer_alloc((size_t)(n * a->type_size));
     if (!buf) return -1;
     if (fill)
         mm__fill(buf, n, a);

@@ -3,6 +3,11 @@
  * interface: the setup/run/teardown functions the table points to, and datatype kinds. */
 #ifndef MM_OPS_INTERNAL_H
 #define MM_OPS_INTERNAL_H
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
 #include "mm_ops.h"
 
 /* What a datatype's elements are, for filling buffers and for which reductions MPI defines
@@ -24,6 +29,26 @@ static inline void mm__args_clear(mm_op_args *a) {
     a->sendcounts = a->sdispls = a->recvcounts = a->rdispls = NULL;
     a->state = NULL;
     a->count = 0;
+}
+
+/* Message buffers start on a page boundary, as OSU's do: where a buffer starts inside its page
+ * changes what a large shared-memory copy costs (Open MPI, 64 KiB ping-pong, back to back:
+ * ~6 % on this project's machine; docs/ALGORITHMS.md, "Buffers on a page"), and malloc's
+ * offset depends on whatever was allocated before. At least one byte; freed with free().
+ * NULL when out of memory. */
+static inline void *mm__buffer_alloc(size_t bytes) {
+    void *p = NULL;
+    long page = sysconf(_SC_PAGESIZE);
+    if (posix_memalign(&p, page > 0 ? (size_t)page : 4096, bytes > 0 ? bytes : 1) != 0) return NULL;
+    return p;
+}
+
+/* mm__buffer_alloc of n elements of `size` bytes, zeroed; NULL on overflow or out of memory. */
+static inline void *mm__buffer_calloc(size_t n, size_t size) {
+    if (size > 0 && n > SIZE_MAX / size) return NULL;
+    void *p = mm__buffer_alloc(n * size);
+    if (p) memset(p, 0, n * size > 0 ? n * size : 1);
+    return p;
 }
 
 /* The arguments every setup checks before it allocates or calls MPI: a size that is a whole

@@ -102,7 +102,7 @@ static int mm__end(mm_op_args *a, int failed) {
 static int mm__zeroed(void **out, int64_t elems, const mm_op_args *a) {
     int64_t n = elems > 0 ? elems : 1;
     if (n > INT_MAX || n > (int64_t)(SIZE_MAX / 2) / a->type_size) return -1;
-    *out = calloc((size_t)n, (size_t)a->type_size);
+    *out = mm__buffer_calloc((size_t)n, (size_t)a->type_size);
     return *out ? 0 : -1;
 }
 

@@ -37,8 +37,8 @@ int mm__setup_mw(mm_op_args *a) {
     size_t block = a->size > 0 ? (size_t)a->size : 1;
     int workers = a->nprocs - 1;
     size_t recv_bytes = a->rank == a->root ? block * (size_t)workers : block;
-    a->sendbuf = malloc(block);
-    a->recvbuf = malloc(recv_bytes);
+    a->sendbuf = mm__buffer_alloc(block);
+    a->recvbuf = mm__buffer_alloc(recv_bytes);
     mm__mw_state *st = calloc(1, sizeof *st);
     a->state = st;
     if (!a->sendbuf || !a->recvbuf || !st) return -1;

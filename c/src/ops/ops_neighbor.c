@@ -146,8 +146,8 @@ static int mm__setup(mm_op_args *a, int all_to_all, int v) {
     double send_bytes, recv_bytes;
     mm__buffer_bytes(all_to_all, nin, nout, n->stride, (int64_t)elem, &send_bytes, &recv_bytes);
     size_t send = (size_t)send_bytes, recv = (size_t)recv_bytes;
-    a->sendbuf = malloc(send);
-    a->recvbuf = calloc(1, recv);
+    a->sendbuf = mm__buffer_alloc(send);
+    a->recvbuf = mm__buffer_calloc(1, recv);
     if (!a->sendbuf || !a->recvbuf) return -1;
     for (size_t i = 0; i < send; i++) ((unsigned char *)a->sendbuf)[i] = mm__pattern(a->rank, i);
     if (!v) return 0;

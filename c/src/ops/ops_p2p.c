@@ -46,8 +46,8 @@ int mm__setup_pingpong(mm_op_args *a) {
     size_t bytes = a->size > 0 ? (size_t)a->size : 1;
     int in_pair = a->rank == a->pair[0] || a->rank == a->pair[1];
     if (!in_pair) bytes = 1; /* the idle ranks touch nothing */
-    a->sendbuf = malloc(bytes);
-    a->recvbuf = malloc(bytes);
+    a->sendbuf = mm__buffer_alloc(bytes);
+    a->recvbuf = mm__buffer_alloc(bytes);
     a->state = calloc(1, sizeof(mm__p2p_state));
     if (!a->sendbuf || !a->recvbuf || !a->state) return -1;
     for (size_t i = 0; i < bytes; i++) ((unsigned char *)a->sendbuf)[i] = (unsigned char)(i * 31 + 1);

@@ -223,8 +223,8 @@ static int mm__rma_setup(mm_op_args *a, mm__rma_call call, int bw) {
     if (rc != MPI_SUCCESS) return rc;
     if (s->prank < 0) return 0;
     size_t buf = block > 0 ? (size_t)block : 1;
-    a->sendbuf = calloc(1, buf);
-    a->recvbuf = calloc(s->burst, buf);
+    a->sendbuf = mm__buffer_calloc(1, buf);
+    a->recvbuf = mm__buffer_calloc(s->burst, buf);
     s->compare = calloc(1, buf);
     s->result = calloc(1, buf);
     if (!a->sendbuf || !a->recvbuf || !s->compare || !s->result) return -1;

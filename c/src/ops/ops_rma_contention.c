@@ -126,8 +126,8 @@ static int mm__setup(mm_op_args *a, mm__contention_shape shape, int get) {
     int64_t slots = (int64_t)a->nprocs * s->burst, bytes = mm__rmac_window_bytes(a->nprocs, s->burst, (int64_t)s->block);
     s->targets = malloc((size_t)a->nprocs * sizeof(int));
     s->base = calloc((size_t)a->nprocs, sizeof(MPI_Aint));
-    a->sendbuf = calloc(1, s->block > 0 ? (size_t)s->block : 1);
-    a->recvbuf = calloc(1, get && bytes > 0 ? (size_t)bytes : 1);
+    a->sendbuf = mm__buffer_calloc(1, s->block > 0 ? (size_t)s->block : 1);
+    a->recvbuf = mm__buffer_calloc(1, get && bytes > 0 ? (size_t)bytes : 1);
     if (!s->targets || !s->base || !a->sendbuf || !a->recvbuf) return -1;
     for (int k = 1; k < a->nprocs; k++) {
         int t = (a->rank + k) % a->nprocs;

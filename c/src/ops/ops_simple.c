@@ -94,7 +94,7 @@ int mm__after_simple_free_comm(mm_op_args *a) {
 int mm__setup_simple_attach(mm_op_args *a) {
     if (!mm__args_valid(a) || a->size > INT32_MAX) return -1; /* checked before (mm_op_check_size) */
     if (mm__setup_simple(a) != 0) return -1;
-    a->sendbuf = malloc(a->size > 0 ? (size_t)a->size : 1);
+    a->sendbuf = mm__buffer_alloc(a->size > 0 ? (size_t)a->size : 1);
     return a->sendbuf ? 0 : -1;
 }
 
