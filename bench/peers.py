@@ -14,7 +14,8 @@ one operation at the three sizes:
 
 - mpimeter's METHODS (the table below, to be extended): `default` (window + hca3), `barrier`
   (--procsync barrier), `batch` (--procsync none --batch 50 --nrep 20: 1000 calls back to back,
-  timed 50 at a time, IMB's scheme MS2). A first plain launch runs the copy probe and reads the
+  timed 50 at a time, IMB's scheme MS2), `single` (--procsync none --nrep 1000: every call
+  timed alone, back to back, as osu_latency times its round trips). A first plain launch runs the copy probe and reads the
   MPI_T variables; every later one takes them from it (--copy-probe-from, --mpit-from), as
   `mpimeter run` starts every launch after an alternative's first.
 - imb: IMB-MPI1 Allreduce | PingPong -msglen (the three sizes) -npmin 2, IMB's own repetitions.
@@ -29,7 +30,9 @@ folder or output is read right after it, then deleted (or moved into --keep DIR,
 
 - mpimeter: the per-launch median that `mpimeter analyze` reports (mpimeter.analysis: valid
   repetitions, Tukey filter, the launch's own clock: global for the window method, local for
-  barrier and batch); for launches on a global clock also on the ranks' local clocks (`local_ns`).
+  barrier and batch); for launches on a global clock also on the ranks' local clocks (`local_ns`);
+  and the per-launch mean of the same repetitions (`means_ns`, the statistic IMB and OSU print;
+  `ratio_of_means_to`: mpimeter's mean over the peer's value, paired by round).
 - ping-pongs are one-way: mpimeter's repetition is one round trip a → b → a, which the analysis
   halves (docs/FORMAT.md, `operations[op].round_trip`); IMB PingPong's `t` and osu_latency's
   average are the same quantity, half the mean of back-to-back round trips.
@@ -78,6 +81,9 @@ METHODS: dict[str, list[str]] = {
     "default": [],
     "barrier": ["--procsync", "barrier"],
     "batch": ["--procsync", "none", "--batch", "50", "--nrep", "20"],
+    # OSU's scheme: every call timed alone, back to back (osu_latency reads the clock around each
+    # round trip and prints the mean)
+    "single": ["--procsync", "none", "--nrep", "1000"],
 }
 PEERS = ("imb", "osu", "reprompi")
 # the command-line option naming each peer binary, per operation it measures
@@ -131,7 +137,8 @@ def mpimeter_values(folder: Path) -> dict:
     campaign = analysis.load_campaign(folder, cache=False, store=False)
     result = analysis.analyze(campaign)
     summaries = [s for row in result.rows for s in row.per_launch]
-    out = {"values_ns": _medians(summaries), "clock": sorted({s.clock for s in summaries}),
+    out = {"values_ns": _medians(summaries), "means_ns": {int(s.size): float(s.mean_ns) for s in summaries},
+           "clock": sorted({s.clock for s in summaries}),
            "warnings": sorted({w.code for w in result.warnings})}
     if any(s.clock != "local" for s in summaries):
         out["local_ns"] = _medians([s for row in analysis.analyze(campaign, clock="local").rows
@@ -179,10 +186,11 @@ def _quartiles(ratios: list[float]) -> dict:
             "rounds": len(ratios)}
 
 
-def paired_ratios(launches: list[dict], config: str, peer: str, op: str, state: str) -> dict:
-    """Per size, ``config``'s value over ``peer``'s in the same round, over the rounds where both
-    ran without error and (unless state is "all") both launches were in ``state``; and the same
-    for their wall times (``wall``)."""
+def paired_ratios(launches: list[dict], config: str, peer: str, op: str, state: str,
+                  key: str = "values_ns") -> dict:
+    """Per size, ``config``'s value (``key``: its per-launch median, or ``means_ns``) over
+    ``peer``'s in the same round, over the rounds where both ran without error and (unless state
+    is "all") both launches were in ``state``; and the same for their wall times (``wall``)."""
     rounds: dict[int, dict[str, dict]] = {}
     for x in launches:
         if x["round"] >= 0 and x["op"] == op and x["config"] in (config, peer) and "error" not in x:
@@ -191,11 +199,11 @@ def paired_ratios(launches: list[dict], config: str, peer: str, op: str, state: 
              and (state == "all" or r[config]["state"] == r[peer]["state"] == state)]
     out: dict = {}
     for size in SIZES:
-        ratios = [a["values_ns"][size] / b["values_ns"][size] for a, b in pairs
-                  if a["values_ns"].get(size) and b["values_ns"].get(size)]
+        ratios = [a[key][size] / b["values_ns"][size] for a, b in pairs
+                  if a.get(key, {}).get(size) and b["values_ns"].get(size)]
         if ratios:
             out[str(size)] = _quartiles(ratios)
-    if pairs:
+    if pairs and key == "values_ns":
         out["wall"] = _quartiles([a["wall_s"] / b["wall_s"] for a, b in pairs])
     return out
 
@@ -219,7 +227,7 @@ def summarize(launches: list[dict]) -> dict:
                 if not rows:
                     continue
                 entry: dict = {"launches": len(rows)}
-                for key, name in (("values_ns", ""), ("local_ns", "_local")):
+                for key, name in (("values_ns", ""), ("local_ns", "_local"), ("means_ns", "_of_means")):
                     if any(key in x for x in rows):
                         got = {size: [x[key][size] for x in rows if x.get(key, {}).get(size)] for size in SIZES}
                         entry["spread" + name + "_pct"] = {str(s): spread_pct(v) for s, v in got.items() if v}
@@ -235,6 +243,8 @@ def summarize(launches: list[dict]) -> dict:
                     entry["invalid_share_median"] = _median(x.get("invalid_share") for x in rows)
                     ratios = {peer: paired_ratios(ok, config, peer, op, state) for peer in PEERS}
                     entry["ratio_to"] = {peer: r for peer, r in ratios.items() if r}
+                    means = {peer: paired_ratios(ok, config, peer, op, state, key="means_ns") for peer in PEERS}
+                    entry["ratio_of_means_to"] = {peer: r for peer, r in means.items() if r}
                 out.setdefault(state, {}).setdefault(op, {})[config] = entry
     return out
 
