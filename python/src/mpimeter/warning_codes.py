@@ -110,6 +110,13 @@ _TABLE = (
          "any comparison of them use only those launches",
          "measure every size in every launch (with --sizes auto a campaign's pilot launch decides the sizes; "
          "rerun the launches that failed)"),
+    Code("timer-inadequate", NOTE, frozenset({A}),
+         "the timed interval of {rows} row(s) is short for the timer (shortest {shortest}; timer resolution "
+         "{resolution}, overhead {overhead}): {names}{more} — below {steps} timer steps the medians fall on the "
+         "timer's grid, and above {share} % overhead they include a visible share of the timer's own cost "
+         "(Hoefler & Belli 2015 §4.2.1)",
+         "time several calls per interval (--batch N) or use a finer timer (--timer tsc) for these rows, and "
+         "read their differences against the timer's resolution"),
     Code("normality-failed", CAUTION, frozenset({A}),
          "the per-launch means of {rows} row(s) fail Shapiro–Wilk (p ≤ 0.05): {names}{more}; their t intervals of "
          "the mean are not to be trusted",

@@ -148,6 +148,43 @@ def fewer_launches(campaign: Campaign, rows: list[Row]) -> list[AnalysisWarning]
                     where=names)]
 
 
+# Hoefler & Belli 2015 §4.2.1: a timed interval is trustworthy when it is well above the timer's
+# resolution and its overhead a small part of it
+TIMER_RESOLUTIONS = 10  # the timed interval should span at least this many timer steps
+TIMER_OVERHEAD_SHARE = 0.05  # the timer's overhead at most this share of the timed interval
+
+
+def timer_adequacy(campaign: Campaign, rows: list[Row]) -> AnalysisWarning | None:
+    """``timer-inadequate``: rows whose timed interval — the median per call, twice that for a
+    ping-pong's round trip, times ``--batch`` — is below :data:`TIMER_RESOLUTIONS` × the coarsest
+    recorded timer resolution of their alternative's launches, or whose timer overhead exceeds
+    :data:`TIMER_OVERHEAD_SHARE` of it (meta.json ``timer``)."""
+    from mpimeter.analysis.pipeline import round_trip_ops  # the pipeline imports this module
+
+    trips = round_trip_ops(campaign)
+    worst: dict[str, tuple[float, float]] = {}  # alternative -> (resolution, overhead), coarsest recorded
+    for li in campaign.launches:
+        t = li.meta.timer
+        res, over = worst.get(li.alternative, (0.0, 0.0))
+        batch = li.meta.config.entries.get("batch")
+        per = float(batch) if isinstance(batch, (int, float)) and batch >= 1 else 1.0
+        # a batch's interval spans `batch` calls: its timer costs spread over them
+        worst[li.alternative] = (max(res, (t.resolution_ns or 0.0) / per), max(over, (t.overhead_ns or 0.0) / per))
+    bad = []
+    for r in rows:
+        res, over = worst.get(r.alternative, (0.0, 0.0))
+        timed = r.median_ns * (2 if r.op in trips else 1)
+        if timed > 0 and (timed < TIMER_RESOLUTIONS * res or over > TIMER_OVERHEAD_SHARE * timed):
+            bad.append((r, timed, res, over))
+    if not bad:
+        return None
+    r, timed, res, over = min(bad, key=lambda x: x[1])
+    names = ", ".join(f"{x.alternative}/{x.op}/{x.size}" for x, *_ in bad[:5])
+    return warning("timer-inadequate", rows=len(bad), names=names, more=" …" if len(bad) > 5 else "",
+                   shortest=_fmt_ns(timed), resolution=_fmt_ns(res), overhead=_fmt_ns(over),
+                   steps=TIMER_RESOLUTIONS, share=f"{100 * TIMER_OVERHEAD_SHARE:g}", where=names)
+
+
 def row_warnings(campaign: Campaign, rows: list[Row], summaries: list[LaunchSummary],
                  rank_tests: list[RankTest]) -> list[AnalysisWarning]:
     w: list[AnalysisWarning] = []
@@ -158,6 +195,8 @@ def row_warnings(campaign: Campaign, rows: list[Row], summaries: list[LaunchSumm
         elif 1 < n < 6:
             w.append(warning("too-few-launches", alternative=alt, launches=n, where=alt))
     w += fewer_launches(campaign, rows)
+    if (timer := timer_adequacy(campaign, rows)) is not None:
+        w.append(timer)
     bad_norm = [r for r in rows if r.normal is False]
     if bad_norm:
         names = ", ".join(f"{r.alternative}/{r.op}/{r.size}" for r in bad_norm[:5])
