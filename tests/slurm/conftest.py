@@ -60,6 +60,7 @@ def cluster() -> Iterator[Cluster]:
             done = made.stop()
             assert done.returncode == 0, f"the cluster did not stop cleanly: {done.stdout}" \
                                          f"{done.stderr}"
+            assert not made.root.exists(), f"{made.root} is left after stop"
 
     atexit.register(lambda: stopped or made.stop())
     try:
