@@ -23,7 +23,7 @@ check_build_input = $(strip \
   $(foreach i,$(shell seq $(words $(mpi_compilers))),$(call mpi_probe,$(word $(i),$(mpi_compilers)),$(i))))
 
 .PHONY: demo check test setup test-setup build clean test-c test-mpi test-python test-multihost build-smpi simulate test-simulate \
-        test-anympi test-readme check-lint check-python
+        test-anympi test-readme check-lint check-python test-slurm
 
 setup:
 	@scripts/setup.sh
@@ -111,7 +111,7 @@ test-simulate: $(TEST_SETUP)
 # after the time each group took. The report tests open the HTML in headless Chromium, the
 # simulation tests need SimGrid: the test set-up installs both too.
 test: test-setup
-	@$(call run_groups,test,test-c test-mpi test-python test-multihost test-simulate test-anympi test-readme)
+	@$(call run_groups,test,test-c test-mpi test-python test-multihost test-slurm test-simulate test-anympi test-readme)
 
 # Every library's unit tests run, also after one fails (a failure must not hide the rest).
 test-c: $(TEST_SETUP)
@@ -144,6 +144,14 @@ test-python: $(TEST_SETUP)
 # says why it skips otherwise.
 test-multihost: $(TEST_SETUP)
 	@$(PY) -m pytest -q -rs tests/multihost
+
+# A real Slurm cluster of two nodes on this machine (scripts/slurm-test-cluster; docs/INSTALL.md,
+# "Slurm"), started and stopped by the tests: srun campaigns and the batch workflow. Needs root
+# (it installs Slurm and munge when missing) and says in one line why it skips otherwise. The
+# timeout's SIGINT still stops the cluster (the tests' fixture).
+test-slurm: $(TEST_SETUP)
+	@timeout -s INT 900 $(PY) -m pytest -q -rs tests/slurm || \
+	  { status=$$?; [ $$status -ne 124 ] || echo "test-slurm: stopped after 900 s"; exit $$status; }
 
 demo: build
 	@$(PY) -m mpimeter run --out results/demo-$$(date +%Y%m%d-%H%M%S)
