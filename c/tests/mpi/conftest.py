@@ -199,19 +199,26 @@ SERIAL_TESTS = {
     # window and roundtime process syncs: a busy machine may leave a test without a valid start
     "test_rma.py": {"test_the_check_counts_the_pilots_calls_too"},
 }
-# Tests of the other modules that only check refusals (assert_refused, --describe).
+# Tests of the other modules whose launches use barrier starts and assert no timing, or that
+# only check refusals (assert_refused, --describe).
 PARALLEL_TESTS = {
-    "test_adaptive.py": {"test_bad_input_is_refused_on_every_rank", "test_sizes_beyond_memory_are_refused"},
+    "test_adaptive.py": {"test_sizes_are_added_where_interpolation_is_worst",
+                         "test_bad_input_is_refused_on_every_rank", "test_sizes_beyond_memory_are_refused"},
     "test_bench_engine.py": {"test_bad_option_exits_2_everywhere"},
-    "test_bound_probes.py": {"test_bad_value_is_refused"},
+    "test_bound_probes.py": {"test_no_copy_probe_and_default_size", "test_bad_value_is_refused"},
     "test_busy_machine.py": {"test_bad_values_are_refused"},
     "test_counters.py": {"test_bad_pvars_are_refused"},
-    "test_launch_phases.py": {"test_fit_target_zero_is_refused", "test_mpit_from_is_checked"},
+    "test_launch_phases.py": {"test_copy_probe_from_an_earlier_launch", "test_copy_probe_from_is_checked",
+                              "test_mpit_from_an_earlier_launch", "test_fit_target_zero_is_refused",
+                              "test_mpit_from_is_checked"},
     "test_nonblocking.py": {"test_bad_nonblocking_input_exits_2_everywhere"},
-    "test_p2p_patterns.py": {"test_bad_input_exits_2_and_writes_nothing", "test_pair_without_a_pingpong_is_refused",
+    "test_p2p_patterns.py": {"test_every_new_op_runs_on_2_and_4_ranks", "test_master_worker_on_3_ranks_with_master_1",
+                             "test_communicators_made_in_the_timed_call_are_freed",
+                             "test_bad_input_exits_2_and_writes_nothing", "test_pair_without_a_pingpong_is_refused",
                              "test_master_worker_needs_two_ranks"},
     "test_progress.py": {"test_progress_and_quiet_together_are_refused"},
-    "test_space.py": {"test_bad_root_and_batch_are_refused", "test_bad_nprocs_is_refused"},
+    "test_space.py": {"test_root_list_on_four_ranks", "test_bad_root_and_batch_are_refused",
+                      "test_bad_nprocs_is_refused"},
     "test_workpieces_overhead.py": {"test_workpieces_the_op_cannot_use_are_refused"},
 }
 
