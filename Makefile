@@ -64,9 +64,10 @@ simulate: setup
 	@$(MAKE) --no-print-directory build-smpi
 	@$(PY) bench/simulate.py --out bench/results/simulate.json
 
-# pytest's workers for the Python tests that launch no MPI (pytest-xdist; auto: one per CPU).
-# The MPI tests run one at a time: their ranks would share the cores with another test's, and the
-# checks that need a quiet machine would then be skipped as busy.
+# pytest's workers for the Python tests that launch no MPI and the MPI tests that assert
+# correctness alone (pytest-xdist; auto: one per CPU). The other MPI tests run one at a time:
+# their ranks would share the cores with another test's, and the checks that need a quiet
+# machine would then be skipped as busy.
 TEST_JOBS ?= auto
 
 # The test set-up: the builds, then the test tools (pytest, pytest-xdist), Chromium for the report
@@ -130,8 +131,13 @@ test-anympi: $(TEST_SETUP)
 test-readme: $(TEST_SETUP)
 	@$(PY) -m pytest -q -rs tests/readme
 
+# The tests that assert correctness alone on TEST_JOBS workers, then the `serial` ones (timing,
+# valid repetitions under the window process sync) one at a time (c/tests/mpi/conftest.py).
 test-mpi: $(TEST_SETUP)
-	@$(PY) -m pytest -q c/tests/mpi
+	@status=0; \
+	$(PY) -m pytest -q -n $(TEST_JOBS) -m "not serial" c/tests/mpi || status=1; \
+	$(PY) -m pytest -q -m serial c/tests/mpi || status=1; \
+	exit $$status
 
 # The tests that launch no MPI on TEST_JOBS workers, then those that do, one at a time.
 test-python: $(TEST_SETUP)

@@ -6,7 +6,9 @@ stopped, `--resume` continues the same rule, and a forged record is refused."""
 from __future__ import annotations
 
 import json
+import shutil
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
 
@@ -47,11 +49,20 @@ def pairs(state) -> dict:
     return {(p.op, p.size): (p.status, p.launches) for p in state.adaptive.pairs}
 
 
-def test_pairs_stop_where_their_launches_agree_and_added_launches_run_only_open_pairs(tmp_path):
-    state = make_state()
-    executor = fake()
-    outcome = run(state, tmp_path, executor)  # the real analysis judges the fake launches
-    assert outcome.status == "complete"
+@pytest.fixture(scope="module")
+def reference(tmp_path_factory) -> SimpleNamespace:
+    """The campaign of make_state() and fake(), run once (nine launches, each round analysed):
+    the tests that only read it share it (its state, the executor's calls, its folder); a test
+    that changes the folder changes a copy."""
+    folder = tmp_path_factory.mktemp("adaptive") / "reference"
+    state, executor = make_state(), fake()
+    outcome = run(state, folder, executor)  # the real analysis judges the fake launches
+    return SimpleNamespace(state=state, executor=executor, outcome=outcome, folder=folder)
+
+
+def test_pairs_stop_where_their_launches_agree_and_added_launches_run_only_open_pairs(reference):
+    state, executor, tmp_path = reference.state, reference.executor, reference.folder
+    assert reference.outcome.status == "complete"
     # 6 launches: the first at which the interval exists (n = 6 at 96 %); the tight pairs stop
     assert pairs(state) == {("bcast", 8): ("precision", 6), ("bcast", 1024): ("precision", 6),
                             ("allreduce", 8): ("precision", 6), ("allreduce", 1024): ("max", 9)}
@@ -86,10 +97,8 @@ def test_every_pair_precise_at_the_minimum_adds_nothing(tmp_path):
     assert {s for s, _ in pairs(state).values()} == {"precision"}
 
 
-def test_resume_continues_the_same_rule(tmp_path):
-    # uninterrupted, for reference
-    ref = make_state()
-    run(ref, tmp_path / "ref", fake())
+def test_resume_continues_the_same_rule(tmp_path, reference):
+    ref = reference.state  # uninterrupted
     # a Ctrl-C in the second added launch, then --resume from what campaign.json says
     state = make_state()
     first = fake(script={"launches/007": ["interrupt", "ok"]})
@@ -168,10 +177,9 @@ def _forge(folder: Path, change) -> None:
     (lambda d: d.update(adaptive_launches=None), "a subset of the campaign's --ops"),
     (lambda d: d["launches"].pop(3), "no record of openmpi #003"),
 ])
-def test_a_forged_record_is_refused(tmp_path, change, message):
-    state = make_state()
-    run(state, tmp_path, fake())
-    assert st.load(tmp_path).adaptive.pairs == state.adaptive.pairs  # read back as written
+def test_a_forged_record_is_refused(tmp_path, reference, change, message):
+    tmp_path = shutil.copytree(reference.folder, tmp_path / "campaign")
+    assert st.load(tmp_path).adaptive.pairs == reference.state.adaptive.pairs  # read back as written
     _forge(tmp_path, change)
     with pytest.raises(st.CampaignFileError, match=message.replace("(", r"\(").replace("+", r"\+")):
         st.load(tmp_path)

@@ -96,3 +96,59 @@ def test_outside_the_fast_tier_nothing_is_guarded(tmp_path):
     done = run_inner(tmp_path, None)
     assert done.returncode == 0, done.stdout + done.stderr
     assert "3 passed" in done.stdout, done.stdout
+
+
+# --- c/tests/mpi: which MPI tests may run beside another (make test-mpi) -------------------------
+
+MPI_TESTS_DIR = conftest.REPO / "c" / "tests" / "mpi"
+# What a test uses when it checks accuracy or timing (c/tests/mpi/conftest.py): such a test runs alone.
+QUIET_HELPERS = ("on_a_quiet_machine", "QuietRuns", "LoadMeter")
+
+
+def _mpi_conftest():
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("mpi_conftest", MPI_TESTS_DIR / "conftest.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def _test_sources(module: str) -> dict[str, str]:
+    import ast
+
+    text = (MPI_TESTS_DIR / module).read_text(encoding="utf-8")
+    return {f.name: ast.get_source_segment(text, f) for f in ast.parse(text).body
+            if isinstance(f, ast.FunctionDef) and f.name.startswith("test_")}
+
+
+def test_an_mpi_test_runs_alone_unless_listed():
+    mpi = _mpi_conftest()
+
+    def alone(module: str, test: str) -> bool:
+        return mpi.runs_alone(SimpleNamespace(path=MPI_TESTS_DIR / module, originalname=test, name=f"{test}[1]"))
+
+    assert alone("test_clocksync.py", "test_anything")  # not listed: serial
+    assert not alone("test_rma.py", "test_every_window_kind")
+    assert alone("test_rma.py", "test_the_check_counts_the_pilots_calls_too")
+    assert not alone("test_adaptive.py", "test_bad_input_is_refused_on_every_rank")
+    assert alone("test_adaptive.py", "test_the_maximum_and_the_time_budget_end_a_test")
+
+
+def test_the_mpi_tests_listed_as_parallel_exist_and_check_no_accuracy():
+    """A renamed test would silently fall back to serial; a listed one that measures on a quiet
+    machine would be skipped as busy beside another launch."""
+    mpi = _mpi_conftest()
+    parallel = {module: set(_test_sources(module)) - mpi.SERIAL_TESTS.get(module, set())
+                for module in mpi.PARALLEL_MODULES}
+    for module, names in mpi.PARALLEL_TESTS.items():
+        assert module not in mpi.PARALLEL_MODULES, module
+        assert names <= set(_test_sources(module)), (module, names - set(_test_sources(module)))
+        parallel[module] = names
+    for module, names in mpi.SERIAL_TESTS.items():
+        assert module in mpi.PARALLEL_MODULES and names <= set(_test_sources(module)), module
+    for module, names in parallel.items():
+        sources = _test_sources(module)
+        for name in names:
+            used = [h for h in QUIET_HELPERS if h in sources[name]]
+            assert not used, f"{module}::{name} uses {used}: it must run alone"

@@ -183,9 +183,57 @@ def on_a_quiet_machine(run, assertions, what: str, attempts: int = QUIET_ATTEMPT
 # --- markers ---------------------------------------------------------------------------------
 # Every test here runs the built binary, nearly all under mpirun: the group is `mpi`, as the
 # Python tests that launch MPI are (python/tests/conftest.py); `make check` runs none of them.
+#
+# `serial`: the test runs alone (make test-mpi: the others first, on pytest-xdist workers). Two
+# launches side by side oversubscribe the cores: the window process sync then invalidates
+# repetitions and a timing or accuracy check fails or is skipped as busy. So a test is serial
+# unless it is listed here, and it is listed only when each of its launches asserts correctness
+# alone: barrier process sync (every repetition valid whatever the load), a refusal
+# (assert_refused), or a checker program's verdict; no count of valid repetitions, no timing.
+PARALLEL_MODULES = frozenset({
+    "test_rma.py", "test_rma_contention.py", "test_neighbor_graph.py", "test_persistent_neighbor.py",
+    "test_mockups.py",
+})
+# Tests of those modules that stay serial all the same (by function name, with all parameters).
+SERIAL_TESTS = {
+    # window and roundtime process syncs: a busy machine may leave a test without a valid start
+    "test_rma.py": {"test_the_check_counts_the_pilots_calls_too"},
+}
+# Tests of the other modules whose launches use barrier starts and assert no timing, or that
+# only check refusals (assert_refused, --describe).
+PARALLEL_TESTS = {
+    "test_adaptive.py": {"test_sizes_are_added_where_interpolation_is_worst",
+                         "test_bad_input_is_refused_on_every_rank", "test_sizes_beyond_memory_are_refused"},
+    "test_bench_engine.py": {"test_bad_option_exits_2_everywhere"},
+    "test_bound_probes.py": {"test_no_copy_probe_and_default_size", "test_bad_value_is_refused"},
+    "test_busy_machine.py": {"test_bad_values_are_refused"},
+    "test_counters.py": {"test_bad_pvars_are_refused"},
+    "test_launch_phases.py": {"test_copy_probe_from_an_earlier_launch", "test_copy_probe_from_is_checked",
+                              "test_mpit_from_an_earlier_launch", "test_fit_target_zero_is_refused",
+                              "test_mpit_from_is_checked"},
+    "test_nonblocking.py": {"test_bad_nonblocking_input_exits_2_everywhere"},
+    "test_p2p_patterns.py": {"test_every_new_op_runs_on_2_and_4_ranks", "test_master_worker_on_3_ranks_with_master_1",
+                             "test_communicators_made_in_the_timed_call_are_freed",
+                             "test_bad_input_exits_2_and_writes_nothing", "test_pair_without_a_pingpong_is_refused",
+                             "test_master_worker_needs_two_ranks"},
+    "test_progress.py": {"test_progress_and_quiet_together_are_refused"},
+    "test_space.py": {"test_root_list_on_four_ranks", "test_bad_root_and_batch_are_refused",
+                      "test_bad_nprocs_is_refused"},
+    "test_workpieces_overhead.py": {"test_workpieces_the_op_cannot_use_are_refused"},
+}
+
+
+def runs_alone(item) -> bool:
+    module, test = item.path.name, getattr(item, "originalname", item.name)
+    if module in PARALLEL_MODULES:
+        return test in SERIAL_TESTS.get(module, ())
+    return test not in PARALLEL_TESTS.get(module, ())
+
 
 def pytest_configure(config) -> None:
     config.addinivalue_line("markers", "mpi: launches MPI ranks (mpirun, mpiexec)")
+    config.addinivalue_line("markers", "serial: runs alone, not beside another launch (asserts timing or "
+                                       "valid repetitions under the window process sync)")
 
 
 def pytest_collection_modifyitems(items) -> None:
@@ -193,3 +241,5 @@ def pytest_collection_modifyitems(items) -> None:
     for item in items:
         if item.path.resolve().is_relative_to(here):
             item.add_marker("mpi")
+            if runs_alone(item):
+                item.add_marker("serial")
