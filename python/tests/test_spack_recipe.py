@@ -190,3 +190,20 @@ def test_the_cli_depends_on_spacks_python_packages_with_the_bounds_of_pyproject(
         if spack_name == "duckdb":  # its Python module comes with +python (Spack has no py-duckdb)
             assert spec.endswith("+python"), spec
     assert set(declared) == {"mpimeter"}, f"depends on what pyproject.toml does not: {declared}"
+
+
+def test_the_install_guides_spack_commands_name_this_repository_and_version_and_end_with_the_cli():
+    """docs/INSTALL.md's Spack block is not run by the docs harness (it needs Spack): what it names
+    is checked here: an environment made and active before develop/add, the repository folder that
+    exists, this version, and `mpimeter --version` last."""
+    guide = (REPO / "docs" / "INSTALL.md").read_text(encoding="utf-8")
+    section = guide[guide.index("\n## Spack\n"):]
+    block = re.search(r"\n```\n(.*?)\n```\n", section, re.S).group(1)
+    commands = [line.split("#")[0].strip() for line in block.splitlines() if line.strip()]
+    first = commands[0]
+    assert first.startswith("spack env create ") and "spack env activate " in first, first
+    added = re.search(r"^spack repo add \$PWD/(\S+)$", "\n".join(commands), re.M)
+    assert added and (REPO / added.group(1)) == REPO_ROOT, "spack repo add names the repository folder"
+    assert set(re.findall(r"mpimeter@([0-9][0-9.]*)", block)) == {mpimeter.__version__}
+    assert any(c.startswith("spack install") for c in commands)
+    assert commands[-1] == "mpimeter --version"
