@@ -9,7 +9,9 @@ audit` and `spack style` check it where Spack is installed."""
 from __future__ import annotations
 
 import ast
+import os
 import re
+import subprocess
 import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -31,6 +33,8 @@ PACKAGES = {
 }
 # a pyproject dependency -> the Spack package that provides it, where the name is not py-<name>
 SPACK_NAME = {"duckdb": "duckdb"}
+# where Spack is installed, its own checks run too (SPACK_ROOT: set by Spack's shell support)
+SPACK_BIN = Path(os.environ.get("SPACK_ROOT", "/nonexistent")) / "bin" / "spack"
 
 
 @dataclass
@@ -207,3 +211,15 @@ def test_the_install_guides_spack_commands_name_this_repository_and_version_and_
     assert set(re.findall(r"mpimeter@([0-9][0-9.]*)", block)) == {mpimeter.__version__}
     assert any(c.startswith("spack install") for c in commands)
     assert commands[-1] == "mpimeter --version"
+
+
+@pytest.mark.skipif(not SPACK_BIN.is_file(), reason="Spack is not installed here (no $SPACK_ROOT/bin/spack)")
+def test_spack_audit_passes_both_recipes(tmp_path):
+    """Spack's own checks of directives, attributes and properties, with this repository in a
+    configuration scope of the test's own (nothing of the user's configuration changes)."""
+    (tmp_path / "repos.yaml").write_text(f"repos:\n  {NAMESPACE}: {REPO_ROOT}\n", encoding="utf-8")
+    # the first call of a Spack may build its package index: minutes on a busy machine
+    done = subprocess.run([str(SPACK_BIN), "-C", str(tmp_path), "audit", "packages", *PACKAGES],
+                          capture_output=True, text=True, timeout=1800)
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
+    assert "PKG-DIRECTIVES: passed" in done.stdout and "PKG-PROPERTIES: passed" in done.stdout, done.stdout
