@@ -52,8 +52,9 @@ def test_release_files_name_the_version():
     assert re.search(rf"^version: {re.escape(VERSION)}$", citation, re.M), "CITATION.cff"
     changelog = (REPO / "CHANGELOG.md").read_text()
     assert re.search(rf"^## \[{re.escape(VERSION)}\] - \d{{4}}-\d\d-\d\d$", changelog, re.M), "CHANGELOG.md"
-    recipe = (REPO / "spack" / "packages" / "mpimeter" / "package.py").read_text()
-    assert f'version("{VERSION}"' in recipe, "the Spack recipe"
+    for package in ("mpimeter", "py_mpimeter"):
+        recipe = (REPO / "spack" / "spack_repo" / "mpimeter" / "packages" / package / "package.py").read_text()
+        assert f'version("{VERSION}"' in recipe, f"the Spack recipe {package}"
 
 
 def _built_benches() -> list[Path]:
