@@ -34,9 +34,10 @@ class DescribeError(ValueError):
     """The binary could not describe itself (missing, not executable, another format)."""
 
 
+@lru_cache(maxsize=1)
 def repo_root() -> Path | None:
     """The repository holding this package (python/src/mpimeter/...), or None if installed
-    elsewhere."""
+    elsewhere. Asked for every launch a campaign reads: the package does not move, so once."""
     here = Path(__file__).resolve()
     for parent in here.parents:
         if (parent / "CMakeLists.txt").is_file() and (parent / "python").is_dir():
