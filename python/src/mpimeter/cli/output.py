@@ -27,9 +27,7 @@ import sys
 from typing import Any
 
 import click
-from rich import box
 from rich.console import Console
-from rich.table import Table
 from rich.text import Text
 
 EXIT_BAD_INPUT = 2
@@ -59,6 +57,9 @@ class SafeConsole(Console):
         return super().render_str(terminal_text(text), **kwargs)
 
     def print(self, *objects: Any, **kwargs: Any) -> None:
+        from rich import box  # not at import: `--help` and `--version` print no table
+        from rich.table import Table
+
         for obj in objects:
             if isinstance(obj, Table) and self._natural_width(obj) > self.width:
                 obj.box = box.SIMPLE_HEAD
@@ -72,7 +73,7 @@ class SafeConsole(Console):
                     column.overflow = "fold"
         super().print(*objects, **kwargs)
 
-    def _natural_width(self, table: Table) -> int:
+    def _natural_width(self, table: Any) -> int:
         """How wide the table would be with room enough (rich clamps a measure to the console)."""
         return self.measure(table, options=self.options.update_width(1_000_000)).maximum
 
