@@ -7,8 +7,9 @@
  * rank, one-way for a ping-pong (half the round trip, as the analysis reports it: docs/FORMAT.md,
  * operations[op].round_trip) with its bandwidth, size / one-way latency. The copy probe (a bound
  * for the analysis, nearly a second before the first test) does not run unless
- * --copy-probe-bytes is given, so that the first row comes within a second of MPI_Init. What the
- * user gave wins: --order shuffled, --copy-probe-bytes, --quiet (no table). */
+ * --copy-probe-bytes is given, and the process sync is a barrier (no clock sync) unless
+ * --procsync is given, so that the first row comes within a second of MPI_Init. What the user
+ * gave wins: --order shuffled, --copy-probe-bytes, --procsync, --quiet (no table). */
 #include <errno.h>
 #include <inttypes.h>
 #include <math.h>
@@ -31,9 +32,14 @@ int mm__config_quick_defaults(mm_config *cfg, const char *seen, const mm_option_
                                  "temporary folder, which needs no --force)");
     const mm_option_spec *order = mm_option_find("order", 5);
     const mm_option_spec *probe = mm_option_find("copy-probe-bytes", 16);
+    const mm_option_spec *procsync = mm_option_find("procsync", 8);
     cfg->quick = 1;
     if (!(order && seen[order - table])) cfg->order_ascending = 1;
     if (!(probe && seen[probe - table])) cfg->copy_probe_bytes = 0;
+    /* OSU's and IMB's way: a barrier before each repetition and each rank's own clock, so no
+     * clock sync before the first row, and a ping-pong's run time is its initiator's round
+     * trip, which no sync error can stretch */
+    if (!(procsync && seen[procsync - table])) snprintf(cfg->procsync, sizeof cfg->procsync, "barrier");
     return 0;
 }
 

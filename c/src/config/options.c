@@ -143,7 +143,8 @@ static const mm_option_spec mm__table[] = {
     {"out", MM_OPT_PATH, BENCH | MM_OPT_F_PER_LAUNCH, "DIR", "(a new temporary folder)", NULL, NONE,
      "the launch folder to write; without it, the quick table: a table of medians on stdout "
      "(one-way for ping-pongs) as each size finishes, in ascending order, no copy probe unless "
-     "--copy-probe-bytes is given, into a new folder under $TMPDIR (or /tmp), named at the end"},
+     "--copy-probe-bytes is given, --procsync barrier unless --procsync is given, into a new "
+     "folder under $TMPDIR (or /tmp), named at the end"},
     {"force", MM_OPT_FLAG, BENCH | MM_OPT_F_PER_LAUNCH, NULL, "off", NULL, NONE,
      "write into --out even if it exists and is not empty"},
     {"progress", MM_OPT_FLAG, BENCH | MM_OPT_F_PER_LAUNCH, NULL, "on when stderr is a terminal", NULL,

@@ -2,8 +2,9 @@
 """The quick table: mpimeter-bench without --out, as OSU's osu_latency is run. A table on stdout
 with a row per size as it finishes, each operation's sizes in ascending order, the one-way
 latency (half the median round trip) for a ping-pong as the analysis reports it, into a new
-temporary folder named at the end; what the user gives (--order, --copy-probe-bytes, --quiet)
-wins, and --force without --out is refused."""
+temporary folder named at the end, synchronized by a barrier with each rank's own clock (as OSU);
+what the user gives (--order, --copy-probe-bytes, --procsync, --quiet) wins, and --force without
+--out is refused."""
 
 from __future__ import annotations
 
@@ -13,8 +14,6 @@ from pathlib import Path
 import pytest
 
 from conftest import read_launch, run_bench
-# the median run time as the binary defines it (the progress line shows the same one)
-from test_progress import _median_from_raw
 
 ROW = re.compile(r"^  (\d+)\s+(\S+)(?:\s+(\S+))?\s+(\d+)/(\d+)$")
 WROTE = re.compile(r"^mpimeter-bench: wrote (/\S+) \((\d+) tests\)$", re.M)
@@ -33,6 +32,15 @@ def _run(lib, tmp_path, args):
     [(folder, ntests)] = WROTE.findall(proc.stdout)
     assert Path(folder).parent == tmp_path and Path(folder).name.startswith("mpimeter-")
     return proc, Path(folder), int(ntests)
+
+
+def _local_median(raw, test: int) -> tuple[int, float]:
+    """The run time on the ranks' own clocks (the longest rank's duration), median over the
+    repetitions valid on every rank: what the binary reports under --procsync barrier."""
+    rows = raw[raw["test"] == test].assign(duration=lambda r: r["end_ns"] - r["start_ns"])
+    per_rep = rows.groupby("rep").agg(valid=("valid", "min"), duration=("duration", "max"))
+    kept = per_rep[per_rep["valid"] == 1]
+    return len(kept), float(kept["duration"].median()) if len(kept) else float("nan")
 
 
 def _tables(stdout: str) -> dict[str, list[re.Match]]:
@@ -55,6 +63,8 @@ def test_without_out_a_table_in_ascending_order_one_way_for_a_ping_pong(lib, tmp
     meta, raw = read_launch(folder)
     assert ntests == len(meta["tests"]) == 8
     assert meta["config"]["order"] == "ascending" and meta["config"]["copy_probe_bytes"] == 0
+    # OSU's way: a barrier and each rank's own clock, no clock sync
+    assert meta["config"]["procsync"] == "barrier" and meta["config"]["clocksync"] == "none"
     assert "one-way latency" in proc.stdout and "run time" in proc.stdout
     tables = _tables(proc.stdout)
     assert list(tables) == ["pingpong-send-recv", "allreduce"], proc.stdout
@@ -65,7 +75,7 @@ def test_without_out_a_table_in_ascending_order_one_way_for_a_ping_pong(lib, tmp
     for op, rows in tables.items():
         assert [int(m.group(1)) for m in rows] == [8, 64, 512, 4096]
         for m in rows:
-            valid, median = _median_from_raw(raw, meta, by_test[(op, int(m.group(1)))])
+            valid, median = _local_median(raw, by_test[(op, int(m.group(1)))])
             assert int(m.group(4)) == valid and int(m.group(5)) == 30
             if not valid:
                 continue  # a busy machine may leave a test without a valid repetition
@@ -81,9 +91,10 @@ def test_without_out_a_table_in_ascending_order_one_way_for_a_ping_pong(lib, tmp
 def test_what_the_user_gives_wins_over_the_quick_defaults(tmp_path):
     proc, folder, _ = _run("openmpi", tmp_path, ["--ops", "pingpong-send-recv", "--sizes", "8,64,512",
                                                  "--order", "shuffled", "--copy-probe-bytes", "4096",
-                                                 "--quiet", "--seed", "7"])
+                                                 "--procsync", "window", "--quiet", "--seed", "7"])
     meta, _ = read_launch(folder)
     assert "order" not in meta["config"] and meta["config"]["copy_probe_bytes"] == 4096
+    assert meta["config"]["procsync"] == "window"
     assert not _tables(proc.stdout) and "# " not in proc.stdout
 
 

@@ -119,9 +119,11 @@ static void test_quick_without_out(void) {
       CHECK_EQ_INT(cfg.quick, 1);
       CHECK_EQ_INT(cfg.order_ascending, 1);
       CHECK_EQ_INT(cfg.copy_probe_bytes, 0);
+      CHECK_STR(cfg.procsync, "barrier");
       CHECK_STR(cfg.out, ""); }
-    { const char *a[] = {"b", "--order", "shuffled", "--copy-probe-bytes", "4096"};
-      CHECK_EQ_INT(parse(5, a), 0);
+    { const char *a[] = {"b", "--order", "shuffled", "--copy-probe-bytes", "4096", "--procsync", "window"};
+      CHECK_EQ_INT(parse(7, a), 0);
+      CHECK_STR(cfg.procsync, "window");
       CHECK_EQ_INT(cfg.quick, 1);
       CHECK_EQ_INT(cfg.order_ascending, 0);
       CHECK_EQ_INT(cfg.copy_probe_bytes, 4096); }
@@ -129,7 +131,8 @@ static void test_quick_without_out(void) {
       CHECK_EQ_INT(parse(3, a), 0);
       CHECK_EQ_INT(cfg.quick, 0);
       CHECK_EQ_INT(cfg.order_ascending, 0);
-      CHECK_EQ_INT(cfg.copy_probe_bytes, 33554432); }
+      CHECK_EQ_INT(cfg.copy_probe_bytes, 33554432);
+      CHECK_STR(cfg.procsync, "window"); }
     { const char *a[] = {"b", "--order", "ascending", "--out", "/tmp/mm_unit_cfg/none-yet"};
       CHECK_EQ_INT(parse(5, a), 0);
       CHECK_EQ_INT(cfg.quick, 0);
