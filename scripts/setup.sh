@@ -66,8 +66,12 @@ if [ ! -x .venv/bin/python ]; then
   python3 -m venv .venv
 fi
 if [ ! -f "$stamp" ] || [ python/pyproject.toml -nt "$stamp" ] || [ python/constraints.txt -nt "$stamp" ]; then
-  echo "setup: installing the Python package${extras:+ with $extras} into .venv"
+  # A line before and after: the first install downloads numpy, pandas, scipy, ... for minutes.
+  echo "setup: installing the Python package${extras:+ with $extras} into .venv with pip" \
+       "(a few minutes the first time)"
+  pip_started=$SECONDS
   .venv/bin/pip install -q --upgrade pip >/dev/null
   .venv/bin/pip install -q -c python/constraints.txt -e "python$extras"
   touch "$stamp"
+  echo "setup: installed the Python package into .venv in $((SECONDS - pip_started)) s"
 fi

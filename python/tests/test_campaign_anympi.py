@@ -5,6 +5,8 @@ CMakeLists.txt), library names as folder names, and the record read as untrusted
 import json
 import os
 import stat
+import subprocess
+import sys
 
 import pytest
 
@@ -83,3 +85,58 @@ def test_no_launcher_known_says_how_to_set_one(tmp_path):
     with pytest.raises(PlanError, match=r"LAUNCHER='mpiexec -n \{np\} \{cmd\}'"):
         launcher.local_template("mvapich", bench_dir=tmp_path)
     assert os.access(tmp_path / "mvapich" / "bin" / "mpimeter-bench", os.X_OK)
+
+
+def _launcher_program(folder, name, version_line):
+    """A launcher that says ``version_line`` on --version and leaves a mark when it launches."""
+    program = folder / name
+    program.parent.mkdir(parents=True, exist_ok=True)
+    program.write_text(f'#!/bin/sh\nif [ "$1" = --version ]; then echo "{version_line}"; exit 0; fi\n'
+                       f'touch {folder / "launched"}\n')
+    program.chmod(0o755)
+    return program
+
+
+def test_the_flags_are_those_of_the_library_the_record_names_not_of_the_folder(tmp_path):
+    mpirun = _launcher_program(tmp_path / "ompi5", "mpirun", "mpirun (Open MPI) 5.0.3")
+    _build(tmp_path, "site-mpi", {"library": "openmpi", "mpiexec": str(mpirun), "launcher": ""})
+    assert launcher.local_template("site-mpi", ["A"], as_root=True, bench_dir=tmp_path) == \
+        f"{mpirun} --allow-run-as-root --oversubscribe -x A -np {{np}} {{cmd}}"
+
+
+@pytest.mark.parametrize("library, version_line, other", [
+    ("mpich", "mpiexec (OpenRTE) 4.1.4", "openmpi"),
+    ("openmpi", "HYDRA build details:", "mpich"),
+    ("intelmpi", "mpiexec (PRRTE) 3.0.2", "openmpi"),
+])
+def test_a_launcher_of_another_library_is_refused_in_one_line(tmp_path, library, version_line, other):
+    mpiexec = _launcher_program(tmp_path / "other", "mpiexec", version_line)
+    _build(tmp_path, library, {"library": library, "mpiexec": str(mpiexec), "launcher": ""})
+    with pytest.raises(PlanError) as info:
+        launcher.local_template(library, bench_dir=tmp_path)
+    message = str(info.value)
+    assert "\n" not in message
+    assert f"built with {library}" in message and f"is {other}'s" in message, message
+
+
+def test_a_launcher_of_the_same_library_or_unknown_passes(tmp_path):
+    hydra = _launcher_program(tmp_path / "hydra", "mpiexec", "HYDRA build details:")
+    _build(tmp_path, "intelmpi", {"library": "intelmpi", "mpiexec": str(hydra), "launcher": ""})
+    assert launcher.local_template("intelmpi", bench_dir=tmp_path) == f"{hydra} -n {{np}} {{cmd}}"
+    wrapper = _launcher_program(tmp_path / "wrap", "mpiexec", "site wrapper 1.0")
+    _build(tmp_path, "mpich", {"library": "mpich", "mpiexec": str(wrapper), "launcher": ""})
+    assert launcher.local_template("mpich", bench_dir=tmp_path) == f"{wrapper} -np {{np}} {{cmd}}"
+
+
+def test_mpimeter_run_refuses_a_mismatched_build_in_one_line_before_any_launch(tmp_path):
+    mpiexec = _launcher_program(tmp_path / "ompi", "mpiexec", "mpiexec (OpenRTE) 4.1.4")
+    _build(tmp_path / "bench", "mpich", {"library": "mpich", "mpiexec": str(mpiexec), "launcher": ""})
+    done = subprocess.run([sys.executable, "-m", "mpimeter", "run", "--bench-dir", str(tmp_path / "bench"),
+                           "--mpi", "mpich", "--np", "2", "--launches", "1",
+                           "--no-analyze", "--out", str(tmp_path / "campaign")],
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode == 2, done.stdout + done.stderr
+    lines = done.stderr.strip().splitlines()
+    assert len(lines) == 1 and "built with mpich" in lines[0] and "is openmpi's" in lines[0], done.stderr
+    assert not (tmp_path / "ompi" / "launched").exists()
+    assert not (tmp_path / "campaign").exists()

@@ -4,8 +4,10 @@ module system gives it (Cray MPICH, Intel MPI, Spack's Open MPI): Debian's `*.op
 `*.mpich` names and every other `mpi*` program hidden. Each library installed here (Open MPI,
 MPICH) in turn stands behind the plain names; the build must name itself after the library
 (from its version string) and `mpimeter run --mpi NAME` must run it through the launcher the
-build recorded. Also the build's bad input: one line, exit 2. (`make test-anympi`; part of
-`make test`.) Builds only the binary (BUILD_TARGET), into a temporary folder."""
+build recorded. CMake alone, with MPICH's `mpicc` first on PATH or given by path and Open MPI's
+`mpicc`/`mpiexec` also on PATH, builds against MPICH and records MPICH's launcher. Also the
+build's bad input: one line, exit 2. (`make test-anympi`; part of `make test`.) Builds only the
+binary (BUILD_TARGET), into a temporary folder."""
 
 from __future__ import annotations
 
@@ -110,3 +112,69 @@ def test_bad_build_input_is_one_line_and_exit_2(args, message, system_without_mp
     lines = r.stderr.strip().splitlines()
     assert len(lines) == 1 and message in lines[0], r.stderr
     assert not any(p.is_dir() for p in bench.glob("*")), "nothing built"
+
+
+def _module(folder: Path, library: str, *, launcher: bool = True) -> Path:
+    """A module's bin folder: plain `mpicc` (and `mpiexec`) of one library."""
+    folder.mkdir(parents=True)
+    compiler, mpiexec = DEBIAN[library]
+    (folder / "mpicc").symlink_to(shutil.which(compiler))
+    if launcher:
+        (folder / "mpiexec").symlink_to(shutil.which(mpiexec))
+        for helper in HELPERS[library]:
+            (folder / helper).symlink_to(shutil.which(helper))
+    return folder
+
+
+def _cmake(path: str, build: Path, *args: str) -> subprocess.CompletedProcess:
+    env = {k: v for k, v in os.environ.items() if k not in ("MPICC", "MAKEFLAGS", "MFLAGS", "MAKELEVEL")}
+    env["PATH"] = path
+    return subprocess.run(["cmake", "-S", str(REPO), "-B", str(build), "-DMM_WERROR=ON", *args],
+                          env=env, capture_output=True, text=True, timeout=900)
+
+
+BOTH = all(shutil.which(cc) for cc, _ in DEBIAN.values())
+
+
+@pytest.mark.skipif(not BOTH, reason="needs both Open MPI and MPICH installed (make build installs them)")
+def test_cmake_alone_takes_the_mpicc_first_on_path_and_the_launcher_of_its_library(system_without_mpi, tmp_path):
+    # MPICH's mpicc alone in its folder, Open MPI's mpicc and mpiexec after it on PATH: FindMPI
+    # by itself looks beside the first mpiexec it finds and built against Open MPI.
+    mpich = _module(tmp_path / "mpich-module" / "bin", "mpich", launcher=False)
+    openmpi = _module(tmp_path / "openmpi-module" / "bin", "openmpi")
+    build = tmp_path / "build" / "mpich"
+    r = _cmake(f"{mpich}:{openmpi}:{system_without_mpi}", build)
+    assert r.returncode == 0, r.stdout + r.stderr
+    record = json.loads((build / "mpi.json").read_text())
+    assert record["mpicc"] == str(mpich / "mpicc")
+    assert record["library"] == "mpich"
+    # no mpiexec beside the plain name: the one beside the file it links to (mpiexec.mpich)
+    assert record["mpiexec"] == shutil.which("mpiexec.mpich")
+    assert "libmpich" in (build / "CMakeCache.txt").read_text()
+
+
+@pytest.mark.skipif(not BOTH, reason="needs both Open MPI and MPICH installed (make build installs them)")
+def test_cmake_given_mpichs_mpicc_records_mpichs_mpiexec_and_runs_an_mpich_campaign(system_without_mpi, tmp_path):
+    mpich = _module(tmp_path / "mpich-module" / "bin", "mpich")
+    openmpi = _module(tmp_path / "openmpi-module" / "bin", "openmpi")
+    path = f"{REPO / '.venv' / 'bin'}:{openmpi}:{system_without_mpi}"  # Open MPI's mpiexec on PATH
+    bench = tmp_path / "build"
+    r = _cmake(path, bench / "mpich", f"-DMPI_C_COMPILER={mpich / 'mpicc'}")
+    assert r.returncode == 0, r.stdout + r.stderr
+    record = json.loads((bench / "mpich" / "mpi.json").read_text())
+    assert (record["library"], record["mpiexec"]) == ("mpich", str(mpich / "mpiexec"))
+    r = subprocess.run(["nice", "-n", "19", "cmake", "--build", str(bench / "mpich"), "-j", "2",
+                        "--target", "mpimeter-bench"], capture_output=True, text=True, timeout=1800)
+    assert r.returncode == 0, r.stdout + r.stderr
+
+    out = tmp_path / "campaign"
+    run = subprocess.run([sys.executable, "-m", "mpimeter", "run", "--bench-dir", str(bench),
+                          "--mpi", "mpich", "--np", "2", "--launches", "1", "--ops", "allreduce",
+                          "--sizes", "8", "--nrep", "20", "--no-analyze", "--out", str(out)],
+                         env={**os.environ, "PATH": path}, capture_output=True, text=True, timeout=600)
+    assert run.returncode == 0, run.stdout + run.stderr
+    campaign = json.loads((out / "campaign.json").read_text())
+    [alternative] = campaign["alternatives"]
+    assert alternative["launch_template"].startswith(f"{mpich / 'mpiexec'} -np ")
+    [meta] = out.glob("**/launches/*/meta.json")
+    assert "MPICH" in json.loads(meta.read_text())["mpi"]["library_version"]

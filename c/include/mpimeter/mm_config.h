@@ -88,6 +88,10 @@ typedef struct mm_config {
     int64_t start_tolerance_ns; /* 0 = automatic (docs/FORMAT.md, tests[].start_tolerance_ns) */
     uint64_t seed;
     int seed_given;
+    int order_ascending; /* --order: 0 shuffled (by the seed), 1 ascending (each operation's sizes) */
+    /* no --out: the quick table (app/quick.c): a temporary launch folder, ascending order and no
+     * copy probe unless given, the table on stdout */
+    int quick;
     int64_t cold_cache_bytes;
     int64_t copy_probe_bytes; /* --copy-probe-bytes: largest buffer of the copy probe; 0 = none */
     /* --copy-probe-from: the launch folder whose copy probe stands for this launch's ("" = this

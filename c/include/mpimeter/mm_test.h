@@ -111,5 +111,9 @@ int mm_plan_build(const mm_config *cfg, int nprocs, mm_test *tests, int max_test
 void mm_test_init(mm_test *t, const mm_config *cfg, const mm_op *op, int64_t size, int nprocs, int root,
                   int workpieces);
 void mm_plan_shuffle(mm_test *tests, int n, uint64_t seed);
+/* --order ascending: each operation's tests by size, stably (otherwise the plan's order: that of
+ * --ops, then communicator sizes, roots, work pieces); the plan is built operation by operation.
+ * Out of memory: the plan's order as built. Indices follow the new order. */
+void mm_plan_ascending(mm_test *tests, int n);
 
 #endif

@@ -5,13 +5,24 @@
 #define MM_APP_OUTPUT_H
 #include <stdio.h>
 
+#include "mm_config.h"
 #include "mm_launch.h"
+#include "mm_ops.h"
 
 /* mm_launch_result.on_test: one line on stderr (ctx unused), e.g.
  * "mpimeter-bench: [3/40] allreduce 1024 B: 298 of 300 valid, median 12.3 us (window, global clock)" */
 void mm_progress_print(const mm_test_facts *facts, void *ctx);
 /* The line of one finished test, without the binary's name, into out. */
 void mm_progress_format(const mm_test_facts *facts, char *out, size_t len);
+/* The quick table (quick.c): without --out, a table row per finished test on stdout. */
+typedef struct mm_quick_table {
+    const mm_op *op; /* the operation whose header was printed last; NULL: none yet */
+} mm_quick_table;
+/* mm_launch_result.on_test of the quick table (ctx: an mm_quick_table, zeroed at first). */
+void mm_quick_table_row(const mm_test_facts *facts, void *ctx);
+/* Rank 0, without --out: a new folder under $TMPDIR (or /tmp) as cfg->out. 0, or 2 with a
+ * message. */
+int mm_quick_make_folder(mm_config *cfg, char *err, size_t len);
 /* Writes text into f as lines of at most `width` columns, breaking at spaces; the first line
  * starts at column `at` (the caller printed that much), the others `indent` spaces in. A word
  * longer than a line stays whole. */

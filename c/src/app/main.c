@@ -120,7 +120,10 @@ int main(int argc, char **argv) {
          * a pseudo-terminal for stdout, even when its own is a file), so under them only
          * --progress says that a person watches. */
         if (rc == 0 && cfg.progress == MM_PROGRESS_AUTO)
-            cfg.progress = isatty(STDERR_FILENO) ? MM_PROGRESS_ON : MM_PROGRESS_OFF;
+            cfg.progress = isatty(STDERR_FILENO) || cfg.quick ? MM_PROGRESS_ON : MM_PROGRESS_OFF;
+        /* without --out, the quick table's folder (app/quick.c); the table is the point of such
+         * a run, so it is printed under mpirun too (--quiet: none) */
+        if (rc == 0 && cfg.quick) rc = mm_quick_make_folder(&cfg, msg, sizeof msg);
     }
     MM_MPI(&err, MPI_Bcast(&rc, 1, MPI_INT, 0, MPI_COMM_WORLD));
     if (rc != 0) {
@@ -183,7 +186,9 @@ int main(int argc, char **argv) {
     static mm_launch_result result; /* large: kept off the stack */
     result.on_message = mm__print_message;
     result.main_entered_ns = (int64_t)entered.tv_sec * 1000000000 + entered.tv_nsec;
-    if (cfg.progress == MM_PROGRESS_ON) result.on_test = mm_progress_print;
+    static mm_quick_table table; /* the quick table's state (app/quick.c) */
+    if (cfg.progress == MM_PROGRESS_ON) result.on_test = cfg.quick ? mm_quick_table_row : mm_progress_print;
+    result.on_test_ctx = &table;
     int status = mm_launch_run(&cfg, MPI_COMM_WORLD, &result);
     mm__print_lines(stderr, result.messages);
     if (rank == 0 && status == MM_OK) printf("mpimeter-bench: wrote %s (%d tests)\n", cfg.out, result.ntests);

@@ -274,6 +274,7 @@ static int mm__apply(mm_config *cfg, const mm_option_spec *o, const char *value,
                     : strcmp(name, "nbc-scheme") == 0 ? &cfg->nbc_work_scheme
                     : strcmp(name, "rma-sync") == 0   ? &cfg->rma_sync
                     : strcmp(name, "rma-window") == 0 ? &cfg->rma_window
+                    : strcmp(name, "order") == 0      ? &cfg->order_ascending
                                                       : NULL;
         if (!slot) return mm_fail(err, len, "internal: option --%s has no place", name);
         int index = mm_option_choice_index(o, value);
@@ -388,6 +389,8 @@ int mm_config_parse(mm_config *cfg, int argc, char **argv, char *err, size_t len
         cfg->mode == MM_MODE_DESCRIBE || cfg->mode == MM_MODE_LIST_PVARS || cfg->mode == MM_MODE_LIST_ALGORITHMS)
         return 0;
     rc = mm__config_check_modes(cfg, seen, err, len);
+    if (rc) return rc;
+    rc = mm__config_quick_defaults(cfg, seen, table, err, len);
     if (rc) return rc;
     rc = mm__config_check_scoped_options(cfg, seen, err, len);
     if (rc) return rc;

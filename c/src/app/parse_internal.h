@@ -39,6 +39,10 @@ int mm__config_check_space(const mm_config *cfg, char *err, size_t len);
 int mm__config_validate(mm_config *cfg, int seen_clocksync, char *err, size_t len);
 /* ... and the two that need to know which options were given (seen: one count per table row) */
 int mm__config_check_modes(const mm_config *cfg, const char *seen, char *err, size_t len);
+/* No --out (quick.c): cfg->quick, and ascending order and no copy probe unless given; --force
+ * without --out refused. 0, or 2 with a message. */
+int mm__config_quick_defaults(mm_config *cfg, const char *seen, const mm_option_spec *table,
+                              char *err, size_t len);
 int mm__config_check_scoped_options(const mm_config *cfg, const char *seen, char *err, size_t len);
 /* --root and --nprocs against the launch's number of ranks (parse_space.c): 0 or 2. */
 int mm__config_check_space_nprocs(const mm_config *cfg, int nprocs, char *err, size_t len);

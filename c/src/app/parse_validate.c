@@ -238,7 +238,7 @@ int mm__config_validate(mm_config *cfg, int seen_clocksync, char *err, size_t le
     if (cfg->mpit_from[0] && mm__check_earlier_launch("mpit-from", cfg->mpit_from, cfg, err, len) != 0)
         return 2;
     /* output: a launch writes a folder; --validate only checks the options */
-    if (cfg->mode == MM_MODE_BENCH && cfg->validate_nprocs == 0) {
+    if (cfg->mode == MM_MODE_BENCH && cfg->validate_nprocs == 0 && !cfg->quick) {
         if (!cfg->out[0]) return mm_fail(err, len, "--out: missing; give the launch folder to write (e.g. --out results/m1)");
         int rc = mm_outdir_check(cfg->out, cfg->force, err, len);
         if (rc) return 2;

@@ -212,7 +212,10 @@ static int mm__start(mm__launch_state *st) {
     }
 
     st->ntests = mm_plan_build(cfg, st->nprocs, st->tests, mm_plan_size(cfg, st->nprocs));
-    mm_plan_shuffle(st->tests, st->ntests, cfg->seed);
+    if (cfg->order_ascending)
+        mm_plan_ascending(st->tests, st->ntests);
+    else
+        mm_plan_shuffle(st->tests, st->ntests, cfg->seed);
 
     int ok = !mm_mpi_failed(&st->err) && mm__open_counters(st) == 0;
     if (st->rank == 0 && ok) {

@@ -2,7 +2,9 @@
 /* plan.c — the tests of a launch (operations x sizes, and the other dimensions: communicator
  * sizes, roots, work pieces) in a seeded random order
  * (Hunold & Carpen-Amarie 2016, Algorithm 2: the order is shuffled within every call to mpirun,
- * so that slow drifts of the machine do not line up with one operation or size). */
+ * so that slow drifts of the machine do not line up with one operation or size), or, for the
+ * quick table (--order ascending), each operation's sizes from the smallest, as OSU prints them. */
+#include <stdlib.h>
 #include <string.h>
 
 #include "mm_bench.h"
@@ -98,5 +100,35 @@ void mm_plan_shuffle(mm_test *tests, int n, uint64_t seed) {
         tests[i] = tests[j];
         tests[j] = tmp;
     }
+    for (int i = 0; i < n; i++) tests[i].index = i;
+}
+
+typedef struct {
+    int op_first; /* position of the first test of its operation in the plan */
+    int64_t size;
+    int position; /* in the plan: keeps the sort stable */
+} mm__order_key;
+
+static int mm__order_compare(const void *a, const void *b) {
+    const mm__order_key *x = a, *y = b;
+    if (x->op_first != y->op_first) return x->op_first < y->op_first ? -1 : 1;
+    if (x->size != y->size) return x->size < y->size ? -1 : 1;
+    return (x->position > y->position) - (x->position < y->position);
+}
+
+void mm_plan_ascending(mm_test *tests, int n) {
+    mm__order_key *keys = n > 0 ? malloc((size_t)n * sizeof *keys) : NULL;
+    mm_test *copy = n > 0 ? malloc((size_t)n * sizeof *copy) : NULL;
+    if (keys && copy) {
+        for (int i = 0; i < n; i++) {
+            int first = i > 0 && tests[i - 1].op == tests[i].op ? keys[i - 1].op_first : i;
+            keys[i] = (mm__order_key){first, tests[i].size, i};
+        }
+        qsort(keys, (size_t)n, sizeof *keys, mm__order_compare);
+        memcpy(copy, tests, (size_t)n * sizeof *copy);
+        for (int i = 0; i < n; i++) tests[i] = copy[keys[i].position];
+    }
+    free(keys);
+    free(copy);
     for (int i = 0; i < n; i++) tests[i].index = i;
 }

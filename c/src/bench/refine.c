@@ -141,8 +141,11 @@ int mm__refine_round(mm__launch_state *st, int round) {
         added[k].refine_round = round;
         added[k].median_ns = NAN;
     }
-    /* shuffled within the round, like the plan; indices continue the plan's */
-    mm_plan_shuffle(added, count, st->cfg->seed ^ (0x9E3779B97F4A7C15ULL * (uint64_t)round));
+    /* shuffled within the round, like the plan (or ascending); indices continue the plan's */
+    if (st->cfg->order_ascending)
+        mm_plan_ascending(added, count);
+    else
+        mm_plan_shuffle(added, count, st->cfg->seed ^ (0x9E3779B97F4A7C15ULL * (uint64_t)round));
     for (int k = 0; k < count; k++) added[k].index = st->ntests + k;
     st->ntests += count;
     return count;

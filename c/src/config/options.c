@@ -87,6 +87,11 @@ static const mm_option_spec mm__table[] = {
     {"seed", MM_OPT_SEED, BENCH | SYNC | MM_OPT_F_PER_LAUNCH, "N", "random", NULL, 0,
      18446744073709551615.0, NULL, 0,
      "seed of the shuffled test order and of the virtual clocks (drawn and recorded)"},
+    {"order", MM_OPT_CHOICE, BENCH | MM_OPT_F_PER_LAUNCH, "ORDER", "shuffled (ascending without --out)", NULL, 0, 0,
+     "shuffled,ascending", 0,
+     "the order the tests are measured in: shuffled by --seed (what campaigns use: no drift "
+     "lines up with the sizes), or ascending = each operation's sizes from the smallest, as OSU "
+     "and IMB measure"},
     {"cold-cache", MM_OPT_I64, BENCH, "BYTES", "0", "bytes", 0, 68719476736.0, NULL,
      OFF(cold_cache_bytes), "overwrite a buffer of this size after each repetition, outside the "
      "timed region"},
@@ -135,8 +140,11 @@ static const mm_option_spec mm__table[] = {
      "MPI datatype of the buffers (sizes must be multiples of its size)"},
     {"reduce-op", MM_OPT_NAME, BENCH, "NAME", "sum", NULL, 0, 0, "reduce_ops", 0,
      "reduction operation of reducing collectives (defined for --datatype)"},
-    {"out", MM_OPT_PATH, BENCH | MM_OPT_F_PER_LAUNCH, "DIR", "(required)", NULL, NONE,
-     "the launch folder to write"},
+    {"out", MM_OPT_PATH, BENCH | MM_OPT_F_PER_LAUNCH, "DIR", "(a new temporary folder)", NULL, NONE,
+     "the launch folder to write; without it, the quick table: a table of medians on stdout "
+     "(one-way for ping-pongs) as each size finishes, in ascending order, no copy probe unless "
+     "--copy-probe-bytes is given, --procsync barrier unless --procsync is given, into a new "
+     "folder under $TMPDIR (or /tmp), named at the end"},
     {"force", MM_OPT_FLAG, BENCH | MM_OPT_F_PER_LAUNCH, NULL, "off", NULL, NONE,
      "write into --out even if it exists and is not empty"},
     {"progress", MM_OPT_FLAG, BENCH | MM_OPT_F_PER_LAUNCH, NULL, "on when stderr is a terminal", NULL,

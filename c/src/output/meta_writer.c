@@ -70,6 +70,8 @@ void mm_meta_render_config(mm_json *j, const mm_config *c, const mm_sync_facts *
     snprintf(seed, sizeof seed, "%" PRIu64, c->seed); /* unsigned: above 2^63 too */
     mm_json_key(j, "seed");
     mm_json_raw(j, seed);
+    /* only when not shuffled (--order ascending): a campaign's documents stay as they were */
+    if (c->order_ascending) mm_json_kv_string(j, "order", "ascending");
     mm_json_kv_int(j, "cold_cache_bytes", c->cold_cache_bytes);
     mm_json_kv_int(j, "copy_probe_bytes", c->copy_probe_bytes);
     mm__kv_text(j, "copy_probe_from", c->copy_probe_from); /* null: this launch probed */

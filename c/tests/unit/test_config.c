@@ -107,7 +107,36 @@ static void test_errors(void) {
     { const char *a[] = {"b", "--window-us", "50", "--procsync", "barrier", "--out", o}; expect_error(7, a, "--window-us"); }
     { const char *a[] = {"b", "--virtual-skew-ppm", "5", "--out", o}; expect_error(5, a, "virtual"); }
     { const char *a[] = {"b", "stray"}; expect_error(2, a, "stray"); }
-    { const char *a[] = {"b", "--ops", "bcast"}; expect_error(3, a, "--out"); }
+    { const char *a[] = {"b", "--ops", "bcast", "--force"}; expect_error(4, a, "--force: only with --out"); }
+    { const char *a[] = {"b", "--order", "random", "--out", o}; expect_error(5, a, "shuffled, ascending"); }
+}
+
+/* Without --out, the quick table (app/quick.c): ascending order and no copy probe unless given;
+ * the folder itself is made by main on rank 0. With --out, neither changes. */
+static void test_quick_without_out(void) {
+    { const char *a[] = {"b", "--ops", "bcast"};
+      CHECK_EQ_INT(parse(3, a), 0);
+      CHECK_EQ_INT(cfg.quick, 1);
+      CHECK_EQ_INT(cfg.order_ascending, 1);
+      CHECK_EQ_INT(cfg.copy_probe_bytes, 0);
+      CHECK_STR(cfg.procsync, "barrier");
+      CHECK_STR(cfg.out, ""); }
+    { const char *a[] = {"b", "--order", "shuffled", "--copy-probe-bytes", "4096", "--procsync", "window"};
+      CHECK_EQ_INT(parse(7, a), 0);
+      CHECK_STR(cfg.procsync, "window");
+      CHECK_EQ_INT(cfg.quick, 1);
+      CHECK_EQ_INT(cfg.order_ascending, 0);
+      CHECK_EQ_INT(cfg.copy_probe_bytes, 4096); }
+    { const char *a[] = {"b", "--out", "/tmp/mm_unit_cfg/none-yet"};
+      CHECK_EQ_INT(parse(3, a), 0);
+      CHECK_EQ_INT(cfg.quick, 0);
+      CHECK_EQ_INT(cfg.order_ascending, 0);
+      CHECK_EQ_INT(cfg.copy_probe_bytes, 33554432);
+      CHECK_STR(cfg.procsync, "window"); }
+    { const char *a[] = {"b", "--order", "ascending", "--out", "/tmp/mm_unit_cfg/none-yet"};
+      CHECK_EQ_INT(parse(5, a), 0);
+      CHECK_EQ_INT(cfg.quick, 0);
+      CHECK_EQ_INT(cfg.order_ascending, 1); }
 }
 
 static void test_out_not_empty(void) {
@@ -356,6 +385,7 @@ int main(void) {
     test_values();
     test_virtual_params();
     test_sync_check_mode();
+    test_quick_without_out();
     test_adaptive_options();
     test_empty_list_items();
     test_window_us();

@@ -134,6 +134,32 @@ int main(void) {
     CHECK_EQ_INT(pieces_seen[64], 3);
     cfg.nops = 4, cfg.workpieces.n = 1, cfg.workpieces.v[0] = 16;
 
+    /* --order ascending (the quick table): each operation's sizes from the smallest, the
+     * operations in the order of --ops, whatever the order of --sizes; indices follow */
+    {
+        mm_config q;
+        mm_config_defaults(&q);
+        q.nops = 3;
+        snprintf(q.ops[0], MM_NAME_LEN, "bcast");
+        snprintf(q.ops[1], MM_NAME_LEN, "barrier");
+        snprintf(q.ops[2], MM_NAME_LEN, "allreduce");
+        q.nsizes = 3, q.sizes[0] = 512, q.sizes[1] = 8, q.sizes[2] = 64;
+        q.roots.all = 1, q.roots.n = 0; /* bcast at roots 0 and 1 of 2 ranks */
+        mm_test t[16];
+        int nt = mm_plan_build(&q, 2, t, 16);
+        CHECK_EQ_INT(nt, 3 * 2 + 1 + 3);
+        mm_plan_ascending(t, nt);
+        static const char *const want_op[] = {"bcast", "bcast", "bcast", "bcast", "bcast", "bcast",
+                                              "barrier", "allreduce", "allreduce", "allreduce"};
+        static const int64_t want_size[] = {8, 8, 64, 64, 512, 512, 0, 8, 64, 512};
+        for (int i = 0; i < nt; i++) {
+            CHECK(strcmp(t[i].op->name, want_op[i]) == 0);
+            CHECK_EQ_INT(t[i].size, want_size[i]);
+            CHECK_EQ_INT(t[i].index, i);
+        }
+        CHECK(t[0].root == 0 && t[1].root == 1); /* stable: the plan's order within a size */
+    }
+
     /* the PRNG: known first value of splitmix64 for state 0 */
     uint64_t st = 0;
     CHECK(mm_rand_next(&st) == 0xE220A8397B1DCDAFULL);

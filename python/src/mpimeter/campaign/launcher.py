@@ -19,6 +19,8 @@ import json
 import os
 import shlex
 import shutil
+import subprocess
+from functools import lru_cache
 from pathlib import Path
 
 from mpimeter.campaign.plan import PlanError
@@ -72,20 +74,23 @@ def local_template(mpi: str, env_keys: list[str] | None = None, *, as_root: bool
     record = build_record(mpi, bench_dir)
     if record.get("launcher"):
         return record["launcher"]
+    # The flags are the library's the binary is built with (its record), not its folder's name.
+    library = record.get("library") or mpi
     recorded = record.get("mpiexec", "")
-    debian = shutil.which({"openmpi": "mpirun.openmpi", "mpich": "mpiexec.mpich"}.get(mpi, ""))
+    debian = shutil.which({"openmpi": "mpirun.openmpi", "mpich": "mpiexec.mpich"}.get(library, ""))
     if debian and (not recorded or _same_program(recorded, debian)):
         program = os.path.basename(debian)  # Debian's name, as campaigns have always recorded it
     else:
-        program = recorded or _DEFAULT_PROGRAM.get(mpi, "")
+        program = recorded or _DEFAULT_PROGRAM.get(library, "")
     if not program:
         raise PlanError(f"--launcher local: no launcher known for {mpi!r} (its build recorded "
                         "none); rebuild it with `make build MPICC=... LAUNCHER='mpiexec -n {np} "
                         "{cmd}'`, or give --launcher with a template with {np} and {cmd}")
+    _check_launcher_library(mpi, library, program, bench_dir)
     program = shlex.quote(program)
     if os.path.basename(program) == "srun":
         return f"{program} -n {{np}} {{cmd}}"
-    if mpi == "openmpi":
+    if library == "openmpi":
         parts = [program]
         if as_root:
             parts.append("--allow-run-as-root")
@@ -95,7 +100,54 @@ def local_template(mpi: str, env_keys: list[str] | None = None, *, as_root: bool
         return " ".join(parts + ["-np", "{np}", "{cmd}"])
     # Hydra (MPICH, Intel MPI, MVAPICH) forwards the whole environment by default; -n is the
     # standard's flag (MPI 4.0 §11.5), which every mpiexec takes.
-    return f"{program} {'-np' if mpi == 'mpich' else '-n'} {{np}} {{cmd}}"
+    return f"{program} {'-np' if library == 'mpich' else '-n'} {{np}} {{cmd}}"
+
+
+# Whose process manager starts each library's ranks (a key of LIBRARY_LAUNCHERS): another one
+# starts them as separate one-rank jobs, or refuses with its own words ("run as root").
+LAUNCHER_OF_LIBRARY = {"openmpi": "openmpi", "spectrum-mpi": "openmpi", "mpich": "mpich",
+                       "intelmpi": "mpich", "mvapich": "mpich"}
+# What each of them says first on --version (Open MPI 4: OpenRTE, 5: PRRTE; MPICH: Hydra).
+_VERSION_WORDS = {"openmpi": ("(OpenRTE)", "(Open MPI)", "(PRRTE)", "(PRTE)"), "mpich": ("HYDRA",)}
+
+
+def _check_launcher_library(mpi: str, library: str, program: str, bench_dir: Path | None) -> None:
+    """Refuse a build whose recorded launcher belongs to another library than its binary."""
+    wanted = LAUNCHER_OF_LIBRARY.get(library)
+    found = _launcher_library(program) if wanted else None
+    if found and found != wanted:
+        record = Path(bench_dir if bench_dir is not None else default_bench_dir()) / mpi / BUILD_RECORD
+        raise PlanError(f"--mpi {mpi}: its binary is built with {library} ({record}) but its "
+                        f"launcher {program} is {found}'s, which cannot start its ranks; rebuild "
+                        "it with the mpicc and mpiexec of one library (`make build MPICC=...`)")
+
+
+def _launcher_library(program: str) -> str | None:
+    """Whose launcher ``program`` is (a key of LIBRARY_LAUNCHERS): by the name of the file it
+    links to, else by what its --version says; None when it cannot tell (srun, a script)."""
+    path = shutil.which(program)
+    if path is None:
+        return None
+    real = os.path.realpath(path)
+    for library, names in LIBRARY_LAUNCHERS.items():
+        if os.path.basename(real) in names:
+            return library
+    return None if os.path.basename(real) == "srun" else _launcher_library_by_version(real)
+
+
+@lru_cache(maxsize=8)
+def _launcher_library_by_version(path: str) -> str | None:
+    try:
+        done = subprocess.run([path, "--version"], capture_output=True, text=True, timeout=20,
+                              stdin=subprocess.DEVNULL)
+    except (OSError, subprocess.SubprocessError):
+        return None
+    lines = (done.stdout + done.stderr).strip().splitlines()
+    first = lines[0] if lines else ""
+    for library, words in _VERSION_WORDS.items():
+        if any(word in first for word in words):
+            return library
+    return None
 
 
 def _same_program(a: str, b: str) -> bool:

@@ -64,7 +64,7 @@ def prepare(request: CampaignRequest) -> st.CampaignState:
     for option in extra.options:
         if option.flag in RESERVED_BENCH_FLAGS:
             raise PlanError(f"{option.argv()[0]}: the campaign sets {', '.join(RESERVED_BENCH_FLAGS)} "
-                            "itself (one launch folder and one seed per launch)")
+                            "itself (one launch folder, one seed and a shuffled order per launch)")
     bench_dir = Path(request.bench_dir) if request.bench_dir else launcher.default_bench_dir()
     mpis = request.mpis
     if mpis is not None and not all(mpis):

@@ -41,8 +41,9 @@ from mpimeter.io.errors import InputError
 CAMPAIGN_FILE = campaign_record.FILE_NAME
 LAUNCH_STATUSES = ("complete", "failed", "incomplete", "pending")
 CAMPAIGN_STATUSES = ("pending", "running", "interrupted", "complete", "failed", "refused")
-# Options the campaign sets per launch; bench_args may not hold them.
-RESERVED_BENCH_FLAGS = ("--out", "--seed", "--force")
+# Options the campaign sets per launch; bench_args may not hold them. --order: a campaign's
+# launches are always shuffled (each by its seed), so that drifts do not line up with sizes.
+RESERVED_BENCH_FLAGS = ("--out", "--seed", "--force", "--order")
 
 
 class CampaignFileError(ValueError):

@@ -49,15 +49,58 @@ def terminal_text(text: str, *, one_line: bool = False) -> str:
 
 
 class SafeConsole(Console):
-    """A rich Console that escapes control characters in every string it renders."""
+    """A rich Console that escapes control characters in every string it renders, and fits a
+    table wider than itself (an 80-column terminal): no vertical lines, one space between
+    columns, and cells that fold onto more lines instead of losing characters to an ellipsis."""
 
     def render_str(self, text: str, **kwargs: Any) -> Text:
         return super().render_str(terminal_text(text), **kwargs)
 
+    def print(self, *objects: Any, **kwargs: Any) -> None:
+        from rich import box  # not at import: `--help` and `--version` print no table
+        from rich.table import Table
+
+        for obj in objects:
+            if isinstance(obj, Table) and self._natural_width(obj) > self.width:
+                obj.box = box.SIMPLE_HEAD
+                obj.show_edge = False
+                obj.pad_edge = False
+                obj.padding = (0, 0)  # the box's one space between columns
+                for column in obj.columns:
+                    # short columns (names, sizes, counts) stay on one line; the long ones
+                    # (intervals, notes) wrap, folding a word only when it alone is too long
+                    column.no_wrap = _longest_cell(column) <= _SHORT_COLUMN
+                    column.overflow = "fold"
+        super().print(*objects, **kwargs)
+
+    def _natural_width(self, table: Any) -> int:
+        """How wide the table would be with room enough (rich clamps a measure to the console)."""
+        return self.measure(table, options=self.options.update_width(1_000_000)).maximum
+
+
+_SHORT_COLUMN = 12  # characters: a column no wider is never wrapped in a narrow table
+
+
+def _longest_cell(column: Any) -> int:
+    from rich.cells import cell_len
+
+    texts = [column.header, *column.cells]
+    return max(cell_len(t.plain if isinstance(t, Text) else str(t)) for t in texts)
+
 
 def console() -> SafeConsole:
-    width = None if sys.stdout.isatty() else max(shutil.get_terminal_size((160, 40)).columns, 160)
+    """On a terminal, its width (rich reads it, or $COLUMNS); elsewhere $COLUMNS when set, else
+    160 columns, so that a log or a pipe keeps a wide table's rows whole. Tables wrap their cells
+    to fit (COLUMNS=80: 80 columns)."""
+    width = None if sys.stdout.isatty() else _columns_given() or 160
     return SafeConsole(width=width, highlight=False, markup=False)
+
+
+def _columns_given() -> int | None:
+    """$COLUMNS as a width (at least 40, as rich needs for a table of a few columns), or None
+    when unset or not a whole number (then the default applies, as for every other program)."""
+    text = os.environ.get("COLUMNS", "").strip()
+    return max(int(text), 40) if text.isdigit() and int(text) > 0 else None
 
 
 def clean(obj: Any) -> Any:

@@ -12,6 +12,7 @@ from mpimeter import analysis
 from mpimeter.atomic import write_atomic
 from mpimeter.cli.common import EXIT_OK, analysis_settings_options, check_output, guarded, load_options
 from mpimeter.cli.report_view import report_text
+from mpimeter.cli.steps import Steps
 
 SUFFIXES = (".html", ".htm")  # the report is HTML; any other name would hide that
 
@@ -39,18 +40,23 @@ def command(paths, output, title, outlier, tukey_k, mpibench_a, drop_warmup, clo
         start = time.perf_counter()
         check_output(Path(output), SUFFIXES, "the report is an HTML file; give a name ending in .html or .htm")
         load = load_options({"no_cache": no_cache, "allow_mixed": allow_mixed})
-        if len(paths) == 1:
-            campaign = analysis.load_campaign(paths[0], **load)
-        else:
-            campaign = analysis.load_campaigns(list(paths), **load)
-        result = analysis.analyze(campaign, outlier=outlier, tukey_k=tukey_k, mpibench_a=mpibench_a,
-                                  drop_warmup=drop_warmup, clock=clock, confidence=confidence)
-        if not result.rows:
-            raise analysis.AnalysisError(f"{paths[0]}: no finished test to report")
-        text, fingerprints = report_text(result, hypothesis=hypothesis, title=title, max_points=max_points,
-                                         sources=paths)
-        data = text.encode("utf-8")
-        write_atomic(Path(output), data)
+        with Steps("report", 4) as steps:
+            steps.step(f"loading {' '.join(paths)}")
+            if len(paths) == 1:
+                campaign = analysis.load_campaign(paths[0], **load)
+            else:
+                campaign = analysis.load_campaigns(list(paths), **load)
+            steps.step("analysing")
+            result = analysis.analyze(campaign, outlier=outlier, tukey_k=tukey_k, mpibench_a=mpibench_a,
+                                      drop_warmup=drop_warmup, clock=clock, confidence=confidence)
+            if not result.rows:
+                raise analysis.AnalysisError(f"{paths[0]}: no finished test to report")
+            steps.step("drawing the figures")
+            text, fingerprints = report_text(result, hypothesis=hypothesis, title=title,
+                                             max_points=max_points, sources=paths)
+            steps.step(f"writing {output}")
+            data = text.encode("utf-8")
+            write_atomic(Path(output), data)
         click.echo(f"wrote {output} ({len(data) / 2**20:.1f} MiB, {fingerprints} fingerprints, "
                    f"{time.perf_counter() - start:.1f} s)")
         return EXIT_OK

@@ -10,6 +10,7 @@ import click
 
 from mpimeter.cli.common import EXIT_OK, alpha_option, checked_slowdown_and_alpha, fail, guarded, max_slowdown_option
 from mpimeter.cli.output import terminal_text
+from mpimeter.cli.steps import Steps
 from mpimeter.cli.store_location import resolve_store, store_option
 from mpimeter.resultstore import schema
 from mpimeter.resultstore.schema import StoreError
@@ -40,12 +41,15 @@ def command(output: str, store_path: str | None, max_slowdown: str, alpha: float
         try:
             store = resolve_store(store_path)
             check_output(out, store)
-            con = schema.open_read(store)
-            try:
-                data = site_data.load(con, str(store))
-            finally:
-                con.close()
-            counts = write_site(data, out, max_slowdown=slowdown, alpha=alpha)
+            with Steps("site", 2) as steps:
+                steps.step(f"reading {store}")
+                con = schema.open_read(store)
+                try:
+                    data = site_data.load(con, str(store))
+                finally:
+                    con.close()
+                steps.step(f"writing the pages into {out}")
+                counts = write_site(data, out, max_slowdown=slowdown, alpha=alpha)
         except (StoreError, SiteError) as exc:
             fail("site", str(exc))
         click.echo(terminal_text(f"wrote {out}/index.html ({counts['pages']} pages, "

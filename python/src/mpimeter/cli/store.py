@@ -22,6 +22,7 @@ from mpimeter.cli.group import MpimeterGroup
 from mpimeter.cli.common import (EXIT_OK, _settings, analysis_settings_options, console, fail, guarded,
                                   load_options, write_csv, write_json)
 from mpimeter.cli.output import clean, csv_cell, terminal_text
+from mpimeter.cli.steps import Steps
 from mpimeter.cli.store_location import resolve_store, store_option
 from mpimeter.resultstore import identity, queries, schema
 from mpimeter.resultstore.schema import StoreError
@@ -114,8 +115,14 @@ def add_command(paths: tuple[str, ...], store_path: str | None, machine: str | N
         start = time.perf_counter()
         store = resolve_store(store_path, creating=True)
         schema.check_writable(store)  # before the campaigns are analyzed
-        entries = [prepare(p, machine, not no_report, kw) for p in paths]
-        for entry, what in ingest.add(store, entries, replace=replace):
+        with Steps("store add", len(paths) + 1) as steps:
+            entries = []
+            for p in paths:
+                steps.step(f"analysing {p}" + ("" if no_report else " and drawing its report"))
+                entries.append(prepare(p, machine, not no_report, kw))
+            steps.step(f"writing {store}")
+            added = list(ingest.add(store, entries, replace=replace))
+        for entry, what in added:
             click.echo(terminal_text(f"{what}: {entry.path} (campaign {entry.campaign_id}, machine "
                                      f"{entry.machine!r}, {len(entry.result.rows)} results)", one_line=True))
         click.echo(terminal_text(f"store: {store} ({time.perf_counter() - start:.1f} s)", one_line=True))

@@ -1,0 +1,97 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* quick.c — the quick table: mpimeter-bench without --out, run as OSU's osu_latency is.
+ *
+ * Without --out a launch writes a new temporary folder (named at the end, so that `mpimeter
+ * analyze` can read it), measures each operation's sizes in ascending order and prints one
+ * table row per size on stdout as it finishes: the median over the repetitions valid on every
+ * rank, one-way for a ping-pong (half the round trip, as the analysis reports it: docs/FORMAT.md,
+ * operations[op].round_trip) with its bandwidth, size / one-way latency. The copy probe (a bound
+ * for the analysis, nearly a second before the first test) does not run unless
+ * --copy-probe-bytes is given, and the process sync is a barrier (no clock sync) unless
+ * --procsync is given, so that the first row comes within a second of MPI_Init. What the user
+ * gave wins: --order shuffled, --copy-probe-bytes, --procsync, --quiet (no table). */
+#include <errno.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "app_output.h"
+#include "mm_error.h"
+#include "mm_ops.h"
+#include "parse_internal.h"
+
+int mm__config_quick_defaults(mm_config *cfg, const char *seen, const mm_option_spec *table,
+                              char *err, size_t len) {
+    if (cfg->mode != MM_MODE_BENCH) return 0;
+    const mm_option_spec *out = mm_option_find("out", 3);
+    if (out && seen[out - table]) return 0;
+    if (cfg->force)
+        return mm_fail(err, len, "--force: only with --out (without --out the launch writes a new "
+                                 "temporary folder, which needs no --force)");
+    const mm_option_spec *order = mm_option_find("order", 5);
+    const mm_option_spec *probe = mm_option_find("copy-probe-bytes", 16);
+    const mm_option_spec *procsync = mm_option_find("procsync", 8);
+    cfg->quick = 1;
+    if (!(order && seen[order - table])) cfg->order_ascending = 1;
+    if (!(probe && seen[probe - table])) cfg->copy_probe_bytes = 0;
+    /* OSU's and IMB's way: a barrier before each repetition and each rank's own clock, so no
+     * clock sync before the first row, and a ping-pong's run time is its initiator's round
+     * trip, which no sync error can stretch */
+    if (!(procsync && seen[procsync - table])) snprintf(cfg->procsync, sizeof cfg->procsync, "barrier");
+    return 0;
+}
+
+int mm_quick_make_folder(mm_config *cfg, char *err, size_t len) {
+    const char *tmp = getenv("TMPDIR");
+    if (!tmp || !*tmp) tmp = "/tmp";
+    char path[MM_PATH_LEN];
+    int n = snprintf(path, sizeof path, "%s/mpimeter-XXXXXX", tmp);
+    if (n < 0 || (size_t)n + 32 >= sizeof path)
+        return mm_fail(err, len, "--out not given and $TMPDIR is too long for a launch folder "
+                                 "(%zu characters); give --out DIR", strlen(tmp));
+    if (!mkdtemp(path))
+        return mm_fail(err, len, "--out not given and no temporary folder could be made in %s "
+                                 "(%s); give --out DIR", tmp, strerror(errno));
+    snprintf(cfg->out, sizeof cfg->out, "%s", path);
+    return 0;
+}
+
+static void mm__quick_header(FILE *f, const mm_op *op, int one_way) {
+    const char *unit = op->flags & MM_OP_SIZE_IS_DURATION ? "ns" : "B";
+    if (one_way)
+        fprintf(f, "# %s: one-way latency (half the round trip, median of the valid repetitions)\n"
+                   "# %-12s %14s %14s %12s\n",
+                op->name, "Size [B]", "One-way [us]", "MB/s", "Valid");
+    else
+        fprintf(f, "# %s: run time (median of the valid repetitions)\n# %-12s %14s %12s\n",
+                op->name, unit[0] == 'n' ? "Delay [ns]" : "Size [B]", "Median [us]", "Valid");
+}
+
+void mm_quick_table_row(const mm_test_facts *f, void *ctx) {
+    mm_quick_table *table = ctx;
+    const mm_test *t = f->test;
+    if (!t->op) return;
+    int one_way = (t->op->flags & MM_OP_ROUND_TRIP) != 0;
+    if (table->op != t->op) {
+        if (table->op) fputc('\n', stdout);
+        mm__quick_header(stdout, t->op, one_way);
+        table->op = t->op;
+    }
+    char valid[48];
+    snprintf(valid, sizeof valid, "%ld/%ld", f->valid, t->nrep);
+    if (t->status != MM_TEST_COMPLETE) {
+        printf("  %-12" PRId64 " failed (%s: %s)\n", t->size, t->error_code, t->error_message);
+    } else if (!isfinite(f->median_ns)) {
+        printf("  %-12" PRId64 " %14s%s %12s\n", t->size, "none", one_way ? "               " : "",
+               valid);
+    } else if (one_way) {
+        double us = f->median_ns / 2 / 1e3;
+        /* bytes per microsecond are MB/s */
+        printf("  %-12" PRId64 " %14.2f %14.2f %12s\n", t->size, us, (double)t->size / us, valid);
+    } else {
+        printf("  %-12" PRId64 " %14.2f %12s\n", t->size, f->median_ns / 1e3, valid);
+    }
+    fflush(stdout);
+}
