@@ -30,7 +30,9 @@ Cells (Wilson 95 % intervals; ≥ 500 campaigns per null cell, ≥ 200 per power
 - gate ceiling: the gate 5 % cases' campaigns (1.18× states), one one-sided rank-sum slowdown
   test per state on each launch's geometric mean over the rows, at 0.05 / 2 (the least
   correction a gate that can fail on either state needs): what exact rank-sum tests on these
-  launches allow (``--only gate_ceiling`` runs these cells alone).
+  launches allow (``--only gate_ceiling`` runs these cells alone). Beside them, under the null
+  (5 v 5 per state, 2 rows), how often the least of the four state tests' p is at most 4/252:
+  the cut a joint permutation over rows × states could take (10× the power count).
 - guidelines: one mock-up guideline of 4 sizes violated by 10 % or 5 % at one size (lhs = rhs ×
   1.1 in every launch), states 2.5× per launch, 10 launches; found = that row violated (target
   ≥ 0.95). Null: lhs = rhs — any violation is false.
@@ -166,13 +168,31 @@ def fast_state_p(rng, launches: int, random_mix: bool, ratio: float) -> tuple[fl
     return compare.slowdown_test(merged(base[fb]), merged(cand[fc]), 0.05).p_value, int(fb.sum()), int(fc.sum())
 
 
+def null_min_p_cell(n: int, seed: int) -> dict:
+    """Under the null (the candidate as the baseline, 1.18× states, 5 v 5 in each state, 2 rows
+    sharing the launch factor): how often the smallest p of the four state tests (rows × states,
+    the rank-sum's exact p) is at most 4/252 (U ≤ 2) — a joint permutation's cut can admit U ≤ 2
+    only when this is at most 0.05."""
+    rng = np.random.default_rng([seed, 9])
+    hits = 0
+    for _ in range(n):
+        fb, fc = mix(rng, 5, 10), mix(rng, 5, 10)
+        base = side(rng, fb, 1.18, 2, lambda r, f: 1.0)
+        cand = side(rng, fc, 1.18, 2, lambda r, f: 1.0)
+        least = min(compare.slowdown_test(base[sb, j], cand[sc, j], 0.0).p_value
+                    for sb, sc in ((fb, fc), (~fb, ~fc)) for j in range(2))
+        hits += least <= 4 / 252 + 1e-12
+    return cell("gate null: the least of the 4 state tests' p ≤ 4/252 (U ≤ 2), 5 v 5 per state", hits, n,
+                "> 0.05: a joint permutation keeps Holm's cut, U ≤ 1", state_ratio=1.18, rows=2, launches=10)
+
+
 def gate_ceiling_cells(n_power: int, seed: int) -> list[dict]:
     """What the launches allow: a family that can find a regression in either of two states holds
     at least one test per state, so each is tested at 0.05 / 2 at best; here one test per state,
     on the rows merged per launch (valid for the gate's pass or fail, though it names no row), the
     fast state's p taken at 0.025: the power of exact rank-sum tests with the least correction any
     gate needs."""
-    out = []
+    out = [null_min_p_cell(10 * n_power, seed)]
     for launches, random_mix in ((10, False), (12, True), (20, True)):
         rng = np.random.default_rng([seed, 8, launches, random_mix])
         ps = [fast_state_p(rng, launches, random_mix, 1.18) for _ in range(n_power)]
