@@ -27,6 +27,12 @@ Cells (Wilson 95 % intervals; ≥ 500 campaigns per null cell, ≥ 200 per power
   rounds, min effect 5 %; states 1.18× or 2.5× drawn per launch, or 2.5× per round (both
   launches of a round in one state); chosen = the 0.8× algorithm at all 3 sizes (target ≥ 0.95).
   Null: every algorithm 1.0× — any choice is false.
+- gate ceiling: the gate 5 % cases' campaigns (1.18× states), one one-sided rank-sum slowdown
+  test per state on each launch's geometric mean over the rows, at 0.05 / 2 (the least
+  correction a gate that can fail on either state needs): what exact rank-sum tests on these
+  launches allow (``--only gate_ceiling`` runs these cells alone). Beside them, under the null
+  (5 v 5 per state, 2 rows), how often the least of the four state tests' p is at most 4/252:
+  the cut a joint permutation over rows × states could take (10× the power count).
 - guidelines: one mock-up guideline of 4 sizes violated by 10 % or 5 % at one size (lhs = rhs ×
   1.1 in every launch), states 2.5× per launch, 10 launches; found = that row violated (target
   ≥ 0.95). Null: lhs = rhs — any violation is false.
@@ -48,7 +54,7 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO / "python" / "src"))
 
 from mpimeter.analysis import designs, gating, guidelines, tuning  # noqa: E402
-from mpimeter.stats import hypothesis  # noqa: E402
+from mpimeter.stats import compare, hypothesis  # noqa: E402
 
 NAMES = ("faster", "slower")
 LAUNCH_SIGMA, ROW_SIGMA = 0.02, 0.01
@@ -146,6 +152,58 @@ def gate_cells(n_null: int, n_power: int, seed: int) -> list[dict]:
     return out
 
 
+def fast_state_p(rng, launches: int, random_mix: bool, ratio: float) -> tuple[float, int, int]:
+    """The one-sided rank-sum slowdown p (5 % margin) within the fast state of each launch's
+    geometric mean over the 2 rows (the rows merged: one test per state), for the campaigns of the
+    gate's power cells (10 % slower in the fast state only), and the launches of each side in it."""
+    def draw():
+        return rng.random(launches) < 0.5 if random_mix else mix(rng, launches // 2, launches)
+    fb, fc = draw(), draw()
+    base = side(rng, fb, ratio, 2, lambda r, f: 1.0)
+    cand = side(rng, fc, ratio, 2, lambda r, f: 1.10 if f else 1.0)
+    if not fb.any() or not fc.any():
+        return 1.0, int(fb.sum()), int(fc.sum())
+    def merged(x):
+        return np.exp(np.log(x).mean(axis=1))
+    return compare.slowdown_test(merged(base[fb]), merged(cand[fc]), 0.05).p_value, int(fb.sum()), int(fc.sum())
+
+
+def null_min_p_cell(n: int, seed: int) -> dict:
+    """Under the null (the candidate as the baseline, 1.18× states, 5 v 5 in each state, 2 rows
+    sharing the launch factor): how often the smallest p of the four state tests (rows × states,
+    the rank-sum's exact p) is at most 4/252 (U ≤ 2) — a joint permutation's cut can admit U ≤ 2
+    only when this is at most 0.05."""
+    rng = np.random.default_rng([seed, 9])
+    hits = 0
+    for _ in range(n):
+        fb, fc = mix(rng, 5, 10), mix(rng, 5, 10)
+        base = side(rng, fb, 1.18, 2, lambda r, f: 1.0)
+        cand = side(rng, fc, 1.18, 2, lambda r, f: 1.0)
+        least = min(compare.slowdown_test(base[sb, j], cand[sc, j], 0.0).p_value
+                    for sb, sc in ((fb, fc), (~fb, ~fc)) for j in range(2))
+        hits += least <= 4 / 252 + 1e-12
+    return cell("gate null: the least of the 4 state tests' p ≤ 4/252 (U ≤ 2), 5 v 5 per state", hits, n,
+                "> 0.05: a joint permutation keeps Holm's cut, U ≤ 1", state_ratio=1.18, rows=2, launches=10)
+
+
+def gate_ceiling_cells(n_power: int, seed: int) -> list[dict]:
+    """What the launches allow: a family that can find a regression in either of two states holds
+    at least one test per state, so each is tested at 0.05 / 2 at best; here one test per state,
+    on the rows merged per launch (valid for the gate's pass or fail, though it names no row), the
+    fast state's p taken at 0.025: the power of exact rank-sum tests with the least correction any
+    gate needs."""
+    out = [null_min_p_cell(10 * n_power, seed)]
+    for launches, random_mix in ((10, False), (12, True), (20, True)):
+        rng = np.random.default_rng([seed, 8, launches, random_mix])
+        ps = [fast_state_p(rng, launches, random_mix, 1.18) for _ in range(n_power)]
+        out.append(cell("gate ceiling: one rank-sum test per state (rows merged per launch) at 0.05 / 2, fast state",
+                        sum(p <= 0.025 for p, _, _ in ps), n_power, "≥ 0.8 (for the gate)", state_ratio=1.18,
+                        rows=2, launches=launches,
+                        mixes="each launch fast with probability 0.5" if random_mix else "half and half",
+                        least_p_5v5=1 / 252))
+    return out
+
+
 # --- tune --------------------------------------------------------------------------------------
 
 def tune_choice(rng, ratio: float, per_round: bool, factors: dict[str, float], states: bool, sizes: int = 3,
@@ -231,12 +289,17 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--quick", action="store_true", help="60 campaigns per cell (a smoke run)")
     ap.add_argument("--seed", type=int, default=41)
+    ap.add_argument("--only", choices=("gate_ceiling",), default=None,
+                    help="run only these cells (gate_ceiling: what the launches allow any gate)")
     ap.add_argument("--out", type=Path, default=REPO / "bench" / "results" / "sim_decisions.json")
     args = ap.parse_args()
     n_null, n_power = (60, 60) if args.quick else (500, 200)
     start = time.monotonic()
-    cells = gate_cells(n_null, n_power, args.seed) + tune_cells(n_null, n_power, args.seed) + \
-        guideline_cells(n_null, n_power, args.seed)
+    if args.only == "gate_ceiling":
+        cells = gate_ceiling_cells(n_power, args.seed)
+    else:
+        cells = gate_cells(n_null, n_power, args.seed) + gate_ceiling_cells(n_power, args.seed) + \
+            tune_cells(n_null, n_power, args.seed) + guideline_cells(n_null, n_power, args.seed)
     doc = {"script": "bench/sim_decisions.py", "seed": args.seed, "quick": args.quick,
            "seconds": round(time.monotonic() - start, 1), "python": platform.python_version(),
            "designs": [designs.BY_ROUND, designs.BY_STATE, designs.UNPAIRED, guidelines.PAIRED], "cells": cells}

@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """The launch-cluster family, the warm-up warning and the mean's t interval on seeded simulated
 campaigns, through the functions `analyze` uses; prints one JSON object (rates with Wilson 95 %
-intervals). Not a test: python/tests/test_stats_sim41.py runs small versions of the same cases.
+intervals). Not a test: python/tests/test_stats_launch_grid_family.py runs small versions of the same cases.
 
     .venv/bin/python bench/sim_stats.py [--quick] [--null N] [--power N] [--only NAME ...] [--out FILE]
 

@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: BSD-3-Clause
-"""Issue 25: the statistics under dependence — null rates, power and coverage of every detector and
+"""The statistics under dependence — null rates, power and coverage of every detector and
 interval on seeded simulated campaigns; prints one JSON object. Not a test (the tests in
 python/tests run smaller versions of the same checks).
 
@@ -8,13 +8,14 @@ python/tests run smaller versions of the same checks).
 Each section names its generator; all are seeded, so the numbers repeat.
 
 - clusters: the launch-cluster family of analyze (``stats.clusters.split_family``: every row and the
-  launch scores, Holm, flagged at adjusted p ≤ 0.05 and ratio ≥ 1.1). Campaigns of 10 launches and
+  launch scores, adjusted jointly by Westfall–Young single-step min-p over a resampling of the
+  launches across the rows, flagged at adjusted p ≤ 0.05 and ratio ≥ 1.1). Campaigns of 10 launches and
   8 rows (medians 100 ns – 50 µs), rounded to a 10 ns timer grid. Null: a launch factor shared by
   all rows — lognormal σ = 15 % (+1 % row noise), t(3)·5 % (+1 %), normal 3 % on 100–300 ns rows
   (ties: medians one or two grid steps apart); also 1 row only (2 µs; ties: 100 ns). Power: 5 of 10 launches 1.15×
   slower (3 % row noise; 8 rows and 1 row), 1 launch of 10 at 0.5×, and (1 row) 4 of 10 launches
   1.15× slower; the 1-row cases (``clusters_one_row``) on 4× the campaigns. Also i.i.d. campaigns of 20
-  rows (lognormal σ = 3 % launch factor, 1 % row noise). Issue 25's power line (≥ 80 % for a
+  rows (lognormal σ = 3 % launch factor, 1 % row noise). The power line (≥ 80 % for a
   5-vs-5 split at 1.15×) is for the warning a user sees, the campaign's family: ``split55_8rows``;
   ``split55_1rows`` is what one row alone shows (docs/ALGORITHMS.md, "What one row ... can show").
 - warmup: ``stats.warmup.detect_warmup`` on AR(1) log run times, φ = 0.9, marginal σ = 0.1 and
@@ -115,7 +116,7 @@ def clusters(campaigns: int) -> dict:
 
 @section
 def clusters_one_row(campaigns: int) -> dict:
-    """One row (one test per campaign, no Holm, no launch scores): cheap, so 4× the campaigns —
+    """One row (one test per campaign, no family adjustment, no launch scores): cheap, so 4× the campaigns —
     a null rate near 5 % needs them to be told from 6 %. split46: 4 of 10 launches 1.15× slower,
     the price of the weights that favour balanced splits."""
     return _cluster_rates(4 * campaigns, 1, ("lognormal", "heavy", "ties", "split55", "split46", "split19"))

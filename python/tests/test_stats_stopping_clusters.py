@@ -76,3 +76,20 @@ def test_the_campaign_record_counts_held_judgements_and_reads_back():
     with pytest.raises(ValueError):
         adaptive.read(bad, fail, ["a"])
     assert errors[-1][0].endswith("held_by_clusters")
+
+
+def test_medians_between_two_timer_steps_do_not_hold_the_stop_on_the_recorded_grid():
+    # medians of an even count of repetitions on a 10 ns timer: 30, 35 and 40 ns; read on their
+    # own grid (5 ns) 30 against 40 is a split that holds the stop, on the timer's it is not one
+    values = [30.0] * 7 + [35.0] + [40.0] * 2
+    assert launch_verdict(values, precision=0.3).held is not None
+    on_grid = launch_verdict(values, precision=0.3, grid_ns=10.0)
+    assert on_grid.held is None and on_grid.status == "precision"
+
+
+def test_the_rule_reads_the_medians_on_the_grid_their_campaign_recorded():
+    values = [30.0] * 7 + [35.0] + [40.0] * 2
+    for grid, status in ((None, "more"), (10.0, "precision")):
+        rule = adaptive.AdaptiveLaunches(min=10, max=30, precision=0.3)
+        adaptive.update(rule, {("a", "barrier", 0): adaptive.PairMedians(values, grid_ns=grid)})
+        assert rule.pair(("a", "barrier", 0)).status == status, grid

@@ -87,6 +87,7 @@ def test_campaign_record_keeps_the_states_and_reads_them_back(tmp_path):
     medians = adaptive.analysis_medians(folder, ["c"])
     key = ("c", "allreduce", 8)
     assert sorted(set(medians[key].states)) == ["faster", "slower"]
+    assert medians[key].grid_ns == 1.0  # meta.json's timer.resolution_ns: the grid the cluster check reads
     rule = adaptive.AdaptiveLaunches(min=10, max=14)  # 1 of 11, 3 launches left: the slow state is rare
     adaptive.update(rule, medians)
     rec = rule.pair(key)

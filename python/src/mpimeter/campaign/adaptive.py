@@ -42,11 +42,13 @@ RULE = "median-interval"
 
 class PairMedians(list):
     """A pair's per-launch medians (a list of floats) that also names each launch's explained
-    state (analysis.strata; None: none), so the rule can judge each state on its own."""
+    state (analysis.strata; None: none), so the rule can judge each state on its own, and the
+    timer's recorded resolution (``grid_ns``; None: not recorded), the grid the medians lie on."""
 
-    def __init__(self, medians, states=None):
+    def __init__(self, medians, states=None, grid_ns=None):
         super().__init__(medians)
         self.states = None if states is None else list(states)
+        self.grid_ns = grid_ns
 
 
 Medians = Mapping[tuple[str, str, int], list[float]]  # (alternative, op, size) -> per-launch medians
@@ -135,7 +137,7 @@ def update(adaptive: AdaptiveLaunches, medians: Medians) -> None:
         values = [m for m, _ in kept]
         verdict = stopping.launch_verdict(values, min_launches=adaptive.min, max_launches=adaptive.max,
                                           precision=adaptive.precision, confidence=adaptive.confidence,
-                                          states=[st for _, st in kept])
+                                          states=[st for _, st in kept], grid_ns=getattr(given, "grid_ns", None))
         ci = verdict.interval
         rec.status, rec.launches, rec.precision = verdict.status, verdict.launches, verdict.precision
         held_by_states = bool(verdict.states) and verdict.status != "precision" and verdict.launches >= adaptive.min \
@@ -191,8 +193,10 @@ def analysis_medians(campaign_dir: Path, alternatives: list[str]) -> dict[tuple[
     import numpy as np
 
     from mpimeter.analysis import analyze, load_campaign
+    from mpimeter.analysis.launch_effects import timer_grid_ns
 
-    result = analyze(load_campaign(campaign_dir, store=False))
+    campaign = load_campaign(campaign_dir, store=False)
+    result = analyze(campaign)
     out: dict[tuple[str, str, int], list[float]] = {}
     for row in result.rows:
         alt = alternatives[0] if len(alternatives) == 1 else row.alternative
@@ -202,7 +206,8 @@ def analysis_medians(campaign_dir: Path, alternatives: list[str]) -> dict[tuple[
         states = next((st for st in result.states if st.alternative == row.alternative
                        and (st.explained or st.apart_state)), None)
         out[(alt, row.op, int(row.size))] = PairMedians(
-            [float(s.median_ns) for s in used], None if states is None else [states.group_of(s.launch) for s in used])
+            [float(s.median_ns) for s in used], None if states is None else [states.group_of(s.launch) for s in used],
+            timer_grid_ns(campaign.launches_of(row.alternative)))
     return out
 
 

@@ -30,7 +30,8 @@ Hunold & Carpen-Amarie 2016 §4.2) the median of the per-launch medians lies bet
 interval narrow enough to stop on is one that sits inside one group: with half the launches 1.1×
 slower, 39 % of the precision stops covered. So a precision stop is accepted only when the pair's
 medians show no such groups (:func:`clusters_outside`: ``stats.clusters.split_two`` significant
-at CLUSTER_ALPHA with a group's median outside the interval); otherwise the pair goes on, to
+at CLUSTER_ALPHA with a group's median outside the interval, on the timer's recorded grid as the
+analysis tests them: medians of 30, 35 and 40 ns on a 10 ns timer are no two groups); otherwise the pair goes on, to
 ``max`` if need be, and the verdict says that clusters held it.
 
 States the analysis explains. When a recorded property explains the groups (``analyze``'s
@@ -124,11 +125,12 @@ def relative_half_width(ci: Interval) -> float | None:
     return max(ci.estimate - ci.low, ci.high - ci.estimate) / ci.estimate
 
 
-def clusters_outside(medians: np.ndarray, ci: Interval) -> _clusters.TwoClusters | None:
+def clusters_outside(medians: np.ndarray, ci: Interval, *, grid_ns: float | None = None) -> _clusters.TwoClusters | None:
     """The split of ``medians`` into two groups when it is significant (p ≤ CLUSTER_ALPHA) and a
     group's median lies outside the interval: launches the interval does not describe. None
-    otherwise."""
-    split = _clusters.split_two(medians)
+    otherwise. ``grid_ns``: the timer's recorded resolution, the grid the medians lie on
+    (``stats.clusters.dithered``; None: not recorded, then the medians' own grid)."""
+    split = _clusters.split_two(medians, grid_ns=grid_ns)
     if split is None or split.p_value > CLUSTER_ALPHA or ci.low is None or ci.high is None:
         return None
     v = np.asarray(medians, dtype=float)
@@ -234,10 +236,12 @@ def _state_verdicts(values: np.ndarray, states: Sequence[str | None], *, max_lau
 
 
 def launch_verdict(medians, *, min_launches: int = 10, max_launches: int = 30, precision: float = 0.02,
-                   confidence: float = 0.95, states: Sequence[str | None] | None = None) -> LaunchVerdict:
+                   confidence: float = 0.95, states: Sequence[str | None] | None = None,
+                   grid_ns: float | None = None) -> LaunchVerdict:
     """Whether a pair with these per-launch medians needs another launch. ``states``: the state of
     each launch when the analysis explains the launches' groups (analysis.strata; None: a
-    launch of no state): then each state is judged on its own (module docstring)."""
+    launch of no state): then each state is judged on its own (module docstring). ``grid_ns``:
+    the timer's recorded resolution (:func:`clusters_outside`)."""
     values = np.asarray(medians, dtype=float)
     ci = stopping_interval(values, confidence)
     reached = relative_half_width(ci)
@@ -259,7 +263,7 @@ def launch_verdict(medians, *, min_launches: int = 10, max_launches: int = 30, p
         return LaunchVerdict(status, n, reached, ci, None, per_state)
     held = None
     if n >= min_launches and reached is not None and reached <= precision:
-        held = clusters_outside(values, ci)
+        held = clusters_outside(values, ci, grid_ns=grid_ns)
     if n >= min_launches and reached is not None and reached <= precision and held is None:
         status = "precision"
     elif n >= max_launches:
