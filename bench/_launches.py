@@ -75,7 +75,7 @@ def timed(cmd: list[str], timeout_s: float | None = None) -> tuple[subprocess.Co
 
 
 def state(rtt: float | None, fast_below_ns: float) -> str:
-    """The machine's speed state in a launch from its cache-line round trip (PLATFORM.md: 49-111
+    """The machine's speed state in a launch from its cache-line round trip (as measured on the test machine: 49-111
     ns fast, 344-414 ns slow); "unknown" when the probe gave none (it gives up after 20 ms
     without an answer: a loaded machine)."""
     if rtt is None or rtt < 0:

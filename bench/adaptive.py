@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: BSD-3-Clause
-"""Issue 14: what adaptive measurement does on this machine; prints one JSON object. Not a test.
+"""What adaptive measurement does on this machine; prints one JSON object. Not a test.
 
     .venv/bin/python bench/adaptive.py [--lib openmpi] [--np 2] [--out FILE] [--skip-campaign]
 

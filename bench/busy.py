@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: BSD-3-Clause
-"""Issue 24: what a busy machine does to the accuracy the MPI tests used to assert (a 200 us
+"""What a busy machine does to the accuracy the MPI tests used to assert (a 200 us
 delay measured within 5 %), on 2 ranks and on 3 (more ranks than this machine's 2 cores), for
 both libraries, without and with two CPU hogs (other users of the machine not under its control); prints one JSON object. Not a test: the MPI tests
 assert correctness on any machine and accuracy only where the machine was quiet

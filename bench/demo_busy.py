@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: BSD-3-Clause
-"""Issue 24: the default campaign (`make demo`'s `mpimeter run`) on a quiet machine and with CPU
+"""The default campaign (`make demo`'s `mpimeter run`) on a quiet machine and with CPU
 hogs running (one busy-loop per core, started and stopped here); prints one JSON object.
 
     .venv/bin/python bench/demo_busy.py [--hogs 2] [--seed 1] [--out FILE]

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* episodes.c — what moves with the slow episodes of a launch (issue 31; bench/episodes.py runs it).
+/* episodes.c — what moves with the slow episodes of a launch (bench/episodes.py runs it).
  *
  * 2 ranks, for SECONDS seconds (argv[1]); in each round, one after the other, each timed with
  * CLOCK_MONOTONIC around every call: 500 MPI_Allreduce of 2 ints (8 B, what a default campaign

@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: BSD-3-Clause
-"""Issue 31: what moves with the slow episodes inside one launch (bench/episodes.c). Not a test.
+"""Machine states: what moves with the slow episodes inside one launch (bench/episodes.c). Not a test.
 
     .venv/bin/python bench/episodes.py [--series 4] [--seconds 30] [--lib openmpi]
         [--out bench/results/episodes.json]

@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: BSD-3-Clause
-"""Issue 31's launch study: the cost of a launch, phase by phase, beside IMB's, and this machine's
-two speed states (PLATFORM.md: the VM is fast or slow from launch to launch, and the cache-line
+"""The launch study: the cost of a launch, phase by phase, beside IMB's, and this machine's
+two speed states (as measured on the test machine: the VM is fast or slow from launch to launch, and the cache-line
 probe, meta.json probes.cacheline_rtt_ns, tells which) with each method's spread inside a state.
 
     .venv/bin/python bench/launch_states.py --rounds 20 [--imb PATH/IMB-MPI1] [--lib openmpi]
@@ -27,15 +27,15 @@ Per launch: the wall time around the launcher (perf_counter), meta.json's phases
 round trip, and each size's median run time (valid repetitions; window and hca3o: global end
 max minus global start min over the ranks, barrier: the longest rank's local end minus start;
 IMB: its t_avg). A launch is "fast" when its cache-line round trip is below --fast-below-ns
-(PLATFORM.md: 49-111 ns fast, 344-414 ns slow), "slow" above, "unknown" when the probe gave
+(as measured on the test machine: 49-111 ns fast, 344-414 ns slow), "slow" above, "unknown" when the probe gave
 none (it gives up after 20 ms without an answer: a loaded machine). Per state and method: the
-per-launch max/min of the medians per size (the issue's "per-state spread") and the median wall
+per-launch max/min of the medians per size (the "per-state spread") and the median wall
 time. IMB records no probe: its launches are assigned the state of the mpimeter launch run just
 before it in the same round (stated in the output). The load is recorded per launch: the load
 average, and the other processes' CPU share during the launch (the machine's busy CPU time from
 /proc/stat minus the CPU time of this script's children, over wall time x CPUs); on a shared
 2-core machine every number grows with it. "trials": the rounds' first and second halves as two
-trials (issue 31's acceptance: per-state medians within 3 % at every size, the pooled ratio
+trials (the reproducibility target: per-state medians within 3 % at every size, the pooled ratio
 beside it). Not a test.
 """
 
@@ -155,7 +155,7 @@ def _summary(launches: list[dict]) -> dict:
 
 
 def _trials(launches: list[dict], rounds_done: int) -> dict:
-    """Issue 31's acceptance: the rounds' first and second halves as two trials; per method,
+    """The reproducibility target: the rounds' first and second halves as two trials; per method,
     state and size the ratio of their medians of per-launch medians (second / first), and the
     pooled ratio (all states together) beside it."""
     half = rounds_done // 2

@@ -6,7 +6,7 @@
 A case is ROWS:RANKS:LAUNCHES: a synthetic campaign of LAUNCHES launches on RANKS ranks and 10
 tests (allreduce and bcast at 5 sizes), as many repetitions as make ROWS raw rows, written
 exactly as docs/FORMAT.md says (python/tests/data/synth.py), once per case under --dir. The
-default 10^8 case is the shape issue 13 names: a 1024-rank campaign of 30 launches.
+default 10^8 case is the large case: a 1024-rank campaign of 30 launches.
 
 For each case, each in a fresh process (so that its peak RSS is its own):
 cold = read raw.csv (no Parquet copy, no campaign.duckdb yet) + analyze; warm = the same again,

@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: BSD-3-Clause
-"""Issue 27's IMB benchmark: IMB's number for allreduce reproduced under IMB's own measurement
+"""The IMB benchmark: IMB's number for allreduce reproduced under IMB's own measurement
 scheme (MS2) with mpimeter's binary, next to a real IMB-MPI1 run and to the window method, all
 in one run; writes bench/results/ms2_vs_imb.json. Not a test.
 
@@ -27,7 +27,7 @@ rank still finishes the last, so its per-call time can be below one call's laten
 method times each call alone. At the end every IMB output is imported as one campaign with
 `mpimeter import imb` and the IMB scheme's medians over rounds are taken from it, as `mpimeter
 schemes` would show them. The machine is shared: each launch carries the 1-minute load average
-before and after it, and `load` their range. The VM has two speed states (PLATFORM.md): each
+before and after it, and `load` their range. The VM has two speed states (as measured on the test machine): each
 round's `state` is that of its two mpimeter launches' cache-line probe (IMB records none and is
 given its round's state; "mixed" when they differ), and `summary_by_state` repeats the summary
 over the fast and over the slow rounds. Compare within a round and the medians over rounds,
@@ -153,7 +153,7 @@ def summary(rounds: list[dict], imported: dict[int, dict]) -> list[dict]:
 
 
 def state_of(got: dict, fast_below_ns: float) -> str:
-    """The VM's speed state in a round (PLATFORM.md: the cache-line probe is 49-111 ns in a fast
+    """The VM's speed state in a round (as measured on the test machine: the cache-line probe is 49-111 ns in a fast
     launch, 344-414 ns in a slow one): that of its two mpimeter launches when they agree, else
     "mixed"; IMB records no probe and is given the round's state."""
     states = set()

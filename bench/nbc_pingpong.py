@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: BSD-3-Clause
-"""Issue 12's benchmark: nonblocking overhead and overlap, ping-pong latency and bandwidth, and the
+"""The nonblocking benchmark: nonblocking overhead and overlap, ping-pong latency and bandwidth, and the
 systematic overhead of one measurement per timer; prints one JSON object. Not a test.
 
     .venv/bin/python bench/nbc_pingpong.py [--libs openmpi,mpich] [--np 4] [--nrep 30] [--dir /tmp/mm-bench]

@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: BSD-3-Clause
-"""Self-benchmark: the HTML report of a large synthetic campaign (issue 6, scope 3).
+"""Self-benchmark: the HTML report of a large synthetic campaign.
 
 20 operations × 20 sizes × 30 launches (2 ranks, 100 repetitions per test: 2.4 million raw
 rows), written under /tmp, then `mpimeter report` timed in two parts: load + analyze (the

@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: BSD-3-Clause
-"""Issue 30, item 7: would Jinja2 templates cost the report's speed? Times, on one campaign
+"""Would Jinja2 templates cost the report's speed? Times, on one campaign
 (e.g. a `make demo` campaign): the whole report (figures and HTML, report_text), the page shell
 around the report's body as strings (report.html.page) and as a Jinja2 template with autoescape
 rendering the same bytes, and importing Jinja2 with a first template in a fresh process. Prints

@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: BSD-3-Clause
-"""Issue 28's benchmark: mpimeter's one-sided latency and bandwidth beside OSU's, interleaved in
+"""The one-sided benchmark: mpimeter's one-sided latency and bandwidth beside OSU's, interleaved in
 one run; writes bench/results/rma_vs_osu.json. Not a test.
 
     .venv/bin/python bench/rma_vs_osu.py --osu-dir DIR [--libs openmpi,mpich] [--rounds 1] [--nrep 200]
@@ -113,7 +113,7 @@ def bandwidth(lib: str, osu_dir: Path, work: Path, nrep: int, iters: int, rnd: i
             "lib": lib, "round": rnd, "op": "rma-put-bw", "osu": "osu_put_bw -s flush", "rma_sync": "lock-all-flush",
             "burst": BURST, "size": size,
             "osu_MBps": None if not osu_ns else round(size * BURST / osu_ns * 1000, 1),
-            # the harmonic mean of size x burst / run time over the repetitions (issue 28 item 5)
+            # the harmonic mean of size x burst / run time over the repetitions
             "mpimeter_MBps": None if row is None or row.bandwidth_Bps is None else round(row.bandwidth_Bps / 1e6, 1),
             "mpimeter_median_epoch_ns": None if row is None else round(row.median_ns, 1),
             "load_osu": [o.get("load_before"), o.get("load_after")],

@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: BSD-3-Clause
-"""SimGrid platform of a simulated cluster for the clock-sync study (issue 13, scope 3).
+"""SimGrid platform of a simulated cluster for the clock-sync study.
 
 What: one `Cluster` zone of p hosts ("node-0" .. "node-{p-1}"), each with its own up and down
 link to a backbone, and each carrying its clock as properties: `clk_offset_ns` (uniform in

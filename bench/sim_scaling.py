@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: BSD-3-Clause
-"""Issue 27, SimGrid study: bcast and allreduce at 8 B and 64 KiB against the number of processes
+"""SimGrid study: bcast and allreduce at 8 B and 64 KiB against the number of processes
 p = 2, 4, ..., 256 on a simulated cluster, p varied two ways, each then given to `mpimeter model`;
 writes one JSON object. Not a test.
 

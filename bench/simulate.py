@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: BSD-3-Clause
-"""Issue 13, scope 3: the clock syncs on simulated clusters (SimGrid SMPI); writes JSON and a plot.
+"""The clock syncs on simulated clusters (SimGrid SMPI); writes JSON and a plot.
 
     .venv/bin/python bench/simulate.py [--p 64,128,256,1024] [--algorithms skampi,netgauge,...]
         [--out bench/results/simulate.json] [--plot bench/results/simulate.png]
@@ -37,7 +37,7 @@ import sim_platform  # noqa: E402
 ROOT = Path(__file__).resolve().parents[1]
 BENCH = ROOT / "build" / "smpi" / "bin" / "mpimeter-bench"
 ALGORITHMS = ("skampi", "netgauge", "jk", "hca", "hca2", "hca3", "hca3o")
-# PLATFORM.md, "SimGrid SMPI": without the first, real CPU time leaks into simulated time; the
+# docs/ALGORITHMS.md, "Simulated clusters": without the first, real CPU time leaks into simulated time; the
 # default gather is pathologically slow at scale.
 SMPI_CFG = ("--cfg=smpi/simulate-computation:no", "--cfg=smpi/gather:ompi_binomial")
 # For launches that repeat collectives at scale (bench/simulate_memory.py): SMPI's default
@@ -108,7 +108,7 @@ def ratios(rows: list[dict], num: str = "skampi", den: str = "netgauge") -> dict
 
 def hca_intercept_pass(rows: list[dict]) -> dict:
     """hca minus hca2 per p: the same bottom-up fits, so the difference is hca's O(p) pass that
-    re-measures every intercept against rank 0 (CLOCKSYNC.md, the algorithms table)."""
+    re-measures every intercept against rank 0 (docs/ALGORITHMS.md, "The algorithms")."""
     by = {(r["algorithm"], r["p"]): r["sync_duration_s"] for r in rows}
     return {str(p): by[("hca", p)] - by[("hca2", p)] for (a, p) in by if a == "hca" and ("hca2", p) in by}
 

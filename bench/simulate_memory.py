@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: BSD-3-Clause
-"""Issue 13, scope 5: memory and output at 1024 simulated ranks x 1000 repetitions, --raw full
+"""Memory and output at 1024 simulated ranks x 1000 repetitions, --raw full
 against --raw reduced; writes one JSON object. Not a test.
 
     .venv/bin/python bench/simulate_memory.py [--p 1024] [--nreps 10,100,1000] [--also-p 256]

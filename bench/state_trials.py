@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: BSD-3-Clause
-"""Issue 31's acceptance on this machine: two trials of 10 launches each, per-state medians within
+"""Reproducibility on this machine: two trials of 10 launches each, per-state medians within
 3 % at every size (the pooled ratio beside it) — how OFTEN does that hold, and with how many
 launches per trial would it? Not a test.
 
@@ -24,7 +24,7 @@ spread of both (the normal-scaled MAD of log per-launch values, per (op, size)).
 
 report: every trial folder read with the package's analysis (load_campaign + analyze: the
 per-launch medians the headline is made of, and what analyze says of states); per launch the
-cache-line probe (fast below --fast-below-ns, PLATFORM.md: 49-111 ns fast, 344-414 ns slow) and
+cache-line probe (fast below --fast-below-ns; on the test machine 49-111 ns fast, 344-414 ns slow) and
 the other recorded properties. Then:
 
 - pairs: per (op, size) and state, trial B's median of per-launch medians over trial A's (the

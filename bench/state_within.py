@@ -1,12 +1,12 @@
 # SPDX-License-Identifier: BSD-3-Clause
-"""Issue 31: what explains the launch-to-launch variation *within* one speed state of this VM?
+"""Machine states: what explains the launch-to-launch variation *within* one speed state of this VM?
 Reads what bench/launch_states.py recorded (no measuring) and writes
 bench/results/launch_states_within.json. Not a test.
 
     .venv/bin/python bench/state_within.py [bench/results/launch_states_quiet.json ...]
         [--out bench/results/launch_states_within.json]
 
-The cache-line probe splits the launches into the VM's fast and slow state (PLATFORM.md), but
+The cache-line probe splits the launches into the VM's fast and slow state (as measured on the test machine), but
 inside the fast state of the quiet study the per-launch medians still varied up to 2.7x. Per
 file and probe state (at least --min-launches launches of mpimeter and IMB together):
 

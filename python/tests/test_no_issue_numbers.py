@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """Signposts a user can follow: the docs and the code a user reads (README.md, CONTRIBUTING.md,
-docs/, examples/, scripts/, c/, python/src, tests/; comments and strings alike) cite no issue of
+docs/, examples/, scripts/, c/, python/src, tests/, bench/; comments and strings alike) cite no issue of
 the project's tracker ("issue 14", "issue-14", "#14", "the issue asks": nobody outside can look
 them up), cite only Markdown files the repository has, and cite only sections of
 docs/ARCHITECTURE.md that exist."""
@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 REPO = Path(__file__).resolve().parents[2]
-SCANNED = ("README.md", "CONTRIBUTING.md", "docs", "examples", "scripts", "c", "python/src", "tests")
+SCANNED = ("README.md", "CONTRIBUTING.md", "docs", "examples", "scripts", "c", "python/src", "tests", "bench")
 SUFFIXES = {".md", ".py", ".c", ".h", ".txt", ".sh", ".sbatch", ".cmake", ".toml", ".cfg", ".yaml", ""}
 
 ISSUE = re.compile(r"\bissues?[ -]?#?\d+|(?:^|[\s(\[,;])#[1-9]\d{0,3}\b|\bthe issue\b", re.I | re.M)
@@ -65,7 +65,7 @@ def test_the_finder_finds_issue_references_and_nothing_else(text, found):
 def test_the_scan_covers_the_docs_and_the_code():
     names = {p.relative_to(REPO).as_posix() for p in FILES}
     assert {"README.md", "docs/FORMAT.md", "c/src/app/main.c", "python/src/mpimeter/cli/__init__.py",
-            "examples/reframe/mpimeter_check.py", "scripts/spdx"} <= names
+            "examples/reframe/mpimeter_check.py", "scripts/spdx", "bench/peers.py"} <= names
     assert {"python/src/mpimeter/analysis/pipeline.py", "python/src/mpimeter/stats/warmup.py",
             "python/src/mpimeter/report/html_report.py"} <= names
 

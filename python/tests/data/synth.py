@@ -246,7 +246,7 @@ def write_campaign(root: str | Path, launches: int, *, seed: int = 0, launch_sig
 
 def write_state_campaign(root: str | Path, fast: int, slow: int, *, seed: int = 0, slowdown: float = 1.0,
                          fast_factor: float = 0.4, launch_sigma: float = 0.02, probe: bool = True, **kw) -> Path:
-    """A one-alternative campaign on a machine with two speed states (issue 31): ``fast`` launches
+    """A one-alternative campaign on a machine with two speed states: ``fast`` launches
     run everything ``fast_factor`` times as long as the ``slow`` ones, in a seeded random order,
     each with a lognormal(0, launch_sigma) launch factor, all times × ``slowdown``; with
     ``probe`` meta.json records the cache-line round trip that tells the states apart (49–111 ns
