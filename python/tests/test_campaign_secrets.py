@@ -124,7 +124,7 @@ def test_an_installed_mpimeter_given_bench_dir_stores_real_arguments_and_resumes
     assert result.exit_code == 0, result.output
     disk = on_disk(out)
     assert disk["bench_args"] == ["--ops", "bcast", "--sizes", "8", "--nrep", "5",
-                                  "--procsync", "window", "--clocksync", "hca3"]
+                                  "--procsync", "window", "--clocksync", "auto"]
     assert disk["secret_words"] == sorted(bench_binaries.secret_words(bench_dir / "openmpi/bin/mpimeter-bench"))
     assert {a["launch_template"] for a in disk["alternatives"]} == {template(tmp)}
     assert disk["alternatives"][1]["env"] == {"UCX_API_TOKEN": secrets.REDACTED}

@@ -159,9 +159,7 @@ def timer_adequacy(campaign: Campaign, rows: list[Row]) -> AnalysisWarning | Non
     ping-pong's round trip, times ``--batch`` — is below :data:`TIMER_RESOLUTIONS` × the coarsest
     recorded timer resolution of their alternative's launches, or whose timer overhead exceeds
     :data:`TIMER_OVERHEAD_SHARE` of it (meta.json ``timer``)."""
-    from mpimeter.analysis.pipeline import round_trip_ops  # the pipeline imports this module
-
-    trips = round_trip_ops(campaign)
+    trips = campaign.round_trip_ops()
     worst: dict[str, tuple[float, float]] = {}  # alternative -> (resolution, overhead), coarsest recorded
     for li in campaign.launches:
         t = li.meta.timer

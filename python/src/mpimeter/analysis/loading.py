@@ -184,6 +184,11 @@ class Campaign:
     def launches_of(self, alternative: str) -> tuple[LaunchInfo, ...]:
         return tuple(li for li in self.launches if li.alternative == alternative)
 
+    def round_trip_ops(self) -> frozenset[str]:
+        """Operations whose timed call is a round trip (two messages, a → b → a), as the binary's
+        operations table says (meta.json ``operations[op].round_trip``): the ping-pongs."""
+        return frozenset(op for li in self.launches for op, info in li.meta.operations.items() if info.round_trip)
+
     def size_unit(self, op: str) -> str:
         """The unit of ``op``'s sizes (``bytes`` or ``ns``), as its launches recorded it."""
         for li in self.launches:

@@ -73,7 +73,7 @@ def analyze(
     rep_pieces = np.full(n, -1, dtype=np.int32)  # mw-workpieces' pieces per call (-1: not that op)
     col = {"global-resync": reps.resync_ns, "global-online": reps.online_ns, "local": reps.local_ns}
     p2p = _point_to_point_ops(campaign)
-    one_way = round_trip_ops(campaign)
+    one_way = campaign.round_trip_ops()
     summaries: list[LaunchSummary] = []
     infos = {(li.alternative, li.index): li for li in campaign.launches}
     for lo, hi in bounds:
@@ -165,13 +165,6 @@ def _point_to_point_ops(campaign: Campaign) -> dict[str, float]:
             elif info.kind == "one-sided" and info.bound_bytes_per_size:
                 factors[op] = float(info.bound_bytes_per_size)
     return factors
-
-
-def round_trip_ops(campaign: Campaign) -> frozenset[str]:
-    """Operations whose timed call is a round trip (two messages, a → b → a), as the binary's
-    operations table says (meta.json ``operations[op].round_trip``): the ping-pongs."""
-    return frozenset(op for li in campaign.launches for op, info in li.meta.operations.items()
-                     if info.round_trip)
 
 
 def one_way_latency(round_trip_ns: np.ndarray) -> np.ndarray:
