@@ -125,12 +125,17 @@ def test_every_registry_entry_is_usable(lib):
 
 def test_validate_checks_without_mpi(lib):
     b = str(bench_path(lib))
-    ok = subprocess.run([b, "--validate", "4", "--ops", "bcast,barrier", "--sizes", "8,64"],
-                        capture_output=True, text=True, timeout=30)
+    ok = subprocess.run([b, "--validate", "4", "--ops", "bcast,barrier", "--sizes", "8,64",
+                         "--out", "/nonexistent/c"], capture_output=True, text=True, timeout=30)
     assert ok.returncode == 0, ok.stderr
     doc = json.loads(ok.stdout)
     assert doc["tests"] == 3 and doc["nprocs"] == 4
+    # a campaign launch (--out): window starts, whose auto clock sync is hca3 for several clocks
     assert doc["config"]["ops"] == ["bcast", "barrier"] and doc["config"]["clocksync"] == "hca3"
+    # without --out, the quick table's barrier starts need no global clock
+    quick = subprocess.run([b, "--validate", "4", "--ops", "bcast"], capture_output=True, text=True, timeout=30)
+    assert quick.returncode == 0, quick.stderr
+    assert json.loads(quick.stdout)["config"]["clocksync"] == "none"
     assert doc["operations"]["bcast"]["kind"] == "rooted-collective"
     bad = subprocess.run([b, "--validate", "2", "--root", "2", "--ops", "bcast"],
                          capture_output=True, text=True, timeout=30)
