@@ -142,3 +142,11 @@ def pytest_runtest_call(item: pytest.Item):
         if seen:  # replaces the test's own failure, which this one explains
             pytest.fail(f"{item.nodeid} started {'; '.join(dict.fromkeys(seen))}, which the fast tier "
                         f"(make check) does not have: mark it (python/tests/conftest.py)", pytrace=False)
+
+
+@pytest.fixture(autouse=True)
+def _no_inherited_terminal_size(monkeypatch):
+    """pytest-xdist's workers start with COLUMNS=80 and LINES=24 in their environment, which the
+    CLI honours as the user's terminal width: a test sees the width it sets itself, else none."""
+    monkeypatch.delenv("COLUMNS", raising=False)
+    monkeypatch.delenv("LINES", raising=False)
