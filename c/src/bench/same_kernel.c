@@ -67,6 +67,7 @@ int mm_comm_same_kernel(MPI_Comm comm, MPI_Comm *out, mm_mpi_error *err) {
     return MM_MPI(err, MPI_Comm_split(comm, color, rank, out));
 }
 
+#ifndef MM_SIMGRID
 /* FNV-1a over a file's first bytes (absent or unreadable: nothing), into *h. */
 static void mm__hash_file(const char *path, uint64_t *h) {
     FILE *f = fopen(path, "r");
@@ -76,6 +77,7 @@ static void mm__hash_file(const char *path, uint64_t *h) {
     fclose(f);
     for (size_t i = 0; i < n; i++) *h = (*h ^ buf[i]) * 0x100000001b3ULL;
 }
+#endif
 
 /* One clock for every rank: each reads the kernel's clock of one kernel (one boot id) through
  * one time namespace (Linux lets a time namespace offset CLOCK_MONOTONIC; its offsets are in
