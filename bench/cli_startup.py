@@ -5,15 +5,16 @@ every sub-command's `--help` (`store add` included). Prints one JSON object, and
 --output. Not a test (timings depend on the load; the tests check what is imported instead).
 
     .venv/bin/python bench/cli_startup.py [--mpimeter PATH] [--src DIR] [--before-src DIR]
-                                          [--runs 5] [--note TEXT] [--output FILE]
+                                          [--runs 10] [--note TEXT] [--output FILE]
 
 --mpimeter times another installation's entry point, default this environment's `mpimeter`
 beside sys.executable. --src puts a source tree first on its PYTHONPATH (a checkout whose
 package the environment does not install); --before-src times a second tree the same way (e.g.
 the code before a change) and records it under "before". Per case: the median, minimum and
 maximum wall time of --runs fresh processes (one more run first, which fills the file cache, is
-discarded). The load average (1, 5, 15 min) is recorded at the start and at the end, since on a
-busy 2-core machine every number grows with it.
+discarded; it also writes the bytecode cache, which an installed package has: the runs ignore
+PYTHONDONTWRITEBYTECODE). The load average (1, 5, 15 min) is recorded at the start and at the end,
+and the 1-minute one before each case, since on a busy 2-core machine every number grows with it.
 """
 
 from __future__ import annotations
@@ -50,7 +51,8 @@ print(json.dumps(lines))
 
 
 def _env(src: str | None, extra: dict[str, str]) -> dict[str, str]:
-    env = {**os.environ, **extra}
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+    env.update(extra)
     if src is not None:
         env["PYTHONPATH"] = os.pathsep.join(p for p in (str(Path(src).resolve()), os.environ.get("PYTHONPATH"))
                                             if p)
@@ -82,10 +84,11 @@ def _cases(mpimeter: str, src: str | None, runs: int) -> dict[str, dict[str, flo
     for name, (extra, env) in cases.items():
         argv = [mpimeter, *extra]
         full_env = _env(src, env)
+        load = round(os.getloadavg()[0], 2)
         _time(argv, full_env)  # the file cache
         times = [_time(argv, full_env) for _ in range(runs)]
         out[name] = {"median_s": round(statistics.median(times), 4), "min_s": round(min(times), 4),
-                     "max_s": round(max(times), 4)}
+                     "max_s": round(max(times), 4), "loadavg_1min_before": load}
     return out
 
 
@@ -94,7 +97,7 @@ def main() -> None:
     parser.add_argument("--mpimeter", default=str(Path(sys.executable).parent / "mpimeter"))
     parser.add_argument("--src", default=None, help="source tree first on PYTHONPATH")
     parser.add_argument("--before-src", default=None, help="a second source tree, recorded under 'before'")
-    parser.add_argument("--runs", type=int, default=5)
+    parser.add_argument("--runs", type=int, default=10)
     parser.add_argument("--note", default=None, help="recorded as is (say how busy the machine was)")
     parser.add_argument("--output", type=Path, default=None, help="also write the JSON to this file")
     args = parser.parse_args()
