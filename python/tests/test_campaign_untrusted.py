@@ -123,6 +123,8 @@ TAMPERED = [
     (lambda d: d.update(secret_words=["PASS", "a b"]), "secret_words[1]: 'a b' is not a word"),
     (lambda d: d.update(secret_words=[7]), "secret_words[0]: '7' is not a word"),
     (lambda d: d.update(secret_words=["X" * 33]), "secret_words[0]"),
+    (lambda d: d.update(analyze_after="no"), "analyze_after: expected true, false or null, found a string"),
+    (lambda d: d.update(analyze_after=0), "analyze_after: expected true, false or null, found an integer"),
     # a value stored redacted is gone: refused saying what to do, not run with "<redacted>"
     (lambda d: d.update(bench_args=["--ops", "<redacted>"]),
      "bench_args --ops '<redacted>' with <redacted> values"),

@@ -8,6 +8,7 @@ import subprocess
 import sys
 
 import click
+import pytest
 from click.testing import CliRunner
 
 from mpimeter.cli import COMMANDS, main
@@ -134,3 +135,21 @@ def test_the_packages_that_import_on_demand_still_give_every_public_name():
             assert "no_such_name" in str(exc)
         else:
             raise AssertionError(f"{package.__name__}.no_such_name did not raise AttributeError")
+
+
+RUNNING_ONLY = ("mpimeter.campaign.spec", "mpimeter.campaign.runner", "mpimeter.campaign.state",
+                "mpimeter.cli.after_run", "mpimeter.io.meta", "rich.table")
+
+
+@pytest.mark.parametrize("name", ["run", "reproducibility"])
+def test_campaign_commands_help_loads_nothing_only_running_needs(name):
+    """`mpimeter run --help` (through click's CliRunner, in a fresh interpreter) loads neither a
+    heavy library nor what only running a campaign needs (planning, campaign.json, the runner,
+    the analysis after it): they import where the command runs."""
+    probe = ("import sys\nfrom click.testing import CliRunner\nfrom mpimeter.cli import main\n"
+             f"result = CliRunner().invoke(main, [{name!r}, '--help'], prog_name='mpimeter')\n"
+             "assert result.exit_code == 0 and 'Usage: mpimeter' in result.output, result.output\n"
+             f"print('loaded:', *[m for m in {HEAVY + RUNNING_ONLY!r} if m in sys.modules], file=sys.stderr)")
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert done.stderr.split() == ["loaded:"], done.stderr

@@ -209,3 +209,54 @@ def test_ctrl_c_then_resume(fake_env):
     moved = disk["launches"][0]["previous_attempts"][0]["folder"]
     assert moved == first["folder"].replace("launches/000", "attempts/000.1")
     assert json.loads((out / moved / "meta.json").read_text())["status"] == "running"
+
+
+def test_resume_analyzes_as_the_first_run_was_told(fake_env, monkeypatch):
+    """--no-analyze is recorded (campaign.json analyze_after) and --resume keeps it unless given
+    --analyze or --no-analyze again; a campaign started without it is analyzed when resumed."""
+    from mpimeter.cli import after_run
+
+    analyzed = []
+    monkeypatch.setattr(after_run, "after_campaign", lambda folder, echo: analyzed.append(Path(folder).name))
+    tmp, opts = fake_env  # opts hold --no-analyze
+    quiet, told = tmp / "quiet", tmp / "told"
+    assert cli([*opts, "--launches", "1", "--out", str(quiet)]).exit_code == 0
+    assert json.loads((quiet / "campaign.json").read_text())["analyze_after"] is False
+    resume = ["--launcher", template(tmp)]
+    for again, expected in (([], []), (["--analyze"], ["quiet"]), (["--no-analyze"], []), ([], [])):
+        analyzed.clear()
+        result = cli(["--resume", str(quiet), *resume, *again])
+        assert result.exit_code == 0 and analyzed == expected, (again, result.output)
+    analyzed.clear()
+    assert cli([*[o for o in opts if o != "--no-analyze"], "--launches", "1", "--out", str(told)]).exit_code == 0
+    assert analyzed == ["told"]
+    assert json.loads((told / "campaign.json").read_text())["analyze_after"] is True
+    for again, expected in (([], ["told"]), (["--no-analyze"], [])):
+        analyzed.clear()
+        result = cli(["--resume", str(told), *resume, *again])
+        assert result.exit_code == 0 and analyzed == expected, (again, result.output)
+
+
+def test_sigterm_during_the_analysis_stops_it_and_exits_130(fake_env):
+    """SIGTERM while the analysis after a complete campaign runs: the analysis stops, the exit
+    code is the interrupted one (130), the message names the commands that redo it, and the
+    campaign stays complete."""
+    tmp, opts = fake_env
+    out = tmp / "c"
+    probe = ("import os, signal, sys, time\n"
+             "from mpimeter import analysis\n"
+             "def terminated(*args, **kwargs):\n"
+             "    os.kill(os.getpid(), signal.SIGTERM)  # as a batch system ending the job\n"
+             "    time.sleep(60)\n"
+             "analysis.load_campaigns = terminated\n"
+             "from mpimeter.cli import main\n"
+             "main(sys.argv[1:], prog_name='mpimeter')\n")
+    args = [*[o for o in opts if o != "--no-analyze"], "--launches", "1", "--out", str(out)]
+    done = subprocess.run([sys.executable, "-c", probe, "run", *args], capture_output=True, text=True,
+                          timeout=PATIENCE_S, env={**os.environ, "FAKE_BENCH_MODE": "ok"})
+    assert done.returncode == 130, (done.returncode, done.stdout, done.stderr)
+    assert "campaign complete" in done.stdout
+    assert f"analysis interrupted (the launches are recorded); redo it with: mpimeter analyze {out} " \
+           f"and mpimeter report {out} -o {out / 'report.html'}" in done.stderr
+    assert json.loads((out / "campaign.json").read_text())["status"] == "complete"
+    assert not (out / "report.html").exists()

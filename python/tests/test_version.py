@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import re
 import subprocess
-import tomllib
 from pathlib import Path
 
 import pytest
@@ -16,6 +15,14 @@ from click.testing import CliRunner
 import mpimeter
 from mpimeter.cli import main
 from mpimeter.io import bench_binaries
+
+try:
+    import tomllib
+except ModuleNotFoundError:  # Python 3.10: tomli is the same parser (pytest depends on it there)
+    try:
+        import tomli as tomllib
+    except ModuleNotFoundError:
+        tomllib = None
 
 REPO = Path(__file__).resolve().parents[2]
 VERSION = mpimeter.__version__
@@ -33,6 +40,7 @@ def test_cli_prints_the_package_version():
 
 
 @pytest.mark.skipif(not (REPO / "CMakeLists.txt").exists(), reason="no source tree")
+@pytest.mark.skipif(tomllib is None, reason="Python 3.10 reads TOML with tomli, which is not installed")
 def test_the_package_and_the_c_build_take_it_from_the_one_home():
     pyproject = tomllib.loads((REPO / "python" / "pyproject.toml").read_text())
     assert "version" not in pyproject["project"]
@@ -50,11 +58,42 @@ def test_the_package_and_the_c_build_take_it_from_the_one_home():
 def test_release_files_name_the_version():
     citation = (REPO / "CITATION.cff").read_text()
     assert re.search(rf"^version: {re.escape(VERSION)}$", citation, re.M), "CITATION.cff"
-    changelog = (REPO / "CHANGELOG.md").read_text()
-    assert re.search(rf"^## \[{re.escape(VERSION)}\] - \d{{4}}-\d\d-\d\d$", changelog, re.M), "CHANGELOG.md"
+    _check_changelog((REPO / "CHANGELOG.md").read_text())
     for package in ("mpimeter", "py_mpimeter"):
         recipe = (REPO / "spack" / "spack_repo" / "mpimeter" / "packages" / package / "package.py").read_text()
         assert f'version("{VERSION}"' in recipe, f"the Spack recipe {package}"
+
+
+def _release(version: str) -> tuple[int, ...]:
+    return tuple(int(part) for part in version.split("."))
+
+
+def _check_changelog(changelog: str, version: str = VERSION) -> None:
+    """A dated heading is a tagged release (docs/RELEASING.md): until the tag, the version's
+    entries stay under [Unreleased], which names the version they will be released as."""
+    dated = re.findall(r"^## \[(\d+\.\d+\.\d+)\] - \d{4}-\d\d-\d\d$", changelog, re.M)
+    unreleased = re.search(r"^## \[Unreleased\]\n\n(.*)$", changelog, re.M)
+    assert unreleased, "CHANGELOG.md: no [Unreleased] section"
+    to_be = re.match(r"To be released as (\d+\.\d+\.\d+)\b", unreleased.group(1))
+    if version in dated:
+        assert to_be is None, f"CHANGELOG.md: {version} is both released and to be released"
+    else:
+        assert to_be and to_be.group(1) == version, \
+            f"CHANGELOG.md: neither a heading [{version}] - DATE nor 'To be released as {version}'"
+    assert all(_release(v) <= _release(version) for v in dated), f"CHANGELOG.md: a release after {version}"
+
+
+def test_the_changelog_rule_refuses_what_it_should():
+    released = "## [Unreleased]\n\n### Added\n\n## [1.2.0] - 2026-01-02\n"
+    to_be = "## [Unreleased]\n\nTo be released as 1.3.0 (...)\n\n## [1.2.0] - 2026-01-02\n"
+    _check_changelog(released, "1.2.0")
+    _check_changelog(to_be, "1.3.0")
+    for text, version in ((released, "1.3.0"),  # the new version named nowhere
+                          (to_be, "1.2.0"),     # a release after the version
+                          (to_be.replace("1.3.0", "1.2.0"), "1.2.0"),  # released and to be released
+                          ("## [1.2.0] - 2026-01-02\n", "1.2.0")):  # no [Unreleased]
+        with pytest.raises(AssertionError):
+            _check_changelog(text, version)
 
 
 def _built_benches() -> list[Path]:

@@ -151,6 +151,9 @@ class CampaignState:
     # it runs from, recorded so that --resume redacts by them too; empty: none could say (every
     # value redacted); None: not known (the default bench dir's)
     secret_words: tuple[str, ...] | None = None
+    # whether `mpimeter run` analyzes the campaign once complete (--analyze/--no-analyze of the
+    # run that made it; --resume does the same unless told); None: a file from before (analyze)
+    analyze_after: bool | None = None
 
     @property
     def process_counts(self) -> list[int]:
@@ -204,6 +207,7 @@ class CampaignState:
             "input_files": self.input_files,
             "launcher": secrets.redact_text(self.launcher, words),
             "secret_words": list(words) if words is not None else None,
+            "analyze_after": self.analyze_after,
             "np": self.np,
             "np_list": self.process_counts,
             "launches_per_alternative": self.launches_per_alternative,
@@ -283,7 +287,15 @@ class CampaignState:
             sizes_pilot=sizes_pilot, np_list=np_list if len(np_list) > 1 else [], **_read_id(r, obj),
             input_files=_inputfiles.read(obj.get("input_files"), bench_args, r.fail),
             secret_words=secrets.read_words(obj.get("secret_words"), r.fail),
+            analyze_after=_read_analyze_after(r, obj),
         )
+
+
+def _read_analyze_after(r: _Reader, obj: dict) -> bool | None:
+    value = obj.get("analyze_after")
+    if value is not None and not isinstance(value, bool):
+        r.fail("analyze_after", f"expected true, false or null, found {_found(value)}")
+    return value
 
 
 # --- reading untrusted JSON -----------------------------------------------------------------------

@@ -66,7 +66,12 @@ class LazyGroup(MpimeterGroup):
 
     def get_command(self, ctx, cmd_name):
         if cmd_name not in self.commands:
-            module = self._module_of().get(cmd_name)
+            # the module named like the command first: parsing it alone is enough, mostly
+            guess = cmd_name.replace("-", "_")
+            if guess in self.modules and _declared(guess)[0] == cmd_name:
+                module = guess
+            else:
+                module = self._module_of().get(cmd_name)
             if module is None:
                 return None
             self.add_command(importlib.import_module(f"mpimeter.cli.{module}").command, cmd_name)

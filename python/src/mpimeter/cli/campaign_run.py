@@ -10,18 +10,19 @@ import sys
 import time
 from contextlib import contextmanager
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 
-from mpimeter.campaign import limits, lock, secrets, spec
-from mpimeter.campaign import resume as resuming
-from mpimeter.campaign import state as st
-from mpimeter.campaign.executor import SubprocessExecutor
-from mpimeter.campaign.plan import PlanError
-from mpimeter.campaign.progress import make_progress
-from mpimeter.campaign.runner import CampaignRunner, RunOutcome
+from mpimeter.campaign import limits
 from mpimeter.cli.output import fail  # "mpimeter <command>: error: ...", exit 2
-from mpimeter.io import bench_binaries
+
+# The options need limits alone; what running a campaign needs is imported where it runs, so
+# that `mpimeter run --help` and `reproducibility --help` answer without planning or the runner.
+if TYPE_CHECKING:
+    from mpimeter.campaign import spec
+    from mpimeter.campaign import state as st
+    from mpimeter.campaign.runner import RunOutcome
 
 EXIT_FAILED_LAUNCHES = 1
 EXIT_INTERRUPTED = 130
@@ -88,6 +89,8 @@ def campaign_options(fn):
 
 def make_request(*, np, launches, mpi, variants, launcher, bench_dir, seed, launch_timeout,
                  bench_values, bench_extra, argv, launches_rule=None, algorithms=()) -> spec.CampaignRequest:
+    from mpimeter.campaign import secrets, spec
+
     return spec.CampaignRequest(
         algorithms=list(algorithms),
         np=np, launches=launches, launches_rule=dict(launches_rule or {}), mpis=[m.strip() for m in mpi.split(",")] if mpi is not None else None,
@@ -99,6 +102,9 @@ def make_request(*, np, launches, mpi, variants, launcher, bench_dir, seed, laun
 
 def refused(command: str, call):
     """call(), with a folder refused or a bad number said in one line (exit 2)."""
+    from mpimeter.campaign import lock
+    from mpimeter.campaign.plan import PlanError
+
     try:
         return call()
     except (lock.FolderRefused, PlanError) as exc:
@@ -109,6 +115,9 @@ def resume_command(state: st.CampaignState, campaign_dir: Path) -> str:
     """The command that continues a campaign; a launcher template of the user's own is given
     again (campaign.json alone does not make `--resume` run it), and so is the bench dir when
     it is not the default one (`--resume` runs the binaries of the default otherwise)."""
+    from mpimeter.campaign import resume as resuming
+    from mpimeter.campaign import secrets
+
     again = "" if state.launcher in resuming.NAMED_LAUNCHERS else \
         f" --launcher {shlex.quote(secrets.redact_text(state.launcher, state.secret_words))}"
     bench_dir = _bench_dir_of(state)
@@ -120,6 +129,8 @@ def resume_command(state: st.CampaignState, campaign_dir: Path) -> str:
 def _bench_dir_of(state: st.CampaignState) -> Path | None:
     """The bench dir the campaign's binaries (resolved paths) are in, when it is not the default
     one and its <lib>/bin/mpimeter-bench are they; None otherwise."""
+    from mpimeter.io import bench_binaries
+
     def holds(folder: Path) -> bool:
         return all(bench_binaries.bench_binary(folder, alt.mpi).resolve() == Path(state.bench_binaries[alt.name])
                    for alt in state.alternatives)
@@ -136,12 +147,17 @@ def execute_campaign(state: st.CampaignState, campaign_dir: Path, *, argv: list[
     """Runs a prepared campaign (its folder locked by the caller) with the real executor and
     prints its summary. Exits 2 when the bench refused its options or campaign.json cannot be
     written, and 130 on Ctrl-C, SIGTERM or SIGHUP; returns the outcome otherwise."""
+    from mpimeter.campaign import state as st
+    from mpimeter.campaign.executor import SubprocessExecutor
+    from mpimeter.campaign.progress import make_progress
+    from mpimeter.campaign.runner import CampaignRunner
+
     _describe(state, campaign_dir, resumed=resumed)
     runner = CampaignRunner(state, campaign_dir, SubprocessExecutor(), progress=make_progress(),
                             retries=retries, argv=argv, resumed=resumed, notify=click.echo)
     t0 = time.monotonic()
     try:
-        with _stop_signals_as_interrupt():
+        with stop_signals_as_interrupt():
             outcome = runner.run()
     except st.CampaignWriteError as exc:
         fail(command, f"{exc}; the campaign stopped (continue it with "
@@ -176,6 +192,8 @@ def _ranks(state: st.CampaignState) -> str:
 def _describe(state: st.CampaignState, campaign_dir: Path, *, resumed: bool) -> None:
     """What is about to run: the plan, and the launcher template and bench binary of every
     alternative (secret values redacted)."""
+    from mpimeter.campaign import secrets
+
     def settings(env: dict[str, str]) -> str:
         shown = " ".join(f"{k}={v}" for k, v in secrets.redact_env(env, state.secret_words).items())
         return f" ({shown})" if env else ""
@@ -201,7 +219,7 @@ def _describe(state: st.CampaignState, campaign_dir: Path, *, resumed: bool) -> 
 
 
 @contextmanager
-def _stop_signals_as_interrupt():
+def stop_signals_as_interrupt():
     """SIGTERM (a batch system ending the job) and SIGHUP (the terminal gone) stop the campaign
     like a Ctrl-C: the running launch is stopped and campaign.json says so."""
     def handler(signum, frame):

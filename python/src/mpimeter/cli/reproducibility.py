@@ -14,8 +14,7 @@ import click
 
 from mpimeter import analysis
 from mpimeter.atomic import write_atomic
-from mpimeter.campaign import limits, lock, spec
-from mpimeter.campaign.plan import SEED_LIMIT, draw_campaign_seed
+from mpimeter.campaign import limits
 from mpimeter.cli.benchparams import DescribedCommand
 from mpimeter.cli.campaign_run import (EXIT_FAILED_LAUNCHES, campaign_options, execute_campaign,
                                        make_request, refused, resume_command)
@@ -48,6 +47,7 @@ def command(ctx: click.Context, campaigns, trials, out, fmt, np, launches, mpi, 
     options of `mpimeter run` to run T campaigns one after the other. An interrupted trial can be
     finished with `mpimeter run --resume OUT/trial-NN`, then the folders given here.
     """
+    from mpimeter.campaign import lock  # like what running needs: not before the command line is parsed
     from mpimeter.campaign import reproducibility as rp  # pandas: not before the command line is parsed
 
     argv = ["mpimeter", "reproducibility", *sys.argv[2:]]
@@ -128,6 +128,9 @@ def _run_trials(out: Path, trials: int, argv: list[str], retries: int, options: 
     """Runs the trials one after the other. The trials' folder is held (campaign.lock) for the
     whole run, once the first trial is known to be a valid campaign; each trial's folder while
     it runs."""
+    from mpimeter.campaign import lock, spec
+    from mpimeter.campaign.plan import SEED_LIMIT, draw_campaign_seed
+
     base_seed = options.pop("seed")
     base_seed = draw_campaign_seed() if base_seed is None else base_seed
     folders: list[Path] = []

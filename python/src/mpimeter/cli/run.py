@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import shlex
 import sys
 import time
 from pathlib import Path
@@ -10,20 +11,18 @@ from pathlib import Path
 import click
 
 from mpimeter.campaign import adaptive as _adaptive
-from mpimeter.campaign import guideline_plan
-from mpimeter.campaign import limits, lock, spec
-from mpimeter.campaign import resume as resuming
-from mpimeter.campaign import state as st
-from mpimeter.campaign.plan import PlanError
-from mpimeter.cli import after_run
+from mpimeter.campaign import limits
 from mpimeter.cli.benchparams import DescribedCommand
-from mpimeter.cli.campaign_run import (EXIT_FAILED_LAUNCHES, campaign_options, execute_campaign, make_request,
-                                       refused, resume_command)
+from mpimeter.cli.campaign_run import (EXIT_FAILED_LAUNCHES, EXIT_INTERRUPTED, campaign_options, execute_campaign,
+                                       make_request, refused, resume_command, stop_signals_as_interrupt)
 from mpimeter.cli.output import fail  # "mpimeter <command>: error: ...", exit 2
+
+# What only running a campaign needs (planning, campaign.json, the runner, the analysis after it)
+# is imported in `command`, not here: `mpimeter run --help` answers without it.
 
 # Options that may be combined with --resume (everything else comes from campaign.json);
 # --launcher and --bench-dir choose again what runs (campaign.resume).
-RESUME_OPTIONS = frozenset({"resume", "launch_timeout", "retries", "no_analyze", "launcher",
+RESUME_OPTIONS = frozenset({"resume", "launch_timeout", "retries", "analyze", "launcher",
                             "bench_dir", "trust_recorded"})
 
 
@@ -39,7 +38,9 @@ RESUME_OPTIONS = frozenset({"resume", "launch_timeout", "retries", "no_analyze",
                    "records (shown first); without it they are refused. Only the libraries' collective-"
                    "tuning variables (OMPI_MCA_coll_*, MPIR_CVAR_<OP>_INTRA_ALGORITHM, ...) come from the "
                    "file, even then; --variant on your own command line sets any variable")
-@click.option("--no-analyze", is_flag=True, help="do not print the analysis or write the report")
+@click.option("--analyze/--no-analyze", "analyze", default=True,
+              help="print the analysis and write the report once the campaign is complete [default: analyze; "
+                   "with --resume: as the campaign's first run was told]")
 @click.option("--guidelines", is_flag=True,
               help="measure what `mpimeter guidelines` checks: each operation of --ops (default: every one "
                    "with a mock-up) followed by its mock-ups, as the binary's --describe lists them")
@@ -62,7 +63,7 @@ RESUME_OPTIONS = frozenset({"resume", "launch_timeout", "retries", "no_analyze",
 @click.argument("bench_extra", nargs=-1, type=click.UNPROCESSED, metavar="[-- BENCH_ARGS...]")
 @click.pass_context
 def command(ctx: click.Context, np, launches, mpi, variants, launcher, bench_dir, out, resume,
-            seed, launch_timeout, retries, trust_recorded, no_analyze, guidelines, algorithms, launches_min, launches_max, launches_precision,
+            seed, launch_timeout, retries, trust_recorded, analyze, guidelines, algorithms, launches_min, launches_max, launches_precision,
             launches_confidence, bench_extra, **bench_values) -> None:
     """Run a campaign: LAUNCHES launches of mpimeter-bench per alternative, interleaved in a
     seeded random order, each with its own seed and folder; failures are retried once at the
@@ -70,6 +71,11 @@ def command(ctx: click.Context, np, launches, mpi, variants, launcher, bench_dir
 
     The options marked [bench] are passed on to mpimeter-bench, and so is everything after `--`.
     """
+    from mpimeter.campaign import guideline_plan, lock, spec
+    from mpimeter.campaign import resume as resuming
+    from mpimeter.campaign import state as st
+    from mpimeter.campaign.plan import PlanError
+
     argv = ["mpimeter", "run", *sys.argv[2:]] if len(sys.argv) > 1 else ["mpimeter", "run"]
     refused("run", lambda: limits.check_retries(retries))
     if trust_recorded and resume is None:
@@ -112,13 +118,32 @@ def command(ctx: click.Context, np, launches, mpi, variants, launcher, bench_dir
                                               "precision": launches_precision,
                                               "confidence": launches_confidence})
         state = refused("run", lambda: spec.prepare(request))
+        state.analyze_after = analyze
         held = refused("run", lambda: lock.lock_new_folder(campaign_dir, "--out", "run", hint))
     with held:
         outcome = execute_campaign(state, campaign_dir, argv=argv, retries=retries,
                                    resumed=resume is not None)
-        if not no_analyze and state.counts()["complete"]:
-            after_run.after_campaign(campaign_dir, echo=click.echo)
+        if ctx.get_parameter_source("analyze") == click.core.ParameterSource.DEFAULT:
+            analyze = state.analyze_after is not False  # --resume: as the first run was told
+        if analyze and state.counts()["complete"]:
+            _analyze_after(campaign_dir)
     if outcome.status != "complete":
         click.echo(f"some launches failed; retry them with: {resume_command(state, campaign_dir)}",
                    err=True)
         sys.exit(EXIT_FAILED_LAUNCHES)
+
+
+def _analyze_after(campaign_dir: Path) -> None:
+    """The analysis and report after the campaign. Ctrl-C, SIGTERM or SIGHUP stop them, as they
+    stop a campaign: exit 130, saying how to make them again (the launches are all recorded)."""
+    from mpimeter.cli import after_run
+
+    try:
+        with stop_signals_as_interrupt():
+            after_run.after_campaign(campaign_dir, echo=click.echo)
+    except KeyboardInterrupt:
+        folder = shlex.quote(str(campaign_dir))
+        report = shlex.quote(str(Path(campaign_dir) / after_run.REPORT_FILE))
+        click.echo(f"\nanalysis interrupted (the launches are recorded); redo it with: mpimeter analyze {folder} "
+                   f"and mpimeter report {folder} -o {report}", err=True)
+        sys.exit(EXIT_INTERRUPTED)
