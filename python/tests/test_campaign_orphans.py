@@ -1,15 +1,19 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """No orphans: a launch dies with the `mpimeter run` that started it (parent-death signal), a
 launch that outlived it anyway is stopped by `--resume` before the launch is redone, and SIGHUP
-stops a campaign like SIGTERM. A stand-in bench that sleeps and writes (no MPI)."""
+stops a campaign like SIGTERM unless the campaign was started ignoring it (nohup). A stand-in bench that sleeps and writes (no MPI)."""
 
 import json
 import os
 import shutil
 import signal
+import subprocess
+import sys
+import time
 
-from data.fakebench import (alive, cli, fake_env, kill_quietly, on_disk,  # noqa: F401
-                            start_campaign, template, wait_for_text, wait_until_dead)
+from data.fakebench import (alive, cli, fake_env, interruptible, kill_quietly, later_wins,  # noqa: F401
+                            on_disk, start_campaign, template, wait_for_pid, wait_for_text,
+                            wait_until_dead)
 
 
 def test_a_sigkilled_driver_takes_its_launch_with_it_and_resume_redoes_it(fake_env):
@@ -84,6 +88,37 @@ def test_sighup_stops_the_campaign_cleanly(fake_env):
     disk = on_disk(out)
     assert disk["status"] == "interrupted"
     assert disk["launches"][0]["reason"] == "interrupted (Ctrl-C, SIGTERM or SIGHUP)"
+
+
+def _nohup() -> None:
+    interruptible()
+    signal.signal(signal.SIGHUP, signal.SIG_IGN)  # as `nohup mpimeter run ...` starts it
+
+
+def test_a_campaign_under_nohup_outlives_a_hangup(fake_env):
+    """Started ignoring SIGHUP (nohup), a campaign keeps running through one, while it starts
+    a launch and while the launch runs; SIGTERM still stops it."""
+    tmp, opts = fake_env
+    out = tmp / "c"
+    pidfile = tmp / "bench.pid"
+    driver = subprocess.Popen([sys.executable, "-m", "mpimeter", "run",
+                               *later_wins([*opts, "--launches", "2", "--out", str(out)])],
+                              env={**os.environ, "FAKE_BENCH_MODE": "sleep", "FAKE_BENCH_PIDFILE": str(pidfile)},
+                              stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, preexec_fn=_nohup)
+    bench = wait_for_pid(pidfile)
+    try:
+        driver.send_signal(signal.SIGHUP)
+        time.sleep(2)  # a hangup it obeyed would have stopped the launch and ended the driver by now
+        assert driver.poll() is None and alive(bench)
+        driver.send_signal(signal.SIGTERM)
+        output, _ = driver.communicate(timeout=60)
+        assert wait_until_dead(bench)
+    finally:
+        kill_quietly(bench)
+        if driver.poll() is None:
+            driver.kill()
+    assert driver.returncode == 130, output
+    assert on_disk(out)["status"] == "interrupted"
 
 
 def test_the_executor_reports_the_launch_session_as_it_starts(tmp_path):

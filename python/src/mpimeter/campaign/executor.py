@@ -159,6 +159,13 @@ class SubprocessExecutor:
 STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
 
 
+def obeyed(signals: tuple[int, ...] = STOP_SIGNALS) -> tuple[int, ...]:
+    """The stop signals this process obeys: those it was not started ignoring. `nohup mpimeter
+    run` ignores SIGHUP and a shell's background job SIGINT; they stay ignored, as their user
+    asked (a campaign under nohup must outlive its terminal)."""
+    return tuple(s for s in signals if signal.getsignal(s) is not signal.SIG_IGN)
+
+
 @contextmanager
 def _signals_held():
     """Ctrl-C, SIGTERM and SIGHUP arriving while a launch is being started are held back (their
@@ -169,7 +176,7 @@ def _signals_held():
         yield held
         return
     previous = {sig: signal.signal(sig, lambda signum, frame: held.append(signum))
-                for sig in STOP_SIGNALS}
+                for sig in obeyed()}
     try:
         yield held
     finally:

@@ -221,11 +221,14 @@ def _describe(state: st.CampaignState, campaign_dir: Path, *, resumed: bool) -> 
 @contextmanager
 def stop_signals_as_interrupt():
     """SIGTERM (a batch system ending the job) and SIGHUP (the terminal gone) stop the campaign
-    like a Ctrl-C: the running launch is stopped and campaign.json says so."""
+    like a Ctrl-C: the running launch is stopped and campaign.json says so. A signal the process
+    was started ignoring (SIGHUP under nohup) stays ignored."""
+    from mpimeter.campaign.executor import obeyed
+
     def handler(signum, frame):
         raise KeyboardInterrupt
 
-    previous = {sig: signal.signal(sig, handler) for sig in (signal.SIGTERM, signal.SIGHUP)}
+    previous = {sig: signal.signal(sig, handler) for sig in obeyed((signal.SIGTERM, signal.SIGHUP))}
     try:
         yield
     finally:
