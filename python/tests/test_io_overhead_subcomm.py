@@ -84,6 +84,32 @@ def test_subtract_overhead_lowers_the_tests_that_asked_and_says_so(tmp_path):
     assert "overhead subtracted" not in plain_out
 
 
+def test_no_subtraction_below_the_timers_resolution(tmp_path):
+    """Hoefler & Belli §4.2.1: 50 µs less 49.995 µs on a 1 ns timer would be 5 ns, below ten timer
+    steps: allreduce keeps its times as measured and analyze names it; bcast (1 µs off) is
+    subtracted as before."""
+    camp = tmp_path / "c"
+    folders = [synth.write_launch(camp / "launches" / f"{i:03d}", seed=i, ops=("allreduce", "bcast"), sizes=(8,),
+                                  nrep=20, time_fn=_const, procsync="barrier", clocksync="none") for i in range(2)]
+    plain = analysis.analyze(analysis.load_campaign(camp, cache=False, store=False), outlier="none")
+    for f in folders:
+        _edit_tests(f, allreduce={"overhead_ns": TRUE_NS - 5.0}, bcast={"overhead_ns": 1000.0})
+    res = analysis.analyze(analysis.load_campaign(camp, cache=False, store=False), outlier="none")
+    for op, off in (("allreduce", 0.0), ("bcast", 1000.0)):
+        before = {s.launch: s.median_ns for s in plain.row(op, 8).per_launch}
+        after = {s.launch: s.median_ns for s in res.row(op, 8).per_launch}
+        assert after == pytest.approx({k: v - off for k, v in before.items()})
+    allreduce = next(x.test for x in read_meta(folders[0] / "meta.json").tests if x.op == "allreduce")
+    assert res.campaign.reductions.overhead_kept == {("c", 0, allreduce), ("c", 1, allreduce)}
+    out = " ".join(CliRunner().invoke(main, ["analyze", str(camp), "--no-cache"]).output.split())
+    assert ("overhead not subtracted where the result would be below 10 timer steps (Hoefler & Belli §4.2.1; "
+            "kept as measured): c/allreduce/8 (2 launches)") in out
+    # the same launches read one by one (the reader's per-launch path) keep it too
+    one = analysis.analyze(analysis.load_campaign(folders[0], cache=False, store=False), outlier="none")
+    assert one.row("allreduce", 8).per_launch[0].median_ns == pytest.approx(plain.row("allreduce", 8).per_launch[0].median_ns)
+    assert one.row("bcast", 8).per_launch[0].median_ns == pytest.approx(plain.row("bcast", 8).per_launch[0].median_ns - 1000.0)
+
+
 def _sub_launch(folder: Path, *, keep_outside: bool = False) -> Path:
     """4 ranks; the allreduce test ran on the first 2 (tests[].nprocs 2), the bcast on all 4."""
     synth.write_launch(folder, seed=3, nprocs=4, ops=("allreduce", "bcast"), sizes=(8,), nrep=10, time_fn=_const)

@@ -20,6 +20,7 @@ from mpimeter.analysis.loading import Campaign, LaunchInfo
 from mpimeter.analysis.results import LaunchSummary, RankTest, Row
 from mpimeter.io.errors import AnalysisWarning
 from mpimeter.io.meta import LaunchMeta, TestRecord
+from mpimeter.io.overhead import MIN_TIMER_STEPS
 from mpimeter.stats.hypothesis import holm
 from mpimeter.warning_codes import warning
 
@@ -150,7 +151,7 @@ def fewer_launches(campaign: Campaign, rows: list[Row]) -> list[AnalysisWarning]
 
 # Hoefler & Belli 2015 §4.2.1: a timed interval is trustworthy when it is well above the timer's
 # resolution and its overhead a small part of it
-TIMER_RESOLUTIONS = 10  # the timed interval should span at least this many timer steps
+TIMER_RESOLUTIONS = MIN_TIMER_STEPS  # the timed interval should span at least this many timer steps
 TIMER_OVERHEAD_SHARE = 0.05  # the timer's overhead at most this share of the timed interval
 
 

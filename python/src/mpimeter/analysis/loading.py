@@ -86,6 +86,9 @@ class Reductions:
     nbc_reps: pd.DataFrame
     # one launch's only (not combined): analysis.scheme_values.launch_values of its rows
     scheme_values: Mapping[tuple[str, int, int, int | None], Mapping[str, Any]] | None = None
+    # --subtract-overhead: (alternative, launch, test) kept as measured, the subtraction would have
+    # gone below the timer's resolution (io.overhead.subtract_overhead)
+    overhead_kept: frozenset[tuple[str, int, int]] = frozenset()
 
 
 def reduce_raw(raw: pa.Table, nonblocking: frozenset[str]) -> Reductions:
@@ -105,7 +108,8 @@ def combine_reductions(parts: Sequence[Reductions]) -> Reductions:
         reps,
         pd.concat(medians, ignore_index=True).sort_values(keys, kind="stable", ignore_index=True) if medians
         else pd.DataFrame({c: [] for c in _runtimes.RANK_MEDIAN_COLUMNS}),
-        pd.concat(nbc, ignore_index=True) if nbc else _nbc.per_repetition_table(pa.table({}), ()))
+        pd.concat(nbc, ignore_index=True) if nbc else _nbc.per_repetition_table(pa.table({}), ()),
+        overhead_kept=frozenset().union(*(p.overhead_kept for p in parts)))
 
 
 def _nonblocking(meta: LaunchMeta) -> frozenset[str]:
@@ -114,7 +118,9 @@ def _nonblocking(meta: LaunchMeta) -> frozenset[str]:
 
 def _reduce_launch(alternative: str, index: int, data: LaunchData, raw: pa.Table) -> Reductions:
     red = reduce_raw(raw, _nonblocking(data.meta))
-    return replace(red, reps=_overhead.subtract_overhead(red.reps, alternative, index, data.meta.tests))
+    reps, kept = _overhead.subtract_overhead(red.reps, alternative, index, data.meta.tests,
+                                             data.meta.timer.resolution_ns)
+    return replace(red, reps=reps, overhead_kept=frozenset((alternative, index, t) for t in kept))
 
 
 def _reducer(schemes: bool):
@@ -154,10 +160,12 @@ class Campaign:
             return self.reduced
         ops = frozenset().union(*(_nonblocking(li.meta) for li in self.launches)) if self.launches else frozenset()
         red = reduce_raw(self.raw if self.raw_table is None else self.raw_table, ops)
-        reps = red.reps
+        reps, kept = red.reps, set()
         for li in self.launches:
-            reps = _overhead.subtract_overhead(reps, li.alternative, li.index, li.meta.tests)
-        return replace(red, reps=reps)
+            reps, mine = _overhead.subtract_overhead(reps, li.alternative, li.index, li.meta.tests,
+                                                     li.meta.timer.resolution_ns)
+            kept |= {(li.alternative, li.index, t) for t in mine}
+        return replace(red, reps=reps, overhead_kept=frozenset(kept))
 
     @cached_property
     def raw(self) -> pa.Table:

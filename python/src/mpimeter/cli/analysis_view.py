@@ -31,6 +31,24 @@ def overhead_subtracted(res: analysis.AnalysisResult) -> tuple[str, ...]:
     return tuple(out)
 
 
+def overhead_kept(res: analysis.AnalysisResult) -> str | None:
+    """The tests whose overhead was not subtracted because the result would have been below the
+    timer's resolution (io.overhead): ``alternative/op/size (k launches)``, or None."""
+    kept = res.campaign.reductions.overhead_kept
+    if not kept:
+        return None
+    from mpimeter.io.overhead import MIN_TIMER_STEPS
+
+    tests = {(li.alternative, li.index): {t.test: t for t in li.meta.tests} for li in res.campaign.launches}
+    counts: dict[str, int] = {}
+    for alt, launch, test in kept:
+        t = tests[(alt, launch)][test]
+        counts[f"{alt}/{t.op}/{t.size}"] = counts.get(f"{alt}/{t.op}/{t.size}", 0) + 1
+    return (f"overhead not subtracted where the result would be below {MIN_TIMER_STEPS} timer steps (Hoefler & "
+            "Belli §4.2.1; kept as measured): "
+            + ", ".join(f"{k} ({n} launch{'es' if n > 1 else ''})" for k, n in sorted(counts.items())))
+
+
 def print_analysis(res: analysis.AnalysisResult, *, per_launch: bool, title: str | None = None) -> None:
     con = console()
     several = len(res.alternatives) > 1
@@ -84,6 +102,8 @@ def print_analysis(res: analysis.AnalysisResult, *, per_launch: bool, title: str
         from mpimeter.io.overhead import SUBTRACTED_NOTE
 
         con.print(f"overhead subtracted: {'; '.join(subtracted)} — {SUBTRACTED_NOTE}")
+    if (kept := overhead_kept(res)) is not None:
+        con.print(kept)
     con.print(f"outlier filter: {res.settings.outlier}; median interval: Le Boudec order statistics over "
               f"per-launch medians; mean: t interval over per-launch means, lower bound clamped at 0 "
               f"(† = Shapiro–Wilk rejects normality); "
