@@ -298,10 +298,11 @@ static int mm__run_one(mm__launch_state *st, mm_test *t, mm__space *sp) {
          * --batch N holds one call's share of the N calls' region) */
         if (inside && cfg->subtract_overhead) t->overhead_ns = mm__test_overhead_ns(comm, &st->timer, &test_err);
         if (t->overhead_ns > 0) t->overhead_ns /= cfg->batch;
+        const mm_test_run run = {.cfg = cfg, .args = &args, .ps = ps, .b = &sp->b,
+                                 .d = sp->judging && !sub ? &sp->d : NULL, .cold_cache = sp->cold,
+                                 .cold_cache_bytes = (size_t)cfg->cold_cache_bytes};
         if (inside && !mm_mpi_failed(&test_err))
-            (mm_op_is_nbc(t->op) ? mm_bench_run_nbc_test : mm_bench_run_test)(
-                cfg, t, &args, ps, &sp->b, sp->judging && !sub ? &sp->d : NULL, sp->cold,
-                (size_t)cfg->cold_cache_bytes, &test_err);
+            (mm_op_is_nbc(t->op) ? mm_bench_run_nbc_test : mm_bench_run_test)(&run, t, &test_err);
         if (sub) MM_MPI(&test_err, MPI_Barrier(st->comm)); /* the ranks outside idle here */
         if (mm_mpi_failed(&test_err)) {
             code = "mpi-error";
