@@ -27,25 +27,51 @@ static void mm__append_item(char *list, size_t cap, size_t used, const char *ite
     else snprintf(list + used, cap - used, ", ...");
 }
 
+/* Rank 0: what the conditions about the launch's tests have counted so far. */
+typedef struct mm__tally {
+    int nbudget_ended;        /* tests ended by the time budget */
+    char budget_tests[256];   /* the first of them, "allreduce 8 (1 of 5), ..." */
+    int nswitched;            /* tests whose process sync switched (switch.c) */
+    char switched_tests[256]; /* the first of them, "allreduce 8 -> barrier from repetition 40, ..." */
+    int64_t overwrite_over_window_ns; /* the longest --cold-cache overwrite beyond a given window */
+    int nfinished;            /* tests ended so far (complete or failed), for on_test */
+} mm__tally;
+
+/* What every test of a launch uses, allocated once: the repetition arrays, the gather space, the
+ * --cold-cache buffer and, with --nrep auto or --sizes auto, rank 0's judging space; the
+ * communicators of --nprocs, and rank 0's tally. */
+typedef struct mm__space {
+    mm_rep_buffers b;
+    mm_gather_space g;
+    mm_decide d;
+    int judging; /* d is allocated */
+    void *cold;
+    double resync_s;
+    int has_global;
+    double tests_start_s; /* when the first test began (mm__seconds_since): the budgets' origin */
+    mm__subcomms *subs;
+    mm__tally tally;
+} mm__space;
+
 /* Rank 0: a test the roundtime/harmonize time budget ended before --nrep gets counted in one
  * condition (rewritten as more such tests come), so that nothing reads the launch as having
  * measured what was asked. */
-static void mm__note_budget_ended(mm__launch_state *st, const mm_test *t) {
+static void mm__note_budget_ended(mm__launch_state *st, mm__tally *n, const mm_test *t) {
     if (st->rank != 0 || !t->ended_by_budget) return;
     mm_condition *c = mm_conditions_entry(&st->conditions, "budget-ended-tests", NULL);
     if (!c) return;
-    st->nbudget_ended++;
-    size_t used = strlen(st->budget_tests);
+    n->nbudget_ended++;
+    size_t used = strlen(n->budget_tests);
     char item[96];
     snprintf(item, sizeof item, "%s%s %" PRId64 " (%ld of %ld)", used ? ", " : "", t->op->name,
              t->size, t->nrep, t->nrep_asked);
-    mm__append_item(st->budget_tests, sizeof st->budget_tests, used, item);
+    mm__append_item(n->budget_tests, sizeof n->budget_tests, used, item);
     snprintf(c->message, sizeof c->message,
              "%d test(s) ended by a time budget (the test's share of --launch-budget-s %g, or "
              "--roundtime-budget-s %g for roundtime/harmonize) before --nrep %d repetitions: %s; "
              "they are incomplete and rest on fewer repetitions than asked",
-             st->nbudget_ended, st->cfg->launch_budget_s, st->cfg->roundtime_budget_s,
-             st->cfg->nrep, st->budget_tests);
+             n->nbudget_ended, st->cfg->launch_budget_s, st->cfg->roundtime_budget_s,
+             st->cfg->nrep, n->budget_tests);
     snprintf(c->hint, sizeof c->hint,
              "raise --launch-budget-s (or --roundtime-budget-s), lower --nrep, or run fewer "
              "tests per launch");
@@ -54,23 +80,23 @@ static void mm__note_budget_ended(mm__launch_state *st, const mm_test *t) {
 /* Rank 0: the tests whose process sync gave up (switch.c) are counted in one condition,
  * rewritten as more come, naming the first few: their repetitions mix methods, which
  * tests[].procsync_switches details. */
-static void mm__note_switched(mm__launch_state *st, const mm_test *t) {
+static void mm__note_switched(mm__launch_state *st, mm__tally *n, const mm_test *t) {
     if (st->rank != 0 || t->nswitches == 0) return;
     mm_condition *c = mm_conditions_entry(&st->conditions, "procsync-switched", NULL);
     if (!c) return;
-    st->nswitched++;
+    n->nswitched++;
     const mm_switch_record *last = &t->switches[t->nswitches - 1];
-    size_t used = strlen(st->switched_tests);
+    size_t used = strlen(n->switched_tests);
     char item[128];
     snprintf(item, sizeof item, "%s%s %" PRId64 " -> %s from repetition %ld", used ? ", " : "",
              t->op->name, t->size, last->to, last->from_rep);
-    mm__append_item(st->switched_tests, sizeof st->switched_tests, used, item);
+    mm__append_item(n->switched_tests, sizeof n->switched_tests, used, item);
     snprintf(c->message, sizeof c->message,
              "%d test(s) went on with another start method after their late fraction passed "
              "--switch-late-fraction %g (the window at its cap of --window-growth-max %d pilot "
              "windows, or late twice in a row): %s",
-             st->nswitched, st->cfg->switch_late_fraction, st->cfg->window_growth_max,
-             st->switched_tests);
+             n->nswitched, st->cfg->switch_late_fraction, st->cfg->window_growth_max,
+             n->switched_tests);
     snprintf(c->hint, sizeof c->hint,
              "the machine did not run every rank at its planned start (load, or ranks sharing "
              "CPUs); compare such tests only with tests measured by the same method "
@@ -100,12 +126,12 @@ static long mm__valid_everywhere(mm__launch_state *st, MPI_Comm comm, const mm_r
  * the --cold-cache overwrite after each repetition; then nearly every repetition starts late.
  * The window process sync times the overwrite before each test (ps.between_reps_over_window_ns);
  * one condition, with the longest time seen, gives the invalid repetitions their reason. */
-static void mm__note_overwrite_beyond_window(mm__launch_state *st) {
+static void mm__note_overwrite_beyond_window(mm__launch_state *st, mm__tally *n) {
     int64_t took_ns = st->ps.between_reps_over_window_ns;
-    if (st->rank != 0 || took_ns <= st->overwrite_over_window_ns) return;
+    if (st->rank != 0 || took_ns <= n->overwrite_over_window_ns) return;
     mm_condition *c = mm_conditions_entry(&st->conditions, "cold-cache-beyond-window", NULL);
     if (!c) return;
-    st->overwrite_over_window_ns = took_ns;
+    n->overwrite_over_window_ns = took_ns;
     snprintf(c->message, sizeof c->message,
              "the --cold-cache overwrite of %" PRId64 " bytes after each repetition takes up to "
              "%.1f us, longer than --window-us %g: most repetitions start late (invalid)",
@@ -219,25 +245,13 @@ static int mm__record_test(mm__launch_state *st, mm_test *t, const mm_rep_buffer
     return mm_all_ok(st->comm, write_ok) ? 0 : -1;
 }
 
-/* What every test of a launch uses, allocated once: the repetition arrays, the gather space, the
- * --cold-cache buffer and, with --nrep auto or --sizes auto, rank 0's judging space. */
-typedef struct mm__space {
-    mm_rep_buffers b;
-    mm_gather_space g;
-    mm_decide d;
-    int judging; /* d is allocated */
-    void *cold;
-    double resync_s;
-    int has_global;
-} mm__space;
-
 /* Rank 0: a finished test's facts to the caller's on_test (app/progress.c prints them). */
-static void mm__tell_finished(mm__launch_state *st, const mm_test *t, const mm__space *sp) {
+static void mm__tell_finished(mm__launch_state *st, const mm_test *t, mm__space *sp) {
     mm_launch_result *r = st->result;
     if (st->rank != 0 || !r->on_test) return;
-    st->nfinished++;
+    sp->tally.nfinished++;
     int complete = t->status == MM_TEST_COMPLETE;
-    mm_test_facts facts = {.finished = st->nfinished, .planned = st->ntests, .test = t,
+    mm_test_facts facts = {.finished = sp->tally.nfinished, .planned = st->ntests, .test = t,
                            .valid = complete ? t->valid_used : 0,
                            .median_ns = complete ? t->median_ns : NAN,
                            .run_time = sp->has_global ? "global clock" : "local clock",
@@ -264,7 +278,7 @@ static int mm__run_one(mm__launch_state *st, mm_test *t, mm__space *sp) {
      * rest and the launch goes on to the next test (rank 0 decides, on its clock) */
     int left = st->ntests - t->index > 0 ? st->ntests - t->index : 1;
     double share = cfg->launch_budget_s / (st->ntests > 0 ? st->ntests : 1);
-    double rest = cfg->launch_budget_s - (t->started_s - st->tests_start_s);
+    double rest = cfg->launch_budget_s - (t->started_s - sp->tests_start_s);
     t->budget_s = rest / left > share / 10 ? rest / left : share / 10;
     t->deadline_local_ns = st->rank == 0 ? mm_timer_now(&st->timer) + (int64_t)(t->budget_s * 1e9)
                                          : 0;
@@ -276,7 +290,7 @@ static int mm__run_one(mm__launch_state *st, mm_test *t, mm__space *sp) {
     /* --nprocs: a test on the first t->nprocs ranks (subcomm.c); the others wait at a barrier */
     MPI_Comm comm;
     mm_procsync *ps;
-    const int inside = mm__test_comm(st, t, &comm, &ps);
+    const int inside = mm__test_comm(st, sp->subs, t, &comm, &ps);
     const int sub = t->nprocs < st->nprocs;
     memset(&args, 0, sizeof args);
     if (inside && mm__prepare_args(st, t, comm, &args, &nbc) != 0) {
@@ -346,16 +360,16 @@ static int mm__run_one(mm__launch_state *st, mm_test *t, mm__space *sp) {
     if (inside) t->op->teardown(&args);
     t->duration_s = mm__seconds_since(st) - t->started_s;
     if (agreed < 0) return 1;
-    mm__note_switched(st, t);
+    mm__note_switched(st, &sp->tally, t);
     /* also when the test failed: an overwrite beyond a given window is then the reason why */
-    mm__note_overwrite_beyond_window(st);
+    mm__note_overwrite_beyond_window(st, &sp->tally);
     if (agreed > 0) {
         mm__note_failed(st, t);
         int rc = mm__write_meta(st, "running") != 0;
         mm__tell_finished(st, t, sp);
         return rc;
     }
-    mm__note_budget_ended(st, t);
+    mm__note_budget_ended(st, &sp->tally, t);
     int rc = mm__record_test(st, t, &sp->b, &sp->g, sp->has_global, comm, inside) != 0;
     if (rc == 0) mm__tell_finished(st, t, sp);
     return rc;
@@ -382,13 +396,13 @@ int mm__run_tests(mm__launch_state *st) {
         ok = ok && sp.cold;
     }
     int rc = 0;
-    st->tests_start_s = mm__seconds_since(st); /* --launch-budget-s counts from here */
+    sp.tests_start_s = mm__seconds_since(st); /* --launch-budget-s counts from here */
     if (!mm_all_ok(st->comm, ok)) {
         if (st->rank == 0) mm__launch_say(st, "out of memory for %ld repetitions", nrep);
         rc = 1;
         goto done;
     }
-    if (mm__subcomms_open(st) != 0) {
+    if (mm__subcomms_open(st, &sp.subs) != 0) {
         if (st->rank == 0) mm__launch_say(st, "cannot create the sub-communicators of --nprocs");
         rc = 1;
         goto done;
@@ -403,7 +417,7 @@ int mm__run_tests(mm__launch_state *st) {
     }
     mm_cpu_track_note(&st->prov.cpu);
 done:
-    mm__subcomms_close(st);
+    mm__subcomms_close(sp.subs);
     mm_rep_buffers_free(&sp.b);
     mm_gather_space_free(&sp.g);
     if (sp.judging) mm_decide_free(&sp.d);
