@@ -259,12 +259,10 @@ static void mm__tell_finished(mm__launch_state *st, const mm_test *t, mm__space 
     r->on_test(&facts, r->on_test_ctx);
 }
 
-/* Collective: one test from start to end: a re-sync when due, the op's buffers, the loop, the
- * agreement on failure, the rows and meta.json. 0, or 1 when the launch cannot go on. */
-static int mm__run_one(mm__launch_state *st, mm_test *t, mm__space *sp) {
+/* Collective: a re-sync when the last sync is too old (rank 0 decides for all), then the test's
+ * start and its share of --launch-budget-s. 0, or 1 when the launch cannot go on. */
+static int mm__begin_one(mm__launch_state *st, mm_test *t, const mm__space *sp) {
     const mm_config *cfg = st->cfg;
-    mm_cpu_track_note(&st->prov.cpu);
-    /* Re-sync between tests when the last sync is too old (rank 0 decides for all). */
     int resync = sp->resync_s > 0 && st->rank == 0 &&
                  (double)(mm_timer_now(&st->timer) - st->cs.last_sync_local_ns) * 1e-9 > sp->resync_s;
     if (MM_MPI(&st->err, MPI_Bcast(&resync, 1, MPI_INT, 0, st->comm)) != MPI_SUCCESS) return 1;
@@ -282,82 +280,122 @@ static int mm__run_one(mm__launch_state *st, mm_test *t, mm__space *sp) {
     t->budget_s = rest / left > share / 10 ? rest / left : share / 10;
     t->deadline_local_ns = st->rank == 0 ? mm_timer_now(&st->timer) + (int64_t)(t->budget_s * 1e9)
                                          : 0;
-    mm_op_args args;
-    mm_nbc nbc;
-    const char *code = NULL;
-    char message[sizeof t->error_message] = "";
-    char why[256] = "";
-    /* --nprocs: a test on the first t->nprocs ranks (subcomm.c); the others wait at a barrier */
+    return 0;
+}
+
+/* One test as its steps see it: where it runs, the op's arguments, and what went wrong on this
+ * rank (code NULL: nothing). */
+typedef struct mm__one {
+    mm_test *t;
     MPI_Comm comm;
     mm_procsync *ps;
-    const int inside = mm__test_comm(st, sp->subs, t, &comm, &ps);
-    const int sub = t->nprocs < st->nprocs;
-    memset(&args, 0, sizeof args);
-    if (inside && mm__prepare_args(st, t, comm, &args, &nbc) != 0) {
-        code = "alloc-failed";
-        snprintf(message, sizeof message, "cannot allocate the buffers of %s at %" PRId64
+    int inside; /* this rank is in the test's communicator */
+    int sub;    /* --nprocs: the test runs on the first t->nprocs ranks only (subcomm.c) */
+    mm_op_args args;
+    mm_nbc nbc;
+    const char *code;
+    char message[sizeof ((mm_test *)0)->error_message];
+} mm__one;
+
+/* This rank's part before the loop: the op's buffers and the counters; a failure in one->code. */
+static void mm__prepare_one(const mm__launch_state *st, mm__one *one) {
+    const mm_test *t = one->t;
+    char why[256] = "";
+    memset(&one->args, 0, sizeof one->args);
+    if (one->inside && mm__prepare_args(st, t, one->comm, &one->args, &one->nbc) != 0) {
+        one->code = "alloc-failed";
+        snprintf(one->message, sizeof one->message, "cannot allocate the buffers of %s at %" PRId64
                  " bytes on rank %d", t->op->name, t->size, st->rank);
     } else if (mm_counters_begin_test(st->counters, why, sizeof why) != 0) {
-        code = "counters-failed";
-        snprintf(message, sizeof message, "rank %d: %s", st->rank, why);
+        one->code = "counters-failed";
+        snprintf(one->message, sizeof one->message, "rank %d: %s", st->rank, why);
     }
-    int agreed = mm__agree_on_failure(st, t, code, message);
-    if (agreed == 0) {
-        mm_mpi_error test_err;
-        mm_mpi_error_clear(&test_err);
-        /* rank 0's collection of run times (decide.c) runs on the launch's communicator: not
-         * on a sub-communicator test (its median is then not known here: NaN) */
-        if (sub) t->median_ns = NAN;
-        /* --subtract-overhead: what one raw.csv row carries of the empty region (a row of
-         * --batch N holds one call's share of the N calls' region) */
-        if (inside && cfg->subtract_overhead) t->overhead_ns = mm__test_overhead_ns(comm, &st->timer, &test_err);
-        if (t->overhead_ns > 0) t->overhead_ns /= cfg->batch;
-        const mm_test_run run = {.cfg = cfg, .args = &args, .ps = ps, .b = &sp->b,
-                                 .d = sp->judging && !sub ? &sp->d : NULL, .cold_cache = sp->cold,
-                                 .cold_cache_bytes = (size_t)cfg->cold_cache_bytes};
-        if (inside && !mm_mpi_failed(&test_err))
-            (mm_op_is_nbc(t->op) ? mm_bench_run_nbc_test : mm_bench_run_test)(&run, t, &test_err);
-        if (sub) MM_MPI(&test_err, MPI_Barrier(st->comm)); /* the ranks outside idle here */
-        if (mm_mpi_failed(&test_err)) {
-            code = "mpi-error";
-            mm_mpi_error_format(&test_err, message, sizeof message);
-        } else if (inside && ps->resync_failures > 0) {
-            code = "resync-failed";
-            snprintf(message, sizeof message, "%ld of %ld clock re-syncs inside the test "
-                     "failed; the last good clock model was kept", ps->resync_failures,
-                     ps->nresyncs);
-        }
-        agreed = mm__agree_on_failure(st, t, code, message);
-        /* every rank of the test got this far with the same nrep: whether any repetition is
-         * valid (rank 0, always inside, tells the ranks outside) */
-        long valid = 0;
-        if (agreed == 0 && inside) valid = mm__valid_everywhere(st, comm, &sp->b, t->nrep);
-        if (agreed == 0 && sub) MM_MPI(&st->err, MPI_Bcast(&valid, 1, MPI_LONG, 0, st->comm));
-        if (agreed == 0 && valid == 0) {
-            agreed = 1;
-            snprintf(t->error_code, sizeof t->error_code, "no-valid-repetitions");
-            snprintf(t->error_message, sizeof t->error_message,
-                     "no valid repetition among %ld recorded (%ld redone)%s, ended by %s with "
-                     "start method %s", t->nrep, t->redone,
-                     t->nrep == 0 ? "" : ": in every one some rank started late or overran",
-                     t->ended_by_budget ? "its time budget" : "--nrep",
-                     t->nswitches ? t->switches[t->nswitches - 1].to : cfg->procsync);
-        }
+}
+
+/* t's failure when no repetition was valid on every rank. */
+static void mm__no_valid_repetition(const mm_config *cfg, mm_test *t) {
+    snprintf(t->error_code, sizeof t->error_code, "no-valid-repetitions");
+    snprintf(t->error_message, sizeof t->error_message,
+             "no valid repetition among %ld recorded (%ld redone)%s, ended by %s with "
+             "start method %s", t->nrep, t->redone,
+             t->nrep == 0 ? "" : ": in every one some rank started late or overran",
+             t->ended_by_budget ? "its time budget" : "--nrep",
+             t->nswitches ? t->switches[t->nswitches - 1].to : cfg->procsync);
+}
+
+/* Collective, once every rank is ready: --subtract-overhead's probe, the loop (the ranks outside
+ * a --nprocs test idle at a barrier), and the agreement on its failure or on its having no valid
+ * repetition. 0 when the test held, 1 when it failed (t says why), -1 when the ranks cannot
+ * agree. */
+static int mm__measure_one(mm__launch_state *st, mm__one *one, mm__space *sp) {
+    const mm_config *cfg = st->cfg;
+    mm_test *t = one->t;
+    mm_mpi_error test_err;
+    mm_mpi_error_clear(&test_err);
+    /* rank 0's collection of run times (decide.c) runs on the launch's communicator: not on a
+     * sub-communicator test (its median is then not known here: NaN) */
+    if (one->sub) t->median_ns = NAN;
+    /* --subtract-overhead: what one raw.csv row carries of the empty region (a row of --batch N
+     * holds one call's share of the N calls' region) */
+    if (one->inside && cfg->subtract_overhead)
+        t->overhead_ns = mm__test_overhead_ns(one->comm, &st->timer, &test_err);
+    if (t->overhead_ns > 0) t->overhead_ns /= cfg->batch;
+    const mm_test_run run = {.cfg = cfg, .args = &one->args, .ps = one->ps, .b = &sp->b,
+                             .d = sp->judging && !one->sub ? &sp->d : NULL, .cold_cache = sp->cold,
+                             .cold_cache_bytes = (size_t)cfg->cold_cache_bytes};
+    if (one->inside && !mm_mpi_failed(&test_err))
+        (mm_op_is_nbc(t->op) ? mm_bench_run_nbc_test : mm_bench_run_test)(&run, t, &test_err);
+    if (one->sub) MM_MPI(&test_err, MPI_Barrier(st->comm)); /* the ranks outside idle here */
+    if (mm_mpi_failed(&test_err)) {
+        one->code = "mpi-error";
+        mm_mpi_error_format(&test_err, one->message, sizeof one->message);
+    } else if (one->inside && one->ps->resync_failures > 0) {
+        one->code = "resync-failed";
+        snprintf(one->message, sizeof one->message, "%ld of %ld clock re-syncs inside the test "
+                 "failed; the last good clock model was kept", one->ps->resync_failures,
+                 one->ps->nresyncs);
     }
-    /* the op's check of what its calls wrote (one-sided ops), once every rank's calls held */
-    if (agreed == 0 && t->op->verify) {
-        int bad = t->op->verify(&args, message, sizeof message);
-        if (bad > 0) {
-            mm_mpi_error verify_err;
-            mm_mpi_error_clear(&verify_err);
-            mm_mpi_check(&verify_err, bad, "the check after the test");
-            mm_mpi_error_format(&verify_err, message, sizeof message);
-        }
-        code = bad > 0 ? "mpi-error" : bad < 0 ? "verify-failed" : NULL;
-        agreed = mm__agree_on_failure(st, t, code, message);
+    int agreed = mm__agree_on_failure(st, t, one->code, one->message);
+    /* every rank of the test got this far with the same nrep: whether any repetition is valid
+     * (rank 0, always inside, tells the ranks outside) */
+    long valid = 0;
+    if (agreed == 0 && one->inside) valid = mm__valid_everywhere(st, one->comm, &sp->b, t->nrep);
+    if (agreed == 0 && one->sub) MM_MPI(&st->err, MPI_Bcast(&valid, 1, MPI_LONG, 0, st->comm));
+    if (agreed == 0 && valid == 0) {
+        agreed = 1;
+        mm__no_valid_repetition(cfg, t);
     }
+    return agreed;
+}
+
+/* Collective: the op's check of what its calls wrote (one-sided ops), once every rank's calls
+ * held; returns as mm__agree_on_failure. */
+static int mm__verify_one(mm__launch_state *st, mm__one *one) {
+    int bad = one->t->op->verify(&one->args, one->message, sizeof one->message);
+    if (bad > 0) {
+        mm_mpi_error verify_err;
+        mm_mpi_error_clear(&verify_err);
+        mm_mpi_check(&verify_err, bad, "the check after the test");
+        mm_mpi_error_format(&verify_err, one->message, sizeof one->message);
+    }
+    one->code = bad > 0 ? "mpi-error" : bad < 0 ? "verify-failed" : NULL;
+    return mm__agree_on_failure(st, one->t, one->code, one->message);
+}
+
+/* Collective: one test from start to end: a re-sync when due, the op's buffers, the loop, the
+ * agreement on failure, the rows and meta.json. 0, or 1 when the launch cannot go on. */
+static int mm__run_one(mm__launch_state *st, mm_test *t, mm__space *sp) {
+    mm_cpu_track_note(&st->prov.cpu);
+    if (mm__begin_one(st, t, sp) != 0) return 1;
+    mm__one one = {.t = t};
+    one.inside = mm__test_comm(st, sp->subs, t, &one.comm, &one.ps);
+    one.sub = t->nprocs < st->nprocs;
+    mm__prepare_one(st, &one);
+    int agreed = mm__agree_on_failure(st, t, one.code, one.message);
+    if (agreed == 0) agreed = mm__measure_one(st, &one, sp);
+    if (agreed == 0 && t->op->verify) agreed = mm__verify_one(st, &one);
     mm_counters_end_test(st->counters);
-    if (inside) t->op->teardown(&args);
+    if (one.inside) t->op->teardown(&one.args);
     t->duration_s = mm__seconds_since(st) - t->started_s;
     if (agreed < 0) return 1;
     mm__note_switched(st, &sp->tally, t);
@@ -370,7 +408,7 @@ static int mm__run_one(mm__launch_state *st, mm_test *t, mm__space *sp) {
         return rc;
     }
     mm__note_budget_ended(st, &sp->tally, t);
-    int rc = mm__record_test(st, t, &sp->b, &sp->g, sp->has_global, comm, inside) != 0;
+    int rc = mm__record_test(st, t, &sp->b, &sp->g, sp->has_global, one.comm, one.inside) != 0;
     if (rc == 0) mm__tell_finished(st, t, sp);
     return rc;
 }
