@@ -22,14 +22,24 @@
 #include "mm_pairs.h"
 #include "mm_test.h"
 
+/* What a test runs with, handed from the launch (launch_tests.c) through the nonblocking
+ * phases (nbc_test.c) to the loop: set up before the test, not changed by it. */
+typedef struct mm_test_run {
+    const mm_config *cfg;
+    mm_op_args *args;        /* the op's arguments, its buffers set up */
+    mm_procsync *ps;         /* the process sync of the test's communicator */
+    mm_rep_buffers *b;       /* the repetition arrays (b->cap repetitions at most) */
+    mm_decide *d;            /* rank 0's judging of the run times, or NULL (no judging) */
+    void *cold_cache;        /* --cold-cache: overwritten after each repetition; NULL when off */
+    size_t cold_cache_bytes;
+} mm_test_run;
+
 /* Runs one test (warm-up, then cfg->nrep recorded repetitions under the process sync, or with
- * --nrep auto as many as the rule wants, up to --nrep-max) on every rank; fills b and t
- * (counts, and with `d` the rule's verdict and rank 0's median). d may be NULL (no judging).
- * Collective. Returns MPI_SUCCESS, or the first MPI error of the timed call or of the process
- * sync, recorded in *err ("MPI_Allreduce: ..."); the test then stopped at that repetition. */
-int mm_bench_run_test(const mm_config *cfg, mm_test *t, mm_op_args *args, mm_procsync *ps,
-                      mm_rep_buffers *b, mm_decide *d, void *cold_cache, size_t cold_cache_bytes,
-                      mm_mpi_error *err);
+ * --nrep auto as many as the rule wants, up to --nrep-max) on every rank; fills run->b and t
+ * (counts, and with run->d the rule's verdict and rank 0's median). Collective. Returns
+ * MPI_SUCCESS, or the first MPI error of the timed call or of the process sync, recorded in
+ * *err ("MPI_Allreduce: ..."); the test then stopped at that repetition. */
+int mm_bench_run_test(const mm_test_run *run, mm_test *t, mm_mpi_error *err);
 
 /* Collective, between two repetitions (bench/switch.c): the process sync asked to give up
  * (ps->switch_why); the test goes on with its fallback (mm_procsync_fallback), which begins
@@ -44,9 +54,7 @@ int mm_bench_switch(mm_procsync *ps, mm_test *t, mm_timed_fn call, const void *a
  * for --nbc-scheme work, then the overlap phase, both through mm_bench_run_test. A repetition is
  * valid when both phases' repetitions of its index are. Collective; returns as
  * mm_bench_run_test. */
-int mm_bench_run_nbc_test(const mm_config *cfg, mm_test *t, mm_op_args *args, mm_procsync *ps,
-                          mm_rep_buffers *b, mm_decide *d, void *cold_cache, size_t cold_cache_bytes,
-                          mm_mpi_error *err);
+int mm_bench_run_nbc_test(const mm_test_run *run, mm_test *t, mm_mpi_error *err);
 /* MPI_Test calls of a nonblocking test of `size` bytes: ceil(size / interval) + 1, or 0 without
  * an interval (NBCBench §4.2). Saturates at INT_MAX. */
 int mm_nbc_test_calls(int64_t size, int64_t interval_bytes);

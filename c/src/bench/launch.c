@@ -242,6 +242,27 @@ static int mm__start(mm__launch_state *st) {
     return written ? 0 : -1;
 }
 
+/* The launch state and its tests' array, or NULL with a message in result. */
+static mm__launch_state *mm__state_new(const mm_config *cfg, MPI_Comm comm, mm_launch_result *result) {
+    mm__launch_state *st = calloc(1, sizeof *st);
+    /* the plan's tests and those --sizes auto may add, not the largest plan's (8192 x 560 B:
+     * 4.6 MB on every rank) */
+    int launch_nprocs = 1;
+    MPI_Comm_size(comm, &launch_nprocs);
+    int capacity = mm_plan_capacity(cfg, launch_nprocs);
+    mm_test *tests = calloc(capacity > 0 ? (size_t)capacity : 1, sizeof *tests);
+    if (!st || !tests) {
+        free(st);
+        free(tests);
+        snprintf(result->messages, sizeof result->messages, "out of memory for the launch's %d tests\n",
+                 capacity);
+        return NULL;
+    }
+    st->tests = tests;
+    st->max_tests = capacity;
+    return st;
+}
+
 int mm_launch_run(const mm_config *cfg, MPI_Comm comm, mm_launch_result *result) {
     mm_launch_result caller = *result; /* the caller's inputs and callbacks, kept */
     memset(result, 0, sizeof *result);
@@ -258,25 +279,11 @@ int mm_launch_run(const mm_config *cfg, MPI_Comm comm, mm_launch_result *result)
         if (rank == 0) snprintf(result->messages, sizeof result->messages, "%s\n", why);
         return MM_E_INPUT;
     }
-    mm__launch_state *st = calloc(1, sizeof *st);
-    /* the plan's tests and those --sizes auto may add, not the largest plan's (8192 x 560 B:
-     * 4.6 MB on every rank) */
-    int launch_nprocs = 1;
-    MPI_Comm_size(comm, &launch_nprocs);
-    int capacity = mm_plan_capacity(cfg, launch_nprocs);
-    mm_test *tests = calloc(capacity > 0 ? (size_t)capacity : 1, sizeof *tests);
-    if (!st || !tests) {
-        free(st);
-        free(tests);
-        snprintf(result->messages, sizeof result->messages, "out of memory for the launch's %d tests\n",
-                 capacity);
-        return MM_E_NOMEM;
-    }
+    mm__launch_state *st = mm__state_new(cfg, comm, result);
+    if (!st) return MM_E_NOMEM;
     st->cfg = cfg;
     st->result = result;
     st->comm = comm;
-    st->tests = tests;
-    st->max_tests = capacity;
     st->phase_zero_ns = result->main_entered_ns > 0 ? result->main_entered_ns : mm__monotonic_ns();
     for (int i = 0; i < MM_NPHASES; i++) st->phases.start_s[i] = st->phases.seconds[i] = -1;
     st->phases.start_s[MM_PHASE_INIT] = 0; /* from main's entry: MPI_Init is in it */

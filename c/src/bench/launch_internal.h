@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* launch_internal.h — what launch.c (the flow of a launch) and launch_tests.c (running and
- * recording the tests) share: the launch state. Internal to c/src/bench/. */
+/* launch_internal.h — what the files of a launch share: the launch state, read and written by
+ * launch.c (the flow of a launch), launch_state.c (meta.json, the clock sync), launch_tests.c
+ * (running and recording the tests), refine.c (--sizes auto) and subcomm.c (--nprocs). A field
+ * that one file alone uses lives in that file. Internal to c/src/bench/. */
 #ifndef MM_LAUNCH_INTERNAL_H
 #define MM_LAUNCH_INTERNAL_H
 #include "mm_bench.h"
@@ -35,12 +37,6 @@ typedef struct mm__launch_state {
     int nres[2];
     /* rank 0: what meta.json's "conditions" say */
     mm_conditions conditions;
-    int nbudget_ended;      /* tests ended by the time budget */
-    char budget_tests[256]; /* the first of them, "allreduce 8 (1 of 5), ..." */
-    double tests_start_s;   /* when the first test began (mm__seconds_since): the budgets' origin */
-    int nswitched;          /* tests whose process sync switched (switch.c) */
-    char switched_tests[256]; /* the first of them, "allreduce 8 -> barrier from repetition 40, ..." */
-    int64_t overwrite_over_window_ns; /* the longest --cold-cache overwrite beyond a given window */
     mm_mpi_error err;       /* the first MPI failure outside the tests */
     int pair[2];            /* the ping-pongs' two ranks (every rank; prov.pair on rank 0 too) */
     /* --sizes auto (refine.c): per operation that takes a size, in --ops order (rank 0) */
@@ -50,13 +46,6 @@ typedef struct mm__launch_state {
     mm_launch_result *result; /* what the caller (app/main.c) tells the user */
     int64_t phase_zero_ns;    /* CLOCK_MONOTONIC when main began (or the launch, if unknown) */
     mm_phases phases;         /* meta.json "phases" (rank 0's are written) */
-    int nfinished;            /* rank 0: tests ended so far (complete or failed), for on_test */
-    /* --nprocs (subcomm.c): per size below the launch's, the communicator of the first k ranks
-     * (MPI_COMM_NULL on the others) and its process sync (opened on the ranks inside) */
-    int nsub;
-    int sub_size[MM_MAX_LIST];
-    MPI_Comm sub_comm[MM_MAX_LIST];
-    mm_procsync sub_ps[MM_MAX_LIST];
 } mm__launch_state;
 
 /* Records one message for the user in st->result (a line; app/main.c prints it with the
@@ -78,11 +67,15 @@ int64_t mm__monotonic_ns(void);
 /* Seconds since the launch started, on rank 0's clock... on this rank's clock (launch_state.c). */
 double mm__seconds_since(const mm__launch_state *st);
 
-/* Collective (subcomm.c): the sub-communicators of --nprocs and their process syncs; 0 or -1. */
-int mm__subcomms_open(mm__launch_state *st);
-void mm__subcomms_close(mm__launch_state *st);
+/* --nprocs (subcomm.c): per size below the launch's, the communicator of its first ranks and
+ * their process sync. Collective: opens them into *subs (to be closed by mm__subcomms_close
+ * whatever the result, also when it is NULL); 0, or -1 when a rank could not. */
+typedef struct mm__subcomms mm__subcomms;
+int mm__subcomms_open(mm__launch_state *st, mm__subcomms **subs);
+void mm__subcomms_close(mm__subcomms *subs);
 /* The communicator and process sync test t runs on; 1 when this rank is inside it. */
-int mm__test_comm(mm__launch_state *st, const mm_test *t, MPI_Comm *comm, mm_procsync **ps);
+int mm__test_comm(mm__launch_state *st, mm__subcomms *subs, const mm_test *t, MPI_Comm *comm,
+                  mm_procsync **ps);
 /* --subtract-overhead (probe.c): collective on comm, the test's communicator: the median empty
  * timed region, the largest over its ranks, in ns (SKaMPI §3.1); -1 when it could not be
  * measured. */

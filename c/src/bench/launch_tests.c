@@ -27,25 +27,51 @@ static void mm__append_item(char *list, size_t cap, size_t used, const char *ite
     else snprintf(list + used, cap - used, ", ...");
 }
 
+/* Rank 0: what the conditions about the launch's tests have counted so far. */
+typedef struct mm__tally {
+    int nbudget_ended;        /* tests ended by the time budget */
+    char budget_tests[256];   /* the first of them, "allreduce 8 (1 of 5), ..." */
+    int nswitched;            /* tests whose process sync switched (switch.c) */
+    char switched_tests[256]; /* the first of them, "allreduce 8 -> barrier from repetition 40, ..." */
+    int64_t overwrite_over_window_ns; /* the longest --cold-cache overwrite beyond a given window */
+    int nfinished;            /* tests ended so far (complete or failed), for on_test */
+} mm__tally;
+
+/* What every test of a launch uses, allocated once: the repetition arrays, the gather space, the
+ * --cold-cache buffer and, with --nrep auto or --sizes auto, rank 0's judging space; the
+ * communicators of --nprocs, and rank 0's tally. */
+typedef struct mm__space {
+    mm_rep_buffers b;
+    mm_gather_space g;
+    mm_decide d;
+    int judging; /* d is allocated */
+    void *cold;
+    double resync_s;
+    int has_global;
+    double tests_start_s; /* when the first test began (mm__seconds_since): the budgets' origin */
+    mm__subcomms *subs;
+    mm__tally tally;
+} mm__space;
+
 /* Rank 0: a test the roundtime/harmonize time budget ended before --nrep gets counted in one
  * condition (rewritten as more such tests come), so that nothing reads the launch as having
  * measured what was asked. */
-static void mm__note_budget_ended(mm__launch_state *st, const mm_test *t) {
+static void mm__note_budget_ended(mm__launch_state *st, mm__tally *n, const mm_test *t) {
     if (st->rank != 0 || !t->ended_by_budget) return;
     mm_condition *c = mm_conditions_entry(&st->conditions, "budget-ended-tests", NULL);
     if (!c) return;
-    st->nbudget_ended++;
-    size_t used = strlen(st->budget_tests);
+    n->nbudget_ended++;
+    size_t used = strlen(n->budget_tests);
     char item[96];
     snprintf(item, sizeof item, "%s%s %" PRId64 " (%ld of %ld)", used ? ", " : "", t->op->name,
              t->size, t->nrep, t->nrep_asked);
-    mm__append_item(st->budget_tests, sizeof st->budget_tests, used, item);
+    mm__append_item(n->budget_tests, sizeof n->budget_tests, used, item);
     snprintf(c->message, sizeof c->message,
              "%d test(s) ended by a time budget (the test's share of --launch-budget-s %g, or "
              "--roundtime-budget-s %g for roundtime/harmonize) before --nrep %d repetitions: %s; "
              "they are incomplete and rest on fewer repetitions than asked",
-             st->nbudget_ended, st->cfg->launch_budget_s, st->cfg->roundtime_budget_s,
-             st->cfg->nrep, st->budget_tests);
+             n->nbudget_ended, st->cfg->launch_budget_s, st->cfg->roundtime_budget_s,
+             st->cfg->nrep, n->budget_tests);
     snprintf(c->hint, sizeof c->hint,
              "raise --launch-budget-s (or --roundtime-budget-s), lower --nrep, or run fewer "
              "tests per launch");
@@ -54,23 +80,23 @@ static void mm__note_budget_ended(mm__launch_state *st, const mm_test *t) {
 /* Rank 0: the tests whose process sync gave up (switch.c) are counted in one condition,
  * rewritten as more come, naming the first few: their repetitions mix methods, which
  * tests[].procsync_switches details. */
-static void mm__note_switched(mm__launch_state *st, const mm_test *t) {
+static void mm__note_switched(mm__launch_state *st, mm__tally *n, const mm_test *t) {
     if (st->rank != 0 || t->nswitches == 0) return;
     mm_condition *c = mm_conditions_entry(&st->conditions, "procsync-switched", NULL);
     if (!c) return;
-    st->nswitched++;
+    n->nswitched++;
     const mm_switch_record *last = &t->switches[t->nswitches - 1];
-    size_t used = strlen(st->switched_tests);
+    size_t used = strlen(n->switched_tests);
     char item[128];
     snprintf(item, sizeof item, "%s%s %" PRId64 " -> %s from repetition %ld", used ? ", " : "",
              t->op->name, t->size, last->to, last->from_rep);
-    mm__append_item(st->switched_tests, sizeof st->switched_tests, used, item);
+    mm__append_item(n->switched_tests, sizeof n->switched_tests, used, item);
     snprintf(c->message, sizeof c->message,
              "%d test(s) went on with another start method after their late fraction passed "
              "--switch-late-fraction %g (the window at its cap of --window-growth-max %d pilot "
              "windows, or late twice in a row): %s",
-             st->nswitched, st->cfg->switch_late_fraction, st->cfg->window_growth_max,
-             st->switched_tests);
+             n->nswitched, st->cfg->switch_late_fraction, st->cfg->window_growth_max,
+             n->switched_tests);
     snprintf(c->hint, sizeof c->hint,
              "the machine did not run every rank at its planned start (load, or ranks sharing "
              "CPUs); compare such tests only with tests measured by the same method "
@@ -100,12 +126,12 @@ static long mm__valid_everywhere(mm__launch_state *st, MPI_Comm comm, const mm_r
  * the --cold-cache overwrite after each repetition; then nearly every repetition starts late.
  * The window process sync times the overwrite before each test (ps.between_reps_over_window_ns);
  * one condition, with the longest time seen, gives the invalid repetitions their reason. */
-static void mm__note_overwrite_beyond_window(mm__launch_state *st) {
+static void mm__note_overwrite_beyond_window(mm__launch_state *st, mm__tally *n) {
     int64_t took_ns = st->ps.between_reps_over_window_ns;
-    if (st->rank != 0 || took_ns <= st->overwrite_over_window_ns) return;
+    if (st->rank != 0 || took_ns <= n->overwrite_over_window_ns) return;
     mm_condition *c = mm_conditions_entry(&st->conditions, "cold-cache-beyond-window", NULL);
     if (!c) return;
-    st->overwrite_over_window_ns = took_ns;
+    n->overwrite_over_window_ns = took_ns;
     snprintf(c->message, sizeof c->message,
              "the --cold-cache overwrite of %" PRId64 " bytes after each repetition takes up to "
              "%.1f us, longer than --window-us %g: most repetitions start late (invalid)",
@@ -219,25 +245,13 @@ static int mm__record_test(mm__launch_state *st, mm_test *t, const mm_rep_buffer
     return mm_all_ok(st->comm, write_ok) ? 0 : -1;
 }
 
-/* What every test of a launch uses, allocated once: the repetition arrays, the gather space, the
- * --cold-cache buffer and, with --nrep auto or --sizes auto, rank 0's judging space. */
-typedef struct mm__space {
-    mm_rep_buffers b;
-    mm_gather_space g;
-    mm_decide d;
-    int judging; /* d is allocated */
-    void *cold;
-    double resync_s;
-    int has_global;
-} mm__space;
-
 /* Rank 0: a finished test's facts to the caller's on_test (app/progress.c prints them). */
-static void mm__tell_finished(mm__launch_state *st, const mm_test *t, const mm__space *sp) {
+static void mm__tell_finished(mm__launch_state *st, const mm_test *t, mm__space *sp) {
     mm_launch_result *r = st->result;
     if (st->rank != 0 || !r->on_test) return;
-    st->nfinished++;
+    sp->tally.nfinished++;
     int complete = t->status == MM_TEST_COMPLETE;
-    mm_test_facts facts = {.finished = st->nfinished, .planned = st->ntests, .test = t,
+    mm_test_facts facts = {.finished = sp->tally.nfinished, .planned = st->ntests, .test = t,
                            .valid = complete ? t->valid_used : 0,
                            .median_ns = complete ? t->median_ns : NAN,
                            .run_time = sp->has_global ? "global clock" : "local clock",
@@ -245,12 +259,10 @@ static void mm__tell_finished(mm__launch_state *st, const mm_test *t, const mm__
     r->on_test(&facts, r->on_test_ctx);
 }
 
-/* Collective: one test from start to end: a re-sync when due, the op's buffers, the loop, the
- * agreement on failure, the rows and meta.json. 0, or 1 when the launch cannot go on. */
-static int mm__run_one(mm__launch_state *st, mm_test *t, mm__space *sp) {
+/* Collective: a re-sync when the last sync is too old (rank 0 decides for all), then the test's
+ * start and its share of --launch-budget-s. 0, or 1 when the launch cannot go on. */
+static int mm__begin_one(mm__launch_state *st, mm_test *t, const mm__space *sp) {
     const mm_config *cfg = st->cfg;
-    mm_cpu_track_note(&st->prov.cpu);
-    /* Re-sync between tests when the last sync is too old (rank 0 decides for all). */
     int resync = sp->resync_s > 0 && st->rank == 0 &&
                  (double)(mm_timer_now(&st->timer) - st->cs.last_sync_local_ns) * 1e-9 > sp->resync_s;
     if (MM_MPI(&st->err, MPI_Bcast(&resync, 1, MPI_INT, 0, st->comm)) != MPI_SUCCESS) return 1;
@@ -264,98 +276,139 @@ static int mm__run_one(mm__launch_state *st, mm_test *t, mm__space *sp) {
      * rest and the launch goes on to the next test (rank 0 decides, on its clock) */
     int left = st->ntests - t->index > 0 ? st->ntests - t->index : 1;
     double share = cfg->launch_budget_s / (st->ntests > 0 ? st->ntests : 1);
-    double rest = cfg->launch_budget_s - (t->started_s - st->tests_start_s);
+    double rest = cfg->launch_budget_s - (t->started_s - sp->tests_start_s);
     t->budget_s = rest / left > share / 10 ? rest / left : share / 10;
     t->deadline_local_ns = st->rank == 0 ? mm_timer_now(&st->timer) + (int64_t)(t->budget_s * 1e9)
                                          : 0;
-    mm_op_args args;
-    mm_nbc nbc;
-    const char *code = NULL;
-    char message[sizeof t->error_message] = "";
-    char why[256] = "";
-    /* --nprocs: a test on the first t->nprocs ranks (subcomm.c); the others wait at a barrier */
+    return 0;
+}
+
+/* One test as its steps see it: where it runs, the op's arguments, and what went wrong on this
+ * rank (code NULL: nothing). */
+typedef struct mm__one {
+    mm_test *t;
     MPI_Comm comm;
     mm_procsync *ps;
-    const int inside = mm__test_comm(st, t, &comm, &ps);
-    const int sub = t->nprocs < st->nprocs;
-    memset(&args, 0, sizeof args);
-    if (inside && mm__prepare_args(st, t, comm, &args, &nbc) != 0) {
-        code = "alloc-failed";
-        snprintf(message, sizeof message, "cannot allocate the buffers of %s at %" PRId64
+    int inside; /* this rank is in the test's communicator */
+    int sub;    /* --nprocs: the test runs on the first t->nprocs ranks only (subcomm.c) */
+    mm_op_args args;
+    mm_nbc nbc;
+    const char *code;
+    char message[sizeof ((mm_test *)0)->error_message];
+} mm__one;
+
+/* This rank's part before the loop: the op's buffers and the counters; a failure in one->code. */
+static void mm__prepare_one(const mm__launch_state *st, mm__one *one) {
+    const mm_test *t = one->t;
+    char why[256] = "";
+    memset(&one->args, 0, sizeof one->args);
+    if (one->inside && mm__prepare_args(st, t, one->comm, &one->args, &one->nbc) != 0) {
+        one->code = "alloc-failed";
+        snprintf(one->message, sizeof one->message, "cannot allocate the buffers of %s at %" PRId64
                  " bytes on rank %d", t->op->name, t->size, st->rank);
     } else if (mm_counters_begin_test(st->counters, why, sizeof why) != 0) {
-        code = "counters-failed";
-        snprintf(message, sizeof message, "rank %d: %s", st->rank, why);
+        one->code = "counters-failed";
+        snprintf(one->message, sizeof one->message, "rank %d: %s", st->rank, why);
     }
-    int agreed = mm__agree_on_failure(st, t, code, message);
-    if (agreed == 0) {
-        mm_mpi_error test_err;
-        mm_mpi_error_clear(&test_err);
-        /* rank 0's collection of run times (decide.c) runs on the launch's communicator: not
-         * on a sub-communicator test (its median is then not known here: NaN) */
-        if (sub) t->median_ns = NAN;
-        /* --subtract-overhead: what one raw.csv row carries of the empty region (a row of
-         * --batch N holds one call's share of the N calls' region) */
-        if (inside && cfg->subtract_overhead) t->overhead_ns = mm__test_overhead_ns(comm, &st->timer, &test_err);
-        if (t->overhead_ns > 0) t->overhead_ns /= cfg->batch;
-        if (inside && !mm_mpi_failed(&test_err))
-            (mm_op_is_nbc(t->op) ? mm_bench_run_nbc_test : mm_bench_run_test)(
-                cfg, t, &args, ps, &sp->b, sp->judging && !sub ? &sp->d : NULL, sp->cold,
-                (size_t)cfg->cold_cache_bytes, &test_err);
-        if (sub) MM_MPI(&test_err, MPI_Barrier(st->comm)); /* the ranks outside idle here */
-        if (mm_mpi_failed(&test_err)) {
-            code = "mpi-error";
-            mm_mpi_error_format(&test_err, message, sizeof message);
-        } else if (inside && ps->resync_failures > 0) {
-            code = "resync-failed";
-            snprintf(message, sizeof message, "%ld of %ld clock re-syncs inside the test "
-                     "failed; the last good clock model was kept", ps->resync_failures,
-                     ps->nresyncs);
-        }
-        agreed = mm__agree_on_failure(st, t, code, message);
-        /* every rank of the test got this far with the same nrep: whether any repetition is
-         * valid (rank 0, always inside, tells the ranks outside) */
-        long valid = 0;
-        if (agreed == 0 && inside) valid = mm__valid_everywhere(st, comm, &sp->b, t->nrep);
-        if (agreed == 0 && sub) MM_MPI(&st->err, MPI_Bcast(&valid, 1, MPI_LONG, 0, st->comm));
-        if (agreed == 0 && valid == 0) {
-            agreed = 1;
-            snprintf(t->error_code, sizeof t->error_code, "no-valid-repetitions");
-            snprintf(t->error_message, sizeof t->error_message,
-                     "no valid repetition among %ld recorded (%ld redone)%s, ended by %s with "
-                     "start method %s", t->nrep, t->redone,
-                     t->nrep == 0 ? "" : ": in every one some rank started late or overran",
-                     t->ended_by_budget ? "its time budget" : "--nrep",
-                     t->nswitches ? t->switches[t->nswitches - 1].to : cfg->procsync);
-        }
+}
+
+/* t's failure when no repetition was valid on every rank. */
+static void mm__no_valid_repetition(const mm_config *cfg, mm_test *t) {
+    snprintf(t->error_code, sizeof t->error_code, "no-valid-repetitions");
+    snprintf(t->error_message, sizeof t->error_message,
+             "no valid repetition among %ld recorded (%ld redone)%s, ended by %s with "
+             "start method %s", t->nrep, t->redone,
+             t->nrep == 0 ? "" : ": in every one some rank started late or overran",
+             t->ended_by_budget ? "its time budget" : "--nrep",
+             t->nswitches ? t->switches[t->nswitches - 1].to : cfg->procsync);
+}
+
+/* Collective, once every rank is ready: --subtract-overhead's probe, the loop (the ranks outside
+ * a --nprocs test idle at a barrier), and the agreement on its failure or on its having no valid
+ * repetition. 0 when the test held, 1 when it failed (t says why), -1 when the ranks cannot
+ * agree. */
+static int mm__measure_one(mm__launch_state *st, mm__one *one, mm__space *sp) {
+    const mm_config *cfg = st->cfg;
+    mm_test *t = one->t;
+    mm_mpi_error test_err;
+    mm_mpi_error_clear(&test_err);
+    /* rank 0's collection of run times (decide.c) runs on the launch's communicator: not on a
+     * sub-communicator test (its median is then not known here: NaN) */
+    if (one->sub) t->median_ns = NAN;
+    /* --subtract-overhead: what one raw.csv row carries of the empty region (a row of --batch N
+     * holds one call's share of the N calls' region) */
+    if (one->inside && cfg->subtract_overhead)
+        t->overhead_ns = mm__test_overhead_ns(one->comm, &st->timer, &test_err);
+    if (t->overhead_ns > 0) t->overhead_ns /= cfg->batch;
+    const mm_test_run run = {.cfg = cfg, .args = &one->args, .ps = one->ps, .b = &sp->b,
+                             .d = sp->judging && !one->sub ? &sp->d : NULL, .cold_cache = sp->cold,
+                             .cold_cache_bytes = (size_t)cfg->cold_cache_bytes};
+    if (one->inside && !mm_mpi_failed(&test_err))
+        (mm_op_is_nbc(t->op) ? mm_bench_run_nbc_test : mm_bench_run_test)(&run, t, &test_err);
+    if (one->sub) MM_MPI(&test_err, MPI_Barrier(st->comm)); /* the ranks outside idle here */
+    if (mm_mpi_failed(&test_err)) {
+        one->code = "mpi-error";
+        mm_mpi_error_format(&test_err, one->message, sizeof one->message);
+    } else if (one->inside && one->ps->resync_failures > 0) {
+        one->code = "resync-failed";
+        snprintf(one->message, sizeof one->message, "%ld of %ld clock re-syncs inside the test "
+                 "failed; the last good clock model was kept", one->ps->resync_failures,
+                 one->ps->nresyncs);
     }
-    /* the op's check of what its calls wrote (one-sided ops), once every rank's calls held */
-    if (agreed == 0 && t->op->verify) {
-        int bad = t->op->verify(&args, message, sizeof message);
-        if (bad > 0) {
-            mm_mpi_error verify_err;
-            mm_mpi_error_clear(&verify_err);
-            mm_mpi_check(&verify_err, bad, "the check after the test");
-            mm_mpi_error_format(&verify_err, message, sizeof message);
-        }
-        code = bad > 0 ? "mpi-error" : bad < 0 ? "verify-failed" : NULL;
-        agreed = mm__agree_on_failure(st, t, code, message);
+    int agreed = mm__agree_on_failure(st, t, one->code, one->message);
+    /* every rank of the test got this far with the same nrep: whether any repetition is valid
+     * (rank 0, always inside, tells the ranks outside) */
+    long valid = 0;
+    if (agreed == 0 && one->inside) valid = mm__valid_everywhere(st, one->comm, &sp->b, t->nrep);
+    if (agreed == 0 && one->sub) MM_MPI(&st->err, MPI_Bcast(&valid, 1, MPI_LONG, 0, st->comm));
+    if (agreed == 0 && valid == 0) {
+        agreed = 1;
+        mm__no_valid_repetition(cfg, t);
     }
+    return agreed;
+}
+
+/* Collective: the op's check of what its calls wrote (one-sided ops), once every rank's calls
+ * held; returns as mm__agree_on_failure. */
+static int mm__verify_one(mm__launch_state *st, mm__one *one) {
+    int bad = one->t->op->verify(&one->args, one->message, sizeof one->message);
+    if (bad > 0) {
+        mm_mpi_error verify_err;
+        mm_mpi_error_clear(&verify_err);
+        mm_mpi_check(&verify_err, bad, "the check after the test");
+        mm_mpi_error_format(&verify_err, one->message, sizeof one->message);
+    }
+    one->code = bad > 0 ? "mpi-error" : bad < 0 ? "verify-failed" : NULL;
+    return mm__agree_on_failure(st, one->t, one->code, one->message);
+}
+
+/* Collective: one test from start to end: a re-sync when due, the op's buffers, the loop, the
+ * agreement on failure, the rows and meta.json. 0, or 1 when the launch cannot go on. */
+static int mm__run_one(mm__launch_state *st, mm_test *t, mm__space *sp) {
+    mm_cpu_track_note(&st->prov.cpu);
+    if (mm__begin_one(st, t, sp) != 0) return 1;
+    mm__one one = {.t = t};
+    one.inside = mm__test_comm(st, sp->subs, t, &one.comm, &one.ps);
+    one.sub = t->nprocs < st->nprocs;
+    mm__prepare_one(st, &one);
+    int agreed = mm__agree_on_failure(st, t, one.code, one.message);
+    if (agreed == 0) agreed = mm__measure_one(st, &one, sp);
+    if (agreed == 0 && t->op->verify) agreed = mm__verify_one(st, &one);
     mm_counters_end_test(st->counters);
-    if (inside) t->op->teardown(&args);
+    if (one.inside) t->op->teardown(&one.args);
     t->duration_s = mm__seconds_since(st) - t->started_s;
     if (agreed < 0) return 1;
-    mm__note_switched(st, t);
+    mm__note_switched(st, &sp->tally, t);
     /* also when the test failed: an overwrite beyond a given window is then the reason why */
-    mm__note_overwrite_beyond_window(st);
+    mm__note_overwrite_beyond_window(st, &sp->tally);
     if (agreed > 0) {
         mm__note_failed(st, t);
         int rc = mm__write_meta(st, "running") != 0;
         mm__tell_finished(st, t, sp);
         return rc;
     }
-    mm__note_budget_ended(st, t);
-    int rc = mm__record_test(st, t, &sp->b, &sp->g, sp->has_global, comm, inside) != 0;
+    mm__note_budget_ended(st, &sp->tally, t);
+    int rc = mm__record_test(st, t, &sp->b, &sp->g, sp->has_global, one.comm, one.inside) != 0;
     if (rc == 0) mm__tell_finished(st, t, sp);
     return rc;
 }
@@ -381,13 +434,13 @@ int mm__run_tests(mm__launch_state *st) {
         ok = ok && sp.cold;
     }
     int rc = 0;
-    st->tests_start_s = mm__seconds_since(st); /* --launch-budget-s counts from here */
+    sp.tests_start_s = mm__seconds_since(st); /* --launch-budget-s counts from here */
     if (!mm_all_ok(st->comm, ok)) {
         if (st->rank == 0) mm__launch_say(st, "out of memory for %ld repetitions", nrep);
         rc = 1;
         goto done;
     }
-    if (mm__subcomms_open(st) != 0) {
+    if (mm__subcomms_open(st, &sp.subs) != 0) {
         if (st->rank == 0) mm__launch_say(st, "cannot create the sub-communicators of --nprocs");
         rc = 1;
         goto done;
@@ -402,7 +455,7 @@ int mm__run_tests(mm__launch_state *st) {
     }
     mm_cpu_track_note(&st->prov.cpu);
 done:
-    mm__subcomms_close(st);
+    mm__subcomms_close(sp.subs);
     mm_rep_buffers_free(&sp.b);
     mm_gather_space_free(&sp.g);
     if (sp.judging) mm_decide_free(&sp.d);

@@ -144,45 +144,6 @@ static void mm__record_components(mm_rep_buffers *b, long i, const mm_nbc *nbc, 
     b->compute_ns[i] = nbc->wait_entered_ns - nbc->posted_ns - nbc->test_ns;
 }
 
-/* The hooks the loop hands the process sync for one test, cleared when the test ends. */
-static void mm__hooks_clear(mm_procsync *ps) {
-    ps->between_reps = NULL;
-    ps->between_arg = NULL;
-    ps->after_call = NULL;
-    ps->after_call_arg = NULL;
-}
-
-/* Before the warm-up: the hooks, the window's switching policy, the process sync's begin_test
- * and the start tolerance. Collective. */
-static int mm__test_begin(const mm_config *cfg, mm_test *t, mm_procsync *ps, mm_timed_fn call,
-                          mm__timed *timed, mm__cold *cold, mm__after *after) {
-    /* the overwrite runs after each repetition, before the next one's wait: begin_test's pilot
-     * must know it to size a window that leaves room for it */
-    ps->between_reps = cold->buf ? mm__cold_touch : NULL;
-    ps->between_arg = cold;
-    ps->after_call = t->op->after ? mm__after_call : NULL;
-    ps->after_call_arg = after;
-    mm_mpi_error_clear(&ps->err);
-    /* the window's own policy (procsync/switch_rule.c): an auto window may give up on a busy
-     * machine and the test go on with roundtime, then barrier; each test starts anew with the
-     * configured scheme */
-    ps->may_switch = strcmp(ps->vt->name, "window") == 0 && cfg->window_us <= 0 &&
-                     cfg->switch_late_fraction < 1.0;
-    ps->growth_max = cfg->window_growth_max;
-    ps->switch_late_fraction = cfg->switch_late_fraction;
-    ps->switch_why = NULL;
-    ps->switched = 0;
-    ps->test_deadline_local_ns = t->deadline_local_ns;
-    ps->pilot_window_ns = 0;
-    int rc = ps->vt->begin_test(ps, call, timed);
-    /* the late-wakeup tolerance of this test: given, or automatic (mm_config_start_tolerance_ns);
-     * on in every mode: when ranks share CPUs, a rank the scheduler did not run at its start is
-     * exactly what the check is for (the switch rule then finds a method that holds) */
-    ps->start_tolerance_ns = mm_config_start_tolerance_ns(cfg, ps->timer->overhead_ns);
-    t->start_tolerance_ns = ps->vt->has_planned_start ? ps->start_tolerance_ns : 0;
-    return rc;
-}
-
 /* One recorded repetition into the buffers, at index i. */
 static void mm__record(mm_rep_buffers *b, long i, const mm_procsync *ps, const mm_nbc *nbc,
                        long batch, int64_t start_ns, int64_t end_ns, int flags) {
@@ -199,33 +160,242 @@ static void mm__record(mm_rep_buffers *b, long i, const mm_procsync *ps, const m
     if (nbc) mm__record_components(b, i, nbc, start_ns, end_ns, flags);
 }
 
+/* One test's loop: what its steps share. Fixed by mm__loop_start but for the sequence number
+ * and the counts; the scheme in use is ps->vt (a switch changes it, switch.c). */
+typedef struct mm__loop {
+    const mm_config *cfg;
+    mm_test *t;
+    mm_op_args *args;
+    mm_procsync *ps;
+    mm_rep_buffers *b;
+    mm_decide *d;
+    const mm_nbc *nbc;
+    const mm_procsync_vtable *configured; /* the scheme the test began with */
+    const mm_timer *timer;
+    mm_timed_fn call; /* plain, barrier + call (MS3) or a batch: chosen before the loop */
+    mm__timed timed;
+    mm__cold cold;
+    mm__after after;
+    /* the op's clean-up after each call (a communicator the call created), outside the timed
+     * region; chosen before the loop */
+    int (*after_call)(mm_op_args *);
+    /* per-repetition counters (counters/): read before the process sync's wait and right after
+     * the second timestamp, outside the timed region; no-ops when off (NULL) */
+    mm_counters *counters;
+    char call_name[48]; /* the MPI function a failing call is named by ("MPI_Allreduce") */
+    long batch, nrep, warmup;
+    long max_redo;     /* the bound on redone repetitions, so that a hopeless test ends */
+    int adaptive;      /* --nrep auto: rank 0 judges every `every` recorded repetitions */
+    long every;
+    mm_stop_rule rule;
+    int budget_checked; /* the test's time budget is checked every budget_every repetitions */
+    long budget_every;
+    long seq;           /* repetitions run so far: warm-up, redone and recorded */
+    mm__loop_counts n;
+} mm__loop;
+
+/* The hooks the loop hands the process sync for one test, cleared when the test ends. */
+static void mm__hooks_clear(mm_procsync *ps) {
+    ps->between_reps = NULL;
+    ps->between_arg = NULL;
+    ps->after_call = NULL;
+    ps->after_call_arg = NULL;
+}
+
+/* Before the warm-up: the hooks, the window's switching policy, the process sync's begin_test
+ * and the start tolerance. Collective. */
+static int mm__test_begin(mm__loop *L) {
+    const mm_config *cfg = L->cfg;
+    mm_procsync *ps = L->ps;
+    /* the overwrite runs after each repetition, before the next one's wait: begin_test's pilot
+     * must know it to size a window that leaves room for it */
+    ps->between_reps = L->cold.buf ? mm__cold_touch : NULL;
+    ps->between_arg = &L->cold;
+    ps->after_call = L->after_call ? mm__after_call : NULL;
+    ps->after_call_arg = &L->after;
+    mm_mpi_error_clear(&ps->err);
+    /* the window's own policy (procsync/switch_rule.c): an auto window may give up on a busy
+     * machine and the test go on with roundtime, then barrier; each test starts anew with the
+     * configured scheme */
+    ps->may_switch = strcmp(ps->vt->name, "window") == 0 && cfg->window_us <= 0 &&
+                     cfg->switch_late_fraction < 1.0;
+    ps->growth_max = cfg->window_growth_max;
+    ps->switch_late_fraction = cfg->switch_late_fraction;
+    ps->switch_why = NULL;
+    ps->switched = 0;
+    ps->test_deadline_local_ns = L->t->deadline_local_ns;
+    ps->pilot_window_ns = 0;
+    int rc = ps->vt->begin_test(ps, L->call, &L->timed);
+    /* the late-wakeup tolerance of this test: given, or automatic (mm_config_start_tolerance_ns);
+     * on in every mode: when ranks share CPUs, a rank the scheduler did not run at its start is
+     * exactly what the check is for (the switch rule then finds a method that holds) */
+    ps->start_tolerance_ns = mm_config_start_tolerance_ns(cfg, ps->timer->overhead_ns);
+    L->t->start_tolerance_ns = ps->vt->has_planned_start ? ps->start_tolerance_ns : 0;
+    return rc;
+}
+
+/* Start: the timed function and everything the loop needs, the process sync's begin_test,
+ * the rule and the time budget. Collective. 0, or -1 with begin_test's failure in *err. */
+static int mm__loop_start(mm__loop *L, const mm_test_run *run, mm_test *t, mm_mpi_error *err) {
+    const mm_config *cfg = run->cfg;
+    mm_procsync *ps = run->ps;
+    *L = (mm__loop){.cfg = cfg, .t = t, .args = run->args, .ps = ps, .b = run->b, .d = run->d,
+                    .nbc = run->args->nbc, .configured = ps->vt, .timer = ps->timer,
+                    .after_call = t->op->after, .counters = run->b->counters,
+                    .n = {.stopped_by = MM_STOP_CONTINUE}};
+    L->batch = cfg->batch > 1 ? cfg->batch : 1;
+    L->timed = (mm__timed){t->op, run->args, ps->comm, L->batch};
+    /* --batch > 1 is refused with loop-barrier (parse_space.c): the barrier is never batched */
+    L->call = L->batch > 1                        ? mm__timed_batch_call
+              : ps->vt->barrier_in_timed_region ? mm__timed_barrier_call
+                                                : mm__timed_call;
+    L->cold = (mm__cold){run->cold_cache, run->cold_cache_bytes};
+    L->after = (mm__after){t->op, run->args};
+    mm_op_call_name(t->op, L->call_name, sizeof L->call_name);
+
+    int rc = mm__test_begin(L);
+    if (rc != MPI_SUCCESS || mm_mpi_failed(&ps->err)) {
+        mm__hooks_clear(ps);
+        *err = ps->err;
+        mm_mpi_check(err, rc, "begin_test");
+        return -1;
+    }
+    L->nrep = cfg->nrep < L->b->cap ? cfg->nrep : L->b->cap;
+    /* --nrep auto: rank 0 judges the run times every `every` recorded repetitions and at the
+     * last one (decide.c); the starts it checks are those the analysis checks */
+    L->adaptive = L->d && cfg->nrep_rule != MM_NREP_FIXED;
+    L->every = cfg->nrep_every > 0 ? cfg->nrep_every : 1;
+    L->rule = mm_decide_rule(cfg, L->timer->resolution_ns);
+    if (L->d) mm_decide_begin(L->d, L->d->has_global ? t->start_tolerance_ns : 0, mm_timer_now(L->timer));
+    L->warmup = cfg->warmup;
+    L->max_redo = 10 * L->nrep + 100;
+    /* The test's time budget (t->deadline_local_ns, rank 0's clock) for the schemes without one
+     * of their own: rank 0 tells every rank at each batch boundary whether it has passed (one
+     * broadcast), then the schedule restarts (resume) as after a decision. */
+    L->budget_every = mm_window_batch_length(cfg->warmup, cfg->nrep);
+    L->budget_checked = t->deadline_local_ns > 0 || ps->rank != 0;
+    MM_MPI(&ps->err, MPI_Allreduce(MPI_IN_PLACE, &L->budget_checked, 1, MPI_INT, MPI_MIN, ps->comm));
+    return 0;
+}
+
+/* Before a repetition, alike on every rank: the switch the process sync asked for at the end
+ * of a batch, and at each batch boundary the test's time budget. 0 to go on; 1 to stop (the
+ * budget ended the test, or the switch failed: *mpi_rc). Collective. */
+static int mm__loop_boundary(mm__loop *L, int *mpi_rc, mm_mpi_error *err) {
+    mm_procsync *ps = L->ps;
+    if (ps->switch_why) {
+        int rc = mm_bench_switch(ps, L->t, L->call, &L->timed, L->n.recorded, L->seq);
+        if (rc != MPI_SUCCESS || mm_mpi_failed(&ps->err)) {
+            *err = ps->err;
+            *mpi_rc = mm_mpi_check(err, rc, "switching the process sync");
+            if (*mpi_rc == MPI_SUCCESS) *mpi_rc = err->code;
+            return 1;
+        }
+    }
+    const mm_procsync_vtable *vt = ps->vt;
+    if (L->budget_checked && !vt->budget_exhausted && L->seq > 0 && L->seq % L->budget_every == 0) {
+        int over = ps->rank == 0 && mm_timer_now(L->timer) >= L->t->deadline_local_ns;
+        MM_MPI(&ps->err, MPI_Bcast(&over, 1, MPI_INT, 0, ps->comm));
+        if (over) {
+            L->n.ended_by_budget = 1;
+            return 1;
+        }
+        if (vt->resume) vt->resume(ps, L->seq);
+    }
+    return 0;
+}
+
+/* What one repetition gave. */
+typedef struct mm__rep {
+    int64_t start_ns, end_ns;
+    int call_rc; /* the timed call's code, or its clean-up's */
+    int flags;   /* the process sync's verdict: MM_INVALID_* */
+} mm__rep;
+
+/* Time: one repetition under the process sync. Between the two timestamps the timed call and
+ * NOTHING else; the counters, the clean-up and the verdict come after the second. */
+static mm__rep mm__loop_time(mm__loop *L) {
+    mm_procsync *ps = L->ps;
+    const mm_procsync_vtable *vt = ps->vt;
+    const mm_timer *timer = L->timer;
+    const mm_timed_fn call = L->call;
+    const mm__timed *timed = &L->timed;
+    mm_counters_before(L->counters);
+    ps->rep_rewarms = 0;
+    const int before = vt->before_rep(ps, L->seq);
+
+    const int64_t start_ns = mm_timer_now(timer);
+    int call_rc = call(timed);
+    const int64_t end_ns = mm_timer_now(timer);
+
+    mm_counters_after(L->counters, L->n.recorded); /* kept only when this repetition is recorded */
+    if (L->after_call && call_rc == MPI_SUCCESS) call_rc = L->after_call(L->args);
+    const int flags = vt->after_rep(ps, L->seq, start_ns, end_ns, before);
+    L->seq++;
+    return (mm__rep){.start_ns = start_ns, .end_ns = end_ns, .call_rc = call_rc, .flags = flags};
+}
+
+/* Record: a repetition past the warm-up, invalid under a scheme that redoes those (within the
+ * bound), is counted as redone; any other is recorded at the next index. 1 when recorded. */
+static int mm__loop_record(mm__loop *L, const mm__rep *r) {
+    if (r->flags && L->ps->vt->redoes_invalid && L->n.redone < L->max_redo) {
+        L->n.redone++;
+        mm__count_reasons(L->n.redone_by_reason, r->flags);
+        return 0;
+    }
+    mm__record(L->b, L->n.recorded, L->ps, L->nbc, L->batch, r->start_ns, r->end_ns, r->flags);
+    mm__count_reasons(L->n.invalid_by_reason, r->flags);
+    L->n.recorded++;
+    return 1;
+}
+
+/* Decide (--nrep auto), after a recorded repetition: every `every` of them and at the last,
+ * rank 0 judges the run times so far (decide.c) and every rank learns its verdict. 0 to go on
+ * (the schedule resumed: the collectives paused it); 1 to stop (the rule's verdict, or MPI
+ * failed: *mpi_rc). Collective. */
+static int mm__loop_decide(mm__loop *L, int *mpi_rc, mm_mpi_error *err) {
+    const long recorded = L->n.recorded;
+    if (!L->adaptive || (recorded % L->every != 0 && recorded != L->nrep)) return 0;
+    double reached = NAN;
+    if (mm_decide_collect(L->d, L->b, recorded, err) != MPI_SUCCESS ||
+        mm_decide_stop(L->d, &L->rule, recorded, mm_timer_now(L->timer), &L->n.stopped_by,
+                       &reached, err) != MPI_SUCCESS) {
+        *mpi_rc = err->code;
+        return 1;
+    }
+    L->n.decisions++;
+    if (L->n.stopped_by != MM_STOP_CONTINUE) return 1;
+    if (L->ps->vt->resume) L->ps->vt->resume(L->ps, L->seq);
+    return 0;
+}
+
 /* After the loop: the scheme back to the configured one, the rule's verdict, and the test's
  * counts (per-reason counts summed over ranks at rank 0). Collective. */
-static int mm__test_end(const mm_config *cfg, mm_test *t, mm_procsync *ps,
-                        const mm_procsync_vtable *configured, mm_rep_buffers *b, mm_decide *d,
-                        const mm__loop_counts *n, int mpi_rc, mm_mpi_error *err) {
+static int mm__loop_end(const mm__loop *L, int mpi_rc, mm_mpi_error *err) {
+    const mm_config *cfg = L->cfg;
+    mm_test *t = L->t;
+    mm_procsync *ps = L->ps;
+    const mm__loop_counts *n = &L->n;
     ps->vt->end_test(ps);
-    if (ps->vt != configured) { /* the next test starts with the configured scheme */
+    if (ps->vt != L->configured) { /* the next test starts with the configured scheme */
         free(ps->state);
         ps->state = NULL;
-        ps->vt = configured;
+        ps->vt = L->configured;
     }
     ps->may_switch = 0;
     ps->switch_why = NULL;
     mm__hooks_clear(ps);
-    const int adaptive = d && cfg->nrep_rule != MM_NREP_FIXED;
-    if (d) {
+    if (L->d) {
         /* the rest of the run times (all of them without --nrep auto: --sizes auto refines on
          * the median); not after a failure, which may have left the ranks apart */
-        if (mpi_rc == MPI_SUCCESS && mm_decide_collect(d, b, n->recorded, err) != MPI_SUCCESS)
+        if (mpi_rc == MPI_SUCCESS && mm_decide_collect(L->d, L->b, n->recorded, err) != MPI_SUCCESS)
             mpi_rc = err->code;
-        t->median_ns = mm_decide_median(d);
-        t->nrep_rule = adaptive ? cfg->nrep_rule : MM_NREP_FIXED;
+        t->median_ns = mm_decide_median(L->d);
+        t->nrep_rule = L->adaptive ? cfg->nrep_rule : MM_NREP_FIXED;
         t->decisions = n->decisions;
-        t->valid_used = d->nvalid;
-        const mm_stop_rule rule = mm_decide_rule(cfg, ps->timer->resolution_ns);
-        t->precision_reached = adaptive ? mm_decide_precision(d, &rule) : NAN;
-        t->stopped_by = !adaptive || mpi_rc != MPI_SUCCESS ? MM_STOP_CONTINUE
+        t->valid_used = L->d->nvalid;
+        t->precision_reached = L->adaptive ? mm_decide_precision(L->d, &L->rule) : NAN;
+        t->stopped_by = !L->adaptive || mpi_rc != MPI_SUCCESS ? MM_STOP_CONTINUE
                         : n->stopped_by != MM_STOP_CONTINUE ? n->stopped_by
                         : n->ended_by_budget ? MM_STOP_BUDGET /* the process sync's time budget */
                                              : MM_STOP_MAX;
@@ -252,93 +422,19 @@ static int mm__test_end(const mm_config *cfg, mm_test *t, mm_procsync *ps,
     return mpi_rc != MPI_SUCCESS ? mpi_rc : err->code;
 }
 
-int mm_bench_run_test(const mm_config *cfg, mm_test *t, mm_op_args *args, mm_procsync *ps,
-                      mm_rep_buffers *b, mm_decide *d, void *cold_cache, size_t cold_cache_bytes,
-                      mm_mpi_error *err) {
-    const mm_procsync_vtable *const configured = ps->vt;
-    const mm_procsync_vtable *vt = configured;
-    const mm_timer *timer = ps->timer;
-    const long batch = cfg->batch > 1 ? cfg->batch : 1;
-    mm__timed timed = {t->op, args, ps->comm, batch};
-    /* --batch > 1 is refused with loop-barrier (parse_space.c): the barrier is never batched */
-    mm_timed_fn call = batch > 1                     ? mm__timed_batch_call
-                       : vt->barrier_in_timed_region ? mm__timed_barrier_call
-                                                     : mm__timed_call;
-    mm__cold cold = {cold_cache, cold_cache_bytes};
-    mm__after after = {t->op, args};
-    /* the MPI function a failing call is named by ("MPI_Allreduce"), derived before the loop */
-    char call_name[48];
-    mm_op_call_name(t->op, call_name, sizeof call_name);
-
-    int rc = mm__test_begin(cfg, t, ps, call, &timed, &cold, &after);
-    if (rc != MPI_SUCCESS || mm_mpi_failed(&ps->err)) {
-        mm__hooks_clear(ps);
-        *err = ps->err;
-        mm_mpi_check(err, rc, "begin_test");
-        return err->code;
-    }
-
-    const mm_nbc *nbc = args->nbc;
-    const long nrep = cfg->nrep < b->cap ? cfg->nrep : b->cap;
-    /* --nrep auto: rank 0 judges the run times every `every` recorded repetitions and at the
-     * last one (decide.c); the starts it checks are those the analysis checks */
-    const int adaptive = d && cfg->nrep_rule != MM_NREP_FIXED;
-    const long every = cfg->nrep_every > 0 ? cfg->nrep_every : 1;
-    const mm_stop_rule rule = mm_decide_rule(cfg, timer->resolution_ns);
-    mm__loop_counts n = {.stopped_by = MM_STOP_CONTINUE};
-    if (d) mm_decide_begin(d, d->has_global ? t->start_tolerance_ns : 0, mm_timer_now(timer));
-    const long warmup = cfg->warmup;
-    /* Schemes that redo invalid repetitions get a bound, so that a hopeless test ends. */
-    const long max_redo = 10 * nrep + 100;
-    /* The test's time budget (t->deadline_local_ns, rank 0's clock) for the schemes without one
-     * of their own: rank 0 tells every rank at each batch boundary whether it has passed (one
-     * broadcast), then the schedule restarts (resume) as after a decision. */
-    const long budget_every = mm_window_batch_length(cfg->warmup, cfg->nrep);
-    int budget_checked = t->deadline_local_ns > 0 || ps->rank != 0;
-    MM_MPI(&ps->err, MPI_Allreduce(MPI_IN_PLACE, &budget_checked, 1, MPI_INT, MPI_MIN, ps->comm));
-    long seq = 0;
+/* The loop, cut at the repetition: start; then per repetition the boundary's agreements, the
+ * timed region, and past the warm-up the record and the decision; end. */
+int mm_bench_run_test(const mm_test_run *run, mm_test *t, mm_mpi_error *err) {
+    mm__loop L;
+    if (mm__loop_start(&L, run, t, err) != 0) return err->code;
+    mm_procsync *ps = L.ps;
     int mpi_rc = MPI_SUCCESS;
-
-    /* the op's clean-up after each call (a communicator the call created), outside the timed
-     * region; chosen before the loop */
-    int (*const after_call)(mm_op_args *) = t->op->after;
-    /* per-repetition counters (counters/): read before the process sync's wait and right after
-     * the second timestamp, outside the timed region; no-ops when off (NULL) */
-    mm_counters *const counters = b->counters;
-
-    while (n.recorded < nrep) {
-        if (ps->switch_why) { /* asked at the end of a batch, alike on every rank */
-            rc = mm_bench_switch(ps, t, call, &timed, n.recorded, seq);
-            vt = ps->vt;
-            if (rc != MPI_SUCCESS || mm_mpi_failed(&ps->err)) {
-                *err = ps->err;
-                mpi_rc = mm_mpi_check(err, rc, "switching the process sync");
-                if (mpi_rc == MPI_SUCCESS) mpi_rc = err->code;
-                break;
-            }
-        }
-        if (budget_checked && !vt->budget_exhausted && seq > 0 && seq % budget_every == 0) {
-            int over = ps->rank == 0 && mm_timer_now(timer) >= t->deadline_local_ns;
-            MM_MPI(&ps->err, MPI_Bcast(&over, 1, MPI_INT, 0, ps->comm));
-            if (over) {
-                n.ended_by_budget = 1;
-                break;
-            }
-            if (vt->resume) vt->resume(ps, seq);
-        }
-        mm_counters_before(counters);
-        ps->rep_rewarms = 0;
-        int before = vt->before_rep(ps, seq);
-        int64_t start_ns = mm_timer_now(timer);
-        int call_rc = call(&timed);
-        int64_t end_ns = mm_timer_now(timer);
-        mm_counters_after(counters, n.recorded); /* kept only when this repetition is recorded */
-        if (after_call && call_rc == MPI_SUCCESS) call_rc = after_call(args);
-        int flags = vt->after_rep(ps, seq, start_ns, end_ns, before);
-        seq++;
-        if (call_rc != MPI_SUCCESS || mm_mpi_failed(&ps->err)) {
+    while (L.n.recorded < L.nrep) {
+        if (mm__loop_boundary(&L, &mpi_rc, err)) break;
+        const mm__rep rep = mm__loop_time(&L);
+        if (rep.call_rc != MPI_SUCCESS || mm_mpi_failed(&ps->err)) {
             /* the call's own error first: it is what the test measured */
-            mpi_rc = mm_mpi_check(err, call_rc, call_name);
+            mpi_rc = mm_mpi_check(err, rep.call_rc, L.call_name);
             if (mpi_rc == MPI_SUCCESS) {
                 *err = ps->err;
                 mpi_rc = err->code;
@@ -346,32 +442,13 @@ int mm_bench_run_test(const mm_config *cfg, mm_test *t, mm_op_args *args, mm_pro
             break;
         }
         if (ps->between_reps) ps->between_reps(ps->between_arg);
-        if (seq <= warmup || ps->rep_rewarms) continue; /* rewarms: after a pause (mm_procsync.h) */
-        if (flags && vt->redoes_invalid && n.redone < max_redo) {
-            n.redone++;
-            mm__count_reasons(n.redone_by_reason, flags);
-        } else {
-            mm__record(b, n.recorded, ps, nbc, batch, start_ns, end_ns, flags);
-            mm__count_reasons(n.invalid_by_reason, flags);
-            n.recorded++;
-            if (adaptive && (n.recorded % every == 0 || n.recorded == nrep)) {
-                double reached = NAN;
-                if (mm_decide_collect(d, b, n.recorded, err) != MPI_SUCCESS ||
-                    mm_decide_stop(d, &rule, n.recorded, mm_timer_now(timer), &n.stopped_by,
-                                   &reached, err) != MPI_SUCCESS) {
-                    mpi_rc = err->code;
-                    break;
-                }
-                n.decisions++;
-                if (n.stopped_by != MM_STOP_CONTINUE) break;
-                if (vt->resume) vt->resume(ps, seq); /* the collectives above paused the schedule */
-            }
-        }
+        if (L.seq <= L.warmup || ps->rep_rewarms) continue; /* rewarms: after a pause (mm_procsync.h) */
+        if (mm__loop_record(&L, &rep) && mm__loop_decide(&L, &mpi_rc, err)) break;
         /* the same answer on every rank, and `recorded` is the same everywhere */
-        if (n.recorded < nrep && vt->budget_exhausted && vt->budget_exhausted(ps)) {
-            n.ended_by_budget = 1;
+        if (L.n.recorded < L.nrep && ps->vt->budget_exhausted && ps->vt->budget_exhausted(ps)) {
+            L.n.ended_by_budget = 1;
             break;
         }
     }
-    return mm__test_end(cfg, t, ps, configured, b, d, &n, mpi_rc, err);
+    return mm__loop_end(&L, mpi_rc, err);
 }

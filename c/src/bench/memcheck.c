@@ -122,6 +122,50 @@ static void mm__explain(const mm_config *cfg, const mm_test *tests, int ntests, 
              t->size, t->op->name, t->size, with, per_test, host, ranks, total, fixed, avail, source, smaller);
 }
 
+/* This rank's bytes: need[0] for the whole launch; need[1 + i] test i's buffers (doubles: sums
+ * can pass 2^63); need[1 + ntests] the copy probe's two buffers, freed before the first test. */
+static void mm__needs(const mm_config *cfg, const mm_test *tests, int ntests, int rank, int nprocs,
+                      int in_pair, double *need) {
+    need[0] = (double)cfg->cold_cache_bytes +
+              (double)mm_rep_arrays_bytes(cfg->nrep, rank, nprocs, cfg->raw_reduced);
+    /* rank 0 judging a test (--nrep auto, --sizes auto, the median --progress shows;
+     * decide.c): two doubles per repetition */
+    if (rank == 0 && (cfg->nrep_rule != MM_NREP_FIXED || cfg->sizes_auto ||
+                      cfg->progress == MM_PROGRESS_ON))
+        need[0] += 2.0 * (double)sizeof(double) * (double)cfg->nrep;
+    for (int i = 0; i < ntests; i++) {
+        const mm_op *op = tests[i].op;
+        /* what setup allocates, under --rma-burst, --rma-window-bytes, the topology's degrees */
+        need[1 + i] = (double)mm_op_setup_bytes(op, cfg, tests[i].size, tests[i].nprocs, rank, rank == tests[i].root);
+        if (mm_op_uses_rma_sync(op) && !mm_op_is_rma_contention(op) && !in_pair) need[1 + i] = 0;
+        if ((op->flags & MM_OP_REDUCES) && !mm_op_is_rma(op)) need[1 + i] += (double)tests[i].size;
+    }
+    need[1 + ntests] = 2.0 * (double)mm_copy_probe_bytes(mm_config_copy_probe_bytes_here(cfg));
+}
+
+/* A host's first rank: from sum (need summed over the host's ranks), the verdict when the
+ * launch's bytes and its largest test's (or the copy probe's) pass what is available; verdict
+ * is left as it is when they fit or nothing is readable. */
+static void mm__host_verdict(const double *sum, int ntests, int node_size, double *verdict) {
+    int64_t available = mm_mem_available_bytes("/proc/meminfo");
+    int64_t in_cgroup = mm_cgroup_available_bytes("/sys/fs/cgroup/memory.max",
+                                                  "/sys/fs/cgroup/memory.current");
+    int by_cgroup = in_cgroup >= 0 && (available < 0 || in_cgroup < available);
+    if (by_cgroup) available = in_cgroup;
+    int worst = -1;
+    double worst_bytes = 0;
+    for (int i = 0; i <= ntests; i++) { /* i = ntests: the copy probe */
+        if (sum[1 + i] <= worst_bytes) continue;
+        worst = i;
+        worst_bytes = sum[1 + i];
+    }
+    double total = sum[0] + worst_bytes;
+    if (available >= 0 && total > (double)available) {
+        double v[V_N] = {1, total, (double)available, worst, sum[0], node_size, by_cgroup};
+        memcpy(verdict, v, sizeof v);
+    }
+}
+
 int mm_memory_check(const mm_config *cfg, MPI_Comm comm, char *err, size_t err_len) {
     /* MPI failures here leave the check undecided (no refusal); the launch's own calls, which
      * come next, report them */
@@ -143,25 +187,7 @@ int mm_memory_check(const mm_config *cfg, MPI_Comm comm, char *err, size_t err_l
     /* a pair's one-sided rows allocate on the pair's two ranks only: those of --pair, or (chosen
      * by the launch, later) any two, so at most two of each host's ranks count */
     int in_pair = cfg->pair_given ? rank == cfg->pair[0] || rank == cfg->pair[1] : node_rank < 2;
-    /* need[0]: for the whole launch; need[1 + i]: test i's buffers (doubles: sums can pass 2^63);
-     * need[1 + ntests]: the copy probe's two buffers, freed before the first test */
-    if (tests && need) {
-        need[0] = (double)cfg->cold_cache_bytes +
-                  (double)mm_rep_arrays_bytes(cfg->nrep, rank, nprocs, cfg->raw_reduced);
-        /* rank 0 judging a test (--nrep auto, --sizes auto, the median --progress shows;
-         * decide.c): two doubles per repetition */
-        if (rank == 0 && (cfg->nrep_rule != MM_NREP_FIXED || cfg->sizes_auto ||
-                          cfg->progress == MM_PROGRESS_ON))
-            need[0] += 2.0 * (double)sizeof(double) * (double)cfg->nrep;
-        for (int i = 0; i < ntests; i++) {
-            const mm_op *op = tests[i].op;
-            /* what setup allocates, under --rma-burst, --rma-window-bytes, the topology's degrees */
-            need[1 + i] = (double)mm_op_setup_bytes(op, cfg, tests[i].size, tests[i].nprocs, rank, rank == tests[i].root);
-            if (mm_op_uses_rma_sync(op) && !mm_op_is_rma_contention(op) && !in_pair) need[1 + i] = 0;
-            if ((op->flags & MM_OP_REDUCES) && !mm_op_is_rma(op)) need[1 + i] += (double)tests[i].size;
-        }
-        need[1 + ntests] = 2.0 * (double)mm_copy_probe_bytes(mm_config_copy_probe_bytes_here(cfg));
-    }
+    if (tests && need) mm__needs(cfg, tests, ntests, rank, nprocs, in_pair, need);
     if (!mm_all_ok(comm, tests && need && sum)) { /* no memory even to plan: no check, as when /proc/meminfo is unreadable */
         MM_MPI(&e, MPI_Comm_free(&node));
         free(tests);
@@ -174,23 +200,7 @@ int mm_memory_check(const mm_config *cfg, MPI_Comm comm, char *err, size_t err_l
     double verdict[V_N] = {0, 0, 0, -1, 0, 0, 0};
     char host[MM__HOST_LEN] = "";
     if (node_rank == 0) {
-        int64_t available = mm_mem_available_bytes("/proc/meminfo");
-        int64_t in_cgroup = mm_cgroup_available_bytes("/sys/fs/cgroup/memory.max",
-                                                      "/sys/fs/cgroup/memory.current");
-        int by_cgroup = in_cgroup >= 0 && (available < 0 || in_cgroup < available);
-        if (by_cgroup) available = in_cgroup;
-        int worst = -1;
-        double worst_bytes = 0;
-        for (int i = 0; i <= ntests; i++) { /* i = ntests: the copy probe */
-            if (sum[1 + i] <= worst_bytes) continue;
-            worst = i;
-            worst_bytes = sum[1 + i];
-        }
-        double total = sum[0] + worst_bytes;
-        if (available >= 0 && total > (double)available) {
-            double v[V_N] = {1, total, (double)available, worst, sum[0], node_size, by_cgroup};
-            memcpy(verdict, v, sizeof v);
-        }
+        mm__host_verdict(sum, ntests, node_size, verdict);
         char name[MPI_MAX_PROCESSOR_NAME];
         int name_len = 0;
         MM_MPI(&e, MPI_Get_processor_name(name, &name_len));

@@ -48,15 +48,16 @@ static int64_t mm__blocking_median(const mm_rep_buffers *b, long n) {
     return median;
 }
 
-int mm_bench_run_nbc_test(const mm_config *cfg, mm_test *t, mm_op_args *args, mm_procsync *ps,
-                          mm_rep_buffers *b, mm_decide *d, void *cold_cache, size_t cold_cache_bytes,
-                          mm_mpi_error *err) {
-    mm_nbc *nbc = args->nbc;
+int mm_bench_run_nbc_test(const mm_test_run *run, mm_test *t, mm_mpi_error *err) {
+    const mm_config *cfg = run->cfg;
+    const mm_procsync *ps = run->ps;
+    mm_rep_buffers *b = run->b;
+    mm_nbc *nbc = run->args->nbc;
     nbc->phase = MM_NBC_BLOCKING;
     nbc->work_scheme = cfg->nbc_work_scheme;
     /* the blocking phase is the one judged (--nrep auto, --sizes auto): it is the operation's
      * run time; the overlap phase pairs its repetitions with the blocking phase's by index */
-    int rc = mm_bench_run_test(cfg, t, args, ps, b, d, cold_cache, cold_cache_bytes, err);
+    int rc = mm_bench_run_test(run, t, err);
     if (rc != MPI_SUCCESS) return rc;
     /* what the blocking phase counted is kept and added to the overlap phase's counts */
     long blocking_nrep = t->nrep, blocking_redone = t->redone, blocking_resyncs = t->resyncs;
@@ -88,14 +89,15 @@ int mm_bench_run_nbc_test(const mm_config *cfg, mm_test *t, mm_op_args *args, mm
     /* --nrep auto: the overlap phase records as many repetitions as the rule gave the blocking
      * phase, so that each has its pair (a copy of the configuration with that fixed count) */
     static mm_config fixed; /* large: kept off the stack */
-    const mm_config *overlap_cfg = cfg;
+    mm_test_run overlap = *run;
+    overlap.d = NULL;
     if (cfg->nrep_rule != MM_NREP_FIXED) {
         fixed = *cfg;
         fixed.nrep_rule = MM_NREP_FIXED;
         fixed.nrep = (int)(blocking_nrep > 0 ? blocking_nrep : 1);
-        overlap_cfg = &fixed;
+        overlap.cfg = &fixed;
     }
-    rc = mm_bench_run_test(overlap_cfg, t, args, ps, b, NULL, cold_cache, cold_cache_bytes, err);
+    rc = mm_bench_run_test(&overlap, t, err);
     t->nrep_asked = cfg->nrep;
     t->nbc_compute_ns = compute_ns;
     t->nbc_ntests = nbc->ntests;

@@ -10,48 +10,61 @@
  * Why the first k: on one host and with ranks placed in order, the first k ranks are the k
  * ranks a launch of k would have; the rule is documented (docs/FORMAT.md, tests[].nprocs).
  * Cost: one MPI_Comm_split per size at the start of the tests. */
+#include <stdlib.h>
 #include <string.h>
 
 #include "launch_internal.h"
 
-int mm__subcomms_open(mm__launch_state *st) {
+/* Per size below the launch's, the communicator of the first k ranks (MPI_COMM_NULL on the
+ * others) and its process sync (opened on the ranks inside). */
+struct mm__subcomms {
+    int nsub;
+    int sub_size[MM_MAX_LIST];
+    MPI_Comm sub_comm[MM_MAX_LIST];
+    mm_procsync sub_ps[MM_MAX_LIST];
+};
+
+int mm__subcomms_open(mm__launch_state *st, mm__subcomms **subs) {
+    mm__subcomms *s = *subs = calloc(1, sizeof *s);
+    if (!mm_all_ok(st->comm, s != NULL)) return -1;
     int sizes[MM_MAX_LIST], n = mm_config_comm_sizes(st->cfg, st->nprocs, sizes);
     int ok = 1;
-    st->nsub = 0;
     for (int i = 0; i < n; i++) {
         if (sizes[i] >= st->nprocs) continue; /* the launch's own communicator */
-        int j = st->nsub++;
-        st->sub_size[j] = sizes[i];
-        st->sub_comm[j] = MPI_COMM_NULL;
+        int j = s->nsub++;
+        s->sub_size[j] = sizes[i];
+        s->sub_comm[j] = MPI_COMM_NULL;
         int inside = st->rank < sizes[i];
         if (MM_MPI(&st->err, MPI_Comm_split(st->comm, inside ? 0 : MPI_UNDEFINED, st->rank,
-                                            &st->sub_comm[j])) != MPI_SUCCESS)
+                                            &s->sub_comm[j])) != MPI_SUCCESS)
             return -1;
         if (inside)
-            ok &= mm_procsync_open(&st->sub_ps[j], st->cfg->procsync, st->sub_comm[j], &st->timer,
+            ok &= mm_procsync_open(&s->sub_ps[j], st->cfg->procsync, s->sub_comm[j], &st->timer,
                                    &st->cs, st->cfg) == 0;
     }
     return mm_all_ok(st->comm, ok) ? 0 : -1;
 }
 
-void mm__subcomms_close(mm__launch_state *st) {
-    for (int j = 0; j < st->nsub; j++) {
-        if (st->sub_comm[j] == MPI_COMM_NULL) continue;
-        mm_procsync_close(&st->sub_ps[j]);
-        MPI_Comm_free(&st->sub_comm[j]);
+void mm__subcomms_close(mm__subcomms *s) {
+    if (!s) return;
+    for (int j = 0; j < s->nsub; j++) {
+        if (s->sub_comm[j] == MPI_COMM_NULL) continue;
+        mm_procsync_close(&s->sub_ps[j]);
+        MPI_Comm_free(&s->sub_comm[j]);
     }
-    st->nsub = 0;
+    free(s);
 }
 
-int mm__test_comm(mm__launch_state *st, const mm_test *t, MPI_Comm *comm, mm_procsync **ps) {
+int mm__test_comm(mm__launch_state *st, mm__subcomms *s, const mm_test *t, MPI_Comm *comm,
+                  mm_procsync **ps) {
     *comm = st->comm;
     *ps = &st->ps;
     if (t->nprocs >= st->nprocs) return 1;
-    for (int j = 0; j < st->nsub; j++) {
-        if (st->sub_size[j] != t->nprocs) continue;
-        *comm = st->sub_comm[j];
-        *ps = &st->sub_ps[j];
-        return st->sub_comm[j] != MPI_COMM_NULL;
+    for (int j = 0; s && j < s->nsub; j++) {
+        if (s->sub_size[j] != t->nprocs) continue;
+        *comm = s->sub_comm[j];
+        *ps = &s->sub_ps[j];
+        return s->sub_comm[j] != MPI_COMM_NULL;
     }
     return 0; /* cannot happen: every size of the plan has its communicator */
 }

@@ -71,6 +71,79 @@ static int mm__int_cmp(const void *a, const void *b) {
     return (x > y) - (x < y);
 }
 
+/* A rank's out-neighbours from q (past its ':') to eol, appended to e's edges. 0, or -1 with
+ * why. */
+static int mm__parse_neighbours(mm__graph_edges *e, long rank, int line, const char *q,
+                                const char *eol, char *why, size_t why_len) {
+    for (;;) {
+        while (q < eol && mm__blank(*q)) q++;
+        if (q == eol) return 0;
+        const char *at = q;
+        long d = mm__number(&q, eol);
+        if (d < 0 || (q < eol && !mm__blank(*q))) {
+            const char *word_end = at;
+            while (word_end < eol && !mm__blank(*word_end)) word_end++;
+            char quoted[MM__EXCERPT + 1];
+            snprintf(why, why_len, "line %d: '%s' is not a rank; allowed: whole numbers from 0 below "
+                     "%d, separated by blanks", line, mm__excerpt(at, word_end, quoted), MM__GRAPH_MAX_NODES);
+            return -1;
+        }
+        e->src[e->n] = (int)rank;
+        e->dst[e->n] = (int)d;
+        e->line[e->n] = line;
+        e->n++;
+    }
+}
+
+/* Each out-neighbour of a rank's line (e's edges from first on) once: a sorted copy has no two
+ * equal. 0, or -1 with why. */
+static int mm__distinct_neighbours(const mm__graph_edges *e, long first, long rank, int line,
+                                   char *why, size_t why_len) {
+    long deg = e->n - first;
+    if (deg < 2) return 0;
+    int *copy = malloc((size_t)deg * sizeof(int));
+    if (!copy) {
+        snprintf(why, why_len, "out of memory reading the graph");
+        return -1;
+    }
+    memcpy(copy, e->dst + first, (size_t)deg * sizeof(int));
+    qsort(copy, (size_t)deg, sizeof(int), mm__int_cmp);
+    int rc = 0;
+    for (long i = 1; i < deg && rc == 0; i++)
+        if (copy[i] == copy[i - 1]) {
+            snprintf(why, why_len, "line %d: rank %ld names rank %d twice; allowed: each "
+                     "out-neighbour once", line, rank, copy[i]);
+            rc = -1;
+        }
+    free(copy);
+    return rc;
+}
+
+/* One rank's line, [q, eol) without its comment and not blank: "R: D1 D2 ...", R the next rank
+ * of e. 0, or -1 with why. */
+static int mm__parse_rank_line(mm__graph_edges *e, int line, const char *q, const char *eol,
+                               char *why, size_t why_len) {
+    const char *start = q;
+    long rank = mm__number(&q, eol);
+    while (q < eol && mm__blank(*q)) q++;
+    if (rank < 0 || q == eol || *q != ':') {
+        char quoted[MM__EXCERPT + 1];
+        snprintf(why, why_len, "line %d: '%s' is not a rank's line; allowed: 'R: D1 D2 ...' (R the "
+                 "rank, D1 D2 ... its out-neighbours, whole numbers below %d)",
+                 line, mm__excerpt(start, eol, quoted), MM__GRAPH_MAX_NODES);
+        return -1;
+    }
+    if (rank != e->nodes) {
+        snprintf(why, why_len, "line %d: rank %ld where rank %d was expected; allowed: one line per "
+                 "rank, in order from rank 0", line, rank, e->nodes);
+        return -1;
+    }
+    e->nodes++;
+    long first = e->n;
+    if (mm__parse_neighbours(e, rank, line, q + 1, eol, why, why_len) != 0) return -1;
+    return mm__distinct_neighbours(e, first, rank, line, why, why_len);
+}
+
 /* Parses the text into e. 0, or -1 with why. */
 static int mm__graph_parse(const char *text, size_t len, mm__graph_edges *e, char *why, size_t why_len) {
     memset(e, 0, sizeof *e);
@@ -99,60 +172,7 @@ static int mm__graph_parse(const char *text, size_t len, mm__graph_edges *e, cha
         p = nl ? nl + 1 : end;
         while (q < eol && mm__blank(*q)) q++;
         if (q == eol) continue; /* blank or comment */
-        const char *start = q;
-        long rank = mm__number(&q, eol);
-        while (q < eol && mm__blank(*q)) q++;
-        if (rank < 0 || q == eol || *q != ':') {
-            char quoted[MM__EXCERPT + 1];
-            snprintf(why, why_len, "line %d: '%s' is not a rank's line; allowed: 'R: D1 D2 ...' (R the "
-                     "rank, D1 D2 ... its out-neighbours, whole numbers below %d)",
-                     line, mm__excerpt(start, eol, quoted), MM__GRAPH_MAX_NODES);
-            return -1;
-        }
-        if (rank != e->nodes) {
-            snprintf(why, why_len, "line %d: rank %ld where rank %d was expected; allowed: one line per "
-                     "rank, in order from rank 0", line, rank, e->nodes);
-            return -1;
-        }
-        e->nodes++;
-        long first = e->n;
-        for (q++;;) {
-            while (q < eol && mm__blank(*q)) q++;
-            if (q == eol) break;
-            const char *at = q;
-            long d = mm__number(&q, eol);
-            if (d < 0 || (q < eol && !mm__blank(*q))) {
-                const char *word_end = at;
-                while (word_end < eol && !mm__blank(*word_end)) word_end++;
-                char quoted[MM__EXCERPT + 1];
-                snprintf(why, why_len, "line %d: '%s' is not a rank; allowed: whole numbers from 0 below "
-                         "%d, separated by blanks", line, mm__excerpt(at, word_end, quoted), MM__GRAPH_MAX_NODES);
-                return -1;
-            }
-            e->src[e->n] = (int)rank;
-            e->dst[e->n] = (int)d;
-            e->line[e->n] = line;
-            e->n++;
-        }
-        /* each out-neighbour once: sort a copy of the line's */
-        long deg = e->n - first;
-        int *copy = deg > 1 ? malloc((size_t)deg * sizeof(int)) : NULL;
-        if (deg > 1 && !copy) {
-            snprintf(why, why_len, "out of memory reading the graph");
-            return -1;
-        }
-        if (copy) {
-            memcpy(copy, e->dst + first, (size_t)deg * sizeof(int));
-            qsort(copy, (size_t)deg, sizeof(int), mm__int_cmp);
-            for (long i = 1; i < deg; i++)
-                if (copy[i] == copy[i - 1]) {
-                    snprintf(why, why_len, "line %d: rank %ld names rank %d twice; allowed: each "
-                             "out-neighbour once", line, rank, copy[i]);
-                    free(copy);
-                    return -1;
-                }
-            free(copy);
-        }
+        if (mm__parse_rank_line(e, line, q, eol, why, why_len) != 0) return -1;
     }
     if (e->nodes == 0) {
         snprintf(why, why_len, "no rank's line in the file: it is not a graph; allowed: one line 'R: D1 D2 ...' "
