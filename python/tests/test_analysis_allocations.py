@@ -1,9 +1,10 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """The Slurm allocation as a factor (analysis/allocations.py, stats/components.py): the variance
 components of launches nested in allocations against hand-computed values and edge cases, the
-interval's coverage over seeded simulations, and `analyze` on a synthetic campaign of three
-allocations, one of them planted slower: the launch effect and the states name the allocation,
-and the components put most of the variance between the allocations."""
+interval's coverage over seeded simulations, and `analyze` on synthetic campaigns with a
+planted per-allocation factor: of three allocations one slower — the components put most of the variance between the allocations, the warning names
+them, and the text, JSON and report show them; of two allocations one slower — the launch
+effect and the states name the allocation."""
 
 from __future__ import annotations
 
@@ -20,6 +21,7 @@ from scipy import stats as sp
 from mpimeter import analysis
 from mpimeter.analysis.allocations import ALLOCATION
 from mpimeter.cli.analyze import command
+from mpimeter.report.allocations import allocations_html
 from mpimeter.stats.components import nested_components
 
 def test_balanced_components_by_hand():
@@ -114,6 +116,9 @@ def test_a_planted_factor_of_one_allocation_in_three_is_named_with_the_variance_
     assert text.exit_code == 0, text.output
     assert "between Slurm allocations and between launches" in text.stdout
     assert "103 on node[3-4] (4)" in text.stdout
+    block = allocations_html(res)  # the report's block of the same components
+    assert 'id="allocations"' in block and block.count("<tr>") == 1 + 4
+    assert "101 on node[1-2]: 4; 102 on node[2-3]: 4; 103 on node[3-4]: 4" in block
 
 
 def test_two_allocations_apart_are_the_property_that_explains_the_launch_effect_and_the_states(tmp_path):
@@ -143,4 +148,4 @@ def test_outside_slurm_no_components(tmp_path):
     for i in range(6):
         write_launch(tmp_path / "c" / "launches" / f"{i:03d}", seed=800 + i, schema=2, nrep=30)
     res = analysis.analyze(analysis.load_campaign(tmp_path / "c", cache=False, store=False))
-    assert res.allocations == ()
+    assert res.allocations == () and allocations_html(res) == ""

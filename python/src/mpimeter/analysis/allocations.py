@@ -64,6 +64,8 @@ class AllocationComponents:
     op: str
     size: int
     nprocs: int
+    root: int | None  # the row's root, for a rooted operation measured at several
+    workpieces: int | None  # mw-workpieces: the row's pieces per call
     allocations: tuple[str, ...]  # as allocation_of shows them, in the order first seen
     launches: tuple[int, ...]  # launches per allocation, in that order
     between_allocations_ns2: float
@@ -97,7 +99,8 @@ def allocation_components(campaign: Campaign, rows: Sequence[Row], *,
             continue
         c = nested_components([m for _, m in pairs], [a for a, _ in pairs], confidence=confidence)
         out.append(AllocationComponents(
-            alternative=r.alternative, op=r.op, size=r.size, nprocs=r.nprocs, allocations=names,
+            alternative=r.alternative, op=r.op, size=r.size, nprocs=r.nprocs, root=r.root,
+            workpieces=r.workpieces, allocations=names,
             launches=tuple(sum(1 for a, _ in pairs if a == n) for n in names),
             between_allocations_ns2=c.between_groups, between_launches_ns2=c.within_groups,
             between_launches_low_ns2=c.within_low, between_launches_high_ns2=c.within_high,
