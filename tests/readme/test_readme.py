@@ -150,6 +150,8 @@ def test_every_command_block_of_the_docs_is_run_or_a_listing():
     with_commands = {page for page in pages if blocks(page)}
     assert with_commands - set(DOCUMENTS) - set(RUN_ELSEWHERE) == set(), \
         "add them to DOCUMENTS or mark their listings ```text"
+    for page, runner in RUN_ELSEWHERE.items():
+        assert page in with_commands and (REPO / runner.split(",")[0]).is_file(), (page, runner)
 
 
 @pytest.mark.parametrize("block", BLOCKS, ids=[f"{b.document}:{b.line}" for b in BLOCKS])
