@@ -176,6 +176,13 @@ _TABLE = (
          "{ratio:.2f}× {how} than the other {others} ({sharing} of the {rows} rows split exactly so){separation}",
          "the launch is a factor (Hunold & Carpen-Amarie 2016 §4.2): keep 10 or more launches, compare medians "
          "across launches, and see docs/ALGORITHMS.md, \"Launch effects\""),
+    Code("allocation-effect", CAUTION, frozenset({A}),
+         "{alternative}: the Slurm allocation is a factor: in {rows} of its {total} row(s) the per-launch medians "
+         "differ more between the allocations ({allocations}) than between the launches of one ({detail}; F test, "
+         "Holm over the rows, at {alpha:g})",
+         "the nodes a job gets change the numbers (Hunold & Carpen-Amarie 2016 §7): spread every alternative's "
+         "launches over several allocations so that none is confounded with one (docs/SLURM.md), and compare "
+         "alternatives only over the same allocations"),
     Code("states", NOTE, frozenset({A}),
          "{alternative}: the launches ran in two states ({mix}) that {property} explains ({test}); each row is also "
          "reported per state (median and interval of the state's launches), beside the pooled result",

@@ -41,6 +41,7 @@ from typing import Any
 
 import numpy as np
 
+from mpimeter.analysis.allocations import ALLOCATION
 from mpimeter.analysis.launch_warnings import other_load_share
 from mpimeter.analysis.loading import Campaign, LaunchInfo
 from mpimeter.analysis.scaling import launch_counts
@@ -97,6 +98,7 @@ PROPERTIES: tuple[Property, ...] = (
      lambda m: float(sum(r.cpu_changes for r in m.ranks)) if m.schema_version >= 2 else None, lambda v: f"{v:g}"),
     FREQUENCY,
     ("the hosts (ranks[].host)", False, lambda m: ",".join(m.hosts) or None, str),
+    ALLOCATION,
     ("the library's control variables (mpi.mpi_t.digest)", False,
      lambda m: m.mpi.mpi_t.digest if m.mpi.mpi_t else None, str),
     ("the MPI library (mpi.library_version)", False, lambda m: m.mpi.library_version, str),

@@ -17,6 +17,7 @@ from dataclasses import replace
 import numpy as np
 import pandas as pd
 
+from mpimeter.analysis import allocations as _allocations
 from mpimeter.analysis import bounds as _bounds
 from mpimeter.analysis import counters as _counters
 from mpimeter.analysis.choices import CLOCKS, OUTLIERS, Clock, Outlier
@@ -122,6 +123,9 @@ def analyze(
     warnings += launch_effect_warnings(effects, campaign, states)
     rows = [replace(r, per_state=_strata.state_rows(r, _strata.states_for(states, r.alternative, r.nprocs))) for r in rows]
     warnings += _strata.strata_warnings(states, rows)
+    allocations = _allocations.allocation_components(campaign, rows, confidence=confidence)
+    warnings += _allocations.allocation_warnings(
+        allocations, {alt: sum(r.alternative == alt for r in rows) for alt in campaign.alternatives})
     if spread.warning is not None:
         warnings.append(spread.warning)
     note = _clock_note(campaign, used_clock) + _imported.clock_note(campaign) + (f"; {spread.note}" if spread.note else "")
@@ -130,7 +134,8 @@ def analyze(
     warnings += counters.warnings if counters is not None else ()
     result = AnalysisResult(campaign, settings, tuple(rows), repetitions, tuple(rank_tests),
                             group_warnings(warnings), note, tuple(effects),
-                            _nbc.nbc_rows(campaign, confidence, nbc_reps), nbc_reps, counters, states)
+                            _nbc.nbc_rows(campaign, confidence, nbc_reps), nbc_reps, counters, states,
+                            allocations=allocations)
     if not _scaling.varies(rows):
         return result
     # the scaling view with each p's lower bound (Hoefler & Belli 2015 §5.1, rule 11)

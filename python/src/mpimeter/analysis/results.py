@@ -205,6 +205,9 @@ class AnalysisResult:
     # analysis.scaling.ScalingSeries per (alternative, op, size, root) measured at several p, with
     # each p's bound (analysis.bounds); computed by analyze
     scaling: tuple = ()
+    # analysis.allocations.AllocationComponents per row whose launches ran in several Slurm
+    # allocations: the variance between allocations beside the one between launches
+    allocations: tuple = ()
 
     @property
     def provenance(self) -> tuple[LaunchInfo, ...]:
@@ -261,6 +264,7 @@ class AnalysisResult:
             "rank_tests": [asdict(t) for t in self.rank_tests],
             "launch_effects": [e.to_dict() for e in self.launch_effects],
             "states": [s.to_dict() for s in self.states],
+            "allocations": [a.to_dict() for a in self.allocations],
             "nonblocking": [r.to_dict() for r in self.nbc_rows],
             # time against p per (alternative, op, size[, root]), and the root's effect
             "scaling": [s.to_dict() for s in self.scaling],

@@ -10,7 +10,7 @@ import math
 from rich.table import Table
 
 from mpimeter import analysis
-from mpimeter.cli.common import fmt_est, fmt_ratio, fmt_time, print_warnings
+from mpimeter.cli.common import fmt_est, fmt_p, fmt_ratio, fmt_time, print_warnings
 from mpimeter.cli.counters_view import print_counters
 from mpimeter.cli.output import console, terminal_text
 from mpimeter.units import format_rate, format_size
@@ -87,6 +87,7 @@ def print_analysis(res: analysis.AnalysisResult, *, per_launch: bool, title: str
     con.print(t)
     print_scaling(con, res, pct)
     print_states(con, res, pct)
+    print_allocations(con, res, pct)
     if res.nbc_rows:
         con.print(nbc_table(res, several))
     con.print(f"clock: {res.clock_note}")
@@ -225,6 +226,27 @@ def print_states(con, res: analysis.AnalysisResult, pct: str) -> None:
                 f"{st.name}: {len(st.launches)} launches, {', '.join(st.values[:3])}" for st in s.states)
                 + f" — {s.property}; {s.test}" + (f"; in no state: {', '.join(f'{i:03d}' for i in s.unplaced)}"
                                                     if s.unplaced else ""))
+
+
+def print_allocations(con, res: analysis.AnalysisResult, pct: str) -> None:
+    """Per row whose launches ran in several Slurm allocations (analysis.allocations): the spread
+    of the per-launch medians between allocations beside the one between launches of one."""
+    if not res.allocations:
+        return
+    t = Table(title="variance components: between Slurm allocations and between launches "
+                    "(standard deviations of the per-launch medians)", title_justify="left")
+    for name in ("alternative", "op", "size", "p", "allocations (launches)", "between allocations",
+                 f"between launches [{pct} CI]", f"allocation share [{pct} CI]", "p (no allocation effect)"):
+        t.add_column(name, justify="left" if name in ("alternative", "op", "allocations (launches)") else "right")
+    for c in res.allocations:
+        share = "–" if c.allocation_share is None else \
+            f"{100 * c.allocation_share:.0f} % [{100 * c.allocation_share_low:.0f}, {100 * c.allocation_share_high:.0f}]"
+        t.add_row(c.alternative, c.op, format_size(c.size, res.size_unit(c.op)), str(c.nprocs),
+                  ", ".join(f"{a} ({n})" for a, n in zip(c.allocations, c.launches)),
+                  fmt_time(math.sqrt(c.between_allocations_ns2)),
+                  fmt_est(math.sqrt(c.between_launches_ns2), math.sqrt(c.between_launches_low_ns2),
+                          math.sqrt(c.between_launches_high_ns2)), share, fmt_p(c.p_value))
+    con.print(t)
 
 
 def state_table(rows, a: str, b: str) -> Table:

@@ -42,6 +42,7 @@ from mpimeter.report.fingerprint_svg import fingerprint_svg
 from mpimeter.report.guidelines import guidelines_section
 from mpimeter.report.tuning import tuning_section
 from mpimeter.report.metadata import campaign_facts
+from mpimeter.report.allocations import allocations_html
 from mpimeter.report.states import states_html
 from mpimeter.report.models_bounds import models_bounds_section
 from mpimeter.report.nonblocking import draw_nonblocking, nonblocking_html
@@ -111,7 +112,8 @@ def build_report(result, comparison=None, *, comparison_problem: str | None = No
     body.append(h.section("fingerprints", "Fingerprints",
                           _counters.cost_html(result.counters, result.size_unit) +
                           _fingerprints(fp_jobs, fp_svgs, result.counters, max_points)))
-    body.append(h.section("spread", "Launch-to-launch spread", _spread(result, ops) + states_html(result)))
+    body.append(h.section("spread", "Launch-to-launch spread", _spread(result, ops) + states_html(result) +
+                          allocations_html(result)))
     body.append(h.section("guidelines", "Guideline violations", guidelines_section(result)))
     tuning = tuning_section(result)
     if tuning:  # a campaign of a library's own collective algorithms

@@ -38,6 +38,10 @@ class Series:
     variant: str
     nprocs: int
     origin: str = ""
+    # the Slurm partition(s) the launches ran in (meta.json environment SLURM_JOB_PARTITION),
+    # comma-separated; '' outside Slurm. A cluster's partitions are often different hardware
+    # under one machine name: each is a history line of its own.
+    partition: str = ""
 
     @property
     def label(self) -> str:
@@ -46,9 +50,16 @@ class Series:
         return f"{self.library}{variant}{origin}, {self.nprocs} rank{'s' if self.nprocs != 1 else ''}"
 
     @property
+    def where(self) -> str:
+        """The machine, with the partition when the launches ran in one."""
+        return f"{self.machine} · partition {self.partition}" if self.partition else self.machine
+
+    @property
     def key(self) -> str:
-        origin = (self.origin,) if self.origin else ()  # own launches keep their page names
-        return page_name("series", self.machine, self.library, self.variant, str(self.nprocs), *origin)
+        # own launches outside Slurm keep their page names
+        origin = (self.origin,) if self.origin or self.partition else ()
+        partition = (self.partition,) if self.partition else ()
+        return page_name("series", self.machine, self.library, self.variant, str(self.nprocs), *origin, *partition)
 
 
 @dataclass(frozen=True)
@@ -61,8 +72,8 @@ class SiteData:
     reports: frozenset[str] = field(repr=False)  # the campaigns whose report the store holds (never copied)
 
     def series(self) -> list[Series]:
-        return sorted(set(self.alternatives["series"]),
-                      key=lambda s: (s.machine, s.library, s.variant, s.nprocs, s.origin))
+        return sorted(set(self.alternatives["series"]),  # a machine's partitions one after the other
+                      key=lambda s: (s.machine, s.partition, s.library, s.variant, s.nprocs, s.origin))
 
     @cached_property
     def report_positions(self) -> dict[Series, int]:
@@ -126,6 +137,11 @@ def _load(con, store: str) -> SiteData:
     origin_of = {(str(cid), str(alt)): str(tool) for cid, alt, tool in con.execute(
         "SELECT campaign_id, alternative, min(json_extract_string(meta, '$.origin.tool')) FROM launches "
         "GROUP BY campaign_id, alternative").fetchall() if tool}
+    # the Slurm partitions an alternative's launches ran in (rank 0's environment)
+    partition_of = {(str(cid), str(alt)): ",".join(sorted({str(p) for p in parts if p}))
+                    for cid, alt, parts in con.execute(
+        "SELECT campaign_id, alternative, list(DISTINCT json_extract_string(meta, "
+        "'$.environment.SLURM_JOB_PARTITION')) FROM launches GROUP BY campaign_id, alternative").fetchall()}
     machine_of = dict(zip(campaigns["campaign_id"], campaigns["machine"]))
     alt_np = {(c, a): n for c, a, n in zip(alternatives["campaign_id"], alternatives["alternative"],
                                            alternatives["nprocs"])}
@@ -135,7 +151,7 @@ def _load(con, store: str) -> SiteData:
     alternatives = _per_process_count(alternatives, results)
     alternatives["series"] = [
         Series(str(machine_of.get(cid, "?")), str(lib or "unknown"), str(var or ""), int(n) if pd.notna(n) else 0,
-               origin_of.get((str(cid), str(alt)), ""))
+               origin_of.get((str(cid), str(alt)), ""), partition_of.get((str(cid), str(alt)), ""))
         for cid, alt, lib, var, n in zip(alternatives["campaign_id"], alternatives["alternative"],
                                          alternatives["library"], alternatives["variant"], alternatives["nprocs"])]
     key = alternatives.set_index(["campaign_id", "alternative"])["series"]

@@ -118,10 +118,11 @@ def index_html(data: SiteData, steps: dict[Series, list[Step]], generated: str) 
                 cells.append(link(here, history_op_page(s, op), "history") + " · " + link(here, op_page(op), "compare"))
             else:
                 cells.append("")
-        rows.append([h.esc(s.machine), h.esc(s.label)] + cells)
+        rows.append([h.esc(s.where), h.esc(s.label)] + cells)
     body.append(h.section("matrix", "Machines × libraries × operations", h.tag("p", h.esc(
-        "One row per machine, MPI library (with its variant settings) and number of ranks; per operation, its "
-        "history across campaigns and its comparison with every other machine and library.")) +
+        "One row per machine (and Slurm partition, where the launches ran in one), MPI library (with its "
+        "variant settings) and number of ranks; per operation, its history across campaigns and its "
+        "comparison with every other machine and library.")) +
         h.table(["machine", "library, ranks"] + ops, rows, raw=True) if ops else h.tag("p", "No results.")))
     body.append(h.section("campaigns", "Campaigns", _campaign_table(here, data, steps)))
     body.append(h.section("machines", "Machines", _machine_table(data)))
@@ -145,13 +146,18 @@ def _machine_table(data: SiteData) -> str:
     alts = data.alternatives.merge(data.campaigns[["campaign_id", "first_start"]], on="campaign_id",
                                    suffixes=("", "_c"))
     rows = []
+    # a cluster's partitions (Slurm) are listed per machine when its launches ran in any
+    slurm = any(s.partition for s in alts["series"])
     for machine, g in alts.groupby(alts["series"].map(lambda s: s.machine), sort=True):
         last = g.sort_values("first_start_c").iloc[-1]
-        rows.append((machine, str(last.get("cpu_model") or "–"), str(last.get("kernel") or "–"),
+        partitions = sorted({p for s in g["series"] for p in s.partition.split(",") if p})
+        rows.append((machine, *((", ".join(partitions) or "–",) if slurm else ()),
+                     str(last.get("cpu_model") or "–"), str(last.get("kernel") or "–"),
                      str(int(last["ncpus"])) if pd.notna(last.get("ncpus")) else "–",
                      format_ns(_num(last.get("latency_floor_ns"))),
                      format_rate(_num(last.get("copy_bandwidth_Bps")))))
-    return h.table(("machine", "CPU", "kernel", "CPUs", "latency floor (latest)", "copy bandwidth (latest)"), rows)
+    return h.table(("machine", *(("Slurm partitions",) if slurm else ()), "CPU", "kernel", "CPUs",
+                    "latency floor (latest)", "copy bandwidth (latest)"), rows)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -175,7 +181,7 @@ def op_html(data: SiteData, op: str, generated: str) -> str:
             latest[(s, pieces)] = last[has_pieces(last, pieces)].sort_values("size")
     color_of = colors(data, list(latest))
     for (s, pieces), rows in latest.items():
-        label = f"{s.machine}: {s.label}" + (pieces_text(pieces) if show_pieces else "")
+        label = f"{s.where}: {s.label}" + (pieces_text(pieces) if show_pieces else "")
         chart.append(ChartSeries(label, color_of[(s, pieces)], list(rows["size"].clip(lower=1)),
                                  list(rows["median_ns"]), [_num(x) for x in rows["median_ci_low_ns"]],
                                  [_num(x) for x in rows["median_ci_high_ns"]]))
@@ -186,7 +192,7 @@ def op_html(data: SiteData, op: str, generated: str) -> str:
                                   "the median of per-launch medians with its confidence interval.")))
     parts.append(h.tag("div", size_chart(chart, title=f"{op}: every machine and library", quantity=quantity),
                        class_="chart"))
-    header = ["size"] + [f"{s.machine}: {s.label}" + (pieces_text(w) if show_pieces else "") for s, w in latest]
+    header = ["size"] + [f"{s.where}: {s.label}" + (pieces_text(w) if show_pieces else "") for s, w in latest]
     rows = []
     for size in sorted(table_rows):
         cells = [h.esc(format_bytes(size))]
@@ -279,12 +285,12 @@ def history_op_html(data: SiteData, series: Series, op: str, generated: str) -> 
                      *([h.esc("–" if pieces is None else str(pieces))] if show_pieces else []),
                      h.esc(str(len(g))), h.esc(format_ns(last["median_ns"])),
                      h.esc(format_interval(_num(last["median_ci_low_ns"]), _num(last["median_ci_high_ns"])))])
-    body = h.tag("p", h.esc(f"{op} on {series.machine}, {series.label}: every size measured"
+    body = h.tag("p", h.esc(f"{op} on {series.where}, {series.label}: every size measured"
                             + (" at every number of work pieces" if show_pieces else "") + "; each links to its "
                             "history.")) + h.table(("size", *(("workpieces",) if show_pieces else ()), "campaigns",
                                                     "latest median", "interval"), rows, raw=True)
     body += h.tag("p", link(here, op_page(op), f"{op} on every machine and library"))
-    return shell(here, f"{op} — {series.machine}, {series.label}", body, generated)
+    return shell(here, f"{op} — {series.where}, {series.label}", body, generated)
 
 
 def history_html(data: SiteData, series: Series, op: str, size: int, steps: list[Step], generated: str,
@@ -324,7 +330,7 @@ def history_html(data: SiteData, series: Series, op: str, size: int, steps: list
                                                                     and not st.regression(op, size, workpieces)
                                                                     else ""))])
     body = (h.tag("p", h.esc(
-        f"{op} at {format_bytes(size)}{shown} on {series.machine}, {series.label}: the median of per-launch medians of "
+        f"{op} at {format_bytes(size)}{shown} on {series.where}, {series.label}: the median of per-launch medians of "
         f"every campaign, oldest first, with its confidence interval. Ringed: `mpimeter gate` of the campaign "
         f"against the one before would have failed here (one-sided rank-sum of per-launch medians against the "
         f"earlier ones × {1 + max_slowdown:g}, Holm over the sizes and operations both have, α = {alpha:g}).")) +
@@ -335,4 +341,4 @@ def history_html(data: SiteData, series: Series, op: str, size: int, steps: list
                  "gate against the campaign before"), table, raw=True) +
         h.tag("p", link(here, history_op_page(series, op), f"every size of {op}") + " · " +
               link(here, op_page(op), f"{op} on every machine and library", )))
-    return shell(here, f"{op} {format_bytes(size)}{shown} — {series.machine}, {series.label}", body, generated)
+    return shell(here, f"{op} {format_bytes(size)}{shown} — {series.where}, {series.label}", body, generated)
