@@ -362,8 +362,8 @@ void mm_config_print_validated(FILE *f, const mm_config *cfg) {
          * the rows, the others hold their own (bench/simulate_memory.py reports these) */
         mm_json_key(&j, "rep_arrays_bytes");
         mm_json_begin_object(&j);
-        mm_json_kv_int(&j, "rank0", mm_rep_arrays_bytes(cfg->nrep, 0, cfg->validate_nprocs, cfg->raw_reduced));
-        mm_json_kv_int(&j, "other_rank", mm_rep_arrays_bytes(cfg->nrep, 1, cfg->validate_nprocs, cfg->raw_reduced));
+        mm_json_kv_int(&j, "rank0", mm_rep_arrays_bytes(cfg->nrep, 0, cfg->validate_nprocs, cfg->output.raw_reduced));
+        mm_json_kv_int(&j, "other_rank", mm_rep_arrays_bytes(cfg->nrep, 1, cfg->validate_nprocs, cfg->output.raw_reduced));
         mm_json_end_object(&j);
     }
     mm_json_end_object(&j);

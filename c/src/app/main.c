@@ -119,11 +119,11 @@ int main(int argc, char **argv) {
          * (run alone, or srun --pty). mpirun and mpiexec hand ranks pipes for stderr (Open MPI
          * a pseudo-terminal for stdout, even when its own is a file), so under them only
          * --progress says that a person watches. */
-        if (rc == 0 && cfg.progress == MM_PROGRESS_AUTO)
-            cfg.progress = isatty(STDERR_FILENO) || cfg.quick ? MM_PROGRESS_ON : MM_PROGRESS_OFF;
+        if (rc == 0 && cfg.output.progress == MM_PROGRESS_AUTO)
+            cfg.output.progress = isatty(STDERR_FILENO) || cfg.output.quick ? MM_PROGRESS_ON : MM_PROGRESS_OFF;
         /* without --out, the quick table's folder (app/quick.c); the table is the point of such
          * a run, so it is printed under mpirun too (--quiet: none) */
-        if (rc == 0 && cfg.quick) rc = mm_quick_make_folder(&cfg, msg, sizeof msg);
+        if (rc == 0 && cfg.output.quick) rc = mm_quick_make_folder(&cfg, msg, sizeof msg);
     }
     MM_MPI(&err, MPI_Bcast(&rc, 1, MPI_INT, 0, MPI_COMM_WORLD));
     if (rc != 0) {
@@ -170,7 +170,7 @@ int main(int argc, char **argv) {
     int uses_rma = 0;
     for (int i = 0; i < cfg.nops; i++) uses_rma |= mm_op_is_rma(mm_op_find(cfg.ops[i]));
     if (cfg.mode == MM_MODE_BENCH && uses_rma) {
-        int placed = mm_rma_check_placement(cfg.rma_window, MPI_COMM_WORLD, msg, sizeof msg);
+        int placed = mm_rma_check_placement(cfg.rma.window, MPI_COMM_WORLD, msg, sizeof msg);
         if (placed != 0) {
             if (rank == 0 && placed < 0) fprintf(stderr, "mpimeter-bench: %s\n", msg);
             if (rank == 0 && placed > 0) fprintf(stderr, "mpimeter-bench: MPI failed checking where the ranks run\n");
@@ -187,7 +187,7 @@ int main(int argc, char **argv) {
     result.on_message = mm__print_message;
     result.main_entered_ns = (int64_t)entered.tv_sec * 1000000000 + entered.tv_nsec;
     static mm_quick_table table; /* the quick table's state (app/quick.c) */
-    if (cfg.progress == MM_PROGRESS_ON) result.on_test = cfg.quick ? mm_quick_table_row : mm_progress_print;
+    if (cfg.output.progress == MM_PROGRESS_ON) result.on_test = cfg.output.quick ? mm_quick_table_row : mm_progress_print;
     result.on_test_ctx = &table;
     int status = mm_launch_run(&cfg, MPI_COMM_WORLD, &result);
     mm__print_lines(stderr, result.messages);

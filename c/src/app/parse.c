@@ -51,7 +51,7 @@ static const char *const mm__defaulted_options[] = {
 void mm_config_defaults(mm_config *cfg) {
     memset(cfg, 0, sizeof *cfg);
     cfg->mode = MM_MODE_BENCH;
-    cfg->nrep_rule = MM_NREP_FIXED;
+    cfg->adaptive.nrep_rule = MM_NREP_FIXED;
     for (size_t i = 0; i < sizeof mm__defaulted_options / sizeof mm__defaulted_options[0]; i++) {
         const char *name = mm__defaulted_options[i];
         const mm_option_spec *o = mm_option_find(name, strlen(name));
@@ -60,7 +60,7 @@ void mm_config_defaults(mm_config *cfg) {
         /* the table's own default always parses (test_config.c checks the values) */
         if (o && o->default_text) mm__apply(cfg, o, o->default_text, &seen_clocksync, err, sizeof err);
     }
-    cfg->sizes_factor = 2; /* --sizes auto:MIN:MAX without :xF (its syntax, not an option) */
+    cfg->adaptive.sizes_factor = 2; /* --sizes auto:MIN:MAX without :xF (its syntax, not an option) */
 }
 
 /* ---- lists ---- */
@@ -148,11 +148,11 @@ static int mm__parse_check_at(const mm_option_spec *o, const char *text, mm_conf
             return mm_config_message(err, len, MM_MSG_NOT_NUMBER, o->name, names[i], allowed, NULL);
         if (mm_option_out_of_range(o, v))
             return mm_config_message(err, len, MM_MSG_OUT_OF_RANGE, o->name, names[i], allowed, NULL);
-        if (i > 0 && v < cfg->check_at_s[i - 1])
+        if (i > 0 && v < cfg->check.check_at_s[i - 1])
             return mm_fail(err, len, "--check-at: times must not decrease ('%s')", text);
-        cfg->check_at_s[i] = v;
+        cfg->check.check_at_s[i] = v;
     }
-    cfg->ncheck = n;
+    cfg->check.ncheck = n;
     return 0;
 }
 
@@ -163,7 +163,7 @@ static int mm__parse_pair(const mm_option_spec *o, const char *text, mm_config *
     char allowed[256];
     mm_option_allowed_text(o, allowed, sizeof allowed);
     if (strcmp(text, "auto") == 0) {
-        cfg->pair_given = 0;
+        cfg->plan.pair_given = 0;
         return 0;
     }
     long long v[2];
@@ -183,9 +183,9 @@ static int mm__parse_pair(const mm_option_spec *o, const char *text, mm_config *
     if (v[0] == v[1])
         return mm_fail(err, len, "--pair: '%s' names rank %lld twice; allowed: %s", text, v[0],
                         allowed);
-    cfg->pair[0] = (int)v[0];
-    cfg->pair[1] = (int)v[1];
-    cfg->pair_given = 1;
+    cfg->plan.pair[0] = (int)v[0];
+    cfg->plan.pair[1] = (int)v[1];
+    cfg->plan.pair_given = 1;
     return 0;
 }
 
@@ -198,23 +198,23 @@ static void mm__argv_json(mm_config *cfg, int argc, char **argv) {
         mm_json_escape(&b, argv[i]);
     }
     mm_buf_append(&b, "]", 1);
-    if (b.len < sizeof cfg->argv_joined) {
-        memcpy(cfg->argv_joined, b.data, b.len);
-        cfg->argv_joined[b.len] = '\0';
+    if (b.len < sizeof cfg->output.argv_joined) {
+        memcpy(cfg->output.argv_joined, b.data, b.len);
+        cfg->output.argv_joined[b.len] = '\0';
     } else {
-        snprintf(cfg->argv_joined, sizeof cfg->argv_joined, "[\"(argv too long to record)\"]");
+        snprintf(cfg->output.argv_joined, sizeof cfg->output.argv_joined, "[\"(argv too long to record)\"]");
     }
     mm_buf_free(&b);
 }
 
 /* Where a NAME option's value goes. */
 static char *mm__name_slot(mm_config *cfg, const char *name) {
-    if (strcmp(name, "timer") == 0) return cfg->timer;
+    if (strcmp(name, "timer") == 0) return cfg->timing.timer;
     if (strcmp(name, "procsync") == 0) return cfg->procsync;
-    if (strcmp(name, "datatype") == 0) return cfg->datatype;
-    if (strcmp(name, "reduce-op") == 0) return cfg->reduce_op;
-    if (strcmp(name, "virtual-base") == 0) return cfg->virtual_base;
-    if (strcmp(name, "inject-error") == 0) return cfg->inject_error_op;
+    if (strcmp(name, "datatype") == 0) return cfg->measure.datatype;
+    if (strcmp(name, "reduce-op") == 0) return cfg->measure.reduce_op;
+    if (strcmp(name, "virtual-base") == 0) return cfg->timing.virtual_base;
+    if (strcmp(name, "inject-error") == 0) return cfg->inject.error_op;
     return NULL;
 }
 
@@ -229,8 +229,8 @@ static int mm__apply(mm_config *cfg, const mm_option_spec *o, const char *value,
     case MM_OPT_NPROCS: {
         if (strcmp(name, "nrep") == 0) return mm__config_parse_nrep(o, value, cfg, err, len);
         int rc = mm_option_parse_number(o, value, cfg, err, len);
-        if (rc == 0 && strcmp(name, "window-us") == 0) cfg->window_given = 1;
-        if (rc == 0 && strcmp(name, "resync-s") == 0) cfg->resync_given = 1;
+        if (rc == 0 && strcmp(name, "window-us") == 0) cfg->ps.window_given = 1;
+        if (rc == 0 && strcmp(name, "resync-s") == 0) cfg->cs.resync_given = 1;
         return rc;
     }
     case MM_OPT_SEED: {
@@ -243,8 +243,8 @@ static int mm__apply(mm_config *cfg, const mm_option_spec *o, const char *value,
             return mm_config_message(err, len, MM_MSG_NOT_WHOLE, name, value, allowed, NULL);
         if (errno == ERANGE)
             return mm_config_message(err, len, MM_MSG_OUT_OF_RANGE, name, value, allowed, NULL);
-        cfg->seed = s;
-        cfg->seed_given = 1;
+        cfg->plan.seed = s;
+        cfg->plan.seed_given = 1;
         return 0;
     }
     case MM_OPT_NAME: {
@@ -270,11 +270,11 @@ static int mm__apply(mm_config *cfg, const mm_option_spec *o, const char *value,
         return mm__parse_check_at(o, value, cfg, err, len);
     case MM_OPT_CHOICE: {
         /* the value's position among the row's choices is what the option stores */
-        int *slot = strcmp(name, "raw") == 0          ? &cfg->raw_reduced
-                    : strcmp(name, "nbc-scheme") == 0 ? &cfg->nbc_work_scheme
-                    : strcmp(name, "rma-sync") == 0   ? &cfg->rma_sync
-                    : strcmp(name, "rma-window") == 0 ? &cfg->rma_window
-                    : strcmp(name, "order") == 0      ? &cfg->order_ascending
+        int *slot = strcmp(name, "raw") == 0          ? &cfg->output.raw_reduced
+                    : strcmp(name, "nbc-scheme") == 0 ? &cfg->nbc.work_scheme
+                    : strcmp(name, "rma-sync") == 0   ? &cfg->rma.sync
+                    : strcmp(name, "rma-window") == 0 ? &cfg->rma.window
+                    : strcmp(name, "order") == 0      ? &cfg->plan.order_ascending
                                                       : NULL;
         if (!slot) return mm_fail(err, len, "internal: option --%s has no place", name);
         int index = mm_option_choice_index(o, value);
@@ -290,9 +290,9 @@ static int mm__apply(mm_config *cfg, const mm_option_spec *o, const char *value,
     case MM_OPT_PAIR:
         return mm__parse_pair(o, value, cfg, err, len);
     case MM_OPT_INTS: {
-        mm_int_list *slot = strcmp(name, "root") == 0     ? &cfg->roots
-                            : strcmp(name, "nprocs") == 0 ? &cfg->comm_sizes
-                            : strcmp(name, "workpieces") == 0 ? &cfg->workpieces
+        mm_int_list *slot = strcmp(name, "root") == 0     ? &cfg->plan.roots
+                            : strcmp(name, "nprocs") == 0 ? &cfg->plan.comm_sizes
+                            : strcmp(name, "workpieces") == 0 ? &cfg->plan.workpieces
                                                           : NULL;
         if (!slot) return mm_fail(err, len, "internal: option --%s has no place", name);
         return mm_option_parse_ints(o, value, slot, err, len);
@@ -302,16 +302,16 @@ static int mm__apply(mm_config *cfg, const mm_option_spec *o, const char *value,
         /* counters: the syntax here; the names against the library and the machine at launch
          * (mm_counters_resolve) and, for --papi, in mm__validate */
         int pvars = strcmp(name, "mpit-pvars") == 0;
-        char *slot = pvars ? cfg->mpit_pvars : cfg->papi_events;
+        char *slot = pvars ? cfg->counters.mpit_pvars : cfg->counters.papi_events;
         int rc = mm_counters_check_names(name, value, pvars, err, len);
         if (rc == 0) snprintf(slot, MM_COUNTERS_TEXT, "%s", value);
         return rc;
     }
     case MM_OPT_PATH: {
         char *slot = strcmp(name, "out") == 0               ? cfg->out
-                     : strcmp(name, "copy-probe-from") == 0 ? cfg->copy_probe_from
-                     : strcmp(name, "mpit-from") == 0       ? cfg->mpit_from
-                     : strcmp(name, "graph-file") == 0      ? cfg->graph_file
+                     : strcmp(name, "copy-probe-from") == 0 ? cfg->probe.copy_probe_from
+                     : strcmp(name, "mpit-from") == 0       ? cfg->probe.mpit_from
+                     : strcmp(name, "graph-file") == 0      ? cfg->topo.graph_file
                                                             : NULL;
         if (!slot) return mm_fail(err, len, "internal: option --%s has no place", name);
         if (!*value) return mm_fail(err, len, "--%s: empty path", name);
@@ -321,15 +321,15 @@ static int mm__apply(mm_config *cfg, const mm_option_spec *o, const char *value,
         return 0;
     }
     case MM_OPT_FLAG:
-        if (strcmp(name, "force") == 0) cfg->force = 1;
-        else if (strcmp(name, "json") == 0) cfg->json = 1;
-        else if (strcmp(name, "subtract-overhead") == 0) cfg->subtract_overhead = 1;
+        if (strcmp(name, "force") == 0) cfg->output.force = 1;
+        else if (strcmp(name, "json") == 0) cfg->check.json = 1;
+        else if (strcmp(name, "subtract-overhead") == 0) cfg->measure.subtract_overhead = 1;
         else if (strcmp(name, "progress") == 0 || strcmp(name, "quiet") == 0) {
             int want = name[0] == 'p' ? MM_PROGRESS_ON : MM_PROGRESS_OFF;
-            if (cfg->progress != MM_PROGRESS_AUTO && cfg->progress != want)
+            if (cfg->output.progress != MM_PROGRESS_AUTO && cfg->output.progress != want)
                 return mm_fail(err, len, "--progress and --quiet: give one of them (or neither: "
                                "a line per test when stderr is a terminal)");
-            cfg->progress = want;
+            cfg->output.progress = want;
         }
         else if (strcmp(name, "sync-check") == 0) cfg->mode = MM_MODE_SYNC_CHECK;
         else if (strcmp(name, "list-ops") == 0) cfg->mode = MM_MODE_LIST_OPS;
@@ -396,16 +396,16 @@ int mm_config_parse(mm_config *cfg, int argc, char **argv, char *err, size_t len
     if (rc) return rc;
     {
         const mm_option_spec *o = mm_option_find("rma-sync", 8);
-        cfg->rma_sync_given = o && seen[o - table];
+        cfg->rma.sync_given = o && seen[o - table];
     }
     rc = mm__config_check_adaptive(cfg, seen, given, err, len);
     if (rc) return rc;
-    if (!cfg->seed_given) {
+    if (!cfg->plan.seed_given) {
         /* Drawn from the clock and pid; recorded in meta.json so the order can be replayed. */
         struct timespec ts;
         clock_gettime(CLOCK_REALTIME, &ts);
         uint64_t s = (uint64_t)ts.tv_nsec ^ ((uint64_t)ts.tv_sec << 20) ^ ((uint64_t)getpid() << 40);
-        cfg->seed = mm_rand_next(&s) % 1000000000000ULL;
+        cfg->plan.seed = mm_rand_next(&s) % 1000000000000ULL;
     }
     return mm__config_validate(cfg, seen_clocksync, err, len);
 }

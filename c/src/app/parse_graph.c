@@ -18,10 +18,10 @@
 #include "parse_internal.h"
 
 int mm__config_read_graph(mm_config *cfg, char *err, size_t len) {
-    memset(&cfg->graph, 0, sizeof cfg->graph);
-    cfg->graph_text[0] = '\0';
-    if (!cfg->graph_file[0]) return 0;
-    const char *path = cfg->graph_file;
+    memset(&cfg->topo.graph, 0, sizeof cfg->topo.graph);
+    cfg->topo.graph_text[0] = '\0';
+    if (!cfg->topo.graph_file[0]) return 0;
+    const char *path = cfg->topo.graph_file;
     int fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
     if (fd < 0) {
         int e = errno;
@@ -43,7 +43,7 @@ int mm__config_read_graph(mm_config *cfg, char *err, size_t len) {
     /* read at most one byte more than allowed: a file that grew since fstat is refused too */
     size_t got = 0;
     for (;;) {
-        ssize_t n = read(fd, cfg->graph_text + got, (size_t)MM_GRAPH_TEXT_MAX + 1 - got);
+        ssize_t n = read(fd, cfg->topo.graph_text + got, (size_t)MM_GRAPH_TEXT_MAX + 1 - got);
         if (n < 0 && errno == EINTR) continue;
         if (n < 0) {
             int e = errno;
@@ -54,21 +54,21 @@ int mm__config_read_graph(mm_config *cfg, char *err, size_t len) {
     }
     close(fd);
     if (got > MM_GRAPH_TEXT_MAX) {
-        cfg->graph_text[0] = '\0';
+        cfg->topo.graph_text[0] = '\0';
         return mm_fail(err, len, "--graph-file %s: more than %d bytes; allowed: a graph file of at most "
                         "%d bytes", path, MM_GRAPH_TEXT_MAX, MM_GRAPH_TEXT_MAX);
     }
-    cfg->graph_text[got] = '\0';
+    cfg->topo.graph_text[got] = '\0';
     char why[512];
-    if (mm_graph_check(cfg->graph_text, got, &cfg->graph, why, sizeof why) != 0) {
-        cfg->graph_text[0] = '\0';
+    if (mm_graph_check(cfg->topo.graph_text, got, &cfg->topo.graph, why, sizeof why) != 0) {
+        cfg->topo.graph_text[0] = '\0';
         return mm_fail(err, len, "--graph-file %s: %s", path, why);
     }
     return 0;
 }
 
 int mm__config_check_graph(const mm_config *cfg, int nprocs, char *err, size_t len) {
-    if (cfg->graph.nodes == 0 || cfg->graph.nodes == nprocs) return 0;
+    if (cfg->topo.graph.nodes == 0 || cfg->topo.graph.nodes == nprocs) return 0;
     return mm_fail(err, len, "--graph-file %s: the graph holds %d ranks, the communicator %d; allowed: "
-                    "a graph of one line per rank, %d lines", cfg->graph_file, cfg->graph.nodes, nprocs, nprocs);
+                    "a graph of one line per rank, %d lines", cfg->topo.graph_file, cfg->topo.graph.nodes, nprocs, nprocs);
 }

@@ -15,13 +15,13 @@ int mm__config_parse_nrep(const mm_option_spec *o, const char *value, mm_config 
 /* --sizes auto:MIN:MAX[:xFACTOR]: the initial grid into cfg->sizes and the bounds. 0 or 2. */
 int mm__config_parse_sizes_auto(const char *value, mm_config *cfg, char *err, size_t len);
 /* The one-sided ops' options against --ops, --sizes and --datatype (parse_rma.c), and
- * cfg->rma_used: 0 or 2. */
+ * cfg->rma.used: 0 or 2. */
 int mm__config_check_rma(mm_config *cfg, int type_size, char *err, size_t len);
-/* --cart-dims auto or D1,D2,...: into cfg->cart_dims (0 or 2); and, with the number of ranks,
+/* --cart-dims auto or D1,D2,...: into cfg->topo.cart_dims (0 or 2); and, with the number of ranks,
  * whether the topology holds them (0 or 2). parse_rma.c. */
 int mm__parse_cart_dims(const mm_option_spec *o, const char *value, mm_config *cfg, char *err, size_t len);
 int mm__config_check_cart(const mm_config *cfg, int nprocs, char *err, size_t len);
-/* --graph-file: the file read into cfg->graph_text and checked to be a graph (cfg->graph); and,
+/* --graph-file: the file read into cfg->topo.graph_text and checked to be a graph (cfg->topo.graph); and,
  * with a communicator's number of ranks, whether the graph holds them. 0 or 2. parse_graph.c. */
 int mm__config_read_graph(mm_config *cfg, char *err, size_t len);
 int mm__config_check_graph(const mm_config *cfg, int nprocs, char *err, size_t len);
@@ -39,7 +39,7 @@ int mm__config_check_space(const mm_config *cfg, char *err, size_t len);
 int mm__config_validate(mm_config *cfg, int seen_clocksync, char *err, size_t len);
 /* ... and the two that need to know which options were given (seen: one count per table row) */
 int mm__config_check_modes(const mm_config *cfg, const char *seen, char *err, size_t len);
-/* No --out (quick.c): cfg->quick, and ascending order and no copy probe unless given; --force
+/* No --out (quick.c): cfg->output.quick, and ascending order and no copy probe unless given; --force
  * without --out refused. 0, or 2 with a message. */
 int mm__config_quick_defaults(mm_config *cfg, const char *seen, const mm_option_spec *table,
                               char *err, size_t len);

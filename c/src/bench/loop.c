@@ -166,10 +166,10 @@ static int mm__test_begin(const mm_config *cfg, mm_test *t, mm_procsync *ps, mm_
     /* the window's own policy (procsync/switch_rule.c): an auto window may give up on a busy
      * machine and the test go on with roundtime, then barrier; each test starts anew with the
      * configured scheme */
-    ps->may_switch = strcmp(ps->vt->name, "window") == 0 && cfg->window_us <= 0 &&
-                     cfg->switch_late_fraction < 1.0;
-    ps->growth_max = cfg->window_growth_max;
-    ps->switch_late_fraction = cfg->switch_late_fraction;
+    ps->may_switch = strcmp(ps->vt->name, "window") == 0 && cfg->ps.window_us <= 0 &&
+                     cfg->ps.switch_late_fraction < 1.0;
+    ps->growth_max = cfg->ps.window_growth_max;
+    ps->switch_late_fraction = cfg->ps.switch_late_fraction;
     ps->switch_why = NULL;
     ps->switched = 0;
     ps->test_deadline_local_ns = t->deadline_local_ns;
@@ -213,14 +213,14 @@ static int mm__test_end(const mm_config *cfg, mm_test *t, mm_procsync *ps,
     ps->may_switch = 0;
     ps->switch_why = NULL;
     mm__hooks_clear(ps);
-    const int adaptive = d && cfg->nrep_rule != MM_NREP_FIXED;
+    const int adaptive = d && cfg->adaptive.nrep_rule != MM_NREP_FIXED;
     if (d) {
         /* the rest of the run times (all of them without --nrep auto: --sizes auto refines on
          * the median); not after a failure, which may have left the ranks apart */
         if (mpi_rc == MPI_SUCCESS && mm_decide_collect(d, b, n->recorded, err) != MPI_SUCCESS)
             mpi_rc = err->code;
         t->median_ns = mm_decide_median(d);
-        t->nrep_rule = adaptive ? cfg->nrep_rule : MM_NREP_FIXED;
+        t->nrep_rule = adaptive ? cfg->adaptive.nrep_rule : MM_NREP_FIXED;
         t->decisions = n->decisions;
         t->valid_used = d->nvalid;
         const mm_stop_rule rule = mm_decide_rule(cfg, ps->timer->resolution_ns);
@@ -258,7 +258,7 @@ int mm_bench_run_test(const mm_config *cfg, mm_test *t, mm_op_args *args, mm_pro
     const mm_procsync_vtable *const configured = ps->vt;
     const mm_procsync_vtable *vt = configured;
     const mm_timer *timer = ps->timer;
-    const long batch = cfg->batch > 1 ? cfg->batch : 1;
+    const long batch = cfg->measure.batch > 1 ? cfg->measure.batch : 1;
     mm__timed timed = {t->op, args, ps->comm, batch};
     /* --batch > 1 is refused with loop-barrier (parse_space.c): the barrier is never batched */
     mm_timed_fn call = batch > 1                     ? mm__timed_batch_call
@@ -282,18 +282,18 @@ int mm_bench_run_test(const mm_config *cfg, mm_test *t, mm_op_args *args, mm_pro
     const long nrep = cfg->nrep < b->cap ? cfg->nrep : b->cap;
     /* --nrep auto: rank 0 judges the run times every `every` recorded repetitions and at the
      * last one (decide.c); the starts it checks are those the analysis checks */
-    const int adaptive = d && cfg->nrep_rule != MM_NREP_FIXED;
-    const long every = cfg->nrep_every > 0 ? cfg->nrep_every : 1;
+    const int adaptive = d && cfg->adaptive.nrep_rule != MM_NREP_FIXED;
+    const long every = cfg->adaptive.nrep_every > 0 ? cfg->adaptive.nrep_every : 1;
     const mm_stop_rule rule = mm_decide_rule(cfg, timer->resolution_ns);
     mm__loop_counts n = {.stopped_by = MM_STOP_CONTINUE};
     if (d) mm_decide_begin(d, d->has_global ? t->start_tolerance_ns : 0, mm_timer_now(timer));
-    const long warmup = cfg->warmup;
+    const long warmup = cfg->measure.warmup;
     /* Schemes that redo invalid repetitions get a bound, so that a hopeless test ends. */
     const long max_redo = 10 * nrep + 100;
     /* The test's time budget (t->deadline_local_ns, rank 0's clock) for the schemes without one
      * of their own: rank 0 tells every rank at each batch boundary whether it has passed (one
      * broadcast), then the schedule restarts (resume) as after a decision. */
-    const long budget_every = mm_window_batch_length(cfg->warmup, cfg->nrep);
+    const long budget_every = mm_window_batch_length(cfg->measure.warmup, cfg->nrep);
     int budget_checked = t->deadline_local_ns > 0 || ps->rank != 0;
     MM_MPI(&ps->err, MPI_Allreduce(MPI_IN_PLACE, &budget_checked, 1, MPI_INT, MPI_MIN, ps->comm));
     long seq = 0;

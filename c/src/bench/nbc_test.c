@@ -53,7 +53,7 @@ int mm_bench_run_nbc_test(const mm_config *cfg, mm_test *t, mm_op_args *args, mm
                           mm_mpi_error *err) {
     mm_nbc *nbc = args->nbc;
     nbc->phase = MM_NBC_BLOCKING;
-    nbc->work_scheme = cfg->nbc_work_scheme;
+    nbc->work_scheme = cfg->nbc.work_scheme;
     /* the blocking phase is the one judged (--nrep auto, --sizes auto): it is the operation's
      * run time; the overlap phase pairs its repetitions with the blocking phase's by index */
     int rc = mm_bench_run_test(cfg, t, args, ps, b, d, cold_cache, cold_cache_bytes, err);
@@ -65,7 +65,7 @@ int mm_bench_run_nbc_test(const mm_config *cfg, mm_test *t, mm_op_args *args, mm
     memcpy(redone_by_reason, t->redone_by_reason, sizeof redone_by_reason);
     int blocking_budget = t->ended_by_budget;
 
-    int64_t compute_ns = cfg->nbc_compute_ns;
+    int64_t compute_ns = cfg->nbc.compute_ns;
     if (compute_ns <= 0) {
         int64_t mine = mm__blocking_median(b, blocking_nrep);
         if (MM_MPI(err, MPI_Allreduce(&mine, &compute_ns, 1, MPI_INT64_T, MPI_MAX, ps->comm)) !=
@@ -73,7 +73,7 @@ int mm_bench_run_nbc_test(const mm_config *cfg, mm_test *t, mm_op_args *args, mm
             return err->code;
     }
     nbc->compute_ns = compute_ns;
-    nbc->ntests = mm_nbc_test_calls(t->size, cfg->test_interval_bytes);
+    nbc->ntests = mm_nbc_test_calls(t->size, cfg->nbc.test_interval_bytes);
     int64_t calibrated_ns = 0;
     nbc->work_units = nbc->work_scheme ? mm_nbc_calibrate(ps->timer, compute_ns, &calibrated_ns) : 0;
     long units_max = nbc->work_units;
@@ -89,9 +89,9 @@ int mm_bench_run_nbc_test(const mm_config *cfg, mm_test *t, mm_op_args *args, mm
      * phase, so that each has its pair (a copy of the configuration with that fixed count) */
     static mm_config fixed; /* large: kept off the stack */
     const mm_config *overlap_cfg = cfg;
-    if (cfg->nrep_rule != MM_NREP_FIXED) {
+    if (cfg->adaptive.nrep_rule != MM_NREP_FIXED) {
         fixed = *cfg;
-        fixed.nrep_rule = MM_NREP_FIXED;
+        fixed.adaptive.nrep_rule = MM_NREP_FIXED;
         fixed.nrep = (int)(blocking_nrep > 0 ? blocking_nrep : 1);
         overlap_cfg = &fixed;
     }

@@ -45,29 +45,29 @@ static const mm_option_spec mm__table[] = {
      "--nrep-every repetitions between --nrep-min and --nrep-max: RULE ci (the default) = the "
      "median's confidence interval within +-precision of it (Hoefler & Belli), rse = the 25 % "
      "trimmed mean's relative standard error below precision (SKaMPI)"},
-    {"nrep-min", MM_OPT_INT, BENCH, "N", "30", "repetitions", 1, 1e8, NULL, OFF(nrep_min),
+    {"nrep-min", MM_OPT_INT, BENCH, "N", "30", "repetitions", 1, 1e8, NULL, OFF(adaptive.nrep_min),
      "--nrep auto: repetitions recorded before the precision may stop a test"},
-    {"nrep-max", MM_OPT_INT, BENCH, "N", "3000", "repetitions", 1, 1e8, NULL, OFF(nrep_max),
+    {"nrep-max", MM_OPT_INT, BENCH, "N", "3000", "repetitions", 1, 1e8, NULL, OFF(adaptive.nrep_max),
      "--nrep auto: a test stops here whatever its precision"},
     {"precision", MM_OPT_FLOAT, BENCH | MM_OPT_F_BELOW, "E", "0.02", NULL, MM__SMALLEST_FRACTION, 1,
-     NULL, OFF(precision),
+     NULL, OFF(adaptive.precision),
      "--nrep auto: the precision to reach, relative to the estimate (ci: both bounds of the "
      "median's interval within +-E of it; rse: standard error below E times the trimmed mean)"},
     {"nrep-confidence", MM_OPT_FLOAT, BENCH | MM_OPT_F_BELOW, "C", "0.95", NULL,
-     MM__SMALLEST_FRACTION, 1, NULL, OFF(nrep_confidence),
+     MM__SMALLEST_FRACTION, 1, NULL, OFF(adaptive.nrep_confidence),
      "--nrep auto:ci: confidence level 1 - alpha of the median's interval"},
-    {"nrep-every", MM_OPT_INT, BENCH, "K", "10", "repetitions", 1, 1e6, NULL, OFF(nrep_every),
+    {"nrep-every", MM_OPT_INT, BENCH, "K", "10", "repetitions", 1, 1e6, NULL, OFF(adaptive.nrep_every),
      "--nrep auto: decide after every K recorded repetitions (rank 0 collects their run times "
      "outside the timed region)"},
     {"nrep-budget-s", MM_OPT_FLOAT, BENCH, "S", "10", "s", MM__NS_IN_S, 1e6, NULL,
-     OFF(nrep_budget_s), "--nrep auto: time budget per test; a test stops at it whatever its "
+     OFF(adaptive.nrep_budget_s), "--nrep auto: time budget per test; a test stops at it whatever its "
      "precision"},
     {"sizes-precision", MM_OPT_FLOAT, BENCH | MM_OPT_F_BELOW, "E", "0.05", NULL,
-     MM__SMALLEST_FRACTION, 1, NULL, OFF(sizes_precision),
+     MM__SMALLEST_FRACTION, 1, NULL, OFF(adaptive.sizes_precision),
      "--sizes auto: stop adding sizes once every segment's interpolation error is below E"},
-    {"sizes-budget", MM_OPT_INT, BENCH, "N", "16", "sizes", 1, 1024, NULL, OFF(sizes_budget),
+    {"sizes-budget", MM_OPT_INT, BENCH, "N", "16", "sizes", 1, 1024, NULL, OFF(adaptive.sizes_budget),
      "--sizes auto: sizes added per operation, at most"},
-    {"warmup", MM_OPT_INT, BENCH, "N", "10", "repetitions", 0, 1e8, NULL, OFF(warmup),
+    {"warmup", MM_OPT_INT, BENCH, "N", "10", "repetitions", 0, 1e8, NULL, OFF(measure.warmup),
      "unrecorded repetitions before each test"},
     {"timer", MM_OPT_NAME, BENCH | SYNC, "NAME", "monotonic", NULL, 0, 0, "timers", 0,
      "local clock"},
@@ -78,10 +78,10 @@ static const mm_option_spec mm__table[] = {
     {"procsync", MM_OPT_NAME, BENCH, "NAME", "window", NULL, 0, 0, "process_syncs", 0,
      "process synchronization before each repetition"},
     {"window-us", MM_OPT_FLOAT, BENCH | MM_OPT_F_AUTO, "US", "auto", "us", MM__NS_IN_US, 1e9,
-     NULL, OFF(window_us),
+     NULL, OFF(ps.window_us),
      "window size for --procsync window; auto = from a pilot measurement, adapted per batch"},
     {"start-tolerance-ns", MM_OPT_I64, BENCH | MM_OPT_F_AUTO, "NS", "auto", "ns", 1, 1e9, NULL,
-     OFF(start_tolerance_ns),
+     OFF(ps.start_tolerance_ns),
      "a rank whose first timestamp comes later than the planned start plus this makes the "
      "repetition invalid (late_wakeup); auto = 10 timer overheads, at least 1000 ns"},
     {"seed", MM_OPT_SEED, BENCH | SYNC | MM_OPT_F_PER_LAUNCH, "N", "random", NULL, 0,
@@ -93,10 +93,10 @@ static const mm_option_spec mm__table[] = {
      "lines up with the sizes), or ascending = each operation's sizes from the smallest, as OSU "
      "and IMB measure"},
     {"cold-cache", MM_OPT_I64, BENCH, "BYTES", "0", "bytes", 0, 68719476736.0, NULL,
-     OFF(cold_cache_bytes), "overwrite a buffer of this size after each repetition, outside the "
+     OFF(measure.cold_cache_bytes), "overwrite a buffer of this size after each repetition, outside the "
      "timed region"},
     {"copy-probe-bytes", MM_OPT_I64, BENCH, "BYTES", "33554432", "bytes", 0, 1073741824.0, NULL,
-     OFF(copy_probe_bytes),
+     OFF(probe.copy_probe_bytes),
      "the copy-bandwidth probe before the tests (a bound for the results, Hoefler & Belli rule "
      "11): every rank at once copies buffers of 4 KiB, 16 KiB, ... up to BYTES (two buffers of "
      "BYTES per rank, freed before the tests); 0 = no probe"},
@@ -128,7 +128,7 @@ static const mm_option_spec mm__table[] = {
      "the largest over the test's ranks) before each test and record it in meta.json "
      "(tests[].overhead_ns): the analysis subtracts it from that test's run times (SKaMPI §3.1); "
      "raw.csv keeps the times as measured"},
-    {"batch", MM_OPT_INT, BENCH, "N", "1", "calls", 1, 1e6, NULL, OFF(batch),
+    {"batch", MM_OPT_INT, BENCH, "N", "1", "calls", 1, 1e6, NULL, OFF(measure.batch),
      "calls per recorded repetition: N > 1 = IMB's measurement scheme MS2 (with --procsync "
      "none; or barrier): N calls back to back between the two timestamps, raw.csv holding the "
      "time per call, (end - start) / N (docs/FORMAT.md); calls may pipeline (NBCBench §1.2)"},
@@ -159,11 +159,11 @@ static const mm_option_spec mm__table[] = {
      "nonblocking collectives: the computation between post and wait; time = busy wait on the "
      "timer, work = a workload calibrated per test to take the same time alone"},
     {"nbc-compute-ns", MM_OPT_I64, BENCH | MM_OPT_F_AUTO, "NS", "auto", "ns", 1, 1e11, NULL,
-     OFF(nbc_compute_ns),
+     OFF(nbc.compute_ns),
      "nonblocking collectives: computation time t_b; auto = the test's median blocking time "
      "(I-call + wait), the maximum over ranks"},
     {"test-interval", MM_OPT_I64, BENCH, "BYTES", "none", "bytes", 1, 1e15, NULL,
-     OFF(test_interval_bytes),
+     OFF(nbc.test_interval_bytes),
      "nonblocking collectives: call MPI_Test ceil(size/BYTES)+1 times, evenly spaced, during "
      "the computation (default: no MPI_Test)"},
     {"cart-dims", MM_OPT_LIST, BENCH, "D1,D2,...", "auto", NULL, 0, 0,
@@ -186,12 +186,12 @@ static const mm_option_spec mm__table[] = {
      "one-sided ops: the window; create = MPI_Win_create over memory allocated before, "
      "allocate = MPI_Win_allocate, allocate-shared = MPI_Win_allocate_shared (all ranks on one "
      "node), dynamic = MPI_Win_create_dynamic + MPI_Win_attach"},
-    {"rma-burst", MM_OPT_INT, BENCH, "N", "64", "operations", 1, 65536, NULL, OFF(rma_burst),
+    {"rma-burst", MM_OPT_INT, BENCH, "N", "64", "operations", 1, 65536, NULL, OFF(rma.burst),
      "one-sided -bw rows: operations back to back in one epoch (OSU's window size -w); "
      "contention patterns (rma-one-put-all, ...): rounds per timed call before one completion "
      "(IMB-RMA's aggregate mode; 1 = non-aggregate)"},
     {"rma-window-bytes", MM_OPT_I64, BENCH | MM_OPT_F_AUTO, "BYTES", "auto", "bytes", 1,
-     68719476736.0, NULL, OFF(rma_window_bytes),
+     68719476736.0, NULL, OFF(rma.window_bytes),
      "one-sided ops: each rank's window; auto = what the operation needs (size, or rma-burst x "
      "size for -bw rows), at least 64 bytes; no smaller than what it needs"},
     /* counters (c/src/counters/): for LIST options `choices` holds the words of what is
@@ -209,45 +209,45 @@ static const mm_option_spec mm__table[] = {
     {"virtual-base", MM_OPT_NAME, BENCH | SYNC, "NAME", "monotonic", NULL, 0, 0, "timers", 0,
      "timer wrapped by --timer virtual (not virtual)"},
     {"virtual-offset-s", MM_OPT_FLOAT, BENCH | SYNC | ZERO, "X", "0", "s", MM__NS_IN_S, 1e6, NULL,
-     OFF(virtual_offset_s), "virtual timer: offsets drawn uniformly in +-X s (rank 0: 0)"},
+     OFF(timing.virtual_offset_s), "virtual timer: offsets drawn uniformly in +-X s (rank 0: 0)"},
     {"virtual-skew-ppm", MM_OPT_FLOAT, BENCH | SYNC | ZERO, "Y", "0", "ppm", MM__NS_PER_S_IN_PPM, 1e5, NULL,
-     OFF(virtual_skew_ppm), "virtual timer: skews of +Y or -Y ppm (rank 0: 0)"},
-    {"nfit", MM_OPT_INT, BENCH | SYNC, "N", "32", "points", 1, 1e6, NULL, OFF(cs_params.nfit),
+     OFF(timing.virtual_skew_ppm), "virtual timer: skews of +Y or -Y ppm (rank 0: 0)"},
+    {"nfit", MM_OPT_INT, BENCH | SYNC, "N", "32", "points", 1, 1e6, NULL, OFF(cs.params.nfit),
      "clock sync: fit points per edge (jk, hca*)"},
     {"pingpongs", MM_OPT_INT, BENCH | SYNC, "N", "200", "round trips", 1, 1e7, NULL,
-     OFF(cs_params.pingpong_cap), "clock sync: max round trips per offset measurement"},
+     OFF(cs.params.pingpong_cap), "clock sync: max round trips per offset measurement"},
     {"n-nonimproving", MM_OPT_INT, BENCH | SYNC, "N", "20", "round trips", 1, 1e7, NULL,
-     OFF(cs_params.n_nonimproving),
+     OFF(cs.params.n_nonimproving),
      "clock sync: stop after N round trips that did not beat the min RTT"},
     {"min-rounds", MM_OPT_INT, BENCH | SYNC, "N", "10", "round trips", 1, 1e7, NULL,
-     OFF(cs_params.min_rounds), "clock sync (skampi): rounds before the early stop may fire"},
+     OFF(cs.params.min_rounds), "clock sync (skampi): rounds before the early stop may fire"},
     {"fit-span-s", MM_OPT_FLOAT, BENCH | SYNC, "S", "0.2", "s", MM__NS_IN_S, 3600, NULL,
-     OFF(cs_params.fit_span_s), "clock sync: spread the fit points over S seconds"},
+     OFF(cs.params.fit_span_s), "clock sync: spread the fit points over S seconds"},
     {"fit-target-ns", MM_OPT_I64, BENCH | MM_OPT_F_AUTO, "NS", "auto", "ns", 1, 1e9, NULL,
-     OFF(cs_params.fit_target_ns),
+     OFF(cs.params.fit_target_ns),
      "hca3: an edge stops adding fit points (after 8) once its fit's predicted error 5 s after "
      "its last point is at most NS (auto: the start tolerance, when the process sync plans "
      "starts, else every --nfit point over --fit-span-s; 1 keeps every point)"},
     {"resync-s", MM_OPT_FLOAT, BENCH | ZERO, "T", "1 for offset-only syncs, else never", "s", MM__NS_IN_S, 1e6,
-     NULL, OFF(resync_s),
+     NULL, OFF(cs.resync_s),
      "re-run the clock sync between tests when the last one is older than T s (0 = never)"},
     {"roundtime-budget-s", MM_OPT_FLOAT, BENCH, "S", "1", "s", MM__NS_IN_S, 1e6, NULL,
-     OFF(roundtime_budget_s),
+     OFF(ps.roundtime_budget_s),
      "roundtime/harmonize: time budget per test (a test it ends before --nrep is marked)"},
-    {"bcast-factor", MM_OPT_FLOAT, BENCH, "K", "2", NULL, 1, 1000, NULL, OFF(bcast_factor),
+    {"bcast-factor", MM_OPT_FLOAT, BENCH, "K", "2", NULL, 1, 1000, NULL, OFF(ps.bcast_factor),
      "roundtime/harmonize: start = now + K x the measured start delay"},
     {"window-growth-max", MM_OPT_INT, BENCH, "K", "64", "x the pilot's window", 1, 1024, NULL,
-     OFF(window_growth_max),
+     OFF(ps.window_growth_max),
      "--procsync window with --window-us auto: the window doubles after a batch with more than "
      "a quarter invalid, up to K times the pilot's window (1 = never grows)"},
     {"switch-late-fraction", MM_OPT_FLOAT, BENCH, "F", "0.5", NULL, MM__SMALLEST_FRACTION, 1, NULL,
-     OFF(switch_late_fraction),
+     OFF(ps.switch_late_fraction),
      "--procsync window with --window-us auto: a test whose repetitions start late (late_start, "
      "late_wakeup) in more than this fraction of a batch at the window's cap, or in two batches "
      "in a row, goes on with roundtime (redoing late repetitions); one whose roundtime batch is "
      "late above it too goes on with barrier; recorded per test (1 = never switch)"},
     {"launch-budget-s", MM_OPT_FLOAT, BENCH, "S", "240", "s", MM__NS_IN_S, 1e7, NULL,
-     OFF(launch_budget_s),
+     OFF(ps.launch_budget_s),
      "time budget of the launch's tests: each test may take what is left of it divided by the "
      "tests left (at least a tenth of an equal share); a test its budget ends is incomplete "
      "(ended_by budget) and the launch goes on"},
@@ -261,10 +261,10 @@ static const mm_option_spec mm__table[] = {
      "test only: give this operation's calls an invalid root or reduction, so that MPI returns "
      "an error"},
     {"inject-late-wakeup-us", MM_OPT_FLOAT, BENCH | MM_OPT_F_HIDDEN | ZERO, "US", "0", "us", MM__NS_IN_US, 1e6,
-     NULL, OFF(inject_late_wakeup_us),
+     NULL, OFF(inject.late_wakeup_us),
      "test only: the last rank sleeps this long past the planned start of every 4th repetition"},
     {"inject-sync-slope-ppm", MM_OPT_FLOAT, BENCH | MM_OPT_F_HIDDEN | ZERO, "PPM", "0", "ppm",
-     MM__NS_PER_S_IN_PPM, 1e6, NULL, OFF(inject_sync_slope_ppm),
+     MM__NS_PER_S_IN_PPM, 1e6, NULL, OFF(inject.sync_slope_ppm),
      "test only: after each sync of a drift-aware clock sync, the last rank's model gets this "
      "spurious slope (anchored at the sync's end)"},
     {"validate", MM_OPT_NPROCS, MM_OPT_F_INFO, "NP", "", "ranks", 1, 16777216.0, NULL,

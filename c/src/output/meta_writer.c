@@ -33,111 +33,111 @@ static void mm__word_at(const char *words, int index, char *out, size_t len) {
 
 /* "rma": the one-sided options, only when --ops has a one-sided operation (so that launches
  * without one keep their shape); sync null when only window create/free rows were asked. */
-static void mm__rma_config(mm_json *j, const mm_config *c) {
-    if (!c->rma_used) return;
+static void mm__rma_config(mm_json *j, const mm_config *cfg) {
+    if (!cfg->rma.used) return;
     char word[64];
     mm_json_key(j, "rma");
     mm_json_begin_object(j);
-    mm__word_at(MM_RMA_SYNC_WORDS, c->rma_sync, word, sizeof word);
-    mm_json_kv_string(j, "sync", c->rma_sync_given ? word : NULL);
-    mm__word_at(MM_RMA_WINDOW_WORDS, c->rma_window, word, sizeof word);
+    mm__word_at(MM_RMA_SYNC_WORDS, cfg->rma.sync, word, sizeof word);
+    mm_json_kv_string(j, "sync", cfg->rma.sync_given ? word : NULL);
+    mm__word_at(MM_RMA_WINDOW_WORDS, cfg->rma.window, word, sizeof word);
     mm_json_kv_string(j, "window", word);
-    mm_json_kv_int(j, "burst", c->rma_burst);
-    mm__kv_positive(j, "window_bytes", (double)c->rma_window_bytes); /* null = auto */
+    mm_json_kv_int(j, "burst", cfg->rma.burst);
+    mm__kv_positive(j, "window_bytes", (double)cfg->rma.window_bytes); /* null = auto */
     mm_json_end_object(j);
 }
 
-void mm_meta_render_config(mm_json *j, const mm_config *c, const mm_sync_facts *sync) {
+void mm_meta_render_config(mm_json *j, const mm_config *cfg, const mm_sync_facts *sync) {
     mm_json_begin_object(j);
     mm_json_key(j, "ops");
     mm_json_begin_array(j);
-    for (int i = 0; i < c->nops && i < MM_MAX_OPS; i++) mm_json_string(j, c->ops[i]);
+    for (int i = 0; i < cfg->nops && i < MM_MAX_OPS; i++) mm_json_string(j, cfg->ops[i]);
     mm_json_end_array(j);
     mm_json_key(j, "sizes");
-    mm__i64_array(j, c->sizes, c->nsizes < MM_MAX_SIZES ? c->nsizes : MM_MAX_SIZES);
-    mm_json_kv_int(j, "nrep", c->nrep);
-    mm_json_kv_int(j, "warmup", c->warmup);
-    mm_json_kv_string(j, "timer", c->timer);
+    mm__i64_array(j, cfg->sizes, cfg->nsizes < MM_MAX_SIZES ? cfg->nsizes : MM_MAX_SIZES);
+    mm_json_kv_int(j, "nrep", cfg->nrep);
+    mm_json_kv_int(j, "warmup", cfg->measure.warmup);
+    mm_json_kv_string(j, "timer", cfg->timing.timer);
     mm_json_key(j, "clocksync");
-    if (c->nclocksync > 0)
-        mm_json_string(j, c->clocksync[0]);
+    if (cfg->nclocksync > 0)
+        mm_json_string(j, cfg->clocksync[0]);
     else
         mm_json_null(j);
-    mm_json_kv_string(j, "procsync", c->procsync);
-    mm__kv_positive(j, "window_us", c->window_us); /* 0 = derived from a pilot */
-    mm__kv_positive(j, "start_tolerance_ns", (double)c->start_tolerance_ns); /* 0 = automatic */
+    mm_json_kv_string(j, "procsync", cfg->procsync);
+    mm__kv_positive(j, "window_us", cfg->ps.window_us); /* 0 = derived from a pilot */
+    mm__kv_positive(j, "start_tolerance_ns", (double)cfg->ps.start_tolerance_ns); /* 0 = automatic */
     char seed[24];
-    snprintf(seed, sizeof seed, "%" PRIu64, c->seed); /* unsigned: above 2^63 too */
+    snprintf(seed, sizeof seed, "%" PRIu64, cfg->plan.seed); /* unsigned: above 2^63 too */
     mm_json_key(j, "seed");
     mm_json_raw(j, seed);
     /* only when not shuffled (--order ascending): a campaign's documents stay as they were */
-    if (c->order_ascending) mm_json_kv_string(j, "order", "ascending");
-    mm_json_kv_int(j, "cold_cache_bytes", c->cold_cache_bytes);
-    mm_json_kv_int(j, "copy_probe_bytes", c->copy_probe_bytes);
-    mm__kv_text(j, "copy_probe_from", c->copy_probe_from); /* null: this launch probed */
-    mm__kv_text(j, "mpit_from", c->mpit_from); /* null: this launch read the MPI_T cvars */
+    if (cfg->plan.order_ascending) mm_json_kv_string(j, "order", "ascending");
+    mm_json_kv_int(j, "cold_cache_bytes", cfg->measure.cold_cache_bytes);
+    mm_json_kv_int(j, "copy_probe_bytes", cfg->probe.copy_probe_bytes);
+    mm__kv_text(j, "copy_probe_from", cfg->probe.copy_probe_from); /* null: this launch probed */
+    mm__kv_text(j, "mpit_from", cfg->probe.mpit_from); /* null: this launch read the MPI_T cvars */
     mm_json_key(j, "root"); /* --root: the ranks given, or "all" */
-    if (c->roots.all)
+    if (cfg->plan.roots.all)
         mm_json_string(j, "all");
     else
-        mm__int_array(j, c->roots.v, c->roots.n);
+        mm__int_array(j, cfg->plan.roots.v, cfg->plan.roots.n);
     mm_json_key(j, "nprocs"); /* --nprocs: the sub-communicator sizes; null: every rank */
-    if (c->comm_sizes.n > 0)
-        mm__int_array(j, c->comm_sizes.v, c->comm_sizes.n);
+    if (cfg->plan.comm_sizes.n > 0)
+        mm__int_array(j, cfg->plan.comm_sizes.v, cfg->plan.comm_sizes.n);
     else
         mm_json_null(j);
     /* --batch: calls per repetition timed once (IMB's MS2); raw.csv rows hold one call's share */
-    mm_json_kv_int(j, "batch", c->batch);
+    mm_json_kv_int(j, "batch", cfg->measure.batch);
     /* --workpieces: mw-workpieces' values (one test each; tests[].workpieces) */
     mm_json_key(j, "workpieces");
-    mm__int_array(j, c->workpieces.v, c->workpieces.n);
+    mm__int_array(j, cfg->plan.workpieces.v, cfg->plan.workpieces.n);
     /* --subtract-overhead: tests[].overhead_ns is measured for the analysis to subtract */
-    mm_json_kv_bool(j, "subtract_overhead", c->subtract_overhead);
+    mm_json_kv_bool(j, "subtract_overhead", cfg->measure.subtract_overhead);
     mm_json_key(j, "pair");
-    if (c->pair_given)
-        mm__int_array(j, c->pair, 2);
+    if (cfg->plan.pair_given)
+        mm__int_array(j, cfg->plan.pair, 2);
     else
         mm_json_null(j); /* auto: probes.pingpong_pair says which pair the launch chose */
-    mm_json_kv_string(j, "datatype", c->datatype);
-    mm_json_kv_string(j, "reduce_op", c->reduce_op);
-    mm_json_kv_string(j, "raw", c->raw_reduced ? "reduced" : "full");
-    mm_json_kv_string(j, "nbc_scheme", c->nbc_work_scheme ? "work" : "time");
-    mm__kv_positive(j, "nbc_compute_ns", (double)c->nbc_compute_ns); /* null = auto */
-    mm__kv_positive(j, "test_interval_bytes", (double)c->test_interval_bytes); /* null = none */
-    mm__rma_config(j, c);
-    if (c->cart_used && c->graph.nodes == 0) { /* only with a neighborhood collective on the
+    mm_json_kv_string(j, "datatype", cfg->measure.datatype);
+    mm_json_kv_string(j, "reduce_op", cfg->measure.reduce_op);
+    mm_json_kv_string(j, "raw", cfg->output.raw_reduced ? "reduced" : "full");
+    mm_json_kv_string(j, "nbc_scheme", cfg->nbc.work_scheme ? "work" : "time");
+    mm__kv_positive(j, "nbc_compute_ns", (double)cfg->nbc.compute_ns); /* null = auto */
+    mm__kv_positive(j, "test_interval_bytes", (double)cfg->nbc.test_interval_bytes); /* null = none */
+    mm__rma_config(j, cfg);
+    if (cfg->topo.cart_used && cfg->topo.graph.nodes == 0) { /* only with a neighborhood collective on the
                                                   * torus; null = MPI_Dims_create's */
         mm_json_key(j, "cart_dims");
-        if (c->cart_ndims > 0)
-            mm__int_array(j, c->cart_dims, c->cart_ndims);
+        if (cfg->topo.cart_ndims > 0)
+            mm__int_array(j, cfg->topo.cart_dims, cfg->topo.cart_ndims);
         else
             mm_json_null(j);
     }
-    if (c->cart_used && c->graph.nodes > 0) { /* --graph-file: what graph, not where it was */
+    if (cfg->topo.cart_used && cfg->topo.graph.nodes > 0) { /* --graph-file: what graph, not where it was */
         mm_json_key(j, "graph");
         mm_json_begin_object(j);
-        mm_json_kv_string(j, "fnv1a64", c->graph.digest);
-        mm_json_kv_int(j, "nodes", c->graph.nodes);
-        mm_json_kv_int(j, "edges", c->graph.edges);
+        mm_json_kv_string(j, "fnv1a64", cfg->topo.graph.digest);
+        mm_json_kv_int(j, "nodes", cfg->topo.graph.nodes);
+        mm_json_kv_int(j, "edges", cfg->topo.graph.edges);
         mm_json_key(j, "out_degree");
-        mm__int_array(j, (int[]){c->graph.out_min, c->graph.out_max}, 2);
+        mm__int_array(j, (int[]){cfg->topo.graph.out_min, cfg->topo.graph.out_max}, 2);
         mm_json_key(j, "in_degree");
-        mm__int_array(j, (int[]){c->graph.in_min, c->graph.in_max}, 2);
+        mm__int_array(j, (int[]){cfg->topo.graph.in_min, cfg->topo.graph.in_max}, 2);
         mm_json_end_object(j);
     }
-    mm__kv_text(j, "mpit_pvars", c->mpit_pvars[0] ? c->mpit_pvars : NULL); /* null = off */
-    mm__kv_text(j, "papi", c->papi_events[0] ? c->papi_events : NULL);
-    mm_json_kv_string(j, "out", c->out);
-    mm_json_kv_bool(j, "force", c->force);
+    mm__kv_text(j, "mpit_pvars", cfg->counters.mpit_pvars[0] ? cfg->counters.mpit_pvars : NULL); /* null = off */
+    mm__kv_text(j, "papi", cfg->counters.papi_events[0] ? cfg->counters.papi_events : NULL);
+    mm_json_kv_string(j, "out", cfg->out);
+    mm_json_kv_bool(j, "force", cfg->output.force);
     mm_json_key(j, "virtual");
     mm_json_begin_object(j);
-    mm_json_kv_string(j, "base", c->virtual_base);
-    mm_json_kv_double(j, "offset_s", c->virtual_offset_s);
-    mm_json_kv_double(j, "skew_ppm", c->virtual_skew_ppm);
+    mm_json_kv_string(j, "base", cfg->timing.virtual_base);
+    mm_json_kv_double(j, "offset_s", cfg->timing.virtual_offset_s);
+    mm_json_kv_double(j, "skew_ppm", cfg->timing.virtual_skew_ppm);
     mm_json_end_object(j);
     /* 0 in the config means "the algorithm's default": show the value the sync resolved
      * (null when the sync is not open yet) */
-    const mm_clocksync_params *given = &c->cs_params;
+    const mm_clocksync_params *given = &cfg->cs.params;
     const mm_clocksync_params none = {0, 0, 0, 0, 0.0, 0, 0.0};
     const mm_clocksync_params *used = sync ? &sync->used : &none;
     mm_json_key(j, "clocksync_params");
@@ -153,39 +153,39 @@ void mm_meta_render_config(mm_json *j, const mm_config *c, const mm_sync_facts *
     mm_json_end_object(j);
     mm_json_key(j, "procsync_params");
     mm_json_begin_object(j);
-    mm_json_kv_double(j, "roundtime_budget_s", c->roundtime_budget_s);
-    mm_json_kv_double(j, "bcast_factor", c->bcast_factor);
-    mm_json_kv_int(j, "window_growth_max", c->window_growth_max);
-    mm_json_kv_double(j, "switch_late_fraction", c->switch_late_fraction);
-    mm_json_kv_double(j, "launch_budget_s", c->launch_budget_s);
+    mm_json_kv_double(j, "roundtime_budget_s", cfg->ps.roundtime_budget_s);
+    mm_json_kv_double(j, "bcast_factor", cfg->ps.bcast_factor);
+    mm_json_kv_int(j, "window_growth_max", cfg->ps.window_growth_max);
+    mm_json_kv_double(j, "switch_late_fraction", cfg->ps.switch_late_fraction);
+    mm_json_kv_double(j, "launch_budget_s", cfg->ps.launch_budget_s);
     mm_json_end_object(j);
     /* resolved: the algorithm's default when --resync was not given; <= 0 means never */
     const char *kind = sync && sync->model_kind ? sync->model_kind : "identity";
-    mm__kv_positive(j, "resync_s", mm_config_effective_resync_s(c, kind));
+    mm__kv_positive(j, "resync_s", mm_config_effective_resync_s(cfg, kind));
     /* --nrep auto: the stopping rule (null: a fixed --nrep, which "nrep" holds) */
     mm_json_key(j, "nrep_auto");
-    if (c->nrep_rule != MM_NREP_FIXED) {
+    if (cfg->adaptive.nrep_rule != MM_NREP_FIXED) {
         mm_json_begin_object(j);
-        mm_json_kv_string(j, "rule", mm_nrep_rule_name(c->nrep_rule));
-        mm_json_kv_int(j, "min", c->nrep_min);
-        mm_json_kv_int(j, "max", c->nrep_max);
-        mm_json_kv_double(j, "precision", c->precision);
-        mm__kv_double_if(j, "confidence", c->nrep_rule == MM_NREP_CI, c->nrep_confidence);
-        mm_json_kv_int(j, "every", c->nrep_every);
-        mm_json_kv_double(j, "budget_s", c->nrep_budget_s);
+        mm_json_kv_string(j, "rule", mm_nrep_rule_name(cfg->adaptive.nrep_rule));
+        mm_json_kv_int(j, "min", cfg->adaptive.nrep_min);
+        mm_json_kv_int(j, "max", cfg->adaptive.nrep_max);
+        mm_json_kv_double(j, "precision", cfg->adaptive.precision);
+        mm__kv_double_if(j, "confidence", cfg->adaptive.nrep_rule == MM_NREP_CI, cfg->adaptive.nrep_confidence);
+        mm_json_kv_int(j, "every", cfg->adaptive.nrep_every);
+        mm_json_kv_double(j, "budget_s", cfg->adaptive.nrep_budget_s);
         mm_json_end_object(j);
     } else {
         mm_json_null(j);
     }
     /* --sizes auto: the refinement's bounds ("sizes" holds the initial grid) */
     mm_json_key(j, "sizes_auto");
-    if (c->sizes_auto) {
+    if (cfg->adaptive.sizes_auto) {
         mm_json_begin_object(j);
-        mm_json_kv_int(j, "min", c->sizes_min);
-        mm_json_kv_int(j, "max", c->sizes_max);
-        mm_json_kv_int(j, "factor", c->sizes_factor);
-        mm_json_kv_double(j, "precision", c->sizes_precision);
-        mm_json_kv_int(j, "budget", c->sizes_budget);
+        mm_json_kv_int(j, "min", cfg->adaptive.sizes_min);
+        mm_json_kv_int(j, "max", cfg->adaptive.sizes_max);
+        mm_json_kv_int(j, "factor", cfg->adaptive.sizes_factor);
+        mm_json_kv_double(j, "precision", cfg->adaptive.sizes_precision);
+        mm_json_kv_int(j, "budget", cfg->adaptive.sizes_budget);
         mm_json_end_object(j);
     } else {
         mm_json_null(j);
@@ -445,7 +445,7 @@ void mm_meta_render(const mm_launch *l, mm_buf *out) {
         mm_json_null(&j);
     mm__kv_text(&j, "host_of_rank0", p && p->ranks ? p->ranks[0].host : NULL);
     mm_json_key(&j, "argv");
-    mm_json_raw(&j, l->cfg ? l->cfg->argv_joined : NULL); /* already a JSON array */
+    mm_json_raw(&j, l->cfg ? l->cfg->output.argv_joined : NULL); /* already a JSON array */
     mm_json_key(&j, "config");
     if (l->cfg)
         mm_meta_render_config(&j, l->cfg, l->sync);

@@ -20,41 +20,41 @@ static void test_defaults(void) {
     const char *argv[] = {"mpimeter-bench", "--out", "/tmp/mm_unit_cfg/none-yet"};
     CHECK_EQ_INT(parse(3, argv), 0);
     CHECK_EQ_INT(cfg.nrep, 300);
-    CHECK_EQ_INT(cfg.warmup, 10);
+    CHECK_EQ_INT(cfg.measure.warmup, 10);
     CHECK_EQ_INT(cfg.nops, 4);
     CHECK_STR(cfg.ops[0], "allreduce");
     CHECK_EQ_INT(cfg.nsizes, 6); /* 8:65536:x8,65536 = 8, 64, 512, 4096, 32768, 65536 */
     CHECK_EQ_INT(cfg.sizes[4], 32768);
     CHECK_EQ_INT(cfg.sizes[5], 65536);
-    CHECK_STR(cfg.timer, "monotonic");
+    CHECK_STR(cfg.timing.timer, "monotonic");
     CHECK_STR(cfg.procsync, "window");
     CHECK(strcmp(cfg.clocksync[0], "auto") != 0); /* resolved */
     CHECK_EQ_INT(cfg.mode, MM_MODE_BENCH);
-    CHECK(cfg.argv_joined[0] == '[');
+    CHECK(cfg.output.argv_joined[0] == '[');
     /* the option table's defaults (options.c), parsed into the starting configuration */
-    CHECK_EQ_INT(cfg.nrep_rule, MM_NREP_FIXED);
-    CHECK_EQ_INT(cfg.nrep_min, 30);
-    CHECK_EQ_INT(cfg.nrep_max, 3000);
-    CHECK_EQ_INT(cfg.nrep_every, 10);
-    CHECK(cfg.precision == 0.02 && cfg.nrep_confidence == 0.95 && cfg.nrep_budget_s == 10.0);
-    CHECK(cfg.sizes_precision == 0.05);
-    CHECK_EQ_INT(cfg.sizes_budget, 16);
-    CHECK_EQ_INT(cfg.sizes_factor, 2);
-    CHECK_STR(cfg.datatype, "int");
-    CHECK_STR(cfg.reduce_op, "sum");
-    CHECK_STR(cfg.virtual_base, "monotonic");
-    CHECK(cfg.roundtime_budget_s == 1.0 && cfg.bcast_factor == 2.0);
-    CHECK(cfg.copy_probe_bytes == 32 << 20);
-    CHECK_EQ_INT(cfg.ncheck, 5);
-    CHECK(cfg.check_at_s[0] == 0 && cfg.check_at_s[3] == 5 && cfg.check_at_s[4] == 10);
-    CHECK_EQ_INT(cfg.cs_params.nfit, 0); /* the algorithm's default, resolved by the sync */
-    CHECK_EQ_INT(cfg.cs_params.min_rounds, 0);
+    CHECK_EQ_INT(cfg.adaptive.nrep_rule, MM_NREP_FIXED);
+    CHECK_EQ_INT(cfg.adaptive.nrep_min, 30);
+    CHECK_EQ_INT(cfg.adaptive.nrep_max, 3000);
+    CHECK_EQ_INT(cfg.adaptive.nrep_every, 10);
+    CHECK(cfg.adaptive.precision == 0.02 && cfg.adaptive.nrep_confidence == 0.95 && cfg.adaptive.nrep_budget_s == 10.0);
+    CHECK(cfg.adaptive.sizes_precision == 0.05);
+    CHECK_EQ_INT(cfg.adaptive.sizes_budget, 16);
+    CHECK_EQ_INT(cfg.adaptive.sizes_factor, 2);
+    CHECK_STR(cfg.measure.datatype, "int");
+    CHECK_STR(cfg.measure.reduce_op, "sum");
+    CHECK_STR(cfg.timing.virtual_base, "monotonic");
+    CHECK(cfg.ps.roundtime_budget_s == 1.0 && cfg.ps.bcast_factor == 2.0);
+    CHECK(cfg.probe.copy_probe_bytes == 32 << 20);
+    CHECK_EQ_INT(cfg.check.ncheck, 5);
+    CHECK(cfg.check.check_at_s[0] == 0 && cfg.check.check_at_s[3] == 5 && cfg.check.check_at_s[4] == 10);
+    CHECK_EQ_INT(cfg.cs.params.nfit, 0); /* the algorithm's default, resolved by the sync */
+    CHECK_EQ_INT(cfg.cs.params.min_rounds, 0);
     /* every default of a defaulted option parses as given (nothing left at 0 by a failure) */
     mm_config fresh;
     mm_config_defaults(&fresh);
     CHECK_EQ_INT(fresh.nrep, 300);
-    CHECK_EQ_INT(fresh.warmup, 10);
-    CHECK_STR(fresh.timer, "monotonic");
+    CHECK_EQ_INT(fresh.measure.warmup, 10);
+    CHECK_STR(fresh.timing.timer, "monotonic");
     CHECK_STR(fresh.procsync, "window");
 }
 
@@ -116,27 +116,27 @@ static void test_errors(void) {
 static void test_quick_without_out(void) {
     { const char *a[] = {"b", "--ops", "bcast"};
       CHECK_EQ_INT(parse(3, a), 0);
-      CHECK_EQ_INT(cfg.quick, 1);
-      CHECK_EQ_INT(cfg.order_ascending, 1);
-      CHECK_EQ_INT(cfg.copy_probe_bytes, 0);
+      CHECK_EQ_INT(cfg.output.quick, 1);
+      CHECK_EQ_INT(cfg.plan.order_ascending, 1);
+      CHECK_EQ_INT(cfg.probe.copy_probe_bytes, 0);
       CHECK_STR(cfg.procsync, "barrier");
       CHECK_STR(cfg.out, ""); }
     { const char *a[] = {"b", "--order", "shuffled", "--copy-probe-bytes", "4096", "--procsync", "window"};
       CHECK_EQ_INT(parse(7, a), 0);
       CHECK_STR(cfg.procsync, "window");
-      CHECK_EQ_INT(cfg.quick, 1);
-      CHECK_EQ_INT(cfg.order_ascending, 0);
-      CHECK_EQ_INT(cfg.copy_probe_bytes, 4096); }
+      CHECK_EQ_INT(cfg.output.quick, 1);
+      CHECK_EQ_INT(cfg.plan.order_ascending, 0);
+      CHECK_EQ_INT(cfg.probe.copy_probe_bytes, 4096); }
     { const char *a[] = {"b", "--out", "/tmp/mm_unit_cfg/none-yet"};
       CHECK_EQ_INT(parse(3, a), 0);
-      CHECK_EQ_INT(cfg.quick, 0);
-      CHECK_EQ_INT(cfg.order_ascending, 0);
-      CHECK_EQ_INT(cfg.copy_probe_bytes, 33554432);
+      CHECK_EQ_INT(cfg.output.quick, 0);
+      CHECK_EQ_INT(cfg.plan.order_ascending, 0);
+      CHECK_EQ_INT(cfg.probe.copy_probe_bytes, 33554432);
       CHECK_STR(cfg.procsync, "window"); }
     { const char *a[] = {"b", "--order", "ascending", "--out", "/tmp/mm_unit_cfg/none-yet"};
       CHECK_EQ_INT(parse(5, a), 0);
-      CHECK_EQ_INT(cfg.quick, 0);
-      CHECK_EQ_INT(cfg.order_ascending, 1); }
+      CHECK_EQ_INT(cfg.output.quick, 0);
+      CHECK_EQ_INT(cfg.plan.order_ascending, 1); }
 }
 
 static void test_out_not_empty(void) {
@@ -158,11 +158,11 @@ static void test_values(void) {
     CHECK_EQ_INT(parse(14, a), 0);
     CHECK_EQ_INT(cfg.nops, 2);
     CHECK_STR(cfg.ops[1], "delay");
-    CHECK_EQ_INT(cfg.seed, 99);
-    CHECK_EQ_INT(cfg.seed_given, 1);
-    CHECK_EQ_INT(cfg.raw_reduced, 1);
-    CHECK_NEAR(cfg.window_us, 250.5, 1e-12);
-    CHECK_EQ_INT(cfg.cold_cache_bytes, 1048576);
+    CHECK_EQ_INT(cfg.plan.seed, 99);
+    CHECK_EQ_INT(cfg.plan.seed_given, 1);
+    CHECK_EQ_INT(cfg.output.raw_reduced, 1);
+    CHECK_NEAR(cfg.ps.window_us, 250.5, 1e-12);
+    CHECK_EQ_INT(cfg.measure.cold_cache_bytes, 1048576);
 }
 
 static void test_virtual_params(void) {
@@ -210,15 +210,15 @@ static void test_window_us(void) {
     /* auto, as --help shows for the default, is accepted and means the pilot-derived window */
     const char *a[] = {"b", "--window-us", "auto", "--out", o};
     CHECK_EQ_INT(parse(5, a), 0);
-    CHECK_NEAR(cfg.window_us, 0, 0);
-    CHECK_EQ_INT(cfg.window_given, 1);
+    CHECK_NEAR(cfg.ps.window_us, 0, 0);
+    CHECK_EQ_INT(cfg.ps.window_given, 1);
     const char *d[] = {"b", "--out", o};
     CHECK_EQ_INT(parse(3, d), 0);
-    CHECK_NEAR(cfg.window_us, 0, 0);
-    CHECK_EQ_INT(cfg.window_given, 0);
+    CHECK_NEAR(cfg.ps.window_us, 0, 0);
+    CHECK_EQ_INT(cfg.ps.window_given, 0);
     const char *n[] = {"b", "--window-us=75", "--out", o};
     CHECK_EQ_INT(parse(4, n), 0);
-    CHECK_NEAR(cfg.window_us, 75, 0);
+    CHECK_NEAR(cfg.ps.window_us, 75, 0);
     /* anything else names what is allowed; auto too applies only to the window sync */
     { const char *b[] = {"b", "--window-us", "0", "--out", o}; expect_error(5, b, "auto"); }
     { const char *b[] = {"b", "--window-us", "Auto", "--out", o}; expect_error(5, b, "--window-us"); }
@@ -264,8 +264,8 @@ static void test_sync_check_mode(void) {
     CHECK_EQ_INT(parse(7, a), 0);
     CHECK_EQ_INT(cfg.mode, MM_MODE_SYNC_CHECK);
     CHECK_EQ_INT(cfg.nclocksync, 2);
-    CHECK_EQ_INT(cfg.ncheck, 3);
-    CHECK_NEAR(cfg.check_at_s[1], 0.5, 0);
+    CHECK_EQ_INT(cfg.check.ncheck, 3);
+    CHECK_NEAR(cfg.check.check_at_s[1], 0.5, 0);
     const char *b[] = {"b", "--clocksync", "skampi,none", "--out", "/tmp/mm_unit_cfg/n"};
     expect_error(5, b, "--sync-check");
     const char *c[] = {"b", "--sync-check", "--check-at", "2,1"};
@@ -277,18 +277,18 @@ static void test_adaptive_options(void) {
     const char *out[] = {"--out", "/tmp/mm_unit_cfg/none-yet"};
     const char *a1[] = {"b", "--nrep", "auto", "--nrep-max", "500", out[0], out[1]};
     CHECK_EQ_INT(parse(7, a1), 0);
-    CHECK_EQ_INT(cfg.nrep_rule, MM_NREP_CI); /* the default rule */
+    CHECK_EQ_INT(cfg.adaptive.nrep_rule, MM_NREP_CI); /* the default rule */
     CHECK_EQ_INT(cfg.nrep, 500);             /* the most a test records: what is allocated */
-    CHECK_EQ_INT(cfg.nrep_min, 30);
-    CHECK_NEAR(cfg.precision, 0.02, 0);
+    CHECK_EQ_INT(cfg.adaptive.nrep_min, 30);
+    CHECK_NEAR(cfg.adaptive.precision, 0.02, 0);
     const char *a2[] = {"b", "--nrep=auto:rse", "--precision", "0.005", "--nrep-every", "5", out[0], out[1]};
     CHECK_EQ_INT(parse(8, a2), 0);
-    CHECK_EQ_INT(cfg.nrep_rule, MM_NREP_RSE);
-    CHECK_EQ_INT(cfg.nrep_every, 5);
-    CHECK_NEAR(cfg.precision, 0.005, 0);
+    CHECK_EQ_INT(cfg.adaptive.nrep_rule, MM_NREP_RSE);
+    CHECK_EQ_INT(cfg.adaptive.nrep_every, 5);
+    CHECK_NEAR(cfg.adaptive.precision, 0.005, 0);
     const char *a3[] = {"b", "--nrep", "42", out[0], out[1]};
     CHECK_EQ_INT(parse(5, a3), 0);
-    CHECK_EQ_INT(cfg.nrep_rule, MM_NREP_FIXED);
+    CHECK_EQ_INT(cfg.adaptive.nrep_rule, MM_NREP_FIXED);
     CHECK_EQ_INT(cfg.nrep, 42);
 
     const char *twice[] = {"b", "--nrep", "auto", "--nrep", "300", out[0], out[1]};
@@ -313,7 +313,7 @@ static void test_adaptive_options(void) {
 
     const char *s1[] = {"b", "--sizes", "auto:8:1048576", out[0], out[1]};
     CHECK_EQ_INT(parse(5, s1), 0);
-    CHECK_EQ_INT(cfg.sizes_auto, 1);
+    CHECK_EQ_INT(cfg.adaptive.sizes_auto, 1);
     CHECK_EQ_INT(cfg.nsizes, 18); /* 8, 16, ..., 1048576 */
     CHECK_EQ_INT(cfg.sizes[17], 1048576);
     const char *s2[] = {"b", "--sizes", "auto:8:1000:x4", out[0], out[1]};
@@ -321,7 +321,7 @@ static void test_adaptive_options(void) {
     CHECK_EQ_INT(cfg.nsizes, 5); /* 8, 32, 128, 512 below MAX, then MAX */
     CHECK_EQ_INT(cfg.sizes[3], 512);
     CHECK_EQ_INT(cfg.sizes[4], 1000);
-    CHECK_EQ_INT(cfg.sizes_factor, 4);
+    CHECK_EQ_INT(cfg.adaptive.sizes_factor, 4);
     const char *down[] = {"b", "--sizes", "auto:1024:8", out[0], out[1]};
     expect_error(5, down, "--sizes auto:1024:8: the bounds must increase");
     const char *same[] = {"b", "--sizes", "auto:64:64", out[0], out[1]};

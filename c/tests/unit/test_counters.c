@@ -54,8 +54,8 @@ static void test_names(void) {
 static void test_options(void) {
     const char *a[] = {"mpimeter-bench", "--out", "/tmp/mm_unit_counters/none", "--mpit-pvars", "all"};
     CHECK_EQ_INT(parse(5, a), 0);
-    CHECK_STR(cfg.mpit_pvars, "all");
-    CHECK_STR(cfg.papi_events, "");
+    CHECK_STR(cfg.counters.mpit_pvars, "all");
+    CHECK_STR(cfg.counters.papi_events, "");
     /* meta.json's config shows what was given */
     mm_buf b = {0};
     mm_json j;
