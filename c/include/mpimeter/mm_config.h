@@ -248,7 +248,7 @@ typedef struct mm_config {
     mm_rma_opts rma;
 } mm_config;
 
-/* ---- the option table (options.c) ---- */
+/* ---- the option table (app/options.c) ---- */
 
 typedef enum {
     MM_OPT_FLAG,   /* no value */
@@ -280,7 +280,16 @@ enum {
     MM_OPT_F_MODE = 1u << 7,       /* selects the mode (--sync-check) */
     MM_OPT_F_BELOW = 1u << 8,      /* the maximum itself is not allowed (< max) */
     MM_OPT_F_OR_ZERO = 1u << 9,    /* 0 (off, none) is allowed too, besides min to max */
+    MM_OPT_F_DEFAULTED = 1u << 10, /* default_text is the starting value (mm_config_defaults sets
+                                      it); without, the field starts at 0: auto, none, or the
+                                      default of the module that owns it */
 };
+
+struct mm_option_spec;
+/* Stores one option's value (the text as given; NULL for a flag) where the row says, after
+ * checking it: 0, or 2 with the message in err. Every row has one (app/parse*.c). */
+typedef int (*mm_option_setter)(const struct mm_option_spec *o, const char *value,
+                                struct mm_config *cfg, char *err, size_t len);
 
 typedef struct mm_option_spec {
     const char *name;    /* without the leading "--" */
@@ -291,8 +300,9 @@ typedef struct mm_option_spec {
     const char *unit;         /* "bytes", "s", "us", "ns", "ppm", "repetitions", ... or NULL */
     double min, max;          /* numbers: the allowed range */
     const char *choices;      /* MM_OPT_NAME(S): the registry ("timers", ...); CHOICE: "a,b" */
-    size_t offset;            /* numbers: where the value lives in mm_config */
+    size_t offset;            /* where the value lives in mm_config (the generic setters) */
     const char *help;
+    mm_option_setter set;
 } mm_option_spec;
 
 /* The table, in --help order. */
@@ -333,12 +343,23 @@ int mm_option_out_of_range(const mm_option_spec *o, double v);
 int mm_option_parse_number(const mm_option_spec *o, const char *text, mm_config *cfg, char *err,
                            size_t len);
 
+/* The generic setters, by the row's offset: a whole number or a number (mm_option_parse_number);
+ * a name of MM_NAME_LEN (MM_OPT_NAME); the position of the value among the row's choices, an int
+ * (MM_OPT_CHOICE); a path of MM_PATH_LEN; an mm_int_list (MM_OPT_INTS); a flag: the int set to 1.
+ * 0, or 2 with the message in err. */
+int mm_option_set_name(const mm_option_spec *o, const char *value, mm_config *cfg, char *err, size_t len);
+int mm_option_set_choice(const mm_option_spec *o, const char *value, mm_config *cfg, char *err,
+                         size_t len);
+int mm_option_set_path(const mm_option_spec *o, const char *value, mm_config *cfg, char *err, size_t len);
+int mm_option_set_ints(const mm_option_spec *o, const char *value, mm_config *cfg, char *err, size_t len);
+int mm_option_set_flag(const mm_option_spec *o, const char *value, mm_config *cfg, char *err, size_t len);
+
 /* Parses an MM_OPT_INTS option's text ("0,2" or, with MM_OPT_F_AUTO, its word: all) into out.
  * 0, or 2 with the message in err. */
 int mm_option_parse_ints(const mm_option_spec *o, const char *text, mm_int_list *out, char *err,
                          size_t len);
 
-/* ---- parsing and checking (config.c) ---- */
+/* ---- parsing and checking (app/parse.c) ---- */
 
 /* Fills defaults. */
 void mm_config_defaults(mm_config *cfg);

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* parse_internal.h — what parse.c (the parser) and parse_adaptive.c (the options of --nrep
- * auto and --sizes auto) share. Internal to c/src/app/. */
+/* parse_internal.h — what parse.c (the parser), its checkers (parse_*.c) and the option table
+ * (options.c, whose rows name the setters) share. Internal to c/src/app/. */
 #ifndef MM_PARSE_INTERNAL_H
 #define MM_PARSE_INTERNAL_H
 #include <stddef.h>
@@ -46,5 +46,33 @@ int mm__config_quick_defaults(mm_config *cfg, const char *seen, const mm_option_
 int mm__config_check_scoped_options(const mm_config *cfg, const char *seen, char *err, size_t len);
 /* --root and --nprocs against the launch's number of ranks (parse_space.c): 0 or 2. */
 int mm__config_check_space_nprocs(const mm_config *cfg, int nprocs, char *err, size_t len);
+
+/* ---- the setters of the option table's rows (options.c) beyond the generic ones: 0 or 2 ---- */
+#define MM__SETTER(fn) int fn(const mm_option_spec *o, const char *value, mm_config *cfg, char *err, size_t len)
+MM__SETTER(mm__set_mode_sync_check);
+MM__SETTER(mm__set_mode_list_ops);
+MM__SETTER(mm__set_mode_describe);
+MM__SETTER(mm__set_mode_list_pvars);
+MM__SETTER(mm__set_mode_list_algorithms);
+MM__SETTER(mm__set_mode_help);
+MM__SETTER(mm__set_mode_version);
+MM__SETTER(mm__set_ops);
+MM__SETTER(mm__set_clocksync);
+MM__SETTER(mm__set_sizes);
+MM__SETTER(mm__set_seed);
+MM__SETTER(mm__set_window_us);
+MM__SETTER(mm__set_resync_s);
+MM__SETTER(mm__set_rma_sync);
+MM__SETTER(mm__set_progress);
+MM__SETTER(mm__set_quiet);
+MM__SETTER(mm__set_mpit_pvars);
+MM__SETTER(mm__set_papi);
+MM__SETTER(mm__set_check_at); /* parse.c */
+MM__SETTER(mm__set_pair);     /* parse.c */
+#undef MM__SETTER
+
+/* Splits text at commas into at most max names; empty items refused (parse_setters.c). */
+int mm__split_names(const char *opt, const char *text, char (*names)[MM_NAME_LEN], int max, int *n,
+                    char *err, size_t len);
 
 #endif

@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* test_config.c — option parsing and validation (no MPI_Init needed). */
+#include <math.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -376,7 +378,71 @@ static void test_float_options_refuse_absurdly_small_values(void) {
     expect_error(5, resync, "--resync-s: 1e-300 is out of range; allowed: 0, or a number from 1e-09 to 1000000");
 }
 
+/* Every row of the option table has a setter, and a generic setter stores only into the field
+ * its row's offset names: a value given changes those bytes of the configuration and no other
+ * (a wrong offset, or one pointing at a field of another size, shows as bytes changed outside). */
+static void test_every_row_sets_only_its_own_field(void) {
+    size_t n;
+    const mm_option_spec *t = mm_options(&n);
+    int checked = 0;
+    static size_t fields[256][2]; /* offset, width of the rows checked */
+    CHECK(n <= 256);
+    for (size_t i = 0; i < n; i++) {
+        const mm_option_spec *o = &t[i];
+        CHECK(o->set != NULL);
+        size_t width = 0;
+        const char *value = NULL;
+        if (o->set == mm_option_set_name) width = MM_NAME_LEN, value = "x";
+        else if (o->set == mm_option_set_path) width = MM_PATH_LEN, value = "/x";
+        else if (o->set == mm_option_set_choice) width = sizeof(int), value = "";
+        else if (o->set == mm_option_set_flag) width = sizeof(int), value = NULL;
+        else if (o->set == mm_option_set_ints) width = sizeof(mm_int_list), value = "1";
+        else if (o->set == mm_option_parse_number)
+            width = o->type == MM_OPT_INT || o->type == MM_OPT_NPROCS ? sizeof(int) : 8, value = "";
+        else continue;
+        CHECK(o->offset > 0 && o->offset + width <= sizeof(mm_config));
+        char text[64];
+        if (o->set == mm_option_set_choice) { /* the second word: index 1 differs from 0 */
+            const char *comma = strchr(o->choices, ',');
+            snprintf(text, sizeof text, "%.*s", comma ? (int)strcspn(comma + 1, ",") : 0,
+                     comma ? comma + 1 : "");
+            value = text;
+        } else if (o->set == mm_option_parse_number) { /* its maximum, never a default */
+            double v = (o->flags & MM_OPT_F_BELOW) ? (o->min + o->max) / 2 : o->max;
+            snprintf(text, sizeof text, "%.17g", o->type == MM_OPT_FLOAT ? v : floor(v));
+            value = text;
+        }
+        static mm_config before, after;
+        mm_config_defaults(&before);
+        after = before;
+        char msg[512];
+        int rc = o->set(o, value, &after, msg, sizeof msg);
+        if (rc != 0) fprintf(stderr, "--%s %s: %s\n", o->name, value ? value : "", msg);
+        CHECK_EQ_INT(rc, 0);
+        const unsigned char *b = (const unsigned char *)&before, *a = (const unsigned char *)&after;
+        size_t changed = 0, outside = 0;
+        for (size_t k = 0; k < sizeof(mm_config); k++) {
+            if (a[k] == b[k]) continue;
+            changed++;
+            outside += k < o->offset || k >= o->offset + width;
+        }
+        if (changed == 0 || outside != 0) fprintf(stderr, "--%s: %zu bytes changed, %zu outside its field\n", o->name, changed, outside);
+        CHECK(changed > 0);
+        CHECK_EQ_INT((int)outside, 0);
+        /* and no two rows store into the same bytes (a row copied with its offset) */
+        for (int k = 0; k < checked; k++) {
+            int overlap = o->offset < fields[k][0] + fields[k][1] && fields[k][0] < o->offset + width;
+            if (overlap) fprintf(stderr, "--%s stores where an earlier row does\n", o->name);
+            CHECK(!overlap);
+        }
+        fields[checked][0] = o->offset, fields[checked][1] = width;
+        checked++;
+    }
+    CHECK(checked >= 50);
+}
+
 int main(void) {
+    test_every_row_sets_only_its_own_field();
     test_float_options_refuse_absurdly_small_values();
     test_defaults();
     test_sizes();
