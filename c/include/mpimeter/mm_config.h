@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* mm_config.h — the resolved configuration of a launch, and the table of options it is parsed
  * from. Parsed and validated once on rank 0 (mm_config_parse), then broadcast as bytes (the struct
- * is plain data, same binary everywhere). The option table is the one place where an option's
+ * is plain data, same binary everywhere; the one pointer, topo.graph_text, is sent apart). The option table is the one place where an option's
  * name, type, bounds, default and help live: the parser, --help, --describe and the messages of
  * bad input all come from it (docs/FORMAT.md, "mpimeter-bench --describe"). */
 #ifndef MM_CONFIG_H
@@ -200,10 +200,13 @@ typedef struct mm_topology_opts {
     int cart_ndims; /* --cart-dims; 0 dims = auto */
     int cart_dims[8];
     int cart_used; /* --ops has a neighborhood collective (meta.json "cart_dims") */
-    /* --graph-file: a distributed graph instead (ops_graph.c); the file's text, read and checked
-     * once on rank 0, travels beside the configuration (mm_graph_text), not in it */
+    /* --graph-file: a distributed graph instead (ops_graph.c) */
     char graph_file[MM_PATH_LEN];
-    char graph_text[MM_GRAPH_TEXT_MAX + 1];
+    /* the file's text (NULL: no graph file), read and checked once on rank 0 into memory of its
+     * own; app/main.c sends it to the other ranks apart from the configuration, and only when
+     * there is a graph, then points each rank's copy here (the pointer broadcast with the struct
+     * means nothing on another rank and is replaced) */
+    const char *graph_text;
     mm_graph_facts graph; /* nodes == 0: no graph file */
 } mm_topology_opts;
 

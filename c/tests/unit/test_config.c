@@ -441,8 +441,18 @@ static void test_every_row_sets_only_its_own_field(void) {
     CHECK(checked >= 50);
 }
 
+/* The configuration is broadcast as bytes to every rank of every launch: the --graph-file text
+ * (up to MM_GRAPH_TEXT_MAX bytes) is sent apart, only by the launches that have one. */
+static void test_the_graph_text_is_not_in_the_configuration(void) {
+    CHECK(sizeof(mm_config) < MM_GRAPH_TEXT_MAX);
+    const char *argv[] = {"b", "--out", "/tmp/mm_unit_cfg/none-yet"};
+    CHECK_EQ_INT(parse(3, argv), 0);
+    CHECK(cfg.topo.graph_text == NULL);
+}
+
 int main(void) {
     test_every_row_sets_only_its_own_field();
+    test_the_graph_text_is_not_in_the_configuration();
     test_float_options_refuse_absurdly_small_values();
     test_defaults();
     test_sizes();
