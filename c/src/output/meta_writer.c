@@ -2,7 +2,7 @@
 /* meta_writer.c — renders meta.json (docs/FORMAT.md) from an mm_launch.
  *
  * What: one pretty-printed JSON object, "schema_version" first, then the tool, status, argv,
- * the full resolved configuration, MPI library and build, system, rank placement, environment,
+ * the full resolved configuration (meta_config.c), MPI library and build, system, rank placement, environment,
  * machine load, timer, clock sync quality, process sync counts, per-test status and the
  * conditions the launch noticed (facts with a code; the analysis judges them).
  * Every key is always present; what is not known (yet) is null — a NULL pointer in the
@@ -19,179 +19,6 @@
 #include "meta_internal.h"
 
 #include "build_info.h"
-#include "mm_ops.h" /* the words of the one-sided options (macros only: no call up) */
-
-/* The index-th comma-separated word of words. */
-static void mm__word_at(const char *words, int index, char *out, size_t len) {
-    const char *p = words;
-    for (int i = 0; i < index && p; i++) {
-        p = strchr(p, ',');
-        if (p) p++;
-    }
-    snprintf(out, len, "%.*s", p ? (int)strcspn(p, ",") : 0, p ? p : "");
-}
-
-/* "rma": the one-sided options, only when --ops has a one-sided operation (so that launches
- * without one keep their shape); sync null when only window create/free rows were asked. */
-static void mm__rma_config(mm_json *j, const mm_config *cfg) {
-    if (!cfg->rma.used) return;
-    char word[64];
-    mm_json_key(j, "rma");
-    mm_json_begin_object(j);
-    mm__word_at(MM_RMA_SYNC_WORDS, cfg->rma.sync, word, sizeof word);
-    mm_json_kv_string(j, "sync", cfg->rma.sync_given ? word : NULL);
-    mm__word_at(MM_RMA_WINDOW_WORDS, cfg->rma.window, word, sizeof word);
-    mm_json_kv_string(j, "window", word);
-    mm_json_kv_int(j, "burst", cfg->rma.burst);
-    mm__kv_positive(j, "window_bytes", (double)cfg->rma.window_bytes); /* null = auto */
-    mm_json_end_object(j);
-}
-
-void mm_meta_render_config(mm_json *j, const mm_config *cfg, const mm_sync_facts *sync) {
-    mm_json_begin_object(j);
-    mm_json_key(j, "ops");
-    mm_json_begin_array(j);
-    for (int i = 0; i < cfg->nops && i < MM_MAX_OPS; i++) mm_json_string(j, cfg->ops[i]);
-    mm_json_end_array(j);
-    mm_json_key(j, "sizes");
-    mm__i64_array(j, cfg->sizes, cfg->nsizes < MM_MAX_SIZES ? cfg->nsizes : MM_MAX_SIZES);
-    mm_json_kv_int(j, "nrep", cfg->nrep);
-    mm_json_kv_int(j, "warmup", cfg->measure.warmup);
-    mm_json_kv_string(j, "timer", cfg->timing.timer);
-    mm_json_key(j, "clocksync");
-    if (cfg->nclocksync > 0)
-        mm_json_string(j, cfg->clocksync[0]);
-    else
-        mm_json_null(j);
-    mm_json_kv_string(j, "procsync", cfg->procsync);
-    mm__kv_positive(j, "window_us", cfg->ps.window_us); /* 0 = derived from a pilot */
-    mm__kv_positive(j, "start_tolerance_ns", (double)cfg->ps.start_tolerance_ns); /* 0 = automatic */
-    char seed[24];
-    snprintf(seed, sizeof seed, "%" PRIu64, cfg->plan.seed); /* unsigned: above 2^63 too */
-    mm_json_key(j, "seed");
-    mm_json_raw(j, seed);
-    /* only when not shuffled (--order ascending): a campaign's documents stay as they were */
-    if (cfg->plan.order_ascending) mm_json_kv_string(j, "order", "ascending");
-    mm_json_kv_int(j, "cold_cache_bytes", cfg->measure.cold_cache_bytes);
-    mm_json_kv_int(j, "copy_probe_bytes", cfg->probe.copy_probe_bytes);
-    mm__kv_text(j, "copy_probe_from", cfg->probe.copy_probe_from); /* null: this launch probed */
-    mm__kv_text(j, "mpit_from", cfg->probe.mpit_from); /* null: this launch read the MPI_T cvars */
-    mm_json_key(j, "root"); /* --root: the ranks given, or "all" */
-    if (cfg->plan.roots.all)
-        mm_json_string(j, "all");
-    else
-        mm__int_array(j, cfg->plan.roots.v, cfg->plan.roots.n);
-    mm_json_key(j, "nprocs"); /* --nprocs: the sub-communicator sizes; null: every rank */
-    if (cfg->plan.comm_sizes.n > 0)
-        mm__int_array(j, cfg->plan.comm_sizes.v, cfg->plan.comm_sizes.n);
-    else
-        mm_json_null(j);
-    /* --batch: calls per repetition timed once (IMB's MS2); raw.csv rows hold one call's share */
-    mm_json_kv_int(j, "batch", cfg->measure.batch);
-    /* --workpieces: mw-workpieces' values (one test each; tests[].workpieces) */
-    mm_json_key(j, "workpieces");
-    mm__int_array(j, cfg->plan.workpieces.v, cfg->plan.workpieces.n);
-    /* --subtract-overhead: tests[].overhead_ns is measured for the analysis to subtract */
-    mm_json_kv_bool(j, "subtract_overhead", cfg->measure.subtract_overhead);
-    mm_json_key(j, "pair");
-    if (cfg->plan.pair_given)
-        mm__int_array(j, cfg->plan.pair, 2);
-    else
-        mm_json_null(j); /* auto: probes.pingpong_pair says which pair the launch chose */
-    mm_json_kv_string(j, "datatype", cfg->measure.datatype);
-    mm_json_kv_string(j, "reduce_op", cfg->measure.reduce_op);
-    mm_json_kv_string(j, "raw", cfg->output.raw_reduced ? "reduced" : "full");
-    mm_json_kv_string(j, "nbc_scheme", cfg->nbc.work_scheme ? "work" : "time");
-    mm__kv_positive(j, "nbc_compute_ns", (double)cfg->nbc.compute_ns); /* null = auto */
-    mm__kv_positive(j, "test_interval_bytes", (double)cfg->nbc.test_interval_bytes); /* null = none */
-    mm__rma_config(j, cfg);
-    if (cfg->topo.cart_used && cfg->topo.graph.nodes == 0) { /* only with a neighborhood collective on the
-                                                  * torus; null = MPI_Dims_create's */
-        mm_json_key(j, "cart_dims");
-        if (cfg->topo.cart_ndims > 0)
-            mm__int_array(j, cfg->topo.cart_dims, cfg->topo.cart_ndims);
-        else
-            mm_json_null(j);
-    }
-    if (cfg->topo.cart_used && cfg->topo.graph.nodes > 0) { /* --graph-file: what graph, not where it was */
-        mm_json_key(j, "graph");
-        mm_json_begin_object(j);
-        mm_json_kv_string(j, "fnv1a64", cfg->topo.graph.digest);
-        mm_json_kv_int(j, "nodes", cfg->topo.graph.nodes);
-        mm_json_kv_int(j, "edges", cfg->topo.graph.edges);
-        mm_json_key(j, "out_degree");
-        mm__int_array(j, (int[]){cfg->topo.graph.out_min, cfg->topo.graph.out_max}, 2);
-        mm_json_key(j, "in_degree");
-        mm__int_array(j, (int[]){cfg->topo.graph.in_min, cfg->topo.graph.in_max}, 2);
-        mm_json_end_object(j);
-    }
-    mm__kv_text(j, "mpit_pvars", cfg->counters.mpit_pvars[0] ? cfg->counters.mpit_pvars : NULL); /* null = off */
-    mm__kv_text(j, "papi", cfg->counters.papi_events[0] ? cfg->counters.papi_events : NULL);
-    mm_json_kv_string(j, "out", cfg->out);
-    mm_json_kv_bool(j, "force", cfg->output.force);
-    mm_json_key(j, "virtual");
-    mm_json_begin_object(j);
-    mm_json_kv_string(j, "base", cfg->timing.virtual_base);
-    mm_json_kv_double(j, "offset_s", cfg->timing.virtual_offset_s);
-    mm_json_kv_double(j, "skew_ppm", cfg->timing.virtual_skew_ppm);
-    mm_json_end_object(j);
-    /* 0 in the config means "the algorithm's default": show the value the sync resolved
-     * (null when the sync is not open yet) */
-    const mm_clocksync_params *given = &cfg->cs.params;
-    const mm_clocksync_params none = {0, 0, 0, 0, 0.0, 0, 0.0};
-    const mm_clocksync_params *used = sync ? &sync->used : &none;
-    mm_json_key(j, "clocksync_params");
-    mm_json_begin_object(j);
-    mm__kv_positive(j, "nfit", given->nfit > 0 ? given->nfit : used->nfit);
-    mm__kv_positive(j, "pingpong_cap",
-                    given->pingpong_cap > 0 ? given->pingpong_cap : used->pingpong_cap);
-    mm__kv_positive(j, "n_nonimproving",
-                    given->n_nonimproving > 0 ? given->n_nonimproving : used->n_nonimproving);
-    mm__kv_positive(j, "min_rounds", given->min_rounds > 0 ? given->min_rounds : used->min_rounds);
-    mm__kv_positive(j, "fit_span_s", given->fit_span_s > 0 ? given->fit_span_s : used->fit_span_s);
-    mm__kv_positive(j, "fit_target_ns", (double)given->fit_target_ns); /* null: every fit point */
-    mm_json_end_object(j);
-    mm_json_key(j, "procsync_params");
-    mm_json_begin_object(j);
-    mm_json_kv_double(j, "roundtime_budget_s", cfg->ps.roundtime_budget_s);
-    mm_json_kv_double(j, "bcast_factor", cfg->ps.bcast_factor);
-    mm_json_kv_int(j, "window_growth_max", cfg->ps.window_growth_max);
-    mm_json_kv_double(j, "switch_late_fraction", cfg->ps.switch_late_fraction);
-    mm_json_kv_double(j, "launch_budget_s", cfg->ps.launch_budget_s);
-    mm_json_end_object(j);
-    /* resolved: the algorithm's default when --resync was not given; <= 0 means never */
-    const char *kind = sync && sync->model_kind ? sync->model_kind : "identity";
-    mm__kv_positive(j, "resync_s", mm_config_effective_resync_s(cfg, kind));
-    /* --nrep auto: the stopping rule (null: a fixed --nrep, which "nrep" holds) */
-    mm_json_key(j, "nrep_auto");
-    if (cfg->adaptive.nrep_rule != MM_NREP_FIXED) {
-        mm_json_begin_object(j);
-        mm_json_kv_string(j, "rule", mm_nrep_rule_name(cfg->adaptive.nrep_rule));
-        mm_json_kv_int(j, "min", cfg->adaptive.nrep_min);
-        mm_json_kv_int(j, "max", cfg->adaptive.nrep_max);
-        mm_json_kv_double(j, "precision", cfg->adaptive.precision);
-        mm__kv_double_if(j, "confidence", cfg->adaptive.nrep_rule == MM_NREP_CI, cfg->adaptive.nrep_confidence);
-        mm_json_kv_int(j, "every", cfg->adaptive.nrep_every);
-        mm_json_kv_double(j, "budget_s", cfg->adaptive.nrep_budget_s);
-        mm_json_end_object(j);
-    } else {
-        mm_json_null(j);
-    }
-    /* --sizes auto: the refinement's bounds ("sizes" holds the initial grid) */
-    mm_json_key(j, "sizes_auto");
-    if (cfg->adaptive.sizes_auto) {
-        mm_json_begin_object(j);
-        mm_json_kv_int(j, "min", cfg->adaptive.sizes_min);
-        mm_json_kv_int(j, "max", cfg->adaptive.sizes_max);
-        mm_json_kv_int(j, "factor", cfg->adaptive.sizes_factor);
-        mm_json_kv_double(j, "precision", cfg->adaptive.sizes_precision);
-        mm_json_kv_int(j, "budget", cfg->adaptive.sizes_budget);
-        mm_json_end_object(j);
-    } else {
-        mm_json_null(j);
-    }
-    mm_json_end_object(j);
-}
 
 void mm_meta_render_operations(mm_json *j, const mm_op_facts *ops, int nops) {
     mm_json_begin_object(j);
@@ -311,38 +138,42 @@ static void mm__render_pair(mm_json *j, const mm_pair_choice *c) {
     mm_json_end_object(j);
 }
 
+/* ranks[r]: where the rank ran, and (once the launch finished) which CPUs it was seen on and
+ * their clock rate at the start and the end */
+static void mm__render_rank(mm_json *j, const mm_provenance *p, int r) {
+    mm_json_begin_object(j);
+    mm_json_kv_int(j, "rank", r);
+    mm__kv_text(j, "host", p->ranks[r].host);
+    mm_json_key(j, "cpus");
+    mm__cpu_list_array(j, p->ranks[r].cpus);
+    mm_json_kv_int(j, "pid", p->ranks[r].pid);
+    const mm_rank_info *ri = &p->ranks[r];
+    int finished = p->wall_end[0] != '\0';
+    mm_json_key(j, "cpus_seen");
+    if (finished)
+        mm__cpu_list_array(j, ri->cpus_seen);
+    else
+        mm_json_null(j);
+    mm_json_key(j, "cpu_changes");
+    if (finished)
+        mm_json_int(j, ri->cpu_changes);
+    else
+        mm_json_null(j);
+    mm_json_key(j, "cpu_khz");
+    if (finished && ri->khz_start > 0 && ri->khz_end > 0) {
+        double khz[2] = {ri->khz_start, ri->khz_end};
+        mm__double_array(j, khz, 2);
+    } else {
+        mm_json_null(j);
+    }
+    mm_json_end_object(j);
+}
+
 static void mm__render_ranks_env_load(mm_json *j, const mm_provenance *p, int nprocs) {
     mm_json_key(j, "ranks");
     if (p && p->ranks) {
         mm_json_begin_array(j);
-        for (int r = 0; r < nprocs; r++) {
-            mm_json_begin_object(j);
-            mm_json_kv_int(j, "rank", r);
-            mm__kv_text(j, "host", p->ranks[r].host);
-            mm_json_key(j, "cpus");
-            mm__cpu_list_array(j, p->ranks[r].cpus);
-            mm_json_kv_int(j, "pid", p->ranks[r].pid);
-            const mm_rank_info *ri = &p->ranks[r];
-            int finished = p->wall_end[0] != '\0';
-            mm_json_key(j, "cpus_seen");
-            if (finished)
-                mm__cpu_list_array(j, ri->cpus_seen);
-            else
-                mm_json_null(j);
-            mm_json_key(j, "cpu_changes");
-            if (finished)
-                mm_json_int(j, ri->cpu_changes);
-            else
-                mm_json_null(j);
-            mm_json_key(j, "cpu_khz");
-            if (finished && ri->khz_start > 0 && ri->khz_end > 0) {
-                double khz[2] = {ri->khz_start, ri->khz_end};
-                mm__double_array(j, khz, 2);
-            } else {
-                mm_json_null(j);
-            }
-            mm_json_end_object(j);
-        }
+        for (int r = 0; r < nprocs; r++) mm__render_rank(j, p, r);
         mm_json_end_array(j);
     } else {
         mm_json_null(j);
