@@ -116,7 +116,8 @@ static int mm__check_copy_probe_from(const mm_config *cfg, char *err, size_t len
     return mm__check_earlier_launch("copy-probe-from", dir, cfg, err, len);
 }
 
-int mm__config_validate(mm_config *cfg, int seen_clocksync, char *err, size_t len) {
+/* The timer and the virtual timer's options. 0 or 2. */
+static int mm__validate_timer(const mm_config *cfg, char *err, size_t len) {
     char why[512];
     /* timer */
     const mm_timer_vtable *tv = mm_timer_find(cfg->timing.timer);
@@ -133,8 +134,15 @@ int mm__config_validate(mm_config *cfg, int seen_clocksync, char *err, size_t le
     } else if (cfg->timing.virtual_offset_s != 0 || cfg->timing.virtual_skew_ppm != 0) {
         return mm_fail(err, len, "--virtual-offset-s/--virtual-skew-ppm apply only to --timer virtual (given: --timer %s)", cfg->timing.timer);
     }
+    return 0;
+}
+
+/* The process sync and its options; *pv its vtable. 0 or 2. */
+static int mm__validate_procsync(const mm_config *cfg, const mm_procsync_vtable **pv_out, char *err,
+                                 size_t len) {
     /* process sync */
     const mm_procsync_vtable *pv = mm_procsync_find(cfg->procsync);
+    *pv_out = pv;
     if (!pv) return mm__check_name("procsync", cfg->procsync, err, len);
     if (cfg->ps.window_given && strcmp(cfg->procsync, "window") != 0)
         return mm_fail(err, len, "--window-us applies only to --procsync window (given: --procsync %s)", cfg->procsync);
@@ -142,6 +150,12 @@ int mm__config_validate(mm_config *cfg, int seen_clocksync, char *err, size_t le
         return mm_fail(err, len, "--start-tolerance-ns applies only to process syncs that start "
                         "repetitions at a planned time (window, roundtime, harmonize; given: "
                         "--procsync %s)", cfg->procsync);
+    return 0;
+}
+
+/* The clock syncs ("auto" resolved here) against the mode and the process sync. 0 or 2. */
+static int mm__validate_clocksync(mm_config *cfg, int seen_clocksync, const mm_procsync_vtable *pv,
+                                  char *err, size_t len) {
     /* clock sync: "auto" resolves to the most accurate algorithm registered (a launch on one
      * clock then skips it: bench/launch.c) */
     if (!seen_clocksync || (cfg->nclocksync == 1 && strcmp(cfg->clocksync[0], "auto") == 0)) {
@@ -179,6 +193,14 @@ int mm__config_validate(mm_config *cfg, int seen_clocksync, char *err, size_t le
     if (cfg->mode == MM_MODE_SYNC_CHECK && cfg->plan.seed_given && strcmp(cfg->timing.timer, "virtual") != 0)
         return mm_fail(err, len, "--seed applies to --sync-check only with --timer virtual (it seeds "
                         "the virtual clocks; given: --timer %s)", cfg->timing.timer);
+    return 0;
+}
+
+/* The operations, the datatype and reduction, the sizes; *type_size the datatype's size and
+ * *any_reduce whether an operation reduces. 0 or 2. */
+static int mm__validate_ops(const mm_config *cfg, int *type_size_out, int *any_reduce_out, char *err,
+                            size_t len) {
+    char why[512];
     /* operations, datatype, sizes */
     int type_size;
     MPI_Datatype dt;
@@ -216,6 +238,20 @@ int mm__config_validate(mm_config *cfg, int seen_clocksync, char *err, size_t le
                            : mm_fail(err, len, "--sizes: %s (operation %s, --datatype %s)", why_size, op->name, cfg->measure.datatype);
         }
     }
+    *type_size_out = type_size;
+    *any_reduce_out = any_reduce;
+    return 0;
+}
+
+int mm__config_validate(mm_config *cfg, int seen_clocksync, char *err, size_t len) {
+    char why[512];
+    const mm_procsync_vtable *pv = NULL;
+    int type_size = 0, any_reduce = 0;
+    int rc = mm__validate_timer(cfg, err, len);
+    if (rc == 0) rc = mm__validate_procsync(cfg, &pv, err, len);
+    if (rc == 0) rc = mm__validate_clocksync(cfg, seen_clocksync, pv, err, len);
+    if (rc == 0) rc = mm__validate_ops(cfg, &type_size, &any_reduce, err, len);
+    if (rc) return rc;
     int rc_rma = mm__config_check_rma(cfg, type_size, err, len);
     if (rc_rma) return rc_rma;
     int rc_graph = mm__config_read_graph(cfg, err, len);
@@ -240,8 +276,7 @@ int mm__config_validate(mm_config *cfg, int seen_clocksync, char *err, size_t le
     /* output: a launch writes a folder; --validate only checks the options */
     if (cfg->mode == MM_MODE_BENCH && cfg->validate_nprocs == 0 && !cfg->output.quick) {
         if (!cfg->out[0]) return mm_fail(err, len, "--out: missing; give the launch folder to write (e.g. --out results/m1)");
-        int rc = mm_outdir_check(cfg->out, cfg->output.force, err, len);
-        if (rc) return 2;
+        if (mm_outdir_check(cfg->out, cfg->output.force, err, len) != 0) return 2;
     }
     if (cfg->validate_nprocs > 0) return mm_config_check_nprocs(cfg, cfg->validate_nprocs, err, len);
     return 0;
