@@ -62,7 +62,7 @@ MM__SETTER(mm__set_sizes);
 MM__SETTER(mm__set_seed);
 MM__SETTER(mm__set_window_us);
 MM__SETTER(mm__set_resync_s);
-MM__SETTER(mm__set_rma_sync);
+MM__SETTER(mm__set_rma_sync); /* parse_rma.c */
 MM__SETTER(mm__set_progress);
 MM__SETTER(mm__set_quiet);
 MM__SETTER(mm__set_mpit_pvars);

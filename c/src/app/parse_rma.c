@@ -3,6 +3,7 @@
  * synchronization mode for every row that moves data, a mode the row allows (request-based
  * operations only in passive-target epochs), a datatype compare-and-swap takes, and a window no
  * smaller than what the largest size needs; and --cart-dims of the neighborhood collectives.
+ * With them the setter of --rma-sync (its row in options.c), which records that it was given.
  * Each refusal is one line (exit 2, nothing written). */
 #include <ctype.h>
 #include <inttypes.h>
@@ -11,6 +12,13 @@
 
 #include "mm_ops.h"
 #include "parse_internal.h"
+
+int mm__set_rma_sync(const mm_option_spec *o, const char *value, mm_config *cfg, char *err,
+                     size_t len) {
+    int rc = mm_option_set_choice(o, value, cfg, err, len);
+    if (rc == 0) cfg->rma.sync_given = 1; /* one-sided data movement needs it */
+    return rc;
+}
 
 int mm__config_check_rma(mm_config *cfg, int type_size, char *err, size_t len) {
     int64_t largest = 0;

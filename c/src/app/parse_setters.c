@@ -211,13 +211,6 @@ int mm__set_resync_s(const mm_option_spec *o, const char *value, mm_config *cfg,
     return rc;
 }
 
-int mm__set_rma_sync(const mm_option_spec *o, const char *value, mm_config *cfg, char *err,
-                     size_t len) {
-    int rc = mm_option_set_choice(o, value, cfg, err, len);
-    if (rc == 0) cfg->rma.sync_given = 1;
-    return rc;
-}
-
 /* ---- --progress and --quiet: one or neither ---- */
 
 static int mm__set_progress_to(mm_config *cfg, int want, char *err, size_t len) {
