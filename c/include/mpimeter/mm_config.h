@@ -56,7 +56,7 @@ typedef enum {
 /* The option blocks: one per family of options, each filled by its rows of the option table
  * (options.c) and checked by its parser (app/parse_<family>.c or app/parse.c), and rendered into
  * meta.json's "config" by its renderer (output/meta_config.c). An option of a new family adds a
- * block here; mm_config keeps only the core: what runs (mode, --ops, --sizes, --nrep) and how
+ * block here; mm_config keeps only the core: what runs (--ops, --sizes, --nrep) and how
  * (--procsync, --clocksync), and where it goes (--out). */
 
 /* --nrep auto[:RULE] (bench/adaptive.c): how many repetitions are enough, decided on rank 0
@@ -220,10 +220,14 @@ typedef struct mm_rma_opts {
     int64_t window_bytes; /* --rma-window-bytes; 0 = auto */
 } mm_rma_opts;
 
-typedef struct mm_config {
-    /* the core */
+/* what the binary does: a launch, or one of the modes that print and end */
+typedef struct mm_run_opts {
     mm_mode mode;
     int validate_nprocs; /* --validate NP: check as a launch of NP ranks would, print the config */
+} mm_run_opts;
+
+typedef struct mm_config {
+    /* the core */
     char ops[MM_MAX_OPS][MM_NAME_LEN];
     int nops;
     int ops_given; /* --ops given (--list-algorithms lists only their variables then) */
@@ -235,6 +239,7 @@ typedef struct mm_config {
     char procsync[MM_NAME_LEN];
     char out[MM_PATH_LEN];
     /* the blocks */
+    mm_run_opts run;
     mm_adaptive_opts adaptive;
     mm_timer_opts timing;
     mm_clocksync_opts cs;

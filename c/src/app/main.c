@@ -130,7 +130,7 @@ static void mm__bcast_config(mm_config *cfg, int rank, mm_mpi_error *err) {
 /* --list-algorithms and --list-pvars: need MPI, print and end. The exit code, or -1 for the
  * other modes. */
 static int mm__run_listing(const mm_config *cfg, int rank, const char *argv0) {
-    if (cfg->mode == MM_MODE_LIST_ALGORITHMS) {
+    if (cfg->run.mode == MM_MODE_LIST_ALGORITHMS) {
         const char *ops[MM_MAX_OPS];
         for (int i = 0; i < cfg->nops; i++) ops[i] = cfg->ops[i];
         int code = rank == 0 ? mm_app_list_algorithms(stdout, argv0, ops, cfg->ops_given ? cfg->nops : 0) : 0;
@@ -138,7 +138,7 @@ static int mm__run_listing(const mm_config *cfg, int rank, const char *argv0) {
             fprintf(stderr, "mpimeter-bench: the library's control variables could not be read (MPI_T)\n");
         return code < 0 ? mm_exit_code(code) : code;
     }
-    if (cfg->mode == MM_MODE_LIST_PVARS) {
+    if (cfg->run.mode == MM_MODE_LIST_PVARS) {
         static mm_pvar_list pvars;
         int code = mm_counters_list_pvars(&pvars, MPI_COMM_WORLD);
         if (code == MM_E_NOMEM && rank == 0)
@@ -162,7 +162,7 @@ static int mm__check_ranks_offer(mm_config *cfg, int rank, char *msg, size_t len
     }
     int uses_rma = 0;
     for (int i = 0; i < cfg->nops; i++) uses_rma |= mm_op_is_rma(mm_op_find(cfg->ops[i]));
-    if (cfg->mode == MM_MODE_BENCH && uses_rma) {
+    if (cfg->run.mode == MM_MODE_BENCH && uses_rma) {
         int placed = mm_rma_check_placement(cfg->rma.window, MPI_COMM_WORLD, msg, len);
         if (placed != 0) {
             if (rank == 0 && placed < 0) fprintf(stderr, "mpimeter-bench: %s\n", msg);
@@ -208,7 +208,7 @@ int main(int argc, char **argv) {
     }
     int code = mm__run_listing(&cfg, rank, argv[0]);
     if (code < 0) code = mm__check_ranks_offer(&cfg, rank, msg, sizeof msg);
-    if (code < 0 && cfg.mode == MM_MODE_SYNC_CHECK) code = mm_sync_check_run(&cfg, MPI_COMM_WORLD);
+    if (code < 0 && cfg.run.mode == MM_MODE_SYNC_CHECK) code = mm_sync_check_run(&cfg, MPI_COMM_WORLD);
     if (code >= 0) {
         MPI_Finalize();
         return code;

@@ -273,7 +273,7 @@ static const mm_option_spec mm__table[] = {
      "test only: after each sync of a drift-aware clock sync, the last rank's model gets this "
      "spurious slope (anchored at the sync's end)", mm_option_parse_number},
     {"validate", MM_OPT_NPROCS, MM_OPT_F_INFO, "NP", "", "ranks", 1, 16777216.0, NULL,
-     OFF(validate_nprocs),
+     OFF(run.validate_nprocs),
      "check the options as a launch of NP ranks would (no MPI needed), print the resolved "
      "configuration as JSON and exit (0, or 2 with the message)", mm_option_parse_number},
     {"list-pvars", MM_OPT_FLAG, MM_OPT_F_INFO, NULL, "", NULL, NONE,

@@ -36,7 +36,7 @@
 
 void mm_config_defaults(mm_config *cfg) {
     memset(cfg, 0, sizeof *cfg);
-    cfg->mode = MM_MODE_BENCH;
+    cfg->run.mode = MM_MODE_BENCH;
     cfg->adaptive.nrep_rule = MM_NREP_FIXED;
     /* The rows marked MM_OPT_F_DEFAULTED start at their default_text (written in the option
      * table and nowhere else); the others at 0, which means "auto", "none" or the default of the
@@ -111,8 +111,8 @@ int mm_config_parse(mm_config *cfg, int argc, char **argv, char *err, size_t len
         rc = o->set(o, value, cfg, err, len);
         if (rc) return rc;
     }
-    if (cfg->mode == MM_MODE_HELP || cfg->mode == MM_MODE_LIST_OPS || cfg->mode == MM_MODE_VERSION ||
-        cfg->mode == MM_MODE_DESCRIBE || cfg->mode == MM_MODE_LIST_PVARS || cfg->mode == MM_MODE_LIST_ALGORITHMS)
+    if (cfg->run.mode == MM_MODE_HELP || cfg->run.mode == MM_MODE_LIST_OPS || cfg->run.mode == MM_MODE_VERSION ||
+        cfg->run.mode == MM_MODE_DESCRIBE || cfg->run.mode == MM_MODE_LIST_PVARS || cfg->run.mode == MM_MODE_LIST_ALGORITHMS)
         return 0;
     rc = mm__config_check_modes(cfg, seen, err, len);
     if (rc) return rc;

@@ -20,7 +20,7 @@
 /* ---- the modes: a flag that says what the binary does instead of a launch ---- */
 
 static int mm__set_mode(mm_config *cfg, mm_mode mode) {
-    cfg->mode = mode;
+    cfg->run.mode = mode;
     return 0;
 }
 

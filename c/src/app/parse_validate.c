@@ -40,10 +40,10 @@ static int mm__check_name(const char *option, const char *value, char *err, size
 int mm__config_check_modes(const mm_config *cfg, const char *seen, char *err, size_t len) {
     size_t n;
     const mm_option_spec *t = mm_options(&n);
-    unsigned mode_flag = cfg->mode == MM_MODE_SYNC_CHECK ? MM_OPT_F_SYNC_CHECK : MM_OPT_F_BENCH;
+    unsigned mode_flag = cfg->run.mode == MM_MODE_SYNC_CHECK ? MM_OPT_F_SYNC_CHECK : MM_OPT_F_BENCH;
     for (size_t i = 0; i < n; i++) {
         if (!seen[i] || (t[i].flags & (mode_flag | MM_OPT_F_INFO))) continue;
-        if (cfg->mode == MM_MODE_SYNC_CHECK)
+        if (cfg->run.mode == MM_MODE_SYNC_CHECK)
             return mm_fail(err, len, "--%s does not apply to --sync-check (it checks clock syncs "
                             "and prints the result)", t[i].name);
         return mm_fail(err, len, "--%s applies only to --sync-check", t[i].name);
@@ -160,9 +160,9 @@ static int mm__validate_clocksync(mm_config *cfg, int seen_clocksync, const mm_p
      * clock then skips it: bench/launch.c) */
     if (!seen_clocksync || (cfg->nclocksync == 1 && strcmp(cfg->clocksync[0], "auto") == 0)) {
         const char *pick = "none";
-        if (pv->needs_global_clock || cfg->mode == MM_MODE_SYNC_CHECK)
+        if (pv->needs_global_clock || cfg->run.mode == MM_MODE_SYNC_CHECK)
             pick = mm_clocksync_find("hca3") ? "hca3" : "skampi";
-        cfg->cs.clocksync_auto = cfg->mode == MM_MODE_BENCH && strcmp(pick, "none") != 0;
+        cfg->cs.clocksync_auto = cfg->run.mode == MM_MODE_BENCH && strcmp(pick, "none") != 0;
         snprintf(cfg->clocksync[0], MM_NAME_LEN, "%s", pick);
         cfg->nclocksync = 1;
     }
@@ -173,7 +173,7 @@ static int mm__validate_clocksync(mm_config *cfg, int seen_clocksync, const mm_p
             if (strcmp(cfg->clocksync[i], cfg->clocksync[j]) == 0)
                 return mm_fail(err, len, "--clocksync: '%s' is given twice", cfg->clocksync[i]);
     }
-    if (cfg->mode == MM_MODE_BENCH) {
+    if (cfg->run.mode == MM_MODE_BENCH) {
         if (cfg->nclocksync != 1)
             return mm_fail(err, len, "--clocksync: a list of algorithms is only for --sync-check; give one name");
         /* --clocksync none with a global-clock process sync is allowed (said in meta.json's
@@ -190,7 +190,7 @@ static int mm__validate_clocksync(mm_config *cfg, int seen_clocksync, const mm_p
                             "without a global clock (--procsync barrier, none or loop-barrier), or zero virtual "
                             "offset and skew", cfg->procsync);
     }
-    if (cfg->mode == MM_MODE_SYNC_CHECK && cfg->plan.seed_given && strcmp(cfg->timing.timer, "virtual") != 0)
+    if (cfg->run.mode == MM_MODE_SYNC_CHECK && cfg->plan.seed_given && strcmp(cfg->timing.timer, "virtual") != 0)
         return mm_fail(err, len, "--seed applies to --sync-check only with --timer virtual (it seeds "
                         "the virtual clocks; given: --timer %s)", cfg->timing.timer);
     return 0;
@@ -265,7 +265,7 @@ int mm__config_validate(mm_config *cfg, int seen_clocksync, char *err, size_t le
             if (cfg->sizes[s] == cfg->sizes[t])
                 return mm_fail(err, len, "--sizes: %" PRId64 " is given twice", cfg->sizes[s]);
     /* hardware counters: PAPI in the build, the events known, counters on this machine */
-    if (cfg->mode == MM_MODE_BENCH && cfg->counters.papi_events[0] &&
+    if (cfg->run.mode == MM_MODE_BENCH && cfg->counters.papi_events[0] &&
         mm_papi_check(cfg->counters.papi_events, err, len) != 0)
         return 2;
     if (cfg->probe.copy_probe_from[0] && mm__check_copy_probe_from(cfg, err, len) != 0) return 2;
@@ -274,11 +274,11 @@ int mm__config_validate(mm_config *cfg, int seen_clocksync, char *err, size_t le
     if (cfg->probe.mpit_from[0] && mm__check_earlier_launch("mpit-from", cfg->probe.mpit_from, cfg, err, len) != 0)
         return 2;
     /* output: a launch writes a folder; --validate only checks the options */
-    if (cfg->mode == MM_MODE_BENCH && cfg->validate_nprocs == 0 && !cfg->output.quick) {
+    if (cfg->run.mode == MM_MODE_BENCH && cfg->run.validate_nprocs == 0 && !cfg->output.quick) {
         if (!cfg->out[0]) return mm_fail(err, len, "--out: missing; give the launch folder to write (e.g. --out results/m1)");
         if (mm_outdir_check(cfg->out, cfg->output.force, err, len) != 0) return 2;
     }
-    if (cfg->validate_nprocs > 0) return mm_config_check_nprocs(cfg, cfg->validate_nprocs, err, len);
+    if (cfg->run.validate_nprocs > 0) return mm_config_check_nprocs(cfg, cfg->run.validate_nprocs, err, len);
     return 0;
 }
 
@@ -286,7 +286,7 @@ int mm_config_check_nprocs(const mm_config *cfg, int nprocs, char *err, size_t l
     int space = mm__config_check_space_nprocs(cfg, nprocs, err, len);
     if (space) return space;
     int sizes[MM_MAX_LIST], nsizes = mm_config_comm_sizes(cfg, nprocs, sizes);
-    for (int i = 0; i < cfg->nops && cfg->mode == MM_MODE_BENCH; i++) {
+    for (int i = 0; i < cfg->nops && cfg->run.mode == MM_MODE_BENCH; i++) {
         const mm_op *op = mm_op_find(cfg->ops[i]);
         char why[256];
         for (int k = 0; op && k < nsizes; k++)
@@ -304,11 +304,11 @@ int mm_config_check_nprocs(const mm_config *cfg, int nprocs, char *err, size_t l
 
     int cart_err = mm__config_check_cart(cfg, nprocs, err, len);
     if (cart_err) return cart_err;
-    for (int k = 0; k < nsizes && cfg->mode == MM_MODE_BENCH; k++) {
+    for (int k = 0; k < nsizes && cfg->run.mode == MM_MODE_BENCH; k++) {
         int graph_err = mm__config_check_graph(cfg, sizes[k], err, len);
         if (graph_err) return graph_err;
     }
-    if (cfg->mode == MM_MODE_SYNC_CHECK && nprocs < 2)
+    if (cfg->run.mode == MM_MODE_SYNC_CHECK && nprocs < 2)
         return mm_fail(err, len, "--sync-check needs at least 2 ranks (got %d)", nprocs);
     return 0;
 }

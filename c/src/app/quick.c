@@ -24,7 +24,7 @@
 
 int mm__config_quick_defaults(mm_config *cfg, const char *seen, const mm_option_spec *table,
                               char *err, size_t len) {
-    if (cfg->mode != MM_MODE_BENCH) return 0;
+    if (cfg->run.mode != MM_MODE_BENCH) return 0;
     const mm_option_spec *out = mm_option_find("out", 3);
     if (out && seen[out - table]) return 0;
     if (cfg->output.force)

@@ -115,7 +115,7 @@ static int mm__agree(int rc, MPI_Comm comm, int rank, int nprocs, char *err, siz
 }
 
 int mm_counters_resolve(mm_config *cfg, MPI_Comm comm, char *err, size_t len) {
-    if (cfg->mode != MM_MODE_BENCH || (!cfg->counters.mpit_pvars[0] && !cfg->counters.papi_events[0])) return 0;
+    if (cfg->run.mode != MM_MODE_BENCH || (!cfg->counters.mpit_pvars[0] && !cfg->counters.papi_events[0])) return 0;
     int rank = 0, nprocs = 1;
     mm_mpi_error e;
     mm_mpi_error_clear(&e);

@@ -31,7 +31,7 @@ static void test_defaults(void) {
     CHECK_STR(cfg.timing.timer, "monotonic");
     CHECK_STR(cfg.procsync, "window");
     CHECK(strcmp(cfg.clocksync[0], "auto") != 0); /* resolved */
-    CHECK_EQ_INT(cfg.mode, MM_MODE_BENCH);
+    CHECK_EQ_INT(cfg.run.mode, MM_MODE_BENCH);
     CHECK(cfg.output.argv_joined[0] == '[');
     /* the option table's defaults (options.c), parsed into the starting configuration */
     CHECK_EQ_INT(cfg.adaptive.nrep_rule, MM_NREP_FIXED);
@@ -264,7 +264,7 @@ static void test_virtual_clocks_need_a_sync(void) {
 static void test_sync_check_mode(void) {
     const char *a[] = {"b", "--sync-check", "--clocksync", "skampi,none", "--check-at", "0,0.5,2", "--json"};
     CHECK_EQ_INT(parse(7, a), 0);
-    CHECK_EQ_INT(cfg.mode, MM_MODE_SYNC_CHECK);
+    CHECK_EQ_INT(cfg.run.mode, MM_MODE_SYNC_CHECK);
     CHECK_EQ_INT(cfg.nclocksync, 2);
     CHECK_EQ_INT(cfg.check.ncheck, 3);
     CHECK_NEAR(cfg.check.check_at_s[1], 0.5, 0);
