@@ -265,9 +265,9 @@ extern const mm_clocksync_vtable mm_clocksync_hca3;
 extern const mm_clocksync_vtable mm_clocksync_hca3o;
 
 /* ---- --sync-check (sync_check.c; docs/ALGORITHMS.md, "Checking a sync") ----
- * For each algorithm of cfg->clocksync: sync, then at each cfg->check_at_s (seconds after the
+ * For each algorithm of cfg->clocksync: sync, then at each cfg->check.check_at_s (seconds after the
  * sync ended) measure residuals (and true errors with the virtual timer on one host); rank 0
- * prints a table, or with cfg->json one JSON object on stdout. Collective. Returns 0, 1 when
+ * prints a table, or with cfg->check.json one JSON object on stdout. Collective. Returns 0, 1 when
  * measuring failed, 2 on bad input (message on stderr from rank 0). */
 struct mm_config;
 int mm_sync_check_run(const struct mm_config *cfg, MPI_Comm comm);

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* mm_config.h — the resolved configuration of a launch, and the table of options it is parsed
  * from. Parsed and validated once on rank 0 (mm_config_parse), then broadcast as bytes (the struct
- * is plain data, same binary everywhere). The option table is the one place where an option's
+ * is plain data, same binary everywhere; the one pointer, topo.graph_text, is sent apart). The option table is the one place where an option's
  * name, type, bounds, default and help live: the parser, --help, --describe and the messages of
  * bad input all come from it (docs/FORMAT.md, "mpimeter-bench --describe"). */
 #ifndef MM_CONFIG_H
@@ -53,89 +53,51 @@ typedef enum {
     MM_MODE_LIST_ALGORITHMS, /* --list-algorithms: needs MPI (its algorithm control variables) */
 } mm_mode;
 
-typedef struct mm_config {
-    mm_mode mode;
-    int validate_nprocs; /* --validate NP: check as a launch of NP ranks would, print the config */
-    char ops[MM_MAX_OPS][MM_NAME_LEN];
-    int nops;
-    int ops_given; /* --ops given (--list-algorithms lists only their variables then) */
-    int64_t sizes[MM_MAX_SIZES];
-    int nsizes;
-    /* --sizes auto:MIN:MAX[:xF] (SKaMPI §3.2): sizes holds the initial geometric grid, and sizes
-     * are added per operation where linear interpolation is worst */
+/* The option blocks: one per family of options, each filled by its rows of the option table
+ * (options.c) and checked by its parser (app/parse_<family>.c or app/parse.c), and rendered into
+ * meta.json's "config" by its renderer (output/meta_config.c). An option of a new family adds a
+ * block here; mm_config keeps only the core: what runs (--ops, --sizes, --nrep) and how
+ * (--procsync, --clocksync), and where it goes (--out). */
+
+/* --nrep auto[:RULE] (bench/adaptive.c): how many repetitions are enough, decided on rank 0
+ * every nrep_every recorded repetitions; --sizes auto:MIN:MAX[:xF] (SKaMPI §3.2): sizes holds the
+ * initial geometric grid, and sizes are added per operation where linear interpolation is worst */
+typedef struct mm_adaptive_opts {
     int sizes_auto;
     int64_t sizes_min, sizes_max;
     int sizes_factor;
     double sizes_precision; /* the interpolation error bound */
     int sizes_budget;       /* sizes added per operation, at most */
-    int nrep, warmup; /* with --nrep auto, nrep is --nrep-max: the most a test may record */
-    /* --nrep auto[:RULE] (bench/adaptive.c): how many repetitions are enough, decided on rank 0
-     * every nrep_every recorded repetitions */
     int nrep_rule; /* MM_NREP_FIXED (a number was given), MM_NREP_CI, MM_NREP_RSE */
     int nrep_min, nrep_max, nrep_every;
     double precision;       /* ci: e (interval within +-e x median); rse: epsilon */
     double nrep_confidence; /* ci: 1 - alpha */
     double nrep_budget_s;   /* time budget per test */
+} mm_adaptive_opts;
+
+/* the local clock, and the virtual timer's parameters */
+typedef struct mm_timer_opts {
     char timer[MM_NAME_LEN];
-    char clocksync[MM_MAX_ALGS][MM_NAME_LEN]; /* a list only for --sync-check */
-    int nclocksync;
-    /* --clocksync auto chose clocksync[0] for a launch over several clocks: a launch whose ranks
-     * all read one kernel clock runs none instead (bench/launch.c) */
-    int clocksync_auto;
-    char procsync[MM_NAME_LEN];
-    double window_us; /* 0 = derive from a pilot (auto) */
-    int window_given; /* --window-us given (a number or auto) */
-    int64_t start_tolerance_ns; /* 0 = automatic (docs/FORMAT.md, tests[].start_tolerance_ns) */
-    uint64_t seed;
-    int seed_given;
-    int order_ascending; /* --order: 0 shuffled (by the seed), 1 ascending (each operation's sizes) */
-    /* no --out: the quick table (app/quick.c): a temporary launch folder, ascending order and no
-     * copy probe unless given, the table on stdout */
-    int quick;
-    int64_t cold_cache_bytes;
-    int64_t copy_probe_bytes; /* --copy-probe-bytes: largest buffer of the copy probe; 0 = none */
-    /* --copy-probe-from: the launch folder whose copy probe stands for this launch's ("" = this
-     * launch probes itself); then no probe runs here */
-    char copy_probe_from[MM_PATH_LEN];
-    char mpit_from[MM_PATH_LEN]; /* --mpit-from: "" = this launch reads the MPI_T cvars */
-    /* --root LIST|all: one test per root for rooted operations (docs/FORMAT.md, tests[].root) */
-    mm_int_list roots;
-    /* --nprocs LIST: each test on sub-communicators of these sizes (the first k ranks; SKaMPI,
-     * NBCBench); n = 0: on every rank of the launch */
-    mm_int_list comm_sizes;
-    /* --batch N: calls per recorded repetition, timed once (IMB's MS2); 1 = one call */
-    int batch;
-    /* --workpieces LIST: the pieces mw-workpieces' master hands out, one test per value
-     * (SKaMPI: MPI_Waitsome varied over the number of workpieces; docs/FORMAT.md
-     * tests[].workpieces) */
-    mm_int_list workpieces;
-    /* --subtract-overhead: each test measures the empty timed region on its ranks (SKaMPI §3.1)
-     * and records it (tests[].overhead_ns) for the analysis to subtract; raw.csv stays raw */
-    int subtract_overhead;
-    int pair[2];     /* --pair A,B of the ping-pongs */
-    int pair_given;  /* 0 = auto: the launch picks the pair (SKaMPI's rule, pairs.c) */
-    char datatype[MM_NAME_LEN];
-    char reduce_op[MM_NAME_LEN];
-    char out[MM_PATH_LEN];
-    int force;
-    int raw_reduced;
-    /* nonblocking collectives (Hoefler, Schneider & Lumsdaine 2010 §4) */
-    int nbc_work_scheme;         /* --nbc-scheme: 0 time, 1 work */
-    int64_t nbc_compute_ns;      /* --nbc-compute-ns: t_b; 0 = the test's blocking median (auto) */
-    int64_t test_interval_bytes; /* --test-interval: 0 = no MPI_Test calls */
-    char inject_error_op[MM_NAME_LEN]; /* test-only: this op's calls get an invalid count */
-    double inject_late_wakeup_us;      /* test-only: the last rank oversleeps some starts */
-    double inject_sync_slope_ppm;      /* test-only: the last rank's drift-aware model gets this
-                                          spurious slope after each sync */
-    /* virtual timer */
     char virtual_base[MM_NAME_LEN];
     double virtual_offset_s;
     double virtual_skew_ppm;
-    /* clock sync */
-    mm_clocksync_params cs_params;
+} mm_timer_opts;
+
+/* clock sync: the algorithm's parameters and re-syncs */
+typedef struct mm_clocksync_opts {
+    /* --clocksync auto chose clocksync[0] for a launch over several clocks: a launch whose ranks
+     * all read one kernel clock runs none instead (bench/launch.c) */
+    int clocksync_auto;
+    mm_clocksync_params params;
     double resync_s; /* <= 0: never; default depends on the algorithm */
     int resync_given;
-    /* process sync */
+} mm_clocksync_opts;
+
+/* process sync */
+typedef struct mm_procsync_opts {
+    double window_us; /* 0 = derive from a pilot (auto) */
+    int window_given; /* --window-us given (a number or auto) */
+    int64_t start_tolerance_ns; /* 0 = automatic (docs/FORMAT.md, tests[].start_tolerance_ns) */
     double roundtime_budget_s; /* per test */
     double bcast_factor;       /* roundtime/harmonize: start = now + factor * bcast time */
     /* --procsync window's own policy on a busy machine (bench/switch.c, docs/FORMAT.md
@@ -146,13 +108,84 @@ typedef struct mm_config {
     double switch_late_fraction;
     /* every test's time budget: what is left of launch_budget_s over the tests left */
     double launch_budget_s;
-    /* --sync-check */
+} mm_procsync_opts;
+
+/* which tests the plan holds, and in which order */
+typedef struct mm_plan_opts {
+    uint64_t seed;
+    int seed_given;
+    int order_ascending; /* --order: 0 shuffled (by the seed), 1 ascending (each operation's sizes) */
+    /* --root LIST|all: one test per root for rooted operations (docs/FORMAT.md, tests[].root) */
+    mm_int_list roots;
+    /* --nprocs LIST: each test on sub-communicators of these sizes (the first k ranks; SKaMPI,
+     * NBCBench); n = 0: on every rank of the launch */
+    mm_int_list comm_sizes;
+    /* --workpieces LIST: the pieces mw-workpieces' master hands out, one test per value
+     * (SKaMPI: MPI_Waitsome varied over the number of workpieces; docs/FORMAT.md
+     * tests[].workpieces) */
+    mm_int_list workpieces;
+    int pair[2];     /* --pair A,B of the ping-pongs */
+    int pair_given;  /* 0 = auto: the launch picks the pair (SKaMPI's rule, pairs.c) */
+} mm_plan_opts;
+
+/* how each repetition is measured, and on which data */
+typedef struct mm_measure_opts {
+    int warmup;
+    /* --batch N: calls per recorded repetition, timed once (IMB's MS2); 1 = one call */
+    int batch;
+    /* --subtract-overhead: each test measures the empty timed region on its ranks (SKaMPI §3.1)
+     * and records it (tests[].overhead_ns) for the analysis to subtract; raw.csv stays raw */
+    int subtract_overhead;
+    int64_t cold_cache_bytes;
+    char datatype[MM_NAME_LEN];
+    char reduce_op[MM_NAME_LEN];
+} mm_measure_opts;
+
+/* what the launch measures before its tests, or takes from an earlier launch */
+typedef struct mm_probe_opts {
+    int64_t copy_probe_bytes; /* --copy-probe-bytes: largest buffer of the copy probe; 0 = none */
+    /* --copy-probe-from: the launch folder whose copy probe stands for this launch's ("" = this
+     * launch probes itself); then no probe runs here */
+    char copy_probe_from[MM_PATH_LEN];
+    char mpit_from[MM_PATH_LEN]; /* --mpit-from: "" = this launch reads the MPI_T cvars */
+} mm_probe_opts;
+
+/* the launch folder and the terminal */
+typedef struct mm_output_opts {
+    /* no --out: the quick table (app/quick.c): a temporary launch folder, ascending order and no
+     * copy probe unless given, the table on stdout */
+    int quick;
+    int force;
+    int raw_reduced;
+    /* a line per finished test on stderr (app/progress.c): MM_PROGRESS_* */
+    int progress;
+    char argv_joined[MM_ARGV_LEN]; /* provenance: argv as a JSON array text, for meta.json */
+} mm_output_opts;
+
+/* nonblocking collectives (Hoefler, Schneider & Lumsdaine 2010 §4) */
+typedef struct mm_nbc_opts {
+    int work_scheme;             /* --nbc-scheme: 0 time, 1 work */
+    int64_t compute_ns;          /* --nbc-compute-ns: t_b; 0 = the test's blocking median (auto) */
+    int64_t test_interval_bytes; /* --test-interval: 0 = no MPI_Test calls */
+} mm_nbc_opts;
+
+/* test-only faults */
+typedef struct mm_inject_opts {
+    char error_op[MM_NAME_LEN]; /* this op's calls get an invalid count */
+    double late_wakeup_us;      /* the last rank oversleeps some starts */
+    double sync_slope_ppm;      /* the last rank's drift-aware model gets this spurious slope
+                                   after each sync */
+} mm_inject_opts;
+
+/* --sync-check */
+typedef struct mm_sync_check_opts {
     double check_at_s[MM_MAX_CHECKS];
     int ncheck;
     int json;
-    /* a line per finished test on stderr (app/progress.c): MM_PROGRESS_* */
-    int progress;
-    /* counters (c/src/counters/, docs/FORMAT.md "counters.csv"): as given ("" = off) */
+} mm_sync_check_opts;
+
+/* counters (c/src/counters/, docs/FORMAT.md "counters.csv"): as given ("" = off) */
+typedef struct mm_counter_opts {
     char mpit_pvars[MM_COUNTERS_TEXT]; /* --mpit-pvars: "all" or names */
     char papi_events[MM_COUNTERS_TEXT]; /* --papi: event names */
     /* resolved after MPI_Init by mm_counters_resolve: the performance variables read, and (rank
@@ -160,27 +193,70 @@ typedef struct mm_config {
     char counter_pvars[MM_MAX_COUNTERS][MM_COUNTER_NAME_LEN];
     int ncounter_pvars;
     char counters_left_out[8192];
-    /* neighborhood collectives (c/src/ops/ops_neighbor.c): --cart-dims; 0 dims = auto */
-    int cart_ndims;
+} mm_counter_opts;
+
+/* the topology of the neighborhood collectives (c/src/ops/ops_neighbor.c) */
+typedef struct mm_topology_opts {
+    int cart_ndims; /* --cart-dims; 0 dims = auto */
     int cart_dims[8];
     int cart_used; /* --ops has a neighborhood collective (meta.json "cart_dims") */
-    /* --graph-file: the neighborhood collectives on a distributed graph instead (ops_graph.c);
-     * the file's text, read and checked once on rank 0, travels with the config */
+    /* --graph-file: a distributed graph instead (ops_graph.c) */
     char graph_file[MM_PATH_LEN];
-    char graph_text[MM_GRAPH_TEXT_MAX + 1];
+    /* the file's text (NULL: no graph file), read and checked once on rank 0 into memory of its
+     * own; app/main.c sends it to the other ranks apart from the configuration, and only when
+     * there is a graph, then points each rank's copy here (the pointer broadcast with the struct
+     * means nothing on another rank and is replaced) */
+    const char *graph_text;
     mm_graph_facts graph; /* nodes == 0: no graph file */
-    /* one-sided operations (c/src/ops/ops_rma.c) */
-    int rma_sync;             /* --rma-sync: index in MM_RMA_SYNC_WORDS */
-    int rma_sync_given;       /* one-sided data movement needs it */
-    int rma_used;             /* --ops has a one-sided operation (meta.json "rma") */
-    int rma_window;           /* --rma-window: index in MM_RMA_WINDOW_WORDS */
-    int rma_burst;            /* --rma-burst */
-    int64_t rma_window_bytes; /* --rma-window-bytes; 0 = auto */
-    /* provenance */
-    char argv_joined[MM_ARGV_LEN]; /* argv as a JSON array text, for meta.json */
+} mm_topology_opts;
+
+/* one-sided operations (c/src/ops/ops_rma.c) */
+typedef struct mm_rma_opts {
+    int sync;             /* --rma-sync: index in MM_RMA_SYNC_WORDS */
+    int sync_given;       /* one-sided data movement needs it */
+    int used;             /* --ops has a one-sided operation (meta.json "rma") */
+    int window;           /* --rma-window: index in MM_RMA_WINDOW_WORDS */
+    int burst;            /* --rma-burst */
+    int64_t window_bytes; /* --rma-window-bytes; 0 = auto */
+} mm_rma_opts;
+
+/* what the binary does: a launch, or one of the modes that print and end */
+typedef struct mm_run_opts {
+    mm_mode mode;
+    int validate_nprocs; /* --validate NP: check as a launch of NP ranks would, print the config */
+} mm_run_opts;
+
+typedef struct mm_config {
+    /* the core */
+    char ops[MM_MAX_OPS][MM_NAME_LEN];
+    int nops;
+    int ops_given; /* --ops given (--list-algorithms lists only their variables then) */
+    int64_t sizes[MM_MAX_SIZES];
+    int nsizes;
+    int nrep; /* with --nrep auto, --nrep-max: the most a test may record */
+    char clocksync[MM_MAX_ALGS][MM_NAME_LEN]; /* a list only for --sync-check */
+    int nclocksync;
+    char procsync[MM_NAME_LEN];
+    char out[MM_PATH_LEN];
+    /* the blocks */
+    mm_run_opts run;
+    mm_adaptive_opts adaptive;
+    mm_timer_opts timing;
+    mm_clocksync_opts cs;
+    mm_procsync_opts ps;
+    mm_plan_opts plan;
+    mm_measure_opts measure;
+    mm_probe_opts probe;
+    mm_output_opts output;
+    mm_nbc_opts nbc;
+    mm_inject_opts inject;
+    mm_sync_check_opts check;
+    mm_counter_opts counters;
+    mm_topology_opts topo;
+    mm_rma_opts rma;
 } mm_config;
 
-/* ---- the option table (options.c) ---- */
+/* ---- the option table (app/options.c) ---- */
 
 typedef enum {
     MM_OPT_FLAG,   /* no value */
@@ -212,7 +288,16 @@ enum {
     MM_OPT_F_MODE = 1u << 7,       /* selects the mode (--sync-check) */
     MM_OPT_F_BELOW = 1u << 8,      /* the maximum itself is not allowed (< max) */
     MM_OPT_F_OR_ZERO = 1u << 9,    /* 0 (off, none) is allowed too, besides min to max */
+    MM_OPT_F_DEFAULTED = 1u << 10, /* default_text is the starting value (mm_config_defaults sets
+                                      it); without, the field starts at 0: auto, none, or the
+                                      default of the module that owns it */
 };
+
+struct mm_option_spec;
+/* Stores one option's value (the text as given; NULL for a flag) where the row says, after
+ * checking it: 0, or 2 with the message in err. Every row has one (app/parse*.c). */
+typedef int (*mm_option_setter)(const struct mm_option_spec *o, const char *value,
+                                struct mm_config *cfg, char *err, size_t len);
 
 typedef struct mm_option_spec {
     const char *name;    /* without the leading "--" */
@@ -223,8 +308,9 @@ typedef struct mm_option_spec {
     const char *unit;         /* "bytes", "s", "us", "ns", "ppm", "repetitions", ... or NULL */
     double min, max;          /* numbers: the allowed range */
     const char *choices;      /* MM_OPT_NAME(S): the registry ("timers", ...); CHOICE: "a,b" */
-    size_t offset;            /* numbers: where the value lives in mm_config */
+    size_t offset;            /* where the value lives in mm_config (the generic setters) */
     const char *help;
+    mm_option_setter set;
 } mm_option_spec;
 
 /* The table, in --help order. */
@@ -265,12 +351,23 @@ int mm_option_out_of_range(const mm_option_spec *o, double v);
 int mm_option_parse_number(const mm_option_spec *o, const char *text, mm_config *cfg, char *err,
                            size_t len);
 
+/* The generic setters, by the row's offset: a whole number or a number (mm_option_parse_number);
+ * a name of MM_NAME_LEN (MM_OPT_NAME); the position of the value among the row's choices, an int
+ * (MM_OPT_CHOICE); a path of MM_PATH_LEN; an mm_int_list (MM_OPT_INTS); a flag: the int set to 1.
+ * 0, or 2 with the message in err. */
+int mm_option_set_name(const mm_option_spec *o, const char *value, mm_config *cfg, char *err, size_t len);
+int mm_option_set_choice(const mm_option_spec *o, const char *value, mm_config *cfg, char *err,
+                         size_t len);
+int mm_option_set_path(const mm_option_spec *o, const char *value, mm_config *cfg, char *err, size_t len);
+int mm_option_set_ints(const mm_option_spec *o, const char *value, mm_config *cfg, char *err, size_t len);
+int mm_option_set_flag(const mm_option_spec *o, const char *value, mm_config *cfg, char *err, size_t len);
+
 /* Parses an MM_OPT_INTS option's text ("0,2" or, with MM_OPT_F_AUTO, its word: all) into out.
  * 0, or 2 with the message in err. */
 int mm_option_parse_ints(const mm_option_spec *o, const char *text, mm_int_list *out, char *err,
                          size_t len);
 
-/* ---- parsing and checking (config.c) ---- */
+/* ---- parsing and checking (app/parse.c) ---- */
 
 /* Fills defaults. */
 void mm_config_defaults(mm_config *cfg);

@@ -42,7 +42,7 @@ int mm_papi_check(const char *events, char *err, size_t len);
 
 /* Collective. Resolves --mpit-pvars on rank 0 (`all`: every performance variable that can be
  * read here; names: each must exist, be numeric, be bound to nothing or to a communicator, and
- * survive a trial read in a probe process) into cfg->counter_pvars on every rank, and checks
+ * survive a trial read in a probe process) into cfg->counters.counter_pvars on every rank, and checks
  * --papi on every rank (each host's own counters). 0, or 2 with one message on rank 0; every
  * rank returns the same; MM_E_FAILED (mm_error.h) with the message on every rank when an MPI
  * call fails. Nothing is done without counters. */

@@ -341,29 +341,29 @@ void mm_config_print_describe(FILE *f) {
 }
 
 void mm_config_print_validated(FILE *f, const mm_config *cfg) {
-    int ntests = mm_plan_size(cfg, cfg->validate_nprocs);
+    int ntests = mm_plan_size(cfg, cfg->run.validate_nprocs);
     mm_buf buf = {0};
     mm_json j;
     mm_json_init(&j, &buf, 0);
     mm_json_begin_object(&j);
     mm_json_kv_int(&j, "describe_version", MM_DESCRIBE_VERSION);
-    mm_json_kv_string(&j, "mode", cfg->mode == MM_MODE_SYNC_CHECK ? "sync-check" : "bench");
-    mm_json_kv_int(&j, "nprocs", cfg->validate_nprocs);
-    mm_json_kv_int(&j, "tests", cfg->mode == MM_MODE_SYNC_CHECK ? 0 : ntests);
+    mm_json_kv_string(&j, "mode", cfg->run.mode == MM_MODE_SYNC_CHECK ? "sync-check" : "bench");
+    mm_json_kv_int(&j, "nprocs", cfg->run.validate_nprocs);
+    mm_json_kv_int(&j, "tests", cfg->run.mode == MM_MODE_SYNC_CHECK ? 0 : ntests);
     mm_json_key(&j, "config");
     mm_sync_facts sync;
     mm_clocksync_facts_of(cfg, NULL, &sync);
     mm_meta_render_config(&j, cfg, &sync);
     mm_json_key(&j, "operations");
     mm_op_facts ops[MM_MAX_OPS];
-    mm_meta_render_operations(&j, ops, mm_op_facts_of_config(cfg, cfg->validate_nprocs, ops, MM_MAX_OPS));
-    if (cfg->mode == MM_MODE_BENCH) {
+    mm_meta_render_operations(&j, ops, mm_op_facts_of_config(cfg, cfg->run.validate_nprocs, ops, MM_MAX_OPS));
+    if (cfg->run.mode == MM_MODE_BENCH) {
         /* what the launch will hold for its repetitions (mm_rep_arrays_bytes): rank 0 receives
          * the rows, the others hold their own (bench/simulate_memory.py reports these) */
         mm_json_key(&j, "rep_arrays_bytes");
         mm_json_begin_object(&j);
-        mm_json_kv_int(&j, "rank0", mm_rep_arrays_bytes(cfg->nrep, 0, cfg->validate_nprocs, cfg->raw_reduced));
-        mm_json_kv_int(&j, "other_rank", mm_rep_arrays_bytes(cfg->nrep, 1, cfg->validate_nprocs, cfg->raw_reduced));
+        mm_json_kv_int(&j, "rank0", mm_rep_arrays_bytes(cfg->nrep, 0, cfg->run.validate_nprocs, cfg->output.raw_reduced));
+        mm_json_kv_int(&j, "other_rank", mm_rep_arrays_bytes(cfg->nrep, 1, cfg->run.validate_nprocs, cfg->output.raw_reduced));
         mm_json_end_object(&j);
     }
     mm_json_end_object(&j);

@@ -91,6 +91,88 @@ static void mm__print_message(const char *line, void *ctx) {
     fflush(stderr);
 }
 
+/* Rank 0: the options parsed and checked against the number of ranks, --progress resolved
+ * (every rank must agree), the quick table's folder made. 0, or 2 with the message in msg. */
+static int mm__parse_on_rank0(mm_config *cfg, int argc, char **argv, int nprocs, char *msg,
+                              size_t len) {
+    int rc = mm_config_parse(cfg, argc, argv, msg, len);
+    if (rc == 0) rc = mm_config_check_nprocs(cfg, nprocs, msg, len);
+    /* neither --progress nor --quiet: a line per test when rank 0's stderr is a terminal
+     * (run alone, or srun --pty). mpirun and mpiexec hand ranks pipes for stderr (Open MPI
+     * a pseudo-terminal for stdout, even when its own is a file), so under them only
+     * --progress says that a person watches. */
+    if (rc == 0 && cfg->output.progress == MM_PROGRESS_AUTO)
+        cfg->output.progress = isatty(STDERR_FILENO) || cfg->output.quick ? MM_PROGRESS_ON : MM_PROGRESS_OFF;
+    /* without --out, the quick table's folder (app/quick.c); the table is the point of such
+     * a run, so it is printed under mpirun too (--quiet: none) */
+    if (rc == 0 && cfg->output.quick) rc = mm_quick_make_folder(cfg, msg, len);
+    return rc;
+}
+
+/* The configuration to every rank as bytes (plain data, one binary); the --graph-file text
+ * apart, and only when a graph was given (then the launch runs a neighborhood collective on
+ * it): up to 64 KiB no other launch sends. Each rank's config then points at its own copy. */
+static void mm__bcast_config(mm_config *cfg, int rank, mm_mpi_error *err) {
+    MM_MPI(err, MPI_Bcast(cfg, (int)sizeof *cfg, MPI_BYTE, 0, MPI_COMM_WORLD));
+    if (rank != 0) cfg->topo.graph_text = NULL; /* rank 0's pointer */
+    if (cfg->topo.graph.nodes == 0 || mm_mpi_failed(err)) return;
+    int text_len = rank == 0 ? (int)strlen(cfg->topo.graph_text) : 0;
+    MM_MPI(err, MPI_Bcast(&text_len, 1, MPI_INT, 0, MPI_COMM_WORLD));
+    char *text = rank == 0 ? (char *)cfg->topo.graph_text : malloc((size_t)text_len + 1);
+    if (!text) {
+        fprintf(stderr, "mpimeter-bench: rank %d: no memory for the --graph-file text\n", rank);
+        MPI_Abort(MPI_COMM_WORLD, 1);
+    }
+    MM_MPI(err, MPI_Bcast(text, text_len + 1, MPI_CHAR, 0, MPI_COMM_WORLD));
+    cfg->topo.graph_text = text; /* kept for the launch: freed with the process */
+}
+
+/* --list-algorithms and --list-pvars: need MPI, print and end. The exit code, or -1 for the
+ * other modes. */
+static int mm__run_listing(const mm_config *cfg, int rank, const char *argv0) {
+    if (cfg->run.mode == MM_MODE_LIST_ALGORITHMS) {
+        const char *ops[MM_MAX_OPS];
+        for (int i = 0; i < cfg->nops; i++) ops[i] = cfg->ops[i];
+        int code = rank == 0 ? mm_app_list_algorithms(stdout, argv0, ops, cfg->ops_given ? cfg->nops : 0) : 0;
+        if (code != 0 && rank == 0)
+            fprintf(stderr, "mpimeter-bench: the library's control variables could not be read (MPI_T)\n");
+        return code < 0 ? mm_exit_code(code) : code;
+    }
+    if (cfg->run.mode == MM_MODE_LIST_PVARS) {
+        static mm_pvar_list pvars;
+        int code = mm_counters_list_pvars(&pvars, MPI_COMM_WORLD);
+        if (code == MM_E_NOMEM && rank == 0)
+            fprintf(stderr, "mpimeter-bench: out of memory listing the performance variables\n");
+        else if (rank == 0)
+            mm_print_pvar_list(stdout, &pvars);
+        mm_pvar_list_free(&pvars);
+        return code < 0 ? mm_exit_code(code) : code;
+    }
+    return -1;
+}
+
+/* What the ranks' library and hosts must offer, before anything is written: the counters'
+ * names, and a window kind these ranks can make (shared memory across nodes). The exit code,
+ * or -1 when all is there. */
+static int mm__check_ranks_offer(mm_config *cfg, int rank, char *msg, size_t len) {
+    int resolved = mm_counters_resolve(cfg, MPI_COMM_WORLD, msg, len);
+    if (resolved != 0) {
+        if (rank == 0 || resolved != 2) fprintf(stderr, "mpimeter-bench: %s\n", msg);
+        return mm_exit_code(resolved);
+    }
+    int uses_rma = 0;
+    for (int i = 0; i < cfg->nops; i++) uses_rma |= mm_op_is_rma(mm_op_find(cfg->ops[i]));
+    if (cfg->run.mode == MM_MODE_BENCH && uses_rma) {
+        int placed = mm_rma_check_placement(cfg->rma.window, MPI_COMM_WORLD, msg, len);
+        if (placed != 0) {
+            if (rank == 0 && placed < 0) fprintf(stderr, "mpimeter-bench: %s\n", msg);
+            if (rank == 0 && placed > 0) fprintf(stderr, "mpimeter-bench: MPI failed checking where the ranks run\n");
+            return placed < 0 ? 2 : 1;
+        }
+    }
+    return -1;
+}
+
 int main(int argc, char **argv) {
     /* meta.json's "phases" count from here (mm_launch_result.main_entered_ns): MPI_Init is the
      * first part of a launch's cost */
@@ -111,83 +193,31 @@ int main(int argc, char **argv) {
 
     static mm_config cfg; /* large: kept off the stack */
     char msg[2048] = "";
-    int rc = 0;
-    if (rank == 0) {
-        rc = mm_config_parse(&cfg, argc, argv, msg, sizeof msg);
-        if (rc == 0) rc = mm_config_check_nprocs(&cfg, nprocs, msg, sizeof msg);
-        /* neither --progress nor --quiet: a line per test when rank 0's stderr is a terminal
-         * (run alone, or srun --pty). mpirun and mpiexec hand ranks pipes for stderr (Open MPI
-         * a pseudo-terminal for stdout, even when its own is a file), so under them only
-         * --progress says that a person watches. */
-        if (rc == 0 && cfg.progress == MM_PROGRESS_AUTO)
-            cfg.progress = isatty(STDERR_FILENO) || cfg.quick ? MM_PROGRESS_ON : MM_PROGRESS_OFF;
-        /* without --out, the quick table's folder (app/quick.c); the table is the point of such
-         * a run, so it is printed under mpirun too (--quiet: none) */
-        if (rc == 0 && cfg.quick) rc = mm_quick_make_folder(&cfg, msg, sizeof msg);
-    }
+    int rc = rank == 0 ? mm__parse_on_rank0(&cfg, argc, argv, nprocs, msg, sizeof msg) : 0;
     MM_MPI(&err, MPI_Bcast(&rc, 1, MPI_INT, 0, MPI_COMM_WORLD));
     if (rc != 0) {
         if (rank == 0) fprintf(stderr, "mpimeter-bench: %s\n", msg);
         MPI_Finalize();
         return 2;
     }
-    MM_MPI(&err, MPI_Bcast(&cfg, (int)sizeof cfg, MPI_BYTE, 0, MPI_COMM_WORLD));
+    mm__bcast_config(&cfg, rank, &err);
     if (mm_mpi_failed(&err)) {
         mm_mpi_error_format(&err, msg, sizeof msg);
         fprintf(stderr, "mpimeter-bench: rank %d: MPI failed before the launch: %s\n", rank, msg);
         MPI_Abort(MPI_COMM_WORLD, 1);
     }
-
-    if (cfg.mode == MM_MODE_LIST_ALGORITHMS) {
-        const char *ops[MM_MAX_OPS];
-        for (int i = 0; i < cfg.nops; i++) ops[i] = cfg.ops[i];
-        int code = rank == 0 ? mm_app_list_algorithms(stdout, argv[0], ops, cfg.ops_given ? cfg.nops : 0) : 0;
-        if (code != 0 && rank == 0)
-            fprintf(stderr, "mpimeter-bench: the library's control variables could not be read (MPI_T)\n");
+    int code = mm__run_listing(&cfg, rank, argv[0]);
+    if (code < 0) code = mm__check_ranks_offer(&cfg, rank, msg, sizeof msg);
+    if (code < 0 && cfg.run.mode == MM_MODE_SYNC_CHECK) code = mm_sync_check_run(&cfg, MPI_COMM_WORLD);
+    if (code >= 0) {
         MPI_Finalize();
-        return code < 0 ? mm_exit_code(code) : code;
-    }
-    if (cfg.mode == MM_MODE_LIST_PVARS) {
-        static mm_pvar_list pvars;
-        int code = mm_counters_list_pvars(&pvars, MPI_COMM_WORLD);
-        if (code == MM_E_NOMEM && rank == 0)
-            fprintf(stderr, "mpimeter-bench: out of memory listing the performance variables\n");
-        else if (rank == 0)
-            mm_print_pvar_list(stdout, &pvars);
-        mm_pvar_list_free(&pvars);
-        MPI_Finalize();
-        return code < 0 ? mm_exit_code(code) : code;
-    }
-    /* the counters' names against the library and each rank's host, before anything is written */
-    int resolved = mm_counters_resolve(&cfg, MPI_COMM_WORLD, msg, sizeof msg);
-    if (resolved != 0) {
-        if (rank == 0 || resolved != 2) fprintf(stderr, "mpimeter-bench: %s\n", msg);
-        MPI_Finalize();
-        return mm_exit_code(resolved);
-    }
-    /* a window kind these ranks cannot make (shared memory across nodes), before anything is
-     * written */
-    int uses_rma = 0;
-    for (int i = 0; i < cfg.nops; i++) uses_rma |= mm_op_is_rma(mm_op_find(cfg.ops[i]));
-    if (cfg.mode == MM_MODE_BENCH && uses_rma) {
-        int placed = mm_rma_check_placement(cfg.rma_window, MPI_COMM_WORLD, msg, sizeof msg);
-        if (placed != 0) {
-            if (rank == 0 && placed < 0) fprintf(stderr, "mpimeter-bench: %s\n", msg);
-            if (rank == 0 && placed > 0) fprintf(stderr, "mpimeter-bench: MPI failed checking where the ranks run\n");
-            MPI_Finalize();
-            return placed < 0 ? 2 : 1;
-        }
-    }
-    if (cfg.mode == MM_MODE_SYNC_CHECK) {
-        int exit_code = mm_sync_check_run(&cfg, MPI_COMM_WORLD);
-        MPI_Finalize();
-        return exit_code;
+        return code;
     }
     static mm_launch_result result; /* large: kept off the stack */
     result.on_message = mm__print_message;
     result.main_entered_ns = (int64_t)entered.tv_sec * 1000000000 + entered.tv_nsec;
     static mm_quick_table table; /* the quick table's state (app/quick.c) */
-    if (cfg.progress == MM_PROGRESS_ON) result.on_test = cfg.quick ? mm_quick_table_row : mm_progress_print;
+    if (cfg.output.progress == MM_PROGRESS_ON) result.on_test = cfg.output.quick ? mm_quick_table_row : mm_progress_print;
     result.on_test_ctx = &table;
     int status = mm_launch_run(&cfg, MPI_COMM_WORLD, &result);
     mm__print_lines(stderr, result.messages);

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* parse_adaptive.c — the options of adaptive measurement (docs/GUIDE.md, "How many measurements
  * are enough"): --nrep auto[:RULE] with its rule's options, and --sizes auto:MIN:MAX[:xFACTOR]
- * with its bounds; parsed on rank 0 with the rest of the options (config.c), refused in one line
- * naming the option and the value.
+ * with its bounds: the setters of their rows of the option table (options.c), refused in one line
+ * naming the option and the value; how they agree with the other options is checked once all are
+ * read (parse_adaptive_check.c).
  * The rules themselves are in c/src/bench/adaptive.c. */
 #include <errno.h>
 #include <limits.h>
@@ -19,14 +20,14 @@
 int mm__config_parse_nrep(const mm_option_spec *o, const char *value, mm_config *cfg, char *err,
                           size_t len) {
     if (strncmp(value, "auto", 4) != 0 || (value[4] != '\0' && value[4] != ':')) {
-        cfg->nrep_rule = MM_NREP_FIXED;
+        cfg->adaptive.nrep_rule = MM_NREP_FIXED;
         return mm_option_parse_number(o, value, cfg, err, len);
     }
     const char *rule = value[4] ? value + 5 : "ci";
     if (strcmp(rule, "ci") == 0) {
-        cfg->nrep_rule = MM_NREP_CI;
+        cfg->adaptive.nrep_rule = MM_NREP_CI;
     } else if (strcmp(rule, "rse") == 0) {
-        cfg->nrep_rule = MM_NREP_RSE;
+        cfg->adaptive.nrep_rule = MM_NREP_RSE;
     } else {
         char allowed[256];
         mm_option_allowed_text(o, allowed, sizeof allowed);
@@ -65,65 +66,9 @@ int mm__config_parse_sizes_auto(const char *value, mm_config *cfg, char *err, si
         cfg->sizes[cfg->nsizes++] = s;
     }
     cfg->sizes[cfg->nsizes++] = max;
-    cfg->sizes_auto = 1;
-    cfg->sizes_min = min;
-    cfg->sizes_max = max;
-    cfg->sizes_factor = (int)(factor > INT_MAX ? INT_MAX : factor);
-    return 0;
-}
-
-/* --nrep auto and --sizes auto: their options only with them, bounds that agree; then --nrep
- * holds --nrep-max, the most a test may record (what buffers and the memory check size for). */
-int mm__config_check_adaptive(mm_config *cfg, const char *seen, const char *const *given, char *err,
-                              size_t len) {
-    static const char *const nrep_options[] = {"nrep-min", "nrep-max", "precision", "nrep-confidence",
-                                               "nrep-every", "nrep-budget-s"};
-    static const char *const sizes_options[] = {"sizes-precision", "sizes-budget"};
-    size_t n;
-    const mm_option_spec *table = mm_options(&n);
-    const mm_option_spec *nrep = mm_option_find("nrep", 4);
-    const char *nrep_text = seen[nrep - table] ? given[nrep - table] : "300 (the default)";
-    for (size_t k = 0; k < sizeof nrep_options / sizeof nrep_options[0]; k++) {
-        const mm_option_spec *o = mm_option_find(nrep_options[k], strlen(nrep_options[k]));
-        if (!seen[o - table]) continue;
-        if (cfg->nrep_rule == MM_NREP_FIXED)
-            return mm_fail(err, len, "--%s %s applies only to --nrep auto[:RULE], but --nrep is %s",
-                            o->name, given[o - table], nrep_text);
-        if (strcmp(o->name, "nrep-confidence") == 0 && cfg->nrep_rule != MM_NREP_CI)
-            return mm_fail(err, len, "--nrep-confidence %s applies only to --nrep auto:ci (the median's "
-                            "interval), but --nrep is %s", given[o - table], nrep_text);
-    }
-    if (cfg->nrep_rule != MM_NREP_FIXED) {
-        if (cfg->nrep_min > cfg->nrep_max)
-            return mm_fail(err, len, "--nrep-min %d is above --nrep-max %d; allowed: --nrep-min at most "
-                            "--nrep-max", cfg->nrep_min, cfg->nrep_max);
-        cfg->nrep = cfg->nrep_max;
-    }
-    const mm_option_spec *sizes = mm_option_find("sizes", 5);
-    for (size_t k = 0; k < sizeof sizes_options / sizeof sizes_options[0]; k++) {
-        const mm_option_spec *o = mm_option_find(sizes_options[k], strlen(sizes_options[k]));
-        if (seen[o - table] && !cfg->sizes_auto)
-            return mm_fail(err, len, "--%s %s applies only to --sizes auto:MIN:MAX, but --sizes is %s",
-                            o->name, given[o - table],
-                            seen[sizes - table] ? given[sizes - table] : "8:65536:x8,65536 (the default)");
-    }
-    if (cfg->sizes_auto) {
-        int sized = 0;
-        for (int i = 0; i < cfg->nops; i++) {
-            const mm_op *op = mm_op_find(cfg->ops[i]);
-            sized += op && !(op->flags & MM_OP_SIZE_UNUSED);
-        }
-        if (!sized)
-            return mm_fail(err, len, "--sizes %s applies only to operations that take a size, and --ops "
-                            "has none", given[sizes - table]);
-        /* every test, the added ones too, must fit the launch's plan */
-        long most = (long)cfg->nops * (cfg->nsizes + cfg->sizes_budget);
-        if (most > (long)MM_MAX_OPS * MM_MAX_SIZES)
-            return mm_fail(err, len, "--sizes-budget %d: %d operations x (%d grid sizes + %d added) "
-                            "exceed the %d tests a launch can hold; allowed: a smaller --sizes-budget",
-                            cfg->sizes_budget, cfg->nops, cfg->nsizes, cfg->sizes_budget,
-                            MM_MAX_OPS * MM_MAX_SIZES);
-    }
-    (void)n;
+    cfg->adaptive.sizes_auto = 1;
+    cfg->adaptive.sizes_min = min;
+    cfg->adaptive.sizes_max = max;
+    cfg->adaptive.sizes_factor = (int)(factor > INT_MAX ? INT_MAX : factor);
     return 0;
 }

@@ -177,3 +177,124 @@ int mm_option_parse_ints(const mm_option_spec *o, const char *text, mm_int_list 
     }
     return 0;
 }
+
+/* ---- messages ---- */
+
+const char *const MM_MSG_NOT_WHOLE = "--{option}: '{value}' is not a whole number; allowed: {allowed}";
+const char *const MM_MSG_NOT_NUMBER = "--{option}: '{value}' is not a number; allowed: {allowed}";
+const char *const MM_MSG_OUT_OF_RANGE = "--{option}: {value} is out of range; allowed: {allowed}";
+const char *const MM_MSG_UNKNOWN_NAME = "--{option}: unknown {what} '{value}'; allowed: {allowed}";
+
+int mm_config_message(char *err, size_t len, const char *tmpl, const char *option,
+                      const char *value, const char *allowed, const char *what) {
+    static const char *const keys[] = {"{option}", "{value}", "{allowed}", "{what}"};
+    const char *vals[] = {option, value, allowed, what};
+    size_t used = 0;
+    if (len == 0) return 2;
+    for (const char *p = tmpl; *p && used + 1 < len;) {
+        int hit = -1;
+        for (int k = 0; k < 4; k++)
+            if (strncmp(p, keys[k], strlen(keys[k])) == 0) hit = k;
+        if (hit < 0) {
+            err[used++] = *p++;
+            continue;
+        }
+        const char *v = vals[hit] ? vals[hit] : "";
+        if (hit == 1) { /* the value: a bounded excerpt (MM_QUOTED_VALUE_MAX) */
+            size_t n = strlen(v), keep = n;
+            if (n > MM_QUOTED_VALUE_MAX) {
+                keep = MM_QUOTED_VALUE_MAX;
+                while (keep > 0 && ((unsigned char)v[keep] & 0xC0) == 0x80) keep--;
+            }
+            for (size_t i = 0; i < keep && used + 1 < len; i++)
+                err[used++] = ((unsigned char)v[i] < 0x20 || v[i] == 0x7f) ? '?' : v[i];
+            for (const char *dots = keep < n ? "..." : ""; *dots && used + 1 < len;) err[used++] = *dots++;
+            p += strlen(keys[hit]);
+            continue;
+        }
+        while (*v && used + 1 < len) err[used++] = *v++;
+        p += strlen(keys[hit]);
+    }
+    err[used] = '\0';
+    return 2;
+}
+
+const char *mm_option_auto_words(const mm_option_spec *o) {
+    /* --nrep auto[:RULE] (bench/adaptive.c): one word per stopping rule */
+    if (strcmp(o->name, "root") == 0) return "all"; /* --root all: every rank */
+    return strcmp(o->name, "nrep") == 0 ? "auto,auto:ci,auto:rse" : "auto";
+}
+
+int mm_option_choice_index(const mm_option_spec *o, const char *value) {
+    size_t n = strlen(value);
+    int index = 0;
+    for (const char *p = o->choices; p && *p; index++) {
+        const char *comma = strchr(p, ',');
+        size_t len = comma ? (size_t)(comma - p) : strlen(p);
+        if (n > 0 && len == n && strncmp(p, value, n) == 0) return index;
+        if (!comma) break;
+        p = comma + 1;
+    }
+    return -1;
+}
+
+const char *mm_registry_what(const char *registry) {
+    static const char *const pairs[][2] = {
+        {"timers", "timer"},         {"clock_syncs", "clock sync"},
+        {"process_syncs", "process sync"}, {"datatypes", "datatype"},
+        {"reduce_ops", "reduction"}, {"operations", "operation"},
+    };
+    for (size_t i = 0; registry && i < sizeof pairs / sizeof pairs[0]; i++)
+        if (strcmp(pairs[i][0], registry) == 0) return pairs[i][1];
+    return "mode";
+}
+
+/* ---- numbers: the whole text must be a number in range ---- */
+
+/* ---- the generic setters: the value goes where the row's offset says ---- */
+
+int mm_option_set_name(const mm_option_spec *o, const char *value, mm_config *cfg, char *err,
+                       size_t len) {
+    /* the registry's names are checked once every option is read (parse_validate.c) */
+    if (strlen(value) >= MM_NAME_LEN || !*value)
+        return mm_config_message(err, len, MM_MSG_UNKNOWN_NAME, o->name, value,
+                                 mm_registry_names(o->choices), mm_registry_what(o->choices));
+    snprintf((char *)cfg + o->offset, MM_NAME_LEN, "%s", value);
+    return 0;
+}
+
+int mm_option_set_choice(const mm_option_spec *o, const char *value, mm_config *cfg, char *err,
+                         size_t len) {
+    /* the value's position among the row's choices is what the option stores */
+    int index = mm_option_choice_index(o, value);
+    if (index < 0) {
+        char allowed[128];
+        mm_option_allowed_text(o, allowed, sizeof allowed);
+        return mm_config_message(err, len, MM_MSG_UNKNOWN_NAME, o->name, value, allowed,
+                                 mm_registry_what(NULL));
+    }
+    *(int *)(void *)((char *)cfg + o->offset) = index;
+    return 0;
+}
+
+int mm_option_set_path(const mm_option_spec *o, const char *value, mm_config *cfg, char *err,
+                       size_t len) {
+    if (!*value) return mm_fail(err, len, "--%s: empty path", o->name);
+    if (strlen(value) >= MM_PATH_LEN)
+        return mm_fail(err, len, "--%s: path too long (at most %d characters)", o->name,
+                       MM_PATH_LEN - 1);
+    snprintf((char *)cfg + o->offset, MM_PATH_LEN, "%s", value);
+    return 0;
+}
+
+int mm_option_set_ints(const mm_option_spec *o, const char *value, mm_config *cfg, char *err,
+                       size_t len) {
+    return mm_option_parse_ints(o, value, (mm_int_list *)(void *)((char *)cfg + o->offset), err, len);
+}
+
+int mm_option_set_flag(const mm_option_spec *o, const char *value, mm_config *cfg, char *err,
+                       size_t len) {
+    (void)value, (void)err, (void)len;
+    *(int *)(void *)((char *)cfg + o->offset) = 1;
+    return 0;
+}

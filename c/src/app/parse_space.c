@@ -16,11 +16,11 @@
  * sync and the gather on the first k ranks only): an option or op that needs every rank of the
  * launch, or a collective of its own on them. 0 or 2. */
 static int mm__check_sub_comms(const mm_config *cfg, char *err, size_t len) {
-    if (cfg->comm_sizes.n == 0) return 0;
-    const char *clash = cfg->nrep_rule != MM_NREP_FIXED ? "--nrep auto"
-                        : cfg->sizes_auto               ? "--sizes auto"
-                        : cfg->mpit_pvars[0]            ? "--mpit-pvars"
-                        : cfg->papi_events[0]           ? "--papi"
+    if (cfg->plan.comm_sizes.n == 0) return 0;
+    const char *clash = cfg->adaptive.nrep_rule != MM_NREP_FIXED ? "--nrep auto"
+                        : cfg->adaptive.sizes_auto               ? "--sizes auto"
+                        : cfg->counters.mpit_pvars[0]            ? "--mpit-pvars"
+                        : cfg->counters.papi_events[0]           ? "--papi"
                         : strcmp(cfg->procsync, "harmonize") == 0 ? "--procsync harmonize"
                                                                   : NULL;
     if (clash)
@@ -40,10 +40,10 @@ static int mm__check_sub_comms(const mm_config *cfg, char *err, size_t len) {
 }
 
 int mm__config_check_space_nprocs(const mm_config *cfg, int nprocs, char *err, size_t len) {
-    for (int i = 0; i < cfg->comm_sizes.n; i++)
-        if (cfg->comm_sizes.v[i] > nprocs)
+    for (int i = 0; i < cfg->plan.comm_sizes.n; i++)
+        if (cfg->plan.comm_sizes.v[i] > nprocs)
             return mm_fail(err, len, "--nprocs: %d is larger than the launch (%d ranks); allowed: "
-                           "sizes from 1 to %d, comma-separated", cfg->comm_sizes.v[i], nprocs, nprocs);
+                           "sizes from 1 to %d, comma-separated", cfg->plan.comm_sizes.v[i], nprocs, nprocs);
     int rooted = 0;
     for (int i = 0; i < cfg->nops; i++) {
         const mm_op *op = mm_op_find(cfg->ops[i]);
@@ -53,16 +53,16 @@ int mm__config_check_space_nprocs(const mm_config *cfg, int nprocs, char *err, s
     /* a root must be a rank of every communicator a test runs on: below the smallest size */
     int sizes[MM_MAX_LIST], n = mm_config_comm_sizes(cfg, nprocs, sizes), smallest = nprocs;
     for (int k = 0; k < n; k++) smallest = sizes[k] < smallest ? sizes[k] : smallest;
-    for (int i = 0; i < cfg->roots.n; i++)
-        if (cfg->roots.v[i] >= smallest)
+    for (int i = 0; i < cfg->plan.roots.n; i++)
+        if (cfg->plan.roots.v[i] >= smallest)
             return smallest == nprocs
                        ? mm_fail(err, len, "--root: %d is not a rank of this launch; allowed: 0 to "
-                                 "%d, comma-separated, or all", cfg->roots.v[i], nprocs - 1)
+                                 "%d, comma-separated, or all", cfg->plan.roots.v[i], nprocs - 1)
                        : mm_fail(err, len, "--root: %d is not a rank of the sub-communicator of %d "
                                  "ranks (--nprocs); allowed: 0 to %d, comma-separated, or all",
-                                 cfg->roots.v[i], smallest, smallest - 1);
-    int nroots = cfg->roots.all ? nprocs : cfg->roots.n;
-    if (cfg->sizes_auto && nroots > 1)
+                                 cfg->plan.roots.v[i], smallest, smallest - 1);
+    int nroots = cfg->plan.roots.all ? nprocs : cfg->plan.roots.n;
+    if (cfg->adaptive.sizes_auto && nroots > 1)
         return mm_fail(err, len, "--root: %d roots with --sizes auto (its refinement judges one "
                        "curve per operation); allowed: one root with --sizes auto", nroots);
     return 0;
@@ -73,28 +73,28 @@ int mm__config_check_space(const mm_config *cfg, char *err, size_t len) {
     if (rc) return rc;
     /* --workpieces LIST: one test per value; the refinement of --sizes auto judges one curve per
      * operation (as with several roots) */
-    if (cfg->sizes_auto && cfg->workpieces.n > 1)
+    if (cfg->adaptive.sizes_auto && cfg->plan.workpieces.n > 1)
         return mm_fail(err, len, "--workpieces: %d values with --sizes auto (its refinement judges "
                        "one curve per operation); allowed: one value with --sizes auto",
-                       cfg->workpieces.n);
-    if (cfg->batch <= 1) return 0;
+                       cfg->plan.workpieces.n);
+    if (cfg->measure.batch <= 1) return 0;
     /* a window, a round or a harmonized start is planned for one call: only the schemes without
      * a planned start take a batch (none: IMB's MS2, one barrier per test; barrier: one per
      * repetition) */
     if (strcmp(cfg->procsync, "none") != 0 && strcmp(cfg->procsync, "barrier") != 0)
         return mm_fail(err, len, "--batch %d with --procsync %s: a batch of calls timed once "
                        "(IMB's MS2) has no planned start; allowed: --procsync none (IMB's "
-                       "scheme) or barrier, or --batch 1", cfg->batch, cfg->procsync);
+                       "scheme) or barrier, or --batch 1", cfg->measure.batch, cfg->procsync);
     for (int i = 0; i < cfg->nops; i++) {
         const mm_op *op = mm_op_find(cfg->ops[i]);
         if (!op) continue; /* named in --ops: checked after */
         if (mm_op_is_nbc(op))
             return mm_fail(err, len, "--batch %d with %s: a nonblocking collective's repetition "
                            "is timed in its parts (post, compute, wait), one call each; allowed: "
-                           "--batch 1 with nonblocking collectives", cfg->batch, op->name);
+                           "--batch 1 with nonblocking collectives", cfg->measure.batch, op->name);
         if (op->after)
             return mm_fail(err, len, "--batch %d with %s: each call needs a clean-up outside the "
-                           "timed region (%s); allowed: --batch 1 with it", cfg->batch, op->name,
+                           "timed region (%s); allowed: --batch 1 with it", cfg->measure.batch, op->name,
                            op->pattern);
     }
     return 0;

@@ -40,10 +40,10 @@ static int mm__check_name(const char *option, const char *value, char *err, size
 int mm__config_check_modes(const mm_config *cfg, const char *seen, char *err, size_t len) {
     size_t n;
     const mm_option_spec *t = mm_options(&n);
-    unsigned mode_flag = cfg->mode == MM_MODE_SYNC_CHECK ? MM_OPT_F_SYNC_CHECK : MM_OPT_F_BENCH;
+    unsigned mode_flag = cfg->run.mode == MM_MODE_SYNC_CHECK ? MM_OPT_F_SYNC_CHECK : MM_OPT_F_BENCH;
     for (size_t i = 0; i < n; i++) {
         if (!seen[i] || (t[i].flags & (mode_flag | MM_OPT_F_INFO))) continue;
-        if (cfg->mode == MM_MODE_SYNC_CHECK)
+        if (cfg->run.mode == MM_MODE_SYNC_CHECK)
             return mm_fail(err, len, "--%s does not apply to --sync-check (it checks clock syncs "
                             "and prints the result)", t[i].name);
         return mm_fail(err, len, "--%s applies only to --sync-check", t[i].name);
@@ -109,46 +109,60 @@ static int mm__check_earlier_launch(const char *option, const char *dir, const m
 }
 
 static int mm__check_copy_probe_from(const mm_config *cfg, char *err, size_t len) {
-    const char *dir = cfg->copy_probe_from;
-    if (cfg->copy_probe_bytes == 0)
+    const char *dir = cfg->probe.copy_probe_from;
+    if (cfg->probe.copy_probe_bytes == 0)
         return mm_fail(err, len, "--copy-probe-from %s with --copy-probe-bytes 0: there is no copy probe "
                         "to take from another launch; allowed: one of the two", dir);
     return mm__check_earlier_launch("copy-probe-from", dir, cfg, err, len);
 }
 
-int mm__config_validate(mm_config *cfg, int seen_clocksync, char *err, size_t len) {
+/* The timer and the virtual timer's options. 0 or 2. */
+static int mm__validate_timer(const mm_config *cfg, char *err, size_t len) {
     char why[512];
     /* timer */
-    const mm_timer_vtable *tv = mm_timer_find(cfg->timer);
-    if (!tv) return mm__check_name("timer", cfg->timer, err, len);
+    const mm_timer_vtable *tv = mm_timer_find(cfg->timing.timer);
+    if (!tv) return mm__check_name("timer", cfg->timing.timer, err, len);
     if (tv->available && tv->available(why, sizeof why) != 0)
-        return mm_fail(err, len, "--timer %s: not available on this machine: %s", cfg->timer, why);
-    if (strcmp(cfg->timer, "virtual") == 0) {
-        const mm_timer_vtable *bv = mm_timer_find(cfg->virtual_base);
-        if (!bv || strcmp(cfg->virtual_base, "virtual") == 0)
+        return mm_fail(err, len, "--timer %s: not available on this machine: %s", cfg->timing.timer, why);
+    if (strcmp(cfg->timing.timer, "virtual") == 0) {
+        const mm_timer_vtable *bv = mm_timer_find(cfg->timing.virtual_base);
+        if (!bv || strcmp(cfg->timing.virtual_base, "virtual") == 0)
             return mm_fail(err, len, "--virtual-base: '%s' is not a timer the virtual timer can wrap; allowed: %s (not virtual)",
-                            cfg->virtual_base, mm_timer_names());
+                            cfg->timing.virtual_base, mm_timer_names());
         if (bv->available && bv->available(why, sizeof why) != 0)
-            return mm_fail(err, len, "--virtual-base %s: not available on this machine: %s", cfg->virtual_base, why);
-    } else if (cfg->virtual_offset_s != 0 || cfg->virtual_skew_ppm != 0) {
-        return mm_fail(err, len, "--virtual-offset-s/--virtual-skew-ppm apply only to --timer virtual (given: --timer %s)", cfg->timer);
+            return mm_fail(err, len, "--virtual-base %s: not available on this machine: %s", cfg->timing.virtual_base, why);
+    } else if (cfg->timing.virtual_offset_s != 0 || cfg->timing.virtual_skew_ppm != 0) {
+        return mm_fail(err, len, "--virtual-offset-s/--virtual-skew-ppm apply only to --timer virtual (given: --timer %s)", cfg->timing.timer);
     }
+    return 0;
+}
+
+/* The process sync and its options; *pv its vtable. 0 or 2. */
+static int mm__validate_procsync(const mm_config *cfg, const mm_procsync_vtable **pv_out, char *err,
+                                 size_t len) {
     /* process sync */
     const mm_procsync_vtable *pv = mm_procsync_find(cfg->procsync);
+    *pv_out = pv;
     if (!pv) return mm__check_name("procsync", cfg->procsync, err, len);
-    if (cfg->window_given && strcmp(cfg->procsync, "window") != 0)
+    if (cfg->ps.window_given && strcmp(cfg->procsync, "window") != 0)
         return mm_fail(err, len, "--window-us applies only to --procsync window (given: --procsync %s)", cfg->procsync);
-    if (cfg->start_tolerance_ns > 0 && !pv->has_planned_start)
+    if (cfg->ps.start_tolerance_ns > 0 && !pv->has_planned_start)
         return mm_fail(err, len, "--start-tolerance-ns applies only to process syncs that start "
                         "repetitions at a planned time (window, roundtime, harmonize; given: "
                         "--procsync %s)", cfg->procsync);
+    return 0;
+}
+
+/* The clock syncs ("auto" resolved here) against the mode and the process sync. 0 or 2. */
+static int mm__validate_clocksync(mm_config *cfg, int seen_clocksync, const mm_procsync_vtable *pv,
+                                  char *err, size_t len) {
     /* clock sync: "auto" resolves to the most accurate algorithm registered (a launch on one
      * clock then skips it: bench/launch.c) */
     if (!seen_clocksync || (cfg->nclocksync == 1 && strcmp(cfg->clocksync[0], "auto") == 0)) {
         const char *pick = "none";
-        if (pv->needs_global_clock || cfg->mode == MM_MODE_SYNC_CHECK)
+        if (pv->needs_global_clock || cfg->run.mode == MM_MODE_SYNC_CHECK)
             pick = mm_clocksync_find("hca3") ? "hca3" : "skampi";
-        cfg->clocksync_auto = cfg->mode == MM_MODE_BENCH && strcmp(pick, "none") != 0;
+        cfg->cs.clocksync_auto = cfg->run.mode == MM_MODE_BENCH && strcmp(pick, "none") != 0;
         snprintf(cfg->clocksync[0], MM_NAME_LEN, "%s", pick);
         cfg->nclocksync = 1;
     }
@@ -159,14 +173,14 @@ int mm__config_validate(mm_config *cfg, int seen_clocksync, char *err, size_t le
             if (strcmp(cfg->clocksync[i], cfg->clocksync[j]) == 0)
                 return mm_fail(err, len, "--clocksync: '%s' is given twice", cfg->clocksync[i]);
     }
-    if (cfg->mode == MM_MODE_BENCH) {
+    if (cfg->run.mode == MM_MODE_BENCH) {
         if (cfg->nclocksync != 1)
             return mm_fail(err, len, "--clocksync: a list of algorithms is only for --sync-check; give one name");
         /* --clocksync none with a global-clock process sync is allowed (said in meta.json's
          * conditions): on one host the local clocks are one clock. Not when the virtual timer
          * shifts or skews them on purpose: every repetition would start at a wrong time. */
-        int virtual_apart = strcmp(cfg->timer, "virtual") == 0 &&
-                            (cfg->virtual_offset_s != 0 || cfg->virtual_skew_ppm != 0);
+        int virtual_apart = strcmp(cfg->timing.timer, "virtual") == 0 &&
+                            (cfg->timing.virtual_offset_s != 0 || cfg->timing.virtual_skew_ppm != 0);
         if (pv->needs_global_clock && strcmp(cfg->clocksync[0], "none") == 0 && virtual_apart)
             return mm_fail(err, len,
                             "--timer virtual with --virtual-offset-s/--virtual-skew-ppm gives each rank its own "
@@ -176,22 +190,30 @@ int mm__config_validate(mm_config *cfg, int seen_clocksync, char *err, size_t le
                             "without a global clock (--procsync barrier, none or loop-barrier), or zero virtual "
                             "offset and skew", cfg->procsync);
     }
-    if (cfg->mode == MM_MODE_SYNC_CHECK && cfg->seed_given && strcmp(cfg->timer, "virtual") != 0)
+    if (cfg->run.mode == MM_MODE_SYNC_CHECK && cfg->plan.seed_given && strcmp(cfg->timing.timer, "virtual") != 0)
         return mm_fail(err, len, "--seed applies to --sync-check only with --timer virtual (it seeds "
-                        "the virtual clocks; given: --timer %s)", cfg->timer);
+                        "the virtual clocks; given: --timer %s)", cfg->timing.timer);
+    return 0;
+}
+
+/* The operations, the datatype and reduction, the sizes; *type_size the datatype's size and
+ * *any_reduce whether an operation reduces. 0 or 2. */
+static int mm__validate_ops(const mm_config *cfg, int *type_size_out, int *any_reduce_out, char *err,
+                            size_t len) {
+    char why[512];
     /* operations, datatype, sizes */
     int type_size;
     MPI_Datatype dt;
-    if (!mm_datatype_lookup(cfg->datatype, &dt, &type_size))
-        return mm__check_name("datatype", cfg->datatype, err, len);
+    if (!mm_datatype_lookup(cfg->measure.datatype, &dt, &type_size))
+        return mm__check_name("datatype", cfg->measure.datatype, err, len);
     MPI_Op rop;
-    if (!mm_reduce_op_lookup(cfg->reduce_op, &rop))
-        return mm__check_name("reduce-op", cfg->reduce_op, err, len);
-    if (cfg->inject_error_op[0]) {
-        const mm_op *op = mm_op_find(cfg->inject_error_op);
+    if (!mm_reduce_op_lookup(cfg->measure.reduce_op, &rop))
+        return mm__check_name("reduce-op", cfg->measure.reduce_op, err, len);
+    if (cfg->inject.error_op[0]) {
+        const mm_op *op = mm_op_find(cfg->inject.error_op);
         mm_op_args probe;
         memset(&probe, 0, sizeof probe);
-        if (!op) return mm__check_name("inject-error", cfg->inject_error_op, err, len);
+        if (!op) return mm__check_name("inject-error", cfg->inject.error_op, err, len);
         if (mm_op_inject_error(op, &probe) != 0)
             return mm_fail(err, len, "--inject-error %s: this operation takes neither a root nor "
                             "a reduction, so no error can be injected", op->name);
@@ -210,40 +232,53 @@ int mm__config_validate(mm_config *cfg, int seen_clocksync, char *err, size_t le
         for (int s = 0; s < cfg->nsizes; s++) {
             char why_size[256];
             if (mm_op_check_size(op, cfg->sizes[s], type_size, why_size, sizeof why_size) != 0)
-                return cfg->sizes_auto
+                return cfg->adaptive.sizes_auto
                            ? mm_fail(err, len, "--sizes auto:%" PRId64 ":%" PRId64 ": %s (operation %s, --datatype %s)",
-                                      cfg->sizes_min, cfg->sizes_max, why_size, op->name, cfg->datatype)
-                           : mm_fail(err, len, "--sizes: %s (operation %s, --datatype %s)", why_size, op->name, cfg->datatype);
+                                      cfg->adaptive.sizes_min, cfg->adaptive.sizes_max, why_size, op->name, cfg->measure.datatype)
+                           : mm_fail(err, len, "--sizes: %s (operation %s, --datatype %s)", why_size, op->name, cfg->measure.datatype);
         }
     }
+    *type_size_out = type_size;
+    *any_reduce_out = any_reduce;
+    return 0;
+}
+
+int mm__config_validate(mm_config *cfg, int seen_clocksync, char *err, size_t len) {
+    char why[512];
+    const mm_procsync_vtable *pv = NULL;
+    int type_size = 0, any_reduce = 0;
+    int rc = mm__validate_timer(cfg, err, len);
+    if (rc == 0) rc = mm__validate_procsync(cfg, &pv, err, len);
+    if (rc == 0) rc = mm__validate_clocksync(cfg, seen_clocksync, pv, err, len);
+    if (rc == 0) rc = mm__validate_ops(cfg, &type_size, &any_reduce, err, len);
+    if (rc) return rc;
     int rc_rma = mm__config_check_rma(cfg, type_size, err, len);
     if (rc_rma) return rc_rma;
     int rc_graph = mm__config_read_graph(cfg, err, len);
     if (rc_graph) return rc_graph;
     int rc_space = mm__config_check_space(cfg, err, len);
     if (rc_space) return rc_space;
-    if (any_reduce && mm_reduce_op_check(cfg->reduce_op, cfg->datatype, why, sizeof why) != 0)
-        return mm_fail(err, len, "--reduce-op %s with --datatype %s: %s", cfg->reduce_op, cfg->datatype, why);
+    if (any_reduce && mm_reduce_op_check(cfg->measure.reduce_op, cfg->measure.datatype, why, sizeof why) != 0)
+        return mm_fail(err, len, "--reduce-op %s with --datatype %s: %s", cfg->measure.reduce_op, cfg->measure.datatype, why);
     for (int s = 0; s < cfg->nsizes; s++)
         for (int t = 0; t < s; t++)
             if (cfg->sizes[s] == cfg->sizes[t])
                 return mm_fail(err, len, "--sizes: %" PRId64 " is given twice", cfg->sizes[s]);
     /* hardware counters: PAPI in the build, the events known, counters on this machine */
-    if (cfg->mode == MM_MODE_BENCH && cfg->papi_events[0] &&
-        mm_papi_check(cfg->papi_events, err, len) != 0)
+    if (cfg->run.mode == MM_MODE_BENCH && cfg->counters.papi_events[0] &&
+        mm_papi_check(cfg->counters.papi_events, err, len) != 0)
         return 2;
-    if (cfg->copy_probe_from[0] && mm__check_copy_probe_from(cfg, err, len) != 0) return 2;
+    if (cfg->probe.copy_probe_from[0] && mm__check_copy_probe_from(cfg, err, len) != 0) return 2;
     /* --mpit-from DIR: an earlier launch's folder; its mpi.mpi_t is not read here (the
      * analysis reads every launch's meta.json) */
-    if (cfg->mpit_from[0] && mm__check_earlier_launch("mpit-from", cfg->mpit_from, cfg, err, len) != 0)
+    if (cfg->probe.mpit_from[0] && mm__check_earlier_launch("mpit-from", cfg->probe.mpit_from, cfg, err, len) != 0)
         return 2;
     /* output: a launch writes a folder; --validate only checks the options */
-    if (cfg->mode == MM_MODE_BENCH && cfg->validate_nprocs == 0 && !cfg->quick) {
+    if (cfg->run.mode == MM_MODE_BENCH && cfg->run.validate_nprocs == 0 && !cfg->output.quick) {
         if (!cfg->out[0]) return mm_fail(err, len, "--out: missing; give the launch folder to write (e.g. --out results/m1)");
-        int rc = mm_outdir_check(cfg->out, cfg->force, err, len);
-        if (rc) return 2;
+        if (mm_outdir_check(cfg->out, cfg->output.force, err, len) != 0) return 2;
     }
-    if (cfg->validate_nprocs > 0) return mm_config_check_nprocs(cfg, cfg->validate_nprocs, err, len);
+    if (cfg->run.validate_nprocs > 0) return mm_config_check_nprocs(cfg, cfg->run.validate_nprocs, err, len);
     return 0;
 }
 
@@ -251,7 +286,7 @@ int mm_config_check_nprocs(const mm_config *cfg, int nprocs, char *err, size_t l
     int space = mm__config_check_space_nprocs(cfg, nprocs, err, len);
     if (space) return space;
     int sizes[MM_MAX_LIST], nsizes = mm_config_comm_sizes(cfg, nprocs, sizes);
-    for (int i = 0; i < cfg->nops && cfg->mode == MM_MODE_BENCH; i++) {
+    for (int i = 0; i < cfg->nops && cfg->run.mode == MM_MODE_BENCH; i++) {
         const mm_op *op = mm_op_find(cfg->ops[i]);
         char why[256];
         for (int k = 0; op && k < nsizes; k++)
@@ -260,20 +295,20 @@ int mm_config_check_nprocs(const mm_config *cfg, int nprocs, char *err, size_t l
                                           : mm_fail(err, len, "--nprocs %d with --ops %s: %s", sizes[k],
                                                     op->name, why);
     }
-    if (cfg->pair_given && (cfg->pair[0] >= nprocs || cfg->pair[1] >= nprocs)) {
-        int bad = cfg->pair[0] >= nprocs ? cfg->pair[0] : cfg->pair[1];
+    if (cfg->plan.pair_given && (cfg->plan.pair[0] >= nprocs || cfg->plan.pair[1] >= nprocs)) {
+        int bad = cfg->plan.pair[0] >= nprocs ? cfg->plan.pair[0] : cfg->plan.pair[1];
         return mm_fail(err, len, "--pair: %d,%d names rank %d, which is not a rank of this launch; "
-                        "allowed: two distinct ranks from 0 to %d, or auto", cfg->pair[0],
-                        cfg->pair[1], bad, nprocs - 1);
+                        "allowed: two distinct ranks from 0 to %d, or auto", cfg->plan.pair[0],
+                        cfg->plan.pair[1], bad, nprocs - 1);
     }
 
     int cart_err = mm__config_check_cart(cfg, nprocs, err, len);
     if (cart_err) return cart_err;
-    for (int k = 0; k < nsizes && cfg->mode == MM_MODE_BENCH; k++) {
+    for (int k = 0; k < nsizes && cfg->run.mode == MM_MODE_BENCH; k++) {
         int graph_err = mm__config_check_graph(cfg, sizes[k], err, len);
         if (graph_err) return graph_err;
     }
-    if (cfg->mode == MM_MODE_SYNC_CHECK && nprocs < 2)
+    if (cfg->run.mode == MM_MODE_SYNC_CHECK && nprocs < 2)
         return mm_fail(err, len, "--sync-check needs at least 2 ranks (got %d)", nprocs);
     return 0;
 }

@@ -24,18 +24,18 @@
 
 int mm__config_quick_defaults(mm_config *cfg, const char *seen, const mm_option_spec *table,
                               char *err, size_t len) {
-    if (cfg->mode != MM_MODE_BENCH) return 0;
+    if (cfg->run.mode != MM_MODE_BENCH) return 0;
     const mm_option_spec *out = mm_option_find("out", 3);
     if (out && seen[out - table]) return 0;
-    if (cfg->force)
+    if (cfg->output.force)
         return mm_fail(err, len, "--force: only with --out (without --out the launch writes a new "
                                  "temporary folder, which needs no --force)");
     const mm_option_spec *order = mm_option_find("order", 5);
     const mm_option_spec *probe = mm_option_find("copy-probe-bytes", 16);
     const mm_option_spec *procsync = mm_option_find("procsync", 8);
-    cfg->quick = 1;
-    if (!(order && seen[order - table])) cfg->order_ascending = 1;
-    if (!(probe && seen[probe - table])) cfg->copy_probe_bytes = 0;
+    cfg->output.quick = 1;
+    if (!(order && seen[order - table])) cfg->plan.order_ascending = 1;
+    if (!(probe && seen[probe - table])) cfg->probe.copy_probe_bytes = 0;
     /* OSU's and IMB's way: a barrier before each repetition and each rank's own clock, so no
      * clock sync before the first row, and a ping-pong's run time is its initiator's round
      * trip, which no sync error can stretch */

@@ -42,7 +42,7 @@ typedef struct mm__sync_check {
 } mm__sync_check;
 
 static mm__check_result *mm__at(mm__sync_check *sc, int alg, int check, int rank) {
-    return &sc->checks[((size_t)alg * (size_t)sc->cfg->ncheck + (size_t)check) * (size_t)sc->nprocs +
+    return &sc->checks[((size_t)alg * (size_t)sc->cfg->check.ncheck + (size_t)check) * (size_t)sc->nprocs +
                        (size_t)rank];
 }
 
@@ -53,7 +53,7 @@ static int64_t mm__abs64(int64_t v) { return v < 0 ? -v : v; }
 static int mm__true_all(mm__sync_check *sc, mm_clocksync *cs, int alg, int check, int64_t *tru) {
     if (mm_clocksync_true_errors(cs, sc->rank == 0 ? tru : NULL) != MPI_SUCCESS) return -1;
     if (sc->rank != 0) return 0;
-    int64_t *m = &sc->max_true_all[alg * sc->cfg->ncheck + check];
+    int64_t *m = &sc->max_true_all[alg * sc->cfg->check.ncheck + check];
     for (int r = 0; r < sc->nprocs; r++)
         if (mm__abs64(tru[r]) > *m) *m = mm__abs64(tru[r]);
     return 0;
@@ -64,7 +64,7 @@ static int mm__check_one(mm__sync_check *sc, int alg, const mm_timer *timer, MPI
                          int *ranks, int64_t *res, int64_t *tru) {
     const mm_config *cfg = sc->cfg;
     mm_clocksync cs;
-    if (mm_clocksync_open(&cs, cfg->clocksync[alg], comm, timer, &cfg->cs_params) != 0) {
+    if (mm_clocksync_open(&cs, cfg->clocksync[alg], comm, timer, &cfg->cs.params) != 0) {
         if (sc->rank == 0)
             fprintf(stderr, "mpimeter-bench: --clocksync: cannot open '%s'; allowed: %s\n",
                     cfg->clocksync[alg], mm_clocksync_names());
@@ -73,8 +73,8 @@ static int mm__check_one(mm__sync_check *sc, int alg, const mm_timer *timer, MPI
     int rc = mm_clocksync_run(&cs);
     int64_t sync_end = mm_timer_now(timer);
     sc->duration_s[alg] = cs.duration_s;
-    for (int c = 0; c < cfg->ncheck && rc == 0; c++) {
-        mm_timer_sleep_until(timer, sync_end + (int64_t)(cfg->check_at_s[c] * 1e9 + 0.5));
+    for (int c = 0; c < cfg->check.ncheck && rc == 0; c++) {
+        mm_timer_sleep_until(timer, sync_end + (int64_t)(cfg->check.check_at_s[c] * 1e9 + 0.5));
         /* the truth first: the residual check takes a while (a ping-pong per sampled rank),
          * and offset-only models drift meanwhile */
         if (sc->truth_known && mm__true_all(sc, &cs, alg, c, tru) != 0) rc = -1;
@@ -110,7 +110,7 @@ static void mm__print_json(mm__sync_check *sc) {
         mm_json_kv_double(&j, "sync_duration_s", sc->duration_s[a]);
         mm_json_key(&j, "checks");
         mm_json_begin_array(&j);
-        for (int c = 0; c < cfg->ncheck; c++) {
+        for (int c = 0; c < cfg->check.ncheck; c++) {
             int64_t max_res = 0, max_true = 0;
             for (int r = 0; r < sc->nprocs; r++) {
                 const mm__check_result *x = mm__at(sc, a, c, r);
@@ -119,7 +119,7 @@ static void mm__print_json(mm__sync_check *sc) {
                 if (mm__abs64(x->true_error_ns) > max_true) max_true = mm__abs64(x->true_error_ns);
             }
             mm_json_begin_object(&j);
-            mm_json_kv_double(&j, "t_s", cfg->check_at_s[c]);
+            mm_json_kv_double(&j, "t_s", cfg->check.check_at_s[c]);
             mm_json_kv_int(&j, "max_abs_residual_ns", max_res);
             mm_json_key(&j, "residual_ns");
             mm_json_begin_array(&j);
@@ -133,7 +133,7 @@ static void mm__print_json(mm__sync_check *sc) {
             mm_json_end_array(&j);
             if (sc->truth_known) {
                 mm_json_kv_int(&j, "max_abs_true_error_ns", max_true);
-                mm_json_kv_int(&j, "max_abs_true_error_all_ns", sc->max_true_all[a * cfg->ncheck + c]);
+                mm_json_kv_int(&j, "max_abs_true_error_all_ns", sc->max_true_all[a * cfg->check.ncheck + c]);
                 mm_json_key(&j, "true_error_ns");
                 mm_json_begin_array(&j);
                 for (int r = 0; r < sc->nprocs; r++) {
@@ -161,10 +161,10 @@ static void mm__print_json(mm__sync_check *sc) {
 static void mm__print_table(mm__sync_check *sc) {
     const mm_config *cfg = sc->cfg;
     int per_rank = sc->nprocs <= 16;
-    printf("clock sync check: %d ranks, timer %s", sc->nprocs, cfg->timer);
-    if (strcmp(cfg->timer, "virtual") == 0)
-        printf(" (base %s, offsets within +-%g s, skews +-%g ppm, seed %llu)", cfg->virtual_base,
-               cfg->virtual_offset_s, cfg->virtual_skew_ppm, (unsigned long long)cfg->seed);
+    printf("clock sync check: %d ranks, timer %s", sc->nprocs, cfg->timing.timer);
+    if (strcmp(cfg->timing.timer, "virtual") == 0)
+        printf(" (base %s, offsets within +-%g s, skews +-%g ppm, seed %llu)", cfg->timing.virtual_base,
+               cfg->timing.virtual_offset_s, cfg->timing.virtual_skew_ppm, (unsigned long long)cfg->plan.seed);
     printf("\nresidual = rank 0's global clock minus the rank's, measured by ping-pong (ns)%s\n\n",
            sc->truth_known ? "; true error = its exact value from the virtual timer's base" : "");
     printf("%-10s %10s %7s %14s", "algorithm", "sync_s", "t_s", "max|residual|");
@@ -173,7 +173,7 @@ static void mm__print_table(mm__sync_check *sc) {
                          sc->truth_known ? " / true error per rank" : "");
     printf("\n");
     for (int a = 0; a < cfg->nclocksync; a++) {
-        for (int c = 0; c < cfg->ncheck; c++) {
+        for (int c = 0; c < cfg->check.ncheck; c++) {
             int64_t max_res = 0, max_true = 0;
             for (int r = 1; r < sc->nprocs; r++) {
                 const mm__check_result *x = mm__at(sc, a, c, r);
@@ -185,7 +185,7 @@ static void mm__print_table(mm__sync_check *sc) {
                 printf("%-10s %10.4f", cfg->clocksync[a], sc->duration_s[a]);
             else
                 printf("%-10s %10s", "", "");
-            printf(" %7g %14lld", cfg->check_at_s[c], (long long)max_res);
+            printf(" %7g %14lld", cfg->check.check_at_s[c], (long long)max_res);
             if (sc->truth_known) printf(" %14lld", (long long)max_true);
             if (per_rank) {
                 printf(" ");
@@ -225,7 +225,7 @@ int mm_sync_check_run(const mm_config *cfg, MPI_Comm comm) {
     mm__sync_check sc = {cfg, 0, 0, 0, NULL, NULL, NULL};
     MM_MPI(NULL, MPI_Comm_rank(comm, &sc.rank));
     MM_MPI(NULL, MPI_Comm_size(comm, &sc.nprocs));
-    if (cfg->nclocksync < 1 || cfg->ncheck < 1) {
+    if (cfg->nclocksync < 1 || cfg->check.ncheck < 1) {
         if (sc.rank == 0)
             fprintf(stderr, "mpimeter-bench: --sync-check needs at least one --clocksync name "
                             "and one --check-at time\n");
@@ -235,20 +235,20 @@ int mm_sync_check_run(const mm_config *cfg, MPI_Comm comm) {
     mm_virtual_params vp;
     mm_config_virtual_params(cfg, sc.rank, &vp);
     char why[512] = "";
-    int ok = mm_timer_open(&timer, cfg->timer, &vp, why, sizeof why) == 0;
+    int ok = mm_timer_open(&timer, cfg->timing.timer, &vp, why, sizeof why) == 0;
     if (!mm_all_ok(comm, ok)) {
-        if (!ok) fprintf(stderr, "mpimeter-bench: rank %d: --timer %s: %s\n", sc.rank, cfg->timer, why);
+        if (!ok) fprintf(stderr, "mpimeter-bench: rank %d: --timer %s: %s\n", sc.rank, cfg->timing.timer, why);
         if (ok) mm_timer_close(&timer);
         return 1;
     }
-    sc.truth_known = strcmp(cfg->timer, "virtual") == 0 && mm__one_clock(comm, sc.nprocs);
+    sc.truth_known = strcmp(cfg->timing.timer, "virtual") == 0 && mm__one_clock(comm, sc.nprocs);
 
     int *ranks = malloc((size_t)sc.nprocs * sizeof *ranks);
     int64_t *res = malloc((size_t)sc.nprocs * sizeof *res);
     int64_t *tru = malloc((size_t)sc.nprocs * sizeof *tru);
     sc.duration_s = calloc((size_t)cfg->nclocksync, sizeof *sc.duration_s);
-    sc.max_true_all = calloc((size_t)cfg->nclocksync * (size_t)cfg->ncheck, sizeof *sc.max_true_all);
-    sc.checks = sc.rank == 0 ? calloc((size_t)cfg->nclocksync * (size_t)cfg->ncheck *
+    sc.max_true_all = calloc((size_t)cfg->nclocksync * (size_t)cfg->check.ncheck, sizeof *sc.max_true_all);
+    sc.checks = sc.rank == 0 ? calloc((size_t)cfg->nclocksync * (size_t)cfg->check.ncheck *
                                           (size_t)sc.nprocs, sizeof *sc.checks)
                              : NULL;
     ok = ranks && res && tru && sc.duration_s && sc.max_true_all && (sc.rank != 0 || sc.checks);
@@ -258,7 +258,7 @@ int mm_sync_check_run(const mm_config *cfg, MPI_Comm comm) {
     for (int a = 0; a < cfg->nclocksync && rc == 0; a++)
         if (mm__check_one(&sc, a, &timer, comm, ranks, res, tru) != 0) rc = 1;
     if (rc == 0 && sc.rank == 0) {
-        if (cfg->json)
+        if (cfg->check.json)
             mm__print_json(&sc);
         else
             mm__print_table(&sc);

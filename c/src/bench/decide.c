@@ -88,8 +88,8 @@ int mm_decide_collect(mm_decide *d, const mm_rep_buffers *b, long upto, mm_mpi_e
 }
 
 mm_stop_rule mm_decide_rule(const mm_config *cfg, double resolution_ns) {
-    mm_stop_rule r = {cfg->nrep_rule, cfg->nrep_min, cfg->nrep_max, cfg->precision,
-                      cfg->nrep_confidence, cfg->nrep_budget_s, resolution_ns};
+    mm_stop_rule r = {cfg->adaptive.nrep_rule, cfg->adaptive.nrep_min, cfg->adaptive.nrep_max, cfg->adaptive.precision,
+                      cfg->adaptive.nrep_confidence, cfg->adaptive.nrep_budget_s, resolution_ns};
     return r;
 }
 

@@ -31,7 +31,7 @@ static void mm__residuals(mm__launch_state *st, int which) {
  * planned starts every point is taken (0). Quiet, Open MPI, 2 ranks: the sync 0.20 -> 0.08 s,
  * the end-of-launch residual 16 -> 24 ns (bench/results/launch_states_quiet.json). */
 static int64_t mm__fit_target_ns(const mm_config *cfg, const mm_timer *timer) {
-    if (cfg->cs_params.fit_target_ns > 0) return cfg->cs_params.fit_target_ns; /* given */
+    if (cfg->cs.params.fit_target_ns > 0) return cfg->cs.params.fit_target_ns; /* given */
     const mm_procsync_vtable *vt = mm_procsync_find(cfg->procsync);
     if (vt == NULL || !vt->has_planned_start) return 0;
     return mm_config_start_tolerance_ns(cfg, timer->overhead_ns);
@@ -69,9 +69,9 @@ static int mm__open_modules(mm__launch_state *st) {
     char why[512] = "";
     mm_virtual_params vp;
     mm_config_virtual_params(cfg, st->rank, &vp);
-    int ok = mm_timer_open(&st->timer, cfg->timer, &vp, why, sizeof why) == 0;
+    int ok = mm_timer_open(&st->timer, cfg->timing.timer, &vp, why, sizeof why) == 0;
     if (!mm_all_ok(st->comm, ok)) {
-        if (!ok) mm__launch_say(st, "rank %d: --timer %s: %s", st->rank, cfg->timer, why);
+        if (!ok) mm__launch_say(st, "rank %d: --timer %s: %s", st->rank, cfg->timing.timer, why);
         return -1;
     }
     int ranks_here = 0, cpus_here = 0;
@@ -89,11 +89,11 @@ static int mm__open_modules(mm__launch_state *st) {
                      "correctness");
         }
     }
-    mm_clocksync_params cs_params = cfg->cs_params;
+    mm_clocksync_params cs_params = cfg->cs.params;
     cs_params.fit_target_ns = mm__fit_target_ns(cfg, &st->timer);
     const char *clocksync = cfg->clocksync[0];
-    st->clocksync_chosen = cfg->clocksync_auto ? "auto" : "given";
-    if (cfg->clocksync_auto && st->timer.vt->kernel_wide) {
+    st->clocksync_chosen = cfg->cs.clocksync_auto ? "auto" : "given";
+    if (cfg->cs.clocksync_auto && st->timer.vt->kernel_wide) {
         /* every rank reads the same clock: a sync could only add its own error to exact
          * offsets of zero, and costs a tenth of a second (docs/ALGORITHMS.md, "One clock") */
         int one = 0;
@@ -119,7 +119,7 @@ static int mm__alloc_rank0(mm__launch_state *st) {
         st->res_ns[w] = calloc((size_t)st->nprocs, sizeof(int64_t));
         ok = ok && st->res_ranks[w] && st->res_ns[w];
     }
-    if (strcmp(st->cfg->timer, "virtual") == 0) {
+    if (strcmp(st->cfg->timing.timer, "virtual") == 0) {
         st->virtual_offsets_ns = calloc((size_t)st->nprocs, sizeof(int64_t));
         st->virtual_skews_ppm = calloc((size_t)st->nprocs, sizeof(double));
         ok = ok && st->virtual_offsets_ns && st->virtual_skews_ppm;
@@ -171,7 +171,7 @@ static int mm__open_counters(mm__launch_state *st) {
         if (c) {
             snprintf(c->message, sizeof c->message,
                      "--mpit-pvars %.200s: the MPI library offers no performance variable that "
-                     "can be read here; counters.csv has no rows", st->cfg->mpit_pvars);
+                     "can be read here; counters.csv has no rows", st->cfg->counters.mpit_pvars);
             snprintf(c->hint, sizeof c->hint,
                      "mpimeter-bench --list-pvars shows what the library offers; some libraries "
                      "expose variables only when built or configured for it");
@@ -184,13 +184,13 @@ static int mm__open_counters(mm__launch_state *st) {
 static int mm__start(mm__launch_state *st) {
     const mm_config *cfg = st->cfg;
     if (mm__open_modules(st) != 0) return -1;
-    if (strcmp(cfg->timer, "virtual") == 0) {
+    if (strcmp(cfg->timing.timer, "virtual") == 0) {
         MM_MPI(&st->err, MPI_Gather(&st->timer.virtual_offset_ns, 1, MPI_INT64_T,
                                     st->virtual_offsets_ns, 1, MPI_INT64_T, 0, st->comm));
         MM_MPI(&st->err, MPI_Gather(&st->timer.virtual_skew_ppm, 1, MPI_DOUBLE,
                                     st->virtual_skews_ppm, 1, MPI_DOUBLE, 0, st->comm));
     }
-    if (st->rank == 0 && st->ps.vt->needs_global_clock && !cfg->clocksync_auto &&
+    if (st->rank == 0 && st->ps.vt->needs_global_clock && !cfg->cs.clocksync_auto &&
         strcmp(st->cs.vt->name, "none") == 0) {
         mm_condition *c = mm_conditions_entry(&st->conditions, "clocksync-none-global", NULL);
         if (c) {
@@ -205,17 +205,17 @@ static int mm__start(mm__launch_state *st) {
     st->epoch_ns = mm_timer_now(&st->timer);
     MM_MPI(&st->err, MPI_Bcast(&st->epoch_ns, 1, MPI_INT64_T, 0, st->comm));
     st->start_local_ns = mm_timer_now(&st->timer);
-    mm_provenance_collect(&st->prov, st->comm, !cfg->mpit_from[0]);
+    mm_provenance_collect(&st->prov, st->comm, !cfg->probe.mpit_from[0]);
     if (st->prov.nomem) {
         if (st->rank == 0) mm__launch_say(st, "out of memory (rank table of %d ranks)", st->nprocs);
         return -1;
     }
 
     st->ntests = mm_plan_build(cfg, st->nprocs, st->tests, mm_plan_size(cfg, st->nprocs));
-    if (cfg->order_ascending)
+    if (cfg->plan.order_ascending)
         mm_plan_ascending(st->tests, st->ntests);
     else
-        mm_plan_shuffle(st->tests, st->ntests, cfg->seed);
+        mm_plan_shuffle(st->tests, st->ntests, cfg->plan.seed);
 
     int ok = !mm_mpi_failed(&st->err) && mm__open_counters(st) == 0;
     if (st->rank == 0 && ok) {

@@ -66,7 +66,7 @@ int mm__write_meta(mm__launch_state *st, const char *status) {
     l.virtual_offsets_ns = st->virtual_offsets_ns;
     l.virtual_skews_ppm = st->virtual_skews_ppm;
     l.conditions = &st->conditions;
-    l.refine = st->cfg->sizes_auto ? st->refine : NULL;
+    l.refine = st->cfg->adaptive.sizes_auto ? st->refine : NULL;
     l.nrefine = st->nrefine;
     mm_buf counters = {0};
     mm_counters_meta_json(st->counters, &counters);
@@ -136,9 +136,9 @@ int mm__sync_self_check(mm__launch_state *st) {
 int mm__sync(mm__launch_state *st) {
     int rc = mm_clocksync_run(&st->cs);
     /* test only: a spurious drift on the last rank, as a short fit under load gives */
-    if (rc == 0 && st->cfg->inject_sync_slope_ppm > 0 && st->rank == st->nprocs - 1 &&
+    if (rc == 0 && st->cfg->inject.sync_slope_ppm > 0 && st->rank == st->nprocs - 1 &&
         strcmp(st->cs.vt->model_kind, "linear") == 0)
-        mm_clocksync_inject_slope(&st->cs, st->cfg->inject_sync_slope_ppm);
+        mm_clocksync_inject_slope(&st->cs, st->cfg->inject.sync_slope_ppm);
     /* after the self-check chose it, every sync ends offset-only */
     if (rc == 0 && st->cs.offset_only) mm_clocksync_freeze(&st->cs);
     if (rc != 0) {

@@ -70,7 +70,7 @@ static void mm__note_budget_ended(mm__launch_state *st, mm__tally *n, const mm_t
              "%d test(s) ended by a time budget (the test's share of --launch-budget-s %g, or "
              "--roundtime-budget-s %g for roundtime/harmonize) before --nrep %d repetitions: %s; "
              "they are incomplete and rest on fewer repetitions than asked",
-             n->nbudget_ended, st->cfg->launch_budget_s, st->cfg->roundtime_budget_s,
+             n->nbudget_ended, st->cfg->ps.launch_budget_s, st->cfg->ps.roundtime_budget_s,
              st->cfg->nrep, n->budget_tests);
     snprintf(c->hint, sizeof c->hint,
              "raise --launch-budget-s (or --roundtime-budget-s), lower --nrep, or run fewer "
@@ -95,7 +95,7 @@ static void mm__note_switched(mm__launch_state *st, mm__tally *n, const mm_test 
              "%d test(s) went on with another start method after their late fraction passed "
              "--switch-late-fraction %g (the window at its cap of --window-growth-max %d pilot "
              "windows, or late twice in a row): %s",
-             n->nswitched, st->cfg->switch_late_fraction, st->cfg->window_growth_max,
+             n->nswitched, st->cfg->ps.switch_late_fraction, st->cfg->ps.window_growth_max,
              n->switched_tests);
     snprintf(c->hint, sizeof c->hint,
              "the machine did not run every rank at its planned start (load, or ranks sharing "
@@ -135,7 +135,7 @@ static void mm__note_overwrite_beyond_window(mm__launch_state *st, mm__tally *n)
     snprintf(c->message, sizeof c->message,
              "the --cold-cache overwrite of %" PRId64 " bytes after each repetition takes up to "
              "%.1f us, longer than --window-us %g: most repetitions start late (invalid)",
-             st->cfg->cold_cache_bytes, (double)took_ns * 1e-3, st->cfg->window_us);
+             st->cfg->measure.cold_cache_bytes, (double)took_ns * 1e-3, st->cfg->ps.window_us);
     snprintf(c->hint, sizeof c->hint,
              "raise --window-us above it or use --window-us auto (its pilot leaves room for the "
              "overwrite)");
@@ -151,21 +151,21 @@ static int mm__prepare_args(const mm__launch_state *st, const mm_test *t, MPI_Co
     args->rank = st->rank; /* the same rank there: subcomm.c keeps the order */
     args->nprocs = t->nprocs;
     args->root = t->root >= 0 ? t->root : 0; /* unrooted ops' rooted steps use rank 0 */
-    mm_datatype_lookup(st->cfg->datatype, &args->datatype, &args->type_size);
-    mm_reduce_op_lookup(st->cfg->reduce_op, &args->reduce_op);
+    mm_datatype_lookup(st->cfg->measure.datatype, &args->datatype, &args->type_size);
+    mm_reduce_op_lookup(st->cfg->measure.reduce_op, &args->reduce_op);
     args->size = t->size;
     args->count = (t->op->flags & MM_OP_SIZE_IS_DURATION) ? 0 : (int)(t->size / args->type_size);
     args->timer = &st->timer;
     args->pair[0] = st->pair[0];
     args->pair[1] = st->pair[1];
-    args->rma = (mm_rma_params){st->cfg->rma_sync, st->cfg->rma_window, st->cfg->rma_burst,
-                                st->cfg->rma_window_bytes};
+    args->rma = (mm_rma_params){st->cfg->rma.sync, st->cfg->rma.window, st->cfg->rma.burst,
+                                st->cfg->rma.window_bytes};
     args->workpieces = t->workpieces;
-    args->cart_ndims = st->cfg->cart_ndims;
-    memcpy(args->cart_dims, st->cfg->cart_dims, sizeof args->cart_dims);
-    args->graph_text = st->cfg->graph.nodes > 0 ? st->cfg->graph_text : NULL;
+    args->cart_ndims = st->cfg->topo.cart_ndims;
+    memcpy(args->cart_dims, st->cfg->topo.cart_dims, sizeof args->cart_dims);
+    args->graph_text = st->cfg->topo.graph.nodes > 0 ? st->cfg->topo.graph_text : NULL;
     int rc = t->op->setup(args);
-    if (rc == 0 && strcmp(st->cfg->inject_error_op, t->op->name) == 0)
+    if (rc == 0 && strcmp(st->cfg->inject.error_op, t->op->name) == 0)
         mm_op_inject_error(t->op, args);
     return rc;
 }
@@ -225,11 +225,11 @@ static int mm__record_test(mm__launch_state *st, mm_test *t, const mm_rep_buffer
                            .raw = st->rank == 0 ? st->out.raw : NULL, .test = t,
                            .nrep = t->nrep, /* the same on every rank */
                            .nbc = mm_op_is_nbc(t->op), .has_global = has_global,
-                           .reduced = st->cfg->raw_reduced, .epoch_ns = st->epoch_ns};
+                           .reduced = st->cfg->output.raw_reduced, .epoch_ns = st->epoch_ns};
     long ninvalid = 0;
     int written = !inside || mm_gather_write_test(&q, b, g, &ninvalid, &st->err) == 0;
     /* the counters' rows after raw.csv's, before meta.json says the test is finished */
-    written = mm_counters_write_test(st->counters, t, t->nrep, st->cfg->raw_reduced, &st->err) == 0 &&
+    written = mm_counters_write_test(st->counters, t, t->nrep, st->cfg->output.raw_reduced, &st->err) == 0 &&
               written;
     int write_ok = written && !mm_mpi_failed(&st->err);
     /* a budget that ended the test before --nrep leaves it incomplete (its rows are valid) */
@@ -275,8 +275,8 @@ static int mm__begin_one(mm__launch_state *st, mm_test *t, const mm__space *sp) 
      * included), at least a tenth of an equal share, so that a slow test cannot starve the
      * rest and the launch goes on to the next test (rank 0 decides, on its clock) */
     int left = st->ntests - t->index > 0 ? st->ntests - t->index : 1;
-    double share = cfg->launch_budget_s / (st->ntests > 0 ? st->ntests : 1);
-    double rest = cfg->launch_budget_s - (t->started_s - sp->tests_start_s);
+    double share = cfg->ps.launch_budget_s / (st->ntests > 0 ? st->ntests : 1);
+    double rest = cfg->ps.launch_budget_s - (t->started_s - sp->tests_start_s);
     t->budget_s = rest / left > share / 10 ? rest / left : share / 10;
     t->deadline_local_ns = st->rank == 0 ? mm_timer_now(&st->timer) + (int64_t)(t->budget_s * 1e9)
                                          : 0;
@@ -337,12 +337,12 @@ static int mm__measure_one(mm__launch_state *st, mm__one *one, mm__space *sp) {
     if (one->sub) t->median_ns = NAN;
     /* --subtract-overhead: what one raw.csv row carries of the empty region (a row of --batch N
      * holds one call's share of the N calls' region) */
-    if (one->inside && cfg->subtract_overhead)
+    if (one->inside && cfg->measure.subtract_overhead)
         t->overhead_ns = mm__test_overhead_ns(one->comm, &st->timer, &test_err);
-    if (t->overhead_ns > 0) t->overhead_ns /= cfg->batch;
+    if (t->overhead_ns > 0) t->overhead_ns /= cfg->measure.batch;
     const mm_test_run run = {.cfg = cfg, .args = &one->args, .ps = one->ps, .b = &sp->b,
                              .d = sp->judging && !one->sub ? &sp->d : NULL, .cold_cache = sp->cold,
-                             .cold_cache_bytes = (size_t)cfg->cold_cache_bytes};
+                             .cold_cache_bytes = (size_t)cfg->measure.cold_cache_bytes};
     if (one->inside && !mm_mpi_failed(&test_err))
         (mm_op_is_nbc(t->op) ? mm_bench_run_nbc_test : mm_bench_run_test)(&run, t, &test_err);
     if (one->sub) MM_MPI(&test_err, MPI_Barrier(st->comm)); /* the ranks outside idle here */
@@ -421,16 +421,16 @@ int mm__run_tests(mm__launch_state *st) {
     sp.has_global = strcmp(st->cs.vt->name, "none") != 0 || st->ps.vt->needs_global_clock;
     sp.resync_s = mm_config_effective_resync_s(cfg, mm_clocksync_model_kind(&st->cs));
     /* --progress shows each test's median: rank 0 collects the run times as for a rule */
-    sp.judging = cfg->nrep_rule != MM_NREP_FIXED || cfg->sizes_auto || cfg->progress == MM_PROGRESS_ON;
+    sp.judging = cfg->adaptive.nrep_rule != MM_NREP_FIXED || cfg->adaptive.sizes_auto || cfg->output.progress == MM_PROGRESS_ON;
     int ok = mm_rep_buffers_alloc(&sp.b, nrep) == 0;
     sp.b.counters = st->counters;
-    ok = mm_gather_space_alloc(&sp.g, nrep, st->rank, st->nprocs, cfg->raw_reduced) == 0 && ok;
+    ok = mm_gather_space_alloc(&sp.g, nrep, st->rank, st->nprocs, cfg->output.raw_reduced) == 0 && ok;
     /* a decision reduces --nrep-every repetitions at a time; the final collection of a fixed
      * --nrep (for --sizes auto) goes in chunks of the same bound */
-    long chunk = cfg->nrep_rule != MM_NREP_FIXED ? cfg->nrep_every : 256;
+    long chunk = cfg->adaptive.nrep_rule != MM_NREP_FIXED ? cfg->adaptive.nrep_every : 256;
     if (sp.judging) ok = mm_decide_alloc(&sp.d, nrep, chunk, sp.has_global, st->comm) == 0 && ok;
-    if (cfg->cold_cache_bytes > 0) {
-        sp.cold = calloc(1, (size_t)cfg->cold_cache_bytes);
+    if (cfg->measure.cold_cache_bytes > 0) {
+        sp.cold = calloc(1, (size_t)cfg->measure.cold_cache_bytes);
         ok = ok && sp.cold;
     }
     int rc = 0;
@@ -447,7 +447,7 @@ int mm__run_tests(mm__launch_state *st) {
     }
     for (int i = 0; i < st->ntests && rc == 0; i++) rc = mm__run_one(st, &st->tests[i], &sp);
     /* --sizes auto: rounds of added sizes until every operation is refined (refine.c) */
-    for (int round = 1; cfg->sizes_auto && rc == 0; round++) {
+    for (int round = 1; cfg->adaptive.sizes_auto && rc == 0; round++) {
         int first = st->ntests, added = mm__refine_round(st, round);
         if (added < 0) rc = 1;
         if (added <= 0) break;

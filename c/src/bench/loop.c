@@ -217,10 +217,10 @@ static int mm__test_begin(mm__loop *L) {
     /* the window's own policy (procsync/switch_rule.c): an auto window may give up on a busy
      * machine and the test go on with roundtime, then barrier; each test starts anew with the
      * configured scheme */
-    ps->may_switch = strcmp(ps->vt->name, "window") == 0 && cfg->window_us <= 0 &&
-                     cfg->switch_late_fraction < 1.0;
-    ps->growth_max = cfg->window_growth_max;
-    ps->switch_late_fraction = cfg->switch_late_fraction;
+    ps->may_switch = strcmp(ps->vt->name, "window") == 0 && cfg->ps.window_us <= 0 &&
+                     cfg->ps.switch_late_fraction < 1.0;
+    ps->growth_max = cfg->ps.window_growth_max;
+    ps->switch_late_fraction = cfg->ps.switch_late_fraction;
     ps->switch_why = NULL;
     ps->switched = 0;
     ps->test_deadline_local_ns = L->t->deadline_local_ns;
@@ -243,7 +243,7 @@ static int mm__loop_start(mm__loop *L, const mm_test_run *run, mm_test *t, mm_mp
                     .nbc = run->args->nbc, .configured = ps->vt, .timer = ps->timer,
                     .after_call = t->op->after, .counters = run->b->counters,
                     .n = {.stopped_by = MM_STOP_CONTINUE}};
-    L->batch = cfg->batch > 1 ? cfg->batch : 1;
+    L->batch = cfg->measure.batch > 1 ? cfg->measure.batch : 1;
     L->timed = (mm__timed){t->op, run->args, ps->comm, L->batch};
     /* --batch > 1 is refused with loop-barrier (parse_space.c): the barrier is never batched */
     L->call = L->batch > 1                        ? mm__timed_batch_call
@@ -263,16 +263,16 @@ static int mm__loop_start(mm__loop *L, const mm_test_run *run, mm_test *t, mm_mp
     L->nrep = cfg->nrep < L->b->cap ? cfg->nrep : L->b->cap;
     /* --nrep auto: rank 0 judges the run times every `every` recorded repetitions and at the
      * last one (decide.c); the starts it checks are those the analysis checks */
-    L->adaptive = L->d && cfg->nrep_rule != MM_NREP_FIXED;
-    L->every = cfg->nrep_every > 0 ? cfg->nrep_every : 1;
+    L->adaptive = L->d && cfg->adaptive.nrep_rule != MM_NREP_FIXED;
+    L->every = cfg->adaptive.nrep_every > 0 ? cfg->adaptive.nrep_every : 1;
     L->rule = mm_decide_rule(cfg, L->timer->resolution_ns);
     if (L->d) mm_decide_begin(L->d, L->d->has_global ? t->start_tolerance_ns : 0, mm_timer_now(L->timer));
-    L->warmup = cfg->warmup;
+    L->warmup = cfg->measure.warmup;
     L->max_redo = 10 * L->nrep + 100;
     /* The test's time budget (t->deadline_local_ns, rank 0's clock) for the schemes without one
      * of their own: rank 0 tells every rank at each batch boundary whether it has passed (one
      * broadcast), then the schedule restarts (resume) as after a decision. */
-    L->budget_every = mm_window_batch_length(cfg->warmup, cfg->nrep);
+    L->budget_every = mm_window_batch_length(cfg->measure.warmup, cfg->nrep);
     L->budget_checked = t->deadline_local_ns > 0 || ps->rank != 0;
     MM_MPI(&ps->err, MPI_Allreduce(MPI_IN_PLACE, &L->budget_checked, 1, MPI_INT, MPI_MIN, ps->comm));
     return 0;
@@ -391,7 +391,7 @@ static int mm__loop_end(const mm__loop *L, int mpi_rc, mm_mpi_error *err) {
         if (mpi_rc == MPI_SUCCESS && mm_decide_collect(L->d, L->b, n->recorded, err) != MPI_SUCCESS)
             mpi_rc = err->code;
         t->median_ns = mm_decide_median(L->d);
-        t->nrep_rule = L->adaptive ? cfg->nrep_rule : MM_NREP_FIXED;
+        t->nrep_rule = L->adaptive ? cfg->adaptive.nrep_rule : MM_NREP_FIXED;
         t->decisions = n->decisions;
         t->valid_used = L->d->nvalid;
         t->precision_reached = L->adaptive ? mm_decide_precision(L->d, &L->rule) : NAN;

@@ -82,13 +82,13 @@ static void mm__explain(const mm_config *cfg, const mm_test *tests, int ntests, 
                                           : "MemAvailable in /proc/meminfo";
     if (v[V_TEST] < 0 || v[V_FIXED] > v[V_AVAILABLE]) {
         /* with --nrep auto the arrays hold --nrep-max repetitions: name the option that sets it */
-        const char *nrep_option = cfg->nrep_rule != MM_NREP_FIXED ? "--nrep-max" : "--nrep";
+        const char *nrep_option = cfg->adaptive.nrep_rule != MM_NREP_FIXED ? "--nrep-max" : "--nrep";
         snprintf(err, len,
                  "not enough memory on host %s for %d rank(s): the --cold-cache buffer (%" PRId64
                  " bytes per rank) and the arrays of %s %d repetitions need %s, but %s is "
                  "available (%s); allowed: a smaller --cold-cache or %s, or fewer ranks per "
                  "host",
-                 host, ranks, cfg->cold_cache_bytes, nrep_option, cfg->nrep, total, avail, source,
+                 host, ranks, cfg->measure.cold_cache_bytes, nrep_option, cfg->nrep, total, avail, source,
                  nrep_option);
         return;
     }
@@ -98,21 +98,21 @@ static void mm__explain(const mm_config *cfg, const mm_test *tests, int ntests, 
                  "host %s (%d rank(s)), %s in all with the --cold-cache buffers and repetition arrays "
                  "(%s), but %s is available (%s); allowed: a smaller --copy-probe-bytes (0 = no "
                  "probe), or fewer ranks per host",
-                 cfg->copy_probe_bytes, per_test, host, ranks, total, fixed, avail, source);
+                 cfg->probe.copy_probe_bytes, per_test, host, ranks, total, fixed, avail, source);
         return;
     }
     const mm_test *t = &tests[(int)v[V_TEST]];
     /* the options that multiply the buffers beside the size (mm_op_setup_bytes) */
     char with[96] = "", smaller[96] = "";
     if (mm_op_uses_rma_burst(t->op)) {
-        snprintf(with, sizeof with, " with --rma-burst %d", cfg->rma_burst);
+        snprintf(with, sizeof with, " with --rma-burst %d", cfg->rma.burst);
         snprintf(smaller, sizeof smaller, ", a smaller --rma-burst");
     } else if (mm_op_is_neighbor(t->op)) {
         snprintf(with, sizeof with, " with a block per neighbour of %s",
-                 cfg->graph.nodes > 0 ? "--graph-file's graph" : "the --cart-dims torus");
+                 cfg->topo.graph.nodes > 0 ? "--graph-file's graph" : "the --cart-dims torus");
         snprintf(smaller, sizeof smaller, ", fewer neighbours");
     }
-    if (mm_op_uses_rma_sync(t->op) && !mm_op_is_rma_contention(t->op) && cfg->rma_window_bytes > 0)
+    if (mm_op_uses_rma_sync(t->op) && !mm_op_is_rma_contention(t->op) && cfg->rma.window_bytes > 0)
         snprintf(smaller + strlen(smaller), sizeof smaller - strlen(smaller), ", a smaller --rma-window-bytes");
     snprintf(err, len,
              "--sizes %" PRId64 ": the buffers of %s at %" PRId64 " bytes%s need %s on host %s "
@@ -126,12 +126,12 @@ static void mm__explain(const mm_config *cfg, const mm_test *tests, int ntests, 
  * can pass 2^63); need[1 + ntests] the copy probe's two buffers, freed before the first test. */
 static void mm__needs(const mm_config *cfg, const mm_test *tests, int ntests, int rank, int nprocs,
                       int in_pair, double *need) {
-    need[0] = (double)cfg->cold_cache_bytes +
-              (double)mm_rep_arrays_bytes(cfg->nrep, rank, nprocs, cfg->raw_reduced);
+    need[0] = (double)cfg->measure.cold_cache_bytes +
+              (double)mm_rep_arrays_bytes(cfg->nrep, rank, nprocs, cfg->output.raw_reduced);
     /* rank 0 judging a test (--nrep auto, --sizes auto, the median --progress shows;
      * decide.c): two doubles per repetition */
-    if (rank == 0 && (cfg->nrep_rule != MM_NREP_FIXED || cfg->sizes_auto ||
-                      cfg->progress == MM_PROGRESS_ON))
+    if (rank == 0 && (cfg->adaptive.nrep_rule != MM_NREP_FIXED || cfg->adaptive.sizes_auto ||
+                      cfg->output.progress == MM_PROGRESS_ON))
         need[0] += 2.0 * (double)sizeof(double) * (double)cfg->nrep;
     for (int i = 0; i < ntests; i++) {
         const mm_op *op = tests[i].op;
@@ -186,7 +186,7 @@ int mm_memory_check(const mm_config *cfg, MPI_Comm comm, char *err, size_t err_l
     MM_MPI(&e, MPI_Comm_size(node, &node_size));
     /* a pair's one-sided rows allocate on the pair's two ranks only: those of --pair, or (chosen
      * by the launch, later) any two, so at most two of each host's ranks count */
-    int in_pair = cfg->pair_given ? rank == cfg->pair[0] || rank == cfg->pair[1] : node_rank < 2;
+    int in_pair = cfg->plan.pair_given ? rank == cfg->plan.pair[0] || rank == cfg->plan.pair[1] : node_rank < 2;
     if (tests && need) mm__needs(cfg, tests, ntests, rank, nprocs, in_pair, need);
     if (!mm_all_ok(comm, tests && need && sum)) { /* no memory even to plan: no check, as when /proc/meminfo is unreadable */
         MM_MPI(&e, MPI_Comm_free(&node));

@@ -54,7 +54,7 @@ int mm_bench_run_nbc_test(const mm_test_run *run, mm_test *t, mm_mpi_error *err)
     mm_rep_buffers *b = run->b;
     mm_nbc *nbc = run->args->nbc;
     nbc->phase = MM_NBC_BLOCKING;
-    nbc->work_scheme = cfg->nbc_work_scheme;
+    nbc->work_scheme = cfg->nbc.work_scheme;
     /* the blocking phase is the one judged (--nrep auto, --sizes auto): it is the operation's
      * run time; the overlap phase pairs its repetitions with the blocking phase's by index */
     int rc = mm_bench_run_test(run, t, err);
@@ -66,7 +66,7 @@ int mm_bench_run_nbc_test(const mm_test_run *run, mm_test *t, mm_mpi_error *err)
     memcpy(redone_by_reason, t->redone_by_reason, sizeof redone_by_reason);
     int blocking_budget = t->ended_by_budget;
 
-    int64_t compute_ns = cfg->nbc_compute_ns;
+    int64_t compute_ns = cfg->nbc.compute_ns;
     if (compute_ns <= 0) {
         int64_t mine = mm__blocking_median(b, blocking_nrep);
         if (MM_MPI(err, MPI_Allreduce(&mine, &compute_ns, 1, MPI_INT64_T, MPI_MAX, ps->comm)) !=
@@ -74,7 +74,7 @@ int mm_bench_run_nbc_test(const mm_test_run *run, mm_test *t, mm_mpi_error *err)
             return err->code;
     }
     nbc->compute_ns = compute_ns;
-    nbc->ntests = mm_nbc_test_calls(t->size, cfg->test_interval_bytes);
+    nbc->ntests = mm_nbc_test_calls(t->size, cfg->nbc.test_interval_bytes);
     int64_t calibrated_ns = 0;
     nbc->work_units = nbc->work_scheme ? mm_nbc_calibrate(ps->timer, compute_ns, &calibrated_ns) : 0;
     long units_max = nbc->work_units;
@@ -91,9 +91,9 @@ int mm_bench_run_nbc_test(const mm_test_run *run, mm_test *t, mm_mpi_error *err)
     static mm_config fixed; /* large: kept off the stack */
     mm_test_run overlap = *run;
     overlap.d = NULL;
-    if (cfg->nrep_rule != MM_NREP_FIXED) {
+    if (cfg->adaptive.nrep_rule != MM_NREP_FIXED) {
         fixed = *cfg;
-        fixed.nrep_rule = MM_NREP_FIXED;
+        fixed.adaptive.nrep_rule = MM_NREP_FIXED;
         fixed.nrep = (int)(blocking_nrep > 0 ? blocking_nrep : 1);
         overlap.cfg = &fixed;
     }

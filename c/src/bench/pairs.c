@@ -91,7 +91,7 @@ int mm_pair_survey_run(const mm_config *cfg, MPI_Comm comm, const mm_timer *time
     int rank = 0, nprocs = 1, rc = MPI_Comm_rank(comm, &rank);
     if (rc == MPI_SUCCESS) rc = MPI_Comm_size(comm, &nprocs);
     if (rc != MPI_SUCCESS) return rc;
-    out->nsamples = mm_pair_sample(nprocs, cfg->seed, out->sample, MM_PAIR_MAX_SAMPLES);
+    out->nsamples = mm_pair_sample(nprocs, cfg->plan.seed, out->sample, MM_PAIR_MAX_SAMPLES);
     /* each pair's side a knows its round trips; the others contribute -1 to the max-reduction
      * (a failed pair stays -1: never chosen, never a floor) */
     double mine[2 * MM_PAIR_MAX_SAMPLES], all[2 * MM_PAIR_MAX_SAMPLES];
@@ -121,9 +121,9 @@ int mm_pair_survey_run(const mm_config *cfg, MPI_Comm comm, const mm_timer *time
 
 void mm_pair_choose(const mm_config *cfg, const mm_pair_survey *survey, mm_pair_choice *out) {
     memset(out, 0, sizeof *out);
-    if (cfg->pair_given) {
-        out->pair[0] = cfg->pair[0];
-        out->pair[1] = cfg->pair[1];
+    if (cfg->plan.pair_given) {
+        out->pair[0] = cfg->plan.pair[0];
+        out->pair[1] = cfg->plan.pair[1];
         out->chosen_by = MM_PAIR_GIVEN;
         return;
     }

@@ -22,12 +22,12 @@ static uint64_t mm__rand_below(uint64_t *state, uint64_t n) {
 /* How many roots a test of op has on nprocs ranks: 1 for an op without a root. */
 static int mm__nroots(const mm_config *cfg, const mm_op *op, int nprocs) {
     if (!(op->flags & MM_OP_ROOTED)) return 1;
-    return cfg->roots.all ? nprocs : cfg->roots.n;
+    return cfg->plan.roots.all ? nprocs : cfg->plan.roots.n;
 }
 
 /* How many --workpieces values a test of op has: 1 for an op without them. */
 static int mm__npieces(const mm_config *cfg, const mm_op *op) {
-    return mm_op_uses_workpieces(op) ? cfg->workpieces.n : 1;
+    return mm_op_uses_workpieces(op) ? cfg->plan.workpieces.n : 1;
 }
 
 int mm_plan_size(const mm_config *cfg, int nprocs) {
@@ -45,9 +45,9 @@ int mm_plan_size(const mm_config *cfg, int nprocs) {
 
 int mm_plan_capacity(const mm_config *cfg, int nprocs) {
     int n = mm_plan_size(cfg, nprocs);
-    for (int i = 0; cfg->sizes_auto && i < cfg->nops; i++) {
+    for (int i = 0; cfg->adaptive.sizes_auto && i < cfg->nops; i++) {
         const mm_op *op = mm_op_find(cfg->ops[i]);
-        if (op && !(op->flags & MM_OP_SIZE_UNUSED)) n += cfg->sizes_budget;
+        if (op && !(op->flags & MM_OP_SIZE_UNUSED)) n += cfg->adaptive.sizes_budget;
     }
     return n;
 }
@@ -80,9 +80,9 @@ int mm_plan_build(const mm_config *cfg, int nprocs, mm_test *tests, int max_test
             const int comm_size = comm_sizes[c];
             int nroots = mm__nroots(cfg, op, comm_size);
             for (int r = 0; r < nroots; r++) {
-                int root = !rooted ? -1 : cfg->roots.all ? r : cfg->roots.v[r];
+                int root = !rooted ? -1 : cfg->plan.roots.all ? r : cfg->plan.roots.v[r];
                 for (int w = 0; w < mm__npieces(cfg, op); w++) {
-                    int pieces = mm_op_uses_workpieces(op) ? cfg->workpieces.v[w] : 0;
+                    int pieces = mm_op_uses_workpieces(op) ? cfg->plan.workpieces.v[w] : 0;
                     for (int s = 0; s < nsizes && n < max_tests; s++, n++)
                         mm_test_init(&tests[n], cfg, op, cfg->sizes[s], comm_size, root, pieces);
                 }

@@ -64,18 +64,18 @@ static int64_t mm__pick_for(mm__launch_state *st, mm_refine_op *r, mm__point *pt
     }
     int type_size = 1;
     MPI_Datatype dt;
-    mm_datatype_lookup(st->cfg->datatype, &dt, &type_size);
+    mm_datatype_lookup(st->cfg->measure.datatype, &dt, &type_size);
     mm__size_ctx ctx = {r->op, type_size, st};
     int64_t at = -1;
     double worst = 0.0;
-    int seg = mm_refine_pick(sizes, times, n, st->cfg->sizes_precision, mm__size_ok, &ctx, &at, &worst);
+    int seg = mm_refine_pick(sizes, times, n, st->cfg->adaptive.sizes_precision, mm__size_ok, &ctx, &at, &worst);
     r->rounds++;
     r->max_error = worst;
     if (seg < 0) {
         r->stopped_by = MM_STOP_PRECISION;
         return -1;
     }
-    if (r->nadded >= st->cfg->sizes_budget) {
+    if (r->nadded >= st->cfg->adaptive.sizes_budget) {
         r->stopped_by = MM_STOP_BUDGET;
         return -1;
     }
@@ -134,18 +134,18 @@ int mm__refine_round(mm__launch_state *st, int round) {
         const mm_op *op = mm_op_find(st->cfg->ops[op_index[k]]);
         /* one root and one work-piece count: --sizes auto with several is refused
          * (mm_config_check_nprocs, parse_space.c) */
-        int root = (op->flags & MM_OP_ROOTED) ? (st->cfg->roots.all ? 0 : st->cfg->roots.v[0]) : -1;
-        int pieces = mm_op_uses_workpieces(op) ? st->cfg->workpieces.v[0] : 0;
+        int root = (op->flags & MM_OP_ROOTED) ? (st->cfg->plan.roots.all ? 0 : st->cfg->plan.roots.v[0]) : -1;
+        int pieces = mm_op_uses_workpieces(op) ? st->cfg->plan.workpieces.v[0] : 0;
         mm_test_init(&added[k], st->cfg, op, picked[k], st->nprocs, root, pieces);
         added[k].size_added = 1;
         added[k].refine_round = round;
         added[k].median_ns = NAN;
     }
     /* shuffled within the round, like the plan (or ascending); indices continue the plan's */
-    if (st->cfg->order_ascending)
+    if (st->cfg->plan.order_ascending)
         mm_plan_ascending(added, count);
     else
-        mm_plan_shuffle(added, count, st->cfg->seed ^ (0x9E3779B97F4A7C15ULL * (uint64_t)round));
+        mm_plan_shuffle(added, count, st->cfg->plan.seed ^ (0x9E3779B97F4A7C15ULL * (uint64_t)round));
     for (int k = 0; k < count; k++) added[k].index = st->ntests + k;
     st->ntests += count;
     return count;

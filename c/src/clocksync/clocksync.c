@@ -260,9 +260,9 @@ int mm_clocksync_residuals(mm_clocksync *cs, int phase, int *ranks, int64_t *res
     return rc;
 }
 
-void mm_clocksync_facts_of(const mm_config *c, const mm_clocksync *cs, mm_sync_facts *f) {
+void mm_clocksync_facts_of(const mm_config *cfg, const mm_clocksync *cs, mm_sync_facts *f) {
     memset(f, 0, sizeof *f);
-    const char *name = c && c->nclocksync > 0 ? c->clocksync[0] : NULL;
+    const char *name = cfg && cfg->nclocksync > 0 ? cfg->clocksync[0] : NULL;
     if (cs)
         f->used = cs->params;
     else if (name)

@@ -115,7 +115,7 @@ static int mm__agree(int rc, MPI_Comm comm, int rank, int nprocs, char *err, siz
 }
 
 int mm_counters_resolve(mm_config *cfg, MPI_Comm comm, char *err, size_t len) {
-    if (cfg->mode != MM_MODE_BENCH || (!cfg->mpit_pvars[0] && !cfg->papi_events[0])) return 0;
+    if (cfg->run.mode != MM_MODE_BENCH || (!cfg->counters.mpit_pvars[0] && !cfg->counters.papi_events[0])) return 0;
     int rank = 0, nprocs = 1;
     mm_mpi_error e;
     mm_mpi_error_clear(&e);
@@ -123,39 +123,39 @@ int mm_counters_resolve(mm_config *cfg, MPI_Comm comm, char *err, size_t len) {
     MM_MPI(&e, MPI_Comm_size(comm, &nprocs));
     if (mm_mpi_failed(&e)) return mm__mpi_failed(&e, err, len);
     int rc = 0;
-    if (rank == 0 && cfg->mpit_pvars[0]) rc = mm_pvar_resolve(cfg, comm, err, len);
+    if (rank == 0 && cfg->counters.mpit_pvars[0]) rc = mm_pvar_resolve(cfg, comm, err, len);
     if (MM_MPI(&e, MPI_Bcast(&rc, 1, MPI_INT, 0, comm)) != MPI_SUCCESS)
         return mm__mpi_failed(&e, err, len);
     if (rc) return 2;
-    MM_MPI(&e, MPI_Bcast(&cfg->ncounter_pvars, 1, MPI_INT, 0, comm));
-    MM_MPI(&e, MPI_Bcast(cfg->counter_pvars, (int)sizeof cfg->counter_pvars, MPI_CHAR, 0, comm));
+    MM_MPI(&e, MPI_Bcast(&cfg->counters.ncounter_pvars, 1, MPI_INT, 0, comm));
+    MM_MPI(&e, MPI_Bcast(cfg->counters.counter_pvars, (int)sizeof cfg->counters.counter_pvars, MPI_CHAR, 0, comm));
     if (mm_mpi_failed(&e)) return mm__mpi_failed(&e, err, len);
     /* every rank: its own process offers these variables, its own host these events */
     char mine[1024] = "";
     int bad = 0;
-    if (cfg->ncounter_pvars > 0) {
+    if (cfg->counters.ncounter_pvars > 0) {
         if (mm_pvar_init() != 0) {
             snprintf(mine, sizeof mine, "--mpit-pvars: MPI_T cannot be initialized");
             bad = 1;
         } else {
-            for (int k = 0; k < cfg->ncounter_pvars && !bad; k++) {
+            for (int k = 0; k < cfg->counters.ncounter_pvars && !bad; k++) {
                 mm_pvar_desc d;
-                if (mm_pvar_find(cfg->counter_pvars[k], &d) != 0) {
+                if (mm_pvar_find(cfg->counters.counter_pvars[k], &d) != 0) {
                     snprintf(mine, sizeof mine, "--mpit-pvars: performance variable '%s' does "
-                             "not exist on this rank", cfg->counter_pvars[k]);
+                             "not exist on this rank", cfg->counters.counter_pvars[k]);
                     bad = 1;
                 }
             }
             mm_pvar_finalize();
         }
     }
-    if (!bad && cfg->papi_events[0]) bad = mm_papi_check(cfg->papi_events, mine, sizeof mine) != 0;
+    if (!bad && cfg->counters.papi_events[0]) bad = mm_papi_check(cfg->counters.papi_events, mine, sizeof mine) != 0;
     int npapi = 0;
-    for (const char *p = cfg->papi_events; *p; p++) npapi += *p == ',';
-    npapi += cfg->papi_events[0] != '\0';
-    if (!bad && cfg->ncounter_pvars + npapi > MM_MAX_COUNTERS) {
+    for (const char *p = cfg->counters.papi_events; *p; p++) npapi += *p == ',';
+    npapi += cfg->counters.papi_events[0] != '\0';
+    if (!bad && cfg->counters.ncounter_pvars + npapi > MM_MAX_COUNTERS) {
         snprintf(mine, sizeof mine, "--mpit-pvars and --papi: %d counters; at most %d are read",
-                 cfg->ncounter_pvars + npapi, MM_MAX_COUNTERS);
+                 cfg->counters.ncounter_pvars + npapi, MM_MAX_COUNTERS);
         bad = 1;
     }
     if (bad) snprintf(err, len, "%s", mine);
@@ -174,7 +174,7 @@ static void mm__read_all(mm_counters *c, mm_counter_value *out) {
 mm_counters *mm_counters_open(const mm_config *cfg, MPI_Comm comm, const mm_timer *timer,
                               long cap, char *err, size_t len) {
     err[0] = '\0';
-    if (!cfg->mpit_pvars[0] && !cfg->papi_events[0]) return NULL;
+    if (!cfg->counters.mpit_pvars[0] && !cfg->counters.papi_events[0]) return NULL;
     mm_counters *c = calloc(1, sizeof *c);
     if (!c) {
         snprintf(err, len, "out of memory for the counters");

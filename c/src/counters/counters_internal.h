@@ -122,7 +122,7 @@ const char *mm_pvar_error_word(int rc, char *buf, size_t len);
 
 /* ---- the catalog (pvar_list.c) ---- */
 
-/* Rank 0: cfg->mpit_pvars into cfg->counter_pvars (and counters_left_out for `all`). 0, or 2 with
+/* Rank 0: cfg->counters.mpit_pvars into cfg->counters.counter_pvars (and counters_left_out for `all`). 0, or 2 with
  * a message. */
 int mm_pvar_resolve(mm_config *cfg, MPI_Comm comm, char *err, size_t len);
 

@@ -107,13 +107,13 @@ static void mm__counters_render_value(mm_json *j, const mm_counters *c) {
     mm_json_begin_object(j);
     mm_json_kv_string(j, "file", MM_COUNTERS_FILE);
     mm_json_key(j, "mpit_pvars");
-    mm_json_string(j, cfg->mpit_pvars[0] ? cfg->mpit_pvars : NULL);
+    mm_json_string(j, cfg->counters.mpit_pvars[0] ? cfg->counters.mpit_pvars : NULL);
     mm_json_key(j, "papi");
-    mm_json_string(j, cfg->papi_events[0] ? cfg->papi_events : NULL);
+    mm_json_string(j, cfg->counters.papi_events[0] ? cfg->counters.papi_events : NULL);
     char version[32];
     mm_papi_version(version, sizeof version);
     mm_json_key(j, "papi_version");
-    mm_json_string(j, cfg->papi_events[0] && version[0] ? version : NULL);
+    mm_json_string(j, cfg->counters.papi_events[0] && version[0] ? version : NULL);
     mm_json_kv_string(j, "reads", "before the process sync's wait and right after the call's "
                                   "second timestamp, outside the timed region");
     mm_json_key(j, "metrics");
@@ -138,7 +138,7 @@ static void mm__counters_render_value(mm_json *j, const mm_counters *c) {
     }
     mm_json_end_array(j);
     mm_json_key(j, "left_out");
-    mm_json_raw(j, cfg->counters_left_out[0] ? cfg->counters_left_out : "[]");
+    mm_json_raw(j, cfg->counters.counters_left_out[0] ? cfg->counters.counters_left_out : "[]");
     mm_json_key(j, "read_ns_by_test");
     mm_json_begin_object(j);
     for (int i = 0; c->read_ns_by_test && i < c->ntests_max; i++) {

@@ -161,16 +161,16 @@ static void mm__resolve_all(mm_config *cfg, const mm__catalog *c) {
     mm_json_init(&j, &left, 0);
     mm_json_begin_array(&j);
     int more = 0;
-    cfg->ncounter_pvars = 0;
+    cfg->counters.ncounter_pvars = 0;
     for (int i = 0; i < c->n; i++) {
         const char *why = c->ok[i] ? NULL : c->why[i];
         if (!why && mm__index_of(c, c->d[i].name) != i) why = "another variable of this name comes first";
-        if (!why && cfg->ncounter_pvars >= MM_MAX_COUNTERS) why = "more readable variables than mpimeter reads at once (64)";
+        if (!why && cfg->counters.ncounter_pvars >= MM_MAX_COUNTERS) why = "more readable variables than mpimeter reads at once (64)";
         if (!why) {
-            snprintf(cfg->counter_pvars[cfg->ncounter_pvars++], MM_COUNTER_NAME_LEN, "%s", c->d[i].name);
+            snprintf(cfg->counters.counter_pvars[cfg->counters.ncounter_pvars++], MM_COUNTER_NAME_LEN, "%s", c->d[i].name);
             continue;
         }
-        if (left.len + strlen(c->d[i].name) + strlen(why) + 64 >= sizeof cfg->counters_left_out - 64) {
+        if (left.len + strlen(c->d[i].name) + strlen(why) + 64 >= sizeof cfg->counters.counters_left_out - 64) {
             more++;
             continue;
         }
@@ -189,17 +189,17 @@ static void mm__resolve_all(mm_config *cfg, const mm__catalog *c) {
         mm_json_end_object(&j);
     }
     mm_json_end_array(&j);
-    snprintf(cfg->counters_left_out, sizeof cfg->counters_left_out, "%s", left.data ? left.data : "[]");
+    snprintf(cfg->counters.counters_left_out, sizeof cfg->counters.counters_left_out, "%s", left.data ? left.data : "[]");
     mm_buf_free(&left);
 }
 
 /* Named variables: each must be in the catalog and pass its trial. */
 static int mm__resolve_names(mm_config *cfg, const mm__catalog *c, const char *library, char *err,
                              size_t len) {
-    cfg->ncounter_pvars = 0;
-    snprintf(cfg->counters_left_out, sizeof cfg->counters_left_out, "[]");
+    cfg->counters.ncounter_pvars = 0;
+    snprintf(cfg->counters.counters_left_out, sizeof cfg->counters.counters_left_out, "[]");
     char text[MM_COUNTERS_TEXT];
-    snprintf(text, sizeof text, "%s", cfg->mpit_pvars);
+    snprintf(text, sizeof text, "%s", cfg->counters.mpit_pvars);
     for (char *name = text, *next; name; name = next) {
         char *comma = strchr(name, ',');
         next = comma ? comma + 1 : NULL;
@@ -225,7 +225,7 @@ static int mm__resolve_names(mm_config *cfg, const mm__catalog *c, const char *l
                      "--list-pvars says which can)", name, c->why[i]);
             return 2;
         }
-        snprintf(cfg->counter_pvars[cfg->ncounter_pvars++], MM_COUNTER_NAME_LEN, "%.*s",
+        snprintf(cfg->counters.counter_pvars[cfg->counters.ncounter_pvars++], MM_COUNTER_NAME_LEN, "%.*s",
                  MM_COUNTER_NAME_LEN - 1, name); /* names were checked to fit */
     }
     return 0;
@@ -234,11 +234,11 @@ static int mm__resolve_names(mm_config *cfg, const mm__catalog *c, const char *l
 int mm_pvar_resolve(mm_config *cfg, MPI_Comm comm, char *err, size_t len) {
     char library[256];
     mm__library_line(library, sizeof library);
-    int all = strcmp(cfg->mpit_pvars, "all") == 0;
+    int all = strcmp(cfg->counters.mpit_pvars, "all") == 0;
     if (mm_pvar_init() != 0) {
         if (all) { /* recorded as none: the launch's conditions say so */
-            cfg->ncounter_pvars = 0;
-            snprintf(cfg->counters_left_out, sizeof cfg->counters_left_out, "[]");
+            cfg->counters.ncounter_pvars = 0;
+            snprintf(cfg->counters.counters_left_out, sizeof cfg->counters.counters_left_out, "[]");
             return 0;
         }
         snprintf(err, len, "--mpit-pvars: the MPI library (%s) offers no MPI_T interface, so no "

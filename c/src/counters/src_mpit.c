@@ -19,7 +19,7 @@ static int mm__open(void **state, const mm_config *cfg, MPI_Comm comm, mm_counte
                     int *n, int max, char *err, size_t len) {
     (void)state; (void)comm; (void)info; (void)max;
     *n = 0;
-    if (cfg->ncounter_pvars == 0) return 0;
+    if (cfg->counters.ncounter_pvars == 0) return 0;
     snprintf(err, len, "--mpit-pvars: this build (SimGrid SMPI) has no MPI_T interface");
     return -1;
 }
@@ -74,8 +74,8 @@ static int mm__open(void **state, const mm_config *cfg, MPI_Comm comm, mm_counte
                     int *n, int max, char *err, size_t len) {
     *n = 0;
     *state = NULL;
-    if (cfg->ncounter_pvars == 0) return 0;
-    if (cfg->ncounter_pvars > max) {
+    if (cfg->counters.ncounter_pvars == 0) return 0;
+    if (cfg->counters.ncounter_pvars > max) {
         snprintf(err, len, "--mpit-pvars: more than %d counters", max);
         return -1;
     }
@@ -91,9 +91,9 @@ static int mm__open(void **state, const mm_config *cfg, MPI_Comm comm, mm_counte
         return -1;
     }
     m->initialized = 1;
-    for (int k = 0; k < cfg->ncounter_pvars; k++) {
+    for (int k = 0; k < cfg->counters.ncounter_pvars; k++) {
         mm__mpit_var *v = &m->v[k];
-        const char *name = cfg->counter_pvars[k];
+        const char *name = cfg->counters.counter_pvars[k];
         char why[MM_PVAR_WHY_LEN];
         int is_double = 0;
         const char *type = NULL;

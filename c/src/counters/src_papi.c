@@ -134,9 +134,9 @@ static int mm__open(void **state, const mm_config *cfg, MPI_Comm comm, mm_counte
     (void)comm;
     *n = 0;
     *state = NULL;
-    if (!cfg->papi_events[0]) return 0;
+    if (!cfg->counters.papi_events[0]) return 0;
     /* every rank checks its own host: counters may exist on some nodes only */
-    if (mm_papi_check(cfg->papi_events, err, len) != 0) return -1;
+    if (mm_papi_check(cfg->counters.papi_events, err, len) != 0) return -1;
     mm__papi *p = calloc(1, sizeof *p);
     if (!p) {
         snprintf(err, len, "out of memory for the PAPI events");
@@ -144,7 +144,7 @@ static int mm__open(void **state, const mm_config *cfg, MPI_Comm comm, mm_counte
     }
     p->set = PAPI_NULL;
     char names[MM_MAX_COUNTERS][MM_COUNTER_NAME_LEN];
-    p->n = mm__split(cfg->papi_events, names, max < MM_MAX_COUNTERS ? max : MM_MAX_COUNTERS);
+    p->n = mm__split(cfg->counters.papi_events, names, max < MM_MAX_COUNTERS ? max : MM_MAX_COUNTERS);
     for (int k = 0; k < p->n; k++) {
         PAPI_event_name_to_code(names[k], &p->codes[k]);
         PAPI_event_info_t ei;
@@ -233,8 +233,8 @@ static int mm__open(void **state, const mm_config *cfg, MPI_Comm comm, mm_counte
     (void)comm; (void)info; (void)max;
     *n = 0;
     *state = NULL;
-    if (!cfg->papi_events[0]) return 0;
-    mm_papi_check(cfg->papi_events, err, len);
+    if (!cfg->counters.papi_events[0]) return 0;
+    mm_papi_check(cfg->counters.papi_events, err, len);
     return -1;
 }
 

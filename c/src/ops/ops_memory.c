@@ -17,18 +17,18 @@
 #include "mm_ops.h"
 #include "ops_internal.h"
 
-int64_t mm_op_setup_bytes(const mm_op *op, const mm_config *c, int64_t size, int nprocs, int rank, int is_root) {
+int64_t mm_op_setup_bytes(const mm_op *op, const mm_config *cfg, int64_t size, int nprocs, int rank, int is_root) {
     if (!op || size < 0 || nprocs < 1) return 0;
     int type_size = 1;
-    if (!mm_datatype_lookup(c->datatype, NULL, &type_size) || type_size < 1) type_size = 1;
+    if (!mm_datatype_lookup(cfg->measure.datatype, NULL, &type_size) || type_size < 1) type_size = 1;
     double bytes;
     if (mm_op_is_rma_contention(op))
-        bytes = mm__rmac_setup_bytes(op, size, nprocs, c->rma_burst);
+        bytes = mm__rmac_setup_bytes(op, size, nprocs, cfg->rma.burst);
     else if (mm_op_uses_rma_sync(op))
-        bytes = mm__rma_pair_setup_bytes(op, size, type_size, c->rma_burst, c->rma_window_bytes);
+        bytes = mm__rma_pair_setup_bytes(op, size, type_size, cfg->rma.burst, cfg->rma.window_bytes);
     else if (mm_op_is_neighbor(op))
-        bytes = mm__neighbor_setup_bytes(op, c->graph.nodes > 0 ? c->graph_text : NULL, c->cart_ndims, size,
-                                         type_size, rank, c->graph.in_max, c->graph.out_max);
+        bytes = mm__neighbor_setup_bytes(op, cfg->topo.graph.nodes > 0 ? cfg->topo.graph_text : NULL, cfg->topo.cart_ndims, size,
+                                         type_size, rank, cfg->topo.graph.in_max, cfg->topo.graph.out_max);
     else
         return mm_op_buffer_bytes(op, size, nprocs, is_root);
     return bytes >= 9.2e18 ? INT64_MAX : (int64_t)bytes;

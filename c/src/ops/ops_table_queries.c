@@ -211,21 +211,21 @@ int64_t mm_op_rma_window_need(const mm_op *op, int64_t size, int type_size, int 
 
 int mm_op_uses_workpieces(const mm_op *op) { return op && (op->flags & MM_OP_WORKPIECES); }
 
-double mm_op_bytes_per_size(const mm_op *op, const mm_config *c, int nprocs) {
+double mm_op_bytes_per_size(const mm_op *op, const mm_config *cfg, int nprocs) {
     if (!mm_op_volume_formula(op)) return -1.0;
-    if (op->volume == MM_VOL_RMA_BURST) return nprocs >= 2 ? (double)c->rma_burst : 0.0;
+    if (op->volume == MM_VOL_RMA_BURST) return nprocs >= 2 ? (double)cfg->rma.burst : 0.0;
     /* the rank with the most in-neighbours receives the most: 2 x ndims on the torus */
     if (op->volume == MM_VOL_NEIGHBORS)
-        return c->graph.nodes > 0 ? (double)c->graph.in_max
-               : nprocs >= 2      ? 2.0 * (c->cart_ndims > 0 ? c->cart_ndims : 2)
+        return cfg->topo.graph.nodes > 0 ? (double)cfg->topo.graph.in_max
+               : nprocs >= 2      ? 2.0 * (cfg->topo.cart_ndims > 0 ? cfg->topo.cart_ndims : 2)
                                   : 0.0;
     return mm_op_volume_factor(op, nprocs);
 }
 
-int mm_op_facts_of_config(const mm_config *c, int nprocs, mm_op_facts *out, int max) {
+int mm_op_facts_of_config(const mm_config *cfg, int nprocs, mm_op_facts *out, int max) {
     int n = 0;
-    for (int i = 0; i < c->nops && i < MM_MAX_OPS && n < max; i++) {
-        const mm_op *op = mm_op_find(c->ops[i]);
+    for (int i = 0; i < cfg->nops && i < MM_MAX_OPS && n < max; i++) {
+        const mm_op *op = mm_op_find(cfg->ops[i]);
         if (!op) continue;
         mm_op_facts *f = &out[n++];
         f->name = op->name;
@@ -235,7 +235,7 @@ int mm_op_facts_of_config(const mm_config *c, int nprocs, mm_op_facts *out, int 
         f->round_trip = (op->flags & MM_OP_ROUND_TRIP) != 0;
         f->uses_pair = (op->flags & MM_OP_PAIR) != 0;
         f->volume_formula = mm_op_volume_formula(op);
-        f->bytes_per_size = f->volume_formula ? mm_op_bytes_per_size(op, c, nprocs) : 0.0;
+        f->bytes_per_size = f->volume_formula ? mm_op_bytes_per_size(op, cfg, nprocs) : 0.0;
         f->mockup_of = mm_mockup_of(op) ? mm_mockup_of(op)->of : NULL;
     }
     return n;

@@ -175,6 +175,55 @@ static void mm__render_adaptive(mm_json *j, const mm_test *t) {
     mm_json_end_object(j);
 }
 
+/* tests[].error: the failed call's code and message; null unless the test failed */
+static void mm__render_error(mm_json *j, const mm_test *t) {
+    mm_json_key(j, "error");
+    if (t->status == MM_TEST_FAILED) {
+        mm_json_begin_object(j);
+        mm_json_kv_string(j, "code", t->error_code);
+        mm_json_kv_string(j, "message", t->error_message);
+        mm_json_end_object(j);
+    } else {
+        mm_json_null(j);
+    }
+}
+
+/* tests[].procsync_switches: the window's policy (bench/switch.c), each switch of start method
+ * within the test */
+static void mm__render_switches(mm_json *j, const mm_test *t) {
+    mm_json_key(j, "procsync_switches");
+    mm_json_begin_array(j);
+    for (int k = 0; k < t->nswitches && k < MM_MAX_SWITCHES; k++) {
+        const mm_switch_record *w = &t->switches[k];
+        mm_json_begin_object(j);
+        mm_json_kv_string(j, "from", w->from);
+        mm_json_kv_string(j, "to", w->to);
+        mm_json_kv_string(j, "why", w->why);
+        mm_json_kv_int(j, "from_rep", w->from_rep);
+        mm_json_kv_int(j, "at_seq", w->at_seq);
+        mm_json_kv_double(j, "late_fraction", w->late_fraction);
+        mm__kv_positive(j, "window_ns", (double)w->window_ns);
+        mm_json_end_object(j);
+    }
+    mm_json_end_array(j);
+}
+
+/* tests[].nbc: a nonblocking collective's computation, once it ran (rows: it recorded some) */
+static void mm__render_nbc(mm_json *j, const mm_test *t, int rows) {
+    mm_json_key(j, "nbc");
+    if (t->op && t->nbc && rows) {
+        mm_json_begin_object(j);
+        mm_json_kv_int(j, "compute_ns", t->nbc_compute_ns);
+        mm_json_kv_int(j, "tests", t->nbc_ntests);
+        mm_json_kv_int(j, "work_units", t->nbc_work_units);
+        mm__kv_positive(j, "calibrated_ns", (double)t->nbc_calibrated_ns);
+        mm_json_kv_int(j, "blocking_nrep", t->nbc_blocking_nrep);
+        mm_json_end_object(j);
+    } else {
+        mm_json_null(j);
+    }
+}
+
 void mm__render_tests(mm_json *j, const mm_launch *l) {
     mm_json_key(j, "tests");
     mm_json_begin_array(j);
@@ -191,15 +240,7 @@ void mm__render_tests(mm_json *j, const mm_launch *l) {
         if (t->root >= 0) mm_json_kv_int(j, "root", t->root); /* rooted operations only */
         if (t->workpieces > 0) mm_json_kv_int(j, "workpieces", t->workpieces); /* mw-workpieces only */
         mm_json_kv_string(j, "status", mm__test_status_word(t->status));
-        mm_json_key(j, "error");
-        if (t->status == MM_TEST_FAILED) {
-            mm_json_begin_object(j);
-            mm_json_kv_string(j, "code", t->error_code);
-            mm_json_kv_string(j, "message", t->error_message);
-            mm_json_end_object(j);
-        } else {
-            mm_json_null(j);
-        }
+        mm__render_error(j, t);
         mm_json_kv_int(j, "nrep", rows ? t->nrep : 0);
         mm_json_kv_int(j, "nrep_asked", t->nrep_asked);
         /* why the test ended: every asked repetition, the roundtime/harmonize time budget, or
@@ -224,36 +265,10 @@ void mm__render_tests(mm_json *j, const mm_launch *l) {
         mm__kv_double_if(j, "bound_bytes_per_size", t->bound_bytes_per_size >= 0, t->bound_bytes_per_size);
         /* --subtract-overhead: the empty region measured before the test on its ranks */
         mm__kv_double_if(j, "overhead_ns", t->overhead_ns >= 0, t->overhead_ns);
-        /* the window's policy (bench/switch.c): each switch of start method within the test */
-        mm_json_key(j, "procsync_switches");
-        mm_json_begin_array(j);
-        for (int k = 0; k < t->nswitches && k < MM_MAX_SWITCHES; k++) {
-            const mm_switch_record *w = &t->switches[k];
-            mm_json_begin_object(j);
-            mm_json_kv_string(j, "from", w->from);
-            mm_json_kv_string(j, "to", w->to);
-            mm_json_kv_string(j, "why", w->why);
-            mm_json_kv_int(j, "from_rep", w->from_rep);
-            mm_json_kv_int(j, "at_seq", w->at_seq);
-            mm_json_kv_double(j, "late_fraction", w->late_fraction);
-            mm__kv_positive(j, "window_ns", (double)w->window_ns);
-            mm_json_end_object(j);
-        }
-        mm_json_end_array(j);
+        mm__render_switches(j, t);
         mm__kv_double_if(j, "started_s", t->status != MM_TEST_PENDING, t->started_s);
         mm__kv_double_if(j, "duration_s", done, t->duration_s);
-        mm_json_key(j, "nbc"); /* a nonblocking collective's computation, once it ran */
-        if (t->op && t->nbc && rows) {
-            mm_json_begin_object(j);
-            mm_json_kv_int(j, "compute_ns", t->nbc_compute_ns);
-            mm_json_kv_int(j, "tests", t->nbc_ntests);
-            mm_json_kv_int(j, "work_units", t->nbc_work_units);
-            mm__kv_positive(j, "calibrated_ns", (double)t->nbc_calibrated_ns);
-            mm_json_kv_int(j, "blocking_nrep", t->nbc_blocking_nrep);
-            mm_json_end_object(j);
-        } else {
-            mm_json_null(j);
-        }
+        mm__render_nbc(j, t, rows);
         mm__render_adaptive(j, t);
         mm_json_kv_bool(j, "size_added", t->size_added);
         mm_json_key(j, "refine_round"); /* --sizes auto: 0 for the grid; null without it */

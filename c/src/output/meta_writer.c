@@ -2,7 +2,7 @@
 /* meta_writer.c — renders meta.json (docs/FORMAT.md) from an mm_launch.
  *
  * What: one pretty-printed JSON object, "schema_version" first, then the tool, status, argv,
- * the full resolved configuration, MPI library and build, system, rank placement, environment,
+ * the full resolved configuration (meta_config.c), MPI library and build, system, rank placement, environment,
  * machine load, timer, clock sync quality, process sync counts, per-test status and the
  * conditions the launch noticed (facts with a code; the analysis judges them).
  * Every key is always present; what is not known (yet) is null — a NULL pointer in the
@@ -19,179 +19,6 @@
 #include "meta_internal.h"
 
 #include "build_info.h"
-#include "mm_ops.h" /* the words of the one-sided options (macros only: no call up) */
-
-/* The index-th comma-separated word of words. */
-static void mm__word_at(const char *words, int index, char *out, size_t len) {
-    const char *p = words;
-    for (int i = 0; i < index && p; i++) {
-        p = strchr(p, ',');
-        if (p) p++;
-    }
-    snprintf(out, len, "%.*s", p ? (int)strcspn(p, ",") : 0, p ? p : "");
-}
-
-/* "rma": the one-sided options, only when --ops has a one-sided operation (so that launches
- * without one keep their shape); sync null when only window create/free rows were asked. */
-static void mm__rma_config(mm_json *j, const mm_config *c) {
-    if (!c->rma_used) return;
-    char word[64];
-    mm_json_key(j, "rma");
-    mm_json_begin_object(j);
-    mm__word_at(MM_RMA_SYNC_WORDS, c->rma_sync, word, sizeof word);
-    mm_json_kv_string(j, "sync", c->rma_sync_given ? word : NULL);
-    mm__word_at(MM_RMA_WINDOW_WORDS, c->rma_window, word, sizeof word);
-    mm_json_kv_string(j, "window", word);
-    mm_json_kv_int(j, "burst", c->rma_burst);
-    mm__kv_positive(j, "window_bytes", (double)c->rma_window_bytes); /* null = auto */
-    mm_json_end_object(j);
-}
-
-void mm_meta_render_config(mm_json *j, const mm_config *c, const mm_sync_facts *sync) {
-    mm_json_begin_object(j);
-    mm_json_key(j, "ops");
-    mm_json_begin_array(j);
-    for (int i = 0; i < c->nops && i < MM_MAX_OPS; i++) mm_json_string(j, c->ops[i]);
-    mm_json_end_array(j);
-    mm_json_key(j, "sizes");
-    mm__i64_array(j, c->sizes, c->nsizes < MM_MAX_SIZES ? c->nsizes : MM_MAX_SIZES);
-    mm_json_kv_int(j, "nrep", c->nrep);
-    mm_json_kv_int(j, "warmup", c->warmup);
-    mm_json_kv_string(j, "timer", c->timer);
-    mm_json_key(j, "clocksync");
-    if (c->nclocksync > 0)
-        mm_json_string(j, c->clocksync[0]);
-    else
-        mm_json_null(j);
-    mm_json_kv_string(j, "procsync", c->procsync);
-    mm__kv_positive(j, "window_us", c->window_us); /* 0 = derived from a pilot */
-    mm__kv_positive(j, "start_tolerance_ns", (double)c->start_tolerance_ns); /* 0 = automatic */
-    char seed[24];
-    snprintf(seed, sizeof seed, "%" PRIu64, c->seed); /* unsigned: above 2^63 too */
-    mm_json_key(j, "seed");
-    mm_json_raw(j, seed);
-    /* only when not shuffled (--order ascending): a campaign's documents stay as they were */
-    if (c->order_ascending) mm_json_kv_string(j, "order", "ascending");
-    mm_json_kv_int(j, "cold_cache_bytes", c->cold_cache_bytes);
-    mm_json_kv_int(j, "copy_probe_bytes", c->copy_probe_bytes);
-    mm__kv_text(j, "copy_probe_from", c->copy_probe_from); /* null: this launch probed */
-    mm__kv_text(j, "mpit_from", c->mpit_from); /* null: this launch read the MPI_T cvars */
-    mm_json_key(j, "root"); /* --root: the ranks given, or "all" */
-    if (c->roots.all)
-        mm_json_string(j, "all");
-    else
-        mm__int_array(j, c->roots.v, c->roots.n);
-    mm_json_key(j, "nprocs"); /* --nprocs: the sub-communicator sizes; null: every rank */
-    if (c->comm_sizes.n > 0)
-        mm__int_array(j, c->comm_sizes.v, c->comm_sizes.n);
-    else
-        mm_json_null(j);
-    /* --batch: calls per repetition timed once (IMB's MS2); raw.csv rows hold one call's share */
-    mm_json_kv_int(j, "batch", c->batch);
-    /* --workpieces: mw-workpieces' values (one test each; tests[].workpieces) */
-    mm_json_key(j, "workpieces");
-    mm__int_array(j, c->workpieces.v, c->workpieces.n);
-    /* --subtract-overhead: tests[].overhead_ns is measured for the analysis to subtract */
-    mm_json_kv_bool(j, "subtract_overhead", c->subtract_overhead);
-    mm_json_key(j, "pair");
-    if (c->pair_given)
-        mm__int_array(j, c->pair, 2);
-    else
-        mm_json_null(j); /* auto: probes.pingpong_pair says which pair the launch chose */
-    mm_json_kv_string(j, "datatype", c->datatype);
-    mm_json_kv_string(j, "reduce_op", c->reduce_op);
-    mm_json_kv_string(j, "raw", c->raw_reduced ? "reduced" : "full");
-    mm_json_kv_string(j, "nbc_scheme", c->nbc_work_scheme ? "work" : "time");
-    mm__kv_positive(j, "nbc_compute_ns", (double)c->nbc_compute_ns); /* null = auto */
-    mm__kv_positive(j, "test_interval_bytes", (double)c->test_interval_bytes); /* null = none */
-    mm__rma_config(j, c);
-    if (c->cart_used && c->graph.nodes == 0) { /* only with a neighborhood collective on the
-                                                  * torus; null = MPI_Dims_create's */
-        mm_json_key(j, "cart_dims");
-        if (c->cart_ndims > 0)
-            mm__int_array(j, c->cart_dims, c->cart_ndims);
-        else
-            mm_json_null(j);
-    }
-    if (c->cart_used && c->graph.nodes > 0) { /* --graph-file: what graph, not where it was */
-        mm_json_key(j, "graph");
-        mm_json_begin_object(j);
-        mm_json_kv_string(j, "fnv1a64", c->graph.digest);
-        mm_json_kv_int(j, "nodes", c->graph.nodes);
-        mm_json_kv_int(j, "edges", c->graph.edges);
-        mm_json_key(j, "out_degree");
-        mm__int_array(j, (int[]){c->graph.out_min, c->graph.out_max}, 2);
-        mm_json_key(j, "in_degree");
-        mm__int_array(j, (int[]){c->graph.in_min, c->graph.in_max}, 2);
-        mm_json_end_object(j);
-    }
-    mm__kv_text(j, "mpit_pvars", c->mpit_pvars[0] ? c->mpit_pvars : NULL); /* null = off */
-    mm__kv_text(j, "papi", c->papi_events[0] ? c->papi_events : NULL);
-    mm_json_kv_string(j, "out", c->out);
-    mm_json_kv_bool(j, "force", c->force);
-    mm_json_key(j, "virtual");
-    mm_json_begin_object(j);
-    mm_json_kv_string(j, "base", c->virtual_base);
-    mm_json_kv_double(j, "offset_s", c->virtual_offset_s);
-    mm_json_kv_double(j, "skew_ppm", c->virtual_skew_ppm);
-    mm_json_end_object(j);
-    /* 0 in the config means "the algorithm's default": show the value the sync resolved
-     * (null when the sync is not open yet) */
-    const mm_clocksync_params *given = &c->cs_params;
-    const mm_clocksync_params none = {0, 0, 0, 0, 0.0, 0, 0.0};
-    const mm_clocksync_params *used = sync ? &sync->used : &none;
-    mm_json_key(j, "clocksync_params");
-    mm_json_begin_object(j);
-    mm__kv_positive(j, "nfit", given->nfit > 0 ? given->nfit : used->nfit);
-    mm__kv_positive(j, "pingpong_cap",
-                    given->pingpong_cap > 0 ? given->pingpong_cap : used->pingpong_cap);
-    mm__kv_positive(j, "n_nonimproving",
-                    given->n_nonimproving > 0 ? given->n_nonimproving : used->n_nonimproving);
-    mm__kv_positive(j, "min_rounds", given->min_rounds > 0 ? given->min_rounds : used->min_rounds);
-    mm__kv_positive(j, "fit_span_s", given->fit_span_s > 0 ? given->fit_span_s : used->fit_span_s);
-    mm__kv_positive(j, "fit_target_ns", (double)given->fit_target_ns); /* null: every fit point */
-    mm_json_end_object(j);
-    mm_json_key(j, "procsync_params");
-    mm_json_begin_object(j);
-    mm_json_kv_double(j, "roundtime_budget_s", c->roundtime_budget_s);
-    mm_json_kv_double(j, "bcast_factor", c->bcast_factor);
-    mm_json_kv_int(j, "window_growth_max", c->window_growth_max);
-    mm_json_kv_double(j, "switch_late_fraction", c->switch_late_fraction);
-    mm_json_kv_double(j, "launch_budget_s", c->launch_budget_s);
-    mm_json_end_object(j);
-    /* resolved: the algorithm's default when --resync was not given; <= 0 means never */
-    const char *kind = sync && sync->model_kind ? sync->model_kind : "identity";
-    mm__kv_positive(j, "resync_s", mm_config_effective_resync_s(c, kind));
-    /* --nrep auto: the stopping rule (null: a fixed --nrep, which "nrep" holds) */
-    mm_json_key(j, "nrep_auto");
-    if (c->nrep_rule != MM_NREP_FIXED) {
-        mm_json_begin_object(j);
-        mm_json_kv_string(j, "rule", mm_nrep_rule_name(c->nrep_rule));
-        mm_json_kv_int(j, "min", c->nrep_min);
-        mm_json_kv_int(j, "max", c->nrep_max);
-        mm_json_kv_double(j, "precision", c->precision);
-        mm__kv_double_if(j, "confidence", c->nrep_rule == MM_NREP_CI, c->nrep_confidence);
-        mm_json_kv_int(j, "every", c->nrep_every);
-        mm_json_kv_double(j, "budget_s", c->nrep_budget_s);
-        mm_json_end_object(j);
-    } else {
-        mm_json_null(j);
-    }
-    /* --sizes auto: the refinement's bounds ("sizes" holds the initial grid) */
-    mm_json_key(j, "sizes_auto");
-    if (c->sizes_auto) {
-        mm_json_begin_object(j);
-        mm_json_kv_int(j, "min", c->sizes_min);
-        mm_json_kv_int(j, "max", c->sizes_max);
-        mm_json_kv_int(j, "factor", c->sizes_factor);
-        mm_json_kv_double(j, "precision", c->sizes_precision);
-        mm_json_kv_int(j, "budget", c->sizes_budget);
-        mm_json_end_object(j);
-    } else {
-        mm_json_null(j);
-    }
-    mm_json_end_object(j);
-}
 
 void mm_meta_render_operations(mm_json *j, const mm_op_facts *ops, int nops) {
     mm_json_begin_object(j);
@@ -311,38 +138,42 @@ static void mm__render_pair(mm_json *j, const mm_pair_choice *c) {
     mm_json_end_object(j);
 }
 
+/* ranks[r]: where the rank ran, and (once the launch finished) which CPUs it was seen on and
+ * their clock rate at the start and the end */
+static void mm__render_rank(mm_json *j, const mm_provenance *p, int r) {
+    mm_json_begin_object(j);
+    mm_json_kv_int(j, "rank", r);
+    mm__kv_text(j, "host", p->ranks[r].host);
+    mm_json_key(j, "cpus");
+    mm__cpu_list_array(j, p->ranks[r].cpus);
+    mm_json_kv_int(j, "pid", p->ranks[r].pid);
+    const mm_rank_info *ri = &p->ranks[r];
+    int finished = p->wall_end[0] != '\0';
+    mm_json_key(j, "cpus_seen");
+    if (finished)
+        mm__cpu_list_array(j, ri->cpus_seen);
+    else
+        mm_json_null(j);
+    mm_json_key(j, "cpu_changes");
+    if (finished)
+        mm_json_int(j, ri->cpu_changes);
+    else
+        mm_json_null(j);
+    mm_json_key(j, "cpu_khz");
+    if (finished && ri->khz_start > 0 && ri->khz_end > 0) {
+        double khz[2] = {ri->khz_start, ri->khz_end};
+        mm__double_array(j, khz, 2);
+    } else {
+        mm_json_null(j);
+    }
+    mm_json_end_object(j);
+}
+
 static void mm__render_ranks_env_load(mm_json *j, const mm_provenance *p, int nprocs) {
     mm_json_key(j, "ranks");
     if (p && p->ranks) {
         mm_json_begin_array(j);
-        for (int r = 0; r < nprocs; r++) {
-            mm_json_begin_object(j);
-            mm_json_kv_int(j, "rank", r);
-            mm__kv_text(j, "host", p->ranks[r].host);
-            mm_json_key(j, "cpus");
-            mm__cpu_list_array(j, p->ranks[r].cpus);
-            mm_json_kv_int(j, "pid", p->ranks[r].pid);
-            const mm_rank_info *ri = &p->ranks[r];
-            int finished = p->wall_end[0] != '\0';
-            mm_json_key(j, "cpus_seen");
-            if (finished)
-                mm__cpu_list_array(j, ri->cpus_seen);
-            else
-                mm_json_null(j);
-            mm_json_key(j, "cpu_changes");
-            if (finished)
-                mm_json_int(j, ri->cpu_changes);
-            else
-                mm_json_null(j);
-            mm_json_key(j, "cpu_khz");
-            if (finished && ri->khz_start > 0 && ri->khz_end > 0) {
-                double khz[2] = {ri->khz_start, ri->khz_end};
-                mm__double_array(j, khz, 2);
-            } else {
-                mm_json_null(j);
-            }
-            mm_json_end_object(j);
-        }
+        for (int r = 0; r < nprocs; r++) mm__render_rank(j, p, r);
         mm_json_end_array(j);
     } else {
         mm_json_null(j);
@@ -445,7 +276,7 @@ void mm_meta_render(const mm_launch *l, mm_buf *out) {
         mm_json_null(&j);
     mm__kv_text(&j, "host_of_rank0", p && p->ranks ? p->ranks[0].host : NULL);
     mm_json_key(&j, "argv");
-    mm_json_raw(&j, l->cfg ? l->cfg->argv_joined : NULL); /* already a JSON array */
+    mm_json_raw(&j, l->cfg ? l->cfg->output.argv_joined : NULL); /* already a JSON array */
     mm_json_key(&j, "config");
     if (l->cfg)
         mm_meta_render_config(&j, l->cfg, l->sync);

@@ -60,7 +60,7 @@ int mm_procsync_open(mm_procsync *ps, const char *name, MPI_Comm comm, const mm_
     ps->cs = cs;
     ps->cfg = cfg;
     ps->inject_late_wakeup_ns =
-        ps->rank == ps->nprocs - 1 ? (int64_t)(cfg->inject_late_wakeup_us * 1e3) : 0;
+        ps->rank == ps->nprocs - 1 ? (int64_t)(cfg->inject.late_wakeup_us * 1e3) : 0;
     return 0;
 }
 

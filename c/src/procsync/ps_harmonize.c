@@ -47,11 +47,11 @@ static int mm__harmonize_begin(mm_procsync *ps, mm_timed_fn call, const void *ar
         ps->state = st;
     }
     const mm_config *cfg = ps->cfg;
-    double resync_s = cfg->resync_given ? cfg->resync_s : MM__HARMONIZE_DEFAULT_RESYNC_S;
+    double resync_s = cfg->cs.resync_given ? cfg->cs.resync_s : MM__HARMONIZE_DEFAULT_RESYNC_S;
     st->resync_ns = resync_s > 0 ? (int64_t)(resync_s * 1e9) : 0;
     int64_t delay = mm_procsync_start_delay_ns(ps);
     st->min_slack_ns = delay > MM__HARMONIZE_MIN_SLACK_NS ? delay : MM__HARMONIZE_MIN_SLACK_NS;
-    st->slack_ns = (int64_t)(cfg->bcast_factor * (double)delay);
+    st->slack_ns = (int64_t)(cfg->ps.bcast_factor * (double)delay);
     if (st->slack_ns < st->min_slack_ns) st->slack_ns = st->min_slack_ns;
     if (st->slack_ns > MM__HARMONIZE_MAX_SLACK_NS) st->slack_ns = MM__HARMONIZE_MAX_SLACK_NS;
     st->stop = 0;
@@ -62,7 +62,7 @@ static int mm__harmonize_begin(mm_procsync *ps, mm_timed_fn call, const void *ar
     ps->window_ns = st->slack_ns;
     ps->first_start_global_ns = 0;
     ps->test_start_local_ns = mm_timer_now(ps->timer);
-    st->budget_end_local_ns = ps->test_start_local_ns + (int64_t)(cfg->roundtime_budget_s * 1e9);
+    st->budget_end_local_ns = ps->test_start_local_ns + (int64_t)(cfg->ps.roundtime_budget_s * 1e9);
     /* the test's own budget (--launch-budget-s) ends it too */
     if (ps->test_deadline_local_ns > 0 && ps->test_deadline_local_ns < st->budget_end_local_ns)
         st->budget_end_local_ns = ps->test_deadline_local_ns;

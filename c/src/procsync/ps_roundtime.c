@@ -43,19 +43,19 @@ static int mm__roundtime_begin(mm_procsync *ps, mm_timed_fn call, const void *ar
         ps->state = st;
     }
     int64_t delay = mm_procsync_start_delay_ns(ps);
-    st->slack_ns = (int64_t)(ps->cfg->bcast_factor * (double)delay);
+    st->slack_ns = (int64_t)(ps->cfg->ps.bcast_factor * (double)delay);
     if (st->slack_ns < MM__ROUNDTIME_MIN_SLACK_NS) st->slack_ns = MM__ROUNDTIME_MIN_SLACK_NS;
     st->stop = 0;
     ps->window_ns = st->slack_ns;
     ps->first_start_global_ns = 0;
     ps->test_start_local_ns = mm_timer_now(ps->timer);
     st->budget_end_local_ns =
-        ps->test_start_local_ns + (int64_t)(ps->cfg->roundtime_budget_s * 1e9);
+        ps->test_start_local_ns + (int64_t)(ps->cfg->ps.roundtime_budget_s * 1e9);
     /* the test's own budget ends it too; a roundtime switched to has the rest of that only */
     if (ps->test_deadline_local_ns > 0 &&
         (ps->switched || ps->test_deadline_local_ns < st->budget_end_local_ns))
         st->budget_end_local_ns = ps->test_deadline_local_ns;
-    st->batch = mm_window_batch_length(ps->cfg->warmup, ps->cfg->nrep);
+    st->batch = mm_window_batch_length(ps->cfg->measure.warmup, ps->cfg->nrep);
     st->attempts = st->late = 0;
     return MPI_SUCCESS;
 }

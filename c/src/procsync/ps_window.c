@@ -132,8 +132,8 @@ static int mm__window_begin(mm_procsync *ps, mm_timed_fn call, const void *arg) 
     }
     st->start_delay_ns = mm_procsync_start_delay_ns(ps);
     ps->between_reps_over_window_ns = 0;
-    if (ps->cfg->window_us > 0) {
-        st->window_ns = (int64_t)(ps->cfg->window_us * 1000.0 + 0.5);
+    if (ps->cfg->ps.window_us > 0) {
+        st->window_ns = (int64_t)(ps->cfg->ps.window_us * 1000.0 + 0.5);
         st->adaptive = 0;
         int64_t between = mm__between_reps_ns(ps);
         if (between > st->window_ns) ps->between_reps_over_window_ns = between;
@@ -146,7 +146,7 @@ static int mm__window_begin(mm_procsync *ps, mm_timed_fn call, const void *arg) 
     st->late_before = 0;
     ps->window_ns = st->window_ns;
     ps->first_start_global_ns = 0;
-    st->batch = mm_window_batch_length(ps->cfg->warmup, ps->cfg->nrep);
+    st->batch = mm_window_batch_length(ps->cfg->measure.warmup, ps->cfg->nrep);
     mm__start_batch(ps, st, 0);
     return MPI_SUCCESS;
 }

@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* test_config.c — option parsing and validation (no MPI_Init needed). */
+#include <math.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -20,41 +22,41 @@ static void test_defaults(void) {
     const char *argv[] = {"mpimeter-bench", "--out", "/tmp/mm_unit_cfg/none-yet"};
     CHECK_EQ_INT(parse(3, argv), 0);
     CHECK_EQ_INT(cfg.nrep, 300);
-    CHECK_EQ_INT(cfg.warmup, 10);
+    CHECK_EQ_INT(cfg.measure.warmup, 10);
     CHECK_EQ_INT(cfg.nops, 4);
     CHECK_STR(cfg.ops[0], "allreduce");
     CHECK_EQ_INT(cfg.nsizes, 6); /* 8:65536:x8,65536 = 8, 64, 512, 4096, 32768, 65536 */
     CHECK_EQ_INT(cfg.sizes[4], 32768);
     CHECK_EQ_INT(cfg.sizes[5], 65536);
-    CHECK_STR(cfg.timer, "monotonic");
+    CHECK_STR(cfg.timing.timer, "monotonic");
     CHECK_STR(cfg.procsync, "window");
     CHECK(strcmp(cfg.clocksync[0], "auto") != 0); /* resolved */
-    CHECK_EQ_INT(cfg.mode, MM_MODE_BENCH);
-    CHECK(cfg.argv_joined[0] == '[');
+    CHECK_EQ_INT(cfg.run.mode, MM_MODE_BENCH);
+    CHECK(cfg.output.argv_joined[0] == '[');
     /* the option table's defaults (options.c), parsed into the starting configuration */
-    CHECK_EQ_INT(cfg.nrep_rule, MM_NREP_FIXED);
-    CHECK_EQ_INT(cfg.nrep_min, 30);
-    CHECK_EQ_INT(cfg.nrep_max, 3000);
-    CHECK_EQ_INT(cfg.nrep_every, 10);
-    CHECK(cfg.precision == 0.02 && cfg.nrep_confidence == 0.95 && cfg.nrep_budget_s == 10.0);
-    CHECK(cfg.sizes_precision == 0.05);
-    CHECK_EQ_INT(cfg.sizes_budget, 16);
-    CHECK_EQ_INT(cfg.sizes_factor, 2);
-    CHECK_STR(cfg.datatype, "int");
-    CHECK_STR(cfg.reduce_op, "sum");
-    CHECK_STR(cfg.virtual_base, "monotonic");
-    CHECK(cfg.roundtime_budget_s == 1.0 && cfg.bcast_factor == 2.0);
-    CHECK(cfg.copy_probe_bytes == 32 << 20);
-    CHECK_EQ_INT(cfg.ncheck, 5);
-    CHECK(cfg.check_at_s[0] == 0 && cfg.check_at_s[3] == 5 && cfg.check_at_s[4] == 10);
-    CHECK_EQ_INT(cfg.cs_params.nfit, 0); /* the algorithm's default, resolved by the sync */
-    CHECK_EQ_INT(cfg.cs_params.min_rounds, 0);
+    CHECK_EQ_INT(cfg.adaptive.nrep_rule, MM_NREP_FIXED);
+    CHECK_EQ_INT(cfg.adaptive.nrep_min, 30);
+    CHECK_EQ_INT(cfg.adaptive.nrep_max, 3000);
+    CHECK_EQ_INT(cfg.adaptive.nrep_every, 10);
+    CHECK(cfg.adaptive.precision == 0.02 && cfg.adaptive.nrep_confidence == 0.95 && cfg.adaptive.nrep_budget_s == 10.0);
+    CHECK(cfg.adaptive.sizes_precision == 0.05);
+    CHECK_EQ_INT(cfg.adaptive.sizes_budget, 16);
+    CHECK_EQ_INT(cfg.adaptive.sizes_factor, 2);
+    CHECK_STR(cfg.measure.datatype, "int");
+    CHECK_STR(cfg.measure.reduce_op, "sum");
+    CHECK_STR(cfg.timing.virtual_base, "monotonic");
+    CHECK(cfg.ps.roundtime_budget_s == 1.0 && cfg.ps.bcast_factor == 2.0);
+    CHECK(cfg.probe.copy_probe_bytes == 32 << 20);
+    CHECK_EQ_INT(cfg.check.ncheck, 5);
+    CHECK(cfg.check.check_at_s[0] == 0 && cfg.check.check_at_s[3] == 5 && cfg.check.check_at_s[4] == 10);
+    CHECK_EQ_INT(cfg.cs.params.nfit, 0); /* the algorithm's default, resolved by the sync */
+    CHECK_EQ_INT(cfg.cs.params.min_rounds, 0);
     /* every default of a defaulted option parses as given (nothing left at 0 by a failure) */
     mm_config fresh;
     mm_config_defaults(&fresh);
     CHECK_EQ_INT(fresh.nrep, 300);
-    CHECK_EQ_INT(fresh.warmup, 10);
-    CHECK_STR(fresh.timer, "monotonic");
+    CHECK_EQ_INT(fresh.measure.warmup, 10);
+    CHECK_STR(fresh.timing.timer, "monotonic");
     CHECK_STR(fresh.procsync, "window");
 }
 
@@ -116,27 +118,27 @@ static void test_errors(void) {
 static void test_quick_without_out(void) {
     { const char *a[] = {"b", "--ops", "bcast"};
       CHECK_EQ_INT(parse(3, a), 0);
-      CHECK_EQ_INT(cfg.quick, 1);
-      CHECK_EQ_INT(cfg.order_ascending, 1);
-      CHECK_EQ_INT(cfg.copy_probe_bytes, 0);
+      CHECK_EQ_INT(cfg.output.quick, 1);
+      CHECK_EQ_INT(cfg.plan.order_ascending, 1);
+      CHECK_EQ_INT(cfg.probe.copy_probe_bytes, 0);
       CHECK_STR(cfg.procsync, "barrier");
       CHECK_STR(cfg.out, ""); }
     { const char *a[] = {"b", "--order", "shuffled", "--copy-probe-bytes", "4096", "--procsync", "window"};
       CHECK_EQ_INT(parse(7, a), 0);
       CHECK_STR(cfg.procsync, "window");
-      CHECK_EQ_INT(cfg.quick, 1);
-      CHECK_EQ_INT(cfg.order_ascending, 0);
-      CHECK_EQ_INT(cfg.copy_probe_bytes, 4096); }
+      CHECK_EQ_INT(cfg.output.quick, 1);
+      CHECK_EQ_INT(cfg.plan.order_ascending, 0);
+      CHECK_EQ_INT(cfg.probe.copy_probe_bytes, 4096); }
     { const char *a[] = {"b", "--out", "/tmp/mm_unit_cfg/none-yet"};
       CHECK_EQ_INT(parse(3, a), 0);
-      CHECK_EQ_INT(cfg.quick, 0);
-      CHECK_EQ_INT(cfg.order_ascending, 0);
-      CHECK_EQ_INT(cfg.copy_probe_bytes, 33554432);
+      CHECK_EQ_INT(cfg.output.quick, 0);
+      CHECK_EQ_INT(cfg.plan.order_ascending, 0);
+      CHECK_EQ_INT(cfg.probe.copy_probe_bytes, 33554432);
       CHECK_STR(cfg.procsync, "window"); }
     { const char *a[] = {"b", "--order", "ascending", "--out", "/tmp/mm_unit_cfg/none-yet"};
       CHECK_EQ_INT(parse(5, a), 0);
-      CHECK_EQ_INT(cfg.quick, 0);
-      CHECK_EQ_INT(cfg.order_ascending, 1); }
+      CHECK_EQ_INT(cfg.output.quick, 0);
+      CHECK_EQ_INT(cfg.plan.order_ascending, 1); }
 }
 
 static void test_out_not_empty(void) {
@@ -158,11 +160,11 @@ static void test_values(void) {
     CHECK_EQ_INT(parse(14, a), 0);
     CHECK_EQ_INT(cfg.nops, 2);
     CHECK_STR(cfg.ops[1], "delay");
-    CHECK_EQ_INT(cfg.seed, 99);
-    CHECK_EQ_INT(cfg.seed_given, 1);
-    CHECK_EQ_INT(cfg.raw_reduced, 1);
-    CHECK_NEAR(cfg.window_us, 250.5, 1e-12);
-    CHECK_EQ_INT(cfg.cold_cache_bytes, 1048576);
+    CHECK_EQ_INT(cfg.plan.seed, 99);
+    CHECK_EQ_INT(cfg.plan.seed_given, 1);
+    CHECK_EQ_INT(cfg.output.raw_reduced, 1);
+    CHECK_NEAR(cfg.ps.window_us, 250.5, 1e-12);
+    CHECK_EQ_INT(cfg.measure.cold_cache_bytes, 1048576);
 }
 
 static void test_virtual_params(void) {
@@ -210,15 +212,15 @@ static void test_window_us(void) {
     /* auto, as --help shows for the default, is accepted and means the pilot-derived window */
     const char *a[] = {"b", "--window-us", "auto", "--out", o};
     CHECK_EQ_INT(parse(5, a), 0);
-    CHECK_NEAR(cfg.window_us, 0, 0);
-    CHECK_EQ_INT(cfg.window_given, 1);
+    CHECK_NEAR(cfg.ps.window_us, 0, 0);
+    CHECK_EQ_INT(cfg.ps.window_given, 1);
     const char *d[] = {"b", "--out", o};
     CHECK_EQ_INT(parse(3, d), 0);
-    CHECK_NEAR(cfg.window_us, 0, 0);
-    CHECK_EQ_INT(cfg.window_given, 0);
+    CHECK_NEAR(cfg.ps.window_us, 0, 0);
+    CHECK_EQ_INT(cfg.ps.window_given, 0);
     const char *n[] = {"b", "--window-us=75", "--out", o};
     CHECK_EQ_INT(parse(4, n), 0);
-    CHECK_NEAR(cfg.window_us, 75, 0);
+    CHECK_NEAR(cfg.ps.window_us, 75, 0);
     /* anything else names what is allowed; auto too applies only to the window sync */
     { const char *b[] = {"b", "--window-us", "0", "--out", o}; expect_error(5, b, "auto"); }
     { const char *b[] = {"b", "--window-us", "Auto", "--out", o}; expect_error(5, b, "--window-us"); }
@@ -262,10 +264,10 @@ static void test_virtual_clocks_need_a_sync(void) {
 static void test_sync_check_mode(void) {
     const char *a[] = {"b", "--sync-check", "--clocksync", "skampi,none", "--check-at", "0,0.5,2", "--json"};
     CHECK_EQ_INT(parse(7, a), 0);
-    CHECK_EQ_INT(cfg.mode, MM_MODE_SYNC_CHECK);
+    CHECK_EQ_INT(cfg.run.mode, MM_MODE_SYNC_CHECK);
     CHECK_EQ_INT(cfg.nclocksync, 2);
-    CHECK_EQ_INT(cfg.ncheck, 3);
-    CHECK_NEAR(cfg.check_at_s[1], 0.5, 0);
+    CHECK_EQ_INT(cfg.check.ncheck, 3);
+    CHECK_NEAR(cfg.check.check_at_s[1], 0.5, 0);
     const char *b[] = {"b", "--clocksync", "skampi,none", "--out", "/tmp/mm_unit_cfg/n"};
     expect_error(5, b, "--sync-check");
     const char *c[] = {"b", "--sync-check", "--check-at", "2,1"};
@@ -277,18 +279,18 @@ static void test_adaptive_options(void) {
     const char *out[] = {"--out", "/tmp/mm_unit_cfg/none-yet"};
     const char *a1[] = {"b", "--nrep", "auto", "--nrep-max", "500", out[0], out[1]};
     CHECK_EQ_INT(parse(7, a1), 0);
-    CHECK_EQ_INT(cfg.nrep_rule, MM_NREP_CI); /* the default rule */
+    CHECK_EQ_INT(cfg.adaptive.nrep_rule, MM_NREP_CI); /* the default rule */
     CHECK_EQ_INT(cfg.nrep, 500);             /* the most a test records: what is allocated */
-    CHECK_EQ_INT(cfg.nrep_min, 30);
-    CHECK_NEAR(cfg.precision, 0.02, 0);
+    CHECK_EQ_INT(cfg.adaptive.nrep_min, 30);
+    CHECK_NEAR(cfg.adaptive.precision, 0.02, 0);
     const char *a2[] = {"b", "--nrep=auto:rse", "--precision", "0.005", "--nrep-every", "5", out[0], out[1]};
     CHECK_EQ_INT(parse(8, a2), 0);
-    CHECK_EQ_INT(cfg.nrep_rule, MM_NREP_RSE);
-    CHECK_EQ_INT(cfg.nrep_every, 5);
-    CHECK_NEAR(cfg.precision, 0.005, 0);
+    CHECK_EQ_INT(cfg.adaptive.nrep_rule, MM_NREP_RSE);
+    CHECK_EQ_INT(cfg.adaptive.nrep_every, 5);
+    CHECK_NEAR(cfg.adaptive.precision, 0.005, 0);
     const char *a3[] = {"b", "--nrep", "42", out[0], out[1]};
     CHECK_EQ_INT(parse(5, a3), 0);
-    CHECK_EQ_INT(cfg.nrep_rule, MM_NREP_FIXED);
+    CHECK_EQ_INT(cfg.adaptive.nrep_rule, MM_NREP_FIXED);
     CHECK_EQ_INT(cfg.nrep, 42);
 
     const char *twice[] = {"b", "--nrep", "auto", "--nrep", "300", out[0], out[1]};
@@ -313,7 +315,7 @@ static void test_adaptive_options(void) {
 
     const char *s1[] = {"b", "--sizes", "auto:8:1048576", out[0], out[1]};
     CHECK_EQ_INT(parse(5, s1), 0);
-    CHECK_EQ_INT(cfg.sizes_auto, 1);
+    CHECK_EQ_INT(cfg.adaptive.sizes_auto, 1);
     CHECK_EQ_INT(cfg.nsizes, 18); /* 8, 16, ..., 1048576 */
     CHECK_EQ_INT(cfg.sizes[17], 1048576);
     const char *s2[] = {"b", "--sizes", "auto:8:1000:x4", out[0], out[1]};
@@ -321,7 +323,7 @@ static void test_adaptive_options(void) {
     CHECK_EQ_INT(cfg.nsizes, 5); /* 8, 32, 128, 512 below MAX, then MAX */
     CHECK_EQ_INT(cfg.sizes[3], 512);
     CHECK_EQ_INT(cfg.sizes[4], 1000);
-    CHECK_EQ_INT(cfg.sizes_factor, 4);
+    CHECK_EQ_INT(cfg.adaptive.sizes_factor, 4);
     const char *down[] = {"b", "--sizes", "auto:1024:8", out[0], out[1]};
     expect_error(5, down, "--sizes auto:1024:8: the bounds must increase");
     const char *same[] = {"b", "--sizes", "auto:64:64", out[0], out[1]};
@@ -376,7 +378,81 @@ static void test_float_options_refuse_absurdly_small_values(void) {
     expect_error(5, resync, "--resync-s: 1e-300 is out of range; allowed: 0, or a number from 1e-09 to 1000000");
 }
 
+/* Every row of the option table has a setter, and a generic setter stores only into the field
+ * its row's offset names: a value given changes those bytes of the configuration and no other
+ * (a wrong offset, or one pointing at a field of another size, shows as bytes changed outside). */
+static void test_every_row_sets_only_its_own_field(void) {
+    size_t n;
+    const mm_option_spec *t = mm_options(&n);
+    int checked = 0;
+    static size_t fields[256][2]; /* offset, width of the rows checked */
+    CHECK(n <= 256);
+    for (size_t i = 0; i < n; i++) {
+        const mm_option_spec *o = &t[i];
+        CHECK(o->set != NULL);
+        size_t width = 0;
+        const char *value = NULL;
+        if (o->set == mm_option_set_name) width = MM_NAME_LEN, value = "x";
+        else if (o->set == mm_option_set_path) width = MM_PATH_LEN, value = "/x";
+        else if (o->set == mm_option_set_choice) width = sizeof(int), value = "";
+        else if (o->set == mm_option_set_flag) width = sizeof(int), value = NULL;
+        else if (o->set == mm_option_set_ints) width = sizeof(mm_int_list), value = "1";
+        else if (o->set == mm_option_parse_number)
+            width = o->type == MM_OPT_INT || o->type == MM_OPT_NPROCS ? sizeof(int) : 8, value = "";
+        else continue;
+        CHECK(o->offset > 0 && o->offset + width <= sizeof(mm_config));
+        char text[64];
+        if (o->set == mm_option_set_choice) { /* the second word: index 1 differs from 0 */
+            const char *comma = strchr(o->choices, ',');
+            snprintf(text, sizeof text, "%.*s", comma ? (int)strcspn(comma + 1, ",") : 0,
+                     comma ? comma + 1 : "");
+            value = text;
+        } else if (o->set == mm_option_parse_number) { /* its maximum, never a default */
+            double v = (o->flags & MM_OPT_F_BELOW) ? (o->min + o->max) / 2 : o->max;
+            snprintf(text, sizeof text, "%.17g", o->type == MM_OPT_FLOAT ? v : floor(v));
+            value = text;
+        }
+        static mm_config before, after;
+        mm_config_defaults(&before);
+        after = before;
+        char msg[512];
+        int rc = o->set(o, value, &after, msg, sizeof msg);
+        if (rc != 0) fprintf(stderr, "--%s %s: %s\n", o->name, value ? value : "", msg);
+        CHECK_EQ_INT(rc, 0);
+        const unsigned char *b = (const unsigned char *)&before, *a = (const unsigned char *)&after;
+        size_t changed = 0, outside = 0;
+        for (size_t k = 0; k < sizeof(mm_config); k++) {
+            if (a[k] == b[k]) continue;
+            changed++;
+            outside += k < o->offset || k >= o->offset + width;
+        }
+        if (changed == 0 || outside != 0) fprintf(stderr, "--%s: %zu bytes changed, %zu outside its field\n", o->name, changed, outside);
+        CHECK(changed > 0);
+        CHECK_EQ_INT((int)outside, 0);
+        /* and no two rows store into the same bytes (a row copied with its offset) */
+        for (int k = 0; k < checked; k++) {
+            int overlap = o->offset < fields[k][0] + fields[k][1] && fields[k][0] < o->offset + width;
+            if (overlap) fprintf(stderr, "--%s stores where an earlier row does\n", o->name);
+            CHECK(!overlap);
+        }
+        fields[checked][0] = o->offset, fields[checked][1] = width;
+        checked++;
+    }
+    CHECK(checked >= 50);
+}
+
+/* The configuration is broadcast as bytes to every rank of every launch: the --graph-file text
+ * (up to MM_GRAPH_TEXT_MAX bytes) is sent apart, only by the launches that have one. */
+static void test_the_graph_text_is_not_in_the_configuration(void) {
+    CHECK(sizeof(mm_config) < MM_GRAPH_TEXT_MAX);
+    const char *argv[] = {"b", "--out", "/tmp/mm_unit_cfg/none-yet"};
+    CHECK_EQ_INT(parse(3, argv), 0);
+    CHECK(cfg.topo.graph_text == NULL);
+}
+
 int main(void) {
+    test_every_row_sets_only_its_own_field();
+    test_the_graph_text_is_not_in_the_configuration();
     test_float_options_refuse_absurdly_small_values();
     test_defaults();
     test_sizes();

@@ -54,8 +54,8 @@ static void test_names(void) {
 static void test_options(void) {
     const char *a[] = {"mpimeter-bench", "--out", "/tmp/mm_unit_counters/none", "--mpit-pvars", "all"};
     CHECK_EQ_INT(parse(5, a), 0);
-    CHECK_STR(cfg.mpit_pvars, "all");
-    CHECK_STR(cfg.papi_events, "");
+    CHECK_STR(cfg.counters.mpit_pvars, "all");
+    CHECK_STR(cfg.counters.papi_events, "");
     /* meta.json's config shows what was given */
     mm_buf b = {0};
     mm_json j;
@@ -81,7 +81,7 @@ static void test_options(void) {
     /* --list-pvars is a mode of its own: no --out needed, the other checks skipped */
     const char *list[] = {"mpimeter-bench", "--list-pvars"};
     CHECK_EQ_INT(parse(2, list), 0);
-    CHECK_EQ_INT(cfg.mode, MM_MODE_LIST_PVARS);
+    CHECK_EQ_INT(cfg.run.mode, MM_MODE_LIST_PVARS);
     /* counters are options of a launch, not of --sync-check */
     const char *sync[] = {"mpimeter-bench", "--sync-check", "--mpit-pvars", "all"};
     expect(parse(4, sync), "--mpit-pvars does not apply to --sync-check");

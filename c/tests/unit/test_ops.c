@@ -444,30 +444,30 @@ static void test_buffer_bytes(void) {
 /* mm_op_setup_bytes (the memory check before a launch) for the rows whose buffers the options
  * multiply: what ops_rma.c, ops_rma_contention.c and ops_neighbor.c allocate. */
 static void test_setup_bytes(void) {
-    mm_config c;
-    mm_config_defaults(&c);
-    snprintf(c.datatype, sizeof c.datatype, "int");
-    c.rma_burst = 64;
+    mm_config cfg;
+    mm_config_defaults(&cfg);
+    snprintf(cfg.measure.datatype, sizeof cfg.measure.datatype, "int");
+    cfg.rma.burst = 64;
     /* a pair's -bw row: send, compare, result, 64 blocks read into, the check's block, and the
      * window of 64 blocks; rma-put takes one operation per epoch whatever the burst */
-    CHECK_EQ_INT(mm_op_setup_bytes(mm_op_find("rma-put-bw"), &c, 1024, 2, 0, 0), (3 + 64 + 1) * 1024 + 64 * 1024);
-    CHECK_EQ_INT(mm_op_setup_bytes(mm_op_find("rma-put"), &c, 1024, 2, 0, 0), (3 + 1 + 1) * 1024 + 1024);
-    CHECK_EQ_INT(mm_op_setup_bytes(mm_op_find("rma-acc"), &c, 1024, 2, 0, 0), (3 + 1 + 5) * 1024 + 1024);
-    c.rma_window_bytes = 1 << 20; /* a larger window when given */
-    CHECK_EQ_INT(mm_op_setup_bytes(mm_op_find("rma-put"), &c, 1024, 2, 0, 0), 5 * 1024 + (1 << 20));
-    c.rma_window_bytes = 0;
+    CHECK_EQ_INT(mm_op_setup_bytes(mm_op_find("rma-put-bw"), &cfg, 1024, 2, 0, 0), (3 + 64 + 1) * 1024 + 64 * 1024);
+    CHECK_EQ_INT(mm_op_setup_bytes(mm_op_find("rma-put"), &cfg, 1024, 2, 0, 0), (3 + 1 + 1) * 1024 + 1024);
+    CHECK_EQ_INT(mm_op_setup_bytes(mm_op_find("rma-acc"), &cfg, 1024, 2, 0, 0), (3 + 1 + 5) * 1024 + 1024);
+    cfg.rma.window_bytes = 1 << 20; /* a larger window when given */
+    CHECK_EQ_INT(mm_op_setup_bytes(mm_op_find("rma-put"), &cfg, 1024, 2, 0, 0), 5 * 1024 + (1 << 20));
+    cfg.rma.window_bytes = 0;
     /* contention: a window of nprocs x burst blocks, the gets as much again to read into */
-    CHECK_EQ_INT(mm_op_setup_bytes(mm_op_find("rma-all-put-all"), &c, 1024, 4, 0, 0), 2 * 1024 + 4 * 64 * 1024);
-    CHECK_EQ_INT(mm_op_setup_bytes(mm_op_find("rma-all-get-all"), &c, 1024, 4, 0, 0), 2 * 1024 + 2 * 4 * 64 * 1024);
+    CHECK_EQ_INT(mm_op_setup_bytes(mm_op_find("rma-all-put-all"), &cfg, 1024, 4, 0, 0), 2 * 1024 + 4 * 64 * 1024);
+    CHECK_EQ_INT(mm_op_setup_bytes(mm_op_find("rma-all-get-all"), &cfg, 1024, 4, 0, 0), 2 * 1024 + 2 * 4 * 64 * 1024);
     /* neighbours: 2 x ndims of the torus, in and out (allgather sends one block), + an element each */
-    CHECK_EQ_INT(mm_op_setup_bytes(mm_op_find("neighbor_alltoall"), &c, 1024, 4, 0, 0), 8 * 1024 + 8);
-    CHECK_EQ_INT(mm_op_setup_bytes(mm_op_find("neighbor_allgather"), &c, 1024, 4, 0, 0), 5 * 1024 + 8);
-    c.cart_ndims = 8;
-    CHECK_EQ_INT(mm_op_setup_bytes(mm_op_find("neighbor_alltoall"), &c, 1024, 4, 0, 0), 32 * 1024 + 8);
+    CHECK_EQ_INT(mm_op_setup_bytes(mm_op_find("neighbor_alltoall"), &cfg, 1024, 4, 0, 0), 8 * 1024 + 8);
+    CHECK_EQ_INT(mm_op_setup_bytes(mm_op_find("neighbor_allgather"), &cfg, 1024, 4, 0, 0), 5 * 1024 + 8);
+    cfg.topo.cart_ndims = 8;
+    CHECK_EQ_INT(mm_op_setup_bytes(mm_op_find("neighbor_alltoall"), &cfg, 1024, 4, 0, 0), 32 * 1024 + 8);
     /* alltoallv: one element of gap per block */
-    CHECK_EQ_INT(mm_op_setup_bytes(mm_op_find("neighbor_alltoallv"), &c, 1024, 4, 0, 0), 32 * 1028 + 8);
+    CHECK_EQ_INT(mm_op_setup_bytes(mm_op_find("neighbor_alltoallv"), &cfg, 1024, 4, 0, 0), 32 * 1028 + 8);
     /* the other rows: the table's declaration */
-    CHECK_EQ_INT(mm_op_setup_bytes(mm_op_find("alltoall"), &c, 1000, 8, 0, 0), 16000);
+    CHECK_EQ_INT(mm_op_setup_bytes(mm_op_find("alltoall"), &cfg, 1000, 8, 0, 0), 16000);
 }
 
 static void test_delay(void) {

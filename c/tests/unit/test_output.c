@@ -217,31 +217,31 @@ static void test_meta_render(const char *tmp) {
     snprintf(cfg.ops[1], MM_NAME_LEN, "barrier");
     cfg.nops = 2;
     cfg.sizes[0] = 8, cfg.sizes[1] = 1024, cfg.nsizes = 2;
-    cfg.nrep = 3, cfg.warmup = 1;
-    snprintf(cfg.timer, MM_NAME_LEN, "virtual");
+    cfg.nrep = 3, cfg.measure.warmup = 1;
+    snprintf(cfg.timing.timer, MM_NAME_LEN, "virtual");
     snprintf(cfg.clocksync[0], MM_NAME_LEN, "skampi");
     cfg.nclocksync = 1;
     snprintf(cfg.procsync, MM_NAME_LEN, "window");
-    cfg.seed = UINT64_MAX;
-    snprintf(cfg.datatype, MM_NAME_LEN, "byte");
-    snprintf(cfg.reduce_op, MM_NAME_LEN, "sum");
+    cfg.plan.seed = UINT64_MAX;
+    snprintf(cfg.measure.datatype, MM_NAME_LEN, "byte");
+    snprintf(cfg.measure.reduce_op, MM_NAME_LEN, "sum");
     snprintf(cfg.out, MM_PATH_LEN, "results/m1");
-    snprintf(cfg.virtual_base, MM_NAME_LEN, "monotonic");
-    cfg.virtual_offset_s = 0.5, cfg.virtual_skew_ppm = -10;
-    cfg.cs_params = (mm_clocksync_params){.nfit = 20, .pingpong_cap = 100, .n_nonimproving = 10,
+    snprintf(cfg.timing.virtual_base, MM_NAME_LEN, "monotonic");
+    cfg.timing.virtual_offset_s = 0.5, cfg.timing.virtual_skew_ppm = -10;
+    cfg.cs.params = (mm_clocksync_params){.nfit = 20, .pingpong_cap = 100, .n_nonimproving = 10,
                                           .min_rounds = 5, .fit_span_s = 0.1};
-    cfg.resync_s = 2.0, cfg.resync_given = 1;
-    cfg.roundtime_budget_s = 1.0, cfg.bcast_factor = 3.0;
-    snprintf(cfg.argv_joined, MM_ARGV_LEN, "[\"mpimeter-bench\",\"--out\",\"results/m1\"]");
+    cfg.cs.resync_s = 2.0, cfg.cs.resync_given = 1;
+    cfg.ps.roundtime_budget_s = 1.0, cfg.ps.bcast_factor = 3.0;
+    snprintf(cfg.output.argv_joined, MM_ARGV_LEN, "[\"mpimeter-bench\",\"--out\",\"results/m1\"]");
 
     static const mm_timer_vtable tvt = {.name = "virtual"};
     mm_timer timer = {.vt = &tvt, .resolution_ns = 1.0, .overhead_ns = 20.5};
     static const mm_clocksync_vtable cvt = {.name = "skampi", .model_kind = "offset"};
     mm_clocksync cs;
     memset(&cs, 0, sizeof cs);
-    cs.vt = &cvt, cs.params = cfg.cs_params, cs.nsyncs = 3, cs.duration_s = 0.01,
-    cfg.cs_params.nfit = 0, cs.params.nfit = 16;        /* default: resolved by the sync */
-    cfg.cs_params.min_rounds = 0, cs.params.min_rounds = 0; /* not used by the algorithm */
+    cs.vt = &cvt, cs.params = cfg.cs.params, cs.nsyncs = 3, cs.duration_s = 0.01,
+    cfg.cs.params.nfit = 0, cs.params.nfit = 16;        /* default: resolved by the sync */
+    cfg.cs.params.min_rounds = 0, cs.params.min_rounds = 0; /* not used by the algorithm */
     cs.total_duration_s = 0.03;
     static const mm_procsync_vtable pvt = {.name = "window", .scheme = "MS4"};
     mm_procsync ps;
@@ -416,10 +416,10 @@ static void test_meta_render(const char *tmp) {
         "assert f == {\"pairs_by\": \"sampled\", \"message_bytes\": 1, \"round_trips\": 51, "
         "\"pairs\": [{\"ranks\": [0, 1], \"min_rtt_ns\": 250, \"median_rtt_ns\": 310}]}\n");
     /* --nrep auto and --sizes auto: the rule and the bounds in config, the refinement's record */
-    cfg.nrep_rule = MM_NREP_RSE, cfg.nrep_min = 30, cfg.nrep_max = 3000, cfg.precision = 0.01;
-    cfg.nrep_every = 10, cfg.nrep_budget_s = 10.0, cfg.nrep_confidence = 0.95;
-    cfg.sizes_auto = 1, cfg.sizes_min = 8, cfg.sizes_max = 1024, cfg.sizes_factor = 2;
-    cfg.sizes_precision = 0.05, cfg.sizes_budget = 16;
+    cfg.adaptive.nrep_rule = MM_NREP_RSE, cfg.adaptive.nrep_min = 30, cfg.adaptive.nrep_max = 3000, cfg.adaptive.precision = 0.01;
+    cfg.adaptive.nrep_every = 10, cfg.adaptive.nrep_budget_s = 10.0, cfg.adaptive.nrep_confidence = 0.95;
+    cfg.adaptive.sizes_auto = 1, cfg.adaptive.sizes_min = 8, cfg.adaptive.sizes_max = 1024, cfg.adaptive.sizes_factor = 2;
+    cfg.adaptive.sizes_precision = 0.05, cfg.adaptive.sizes_budget = 16;
     tests[2].size_added = 1, tests[2].refine_round = 1; /* bcast 1024 as if added in round 1 */
     mm_refine_op refine[1] = {{.op = &op_bcast, .nadded = 1, .rounds = 2, .max_error = 0.01,
                                .stopped_by = MM_STOP_PRECISION}};

@@ -20,12 +20,12 @@ static int parse(int argc, const char **argv) {
 static void test_pair_option(void) {
     const char *given[] = {"b", "--ops", "pingpong-send-recv", "--pair", "3,1", "--validate", "4"};
     CHECK_EQ_INT(parse(7, given), 0);
-    CHECK_EQ_INT(cfg.pair_given, 1);
-    CHECK_EQ_INT(cfg.pair[0], 3);
-    CHECK_EQ_INT(cfg.pair[1], 1);
+    CHECK_EQ_INT(cfg.plan.pair_given, 1);
+    CHECK_EQ_INT(cfg.plan.pair[0], 3);
+    CHECK_EQ_INT(cfg.plan.pair[1], 1);
     const char *automatic[] = {"b", "--ops", "pingpong-send-recv", "--pair", "auto", "--validate", "2"};
     CHECK_EQ_INT(parse(7, automatic), 0);
-    CHECK_EQ_INT(cfg.pair_given, 0);
+    CHECK_EQ_INT(cfg.plan.pair_given, 0);
     const char *twice[] = {"b", "--ops", "pingpong-send-recv", "--pair", "0,0", "--validate", "2"};
     CHECK_EQ_INT(parse(7, twice), 2);
     CHECK(strstr(err, "--pair: '0,0' names rank 0 twice") == err);
@@ -109,7 +109,7 @@ static void test_choose(void) {
     CHECK(choice.pair[0] == 0 && choice.pair[1] == 2);
     CHECK_EQ_INT(choice.nsamples, 3);
     CHECK(choice.median_rtt_ns[2] < 0 && choice.sample[2][1] == 3);
-    mm_config given = {.pair = {3, 1}, .pair_given = 1};
+    mm_config given = {.plan = {.pair = {3, 1}, .pair_given = 1}};
     mm_pair_choose(&given, &survey, &choice);
     CHECK_EQ_INT(choice.chosen_by, MM_PAIR_GIVEN);
     CHECK(choice.pair[0] == 3 && choice.pair[1] == 1 && choice.nsamples == 0);

@@ -27,9 +27,9 @@ int main(void) {
     CHECK_EQ_INT(n, 3 * 3 + 1); /* barrier: one test at size 0 */
     CHECK_EQ_INT(mm_plan_size(&cfg, 4), n); /* what a launch allocates for the plan */
     CHECK_EQ_INT(mm_plan_capacity(&cfg, 4), n); /* fixed sizes: nothing is added */
-    cfg.sizes_auto = 1, cfg.sizes_budget = 5;
+    cfg.adaptive.sizes_auto = 1, cfg.adaptive.sizes_budget = 5;
     CHECK_EQ_INT(mm_plan_capacity(&cfg, 4), n + 3 * 5); /* --sizes auto: 5 more per sized op, not barrier */
-    cfg.sizes_auto = 0;
+    cfg.adaptive.sizes_auto = 0;
     CHECK_EQ_INT(build(b, 1234), n);
     build(c, 1235);
     int same = 1, same_other = 1;
@@ -67,7 +67,7 @@ int main(void) {
         CHECK_EQ_INT(a[i].nprocs, 4);
         CHECK_EQ_INT(a[i].root, strcmp(a[i].op->name, "bcast") == 0 ? 0 : -1);
     }
-    cfg.roots.all = 1, cfg.roots.n = 0; /* --root all on 4 ranks */
+    cfg.plan.roots.all = 1, cfg.plan.roots.n = 0; /* --root all on 4 ranks */
     CHECK_EQ_INT(mm_plan_size(&cfg, 4), n + 3 * 3);
     mm_test r[64];
     int nr = mm_plan_build(&cfg, 4, r, 64);
@@ -76,18 +76,18 @@ int main(void) {
     for (int i = 0; i < nr; i++)
         if (strcmp(r[i].op->name, "bcast") == 0 && r[i].root >= 0 && r[i].root < 4) per_root[r[i].root]++;
     for (int k = 0; k < 4; k++) CHECK_EQ_INT(per_root[k], 3); /* every size at every root */
-    cfg.roots.all = 0, cfg.roots.n = 2, cfg.roots.v[0] = 3, cfg.roots.v[1] = 1; /* --root 3,1 */
+    cfg.plan.roots.all = 0, cfg.plan.roots.n = 2, cfg.plan.roots.v[0] = 3, cfg.plan.roots.v[1] = 1; /* --root 3,1 */
     CHECK_EQ_INT(mm_plan_size(&cfg, 4), n + 3);
     nr = mm_plan_build(&cfg, 4, r, 64);
     int roots_seen = 0;
     for (int i = 0; i < nr; i++) roots_seen |= r[i].root >= 0 ? 1 << r[i].root : 0;
     CHECK_EQ_INT(roots_seen, (1 << 3) | (1 << 1));
-    cfg.roots.n = 1, cfg.roots.v[0] = 0;
+    cfg.plan.roots.n = 1, cfg.plan.roots.v[0] = 0;
 
     /* --nprocs 2,4 with --root all: every (op, size) per communicator size, bcast at each of its
      * ranks: 2 + 4 roots x 3 sizes, the others twice */
-    cfg.comm_sizes.n = 2, cfg.comm_sizes.v[0] = 2, cfg.comm_sizes.v[1] = 4;
-    cfg.roots.all = 1, cfg.roots.n = 0;
+    cfg.plan.comm_sizes.n = 2, cfg.plan.comm_sizes.v[0] = 2, cfg.plan.comm_sizes.v[1] = 4;
+    cfg.plan.roots.all = 1, cfg.plan.roots.n = 0;
     int expect = (2 + 4) * 3 + 2 * (3 + 3 + 1);
     CHECK_EQ_INT(mm_plan_size(&cfg, 4), expect);
     nr = mm_plan_build(&cfg, 4, r, 64);
@@ -111,14 +111,14 @@ int main(void) {
         CHECK(r[i].overhead_ns < 0); /* measured only with --subtract-overhead, by the launch */
         CHECK_EQ_INT(r[i].workpieces, 0);
     }
-    cfg.comm_sizes.n = 0, cfg.roots.all = 0, cfg.roots.n = 1, cfg.roots.v[0] = 0;
+    cfg.plan.comm_sizes.n = 0, cfg.plan.roots.all = 0, cfg.plan.roots.n = 1, cfg.plan.roots.v[0] = 0;
 
     /* --workpieces 4,16,64: one test per value for mw-workpieces (and size), 0 for the others */
-    CHECK_EQ_INT(cfg.workpieces.n, 1); /* the default: one value */
-    CHECK_EQ_INT(cfg.workpieces.v[0], 16);
+    CHECK_EQ_INT(cfg.plan.workpieces.n, 1); /* the default: one value */
+    CHECK_EQ_INT(cfg.plan.workpieces.v[0], 16);
     snprintf(cfg.ops[4], MM_NAME_LEN, "mw-workpieces");
     cfg.nops = 5;
-    cfg.workpieces.n = 3, cfg.workpieces.v[0] = 4, cfg.workpieces.v[1] = 16, cfg.workpieces.v[2] = 64;
+    cfg.plan.workpieces.n = 3, cfg.plan.workpieces.v[0] = 4, cfg.plan.workpieces.v[1] = 16, cfg.plan.workpieces.v[2] = 64;
     CHECK_EQ_INT(mm_plan_size(&cfg, 4), n + 3 * 3);
     nr = mm_plan_build(&cfg, 4, r, 64);
     CHECK_EQ_INT(nr, n + 3 * 3);
@@ -132,7 +132,7 @@ int main(void) {
     CHECK_EQ_INT(pieces_seen[4], 3);
     CHECK_EQ_INT(pieces_seen[16], 3);
     CHECK_EQ_INT(pieces_seen[64], 3);
-    cfg.nops = 4, cfg.workpieces.n = 1, cfg.workpieces.v[0] = 16;
+    cfg.nops = 4, cfg.plan.workpieces.n = 1, cfg.plan.workpieces.v[0] = 16;
 
     /* --order ascending (the quick table): each operation's sizes from the smallest, the
      * operations in the order of --ops, whatever the order of --sizes; indices follow */
@@ -144,7 +144,7 @@ int main(void) {
         snprintf(q.ops[1], MM_NAME_LEN, "barrier");
         snprintf(q.ops[2], MM_NAME_LEN, "allreduce");
         q.nsizes = 3, q.sizes[0] = 512, q.sizes[1] = 8, q.sizes[2] = 64;
-        q.roots.all = 1, q.roots.n = 0; /* bcast at roots 0 and 1 of 2 ranks */
+        q.plan.roots.all = 1, q.plan.roots.n = 0; /* bcast at roots 0 and 1 of 2 ranks */
         mm_test t[16];
         int nt = mm_plan_build(&q, 2, t, 16);
         CHECK_EQ_INT(nt, 3 * 2 + 1 + 3);
