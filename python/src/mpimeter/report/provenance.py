@@ -14,6 +14,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from mpimeter.campaign import slurm
+from mpimeter.analysis.results import MEAN_NOTE
 from mpimeter.io.campaign_record import CampaignRecord
 from mpimeter.report import html as h
 from mpimeter.report.adaptive import launches_text, nrep_text
@@ -173,9 +174,8 @@ def method_section(result, comparison) -> str:
         ("outlier filter", filt),
         ("per launch", "median and mean of the kept repetitions"),
         ("across launches", f"median of the per-launch medians with a {s.confidence:.0%} "
-         "order-statistic interval (Le Boudec); mean of per-launch means with a t interval "
-         "(lower bound clamped at 0: a run time is not negative), trusted only when "
-         "Shapiro–Wilk passes; spread = max / min of the per-launch medians"),
+         "order-statistic interval (Le Boudec); " + MEAN_NOTE + " (Shapiro–Wilk "
+         "checks the per-launch means' normality); spread = max / min of the per-launch medians"),
         ("across ranks", "Friedman's test on each rank's per-launch median local duration, "
          "launches as blocks (the sign test for 2 ranks), Holm-corrected; operations whose ranks "
          "finish apart by design are not tested"),
