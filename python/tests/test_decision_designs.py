@@ -121,6 +121,39 @@ def test_gate_cli_fails_on_one_state_and_prints_its_ratio_against_the_threshold(
     assert "per state: candidate / baseline against 1.05" in r.output and "REGRESSION" in r.output
 
 
+def test_launches_needed_finds_the_regression_with_its_power_and_half_as_many_do_not():
+    from mpimeter.stats import compare
+    sigma, level = 0.03, 0.05 / 6
+    shift = math.log(1.10 / 1.05)  # a 10 % regression against the gate's 5 % threshold
+    need = compare.launches_needed(sigma, shift, level)
+    rng = np.random.default_rng(5)
+
+    def power(n):
+        return np.mean([compare.slowdown_test(rng.lognormal(0, sigma, n), rng.lognormal(math.log(1.10), sigma, n),
+                                              0.05).p_value <= level for _ in range(400)])
+    assert 8 <= need <= 30
+    assert power(need) >= 0.78  # Noether's approximation: at its power, within the simulation's noise
+    assert power(need // 2) < 0.6
+    # no spread: the fewest launches whose smallest p, 1 / C(2n, n), reaches the level (1/252 ≤ 0.0083 < 1/70)
+    assert compare.launches_needed(0.0, shift, level) == 5
+    assert compare.launches_needed(math.nan, shift, level) is None and compare.launches_needed(sigma, 0.0, level) is None
+
+
+def test_gate_says_how_many_launches_each_state_needs_for_a_10_percent_regression(tmp_path):
+    base = write_state_campaign(tmp_path / "base", 5, 5, seed=11, sizes=(8,), ops=("allreduce",))
+    cand = write_state_campaign(tmp_path / "cand", 5, 5, seed=12, sizes=(8,), ops=("allreduce",))
+    r = CliRunner().invoke(gate_command, [str(base), str(cand), "--no-cache", "--format", "json"])
+    assert r.exit_code == 0, r.output
+    (row,) = json.loads(r.stdout)["rows"]
+    needed = {st["stratum"]: st["launches_needed"] for st in row["state_tests"]}
+    assert set(needed) == set(NAMES) and all(n > 5 for n in needed.values())
+    r = CliRunner().invoke(gate_command, [str(base), str(cand), "--no-cache"], env={"COLUMNS": "250"})
+    text = " ".join(r.output.split())
+    for name, n in needed.items():
+        assert (f"the {name} state needs about {n} launches a side (it has 5) for a 10 % regression of it alone "
+                "to fail the gate with 80 % power") in text
+
+
 # --- guidelines paired by launch ---------------------------------------------------------------
 
 def _mockup_campaign(root, violation: float, seed: int, fast: int = 5, slow: int = 5):
