@@ -123,6 +123,7 @@ def test_alternatives_are_compared_with_stars(reports):
     assert all(c.significant and c.p_value == pytest.approx(2 / 256) and c.stars == "*" for c in comparison.rows)
     assert text.count('<span class="stars">*</span>') == 6
     assert "design: paired by round: the alternatives ran in the same 8 rounds of one campaign" in text
+    assert "ratio: the paired Hodges–Lehmann estimate of b/a (rows paired by round" in text  # the summary's words
     assert "openmpi vs mpich" in text
 
 

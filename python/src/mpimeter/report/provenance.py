@@ -181,13 +181,15 @@ def method_section(result, comparison) -> str:
          "finish apart by design are not tested"),
     ]
     if comparison is not None:
-        hl = bool(comparison.rows) and comparison.rows[0].ratio_ci_method.startswith("hodges-lehmann")
+        ratios = {"hodges-lehmann": "the Hodges–Lehmann estimate of b/a (the median of all pairwise ratios)",
+                  "paired-hodges-lehmann": "the paired Hodges–Lehmann estimate of b/a (rows paired by round: the "
+                                           "median of the Walsh averages of the per-round log ratios)"}
+        methods = dict.fromkeys(ratios.get(r.ratio_ci_method.split(" (")[0], "median b / median a")
+                                for r in comparison.rows)
         summary.append(("comparison", f"{comparison.test}; hypothesis {comparison.alternative}; "
                         f"{comparison.correction} correction; stars on the corrected p (* ≤ .05, "
                         f"** ≤ .01, *** ≤ .001), shown only on rows significant at "
-                        f"α = {comparison.alpha:g}; ratio: "
-                        + ("the Hodges–Lehmann estimate of b/a (the median of all pairwise "
-                           "ratios)" if hl else "median b / median a")
+                        f"α = {comparison.alpha:g}; ratio: " + ("; ".join(methods) or "median b / median a")
                         + " with its interval, the plain ratio of the medians beside it"))
     return h.tag("h3", "Summarization (all alternatives)") + h.key_values(summary) + "".join(parts)
 
