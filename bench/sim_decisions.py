@@ -307,8 +307,9 @@ def compare_cells(n_null: int, n_power: int, seed: int) -> list[dict]:
         rng = np.random.default_rng([seed, 12, states])
         out.append(cell("compare: the same, through the rank-sum test (the unpaired design it replaces)",
                         sum(rank_sum_rounds(rng, 2.5, 0.95, 4, 10, states=states) for _ in range(n_power)), n_power,
-                        "—", state_ratio=2.5 if states else 1.0, states="per round, unexplained" if states else "none",
-                        rows=4, rounds=10, design=designs.UNPAIRED))
+                        "—", state_ratio=2.5 if states else 1.0,
+                        states="per round, unexplained" if states else "none", rows=4, rounds=10,
+                        design=designs.UNPAIRED))
     rng = np.random.default_rng([seed, 13])
     runs = [compare_rounds(rng, 1.0, 0.8, 8, 8, states=False) for _ in range(n_power)]
     out.append(cell("compare: b 0.8× a at 8 rows, 8 rounds (too few to pair): every row found",

@@ -136,7 +136,8 @@ def test_launches_needed_finds_the_regression_with_its_power_and_half_as_many_do
     assert power(need // 2) < 0.6
     # no spread: the fewest launches whose smallest p, 1 / C(2n, n), reaches the level (1/252 ≤ 0.0083 < 1/70)
     assert compare.launches_needed(0.0, shift, level) == 5
-    assert compare.launches_needed(math.nan, shift, level) is None and compare.launches_needed(sigma, 0.0, level) is None
+    assert compare.launches_needed(math.nan, shift, level) is None
+    assert compare.launches_needed(sigma, 0.0, level) is None
 
 
 def test_gate_says_how_many_launches_each_state_needs_for_a_10_percent_regression(tmp_path):
