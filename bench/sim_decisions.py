@@ -33,6 +33,13 @@ Cells (Wilson 95 % intervals; ≥ 500 campaigns per null cell, ≥ 200 per power
   launches allow (``--only gate_ceiling`` runs these cells alone). Beside them, under the null
   (5 v 5 per state, 2 rows), how often the least of the four state tests' p is at most 4/252:
   the cut a joint permutation over rows × states could take (10× the power count).
+- compare of two alternatives run in the same rounds of one campaign (``--only compare``): 4
+  rows, 10 rounds, a 2.5× state shared by both launches of a round that no recorded property
+  explains (drawn per round with probability ½), or no states; the design as `compare` chooses it
+  (analysis.designs: paired by round where 2 · 2^−rounds ≤ 0.05 / rows, else the rank-sum test),
+  two-sided, Holm over the rows. Null: the same alternatives — the family-wise rate (≤ 0.05);
+  power: b 0.95× a at every row — every row found (target ≥ 0.8), beside the rank-sum test the
+  design replaces. And 8 rounds × 8 rows, b 0.8×: the design falls back to the rank-sum test.
 - guidelines: one mock-up guideline of 4 sizes violated by 10 % or 5 % at one size (lhs = rhs ×
   1.1 in every launch), states 2.5× per launch, 10 launches; found = that row violated (target
   ≥ 0.95). Null: lhs = rhs — any violation is false.
@@ -53,7 +60,7 @@ import numpy as np
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO / "python" / "src"))
 
-from mpimeter.analysis import designs, gating, guidelines, tuning  # noqa: E402
+from mpimeter.analysis import comparison, designs, gating, guidelines, tuning  # noqa: E402
 from mpimeter.stats import compare, hypothesis  # noqa: E402
 
 NAMES = ("faster", "slower")
@@ -255,6 +262,62 @@ def tune_cells(n_null: int, n_power: int, seed: int) -> list[dict]:
     return out
 
 
+# --- compare of alternatives run in the same rounds ----------------------------------------------
+
+def compare_rounds(rng, ratio: float, factor: float, rows: int, rounds: int, *, states: bool) -> tuple[bool, bool, str]:
+    """(every row significant, any row significant, the design) of one campaign's compare of a
+    and b (b = a × ``factor``), both launched once per round; with ``states`` each round is slow
+    (× ``ratio``) with probability ½ for both launches, nothing recorded explaining it."""
+    fast = rng.random(rounds) < 0.5 if states else np.ones(rounds, dtype=bool)
+    a = side(rng, fast, ratio, rows, lambda r, f: 1.0)
+    b = side(rng, fast, ratio, rows, lambda r, f: factor)
+    paired = designs.min_p(rounds, "two-sided") <= 0.05 / rows  # the design rule of comparison._designs_of
+    ps = [(designs.paired_test(a[:, j], b[:, j], "two-sided") if paired else
+           compare.compare_two(a[:, j], b[:, j], alternative="two-sided")).p_value for j in range(rows)]
+    sig = hypothesis.holm(np.array(ps)) <= 0.05
+    return bool(sig.all()), bool(sig.any()), designs.BY_ROUND if paired else designs.UNPAIRED
+
+
+def rank_sum_rounds(rng, ratio: float, factor: float, rows: int, rounds: int, *, states: bool) -> bool:
+    """The same power campaign through the rank-sum test alone (the unpaired design): every row
+    significant."""
+    fast = rng.random(rounds) < 0.5 if states else np.ones(rounds, dtype=bool)
+    a = side(rng, fast, ratio, rows, lambda r, f: 1.0)
+    b = side(rng, fast, ratio, rows, lambda r, f: factor)
+    ps = [compare.compare_two(a[:, j], b[:, j], alternative="two-sided").p_value for j in range(rows)]
+    return bool((hypothesis.holm(np.array(ps)) <= 0.05).all())
+
+
+def compare_cells(n_null: int, n_power: int, seed: int) -> list[dict]:
+    out = []
+    for states in (True, False):
+        rng = np.random.default_rng([seed, 10, states])
+        runs = [compare_rounds(rng, 2.5, 1.0, 4, 10, states=states) for _ in range(n_null)]
+        out.append(cell("compare A/A, alternatives in the same rounds: any row significant", sum(r[1] for r in runs),
+                        n_null, "≤ 0.05", state_ratio=2.5 if states else 1.0,
+                        states="per round, unexplained" if states else "none", rows=4, rounds=10,
+                        design=runs[0][2]))
+        rng = np.random.default_rng([seed, 11, states])
+        runs = [compare_rounds(rng, 2.5, 0.95, 4, 10, states=states) for _ in range(n_power)]
+        out.append(cell("compare: b 0.95× a at 4 rows, alternatives in the same rounds: every row found",
+                        sum(r[0] for r in runs), n_power, "≥ 0.8", state_ratio=2.5 if states else 1.0,
+                        states="per round, unexplained" if states else "none", rows=4, rounds=10,
+                        design=runs[0][2]))
+    for states in (True, False):
+        rng = np.random.default_rng([seed, 12, states])
+        out.append(cell("compare: the same, through the rank-sum test (the unpaired design it replaces)",
+                        sum(rank_sum_rounds(rng, 2.5, 0.95, 4, 10, states=states) for _ in range(n_power)), n_power,
+                        "—", state_ratio=2.5 if states else 1.0,
+                        states="per round, unexplained" if states else "none", rows=4, rounds=10,
+                        design=designs.UNPAIRED))
+    rng = np.random.default_rng([seed, 13])
+    runs = [compare_rounds(rng, 1.0, 0.8, 8, 8, states=False) for _ in range(n_power)]
+    out.append(cell("compare: b 0.8× a at 8 rows, 8 rounds (too few to pair): every row found",
+                    sum(r[0] for r in runs), n_power, "≥ 0.8", state_ratio=1.0, states="none", rows=8, rounds=8,
+                    design=runs[0][2]))
+    return out
+
+
 # --- guidelines --------------------------------------------------------------------------------
 
 def guideline_found(rng, violation: float, ratio: float, sizes: int = 4, launches: int = 10) -> tuple[bool, bool]:
@@ -285,24 +348,37 @@ def guideline_cells(n_null: int, n_power: int, seed: int) -> list[dict]:
     return out
 
 
+ONLY = {"gate_ceiling": ("gate ceiling", "gate null"), "compare": ("compare",)}  # --only: its cells' names
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--quick", action="store_true", help="60 campaigns per cell (a smoke run)")
     ap.add_argument("--seed", type=int, default=41)
-    ap.add_argument("--only", choices=("gate_ceiling",), default=None,
-                    help="run only these cells (gate_ceiling: what the launches allow any gate)")
+    ap.add_argument("--only", choices=("gate_ceiling", "compare"), default=None,
+                    help="run only these cells (gate_ceiling: what the launches allow any gate; compare: "
+                         "alternatives run in the same rounds); their cells replace those of --out")
     ap.add_argument("--out", type=Path, default=REPO / "bench" / "results" / "sim_decisions.json")
     args = ap.parse_args()
     n_null, n_power = (60, 60) if args.quick else (500, 200)
     start = time.monotonic()
     if args.only == "gate_ceiling":
         cells = gate_ceiling_cells(n_power, args.seed)
+    elif args.only == "compare":
+        cells = compare_cells(n_null, n_power, args.seed)
     else:
         cells = gate_cells(n_null, n_power, args.seed) + gate_ceiling_cells(n_power, args.seed) + \
-            tune_cells(n_null, n_power, args.seed) + guideline_cells(n_null, n_power, args.seed)
-    doc = {"script": "bench/sim_decisions.py", "seed": args.seed, "quick": args.quick,
-           "seconds": round(time.monotonic() - start, 1), "python": platform.python_version(),
+            tune_cells(n_null, n_power, args.seed) + compare_cells(n_null, n_power, args.seed) + \
+            guideline_cells(n_null, n_power, args.seed)
+    seconds = round(time.monotonic() - start, 1)
+    doc = {"script": "bench/sim_decisions.py", "seed": args.seed, "quick": args.quick, "seconds": seconds,
+           "python": platform.python_version(),
            "designs": [designs.BY_ROUND, designs.BY_STATE, designs.UNPAIRED, guidelines.PAIRED], "cells": cells}
+    if args.only and args.out.exists():  # the other cells of the full run stay; these replace their own
+        old = json.loads(args.out.read_text())
+        doc = {**old, "cells": [c for c in old["cells"] if not c["cell"].startswith(ONLY[args.only])] + cells,
+               "designs": doc["designs"], f"{args.only}_run": {"seed": args.seed, "quick": args.quick,
+                                                               "seconds": seconds}}
     args.out.write_text(json.dumps(doc, indent=1) + "\n")
     for c in cells:
         print(f"{c['rate']:.3f} [{c['ci95'][0]:.3f}, {c['ci95'][1]:.3f}] {c['hits']}/{c['campaigns']} "

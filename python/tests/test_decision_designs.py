@@ -121,6 +121,40 @@ def test_gate_cli_fails_on_one_state_and_prints_its_ratio_against_the_threshold(
     assert "per state: candidate / baseline against 1.05" in r.output and "REGRESSION" in r.output
 
 
+def test_launches_needed_finds_the_regression_with_its_power_and_half_as_many_do_not():
+    from mpimeter.stats import compare
+    sigma, level = 0.03, 0.05 / 6
+    shift = math.log(1.10 / 1.05)  # a 10 % regression against the gate's 5 % threshold
+    need = compare.launches_needed(sigma, shift, level)
+    rng = np.random.default_rng(5)
+
+    def power(n):
+        return np.mean([compare.slowdown_test(rng.lognormal(0, sigma, n), rng.lognormal(math.log(1.10), sigma, n),
+                                              0.05).p_value <= level for _ in range(400)])
+    assert 8 <= need <= 30
+    assert power(need) >= 0.78  # Noether's approximation: at its power, within the simulation's noise
+    assert power(need // 2) < 0.6
+    # no spread: the fewest launches whose smallest p, 1 / C(2n, n), reaches the level (1/252 ≤ 0.0083 < 1/70)
+    assert compare.launches_needed(0.0, shift, level) == 5
+    assert compare.launches_needed(math.nan, shift, level) is None
+    assert compare.launches_needed(sigma, 0.0, level) is None
+
+
+def test_gate_says_how_many_launches_each_state_needs_for_a_10_percent_regression(tmp_path):
+    base = write_state_campaign(tmp_path / "base", 5, 5, seed=11, sizes=(8,), ops=("allreduce",))
+    cand = write_state_campaign(tmp_path / "cand", 5, 5, seed=12, sizes=(8,), ops=("allreduce",))
+    r = CliRunner().invoke(gate_command, [str(base), str(cand), "--no-cache", "--format", "json"])
+    assert r.exit_code == 0, r.output
+    (row,) = json.loads(r.stdout)["rows"]
+    needed = {st["stratum"]: st["launches_needed"] for st in row["state_tests"]}
+    assert set(needed) == set(NAMES) and all(n > 5 for n in needed.values())
+    r = CliRunner().invoke(gate_command, [str(base), str(cand), "--no-cache"], env={"COLUMNS": "250"})
+    text = " ".join(r.output.split())
+    for name, n in needed.items():
+        assert (f"the {name} state needs about {n} launches a side (it has 5) for a 10 % regression of it alone "
+                "to fail the gate with 80 % power") in text
+
+
 # --- guidelines paired by launch ---------------------------------------------------------------
 
 def _mockup_campaign(root, violation: float, seed: int, fast: int = 5, slow: int = 5):
@@ -196,3 +230,64 @@ def test_tune_without_a_record_of_the_rounds_is_unpaired(tmp_path):
     assert {c["design"] for c in lib["comparisons"]} == {"unpaired"}
     assert not math.isnan(lib["comparisons"][0]["p_value"])
 
+
+
+# --- compare of alternatives run in the same rounds ---------------------------------------------
+
+def _compare(*roots, **kw):
+    from mpimeter import analysis
+    return analysis.compare([analysis.analyze(analysis.load_campaign(r, cache=False, store=False)) for r in roots],
+                            **kw)
+
+
+def test_compare_pairs_alternatives_run_in_the_same_rounds(tmp_path):
+    rng = np.random.default_rng(2)
+    slow_rounds = rng.random(10) < 0.5
+    root = algorithm_campaign(tmp_path / "c", {"openmpi": {}, "ring": ompi("allreduce", 4)},
+                              lambda alt, op, size, p: 0.95 if alt == "ring" else 1.0, sizes=(8, 64),
+                              slow_state=lambda alt, i: bool(slow_rounds[i]), probe=False)
+    res = _compare(root)
+    # a 5 % difference under a 2.5× state shared by each round that no recorded property explains (so
+    # not stratified): the per-round ratios see it, the rank-sum test of the mixed launches does not
+    assert [r.significant for r in res.rows] == [True, True]
+    assert {(r.design, r.pairs) for r in res.rows} == {("paired by round", 10)}
+    assert all(r.ratio == pytest.approx(0.95, abs=0.02) and r.interval_agrees for r in res.rows)
+    assert all("10 rounds" in r.design_reason and "reaches α/rows 0.025" in r.design_reason for r in res.rows)
+    assert "paired by round" in res.test
+    assert {r.p_method for r in res.rows} == {"exact-sign-flip"}
+
+
+def test_compare_keeps_the_rank_sum_test_where_the_rounds_cannot_reach_the_holm_level(tmp_path):
+    # 8 rounds, 8 rows: the signed-rank test's smallest two-sided p, 2/256, is above 0.05 / 8, the
+    # rank-sum test's 2 / C(16, 8) is not — the exact rank-sum p stays, and the row says why
+    root = algorithm_campaign(tmp_path / "c", {"openmpi": {}, "ring": ompi("allreduce", 4)},
+                              lambda alt, op, size, p: 0.8 if alt == "ring" else 1.0,
+                              sizes=(8, 16, 32, 64, 128, 256, 512, 1024), launches=8)
+    res = _compare(root)
+    assert {r.design for r in res.rows} == {"unpaired"}
+    assert all(r.design_reason == "8 rounds in common: the signed-rank test's smallest p 0.0078 cannot reach "
+                                  "α/rows 0.0063" for r in res.rows)
+    assert all(r.p_value == pytest.approx(2 / math.comb(16, 8)) and r.significant for r in res.rows)
+    assert "paired by round" not in res.test
+
+
+def test_compare_of_two_campaigns_stays_unpaired(tmp_path):
+    a = algorithm_campaign(tmp_path / "a", {"openmpi": {}}, lambda alt, op, size, p: 1.0, sizes=(8,), seed=3)
+    b = algorithm_campaign(tmp_path / "b", {"mpich": {}}, lambda alt, op, size, p: 1.0, sizes=(8,), seed=4,
+                           library="mpich")
+    res = _compare(a, b)
+    assert {(r.design, r.design_reason) for r in res.rows} == {("unpaired", "separate campaigns")}
+
+
+def test_compare_cli_says_which_design_and_why(tmp_path):
+    from mpimeter.cli.compare import command as compare_command
+    rng = np.random.default_rng(2)
+    slow_rounds = rng.random(10) < 0.5
+    root = algorithm_campaign(tmp_path / "c", {"openmpi": {}, "ring": ompi("allreduce", 4)},
+                              lambda alt, op, size, p: 0.95 if alt == "ring" else 1.0, sizes=(8,),
+                              slow_state=lambda alt, i: bool(slow_rounds[i]), probe=False)
+    out = CliRunner().invoke(compare_command, [str(root)], env={"COLUMNS": "250"})
+    assert out.exit_code == 0, out.output
+    text = " ".join(out.output.split())
+    assert "design: paired by round (1 row: the alternatives ran in the same 10 rounds of one campaign" in text
+    assert "paired Hodges–Lehmann" in text

@@ -24,14 +24,16 @@ def algorithm_campaign(root: Path, envs: Mapping[str, Mapping[str, str]], truth:
                        ops: Sequence[str] = ("allreduce",), sizes: Sequence[int] = (8, 64, 512, 4096),
                        nprocs: Sequence[int] = (2,), launches: int = 10, seed: int = 7, record: bool = True,
                        algorithms: Mapping[str, Mapping[str, Mapping[str, str]]] | None = None,
-                       slow_state: Callable[[str, int], bool] | None = None, state_ratio: float = 2.5) -> Path:
+                       slow_state: Callable[[str, int], bool] | None = None, state_ratio: float = 2.5,
+                       probe: bool = True) -> Path:
     """``envs``: alternative → the environment it set (empty: the library's default). Each launch
     draws a launch factor lognormal(0, 0.02) and repetitions with 1 % noise; ``record`` writes
     campaign.json (without it the environments go into each launch's meta.json only);
     ``algorithms``: campaign.json's ``alternatives[].algorithms`` record per alternative;
     ``slow_state(alternative, launch)``: the launch ran in the slow machine state (× ``state_ratio``,
     the cache-line probe recorded in every launch telling the states apart, as on the test
-    machine: 49–111 ns fast, 344–414 ns slow)."""
+    machine: 49–111 ns fast, 344–414 ns slow; not recorded without ``probe``: then nothing explains
+    the states)."""
     root = Path(root)
     rng = np.random.default_rng(seed)
     entries, k = [], 0
@@ -54,7 +56,7 @@ def algorithm_campaign(root: Path, envs: Mapping[str, Mapping[str, str]], truth:
             if library == "mpich":
                 meta["mpi"]["library_version"] = meta["mpi"]["library_version_full"] = "MPICH Version: 4.0.2 (synthetic)"
             meta["environment"] = dict(env)
-            if slow_state is not None:
+            if slow_state is not None and probe:
                 rtt = float(rng.uniform(344, 414) if slow else rng.uniform(49, 111))
                 meta["probes"] = {"cacheline_rtt_ns": [{"ranks": [0, 1], "host": "h", "cpus": [0, 1], "rtt_ns": rtt}]}
             (folder / "meta.json").write_text(json.dumps(meta, indent=1))

@@ -3,6 +3,12 @@
 Wilcoxon rank-sum on per-launch medians (Hunold & Carpen-Amarie 2016 §5.2; exact p whenever
 computable), Holm correction, stars where significant at α, the ratio b/a with an interval and
 the plain ratio of medians; Kruskal–Wallis first when there are more than two.
+
+Alternatives run in the same rounds of one interleaved campaign are paired by round
+(analysis.designs): the signed-rank test of the per-round ratios b/a and the paired
+Hodges–Lehmann ratio, where the rounds are enough for its smallest p to reach α / rows; rows
+over matched states whose rounds mix states keep van Elteren's test; separate campaigns stay
+unpaired. Each row says its design and why.
 """
 
 from __future__ import annotations
@@ -17,7 +23,9 @@ import numpy as np
 from mpimeter.analysis.diagnostics import dedupe
 from mpimeter.analysis.groups import (check_launches, groups_of, keys_text, low_power_warning, slice_label,
                                       slice_pieces, slices_text)
+from mpimeter.analysis import designs as _designs
 from mpimeter.analysis import matching as _matching
+from mpimeter.analysis.gating import launch_states
 from mpimeter.analysis.choices import ALTERNATIVES, RATIO_CIS, Alternative, RatioCI
 from mpimeter.analysis.loading import AnalysisError
 from mpimeter.analysis.results import AnalysisResult
@@ -25,6 +33,7 @@ from mpimeter.analysis.settings import alternative_settings, settings_warning
 from mpimeter.io.errors import AnalysisWarning
 from mpimeter.stats import compare as _cmp
 from mpimeter.stats import hypothesis as _hyp
+from mpimeter.stats import paired as _paired
 from mpimeter.stats import stratified as _strat
 from mpimeter.warning_codes import warning
 
@@ -32,14 +41,16 @@ COMPARED_SETTINGS = ("np", "procsync", "clocksync", "raw")
 
 
 def _at_holm_level(r: "ComparisonRow", p_adj: float, level: float, samples, *, alternative: str, alpha: float,
-                   ratio_ci: str, seed: int, strata=None) -> "ComparisonRow":
+                   ratio_ci: str, seed: int, strata=None, pairs=None) -> "ComparisonRow":
     """The row with its Holm decision and the ratio interval at the level Holm tested it at
     (ComparisonRow): one procedure for both."""
     significant = bool(p_adj <= alpha)
     if not math.isfinite(level):
         return replace(r, p_adjusted=p_adj, stars=_hyp.stars(p_adj, alpha=alpha), significant=significant)
     conf = min(max(1 - level if alternative == "two-sided" else 1 - 2 * level, 1e-9), 1 - 1e-12)
-    if strata is not None:  # matched states: the stratified ratio, at the same level
+    if pairs is not None:  # paired by round: the paired ratio, at the same level
+        ci = _paired.paired_ratio(*pairs, confidence=conf)
+    elif strata is not None:  # matched states: the stratified ratio, at the same level
         ci = _strat.stratified_ratio(strata, confidence=conf)
     else:
         ci = _cmp.compare_two(samples[r.a][(r.op, r.size)], samples[r.b][(r.op, r.size)], alternative=alternative,
@@ -99,6 +110,10 @@ class ComparisonRow:
     nprocs: int = 0  # the process count both sides ran the row at
     root: int | None = None  # rooted operations: the root both sides used, when recorded
     workpieces: int | None = None  # mw-workpieces: the pieces per call both sides handed out
+    # analysis.designs: "paired by round", "stratified by state" or "unpaired", and why
+    design: str = _designs.UNPAIRED
+    pairs: int = 0  # rounds both ran, when paired by round
+    design_reason: str = ""
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -211,6 +226,7 @@ def compare(
     rows: list[ComparisonRow] = []
     matchings = {}
     row_strata: dict[tuple, Any] = {}  # matched states of a row
+    row_rounds: dict[tuple, tuple[str, Any, str]] = {}  # analysis.designs.compare_rounds of a row
     samples: dict[tuple[str, tuple], dict] = {}  # (group, (p, root)) -> its samples
     for i, ga_all in enumerate(groups):
         for gb_all in groups[i + 1:]:
@@ -241,7 +257,12 @@ def compare(
                                       ratio_ci_method=ci.method, statistic=test.statistic, p_value=test.p_value,
                                       p_method=test.method, stratified=True,
                                       per_state=matched.medians(ga, gb, op, size), pooled_p_value=pc.p_value)
+                    if not per_repetition and ga.metric == "time":
+                        row_rounds[(ga.name, gb.name, op, size, where)] = _designs.compare_rounds(
+                            ga, gb, op, size, None if matched is None else launch_states(matched))
                     rows.append(row)
+    rows, row_pairs = _designs_of(rows, row_rounds, single, alternative=alternative,
+                                  alpha=alpha, per_repetition=per_repetition)
     p_all = np.array([r.p_value for r in rows])
     adj, levels = _hyp.holm(p_all), _hyp.holm_levels(p_all, alpha)
     def slice_of(r):
@@ -250,7 +271,8 @@ def compare(
     rows = [_at_holm_level(r, float(p), float(level),
                            {r.a: samples[(r.a, slice_of(r))], r.b: samples[(r.b, slice_of(r))]},
                            alternative=alternative, alpha=alpha, ratio_ci=ratio_ci, seed=seed,
-                           strata=row_strata.get((r.a, r.b, r.op, r.size, slice_of(r))))
+                           strata=row_strata.get((r.a, r.b, r.op, r.size, slice_of(r))),
+                           pairs=row_pairs.get((r.a, r.b, r.op, r.size, slice_of(r))))
             for r, p, level in zip(rows, adj, levels)]
     pooled_adj = _hyp.holm(np.array([r.pooled_p_value if r.stratified else r.p_value for r in rows]))
     for (na, nb, at_p), (ga, gb, matched) in matchings.items():
@@ -269,8 +291,9 @@ def compare(
         omnibus = [replace(o, p_adjusted=float(p), stars=_hyp.stars(float(p), alpha=alpha), significant=bool(p <= alpha))
                    for o, p in zip(omnibus, oadj)]
     if not per_repetition:
+        # paired rows are paired only where their smallest p reaches α / rows (analysis.designs)
         warnings += low_power_warning([(r.launches_a, r.launches_b, f"{r.op}/{r.size}{slice_label(r.where, shown)}")
-                                       for r in rows], alternative,
+                                       for r in rows if r.design != _designs.BY_ROUND], alternative,
                                       alpha, "alternative")
     nan_rows = [r for r in rows if not math.isfinite(r.p_value)]
     if nan_rows:
@@ -281,8 +304,46 @@ def compare(
     test = "wilcoxon-rank-sum on " + ("repetitions pooled over launches" if per_repetition else "per-launch medians")
     if matchings:
         test += f"; rows over matched states: {_matching.STRATIFIED_TEST}, stratified Hodges–Lehmann ratio"
+    if row_pairs:
+        test += ("; rows paired by round (the alternatives ran in the same rounds of one campaign): wilcoxon "
+                 "signed-rank on per-round ratios b/a, paired Hodges–Lehmann ratio")
     return ComparisonResult(tuple(g.name for g in groups), alternative, test, "holm", confidence, alpha, tuple(rows),
                             tuple(omnibus), dedupe(warnings), metric)
+
+
+def _designs_of(rows: list[ComparisonRow], row_rounds: dict[tuple, tuple[str, Any, str]], single: bool, *,
+                alternative: str, alpha: float, per_repetition: bool) -> tuple[list[ComparisonRow], dict[tuple, Any]]:
+    """Each row with its design (analysis.designs) and, for the rows paired by round, the (a's,
+    b's) per-round medians by row key. A row that can be paired is, when its rounds' smallest
+    signed-rank p reaches α / rows (the family's first Holm level: a rule of the counts, so the
+    family's error rate holds whichever way it goes); otherwise it keeps the test it has."""
+    level = alpha / max(len(rows), 1)
+    out, pairs = [], {}
+    for r in rows:
+        key = (r.a, r.b, r.op, r.size, None if single else r.where)
+        design, values, why = row_rounds.get(key, (_designs.UNPAIRED, None, "repetitions pooled over launches"
+                                                   if per_repetition else "not a run time"))
+        if design == _designs.BY_ROUND:
+            n, p_min = len(values[0]), _designs.min_p(len(values[0]), alternative)
+            if p_min <= level:
+                test, ci = _designs.paired_test(*values, alternative), _paired.paired_ratio(*values)
+                pairs[key] = values
+                out.append(replace(r, ratio=ci.estimate, ratio_ci_low=ci.low, ratio_ci_high=ci.high,
+                                   ratio_ci_method=ci.method, statistic=test.statistic, p_value=test.p_value,
+                                   p_method=test.method, stratified=False, per_state=(), pooled_p_value=None,
+                                   design=_designs.BY_ROUND, pairs=n,
+                                   design_reason=f"the alternatives ran in the same {n} rounds of one campaign; the "
+                                                 f"signed-rank test's smallest p {p_min:.2g} reaches α/rows "
+                                                 f"{level:.2g}"))
+                continue
+            why = (f"{n} rounds in common: the signed-rank test's smallest p {p_min:.2g} cannot reach α/rows "
+                   f"{level:.2g}")
+        if r.stratified:
+            out.append(replace(r, design=_designs.BY_STATE, design_reason="machine states matched on both sides"
+                               + (f" ({why})" if why else "")))
+        else:
+            out.append(replace(r, design=_designs.UNPAIRED, design_reason=why))
+    return out, pairs
 
 
 def _at(g, where):
@@ -304,6 +365,8 @@ RATIO_ESTIMATORS = {
     "hodges-lehmann": "Hodges–Lehmann estimate of b/a (median of all pairwise ratios, not median b / median a) "
                       "with its distribution-free interval",
     "bootstrap": "ratio of medians b/a with a percentile bootstrap interval",
+    "paired-hodges-lehmann": "paired Hodges–Lehmann estimate of b/a (median of the Walsh averages of the per-pair "
+                             "log ratios: per round, or per launch) with its distribution-free interval",
 }
 
 

@@ -9,14 +9,25 @@ speed cancels in them). With machine states (analysis.strata: launch → state),
 launches ran in different states carries the states' ratio in its own, so a pairing by round
 holds only when every round's launches share a state; otherwise the launches are compared state
 by state (van Elteren, stats.stratified), unpaired within each state.
+
+The pairing is chosen by the counts, never by the times: a sign-flip test on n pairs can give
+no p below 2^−n (twice that two-sided), whatever the data, so a paired row is tested paired
+only when that smallest p reaches the family's first Holm level α / rows; otherwise it is tested
+unpaired (the rank-sum test's smallest p, 2 / C(2n, n) two-sided, is far lower: 0.00016 at 8
+against 8). Each row says which design it ran with and why (``design``, ``design_reason``).
 """
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping, Sequence
+from typing import Any
+
+import numpy as np
 
 from mpimeter.io.errors import AnalysisWarning
 from mpimeter.stats import paired as _paired
+from mpimeter.stats.hypothesis import TestResult
 from mpimeter.warning_codes import warning
 
 BY_ROUND = "paired by round"
@@ -55,3 +66,65 @@ def round_pairs(a: Mapping[int, float], b: Mapping[int, float], state_a: Mapping
         return BY_STATE, both
     return BY_ROUND, both
 
+
+
+def launches_per_round(result: Any, alternative: str) -> int | None:
+    """Launches of ``alternative`` per round of an interleaved campaign (its process counts:
+    campaign.plan.interleave), None without campaign.json (no record of the rounds)."""
+    record = result.campaign.campaign_record
+    if record is None:
+        return None
+    return max(1, len({e.np for e in record.launches if e.alternative == alternative}))
+
+
+def launch_medians(g: Any, op: str, size: int) -> dict[int, float]:
+    """Launch → median of a group's (op, size) row (launches with a finite median)."""
+    row = g.rows().get((op, size))
+    return {} if row is None else {s.launch: float(s.median_ns) for s in row.per_launch
+                                   if s.n > 0 and math.isfinite(s.median_ns)}
+
+
+def min_p(pairs: int, alternative: str) -> float:
+    """Smallest p of the signed-rank test on ``pairs`` pairs: 2^−pairs one-sided, twice that
+    two-sided."""
+    p = _paired.min_p_value(pairs)
+    return min(1.0, 2 * p) if alternative == "two-sided" else p
+
+
+def paired_test(a: np.ndarray, b: np.ndarray, alternative: str) -> TestResult:
+    """The signed-rank test of the per-pair ratios b / a against 1; ``alternative`` is about a
+    relative to b (``less``: a faster, so b / a above 1)."""
+    d = _paired.log_ratios(b, a)
+    up, down = _paired.signed_rank_greater(d), _paired.signed_rank_greater(-d)
+    if alternative == "less":
+        return up
+    if alternative == "greater":
+        return down
+    return TestResult(up.statistic, min(1.0, 2 * min(up.p_value, down.p_value)), up.method)
+
+
+def compare_rounds(ga: Any, gb: Any, op: str, size: int,
+                   states: tuple[Mapping[int, str], Mapping[int, str]] | None) -> tuple[str, Any, str]:
+    """How ``compare`` may pair a row of groups ``ga`` and ``gb`` (analysis.groups.Group at one
+    slice): (``BY_ROUND``, (a's, b's) per-round medians, "") when both are alternatives of one
+    interleaved campaign with as many launches per round and every round both ran shares a state
+    (``states``: launch → state of each side, None without states); otherwise (``BY_STATE`` or
+    ``UNPAIRED``, None, why not by round). Whether enough rounds to pair is the caller's
+    decision (``min_p`` against the family's first Holm level)."""
+    if ga.result is not gb.result:
+        return UNPAIRED, None, "separate campaigns"
+    if ga.result.campaign.campaign_record is None:
+        return UNPAIRED, None, "no campaign.json: no record of the rounds"
+    per = [launches_per_round(g.result, g.alternative) for g in (ga, gb)]
+    if per[0] != per[1]:
+        return UNPAIRED, None, "the alternatives ran different launches per round"
+    a, b = rounds(launch_medians(ga, op, size), per[0]), rounds(launch_medians(gb, op, size), per[0])
+    sa = sb = None
+    if states is not None:
+        sa, sb = rounds(states[0], per[0]), rounds(states[1], per[1])
+    design, both = round_pairs(a, b, sa, sb)
+    if design == BY_STATE:
+        return BY_STATE, None, "some rounds' two launches ran in different machine states"
+    if design == UNPAIRED:
+        return UNPAIRED, None, "no round ran both"
+    return BY_ROUND, (np.array([a[r] for r in both]), np.array([b[r] for r in both])), ""

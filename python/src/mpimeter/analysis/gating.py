@@ -10,7 +10,13 @@ every row's test and every state's test (a regression in any state fails the gat
 with too few launches to reach significance in that family (its smallest attainable p above
 the level Holm would first test it at) is left out of the family and named (Tarone 1990: a
 test that cannot reject only dilutes the correction; which ones cannot depends on the launch
-counts alone, not on the times, so leaving them out keeps the family-wise error)."""
+counts alone, not on the times, so leaving them out keeps the family-wise error).
+
+With 5 launches a side in a state, exact rank tests cannot find a 10 % regression of that state
+alone with 0.8 power in such a family (docs/ALGORITHMS.md, "Decisions by design"), and an exact
+permutation test of any statistic has the same 1 / C(10, 5) floor; so each state test says how
+many launches a side in that state would find a regression ``REGRESSION_BEYOND`` past the
+threshold (``launches_needed``: stats.compare.launches_needed on the state's own spread)."""
 
 from __future__ import annotations
 
@@ -31,6 +37,9 @@ from mpimeter.stats import compare as _cmp
 from mpimeter.stats import hypothesis as _hyp
 from mpimeter.stats import stratified as _strat
 from mpimeter.warning_codes import warning
+
+REGRESSION_BEYOND = 0.05  # launches_needed: for a slowdown this far past the threshold (10 % at the default 5 %)
+NEEDED_POWER = 0.8
 
 
 @dataclass(frozen=True)
@@ -81,7 +90,9 @@ class StateTest:
     at, ``p_value`` of the one-sided rank-sum test, ``p_adjusted`` after Holm over rows ×
     states; ``tested`` False when the state has too few launches for any p to be significant
     in the family (then ``p_adjusted`` is None and it is no regression); ``regression``:
-    tested and p_adjusted ≤ α."""
+    tested and p_adjusted ≤ α; ``launches_needed``: launches a side in this state that find a
+    slowdown ``REGRESSION_BEYOND`` past the threshold with ``NEEDED_POWER`` at the family's first
+    Holm level, from the state's spread of log per-launch medians (None: no spread to go by)."""
 
     stratum: str
     launches_baseline: int
@@ -95,6 +106,7 @@ class StateTest:
     tested: bool
     p_adjusted: float | None
     regression: bool
+    launches_needed: int | None = None
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -165,13 +177,16 @@ def gate_rows(baseline: Mapping[tuple[str, int], np.ndarray], candidate: Mapping
     adj, levels = adj_all[:len(keys)], levels_all[:len(keys)]
     state_adj = iter(zip(adj_all[len(keys):], levels_all[len(keys):]))
     per_row_states: dict[int, list[StateTest]] = {}
+    first_level = alpha / (len(keys) + len(within))  # every state tested: a rule of the counts
+    shift = math.log1p(max_slowdown + REGRESSION_BEYOND) - math.log1p(max_slowdown)
     for w, ok in zip(within, tested):
         i, stratum, a, b, test, min_p = w
         p_adj, level = next(state_adj) if ok else (math.nan, math.nan)
         hl = _cmp.compare_two(a, b, confidence=_holm_confidence(level, alpha)).ratio_ci
         per_row_states.setdefault(i, []).append(StateTest(
             stratum, len(a), len(b), hl.estimate, hl.low, hl.high, test.p_value, test.method, min_p, ok,
-            float(p_adj) if ok else None, bool(ok and p_adj <= alpha)))
+            float(p_adj) if ok else None, bool(ok and p_adj <= alpha),
+            _cmp.launches_needed(_log_spread(a, b), shift, first_level, power=NEEDED_POWER)))
     rows = []
     for i, (key, test, pooled_test, p_adj, level) in enumerate(zip(keys, tests, pooled, adj, levels)):
         # a key is (op, size), or (op, size, (p, root, workpieces)) when the sides ran at several
@@ -197,6 +212,16 @@ def gate_rows(baseline: Mapping[tuple[str, int], np.ndarray], candidate: Mapping
                             significant, regression, one_way=one_way(*key), interval_level=float(level),
                             interval_agrees=agrees, **where, **extra))
     return rows
+
+
+def _log_spread(a: np.ndarray, b: np.ndarray) -> float:
+    """The pooled standard deviation of the log values of both sides (each about its own mean);
+    nan with fewer than 3 values or a value that is not positive."""
+    parts = [np.log(x) for x in (np.asarray(a, float), np.asarray(b, float)) if x.size and (x > 0).all()]
+    df = sum(p.size - 1 for p in parts)
+    if len(parts) < 2 or df < 1:
+        return math.nan
+    return math.sqrt(sum(float(((p - p.mean()) ** 2).sum()) for p in parts) / df)
 
 
 def _holm_confidence(level: float, alpha: float) -> float:

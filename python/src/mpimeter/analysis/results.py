@@ -149,6 +149,12 @@ def time_quantity(one_way: bool) -> str:
     return "one-way latency" if one_way else "run time"
 
 
+# The mean across launches is shown without an interval: launch states the campaign did not see
+# (a slow state in 20 % of launches is missed by 0.8^10 = 11 % of 10-launch campaigns) lie outside
+# any interval computed from its launches (docs/ALGORITHMS.md, the mean's t interval).
+MEAN_NOTE = ("mean of the per-launch means, a point value (no interval: a launch state the campaign did not see "
+             "would lie outside any interval computed from its launches)")
+
 ONE_WAY_NOTE = ("one-way latency = half the timed round trip (ping-pongs: meta.json operations[op].round_trip); "
                 "their bandwidth = size / one-way latency, harmonic mean")
 

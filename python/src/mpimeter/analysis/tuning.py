@@ -385,15 +385,6 @@ def _per_p(group: Group) -> dict[int, dict[tuple[str, int], dict[int, float]]]:
     return out
 
 
-def _rounds_per(result: AnalysisResult, alternative: str) -> int | None:
-    """Launches of ``alternative`` per round of the interleaved campaign (its process counts:
-    campaign.plan.interleave), None without campaign.json (no record of the rounds)."""
-    record = result.campaign.campaign_record
-    if record is None:
-        return None
-    return max(1, len({e.np for e in record.launches if e.alternative == alternative}))
-
-
 def _states_at(default: Group, alt: Group, p: int) -> tuple[dict[int, str], dict[int, str]] | None:
     """Launch → state of the default's and the algorithm's launches at p when their states match
     (analysis.matching; None: no states, or none that can be matched)."""
@@ -498,7 +489,7 @@ def _tune_library(result: AnalysisResult, library: str, default: TuningAlternati
                     planned.append((alt, setting, p, size, base[p][(o, size)], theirs[p][(o, size)], states))
     # rounds paired only when enough of them can reach Holm's first level (launch counts decide, never the times)
     pair_if = next((n for n in range(1, 64) if _paired.min_p_value(n) <= alpha / max(len(planned), 1)), 64)
-    per_round = {a.alternative: _rounds_per(result, a.alternative) for a in (default, *others)}
+    per_round = {a.alternative: _designs.launches_per_round(result, a.alternative) for a in (default, *others)}
     for alt, setting, p, size, d, g, states in planned:
         same = per_round[default.alternative] == per_round[alt.alternative]
         rounds = per_round[default.alternative] if same else None

@@ -50,6 +50,8 @@ def overhead_kept(res: analysis.AnalysisResult) -> str | None:
 
 
 def print_analysis(res: analysis.AnalysisResult, *, per_launch: bool, title: str | None = None) -> None:
+    from mpimeter.analysis.results import MEAN_NOTE  # loaded with the result it prints
+
     con = console()
     several = len(res.alternatives) > 1
     pct = f"{100 * res.settings.confidence:g} %"
@@ -61,7 +63,7 @@ def print_analysis(res: analysis.AnalysisResult, *, per_launch: bool, title: str
     for name, just in (("op", "left"), ("size", "right"), *((("p", "right"),) if show_p else ()),
                        *((("root", "right"),) if show_root else ()),
                        *((("workpieces", "right"),) if show_pieces else ()), ("launches", "right"),
-                       (f"median [{pct} CI]", "right"), (f"mean [{pct} CI]", "right"), ("spread", "right"),
+                       (f"median [{pct} CI]", "right"), ("mean", "right"), ("spread", "right"),
                        ("removed", "right"), ("invalid", "right"), ("warm-up", "right")):
         t.add_column(name, justify=just)
     has_bw = any(r.bandwidth_Bps is not None for r in res.rows)
@@ -71,7 +73,7 @@ def print_analysis(res: analysis.AnalysisResult, *, per_launch: bool, title: str
     if has_one_way:
         t.add_column("time", justify="left")
     for r in res.rows:
-        mean = fmt_est(r.mean_ns, r.mean_ci_low_ns, r.mean_ci_high_ns)
+        mean = fmt_time(r.mean_ns)  # a point value: no interval (analysis.results.MEAN_NOTE)
         if r.normal is False:
             mean += " †"
         cells = [r.op, format_size(r.size, res.size_unit(r.op)), *([str(r.nprocs)] if show_p else []),
@@ -106,8 +108,8 @@ def print_analysis(res: analysis.AnalysisResult, *, per_launch: bool, title: str
     if (kept := overhead_kept(res)) is not None:
         con.print(kept)
     con.print(f"outlier filter: {res.settings.outlier}; median interval: Le Boudec order statistics over "
-              f"per-launch medians; mean: t interval over per-launch means, lower bound clamped at 0 "
-              f"(† = Shapiro–Wilk rejects normality); "
+              f"per-launch medians; mean: {MEAN_NOTE} "
+              f"(† = Shapiro–Wilk rejects normality of the per-launch means); "
               f"spread = max/min of per-launch medians" + ("; warm-up dropped" if res.settings.drop_warmup else ""))
     print_counters(con, res)
     if per_launch:

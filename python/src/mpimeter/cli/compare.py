@@ -5,6 +5,7 @@ Holm-corrected, with stars on the rows significant at α and the ratio b/a with 
 
 from __future__ import annotations
 
+from collections import Counter
 from typing import Any
 
 import click
@@ -57,13 +58,20 @@ def print_comparison(res: analysis.ComparisonResult) -> None:
                       yes_no(r.significant))
         con.print(o)
     a, b = (res.groups[0], res.groups[1]) if len(res.groups) == 2 else ("a", "b")
+    ratios = "; ".join(dict.fromkeys(analysis.ratio_estimator_text(r.ratio_ci_method) for r in res.rows)) or "–"
     con.print(f"test: {res.test}, alternative hypothesis: {res.alternative} "
               f"({_READING[res.alternative].format(a=a, b=b)}); p: {analysis.p_method_text(r.p_method for r in res.rows)}; "
               f"correction: {res.correction} over {len(res.rows)} rows; significant: p (Holm) ≤ α = {res.alpha:g}, "
               f"{STARS_TEXT}; ratio: "
-              f"{analysis.ratio_estimator_text(res.rows[0].ratio_ci_method) if res.rows else '–'}; its interval at "
+              f"{ratios}; its interval at "
               f"the level Holm tested the row at (1 − α/k for the smallest of k p-values … 1 − α for the largest; "
               "one-sided tests: 1 − 2α/k …), so that it excludes 1 where the row is significant")
+    from mpimeter.analysis.designs import UNPAIRED  # loaded with the comparison it prints
+
+    designs = Counter((r.design, r.design_reason) for r in res.rows)
+    if any(d != UNPAIRED or why not in ("", "separate campaigns") for d, why in designs):
+        con.print("design: " + "; ".join(f"{d} ({n} row{'s' if n != 1 else ''}: {why})" if why else
+                                         f"{d} ({n} row{'s' if n != 1 else ''})" for (d, why), n in designs.items()))
     differ = [r for r in res.rows if not r.interval_agrees]
     if differ:
         con.print("decision and interval differ for " + ", ".join(f"{r.a}/{r.b} {r.op} {r.size}" for r in differ) +

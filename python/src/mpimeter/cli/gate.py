@@ -44,6 +44,8 @@ def print_gate(res: analysis.GateResult, baseline: str, candidate: str) -> None:
     if any(r.stratified for r in rows):
         con.print(state_table([r for r in rows if r.stratified], "baseline", "candidate"))
         con.print(state_test_table(rows, res.max_slowdown))
+        for line in launches_needed_lines(rows, res.max_slowdown):
+            con.print(line)
         con.print(f"test: one-sided van Elteren stratified rank-sum over the matched states (state by state: "
                   f"candidate per-launch medians against baseline medians × {1 + res.max_slowdown:g}, "
                   f"weights 1/(launches in the state + 1)); p: {analysis.p_method_text(r.p_method for r in rows)}; "
@@ -87,6 +89,25 @@ def state_test_table(rows, max_slowdown: float) -> Table:
                       fmt_p(st.p_value), fmt_p(st.p_adjusted) if st.tested else "not tested (too few launches)",
                       Text("REGRESSION", style="red") if st.regression else "")
     return t
+
+
+def launches_needed_lines(rows, max_slowdown: float) -> list[str]:
+    """Per state with fewer launches on a side than its tests need: how many would find a
+    regression of it alone (the most any row needs)."""
+    from mpimeter.analysis.gating import NEEDED_POWER, REGRESSION_BEYOND  # loaded with the result it prints
+
+    out = []
+    for name in dict.fromkeys(st.stratum for r in rows for st in r.state_tests):
+        tests = [st for r in rows for st in r.state_tests if st.stratum == name and st.launches_needed is not None]
+        if not tests:
+            continue
+        need = max(st.launches_needed for st in tests)
+        have = min(min(st.launches_baseline, st.launches_candidate) for st in tests)
+        if have < need:
+            out.append(f"the {name} state needs about {need} launches a side (it has {have}) for a "
+                       f"{100 * (max_slowdown + REGRESSION_BEYOND):g} % regression of it alone to fail the gate with "
+                       f"{100 * NEEDED_POWER:g} % power (Noether's sample size on its spread of per-launch medians)")
+    return out
 
 
 def same_folder(first: str, second: str) -> bool:

@@ -33,6 +33,7 @@ from mpimeter import __version__
 from mpimeter.analysis import ONE_WAY_NOTE, OVERHEAD_LABEL, OVERHEAD_NOTE, ratio_estimator_text, time_quantity
 from mpimeter.analysis.bounds import bounds as compute_bounds
 from mpimeter.analysis.models import fit_models
+from mpimeter.analysis.results import MEAN_NOTE
 from mpimeter.atomic import write_atomic
 from mpimeter.report import counters as _counters
 from mpimeter.report import figures as fg
@@ -267,9 +268,9 @@ def _operations(result, ops, images, comparison, nbc_images, added=frozenset()) 
         table_rows = []
         several_p = len({r.nprocs for r in rows}) > 1
         for r in sorted(rows, key=lambda r: (r.size, r.nprocs, result.alternatives.index(r.alternative))):
-            mean = format_ns(r.mean_ns) + " " + format_interval(r.mean_ci_low_ns, r.mean_ci_high_ns)
+            mean = format_ns(r.mean_ns)  # a point value: no interval (MEAN_NOTE, said in the provenance)
             if r.normal is False:
-                mean += " (not normal: do not trust)"
+                mean += " (per-launch means not normal)"
             bw = "–" if r.bandwidth_Bps is None else f"{format_number(r.bandwidth_Bps / 2**20)} MiB/s"
             size = format_size(r.size, result.size_unit(op))
             if (r.alternative, op, r.size) in added:
@@ -281,7 +282,7 @@ def _operations(result, ops, images, comparison, nbc_images, added=frozenset()) 
                                mean, "–" if r.launches < 2 else f"{format_number(r.spread)}×",
                                str(r.outliers_removed), str(r.invalid), bw))
         parts.append(h.table(("alternative", "size", "launches", "median", f"{rows[0].confidence:.0%} CI",
-                              "mean (t interval)", "spread", "outliers removed", "invalid",
+                              "mean", "spread", "outliers removed", "invalid",
                               "bandwidth (harmonic mean)"), table_rows,
                              numeric=(False, True, True, True, True, True, True, True, True, True)))
         if any(o == op for _, o, _ in added):
@@ -299,8 +300,11 @@ def _comparison_table(op, comp, comparison, unit: str) -> str:
     """The comparison rows of one operation. The ratio column is the estimator of its interval
     (Hodges–Lehmann by default: the median of all pairwise ratios, not median b / median a), so
     it is labelled as such; the plain ratio of medians stands next to it."""
-    method = comp[0].ratio_ci_method
-    estimator = "Hodges–Lehmann ratio b/a" if method.startswith("hodges-lehmann") else "bootstrap ratio b/a"
+    methods = list(dict.fromkeys(c.ratio_ci_method for c in comp))
+    estimator = ("paired Hodges–Lehmann ratio b/a" if all(m.startswith("paired-hodges-lehmann") for m in methods) else
+                 "Hodges–Lehmann ratio b/a" if methods[0].startswith(("hodges-lehmann", "paired-hodges-lehmann")) else
+                 "bootstrap ratio b/a")
+    designs = list(dict.fromkeys(f"{c.design}: {c.design_reason}" for c in comp if c.design_reason))
     rows = []
     for c in sorted(comp, key=lambda c: (c.size, c.a, c.b)):
         ratio_ci = format_interval(c.ratio_ci_low, c.ratio_ci_high, lambda x: format_number(x, 4))
@@ -314,11 +318,13 @@ def _comparison_table(op, comp, comparison, unit: str) -> str:
                      h.tag("span", h.esc(c.stars or "n.s."), class_="stars")))
     escaped = [tuple(h.esc(x) for x in r[:-1]) + (r[-1],) for r in rows]
     caption = (f"Comparison (> 1: b is slower). median b / median a: the ratio of the medians of per-launch "
-               f"medians; {estimator}: the {ratio_estimator_text(method)}, its interval at the level Holm tested "
+               f"medians; {estimator}: the {'; '.join(ratio_estimator_text(m) for m in methods)}, its interval at "
+               "the level Holm tested "
                "the row at, so that it excludes 1 where the row is significant (the decision and its interval are "
                "one procedure). †: the two ratios lie on opposite sides of 1 — the launches of a and b are not a "
                "shift of each other (look for launch clusters); the decision goes with the Hodges–Lehmann ratio. "
-               "p: Wilcoxon rank-sum on per-launch medians (how it was computed in brackets); significant: "
+               f"p: {comparison.test} (how it was computed in brackets)"
+               + (f"; design: {'; '.join(designs)}" if designs else "") + "; significant: "
                f"p (Holm) ≤ α = {comparison.alpha:g}; stars only on significant rows: * ≤ .05, ** ≤ .01, *** ≤ .001.")
     return (h.tag("p", h.esc(caption), class_="caption") +
             h.table(("size", "a vs b", "median a", "median b", "median b / median a", f"{estimator} [CI]", "p",

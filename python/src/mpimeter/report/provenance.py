@@ -14,6 +14,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from mpimeter.campaign import slurm
+from mpimeter.analysis.results import MEAN_NOTE
 from mpimeter.io.campaign_record import CampaignRecord
 from mpimeter.report import html as h
 from mpimeter.report.adaptive import launches_text, nrep_text
@@ -173,21 +174,22 @@ def method_section(result, comparison) -> str:
         ("outlier filter", filt),
         ("per launch", "median and mean of the kept repetitions"),
         ("across launches", f"median of the per-launch medians with a {s.confidence:.0%} "
-         "order-statistic interval (Le Boudec); mean of per-launch means with a t interval "
-         "(lower bound clamped at 0: a run time is not negative), trusted only when "
-         "Shapiro–Wilk passes; spread = max / min of the per-launch medians"),
+         "order-statistic interval (Le Boudec); " + MEAN_NOTE + " (Shapiro–Wilk "
+         "checks the per-launch means' normality); spread = max / min of the per-launch medians"),
         ("across ranks", "Friedman's test on each rank's per-launch median local duration, "
          "launches as blocks (the sign test for 2 ranks), Holm-corrected; operations whose ranks "
          "finish apart by design are not tested"),
     ]
     if comparison is not None:
-        hl = bool(comparison.rows) and comparison.rows[0].ratio_ci_method.startswith("hodges-lehmann")
+        ratios = {"hodges-lehmann": "the Hodges–Lehmann estimate of b/a (the median of all pairwise ratios)",
+                  "paired-hodges-lehmann": "the paired Hodges–Lehmann estimate of b/a (rows paired by round: the "
+                                           "median of the Walsh averages of the per-round log ratios)"}
+        methods = dict.fromkeys(ratios.get(r.ratio_ci_method.split(" (")[0], "median b / median a")
+                                for r in comparison.rows)
         summary.append(("comparison", f"{comparison.test}; hypothesis {comparison.alternative}; "
                         f"{comparison.correction} correction; stars on the corrected p (* ≤ .05, "
                         f"** ≤ .01, *** ≤ .001), shown only on rows significant at "
-                        f"α = {comparison.alpha:g}; ratio: "
-                        + ("the Hodges–Lehmann estimate of b/a (the median of all pairwise "
-                           "ratios)" if hl else "median b / median a")
+                        f"α = {comparison.alpha:g}; ratio: " + ("; ".join(methods) or "median b / median a")
                         + " with its interval, the plain ratio of the medians beside it"))
     return h.tag("h3", "Summarization (all alternatives)") + h.key_values(summary) + "".join(parts)
 

@@ -7,6 +7,11 @@ interval, and the smallest p-value the sample sizes allow under the same choice 
 The gate's question — is b slower than a by more than a factor 1 + t? — is the one-sided test
 of b against a·(1 + t) (``slowdown_test``): under a scale shift it is the test of
 H0: ratio ≤ 1 + t against H1: ratio > 1 + t.
+
+How many launches that test needs (``launches_needed``): Noether's (1987) sample size for the
+rank-sum test, n per side = (z_{1−level} + z_{power})² / (6 (p′ − ½)²) with p′ = P(Y > X), for
+log per-launch medians normal with spread σ and a shift δ: p′ = Φ(δ / (σ √2)); at least the
+fewest launches whose smallest p reaches the level.
 """
 
 from __future__ import annotations
@@ -16,6 +21,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 import numpy as np
+from scipy.stats import norm
 
 from mpimeter.stats import hypothesis
 from mpimeter.stats.intervals import Interval
@@ -75,3 +81,22 @@ def slowdown_test(baseline: np.ndarray, candidate: np.ndarray, max_slowdown: flo
     1 + max_slowdown (U of the candidate, p and how p was computed)."""
     base = np.asarray(baseline, dtype=float) * (1.0 + max_slowdown)
     return hypothesis.rank_sum(np.asarray(candidate, dtype=float), base, alternative="greater")
+
+
+def launches_needed(sigma: float, shift: float, level: float, *, power: float = 0.8, most: int = 10_000) -> int | None:
+    """Launches per side the one-sided rank-sum test needs to find a shift of ``shift`` in log
+    per-launch medians of spread ``sigma`` (standard deviation of the logs) at ``level`` with
+    ``power`` (module docstring: Noether 1987), never fewer than make the smallest p reach
+    ``level``; None without a spread or a shift to find, or above ``most``."""
+    if not (math.isfinite(sigma) and math.isfinite(shift) and shift > 0 and 0 < level < 1 and 0 < power < 1):
+        return None
+    if sigma <= 0:
+        n = 1
+    else:
+        gap = float(norm.cdf(shift / (sigma * math.sqrt(2)))) - 0.5
+        z = float(norm.ppf(1 - level) + norm.ppf(power))
+        n = math.ceil(z * z / (6 * gap * gap))
+    n = max(n, 2)
+    while n <= most and min_p_value(n, n, "greater") > level:
+        n += 1
+    return n if n <= most else None
