@@ -139,11 +139,12 @@ test-mpi: $(TEST_SETUP)
 	$(PY) -m pytest -q -m serial c/tests/mpi || status=1; \
 	exit $$status
 
-# The tests that launch no MPI on TEST_JOBS workers, then those that do, one at a time.
+# The tests that launch no MPI and the MPI tests that assert correctness alone on TEST_JOBS
+# workers, then the other MPI tests (`serial`, python/tests/conftest.py) one at a time.
 test-python: $(TEST_SETUP)
 	@status=0; \
-	$(PY) -m pytest -q -n $(TEST_JOBS) -m "not mpi" python/tests || status=1; \
-	$(PY) -m pytest -q -m mpi python/tests || status=1; \
+	$(PY) -m pytest -q -n $(TEST_JOBS) -m "not serial" python/tests || status=1; \
+	$(PY) -m pytest -q -m serial python/tests || status=1; \
 	exit $$status
 
 # Open MPI across network namespaces over TCP (docs/INSTALL.md, "Running across hosts"); needs root, and

@@ -36,6 +36,22 @@ MPI_TESTS = {
     "test_tune.py": {"test_a_campaign_without_the_default_is_refused",
                      "test_a_campaign_without_algorithm_alternatives_is_refused"},
 }
+# The `mpi` tests that may run beside others on the xdist workers (by function name, with all
+# their parameters): each asserts correctness alone - a refusal, what a launch or a file holds, a
+# launch complete - and no count of valid repetitions or timing. Every other `mpi` test is also
+# `serial`: `make test-python` runs those one at a time, after the rest.
+MPI_PARALLEL_TESTS = {
+    "test_tune_mpi.py": {"test_open_mpi_runs_with_the_rules_file_and_applies_it",
+                         "test_mpich_runs_with_the_json_file_and_applies_it",
+                         "test_verify_runs_default_against_tuned_and_gates"},
+    "test_tune.py": {"test_a_campaign_without_the_default_is_refused",
+                     "test_a_campaign_without_algorithm_alternatives_is_refused"},
+    "test_security_secrets.py": {"test_no_planted_secret_in_a_real_launch_its_report_store_and_site"},
+    "test_campaign_mpi.py": {"test_three_launches_of_two_ranks_with_both_libraries"},
+    "test_cli_sync_check.py": {"test_bad_input_is_one_line_and_nothing_is_launched",
+                               "test_valid_input_reaches_the_launcher_as_checked",
+                               "test_a_refusal_of_the_bench_is_its_one_line"},
+}
 BENCH_MODULES: frozenset[str] = frozenset()
 BENCH_TESTS = {
     # runs build/<lib>/tests/test_adaptive (its module's other tests are pure)
@@ -59,11 +75,18 @@ def tier_of(item: pytest.Item) -> str | None:
     return None
 
 
+def runs_alone(item: pytest.Item) -> bool:
+    """An `mpi` test not listed in MPI_PARALLEL_TESTS."""
+    return getattr(item, "originalname", item.name) not in MPI_PARALLEL_TESTS.get(item.path.name, ())
+
+
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     for item in items:
         tier = tier_of(item)
         if tier:
             item.add_marker(tier)
+        if tier == "mpi" and runs_alone(item):
+            item.add_marker("serial")
 
 
 # --- the fast tier's guard ----------------------------------------------------------------------

@@ -152,3 +152,24 @@ def test_the_mpi_tests_listed_as_parallel_exist_and_check_no_accuracy():
         for name in names:
             used = [h for h in QUIET_HELPERS if h in sources[name]]
             assert not used, f"{module}::{name} uses {used}: it must run alone"
+
+
+# --- python/tests: the MPI tests that run beside others (make test-python) ----------------------
+
+def test_an_mpi_test_of_these_runs_alone_unless_listed():
+    assert conftest.runs_alone(item("test_slurm_mpi.py", "test_sigterm_from_slurm_stops_the_campaign_and_the_next_job_resumes_it"))
+    assert not conftest.runs_alone(item("test_tune_mpi.py", "test_verify_runs_default_against_tuned_and_gates"))
+    assert conftest.runs_alone(item("test_campaign_mpi.py", "test_launches_auto_adds_launches_only_for_open_pairs"))
+
+
+def test_the_python_mpi_tests_listed_as_parallel_exist_and_are_mpi_tests():
+    """A renamed test would silently fall back to serial; a listed test that is not an `mpi` test
+    would not need the list."""
+    import ast
+
+    for module, names in conftest.MPI_PARALLEL_TESTS.items():
+        text = (HERE / module).read_text(encoding="utf-8")
+        defined = {f.name for f in ast.parse(text).body if isinstance(f, ast.FunctionDef)}
+        assert names <= defined, (module, names - defined)
+        for name in names:
+            assert conftest.tier_of(item(module, name)) == "mpi", (module, name)

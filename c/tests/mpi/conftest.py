@@ -193,6 +193,12 @@ def on_a_quiet_machine(run, assertions, what: str, attempts: int = QUIET_ATTEMPT
 PARALLEL_MODULES = frozenset({
     "test_rma.py", "test_rma_contention.py", "test_neighbor_graph.py", "test_persistent_neighbor.py",
     "test_mockups.py",
+    # barrier starts, or a busy machine's test without a valid repetition allowed for
+    "test_raw_format.py", "test_progress.py",
+    # refusals before anything is allocated
+    "test_memcheck_options.py",
+    # listings, a checker program's verdict, the variables a launch read
+    "test_algorithms.py",
 })
 # Tests of those modules that stay serial all the same (by function name, with all parameters).
 SERIAL_TESTS = {
@@ -216,7 +222,6 @@ PARALLEL_TESTS = {
                              "test_communicators_made_in_the_timed_call_are_freed",
                              "test_bad_input_exits_2_and_writes_nothing", "test_pair_without_a_pingpong_is_refused",
                              "test_master_worker_needs_two_ranks"},
-    "test_progress.py": {"test_progress_and_quiet_together_are_refused"},
     "test_space.py": {"test_root_list_on_four_ranks", "test_bad_root_and_batch_are_refused",
                       "test_bad_nprocs_is_refused"},
     "test_workpieces_overhead.py": {"test_workpieces_the_op_cannot_use_are_refused"},
