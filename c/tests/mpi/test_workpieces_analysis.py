@@ -21,8 +21,10 @@ def test_two_rank_launches_keep_the_work_pieces_apart(lib, tmp_path):
     assert sorted(mw) == [1, 32]
     for w, r in mw.items():
         assert r.launches == 2 and r.nprocs == 2 and all(s.workpieces == w for s in r.per_launch)
-    # 32 pieces are 32 round trips through the master, one piece one: pooled, one median of both
-    assert mw[32].median_ns > mw[1].median_ns
+    # not pooled: each row's median is of its own launches' tests (no speed compared: one piece
+    # can read slower than 32 on a loaded machine)
+    assert mw[32].median_ns != mw[1].median_ns
+    assert {s.median_ns for s in mw[32].per_launch}.isdisjoint(s.median_ns for s in mw[1].per_launch)
     (allreduce,) = [r for r in res.rows if r.op == "allreduce"]
     assert allreduce.workpieces is None and allreduce.launches == 2
     out = CliRunner().invoke(analyze_command, [str(campaign), "--no-cache", "--format", "json"])
