@@ -31,7 +31,8 @@ def rank_campaign(seed, *, launches=10, ranks=4, tests=(("allreduce", 8),), nrep
     if slow_rank is not None:
         dur[:, :, slow_rank, :] *= slow_factor
     meta = LaunchMeta(path=Path("/memory/meta.json"), schema_version=2, status="complete", nprocs=ranks, tests=(),
-                      operations={op: Operation("collective", op in finish_apart) for op, _ in tests})
+                      operations={op: Operation(kind="collective", ranks_finish_apart=op in finish_apart)
+                                  for op, _ in tests})
     parts, infos = [], []
     for li in range(launches):
         start = np.broadcast_to((np.arange(n_t * nrep) * 10_000_000).reshape(n_t, 1, nrep), (n_t, ranks, nrep))

@@ -50,7 +50,7 @@ class LaunchEntry:
     np: int | None = None  # the ranks it was planned with (--np LIST); None: not recorded
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class CampaignRecord:
     path: Path  # the file
     document: Mapping[str, Any]  # the whole parsed file, for display (report provenance)
@@ -103,7 +103,8 @@ def from_document(path: Path, obj: Any) -> CampaignRecord:
     sessions = obj.get("sessions")
     adaptive = obj.get("adaptive_launches")
     return CampaignRecord(
-        path, obj, tuple(alternatives), launches, id=obj.get("id"), id_given="id" in obj,
+        path=path, document=obj, alternatives=tuple(alternatives), launches=launches, id=obj.get("id"),
+        id_given="id" in obj,
         seed=seed if isinstance(seed, int) and not isinstance(seed, bool) else None,
         command=obj.get("command") if isinstance(obj.get("command"), str) else None,
         session_slurm=tuple((i, s.get("slurm")) for i, s in enumerate(sessions if isinstance(sessions, list) else [])

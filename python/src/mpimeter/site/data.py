@@ -51,7 +51,7 @@ class Series:
         return page_name("series", self.machine, self.library, self.variant, str(self.nprocs), *origin)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class SiteData:
     store: str
     campaigns: pd.DataFrame  # one row per campaign, oldest first
@@ -145,7 +145,8 @@ def _load(con, store: str) -> SiteData:
                          zip(results["campaign_id"], results["alternative"], results["nprocs"])]
     results["first_start"] = [start.get(c) for c in results["campaign_id"]]
     results = results[results["series"].notna()].reset_index(drop=True)
-    return SiteData(store, campaigns.reset_index(drop=True), alternatives, results, medians, reports)
+    return SiteData(store=store, campaigns=campaigns.reset_index(drop=True), alternatives=alternatives,
+                    results=results, medians=medians, reports=reports)
 
 
 def _per_process_count(alternatives: pd.DataFrame, results: pd.DataFrame) -> pd.DataFrame:
