@@ -134,15 +134,17 @@ def test_the_budget_condition_is_the_analysis_own_warning_once(tmp_path):
 
 
 def test_repeats_of_a_code_are_one_warning_with_the_worst_case():
-    ws = [AnalysisWarning("machine-load", f"launch a/{i:03d}: {share} %", "quiet machine", f"a/{i:03d}", badness=share)
+    ws = [AnalysisWarning(code="machine-load", message=f"launch a/{i:03d}: {share} %", hint="quiet machine",
+                          where=f"a/{i:03d}", badness=share)
           for i, share in enumerate((12, 40, 15))]
-    ws += [AnalysisWarning("one-launch", "x", "y", "b"), ws[0]]  # an exact repeat is dropped
+    ws += [AnalysisWarning(code="one-launch", message="x", hint="y", where="b"), ws[0]]  # an exact repeat is dropped
     grouped = group_warnings(ws)
     assert [w.code for w in grouped] == ["machine-load", "one-launch"]
     load = grouped[0]
     assert load.count == 3 and load.message == "3 cases; worst: launch a/001: 40 %"
     assert load.where == "a/000, a/001, a/002" and load.hint == "quiet machine"
-    many = group_warnings([AnalysisWarning("test-failed", f"m{i}", "h", f"w{i}") for i in range(9)])[0]
+    many = group_warnings([AnalysisWarning(code="test-failed", message=f"m{i}", hint="h", where=f"w{i}")
+                           for i in range(9)])[0]
     assert many.message == "9 cases; first: m0" and many.where.endswith("w5 (+3 more)")
 
 

@@ -352,7 +352,7 @@ def test_nonblocking_rows_are_per_p():
         "rep": pa.array(cols[2], pa.int32()), "valid": pa.array([1] * n, pa.int8()),
         "start_ns": pa.array([0] * n, pa.int64()), "end_ns": pa.array([1000] * n, pa.int64()),
         **{name: pa.array(cols[3 + i], pa.int64()) for i, name in enumerate(nbc.COMPONENTS)}})
-    ops = {"ibcast": Operation("nonblocking", True, "bytes")}
+    ops = {"ibcast": Operation(kind="nonblocking", ranks_finish_apart=True, size_unit="bytes")}
     infos = {("a", i): SimpleNamespace(alternative="a", index=i, meta=SimpleNamespace(
         operations=ops, nprocs=p, tests=(SimpleNamespace(op="ibcast", size=64, nprocs=None, root=0,
                                                          nbc=NbcRecord(100, 2, 0, None, 2)),)))

@@ -23,7 +23,8 @@ def _campaign(rows: list[tuple]) -> SimpleNamespace:
         "valid": pa.array(cols[4], pa.int8()), "start_ns": pa.array(cols[5], pa.int64()),
         "end_ns": pa.array(cols[6], pa.int64()),
         **{name: pa.array(cols[7 + i], pa.int64()) for i, name in enumerate(nbc.COMPONENTS)}})
-    ops = {"ibcast": Operation("nonblocking", True, "bytes"), "bcast": Operation("rooted-collective", True, "bytes")}
+    ops = {"ibcast": Operation(kind="nonblocking", ranks_finish_apart=True, size_unit="bytes"),
+           "bcast": Operation(kind="rooted-collective", ranks_finish_apart=True, size_unit="bytes")}
     tests = (SimpleNamespace(op="ibcast", size=64, nbc=NbcRecord(100, 2, 0, None, 2)),
              SimpleNamespace(op="bcast", size=64, nbc=None))
     launches = tuple(SimpleNamespace(alternative="a", index=i, meta=SimpleNamespace(operations=ops, tests=tests))

@@ -31,7 +31,8 @@ def rank_campaign(seed, *, launches=10, ranks=4, tests=(("allreduce", 8),), nrep
     if slow_rank is not None:
         dur[:, :, slow_rank, :] *= slow_factor
     meta = LaunchMeta(path=Path("/memory/meta.json"), schema_version=2, status="complete", nprocs=ranks, tests=(),
-                      operations={op: Operation("collective", op in finish_apart) for op, _ in tests})
+                      operations={op: Operation(kind="collective", ranks_finish_apart=op in finish_apart)
+                                  for op, _ in tests})
     parts, infos = [], []
     for li in range(launches):
         start = np.broadcast_to((np.arange(n_t * nrep) * 10_000_000).reshape(n_t, 1, nrep), (n_t, ranks, nrep))
@@ -49,10 +50,12 @@ def rank_campaign(seed, *, launches=10, ranks=4, tests=(("allreduce", 8),), nrep
             "valid": pa.array(np.ones(n, dtype=np.int8)),
             **{c: pa.nulls(n, pa.int64()) for c in ("gstart_ns", "gend_ns", "rgstart_ns", "rgend_ns")},
         }))
-        infos.append(analysis.LaunchInfo("x", li, Path(f"/memory/x/launches/{li:03d}"), "complete", meta, "local",
-                                         "local (in memory)", tuple(range(n_t)), n, 0, False))
-    return analysis.Campaign(Path("/memory"), "campaign", ("x",), tuple(infos), pa.concat_tables(parts),
-                             pa.table({}), ())
+        infos.append(analysis.LaunchInfo(alternative="x", index=li, folder=Path(f"/memory/x/launches/{li:03d}"),
+                                         status="complete", meta=meta, clock="local",
+                                         clock_reason="local (in memory)", finished_tests=tuple(range(n_t)),
+                                         raw_rows=n, syncs=0, has_global_times=False))
+    return analysis.Campaign(path=Path("/memory"), kind="campaign", alternatives=("x",), launches=tuple(infos),
+                             raw_table=pa.concat_tables(parts), sync=pa.table({}), warnings=())
 
 
 TESTS = tuple(("allreduce", 8 * 2**i) for i in range(20))

@@ -63,8 +63,9 @@ def test_what_streaming_keeps_equals_the_reductions_of_all_rows(tmp_path):
     _assert_same(camp.reductions, whole)
     assert set(camp.reductions.rank_medians["alternative"]) == {"a/x"}
     # and so the analysis: the same rows as from a campaign that holds every raw row in memory
-    in_memory = analysis.Campaign(camp.path, camp.kind, camp.alternatives, camp.launches, camp.raw, camp.sync,
-                                  camp.warnings)
+    in_memory = analysis.Campaign(path=camp.path, kind=camp.kind, alternatives=camp.alternatives,
+                                  launches=camp.launches, raw_table=camp.raw, sync=camp.sync,
+                                  warnings=camp.warnings)
     assert [r.to_dict() for r in analysis.analyze(camp).rows] == [r.to_dict() for r in analysis.analyze(in_memory).rows]
 
 

@@ -117,9 +117,9 @@ def test_resume_continues_the_same_rule(tmp_path, reference):
 def test_an_alternative_whose_pairs_are_done_gets_no_launch(tmp_path):
     state = make_state(alternatives=("openmpi", "mpich"))
     rule = state.adaptive
-    rule.pairs = [adaptive.PairRecord("openmpi", "bcast", 8, "precision", 6),
-                  adaptive.PairRecord("mpich", "bcast", 8, "precision", 6),
-                  adaptive.PairRecord("mpich", "allreduce", 1024, "more", 6)]
+    rule.pairs = [adaptive.PairRecord(alternative="openmpi", op="bcast", size=8, status="precision", launches=6),
+                  adaptive.PairRecord(alternative="mpich", op="bcast", size=8, status="precision", launches=6),
+                  adaptive.PairRecord(alternative="mpich", op="allreduce", size=1024, status="more", launches=6)]
     runner = CampaignRunner(state, tmp_path, FakeExecutor())
     new = runner._plan_round()
     assert [(r.alternative, r.index, r.tests) for r in new] == \
@@ -127,14 +127,18 @@ def test_an_alternative_whose_pairs_are_done_gets_no_launch(tmp_path):
     assert new[0].folder == "mpich/launches/006"
     assert new[0].seed == adaptive.round_seed(state.seed, "mpich", 6)
     # mpich at its maximum: the open pair closes as `max`
-    state.launches += [st.LaunchRecord("mpich", i, f"mpich/launches/{i:03d}", 1) for i in range(6, 9)]
+    state.launches += [st.LaunchRecord(alternative="mpich", index=i, folder=f"mpich/launches/{i:03d}", seed=1)
+                       for i in range(6, 9)]
     assert runner._plan_round() == []
     assert rule.pairs[2].status == "max"
 
 
 def test_subset_and_launch_arguments():
-    pairs_ = [adaptive.PairRecord("a", "barrier", 0), adaptive.PairRecord("a", "bcast", 64),
-              adaptive.PairRecord("a", "allreduce", 8), adaptive.PairRecord("a", "allreduce", 64)]
+    pairs_ = [adaptive.PairRecord(alternative="a", op="barrier", size=0), adaptive.PairRecord(alternative="a",
+                                                                                              op="bcast", size=64),
+              adaptive.PairRecord(alternative="a", op="allreduce", size=8), adaptive.PairRecord(alternative="a",
+                                                                                                op="allreduce",
+                                                                                                size=64)]
     tests = adaptive.subset(pairs_, ["barrier"], ["allreduce", "bcast", "barrier"])
     assert tests == {"ops": ["allreduce", "bcast", "barrier"], "sizes": [8, 64]}  # no 0 for barrier
     assert adaptive.subset(pairs_[:1], ["barrier"], ["barrier"]) == {"ops": ["barrier"], "sizes": [0]}

@@ -5,7 +5,8 @@ given."""
 
 import json
 
-from mpimeter.campaign import FakeExecutor, slurm
+from mpimeter.campaign import FakeExecutor
+from mpimeter.io import slurm
 from mpimeter.campaign import state as st
 from mpimeter.campaign.benchargs import BenchArgs
 from mpimeter.campaign.runner import CampaignRunner
@@ -49,7 +50,7 @@ def test_a_record_read_back_keeps_known_string_values_only():
 def _state(tmp_path):
     from mpimeter.campaign.plan import Alternative
     alt = Alternative("openmpi", "openmpi", {})
-    launches = [st.LaunchRecord("openmpi", i, f"launches/{i:03d}", seed=i) for i in range(2)]
+    launches = [st.LaunchRecord(alternative="openmpi", index=i, folder=f"launches/{i:03d}", seed=i) for i in range(2)]
     return st.CampaignState(
         command="mpimeter run", bench_args=BenchArgs.parse(["--ops", "bcast"]), launcher="srun", np=2,
         launches_per_alternative=2, seed=1, alternatives=[alt],

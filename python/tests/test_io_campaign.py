@@ -88,8 +88,9 @@ def test_one_store_for_several_campaigns(tmp_path):
     stored = []
     for name in ("campaign_a", "campaign_b"):
         lc = campaign.load(golden_copy(tmp_path, name))
-        stored += [store.StoredLaunch(name, ll.alternative, ll.index, ll.data.folder, ll.data.status, "global-online",
-                                      ll.data.meta, ll.data.sync) for ll in lc.launches]
+        stored += [store.StoredLaunch(campaign=name, alternative=ll.alternative, launch=ll.index,
+                                      folder=ll.data.folder, status=ll.data.status, clock="global-online",
+                                      meta=ll.data.meta, sync=ll.data.sync) for ll in lc.launches]
     assert store.write_store(tmp_path / "all.duckdb", stored) is None
     with duckdb.connect(str(tmp_path / "all.duckdb"), read_only=True) as con:
         con.execute(f"SET file_search_path = '{tmp_path}'")

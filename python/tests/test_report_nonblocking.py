@@ -19,9 +19,12 @@ def _result(tmp_path):
                                                                  sizes=(8, 1024), nrep=20),
                                                   cache=False, store=False))
     alt = res.alternatives[0]
-    rows = tuple(NbcRow(alt, "iallreduce", size, 3, 60, overhead, overhead * 0.9, overhead * 1.1, blocking,
-                        blocking, 2 * blocking, overhead / 2, 0.0, overhead / 2, 1 - overhead / blocking, 0.8, 0.7,
-                        0, "work")
+    rows = tuple(NbcRow(alternative=alt, op="iallreduce", size=size, launches=3, repetitions=60,
+                        overhead_ns=overhead, overhead_ci_low_ns=overhead * 0.9,
+                        overhead_ci_high_ns=overhead * 1.1, blocking_ns=blocking, compute_ns=blocking,
+                        total_ns=2 * blocking, init_ns=overhead / 2, test_ns=0.0, wait_ns=overhead / 2,
+                        overlap=1 - overhead / blocking, overlap_imb=0.8, overlap_osu=0.7, tests_per_rep=0,
+                        scheme="work")
                  for size, overhead, blocking in ((8, 1500.0, 3000.0), (1024, 7777.0, 9000.0)))
     return replace(res, nbc_rows=rows)
 

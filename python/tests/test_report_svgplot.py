@@ -38,14 +38,14 @@ def test_tick_labels_have_just_enough_decimals():
 
 
 def test_coordinates_map_limits_to_the_box():
-    ax = Axes(10, 20, 100, 50, xlim=(0, 10), ylim=(1, 1000), ylog=True)
+    ax = Axes(left=10, top=20, width=100, height=50, xlim=(0, 10), ylim=(1, 1000), ylog=True)
     assert ax.px([0, 10]).tolist() == [10, 110]
     assert ax.py([1, 1000]).tolist() == pytest.approx([70, 20])
     assert ax.py([10]).tolist() == pytest.approx([70 - 50 / 3])
 
 
 def test_points_are_one_path_of_whole_pixels_each_drawn_once():
-    ax = Axes(0, 0, 100, 100, xlim=(0, 100), ylim=(0, 100))
+    ax = Axes(left=0, top=0, width=100, height=100, xlim=(0, 100), ylim=(0, 100))
     ax.points([1, 1.2, 50, 50], [1, 1.1, 50, 60], "#000")
     assert len(ax.parts) == 1
     d = ax.parts[0].split('d="')[1].split('"')[0]
@@ -61,7 +61,7 @@ def test_limits_pad_and_handle_degenerate_data():
 
 
 def test_text_is_escaped():
-    ax = Axes(50, 30, 100, 100)
+    ax = Axes(left=50, top=30, width=100, height=100)
     frame = ax.frame(title="<b>t</b>", xlabel="x & y", ylabel='"q"')
     out = svg(200, 200, frame, label="<script>")
     assert "<b>" not in out and "&lt;b&gt;t&lt;/b&gt;" in out

@@ -205,7 +205,7 @@ def test_an_unknown_op_of_a_library_that_selects_none_says_so():
 # ---- tune: the env file and --verify's command line ---------------------------------------------
 
 def _rule(value, op="allreduce", **params):
-    return tuning_files.RangeRule(op, 2, 8, 4096, value, params)
+    return tuning_files.RangeRule(op=op, nprocs=2, size_min=8, size_max=4096, value=value, params=params)
 
 
 @settings(max_examples=200, deadline=None)

@@ -16,7 +16,8 @@ import pytest
 from data.fakeslurm import (calls, install, job_env, processes_of,
                             wait_for_running_launch)
 
-from mpimeter.campaign import launcher, slurm
+from mpimeter.campaign import launcher
+from mpimeter.io import slurm
 
 BENCH_DIR = launcher.default_bench_dir()
 LIBS = [lib for lib in ("openmpi", "mpich") if launcher.bench_binary(BENCH_DIR, lib).is_file()]

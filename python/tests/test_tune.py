@@ -236,7 +236,7 @@ BUILTIN = tf.MpichBuiltin({"collective=allreduce": {"comm_type=intra": {"avg_msg
 
 
 def test_the_mpich_tree_keeps_the_library_s_own_subtree_outside_the_tuned_ranges():
-    rules = [tf.RangeRule("allreduce", 4, 64, 512, "recursive_doubling", {})]
+    rules = [tf.RangeRule(op="allreduce", nprocs=4, size_min=64, size_max=512, value="recursive_doubling", params={})]
     tree = tf.mpich_json(rules, BUILTIN)
     own = BUILTIN.tree["collective=allreduce"]
     assert tree["collective=bcast"] == BUILTIN.tree["collective=bcast"]

@@ -107,7 +107,7 @@ def test_the_registry_refuses_what_it_lacks():
     with pytest.raises(ValueError, match="unknown warning code 'made-up'"):
         warning("made-up")
     with pytest.raises(ValueError, match="unknown warning code"):
-        AnalysisWarning("made-up", "m", "h")
+        AnalysisWarning(code="made-up", message="m", hint="h")
     with pytest.raises(ValueError, match=r"takes the facts \['alternative'\]"):
         warning("one-launch", alternative="a", launches=3)
     with pytest.raises(ValueError, match="condition_warning"):

@@ -15,7 +15,8 @@ from pathlib import Path
 
 import pytest
 
-from mpimeter.campaign import launcher, slurm
+from mpimeter.campaign import launcher
+from mpimeter.io import slurm
 
 BENCH_DIR = launcher.default_bench_dir()
 # library -> the srun MPI plugin that starts it (Debian 12's builds)

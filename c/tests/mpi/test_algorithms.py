@@ -179,7 +179,7 @@ def _tuning_file(lib: str, folder) -> tuple:
                                          else "MPIR_CVAR_ALLREDUCE_INTRA_ALGORITHM"]["choices"]
                   if c["name"] == TWO[lib][1])
     value = str(choice["value"]) if lib == "openmpi" else choice["name"]
-    rules = [tf.RangeRule("allreduce", 2, 8, 4096, value, {})]
+    rules = [tf.RangeRule(op="allreduce", nprocs=2, size_min=8, size_max=4096, value=value, params={})]
     provenance = {"campaign": "test_algorithms", "library": lib}
     if lib == "openmpi":
         text = tf.openmpi_rules(rules, provenance)

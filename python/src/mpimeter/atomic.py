@@ -26,12 +26,14 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import BinaryIO
 
+from mpimeter.errors import MpimeterError
+
 _KINDS = ((stat.S_ISDIR, "a folder"), (stat.S_ISLNK, "a symbolic link"), (stat.S_ISCHR, "a character device"),
           (stat.S_ISBLK, "a block device"), (stat.S_ISFIFO, "a FIFO"), (stat.S_ISSOCK, "a socket"),
           (stat.S_ISREG, "a regular file"))
 
 
-class NotRegularFile(OSError):
+class NotRegularFile(OSError, MpimeterError):
     """The output path holds something mpimeter must not replace; ``str`` of it, and its
     ``filename``/``strerror``, give the one line the commands print."""
 

@@ -309,7 +309,7 @@ def lookup(code: str) -> Code:
         raise ValueError(f"unknown warning code {code!r}: add it to mpimeter.warning_codes") from None
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class AnalysisWarning:
     """An instability or caveat, with what to do about it (CONTRIBUTING.md, principle 8).
 
@@ -352,7 +352,8 @@ def warning(code: str, /, *, where: str | None = None, badness: float = 0.0, **f
     wanted = _fields(entry.message) | _fields(entry.hint)
     if set(facts) != wanted:
         raise ValueError(f"warning {code!r} takes the facts {sorted(wanted)}, not {sorted(facts)}")
-    return AnalysisWarning(code, entry.message.format(**facts), entry.hint.format(**facts), where, badness=badness)
+    return AnalysisWarning(code=code, message=entry.message.format(**facts), hint=entry.hint.format(**facts),
+                           where=where, badness=badness)
 
 
 def condition_warning(code: str, *, launch: str, message: str, hint: str, where: str | None) -> AnalysisWarning:
@@ -361,5 +362,5 @@ def condition_warning(code: str, *, launch: str, message: str, hint: str, where:
     entry = lookup(code)
     if not entry.producers & {B, R}:
         raise ValueError(f"{code!r} is not a code of the binary's conditions")
-    return AnalysisWarning(code, CONDITION_MESSAGE.format(launch=launch, message=message),
-                           CONDITION_HINT.format(hint=hint or CONDITION_HINT_MISSING), where)
+    return AnalysisWarning(code=code, message=CONDITION_MESSAGE.format(launch=launch, message=message),
+                           hint=CONDITION_HINT.format(hint=hint or CONDITION_HINT_MISSING), where=where)

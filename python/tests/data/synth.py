@@ -310,7 +310,10 @@ def memory_campaign(samples: dict[str, np.ndarray], tests: Sequence[tuple[str, i
                                "config": {"raw": "reduced", "nrep": n_r},
                                "tests": [{"test": i, "op": op, "size": size, "status": "complete", "nrep": n_r}
                                          for i, (op, size) in enumerate(tests)]}, folder / "meta.json")
-            infos.append(analysis.LaunchInfo(alt, li, folder, "complete", meta, "local", "local (in memory)",
-                                             tuple(range(n_t)), n_t * n_r, 0, False))
-    return analysis.Campaign(Path("/memory"), "several", tuple(samples), tuple(infos), pa.concat_tables(parts),
-                             pa.table({}), ())
+            infos.append(analysis.LaunchInfo(alternative=alt, index=li, folder=folder, status="complete",
+                                             meta=meta, clock="local", clock_reason="local (in memory)",
+                                             finished_tests=tuple(range(n_t)), raw_rows=n_t * n_r, syncs=0,
+                                             has_global_times=False))
+    return analysis.Campaign(path=Path("/memory"), kind="several", alternatives=tuple(samples),
+                             launches=tuple(infos), raw_table=pa.concat_tables(parts), sync=pa.table({}),
+                             warnings=())

@@ -6,7 +6,7 @@ Why: the same nodes, or other ones, change the numbers (Hunold & Carpen-Amarie 2
 §7): a campaign resumed in a later job, or one whose launches were spread over several
 allocations on purpose (docs/SLURM.md), holds launches of several allocations. Each launch's
 allocation is what its ranks saw: rank 0's ``SLURM_JOB_ID`` and the step's node list in meta.json
-``environment`` (``campaign.slurm.launch_facts``), so that a launch run by srun into another job
+``environment`` (``io.slurm.launch_facts``), so that a launch run by srun into another job
 than the session's counts under the job it ran in.
 
 Two uses:
@@ -30,7 +30,7 @@ import numpy as np
 
 from mpimeter.analysis.loading import Campaign
 from mpimeter.analysis.results import Row
-from mpimeter.campaign import slurm
+from mpimeter.io import slurm
 from mpimeter.io.errors import AnalysisWarning
 from mpimeter.io.meta import LaunchMeta
 from mpimeter.stats.components import nested_components

@@ -50,7 +50,7 @@ PREMISE = ("bound = latency floor (half the least 1-byte round trip of the sampl
            "across hosts the data term bounds the memory, not the network")
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class MachineBound:
     """What bounds the operations of one alternative's launches: the least latency floor and
     the fastest copy over ``launches`` launches that recorded the probes; ``copy_large_Bps`` is
@@ -66,7 +66,7 @@ class MachineBound:
     copy_large_bytes: int | None
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class BoundRow:
     alternative: str
     op: str
@@ -131,7 +131,9 @@ def _machine(result: AnalysisResult, alternative: str) -> MachineBound:
                 larges.append((copy.large_Bps, copy.sizes[-1].bytes))
     peak = max(peaks) if peaks else (None, None)
     large = max(larges) if larges else (None, None)
-    return MachineBound(alternative, launches, min(floors) if floors else None, peak[0], peak[1], large[0], large[1])
+    return MachineBound(alternative=alternative, launches=launches,
+                        latency_floor_ns=min(floors) if floors else None, copy_peak_Bps=peak[0],
+                        copy_peak_bytes=peak[1], copy_large_Bps=large[0], copy_large_bytes=large[1])
 
 
 def bounds(result: AnalysisResult) -> BoundsResult:
@@ -170,9 +172,11 @@ def bounds(result: AnalysisResult) -> BoundsResult:
             copy_ns = volume / mb.copy_large_Bps * 1e9 if volume > 0 else 0.0
             cache_ns = volume / mb.copy_peak_Bps * 1e9 if volume > 0 else 0.0
             bound = mb.latency_floor_ns + copy_ns
-            rows.append(BoundRow(mb.alternative, r.op, r.size, op_info.bound_formula, volume, mb.latency_floor_ns,
-                                 copy_ns, bound, mb.latency_floor_ns + cache_ns, r.median_ns, bound / r.median_ns,
-                                 r.median_ns < bound, r.nprocs, r.root))
+            rows.append(BoundRow(alternative=mb.alternative, op=r.op, size=r.size, formula=op_info.bound_formula,
+                                 volume_bytes=volume, latency_ns=mb.latency_floor_ns, copy_ns=copy_ns,
+                                 bound_ns=bound, cache_bound_ns=mb.latency_floor_ns + cache_ns,
+                                 median_ns=r.median_ns, fraction=bound / r.median_ns, beats=r.median_ns < bound,
+                                 nprocs=r.nprocs, root=r.root))
         if disagree:
             missing.append(f"{mb.alternative}: no bound for {'; '.join(sorted(disagree))}: its launches state "
                            "different volumes (tests[].bound_bytes_per_size) for the same operation, size and p")

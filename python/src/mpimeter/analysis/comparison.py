@@ -63,7 +63,7 @@ def _at_holm_level(r: "ComparisonRow", p_adj: float, level: float, samples, *, a
                    interval_agrees=significant == excludes)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class ComparisonRow:
     """One (op, size) compared between groups ``a`` and ``b`` (Hunold & Carpen-Amarie §5.2).
 
@@ -124,7 +124,7 @@ class ComparisonRow:
         return (self.nprocs, self.root) if self.workpieces is None else (self.nprocs, self.root, self.workpieces)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class OmnibusRow:
     """Kruskal–Wallis over all groups for one (op, size), when more than two are compared."""
 
@@ -144,7 +144,7 @@ class OmnibusRow:
         return asdict(self)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class ComparisonResult:
     groups: tuple[str, ...]
     alternative: str
@@ -243,11 +243,12 @@ def compare(
                     pc = _cmp.compare_two(sa[(op, size)], sb[(op, size)], alternative=alternative,
                                           confidence=confidence, ratio_ci=ratio_ci, seed=seed)
                     row = ComparisonRow(
-                        op, size, ga.name, gb.name, ga.launches(op, size), gb.launches(op, size), pc.median_a,
-                        pc.median_b, pc.ratio, pc.ratio_ci.estimate, pc.ratio_ci.low, pc.ratio_ci.high,
-                        pc.ratio_ci.method, pc.statistic, pc.p_value, pc.p_method, math.nan, "", False,
-                        one_way=ga.one_way(op, size) and gb.one_way(op, size),
-                        **_where(ga_all, gb_all, where))
+                        op=op, size=size, a=ga.name, b=gb.name, launches_a=ga.launches(op, size),
+                        launches_b=gb.launches(op, size), median_a_ns=pc.median_a, median_b_ns=pc.median_b,
+                        ratio_of_medians=pc.ratio, ratio=pc.ratio_ci.estimate, ratio_ci_low=pc.ratio_ci.low,
+                        ratio_ci_high=pc.ratio_ci.high, ratio_ci_method=pc.ratio_ci.method, statistic=pc.statistic,
+                        p_value=pc.p_value, p_method=pc.p_method, p_adjusted=math.nan, stars="", significant=False,
+                        one_way=ga.one_way(op, size) and gb.one_way(op, size), **_where(ga_all, gb_all, where))
                     if matched is not None:
                         strata = matched.strata(ga, gb, op, size)
                         row_strata[(ga.name, gb.name, op, size, where)] = strata
@@ -285,8 +286,9 @@ def compare(
         for op, size, where in sorted(common_all, key=lambda k: (k[0], k[1]) + ((k[2][0], -1 if k[2][1] is None else k[2][1])
                                                                                 if k[2] else ())):
             res = _hyp.kruskal([samples[(g.name, where)][(op, size)] for g in groups])
-            omnibus.append(OmnibusRow(op, size, tuple(g.name for g in groups), res.statistic, res.p_value, math.nan, "",
-                                      False, **(_where(groups[0], groups[0], where) if where else {})))
+            omnibus.append(OmnibusRow(op=op, size=size, groups=tuple(g.name for g in groups),
+                                      statistic=res.statistic, p_value=res.p_value, p_adjusted=math.nan, stars="",
+                                      significant=False, **(_where(groups[0], groups[0], where) if where else {})))
         oadj = _hyp.holm(np.array([o.p_value for o in omnibus]))
         omnibus = [replace(o, p_adjusted=float(p), stars=_hyp.stars(float(p), alpha=alpha), significant=bool(p <= alpha))
                    for o, p in zip(omnibus, oadj)]
@@ -307,8 +309,9 @@ def compare(
     if row_pairs:
         test += ("; rows paired by round (the alternatives ran in the same rounds of one campaign): wilcoxon "
                  "signed-rank on per-round ratios b/a, paired Hodges–Lehmann ratio")
-    return ComparisonResult(tuple(g.name for g in groups), alternative, test, "holm", confidence, alpha, tuple(rows),
-                            tuple(omnibus), dedupe(warnings), metric)
+    return ComparisonResult(groups=tuple(g.name for g in groups), alternative=alternative, test=test,
+                            correction="holm", confidence=confidence, alpha=alpha, rows=tuple(rows),
+                            omnibus=tuple(omnibus), warnings=dedupe(warnings), metric=metric)
 
 
 def _designs_of(rows: list[ComparisonRow], row_rounds: dict[tuple, tuple[str, Any, str]], single: bool, *,

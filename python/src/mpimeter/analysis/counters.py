@@ -52,7 +52,7 @@ ALPHA = 0.05
 CATEGORIES = ("first", "warmup", "outlier", "good")
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class CounterRow:
     """One counter of one (alternative, op, size): its correlation with run time and its medians
     per category. p-values NaN (and ``constant``) when the counter did not vary within launches."""
@@ -83,7 +83,7 @@ class CounterRow:
         return {k: (None if isinstance(v, float) and not math.isfinite(v) else v) for k, v in d.items()}
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class ReadCost:
     """What reading every counter before and after one repetition took, per test (max over
     ranks, median of 21 pairs), over the launches of an alternative."""
@@ -96,7 +96,7 @@ class ReadCost:
     max_ns: float
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class CounterAnalysis:
     """``points``: one row per valid repetition and counter — alternative, launch, op, size, rep,
     metric, value, run_time_ns, category — for the plots of the report."""
@@ -180,17 +180,17 @@ def analyze_counters(campaign, repetitions: pd.DataFrame, rows: Sequence) -> Cou
                                     "nprocs", "root", "run_time_ns", "category"]))
     out_rows = _correlate(points, info)
     warnings += _explain_warnings(out_rows)
-    cost = tuple(ReadCost(alt, len({i for _, i in items}), ncounters.get(alt, 0),
-                          float(np.median([v for v, _ in items])), float(min(v for v, _ in items)),
-                          float(max(v for v, _ in items)))
+    cost = tuple(ReadCost(alternative=alt, launches=len({i for _, i in items}), counters=ncounters.get(alt, 0),
+                          median_ns=float(np.median([v for v, _ in items])), min_ns=float(min(v for v, _ in items)),
+                          max_ns=float(max(v for v, _ in items)))
                  for alt, items in costs.items() if items)
     perturbation = _perturbation(campaign, rows)
     warnings += _perturbation_warnings(perturbation)
     lo = tuple((alt, name, why) for alt, items in left_out.items() for name, why in items)
-    return CounterAnalysis(tuple(out_rows), cost, perturbation,
-                           points[["alternative", "launch", "op", "size", "nprocs", "root", "rep", "metric", "value",
-                                   "run_time_ns", "category"]] if len(points) else points,
-                           tuple(warnings), launches, lo)
+    return CounterAnalysis(rows=tuple(out_rows), costs=cost, perturbation=perturbation,
+                           points=points[["alternative", "launch", "op", "size", "nprocs", "root", "rep", "metric",
+                                          "value", "run_time_ns", "category"]] if len(points) else points,
+                           warnings=tuple(warnings), launches=launches, left_out=lo)
 
 
 def _correlate(points: pd.DataFrame, info: dict[tuple[str, str], _io.Metric]) -> list[CounterRow]:
@@ -208,9 +208,13 @@ def _correlate(points: pd.DataFrame, info: dict[tuple[str, str], _io.Metric]) ->
                for k in CATEGORIES}
         nby = {k: int(np.sum(cats == k)) for k in CATEGORIES}
         m = info.get((alt, metric))
-        rows.append(CounterRow(str(alt), str(op), int(size), str(metric), m.source if m else "", m.klass if m else "",
-                               c.n, c.groups, c.pearson_r, c.pearson_p, math.nan, c.spearman_rho, c.spearman_p,
-                               math.nan, False, c.constant, med, nby, int(ranks), None if root < 0 else int(root)))
+        rows.append(CounterRow(alternative=str(alt), op=str(op), size=int(size), metric=str(metric),
+                               source=m.source if m else "", klass=m.klass if m else "", repetitions=c.n,
+                               launches=c.groups, pearson_r=c.pearson_r, pearson_p=c.pearson_p,
+                               pearson_p_adjusted=math.nan, spearman_rho=c.spearman_rho, spearman_p=c.spearman_p,
+                               spearman_p_adjusted=math.nan, explains=False, constant=c.constant,
+                               median_by_category=med, n_by_category=nby, nprocs=int(ranks),
+                               root=None if root < 0 else int(root)))
     out = []
     for alt in dict.fromkeys(r.alternative for r in rows):
         mine = [r for r in rows if r.alternative == alt]
@@ -281,9 +285,12 @@ def _perturbation(campaign, rows: Sequence) -> tuple[ComparisonRow, ...]:
             ma = np.array([s.median_ns for s in ra.per_launch if s.n > 0], dtype=float)
             mb = np.array([s.median_ns for s in rb.per_launch if s.n > 0], dtype=float)
             pc = _cmp.compare_two(ma, mb)
-            out.append(ComparisonRow(op, size, a, b, ma.size, mb.size, pc.median_a, pc.median_b, pc.ratio,
-                                     pc.ratio_ci.estimate, pc.ratio_ci.low, pc.ratio_ci.high, pc.ratio_ci.method,
-                                     pc.statistic, pc.p_value, pc.p_method, math.nan, "", False, ra.one_way,
+            out.append(ComparisonRow(op=op, size=size, a=a, b=b, launches_a=ma.size, launches_b=mb.size,
+                                     median_a_ns=pc.median_a, median_b_ns=pc.median_b, ratio_of_medians=pc.ratio,
+                                     ratio=pc.ratio_ci.estimate, ratio_ci_low=pc.ratio_ci.low,
+                                     ratio_ci_high=pc.ratio_ci.high, ratio_ci_method=pc.ratio_ci.method,
+                                     statistic=pc.statistic, p_value=pc.p_value, p_method=pc.p_method,
+                                     p_adjusted=math.nan, stars="", significant=False, one_way=ra.one_way,
                                      nprocs=ranks, root=root))
     adj = _holm([p.p_value for p in out])
     return tuple(replace(p, p_adjusted=q, stars=_hyp.stars(q, alpha=ALPHA) if math.isfinite(q) else "",

@@ -42,7 +42,7 @@ REGRESSION_BEYOND = 0.05  # launches_needed: for a slowdown this far past the th
 NEEDED_POWER = 0.8
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class GateRow:
     """One (op, size): ``ratio`` is the Hodges–Lehmann estimate of candidate / baseline with its
     interval, ``ratio_of_medians`` median_candidate / median_baseline; ``p_value`` of the
@@ -83,7 +83,7 @@ class GateRow:
         return asdict(self)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class StateTest:
     """The slowdown test of one row within one matched state: the launches of each side in it,
     the Hodges–Lehmann ratio candidate / baseline with its interval at the level Holm tested it
@@ -112,7 +112,7 @@ class StateTest:
         return asdict(self)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class GateResult:
     """``passed`` is False when some row is significantly slower than the baseline by more than
     ``max_slowdown``: Wilcoxon rank-sum, one-sided, candidate medians against baseline medians
@@ -184,9 +184,11 @@ def gate_rows(baseline: Mapping[tuple[str, int], np.ndarray], candidate: Mapping
         p_adj, level = next(state_adj) if ok else (math.nan, math.nan)
         hl = _cmp.compare_two(a, b, confidence=_holm_confidence(level, alpha)).ratio_ci
         per_row_states.setdefault(i, []).append(StateTest(
-            stratum, len(a), len(b), hl.estimate, hl.low, hl.high, test.p_value, test.method, min_p, ok,
-            float(p_adj) if ok else None, bool(ok and p_adj <= alpha),
-            _cmp.launches_needed(_log_spread(a, b), shift, first_level, power=NEEDED_POWER)))
+            stratum=stratum, launches_baseline=len(a), launches_candidate=len(b), ratio=hl.estimate,
+            ratio_ci_low=hl.low, ratio_ci_high=hl.high, p_value=test.p_value, p_method=test.method,
+            min_p_value=min_p, tested=ok, p_adjusted=float(p_adj) if ok else None,
+            regression=bool(ok and p_adj <= alpha),
+            launches_needed=_cmp.launches_needed(_log_spread(a, b), shift, first_level, power=NEEDED_POWER)))
     rows = []
     for i, (key, test, pooled_test, p_adj, level) in enumerate(zip(keys, tests, pooled, adj, levels)):
         # a key is (op, size), or (op, size, (p, root, workpieces)) when the sides ran at several
@@ -207,10 +209,12 @@ def gate_rows(baseline: Mapping[tuple[str, int], np.ndarray], candidate: Mapping
         significant = bool(p_adj <= alpha)
         agrees = significant == bool(ci.low is not None and ci.low > 1 + max_slowdown)
         regression = significant or any(st.regression for st in per_row_states.get(i, ()))
-        rows.append(GateRow(op, size, pc.median_a, pc.median_b, pc.ratio, ci.estimate, ci.low, ci.high,
-                            test.p_value, test.method, float(p_adj), _hyp.stars(float(p_adj), alpha=alpha),
-                            significant, regression, one_way=one_way(*key), interval_level=float(level),
-                            interval_agrees=agrees, **where, **extra))
+        rows.append(GateRow(op=op, size=size, median_baseline_ns=pc.median_a, median_candidate_ns=pc.median_b,
+                            ratio_of_medians=pc.ratio, ratio=ci.estimate, ratio_ci_low=ci.low,
+                            ratio_ci_high=ci.high, p_value=test.p_value, p_method=test.method,
+                            p_adjusted=float(p_adj), stars=_hyp.stars(float(p_adj), alpha=alpha),
+                            significant=significant, regression=regression, one_way=one_way(*key),
+                            interval_level=float(level), interval_agrees=agrees, **where, **extra))
     return rows
 
 
@@ -330,7 +334,8 @@ def gate(
                                        for k in common],
                                       "greater", alpha, "side")
     warnings += baseline.warnings + candidate.warnings
-    return GateResult(base.name, cand.name, max_slowdown, alpha, tuple(rows), dedupe(warnings), metric, test)
+    return GateResult(baseline=base.name, candidate=cand.name, max_slowdown=max_slowdown, alpha=alpha,
+                      rows=tuple(rows), warnings=dedupe(warnings), metric=metric, test=test)
 
 
 def launch_states(m: _matching.Matching) -> tuple[dict[int, str], dict[int, str]]:
@@ -360,8 +365,9 @@ def split_by_state(a: Mapping[int, float], b: Mapping[int, float], state_a: Mapp
     for name, (x, y) in zip(names, strata):
         ma = float(np.median(x)) if x.size else math.nan
         mb = float(np.median(y)) if y.size else math.nan
-        out.append(_matching.StateMedians(name, int(x.size), int(y.size), ma, mb,
-                                          mb / ma if x.size and y.size and ma > 0 else math.nan))
+        out.append(_matching.StateMedians(stratum=name, launches_a=int(x.size), launches_b=int(y.size),
+                                          median_a_ns=ma, median_b_ns=mb,
+                                          ratio_of_medians=mb / ma if x.size and y.size and ma > 0 else math.nan))
     return strata, tuple(out)
 
 

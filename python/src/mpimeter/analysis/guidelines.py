@@ -62,7 +62,7 @@ STATEMENTS = {
 }
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class GuidelineRow:
     """One guideline at one size for one alternative on ``nprocs`` ranks: ``op`` at ``size``
     (lhs) against ``versus`` at ``versus_size`` (rhs; for ``split`` two calls: twice its
@@ -103,7 +103,7 @@ PAIRED, UNPAIRED = "paired by launch", "unpaired"
 DESIGNS = (PAIRED, UNPAIRED)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class GuidelineTest:
     """The test of one guideline row: ``design`` (DESIGNS), ``pairs`` the launches with both
     sides, the medians of each side over its launches, the ratio lhs / rhs with its interval,
@@ -130,15 +130,19 @@ def guideline_test(lhs: dict[int, float], rhs: dict[int, float], *, confidence: 
     med_l, med_r = float(np.median(b)), float(np.median(a))
     if not both:  # "lhs slower" = the rhs sample below the lhs sample; the ratio lhs/rhs is b/a
         pc = _cmp.compare_two(a, b, alternative="less", confidence=confidence, ratio_ci=ratio_ci, seed=seed)
-        return GuidelineTest(UNPAIRED, 0, b.size, a.size, med_l, med_r, pc.ratio_ci, pc.p_value, pc.p_method)
+        return GuidelineTest(design=UNPAIRED, pairs=0, launches_lhs=b.size, launches_rhs=a.size,
+                             median_lhs_ns=med_l, median_rhs_ns=med_r, ratio=pc.ratio_ci, p_value=pc.p_value,
+                             p_method=pc.p_method)
     x, y = np.array([rhs[i] for i in both]), np.array([lhs[i] for i in both])
     test = _paired.paired_slowdown_test(x, y, 0.0)
     ci = (_paired.paired_bootstrap_ratio(x, y, confidence=confidence, seed=seed) if ratio_ci == "bootstrap"
           else _paired.paired_ratio(x, y, confidence=confidence))
-    return GuidelineTest(PAIRED, len(both), b.size, a.size, med_l, med_r, ci, test.p_value, test.method)
+    return GuidelineTest(design=PAIRED, pairs=len(both), launches_lhs=b.size, launches_rhs=a.size,
+                         median_lhs_ns=med_l, median_rhs_ns=med_r, ratio=ci, p_value=test.p_value,
+                         p_method=test.method)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class GuidelinesResult:
     kinds: tuple[str, ...]
     test: str
@@ -274,12 +278,13 @@ def check(result: AnalysisResult, *, kinds: Sequence[str] = KINDS, mockups: Sequ
         t = guideline_test(lhs, rhs, confidence=confidence, ratio_ci=ratio_ci, seed=seed,
                            paired=pairs > 0 and _paired.min_p_value(pairs) <= alpha / family)
         rows.append(GuidelineRow(
-            kind, name, nprocs, op, size, versus, versus_size,
-            STATEMENTS[kind].format(op=op, size=size, versus=versus, versus_size=versus_size)
+            kind=kind, alternative=name, nprocs=nprocs, op=op, size=size, versus=versus, versus_size=versus_size,
+            statement=STATEMENTS[kind].format(op=op, size=size, versus=versus, versus_size=versus_size)
             + ("" if root is None else f" at root {root}"),
-            t.launches_lhs, t.launches_rhs, t.median_lhs_ns, t.median_rhs_ns, t.ratio.estimate,
-            t.ratio.low, t.ratio.high, t.ratio.method, t.p_value, t.p_method, root=root,
-            design=t.design, pairs=t.pairs))
+            launches_lhs=t.launches_lhs, launches_rhs=t.launches_rhs, median_lhs_ns=t.median_lhs_ns,
+            median_rhs_ns=t.median_rhs_ns, ratio=t.ratio.estimate, ratio_ci_low=t.ratio.low,
+            ratio_ci_high=t.ratio.high, ratio_ci_method=t.ratio.method, p_value=t.p_value, p_method=t.p_method,
+            root=root, design=t.design, pairs=t.pairs))
     if not rows:
         raise AnalysisError("no guideline could be tested: the campaign measured no mock-up together with its "
                             "operation at one size (plan one with mpimeter run --guidelines), no operation at two "
@@ -299,5 +304,5 @@ def check(result: AnalysisResult, *, kinds: Sequence[str] = KINDS, mockups: Sequ
                               "(lhs slower than rhs)",
                       UNPAIRED: "one-sided wilcoxon-rank-sum on per-launch medians (lhs slower than rhs), unpaired: "
                                 "no launch measured both sides, or too few launches to pair"}[d] for d in designs)
-    return GuidelinesResult(tuple(kinds), test,
-                            "holm", confidence, alpha, tuple(rows), dedupe(warnings))
+    return GuidelinesResult(kinds=tuple(kinds), test=test, correction="holm", confidence=confidence, alpha=alpha,
+                            rows=tuple(rows), warnings=dedupe(warnings))

@@ -118,7 +118,7 @@ def property_named(what: str) -> Property | None:
     return next((p for p in PROPERTIES if p[0] == what), None)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class SeparatingProperty:
     what: str
     low_values: tuple[str, ...]
@@ -133,7 +133,7 @@ class SeparatingProperty:
         return self.adjusted_chance <= ALPHA
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class LaunchEffect:
     """One alternative whose per-launch medians form two groups in ``rows`` (op, size) at
     ``nprocs`` ranks (the launches are those that ran tests at that p)."""
@@ -214,8 +214,10 @@ def _effect(alt: str, nprocs: int, infos: dict[int, LaunchInfo], mine: Sequence[
     sharing = sum(1 for t in shown if t.low_launches == low)
     high = frozenset(infos) - low
     shown_rows = tuple(dict.fromkeys((mine[t.row].op, mine[t.row].size) for t in shown))
-    return LaunchEffect(alt, shown_rows, tuple(sorted(low)), tuple(sorted(high)), sharing, ratio,
-                        *_separating(infos, low, high), nprocs=nprocs)
+    separating, examined, lacking, any_chance = _separating(infos, low, high)
+    return LaunchEffect(alternative=alt, rows=shown_rows, low_launches=tuple(sorted(low)),
+                        high_launches=tuple(sorted(high)), sharing_rows=sharing, ratio=ratio, separating=separating,
+                        examined=examined, lacking=lacking, any_chance=any_chance, nprocs=nprocs)
 
 
 def _separating(infos: dict[int, LaunchInfo], low: frozenset[int], high: frozenset[int]
@@ -236,8 +238,8 @@ def _separating(infos: dict[int, LaunchInfo], low: frozenset[int], high: frozens
         chances.append(float(sep.chance) if sep.separates and sep.chance is not None else 1.0)
         if sep.separates:
             found.append((len(chances) - 1, SeparatingProperty(
-                what, shown_values(sep.low_values, numeric, show), shown_values(sep.high_values, numeric, show),
-                float(sep.chance), missing)))
+                what=what, low_values=shown_values(sep.low_values, numeric, show),
+                high_values=shown_values(sep.high_values, numeric, show), chance=float(sep.chance), missing=missing)))
     adjusted = holm(np.array(chances)) if chances else np.array([])
     corrected = tuple(replace(sp, adjusted_chance=float(adjusted[k])) for k, sp in found)
     return corrected, tuple(examined), tuple(lacking), (1.0 - none_separates) if examined else None

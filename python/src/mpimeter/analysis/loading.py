@@ -27,6 +27,7 @@ import pyarrow.compute as pc
 from mpimeter.analysis import nbc as _nbc
 from mpimeter.analysis import scheme_values as _scheme_values
 from mpimeter.analysis.clock import choose_clock
+from mpimeter.errors import MpimeterError
 from mpimeter.io import campaign as _io_campaign
 from mpimeter.io import counters as _io_counters
 from mpimeter.io import overhead as _overhead
@@ -39,14 +40,14 @@ from mpimeter.io.launch import LaunchData, read_launch
 from mpimeter.io.meta import LaunchMeta
 
 
-class AnalysisError(ValueError):
+class AnalysisError(ValueError, MpimeterError):
     """The data cannot answer the question asked (too few launches, nothing in common, …).
 
     The CLI exits with code 2 and prints the message; unlike :class:`InputError` no file is at
     fault."""
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class LaunchInfo:
     """One launch folder: where it is, what meta.json says (``meta``, the typed record of the
     provenance), how it was read.
@@ -133,7 +134,7 @@ def _reduce_launch_and_schemes(alternative: str, index: int, data: LaunchData, r
                    scheme_values=_scheme_values.launch_values(data, _scheme_values.PEERS))
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class Campaign:
     """A campaign as read from disk: one or more alternatives, each a list of launches.
 
@@ -249,18 +250,22 @@ def _build_campaign(path: Path, kind: str, loaded: list, *, store: bool, cache: 
     for ll in launches:
         clock, reason, clock_warnings = choose_clock(ll.data)
         warnings += clock_warnings
-        infos.append(LaunchInfo(ll.alternative, ll.index, ll.data.folder, ll.data.status, ll.data.meta, clock, reason,
-                                ll.data.finished_tests, ll.data.raw_rows, ll.data.syncs, ll.data.has_global,
-                                _io_counters.read_counters(ll.data.folder, ll.data.meta, cache=False), True,
-                                ll.reduced.scheme_values if ll.reduced is not None else None))
+        infos.append(LaunchInfo(alternative=ll.alternative, index=ll.index, folder=ll.data.folder,
+                                status=ll.data.status, meta=ll.data.meta, clock=clock, clock_reason=reason,
+                                finished_tests=ll.data.finished_tests, raw_rows=ll.data.raw_rows,
+                                syncs=ll.data.syncs, has_global_times=ll.data.has_global,
+                                counters=_io_counters.read_counters(ll.data.folder, ll.data.meta, cache=False),
+                                counters_read=True,
+                                scheme_values=ll.reduced.scheme_values if ll.reduced is not None else None))
     if store:
         for lc in loaded:
             if lc.layout.kind == "launch":
                 continue  # a lone launch folder gets its Parquet copy only
             clocks = {(li.alternative, li.index): li.clock for li in infos}
             stored = [
-                _store.StoredLaunch(lc.layout.root.resolve().name, ll.alternative, ll.index, ll.data.folder,
-                                    ll.data.status, clocks[(ll.alternative, ll.index)], ll.data.meta, ll.data.sync)
+                _store.StoredLaunch(campaign=lc.layout.root.resolve().name, alternative=ll.alternative,
+                                    launch=ll.index, folder=ll.data.folder, status=ll.data.status,
+                                    clock=clocks[(ll.alternative, ll.index)], meta=ll.data.meta, sync=ll.data.sync)
                 for ll in lc.launches
             ]
             w = _store.write_store(lc.layout.root / _store.STORE_NAME, stored)
@@ -268,8 +273,9 @@ def _build_campaign(path: Path, kind: str, loaded: list, *, store: bool, cache: 
                 warnings.append(w)
     cj = loaded[0].record if len(loaded) == 1 else None
     reduced = combine_reductions([ll.reduced for ll in launches])
-    return Campaign(path, kind, tuple(alts), tuple(infos), None, _io_campaign.combined_sync(launches),
-                    tuple(warnings), cj, reduced, cache)
+    return Campaign(path=path, kind=kind, alternatives=tuple(alts), launches=tuple(infos), raw_table=None,
+                    sync=_io_campaign.combined_sync(launches), warnings=tuple(warnings), campaign_record=cj,
+                    reduced=reduced, cached=cache)
 
 
 def load_campaigns(paths: Sequence[str | Path], *, cache: bool = True, store: bool = True,

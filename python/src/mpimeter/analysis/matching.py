@@ -55,7 +55,7 @@ STATE_MIN_LAUNCHES = 3  # launches per side that must have recorded the property
 STATE_CHANCE = 0.05  # the separation must be this unlikely for launches of one state
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class StateMedians:
     """One state of one compared row: each side's launches in it and their median."""
 
@@ -99,8 +99,9 @@ class Matching:
         for name, (a, b) in zip(self.names, self.strata(ga, gb, op, size)):
             ma = float(np.median(a)) if a.size else math.nan
             mb = float(np.median(b)) if b.size else math.nan
-            out.append(StateMedians(name, int(a.size), int(b.size), ma, mb,
-                                    mb / ma if a.size and b.size and ma > 0 else math.nan))
+            out.append(StateMedians(stratum=name, launches_a=int(a.size), launches_b=int(b.size), median_a_ns=ma,
+                                    median_b_ns=mb,
+                                    ratio_of_medians=mb / ma if a.size and b.size and ma > 0 else math.nan))
         return tuple(out)
 
 
@@ -168,7 +169,8 @@ def assign(shown: States, g_shown: Group, g_other: Group) -> States | None:
         launches = tuple(sorted(i for i, w in where.items() if w is flag))
         vals = tuple(dict.fromkeys(theirs[i] for i in launches))
         states.append(State(name, launches, len(launches) / len(where), _effects.shown_values(vals, numeric, show)))
-    return States(g_other.alternative, shown.property, tuple(states), None, shown.nprocs, shown.several_p)
+    return States(alternative=g_other.alternative, property=shown.property, states=tuple(states), chance=None,
+                  nprocs=shown.nprocs, several_p=shown.several_p)
 
 
 def states_differ(ga: Group, gb: Group) -> AnalysisWarning | None:
@@ -211,9 +213,10 @@ def _joint_states(ga: Group, gb: Group) -> tuple[States, States] | None:
         values = {name: _effects.shown_values(tuple(v for li in g.result.campaign.launches_of(g.alternative)
                                                     if li.index in mine[name] and (v := _strata.PROBE[2](li.meta))),
                                               True, _strata.PROBE[3]) for name in mine}
-        out.append(States(g.alternative, _strata.PROBE[0], tuple(State(name, mine[name], len(mine[name]) / total,
-                                                                        values[name]) for name in mine),
-                          split.p_value, _count(g) or 0, test=_strata.PROBE_TEST,
+        out.append(States(alternative=g.alternative, property=_strata.PROBE[0],
+                          states=tuple(State(name, mine[name], len(mine[name]) / total, values[name])
+                                       for name in mine),
+                          chance=split.p_value, nprocs=_count(g) or 0, test=_strata.PROBE_TEST,
                           unplaced=tuple(sorted(k[1] for k in split.unplaced if k[0] == side))))
     return out[0], out[1]
 

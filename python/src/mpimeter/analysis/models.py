@@ -33,7 +33,7 @@ CRITERION = ("least BIC with Huber's loss over 0 … {max_breakpoints} breakpoin
              "(points relative to their size's median, robust fit)")
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class ModelRow:
     """One (alternative, op): the single Hockney line, the piecewise model the criterion chose,
     and the chosen model's error at every size (``sizes``; ``max_rel_error`` the largest
@@ -187,8 +187,9 @@ def _model_row(alt: str, op: str, ranks: int, group: list[Row], state, *, max_br
     errors = _cm.size_errors(piecewise, *args, error_threshold=error_threshold)
     single = _cm.size_errors(hockney, *args, error_threshold=error_threshold)
     used = len(set(launches)) if state is not None else max(r.launches for r in group)
-    return ModelRow(alt, op, used, any(r.one_way for r in group), hockney, piecewise, errors,
-                    _max_abs(e.rel_error for e in errors), _max_abs(e.rel_error for e in single), error_threshold,
+    return ModelRow(alternative=alt, op=op, launches=used, one_way=any(r.one_way for r in group), hockney=hockney,
+                    piecewise=piecewise, sizes=errors, max_rel_error=_max_abs(e.rel_error for e in errors),
+                    hockney_max_rel_error=_max_abs(e.rel_error for e in single), error_threshold=error_threshold,
                     nprocs=ranks, state=None if state is None else state.name)
 
 

@@ -51,7 +51,7 @@ METRICS = ("overhead_ns", "blocking_ns", "compute_ns", "total_ns", "init_ns", "t
            "overlap", "overlap_imb", "overlap_osu")
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class NbcRow:
     """One (alternative, op, size, p[, root]) of a nonblocking collective across launches. Times
     in ns; each figure is the median over launches of the per-launch medians."""
@@ -155,10 +155,12 @@ def nbc_rows(campaign: Campaign, confidence: float = 0.95, reps: pd.DataFrame | 
         med = group.median()
         ci = intervals.median_ci(group["overhead_ns"].to_numpy(dtype=float), confidence)
         rows.append(NbcRow(
-            str(alt), str(op), int(size), int(len(group)), int(counts.loc[(alt, op, size, ranks, root)]),
-            float(med["overhead_ns"]), ci.low, ci.high, float(med["blocking_ns"]), float(med["compute_ns"]),
-            float(med["total_ns"]), float(med["init_ns"]), float(med["test_ns"]), float(med["wait_ns"]),
-            float(med["overlap"]), float(med["overlap_imb"]), float(med["overlap_osu"]),
-            int(tests_by.get((alt, op, size), 0)), scheme_by.get((alt, op, size), "time"), int(ranks),
-            None if root < 0 else int(root)))
+            alternative=str(alt), op=str(op), size=int(size), launches=int(len(group)),
+            repetitions=int(counts.loc[(alt, op, size, ranks, root)]), overhead_ns=float(med["overhead_ns"]),
+            overhead_ci_low_ns=ci.low, overhead_ci_high_ns=ci.high, blocking_ns=float(med["blocking_ns"]),
+            compute_ns=float(med["compute_ns"]), total_ns=float(med["total_ns"]), init_ns=float(med["init_ns"]),
+            test_ns=float(med["test_ns"]), wait_ns=float(med["wait_ns"]), overlap=float(med["overlap"]),
+            overlap_imb=float(med["overlap_imb"]), overlap_osu=float(med["overlap_osu"]),
+            tests_per_rep=int(tests_by.get((alt, op, size), 0)), scheme=scheme_by.get((alt, op, size), "time"),
+            nprocs=int(ranks), root=None if root < 0 else int(root)))
     return tuple(sorted(rows, key=lambda r: (r.alternative, r.op, r.size, r.nprocs, -1 if r.root is None else r.root)))

@@ -136,9 +136,11 @@ def compare_ops(result: AnalysisResult, op_a: str, op_b: str, *, alternative: st
                 pc = _cmp.compare_two(a, b, alternative=alternative, confidence=confidence, ratio_ci=ratio_ci,
                                       seed=seed)
                 rows.append(ComparisonRow(
-                    f"{op_a} vs {op_b}", size, side_a, side_b, gs_a.launches(op_a, size), gs_b.launches(op_b, size),
-                    pc.median_a, pc.median_b, pc.ratio, pc.ratio_ci.estimate, pc.ratio_ci.low, pc.ratio_ci.high,
-                    pc.ratio_ci.method, pc.statistic, pc.p_value, pc.p_method, math.nan, "", False,
+                    op=f"{op_a} vs {op_b}", size=size, a=side_a, b=side_b, launches_a=gs_a.launches(op_a, size),
+                    launches_b=gs_b.launches(op_b, size), median_a_ns=pc.median_a, median_b_ns=pc.median_b,
+                    ratio_of_medians=pc.ratio, ratio=pc.ratio_ci.estimate, ratio_ci_low=pc.ratio_ci.low,
+                    ratio_ci_high=pc.ratio_ci.high, ratio_ci_method=pc.ratio_ci.method, statistic=pc.statistic,
+                    p_value=pc.p_value, p_method=pc.p_method, p_adjusted=math.nan, stars="", significant=False,
                     one_way=gs_a.one_way(op_a, size) and gs_b.one_way(op_b, size), nprocs=where[0], root=where[1],
                     workpieces=slice_pieces(where)))
     if not rows:
@@ -159,5 +161,6 @@ def compare_ops(result: AnalysisResult, op_a: str, op_b: str, *, alternative: st
     warnings += list(result.warnings)
     test = ("wilcoxon-rank-sum on " + ("repetitions pooled over launches" if per_repetition else "per-launch medians")
             + f", {op_b} against {op_a} within each alternative")
-    return ComparisonResult((op_a, op_b), alternative, test, "holm", confidence, alpha, tuple(rows), (),
-                            tuple(warnings), "time")
+    return ComparisonResult(groups=(op_a, op_b), alternative=alternative, test=test, correction="holm",
+                            confidence=confidence, alpha=alpha, rows=tuple(rows), omnibus=(),
+                            warnings=tuple(warnings), metric="time")

@@ -58,7 +58,8 @@ def analyze(
         raise AnalysisError(f"unknown clock {clock!r}; use auto, global, online or local")
     if not 0 < confidence < 1:
         raise AnalysisError(f"confidence must be between 0 and 1, got {confidence}")
-    settings = AnalysisSettings(outlier, tukey_k, mpibench_a, drop_warmup, clock, confidence)
+    settings = AnalysisSettings(outlier=outlier, tukey_k=tukey_k, mpibench_a=mpibench_a, drop_warmup=drop_warmup,
+                                clock=clock, confidence=confidence)
     warnings: list[AnalysisWarning] = list(campaign.warnings)
     reduced = campaign.reductions
     reps = reduced.reps
@@ -132,10 +133,10 @@ def analyze(
     nbc_reps = _with_ranks(reduced.nbc_reps, infos)
     counters = _counters.analyze_counters(campaign, repetitions, rows)  # None: no launch read counters
     warnings += counters.warnings if counters is not None else ()
-    result = AnalysisResult(campaign, settings, tuple(rows), repetitions, tuple(rank_tests),
-                            group_warnings(warnings), note, tuple(effects),
-                            _nbc.nbc_rows(campaign, confidence, nbc_reps), nbc_reps, counters, states,
-                            allocations=allocations)
+    result = AnalysisResult(campaign=campaign, settings=settings, rows=tuple(rows), repetitions=repetitions,
+                            rank_tests=tuple(rank_tests), warnings=group_warnings(warnings), clock_note=note,
+                            launch_effects=tuple(effects), nbc_rows=_nbc.nbc_rows(campaign, confidence, nbc_reps),
+                            nbc_repetitions=nbc_reps, counters=counters, states=states, allocations=allocations)
     if not _scaling.varies(rows):
         return result
     # the scaling view with each p's lower bound (Hoefler & Belli 2015 §5.1, rule 11)
@@ -250,13 +251,16 @@ def _rows(summaries: list[LaunchSummary], confidence: float, p2p: dict[str, floa
         clocks = sorted({s.clock for s in per})
         norm = acr.normality
         rows.append(Row(
-            alt, op, size, len({s.launch for s in used}), acr.median.estimate, acr.median.low, acr.median.high,
-            confidence, acr.mean.estimate, acr.mean.low, acr.mean.high,
-            None if norm is None else norm.p_value, None if norm is None else norm.normal,
-            acr.spread, sum(s.removed for s in per), sum(s.n_invalid for s in per), sum(s.n_total for s in per),
-            max((s.warmup_length for s in per), default=0), "+".join(clocks),
-            acr.bandwidth_Bps if acr.bandwidth_Bps is None or math.isfinite(acr.bandwidth_Bps) else None,
-            tuple(per), start_spread_dropped=sum(s.n_start_spread for s in per), one_way=op in one_way,
+            alternative=alt, op=op, size=size, launches=len({s.launch for s in used}),
+            median_ns=acr.median.estimate, median_ci_low_ns=acr.median.low, median_ci_high_ns=acr.median.high,
+            confidence=confidence, mean_ns=acr.mean.estimate, mean_ci_low_ns=acr.mean.low,
+            mean_ci_high_ns=acr.mean.high, normality_p=None if norm is None else norm.p_value,
+            normal=None if norm is None else norm.normal, spread=acr.spread,
+            outliers_removed=sum(s.removed for s in per), invalid=sum(s.n_invalid for s in per),
+            repetitions=sum(s.n_total for s in per), warmup_max=max((s.warmup_length for s in per), default=0),
+            clock="+".join(clocks),
+            bandwidth_Bps=acr.bandwidth_Bps if acr.bandwidth_Bps is None or math.isfinite(acr.bandwidth_Bps) else None,
+            per_launch=tuple(per), start_spread_dropped=sum(s.n_start_spread for s in per), one_way=op in one_way,
             nprocs=ranks, root=root, workpieces=pieces))
     alt_order = {a: i for i, a in enumerate(dict.fromkeys(s.alternative for s in summaries))}
     rows.sort(key=lambda r: (alt_order[r.alternative], r.op, r.size, r.nprocs, -1 if r.root is None else r.root,
@@ -317,8 +321,10 @@ def _rank_tests(campaign: Campaign, infos: dict[tuple[str, int], LaunchInfo]) ->
             continue
         meds = dict(zip(ranks.tolist(), np.median(by_launch[~np.isnan(by_launch).any(axis=1)], axis=0).tolist()))
         slow = sorted(meds, key=lambda r: -meds[r])[:3]
-        out.append(RankTest(str(alt[lo]), str(op[lo]), int(size[lo]), len(meds), res.statistic, res.p_value, math.nan,
-                            False, tuple(slow), tuple(meds[r] for r in slow), float(np.median(list(meds.values()))),
-                            int(ranks_of[lo])))
+        out.append(RankTest(alternative=str(alt[lo]), op=str(op[lo]), size=int(size[lo]), ranks=len(meds),
+                            statistic=res.statistic, p_value=res.p_value, p_adjusted=math.nan, differ=False,
+                            slowest_ranks=tuple(slow), slowest_medians_ns=tuple(meds[r] for r in slow),
+                            median_of_rank_medians_ns=float(np.median(list(meds.values()))),
+                            nprocs=int(ranks_of[lo])))
     adj = _hyp.holm(np.array([t.p_value for t in out]))
     return [replace(t, p_adjusted=float(p), differ=bool(p <= 0.05)) for t, p in zip(out, adj)]

@@ -20,7 +20,7 @@ from mpimeter.io.errors import AnalysisWarning
 from mpimeter.units import format_ns
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class AnalysisSettings:
     outlier: str = "tukey"
     tukey_k: float = 1.5
@@ -71,7 +71,7 @@ class LaunchSummary:
     workpieces: int | None = None  # mw-workpieces: the pieces its master handed out (tests[].workpieces)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class Row:
     """One (alternative, op, size) across launches (Hunold & Carpen-Amarie §4.2). Times in ns.
 
@@ -168,7 +168,7 @@ def measurement_overhead(campaign: Campaign) -> tuple[MeasurementOverhead, ...]:
                  for alt in campaign.alternatives if (v := values.get(alt)))
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class RankTest:
     """Friedman's test over ranks for one (alternative, op, size): each rank's per-launch median
     local duration, launches as blocks (Hoefler & Belli §4.2.1; see analysis.pipeline._rank_tests).
@@ -189,7 +189,7 @@ class RankTest:
     nprocs: int = 0  # the process count of the launches tested; 0: not known
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class AnalysisResult:
     """Everything ``analyze`` found. ``repetitions`` has one row per repetition: alternative,
     launch, test, op, size, rep, run_time_ns, valid, category (first|warmup|outlier|good),

@@ -80,7 +80,7 @@ LOWER_BOUND = ("lower bound: the bound model at each p (analysis.bounds: latency
                "copy bandwidth), which no run can beat on this machine")
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class ScalingPoint:
     nprocs: int
     launches: int
@@ -97,7 +97,7 @@ class ScalingPoint:
         return self.bound_ns / self.median_ns if self.bound_ns is not None and self.median_ns > 0 else None
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class ScalingSeries:
     """Time against p of one (alternative, op, size[, root][, workpieces]) (Hoefler & Belli 2015 §5.1)."""
 
@@ -149,10 +149,13 @@ def scaling_series(rows: Sequence, bounds=None) -> list[ScalingSeries]:
             continue
         rs = sorted(rs, key=lambda r: r.nprocs)
         found = [None if bounds is None else bounds.row(alt, op, size, r.nprocs, r.root) for r in rs]
-        points = tuple(ScalingPoint(r.nprocs, r.launches, r.median_ns, r.median_ci_low_ns, r.median_ci_high_ns,
-                                    None if b is None else b.bound_ns, None if b is None else b.cache_bound_ns)
+        points = tuple(ScalingPoint(nprocs=r.nprocs, launches=r.launches, median_ns=r.median_ns,
+                                    low_ns=r.median_ci_low_ns, high_ns=r.median_ci_high_ns,
+                                    bound_ns=None if b is None else b.bound_ns,
+                                    cache_bound_ns=None if b is None else b.cache_bound_ns)
                        for r, b in zip(rs, found))
-        series.append(ScalingSeries(alt, op, size, root, points, one_way=any(r.one_way for r in rs),
+        series.append(ScalingSeries(alternative=alt, op=op, size=size, root=root, points=points,
+                                    one_way=any(r.one_way for r in rs),
                                     no_bound=_no_bound(bounds, alt, op, [r.nprocs for r, b in zip(rs, found)
                                                                          if b is None]),
                                     workpieces=pieces))
@@ -171,7 +174,7 @@ def _no_bound(bounds, alternative: str, op: str, without: Sequence[int]) -> str 
     return f"{where}: " + ("; ".join(why) if why else "no bound for this row (median not positive)")
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class RootEffect:
     """How much the root changes one (alternative, op, size, p): the extremes of the rows'
     medians across roots and a Kruskal–Wallis test of the per-launch medians grouped by root
@@ -222,6 +225,7 @@ def root_effects(rows: Sequence) -> list[RootEffect]:
             p_value = 1.0 if np.all(pooled == pooled[0]) else float(_st.kruskal(*samples).pvalue)
         lo = min(rs, key=lambda r: r.median_ns)
         hi = max(rs, key=lambda r: r.median_ns)
-        effects.append(RootEffect(alt, op, size, ranks, tuple(r.root for r in rs), lo.root, hi.root,
-                                  lo.median_ns, hi.median_ns, p_value))
+        effects.append(RootEffect(alternative=alt, op=op, size=size, nprocs=ranks, roots=tuple(r.root for r in rs),
+                                  fastest_root=lo.root, slowest_root=hi.root, min_ns=lo.median_ns,
+                                  max_ns=hi.median_ns, p_value=p_value))
     return effects

@@ -25,7 +25,7 @@ from mpimeter.stats import scalingmodel as _sm
 MIN_PROCESS_COUNTS = 3  # two points in p fit any two-parameter family
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class ScalingModelRow:
     alternative: str
     op: str
@@ -136,6 +136,7 @@ def state_model(alt: str, op: str, group, launches: set[int] | None, *, name: st
                 points.append((r.nprocs, r.size, ci.estimate, ci.low, ci.high))
     errors = _sm.point_errors(fits[0], points, confidence=confidence, error_threshold=error_threshold)
     used = len({s.launch for _, s in per})
-    return ScalingModelRow(alt, op, used if launches is not None else max(r.launches for r in group),
-                           tuple(sorted({r.nprocs for r in group})), fits[0], tuple(fits[1:]), errors,
-                           _sm.verdict(errors), state=name)
+    return ScalingModelRow(alternative=alt, op=op,
+                           launches=used if launches is not None else max(r.launches for r in group),
+                           nprocs=tuple(sorted({r.nprocs for r in group})), chosen=fits[0], others=tuple(fits[1:]),
+                           points=errors, verdict=_sm.verdict(errors), state=name)

@@ -45,7 +45,7 @@ from mpimeter.stats import intervals
 from mpimeter.warning_codes import warning
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class SchemeRow:
     """One scheme on one (alternative, op, size, p[, root]) across launches. Times in ns."""
 
@@ -108,7 +108,8 @@ def scheme_rows(campaign: Campaign, schemes: tuple[str, ...], ours: AnalysisResu
             why = whys.get((*key, s))
             got = per.get(key, {}).get(s, [])
             if why is not None or not got:
-                rows.append(SchemeRow(alt, op, size, s, 0, None, None, None, why=why or "no data", one_way=op in one_way,
+                rows.append(SchemeRow(alternative=alt, op=op, size=size, scheme=s, launches=0, headline_ns=None,
+                                      ci_low_ns=None, ci_high_ns=None, why=why or "no data", one_way=op in one_way,
                                       **where))
                 continue
             heads = np.array([v.value.headline for v in got])
@@ -116,9 +117,10 @@ def scheme_rows(campaign: Campaign, schemes: tuple[str, ...], ours: AnalysisResu
             names = SCHEMES[s].stats
             stats = {n: float(np.median([v.value.stats[n] for v in got if n in v.value.stats]))
                      for n in names if any(n in v.value.stats for v in got)}
-            rows.append(SchemeRow(alt, op, size, s, len(got), ci.estimate, ci.low, ci.high, stats,
-                                  tuple(float(h) for h in heads), sum(v.value.removed for v in got),
-                                  one_way=op in one_way, **where))
+            rows.append(SchemeRow(alternative=alt, op=op, size=size, scheme=s, launches=len(got),
+                                  headline_ns=ci.estimate, ci_low_ns=ci.low, ci_high_ns=ci.high, stats_ns=stats,
+                                  per_launch_ns=tuple(float(h) for h in heads),
+                                  removed=sum(v.value.removed for v in got), one_way=op in one_way, **where))
     warnings = [warning("scheme-not-computable", scheme=s, alternative=alt, op=op, size=size, why=why, where=alt)
                 for (alt, op, size, _, _, s), why in whys.items()]
     return rows, warnings
@@ -130,11 +132,13 @@ def _ours_row(campaign: Campaign, row: Any, key: tuple[str, str, int, int, int |
     if row is None or aggregates:
         why = ("imported aggregates have no per-repetition run times: no launch median can be computed"
                if aggregates else "no data")
-        return SchemeRow(alt, op, size, "ours", 0, None, None, None, why=why, one_way=one_way, nprocs=ranks, root=root)
-    return SchemeRow(alt, op, size, "ours", row.launches, row.median_ns, row.median_ci_low_ns, row.median_ci_high_ns,
-                     {"median": row.median_ns}, tuple(s.median_ns for s in row.per_launch if s.n > 0),
-                     row.outliers_removed,
-                     one_way=one_way, nprocs=ranks, root=root)
+        return SchemeRow(alternative=alt, op=op, size=size, scheme="ours", launches=0, headline_ns=None,
+                         ci_low_ns=None, ci_high_ns=None, why=why, one_way=one_way, nprocs=ranks, root=root)
+    return SchemeRow(alternative=alt, op=op, size=size, scheme="ours", launches=row.launches,
+                     headline_ns=row.median_ns, ci_low_ns=row.median_ci_low_ns, ci_high_ns=row.median_ci_high_ns,
+                     stats_ns={"median": row.median_ns},
+                     per_launch_ns=tuple(s.median_ns for s in row.per_launch if s.n > 0),
+                     removed=row.outliers_removed, one_way=one_way, nprocs=ranks, root=root)
 
 
 def spread_across(rows: list[SchemeRow]) -> float | None:

@@ -85,7 +85,7 @@ class State:
     values: tuple[str, ...]
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class States:
     """The states of one alternative and the recorded property that explains them (``None``:
     the launches form groups that no recorded property separates — not states)."""
@@ -142,7 +142,7 @@ class States:
                             "values": list(s.values)} for s in self.states]}
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class StateRow:
     """One row (alternative, op, size) within one state: the median of the per-launch medians of
     the state's launches with its interval; ``share`` the state's share of the row's launches."""
@@ -159,7 +159,7 @@ class StateRow:
         return asdict(self)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class ProbeSplit:
     """The probe's values of some launches (keys: any launch identifier) split in two clusters by
     their own gap: ``faster`` the launches whose cache line moved faster. ``found``: the clusters
@@ -208,9 +208,10 @@ def probe_split(values: dict) -> ProbeSplit | None:
     high = tuple(sorted(keys[cut:]))
     show = PROBE[3]
     gap = have[keys[cut]] / have[keys[cut - 1]]
-    return ProbeSplit(low, high, tuple(sorted(k for k in values if k not in have)), split.p_value,
-                      gap, _effects.shown_values(tuple(have[k] for k in low), True, show),
-                      _effects.shown_values(tuple(have[k] for k in high), True, show))
+    return ProbeSplit(faster=low, slower=high, unplaced=tuple(sorted(k for k in values if k not in have)),
+                      p_value=split.p_value, gap=gap,
+                      faster_values=_effects.shown_values(tuple(have[k] for k in low), True, show),
+                      slower_values=_effects.shown_values(tuple(have[k] for k in high), True, show))
 
 
 def launch_probes(campaign, alternative: str, nprocs: int | None = None) -> dict[int, float | None]:
@@ -232,10 +233,10 @@ def machine_states(sides: Sequence[tuple[Any, str, int | None]]) -> ProbeSplit |
 
 def _probe_states(alt: str, nprocs: int, several_p: bool, split: ProbeSplit) -> States:
     total = len(split.faster) + len(split.slower)
-    return States(alt, PROBE[0], (
+    return States(alternative=alt, property=PROBE[0], states=(
         State(STATE_NAMES[0], tuple(split.faster), len(split.faster) / total, split.faster_values),
         State(STATE_NAMES[1], tuple(split.slower), len(split.slower) / total, split.slower_values)),
-        split.p_value, nprocs, several_p, PROBE_TEST, tuple(split.unplaced))
+        chance=split.p_value, nprocs=nprocs, several_p=several_p, test=PROBE_TEST, unplaced=tuple(split.unplaced))
 
 
 def campaign_states(campaign, rows: Sequence[Row], effects: Sequence[LaunchEffect]) -> tuple[States, ...]:
@@ -252,7 +253,7 @@ def campaign_states(campaign, rows: Sequence[Row], effects: Sequence[LaunchEffec
                 continue
             timed = by_time.get((alt, p))
             if split is not None and split.apart and (timed is None or not timed.explained):
-                base = timed or States(alt, None, (), nprocs=p, several_p=len(counts) > 1)
+                base = timed or States(alternative=alt, property=None, states=(), nprocs=p, several_p=len(counts) > 1)
                 timed = replace(base, apart=tuple(split.smaller), apart_by=PROBE[0],
                                 apart_state=STATE_NAMES[0] if split.smaller == split.faster else STATE_NAMES[1])
             if timed is not None:
@@ -271,19 +272,20 @@ def states_of(effects: Sequence[LaunchEffect]) -> tuple[States, ...]:
         total = len(e.low_launches) + len(e.high_launches)
         explaining = [s for s in e.separating if s.explains]
         if not explaining:
-            out.append(States(e.alternative, None, (), nprocs=e.nprocs, several_p=e.several_p))
+            out.append(States(alternative=e.alternative, property=None, states=(), nprocs=e.nprocs,
+                              several_p=e.several_p))
             continue
         best = min(explaining, key=lambda s: (s.missing > 0, s.chance))
         if min(len(e.low_launches), len(e.high_launches)) < MIN_STATE_LAUNCHES:
             smaller = e.low_launches if len(e.low_launches) <= len(e.high_launches) else e.high_launches
-            out.append(States(e.alternative, None, (), nprocs=e.nprocs, several_p=e.several_p, apart=tuple(smaller),
-                              apart_by=best.what,
+            out.append(States(alternative=e.alternative, property=None, states=(), nprocs=e.nprocs,
+                              several_p=e.several_p, apart=tuple(smaller), apart_by=best.what,
                               apart_state=STATE_NAMES[0] if smaller == e.low_launches else STATE_NAMES[1]))
             continue
-        out.append(States(e.alternative, best.what, (
+        out.append(States(alternative=e.alternative, property=best.what, states=(
             State(STATE_NAMES[0], e.low_launches, len(e.low_launches) / total, best.low_values),
-            State(STATE_NAMES[1], e.high_launches, len(e.high_launches) / total, best.high_values)), best.chance,
-            e.nprocs, e.several_p, CHANCE_TEST))
+            State(STATE_NAMES[1], e.high_launches, len(e.high_launches) / total, best.high_values)), chance=best.chance,
+            nprocs=e.nprocs, several_p=e.several_p, test=CHANCE_TEST))
     return tuple(out)
 
 
@@ -296,12 +298,14 @@ def state_rows(row: Row, states: States | None) -> tuple[StateRow, ...]:
     for state in states.states:
         medians = np.array([s.median_ns for s in used if s.launch in state.launches])
         if medians.size == 0:
-            out.append(StateRow(state.name, 0, 0.0, math.nan, None, None, math.nan))
+            out.append(StateRow(stratum=state.name, launches=0, share=0.0, median_ns=math.nan,
+                                median_ci_low_ns=None, median_ci_high_ns=None, spread=math.nan))
             continue
         ci = intervals.median_ci(medians, row.confidence)
         spread = float(medians.max() / medians.min()) if medians.min() > 0 else math.nan
-        out.append(StateRow(state.name, int(medians.size), medians.size / len(used), ci.estimate, ci.low, ci.high,
-                            spread))
+        out.append(StateRow(stratum=state.name, launches=int(medians.size), share=medians.size / len(used),
+                            median_ns=ci.estimate, median_ci_low_ns=ci.low, median_ci_high_ns=ci.high,
+                            spread=spread))
     return tuple(out)
 
 

@@ -87,7 +87,7 @@ class TuningAlternative:
         return not self.settings
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class Comparison:
     """One algorithm against its library's default at (op, nprocs, size): ``ratio`` the
     Hodges–Lehmann estimate of algorithm / default with its interval (< 1: the algorithm is
@@ -122,7 +122,7 @@ class Comparison:
         return asdict(self)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class Choice:
     """What to use at (library, op, nprocs, size): ``alternative`` None for the default.
     ``ratio`` (with its interval) is the predicted time of the choice / the default's (1 for the
@@ -148,7 +148,7 @@ class Choice:
         return d
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class SizeRange:
     """Measured sizes ``sizes`` (ascending, contiguous in the measured order) of (library, op,
     nprocs) with one choice; ``choices`` per size, for the predicted speedups."""
@@ -181,7 +181,7 @@ class SizeRange:
                 "predicted_ratio_ci": [[c.ratio_ci_low, c.ratio_ci_high] for c in self.choices]}
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class LibraryTuning:
     """One library's result: its default alternative, the algorithm alternatives, every
     comparison, the choice per (op, nprocs, size) and the merged ranges; ``provenance`` what the
@@ -206,7 +206,7 @@ class LibraryTuning:
                 "ranges": [r.to_dict() for r in self.ranges]}
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class TuningResult:
     min_effect: float
     alpha: float
@@ -468,10 +468,10 @@ def tune(result: AnalysisResult, *, min_effect: float = 0.05, alpha: float = 0.0
                                  confidence=confidence, seed=seed, warnings=warnings))
     warnings += result.warnings
     record = result.campaign.campaign_record
-    return TuningResult(min_effect, alpha, confidence,
-                        _test_text({c.design for lib in out for c in lib.comparisons}),
-                        "holm (per library, over every (op, p, size, algorithm))",
-                        tuple(out), record.id if record is not None else None, dedupe(warnings))
+    return TuningResult(min_effect=min_effect, alpha=alpha, confidence=confidence,
+                        test=_test_text({c.design for lib in out for c in lib.comparisons}),
+                        correction="holm (per library, over every (op, p, size, algorithm))", libraries=tuple(out),
+                        campaign_id=record.id if record is not None else None, warnings=dedupe(warnings))
 
 
 def _tune_library(result: AnalysisResult, library: str, default: TuningAlternative, others: list[TuningAlternative],
@@ -495,10 +495,13 @@ def _tune_library(result: AnalysisResult, library: str, default: TuningAlternati
         rounds = per_round[default.alternative] if same else None
         design, pairs, test, ci = _design_test(d, g, rounds, states, min_effect=min_effect, confidence=confidence,
                                                seed=seed, pair_if=pair_if)
-        rows.append(Comparison(library, setting.op, p, size, alt.alternative, setting.name, setting.variable,
-                               setting.value, len(d), len(g), float(np.median(list(d.values()))),
-                               float(np.median(list(g.values()))), ci.estimate, ci.low, ci.high, test.p_value,
-                               test.method, design=design, pairs=pairs))
+        rows.append(Comparison(library=library, op=setting.op, nprocs=p, size=size, alternative=alt.alternative,
+                               algorithm=setting.name, variable=setting.variable, value=setting.value,
+                               launches_default=len(d), launches_algorithm=len(g),
+                               median_default_ns=float(np.median(list(d.values()))),
+                               median_algorithm_ns=float(np.median(list(g.values()))), ratio=ci.estimate,
+                               ratio_ci_low=ci.low, ratio_ci_high=ci.high, p_value=test.p_value,
+                               p_method=test.method, design=design, pairs=pairs))
     if not rows:
         raise AnalysisError(f"{library}: no (op, p, size) was measured both by the default ({default.alternative}) "
                             f"and by an algorithm alternative ({', '.join(a.alternative for a in others)}) of its "
@@ -516,14 +519,18 @@ def _tune_library(result: AnalysisResult, library: str, default: TuningAlternati
         cands = [r for r in rows if (r.op, r.nprocs, r.size) == key]
         best = min((r for r in cands if r.significant), key=lambda r: (r.ratio, r.p_adjusted), default=None)
         if best is None:
-            choices.append(Choice(library, *key, None, "default", None, 1.0, None, None, None))
+            choices.append(Choice(library=library, op=key[0], nprocs=key[1], size=key[2], alternative=None,
+                                  algorithm="default", setting=None, ratio=1.0, ratio_ci_low=None,
+                                  ratio_ci_high=None, p_adjusted=None))
         else:
-            choices.append(Choice(library, *key, best.alternative, best.algorithm,
-                                  settings[best.alternative][best.op], best.ratio, best.ratio_ci_low,
-                                  best.ratio_ci_high, best.p_adjusted))
-    return LibraryTuning(library, default.alternative, (default, *others), tuple(rows), tuple(choices),
-                         tuple(merge_ranges(choices)), _provenance(result, [default.alternative,
-                                                                             *(a.alternative for a in others)]))
+            choices.append(Choice(library=library, op=key[0], nprocs=key[1], size=key[2],
+                                  alternative=best.alternative, algorithm=best.algorithm,
+                                  setting=settings[best.alternative][best.op], ratio=best.ratio,
+                                  ratio_ci_low=best.ratio_ci_low, ratio_ci_high=best.ratio_ci_high,
+                                  p_adjusted=best.p_adjusted))
+    return LibraryTuning(library=library, default=default.alternative, alternatives=(default, *others),
+                         comparisons=tuple(rows), choices=tuple(choices), ranges=tuple(merge_ranges(choices)),
+                         provenance=_provenance(result, [default.alternative, *(a.alternative for a in others)]))
 
 
 def _test_text(designs: set[str]) -> str:
@@ -546,5 +553,6 @@ def merge_ranges(choices: Sequence[Choice]) -> list[SizeRange]:
         if last and (last.library, last.op, last.nprocs, last.alternative) == (c.library, c.op, c.nprocs, c.alternative):
             out[-1] = replace(last, sizes=(*last.sizes, c.size), choices=(*last.choices, c))
         else:
-            out.append(SizeRange(c.library, c.op, c.nprocs, (c.size,), c.alternative, c.algorithm, c.setting, (c,)))
+            out.append(SizeRange(library=c.library, op=c.op, nprocs=c.nprocs, sizes=(c.size,),
+                                 alternative=c.alternative, algorithm=c.algorithm, setting=c.setting, choices=(c,)))
     return out

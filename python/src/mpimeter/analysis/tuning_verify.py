@@ -28,7 +28,7 @@ from mpimeter.analysis.results import AnalysisResult
 from mpimeter.stats import compare as _cmp
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class PredictionRow:
     """One (op, nprocs, size): the ratio tuned / default predicted and measured (with its
     interval at ``confidence``); ``within``: the prediction lies in the interval (None: no
@@ -97,8 +97,8 @@ def gate_alternatives(result: AnalysisResult, baseline: str, candidate: str, *, 
         raise AnalysisError(f"{baseline} and {candidate} measured no (op, size, p) in common")
     warnings = low_power_warning([(r.launches_tuned, r.launches_default, f"{r.op}/{r.size} p={r.nprocs}")
                                   for r in _pairs(sb, sc)], "greater", alpha, "side")
-    return GateResult(base.name, cand.name, max_slowdown, alpha, tuple(rows),
-                      dedupe([*warnings, *result.warnings]))
+    return GateResult(baseline=base.name, candidate=cand.name, max_slowdown=max_slowdown, alpha=alpha, rows=tuple(rows),
+                      warnings=dedupe([*warnings, *result.warnings]))
 
 
 @dataclass(frozen=True)
@@ -127,9 +127,11 @@ def predictions(result: AnalysisResult, default: str, tuned: str, choices: Seque
         ci = pc.ratio_ci
         predicted = float(c["ratio"])
         within = None if ci.low is None or ci.high is None else bool(ci.low <= predicted <= ci.high)
-        rows.append(PredictionRow(key[0], key[1], key[2], str(c["algorithm"]), predicted, c.get("ratio_ci_low"),
-                                  c.get("ratio_ci_high"), ci.estimate, ci.low, ci.high, len(a[key]), len(b[key]),
-                                  within))
+        rows.append(PredictionRow(op=key[0], nprocs=key[1], size=key[2], algorithm=str(c["algorithm"]),
+                                  predicted_ratio=predicted, predicted_ci_low=c.get("ratio_ci_low"),
+                                  predicted_ci_high=c.get("ratio_ci_high"), measured_ratio=ci.estimate,
+                                  measured_ci_low=ci.low, measured_ci_high=ci.high, launches_default=len(a[key]),
+                                  launches_tuned=len(b[key]), within=within))
     if not rows:
         raise AnalysisError("the verification campaign measured none of the (op, p, size) the tuning chose for")
     return tuple(rows)

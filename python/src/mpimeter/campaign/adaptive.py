@@ -68,7 +68,7 @@ def check_settings(min_launches: int, max_launches: int, precision: float, confi
             raise PlanError(f"{where}{name} {value!r}: allowed: a number above 0, below 1")
 
 
-@dataclass
+@dataclass(kw_only=True)
 class PairRecord:
     """One (alternative, op, size) under the rule."""
 
@@ -92,7 +92,7 @@ class PairRecord:
         return (self.alternative, self.op, self.size)
 
 
-@dataclass
+@dataclass(kw_only=True)
 class AdaptiveLaunches:
     """The rule's settings and state, as campaign.json's `adaptive_launches` holds them."""
 
@@ -127,7 +127,7 @@ def update(adaptive: AdaptiveLaunches, medians: Medians) -> None:
     for key in sorted(medians, key=lambda k: (k[0], k[1], k[2])):
         rec = adaptive.pair(key)
         if rec is None:
-            rec = PairRecord(*key)
+            rec = PairRecord(alternative=key[0], op=key[1], size=key[2])
             adaptive.pairs.append(rec)
         if rec.status != "more":
             continue
@@ -278,11 +278,13 @@ def read(obj: Any, fail: Callable[[str, str], None], names: list[str]) -> Adapti
         reason = p.get("reason")
         if reason is not None and (not isinstance(reason, str) or len(reason) > 1000):
             fail(f"{place}.reason", "expected a text of at most 1000 characters or null")
-        pairs.append(PairRecord(p["alternative"], p["op"], p["size"], p["status"], launches, p.get("precision"),
-                                p.get("median_ns"), p.get("low_ns"), p.get("high_ns"), held, reason,
-                                _read_states(p.get("states", []), fail, f"{place}.states")))
-    return AdaptiveLaunches(obj["min"], obj["max"], float(obj["precision"]), float(obj["confidence"]),
-                            list(sizeless), pairs, rounds)
+        pairs.append(PairRecord(alternative=p["alternative"], op=p["op"], size=p["size"], status=p["status"],
+                                launches=launches, precision=p.get("precision"), median_ns=p.get("median_ns"),
+                                low_ns=p.get("low_ns"), high_ns=p.get("high_ns"), held_by_clusters=held,
+                                reason=reason, states=_read_states(p.get("states", []), fail, f"{place}.states")))
+    return AdaptiveLaunches(min=obj["min"], max=obj["max"], precision=float(obj["precision"]),
+                            confidence=float(obj["confidence"]), sizeless_ops=list(sizeless), pairs=pairs,
+                            rounds=rounds)
 
 
 def _read_states(obj: Any, fail: Callable[[str, str], None], where: str) -> list[dict]:

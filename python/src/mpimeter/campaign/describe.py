@@ -26,7 +26,7 @@ from mpimeter.io.bench_binaries import DescribeError, singleton_env
 SECRET_REDACTED = "<redacted>"
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class OptionSpec:
     """One option of the binary, as --describe gives it."""
 
@@ -66,7 +66,7 @@ class OptionSpec:
         return self.type in ("int", "float", "uint64", "floats")
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class Description:
     """The whole document; registries as tuples of plain dicts keyed as in FORMAT.md."""
 

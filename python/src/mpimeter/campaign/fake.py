@@ -60,7 +60,7 @@ def _sizes(text: str, seed: int = 0) -> list[int]:
         raise ValueError(f"fake bench: --sizes {text!r}: give a plain list of sizes to the fake") from None
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class FakeCall:
     argv: list[str]
     env: dict[str, str]
@@ -113,7 +113,8 @@ class FakeExecutor:
         outcome = self.outcome_for(out, attempt)
         if outcome not in OUTCOMES:
             raise ValueError(f"unknown fake outcome {outcome!r}")
-        self.calls.append(FakeCall(list(argv), dict(env), timeout_s, out, seed, attempt, outcome))
+        self.calls.append(FakeCall(argv=list(argv), env=dict(env), timeout_s=timeout_s, out=out, seed=seed,
+                                   attempt=attempt, outcome=outcome))
         stdout_path.parent.mkdir(parents=True, exist_ok=True)
         stdout_path.write_text("")
         message = {"fail": "rank 1: segmentation fault\n", "killed": "mpirun: killed\n",

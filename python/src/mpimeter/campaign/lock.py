@@ -22,12 +22,13 @@ import time
 from pathlib import Path
 
 from mpimeter.atomic import kind_of
+from mpimeter.errors import MpimeterError
 
 LOCK_FILE = ".mpimeter.lock"
 _HOLDER_WAIT_S = 2.0  # a holder writes who it is right after it has the lock
 
 
-class CampaignLocked(Exception):
+class CampaignLocked(MpimeterError):
     """Another process holds the campaign's lock; the message names it."""
 
 
@@ -104,7 +105,7 @@ def _printable(value, limit: int) -> str:
 
 # --- the folder of a new or resumed campaign ----------------------------------------------------
 
-class FolderRefused(Exception):
+class FolderRefused(MpimeterError):
     """The folder cannot hold this campaign; the message says why and what to do."""
 
 

@@ -19,6 +19,8 @@ import re
 import shlex
 from dataclasses import dataclass, field
 
+from mpimeter.errors import MpimeterError
+
 # Names that a sub-campaign folder may not take (they are folders of the campaign layout).
 RESERVED_NAMES = frozenset({"launches", "attempts", "logs", "trials"})
 _NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.+-]{0,63}$")
@@ -26,7 +28,7 @@ ENV_KEY = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 SEED_LIMIT = 2**31 - 1  # launch seeds fit any integer parser of the C side
 
 
-class PlanError(ValueError):
+class PlanError(ValueError, MpimeterError):
     """Bad campaign input; the message names the option and what is allowed."""
 
 

@@ -25,7 +25,7 @@ from mpimeter.io.errors import InputError
 MEDIAN_COLUMNS = ["alternative", "launch", "op", "size", "median_ns"]
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class SpreadRow:
     alternative: str
     op: str
@@ -112,7 +112,7 @@ def spread_table(trial_medians: list[pd.DataFrame]) -> list[SpreadRow]:
         v = [float(x) for x in values]
         low = min(v)
         norm = tuple(x / low for x in v) if low > 0 else tuple(float("nan") for _ in v)
-        rows.append(SpreadRow(str(alternative), str(op), int(size), len(v), tuple(v), norm,
-                              max(norm)))
+        rows.append(SpreadRow(alternative=str(alternative), op=str(op), size=int(size), trials=len(v),
+                              means_ns=tuple(v), normalized=norm, spread=max(norm)))
     rows.sort(key=lambda r: (r.alternative, r.op, r.size))
     return rows

@@ -37,6 +37,7 @@ from mpimeter.campaign.plan import Alternative, PlannedLaunch
 from mpimeter.campaign.progress import NullProgress, ProgressSink
 from mpimeter.campaign.state import alternative_prefix, launch_folder
 from mpimeter.campaign.timeout import timeout_reason
+from mpimeter.errors import MpimeterError
 from mpimeter.io.errors import InputError
 from mpimeter.io.meta import read_document
 
@@ -394,7 +395,7 @@ def bench_message(stderr_tail: str) -> str:
     return "\n".join(dict.fromkeys(own)) or stderr_tail.strip() or "(no message on stderr)"
 
 
-class _Refused(Exception):
+class _Refused(MpimeterError):
     def __init__(self, message: str):
         super().__init__(message)
         self.message = message

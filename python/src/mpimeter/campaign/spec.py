@@ -18,7 +18,7 @@ from mpimeter.campaign.runner import new_state
 from mpimeter.campaign.state import RESERVED_BENCH_FLAGS
 
 
-@dataclass
+@dataclass(kw_only=True)
 class CampaignRequest:
     # ranks per launch: a number, a list or its text (campaign.nplist: "2,4", "2:64:x2");
     # None: the machine's cores, at least 2

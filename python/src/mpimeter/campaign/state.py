@@ -32,10 +32,11 @@ from mpimeter.campaign import adaptive as _adaptive
 from mpimeter.campaign import algorithms as _algorithms
 from mpimeter.campaign import inputfiles as _inputfiles
 from mpimeter.campaign import pilot as _pilot
-from mpimeter.campaign import limits, nplist, oversub, secrets, slurm
+from mpimeter.campaign import limits, nplist, oversub, secrets
 from mpimeter.campaign.benchargs import BenchArgs
 from mpimeter.campaign.plan import ENV_KEY, Alternative, PlanError, check_name
-from mpimeter.io import campaign_record
+from mpimeter.errors import MpimeterError
+from mpimeter.io import campaign_record, slurm
 from mpimeter.io.errors import InputError
 
 CAMPAIGN_FILE = campaign_record.FILE_NAME
@@ -46,11 +47,11 @@ CAMPAIGN_STATUSES = ("pending", "running", "interrupted", "complete", "failed", 
 RESERVED_BENCH_FLAGS = ("--out", "--seed", "--force", "--order")
 
 
-class CampaignFileError(ValueError):
+class CampaignFileError(ValueError, MpimeterError):
     """campaign.json is missing, does not parse, or is not a record this mpimeter can resume."""
 
 
-class CampaignWriteError(Exception):
+class CampaignWriteError(MpimeterError):
     """campaign.json could not be written (read-only or full file system, a value not finite)."""
 
 
@@ -64,7 +65,7 @@ def launch_folder(alternatives: list[Alternative], name: str, index: int) -> str
     return f"{alternative_prefix(alternatives, name)}launches/{index:03d}"
 
 
-@dataclass
+@dataclass(kw_only=True)
 class Attempt:
     """One earlier attempt of a launch that did not complete, and where its folder went."""
 
@@ -78,7 +79,7 @@ class Attempt:
     stderr_tail: str = ""
 
 
-@dataclass
+@dataclass(kw_only=True)
 class LaunchRecord:
     alternative: str
     index: int
@@ -115,7 +116,7 @@ class LaunchRecord:
         return (self.alternative, self.index)
 
 
-@dataclass
+@dataclass(kw_only=True)
 class CampaignState:
     command: str
     bench_args: BenchArgs  # typed once: read from the user (campaign.spec) or from this file
@@ -586,7 +587,7 @@ def save(state: CampaignState, campaign_dir: Path) -> None:
 
 
 def session_record(argv: list[str], resumed: bool, environ: Mapping[str, str] | None = None) -> dict:
-    """One `mpimeter run` on the folder; inside a Slurm job also the allocation (campaign.slurm)."""
+    """One `mpimeter run` on the folder; inside a Slurm job also the allocation (io.slurm)."""
     record = {"started": now_utc(), "ended": None, "host": socket.gethostname(),
               "pid": os.getpid(), "argv": list(argv), "resumed": resumed, "outcome": "running"}
     allocation = slurm.allocation(os.environ if environ is None else environ)

@@ -100,17 +100,6 @@ def make_request(*, np, launches, mpi, variants, launcher, bench_dir, seed, laun
         command=shlex.join(secrets.redact_argv(argv, secrets.secret_words(bench_dir))))
 
 
-def refused(command: str, call):
-    """call(), with a folder refused or a bad number said in one line (exit 2)."""
-    from mpimeter.campaign import lock
-    from mpimeter.campaign.plan import PlanError
-
-    try:
-        return call()
-    except (lock.FolderRefused, PlanError) as exc:
-        fail(command, str(exc))
-
-
 def resume_command(state: st.CampaignState, campaign_dir: Path) -> str:
     """The command that continues a campaign; a launcher template of the user's own is given
     again (campaign.json alone does not make `--resume` run it), and so is the bench dir when
@@ -160,8 +149,8 @@ def execute_campaign(state: st.CampaignState, campaign_dir: Path, *, argv: list[
         with stop_signals_as_interrupt():
             outcome = runner.run()
     except st.CampaignWriteError as exc:
-        fail(command, f"{exc}; the campaign stopped (continue it with "
-                      f"{resume_command(state, campaign_dir)} once it can be written)")
+        raise st.CampaignWriteError(f"{exc}; the campaign stopped (continue it with "
+                                    f"{resume_command(state, campaign_dir)} once it can be written)") from None
     except OSError as exc:  # a launch's folder or logs could not be made, or stdout is gone
         fail(command, f"cannot write {exc.filename or 'the output'}: {exc.strerror or exc}; "
                       "the campaign stopped")

@@ -27,8 +27,8 @@ from rich.text import Text
 
 from mpimeter import analysis
 from mpimeter.atomic import check_file_target
-from mpimeter.cli.output import (EXIT_BAD_INPUT, clean, console, fail, os_error_text, output_failed, terminal_text,
-                                 write_csv, write_json)
+from mpimeter.cli.output import (EXIT_BAD_INPUT, clean, console, exits_on_errors, fail, os_error_text, output_failed,
+                                 terminal_text, write_csv, write_json)
 from mpimeter.units import format_interval, format_ns
 
 EXIT_OK, EXIT_REGRESSION = 0, 1
@@ -156,12 +156,12 @@ _OUTPUT_ERRNOS = (errno.EPIPE, errno.ENOSPC, errno.EDQUOT, errno.EIO, errno.EBAD
 
 def guarded(command: str, body: Callable[[], int]) -> None:
     """Runs ``body``; every failure — bad input, an unanswerable question, a file that cannot be
-    read or written, stdout that cannot be written — exits 2 with one line, never a traceback."""
+    read or written, stdout that cannot be written — exits with one line, never a traceback: an
+    error of the package with its exit code (output.exits_on_errors), the others 2."""
     try:
-        code = body()
+        with exits_on_errors(command):
+            code = body()
         sys.stdout.flush()
-    except (analysis.InputError, analysis.AnalysisError) as exc:
-        fail(command, str(exc))
     except OSError as exc:
         if exc.filename is None and exc.errno in _OUTPUT_ERRNOS:
             output_failed(command, exc)

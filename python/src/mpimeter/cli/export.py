@@ -52,10 +52,7 @@ def command(campaign: str, out: str) -> None:
     def body() -> int:
         camp, dest = Path(campaign), Path(out)
         _check(camp, dest)
-        try:
-            counts = export_campaign(camp, dest)
-        except InputError as exc:
-            fail("export", str(exc))
+        counts = export_campaign(camp, dest)
         left = ", ".join(f"{n} {what}" for what, n in sorted(counts.items()) if what != "copied" and n)
         click.echo(terminal_text(f"exported {counts['copied']} files of {camp} to {dest}, redacted"
                                  + (f"; left out: {left}" if left else ""), one_line=True))

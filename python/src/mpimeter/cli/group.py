@@ -7,10 +7,12 @@ from __future__ import annotations
 
 import click
 
+from mpimeter.errors import MpimeterError
+
 __all__ = ["MpimeterGroup", "OneLineUsageError", "repeated_options"]
 
 
-class OneLineUsageError(click.UsageError):
+class OneLineUsageError(click.UsageError, MpimeterError):
     """A bad command line, said the way every mpimeter error is: one line with the command's
     name, exit 2 (click's own form is four lines of usage around the message)."""
 

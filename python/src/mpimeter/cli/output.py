@@ -12,6 +12,8 @@ formula, and files are written whole or not at all.
   control characters are escaped as above (docs/FORMAT.md, "analyze").
 - :func:`output_failed`: when stdout itself cannot be written (a full disk, a closed pipe), one
   line on stderr and exit 2, with stdout redirected so that Python's own flush at exit stays quiet.
+- :func:`exits_on_errors`: the one place an error of the package (``mpimeter.errors``) becomes
+  what a command says and exits with.
 """
 
 from __future__ import annotations
@@ -24,13 +26,15 @@ import os
 import re
 import shutil
 import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any
 
 import click
 from rich.console import Console
 from rich.text import Text
 
-EXIT_BAD_INPUT = 2
+from mpimeter.errors import EXIT_BAD_INPUT, MpimeterError
 
 _BIDI = "\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069"
 _UNSAFE = re.compile(f"[\x00-\x08\x0b-\x1f\x7f-\x9f{_BIDI}]")
@@ -173,7 +177,26 @@ def output_failed(command: str, exc: OSError) -> None:
     fail(command, f"cannot write the output: {exc.strerror or exc}")
 
 
+def _say_error(command: str, message: str) -> None:
+    click.echo(f"mpimeter {command}: error: {terminal_text(message, one_line=True)}", err=True)
+
+
 def fail(command: str, message: str) -> None:
     """The one form of every error: one line on stderr, exit 2."""
-    click.echo(f"mpimeter {command}: error: {terminal_text(message, one_line=True)}", err=True)
+    _say_error(command, message)
     sys.exit(EXIT_BAD_INPUT)
+
+
+@contextmanager
+def exits_on_errors(command: str) -> Iterator[None]:
+    """The one mapping of the package's errors to what a command does: an ``MpimeterError``
+    that reaches it is said in the one form of :func:`fail` (its ``str``) and the command exits
+    with its ``exit_code``. A ``with`` block (``common.guarded``) or a decorator of a command's
+    function (the commands that run campaigns)."""
+    try:
+        yield
+    except click.ClickException:
+        raise  # click says its own (OneLineUsageError: one line with the --help hint)
+    except MpimeterError as exc:
+        _say_error(command, str(exc))
+        sys.exit(exc.exit_code)

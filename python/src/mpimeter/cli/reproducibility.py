@@ -12,13 +12,12 @@ from pathlib import Path
 
 import click
 
-from mpimeter import analysis
 from mpimeter.atomic import write_atomic
 from mpimeter.campaign import limits
 from mpimeter.cli.benchparams import DescribedCommand
 from mpimeter.cli.campaign_run import (EXIT_FAILED_LAUNCHES, campaign_options, execute_campaign,
-                                       make_request, refused, resume_command)
-from mpimeter.cli.output import clean, fail  # "mpimeter <command>: error: ...", exit 2
+                                       make_request, resume_command)
+from mpimeter.cli.output import clean, exits_on_errors, fail  # "mpimeter <command>: error: ...", exit 2
 
 COMMAND = "reproducibility"
 RESULT_FILE = "reproducibility.json"
@@ -38,6 +37,7 @@ RESULT_FILE = "reproducibility.json"
               help="one more argument for mpimeter-bench, verbatim (repeatable)")
 @campaign_options
 @click.pass_context
+@exits_on_errors(COMMAND)
 def command(ctx: click.Context, campaigns, trials, out, fmt, np, launches, mpi, variants, launcher,
             bench_dir, seed, launch_timeout, retries, bench_extra, **bench_values) -> None:
     """Per (op, size): each trial's mean of per-launch medians divided by the smallest trial's
@@ -79,11 +79,13 @@ def command(ctx: click.Context, campaigns, trials, out, fmt, np, launches, mpi, 
                           "give each trial folder once")
         folders = list(campaigns)
     else:
-        refused(COMMAND, lambda: (limits.check_trials(trials), limits.check_retries(retries),
-                                  seed is None or limits.check_seed(seed)))
+        limits.check_trials(trials)
+        limits.check_retries(retries)
+        if seed is not None:
+            limits.check_seed(seed)
         out = out or Path("results") / f"repro-{_stamp()}"
         try:
-            refused(COMMAND, lambda: lock.check_new_folder(out, "--out"))
+            lock.check_new_folder(out, "--out")
         except OSError as exc:
             fail(COMMAND, f"--out {_shown(out)}: {exc.strerror or exc}")
         options = dict(np=np, launches=launches, mpi=mpi, variants=variants, launcher=launcher,
@@ -92,10 +94,7 @@ def command(ctx: click.Context, campaigns, trials, out, fmt, np, launches, mpi, 
         folders = _run_trials(out, trials, argv, retries, options)
     loaded = []
     for folder in folders:
-        try:
-            trial = rp.load_trial(folder)
-        except (analysis.InputError, analysis.AnalysisError) as exc:
-            fail(COMMAND, str(exc))
+        trial = rp.load_trial(folder)
         if trial.medians.empty:
             fail(COMMAND, f"{folder}: no complete launch with results")
         loaded.append(trial)
@@ -141,10 +140,10 @@ def _run_trials(out: Path, trials: int, argv: list[str], retries: int, options: 
             # Each trial is an independent run of the method: its own seed, derived and recorded.
             seed = (base_seed + 7919 * trial) % SEED_LIMIT or 1
             request = make_request(seed=seed, argv=argv, **options)
-            state = refused(COMMAND, lambda: spec.prepare(request))
+            state = spec.prepare(request)
             if held_out is None:
-                held_out = refused(COMMAND, lambda: lock.lock_new_folder(out, "--out", COMMAND))
-            held = refused(COMMAND, lambda: lock.lock_new_folder(folder, "--out", COMMAND))
+                held_out = lock.lock_new_folder(out, "--out", COMMAND)
+            held = lock.lock_new_folder(folder, "--out", COMMAND)
             click.echo(f"trial {trial + 1}/{trials}")
             with held:
                 outcome = execute_campaign(state, folder, argv=argv, retries=retries,

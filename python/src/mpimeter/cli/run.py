@@ -14,8 +14,8 @@ from mpimeter.campaign import adaptive as _adaptive
 from mpimeter.campaign import limits
 from mpimeter.cli.benchparams import DescribedCommand
 from mpimeter.cli.campaign_run import (EXIT_FAILED_LAUNCHES, EXIT_INTERRUPTED, campaign_options, execute_campaign,
-                                       make_request, refused, resume_command, stop_signals_as_interrupt)
-from mpimeter.cli.output import fail  # "mpimeter <command>: error: ...", exit 2
+                                       make_request, resume_command, stop_signals_as_interrupt)
+from mpimeter.cli.output import exits_on_errors, fail  # "mpimeter <command>: error: ...", exit 2
 
 # What only running a campaign needs (planning, campaign.json, the runner, the analysis after it)
 # is imported in `command`, not here: `mpimeter run --help` answers without it.
@@ -62,6 +62,7 @@ RESUME_OPTIONS = frozenset({"resume", "launch_timeout", "retries", "analyze", "l
                    f"[default: {_adaptive.DEFAULT_CONFIDENCE}]")
 @click.argument("bench_extra", nargs=-1, type=click.UNPROCESSED, metavar="[-- BENCH_ARGS...]")
 @click.pass_context
+@exits_on_errors("run")
 def command(ctx: click.Context, np, launches, mpi, variants, launcher, bench_dir, out, resume,
             seed, launch_timeout, retries, trust_recorded, analyze, guidelines, algorithms, launches_min, launches_max, launches_precision,
             launches_confidence, bench_extra, **bench_values) -> None:
@@ -77,7 +78,7 @@ def command(ctx: click.Context, np, launches, mpi, variants, launcher, bench_dir
     from mpimeter.campaign.plan import PlanError
 
     argv = ["mpimeter", "run", *sys.argv[2:]] if len(sys.argv) > 1 else ["mpimeter", "run"]
-    refused("run", lambda: limits.check_retries(retries))
+    limits.check_retries(retries)
     if trust_recorded and resume is None:
         fail("run", "--trust-recorded confirms what campaign.json records: it goes with --resume only")
     if resume is not None:
@@ -90,26 +91,26 @@ def command(ctx: click.Context, np, launches, mpi, variants, launcher, bench_dir
             fail("run", f"--resume takes the settings from campaign.json; do not also give "
                  f"{', '.join('--' + g.replace('_', '-') for g in given)}")
         campaign_dir = Path(resume)
-        held = refused("run", lambda: lock.lock_existing_folder(campaign_dir, "--resume", "run"))
+        held = lock.lock_existing_folder(campaign_dir, "--resume", "run")
         source = ctx.get_parameter_source("launcher")
         try:
             state = resuming.prepare(
                 st.load(campaign_dir), campaign_dir, bench_dir=bench_dir,
                 launch_timeout=launch_timeout, trust_recorded=trust_recorded,
                 launcher_given=launcher if source != click.core.ParameterSource.DEFAULT else None)
-        except (st.CampaignFileError, PlanError) as exc:
+        except (st.CampaignFileError, PlanError):
             held.release()
-            fail("run", str(exc))
+            raise
     else:
         campaign_dir = out or Path("results") / time.strftime("run-%Y%m%d-%H%M%S")
         hint = f", or continue that campaign with --resume {campaign_dir}"
-        refused("run", lambda: lock.check_new_folder(campaign_dir, "--out", hint))
+        lock.check_new_folder(campaign_dir, "--out", hint)
         if guidelines:  # both sides of every guideline, before the campaign is planned
             if ctx.command.description is None:
                 fail("run", "--guidelines reads the mock-ups from mpimeter-bench --describe: no binary found "
                             "(build it with `make build`, or give --bench-dir)")
-            bench_values["ops"] = refused("run", lambda: guideline_plan.ops_with_mockups(
-                ctx.command.description.operations, bench_values.get("ops")))
+            bench_values["ops"] = guideline_plan.ops_with_mockups(
+                ctx.command.description.operations, bench_values.get("ops"))
         request = make_request(np=np, launches=launches, mpi=mpi, variants=variants,
                                launcher=launcher, bench_dir=bench_dir, seed=seed,
                                launch_timeout=launch_timeout, bench_values=bench_values,
@@ -117,9 +118,9 @@ def command(ctx: click.Context, np, launches, mpi, variants, launcher, bench_dir
                                launches_rule={"min": launches_min, "max": launches_max,
                                               "precision": launches_precision,
                                               "confidence": launches_confidence})
-        state = refused("run", lambda: spec.prepare(request))
+        state = spec.prepare(request)
         state.analyze_after = analyze
-        held = refused("run", lambda: lock.lock_new_folder(campaign_dir, "--out", "run", hint))
+        held = lock.lock_new_folder(campaign_dir, "--out", "run", hint)
     with held:
         outcome = execute_campaign(state, campaign_dir, argv=argv, retries=retries,
                                    resumed=resume is not None)

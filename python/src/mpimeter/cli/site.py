@@ -8,12 +8,11 @@ from pathlib import Path
 
 import click
 
-from mpimeter.cli.common import EXIT_OK, alpha_option, checked_slowdown_and_alpha, fail, guarded, max_slowdown_option
+from mpimeter.cli.common import EXIT_OK, alpha_option, checked_slowdown_and_alpha, guarded, max_slowdown_option
 from mpimeter.cli.output import terminal_text
 from mpimeter.cli.steps import Steps
 from mpimeter.cli.store_location import resolve_store, store_option
 from mpimeter.resultstore import schema
-from mpimeter.resultstore.schema import StoreError
 
 
 @click.command("site")
@@ -34,24 +33,21 @@ def command(output: str, store_path: str | None, max_slowdown: str, alpha: float
     def body() -> int:
         # pandas, matplotlib: not before the command line is parsed
         from mpimeter.site import data as site_data
-        from mpimeter.site.build import SiteError, check_output, write_site
+        from mpimeter.site.build import check_output, write_site
 
         start = time.perf_counter()
         out = Path(output)
-        try:
-            store = resolve_store(store_path)
-            check_output(out, store)
-            with Steps("site", 2) as steps:
-                steps.step(f"reading {store}")
-                con = schema.open_read(store)
-                try:
-                    data = site_data.load(con, str(store))
-                finally:
-                    con.close()
-                steps.step(f"writing the pages into {out}")
-                counts = write_site(data, out, max_slowdown=slowdown, alpha=alpha)
-        except (StoreError, SiteError) as exc:
-            fail("site", str(exc))
+        store = resolve_store(store_path)
+        check_output(out, store)
+        with Steps("site", 2) as steps:
+            steps.step(f"reading {store}")
+            con = schema.open_read(store)
+            try:
+                data = site_data.load(con, str(store))
+            finally:
+                con.close()
+            steps.step(f"writing the pages into {out}")
+            counts = write_site(data, out, max_slowdown=slowdown, alpha=alpha)
         click.echo(terminal_text(f"wrote {out}/index.html ({counts['pages']} pages, "
                                  f"{time.perf_counter() - start:.1f} s)", one_line=True))
         return EXIT_OK

@@ -25,7 +25,6 @@ from mpimeter.cli.output import clean, csv_cell, terminal_text
 from mpimeter.cli.steps import Steps
 from mpimeter.cli.store_location import resolve_store, store_option
 from mpimeter.resultstore import identity, queries, schema
-from mpimeter.resultstore.schema import StoreError
 
 if TYPE_CHECKING:
     from mpimeter.resultstore import ingest
@@ -42,17 +41,6 @@ class StoreGroup(MpimeterGroup):
 def format_option(f):
     return click.option("--format", "fmt", type=click.Choice(["table", "json", "csv"]), default="table",
                         show_default=True, help="Output format.")(f)
-
-
-def _stored_run(command: str, body) -> None:
-    def wrapped() -> int:
-        try:
-            return body()
-        except StoreError as exc:
-            fail(command, str(exc))
-            return 2
-
-    guarded(command, wrapped)
 
 
 def prepare(path: str, machine: str | None, report: bool, kw: dict[str, Any]) -> ingest.Entry:
@@ -75,7 +63,8 @@ def prepare(path: str, machine: str | None, report: bool, kw: dict[str, Any]) ->
 
         data = report_text(result, sources=[path], bounds=bounds)[0].encode("utf-8")
         origin = "built by mpimeter store add"
-    return ingest.Entry(cid, source, name, Path(path), result, bounds, data, origin)
+    return ingest.Entry(campaign_id=cid, id_source=source, machine=name, path=Path(path), result=result,
+                        bounds=bounds, report=data, report_source=origin)
 
 
 @click.group("store", cls=StoreGroup)
@@ -128,7 +117,7 @@ def add_command(paths: tuple[str, ...], store_path: str | None, machine: str | N
         click.echo(terminal_text(f"store: {store} ({time.perf_counter() - start:.1f} s)", one_line=True))
         return EXIT_OK
 
-    _stored_run("store add", body)
+    guarded("store add", body)
 
 
 def _print_table(title: str, names: list[str], rows: list[list[Any]]) -> None:
@@ -200,7 +189,7 @@ def list_command(store_path: str | None, fmt: str) -> None:
               [list(r.values()) for r in found], "campaigns")
         return EXIT_OK
 
-    _stored_run("store list", body)
+    guarded("store list", body)
 
 
 DEFAULT_QUERY_LIMIT = 10_000
@@ -232,4 +221,4 @@ def query_command(sql: str, store_path: str | None, fmt: str, limit: int) -> Non
                        "were printed (give a larger --limit, or LIMIT/WHERE in the query)", err=True)
         return EXIT_OK
 
-    _stored_run("store query", body)
+    guarded("store query", body)

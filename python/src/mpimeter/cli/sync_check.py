@@ -27,8 +27,8 @@ from rich.table import Table
 from mpimeter.campaign import describe as _describe
 from mpimeter.campaign import launcher as launch
 from mpimeter.campaign import limits
-from mpimeter.campaign.plan import PlanError
 from mpimeter.cli.common import fail
+from mpimeter.cli.output import exits_on_errors
 from mpimeter.cli.benchparams import DescribedCommand
 from mpimeter.units import format_ns
 
@@ -64,10 +64,7 @@ def render_table(result: dict, console: Console) -> None:
 def _bench_args(desc: _describe.Description, given: dict[str, object]) -> list[str]:
     """The pass-through options as the bench reads them, each checked in the bench's words; every
     clock sync but `none` when --clocksync is not given."""
-    try:
-        args = _describe.option_args(desc, "sync-check", given)
-    except _describe.DescribeError as exc:
-        _fail(str(exc))
+    args = _describe.option_args(desc, "sync-check", given)
     if given.get("clocksync") is None:
         args += ["--clocksync", ",".join(n for n in desc.names("clock_syncs") if n != "none")]
     return args
@@ -85,15 +82,14 @@ def _bench_args(desc: _describe.Description, given: dict[str, object]) -> list[s
 @click.option("--timeout", type=float, default=600, show_default=True,
               help="Give up after this many seconds (> 0).")
 @click.option("--json", "as_json", is_flag=True, help="Print the bench's JSON object.")
+@exits_on_errors(COMMAND)
 def command(np_, mpi, launcher, bench_dir, timeout, as_json, **bench_values) -> None:
     """Measure how good each clock synchronization is, now and seconds later (the options marked
     [bench] are mpimeter-bench's own; --clocksync defaults to every clock sync it has)."""
     if np_ < 2:
         _fail(f"--np {np_}: must be at least 2 (a sync needs a second rank)")
-    try:  # the bound of `mpimeter run`: with --launcher local every rank runs on this machine
-        limits.check_np(np_, local=launcher == "local")
-    except PlanError as exc:
-        _fail(str(exc))
+    # the bound of `mpimeter run`: with --launcher local every rank runs on this machine
+    limits.check_np(np_, local=launcher == "local")
     if not (math.isfinite(timeout) and timeout > 0):
         _fail(f"--timeout {timeout:g}: must be a positive number of seconds")
     bench_dir = bench_dir or launch.default_bench_dir()
@@ -102,18 +98,12 @@ def command(np_, mpi, launcher, bench_dir, timeout, as_json, **bench_values) -> 
         if not found:
             _fail(f"no mpimeter-bench under {bench_dir} (run `make build`)")
         mpi = found[0]
-    try:
-        binary = launch.check_binary(bench_dir, mpi)
-        template = launch.resolve_template(launcher, mpi, bench_dir=bench_dir)
-        launch.check_launcher_program(template)
-        desc = _describe.describe(binary)
-    except (PlanError, _describe.DescribeError) as exc:
-        _fail(str(exc))
+    binary = launch.check_binary(bench_dir, mpi)
+    template = launch.resolve_template(launcher, mpi, bench_dir=bench_dir)
+    launch.check_launcher_program(template)
+    desc = _describe.describe(binary)
     args = ["--sync-check", "--json", *_bench_args(desc, bench_values)]
-    try:
-        _describe.validate(binary, args, np_)  # the combinations, in the bench's words
-    except _describe.DescribeError as exc:
-        _fail(str(exc))
+    _describe.validate(binary, args, np_)  # the combinations, in the bench's words
     argv = launch.build_argv(template, np_, [str(binary), *args])
     try:
         proc = subprocess.run(argv, capture_output=True, text=True, timeout=timeout)

@@ -77,9 +77,9 @@ def print_tuning(res: _tuning.TuningResult) -> None:
 
 
 def _rules(lib: _tuning.LibraryTuning) -> list[_files.RangeRule]:
-    return [_files.RangeRule(r.op, r.nprocs, r.size_min, r.size_max,
-                             None if r.setting is None else r.setting.value,
-                             {} if r.setting is None else dict(r.setting.params)) for r in lib.ranges]
+    return [_files.RangeRule(op=r.op, nprocs=r.nprocs, size_min=r.size_min, size_max=r.size_max,
+                             value=None if r.setting is None else r.setting.value,
+                             params={} if r.setting is None else dict(r.setting.params)) for r in lib.ranges]
 
 
 def _provenance(res: _tuning.TuningResult, lib: _tuning.LibraryTuning, campaign: str) -> dict[str, Any]:

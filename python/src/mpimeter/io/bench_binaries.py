@@ -21,6 +21,8 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
+from mpimeter.errors import MpimeterError
+
 DESCRIBE_VERSION = 1
 MPI_LIBRARIES = ("openmpi", "mpich")  # Debian's libraries, which `make build` builds side by side
 BENCH_RELATIVE = Path("bin") / "mpimeter-bench"
@@ -30,7 +32,7 @@ BUILD_RECORD = "mpi.json"  # CMakeLists.txt writes it
 LIBRARY_NAME = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9._-]{0,63}$")
 
 
-class DescribeError(ValueError):
+class DescribeError(ValueError, MpimeterError):
     """The binary could not describe itself (missing, not executable, another format)."""
 
 

@@ -50,7 +50,7 @@ class LaunchEntry:
     np: int | None = None  # the ranks it was planned with (--np LIST); None: not recorded
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class CampaignRecord:
     path: Path  # the file
     document: Mapping[str, Any]  # the whole parsed file, for display (report provenance)
@@ -60,7 +60,7 @@ class CampaignRecord:
     id_given: bool = False  # the key is there (even as null)
     seed: int | None = None
     command: str | None = None
-    # (session index, its ``slurm`` value) of every session object (campaign.slurm reads them)
+    # (session index, its ``slurm`` value) of every session object (io.slurm reads them)
     session_slurm: tuple[tuple[int, Any], ...] = ()
     adaptive_launches: Mapping[str, Any] | None = None  # `--launches auto`'s record (an object)
 
@@ -103,7 +103,8 @@ def from_document(path: Path, obj: Any) -> CampaignRecord:
     sessions = obj.get("sessions")
     adaptive = obj.get("adaptive_launches")
     return CampaignRecord(
-        path, obj, tuple(alternatives), launches, id=obj.get("id"), id_given="id" in obj,
+        path=path, document=obj, alternatives=tuple(alternatives), launches=launches, id=obj.get("id"),
+        id_given="id" in obj,
         seed=seed if isinstance(seed, int) and not isinstance(seed, bool) else None,
         command=obj.get("command") if isinstance(obj.get("command"), str) else None,
         session_slurm=tuple((i, s.get("slurm")) for i, s in enumerate(sessions if isinstance(sessions, list) else [])

@@ -19,8 +19,10 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from mpimeter.errors import MpimeterError
 
-class ClockModelError(ValueError):
+
+class ClockModelError(ValueError, MpimeterError):
     """sync.csv cannot give a model for some rank of raw.csv."""
 
 

@@ -50,7 +50,7 @@ VALUE_KINDS = ("integer", "double")
 INTEGER_LIMIT = 2.0**63  # an integer counter's delta is a signed 64-bit number (docs/FORMAT.md)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class Metric:
     """One counter as meta.json ``counters.metrics`` describes it."""
 
@@ -65,7 +65,7 @@ class Metric:
     description: str = ""
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class CountersMeta:
     """meta.json ``counters``: what was asked, what was read, what reading cost per test."""
 
@@ -123,8 +123,9 @@ def counters_meta(meta: LaunchMeta) -> CountersMeta | None:
         if value < 0:
             raise read.fail(key, f"is {value}; a time is not negative")
         costs[int(key)] = float(value)
-    return CountersMeta(f.get("mpit_pvars", STR), f.get("papi", STR), f.get("papi_version", STR), tuple(metrics),
-                        left, MappingProxyType(costs))
+    return CountersMeta(mpit_pvars=f.get("mpit_pvars", STR), papi=f.get("papi", STR),
+                        papi_version=f.get("papi_version", STR), metrics=tuple(metrics), left_out=left,
+                        read_ns_by_test=MappingProxyType(costs))
 
 
 def _fail_at(path: Path, mask: np.ndarray, what: str) -> None:

@@ -6,10 +6,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from mpimeter.errors import MpimeterError
 from mpimeter.warning_codes import AnalysisWarning  # noqa: F401  (the readers' warnings; made in the registry)
 
 
-class InputError(Exception):
+class InputError(MpimeterError):
     """Bad input: a folder that is not a launch or campaign, a file that does not parse, an
     unknown schema_version. ``str()`` is ``path:line: what`` (``path: what`` without a line).
     The CLI prints it and exits with code 2."""

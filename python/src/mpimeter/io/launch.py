@@ -49,7 +49,7 @@ SYNC_COLUMNS = (
 )
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class LaunchData:
     """One launch as read. ``raw`` has RAW_COLUMNS, plus ``rgstart_ns``/``rgend_ns`` when the
     global clock was recomputed from the re-syncs in sync.csv (``resynced``); ``resync_error``
@@ -192,5 +192,6 @@ def read_launch(folder: str | Path, *, cache: bool = True, writer: CacheWriter |
             resync_error = str(exc)
         else:
             raw = raw.append_column("rgstart_ns", rgs).append_column("rgend_ns", rge)
-    return LaunchData(folder, meta, status, note, finished, raw, sync, syncs, raw_rows, tuple(warnings), has_global,
-                      resync_error, change, "rgstart_ns" in raw.column_names)
+    return LaunchData(folder=folder, meta=meta, status=status, status_note=note, finished_tests=finished, raw=raw,
+                      sync=sync, syncs=syncs, raw_rows=raw_rows, warnings=tuple(warnings), has_global=has_global,
+                      resync_error=resync_error, resync_change_ns=change, resynced="rgstart_ns" in raw.column_names)

@@ -61,7 +61,7 @@ class Tool:
     git_revision: str | None = None
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class Config:
     """meta.json ``config``: the resolved configuration. ``entries`` is the whole object as read
     (every setting, for display and for comparing the settings of launches)."""
@@ -103,7 +103,7 @@ class Residual:
     max_abs_ns: float = 0.0
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class ClockSync:
     method: str = "none"
     model: str | None = None  # offset | linear | identity
@@ -139,7 +139,7 @@ class Reasons:
     round_late: int = 0
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class ProcSync:
     method: str = "none"
     scheme: str | None = None
@@ -149,7 +149,7 @@ class ProcSync:
     recorded: bool = False  # meta.json names the method (a hand-made one may not)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class Rank:
     rank: int
     host: str | None = None
@@ -205,7 +205,7 @@ class Mpi:
         return self.library_version.splitlines()[0] if self.library_version else None
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class Operation:
     kind: str | None = None
     ranks_finish_apart: bool = False
@@ -254,7 +254,7 @@ class Condition:
     where: str | None = None
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class LaunchMeta:
     """One launch's meta.json. ``document`` is the whole JSON object as read, for showing it (the
     report's provenance, the DuckDB store); code that needs a fact uses the typed fields."""
@@ -439,8 +439,9 @@ def _proc_sync(f: Fields | None) -> ProcSync:
         if not key.isdigit():
             raise f.fail("window_ns_by_test", f"has the key {key!r}; keys are test indices (\"0\", \"1\", …)")
         windows[int(key)] = value
-    return ProcSync(f.get("method", STR, "none"), f.get("scheme", STR), _frozen(windows),
-                    _reasons(f.obj("invalid")), _reasons(f.obj("redone")), f.get("method", STR) is not None)
+    return ProcSync(method=f.get("method", STR, "none"), scheme=f.get("scheme", STR),
+                    window_ns_by_test=_frozen(windows), invalid=_reasons(f.obj("invalid")),
+                    redone=_reasons(f.obj("redone")), recorded=f.get("method", STR) is not None)
 
 
 def _ranks(f: Fields, nprocs: int) -> tuple[Rank, ...]:
@@ -449,8 +450,9 @@ def _ranks(f: Fields, nprocs: int) -> tuple[Rank, ...]:
         rank = r.need("rank", INT)
         if rank != i:
             raise r.fail("rank", f"is {rank}; ranks are listed in order, so it must be {i}")
-        ranks.append(Rank(rank, r.get("host", STR), r.items("cpus", NAT), r.get("pid", INT), r.items("cpus_seen", NAT),
-                          r.get("cpu_changes", NAT, 0), r.items_or_none("cpu_khz", NAT)))
+        ranks.append(Rank(rank=rank, host=r.get("host", STR), cpus=r.items("cpus", NAT), pid=r.get("pid", INT),
+                          cpus_seen=r.items("cpus_seen", NAT), cpu_changes=r.get("cpu_changes", NAT, 0),
+                          cpu_khz=r.items_or_none("cpu_khz", NAT)))
     if ranks and len(ranks) != nprocs:
         raise InputError(f.path, f"ranks lists {len(ranks)} ranks, but nprocs is {nprocs}")
     return tuple(ranks)
@@ -496,10 +498,14 @@ def _operations(f: Fields | None) -> Mapping[str, Operation]:
         o = f.obj(name)
         if o is None:
             continue
-        ops[name] = Operation(o.get("kind", STR), o.get("ranks_finish_apart", BOOL, False),
-                              o.get("size_unit", STR, "bytes", choices=("bytes", "ns")),
-                              o.get("round_trip", BOOL, False), *read_bound_volume(o),
-                              o.get("mockup_of", STR), o.get("uses_pair", BOOL))
+        # read in the order of the fields: the first bad key is the one reported
+        kind, apart = o.get("kind", STR), o.get("ranks_finish_apart", BOOL, False)
+        size_unit = o.get("size_unit", STR, "bytes", choices=("bytes", "ns"))
+        round_trip = o.get("round_trip", BOOL, False)
+        bound_formula, bound_bytes_per_size = read_bound_volume(o)
+        ops[name] = Operation(kind=kind, ranks_finish_apart=apart, size_unit=size_unit, round_trip=round_trip,
+                              bound_formula=bound_formula, bound_bytes_per_size=bound_bytes_per_size,
+                              mockup_of=o.get("mockup_of", STR), uses_pair=o.get("uses_pair", BOOL))
     return _frozen(ops)
 
 

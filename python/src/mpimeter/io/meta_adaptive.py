@@ -13,7 +13,7 @@ NREP_RULES = ("ci", "rse")
 STOPPED_BY = ("precision", "max", "budget")
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class NrepAuto:
     """meta.json ``config.nrep_auto`` (schema 4): the stopping rule of ``--nrep auto``."""
 
@@ -62,9 +62,9 @@ class SizeRefinement:
 def nrep_auto(f: Fields | None) -> NrepAuto | None:
     if f is None:
         return None
-    return NrepAuto(f.need("rule", STR, choices=NREP_RULES), f.need("min", NAT), f.need("max", NAT),
-                    f.need("precision", NUM), f.get("confidence", NUM), f.need("every", NAT),
-                    f.need("budget_s", NUM))
+    return NrepAuto(rule=f.need("rule", STR, choices=NREP_RULES), min=f.need("min", NAT), max=f.need("max", NAT),
+                    precision=f.need("precision", NUM), confidence=f.get("confidence", NUM), every=f.need("every", NAT),
+                    budget_s=f.need("budget_s", NUM))
 
 
 def sizes_auto(f: Fields | None) -> SizesAuto | None:

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from mpimeter.io.jsonread import NAT, NUM, STR, Fields
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class CopyRate:
     """One buffer size of the copy probe: the least, median and largest over the ranks of each
     rank's best batch, in bytes copied per second (None when no rank measured it)."""
@@ -87,8 +87,9 @@ def read_copy_bandwidth(probes: Fields | None) -> CopyBandwidth | None:
     c = None if probes is None else probes.obj("copy_bandwidth")
     if c is None:
         return None
-    sizes = tuple(CopyRate(s.need("bytes", NAT), s.get("copies_per_batch", NAT), s.get("ranks", NAT, 0),
-                           _rate(s, "min_Bps"), _rate(s, "median_Bps"), _rate(s, "max_Bps"))
+    sizes = tuple(CopyRate(bytes=s.need("bytes", NAT), copies_per_batch=s.get("copies_per_batch", NAT),
+                           ranks=s.get("ranks", NAT, 0), min_Bps=_rate(s, "min_Bps"),
+                           median_Bps=_rate(s, "median_Bps"), max_Bps=_rate(s, "max_Bps"))
                   for s in c.objs("sizes"))
     return CopyBandwidth(c.get("max_bytes", NAT), c.get("ranks_at_once", NAT), sizes)
 

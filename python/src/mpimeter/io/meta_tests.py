@@ -33,7 +33,7 @@ class NbcRecord:
     blocking_nrep: int  # repetitions of the blocking phase
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class ProcSyncSwitch:
     """meta.json ``tests[].procsync_switches[]``: the test went on with another start method
     (the window's own policy on a busy machine); repetitions ``from_rep`` on used ``to``."""
@@ -46,7 +46,7 @@ class ProcSyncSwitch:
     window_ns: int | None = None
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class TestRecord:
     """One entry of meta.json ``tests`` (an operation at a size, in plan order)."""
 
@@ -152,8 +152,9 @@ def _positive(f: Fields, key: str) -> int | None:
 
 
 def _switch(f: Fields) -> ProcSyncSwitch:
-    return ProcSyncSwitch(f.need("from", STR), f.need("to", STR), f.need("why", STR), f.need("from_rep", NAT),
-                          f.get("late_fraction", NUM), f.get("window_ns", NAT))
+    return ProcSyncSwitch(from_method=f.need("from", STR), to=f.need("to", STR), why=f.need("why", STR),
+                          from_rep=f.need("from_rep", NAT), late_fraction=f.get("late_fraction", NUM),
+                          window_ns=f.get("window_ns", NAT))
 
 
 def _nbc(f: Fields | None) -> NbcRecord | None:

@@ -26,7 +26,7 @@ DATA = ("aggregates", "repetitions")
 ORIGIN_VERSION = 4  # the meta.json schema_version that introduced ``origin``
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class OriginTest:
     test: int
     name: str  # the tool's name of the benchmark or call
@@ -37,7 +37,7 @@ class OriginTest:
     aggregates_ns: Mapping[str, int] = field(default_factory=dict, compare=False)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class Origin:
     tool: str  # imb | osu | reprompi
     tool_name: str
@@ -94,8 +94,10 @@ def parse_origin(f: Fields, version: int, tests: tuple[MetaTest, ...], raw_mode:
         headline = t.get("headline", STR)
         if data == "aggregates" and headline not in aggregates:
             raise t.fail("headline", f"is {headline!r}, which is not a key of aggregates_ns ({', '.join(aggregates)})")
-        origin_tests.append(OriginTest(index, t.need("name", STR), t.get("line", NAT), t.get("repetitions", NAT),
-                                       t.get("valid_repetitions", NAT), headline, MappingProxyType(dict(aggregates))))
+        origin_tests.append(OriginTest(test=index, name=t.need("name", STR), line=t.get("line", NAT),
+                                       repetitions=t.get("repetitions", NAT),
+                                       valid_repetitions=t.get("valid_repetitions", NAT), headline=headline,
+                                       aggregates_ns=MappingProxyType(dict(aggregates))))
     if len(origin_tests) != len(tests):
         raise o.fail("tests", f"lists {len(origin_tests)} tests, meta.json's tests {len(tests)}: they must match")
     if data == "aggregates":

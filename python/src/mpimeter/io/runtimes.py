@@ -67,7 +67,7 @@ def connect() -> duckdb.DuckDBPyConnection:
     return duckdb.connect()
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class RepetitionTimes:
     """Columns as numpy arrays (one entry per repetition), sorted by alternative, launch, test,
     rep; strings as codes into ``alternatives`` / ``ops``; run times float with NaN = missing."""
@@ -118,9 +118,10 @@ def concat_repetition_times(parts: list[RepetitionTimes]) -> RepetitionTimes:
     def cat(name: str) -> np.ndarray:
         return np.concatenate([getattr(p, name) for p in parts])
 
-    return RepetitionTimes(alt, alternatives, cat("launch"), cat("test"), op, ops, cat("size"), cat("rep"),
-                           cat("online_ns"), cat("resync_ns"), cat("local_ns"), cat("valid"), cat("spread_ns"),
-                           cat("rspread_ns"))
+    return RepetitionTimes(alternative=alt, alternatives=alternatives, launch=cat("launch"), test=cat("test"),
+                           op=op, ops=ops, size=cat("size"), rep=cat("rep"), online_ns=cat("online_ns"),
+                           resync_ns=cat("resync_ns"), local_ns=cat("local_ns"), valid=cat("valid"),
+                           spread_ns=cat("spread_ns"), rspread_ns=cat("rspread_ns"))
 
 
 _codes = dictionary_codes
@@ -213,9 +214,10 @@ def _rank_major(raw: pa.Table, *, medians: bool = False) -> tuple[RepetitionTime
             else:
                 parts[key].append(nan)
     cat = {k: np.concatenate(v) for k, v in parts.items()}
-    reps = RepetitionTimes(cat["alt"], alts, cat["launch"], cat["test"], cat["op"], ops, cat["size"], cat["rep"],
-                           cat["online_ns"], cat["resync_ns"], cat["local_ns"], cat["valid"], cat["spread"],
-                           cat["rspread"])
+    reps = RepetitionTimes(alternative=cat["alt"], alternatives=alts, launch=cat["launch"], test=cat["test"],
+                           op=cat["op"], ops=ops, size=cat["size"], rep=cat["rep"], online_ns=cat["online_ns"],
+                           resync_ns=cat["resync_ns"], local_ns=cat["local_ns"], valid=cat["valid"],
+                           spread_ns=cat["spread"], rspread_ns=cat["rspread"])
     if not medians:
         return reps, None
     return reps, _median_frame(med_parts, alt, alts, op_codes, ops, size, launch)
@@ -250,7 +252,9 @@ def repetition_times(raw: pa.Table, con: duckdb.DuckDBPyConnection | None = None
     if raw.num_rows == 0:
         e = np.array([], dtype=np.int64)
         f = np.array([], dtype=float)
-        return RepetitionTimes(e, [], e, e, e, [], e, e, f, f, f, np.array([], dtype=bool), f, f)
+        return RepetitionTimes(alternative=e, alternatives=[], launch=e, test=e, op=e, ops=[], size=e, rep=e,
+                               online_ns=f, resync_ns=f, local_ns=f, valid=np.array([], dtype=bool), spread_ns=f,
+                               rspread_ns=f)
     if fast:
         quick = _rank_major(raw)
         if quick is not None:
@@ -276,9 +280,10 @@ def repetition_times(raw: pa.Table, con: duckdb.DuckDBPyConnection | None = None
     alt, alts = _codes(t["alternative"])
     op, ops = _codes(t["op"])
     return RepetitionTimes(
-        alt, alts, t["launch"].to_numpy(), t["test"].to_numpy(), op, ops, t["size"].to_numpy(), t["rep"].to_numpy(),
-        _floats(t["online_ns"]), _floats(t["resync_ns"]), _floats(t["local_ns"]), t["valid"].to_numpy() == 1,
-        _floats(t["spread_ns"]), _floats(t["rspread_ns"]))
+        alternative=alt, alternatives=alts, launch=t["launch"].to_numpy(), test=t["test"].to_numpy(), op=op,
+        ops=ops, size=t["size"].to_numpy(), rep=t["rep"].to_numpy(), online_ns=_floats(t["online_ns"]),
+        resync_ns=_floats(t["resync_ns"]), local_ns=_floats(t["local_ns"]), valid=t["valid"].to_numpy() == 1,
+        spread_ns=_floats(t["spread_ns"]), rspread_ns=_floats(t["rspread_ns"]))
 
 
 def _rank_medians_sql(raw: pa.Table, con: duckdb.DuckDBPyConnection | None) -> pd.DataFrame:

@@ -38,7 +38,7 @@ from mpimeter.warning_codes import warning
 STORE_NAME = "campaign.duckdb"
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class StoredLaunch:
     campaign: str
     alternative: str

@@ -39,6 +39,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from mpimeter.errors import MpimeterError
 from mpimeter.launch_vars import excerpt, refusal
 
 # The largest tuning file read back: an MPICH file holds the library's whole built-in tree
@@ -67,11 +68,11 @@ MPICH_MESSAGE = {"allreduce": ("avg_msg_size", "1"), "bcast": ("avg_msg_size", "
                  "reduce_scatter_block": ("total_msg_size", "p")}
 
 
-class TuningFileError(ValueError):
+class TuningFileError(ValueError, MpimeterError):
     """A file that cannot be written, or that a library would reject: one line saying why."""
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class RangeRule:
     """One operation at one process count from ``size_min`` (mpimeter's size) on: the setting
     to use (None: the library's default), up to the next rule; ``size_max`` the largest size

@@ -20,7 +20,7 @@ from mpimeter.units import format_bytes, time_unit
 FLAG_COLOR = "#cf222e"
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class Series:
     """Points with intervals (None where a point has none), drawn as dots with whiskers."""
 
@@ -34,7 +34,7 @@ class Series:
     joined: bool = False  # a thin line through the points (along time; never across sizes)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class Line:
     """A curve drawn through its points (a fitted segment, a bound)."""
 
@@ -106,7 +106,7 @@ def size_chart(series: Sequence[Series], lines: Sequence[Line] = (), *, title: s
     values = [v for v in values if v is not None and np.isfinite(v) and v > 0]
     sizes = [max(float(v), 1.0) for s in series for v in s.x] + [max(float(v), 1.0) for ln in lines for v in ln.x]
     name, scale = time_unit(float(np.sqrt(min(values) * max(values))) if values else np.nan)
-    ax = sp.Axes(64, 34, width - 84, height - 86, xlog=True, ylog=True,
+    ax = sp.Axes(left=64, top=34, width=width - 84, height=height - 86, xlog=True, ylog=True,
                  xlim=sp.limits(sizes, log=True), ylim=sp.limits(np.array(values) / scale, log=True))
     legend = _Legend()
     if not values:
@@ -135,7 +135,7 @@ def p_chart(series: Sequence[Series], lines: Sequence[Line] = (), *, title: str,
     name, scale = time_unit(float(np.sqrt(min(values) * max(values))) if values else np.nan)
     lo, hi = (counts[0], counts[-1]) if counts else (1.0, 2.0)
     pad = max((hi - lo) * 0.06, 0.25)
-    ax = sp.Axes(64, 34, width - 84, height - 86, ylog=True, xlim=(lo - pad, hi + pad),
+    ax = sp.Axes(left=64, top=34, width=width - 84, height=height - 86, ylog=True, xlim=(lo - pad, hi + pad),
                  ylim=sp.limits(np.array(values) / scale, log=True))
     legend = _Legend()
     if not values:
@@ -160,7 +160,7 @@ def history_chart(series: Sequence[Series], *, title: str, labels: Sequence[str]
     values = [v for v in values if v is not None and np.isfinite(v)]
     name, scale = time_unit(float(np.median(values)) if values else np.nan)
     n = max(len(labels), 1)
-    ax = sp.Axes(64, 34, width - 84, height - 96, xlim=(-0.5, n - 0.5),
+    ax = sp.Axes(left=64, top=34, width=width - 84, height=height - 96, xlim=(-0.5, n - 0.5),
                  ylim=sp.limits(np.array(values) / scale, floor_zero=True))
     legend = _Legend()
     for s in series:

@@ -114,7 +114,7 @@ def fingerprint_counters_html(analysis, alternative: str, op: str, size: int, qu
 
 def _scatter(points, row, quantity: str, max_points: int) -> str:
     """Counter value (x) against run time (y), coloured by category; good ones drawn first."""
-    ax = Axes(64, 30, PLOT_W - 84, PLOT_H - 84)
+    ax = Axes(left=64, top=30, width=PLOT_W - 84, height=PLOT_H - 84)
     x = points["value"].to_numpy(dtype=float)
     y = points["run_time_ns"].to_numpy(dtype=float)
     cats = points["category"].astype(str).to_numpy()

@@ -47,7 +47,7 @@ class RankData:
     slowest: tuple[int, ...]
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class FingerprintData:
     """Everything one fingerprint shows; built by `fingerprint_data` from an analysis result."""
 

@@ -35,13 +35,13 @@ def fingerprint_svg(data: FingerprintData, *, max_points: int = 3000) -> str:
     shown = fg.thin_for_display(data.categories, max_points)
     bulk = bulk_mask(data)
     body = [_legend(data),
-            _repetitions(Axes(64, 64, 372, 160), data, unit, shown, None),
-            _repetitions(Axes(512, 64, 350, 160), data, unit, shown, bulk),
-            _box(Axes(930, 64, 90, 160), data, unit),
-            _histogram(Axes(64, 330, 196, 146), data, unit, None),
-            _histogram(Axes(326, 330, 196, 146), data, unit, bulk),
-            _ecdf(Axes(592, 330, 190, 146), data, unit),
-            _ranks(Axes(850, 330, 170, 146), data, unit)]
+            _repetitions(Axes(left=64, top=64, width=372, height=160), data, unit, shown, None),
+            _repetitions(Axes(left=512, top=64, width=350, height=160), data, unit, shown, bulk),
+            _box(Axes(left=930, top=64, width=90, height=160), data, unit),
+            _histogram(Axes(left=64, top=330, width=196, height=146), data, unit, None),
+            _histogram(Axes(left=326, top=330, width=196, height=146), data, unit, bulk),
+            _ecdf(Axes(left=592, top=330, width=190, height=146), data, unit),
+            _ranks(Axes(left=850, top=330, width=170, height=146), data, unit)]
     label = f"fingerprint of {data.op} at {data.size} bytes, {data.alternative}"
     return svg(WIDTH, HEIGHT, "".join(body), label=label)
 

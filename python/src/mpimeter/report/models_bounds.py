@@ -59,20 +59,21 @@ def _chart(op: str, result, models: ModelResult, bounds: BoundsResult) -> str:
                       key=lambda r: r.size)
         name = f"{alt} p={ranks}" if several_p else alt
         color = alternative_color(alts, alt)
-        series.append(Series(f"{name}: median", color, [max(r.size, 1) for r in rows], [r.median_ns for r in rows],
-                             [r.median_ci_low_ns for r in rows], [r.median_ci_high_ns for r in rows]))
+        series.append(Series(name=f"{name}: median", color=color, x=[max(r.size, 1) for r in rows],
+                             y=[r.median_ns for r in rows], low=[r.median_ci_low_ns for r in rows],
+                             high=[r.median_ci_high_ns for r in rows]))
         model = models.row(alt, op, ranks)
         if model is not None:
             for seg in model.piecewise.segments:
                 xs = np.geomspace(max(seg.from_bytes, 1), max(seg.to_bytes, 1), 24)
-                lines.append(Line(f"{name}: model", color, xs, seg.predict(xs)))
+                lines.append(Line(name=f"{name}: model", color=color, x=xs, y=seg.predict(xs)))
         b = [bounds.row(alt, op, r.size, r.nprocs, r.root) for r in rows]
         b = [x for x in b if x is not None]
         if b:
-            lines.append(Line(f"{name}: bound", color, [max(x.size, 1) for x in b], [x.bound_ns for x in b],
-                              dash="6 4", width=1.2))
-            lines.append(Line("cache bound (fastest copy)", BOUND_COLOR, [max(x.size, 1) for x in b],
-                              [x.cache_bound_ns for x in b], dash="2 3", width=1.0))
+            lines.append(Line(name=f"{name}: bound", color=color, x=[max(x.size, 1) for x in b],
+                              y=[x.bound_ns for x in b], dash="6 4", width=1.2))
+            lines.append(Line(name="cache bound (fastest copy)", color=BOUND_COLOR, x=[max(x.size, 1) for x in b],
+                              y=[x.cache_bound_ns for x in b], dash="2 3", width=1.0))
     quantity = "one-way latency" if any(r.one_way for r in result.rows if r.op == op) else "run time"
     return size_chart(series, lines, title=f"{op}: medians, cost model and bound", quantity=quantity)
 

@@ -13,7 +13,7 @@ import json
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from mpimeter.campaign import slurm
+from mpimeter.io import slurm
 from mpimeter.analysis.results import MEAN_NOTE
 from mpimeter.io.campaign_record import CampaignRecord
 from mpimeter.report import html as h

@@ -72,7 +72,7 @@ SETUP_KEYS: tuple[tuple[str, Callable[[LaunchMeta], Any]], ...] = (
     ("ranks", lambda m: m.ranks))
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class RuleCheck:
     number: int
     text: str
@@ -96,14 +96,15 @@ def check_rules(result, comparison=None, comparison_problem: str | None = None, 
     for c in checks:
         said = next((warned[code] for code in CONTRADICTED_BY.get(c.number, ()) if code in warned), None)
         if c.status == MET and said is not None:
-            c = RuleCheck(c.number, c.text, NOT_MET, f"a warning of this report says otherwise ({said.code}): "
-                          f"{said.message}.", c.evidence)
+            c = RuleCheck(number=c.number, text=c.text, status=NOT_MET,
+                          reason=f"a warning of this report says otherwise ({said.code}): {said.message}.",
+                          evidence=c.evidence)
         out.append(replace(c, basis=CONSTRUCTION if c.number in BY_CONSTRUCTION else DATA))
     return out
 
 
 def _check(n: int, status: str, reason: str, evidence: str = "") -> RuleCheck:
-    return RuleCheck(n, RULE_TEXT[n], status, reason, evidence)
+    return RuleCheck(number=n, text=RULE_TEXT[n], status=status, reason=reason, evidence=evidence)
 
 
 def _where(r) -> str:

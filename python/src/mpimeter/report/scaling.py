@@ -77,14 +77,14 @@ def _figures(result, series) -> str:
                      + ("" if s.root is None else f" root {s.root}")
                      + ("" if s.workpieces is None else f" {s.workpieces} workpieces"))
             xs = [pt.nprocs for pt in s.points]
-            points.append(Series(label, color, xs, [pt.median_ns for pt in s.points],
-                                 [pt.low_ns for pt in s.points], [pt.high_ns for pt in s.points], joined=True))
-            lines.append(Line(f"{label}: ideal", color, [xs[0], xs[-1]], [s.ideal_ns, s.ideal_ns], dash="1 3",
-                              width=1.0, legend=False))
+            points.append(Series(name=label, color=color, x=xs, y=[pt.median_ns for pt in s.points],
+                                 low=[pt.low_ns for pt in s.points], high=[pt.high_ns for pt in s.points], joined=True))
+            lines.append(Line(name=f"{label}: ideal", color=color, x=[xs[0], xs[-1]], y=[s.ideal_ns, s.ideal_ns],
+                              dash="1 3", width=1.0, legend=False))
             bound = [(pt.nprocs, pt.bound_ns) for pt in s.points if pt.bound_ns is not None]
             if bound:
-                lines.append(Line(f"{label}: lower bound", color, [b[0] for b in bound], [b[1] for b in bound],
-                                  dash="6 4", width=1.2, legend=False))
+                lines.append(Line(name=f"{label}: lower bound", color=color, x=[b[0] for b in bound],
+                                  y=[b[1] for b in bound], dash="6 4", width=1.2, legend=False))
             if s.beyond():
                 said.append(f"{label}: below the ideal line at p = {', '.join(map(str, s.beyond()))}")
             if s.beats():

@@ -73,7 +73,7 @@ def tick_label(value: float, ticks: Sequence[float]) -> str:
     return f"{value:.{decimals}f}"
 
 
-@dataclass
+@dataclass(kw_only=True)
 class Axes:
     """A panel: its pixel box and data limits. `log` scales are base 10."""
 

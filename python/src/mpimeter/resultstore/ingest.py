@@ -26,7 +26,7 @@ from mpimeter.resultstore.schema import StoreError
 PER_LAUNCH_KEYS = ("out", "seed", "force", "copy_probe_from", "mpit_from")  # config keys a campaign sets per launch
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class Entry:
     """One campaign, analyzed and ready to be added."""
 

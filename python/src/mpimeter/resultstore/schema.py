@@ -15,6 +15,7 @@ import os
 from pathlib import Path
 
 from mpimeter.atomic import kind_of
+from mpimeter.errors import MpimeterError
 
 FORMAT = "mpimeter-results-store"
 SCHEMA_VERSION = 1
@@ -72,7 +73,7 @@ SELECT c.machine, a.cpu_model, a.library, a.library_version, a.variant, COALESCE
 FROM results r JOIN alternatives a USING (campaign_id, alternative) JOIN campaigns c USING (campaign_id)"""
 
 
-class StoreError(Exception):
+class StoreError(MpimeterError):
     """The store cannot be used as asked (not a store, another schema version, in use, a
     campaign that conflicts): one line naming the file; the CLI exits 2."""
 

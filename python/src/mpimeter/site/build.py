@@ -23,6 +23,7 @@ from pathlib import Path
 
 from mpimeter import __version__
 from mpimeter.atomic import check_file_target, kind_of
+from mpimeter.errors import MpimeterError
 from mpimeter.io import bounded
 from mpimeter.io.errors import InputError
 from mpimeter.site import pages
@@ -33,7 +34,7 @@ MARKER = ".mpimeter-site"
 MARKER_FORMAT = "mpimeter-site"
 
 
-class SiteError(Exception):
+class SiteError(MpimeterError):
     """The output folder cannot be used: one line naming it; the CLI exits 2."""
 
 

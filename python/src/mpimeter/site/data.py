@@ -25,7 +25,7 @@ from mpimeter.resultstore.schema import StoreError, relation
 _FALLBACK_ID = re.compile(r"m[0-9a-f]{31}")
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class Series:
     """One machine × library (variant) × ranks × origin: the line a history follows. `origin`
     is the tool an imported campaign came from (meta.json origin.tool: imb, osu, reprompi), ''
@@ -62,7 +62,7 @@ class Series:
         return page_name("series", self.machine, self.library, self.variant, str(self.nprocs), *origin, *partition)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class SiteData:
     store: str
     campaigns: pd.DataFrame  # one row per campaign, oldest first
@@ -150,8 +150,9 @@ def _load(con, store: str) -> SiteData:
                            zip(frame["campaign_id"], frame["alternative"], frame["nprocs"])]
     alternatives = _per_process_count(alternatives, results)
     alternatives["series"] = [
-        Series(str(machine_of.get(cid, "?")), str(lib or "unknown"), str(var or ""), int(n) if pd.notna(n) else 0,
-               origin_of.get((str(cid), str(alt)), ""), partition_of.get((str(cid), str(alt)), ""))
+        Series(machine=str(machine_of.get(cid, "?")), library=str(lib or "unknown"), variant=str(var or ""),
+               nprocs=int(n) if pd.notna(n) else 0, origin=origin_of.get((str(cid), str(alt)), ""),
+               partition=partition_of.get((str(cid), str(alt)), ""))
         for cid, alt, lib, var, n in zip(alternatives["campaign_id"], alternatives["alternative"],
                                          alternatives["library"], alternatives["variant"], alternatives["nprocs"])]
     key = alternatives.set_index(["campaign_id", "alternative"])["series"]
@@ -161,7 +162,8 @@ def _load(con, store: str) -> SiteData:
                          zip(results["campaign_id"], results["alternative"], results["nprocs"])]
     results["first_start"] = [start.get(c) for c in results["campaign_id"]]
     results = results[results["series"].notna()].reset_index(drop=True)
-    return SiteData(store, campaigns.reset_index(drop=True), alternatives, results, medians, reports)
+    return SiteData(store=store, campaigns=campaigns.reset_index(drop=True), alternatives=alternatives,
+                    results=results, medians=medians, reports=reports)
 
 
 def _per_process_count(alternatives: pd.DataFrame, results: pd.DataFrame) -> pd.DataFrame:

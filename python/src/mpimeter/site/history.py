@@ -23,7 +23,7 @@ MIN_LAUNCHES = 3  # as `mpimeter gate` (analysis.groups.check_launches)
 SETTINGS = ("procsync", "clocksync", "raw", "nrep", "warmup", "timer")  # bench_config keys that change a method
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class Step:
     """One campaign of a series against the one before it (``previous`` None for the first)."""
 
@@ -64,14 +64,15 @@ def series_steps(data: SiteData, series: Series, *, max_slowdown: float, alpha: 
         differs = "" if before is None else "; ".join(
             differing_settings([("before", settings(before)), ("this", settings((cid, alt)))], SETTINGS))
         if before is None:
-            steps.append(Step(cid, alt, None))
+            steps.append(Step(campaign_id=cid, alternative=alt, previous=None))
         else:
             base, cand = samples(data, *before, series.nprocs), samples(data, cid, alt, series.nprocs)
             fewest = min(max((len(v) for v in base.values()), default=0),
                          max((len(v) for v in cand.values()), default=0))
             if fewest < MIN_LAUNCHES:
-                steps.append(Step(cid, alt, before[0], problem=f"not gated: {fewest} launch(es) on one side, the "
-                                                              f"gate needs {MIN_LAUNCHES}", differs=differs))
+                steps.append(Step(campaign_id=cid, alternative=alt, previous=before[0],
+                                  problem=f"not gated: {fewest} launch(es) on one side, the gate needs {MIN_LAUNCHES}",
+                                  differs=differs))
             else:
                 r = data.results
                 one_way = set(zip(*(r.loc[(r["campaign_id"] == cid) & (r["alternative"] == alt) & r["one_way"]
@@ -79,7 +80,8 @@ def series_steps(data: SiteData, series: Series, *, max_slowdown: float, alpha: 
                 # keys are (op, size), or (op, size, slice) for mw-workpieces (site.data.samples)
                 rows = gate_rows(base, cand, max_slowdown=max_slowdown, alpha=alpha,
                                  one_way=lambda op, size, *where: (op, size) in one_way)
-                steps.append(Step(cid, alt, before[0], {(r.op, r.size, r.workpieces): r for r in rows},
-                                  None if rows else "not gated: no (op, size) in common", differs))
+                steps.append(Step(campaign_id=cid, alternative=alt, previous=before[0],
+                                  rows={(r.op, r.size, r.workpieces): r for r in rows},
+                                  problem=None if rows else "not gated: no (op, size) in common", differs=differs))
         before = (cid, alt)
     return steps

@@ -182,9 +182,9 @@ def op_html(data: SiteData, op: str, generated: str) -> str:
     color_of = colors(data, list(latest))
     for (s, pieces), rows in latest.items():
         label = f"{s.where}: {s.label}" + (pieces_text(pieces) if show_pieces else "")
-        chart.append(ChartSeries(label, color_of[(s, pieces)], list(rows["size"].clip(lower=1)),
-                                 list(rows["median_ns"]), [_num(x) for x in rows["median_ci_low_ns"]],
-                                 [_num(x) for x in rows["median_ci_high_ns"]]))
+        chart.append(ChartSeries(name=label, color=color_of[(s, pieces)], x=list(rows["size"].clip(lower=1)),
+                                 y=list(rows["median_ns"]), low=[_num(x) for x in rows["median_ci_low_ns"]],
+                                 high=[_num(x) for x in rows["median_ci_high_ns"]]))
         for row in rows.itertuples():
             table_rows.setdefault(int(row.size), {})[(s, pieces)] = row
     quantity = "one-way latency" if r["one_way"].any() else "run time"
@@ -310,11 +310,11 @@ def history_html(data: SiteData, series: Series, op: str, size: int, steps: list
         points.append((st, row.iloc[0]))
     names = {c.campaign_id: c for c in data.campaigns.itertuples()}
     labels = [_date(names[st.campaign_id].first_start)[:10] if st.campaign_id in names else "?" for st, _ in points]
-    chart = ChartSeries(series.label + shown, colors(data, [series])[series], list(range(len(points))),
-                        [float(p["median_ns"]) for _, p in points],
-                        [_num(p["median_ci_low_ns"]) for _, p in points],
-                        [_num(p["median_ci_high_ns"]) for _, p in points],
-                        [by_campaign[(st.campaign_id, st.alternative)].regression(op, size, workpieces)
+    chart = ChartSeries(name=series.label + shown, color=colors(data, [series])[series], x=list(range(len(points))),
+                        y=[float(p["median_ns"]) for _, p in points],
+                        low=[_num(p["median_ci_low_ns"]) for _, p in points],
+                        high=[_num(p["median_ci_high_ns"]) for _, p in points],
+                        flagged=[by_campaign[(st.campaign_id, st.alternative)].regression(op, size, workpieces)
                          for st, _ in points],
                         joined=True)
     for st, p in points:

@@ -20,7 +20,7 @@ import numpy as np
 from mpimeter.stats import intervals, summary
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class AcrossLaunches:
     launches: int
     median: intervals.Interval

@@ -71,7 +71,7 @@ WY_SEED = 19932
 WY_CHUNK = 250  # resamples drawn at once: launches² multipliers each
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class TwoClusters:
     """A split of per-launch values: ``low``/``high`` are indices into the input."""
 
@@ -196,8 +196,8 @@ def split_two(values: Sequence[float], *, min_size: int = 1, grid_ns: float | No
     half = (timer_step(v) if grid_ns is None else grid_ns) / 2
     # on a 10 ns grid, 100 ns and 110 ns are one step apart: not 1.1× apart beyond doubt
     grid_ratio = (med_high - half) / (med_low + half) if med_low + half > 0 else math.nan
-    return TwoClusters(tuple(int(i) for i in low), tuple(int(i) for i in high), med_high / med_low, float(d[best]),
-                       float(p), float(grid_ratio))
+    return TwoClusters(low=tuple(int(i) for i in low), high=tuple(int(i) for i in high), ratio=med_high / med_low,
+                       separation=float(d[best]), p_value=float(p), grid_ratio=float(grid_ratio))
 
 
 def launch_scores(per_row: Sequence[dict[int, float]]) -> dict[int, float]:

@@ -27,7 +27,7 @@ from mpimeter.stats import hypothesis
 from mpimeter.stats.intervals import Interval
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class PairComparison:
     median_a: float
     median_b: float
@@ -73,7 +73,8 @@ def compare_two(
     else:
         raise ValueError(f"ratio_ci must be hodges-lehmann or bootstrap, got {ratio_ci!r}")
     res = hypothesis.rank_sum(a, b, alternative=alternative)
-    return PairComparison(med_a, med_b, ratio, ci, res.statistic, res.p_value, res.method)
+    return PairComparison(median_a=med_a, median_b=med_b, ratio=ratio, ratio_ci=ci, statistic=res.statistic,
+                          p_value=res.p_value, p_method=res.method)
 
 
 def slowdown_test(baseline: np.ndarray, candidate: np.ndarray, max_slowdown: float) -> hypothesis.TestResult:

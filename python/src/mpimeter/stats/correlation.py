@@ -61,7 +61,7 @@ PHI_BOUNDS = (-0.99, 1.0)
 UNIT_ROOT_PHI = 0.9  # φ̃ at or above: differenced (module docstring)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class Correlation:
     """``n`` pairs (prewhitened: residuals) from ``groups`` launches; NaN statistics (and
     ``constant``) when a side does not vary within its launches, or with fewer than
@@ -132,19 +132,21 @@ def within_groups(x: np.ndarray, y: np.ndarray, groups: np.ndarray | None = None
     x, y, g = x[ok], y[ok], g[ok]
     ngroups = int(np.unique(g).size)
     n = int(x.size) - (ngroups if prewhiten else 0)
-    nan = Correlation(max(n, 0), ngroups, math.nan, math.nan, math.nan, math.nan)
+    nan = Correlation(n=max(n, 0), groups=ngroups, pearson_r=math.nan, pearson_p=math.nan, spearman_rho=math.nan,
+                      spearman_p=math.nan)
     if n < MIN_REPETITIONS:
         return nan
     xc, yc = centred(x, g), centred(y, g)
     if np.ptp(xc) == 0 or np.ptp(yc) == 0:
-        return Correlation(n, ngroups, math.nan, math.nan, math.nan, math.nan, constant=True)
+        return Correlation(n=n, groups=ngroups, pearson_r=math.nan, pearson_p=math.nan, spearman_rho=math.nan,
+                           spearman_p=math.nan, constant=True)
     phi_x = phi_y = 0.0
     if prewhiten:
         (xc, phi_x), (yc, phi_y) = prewhitened(xc, g), prewhitened(yc, g)
         if np.ptp(xc) == 0 or np.ptp(yc) == 0:
-            return Correlation(n, ngroups, math.nan, math.nan, math.nan, math.nan, constant=True,
-                               phi_x=phi_x, phi_y=phi_y)
+            return Correlation(n=n, groups=ngroups, pearson_r=math.nan, pearson_p=math.nan, spearman_rho=math.nan,
+                               spearman_p=math.nan, constant=True, phi_x=phi_x, phi_y=phi_y)
     pr = _st.pearsonr(xc, yc)
     sr = _st.spearmanr(xc, yc)
-    return Correlation(n, ngroups, float(pr.statistic), float(pr.pvalue), float(sr.statistic), float(sr.pvalue),
-                       phi_x=phi_x, phi_y=phi_y)
+    return Correlation(n=n, groups=ngroups, pearson_r=float(pr.statistic), pearson_p=float(pr.pvalue),
+                       spearman_rho=float(sr.statistic), spearman_p=float(sr.pvalue), phi_x=phi_x, phi_y=phi_y)

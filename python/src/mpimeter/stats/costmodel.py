@@ -94,7 +94,7 @@ HUBER_C = 1.345  # statsmodels' HuberT default: 95 % efficiency at the normal
 MIN_SPREAD_POINTS = 6  # fewer points at a size: its spread is not estimated (``size_tuning``)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class LineFit:
     """T(m) = alpha_ns + beta_ns_per_byte·m over the sizes from ``from_bytes`` to ``to_bytes``,
     with intervals at ``confidence`` made as ``interval`` says (``INTERVALS``; None: no interval,
@@ -156,7 +156,7 @@ class PiecewiseFit:
         return float(self.segment_for(size).predict(size))
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class SizeError:
     """The model at one size against the measured median with its interval. ``missed``: the
     intervals do not overlap or |rel_error| > the threshold; None when neither could show it (no
@@ -195,21 +195,24 @@ def fit_line(sizes: Sequence[float], times: Sequence[float], *, launches: Sequen
     if len(distinct) < 2 or len(y) < 3:
         raise ValueError(f"a line needs at least 2 sizes and 3 points (got {len(distinct)} and {len(y)})")
     params, cov, residuals = _rlm(m, y)
-    head = (int(distinct[0]), int(distinct[-1]), float(params[0]), float(params[1]))
+    head = {"from_bytes": int(distinct[0]), "to_bytes": int(distinct[-1]), "alpha_ns": float(params[0]),
+            "beta_ns_per_byte": float(params[1]), "confidence": confidence, "points": len(y),
+            "sizes": len(distinct), "relative_residuals": residuals}
     if launches is None:
         df = len(y) - 2
-        return LineFit(*head, *_intervals(params, cov, confidence, df), confidence, len(y), len(distinct), cov,
-                       residuals, "points", 0, df)
+        alpha_ci, beta_ci = _intervals(params, cov, confidence, df)
+        return LineFit(**head, alpha_ci_ns=alpha_ci, beta_ci=beta_ci, cov=cov, interval="points", launches=0, df=df)
     labels = np.asarray(launches)
     if labels.shape != m.shape:
         raise ValueError("launches must give one launch per point")
     units = np.unique(labels)
     cov = _jackknife_cov(m, y, labels, units) if len(units) >= MIN_INTERVAL_LAUNCHES else None
     if cov is None:
-        return LineFit(*head, None, None, confidence, len(y), len(distinct), None, residuals, "none", len(units), 0)
+        return LineFit(**head, alpha_ci_ns=None, beta_ci=None, cov=None, interval="none", launches=len(units), df=0)
     df = len(units) - 1
-    return LineFit(*head, *_intervals(params, cov, confidence, df), confidence, len(y), len(distinct), cov, residuals,
-                   "launches", len(units), df)
+    alpha_ci, beta_ci = _intervals(params, cov, confidence, df)
+    return LineFit(**head, alpha_ci_ns=alpha_ci, beta_ci=beta_ci, cov=cov, interval="launches", launches=len(units),
+                   df=df)
 
 
 def _rlm(m: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -369,5 +372,6 @@ def size_errors(model: LineFit | PiecewiseFit, sizes: Sequence[int], medians: Se
         rel = (pred - med) / med if med > 0 else math.nan
         apart = None if lo is None or hi is None or band is None else bool(band[1] < lo or band[0] > hi)
         missed = True if math.isfinite(rel) and abs(rel) > error_threshold else apart
-        out.append(SizeError(int(size), float(med), pred, band, rel, missed))
+        out.append(SizeError(size=int(size), median_ns=float(med), predicted_ns=pred, band_ns=band, rel_error=rel,
+                             missed=missed))
     return tuple(out)

@@ -26,7 +26,7 @@ INVALID = 4  # category code of invalid repetitions, after warmup.FIRST … warm
 CATEGORY_NAMES = warmup.NAMES + ("invalid",)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class LaunchTestStats:
     codes: np.ndarray  # int8 per repetition: warmup codes, INVALID for valid = 0
     kept: np.ndarray  # bool per repetition: used in the summary

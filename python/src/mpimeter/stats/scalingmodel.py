@@ -45,7 +45,7 @@ FAMILIES = {
 }
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class PointError:
     nprocs: int
     size: int
@@ -56,7 +56,7 @@ class PointError:
     missed: bool | None  # None: not checked
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class FamilyFit:
     family: str
     formula: str
@@ -125,8 +125,9 @@ def fit_families(nprocs, sizes, times, launches) -> list[FamilyFit]:
                 d = th - th.mean(axis=0)
                 cov = (len(units) - 1) / len(units) * (d.T @ d)
         loss = huber_loss(resid / sigma)
-        fits.append(FamilyFit(name, formula, float(params[0]), float(params[1]), cov, df, loss,
-                              2 * loss + 2 * math.log(len(y))))
+        fits.append(FamilyFit(family=name, formula=formula, alpha_ns=float(params[0]),
+                              beta_ns_per_byte=float(params[1]), cov=cov, df=df, loss=loss,
+                              bic=2 * loss + 2 * math.log(len(y))))
     return sorted(fits, key=lambda f: f.bic)
 
 
@@ -140,7 +141,8 @@ def point_errors(fit: FamilyFit, points, *, confidence: float,
         rel = (pred - med) / med if med > 0 else math.nan
         apart = None if lo is None or hi is None or band is None else bool(band[1] < lo or band[0] > hi)
         missed = True if math.isfinite(rel) and abs(rel) > error_threshold else apart
-        out.append(PointError(int(p), int(m), float(med), pred, band, rel, missed))
+        out.append(PointError(nprocs=int(p), size=int(m), median_ns=float(med), predicted_ns=pred, band_ns=band,
+                              rel_error=rel, missed=missed))
     return tuple(out)
 
 

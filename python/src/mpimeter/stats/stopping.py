@@ -159,7 +159,7 @@ def state_is_rare(in_state: int, launches: int, max_launches: int, confidence: f
     return expected < launches_for_interval(confidence)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class StateVerdict:
     """One state of a pair's launches: its launches, share, interval and the precision reached."""
 
@@ -177,7 +177,7 @@ class StateVerdict:
                 "rare": self.rare}
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class LaunchVerdict:
     status: str  # more | precision | max
     launches: int
@@ -230,8 +230,9 @@ def _state_verdicts(values: np.ndarray, states: Sequence[str | None], *, max_lau
         ci = stopping_interval(mine, confidence)
         reached = relative_half_width(ci)
         done = reached is not None and reached <= precision
-        out.append(StateVerdict(name, int(mine.size), mine.size / n, reached, ci,
-                                not done and state_is_rare(int(mine.size), n, max_launches, confidence)))
+        out.append(StateVerdict(stratum=name, launches=int(mine.size), share=mine.size / n, precision=reached,
+                                interval=ci,
+                                rare=not done and state_is_rare(int(mine.size), n, max_launches, confidence)))
     return tuple(out)
 
 
@@ -260,7 +261,7 @@ def launch_verdict(medians, *, min_launches: int = 10, max_launches: int = 30, p
             status = "precision"
         else:
             status = "more"
-        return LaunchVerdict(status, n, reached, ci, None, per_state)
+        return LaunchVerdict(status=status, launches=n, precision=reached, interval=ci, held=None, states=per_state)
     held = None
     if n >= min_launches and reached is not None and reached <= precision:
         held = clusters_outside(values, ci, grid_ns=grid_ns)
@@ -270,4 +271,4 @@ def launch_verdict(medians, *, min_launches: int = 10, max_launches: int = 30, p
         status = "max"
     else:
         status = "more"
-    return LaunchVerdict(status, n, reached, ci, held)
+    return LaunchVerdict(status=status, launches=n, precision=reached, interval=ci, held=held)

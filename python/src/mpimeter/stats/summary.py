@@ -9,12 +9,12 @@ one (ddof = 1); CoV = std / mean. The harmonic mean is the summary of rates (Hoe
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 
 import numpy as np
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class Summary:
     n: int
     median: float
@@ -38,7 +38,7 @@ def summarize(x: np.ndarray) -> Summary:
     x = np.asarray(x, dtype=float)
     n = int(x.size)
     if n == 0:
-        return Summary(0, *([_NAN] * 11))
+        return Summary(n=0, **dict.fromkeys((f.name for f in fields(Summary) if f.name != "n"), _NAN))
     q = np.percentile(x, [50.0, 25.0, 75.0, 90.0, 95.0, 99.0])
     mean = float(x.mean())
     std = float(x.std(ddof=1)) if n > 1 else _NAN

@@ -22,7 +22,7 @@ from mpimeter.io.errors import InputError
 MAX_BYTES = 64 * 2**20  # a ReproMPI file of 10^5 repetitions × 20 tests is ~50 MiB
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class PeerTest:
     """One table row group of the tool's output: an operation at a size.
 
@@ -43,7 +43,7 @@ class PeerTest:
     valid_repetitions: int | None = None  # of ``repetitions``, those the tool counted as valid (None: all)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class PeerRun:
     """One run of a peer benchmark as read from its output file."""
 

@@ -60,8 +60,9 @@ def _origin_of(run: PeerRun, imported_at: str) -> dict[str, Any]:
         tool=run.tool, tool_name=run.tool_name, tool_version=run.tool_version, file=run.path.name, sha256=run.sha256,
         command=rule.text(run.command), data=run.data, run_time=run.run_time, lacks=run.lacks,
         global_times=run.global_times, settings=rule.facts(run.settings),
-        tests=tuple(_origin.OriginTest(i, t.name, t.line, t.repetitions, t.valid_repetitions, t.headline,
-                                       t.aggregates_ns) for i, t in enumerate(run.tests)))
+        tests=tuple(_origin.OriginTest(test=i, name=t.name, line=t.line, repetitions=t.repetitions,
+                                       valid_repetitions=t.valid_repetitions, headline=t.headline,
+                                       aggregates_ns=t.aggregates_ns) for i, t in enumerate(run.tests)))
     doc = _origin.to_document(o)
     doc.update(date=run.date, imported_by={"name": "mpimeter", "version": __version__}, imported_at=imported_at,
                path=str(run.path.resolve()))
