@@ -53,7 +53,10 @@ def test_alternatives_are_side_by_side_with_stars(tmp_path):
                          [c for c in comparison.rows if c.op == "bcast"])
     launch_panel = next(ax for ax in fig.axes if ax.get_title(loc="left").startswith("(b)"))
     stars = [t.get_text() for t in launch_panel.texts]
-    assert stars == ["***", "***"]
+    # a and b ran in the same 8 rounds: compared paired by round, whose smallest p at 8 pairs is
+    # 2/256 (one star after Holm over the rows; the rank-sum test of separate campaigns reaches ***)
+    assert {c.design for c in comparison.rows if c.op == "bcast"} == {"paired by round"}
+    assert stars == ["*", "*"]
     labels = [t.get_text() for t in launch_panel.get_legend().get_texts()]
     assert labels == ["a", "b"]
 
