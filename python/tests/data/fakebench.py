@@ -145,11 +145,13 @@ def one_line_error(result, command="run", *, after_output=False) -> str:
 
 
 def interruptible() -> None:
-    """Popen's preexec_fn for a child a test will Ctrl-C: SIGINT back to its default. A shell
-    without job control starts a background job (`make test &`, a CI step) with SIGINT ignored,
-    children inherit that, and Python then installs no KeyboardInterrupt handler: the test's
-    SIGINT would do nothing and the test would wait out its patience."""
+    """Popen's preexec_fn for a child a test will stop with a signal: SIGINT and SIGHUP back to
+    their defaults. A shell without job control starts a background job (`make test &`, a CI
+    step) with SIGINT ignored, `nohup make test` with SIGHUP ignored; children inherit that, and
+    `mpimeter run` keeps a signal it was started ignoring ignored (as `nohup mpimeter run` needs):
+    the test's signal would do nothing and the test would wait out its patience."""
     signal.signal(signal.SIGINT, signal.SIG_DFL)
+    signal.signal(signal.SIGHUP, signal.SIG_DFL)
 
 
 def start(args, env, command="run") -> subprocess.Popen:
