@@ -31,12 +31,14 @@
 
 #include "mm_ops.h"
 #include "ops_internal.h"
+#include "mockup_compose.h"
 #include "ops_mockups.h"
 
 /* The temporaries of one composition. */
 typedef struct mm__mockup_state {
     void *tmp;      /* an intermediate vector (or the repeated/placed send blocks) */
-    int *displs;    /* reduce_scatter-as-reduce-scatterv: where rank i's share starts */
+    int *displs;    /* reduce_scatter-as-reduce-scatterv, allreduce-as-rs-allgatherv: where rank i's share starts */
+    int *counts;    /* allreduce-as-rs-allgatherv: rank i's share (elements) */
     int block;      /* padded block (elements): ceil(count / nprocs) */
     int offset;     /* reduce_scatter-as-allreduce: this rank's share's start (elements) */
     int bytes;      /* the MPI_BYTE count of the datatype-free steps */
@@ -45,6 +47,7 @@ typedef struct mm__mockup_state {
 const mm_mockup mm_mockups[] = {
     {"allreduce-as-reduce-bcast", "allreduce", {"reduce", "bcast"}},
     {"allreduce-as-rsb-allgather", "allreduce", {"reduce_scatter_block", "allgather"}},
+    {"allreduce-as-rs-allgatherv", "allreduce", {"reduce_scatter", "allgatherv"}},
     {"allgather-as-gather-bcast", "allgather", {"gather", "bcast"}},
     {"allgather-as-alltoall", "allgather", {"alltoall", NULL}},
     {"allgather-as-allreduce", "allgather", {"allreduce", NULL}},
@@ -76,6 +79,7 @@ void mm__mockup_teardown(mm_op_args *a) {
     if (s) {
         free(s->tmp);
         free(s->displs);
+        free(s->counts);
         free(s);
     }
     a->state = NULL;
@@ -142,9 +146,24 @@ static int mm__placed_blocks(mm_op_args *a) {
 /* ---- allreduce ---- */
 int mm__setup_allreduce_as_reduce_bcast(mm_op_args *a) { return mm__begin(a, mm__setup_allreduce); }
 int mm__run_allreduce_as_reduce_bcast(const mm_op_args *a) {
-    int rc = MPI_Reduce(a->sendbuf, a->recvbuf, a->count, a->datatype, a->reduce_op, 0, a->comm);
-    if (rc != MPI_SUCCESS) return rc;
-    return MPI_Bcast(a->recvbuf, a->count, a->datatype, 0, a->comm);
+    return mm_compose_allreduce_reduce_bcast(a->sendbuf, a->recvbuf, a->count, a->datatype, a->reduce_op, a->comm,
+                                             a->rank);
+}
+
+/* the split of MPI_Reduce_scatter (no padding: the shares may differ by one element) */
+int mm__setup_allreduce_as_rs_allgatherv(mm_op_args *a) {
+    if (mm__begin(a, mm__setup_allreduce)) return -1;
+    mm__mockup_state *s = MM__STATE(a);
+    s->counts = malloc((size_t)a->nprocs * sizeof(int));
+    s->displs = malloc((size_t)a->nprocs * sizeof(int));
+    if (!s->counts || !s->displs) return mm__end(a, 1);
+    mm_compose_split(a->count, a->nprocs, s->counts, s->displs);
+    return mm__end(a, mm__zeroed(&s->tmp, s->counts[a->rank], a));
+}
+int mm__run_allreduce_as_rs_allgatherv(const mm_op_args *a) {
+    const mm__mockup_state *s = MM__STATE(a);
+    return mm_compose_allreduce_rs_allgatherv(a->sendbuf, a->recvbuf, a->datatype, a->reduce_op, a->comm, a->rank,
+                                              s->counts, s->displs, s->tmp);
 }
 
 int mm__setup_allreduce_as_rsb_allgather(mm_op_args *a) {

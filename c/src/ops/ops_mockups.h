@@ -11,6 +11,7 @@
     int mm__run_##name(const mm_op_args *args);
 MM__MOCKUP_DECL(allreduce_as_reduce_bcast)
 MM__MOCKUP_DECL(allreduce_as_rsb_allgather)
+MM__MOCKUP_DECL(allreduce_as_rs_allgatherv)
 MM__MOCKUP_DECL(allgather_as_gather_bcast)
 MM__MOCKUP_DECL(allgather_as_alltoall)
 MM__MOCKUP_DECL(allgather_as_allreduce)

@@ -13,6 +13,8 @@ MM__MK("allreduce-as-reduce-bcast", "mock-up of allreduce (same size, result): M
        MM__C_SIZE MM__C_REDUCE, MM_OP_REDUCES | MM_OP_FINISH_APART, allreduce_as_reduce_bcast, MM__BLOCKS(2, 0, 0, 0), MM_VOL_2PM1_OVER_P),
 MM__MK("allreduce-as-rsb-allgather", "mock-up of allreduce (same size, result): MPI_Reduce_scatter_block of nprocs blocks, then MPI_Allgather of the blocks",
        MM__C_SIZE MM__C_REDUCE MM__MK_PAD, MM_OP_REDUCES, allreduce_as_rsb_allgather, MM__BLOCKS(3, 0, 0, 0), MM_VOL_2PM1_OVER_P),
+MM__MK("allreduce-as-rs-allgatherv", "mock-up of allreduce (same size, result): MPI_Reduce_scatter of the vector split into nprocs shares (count/nprocs, one more for the first count % nprocs ranks), then MPI_Allgatherv of the shares",
+       MM__C_SIZE MM__C_REDUCE, MM_OP_REDUCES, allreduce_as_rs_allgatherv, MM__BLOCKS(3, 0, 0, 0), MM_VOL_2PM1_OVER_P),
 MM__MK("allgather-as-gather-bcast", "mock-up of allgather (same size, result): MPI_Gather to root 0, then MPI_Bcast of the nprocs blocks from root 0",
        MM__C_SIZE MM__C_NBLOCKS, MM_OP_FINISH_APART, allgather_as_gather_bcast, MM__BLOCKS(1, 1, 0, 0), MM_VOL_PM1),
 MM__MK("allgather-as-alltoall", "mock-up of allgather (same size, result): MPI_Alltoall sending the own block to every rank",

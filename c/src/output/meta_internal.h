@@ -27,5 +27,7 @@ void mm_meta_render_bound_probes(mm_json *j, const mm_provenance *p);
 void mm__render_size_refinement(mm_json *j, const mm_launch *l);
 /* "phases" (meta_phases.c): null when ph is NULL */
 void mm__render_phases(mm_json *j, const mm_phases *ph);
+/* "pgmpi" (meta_pgmpi.c): the preloaded libmpimeter-pgmpi.so's report, null without it */
+void mm__render_pgmpi(mm_json *j);
 
 #endif

@@ -302,6 +302,7 @@ void mm_meta_render(const mm_launch *l, mm_buf *out) {
     mm__render_conditions(&j, l->conditions);
     mm_json_key(&j, "counters");
     mm_json_raw(&j, l->counters_json); /* NULL: null */
+    mm__render_pgmpi(&j);
     mm_json_end_object(&j);
     mm_buf_append(out, "\n", 1);
 }
