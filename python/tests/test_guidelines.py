@@ -209,10 +209,10 @@ def test_the_report_lists_the_violations_with_their_evidence(tmp_path):
 
     result = analysis.analyze(analysis.load_campaign(campaign(tmp_path / "c", {"allreduce": lambda s: 2.0})))
     html = guidelines_section(result)
-    assert "4 of 10 guideline rows violated (mock-up, monotony, split)" in html
+    assert "4 of 10 guideline rows violated (mock-up, monotony, split, irregular)" in html
     assert html.count("no slower than its mock-up") == 4 and "<table>" in html
     assert "allreduce(8) no slower than allreduce(16)" not in html  # not violated
     # a campaign without mock-ups: monotony and split only, nothing violated, no table
     plain = analysis.analyze(analysis.load_campaign(campaign(tmp_path / "p", ops=("allreduce",), launches=4)))
     text = guidelines_section(plain)
-    assert "0 of 6 guideline rows violated (monotony, split)" in text and "<table>" not in text
+    assert "0 of 6 guideline rows violated (monotony, split, irregular)" in text and "<table>" not in text

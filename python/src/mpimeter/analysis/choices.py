@@ -25,8 +25,9 @@ METRICS = {"time": "run time (one-way latency for ping-pongs)",
            "overhead": "overhead of nonblocking collectives: init + test + wait, max over ranks (NBCBench)"}
 
 # the performance guidelines (analysis.guidelines): an operation against its mock-up, against
-# itself at the next larger size, against two calls at half the size
-GUIDELINE_KINDS = ("mock-up", "monotony", "split")
+# itself at the next larger size, against two calls at half the size, a regular collective
+# against its irregular (v) form with the same counts
+GUIDELINE_KINDS = ("mock-up", "monotony", "split", "irregular")
 
 # the libraries whose tuning files `tune` writes (analysis.tuning)
 TUNED_LIBRARIES = ("openmpi", "mpich")

@@ -12,7 +12,11 @@ than ``rhs``:
 - ``monotony``: an operation at size m against the same operation at the next larger size
   measured — "more data is never faster";
 - ``split``: an operation at m against two calls at m/2 (twice the per-launch medians at m/2)
-  — "one call with m is no slower than two with m/2".
+  — "one call with m is no slower than two with m/2";
+- ``irregular``: a regular collective against its irregular form moving the same data
+  (REGULAR_IRREGULAR: Allgather ⪯ Allgatherv, Gather ⪯ Gatherv, Scatter ⪯ Scatterv, Alltoall ⪯
+  Alltoallv, Reduce_scatter_block at m ⪯ Reduce_scatter at nprocs x m, its whole vector) —
+  "a regular operation is no slower than the irregular one given regular counts".
 
 Both sides of a guideline ran in the same launches, so the design pairs them (``paired by
 launch``): the test is the one-sided Wilcoxon signed-rank test of the per-launch ratios lhs/rhs
@@ -28,7 +32,8 @@ says ``lhs`` is slower than ``rhs`` after Holm's correction over the whole famil
 together; each row carries the ratio lhs/rhs (> 1: lhs slower) with its interval and
 says which design it used.
 
-Paper: Träff, Gropp & Thakur 2010 (self-consistent MPI performance guidelines); Träff 2012
+Paper: Träff, Gropp & Thakur 2010 (self-consistent MPI performance guidelines; §3 for regular ⪯
+irregular); Hunold, Carpen-Amarie, Lübbe & Träff 2016 (PGMPI) for the list tested here; Träff 2012
 (mpicroscope, Hunold & Carpen-Amarie 2016 ref. [4]); the PGMPI work (Hunold, Carpen-Amarie,
 Lübbe & Träff 2016) for testing them on per-launch samples with a correction over the family;
 the statistics are those of ``compare`` (Hunold & Carpen-Amarie 2016 §5.2).
@@ -59,6 +64,14 @@ STATEMENTS = {
     "mock-up": "{op}({size}) no slower than its mock-up {versus}({size})",
     "monotony": "{op}({size}) no slower than {op}({versus_size})",
     "split": "{op}({size}) no slower than 2 x {op}({versus_size})",
+    "irregular": "{op}({size}) no slower than {versus}({versus_size})",
+}
+
+# regular op -> (its irregular form, the irregular form's size per regular size: 1, or "nprocs"
+# where the regular op's size is one block of nprocs); both must be rows of the binary's table
+REGULAR_IRREGULAR: dict[str, tuple[str, int | str]] = {
+    "allgather": ("allgatherv", 1), "gather": ("gatherv", 1), "scatter": ("scatterv", 1),
+    "alltoall": ("alltoallv", 1), "reduce_scatter_block": ("reduce_scatter", "nprocs"),
 }
 
 
@@ -186,10 +199,18 @@ def _slices(group: Group) -> dict[int, dict[tuple[str, int, int | None], dict[in
     return dict(sorted(out.items()))
 
 
-def _pairs(kind: str, samples: dict, mockups: dict[str, str], selected: set[str] | None):
+def _pairs(kind: str, samples: dict, mockups: dict[str, str], selected: set[str] | None, nprocs: int = 1):
     """(op, size, root, versus, versus_size, versus_root, factor of rhs) of one kind that both
-    sides measured at one p; a mock-up without a root of its own is paired with each root of
-    its original, one with a root with the same root."""
+    sides measured at one p (``nprocs``); a mock-up without a root of its own is paired with
+    each root of its original, one with a root with the same root."""
+    if kind == "irregular":
+        for (op, size, root) in sorted(samples, key=_key_order):
+            if op in REGULAR_IRREGULAR:
+                versus, per = REGULAR_IRREGULAR[op]
+                versus_size = size * (nprocs if per == "nprocs" else 1)
+                if (versus, versus_size, root) in samples:
+                    yield op, size, root, versus, versus_size, root, 1.0
+        return
     if kind == "mock-up":
         for (mock, size, mroot) in sorted(samples, key=_key_order):
             of = mockups.get(mock)
@@ -264,9 +285,17 @@ def check(result: AnalysisResult, *, kinds: Sequence[str] = KINDS, mockups: Sequ
             if unsplit:
                 warnings.append(warning("guideline-untestable", kind="split", alternative=g.name,
                                         ops=", ".join(unsplit), why="no size measured together with its half"))
+        if "irregular" in kinds:
+            tested = {pair[0] for p, at_p in per_p.items() for pair in _pairs("irregular", at_p, mock, selected, p)}
+            alone = [op for op in plain if op in REGULAR_IRREGULAR and op not in tested]
+            if alone:
+                warnings.append(warning("guideline-untestable", kind="irregular", alternative=g.name,
+                                        ops=", ".join(alone), why="its irregular form (allgatherv, ...) not measured "
+                                        "at the same size (reduce_scatter_block: at nprocs x the size)"))
         for nprocs, at_p in per_p.items():
             for kind in kinds:
-                for op, size, root, versus, versus_size, versus_root, factor in _pairs(kind, at_p, mock, selected):
+                for op, size, root, versus, versus_size, versus_root, factor in _pairs(kind, at_p, mock, selected,
+                                                                                       nprocs):
                     lhs = at_p[(op, size, root)]
                     rhs = {i: v * factor for i, v in at_p[(versus, versus_size, versus_root)].items()}
                     planned.append((kind, g.name, nprocs, op, size, versus, versus_size, root, lhs, rhs))
@@ -288,7 +317,8 @@ def check(result: AnalysisResult, *, kinds: Sequence[str] = KINDS, mockups: Sequ
     if not rows:
         raise AnalysisError("no guideline could be tested: the campaign measured no mock-up together with its "
                             "operation at one size (plan one with mpimeter run --guidelines), no operation at two "
-                            "sizes (monotony) and no size together with its half (split)")
+                            "sizes (monotony), no size together with its half (split) and no regular collective "
+                            "with its irregular form (irregular)")
     adj = _hyp.holm(np.array([r.p_value for r in rows]))
     rows = [replace(r, p_adjusted=float(p), stars=_hyp.stars(float(p), alpha=alpha),
                     violated=bool(math.isfinite(p) and p <= alpha)) for r, p in zip(rows, adj)]

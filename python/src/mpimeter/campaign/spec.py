@@ -5,17 +5,18 @@ the defaults resolved (and written out explicitly, so campaign.json says exactly
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from mpimeter.campaign import adaptive as _adaptive
 from mpimeter.campaign import algorithms as _algorithms
-from mpimeter.campaign import benchopts, inputfiles, launcher, limits, nplist, plan, secrets
+from mpimeter.campaign import benchopts, inputfiles, launch_env, launcher, limits, nplist, plan, secrets
 from mpimeter.campaign import state as st
 from mpimeter.campaign.benchargs import BenchArgs
 from mpimeter.campaign.plan import PlanError
 from mpimeter.campaign.runner import new_state
 from mpimeter.campaign.state import RESERVED_BENCH_FLAGS
+from mpimeter.pgmpi_format import CONFIG_ENV, LIBRARY
 
 
 @dataclass(kw_only=True)
@@ -36,6 +37,21 @@ class CampaignRequest:
     seed: int | None = None
     launch_timeout_s: float | None = None
     command: str = "mpimeter run"
+    preload_pgmpi: Path | None = None  # libmpimeter-pgmpi.so's configuration (campaign.launch_env)
+
+
+def _preload_pgmpi(alternatives: list[plan.Alternative], bench_dir: Path, config: Path) -> list[plan.Alternative]:
+    """The alternatives, each preloading its library's libmpimeter-pgmpi.so with ``config`` (in
+    its env, so that the launcher forwards it to every rank and campaign.json records it)."""
+    out = []
+    for alt in alternatives:
+        taken = sorted(k for k in alt.env if k in ("LD_PRELOAD", CONFIG_ENV))
+        if taken:
+            raise PlanError(f"--preload-pgmpi: the alternative {alt.name} sets {', '.join(taken)} itself; "
+                            "give one or the other")
+        library = launcher.bench_binary(bench_dir, alt.mpi).parent.parent / "lib" / LIBRARY
+        out.append(replace(alt, env={**alt.env, **launch_env.pgmpi_preload(library, config, "--preload-pgmpi")}))
+    return out
 
 
 def default_np() -> int:
@@ -86,6 +102,8 @@ def prepare(request: CampaignRequest) -> st.CampaignState:
     alternatives = plan.make_alternatives(list(mpis), variants, found_under=found_under)
     if wanted:
         alternatives += _algorithm_alternatives(wanted, list(mpis), variants, alternatives, bench_dir)
+    if request.preload_pgmpi is not None:
+        alternatives = _preload_pgmpi(alternatives, bench_dir, Path(request.preload_pgmpi))
     limits.check_launches(launches, len(alternatives))
     if len(nps) > 1:
         limits.check_launches(launches * len(nps), len(alternatives),

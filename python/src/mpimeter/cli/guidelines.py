@@ -1,11 +1,14 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """`mpimeter guidelines`: the self-consistent performance guidelines checked on campaigns —
-mock-up (a collective no slower than its mock-up), monotony (more data never faster) and split
-(one call with m no slower than two with m/2), one-sided rank-sum tests on per-launch medians,
-Holm over the family (analysis.guidelines)."""
+mock-up (a collective no slower than its mock-up), monotony (more data never faster), split
+(one call with m no slower than two with m/2) and irregular (a regular collective no slower than
+its irregular form), one-sided tests on per-launch medians, Holm over the family
+(analysis.guidelines); --replace writes libmpimeter-pgmpi.so's configuration from the
+violations (analysis.pgmpi_config)."""
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import click
@@ -60,22 +63,28 @@ def _ratio_text(method: str) -> str:
 @click.argument("paths", nargs=-1, required=True, type=click.Path())
 @analysis_options
 @click.option("--kind", "kinds", default=",".join(GUIDELINE_KINDS), show_default=True,
-              help="Guidelines to check, comma-separated: mock-up, monotony, split.")
+              help="Guidelines to check, comma-separated: mock-up, monotony, split, irregular.")
 @click.option("--mockup", "mockups", multiple=True, metavar="NAME",
               help="Only this mock-up's guideline (repeatable); it must have been measured with its operation.")
 @click.option("--violations-only", is_flag=True, help="Table: show the violated rows only.")
 @click.option("--exit-code", is_flag=True, help="Exit 1 when a guideline is violated (0 otherwise).")
 @click.option("--ratio-ci", type=click.Choice(analysis.RATIO_CIS), default="hodges-lehmann", show_default=True,
               help="Estimator of the ratio lhs/rhs and its interval.")
+@click.option("--replace", "replace_out", type=click.Path(dir_okay=False, path_type=Path), metavar="OUT",
+              help="Also write OUT, the configuration of libmpimeter-pgmpi.so (mpimeter run --preload-pgmpi): "
+                   "per operation and number of ranks the size ranges where a mock-up it can run was "
+                   "significantly faster. An existing OUT is replaced only if this option wrote it.")
 @alpha_option
 def command(paths: tuple[str, ...], fmt: str, kinds: str, mockups: tuple[str, ...], violations_only: bool,
-            exit_code: bool, ratio_ci: str, alpha: float, **kw: Any) -> None:
+            exit_code: bool, ratio_ci: str, alpha: float, replace_out: Path | None, **kw: Any) -> None:
     """Check the performance guidelines on campaigns: PATHS are campaign folders (one per number
     of ranks, say), each alternative checked on its own.
 
     mock-up: an operation at m no slower than its mock-up at m (plan them with `mpimeter run
     --guidelines`); monotony: an operation at m no slower than at the next larger size measured;
-    split: an operation at m no slower than two calls at m/2. Each row: the one-sided Wilcoxon
+    split: an operation at m no slower than two calls at m/2; irregular: allgather, gather,
+    scatter, alltoall no slower than their v forms at m, reduce_scatter_block at m no slower than
+    reduce_scatter at nprocs x m. Each row: the one-sided Wilcoxon
     rank-sum test "lhs slower" on per-launch medians (exact whenever computable), Holm-corrected
     over all rows, violated where the corrected p ≤ --alpha, and the ratio lhs/rhs with its
     interval. Needs ≥ 3 launches per side for a row to be able to be significant. Exit 2 on bad
@@ -89,11 +98,23 @@ def command(paths: tuple[str, ...], fmt: str, kinds: str, mockups: tuple[str, ..
     if mockups and "mock-up" not in chosen:
         fail("guidelines", "--mockup selects mock-up guidelines: it needs mock-up among --kind")
 
+    if replace_out is not None and "mock-up" not in chosen:
+        fail("guidelines", "--replace writes the mock-ups that beat their operation: it needs mock-up among --kind")
+
     def body() -> int:
         from mpimeter.analysis import guidelines as _guidelines  # numpy: not before the command line is parsed
+        from mpimeter.analysis import pgmpi_config
 
+        if replace_out is not None:  # refused before anything is computed
+            pgmpi_config.check_owned(replace_out)
         res = _guidelines.check(analyze_together(paths, kw), kinds=chosen, mockups=mockups or None,
                                 confidence=kw["confidence"], ratio_ci=ratio_ci, alpha=alpha)
+        if replace_out is not None:
+            routes, unreplaced = pgmpi_config.routes_of(res.rows)
+            pgmpi_config.write(replace_out, pgmpi_config.render(routes, unreplaced, list(paths)))
+            click.echo(f"mpimeter guidelines: wrote {replace_out}: {len(routes)} route(s) for libmpimeter-pgmpi.so"
+                       + (f"; {len(unreplaced)} violation(s) it cannot replace, listed there" if unreplaced else ""),
+                       err=True)
         if fmt == "json":
             write_json(dict(res.to_dict(), paths=list(paths)))
         elif fmt == "csv":

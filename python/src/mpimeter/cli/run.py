@@ -44,6 +44,11 @@ RESUME_OPTIONS = frozenset({"resume", "launch_timeout", "retries", "analyze", "l
 @click.option("--guidelines", is_flag=True,
               help="measure what `mpimeter guidelines` checks: each operation of --ops (default: every one "
                    "with a mock-up) followed by its mock-ups, as the binary's --describe lists them")
+@click.option("--preload-pgmpi", "preload_pgmpi", type=click.Path(dir_okay=False, path_type=Path), default=None,
+              metavar="FILE",
+              help="run every launch with libmpimeter-pgmpi.so preloaded (LD_PRELOAD) and FILE as its "
+                   "configuration (written by `mpimeter guidelines --replace`): the calls it names run their "
+                   "mock-up where a guideline was violated; meta.json records it (pgmpi)")
 @click.option("--algorithms", "algorithms", multiple=True, metavar="'OP=all|NAME[,NAME..][;OP2=...]'",
               help="the library's own algorithms of OP as alternatives (repeatable, or ';'-separated): each "
                    "runs with the library's variable set (Open MPI coll_tuned_<op>_algorithm with "
@@ -64,7 +69,7 @@ RESUME_OPTIONS = frozenset({"resume", "launch_timeout", "retries", "analyze", "l
 @click.pass_context
 @exits_on_errors("run")
 def command(ctx: click.Context, np, launches, mpi, variants, launcher, bench_dir, out, resume,
-            seed, launch_timeout, retries, trust_recorded, analyze, guidelines, algorithms, launches_min, launches_max, launches_precision,
+            seed, launch_timeout, retries, trust_recorded, analyze, guidelines, preload_pgmpi, algorithms, launches_min, launches_max, launches_precision,
             launches_confidence, bench_extra, **bench_values) -> None:
     """Run a campaign: LAUNCHES launches of mpimeter-bench per alternative, interleaved in a
     seeded random order, each with its own seed and folder; failures are retried once at the
@@ -115,6 +120,7 @@ def command(ctx: click.Context, np, launches, mpi, variants, launcher, bench_dir
                                launcher=launcher, bench_dir=bench_dir, seed=seed,
                                launch_timeout=launch_timeout, bench_values=bench_values,
                                bench_extra=bench_extra, argv=argv, algorithms=algorithms,
+                               preload_pgmpi=preload_pgmpi,
                                launches_rule={"min": launches_min, "max": launches_max,
                                               "precision": launches_precision,
                                               "confidence": launches_confidence})
