@@ -3,9 +3,9 @@
  * collective's mock-up in its place where a performance guideline was violated, for the sizes
  * and process counts its configuration names, and the collective itself elsewhere.
  * What: MPI_Init and MPI_Init_thread read MPIMETER_PGMPI_CONFIG (pgmpi_config.c) after the
- * library's own initialization; a bad or missing configuration prints one line on rank 0 and
- * aborts every rank (MPI_Abort, error code 2): a launch never runs with a configuration only
- * half understood. MPI_Allreduce looks up the route of (communicator size, count x datatype
+ * library's own initialization; a bad or missing configuration prints one line (rank 0's, or
+ * the first failing rank's) and aborts every rank (MPI_Abort, error code 2): a launch never runs
+ * with a configuration only half understood. MPI_Allreduce looks up the route of (communicator size, count x datatype
  * size) and runs its composition (c/src/ops/mockup_compose.c, the code the mock-up ops time),
  * or PMPI_Allreduce. Intercommunicators and calls without a route go to the original.
  * mpimeter_pgmpi_active() reports the configuration and the calls routed (mm_pgmpi.h): the
@@ -19,6 +19,7 @@
  * share and its split per call, outside any timing the application does not own.
  * Paper: Hunold, Carpen-Amarie, Lübbe & Träff 2016 (PGMPI: "guideline-driven" replacement,
  * PGMPITuneLib), which does the same through the profiling interface. */
+#include <limits.h>
 #include <mpi.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -37,25 +38,31 @@ static int mm__ready;
 
 MM__EXPORT const mm_pgmpi_report *mpimeter_pgmpi_active(void) { return mm__ready ? &mm__report : NULL; }
 
-/* After the library's own MPI_Init: the configuration, or one line on rank 0 and MPI_Abort. */
+/* After the library's own MPI_Init: the configuration on every rank; where a rank could not read
+ * it, the first such rank (rank 0 when all fail alike) prints its one line, and once it has (a
+ * barrier: an abort elsewhere would kill it mid-sentence) every rank aborts. */
 static int mm__configure(int rc) {
     if (rc != MPI_SUCCESS) return rc;
     char err[768];
     const char *path = getenv(MM_PGMPI_CONFIG_ENV);
-    if (mm_pgmpi_read_config(path, mm__routes, &mm__report.nroutes, &mm__report.config_fnv1a64, err,
-                             sizeof err)) {
-        int rank = 0;
-        PMPI_Comm_rank(MPI_COMM_WORLD, &rank);
-        if (rank == 0) {
-            fprintf(stderr, "libmpimeter-pgmpi: %s\n", err);
-            fflush(stderr);
-        }
-        PMPI_Abort(MPI_COMM_WORLD, 2);
-        return MPI_ERR_OTHER;
+    int rank = 0, first_failed = INT_MAX;
+    PMPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    int failed = mm_pgmpi_read_config(path, mm__routes, &mm__report.nroutes, &mm__report.config_fnv1a64, err,
+                                      sizeof err) != 0;
+    int mine = failed ? rank : INT_MAX;
+    PMPI_Allreduce(&mine, &first_failed, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+    if (first_failed == INT_MAX) {
+        mm__report.config_path = path;
+        mm__ready = 1;
+        return rc;
     }
-    mm__report.config_path = path;
-    mm__ready = 1;
-    return rc;
+    if (rank == first_failed) {
+        fprintf(stderr, "libmpimeter-pgmpi: %s\n", err);
+        fflush(stderr);
+    }
+    PMPI_Barrier(MPI_COMM_WORLD);
+    PMPI_Abort(MPI_COMM_WORLD, 2);
+    return MPI_ERR_OTHER;
 }
 
 MM__EXPORT int MPI_Init(int *argc, char ***argv) { return mm__configure(PMPI_Init(argc, argv)); }
