@@ -199,7 +199,8 @@ def test_the_built_binary_describes_a_catalogue_run_guidelines_can_expand():
     if not binaries:
         pytest.skip("no mpimeter-bench built")
     ops = ops_with_mockups(describe.describe(binaries[0]).operations, "allreduce,bcast,allgather,reduce").split(",")
-    assert ops[:4] == ["allreduce", "allreduce-as-reduce-bcast", "allreduce-as-rsb-allgather", "bcast"]
+    assert ops[:5] == ["allreduce", "allreduce-as-reduce-bcast", "allreduce-as-rsb-allgather",
+                       "allreduce-as-rs-allgatherv", "bcast"]
     assert {"allgather-as-alltoall", "allgather-as-allreduce", "reduce-as-allreduce"} <= set(ops)
 
 

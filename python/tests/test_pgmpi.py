@@ -156,3 +156,15 @@ def test_preload_is_added_to_every_alternative_and_refused_beside_a_variants_own
     assert alts[1].env["X"] == "1"
     with pytest.raises(PlanError, match="the alternative v sets LD_PRELOAD itself"):
         _preload_pgmpi([Alternative("v", "openmpi", {"LD_PRELOAD": "/x.so"})], tmp_path / "bench", config)
+
+
+def test_run_guidelines_adds_the_irregular_form_of_a_regular_collective():
+    from mpimeter.campaign.guideline_plan import ops_with_mockups
+
+    described = [{"name": "allgather"}, {"name": "allgatherv"}, {"name": "alltoall"}, {"name": "alltoallv"},
+                 {"name": "scatter"},  # no scatterv in this table: nothing to add
+                 {"name": "allgather-as-alltoall", "mockup": {"of": "allgather", "calls": ["alltoall"]}}]
+    assert ops_with_mockups(described, "allgather,alltoall,scatter") == \
+        "allgather,allgather-as-alltoall,allgatherv,alltoall,alltoallv,scatter"
+    with pytest.raises(PlanError, match="with an irregular form: allgather, alltoall"):
+        ops_with_mockups(described, "scatter")

@@ -16,6 +16,7 @@ from conftest import REPO, bench_path, launcher, run_bench, read_launch
 CATALOGUE = {  # the guidelines' right-hand sides: mock-up -> (original, calls)
     "allreduce-as-reduce-bcast": ("allreduce", ["reduce", "bcast"]),
     "allreduce-as-rsb-allgather": ("allreduce", ["reduce_scatter_block", "allgather"]),
+    "allreduce-as-rs-allgatherv": ("allreduce", ["reduce_scatter", "allgatherv"]),
     "allgather-as-gather-bcast": ("allgather", ["gather", "bcast"]),
     "allgather-as-alltoall": ("allgather", ["alltoall"]),
     "allgather-as-allreduce": ("allgather", ["allreduce"]),

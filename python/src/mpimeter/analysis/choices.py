@@ -29,5 +29,12 @@ METRICS = {"time": "run time (one-way latency for ping-pongs)",
 # against its irregular (v) form with the same counts
 GUIDELINE_KINDS = ("mock-up", "monotony", "split", "irregular")
 
+# regular op -> (its irregular form, the irregular form's size per regular size: 1, or "nprocs"
+# where the regular op's size is one block of nprocs); both must be rows of the binary's table
+REGULAR_IRREGULAR: dict[str, tuple[str, int | str]] = {
+    "allgather": ("allgatherv", 1), "gather": ("gatherv", 1), "scatter": ("scatterv", 1),
+    "alltoall": ("alltoallv", 1), "reduce_scatter_block": ("reduce_scatter", "nprocs"),
+}
+
 # the libraries whose tuning files `tune` writes (analysis.tuning)
 TUNED_LIBRARIES = ("openmpi", "mpich")

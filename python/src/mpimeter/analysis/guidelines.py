@@ -49,6 +49,7 @@ from typing import Any
 import numpy as np
 
 from mpimeter.analysis.choices import GUIDELINE_KINDS as KINDS
+from mpimeter.analysis.choices import REGULAR_IRREGULAR
 from mpimeter.analysis.diagnostics import dedupe
 from mpimeter.analysis.designs import paired_low_power
 from mpimeter.analysis.groups import Group, groups_of, low_power_warning
@@ -67,12 +68,6 @@ STATEMENTS = {
     "irregular": "{op}({size}) no slower than {versus}({versus_size})",
 }
 
-# regular op -> (its irregular form, the irregular form's size per regular size: 1, or "nprocs"
-# where the regular op's size is one block of nprocs); both must be rows of the binary's table
-REGULAR_IRREGULAR: dict[str, tuple[str, int | str]] = {
-    "allgather": ("allgatherv", 1), "gather": ("gatherv", 1), "scatter": ("scatterv", 1),
-    "alltoall": ("alltoallv", 1), "reduce_scatter_block": ("reduce_scatter", "nprocs"),
-}
 
 
 @dataclass(frozen=True, kw_only=True)
