@@ -12,7 +12,7 @@ import pytest
 from click.testing import CliRunner
 from test_guidelines import MOCKUP, SIZES, campaign, rows, run
 
-from mpimeter import pgmpi_format
+from mpimeter.io import pgmpi_format
 from mpimeter.analysis.pgmpi_config import Route, routes_of
 from mpimeter.campaign import launch_env
 from mpimeter.campaign.plan import Alternative, PlanError

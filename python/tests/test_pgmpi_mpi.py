@@ -15,7 +15,7 @@ import sys
 
 import pytest
 
-from mpimeter import pgmpi_format
+from mpimeter.io import pgmpi_format
 from mpimeter.campaign import launcher
 
 BENCH_DIR = launcher.default_bench_dir()

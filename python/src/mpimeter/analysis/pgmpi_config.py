@@ -32,7 +32,7 @@ from typing import Any
 
 from mpimeter.analysis.loading import AnalysisError
 from mpimeter.atomic import check_file_target, write_atomic
-from mpimeter.pgmpi_format import HEADER, KNOWN_ROUTES, MAX_LINE_BYTES, MAX_ROUTES, not_a_config
+from mpimeter.io.pgmpi_format import HEADER, KNOWN_ROUTES, MAX_LINE_BYTES, MAX_ROUTES, not_a_config
 
 _CONTROL = re.compile(r"[\x00-\x08\x0a-\x1f\x7f]")
 

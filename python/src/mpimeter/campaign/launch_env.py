@@ -10,7 +10,7 @@ from pathlib import Path
 
 from mpimeter.campaign.plan import PlanError
 from mpimeter.launch_vars import excerpt, refusal, value_type
-from mpimeter.pgmpi_format import CONFIG_ENV, not_a_config
+from mpimeter.io.pgmpi_format import CONFIG_ENV, not_a_config
 
 __all__ = ["check", "check_env", "excerpt", "pgmpi_preload", "refusal", "value_type"]
 

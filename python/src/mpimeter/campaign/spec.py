@@ -16,7 +16,7 @@ from mpimeter.campaign.benchargs import BenchArgs
 from mpimeter.campaign.plan import PlanError
 from mpimeter.campaign.runner import new_state
 from mpimeter.campaign.state import RESERVED_BENCH_FLAGS
-from mpimeter.pgmpi_format import CONFIG_ENV, LIBRARY
+from mpimeter.io.pgmpi_format import CONFIG_ENV, LIBRARY
 
 
 @dataclass(kw_only=True)

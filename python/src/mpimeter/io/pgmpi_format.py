@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """The facts of libmpimeter-pgmpi.so (c/src/pgmpi/, c/include/mpimeter/mm_pgmpi.h) that the Python
-side needs, in one ground module: the configuration's first line and limits, the replacements the
-library makes, and the library's file name. analysis.pgmpi_config writes the configuration;
+side needs: its configuration's format (first line, limits) and bounded check, the replacements
+the library makes, and the library's file name. analysis.pgmpi_config writes the configuration;
 campaign.launch_env checks it before a launch preloads the library. A test reads the C sources
 and compares (python/tests/test_pgmpi.py)."""
 
