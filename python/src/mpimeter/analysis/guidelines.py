@@ -233,6 +233,34 @@ def _key_order(key: tuple[str, int, int | None]) -> tuple:
     return key[0], key[1], -1 if key[2] is None else key[2]
 
 
+def _untestable(kinds: Sequence[str], name: str, plain: list[str], per_p: dict, mock: dict[str, str],
+                selected: set[str] | None) -> list[AnalysisWarning]:
+    """The notes on the operations of one alternative (``name``) that a kind of guideline could not
+    test: measured at one size (monotony), no size with its half (split), no irregular form
+    measured beside a regular collective (irregular)."""
+    warnings: list[AnalysisWarning] = []
+    if "monotony" in kinds:
+        single = [op for op in plain if not any(sum(1 for o, _, _ in at_p if o == op) >= 2
+                                                for at_p in per_p.values())]
+        if single:
+            warnings.append(warning("guideline-untestable", kind="monotony", alternative=name,
+                                    ops=", ".join(single), why="measured at one size only"))
+    if "split" in kinds:
+        unsplit = [op for op in plain if not any(o == op and s > 0 and s % 2 == 0 and (op, s // 2, r) in at_p
+                                                 for at_p in per_p.values() for o, s, r in at_p)]
+        if unsplit:
+            warnings.append(warning("guideline-untestable", kind="split", alternative=name,
+                                    ops=", ".join(unsplit), why="no size measured together with its half"))
+    if "irregular" in kinds:
+        tested = {pair[0] for p, at_p in per_p.items() for pair in _pairs("irregular", at_p, mock, selected, p)}
+        alone = [op for op in plain if op in REGULAR_IRREGULAR and op not in tested]
+        if alone:
+            warnings.append(warning("guideline-untestable", kind="irregular", alternative=name,
+                                    ops=", ".join(alone), why="its irregular form (allgatherv, ...) not measured "
+                                    "at the same size (reduce_scatter_block: at nprocs x the size)"))
+    return warnings
+
+
 def check(result: AnalysisResult, *, kinds: Sequence[str] = KINDS, mockups: Sequence[str] | None = None,
           confidence: float = 0.95, ratio_ci: str = "hodges-lehmann", alpha: float = 0.05,
           seed: int = 0) -> GuidelinesResult:
@@ -268,25 +296,7 @@ def check(result: AnalysisResult, *, kinds: Sequence[str] = KINDS, mockups: Sequ
                                      f"{mock[name] if mock[name] in measured else 'no ' + mock[name]} at none of "
                                      "its sizes and process counts; measure both with the same --sizes")
         plain = sorted(op for op in measured if op not in mock)
-        if "monotony" in kinds:
-            single = [op for op in plain if not any(sum(1 for o, _, _ in at_p if o == op) >= 2
-                                                    for at_p in per_p.values())]
-            if single:
-                warnings.append(warning("guideline-untestable", kind="monotony", alternative=g.name,
-                                        ops=", ".join(single), why="measured at one size only"))
-        if "split" in kinds:
-            unsplit = [op for op in plain if not any(o == op and s > 0 and s % 2 == 0 and (op, s // 2, r) in at_p
-                                                     for at_p in per_p.values() for o, s, r in at_p)]
-            if unsplit:
-                warnings.append(warning("guideline-untestable", kind="split", alternative=g.name,
-                                        ops=", ".join(unsplit), why="no size measured together with its half"))
-        if "irregular" in kinds:
-            tested = {pair[0] for p, at_p in per_p.items() for pair in _pairs("irregular", at_p, mock, selected, p)}
-            alone = [op for op in plain if op in REGULAR_IRREGULAR and op not in tested]
-            if alone:
-                warnings.append(warning("guideline-untestable", kind="irregular", alternative=g.name,
-                                        ops=", ".join(alone), why="its irregular form (allgatherv, ...) not measured "
-                                        "at the same size (reduce_scatter_block: at nprocs x the size)"))
+        warnings += _untestable(kinds, g.name, plain, per_p, mock, selected)
         for nprocs, at_p in per_p.items():
             for kind in kinds:
                 for op, size, root, versus, versus_size, versus_root, factor in _pairs(kind, at_p, mock, selected,
