@@ -77,12 +77,30 @@ def test_a_campaign_with_the_library_runs_the_mockup_at_the_covered_sizes_only(l
     assert campaign["alternatives"][0]["env"]["LD_PRELOAD"] == str(library.resolve())
 
 
+BAD = {  # configuration text after the header -> the message's words after the path
+    "unknown": ("route allreduce allreduce-as-nothing 2 8 8\n",
+                "line 2: 'allreduce allreduce-as-nothing': not a replacement this library makes (it makes: "
+                "allreduce allreduce-as-reduce-bcast, allreduce allreduce-as-rs-allgatherv)"),
+    "overlap": ("route allreduce allreduce-as-reduce-bcast 2 8 64\n# x\n"
+                "route allreduce allreduce-as-rs-allgatherv 2 64 128\n",
+                "line 4: its sizes overlap an earlier route of the same operation and NPROCS"),
+    "range": ("route allreduce allreduce-as-reduce-bcast 2 64 8\n",
+              "line 2: NPROCS must be an integer >= 1 and MIN_BYTES <= MAX_BYTES integers >= 0 "
+              "(route OP MOCKUP NPROCS MIN_BYTES MAX_BYTES)"),
+    "header": (None, "the first line must be '# mpimeter-pgmpi-config 1' (write the file with mpimeter "
+                     "guidelines --replace)"),
+}
+
+
+@pytest.mark.parametrize("case", sorted(BAD))
 @pytest.mark.parametrize("lib", LIBS)
-def test_a_bad_configuration_stops_the_launch_at_mpi_init_with_one_line(lib, tmp_path):
+def test_a_bad_configuration_stops_the_launch_at_mpi_init_with_one_line(lib, case, tmp_path):
     if not _usable(lib):
         pytest.skip(f"no mpimeter-bench or launcher for {lib} under {BENCH_DIR} (run `make build`)")
+    text, message = BAD[case]
     config = tmp_path / "pgmpi.conf"
-    config.write_text(f"{pgmpi_format.HEADER}\nroute allreduce allreduce-as-nothing 2 8 8\n")
+    config.write_text("route allreduce allreduce-as-reduce-bcast 2 8 8\n" if text is None
+                      else f"{pgmpi_format.HEADER}\n{text}")
     env = {**os.environ, "LD_PRELOAD": str(_library(lib)), pgmpi_format.CONFIG_ENV: str(config)}
     template = launcher.local_template(lib, ["LD_PRELOAD", pgmpi_format.CONFIG_ENV])
     bench = launcher.bench_binary(BENCH_DIR, lib)
@@ -91,7 +109,5 @@ def test_a_bad_configuration_stops_the_launch_at_mpi_init_with_one_line(lib, tmp
                           env=env, capture_output=True, text=True, timeout=120)
     assert done.returncode != 0
     said = [line for line in (done.stdout + done.stderr).splitlines() if line.startswith("libmpimeter-pgmpi:")]
-    assert said == [f"libmpimeter-pgmpi: {pgmpi_format.CONFIG_ENV}={config}: line 2: 'allreduce "
-                    "allreduce-as-nothing': not a replacement this library makes (it makes: allreduce "
-                    "allreduce-as-reduce-bcast, allreduce allreduce-as-rs-allgatherv)"]
+    assert said == [f"libmpimeter-pgmpi: {pgmpi_format.CONFIG_ENV}={config}: {message}"]
     assert not (tmp_path / "l" / "raw.csv").exists()

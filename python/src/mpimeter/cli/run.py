@@ -69,7 +69,8 @@ RESUME_OPTIONS = frozenset({"resume", "launch_timeout", "retries", "analyze", "l
 @click.pass_context
 @exits_on_errors("run")
 def command(ctx: click.Context, np, launches, mpi, variants, launcher, bench_dir, out, resume,
-            seed, launch_timeout, retries, trust_recorded, analyze, guidelines, preload_pgmpi, algorithms, launches_min, launches_max, launches_precision,
+            seed, launch_timeout, retries, trust_recorded, analyze, guidelines, preload_pgmpi, algorithms, launches_min,
+            launches_max, launches_precision,
             launches_confidence, bench_extra, **bench_values) -> None:
     """Run a campaign: LAUNCHES launches of mpimeter-bench per alternative, interleaved in a
     seeded random order, each with its own seed and folder; failures are retried once at the
