@@ -32,7 +32,7 @@ says ``lhs`` is slower than ``rhs`` after Holm's correction over the whole famil
 together; each row carries the ratio lhs/rhs (> 1: lhs slower) with its interval and
 says which design it used.
 
-Paper: Träff, Gropp & Thakur 2010 (self-consistent MPI performance guidelines; §3 for regular ⪯
+Paper: Träff, Gropp & Thakur 2010 (self-consistent MPI performance guidelines, among them regular ⪯
 irregular); Hunold, Carpen-Amarie, Lübbe & Träff 2016 (PGMPI) for the list tested here; Träff 2012
 (mpicroscope, Hunold & Carpen-Amarie 2016 ref. [4]); the PGMPI work (Hunold, Carpen-Amarie,
 Lübbe & Träff 2016) for testing them on per-launch samples with a correction over the family;
