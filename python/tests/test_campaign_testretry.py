@@ -236,7 +236,8 @@ def _written(tmp_path) -> dict:
     (lambda d: d["failed_tests"][0].update(status="maybe"), "failed_tests[0].status"),
     (lambda d: d["failed_tests"][0].update(alternative="mpich"), "failed_tests[0].alternative"),
     (lambda d: d["failed_tests"][0]["attempts"].append({"launch": 0, "how": "crashed"}), "failed_tests[0].attempts"),
-    (lambda d: d.update(test_timeout_s=120.0), "test_timeout_s"),
+    (lambda d: d.update(test_timeout_s=0), "test_timeout_s"),
+    (lambda d: d.update(test_timeout_s="5"), "test_timeout_s"),
     (lambda d: d["launches"][-1].update(piece=None), "index"),  # a piece's index beyond the plan
 ])
 def test_resume_refuses_a_forged_retry_record(tmp_path, change, key):

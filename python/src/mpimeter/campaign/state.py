@@ -302,7 +302,7 @@ class CampaignState:
             secret_words=secrets.read_words(obj.get("secret_words"), r.fail),
             analyze_after=_read_analyze_after(r, obj),
             failed_tests=testretry.read_failed_tests(obj.get("failed_tests"), r.fail, [a.name for a in alternatives]),
-            test_timeout_s=testretry.read_test_timeout(obj.get("test_timeout_s"), r.fail, timeout),
+            test_timeout_s=testretry.read_test_timeout(obj.get("test_timeout_s"), r.fail),
         )
 
 

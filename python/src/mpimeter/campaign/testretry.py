@@ -228,11 +228,12 @@ def read_failed_tests(raw, fail: Callable[[str, str], None], alternatives: list[
     return out
 
 
-def read_test_timeout(value, fail: Callable[[str, str], None], launch_timeout_s: float) -> float | None:
-    """campaign.json `test_timeout_s`: null (the launch timeout) or what --test-timeout allows."""
+def read_test_timeout(value, fail: Callable[[str, str], None]) -> float | None:
+    """campaign.json `test_timeout_s`: null (the launch timeout) or a time a launch timeout may
+    be (a later --resume may have given a shorter launch timeout: the launch's then stops first)."""
     if value is None:
         return None
     try:
-        return limits.check_test_timeout(value, launch_timeout_s, flag="test_timeout_s")
+        return limits.check_test_timeout(value, limits.MAX_LAUNCH_TIMEOUT_S, flag="test_timeout_s")
     except PlanError as exc:
         fail("test_timeout_s", str(exc))

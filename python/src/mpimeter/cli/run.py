@@ -102,6 +102,7 @@ def command(ctx: click.Context, np, launches, mpi, variants, launcher, bench_dir
                 st.load(campaign_dir), campaign_dir, bench_dir=bench_dir,
                 launch_timeout=launch_timeout, trust_recorded=trust_recorded,
                 launcher_given=launcher if source != click.core.ParameterSource.DEFAULT else None)
+            _set_test_timeout(state, test_timeout)
         except (st.CampaignFileError, PlanError):
             held.release()
             raise
@@ -123,14 +124,9 @@ def command(ctx: click.Context, np, launches, mpi, variants, launcher, bench_dir
                                               "precision": launches_precision,
                                               "confidence": launches_confidence})
         state = spec.prepare(request)
+        _set_test_timeout(state, test_timeout)
         state.analyze_after = analyze
         held = lock.lock_new_folder(campaign_dir, "--out", "run", hint)
-    if test_timeout is not None:  # checked against the launch timeout, given or derived
-        try:
-            state.test_timeout_s = limits.check_test_timeout(test_timeout, state.launch_timeout_s)
-        except PlanError:
-            held.release()
-            raise
     with held:
         outcome = execute_campaign(state, campaign_dir, argv=argv, retries=retries,
                                    resumed=resume is not None)
@@ -142,6 +138,12 @@ def command(ctx: click.Context, np, launches, mpi, variants, launcher, bench_dir
         click.echo(f"some launches failed; retry them with: {resume_command(state, campaign_dir)}",
                    err=True)
         sys.exit(EXIT_FAILED_LAUNCHES)
+
+
+def _set_test_timeout(state, seconds: float | None) -> None:
+    """--test-timeout, checked against the launch timeout (given or derived); kept by --resume."""
+    if seconds is not None:
+        state.test_timeout_s = limits.check_test_timeout(seconds, state.launch_timeout_s)
 
 
 def _analyze_after(campaign_dir: Path) -> None:
