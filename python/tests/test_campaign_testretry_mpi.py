@@ -2,10 +2,9 @@
 """Measurement-level retry with real launches (Open MPI, 2 ranks): a test that crashes or hangs
 costs that test, not its launch (campaign.testretry).
 
-The fault is made by a stand-in for mpimeter-bench in a bench dir of the test's own: it runs the
-real binary and, once the launch's meta.json shows the named test running (the tests before it
-finished), kills that rank (a crash) or stops it (SIGSTOP: a hang). The named test is a `delay`
-of tens of milliseconds per repetition, so that the stand-in sees it running."""
+The fault is the binary's own test-only `--inject-fault KIND:OP:SIZE` (rank 0 dies by SIGKILL or
+stops at the start of that test). A test that fails once only runs a stand-in for mpimeter-bench
+that adds the fault to the first launch alone (the binary cannot know about other launches)."""
 
 import json
 import os
@@ -17,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from mpimeter.campaign import launcher
+from mpimeter.campaign import describe, launcher
 
 BENCH_DIR = launcher.default_bench_dir()
 REAL = launcher.bench_binary(BENCH_DIR, "openmpi")
@@ -25,54 +24,43 @@ pytestmark = pytest.mark.skipif(
     not REAL.is_file() or not shutil.which(launcher.local_template("openmpi").split()[0]),
     reason=f"no mpimeter-bench or mpirun for openmpi under {BENCH_DIR} (run `make build`)")
 
-STAND_IN = '''#!{python}
-import json, os, signal, subprocess, sys, time
-REAL, FAULT, OP, SIZE, ONCE = {real!r}, {fault!r}, {op!r}, {size!r}, {once!r}
-args = sys.argv[1:]
-if "--out" not in args:
-    os.execv(REAL, [REAL, *args])
-meta_path = os.path.join(args[args.index("--out") + 1], "meta.json")
-child = subprocess.Popen([REAL, *args])
-while child.poll() is None:
-    time.sleep(0.002)
+
+def _offers_fault() -> bool:
     try:
-        with open(meta_path) as f:
-            meta = json.load(f)
-    except (OSError, ValueError):
-        continue
-    began = (((meta.get("phases") or {{}}).get("probes") or {{}}).get("start_s") or -1) >= 0
-    left = sorted((t for t in meta.get("tests") or [] if t["status"] not in ("complete", "incomplete", "failed")),
-                  key=lambda t: t["test"])
-    if not (began and left and (left[0]["op"], left[0]["size"]) == (OP, SIZE)):
-        continue
-    if ONCE:
-        try:
-            os.close(os.open(ONCE, os.O_CREAT | os.O_EXCL | os.O_WRONLY))
-        except FileExistsError:
-            break  # the fault happened once already
-    if FAULT == "crash":
-        child.kill()
-        child.wait()
-        sys.exit(137)
-    child.send_signal(signal.SIGSTOP)
-    time.sleep(3600)
-sys.exit(child.wait() & 0xff)
-'''
+        return describe.describe(REAL).has_option("inject-fault")
+    except describe.DescribeError:
+        return False
+
+
+needs_fault = pytest.mark.skipif(not REAL.is_file() or not _offers_fault(),
+                                 reason=f"{REAL} has no --inject-fault (built before it: `make build`)")
+
+STAND_IN = """#!{python}
+import os, sys
+REAL, FAULT = {real!r}, {fault!r}
+args = sys.argv[1:]
+if "--out" in args and args[args.index("--out") + 1].endswith("launches/000"):
+    args += ["--inject-fault", FAULT]  # the first launch only
+os.execv(REAL, [REAL, *args])
+"""
 
 OPS, SIZES = "delay,barrier", "20000000,30000000,40000000"  # delays of 20-40 ms; barrier: one test
 FAULTY = ("delay", 30000000)
 
 
-def _bench_dir(tmp_path: Path, fault: str, once: bool = False) -> Path:
+def _first_launch_only(tmp_path: Path, fault: str) -> Path:
     path = tmp_path / "bench" / "openmpi" / "bin" / "mpimeter-bench"
     path.parent.mkdir(parents=True)
-    path.write_text(STAND_IN.format(python=sys.executable, real=str(REAL), fault=fault, op=FAULTY[0],
-                                    size=FAULTY[1], once=str(tmp_path / "faulted") if once else ""))
+    path.write_text(STAND_IN.format(python=sys.executable, real=str(REAL), fault=fault))
     path.chmod(path.stat().st_mode | stat.S_IXUSR)
     return tmp_path / "bench"
 
 
+FAULT = f"{FAULTY[0]}:{FAULTY[1]}"
+
+
 def _run(tmp_path: Path, bench: Path, *extra: str, launches: int = 2) -> tuple[subprocess.CompletedProcess, dict]:
+    """A campaign; `extra`: more options of mpimeter run (after `--`: of the bench)."""
     out = tmp_path / "campaign"
     done = subprocess.run(
         [sys.executable, "-m", "mpimeter", "run", "--np", "2", "--launches", str(launches), "--mpi", "openmpi",
@@ -101,8 +89,9 @@ def _check_every_other_test_kept(tmp_path: Path, disk: dict, planned: int) -> No
         assert measured == [t for t in ALL_TESTS if t != FAULTY], (index, measured)
 
 
+@needs_fault
 def test_a_test_crashing_in_every_launch_is_retried_last_and_reported_failed(tmp_path):
-    done, disk = _run(tmp_path, _bench_dir(tmp_path, "crash"), "--retries", "1")
+    done, disk = _run(tmp_path, BENCH_DIR, "--retries", "1", "--", "--inject-fault", f"crash:{FAULT}")
     assert done.returncode == 1, done.stdout + done.stderr
     launches = disk["launches"]
     planned = [r for r in launches if r["piece"] is None]
@@ -119,8 +108,9 @@ def test_a_test_crashing_in_every_launch_is_retried_last_and_reported_failed(tmp
     assert "2 test(s) crashed or hung in every attempt" in done.stdout + done.stderr
 
 
+@needs_fault
 def test_a_test_failing_once_passes_on_its_retry(tmp_path):
-    done, disk = _run(tmp_path, _bench_dir(tmp_path, "crash", once=True), launches=1)
+    done, disk = _run(tmp_path, _first_launch_only(tmp_path, f"crash:{FAULT}"), launches=1)
     assert done.returncode == 0, done.stdout + done.stderr
     assert disk["launches"][0]["status"] == "cut"
     _check_every_other_test_kept(tmp_path, disk, 1)
@@ -135,9 +125,10 @@ def test_a_test_failing_once_passes_on_its_retry(tmp_path):
     assert analyzed.returncode == 0, analyzed.stdout + analyzed.stderr
 
 
+@needs_fault
 def test_a_hanging_test_is_stopped_at_its_timeout_and_the_next_tests_run(tmp_path):
-    done, disk = _run(tmp_path, _bench_dir(tmp_path, "hang"), "--retries", "0", "--test-timeout", "5",
-                      "--launch-timeout", "120", launches=1)
+    done, disk = _run(tmp_path, BENCH_DIR, "--retries", "0", "--test-timeout", "5", "--launch-timeout", "120",
+                      "--", "--inject-fault", f"hang:{FAULT}", launches=1)
     assert done.returncode == 1, done.stdout + done.stderr
     first = disk["launches"][0]
     assert first["status"] == "cut" and first["cut"]["how"] == "hung", first
