@@ -278,3 +278,24 @@ def test_the_analysis_warns_about_a_test_that_failed_every_attempt(tmp_path):
     (found,) = [w for w in load(tmp_path).warnings if w.code == "test-failed-every-attempt"]
     assert "openmpi barrier 0" in found.message and "(2: crashed, hung)" in found.message
     assert "launch 001" in found.message
+
+
+def test_the_executor_stops_a_launch_its_watch_says_to_stop(tmp_path):
+    """The real executor polls `watch` while the command runs and stops it when told, saying why
+    (no MPI: a sleeping Python process stands for a launch whose test hangs)."""
+    import os
+    import sys
+
+    from mpimeter.campaign.executor import SubprocessExecutor
+
+    polls = []
+
+    def watch():
+        polls.append(1)
+        return "hung: test 0 (allreduce 8) ran past --test-timeout 1 s (stopped)" if len(polls) >= 3 else None
+
+    result = SubprocessExecutor(grace_s=2.0).run(
+        [sys.executable, "-c", "import time; time.sleep(120)"], env=dict(os.environ), timeout_s=100.0,
+        stdout_path=tmp_path / "out", stderr_path=tmp_path / "err", watch=watch)
+    assert result.stopped_because.startswith("hung: test 0") and not result.timed_out
+    assert result.exit_code is None and len(polls) == 3
