@@ -175,7 +175,11 @@ typedef struct mm_inject_opts {
     double late_wakeup_us;      /* the last rank oversleeps some starts */
     double sync_slope_ppm;      /* the last rank's drift-aware model gets this spurious slope
                                    after each sync */
+    int fault;                  /* --inject-fault: 0 none, MM_FAULT_CRASH, MM_FAULT_HANG ... */
+    char fault_op[MM_NAME_LEN]; /* ... rank 0 at the start of this op's test of fault_size */
+    int64_t fault_size;
 } mm_inject_opts;
+enum { MM_FAULT_NONE, MM_FAULT_CRASH, MM_FAULT_HANG };
 
 /* --sync-check */
 typedef struct mm_sync_check_opts {
@@ -417,5 +421,8 @@ double mm_config_effective_resync_s(const mm_config *cfg, const char *model_kind
 /* The start tolerance of the late-wakeup check (docs/FORMAT.md): --start-tolerance-ns, or
  * 10 x the timer's per-call overhead, at least 1000 ns. */
 int64_t mm_config_start_tolerance_ns(const mm_config *cfg, double timer_overhead_ns);
+/* Test only (--inject-fault): on rank 0, at the start of the named test, dies by SIGKILL (crash)
+ * or stops for good (hang); returns at once for any other test or rank. */
+void mm_config_inject_fault(const mm_config *cfg, const char *op, int64_t size, int rank);
 
 #endif

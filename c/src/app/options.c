@@ -272,6 +272,9 @@ static const mm_option_spec mm__table[] = {
      MM__NS_PER_S_IN_PPM, 1e6, NULL, OFF(inject.sync_slope_ppm),
      "test only: after each sync of a drift-aware clock sync, the last rank's model gets this "
      "spurious slope (anchored at the sync's end)", mm_option_parse_number},
+    {"inject-fault", MM_OPT_NAME, BENCH | MM_OPT_F_HIDDEN, "KIND:OP:SIZE", "none", NULL, 0, 0, NULL, 0,
+     "test only: rank 0 crashes (KIND crash: SIGKILL) or hangs (hang: SIGSTOP) at the start of "
+     "operation OP's test of SIZE", mm__set_inject_fault},
     {"validate", MM_OPT_NPROCS, MM_OPT_F_INFO, "NP", "", "ranks", 1, 16777216.0, NULL,
      OFF(run.validate_nprocs),
      "check the options as a launch of NP ranks would (no MPI needed), print the resolved "

@@ -147,6 +147,28 @@ int mm__set_check_at(const mm_option_spec *o, const char *text, mm_config *cfg, 
     return 0;
 }
 
+/* --inject-fault KIND:OP:SIZE (test only): KIND crash or hang, OP an operation (checked with the
+ * others, parse_validate.c), SIZE a whole number. */
+int mm__set_inject_fault(const mm_option_spec *o, const char *text, mm_config *cfg, char *err,
+                         size_t len) {
+    const char *op = strchr(text, ':');
+    const char *size = op ? strchr(op + 1, ':') : NULL;
+    char *end = NULL;
+    errno = 0;
+    long long bytes = size ? strtoll(size + 1, &end, 10) : -1;
+    int kind = op && (size_t)(op - text) == 5 && strncmp(text, "crash", 5) == 0 ? MM_FAULT_CRASH
+               : op && (size_t)(op - text) == 4 && strncmp(text, "hang", 4) == 0 ? MM_FAULT_HANG
+                                                                                  : MM_FAULT_NONE;
+    if (kind == MM_FAULT_NONE || !size || size - op - 1 <= 0 || size - op - 1 >= MM_NAME_LEN || errno ||
+        end == size + 1 || *end || bytes < 0)
+        return mm_fail(err, len, "--%s: '%s' is not KIND:OP:SIZE; allowed: crash or hang, an "
+                       "operation, a whole number of at least 0", o->name, text);
+    cfg->inject.fault = kind;
+    snprintf(cfg->inject.fault_op, sizeof cfg->inject.fault_op, "%.*s", (int)(size - op - 1), op + 1);
+    cfg->inject.fault_size = bytes;
+    return 0;
+}
+
 /* --pair A,B: two distinct whole numbers >= 0 (or auto); whether they are ranks of the launch
  * is checked with the number of ranks (mm_config_check_nprocs). */
 int mm__set_pair(const mm_option_spec *o, const char *text, mm_config *cfg, char *err,

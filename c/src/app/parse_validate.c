@@ -218,6 +218,9 @@ static int mm__validate_ops(const mm_config *cfg, int *type_size_out, int *any_r
             return mm_fail(err, len, "--inject-error %s: this operation takes neither a root nor "
                             "a reduction, so no error can be injected", op->name);
     }
+    if (cfg->inject.fault_op[0] && !mm_op_find(cfg->inject.fault_op))
+        return mm_config_message(err, len, MM_MSG_UNKNOWN_NAME, "inject-fault", cfg->inject.fault_op,
+                                 mm_registry_names("operations"), mm_registry_what("operations"));
     int any_reduce = 0;
     for (int i = 0; i < cfg->nops; i++) {
         const mm_op *op = mm_op_find(cfg->ops[i]);

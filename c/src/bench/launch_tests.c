@@ -167,6 +167,7 @@ static int mm__prepare_args(const mm__launch_state *st, const mm_test *t, MPI_Co
     int rc = t->op->setup(args);
     if (rc == 0 && strcmp(st->cfg->inject.error_op, t->op->name) == 0)
         mm_op_inject_error(t->op, args);
+    mm_config_inject_fault(st->cfg, t->op->name, t->size, st->rank);
     return rc;
 }
 

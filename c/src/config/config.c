@@ -3,6 +3,7 @@
  * clock sync's default re-sync period, the late-wakeup tolerance, the virtual clocks of each rank.
  * Pure functions of mm_config (the parser is in app/parse.c). */
 #include <math.h>
+#include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
@@ -17,6 +18,14 @@ double mm_config_effective_resync_s(const mm_config *cfg, const char *model_kind
 
 int64_t mm_config_copy_probe_bytes_here(const mm_config *cfg) {
     return cfg->probe.copy_probe_from[0] ? 0 : cfg->probe.copy_probe_bytes;
+}
+
+void mm_config_inject_fault(const mm_config *cfg, const char *op, int64_t size, int rank) {
+    const mm_inject_opts *in = &cfg->inject;
+    if (in->fault == MM_FAULT_NONE || rank != 0 || size != in->fault_size || strcmp(op, in->fault_op) != 0)
+        return;
+    if (in->fault == MM_FAULT_CRASH) raise(SIGKILL);
+    for (;;) raise(SIGSTOP); /* a hang: only a SIGKILL ends it (a SIGCONT stops it again) */
 }
 
 int64_t mm_config_start_tolerance_ns(const mm_config *cfg, double timer_overhead_ns) {

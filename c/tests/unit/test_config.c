@@ -450,7 +450,31 @@ static void test_the_graph_text_is_not_in_the_configuration(void) {
     CHECK(cfg.topo.graph_text == NULL);
 }
 
+/* --inject-fault KIND:OP:SIZE (test only): the three parts stored; anything else refused, naming
+ * the option. */
+static void test_inject_fault(void) {
+    const char *o = "/tmp/mm_unit_cfg/none-yet";
+    { const char *a[] = {"b", "--inject-fault", "crash:allreduce:8", "--out", o};
+      CHECK_EQ_INT(parse(5, a), 0);
+      CHECK_EQ_INT(cfg.inject.fault, MM_FAULT_CRASH);
+      CHECK(strcmp(cfg.inject.fault_op, "allreduce") == 0);
+      CHECK(cfg.inject.fault_size == 8); }
+    { const char *a[] = {"b", "--inject-fault", "hang:delay:30000000", "--out", o};
+      CHECK_EQ_INT(parse(5, a), 0);
+      CHECK_EQ_INT(cfg.inject.fault, MM_FAULT_HANG);
+      CHECK(cfg.inject.fault_size == 30000000); }
+    const char *bad[] = {"boom:allreduce:8", "crash:allreduce", "crash::8", "crash:allreduce:-1",
+                         "crash:allreduce:8x", "crash:allreduce:", "hangs:allreduce:8"};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        const char *a[] = {"b", "--inject-fault", bad[i], "--out", o};
+        expect_error(5, a, "--inject-fault: '");
+    }
+    { const char *a[] = {"b", "--inject-fault", "crash:nosuchop:8", "--out", o};
+      expect_error(5, a, "--inject-fault: unknown operation 'nosuchop'"); }
+}
+
 int main(void) {
+    test_inject_fault();
     test_every_row_sets_only_its_own_field();
     test_the_graph_text_is_not_in_the_configuration();
     test_float_options_refuse_absurdly_small_values();

@@ -73,6 +73,11 @@ _TABLE = (
     Code("failed-launch", SERIOUS, frozenset({A}),
          "launch {state}: {finished} of {tests} tests finished and are used{note}",
          "re-run the launch (mpimeter run resumes campaigns) to get all tests"),
+    Code("test-failed-every-attempt", SERIOUS, frozenset({A}),
+         "{alternative} {op} {size}: crashed or hung its launch in every attempt ({attempts}: {hows}); "
+         "planned launch {launch} has no measurement of it (its other tests were kept)",
+         "run the test alone (mpimeter-bench --ops {op} --sizes {size}) to see why it fails; a test that "
+         "hung may need a larger --test-timeout (campaign.json failed_tests)"),
     Code("launch-not-started", SERIOUS, frozenset({A}),
          "launch folder has no meta.json and was skipped",
          "a pending or crashed-at-start launch; re-run it"),

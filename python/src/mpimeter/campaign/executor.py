@@ -47,6 +47,7 @@ class ExecResult:
     duration_s: float
     timed_out: bool = False
     stderr_tail: str = ""
+    stopped_because: str = ""  # the `watch` that stopped the launch said this (campaign.testretry)
 
     @property
     def signal_name(self) -> str | None:
@@ -62,9 +63,11 @@ class Executor(Protocol):
     def run(self, argv: list[str], *, env: dict[str, str], timeout_s: float,
             stdout_path: Path, stderr_path: Path,
             on_start: Callable[[dict], None] | None = None,
-            secret_words: secrets.Words = None) -> ExecResult:
+            secret_words: secrets.Words = None,
+            watch: Callable[[], str | None] | None = None) -> ExecResult:
         """Runs argv to its end or to the timeout. `on_start` gets the launch's identity
-        (campaign.procs.identity) once it runs. The stderr tail is redacted by `secret_words`
+        (campaign.procs.identity) once it runs. `watch`, polled while it runs, stops it when it
+        says why (a test past --test-timeout: campaign.testretry.HangWatch). The stderr tail is redacted by `secret_words`
         (the campaign's, campaign.secrets). On KeyboardInterrupt it stops the command and
         re-raises."""
         ...
@@ -108,7 +111,8 @@ class SubprocessExecutor:
     def run(self, argv: list[str], *, env: dict[str, str], timeout_s: float,
             stdout_path: Path, stderr_path: Path,
             on_start: Callable[[dict], None] | None = None,
-            secret_words: secrets.Words = None) -> ExecResult:
+            secret_words: secrets.Words = None,
+            watch: Callable[[], str | None] | None = None) -> ExecResult:
         stdout_path.parent.mkdir(parents=True, exist_ok=True)
         start = time.monotonic()
         with open(stdout_path, "wb", opener=_no_links) as out, \
@@ -127,8 +131,12 @@ class SubprocessExecutor:
                     signal.raise_signal(signum)
                 if on_start is not None:
                     on_start(procs.identity(proc.pid))
-                code = proc.wait(timeout=timeout_s)
+                code, stopped = _wait(proc, timeout_s, watch)
                 timed_out = False
+                if stopped:
+                    terminate_launch(proc, self.grace_s)
+                    return ExecResult(None, time.monotonic() - start, False,
+                                      tail(stderr_path, words=secret_words), stopped)
             except subprocess.TimeoutExpired:
                 terminate_launch(proc, self.grace_s)
                 code, timed_out = None, True
@@ -154,6 +162,26 @@ class SubprocessExecutor:
         how = procs.stop(targets, self.grace_s)
         pids = ", ".join(str(pid) for pid, _ in sorted(targets))
         return f"was still running (pid {pids}): stopped it ({how})"
+
+
+WATCH_EVERY_S = 0.1
+
+
+def _wait(proc: subprocess.Popen, timeout_s: float, watch: Callable[[], str | None] | None
+          ) -> tuple[int | None, str]:
+    """The exit code, or None and why `watch` said to stop; TimeoutExpired past timeout_s."""
+    if watch is None:
+        return proc.wait(timeout=timeout_s), ""
+    deadline = time.monotonic() + timeout_s
+    while True:
+        try:
+            return proc.wait(timeout=max(0.0, min(WATCH_EVERY_S, deadline - time.monotonic()))), ""
+        except subprocess.TimeoutExpired:
+            if time.monotonic() >= deadline:
+                raise
+        said = watch()
+        if said:
+            return None, said
 
 
 STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)

@@ -105,7 +105,8 @@ class FakeExecutor:
 
     def run(self, argv: list[str], *, env: dict[str, str], timeout_s: float,
             stdout_path: Path, stderr_path: Path,
-            on_start: Callable[[dict], None] | None = None, secret_words=None) -> ExecResult:
+            on_start: Callable[[dict], None] | None = None, secret_words=None,
+            watch=None) -> ExecResult:  # watch: the real executor's (--test-timeout)
         out = Path(arg_value(argv, "--out") or "")
         seed = int(arg_value(argv, "--seed") or 0)
         key = out.as_posix()

@@ -82,6 +82,17 @@ def check_launch_timeout(seconds: float, *, flag: str = "--launch-timeout") -> f
     return float(seconds)
 
 
+def check_test_timeout(seconds: float, launch_timeout_s: float, *, flag: str = "--test-timeout") -> float:
+    """A test's limit (campaign.testretry): more than 0 and at most the launch's, which stops a
+    launch, and so its test, anyway."""
+    if isinstance(seconds, bool) or not isinstance(seconds, (int, float)):
+        raise PlanError(f"{flag} {seconds!r}: must be a number of seconds")
+    if not (math.isfinite(seconds) and 0 < seconds <= launch_timeout_s):
+        raise PlanError(f"{flag} {seconds:g}: must be a number of seconds, more than 0 and at "
+                        f"most the launch timeout ({launch_timeout_s:g} s)")
+    return float(seconds)
+
+
 def cap_derived_timeout(seconds: float) -> tuple[float, str]:
     """The derived launch timeout, at most MAX_DERIVED_LAUNCH_TIMEOUT_S, and the note saying so."""
     if seconds <= MAX_DERIVED_LAUNCH_TIMEOUT_S:

@@ -62,7 +62,7 @@ def prepare(state: st.CampaignState, campaign_dir: Path, *, launcher_given: str 
 
 
 def _todo(state: st.CampaignState) -> set[str]:
-    return {rec.alternative for rec in state.launches if rec.status != "complete"}
+    return {rec.alternative for rec in state.launches if rec.status not in st.DONE_STATUSES}
 
 
 def _users_own(key: str, value: str, environ: Mapping[str, str]) -> bool:
@@ -124,7 +124,7 @@ def check_no_links(state: st.CampaignState, campaign_dir: Path) -> None:
         prefix = st.alternative_prefix(state.alternatives, rec.alternative)
         folders |= {prefix.rstrip("/"), f"{prefix}launches", f"{prefix}attempts", f"{prefix}logs",
                     rec.folder}
-        if rec.status != "complete":  # the logs of its next attempt
+        if rec.status not in st.DONE_STATUSES:  # the logs of its next attempt
             stem = f"{prefix}logs/{rec.index:03d}.{rec.attempts + 1}"
             files |= {f"{stem}.stdout", f"{stem}.stderr"}
     for place in sorted(p for p in folders | files if p):

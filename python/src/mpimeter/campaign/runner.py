@@ -6,6 +6,9 @@ Rules (SKaMPI §3.3 - a crash must not lose what was measured, and a restart red
 missing - applied to whole launches):
 - a launch that exits non-zero, hangs past the time limit or is killed is recorded (exit code,
   reason, stderr tail), never stops the campaign, and is retried once after all other launches;
+  when its folder says which test it died in, only that test is lost: the launch is `cut`, the
+  tests it did not reach run at once in continuation launches, and the culprit is retried last,
+  alone (SKaMPI's measurement-level retry: campaign.testretry);
 - a Ctrl-C (KeyboardInterrupt) stops the running launch, marks it `incomplete` and leaves a
   consistent campaign.json; `--resume` skips complete launches and redoes all others, after
   stopping whatever still runs of a launch whose `mpimeter run` was killed (the executor finds
@@ -28,7 +31,7 @@ from pathlib import Path
 from mpimeter.campaign import adaptive as _adaptive
 from mpimeter.campaign import describe as _describe
 from mpimeter.campaign import pilot as _pilot
-from mpimeter.campaign import oversub, procs, secrets
+from mpimeter.campaign import oversub, procs, secrets, testretry
 from mpimeter.campaign import state as st
 from mpimeter.campaign.benchargs import BenchArgs
 from mpimeter.campaign.executor import Executor, ExecResult, tail
@@ -92,6 +95,12 @@ class CampaignRunner:
         self.local_cores = local_cores or oversub.local_cores
         self._completed_in: set[str] = {r.alternative for r in state.launches
                                         if r.status == "complete"}
+        self._pieces: list[st.LaunchRecord] = []  # continuation launches to run next
+        self._ran: list[st.LaunchRecord] = []  # every launch attempted by this session
+        self._test_retries: dict[tuple[str, int, str, int], int] = {}  # retry launches run per test
+        if resumed:  # --resume gives a test that failed every attempt --retries more, as a launch
+            for failed in state.failed_tests:
+                failed.status = "retrying" if failed.status == "failed" else failed.status
 
     # --- the campaign ------------------------------------------------------------------------
 
@@ -102,7 +111,7 @@ class CampaignRunner:
         state.sessions.append(self.session)
         state.status = "running"
         st.save(state, self.dir)
-        todo = [rec for rec in state.launches if rec.status != "complete"]
+        todo = [rec for rec in state.launches if rec.status not in st.DONE_STATUSES]
         self.progress.start(total=len(state.launches), todo=len(todo), counts=state.counts())
         try:
             outcome = self._run_todo(todo)
@@ -120,20 +129,104 @@ class CampaignRunner:
         try:
             todo = self._pilot_first(todo)
             for rec in todo:
-                self._attempt(rec)
-                self._decide_sizes(rec)
+                self._attempt_with_pieces(rec)
             for _ in range(self.retries):
-                for rec in [r for r in todo if r.status == "failed"]:
-                    self._attempt(rec)
-                    self._decide_sizes(rec)
+                for rec in [r for r in self._ran if r.status == "failed" and not _is_retry(r)]:
+                    self._attempt_with_pieces(rec)
+            self._retry_tests()
         except KeyboardInterrupt:
             return RunOutcome("interrupted", "interrupted; the running launch was stopped "
                               "and marked incomplete")
         except _Refused as refused:
             return RunOutcome("refused", refused.message)
-        failed = sum(r.status != "complete" for r in self.state.launches)
-        return (RunOutcome("complete") if not failed else
-                RunOutcome("failed", f"{failed} launch(es) did not complete"))
+        return self._outcome()
+
+    def _outcome(self) -> RunOutcome:
+        failed = sum(r.status not in st.DONE_STATUSES and not _is_retry(r) for r in self.state.launches)
+        lost = sum(f.status == "failed" for f in self.state.failed_tests)
+        said = ([f"{failed} launch(es) did not complete"] if failed else []) + (
+            [f"{lost} test(s) crashed or hung in every attempt"] if lost else [])
+        return RunOutcome("failed", "; ".join(said)) if said else RunOutcome("complete")
+
+    # --- measurement-level retry (campaign.testretry) ---------------------------------------------
+
+    def _attempt_with_pieces(self, rec: st.LaunchRecord) -> None:
+        """One attempt, then at once the continuation launches of whatever test cut it."""
+        queue = [rec]
+        while queue:
+            current = queue.pop(0)
+            self._attempt(current)
+            self._decide_sizes(current)
+            self._ran.append(current)
+            self._after_retry(current)
+            queue.extend(self._pieces)
+            self._pieces.clear()
+
+    def _cut_of(self, rec: st.LaunchRecord) -> testretry.Cut | None:
+        allowed = (rec.tests or {}).get("ops") or list(self.state.bench_args.ops)
+        return testretry.find_cut(self.dir / rec.folder, allowed)
+
+    def _split(self, rec: st.LaunchRecord, cut: testretry.Cut, how: str) -> None:
+        """The cut launch's record, its culprit's, and its continuation launches (queued)."""
+        rec.cut = {"test": cut.test, "op": cut.op, "size": cut.size, "how": how, "finished": cut.finished}
+        of = rec.piece["of"] if rec.piece else rec.index
+        failed = next((f for f in self.state.failed_tests
+                       if f.matches(rec.alternative, of, cut.op, cut.size)), None)
+        if failed is None:
+            failed = testretry.FailedTest(alternative=rec.alternative, launch=of, op=cut.op, size=cut.size)
+            self.state.failed_tests.append(failed)
+        failed.attempts.append({"launch": rec.index, "how": how, "reason": rec.reason})
+        for tests in testretry.rest_launches(cut.rest, list(self.state.bench_args.ops)):
+            self._pieces.append(self._new_piece(rec, tests, "rest"))
+        st.save(self.state, self.dir)
+        self.notify(f"launch {rec.alternative} #{rec.index:03d}: test {cut.test} ({cut.op} {cut.size}) "
+                    f"{how}; {cut.finished} test(s) finished are kept, {len(cut.rest)} go on in "
+                    f"{len(self._pieces)} launch(es) of their own, and it is retried last")
+
+    def _new_piece(self, parent: st.LaunchRecord, tests: dict, kind: str) -> st.LaunchRecord:
+        state = self.state
+        index = sum(r.alternative == parent.alternative for r in state.launches)
+        piece = st.LaunchRecord(alternative=parent.alternative, index=index, seed=parent.seed,
+                                folder=launch_folder(state.alternatives, parent.alternative, index),
+                                tests=tests, np=parent.np,
+                                piece={"of": parent.piece["of"] if parent.piece else parent.index, "kind": kind})
+        state.launches.append(piece)
+        self.progress.extend(1)
+        return piece
+
+    def _retry_tests(self) -> None:
+        """Each test that cut a launch, alone in a launch of its own, until it passes or has had
+        --retries retries; the ones left are `failed`."""
+        state = self.state
+        while True:
+            due = [f for f in state.failed_tests if f.status == "retrying"
+                   and self._test_retries.get(_key(f), 0) < self.retries]
+            if not due:
+                break
+            for failed in due:
+                self._test_retries[_key(failed)] = self._test_retries.get(_key(failed), 0) + 1
+                parent = state.launch(failed.alternative, failed.launch)
+                self._attempt_with_pieces(self._new_piece(
+                    parent, {"ops": [failed.op], "sizes": [failed.size]}, "retry"))
+        for failed in state.failed_tests:
+            if failed.status == "retrying":
+                failed.status = "failed"
+        st.save(state, self.dir)
+
+    def _after_retry(self, rec: st.LaunchRecord) -> None:
+        """A retry launch's end in its test's record: passed, or one more attempt (a cut one
+        was counted by _split)."""
+        if not _is_retry(rec) or not rec.tests:
+            return
+        failed = next((f for f in self.state.failed_tests if f.matches(
+            rec.alternative, rec.piece["of"], rec.tests["ops"][0], rec.tests["sizes"][0])), None)
+        if failed is None:
+            return
+        if rec.status == "complete":
+            failed.status = "passed"
+        elif rec.status != "cut":
+            failed.attempts.append({"launch": rec.index, "how": "crashed", "reason": rec.reason})
+        st.save(self.state, self.dir)
 
     # --- --sizes auto: a pilot decides the sizes (pilot.py) --------------------------------------
 
@@ -220,7 +313,8 @@ class CampaignRunner:
         new = []
         for name in _adaptive.round_order(state.seed, rule.rounds, [a.name for a in state.alternatives]):
             open_pairs = rule.open_pairs(name)
-            count = sum(r.alternative == name for r in state.launches)
+            count = sum(r.alternative == name and r.piece is None for r in state.launches)
+            index = sum(r.alternative == name for r in state.launches)  # pieces hold indices too
             if not open_pairs:
                 continue
             if count >= rule.max:
@@ -228,7 +322,7 @@ class CampaignRunner:
                     pair.status = "max"
                 continue
             new.append(st.LaunchRecord(
-                alternative=name, index=count, folder=launch_folder(state.alternatives, name, count),
+                alternative=name, index=index, folder=launch_folder(state.alternatives, name, index),
                 seed=_adaptive.round_seed(state.seed, name, count),
                 tests=_adaptive.subset(open_pairs, rule.sizeless_ops, ops_order)))
         return new
@@ -286,7 +380,8 @@ class CampaignRunner:
         try:
             result = self.executor.run(rec.argv, env=env, timeout_s=state.launch_timeout_s,
                                        stdout_path=stdout_path, stderr_path=stderr_path,
-                                       on_start=on_start, secret_words=state.secret_words)
+                                       on_start=on_start, secret_words=state.secret_words,
+                                       **self._watch(folder))
         except KeyboardInterrupt:
             self._finish(rec, "incomplete", INTERRUPTED, None, time.monotonic() - started,
                          tail(stderr_path, words=state.secret_words))
@@ -297,7 +392,11 @@ class CampaignRunner:
         if result.timed_out:  # what it was doing, the machine's load, what to do
             reason = timeout_reason(state.launch_timeout_s, folder, state.np_of(rec),
                                     cores=self.local_cores() if state.launcher == "local" else None)
-        self._finish(rec, status, reason, result.exit_code, result.duration_s, result.stderr_tail)
+        cut = self._cut_of(rec) if status == "failed" else None
+        self._finish(rec, "cut" if cut else status, reason, result.exit_code, result.duration_s,
+                     result.stderr_tail)
+        if cut:
+            self._split(rec, cut, "hung" if result.timed_out or result.stopped_because else "crashed")
         if status == "complete":
             self._completed_in.add(alt.name)
         elif (result.exit_code == BAD_INPUT_EXIT and not folder.exists()
@@ -306,6 +405,14 @@ class CampaignRunner:
             st.save(state, self.dir)
             raise _Refused(f"mpimeter-bench ({alt.name}) refused the options:\n"
                            f"{bench_message(rec.stderr_tail)}")
+
+    def _watch(self, folder: Path) -> dict:
+        """The executor's `watch` when --test-timeout is below the launch timeout (which stops
+        a hanging test anyway)."""
+        limit = self.state.test_timeout_s
+        if limit is None or limit >= self.state.launch_timeout_s:
+            return {}
+        return {"watch": testretry.HangWatch(folder, limit)}
 
     def _copy_probe_args(self, alternative: str) -> list[str]:
         """`--copy-probe-from <folder>` once a complete launch of the alternative ran the copy
@@ -389,6 +496,14 @@ def _redact_outputs(folder: Path, words: secrets.Words, *logs: Path) -> None:
             pass
 
 
+def _key(failed: testretry.FailedTest) -> tuple[str, int, str, int]:
+    return (failed.alternative, failed.launch, failed.op, failed.size)
+
+
+def _is_retry(rec: st.LaunchRecord) -> bool:
+    return bool(rec.piece) and rec.piece["kind"] == "retry"
+
+
 def bench_message(stderr_tail: str) -> str:
     """The bench's own lines of an error tail (without the launcher's banners), once each."""
     own = [line for line in stderr_tail.splitlines() if line.startswith("mpimeter-bench")]
@@ -406,6 +521,8 @@ def classify(result: ExecResult, folder: Path, timeout_s: float) -> tuple[str, s
     meta.json says complete: an mpirun that exits 0 without results is not a launch."""
     if result.timed_out:
         return "failed", f"timed out after {timeout_s:g} s (terminated)"
+    if result.stopped_because:
+        return "failed", result.stopped_because
     if result.exit_code is None or result.exit_code != 0:
         if result.signal_name:
             return "failed", f"killed by {result.signal_name}"

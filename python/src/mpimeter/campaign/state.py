@@ -32,7 +32,7 @@ from mpimeter.campaign import adaptive as _adaptive
 from mpimeter.campaign import algorithms as _algorithms
 from mpimeter.campaign import inputfiles as _inputfiles
 from mpimeter.campaign import pilot as _pilot
-from mpimeter.campaign import limits, nplist, oversub, secrets
+from mpimeter.campaign import limits, nplist, oversub, secrets, testretry
 from mpimeter.campaign.benchargs import BenchArgs
 from mpimeter.campaign.plan import ENV_KEY, Alternative, PlanError, check_name
 from mpimeter.errors import MpimeterError
@@ -40,7 +40,9 @@ from mpimeter.io import campaign_record, slurm
 from mpimeter.io.errors import InputError
 
 CAMPAIGN_FILE = campaign_record.FILE_NAME
-LAUNCH_STATUSES = ("complete", "failed", "incomplete", "pending")
+LAUNCH_STATUSES = ("complete", "failed", "incomplete", "pending", "cut")
+# cut: ended by a test that crashed or hung; its other tests went to pieces (campaign.testretry)
+DONE_STATUSES = ("complete", "cut")
 CAMPAIGN_STATUSES = ("pending", "running", "interrupted", "complete", "failed", "refused")
 # Options the campaign sets per launch; bench_args may not hold them. --order: a campaign's
 # launches are always shuffled (each by its seed), so that drifts do not line up with sizes.
@@ -110,6 +112,9 @@ class LaunchRecord:
     # ranks of this launch (--np LIST: one of the campaign's np_list); None in a campaign.json
     # written before process counts were per launch: the campaign's np
     np: int | None = None
+    # campaign.testretry: the launch this one continues ({"of", "kind"}), and the test it died in
+    piece: dict | None = None
+    cut: dict | None = None
 
     @property
     def key(self) -> tuple[str, int]:
@@ -155,6 +160,9 @@ class CampaignState:
     # whether `mpimeter run` analyzes the campaign once complete (--analyze/--no-analyze of the
     # run that made it; --resume does the same unless told); None: a file from before (analyze)
     analyze_after: bool | None = None
+    # campaign.testretry: the tests that crashed or hung a launch; --test-timeout (None: the launch's)
+    failed_tests: list[testretry.FailedTest] = field(default_factory=list)
+    test_timeout_s: float | None = None
 
     @property
     def process_counts(self) -> list[int]:
@@ -214,6 +222,8 @@ class CampaignState:
             "launches_per_alternative": self.launches_per_alternative,
             "seed": self.seed,
             "launch_timeout_s": self.launch_timeout_s,
+            "test_timeout_s": self.test_timeout_s,
+            "failed_tests": [asdict(f) for f in self.failed_tests],
             "alternatives": [
                 {**alt.to_json(), "env": secrets.redact_env(alt.env, words),
                  "launch_template": secrets.redact_text(self.launch_templates[alt.name], words),
@@ -271,6 +281,8 @@ class CampaignState:
         for i, rec in enumerate(launches):
             if rec.tests is not None and sizes_pilot is not None and rec.tests == sizes_pilot.tests():
                 continue  # --sizes auto: the sizes the pilot decided
+            if rec.tests is not None and rec.piece is not None and set(rec.tests["ops"]) <= set(bench_args.ops):
+                continue  # the tests a launch cut by a crashing or hanging test left (testretry)
             if rec.tests is not None and (adaptive is None or not set(rec.tests["ops"]) <= set(bench_args.ops)):
                 r.fail(f"launches[{i}].tests", "a subset of the campaign's --ops is run only under "
                        "--launches auto (adaptive_launches)")
@@ -289,6 +301,8 @@ class CampaignState:
             input_files=_inputfiles.read(obj.get("input_files"), bench_args, r.fail),
             secret_words=secrets.read_words(obj.get("secret_words"), r.fail),
             analyze_after=_read_analyze_after(r, obj),
+            failed_tests=testretry.read_failed_tests(obj.get("failed_tests"), r.fail, [a.name for a in alternatives]),
+            test_timeout_s=testretry.read_test_timeout(obj.get("test_timeout_s"), r.fail),
         )
 
 
@@ -445,11 +459,13 @@ def _read_launches(r: _Reader, obj: dict, alternatives: list[Alternative], per_a
         if alt not in names:
             r.fail(where, f"unknown alternative {alt!r} (campaign.json lists {', '.join(names)})")
         index = r.get(raw, "index", "integer", where=where)
-        if not 0 <= index < per_alt * counts:
+        piece = testretry.read_piece(raw.get("piece"), r.fail, f"{where}.piece")
+        if not 0 <= index < per_alt * counts + (limits.MAX_ATTEMPTS if piece else 0):
             r.fail(f"{where}.index", f"{index} is not below launches_per_alternative {per_alt}"
                    + (f" × {counts} process counts" if counts > 1 else ""))
         launch_ranks = r.get(raw, "np", "integer", where=where, optional=True)
-        if launch_ranks is not None and launch_ranks != np_list[index % counts]:
+        if launch_ranks is not None and launch_ranks != (launch_ranks if piece and launch_ranks in np_list
+                                                         else np_list[index % counts]):
             r.fail(f"{where}.np", f"{launch_ranks} is not {np_list[index % counts]}, the process "
                    "count np_list gives this launch")
         if (alt, index) in seen:
@@ -484,11 +500,12 @@ def _read_launches(r: _Reader, obj: dict, alternatives: list[Alternative], per_a
             previous_attempts=_read_attempts(r, raw, where, prefix, index),
             process=_read_process(r, raw, where),
             oversubscription=oversub.check_record(raw.get("oversubscription"), r.fail, f"{where}.oversubscription"),
-            tests=_adaptive.read_tests(raw.get("tests"), r.fail, f"{where}.tests"), np=launch_ranks, **fields))
+            tests=_adaptive.read_tests(raw.get("tests"), r.fail, f"{where}.tests"), np=launch_ranks,
+            piece=piece, cut=testretry.read_cut(raw.get("cut"), r.fail, f"{where}.cut"), **fields))
     # --launches auto plans launches as the rule asks for them: per alternative 0 ... k-1, k at most
     # launches_per_alternative (its max); otherwise every launch is planned from the start
-    planned = {a: (1 + max((n for alt, n in seen if alt == a), default=-1)) if adaptive else per_alt * counts
-               for a in names}
+    planned = {a: (1 + max((rec.index for rec in records if rec.alternative == a and rec.piece is None),
+                           default=-1)) if adaptive else per_alt * counts for a in names}
     missing = [(a, n) for a in names for n in range(planned[a]) if (a, n) not in seen]
     if missing:
         r.fail("launches", f"no record of {missing[0][0]} #{missing[0][1]:03d} "

@@ -157,7 +157,8 @@ def execute_campaign(state: st.CampaignState, campaign_dir: Path, *, argv: list[
                       "the campaign stopped")
     wall = time.monotonic() - t0
     counts = state.counts()
-    click.echo(f"campaign {outcome.status} in {wall:.0f} s: {counts['complete']} complete, "
+    cut = f"{counts['cut']} cut by a test, " if counts["cut"] else ""
+    click.echo(f"campaign {outcome.status} in {wall:.0f} s: {counts['complete']} complete, {cut}"
                f"{counts['failed']} failed, {counts['incomplete']} incomplete, "
                f"{counts['pending']} pending — {campaign_dir / st.CAMPAIGN_FILE}")
     if outcome.status == "refused":
@@ -169,6 +170,12 @@ def execute_campaign(state: st.CampaignState, campaign_dir: Path, *, argv: list[
         if rec.status != "complete":
             click.echo(f"  {rec.alternative} #{rec.index:03d}: {rec.status} ({rec.reason}); "
                        f"stderr: {rec.stderr_log}", err=True)
+    for failed in state.failed_tests:  # measurement-level retry (campaign.testretry)
+        click.echo(f"  {failed.alternative} test {failed.op} {failed.size} of launch #{failed.launch:03d}: "
+                   f"{failed.status} after {len(failed.attempts)} failed attempt(s) "
+                   f"({', '.join(a['how'] for a in failed.attempts)})", err=True)
+    if outcome.message and outcome.status == "failed":
+        click.echo(f"  {outcome.message}", err=True)
     return outcome
 
 

@@ -23,7 +23,7 @@ from mpimeter.cli.output import exits_on_errors, fail  # "mpimeter <command>: er
 # Options that may be combined with --resume (everything else comes from campaign.json);
 # --launcher and --bench-dir choose again what runs (campaign.resume).
 RESUME_OPTIONS = frozenset({"resume", "launch_timeout", "retries", "analyze", "launcher",
-                            "bench_dir", "trust_recorded"})
+                            "bench_dir", "trust_recorded", "test_timeout"})
 
 
 @click.command("run", cls=DescribedCommand, bench_mode="bench",
@@ -65,13 +65,17 @@ RESUME_OPTIONS = frozenset({"resume", "launch_timeout", "retries", "analyze", "l
 @click.option("--launches-confidence", type=float, default=None,
               help="--launches auto: confidence level of that interval, above 0, below 1 "
                    f"[default: {_adaptive.DEFAULT_CONFIDENCE}]")
+@click.option("--test-timeout", type=float, default=None,
+              help="seconds one test may run before its launch is stopped, the test recorded as hung and "
+                   "retried last alone, the launch's other tests going on in a launch of their own; at most "
+                   "the launch timeout [default: the launch timeout]")
 @click.argument("bench_extra", nargs=-1, type=click.UNPROCESSED, metavar="[-- BENCH_ARGS...]")
 @click.pass_context
 @exits_on_errors("run")
 def command(ctx: click.Context, np, launches, mpi, variants, launcher, bench_dir, out, resume,
             seed, launch_timeout, retries, trust_recorded, analyze, guidelines, preload_pgmpi, algorithms, launches_min,
             launches_max, launches_precision,
-            launches_confidence, bench_extra, **bench_values) -> None:
+            launches_confidence, test_timeout, bench_extra, **bench_values) -> None:
     """Run a campaign: LAUNCHES launches of mpimeter-bench per alternative, interleaved in a
     seeded random order, each with its own seed and folder; failures are retried once at the
     end; Ctrl-C stops cleanly and --resume continues.
@@ -104,6 +108,7 @@ def command(ctx: click.Context, np, launches, mpi, variants, launcher, bench_dir
                 st.load(campaign_dir), campaign_dir, bench_dir=bench_dir,
                 launch_timeout=launch_timeout, trust_recorded=trust_recorded,
                 launcher_given=launcher if source != click.core.ParameterSource.DEFAULT else None)
+            _set_test_timeout(state, test_timeout)
         except (st.CampaignFileError, PlanError):
             held.release()
             raise
@@ -126,6 +131,7 @@ def command(ctx: click.Context, np, launches, mpi, variants, launcher, bench_dir
                                               "precision": launches_precision,
                                               "confidence": launches_confidence})
         state = spec.prepare(request)
+        _set_test_timeout(state, test_timeout)
         state.analyze_after = analyze
         held = lock.lock_new_folder(campaign_dir, "--out", "run", hint)
     with held:
@@ -139,6 +145,12 @@ def command(ctx: click.Context, np, launches, mpi, variants, launcher, bench_dir
         click.echo(f"some launches failed; retry them with: {resume_command(state, campaign_dir)}",
                    err=True)
         sys.exit(EXIT_FAILED_LAUNCHES)
+
+
+def _set_test_timeout(state, seconds: float | None) -> None:
+    """--test-timeout, checked against the launch timeout (given or derived); kept by --resume."""
+    if seconds is not None:
+        state.test_timeout_s = limits.check_test_timeout(seconds, state.launch_timeout_s)
 
 
 def _analyze_after(campaign_dir: Path) -> None:

@@ -150,6 +150,12 @@ def load(path: str | Path, *, name: str | None = None, cache: bool = True, allow
         warning("folder-skipped", name=p.name, why=why, folder=p, where=str(p))
         for p, why in layout.skipped_folders
     ]
+    warnings += [  # measurement-level retry (campaign.testretry): a test lost in every attempt
+        warning("test-failed-every-attempt", alternative=f["alternative"], op=f["op"], size=f["size"],
+                launch=f"{f['launch']:03d}", attempts=len(f["attempts"]),
+                hows=", ".join(a["how"] for a in f["attempts"]), where=str(cj.path))
+        for f in (cj.tests_failed if cj is not None else ())
+    ]
     launches = []
     # the Parquet copies are written by one thread while the next launches are read and reduced;
     # leaving the block waits for the last of them (the store refers to them)

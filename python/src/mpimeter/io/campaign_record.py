@@ -63,6 +63,8 @@ class CampaignRecord:
     # (session index, its ``slurm`` value) of every session object (io.slurm reads them)
     session_slurm: tuple[tuple[int, Any], ...] = ()
     adaptive_launches: Mapping[str, Any] | None = None  # `--launches auto`'s record (an object)
+    # the tests that crashed or hung their launch in every attempt (`failed_tests` of status failed)
+    tests_failed: tuple[Mapping[str, Any], ...] = ()
 
     @property
     def alternative_names(self) -> tuple[str, ...]:
@@ -109,7 +111,18 @@ def from_document(path: Path, obj: Any) -> CampaignRecord:
         command=obj.get("command") if isinstance(obj.get("command"), str) else None,
         session_slurm=tuple((i, s.get("slurm")) for i, s in enumerate(sessions if isinstance(sessions, list) else [])
                             if isinstance(s, dict)),
-        adaptive_launches=adaptive if isinstance(adaptive, dict) else None)
+        adaptive_launches=adaptive if isinstance(adaptive, dict) else None,
+        tests_failed=_tests_failed(obj.get("failed_tests")))
+
+
+def _tests_failed(value: Any) -> tuple[Mapping[str, Any], ...]:
+    """The entries of ``failed_tests`` whose status is failed, those of the documented shape
+    (docs/FORMAT.md): they only describe what the launches' folders already lack."""
+    kinds = {"alternative": str, "launch": int, "op": str, "size": int, "status": str, "attempts": list}
+    return tuple(MappingProxyType(dict(e)) for e in (value if isinstance(value, list) else [])
+                 if isinstance(e, dict) and set(e) == set(kinds) and e["status"] == "failed"
+                 and all(isinstance(e[k], t) and not isinstance(e[k], bool) for k, t in kinds.items())
+                 and all(isinstance(a, dict) and isinstance(a.get("how"), str) for a in e["attempts"]))
 
 
 _ALGORITHM_KEYS = {"name": str, "variable": str, "env": str, "value": str, "mpi_t_value": int}
