@@ -20,7 +20,7 @@ import pandas as pd
 from mpimeter.analysis import allocations as _allocations
 from mpimeter.analysis import bounds as _bounds
 from mpimeter.analysis import counters as _counters
-from mpimeter.analysis.choices import CLOCKS, OUTLIERS, Clock, Outlier
+from mpimeter.analysis.choices import CLOCKS, OUTLIERS, WARMUP_RULES, Clock, Outlier, WarmupRule
 from mpimeter.analysis.diagnostics import row_warnings
 from mpimeter.analysis.launch_effects import launch_effect_warnings, launch_effects
 from mpimeter.analysis import imported as _imported
@@ -43,6 +43,7 @@ def analyze(
     *,
     outlier: Outlier = "tukey",
     drop_warmup: bool = False,
+    warmup_rule: WarmupRule = "rank",
     clock: Clock = "auto",
     confidence: float = 0.95,
     tukey_k: float = 1.5,
@@ -56,10 +57,12 @@ def analyze(
         raise AnalysisError(f"unknown outlier filter {outlier!r}; use one of {', '.join(OUTLIERS)}")
     if clock not in CLOCKS:
         raise AnalysisError(f"unknown clock {clock!r}; use auto, global, online or local")
+    if warmup_rule not in WARMUP_RULES:
+        raise AnalysisError(f"unknown warm-up rule {warmup_rule!r}; use one of {', '.join(WARMUP_RULES)}")
     if not 0 < confidence < 1:
         raise AnalysisError(f"confidence must be between 0 and 1, got {confidence}")
     settings = AnalysisSettings(outlier=outlier, tukey_k=tukey_k, mpibench_a=mpibench_a, drop_warmup=drop_warmup,
-                                clock=clock, confidence=confidence)
+                                warmup_rule=warmup_rule, clock=clock, confidence=confidence)
     warnings: list[AnalysisWarning] = list(campaign.warnings)
     reduced = campaign.reductions
     reps = reduced.reps
@@ -91,7 +94,7 @@ def analyze(
         late = spread.late[lo:hi] & np.isfinite(x)  # dropped like invalid ones, counted apart
         st = _reps.reduce_launch_test(
             x, reps.valid[lo:hi] & np.isfinite(x) & ~late, outlier=outlier, k=tukey_k, a=mpibench_a, drop_warmup=drop_warmup,
-            rate_bytes=int(size * p2p[op]) if op in p2p else None)
+            warmup_rule=warmup_rule, rate_bytes=int(size * p2p[op]) if op in p2p else None)
         test = int(reps.test[lo])
         ranks, root = _scaling.test_ranks(infos.get(key), test)
         rep_ranks[lo:hi] = ranks

@@ -26,6 +26,7 @@ class AnalysisSettings:
     tukey_k: float = 1.5
     mpibench_a: float = 2.0
     drop_warmup: bool = False
+    warmup_rule: str = "rank"
     clock: str = "auto"
     confidence: float = 0.95
 

@@ -10,6 +10,7 @@ import math
 from rich.table import Table
 
 from mpimeter import analysis
+from mpimeter.analysis.choices import WARMUP_RULE_TEXT
 from mpimeter.cli.common import fmt_est, fmt_p, fmt_ratio, fmt_time, print_warnings
 from mpimeter.cli.counters_view import print_counters
 from mpimeter.cli.output import console, terminal_text
@@ -110,7 +111,8 @@ def print_analysis(res: analysis.AnalysisResult, *, per_launch: bool, title: str
     con.print(f"outlier filter: {res.settings.outlier}; median interval: Le Boudec order statistics over "
               f"per-launch medians; mean: {MEAN_NOTE} "
               f"(† = Shapiro–Wilk rejects normality of the per-launch means); "
-              f"spread = max/min of per-launch medians" + ("; warm-up dropped" if res.settings.drop_warmup else ""))
+              f"spread = max/min of per-launch medians; warm-up rule: {WARMUP_RULE_TEXT[res.settings.warmup_rule]}"
+              + ("; warm-up dropped" if res.settings.drop_warmup else ""))
     print_counters(con, res)
     if per_launch:
         lt = Table(title="per launch", title_justify="left")
