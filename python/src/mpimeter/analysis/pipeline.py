@@ -33,6 +33,7 @@ from mpimeter.analysis.startspread import check_start_spread
 from mpimeter.analysis.warning_groups import group_warnings
 from mpimeter.io.errors import AnalysisWarning
 from mpimeter.stats import across as _across
+from mpimeter.stats import effectsize as _effect
 from mpimeter.stats import hypothesis as _hyp
 from mpimeter.stats import repetitions as _reps
 from mpimeter.warning_codes import warning
@@ -328,6 +329,6 @@ def _rank_tests(campaign: Campaign, infos: dict[tuple[str, int], LaunchInfo]) ->
                             statistic=res.statistic, p_value=res.p_value, p_adjusted=math.nan, differ=False,
                             slowest_ranks=tuple(slow), slowest_medians_ns=tuple(meds[r] for r in slow),
                             median_of_rank_medians_ns=float(np.median(list(meds.values()))),
-                            nprocs=int(ranks_of[lo])))
+                            nprocs=int(ranks_of[lo]), kendall_w=_effect.kendall_w(by_launch)))
     adj = _hyp.holm(np.array([t.p_value for t in out]))
     return [replace(t, p_adjusted=float(p), differ=bool(p <= 0.05)) for t, p in zip(out, adj)]

@@ -161,15 +161,18 @@ def print_scaling(con, res: analysis.AnalysisResult, pct: str) -> None:
     effects = analysis.scaling.root_effects(res.rows)
     if effects:
         t = Table(title="root effect: per (op, size, p), the roots' medians", title_justify="left")
-        for name in ("alternative", "op", "size", "p", "roots", "fastest", "slowest", "max/min", "p-value"):
+        for name in ("alternative", "op", "size", "p", "roots", "fastest", "slowest", "max/min", "p-value", "ε²"):
             t.add_column(name, justify="left" if name in ("alternative", "op", "roots") else "right")
         for e in effects:
             t.add_row(e.alternative, e.op, format_size(e.size, res.size_unit(e.op)), str(e.nprocs),
                       ",".join(map(str, e.roots)), f"{e.fastest_root} ({fmt_time(e.min_ns)})",
                       f"{e.slowest_root} ({fmt_time(e.max_ns)})", fmt_ratio(e.ratio),
-                      "–" if e.p_value is None else f"{e.p_value:.3g}")
+                      "–" if e.p_value is None else f"{e.p_value:.3g}",
+                      "–" if e.epsilon_squared is None or not math.isfinite(e.epsilon_squared)
+                      else f"{e.epsilon_squared:.2f}")
         con.print(t)
-        con.print(f"root effect: {effects[0].test} (– : fewer than 2 launches at a root)")
+        con.print(f"root effect: {effects[0].test}, 0 none … 1 the roots' launches do not overlap (Hoefler & Belli "
+                  f"2015 §3.2.2) (– : fewer than 2 launches at a root)")
 
 
 def print_scaling_bounds(con, res: analysis.AnalysisResult, series, counts: list[int], several: bool,

@@ -5,6 +5,7 @@ Holm-corrected, with stars on the rows significant at α and the ratio b/a with 
 
 from __future__ import annotations
 
+import math
 from collections import Counter
 from typing import Any
 
@@ -51,10 +52,11 @@ def print_comparison(res: analysis.ComparisonResult) -> None:
                   "1/(launches in the state + 1)) and the stratified Hodges–Lehmann ratio")
     if res.omnibus:
         o = Table(title="Kruskal–Wallis over all groups", title_justify="left")
-        for name in ("op", "size", "H", "p", "p (Holm)", "", "significant"):
+        for name in ("op", "size", "H", "ε²", "p", "p (Holm)", "", "significant"):
             o.add_column(name, justify="left" if name in ("op", "", "significant") else "right")
         for r in res.omnibus:
-            o.add_row(r.op, str(r.size), f"{r.statistic:.3g}", fmt_p(r.p_value), fmt_p(r.p_adjusted), r.stars,
+            o.add_row(r.op, str(r.size), f"{r.statistic:.3g}",
+                      f"{r.epsilon_squared:.2f}" if math.isfinite(r.epsilon_squared) else "–", fmt_p(r.p_value), fmt_p(r.p_adjusted), r.stars,
                       yes_no(r.significant))
         con.print(o)
     a, b = (res.groups[0], res.groups[1]) if len(res.groups) == 2 else ("a", "b")
