@@ -92,3 +92,10 @@ def test_three_alternatives_are_refused(campaigns, tmp_path):
     write_launch(tmp_path / "c" / "launches" / "000", seed=9, ops=("bcast",), sizes=(8,), nrep=50, time_fn=bulk)
     r = run(campaigns / "a", campaigns / "b", tmp_path / "c", "--quantile", "0.9")
     assert r.exit_code == 2 and "two alternatives" in r.output and "Traceback" not in r.output
+
+
+def test_metric_time_is_what_it_compares_and_is_accepted(campaigns):
+    r = run(campaigns / "a", campaigns / "b", "--quantile", "0.9", "--metric", "time", "--format", "csv")
+    assert r.exit_code == 0, r.output
+    header = r.stdout.splitlines()[0].split(",")
+    assert {"a", "b", "quantile", "ratio", "ratio_ci_low", "p_adjusted"} <= set(header)

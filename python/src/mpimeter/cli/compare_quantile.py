@@ -25,7 +25,8 @@ def check_quantile(ctx: click.Context, q: float | None) -> None:
         return
     if not (0 < q < 1):
         fail("compare", f"--quantile {q}: must be between 0 and 1, exclusive (0.99 compares the 99th percentiles)")
-    given = [n for n in MEDIAN_ONLY if ctx.get_parameter_source(n) is ParameterSource.COMMANDLINE]
+    given = [n for n in MEDIAN_ONLY if ctx.get_parameter_source(n) is ParameterSource.COMMANDLINE
+             and not (n == "metric" and ctx.params.get("metric") == "time")]  # run times are what it compares
     if given:
         fail("compare", f"--{given[0].replace('_', '-')} does not go with --quantile (a two-sided quantile "
                         "regression of the run times of two alternatives)")
