@@ -53,7 +53,8 @@ def analyze(
     """Per launch and test: run times, categories, outlier filter, summary; then across launches
     one :class:`Row` per (alternative, op, size). ``clock``: ``auto`` follows each launch
     (:attr:`LaunchInfo.clock`), ``global`` = re-synced global where possible else online,
-    ``online`` = the gstart/gend as written, ``local`` = max local duration."""
+    ``online`` = the gstart/gend as written, ``local`` = max local duration. ``warmup_rule``: how
+    the warm-up is found (``stats.repetitions.WARMUP_RULES``: the rank test, or Roth's cummin)."""
     if outlier not in OUTLIERS:
         raise AnalysisError(f"unknown outlier filter {outlier!r}; use one of {', '.join(OUTLIERS)}")
     if clock not in CLOCKS:
