@@ -219,6 +219,9 @@ def test_compare_more_than_two_groups_runs_kruskal_wallis_then_pairs():
         {"a": draw(rng, 8), "b": draw(rng, 8), "c": draw(rng, 8, shift=1.2)}, TESTS))
     cmp = analysis.compare(res)
     assert len(cmp.omnibus) == 4 and all(o.p_adjusted < 0.05 for o in cmp.omnibus)
+    # ε² = H / (n − 1) beside p, over the 3 × 8 per-launch medians
+    assert all(o.epsilon_squared == pytest.approx(o.statistic / 23) for o in cmp.omnibus)
+    assert all(0.2 < o.epsilon_squared <= 1 for o in cmp.omnibus)
     assert {(r.a, r.b) for r in cmp.rows} == {("a", "b"), ("a", "c"), ("b", "c")}
     assert len(cmp.rows) == 12
     assert all(r.significant for r in cmp.rows if r.b == "c")

@@ -94,6 +94,9 @@ def test_a_rank_slow_in_every_launch_is_found_and_named():
     assert t.slowest_medians_ns[0] > 1.2 * t.median_of_rank_medians_ns
     (w,) = differ_warnings(res)
     assert "x allreduce 8" in w.message and "Friedman" in w.message and "2 (" in w.message
+    # the effect size beside p (Hoefler & Belli 2015 §3.2.2): rank 2 slowest in most launches
+    assert 0.3 < t.kendall_w <= 1.0 and f"Kendall's W = {t.kendall_w:.2f}" in w.message
+    assert res.to_dict()["rank_tests"][0]["kendall_w"] == t.kendall_w
 
 
 def test_operations_whose_ranks_finish_apart_are_not_tested():

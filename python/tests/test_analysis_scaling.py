@@ -123,6 +123,9 @@ def test_the_root_effect_is_found_where_there_is_one_and_not_where_there_is_none
     assert len(slow) == 1 and slow[0].slowest_root == 2 and slow[0].roots == (0, 1, 2)
     assert slow[0].ratio == pytest.approx(25_008 / 20_008, rel=0.02) and slow[0].p_value < 0.01
     assert len(same) == 1 and same[0].ratio < 1.02 and same[0].p_value > 0.01
+    # ε² beside p: the slow root's launches lie apart from the others', the same roots' do not
+    assert slow[0].epsilon_squared > 0.5 and same[0].epsilon_squared < 0.3
+    assert slow[0].to_dict()["epsilon_squared"] == slow[0].epsilon_squared
 
 
 def test_compare_and_gate_go_p_by_p(tmp_path):

@@ -53,7 +53,7 @@ def test_options_reach_the_analysis(tmp_path):
             "--confidence", "0.9", "--drop-warmup", "--per-launch")
     out = json.loads(r.stdout)
     assert out["settings"] == {"outlier": "none", "tukey_k": 1.5, "mpibench_a": 2.0, "drop_warmup": True,
-                               "clock": "local", "confidence": 0.9}
+                               "warmup_rule": "rank", "clock": "local", "confidence": 0.9}
     assert all(row["outliers_removed"] == 0 and row["clock"] == "local" for row in out["rows"])
 
 

@@ -167,7 +167,8 @@ _TABLE = (
          "re-run on a quiet machine, or compare only campaigns run under the same load"),
     Code("ranks-differ", CAUTION, frozenset({A}),
          "{alternative} {op} {size}: some ranks take longer launch after launch (Friedman's test on per-launch rank "
-         "medians, Holm-adjusted p = {p:.2g}); slowest ranks {slowest}, median rank {median}",
+         "medians, Holm-adjusted p = {p:.2g}; effect size Kendall's W = {kendall_w:.2f} of 1); slowest ranks {slowest}, "
+         "median rank {median}",
          "check pinning and the rank → host map in meta.json"),
     Code("late-start-spread", CAUTION, frozenset({A}),
          "{dropped} repetition(s) were dropped because their ranks did not start together: the spread of their "

@@ -13,6 +13,12 @@ Outlier = Literal["tukey", "none", "mpibench", "trim25"]
 Clock = Literal["auto", "global", "online", "local"]
 OUTLIERS: tuple[str, ...] = get_args(Outlier)
 CLOCKS: tuple[str, ...] = get_args(Clock)
+# how the warm-up is found (stats.repetitions.WARMUP_RULES): the tool's rank test, or Roth 2021
+# §4.5's cumulative-minimum rule taken literally
+WarmupRule = Literal["rank", "cummin"]
+WARMUP_RULES: tuple[str, ...] = get_args(WarmupRule)
+WARMUP_RULE_TEXT = {"rank": "rank (a rank-sum trend test, Roth 2021 §4.5's categories)",
+                    "cummin": "cummin (Roth 2021 §4.5 literally: cumulative minimum drops by 10 % of the median)"}
 Alternative = Literal["two-sided", "less", "greater"]
 RatioCI = Literal["hodges-lehmann", "bootstrap"]
 ALTERNATIVES: tuple[str, ...] = get_args(Alternative)

@@ -32,6 +32,7 @@ from mpimeter.analysis.results import AnalysisResult
 from mpimeter.analysis.settings import alternative_settings, settings_warning
 from mpimeter.io.errors import AnalysisWarning
 from mpimeter.stats import compare as _cmp
+from mpimeter.stats import effectsize as _effect
 from mpimeter.stats import hypothesis as _hyp
 from mpimeter.stats import paired as _paired
 from mpimeter.stats import stratified as _strat
@@ -136,6 +137,7 @@ class OmnibusRow:
     p_adjusted: float
     stars: str
     significant: bool
+    epsilon_squared: float = math.nan  # effect size of H, 0 … 1 (stats.effectsize)
     nprocs: int = 0
     root: int | None = None
     workpieces: int | None = None
@@ -286,7 +288,9 @@ def compare(
         for op, size, where in sorted(common_all, key=lambda k: (k[0], k[1]) + ((k[2][0], -1 if k[2][1] is None else k[2][1])
                                                                                 if k[2] else ())):
             res = _hyp.kruskal([samples[(g.name, where)][(op, size)] for g in groups])
+            values = [samples[(g.name, where)][(op, size)] for g in groups]
             omnibus.append(OmnibusRow(op=op, size=size, groups=tuple(g.name for g in groups),
+                                      epsilon_squared=_effect.epsilon_squared(res.statistic, sum(len(v) for v in values)),
                                       statistic=res.statistic, p_value=res.p_value, p_adjusted=math.nan, stars="",
                                       significant=False, **(_where(groups[0], groups[0], where) if where else {})))
         oadj = _hyp.holm(np.array([o.p_value for o in omnibus]))

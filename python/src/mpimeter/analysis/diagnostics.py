@@ -236,6 +236,7 @@ def row_warnings(campaign: Campaign, rows: list[Row], summaries: list[LaunchSumm
             slow = ", ".join(f"{r} ({_fmt_ns(m)})" for r, m in zip(t.slowest_ranks, t.slowest_medians_ns))
             at = f" at p = {t.nprocs}" if several_p else ""
             w.append(warning("ranks-differ", alternative=t.alternative + at, op=t.op, size=t.size, p=t.p_adjusted,
+                             kendall_w=t.kendall_w,
                              slowest=slow, median=_fmt_ns(t.median_of_rank_medians_ns),
                              where=f"{t.alternative}/{t.op}/{t.size}" + (f"/p={t.nprocs}" if several_p else "")))
     return w

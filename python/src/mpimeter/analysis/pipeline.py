@@ -20,7 +20,7 @@ import pandas as pd
 from mpimeter.analysis import allocations as _allocations
 from mpimeter.analysis import bounds as _bounds
 from mpimeter.analysis import counters as _counters
-from mpimeter.analysis.choices import CLOCKS, OUTLIERS, Clock, Outlier
+from mpimeter.analysis.choices import CLOCKS, OUTLIERS, WARMUP_RULES, Clock, Outlier, WarmupRule
 from mpimeter.analysis.diagnostics import row_warnings
 from mpimeter.analysis.launch_effects import launch_effect_warnings, launch_effects
 from mpimeter.analysis import imported as _imported
@@ -33,6 +33,7 @@ from mpimeter.analysis.startspread import check_start_spread
 from mpimeter.analysis.warning_groups import group_warnings
 from mpimeter.io.errors import AnalysisWarning
 from mpimeter.stats import across as _across
+from mpimeter.stats import effectsize as _effect
 from mpimeter.stats import hypothesis as _hyp
 from mpimeter.stats import repetitions as _reps
 from mpimeter.warning_codes import warning
@@ -43,6 +44,7 @@ def analyze(
     *,
     outlier: Outlier = "tukey",
     drop_warmup: bool = False,
+    warmup_rule: WarmupRule = "rank",
     clock: Clock = "auto",
     confidence: float = 0.95,
     tukey_k: float = 1.5,
@@ -51,15 +53,18 @@ def analyze(
     """Per launch and test: run times, categories, outlier filter, summary; then across launches
     one :class:`Row` per (alternative, op, size). ``clock``: ``auto`` follows each launch
     (:attr:`LaunchInfo.clock`), ``global`` = re-synced global where possible else online,
-    ``online`` = the gstart/gend as written, ``local`` = max local duration."""
+    ``online`` = the gstart/gend as written, ``local`` = max local duration. ``warmup_rule``: how
+    the warm-up is found (``stats.repetitions.WARMUP_RULES``: the rank test, or Roth's cummin)."""
     if outlier not in OUTLIERS:
         raise AnalysisError(f"unknown outlier filter {outlier!r}; use one of {', '.join(OUTLIERS)}")
     if clock not in CLOCKS:
         raise AnalysisError(f"unknown clock {clock!r}; use auto, global, online or local")
+    if warmup_rule not in WARMUP_RULES:
+        raise AnalysisError(f"unknown warm-up rule {warmup_rule!r}; use one of {', '.join(WARMUP_RULES)}")
     if not 0 < confidence < 1:
         raise AnalysisError(f"confidence must be between 0 and 1, got {confidence}")
     settings = AnalysisSettings(outlier=outlier, tukey_k=tukey_k, mpibench_a=mpibench_a, drop_warmup=drop_warmup,
-                                clock=clock, confidence=confidence)
+                                warmup_rule=warmup_rule, clock=clock, confidence=confidence)
     warnings: list[AnalysisWarning] = list(campaign.warnings)
     reduced = campaign.reductions
     reps = reduced.reps
@@ -91,7 +96,7 @@ def analyze(
         late = spread.late[lo:hi] & np.isfinite(x)  # dropped like invalid ones, counted apart
         st = _reps.reduce_launch_test(
             x, reps.valid[lo:hi] & np.isfinite(x) & ~late, outlier=outlier, k=tukey_k, a=mpibench_a, drop_warmup=drop_warmup,
-            rate_bytes=int(size * p2p[op]) if op in p2p else None)
+            warmup_rule=warmup_rule, rate_bytes=int(size * p2p[op]) if op in p2p else None)
         test = int(reps.test[lo])
         ranks, root = _scaling.test_ranks(infos.get(key), test)
         rep_ranks[lo:hi] = ranks
@@ -325,6 +330,6 @@ def _rank_tests(campaign: Campaign, infos: dict[tuple[str, int], LaunchInfo]) ->
                             statistic=res.statistic, p_value=res.p_value, p_adjusted=math.nan, differ=False,
                             slowest_ranks=tuple(slow), slowest_medians_ns=tuple(meds[r] for r in slow),
                             median_of_rank_medians_ns=float(np.median(list(meds.values()))),
-                            nprocs=int(ranks_of[lo])))
+                            nprocs=int(ranks_of[lo]), kendall_w=_effect.kendall_w(by_launch)))
     adj = _hyp.holm(np.array([t.p_value for t in out]))
     return [replace(t, p_adjusted=float(p), differ=bool(p <= 0.05)) for t, p in zip(out, adj)]

@@ -26,6 +26,7 @@ class AnalysisSettings:
     tukey_k: float = 1.5
     mpibench_a: float = 2.0
     drop_warmup: bool = False
+    warmup_rule: str = "rank"
     clock: str = "auto"
     confidence: float = 0.95
 
@@ -173,7 +174,8 @@ class RankTest:
     """Friedman's test over ranks for one (alternative, op, size): each rank's per-launch median
     local duration, launches as blocks (Hoefler & Belli §4.2.1; see analysis.pipeline._rank_tests).
     ``slowest_ranks`` lists up to three ranks, slowest first, with
-    their median local durations in ``slowest_medians_ns``."""
+    their median local durations in ``slowest_medians_ns``; ``kendall_w`` how consistently the
+    ranks are ordered across launches (Hoefler & Belli 2015 §3.2.2: an effect size beside p)."""
 
     alternative: str
     op: str
@@ -187,6 +189,7 @@ class RankTest:
     slowest_medians_ns: tuple[float, ...]
     median_of_rank_medians_ns: float
     nprocs: int = 0  # the process count of the launches tested; 0: not known
+    kendall_w: float = math.nan  # effect size beside p: 0 ranks alike … 1 one order in every launch (stats.effectsize)
 
 
 @dataclass(frozen=True, kw_only=True)

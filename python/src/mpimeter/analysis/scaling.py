@@ -16,9 +16,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
-from scipy import stats as _st
 
 from mpimeter.analysis.loading import LaunchInfo
+from mpimeter.stats import effectsize as _effect
+from mpimeter.stats import hypothesis as _hyp
 
 
 def test_ranks(li: LaunchInfo | None, test: int) -> tuple[int, int | None]:
@@ -191,7 +192,8 @@ class RootEffect:
     min_ns: float
     max_ns: float
     p_value: float | None
-    test: str = "Kruskal–Wallis over per-launch medians, grouped by root"
+    epsilon_squared: float | None = None  # the test's effect size, 0 … 1 (stats.effectsize); None with p_value
+    test: str = "Kruskal–Wallis over per-launch medians, grouped by root; effect size ε² = H / (n − 1)"
 
     @property
     def ratio(self) -> float:
@@ -201,7 +203,7 @@ class RootEffect:
         return {"alternative": self.alternative, "op": self.op, "size": self.size, "nprocs": self.nprocs,
                 "roots": list(self.roots), "fastest_root": self.fastest_root, "slowest_root": self.slowest_root,
                 "min_ns": self.min_ns, "max_ns": self.max_ns, "max_over_min": self.ratio,
-                "p_value": self.p_value, "test": self.test}
+                "p_value": self.p_value, "epsilon_squared": self.epsilon_squared, "test": self.test}
 
 
 def root_effects(rows: Sequence) -> list[RootEffect]:
@@ -218,14 +220,15 @@ def root_effects(rows: Sequence) -> list[RootEffect]:
         rs.sort(key=lambda r: r.root)
         samples = [np.array([s.median_ns for s in r.per_launch if s.n > 0 and np.isfinite(s.median_ns)])
                    for r in rs]
-        p_value = None
+        p_value = effect = None
         if all(len(x) >= 2 for x in samples):
             pooled = np.concatenate(samples)
             # identical values everywhere: no difference to find (scipy refuses the ties-only case)
-            p_value = 1.0 if np.all(pooled == pooled[0]) else float(_st.kruskal(*samples).pvalue)
+            test = _hyp.kruskal(samples)
+            p_value, effect = test.p_value, _effect.epsilon_squared(test.statistic, pooled.size)
         lo = min(rs, key=lambda r: r.median_ns)
         hi = max(rs, key=lambda r: r.median_ns)
         effects.append(RootEffect(alternative=alt, op=op, size=size, nprocs=ranks, roots=tuple(r.root for r in rs),
                                   fastest_root=lo.root, slowest_root=hi.root, min_ns=lo.median_ns,
-                                  max_ns=hi.median_ns, p_value=p_value))
+                                  max_ns=hi.median_ns, p_value=p_value, epsilon_squared=effect))
     return effects

@@ -10,6 +10,7 @@ import math
 from rich.table import Table
 
 from mpimeter import analysis
+from mpimeter.analysis.choices import WARMUP_RULE_TEXT
 from mpimeter.cli.common import fmt_est, fmt_p, fmt_ratio, fmt_time, print_warnings
 from mpimeter.cli.counters_view import print_counters
 from mpimeter.cli.output import console, terminal_text
@@ -110,7 +111,8 @@ def print_analysis(res: analysis.AnalysisResult, *, per_launch: bool, title: str
     con.print(f"outlier filter: {res.settings.outlier}; median interval: Le Boudec order statistics over "
               f"per-launch medians; mean: {MEAN_NOTE} "
               f"(† = Shapiro–Wilk rejects normality of the per-launch means); "
-              f"spread = max/min of per-launch medians" + ("; warm-up dropped" if res.settings.drop_warmup else ""))
+              f"spread = max/min of per-launch medians; warm-up rule: {WARMUP_RULE_TEXT[res.settings.warmup_rule]}"
+              + ("; warm-up dropped" if res.settings.drop_warmup else ""))
     print_counters(con, res)
     if per_launch:
         lt = Table(title="per launch", title_justify="left")
@@ -159,15 +161,18 @@ def print_scaling(con, res: analysis.AnalysisResult, pct: str) -> None:
     effects = analysis.scaling.root_effects(res.rows)
     if effects:
         t = Table(title="root effect: per (op, size, p), the roots' medians", title_justify="left")
-        for name in ("alternative", "op", "size", "p", "roots", "fastest", "slowest", "max/min", "p-value"):
+        for name in ("alternative", "op", "size", "p", "roots", "fastest", "slowest", "max/min", "p-value", "ε²"):
             t.add_column(name, justify="left" if name in ("alternative", "op", "roots") else "right")
         for e in effects:
             t.add_row(e.alternative, e.op, format_size(e.size, res.size_unit(e.op)), str(e.nprocs),
                       ",".join(map(str, e.roots)), f"{e.fastest_root} ({fmt_time(e.min_ns)})",
                       f"{e.slowest_root} ({fmt_time(e.max_ns)})", fmt_ratio(e.ratio),
-                      "–" if e.p_value is None else f"{e.p_value:.3g}")
+                      "–" if e.p_value is None else f"{e.p_value:.3g}",
+                      "–" if e.epsilon_squared is None or not math.isfinite(e.epsilon_squared)
+                      else f"{e.epsilon_squared:.2f}")
         con.print(t)
-        con.print(f"root effect: {effects[0].test} (– : fewer than 2 launches at a root)")
+        con.print(f"root effect: {effects[0].test}, 0 none … 1 the roots' launches do not overlap (Hoefler & Belli "
+                  f"2015 §3.2.2) (– : fewer than 2 launches at a root)")
 
 
 def print_scaling_bounds(con, res: analysis.AnalysisResult, series, counts: list[int], several: bool,

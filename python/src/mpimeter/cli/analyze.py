@@ -10,6 +10,7 @@ from typing import Any
 import click
 
 from mpimeter import analysis
+from mpimeter.analysis.choices import WARMUP_RULES
 from mpimeter.analysis.scheme_table import NAMES as SCHEME_NAMES
 from mpimeter.cli import scheme_view
 from mpimeter.cli.analysis_view import print_analysis
@@ -22,6 +23,9 @@ __all__ = ["command", "fmt_time"]
 @click.command("analyze")
 @click.argument("paths", nargs=-1, required=True, type=click.Path())
 @analysis_options
+@click.option("--warmup-rule", type=click.Choice(WARMUP_RULES), default="rank", show_default=True,
+              help="How the warm-up repetitions are found: rank = the tool's trend test; cummin = Roth 2021 §4.5 "
+                   "literally (the first w ≥ 10 where the cumulative minimum drops by 10 % of the median).")
 @click.option("--per-launch", is_flag=True, help="Also show the summary of every launch (table format).")
 @click.option("--scheme", type=click.Choice(SCHEME_NAMES), default="ours", show_default=True,
               help="Whose processing scheme: ours, or another benchmark's (Hunold & Carpen-Amarie 2016, Table 4; "

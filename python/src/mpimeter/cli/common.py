@@ -126,10 +126,16 @@ def analysis_options(f: Callable) -> Callable:
     return analysis_settings_options(f)
 
 
+# settings of `analysis.AnalysisSettings` that only `mpimeter analyze` offers as an option
+ANALYZE_ONLY_SETTINGS = ("warmup_rule",)
+
+
 def _settings(kw: dict[str, Any]) -> dict[str, Any]:
     """The keyword arguments of `analysis.analyze` from the parsed `analysis_options`: one per
-    field of `analysis.AnalysisSettings` (the options carry the same names)."""
-    return {f.name: kw[f.name] for f in dataclasses.fields(analysis.AnalysisSettings)}
+    field of `analysis.AnalysisSettings` (the options carry the same names) but those only
+    analyze offers (`ANALYZE_ONLY_SETTINGS`), which keep their default elsewhere."""
+    return {f.name: kw[f.name] for f in dataclasses.fields(analysis.AnalysisSettings)
+            if f.name in kw or f.name not in ANALYZE_ONLY_SETTINGS}
 
 
 def load_options(kw: dict[str, Any]) -> dict[str, Any]:

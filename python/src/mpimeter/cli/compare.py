@@ -5,6 +5,7 @@ Holm-corrected, with stars on the rows significant at α and the ratio b/a with 
 
 from __future__ import annotations
 
+import math
 from collections import Counter
 from typing import Any
 
@@ -13,6 +14,7 @@ from rich.table import Table
 
 from mpimeter import analysis
 from mpimeter.cli.analysis_view import state_table
+from mpimeter.cli.compare_quantile import check_quantile, print_quantile_comparison, quantile_csv_rows
 from mpimeter.cli.output import fail
 from mpimeter.cli.common import (STARS_TEXT, EXIT_OK, alpha_option, analysis_options, analyze_together,
                                  check_alpha, console, fmt_est, fmt_p, fmt_ratio, fmt_time, guarded, metric_footer,
@@ -51,10 +53,11 @@ def print_comparison(res: analysis.ComparisonResult) -> None:
                   "1/(launches in the state + 1)) and the stratified Hodges–Lehmann ratio")
     if res.omnibus:
         o = Table(title="Kruskal–Wallis over all groups", title_justify="left")
-        for name in ("op", "size", "H", "p", "p (Holm)", "", "significant"):
+        for name in ("op", "size", "H", "ε²", "p", "p (Holm)", "", "significant"):
             o.add_column(name, justify="left" if name in ("op", "", "significant") else "right")
         for r in res.omnibus:
-            o.add_row(r.op, str(r.size), f"{r.statistic:.3g}", fmt_p(r.p_value), fmt_p(r.p_adjusted), r.stars,
+            o.add_row(r.op, str(r.size), f"{r.statistic:.3g}",
+                      f"{r.epsilon_squared:.2f}" if math.isfinite(r.epsilon_squared) else "–", fmt_p(r.p_value), fmt_p(r.p_adjusted), r.stars,
                       yes_no(r.significant))
         con.print(o)
     a, b = (res.groups[0], res.groups[1]) if len(res.groups) == 2 else ("a", "b")
@@ -100,10 +103,14 @@ def print_comparison(res: analysis.ComparisonResult) -> None:
                    "reduce,scan) with the same statistics, instead of the alternatives, (size, p, root) by (size, p, "
                    "root) and mw-workpieces number of work pieces by number; refused for operations whose "
                    "times mean different things (a pair's one-way latency against a collective, bytes against ns).")
+@click.option("--quantile", type=float, default=None, metavar="Q",
+              help="Compare the Q-quantiles (0 < Q < 1, e.g. 0.99) of two alternatives by quantile regression "
+                   "on log run times, launch by launch (Hoefler & Belli 2015 §3.2.3): the ratio b/a with its "
+                   "interval and p, instead of the rank-sum comparison of medians.")
 @alpha_option
 @metric_option
 def command(paths: tuple[str, ...], fmt: str, alternative: str, per_repetition: bool, ratio_ci: str,
-            alpha: float, metric: str, ops: str | None, **kw: Any) -> None:
+            alpha: float, metric: str, ops: str | None, quantile: float | None, **kw: Any) -> None:
     """Compare campaigns: PATHS are two or more campaign folders, or one folder of alternatives.
 
     For each (op, size) in both: the Wilcoxon rank-sum test on per-launch medians (exact p-values
@@ -115,9 +122,12 @@ def command(paths: tuple[str, ...], fmt: str, alternative: str, per_repetition: 
     (init + test + wait) instead of their run time. Exit 2 on bad input.
     """
     check_alpha("compare", alpha)
+    check_quantile(click.get_current_context(), quantile)
     pair = _ops_pair(ops, metric) if ops is not None else None
 
     def body() -> int:
+        if quantile is not None:
+            return _quantile_body(paths, kw, quantile, alpha, fmt)
         if pair is not None:
             cmp = analysis.compare_ops(analyze_together(paths, kw), *pair, alternative=alternative,
                                        per_repetition=per_repetition, confidence=kw["confidence"], ratio_ci=ratio_ci,
@@ -135,6 +145,19 @@ def command(paths: tuple[str, ...], fmt: str, alternative: str, per_repetition: 
         return EXIT_OK
 
     guarded("compare", body)
+
+
+def _quantile_body(paths: tuple[str, ...], kw: dict[str, Any], quantile: float, alpha: float, fmt: str) -> int:
+    from mpimeter.analysis.quantile_compare import compare_quantile  # statsmodels: only when asked
+
+    cmp = compare_quantile(analyze_together(paths, kw), quantile, confidence=kw["confidence"], alpha=alpha)
+    if fmt == "json":
+        write_json(dict(cmp.to_dict(), paths=list(paths)))
+    elif fmt == "csv":
+        write_csv(quantile_csv_rows(cmp))
+    else:
+        print_quantile_comparison(cmp)
+    return EXIT_OK
 
 
 def _ops_pair(ops: str, metric: str) -> tuple[str, str]:

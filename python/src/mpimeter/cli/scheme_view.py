@@ -19,7 +19,7 @@ from mpimeter.cli.common import (EXIT_OK, analyze_together, console, fail, fmt_e
 from mpimeter.units import format_size
 
 # analyze's options that choose how *our* scheme filters and times; the peers' schemes are fixed
-OURS_ONLY = ("outlier", "tukey_k", "mpibench_a", "drop_warmup", "clock")
+OURS_ONLY = ("outlier", "tukey_k", "mpibench_a", "drop_warmup", "warmup_rule", "clock")
 
 
 def definition(name: str) -> str:

@@ -4,7 +4,8 @@
 What: the same panels as the `panels` layout of `fingerprint.draw_fingerprint` (Roth 2021
 §4.7): run time per repetition (all, and the bulk without first and outliers, colored by the
 categories of §4.5), a box plot, histograms (all, and the bulk), the ECDF and the local duration
-per rank. The metadata and statistics blocks of the MPI-MiBFi are HTML next to it.
+per rank; under them a normal Q-Q plot of the log run times and a violin per launch
+(`fingerprint_dist_svg`, Hoefler & Belli 2015 §3.1.2 and §5.2). The metadata and statistics blocks of the MPI-MiBFi are HTML next to it.
 
 Why SVG by hand: speed (see `svgplot`); a large campaign has hundreds of fingerprints.
 Numbers come from the `FingerprintData` (analysis and stats); histogram bin counts and the
@@ -18,19 +19,20 @@ from collections import Counter
 import numpy as np
 
 from mpimeter.report import figures as fg
+from mpimeter.report.fingerprint_dist_svg import qq_panel, violin_panel
 from mpimeter.report.fingerprint import (LOG_SPAN, MAX_RANK_BOXES, FingerprintData, bulk_mask,
                                          hidden_note, repetition_label)
 from mpimeter.report.html import esc
 from mpimeter.report.svgplot import Axes, limits, svg
 from mpimeter.units import time_unit
 
-WIDTH, HEIGHT = 1040, 548
+WIDTH, HEIGHT = 1040, 812
 HIST_BINS = 60
 ECDF_POINTS = 400  # evenly spaced ranks: exact at those points, ≥ 2 per pixel column
 
 
 def fingerprint_svg(data: FingerprintData, *, max_points: int = 3000) -> str:
-    """An inline <svg> with the seven panels of the fingerprint of `data`."""
+    """An inline <svg> with the nine panels of the fingerprint of `data`."""
     unit = time_unit(data.summary.median if data.summary.n else np.nan)
     shown = fg.thin_for_display(data.categories, max_points)
     bulk = bulk_mask(data)
@@ -41,7 +43,9 @@ def fingerprint_svg(data: FingerprintData, *, max_points: int = 3000) -> str:
             _histogram(Axes(left=64, top=330, width=196, height=146), data, unit, None),
             _histogram(Axes(left=326, top=330, width=196, height=146), data, unit, bulk),
             _ecdf(Axes(left=592, top=330, width=190, height=146), data, unit),
-            _ranks(Axes(left=850, top=330, width=170, height=146), data, unit)]
+            _ranks(Axes(left=850, top=330, width=170, height=146), data, unit),
+            qq_panel(Axes(left=64, top=594, width=300, height=146), data, unit),
+            violin_panel(Axes(left=460, top=594, width=560, height=146), data, unit)]
     label = f"fingerprint of {data.op} at {data.size} bytes, {data.alternative}"
     return svg(WIDTH, HEIGHT, "".join(body), label=label)
 

@@ -143,6 +143,14 @@ class Axes:
             "L".join(f"{a:.1f} {b:.1f}" for a, b in zip(reversed(xs), reversed(lo))) + "Z"
         self.parts.append(f'<path d="{d}" fill="{color}" opacity="{opacity}"/>')
 
+    def polygon(self, x, y, color: str, *, opacity: float = 0.35, edge: str | None = None) -> None:
+        """A closed shape through the points (x, y), filled (a violin's outline)."""
+        if len(x) == 0:
+            return
+        d = "M" + "L".join(f"{a:.1f} {b:.1f}" for a, b in zip(self.px(x).tolist(), self.py(y).tolist())) + "Z"
+        stroke = f' stroke="{edge}" stroke-width="0.8"' if edge else ""
+        self.parts.append(f'<path d="{d}" fill="{color}" fill-opacity="{opacity}"{stroke}/>')
+
     def box(self, center: float, half: float, q1, median, q3, low, high, *, mean=None, top=None,
             fill: str = "#ddf4ff", edge: str = "#0969da") -> None:
         """A box (q1–q3) with median, whiskers from `low` to `high`, ◇ mean, × `top`."""

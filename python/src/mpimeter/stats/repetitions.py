@@ -5,7 +5,8 @@ Algorithm 3, lines 4–6, with Roth 2021 §4.5 categories in front):
 1. invalid repetitions (valid = 0) are dropped and counted;
 2. the valid ones, in repetition order, get the categories first / warmup / outlier / good,
    with a warm-up only where a rank test finds a significant, material trend
-   (``mpimeter.stats.warmup``); with ``drop_warmup`` the first and warm-up repetitions are
+   (``mpimeter.stats.warmup``; ``warmup_rule="cummin"``: Roth's own rule, ``mpimeter.stats.cummin``);
+   with ``drop_warmup`` the first and warm-up repetitions are
    dropped;
 3. the outlier filter removes what it removes (counted);
 4. the rest is summarized; for point-to-point operations the rate size / run time is summarized
@@ -20,10 +21,11 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from mpimeter.stats import outliers, summary, warmup
+from mpimeter.stats import cummin, outliers, summary, warmup
 
 INVALID = 4  # category code of invalid repetitions, after warmup.FIRST … warmup.GOOD
 CATEGORY_NAMES = warmup.NAMES + ("invalid",)
+WARMUP_RULES = {"rank": warmup.categorize, "cummin": cummin.categorize_cummin}  # analysis.choices.WARMUP_RULES
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -50,17 +52,19 @@ def reduce_launch_test(
     k: float = 1.5,
     a: float = 2.0,
     drop_warmup: bool = False,
+    warmup_rule: str = "rank",
     rate_bytes: int | None = None,
 ) -> LaunchTestStats:
     """``run_times_ns`` and ``valid`` in repetition order. ``rate_bytes``: the message size, to
-    summarize the rate size / run time (bytes per second) of point-to-point operations."""
+    summarize the rate size / run time (bytes per second) of point-to-point operations.
+    ``warmup_rule``: a key of :data:`WARMUP_RULES`."""
     x = np.asarray(run_times_ns, dtype=float)
     ok = np.asarray(valid, dtype=bool)
     n_total = int(x.size)
     codes = np.full(n_total, INVALID, dtype=np.int8)
     kept = np.zeros(n_total, dtype=bool)
     xv = x[ok]
-    cats = warmup.categorize(xv)
+    cats = WARMUP_RULES[warmup_rule](xv)
     codes[ok] = cats.codes
     use = np.ones(xv.size, dtype=bool)
     n_warm = 0
