@@ -53,7 +53,7 @@ def test_back_to_back_is_the_launches_median_in_the_rows_quantity(tmp_path):
     assert b.single_ns == pytest.approx(row.median_ns)
     assert b.ratio == pytest.approx(row.median_ns / 1000.0)
     assert b.text() == (f"single call from a synchronized start: {analysis.results.format_ns(row.median_ns)}; "
-                        f"back-to-back (OSU/IMB-style): 1.00 µs (M/B = {row.median_ns / 1000.0:.2f})")
+                        f"back-to-back (OSU/IMB-style): 1.00 µs (M/B = {row.median_ns / 1000.0:.3g})")
 
 
 def test_analyze_and_the_report_show_the_line(tmp_path):

@@ -46,9 +46,9 @@ class BackToBackRow:
         return self.single_ns / self.back_to_back_ns
 
     def text(self) -> str:
-        """``single call from a synchronized start: 1.2 µs; back-to-back (OSU/IMB-style): 1 µs (M/B = 1.20)``."""
+        """``single call from a synchronized start: 1.2 µs; back-to-back (OSU/IMB-style): 1.00 µs (M/B = 1.2)``."""
         return (f"single call from a synchronized start: {format_ns(self.single_ns)}; back-to-back "
-                f"(OSU/IMB-style): {format_ns(self.back_to_back_ns)} (M/B = {self.ratio:.2f})")
+                f"(OSU/IMB-style): {format_ns(self.back_to_back_ns)} (M/B = {self.ratio:.3g})")
 
     def to_dict(self) -> dict[str, Any]:
         return {**asdict(self), "ratio": self.ratio}
