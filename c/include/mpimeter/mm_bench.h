@@ -59,6 +59,19 @@ int mm_bench_run_nbc_test(const mm_test_run *run, mm_test *t, mm_mpi_error *err)
  * an interval (NBCBench §4.2). Saturates at INT_MAX. */
 int mm_nbc_test_calls(int64_t size, int64_t interval_bytes);
 
+/* The back-to-back companion of a test (bench/back_to_back.c), once its repetitions are
+ * recorded in run->b: N calls timed as one interval after one unrecorded interval, through the
+ * loop with a copy of the configuration (--batch N, a barrier before each interval), into
+ * arrays of its own; sets t->back_to_back_calls and t->back_to_back_mean_ns (the interval / N,
+ * the longest over the ranks). Collective; returns MPI_SUCCESS or the calls' first error. */
+int mm_bench_run_back_to_back(const mm_test_run *run, mm_test *t, mm_mpi_error *err);
+/* Does --back-to-back apply to op: on (N > 0), without --batch, a ping-pong or a blocking
+ * collective that --batch accepts (no clean-up after each call). */
+int mm_back_to_back_applies(const mm_config *cfg, const mm_op *op);
+/* The companion's calls: asked, lowered so that asked calls of call_ns fit in 10 ms (at least
+ * 1); 0 when asked is 0. */
+int mm_back_to_back_calls(int asked, double call_ns);
+
 /* Overwrites a buffer (outside the timed region) to evict caches (Hunold §4.7). */
 void mm_cold_cache_touch(void *buf, size_t bytes);
 

@@ -133,6 +133,9 @@ typedef struct mm_measure_opts {
     int warmup;
     /* --batch N: calls per recorded repetition, timed once (IMB's MS2); 1 = one call */
     int batch;
+    /* --back-to-back N: after each ping-pong or blocking collective test, N calls back to back
+     * timed once (what OSU and IMB report), recorded as tests[].back_to_back; 0 = off */
+    int back_to_back;
     /* --subtract-overhead: each test measures the empty timed region on its ranks (SKaMPI §3.1)
      * and records it (tests[].overhead_ns) for the analysis to subtract; raw.csv stays raw */
     int subtract_overhead;

@@ -177,9 +177,13 @@ mm_condition *mm_conditions_entry(mm_conditions *c, const char *code, const char
 /* meta.json "phases": the wall time of each phase of a launch, in the order they run, on rank
  * 0's CLOCK_MONOTONIC (bench/launch.c measures them; docs/FORMAT.md says what each holds). */
 enum { MM_PHASE_INIT, MM_PHASE_SYNC, MM_PHASE_PROBES, MM_PHASE_TESTS, MM_PHASE_WRITE, MM_NPHASES };
+/* The probes of the "probes" phase, in the order they run (bench/launch.c). */
+enum { MM_PROBE_CACHELINE, MM_PROBE_EMPTY_REGION, MM_PROBE_COPY, MM_PROBE_PAIRS, MM_NPROBE_STEPS };
 typedef struct mm_phases {
     double start_s[MM_NPHASES]; /* seconds since rank 0's process entered main; < 0: not begun */
     double seconds[MM_NPHASES]; /* its wall time; < 0: not finished */
+    /* each probe's wall time within "probes" (meta.json phases.probes.steps); < 0: not run */
+    double probe_seconds[MM_NPROBE_STEPS];
 } mm_phases;
 /* The word meta.json uses for a phase (NULL outside the enum). */
 const char *mm_phase_name(int phase);

@@ -65,6 +65,10 @@ typedef struct mm_test {
     long nbc_work_units;       /* work-based: the largest calibrated unit count over ranks */
     int64_t nbc_calibrated_ns; /* work-based: the longest median over ranks of those units alone */
     long nbc_blocking_nrep;    /* repetitions recorded in the blocking phase */
+    /* --back-to-back (bench/back_to_back.c): the calls of the companion's interval (0: none
+     * ran) and its time per call, the longest over the ranks, in ns */
+    int back_to_back_calls;
+    double back_to_back_mean_ns;
     /* --nrep auto (bench/decide.c): the rule's verdict, the same on every rank except where
      * marked rank 0 */
     int nrep_rule;            /* MM_NREP_FIXED for a fixed --nrep */

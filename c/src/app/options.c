@@ -137,6 +137,11 @@ static const mm_option_spec mm__table[] = {
      "calls per recorded repetition: N > 1 = IMB's measurement scheme MS2 (with --procsync "
      "none; or barrier): N calls back to back between the two timestamps, raw.csv holding the "
      "time per call, (end - start) / N (docs/FORMAT.md); calls may pipeline (NBCBench §1.2)", mm_option_parse_number},
+    {"back-to-back", MM_OPT_INT, DEF | BENCH, "N", "100", "calls", 0, 1e6, NULL, OFF(measure.back_to_back),
+     "after each ping-pong or blocking collective test (outside its timed regions): N calls back "
+     "to back timed once, as OSU and IMB time them, recorded as tests[].back_to_back (calls, "
+     "mean_ns = total / calls) beside the test's synchronized single calls; fewer calls when N "
+     "would take over 10 ms; 0 = off", mm_option_parse_number},
     {"pair", MM_OPT_PAIR, BENCH | MM_OPT_F_AUTO, "A,B", "auto", NULL, 0, 2147483647.0, NULL, 0,
      "the two ranks of the ping-pongs (A starts the round trip); auto = the pair with the largest "
      "1-byte ping-pong latency among rank 0 with the next ranks and a few seeded random pairs "

@@ -233,10 +233,22 @@ static int mm__start(mm__launch_state *st) {
     if (mm__sync_self_check(st) != 0) return -1;
     mm__phase_end(st, MM_PHASE_SYNC);
     mm__phase_begin(st, MM_PHASE_PROBES);
+    /* each probe's cost on rank 0's clock (phases.probes.steps) */
+    double *steps = st->phases.probe_seconds;
+    int64_t t0 = mm__monotonic_ns();
     mm_provenance_probe(&st->prov, st->comm, &st->timer);
+    int64_t t1 = mm__monotonic_ns();
     mm_provenance_probe_empty(&st->prov, st->comm, &st->timer);
-    mm_provenance_probe_copy(&st->prov, st->comm, &st->timer, mm_config_copy_probe_bytes_here(cfg));
+    int64_t t2 = mm__monotonic_ns();
+    int64_t copy_bytes = mm_config_copy_probe_bytes_here(cfg);
+    mm_provenance_probe_copy(&st->prov, st->comm, &st->timer, copy_bytes);
+    int64_t t3 = mm__monotonic_ns();
     if (mm__survey_pairs(st) != 0) return -1;
+    int64_t t4 = mm__monotonic_ns();
+    steps[MM_PROBE_CACHELINE] = (double)(t1 - t0) * 1e-9;
+    steps[MM_PROBE_EMPTY_REGION] = (double)(t2 - t1) * 1e-9;
+    steps[MM_PROBE_COPY] = copy_bytes > 0 ? (double)(t3 - t2) * 1e-9 : -1;
+    steps[MM_PROBE_PAIRS] = (double)(t4 - t3) * 1e-9;
     int written = mm__write_meta(st, "running") == 0;
     mm__phase_end(st, MM_PHASE_PROBES);
     return written ? 0 : -1;
@@ -286,6 +298,7 @@ int mm_launch_run(const mm_config *cfg, MPI_Comm comm, mm_launch_result *result)
     st->comm = comm;
     st->phase_zero_ns = result->main_entered_ns > 0 ? result->main_entered_ns : mm__monotonic_ns();
     for (int i = 0; i < MM_NPHASES; i++) st->phases.start_s[i] = st->phases.seconds[i] = -1;
+    for (int k = 0; k < MM_NPROBE_STEPS; k++) st->phases.probe_seconds[k] = -1;
     st->phases.start_s[MM_PHASE_INIT] = 0; /* from main's entry: MPI_Init is in it */
     MM_MPI(&st->err, MPI_Comm_rank(comm, &st->rank));
     MM_MPI(&st->err, MPI_Comm_size(comm, &st->nprocs));

@@ -346,6 +346,9 @@ static int mm__measure_one(mm__launch_state *st, mm__one *one, mm__space *sp) {
                              .cold_cache_bytes = (size_t)cfg->measure.cold_cache_bytes};
     if (one->inside && !mm_mpi_failed(&test_err))
         (mm_op_is_nbc(t->op) ? mm_bench_run_nbc_test : mm_bench_run_test)(&run, t, &test_err);
+    /* after the test's timed regions, on its buffers: OSU's and IMB's quantity beside it */
+    if (one->inside && !mm_mpi_failed(&test_err) && mm_back_to_back_applies(cfg, t->op))
+        mm_bench_run_back_to_back(&run, t, &test_err);
     if (one->sub) MM_MPI(&test_err, MPI_Barrier(st->comm)); /* the ranks outside idle here */
     if (mm_mpi_failed(&test_err)) {
         one->code = "mpi-error";

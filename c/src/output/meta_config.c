@@ -70,6 +70,8 @@ static void mm__measure_batch(mm_json *j, const mm_config *cfg, const mm_sync_fa
     (void)sync;
     /* --batch: calls per repetition timed once (IMB's MS2); raw.csv rows hold one call's share */
     mm_json_kv_int(j, "batch", cfg->measure.batch);
+    /* --back-to-back: the companion's calls per test (0: off), tests[].back_to_back */
+    mm_json_kv_int(j, "back_to_back", cfg->measure.back_to_back);
 }
 
 static void mm__measure_overhead(mm_json *j, const mm_config *cfg, const mm_sync_facts *sync) {

@@ -16,6 +16,18 @@ const char *mm_phase_name(int phase) {
     return phase >= 0 && phase < MM_NPHASES ? names[phase] : NULL;
 }
 
+/* phases.probes.steps: what each probe cost, null for one that did not run (the copy probe
+ * under --copy-probe-from: an earlier launch of the campaign ran it) */
+static void mm__render_probe_steps(mm_json *j, const mm_phases *ph) {
+    static const char *const names[MM_NPROBE_STEPS] = {"cacheline", "empty_region",
+                                                       "copy_bandwidth", "pair_survey"};
+    mm_json_key(j, "steps");
+    mm_json_begin_object(j);
+    for (int k = 0; k < MM_NPROBE_STEPS; k++)
+        mm__kv_double_if(j, names[k], ph->probe_seconds[k] >= 0, ph->probe_seconds[k]);
+    mm_json_end_object(j);
+}
+
 void mm__render_phases(mm_json *j, const mm_phases *ph) {
     mm_json_key(j, "phases");
     if (!ph) {
@@ -32,6 +44,7 @@ void mm__render_phases(mm_json *j, const mm_phases *ph) {
         mm_json_begin_object(j);
         mm_json_kv_double(j, "start_s", ph->start_s[i]);
         mm__kv_double_if(j, "seconds", ph->seconds[i] >= 0, ph->seconds[i]);
+        if (i == MM_PHASE_PROBES) mm__render_probe_steps(j, ph);
         mm_json_end_object(j);
     }
     mm_json_end_object(j);

@@ -265,6 +265,13 @@ void mm__render_tests(mm_json *j, const mm_launch *l) {
         mm__kv_double_if(j, "bound_bytes_per_size", t->bound_bytes_per_size >= 0, t->bound_bytes_per_size);
         /* --subtract-overhead: the empty region measured before the test on its ranks */
         mm__kv_double_if(j, "overhead_ns", t->overhead_ns >= 0, t->overhead_ns);
+        if (rows && t->back_to_back_calls > 0) { /* --back-to-back: absent when none ran */
+            mm_json_key(j, "back_to_back");
+            mm_json_begin_object(j);
+            mm_json_kv_int(j, "calls", t->back_to_back_calls);
+            mm_json_kv_double(j, "mean_ns", t->back_to_back_mean_ns);
+            mm_json_end_object(j);
+        }
         mm__render_switches(j, t);
         mm__kv_double_if(j, "started_s", t->status != MM_TEST_PENDING, t->started_s);
         mm__kv_double_if(j, "duration_s", done, t->duration_s);

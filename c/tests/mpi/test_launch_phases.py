@@ -5,7 +5,8 @@
   its start (seconds since rank 0's main began) and wall time; they do not overlap, and together
   they fit in the launch's wall time as the caller measured it;
 - --copy-probe-from DIR skips the copy probe (an earlier launch's folder measured it), records
-  the folder as config.copy_probe_from and leaves probes.copy_bandwidth null; a folder without a
+  the folder as config.copy_probe_from and leaves probes.copy_bandwidth null, and its cost in
+  phases.probes.steps null (each probe that ran has its wall time there); a folder without a
   meta.json, --copy-probe-bytes 0 beside it, or an empty path are refused (exit 2, nothing
   written); --describe offers it as an option mpimeter run sets per launch;
 - --mpit-from DIR skips reading the library's control variables (an earlier launch's folder read
@@ -115,6 +116,15 @@ def test_copy_probe_from_an_earlier_launch(lib, tmp_path):
     assert later["config"]["copy_probe_bytes"] == 65536  # what the first launch probed with
     assert later["probes"]["copy_bandwidth"] is None
     assert later["status"] == "complete"
+    # each probe's cost (phases.probes.steps): the copy probe ran in the first launch only, and
+    # the later one says it did not run
+    steps = [first["phases"]["probes"]["steps"], later["phases"]["probes"]["steps"]]
+    assert [list(s) for s in steps] == [["cacheline", "empty_region", "copy_bandwidth", "pair_survey"]] * 2
+    assert steps[0]["copy_bandwidth"] >= 0 and steps[1]["copy_bandwidth"] is None
+    for s, meta in zip(steps, (first, later)):
+        ran = [v for v in s.values() if v is not None]
+        assert all(v >= 0 for v in ran)
+        assert sum(ran) <= meta["phases"]["probes"]["seconds"] + 1e-6  # parts of the phase
 
 
 def test_copy_probe_from_is_checked(lib, tmp_path):

@@ -13,6 +13,7 @@ import numpy as np
 import pandas as pd
 
 from mpimeter import SCHEMA_VERSION
+from mpimeter.analysis import back_to_back as _back_to_back
 from mpimeter.analysis import scaling as _scaling
 from mpimeter.analysis.loading import Campaign, LaunchInfo
 from mpimeter.io import runtimes as _runtimes
@@ -236,6 +237,12 @@ class AnalysisResult:
         (meta.json probes.empty_region_ns; launches without it are left out)."""
         return measurement_overhead(self.campaign)
 
+    @property
+    def back_to_back(self) -> tuple:
+        """analysis.back_to_back.BackToBackRow per row whose launches recorded a back-to-back
+        companion (meta.json tests[].back_to_back): the row's median beside OSU's and IMB's figure."""
+        return _back_to_back.back_to_back_rows(self.rows, self.campaign)
+
     def size_unit(self, op: str) -> str:
         """``bytes`` or ``ns``: the unit of ``op``'s sizes, as the launches recorded it."""
         return self.campaign.size_unit(op)
@@ -269,6 +276,7 @@ class AnalysisResult:
             "clock": self.clock_note,
             "rows": [r.to_dict() for r in self.rows],
             "measurement_overhead": [asdict(o) for o in self.measurement_overhead],
+            "back_to_back": [b.to_dict() for b in self.back_to_back],
             "launch_summaries": [asdict(s) for s in self.launch_summaries],
             "rank_tests": [asdict(t) for t in self.rank_tests],
             "launch_effects": [e.to_dict() for e in self.launch_effects],

@@ -101,6 +101,13 @@ def print_analysis(res: analysis.AnalysisResult, *, per_launch: bool, title: str
         con.print(f"{analysis.OVERHEAD_LABEL}: "
                   + "; ".join(terminal_text(o.text(name_alternative=several)) for o in overhead)
                   + f" — {analysis.OVERHEAD_NOTE}")
+    for b in res.back_to_back:
+        con.print(f"{b.alternative + ' ' if several else ''}{b.op} {format_size(b.size, res.size_unit(b.op))}"
+                  f"{' (one-way)' if b.one_way else ''}: {terminal_text(b.text())}")
+    if res.back_to_back:
+        from mpimeter.analysis.back_to_back import BACK_TO_BACK_NOTE
+
+        con.print(f"back-to-back: {BACK_TO_BACK_NOTE}")
     subtracted = overhead_subtracted(res)
     if subtracted:
         from mpimeter.io.overhead import SUBTRACTED_NOTE

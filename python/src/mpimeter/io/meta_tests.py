@@ -33,6 +33,16 @@ class NbcRecord:
     blocking_nrep: int  # repetitions of the blocking phase
 
 
+@dataclass(frozen=True)
+class BackToBack:
+    """meta.json ``tests[].back_to_back`` (``--back-to-back``): after the test, ``calls`` calls
+    back to back timed as one interval (OSU's and IMB's quantity); ``mean_ns`` = interval / calls,
+    the longest over the ranks, as the op times it (a ping-pong's is a round trip)."""
+
+    calls: int
+    mean_ns: float
+
+
 @dataclass(frozen=True, kw_only=True)
 class ProcSyncSwitch:
     """meta.json ``tests[].procsync_switches[]``: the test went on with another start method
@@ -88,6 +98,7 @@ class TestRecord:
     # --subtract-overhead: the empty timed region measured before the test on its ranks, per
     # raw.csv row (SKaMPI §3.1); the analysis subtracts it from the test's run times. None: off
     overhead_ns: float | None = None
+    back_to_back: BackToBack | None = None  # --back-to-back: its companion interval; None: none ran
 
     @property
     def final_method(self) -> str | None:
@@ -140,7 +151,8 @@ def read_tests(f: Fields, launch_nprocs: int) -> tuple[TestRecord, ...]:
             refine_round=t.get("refine_round", NAT), budget_s=t.get("budget_s", NUM),
             procsync_switches=tuple(_switch(s) for s in t.objs("procsync_switches")),
             nprocs=comm_size, root=root, workpieces=_positive(t, "workpieces"),
-            bound_bytes_per_size=t.get("bound_bytes_per_size", NUM), overhead_ns=t.get("overhead_ns", NUM)))
+            bound_bytes_per_size=t.get("bound_bytes_per_size", NUM), overhead_ns=t.get("overhead_ns", NUM),
+            back_to_back=_back_to_back(t.obj("back_to_back"))))
     return tuple(tests)
 
 
@@ -149,6 +161,17 @@ def _positive(f: Fields, key: str) -> int | None:
     if value is not None and value < 1:
         raise f.fail(key, f"is {value}; at least 1 work piece is handed out")
     return value
+
+
+def _back_to_back(f: Fields | None) -> BackToBack | None:
+    if f is None:
+        return None
+    calls, mean_ns = f.need("calls", INT), f.need("mean_ns", NUM)
+    if calls < 1:
+        raise f.fail("calls", f"is {calls}; a back-to-back interval has at least 1 call")
+    if not mean_ns > 0:
+        raise f.fail("mean_ns", f"is {mean_ns}; a time per call is positive")
+    return BackToBack(calls=calls, mean_ns=float(mean_ns))
 
 
 def _switch(f: Fields) -> ProcSyncSwitch:

@@ -213,6 +213,15 @@ def _summary(result, comparison, problem, ops) -> str:
         table += h.tag("p", h.tag("b", h.esc(OVERHEAD_LABEL.capitalize() + ": ")) + h.esc(
             "; ".join(o.text(name_alternative=several) for o in overhead) + f" — {OVERHEAD_NOTE}."),
             class_="overhead")
+    if result.back_to_back:
+        from mpimeter.analysis.back_to_back import BACK_TO_BACK_NOTE
+
+        several = len(result.alternatives) > 1
+        lines = [f"{b.alternative + ' ' if several else ''}{b.op} {format_size(b.size, result.size_unit(b.op))}"
+                 f"{' (one-way)' if b.one_way else ''}: "
+                 f"{b.text()}" for b in result.back_to_back]
+        table += h.tag("p", h.tag("b", h.esc("Single call and back-to-back: ")) + h.esc(
+            "; ".join(lines) + f" — {BACK_TO_BACK_NOTE}."), class_="back-to-back")
     return h.tag("p", h.esc(text)) + table
 
 
