@@ -291,3 +291,25 @@ def test_compare_cli_says_which_design_and_why(tmp_path):
     text = " ".join(out.output.split())
     assert "design: paired by round (1 row: the alternatives ran in the same 10 rounds of one campaign" in text
     assert "paired Hodges–Lehmann" in text
+
+
+def test_significant_rows_of_separate_campaigns_say_the_design_cannot_tell_a_drift(tmp_path):
+    # two campaigns run one after the other: b 20 % slower is significant, and the warning names the
+    # design's blind spot; the same difference between alternatives of one campaign gets no such warning
+    a = algorithm_campaign(tmp_path / "a", {"openmpi": {}}, lambda alt, op, size, p: 1.0, sizes=(8,), seed=3)
+    b = algorithm_campaign(tmp_path / "b", {"mpich": {}}, lambda alt, op, size, p: 1.2, sizes=(8,), seed=4,
+                           library="mpich")
+    res = _compare(a, b)
+    assert [r.significant for r in res.rows] == [True]
+    (said,) = [w for w in res.warnings if w.code == "separate-campaigns"]
+    assert "1 significant row(s)" in said.message and "one after the other" in said.message
+    same = algorithm_campaign(tmp_path / "c", {"openmpi": {}, "ring": ompi("allreduce", 4)},
+                              lambda alt, op, size, p: 0.8 if alt == "ring" else 1.0, sizes=(8,))
+    res = _compare(same)
+    assert [r.significant for r in res.rows] == [True]
+    assert not [w for w in res.warnings if w.code == "separate-campaigns"]
+    equal = algorithm_campaign(tmp_path / "d", {"mpich": {}}, lambda alt, op, size, p: 1.0, sizes=(8,), seed=5,
+                               library="mpich")
+    res = _compare(a, equal)
+    assert not any(r.significant for r in res.rows)
+    assert not [w for w in res.warnings if w.code == "separate-campaigns"]

@@ -265,6 +265,13 @@ _TABLE = (
     Code("per-repetition", CAUTION, frozenset({A}),
          "{doing} repetitions pooled over launches: the launch effect is ignored{consequence}",
          "run ≥ 3 (better ≥ 10) launches per {per}"),
+    Code("separate-campaigns", CAUTION, frozenset({A}),
+         "{rows} significant row(s) of {pairs} compare campaigns that ran one after the other: a machine that "
+         "changed between them reads as a difference of what was measured, and this design cannot tell the two "
+         "apart (two campaigns of one build run back to back are called different far more often than α on a "
+         "machine that drifts: docs/ALGORITHMS.md, \"Two campaigns of one build\")",
+         "measure both as alternatives of one campaign (--mpi A,B, --variant, --algorithms), so that compare pairs "
+         "them round by round and the machine's drift cancels"),
     Code("low-power", CAUTION, frozenset({A}),
          "with {n_a} and {n_b} launches ({row}) the smallest possible p-value is {p_min:.3g}; after Holm "
          "correction over {rows} rows such a row cannot be significant at {alpha}",

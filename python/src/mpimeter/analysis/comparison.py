@@ -301,6 +301,11 @@ def compare(
         warnings += low_power_warning([(r.launches_a, r.launches_b, f"{r.op}/{r.size}{slice_label(r.where, shown)}")
                                        for r in rows if r.design != _designs.BY_ROUND], alternative,
                                       alpha, "alternative")
+    separate = sorted({(r.a, r.b) for r in rows if r.significant and r.design_reason == _designs.SEPARATE})
+    if separate:
+        warnings.append(warning("separate-campaigns",
+                                rows=sum(1 for r in rows if r.significant and r.design_reason == _designs.SEPARATE),
+                                pairs=", ".join(f"{a} vs {b}" for a, b in separate)))
     nan_rows = [r for r in rows if not math.isfinite(r.p_value)]
     if nan_rows:
         warnings.append(warning("untested-rows", count=len(nan_rows),

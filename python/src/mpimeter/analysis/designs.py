@@ -33,6 +33,7 @@ from mpimeter.warning_codes import warning
 BY_ROUND = "paired by round"
 BY_STATE = "stratified by state"
 UNPAIRED = "unpaired"
+SEPARATE = "separate campaigns"  # design_reason of rows of two campaigns: nothing pairs them
 
 
 def paired_low_power(pairs: Sequence[tuple[int, str]], family: int, alpha: float, per: str) -> list[AnalysisWarning]:
@@ -112,7 +113,7 @@ def compare_rounds(ga: Any, gb: Any, op: str, size: int,
     ``UNPAIRED``, None, why not by round). Whether enough rounds to pair is the caller's
     decision (``min_p`` against the family's first Holm level)."""
     if ga.result is not gb.result:
-        return UNPAIRED, None, "separate campaigns"
+        return UNPAIRED, None, SEPARATE
     if ga.result.campaign.campaign_record is None:
         return UNPAIRED, None, "no campaign.json: no record of the rounds"
     per = [launches_per_round(g.result, g.alternative) for g in (ga, gb)]
