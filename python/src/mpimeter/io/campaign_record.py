@@ -63,6 +63,8 @@ class CampaignRecord:
     # (session index, its ``slurm`` value) of every session object (io.slurm reads them)
     session_slurm: tuple[tuple[int, Any], ...] = ()
     adaptive_launches: Mapping[str, Any] | None = None  # `--launches auto`'s record (an object)
+    # `run --suite`: (name, op a, op b) of each comparison the suite names (analysis.opcomparisons)
+    suite_comparisons: tuple[tuple[str, str, str], ...] = ()
 
     @property
     def alternative_names(self) -> tuple[str, ...]:
@@ -109,7 +111,23 @@ def from_document(path: Path, obj: Any) -> CampaignRecord:
         command=obj.get("command") if isinstance(obj.get("command"), str) else None,
         session_slurm=tuple((i, s.get("slurm")) for i, s in enumerate(sessions if isinstance(sessions, list) else [])
                             if isinstance(s, dict)),
-        adaptive_launches=adaptive if isinstance(adaptive, dict) else None)
+        adaptive_launches=adaptive if isinstance(adaptive, dict) else None,
+        suite_comparisons=_suite_comparisons(obj.get("suite")))
+
+
+def _suite_comparisons(suite: Any) -> tuple[tuple[str, str, str], ...]:
+    """The comparisons of ``suite`` when it has the documented shape (docs/FORMAT.md), else none."""
+    entries = suite.get("comparisons") if isinstance(suite, dict) else None
+    if not isinstance(entries, list):
+        return ()
+    out = []
+    for entry in entries:
+        ops = entry.get("ops") if isinstance(entry, dict) else None
+        if not (isinstance(entry.get("name") if isinstance(entry, dict) else None, str) and isinstance(ops, list)
+                and len(ops) == 2 and all(isinstance(o, str) for o in ops)):
+            return ()
+        out.append((entry["name"], ops[0], ops[1]))
+    return tuple(out)
 
 
 _ALGORITHM_KEYS = {"name": str, "variable": str, "env": str, "value": str, "mpi_t_value": int}
