@@ -36,8 +36,11 @@ from mpimeter.io.errors import InputError
 
 if sys.version_info >= (3, 11):
     import tomllib
-else:  # Python 3.10: the same parser, as a package (python/pyproject.toml)
-    import tomli as tomllib
+else:  # Python 3.10: the same parser as a package, when installed (a suite alone needs it: not a dependency)
+    try:
+        import tomli as tomllib
+    except ImportError:
+        tomllib = None
 
 MAX_SUITE_BYTES = 1 << 20  # a suite is a page of text; a larger file is not one
 MAX_NAME_CHARS = 200
@@ -104,6 +107,9 @@ def load(path: Path, *, options: Mapping[str, OptionKind],
     """The suite in ``path``, every key and value checked; SuiteError (one line) otherwise.
     ``options``: the options a suite may set (the allow-list), ``check(option, value)``: why a
     value is not allowed, or None."""
+    if tomllib is None:
+        raise SuiteError(f"--suite {path}: reading TOML needs Python 3.11 or the package tomli "
+                         "(pip install tomli) under this Python 3.10")
     text = read_text(path)
     try:
         doc = tomllib.loads(text)
