@@ -152,3 +152,13 @@ def test_the_sample_suite_parses_with_skampis_measurements(fake_env):
     assert {"pingpong-send-recv", "pingpong-ssend-recv", "reduce", "scan", "mw-waitsome"} <= set(
         suite["options"]["ops"].split(","))
     assert [c["ops"] for c in suite["comparisons"]] == [["mw-send", "mw-ssend"], ["reduce", "scan"]]
+
+
+def test_without_a_toml_parser_a_suite_is_refused_in_one_line(fake_env, monkeypatch):
+    """Python 3.10 without tomli installed: the one line says what to install."""
+    from mpimeter.campaign import suite
+
+    monkeypatch.setattr(suite, "tomllib", None)
+    tmp, _ = fake_env
+    line = one_line_error(cli([*_opts(tmp), "--suite", str(_suite(tmp, GOOD)), "--out", str(tmp / "c")]))
+    assert "reading TOML needs Python 3.11 or the package tomli" in line

@@ -40,7 +40,7 @@ SKAMPI_COMPARISONS: tuple[tuple[str, str, str], ...] = (
 )
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class DrawnComparison:
     name: str  # the suite's name for it, or SKaMPI's section
     source: str  # SOURCE_SUITE or SOURCE_SKAMPI

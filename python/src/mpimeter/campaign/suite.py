@@ -67,7 +67,7 @@ class Comparison:
     b: str
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class Suite:
     path: str  # as given
     text: str
