@@ -162,3 +162,12 @@ def test_without_a_toml_parser_a_suite_is_refused_in_one_line(fake_env, monkeypa
     tmp, _ = fake_env
     line = one_line_error(cli([*_opts(tmp), "--suite", str(_suite(tmp, GOOD)), "--out", str(tmp / "c")]))
     assert "reading TOML needs Python 3.11 or the package tomli" in line
+
+
+def test_without_a_binary_a_suite_is_refused_saying_so(fake_env):
+    """The options a suite may set are the binary's: none found is said, not "unknown key"."""
+    tmp, _ = fake_env
+    (tmp / "empty").mkdir()
+    line = one_line_error(cli(["--bench-dir", str(tmp / "empty"), "--suite", str(_suite(tmp, GOOD)),
+                               "--out", str(tmp / "c")]))
+    assert "no binary was found" in line, line

@@ -77,6 +77,9 @@ def load_suite(ctx: click.Context, param: click.Parameter, value: Path | None):
         return value
     from mpimeter.campaign import suite as _suite
 
+    if getattr(ctx.command, "description", None) is None:  # the options a suite may set are the binary's
+        raise OneLineUsageError("--suite: the options of mpimeter-bench come from its --describe, and no binary was "
+                                "found (build it with `make build`, or give --bench-dir)", ctx.info_name or "run")
     params = _options(ctx.command)
     kinds = {key: _suite.OptionKind(flag=p.is_flag, multiple=p.multiple) for key, p in params.items()}
     try:
