@@ -115,96 +115,115 @@ def load(path: Path, *, options: Mapping[str, OptionKind],
         doc = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
         raise SuiteError(f"--suite {path}: not TOML: {exc}") from None
-    where = f"--suite {path}"
+    r = _Reader(f"--suite {path}", options, check)
+    r.only(doc, "top level", TOP_KEYS, with_options=False)
+    name = r.text_of(doc, "name", "", default=Path(path).stem)
+    r.text_of(doc, "description", "")
+    run = doc.get("run", {})
+    if not isinstance(run, dict):
+        raise r.fail("run", f"expected a table [run], found {_kind(run)}")
+    r.only(run, "[run]", (), with_options=True)
+    if OPS in run:
+        raise r.fail("[run]", f"{OPS} belong to the measurements ([[measurement]] ops = [...])")
+    values: dict[str, Any] = {key: r.value_of(key, raw, f"[run] {key}") for key, raw in run.items()}
+    measurements = _measurements(r, _array_of_tables(doc, "measurement", r.fail), values)
+    all_ops = list(dict.fromkeys(op for _, ops in measurements for op in ops))
+    values[OPS] = ",".join(all_ops)
+    return Suite(path=str(path), text=text, name=name, values=values, measurements=tuple(measurements),
+                 comparisons=_comparisons(r, _array_of_tables(doc, "comparison", r.fail), all_ops))
 
-    def fail(place: str, what: str) -> SuiteError:
-        return SuiteError(f"{where}: {place}: {what}")
 
-    def only(table: dict, place: str, known: tuple[str, ...], with_options: bool) -> None:
+class _Reader:
+    """The checks every table of a suite goes through; errors name the file and the place."""
+
+    def __init__(self, where: str, options: Mapping[str, OptionKind], check: Callable[[str, Any], str | None]):
+        self.where, self.options, self.check = where, options, check
+
+    def fail(self, place: str, what: str) -> SuiteError:
+        return SuiteError(f"{self.where}: {place}: {what}")
+
+    def only(self, table: dict, place: str, known: tuple[str, ...], with_options: bool) -> None:
         for key in table:
-            if key not in known and not (with_options and key in options):
+            if key not in known and not (with_options and key in self.options):
                 allowed = ", ".join([*known, *(["the options of `mpimeter run` that a file may set ("
-                                                + ", ".join(sorted(options)) + ")"] if with_options else [])])
-                raise fail(place, f"unknown key {key!r}; allowed: {allowed}")
+                                                + ", ".join(sorted(self.options)) + ")"] if with_options else [])])
+                raise self.fail(place, f"unknown key {key!r}; allowed: {allowed}")
 
-    def text_of(table: dict, key: str, place: str, default: str = "") -> str:
+    def text_of(self, table: dict, key: str, place: str, default: str = "") -> str:
         value = table.get(key, default)
         if not isinstance(value, str) or len(value) > MAX_NAME_CHARS or not value.isprintable():
-            raise fail(f"{place}{key}", f"expected text of at most {MAX_NAME_CHARS} printable characters, found "
-                                        f"{_kind(value)}")
+            raise self.fail(f"{place}{key}", f"expected text of at most {MAX_NAME_CHARS} printable characters, "
+                                             f"found {_kind(value)}")
         return value
 
-    def value_of(key: str, raw: Any, place: str) -> Any:
-        kind = options[key]
+    def value_of(self, key: str, raw: Any, place: str) -> Any:
+        """The value as the command line gives it: a flag true/false, a list joined by commas (a
+        LIST option) or kept a list (an option given several times); each checked."""
+        kind = self.options[key]
         if kind.flag:
             if not isinstance(raw, bool):
-                raise fail(place, f"{key} is a flag: expected true or false, found {_kind(raw)}")
+                raise self.fail(place, f"{key} is a flag: expected true or false, found {_kind(raw)}")
             return raw
         items = raw if isinstance(raw, list) else [raw]
         if not items or not all(isinstance(i, (str, int, float)) and not isinstance(i, bool) for i in items):
-            raise fail(place, f"{key}: expected text, a number or a list of them, found {_kind(raw)}")
+            raise self.fail(place, f"{key}: expected text, a number or a list of them, found {_kind(raw)}")
         words = [str(i) for i in items]
         value: Any = words if kind.multiple else ",".join(words)
         for one in (value if kind.multiple else [value]):
-            why = check(key, one)
+            why = self.check(key, one)
             if why:
-                raise fail(place, f"{key} = {one!r}: {why}")
+                raise self.fail(place, f"{key} = {one!r}: {why}")
         return value
 
-    only(doc, "top level", TOP_KEYS, with_options=False)
-    name = text_of(doc, "name", "", default=Path(path).stem)
-    text_of(doc, "description", "")
-    run = doc.get("run", {})
-    if not isinstance(run, dict):
-        raise fail("run", f"expected a table [run], found {_kind(run)}")
-    only(run, "[run]", (), with_options=True)
-    if OPS in run:
-        raise fail("[run]", f"{OPS} belong to the measurements ([[measurement]] ops = [...])")
-    values: dict[str, Any] = {key: value_of(key, raw, f"[run] {key}") for key, raw in run.items()}
+
+def _measurements(r: _Reader, tables: list[dict], values: dict[str, Any]) -> list[tuple[str, tuple[str, ...]]]:
+    """(name, ops) of each [[measurement]]; its other options added to ``values``, refused when
+    they differ from what [run] or another measurement gave."""
     given_by = {key: "[run]" for key in values}
     measurements = []
-    for i, m in enumerate(_array_of_tables(doc, "measurement", fail), start=1):
+    for i, m in enumerate(tables, start=1):
         place = f"[[measurement]] {i}"
-        only(m, place, MEASUREMENT_KEYS, with_options=True)
-        m_name = text_of(m, "name", f"{place} ", default=f"measurement {i}")
+        r.only(m, place, MEASUREMENT_KEYS, with_options=True)
+        m_name = r.text_of(m, "name", f"{place} ", default=f"measurement {i}")
         place += f" ({m_name})" if "name" in m else ""
         ops = m.get(OPS)
         if not isinstance(ops, list) or not ops or not all(isinstance(o, str) and o for o in ops):
-            raise fail(f"{place} ops", f"expected a list of operation names, found {_kind(ops)}")
+            raise r.fail(f"{place} ops", f"expected a list of operation names, found {_kind(ops)}")
         for op in ops:
-            why = check(OPS, op) if OPS in options else None
+            why = r.check(OPS, op) if OPS in r.options else None
             if why:
-                raise fail(f"{place} ops", why)
+                raise r.fail(f"{place} ops", why)
         measurements.append((m_name, tuple(ops)))
         for key, raw in m.items():
             if key in MEASUREMENT_KEYS:
                 continue
-            value = value_of(key, raw, f"{place} {key}")
+            value = r.value_of(key, raw, f"{place} {key}")
             if key in values and values[key] != value:
-                raise fail(f"{place} {key}",
-                           f"{value!r}, but {given_by[key]} gives {values[key]!r}: one campaign runs one {key} for "
-                           "every operation (each launch runs one set of options); give the same value, or run "
-                           "the measurements as two suites")
+                raise r.fail(f"{place} {key}",
+                             f"{value!r}, but {given_by[key]} gives {values[key]!r}: one campaign runs one {key} "
+                             "for every operation (each launch runs one set of options); give the same value, or "
+                             "run the measurements as two suites")
             values[key], given_by[key] = value, place
     if not measurements:
-        raise fail("top level", "no [[measurement]]: give at least one, with ops = [...]")
-    all_ops = list(dict.fromkeys(op for _, ops in measurements for op in ops))
-    values[OPS] = ",".join(all_ops)
+        raise r.fail("top level", "no [[measurement]]: give at least one, with ops = [...]")
+    return measurements
+
+
+def _comparisons(r: _Reader, tables: list[dict], all_ops: list[str]) -> tuple[Comparison, ...]:
     comparisons = []
-    for i, c in enumerate(_array_of_tables(doc, "comparison", fail), start=1):
+    for i, c in enumerate(tables, start=1):
         place = f"[[comparison]] {i}"
-        only(c, place, COMPARISON_KEYS, with_options=False)
+        r.only(c, place, COMPARISON_KEYS, with_options=False)
         pair = c.get(OPS)
         if (not isinstance(pair, list) or len(pair) != 2 or not all(isinstance(o, str) for o in pair)
                 or pair[0] == pair[1]):
-            raise fail(f"{place} ops", "expected two different operation names, ops = [\"A\", \"B\"]")
+            raise r.fail(f"{place} ops", "expected two different operation names, ops = [\"A\", \"B\"]")
         for op in pair:
             if op not in all_ops:
-                raise fail(f"{place} ops", f"{op!r} is not measured by the suite (its ops: {', '.join(all_ops)})")
-        comparisons.append(Comparison(name=text_of(c, "name", f"{place} ", default=f"{pair[0]} vs {pair[1]}"),
+                raise r.fail(f"{place} ops", f"{op!r} is not measured by the suite (its ops: {', '.join(all_ops)})")
+        comparisons.append(Comparison(name=r.text_of(c, "name", f"{place} ", default=f"{pair[0]} vs {pair[1]}"),
                                       a=pair[0], b=pair[1]))
-    return Suite(path=str(path), text=text, name=name, values=values, measurements=tuple(measurements),
-                 comparisons=tuple(comparisons))
+    return tuple(comparisons)
 
 
 def _array_of_tables(doc: dict, key: str, fail) -> list[dict]:
