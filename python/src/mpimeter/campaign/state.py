@@ -32,6 +32,7 @@ from mpimeter.campaign import adaptive as _adaptive
 from mpimeter.campaign import algorithms as _algorithms
 from mpimeter.campaign import inputfiles as _inputfiles
 from mpimeter.campaign import pilot as _pilot
+from mpimeter.campaign import suite as _suite
 from mpimeter.campaign import limits, nplist, oversub, secrets, testretry
 from mpimeter.campaign.benchargs import BenchArgs
 from mpimeter.campaign.plan import ENV_KEY, Alternative, PlanError, check_name
@@ -163,6 +164,7 @@ class CampaignState:
     # campaign.testretry: the tests that crashed or hung a launch; --test-timeout (None: the launch's)
     failed_tests: list[testretry.FailedTest] = field(default_factory=list)
     test_timeout_s: float | None = None
+    suite: dict | None = None  # `run --suite`: the suite's record (campaign.suite.Suite.record)
 
     @property
     def process_counts(self) -> list[int]:
@@ -217,6 +219,7 @@ class CampaignState:
             "launcher": secrets.redact_text(self.launcher, words),
             "secret_words": list(words) if words is not None else None,
             "analyze_after": self.analyze_after,
+            "suite": self.suite,
             "np": self.np,
             "np_list": self.process_counts,
             "launches_per_alternative": self.launches_per_alternative,
@@ -300,7 +303,7 @@ class CampaignState:
             sizes_pilot=sizes_pilot, np_list=np_list if len(np_list) > 1 else [], **_read_id(r, obj),
             input_files=_inputfiles.read(obj.get("input_files"), bench_args, r.fail),
             secret_words=secrets.read_words(obj.get("secret_words"), r.fail),
-            analyze_after=_read_analyze_after(r, obj),
+            analyze_after=_read_analyze_after(r, obj), suite=_suite.read_recorded(obj.get("suite"), r.fail),
             failed_tests=testretry.read_failed_tests(obj.get("failed_tests"), r.fail, [a.name for a in alternatives]),
             test_timeout_s=testretry.read_test_timeout(obj.get("test_timeout_s"), r.fail),
         )

@@ -17,6 +17,7 @@ from mpimeter import analysis
 from mpimeter.atomic import write_atomic
 from mpimeter.cli.analysis_view import print_analysis
 from mpimeter.cli.common import no_data_message
+from mpimeter.cli.opcomparisons_view import print_opcomparisons
 from mpimeter.cli.output import os_error_text, terminal_text
 from mpimeter.cli.report_view import report_text
 
@@ -70,6 +71,7 @@ def after_campaign(campaign_dir: Path, *, echo: Callable[[str], None] = print) -
         return
     if result.rows:
         print_analysis(result, per_launch=False, title=str(campaign_dir))
+        print_opcomparisons(result)
         sys.stdout.flush()
     else:
         _error("analyze", no_data_message([str(campaign_dir)], result))

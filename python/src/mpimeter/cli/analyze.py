@@ -14,6 +14,7 @@ from mpimeter.analysis.choices import WARMUP_RULES
 from mpimeter.analysis.scheme_table import NAMES as SCHEME_NAMES
 from mpimeter.cli import scheme_view
 from mpimeter.cli.analysis_view import print_analysis
+from mpimeter.cli.opcomparisons_view import print_opcomparisons
 from mpimeter.cli.common import (EXIT_OK, analysis_options, analyze_together, fmt_time, guarded, no_data_message,
                                  write_csv, write_json)
 
@@ -54,6 +55,7 @@ def command(paths: tuple[str, ...], fmt: str, per_launch: bool, scheme: str, **k
             write_csv(csv_rows(res))
         else:
             print_analysis(res, per_launch=per_launch, title=" ".join(paths))
+            print_opcomparisons(res)
         return EXIT_OK
 
     guarded("analyze", body)

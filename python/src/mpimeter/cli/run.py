@@ -16,6 +16,7 @@ from mpimeter.cli.benchparams import DescribedCommand
 from mpimeter.cli.campaign_run import (EXIT_FAILED_LAUNCHES, EXIT_INTERRUPTED, campaign_options, execute_campaign,
                                        make_request, resume_command, stop_signals_as_interrupt)
 from mpimeter.cli.output import exits_on_errors, fail  # "mpimeter <command>: error: ...", exit 2
+from mpimeter.cli.suite_option import check_conflicts, loaded_suite, suite_option
 
 # What only running a campaign needs (planning, campaign.json, the runner, the analysis after it)
 # is imported in `command`, not here: `mpimeter run --help` answers without it.
@@ -29,6 +30,7 @@ RESUME_OPTIONS = frozenset({"resume", "launch_timeout", "retries", "analyze", "l
 @click.command("run", cls=DescribedCommand, bench_mode="bench",
                context_settings={"help_option_names": ["-h", "--help"]})
 @campaign_options
+@suite_option
 @click.option("--out", type=click.Path(path_type=Path), default=None,
               help="campaign folder to create [default: results/run-<date>-<time>]")
 @click.option("--resume", type=click.Path(path_type=Path), default=None,
@@ -89,6 +91,10 @@ def command(ctx: click.Context, np, launches, mpi, variants, launcher, bench_dir
 
     argv = ["mpimeter", "run", *sys.argv[2:]] if len(sys.argv) > 1 else ["mpimeter", "run"]
     limits.check_retries(retries)
+    check_conflicts(ctx)
+    suite = loaded_suite(ctx)
+    if suite is not None and resume is not None:
+        fail("run", "--resume takes the settings and the suite from campaign.json; do not also give --suite")
     if trust_recorded and resume is None:
         fail("run", "--trust-recorded confirms what campaign.json records: it goes with --resume only")
     if resume is not None:
@@ -133,6 +139,7 @@ def command(ctx: click.Context, np, launches, mpi, variants, launcher, bench_dir
         state = spec.prepare(request)
         _set_test_timeout(state, test_timeout)
         state.analyze_after = analyze
+        state.suite = suite.record() if suite is not None else None
         held = lock.lock_new_folder(campaign_dir, "--out", "run", hint)
     with held:
         outcome = execute_campaign(state, campaign_dir, argv=argv, retries=retries,

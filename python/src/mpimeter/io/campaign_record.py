@@ -65,6 +65,8 @@ class CampaignRecord:
     adaptive_launches: Mapping[str, Any] | None = None  # `--launches auto`'s record (an object)
     # the tests that crashed or hung their launch in every attempt (`failed_tests` of status failed)
     tests_failed: tuple[Mapping[str, Any], ...] = ()
+    # `run --suite`: (name, op a, op b) of each comparison the suite names (analysis.opcomparisons)
+    suite_comparisons: tuple[tuple[str, str, str], ...] = ()
 
     @property
     def alternative_names(self) -> tuple[str, ...]:
@@ -112,7 +114,8 @@ def from_document(path: Path, obj: Any) -> CampaignRecord:
         session_slurm=tuple((i, s.get("slurm")) for i, s in enumerate(sessions if isinstance(sessions, list) else [])
                             if isinstance(s, dict)),
         adaptive_launches=adaptive if isinstance(adaptive, dict) else None,
-        tests_failed=_tests_failed(obj.get("failed_tests")))
+        tests_failed=_tests_failed(obj.get("failed_tests")),
+        suite_comparisons=_suite_comparisons(obj.get("suite")))
 
 
 def _tests_failed(value: Any) -> tuple[Mapping[str, Any], ...]:
@@ -123,6 +126,21 @@ def _tests_failed(value: Any) -> tuple[Mapping[str, Any], ...]:
                  if isinstance(e, dict) and set(e) == set(kinds) and e["status"] == "failed"
                  and all(isinstance(e[k], t) and not isinstance(e[k], bool) for k, t in kinds.items())
                  and all(isinstance(a, dict) and isinstance(a.get("how"), str) for a in e["attempts"]))
+
+
+def _suite_comparisons(suite: Any) -> tuple[tuple[str, str, str], ...]:
+    """The comparisons of ``suite`` when it has the documented shape (docs/FORMAT.md), else none."""
+    entries = suite.get("comparisons") if isinstance(suite, dict) else None
+    if not isinstance(entries, list):
+        return ()
+    out = []
+    for entry in entries:
+        ops = entry.get("ops") if isinstance(entry, dict) else None
+        if not (isinstance(entry.get("name") if isinstance(entry, dict) else None, str) and isinstance(ops, list)
+                and len(ops) == 2 and all(isinstance(o, str) for o in ops)):
+            return ()
+        out.append((entry["name"], ops[0], ops[1]))
+    return tuple(out)
 
 
 _ALGORITHM_KEYS = {"name": str, "variable": str, "env": str, "value": str, "mpi_t_value": int}

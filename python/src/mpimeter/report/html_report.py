@@ -41,6 +41,7 @@ from mpimeter.report import html as h
 from mpimeter.report.fingerprint import FingerprintData, fingerprint_data
 from mpimeter.report.fingerprint_svg import fingerprint_svg
 from mpimeter.report.guidelines import guidelines_section
+from mpimeter.report.opcomparisons import opcomparisons_section
 from mpimeter.report.tuning import tuning_section
 from mpimeter.report.metadata import campaign_facts
 from mpimeter.report.allocations import allocations_html
@@ -116,6 +117,9 @@ def build_report(result, comparison=None, *, comparison_problem: str | None = No
     body.append(h.section("spread", "Launch-to-launch spread", _spread(result, ops) + states_html(result) +
                           allocations_html(result)))
     body.append(h.section("guidelines", "Guideline violations", guidelines_section(result)))
+    op_comparisons = opcomparisons_section(result, _comparison_table)
+    if op_comparisons:  # a suite's comparisons, SKaMPI's standard ones of the pairs measured
+        body.append(h.section("opcomparisons", "Comparisons between operations", op_comparisons))
     tuning = tuning_section(result)
     if tuning:  # a campaign of a library's own collective algorithms
         body.append(h.section("tuning", "Tuning", tuning))
