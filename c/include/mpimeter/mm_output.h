@@ -233,7 +233,7 @@ typedef struct mm_outdir {
 } mm_outdir;
 
 /* Rank 0 only, before anything is measured: checks --out (exists and not empty without
- * --force; not creatable/writable) without creating it: 0, or 2 with a message. */
+ * --force; not creatable/writable) without creating it: 0, or MM_E_INPUT with a message. */
 int mm_outdir_check(const char *path, int force, char *err, size_t err_len);
 /* Creates the folder (and parents) and opens raw.csv/sync.csv with their headers; in a used
  * folder (--force) raw.csv, sync.csv and meta.json are truncated. 0, or -1 with a message. */

@@ -18,6 +18,7 @@
 #include <string.h>
 
 #include "counters_internal.h"
+#include "mm_error.h"
 
 #if defined(MM_HAVE_PAPI) && !defined(MM_PAPI_DISABLED)
 #include <papi.h>
@@ -52,7 +53,7 @@ static int mm__init(char *err, size_t len) {
     int rc = PAPI_library_init(PAPI_VER_CURRENT);
     if (rc == PAPI_VER_CURRENT) return 0;
     snprintf(err, len, "--papi: PAPI could not start (%s)", rc > 0 ? "another PAPI version" : PAPI_strerror(rc));
-    return 2;
+    return MM_E_INPUT;
 }
 
 /* PAPI's own verdict on the component that counts `code`: 1 with why when it cannot count. */
@@ -95,20 +96,20 @@ int mm_papi_check(const char *events, char *err, size_t len) {
             mm__machine_note(note, sizeof note);
             snprintf(err, len, "--papi: unknown event '%s' (PAPI: %s); papi_avail and "
                      "papi_native_avail list the events%s", names[k], PAPI_strerror(rc), note);
-            return 2;
+            return MM_E_INPUT;
         }
     }
     for (int k = 0; k < n; k++) {
         if (mm__component_problem(codes[k], why, sizeof why)) {
             snprintf(err, len, "--papi %s: no hardware counters on this machine: %s; nothing "
                      "can be counted (omit --papi)", names[k], why);
-            return 2;
+            return MM_E_INPUT;
         }
     }
     int set = PAPI_NULL;
     if ((rc = PAPI_create_eventset(&set)) != PAPI_OK) {
         snprintf(err, len, "--papi: PAPI_create_eventset failed (%s)", PAPI_strerror(rc));
-        return 2;
+        return MM_E_INPUT;
     }
     int result = 0;
     for (int k = 0; k < n && result == 0; k++) {
@@ -225,7 +226,7 @@ int mm_papi_check(const char *events, char *err, size_t len) {
     snprintf(err, len, "--papi %s: this mpimeter-bench was built without PAPI (papi.h and libpapi "
              "were not found when it was built), so it reads no hardware counters; install "
              "libpapi-dev and rebuild (make build), or omit --papi", first);
-    return 2;
+    return MM_E_INPUT;
 }
 
 static int mm__open(void **state, const mm_config *cfg, MPI_Comm comm, mm_counter_info *info,

@@ -19,6 +19,7 @@
 #include <sys/types.h>
 #include <unistd.h>
 
+#include "mm_error.h"
 #include "mm_output.h"
 
 #define MM__SYNC_HEADER "rank,phase,kind,peer,local_ns,offset_ns,rtt_ns\n"
@@ -79,42 +80,42 @@ static int mm__can_create_in(const char *dir, char *why, size_t why_len) {
 int mm_outdir_check(const char *path, int force, char *err, size_t err_len) {
     if (!path || !*path) {
         snprintf(err, err_len, "--out is empty; give the folder to write the launch into");
-        return 2;
+        return MM_E_INPUT;
     }
     if (strlen(path) + 32 >= MM_PATH_LEN) {
         snprintf(err, err_len, "--out is too long (%zu characters; at most %d)", strlen(path),
                  MM_PATH_LEN - 32);
-        return 2;
+        return MM_E_INPUT;
     }
     struct stat st;
     if (stat(path, &st) == 0) {
         if (!S_ISDIR(st.st_mode)) {
             snprintf(err, err_len, "--out %s exists and is not a folder; choose a new folder",
                      path);
-            return 2;
+            return MM_E_INPUT;
         }
         int not_empty = mm__dir_not_empty(path); /* errno is opendir's when it fails */
         if (not_empty < 0) {
             snprintf(err, err_len, "--out %s cannot be read (%s)", path, strerror(errno));
-            return 2;
+            return MM_E_INPUT;
         }
         if (not_empty && !force) {
             snprintf(err, err_len,
                      "--out %s exists and is not empty; choose a new folder or pass --force",
                      path);
-            return 2;
+            return MM_E_INPUT;
         }
         char why[MM_PATH_LEN + 128];
         if (mm__can_create_in(path, why, sizeof why) != 0) {
             snprintf(err, err_len, "--out %s is not writable: %s", path, why);
-            return 2;
+            return MM_E_INPUT;
         }
         return 0;
     }
     if (errno != ENOENT) {
         /* ENOTDIR: a component is a file; EACCES: a component is not searchable; ... */
         snprintf(err, err_len, "--out %s cannot be used (%s)", path, strerror(errno));
-        return 2;
+        return MM_E_INPUT;
     }
     /* Walk up to the nearest existing ancestor: it must be a folder we may write into. */
     char ancestor[MM_PATH_LEN], up[MM_PATH_LEN];
@@ -125,18 +126,18 @@ int mm_outdir_check(const char *path, int force, char *err, size_t err_len) {
         if (why != ENOENT || strcmp(up, ancestor) == 0) { /* no ancestor to fall back on */
             snprintf(err, err_len, "cannot create --out %s: %s cannot be used (%s)", path,
                      ancestor, strerror(why));
-            return 2;
+            return MM_E_INPUT;
         }
         memcpy(ancestor, up, sizeof ancestor);
     }
     if (!S_ISDIR(st.st_mode)) {
         snprintf(err, err_len, "cannot create --out %s: %s is not a folder", path, ancestor);
-        return 2;
+        return MM_E_INPUT;
     }
     char why[MM_PATH_LEN + 128];
     if (mm__can_create_in(ancestor, why, sizeof why) != 0) {
         snprintf(err, err_len, "cannot create --out %s: %s", path, why);
-        return 2;
+        return MM_E_INPUT;
     }
     return 0;
 }

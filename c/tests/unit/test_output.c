@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "mm_check.h"
+#include "mm_error.h"
 #include "mm_output.h"
 
 static char *read_all(const char *path, size_t *len) {
@@ -493,8 +494,8 @@ static void test_env_names(void) {
     CHECK(!mm_env_name_is_recorded("ompi_lower"));
 }
 
-/* Runs mm_outdir_check in a child without root's permission override; returns its result
- * (its message in msg, when given), or -1 when privileges could not be dropped. */
+/* Runs mm_outdir_check in a child without root's permission override; returns the exit code
+ * of its status (mm_exit_code; its message in msg, when given), or -1 when privileges could not be dropped. */
 static int check_as_unprivileged(const char *path, char *msg, size_t msg_len) {
     int fds[2];
     if (pipe(fds) != 0) return -1;
@@ -506,7 +507,7 @@ static int check_as_unprivileged(const char *path, char *msg, size_t msg_len) {
         int rc = mm_outdir_check(path, 0, err, sizeof err);
         ssize_t w = write(fds[1], err, strlen(err));
         (void)w;
-        _exit(rc);
+        _exit(mm_exit_code(rc));
     }
     close(fds[1]);
     char buf[2048];
@@ -537,17 +538,17 @@ static void test_outdir_check(const char *tmp) {
     snprintf(path2, sizeof path2, "%s/used/raw.csv", tmp);
     CHECK(write_all(path2, "old\n") == 0);
     err[0] = '\0';
-    CHECK_EQ_INT(mm_outdir_check(path, 0, err, sizeof err), 2);
+    CHECK_EQ_INT(mm_outdir_check(path, 0, err, sizeof err), MM_E_INPUT);
     CHECK(strstr(err, "--out") && strstr(err, "exists and is not empty") && strstr(err, "--force"));
     CHECK(strstr(err, path) != NULL);
     CHECK_EQ_INT(count_entries(path), 1);
     CHECK_EQ_INT(mm_outdir_check(path, 1, err, sizeof err), 0);
     /* a file, and a path through a file: refused even with --force */
-    CHECK_EQ_INT(mm_outdir_check(path2, 1, err, sizeof err), 2);
+    CHECK_EQ_INT(mm_outdir_check(path2, 1, err, sizeof err), MM_E_INPUT);
     CHECK(strstr(err, "not a folder") != NULL);
     snprintf(path, sizeof path, "%s/used/raw.csv/sub", tmp);
-    CHECK_EQ_INT(mm_outdir_check(path, 1, err, sizeof err), 2);
-    CHECK_EQ_INT(mm_outdir_check("", 0, err, sizeof err), 2);
+    CHECK_EQ_INT(mm_outdir_check(path, 1, err, sizeof err), MM_E_INPUT);
+    CHECK_EQ_INT(mm_outdir_check("", 0, err, sizeof err), MM_E_INPUT);
     /* not creatable: under a read-only folder (checked without root's override) */
     snprintf(path, sizeof path, "%s/readonly", tmp);
     CHECK(mkdir(path, 0555) == 0 && chmod(path, 0555) == 0);
@@ -572,7 +573,7 @@ static void test_outdir_check(const char *tmp) {
     if (rc >= 0) CHECK_EQ_INT(check_as_unprivileged(path2, NULL, 0), 0);
     /* a pseudo file system where mkdir fails although access() says yes: the message says so */
     if (access("/proc", F_OK) == 0) {
-        CHECK_EQ_INT(mm_outdir_check("/proc/mpimeter-test/x", 0, err, sizeof err), 2);
+        CHECK_EQ_INT(mm_outdir_check("/proc/mpimeter-test/x", 0, err, sizeof err), MM_E_INPUT);
         /* root gets as far as mkdir; another user is stopped by the permission check first */
         const char *expected = geteuid() == 0 ? "cannot create a folder in /proc" : "no permission";
         int as_expected = strstr(err, "/proc") != NULL && strstr(err, expected) != NULL;
