@@ -243,7 +243,7 @@ int mm_counters_begin_test(mm_counters *c, char *err, size_t len) {
         if (part->n && part->src->begin_test(part->state, c->info + part->first, err, len) != 0) {
             for (int q = 0; q < p; q++)
                 if (c->part[q].n) c->part[q].src->end_test(c->part[q].state);
-            return -1;
+            return MM_E_FAILED;
         }
     }
     /* what looking costs a repetition: a before and an after reading, back to back */

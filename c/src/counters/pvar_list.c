@@ -92,7 +92,7 @@ static int mm__catalog_read(mm__catalog *c, MPI_Comm comm, int probe) {
     free(tried_elements);
     free(tried_why);
     if (!ok) mm__catalog_free(c);
-    return ok ? 0 : -1;
+    return ok ? 0 : MM_E_FAILED;
 }
 
 int mm_counters_list_pvars(mm_pvar_list *list, MPI_Comm comm) {

@@ -137,11 +137,11 @@ static int mm__open(void **state, const mm_config *cfg, MPI_Comm comm, mm_counte
     *state = NULL;
     if (!cfg->counters.papi_events[0]) return 0;
     /* every rank checks its own host: counters may exist on some nodes only */
-    if (mm_papi_check(cfg->counters.papi_events, err, len) != 0) return -1;
+    if (mm_papi_check(cfg->counters.papi_events, err, len) != 0) return MM_E_FAILED;
     mm__papi *p = calloc(1, sizeof *p);
     if (!p) {
         snprintf(err, len, "out of memory for the PAPI events");
-        return -1;
+        return MM_E_FAILED;
     }
     p->set = PAPI_NULL;
     char names[MM_MAX_COUNTERS][MM_COUNTER_NAME_LEN];
@@ -188,7 +188,7 @@ static int mm__begin(void *state, mm_counter_info *info, char *err, size_t len) 
     if (rc != PAPI_OK) {
         snprintf(err, len, "PAPI event set: %s", PAPI_strerror(rc));
         mm__end(p);
-        return -1;
+        return MM_E_FAILED;
     }
     p->running = 1;
     return 0;
@@ -236,7 +236,7 @@ static int mm__open(void **state, const mm_config *cfg, MPI_Comm comm, mm_counte
     *state = NULL;
     if (!cfg->counters.papi_events[0]) return 0;
     mm_papi_check(cfg->counters.papi_events, err, len);
-    return -1;
+    return MM_E_FAILED;
 }
 
 /* open never succeeds with an event here, so the context calls nothing else (counters.c) */
