@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include "mm_output.h"
+#include "mm_error.h"
 
 /* A block of text in progress; the writer owns no state beyond one call. */
 typedef struct mm__csv_block {
@@ -67,8 +68,8 @@ static inline int64_t mm__sub(int64_t a, int64_t b) { return (int64_t)((uint64_t
 
 static int mm__finish(mm__csv_block *b) {
     mm__block_flush(b);
-    if (b->failed || fflush(b->f) != 0) return -1;
-    if (fsync(fileno(b->f)) != 0 && errno != EINVAL && errno != EROFS) return -1;
+    if (b->failed || fflush(b->f) != 0) return MM_E_FAILED;
+    if (fsync(fileno(b->f)) != 0 && errno != EINVAL && errno != EROFS) return MM_E_FAILED;
     return 0; /* EINVAL/EROFS: the stream is a pipe or a special file; nothing to sync */
 }
 
@@ -81,7 +82,7 @@ static int mm__check_args(FILE *f, const mm_test *t, int nprocs, long nrep, cons
         (nrep > 0 && has_global && (!gstart || !gend)) ||
         strlen(t->op->name) > MM_NAME_LEN || strpbrk(t->op->name, ",\n\r\"")) {
         errno = EINVAL;
-        return -1;
+        return MM_E_FAILED;
     }
     return 0;
 }
@@ -103,7 +104,7 @@ int mm_raw_write_ranks(FILE *f, const mm_test *t, int first_rank, int nranks, lo
                        const int64_t *gend, const int32_t *invalid, const int64_t *const *components,
                        int64_t epoch_ns, int has_global) {
     if (first_rank < 0 || mm__check_args(f, t, nranks, nrep, start, end, gstart, gend, invalid, has_global))
-        return -1;
+        return MM_E_FAILED;
     static const size_t row_max = MM__ROW_MAX;
     mm__csv_block block;
     mm__csv_block *b = mm__block_start(&block, f);
@@ -141,7 +142,7 @@ int mm_raw_write_test(FILE *f, const mm_test *t, int nprocs, long nrep, const in
                       const int64_t *end, const int64_t *gstart, const int64_t *gend,
                       const int32_t *invalid, const int64_t *const *components, int64_t epoch_ns,
                       int has_global, int reduced) {
-    if (mm__check_args(f, t, nprocs, nrep, start, end, gstart, gend, invalid, has_global)) return -1;
+    if (mm__check_args(f, t, nprocs, nrep, start, end, gstart, gend, invalid, has_global)) return MM_E_FAILED;
     if (!reduced)
         return mm_raw_write_ranks(f, t, 0, nprocs, nrep, start, end, gstart, gend, invalid, components,
                                   epoch_ns, has_global);
