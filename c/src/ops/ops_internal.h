@@ -8,6 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "mm_error.h"
 #include "mm_ops.h"
 
 /* What a datatype's elements are, for filling buffers and for which reductions MPI defines
@@ -296,12 +297,12 @@ int mm__rma_initial(mm_op_args *a, mm__rma *s);
 int mm__verify_rma(mm_op_args *args, char *why, size_t why_len);
 
 /* The setup of a nonblocking row (ops_nbc.c, ops_neighbor.c): the blocking twin's buffers + the
- * I-call to post; without the launch's nbc state the op cannot run (-1, as out of memory would
- * be). Defines mm__setup_i<op> from mm__setup_<op> and mm__post_i<op>. */
+ * I-call to post; without the launch's nbc state the op cannot run (MM_E_FAILED, as out of
+ * memory would be). Defines mm__setup_i<op> from mm__setup_<op> and mm__post_i<op>. */
 #define MM__NBC_SETUP(op)                                      \
     int mm__setup_i##op(mm_op_args *a) {                       \
-        if (!a->nbc || !a->timer) return -1;                   \
-        if (mm__setup_##op(a) != 0) return -1;                 \
+        if (!a->nbc || !a->timer) return MM_E_FAILED;          \
+        if (mm__setup_##op(a) != 0) return MM_E_FAILED;        \
         a->nbc->post = mm__post_i##op;                         \
         a->nbc->req = MPI_REQUEST_NULL;                        \
         return 0;                                              \

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "mm_check.h"
+#include "mm_error.h"
 #include "mm_config.h"
 #include "mm_ops.h"
 #include "../../src/ops/ops_internal.h"
@@ -61,7 +62,7 @@ static void test_neighbours(void) {
 static void refused(const char *text, size_t len, const char *needle) {
     mm_graph_facts f;
     char why[512] = "";
-    CHECK_EQ_INT(mm_graph_check(text, len, &f, why, sizeof why), -1);
+    CHECK_EQ_INT(mm_graph_check(text, len, &f, why, sizeof why), MM_E_INPUT);
     if (!strstr(why, needle)) fprintf(stderr, "expected '%s' in '%s'\n", needle, why);
     CHECK(strstr(why, needle) != NULL);
 }
@@ -86,7 +87,7 @@ static void test_refusals(void) {
         memcpy(word + 203, "\n1: 0\n", 7);
         mm_graph_facts f;
         char why[512] = "";
-        CHECK_EQ_INT(mm_graph_check(word, 209, &f, why, sizeof why), -1);
+        CHECK_EQ_INT(mm_graph_check(word, 209, &f, why, sizeof why), MM_E_INPUT);
         const char *q = strchr(why, '\'');
         CHECK(q && strspn(q + 1, "a") == 40 && q[41] == '\'');
     }

@@ -14,6 +14,7 @@
 #include "../../src/ops/ops_internal.h"
 #include "mm_bench.h"
 #include "mm_check.h"
+#include "mm_error.h"
 #include "mm_mockups.h"
 #include "mm_ops.h"
 #include "mm_timer.h"
@@ -183,31 +184,31 @@ static void test_check_size(void) {
     const mm_op *barrier = mm_op_find("barrier");
     const mm_op *delay = mm_op_find("delay");
     char why[256] = "";
-    CHECK_EQ_INT(mm_op_check_size(allreduce, 10, 4, why, sizeof why), -1);
+    CHECK_EQ_INT(mm_op_check_size(allreduce, 10, 4, why, sizeof why), MM_E_INPUT);
     CHECK(contains(why, "size 10 is not a multiple of the datatype size (4 bytes)"));
     CHECK(contains(why, "8 or 12"));
     CHECK_EQ_INT(mm_op_check_size(allreduce, 8, 4, why, sizeof why), 0);
     CHECK_EQ_INT(mm_op_check_size(allreduce, 0, 8, why, sizeof why), 0);
     CHECK_EQ_INT(mm_op_check_size(allreduce, 7, 1, why, sizeof why), 0);
     why[0] = '\0';
-    CHECK_EQ_INT(mm_op_check_size(allreduce, -8, 4, why, sizeof why), -1);
+    CHECK_EQ_INT(mm_op_check_size(allreduce, -8, 4, why, sizeof why), MM_E_INPUT);
     CHECK(contains(why, "negative"));
     why[0] = '\0';
-    CHECK_EQ_INT(mm_op_check_size(allreduce, 8, 0, why, sizeof why), -1);
+    CHECK_EQ_INT(mm_op_check_size(allreduce, 8, 0, why, sizeof why), MM_E_INPUT);
     CHECK(why[0] != '\0');
     /* count must fit MPI's int */
     CHECK_EQ_INT(mm_op_check_size(allreduce, (int64_t)INT_MAX * 8, 8, why, sizeof why), 0);
     why[0] = '\0';
-    CHECK_EQ_INT(mm_op_check_size(allreduce, ((int64_t)INT_MAX + 1) * 8, 8, why, sizeof why), -1);
+    CHECK_EQ_INT(mm_op_check_size(allreduce, ((int64_t)INT_MAX + 1) * 8, 8, why, sizeof why), MM_E_INPUT);
     CHECK(contains(why, "too large"));
     /* barrier ignores the size; delay takes any duration >= 0, whatever the datatype */
     CHECK_EQ_INT(mm_op_check_size(barrier, 10, 4, why, sizeof why), 0);
     CHECK_EQ_INT(mm_op_check_size(delay, 1001, 4, why, sizeof why), 0);
     CHECK_EQ_INT(mm_op_check_size(delay, 0, 4, why, sizeof why), 0);
     why[0] = '\0';
-    CHECK_EQ_INT(mm_op_check_size(delay, -5, 4, why, sizeof why), -1);
+    CHECK_EQ_INT(mm_op_check_size(delay, -5, 4, why, sizeof why), MM_E_INPUT);
     CHECK(contains(why, "duration"));
-    CHECK_EQ_INT(mm_op_check_size(NULL, 8, 4, why, sizeof why), -1);
+    CHECK_EQ_INT(mm_op_check_size(NULL, 8, 4, why, sizeof why), MM_E_INPUT);
 }
 
 static void test_datatypes(void) {
@@ -270,7 +271,7 @@ static void test_reduce_op_check(void) {
         for (int o = 0; o < 7; o++) {
             char why[256] = "";
             int rc = mm_reduce_op_check(ops[o], types[t], why, sizeof why);
-            CHECK_EQ_INT(rc, allowed[t][o] ? 0 : -1);
+            CHECK_EQ_INT(rc, allowed[t][o] ? 0 : MM_E_INPUT);
             if (rc != 0) CHECK(why[0] != '\0');
         }
     char why[256];
@@ -280,9 +281,9 @@ static void test_reduce_op_check(void) {
     CHECK(contains(why, "'sum' is not defined for byte"));
     mm_reduce_op_check("max", "char", why, sizeof why);
     CHECK(contains(why, "no reduction on char"));
-    CHECK_EQ_INT(mm_reduce_op_check("bogus", "int", why, sizeof why), -1);
+    CHECK_EQ_INT(mm_reduce_op_check("bogus", "int", why, sizeof why), MM_E_INPUT);
     CHECK(contains(why, "unknown reduction op 'bogus'"));
-    CHECK_EQ_INT(mm_reduce_op_check("sum", "bogus", why, sizeof why), -1);
+    CHECK_EQ_INT(mm_reduce_op_check("sum", "bogus", why, sizeof why), MM_E_INPUT);
     CHECK(contains(why, "unknown datatype 'bogus'"));
 }
 

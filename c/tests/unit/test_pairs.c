@@ -50,11 +50,11 @@ static void test_rank_counts(void) {
     CHECK(pp && mw && simple);
     CHECK_EQ_INT(mm_op_check_nprocs(pp, 2, why, sizeof why), 0);
     CHECK_EQ_INT(mm_op_check_nprocs(pp, 4, why, sizeof why), 0);
-    CHECK_EQ_INT(mm_op_check_nprocs(pp, 3, why, sizeof why), -1);
+    CHECK_EQ_INT(mm_op_check_nprocs(pp, 3, why, sizeof why), MM_E_INPUT);
     CHECK_STR(why, "pingpong-anytag needs an even number of ranks, at least 2 (got 3)");
-    CHECK_EQ_INT(mm_op_check_nprocs(pp, 1, why, sizeof why), -1);
+    CHECK_EQ_INT(mm_op_check_nprocs(pp, 1, why, sizeof why), MM_E_INPUT);
     CHECK_EQ_INT(mm_op_check_nprocs(mw, 3, why, sizeof why), 0);
-    CHECK_EQ_INT(mm_op_check_nprocs(mw, 1, why, sizeof why), -1);
+    CHECK_EQ_INT(mm_op_check_nprocs(mw, 1, why, sizeof why), MM_E_INPUT);
     CHECK_EQ_INT(mm_op_check_nprocs(simple, 1, why, sizeof why), 0);
     CHECK((pp->flags & MM_OP_ROUND_TRIP) && !(mw->flags & MM_OP_ROUND_TRIP));
     CHECK(simple->flags & MM_OP_SIZE_UNUSED);
