@@ -27,6 +27,7 @@
 #include "mm_json.h"
 #include "mm_mpi.h"
 #include "mm_timer.h"
+#include "mm_error.h"
 
 typedef struct mm__check_result {
     int have_residual; /* per rank */
@@ -51,7 +52,7 @@ static int64_t mm__abs64(int64_t v) { return v < 0 ? -v : v; }
 /* Collective: the largest true error over every rank (tru: scratch of nprocs on rank 0).
  * Returns 0, or -1 after a failure. */
 static int mm__true_all(mm__sync_check *sc, mm_clocksync *cs, int alg, int check, int64_t *tru) {
-    if (mm_clocksync_true_errors(cs, sc->rank == 0 ? tru : NULL) != MPI_SUCCESS) return -1;
+    if (mm_clocksync_true_errors(cs, sc->rank == 0 ? tru : NULL) != MPI_SUCCESS) return MM_E_FAILED;
     if (sc->rank != 0) return 0;
     int64_t *m = &sc->max_true_all[alg * sc->cfg->check.ncheck + check];
     for (int r = 0; r < sc->nprocs; r++)
@@ -68,7 +69,7 @@ static int mm__check_one(mm__sync_check *sc, int alg, const mm_timer *timer, MPI
         if (sc->rank == 0)
             fprintf(stderr, "mpimeter-bench: --clocksync: cannot open '%s'; allowed: %s\n",
                     cfg->clocksync[alg], mm_clocksync_names());
-        return -1;
+        return MM_E_FAILED;
     }
     int rc = mm_clocksync_run(&cs);
     int64_t sync_end = mm_timer_now(timer);
