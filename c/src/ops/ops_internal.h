@@ -59,27 +59,28 @@ static inline int mm__args_valid(const mm_op_args *a) {
            a->rank >= 0 && a->rank < a->nprocs && a->root >= 0 && a->root < a->nprocs;
 }
 
-/* Collectives (ops_coll.c). */
-#define MM__COLL_DECL(op)                          \
+/* A row's setup and run (the collectives here, the mock-ups in ops_mockups.h). */
+#define MM__ROW_DECL(op)                           \
     int mm__setup_##op(mm_op_args *args);          \
     int mm__run_##op(const mm_op_args *args);
-MM__COLL_DECL(allgather)
-MM__COLL_DECL(allgatherv)
-MM__COLL_DECL(allreduce)
-MM__COLL_DECL(alltoall)
-MM__COLL_DECL(alltoallv)
-MM__COLL_DECL(barrier)
-MM__COLL_DECL(bcast)
-MM__COLL_DECL(exscan)
-MM__COLL_DECL(gather)
-MM__COLL_DECL(gatherv)
-MM__COLL_DECL(reduce)
-MM__COLL_DECL(reduce_scatter)
-MM__COLL_DECL(reduce_scatter_block)
-MM__COLL_DECL(scan)
-MM__COLL_DECL(scatter)
-MM__COLL_DECL(scatterv)
-#undef MM__COLL_DECL
+
+/* Collectives (ops_coll.c). */
+MM__ROW_DECL(allgather)
+MM__ROW_DECL(allgatherv)
+MM__ROW_DECL(allreduce)
+MM__ROW_DECL(alltoall)
+MM__ROW_DECL(alltoallv)
+MM__ROW_DECL(barrier)
+MM__ROW_DECL(bcast)
+MM__ROW_DECL(exscan)
+MM__ROW_DECL(gather)
+MM__ROW_DECL(gatherv)
+MM__ROW_DECL(reduce)
+MM__ROW_DECL(reduce_scatter)
+MM__ROW_DECL(reduce_scatter_block)
+MM__ROW_DECL(scan)
+MM__ROW_DECL(scatter)
+MM__ROW_DECL(scatterv)
 /* Frees whatever a collective's setup allocated; safe on a partly set-up or zeroed args. */
 void mm__coll_teardown(mm_op_args *args);
 
