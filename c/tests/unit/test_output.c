@@ -100,6 +100,15 @@ static const int64_t *const components2x3[5] = {init2x3, tests2x3, wait2x3, comp
                                                  blocking2x3};
 static const mm_op op_ibcast = {.name = "ibcast", .pattern = "root to all", .constraints = ""};
 
+/* The 2-rank, 3-repetition arrays above written for test t: the global columns from
+ * gstart2x3/gend2x3 when `arrays`, and declared present when has_global. */
+static int write_2x3(FILE *raw, const mm_test *t, int arrays, int has_global,
+                     const int64_t *const *components, int reduced) {
+    return mm_raw_write_test(raw, t, 2, 3, start2x3, end2x3, arrays ? gstart2x3 : NULL,
+                             arrays ? gend2x3 : NULL, invalid2x3, components, EPOCH, has_global,
+                             reduced);
+}
+
 static void test_raw_writer(const char *tmp) {
     char dir[1024], raw[1100];
     char err[512] = "";
@@ -109,25 +118,15 @@ static void test_raw_writer(const char *tmp) {
     mm_test t0 = {.index = 0, .op = &op_bcast, .size = 1024, .status = MM_TEST_COMPLETE, .nrep = 3};
     mm_test t1 = {.index = 1, .op = &op_barrier, .size = 0, .root = -1, .status = MM_TEST_COMPLETE, .nrep = 3};
     /* test 0 with a global clock, test 1 without (empty g-columns) */
-    CHECK_EQ_INT(mm_raw_write_test(o.raw, &t0, 2, 3, start2x3, end2x3, gstart2x3, gend2x3,
-                                   invalid2x3, NULL, EPOCH, 1, 0),
-                 0);
-    CHECK_EQ_INT(mm_raw_write_test(o.raw, &t1, 2, 3, start2x3, end2x3, NULL, NULL, invalid2x3, NULL,
-                                   EPOCH, 0, 0),
-                 0);
+    CHECK_EQ_INT(write_2x3(o.raw, &t0, 1, 1, NULL, 0), 0);
+    CHECK_EQ_INT(write_2x3(o.raw, &t1, 0, 0, NULL, 0), 0);
     mm_test t2 = {.index = 2, .op = &op_ibcast, .size = 64, .status = MM_TEST_COMPLETE, .nrep = 3};
-    CHECK_EQ_INT(mm_raw_write_test(o.raw, &t2, 2, 3, start2x3, end2x3, gstart2x3, gend2x3,
-                                   invalid2x3, components2x3, EPOCH, 1, 0),
-                 0);
+    CHECK_EQ_INT(write_2x3(o.raw, &t2, 1, 1, components2x3, 0), 0);
     /* bad input writes nothing: has_global without global arrays, op name with a comma */
-    CHECK_EQ_INT(mm_raw_write_test(o.raw, &t0, 2, 3, start2x3, end2x3, NULL, NULL, invalid2x3, NULL,
-                                   EPOCH, 1, 0),
-                 -1);
+    CHECK_EQ_INT(write_2x3(o.raw, &t0, 0, 1, NULL, 0), MM_E_FAILED);
     const mm_op op_comma = {.name = "a,b"};
     mm_test tc = {.index = 2, .op = &op_comma, .size = 8};
-    CHECK_EQ_INT(mm_raw_write_test(o.raw, &tc, 2, 3, start2x3, end2x3, NULL, NULL, invalid2x3, NULL,
-                                   EPOCH, 0, 0),
-                 -1);
+    CHECK_EQ_INT(write_2x3(o.raw, &tc, 0, 0, NULL, 0), MM_E_FAILED);
     mm_outdir_close(&o);
     snprintf(raw, sizeof raw, "%s/raw.csv", dir);
     check_golden(raw, "raw_full.csv");
@@ -135,15 +134,9 @@ static void test_raw_writer(const char *tmp) {
     /* reduced: one row per repetition */
     snprintf(dir, sizeof dir, "%s/launch_reduced", tmp);
     CHECK_EQ_INT(mm_outdir_open(&o, dir, err, sizeof err), 0);
-    CHECK_EQ_INT(mm_raw_write_test(o.raw, &t0, 2, 3, start2x3, end2x3, gstart2x3, gend2x3,
-                                   invalid2x3, NULL, EPOCH, 1, 1),
-                 0);
-    CHECK_EQ_INT(mm_raw_write_test(o.raw, &t1, 2, 3, start2x3, end2x3, NULL, NULL, invalid2x3, NULL,
-                                   EPOCH, 0, 1),
-                 0);
-    CHECK_EQ_INT(mm_raw_write_test(o.raw, &t2, 2, 3, start2x3, end2x3, gstart2x3, gend2x3,
-                                   invalid2x3, components2x3, EPOCH, 1, 1),
-                 0);
+    CHECK_EQ_INT(write_2x3(o.raw, &t0, 1, 1, NULL, 1), 0);
+    CHECK_EQ_INT(write_2x3(o.raw, &t1, 0, 0, NULL, 1), 0);
+    CHECK_EQ_INT(write_2x3(o.raw, &t2, 1, 1, components2x3, 1), 0);
     mm_outdir_close(&o);
     snprintf(raw, sizeof raw, "%s/raw.csv", dir);
     check_golden(raw, "raw_reduced.csv");
