@@ -204,6 +204,15 @@ static void check_with_python(const char *json_path, const char *asserts) {
     }
 }
 
+/* meta.json text written to tmp/name and read back by Python, which runs asserts on it (m). */
+static void check_meta_with_python(const char *tmp, const char *name, const char *meta,
+                                   const char *asserts) {
+    char path[1100];
+    snprintf(path, sizeof path, "%s/%s", tmp, name);
+    CHECK(write_all(path, meta) == 0);
+    check_with_python(path, asserts);
+}
+
 static void test_meta_render(const char *tmp) {
     mm_config cfg;
     memset(&cfg, 0, sizeof cfg);
@@ -323,11 +332,8 @@ static void test_meta_render(const char *tmp) {
     CHECK(again.len == meta.len && strcmp(again.data, meta.data) == 0);
     mm_buf_free(&again);
 
-    char path[1100];
-    snprintf(path, sizeof path, "%s/meta_full.json", tmp);
-    CHECK(write_all(path, meta.data) == 0);
-    check_with_python(
-        path,
+    check_meta_with_python(
+        tmp, "meta_full.json", meta.data,
         "assert list(m)[0] == \"schema_version\" and m[\"schema_version\"] == 4\n"
         "assert m[\"environment\"] == {\"MPIMETER_NOTE\": \"a \\\"quoted\\\"\\nline\", "
         "\"OMPI_MCA_btl\": \"self,vader\", \"SLURM_JOB_ID\": \"42\", \"UCX_PASSWORD\": "
@@ -397,10 +403,8 @@ static void test_meta_render(const char *tmp) {
     prov.survey = (mm_pair_survey){.nsamples = 1, .sample = {{0, 1}}, .median_rtt_ns = {310},
                                    .min_rtt_ns = {250}};
     mm_meta_render(&l, &meta);
-    snprintf(path, sizeof path, "%s/meta_probes.json", tmp);
-    CHECK(write_all(path, meta.data) == 0);
-    check_with_python(
-        path,
+    check_meta_with_python(
+        tmp, "meta_probes.json", meta.data,
         "c = m[\"probes\"][\"copy_bandwidth\"]\n"
         "assert c[\"max_bytes\"] == 65536 and c[\"ranks_at_once\"] == 2 and c[\"batches\"] == 5\n"
         "assert c[\"sizes\"][0] == {\"bytes\": 4096, \"copies_per_batch\": 256, \"ranks\": 2, "
@@ -420,10 +424,8 @@ static void test_meta_render(const char *tmp) {
     l.refine = refine, l.nrefine = 1;
     mm_meta_render(&l, &meta);
     check_top_keys(meta.data);
-    snprintf(path, sizeof path, "%s/meta_adaptive.json", tmp);
-    CHECK(write_all(path, meta.data) == 0);
-    check_with_python(
-        path,
+    check_meta_with_python(
+        tmp, "meta_adaptive.json", meta.data,
         "c = m[\"config\"]; assert c[\"nrep_auto\"] == {\"rule\": \"rse\", \"min\": 30, \"max\": 3000, "
         "\"precision\": 0.01, \"confidence\": None, \"every\": 10, \"budget_s\": 10.0}, c[\"nrep_auto\"]\n"
         "assert c[\"sizes_auto\"] == {\"min\": 8, \"max\": 1024, \"factor\": 2, \"precision\": 0.05, "
@@ -441,10 +443,10 @@ static void test_meta_render(const char *tmp) {
     check_top_keys(meta.data);
     CHECK(strstr(meta.data, "\"clock_sync\": null") != NULL);
     CHECK(strstr(meta.data, "\"tests\": []") != NULL);
-    snprintf(path, sizeof path, "%s/meta_empty.json", tmp);
-    CHECK(write_all(path, meta.data) == 0);
-    check_with_python(path, "assert m[\"config\"] is None and m[\"status\"] is None\n"
-                            "assert m[\"build\"][\"compiler\"]\n");
+    check_meta_with_python(
+        tmp, "meta_empty.json", meta.data,
+        "assert m[\"config\"] is None and m[\"status\"] is None\n"
+        "assert m[\"build\"][\"compiler\"]\n");
     mm_buf_free(&meta);
     mm_buf_free(&prov.environment_json);
     free(prov.library_version_full);
