@@ -387,7 +387,8 @@ int mm_config_comm_sizes(const mm_config *cfg, int nprocs, int *out);
 /* Checks that need the communicator size (root < nprocs). 0, or MM_E_INPUT with a message. */
 int mm_config_check_nprocs(const mm_config *cfg, int nprocs, char *err, size_t err_len);
 
-/* Parses "8,1024,65536" or "8:1048576:x2" (or mixed "8,64:4096:x4"). 0, or MM_E_INPUT with a message. */
+/* Parses "8,1024,65536" or "8:1048576:x2" (or mixed "8,64:4096:x4"). 0, or MM_E_INPUT with a
+ * message. */
 int mm_parse_sizes(const char *text, int64_t *sizes, int max, int *n, char *err, size_t err_len);
 
 /* --progress / --quiet as given; app/main.c resolves MM_PROGRESS_AUTO (a terminal on rank 0's

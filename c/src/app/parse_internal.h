@@ -17,8 +17,8 @@ int mm__config_parse_sizes_auto(const char *value, mm_config *cfg, char *err, si
 /* The one-sided ops' options against --ops, --sizes and --datatype (parse_rma.c), and
  * cfg->rma.used: 0 or MM_E_INPUT. */
 int mm__config_check_rma(mm_config *cfg, int type_size, char *err, size_t len);
-/* --cart-dims auto or D1,D2,...: into cfg->topo.cart_dims (0 or MM_E_INPUT); and, with the number of ranks,
- * whether the topology holds them (0 or MM_E_INPUT). parse_rma.c. */
+/* --cart-dims auto or D1,D2,...: into cfg->topo.cart_dims (0 or MM_E_INPUT); and, with the
+ * number of ranks, whether the topology holds them (0 or MM_E_INPUT). parse_rma.c. */
 int mm__parse_cart_dims(const mm_option_spec *o, const char *value, mm_config *cfg, char *err, size_t len);
 int mm__config_check_cart(const mm_config *cfg, int nprocs, char *err, size_t len);
 /* --graph-file: the file read into cfg->topo.graph_text and checked to be a graph (cfg->topo.graph); and,
@@ -32,7 +32,8 @@ int mm__config_check_graph(const mm_config *cfg, int nprocs, char *err, size_t l
 int mm__config_check_adaptive(mm_config *cfg, const char *seen, const char *const *given, char *err,
                               size_t len);
 
-/* --batch and --nprocs against --procsync, --ops and the other options (parse_space.c): 0 or MM_E_INPUT. */
+/* --batch and --nprocs against --procsync, --ops and the other options (parse_space.c): 0 or
+ * MM_E_INPUT. */
 int mm__config_check_space(const mm_config *cfg, char *err, size_t len);
 
 /* parse_validate.c: the checks that need the registries, once after every option was read */
@@ -47,7 +48,8 @@ int mm__config_check_scoped_options(const mm_config *cfg, const char *seen, char
 /* --root and --nprocs against the launch's number of ranks (parse_space.c): 0 or MM_E_INPUT. */
 int mm__config_check_space_nprocs(const mm_config *cfg, int nprocs, char *err, size_t len);
 
-/* ---- the setters of the option table's rows (options.c) beyond the generic ones: 0 or MM_E_INPUT ---- */
+/* ---- the setters of the option table's rows (options.c) beyond the generic ones ---- */
+/* each returns 0 or MM_E_INPUT */
 #define MM__SETTER(fn) int fn(const mm_option_spec *o, const char *value, mm_config *cfg, char *err, size_t len)
 MM__SETTER(mm__set_mode_sync_check);
 MM__SETTER(mm__set_mode_list_ops);

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* procsync.c — what the process syncs share: the start delay, waiting for a planned
- * start (and planning one a slack ahead), the late-wakeup check, the no-op hooks. The list of them, and opening one by name, is
- * procsync_registry.c. */
+/* procsync.c — what the process syncs share: the start delay, waiting for a planned start
+ * (and planning one a slack ahead), the late-wakeup check, the no-op hooks. The list of them,
+ * and opening one by name, is procsync_registry.c. */
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
