@@ -36,25 +36,27 @@ static void test_facts(void) {
     CHECK_EQ_INT(f.in_max, 1);
 }
 
+/* A rank that receives from two ranks: first (its block of that rank's sends), then second. */
+static void expect_two_sources(const mm__graph_adjacency *adj, int first, int first_block,
+                               int second, int second_block) {
+    CHECK_EQ_INT(adj->indegree, 2);
+    CHECK_EQ_INT(adj->sources[0], first);
+    CHECK_EQ_INT(adj->source_block[0], first_block);
+    CHECK_EQ_INT(adj->sources[1], second);
+    CHECK_EQ_INT(adj->source_block[1], second_block);
+}
+
 static void test_neighbours(void) {
     mm__graph_adjacency adj;
     /* rank 0 receives from 2 (its second out-neighbour) and 3 (its first), in rank order */
     CHECK_EQ_INT(mm__graph_neighbors(ring, 0, &adj), 0);
-    CHECK_EQ_INT(adj.indegree, 2);
-    CHECK_EQ_INT(adj.sources[0], 2);
-    CHECK_EQ_INT(adj.source_block[0], 1);
-    CHECK_EQ_INT(adj.sources[1], 3);
-    CHECK_EQ_INT(adj.source_block[1], 0);
+    expect_two_sources(&adj, 2, 1, 3, 0);
     CHECK_EQ_INT(adj.outdegree, 2);
     CHECK_EQ_INT(adj.destinations[0], 1);
     CHECK_EQ_INT(adj.destinations[1], 3);
     mm__graph_adjacency_free(&adj);
     CHECK_EQ_INT(mm__graph_neighbors(ring, 3, &adj), 0);
-    CHECK_EQ_INT(adj.indegree, 2);
-    CHECK_EQ_INT(adj.sources[0], 0);
-    CHECK_EQ_INT(adj.source_block[0], 1);
-    CHECK_EQ_INT(adj.sources[1], 2);
-    CHECK_EQ_INT(adj.source_block[1], 0);
+    expect_two_sources(&adj, 0, 1, 2, 0);
     mm__graph_adjacency_free(&adj);
     CHECK_EQ_INT(mm__graph_neighbors(ring, 4, &adj), -1); /* not a rank of the graph */
 }
