@@ -50,7 +50,7 @@ static mm__check_result *mm__at(mm__sync_check *sc, int alg, int check, int rank
 static int64_t mm__abs64(int64_t v) { return v < 0 ? -v : v; }
 
 /* Collective: the largest true error over every rank (tru: scratch of nprocs on rank 0).
- * Returns 0, or -1 after a failure. */
+ * Returns 0, or MM_E_FAILED after a failure. */
 static int mm__true_all(mm__sync_check *sc, mm_clocksync *cs, int alg, int check, int64_t *tru) {
     if (mm_clocksync_true_errors(cs, sc->rank == 0 ? tru : NULL) != MPI_SUCCESS) return MM_E_FAILED;
     if (sc->rank != 0) return 0;
@@ -60,7 +60,7 @@ static int mm__true_all(mm__sync_check *sc, mm_clocksync *cs, int alg, int check
     return 0;
 }
 
-/* Collective: one algorithm, all its checks. Returns 0, or -1 after a failure. */
+/* Collective: one algorithm, all its checks. Returns 0, or MM_E_FAILED after a failure. */
 static int mm__check_one(mm__sync_check *sc, int alg, const mm_timer *timer, MPI_Comm comm,
                          int *ranks, int64_t *res, int64_t *tru) {
     const mm_config *cfg = sc->cfg;

@@ -97,7 +97,7 @@ static int mm__parse_neighbours(mm__graph_edges *e, long rank, int line, const c
 }
 
 /* Each out-neighbour of a rank's line (e's edges from first on) once: a sorted copy has no two
- * equal. 0, or -1 with why. */
+ * equal. 0, or MM_E_INPUT with why. */
 static int mm__distinct_neighbours(const mm__graph_edges *e, long first, long rank, int line,
                                    char *why, size_t why_len) {
     long deg = e->n - first;
@@ -121,7 +121,7 @@ static int mm__distinct_neighbours(const mm__graph_edges *e, long first, long ra
 }
 
 /* One rank's line, [q, eol) without its comment and not blank: "R: D1 D2 ...", R the next rank
- * of e. 0, or -1 with why. */
+ * of e. 0, or MM_E_INPUT with why. */
 static int mm__parse_rank_line(mm__graph_edges *e, int line, const char *q, const char *eol,
                                char *why, size_t why_len) {
     const char *start = q;
@@ -145,7 +145,7 @@ static int mm__parse_rank_line(mm__graph_edges *e, int line, const char *q, cons
     return mm__distinct_neighbours(e, first, rank, line, why, why_len);
 }
 
-/* Parses the text into e. 0, or -1 with why. */
+/* Parses the text into e. 0, or MM_E_INPUT with why. */
 static int mm__graph_parse(const char *text, size_t len, mm__graph_edges *e, char *why, size_t why_len) {
     memset(e, 0, sizeof *e);
     if (len > MM_GRAPH_TEXT_MAX) {

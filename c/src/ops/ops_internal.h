@@ -118,7 +118,7 @@ void mm__teardown_delay(mm_op_args *args);
 typedef int (*mm__send_fn)(const void *buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm);
 
 /* The Bsend rows' buffer (ops_bsend.c): room for `messages` messages of args' count and
- * datatype, allocated and attached (0, or -1 with *buf NULL or attached nothing usable); and its
+ * datatype, allocated and attached (0, or MM_E_FAILED with *buf NULL or attached nothing usable); and its
  * detach, which waits until the buffered messages left, then frees it (NULL: nothing). */
 int mm__bsend_attach(const mm_op_args *a, int64_t messages, void **buf, int *bytes);
 void mm__bsend_detach(void *buf);
@@ -187,7 +187,7 @@ int mm__inject_neighbor(mm_op_args *args);
 
 /* A rank's neighbours in the --graph-file graph (ops_graph.c): in-neighbours in rank order,
  * with the index of the block each sends to this rank (its place among its out-neighbours),
- * and out-neighbours in the file's order. 0, or -1 (a text that is not a graph, memory). */
+ * and out-neighbours in the file's order. 0, or MM_E_FAILED (a text that is not a graph, memory). */
 typedef struct mm__graph_adjacency {
     int indegree, outdegree;
     int *sources, *source_block, *destinations;

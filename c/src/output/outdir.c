@@ -56,7 +56,7 @@ static void mm__parent_of(const char *path, char *out, size_t len) {
 
 /* May we create folders in dir? access() answers "yes" for root even on read-only or pseudo
  * file systems (/proc), so an empty probe folder is created and removed (nothing is left
- * behind). 0, or -1 with the reason in why — taken from errno right at the call that failed,
+ * behind). 0, or MM_E_FAILED with the reason in why — taken from errno right at the call that failed,
  * before anything else can overwrite it. */
 static int mm__can_create_in(const char *dir, char *why, size_t why_len) {
     if (access(dir, W_OK | X_OK) != 0) {
@@ -142,7 +142,7 @@ int mm_outdir_check(const char *path, int force, char *err, size_t err_len) {
     return 0;
 }
 
-/* mkdir -p with mode 0777 (minus umask). 0 or -1 with errno set. */
+/* mkdir -p with mode 0777 (minus umask). 0 or MM_E_FAILED with errno set. */
 static int mm__mkdir_p(const char *path) {
     char tmp[MM_PATH_LEN];
     snprintf(tmp, sizeof tmp, "%s", path);
