@@ -79,7 +79,7 @@ void mm_cold_cache_touch(void *buf, size_t bytes);
  * buffers, the --cold-cache buffer and the per-repetition arrays), summed over the ranks of each
  * host, fit in the host's MemAvailable (/proc/meminfo) or its cgroup v2 limit, whichever is smaller (no check
  * when neither is readable)? Collective.
- * 0, or 2 with a message on rank 0 in err (every rank returns the same). */
+ * 0, or MM_E_INPUT with a message on rank 0 in err (every rank returns the same). */
 int mm_memory_check(const mm_config *cfg, MPI_Comm comm, char *err, size_t err_len);
 /* Collective: *out = the ranks of comm running on this rank's kernel (same boot id), which
  * share its CPUs and memory even when MPI calls them separate nodes (network namespaces,

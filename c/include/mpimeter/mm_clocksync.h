@@ -73,7 +73,7 @@ enum { MM_FIT_MIN_POINTS = 8 };
  * NULL: all defaults). */
 void mm_clocksync_params_resolve(const char *name, const mm_clocksync_params *given,
                                  mm_clocksync_params *out);
-/* 0, or -1 with one sentence in err (negative values, a non-finite or huge span). Zero fields
+/* 0, or MM_E_INPUT with one sentence in err (negative values, a non-finite or huge span). Zero fields
  * are fine (they mean "default"); a cap below N + 1 is allowed (then the cap alone stops). */
 int mm_clocksync_params_check(const mm_clocksync_params *p, char *err, size_t err_len);
 
@@ -129,7 +129,7 @@ const mm_clocksync_vtable *mm_clocksync_find(const char *name);
 const char *mm_clocksync_names(void);
 
 /* Collective (duplicates comm into cs->comm, so that the sync's messages never meet others).
- * Resolves the parameters (params may be NULL). Returns 0, or -1 for an unknown name or for
+ * Resolves the parameters (params may be NULL). Returns 0, or MM_E_FAILED for an unknown name or for
  * bad parameters (then with a message on stderr). */
 int mm_clocksync_open(mm_clocksync *cs, const char *name, MPI_Comm comm, const mm_timer *timer,
                       const mm_clocksync_params *params);

@@ -27,7 +27,7 @@
 
 /* The syntax of --mpit-pvars / --papi: names separated by commas (no empty item, none twice, at
  * most MM_MAX_COUNTERS, each 1 .. MM_COUNTER_NAME_LEN - 1 characters without spaces, quotes or
- * control characters); `all` alone where allow_all. 0, or 2 with one message in err. */
+ * control characters); `all` alone where allow_all. 0, or MM_E_INPUT with one message in err. */
 int mm_counters_check_names(const char *option, const char *text, int allow_all, char *err,
                             size_t len);
 /* Was this binary built with PAPI? And PAPI's version ("7.0.0.0"; "" without). */
@@ -35,7 +35,7 @@ int mm_papi_built(void);
 void mm_papi_version(char *out, size_t len);
 /* --papi EVENTS on this host, without MPI: PAPI in the build, every name an event PAPI knows,
  * hardware counters available (PAPI's own component check), the events countable together.
- * 0, or 2 with one message naming the event and the reason. */
+ * 0, or MM_E_INPUT with one message naming the event and the reason. */
 int mm_papi_check(const char *events, char *err, size_t len);
 
 /* ---- after MPI_Init, before the launch folder exists (main.c) ---- */
@@ -43,7 +43,7 @@ int mm_papi_check(const char *events, char *err, size_t len);
 /* Collective. Resolves --mpit-pvars on rank 0 (`all`: every performance variable that can be
  * read here; names: each must exist, be numeric, be bound to nothing or to a communicator, and
  * survive a trial read in a probe process) into cfg->counters.counter_pvars on every rank, and checks
- * --papi on every rank (each host's own counters). 0, or 2 with one message on rank 0; every
+ * --papi on every rank (each host's own counters). 0, or MM_E_INPUT with one message on rank 0; every
  * rank returns the same; MM_E_FAILED (mm_error.h) with the message on every rank when an MPI
  * call fails. Nothing is done without counters. */
 int mm_counters_resolve(mm_config *cfg, MPI_Comm comm, char *err, size_t len);

@@ -16,8 +16,9 @@ typedef enum mm_status {
     MM_E_NOMEM = -12, /* out of memory (exit 1) */
 } mm_status;
 
-/* Writes the formatted message into err (when err and len) and returns 2, the status of bad
- * input the option checks share (mm_config_parse and the checks it calls return 0 or 2). */
+/* Writes the formatted message into err (when err and len) and returns MM_E_INPUT, the status
+ * of bad input the option checks share (mm_config_parse and the checks it calls return 0 or
+ * MM_E_INPUT). */
 int mm_fail(char *err, size_t len, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 
 /* The process exit status of a status: 0, 2 for bad input, 1 otherwise (app/ only). */

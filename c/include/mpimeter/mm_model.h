@@ -45,7 +45,7 @@ static inline int64_t mm_model_local_ns(const mm_clock_model *m, int64_t global_
 }
 
 /* Least-squares fit of offset against local time over n points (n >= 1; n == 1 gives an
- * offset-only model). anchor = mean local time. Returns 0, or -1 when n < 1. */
+ * offset-only model). anchor = mean local time. Returns 0, or MM_E_FAILED when n < 1. */
 int mm_model_fit(const int64_t *local_ns, const double *offset_ns, size_t n, mm_clock_model *out);
 
 /* Robust fit (weighted Theil–Sen, Sievers 1978): slope = weighted median of the slopes between
@@ -54,7 +54,7 @@ int mm_model_fit(const int64_t *local_ns, const double *offset_ns, size_t n, mm_
  * weight may be NULL (all 1). Exact on points on a line; unaffected by a minority of outliers
  * (a ping-pong whose best round trip was asymmetric). The clock syncs weight a point by
  * 1/RTT², its error being bounded by RTT/2. n == 1 gives an offset-only model.
- * Returns 0, or -1 when n < 1, a weight is not > 0, or out of memory. */
+ * Returns 0, or MM_E_FAILED when n < 1, a weight is not > 0, or out of memory. */
 int mm_model_fit_robust(const int64_t *local_ns, const double *offset_ns, const double *weight,
                         size_t n, mm_clock_model *out);
 

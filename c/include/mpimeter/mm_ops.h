@@ -129,7 +129,7 @@ typedef struct mm_op {
     const char *pattern;     /* one line: who sends what to whom */
     const char *constraints; /* one line: what sizes/datatypes/ops are allowed */
     unsigned flags;
-    /* Allocates and fills buffers for args->size; returns 0 or -1 (out of memory). */
+    /* Allocates and fills buffers for args->size; returns 0 or MM_E_FAILED (out of memory). */
     int (*setup)(mm_op_args *args);
     /* The one MPI call that is timed. Returns the MPI error code. */
     int (*run)(const mm_op_args *args);
@@ -142,7 +142,7 @@ typedef struct mm_op {
     mm_op_volume volume; /* the data term of its bound (above) */
     /* Optional (NULL for most rows): collective, called once after the test's repetitions when
      * every rank's calls succeeded — checks that the memory the operations wrote holds what
-     * they were to write (one-sided ops). 0, or -1 with why (or an MPI error code > 0). */
+     * they were to write (one-sided ops). 0, or MM_E_FAILED with why (or an MPI error code > 0). */
     int (*verify)(mm_op_args *args, char *why, size_t why_len);
 } mm_op;
 
@@ -178,7 +178,7 @@ double mm_nbc_work(long units);
  * of 5 runs. *measured_ns: the median time of the units returned. */
 long mm_nbc_calibrate(const mm_timer *timer, int64_t target_ns, int64_t *measured_ns);
 
-/* Checks a size for an op under a datatype: 0, or -1 with a message ("size 10 is not a multiple
+/* Checks a size for an op under a datatype: 0, or MM_E_INPUT with a message ("size 10 is not a multiple
  * of the size of int (4 bytes)"). */
 int mm_op_check_size(const mm_op *op, int64_t size, int type_size, char *why, size_t why_len);
 
@@ -209,7 +209,7 @@ const char *mm_reduce_op_names(void);
  * "float") and the i-th reduction op, in table order; NULL past the end. */
 const char *mm_datatype_at(size_t i, int *size, const char **kind);
 const char *mm_reduce_op_at(size_t i);
-/* Some reduction ops are not defined for some datatypes (bor on float): 0 ok, -1 with why. */
+/* Some reduction ops are not defined for some datatypes (bor on float): 0 ok, MM_E_INPUT with why. */
 int mm_reduce_op_check(const char *op_name, const char *datatype_name, char *why, size_t len);
 
 /* Can the op run on nprocs ranks? 0, or -1 with why ("pingpong-send-recv needs an even number of
@@ -232,7 +232,7 @@ int mm_op_is_rma(const mm_op *op);
  * --graph-file)? */
 int mm_op_is_neighbor(const mm_op *op);
 /* --graph-file's text (ops_graph.c, docs/FORMAT.md): is it a graph? 0 with its facts (nodes,
- * edges, degrees, digest), or -1 with why (one line, saying what is allowed). Pure. */
+ * edges, degrees, digest), or MM_E_INPUT with why (one line, saying what is allowed). Pure. */
 struct mm_graph_facts;
 int mm_graph_check(const char *text, size_t len, struct mm_graph_facts *facts, char *why, size_t why_len);
 int mm_op_uses_rma_sync(const mm_op *op);
@@ -241,7 +241,7 @@ int mm_op_uses_rma_burst(const mm_op *op);
  * rank, ops_rma_contention.c)? Its window is nprocs x --rma-burst x size: it takes no
  * --rma-window-bytes. */
 int mm_op_is_rma_contention(const mm_op *op);
-/* Can the op run in this synchronization mode? 0, or -1 with why (request-based MPI_Rput/MPI_Rget
+/* Can the op run in this synchronization mode? 0, or MM_E_INPUT with why (request-based MPI_Rput/MPI_Rget
  * need a passive-target epoch, MPI-3.1 §11.3.5). */
 int mm_op_check_rma_sync(const mm_op *op, int sync, char *why, size_t why_len);
 /* Bytes of an op's window on one rank for a size (burst: --rma-burst); 0 for other ops. */

@@ -237,14 +237,14 @@ typedef struct mm_outdir {
 } mm_outdir;
 
 /* Rank 0 only, before anything is measured: checks --out (exists and not empty without
- * --force; not creatable/writable) without creating it: 0, or 2 with a message. */
+ * --force; not creatable/writable) without creating it: 0, or MM_E_INPUT with a message. */
 int mm_outdir_check(const char *path, int force, char *err, size_t err_len);
 /* Creates the folder (and parents) and opens raw.csv/sync.csv with their headers; in a used
- * folder (--force) raw.csv, sync.csv and meta.json are truncated. 0, or -1 with a message. */
+ * folder (--force) raw.csv, sync.csv and meta.json are truncated. 0, or MM_E_FAILED with a message. */
 int mm_outdir_open(mm_outdir *o, const char *path, char *err, size_t err_len);
 void mm_outdir_close(mm_outdir *o);
 /* Writes text to <dir>/meta.json atomically (temporary file, fsync, rename, fsync of the
- * folder). 0, or -1 with errno set (the temporary file is removed). */
+ * folder). 0, or MM_E_FAILED with errno set (the temporary file is removed). */
 int mm_outdir_write_meta(mm_outdir *o, const mm_buf *meta);
 
 /* raw.csv's header (docs/FORMAT.md): raw format 2 = format 1 + the nonblocking components. */
@@ -270,7 +270,7 @@ int mm_raw_write_test(FILE *f, const mm_test *t, int nprocs, long nrep, const in
                       const int64_t *end, const int64_t *gstart, const int64_t *gend,
                       const int32_t *invalid, const int64_t *const *components, int64_t epoch_ns,
                       int has_global, int reduced);
-/* Appends sync records (local_ns minus the launch epoch), flushes + fsyncs. 0, or -1 (EINVAL
+/* Appends sync records (local_ns minus the launch epoch), flushes + fsyncs. 0, or MM_E_FAILED (EINVAL
  * for an unknown kind: nothing is written). */
 int mm_sync_write(FILE *f, const mm_sync_record *rec, size_t n, int64_t epoch_ns);
 

@@ -156,6 +156,11 @@ long mm_window_batch_length(long warmup, long nrep);
  * remembers the planned start (for mm_procsync_late_wakeup), returns MM_INVALID_LATE_START when it
  * has already passed, else waits for it (busy, on the rank's own clock) and returns 0. */
 int mm_procsync_wait_start(mm_procsync *ps, long seq, int64_t planned_local_ns);
+
+/* The round start of roundtime and harmonize: a barrier, then rank 0 broadcasts its global clock
+ * + slack_ns as the start (the first of a test kept in first_start_global_ns), and every rank
+ * waits for it on its own clock (mm_procsync_wait_start, whose value it returns). Collective. */
+int mm_procsync_start_after_slack(mm_procsync *ps, long rep, int64_t slack_ns);
 /* After the call: MM_INVALID_LATE_WAKEUP when the repetition's first timestamp came later than
  * the planned start plus the tolerance (the rank was not running when it should have started),
  * else 0. Outside the timed region. */

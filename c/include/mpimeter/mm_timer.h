@@ -21,9 +21,9 @@ typedef struct mm_virtual_params {
 typedef struct mm_timer_vtable {
     const char *name;
     const char *description;
-    /* 0 when usable on this machine; otherwise fills `why` with a sentence and returns -1. */
+    /* 0 when usable on this machine; otherwise fills `why` with a sentence and returns MM_E_FAILED. */
     int (*available)(char *why, size_t why_len);
-    /* Prepares state (calibration, wrapped timer). Returns 0, or -1 with `why` filled. */
+    /* Prepares state (calibration, wrapped timer). Returns 0, or MM_E_FAILED with `why` filled. */
     int (*init)(mm_timer *t, const mm_virtual_params *vp, char *why, size_t why_len);
     int64_t (*now_ns)(const mm_timer *t);
     void (*finalize)(mm_timer *t);
@@ -55,7 +55,7 @@ const mm_timer_vtable *mm_timer_find(const char *name);
 const char *mm_timer_names(void);
 
 /* Looks up, checks availability, inits and probes resolution/overhead.
- * Returns 0, or -1 with a message in `why`. */
+ * Returns 0, or MM_E_FAILED with a message in `why`. */
 int mm_timer_open(mm_timer *t, const char *name, const mm_virtual_params *vp, char *why,
                   size_t why_len);
 /* The same for a variant already looked up (vt not NULL). */

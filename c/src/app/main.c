@@ -53,7 +53,7 @@ static int mm__without_mpi(int argc, char **argv) {
             else
                 mm_config_print_validated(stdout, &cfg);
         }
-        return rc;
+        return mm_exit_code(rc);
     }
     for (int i = 1; i < argc; i++) {
         mm_mode mode = strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0 ? MM_MODE_HELP
@@ -92,7 +92,7 @@ static void mm__print_message(const char *line, void *ctx) {
 }
 
 /* Rank 0: the options parsed and checked against the number of ranks, --progress resolved
- * (every rank must agree), the quick table's folder made. 0, or 2 with the message in msg. */
+ * (every rank must agree), the quick table's folder made. 0, or MM_E_INPUT with the message in msg. */
 static int mm__parse_on_rank0(mm_config *cfg, int argc, char **argv, int nprocs, char *msg,
                               size_t len) {
     int rc = mm_config_parse(cfg, argc, argv, msg, len);
@@ -157,7 +157,7 @@ static int mm__run_listing(const mm_config *cfg, int rank, const char *argv0) {
 static int mm__check_ranks_offer(mm_config *cfg, int rank, char *msg, size_t len) {
     int resolved = mm_counters_resolve(cfg, MPI_COMM_WORLD, msg, len);
     if (resolved != 0) {
-        if (rank == 0 || resolved != 2) fprintf(stderr, "mpimeter-bench: %s\n", msg);
+        if (rank == 0 || resolved != MM_E_INPUT) fprintf(stderr, "mpimeter-bench: %s\n", msg);
         return mm_exit_code(resolved);
     }
     int uses_rma = 0;

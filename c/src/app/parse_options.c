@@ -190,7 +190,7 @@ int mm_config_message(char *err, size_t len, const char *tmpl, const char *optio
     static const char *const keys[] = {"{option}", "{value}", "{allowed}", "{what}"};
     const char *vals[] = {option, value, allowed, what};
     size_t used = 0;
-    if (len == 0) return 2;
+    if (len == 0) return MM_E_INPUT;
     for (const char *p = tmpl; *p && used + 1 < len;) {
         int hit = -1;
         for (int k = 0; k < 4; k++)
@@ -216,7 +216,7 @@ int mm_config_message(char *err, size_t len, const char *tmpl, const char *optio
         p += strlen(keys[hit]);
     }
     err[used] = '\0';
-    return 2;
+    return MM_E_INPUT;
 }
 
 const char *mm_option_auto_words(const mm_option_spec *o) {

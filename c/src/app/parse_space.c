@@ -14,7 +14,7 @@
 
 /* What a test on a sub-communicator cannot do (bench/launch_tests.c runs the loop, the process
  * sync and the gather on the first k ranks only): an option or op that needs every rank of the
- * launch, or a collective of its own on them. 0 or 2. */
+ * launch, or a collective of its own on them. 0 or MM_E_INPUT. */
 static int mm__check_sub_comms(const mm_config *cfg, char *err, size_t len) {
     if (cfg->plan.comm_sizes.n == 0) return 0;
     const char *clash = cfg->adaptive.nrep_rule != MM_NREP_FIXED ? "--nrep auto"

@@ -116,7 +116,7 @@ static int mm__check_copy_probe_from(const mm_config *cfg, char *err, size_t len
     return mm__check_earlier_launch("copy-probe-from", dir, cfg, err, len);
 }
 
-/* The timer and the virtual timer's options. 0 or 2. */
+/* The timer and the virtual timer's options. 0 or MM_E_INPUT. */
 static int mm__validate_timer(const mm_config *cfg, char *err, size_t len) {
     char why[512];
     /* timer */
@@ -137,7 +137,7 @@ static int mm__validate_timer(const mm_config *cfg, char *err, size_t len) {
     return 0;
 }
 
-/* The process sync and its options; *pv its vtable. 0 or 2. */
+/* The process sync and its options; *pv its vtable. 0 or MM_E_INPUT. */
 static int mm__validate_procsync(const mm_config *cfg, const mm_procsync_vtable **pv_out, char *err,
                                  size_t len) {
     /* process sync */
@@ -153,7 +153,7 @@ static int mm__validate_procsync(const mm_config *cfg, const mm_procsync_vtable 
     return 0;
 }
 
-/* The clock syncs ("auto" resolved here) against the mode and the process sync. 0 or 2. */
+/* The clock syncs ("auto" resolved here) against the mode and the process sync. 0 or MM_E_INPUT. */
 static int mm__validate_clocksync(mm_config *cfg, int seen_clocksync, const mm_procsync_vtable *pv,
                                   char *err, size_t len) {
     /* clock sync: "auto" resolves to the most accurate algorithm registered (a launch on one
@@ -197,7 +197,7 @@ static int mm__validate_clocksync(mm_config *cfg, int seen_clocksync, const mm_p
 }
 
 /* The operations, the datatype and reduction, the sizes; *type_size the datatype's size and
- * *any_reduce whether an operation reduces. 0 or 2. */
+ * *any_reduce whether an operation reduces. 0 or MM_E_INPUT. */
 static int mm__validate_ops(const mm_config *cfg, int *type_size_out, int *any_reduce_out, char *err,
                             size_t len) {
     char why[512];
@@ -270,16 +270,16 @@ int mm__config_validate(mm_config *cfg, int seen_clocksync, char *err, size_t le
     /* hardware counters: PAPI in the build, the events known, counters on this machine */
     if (cfg->run.mode == MM_MODE_BENCH && cfg->counters.papi_events[0] &&
         mm_papi_check(cfg->counters.papi_events, err, len) != 0)
-        return 2;
-    if (cfg->probe.copy_probe_from[0] && mm__check_copy_probe_from(cfg, err, len) != 0) return 2;
+        return MM_E_INPUT;
+    if (cfg->probe.copy_probe_from[0] && mm__check_copy_probe_from(cfg, err, len) != 0) return MM_E_INPUT;
     /* --mpit-from DIR: an earlier launch's folder; its mpi.mpi_t is not read here (the
      * analysis reads every launch's meta.json) */
     if (cfg->probe.mpit_from[0] && mm__check_earlier_launch("mpit-from", cfg->probe.mpit_from, cfg, err, len) != 0)
-        return 2;
+        return MM_E_INPUT;
     /* output: a launch writes a folder; --validate only checks the options */
     if (cfg->run.mode == MM_MODE_BENCH && cfg->run.validate_nprocs == 0 && !cfg->output.quick) {
         if (!cfg->out[0]) return mm_fail(err, len, "--out: missing; give the launch folder to write (e.g. --out results/m1)");
-        if (mm_outdir_check(cfg->out, cfg->output.force, err, len) != 0) return 2;
+        if (mm_outdir_check(cfg->out, cfg->output.force, err, len) != 0) return MM_E_INPUT;
     }
     if (cfg->run.validate_nprocs > 0) return mm_config_check_nprocs(cfg, cfg->run.validate_nprocs, err, len);
     return 0;

@@ -27,6 +27,7 @@
 #include "mm_json.h"
 #include "mm_mpi.h"
 #include "mm_timer.h"
+#include "mm_error.h"
 
 typedef struct mm__check_result {
     int have_residual; /* per rank */
@@ -49,9 +50,9 @@ static mm__check_result *mm__at(mm__sync_check *sc, int alg, int check, int rank
 static int64_t mm__abs64(int64_t v) { return v < 0 ? -v : v; }
 
 /* Collective: the largest true error over every rank (tru: scratch of nprocs on rank 0).
- * Returns 0, or -1 after a failure. */
+ * Returns 0, or MM_E_FAILED after a failure. */
 static int mm__true_all(mm__sync_check *sc, mm_clocksync *cs, int alg, int check, int64_t *tru) {
-    if (mm_clocksync_true_errors(cs, sc->rank == 0 ? tru : NULL) != MPI_SUCCESS) return -1;
+    if (mm_clocksync_true_errors(cs, sc->rank == 0 ? tru : NULL) != MPI_SUCCESS) return MM_E_FAILED;
     if (sc->rank != 0) return 0;
     int64_t *m = &sc->max_true_all[alg * sc->cfg->check.ncheck + check];
     for (int r = 0; r < sc->nprocs; r++)
@@ -59,7 +60,7 @@ static int mm__true_all(mm__sync_check *sc, mm_clocksync *cs, int alg, int check
     return 0;
 }
 
-/* Collective: one algorithm, all its checks. Returns 0, or -1 after a failure. */
+/* Collective: one algorithm, all its checks. Returns 0, or MM_E_FAILED after a failure. */
 static int mm__check_one(mm__sync_check *sc, int alg, const mm_timer *timer, MPI_Comm comm,
                          int *ranks, int64_t *res, int64_t *tru) {
     const mm_config *cfg = sc->cfg;
@@ -68,7 +69,7 @@ static int mm__check_one(mm__sync_check *sc, int alg, const mm_timer *timer, MPI
         if (sc->rank == 0)
             fprintf(stderr, "mpimeter-bench: --clocksync: cannot open '%s'; allowed: %s\n",
                     cfg->clocksync[alg], mm_clocksync_names());
-        return -1;
+        return MM_E_FAILED;
     }
     int rc = mm_clocksync_run(&cs);
     int64_t sync_end = mm_timer_now(timer);

@@ -40,6 +40,7 @@
 #include <stdlib.h>
 
 #include "mm_adaptive.h"
+#include "mm_error.h"
 
 #ifndef M_PI
 #define M_PI 3.14159265358979323846
@@ -98,7 +99,7 @@ double mm_normal_quantile(double p) {
 enum { MM__EXACT_MAX_N = 70 }; /* as mpimeter.stats.intervals.EXACT_MAX_N */
 
 int mm_median_ci_ranks(long n, double confidence, long *j, long *k) {
-    if (n < 1 || !(confidence > 0.0 && confidence < 1.0)) return -1;
+    if (n < 1 || !(confidence > 0.0 && confidence < 1.0)) return MM_E_FAILED;
     double alpha = 1.0 - confidence;
     if (n <= MM__EXACT_MAX_N) {
         /* count the CDF values B(0) .. B(n-1) at or below alpha/2 (with the same 1e-12 slack as
@@ -110,7 +111,7 @@ int mm_median_ci_ranks(long n, double confidence, long *j, long *k) {
             if (cdf <= threshold) count++;
             pmf = pmf * (double)(n - i) / (double)(i + 1);
         }
-        if (count < 1) return -1;
+        if (count < 1) return MM_E_FAILED;
         *j = count;
         *k = n + 1 - count;
         return 0;

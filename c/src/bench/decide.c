@@ -22,6 +22,7 @@
 
 #include "mm_bench.h"
 #include "mm_runtime.h"
+#include "mm_error.h"
 
 enum { MM__FIELDS = 5 }; /* duration, global end, -global start, global start, invalid */
 
@@ -41,7 +42,7 @@ int mm_decide_alloc(mm_decide *d, long cap, long chunk, int has_global, MPI_Comm
         ok = ok && d->recv && d->runtimes && d->scratch;
     }
     if (!ok) mm_decide_free(d);
-    return ok ? 0 : -1;
+    return ok ? 0 : MM_E_FAILED;
 }
 
 void mm_decide_free(mm_decide *d) {

@@ -23,6 +23,7 @@
 #include "mm_bench.h"
 #include "mm_output.h"
 #include "mm_runtime.h"
+#include "mm_error.h"
 
 /* MM__TAG_GO: rank 0's empty message that lets a rank of the current chunk send its rows. */
 enum { MM__TAG_ROWS = 4242, MM__NARRAYS = 5 + MM_NBC_NCOMPONENTS, MM__TAG_GO = 4241 };
@@ -68,7 +69,7 @@ int mm_gather_space_alloc(mm_gather_space *g, long nrep, int rank, int nprocs, i
         ok &= (g->invalid = malloc(chunk * sizeof(int32_t))) != NULL;
         ok &= (g->any_invalid = malloc(n * sizeof(int32_t))) != NULL;
     }
-    return ok ? 0 : -1;
+    return ok ? 0 : MM_E_FAILED;
 }
 
 void mm_gather_space_free(mm_gather_space *g) {
@@ -98,7 +99,7 @@ static int mm__gather_full(const mm_gather_request *q, const mm_rep_buffers *b, 
     /* every rank learns the chunk size rank 0 chose (it alone holds the space) */
     int k = g->chunk_ranks;
     if (MM_MPI(err, MPI_Bcast(&k, 1, MPI_INT, 0, q->comm)) != MPI_SUCCESS) return 0; /* failure in err */
-    if (k < 1) return -1;
+    if (k < 1) return MM_E_FAILED;
     int write_ok = 1;
     if (q->rank == 0) memset(g->any_invalid, 0, (size_t)(cnt > 0 ? cnt : 1) * sizeof(int32_t));
     for (int first = 0; first < q->nprocs; first += k) {
@@ -139,7 +140,7 @@ static int mm__gather_full(const mm_gather_request *q, const mm_rep_buffers *b, 
                                       g->i64[3], g->invalid, q->nbc ? components : NULL, q->epoch_ns,
                                       q->has_global) == 0;
     }
-    return write_ok ? 0 : -1;
+    return write_ok ? 0 : MM_E_FAILED;
 }
 
 /* MPI_Reduce of n int64 to rank 0 (recv ignored elsewhere). */

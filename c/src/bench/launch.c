@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "launch_internal.h"
+#include "mm_error.h"
 
 /* Collective: residual offsets (global vs global) measured by rank 0; which = 0 start, 1 end. */
 static void mm__residuals(mm__launch_state *st, int which) {
@@ -72,7 +73,7 @@ static int mm__open_modules(mm__launch_state *st) {
     int ok = mm_timer_open(&st->timer, cfg->timing.timer, &vp, why, sizeof why) == 0;
     if (!mm_all_ok(st->comm, ok)) {
         if (!ok) mm__launch_say(st, "rank %d: --timer %s: %s", st->rank, cfg->timing.timer, why);
-        return -1;
+        return MM_E_FAILED;
     }
     int ranks_here = 0, cpus_here = 0;
     if (mm__oversubscribed(st, &ranks_here, &cpus_here)) {
@@ -97,7 +98,7 @@ static int mm__open_modules(mm__launch_state *st) {
         /* every rank reads the same clock: a sync could only add its own error to exact
          * offsets of zero, and costs a tenth of a second (docs/ALGORITHMS.md, "One clock") */
         int one = 0;
-        if (mm_comm_one_clock(st->comm, &one, &st->err) != MPI_SUCCESS) return -1;
+        if (mm_comm_one_clock(st->comm, &one, &st->err) != MPI_SUCCESS) return MM_E_FAILED;
         if (one) {
             clocksync = "none";
             st->clocksync_chosen = "auto, one clock";
@@ -105,7 +106,7 @@ static int mm__open_modules(mm__launch_state *st) {
     }
     ok = mm_clocksync_open(&st->cs, clocksync, st->comm, &st->timer, &cs_params) == 0 &&
          mm_procsync_open(&st->ps, cfg->procsync, st->comm, &st->timer, &st->cs, cfg) == 0;
-    return mm_all_ok(st->comm, ok) ? 0 : -1;
+    return mm_all_ok(st->comm, ok) ? 0 : MM_E_FAILED;
 }
 
 /* Rank 0's arrays of what it gathers from every rank. */
@@ -124,7 +125,7 @@ static int mm__alloc_rank0(mm__launch_state *st) {
         st->virtual_skews_ppm = calloc((size_t)st->nprocs, sizeof(double));
         ok = ok && st->virtual_offsets_ns && st->virtual_skews_ppm;
     }
-    return ok ? 0 : -1;
+    return ok ? 0 : MM_E_FAILED;
 }
 
 static void mm__free_state(mm__launch_state *st) {
@@ -144,7 +145,7 @@ static void mm__free_state(mm__launch_state *st) {
  * the ping-pongs' pair when the plan has a ping-pong; before the tests. */
 static int mm__survey_pairs(mm__launch_state *st) {
     int rc = mm_pair_survey_run(st->cfg, st->comm, &st->timer, &st->prov.survey);
-    if (mm_mpi_check(&st->err, rc, "measuring the latency of sampled pairs") != MPI_SUCCESS) return -1;
+    if (mm_mpi_check(&st->err, rc, "measuring the latency of sampled pairs") != MPI_SUCCESS) return MM_E_FAILED;
     st->prov.has_survey = 1;
     int paired = 0;
     for (int i = 0; i < st->cfg->nops; i++) {
@@ -165,7 +166,7 @@ static int mm__open_counters(mm__launch_state *st) {
     st->counters = mm_counters_open(st->cfg, st->comm, &st->timer, st->cfg->nrep, err, sizeof err);
     int ok = st->counters || !err[0];
     if (!ok) mm__launch_say(st, "rank %d: %s", st->rank, err);
-    if (!mm_all_ok(st->comm, ok)) return -1;
+    if (!mm_all_ok(st->comm, ok)) return MM_E_FAILED;
     if (st->rank == 0 && st->counters && mm_counters_metrics(st->counters) == 0) {
         mm_condition *c = mm_conditions_entry(&st->conditions, "no-counters", NULL);
         if (c) {
@@ -183,7 +184,7 @@ static int mm__open_counters(mm__launch_state *st) {
 /* Everything before the first test: modules, provenance, epoch, plan, folder, sync, probes. */
 static int mm__start(mm__launch_state *st) {
     const mm_config *cfg = st->cfg;
-    if (mm__open_modules(st) != 0) return -1;
+    if (mm__open_modules(st) != 0) return MM_E_FAILED;
     if (strcmp(cfg->timing.timer, "virtual") == 0) {
         MM_MPI(&st->err, MPI_Gather(&st->timer.virtual_offset_ns, 1, MPI_INT64_T,
                                     st->virtual_offsets_ns, 1, MPI_INT64_T, 0, st->comm));
@@ -208,7 +209,7 @@ static int mm__start(mm__launch_state *st) {
     mm_provenance_collect(&st->prov, st->comm, !cfg->probe.mpit_from[0]);
     if (st->prov.nomem) {
         if (st->rank == 0) mm__launch_say(st, "out of memory (rank table of %d ranks)", st->nprocs);
-        return -1;
+        return MM_E_FAILED;
     }
 
     st->ntests = mm_plan_build(cfg, st->nprocs, st->tests, mm_plan_size(cfg, st->nprocs));
@@ -225,12 +226,12 @@ static int mm__start(mm__launch_state *st) {
         if (!ok) mm__launch_say(st, "%s", err);
         else ok = mm__write_meta(st, "running") == 0;
     }
-    if (!mm_all_ok(st->comm, ok)) return -1;
+    if (!mm_all_ok(st->comm, ok)) return MM_E_FAILED;
     mm__phase_end(st, MM_PHASE_INIT);
     mm__phase_begin(st, MM_PHASE_SYNC);
-    if (mm__sync(st) != 0) return -1;
+    if (mm__sync(st) != 0) return MM_E_FAILED;
     mm__residuals(st, 0);
-    if (mm__sync_self_check(st) != 0) return -1;
+    if (mm__sync_self_check(st) != 0) return MM_E_FAILED;
     mm__phase_end(st, MM_PHASE_SYNC);
     mm__phase_begin(st, MM_PHASE_PROBES);
     /* each probe's cost on rank 0's clock (phases.probes.steps) */
@@ -243,7 +244,7 @@ static int mm__start(mm__launch_state *st) {
     int64_t copy_bytes = mm_config_copy_probe_bytes_here(cfg);
     mm_provenance_probe_copy(&st->prov, st->comm, &st->timer, copy_bytes);
     int64_t t3 = mm__monotonic_ns();
-    if (mm__survey_pairs(st) != 0) return -1;
+    if (mm__survey_pairs(st) != 0) return MM_E_FAILED;
     int64_t t4 = mm__monotonic_ns();
     steps[MM_PROBE_CACHELINE] = (double)(t1 - t0) * 1e-9;
     steps[MM_PROBE_EMPTY_REGION] = (double)(t2 - t1) * 1e-9;
@@ -251,7 +252,7 @@ static int mm__start(mm__launch_state *st) {
     steps[MM_PROBE_PAIRS] = (double)(t4 - t3) * 1e-9;
     int written = mm__write_meta(st, "running") == 0;
     mm__phase_end(st, MM_PHASE_PROBES);
-    return written ? 0 : -1;
+    return written ? 0 : MM_E_FAILED;
 }
 
 /* The launch state and its tests' array, or NULL with a message in result. */

@@ -10,6 +10,7 @@
 #include <time.h>
 
 #include "launch_internal.h"
+#include "mm_error.h"
 
 /* The phases' clock is CLOCK_MONOTONIC whatever --timer is: a wall time, comparable with the
  * launcher's (a virtual or TSC timer would not be). */
@@ -91,7 +92,7 @@ static int mm__gather_models(mm__launch_state *st) {
     row *all = st->rank == 0 ? malloc((size_t)st->nprocs * sizeof *all) : NULL;
     if (!mm_all_ok(st->comm, st->rank != 0 || all)) {
         free(all);
-        return -1;
+        return MM_E_FAILED;
     }
     int rc = MM_MPI(&st->err, MPI_Gather(&mine, (int)sizeof mine, MPI_BYTE, all, (int)sizeof mine,
                                          MPI_BYTE, 0, st->comm));
@@ -104,14 +105,14 @@ static int mm__gather_models(mm__launch_state *st) {
         }
     }
     free(all);
-    return rc == MPI_SUCCESS ? 0 : -1;
+    return rc == MPI_SUCCESS ? 0 : MM_E_FAILED;
 }
 
 int mm__sync_self_check(mm__launch_state *st) {
     mm_clocksync *cs = &st->cs;
     if (mm_clocksync_self_check(cs, st->res_ranks[0], st->res_ns[0], st->nres[0]) != MPI_SUCCESS) {
         st->err = cs->err;
-        return -1;
+        return MM_E_FAILED;
     }
     if (!cs->offset_only) return 0;
     if (st->rank == 0) {
@@ -154,9 +155,9 @@ int mm__sync(mm__launch_state *st) {
                          "see the launch's stderr; the tests before it are complete");
             }
         }
-        return -1;
+        return MM_E_FAILED;
     }
-    if (mm__gather_models(st) != 0) return -1;
+    if (mm__gather_models(st) != 0) return MM_E_FAILED;
     return mm_collect_sync_log(&st->cs.log, &st->sync_written, st->rank == 0 ? st->out.sync : NULL,
                                st->epoch_ns, st->comm);
 }

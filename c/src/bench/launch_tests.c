@@ -18,6 +18,7 @@
 #include <string.h>
 
 #include "launch_internal.h"
+#include "mm_error.h"
 
 /* A condition's list of tests: item appended at used while it fits, else ", ..." once; nothing
  * goes after the ellipsis. */
@@ -179,7 +180,7 @@ static int mm__agree_on_failure(mm__launch_state *st, mm_test *t, const char *co
     int mine = code ? st->rank : st->nprocs, lowest = st->nprocs;
     if (MM_MPI(&st->err, MPI_Allreduce(&mine, &lowest, 1, MPI_INT, MPI_MIN, st->comm)) !=
         MPI_SUCCESS)
-        return -1;
+        return MM_E_FAILED;
     if (lowest == st->nprocs) return 0;
     char buf[sizeof t->error_code + sizeof t->error_message];
     memset(buf, 0, sizeof buf);
@@ -189,7 +190,7 @@ static int mm__agree_on_failure(mm__launch_state *st, mm_test *t, const char *co
     }
     if (MM_MPI(&st->err, MPI_Bcast(buf, (int)sizeof buf, MPI_CHAR, lowest, st->comm)) !=
         MPI_SUCCESS)
-        return -1;
+        return MM_E_FAILED;
     memcpy(t->error_code, buf, sizeof t->error_code);
     memcpy(t->error_message, buf + sizeof t->error_code, sizeof t->error_message);
     t->error_code[sizeof t->error_code - 1] = '\0';
@@ -243,7 +244,7 @@ static int mm__record_test(mm__launch_state *st, mm_test *t, const mm_rep_buffer
     }
     if (st->rank == 0 && !written) mm__launch_say(st, "cannot write to %s", st->cfg->out);
     t->status = status;
-    return mm_all_ok(st->comm, write_ok) ? 0 : -1;
+    return mm_all_ok(st->comm, write_ok) ? 0 : MM_E_FAILED;
 }
 
 /* Rank 0: a finished test's facts to the caller's on_test (app/progress.c prints them). */

@@ -13,6 +13,7 @@
 
 #include "mm_bench.h"
 #include "mm_counters.h"
+#include "mm_error.h"
 
 typedef struct mm__timed {
     const mm_op *op;
@@ -91,7 +92,7 @@ int mm_rep_buffers_alloc(mm_rep_buffers *b, long cap) {
     if (!b->start_ns || !b->end_ns || !b->gstart_ns || !b->gend_ns || !b->invalid || missing ||
         !b->blocking_flags) {
         mm_rep_buffers_free(b);
-        return -1;
+        return MM_E_FAILED;
     }
     return 0;
 }
@@ -258,7 +259,7 @@ static int mm__loop_start(mm__loop *L, const mm_test_run *run, mm_test *t, mm_mp
         mm__hooks_clear(ps);
         *err = ps->err;
         mm_mpi_check(err, rc, "begin_test");
-        return -1;
+        return MM_E_FAILED;
     }
     L->nrep = cfg->nrep < L->b->cap ? cfg->nrep : L->b->cap;
     /* --nrep auto: rank 0 judges the run times every `every` recorded repetitions and at the

@@ -22,6 +22,7 @@
 #include <string.h>
 
 #include "mm_bench.h"
+#include "mm_error.h"
 #include "mm_output.h"
 
 #define MM__HOST_LEN 64
@@ -217,7 +218,7 @@ int mm_memory_check(const mm_config *cfg, MPI_Comm comm, char *err, size_t err_l
         for (int r = 0; verdicts && hosts && r < nprocs && rc == 0; r++) {
             if (verdicts[r * V_N + V_FAIL] == 0) continue;
             mm__explain(cfg, tests, ntests, &verdicts[r * V_N], &hosts[r * MM__HOST_LEN], err, err_len);
-            rc = 2;
+            rc = MM_E_INPUT;
         }
     }
     MM_MPI(&e, MPI_Bcast(&rc, 1, MPI_INT, 0, comm));

@@ -21,6 +21,7 @@
 
 #include "mm_bench.h"
 #include "mm_output.h"
+#include "mm_error.h"
 
 enum { MM__BATCHES = 100, MM__PER_BATCH = 10 };
 #define MM__GIVE_UP_NS 20000000
@@ -30,7 +31,7 @@ static int mm__await(volatile int *flag, int want, const mm_timer *t) {
     int64_t give_up = mm_timer_now(t) + MM__GIVE_UP_NS;
     for (long spins = 0; __atomic_load_n(flag, __ATOMIC_ACQUIRE) != want; spins++) {
         if ((spins & 1023) == 1023) {
-            if (mm_timer_now(t) > give_up) return -1;
+            if (mm_timer_now(t) > give_up) return MM_E_FAILED;
             if (t->yield_while_waiting) sched_yield();
         }
     }

@@ -20,6 +20,7 @@
 #include <string.h>
 
 #include "launch_internal.h"
+#include "mm_error.h"
 
 typedef struct mm__size_ctx {
     const mm_op *op;
@@ -119,7 +120,7 @@ int mm__refine_round(mm__launch_state *st, int round) {
         free(sizes);
         free(times);
     }
-    if (MM_MPI(&st->err, MPI_Bcast(&count, 1, MPI_INT, 0, st->comm)) != MPI_SUCCESS) return -1;
+    if (MM_MPI(&st->err, MPI_Bcast(&count, 1, MPI_INT, 0, st->comm)) != MPI_SUCCESS) return MM_E_FAILED;
     if (count == 0) return 0;
     int op_index[MM_MAX_OPS];
     for (int k = 0; st->rank == 0 && k < count; k++) {
@@ -128,7 +129,7 @@ int mm__refine_round(mm__launch_state *st, int round) {
     }
     if (MM_MPI(&st->err, MPI_Bcast(op_index, count, MPI_INT, 0, st->comm)) != MPI_SUCCESS ||
         MM_MPI(&st->err, MPI_Bcast(picked, count, MPI_INT64_T, 0, st->comm)) != MPI_SUCCESS)
-        return -1;
+        return MM_E_FAILED;
     mm_test *added = &st->tests[st->ntests];
     for (int k = 0; k < count; k++) {
         const mm_op *op = mm_op_find(st->cfg->ops[op_index[k]]);

@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "mm_bench.h"
+#include "mm_error.h"
 
 enum { MM__BOOT_ID_LEN = 40 }; /* 36 characters of a UUID, padded with zeros */
 
@@ -23,11 +24,11 @@ enum { MM__BOOT_ID_LEN = 40 }; /* 36 characters of a UUID, padded with zeros */
 static int mm__read_boot_id(char *id) {
     memset(id, 0, MM__BOOT_ID_LEN);
     FILE *f = fopen("/proc/sys/kernel/random/boot_id", "r");
-    if (!f) return -1;
+    if (!f) return MM_E_FAILED;
     size_t n = fread(id, 1, MM__BOOT_ID_LEN - 1, f);
     fclose(f);
     while (n > 0 && (id[n - 1] == '\n' || id[n - 1] == ' ')) id[--n] = '\0';
-    return n > 0 ? 0 : -1;
+    return n > 0 ? 0 : MM_E_FAILED;
 }
 
 int mm_comm_same_kernel(MPI_Comm comm, MPI_Comm *out, mm_mpi_error *err) {

@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "launch_internal.h"
+#include "mm_error.h"
 
 /* Per size below the launch's, the communicator of the first k ranks (MPI_COMM_NULL on the
  * others) and its process sync (opened on the ranks inside). */
@@ -26,7 +27,7 @@ struct mm__subcomms {
 
 int mm__subcomms_open(mm__launch_state *st, mm__subcomms **subs) {
     mm__subcomms *s = *subs = calloc(1, sizeof *s);
-    if (!mm_all_ok(st->comm, s != NULL)) return -1;
+    if (!mm_all_ok(st->comm, s != NULL)) return MM_E_FAILED;
     int sizes[MM_MAX_LIST], n = mm_config_comm_sizes(st->cfg, st->nprocs, sizes);
     int ok = 1;
     for (int i = 0; i < n; i++) {
@@ -37,12 +38,12 @@ int mm__subcomms_open(mm__launch_state *st, mm__subcomms **subs) {
         int inside = st->rank < sizes[i];
         if (MM_MPI(&st->err, MPI_Comm_split(st->comm, inside ? 0 : MPI_UNDEFINED, st->rank,
                                             &s->sub_comm[j])) != MPI_SUCCESS)
-            return -1;
+            return MM_E_FAILED;
         if (inside)
             ok &= mm_procsync_open(&s->sub_ps[j], st->cfg->procsync, s->sub_comm[j], &st->timer,
                                    &st->cs, st->cfg) == 0;
     }
-    return mm_all_ok(st->comm, ok) ? 0 : -1;
+    return mm_all_ok(st->comm, ok) ? 0 : MM_E_FAILED;
 }
 
 void mm__subcomms_close(mm__subcomms *s) {

@@ -19,6 +19,7 @@
 #include "cs_internal.h"
 #include "mm_config.h"
 #include "mm_facts.h"
+#include "mm_error.h"
 
 enum { MM__TAG_RESIDUAL = 103, MM__RESIDUAL_SAMPLE_MAX = 64 };
 
@@ -62,16 +63,16 @@ int mm_clocksync_params_check(const mm_clocksync_params *p, char *err, size_t er
         snprintf(err, err_len, "clock sync parameters must not be negative (nfit %d, pingpongs %d, "
                  "n-nonimproving %d, min-rounds %d)", p->nfit, p->pingpong_cap,
                  p->n_nonimproving, p->min_rounds);
-        return -1;
+        return MM_E_INPUT;
     }
     if (!isfinite(p->fit_span_s) || p->fit_span_s < 0) {
         snprintf(err, err_len, "--fit-span-s must be a finite number >= 0 (0 = default), got %g",
                  p->fit_span_s);
-        return -1;
+        return MM_E_INPUT;
     }
     if (p->fit_span_s > 3600) {
         snprintf(err, err_len, "--fit-span-s %g: at most 3600 s", p->fit_span_s);
-        return -1;
+        return MM_E_INPUT;
     }
     return 0;
 }
@@ -85,12 +86,12 @@ int mm_clocksync_open(mm_clocksync *cs, const char *name, MPI_Comm comm, const m
     memset(cs, 0, sizeof *cs);
     cs->comm = MPI_COMM_NULL;
     cs->vt = mm_clocksync_find(name);
-    if (!cs->vt || !timer) return -1;
+    if (!cs->vt || !timer) return MM_E_FAILED;
     if (params) {
         char err[256]; /* the parser checked them already (app/parse.c): the message is its */
         if (mm_clocksync_params_check(params, err, sizeof err) != 0) {
             cs->vt = NULL;
-            return -1;
+            return MM_E_FAILED;
         }
     }
     mm_clocksync_params_resolve(name, params, &cs->params);
@@ -99,7 +100,7 @@ int mm_clocksync_open(mm_clocksync *cs, const char *name, MPI_Comm comm, const m
     if (MM_MPI(&cs->err, MPI_Comm_dup(comm, &cs->comm)) != MPI_SUCCESS) {
         cs->comm = MPI_COMM_NULL;
         cs->vt = NULL;
-        return -1;
+        return MM_E_FAILED;
     }
     MM_MPI(&cs->err, mm_mpi_errors_return(cs->comm));
     MM_MPI(&cs->err, MPI_Comm_rank(cs->comm, &cs->rank));
@@ -133,7 +134,7 @@ int mm_clocksync_run(mm_clocksync *cs) {
         cs->model = before;
         cs->parent = parent_before;
         cs->nfailed++;
-        return -1;
+        return MM_E_FAILED;
     }
     if (cs->nsyncs == 0) cs->duration_s = all[0];
     cs->total_duration_s += all[0];

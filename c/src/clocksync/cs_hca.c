@@ -16,21 +16,12 @@
  *   (p − 1) measurements.
  * Source: Hunold & Carpen-Amarie, EuroMPI 2015 (HCA); summarized in Hunold & Carpen-Amarie 2016
  *   §3.2.1; tree from Hoefler, Schneider & Lumsdaine 2010 §3.2. */
-#include <stdlib.h>
-
 #include "cs_internal.h"
 
 static int mm__hca_sync(mm_clocksync *cs) {
-    int nfit = cs->params.nfit;
-    mm_offset_result *pts = malloc((size_t)nfit * sizeof *pts);
-    if (!mm_all_ok(cs->comm, pts != NULL)) {
-        free(pts);
-        return MPI_ERR_NO_MEM;
-    }
     int parent = -1;
-    int rc = mm__bottomup_passes(cs, nfit, cs->params.fit_span_s, pts, &parent);
-    mm_clock_model edge = parent >= 0 ? mm__edge_model(pts, nfit) : mm_model_identity();
-    free(pts);
+    mm_clock_model edge;
+    int rc = mm__bottomup_fitted_edge(cs, &edge, &parent);
     if (rc == MPI_SUCCESS) rc = mm__compose_and_scatter(cs, parent, &edge);
     if (rc != MPI_SUCCESS) return rc;
     /* O(p): intercepts against rank 0, slopes kept. */

@@ -66,6 +66,11 @@ int mm__compose_and_scatter(mm_clocksync *cs, int parent, const mm_clock_model *
 int mm__bottomup_passes(mm_clocksync *cs, int npasses, double span_s, mm_offset_result *pts,
                         int *parent);
 
+/* The fitted edge of hca and hca2: params.nfit bottom-up passes over params.fit_span_s, the
+ * edge to *parent fitted from them (mm__edge_model; the identity at rank 0). Collective; an MPI
+ * code, MPI_ERR_NO_MEM on every rank when some rank has no memory for the points. */
+int mm__bottomup_fitted_edge(mm_clocksync *cs, mm_clock_model *edge, int *parent);
+
 /* The top-down tree of hca3/hca3o: as a child, npoints measurements of its local clock against
  * the parent's *global* clock spread over span_s, fitted into cs->model (local -> global); then,
  * as a parent, answers each child npoints times with its global clock. */

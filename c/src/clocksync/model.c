@@ -18,11 +18,12 @@
 #include <stdlib.h>
 
 #include "mm_model.h"
+#include "mm_error.h"
 
 /* Ordinary least squares of offset on local time, centred on the anchor (the rounded mean local
  * time) so that the sums stay small; m = mean of (x − a) is then below 1 ns but is kept exact. */
 int mm_model_fit(const int64_t *local_ns, const double *offset_ns, size_t n, mm_clock_model *out) {
-    if (n < 1 || !local_ns || !offset_ns || !out) return -1;
+    if (n < 1 || !local_ns || !offset_ns || !out) return MM_E_FAILED;
     double mean_from_first = 0.0;
     for (size_t k = 0; k < n; k++) mean_from_first += (double)(local_ns[k] - local_ns[0]);
     mean_from_first /= (double)n;
@@ -78,12 +79,12 @@ static double mm__weighted_median(mm__weighted *v, size_t n) {
 int mm_model_fit_robust(const int64_t *local_ns, const double *offset_ns, const double *weight,
                         size_t n, mm_clock_model *out) {
     mm_clock_model ls;
-    if (mm_model_fit(local_ns, offset_ns, n, &ls) != 0) return -1;
+    if (mm_model_fit(local_ns, offset_ns, n, &ls) != 0) return MM_E_FAILED;
     for (size_t k = 0; weight && k < n; k++)
-        if (!(weight[k] > 0.0) || !isfinite(weight[k])) return -1;
+        if (!(weight[k] > 0.0) || !isfinite(weight[k])) return MM_E_FAILED;
     size_t npairs = n > 512 ? n / 2 : n * (n - 1) / 2;
     mm__weighted *v = malloc((npairs > n ? npairs : n) * sizeof *v);
-    if (!v) return -1;
+    if (!v) return MM_E_FAILED;
     size_t m = 0;
     for (size_t k = 0; k < n; k++) {
         size_t first = n > 512 ? k + n / 2 : k + 1, last = n > 512 ? first + 1 : n;

@@ -270,3 +270,17 @@ int mm__topdown_sync(mm_clocksync *cs, int npoints, double span_s) {
     free(pts);
     return rc;
 }
+
+int mm__bottomup_fitted_edge(mm_clocksync *cs, mm_clock_model *edge, int *parent) {
+    int nfit = cs->params.nfit;
+    mm_offset_result *pts = malloc((size_t)nfit * sizeof *pts);
+    if (!mm_all_ok(cs->comm, pts != NULL)) {
+        free(pts);
+        return MPI_ERR_NO_MEM;
+    }
+    *parent = -1;
+    int rc = mm__bottomup_passes(cs, nfit, cs->params.fit_span_s, pts, parent);
+    *edge = *parent >= 0 ? mm__edge_model(pts, nfit) : mm_model_identity();
+    free(pts);
+    return rc;
+}

@@ -10,10 +10,10 @@ int mm_fail(char *err, size_t len, const char *fmt, ...) {
     va_start(ap, fmt);
     vsnprintf(err, len, fmt, ap);
     va_end(ap);
-    return 2;
+    return MM_E_INPUT;
 }
 
 int mm_exit_code(int status) {
     if (status == 0) return 0;
-    return status == MM_E_INPUT || status == 2 ? 2 : 1;
+    return status == MM_E_INPUT ? 2 : 1;
 }

@@ -16,6 +16,7 @@
  * back to the same double; NaN and infinities as null.
  * Cost: linear in the output; the buffer grows geometrically. */
 #include "mm_json.h"
+#include "mm_error.h"
 
 #include <inttypes.h>
 #include <math.h>
@@ -24,9 +25,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* 0, or -1 (b->failed set) when the buffer cannot grow. */
+/* 0, or MM_E_FAILED (b->failed set) when the buffer cannot grow. */
 static int mm__buf_reserve(mm_buf *b, size_t extra) {
-    if (b->failed) return -1;
+    if (b->failed) return MM_E_FAILED;
     size_t need = b->len + extra + 1; /* always room for a terminating NUL */
     if (need <= b->cap) return 0;
     size_t cap = b->cap ? b->cap : 256;
@@ -34,7 +35,7 @@ static int mm__buf_reserve(mm_buf *b, size_t extra) {
     char *p = realloc(b->data, cap);
     if (!p) {
         b->failed = 1;
-        return -1;
+        return MM_E_FAILED;
     }
     b->data = p;
     b->cap = cap;

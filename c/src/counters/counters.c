@@ -30,16 +30,16 @@ int mm_counters_check_names(const char *option, const char *text, int allow_all,
                                     : "event names, comma-separated";
     if (!*text) {
         snprintf(err, len, "--%s: empty; allowed: %s", option, allowed);
-        return 2;
+        return MM_E_INPUT;
     }
     if (strlen(text) >= MM_COUNTERS_TEXT) {
         snprintf(err, len, "--%s: longer than %d characters", option, MM_COUNTERS_TEXT - 1);
-        return 2;
+        return MM_E_INPUT;
     }
     if (strcmp(text, "all") == 0) {
         if (allow_all) return 0;
         snprintf(err, len, "--%s: 'all' is not allowed here; allowed: %s", option, allowed);
-        return 2;
+        return MM_E_INPUT;
     }
     char seen[MM_MAX_COUNTERS][MM_COUNTER_NAME_LEN];
     int n = 0;
@@ -47,12 +47,12 @@ int mm_counters_check_names(const char *option, const char *text, int allow_all,
         size_t item = strcspn(p, ",");
         if (item == 0) {
             snprintf(err, len, "--%s: empty item in '%s'; allowed: %s", option, text, allowed);
-            return 2;
+            return MM_E_INPUT;
         }
         if (item >= MM_COUNTER_NAME_LEN) {
             snprintf(err, len, "--%s: '%.*s...' is longer than %d characters", option, 40, p,
                      MM_COUNTER_NAME_LEN - 1);
-            return 2;
+            return MM_E_INPUT;
         }
         for (size_t i = 0; i < item; i++) {
             unsigned char ch = (unsigned char)p[i];
@@ -60,22 +60,22 @@ int mm_counters_check_names(const char *option, const char *text, int allow_all,
                 snprintf(err, len, "--%s: '%.*s' is not a counter name (no spaces, quotes, "
                          "backslashes or non-ASCII characters); allowed: %s", option, (int)item, p,
                          allowed);
-                return 2;
+                return MM_E_INPUT;
             }
         }
         if (item == 3 && strncmp(p, "all", 3) == 0 && allow_all) {
             snprintf(err, len, "--%s: 'all' stands alone, not in a list ('%s')", option, text);
-            return 2;
+            return MM_E_INPUT;
         }
         if (n >= MM_MAX_COUNTERS) {
             snprintf(err, len, "--%s: more than %d names", option, MM_MAX_COUNTERS);
-            return 2;
+            return MM_E_INPUT;
         }
         snprintf(seen[n], MM_COUNTER_NAME_LEN, "%.*s", (int)item, p);
         for (int j = 0; j < n; j++) {
             if (strcmp(seen[j], seen[n]) == 0) {
                 snprintf(err, len, "--%s: '%s' is given twice", option, seen[n]);
-                return 2;
+                return MM_E_INPUT;
             }
         }
         n++;
@@ -111,7 +111,7 @@ static int mm__agree(int rc, MPI_Comm comm, int rank, int nprocs, char *err, siz
             return mm__mpi_failed(&e, err, len);
         if (rank == 0) snprintf(err, len, "rank %d: %s", lowest, msg);
     }
-    return 2;
+    return MM_E_INPUT;
 }
 
 int mm_counters_resolve(mm_config *cfg, MPI_Comm comm, char *err, size_t len) {
@@ -126,7 +126,7 @@ int mm_counters_resolve(mm_config *cfg, MPI_Comm comm, char *err, size_t len) {
     if (rank == 0 && cfg->counters.mpit_pvars[0]) rc = mm_pvar_resolve(cfg, comm, err, len);
     if (MM_MPI(&e, MPI_Bcast(&rc, 1, MPI_INT, 0, comm)) != MPI_SUCCESS)
         return mm__mpi_failed(&e, err, len);
-    if (rc) return 2;
+    if (rc) return MM_E_INPUT;
     MM_MPI(&e, MPI_Bcast(&cfg->counters.ncounter_pvars, 1, MPI_INT, 0, comm));
     MM_MPI(&e, MPI_Bcast(cfg->counters.counter_pvars, (int)sizeof cfg->counters.counter_pvars, MPI_CHAR, 0, comm));
     if (mm_mpi_failed(&e)) return mm__mpi_failed(&e, err, len);
@@ -243,7 +243,7 @@ int mm_counters_begin_test(mm_counters *c, char *err, size_t len) {
         if (part->n && part->src->begin_test(part->state, c->info + part->first, err, len) != 0) {
             for (int q = 0; q < p; q++)
                 if (c->part[q].n) c->part[q].src->end_test(c->part[q].state);
-            return -1;
+            return MM_E_FAILED;
         }
     }
     /* what looking costs a repetition: a before and an after reading, back to back */

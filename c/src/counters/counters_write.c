@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include "counters_internal.h"
+#include "mm_error.h"
 
 enum { MM__TAG = 7301 };
 
@@ -29,7 +30,7 @@ int mm_counters_open_csv(mm_counters *c, const char *dir, char *err, size_t len)
     if (!c) {
         if (unlink(path) != 0 && errno != ENOENT) {
             snprintf(err, len, "cannot remove %s left by an earlier launch (%s)", path, strerror(errno));
-            return -1;
+            return MM_E_FAILED;
         }
         return 0;
     }
@@ -37,7 +38,7 @@ int mm_counters_open_csv(mm_counters *c, const char *dir, char *err, size_t len)
     c->csv = fopen(path, "w");
     if (!c->csv || fputs(MM_COUNTERS_HEADER, c->csv) == EOF || fflush(c->csv) != 0) {
         snprintf(err, len, "cannot write %s (%s)", path, strerror(errno));
-        return -1;
+        return MM_E_FAILED;
     }
     return 0;
 }
@@ -58,7 +59,7 @@ static int mm__write_rows(mm_counters *c, const mm_test *t, int rank, size_t fir
                         (long long)x);
         else
             w = fprintf(c->csv, "%d,%d,%ld,%s,%.17g\n", t->index, rank, rep, c->info[k].name, x);
-        if (w < 0) return -1;
+        if (w < 0) return MM_E_FAILED;
     }
     return 0;
 }
@@ -95,7 +96,7 @@ int mm_counters_write_test(mm_counters *c, const mm_test *t, long nrep, int redu
         }
     }
     if (c->rank == 0 && ok) ok = fflush(c->csv) == 0 && fsync(fileno(c->csv)) == 0;
-    return ok ? 0 : -1;
+    return ok ? 0 : MM_E_FAILED;
 }
 
 static void mm__counters_render_value(mm_json *j, const mm_counters *c) {

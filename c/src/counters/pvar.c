@@ -23,14 +23,15 @@
 #include <unistd.h>
 
 #include "counters_internal.h"
+#include "mm_error.h"
 
 #ifdef MM_SIMGRID
 /* SimGrid's SMPI (3.32) has no MPI_T interface: no variable exists. */
-int mm_pvar_init(void) { return -1; }
+int mm_pvar_init(void) { return MM_E_FAILED; }
 void mm_pvar_finalize(void) {}
 int mm_pvar_count(void) { return 0; }
-int mm_pvar_describe(int index, mm_pvar_desc *d) { (void)index; (void)d; return -1; }
-int mm_pvar_find(const char *name, mm_pvar_desc *d) { (void)name; (void)d; return -1; }
+int mm_pvar_describe(int index, mm_pvar_desc *d) { (void)index; (void)d; return MM_E_FAILED; }
+int mm_pvar_find(const char *name, mm_pvar_desc *d) { (void)name; (void)d; return MM_E_FAILED; }
 const char *mm_pvar_class_word(int klass) { (void)klass; return "?"; }
 const char *mm_pvar_bind_word(int bind) { (void)bind; return "?"; }
 int mm_pvar_type(MPI_Datatype dt, size_t *width, int *is_double, const char **word) {
@@ -64,7 +65,7 @@ const char *mm_pvar_error_word(int rc, char *buf, size_t len) {
 
 int mm_pvar_init(void) {
     int provided = 0;
-    return MPI_T_init_thread(MPI_THREAD_SINGLE, &provided) == MPI_SUCCESS ? 0 : -1;
+    return MPI_T_init_thread(MPI_THREAD_SINGLE, &provided) == MPI_SUCCESS ? 0 : MM_E_FAILED;
 }
 
 /* MPI_T stays initialized until the process ends (MPI_Finalize tears it down): MPICH 4.0.2
@@ -86,21 +87,21 @@ int mm_pvar_describe(int index, mm_pvar_desc *d) {
     if (MPI_T_pvar_get_info(index, d->name, &name_len, &verbosity, &d->klass, &d->dt, &et,
                             d->description, &desc_len, &d->bind, &d->readonly, &d->continuous,
                             &atomic) != MPI_SUCCESS)
-        return -1;
+        return MM_E_FAILED;
     d->index = index;
     d->name[sizeof d->name - 1] = '\0';
     d->description[sizeof d->description - 1] = '\0';
     /* one line: descriptions are shown in tables and messages */
     for (char *p = d->description; *p; p++)
         if (*p == '\n' || *p == '\r' || *p == '\t') *p = ' ';
-    return d->name[0] ? 0 : -1;
+    return d->name[0] ? 0 : MM_E_FAILED;
 }
 
 int mm_pvar_find(const char *name, mm_pvar_desc *d) {
     int n = mm_pvar_count();
     for (int i = 0; i < n; i++)
         if (mm_pvar_describe(i, d) == 0 && strcmp(d->name, name) == 0) return 0;
-    return -1;
+    return MM_E_FAILED;
 }
 
 const char *mm_pvar_class_word(int klass) {
@@ -220,7 +221,7 @@ static int mm__try(const mm_pvar_desc *d, MPI_Comm comm, int *elements, char *wh
     int rc = MPI_T_pvar_session_create(&s);
     if (rc != MPI_SUCCESS) {
         snprintf(why, len, "MPI_T_pvar_session_create failed (%s)", mm_pvar_error_word(rc, word, sizeof word));
-        return -1;
+        return MM_E_FAILED;
     }
     MPI_Comm c = comm;
     MPI_T_pvar_handle h;

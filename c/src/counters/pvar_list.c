@@ -92,7 +92,7 @@ static int mm__catalog_read(mm__catalog *c, MPI_Comm comm, int probe) {
     free(tried_elements);
     free(tried_why);
     if (!ok) mm__catalog_free(c);
-    return ok ? 0 : -1;
+    return ok ? 0 : MM_E_FAILED;
 }
 
 int mm_counters_list_pvars(mm_pvar_list *list, MPI_Comm comm) {
@@ -218,12 +218,12 @@ static int mm__resolve_names(mm_config *cfg, const mm__catalog *c, const char *l
             else
                 snprintf(err, len, "--mpit-pvars: unknown performance variable '%s'; allowed (readable "
                          "here): %s (mpimeter-bench --list-pvars lists them all)", name, offered);
-            return 2;
+            return MM_E_INPUT;
         }
         if (!c->ok[i]) {
             snprintf(err, len, "--mpit-pvars: '%s' cannot be read here: %s (mpimeter-bench "
                      "--list-pvars says which can)", name, c->why[i]);
-            return 2;
+            return MM_E_INPUT;
         }
         snprintf(cfg->counters.counter_pvars[cfg->counters.ncounter_pvars++], MM_COUNTER_NAME_LEN, "%.*s",
                  MM_COUNTER_NAME_LEN - 1, name); /* names were checked to fit */
@@ -243,13 +243,13 @@ int mm_pvar_resolve(mm_config *cfg, MPI_Comm comm, char *err, size_t len) {
         }
         snprintf(err, len, "--mpit-pvars: the MPI library (%s) offers no MPI_T interface, so no "
                  "performance variable can be read", library);
-        return 2;
+        return MM_E_INPUT;
     }
     mm__catalog c;
     int rc = 0;
     if (mm__catalog_read(&c, comm, 1) != 0) {
         snprintf(err, len, "--mpit-pvars: out of memory reading the library's performance variables");
-        rc = 2;
+        rc = MM_E_INPUT;
     } else {
         if (all)
             mm__resolve_all(cfg, &c);

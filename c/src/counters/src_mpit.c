@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "counters_internal.h"
+#include "mm_error.h"
 
 #ifdef MM_SIMGRID
 static int mm__open(void **state, const mm_config *cfg, MPI_Comm comm, mm_counter_info *info,
@@ -21,7 +22,7 @@ static int mm__open(void **state, const mm_config *cfg, MPI_Comm comm, mm_counte
     *n = 0;
     if (cfg->counters.ncounter_pvars == 0) return 0;
     snprintf(err, len, "--mpit-pvars: this build (SimGrid SMPI) has no MPI_T interface");
-    return -1;
+    return MM_E_FAILED;
 }
 /* open never succeeds with a variable here, so the context calls nothing else (counters.c) */
 const mm_counter_source mm_counters_source_mpit = {.name = "mpi_t", .open = mm__open};
@@ -77,18 +78,18 @@ static int mm__open(void **state, const mm_config *cfg, MPI_Comm comm, mm_counte
     if (cfg->counters.ncounter_pvars == 0) return 0;
     if (cfg->counters.ncounter_pvars > max) {
         snprintf(err, len, "--mpit-pvars: more than %d counters", max);
-        return -1;
+        return MM_E_FAILED;
     }
     mm__mpit *m = calloc(1, sizeof *m);
     if (!m) {
         snprintf(err, len, "out of memory for the performance variables");
-        return -1;
+        return MM_E_FAILED;
     }
     m->comm = comm;
     if (mm_pvar_init() != 0) {
         snprintf(err, len, "--mpit-pvars: MPI_T cannot be initialized on this rank");
         free(m);
-        return -1;
+        return MM_E_FAILED;
     }
     m->initialized = 1;
     for (int k = 0; k < cfg->counters.ncounter_pvars; k++) {
@@ -100,12 +101,12 @@ static int mm__open(void **state, const mm_config *cfg, MPI_Comm comm, mm_counte
         if (mm_pvar_find(name, &v->d) != 0) {
             snprintf(err, len, "--mpit-pvars: performance variable '%s' does not exist on this rank", name);
             mm__close(m);
-            return -1;
+            return MM_E_FAILED;
         }
         if (mm_pvar_why_not(&v->d, why, sizeof why)) {
             snprintf(err, len, "--mpit-pvars: '%s' cannot be read on this rank: %s", name, why);
             mm__close(m);
-            return -1;
+            return MM_E_FAILED;
         }
         mm_pvar_type(v->d.dt, &v->width, &is_double, &type);
         mm_counter_info *in = &info[k];
@@ -132,7 +133,7 @@ static int mm__begin(void *state, mm_counter_info *info, char *err, size_t len) 
     int rc = MPI_T_pvar_session_create(&m->session);
     if (rc != MPI_SUCCESS) {
         snprintf(err, len, "MPI_T_pvar_session_create failed (%s)", mm_pvar_error_word(rc, word, sizeof word));
-        return -1;
+        return MM_E_FAILED;
     }
     m->has_session = 1;
     for (int k = 0; k < m->n; k++) {
@@ -146,7 +147,7 @@ static int mm__begin(void *state, mm_counter_info *info, char *err, size_t len) 
                      mm_pvar_error_word(rc, word, sizeof word), v->elements);
             if (rc == MPI_SUCCESS) MPI_T_pvar_handle_free(m->session, &v->handle);
             mm__end(m);
-            return -1;
+            return MM_E_FAILED;
         }
         v->has_handle = 1;
         info[k].elements = v->elements;
@@ -154,13 +155,13 @@ static int mm__begin(void *state, mm_counter_info *info, char *err, size_t len) 
         if (!v->buf) {
             snprintf(err, len, "performance variable %s: out of memory", v->d.name);
             mm__end(m);
-            return -1;
+            return MM_E_FAILED;
         }
         if (!v->d.continuous && (rc = MPI_T_pvar_start(m->session, v->handle)) != MPI_SUCCESS) {
             snprintf(err, len, "performance variable %s: MPI_T_pvar_start failed (%s)", v->d.name,
                      mm_pvar_error_word(rc, word, sizeof word));
             mm__end(m);
-            return -1;
+            return MM_E_FAILED;
         }
     }
     return 0;

@@ -18,6 +18,7 @@
 #include <string.h>
 
 #include "counters_internal.h"
+#include "mm_error.h"
 
 #if defined(MM_HAVE_PAPI) && !defined(MM_PAPI_DISABLED)
 #include <papi.h>
@@ -52,7 +53,7 @@ static int mm__init(char *err, size_t len) {
     int rc = PAPI_library_init(PAPI_VER_CURRENT);
     if (rc == PAPI_VER_CURRENT) return 0;
     snprintf(err, len, "--papi: PAPI could not start (%s)", rc > 0 ? "another PAPI version" : PAPI_strerror(rc));
-    return 2;
+    return MM_E_INPUT;
 }
 
 /* PAPI's own verdict on the component that counts `code`: 1 with why when it cannot count. */
@@ -95,20 +96,20 @@ int mm_papi_check(const char *events, char *err, size_t len) {
             mm__machine_note(note, sizeof note);
             snprintf(err, len, "--papi: unknown event '%s' (PAPI: %s); papi_avail and "
                      "papi_native_avail list the events%s", names[k], PAPI_strerror(rc), note);
-            return 2;
+            return MM_E_INPUT;
         }
     }
     for (int k = 0; k < n; k++) {
         if (mm__component_problem(codes[k], why, sizeof why)) {
             snprintf(err, len, "--papi %s: no hardware counters on this machine: %s; nothing "
                      "can be counted (omit --papi)", names[k], why);
-            return 2;
+            return MM_E_INPUT;
         }
     }
     int set = PAPI_NULL;
     if ((rc = PAPI_create_eventset(&set)) != PAPI_OK) {
         snprintf(err, len, "--papi: PAPI_create_eventset failed (%s)", PAPI_strerror(rc));
-        return 2;
+        return MM_E_INPUT;
     }
     int result = 0;
     for (int k = 0; k < n && result == 0; k++) {
@@ -136,11 +137,11 @@ static int mm__open(void **state, const mm_config *cfg, MPI_Comm comm, mm_counte
     *state = NULL;
     if (!cfg->counters.papi_events[0]) return 0;
     /* every rank checks its own host: counters may exist on some nodes only */
-    if (mm_papi_check(cfg->counters.papi_events, err, len) != 0) return -1;
+    if (mm_papi_check(cfg->counters.papi_events, err, len) != 0) return MM_E_FAILED;
     mm__papi *p = calloc(1, sizeof *p);
     if (!p) {
         snprintf(err, len, "out of memory for the PAPI events");
-        return -1;
+        return MM_E_FAILED;
     }
     p->set = PAPI_NULL;
     char names[MM_MAX_COUNTERS][MM_COUNTER_NAME_LEN];
@@ -187,7 +188,7 @@ static int mm__begin(void *state, mm_counter_info *info, char *err, size_t len) 
     if (rc != PAPI_OK) {
         snprintf(err, len, "PAPI event set: %s", PAPI_strerror(rc));
         mm__end(p);
-        return -1;
+        return MM_E_FAILED;
     }
     p->running = 1;
     return 0;
@@ -225,7 +226,7 @@ int mm_papi_check(const char *events, char *err, size_t len) {
     snprintf(err, len, "--papi %s: this mpimeter-bench was built without PAPI (papi.h and libpapi "
              "were not found when it was built), so it reads no hardware counters; install "
              "libpapi-dev and rebuild (make build), or omit --papi", first);
-    return 2;
+    return MM_E_INPUT;
 }
 
 static int mm__open(void **state, const mm_config *cfg, MPI_Comm comm, mm_counter_info *info,
@@ -235,7 +236,7 @@ static int mm__open(void **state, const mm_config *cfg, MPI_Comm comm, mm_counte
     *state = NULL;
     if (!cfg->counters.papi_events[0]) return 0;
     mm_papi_check(cfg->counters.papi_events, err, len);
-    return -1;
+    return MM_E_FAILED;
 }
 
 /* open never succeeds with an event here, so the context calls nothing else (counters.c) */

@@ -8,18 +8,19 @@
 #include <stdlib.h>
 
 #include "ops_internal.h"
+#include "mm_error.h"
 
 int mm__bsend_attach(const mm_op_args *a, int64_t messages, void **buf, int *bytes) {
     *buf = NULL;
     *bytes = 0;
     int one = 0;
-    if (MPI_Pack_size(a->count, a->datatype, a->comm, &one) != MPI_SUCCESS) return -1;
+    if (MPI_Pack_size(a->count, a->datatype, a->comm, &one) != MPI_SUCCESS) return MM_E_FAILED;
     int64_t total = messages * ((int64_t)one + MPI_BSEND_OVERHEAD);
-    if (total <= 0 || total > INT32_MAX) return -1; /* MPI_Buffer_attach takes an int */
+    if (total <= 0 || total > INT32_MAX) return MM_E_FAILED; /* MPI_Buffer_attach takes an int */
     *buf = malloc((size_t)total);
-    if (!*buf) return -1;
+    if (!*buf) return MM_E_FAILED;
     *bytes = (int)total;
-    return MPI_Buffer_attach(*buf, *bytes) == MPI_SUCCESS ? 0 : -1;
+    return MPI_Buffer_attach(*buf, *bytes) == MPI_SUCCESS ? 0 : MM_E_FAILED;
 }
 
 void mm__bsend_detach(void *buf) {

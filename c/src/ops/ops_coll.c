@@ -26,17 +26,18 @@
 
 #include "mm_ops.h"
 #include "ops_internal.h"
+#include "mm_error.h"
 
 /* Validates the common arguments, clears the buffer pointers and sets args->count (0 when
  * the op ignores the size). */
 static int mm__begin(mm_op_args *a, int uses_size) {
     mm__args_clear(a);
-    if (a->nprocs < 1 || a->rank < 0 || a->rank >= a->nprocs) return -1;
-    if (a->root < 0 || a->root >= a->nprocs) return -1;
+    if (a->nprocs < 1 || a->rank < 0 || a->rank >= a->nprocs) return MM_E_FAILED;
+    if (a->root < 0 || a->root >= a->nprocs) return MM_E_FAILED;
     if (!uses_size) return 0;
-    if (a->type_size <= 0 || a->size < 0 || a->size % a->type_size != 0) return -1;
+    if (a->type_size <= 0 || a->size < 0 || a->size % a->type_size != 0) return MM_E_FAILED;
     int64_t count = a->size / a->type_size;
-    if (count > INT_MAX) return -1;
+    if (count > INT_MAX) return MM_E_FAILED;
     a->count = (int)count;
     return 0;
 }
@@ -68,9 +69,9 @@ static void mm__fill(void *buf, int64_t elems, const mm_op_args *a) {
  * buffers never alias), filled with the pattern or zeroed. */
 static int mm__buffer(void **out, int64_t elems, const mm_op_args *a, int fill) {
     int64_t n = elems > 0 ? elems : 1;
-    if (n > (int64_t)(SIZE_MAX / 2) / a->type_size) return -1;
+    if (n > (int64_t)(SIZE_MAX / 2) / a->type_size) return MM_E_FAILED;
     void *buf = mm__buffer_alloc((size_t)(n * a->type_size));
-    if (!buf) return -1;
+    if (!buf) return MM_E_FAILED;
     if (fill)
         mm__fill(buf, n, a);
     else
@@ -83,10 +84,10 @@ static int mm__buffer(void **out, int64_t elems, const mm_op_args *a, int fill) 
  * they describe holds nprocs*(count+1) elements, which must fit MPI's int displacements. */
 static int mm__gapped_layout(int **counts, int **displs, const mm_op_args *a) {
     int64_t stride = (int64_t)a->count + 1;
-    if (stride * a->nprocs > INT_MAX) return -1;
+    if (stride * a->nprocs > INT_MAX) return MM_E_FAILED;
     *counts = malloc((size_t)a->nprocs * sizeof(int));
     *displs = malloc((size_t)a->nprocs * sizeof(int));
-    if (!*counts || !*displs) return -1;
+    if (!*counts || !*displs) return MM_E_FAILED;
     for (int i = 0; i < a->nprocs; i++) {
         (*counts)[i] = a->count;
         (*displs)[i] = (int)(stride * i);
@@ -111,12 +112,12 @@ void mm__coll_teardown(mm_op_args *a) {
 /* Ends a setup: on failure frees what was allocated so far. */
 static int mm__end(mm_op_args *a, int failed) {
     if (failed) mm__coll_teardown(a);
-    return failed ? -1 : 0;
+    return failed ? MM_E_FAILED : 0;
 }
 
 /* ---- allgather / allgatherv: count from every rank to every rank ---- */
 int mm__setup_allgather(mm_op_args *a) {
-    if (mm__begin(a, 1)) return -1;
+    if (mm__begin(a, 1)) return MM_E_FAILED;
     return mm__end(a, mm__buffer(&a->sendbuf, a->count, a, 1) ||
                           mm__buffer(&a->recvbuf, mm__all_blocks(a), a, 0));
 }
@@ -126,7 +127,7 @@ int mm__run_allgather(const mm_op_args *a) {
 }
 
 int mm__setup_allgatherv(mm_op_args *a) {
-    if (mm__begin(a, 1)) return -1;
+    if (mm__begin(a, 1)) return MM_E_FAILED;
     return mm__end(a, mm__gapped_layout(&a->recvcounts, &a->rdispls, a) ||
                           mm__buffer(&a->sendbuf, a->count, a, 1) ||
                           mm__buffer(&a->recvbuf, mm__gapped_elems(a), a, 0));
@@ -138,7 +139,7 @@ int mm__run_allgatherv(const mm_op_args *a) {
 
 /* ---- allreduce / scan / exscan: a vector of count elements, reduced ---- */
 static int mm__setup_vector_pair(mm_op_args *a) {
-    if (mm__begin(a, 1)) return -1;
+    if (mm__begin(a, 1)) return MM_E_FAILED;
     return mm__end(a, mm__buffer(&a->sendbuf, a->count, a, 1) ||
                           mm__buffer(&a->recvbuf, a->count, a, 0));
 }
@@ -160,7 +161,7 @@ int mm__run_exscan(const mm_op_args *a) {
 
 /* ---- alltoall / alltoallv: a distinct block from every rank to every rank ---- */
 int mm__setup_alltoall(mm_op_args *a) {
-    if (mm__begin(a, 1)) return -1;
+    if (mm__begin(a, 1)) return MM_E_FAILED;
     return mm__end(a, mm__buffer(&a->sendbuf, mm__all_blocks(a), a, 1) ||
                           mm__buffer(&a->recvbuf, mm__all_blocks(a), a, 0));
 }
@@ -170,7 +171,7 @@ int mm__run_alltoall(const mm_op_args *a) {
 }
 
 int mm__setup_alltoallv(mm_op_args *a) {
-    if (mm__begin(a, 1)) return -1;
+    if (mm__begin(a, 1)) return MM_E_FAILED;
     return mm__end(a, mm__gapped_layout(&a->sendcounts, &a->sdispls, a) ||
                           mm__gapped_layout(&a->recvcounts, &a->rdispls, a) ||
                           mm__buffer(&a->sendbuf, mm__gapped_elems(a), a, 1) ||
@@ -187,7 +188,7 @@ int mm__run_barrier(const mm_op_args *a) { return MPI_Barrier(a->comm); }
 
 /* ---- bcast: count elements from root to all (sendbuf is the buffer on every rank) ---- */
 int mm__setup_bcast(mm_op_args *a) {
-    if (mm__begin(a, 1)) return -1;
+    if (mm__begin(a, 1)) return MM_E_FAILED;
     return mm__end(a, mm__buffer(&a->sendbuf, a->count, a, 1));
 }
 int mm__run_bcast(const mm_op_args *a) {
@@ -196,7 +197,7 @@ int mm__run_bcast(const mm_op_args *a) {
 
 /* ---- gather / gatherv: count from every rank to root ---- */
 int mm__setup_gather(mm_op_args *a) {
-    if (mm__begin(a, 1)) return -1;
+    if (mm__begin(a, 1)) return MM_E_FAILED;
     int is_root = a->rank == a->root;
     return mm__end(a, mm__buffer(&a->sendbuf, a->count, a, 1) ||
                           (is_root && mm__buffer(&a->recvbuf, mm__all_blocks(a), a, 0)));
@@ -207,7 +208,7 @@ int mm__run_gather(const mm_op_args *a) {
 }
 
 int mm__setup_gatherv(mm_op_args *a) {
-    if (mm__begin(a, 1)) return -1;
+    if (mm__begin(a, 1)) return MM_E_FAILED;
     int is_root = a->rank == a->root;
     return mm__end(a, mm__buffer(&a->sendbuf, a->count, a, 1) ||
                           (is_root && (mm__gapped_layout(&a->recvcounts, &a->rdispls, a) ||
@@ -220,7 +221,7 @@ int mm__run_gatherv(const mm_op_args *a) {
 
 /* ---- reduce: a vector of count elements reduced to root ---- */
 int mm__setup_reduce(mm_op_args *a) {
-    if (mm__begin(a, 1)) return -1;
+    if (mm__begin(a, 1)) return MM_E_FAILED;
     int is_root = a->rank == a->root;
     return mm__end(a, mm__buffer(&a->sendbuf, a->count, a, 1) ||
                           (is_root && mm__buffer(&a->recvbuf, a->count, a, 0)));
@@ -233,7 +234,7 @@ int mm__run_reduce(const mm_op_args *a) {
 /* ---- reduce_scatter: a vector of count elements reduced, then split as evenly as possible:
  * rank i gets count/nprocs elements, plus one if i < count % nprocs ---- */
 int mm__setup_reduce_scatter(mm_op_args *a) {
-    if (mm__begin(a, 1)) return -1;
+    if (mm__begin(a, 1)) return MM_E_FAILED;
     a->recvcounts = malloc((size_t)a->nprocs * sizeof(int));
     if (!a->recvcounts) return mm__end(a, 1);
     int base = a->count / a->nprocs, extra = a->count % a->nprocs;
@@ -248,7 +249,7 @@ int mm__run_reduce_scatter(const mm_op_args *a) {
 
 /* ---- reduce_scatter_block: nprocs blocks of count reduced; rank i gets block i ---- */
 int mm__setup_reduce_scatter_block(mm_op_args *a) {
-    if (mm__begin(a, 1)) return -1;
+    if (mm__begin(a, 1)) return MM_E_FAILED;
     return mm__end(a, mm__buffer(&a->sendbuf, mm__all_blocks(a), a, 1) ||
                           mm__buffer(&a->recvbuf, a->count, a, 0));
 }
@@ -259,7 +260,7 @@ int mm__run_reduce_scatter_block(const mm_op_args *a) {
 
 /* ---- scatter / scatterv: a distinct block of count from root to every rank ---- */
 int mm__setup_scatter(mm_op_args *a) {
-    if (mm__begin(a, 1)) return -1;
+    if (mm__begin(a, 1)) return MM_E_FAILED;
     int is_root = a->rank == a->root;
     return mm__end(a, (is_root && mm__buffer(&a->sendbuf, mm__all_blocks(a), a, 1)) ||
                           mm__buffer(&a->recvbuf, a->count, a, 0));
@@ -270,7 +271,7 @@ int mm__run_scatter(const mm_op_args *a) {
 }
 
 int mm__setup_scatterv(mm_op_args *a) {
-    if (mm__begin(a, 1)) return -1;
+    if (mm__begin(a, 1)) return MM_E_FAILED;
     int is_root = a->rank == a->root;
     return mm__end(a, (is_root && (mm__gapped_layout(&a->sendcounts, &a->sdispls, a) ||
                                    mm__buffer(&a->sendbuf, mm__gapped_elems(a), a, 1))) ||

@@ -13,10 +13,11 @@
 #include "mm_ops.h"
 #include "mm_timer.h"
 #include "ops_internal.h"
+#include "mm_error.h"
 
 int mm__setup_delay(mm_op_args *a) {
     mm__args_clear(a);
-    if (!a->timer || a->size < 0) return -1;
+    if (!a->timer || a->size < 0) return MM_E_FAILED;
     return 0;
 }
 

@@ -23,6 +23,7 @@
 #include "mm_config.h"
 #include "mm_ops.h"
 #include "ops_internal.h"
+#include "mm_error.h"
 
 enum { MM__GRAPH_MAX_NODES = 1 << 20 };
 
@@ -86,7 +87,7 @@ static int mm__parse_neighbours(mm__graph_edges *e, long rank, int line, const c
             char quoted[MM__EXCERPT + 1];
             snprintf(why, why_len, "line %d: '%s' is not a rank; allowed: whole numbers from 0 below "
                      "%d, separated by blanks", line, mm__excerpt(at, word_end, quoted), MM__GRAPH_MAX_NODES);
-            return -1;
+            return MM_E_INPUT;
         }
         e->src[e->n] = (int)rank;
         e->dst[e->n] = (int)d;
@@ -96,7 +97,7 @@ static int mm__parse_neighbours(mm__graph_edges *e, long rank, int line, const c
 }
 
 /* Each out-neighbour of a rank's line (e's edges from first on) once: a sorted copy has no two
- * equal. 0, or -1 with why. */
+ * equal. 0, or MM_E_INPUT with why. */
 static int mm__distinct_neighbours(const mm__graph_edges *e, long first, long rank, int line,
                                    char *why, size_t why_len) {
     long deg = e->n - first;
@@ -104,7 +105,7 @@ static int mm__distinct_neighbours(const mm__graph_edges *e, long first, long ra
     int *copy = malloc((size_t)deg * sizeof(int));
     if (!copy) {
         snprintf(why, why_len, "out of memory reading the graph");
-        return -1;
+        return MM_E_INPUT;
     }
     memcpy(copy, e->dst + first, (size_t)deg * sizeof(int));
     qsort(copy, (size_t)deg, sizeof(int), mm__int_cmp);
@@ -120,7 +121,7 @@ static int mm__distinct_neighbours(const mm__graph_edges *e, long first, long ra
 }
 
 /* One rank's line, [q, eol) without its comment and not blank: "R: D1 D2 ...", R the next rank
- * of e. 0, or -1 with why. */
+ * of e. 0, or MM_E_INPUT with why. */
 static int mm__parse_rank_line(mm__graph_edges *e, int line, const char *q, const char *eol,
                                char *why, size_t why_len) {
     const char *start = q;
@@ -131,30 +132,30 @@ static int mm__parse_rank_line(mm__graph_edges *e, int line, const char *q, cons
         snprintf(why, why_len, "line %d: '%s' is not a rank's line; allowed: 'R: D1 D2 ...' (R the "
                  "rank, D1 D2 ... its out-neighbours, whole numbers below %d)",
                  line, mm__excerpt(start, eol, quoted), MM__GRAPH_MAX_NODES);
-        return -1;
+        return MM_E_INPUT;
     }
     if (rank != e->nodes) {
         snprintf(why, why_len, "line %d: rank %ld where rank %d was expected; allowed: one line per "
                  "rank, in order from rank 0", line, rank, e->nodes);
-        return -1;
+        return MM_E_INPUT;
     }
     e->nodes++;
     long first = e->n;
-    if (mm__parse_neighbours(e, rank, line, q + 1, eol, why, why_len) != 0) return -1;
+    if (mm__parse_neighbours(e, rank, line, q + 1, eol, why, why_len) != 0) return MM_E_INPUT;
     return mm__distinct_neighbours(e, first, rank, line, why, why_len);
 }
 
-/* Parses the text into e. 0, or -1 with why. */
+/* Parses the text into e. 0, or MM_E_INPUT with why. */
 static int mm__graph_parse(const char *text, size_t len, mm__graph_edges *e, char *why, size_t why_len) {
     memset(e, 0, sizeof *e);
     if (len > MM_GRAPH_TEXT_MAX) {
         snprintf(why, why_len, "the file holds more than %d bytes; allowed: a graph file of at most %d bytes",
                  MM_GRAPH_TEXT_MAX, MM_GRAPH_TEXT_MAX);
-        return -1;
+        return MM_E_INPUT;
     }
     if (memchr(text, '\0', len)) {
         snprintf(why, why_len, "the file holds a NUL byte: it is not a text file; allowed: lines 'R: D1 D2 ...'");
-        return -1;
+        return MM_E_INPUT;
     }
     size_t cap = len / 2 + 1; /* an edge takes at least a digit and a blank */
     e->src = malloc(cap * sizeof(int));
@@ -162,7 +163,7 @@ static int mm__graph_parse(const char *text, size_t len, mm__graph_edges *e, cha
     e->line = malloc(cap * sizeof(int));
     if (!e->src || !e->dst || !e->line) {
         snprintf(why, why_len, "out of memory reading the graph");
-        return -1;
+        return MM_E_INPUT;
     }
     const char *p = text, *end = text + len;
     for (int line = 1; p < end; line++) {
@@ -172,18 +173,18 @@ static int mm__graph_parse(const char *text, size_t len, mm__graph_edges *e, cha
         p = nl ? nl + 1 : end;
         while (q < eol && mm__blank(*q)) q++;
         if (q == eol) continue; /* blank or comment */
-        if (mm__parse_rank_line(e, line, q, eol, why, why_len) != 0) return -1;
+        if (mm__parse_rank_line(e, line, q, eol, why, why_len) != 0) return MM_E_INPUT;
     }
     if (e->nodes == 0) {
         snprintf(why, why_len, "no rank's line in the file: it is not a graph; allowed: one line 'R: D1 D2 ...' "
                  "per rank, in order from rank 0");
-        return -1;
+        return MM_E_INPUT;
     }
     for (long i = 0; i < e->n; i++)
         if (e->dst[i] >= e->nodes) {
             snprintf(why, why_len, "line %d: rank %d names rank %d, which the graph does not hold (its "
                      "%d lines are ranks 0 to %d)", e->line[i], e->src[i], e->dst[i], e->nodes, e->nodes - 1);
-            return -1;
+            return MM_E_INPUT;
         }
     return 0;
 }
@@ -193,7 +194,7 @@ int mm_graph_check(const char *text, size_t len, struct mm_graph_facts *facts, c
     memset(facts, 0, sizeof *facts);
     if (mm__graph_parse(text, len, &e, why, why_len) != 0) {
         mm__edges_free(&e);
-        return -1;
+        return MM_E_INPUT;
     }
     int *out = calloc((size_t)e.nodes, sizeof(int)), *in = calloc((size_t)e.nodes, sizeof(int));
     if (!out || !in) {
@@ -201,7 +202,7 @@ int mm_graph_check(const char *text, size_t len, struct mm_graph_facts *facts, c
         free(in);
         mm__edges_free(&e);
         snprintf(why, why_len, "out of memory reading the graph");
-        return -1;
+        return MM_E_INPUT;
     }
     for (long i = 0; i < e.n; i++) {
         out[e.src[i]]++;

@@ -8,6 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "mm_error.h"
 #include "mm_ops.h"
 
 /* What a datatype's elements are, for filling buffers and for which reductions MPI defines
@@ -58,27 +59,28 @@ static inline int mm__args_valid(const mm_op_args *a) {
            a->rank >= 0 && a->rank < a->nprocs && a->root >= 0 && a->root < a->nprocs;
 }
 
-/* Collectives (ops_coll.c). */
-#define MM__COLL_DECL(op)                          \
+/* A row's setup and run (the collectives here, the mock-ups in ops_mockups.h). */
+#define MM__ROW_DECL(op)                           \
     int mm__setup_##op(mm_op_args *args);          \
     int mm__run_##op(const mm_op_args *args);
-MM__COLL_DECL(allgather)
-MM__COLL_DECL(allgatherv)
-MM__COLL_DECL(allreduce)
-MM__COLL_DECL(alltoall)
-MM__COLL_DECL(alltoallv)
-MM__COLL_DECL(barrier)
-MM__COLL_DECL(bcast)
-MM__COLL_DECL(exscan)
-MM__COLL_DECL(gather)
-MM__COLL_DECL(gatherv)
-MM__COLL_DECL(reduce)
-MM__COLL_DECL(reduce_scatter)
-MM__COLL_DECL(reduce_scatter_block)
-MM__COLL_DECL(scan)
-MM__COLL_DECL(scatter)
-MM__COLL_DECL(scatterv)
-#undef MM__COLL_DECL
+
+/* Collectives (ops_coll.c). */
+MM__ROW_DECL(allgather)
+MM__ROW_DECL(allgatherv)
+MM__ROW_DECL(allreduce)
+MM__ROW_DECL(alltoall)
+MM__ROW_DECL(alltoallv)
+MM__ROW_DECL(barrier)
+MM__ROW_DECL(bcast)
+MM__ROW_DECL(exscan)
+MM__ROW_DECL(gather)
+MM__ROW_DECL(gatherv)
+MM__ROW_DECL(reduce)
+MM__ROW_DECL(reduce_scatter)
+MM__ROW_DECL(reduce_scatter_block)
+MM__ROW_DECL(scan)
+MM__ROW_DECL(scatter)
+MM__ROW_DECL(scatterv)
 /* Frees whatever a collective's setup allocated; safe on a partly set-up or zeroed args. */
 void mm__coll_teardown(mm_op_args *args);
 
@@ -116,7 +118,7 @@ void mm__teardown_delay(mm_op_args *args);
 typedef int (*mm__send_fn)(const void *buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm);
 
 /* The Bsend rows' buffer (ops_bsend.c): room for `messages` messages of args' count and
- * datatype, allocated and attached (0, or -1 with *buf NULL or attached nothing usable); and its
+ * datatype, allocated and attached (0, or MM_E_FAILED with *buf NULL or attached nothing usable); and its
  * detach, which waits until the buffered messages left, then frees it (NULL: nothing). */
 int mm__bsend_attach(const mm_op_args *a, int64_t messages, void **buf, int *bytes);
 void mm__bsend_detach(void *buf);
@@ -185,7 +187,7 @@ int mm__inject_neighbor(mm_op_args *args);
 
 /* A rank's neighbours in the --graph-file graph (ops_graph.c): in-neighbours in rank order,
  * with the index of the block each sends to this rank (its place among its out-neighbours),
- * and out-neighbours in the file's order. 0, or -1 (a text that is not a graph, memory). */
+ * and out-neighbours in the file's order. 0, or MM_E_FAILED (a text that is not a graph, memory). */
 typedef struct mm__graph_adjacency {
     int indegree, outdegree;
     int *sources, *source_block, *destinations;
@@ -296,12 +298,12 @@ int mm__rma_initial(mm_op_args *a, mm__rma *s);
 int mm__verify_rma(mm_op_args *args, char *why, size_t why_len);
 
 /* The setup of a nonblocking row (ops_nbc.c, ops_neighbor.c): the blocking twin's buffers + the
- * I-call to post; without the launch's nbc state the op cannot run (-1, as out of memory would
- * be). Defines mm__setup_i<op> from mm__setup_<op> and mm__post_i<op>. */
+ * I-call to post; without the launch's nbc state the op cannot run (MM_E_FAILED, as out of
+ * memory would be). Defines mm__setup_i<op> from mm__setup_<op> and mm__post_i<op>. */
 #define MM__NBC_SETUP(op)                                      \
     int mm__setup_i##op(mm_op_args *a) {                       \
-        if (!a->nbc || !a->timer) return -1;                   \
-        if (mm__setup_##op(a) != 0) return -1;                 \
+        if (!a->nbc || !a->timer) return MM_E_FAILED;          \
+        if (mm__setup_##op(a) != 0) return MM_E_FAILED;        \
         a->nbc->post = mm__post_i##op;                         \
         a->nbc->req = MPI_REQUEST_NULL;                        \
         return 0;                                              \

@@ -33,6 +33,7 @@
 #include "ops_internal.h"
 #include "mockup_compose.h"
 #include "ops_mockups.h"
+#include "mm_error.h"
 
 /* The temporaries of one composition. */
 typedef struct mm__mockup_state {
@@ -88,34 +89,34 @@ void mm__mockup_teardown(mm_op_args *a) {
 
 /* The original's setup, then an empty state. */
 static int mm__begin(mm_op_args *a, int (*original)(mm_op_args *)) {
-    if (original(a)) return -1;
+    if (original(a)) return MM_E_FAILED;
     a->state = calloc(1, sizeof(mm__mockup_state));
     if (!a->state) {
         mm__coll_teardown(a);
-        return -1;
+        return MM_E_FAILED;
     }
     return 0;
 }
 
 static int mm__end(mm_op_args *a, int failed) {
     if (failed) mm__mockup_teardown(a);
-    return failed ? -1 : 0;
+    return failed ? MM_E_FAILED : 0;
 }
 
 /* elems elements, zeroed (at least one, as the originals' buffers). */
 static int mm__zeroed(void **out, int64_t elems, const mm_op_args *a) {
     int64_t n = elems > 0 ? elems : 1;
-    if (n > INT_MAX || n > (int64_t)(SIZE_MAX / 2) / a->type_size) return -1;
+    if (n > INT_MAX || n > (int64_t)(SIZE_MAX / 2) / a->type_size) return MM_E_FAILED;
     *out = mm__buffer_calloc((size_t)n, (size_t)a->type_size);
-    return *out ? 0 : -1;
+    return *out ? 0 : MM_E_FAILED;
 }
 
 /* Grows a buffer of `old` elements to `new` (the tail zeroed). */
 static int mm__grow(void **buf, int64_t old, int64_t new, const mm_op_args *a) {
     if (new <= old) return 0;
-    if (new > INT_MAX) return -1;
+    if (new > INT_MAX) return MM_E_FAILED;
     void *grown = realloc(*buf, (size_t)new * (size_t)a->type_size);
-    if (!grown) return -1;
+    if (!grown) return MM_E_FAILED;
     memset(MM__AT(grown, old, a), 0, (size_t)(new - old) * (size_t)a->type_size);
     *buf = grown;
     return 0;
@@ -124,20 +125,20 @@ static int mm__grow(void **buf, int64_t old, int64_t new, const mm_op_args *a) {
 /* The padded block ceil(count / nprocs), so that nprocs blocks hold the vector. */
 static int mm__pad_block(const mm_op_args *a) {
     int64_t block = ((int64_t)a->count + a->nprocs - 1) / a->nprocs;
-    if (block * a->nprocs > INT_MAX) return -1;
+    if (block * a->nprocs > INT_MAX) return MM_E_FAILED;
     MM__STATE(a)->block = (int)block;
     return 0;
 }
 
 /* nprocs blocks of count elements fit one MPI count. */
-static int mm__all_fit(const mm_op_args *a) { return (int64_t)a->count * a->nprocs <= INT_MAX ? 0 : -1; }
+static int mm__all_fit(const mm_op_args *a) { return (int64_t)a->count * a->nprocs <= INT_MAX ? 0 : MM_E_FAILED; }
 
 /* state->tmp = nprocs blocks of count elements, zero but the own block (a copy of sendbuf), and
  * its byte count for the MPI_BOR on MPI_BYTE. */
 static int mm__placed_blocks(mm_op_args *a) {
     mm__mockup_state *s = MM__STATE(a);
     int64_t elems = (int64_t)a->count * a->nprocs;
-    if (elems * a->type_size > INT_MAX || mm__zeroed(&s->tmp, elems, a)) return -1;
+    if (elems * a->type_size > INT_MAX || mm__zeroed(&s->tmp, elems, a)) return MM_E_FAILED;
     memcpy(MM__AT(s->tmp, (int64_t)a->count * a->rank, a), a->sendbuf, (size_t)a->count * (size_t)a->type_size);
     s->bytes = (int)(elems * a->type_size);
     return 0;
@@ -167,7 +168,7 @@ int mm__run_allreduce_as_rs_allgatherv(const mm_op_args *a) {
 }
 
 int mm__setup_allreduce_as_rsb_allgather(mm_op_args *a) {
-    if (mm__begin(a, mm__setup_allreduce)) return -1;
+    if (mm__begin(a, mm__setup_allreduce)) return MM_E_FAILED;
     mm__mockup_state *s = MM__STATE(a);
     if (mm__pad_block(a)) return mm__end(a, 1);
     int64_t padded = (int64_t)s->block * a->nprocs;
@@ -184,7 +185,7 @@ int mm__run_allreduce_as_rsb_allgather(const mm_op_args *a) {
 
 /* ---- allgather ---- */
 int mm__setup_allgather_as_gather_bcast(mm_op_args *a) {
-    if (mm__begin(a, mm__setup_allgather)) return -1;
+    if (mm__begin(a, mm__setup_allgather)) return MM_E_FAILED;
     return mm__end(a, mm__all_fit(a));
 }
 int mm__run_allgather_as_gather_bcast(const mm_op_args *a) {
@@ -194,7 +195,7 @@ int mm__run_allgather_as_gather_bcast(const mm_op_args *a) {
 }
 
 int mm__setup_allgather_as_alltoall(mm_op_args *a) {
-    if (mm__begin(a, mm__setup_allgather)) return -1;
+    if (mm__begin(a, mm__setup_allgather)) return MM_E_FAILED;
     mm__mockup_state *s = MM__STATE(a);
     if (mm__all_fit(a) || mm__zeroed(&s->tmp, (int64_t)a->count * a->nprocs, a)) return mm__end(a, 1);
     for (int i = 0; i < a->nprocs; i++) /* the own block once per destination */
@@ -206,7 +207,7 @@ int mm__run_allgather_as_alltoall(const mm_op_args *a) {
 }
 
 int mm__setup_allgather_as_allreduce(mm_op_args *a) {
-    if (mm__begin(a, mm__setup_allgather)) return -1;
+    if (mm__begin(a, mm__setup_allgather)) return MM_E_FAILED;
     return mm__end(a, mm__placed_blocks(a));
 }
 int mm__run_allgather_as_allreduce(const mm_op_args *a) {
@@ -216,7 +217,7 @@ int mm__run_allgather_as_allreduce(const mm_op_args *a) {
 
 /* ---- bcast: the one buffer (sendbuf) is the root's data and every other rank's result ---- */
 int mm__setup_bcast_as_scatter_allgather(mm_op_args *a) {
-    if (mm__begin(a, mm__setup_bcast)) return -1;
+    if (mm__begin(a, mm__setup_bcast)) return MM_E_FAILED;
     mm__mockup_state *s = MM__STATE(a);
     if (mm__pad_block(a)) return mm__end(a, 1);
     return mm__end(a, mm__grow(&a->sendbuf, a->count, (int64_t)s->block * a->nprocs, a) ||
@@ -231,7 +232,7 @@ int mm__run_bcast_as_scatter_allgather(const mm_op_args *a) {
 
 /* ---- gather ---- */
 int mm__setup_gather_as_allgather(mm_op_args *a) {
-    if (mm__begin(a, mm__setup_gather)) return -1;
+    if (mm__begin(a, mm__setup_gather)) return MM_E_FAILED;
     if (mm__all_fit(a)) return mm__end(a, 1);
     /* every rank receives: the non-roots need the root's buffer too */
     return mm__end(a, !a->recvbuf && mm__zeroed(&a->recvbuf, (int64_t)a->count * a->nprocs, a));
@@ -241,7 +242,7 @@ int mm__run_gather_as_allgather(const mm_op_args *a) {
 }
 
 int mm__setup_gather_as_reduce(mm_op_args *a) {
-    if (mm__begin(a, mm__setup_gather)) return -1;
+    if (mm__begin(a, mm__setup_gather)) return MM_E_FAILED;
     return mm__end(a, mm__placed_blocks(a));
 }
 int mm__run_gather_as_reduce(const mm_op_args *a) {
@@ -251,7 +252,7 @@ int mm__run_gather_as_reduce(const mm_op_args *a) {
 
 /* ---- reduce ---- */
 int mm__setup_reduce_as_allreduce(mm_op_args *a) {
-    if (mm__begin(a, mm__setup_reduce)) return -1;
+    if (mm__begin(a, mm__setup_reduce)) return MM_E_FAILED;
     return mm__end(a, !a->recvbuf && mm__zeroed(&a->recvbuf, a->count, a));
 }
 int mm__run_reduce_as_allreduce(const mm_op_args *a) {
@@ -259,7 +260,7 @@ int mm__run_reduce_as_allreduce(const mm_op_args *a) {
 }
 
 int mm__setup_reduce_as_rsb_gather(mm_op_args *a) {
-    if (mm__begin(a, mm__setup_reduce)) return -1;
+    if (mm__begin(a, mm__setup_reduce)) return MM_E_FAILED;
     mm__mockup_state *s = MM__STATE(a);
     if (mm__pad_block(a)) return mm__end(a, 1);
     int64_t padded = (int64_t)s->block * a->nprocs;
@@ -277,7 +278,7 @@ int mm__run_reduce_as_rsb_gather(const mm_op_args *a) {
 /* ---- reduce_scatter: the original's recvcounts (count/nprocs, one more for the first
  * count % nprocs ranks) ---- */
 int mm__setup_rs_as_allreduce(mm_op_args *a) {
-    if (mm__begin(a, mm__setup_reduce_scatter)) return -1;
+    if (mm__begin(a, mm__setup_reduce_scatter)) return MM_E_FAILED;
     mm__mockup_state *s = MM__STATE(a);
     for (int i = 0; i < a->rank; i++) s->offset += a->recvcounts[i];
     return mm__end(a, mm__zeroed(&s->tmp, a->count, a));
@@ -291,7 +292,7 @@ int mm__run_rs_as_allreduce(const mm_op_args *a) {
 }
 
 int mm__setup_rs_as_reduce_scatterv(mm_op_args *a) {
-    if (mm__begin(a, mm__setup_reduce_scatter)) return -1;
+    if (mm__begin(a, mm__setup_reduce_scatter)) return MM_E_FAILED;
     mm__mockup_state *s = MM__STATE(a);
     s->displs = malloc((size_t)a->nprocs * sizeof(int));
     if (!s->displs) return mm__end(a, 1);
@@ -308,7 +309,7 @@ int mm__run_rs_as_reduce_scatterv(const mm_op_args *a) {
 
 /* ---- reduce_scatter_block ---- */
 int mm__setup_rsb_as_reduce_scatter(mm_op_args *a) {
-    if (mm__begin(a, mm__setup_reduce_scatter_block)) return -1;
+    if (mm__begin(a, mm__setup_reduce_scatter_block)) return MM_E_FAILED;
     return mm__end(a, mm__all_fit(a) || mm__zeroed(&MM__STATE(a)->tmp, (int64_t)a->count * a->nprocs, a));
 }
 int mm__run_rsb_as_reduce_scatter(const mm_op_args *a) {
@@ -333,7 +334,7 @@ int mm__run_scan_as_exscan_reduce_local(const mm_op_args *a) {
 
 /* ---- scatter: the root's nprocs blocks to everyone; each keeps its own ---- */
 int mm__setup_scatter_as_bcast(mm_op_args *a) {
-    if (mm__begin(a, mm__setup_scatter)) return -1;
+    if (mm__begin(a, mm__setup_scatter)) return MM_E_FAILED;
     if (mm__all_fit(a)) return mm__end(a, 1);
     return mm__end(a, a->rank != a->root && mm__zeroed(&MM__STATE(a)->tmp, (int64_t)a->count * a->nprocs, a));
 }

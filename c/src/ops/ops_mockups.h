@@ -5,27 +5,24 @@
 #define MM_OPS_MOCKUPS_H
 #include "mm_mockups.h"
 #include "mm_ops.h"
+#include "ops_internal.h"
 
-#define MM__MOCKUP_DECL(name)                      \
-    int mm__setup_##name(mm_op_args *args);        \
-    int mm__run_##name(const mm_op_args *args);
-MM__MOCKUP_DECL(allreduce_as_reduce_bcast)
-MM__MOCKUP_DECL(allreduce_as_rsb_allgather)
-MM__MOCKUP_DECL(allreduce_as_rs_allgatherv)
-MM__MOCKUP_DECL(allgather_as_gather_bcast)
-MM__MOCKUP_DECL(allgather_as_alltoall)
-MM__MOCKUP_DECL(allgather_as_allreduce)
-MM__MOCKUP_DECL(bcast_as_scatter_allgather)
-MM__MOCKUP_DECL(gather_as_allgather)
-MM__MOCKUP_DECL(gather_as_reduce)
-MM__MOCKUP_DECL(reduce_as_allreduce)
-MM__MOCKUP_DECL(reduce_as_rsb_gather)
-MM__MOCKUP_DECL(rs_as_allreduce)
-MM__MOCKUP_DECL(rs_as_reduce_scatterv)
-MM__MOCKUP_DECL(rsb_as_reduce_scatter)
-MM__MOCKUP_DECL(scan_as_exscan_reduce_local)
-MM__MOCKUP_DECL(scatter_as_bcast)
-#undef MM__MOCKUP_DECL
+MM__ROW_DECL(allreduce_as_reduce_bcast)
+MM__ROW_DECL(allreduce_as_rsb_allgather)
+MM__ROW_DECL(allreduce_as_rs_allgatherv)
+MM__ROW_DECL(allgather_as_gather_bcast)
+MM__ROW_DECL(allgather_as_alltoall)
+MM__ROW_DECL(allgather_as_allreduce)
+MM__ROW_DECL(bcast_as_scatter_allgather)
+MM__ROW_DECL(gather_as_allgather)
+MM__ROW_DECL(gather_as_reduce)
+MM__ROW_DECL(reduce_as_allreduce)
+MM__ROW_DECL(reduce_as_rsb_gather)
+MM__ROW_DECL(rs_as_allreduce)
+MM__ROW_DECL(rs_as_reduce_scatterv)
+MM__ROW_DECL(rsb_as_reduce_scatter)
+MM__ROW_DECL(scan_as_exscan_reduce_local)
+MM__ROW_DECL(scatter_as_bcast)
 /* Frees a mock-up's temporaries and the original's buffers. */
 void mm__mockup_teardown(mm_op_args *args);
 

@@ -27,12 +27,13 @@
 #include "mm_ops.h"
 #include "ops_internal.h"
 #include "ops_mw.h"
+#include "mm_error.h"
 
 enum { MM__TAG_MW = 221 };
 
 int mm__setup_mw(mm_op_args *a) {
     mm__args_clear(a);
-    if (!mm__args_valid(a) || a->nprocs < 2) return -1;
+    if (!mm__args_valid(a) || a->nprocs < 2) return MM_E_FAILED;
     a->count = (int)(a->size / a->type_size);
     size_t block = a->size > 0 ? (size_t)a->size : 1;
     int workers = a->nprocs - 1;
@@ -41,12 +42,12 @@ int mm__setup_mw(mm_op_args *a) {
     a->recvbuf = mm__buffer_alloc(recv_bytes);
     mm__mw_state *st = calloc(1, sizeof *st);
     a->state = st;
-    if (!a->sendbuf || !a->recvbuf || !st) return -1;
+    if (!a->sendbuf || !a->recvbuf || !st) return MM_E_FAILED;
     if (a->rank == a->root) {
         st->reqs = malloc((size_t)workers * sizeof *st->reqs);
         st->done = malloc((size_t)workers * sizeof *st->done);
         st->statuses = malloc((size_t)workers * sizeof *st->statuses);
-        if (!st->reqs || !st->done || !st->statuses) return -1;
+        if (!st->reqs || !st->done || !st->statuses) return MM_E_FAILED;
         for (int i = 0; i < workers; i++) st->reqs[i] = MPI_REQUEST_NULL;
     }
     for (size_t i = 0; i < block; i++) ((unsigned char *)a->sendbuf)[i] = (unsigned char)(i * 31 + a->rank);
@@ -55,7 +56,7 @@ int mm__setup_mw(mm_op_args *a) {
 }
 
 int mm__setup_mw_bsend(mm_op_args *a) {
-    if (mm__setup_mw(a) != 0) return -1;
+    if (mm__setup_mw(a) != 0) return MM_E_FAILED;
     if (a->rank != a->root) return 0;
     mm__mw_state *st = a->state;
     return mm__bsend_attach(a, a->nprocs - 1, &st->bsend_buf, &st->bsend_bytes); /* one per worker */

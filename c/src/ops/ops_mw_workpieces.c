@@ -24,6 +24,7 @@
 #include "mm_ops.h"
 #include "ops_internal.h"
 #include "ops_mw.h"
+#include "mm_error.h"
 
 /* tags of their own: the other master-worker rows use 221 */
 enum { MM__TAG_PIECE = 231, MM__TAG_RESULT = 232, MM__TAG_STOP = 233 };
@@ -33,7 +34,7 @@ enum { MM__TAG_PIECE = 231, MM__TAG_RESULT = 232, MM__TAG_STOP = 233 };
 int mm__setup_mw_workpieces(mm_op_args *a) {
     if (a->workpieces < 1) {
         mm__args_clear(a); /* nothing for the teardown to free */
-        return -1;
+        return MM_E_FAILED;
     }
     return mm__setup_mw(a);
 }

@@ -27,6 +27,7 @@
 
 #include "mm_ops.h"
 #include "ops_internal.h"
+#include "mm_error.h"
 
 typedef struct mm__neighbor {
     MPI_Comm topo;
@@ -45,7 +46,7 @@ static unsigned char mm__pattern(int rank, size_t k) { return (unsigned char)(ra
 
 static int mm__make_graph(mm_op_args *a, mm__neighbor *n) {
     mm__graph_adjacency adj;
-    if (mm__graph_neighbors(a->graph_text, a->rank, &adj) != 0) return -1;
+    if (mm__graph_neighbors(a->graph_text, a->rank, &adj) != 0) return MM_E_FAILED;
     /* equal weights rather than MPI_UNWEIGHTED: Open MPI's MPI_UNWEIGHTED is a sentinel address
      * that GCC's bounds checks take for an empty array */
     int most = adj.indegree > adj.outdegree ? adj.indegree : adj.outdegree;
@@ -74,11 +75,11 @@ static int mm__make_cart(mm_op_args *a, mm__neighbor *n) {
     }
     int rc = a->cart_ndims > 0 ? MPI_SUCCESS : MPI_Dims_create(a->nprocs, ndims, dims);
     if (rc == MPI_SUCCESS) rc = MPI_Cart_create(a->comm, ndims, dims, periods, 0, &n->topo);
-    if (rc != MPI_SUCCESS || n->topo == MPI_COMM_NULL) return rc != MPI_SUCCESS ? rc : -1;
+    if (rc != MPI_SUCCESS || n->topo == MPI_COMM_NULL) return rc != MPI_SUCCESS ? rc : MM_E_FAILED;
     n->indegree = n->outdegree = 2 * ndims;
     n->sources = malloc((size_t)n->indegree * sizeof(int));
     n->source_block = malloc((size_t)n->indegree * sizeof(int));
-    if (!n->sources || !n->source_block) return -1;
+    if (!n->sources || !n->source_block) return MM_E_FAILED;
     /* receive block 2d comes from the rank below in dimension d, which sends it its block 2d+1
      * (its neighbour above); block 2d+1 from the rank above, its block 2d */
     n->checkable = 1;
@@ -129,17 +130,17 @@ double mm__neighbor_setup_bytes(const mm_op *op, const char *graph_text, int car
  * receive one per in-neighbour; v: the counts and i*(count+1) displacements of alltoallv. */
 static int mm__setup(mm_op_args *a, int all_to_all, int v) {
     mm__args_clear(a);
-    if (!mm__args_valid(a)) return -1;
+    if (!mm__args_valid(a)) return MM_E_FAILED;
     mm__neighbor *n = calloc(1, sizeof *n);
-    if (!n) return -1;
+    if (!n) return MM_E_FAILED;
     n->topo = MPI_COMM_NULL;
     n->all_to_all = all_to_all;
     n->v = v;
     a->state = n;
-    if (a->type_size <= 0 || a->size < 0 || a->size % a->type_size != 0) return -1;
+    if (a->type_size <= 0 || a->size < 0 || a->size % a->type_size != 0) return MM_E_FAILED;
     a->count = (int)(a->size / a->type_size);
     int rc = a->graph_text ? mm__make_graph(a, n) : mm__make_cart(a, n);
-    if (rc != MPI_SUCCESS || n->topo == MPI_COMM_NULL) return rc != MPI_SUCCESS ? rc : -1;
+    if (rc != MPI_SUCCESS || n->topo == MPI_COMM_NULL) return rc != MPI_SUCCESS ? rc : MM_E_FAILED;
     int nin = n->indegree, nout = n->outdegree;
     n->stride = v ? a->count + 1 : a->count;
     size_t elem = (size_t)a->type_size;
@@ -148,14 +149,14 @@ static int mm__setup(mm_op_args *a, int all_to_all, int v) {
     size_t send = (size_t)send_bytes, recv = (size_t)recv_bytes;
     a->sendbuf = mm__buffer_alloc(send);
     a->recvbuf = mm__buffer_calloc(1, recv);
-    if (!a->sendbuf || !a->recvbuf) return -1;
+    if (!a->sendbuf || !a->recvbuf) return MM_E_FAILED;
     for (size_t i = 0; i < send; i++) ((unsigned char *)a->sendbuf)[i] = mm__pattern(a->rank, i);
     if (!v) return 0;
     a->sendcounts = malloc((size_t)(nout + 1) * sizeof(int));
     a->sdispls = malloc((size_t)(nout + 1) * sizeof(int));
     a->recvcounts = malloc((size_t)(nin + 1) * sizeof(int));
     a->rdispls = malloc((size_t)(nin + 1) * sizeof(int));
-    if (!a->sendcounts || !a->sdispls || !a->recvcounts || !a->rdispls) return -1;
+    if (!a->sendcounts || !a->sdispls || !a->recvcounts || !a->rdispls) return MM_E_FAILED;
     for (int i = 0; i < nout; i++) {
         a->sendcounts[i] = a->count;
         a->sdispls[i] = i * n->stride;

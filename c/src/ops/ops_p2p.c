@@ -27,6 +27,7 @@
 
 #include "mm_ops.h"
 #include "ops_internal.h"
+#include "mm_error.h"
 
 enum { MM__TAG_PING = 211, MM__TAG_PONG = 212 };
 
@@ -37,11 +38,11 @@ typedef struct mm__p2p_state {
 
 int mm__setup_pingpong(mm_op_args *a) {
     mm__args_clear(a);
-    if (a->nprocs < 2 || a->rank < 0 || a->rank >= a->nprocs) return -1;
+    if (a->nprocs < 2 || a->rank < 0 || a->rank >= a->nprocs) return MM_E_FAILED;
     if (a->pair[0] == a->pair[1] || a->pair[0] < 0 || a->pair[1] < 0 || a->pair[0] >= a->nprocs ||
         a->pair[1] >= a->nprocs)
-        return -1;
-    if (a->type_size <= 0 || a->size < 0 || a->size % a->type_size != 0) return -1;
+        return MM_E_FAILED;
+    if (a->type_size <= 0 || a->size < 0 || a->size % a->type_size != 0) return MM_E_FAILED;
     a->count = (int)(a->size / a->type_size);
     size_t bytes = a->size > 0 ? (size_t)a->size : 1;
     int in_pair = a->rank == a->pair[0] || a->rank == a->pair[1];
@@ -49,14 +50,14 @@ int mm__setup_pingpong(mm_op_args *a) {
     a->sendbuf = mm__buffer_alloc(bytes);
     a->recvbuf = mm__buffer_alloc(bytes);
     a->state = calloc(1, sizeof(mm__p2p_state));
-    if (!a->sendbuf || !a->recvbuf || !a->state) return -1;
+    if (!a->sendbuf || !a->recvbuf || !a->state) return MM_E_FAILED;
     for (size_t i = 0; i < bytes; i++) ((unsigned char *)a->sendbuf)[i] = (unsigned char)(i * 31 + 1);
     memset(a->recvbuf, 0, bytes); /* page faults here, not in the first timed call */
     return 0;
 }
 
 int mm__setup_pingpong_bsend(mm_op_args *a) {
-    if (mm__setup_pingpong(a) != 0) return -1;
+    if (mm__setup_pingpong(a) != 0) return MM_E_FAILED;
     if (a->rank != a->pair[0] && a->rank != a->pair[1]) return 0;
     mm__p2p_state *st = a->state;
     int bytes = 0;

@@ -20,6 +20,7 @@
 
 #include "mm_ops.h"
 #include "ops_internal.h"
+#include "mm_error.h"
 
 typedef int (*mm__init_fn)(const mm_op_args *a, MPI_Request *req);
 
@@ -73,16 +74,16 @@ static int mm__init_reduce(const mm_op_args *a, MPI_Request *r) {
 
 /* The twin's buffers, then the state; with `made`, the request too (outside the timed region). */
 static int mm__setup(mm_op_args *a, int (*twin_setup)(mm_op_args *), mm__init_fn init, int made) {
-    if (twin_setup(a) != 0) return -1;
+    if (twin_setup(a) != 0) return MM_E_FAILED;
     mm__persistent *p = calloc(1, sizeof *p);
     if (!p || !init) {
         free(p);
-        return -1;
+        return MM_E_FAILED;
     }
     p->req = MPI_REQUEST_NULL;
     p->init = init;
     a->state = p;
-    if (made && init(a, &p->req) != MPI_SUCCESS) return -1;
+    if (made && init(a, &p->req) != MPI_SUCCESS) return MM_E_FAILED;
     return 0;
 }
 

@@ -32,6 +32,7 @@
 
 #include "mm_ops.h"
 #include "ops_internal.h"
+#include "mm_error.h"
 
 enum { MM__RMA_AUTO_WINDOW_MIN = 64 }; /* bytes of an automatic window at least */
 
@@ -197,9 +198,9 @@ static int mm__rma_setup(mm_op_args *a, mm__rma_call call, int bw) {
     mm__args_clear(a);
     int pair_ok = a->pair[0] != a->pair[1] && a->pair[0] >= 0 && a->pair[1] >= 0 &&
                   a->pair[0] < a->nprocs && a->pair[1] < a->nprocs;
-    if (!mm__args_valid(a) || !pair_ok) return -1;
+    if (!mm__args_valid(a) || !pair_ok) return MM_E_FAILED;
     mm__rma *s = calloc(1, sizeof *s);
-    if (!s) return -1;
+    if (!s) return MM_E_FAILED;
     a->state = s;
     s->pc = MPI_COMM_NULL;
     s->peer = MPI_GROUP_NULL;
@@ -208,9 +209,9 @@ static int mm__rma_setup(mm_op_args *a, mm__rma_call call, int bw) {
     s->sync = a->rma.sync;
     s->burst = bw ? a->rma.burst : 1;
     if (s->sync < 0 || s->sync > MM_RMA_FLUSH_LOCAL || !mm__timed_fns[call][s->sync] || s->burst < 1)
-        return -1;
+        return MM_E_FAILED;
     s->timed = mm__timed_fns[call][s->sync];
-    if (a->type_size <= 0 || a->size < 0) return -1;
+    if (a->type_size <= 0 || a->size < 0) return MM_E_FAILED;
     int single = call == MM__RMA_FOP || call == MM__RMA_CAS;
     a->count = single ? 1 : (int)(a->size / a->type_size);
     int64_t block = (int64_t)a->count * a->type_size;
@@ -227,8 +228,8 @@ static int mm__rma_setup(mm_op_args *a, mm__rma_call call, int bw) {
     a->recvbuf = mm__buffer_calloc(s->burst, buf);
     s->compare = calloc(1, buf);
     s->result = calloc(1, buf);
-    if (!a->sendbuf || !a->recvbuf || !s->compare || !s->result) return -1;
-    if (mm__rma_win_prepare(&s->w, a->rma.window, bytes) != 0) return -1;
+    if (!a->sendbuf || !a->recvbuf || !s->compare || !s->result) return MM_E_FAILED;
+    if (mm__rma_win_prepare(&s->w, a->rma.window, bytes) != 0) return MM_E_FAILED;
     rc = mm__rma_win_make(&s->w, s->pc);
     if (rc == MPI_SUCCESS) rc = mm__rma_win_errors_return(&s->w);
     if (rc != MPI_SUCCESS) return rc;
@@ -288,14 +289,14 @@ void mm__teardown_rma(mm_op_args *a) {
 
 static int mm__rma_win_setup(mm_op_args *a, int made) {
     mm__args_clear(a);
-    if (!mm__args_valid(a)) return -1;
+    if (!mm__args_valid(a)) return MM_E_FAILED;
     mm__rma *s = calloc(1, sizeof *s);
-    if (!s) return -1;
+    if (!s) return MM_E_FAILED;
     a->state = s;
     s->pc = MPI_COMM_NULL;
     s->peer = MPI_GROUP_NULL;
-    if (a->size < 0) return -1;
-    if (mm__rma_win_prepare(&s->w, a->rma.window, a->size) != 0) return -1;
+    if (a->size < 0) return MM_E_FAILED;
+    if (mm__rma_win_prepare(&s->w, a->rma.window, a->size) != 0) return MM_E_FAILED;
     if (!made) return 0;
     int rc = mm__rma_win_make(&s->w, a->comm);
     return rc != MPI_SUCCESS ? rc : mm__rma_win_errors_return(&s->w);

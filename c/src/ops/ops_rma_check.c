@@ -28,6 +28,7 @@
 
 #include "mm_ops.h"
 #include "ops_internal.h"
+#include "mm_error.h"
 
 /* Element i: 1 or 2 (small: accumulated), else 1..97 (moved as is). */
 static long mm__value(int i, int salt, int small) {
@@ -189,7 +190,7 @@ static int mm__compare(const mm_op_args *a, const mm__rma *s, const char *what, 
                  "wrong data after the test: %s, element %zu of operation %d's block, holds %s "
                  "where %s was expected (--rma-sync %s, --rma-window %s, %ld calls)",
                  what, i, b, held, expected, sync, window, s->calls);
-        return -1;
+        return MM_E_FAILED;
     }
     return 0;
 }
@@ -222,7 +223,7 @@ static int mm__verify_target(mm_op_args *a, mm__rma *s, void *want, char *why, s
     }
     int rc_unlock = MPI_Win_unlock(1, s->w.win);
     if (rc != MPI_SUCCESS) return rc;
-    return bad ? -1 : rc_unlock;
+    return bad ? MM_E_FAILED : rc_unlock;
 }
 
 static int mm__verify_origin(mm_op_args *a, mm__rma *s, void *want, char *why, size_t why_len) {
@@ -251,7 +252,7 @@ int mm__verify_rma(mm_op_args *a, char *why, size_t why_len) {
     void *want = malloc((size_t)a->count * (size_t)a->type_size + 1);
     if (!want) {
         snprintf(why, why_len, "out of memory for the check after the test");
-        return -1;
+        return MM_E_FAILED;
     }
     rc = s->prank == 1 ? mm__verify_target(a, s, want, why, why_len)
                        : mm__verify_origin(a, s, want, why, why_len);

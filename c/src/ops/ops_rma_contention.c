@@ -29,6 +29,7 @@
 
 #include "mm_ops.h"
 #include "ops_internal.h"
+#include "mm_error.h"
 
 typedef enum { MM__ONE_TO_ALL = 0, MM__ALL_TO_ALL, MM__ALL_TO_ONE } mm__contention_shape;
 
@@ -109,9 +110,9 @@ int mm__after_rma_contention(mm_op_args *a) {
 
 static int mm__setup(mm_op_args *a, mm__contention_shape shape, int get) {
     mm__args_clear(a);
-    if (!mm__args_valid(a) || a->nprocs < 2) return -1;
+    if (!mm__args_valid(a) || a->nprocs < 2) return MM_E_FAILED;
     mm__rmac *s = calloc(1, sizeof *s);
-    if (!s) return -1;
+    if (!s) return MM_E_FAILED;
     a->state = s;
     s->w.win = MPI_WIN_NULL;
     s->shape = shape;
@@ -120,7 +121,7 @@ static int mm__setup(mm_op_args *a, mm__contention_shape shape, int get) {
     s->burst = a->rma.burst;
     s->root = a->root;
     if (s->burst < 1 || (s->sync != MM_RMA_FENCE && s->sync != MM_RMA_FLUSH && s->sync != MM_RMA_FLUSH_LOCAL))
-        return -1;
+        return MM_E_FAILED;
     a->count = (int)(a->size / a->type_size);
     s->block = (MPI_Aint)a->count * a->type_size;
     int64_t slots = (int64_t)a->nprocs * s->burst, bytes = mm__rmac_window_bytes(a->nprocs, s->burst, (int64_t)s->block);
@@ -128,12 +129,12 @@ static int mm__setup(mm_op_args *a, mm__contention_shape shape, int get) {
     s->base = calloc((size_t)a->nprocs, sizeof(MPI_Aint));
     a->sendbuf = mm__buffer_calloc(1, s->block > 0 ? (size_t)s->block : 1);
     a->recvbuf = mm__buffer_calloc(1, get && bytes > 0 ? (size_t)bytes : 1);
-    if (!s->targets || !s->base || !a->sendbuf || !a->recvbuf) return -1;
+    if (!s->targets || !s->base || !a->sendbuf || !a->recvbuf) return MM_E_FAILED;
     for (int k = 1; k < a->nprocs; k++) {
         int t = (a->rank + k) % a->nprocs;
         if (mm__sends_to(s, a->rank, t)) s->targets[s->ntargets++] = t;
     }
-    if (mm__rma_win_prepare(&s->w, a->rma.window, bytes) != 0) return -1;
+    if (mm__rma_win_prepare(&s->w, a->rma.window, bytes) != 0) return MM_E_FAILED;
     int rc = mm__rma_win_make(&s->w, a->comm);
     if (rc == MPI_SUCCESS) rc = mm__rma_win_errors_return(&s->w);
     if (rc == MPI_SUCCESS && s->w.kind == MM_RMA_WIN_DYNAMIC) {
@@ -194,7 +195,7 @@ static int mm__compare(const mm_op_args *a, const mm__rmac *s, const void *got, 
              "byte %zu where %u was expected (--rma-sync %s, %ld calls)", what, origin, target, round,
              (unsigned)((const unsigned char *)got)[i], i, (unsigned)((const unsigned char *)want)[i], sync,
              s->calls);
-    return -1;
+    return MM_E_FAILED;
 }
 
 int mm__verify_rma_contention(mm_op_args *a, char *why, size_t why_len) {
@@ -212,7 +213,7 @@ int mm__verify_rma_contention(mm_op_args *a, char *why, size_t why_len) {
     void *want = malloc((size_t)s->block);
     if (!want) {
         snprintf(why, why_len, "out of memory for the check after the test");
-        return -1;
+        return MM_E_FAILED;
     }
     int bad = 0;
     if (s->get) { /* what this origin fetched: its targets' patterns */
@@ -230,7 +231,7 @@ int mm__verify_rma_contention(mm_op_args *a, char *why, size_t why_len) {
         if (rc == MPI_SUCCESS) rc = rc_unlock;
     }
     free(want);
-    return bad ? -1 : rc;
+    return bad ? MM_E_FAILED : rc;
 }
 
 void mm__teardown_rma_contention(mm_op_args *a) {

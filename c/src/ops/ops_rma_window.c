@@ -21,6 +21,7 @@
 
 #include "mm_ops.h"
 #include "ops_internal.h"
+#include "mm_error.h"
 
 int mm__rma_win_prepare(mm__rma_win *w, int kind, int64_t bytes) {
     memset(w, 0, sizeof *w);
@@ -29,7 +30,7 @@ int mm__rma_win_prepare(mm__rma_win *w, int kind, int64_t bytes) {
     w->bytes = bytes;
     if (kind == MM_RMA_WIN_CREATE || kind == MM_RMA_WIN_DYNAMIC) {
         w->owned = calloc(1, bytes > 0 ? (size_t)bytes : 1);
-        if (!w->owned) return -1;
+        if (!w->owned) return MM_E_FAILED;
         w->base = w->owned;
     }
     return 0;
@@ -95,5 +96,5 @@ int mm_rma_check_placement(int window_kind, MPI_Comm comm, char *why, size_t why
              "shared-memory node, and the %d ranks of this launch span more than one (the "
              "smallest node holds %d); allowed here: create, allocate, dynamic",
              nprocs, smallest);
-    return -1;
+    return MM_E_INPUT;
 }

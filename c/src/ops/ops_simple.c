@@ -21,6 +21,7 @@
 
 #include "mm_ops.h"
 #include "ops_internal.h"
+#include "mm_error.h"
 
 /* Nobody sends with this tag: MPI_Iprobe on it never succeeds. */
 enum { MM__TAG_NEVER_SENT = 231 };
@@ -38,7 +39,7 @@ int mm__setup_simple(mm_op_args *a) {
     a->count = 0;
     mm__simple_state *st = calloc(1, sizeof *st);
     a->state = st;
-    if (!st) return -1;
+    if (!st) return MM_E_FAILED;
     st->created = MPI_COMM_NULL;
     return 0;
 }
@@ -92,10 +93,10 @@ int mm__after_simple_free_comm(mm_op_args *a) {
 
 /* simple-attach: the buffer (size bytes, allocated here) that each timed call attaches. */
 int mm__setup_simple_attach(mm_op_args *a) {
-    if (!mm__args_valid(a) || a->size > INT32_MAX) return -1; /* checked before (mm_op_check_size) */
-    if (mm__setup_simple(a) != 0) return -1;
+    if (!mm__args_valid(a) || a->size > INT32_MAX) return MM_E_FAILED; /* checked before (mm_op_check_size) */
+    if (mm__setup_simple(a) != 0) return MM_E_FAILED;
     a->sendbuf = mm__buffer_alloc(a->size > 0 ? (size_t)a->size : 1);
-    return a->sendbuf ? 0 : -1;
+    return a->sendbuf ? 0 : MM_E_FAILED;
 }
 
 int mm__run_simple_attach(const mm_op_args *a) {

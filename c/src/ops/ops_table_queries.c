@@ -15,6 +15,7 @@
 #include "mm_mockups.h"
 #include "mm_ops.h"
 #include "ops_internal.h"
+#include "mm_error.h"
 
 const char *mm_op_names(void) {
     static char names[4096]; /* filled once: the table is constant */
@@ -87,7 +88,7 @@ int mm_op_inject_error(const mm_op *op, mm_op_args *args) {
         args->reduce_op = MPI_OP_NULL; /* MPI_ERR_OP */
         return 0;
     }
-    return -1;
+    return MM_E_FAILED;
 }
 
 const mm_op *mm_op_find(const char *name) {
@@ -100,7 +101,7 @@ const mm_op *mm_op_find(const char *name) {
 int mm_op_check_size(const mm_op *op, int64_t size, int type_size, char *why, size_t why_len) {
     if (!op) {
         snprintf(why, why_len, "no operation given");
-        return -1;
+        return MM_E_INPUT;
     }
     if (op->flags & MM_OP_SIZE_UNUSED) return 0; /* one test at size 0, whatever was asked */
     if (op->flags & MM_OP_SIZE_IS_DURATION) {
@@ -108,22 +109,22 @@ int mm_op_check_size(const mm_op *op, int64_t size, int type_size, char *why, si
         snprintf(why, why_len,
                  "size %" PRId64 " is negative; for %s the size is a duration in ns (>= 0)",
                  size, op->name);
-        return -1;
+        return MM_E_INPUT;
     }
     if (size < 0) {
         snprintf(why, why_len, "size %" PRId64 " is negative; sizes are bytes (>= 0)", size);
-        return -1;
+        return MM_E_INPUT;
     }
     /* simple-attach: MPI_Buffer_attach takes an int, and a buffer holds at least one message's
      * overhead (MPI_BSEND_OVERHEAD; libraries refuse an empty one) */
     if (op->run == mm__run_simple_attach && (size < MPI_BSEND_OVERHEAD || size > INT_MAX)) {
         snprintf(why, why_len, "size %" PRId64 " is not a buffer MPI_Buffer_attach takes; allowed "
                  "for %s: %d (MPI_BSEND_OVERHEAD) to %d bytes", size, op->name, MPI_BSEND_OVERHEAD, INT_MAX);
-        return -1;
+        return MM_E_INPUT;
     }
     if (type_size <= 0) {
         snprintf(why, why_len, "the datatype size %d is not positive", type_size);
-        return -1;
+        return MM_E_INPUT;
     }
     if (size % type_size != 0) {
         int64_t below = size - size % type_size;
@@ -131,14 +132,14 @@ int mm_op_check_size(const mm_op *op, int64_t size, int type_size, char *why, si
                  "size %" PRId64 " is not a multiple of the datatype size (%d bytes); "
                  "nearest allowed: %" PRId64 " or %" PRId64,
                  size, type_size, below, below + type_size);
-        return -1;
+        return MM_E_INPUT;
     }
     if (size / type_size > INT_MAX) {
         snprintf(why, why_len,
                  "size %" PRId64 " is too large: %" PRId64 " elements exceed MPI's count limit "
                  "(%d)",
                  size, size / type_size, INT_MAX);
-        return -1;
+        return MM_E_INPUT;
     }
     return 0;
 }
@@ -160,12 +161,12 @@ int mm_op_check_nprocs(const mm_op *op, int nprocs, char *why, size_t why_len) {
     if ((op->flags & MM_OP_PAIR) && (nprocs < 2 || nprocs % 2 != 0)) {
         snprintf(why, why_len, "%s needs an even number of ranks, at least 2 (got %d)", op->name,
                  nprocs);
-        return -1;
+        return MM_E_INPUT;
     }
     if ((op->flags & MM_OP_NEEDS_TWO) && nprocs < 2) {
         snprintf(why, why_len, "%s needs at least 2 ranks: a master and a worker (got %d)",
                  op->name, nprocs);
-        return -1;
+        return MM_E_INPUT;
     }
     return 0;
 }
@@ -193,14 +194,14 @@ int mm_op_check_rma_sync(const mm_op *op, int sync, char *why, size_t why_len) {
     if (mm_op_is_rma_contention(op) && sync != MM_RMA_FENCE && sync != MM_RMA_FLUSH && sync != MM_RMA_FLUSH_LOCAL) {
         snprintf(why, why_len, "%s: a contention pattern runs in a lock_all epoch or between fences; allowed "
                  "--rma-sync: fence, lock-all-flush, lock-all-flush-local", op->name);
-        return -1;
+        return MM_E_INPUT;
     }
     int passive = sync != MM_RMA_FENCE && sync != MM_RMA_PSCW;
     if (passive || (op->setup != mm__setup_rma_rput && op->setup != mm__setup_rma_rget)) return 0;
     snprintf(why, why_len, "%s: request-based MPI_Rput/MPI_Rget are allowed only in passive-target "
              "epochs (MPI-3.1 section 11.3.5); allowed --rma-sync: lock, lock-shared, "
              "lock-all-flush, lock-all-flush-local", op->name);
-    return -1;
+    return MM_E_INPUT;
 }
 
 int64_t mm_op_rma_window_need(const mm_op *op, int64_t size, int type_size, int burst) {

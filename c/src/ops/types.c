@@ -15,6 +15,7 @@
 
 #include "mm_ops.h"
 #include "ops_internal.h"
+#include "mm_error.h"
 
 typedef struct mm__datatype_row {
     const char *name;
@@ -111,38 +112,38 @@ int mm_reduce_op_check(const char *op_name, const char *datatype_name, char *why
     if (!op) {
         snprintf(why, len, "unknown reduction op '%s'; allowed: %s", op_name ? op_name : "(null)",
                  mm_reduce_op_names());
-        return -1;
+        return MM_E_INPUT;
     }
     if (!dt) {
         snprintf(why, len, "unknown datatype '%s'; allowed: %s",
                  datatype_name ? datatype_name : "(null)", mm_datatype_names());
-        return -1;
+        return MM_E_INPUT;
     }
     switch (dt->kind) {
     case MM__KIND_CHAR:
         snprintf(why, len,
                  "MPI defines no reduction on char (MPI_CHAR holds printable characters; "
                  "MPI-3.1 §5.9.2); use byte for band/bor/bxor or int/long for any op");
-        return -1;
+        return MM_E_INPUT;
     case MM__KIND_BYTE:
         if (op->cls == MM__OP_BITWISE) return 0;
         snprintf(why, len,
                  "'%s' is not defined for byte: MPI allows only the bitwise ops band, bor, bxor "
                  "on MPI_BYTE (MPI-3.1 §5.9.2); use --datatype int, long, float or double",
                  op->name);
-        return -1;
+        return MM_E_INPUT;
     case MM__KIND_FLOAT:
         if (op->cls != MM__OP_BITWISE) return 0;
         snprintf(why, len,
                  "'%s' is not defined for %s: MPI allows the bitwise ops band, bor, bxor only on "
                  "integer types and byte (MPI-3.1 §5.9.2); use --datatype int, long or byte",
                  op->name, dt->name);
-        return -1;
+        return MM_E_INPUT;
     case MM__KIND_INTEGER:
         return 0;
     case MM__KIND_UNKNOWN:
         break;
     }
     snprintf(why, len, "internal: datatype '%s' has no kind", dt->name);
-    return -1;
+    return MM_E_INPUT;
 }

@@ -19,6 +19,7 @@
 #include <sys/types.h>
 #include <unistd.h>
 
+#include "mm_error.h"
 #include "mm_output.h"
 
 #define MM__SYNC_HEADER "rank,phase,kind,peer,local_ns,offset_ns,rtt_ns\n"
@@ -55,13 +56,13 @@ static void mm__parent_of(const char *path, char *out, size_t len) {
 
 /* May we create folders in dir? access() answers "yes" for root even on read-only or pseudo
  * file systems (/proc), so an empty probe folder is created and removed (nothing is left
- * behind). 0, or -1 with the reason in why — taken from errno right at the call that failed,
+ * behind). 0, or MM_E_FAILED with the reason in why — taken from errno right at the call that failed,
  * before anything else can overwrite it. */
 static int mm__can_create_in(const char *dir, char *why, size_t why_len) {
     if (access(dir, W_OK | X_OK) != 0) {
         int e = errno;
         snprintf(why, why_len, "no permission to write in %s (%s)", dir, strerror(e));
-        return -1;
+        return MM_E_FAILED;
     }
     char probe[MM_PATH_LEN + 32];
     snprintf(probe, sizeof probe, "%s/.mpimeter-probe-XXXXXX", dir);
@@ -70,7 +71,7 @@ static int mm__can_create_in(const char *dir, char *why, size_t why_len) {
         /* /proc answers ENOENT for a folder that exists: say what that means */
         snprintf(why, why_len, "cannot create a folder in %s (%s%s)", dir, strerror(e),
                  e == ENOENT ? ": a pseudo file system that allows no new folders" : "");
-        return -1;
+        return MM_E_FAILED;
     }
     rmdir(probe);
     return 0;
@@ -79,42 +80,42 @@ static int mm__can_create_in(const char *dir, char *why, size_t why_len) {
 int mm_outdir_check(const char *path, int force, char *err, size_t err_len) {
     if (!path || !*path) {
         snprintf(err, err_len, "--out is empty; give the folder to write the launch into");
-        return 2;
+        return MM_E_INPUT;
     }
     if (strlen(path) + 32 >= MM_PATH_LEN) {
         snprintf(err, err_len, "--out is too long (%zu characters; at most %d)", strlen(path),
                  MM_PATH_LEN - 32);
-        return 2;
+        return MM_E_INPUT;
     }
     struct stat st;
     if (stat(path, &st) == 0) {
         if (!S_ISDIR(st.st_mode)) {
             snprintf(err, err_len, "--out %s exists and is not a folder; choose a new folder",
                      path);
-            return 2;
+            return MM_E_INPUT;
         }
         int not_empty = mm__dir_not_empty(path); /* errno is opendir's when it fails */
         if (not_empty < 0) {
             snprintf(err, err_len, "--out %s cannot be read (%s)", path, strerror(errno));
-            return 2;
+            return MM_E_INPUT;
         }
         if (not_empty && !force) {
             snprintf(err, err_len,
                      "--out %s exists and is not empty; choose a new folder or pass --force",
                      path);
-            return 2;
+            return MM_E_INPUT;
         }
         char why[MM_PATH_LEN + 128];
         if (mm__can_create_in(path, why, sizeof why) != 0) {
             snprintf(err, err_len, "--out %s is not writable: %s", path, why);
-            return 2;
+            return MM_E_INPUT;
         }
         return 0;
     }
     if (errno != ENOENT) {
         /* ENOTDIR: a component is a file; EACCES: a component is not searchable; ... */
         snprintf(err, err_len, "--out %s cannot be used (%s)", path, strerror(errno));
-        return 2;
+        return MM_E_INPUT;
     }
     /* Walk up to the nearest existing ancestor: it must be a folder we may write into. */
     char ancestor[MM_PATH_LEN], up[MM_PATH_LEN];
@@ -125,23 +126,23 @@ int mm_outdir_check(const char *path, int force, char *err, size_t err_len) {
         if (why != ENOENT || strcmp(up, ancestor) == 0) { /* no ancestor to fall back on */
             snprintf(err, err_len, "cannot create --out %s: %s cannot be used (%s)", path,
                      ancestor, strerror(why));
-            return 2;
+            return MM_E_INPUT;
         }
         memcpy(ancestor, up, sizeof ancestor);
     }
     if (!S_ISDIR(st.st_mode)) {
         snprintf(err, err_len, "cannot create --out %s: %s is not a folder", path, ancestor);
-        return 2;
+        return MM_E_INPUT;
     }
     char why[MM_PATH_LEN + 128];
     if (mm__can_create_in(ancestor, why, sizeof why) != 0) {
         snprintf(err, err_len, "cannot create --out %s: %s", path, why);
-        return 2;
+        return MM_E_INPUT;
     }
     return 0;
 }
 
-/* mkdir -p with mode 0777 (minus umask). 0 or -1 with errno set. */
+/* mkdir -p with mode 0777 (minus umask). 0 or MM_E_FAILED with errno set. */
 static int mm__mkdir_p(const char *path) {
     char tmp[MM_PATH_LEN];
     snprintf(tmp, sizeof tmp, "%s", path);
@@ -150,15 +151,15 @@ static int mm__mkdir_p(const char *path) {
     for (char *p = tmp + 1; *p; p++) {
         if (*p != '/') continue;
         *p = '\0';
-        if (mkdir(tmp, 0777) != 0 && errno != EEXIST) return -1;
+        if (mkdir(tmp, 0777) != 0 && errno != EEXIST) return MM_E_FAILED;
         *p = '/';
     }
-    if (mkdir(tmp, 0777) != 0 && errno != EEXIST) return -1;
+    if (mkdir(tmp, 0777) != 0 && errno != EEXIST) return MM_E_FAILED;
     struct stat st;
-    if (stat(tmp, &st) != 0) return -1;
+    if (stat(tmp, &st) != 0) return MM_E_FAILED;
     if (!S_ISDIR(st.st_mode)) {
         errno = ENOTDIR;
-        return -1;
+        return MM_E_FAILED;
     }
     return 0;
 }
@@ -184,29 +185,29 @@ int mm_outdir_open(mm_outdir *o, const char *path, char *err, size_t err_len) {
     memset(o, 0, sizeof *o);
     if (!path || !*path || strlen(path) + 32 >= MM_PATH_LEN) {
         snprintf(err, err_len, "--out is empty or too long");
-        return -1;
+        return MM_E_FAILED;
     }
     snprintf(o->path, sizeof o->path, "%s", path);
     if (mm__mkdir_p(path) != 0) {
         snprintf(err, err_len, "cannot create --out %s (%s)", path, strerror(errno));
-        return -1;
+        return MM_E_FAILED;
     }
     /* With --force on a used folder: an old meta.json must not describe the new raw.csv. */
     char file[MM_PATH_LEN + 32];
     snprintf(file, sizeof file, "%s/meta.json", path);
     if (access(file, F_OK) == 0 && truncate(file, 0) != 0) {
         snprintf(err, err_len, "cannot truncate %s (%s)", file, strerror(errno));
-        return -1;
+        return MM_E_FAILED;
     }
     snprintf(file, sizeof file, "%s/.meta.json.tmp", path);
     (void)unlink(file); /* a leftover of a killed launch, if any */
     o->raw = mm__open_with_header(path, "raw.csv", MM_RAW_HEADER, err, err_len);
-    if (!o->raw) return -1;
+    if (!o->raw) return MM_E_FAILED;
     o->sync = mm__open_with_header(path, "sync.csv", MM__SYNC_HEADER, err, err_len);
     if (!o->sync) {
         fclose(o->raw);
         o->raw = NULL;
-        return -1;
+        return MM_E_FAILED;
     }
     return 0;
 }
@@ -228,13 +229,13 @@ void mm_outdir_close(mm_outdir *o) {
 int mm_outdir_write_meta(mm_outdir *o, const mm_buf *meta) {
     if (meta->failed) { /* rendered out of memory: an incomplete meta.json is never written */
         errno = ENOMEM;
-        return -1;
+        return MM_E_FAILED;
     }
     char tmp[MM_PATH_LEN + 32], dst[MM_PATH_LEN + 32];
     snprintf(tmp, sizeof tmp, "%s/.meta.json.tmp", o->path);
     snprintf(dst, sizeof dst, "%s/meta.json", o->path);
     int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC, 0666);
-    if (fd < 0) return -1;
+    if (fd < 0) return MM_E_FAILED;
     const char *p = meta->data ? meta->data : "";
     size_t left = meta->data ? meta->len : 0;
     while (left > 0) {
@@ -268,6 +269,6 @@ fail: {
     if (fd >= 0) close(fd);
     unlink(tmp);
     errno = saved;
-    return -1;
+    return MM_E_FAILED;
 }
 }

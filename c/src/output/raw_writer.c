@@ -20,12 +20,15 @@
 #include <unistd.h>
 
 #include "mm_output.h"
+#include "mm_error.h"
 
 /* A block of text in progress; the writer owns no state beyond one call. */
 typedef struct mm__csv_block {
     FILE *f;
     size_t len;
     int failed;
+    int prefix_len;
+    char prefix[MM_NAME_LEN + 64]; /* "test,op,size,": the same on every row of the test */
     char text[1 << 16];
 } mm__csv_block;
 
@@ -37,16 +40,17 @@ static void mm__block_flush(mm__csv_block *b) {
     b->len = 0;
 }
 
-/* Makes room for one row. */
-static inline void mm__block_row(mm__csv_block *b, size_t row_max) {
-    if (b->len + row_max > sizeof b->text) mm__block_flush(b);
-}
-
 static inline void mm__put_char(mm__csv_block *b, char c) { b->text[b->len++] = c; }
 
 static inline void mm__put_text(mm__csv_block *b, const char *s, size_t n) {
     memcpy(b->text + b->len, s, n);
     b->len += n;
+}
+
+/* Makes room for one row and starts it with the test's prefix. */
+static inline void mm__row_begin(mm__csv_block *b) {
+    if (b->len + MM__ROW_MAX > sizeof b->text) mm__block_flush(b);
+    mm__put_text(b, b->prefix, (size_t)b->prefix_len);
 }
 
 static inline void mm__put_i64(mm__csv_block *b, int64_t v) {
@@ -67,8 +71,8 @@ static inline int64_t mm__sub(int64_t a, int64_t b) { return (int64_t)((uint64_t
 
 static int mm__finish(mm__csv_block *b) {
     mm__block_flush(b);
-    if (b->failed || fflush(b->f) != 0) return -1;
-    if (fsync(fileno(b->f)) != 0 && errno != EINVAL && errno != EROFS) return -1;
+    if (b->failed || fflush(b->f) != 0) return MM_E_FAILED;
+    if (fsync(fileno(b->f)) != 0 && errno != EINVAL && errno != EROFS) return MM_E_FAILED;
     return 0; /* EINVAL/EROFS: the stream is a pipe or a special file; nothing to sync */
 }
 
@@ -81,21 +85,19 @@ static int mm__check_args(FILE *f, const mm_test *t, int nprocs, long nrep, cons
         (nrep > 0 && has_global && (!gstart || !gend)) ||
         strlen(t->op->name) > MM_NAME_LEN || strpbrk(t->op->name, ",\n\r\"")) {
         errno = EINVAL;
-        return -1;
+        return MM_E_FAILED;
     }
     return 0;
 }
 
-static mm__csv_block *mm__block_start(mm__csv_block *b, FILE *f) {
+/* An empty block for test t's rows (its arguments checked: the prefix fits). */
+static mm__csv_block *mm__block_start(mm__csv_block *b, FILE *f, const mm_test *t) {
     b->f = f;
     b->len = 0;
     b->failed = 0;
+    b->prefix_len = snprintf(b->prefix, sizeof b->prefix, "%d,%s,%lld,", t->index, t->op->name,
+                             (long long)t->size);
     return b;
-}
-
-/* "test,op,size," is the same on every row of the test; its length. */
-static int mm__row_prefix(const mm_test *t, char *prefix, size_t len) {
-    return snprintf(prefix, len, "%d,%s,%lld,", t->index, t->op->name, (long long)t->size);
 }
 
 int mm_raw_write_ranks(FILE *f, const mm_test *t, int first_rank, int nranks, long nrep,
@@ -103,17 +105,13 @@ int mm_raw_write_ranks(FILE *f, const mm_test *t, int first_rank, int nranks, lo
                        const int64_t *gend, const int32_t *invalid, const int64_t *const *components,
                        int64_t epoch_ns, int has_global) {
     if (first_rank < 0 || mm__check_args(f, t, nranks, nrep, start, end, gstart, gend, invalid, has_global))
-        return -1;
-    static const size_t row_max = MM__ROW_MAX;
+        return MM_E_FAILED;
     mm__csv_block block;
-    mm__csv_block *b = mm__block_start(&block, f);
-    char prefix[MM_NAME_LEN + 64];
-    int plen = mm__row_prefix(t, prefix, sizeof prefix);
+    mm__csv_block *b = mm__block_start(&block, f, t);
     for (int r = 0; r < nranks; r++) {
         for (long rep = 0; rep < nrep; rep++) {
             size_t i = (size_t)r * (size_t)nrep + (size_t)rep;
-            mm__block_row(b, row_max);
-            mm__put_text(b, prefix, (size_t)plen);
+            mm__row_begin(b);
             mm__put_i64(b, (int64_t)first_rank + r);
             mm__put_char(b, ',');
             mm__put_i64(b, rep);
@@ -141,15 +139,12 @@ int mm_raw_write_test(FILE *f, const mm_test *t, int nprocs, long nrep, const in
                       const int64_t *end, const int64_t *gstart, const int64_t *gend,
                       const int32_t *invalid, const int64_t *const *components, int64_t epoch_ns,
                       int has_global, int reduced) {
-    if (mm__check_args(f, t, nprocs, nrep, start, end, gstart, gend, invalid, has_global)) return -1;
+    if (mm__check_args(f, t, nprocs, nrep, start, end, gstart, gend, invalid, has_global)) return MM_E_FAILED;
     if (!reduced)
         return mm_raw_write_ranks(f, t, 0, nprocs, nrep, start, end, gstart, gend, invalid, components,
                                   epoch_ns, has_global);
-    static const size_t row_max = MM__ROW_MAX;
     mm__csv_block block;
-    mm__csv_block *b = mm__block_start(&block, f);
-    char prefix[MM_NAME_LEN + 64];
-    int plen = mm__row_prefix(t, prefix, sizeof prefix);
+    mm__csv_block *b = mm__block_start(&block, f, t);
 
     for (long rep = 0; rep < nrep; rep++) {
         int64_t min_start = start[rep], max_dur = mm__sub(end[rep], start[rep]);
@@ -167,8 +162,7 @@ int mm_raw_write_test(FILE *f, const mm_test *t, int nprocs, long nrep, const in
             }
         }
         int64_t s = mm__sub(min_start, epoch_ns);
-        mm__block_row(b, row_max);
-        mm__put_text(b, prefix, (size_t)plen);
+        mm__row_begin(b);
         mm__put_text(b, "-1,", 3);
         mm__put_i64(b, rep);
         mm__put_char(b, ',');

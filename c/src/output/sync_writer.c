@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "mm_output.h"
+#include "mm_error.h"
 
 static const char *mm__sync_kind_word(int32_t kind) {
     switch (kind) {
@@ -29,12 +30,12 @@ static const char *mm__sync_kind_word(int32_t kind) {
 int mm_sync_write(FILE *f, const mm_sync_record *rec, size_t n, int64_t epoch_ns) {
     if (!f || (n > 0 && !rec)) {
         errno = EINVAL;
-        return -1;
+        return MM_E_FAILED;
     }
     for (size_t i = 0; i < n; i++) {
         if (!mm__sync_kind_word(rec[i].kind)) {
             errno = EINVAL;
-            return -1;
+            return MM_E_FAILED;
         }
     }
     for (size_t i = 0; i < n; i++) {
@@ -44,9 +45,9 @@ int mm_sync_write(FILE *f, const mm_sync_record *rec, size_t n, int64_t epoch_ns
                        "\n",
                     r->rank, r->phase, mm__sync_kind_word(r->kind), r->peer, local, r->offset_ns,
                     r->rtt_ns) < 0)
-            return -1;
+            return MM_E_FAILED;
     }
-    if (fflush(f) != 0) return -1;
-    if (fsync(fileno(f)) != 0 && errno != EINVAL && errno != EROFS) return -1;
+    if (fflush(f) != 0) return MM_E_FAILED;
+    if (fsync(fileno(f)) != 0 && errno != EINVAL && errno != EROFS) return MM_E_FAILED;
     return 0;
 }

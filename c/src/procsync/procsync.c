@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* procsync.c — what the process syncs share: the start delay, waiting for a planned
- * start, the late-wakeup check, the no-op hooks. The list of them, and opening one by name, is
- * procsync_registry.c. */
+/* procsync.c — what the process syncs share: the start delay, waiting for a planned start
+ * (and planning one a slack ahead), the late-wakeup check, the no-op hooks. The list of them,
+ * and opening one by name, is procsync_registry.c. */
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -52,6 +52,15 @@ int mm_procsync_wait_start(mm_procsync *ps, long seq, int64_t planned_local_ns) 
         mm__oversleep_until(ps->timer, planned_local_ns + ps->inject_late_wakeup_ns);
     mm_timer_wait_until(ps->timer, planned_local_ns);
     return 0;
+}
+
+int mm_procsync_start_after_slack(mm_procsync *ps, long rep, int64_t slack_ns) {
+    MM_MPI(&ps->err, MPI_Barrier(ps->comm));
+    int64_t start = 0;
+    if (ps->rank == 0) start = mm_clocksync_global_now(ps->cs) + slack_ns;
+    MM_MPI(&ps->err, MPI_Bcast(&start, 1, MPI_INT64_T, 0, ps->comm));
+    if (ps->first_start_global_ns == 0) ps->first_start_global_ns = start;
+    return mm_procsync_wait_start(ps, rep, mm_clocksync_to_local(ps->cs, start));
 }
 
 int mm_procsync_late_wakeup(const mm_procsync *ps, int64_t start_local_ns) {

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "mm_procsync.h"
+#include "mm_error.h"
 
 extern const mm_procsync_vtable mm_procsync_barrier;
 extern const mm_procsync_vtable mm_procsync_window;
@@ -52,7 +53,7 @@ int mm_procsync_open(mm_procsync *ps, const char *name, MPI_Comm comm, const mm_
                      mm_clocksync *cs, const mm_config *cfg) {
     memset(ps, 0, sizeof *ps);
     ps->vt = mm_procsync_find(name);
-    if (!ps->vt) return -1;
+    if (!ps->vt) return MM_E_FAILED;
     ps->comm = comm;
     MM_MPI(&ps->err, MPI_Comm_rank(comm, &ps->rank));
     MM_MPI(&ps->err, MPI_Comm_size(comm, &ps->nprocs));

@@ -62,12 +62,7 @@ static int mm__roundtime_begin(mm_procsync *ps, mm_timed_fn call, const void *ar
 
 static int mm__roundtime_before(mm_procsync *ps, long rep) {
     mm__roundtime_state *st = ps->state;
-    MM_MPI(&ps->err, MPI_Barrier(ps->comm));
-    int64_t start = 0;
-    if (ps->rank == 0) start = mm_clocksync_global_now(ps->cs) + st->slack_ns;
-    MM_MPI(&ps->err, MPI_Bcast(&start, 1, MPI_INT64_T, 0, ps->comm));
-    if (ps->first_start_global_ns == 0) ps->first_start_global_ns = start;
-    return mm_procsync_wait_start(ps, rep, mm_clocksync_to_local(ps->cs, start));
+    return mm_procsync_start_after_slack(ps, rep, st->slack_ns);
 }
 
 static int mm__roundtime_after(mm_procsync *ps, long rep, int64_t start_local_ns,

@@ -20,6 +20,7 @@
 
 #include "mm_timer.h"
 #include "timer_internal.h"
+#include "mm_error.h"
 
 #ifdef MM_SIMGRID
 /* Under SimGrid's SMPI every read is a simulation step (a context switch that advances the one
@@ -46,17 +47,17 @@ int mm__clock_check(clockid_t clock, const char *timer_name, char *why, size_t w
     if (clock_gettime(clock, &ts) == 0) return 0;
     snprintf(why, why_len, "timer '%s': clock_gettime refused this clock on this system",
              timer_name);
-    return -1;
+    return MM_E_FAILED;
 }
 
 int mm_timer_open_variant(mm_timer *t, const mm_timer_vtable *vt, const mm_virtual_params *vp,
                           char *why, size_t why_len) {
     memset(t, 0, sizeof *t);
-    if (vt->available(why, why_len) != 0) return -1;
+    if (vt->available(why, why_len) != 0) return MM_E_FAILED;
     t->vt = vt;
     if (vt->init(t, vp, why, why_len) != 0) {
         memset(t, 0, sizeof *t);
-        return -1;
+        return MM_E_FAILED;
     }
     mm_timer_probe(t);
     return 0;

@@ -11,6 +11,7 @@
 
 #include "mm_timer.h"
 #include "timer_internal.h"
+#include "mm_error.h"
 
 static int mm__monotonic_raw_available(char *why, size_t why_len) {
 #ifdef CLOCK_MONOTONIC_RAW
@@ -19,7 +20,7 @@ static int mm__monotonic_raw_available(char *why, size_t why_len) {
     snprintf(why, why_len,
              "timer 'monotonic-raw' needs CLOCK_MONOTONIC_RAW, which this system does not "
              "define (it is Linux-specific); use 'monotonic'");
-    return -1;
+    return MM_E_FAILED;
 #endif
 }
 

@@ -6,6 +6,7 @@
 
 #include "mm_timer.h"
 #include "timer_internal.h"
+#include "mm_error.h"
 
 const mm_timer_vtable *const mm_timer_registry[] = {
     &mm_timer_monotonic, &mm_timer_monotonic_raw, &mm_timer_realtime, &mm_timer_wtime,
@@ -26,7 +27,7 @@ int mm_timer_open(mm_timer *t, const char *name, const mm_virtual_params *vp, ch
     if (!vt) {
         snprintf(why, why_len, "unknown timer '%s'; allowed: %s", name ? name : "(null)",
                  mm_timer_names());
-        return -1;
+        return MM_E_FAILED;
     }
     mm_virtual_params resolved;
     if (vp) {

@@ -24,6 +24,7 @@
 
 #include "mm_timer.h"
 #include "timer_internal.h"
+#include "mm_error.h"
 
 #if defined(__x86_64__) && defined(__SIZEOF_INT128__) && defined(CLOCK_MONOTONIC_RAW)
 #define MM__TSC_SUPPORTED 1
@@ -59,7 +60,7 @@ static int mm__tsc_available(char *why, size_t why_len) {
              "timer 'tsc' needs an x86-64 CPU, a compiler with 128-bit integers and "
              "CLOCK_MONOTONIC_RAW (Linux) to calibrate against; this build lacks one of them; "
              "use 'monotonic'");
-    return -1;
+    return MM_E_FAILED;
 #else
     FILE *f = fopen("/proc/cpuinfo", "r");
     if (!f) {
@@ -67,7 +68,7 @@ static int mm__tsc_available(char *why, size_t why_len) {
                  "timer 'tsc' refused: cannot read /proc/cpuinfo (%s) to check the flags "
                  "constant_tsc, nonstop_tsc and rdtscp; use 'monotonic-raw'",
                  strerror(errno));
-        return -1;
+        return MM_E_FAILED;
     }
     char *line = NULL;
     size_t cap = 0;
@@ -90,7 +91,7 @@ static int mm__tsc_available(char *why, size_t why_len) {
         snprintf(why, why_len,
                  "timer 'tsc' refused: /proc/cpuinfo has no 'flags' line to check constant_tsc, "
                  "nonstop_tsc and rdtscp; use 'monotonic-raw'");
-        return -1;
+        return MM_E_FAILED;
     }
     if (missing[0]) {
         snprintf(why, why_len,
@@ -98,7 +99,7 @@ static int mm__tsc_available(char *why, size_t why_len) {
                  "independent of CPU frequency; nonstop_tsc: keeps counting in sleep states; "
                  "rdtscp: the ordered read); use 'monotonic-raw'",
                  missing);
-        return -1;
+        return MM_E_FAILED;
     }
     return 0;
 #endif
@@ -157,7 +158,7 @@ static int mm__tsc_init(mm_timer *t, const mm_virtual_params *vp, char *why, siz
                  "timer 'tsc': calibration failed (the counter or CLOCK_MONOTONIC_RAW did not "
                  "advance over %ld ms); use 'monotonic-raw'",
                  MM__TSC_CALIBRATION_NS / 1000000L);
-        return -1;
+        return MM_E_FAILED;
     }
     long double hz = (long double)(tk1 - tk0) * 1e9L / (long double)(raw1 - raw0);
     if (hz < 1e7L || hz > 1e11L) {
@@ -165,12 +166,12 @@ static int mm__tsc_init(mm_timer *t, const mm_virtual_params *vp, char *why, siz
                  "timer 'tsc': calibration gave an implausible frequency (%.3Lg Hz); use "
                  "'monotonic-raw'",
                  hz);
-        return -1;
+        return MM_E_FAILED;
     }
     mm__tsc_state *s = malloc(sizeof *s);
     if (!s) {
         snprintf(why, why_len, "timer 'tsc': out of memory");
-        return -1;
+        return MM_E_FAILED;
     }
     s->ticks0 = tk0;
     s->ns0 = raw0;

@@ -25,6 +25,7 @@
 
 #include "mm_timer.h"
 #include "timer_internal.h"
+#include "mm_error.h"
 #ifdef MM_SIMGRID
 #include <simgrid/host.h>
 #endif
@@ -82,24 +83,24 @@ static int mm__virtual_init(mm_timer *t, const mm_virtual_params *given, char *w
         snprintf(why, why_len,
                  "timer 'virtual' needs a base timer to wrap (one of: monotonic, "
                  "monotonic-raw, realtime, wtime, tsc)");
-        return -1;
+        return MM_E_FAILED;
     }
     if (strcmp(vp->base, mm_timer_virtual.name) == 0) {
         snprintf(why, why_len,
                  "timer 'virtual' cannot wrap itself: its base must be a real timer (one of: "
                  "monotonic, monotonic-raw, realtime, wtime, tsc)");
-        return -1;
+        return MM_E_FAILED;
     }
     if (!isfinite(vp->skew_ppm) || fabs(vp->skew_ppm) > MM__VIRTUAL_MAX_ABS_SKEW_PPM) {
         snprintf(why, why_len,
                  "timer 'virtual': skew %g ppm is out of range (|skew| <= %g ppm)", vp->skew_ppm,
                  MM__VIRTUAL_MAX_ABS_SKEW_PPM);
-        return -1;
+        return MM_E_FAILED;
     }
     mm__virtual_state *s = malloc(sizeof *s);
     if (!s) {
         snprintf(why, why_len, "timer 'virtual': out of memory");
-        return -1;
+        return MM_E_FAILED;
     }
     char base_why[512];
     if (!vp->base_vt)
@@ -109,7 +110,7 @@ static int mm__virtual_init(mm_timer *t, const mm_virtual_params *given, char *w
                                               sizeof base_why) != 0) {
         snprintf(why, why_len, "timer 'virtual': cannot open its base timer: %s", base_why);
         free(s);
-        return -1;
+        return MM_E_FAILED;
     }
     s->offset_ns = vp->offset_ns;
     s->skew_ppm = vp->skew_ppm;

@@ -16,6 +16,7 @@
 
 #include "mm_mpi.h"
 #include "mm_timer.h"
+#include "mm_error.h"
 
 static int mm__wtime_available(char *why, size_t why_len) {
     int initialized = 0, finalized = 0;
@@ -27,7 +28,7 @@ static int mm__wtime_available(char *why, size_t why_len) {
                  "timer 'wtime' reads MPI_Wtime, which is usable only after MPI_Init and before "
                  "MPI_Finalize (MPI is %s)",
                  finalized ? "already finalized" : "not initialized");
-        return -1;
+        return MM_E_FAILED;
     }
     return 0;
 }

@@ -8,6 +8,7 @@
 
 #include "mm_bench.h"
 #include "mm_check.h"
+#include "mm_error.h"
 #include "mm_config.h"
 
 static mm_config cfg;
@@ -70,7 +71,7 @@ static void test_sizes(void) {
     CHECK_EQ_INT(n, 6);
     CHECK_EQ_INT(sizes[0], 0);
     CHECK_EQ_INT(sizes[5], 4096);
-    CHECK_EQ_INT(mm_parse_sizes("8,x", sizes, MM_MAX_SIZES, &n, err, sizeof err), 2);
+    CHECK_EQ_INT(mm_parse_sizes("8,x", sizes, MM_MAX_SIZES, &n, err, sizeof err), MM_E_INPUT);
     CHECK(strstr(err, "'x'") != NULL);
     CHECK(mm_parse_sizes("8:4:x2", sizes, MM_MAX_SIZES, &n, err, sizeof err) != 0);
     CHECK(mm_parse_sizes("8:64:x1", sizes, MM_MAX_SIZES, &n, err, sizeof err) != 0);
@@ -81,7 +82,7 @@ static void test_sizes(void) {
 
 static void expect_error(int argc, const char **argv, const char *needle) {
     int rc = parse(argc, argv);
-    CHECK_EQ_INT(rc, 2);
+    CHECK_EQ_INT(rc, MM_E_INPUT);
     if (!strstr(err, needle)) {
         fprintf(stderr, "message '%s' lacks '%s'\n", err, needle);
         CHECK(0);
@@ -355,11 +356,11 @@ static void test_float_options_refuse_absurdly_small_values(void) {
         mm_config c;
         mm_config_defaults(&c);
         char msg[512], half[64];
-        CHECK_EQ_INT(mm_option_parse_number(o, "0", &c, msg, sizeof msg), (o->flags & MM_OPT_F_OR_ZERO) ? 0 : 2);
+        CHECK_EQ_INT(mm_option_parse_number(o, "0", &c, msg, sizeof msg), (o->flags & MM_OPT_F_OR_ZERO) ? 0 : MM_E_INPUT);
         snprintf(half, sizeof half, "%.17g", o->min / 2);
         const char *tiny[] = {"1e-300", "4.9e-324", half};
         for (size_t k = 0; k < sizeof tiny / sizeof tiny[0]; k++) {
-            if (mm_option_parse_number(o, tiny[k], &c, msg, sizeof msg) != 2) {
+            if (mm_option_parse_number(o, tiny[k], &c, msg, sizeof msg) != MM_E_INPUT) {
                 fprintf(stderr, "--%s accepts %s\n", o->name, tiny[k]);
                 CHECK(0);
             }

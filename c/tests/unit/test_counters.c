@@ -8,6 +8,7 @@
 
 #include "../../src/counters/counters_internal.h"
 #include "mm_check.h"
+#include "mm_error.h"
 #include "mm_config.h"
 #include "mm_counters.h"
 #include "mm_output.h"
@@ -21,7 +22,7 @@ static int parse(int argc, const char **argv) {
 }
 
 static void expect(int rc, const char *needle) {
-    CHECK_EQ_INT(rc, 2);
+    CHECK_EQ_INT(rc, MM_E_INPUT);
     if (!strstr(err, needle)) {
         fprintf(stderr, "message '%s' lacks '%s'\n", err, needle);
         CHECK(0);
@@ -73,11 +74,11 @@ static void test_options(void) {
     expect(parse(7, twice), "given more than once");
     /* an event no PAPI knows: refused whether PAPI is built in or not, naming the event */
     const char *papi[] = {"mpimeter-bench", "--out", "/tmp/mm_unit_counters/none", "--papi", "NOT_AN_EVENT_X"};
-    CHECK_EQ_INT(parse(5, papi), 2);
+    CHECK_EQ_INT(parse(5, papi), MM_E_INPUT);
     CHECK(strstr(err, mm_papi_built() ? "unknown event 'NOT_AN_EVENT_X'" : "built without PAPI") != NULL);
     /* --validate checks --papi too (mpimeter run asks it before launching) */
     const char *val[] = {"mpimeter-bench", "--validate", "2", "--papi", "NOT_AN_EVENT_X"};
-    CHECK_EQ_INT(parse(5, val), 2);
+    CHECK_EQ_INT(parse(5, val), MM_E_INPUT);
     /* --list-pvars is a mode of its own: no --out needed, the other checks skipped */
     const char *list[] = {"mpimeter-bench", "--list-pvars"};
     CHECK_EQ_INT(parse(2, list), 0);

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "mm_check.h"
+#include "mm_error.h"
 #include "mm_config.h"
 #include "mm_ops.h"
 #include "../../src/ops/ops_internal.h"
@@ -35,25 +36,27 @@ static void test_facts(void) {
     CHECK_EQ_INT(f.in_max, 1);
 }
 
+/* A rank that receives from two ranks: first (its block of that rank's sends), then second. */
+static void expect_two_sources(const mm__graph_adjacency *adj, int first, int first_block,
+                               int second, int second_block) {
+    CHECK_EQ_INT(adj->indegree, 2);
+    CHECK_EQ_INT(adj->sources[0], first);
+    CHECK_EQ_INT(adj->source_block[0], first_block);
+    CHECK_EQ_INT(adj->sources[1], second);
+    CHECK_EQ_INT(adj->source_block[1], second_block);
+}
+
 static void test_neighbours(void) {
     mm__graph_adjacency adj;
     /* rank 0 receives from 2 (its second out-neighbour) and 3 (its first), in rank order */
     CHECK_EQ_INT(mm__graph_neighbors(ring, 0, &adj), 0);
-    CHECK_EQ_INT(adj.indegree, 2);
-    CHECK_EQ_INT(adj.sources[0], 2);
-    CHECK_EQ_INT(adj.source_block[0], 1);
-    CHECK_EQ_INT(adj.sources[1], 3);
-    CHECK_EQ_INT(adj.source_block[1], 0);
+    expect_two_sources(&adj, 2, 1, 3, 0);
     CHECK_EQ_INT(adj.outdegree, 2);
     CHECK_EQ_INT(adj.destinations[0], 1);
     CHECK_EQ_INT(adj.destinations[1], 3);
     mm__graph_adjacency_free(&adj);
     CHECK_EQ_INT(mm__graph_neighbors(ring, 3, &adj), 0);
-    CHECK_EQ_INT(adj.indegree, 2);
-    CHECK_EQ_INT(adj.sources[0], 0);
-    CHECK_EQ_INT(adj.source_block[0], 1);
-    CHECK_EQ_INT(adj.sources[1], 2);
-    CHECK_EQ_INT(adj.source_block[1], 0);
+    expect_two_sources(&adj, 0, 1, 2, 0);
     mm__graph_adjacency_free(&adj);
     CHECK_EQ_INT(mm__graph_neighbors(ring, 4, &adj), -1); /* not a rank of the graph */
 }
@@ -61,7 +64,7 @@ static void test_neighbours(void) {
 static void refused(const char *text, size_t len, const char *needle) {
     mm_graph_facts f;
     char why[512] = "";
-    CHECK_EQ_INT(mm_graph_check(text, len, &f, why, sizeof why), -1);
+    CHECK_EQ_INT(mm_graph_check(text, len, &f, why, sizeof why), MM_E_INPUT);
     if (!strstr(why, needle)) fprintf(stderr, "expected '%s' in '%s'\n", needle, why);
     CHECK(strstr(why, needle) != NULL);
 }
@@ -86,7 +89,7 @@ static void test_refusals(void) {
         memcpy(word + 203, "\n1: 0\n", 7);
         mm_graph_facts f;
         char why[512] = "";
-        CHECK_EQ_INT(mm_graph_check(word, 209, &f, why, sizeof why), -1);
+        CHECK_EQ_INT(mm_graph_check(word, 209, &f, why, sizeof why), MM_E_INPUT);
         const char *q = strchr(why, '\'');
         CHECK(q && strspn(q + 1, "a") == 40 && q[41] == '\'');
     }

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "mm_check.h"
+#include "mm_error.h"
 #include "mm_clocksync.h"
 
 /* splitmix64, for reproducible delays */
@@ -289,11 +290,11 @@ static void test_registry_and_params(void) {
     char err[256];
     CHECK_EQ_INT(mm_clocksync_params_check(&zero, err, sizeof err), 0);
     mm_clocksync_params bad = {-1, 0, 0, 0, 0.0, 0, 0.0};
-    CHECK_EQ_INT(mm_clocksync_params_check(&bad, err, sizeof err), -1);
+    CHECK_EQ_INT(mm_clocksync_params_check(&bad, err, sizeof err), MM_E_INPUT);
     CHECK(strstr(err, "negative") != NULL);
     bad.nfit = 0;
     bad.fit_span_s = NAN;
-    CHECK_EQ_INT(mm_clocksync_params_check(&bad, err, sizeof err), -1);
+    CHECK_EQ_INT(mm_clocksync_params_check(&bad, err, sizeof err), MM_E_INPUT);
 }
 
 int main(void) {

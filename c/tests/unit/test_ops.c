@@ -14,6 +14,7 @@
 #include "../../src/ops/ops_internal.h"
 #include "mm_bench.h"
 #include "mm_check.h"
+#include "mm_error.h"
 #include "mm_mockups.h"
 #include "mm_ops.h"
 #include "mm_timer.h"
@@ -178,36 +179,38 @@ static void test_mockups(void) {
     CHECK(mm_mockup_of(NULL) == NULL);
 }
 
+/* op refuses size (with type_size-byte elements), its reason containing needle. */
+static void expect_size_refused(const mm_op *op, int64_t size, int type_size, const char *needle) {
+    char why[256] = "";
+    CHECK_EQ_INT(mm_op_check_size(op, size, type_size, why, sizeof why), MM_E_INPUT);
+    if (!contains(why, needle)) fprintf(stderr, "reason '%s' lacks '%s'\n", why, needle);
+    CHECK(contains(why, needle));
+}
+
 static void test_check_size(void) {
     const mm_op *allreduce = mm_op_find("allreduce");
     const mm_op *barrier = mm_op_find("barrier");
     const mm_op *delay = mm_op_find("delay");
     char why[256] = "";
-    CHECK_EQ_INT(mm_op_check_size(allreduce, 10, 4, why, sizeof why), -1);
+    CHECK_EQ_INT(mm_op_check_size(allreduce, 10, 4, why, sizeof why), MM_E_INPUT);
     CHECK(contains(why, "size 10 is not a multiple of the datatype size (4 bytes)"));
     CHECK(contains(why, "8 or 12"));
     CHECK_EQ_INT(mm_op_check_size(allreduce, 8, 4, why, sizeof why), 0);
     CHECK_EQ_INT(mm_op_check_size(allreduce, 0, 8, why, sizeof why), 0);
     CHECK_EQ_INT(mm_op_check_size(allreduce, 7, 1, why, sizeof why), 0);
+    expect_size_refused(allreduce, -8, 4, "negative");
     why[0] = '\0';
-    CHECK_EQ_INT(mm_op_check_size(allreduce, -8, 4, why, sizeof why), -1);
-    CHECK(contains(why, "negative"));
-    why[0] = '\0';
-    CHECK_EQ_INT(mm_op_check_size(allreduce, 8, 0, why, sizeof why), -1);
+    CHECK_EQ_INT(mm_op_check_size(allreduce, 8, 0, why, sizeof why), MM_E_INPUT);
     CHECK(why[0] != '\0');
     /* count must fit MPI's int */
     CHECK_EQ_INT(mm_op_check_size(allreduce, (int64_t)INT_MAX * 8, 8, why, sizeof why), 0);
-    why[0] = '\0';
-    CHECK_EQ_INT(mm_op_check_size(allreduce, ((int64_t)INT_MAX + 1) * 8, 8, why, sizeof why), -1);
-    CHECK(contains(why, "too large"));
+    expect_size_refused(allreduce, ((int64_t)INT_MAX + 1) * 8, 8, "too large");
     /* barrier ignores the size; delay takes any duration >= 0, whatever the datatype */
     CHECK_EQ_INT(mm_op_check_size(barrier, 10, 4, why, sizeof why), 0);
     CHECK_EQ_INT(mm_op_check_size(delay, 1001, 4, why, sizeof why), 0);
     CHECK_EQ_INT(mm_op_check_size(delay, 0, 4, why, sizeof why), 0);
-    why[0] = '\0';
-    CHECK_EQ_INT(mm_op_check_size(delay, -5, 4, why, sizeof why), -1);
-    CHECK(contains(why, "duration"));
-    CHECK_EQ_INT(mm_op_check_size(NULL, 8, 4, why, sizeof why), -1);
+    expect_size_refused(delay, -5, 4, "duration");
+    CHECK_EQ_INT(mm_op_check_size(NULL, 8, 4, why, sizeof why), MM_E_INPUT);
 }
 
 static void test_datatypes(void) {
@@ -270,7 +273,7 @@ static void test_reduce_op_check(void) {
         for (int o = 0; o < 7; o++) {
             char why[256] = "";
             int rc = mm_reduce_op_check(ops[o], types[t], why, sizeof why);
-            CHECK_EQ_INT(rc, allowed[t][o] ? 0 : -1);
+            CHECK_EQ_INT(rc, allowed[t][o] ? 0 : MM_E_INPUT);
             if (rc != 0) CHECK(why[0] != '\0');
         }
     char why[256];
@@ -280,9 +283,9 @@ static void test_reduce_op_check(void) {
     CHECK(contains(why, "'sum' is not defined for byte"));
     mm_reduce_op_check("max", "char", why, sizeof why);
     CHECK(contains(why, "no reduction on char"));
-    CHECK_EQ_INT(mm_reduce_op_check("bogus", "int", why, sizeof why), -1);
+    CHECK_EQ_INT(mm_reduce_op_check("bogus", "int", why, sizeof why), MM_E_INPUT);
     CHECK(contains(why, "unknown reduction op 'bogus'"));
-    CHECK_EQ_INT(mm_reduce_op_check("sum", "bogus", why, sizeof why), -1);
+    CHECK_EQ_INT(mm_reduce_op_check("sum", "bogus", why, sizeof why), MM_E_INPUT);
     CHECK(contains(why, "unknown datatype 'bogus'"));
 }
 

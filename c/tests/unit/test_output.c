@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "mm_check.h"
+#include "mm_error.h"
 #include "mm_output.h"
 
 static char *read_all(const char *path, size_t *len) {
@@ -99,6 +100,15 @@ static const int64_t *const components2x3[5] = {init2x3, tests2x3, wait2x3, comp
                                                  blocking2x3};
 static const mm_op op_ibcast = {.name = "ibcast", .pattern = "root to all", .constraints = ""};
 
+/* The 2-rank, 3-repetition arrays above written for test t: the global columns from
+ * gstart2x3/gend2x3 when `arrays`, and declared present when has_global. */
+static int write_2x3(FILE *raw, const mm_test *t, int arrays, int has_global,
+                     const int64_t *const *components, int reduced) {
+    return mm_raw_write_test(raw, t, 2, 3, start2x3, end2x3, arrays ? gstart2x3 : NULL,
+                             arrays ? gend2x3 : NULL, invalid2x3, components, EPOCH, has_global,
+                             reduced);
+}
+
 static void test_raw_writer(const char *tmp) {
     char dir[1024], raw[1100];
     char err[512] = "";
@@ -108,25 +118,15 @@ static void test_raw_writer(const char *tmp) {
     mm_test t0 = {.index = 0, .op = &op_bcast, .size = 1024, .status = MM_TEST_COMPLETE, .nrep = 3};
     mm_test t1 = {.index = 1, .op = &op_barrier, .size = 0, .root = -1, .status = MM_TEST_COMPLETE, .nrep = 3};
     /* test 0 with a global clock, test 1 without (empty g-columns) */
-    CHECK_EQ_INT(mm_raw_write_test(o.raw, &t0, 2, 3, start2x3, end2x3, gstart2x3, gend2x3,
-                                   invalid2x3, NULL, EPOCH, 1, 0),
-                 0);
-    CHECK_EQ_INT(mm_raw_write_test(o.raw, &t1, 2, 3, start2x3, end2x3, NULL, NULL, invalid2x3, NULL,
-                                   EPOCH, 0, 0),
-                 0);
+    CHECK_EQ_INT(write_2x3(o.raw, &t0, 1, 1, NULL, 0), 0);
+    CHECK_EQ_INT(write_2x3(o.raw, &t1, 0, 0, NULL, 0), 0);
     mm_test t2 = {.index = 2, .op = &op_ibcast, .size = 64, .status = MM_TEST_COMPLETE, .nrep = 3};
-    CHECK_EQ_INT(mm_raw_write_test(o.raw, &t2, 2, 3, start2x3, end2x3, gstart2x3, gend2x3,
-                                   invalid2x3, components2x3, EPOCH, 1, 0),
-                 0);
+    CHECK_EQ_INT(write_2x3(o.raw, &t2, 1, 1, components2x3, 0), 0);
     /* bad input writes nothing: has_global without global arrays, op name with a comma */
-    CHECK_EQ_INT(mm_raw_write_test(o.raw, &t0, 2, 3, start2x3, end2x3, NULL, NULL, invalid2x3, NULL,
-                                   EPOCH, 1, 0),
-                 -1);
+    CHECK_EQ_INT(write_2x3(o.raw, &t0, 0, 1, NULL, 0), MM_E_FAILED);
     const mm_op op_comma = {.name = "a,b"};
     mm_test tc = {.index = 2, .op = &op_comma, .size = 8};
-    CHECK_EQ_INT(mm_raw_write_test(o.raw, &tc, 2, 3, start2x3, end2x3, NULL, NULL, invalid2x3, NULL,
-                                   EPOCH, 0, 0),
-                 -1);
+    CHECK_EQ_INT(write_2x3(o.raw, &tc, 0, 0, NULL, 0), MM_E_FAILED);
     mm_outdir_close(&o);
     snprintf(raw, sizeof raw, "%s/raw.csv", dir);
     check_golden(raw, "raw_full.csv");
@@ -134,15 +134,9 @@ static void test_raw_writer(const char *tmp) {
     /* reduced: one row per repetition */
     snprintf(dir, sizeof dir, "%s/launch_reduced", tmp);
     CHECK_EQ_INT(mm_outdir_open(&o, dir, err, sizeof err), 0);
-    CHECK_EQ_INT(mm_raw_write_test(o.raw, &t0, 2, 3, start2x3, end2x3, gstart2x3, gend2x3,
-                                   invalid2x3, NULL, EPOCH, 1, 1),
-                 0);
-    CHECK_EQ_INT(mm_raw_write_test(o.raw, &t1, 2, 3, start2x3, end2x3, NULL, NULL, invalid2x3, NULL,
-                                   EPOCH, 0, 1),
-                 0);
-    CHECK_EQ_INT(mm_raw_write_test(o.raw, &t2, 2, 3, start2x3, end2x3, gstart2x3, gend2x3,
-                                   invalid2x3, components2x3, EPOCH, 1, 1),
-                 0);
+    CHECK_EQ_INT(write_2x3(o.raw, &t0, 1, 1, NULL, 1), 0);
+    CHECK_EQ_INT(write_2x3(o.raw, &t1, 0, 0, NULL, 1), 0);
+    CHECK_EQ_INT(write_2x3(o.raw, &t2, 1, 1, components2x3, 1), 0);
     mm_outdir_close(&o);
     snprintf(raw, sizeof raw, "%s/raw.csv", dir);
     check_golden(raw, "raw_reduced.csv");
@@ -208,6 +202,15 @@ static void check_with_python(const char *json_path, const char *asserts) {
         int rc = system(cmd);
         CHECK_EQ_INT(rc, 0);
     }
+}
+
+/* meta.json text written to tmp/name and read back by Python, which runs asserts on it (m). */
+static void check_meta_with_python(const char *tmp, const char *name, const char *meta,
+                                   const char *asserts) {
+    char path[1100];
+    snprintf(path, sizeof path, "%s/%s", tmp, name);
+    CHECK(write_all(path, meta) == 0);
+    check_with_python(path, asserts);
 }
 
 static void test_meta_render(const char *tmp) {
@@ -329,11 +332,8 @@ static void test_meta_render(const char *tmp) {
     CHECK(again.len == meta.len && strcmp(again.data, meta.data) == 0);
     mm_buf_free(&again);
 
-    char path[1100];
-    snprintf(path, sizeof path, "%s/meta_full.json", tmp);
-    CHECK(write_all(path, meta.data) == 0);
-    check_with_python(
-        path,
+    check_meta_with_python(
+        tmp, "meta_full.json", meta.data,
         "assert list(m)[0] == \"schema_version\" and m[\"schema_version\"] == 4\n"
         "assert m[\"environment\"] == {\"MPIMETER_NOTE\": \"a \\\"quoted\\\"\\nline\", "
         "\"OMPI_MCA_btl\": \"self,vader\", \"SLURM_JOB_ID\": \"42\", \"UCX_PASSWORD\": "
@@ -403,10 +403,8 @@ static void test_meta_render(const char *tmp) {
     prov.survey = (mm_pair_survey){.nsamples = 1, .sample = {{0, 1}}, .median_rtt_ns = {310},
                                    .min_rtt_ns = {250}};
     mm_meta_render(&l, &meta);
-    snprintf(path, sizeof path, "%s/meta_probes.json", tmp);
-    CHECK(write_all(path, meta.data) == 0);
-    check_with_python(
-        path,
+    check_meta_with_python(
+        tmp, "meta_probes.json", meta.data,
         "c = m[\"probes\"][\"copy_bandwidth\"]\n"
         "assert c[\"max_bytes\"] == 65536 and c[\"ranks_at_once\"] == 2 and c[\"batches\"] == 5\n"
         "assert c[\"sizes\"][0] == {\"bytes\": 4096, \"copies_per_batch\": 256, \"ranks\": 2, "
@@ -426,10 +424,8 @@ static void test_meta_render(const char *tmp) {
     l.refine = refine, l.nrefine = 1;
     mm_meta_render(&l, &meta);
     check_top_keys(meta.data);
-    snprintf(path, sizeof path, "%s/meta_adaptive.json", tmp);
-    CHECK(write_all(path, meta.data) == 0);
-    check_with_python(
-        path,
+    check_meta_with_python(
+        tmp, "meta_adaptive.json", meta.data,
         "c = m[\"config\"]; assert c[\"nrep_auto\"] == {\"rule\": \"rse\", \"min\": 30, \"max\": 3000, "
         "\"precision\": 0.01, \"confidence\": None, \"every\": 10, \"budget_s\": 10.0}, c[\"nrep_auto\"]\n"
         "assert c[\"sizes_auto\"] == {\"min\": 8, \"max\": 1024, \"factor\": 2, \"precision\": 0.05, "
@@ -447,10 +443,10 @@ static void test_meta_render(const char *tmp) {
     check_top_keys(meta.data);
     CHECK(strstr(meta.data, "\"clock_sync\": null") != NULL);
     CHECK(strstr(meta.data, "\"tests\": []") != NULL);
-    snprintf(path, sizeof path, "%s/meta_empty.json", tmp);
-    CHECK(write_all(path, meta.data) == 0);
-    check_with_python(path, "assert m[\"config\"] is None and m[\"status\"] is None\n"
-                            "assert m[\"build\"][\"compiler\"]\n");
+    check_meta_with_python(
+        tmp, "meta_empty.json", meta.data,
+        "assert m[\"config\"] is None and m[\"status\"] is None\n"
+        "assert m[\"build\"][\"compiler\"]\n");
     mm_buf_free(&meta);
     mm_buf_free(&prov.environment_json);
     free(prov.library_version_full);
@@ -493,8 +489,8 @@ static void test_env_names(void) {
     CHECK(!mm_env_name_is_recorded("ompi_lower"));
 }
 
-/* Runs mm_outdir_check in a child without root's permission override; returns its result
- * (its message in msg, when given), or -1 when privileges could not be dropped. */
+/* Runs mm_outdir_check in a child without root's permission override; returns the exit code
+ * of its status (mm_exit_code; its message in msg, when given), or -1 when privileges could not be dropped. */
 static int check_as_unprivileged(const char *path, char *msg, size_t msg_len) {
     int fds[2];
     if (pipe(fds) != 0) return -1;
@@ -506,7 +502,7 @@ static int check_as_unprivileged(const char *path, char *msg, size_t msg_len) {
         int rc = mm_outdir_check(path, 0, err, sizeof err);
         ssize_t w = write(fds[1], err, strlen(err));
         (void)w;
-        _exit(rc);
+        _exit(mm_exit_code(rc));
     }
     close(fds[1]);
     char buf[2048];
@@ -537,17 +533,17 @@ static void test_outdir_check(const char *tmp) {
     snprintf(path2, sizeof path2, "%s/used/raw.csv", tmp);
     CHECK(write_all(path2, "old\n") == 0);
     err[0] = '\0';
-    CHECK_EQ_INT(mm_outdir_check(path, 0, err, sizeof err), 2);
+    CHECK_EQ_INT(mm_outdir_check(path, 0, err, sizeof err), MM_E_INPUT);
     CHECK(strstr(err, "--out") && strstr(err, "exists and is not empty") && strstr(err, "--force"));
     CHECK(strstr(err, path) != NULL);
     CHECK_EQ_INT(count_entries(path), 1);
     CHECK_EQ_INT(mm_outdir_check(path, 1, err, sizeof err), 0);
     /* a file, and a path through a file: refused even with --force */
-    CHECK_EQ_INT(mm_outdir_check(path2, 1, err, sizeof err), 2);
+    CHECK_EQ_INT(mm_outdir_check(path2, 1, err, sizeof err), MM_E_INPUT);
     CHECK(strstr(err, "not a folder") != NULL);
     snprintf(path, sizeof path, "%s/used/raw.csv/sub", tmp);
-    CHECK_EQ_INT(mm_outdir_check(path, 1, err, sizeof err), 2);
-    CHECK_EQ_INT(mm_outdir_check("", 0, err, sizeof err), 2);
+    CHECK_EQ_INT(mm_outdir_check(path, 1, err, sizeof err), MM_E_INPUT);
+    CHECK_EQ_INT(mm_outdir_check("", 0, err, sizeof err), MM_E_INPUT);
     /* not creatable: under a read-only folder (checked without root's override) */
     snprintf(path, sizeof path, "%s/readonly", tmp);
     CHECK(mkdir(path, 0555) == 0 && chmod(path, 0555) == 0);
@@ -572,7 +568,7 @@ static void test_outdir_check(const char *tmp) {
     if (rc >= 0) CHECK_EQ_INT(check_as_unprivileged(path2, NULL, 0), 0);
     /* a pseudo file system where mkdir fails although access() says yes: the message says so */
     if (access("/proc", F_OK) == 0) {
-        CHECK_EQ_INT(mm_outdir_check("/proc/mpimeter-test/x", 0, err, sizeof err), 2);
+        CHECK_EQ_INT(mm_outdir_check("/proc/mpimeter-test/x", 0, err, sizeof err), MM_E_INPUT);
         /* root gets as far as mkdir; another user is stopped by the permission check first */
         const char *expected = geteuid() == 0 ? "cannot create a folder in /proc" : "no permission";
         int as_expected = strstr(err, "/proc") != NULL && strstr(err, expected) != NULL;

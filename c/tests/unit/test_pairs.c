@@ -6,6 +6,7 @@
 
 #include "mm_bench.h"
 #include "mm_check.h"
+#include "mm_error.h"
 #include "mm_config.h"
 #include "mm_ops.h"
 
@@ -27,17 +28,17 @@ static void test_pair_option(void) {
     CHECK_EQ_INT(parse(7, automatic), 0);
     CHECK_EQ_INT(cfg.plan.pair_given, 0);
     const char *twice[] = {"b", "--ops", "pingpong-send-recv", "--pair", "0,0", "--validate", "2"};
-    CHECK_EQ_INT(parse(7, twice), 2);
+    CHECK_EQ_INT(parse(7, twice), MM_E_INPUT);
     CHECK(strstr(err, "--pair: '0,0' names rank 0 twice") == err);
     const char *beyond[] = {"b", "--ops", "pingpong-send-recv", "--pair", "0,9", "--validate", "2"};
-    CHECK_EQ_INT(parse(7, beyond), 2);
+    CHECK_EQ_INT(parse(7, beyond), MM_E_INPUT);
     CHECK_STR(err, "--pair: 0,9 names rank 9, which is not a rank of this launch; allowed: two "
                    "distinct ranks from 0 to 1, or auto");
     const char *bad[][1] = {{"1"}, {"1,"}, {",1"}, {"1,2,3"}, {"-1,2"}, {"a,b"}, {"1, 2"},
                             {"99999999999,1"}};
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         const char *argv[] = {"b", "--ops", "pingpong-send-recv", "--pair", bad[i][0], "--validate", "2"};
-        CHECK_EQ_INT(parse(7, argv), 2);
+        CHECK_EQ_INT(parse(7, argv), MM_E_INPUT);
         CHECK(strncmp(err, "--pair: ", 8) == 0);
     }
 }
@@ -49,11 +50,11 @@ static void test_rank_counts(void) {
     CHECK(pp && mw && simple);
     CHECK_EQ_INT(mm_op_check_nprocs(pp, 2, why, sizeof why), 0);
     CHECK_EQ_INT(mm_op_check_nprocs(pp, 4, why, sizeof why), 0);
-    CHECK_EQ_INT(mm_op_check_nprocs(pp, 3, why, sizeof why), -1);
+    CHECK_EQ_INT(mm_op_check_nprocs(pp, 3, why, sizeof why), MM_E_INPUT);
     CHECK_STR(why, "pingpong-anytag needs an even number of ranks, at least 2 (got 3)");
-    CHECK_EQ_INT(mm_op_check_nprocs(pp, 1, why, sizeof why), -1);
+    CHECK_EQ_INT(mm_op_check_nprocs(pp, 1, why, sizeof why), MM_E_INPUT);
     CHECK_EQ_INT(mm_op_check_nprocs(mw, 3, why, sizeof why), 0);
-    CHECK_EQ_INT(mm_op_check_nprocs(mw, 1, why, sizeof why), -1);
+    CHECK_EQ_INT(mm_op_check_nprocs(mw, 1, why, sizeof why), MM_E_INPUT);
     CHECK_EQ_INT(mm_op_check_nprocs(simple, 1, why, sizeof why), 0);
     CHECK((pp->flags & MM_OP_ROUND_TRIP) && !(mw->flags & MM_OP_ROUND_TRIP));
     CHECK(simple->flags & MM_OP_SIZE_UNUSED);
