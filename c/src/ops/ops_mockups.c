@@ -153,7 +153,7 @@ int mm__run_allreduce_as_reduce_bcast(const mm_op_args *a) {
 
 /* the split of MPI_Reduce_scatter (no padding: the shares may differ by one element) */
 int mm__setup_allreduce_as_rs_allgatherv(mm_op_args *a) {
-    if (mm__begin(a, mm__setup_allreduce)) return -1;
+    if (mm__begin(a, mm__setup_allreduce)) return MM_E_FAILED;
     mm__mockup_state *s = MM__STATE(a);
     s->counts = malloc((size_t)a->nprocs * sizeof(int));
     s->displs = malloc((size_t)a->nprocs * sizeof(int));

@@ -10,6 +10,7 @@
  * Bounds: the file at most MM_PGMPI_MAX_CONFIG_BYTES, a line MM_PGMPI_MAX_LINE characters.
  * Cost: one read of the file at MPI_Init. */
 #include "pgmpi_config.h"
+#include "mm_error.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -30,16 +31,16 @@ static int mm__fail(char *err, size_t errlen, const char *path, int line, const 
         snprintf(err, errlen, "%s=%s: line %d: %s", MM_PGMPI_CONFIG_ENV, path, line, what);
     else
         snprintf(err, errlen, "%s=%s: %s", MM_PGMPI_CONFIG_ENV, path, what);
-    return -1;
+    return MM_E_INPUT;
 }
 
 /* A decimal integer in lo..hi, the whole word. */
 static int mm__integer(const char *word, int64_t lo, int64_t hi, int64_t *out) {
-    if (!word || !*word || word[0] == '+' || word[0] == '-') return -1;
+    if (!word || !*word || word[0] == '+' || word[0] == '-') return MM_E_INPUT;
     char *end = NULL;
     errno = 0;
     long long v = strtoll(word, &end, 10);
-    if (errno || *end || v < lo || v > hi) return -1;
+    if (errno || *end || v < lo || v > hi) return MM_E_INPUT;
     *out = v;
     return 0;
 }
@@ -69,7 +70,7 @@ static int mm__route_line(char *line, mm_pgmpi_route *r, char *what, size_t len)
     }
     if (n != 6 || strcmp(words[0], "route")) {
         snprintf(what, len, "not a line '" MM__ROUTE_TEXT "', a comment (#) or blank");
-        return -1;
+        return MM_E_INPUT;
     }
     int k = mm__known_index(words[1], words[2]);
     if (k < 0) {
@@ -77,14 +78,14 @@ static int mm__route_line(char *line, mm_pgmpi_route *r, char *what, size_t len)
         mm__known_text(allowed, sizeof allowed);
         snprintf(what, len, "'%.40s %.60s': not a replacement this library makes (it makes: %s)", words[1], words[2],
                  allowed);
-        return -1;
+        return MM_E_INPUT;
     }
     int64_t nprocs = 0, lo = 0, hi = 0;
     if (mm__integer(words[3], 1, INT32_MAX, &nprocs) || mm__integer(words[4], 0, INT64_MAX / 2, &lo) ||
         mm__integer(words[5], 0, INT64_MAX / 2, &hi) || lo > hi) {
         snprintf(what, len, "NPROCS must be an integer >= 1 and MIN_BYTES <= MAX_BYTES integers >= 0 "
                             "(" MM__ROUTE_TEXT ")");
-        return -1;
+        return MM_E_INPUT;
     }
     *r = (mm_pgmpi_route){.op = mm_pgmpi_known[k].op, .mockup = mm_pgmpi_known[k].mockup, .nprocs = (int)nprocs,
                           .min_bytes = lo, .max_bytes = hi, .calls = 0};

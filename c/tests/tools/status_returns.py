@@ -41,6 +41,8 @@ VALUES: dict[tuple[str, str], str] = {
     ("output/outdir.c", "mm__dir_not_empty"): "1 not empty, 0 empty, -1 unreadable (errno says why)",
     ("output/environment.c", "mm__env_entry_cmp"): "a qsort comparator's sign",
     ("bench/plan.c", "mm__order_compare"): "a qsort comparator's sign",
+    ("pgmpi/pgmpi.c", "mm__route_of"): "an index into the routes; -1 when none covers the call",
+    ("pgmpi/pgmpi_config.c", "mm__known_index"): "an index into the known replacements; -1 none",
 }
 # (file under c/src, function) -> why it may end the process
 ENDS: dict[tuple[str, str], str] = {

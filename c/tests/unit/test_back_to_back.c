@@ -47,7 +47,7 @@ static void test_applies(void) {
     CHECK_EQ_INT(parse(9, batched), 0);
     CHECK(!mm_back_to_back_applies(&cfg, mm_op_find("allreduce")));
     const char *negative[] = {"b", "--ops", "allreduce", "--back-to-back", "-1", "--validate", "2"};
-    CHECK_EQ_INT(parse(7, negative), 2);
+    CHECK_EQ_INT(parse(7, negative), MM_E_INPUT);
     CHECK(strstr(err, "--back-to-back") != NULL);
 }
 
