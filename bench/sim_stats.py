@@ -3,7 +3,7 @@
 campaigns, through the functions `analyze` uses; prints one JSON object (rates with Wilson 95 %
 intervals). Not a test: python/tests/test_stats_launch_grid_family.py runs small versions of the same cases.
 
-    .venv/bin/python bench/sim_stats.py [--quick] [--null N] [--power N] [--only NAME ...] [--out FILE]
+    .venv/bin/python bench/sim_stats.py [--quick] [--null N] [--power N] [--only NAME ...] [--part J/K] [--out FILE]
 
 Generators (seeded; shared ones from bench/stats_dependence.py):
 
@@ -16,9 +16,11 @@ Generators (seeded; shared ones from bench/stats_dependence.py):
   ``lognormal`` (15 % launch factor): stats_dependence's campaigns of 8 rows. Power:
   ``split55_launchwide3``: 5 of 10 launches 1.15× slower, a 3 % launch-wide factor, 1 % row noise,
   8 rows 100 ns – 50 µs on the 10 ns grid.
-- warmup: ``stats.warmup.detect_warmup`` and ``analysis.diagnostics.long_warmups`` (Holm over the
-  campaign) on AR(1) log run times, φ = 0.9. Null: campaigns of 120 stationary series of 100
-  repetitions (marginal σ = 10 %), `long-warmup` printed. Power: a 20 % step over the first w
+- warmup_null, warmup_power: ``stats.warmup.detect_warmup`` and
+  ``analysis.diagnostics.long_warmups`` (Holm over the campaign) on AR(1) log run times, φ = 0.9.
+  Null: campaigns of 120 stationary series of 100 repetitions (marginal σ = 10 %), `long-warmup`
+  printed; campaign i seeded by (4106, i), so ``--part J/K`` runs the campaigns i ≡ J mod K and
+  the parts' hits add up. Power: a 20 % step over the first w
   repetitions of one series (marginal σ = 5 %), found (a warm-up of any length) — n = 300, w = 50
   and n = 200, w = 30.
 - mean_t: the t interval of ``stats.across.across_launches`` (mean of 10 per-launch means,
@@ -104,6 +106,7 @@ def warmup_null(null: int, power: int, part: tuple[int, int] = (0, 1)) -> dict:
             summaries.append(SimpleNamespace(n_total=100, warmup_p_value=p if w is None else w.p_value,
                                              warmup_length=0 if w is None else max(w.end - 1, 0)))
         warned += bool(long_warmups(summaries)[0])
+        print(f"warmup_null campaign {i}: {warned} warned so far", file=sys.stderr, flush=True)
     return {"ar1_phi0.9_campaigns_120_series_long_warmup": _rate(warned, len(mine))}
 
 
@@ -116,6 +119,7 @@ def warmup_power(null: int, power: int) -> dict:
             x = ar1(rng, n, 0.9, 0.05)
             x[:w] *= 1.2
             found += detect_warmup(x).end > 0
+            print(f"warmup_power n={n} w={w}: {found} found so far", file=sys.stderr, flush=True)
         out[f"step20pct_first{w}_of_{n}_ar1_phi0.9_found"] = _rate(found, power)
     return out
 
