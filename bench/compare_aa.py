@@ -4,6 +4,11 @@
     .venv/bin/python bench/state_trials.py run --dir DIR --pairs 40     # the campaigns (A, B per pair)
     .venv/bin/python bench/compare_aa.py --dir DIR [--out bench/results/compare_aa.json]
 
+With trials run with `state_trials.py run --imb`, IMB's trials beside each pair are imported
+(`mpimeter import imb`, one campaign per trial) and go through the same `mpimeter compare`: the
+control, the same decision rule on the numbers of the tool users would otherwise pick, measured in
+the same minutes.
+
 Every pair of trials state_trials.py ran (two default campaigns, `mpimeter run --launches N`, one
 after the other, same binary, each with its own seed) goes through `mpimeter compare A B
 --format json` exactly as a user would run it (its defaults: per-launch medians, Wilcoxon
@@ -28,8 +33,10 @@ from statsmodels.stats.proportion import proportion_confint
 REPO = Path(__file__).resolve().parents[1]
 
 
-def compare(a: Path, b: Path, timeout_s: float) -> dict:
-    done = subprocess.run([sys.executable, "-m", "mpimeter", "compare", str(a), str(b), "--format", "json",
+def compare(a: Path, b: Path, timeout_s: float, one_folder: bool = False) -> dict:
+    """`mpimeter compare A B` (or `compare A`, one folder of alternatives) as a user runs it."""
+    paths = [str(a)] if one_folder else [str(a), str(b)]
+    done = subprocess.run([sys.executable, "-m", "mpimeter", "compare", *paths, "--format", "json",
                            "--no-cache"], capture_output=True, text=True, timeout=timeout_s)
     if done.returncode != 0:
         return {"error": done.stderr.strip()[-400:], "exit": done.returncode}
@@ -38,7 +45,50 @@ def compare(a: Path, b: Path, timeout_s: float) -> dict:
     significant = [f"{r['op']} {r['size']}" for r in rows if r.get("significant")]
     return {"rows": len(rows), "significant": significant,
             "stratified_rows": sum(1 for r in rows if r.get("stratified")),
+            "designs": sorted({r.get("design") or "unpaired" for r in rows}),
             "warnings": sorted({w.get("code") for w in doc.get("warnings", [])})}
+
+
+def imb_campaign(folder: Path, entry: dict, out: Path, timeout_s: float) -> Path | None:
+    """One IMB trial (its runs' outputs) imported as a campaign, as a user would import it."""
+    files = [str(folder / entry["folder"] / r["file"]) for r in entry["launches"] if r["returncode"] == 0]
+    if len(files) < 3:
+        return None
+    done = subprocess.run([sys.executable, "-m", "mpimeter", "import", "imb", *files, "--out", str(out)],
+                          capture_output=True, text=True, timeout=timeout_s)
+    return out if done.returncode == 0 else None
+
+
+def share(pairs: list[dict]) -> dict:
+    """How many judged pairs had a significant row, with the Wilson 95 % interval of the share."""
+    judged = [p for p in pairs if "error" not in p]
+    called = sum(1 for p in judged if p["significant"])
+    low, high = proportion_confint(called, len(judged), alpha=0.05, method="wilson") if judged else (None, None)
+    return {"pairs_judged": len(judged), "pairs_called_different": called,
+            "share": round(called / len(judged), 4) if judged else None,
+            "wilson95": [round(low, 4), round(high, 4)] if judged else None}
+
+
+def imb_pairs(args: argparse.Namespace, manifest: dict) -> list[dict]:
+    trials = {(t["pair"], t["side"]): t for t in manifest.get("imb_trials", [])}
+    imported = args.dir / "imb-imported"
+    imported.mkdir(exist_ok=True)
+    pairs = []
+    for pair in sorted({p for p, _ in trials}):
+        a, b = trials.get((pair, "A")), trials.get((pair, "B"))
+        if not a or not b:
+            continue
+        ca = imb_campaign(args.dir, a, imported / f"p{pair:03d}-A", args.timeout_s)
+        cb = imb_campaign(args.dir, b, imported / f"p{pair:03d}-B", args.timeout_s)
+        if ca is None or cb is None:
+            pairs.append({"pair": pair, "error": "import failed or fewer than 3 runs"})
+            continue
+        got = compare(ca, cb, args.timeout_s)
+        got.update(pair=pair, load_before=[a["load_before"][0], b["load_before"][0]],
+                   load_after=[a["load_after"][0], b["load_after"][0]])
+        pairs.append(got)
+        print(f"IMB pair {pair}: {len(got.get('significant', []))} significant of {got.get('rows')} rows", flush=True)
+    return pairs
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -63,17 +113,18 @@ def main(argv: list[str] | None = None) -> None:
         print(f"pair {pair}: {len(got.get('significant', []))} significant of {got.get('rows')} rows"
               + (f" ({got['error']})" if "error" in got else ""), flush=True)
     judged = [p for p in pairs if "error" not in p]
-    called = sum(1 for p in judged if p["significant"])
-    low, high = proportion_confint(called, len(judged), alpha=0.05, method="wilson") if judged else (None, None)
     loads = [x for p in judged for x in p["load_before"] + p["load_after"]]
-    out = {"lib": manifest.get("lib"), "launches_per_trial": manifest.get("launches_per_trial"),
-           "pairs_judged": len(judged), "pairs_called_different": called,
-           "share": round(called / len(judged), 4) if judged else None,
-           "wilson95": [round(low, 4), round(high, 4)] if judged else None,
+    out = {"lib": manifest.get("lib"), "launches_per_trial": manifest.get("launches_per_trial"), **share(pairs),
            "load1_range": [min(loads), max(loads)] if loads else None,
            "left_out": left_out, "errors": [p for p in pairs if "error" in p], "pairs": judged}
+    if manifest.get("imb_trials"):
+        control = imb_pairs(args, manifest)
+        out["imb"] = {**share(control), "pairs": control}
+        print(f"IMB: {out['imb']['pairs_called_different']} of {out['imb']['pairs_judged']} pairs called different; "
+              f"Wilson 95 % {out['imb']['wilson95']}")
     args.out.write_text(json.dumps(out, indent=1) + "\n")
-    print(f"{called} of {len(judged)} pairs called different; Wilson 95 % {out['wilson95']}; wrote {args.out}")
+    print(f"{out['pairs_called_different']} of {out['pairs_judged']} pairs called different; "
+          f"Wilson 95 % {out['wilson95']}; wrote {args.out}")
 
 
 if __name__ == "__main__":
