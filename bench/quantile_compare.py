@@ -32,6 +32,7 @@ import time
 from pathlib import Path
 
 import numpy as np
+from statsmodels.stats.proportion import proportion_confint
 
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO / "python" / "src"))
@@ -41,14 +42,11 @@ from mpimeter.stats.quantreg import launch_log_quantiles, quantile_ratio  # noqa
 LAUNCHES, REPS, EFFECT = 8, 200, 1.05
 
 
-def wilson(k: int, n: int, z: float = 1.959964) -> list[float]:
+def wilson(k: int, n: int) -> list[float]:
+    """The Wilson 95 % interval of k hits in n (statsmodels)."""
     if n == 0:
         return [math.nan, math.nan]
-    p = k / n
-    d = 1 + z * z / n
-    c = (p + z * z / (2 * n)) / d
-    h = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / d
-    return [max(0.0, c - h), min(1.0, c + h)]
+    return [float(x) for x in proportion_confint(k, n, alpha=0.05, method="wilson")]
 
 
 def launch(scenario: str, rng: np.random.Generator) -> np.ndarray:
