@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* mockup_compose.c — the allreduce mock-ups' compositions, shared by the op table's mock-up
- * rows (ops_mockups.c) and by libmpimeter-pgmpi.so (c/src/pgmpi/pgmpi.c), which compiles this
+ * rows (ops_mockups.c) and by libmpimeter-pgmpi.so, which compiles this
  * file too: the time a campaign measures for the mock-up is the time of the code the library
  * runs in its place.
  * What: each function is one composition on raw MPI arguments (buffers, count, datatype, op,

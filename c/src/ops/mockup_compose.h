@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* mockup_compose.h — the compositions that both the mock-up ops (ops_mockups.c, timed by
- * mpimeter-bench) and the interposition library libmpimeter-pgmpi.so (c/src/pgmpi/) run: one
+ * mpimeter-bench) and the interposition library libmpimeter-pgmpi.so run: one
  * copy of each, on raw MPI arguments, calling PMPI_ so that a preloaded library never routes
  * a composition's own steps again (see mockup_compose.c). */
 #ifndef MM_MOCKUP_COMPOSE_H
