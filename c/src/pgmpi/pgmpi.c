@@ -4,7 +4,7 @@
  * and process counts its configuration names, and the collective itself elsewhere.
  * What: MPI_Init and MPI_Init_thread read MPIMETER_PGMPI_CONFIG (pgmpi_config.c) after the
  * library's own initialization; a bad or missing configuration prints one line (rank 0's, or
- * the first failing rank's) and aborts every rank (MPI_Abort, error code 2): a launch never runs
+ * the first failing rank's) and every rank exits with 2 (after MPI_Finalize): a launch never runs
  * with a configuration only half understood. MPI_Allreduce looks up the route of (communicator size, count x datatype
  * size) and runs its composition (c/src/ops/mockup_compose.c, the code the mock-up ops time),
  * or PMPI_Allreduce. Intercommunicators and calls without a route go to the original.
@@ -39,8 +39,9 @@ static int mm__ready;
 MM__EXPORT const mm_pgmpi_report *mpimeter_pgmpi_active(void) { return mm__ready ? &mm__report : NULL; }
 
 /* After the library's own MPI_Init: the configuration on every rank; where a rank could not read
- * it, the first such rank (rank 0 when all fail alike) prints its one line, and once it has (a
- * barrier: an abort elsewhere would kill it mid-sentence) every rank aborts. */
+ * it, the first such rank (rank 0 when all fail alike) prints its one line, and every rank
+ * finalizes and exits with 2. Not MPI_Abort: MPICH's launcher tears the job down before it has
+ * forwarded what a rank wrote just before, and the one line was lost. */
 static int mm__configure(int rc) {
     if (rc != MPI_SUCCESS) return rc;
     char err[768];
@@ -60,9 +61,8 @@ static int mm__configure(int rc) {
         fprintf(stderr, "libmpimeter-pgmpi: %s\n", err);
         fflush(stderr);
     }
-    PMPI_Barrier(MPI_COMM_WORLD);
-    PMPI_Abort(MPI_COMM_WORLD, 2);
-    return MPI_ERR_OTHER;
+    PMPI_Finalize();
+    exit(2);
 }
 
 MM__EXPORT int MPI_Init(int *argc, char ***argv) { return mm__configure(PMPI_Init(argc, argv)); }

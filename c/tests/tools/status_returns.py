@@ -47,6 +47,8 @@ VALUES: dict[tuple[str, str], str] = {
 # (file under c/src, function) -> why it may end the process
 ENDS: dict[tuple[str, str], str] = {
     ("counters/pvar.c", "mm__probe_child"): "a forked child that reports through a pipe and ends",
+    ("pgmpi/pgmpi.c", "mm__configure"): "an interposed MPI_Init whose caller is the application: "
+                                         "a bad configuration ends every rank with 2",
 }
 
 _MINUS_ONE = re.compile(r"\breturn\b[^;]*(?<![\w.\]])-1\b(?!\.)[^;]*;")
