@@ -2,7 +2,7 @@
 """The default's number beside a back-to-back one (meta.json ``tests[].back_to_back``):
 
 - per row whose launches recorded the companion, ``analyze`` (table and JSON) and the HTML
-  report show "single call from a synchronized start: M; back-to-back (OSU/IMB-style): B
+  report show "each call timed alone: M; back-to-back (OSU/IMB-style): B
   (M/B = r)", M the row's median and B the median over the launches of the companion's time per
   call, halved for a round trip as the row's repetitions are;
 - launches without the field show no such line; a bad value is refused naming the key.
@@ -52,7 +52,7 @@ def test_back_to_back_is_the_launches_median_in_the_rows_quantity(tmp_path):
     assert b.back_to_back_ns == pytest.approx(1000.0)
     assert b.single_ns == pytest.approx(row.median_ns)
     assert b.ratio == pytest.approx(row.median_ns / 1000.0)
-    assert b.text() == (f"single call from a synchronized start: {analysis.results.format_ns(row.median_ns)}; "
+    assert b.text() == (f"each call timed alone: {analysis.results.format_ns(row.median_ns)}; "
                         f"back-to-back (OSU/IMB-style): 1.00 µs (M/B = {row.median_ns / 1000.0:.3g})")
 
 

@@ -109,3 +109,30 @@ def test_repetitions_measured_with_barrier_take_the_local_run_time(tmp_path):
     assert all(local[k] < 100_000 for k in quiet)
     # --clock global is the user's choice: kept as asked
     assert all(r.median_ns > 900_000 for r in analyzed(camp, clock="global").rows)
+
+
+def test_round_trips_run_back_to_back_from_the_start_take_the_local_run_time_and_are_named_none(tmp_path):
+    """A ping-pong the window's policy ran with `none` from its first repetition (why `round-trip`):
+    no planned start, so the global clock's skew is not in its run time; its start method reads
+    `none`, not `window → none` (the window recorded nothing); launches alike are not mixed."""
+    camp = write_campaign(tmp_path / "c", 3, seed=9, nrep=60, schema=2)
+    for raw in sorted(camp.glob("launches/*/raw.csv")):  # rank 1's global end 1 ms late
+        lines = raw.read_text().splitlines()
+        head = lines[0].split(",")
+        rank, gend = head.index("rank"), head.index("gend_ns")
+        out = [lines[0]] + [",".join(f[:gend] + [str(int(f[gend]) + 1_000_000)] + f[gend + 1:]) if f[rank] == "1"
+                            else ",".join(f) for f in (line.split(",") for line in lines[1:])]
+        raw.write_text("\n".join(out) + "\n")
+    assert all(r.median_ns > 900_000 for r in analyzed(camp).rows)
+
+    def round_trip(_, m):
+        for t in m["tests"]:
+            t["procsync_switches"] = [{"from": "window", "to": "none", "why": "round-trip", "from_rep": 0,
+                                       "at_seq": 0, "late_fraction": None, "window_ns": None}]
+
+    _edit(camp, round_trip)
+    res = analyzed(camp)
+    assert all(r.median_ns < 100_000 for r in res.rows)
+    assert "mixed-start-methods" not in {w.code for w in res.warnings}
+    launch = analysis.load_campaign(camp, cache=False, store=False).launches[0]
+    assert {analysis.diagnostics.start_methods(launch.meta, t) for t in launch.meta.tests} == {"none"}

@@ -48,6 +48,12 @@ int mm_bench_run_test(const mm_test_run *run, mm_test *t, mm_mpi_error *err);
 int mm_bench_switch(mm_procsync *ps, mm_test *t, mm_timed_fn call, const void *arg,
                     long recorded, long seq);
 
+/* Before a test's process sync begins (bench/switch.c): under an automatic window, a round trip
+ * (MM_OP_ROUND_TRIP) runs with `none` from its first repetition, recorded in t as a switch with
+ * why MM_SWITCH_ROUND_TRIP. 1 when it did, 0 when the test keeps the configured scheme. */
+#define MM_SWITCH_ROUND_TRIP "round-trip"
+int mm_bench_round_trip_alone(mm_procsync *ps, mm_test *t, const mm_config *cfg);
+
 /* A nonblocking collective's test (bench/nbc_test.c): the blocking phase (I-call + wait; with
  * --nrep auto the rule decides its length, and the overlap phase records as many), then
  * t_b (--nbc-compute-ns or the blocking median, the maximum over ranks), the work calibration

@@ -18,7 +18,7 @@ enum { MM_TEST_PENDING = 0, MM_TEST_RUNNING = 1, MM_TEST_COMPLETE = 2, MM_TEST_F
 enum { MM_MAX_SWITCHES = 4 };
 typedef struct mm_switch_record {
     const char *from, *to; /* process-sync names (static words) */
-    const char *why;       /* "late-at-cap" | "late-twice" (mm_switch_why) */
+    const char *why;       /* "late-at-cap" | "late-twice" (mm_switch_why) | "round-trip" */
     long from_rep;         /* recorded repetitions before the switch: rep >= from_rep used `to` */
     long at_seq;           /* the loop's sequence number (warm-up included) */
     double late_fraction;  /* of the batch that decided it, worst rank */

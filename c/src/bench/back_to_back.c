@@ -9,7 +9,8 @@
  *   before each (IMB's MS2; the scheme --batch takes), no cold cache, no counters, no judging,
  *   into arrays of its own, so the test's rows and counts are untouched.
  * Why: OSU and IMB report this quantity (the mean of back-to-back calls, Hoefler, Schneider &
- *   Lumsdaine 2010 §1.2); the test's own number is a single call from a synchronized start.
+ *   Lumsdaine 2010 §1.2); the test's own number times each call alone (a collective from a
+ *   synchronized start).
  *   Both side by side say how much of the difference is the cost of a call after a wait outside
  *   MPI (docs/ALGORITHMS.md, "Single call and back-to-back").
  * Cost: 2 x N calls and two barriers per test, N lowered so that one interval takes at most

@@ -218,6 +218,7 @@ static int mm__test_begin(mm__loop *L) {
     /* the window's own policy (procsync/switch_rule.c): an auto window may give up on a busy
      * machine and the test go on with roundtime, then barrier; each test starts anew with the
      * configured scheme */
+    mm_bench_round_trip_alone(ps, L->t, cfg);
     ps->may_switch = strcmp(ps->vt->name, "window") == 0 && cfg->ps.window_us <= 0 &&
                      cfg->ps.switch_late_fraction < 1.0;
     ps->growth_max = cfg->ps.window_growth_max;

@@ -183,3 +183,31 @@ def test_validate_refuses_odd_ranks_without_mpi(lib):
     assert ok.returncode == 0, ok.stderr
     doc = json.loads(ok.stdout)
     assert doc["config"]["pair"] == [1, 3] and doc["operations"]["pingpong-anytag"]["round_trip"] is True
+
+
+def test_an_automatic_window_runs_round_trips_back_to_back_and_a_sized_one_does_not(lib, tmp_path):
+    """Under the default window, a ping-pong runs with `none` from its first repetition, recorded as
+    a switch with why `round-trip` and no condition; a collective of the same launch keeps the
+    window; a window the user sized (--window-us) starts the round trips too."""
+    auto = tmp_path / "auto"
+    run_bench(lib, 2, ["--ops", "pingpong-send-recv,allreduce", "--sizes", "8,4096", "--nrep", 30, "--seed", 3,
+                       "--out", auto], timeout=300)
+    meta, raw = _check_launch(auto, ["pingpong-send-recv"], 2)
+    assert meta["config"]["procsync"] == "window"
+    for t in meta["tests"]:
+        if t["op"] == "pingpong-send-recv":
+            assert t["procsync_switches"] == [{"from": "window", "to": "none", "why": "round-trip", "from_rep": 0,
+                                               "at_seq": 0, "late_fraction": None, "window_ns": None}], t
+            # no planned start: nothing can be late, and no window was sized for it
+            assert t["start_tolerance_ns"] in (None, 0) and t["window_ns"] is None, t
+            assert (raw[raw.test == t["test"]]["valid"] == 1).all()
+        else:
+            assert t["procsync_switches"] == [] and t["window_ns"] > 0, t
+    assert not [c for c in meta["conditions"] if c["code"] == "procsync-switched"]
+
+    sized = tmp_path / "sized"
+    run_bench(lib, 2, ["--ops", "pingpong-send-recv", "--sizes", "8", "--nrep", 30, "--window-us", 200,
+                       "--seed", 3, "--out", sized], timeout=300)
+    meta, _ = _check_launch(sized, ["pingpong-send-recv"], 2)
+    assert [t["procsync_switches"] for t in meta["tests"]] == [[]]
+    assert meta["tests"][0]["window_ns"] == 200000

@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: BSD-3-Clause
-"""The default's number beside a back-to-back one: per row, the row's median (a single call from
-a synchronized start) and the median over its launches of the test's back-to-back companion
+"""The default's number beside a back-to-back one: per row, the row's median (each call timed
+alone: from a synchronized start, or a round trip right after the previous one) and the median over its launches of the test's back-to-back companion
 (meta.json ``tests[].back_to_back``, ``--back-to-back``: calls back to back timed as one
 interval, what OSU and IMB report), in the row's quantity (a ping-pong's halved into one-way
 latency, as its repetitions are). Their ratio is the cost of a call after a wait outside MPI
@@ -17,7 +17,7 @@ import numpy as np
 from mpimeter.analysis.loading import Campaign
 from mpimeter.units import format_ns
 
-BACK_TO_BACK_NOTE = ("single call from a synchronized start = the row's median; back-to-back = calls with no "
+BACK_TO_BACK_NOTE = ("each call timed alone = the row's median; back-to-back = calls with no "
                      "synchronization between them timed as one interval, / calls (OSU's and IMB's figure; "
                      "--back-to-back), median over the launches")
 
@@ -42,12 +42,12 @@ class BackToBackRow:
 
     @property
     def ratio(self) -> float:
-        """M / B: how many times a single call from a synchronized start costs a pipelined one."""
+        """M / B: how many times a call timed alone costs a pipelined one."""
         return self.single_ns / self.back_to_back_ns
 
     def text(self) -> str:
-        """``single call from a synchronized start: 1.2 µs; back-to-back (OSU/IMB-style): 1.00 µs (M/B = 1.2)``."""
-        return (f"single call from a synchronized start: {format_ns(self.single_ns)}; back-to-back "
+        """``each call timed alone: 1.2 µs; back-to-back (OSU/IMB-style): 1.00 µs (M/B = 1.2)``."""
+        return (f"each call timed alone: {format_ns(self.single_ns)}; back-to-back "
                 f"(OSU/IMB-style): {format_ns(self.back_to_back_ns)} (M/B = {self.ratio:.3g})")
 
     def to_dict(self) -> dict[str, Any]:

@@ -66,10 +66,17 @@ def _empty_warning(campaign: Campaign) -> AnalysisWarning | None:
 
 
 def start_methods(meta: LaunchMeta, t: TestRecord) -> str:
-    """The start methods a launch test used, in order: ``window`` or ``window → roundtime → barrier``
-    (``tests[].procsync_switches``: the window's own policy on a busy machine)."""
-    first = meta.proc_sync.method or meta.config.procsync or "unknown"
-    return " → ".join([first] + [s.to for s in t.procsync_switches])
+    """The start methods a launch test recorded repetitions with, in order: ``window`` or
+    ``window → roundtime → barrier`` (``tests[].procsync_switches``: the window's own policy on a
+    busy machine), ``none`` for a round trip the window's policy ran back to back from its first
+    repetition (a method that recorded none is not named)."""
+    methods = [meta.proc_sync.method or meta.config.procsync or "unknown"]
+    for s in t.procsync_switches:
+        if s.from_rep == 0:
+            methods[-1] = s.to
+        else:
+            methods.append(s.to)
+    return " → ".join(methods)
 
 
 def _mixed_methods_warning(campaign: Campaign) -> AnalysisWarning | None:

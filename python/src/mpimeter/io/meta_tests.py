@@ -50,7 +50,7 @@ class ProcSyncSwitch:
 
     from_method: str
     to: str
-    why: str  # late-at-cap | late-twice
+    why: str  # late-at-cap | late-twice | round-trip (a ping-pong under an automatic window)
     from_rep: int
     late_fraction: float | None = None
     window_ns: int | None = None
