@@ -31,7 +31,10 @@ typedef struct mm_load_block {
     long first_rep; /* recorded repetitions before the block: its first one's index */
     long nrep;      /* recorded repetitions in it (0: warm-up or redone ones only) */
     double wall_s;  /* its length, rank 0's monotonic clock */
-    double share;   /* (busy CPU − the host's ranks' CPU) / (wall × CPUs), in [0, 1] */
+    /* busy CPU − the host's ranks' CPU, s: negative when fewer ticks fell in the block than its
+     * ranks ran (/proc/stat's tick), so that blocks can be pooled without the clamp's bias */
+    double other_s;
+    double share;   /* other_s / (wall × CPUs), clamped to [0, 1] */
 } mm_load_block;
 
 typedef struct mm_test {

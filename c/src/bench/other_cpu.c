@@ -8,7 +8,8 @@
  * end, every rank reads its own CPU time (CLOCK_PROCESS_CPUTIME_ID) and rank 0 also the machine's
  * busy CPU time (/proc/stat) and its monotonic clock. After the loop one reduction sums the CPU
  * time of the ranks on rank 0's host per block, and rank 0 computes per block
- *   share = (machine busy − those ranks' CPU) / (block wall time × CPUs), clamped to [0, 1],
+ *   other = machine busy − those ranks' CPU   (seconds; negative when a tick fell short)
+ *   share = other / (block wall time × CPUs), clamped to [0, 1],
  * the per-block form of meta.json's load.other_cpu_s (output/provenance.c).
  * Why rank 0's host only: it is the machine load.other_cpu_s describes, so the blocks add up to
  * the launch's figure; on one host it is every rank's machine. Reading /proc/stat on each host
@@ -18,8 +19,9 @@
  * the read never makes the next window start late.
  * Resolution: /proc/stat counts 10 ms ticks, and a block of 32 short repetitions lasts well
  * under a millisecond: one block's share is 0 or a whole tick's worth (often clamped to 1).
- * Roth §4.4 met the same limit per repetition and found no correlation; the analysis pools the
- * blocks of a test (mpimeter.analysis.block_load) rather than trusting one.
+ * Roth §4.4 met the same limit per repetition and found no correlation; the analysis pools
+ * consecutive blocks from their signed `other` (mpimeter.analysis.block_load) rather than
+ * trusting one.
  * Cost: per block, rank 0 one /proc/stat read (3–8 µs here, common/procstat.c) and every rank
  * one CPU clock read (0.2–1 µs); per test one allreduce of three longs and one reduction of a
  * double per block, after the loop. */
@@ -119,16 +121,15 @@ void mm_other_cpu_mark(mm_other_cpu *oc, long recorded) {
 static mm_load_block *mm__blocks(const mm_other_cpu *oc, const double *own_sum, long n) {
     mm_load_block *blocks = malloc((size_t)n * sizeof *blocks);
     for (long k = 0; blocks && k < n; k++) {
-        double wall = oc->wall_s[k + 1] - oc->wall_s[k];
-        double share = mm_other_cpu_share(oc->busy_s[k + 1] - oc->busy_s[k], own_sum[k], wall,
-                                          oc->ncpus);
+        double wall = oc->wall_s[k + 1] - oc->wall_s[k], busy = oc->busy_s[k + 1] - oc->busy_s[k];
+        double share = mm_other_cpu_share(busy, own_sum[k], wall, oc->ncpus);
         if (isnan(share)) {
             free(blocks);
             return NULL;
         }
         blocks[k] = (mm_load_block){.first_rep = oc->recorded[k],
                                     .nrep = oc->recorded[k + 1] - oc->recorded[k],
-                                    .wall_s = wall, .share = share};
+                                    .wall_s = wall, .other_s = busy - own_sum[k], .share = share};
     }
     return blocks;
 }

@@ -7,7 +7,7 @@
  * shorter than a tick per CPU reads 0 or a whole tick (Roth 2021, §4.4).
  * Cost: one open, one read of 256 bytes and one close; the kernel renders the whole file for
  * the read (every CPU's line and the interrupt counts): measured 3 µs (minimum) to 5–8 µs (mean)
- * on a 2-CPU Debian VM (docs/ALGORITHMS.md, "Other processes' CPU per block"). */
+ * on a 2-CPU Linux 6.18 VM (docs/ALGORITHMS.md, "Other processes' CPU per block"). */
 #include <fcntl.h>
 #include <math.h>
 #include <stdio.h>

@@ -226,7 +226,7 @@ static void mm__render_nbc(mm_json *j, const mm_test *t, int rows) {
 }
 
 /* tests[].other_cpu: other processes' CPU share per block of repetitions (bench/other_cpu.c);
- * null when not measured. Shares to 4 decimals, block lengths to the microsecond. */
+ * null when not measured. Shares to 4 decimals, seconds to the microsecond. */
 static void mm__render_other_cpu(mm_json *j, const mm_test *t, int rows) {
     mm_json_key(j, "other_cpu");
     if (!rows || !t->load_blocks || t->nload_blocks < 1) {
@@ -237,8 +237,8 @@ static void mm__render_other_cpu(mm_json *j, const mm_test *t, int rows) {
     mm_json_begin_object(j);
     mm_json_kv_int(j, "block_reps", t->load_block_reps);
     mm__kv_double_if(j, "tick_s", hz > 0, 1.0 / (double)hz);
-    static const char *const keys[] = {"first_rep", "nrep", "wall_s", "share"};
-    for (int f = 0; f < 4; f++) {
+    static const char *const keys[] = {"first_rep", "nrep", "wall_s", "other_cpu_s", "share"};
+    for (int f = 0; f < 5; f++) {
         mm_json_key(j, keys[f]);
         mm_json_begin_array(j);
         for (long k = 0; k < t->nload_blocks; k++) {
@@ -246,7 +246,8 @@ static void mm__render_other_cpu(mm_json *j, const mm_test *t, int rows) {
             if (f == 0) mm_json_int(j, b->first_rep);
             if (f == 1) mm_json_int(j, b->nrep);
             if (f == 2) mm_json_double(j, round(b->wall_s * 1e6) / 1e6);
-            if (f == 3) mm_json_double(j, round(b->share * 1e4) / 1e4);
+            if (f == 3) mm_json_double(j, round(b->other_s * 1e6) / 1e6);
+            if (f == 4) mm_json_double(j, round(b->share * 1e4) / 1e4);
         }
         mm_json_end_array(j);
     }
