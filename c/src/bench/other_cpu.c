@@ -13,7 +13,9 @@
  * the per-block form of meta.json's load.other_cpu_s (output/provenance.c).
  * Why rank 0's host only: it is the machine load.other_cpu_s describes, so the blocks add up to
  * the launch's figure; on one host it is every rank's machine. Reading /proc/stat on each host
- * would need a communicator per host and a gather per test for a figure no check uses yet.
+ * would need a reader per host and a gather per test for a figure no check uses yet. The ranks
+ * on rank 0's host are those on its kernel (same_kernel.c: its boot id), network namespaces and
+ * containers included.
  * Where it is read: in the loop's boundary between two repetitions (loop.c), never between the
  * two timestamps of one; a window schedule restarts after it (the window's `resume`), so that
  * the read never makes the next window start late.
@@ -24,11 +26,10 @@
  * trusting one.
  * Cost: per block, rank 0 one /proc/stat read (3–8 µs here, common/procstat.c) and every rank
  * one CPU clock read (0.2–1 µs); per test one allreduce of three longs and one reduction of a
- * double per block, after the loop. */
-#define _GNU_SOURCE
+ * double per block, after the loop; per launch the kernel grouping (an allgather of 40 bytes per
+ * rank and a split). */
 #include <math.h>
 #include <stdlib.h>
-#include <string.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -37,7 +38,7 @@
 
 struct mm_other_cpu {
     int reader;    /* rank 0 of the launch: reads /proc/stat and the wall clock */
-    int same_host; /* this rank runs on rank 0's host: its CPU time is in that machine's busy time */
+    int same_host; /* this rank runs on rank 0's kernel: its CPU time is in that machine's busy time */
     int ncpus;
     long n, cap;   /* marks taken in this test, room for them */
     int failed;    /* no memory to grow: this test records no blocks */
@@ -65,19 +66,29 @@ static int mm__grow(mm_other_cpu *oc, long cap) {
     return 0;
 }
 
+/* Collective: does this rank run on rank 0's kernel (mm_comm_same_kernel: network namespaces
+ * and containers of one machine share its CPUs and its /proc/stat, whatever their host names)?
+ * The lowest rank of each kernel's group leads it: rank 0's group is the one led by rank 0. */
+static int mm__on_rank0_kernel(MPI_Comm comm, int rank, int *same, mm_mpi_error *err) {
+    MPI_Comm node = MPI_COMM_NULL;
+    int lowest = rank;
+    if (mm_comm_same_kernel(comm, &node, err) != MPI_SUCCESS) return MM_E_FAILED;
+    int rc = MM_MPI(err, MPI_Bcast(&lowest, 1, MPI_INT, 0, node));
+    MPI_Comm_free(&node);
+    *same = lowest == 0;
+    return rc == MPI_SUCCESS ? 0 : MM_E_FAILED;
+}
+
 int mm_other_cpu_open(mm_other_cpu **out, MPI_Comm comm, long blocks_hint, mm_mpi_error *err) {
-    int rank;
-    char host0[256] = {0}, host[256] = {0};
+    int rank, same = 0;
     *out = NULL;
-    if (MM_MPI(err, MPI_Comm_rank(comm, &rank)) != MPI_SUCCESS) return MM_E_FAILED;
-    if (gethostname(host, sizeof host - 1) != 0) host[0] = '\0';
-    if (rank == 0) memcpy(host0, host, sizeof host0);
-    if (MM_MPI(err, MPI_Bcast(host0, (int)sizeof host0, MPI_CHAR, 0, comm)) != MPI_SUCCESS)
+    if (MM_MPI(err, MPI_Comm_rank(comm, &rank)) != MPI_SUCCESS ||
+        mm__on_rank0_kernel(comm, rank, &same, err) != 0)
         return MM_E_FAILED;
     mm_other_cpu *oc = calloc(1, sizeof *oc);
     if (!oc) return MM_E_NOMEM;
     oc->reader = rank == 0;
-    oc->same_host = strcmp(host, host0) == 0;
+    oc->same_host = same;
     long ncpus = sysconf(_SC_NPROCESSORS_ONLN);
     oc->ncpus = ncpus > 0 ? (int)ncpus : 0;
     if (mm__grow(oc, blocks_hint > 0 ? blocks_hint : 8) != 0) {
