@@ -22,6 +22,25 @@
 #include "mm_pairs.h"
 #include "mm_test.h"
 
+/* Other processes' CPU share per block of repetitions (other_cpu.c): the loop marks the start,
+ * every block boundary and the end of a test's repetitions; after the loop the blocks go into
+ * the test's record (rank 0). */
+typedef struct mm_other_cpu mm_other_cpu;
+/* Collective on the launch's communicator: *out, with room for blocks_hint marks per test (it
+ * grows when a test takes more). 0, MM_E_FAILED (MPI failed: err) or MM_E_NOMEM. */
+int mm_other_cpu_open(mm_other_cpu **out, MPI_Comm comm, long blocks_hint, mm_mpi_error *err);
+void mm_other_cpu_close(mm_other_cpu *oc);
+/* A test begins: no marks yet. Does nothing on NULL, like the two below. */
+void mm_other_cpu_begin(mm_other_cpu *oc);
+/* A mark between two repetitions, `recorded` of them recorded so far: this rank's CPU time, and
+ * on rank 0 the machine's busy CPU time and the wall clock. Outside every timed region. */
+void mm_other_cpu_mark(mm_other_cpu *oc, long recorded);
+/* Collective on the test's communicator (the launch's), after the loop: t->load_blocks on rank 0
+ * (left NULL when some rank took another number of marks or ran short of memory, or a figure is
+ * unknown). MPI_SUCCESS, or the first MPI error (in err). */
+int mm_other_cpu_finish(mm_other_cpu *oc, MPI_Comm comm, long block_reps, mm_test *t,
+                        mm_mpi_error *err);
+
 /* What a test runs with, handed from the launch (launch_tests.c) through the nonblocking
  * phases (nbc_test.c) to the loop: set up before the test, not changed by it. */
 typedef struct mm_test_run {
@@ -32,6 +51,7 @@ typedef struct mm_test_run {
     mm_decide *d;            /* rank 0's judging of the run times, or NULL (no judging) */
     void *cold_cache;        /* --cold-cache: overwritten after each repetition; NULL when off */
     size_t cold_cache_bytes;
+    mm_other_cpu *other_cpu; /* the per-block load, or NULL (not measured in this run) */
 } mm_test_run;
 
 /* Runs one test (warm-up, then cfg->nrep recorded repetitions under the process sync, or with

@@ -25,6 +25,18 @@ typedef struct mm_switch_record {
     int64_t window_ns;     /* the window (or slack) of `from` when it gave up */
 } mm_switch_record;
 
+/* One block of a test's repetitions and the CPU share other processes used on rank 0's machine
+ * meanwhile (bench/other_cpu.c; docs/FORMAT.md, tests[].other_cpu). */
+typedef struct mm_load_block {
+    long first_rep; /* recorded repetitions before the block: its first one's index */
+    long nrep;      /* recorded repetitions in it (0: warm-up or redone ones only) */
+    double wall_s;  /* its length, rank 0's monotonic clock */
+    /* busy CPU − the host's ranks' CPU, s: negative when fewer ticks fell in the block than its
+     * ranks ran (/proc/stat's tick), so that blocks can be pooled without the clamp's bias */
+    double other_s;
+    double share;   /* other_s / (wall × CPUs), clamped to [0, 1] */
+} mm_load_block;
+
 typedef struct mm_test {
     int index; /* position in the shuffled plan = order run */
     const mm_op *op;
@@ -81,6 +93,12 @@ typedef struct mm_test {
     double median_ns;
     int size_added;   /* added by the refinement (SKaMPI §3.2), not in the initial grid */
     int refine_round; /* 0: the grid; k: added in the k-th refinement round */
+    /* rank 0: other processes' CPU share per block of repetitions (bench/other_cpu.c), malloc'd
+     * and freed with the launch's tests; NULL when not measured (a --nprocs sub-communicator,
+     * /proc/stat unreadable, the test failed) */
+    mm_load_block *load_blocks;
+    long nload_blocks;
+    long load_block_reps; /* repetitions per block, warm-up and redone ones included */
     /* why a test failed (status MM_TEST_FAILED), the same on every rank */
     char error_code[24];     /* "mpi-error" | "alloc-failed" | "resync-failed" |
                                 "no-valid-repetitions" */

@@ -137,6 +137,7 @@ static void mm__free_state(mm__launch_state *st) {
         free(st->res_ranks[w]);
         free(st->res_ns[w]);
     }
+    for (int i = 0; st->tests && i < st->ntests; i++) free(st->tests[i].load_blocks);
     free(st->tests);
     free(st);
 }

@@ -52,6 +52,7 @@ typedef struct mm__space {
     double tests_start_s; /* when the first test began (mm__seconds_since): the budgets' origin */
     mm__subcomms *subs;
     mm__tally tally;
+    mm_other_cpu *other_cpu; /* the per-block load of the tests on the launch's communicator */
 } mm__space;
 
 /* Rank 0: a test the roundtime/harmonize time budget ended before --nrep gets counted in one
@@ -346,7 +347,10 @@ static int mm__measure_one(mm__launch_state *st, mm__one *one, mm__space *sp) {
     if (t->overhead_ns > 0) t->overhead_ns /= cfg->measure.batch;
     const mm_test_run run = {.cfg = cfg, .args = &one->args, .ps = one->ps, .b = &sp->b,
                              .d = sp->judging && !one->sub ? &sp->d : NULL, .cold_cache = sp->cold,
-                             .cold_cache_bytes = (size_t)cfg->measure.cold_cache_bytes};
+                             .cold_cache_bytes = (size_t)cfg->measure.cold_cache_bytes,
+                             /* not on a --nprocs sub-communicator: the ranks outside it, idle
+                              * at a barrier on the same machine, would count as other load */
+                             .other_cpu = one->sub ? NULL : sp->other_cpu};
     if (one->inside && !mm_mpi_failed(&test_err))
         (mm_op_is_nbc(t->op) ? mm_bench_run_nbc_test : mm_bench_run_test)(&run, t, &test_err);
     /* after the test's timed regions, on its buffers: OSU's and IMB's quantity beside it */
@@ -440,6 +444,8 @@ int mm__run_tests(mm__launch_state *st) {
         sp.cold = calloc(1, (size_t)cfg->measure.cold_cache_bytes);
         ok = ok && sp.cold;
     }
+    long blocks = (cfg->measure.warmup + nrep) / mm_window_batch_length(cfg->measure.warmup, nrep) + 2;
+    ok = mm_other_cpu_open(&sp.other_cpu, st->comm, blocks, &st->err) == 0 && ok;
     int rc = 0;
     sp.tests_start_s = mm__seconds_since(st); /* --launch-budget-s counts from here */
     if (!mm_all_ok(st->comm, ok)) {
@@ -467,5 +473,6 @@ done:
     mm_gather_space_free(&sp.g);
     if (sp.judging) mm_decide_free(&sp.d);
     free(sp.cold);
+    mm_other_cpu_close(sp.other_cpu);
     return rc;
 }

@@ -6,7 +6,9 @@
  * no branch on an option. Everything the call needs was prepared by the op's setup; the choice
  * of timed function (plain call, or barrier + call for MS3) is made before the loop. With
  * --nrep auto, rank 0 decides between repetitions whether the test has enough (decide.c,
- * adaptive.c); every rank stops after the same repetition. */
+ * adaptive.c); every rank stops after the same repetition. Between blocks of repetitions (the
+ * window's batch length) the loop marks other processes' CPU time (other_cpu.c), outside the
+ * timed region. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -192,6 +194,8 @@ typedef struct mm__loop {
     int budget_checked; /* the test's time budget is checked every budget_every repetitions */
     long budget_every;
     long seq;           /* repetitions run so far: warm-up, redone and recorded */
+    mm_other_cpu *other_cpu; /* the per-block load (other_cpu.c), or NULL */
+    long marked_seq;         /* seq at its last mark */
     mm__loop_counts n;
 } mm__loop;
 
@@ -244,7 +248,7 @@ static int mm__loop_start(mm__loop *L, const mm_test_run *run, mm_test *t, mm_mp
     *L = (mm__loop){.cfg = cfg, .t = t, .args = run->args, .ps = ps, .b = run->b, .d = run->d,
                     .nbc = run->args->nbc, .configured = ps->vt, .timer = ps->timer,
                     .after_call = t->op->after, .counters = run->b->counters,
-                    .n = {.stopped_by = MM_STOP_CONTINUE}};
+                    .other_cpu = run->other_cpu, .n = {.stopped_by = MM_STOP_CONTINUE}};
     L->batch = cfg->measure.batch > 1 ? cfg->measure.batch : 1;
     L->timed = (mm__timed){t->op, run->args, ps->comm, L->batch};
     /* --batch > 1 is refused with loop-barrier (parse_space.c): the barrier is never batched */
@@ -254,6 +258,9 @@ static int mm__loop_start(mm__loop *L, const mm_test_run *run, mm_test *t, mm_mp
     L->cold = (mm__cold){run->cold_cache, run->cold_cache_bytes};
     L->after = (mm__after){t->op, run->args};
     mm_op_call_name(t->op, L->call_name, sizeof L->call_name);
+    /* the first block's mark, before begin_test: a window schedule it plans starts after it */
+    mm_other_cpu_begin(L->other_cpu);
+    mm_other_cpu_mark(L->other_cpu, 0);
 
     int rc = mm__test_begin(L);
     if (rc != MPI_SUCCESS || mm_mpi_failed(&ps->err)) {
@@ -295,15 +302,22 @@ static int mm__loop_boundary(mm__loop *L, int *mpi_rc, mm_mpi_error *err) {
         }
     }
     const mm_procsync_vtable *vt = ps->vt;
-    if (L->budget_checked && !vt->budget_exhausted && L->seq > 0 && L->seq % L->budget_every == 0) {
+    if (L->seq == 0 || L->seq % L->budget_every != 0) return 0;
+    /* a block ends: its load mark first, then the schedule restarts after it (resume) */
+    if (L->other_cpu) {
+        mm_other_cpu_mark(L->other_cpu, L->n.recorded);
+        L->marked_seq = L->seq;
+    }
+    int budget = L->budget_checked && !vt->budget_exhausted;
+    if (budget) {
         int over = ps->rank == 0 && mm_timer_now(L->timer) >= L->t->deadline_local_ns;
         MM_MPI(&ps->err, MPI_Bcast(&over, 1, MPI_INT, 0, ps->comm));
         if (over) {
             L->n.ended_by_budget = 1;
             return 1;
         }
-        if (vt->resume) vt->resume(ps, L->seq);
     }
+    if ((budget || L->other_cpu) && vt->resume) vt->resume(ps, L->seq);
     return 0;
 }
 
@@ -378,6 +392,7 @@ static int mm__loop_end(const mm__loop *L, int mpi_rc, mm_mpi_error *err) {
     mm_test *t = L->t;
     mm_procsync *ps = L->ps;
     const mm__loop_counts *n = &L->n;
+    if (L->other_cpu && L->seq > L->marked_seq) mm_other_cpu_mark(L->other_cpu, n->recorded);
     ps->vt->end_test(ps);
     if (ps->vt != L->configured) { /* the next test starts with the configured scheme */
         free(ps->state);
@@ -421,6 +436,7 @@ static int mm__loop_end(const mm__loop *L, int mpi_rc, mm_mpi_error *err) {
         t->invalid_by_reason[r] = sums[r];
         t->redone_by_reason[r] = sums[MM_INVALID_NREASONS + r];
     }
+    if (L->other_cpu) mm_other_cpu_finish(L->other_cpu, ps->comm, L->budget_every, t, err);
     return mpi_rc != MPI_SUCCESS ? mpi_rc : err->code;
 }
 

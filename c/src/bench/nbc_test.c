@@ -57,7 +57,10 @@ int mm_bench_run_nbc_test(const mm_test_run *run, mm_test *t, mm_mpi_error *err)
     nbc->work_scheme = cfg->nbc.work_scheme;
     /* the blocking phase is the one judged (--nrep auto, --sizes auto): it is the operation's
      * run time; the overlap phase pairs its repetitions with the blocking phase's by index */
-    int rc = mm_bench_run_test(run, t, err);
+    /* the per-block load covers the overlap phase: its repetitions are raw.csv's rows */
+    mm_test_run blocking = *run;
+    blocking.other_cpu = NULL;
+    int rc = mm_bench_run_test(&blocking, t, err);
     if (rc != MPI_SUCCESS) return rc;
     /* what the blocking phase counted is kept and added to the overlap phase's counts */
     long blocking_nrep = t->nrep, blocking_redone = t->redone, blocking_resyncs = t->resyncs;

@@ -7,6 +7,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "meta_internal.h"
 
@@ -224,6 +225,35 @@ static void mm__render_nbc(mm_json *j, const mm_test *t, int rows) {
     }
 }
 
+/* tests[].other_cpu: other processes' CPU share per block of repetitions (bench/other_cpu.c);
+ * null when not measured. Shares to 4 decimals, seconds to the microsecond. */
+static void mm__render_other_cpu(mm_json *j, const mm_test *t, int rows) {
+    mm_json_key(j, "other_cpu");
+    if (!rows || !t->load_blocks || t->nload_blocks < 1) {
+        mm_json_null(j);
+        return;
+    }
+    long hz = sysconf(_SC_CLK_TCK);
+    mm_json_begin_object(j);
+    mm_json_kv_int(j, "block_reps", t->load_block_reps);
+    mm__kv_double_if(j, "tick_s", hz > 0, 1.0 / (double)hz);
+    static const char *const keys[] = {"first_rep", "nrep", "wall_s", "other_cpu_s", "share"};
+    for (int f = 0; f < 5; f++) {
+        mm_json_key(j, keys[f]);
+        mm_json_begin_array(j);
+        for (long k = 0; k < t->nload_blocks; k++) {
+            const mm_load_block *b = &t->load_blocks[k];
+            if (f == 0) mm_json_int(j, b->first_rep);
+            if (f == 1) mm_json_int(j, b->nrep);
+            if (f == 2) mm_json_double(j, round(b->wall_s * 1e6) / 1e6);
+            if (f == 3) mm_json_double(j, round(b->other_s * 1e6) / 1e6);
+            if (f == 4) mm_json_double(j, round(b->share * 1e4) / 1e4);
+        }
+        mm_json_end_array(j);
+    }
+    mm_json_end_object(j);
+}
+
 void mm__render_tests(mm_json *j, const mm_launch *l) {
     mm_json_key(j, "tests");
     mm_json_begin_array(j);
@@ -272,6 +302,7 @@ void mm__render_tests(mm_json *j, const mm_launch *l) {
             mm_json_kv_double(j, "mean_ns", t->back_to_back_mean_ns);
             mm_json_end_object(j);
         }
+        mm__render_other_cpu(j, t, rows);
         mm__render_switches(j, t);
         mm__kv_double_if(j, "started_s", t->status != MM_TEST_PENDING, t->started_s);
         mm__kv_double_if(j, "duration_s", done, t->duration_s);

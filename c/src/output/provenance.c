@@ -27,6 +27,7 @@
 #include <unistd.h>
 
 #include "mm_output.h"
+#include "mm_procstat.h"
 
 #include "build_info.h"
 
@@ -46,22 +47,6 @@ static void mm__utc_now(char *out, size_t len) {
 
 static void mm__loadavg(double v[3]) {
     if (getloadavg(v, 3) != 3) v[0] = v[1] = v[2] = NAN;
-}
-
-/* CPU seconds the whole machine spent busy since boot (first "cpu" line of /proc/stat:
- * user + nice + system + irq + softirq + steal; guest time is already inside user). NaN when
- * /proc/stat is unreadable. */
-static double mm__machine_busy_s(void) {
-    FILE *f = fopen("/proc/stat", "r");
-    if (!f) return NAN;
-    unsigned long long user = 0, nice = 0, sys = 0, idle = 0, iowait = 0, irq = 0, softirq = 0,
-                       steal = 0;
-    int n = fscanf(f, "cpu %llu %llu %llu %llu %llu %llu %llu %llu", &user, &nice, &sys, &idle,
-                   &iowait, &irq, &softirq, &steal);
-    fclose(f);
-    long hz = sysconf(_SC_CLK_TCK);
-    if (n < 4 || hz <= 0) return NAN;
-    return (double)(user + nice + sys + irq + softirq + steal) / (double)hz;
 }
 
 static double mm__own_cpu_s(void) {
@@ -199,7 +184,7 @@ void mm_provenance_collect(mm_provenance *p, MPI_Comm comm, int read_mpit) {
     p->mono_start_s = mm__mono_s();
     mm__utc_now(p->wall_start, sizeof p->wall_start);
     mm__loadavg(p->loadavg_start);
-    p->busy_cpu_s_start = mm__machine_busy_s();
+    p->busy_cpu_s_start = mm_procstat_busy_s("/proc/stat");
     p->own_cpu_s_start = mm__own_cpu_s();
     p->loadavg_end[0] = p->loadavg_end[1] = p->loadavg_end[2] = NAN;
     p->other_cpu_s = p->own_cpu_s = p->wall_s = NAN;
@@ -294,7 +279,7 @@ void mm_provenance_finish(mm_provenance *p, MPI_Comm comm) {
     mm__loadavg(p->loadavg_end);
     p->wall_s = mm__mono_s() - p->mono_start_s;
     p->own_cpu_s = sum[0];
-    double busy = mm__machine_busy_s() - p->busy_cpu_s_start; /* NaN when unknown */
+    double busy = mm_procstat_busy_s("/proc/stat") - p->busy_cpu_s_start; /* NaN when unknown */
     double other = busy - sum[1];
     p->other_cpu_s = other > 0 ? other : (isnan(other) ? NAN : 0.0);
     mm__utc_now(p->wall_end, sizeof p->wall_end);

@@ -16,7 +16,8 @@ LIBS = ("openmpi", "mpich")
 
 
 def bench_path(lib: str) -> Path:
-    path = REPO / "build" / lib / "bin" / "mpimeter-bench"
+    """build/<lib>/bin/mpimeter-bench, or under $MPIMETER_BENCH_DIR (a build of one's own)."""
+    path = Path(os.environ.get("MPIMETER_BENCH_DIR") or REPO / "build") / lib / "bin" / "mpimeter-bench"
     assert path.exists(), f"{path} is missing: run `make build` first"
     return path
 

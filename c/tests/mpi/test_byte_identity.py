@@ -56,6 +56,7 @@ MASKED_META = [
     r"\.clock_sync\.self_check\.(drift_aware_residual_ns|offset_only_residual_ns)",
     r"\.tests\[\]\.nbc\.(compute_ns|calibrated_ns|work_units)",
     r"\.tests\[\]\.back_to_back\.(calls|mean_ns)",  # its time per call, and calls lowered by it
+    r"\.tests\[\]\.other_cpu\.(tick_s|wall_s\[\]|other_cpu_s\[\]|share\[\])",  # the machine's load
     r"\.proc_sync\.window_ns_by_test\..*",
     r"\.counters\.read_ns_by_test\..*",  # the cost of one read, measured
     r"\.phases\..*",                      # wall times of the launch's phases

@@ -165,6 +165,12 @@ _TABLE = (
     Code("machine-load", CAUTION, frozenset({A}),
          "launch {launch}: other processes used {percent:.0f} % of the machine's CPU time while it ran",
          "re-run on a quiet machine, or compare only campaigns run under the same load"),
+    Code("busy-blocks-slower", CAUTION, frozenset({A}),
+         "{alternative} {op} {size}, launch {launch}: its repetitions while other processes used more than "
+         "{threshold:.0f} % of the machine ({busy_share:.0f} % on average, {nbusy} repetitions) took a median {busy} "
+         "against {quiet} in the quieter rest ({nquiet} repetitions; one-sided Mann-Whitney p = {p:.2g})",
+         "other processes slowed part of the test; its repetitions are kept (the launch's meta.json tests[].other_cpu "
+         "has the share per block): re-run on a quiet machine, or compare only campaigns run under the same load"),
     Code("ranks-differ", CAUTION, frozenset({A}),
          "{alternative} {op} {size}: some ranks take longer launch after launch (Friedman's test on per-launch rank "
          "medians, Holm-adjusted p = {p:.2g}; effect size Kendall's W = {kendall_w:.2f} of 1); slowest ranks {slowest}, "

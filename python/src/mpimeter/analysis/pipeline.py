@@ -19,6 +19,7 @@ import pandas as pd
 
 from mpimeter.analysis import allocations as _allocations
 from mpimeter.analysis import bounds as _bounds
+from mpimeter.analysis.block_load import block_load_warnings
 from mpimeter.analysis import counters as _counters
 from mpimeter.analysis.choices import CLOCKS, OUTLIERS, WARMUP_RULES, Clock, Outlier, WarmupRule
 from mpimeter.analysis.diagnostics import row_warnings
@@ -124,6 +125,7 @@ def analyze(
         "nprocs": rep_ranks, "root": rep_root, "workpieces": rep_pieces})
     rank_tests = _rank_tests(campaign, infos)
     warnings += row_warnings(campaign, rows, summaries, rank_tests)
+    warnings += block_load_warnings(campaign, repetitions)
     effects = launch_effects(campaign, rows)
     states = _strata.campaign_states(campaign, rows, effects)
     warnings += launch_effect_warnings(effects, campaign, states)

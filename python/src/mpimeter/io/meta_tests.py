@@ -44,6 +44,24 @@ class BackToBack:
 
 
 @dataclass(frozen=True, kw_only=True)
+class OtherCpu:
+    """meta.json ``tests[].other_cpu``: the CPU share other processes used on rank 0's machine per
+    block of repetitions (Roth 2021 §4.4). Block k holds the recorded repetitions ``first_rep[k]``
+    to ``first_rep[k] + nrep[k] - 1``; its share is in [0, 1], read by the tick ``tick_s`` of
+    /proc/stat, so a block much shorter than a tick per CPU reads 0 or a whole tick's worth."""
+
+    block_reps: int  # repetitions per block, warm-up and redone ones included
+    tick_s: float | None
+    first_rep: tuple[int, ...]
+    nrep: tuple[int, ...]
+    wall_s: tuple[float, ...]
+    # busy CPU − the host's ranks' CPU per block, s, signed (a tick short reads negative): what
+    # pools blocks without the bias of the clamped share
+    other_cpu_s: tuple[float, ...]
+    share: tuple[float, ...]
+
+
+@dataclass(frozen=True, kw_only=True)
 class ProcSyncSwitch:
     """meta.json ``tests[].procsync_switches[]``: the test went on with another start method
     (the window's own policy on a busy machine); repetitions ``from_rep`` on used ``to``."""
@@ -99,6 +117,7 @@ class TestRecord:
     # raw.csv row (SKaMPI §3.1); the analysis subtracts it from the test's run times. None: off
     overhead_ns: float | None = None
     back_to_back: BackToBack | None = None  # --back-to-back: its companion interval; None: none ran
+    other_cpu: OtherCpu | None = None  # other processes' CPU share per block; None: not measured
 
     @property
     def final_method(self) -> str | None:
@@ -152,8 +171,39 @@ def read_tests(f: Fields, launch_nprocs: int) -> tuple[TestRecord, ...]:
             procsync_switches=tuple(_switch(s) for s in t.objs("procsync_switches")),
             nprocs=comm_size, root=root, workpieces=_positive(t, "workpieces"),
             bound_bytes_per_size=t.get("bound_bytes_per_size", NUM), overhead_ns=t.get("overhead_ns", NUM),
-            back_to_back=_back_to_back(t.obj("back_to_back"))))
+            back_to_back=_back_to_back(t.obj("back_to_back")),
+            other_cpu=_other_cpu(t.obj("other_cpu"), t.get("nrep", NAT))))
     return tuple(tests)
+
+
+def _other_cpu(f: Fields | None, nrep: int | None) -> OtherCpu | None:
+    if f is None:
+        return None
+    block_reps, tick_s = f.need("block_reps", NAT), f.get("tick_s", NUM)
+    first, counts = f.items("first_rep", NAT), f.items("nrep", NAT)
+    wall, other, share = f.items("wall_s", NUM), f.items("other_cpu_s", NUM), f.items("share", NUM)
+    if block_reps < 1:
+        raise f.fail("block_reps", f"is {block_reps}; a block holds at least 1 repetition")
+    if not len(first) == len(counts) == len(wall) == len(other) == len(share) >= 1:
+        raise f.fail("share", f"has {len(share)} blocks, first_rep {len(first)}, nrep {len(counts)}, wall_s "
+                              f"{len(wall)}, other_cpu_s {len(other)}; each block has one of each, and there is "
+                              "at least one")
+    bad = next((k for k, x in enumerate(share) if not 0 <= x <= 1), None)
+    if bad is not None:
+        raise f.fail(f"share[{bad}]", f"is {share[bad]}; a share of the machine's CPU time is 0 to 1")
+    bad = next((k for k, x in enumerate(wall) if x < 0), None)
+    if bad is not None:
+        raise f.fail(f"wall_s[{bad}]", f"is {wall[bad]}; a block's length cannot be negative")
+    # the blocks follow one another: each starts where the one before ended, the first at 0
+    bad = next((k for k in range(len(first)) if first[k] != (first[k - 1] + counts[k - 1] if k else 0)), None)
+    if bad is not None:
+        raise f.fail(f"first_rep[{bad}]", f"is {first[bad]}; the blocks follow one another from repetition 0, "
+                                          "each starting where the one before ended")
+    if nrep is not None and first[-1] + counts[-1] != nrep:
+        raise f.fail("nrep", f"sums to {first[-1] + counts[-1]}; the blocks hold the test's {nrep} repetitions")
+    return OtherCpu(block_reps=block_reps, tick_s=None if tick_s is None else float(tick_s), first_rep=first,
+                    nrep=counts, wall_s=tuple(float(x) for x in wall),
+                    other_cpu_s=tuple(float(x) for x in other), share=tuple(float(x) for x in share))
 
 
 def _positive(f: Fields, key: str) -> int | None:
