@@ -44,7 +44,8 @@ question is whether they fall into *groups*.
   Westfall & Young 1993 §2.6 with weights as in weighted Bonferroni): the scores' test, the
   one that pools the rows, gets SCORES_WEIGHT of it and the rows the rest alike; with equal
   shares over 8 rows and the scores its p was multiplied by about 3, and a 5-vs-5 split at
-  1.15× under 3 % launch-wide noise was flagged in 0.515 of campaigns (docs/ALGORITHMS.md).
+  1.15× under 3 % launch-wide noise was flagged in 0.515 of campaigns, with half the level to
+  the scores in 0.555, the nulls holding (docs/ALGORITHMS.md).
 - ``separates``: whether a property of the launches puts the two groups apart — for numbers, a
   threshold with one group wholly below it; for other values, one value in each group, not the
   same — and how likely that is by chance under random assignment of the property's values to the
