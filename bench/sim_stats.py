@@ -16,7 +16,8 @@ Generators (seeded; shared ones from bench/stats_dependence.py):
   (``grid35_medians_grid``, how it was); ``ties``, ``heavy`` (t(3)·5 % launch factor),
   ``lognormal`` (15 % launch factor): stats_dependence's campaigns of 8 rows. Power:
   ``split55_launchwide3``: 5 of 10 launches 1.15× slower, a 3 % launch-wide factor, 1 % row noise,
-  8 rows 100 ns – 50 µs on the 10 ns grid. ``--cells`` runs some of these alone (each is seeded
+  8 rows 100 ns – 50 µs on the 10 ns grid; ``split55_one_row``: the same without the launch
+  split, but 5 of 10 launches 1.2× slower in the 2 µs row alone. ``--cells`` runs some of these alone (each is seeded
   on its own: cells in separate processes give the figures of one run).
 - warmup_null, warmup_power: ``stats.warmup.detect_warmup`` and
   ``analysis.diagnostics.long_warmups`` (Holm over the campaign) on AR(1) log run times, φ = 0.9.
@@ -73,6 +74,18 @@ def split_launchwide_campaign(rng: np.random.Generator) -> list[dict[int, float]
     return out
 
 
+def split_one_row_campaign(rng: np.random.Generator) -> list[dict[int, float]]:
+    """The same rows with no launch split, but 5 of 10 launches 1.2× slower in one row (the 2 µs
+    one): a split of one row's test, not of the launch scores."""
+    shared = rng.normal(0, 0.03, LAUNCHES)
+    out = []
+    for j, base in enumerate(BASES):
+        split = np.log(1.2) * (np.arange(LAUNCHES) < 5) if j == 4 else 0.0
+        v = base * np.exp(shared + rng.normal(0, 0.01, LAUNCHES) + split)
+        out.append({i: float(x) for i, x in enumerate(np.maximum(np.round(v / GRID_NS) * GRID_NS, GRID_NS))})
+    return out
+
+
 def flag_rate(make, campaigns: int, seed: int, grid_ns: float | None = GRID_NS) -> dict:
     rng = np.random.default_rng(seed)
     hits = sum(any(t.flagged(0.05, 1.1) for t in split_family(make(rng), min_launches=6, grid_ns=grid_ns))
@@ -85,7 +98,8 @@ CLUSTER_CELLS = {  # name: (generator, seed, grid, power cell)
     "grid35_medians_grid": (grid35_campaign, 4101, None, False),
     **{kind: (lambda r, k=kind: cluster_campaign(r, k), seed, GRID_NS, False)
        for kind, seed in (("ties", 4102), ("heavy", 4103), ("lognormal", 4104))},
-    "split55_launchwide3": (split_launchwide_campaign, 4105, GRID_NS, True)}
+    "split55_launchwide3": (split_launchwide_campaign, 4105, GRID_NS, True),
+    "split55_one_row": (split_one_row_campaign, 4110, GRID_NS, True)}
 
 
 def clusters(null: int, power: int, cells: list[str] | None = None) -> dict:

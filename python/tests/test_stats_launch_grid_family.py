@@ -59,35 +59,6 @@ def test_a_launch_wide_split_is_not_divided_by_the_number_of_rows():
     assert any(t.flagged(0.05, 1.1) for t in family)
 
 
-def _bench_split(seed: int) -> list[dict[int, float]]:
-    """bench/sim_stats.py's power cell: 5 of 10 launches 1.15× slower, a 3 % launch-wide factor,
-    1 % row noise, 8 rows of 100 ns – 50 µs on a 10 ns grid."""
-    rng = np.random.default_rng(seed)
-    shared = np.log(1.15) * (np.arange(10) < 5) + rng.normal(0, 0.03, 10)
-    rows = []
-    for base in (100.0, 150.0, 300.0, 800.0, 2000.0, 6000.0, 20000.0, 50000.0):
-        v = base * np.exp(shared + rng.normal(0, 0.01, 10))
-        rows.append({i: float(x) for i, x in enumerate(np.maximum(np.round(v / 10) * 10, 10))})
-    return rows
-
-
-def test_the_launch_scores_test_keeps_half_the_level_of_its_family():
-    # the scores' test is the one that pools the rows; with the level shared alike by it and the
-    # 8 rows its p was multiplied by about 3 (0.0113 -> 0.053 for seed 0); with half the level
-    # the weighted Bonferroni bound 2·p holds it (up to the resampling's granularity)
-    for seed in range(6):
-        scores = split_family(_bench_split(seed), min_launches=6, grid_ns=10.0)[-1]
-        assert scores.row is None
-        assert scores.split.p_value <= scores.adjusted_p <= 2 * scores.split.p_value + 0.005, seed
-
-
-def test_a_launch_wide_split_the_equal_shares_missed_is_flagged():
-    # raw p 0.019 for the scores' test; adjusted over the family with equal shares it was above
-    # 0.05 and no row was flagged either
-    family = split_family(_bench_split(34), min_launches=6, grid_ns=10.0)
-    assert [t.row for t in family if t.flagged(0.05, 1.1)] == [None]
-
-
 def test_the_coarsest_recorded_resolution_is_the_grid():
     def info(r):
         return SimpleNamespace(meta=SimpleNamespace(timer=SimpleNamespace(resolution_ns=r)))

@@ -16,8 +16,7 @@ two ways: every row with enough launches on its own, and once on the launch scor
 rows (``stats.clusters.launch_scores``: a launch-wide effect adds up over the rows while their
 noise averages out, so a 5-vs-5 split at 1.15× under 3 % per-row noise is seen). The p-values
 are adjusted over that family (the scores' test and every row's) by a joint resampling of the
-launches across the rows (``stats.clusters.split_family``: Westfall–Young min-p, half the
-level to the scores' test, the other half shared by the rows), so that
+launches across the rows (``stats.clusters.split_family``: Westfall–Young min-p), so that
 campaigns without groups get the warning in at most ALPHA of cases however many rows they have;
 a test counts only when its adjusted p-value is at most ALPHA and its groups differ by at least
 ``MIN_RATIO`` beyond the timer's recorded resolution (:func:`timer_grid_ns`).

@@ -40,12 +40,7 @@ question is whether they fall into *groups*.
   (:func:`launch_scores`), with p-values adjusted over that family by Westfall & Young's (1993
   §2.6) single-step min-p on a joint resampling of the launches across the rows
   (:func:`min_p_adjusted`): a launch-wide effect is the same information in every row, which
-  Holm over the rows counted once per row. The level is shared by weight (weighted min-p,
-  Westfall & Young 1993 §2.6 with weights as in weighted Bonferroni): the scores' test, the
-  one that pools the rows, gets SCORES_WEIGHT of it and the rows the rest alike; with equal
-  shares over 8 rows and the scores its p was multiplied by about 3, and a 5-vs-5 split at
-  1.15× under 3 % launch-wide noise was flagged in 0.515 of campaigns, with half the level to
-  the scores in 0.555, the nulls holding (docs/ALGORITHMS.md).
+  Holm over the rows counted once per row.
 - ``separates``: whether a property of the launches puts the two groups apart — for numbers, a
   threshold with one group wholly below it; for other values, one value in each group, not the
   same — and how likely that is by chance under random assignment of the property's values to the
@@ -73,7 +68,6 @@ EXACT_CHANCE_LIMIT = 5_000  # assignments enumerated for a chance; above, CHANCE
 CHANCE_DRAWS = 4_000
 WY_RESAMPLES = 2_000  # joint resamples of a family (half per null shape): p down to 1/1000 per shape
 WY_SEED = 19932
-SCORES_WEIGHT = 0.5  # the launch scores' share of a family's level (module docstring)
 WY_CHUNK = 250  # resamples drawn at once: launches² multipliers each
 
 
@@ -247,8 +241,7 @@ def _scores_of(logs: np.ndarray, present: np.ndarray) -> np.ndarray:
 
 
 def min_p_adjusted(logs: np.ndarray, present: np.ndarray, observed: np.ndarray, *, with_scores: bool,
-                   min_size: int = 1, resamples: int = WY_RESAMPLES, seed: int = WY_SEED,
-                   weights: np.ndarray | None = None) -> np.ndarray:
+                   min_size: int = 1, resamples: int = WY_RESAMPLES, seed: int = WY_SEED) -> np.ndarray:
     """Westfall–Young single-step min-p adjusted p-values (Westfall & Young 1993 §2.6, algorithm
     2.8) of a family of split tests on the same launches: one per row (columns of the launches ×
     rows array ``logs`` of log medians, ``present`` marking those a row has), then, with
@@ -262,11 +255,8 @@ def min_p_adjusted(logs: np.ndarray, present: np.ndarray, observed: np.ndarray, 
     covariance of the observed ones, a launch-wide effect included, but is unimodal); half the
     resamples multiply each drawn launch by √(5/χ²₅) (launch factors with t(5) tails, the second
     shape the single tests are calibrated on). Every test's p is computed on each resample as on
-    the data; the adjusted p of a test is the share of resamples whose smallest weighted p
-    (p_j / w_j, ``weights`` the tests' shares of the level, alike when None) is at most its own
-    p / w, the larger over the two shapes and never below its own p: rejecting where that is at
-    most alpha keeps the family-wise level, and it stays about at or below the weighted
-    Bonferroni p / w (up to the resampling's error). Seeded: the same every time.
+    the data; the adjusted p of a test is the share of resamples whose smallest p is at most its
+    own, the larger over the two shapes and never below its own p. Seeded: the same every time.
     Cost: O(resamples · launches² · rows)."""
     launches = logs.shape[0]
     counts = present.sum(axis=0)
@@ -284,16 +274,14 @@ def min_p_adjusted(logs: np.ndarray, present: np.ndarray, observed: np.ndarray, 
             if heavy:
                 draws = draws * np.sqrt(5.0 / rng.chisquare(5, (b, launches, 1)))
             chunks.append(draws)
-    w = np.full(observed.size, 1.0 / observed.size) if weights is None else np.asarray(weights, dtype=float)
-    smallest = _smallest_p(np.concatenate(chunks), present, with_scores, min_size, w)
+    smallest = _smallest_p(np.concatenate(chunks), present, with_scores, min_size)
     adjusted = np.zeros(observed.size)
     for null in (np.sort(smallest[:half]), np.sort(smallest[half:])):
-        adjusted = np.maximum(adjusted, (np.searchsorted(null, observed / w, side="right") + 1) / (null.size + 1))
+        adjusted = np.maximum(adjusted, (np.searchsorted(null, observed, side="right") + 1) / (null.size + 1))
     return np.maximum(adjusted, observed)
 
 
-def _smallest_p(draws: np.ndarray, present: np.ndarray, with_scores: bool, min_size: int,
-                weights: np.ndarray) -> np.ndarray:
+def _smallest_p(draws: np.ndarray, present: np.ndarray, with_scores: bool, min_size: int) -> np.ndarray:
     """Per resample of (resamples × launches × rows) draws, the smallest p-value of the family's
     tests (:func:`_p_values` of each row's launches, then of the launch scores). The tests on the
     same number of launches are one call: the p-values are computed row by row of the stacked
@@ -301,13 +289,13 @@ def _smallest_p(draws: np.ndarray, present: np.ndarray, with_scores: bool, min_s
     samples = [draws[:, present[:, r], r] for r in range(present.shape[1])]
     if with_scores:
         samples.append(_scores_of(draws, present))
-    by_size: dict[int, list[int]] = {}
-    for j, sample in enumerate(samples):
-        by_size.setdefault(sample.shape[1], []).append(j)
+    by_size: dict[int, list[np.ndarray]] = {}
+    for sample in samples:
+        by_size.setdefault(sample.shape[1], []).append(sample)
     smallest = np.full(draws.shape[0], np.inf)
-    for tests in by_size.values():
-        p = _p_values(np.concatenate([samples[j] for j in tests]), min_size).reshape(len(tests), draws.shape[0])
-        smallest = np.minimum(smallest, (p / weights[tests, None]).min(axis=0))
+    for group in by_size.values():
+        p = _p_values(np.concatenate(group), min_size).reshape(len(group), draws.shape[0])
+        smallest = np.minimum(smallest, p.min(axis=0))
     return smallest
 
 
@@ -346,20 +334,11 @@ def _grid_shrink(rows: Sequence[dict[int, float]], low: frozenset[int], grid_ns:
     return math.exp(float(np.mean(logs))) if logs else 1.0
 
 
-def family_weights(rows: int, with_scores: bool) -> np.ndarray:
-    """The share of the level each test of a family gets (rows first, then the launch scores'):
-    SCORES_WEIGHT to the scores' test when there is one, the rest alike to the rows."""
-    if not with_scores:
-        return np.full(rows, 1.0 / rows)
-    return np.append(np.full(rows, (1.0 - SCORES_WEIGHT) / rows), SCORES_WEIGHT)
-
-
 def split_family(per_row: Sequence[dict[int, float]], *, min_launches: int, grid_ns: float | None = None,
                  resamples: int = WY_RESAMPLES) -> list[FamilyTest]:
     """Every row with at least ``min_launches`` launches tested on its own, and (with two or more
     such rows) the launch scores over them, with p-values adjusted over that family by a joint
-    resampling of the launches across the rows (:func:`min_p_adjusted`, the level shared by
-    :func:`family_weights`): the chance that any of
+    resampling of the launches across the rows (:func:`min_p_adjusted`): the chance that any of
     them is flagged in a campaign without groups stays at alpha however many rows it has, and a
     launch-wide split, seen in every row at once, is not divided by the number of rows.
     ``grid_ns``: the timer's recorded resolution (:func:`dithered`; None: not recorded)."""
@@ -395,7 +374,7 @@ def split_family(per_row: Sequence[dict[int, float]], *, min_launches: int, grid
         for i, m in row.items():
             logs[position[i], r], present[position[i], r] = math.log(m), True
     adjusted = min_p_adjusted(logs, present, np.array([t[2].p_value for t in tested]), with_scores=with_scores,
-                              resamples=resamples, weights=family_weights(len(tested) - with_scores, with_scores))
+                              resamples=resamples)
     return [FamilyTest(r, ls, sp, float(p)) for (r, ls, sp), p in zip(tested, adjusted)]
 
 
