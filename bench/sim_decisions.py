@@ -33,6 +33,11 @@ Cells (Wilson 95 % intervals; ≥ 500 campaigns per null cell, ≥ 200 per power
   launches allow (``--only gate_ceiling`` runs these cells alone). Beside them, under the null
   (5 v 5 per state, 2 rows), how often the least of the four state tests' p is at most 4/252:
   the cut a joint permutation over rows × states could take (10× the power count).
+- gate welch (``--only gate_welch``): would a state test without the rank tests' floor keep the
+  gate's level? The one-sided Welch t on one state's log medians at 0.05 / 6 (Holm's first
+  level there), beside the rank-sum test on the same launches: the candidate exactly 5 % slower
+  (the margin's boundary), and A/A on ~35 ns medians on a 10 ns grid; normal and t(3) launch
+  factors; 5 v 5, 3 v 7, 2 v 8 launches. And its power in the ceiling cells' campaigns.
 - compare of two alternatives run in the same rounds of one campaign (``--only compare``): 4
   rows, 10 rounds, a 2.5× state shared by both launches of a round that no recorded property
   explains (drawn per round with probability ½), or no states; the design as `compare` chooses it
@@ -53,9 +58,11 @@ import math
 import platform
 import sys
 import time
+import warnings
 from pathlib import Path
 
 import numpy as np
+from scipy import stats
 from statsmodels.stats.proportion import proportion_confint
 
 REPO = Path(__file__).resolve().parents[1]
@@ -209,6 +216,76 @@ def gate_ceiling_cells(n_power: int, seed: int) -> list[dict]:
     return out
 
 
+def welch_slowdown_p(baseline: np.ndarray, candidate: np.ndarray, max_slowdown: float) -> float:
+    """The one-sided Welch t test that the candidate's log per-launch medians lie above the
+    baseline's by more than log(1 + max_slowdown): the test without the rank tests' floor (1/252
+    for 5 v 5) that the gate would need; 1 when a side has no spread (the t statistic undefined)."""
+    lb, lc = np.log(baseline), np.log(candidate) - math.log1p(max_slowdown)
+    if lb.size < 2 or lc.size < 2 or (np.ptp(lb) == 0 and np.ptp(lc) == 0):
+        return 1.0
+    with warnings.catch_warnings():  # nearly equal values: scipy warns of precision, the p stands
+        warnings.simplefilter("ignore", RuntimeWarning)
+        return float(stats.ttest_ind(lc, lb, equal_var=False, alternative="greater").pvalue)
+
+
+def grid35_medians(rng, n: int, truth: float, launch_t: int | None) -> np.ndarray:
+    """Per-launch medians of 100 repetitions of ~35 ns (8 % repetition noise) on a 10 ns timer grid."""
+    launch = LAUNCH_SIGMA * (rng.standard_t(launch_t, n) if launch_t else rng.standard_normal(n))
+    reps = 35.0 * truth * np.exp(launch[:, None] + rng.normal(0, 0.08, (n, 100)))
+    return np.median(np.maximum(np.round(reps / 10) * 10, 10), axis=1)
+
+
+def state_medians(rng, n: int, truth: float, launch_t: int | None) -> np.ndarray:
+    """Per-launch medians of one state as ``side`` draws them (launch factor 2 %, or t(launch_t)
+    scaled alike; row noise 1 %; 1 ns grid)."""
+    launch = LAUNCH_SIGMA * (rng.standard_t(launch_t, n) if launch_t else rng.standard_normal(n))
+    return np.rint(1000.0 * truth * np.exp(launch + rng.normal(0, ROW_SIGMA, n)))
+
+
+WELCH_LEVEL = 0.05 / 6  # Holm's first level in the gate's family of the power cells (2 rows + 4 state tests)
+
+
+def gate_welch_cells(n_null: int, n_power: int, seed: int) -> list[dict]:
+    """Would a state test without the rank tests' floor (Welch's t on the log medians) keep the
+    gate's level? Per cell, the share of one state's tests rejecting at WELCH_LEVEL, beside the
+    one-sided rank-sum test on the same launches: at the margin's boundary (candidate exactly 5 %
+    slower, 1 ns grid) and on ~35 ns medians on a 10 ns grid (A/A at the margin 0, and the
+    candidate 5 % slower: a grid step of 29 % hides a 5 % margin from both tests), normal and t(3)
+    launch factors, the state sizes the gate's campaigns give (5 v 5; 3 v 7 and 2 v 8 in random
+    mixes). Then its power where the ceiling cells measure the rank-sum test's (one test per
+    state at 0.05 / 2, rows merged per launch)."""
+    out = []
+    for tag, grid, margin, draw in ((10, "1 ns", 0.05, state_medians), (10, "35 ns on 10 ns", 0.0, grid35_medians),
+                                    (12, "35 ns on 10 ns", 0.05, grid35_medians)):
+        for launch_t in (None, 3):
+            for nb, nc in ((5, 5), (3, 7), (2, 8)):
+                rng = np.random.default_rng([seed, tag, int(margin * 100), launch_t or 0, nb])
+                hits = rank_hits = 0
+                for _ in range(n_null):
+                    b, c = draw(rng, nb, 1.0, launch_t), draw(rng, nc, 1.0 + margin, launch_t)
+                    hits += welch_slowdown_p(b, c, margin) <= WELCH_LEVEL
+                    rank_hits += compare.slowdown_test(b, c, margin).p_value <= WELCH_LEVEL + 1e-12
+                out.append(cell("gate welch null: one state's Welch t rejects at 0.05 / 6", hits, n_null,
+                                f"≤ {WELCH_LEVEL:.4f}", grid=grid, max_slowdown=margin, truth=1.0 + margin,
+                                launch_factor="t(3)" if launch_t else "lognormal", sizes=f"{nb} v {nc}",
+                                rank_sum_rate=rank_hits / n_null))
+    for launches, random_mix in ((10, False), (12, True)):
+        rng = np.random.default_rng([seed, 11, launches, random_mix])
+        hits = 0
+        for _ in range(n_power):
+            def draw():
+                return rng.random(launches) < 0.5 if random_mix else mix(rng, launches // 2, launches)
+            fb, fc = draw(), draw()
+            base = side(rng, fb, 1.18, 2, lambda r, f: 1.0)
+            cand = side(rng, fc, 1.18, 2, lambda r, f: 1.10 if f else 1.0)
+            merged_b, merged_c = np.exp(np.log(base).mean(axis=1)), np.exp(np.log(cand).mean(axis=1))
+            hits += welch_slowdown_p(merged_b[fb], merged_c[fc], 0.05) <= 0.025
+        out.append(cell("gate welch power: one Welch t per state (rows merged per launch) at 0.05 / 2, fast state",
+                        hits, n_power, "≥ 0.8 (were its null to hold)", state_ratio=1.18, rows=2, launches=launches,
+                        mixes="each launch fast with probability 0.5" if random_mix else "half and half"))
+    return out
+
+
 # --- tune --------------------------------------------------------------------------------------
 
 def tune_choice(rng, ratio: float, per_round: bool, factors: dict[str, float], states: bool, sizes: int = 3,
@@ -346,16 +423,18 @@ def guideline_cells(n_null: int, n_power: int, seed: int) -> list[dict]:
     return out
 
 
-ONLY = {"gate_ceiling": ("gate ceiling", "gate null"), "compare": ("compare",)}  # --only: its cells' names
+ONLY = {"gate_ceiling": ("gate ceiling", "gate null"), "compare": ("compare",),
+        "gate_welch": ("gate welch",)}  # --only: its cells' names
 
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--quick", action="store_true", help="60 campaigns per cell (a smoke run)")
     ap.add_argument("--seed", type=int, default=41)
-    ap.add_argument("--only", choices=("gate_ceiling", "compare"), default=None,
+    ap.add_argument("--only", choices=tuple(ONLY), default=None,
                     help="run only these cells (gate_ceiling: what the launches allow any gate; compare: "
-                         "alternatives run in the same rounds); their cells replace those of --out")
+                         "alternatives run in the same rounds; gate_welch: a state test without the rank "
+                         "tests' floor); their cells replace those of --out")
     ap.add_argument("--out", type=Path, default=REPO / "bench" / "results" / "sim_decisions.json")
     args = ap.parse_args()
     n_null, n_power = (60, 60) if args.quick else (500, 200)
@@ -364,8 +443,11 @@ def main() -> None:
         cells = gate_ceiling_cells(n_power, args.seed)
     elif args.only == "compare":
         cells = compare_cells(n_null, n_power, args.seed)
+    elif args.only == "gate_welch":
+        cells = gate_welch_cells(n_null, n_power, args.seed)
     else:
         cells = gate_cells(n_null, n_power, args.seed) + gate_ceiling_cells(n_power, args.seed) + \
+            gate_welch_cells(n_null, n_power, args.seed) + \
             tune_cells(n_null, n_power, args.seed) + compare_cells(n_null, n_power, args.seed) + \
             guideline_cells(n_null, n_power, args.seed)
     seconds = round(time.monotonic() - start, 1)

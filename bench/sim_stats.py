@@ -3,7 +3,8 @@
 campaigns, through the functions `analyze` uses; prints one JSON object (rates with Wilson 95 %
 intervals). Not a test: python/tests/test_stats_launch_grid_family.py runs small versions of the same cases.
 
-    .venv/bin/python bench/sim_stats.py [--quick] [--null N] [--power N] [--only NAME ...] [--part J/K] [--out FILE]
+    .venv/bin/python bench/sim_stats.py [--quick] [--null N] [--power N] [--only NAME ...] [--cells CELL ...]
+                                        [--part J/K] [--out FILE]
 
 Generators (seeded; shared ones from bench/stats_dependence.py):
 
@@ -15,7 +16,9 @@ Generators (seeded; shared ones from bench/stats_dependence.py):
   (``grid35_medians_grid``, how it was); ``ties``, ``heavy`` (t(3)·5 % launch factor),
   ``lognormal`` (15 % launch factor): stats_dependence's campaigns of 8 rows. Power:
   ``split55_launchwide3``: 5 of 10 launches 1.15× slower, a 3 % launch-wide factor, 1 % row noise,
-  8 rows 100 ns – 50 µs on the 10 ns grid.
+  8 rows 100 ns – 50 µs on the 10 ns grid; ``split55_one_row``: the same without the launch
+  split, but 5 of 10 launches 1.2× slower in the 2 µs row alone. ``--cells`` runs some of these alone (each is seeded
+  on its own: cells in separate processes give the figures of one run).
 - warmup_null, warmup_power: ``stats.warmup.detect_warmup`` and
   ``analysis.diagnostics.long_warmups`` (Holm over the campaign) on AR(1) log run times, φ = 0.9.
   Null: campaigns of 120 stationary series of 100 repetitions (marginal σ = 10 %), `long-warmup`
@@ -71,6 +74,18 @@ def split_launchwide_campaign(rng: np.random.Generator) -> list[dict[int, float]
     return out
 
 
+def split_one_row_campaign(rng: np.random.Generator) -> list[dict[int, float]]:
+    """The same rows with no launch split, but 5 of 10 launches 1.2× slower in one row (the 2 µs
+    one): a split of one row's test, not of the launch scores."""
+    shared = rng.normal(0, 0.03, LAUNCHES)
+    out = []
+    for j, base in enumerate(BASES):
+        split = np.log(1.2) * (np.arange(LAUNCHES) < 5) if j == 4 else 0.0
+        v = base * np.exp(shared + rng.normal(0, 0.01, LAUNCHES) + split)
+        out.append({i: float(x) for i, x in enumerate(np.maximum(np.round(v / GRID_NS) * GRID_NS, GRID_NS))})
+    return out
+
+
 def flag_rate(make, campaigns: int, seed: int, grid_ns: float | None = GRID_NS) -> dict:
     rng = np.random.default_rng(seed)
     hits = sum(any(t.flagged(0.05, 1.1) for t in split_family(make(rng), min_launches=6, grid_ns=grid_ns))
@@ -78,12 +93,20 @@ def flag_rate(make, campaigns: int, seed: int, grid_ns: float | None = GRID_NS) 
     return _rate(hits, campaigns)
 
 
-def clusters(null: int, power: int) -> dict:
-    return {"grid35": flag_rate(grid35_campaign, null, 4101),
-            "grid35_medians_grid": flag_rate(grid35_campaign, null, 4101, grid_ns=None),
-            **{kind: flag_rate(lambda r, k=kind: cluster_campaign(r, k), null, seed)
-               for kind, seed in (("ties", 4102), ("heavy", 4103), ("lognormal", 4104))},
-            "split55_launchwide3": flag_rate(split_launchwide_campaign, power, 4105)}
+CLUSTER_CELLS = {  # name: (generator, seed, grid, power cell)
+    "grid35": (grid35_campaign, 4101, GRID_NS, False),
+    "grid35_medians_grid": (grid35_campaign, 4101, None, False),
+    **{kind: (lambda r, k=kind: cluster_campaign(r, k), seed, GRID_NS, False)
+       for kind, seed in (("ties", 4102), ("heavy", 4103), ("lognormal", 4104))},
+    "split55_launchwide3": (split_launchwide_campaign, 4105, GRID_NS, True),
+    "split55_one_row": (split_one_row_campaign, 4110, GRID_NS, True)}
+
+
+def clusters(null: int, power: int, cells: list[str] | None = None) -> dict:
+    """The cells (all by default; each seeded on its own, so cells run in separate processes add
+    up to the same figures)."""
+    return {name: flag_rate(make, power if is_power else null, seed, grid_ns=grid)
+            for name, (make, seed, grid, is_power) in CLUSTER_CELLS.items() if cells is None or name in cells}
 
 
 # a series whose rank test alone gives p above this cannot hold over Holm's family of 120 unless
@@ -151,6 +174,8 @@ def main() -> None:
     ap.add_argument("--null", type=int, default=None, help="campaigns per null cell (default 500)")
     ap.add_argument("--power", type=int, default=None, help="campaigns per power cell (default 200)")
     ap.add_argument("--only", nargs="*", choices=sorted(SECTIONS), default=None)
+    ap.add_argument("--cells", nargs="*", choices=sorted(CLUSTER_CELLS), default=None,
+                    help="only these cells of the clusters section")
     ap.add_argument("--part", default="0/1", help="J/K: only warmup_null's campaigns i with i mod K = J")
     ap.add_argument("--out", default=None)
     a = ap.parse_args()
@@ -165,7 +190,12 @@ def main() -> None:
         if a.only and name not in a.only:
             continue
         t0 = time.time()
-        result[name] = fn(null, power, part) if name == "warmup_null" else fn(null, power)
+        if name == "warmup_null":
+            result[name] = fn(null, power, part)
+        elif name == "clusters":
+            result[name] = fn(null, power, a.cells)
+        else:
+            result[name] = fn(null, power)
         result[name]["seconds"] = round(time.time() - t0, 1)
         print(name, json.dumps(result[name]), file=sys.stderr)
     text = json.dumps(result, indent=1)
