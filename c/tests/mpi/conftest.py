@@ -173,14 +173,6 @@ class QuietRuns:
                 self.result = self._run()
 
 
-def on_a_quiet_machine(run, assertions, what: str, attempts: int = QUIET_ATTEMPTS):
-    """One launch (``run()``) and its accuracy ``assertions(result)``, retried while busy
-    (:class:`QuietRuns`); returns the result that passed."""
-    runs = QuietRuns(run, what, attempts)
-    runs.check(assertions)
-    return runs.result
-
-
 # --- markers ---------------------------------------------------------------------------------
 # Every test here runs the built binary, nearly all under mpirun: the group is `mpi`, as the
 # Python tests that launch MPI are (python/tests/conftest.py); `make check` runs none of them.
@@ -190,7 +182,10 @@ def on_a_quiet_machine(run, assertions, what: str, attempts: int = QUIET_ATTEMPT
 # repetitions and a timing or accuracy check fails or is skipped as busy. So a test is serial
 # unless it is listed here, and it is listed only when each of its launches asserts correctness
 # alone: barrier process sync (every repetition valid whatever the load), a refusal
-# (assert_refused), or a checker program's verdict; no count of valid repetitions, no timing.
+# (assert_refused), a checker program's verdict, or window starts whose checks hold whatever
+# repetitions load makes late (lower bounds on late ones, files against each other); no count
+# of valid repetitions, no timing, and no roundtime/harmonize launch that redoes late rounds
+# until a long budget.
 PARALLEL_MODULES = frozenset({
     "test_rma.py", "test_rma_contention.py", "test_neighbor_graph.py", "test_persistent_neighbor.py",
     "test_mockups.py",
@@ -200,32 +195,75 @@ PARALLEL_MODULES = frozenset({
     "test_memcheck_options.py",
     # listings, a checker program's verdict, the variables a launch read
     "test_algorithms.py",
+    # barrier starts and the virtual timer: every byte but the masked ones is the same under load
+    "test_byte_identity.py",
+    # barrier starts: the companion's fields, the probes' presence and order, the bound's terms,
+    # the work pieces' rows kept apart by value (never by speed), a refusal
+    "test_back_to_back.py", "test_bound_probes.py", "test_workpieces_analysis.py", "test_workpieces_store.py",
+    # barrier starts: the table's numbers against the launch's own rows, its order and columns
+    "test_quick_table.py",
 })
 # Tests of those modules that stay serial all the same (by function name, with all parameters).
 SERIAL_TESTS = {
     # window and roundtime process syncs: a busy machine may leave a test without a valid start
     "test_rma.py": {"test_the_check_counts_the_pilots_calls_too"},
 }
-# Tests of the other modules whose launches use barrier starts and assert no timing, or that
-# only check refusals (assert_refused, --describe).
+# Tests of the other modules that assert correctness alone (as above), by function name.
 PARALLEL_TESTS = {
     "test_adaptive.py": {"test_sizes_are_added_where_interpolation_is_worst",
                          "test_bad_input_is_refused_on_every_rank", "test_sizes_beyond_memory_are_refused"},
-    "test_bench_engine.py": {"test_bad_option_exits_2_everywhere"},
-    "test_bound_probes.py": {"test_no_copy_probe_and_default_size", "test_bad_value_is_refused"},
-    "test_busy_machine.py": {"test_bad_values_are_refused"},
-    "test_counters.py": {"test_bad_pvars_are_refused"},
+    # the folder contract, the reduced rows, --out and a killed launch check no count (every op
+    # under every process sync stays alone: beside another launch its roundtime and harmonize
+    # rounds start late and are redone until each test's budget, minutes per launch)
+    "test_bench_engine.py": {"test_bad_option_exits_2_everywhere", "test_help_and_list_ops_without_mpirun",
+                             "test_launch_folder_contract",
+                             "test_reduced_raw_and_barrier_without_global_clock", "test_out_exists_and_not_empty",
+                             "test_unwritable_out", "test_sigkill_midway_leaves_readable_folder"},
+    # lateness injected on every 4th start: load only adds late repetitions, and these assert
+    # lower bounds on them, a given window kept, or a failure that every repetition must have
+    "test_busy_machine.py": {"test_bad_values_are_refused", "test_window_goes_on_with_roundtime_then_barrier",
+                             "test_no_switch_at_one_or_with_a_given_window",
+                             "test_no_valid_repetition_is_a_failure_with_its_reason",
+                             "test_late_start_check_stays_on_when_oversubscribed"},
+    "test_clocksync.py": {"test_bad_clocksync_name_is_refused"},
+    # listings, counters.csv's rows against raw.csv's, barrier starts, refusals
+    "test_counters.py": {"test_bad_pvars_are_refused", "test_list_pvars", "test_rows_match_raw",
+                         "test_all_records_none_on_a_library_without_variables",
+                         "test_papi_follows_papis_own_availability_check", "test_papi_refused_in_a_build_without_it"},
+    # no MPI launch but --describe under mpirun; the reduced rows against the analysis's own
+    "test_describe_and_errors.py": {"test_describe_without_mpi_and_under_mpirun",
+                                    "test_describe_shape_is_the_golden_one",
+                                    "test_help_and_describe_list_the_same_options",
+                                    "test_every_registry_entry_is_usable", "test_validate_checks_without_mpi",
+                                    "test_validate_tells_the_repetition_memory",
+                                    "test_reduced_raw_matches_the_analysis_run_times"},
+    # a given window that cannot hold the overwrite (a warning from the configuration), refusals
+    "test_launch_guards.py": {"test_cold_cache_longer_than_a_given_window_is_warned",
+                              "test_virtual_clocks_apart_without_clock_sync_are_refused",
+                              "test_sizes_beyond_memory_are_refused_before_writing",
+                              "test_window_auto_accepted_and_empty_size_item_refused"},
+    # the phases' order and the fit's points: lower bounds that load only raises
     "test_launch_phases.py": {"test_copy_probe_from_an_earlier_launch", "test_copy_probe_from_is_checked",
                               "test_mpit_from_an_earlier_launch", "test_fit_target_zero_is_refused",
-                              "test_mpit_from_is_checked"},
-    "test_nonblocking.py": {"test_bad_nonblocking_input_exits_2_everywhere"},
+                              "test_mpit_from_is_checked", "test_phases_are_ordered_and_fit_the_launch",
+                              "test_auto_syncs_clocks_that_are_not_one", "test_sync_fit_stops_early_with_a_target",
+                              "test_phases_without_a_sync", "test_describe_offers_copy_probe_from"},
+    "test_nonblocking.py": {"test_bad_nonblocking_input_exits_2_everywhere",
+                            "test_the_binary_lists_the_sixteen_nonblocking_collectives",
+                            "test_every_nonblocking_op_records_consistent_components",
+                            "test_compare_and_gate_on_overhead_across_libraries"},
     "test_p2p_patterns.py": {"test_every_new_op_runs_on_2_and_4_ranks", "test_master_worker_on_3_ranks_with_master_1",
                              "test_communicators_made_in_the_timed_call_are_freed",
                              "test_bad_input_exits_2_and_writes_nothing", "test_pair_without_a_pingpong_is_refused",
-                             "test_master_worker_needs_two_ranks"},
+                             "test_master_worker_needs_two_ranks", "test_list_ops_and_describe_list_the_new_ops",
+                             "test_validate_refuses_odd_ranks_without_mpi"},
     "test_space.py": {"test_root_list_on_four_ranks", "test_bad_root_and_batch_are_refused",
-                      "test_bad_nprocs_is_refused"},
-    "test_workpieces_overhead.py": {"test_workpieces_the_op_cannot_use_are_refused"},
+                      "test_bad_nprocs_is_refused", "test_root_all_gives_one_test_per_root_shuffled_with_the_rest",
+                      "test_nprocs_measures_each_test_on_the_first_k_ranks",
+                      "test_simple_attach_times_attach_and_detach"},
+    "test_workpieces_overhead.py": {"test_workpieces_the_op_cannot_use_are_refused",
+                                    "test_subtract_overhead_records_each_tests_empty_region",
+                                    "test_bound_volume_per_sub_communicator"},
 }
 
 

@@ -231,7 +231,7 @@ def test_sigkill_midway_leaves_readable_folder(tmp_path):
 def test_delay_accuracy_window(lib_, tmp_path):
     """A 200 us delay measures 200 us (+-5 %, median of the valid repetitions' global run times).
     Correct on any machine: every rank's local duration is at least the delay, and every
-    repetition is written. Accurate on a quiet one (conftest.on_a_quiet_machine: retried while
+    repetition is written. Accurate on a quiet one (conftest.QuietRuns: retried while
     other processes held the cores; bench/busy.py has the figures, quiet and loaded)."""
     out = tmp_path / "delay"
 

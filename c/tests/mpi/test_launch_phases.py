@@ -20,6 +20,7 @@ import json
 import subprocess
 import time
 
+import pytest
 from conftest import assert_refused, bench_path, run_bench
 
 PHASES = ["init", "sync", "probes", "tests", "write"]
@@ -31,6 +32,21 @@ def _launch(lib, out, extra=()):
     start = time.monotonic()
     run_bench(lib, 2, SMALL + list(extra) + ["--out", out])
     return time.monotonic() - start, json.loads((out / "meta.json").read_text())
+
+
+@pytest.fixture(scope="module")
+def barrier_launch(tmp_path_factory):
+    """``barrier_launch(lib)``: (folder, meta) of one launch of SMALL with barrier starts per
+    library, made once for the tests of this module that only read it (an earlier launch's
+    folder for --copy-probe-from and --mpit-from, a launch without a clock sync)."""
+    made: dict[str, tuple] = {}
+
+    def get(lib: str):
+        if lib not in made:
+            out = tmp_path_factory.mktemp(f"barrier-{lib}") / "first"
+            made[lib] = (out, _launch(lib, out, ["--procsync", "barrier"])[1])
+        return made[lib]
+    return get
 
 
 def test_phases_are_ordered_and_fit_the_launch(lib, tmp_path):
@@ -97,20 +113,19 @@ def test_fit_target_zero_is_refused(lib, tmp_path):
     assert_refused(lib, SMALL + ["--fit-target-ns", "0"], "--fit-target-ns", tmp_path)
 
 
-def test_phases_without_a_sync(lib, tmp_path):
-    _, meta = _launch(lib, tmp_path / "l", ["--procsync", "barrier"])
+def test_phases_without_a_sync(lib, barrier_launch):
+    folder, meta = barrier_launch(lib)
     assert meta["config"]["clocksync"] == "none"
     phases = meta["phases"]
     # no fit: the sync phase is a residual check only (its length is load's: not asserted)
-    assert ",edge," not in (tmp_path / "l" / "sync.csv").read_text()
+    assert ",edge," not in (folder / "sync.csv").read_text()
     assert phases["probes"]["start_s"] >= phases["sync"]["start_s"] + phases["sync"]["seconds"] - 1e-9
 
 
-def test_copy_probe_from_an_earlier_launch(lib, tmp_path):
-    _, first = _launch(lib, tmp_path / "first", ["--procsync", "barrier"])
+def test_copy_probe_from_an_earlier_launch(lib, tmp_path, barrier_launch):
+    source, first = barrier_launch(lib)
     assert first["config"]["copy_probe_from"] is None
     assert first["probes"]["copy_bandwidth"]["max_bytes"] == 65536
-    source = tmp_path / "first"
     _, later = _launch(lib, tmp_path / "later", ["--procsync", "barrier", "--copy-probe-from", source])
     assert later["config"]["copy_probe_from"] == str(source)
     assert later["config"]["copy_probe_bytes"] == 65536  # what the first launch probed with
@@ -127,14 +142,14 @@ def test_copy_probe_from_an_earlier_launch(lib, tmp_path):
         assert sum(ran) <= meta["phases"]["probes"]["seconds"] + 1e-6  # parts of the phase
 
 
-def test_copy_probe_from_is_checked(lib, tmp_path):
+def test_copy_probe_from_is_checked(lib, tmp_path, barrier_launch):
     empty = tmp_path / "empty"
     empty.mkdir()
     assert_refused(lib, SMALL + ["--copy-probe-from", empty], "not a launch folder (no meta.json in it)",
                    tmp_path)
-    _, _ = _launch(lib, tmp_path / "first", ["--procsync", "barrier"])
+    first, _ = barrier_launch(lib)
     assert_refused(lib, ["--ops", "barrier", "--copy-probe-bytes", "0", "--copy-probe-from",
-                         tmp_path / "first"], "--copy-probe-bytes 0", tmp_path)
+                         first], "--copy-probe-bytes 0", tmp_path)
     assert_refused(lib, SMALL + ["--copy-probe-from="], "--copy-probe-from: empty path", tmp_path)
 
 
@@ -145,11 +160,10 @@ def test_describe_offers_copy_probe_from(lib):
     assert spec["type"] == "path" and spec["per_launch"] is True and "bench" in spec["modes"]
 
 
-def test_mpit_from_an_earlier_launch(lib, tmp_path):
-    _, first = _launch(lib, tmp_path / "first", ["--procsync", "barrier"])
+def test_mpit_from_an_earlier_launch(lib, tmp_path, barrier_launch):
+    source, first = barrier_launch(lib)
     assert first["config"]["mpit_from"] is None
     assert first["mpi"]["mpi_t"] is not None and first["mpi"]["mpi_t"]["cvars"] > 0
-    source = tmp_path / "first"
     _, later = _launch(lib, tmp_path / "later", ["--procsync", "barrier", "--mpit-from", source])
     assert later["config"]["mpit_from"] == str(source)
     assert later["mpi"]["mpi_t"] is None

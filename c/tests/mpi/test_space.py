@@ -11,7 +11,7 @@
   collective exit 2.
 
 2 and 4 ranks, both libraries. Timings are noisy here (two shared cores): the accuracy check
-runs on a quiet machine only (conftest.on_a_quiet_machine).
+runs on a quiet machine only (conftest.QuietRuns).
 """
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ import json
 import subprocess
 
 import pytest
-from conftest import assert_refused, bench_path, on_a_quiet_machine, read_launch, run_bench
+from conftest import QuietRuns, assert_refused, bench_path, read_launch, run_bench
 
 FAST = ["--nrep", "6", "--warmup", "1", "--procsync", "barrier", "--copy-probe-bytes", "0", "--quiet"]
 
@@ -106,14 +106,15 @@ def test_batch_records_the_time_per_call(lib, np_, tmp_path):
         assert (dur >= 50000).all(), dur.min()  # a delay never returns early, per call either
         return dur
 
-    launch = run()
-    per_call(launch)
+    # one launch for both: its rows checked on any machine, then its accuracy (re-run while busy)
+    runs = QuietRuns(run, "MS2 delay per call")
+    per_call(runs.result)
 
     def accurate(launch):  # a call's share, not the batch's 400 us (load stretches it)
         dur = per_call(launch)
         assert abs(dur.median() / 50000 - 1) < 0.10, dur.median()
 
-    on_a_quiet_machine(lambda: (run()), accurate, "MS2 delay per call")
+    runs.check(accurate)
 
 
 def test_batch_gives_imbs_numbers_through_the_imb_scheme(lib, tmp_path):
@@ -139,13 +140,14 @@ def test_batch_gives_imbs_numbers_through_the_imb_scheme(lib, tmp_path):
         assert 30000 <= by["mpptest"].headline_ns
         return imb
 
-    numbers(run())
+    runs = QuietRuns(run, "IMB's numbers on MS2 rows")
+    numbers(runs.result)
 
     def per_call(by):  # on a quiet machine: a call's share (30 us), not the batch's 120 us
         imb = numbers(by)
         assert imb["t_max"] < 1.5 * 30000 and by["mpptest"].headline_ns < 1.5 * 30000, imb
 
-    on_a_quiet_machine(run, per_call, "IMB's numbers on MS2 rows")
+    runs.check(per_call)
 
 
 @pytest.mark.parametrize("procsync", ["barrier", "window"])
