@@ -52,17 +52,16 @@ def workpieces_campaign(lib: str, campaign: Path, ops: str, first_seed: int) -> 
 
 
 def assert_refused(lib: str, args: list, needle: str, tmp_path: Path, np: int = 2) -> None:
-    """Bad input: exit 2 on every rank within seconds, one line from the binary naming the
-    problem (mpirun may add its own report below it), and no launch folder written."""
-    import time
-
+    """Bad input: exit 2 on every rank before any measurement (a refusal that ran the launch
+    would write its folder; one that hung ends at the timeout with the reason), one line from
+    the binary naming the problem (mpirun may add its own report below it), and no launch
+    folder written. No bound on the time: a loaded machine starts MPI slowly."""
     out = tmp_path / "never"
-    start = time.monotonic()
-    proc = run_bench(lib, np, list(args) + ["--out", out], timeout=60, check=False)
+    proc = run_bench(lib, np, list(args) + ["--out", out], timeout=180, check=False)
     assert proc.returncode == 2, proc.stderr
     assert needle in proc.stderr
     assert sum(line.startswith("mpimeter-bench:") for line in proc.stderr.splitlines()) == 1, proc.stderr
-    assert time.monotonic() - start < 30
+    assert "wrote" not in proc.stdout, proc.stdout
     assert not out.exists(), "nothing may be written on bad input"
 
 
