@@ -148,9 +148,9 @@ void mm__teardown_delay(mm_op_args *args);
 typedef int (*mm__send_fn)(const void *buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm);
 
 /* The Bsend rows' buffer (ops_bsend.c): room for `messages` messages of args' count and
- * datatype, allocated and attached (0, or MM_E_FAILED with args' message and *buf NULL or attached nothing
- * usable); and its
- * detach, which waits until the buffered messages left, then frees it (NULL: nothing). */
+ * datatype, allocated and attached (0, or MM_E_FAILED with args' message and *buf NULL or
+ * attached nothing usable); and its detach, which waits until the buffered messages left, then
+ * frees it (NULL: nothing). */
 int mm__bsend_attach(mm_op_args *a, int64_t messages, void **buf, int *bytes);
 void mm__bsend_detach(void *buf);
 

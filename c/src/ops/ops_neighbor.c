@@ -119,7 +119,7 @@ double mm__neighbor_setup_bytes(const mm_op *op, const char *graph_text, int car
     int all_to_all = v || op->setup == mm__setup_neighbor_alltoall || op->setup == mm__setup_ineighbor_alltoall;
     int nin = 2 * (cart_ndims > 0 ? cart_ndims : 2), nout = nin;
     mm__graph_adjacency adj;
-    char why[256]; /* a graph this rank is not in is the most of any rank's (below) */
+    char why[256]; /* unread: a rank the graph cannot place counts as the most of any rank (below) */
     if (graph_text && mm__graph_neighbors(graph_text, rank, &adj, why, sizeof why) == 0) {
         nin = adj.indegree;
         nout = adj.outdegree;

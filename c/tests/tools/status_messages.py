@@ -46,14 +46,15 @@ FILLERS = ("mm_fail", "mm_error_set", "MM_MPI", "mm_mpi_check", "mm__setup_faile
 # (file under c/src, function) -> why a caller can say what failed without a record
 QUIET: dict[tuple[str, str], str] = {
     ("app/sync_check.c", "mm__true_all"):
-        "the gather's MPI failure is in cs->err (MM_MPI in mm_clocksync_true_errors): "
-        "mm__check_one prints it",
+        "not yet: the gather's MPI failure is in cs->err (MM_MPI in mm_clocksync_true_errors), "
+        "but mm__check_one prints nothing of it: --sync-check then exits 1 unexplained",
     ("clocksync/clocksync.c", "mm_clocksync_open"):
         "an unknown name or no timer: the option parser checks the names first, and both callers "
         "name the sync that could not be opened (app/sync_check.c, bench/launch.c)",
     ("clocksync/clocksync.c", "mm_clocksync_run"):
         "a sync that failed on some rank: that rank's MPI failure is in cs->err (MM_MPI), which "
-        "the callers print (bench/launch_state.c mm__sync, app/sync_check.c mm__check_one)",
+        "a launch's condition quotes (bench/launch_state.c mm__sync); not yet --sync-check "
+        "(app/sync_check.c mm__check_one), nor a record lost out of memory (cs->log.lost)",
     ("clocksync/model.c", "mm_model_fit"):
         "pure math (CONTRIBUTING.md principle 6): no data or no arrays; its one caller, "
         "mm_model_fit_robust, passes it on",
