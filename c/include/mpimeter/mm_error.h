@@ -21,6 +21,10 @@ typedef enum mm_status {
  * MM_E_INPUT). */
 int mm_fail(char *err, size_t len, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 
+/* Writes the formatted message (what failed and why) into err (when err and len) and returns
+ * MM_E_FAILED: mm_fail's twin for a failure that is not the input's. */
+int mm_error_set(char *err, size_t len, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
 /* The process exit status of a status: 0, 2 for bad input, 1 otherwise (app/ only). */
 int mm_exit_code(int status);
 

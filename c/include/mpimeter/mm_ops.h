@@ -115,6 +115,8 @@ typedef struct mm_op_args {
     int cart_dims[MM_CART_MAX_DIMS];
     const char *graph_text; /* neighborhood collectives: --graph-file's text; NULL: Cartesian */
     int workpieces;        /* mw-workpieces: the pieces the master hands out (the test's) */
+    char error[256];       /* a failed setup's one line, what failed and why (mm_error.h); ""
+                              after a setup that held */
 } mm_op_args;
 
 /* The buffers an op's setup allocates, in blocks of `size` bytes: every rank holds
@@ -129,7 +131,8 @@ typedef struct mm_op {
     const char *pattern;     /* one line: who sends what to whom */
     const char *constraints; /* one line: what sizes/datatypes/ops are allowed */
     unsigned flags;
-    /* Allocates and fills buffers for args->size; returns 0 or MM_E_FAILED (out of memory). */
+    /* Allocates and fills buffers for args->size; returns 0, or MM_E_FAILED with its message in
+     * args->error (out of memory, arguments the row cannot take, an MPI call that failed). */
     int (*setup)(mm_op_args *args);
     /* The one MPI call that is timed. Returns the MPI error code. */
     int (*run)(const mm_op_args *args);

@@ -8,9 +8,17 @@
 int mm_fail(char *err, size_t len, const char *fmt, ...) {
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(err, len, fmt, ap);
+    if (err && len) vsnprintf(err, len, fmt, ap);
     va_end(ap);
     return MM_E_INPUT;
+}
+
+int mm_error_set(char *err, size_t len, const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    if (err && len) vsnprintf(err, len, fmt, ap);
+    va_end(ap);
+    return MM_E_FAILED;
 }
 
 int mm_exit_code(int status) {

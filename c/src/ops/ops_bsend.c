@@ -10,17 +10,19 @@
 #include "ops_internal.h"
 #include "mm_error.h"
 
-int mm__bsend_attach(const mm_op_args *a, int64_t messages, void **buf, int *bytes) {
+int mm__bsend_attach(mm_op_args *a, int64_t messages, void **buf, int *bytes) {
     *buf = NULL;
     *bytes = 0;
     int one = 0;
-    if (MPI_Pack_size(a->count, a->datatype, a->comm, &one) != MPI_SUCCESS) return MM_E_FAILED;
+    if (MM__SETUP_MPI(a, MPI_Pack_size(a->count, a->datatype, a->comm, &one)) != MPI_SUCCESS) return MM_E_FAILED;
     int64_t total = messages * ((int64_t)one + MPI_BSEND_OVERHEAD);
-    if (total <= 0 || total > INT32_MAX) return MM_E_FAILED; /* MPI_Buffer_attach takes an int */
+    if (total <= 0 || total > INT32_MAX) /* MPI_Buffer_attach takes an int */
+        return mm__setup_failed(a, "a Bsend buffer of %lld bytes for %lld messages: MPI_Buffer_attach "
+                                "takes 1 to %d", (long long)total, (long long)messages, INT32_MAX);
     *buf = malloc((size_t)total);
-    if (!*buf) return MM_E_FAILED;
+    if (!*buf) return mm__setup_no_memory(a, "the Bsend buffer", total);
     *bytes = (int)total;
-    return MPI_Buffer_attach(*buf, *bytes) == MPI_SUCCESS ? 0 : MM_E_FAILED;
+    return MM__SETUP_MPI(a, MPI_Buffer_attach(*buf, *bytes)) == MPI_SUCCESS ? 0 : MM_E_FAILED;
 }
 
 void mm__bsend_detach(void *buf) {

@@ -32,12 +32,12 @@
  * the op ignores the size). */
 static int mm__begin(mm_op_args *a, int uses_size) {
     mm__args_clear(a);
-    if (a->nprocs < 1 || a->rank < 0 || a->rank >= a->nprocs) return MM_E_FAILED;
-    if (a->root < 0 || a->root >= a->nprocs) return MM_E_FAILED;
+    if (mm__args_check(a, uses_size) != 0) return MM_E_FAILED;
     if (!uses_size) return 0;
-    if (a->type_size <= 0 || a->size < 0 || a->size % a->type_size != 0) return MM_E_FAILED;
     int64_t count = a->size / a->type_size;
-    if (count > INT_MAX) return MM_E_FAILED;
+    if (count > INT_MAX)
+        return mm__setup_failed(a, "size %lld is %lld elements, more than an MPI count holds (%d)",
+                                (long long)a->size, (long long)count, INT_MAX);
     a->count = (int)count;
     return 0;
 }
@@ -67,11 +67,14 @@ static void mm__fill(void *buf, int64_t elems, const mm_op_args *a) {
 
 /* Allocates `elems` elements (at least one, so the pointer is never NULL and send and receive
  * buffers never alias), filled with the pattern or zeroed. */
-static int mm__buffer(void **out, int64_t elems, const mm_op_args *a, int fill) {
+static int mm__buffer(void **out, int64_t elems, mm_op_args *a, int fill) {
     int64_t n = elems > 0 ? elems : 1;
-    if (n > (int64_t)(SIZE_MAX / 2) / a->type_size) return MM_E_FAILED;
+    const char *what = fill ? "the send buffer" : "the receive buffer";
+    if (n > (int64_t)(SIZE_MAX / 2) / a->type_size)
+        return mm__setup_failed(a, "cannot allocate %s: %lld elements of %d bytes exceed the "
+                                "address space", what, (long long)n, a->type_size);
     void *buf = mm__buffer_alloc((size_t)(n * a->type_size));
-    if (!buf) return MM_E_FAILED;
+    if (!buf) return mm__setup_no_memory(a, what, n * a->type_size);
     if (fill)
         mm__fill(buf, n, a);
     else
@@ -82,12 +85,15 @@ static int mm__buffer(void **out, int64_t elems, const mm_op_args *a, int fill) 
 
 /* counts[i] = count, displs[i] = i*(count+1): the gapped layout of the v-variants. The buffer
  * they describe holds nprocs*(count+1) elements, which must fit MPI's int displacements. */
-static int mm__gapped_layout(int **counts, int **displs, const mm_op_args *a) {
+static int mm__gapped_layout(int **counts, int **displs, mm_op_args *a) {
     int64_t stride = (int64_t)a->count + 1;
-    if (stride * a->nprocs > INT_MAX) return MM_E_FAILED;
+    if (stride * a->nprocs > INT_MAX)
+        return mm__setup_failed(a, "%d blocks of %lld elements with their gaps exceed an MPI "
+                                "displacement (%d)", a->nprocs, (long long)stride, INT_MAX);
     *counts = malloc((size_t)a->nprocs * sizeof(int));
     *displs = malloc((size_t)a->nprocs * sizeof(int));
-    if (!*counts || !*displs) return MM_E_FAILED;
+    if (!*counts || !*displs)
+        return mm__setup_no_memory(a, "the counts and displacements", 2 * (int64_t)a->nprocs * (int64_t)sizeof(int));
     for (int i = 0; i < a->nprocs; i++) {
         (*counts)[i] = a->count;
         (*displs)[i] = (int)(stride * i);
@@ -236,7 +242,8 @@ int mm__run_reduce(const mm_op_args *a) {
 int mm__setup_reduce_scatter(mm_op_args *a) {
     if (mm__begin(a, 1)) return MM_E_FAILED;
     a->recvcounts = malloc((size_t)a->nprocs * sizeof(int));
-    if (!a->recvcounts) return mm__end(a, 1);
+    if (!a->recvcounts)
+        return mm__end(a, mm__setup_no_memory(a, "the receive counts", (int64_t)a->nprocs * (int64_t)sizeof(int)));
     int base = a->count / a->nprocs, extra = a->count % a->nprocs;
     for (int i = 0; i < a->nprocs; i++) a->recvcounts[i] = base + (i < extra);
     return mm__end(a, mm__buffer(&a->sendbuf, a->count, a, 1) ||

@@ -230,12 +230,13 @@ int mm_graph_check(const char *text, size_t len, struct mm_graph_facts *facts, c
     return 0;
 }
 
-int mm__graph_neighbors(const char *text, int rank, mm__graph_adjacency *adj) {
+int mm__graph_neighbors(const char *text, int rank, mm__graph_adjacency *adj, char *why, size_t why_len) {
     memset(adj, 0, sizeof *adj);
     mm__graph_edges e;
-    char why[256];
-    int rc = mm__graph_parse(text, strlen(text), &e, why, sizeof why);
-    if (rc == 0 && (rank < 0 || rank >= e.nodes)) rc = -1;
+    int rc = mm__graph_parse(text, strlen(text), &e, why, why_len) == 0 ? 0 : MM_E_FAILED;
+    if (rc == 0 && (rank < 0 || rank >= e.nodes))
+        rc = mm_error_set(why, why_len, "rank %d is not a node of the --graph-file graph (%ld nodes)",
+                          rank, (long)e.nodes);
     long nin = 0, nout = 0;
     for (long i = 0; rc == 0 && i < e.n; i++) {
         nin += e.dst[i] == rank;
@@ -246,7 +247,9 @@ int mm__graph_neighbors(const char *text, int rank, mm__graph_adjacency *adj) {
         adj->sources = malloc((size_t)(nin + 1) * sizeof(int));
         adj->source_block = malloc((size_t)(nin + 1) * sizeof(int));
         adj->destinations = malloc((size_t)(nout + 1) * sizeof(int));
-        if (!adj->sources || !adj->source_block || !adj->destinations) rc = -1;
+        if (!adj->sources || !adj->source_block || !adj->destinations)
+            rc = mm_error_set(why, why_len, "out of memory for the %ld in- and %ld out-neighbours "
+                              "of rank %d", nin, nout, rank);
     }
     for (long i = 0; rc == 0 && i < e.n; i++) {
         if (e.src[i] == rank) adj->destinations[adj->outdegree++] = e.dst[i];

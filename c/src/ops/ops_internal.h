@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "mm_error.h"
+#include "mm_mpi.h"
 #include "mm_ops.h"
 
 /* What a datatype's elements are, for filling buffers and for which reductions MPI defines
@@ -23,14 +24,35 @@ typedef enum {
 
 mm__datatype_kind mm__datatype_kind_of(MPI_Datatype dt);
 
-/* The start of every setup: no buffers, no counts, no state, count 0, so that a failing setup
- * leaves nothing for the teardown to free by mistake. */
+/* The start of every setup: no buffers, no counts, no state, count 0, no message, so that a
+ * failing setup leaves nothing for the teardown to free by mistake. */
 static inline void mm__args_clear(mm_op_args *a) {
     a->sendbuf = a->recvbuf = NULL;
     a->sendcounts = a->sdispls = a->recvcounts = a->rdispls = NULL;
     a->state = NULL;
     a->count = 0;
+    a->error[0] = '\0';
 }
+
+/* A setup's failure: its message into args->error (mm_error_set); MM_E_FAILED. */
+#define mm__setup_failed(a, ...) mm_error_set((a)->error, sizeof (a)->error, __VA_ARGS__)
+
+/* A setup's allocation of `bytes` for `what` that failed; MM_E_FAILED. */
+static inline int mm__setup_no_memory(mm_op_args *a, const char *what, int64_t bytes) {
+    return mm__setup_failed(a, "cannot allocate %s (%lld bytes): out of memory", what, (long long)bytes);
+}
+
+/* A setup's MPI call: its return code; on failure the call and the library's error string in
+ * args->error (as MM_MPI keeps them for a timed call). */
+static inline int mm__setup_mpi_check(mm_op_args *a, int rc, const char *call_text) {
+    if (rc == MPI_SUCCESS) return rc;
+    mm_mpi_error e;
+    mm_mpi_error_clear(&e);
+    mm_mpi_check(&e, rc, call_text);
+    mm_mpi_error_format(&e, a->error, sizeof a->error);
+    return rc;
+}
+#define MM__SETUP_MPI(a, call) mm__setup_mpi_check((a), (call), #call)
 
 /* Message buffers start on a page boundary, as OSU's do: where a buffer starts inside its page
  * changes what a large shared-memory copy costs (Open MPI, 64 KiB ping-pong, back to back:
@@ -52,11 +74,19 @@ static inline void *mm__buffer_calloc(size_t n, size_t size) {
     return p;
 }
 
-/* The arguments every setup checks before it allocates or calls MPI: a size that is a whole
- * number of elements, a rank and a root among the ranks. 1 when they hold. */
-static inline int mm__args_valid(const mm_op_args *a) {
-    return a->type_size > 0 && a->size >= 0 && a->size % a->type_size == 0 && a->nprocs >= 1 &&
-           a->rank >= 0 && a->rank < a->nprocs && a->root >= 0 && a->root < a->nprocs;
+/* The arguments every setup checks before it allocates or calls MPI: a rank and a root among
+ * the ranks and, when the row uses the size, a size that is a whole number of elements. 0, or
+ * MM_E_FAILED saying which does not hold (the option checks refuse such values before a launch:
+ * this guards a caller that skipped them). */
+static inline int mm__args_check(mm_op_args *a, int uses_size) {
+    if (a->nprocs < 1 || a->rank < 0 || a->rank >= a->nprocs)
+        return mm__setup_failed(a, "rank %d is not one of the %d ranks", a->rank, a->nprocs);
+    if (a->root < 0 || a->root >= a->nprocs)
+        return mm__setup_failed(a, "root %d is not one of the %d ranks", a->root, a->nprocs);
+    if (uses_size && (a->type_size <= 0 || a->size < 0 || a->size % a->type_size != 0))
+        return mm__setup_failed(a, "size %lld is not a whole number of %d-byte elements",
+                                (long long)a->size, a->type_size);
+    return 0;
 }
 
 /* A row's setup and run (the collectives here, the mock-ups in ops_mockups.h). */
@@ -118,9 +148,10 @@ void mm__teardown_delay(mm_op_args *args);
 typedef int (*mm__send_fn)(const void *buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm);
 
 /* The Bsend rows' buffer (ops_bsend.c): room for `messages` messages of args' count and
- * datatype, allocated and attached (0, or MM_E_FAILED with *buf NULL or attached nothing usable); and its
- * detach, which waits until the buffered messages left, then frees it (NULL: nothing). */
-int mm__bsend_attach(const mm_op_args *a, int64_t messages, void **buf, int *bytes);
+ * datatype, allocated and attached (0, or MM_E_FAILED with args' message and *buf NULL or
+ * attached nothing usable); and its detach, which waits until the buffered messages left, then
+ * frees it (NULL: nothing). */
+int mm__bsend_attach(mm_op_args *a, int64_t messages, void **buf, int *bytes);
 void mm__bsend_detach(void *buf);
 
 /* Point-to-point ping-pongs (ops_p2p.c). */
@@ -187,12 +218,13 @@ int mm__inject_neighbor(mm_op_args *args);
 
 /* A rank's neighbours in the --graph-file graph (ops_graph.c): in-neighbours in rank order,
  * with the index of the block each sends to this rank (its place among its out-neighbours),
- * and out-neighbours in the file's order. 0, or MM_E_FAILED (a text that is not a graph, memory). */
+ * and out-neighbours in the file's order. 0, or MM_E_FAILED with why (a text that is not a
+ * graph, a rank outside it, memory). */
 typedef struct mm__graph_adjacency {
     int indegree, outdegree;
     int *sources, *source_block, *destinations;
 } mm__graph_adjacency;
-int mm__graph_neighbors(const char *text, int rank, mm__graph_adjacency *adj);
+int mm__graph_neighbors(const char *text, int rank, mm__graph_adjacency *adj, char *why, size_t why_len);
 void mm__graph_adjacency_free(mm__graph_adjacency *adj);
 
 /* What the setups of the one-sided and neighborhood rows allocate on one rank, from the options
@@ -226,7 +258,10 @@ typedef struct mm__rma_win {
     void *base;     /* its memory */
     void *owned;    /* what we allocated (create, dynamic); NULL when MPI allocates */
 } mm__rma_win;
-int mm__rma_win_prepare(mm__rma_win *w, int kind, int64_t bytes);
+/* The caller's memory of a window (create, dynamic): 0, or MM_E_FAILED with a's message. */
+int mm__rma_win_prepare(mm__rma_win *w, int kind, int64_t bytes, mm_op_args *a);
+/* A setup's window on comm: prepared, made, errors returned. 0, or MM_E_FAILED with a's message. */
+int mm__rma_win_open(mm__rma_win *w, int kind, int64_t bytes, MPI_Comm comm, mm_op_args *a);
 int mm__rma_win_make(mm__rma_win *w, MPI_Comm comm);
 int mm__rma_win_errors_return(mm__rma_win *w);
 int mm__rma_win_unmake(mm__rma_win *w);
@@ -294,15 +329,17 @@ int mm__verify_rma_contention(mm_op_args *args, char *why, size_t why_len);
 
 /* ops_rma_check.c: the values a row starts from, and the check after the test. */
 void mm__rma_fill(void *buf, int count, MPI_Datatype dt, int type_size, int salt, int small);
+/* The memory each side starts from, then a barrier: 0, or MM_E_FAILED with a's message. */
 int mm__rma_initial(mm_op_args *a, mm__rma *s);
 int mm__verify_rma(mm_op_args *args, char *why, size_t why_len);
 
 /* The setup of a nonblocking row (ops_nbc.c, ops_neighbor.c): the blocking twin's buffers + the
- * I-call to post; without the launch's nbc state the op cannot run (MM_E_FAILED, as out of
- * memory would be). Defines mm__setup_i<op> from mm__setup_<op> and mm__post_i<op>. */
+ * I-call to post; without the launch's nbc state and timer the op cannot run (MM_E_FAILED, as
+ * out of memory would be). Defines mm__setup_i<op> from mm__setup_<op> and mm__post_i<op>. */
 #define MM__NBC_SETUP(op)                                      \
     int mm__setup_i##op(mm_op_args *a) {                       \
-        if (!a->nbc || !a->timer) return MM_E_FAILED;          \
+        if (!a->nbc || !a->timer)                              \
+            return mm__setup_failed(a, "no nonblocking state"); \
         if (mm__setup_##op(a) != 0) return MM_E_FAILED;        \
         a->nbc->post = mm__post_i##op;                         \
         a->nbc->req = MPI_REQUEST_NULL;                        \

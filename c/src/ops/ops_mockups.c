@@ -93,7 +93,7 @@ static int mm__begin(mm_op_args *a, int (*original)(mm_op_args *)) {
     a->state = calloc(1, sizeof(mm__mockup_state));
     if (!a->state) {
         mm__coll_teardown(a);
-        return MM_E_FAILED;
+        return mm__setup_no_memory(a, "the mock-up's state", (int64_t)sizeof(mm__mockup_state));
     }
     return 0;
 }
@@ -104,41 +104,54 @@ static int mm__end(mm_op_args *a, int failed) {
 }
 
 /* elems elements, zeroed (at least one, as the originals' buffers). */
-static int mm__zeroed(void **out, int64_t elems, const mm_op_args *a) {
+static int mm__zeroed(void **out, int64_t elems, mm_op_args *a) {
     int64_t n = elems > 0 ? elems : 1;
-    if (n > INT_MAX || n > (int64_t)(SIZE_MAX / 2) / a->type_size) return MM_E_FAILED;
+    if (n > INT_MAX || n > (int64_t)(SIZE_MAX / 2) / a->type_size)
+        return mm__setup_failed(a, "a temporary of %lld elements: more than an MPI count holds (%d)",
+                                (long long)n, INT_MAX);
     *out = mm__buffer_calloc((size_t)n, (size_t)a->type_size);
-    return *out ? 0 : MM_E_FAILED;
+    return *out ? 0 : mm__setup_no_memory(a, "a temporary buffer", n * a->type_size);
 }
 
 /* Grows a buffer of `old` elements to `new` (the tail zeroed). */
-static int mm__grow(void **buf, int64_t old, int64_t new, const mm_op_args *a) {
+static int mm__grow(void **buf, int64_t old, int64_t new, mm_op_args *a) {
     if (new <= old) return 0;
-    if (new > INT_MAX) return MM_E_FAILED;
+    if (new > INT_MAX)
+        return mm__setup_failed(a, "a padded buffer of %lld elements: more than an MPI count holds (%d)",
+                                (long long)new, INT_MAX);
     void *grown = realloc(*buf, (size_t)new * (size_t)a->type_size);
-    if (!grown) return MM_E_FAILED;
+    if (!grown) return mm__setup_no_memory(a, "a padded buffer", new * a->type_size);
     memset(MM__AT(grown, old, a), 0, (size_t)(new - old) * (size_t)a->type_size);
     *buf = grown;
     return 0;
 }
 
 /* The padded block ceil(count / nprocs), so that nprocs blocks hold the vector. */
-static int mm__pad_block(const mm_op_args *a) {
+static int mm__pad_block(mm_op_args *a) {
     int64_t block = ((int64_t)a->count + a->nprocs - 1) / a->nprocs;
-    if (block * a->nprocs > INT_MAX) return MM_E_FAILED;
+    if (block * a->nprocs > INT_MAX)
+        return mm__setup_failed(a, "%d padded blocks of %lld elements: more than an MPI count holds (%d)",
+                                a->nprocs, (long long)block, INT_MAX);
     MM__STATE(a)->block = (int)block;
     return 0;
 }
 
 /* nprocs blocks of count elements fit one MPI count. */
-static int mm__all_fit(const mm_op_args *a) { return (int64_t)a->count * a->nprocs <= INT_MAX ? 0 : MM_E_FAILED; }
+static int mm__all_fit(mm_op_args *a) {
+    if ((int64_t)a->count * a->nprocs <= INT_MAX) return 0;
+    return mm__setup_failed(a, "%d blocks of %d elements: more than an MPI count holds (%d)", a->nprocs,
+                            a->count, INT_MAX);
+}
 
 /* state->tmp = nprocs blocks of count elements, zero but the own block (a copy of sendbuf), and
  * its byte count for the MPI_BOR on MPI_BYTE. */
 static int mm__placed_blocks(mm_op_args *a) {
     mm__mockup_state *s = MM__STATE(a);
     int64_t elems = (int64_t)a->count * a->nprocs;
-    if (elems * a->type_size > INT_MAX || mm__zeroed(&s->tmp, elems, a)) return MM_E_FAILED;
+    if (elems * a->type_size > INT_MAX)
+        return mm__setup_failed(a, "%lld bytes of placed blocks: more than an MPI count holds (%d)",
+                                (long long)(elems * a->type_size), INT_MAX);
+    if (mm__zeroed(&s->tmp, elems, a)) return MM_E_FAILED;
     memcpy(MM__AT(s->tmp, (int64_t)a->count * a->rank, a), a->sendbuf, (size_t)a->count * (size_t)a->type_size);
     s->bytes = (int)(elems * a->type_size);
     return 0;
@@ -157,7 +170,8 @@ int mm__setup_allreduce_as_rs_allgatherv(mm_op_args *a) {
     mm__mockup_state *s = MM__STATE(a);
     s->counts = malloc((size_t)a->nprocs * sizeof(int));
     s->displs = malloc((size_t)a->nprocs * sizeof(int));
-    if (!s->counts || !s->displs) return mm__end(a, 1);
+    if (!s->counts || !s->displs)
+        return mm__end(a, mm__setup_no_memory(a, "the counts and displacements", 2 * (int64_t)a->nprocs * (int64_t)sizeof(int)));
     mm_compose_split(a->count, a->nprocs, s->counts, s->displs);
     return mm__end(a, mm__zeroed(&s->tmp, s->counts[a->rank], a));
 }
@@ -295,7 +309,8 @@ int mm__setup_rs_as_reduce_scatterv(mm_op_args *a) {
     if (mm__begin(a, mm__setup_reduce_scatter)) return MM_E_FAILED;
     mm__mockup_state *s = MM__STATE(a);
     s->displs = malloc((size_t)a->nprocs * sizeof(int));
-    if (!s->displs) return mm__end(a, 1);
+    if (!s->displs)
+        return mm__end(a, mm__setup_no_memory(a, "the displacements", (int64_t)a->nprocs * (int64_t)sizeof(int)));
     for (int i = 0, at = 0; i < a->nprocs; at += a->recvcounts[i], i++) s->displs[i] = at;
     return mm__end(a, mm__zeroed(&s->tmp, a->count, a));
 }

@@ -33,7 +33,8 @@ enum { MM__TAG_MW = 221 };
 
 int mm__setup_mw(mm_op_args *a) {
     mm__args_clear(a);
-    if (!mm__args_valid(a) || a->nprocs < 2) return MM_E_FAILED;
+    if (mm__args_check(a, 1) != 0) return MM_E_FAILED;
+    if (a->nprocs < 2) return mm__setup_failed(a, "a master and its workers need 2 ranks or more");
     a->count = (int)(a->size / a->type_size);
     size_t block = a->size > 0 ? (size_t)a->size : 1;
     int workers = a->nprocs - 1;
@@ -42,12 +43,15 @@ int mm__setup_mw(mm_op_args *a) {
     a->recvbuf = mm__buffer_alloc(recv_bytes);
     mm__mw_state *st = calloc(1, sizeof *st);
     a->state = st;
-    if (!a->sendbuf || !a->recvbuf || !st) return MM_E_FAILED;
+    if (!a->sendbuf || !a->recvbuf || !st)
+        return mm__setup_no_memory(a, "the send and receive buffers", (int64_t)(block + recv_bytes));
     if (a->rank == a->root) {
         st->reqs = malloc((size_t)workers * sizeof *st->reqs);
         st->done = malloc((size_t)workers * sizeof *st->done);
         st->statuses = malloc((size_t)workers * sizeof *st->statuses);
-        if (!st->reqs || !st->done || !st->statuses) return MM_E_FAILED;
+        if (!st->reqs || !st->done || !st->statuses)
+            return mm__setup_no_memory(a, "the master's requests", (int64_t)workers *
+                                       (int64_t)(sizeof *st->reqs + sizeof *st->done + sizeof *st->statuses));
         for (int i = 0; i < workers; i++) st->reqs[i] = MPI_REQUEST_NULL;
     }
     for (size_t i = 0; i < block; i++) ((unsigned char *)a->sendbuf)[i] = (unsigned char)(i * 31 + a->rank);

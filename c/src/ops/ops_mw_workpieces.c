@@ -34,7 +34,7 @@ enum { MM__TAG_PIECE = 231, MM__TAG_RESULT = 232, MM__TAG_STOP = 233 };
 int mm__setup_mw_workpieces(mm_op_args *a) {
     if (a->workpieces < 1) {
         mm__args_clear(a); /* nothing for the teardown to free */
-        return MM_E_FAILED;
+        return mm__setup_failed(a, "--workpieces %d: at least one piece", a->workpieces);
     }
     return mm__setup_mw(a);
 }

@@ -44,18 +44,21 @@ static MPI_Comm mm__topo(const mm_op_args *a) { return ((const mm__neighbor *)a-
  * wrong place shows. */
 static unsigned char mm__pattern(int rank, size_t k) { return (unsigned char)(rank * 31 + k * 13 + 5); }
 
+/* The graph's communicator and this rank's neighbours: 0, or MM_E_FAILED with args->error. */
 static int mm__make_graph(mm_op_args *a, mm__neighbor *n) {
     mm__graph_adjacency adj;
-    if (mm__graph_neighbors(a->graph_text, a->rank, &adj) != 0) return MM_E_FAILED;
+    if (mm__graph_neighbors(a->graph_text, a->rank, &adj, a->error, sizeof a->error) != 0) return MM_E_FAILED;
     /* equal weights rather than MPI_UNWEIGHTED: Open MPI's MPI_UNWEIGHTED is a sentinel address
      * that GCC's bounds checks take for an empty array */
     int most = adj.indegree > adj.outdegree ? adj.indegree : adj.outdegree;
     int *weights = malloc((size_t)(most + 1) * sizeof(int));
-    int rc = weights ? MPI_SUCCESS : -1;
+    int rc = weights ? 0 : mm__setup_no_memory(a, "the graph's weights", (int64_t)(most + 1) * (int64_t)sizeof(int));
     for (int i = 0; weights && i <= most; i++) weights[i] = 1;
-    if (rc == MPI_SUCCESS)
-        rc = MPI_Dist_graph_create_adjacent(a->comm, adj.indegree, adj.sources, weights, adj.outdegree,
-                                            adj.destinations, weights, MPI_INFO_NULL, 0, &n->topo);
+    if (rc == 0 &&
+        MM__SETUP_MPI(a, MPI_Dist_graph_create_adjacent(a->comm, adj.indegree, adj.sources, weights,
+                                                        adj.outdegree, adj.destinations, weights,
+                                                        MPI_INFO_NULL, 0, &n->topo)) != MPI_SUCCESS)
+        rc = MM_E_FAILED;
     free(weights);
     n->indegree = adj.indegree;
     n->outdegree = adj.outdegree;
@@ -66,6 +69,7 @@ static int mm__make_graph(mm_op_args *a, mm__neighbor *n) {
     return rc;
 }
 
+/* The torus's communicator and this rank's neighbours: 0, or MM_E_FAILED with args->error. */
 static int mm__make_cart(mm_op_args *a, mm__neighbor *n) {
     int ndims = a->cart_ndims > 0 ? a->cart_ndims : 2;
     int dims[MM_CART_MAX_DIMS] = {0}, periods[MM_CART_MAX_DIMS];
@@ -73,26 +77,29 @@ static int mm__make_cart(mm_op_args *a, mm__neighbor *n) {
         dims[d] = a->cart_ndims > 0 ? a->cart_dims[d] : 0;
         periods[d] = 1;
     }
-    int rc = a->cart_ndims > 0 ? MPI_SUCCESS : MPI_Dims_create(a->nprocs, ndims, dims);
-    if (rc == MPI_SUCCESS) rc = MPI_Cart_create(a->comm, ndims, dims, periods, 0, &n->topo);
-    if (rc != MPI_SUCCESS || n->topo == MPI_COMM_NULL) return rc != MPI_SUCCESS ? rc : MM_E_FAILED;
+    int rc = a->cart_ndims > 0 ? MPI_SUCCESS : MM__SETUP_MPI(a, MPI_Dims_create(a->nprocs, ndims, dims));
+    if (rc == MPI_SUCCESS) rc = MM__SETUP_MPI(a, MPI_Cart_create(a->comm, ndims, dims, periods, 0, &n->topo));
+    if (rc != MPI_SUCCESS) return MM_E_FAILED;
+    if (n->topo == MPI_COMM_NULL)
+        return mm__setup_failed(a, "rank %d is outside the %d-dimensional torus of --cart-dims", a->rank, ndims);
     n->indegree = n->outdegree = 2 * ndims;
     n->sources = malloc((size_t)n->indegree * sizeof(int));
     n->source_block = malloc((size_t)n->indegree * sizeof(int));
-    if (!n->sources || !n->source_block) return MM_E_FAILED;
+    if (!n->sources || !n->source_block)
+        return mm__setup_no_memory(a, "the torus's neighbours", 2 * (int64_t)n->indegree * (int64_t)sizeof(int));
     /* receive block 2d comes from the rank below in dimension d, which sends it its block 2d+1
      * (its neighbour above); block 2d+1 from the rank above, its block 2d */
     n->checkable = 1;
     for (int d = 0; d < ndims && rc == MPI_SUCCESS; d++) {
         int below = MPI_PROC_NULL, above = MPI_PROC_NULL;
-        rc = MPI_Cart_shift(n->topo, d, 1, &below, &above);
+        rc = MM__SETUP_MPI(a, MPI_Cart_shift(n->topo, d, 1, &below, &above));
         n->sources[2 * d] = below;
         n->source_block[2 * d] = 2 * d + 1;
         n->sources[2 * d + 1] = above;
         n->source_block[2 * d + 1] = 2 * d;
         if (dims[d] <= 2 && n->all_to_all) n->checkable = 0;
     }
-    return rc;
+    return rc == MPI_SUCCESS ? 0 : MM_E_FAILED;
 }
 
 /* Bytes of the send and receive buffers: `outdegree` blocks to send (allgather: one), one per
@@ -112,7 +119,8 @@ double mm__neighbor_setup_bytes(const mm_op *op, const char *graph_text, int car
     int all_to_all = v || op->setup == mm__setup_neighbor_alltoall || op->setup == mm__setup_ineighbor_alltoall;
     int nin = 2 * (cart_ndims > 0 ? cart_ndims : 2), nout = nin;
     mm__graph_adjacency adj;
-    if (graph_text && mm__graph_neighbors(graph_text, rank, &adj) == 0) {
+    char why[256]; /* unread: a rank the graph cannot place counts as the most of any rank (below) */
+    if (graph_text && mm__graph_neighbors(graph_text, rank, &adj, why, sizeof why) == 0) {
         nin = adj.indegree;
         nout = adj.outdegree;
         mm__graph_adjacency_free(&adj);
@@ -130,17 +138,15 @@ double mm__neighbor_setup_bytes(const mm_op *op, const char *graph_text, int car
  * receive one per in-neighbour; v: the counts and i*(count+1) displacements of alltoallv. */
 static int mm__setup(mm_op_args *a, int all_to_all, int v) {
     mm__args_clear(a);
-    if (!mm__args_valid(a)) return MM_E_FAILED;
+    if (mm__args_check(a, 1) != 0) return MM_E_FAILED;
     mm__neighbor *n = calloc(1, sizeof *n);
-    if (!n) return MM_E_FAILED;
+    if (!n) return mm__setup_no_memory(a, "the neighbourhood's state", (int64_t)sizeof *n);
     n->topo = MPI_COMM_NULL;
     n->all_to_all = all_to_all;
     n->v = v;
     a->state = n;
-    if (a->type_size <= 0 || a->size < 0 || a->size % a->type_size != 0) return MM_E_FAILED;
     a->count = (int)(a->size / a->type_size);
-    int rc = a->graph_text ? mm__make_graph(a, n) : mm__make_cart(a, n);
-    if (rc != MPI_SUCCESS || n->topo == MPI_COMM_NULL) return rc != MPI_SUCCESS ? rc : MM_E_FAILED;
+    if ((a->graph_text ? mm__make_graph(a, n) : mm__make_cart(a, n)) != 0) return MM_E_FAILED;
     int nin = n->indegree, nout = n->outdegree;
     n->stride = v ? a->count + 1 : a->count;
     size_t elem = (size_t)a->type_size;
@@ -149,14 +155,16 @@ static int mm__setup(mm_op_args *a, int all_to_all, int v) {
     size_t send = (size_t)send_bytes, recv = (size_t)recv_bytes;
     a->sendbuf = mm__buffer_alloc(send);
     a->recvbuf = mm__buffer_calloc(1, recv);
-    if (!a->sendbuf || !a->recvbuf) return MM_E_FAILED;
+    if (!a->sendbuf || !a->recvbuf)
+        return mm__setup_no_memory(a, "the send and receive buffers", (int64_t)(send + recv));
     for (size_t i = 0; i < send; i++) ((unsigned char *)a->sendbuf)[i] = mm__pattern(a->rank, i);
     if (!v) return 0;
     a->sendcounts = malloc((size_t)(nout + 1) * sizeof(int));
     a->sdispls = malloc((size_t)(nout + 1) * sizeof(int));
     a->recvcounts = malloc((size_t)(nin + 1) * sizeof(int));
     a->rdispls = malloc((size_t)(nin + 1) * sizeof(int));
-    if (!a->sendcounts || !a->sdispls || !a->recvcounts || !a->rdispls) return MM_E_FAILED;
+    if (!a->sendcounts || !a->sdispls || !a->recvcounts || !a->rdispls)
+        return mm__setup_no_memory(a, "the counts and displacements", 2 * (int64_t)(nin + nout + 2) * (int64_t)sizeof(int));
     for (int i = 0; i < nout; i++) {
         a->sendcounts[i] = a->count;
         a->sdispls[i] = i * n->stride;

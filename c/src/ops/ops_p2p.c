@@ -38,11 +38,11 @@ typedef struct mm__p2p_state {
 
 int mm__setup_pingpong(mm_op_args *a) {
     mm__args_clear(a);
-    if (a->nprocs < 2 || a->rank < 0 || a->rank >= a->nprocs) return MM_E_FAILED;
+    if (mm__args_check(a, 1) != 0) return MM_E_FAILED;
     if (a->pair[0] == a->pair[1] || a->pair[0] < 0 || a->pair[1] < 0 || a->pair[0] >= a->nprocs ||
         a->pair[1] >= a->nprocs)
-        return MM_E_FAILED;
-    if (a->type_size <= 0 || a->size < 0 || a->size % a->type_size != 0) return MM_E_FAILED;
+        return mm__setup_failed(a, "the pair %d, %d is not two of the %d ranks", a->pair[0],
+                                a->pair[1], a->nprocs);
     a->count = (int)(a->size / a->type_size);
     size_t bytes = a->size > 0 ? (size_t)a->size : 1;
     int in_pair = a->rank == a->pair[0] || a->rank == a->pair[1];
@@ -50,7 +50,8 @@ int mm__setup_pingpong(mm_op_args *a) {
     a->sendbuf = mm__buffer_alloc(bytes);
     a->recvbuf = mm__buffer_alloc(bytes);
     a->state = calloc(1, sizeof(mm__p2p_state));
-    if (!a->sendbuf || !a->recvbuf || !a->state) return MM_E_FAILED;
+    if (!a->sendbuf || !a->recvbuf || !a->state)
+        return mm__setup_no_memory(a, "the send and receive buffers", 2 * (int64_t)bytes);
     for (size_t i = 0; i < bytes; i++) ((unsigned char *)a->sendbuf)[i] = (unsigned char)(i * 31 + 1);
     memset(a->recvbuf, 0, bytes); /* page faults here, not in the first timed call */
     return 0;

@@ -72,32 +72,35 @@ static int mm__init_reduce(const mm_op_args *a, MPI_Request *r) {
 #define MM__INIT(op) NULL
 #endif
 
-/* The twin's buffers, then the state; with `made`, the request too (outside the timed region). */
-static int mm__setup(mm_op_args *a, int (*twin_setup)(mm_op_args *), mm__init_fn init, int made) {
+/* The twin's buffers, then the state; with `made`, the request too (outside the timed region):
+ * init_call names it when it fails. */
+static int mm__setup(mm_op_args *a, int (*twin_setup)(mm_op_args *), mm__init_fn init, const char *init_call,
+                     int made) {
     if (twin_setup(a) != 0) return MM_E_FAILED;
+    /* the option checks refuse these rows where the library has no persistent collectives */
+    if (!init) return mm__setup_failed(a, "this MPI library has no persistent collectives (MPI-4)");
     mm__persistent *p = calloc(1, sizeof *p);
-    if (!p || !init) {
-        free(p);
-        return MM_E_FAILED;
-    }
+    if (!p) return mm__setup_no_memory(a, "the request's state", (int64_t)sizeof *p);
     p->req = MPI_REQUEST_NULL;
     p->init = init;
     a->state = p;
-    if (made && init(a, &p->req) != MPI_SUCCESS) return MM_E_FAILED;
+    if (made && mm__setup_mpi_check(a, init(a, &p->req), init_call) != MPI_SUCCESS) return MM_E_FAILED;
     return 0;
 }
 
-#define MM__PERSISTENT_SETUPS(op)                                                                \
-    int mm__setup_persistent_##op(mm_op_args *a) { return mm__setup(a, mm__setup_##op, MM__INIT(op), 1); } \
+#define MM__PERSISTENT_SETUPS(op, call)                                                          \
+    int mm__setup_persistent_##op(mm_op_args *a) {                                               \
+        return mm__setup(a, mm__setup_##op, MM__INIT(op), call, 1);                              \
+    }                                                                                            \
     int mm__setup_persistent_##op##_init(mm_op_args *a) {                                        \
-        return mm__setup(a, mm__setup_##op, MM__INIT(op), 0);                                    \
+        return mm__setup(a, mm__setup_##op, MM__INIT(op), call, 0);                              \
     }
-MM__PERSISTENT_SETUPS(allgather)
-MM__PERSISTENT_SETUPS(allreduce)
-MM__PERSISTENT_SETUPS(alltoall)
-MM__PERSISTENT_SETUPS(barrier)
-MM__PERSISTENT_SETUPS(bcast)
-MM__PERSISTENT_SETUPS(reduce)
+MM__PERSISTENT_SETUPS(allgather, "MPI_Allgather_init")
+MM__PERSISTENT_SETUPS(allreduce, "MPI_Allreduce_init")
+MM__PERSISTENT_SETUPS(alltoall, "MPI_Alltoall_init")
+MM__PERSISTENT_SETUPS(barrier, "MPI_Barrier_init")
+MM__PERSISTENT_SETUPS(bcast, "MPI_Bcast_init")
+MM__PERSISTENT_SETUPS(reduce, "MPI_Reduce_init")
 #undef MM__PERSISTENT_SETUPS
 
 int mm__run_persistent(const mm_op_args *a) {

@@ -198,9 +198,12 @@ static int mm__rma_setup(mm_op_args *a, mm__rma_call call, int bw) {
     mm__args_clear(a);
     int pair_ok = a->pair[0] != a->pair[1] && a->pair[0] >= 0 && a->pair[1] >= 0 &&
                   a->pair[0] < a->nprocs && a->pair[1] < a->nprocs;
-    if (!mm__args_valid(a) || !pair_ok) return MM_E_FAILED;
+    if (mm__args_check(a, 1) != 0) return MM_E_FAILED;
+    if (!pair_ok)
+        return mm__setup_failed(a, "the pair %d, %d is not two of the %d ranks", a->pair[0],
+                                a->pair[1], a->nprocs);
     mm__rma *s = calloc(1, sizeof *s);
-    if (!s) return MM_E_FAILED;
+    if (!s) return mm__setup_no_memory(a, "the one-sided state", (int64_t)sizeof *s);
     a->state = s;
     s->pc = MPI_COMM_NULL;
     s->peer = MPI_GROUP_NULL;
@@ -209,9 +212,9 @@ static int mm__rma_setup(mm_op_args *a, mm__rma_call call, int bw) {
     s->sync = a->rma.sync;
     s->burst = bw ? a->rma.burst : 1;
     if (s->sync < 0 || s->sync > MM_RMA_FLUSH_LOCAL || !mm__timed_fns[call][s->sync] || s->burst < 1)
-        return MM_E_FAILED;
+        return mm__setup_failed(a, "--rma-sync %d with --rma-burst %d: not a pair this call has",
+                                s->sync, s->burst);
     s->timed = mm__timed_fns[call][s->sync];
-    if (a->type_size <= 0 || a->size < 0) return MM_E_FAILED;
     int single = call == MM__RMA_FOP || call == MM__RMA_CAS;
     a->count = single ? 1 : (int)(a->size / a->type_size);
     int64_t block = (int64_t)a->count * a->type_size;
@@ -220,42 +223,40 @@ static int mm__rma_setup(mm_op_args *a, mm__rma_call call, int bw) {
 
     /* the pair's communicator: origin first */
     s->prank = a->rank == a->pair[0] ? 0 : a->rank == a->pair[1] ? 1 : -1;
-    int rc = MPI_Comm_split(a->comm, s->prank < 0 ? MPI_UNDEFINED : 0, s->prank, &s->pc);
-    if (rc != MPI_SUCCESS) return rc;
+    int rc = MM__SETUP_MPI(a, MPI_Comm_split(a->comm, s->prank < 0 ? MPI_UNDEFINED : 0, s->prank, &s->pc));
+    if (rc != MPI_SUCCESS) return MM_E_FAILED;
     if (s->prank < 0) return 0;
     size_t buf = block > 0 ? (size_t)block : 1;
     a->sendbuf = mm__buffer_calloc(1, buf);
     a->recvbuf = mm__buffer_calloc(s->burst, buf);
     s->compare = calloc(1, buf);
     s->result = calloc(1, buf);
-    if (!a->sendbuf || !a->recvbuf || !s->compare || !s->result) return MM_E_FAILED;
-    if (mm__rma_win_prepare(&s->w, a->rma.window, bytes) != 0) return MM_E_FAILED;
-    rc = mm__rma_win_make(&s->w, s->pc);
-    if (rc == MPI_SUCCESS) rc = mm__rma_win_errors_return(&s->w);
-    if (rc != MPI_SUCCESS) return rc;
+    if (!a->sendbuf || !a->recvbuf || !s->compare || !s->result)
+        return mm__setup_no_memory(a, "the origin's buffers", (int64_t)(s->burst + 3) * (int64_t)buf);
+    if (mm__rma_win_open(&s->w, a->rma.window, bytes, s->pc, a) != 0) return MM_E_FAILED;
     /* a dynamic window's displacements are the target's addresses (MPI-3.1 §11.2.4) */
     if (s->w.kind == MM_RMA_WIN_DYNAMIC) {
         MPI_Aint addr = 0;
-        if (s->prank == 1) rc = MPI_Get_address(s->w.base, &addr);
-        if (rc == MPI_SUCCESS) rc = MPI_Bcast(&addr, 1, MPI_AINT, 1, s->pc);
-        if (rc != MPI_SUCCESS) return rc;
+        if (s->prank == 1) rc = MM__SETUP_MPI(a, MPI_Get_address(s->w.base, &addr));
+        if (rc == MPI_SUCCESS) rc = MM__SETUP_MPI(a, MPI_Bcast(&addr, 1, MPI_AINT, 1, s->pc));
+        if (rc != MPI_SUCCESS) return MM_E_FAILED;
         s->disp0 = addr;
     }
     if (s->sync == MM_RMA_PSCW) {
         MPI_Group all;
         int other = 1 - s->prank;
-        rc = MPI_Comm_group(s->pc, &all);
-        if (rc == MPI_SUCCESS) rc = MPI_Group_incl(all, 1, &other, &s->peer);
+        rc = MM__SETUP_MPI(a, MPI_Comm_group(s->pc, &all));
+        if (rc == MPI_SUCCESS) rc = MM__SETUP_MPI(a, MPI_Group_incl(all, 1, &other, &s->peer));
         MPI_Group_free(&all);
-        if (rc != MPI_SUCCESS) return rc;
+        if (rc != MPI_SUCCESS) return MM_E_FAILED;
     }
-    rc = mm__rma_initial(a, s); /* the memory each side starts from, then a barrier */
-    if (rc != MPI_SUCCESS) return rc;
+    /* the memory each side starts from, then a barrier */
+    if (mm__rma_initial(a, s) != 0) return MM_E_FAILED;
     if ((s->sync == MM_RMA_FLUSH || s->sync == MM_RMA_FLUSH_LOCAL) && s->prank == 0) {
-        rc = MPI_Win_lock_all(0, s->w.win);
+        rc = MM__SETUP_MPI(a, MPI_Win_lock_all(0, s->w.win));
         s->lock_all_open = rc == MPI_SUCCESS;
     }
-    return rc;
+    return rc == MPI_SUCCESS ? 0 : MM_E_FAILED;
 }
 
 int mm__setup_rma_put(mm_op_args *a) { return mm__rma_setup(a, MM__RMA_PUT, 0); }
@@ -289,17 +290,14 @@ void mm__teardown_rma(mm_op_args *a) {
 
 static int mm__rma_win_setup(mm_op_args *a, int made) {
     mm__args_clear(a);
-    if (!mm__args_valid(a)) return MM_E_FAILED;
+    if (mm__args_check(a, 1) != 0) return MM_E_FAILED;
     mm__rma *s = calloc(1, sizeof *s);
-    if (!s) return MM_E_FAILED;
+    if (!s) return mm__setup_no_memory(a, "the window's state", (int64_t)sizeof *s);
     a->state = s;
     s->pc = MPI_COMM_NULL;
     s->peer = MPI_GROUP_NULL;
-    if (a->size < 0) return MM_E_FAILED;
-    if (mm__rma_win_prepare(&s->w, a->rma.window, a->size) != 0) return MM_E_FAILED;
-    if (!made) return 0;
-    int rc = mm__rma_win_make(&s->w, a->comm);
-    return rc != MPI_SUCCESS ? rc : mm__rma_win_errors_return(&s->w);
+    if (!made) return mm__rma_win_prepare(&s->w, a->rma.window, a->size, a);
+    return mm__rma_win_open(&s->w, a->rma.window, a->size, a->comm, a);
 }
 
 int mm__setup_rma_win_create(mm_op_args *a) { return mm__rma_win_setup(a, 0); }

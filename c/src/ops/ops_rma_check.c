@@ -76,16 +76,16 @@ int mm__rma_initial(mm_op_args *a, mm__rma *s) {
     } else if (s->prank == 1) {
         /* the target's own window, inside an epoch of its own (MPI-3.1 §11.7: the separate
          * memory model needs one for local stores to reach the public copy) */
-        rc = MPI_Win_lock(MPI_LOCK_EXCLUSIVE, 1, 0, s->w.win);
-        if (rc != MPI_SUCCESS) return rc;
+        rc = MM__SETUP_MPI(a, MPI_Win_lock(MPI_LOCK_EXCLUSIVE, 1, 0, s->w.win));
+        if (rc != MPI_SUCCESS) return MM_E_FAILED;
         memset(s->w.base, 0, (size_t)s->w.bytes);
         for (int b = 0; b < s->burst && !(s->call == MM__RMA_PUT || s->call == MM__RMA_RPUT); b++)
             mm__rma_fill((char *)s->w.base + (size_t)b * (size_t)s->block, a->count, a->datatype,
                          a->type_size, small ? MM__SALT_TARGET : MM__SALT_GET, small);
-        rc = MPI_Win_unlock(1, s->w.win);
-        if (rc != MPI_SUCCESS) return rc;
+        rc = MM__SETUP_MPI(a, MPI_Win_unlock(1, s->w.win));
+        if (rc != MPI_SUCCESS) return MM_E_FAILED;
     }
-    return MPI_Barrier(s->pc);
+    return MM__SETUP_MPI(a, MPI_Barrier(s->pc)) == MPI_SUCCESS ? 0 : MM_E_FAILED;
 }
 
 int mm__inject_rma(mm_op_args *a) {

@@ -110,9 +110,10 @@ int mm__after_rma_contention(mm_op_args *a) {
 
 static int mm__setup(mm_op_args *a, mm__contention_shape shape, int get) {
     mm__args_clear(a);
-    if (!mm__args_valid(a) || a->nprocs < 2) return MM_E_FAILED;
+    if (mm__args_check(a, 1) != 0) return MM_E_FAILED;
+    if (a->nprocs < 2) return mm__setup_failed(a, "contention needs 2 ranks or more");
     mm__rmac *s = calloc(1, sizeof *s);
-    if (!s) return MM_E_FAILED;
+    if (!s) return mm__setup_no_memory(a, "the one-sided state", (int64_t)sizeof *s);
     a->state = s;
     s->w.win = MPI_WIN_NULL;
     s->shape = shape;
@@ -121,7 +122,8 @@ static int mm__setup(mm_op_args *a, mm__contention_shape shape, int get) {
     s->burst = a->rma.burst;
     s->root = a->root;
     if (s->burst < 1 || (s->sync != MM_RMA_FENCE && s->sync != MM_RMA_FLUSH && s->sync != MM_RMA_FLUSH_LOCAL))
-        return MM_E_FAILED;
+        return mm__setup_failed(a, "--rma-sync %d with --rma-burst %d: contention takes fence, flush "
+                                "or flush-local and a burst of 1 or more", s->sync, s->burst);
     a->count = (int)(a->size / a->type_size);
     s->block = (MPI_Aint)a->count * a->type_size;
     int64_t slots = (int64_t)a->nprocs * s->burst, bytes = mm__rmac_window_bytes(a->nprocs, s->burst, (int64_t)s->block);
@@ -129,36 +131,36 @@ static int mm__setup(mm_op_args *a, mm__contention_shape shape, int get) {
     s->base = calloc((size_t)a->nprocs, sizeof(MPI_Aint));
     a->sendbuf = mm__buffer_calloc(1, s->block > 0 ? (size_t)s->block : 1);
     a->recvbuf = mm__buffer_calloc(1, get && bytes > 0 ? (size_t)bytes : 1);
-    if (!s->targets || !s->base || !a->sendbuf || !a->recvbuf) return MM_E_FAILED;
+    if (!s->targets || !s->base || !a->sendbuf || !a->recvbuf)
+        return mm__setup_no_memory(a, "the targets and buffers", (int64_t)s->block + (get ? bytes : 0));
     for (int k = 1; k < a->nprocs; k++) {
         int t = (a->rank + k) % a->nprocs;
         if (mm__sends_to(s, a->rank, t)) s->targets[s->ntargets++] = t;
     }
-    if (mm__rma_win_prepare(&s->w, a->rma.window, bytes) != 0) return MM_E_FAILED;
-    int rc = mm__rma_win_make(&s->w, a->comm);
-    if (rc == MPI_SUCCESS) rc = mm__rma_win_errors_return(&s->w);
-    if (rc == MPI_SUCCESS && s->w.kind == MM_RMA_WIN_DYNAMIC) {
+    if (mm__rma_win_open(&s->w, a->rma.window, bytes, a->comm, a) != 0) return MM_E_FAILED;
+    int rc = MPI_SUCCESS;
+    if (s->w.kind == MM_RMA_WIN_DYNAMIC) {
         /* a dynamic window's displacements are the target's addresses (MPI-3.1 §11.2.4) */
         MPI_Aint mine = 0;
-        rc = MPI_Get_address(s->w.base, &mine);
-        if (rc == MPI_SUCCESS) rc = MPI_Allgather(&mine, 1, MPI_AINT, s->base, 1, MPI_AINT, a->comm);
+        rc = MM__SETUP_MPI(a, MPI_Get_address(s->w.base, &mine));
+        if (rc == MPI_SUCCESS) rc = MM__SETUP_MPI(a, MPI_Allgather(&mine, 1, MPI_AINT, s->base, 1, MPI_AINT, a->comm));
     }
-    if (rc != MPI_SUCCESS) return rc;
+    if (rc != MPI_SUCCESS) return MM_E_FAILED;
     /* the memory each side starts from: the own window inside an epoch of its own (MPI-3.1
      * §11.7, the separate memory model), then a barrier */
     mm__rma_fill(a->sendbuf, a->count, a->datatype, a->type_size, a->rank, 0);
-    rc = MPI_Win_lock(MPI_LOCK_EXCLUSIVE, a->rank, 0, s->w.win);
-    if (rc != MPI_SUCCESS) return rc;
+    rc = MM__SETUP_MPI(a, MPI_Win_lock(MPI_LOCK_EXCLUSIVE, a->rank, 0, s->w.win));
+    if (rc != MPI_SUCCESS) return MM_E_FAILED;
     memset(s->w.base, 0, (size_t)s->w.bytes);
     for (int64_t slot = 0; get && slot < slots; slot++)
         mm__rma_fill((char *)s->w.base + slot * s->block, a->count, a->datatype, a->type_size, a->rank, 0);
-    rc = MPI_Win_unlock(a->rank, s->w.win);
-    if (rc == MPI_SUCCESS) rc = MPI_Barrier(a->comm);
+    rc = MM__SETUP_MPI(a, MPI_Win_unlock(a->rank, s->w.win));
+    if (rc == MPI_SUCCESS) rc = MM__SETUP_MPI(a, MPI_Barrier(a->comm));
     if (rc == MPI_SUCCESS && s->sync != MM_RMA_FENCE && s->ntargets > 0) {
-        rc = MPI_Win_lock_all(0, s->w.win);
+        rc = MM__SETUP_MPI(a, MPI_Win_lock_all(0, s->w.win));
         s->lock_all_open = rc == MPI_SUCCESS;
     }
-    return rc;
+    return rc == MPI_SUCCESS ? 0 : MM_E_FAILED;
 }
 
 int mm__setup_rma_one_put_all(mm_op_args *a) { return mm__setup(a, MM__ONE_TO_ALL, 0); }

@@ -23,17 +23,34 @@
 #include "ops_internal.h"
 #include "mm_error.h"
 
-int mm__rma_win_prepare(mm__rma_win *w, int kind, int64_t bytes) {
+int mm__rma_win_prepare(mm__rma_win *w, int kind, int64_t bytes, mm_op_args *a) {
     memset(w, 0, sizeof *w);
     w->win = MPI_WIN_NULL;
     w->kind = kind;
     w->bytes = bytes;
     if (kind == MM_RMA_WIN_CREATE || kind == MM_RMA_WIN_DYNAMIC) {
         w->owned = calloc(1, bytes > 0 ? (size_t)bytes : 1);
-        if (!w->owned) return MM_E_FAILED;
+        if (!w->owned) return mm__setup_no_memory(a, "the window's memory", bytes);
         w->base = w->owned;
     }
     return 0;
+}
+
+/* The MPI call that makes a window of this kind, as a failure names it. */
+static const char *mm__rma_win_call(const mm__rma_win *w) {
+    switch (w->kind) {
+    case MM_RMA_WIN_ALLOCATE: return "MPI_Win_allocate";
+    case MM_RMA_WIN_ALLOCATE_SHARED: return "MPI_Win_allocate_shared";
+    case MM_RMA_WIN_DYNAMIC: return "MPI_Win_create_dynamic/MPI_Win_attach";
+    default: return "MPI_Win_create";
+    }
+}
+
+int mm__rma_win_open(mm__rma_win *w, int kind, int64_t bytes, MPI_Comm comm, mm_op_args *a) {
+    if (mm__rma_win_prepare(w, kind, bytes, a) != 0) return MM_E_FAILED;
+    int rc = mm__setup_mpi_check(a, mm__rma_win_make(w, comm), mm__rma_win_call(w));
+    if (rc == MPI_SUCCESS) rc = mm__setup_mpi_check(a, mm__rma_win_errors_return(w), "MPI_Win_set_errhandler");
+    return rc == MPI_SUCCESS ? 0 : MM_E_FAILED;
 }
 
 int mm__rma_win_make(mm__rma_win *w, MPI_Comm comm) {

@@ -37,9 +37,10 @@ int mm__setup_simple(mm_op_args *a) {
     a->sendbuf = a->recvbuf = NULL;
     a->sendcounts = a->sdispls = a->recvcounts = a->rdispls = NULL;
     a->count = 0;
+    a->error[0] = '\0';
     mm__simple_state *st = calloc(1, sizeof *st);
     a->state = st;
-    if (!st) return MM_E_FAILED;
+    if (!st) return mm__setup_no_memory(a, "the call's state", (int64_t)sizeof *st);
     st->created = MPI_COMM_NULL;
     return 0;
 }
@@ -93,10 +94,14 @@ int mm__after_simple_free_comm(mm_op_args *a) {
 
 /* simple-attach: the buffer (size bytes, allocated here) that each timed call attaches. */
 int mm__setup_simple_attach(mm_op_args *a) {
-    if (!mm__args_valid(a) || a->size > INT32_MAX) return MM_E_FAILED; /* checked before (mm_op_check_size) */
+    /* checked before a launch too (mm_op_check_size) */
+    if (mm__args_check(a, 1) != 0) return MM_E_FAILED;
+    if (a->size > INT32_MAX)
+        return mm__setup_failed(a, "size %lld: MPI_Buffer_attach takes at most %d bytes",
+                                (long long)a->size, INT32_MAX);
     if (mm__setup_simple(a) != 0) return MM_E_FAILED;
     a->sendbuf = mm__buffer_alloc(a->size > 0 ? (size_t)a->size : 1);
-    return a->sendbuf ? 0 : MM_E_FAILED;
+    return a->sendbuf ? 0 : mm__setup_no_memory(a, "the buffer to attach", a->size);
 }
 
 int mm__run_simple_attach(const mm_op_args *a) {

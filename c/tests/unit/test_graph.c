@@ -48,17 +48,19 @@ static void expect_two_sources(const mm__graph_adjacency *adj, int first, int fi
 
 static void test_neighbours(void) {
     mm__graph_adjacency adj;
+    char why[256] = "";
     /* rank 0 receives from 2 (its second out-neighbour) and 3 (its first), in rank order */
-    CHECK_EQ_INT(mm__graph_neighbors(ring, 0, &adj), 0);
+    CHECK_EQ_INT(mm__graph_neighbors(ring, 0, &adj, why, sizeof why), 0);
     expect_two_sources(&adj, 2, 1, 3, 0);
     CHECK_EQ_INT(adj.outdegree, 2);
     CHECK_EQ_INT(adj.destinations[0], 1);
     CHECK_EQ_INT(adj.destinations[1], 3);
     mm__graph_adjacency_free(&adj);
-    CHECK_EQ_INT(mm__graph_neighbors(ring, 3, &adj), 0);
+    CHECK_EQ_INT(mm__graph_neighbors(ring, 3, &adj, why, sizeof why), 0);
     expect_two_sources(&adj, 0, 1, 2, 0);
     mm__graph_adjacency_free(&adj);
-    CHECK_EQ_INT(mm__graph_neighbors(ring, 4, &adj), -1); /* not a rank of the graph */
+    CHECK_EQ_INT(mm__graph_neighbors(ring, 4, &adj, why, sizeof why), -1); /* not a rank of the graph */
+    CHECK(strstr(why, "rank 4 is not a node") != NULL);
 }
 
 static void refused(const char *text, size_t len, const char *needle) {
