@@ -309,8 +309,10 @@ static void mm__prepare_one(const mm__launch_state *st, mm__one *one) {
     memset(&one->args, 0, sizeof one->args);
     if (one->inside && mm__prepare_args(st, t, one->comm, &one->args, &one->nbc) != 0) {
         one->code = "alloc-failed";
-        snprintf(one->message, sizeof one->message, "cannot allocate the buffers of %s at %" PRId64
-                 " bytes on rank %d", t->op->name, t->size, st->rank);
+        /* the setup's own words: what it could not allocate or which call failed (mm_ops.h) */
+        snprintf(one->message, sizeof one->message, "the setup of %s at %" PRId64 " bytes on rank %d "
+                 "failed: %s", t->op->name, t->size, st->rank,
+                 one->args.error[0] ? one->args.error : "cannot allocate the buffers");
     } else if (mm_counters_begin_test(st->counters, why, sizeof why) != 0) {
         one->code = "counters-failed";
         snprintf(one->message, sizeof one->message, "rank %d: %s", st->rank, why);

@@ -266,3 +266,20 @@ def test_reduced_raw_matches_the_analysis_run_times(lib, tmp_path):
     assert np.array_equal((red["end_ns"] - red["start_ns"]).to_numpy(), reps.local_ns[order].astype(np.int64))
     assert np.array_equal((red["gend_ns"] - red["gstart_ns"]).to_numpy(), reps.online_ns[order].astype(np.int64))
     assert np.array_equal(red["valid"].to_numpy() == 1, reps.valid[order])
+
+
+def test_a_setup_that_cannot_allocate_says_what(lib, tmp_path):
+    """An address space capped below the buffers (ulimit -v: the memory check before a launch reads
+    what the host has, not this cap) fails the test with the setup's own words: which buffer, how
+    many bytes, why."""
+    out = tmp_path / "capped"
+    cmd = launcher(lib, 2) + ["sh", "-c", 'ulimit -v 1048576; exec "$0" "$@"', str(bench_path(lib)),
+                              "--ops", "alltoall", "--sizes", str(512 << 20), "--datatype", "byte",
+                              "--nrep", "3", "--quiet", "--out", str(out)]
+    proc = subprocess.run(cmd, capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    meta, _ = read_launch(out)
+    (t,) = meta["tests"]
+    assert t["status"] == "failed" and t["error"]["code"] == "alloc-failed", t
+    assert t["error"]["message"] == ("the setup of alltoall at 536870912 bytes on rank 0 failed: "
+                                     "cannot allocate the send buffer (1073741824 bytes): out of memory")
