@@ -82,6 +82,18 @@ def runs_alone(item: pytest.Item) -> bool:
     return getattr(item, "originalname", item.name) not in MPI_PARALLEL_TESTS.get(item.path.name, ())
 
 
+def pytest_ignore_collect(collection_path: Path, config: pytest.Config) -> bool | None:
+    """Under `-m serial` alone (make test-python's second run) a test module that tier_of can
+    never mark `mpi` holds no `serial` test: it is not imported, which saves collecting every
+    test of the suite a second time."""
+    name = collection_path.name
+    if config.getoption("markexpr", "") != "serial" or not (name.startswith("test_") and name.endswith(".py")):
+        return None
+    if name.endswith("_mpi.py") or name in MPI_MODULES or name in MPI_TESTS:
+        return None
+    return True
+
+
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     for item in items:
         tier = tier_of(item)
