@@ -48,6 +48,8 @@ MPI_PARALLEL_TESTS = {
                      "test_a_campaign_without_algorithm_alternatives_is_refused"},
     "test_security_secrets.py": {"test_no_planted_secret_in_a_real_launch_its_report_store_and_site"},
     "test_campaign_mpi.py": {"test_three_launches_of_two_ranks_with_both_libraries"},
+    # --procsync barrier: no repetition is invalid or dropped for its start spread, whatever the load
+    "test_suite_mpi.py": {"test_the_sample_skampi_suite_runs_and_its_comparisons_are_drawn"},
     "test_cli_sync_check.py": {"test_bad_input_is_one_line_and_nothing_is_launched",
                                "test_valid_input_reaches_the_launcher_as_checked",
                                "test_a_refusal_of_the_bench_is_its_one_line"},
@@ -78,6 +80,18 @@ def tier_of(item: pytest.Item) -> str | None:
 def runs_alone(item: pytest.Item) -> bool:
     """An `mpi` test not listed in MPI_PARALLEL_TESTS."""
     return getattr(item, "originalname", item.name) not in MPI_PARALLEL_TESTS.get(item.path.name, ())
+
+
+def pytest_ignore_collect(collection_path: Path, config: pytest.Config) -> bool | None:
+    """Under `-m serial` alone (make test-python's second run) a test module that tier_of can
+    never mark `mpi` holds no `serial` test: it is not imported, which saves collecting every
+    test of the suite a second time."""
+    name = collection_path.name
+    if config.getoption("markexpr", "") != "serial" or not (name.startswith("test_") and name.endswith(".py")):
+        return None
+    if name.endswith("_mpi.py") or name in MPI_MODULES or name in MPI_TESTS:
+        return None
+    return True
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:

@@ -7,24 +7,43 @@ one line, exit 2, with nothing run and nothing moved."""
 
 import json
 import os
+import shutil
 
 import pytest
-from data.fakebench import cli, fake_env, on_disk, one_line_error, template  # noqa: F401
+from data.fakebench import cli, make_fake_env, on_disk, one_line_error, template, use_fake_env
 
 
-@pytest.fixture
-def failed(fake_env):
-    """A campaign of two alternatives whose launches failed (their folders are there, so a
-    resume would move them aside and run again)."""
-    tmp, opts = fake_env
-    out = tmp / "c"
-    result = cli([*opts, "--launches", "1", "--retries", "0", "--out", str(out)],
-                 env={"FAKE_BENCH_MODE": "fail"})
+@pytest.fixture(scope="module")
+def failed_once(tmp_path_factory):
+    """(the folder of `failed`, a pristine copy of it): the campaign is run once per module (per
+    xdist worker), not once per test. Its campaign.json holds absolute paths (the launcher, the
+    bench binaries), so each test gets it back in the same folder, not in a copy elsewhere."""
+    base = tmp_path_factory.mktemp("untrusted")
+    tmp, pristine = base / "tmp", base / "pristine"
+    tmp.mkdir()
+    with pytest.MonkeyPatch.context() as monkeypatch:
+        opts = make_fake_env(tmp, monkeypatch)
+        out = tmp / "c"
+        result = cli([*opts, "--launches", "1", "--retries", "0", "--out", str(out)],
+                     env={"FAKE_BENCH_MODE": "fail"})
     assert result.exit_code == 1, result.output
     victim = tmp / "victim"
     (victim / "launches").mkdir(parents=True)
     (victim / "keep").write_text("mine")
-    return tmp, out
+    shutil.copytree(tmp, pristine, symlinks=True)
+    return tmp, pristine
+
+
+@pytest.fixture
+def failed(failed_once, monkeypatch):
+    """A campaign of two alternatives whose launches failed (their folders are there, so a
+    resume would move them aside and run again), beside a victim folder; as `failed_once` ran
+    it, whatever an earlier test did to it."""
+    tmp, pristine = failed_once
+    shutil.rmtree(tmp)
+    shutil.copytree(pristine, tmp, symlinks=True)
+    use_fake_env(tmp, monkeypatch)
+    return tmp, tmp / "c"
 
 
 def resume(tmp, out, *extra, launcher=True):

@@ -92,19 +92,29 @@ with open(os.path.join(out, "meta.json"), "w") as f:
 def fake_env(tmp_path, monkeypatch):
     """A bench dir with a fake binary for both libraries, a launcher script, and the options
     that make `mpimeter run` use them."""
+    return tmp_path, make_fake_env(tmp_path, monkeypatch)
+
+
+def make_fake_env(root: Path, monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """`fake_env` in ROOT (a module-scoped fixture gives its own folder and MonkeyPatch): the
+    options of `mpimeter run`."""
     for lib in ("openmpi", "mpich"):
-        binary = tmp_path / "bench" / lib / "bin" / "mpimeter-bench"
+        binary = root / "bench" / lib / "bin" / "mpimeter-bench"
         binary.parent.mkdir(parents=True)
         binary.write_text(FAKE_BENCH.replace("{python}", sys.executable).replace("{real}", str(REAL_BENCH)))
         binary.chmod(0o755)
-    launcher = tmp_path / "fakerun"
+    launcher = root / "fakerun"
     launcher.write_text('#!/bin/sh\n[ "$1" = -np ] || exit 9\nshift 2\nexec "$@"\n')
     launcher.chmod(0o755)
-    monkeypatch.setenv("MPIMETER_BENCH_DIR", str(tmp_path / "bench"))
-    monkeypatch.delenv("FAKE_HCA3", raising=False)
-    opts = ["--launcher", template(tmp_path), "--mpi", "openmpi,mpich",
+    use_fake_env(root, monkeypatch)
+    return ["--launcher", template(root), "--mpi", "openmpi,mpich",
             "--np", "2", "--ops", "bcast", "--sizes", "8", "--nrep", "5", "--no-analyze"]
-    return tmp_path, opts
+
+
+def use_fake_env(root: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The environment that makes `mpimeter run` find the fake bench dir under ROOT."""
+    monkeypatch.setenv("MPIMETER_BENCH_DIR", str(root / "bench"))
+    monkeypatch.delenv("FAKE_HCA3", raising=False)
 
 
 def template(tmp_path: Path) -> str:
