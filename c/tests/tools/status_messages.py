@@ -38,6 +38,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from function_length import functions  # noqa: E402  (the one reader of a C file's functions)
+from status_returns import run  # noqa: E402  (the checkers' one command line)
 
 # The calls that write a message into a record (mm_error.h, mm_mpi.h, ops/ops_internal.h).
 FILLERS = ("mm_fail", "mm_error_set", "MM_MPI", "mm_mpi_check", "mm__setup_failed",
@@ -222,11 +223,7 @@ def check(src: Path) -> tuple[list[str], list[str]]:
 
 
 def main(argv: list[str]) -> int:
-    src = Path(argv[1]) if len(argv) > 1 else Path(__file__).resolve().parents[2] / "src"
-    findings, stale = check(src)
-    for message in stale + findings:
-        print(message)
-    return 1 if findings or stale else 0
+    return run(check, argv)
 
 
 if __name__ == "__main__":

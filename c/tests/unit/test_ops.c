@@ -14,6 +14,7 @@
 #include "../../src/ops/ops_internal.h"
 #include "mm_bench.h"
 #include "mm_check.h"
+#include "mm_op_args.h"
 #include "mm_error.h"
 #include "mm_mockups.h"
 #include "mm_ops.h"
@@ -310,22 +311,9 @@ static void test_print_list(void) {
     fclose(f);
 }
 
-static mm_op_args make_args(int64_t size, int rank, int nprocs, int root) {
-    mm_op_args a;
-    memset(&a, 0, sizeof a);
-    a.rank = rank;
-    a.nprocs = nprocs;
-    a.root = root;
-    a.size = size;
-    a.datatype = MPI_INT;
-    a.type_size = (int)sizeof(int);
-    a.reduce_op = MPI_SUM;
-    return a;
-}
-
 static void test_setup_layouts(void) {
     /* reduce_scatter: 10 elements over 4 ranks -> 3,3,2,2 (differ by at most 1, sum 10) */
-    mm_op_args a = make_args(10 * sizeof(int), 1, 4, 0);
+    mm_op_args a = mm_test_op_args(10 * sizeof(int), 1, 4, 0);
     const mm_op *op = mm_op_find("reduce_scatter");
     CHECK_EQ_INT(op->setup(&a), 0);
     CHECK_EQ_INT(a.count, 10);
@@ -341,7 +329,7 @@ static void test_setup_layouts(void) {
     CHECK(!a.sendbuf && !a.recvbuf && !a.recvcounts);
 
     /* v-variants: counts = count, displacements i*(count+1) */
-    a = make_args(3 * sizeof(int), 2, 4, 2);
+    a = mm_test_op_args(3 * sizeof(int), 2, 4, 2);
     op = mm_op_find("alltoallv");
     CHECK_EQ_INT(op->setup(&a), 0);
     CHECK_EQ_INT(a.count, 3);
@@ -355,17 +343,17 @@ static void test_setup_layouts(void) {
 
     /* rooted: gatherv's receive side exists only at root */
     op = mm_op_find("gatherv");
-    a = make_args(8, 1, 4, 2);
+    a = mm_test_op_args(8, 1, 4, 2);
     CHECK_EQ_INT(op->setup(&a), 0);
     CHECK(a.sendbuf && !a.recvbuf && !a.recvcounts && !a.rdispls);
     op->teardown(&a);
-    a = make_args(8, 2, 4, 2);
+    a = mm_test_op_args(8, 2, 4, 2);
     CHECK_EQ_INT(op->setup(&a), 0);
     CHECK(a.sendbuf && a.recvbuf && a.recvcounts && a.rdispls && a.rdispls[3] == 9);
     op->teardown(&a);
 
     /* size 0 is count 0 with valid (non-NULL) buffers */
-    a = make_args(0, 0, 2, 0);
+    a = mm_test_op_args(0, 0, 2, 0);
     op = mm_op_find("allgather");
     CHECK_EQ_INT(op->setup(&a), 0);
     CHECK_EQ_INT(a.count, 0);
@@ -373,14 +361,14 @@ static void test_setup_layouts(void) {
     op->teardown(&a);
 
     /* barrier ignores the size; invalid arguments are refused by every setup */
-    a = make_args(12345, 0, 2, 0);
+    a = mm_test_op_args(12345, 0, 2, 0);
     CHECK_EQ_INT(mm_op_find("barrier")->setup(&a), 0);
     CHECK_EQ_INT(a.count, 0);
     for (size_t i = 0; i < mm_ops_count; i++) {
         if (mm_ops_table[i].flags & (MM_OP_SIZE_UNUSED | MM_OP_SIZE_IS_DURATION)) continue;
-        mm_op_args bad_size = make_args(10, 0, 2, 0); /* not a multiple of sizeof(int) */
+        mm_op_args bad_size = mm_test_op_args(10, 0, 2, 0); /* not a multiple of sizeof(int) */
         CHECK_EQ_INT(mm_ops_table[i].setup(&bad_size), -1);
-        mm_op_args bad_root = make_args(8, 0, 2, 2);
+        mm_op_args bad_root = mm_test_op_args(8, 0, 2, 2);
         CHECK_EQ_INT(mm_ops_table[i].setup(&bad_root), -1);
         CHECK(!bad_size.sendbuf && !bad_root.sendbuf);
     }
@@ -404,7 +392,7 @@ static void test_buffer_bytes(void) {
              * checked in c/tests/mpi/test_rma.py and test_persistent_neighbor.py) */
             if (mm_op_is_rma(op) || mm_op_is_neighbor(op) || strcmp(op->kind, MM_OP_KIND_PERSISTENT) == 0)
                 continue;
-            mm_op_args a = make_args(size, rank, nprocs, 0);
+            mm_op_args a = mm_test_op_args(size, rank, nprocs, 0);
             a.pair[0] = 0;
             a.pair[1] = 1;
             mm_timer t = {0};
@@ -475,7 +463,7 @@ static void test_setup_bytes(void) {
 
 static void test_delay(void) {
     const mm_op *op = mm_op_find("delay");
-    mm_op_args a = make_args(2000000, 0, 1, 0);
+    mm_op_args a = mm_test_op_args(2000000, 0, 1, 0);
     CHECK_EQ_INT(op->setup(&a), -1); /* no timer */
     mm_timer t;
     char why[256];

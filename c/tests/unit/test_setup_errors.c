@@ -9,6 +9,7 @@
 
 #include "../../src/ops/ops_internal.h"
 #include "mm_check.h"
+#include "mm_op_args.h"
 #include "mm_error.h"
 #include "mm_ops.h"
 
@@ -16,19 +17,6 @@ static int contains(const char *haystack, const char *needle) {
     int found = strstr(haystack, needle) != NULL;
     if (!found) fprintf(stderr, "  expected '%s' in '%s'\n", needle, haystack);
     return found;
-}
-
-static mm_op_args int_args(int64_t size, int rank, int nprocs, int root) {
-    mm_op_args a;
-    memset(&a, 0, sizeof a);
-    a.rank = rank;
-    a.nprocs = nprocs;
-    a.root = root;
-    a.size = size;
-    a.datatype = MPI_INT;
-    a.type_size = (int)sizeof(int);
-    a.reduce_op = MPI_SUM;
-    return a;
 }
 
 /* alltoall of 1 GiB blocks on 64 ranks: a 64 GiB send buffer, in an address space of 16 GiB. */
@@ -40,7 +28,7 @@ static void test_allocation_too_large(void) {
     cap.rlim_cur = old.rlim_max != RLIM_INFINITY && old.rlim_max < sixteen_gib ? old.rlim_max : sixteen_gib;
     CHECK_EQ_INT(setrlimit(RLIMIT_AS, &cap), 0);
     const mm_op *op = mm_op_find("alltoall");
-    mm_op_args a = int_args((int64_t)1 << 30, 0, 64, 0);
+    mm_op_args a = mm_test_op_args((int64_t)1 << 30, 0, 64, 0);
     CHECK_EQ_INT(op->setup(&a), MM_E_FAILED);
     CHECK(contains(a.error, "cannot allocate the send buffer (68719476736 bytes): out of memory"));
     CHECK(!a.sendbuf && !a.recvbuf); /* what was allocated before the failure is freed */
@@ -56,32 +44,32 @@ static void test_allocation_too_large(void) {
 /* Arguments a launch's option checks refuse before any setup runs: a caller that skipped them
  * is told which one does not hold. */
 static void test_arguments_refused(void) {
-    mm_op_args a = int_args(10, 0, 2, 0); /* not a whole number of 4-byte ints */
+    mm_op_args a = mm_test_op_args(10, 0, 2, 0); /* not a whole number of 4-byte ints */
     CHECK_EQ_INT(mm_op_find("allreduce")->setup(&a), MM_E_FAILED);
     CHECK(contains(a.error, "size 10 is not a whole number of 4-byte elements"));
 
-    a = int_args(8, 0, 2, 2);
+    a = mm_test_op_args(8, 0, 2, 2);
     CHECK_EQ_INT(mm_op_find("gather")->setup(&a), MM_E_FAILED);
     CHECK(contains(a.error, "root 2 is not one of the 2 ranks"));
 
-    a = int_args(8, 0, 4, 0);
+    a = mm_test_op_args(8, 0, 4, 0);
     a.pair[0] = a.pair[1] = 1;
     const mm_op *pingpong = mm_op_find("pingpong-send-recv");
     CHECK_EQ_INT(pingpong->setup(&a), MM_E_FAILED);
     CHECK(contains(a.error, "the pair 1, 1 is not two of the 4 ranks"));
     pingpong->teardown(&a);
 
-    a = int_args(8, 0, 1, 0);
+    a = mm_test_op_args(8, 0, 1, 0);
     const mm_op *mw = mm_op_find("mw-send");
     CHECK_EQ_INT(mw->setup(&a), MM_E_FAILED);
     CHECK(contains(a.error, "a master and its workers need 2 ranks or more"));
     mw->teardown(&a);
 
-    a = int_args(8, 0, 2, 0); /* a nonblocking row without the launch's state */
+    a = mm_test_op_args(8, 0, 2, 0); /* a nonblocking row without the launch's state */
     CHECK_EQ_INT(mm_op_find("iallreduce")->setup(&a), MM_E_FAILED);
     CHECK(contains(a.error, "no nonblocking state"));
 
-    a = int_args(1000, 0, 1, 0); /* the delay waits on the launch's timer */
+    a = mm_test_op_args(1000, 0, 1, 0); /* the delay waits on the launch's timer */
     CHECK_EQ_INT(mm_op_find("delay")->setup(&a), MM_E_FAILED);
     CHECK(contains(a.error, "no timer to wait on"));
 }
