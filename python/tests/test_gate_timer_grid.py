@@ -2,10 +2,14 @@
 """The gate counts a slowdown only beyond the timer's grid: per-launch medians of ~35 ns on a
 10 ns timer read 40 against 35 ns as 14 %, though the candidate is exactly at the 5 % margin."""
 
+import json
+
 import numpy as np
 import pytest
+from data.synth import write_campaign
 
-from mpimeter.analysis.gating import gate_rows
+from mpimeter import analysis
+from mpimeter.analysis.gating import gate, gate_rows
 
 KEY = ("allreduce", 8)
 
@@ -38,3 +42,25 @@ def test_a_slowdown_beyond_the_grid_still_fails():
     base = grid_medians(rng, 6, 1.0)
     rows = gate_rows({KEY: base}, {KEY: base + 20}, max_slowdown=0.05, alpha=0.05, grid_ns=10.0)
     assert rows[0].regression and rows[0].p_adjusted <= 0.05
+
+
+def _campaign(root, *, seed: int, shift: float, resolution_ns: float):
+    def times(op, size, rng, n):  # ~350 ns
+        return 350.0 * (1 + rng.lognormal(-4.0, 0.3, n))
+
+    write_campaign(root, 6, seed=seed, shift=shift, ops=("allreduce",), sizes=(8,), time_fn=times, nrep=30)
+    for meta_path in (root / "launches").glob("*/meta.json"):
+        meta = json.loads(meta_path.read_text())
+        meta["timer"]["resolution_ns"] = resolution_ns
+        meta_path.write_text(json.dumps(meta))
+    return analysis.analyze(analysis.load_campaign(root))
+
+
+@pytest.mark.parametrize("resolution_ns, passes", [(1.0, False), (100.0, True)])
+def test_gate_reads_the_grid_from_the_recorded_timer_resolution(tmp_path, resolution_ns, passes):
+    # the candidate 15 % (about 50 ns) slower: a regression on a 1 ns timer, within one step of a 100 ns one
+    base = _campaign(tmp_path / "base", seed=1, shift=1.0, resolution_ns=resolution_ns)
+    cand = _campaign(tmp_path / "cand", seed=2, shift=1.15, resolution_ns=resolution_ns)
+    result = gate(base, cand, max_slowdown=0.05)
+    assert result.rows[0].median_candidate_ns / result.rows[0].median_baseline_ns > 1.1
+    assert result.passed is passes

@@ -175,12 +175,12 @@ def gate_rows(baseline: Mapping[tuple[str, int], np.ndarray], candidate: Mapping
     if not keys:
         return []
     half = {k: _half_step(baseline[k], candidate[k], grid_ns) for k in keys}
-    pooled = [_cmp.slowdown_test(*_beyond_grid(baseline[k], candidate[k], half[k]), max_slowdown) for k in keys]
+    pooled = [slowdown_beyond_grid(baseline[k], candidate[k], max_slowdown, half_step=half[k]) for k in keys]
     strata_of = {k: m for k in keys if (m := matched(*k)) is not None} if matched is not None else {}
     tests = [_strat.stratified_slowdown_test([_beyond_grid(a, b, half[k]) for a, b in strata_of[k][0]], max_slowdown)
              if k in strata_of else t for k, t in zip(keys, pooled)]
     # within each matched state of a row: (row index, stratum, baseline, candidate, test, smallest p)
-    within = [(i, sm.stratum, a, b, _cmp.slowdown_test(*_beyond_grid(a, b, half[k]), max_slowdown),
+    within = [(i, sm.stratum, a, b, slowdown_beyond_grid(a, b, max_slowdown, half_step=half[k]),
                _cmp.min_p_value(len(b), len(a), "greater"))
               for i, k in enumerate(keys) if k in strata_of
               for (a, b), sm in zip(strata_of[k][0], strata_of[k][1]) if len(a) and len(b)]
@@ -229,6 +229,15 @@ def gate_rows(baseline: Mapping[tuple[str, int], np.ndarray], candidate: Mapping
                             significant=significant, regression=regression, one_way=one_way(*key),
                             interval_level=float(level), interval_agrees=agrees, **where, **extra))
     return rows
+
+
+def slowdown_beyond_grid(baseline: np.ndarray, candidate: np.ndarray, max_slowdown: float, *,
+                         grid_ns: float | None = None, half_step: float | None = None) -> _hyp.TestResult:
+    """The gate's one-sided rank-sum slowdown test (stats.compare.slowdown_test) counting only
+    what lies beyond the timer's grid (module docstring): ``grid_ns`` the recorded resolution
+    (None: the values' own grid), or ``half_step`` already worked out."""
+    half = _half_step(baseline, candidate, grid_ns) if half_step is None else half_step
+    return _cmp.slowdown_test(*_beyond_grid(baseline, candidate, half), max_slowdown)
 
 
 def _half_step(a: np.ndarray, b: np.ndarray, grid_ns: float | None) -> float:
