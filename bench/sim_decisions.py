@@ -475,7 +475,7 @@ def main() -> None:
               f"(target {c['target']}) {c['cell']} " + " ".join(f"{k}={v}" for k, v in c.items()
                                                                if k not in ("cell", "rate", "ci95", "hits", "campaigns",
                                                                             "target")))
-    print(f"{doc['seconds']} s")
+    print(f"{seconds} s")  # this run's (with --only, the file keeps the full run's beside it)
 
 
 if __name__ == "__main__":
