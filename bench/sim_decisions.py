@@ -440,7 +440,8 @@ def main() -> None:
     ap.add_argument("--quick", action="store_true", help="60 campaigns per cell (a smoke run)")
     ap.add_argument("--seed", type=int, default=41)
     ap.add_argument("--only", choices=tuple(ONLY), default=None,
-                    help="run only these cells (gate: the gate's A/A and power cells; gate_ceiling: what the launches allow any gate; compare: "
+                    help="run only these cells (gate: the gate's A/A and power cells; gate_ceiling: what the "
+                         "launches allow any gate; compare: "
                          "alternatives run in the same rounds; gate_welch: a state test without the rank "
                          "tests' floor); their cells replace those of --out")
     ap.add_argument("--out", type=Path, default=REPO / "bench" / "results" / "sim_decisions.json")

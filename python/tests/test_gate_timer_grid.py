@@ -64,3 +64,13 @@ def test_gate_reads_the_grid_from_the_recorded_timer_resolution(tmp_path, resolu
     result = gate(base, cand, max_slowdown=0.05)
     assert result.rows[0].median_candidate_ns / result.rows[0].median_baseline_ns > 1.1
     assert result.passed is passes
+
+
+def test_one_way_latencies_lie_on_half_the_timer_grid():
+    # half of a round trip timed on a 10 ns timer: 45 against 35 ns one way is two of its 5 ns steps
+    base, cand = np.full(6, 35.0), np.full(6, 45.0)
+    rows = gate_rows({KEY: base}, {KEY: cand}, max_slowdown=0.05, alpha=0.05, grid_ns=10.0,
+                     one_way=lambda op, size, *where: True)
+    assert rows[0].regression and rows[0].one_way
+    round_trip = gate_rows({KEY: base}, {KEY: cand}, max_slowdown=0.05, alpha=0.05, grid_ns=10.0)
+    assert not round_trip[0].regression  # one step of a 10 ns grid: within it

@@ -16,8 +16,8 @@ Every test counts a slowdown only beyond the timer's grid: each baseline value i
 grid step up and each candidate value half a step down before the margin is applied (as launch
 clusters count a ratio, stats.clusters), so that 40 ns against 35 ns on a 10 ns timer is not read
 as a 14 % slowdown. The grid is the timer's recorded resolution (meta.json
-``timer.resolution_ns``, the coarsest of both sides' launches), else the values' own
-(stats.clusters.timer_step).
+``timer.resolution_ns``, the coarsest of both sides' launches; half of it for a one-way latency,
+half a timed round trip), else the values' own (stats.clusters.timer_step).
 
 With 5 launches a side in a state, exact rank tests cannot find a 10 % regression of that state
 alone with 0.8 power in such a family (docs/ALGORITHMS.md, "Decisions by design"), and an exact
@@ -169,12 +169,14 @@ def gate_rows(baseline: Mapping[tuple[str, int], np.ndarray], candidate: Mapping
     (op, size), the (baseline, candidate) medians of each matched state and their
     ``StateMedians`` (analysis.matching): the row is then tested state by state (van Elteren);
     None for a row whose p has no matched states (states are found per p). ``grid_ns``: the
-    timer's recorded resolution (None: not recorded, each row's values' own grid); the tests
-    count a slowdown only beyond it (module docstring)."""
+    timer's recorded resolution (None: not recorded, each row's values' own grid; half of it for
+    one-way rows); the tests count a slowdown only beyond it (module docstring)."""
     keys = sorted(set(baseline) & set(candidate), key=_order)
     if not keys:
         return []
-    half = {k: _half_step(baseline[k], candidate[k], grid_ns) for k in keys}
+    # a one-way latency is half the timed round trip: it lies on half the timer's grid
+    half = {k: _half_step(baseline[k], candidate[k], grid_ns if grid_ns is None or not one_way(*k) else grid_ns / 2)
+            for k in keys}
     pooled = [slowdown_beyond_grid(baseline[k], candidate[k], max_slowdown, half_step=half[k]) for k in keys]
     strata_of = {k: m for k in keys if (m := matched(*k)) is not None} if matched is not None else {}
     tests = [_strat.stratified_slowdown_test([_beyond_grid(a, b, half[k]) for a, b in strata_of[k][0]], max_slowdown)
