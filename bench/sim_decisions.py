@@ -23,6 +23,7 @@ Cells (Wilson 95 % intervals; ≥ 500 campaigns per null cell, ≥ 200 per power
   rows; the share of campaigns whose gate fails (target ≤ 0.05). Also 2.5× states, and no states.
 - gate 5 %: the candidate 10 % slower in the fast state only, states 2.5× or 1.18×, 12 launches
   a side (each in either state with probability ½), 2 rows; the share that fails (target ≥ 0.8).
+  The gate is given the 1 ns grid as recorded (``--only gate`` runs these cells alone).
 - tune: one algorithm 0.8× at 3 sizes beside the default and a second algorithm (1.0×), 10
   rounds, min effect 5 %; states 1.18× or 2.5× drawn per launch, or 2.5× per round (both
   launches of a round in one state); chosen = the 0.8× algorithm at all 3 sizes (target ≥ 0.95).
@@ -35,7 +36,8 @@ Cells (Wilson 95 % intervals; ≥ 500 campaigns per null cell, ≥ 200 per power
   the cut a joint permutation over rows × states could take (10× the power count).
 - gate welch (``--only gate_welch``): would a state test without the rank tests' floor keep the
   gate's level? The one-sided Welch t on one state's log medians at 0.05 / 6 (Holm's first
-  level there), beside the rank-sum test on the same launches: the candidate exactly 5 % slower
+  level there), beside the gate's rank-sum test on the same launches (beyond the recorded grid;
+  also on the medians' own grid, and without a grid as before): the candidate exactly 5 % slower
   (the margin's boundary), and A/A on ~35 ns medians on a 10 ns grid; normal and t(3) launch
   factors; 5 v 5, 3 v 7, 2 v 8 launches. And its power in the ceiling cells' campaigns.
 - compare of two alternatives run in the same rounds of one campaign (``--only compare``): 4
@@ -132,7 +134,7 @@ def gate_fails(rng, fb: np.ndarray, fc: np.ndarray, ratio: float, rows: int, slo
         def matched(op, size):
             j = keys.index((op, size))
             return gating.split_by_state(dict(enumerate(base[:, j])), dict(enumerate(cand[:, j])), sb, sc, NAMES)
-    out = gating.gate_rows(bd, cd, max_slowdown=max_slowdown, alpha=0.05, matched=matched)
+    out = gating.gate_rows(bd, cd, max_slowdown=max_slowdown, alpha=0.05, matched=matched, grid_ns=1.0)
     return any(r.regression for r in out)
 
 
@@ -257,18 +259,24 @@ def gate_welch_cells(n_null: int, n_power: int, seed: int) -> list[dict]:
     out = []
     for tag, grid, margin, draw in ((10, "1 ns", 0.05, state_medians), (10, "35 ns on 10 ns", 0.0, grid35_medians),
                                     (12, "35 ns on 10 ns", 0.05, grid35_medians)):
+        step = 10.0 if grid.endswith("10 ns") else 1.0
         for launch_t in (None, 3):
             for nb, nc in ((5, 5), (3, 7), (2, 8)):
                 rng = np.random.default_rng([seed, tag, int(margin * 100), launch_t or 0, nb])
-                hits = rank_hits = 0
+                hits = rank_hits = estimated_hits = no_grid_hits = 0
                 for _ in range(n_null):
                     b, c = draw(rng, nb, 1.0, launch_t), draw(rng, nc, 1.0 + margin, launch_t)
                     hits += welch_slowdown_p(b, c, margin) <= WELCH_LEVEL
-                    rank_hits += compare.slowdown_test(b, c, margin).p_value <= WELCH_LEVEL + 1e-12
+                    # the gate's test on the recorded grid, on the medians' own grid, and without a grid
+                    rank_hits += gating.slowdown_beyond_grid(b, c, margin, grid_ns=step).p_value <= WELCH_LEVEL + 1e-12
+                    estimated_hits += gating.slowdown_beyond_grid(b, c, margin).p_value <= WELCH_LEVEL + 1e-12
+                    no_grid_hits += compare.slowdown_test(b, c, margin).p_value <= WELCH_LEVEL + 1e-12
                 out.append(cell("gate welch null: one state's Welch t rejects at 0.05 / 6", hits, n_null,
                                 f"≤ {WELCH_LEVEL:.4f}", grid=grid, max_slowdown=margin, truth=1.0 + margin,
                                 launch_factor="t(3)" if launch_t else "lognormal", sizes=f"{nb} v {nc}",
-                                rank_sum_rate=rank_hits / n_null))
+                                rank_sum_rate=rank_hits / n_null, rank_sum_ci95=wilson(rank_hits, n_null),
+                                rank_sum_rate_medians_grid=estimated_hits / n_null,
+                                rank_sum_rate_without_grid=no_grid_hits / n_null))
     for launches, random_mix in ((10, False), (12, True)):
         rng = np.random.default_rng([seed, 11, launches, random_mix])
         hits = 0
@@ -423,7 +431,7 @@ def guideline_cells(n_null: int, n_power: int, seed: int) -> list[dict]:
     return out
 
 
-ONLY = {"gate_ceiling": ("gate ceiling", "gate null"), "compare": ("compare",),
+ONLY = {"gate": ("gate A/A", "gate 5 %"), "gate_ceiling": ("gate ceiling", "gate null"), "compare": ("compare",),
         "gate_welch": ("gate welch",)}  # --only: its cells' names
 
 
@@ -432,14 +440,17 @@ def main() -> None:
     ap.add_argument("--quick", action="store_true", help="60 campaigns per cell (a smoke run)")
     ap.add_argument("--seed", type=int, default=41)
     ap.add_argument("--only", choices=tuple(ONLY), default=None,
-                    help="run only these cells (gate_ceiling: what the launches allow any gate; compare: "
+                    help="run only these cells (gate: the gate's A/A and power cells; gate_ceiling: what the "
+                         "launches allow any gate; compare: "
                          "alternatives run in the same rounds; gate_welch: a state test without the rank "
                          "tests' floor); their cells replace those of --out")
     ap.add_argument("--out", type=Path, default=REPO / "bench" / "results" / "sim_decisions.json")
     args = ap.parse_args()
     n_null, n_power = (60, 60) if args.quick else (500, 200)
     start = time.monotonic()
-    if args.only == "gate_ceiling":
+    if args.only == "gate":
+        cells = gate_cells(n_null, n_power, args.seed)
+    elif args.only == "gate_ceiling":
         cells = gate_ceiling_cells(n_power, args.seed)
     elif args.only == "compare":
         cells = compare_cells(n_null, n_power, args.seed)
@@ -465,7 +476,7 @@ def main() -> None:
               f"(target {c['target']}) {c['cell']} " + " ".join(f"{k}={v}" for k, v in c.items()
                                                                if k not in ("cell", "rate", "ci95", "hits", "campaigns",
                                                                             "target")))
-    print(f"{doc['seconds']} s")
+    print(f"{seconds} s")  # this run's (with --only, the file keeps the full run's beside it)
 
 
 if __name__ == "__main__":

@@ -12,6 +12,13 @@ the level Holm would first test it at) is left out of the family and named (Taro
 test that cannot reject only dilutes the correction; which ones cannot depends on the launch
 counts alone, not on the times, so leaving them out keeps the family-wise error).
 
+Every test counts a slowdown only beyond the timer's grid: each baseline value is moved half a
+grid step up and each candidate value half a step down before the margin is applied (as launch
+clusters count a ratio, stats.clusters), so that 40 ns against 35 ns on a 10 ns timer is not read
+as a 14 % slowdown. The grid is the timer's recorded resolution (meta.json
+``timer.resolution_ns``, the coarsest of both sides' launches; half of it for a one-way latency,
+half a timed round trip), else the values' own (stats.clusters.timer_step).
+
 With 5 launches a side in a state, exact rank tests cannot find a 10 % regression of that state
 alone with 0.8 power in such a family (docs/ALGORITHMS.md, "Decisions by design"), and an exact
 permutation test of any statistic has the same 1 / C(10, 5) floor; so each state test says how
@@ -29,10 +36,12 @@ import numpy as np
 
 from mpimeter.analysis.diagnostics import dedupe
 from mpimeter.analysis.groups import check_launches, groups_of, keys_text, low_power_warning, slice_label, slice_pieces
+from mpimeter.analysis.launch_effects import timer_grid_ns
 from mpimeter.analysis import matching as _matching
 from mpimeter.analysis.loading import AnalysisError
 from mpimeter.analysis.results import AnalysisResult
 from mpimeter.io.errors import AnalysisWarning
+from mpimeter.stats import clusters as _clusters
 from mpimeter.stats import compare as _cmp
 from mpimeter.stats import hypothesis as _hyp
 from mpimeter.stats import stratified as _strat
@@ -152,22 +161,28 @@ class GateResult:
 def gate_rows(baseline: Mapping[tuple[str, int], np.ndarray], candidate: Mapping[tuple[str, int], np.ndarray], *,
               max_slowdown: float, alpha: float,
               one_way: Callable[..., bool] = lambda op, size, *where: False,
-              matched: Callable[..., tuple[list, tuple] | None] | None = None) -> list[GateRow]:
+              matched: Callable[..., tuple[list, tuple] | None] | None = None,
+              grid_ns: float | None = None) -> list[GateRow]:
     """The gate's rows for the (op, size) both samples have (per-launch medians, or repetitions):
     the one-sided slowdown test of each, Holm-corrected over all of them at ``alpha``. Also
     what the site's history uses to mark campaigns the gate would have failed. ``matched``: per
     (op, size), the (baseline, candidate) medians of each matched state and their
     ``StateMedians`` (analysis.matching): the row is then tested state by state (van Elteren);
-    None for a row whose p has no matched states (states are found per p)."""
+    None for a row whose p has no matched states (states are found per p). ``grid_ns``: the
+    timer's recorded resolution (None: not recorded, each row's values' own grid; half of it for
+    one-way rows); the tests count a slowdown only beyond it (module docstring)."""
     keys = sorted(set(baseline) & set(candidate), key=_order)
     if not keys:
         return []
-    pooled = [_cmp.slowdown_test(baseline[k], candidate[k], max_slowdown) for k in keys]
+    # a one-way latency is half the timed round trip: it lies on half the timer's grid
+    half = {k: _half_step(baseline[k], candidate[k], grid_ns if grid_ns is None or not one_way(*k) else grid_ns / 2)
+            for k in keys}
+    pooled = [slowdown_beyond_grid(baseline[k], candidate[k], max_slowdown, half_step=half[k]) for k in keys]
     strata_of = {k: m for k in keys if (m := matched(*k)) is not None} if matched is not None else {}
-    tests = [_strat.stratified_slowdown_test(strata_of[k][0], max_slowdown) if k in strata_of else t
-             for k, t in zip(keys, pooled)]
+    tests = [_strat.stratified_slowdown_test([_beyond_grid(a, b, half[k]) for a, b in strata_of[k][0]], max_slowdown)
+             if k in strata_of else t for k, t in zip(keys, pooled)]
     # within each matched state of a row: (row index, stratum, baseline, candidate, test, smallest p)
-    within = [(i, sm.stratum, a, b, _cmp.slowdown_test(a, b, max_slowdown),
+    within = [(i, sm.stratum, a, b, slowdown_beyond_grid(a, b, max_slowdown, half_step=half[k]),
                _cmp.min_p_value(len(b), len(a), "greater"))
               for i, k in enumerate(keys) if k in strata_of
               for (a, b), sm in zip(strata_of[k][0], strata_of[k][1]) if len(a) and len(b)]
@@ -216,6 +231,30 @@ def gate_rows(baseline: Mapping[tuple[str, int], np.ndarray], candidate: Mapping
                             significant=significant, regression=regression, one_way=one_way(*key),
                             interval_level=float(level), interval_agrees=agrees, **where, **extra))
     return rows
+
+
+def slowdown_beyond_grid(baseline: np.ndarray, candidate: np.ndarray, max_slowdown: float, *,
+                         grid_ns: float | None = None, half_step: float | None = None) -> _hyp.TestResult:
+    """The gate's one-sided rank-sum slowdown test (stats.compare.slowdown_test) counting only
+    what lies beyond the timer's grid (module docstring): ``grid_ns`` the recorded resolution
+    (None: the values' own grid), or ``half_step`` already worked out."""
+    half = _half_step(baseline, candidate, grid_ns) if half_step is None else half_step
+    return _cmp.slowdown_test(*_beyond_grid(baseline, candidate, half), max_slowdown)
+
+
+def _half_step(a: np.ndarray, b: np.ndarray, grid_ns: float | None) -> float:
+    """Half the timer grid's step of a row: the recorded resolution, else the grid both sides'
+    values lie on (0 when they lie on none)."""
+    if grid_ns is not None:
+        return grid_ns / 2
+    both = np.concatenate([np.asarray(a, dtype=float), np.asarray(b, dtype=float)])
+    return _clusters.timer_step(both) / 2 if both.size and np.isfinite(both).all() else 0.0
+
+
+def _beyond_grid(a: np.ndarray, b: np.ndarray, half: float) -> tuple[np.ndarray, np.ndarray]:
+    """The baseline ``a`` moved ``half`` a grid step up and the candidate ``b`` half a step down:
+    what the slowdown tests compare, so that only a difference the grid cannot make counts."""
+    return np.asarray(a, dtype=float) + half, np.asarray(b, dtype=float) - half
 
 
 def _log_spread(a: np.ndarray, b: np.ndarray) -> float:
@@ -314,7 +353,9 @@ def gate(
 
     rows = gate_rows(sb, sc, max_slowdown=max_slowdown, alpha=alpha,
                      one_way=lambda op, size, where=None: on(base, where).one_way(op, size) and on(cand, where).one_way(op, size),
-                     matched=strata_of if any(m is not None for m in matchings.values()) else None)
+                     matched=strata_of if any(m is not None for m in matchings.values()) else None,
+                     grid_ns=timer_grid_ns([*baseline.campaign.launches_of(base.alternative),
+                                            *candidate.campaign.launches_of(cand.alternative)]))
     test = "one-sided wilcoxon-rank-sum on " + ("repetitions pooled over launches" if per_repetition else
                                                 "per-launch medians")
     warnings += untested_states(rows, f"{base.name} vs {cand.name}")
