@@ -44,7 +44,9 @@ from mpimeter.cli import main
 # told to write to a path creates it: the next one must not find it there)
 MISSING, NEW_OUTPUT = "<missing>", "<new output>"
 _serial = itertools.count()
-ALARM_S = 20  # a command that waits this long on one hostile value is blocked (a FIFO, a device)
+# a command that waits this long on one hostile value is blocked (a FIFO, a device); far above
+# what a command takes on a loaded machine (drawing a report's figures took over 20 s at load 28)
+ALARM_S = 180
 ADDRESS_SPACE_MARGIN = 3 << 30  # bytes a command may map beyond what the test process already has
 
 
