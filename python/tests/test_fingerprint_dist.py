@@ -50,6 +50,7 @@ def test_the_png_fingerprint_draws_the_shared_qq_points_and_violins(data, layout
     assert np.array_equal(dots[0].get_offsets(), np.column_stack([qq.z, qq.y]))
     assert qq.z.size > 50 and np.all(np.diff(qq.z) > 0) and np.all(np.diff(qq.y) >= 0)
     assert ax.get_yscale() == ("log" if qq.ylog else "linear")
+    assert ax.get_yticks().tolist() == list(qq.yticks)  # the SVG's ticks, not matplotlib's own
     ax = _axes(fig, dist.VIOLIN_TITLE)
     outlines = [c for c in ax.collections if isinstance(c, PolyCollection)]
     assert len(outlines) == len(violins.violins) == 3

@@ -19,9 +19,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
+from matplotlib.ticker import NullLocator
 
 from mpimeter.report import figures as fg
-from mpimeter.report.svgplot import limits
+from mpimeter.report.svgplot import limits, linear_ticks, log_ticks, tick_label
 from mpimeter.stats.distplots import normal_qq, violin_density
 
 QQ_TITLE = "Normal Q-Q of log run times"
@@ -38,7 +39,7 @@ NARROW = 1.5  # a Q-Q over a narrower range than this factor gets a linear axis
 class QQShape:
     """The Q-Q panel as drawn: ``z`` the standard-normal quantiles of the points shown, ``y``
     their run times (display unit), the reference line from ``line_z`` to ``line_y`` (dashed),
-    the axis limits, and whether y is on a log axis."""
+    the axis limits, whether y is on a log axis and its ticks."""
 
     z: np.ndarray
     y: np.ndarray
@@ -47,6 +48,7 @@ class QQShape:
     xlim: tuple[float, float]
     ylim: tuple[float, float]
     ylog: bool
+    yticks: tuple[float, ...]
 
 
 def qq_shape(values: np.ndarray) -> QQShape | None:
@@ -64,8 +66,14 @@ def qq_shape(values: np.ndarray) -> QQShape | None:
     xlim = (float(qq.theoretical[0]) - 0.2, float(qq.theoretical[-1]) + 0.2)
     ylog = float(y.max()) / float(y.min()) >= NARROW
     line_z = np.array(xlim)
+    ylim = limits(y, log=ylog, pad=0.05)
     return QQShape(z=z, y=y, line_z=line_z, line_y=np.exp(qq.intercept + qq.slope * line_z), xlim=xlim,
-                   ylim=limits(y, log=ylog, pad=0.05), ylog=ylog)
+                   ylim=ylim, ylog=ylog, yticks=y_ticks(ylim, log=ylog))
+
+
+def y_ticks(ylim: tuple[float, float], *, log: bool) -> tuple[float, ...]:
+    """The y ticks of a panel, as the SVG kit places them (1-2-5 within a decade on a log axis)."""
+    return tuple(log_ticks(*ylim) if log else linear_ticks(*ylim, target=5))
 
 
 def qq_ylabel(shape: QQShape, quantity: str, unit_name: str) -> str:
@@ -89,6 +97,7 @@ class ViolinShapes:
     violins: tuple[Violin, ...]
     ylog: bool
     ylim: tuple[float, float]
+    yticks: tuple[float, ...]
     xlim: tuple[float, float]
     xticks: tuple[int, ...]
     xticklabels: tuple[str, ...]
@@ -115,7 +124,8 @@ def violin_shapes(groups: list[np.ndarray], *, log_span: float) -> ViolinShapes 
     more = sum(1 for g in groups if g.size) - len(shown)
     xlabel = "launch, in order (red: its median)" + (
         f"\nthe first {len(shown)} launches; {more} more not drawn" if more else "")
-    return ViolinShapes(violins=tuple(violins), ylog=ylog, ylim=limits(allv, log=ylog, pad=0.05),
+    ylim = limits(allv, log=ylog, pad=0.05)
+    return ViolinShapes(violins=tuple(violins), ylog=ylog, ylim=ylim, yticks=y_ticks(ylim, log=ylog),
                         xlim=(-0.6, len(shown) - 0.4), xticks=ticks,
                         xticklabels=tuple(str(violins[t].launch) for t in ticks), xlabel=xlabel)
 
@@ -131,10 +141,8 @@ def draw_qq(ax, shape: QQShape | None, *, ylabel: str) -> None:
         return
     ax.plot(shape.line_z, shape.line_y, color=LINE_COLOR, linewidth=1.0, linestyle=(0, (4, 3)))
     ax.scatter(shape.z, shape.y, s=6, color=QQ_COLOR, linewidths=0, alpha=0.9, rasterized=True)
-    if shape.ylog:
-        ax.set_yscale("log")
+    _y_axis(ax, shape.ylog, shape.ylim, shape.yticks)
     ax.set_xlim(*shape.xlim)
-    ax.set_ylim(*shape.ylim)
     ax.set_xlabel(QQ_XLABEL)
     ax.set_ylabel(ylabel)
 
@@ -152,10 +160,18 @@ def draw_violins(ax, shapes: ViolinShapes | None, *, ylabel: str) -> None:
         ax.fill_betweenx(v.values, v.slot - half * v.density, v.slot + half * v.density, color=VIOLIN_COLOR,
                          alpha=0.35, linewidth=0.8, edgecolor=VIOLIN_COLOR)
         ax.hlines(v.median, v.slot - 0.25, v.slot + 0.25, color=MEDIAN_COLOR, linewidth=1.6)
-    if shapes.ylog:
-        ax.set_yscale("log")
+    _y_axis(ax, shapes.ylog, shapes.ylim, shapes.yticks)
     ax.set_xlim(*shapes.xlim)
-    ax.set_ylim(*shapes.ylim)
     ax.set_xticks(shapes.xticks, shapes.xticklabels)
     ax.set_xlabel(shapes.xlabel)
     ax.set_ylabel(ylabel)
+
+
+def _y_axis(ax, log: bool, ylim: tuple[float, float], ticks: tuple[float, ...]) -> None:
+    """The y axis with the panel's own ticks, labelled as in the SVG (matplotlib's log labels
+    would read 8 × 10⁰ within a decade)."""
+    if log:
+        ax.set_yscale("log")
+        ax.yaxis.set_minor_locator(NullLocator())
+    ax.set_ylim(*ylim)
+    ax.set_yticks(ticks, [tick_label(t, ticks) for t in ticks])

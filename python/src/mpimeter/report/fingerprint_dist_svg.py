@@ -25,7 +25,8 @@ def qq_panel(ax: Axes, data: FingerprintData, unit) -> str:
     ax.ylog, ax.xlim, ax.ylim = shape.ylog, shape.xlim, shape.ylim
     ax.polyline(shape.line_z, shape.line_y, dist.LINE_COLOR, width=1.0, dash="4 3")
     ax.points(shape.z, shape.y, dist.QQ_COLOR, radius=1.8, opacity=0.9)
-    return ax.frame(title=dist.QQ_TITLE, xlabel=dist.QQ_XLABEL, ylabel=dist.qq_ylabel(shape, data.quantity, unit[0]))
+    return ax.frame(title=dist.QQ_TITLE, xlabel=dist.QQ_XLABEL, ylabel=dist.qq_ylabel(shape, data.quantity, unit[0]),
+                    yticks=list(shape.yticks))
 
 
 def violin_panel(ax: Axes, data: FingerprintData, unit) -> str:
@@ -47,4 +48,4 @@ def violin_panel(ax: Axes, data: FingerprintData, unit) -> str:
         ax.polyline(np.array([v.slot - 0.25, v.slot + 0.25]), np.array([v.median, v.median]), dist.MEDIAN_COLOR,
                     width=1.6)
     return ax.frame(title=dist.VIOLIN_TITLE, xlabel=shapes.xlabel, ylabel=f"{data.quantity} ({unit[0]})",
-                    xticks=list(shapes.xticks), xticklabels=list(shapes.xticklabels))
+                    xticks=list(shapes.xticks), xticklabels=list(shapes.xticklabels), yticks=list(shapes.yticks))
