@@ -35,7 +35,7 @@ QQ_XLABEL = "standard normal quantile\non the dashed line: log-normal"
 NARROW = 1.5  # a Q-Q over a narrower range than this factor gets a linear axis
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class QQShape:
     """The Q-Q panel as drawn: ``z`` the standard-normal quantiles of the points shown, ``y``
     their run times (display unit), the reference line from ``line_z`` to ``line_y`` (dashed),
@@ -92,7 +92,7 @@ class Violin:
     median: float
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class ViolinShapes:
     violins: tuple[Violin, ...]
     ylog: bool
