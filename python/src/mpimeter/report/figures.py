@@ -11,6 +11,7 @@ malformed formula stops the drawing with a traceback)."""
 from __future__ import annotations
 
 import base64
+import functools
 import io
 from pathlib import Path
 
@@ -108,17 +109,23 @@ def inert_texts(fig: Figure) -> None:
 
 def _inert_tick_labels(axis, *, minor: bool) -> None:
     """Labels given as text (a FixedFormatter, or the FuncFormatter that ``set_ticklabels``
-    makes) at fixed positions become a FixedFormatter of their inert texts; numeric formatters
-    (whose log labels are mathtext on purpose) are left alone."""
+    makes) at fixed positions become their inert texts, looked up by the tick's value as
+    ``set_ticklabels`` does; numeric formatters (whose log labels are mathtext on purpose) are
+    left alone."""
     locator = axis.get_minor_locator() if minor else axis.get_major_locator()
     formatter = axis.get_minor_formatter() if minor else axis.get_major_formatter()
     if not (isinstance(locator, FixedLocator) and isinstance(formatter, (FixedFormatter, FuncFormatter))):
         return
-    labels = FixedFormatter([inert_text(str(formatter(loc, pos))) for pos, loc in enumerate(locator.locs)])
+    texts = {loc: inert_text(str(formatter(loc, pos))) for pos, loc in enumerate(locator.locs)}
+    labels = FuncFormatter(functools.partial(_label_at, texts))
     if minor:
         axis.set_minor_formatter(labels)
     else:
         axis.set_major_formatter(labels)
+
+
+def _label_at(texts: dict, x: float, pos=None) -> str:
+    return texts.get(x, "")
 
 
 def _metadata(fmt: str) -> dict:
