@@ -38,7 +38,7 @@ def test_png_is_large_enough_to_read(root, tmp_path):
     out = tmp_path / "fp.png"
     assert run(golden("one_launch", root), "--op", "bcast", "--size", 8, "-o", out).exit_code == 0
     with Image.open(out) as image:
-        assert image.size == (1430, 1155)  # 13 × 10.5 in at 110 dpi
+        assert image.size == (1430, 1474)  # 13 × 13.4 in at 110 dpi
 
 
 def test_an_alternative_is_chosen_by_name(root, tmp_path):

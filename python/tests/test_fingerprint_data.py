@@ -104,14 +104,15 @@ def test_thinning_keeps_every_rare_category_and_is_deterministic():
     assert np.array_equal(fg.thin_for_display(cats[:500].astype(str), 1000), np.arange(500))
 
 
-@pytest.mark.parametrize("layout, axes", [("full", 9), ("panels", 7)])
+@pytest.mark.parametrize("layout, axes", [("full", 11), ("panels", 9)])
 def test_figure_has_every_panel_with_units(campaigns, layout, axes):
     fig = fingerprint_figure(campaigns["one_library"], "allreduce", 1024, layout=layout)
     titles = [ax.get_title(loc="left") for ax in fig.axes]
     assert len(fig.axes) == axes
     for expected in ("Box plot", "Run time per repetition — all",
                      "Run time per repetition — without first and outliers", "Histogram — all",
-                     "Histogram — bulk", "ECDF (all valid repetitions)", "Local duration per rank"):
+                     "Histogram — bulk", "ECDF (all valid repetitions)", "Local duration per rank",
+                     "Normal Q-Q of log run times", "Violin per launch — bulk"):
         assert expected in titles
     if layout == "full":
         assert {"Experiment", "Statistics (kept repetitions)"} <= set(titles)

@@ -23,7 +23,6 @@ import io
 import json
 import math
 import os
-import re
 import shutil
 import sys
 from collections.abc import Iterator
@@ -34,22 +33,14 @@ import click
 from rich.console import Console
 from rich.text import Text
 
+from mpimeter.controlchars import escape_control_chars
 from mpimeter.errors import EXIT_BAD_INPUT, MpimeterError
-
-_BIDI = "\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069"
-_UNSAFE = re.compile(f"[\x00-\x08\x0b-\x1f\x7f-\x9f{_BIDI}]")
-_UNSAFE_LINE = re.compile(f"[\x00-\x1f\x7f-\x9f{_BIDI}]")  # newlines and tabs too
-
-
-def _escape(match: re.Match) -> str:
-    c = ord(match.group())
-    return f"\\x{c:02x}" if c < 0x100 else f"\\u{c:04x}"
 
 
 def terminal_text(text: str, *, one_line: bool = False) -> str:
     """``text`` with every character that could steer a terminal escaped (``one_line``: newlines
-    and tabs too)."""
-    return (_UNSAFE_LINE if one_line else _UNSAFE).sub(_escape, text)
+    and tabs too): ``mpimeter.controlchars``, the one escape of the package."""
+    return escape_control_chars(text, one_line=one_line)
 
 
 class SafeConsole(Console):

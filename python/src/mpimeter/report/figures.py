@@ -1,11 +1,17 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """Matplotlib plumbing shared by the fingerprint and the report: the Agg backend, one style,
 the category colors of Roth 2021 §4.5, saving by file extension, PNG as base64 for the HTML,
-and the thinning of per-repetition points for display (never for statistics)."""
+and the thinning of per-repetition points for display (never for statistics).
+
+Both ways out of a figure (`save_figure`, `png_base64`) first make its texts inert
+(`inert_texts`): names from files reach titles, legends and tick labels, and matplotlib would
+draw a control character as a missing glyph (with a warning) and read ``$…$`` as mathtext (a
+malformed formula stops the drawing with a traceback)."""
 
 from __future__ import annotations
 
 import base64
+import functools
 import io
 from pathlib import Path
 
@@ -15,8 +21,11 @@ matplotlib.use("Agg")  # before pyplot: no display, no GUI toolkit
 
 import numpy as np  # noqa: E402
 from matplotlib.figure import Figure  # noqa: E402
+from matplotlib.text import Text  # noqa: E402
+from matplotlib.ticker import FixedFormatter, FixedLocator, FuncFormatter  # noqa: E402
 
 from mpimeter.atomic import write_atomic  # noqa: E402
+from mpimeter.controlchars import escape_control_chars  # noqa: E402
 
 CATEGORIES = ("first", "warmup", "outlier", "good")
 CATEGORY_COLORS = {"first": "#8250df", "warmup": "#e16f24", "outlier": "#cf222e",
@@ -66,11 +75,57 @@ def save_figure(fig: Figure, path: str | Path, *, dpi: int = 110) -> Path:
     fmt = path.suffix.lower().lstrip(".")
     if fmt not in SAVE_FORMATS:
         raise ValueError(f"{path}: unknown figure format {fmt!r}; use .png, .svg or .pdf")
+    inert_texts(fig)
     buf = io.BytesIO()
     with styled():
         fig.savefig(buf, format=fmt, dpi=dpi, metadata=_metadata(fmt))
     write_atomic(path, buf.getvalue())  # a full disk leaves no empty or partial figure
     return path
+
+
+def inert_text(text: str) -> str:
+    """``text`` as a figure shows it literally: control characters escaped (as in the terminal
+    and the HTML, ``mpimeter.controlchars``; a tab too, which has no glyph; newlines stay: the
+    labels use them) and every ``$`` escaped, so that no mathtext is parsed (the report draws
+    no formula)."""
+    return escape_control_chars(text).replace("\t", r"\x09").replace("$", r"\$")
+
+
+def inert_texts(fig: Figure) -> None:
+    """Makes every text of ``fig`` inert (`inert_text`): the texts drawn so far, and the tick
+    labels the code gave as text at fixed positions (``set_xticks(ticks, labels)``), which
+    matplotlib sets again from their formatter at each drawing. Once per figure: a second pass
+    would escape the escapes of ``$``."""
+    if getattr(fig, "_mpimeter_inert", False):
+        return
+    for text in fig.findobj(Text):
+        text.set_text(inert_text(text.get_text()))
+    for ax in fig.axes:
+        for axis in (ax.xaxis, ax.yaxis):
+            for minor in (False, True):
+                _inert_tick_labels(axis, minor=minor)
+    fig._mpimeter_inert = True
+
+
+def _inert_tick_labels(axis, *, minor: bool) -> None:
+    """Labels given as text (a FixedFormatter, or the FuncFormatter that ``set_ticklabels``
+    makes) at fixed positions become their inert texts, looked up by the tick's value as
+    ``set_ticklabels`` does; numeric formatters (whose log labels are mathtext on purpose) are
+    left alone."""
+    locator = axis.get_minor_locator() if minor else axis.get_major_locator()
+    formatter = axis.get_minor_formatter() if minor else axis.get_major_formatter()
+    if not (isinstance(locator, FixedLocator) and isinstance(formatter, (FixedFormatter, FuncFormatter))):
+        return
+    texts = {loc: inert_text(str(formatter(loc, pos))) for pos, loc in enumerate(locator.locs)}
+    labels = FuncFormatter(functools.partial(_label_at, texts))
+    if minor:
+        axis.set_minor_formatter(labels)
+    else:
+        axis.set_major_formatter(labels)
+
+
+def _label_at(texts: dict, x: float, pos=None) -> str:
+    return texts.get(x, "")
 
 
 def _metadata(fmt: str) -> dict:
@@ -86,6 +141,7 @@ def png_base64(fig: Figure, *, dpi: int = 80) -> str:
     """The figure as a PNG, base64-encoded for a data: URI. Images are reduced to a 256-color
     palette when Pillow is available (they are plots: flat colors), which makes them 2–3 ×
     smaller without visible change."""
+    inert_texts(fig)
     buf = io.BytesIO()
     with styled():
         fig.savefig(buf, format="png", dpi=dpi)
@@ -100,6 +156,13 @@ def png_base64(fig: Figure, *, dpi: int = 80) -> str:
     quantized.save(out, format="PNG", compress_level=7)
     smaller = out.getvalue() if out.tell() < len(data) else data
     return base64.b64encode(smaller).decode("ascii")
+
+
+def empty_panel(ax, text: str) -> None:
+    """A panel with nothing to draw: ``text`` in its middle, no ticks."""
+    ax.text(0.5, 0.5, text, transform=ax.transAxes, ha="center", va="center", color="#57606a")
+    ax.set_xticks([])
+    ax.set_yticks([])
 
 
 def thin_for_display(categories: np.ndarray, max_points: int, *, seed: int = 0) -> np.ndarray:

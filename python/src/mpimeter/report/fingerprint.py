@@ -7,7 +7,9 @@ nodes × ranks per node, hosts, MPI library and version, benchmark configuration
 its measured residual), the statistics (min, quartiles, median, mean, p95, p99, max, with n and
 the outliers removed), a box plot, an ECDF, the run time per repetition (all of them, and a
 second panel without outliers, colored by the categories first / warm-up / outlier / good of
-§4.5), a histogram (all data, and zoomed to the bulk) and the run time per rank.
+§4.5), a histogram (all data, and zoomed to the bulk) and the run time per rank; under them a
+normal Q-Q plot of the log run times and a violin per launch (Hoefler & Belli 2015 §3.1.2 and
+§5.2: `fingerprint_dist`, which computes them once for this figure and the report's SVG).
 
 Why: a single number hides warm-up phases, outliers, modes and slow ranks; a picture shows
 them at a glance (Hoefler & Belli 2015 §5.2, rule 12).
@@ -29,6 +31,7 @@ import numpy as np
 from mpimeter.analysis.results import time_quantity
 from mpimeter.analysis.strata import row_state_text
 from mpimeter.report import figures as fg
+from mpimeter.report import fingerprint_dist as dist
 from mpimeter.report.metadata import LaunchFacts, campaign_facts
 from mpimeter.units import format_interval, format_ns, format_number, format_size, time_unit
 from mpimeter.stats.summary import Summary, summarize
@@ -230,36 +233,42 @@ def _rank_data(result, durations, alternative: str, op: str, size: int, *, left_
 
 
 LAYOUTS = ("full", "panels")
+FULL_HEIGHT, PANELS_HEIGHT = 13.4, 9.2  # inches; 13 wide
 
 
 def draw_fingerprint(data: FingerprintData, *, layout: str = "full",
                      max_points: int = 4000) -> "fg.Figure":
-    """The fingerprint figure. `full` (13 × 10.5 in) is the stand-alone MPI-MiBFi with the
-    metadata and statistics blocks drawn in; `panels` (13 × 6.4 in) has only the plots, for the
-    HTML report, which shows those blocks as text next to it. Per-repetition panels show at
-    most `max_points` markers (all non-good ones first); histograms and the ECDF use every
-    valid repetition."""
+    """The fingerprint figure. `full` (13 × 13.4 in) is the stand-alone MPI-MiBFi with the
+    metadata and statistics blocks drawn in; `panels` (13 × 9.2 in) has only the plots, as the
+    HTML report draws them (in SVG) with those blocks as text next to it. Per-repetition panels
+    show at most `max_points` markers (all non-good ones first); histograms, the ECDF and the
+    Q-Q plot use every valid repetition, the violins the bulk of each launch."""
     if layout not in LAYOUTS:
         raise ValueError(f"unknown fingerprint layout {layout!r}; use one of {LAYOUTS}")
     full = layout == "full"
-    fig = fg.new_figure(13.0, 10.5 if full else 6.4)
+    height = FULL_HEIGHT if full else PANELS_HEIGHT
+    fig = fg.new_figure(13.0, height)
+
+    def below(inches: float) -> float:  # the margins stay fixed in inches whatever the height
+        return 1.0 - inches / height
+
     with fg.styled():
         unit = time_unit(data.summary.median if data.summary.n else np.nan)
         shown = fg.thin_for_display(data.categories, max_points)
         if full:
-            grid = fig.add_gridspec(3, 4, left=0.065, right=0.985, top=0.875, bottom=0.08,
-                                    hspace=0.47, wspace=0.34)
-            _title(fig, data)
+            grid = fig.add_gridspec(4, 4, left=0.065, right=0.985, top=below(1.31), bottom=0.84 / height,
+                                    hspace=0.5, wspace=0.34)
+            _title(fig, data, below)
             _metadata_panel(fig.add_subplot(grid[0, 0:2]), data)
             _statistics_panel(fig.add_subplot(grid[0, 2]), data, unit)
             cells = [grid[1, 0:2], grid[1, 2:4], grid[0, 3], grid[2, 0], grid[2, 1], grid[2, 2],
-                     grid[2, 3]]
+                     grid[2, 3], grid[3, 0], grid[3, 1:4]]
         else:
-            grid = fig.add_gridspec(2, 5, left=0.06, right=0.985, top=0.885, bottom=0.115,
-                                    hspace=0.5, wspace=0.38)
+            grid = fig.add_gridspec(3, 5, left=0.06, right=0.985, top=below(0.74), bottom=0.74 / height,
+                                    hspace=0.55, wspace=0.38)
             cells = [grid[0, 0:2], grid[0, 2:4], grid[0, 4], grid[1, 0], grid[1, 1], grid[1, 2],
-                     grid[1, 3:5]]
-        rep_all, rep_bulk, box, hist_all, hist_bulk, ecdf, rank = (fig.add_subplot(c) for c in cells)
+                     grid[1, 3:5], grid[2, 0:2], grid[2, 2:5]]
+        rep_all, rep_bulk, box, hist_all, hist_bulk, ecdf, rank, qq, violins = (fig.add_subplot(c) for c in cells)
         _repetition_panel(rep_all, data, unit, shown, without_outliers=False)
         _repetition_panel(rep_bulk, data, unit, shown, without_outliers=True)
         _box_panel(box, data, unit)
@@ -267,8 +276,24 @@ def draw_fingerprint(data: FingerprintData, *, layout: str = "full",
         _histogram_panel(hist_bulk, data, unit, zoom=True)
         _ecdf_panel(ecdf, data, unit)
         _rank_panel(rank, data, unit)
-        _category_legend(fig, data, y=0.99 if full else 0.995)
+        qq_shape = qq_of(data, unit)
+        dist.draw_qq(qq, qq_shape, ylabel=dist.qq_ylabel(qq_shape, data.quantity, unit[0]) if qq_shape else "")
+        dist.draw_violins(violins, violins_of(data, unit), ylabel=f"{data.quantity} ({unit[0]})")
+        _category_legend(fig, data, y=below(0.105 if full else 0.032))
     return fig
+
+
+def qq_of(data: FingerprintData, unit) -> "dist.QQShape | None":
+    """The Q-Q panel of ``data`` in ``unit`` (name, ns per unit): every valid repetition."""
+    return dist.qq_shape(data.run_times_ns / unit[1])
+
+
+def violins_of(data: FingerprintData, unit) -> "dist.ViolinShapes | None":
+    """The violin panel of ``data`` in ``unit``: the bulk (`bulk_mask`) of each launch."""
+    bulk = bulk_mask(data)
+    launch_of = np.searchsorted(data.launch_starts, data.positions, side="right") - 1
+    groups = [data.run_times_ns[bulk & (launch_of == i)] / unit[1] for i in range(data.launch_starts.size)]
+    return dist.violin_shapes(groups, log_span=LOG_SPAN)
 
 
 def _category_legend(fig, data: FingerprintData, *, y: float) -> None:
@@ -292,15 +317,15 @@ def fingerprint_figure(result, op: str, size: int, alternative: str | None = Non
                             layout=layout, max_points=max_points)
 
 
-def _title(fig, data: FingerprintData) -> None:
+def _title(fig, data: FingerprintData, below) -> None:
     facts = data.facts
     fig.suptitle(f"MPI-MiBFi  ·  {_clip(data.op, 24)}  ·  {format_size(data.size, data.size_unit)}  ·  "
                  f"{_clip(data.alternative, 24)}",
-                 x=0.065, ha="left", y=0.99, fontsize=14, fontweight="bold")
+                 x=0.065, ha="left", y=below(0.105), fontsize=14, fontweight="bold")
     plural = "es" if data.launches != 1 else ""
-    fig.text(0.065, 0.953, f"{facts.layout}  ·  {data.launches} launch{plural}  ·  "
+    fig.text(0.065, below(0.49), f"{facts.layout}  ·  {data.launches} launch{plural}  ·  "
              f"{data.repetitions} repetitions", fontsize=9.5, color="#1b1f24", ha="left")
-    fig.text(0.065, 0.934, _clip(data.clock_note, 100), fontsize=9, color="#57606a", ha="left")
+    fig.text(0.065, below(0.69), _clip(data.clock_note, 100), fontsize=9, color="#57606a", ha="left")
 
 
 def _clip(text: str, width: int) -> str:
@@ -356,7 +381,7 @@ def _box_panel(ax, data: FingerprintData, unit) -> None:
     s = data.summary
     ax.set_title("Box plot", loc="left", y=1.0, pad=5)
     if s.n == 0:
-        _empty(ax, "no kept repetitions")
+        fg.empty_panel(ax, "no kept repetitions")
         return
     ax.bxp([_bxp_stats(s, scale, "")], showmeans=True, widths=0.5, patch_artist=True,
            boxprops={"facecolor": "#ddf4ff", "edgecolor": "#0969da"},
@@ -411,7 +436,7 @@ def _repetition_panel(ax, data, unit, shown, *, without_outliers: bool) -> None:
         ax.set_title("Run time per repetition — all", loc="left", y=1.0, pad=5)
         order = ("good", "warmup", "first", "outlier")  # rare categories drawn last, on top
     if y.size == 0:
-        _empty(ax, "no repetitions")
+        fg.empty_panel(ax, "no repetitions")
         return
     size = 6 if y.size > 1500 else 10
     for cat in order:
@@ -451,7 +476,7 @@ def _histogram_panel(ax, data: FingerprintData, unit, *, zoom: bool) -> None:
         ax.set_title("Histogram — all", loc="left", y=1.0, pad=5)
         order = ("good", "warmup", "first", "outlier")
     if values.size == 0:
-        _empty(ax, "no repetitions")
+        fg.empty_panel(ax, "no repetitions")
         return
     lo, hi = float(values.min()), float(values.max())
     if hi <= lo:
@@ -460,7 +485,7 @@ def _histogram_panel(ax, data: FingerprintData, unit, *, zoom: bool) -> None:
     stacks = [values[cats == c] for c in order]
     present = [(c, v) for c, v in zip(order, stacks) if v.size]
     if not present:  # a few repetitions, the bulk's all first or outliers (e.g. --nrep 10)
-        _empty(ax, "no good or warm-up repetition in the bulk")
+        fg.empty_panel(ax, "no good or warm-up repetition in the bulk")
         return
     ax.hist([v for _, v in present], bins=bins, stacked=True, histtype="stepfilled",
             color=[fg.CATEGORY_COLORS[c] for c, _ in present],
@@ -474,7 +499,7 @@ def _ecdf_panel(ax, data: FingerprintData, unit) -> None:
     ax.set_title("ECDF (all valid repetitions)", loc="left", y=1.0, pad=5)
     values = np.sort(data.run_times_ns) / scale
     if values.size == 0:
-        _empty(ax, "no repetitions")
+        fg.empty_panel(ax, "no repetitions")
         return
     n = values.size
     if n > 5000:  # display: evenly spaced ranks keep the curve exact at those points
@@ -496,7 +521,7 @@ def _rank_panel(ax, data: FingerprintData, unit) -> None:
     ax.set_title("Local duration per rank", loc="left", y=1.0, pad=5)
     ranks = data.ranks
     if ranks is None or ranks.ranks.size == 0:
-        _empty(ax, "no per-rank data\n(--raw reduced)")
+        fg.empty_panel(ax, "no per-rank data\n(--raw reduced)")
         return
     slow = set(ranks.slowest)  # only ranks above the median of rank medians (see _rank_data)
     if ranks.ranks.size <= MAX_RANK_BOXES:
@@ -526,9 +551,3 @@ def _rank_panel(ax, data: FingerprintData, unit) -> None:
         ax.set_ylim(low, high + 0.5 * (high - low))  # room for the note, above the data
         ax.text(0.02, 0.97, ranks.note, transform=ax.transAxes, va="top", ha="left",
                 fontsize=7.5, color="#1b1f24", linespacing=1.25)
-
-
-def _empty(ax, text: str) -> None:
-    ax.text(0.5, 0.5, text, transform=ax.transAxes, ha="center", va="center", color="#57606a")
-    ax.set_xticks([])
-    ax.set_yticks([])

@@ -17,6 +17,8 @@ import html
 import json
 from collections.abc import Iterable, Sequence
 
+from mpimeter.controlchars import escape_control_chars
+
 # No network: images only from data: URIs, styles only inline, no scripts at all.
 CSP = ("default-src 'none'; img-src data:; style-src 'unsafe-inline'; "
        "base-uri 'none'; form-action 'none'")
@@ -69,8 +71,10 @@ div.chart { max-width: 820px; }
 
 
 def esc(value: object) -> str:
-    """Text for HTML: any value, converted with str(), with & < > " ' escaped."""
-    return html.escape("" if value is None else str(value), quote=True)
+    """Text for HTML and its inline SVG: any value, converted with str(), with & < > " ' escaped
+    and control characters shown as ``\\xNN`` (``mpimeter.controlchars``, as in the terminal and the
+    figures: a BEL in a name would be an invisible character in the page)."""
+    return html.escape(escape_control_chars("" if value is None else str(value)), quote=True)
 
 
 def tag(name: str, body: str = "", **attrs: object) -> str:
