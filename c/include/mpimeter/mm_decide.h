@@ -26,6 +26,9 @@ typedef struct mm_decide {
     double *scratch;        /* rank 0: a copy the rule may sort */
     long cap, nvalid, upto; /* upto: repetitions reduced so far */
     int64_t started_ns;     /* rank 0: when the test's measuring began, on its timer */
+    long local_from;        /* repetitions from here on take the longest local duration: the test
+                               went on with a method without a planned start (a switch), as the
+                               analysis does; LONG_MAX: none */
 } mm_decide;
 int mm_decide_alloc(mm_decide *d, long cap, long chunk, int has_global, MPI_Comm comm);
 void mm_decide_free(mm_decide *d);

@@ -16,6 +16,7 @@
  * outside any timed region; the window process sync then starts a new batch (its `resume`).
  * Cost per decision: one reduce of 5k int64 and one broadcast of an int; rank 0 sorts the n
  * valid run times (O(n log n)). */
+#include <limits.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -59,6 +60,7 @@ void mm_decide_begin(mm_decide *d, int64_t spread_ns, int64_t now_ns) {
     d->nvalid = 0;
     d->upto = 0;
     d->started_ns = now_ns;
+    d->local_from = LONG_MAX;
 }
 
 int mm_decide_collect(mm_decide *d, const mm_rep_buffers *b, long upto, mm_mpi_error *err) {
@@ -79,8 +81,9 @@ int mm_decide_collect(mm_decide *d, const mm_rep_buffers *b, long upto, mm_mpi_e
         for (long i = 0; d->rank == 0 && i < n; i++) {
             const int64_t *v = d->recv + MM__FIELDS * i;
             int64_t first = -v[2], last = v[3];
-            if (v[4] || (d->spread_ns > 0 && last - first > d->spread_ns)) continue;
-            double runtime = (double)mm_rep_runtime_ns(d->has_global, v[0], first, v[1]);
+            int planned = from + i < d->local_from; /* a planned common start: its spread is checked */
+            if (v[4] || (planned && d->spread_ns > 0 && last - first > d->spread_ns)) continue;
+            double runtime = (double)mm_rep_runtime_ns(d->has_global && planned, v[0], first, v[1]);
             if (d->nvalid < d->cap) d->runtimes[d->nvalid++] = runtime;
         }
         d->upto += n;

@@ -256,11 +256,14 @@ static void mm__tell_finished(mm__launch_state *st, const mm_test *t, mm__space 
     if (st->rank != 0 || !r->on_test) return;
     sp->tally.nfinished++;
     int complete = t->status == MM_TEST_COMPLETE;
+    /* the method the test ended with (a round trip runs with none from its first repetition) */
+    const mm_switch_record *last = t->nswitches > 0 ? &t->switches[t->nswitches - 1] : NULL;
+    int local = !sp->has_global || (last && last->from_rep == 0 && strcmp(last->to, "none") == 0);
     mm_test_facts facts = {.finished = sp->tally.nfinished, .planned = st->ntests, .test = t,
                            .valid = complete ? t->valid_used : 0,
                            .median_ns = complete ? t->median_ns : NAN,
-                           .run_time = sp->has_global ? "global clock" : "local clock",
-                           .procsync = st->ps.vt->name};
+                           .run_time = local ? "local clock" : "global clock",
+                           .procsync = last ? last->to : st->ps.vt->name};
     r->on_test(&facts, r->on_test_ctx);
 }
 

@@ -276,6 +276,8 @@ static int mm__loop_start(mm__loop *L, const mm_test_run *run, mm_test *t, mm_mp
     L->every = cfg->adaptive.nrep_every > 0 ? cfg->adaptive.nrep_every : 1;
     L->rule = mm_decide_rule(cfg, L->timer->resolution_ns);
     if (L->d) mm_decide_begin(L->d, L->d->has_global ? t->start_tolerance_ns : 0, mm_timer_now(L->timer));
+    /* a round trip run back to back from its first repetition (switch.c): local run times */
+    if (L->d && t->nswitches > 0 && !ps->vt->has_planned_start) L->d->local_from = 0;
     L->warmup = cfg->measure.warmup;
     L->max_redo = 10 * L->nrep + 100;
     /* The test's time budget (t->deadline_local_ns, rank 0's clock) for the schemes without one
@@ -300,6 +302,8 @@ static int mm__loop_boundary(mm__loop *L, int *mpi_rc, mm_mpi_error *err) {
             if (*mpi_rc == MPI_SUCCESS) *mpi_rc = err->code;
             return 1;
         }
+        if (L->d && !ps->vt->has_planned_start && L->d->local_from > L->n.recorded)
+            L->d->local_from = L->n.recorded;
     }
     const mm_procsync_vtable *vt = ps->vt;
     if (L->seq == 0 || L->seq % L->budget_every != 0) return 0;

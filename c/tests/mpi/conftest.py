@@ -8,6 +8,7 @@ import os
 import subprocess
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 import pytest
 
@@ -69,6 +70,32 @@ def read_launch(folder: Path) -> tuple[dict, pd.DataFrame]:
     meta = json.loads((folder / "meta.json").read_text())
     raw = pd.read_csv(folder / "raw.csv")
     return meta, raw
+
+def unplanned_from(t: dict) -> int:
+    """The first repetition of meta.json test `t` measured by a method without a planned start (a
+    switch to barrier or none, tests[].procsync_switches), or its nrep."""
+    starts = [s["from_rep"] for s in t["procsync_switches"] if s["to"] not in ("window", "roundtime", "harmonize")]
+    return min(starts) if starts else t["nrep"]
+
+
+def rule_runtimes(meta: dict, raw: pd.DataFrame, test: int) -> np.ndarray:
+    """The valid run times of a test in repetition order, as the binary's rule (bench/decide.c) and
+    the analysis take them: on the global clock (max gend - min gstart over ranks) for repetitions
+    with a planned start, valid on every rank and started within the test's start tolerance; from
+    a switch to a method without a planned start on, the longest local duration over the ranks of
+    every valid repetition."""
+    rows = raw[raw["test"] == test]
+    rows = rows.assign(local=rows["end_ns"] - rows["start_ns"])
+    g = rows.groupby("rep")
+    planned = g.size().index.to_numpy() < unplanned_from(meta["tests"][test])
+    run = np.where(planned, (g["gend_ns"].max() - g["gstart_ns"].min()).to_numpy(float),
+                   g["local"].max().to_numpy(float))
+    valid = (g["valid"].min() == 1).to_numpy().copy()
+    tol = meta["tests"][test]["start_tolerance_ns"]
+    if tol:
+        valid &= ~planned | ((g["gstart_ns"].max() - g["gstart_ns"].min()) <= tol).to_numpy()
+    return run[valid]
+
 
 
 @pytest.fixture(params=LIBS)

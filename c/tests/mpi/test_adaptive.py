@@ -9,24 +9,11 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from conftest import assert_refused, read_launch, run_bench
+from conftest import assert_refused, read_launch, rule_runtimes, run_bench
 from scipy import stats
 from scipy.stats import mstats
 
 from mpimeter.stats import dependence
-
-
-def _runtimes(meta: dict, raw, test: int) -> np.ndarray:
-    """The valid run times of a test as the rule sees them: max gend - min gstart over ranks,
-    valid on every rank, starts within the test's start tolerance."""
-    rows = raw[raw["test"] == test]
-    g = rows.groupby("rep")
-    run = (g["gend_ns"].max() - g["gstart_ns"].min()).to_numpy(float)
-    valid = (g["valid"].min() == 1).to_numpy().copy()
-    tol = meta["tests"][test]["start_tolerance_ns"]
-    if tol:
-        valid &= ((g["gstart_ns"].max() - g["gstart_ns"].min()) <= tol).to_numpy()
-    return run[valid]
 
 
 def _precision(rule: str, x: np.ndarray, resolution_ns: float) -> float | None:
@@ -66,7 +53,7 @@ def test_the_rule_stops_all_ranks_together_and_reports_the_analysis_precision(li
         rows = raw[raw["test"] == t["test"]]
         assert sorted(rows.groupby("rank").size().unique()) == [t["nrep"]]
         assert len(rows) == np_ * t["nrep"]
-        x = _runtimes(meta, raw, t["test"])
+        x = rule_runtimes(meta, raw, t["test"])
         assert a["valid"] == x.size
         expected = _precision(rule, x, meta["timer"]["resolution_ns"])
         if expected is None:

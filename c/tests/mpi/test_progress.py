@@ -11,7 +11,7 @@ import re
 import numpy as np
 import pytest
 
-from conftest import read_launch, run_bench, assert_refused
+from conftest import assert_refused, read_launch, rule_runtimes, run_bench
 
 LINE = re.compile(r"^mpimeter-bench: \[(\d+)/(\d+)\] (\w+) (\d+) (B|ns): (\d+) of (\d+) valid, "
                   r"median (?:(\S+) (ns|us|ms|s)|none) \((\S+), (global|local) clock\)$")
@@ -23,17 +23,9 @@ def _lines(stderr: str) -> list[re.Match]:
 
 
 def _median_from_raw(raw, meta, test: int) -> tuple[int, float]:
-    """The run time as the binary defines it on a global clock (max end - min start over ranks),
-    over the repetitions valid on every rank and started within the start tolerance."""
-    rows = raw[raw["test"] == test]
-    per_rep = rows.groupby("rep").agg(valid=("valid", "min"), first=("gstart_ns", "min"),
-                                      last_start=("gstart_ns", "max"), end=("gend_ns", "max"))
-    tolerance = meta["tests"][test].get("start_tolerance_ns") or 0
-    keep = per_rep["valid"] == 1
-    if tolerance:
-        keep &= (per_rep["last_start"] - per_rep["first"]) <= tolerance
-    kept = per_rep[keep]
-    return len(kept), float(np.median(kept["end"] - kept["first"])) if len(kept) else float("nan")
+    """How many repetitions the binary's rule keeps, and their median run time (conftest.rule_runtimes)."""
+    x = rule_runtimes(meta, raw, test)
+    return x.size, float(np.median(x)) if x.size else float("nan")
 
 
 def test_progress_prints_one_line_per_test_with_the_median_of_the_rows(lib, tmp_path):
@@ -50,7 +42,9 @@ def test_progress_prints_one_line_per_test_with_the_median_of_the_rows(lib, tmp_
         test = by_test[(m.group(3), int(m.group(4)))]
         assert m.group(5) == ("ns" if m.group(3) == "delay" else "B")
         assert int(m.group(7)) == test["nrep"] == 40
-        assert m.group(10) == meta["config"]["procsync"]
+        # the method the test ended with: the window's policy may have switched it on a busy machine
+        switches = test["procsync_switches"]
+        assert m.group(10) == (switches[-1]["to"] if switches else meta["config"]["procsync"])
         valid, median = _median_from_raw(raw, meta, test["test"])
         assert int(m.group(6)) == valid
         if not valid:  # a busy machine may leave a test without a valid repetition
@@ -98,3 +92,20 @@ def test_run_alone_on_a_terminal_the_lines_come_without_asking(tmp_path):
     assert proc.returncode == 0, proc.stdout + proc.stderr
     lines = _lines(proc.stdout.replace("\r\n", "\n"))
     assert [int(m.group(1)) for m in lines] == [1, 2], proc.stdout
+
+
+def test_a_round_trip_run_back_to_back_shows_none_and_its_local_median(lib, tmp_path):
+    """A ping-pong under the automatic window runs with none from its first repetition: its line
+    names that method and the local clock, and its median is the rows' longest local duration
+    over the ranks, as the analysis takes it (not the global span, which holds the answering
+    rank's wait for the next message)."""
+    out = tmp_path / "pp"
+    proc = run_bench(lib, 2, ["--ops", "pingpong-send-recv", "--sizes", "8", "--nrep", "40", "--progress",
+                              "--out", out])
+    (line,) = [s for s in proc.stderr.splitlines() if "[1/1]" in s]
+    m = re.search(r"(\d+) of 40 valid, median (\S+) (ns|us|ms) \((\S+), (global|local) clock\)$", line)
+    assert m and m.group(4) == "none" and m.group(5) == "local", line
+    _, raw = read_launch(out)
+    local = (raw["end_ns"] - raw["start_ns"]).groupby(raw["rep"]).max()
+    assert int(m.group(1)) == 40
+    assert float(m.group(2)) * UNIT_NS[m.group(3)] == pytest.approx(float(np.median(local)), rel=0.006), line
