@@ -258,7 +258,8 @@ static void mm__tell_finished(mm__launch_state *st, const mm_test *t, mm__space 
     int complete = t->status == MM_TEST_COMPLETE;
     /* the method the test ended with (a round trip runs with none from its first repetition) */
     const mm_switch_record *last = t->nswitches > 0 ? &t->switches[t->nswitches - 1] : NULL;
-    int local = !sp->has_global || (last && last->from_rep == 0 && strcmp(last->to, "none") == 0);
+    const mm_procsync_vtable *ended = last ? mm_procsync_find(last->to) : NULL;
+    int local = !sp->has_global || (last && last->from_rep == 0 && ended && !ended->has_planned_start);
     mm_test_facts facts = {.finished = sp->tally.nfinished, .planned = st->ntests, .test = t,
                            .valid = complete ? t->valid_used : 0,
                            .median_ns = complete ? t->median_ns : NAN,
