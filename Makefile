@@ -77,25 +77,17 @@ TEST_SETUP = $(if $(MM_SET_UP),,test-setup)
 test-setup: build
 	@MM_WITH_CHROMIUM=1 MM_WITH_SIMGRID=1 MM_WITH_TESTS=1 scripts/setup.sh
 
-# $(call run_groups,NAME,TARGETS): every target runs, also after one fails (a failure must not
+# scripts/run-groups NAME STAGE...: every target runs, also after one fails (a failure must not
 # hide the rest), then a line per target (its seconds, passed or FAILED), then NAME fails naming
-# those that did.
-run_groups = summary=""; failed=""; \
-  for target in $(2); do start=$$(date +%s); \
-    if $(MAKE) --no-print-directory $$target MM_SET_UP=1; then result=passed; \
-    else result=FAILED; failed="$$failed $$target"; fi; \
-    summary="$$summary$$(printf '  %-16s %5d s  %s' $$target $$(( $$(date +%s) - start )) $$result)\n"; \
-  done; \
-  printf '\nmake $(1): time per group\n%b' "$$summary"; \
-  if [ -n "$$failed" ]; then echo "make $(1): failed:$$failed"; exit 1; fi; \
-  echo "make $(1): all passed"
+# those that did. A stage's lanes (`|`) run side by side; MM_TEST_LANES=1 runs one at a time.
+run_groups = $(PY) scripts/run-groups
 
 # `make check`: the fast tier, a few minutes - the C unit tests, the Python tests that neither
 # launch MPI nor run a built program (python/tests/conftest.py marks the others and, here, fails
 # one that does; `make test` runs them all), and every Python file compiled.
 check: build
 	@MM_WITH_TESTS=1 scripts/setup.sh
-	@$(call run_groups,check,check-lint test-c check-python)
+	@$(run_groups) check "check-lint test-c check-python"
 
 check-lint:
 	@$(PY) -m compileall -q python/src python/tests c/tests tests bench examples
@@ -109,10 +101,12 @@ test-simulate: $(TEST_SETUP)
 	@$(PY) -m pytest -q c/tests/simgrid
 
 # `make test` runs every group of tests, also after one fails, then fails naming those that did,
-# after the time each group took. The report tests open the HTML in headless Chromium, the
+# after the time each group took. The groups whose tests run one at a time for a quiet machine
+# (test-mpi, test-python) have the machine to themselves; the last ones, which mostly wait (a
+# Slurm cluster starting, the docs' campaigns, namespaces), run in two lanes side by side. The report tests open the HTML in headless Chromium, the
 # simulation tests need SimGrid: the test set-up installs both too.
 test: test-setup
-	@$(call run_groups,test,test-c test-mpi test-python test-multihost test-slurm test-simulate test-anympi test-readme)
+	@$(run_groups) test test-c test-mpi test-python "test-readme | test-slurm test-multihost test-simulate test-anympi"
 
 # Every library's unit tests run, also after one fails (a failure must not hide the rest).
 test-c: $(TEST_SETUP)

@@ -114,10 +114,12 @@ def _built(path: str) -> bool:
     return any(real.is_relative_to(root) for root in {REPO / "build", (REPO / "build").resolve()})
 
 
-def _forbidden(argv: list[str]) -> str | None:
-    """What the fast tier does not have in starting ARGV, or None."""
+def _forbidden(argv: list[str], stand_ins: Path | None = None) -> str | None:
+    """What the fast tier does not have in starting ARGV, or None. A launcher under STAND_INS (the
+    session's temporary folder) is a test's own stand-in script, which starts no MPI."""
     program = argv[0] if argv else ""
-    if os.path.basename(program) in LAUNCHERS and shutil.which(program):  # one not there starts nothing
+    found = shutil.which(program) if os.path.basename(program) in LAUNCHERS else None
+    if found and not (stand_ins and Path(found).resolve().is_relative_to(stand_ins)):  # one not there starts nothing
         return f"the MPI launcher {program}"
     if os.sep in program and _built(program) and (len(argv) < 2 or argv[1] not in QUESTIONS):
         return f"the built {' '.join(argv[:3])}"
@@ -128,8 +130,9 @@ class _Guard:
     """Collects, with an audit hook, what a test of the fast tier started that the tier does not
     have."""
 
-    def __init__(self):
+    def __init__(self, stand_ins: Path):
         self.seen: list[str] = []
+        self.stand_ins = stand_ins
         sys.addaudithook(self.audit)
 
     def audit(self, event: str, args: tuple) -> None:
@@ -143,7 +146,7 @@ class _Guard:
             argv = [os.fsdecode(args[0]), *[os.fsdecode(a) for a in list(args[1])[1:]]]
         else:
             return
-        what = _forbidden(argv)
+        what = _forbidden(argv, self.stand_ins)
         if what:
             self.seen.append(what)
 
@@ -155,10 +158,11 @@ class _Guard:
 _guard: _Guard | None = None
 
 
+@pytest.hookimpl(trylast=True)  # after the tmp_path plugin has made its factory
 def pytest_configure(config: pytest.Config) -> None:
     global _guard
     if os.environ.get(TIER_VARIABLE) == "check" and _guard is None:
-        _guard = _Guard()
+        _guard = _Guard(config._tmp_path_factory.getbasetemp().resolve())
 
 
 @pytest.hookimpl(wrapper=True)

@@ -46,6 +46,17 @@ def test_what_the_fast_tier_does_not_have():
         assert conftest._forbidden([launcher, "-np", "2", built]) == f"the MPI launcher {launcher}"
 
 
+def test_a_stand_in_launcher_in_the_sessions_temporary_folder_starts_no_mpi(tmp_path):
+    stand_in = tmp_path / "intel" / "mpiexec"
+    stand_in.parent.mkdir()
+    stand_in.write_text("#!/bin/sh\nexit 0\n")
+    stand_in.chmod(0o755)
+    assert conftest._forbidden([str(stand_in), "-n", "2"], stand_ins=tmp_path) is None
+    # the same script outside the session's temporary folder is taken for a launcher
+    assert conftest._forbidden([str(stand_in), "-n", "2"], stand_ins=tmp_path / "elsewhere") \
+        == f"the MPI launcher {stand_in}"
+
+
 INNER_TEST = '''
 import subprocess
 from pathlib import Path
