@@ -96,10 +96,10 @@ int mm_likwid_check(const char *group, char *err, size_t len) {
     int gid = rc == 0 ? perfmon_getIdOfActiveGroup() : -1;
     if (rc != 0 || gid < 0 || perfmon_getNumberOfEvents(gid) <= 0) {
         snprintf(err, len, "--likwid %s: LIKWID's marker API did not start in this rank (error "
-                 "%d; LIKWID's own message is above): its counters cannot be read here; "
-                 "likwid-perfctr -i and -a say what this machine offers (a VM without a "
-                 "virtual PMU offers nothing; perf_event needs /proc/sys/kernel/"
-                 "perf_event_paranoid <= 0 or root); omit --likwid", group, rc);
+                 "%d; LIKWID's own message is above): LIKWID cannot read counters here, as "
+                 "likwid-perfctr -C 0 -g %s true shows (it needs /dev/cpu/*/msr, the msr kernel "
+                 "module, or in a perf_event build /proc/sys/kernel/perf_event_paranoid <= 0; a VM "
+                 "without a virtual PMU has no counters); omit --likwid", group, rc, group);
         return MM_E_INPUT;
     }
     return 0;
