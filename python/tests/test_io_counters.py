@@ -120,3 +120,23 @@ def test_missing_file_and_cut_lines(tmp_path):
     lc = _read(folder)
     assert [w.code for w in lc.warnings] == ["truncated-line"]
     assert last not in set(lc.table["test"].to_pylist())
+
+
+def test_likwid_counters_load(tmp_path):
+    """A launch counted in a LIKWID marker region: its metrics (EVENT:COUNTER, doubles), the group
+    and LIKWID's version as meta.json records them; an empty value (a start or stop LIKWID
+    refused) is no value, not 0."""
+    folder = write_launch(tmp_path / "launches" / "000", seed=3, nrep=NREP, schema=2)
+    add_counters(folder, {"INSTR_RETIRED_ANY:FIXC0": follows})
+    meta = json.loads((folder / "meta.json").read_text())
+    meta["counters"].update(mpit_pvars=None, likwid="CLOCK", likwid_version="5.2.2")
+    meta["counters"]["metrics"][0].update({"source": "likwid", "class": "hardware", "datatype": "double",
+                                           "value": "double"})
+    (folder / "meta.json").write_text(json.dumps(meta))
+    _edit_csv(folder, lambda ls: ls[:1] + [ls[1].rsplit(",", 1)[0] + ",\n"] + ls[2:])
+    lc = _read(folder)
+    assert (lc.meta.likwid, lc.meta.likwid_version, lc.meta.papi) == ("CLOCK", "5.2.2", None)
+    assert [m.source for m in lc.meta.metrics] == ["likwid"]
+    values = lc.table["value"].to_pylist()
+    assert values[0] is None or values[0] != values[0]  # NaN: no value
+    assert all(v == v for v in values[1:])

@@ -19,9 +19,9 @@
 #define MM_NAME_LEN 32
 #define MM_PATH_LEN 1024
 #define MM_ARGV_LEN 8192
-#define MM_MAX_COUNTERS 64      /* counters read per repetition (--mpit-pvars + --papi) */
+#define MM_MAX_COUNTERS 64      /* counters read per repetition (--mpit-pvars + --papi + --likwid) */
 #define MM_COUNTER_NAME_LEN 96  /* a counter's name, terminating zero included */
-#define MM_COUNTERS_TEXT 2048   /* --mpit-pvars / --papi as given */
+#define MM_COUNTERS_TEXT 2048   /* --mpit-pvars / --papi / --likwid as given */
 #define MM_MAX_LIST 256         /* entries of a list of whole numbers (--root, --nprocs, --workpieces) */
 /* --graph-file: at most this many bytes of text (a graph of a few thousand ranks) */
 #define MM_GRAPH_TEXT_MAX 65536
@@ -195,6 +195,7 @@ typedef struct mm_sync_check_opts {
 typedef struct mm_counter_opts {
     char mpit_pvars[MM_COUNTERS_TEXT]; /* --mpit-pvars: "all" or names */
     char papi_events[MM_COUNTERS_TEXT]; /* --papi: event names */
+    char likwid_group[MM_COUNTERS_TEXT]; /* --likwid: the group (or event set) of likwid-perfctr -g */
     /* resolved after MPI_Init by mm_counters_resolve: the performance variables read, and (rank
      * 0, for meta.json) those `all` left out with why, as a JSON array text */
     char counter_pvars[MM_MAX_COUNTERS][MM_COUNTER_NAME_LEN];

@@ -1,11 +1,12 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* mm_counters.h — per-repetition counters: MPI_T performance variables of the MPI library and
- * hardware counters through PAPI, read before and after every repetition outside the timed
- * region, their deltas written per rank and repetition to counters.csv (docs/FORMAT.md).
+ * hardware counters through PAPI or in a LIKWID marker region, read before and after every
+ * repetition outside the timed region, their deltas written per rank and repetition to
+ * counters.csv (docs/FORMAT.md).
  *
  * Roth 2021 §4.2–4.3 and §4.6 explain run-time variability by such counters, recorded per
  * iteration and rank and correlated with run time and with the categories of §4.5. One variant
- * per source behind a small interface (c/src/counters/: src_mpit.c, src_papi.c); the context of
+ * per source behind a small interface (c/src/counters/: src_mpit.c, src_papi.c, src_likwid.c); the context of
  * a launch (counters.c) is created once, its handles once per test, and the loop (bench/loop.c)
  * calls two hooks that are no-ops when counters are off. */
 #ifndef MM_COUNTERS_H
@@ -37,13 +38,21 @@ void mm_papi_version(char *out, size_t len);
  * hardware counters available (PAPI's own component check), the events countable together.
  * 0, or MM_E_INPUT with one message naming the event and the reason. */
 int mm_papi_check(const char *events, char *err, size_t len);
+/* Was this binary built with LIKWID? And LIKWID's version ("5.2.2"; "" without). */
+int mm_likwid_built(void);
+void mm_likwid_version(char *out, size_t len);
+/* --likwid GROUP in this process: LIKWID in the build, the process started by likwid-perfctr -m
+ * (or likwid-mpirun -m) with that same group, its marker API started and mpimeter's region
+ * registered (the first call starts it; the launch's counters then read it). 0, or MM_E_INPUT
+ * with one message saying what failed and what to do. */
+int mm_likwid_check(const char *group, char *err, size_t len);
 
 /* ---- after MPI_Init, before the launch folder exists (main.c) ---- */
 
 /* Collective. Resolves --mpit-pvars on rank 0 (`all`: every performance variable that can be
  * read here; names: each must exist, be numeric, be bound to nothing or to a communicator, and
  * survive a trial read in a probe process) into cfg->counters.counter_pvars on every rank, and checks
- * --papi on every rank (each host's own counters). 0, or MM_E_INPUT with one message on rank 0; every
+ * --papi and --likwid on every rank (each host's own counters, each rank's own likwid-perfctr). 0, or MM_E_INPUT with one message on rank 0; every
  * rank returns the same; MM_E_FAILED (mm_error.h) with the message on every rank when an MPI
  * call fails. Nothing is done without counters. */
 int mm_counters_resolve(mm_config *cfg, MPI_Comm comm, char *err, size_t len);

@@ -305,6 +305,7 @@ void mm_config_print_describe(FILE *f) {
     mm_json_kv_int(&j, "meta_schema_version", MM_SCHEMA_VERSION);
     mm_json_kv_string(&j, "mpicc", MM_MPICC);
     mm_json_kv_bool(&j, "papi", mm_papi_built()); /* --papi can count anything at all */
+    mm_json_kv_bool(&j, "likwid", mm_likwid_built()); /* --likwid can */
     mm_json_end_object(&j);
     mm__options(&j);
     mm__messages(&j);

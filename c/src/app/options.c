@@ -216,6 +216,14 @@ static const mm_option_spec mm__table[] = {
      "PAPI event names, comma-separated (papi_avail lists them)", 0,
      "hardware counters (PAPI events) read as --mpit-pvars reads its variables; refused when "
      "this binary was built without PAPI or the machine offers no hardware counters", mm__set_papi},
+    {"likwid", MM_OPT_LIST, BENCH, "GROUP", "none", NULL, 0, 0,
+     "the group (or EVENT:COUNTER,... set) given to likwid-perfctr -m -g (likwid-perfctr -a "
+     "lists the groups)", 0,
+     "hardware counters of a LIKWID marker region started before and stopped after every "
+     "repetition, outside the timed region, into counters.csv as --papi's; every rank must run "
+     "under likwid-perfctr -m -g GROUP (e.g. --launcher 'likwid-mpirun -np {np} -m -g GROUP "
+     "{cmd}'); refused otherwise, in a build without LIKWID, with --papi, or where LIKWID "
+     "cannot count", mm__set_likwid},
     {"virtual-base", MM_OPT_NAME, DEF | BENCH | SYNC, "NAME", "monotonic", NULL, 0, 0, "timers", OFF(timing.virtual_base),
      "timer wrapped by --timer virtual (not virtual)", mm_option_set_name},
     {"virtual-offset-s", MM_OPT_FLOAT, BENCH | SYNC | ZERO, "X", "0", "s", MM__NS_IN_S, 1e6, NULL,

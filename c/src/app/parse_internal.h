@@ -69,6 +69,7 @@ MM__SETTER(mm__set_progress);
 MM__SETTER(mm__set_quiet);
 MM__SETTER(mm__set_mpit_pvars);
 MM__SETTER(mm__set_papi);
+MM__SETTER(mm__set_likwid);
 MM__SETTER(mm__set_check_at); /* parse.c */
 MM__SETTER(mm__set_inject_fault); /* parse_setters.c */
 MM__SETTER(mm__set_pair);     /* parse.c */

@@ -255,7 +255,7 @@ int mm__set_quiet(const mm_option_spec *o, const char *value, mm_config *cfg, ch
 }
 
 /* ---- counters: the syntax here; the names against the library and the machine at launch
- * (mm_counters_resolve) and, for --papi, in parse_validate.c ---- */
+ * (mm_counters_resolve) and, for --papi and --likwid, in parse_validate.c ---- */
 
 int mm__set_mpit_pvars(const mm_option_spec *o, const char *value, mm_config *cfg, char *err,
                        size_t len) {
@@ -267,5 +267,12 @@ int mm__set_mpit_pvars(const mm_option_spec *o, const char *value, mm_config *cf
 int mm__set_papi(const mm_option_spec *o, const char *value, mm_config *cfg, char *err, size_t len) {
     int rc = mm_counters_check_names(o->name, value, 0, err, len);
     if (rc == 0) snprintf(cfg->counters.papi_events, MM_COUNTERS_TEXT, "%s", value);
+    return rc;
+}
+
+/* a group name, or a custom event set EVENT:COUNTER,...: the syntax of --papi's names */
+int mm__set_likwid(const mm_option_spec *o, const char *value, mm_config *cfg, char *err, size_t len) {
+    int rc = mm_counters_check_names(o->name, value, 0, err, len);
+    if (rc == 0) snprintf(cfg->counters.likwid_group, MM_COUNTERS_TEXT, "%s", value);
     return rc;
 }

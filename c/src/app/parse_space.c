@@ -21,6 +21,7 @@ static int mm__check_sub_comms(const mm_config *cfg, char *err, size_t len) {
                         : cfg->adaptive.sizes_auto               ? "--sizes auto"
                         : cfg->counters.mpit_pvars[0]            ? "--mpit-pvars"
                         : cfg->counters.papi_events[0]           ? "--papi"
+                        : cfg->counters.likwid_group[0]          ? "--likwid"
                         : strcmp(cfg->procsync, "harmonize") == 0 ? "--procsync harmonize"
                                                                   : NULL;
     if (clash)

@@ -267,10 +267,17 @@ int mm__config_validate(mm_config *cfg, int seen_clocksync, char *err, size_t le
         for (int t = 0; t < s; t++)
             if (cfg->sizes[s] == cfg->sizes[t])
                 return mm_fail(err, len, "--sizes: %" PRId64 " is given twice", cfg->sizes[s]);
-    /* hardware counters: PAPI in the build, the events known, counters on this machine */
+    /* hardware counters: one source of them; PAPI in the build, the events known, counters on
+     * this machine; LIKWID in the build (whether each rank runs under likwid-perfctr is checked
+     * at launch: mpimeter run validates the options without it) */
+    if (cfg->run.mode == MM_MODE_BENCH && cfg->counters.likwid_group[0] && cfg->counters.papi_events[0])
+        return mm_fail(err, len, "--likwid with --papi: both program the CPU's counters; allowed: "
+                       "one of the two");
     if (cfg->run.mode == MM_MODE_BENCH && cfg->counters.papi_events[0] &&
         mm_papi_check(cfg->counters.papi_events, err, len) != 0)
         return MM_E_INPUT;
+    if (cfg->run.mode == MM_MODE_BENCH && cfg->counters.likwid_group[0] && !mm_likwid_built())
+        return mm_likwid_check(cfg->counters.likwid_group, err, len);
     if (cfg->probe.copy_probe_from[0] && mm__check_copy_probe_from(cfg, err, len) != 0) return MM_E_INPUT;
     /* --mpit-from DIR: an earlier launch's folder; its mpi.mpi_t is not read here (the
      * analysis reads every launch's meta.json) */

@@ -3,9 +3,10 @@
  * options' syntax, their resolution after MPI_Init, the launch's context with the two hooks of
  * the measurement loop, and meta.json's "counters".
  *
- * What: the counters of every source (src_mpit.c, src_papi.c) are read before the process
- *   sync's wait and right after the second timestamp of the call — outside the timed region —
- *   and after − before is kept per repetition (a double; integer deltas are exact below 2^53).
+ * What: the counters of every source (src_mpit.c, src_papi.c, src_likwid.c) are read before
+ *   the process sync's wait and right after the second timestamp of the call — outside the timed
+ *   region — and after − before is kept per repetition (a double; integer deltas are exact below
+ *   2^53). LIKWID's marker region starts at the first reading and stops at the second.
  *   Per test the sources create their handles once, and the cost of one before + after pair is
  *   timed (21 pairs, median): what looking adds to every repetition (meta.json
  *   counters.read_ns_by_test). Rows go to counters.csv in counters_write.c.
@@ -87,6 +88,11 @@ int mm_counters_check_names(const char *option, const char *text, int allow_all,
 
 /* ---- after MPI_Init: resolution and every rank's own check ---- */
 
+/* Any source asked for: --mpit-pvars, --papi or --likwid. */
+static int mm__counters_asked(const mm_config *cfg) {
+    return cfg->counters.mpit_pvars[0] || cfg->counters.papi_events[0] || cfg->counters.likwid_group[0];
+}
+
 /* An MPI failure while checking: the message in err, MM_E_FAILED (exit 1, not bad input). */
 static int mm__mpi_failed(const mm_mpi_error *e, char *err, size_t len) {
     char what[512];
@@ -115,7 +121,7 @@ static int mm__agree(int rc, MPI_Comm comm, int rank, int nprocs, char *err, siz
 }
 
 int mm_counters_resolve(mm_config *cfg, MPI_Comm comm, char *err, size_t len) {
-    if (cfg->run.mode != MM_MODE_BENCH || (!cfg->counters.mpit_pvars[0] && !cfg->counters.papi_events[0])) return 0;
+    if (cfg->run.mode != MM_MODE_BENCH || !mm__counters_asked(cfg)) return 0;
     int rank = 0, nprocs = 1;
     mm_mpi_error e;
     mm_mpi_error_clear(&e);
@@ -150,6 +156,9 @@ int mm_counters_resolve(mm_config *cfg, MPI_Comm comm, char *err, size_t len) {
         }
     }
     if (!bad && cfg->counters.papi_events[0]) bad = mm_papi_check(cfg->counters.papi_events, mine, sizeof mine) != 0;
+    /* LIKWID: this rank runs under likwid-perfctr -m with that group, and its marker API started */
+    if (!bad && cfg->counters.likwid_group[0])
+        bad = mm_likwid_check(cfg->counters.likwid_group, mine, sizeof mine) != 0;
     int npapi = 0;
     for (const char *p = cfg->counters.papi_events; *p; p++) npapi += *p == ',';
     npapi += cfg->counters.papi_events[0] != '\0';
@@ -166,15 +175,19 @@ int mm_counters_resolve(mm_config *cfg, MPI_Comm comm, char *err, size_t len) {
 
 int mm_counters_metrics(const mm_counters *c) { return c ? c->n : 0; }
 
-static void mm__read_all(mm_counters *c, mm_counter_value *out) {
-    for (int p = 0; p < c->nparts; p++)
-        if (c->part[p].n) c->part[p].src->read(c->part[p].state, out + c->part[p].first);
+/* Every source's reading; after the call in the reverse order, so that the source read last
+ * before it (LIKWID, whose region starts and stops at its readings) is read first after it. */
+static void mm__read_all(mm_counters *c, mm_counter_phase phase, mm_counter_value *out) {
+    for (int i = 0; i < c->nparts; i++) {
+        const mm__part *p = &c->part[phase == MM_COUNTER_BEFORE ? i : c->nparts - 1 - i];
+        if (p->n) p->src->read(p->state, phase, out + p->first);
+    }
 }
 
 mm_counters *mm_counters_open(const mm_config *cfg, MPI_Comm comm, const mm_timer *timer,
                               long cap, char *err, size_t len) {
     err[0] = '\0';
-    if (!cfg->counters.mpit_pvars[0] && !cfg->counters.papi_events[0]) return NULL;
+    if (!mm__counters_asked(cfg)) return NULL;
     mm_counters *c = calloc(1, sizeof *c);
     if (!c) {
         snprintf(err, len, "out of memory for the counters");
@@ -193,7 +206,8 @@ mm_counters *mm_counters_open(const mm_config *cfg, MPI_Comm comm, const mm_time
         free(c);
         return NULL;
     }
-    const mm_counter_source *sources[] = {&mm_counters_source_mpit, &mm_counters_source_papi};
+    const mm_counter_source *sources[] = {&mm_counters_source_mpit, &mm_counters_source_papi,
+                                          &mm_counters_source_likwid};
     for (size_t s = 0; s < sizeof sources / sizeof sources[0]; s++) {
         mm__part *p = &c->part[c->nparts++];
         p->src = sources[s];
@@ -250,8 +264,8 @@ int mm_counters_begin_test(mm_counters *c, char *err, size_t len) {
     int64_t pair_ns[MM__COST_PAIRS];
     for (int i = 0; i < MM__COST_PAIRS; i++) {
         int64_t t0 = mm_timer_now(c->timer);
-        mm__read_all(c, c->before);
-        mm__read_all(c, c->after);
+        mm__read_all(c, MM_COUNTER_BEFORE, c->before);
+        mm__read_all(c, MM_COUNTER_AFTER, c->after);
         pair_ns[i] = mm_timer_now(c->timer) - t0;
     }
     qsort(pair_ns, MM__COST_PAIRS, sizeof pair_ns[0], mm_cmp_i64);
@@ -266,12 +280,12 @@ void mm_counters_end_test(mm_counters *c) {
 }
 
 void mm_counters_before(mm_counters *c) {
-    if (c) mm__read_all(c, c->before);
+    if (c) mm__read_all(c, MM_COUNTER_BEFORE, c->before);
 }
 
 void mm_counters_after(mm_counters *c, long slot) {
     if (!c) return;
-    mm__read_all(c, c->after);
+    mm__read_all(c, MM_COUNTER_AFTER, c->after);
     double *row = c->deltas + (size_t)slot * (size_t)c->n;
     for (int k = 0; k < c->n; k++) {
         /* integers: the difference modulo 2^64, so a counter that wrapped still counts right */

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* counters_internal.h — what the counters' context (counters.c) and its sources share: one
  * source per file behind a small vtable (src_mpit.c: MPI_T performance variables; src_papi.c:
- * hardware counters through PAPI), and the performance-variable catalog (pvar.c, pvar_list.c).
+ * hardware counters through PAPI; src_likwid.c: hardware counters in a LIKWID marker region),
+ * and the performance-variable catalog (pvar.c, pvar_list.c).
  * Internal to c/src/counters/. */
 #ifndef MM_COUNTERS_INTERNAL_H
 #define MM_COUNTERS_INTERNAL_H
@@ -23,17 +24,22 @@ typedef union mm_counter_value {
 /* What meta.json says of one counter (docs/FORMAT.md, "counters"). */
 typedef struct mm_counter_info {
     char name[MM_COUNTER_NAME_LEN];
-    const char *source;     /* "mpi_t" | "papi" */
+    const char *source;     /* "mpi_t" | "papi" | "likwid" */
     char klass[16];         /* the pvar class (counter, size, level, ...), or "hardware" */
     char datatype[24];      /* "unsigned long long", ... */
     char binding[16];       /* "none" | "communicator" */
     int elements;           /* values one read returns (per-peer arrays): summed into one */
-    int continuous;         /* counts without MPI_T_pvar_start (PAPI: 1, started per test) */
+    int continuous;         /* counts without MPI_T_pvar_start (PAPI, LIKWID: 1) */
     int is_double;
     char description[256];
 } mm_counter_info;
 
-/* A source whose open cannot succeed with a name (a build without PAPI or without MPI_T) needs
+/* Which of a repetition's two readings: "before" (before the process sync's wait) or "after"
+ * (right after the call's second timestamp). The context calls them strictly alternating,
+ * before first; LIKWID starts its marker region at the one and stops it at the other. */
+typedef enum mm_counter_phase { MM_COUNTER_BEFORE, MM_COUNTER_AFTER } mm_counter_phase;
+
+/* A source whose open cannot succeed with a name (a build without PAPI, LIKWID or MPI_T) needs
  * only `open`: the context calls the others only for a source with counters, close only with a
  * state. */
 typedef struct mm_counter_source {
@@ -46,13 +52,14 @@ typedef struct mm_counter_source {
      * handle exists). 0, or -1 with a message. */
     int (*begin_test)(void *state, mm_counter_info *info, char *err, size_t len);
     /* One reading of every counter of the source, in the order of its info. */
-    void (*read)(void *state, mm_counter_value *out);
+    void (*read)(void *state, mm_counter_phase phase, mm_counter_value *out);
     void (*end_test)(void *state);
     void (*close)(void *state);
 } mm_counter_source;
 
 extern const mm_counter_source mm_counters_source_mpit;
 extern const mm_counter_source mm_counters_source_papi;
+extern const mm_counter_source mm_counters_source_likwid;
 
 /* The launch's context (counters.c; its rows and meta.json in counters_write.c). */
 typedef struct mm__part {
@@ -69,7 +76,7 @@ struct mm_counters {
     long cap;
     int n;
     mm_counter_info info[MM_MAX_COUNTERS];
-    mm__part part[2];
+    mm__part part[3];
     int nparts;
     mm_counter_value before[MM_MAX_COUNTERS], after[MM_MAX_COUNTERS];
     double *deltas;          /* [slot * n + k] */

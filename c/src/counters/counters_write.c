@@ -115,6 +115,11 @@ static void mm__counters_render_value(mm_json *j, const mm_counters *c) {
     mm_papi_version(version, sizeof version);
     mm_json_key(j, "papi_version");
     mm_json_string(j, cfg->counters.papi_events[0] && version[0] ? version : NULL);
+    mm_json_key(j, "likwid");
+    mm_json_string(j, cfg->counters.likwid_group[0] ? cfg->counters.likwid_group : NULL);
+    mm_likwid_version(version, sizeof version);
+    mm_json_key(j, "likwid_version");
+    mm_json_string(j, cfg->counters.likwid_group[0] && version[0] ? version : NULL);
     mm_json_kv_string(j, "reads", "before the process sync's wait and right after the call's "
                                   "second timestamp, outside the timed region");
     mm_json_key(j, "metrics");

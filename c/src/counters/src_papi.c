@@ -194,7 +194,8 @@ static int mm__begin(void *state, mm_counter_info *info, char *err, size_t len) 
     return 0;
 }
 
-static void mm__read(void *state, mm_counter_value *out) {
+static void mm__read(void *state, mm_counter_phase phase, mm_counter_value *out) {
+    (void)phase;
     mm__papi *p = state;
     PAPI_read(p->set, p->values);
     for (int k = 0; k < p->n; k++) out[k].i = (int64_t)p->values[k];

@@ -248,6 +248,7 @@ static void mm__counters(mm_json *j, const mm_config *cfg, const mm_sync_facts *
     const mm_counter_opts *c = &cfg->counters;
     mm__kv_text(j, "mpit_pvars", c->mpit_pvars[0] ? c->mpit_pvars : NULL); /* null = off */
     mm__kv_text(j, "papi", c->papi_events[0] ? c->papi_events : NULL);
+    mm__kv_text(j, "likwid", c->likwid_group[0] ? c->likwid_group : NULL);
 }
 
 /* ---- mm_clocksync_opts ---- */

@@ -45,7 +45,7 @@ COLUMNS = (
     Column("metric", pa.string()),
     Column("value", pa.float64(), nullable=True),  # empty: a double counter that read NaN
 )
-SOURCES = ("mpi_t", "papi")
+SOURCES = ("mpi_t", "papi", "likwid")
 VALUE_KINDS = ("integer", "double")
 INTEGER_LIMIT = 2.0**63  # an integer counter's delta is a signed 64-bit number (docs/FORMAT.md)
 
@@ -55,7 +55,7 @@ class Metric:
     """One counter as meta.json ``counters.metrics`` describes it."""
 
     name: str
-    source: str  # mpi_t | papi
+    source: str  # mpi_t | papi | likwid
     klass: str  # the pvar class (counter, size, level, …) or "hardware"
     datatype: str | None = None
     binding: str | None = None
@@ -72,6 +72,8 @@ class CountersMeta:
     mpit_pvars: str | None
     papi: str | None
     papi_version: str | None
+    likwid: str | None = None  # the group of likwid-perfctr -g (absent before LIKWID was read)
+    likwid_version: str | None = None
     metrics: tuple[Metric, ...]
     left_out: tuple[tuple[str | None, str], ...]  # (name, why) of variables `all` did not read
     read_ns_by_test: Mapping[int, float] = field(default_factory=lambda: MappingProxyType({}))
@@ -124,7 +126,8 @@ def counters_meta(meta: LaunchMeta) -> CountersMeta | None:
             raise read.fail(key, f"is {value}; a time is not negative")
         costs[int(key)] = float(value)
     return CountersMeta(mpit_pvars=f.get("mpit_pvars", STR), papi=f.get("papi", STR),
-                        papi_version=f.get("papi_version", STR), metrics=tuple(metrics), left_out=left,
+                        papi_version=f.get("papi_version", STR), likwid=f.get("likwid", STR),
+                        likwid_version=f.get("likwid_version", STR), metrics=tuple(metrics), left_out=left,
                         read_ns_by_test=MappingProxyType(costs))
 
 

@@ -66,7 +66,7 @@ def cost_html(analysis, size_unit) -> str:
     elif len(analysis.costs):
         parts.append(h.tag("p", h.esc(
             "No alternative of this report ran the same tests without counters, so the perturbation of the run "
-            "times is not measured here: run the campaign once without --mpit-pvars/--papi and compare "
+            "times is not measured here: run the campaign once without --mpit-pvars/--papi/--likwid and compare "
             "(mpimeter compare WITHOUT WITH), or report both folders together.")))
     if analysis.left_out:
         items = [f"{name or '…'}: {why}" for _, name, why in analysis.left_out[:12]]

@@ -45,6 +45,8 @@ class Mpimeter(CMakePackage):
             self.define("MPI_C_COMPILER", self.spec["mpi"].mpicc),
             # Off unless asked for: CMake would otherwise take a PAPI it finds on the system.
             self.define_from_variant("MM_WITH_PAPI", "papi"),
+            # Nor a LIKWID it finds (--likwid): no variant for it (LIKWID is GPL-3.0).
+            self.define("MM_WITH_LIKWID", False),
             # Warnings are errors in the project's own builds, not with every compiler Spack has.
             self.define("MM_WERROR", False),
         ]
