@@ -85,7 +85,8 @@ def test_likwid_refused_in_a_build_without_it(lib, tmp_path):
 
 def test_likwid_needs_likwid_perfctr(lib, tmp_path):
     if not _described(bench_path(lib))["tool"]["likwid"]:
-        pytest.skip("this build has no LIKWID (likwid.h and liblikwid were not found when it was built): "
+        pytest.skip("this build has no LIKWID (configured without -DMM_WITH_LIKWID=ON, or likwid.h and liblikwid "
+                    "were not found): "
                     "test_likwid_refused_in_a_build_without_it covers it")
     assert_refused(lib, BASE + ["--likwid", "BRANCH"], "was not started by likwid-perfctr -m", tmp_path)
     # mpimeter run validates the options without likwid-perfctr: accepted there, but not with --papi
