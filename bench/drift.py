@@ -4,8 +4,9 @@
 
     nice -n 19 .venv/bin/python bench/drift.py [--mpi openmpi,mpich] [--np 2,4]
         [--clocksync skampi,hca3,jk] [--check-at 0.01,...,100] [--tolerance-ns 1000]
-        [--virtual-mpi openmpi] [--virtual-skew-ppm 10] [--jobs 2]
+        [--virtual-mpi openmpi] [--virtual-skew-ppm 10] [--fit-span-s S] [--jobs 2]
         [--out bench/results/drift.json] [--plot bench/results/drift.png]
+    .venv/bin/python bench/drift.py --from bench/results/drift.json [--tolerance-ns NS] --out ...
 
 Each run is one `mpimeter sync-check --json` (the command a user runs): per algorithm one sync,
 then at each --check-at time after it rank 0 measures every rank's offset afresh (a min-RTT
@@ -19,17 +20,17 @@ hosts and gives the exact error beside the residual.
 Per run and algorithm: the hold (the last check time up to which the error stayed within the
 tolerance; the window's default start tolerance is 1000 ns), the error's growth per rank
 (Theil–Sen: the drift the model did not learn, in ppm) and the time at which that growth reaches
-the tolerance; per model kind (offset, linear; from `mpimeter-bench --describe`) and clock
-(real, virtual) the re-sync interval that every run supports. The analysis is
+the tolerance; per clock (real, virtual), library and model kind (offset, linear; from
+`mpimeter-bench --describe`) the re-sync interval that every run supports. The analysis is
 mpimeter.stats.clockdrift's, the one `mpimeter sync-check` prints its hold line with.
 
-The JSON: {"tolerance_ns", "check_at_s", "runs": [{"clock": "real"|"virtual", "mpi", "np",
+The JSON: {"tolerance_ns", "check_at_s", "clocksync", "fit_span_s", "runs": [{"clock": "real"|"virtual", "mpi", "np",
 "timer_args", "wall_s", "load1", "other_cpu_share" (a run beside it counts as other CPU),
 "sync_check" (the command's JSON as printed: every rank's residuals), "algorithms": [{"name", "model",
 "sync_duration_s", "basis": "residual"|"true_error", "t_s": [...], "max_abs_error_ns": [...],
-"max_abs_residual_ns": [...], "hold": {"held_s", "first_beyond_s"}, "drift": [{"rank",
+"max_abs_residual_ns": [...], "hold": {"held_s", "first_beyond_s", "spikes_s"}, "drift": [{"rank",
 "rate_ppm", "rate_low_ppm", "rate_high_ppm", "intercept_ns", "projected_hold_s"}]}]}],
-"resync": {"<clock>/<model>": {"interval_s", "kind", "runs"}}}. Not a test;
+"resync": {"<clock>/<mpi>/<model>": {"interval_s", "kind", "runs"}}}. Not a test;
 python/tests/test_bench_drift.py checks its analysis on recorded series.
 """
 
@@ -48,6 +49,7 @@ import _launches  # noqa: E402  (puts python/src on the path too)
 
 from mpimeter.campaign import describe as _describe  # noqa: E402
 from mpimeter.campaign import launcher as _launcher  # noqa: E402
+from mpimeter.io import jsonread  # noqa: E402
 from mpimeter.stats import clockdrift  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -94,19 +96,21 @@ def analyse_algorithm(alg: dict, *, model: str, tolerance_ns: float) -> dict:
     return {"name": alg["name"], "model": model, "sync_duration_s": alg["sync_duration_s"], "basis": basis,
             "t_s": t, "max_abs_error_ns": max_abs,
             "max_abs_residual_ns": [c["max_abs_residual_ns"] for c in checks],
-            "hold": {"held_s": hold.held_s, "first_beyond_s": hold.first_beyond_s},
+            "hold": {"held_s": hold.held_s, "first_beyond_s": hold.first_beyond_s, "spikes_s": list(hold.spikes_s)},
             "drift": drift}
 
 
 def resync_advice(runs: list[dict], *, tolerance_ns: float) -> dict:
-    """Per clock and model kind: the re-sync interval every run of that kind supports."""
+    """Per clock, library and model kind: the re-sync interval every run of that kind supports
+    (per library: where one library's checks are noisier than the tolerance, the other's still
+    say something)."""
     groups: dict[str, list[tuple[str, clockdrift.Hold, float]]] = {}
     for run in runs:
         for alg in run["algorithms"]:
             hold = clockdrift.Hold(tolerance_ns=tolerance_ns, held_s=alg["hold"]["held_s"],
                                    first_beyond_s=alg["hold"]["first_beyond_s"])
-            label = f"{run['mpi']} np={run['np']} {alg['name']}"
-            groups.setdefault(f"{run['clock']}/{alg['model']}", []).append((label, hold, alg["t_s"][0]))
+            label = f"np={run['np']} {alg['name']}"
+            groups.setdefault(f"{run['clock']}/{run['mpi']}/{alg['model']}", []).append((label, hold, alg["t_s"][0]))
     out = {}
     for key, items in groups.items():
         advice = clockdrift.resync_interval([h for _, h, _ in items], min(t0 for _, _, t0 in items))
@@ -179,7 +183,7 @@ def plot(runs: list[dict], tolerance_ns: float, path: Path) -> None:
 
 def print_table(runs: list[dict], resync: dict) -> None:
     print(f"{'clock':8} {'mpi':8} {'np':>3} {'algorithm':10} {'model':7} {'held':>8} {'beyond':>8} "
-          f"{'drift ppm (max |.|)':>20} {'projected':>10}")
+          f"{'spikes':>6} {'drift ppm (max |.|)':>20} {'projected':>10}")
     for run in runs:
         for alg in run["algorithms"]:
             worst = max(alg["drift"], key=lambda d: abs(d["rate_ppm"]), default=None)
@@ -188,9 +192,36 @@ def print_table(runs: list[dict], resync: dict) -> None:
             cells = ["-" if held is None else f"{held:g} s", "-" if beyond is None else f"{beyond:g} s",
                      "-" if worst is None else f"{worst['rate_ppm']:.4f}", f"{min(proj):.3g} s" if proj else "-"]
             print(f"{run['clock']:8} {run['mpi']:8} {run['np']:>3} {alg['name']:10} {alg['model']:7} "
-                  f"{cells[0]:>8} {cells[1]:>8} {cells[2]:>20} {cells[3]:>10}")
+                  f"{cells[0]:>8} {cells[1]:>8} {len(alg['hold']['spikes_s']):>6} {cells[2]:>20} {cells[3]:>10}")
     for key, advice in resync.items():
         print(f"re-sync {key}: {advice['kind']} {advice['interval_s']:g} s")
+
+
+def reanalyse_doc(doc: dict, *, tolerance_ns: float) -> dict:
+    """The analysis of a recorded study redone from its runs' sync-check outputs (every
+    reduction is offline and repeatable); the models as recorded."""
+    runs = []
+    for run in doc["runs"]:
+        if "error" in run:
+            runs.append(run)
+            continue
+        models = {alg["name"]: alg["model"] for alg in run["algorithms"]}
+        algs = [analyse_algorithm(a, model=models[a["name"]], tolerance_ns=tolerance_ns)
+                for a in run["sync_check"]["algorithms"]]
+        runs.append({**run, "algorithms": algs})
+    ok = [r for r in runs if "error" not in r]
+    return {**doc, "tolerance_ns": tolerance_ns, "runs": runs, "resync": resync_advice(ok, tolerance_ns=tolerance_ns)}
+
+
+def reanalyse(recorded: Path, *, tolerance_ns: float, out: Path, plot_path: Path | None) -> int:
+    doc = reanalyse_doc(jsonread.load_json(recorded), tolerance_ns=tolerance_ns)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(json.dumps(doc, indent=1) + "\n")
+    ok = [r for r in doc["runs"] if "error" not in r]
+    if ok:
+        plot(ok, tolerance_ns, plot_path or out.with_suffix(".png"))
+    print_table(ok, doc["resync"])
+    return 0
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -203,10 +234,16 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--tolerance-ns", type=float, default=TOLERANCE_NS)
     ap.add_argument("--virtual-mpi", default="openmpi", help="libraries on the virtual timer ('' for none)")
     ap.add_argument("--virtual-skew-ppm", type=float, default=10.0)
+    ap.add_argument("--fit-span-s", type=float, default=None,
+                    help="the linear syncs' fit span (default: the binary's); the slope error is noise / span")
     ap.add_argument("--jobs", type=int, default=2, help="runs at once (they sleep between checks)")
     ap.add_argument("--out", type=Path, default=ROOT / "bench" / "results" / "drift.json")
     ap.add_argument("--plot", type=Path, default=None, help="PNG (default: --out with .png)")
+    ap.add_argument("--from", dest="recorded", type=Path, default=None,
+                    help="re-analyse the sync-check outputs recorded in this file (a drift.json) instead of running")
     a = ap.parse_args(argv)
+    if a.recorded is not None:
+        return reanalyse(a.recorded, tolerance_ns=a.tolerance_ns, out=a.out, plot_path=a.plot)
     clocksync, check_at = _csv(a.clocksync), [float(x) for x in _csv(a.check_at)]
     nps = [int(x) for x in _csv(a.np)]
     if not (math.isfinite(a.tolerance_ns) and a.tolerance_ns > 0) or a.jobs < 1 or not clocksync or not check_at:
@@ -218,10 +255,11 @@ def main(argv: list[str] | None = None) -> int:
     unknown = [c for c in clocksync if c not in models]
     if unknown:
         ap.error(f"--clocksync: unknown {','.join(unknown)}; allowed: {','.join(models)}")
-    specs = [{"clock": "real", "mpi": m, "np": n, "timer_args": []} for m in _csv(a.mpi) for n in nps]
+    span = [] if a.fit_span_s is None else ["--fit-span-s", f"{a.fit_span_s:g}"]
+    specs = [{"clock": "real", "mpi": m, "np": n, "timer_args": [*span]} for m in _csv(a.mpi) for n in nps]
     specs += [{"clock": "virtual", "mpi": m, "np": n, "virtual_skew_ppm": a.virtual_skew_ppm, "seed": VIRTUAL_SEED,
                "timer_args": ["--timer", "virtual", "--virtual-offset-s", "1", "--virtual-skew-ppm",
-                              f"{a.virtual_skew_ppm:g}", "--seed", str(VIRTUAL_SEED)]}
+                              f"{a.virtual_skew_ppm:g}", "--seed", str(VIRTUAL_SEED), *span]}
               for m in _csv(a.virtual_mpi) for n in nps]
     # the runs start `python -m mpimeter` from this checkout's package, whatever is installed
     src = str(ROOT / "python" / "src")
@@ -235,6 +273,7 @@ def main(argv: list[str] | None = None) -> int:
     runs_ok = [r for r in runs if "error" not in r]
     resync = resync_advice(runs_ok, tolerance_ns=a.tolerance_ns)
     doc = {"tolerance_ns": a.tolerance_ns, "check_at_s": check_at, "clocksync": clocksync,
+           "fit_span_s": a.fit_span_s if a.fit_span_s is not None else desc.option("fit-span-s").default,
            "cpus": os.cpu_count(), "runs": runs, "resync": resync}
     a.out.parent.mkdir(parents=True, exist_ok=True)
     a.out.write_text(json.dumps(doc, indent=1) + "\n")

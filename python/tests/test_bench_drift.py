@@ -6,6 +6,7 @@ and model kind, and the command line it runs."""
 from __future__ import annotations
 
 import importlib.util
+import json
 import sys
 from pathlib import Path
 
@@ -18,6 +19,7 @@ drift = importlib.util.module_from_spec(_spec)
 _spec.loader.exec_module(drift)
 
 CHECKS = list(drift.CHECK_AT_S)
+DATA = Path(__file__).parent / "data" / "drift"
 
 
 def _algorithm(name: str, errors_per_rank: list, *, truth: bool) -> dict:
@@ -44,7 +46,7 @@ def test_an_offset_model_under_skew_breaks_first_and_its_drift_is_the_skew():
     out = drift.analyse_algorithm(alg, model="offset", tolerance_ns=1000)
     assert out["basis"] == "true_error"  # the exact error, not the residual, when the run knew it
     assert out["max_abs_error_ns"][:5] == [130, 210, 350, 590, 1030]
-    assert out["hold"] == {"held_s": 0.056, "first_beyond_s": 0.1}
+    assert out["hold"] == {"held_s": 0.056, "first_beyond_s": 0.1, "spikes_s": []}
     rates = {d["rank"]: d["rate_ppm"] for d in out["drift"]}
     assert rates == pytest.approx({1: 10, 2: -10}, rel=1e-3)
     projected = {d["rank"]: d["projected_hold_s"] for d in out["drift"]}
@@ -57,7 +59,7 @@ def test_a_linear_model_holds_and_without_truth_the_residual_is_the_basis():
     out = drift.analyse_algorithm(alg, model="linear", tolerance_ns=1000)
     assert out["basis"] == "residual"
     assert out["max_abs_error_ns"][-1] == abs(round(-50 + 10 * 100)) + 7
-    assert out["hold"] == {"held_s": 100, "first_beyond_s": None}  # 957 ns at 100 s
+    assert out["hold"] == {"held_s": 100, "first_beyond_s": None, "spikes_s": []}  # 957 ns at 100 s
     by_rank = {d["rank"]: d for d in out["drift"]}
     assert by_rank[1]["projected_hold_s"] == pytest.approx((1000 + 43) / 10, rel=1e-2)  # beyond the last check
     assert by_rank[2]["projected_hold_s"] is None  # flat: it never reaches it
@@ -75,7 +77,7 @@ def _run(clock: str, mpi: str, np_: int, algs: list[dict]) -> dict:
     return {"clock": clock, "mpi": mpi, "np": np_, "algorithms": algs}
 
 
-def test_resync_advice_per_clock_and_model_kind():
+def test_resync_advice_per_clock_library_and_model_kind():
     offset_virtual = drift.analyse_algorithm(_algorithm("skampi", [None, _line(30, 10)], truth=True),
                                              model="offset", tolerance_ns=1000)
     linear_virtual = drift.analyse_algorithm(_algorithm("hca3", [None, _line(0, 0.05)], truth=True),
@@ -85,9 +87,9 @@ def test_resync_advice_per_clock_and_model_kind():
     runs = [_run("virtual", "openmpi", 2, [offset_virtual, linear_virtual]),
             _run("real", "mpich", 2, [offset_real])]
     advice = drift.resync_advice(runs, tolerance_ns=1000)
-    assert advice["virtual/offset"] == {"interval_s": 0.056, "kind": "observed", "runs": ["openmpi np=2 skampi"]}
-    assert (advice["virtual/linear"]["interval_s"], advice["virtual/linear"]["kind"]) == (18, "observed")
-    assert (advice["real/offset"]["interval_s"], advice["real/offset"]["kind"]) == (100, "at least")
+    assert advice["virtual/openmpi/offset"] == {"interval_s": 0.056, "kind": "observed", "runs": ["np=2 skampi"]}
+    assert (advice["virtual/openmpi/linear"]["interval_s"], advice["virtual/openmpi/linear"]["kind"]) == (18, "observed")
+    assert (advice["real/mpich/offset"]["interval_s"], advice["real/mpich/offset"]["kind"]) == (100, "at least")
 
 
 def test_the_command_is_the_users_sync_check():
@@ -98,3 +100,39 @@ def test_the_command_is_the_users_sync_check():
     assert argv[argv.index("--clocksync") + 1] == "skampi,hca3" and argv[-1] == "--json"
     # within what the bench takes: at most 32 times, non-decreasing, at most 3600 s
     assert len(CHECKS) <= 32 and CHECKS == sorted(CHECKS) and CHECKS[-1] <= 3600
+
+
+def test_the_figure_has_a_panel_per_clock(tmp_path):
+    offset_virtual = drift.analyse_algorithm(_algorithm("skampi", [None, _line(30, 10)], truth=True),
+                                             model="offset", tolerance_ns=1000)
+    offset_real = drift.analyse_algorithm(_algorithm("skampi", [None, _line(0, 0)], truth=False),
+                                          model="offset", tolerance_ns=1000)  # 7 ns, and 0 at rank 0
+    runs = [{**_run("virtual", "openmpi", 2, [offset_virtual]), "virtual_skew_ppm": 10},
+            _run("real", "mpich", 4, [offset_real])]
+    path = tmp_path / "drift.png"
+    drift.plot(runs, 1000, path)
+    assert path.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_a_recorded_study_reanalysed_finds_the_holds():
+    """Two runs recorded by bench/drift.py (Open MPI, 2 ranks, a machine with load ~8–20): on the
+    virtual timer (skews ±10 ppm) skampi's offset model and jk's line, on the real one jk's
+    residuals with one check 11 ms off (a preempted ping-pong: the shared clock cannot drift)."""
+    doc = json.loads((DATA / "recorded.json").read_text())
+    out = drift.reanalyse_doc(doc, tolerance_ns=1000)
+    algs = {(r["clock"], a["name"]): a for r in out["runs"] for a in r["algorithms"]}
+    skampi = algs[("virtual", "skampi")]
+    assert skampi["basis"] == "true_error"
+    assert skampi["hold"] == {"held_s": 0.1, "first_beyond_s": 0.18, "spikes_s": []}  # 985 ns, then 1792 ns
+    assert skampi["drift"][0]["rate_ppm"] == pytest.approx(10, rel=1e-3)  # the virtual skew, learnt by no one
+    jk_virtual = algs[("virtual", "jk")]
+    assert jk_virtual["hold"] == {"held_s": 32, "first_beyond_s": 56, "spikes_s": []}
+    jk_real = algs[("real", "jk")]
+    assert jk_real["basis"] == "residual"
+    assert jk_real["hold"] == {"held_s": 100, "first_beyond_s": None, "spikes_s": [3.2]}
+    assert abs(jk_real["drift"][0]["rate_ppm"]) < 0.001  # Theil–Sen is not moved by the spike
+    assert out["resync"]["virtual/openmpi/offset"]["interval_s"] == 0.1
+    assert out["resync"]["real/openmpi/linear"] == {"interval_s": 100, "kind": "at least", "runs": ["np=2 jk"]}
+    # a tighter tolerance is an offline re-reduction of the same checks
+    tighter = drift.reanalyse_doc(doc, tolerance_ns=500)
+    assert tighter["resync"]["virtual/openmpi/offset"]["interval_s"] == 0.032  # 311 ns, then 560 ns

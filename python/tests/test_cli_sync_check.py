@@ -181,18 +181,22 @@ def _rendered(result: dict, **kwargs) -> str:
 def test_the_table_says_how_long_each_sync_held():
     times = [0.1, 1, 10, 100]
     result = {"algorithms": [
-        {"name": "skampi", "sync_duration_s": 0.001, "checks": _checks(times, [120, 1500, 900, 800])},
+        {"name": "skampi", "sync_duration_s": 0.001, "checks": _checks(times, [120, 1500, 1900, 800])},
         {"name": "hca3", "sync_duration_s": 0.2, "checks": _checks(times, [40, 60, 200, 950])},
-        {"name": "hca3o", "sync_duration_s": 0.001, "checks": _checks(times, [4000, 9000, 20, 30])}]}
+        {"name": "hca3o", "sync_duration_s": 0.001, "checks": _checks(times, [4000, 9000, 20, 30])},
+        {"name": "jk", "sync_duration_s": 0.2, "checks": _checks(times, [40, 5000, 20, 1100])}]}
     text = _rendered(result)
-    # beyond at 1 s, although back within at 10 s: the hold ends at the first check beyond it
-    assert "skampi: |residual| within 1000 ns through 0.1 s after the sync, beyond it at 1 s: re-sync sooner" in text
+    # beyond at 1 and 10 s: two in a row end the hold, although 100 s is within again
+    assert "skampi: |residual| within 1000 ns through 0.1 s after the sync, beyond it from 1 s: re-sync sooner" in text
     assert "hca3: |residual| within 1000 ns through the last check, 100 s after the sync" in text
-    assert "hca3o: |residual| within 1000 ns at no check (beyond it already 0.1 s after the sync)" in text
+    assert "hca3o: |residual| within 1000 ns at no check (beyond it from 0.1 s after the sync)" in text
+    # one check beyond between two within is the check's spike; beyond at the last check ends it
+    assert ("jk: |residual| within 1000 ns through 10 s after the sync, beyond it from 100 s: re-sync sooner "
+            "(beyond it once at 1 s and within again at the next check: the check's spike, not the sync's)") in text
     assert "skampi: |residual| within 2000 ns through the last check" in _rendered(result, tolerance_ns=2000)
 
 
 def test_with_the_truth_the_hold_goes_by_the_true_error():
     result = {"algorithms": [{"name": "skampi", "sync_duration_s": 0.001,
                               "checks": _checks([0.1, 1], [100, 100], truths=[300, 1200])}]}
-    assert "skampi: |true error| within 1000 ns through 0.1 s after the sync, beyond it at 1 s" in _rendered(result)
+    assert "skampi: |true error| within 1000 ns through 0.1 s after the sync, beyond it from 1 s" in _rendered(result)

@@ -62,10 +62,17 @@ def test_hold_edges():
     # an error equal to the tolerance is within it
     assert hold_time([1, 2], [1000, 1000], tolerance_ns=1000).held_throughout
     # beyond at the first check: no hold
-    hold = hold_time([0.1, 1], [2000, 500], tolerance_ns=1000)
+    hold = hold_time([0.1, 1], [2000, 1500], tolerance_ns=1000)
     assert (hold.held_s, hold.first_beyond_s) == (None, 0.1)
-    # a later return within the tolerance does not extend the hold
-    assert hold_time([1, 2, 3], [10, 2000, 10], tolerance_ns=1000).held_s == 1
+    # one check beyond between two within is a spike: the hold goes on, the spike is named;
+    # with confirm=1 the first check beyond ends it
+    hold = hold_time([1, 2, 3], [10, 2000, 10], tolerance_ns=1000)
+    assert (hold.held_s, hold.first_beyond_s, hold.spikes_s) == (3, None, (2,))
+    assert hold_time([1, 2, 3], [10, 2000, 10], tolerance_ns=1000, confirm=1).held_s == 1
+    # two in a row end it even when a later check is within again; the last check confirms itself
+    assert hold_time([1, 2, 3, 4], [10, 2000, 2000, 10], tolerance_ns=1000).held_s == 1
+    hold = hold_time([1, 2, 3, 4], [10, 2000, 10, 2000], tolerance_ns=1000)
+    assert (hold.held_s, hold.first_beyond_s, hold.spikes_s) == (3, 4, (2,))
     # signs do not matter
     assert hold_time([1, 2], [-10, -2000], tolerance_ns=1000).first_beyond_s == 2
 
@@ -76,6 +83,7 @@ def test_hold_edges():
     (lambda: hold_time([2, 1], [1, 1], tolerance_ns=1), "must not decrease"),
     (lambda: hold_time([1], [math.nan], tolerance_ns=1), "finite"),
     (lambda: hold_time([1], [1], tolerance_ns=0), "positive"),
+    (lambda: hold_time([1], [1], tolerance_ns=1, confirm=0), "at least 1"),
     (lambda: drift_fit([1, 1], [1, 2], tolerance_ns=1), "two different times"),
     (lambda: resync_interval([], 0.1), "no series"),
 ])
