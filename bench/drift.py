@@ -244,8 +244,11 @@ def main(argv: list[str] | None = None) -> int:
     a = ap.parse_args(argv)
     if a.recorded is not None:
         return reanalyse(a.recorded, tolerance_ns=a.tolerance_ns, out=a.out, plot_path=a.plot)
-    clocksync, check_at = _csv(a.clocksync), [float(x) for x in _csv(a.check_at)]
-    nps = [int(x) for x in _csv(a.np)]
+    try:
+        clocksync, check_at = _csv(a.clocksync), [float(x) for x in _csv(a.check_at)]
+        nps = [int(x) for x in _csv(a.np)]
+    except ValueError as exc:
+        ap.error(f"--check-at takes numbers, --np whole numbers ({exc})")
     if not (math.isfinite(a.tolerance_ns) and a.tolerance_ns > 0) or a.jobs < 1 or not clocksync or not check_at:
         ap.error("--tolerance-ns must be > 0, --jobs ≥ 1, --clocksync and --check-at not empty")
     bench_dir = _launcher.default_bench_dir()
