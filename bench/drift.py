@@ -17,8 +17,9 @@ sync's own error plus the check's), and --virtual-mpi × --np on the virtual tim
 ±--virtual-skew-ppm (rank 0: 0) and offsets within ±1 s, which stands for clocks of different
 hosts and gives the exact error beside the residual.
 
-Per run and algorithm: the hold (the last check time up to which the error stayed within the
-tolerance; the window's default start tolerance is 1000 ns), the error's growth per rank
+Per run and algorithm: the hold (the last check time before the error went beyond the
+tolerance for two checks in a row or at the last; a single check beyond it is a spike of the
+check; 1000 ns: the least start tolerance of the window, `auto`), the error's growth per rank
 (Theil–Sen: the drift the model did not learn, in ppm) and the time at which that growth reaches
 the tolerance; per clock (real, virtual), library and model kind (offset, linear; from
 `mpimeter-bench --describe`) the re-sync interval that every run supports. The analysis is
@@ -56,7 +57,7 @@ ROOT = Path(__file__).resolve().parents[1]
 # log-spaced from 10 ms to 100 s, four per decade: offset-only syncs under a skew go beyond a
 # microsecond within milliseconds, linear ones only after seconds to minutes
 CHECK_AT_S = (0.01, 0.018, 0.032, 0.056, 0.1, 0.18, 0.32, 0.56, 1, 1.8, 3.2, 5.6, 10, 18, 32, 56, 100)
-TOLERANCE_NS = 1000.0  # the window's default start tolerance (docs/ALGORITHMS.md, "Process synchronization")
+TOLERANCE_NS = 1000.0  # the least start tolerance of the window (--start-tolerance-ns auto: 10 timer overheads, ≥ 1000 ns)
 VIRTUAL_SEED = 11
 
 

@@ -12,7 +12,7 @@ are checked in its words, and the whole command line is checked by `mpimeter-ben
 before anything is launched.
 
 Under the table, one line per algorithm says how long its sync held within --tolerance-ns (the
-window's default start tolerance, 1 µs): the long-term drift study of docs/ALGORITHMS.md ("How
+window's start tolerance `auto` at its least, 1000 ns): the long-term drift study of docs/ALGORITHMS.md ("How
 long a sync holds") is this command with check times out to minutes (bench/drift.py runs it
 across libraries and rank counts).
 """
@@ -39,7 +39,7 @@ from mpimeter.stats import clockdrift
 from mpimeter.units import format_ns
 
 COMMAND = "sync-check"
-TOLERANCE_NS = 1000  # the window's default start tolerance: what a window's start needs of the clock
+TOLERANCE_NS = 1000  # the least of the window's start tolerance (auto): what a window's start needs of the clock
 
 
 def _fail(message: str) -> None:
@@ -116,7 +116,7 @@ def _bench_args(desc: _describe.Description, given: dict[str, object]) -> list[s
 @click.option("--json", "as_json", is_flag=True, help="Print the bench's JSON object.")
 @click.option("--tolerance-ns", type=float, default=None,
               help=f"The error a sync may reach and still hold, for the table's last lines (> 0) "
-                   f"[{TOLERANCE_NS}: the window's default start tolerance].")
+                   f"[{TOLERANCE_NS}: the least start tolerance of the window, --start-tolerance-ns auto].")
 @exits_on_errors(COMMAND)
 def command(np_, mpi, launcher, bench_dir, timeout, as_json, tolerance_ns, **bench_values) -> None:
     """Measure how good each clock synchronization is, now and seconds later (the options marked
