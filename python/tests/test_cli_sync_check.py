@@ -2,6 +2,7 @@
 """`mpimeter sync-check` on real ranks (Open MPI, 2 ranks): the JSON shape and the virtual
 timer's truth; bad input refused in the bench's own words before anything is launched."""
 
+import io
 import json
 import subprocess
 import sys
@@ -9,8 +10,10 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
+from rich.console import Console
 
 from mpimeter.cli import main
+from mpimeter.cli.sync_check import render_table
 
 
 def test_sync_check_json_on_virtual_timer():
@@ -38,6 +41,7 @@ def test_sync_check_table_and_bad_algorithm():
                                    "--clocksync", "skampi", "--check-at", "0"])
     assert ok.exit_code == 0, ok.output
     assert "skampi" in ok.output and "max |residual|" in ok.output
+    assert "skampi: |residual| within 1000 ns " in ok.output  # the hold line, whatever the machine's load
     bad = CliRunner().invoke(main, ["sync-check", "--np", "2", "--mpi", "openmpi",
                                     "--clocksync", "sundial", "--check-at", "0"])
     assert bad.exit_code == 2
@@ -86,6 +90,9 @@ def recording_launcher(tmp_path):
     (["--nfit", "0"], "--nfit: 0 is out of range; allowed: a whole number from 1 to 1000000"),
     (["--pingpongs", "0"], "--pingpongs: 0 is out of range; allowed: a whole number from 1 to 10000000"),
     (["--fit-span-s", "0"], "--fit-span-s: 0 is out of range; allowed: a number from 1e-09 to 3600"),
+    (["--tolerance-ns", "0"], "--tolerance-ns 0: must be a positive number of nanoseconds"),
+    (["--tolerance-ns", "nan"], "--tolerance-ns nan: must be a positive number of nanoseconds"),
+    (["--tolerance-ns", "500", "--json"], "--tolerance-ns applies to the table; --json prints the checks"),
     (["--mpi", "lam"], "--mpi lam: no mpimeter-bench at "),
     (["--mpi", "lam/x"], "--mpi 'lam/x': a library name is a folder of the bench dir"),
 ])
@@ -151,3 +158,45 @@ def test_a_failure_while_measuring_shows_the_bench_lines_and_exits_1(tmp_path):
                                   "--check-at", "0"])
     assert r.exit_code == 1
     assert r.stderr == "mpimeter sync-check: mpimeter-bench: skampi: MPI_Recv failed\n"
+
+
+# --- how long each sync held: the lines under the table --------------------------------------
+
+def _checks(times, residuals, truths=None):
+    out = []
+    for i, t in enumerate(times):
+        check = {"t_s": t, "max_abs_residual_ns": residuals[i], "residual_ns": [0, residuals[i]]}
+        if truths is not None:
+            check.update(max_abs_true_error_ns=truths[i], true_error_ns=[0, truths[i]])
+        out.append(check)
+    return out
+
+
+def _rendered(result: dict, **kwargs) -> str:
+    out = io.StringIO()
+    render_table(result, Console(file=out, width=300), **kwargs)
+    return out.getvalue()
+
+
+def test_the_table_says_how_long_each_sync_held():
+    times = [0.1, 1, 10, 100]
+    result = {"algorithms": [
+        {"name": "skampi", "sync_duration_s": 0.001, "checks": _checks(times, [120, 1500, 1900, 800])},
+        {"name": "hca3", "sync_duration_s": 0.2, "checks": _checks(times, [40, 60, 200, 950])},
+        {"name": "hca3o", "sync_duration_s": 0.001, "checks": _checks(times, [4000, 9000, 20, 30])},
+        {"name": "jk", "sync_duration_s": 0.2, "checks": _checks(times, [40, 5000, 20, 1100])}]}
+    text = _rendered(result)
+    # beyond at 1 and 10 s: two in a row end the hold, although 100 s is within again
+    assert "skampi: |residual| within 1000 ns through 0.1 s after the sync, beyond it from 1 s: re-sync sooner" in text
+    assert "hca3: |residual| within 1000 ns through the last check, 100 s after the sync" in text
+    assert "hca3o: |residual| within 1000 ns at no check (beyond it from 0.1 s after the sync)" in text
+    # one check beyond between two within is the check's spike; beyond at the last check ends it
+    assert ("jk: |residual| within 1000 ns through 10 s after the sync, beyond it from 100 s: re-sync sooner "
+            "(beyond it once at 1 s and within again at the next check: the check's spike, not the sync's)") in text
+    assert "skampi: |residual| within 2000 ns through the last check" in _rendered(result, tolerance_ns=2000)
+
+
+def test_with_the_truth_the_hold_goes_by_the_true_error():
+    result = {"algorithms": [{"name": "skampi", "sync_duration_s": 0.001,
+                              "checks": _checks([0.1, 1], [100, 100], truths=[300, 1200])}]}
+    assert "skampi: |true error| within 1000 ns through 0.1 s after the sync, beyond it from 1 s" in _rendered(result)

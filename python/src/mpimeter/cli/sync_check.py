@@ -10,6 +10,11 @@ The options passed on to the bench (`--clocksync`, `--check-at`, `--timer`, the 
 parameters, the virtual timer's) are the bench's own: they come from `mpimeter-bench --describe`,
 are checked in its words, and the whole command line is checked by `mpimeter-bench --validate NP`
 before anything is launched.
+
+Under the table, one line per algorithm says how long its sync held within --tolerance-ns (the
+window's start tolerance `auto` at its least, 1000 ns): the long-term drift study of docs/ALGORITHMS.md ("How
+long a sync holds") is this command with check times out to minutes (bench/drift.py runs it
+across libraries and rank counts).
 """
 
 from __future__ import annotations
@@ -30,17 +35,20 @@ from mpimeter.campaign import limits
 from mpimeter.cli.common import fail
 from mpimeter.cli.output import exits_on_errors
 from mpimeter.cli.benchparams import DescribedCommand
+from mpimeter.stats import clockdrift
 from mpimeter.units import format_ns
 
 COMMAND = "sync-check"
+TOLERANCE_NS = 1000  # the least of the window's start tolerance (auto): what a window's start needs of the clock
 
 
 def _fail(message: str) -> None:
     fail(COMMAND, message)
 
 
-def render_table(result: dict, console: Console) -> None:
-    """One row per (algorithm, check time): sync duration, max |residual|, max |true error|."""
+def render_table(result: dict, console: Console, *, tolerance_ns: float = TOLERANCE_NS) -> None:
+    """One row per (algorithm, check time): sync duration, max |residual|, max |true error|; then
+    per algorithm how long it held within ``tolerance_ns``."""
     has_truth = any("max_abs_true_error_ns" in c for a in result["algorithms"] for c in a["checks"])
     table = Table(title="clock synchronization: residual offsets after the sync")
     for name in ["algorithm", "sync duration", "t after sync", "max |residual|"]:
@@ -59,6 +67,30 @@ def render_table(result: dict, console: Console) -> None:
     if has_truth:
         console.print("true error: the global clock against the virtual timer's base clock, "
                       "which all ranks share on one host")
+    for alg in result["algorithms"]:
+        console.print(hold_line(alg, tolerance_ns=tolerance_ns), soft_wrap=True, highlight=False)
+
+
+def hold_line(alg: dict, *, tolerance_ns: float) -> str:
+    """How long one algorithm's sync stayed within the tolerance, by the largest |true error|
+    when the run knew the truth, else by the largest |residual|: up to two checks beyond it in a
+    row, or beyond it at the last (mpimeter.stats.clockdrift.hold_time says why)."""
+    checks = alg["checks"]
+    truth = all("max_abs_true_error_ns" in c for c in checks)
+    key = "max_abs_true_error_ns" if truth else "max_abs_residual_ns"
+    what = "|true error|" if truth else "|residual|"
+    hold = clockdrift.hold_time([c["t_s"] for c in checks], [c[key] for c in checks], tolerance_ns=tolerance_ns)
+    head = f"{alg['name']}: {what} within {tolerance_ns:g} ns"  # in the unit of --tolerance-ns
+    if hold.held_s is None:
+        line = f"{head} at no check (beyond it from {hold.first_beyond_s:g} s after the sync)"
+    elif hold.held_throughout:
+        line = f"{head} through the last check, {hold.held_s:g} s after the sync"
+    else:
+        line = f"{head} through {hold.held_s:g} s after the sync, beyond it from {hold.first_beyond_s:g} s: re-sync sooner"
+    if hold.spikes_s:
+        line += (f" (beyond it once at {', '.join(f'{t:g}' for t in hold.spikes_s)} s and within again at the next "
+                 f"check: the check's spike, not the sync's)")
+    return line
 
 
 def _bench_args(desc: _describe.Description, given: dict[str, object]) -> list[str]:
@@ -82,8 +114,11 @@ def _bench_args(desc: _describe.Description, given: dict[str, object]) -> list[s
 @click.option("--timeout", type=float, default=600, show_default=True,
               help="Give up after this many seconds (> 0).")
 @click.option("--json", "as_json", is_flag=True, help="Print the bench's JSON object.")
+@click.option("--tolerance-ns", type=float, default=None,
+              help=f"The error a sync may reach and still hold, for the table's last lines (> 0) "
+                   f"[{TOLERANCE_NS}: the least start tolerance of the window, --start-tolerance-ns auto].")
 @exits_on_errors(COMMAND)
-def command(np_, mpi, launcher, bench_dir, timeout, as_json, **bench_values) -> None:
+def command(np_, mpi, launcher, bench_dir, timeout, as_json, tolerance_ns, **bench_values) -> None:
     """Measure how good each clock synchronization is, now and seconds later (the options marked
     [bench] are mpimeter-bench's own; --clocksync defaults to every clock sync it has)."""
     if np_ < 2:
@@ -92,6 +127,10 @@ def command(np_, mpi, launcher, bench_dir, timeout, as_json, **bench_values) -> 
     limits.check_np(np_, local=launcher == "local")
     if not (math.isfinite(timeout) and timeout > 0):
         _fail(f"--timeout {timeout:g}: must be a positive number of seconds")
+    if tolerance_ns is not None and as_json:
+        _fail("--tolerance-ns applies to the table; --json prints the checks as measured")
+    if tolerance_ns is not None and not (math.isfinite(tolerance_ns) and tolerance_ns > 0):
+        _fail(f"--tolerance-ns {tolerance_ns:g}: must be a positive number of nanoseconds")
     bench_dir = bench_dir or launch.default_bench_dir()
     if mpi is None:
         found = launch.found_libraries(bench_dir)
@@ -119,7 +158,7 @@ def command(np_, mpi, launcher, bench_dir, timeout, as_json, **bench_values) -> 
         click.echo(json.dumps(result))
     else:
         click.echo(f"{mpi}, {np_} ranks, timer {bench_values.get('timer') or desc.option('timer').default}")
-        render_table(result, Console())
+        render_table(result, Console(), tolerance_ns=TOLERANCE_NS if tolerance_ns is None else tolerance_ns)
 
 
 def _bench_failed(proc: subprocess.CompletedProcess) -> None:
