@@ -4,7 +4,7 @@ Figure 11 and §4.2): the overlap a caller gets back with no help, with MPI_Test
 computation, and with the library's progress thread, per library, side by side. Not a test.
 
     nice -n 19 .venv/bin/python bench/nbc_progress.py [--rounds 3] [--np 2] [--nrep 30]
-        [--test-interval 1024] [--dir /tmp/mm-nbc-progress]
+        [--test-interval 1024] [--procsync NAME] [--dir /tmp/mm-nbc-progress]
         [--out bench/results/nbc_progress.json] [--plot bench/results/nbc_progress.png]
     .venv/bin/python bench/nbc_progress.py --from-json bench/results/nbc_progress.json   # table and figure again
 
@@ -242,12 +242,15 @@ def threads_per_rank(alternatives: list, np_: int, scratch: Path) -> dict[str, i
     return out
 
 
-def run_campaign(out: Path, *, np_: int, nrep: int, seed: int, test_interval: int | None) -> dict:
-    """One `mpimeter run --suite` of one launch per alternative; what it ran and how it ended."""
+def run_campaign(out: Path, *, np_: int, nrep: int, seed: int, test_interval: int | None,
+                 procsync: str | None) -> dict:
+    """One `mpimeter run --suite` of one launch per alternative; what it ran."""
     argv = [sys.executable, "-m", "mpimeter", "run", "--suite", str(SUITE), "--np", str(np_), "--launches", "1",
             "--nrep", str(nrep), "--seed", str(seed), "--copy-probe-bytes", "0", "--no-analyze", "--out", str(out)]
     if test_interval is not None:
         argv += ["--test-interval", str(test_interval)]
+    if procsync is not None:
+        argv += ["--procsync", procsync]
     done = subprocess.run(argv, capture_output=True, text=True, timeout=CAMPAIGN_TIMEOUT_S,
                           env={**os.environ, "PYTHONPATH": str(ROOT / "python" / "src")})
     if done.returncode != 0:
@@ -262,6 +265,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--nrep", type=int, default=30)
     ap.add_argument("--test-interval", type=int, default=1024, help="bytes (the paper's best interval: 1024)")
     ap.add_argument("--seed", type=int, default=2010)
+    ap.add_argument("--procsync", default=None, help="passed to mpimeter run [default: its own]")
     ap.add_argument("--dir", type=Path, default=Path("/tmp/mm-nbc-progress"), help="a new folder for the campaigns")
     ap.add_argument("--out", type=Path, default=ROOT / "bench" / "results" / "nbc_progress.json")
     ap.add_argument("--plot", type=Path, default=None, help="PNG (default: --out with .png)")
@@ -282,7 +286,7 @@ def main(argv: list[str] | None = None) -> int:
             for interval in kinds:
                 out = a.dir / f"round{round_}-{TESTS if interval else NONE}"
                 campaigns.append(run_campaign(out, np_=a.np, nrep=a.nrep, seed=rng.randint(1, 2**31 - 1),
-                                              test_interval=interval))
+                                              test_interval=interval, procsync=a.procsync))
                 records += launch_records(out, round_=round_, test_interval=interval)
                 print(f"nbc_progress: round {round_}, {TESTS if interval else NONE}: done", file=sys.stderr)
         from mpimeter.campaign import state as st
@@ -290,7 +294,7 @@ def main(argv: list[str] | None = None) -> int:
         alternatives = st.load(Path(campaigns[0]["folder"])).alternatives
         doc = {"settings": {"suite": str(SUITE.relative_to(ROOT)), "suite_text": SUITE.read_text(),
                             "rounds": a.rounds, "np": a.np, "nrep": a.nrep, "test_interval": a.test_interval,
-                            "seed": a.seed},
+                            "seed": a.seed, "procsync": a.procsync},
                "threads_per_rank": threads_per_rank(alternatives, a.np, a.dir),
                "campaigns": campaigns, "launches": records}
     doc["table"] = side_by_side(doc["launches"])
