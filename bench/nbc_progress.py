@@ -213,7 +213,7 @@ def _rank_threads(marker: str) -> list[int]:
 
 
 def threads_per_rank(alternatives: list, np_: int, scratch: Path) -> dict[str, int | None]:
-    """Per alternative, the most threads one rank process had while it ran iallreduce at 1 MiB
+    """Per alternative, the most threads one rank process had while it ran iallreduce at 64 KiB
     (/proc read every 10 ms): a progress thread is one thread more than its library as it is. None
     when no rank was seen (a launch too short to catch)."""
     from mpimeter.campaign.launcher import bench_binary, build_argv, default_bench_dir, local_template
@@ -223,7 +223,7 @@ def threads_per_rank(alternatives: list, np_: int, scratch: Path) -> dict[str, i
         env = {**alt.env, PROBE_MARKER: alt.name}
         argv = build_argv(local_template(alt.mpi, list(env)), np_,
                           [str(bench_binary(default_bench_dir(), alt.mpi)), "--ops", "iallreduce", "--sizes",
-                           "1048576", "--nrep", "300", "--nbc-scheme", "work", "--quiet", "--copy-probe-bytes", "0",
+                           "65536", "--nrep", "50", "--nbc-scheme", "work", "--quiet", "--copy-probe-bytes", "0",
                            "--out", str(scratch / f"threads-{alt.name}")])
         proc = subprocess.Popen(argv, env={**os.environ, **env}, stdout=subprocess.DEVNULL,
                                 stderr=subprocess.DEVNULL, start_new_session=True)
