@@ -50,6 +50,7 @@ NONE, TESTS = "none", "tests"
 # the order strategies are listed and drawn in (a strategy not named here follows, sorted)
 STRATEGY_ORDER = ("none", "tests", "thread", "thread+tests", "tcp", "tcp+tests", "tcp-thread", "tcp-thread+tests")
 CAMPAIGN_TIMEOUT_S = 1800.0
+FLOOR = -1.0  # the figure's lowest overlap: the overhead twice the blocking time
 
 
 def strategy_of(alternative: str, library: str, tests_per_rep: int) -> str:
@@ -141,7 +142,8 @@ def format_table(table: list[dict]) -> str:
 
 def plot(table: list[dict], path: Path, title: str) -> None:
     """Overlap per size, one panel per (op, library), the strategies side by side: a dot at the
-    median over launches, a bar from the lowest to the highest launch."""
+    median over launches, a bar from the lowest to the highest launch; a value below FLOOR is drawn
+    at it (a triangle) with the value written below."""
     import matplotlib
 
     matplotlib.use("Agg")
@@ -162,12 +164,19 @@ def plot(table: list[dict], path: Path, title: str) -> None:
                 rows = {r["size"]: r for r in mine if r["strategy"] == strategy}
                 xs = [n + (k - (len(strategies) - 1) / 2) * width for n, s in enumerate(sizes) if s in rows]
                 got = [rows[s] for s in sizes if s in rows]
-                mid = [r["overlap"] for r in got]
-                ax.errorbar(xs, mid, yerr=[[m - r["overlap_low"] for m, r in zip(mid, got)],
-                                           [r["overlap_high"] - m for m, r in zip(mid, got)]],
-                            fmt="o", ms=4, capsize=2, color=colours(STRATEGY_ORDER.index(strategy) % 10
-                                                                    if strategy in STRATEGY_ORDER else 9),
-                            label=strategy)
+                # below FLOOR a launch paid more than twice the blocking time: drawn at the floor, its
+                # value written beside (one descheduled launch would otherwise flatten every panel)
+                low, mid, high = ([max(FLOOR, r[key]) for r in got]
+                                  for key in ("overlap_low", "overlap", "overlap_high"))
+                colour = colours(STRATEGY_ORDER.index(strategy) % 10 if strategy in STRATEGY_ORDER else 9)
+                ax.errorbar(xs, mid, yerr=[[m - lo for m, lo in zip(mid, low)], [h - m for m, h in zip(mid, high)]],
+                            fmt="o", ms=4, capsize=2, color=colour, label=strategy)
+                for x, r in zip(xs, got):
+                    if r["overlap_low"] < FLOOR:
+                        ax.plot([x], [FLOOR], marker="v", color=colour, ms=5)
+                        ax.annotate(f"{r['overlap_low']:.3g}", (x, FLOOR), textcoords="offset points", xytext=(0, -9),
+                                    ha="center", fontsize=5, color=colour, rotation=90, va="top")
+            ax.set_ylim(FLOOR - 0.9, 1.1)
             ax.axhline(0, color="grey", lw=0.6)
             ax.set_xticks(range(len(sizes)), [_size_label(s) for s in sizes])
             ax.set_title(f"{op}, {lib}", fontsize=9)
@@ -303,7 +312,7 @@ def main(argv: list[str] | None = None) -> int:
     s = doc["settings"]
     plot(doc["table"], a.plot or (a.from_json or a.out).with_suffix(".png"),
          f"NBCBench overlap by progression strategy (--nbc-scheme work, {s['np']} ranks, {s['rounds']} launches "
-         f"each, --test-interval {s['test_interval']}): median, lowest and highest launch")
+         f"each, --test-interval {s['test_interval']})\nmedian, lowest and highest launch; ▼ a launch below −1")
     print(format_table(doc["table"]))
     print("threads per rank process: " + ", ".join(f"{k} {v}" for k, v in doc["threads_per_rank"].items()))
     return 0
