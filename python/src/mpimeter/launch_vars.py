@@ -6,9 +6,9 @@ turns a refusal into the campaign's error).
 Anything but the user's own command line is a file here — campaign.json read back by
 ``run --resume`` (even with ``--trust-recorded``), a tuning file ``tune`` writes and
 ``tune --verify`` reads back, the algorithm variables a binary's ``--list-algorithms`` names.
-From those, only the MPI libraries' collective-tuning variables this project knows may reach a
-launch, each value of the variable's type, and no control character anywhere: a variable that
-chooses what code the loader, an interpreter or the MPI launcher runs (``LD_PRELOAD``,
+From those, only the MPI libraries' collective-tuning and progress-thread variables this project
+knows may reach a launch, each value of the variable's type, and no control character anywhere: a
+variable that chooses what code the loader, an interpreter or the MPI launcher runs (``LD_PRELOAD``,
 ``OMPI_MCA_orte_fork_agent``, ``HYDRA_LAUNCHER_EXEC``, ...) is not on the list, and neither is
 one this module has never heard of. ``run --variant`` (the user's own command line) sets any
 variable: it does not pass through here.
@@ -20,12 +20,19 @@ Allowed, with the type of their value:
   ``_max_requests`` (integers ≥ 0); ``coll_tuned_dynamic_rules_filename`` (an existing regular
   file); ``coll_<component>_priority`` (integer ≥ 0); the component lists ``coll``, ``btl``,
   ``pml``, ``osc`` (``[^]name[,name...]``); ``pml_monitoring_enable`` (0, 1 or 2: the
-  counters' variant, docs/GUIDE.md); ``mpi_yield_when_idle`` (0/1: what oversub sets).
+  counters' variant, docs/GUIDE.md); ``mpi_yield_when_idle`` (0/1: what oversub sets);
+  ``btl_tcp_progress_thread`` (0/1: the one progress thread Open MPI 4.1 has, in its TCP
+  transport: the progression variants of examples/suites/nbc-progress.toml).
 - MPICH (control variables, ``MPIR_CVAR_``): ``<OP>_INTRA_ALGORITHM``, ``<OP>_INTER_ALGORITHM``
   (names), ``<OP>_..._KVAL``, ``..._CHUNK_SIZE``, ``..._SHORT_MSG_SIZE``, ``..._LONG_MSG_SIZE``
   (integers ≥ 0), ``<OP>_..._TREE_TYPE`` (a name), ``<OP>_DEVICE_COLLECTIVE`` (0/1),
   ``DEVICE_COLLECTIVES`` (all, none, percoll), ``COLL_SELECTION_TUNING_JSON_FILE`` and its
-  ``CH4_`` and ``CH4_POSIX_`` forms (an existing regular file).
+  ``CH4_`` and ``CH4_POSIX_`` forms (an existing regular file); ``ASYNC_PROGRESS`` (0/1: MPICH's
+  progress thread, the same suite's; MPICH raises the thread level to MPI_THREAD_MULTIPLE itself).
+
+Both progress-thread switches are here because a progression study (docs/ALGORITHMS.md,
+"Progression") is a set of variants a suite file carries and ``--resume`` reruns; a switch
+starts a thread inside the library the campaign already runs, and chooses no code to load.
 
 ``<op>`` is one of the MPI collectives (blocking; for MPICH also its nonblocking ``I<OP>``).
 """
@@ -79,18 +86,20 @@ ALLOWED: tuple[tuple[re.Pattern[str], ValueType], ...] = tuple((re.compile(p), t
     (r"OMPI_MCA_(?:coll|btl|pml|osc)", COMPONENTS),
     (r"OMPI_MCA_pml_monitoring_enable", LEVEL),
     (r"OMPI_MCA_mpi_yield_when_idle", SWITCH),
+    (r"OMPI_MCA_btl_tcp_progress_thread", SWITCH),
     (rf"MPIR_CVAR_{_MPICH_OP}_(?:INTRA|INTER)_ALGORITHM", NAME),
     (rf"MPIR_CVAR_{_MPICH_OP}(?:_[A-Z]{{1,16}}){{0,3}}_(?:KVAL|CHUNK_SIZE|SHORT_MSG_SIZE|LONG_MSG_SIZE)", COUNT),
     (rf"MPIR_CVAR_{_MPICH_OP}(?:_[A-Z]{{1,16}}){{0,2}}_TREE_TYPE", NAME),
     (rf"MPIR_CVAR_{_MPICH_OP}_DEVICE_COLLECTIVE", SWITCH),
     (r"MPIR_CVAR_DEVICE_COLLECTIVES", DEVICE_CHOICE),
     (r"MPIR_CVAR_(?:CH4_(?:POSIX_)?)?COLL_SELECTION_TUNING_JSON_FILE", FILE),
+    (r"MPIR_CVAR_ASYNC_PROGRESS", SWITCH),
 ))
 
-ALLOWED_TEXT = ("only the MPI libraries' collective-tuning variables mpimeter knows are taken from a file "
-                "(Open MPI OMPI_MCA_coll_tuned_*, coll priorities and the coll/btl/pml/osc component lists; "
-                "MPICH MPIR_CVAR_<OP>_INTRA_ALGORITHM and its collective settings), each with a value of its "
-                "type")
+ALLOWED_TEXT = ("only the MPI libraries' collective-tuning and progress-thread variables mpimeter knows are "
+                "taken from a file (Open MPI OMPI_MCA_coll_tuned_*, coll priorities, the coll/btl/pml/osc "
+                "component lists and btl_tcp_progress_thread; MPICH MPIR_CVAR_<OP>_INTRA_ALGORITHM, its "
+                "collective settings and MPIR_CVAR_ASYNC_PROGRESS), each with a value of its type")
 
 _CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]")
 

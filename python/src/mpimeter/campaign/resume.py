@@ -16,8 +16,8 @@ without the user asking again.
 - what it writes from now on is redacted by the secret words campaign.json records together
   with those of the binaries it runs now (campaign.secrets), never by fewer;
 - a variable campaign.json sets for an alternative still to run must be on the allow-list of
-  what a file may set (:mod:`mpimeter.launch_vars`: the libraries' collective-tuning
-  variables, each value of its type), even with `--trust-recorded`; any other variable runs only
+  what a file may set (:mod:`mpimeter.launch_vars`: the libraries' collective-tuning and
+  progress-thread variables, each value of its type), even with `--trust-recorded`; any other variable runs only
   when the environment of `--resume` sets it to the same value (the user's own choice, not the
   file's). `run --variant`, the user's own command line, sets any variable;
 - the allowed variables are shown and run only when confirmed with `--trust-recorded`;

@@ -38,8 +38,9 @@ RESUME_OPTIONS = frozenset({"resume", "launch_timeout", "retries", "analyze", "l
 @click.option("--trust-recorded", is_flag=True,
               help="with --resume: run the environment variables and launcher template campaign.json "
                    "records (shown first); without it they are refused. Only the libraries' collective-"
-                   "tuning variables (OMPI_MCA_coll_*, MPIR_CVAR_<OP>_INTRA_ALGORITHM, ...) come from the "
-                   "file, even then; --variant on your own command line sets any variable")
+                   "tuning and progress-thread variables (OMPI_MCA_coll_*, MPIR_CVAR_<OP>_INTRA_ALGORITHM, "
+                   "MPIR_CVAR_ASYNC_PROGRESS, ...) come from the file, even then; --variant on your own "
+                   "command line sets any variable")
 @click.option("--analyze/--no-analyze", "analyze", default=True,
               help="print the analysis and write the report once the campaign is complete [default: analyze; "
                    "with --resume: as the campaign's first run was told]")
