@@ -36,12 +36,13 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import sim_platform  # noqa: E402
 
+from mpimeter.campaign.simulation import SMPI_CFG  # noqa: E402,F401  (what `mpimeter run --mpi smpi` runs with)
+from mpimeter.io.bench_binaries import SIMULATED_LIBRARY, bench_binary, default_bench_dir  # noqa: E402
+
 ROOT = Path(__file__).resolve().parents[1]
-BENCH = ROOT / "build" / "smpi" / "bin" / "mpimeter-bench"
+# the SimGrid build of the bench dir ($MPIMETER_BENCH_DIR, else build/): `make build-smpi`
+BENCH = bench_binary(default_bench_dir(), SIMULATED_LIBRARY)
 ALGORITHMS = ("skampi", "netgauge", "jk", "hca", "hca2", "hca3", "hca3o")
-# docs/ALGORITHMS.md, "Simulated clusters": without the first, real CPU time leaks into simulated time; the
-# default gather is pathologically slow at scale.
-SMPI_CFG = ("--cfg=smpi/simulate-computation:no", "--cfg=smpi/gather:ompi_binomial")
 # For launches that repeat collectives at scale (bench/simulate_memory.py): SMPI's default
 # barrier, reduce and allreduce are linear (every rank messages the root at once), and every
 # completion makes SimGrid re-solve the sharing of all those flows: at 1024 ranks a barrier took

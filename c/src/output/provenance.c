@@ -165,8 +165,12 @@ static double mm__cpu_khz(void) {
     return line[0] ? strtod(line, NULL) : 0;
 }
 
+/* The library's name as the build folders name it (io/bench_binaries.py); SimGrid's SMPI says
+ * "SMPI Version 3.32. Copyright The SimGrid Team ...". */
 static void mm__library_kind(const char *version, char *out, size_t len) {
-    if (strstr(version, "Open MPI"))
+    if (strncmp(version, "SMPI Version", 12) == 0)
+        snprintf(out, len, "smpi");
+    else if (strstr(version, "Open MPI"))
         snprintf(out, len, "openmpi");
     else if (strstr(version, "MPICH"))
         snprintf(out, len, "mpich");
