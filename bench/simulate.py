@@ -17,7 +17,8 @@ plus "growth" (per algorithm, duration at the largest p over the smallest, next 
 of p and of log2 p: O(p) algorithms follow the first, O(log p) ones the second) and
 "skampi_over_netgauge" per p (Hoefler, Schneider & Lumsdaine 2010 Fig. 8: 16 at 128 processes),
 "skampi_over_netgauge_alone" (at --alone-at, each algorithm in a launch of its own, with the
-binary's defaults and in the paper's setting: N = 100, SKaMPI's edges as many round trips)
+binary's defaults and in the paper's setting: N = 100, SKaMPI's edges as many round trips;
+--alone-only writes that alone, a minute or two)
 and "hca_intercept_pass_s" (hca minus hca2: hca's O(p) pass, which its fit span hides in "growth").
 Not a test; c/tests/simgrid/test_simulate.py runs a small case.
 """
@@ -186,11 +187,20 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--timeout", type=float, default=3600, help="seconds per smpirun")
     ap.add_argument("--alone-at", type=int, default=128,
                     help="p of the SKaMPI/Netgauge ratio with each alone, defaults and the paper's setting (0: none)")
+    ap.add_argument("--alone-only", action="store_true",
+                    help="only skampi_over_netgauge_alone at --alone-at (a minute or two), into --out")
     a = ap.parse_args(argv)
     why = smpi_missing()
     if why:
         print(f"simulate: {why}", file=sys.stderr)
         return 1
+    if a.alone_only:
+        doc = {"skampi_over_netgauge_alone": {"p": a.alone_at, **alone_ratios(a.alone_at, a.workdir, a.seed, a.timeout)},
+               "paper_skampi_over_netgauge_128": PAPER_RATIO_128, "smpi_cfg": list(SMPI_CFG)}
+        a.out.parent.mkdir(parents=True, exist_ok=True)
+        a.out.write_text(json.dumps(doc, indent=1) + "\n")
+        print(json.dumps(doc, indent=1))
+        return 0
     algorithms = [x for x in a.algorithms.split(",") if x]
     rows, real = [], {}
     for p in (int(x) for x in a.p.split(",")):
