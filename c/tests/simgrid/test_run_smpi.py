@@ -101,3 +101,4 @@ def test_the_binary_records_no_machine_load_in_simulated_time(two_campaigns):
     for folder in launch_folders(a):
         meta = json.loads((folder / "meta.json").read_text())
         assert meta["load"]["other_cpu_s"] is None
+        assert all(test.get("other_cpu") is None for test in meta["tests"])
