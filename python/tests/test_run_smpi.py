@@ -115,6 +115,19 @@ def test_the_default_platform_is_the_shipped_one(smpi_env):
     assert doc["simulation"]["hosts"] == 128
 
 
+def test_simulated_ranks_are_not_held_to_the_cores(smpi_env):
+    """--launcher local allows 64 ranks per core of this machine; simulated ranks are contexts of
+    one simulator process, bounded by the platform's hosts instead."""
+    platform = platform_file(smpi_env / "many.xml", 4096)
+    np = 64 * len(os.sched_getaffinity(0)) + 1
+    out = smpi_env / "c"
+    result = cli([*SMALL, "--np", str(np), "--launches", "1", "--platform", str(platform), "--out", str(out)])
+    assert result.exit_code == 0, result.output
+    assert json.loads((out / "campaign.json").read_text())["np"] == np
+    line = one_line_error(cli([*SMALL, "--mpi", "openmpi", "--np", str(np), "--out", str(smpi_env / "d")]))
+    assert "per core" in line
+
+
 @pytest.mark.parametrize("args, message", [
     (["--mpi", "openmpi", "--platform", "PLATFORM4"], "a SimGrid platform is for --mpi smpi only"),
     (["--mpi", "smpi,openmpi"], "the SimGrid build runs alone"),
