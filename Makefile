@@ -47,16 +47,17 @@ build-libs:
 	done
 
 # SimGrid's SMPI (smpicc from libsimgrid-dev): mpimeter-bench for simulated clusters, beside
-# the real builds. SMPI_PRETEND_CC only for CMake's configure probes (otherwise smpicc links them
-# as SMPI plugins, which cannot run); only the binary is built (the unit tests need no SMPI).
+# the real builds (`mpimeter run --mpi smpi` runs it). SMPI_PRETEND_CC only for CMake's configure
+# probes (otherwise smpicc links them as SMPI plugins, which cannot run); only the binary is built
+# (the unit tests need no SMPI).
 build-smpi:
 	@command -v smpicc >/dev/null || { echo "smpicc not found: install libsimgrid-dev (as root: apt-get install libsimgrid-dev)"; exit 1; }
-	@mkdir -p build
-	@SMPI_PRETEND_CC=1 cmake -S . -B build/smpi -DCMAKE_C_COMPILER=smpicc -DMPI_C_COMPILER=smpicc \
-	      -DMM_WERROR=ON >build/smpi.cmake.log 2>&1 || { cat build/smpi.cmake.log; exit 1; }
-	@cmake --build build/smpi -j $(JOBS) --target mpimeter-bench >/dev/null || \
-	  cmake --build build/smpi -j 1 --target mpimeter-bench || exit 1
-	@echo "built build/smpi/bin/mpimeter-bench"
+	@mkdir -p $(BUILD_DIR)
+	@SMPI_PRETEND_CC=1 cmake -S . -B $(BUILD_DIR)/smpi -DCMAKE_C_COMPILER=smpicc -DMPI_C_COMPILER=smpicc \
+	      -DMM_WERROR=ON >$(BUILD_DIR)/smpi.cmake.log 2>&1 || { cat $(BUILD_DIR)/smpi.cmake.log; exit 1; }
+	@cmake --build $(BUILD_DIR)/smpi -j $(JOBS) --target mpimeter-bench >/dev/null || \
+	  cmake --build $(BUILD_DIR)/smpi -j 1 --target mpimeter-bench || exit 1
+	@echo "built $(BUILD_DIR)/smpi/bin/mpimeter-bench"
 
 # The clock-sync study on simulated clusters up to 1024 ranks (bench/simulate.py; a few minutes).
 simulate: setup

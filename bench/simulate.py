@@ -17,7 +17,8 @@ plus "growth" (per algorithm, duration at the largest p over the smallest, next 
 of p and of log2 p: O(p) algorithms follow the first, O(log p) ones the second) and
 "skampi_over_netgauge" per p (Hoefler, Schneider & Lumsdaine 2010 Fig. 8: 16 at 128 processes),
 "skampi_over_netgauge_alone" (at --alone-at, each algorithm in a launch of its own, with the
-binary's defaults and in the paper's setting: N = 100, SKaMPI's edges as many round trips)
+binary's defaults and in the paper's setting: N = 100, SKaMPI's edges as many round trips;
+--alone-only writes that alone, a minute or two)
 and "hca_intercept_pass_s" (hca minus hca2: hca's O(p) pass, which its fit span hides in "growth").
 Not a test; c/tests/simgrid/test_simulate.py runs a small case.
 """
@@ -36,12 +37,13 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import sim_platform  # noqa: E402
 
+from mpimeter.campaign.simulation import SMPI_CFG  # noqa: E402,F401  (what `mpimeter run --mpi smpi` runs with)
+from mpimeter.io.bench_binaries import SIMULATED_LIBRARY, bench_binary, default_bench_dir  # noqa: E402
+
 ROOT = Path(__file__).resolve().parents[1]
-BENCH = ROOT / "build" / "smpi" / "bin" / "mpimeter-bench"
+# the SimGrid build of the bench dir ($MPIMETER_BENCH_DIR, else build/): `make build-smpi`
+BENCH = bench_binary(default_bench_dir(), SIMULATED_LIBRARY)
 ALGORITHMS = ("skampi", "netgauge", "jk", "hca", "hca2", "hca3", "hca3o")
-# docs/ALGORITHMS.md, "Simulated clusters": without the first, real CPU time leaks into simulated time; the
-# default gather is pathologically slow at scale.
-SMPI_CFG = ("--cfg=smpi/simulate-computation:no", "--cfg=smpi/gather:ompi_binomial")
 # For launches that repeat collectives at scale (bench/simulate_memory.py): SMPI's default
 # barrier, reduce and allreduce are linear (every rank messages the root at once), and every
 # completion makes SimGrid re-solve the sharing of all those flows: at 1024 ranks a barrier took
@@ -185,11 +187,20 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--timeout", type=float, default=3600, help="seconds per smpirun")
     ap.add_argument("--alone-at", type=int, default=128,
                     help="p of the SKaMPI/Netgauge ratio with each alone, defaults and the paper's setting (0: none)")
+    ap.add_argument("--alone-only", action="store_true",
+                    help="only skampi_over_netgauge_alone at --alone-at (a minute or two), into --out")
     a = ap.parse_args(argv)
     why = smpi_missing()
     if why:
         print(f"simulate: {why}", file=sys.stderr)
         return 1
+    if a.alone_only:
+        doc = {"skampi_over_netgauge_alone": {"p": a.alone_at, **alone_ratios(a.alone_at, a.workdir, a.seed, a.timeout)},
+               "paper_skampi_over_netgauge_128": PAPER_RATIO_128, "smpi_cfg": list(SMPI_CFG)}
+        a.out.parent.mkdir(parents=True, exist_ok=True)
+        a.out.write_text(json.dumps(doc, indent=1) + "\n")
+        print(json.dumps(doc, indent=1))
+        return 0
     algorithms = [x for x in a.algorithms.split(",") if x]
     rows, real = [], {}
     for p in (int(x) for x in a.p.split(",")):

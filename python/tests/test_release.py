@@ -46,6 +46,8 @@ def test_wheel_metadata_carry_version_licence_and_readme(dist):
         licence = z.read(f"mpimeter-{VERSION}.dist-info/licenses/LICENSE").decode()
         assert licence == (REPO / "LICENSE").read_text()
         assert "mpimeter/cli/__init__.py" in z.namelist()
+        # the default platform of `run --mpi smpi`, a data file beside the code
+        assert "mpimeter/platforms/cluster-128.xml" in z.namelist()
 
 
 def test_sdist_holds_the_licence_and_the_package(dist):

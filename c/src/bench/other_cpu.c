@@ -123,7 +123,11 @@ void mm_other_cpu_mark(mm_other_cpu *oc, long recorded) {
     long k = oc->n++;
     oc->recorded[k] = recorded;
     oc->own_s[k] = mm__clock_s(CLOCK_PROCESS_CPUTIME_ID);
+#ifdef MM_SIMGRID
+    oc->busy_s[k] = NAN; /* simulated wall time: this machine's CPU time says nothing (provenance.c) */
+#else
     oc->busy_s[k] = oc->reader ? mm_procstat_busy_s("/proc/stat") : NAN;
+#endif
     oc->wall_s[k] = oc->reader ? mm__clock_s(CLOCK_MONOTONIC) : NAN;
 }
 

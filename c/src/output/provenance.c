@@ -165,8 +165,12 @@ static double mm__cpu_khz(void) {
     return line[0] ? strtod(line, NULL) : 0;
 }
 
+/* The library's name as the build folders name it (io/bench_binaries.py); SimGrid's SMPI says
+ * "SMPI Version 3.32. Copyright The SimGrid Team ...". */
 static void mm__library_kind(const char *version, char *out, size_t len) {
-    if (strstr(version, "Open MPI"))
+    if (strncmp(version, "SMPI Version", 12) == 0)
+        snprintf(out, len, "smpi");
+    else if (strstr(version, "Open MPI"))
         snprintf(out, len, "openmpi");
     else if (strstr(version, "MPICH"))
         snprintf(out, len, "mpich");
@@ -280,6 +284,11 @@ void mm_provenance_finish(mm_provenance *p, MPI_Comm comm) {
     p->wall_s = mm__mono_s() - p->mono_start_s;
     p->own_cpu_s = sum[0];
     double busy = mm_procstat_busy_s("/proc/stat") - p->busy_cpu_s_start; /* NaN when unknown */
+#ifdef MM_SIMGRID
+    /* Under SimGrid's SMPI the wall time is simulated: this machine's CPU time over it measures
+     * nothing of the simulated cluster (all its ranks are the one simulator process). Unknown. */
+    busy = NAN;
+#endif
     double other = busy - sum[1];
     p->other_cpu_s = other > 0 ? other : (isnan(other) ? NAN : 0.0);
     mm__utc_now(p->wall_end, sizeof p->wall_end);

@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from mpimeter.io import bench_binaries as _bench_binaries
-from mpimeter.io.bench_binaries import DescribeError, singleton_env
+from mpimeter.io.bench_binaries import DescribeError, question_argv, singleton_env
 
 SECRET_REDACTED = "<redacted>"
 
@@ -260,7 +260,7 @@ def validate(binary: str | Path, args: list[str], nprocs: int) -> Validated:
     """Runs `binary --validate NP args` (no MPI needed). Raises DescribeError with the binary's
     own one-line message (without its prefix) when it refuses the options."""
     try:
-        done = subprocess.run([str(binary), "--validate", str(nprocs), *args], capture_output=True,
+        done = subprocess.run(question_argv(binary, ["--validate", str(nprocs), *args]), capture_output=True,
                               text=True, timeout=30, stdin=subprocess.DEVNULL, env=singleton_env())
     except (OSError, subprocess.SubprocessError) as exc:
         raise DescribeError(f"{binary} --validate could not run: {exc}") from None

@@ -10,7 +10,8 @@ allocation). The binary of library LIB is `<bench dir>/LIB/bin/mpimeter-bench`; 
 (io.bench_binaries, which also says which binaries are built).
 A build of any library also holds `<bench dir>/LIB/mpi.json` (written by CMake): the launcher
 found beside its compiler and the template the user set for it (`make build LAUNCHER=...`), which
-is what `local` means for that library.
+is what `local` means for that library. The SimGrid build (`smpi`) has none: its `local` is
+smpirun on the campaign's platform (campaign.simulation).
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ import subprocess
 from functools import lru_cache
 from pathlib import Path
 
+from mpimeter.campaign import simulation as _simulation
 from mpimeter.campaign.plan import PlanError
 # where the binaries are and which are built: io.bench_binaries, the one place below every reader
 from mpimeter.io.bench_binaries import (BENCH_DIR_ENV, BUILD_RECORD, LIBRARY_NAME,
@@ -62,15 +64,18 @@ def build_record(mpi: str, bench_dir: Path | None = None) -> dict[str, str]:
 
 
 def local_template(mpi: str, env_keys: list[str] | None = None, *, as_root: bool | None = None,
-                   bench_dir: Path | None = None) -> str:
+                   bench_dir: Path | None = None, simulation: dict | None = None) -> str:
     """`local`: the launcher of the library itself (never the `mpirun` alternatives link):
     Debian's mpirun.openmpi / mpiexec.mpich when installed, else the one its build found beside
     its compiler (mpi.json), or the template the user set for it at build time.
     Open MPI needs --allow-run-as-root as root, and --oversubscribe for more ranks than cores;
-    its -x forwards a variant's variables to every rank (also on remote hosts)."""
+    its -x forwards a variant's variables to every rank (also on remote hosts). The SimGrid
+    build's: smpirun on ``simulation``'s platform (campaign.simulation.record)."""
     if as_root is None:
         as_root = os.geteuid() == 0
     check_library_name(mpi)
+    if _simulation.is_simulated(mpi):
+        return _simulation.template(simulation)
     record = build_record(mpi, bench_dir)
     if record.get("launcher"):
         return record["launcher"]
@@ -155,9 +160,12 @@ def _same_program(a: str, b: str) -> bool:
 
 
 def resolve_template(launcher: str, mpi: str, env_keys: list[str] | None = None, *,
-                     bench_dir: Path | None = None) -> str:
+                     bench_dir: Path | None = None, simulation: dict | None = None) -> str:
+    if _simulation.is_simulated(mpi) and launcher != "local":
+        raise PlanError(f"--launcher {launcher}: the SimGrid build runs under smpirun on its platform "
+                        "(--platform) only; leave --launcher at local")
     if launcher == "local":
-        return local_template(mpi, env_keys, bench_dir=bench_dir)
+        return local_template(mpi, env_keys, bench_dir=bench_dir, simulation=simulation)
     if launcher == "srun":
         return "srun -n {np} {cmd}"  # srun exports the whole environment by default
     check_template(launcher)

@@ -23,6 +23,8 @@ from __future__ import annotations
 import os
 from collections.abc import Mapping
 
+from mpimeter.io.bench_binaries import SIMULATED_LIBRARY
+
 # The yield-when-idle setting of each library; an empty mapping: the library has none that
 # works (the record's `note` says why).
 YIELD_WHEN_IDLE: dict[str, dict[str, str]] = {
@@ -44,8 +46,9 @@ def settings(np: int, cores: int, mpi: str, given: Mapping[str, str]) -> dict | 
     """The record of one launch when ``np`` ranks outnumber ``cores`` (None otherwise):
     ``{"ranks", "cores", "set": {var: value} (what the launcher added to the environment),
     "user_set": {var: value} (the user's own value of such a variable, kept), "note"}``.
-    ``given``: the environment the launch gets from the user (campaign variant and shell)."""
-    if np <= cores:
+    ``given``: the environment the launch gets from the user (campaign variant and shell).
+    None for the SimGrid build too: its ranks are contexts of the one simulator process."""
+    if np <= cores or mpi == SIMULATED_LIBRARY:
         return None
     wanted = YIELD_WHEN_IDLE.get(mpi, {})
     record = {

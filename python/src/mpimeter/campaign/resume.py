@@ -34,7 +34,7 @@ from collections.abc import Mapping
 from dataclasses import replace
 from pathlib import Path
 
-from mpimeter.campaign import inputfiles, launch_env, launcher, limits, secrets
+from mpimeter.campaign import inputfiles, launch_env, launcher, limits, secrets, simulation
 from mpimeter.campaign import state as st
 from mpimeter.campaign.plan import PlanError
 
@@ -57,6 +57,8 @@ def prepare(state: st.CampaignState, campaign_dir: Path, *, launcher_given: str 
     _secret_words(state, bench_dir)
     _bench_args(state)
     inputfiles.check_unchanged(state.bench_args, state.input_files, state.bench_binaries.values(), state.np)
+    if state.simulation is not None:  # the platform is an input file of the simulated launches
+        simulation.check_unchanged(state.simulation)
     _secrets(state, environ)
     return state
 
@@ -140,7 +142,8 @@ def _templates(state: st.CampaignState, given: str | None, bench_dir: Path | Non
     mpis = sorted({a.mpi for a in state.alternatives})
     if given is not None:
         for alt in state.alternatives:
-            template = launcher.resolve_template(given, alt.mpi, sorted(alt.env), bench_dir=bench_dir)
+            template = launcher.resolve_template(given, alt.mpi, sorted(alt.env), bench_dir=bench_dir,
+                                                 simulation=state.simulation)
             launcher.check_launcher_program(template)
             if given != "local":  # local is each library's own launcher
                 launcher.check_template_fits(template, alt.mpi, mpis)
@@ -157,7 +160,8 @@ def _templates(state: st.CampaignState, given: str | None, bench_dir: Path | Non
                             f"template {recorded!r}; a template recorded in a file is run only "
                             f"when given again: add --launcher {shlex.quote(state.launcher)} "
                             "(or local, srun, another template), or confirm it with --trust-recorded")
-        now = launcher.resolve_template(state.launcher, alt.mpi, sorted(alt.env), bench_dir=bench_dir)
+        now = launcher.resolve_template(state.launcher, alt.mpi, sorted(alt.env), bench_dir=bench_dir,
+                                        simulation=state.simulation)
         if recorded != now:
             raise PlanError(f"cannot resume: campaign.json gives {alt.name} the launcher template "
                             f"{recorded!r}, but --launcher {state.launcher} gives {now!r} now; "

@@ -31,6 +31,7 @@ from pathlib import Path
 from mpimeter.campaign import adaptive as _adaptive
 from mpimeter.campaign import describe as _describe
 from mpimeter.campaign import pilot as _pilot
+from mpimeter.campaign import simulation as _simulation
 from mpimeter.campaign import oversub, procs, secrets, testretry
 from mpimeter.campaign import state as st
 from mpimeter.campaign.benchargs import BenchArgs
@@ -370,6 +371,7 @@ class CampaignRunner:
         st.save(state, self.dir)  # a runner killed now leaves this launch `incomplete`
         self.progress.launch_started(rec)
         env = {**given, **(rec.oversubscription or {}).get("set", {}),
+               **(_simulation.launch_env(state.simulation) if state.simulation else {}),
                procs.LAUNCH_ID_VAR: procs.marker(rec.process["launch_id"], self.dir)}
         started = time.monotonic()
 

@@ -11,6 +11,7 @@ from pathlib import Path
 from mpimeter.campaign import adaptive as _adaptive
 from mpimeter.campaign import algorithms as _algorithms
 from mpimeter.campaign import benchopts, inputfiles, launch_env, launcher, limits, nplist, plan, secrets
+from mpimeter.campaign import simulation as _simulation
 from mpimeter.campaign import state as st
 from mpimeter.campaign.benchargs import BenchArgs
 from mpimeter.campaign.plan import PlanError
@@ -38,6 +39,7 @@ class CampaignRequest:
     launch_timeout_s: float | None = None
     command: str = "mpimeter run"
     preload_pgmpi: Path | None = None  # libmpimeter-pgmpi.so's configuration (campaign.launch_env)
+    platform: Path | None = None  # --mpi smpi: the SimGrid platform (None: the shipped one; campaign.simulation)
 
 
 def _preload_pgmpi(alternatives: list[plan.Alternative], bench_dir: Path, config: Path) -> list[plan.Alternative]:
@@ -61,8 +63,9 @@ def default_np() -> int:
 def prepare(request: CampaignRequest) -> st.CampaignState:
     """Validates everything and builds the campaign record. Raises PlanError."""
     nps = [default_np()] if request.np is None else nplist.parse(request.np)
-    for ranks in nps:
-        limits.check_np(ranks, local=request.launcher == "local")
+    simulated = _simulation.LIBRARY in (request.mpis or [])
+    for ranks in nps:  # simulated ranks are contexts of one process, not processes on the cores
+        limits.check_np(ranks, local=request.launcher == "local" and not simulated)
     np = max(nps)
     rule = _rule(request)
     if rule is not None and len(nps) > 1:
@@ -97,6 +100,7 @@ def prepare(request: CampaignRequest) -> st.CampaignState:
             raise PlanError(f"no MPI library found: no <lib>/bin/mpimeter-bench under {bench_dir} "
                             "with its launcher on PATH (run `make build`, or give "
                             f"--bench-dir / ${launcher.BENCH_DIR_ENV})")
+    simulation = _simulation_record(request, list(mpis), nps)
     variants = [plan.parse_variant(v) for v in request.variants]
     wanted = _algorithms.parse_request(request.algorithms)
     alternatives = plan.make_alternatives(list(mpis), variants, found_under=found_under)
@@ -114,7 +118,7 @@ def prepare(request: CampaignRequest) -> st.CampaignState:
     for alt in alternatives:
         binaries[alt.name] = str(launcher.check_binary(bench_dir, alt.mpi))
         templates[alt.name] = launcher.resolve_template(request.launcher, alt.mpi, sorted(alt.env),
-                                                        bench_dir=bench_dir)
+                                                        bench_dir=bench_dir, simulation=simulation)
         launcher.check_launcher_program(templates[alt.name])
         if request.launcher != "local":  # local is each library's own launcher
             launcher.check_template_fits(templates[alt.name], alt.mpi, sorted({a.mpi for a in alternatives}))
@@ -155,7 +159,32 @@ def prepare(request: CampaignRequest) -> st.CampaignState:
                       notes=notes, adaptive=rule, np_list=nps)
     state.input_files = input_files
     state.secret_words = secrets.secret_words(bench_dir)  # its binaries' words, recorded
+    state.simulation = simulation
+    if simulation is not None:  # what reaches the binary through smpirun's shell (campaign.simulation)
+        _simulation.check_words([*binaries.values(), *bench_args.argv()], "--mpi smpi: the bench argument")
     return state
+
+
+def _simulation_record(request: CampaignRequest, mpis: list[str], nps: list[int]) -> dict | None:
+    """campaign.simulation's record when the campaign runs the SimGrid build, else None; a
+    --platform without it, or the SimGrid build beside a real library, is refused."""
+    if _simulation.LIBRARY not in mpis:
+        if request.platform is not None:
+            raise PlanError(f"--platform {request.platform}: a SimGrid platform is for --mpi smpi only "
+                            f"(this campaign runs {','.join(mpis)})")
+        return None
+    if len(mpis) > 1:
+        raise PlanError(f"--mpi {','.join(mpis)}: the SimGrid build runs alone (simulated times are not "
+                        "comparable with measured ones); run one campaign with --mpi smpi and one without")
+    if request.preload_pgmpi is not None or request.algorithms:
+        given = "--preload-pgmpi" if request.preload_pgmpi is not None else "--algorithms"
+        raise PlanError(f"{given}: not with --mpi smpi (the simulator runs its ranks itself: nothing is "
+                        "preloaded, and its algorithms are chosen by its own --cfg settings, not the "
+                        "libraries' variables); leave it out")
+    # what reaches the binary through smpirun's shell, before the binary is asked about it
+    given = [str(w) for v in request.bench_values.values() for w in (v if isinstance(v, (list, tuple)) else [v])]
+    _simulation.check_words([*given, *request.extra_bench_args], "--mpi smpi: the bench argument")
+    return _simulation.record(request.platform, nps)
 
 
 def _algorithm_alternatives(wanted: dict[str, list[str] | None], mpis: list[str],

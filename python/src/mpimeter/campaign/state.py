@@ -33,7 +33,7 @@ from mpimeter.campaign import algorithms as _algorithms
 from mpimeter.campaign import inputfiles as _inputfiles
 from mpimeter.campaign import pilot as _pilot
 from mpimeter.campaign import suite as _suite
-from mpimeter.campaign import limits, nplist, oversub, secrets, testretry
+from mpimeter.campaign import limits, nplist, oversub, secrets, simulation, testretry
 from mpimeter.campaign.benchargs import BenchArgs
 from mpimeter.campaign.plan import ENV_KEY, Alternative, PlanError, check_name
 from mpimeter.errors import MpimeterError
@@ -165,6 +165,7 @@ class CampaignState:
     failed_tests: list[testretry.FailedTest] = field(default_factory=list)
     test_timeout_s: float | None = None
     suite: dict | None = None  # `run --suite`: the suite's record (campaign.suite.Suite.record)
+    simulation: dict | None = None  # `run --mpi smpi`: platform, sha256, SimGrid (campaign.simulation)
 
     @property
     def process_counts(self) -> list[int]:
@@ -220,6 +221,7 @@ class CampaignState:
             "secret_words": list(words) if words is not None else None,
             "analyze_after": self.analyze_after,
             "suite": self.suite,
+            "simulation": self.simulation,
             "np": self.np,
             "np_list": self.process_counts,
             "launches_per_alternative": self.launches_per_alternative,
@@ -306,6 +308,7 @@ class CampaignState:
             analyze_after=_read_analyze_after(r, obj), suite=_suite.read_recorded(obj.get("suite"), r.fail),
             failed_tests=testretry.read_failed_tests(obj.get("failed_tests"), r.fail, [a.name for a in alternatives]),
             test_timeout_s=testretry.read_test_timeout(obj.get("test_timeout_s"), r.fail),
+            simulation=simulation.read(obj.get("simulation"), r.fail),
         )
 
 

@@ -89,7 +89,7 @@ def campaign_options(fn):
 
 def make_request(*, np, launches, mpi, variants, launcher, bench_dir, seed, launch_timeout,
                  bench_values, bench_extra, argv, launches_rule=None, algorithms=(),
-                 preload_pgmpi=None) -> spec.CampaignRequest:
+                 preload_pgmpi=None, platform=None) -> spec.CampaignRequest:
     from mpimeter.campaign import secrets, spec
 
     return spec.CampaignRequest(
@@ -98,6 +98,7 @@ def make_request(*, np, launches, mpi, variants, launcher, bench_dir, seed, laun
         variants=list(variants), launcher=launcher, bench_dir=bench_dir,
         bench_values={k: v for k, v in bench_values.items() if v is not None},
         extra_bench_args=list(bench_extra), seed=seed, launch_timeout_s=launch_timeout, preload_pgmpi=preload_pgmpi,
+        platform=platform,
         command=shlex.join(secrets.redact_argv(argv, secrets.secret_words(bench_dir))))
 
 

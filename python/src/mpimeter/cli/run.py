@@ -52,6 +52,10 @@ RESUME_OPTIONS = frozenset({"resume", "launch_timeout", "retries", "analyze", "l
               help="run every launch with libmpimeter-pgmpi.so preloaded (LD_PRELOAD) and FILE as its "
                    "configuration (written by `mpimeter guidelines --replace`): the calls it names run their "
                    "mock-up where a guideline was violated; meta.json records it (pgmpi)")
+@click.option("--platform", type=click.Path(dir_okay=False, path_type=Path), default=None, metavar="FILE",
+              help="with --mpi smpi (the SimGrid build, `make build-smpi`): the simulated cluster, a SimGrid "
+                   "platform file with a host per rank [default: the 128-host cluster shipped with mpimeter]; "
+                   "its path and sha256 are recorded")
 @click.option("--algorithms", "algorithms", multiple=True, metavar="'OP=all|NAME[,NAME..][;OP2=...]'",
               help="the library's own algorithms of OP as alternatives (repeatable, or ';'-separated): each "
                    "runs with the library's variable set (Open MPI coll_tuned_<op>_algorithm with "
@@ -76,7 +80,8 @@ RESUME_OPTIONS = frozenset({"resume", "launch_timeout", "retries", "analyze", "l
 @click.pass_context
 @exits_on_errors("run")
 def command(ctx: click.Context, np, launches, mpi, variants, launcher, bench_dir, out, resume,
-            seed, launch_timeout, retries, trust_recorded, analyze, guidelines, preload_pgmpi, algorithms, launches_min,
+            seed, launch_timeout, retries, trust_recorded, analyze, guidelines, preload_pgmpi, platform, algorithms,
+            launches_min,
             launches_max, launches_precision,
             launches_confidence, test_timeout, bench_extra, **bench_values) -> None:
     """Run a campaign: LAUNCHES launches of mpimeter-bench per alternative, interleaved in a
@@ -85,7 +90,7 @@ def command(ctx: click.Context, np, launches, mpi, variants, launcher, bench_dir
 
     The options marked [bench] are passed on to mpimeter-bench, and so is everything after `--`.
     """
-    from mpimeter.campaign import guideline_plan, lock, spec
+    from mpimeter.campaign import guideline_plan, lock, simulation, spec
     from mpimeter.campaign import resume as resuming
     from mpimeter.campaign import state as st
     from mpimeter.campaign.plan import PlanError
@@ -133,11 +138,13 @@ def command(ctx: click.Context, np, launches, mpi, variants, launcher, bench_dir
                                launcher=launcher, bench_dir=bench_dir, seed=seed,
                                launch_timeout=launch_timeout, bench_values=bench_values,
                                bench_extra=bench_extra, argv=argv, algorithms=algorithms,
-                               preload_pgmpi=preload_pgmpi,
+                               preload_pgmpi=preload_pgmpi, platform=platform,
                                launches_rule={"min": launches_min, "max": launches_max,
                                               "precision": launches_precision,
                                               "confidence": launches_confidence})
         state = spec.prepare(request)
+        if state.simulation is not None:  # the launch folders' paths reach the binary through smpirun
+            simulation.check_words([str(campaign_dir), str(campaign_dir.absolute())], "--out")
         _set_test_timeout(state, test_timeout)
         state.analyze_after = analyze
         state.suite = suite.record() if suite is not None else None

@@ -25,6 +25,13 @@ from mpimeter.errors import MpimeterError
 
 DESCRIBE_VERSION = 1
 MPI_LIBRARIES = ("openmpi", "mpich")  # Debian's libraries, which `make build` builds side by side
+# SimGrid's SMPI (`make build-smpi`): a simulated library, run only when named (`run --mpi smpi`,
+# under smpirun on a platform file: campaign.simulation), never by default beside the real ones.
+# smpicc links its binary as a plugin of the simulator, which runs only under smpirun: asked a
+# question (--describe, --validate) it answers as one simulated rank of the shipped platform.
+SIMULATED_LIBRARY = "smpi"
+SMPI_LAUNCHER = "smpirun"
+DEFAULT_SMPI_PLATFORM = Path(__file__).resolve().parents[1] / "platforms" / "cluster-128.xml"
 BENCH_RELATIVE = Path("bin") / "mpimeter-bench"
 BENCH_DIR_ENV = "MPIMETER_BENCH_DIR"
 BUILD_RECORD = "mpi.json"  # CMakeLists.txt writes it
@@ -61,11 +68,12 @@ def bench_binary(bench_dir: Path, mpi: str) -> Path:
 
 def built_libraries(bench_dir: Path) -> list[str]:
     """Every MPI library of the bench dir with an executable binary: Debian's two first, then
-    every other build with a record (mpi.json; not the SimGrid build, which runs under smpirun
-    only), by name. Whether its launcher is installed is campaign.launcher's question."""
+    every other build with a record (mpi.json; not the SimGrid build, SIMULATED_LIBRARY, which
+    writes none: a campaign runs it only when `--mpi smpi` names it), by name. Whether its
+    launcher is installed is campaign.launcher's question."""
     try:
         others = sorted(p.name for p in Path(bench_dir).iterdir()
-                        if p.name not in MPI_LIBRARIES and LIBRARY_NAME.match(p.name)
+                        if p.name not in (*MPI_LIBRARIES, SIMULATED_LIBRARY) and LIBRARY_NAME.match(p.name)
                         and (p / BUILD_RECORD).is_file())
     except OSError:
         others = []
@@ -79,6 +87,14 @@ def is_executable_file(path: Path) -> bool:
         return path.is_file() and os.access(path, os.X_OK)
     except (OSError, ValueError):
         return False
+
+
+def question_argv(binary: str | Path, args: list[str]) -> list[str]:
+    """The command that asks ``binary`` a question (``--describe``, ``--validate NP ...``): the
+    binary itself, or the SimGrid build (the one in a SIMULATED_LIBRARY folder) under smpirun."""
+    if Path(binary).parent.parent.name != SIMULATED_LIBRARY:
+        return [str(binary), *args]
+    return [SMPI_LAUNCHER, "-np", "1", "-platform", str(DEFAULT_SMPI_PLATFORM), str(binary), *args]
 
 
 def singleton_env() -> dict[str, str]:
@@ -111,7 +127,7 @@ def check_version(doc: Any, binary: str | Path) -> None:
 def _printed(path: str, size: int, mtime_ns: int) -> str:
     """What ``path --describe`` printed, checked to be a JSON document (asked once per key)."""
     try:
-        done = subprocess.run([path, "--describe"], capture_output=True, text=True, timeout=30,
+        done = subprocess.run(question_argv(path, ["--describe"]), capture_output=True, text=True, timeout=30,
                               stdin=subprocess.DEVNULL, env=singleton_env())
     except (OSError, subprocess.SubprocessError) as exc:
         raise DescribeError(f"{path} --describe could not run: {exc}") from None
@@ -144,8 +160,8 @@ def secret_words(binary: str | Path) -> tuple[str, ...]:
 
 
 def built_secret_words(bench_dir: str | Path | None = None) -> tuple[str, ...]:
-    """The secret words of the binaries built in ``bench_dir`` (None: the default bench dir),
-    the union should they differ; empty when no binary can say. The one source of them for
+    """The secret words of the binaries built in ``bench_dir`` (None: the default bench dir; the
+    SimGrid build too), the union should they differ; empty when no binary can say. The one source of them for
     io.redact's reading rule and for campaign.secrets (what mpimeter writes: a campaign asks the
     bench dir it runs from). Asked once per bench dir: the default follows $MPIMETER_BENCH_DIR,
     which may change within one process (and a relative one with the working folder)."""
@@ -155,7 +171,8 @@ def built_secret_words(bench_dir: str | Path | None = None) -> tuple[str, ...]:
 @lru_cache(maxsize=4)
 def _built_secret_words(bench_dir: str) -> tuple[str, ...]:
     words: set[str] = set()
-    for lib in built_libraries(bench_dir):
+    simulated = [SIMULATED_LIBRARY] if is_executable_file(bench_binary(bench_dir, SIMULATED_LIBRARY)) else []
+    for lib in built_libraries(bench_dir) + simulated:
         try:
             words |= set(secret_words(bench_binary(bench_dir, lib)))
         except DescribeError:
