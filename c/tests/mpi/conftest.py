@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 import subprocess
@@ -71,14 +72,31 @@ def read_launch(folder: Path) -> tuple[dict, pd.DataFrame]:
     raw = pd.read_csv(folder / "raw.csv")
     return meta, raw
 
-def unplanned_from(t: dict) -> int:
+
+@functools.cache
+def described(lib: str) -> dict:
+    """The binary's own description of itself (``--describe``: its options, operations and
+    registries), read once per library and process; callers must not change it."""
+    out = subprocess.run([str(bench_path(lib)), "--describe"], capture_output=True, text=True,
+                         timeout=60, check=True).stdout
+    return json.loads(out)
+
+
+def planned_start_methods(lib: str) -> frozenset[str]:
+    """The process syncs that plan each repetition's start, as the binary flags them
+    (``--describe``: process_syncs[].has_planned_start)."""
+    return frozenset(p["name"] for p in described(lib)["process_syncs"] if p["has_planned_start"])
+
+
+def unplanned_from(lib: str, t: dict) -> int:
     """The first repetition of meta.json test `t` measured by a method without a planned start (a
     switch to barrier or none, tests[].procsync_switches), or its nrep."""
-    starts = [s["from_rep"] for s in t["procsync_switches"] if s["to"] not in ("window", "roundtime", "harmonize")]
+    planned = planned_start_methods(lib)
+    starts = [s["from_rep"] for s in t["procsync_switches"] if s["to"] not in planned]
     return min(starts) if starts else t["nrep"]
 
 
-def rule_runtimes(meta: dict, raw: pd.DataFrame, test: int) -> np.ndarray:
+def rule_runtimes(lib: str, meta: dict, raw: pd.DataFrame, test: int) -> np.ndarray:
     """The valid run times of a test in repetition order, as the binary's rule (bench/decide.c) and
     the analysis take them: on the global clock (max gend - min gstart over ranks) for repetitions
     with a planned start, valid on every rank and started within the test's start tolerance; from
@@ -87,7 +105,7 @@ def rule_runtimes(meta: dict, raw: pd.DataFrame, test: int) -> np.ndarray:
     rows = raw[raw["test"] == test]
     rows = rows.assign(local=rows["end_ns"] - rows["start_ns"])
     g = rows.groupby("rep")
-    planned = g.size().index.to_numpy() < unplanned_from(meta["tests"][test])
+    planned = g.size().index.to_numpy() < unplanned_from(lib, meta["tests"][test])
     run = np.where(planned, (g["gend_ns"].max() - g["gstart_ns"].min()).to_numpy(float),
                    g["local"].max().to_numpy(float))
     valid = (g["valid"].min() == 1).to_numpy().copy()

@@ -53,7 +53,7 @@ def test_the_rule_stops_all_ranks_together_and_reports_the_analysis_precision(li
         rows = raw[raw["test"] == t["test"]]
         assert sorted(rows.groupby("rank").size().unique()) == [t["nrep"]]
         assert len(rows) == np_ * t["nrep"]
-        x = rule_runtimes(meta, raw, t["test"])
+        x = rule_runtimes(lib, meta, raw, t["test"])
         assert a["valid"] == x.size
         expected = _precision(rule, x, meta["timer"]["resolution_ns"])
         if expected is None:
