@@ -256,9 +256,9 @@ SERIAL_TESTS = {
 PARALLEL_TESTS = {
     "test_adaptive.py": {"test_sizes_are_added_where_interpolation_is_worst",
                          "test_bad_input_is_refused_on_every_rank", "test_sizes_beyond_memory_are_refused"},
-    # the folder contract, the reduced rows, --out and a killed launch check no count (every op
-    # under every process sync stays alone: beside another launch its roundtime and harmonize
-    # rounds start late and are redone until each test's budget, minutes per launch)
+    # the folder contract, the reduced rows and --out check no count (every op under window,
+    # roundtime and harmonize stays alone: beside another launch their rounds start late and are
+    # redone until each test's budget, minutes per launch; the other schemes: PARALLEL_CASES)
     "test_bench_engine.py": {"test_bad_option_exits_2_everywhere", "test_help_and_list_ops_without_mpirun",
                              "test_launch_folder_contract",
                              "test_reduced_raw_and_barrier_without_global_clock", "test_out_exists_and_not_empty",
@@ -274,13 +274,17 @@ PARALLEL_TESTS = {
     "test_counters.py": {"test_bad_pvars_are_refused", "test_list_pvars", "test_rows_match_raw",
                          "test_all_records_none_on_a_library_without_variables",
                          "test_papi_follows_papis_own_availability_check", "test_papi_refused_in_a_build_without_it"},
-    # no MPI launch but --describe under mpirun; the reduced rows against the analysis's own
+    # no MPI launch but --describe under mpirun; the reduced rows against the analysis's own; a
+    # setup that cannot allocate under its own address-space cap (it fails before any repetition)
     "test_describe_and_errors.py": {"test_describe_without_mpi_and_under_mpirun",
                                     "test_describe_shape_is_the_golden_one",
                                     "test_help_and_describe_list_the_same_options",
                                     "test_every_registry_entry_is_usable", "test_validate_checks_without_mpi",
                                     "test_validate_tells_the_repetition_memory",
-                                    "test_reduced_raw_matches_the_analysis_run_times"},
+                                    "test_reduced_raw_matches_the_analysis_run_times",
+                                    "test_a_setup_that_cannot_allocate_says_what"},
+    # barrier starts: every row gathered whatever the load
+    "test_gather.py": {"test_full_rows_gathered_in_chunks_of_ranks"},
     # a given window that cannot hold the overwrite (a warning from the configuration), refusals
     "test_launch_guards.py": {"test_cold_cache_longer_than_a_given_window_is_warned",
                               "test_virtual_clocks_apart_without_clock_sync_are_refused",
@@ -292,6 +296,8 @@ PARALLEL_TESTS = {
                               "test_mpit_from_is_checked", "test_phases_are_ordered_and_fit_the_launch",
                               "test_auto_syncs_clocks_that_are_not_one", "test_sync_fit_stops_early_with_a_target",
                               "test_phases_without_a_sync", "test_describe_offers_copy_probe_from"},
+    # a hog beside the launch only raises the share it must see
+    "test_other_cpu.py": {"test_a_hog_on_every_core_shows_in_the_share"},
     "test_nonblocking.py": {"test_bad_nonblocking_input_exits_2_everywhere",
                             "test_the_binary_lists_the_sixteen_nonblocking_collectives",
                             "test_every_nonblocking_op_records_consistent_components",
@@ -310,12 +316,28 @@ PARALLEL_TESTS = {
                                     "test_bound_volume_per_sub_communicator"},
 }
 
+# Tests of the other modules that assert correctness alone for some of their parameters only:
+# module -> test -> parameter -> the values that do (a case runs beside others when each of its
+# parameters named here has one of those values).
+PARALLEL_CASES = {
+    # barrier starts, and none and loop-barrier, which plan no start: every repetition is valid
+    # whatever the load (window, roundtime and harmonize stay alone, as above)
+    "test_bench_engine.py": {"test_every_op_under_every_procsync": {"procsync": {"barrier", "none", "loop-barrier"}}},
+    # the blocks' bookkeeping, on every repetition the launch runs; the window's policy may
+    # switch or fail a test under load
+    "test_other_cpu.py": {"test_every_test_has_its_blocks": {"procsync": {"barrier", "none"}}},
+}
+
 
 def runs_alone(item) -> bool:
     module, test = item.path.name, getattr(item, "originalname", item.name)
     if module in PARALLEL_MODULES:
         return test in SERIAL_TESTS.get(module, ())
-    return test not in PARALLEL_TESTS.get(module, ())
+    if test in PARALLEL_TESTS.get(module, ()):
+        return False
+    cases = PARALLEL_CASES.get(module, {}).get(test)
+    params = getattr(getattr(item, "callspec", None), "params", {})
+    return not cases or not all(params.get(name) in values for name, values in cases.items())
 
 
 def pytest_configure(config) -> None:
