@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 import subprocess
@@ -71,14 +72,31 @@ def read_launch(folder: Path) -> tuple[dict, pd.DataFrame]:
     raw = pd.read_csv(folder / "raw.csv")
     return meta, raw
 
-def unplanned_from(t: dict) -> int:
+
+@functools.cache
+def described(lib: str) -> dict:
+    """The binary's own description of itself (``--describe``: its options, operations and
+    registries), read once per library and process; callers must not change it."""
+    out = subprocess.run([str(bench_path(lib)), "--describe"], capture_output=True, text=True,
+                         timeout=60, check=True).stdout
+    return json.loads(out)
+
+
+def planned_start_methods(lib: str) -> frozenset[str]:
+    """The process syncs that plan each repetition's start, as the binary flags them
+    (``--describe``: process_syncs[].has_planned_start)."""
+    return frozenset(p["name"] for p in described(lib)["process_syncs"] if p["has_planned_start"])
+
+
+def unplanned_from(lib: str, t: dict) -> int:
     """The first repetition of meta.json test `t` measured by a method without a planned start (a
     switch to barrier or none, tests[].procsync_switches), or its nrep."""
-    starts = [s["from_rep"] for s in t["procsync_switches"] if s["to"] not in ("window", "roundtime", "harmonize")]
+    planned = planned_start_methods(lib)
+    starts = [s["from_rep"] for s in t["procsync_switches"] if s["to"] not in planned]
     return min(starts) if starts else t["nrep"]
 
 
-def rule_runtimes(meta: dict, raw: pd.DataFrame, test: int) -> np.ndarray:
+def rule_runtimes(lib: str, meta: dict, raw: pd.DataFrame, test: int) -> np.ndarray:
     """The valid run times of a test in repetition order, as the binary's rule (bench/decide.c) and
     the analysis take them: on the global clock (max gend - min gstart over ranks) for repetitions
     with a planned start, valid on every rank and started within the test's start tolerance; from
@@ -87,7 +105,7 @@ def rule_runtimes(meta: dict, raw: pd.DataFrame, test: int) -> np.ndarray:
     rows = raw[raw["test"] == test]
     rows = rows.assign(local=rows["end_ns"] - rows["start_ns"])
     g = rows.groupby("rep")
-    planned = g.size().index.to_numpy() < unplanned_from(meta["tests"][test])
+    planned = g.size().index.to_numpy() < unplanned_from(lib, meta["tests"][test])
     run = np.where(planned, (g["gend_ns"].max() - g["gstart_ns"].min()).to_numpy(float),
                    g["local"].max().to_numpy(float))
     valid = (g["valid"].min() == 1).to_numpy().copy()
@@ -238,9 +256,9 @@ SERIAL_TESTS = {
 PARALLEL_TESTS = {
     "test_adaptive.py": {"test_sizes_are_added_where_interpolation_is_worst",
                          "test_bad_input_is_refused_on_every_rank", "test_sizes_beyond_memory_are_refused"},
-    # the folder contract, the reduced rows, --out and a killed launch check no count (every op
-    # under every process sync stays alone: beside another launch its roundtime and harmonize
-    # rounds start late and are redone until each test's budget, minutes per launch)
+    # the folder contract, the reduced rows and --out check no count (every op under window,
+    # roundtime and harmonize stays alone: beside another launch their rounds start late and are
+    # redone until each test's budget, minutes per launch; the other schemes: PARALLEL_CASES)
     "test_bench_engine.py": {"test_bad_option_exits_2_everywhere", "test_help_and_list_ops_without_mpirun",
                              "test_launch_folder_contract",
                              "test_reduced_raw_and_barrier_without_global_clock", "test_out_exists_and_not_empty",
@@ -256,13 +274,17 @@ PARALLEL_TESTS = {
     "test_counters.py": {"test_bad_pvars_are_refused", "test_list_pvars", "test_rows_match_raw",
                          "test_all_records_none_on_a_library_without_variables",
                          "test_papi_follows_papis_own_availability_check", "test_papi_refused_in_a_build_without_it"},
-    # no MPI launch but --describe under mpirun; the reduced rows against the analysis's own
+    # no MPI launch but --describe under mpirun; the reduced rows against the analysis's own; a
+    # setup that cannot allocate under its own address-space cap (it fails before any repetition)
     "test_describe_and_errors.py": {"test_describe_without_mpi_and_under_mpirun",
                                     "test_describe_shape_is_the_golden_one",
                                     "test_help_and_describe_list_the_same_options",
                                     "test_every_registry_entry_is_usable", "test_validate_checks_without_mpi",
                                     "test_validate_tells_the_repetition_memory",
-                                    "test_reduced_raw_matches_the_analysis_run_times"},
+                                    "test_reduced_raw_matches_the_analysis_run_times",
+                                    "test_a_setup_that_cannot_allocate_says_what"},
+    # barrier starts: every row gathered whatever the load
+    "test_gather.py": {"test_full_rows_gathered_in_chunks_of_ranks"},
     # a given window that cannot hold the overwrite (a warning from the configuration), refusals
     "test_launch_guards.py": {"test_cold_cache_longer_than_a_given_window_is_warned",
                               "test_virtual_clocks_apart_without_clock_sync_are_refused",
@@ -274,6 +296,8 @@ PARALLEL_TESTS = {
                               "test_mpit_from_is_checked", "test_phases_are_ordered_and_fit_the_launch",
                               "test_auto_syncs_clocks_that_are_not_one", "test_sync_fit_stops_early_with_a_target",
                               "test_phases_without_a_sync", "test_describe_offers_copy_probe_from"},
+    # a hog beside the launch only raises the share it must see
+    "test_other_cpu.py": {"test_a_hog_on_every_core_shows_in_the_share"},
     "test_nonblocking.py": {"test_bad_nonblocking_input_exits_2_everywhere",
                             "test_the_binary_lists_the_sixteen_nonblocking_collectives",
                             "test_every_nonblocking_op_records_consistent_components",
@@ -292,12 +316,28 @@ PARALLEL_TESTS = {
                                     "test_bound_volume_per_sub_communicator"},
 }
 
+# Tests of the other modules that assert correctness alone for some of their parameters only:
+# module -> test -> parameter -> the values that do (a case runs beside others when each of its
+# parameters named here has one of those values).
+PARALLEL_CASES = {
+    # barrier starts, and none and loop-barrier, which plan no start: every repetition is valid
+    # whatever the load (window, roundtime and harmonize stay alone, as above)
+    "test_bench_engine.py": {"test_every_op_under_every_procsync": {"procsync": {"barrier", "none", "loop-barrier"}}},
+    # the blocks' bookkeeping, on every repetition the launch runs; the window's policy may
+    # switch or fail a test under load
+    "test_other_cpu.py": {"test_every_test_has_its_blocks": {"procsync": {"barrier", "none"}}},
+}
+
 
 def runs_alone(item) -> bool:
     module, test = item.path.name, getattr(item, "originalname", item.name)
     if module in PARALLEL_MODULES:
         return test in SERIAL_TESTS.get(module, ())
-    return test not in PARALLEL_TESTS.get(module, ())
+    if test in PARALLEL_TESTS.get(module, ()):
+        return False
+    cases = PARALLEL_CASES.get(module, {}).get(test)
+    params = getattr(getattr(item, "callspec", None), "params", {})
+    return not cases or not all(params.get(name) in values for name, values in cases.items())
 
 
 def pytest_configure(config) -> None:

@@ -19,18 +19,18 @@ from mpimeter.io import rawformat
 ALL_OPS = ["allgather", "allgatherv", "allreduce", "alltoall", "alltoallv", "barrier", "bcast",
            "exscan", "gather", "gatherv", "reduce", "reduce_scatter", "reduce_scatter_block",
            "scan", "scatter", "scatterv", "delay"]
-PROCSYNCS = ["window", "barrier", "none", "loop-barrier"]
+# every process sync the binary has, one launch each (test_help_and_list_ops_without_mpirun checks
+# that this is the binary's whole list)
+PROCSYNCS = ["window", "barrier", "none", "loop-barrier", "roundtime", "harmonize"]
 RAW_COLUMNS = list(rawformat.FIELDS)  # the one definition (mpimeter.io.rawformat)
 
 
 def _procsyncs_of(lib: str) -> list[str]:
-    """Every process sync the binary lists (roundtime/harmonize join when they exist)."""
+    """Every process sync the binary lists in --help."""
     out = subprocess.run([str(bench_path(lib)), "--help"], capture_output=True, text=True,
                          check=True).stdout
     line = next(l for l in out.splitlines() if l.startswith("process syncs:"))
-    names = [n.strip() for n in line.split(":", 1)[1].split(",")]
-    assert set(PROCSYNCS) <= set(names)
-    return names
+    return [n.strip() for n in line.split(":", 1)[1].split(",")]
 
 
 def test_help_and_list_ops_without_mpirun(lib):
@@ -47,61 +47,63 @@ def test_help_and_list_ops_without_mpirun(lib):
     names = [line.split()[0] for line in listing.stdout.splitlines() if line.strip()]
     assert names == sorted(set(names), key=names.index)  # one line per op
     assert set(ALL_OPS) <= set(names)
+    # test_every_op_under_every_procsync launches under each of them: a new one must join it
+    assert sorted(_procsyncs_of(lib)) == sorted(PROCSYNCS)
 
 
+@pytest.mark.parametrize("procsync", PROCSYNCS)
 @pytest.mark.parametrize("np_", [2, 4])
-def test_every_op_under_every_procsync(lib, np_, tmp_path):
+def test_every_op_under_every_procsync(lib, np_, procsync, tmp_path):
     # MPICH busy-polls: oversubscribed it is correctness-only (docs/GUIDE.md, "Ranks outnumbering
     # cores"), keep reps small.
     nrep = 4 if (lib == "mpich" and np_ > 2) else 12
     sizes = [8, 1024]
-    for procsync in _procsyncs_of(lib):
-        out = tmp_path / procsync
-        args = ["--ops", ",".join(ALL_OPS), "--sizes", ",".join(map(str, sizes)),
-                "--nrep", nrep, "--warmup", 2, "--procsync", procsync, "--datatype", "int",
-                "--seed", 7, "--out", out]
-        if procsync in ("roundtime", "harmonize"):
-            args += ["--roundtime-budget-s", "5"]
-        if np_ > 2 and procsync in ("window", "roundtime", "harmonize"):
-            # 4 ranks share 2 cores: never are all of them running at a planned start, so the
-            # late-start check (on when oversubscribed: test_busy_machine.py) would leave every
-            # round late until its budget; this test is about every op running under every scheme
-            args += ["--start-tolerance-ns", "1000000000"]
-        if lib == "mpich" and np_ > 2:
-            args += ["--clocksync", "none"] if procsync != "barrier" else []
-        run_bench(lib, np_, args, timeout=600)
-        meta, raw = read_launch(out)
-        assert meta["schema_version"] == 4
-        assert meta["status"] == "complete"
-        assert meta["nprocs"] == np_
-        assert meta["config"]["procsync"] == procsync
-        # barrier has no size: one test; every other op: one test per size
-        ntests = (len(ALL_OPS) - 1) * len(sizes) + 1
-        assert len(meta["tests"]) == ntests
-        assert list(raw.columns) == RAW_COLUMNS
-        # roundtime/harmonize redo rounds some rank started late; on a loaded machine their time
-        # budget may end a test first, which meta.json says (ended_by, status incomplete) and the
-        # rows match; a test none of whose repetitions was valid (a busy machine: late starts
-        # everywhere) is failed with that reason, never for another one
-        for t in meta["tests"]:
-            if t["status"] == "failed":
-                assert t["error"]["code"] == "no-valid-repetitions" and t["nrep"] == 0, t
-                continue
-            assert t["status"] in ("complete", "incomplete"), t
-            # the window's own policy may have gone on with roundtime, whose rounds may end by
-            # the test's budget too
-            assert (t["ended_by"] == "nrep" or procsync in ("roundtime", "harmonize")
-                    or t["procsync_switches"]), t
-            assert t["nrep"] == nrep or t["ended_by"] == "budget", t
-            assert (t["status"] == "incomplete") == (t["ended_by"] == "budget"), t
-        assert len(raw) == np_ * sum(t["nrep"] for t in meta["tests"]), procsync
-        assert set(raw["op"]) == {t["op"] for t in meta["tests"] if t["nrep"] > 0}
-        assert (raw["end_ns"] >= raw["start_ns"]).all()
-        assert set(raw["valid"].unique()) <= {0, 1}
-        per_test = raw.groupby("test").size()
-        nrep_of = {t["test"]: t["nrep"] for t in meta["tests"]}
-        assert all(n == np_ * nrep_of[test] for test, n in per_test.items())
-        assert sorted(raw["rank"].unique()) == list(range(np_))
+    out = tmp_path / procsync
+    args = ["--ops", ",".join(ALL_OPS), "--sizes", ",".join(map(str, sizes)),
+            "--nrep", nrep, "--warmup", 2, "--procsync", procsync, "--datatype", "int",
+            "--seed", 7, "--out", out]
+    if procsync in ("roundtime", "harmonize"):
+        args += ["--roundtime-budget-s", "5"]
+    if np_ > 2 and procsync in ("window", "roundtime", "harmonize"):
+        # 4 ranks share 2 cores: never are all of them running at a planned start, so the
+        # late-start check (on when oversubscribed: test_busy_machine.py) would leave every
+        # round late until its budget; this test is about every op running under every scheme
+        args += ["--start-tolerance-ns", "1000000000"]
+    if lib == "mpich" and np_ > 2:
+        args += ["--clocksync", "none"] if procsync != "barrier" else []
+    run_bench(lib, np_, args, timeout=600)
+    meta, raw = read_launch(out)
+    assert meta["schema_version"] == 4
+    assert meta["status"] == "complete"
+    assert meta["nprocs"] == np_
+    assert meta["config"]["procsync"] == procsync
+    # barrier has no size: one test; every other op: one test per size
+    ntests = (len(ALL_OPS) - 1) * len(sizes) + 1
+    assert len(meta["tests"]) == ntests
+    assert list(raw.columns) == RAW_COLUMNS
+    # roundtime/harmonize redo rounds some rank started late; on a loaded machine their time
+    # budget may end a test first, which meta.json says (ended_by, status incomplete) and the
+    # rows match; a test none of whose repetitions was valid (a busy machine: late starts
+    # everywhere) is failed with that reason, never for another one
+    for t in meta["tests"]:
+        if t["status"] == "failed":
+            assert t["error"]["code"] == "no-valid-repetitions" and t["nrep"] == 0, t
+            continue
+        assert t["status"] in ("complete", "incomplete"), t
+        # the window's own policy may have gone on with roundtime, whose rounds may end by
+        # the test's budget too
+        assert (t["ended_by"] == "nrep" or procsync in ("roundtime", "harmonize")
+                or t["procsync_switches"]), t
+        assert t["nrep"] == nrep or t["ended_by"] == "budget", t
+        assert (t["status"] == "incomplete") == (t["ended_by"] == "budget"), t
+    assert len(raw) == np_ * sum(t["nrep"] for t in meta["tests"]), procsync
+    assert set(raw["op"]) == {t["op"] for t in meta["tests"] if t["nrep"] > 0}
+    assert (raw["end_ns"] >= raw["start_ns"]).all()
+    assert set(raw["valid"].unique()) <= {0, 1}
+    per_test = raw.groupby("test").size()
+    nrep_of = {t["test"]: t["nrep"] for t in meta["tests"]}
+    assert all(n == np_ * nrep_of[test] for test, n in per_test.items())
+    assert sorted(raw["rank"].unique()) == list(range(np_))
 
 
 def test_launch_folder_contract(tmp_path):

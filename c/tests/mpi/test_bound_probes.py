@@ -16,10 +16,9 @@ Rates and latencies on this VM are noisy: the checks are of presence and order, 
 from __future__ import annotations
 
 import json
-import subprocess
 
 import pytest
-from conftest import assert_refused, bench_path, run_bench
+from conftest import assert_refused, described, run_bench
 
 from mpimeter.io.meta import read_meta
 
@@ -65,8 +64,7 @@ def test_no_copy_probe_and_default_size(lib, tmp_path):
 
 
 def test_describe_lists_the_option_and_the_volumes(lib):
-    doc = json.loads(subprocess.run([str(bench_path(lib)), "--describe"], capture_output=True, text=True,
-                                    timeout=30, check=True).stdout)
+    doc = described(lib)
     option = next(o for o in doc["options"] if o["name"] == "copy-probe-bytes")
     assert option["type"] == "int" and option["min"] == 0 and option["max"] == 1073741824
     assert option["default"] == "33554432" and option["modes"] == ["bench"]

@@ -23,7 +23,7 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
-from conftest import REPO, assert_refused, bench_path, launcher, run_bench
+from conftest import REPO, assert_refused, bench_path, described, launcher, run_bench
 
 # Open MPI's monitoring components count collective traffic per communicator; its OSC part breaks
 # MPI_Win_allocate_shared (MPI_ERR_RMA_FLAVOR, which the launch's cache-line probe uses), so it
@@ -165,10 +165,8 @@ def _papi_can_add(event: str) -> bool | None:
 
 
 def test_papi_follows_papis_own_availability_check(lib, tmp_path):
-    described = json.loads(subprocess.run([str(bench_path(lib)), "--describe"], capture_output=True, text=True,
-                                          timeout=30, check=True).stdout)
     base = ["--ops", "bcast", "--sizes", "8", "--nrep", "5"]
-    if not described["tool"]["papi"]:
+    if not described(lib)["tool"]["papi"]:
         assert_refused(lib, base + ["--papi", "PAPI_TOT_CYC"], "built without PAPI", tmp_path)
         return
     counters = _papi_avail_counters()
@@ -200,9 +198,9 @@ def test_papi_refused_in_a_build_without_it(lib, tmp_path):
     if not nopapi.exists():
         pytest.skip(f"{nopapi} is built only when PAPI is found; the main binary then is the build without it "
                     "(test_papi_follows_papis_own_availability_check covers it)")
-    described = json.loads(subprocess.run([str(nopapi), "--describe"], capture_output=True, text=True,
-                                          timeout=30, check=True).stdout)
-    assert described["tool"]["papi"] is False
+    nopapi_doc = json.loads(subprocess.run([str(nopapi), "--describe"], capture_output=True, text=True,
+                                           timeout=30, check=True).stdout)
+    assert nopapi_doc["tool"]["papi"] is False
     out = tmp_path / "never"
     proc = subprocess.run(launcher(lib, 2) + [str(nopapi), "--ops", "bcast", "--sizes", "8", "--papi",
                                               "PAPI_TOT_CYC", "--out", str(out)],

@@ -17,11 +17,10 @@
 from __future__ import annotations
 
 import json
-import subprocess
 import time
 
 import pytest
-from conftest import assert_refused, bench_path, run_bench
+from conftest import assert_refused, described, run_bench
 
 PHASES = ["init", "sync", "probes", "tests", "write"]
 SMALL = ["--ops", "allreduce", "--sizes", "8,1024", "--nrep", "20", "--warmup", "2",
@@ -154,9 +153,7 @@ def test_copy_probe_from_is_checked(lib, tmp_path, barrier_launch):
 
 
 def test_describe_offers_copy_probe_from(lib):
-    doc = json.loads(subprocess.run([str(bench_path(lib)), "--describe"], capture_output=True, text=True,
-                                    check=True).stdout)
-    spec = next(o for o in doc["options"] if o["name"] == "copy-probe-from")
+    spec = next(o for o in described(lib)["options"] if o["name"] == "copy-probe-from")
     assert spec["type"] == "path" and spec["per_launch"] is True and "bench" in spec["modes"]
 
 
@@ -177,7 +174,5 @@ def test_mpit_from_is_checked(lib, tmp_path):
     assert_refused(lib, SMALL + ["--mpit-from", empty], "not a launch folder (no meta.json in it)", tmp_path)
     # assert_refused gives --out <tmp_path>/never
     assert_refused(lib, SMALL + ["--mpit-from", tmp_path / "never"], "is this launch's own --out", tmp_path)
-    spec = next(o for o in json.loads(subprocess.run([str(bench_path(lib)), "--describe"], capture_output=True,
-                                                     text=True, check=True).stdout)["options"]
-                if o["name"] == "mpit-from")
+    spec = next(o for o in described(lib)["options"] if o["name"] == "mpit-from")
     assert spec["type"] == "path" and spec["per_launch"] is True

@@ -6,12 +6,11 @@ binary describes each as the mock-up of its original."""
 
 from __future__ import annotations
 
-import json
 import subprocess
 
 import pytest
 
-from conftest import REPO, bench_path, launcher, run_bench, read_launch
+from conftest import REPO, described, launcher, read_launch, run_bench
 
 CATALOGUE = {  # the guidelines' right-hand sides: mock-up -> (original, calls)
     "allreduce-as-reduce-bcast": ("allreduce", ["reduce", "bcast"]),
@@ -56,11 +55,10 @@ def test_checker_refuses_an_unknown_name(lib):
 
 
 def test_describe_lists_the_catalogue(lib):
-    doc = json.loads(subprocess.run([str(bench_path(lib)), "--describe"], capture_output=True, text=True,
-                                    check=True).stdout)
+    doc = described(lib)
     ops = {o["name"]: o for o in doc["operations"]}
-    described = {name: (o["mockup"]["of"], o["mockup"]["calls"]) for name, o in ops.items() if "mockup" in o}
-    assert described == CATALOGUE
+    mockups = {name: (o["mockup"]["of"], o["mockup"]["calls"]) for name, o in ops.items() if "mockup" in o}
+    assert mockups == CATALOGUE
     for name, (of, _) in CATALOGUE.items():
         assert ops[name]["kind"] == "mock-up" and of in ops
         # the mock-up has its original's size semantics, and so its bound

@@ -7,10 +7,9 @@ bad input."""
 from __future__ import annotations
 
 import json
-import subprocess
 
 import pytest
-from conftest import assert_refused, bench_path, read_launch, run_bench
+from conftest import assert_refused, described, read_launch, run_bench
 
 COMPONENTS = ["init_ns", "test_ns", "wait_ns", "compute_ns", "blocking_ns"]
 
@@ -18,10 +17,8 @@ COMPONENTS = ["init_ns", "test_ns", "wait_ns", "compute_ns", "blocking_ns"]
 def _nbc_ops(lib: str) -> list[str]:
     """The nonblocking collectives the binary describes (its own table, not a copy here); the
     neighborhood ones, on a Cartesian topology, are test_persistent_neighbor.py's."""
-    doc = json.loads(subprocess.run([str(bench_path(lib)), "--describe"], capture_output=True, text=True,
-                                    check=True).stdout)
-    ops = [o["name"] for o in doc["operations"] if o["kind"] == "nonblocking" and "neighbor" not in o["name"]]
-    return ops
+    return [o["name"] for o in described(lib)["operations"]
+            if o["kind"] == "nonblocking" and "neighbor" not in o["name"]]
 
 
 def test_the_binary_lists_the_sixteen_nonblocking_collectives(lib):

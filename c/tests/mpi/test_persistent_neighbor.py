@@ -8,11 +8,10 @@ hold the ranks is refused. Launches are short: they check shape and availability
 
 from __future__ import annotations
 
-import json
 import subprocess
 
 import pytest
-from conftest import assert_refused, bench_path, read_launch, run_bench
+from conftest import assert_refused, bench_path, described, read_launch, run_bench
 
 QUICK = ["--nrep", "4", "--warmup", "1", "--procsync", "barrier", "--copy-probe-bytes", "0"]
 PERSISTENT = ["persistent-allreduce", "persistent-allreduce-init", "persistent-bcast",
@@ -22,13 +21,8 @@ PERSISTENT = ["persistent-allreduce", "persistent-allreduce-init", "persistent-b
 HAS_PERSISTENT = {"mpich": True, "openmpi": False}
 
 
-def _describe(lib: str) -> dict:
-    return json.loads(subprocess.run([str(bench_path(lib)), "--describe"], capture_output=True,
-                                     text=True, timeout=60, check=True).stdout)
-
-
 def test_each_library_says_whether_it_has_persistent_collectives(lib):
-    ops = {o["name"]: o for o in _describe(lib)["operations"]}
+    ops = {o["name"]: o for o in described(lib)["operations"]}
     for name in PERSISTENT:
         assert ops[name]["kind"] == "persistent"
         assert ops[name]["available"] is HAS_PERSISTENT[lib]

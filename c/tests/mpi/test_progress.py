@@ -22,9 +22,9 @@ def _lines(stderr: str) -> list[re.Match]:
     return [m for m in map(LINE.match, stderr.splitlines()) if m]
 
 
-def _median_from_raw(raw, meta, test: int) -> tuple[int, float]:
+def _median_from_raw(lib: str, raw, meta, test: int) -> tuple[int, float]:
     """How many repetitions the binary's rule keeps, and their median run time (conftest.rule_runtimes)."""
-    x = rule_runtimes(meta, raw, test)
+    x = rule_runtimes(lib, meta, raw, test)
     return x.size, float(np.median(x)) if x.size else float("nan")
 
 
@@ -45,7 +45,7 @@ def test_progress_prints_one_line_per_test_with_the_median_of_the_rows(lib, tmp_
         # the method the test ended with: the window's policy may have switched it on a busy machine
         switches = test["procsync_switches"]
         assert m.group(10) == (switches[-1]["to"] if switches else meta["config"]["procsync"])
-        valid, median = _median_from_raw(raw, meta, test["test"])
+        valid, median = _median_from_raw(lib, raw, meta, test["test"])
         assert int(m.group(6)) == valid
         if not valid:  # a busy machine may leave a test without a valid repetition
             assert m.group(8) is None

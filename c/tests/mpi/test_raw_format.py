@@ -54,7 +54,7 @@ def _with_keys(raw: pd.DataFrame) -> pa.Table:
 
 def test_python_run_time_is_the_binarys_on_the_same_rows(lib, tmp_path):
     out = tmp_path / "full"
-    run_bench(lib, 4, ["--ops", "allreduce,bcast,barrier", "--sizes", "8,4096", "--nrep", 30,
+    run_bench(lib, 4, ["--ops", "allreduce,bcast,barrier", "--sizes", "8,4096", "--nrep", 10,
                        "--seed", 5, "--out", out])
     raw = pd.read_csv(out / "raw.csv")
     tool = REPO / "build" / lib / "tests" / "mm_reduce_raw"

@@ -10,11 +10,8 @@ correctness and shape, not timings."""
 
 from __future__ import annotations
 
-import json
-import subprocess
-
 import pytest
-from conftest import assert_refused, bench_path, read_launch, run_bench
+from conftest import assert_refused, described, read_launch, run_bench
 
 MODES = ("fence", "pscw", "lock", "lock-shared", "lock-all-flush", "lock-all-flush-local")
 PASSIVE = ("lock", "lock-shared", "lock-all-flush", "lock-all-flush-local")
@@ -120,8 +117,7 @@ def test_a_corrupted_byte_fails_the_test_with_a_message(lib, op, mode, tmp_path)
 
 
 def test_describe_lists_the_one_sided_rows_and_options(lib):
-    describe = json.loads(subprocess.run([str(bench_path(lib)), "--describe"], capture_output=True,
-                                         text=True, timeout=60, check=True).stdout)
+    describe = described(lib)
     ops = {o["name"]: o for o in describe["operations"]}
     for name in DATA_OPS + ("rma-rput", "rma-rget", "rma-win-create", "rma-win-free"):
         assert ops[name]["kind"] == "one-sided"

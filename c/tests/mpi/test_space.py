@@ -16,24 +16,15 @@ runs on a quiet machine only (conftest.QuietRuns).
 
 from __future__ import annotations
 
-import json
-import subprocess
-
 import pytest
-from conftest import QuietRuns, assert_refused, bench_path, read_launch, run_bench
+from conftest import QuietRuns, assert_refused, described, read_launch, run_bench
 
 FAST = ["--nrep", "6", "--warmup", "1", "--procsync", "barrier", "--copy-probe-bytes", "0", "--quiet"]
 
 
-def _describe(lib: str) -> dict:
-    out = subprocess.run([str(bench_path(lib)), "--describe"], capture_output=True, text=True,
-                         timeout=30, check=True).stdout
-    return json.loads(out)
-
-
 @pytest.mark.parametrize("np_", [2, 4])
 def test_root_all_gives_one_test_per_root_shuffled_with_the_rest(lib, np_, tmp_path):
-    rooted = {o["name"] for o in _describe(lib)["operations"] if o["uses_root"]}
+    rooted = {o["name"] for o in described(lib)["operations"] if o["uses_root"]}
     assert {"bcast", "reduce", "gather"} <= rooted and "allreduce" not in rooted
     out = tmp_path / "roots"
     run_bench(lib, np_, ["--ops", "bcast,allreduce,reduce", "--sizes", "8,1024", "--root", "all",
@@ -198,7 +189,7 @@ def test_bad_nprocs_is_refused(lib, tmp_path, args, needle):
 def test_simple_attach_times_attach_and_detach(lib, np_, tmp_path):
     """SKaMPI's MPI_Buffer_attach/detach as an op-table row: a sized simple call on every rank;
     a buffer MPI_Buffer_attach cannot take exits 2."""
-    row = next(o for o in _describe(lib)["operations"] if o["name"] == "simple-attach")
+    row = next(o for o in described(lib)["operations"] if o["name"] == "simple-attach")
     assert row["kind"] == "simple" and not row["size_unused"]
     out = tmp_path / "attach"
     run_bench(lib, np_, ["--ops", "simple-attach", "--sizes", "1024,1048576", *FAST, "--out", out])

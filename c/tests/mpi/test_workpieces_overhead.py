@@ -15,13 +15,11 @@
 
 from __future__ import annotations
 
-import json
 import os
-import subprocess
 
 import numpy as np
 import pytest
-from conftest import QuietRuns, assert_refused, bench_path, read_launch, run_bench
+from conftest import QuietRuns, assert_refused, described, read_launch, run_bench
 
 FAST = ["--nrep", "10", "--warmup", "2", "--procsync", "barrier", "--copy-probe-bytes", "0", "--quiet"]
 
@@ -33,8 +31,7 @@ def _run_times(raw, test: int) -> np.ndarray:
 
 @pytest.mark.parametrize("np_", [2, 4])
 def test_workpieces_gives_one_test_per_value(lib, np_, tmp_path):
-    ops = json.loads(subprocess.run([str(bench_path(lib)), "--describe"], capture_output=True, text=True,
-                                    timeout=30, check=True).stdout)["operations"]
+    ops = described(lib)["operations"]
     assert [o["name"] for o in ops if o["uses_workpieces"]] == ["mw-workpieces"]
     out = tmp_path / "pieces"
 
