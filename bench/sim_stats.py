@@ -4,7 +4,7 @@ campaigns, through the functions `analyze` uses; prints one JSON object (rates w
 intervals). Not a test: python/tests/test_stats_launch_grid_family.py runs small versions of the same cases.
 
     .venv/bin/python bench/sim_stats.py [--quick] [--null N] [--power N] [--only NAME ...] [--cells CELL ...]
-                                        [--part J/K] [--out FILE]
+                                        [--busy-cells CELL ...] [--part J/K] [--out FILE]
 
 Generators (seeded; shared ones from bench/stats_dependence.py):
 
@@ -29,6 +29,15 @@ Generators (seeded; shared ones from bench/stats_dependence.py):
 - mean_t: the t interval of ``stats.across.across_launches`` (mean of 10 per-launch means,
   3 % lognormal launch noise, each launch 1.3× with probability 0.2): coverage of the population
   mean, overall and when no launch was slow.
+- scores_ceiling: on ``split55_launchwide3``'s campaigns, what tests of the launch scores find
+  (told the groups, told their sizes, neither): where that cell's power goes.
+- busy_blocks: ``busy-blocks-slower`` (``analysis.block_load``) on launch tests of 768
+  repetitions in blocks of 32 of 0.1 s (spans of 2 blocks at a tick of 10 ms), other processes
+  using half the machine in one episode of 4 contiguous spans at a random span; campaigns of 10
+  launch tests (``--busy-cells`` runs some cells). Nulls (no load effect): i.i.d. lognormal 10 %,
+  AR(1) log run times φ = 0.5 and 0.9 at 10 % and 20 %, a launch factor (15 %), ~35 ns on a
+  10 ns grid (AR(1) φ = 0.5, 8 %: ties), lognormal σ = 0.5, AR(1) φ = 0.5 5 % × (1 + 0.2·Lomax(1.5)).
+  Power: the busy repetitions 1.2× / 1.5× slower.
 """
 
 from __future__ import annotations
@@ -165,7 +174,146 @@ def mean_t(null: int, power: int) -> dict:
             "no_slow_launch_share": round(1 - mixed / campaigns, 4)}
 
 
-SECTIONS = {"clusters": clusters, "warmup_null": warmup_null, "warmup_power": warmup_power, "mean_t": mean_t}
+def scores_ceiling(null: int, power: int) -> dict:
+    """Where ``split55_launchwide3`` loses its power: on the launch scores of that cell's
+    campaigns (``stats.clusters.launch_scores``, the member of the family a launch-wide split adds
+    up in), the within-group spread of the scores; the two-sample t test told which launches form
+    the groups; the pooled t of the lowest five against the highest five (told the sizes only),
+    calibrated on 20 000 normal samples of 10; the one-sample split test alone (``split_two``'s
+    weighted min-p, no family, no ratio); all at 0.05. ``10 × power`` campaigns, seed 4105 as the cell."""
+    from scipy import stats as st
+
+    from mpimeter.stats.clusters import _p_values, dithered, launch_scores
+
+    n = 10 * power
+    rng = np.random.default_rng(4105)
+
+    def campaign_scores() -> list[float]:  # the rows dithered within the grid, as split_family scores them
+        rows = [dict(zip(row, dithered(np.array(list(row.values())), step=GRID_NS)))
+                for row in split_launchwide_campaign(rng)]
+        return list(launch_scores(rows).values())
+
+    scores = np.log(np.array([campaign_scores() for _ in range(n)]))
+
+    def sorted_t(x: np.ndarray) -> np.ndarray:
+        s = np.sort(x, axis=1)
+        lo, hi = s[:, :5], s[:, 5:]
+        pooled = np.sqrt((lo.var(axis=1, ddof=1) + hi.var(axis=1, ddof=1)) / 2)
+        return (hi.mean(axis=1) - lo.mean(axis=1)) / (pooled * np.sqrt(2 / 5))
+
+    critical = float(np.quantile(sorted_t(np.random.default_rng(4120).standard_normal((20000, 10))), 0.95))
+    slow, fast = scores[:, :5], scores[:, 5:]  # the generator's first five launches are the slow ones
+    known = st.ttest_ind(slow, fast, axis=1, alternative="greater").pvalue
+    spread = float(np.sqrt((slow.var(axis=1, ddof=1).mean() + fast.var(axis=1, ddof=1).mean()) / 2))
+    return {"campaigns": n, "score_sd_within_groups": round(spread, 4),
+            "gap_in_sds": round(float((slow.mean() - fast.mean()) / spread), 2),
+            "known_groups_t_test": _rate(int((known <= 0.05).sum()), n),
+            "sizes_told_sorted_t": _rate(int((sorted_t(scores) > critical).sum()), n),
+            "sorted_t_critical": round(critical, 3),
+            "one_sample_split_test_alone": _rate(int((_p_values(scores, 1) <= 0.05).sum()), n)}
+
+
+# --- busy-blocks-slower (analysis.block_load) ------------------------------------------------------
+
+BLOCK_REPS = 32
+TEST_BLOCKS = 24  # a test of 768 repetitions
+BLOCK_WALL_S = 0.1  # two blocks a span of 20 ticks of 10 ms: 12 spans of 64 repetitions
+BUSY_SPANS = 4  # one load episode of 4 contiguous spans (256 repetitions), at a random span
+NCPUS = 2
+TESTS_PER_CAMPAIGN = 10  # launches of one test each
+PLACE = {"alternative": "a", "op": "allreduce", "size": 8, "launch": "a/000", "where": "a/000: test 0 (allreduce 8)"}
+
+
+def ar1_log(rng: np.random.Generator, n: int, phi: float, sd: float) -> np.ndarray:
+    """An AR(1) series of marginal SD ``sd``, started in its stationary law (the log run times)."""
+    from scipy.signal import lfilter
+
+    e = rng.normal(0, sd * np.sqrt(1 - phi**2), n)
+    e[0] = rng.normal(0, sd)
+    return lfilter([1.0], [1.0, -phi], e)
+
+
+def busy_noise(rng: np.random.Generator, kind: str, n: int) -> np.ndarray:
+    """Run times of one launch test, ``n`` repetitions, with no load effect (ns)."""
+    if kind.startswith("ar1"):  # ar1_phi0.9_sd0.1
+        phi, sd = (float(v) for v in kind.removeprefix("ar1_phi").split("_sd"))
+        return 1000 * np.exp(ar1_log(rng, n, phi, sd))
+    if kind == "iid_sd0.1":
+        return 1000 * np.exp(rng.normal(0, 0.1, n))
+    if kind == "ties":  # ~35 ns read on a 10 ns timer, AR(1) φ = 0.5, 8 %: 30 or 40 ns, ties
+        return np.maximum(np.round(35 * np.exp(ar1_log(rng, n, 0.5, 0.08)) / 10) * 10, 10)
+    if kind == "lognormal":  # i.i.d. lognormal σ = 0.5: a long right tail
+        return 1000 * np.exp(rng.normal(0, 0.5, n))
+    if kind == "pareto":  # AR(1) φ = 0.5, 5 %, times 1 + 0.2 · Lomax(1.5): spikes with infinite variance
+        return 1000 * np.exp(ar1_log(rng, n, 0.5, 0.05)) * (1 + 0.2 * rng.pareto(1.5, n))
+    raise ValueError(kind)
+
+
+def busy_test(rng: np.random.Generator, kind: str, slower: float, launch_sd: float):
+    """One launch test: its other_cpu record (one load episode at a share of 0.5) and the run
+    times, the busy repetitions ``slower`` times as long; × a launch factor lognormal(0, launch_sd)."""
+    from mpimeter.io.meta_tests import OtherCpu
+
+    n = BLOCK_REPS * TEST_BLOCKS
+    spans = TEST_BLOCKS * BLOCK_WALL_S / 0.2
+    first = int(rng.integers(0, int(spans) - BUSY_SPANS + 1)) * 2
+    busy_blocks = np.zeros(TEST_BLOCKS, dtype=bool)
+    busy_blocks[first:first + 2 * BUSY_SPANS] = True
+    other = np.where(busy_blocks, 0.5 * BLOCK_WALL_S * NCPUS, 0.0)
+    oc = OtherCpu(block_reps=BLOCK_REPS, tick_s=0.01, first_rep=tuple(BLOCK_REPS * k for k in range(TEST_BLOCKS)),
+                  nrep=(BLOCK_REPS,) * TEST_BLOCKS, wall_s=(BLOCK_WALL_S,) * TEST_BLOCKS,
+                  other_cpu_s=tuple(float(o) for o in other), share=tuple(float(o) / (BLOCK_WALL_S * NCPUS) for o in other))
+    x = busy_noise(rng, kind, n) * np.exp(rng.normal(0, launch_sd))
+    x = np.where(np.repeat(busy_blocks, BLOCK_REPS), x * slower, x)
+    return oc, np.arange(n), x
+
+
+# name: (noise, busy slowdown, launch factor sd, seed, power cell)
+BUSY_CELLS = {
+    "iid_sd0.1": ("iid_sd0.1", 1.0, 0.0, 4201, False),
+    "ar1_phi0.5_sd0.1": ("ar1_phi0.5_sd0.1", 1.0, 0.0, 4202, False),
+    "ar1_phi0.5_sd0.2": ("ar1_phi0.5_sd0.2", 1.0, 0.0, 4203, False),
+    "ar1_phi0.9_sd0.1": ("ar1_phi0.9_sd0.1", 1.0, 0.0, 4204, False),
+    "ar1_phi0.9_sd0.2": ("ar1_phi0.9_sd0.2", 1.0, 0.0, 4205, False),
+    "launchwide15_ar1_phi0.5_sd0.1": ("ar1_phi0.5_sd0.1", 1.0, 0.15, 4206, False),
+    "ties_grid10_35ns": ("ties", 1.0, 0.0, 4207, False),
+    "lognormal_sd0.5": ("lognormal", 1.0, 0.0, 4208, False),
+    "pareto1.5": ("pareto", 1.0, 0.0, 4209, False),
+    "busy1.2x_iid_sd0.1": ("iid_sd0.1", 1.2, 0.0, 4210, True),
+    "busy1.2x_ar1_phi0.9_sd0.1": ("ar1_phi0.9_sd0.1", 1.2, 0.0, 4211, True),
+    "busy1.5x_ar1_phi0.9_sd0.1": ("ar1_phi0.9_sd0.1", 1.5, 0.0, 4212, True),
+    "busy1.5x_ar1_phi0.9_sd0.2": ("ar1_phi0.9_sd0.2", 1.5, 0.0, 4213, True),
+}
+
+
+def busy_blocks(null: int, power: int, cells: list[str] | None = None) -> dict:
+    """Per cell, campaigns of TESTS_PER_CAMPAIGN launch tests through analysis.block_load's test
+    of one launch test: the rate of launch tests warned (its level: ALPHA) and of campaigns with
+    a warning (what a user sees)."""
+    from mpimeter.analysis.block_load import ALPHA, _test_warning
+
+    out = {}
+    for name, (kind, slower, launch_sd, seed, is_power) in BUSY_CELLS.items():
+        if cells is not None and name not in cells:
+            continue
+        rng = np.random.default_rng(seed)
+        campaigns = power if is_power else null
+        tests = warned = 0
+        for _ in range(campaigns):
+            hits = 0
+            for _ in range(TESTS_PER_CAMPAIGN):
+                oc, rep, x = busy_test(rng, kind, slower, launch_sd)
+                hits += _test_warning(oc, NCPUS, rep, x, PLACE) is not None
+            tests += hits
+            warned += hits > 0
+        out[name] = {"launch_tests_warned": _rate(tests, campaigns * TESTS_PER_CAMPAIGN),
+                     "campaigns_warned": _rate(warned, campaigns), "level": ALPHA}
+        print(f"busy_blocks {name}: {json.dumps(out[name])}", file=sys.stderr, flush=True)
+    return out
+
+
+SECTIONS = {"clusters": clusters, "warmup_null": warmup_null, "warmup_power": warmup_power, "mean_t": mean_t,
+            "busy_blocks": busy_blocks, "scores_ceiling": scores_ceiling}
 
 
 def main() -> None:
@@ -176,6 +324,8 @@ def main() -> None:
     ap.add_argument("--only", nargs="*", choices=sorted(SECTIONS), default=None)
     ap.add_argument("--cells", nargs="*", choices=sorted(CLUSTER_CELLS), default=None,
                     help="only these cells of the clusters section")
+    ap.add_argument("--busy-cells", nargs="*", choices=sorted(BUSY_CELLS), default=None,
+                    help="only these cells of the busy_blocks section")
     ap.add_argument("--part", default="0/1", help="J/K: only warmup_null's campaigns i with i mod K = J")
     ap.add_argument("--out", default=None)
     a = ap.parse_args()
@@ -194,6 +344,8 @@ def main() -> None:
             result[name] = fn(null, power, part)
         elif name == "clusters":
             result[name] = fn(null, power, a.cells)
+        elif name == "busy_blocks":
+            result[name] = fn(null, power, a.busy_cells)
         else:
             result[name] = fn(null, power)
         result[name]["seconds"] = round(time.time() - t0, 1)

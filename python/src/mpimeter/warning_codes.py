@@ -168,7 +168,8 @@ _TABLE = (
     Code("busy-blocks-slower", CAUTION, frozenset({A}),
          "{alternative} {op} {size}, launch {launch}: its repetitions while other processes used more than "
          "{threshold:.0f} % of the machine ({busy_share:.0f} % on average, {nbusy} repetitions) took a median {busy} "
-         "against {quiet} in the quieter rest ({nquiet} repetitions; one-sided Mann-Whitney p = {p:.2g})",
+         "against {quiet} in the quieter rest ({nquiet} repetitions; rotation test of the load along the test: "
+         "p = {p:.2g})",
          "other processes slowed part of the test; its repetitions are kept (the launch's meta.json tests[].other_cpu "
          "has the share per block): re-run on a quiet machine, or compare only campaigns run under the same load"),
     Code("ranks-differ", CAUTION, frozenset({A}),

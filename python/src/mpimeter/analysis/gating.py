@@ -242,6 +242,13 @@ def slowdown_beyond_grid(baseline: np.ndarray, candidate: np.ndarray, max_slowdo
     return _cmp.slowdown_test(*_beyond_grid(baseline, candidate, half), max_slowdown)
 
 
+def sides_grid_ns(*sides: tuple[AnalysisResult, str]) -> float | None:
+    """The timer grid the gate counts a slowdown beyond (module docstring): the coarsest
+    resolution the launches of each side — an (analysis, alternative) — recorded; None when none
+    did. What every caller of :func:`gate_rows` on campaign folders passes as ``grid_ns``."""
+    return timer_grid_ns([li for result, alt in sides for li in result.campaign.launches_of(alt)])
+
+
 def _half_step(a: np.ndarray, b: np.ndarray, grid_ns: float | None) -> float:
     """Half the timer grid's step of a row: the recorded resolution, else the grid both sides'
     values lie on (0 when they lie on none)."""
@@ -354,8 +361,7 @@ def gate(
     rows = gate_rows(sb, sc, max_slowdown=max_slowdown, alpha=alpha,
                      one_way=lambda op, size, where=None: on(base, where).one_way(op, size) and on(cand, where).one_way(op, size),
                      matched=strata_of if any(m is not None for m in matchings.values()) else None,
-                     grid_ns=timer_grid_ns([*baseline.campaign.launches_of(base.alternative),
-                                            *candidate.campaign.launches_of(cand.alternative)]))
+                     grid_ns=sides_grid_ns((baseline, base.alternative), (candidate, cand.alternative)))
     test = "one-sided wilcoxon-rank-sum on " + ("repetitions pooled over launches" if per_repetition else
                                                 "per-launch medians")
     warnings += untested_states(rows, f"{base.name} vs {cand.name}")

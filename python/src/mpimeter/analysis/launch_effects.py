@@ -35,7 +35,7 @@ from __future__ import annotations
 
 import math
 from collections import Counter
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -189,7 +189,14 @@ def launch_effects(campaign: Campaign, rows: Sequence[Row]) -> list[LaunchEffect
 def timer_grid_ns(infos) -> float | None:
     """The coarsest timer resolution the launches recorded (meta.json ``timer.resolution_ns``):
     the grid their medians lie on; None when none recorded one."""
-    recorded = [r for li in infos if (r := li.meta.timer.resolution_ns) is not None and math.isfinite(r) and r > 0]
+    return coarsest_resolution_ns(li.meta.timer.resolution_ns for li in infos)
+
+
+def coarsest_resolution_ns(resolutions: Iterable[float | None]) -> float | None:
+    """The grid of launches that recorded these timer resolutions: the coarsest; None when none
+    was recorded (None, or 0 from a timer that never moved, or not finite). The one rule for
+    launch folders (:func:`timer_grid_ns`) and the results store (site.history)."""
+    recorded = [r for r in resolutions if r is not None and math.isfinite(r) and r > 0]
     return max(recorded) if recorded else None
 
 

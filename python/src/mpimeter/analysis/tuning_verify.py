@@ -4,7 +4,7 @@ tuning file set), judged twice —
 
 - the gate (analysis.gating): no (op, p, size) of the tuned configuration significantly slower
   than the default by more than the tolerated slowdown (one-sided rank-sum on per-launch medians,
-  Holm over the rows);
+  Holm over the rows), counting a slowdown only beyond the timer grid the launches recorded;
 - the prediction: at every (op, p, size) the tuning chose for, does the ratio it predicted
   (tuned / default, from the tuning campaign; 1 where it kept the default) lie within the
   interval of the ratio measured now (Hodges–Lehmann, at ``confidence``)? A prediction outside
@@ -21,7 +21,7 @@ from typing import Any
 import numpy as np
 
 from mpimeter.analysis.diagnostics import dedupe
-from mpimeter.analysis.gating import GateResult, gate_rows
+from mpimeter.analysis.gating import GateResult, gate_rows, sides_grid_ns
 from mpimeter.analysis.groups import Group, check_launches, groups_of, low_power_warning
 from mpimeter.analysis.loading import AnalysisError
 from mpimeter.analysis.results import AnalysisResult
@@ -92,7 +92,10 @@ def gate_alternatives(result: AnalysisResult, baseline: str, candidate: str, *, 
     check_launches([base, cand], False)
     sb = {(op, size, (p, None)): v for (op, p, size), v in _samples(base).items()}
     sc = {(op, size, (p, None)): v for (op, p, size), v in _samples(cand).items()}
-    rows = gate_rows(sb, sc, max_slowdown=max_slowdown, alpha=alpha, one_way=lambda op, size, where=None: False)
+    # the gate's timer grid, from both alternatives' launches; tuning files tune collectives only, so
+    # no row is a one-way latency on half the grid
+    rows = gate_rows(sb, sc, max_slowdown=max_slowdown, alpha=alpha, one_way=lambda op, size, where=None: False,
+                     grid_ns=sides_grid_ns((result, baseline), (result, candidate)))
     if not rows:
         raise AnalysisError(f"{baseline} and {candidate} measured no (op, size, p) in common")
     warnings = low_power_warning([(r.launches_tuned, r.launches_default, f"{r.op}/{r.size} p={r.nprocs}")

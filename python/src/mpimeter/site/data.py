@@ -11,6 +11,7 @@ ids are checked against their pattern before one is used in a path.
 from __future__ import annotations
 
 import hashlib
+import json
 import re
 from dataclasses import dataclass, field
 from functools import cached_property
@@ -18,6 +19,7 @@ from functools import cached_property
 import numpy as np
 import pandas as pd
 
+from mpimeter.io.rowcheck import MAX_PLAUSIBLE_NS
 from mpimeter.resultstore import values
 from mpimeter.resultstore.identity import ID_PATTERN
 from mpimeter.resultstore.schema import StoreError, relation
@@ -70,6 +72,9 @@ class SiteData:
     results: pd.DataFrame  # with `series`, `first_start`
     medians: pd.DataFrame  # per-launch medians: campaign_id, alternative, op, size, median_ns
     reports: frozenset[str] = field(repr=False)  # the campaigns whose report the store holds (never copied)
+    # per (campaign, alternative), the timer resolutions its launches recorded (meta.json
+    # timer.resolution_ns): the grid the history's gate counts a slowdown beyond
+    timer_resolutions: dict[tuple[str, str], tuple[float, ...]] = field(default_factory=dict, repr=False)
 
     def series(self) -> list[Series]:
         return sorted(set(self.alternatives["series"]),  # a machine's partitions one after the other
@@ -163,7 +168,32 @@ def _load(con, store: str) -> SiteData:
     results["first_start"] = [start.get(c) for c in results["campaign_id"]]
     results = results[results["series"].notna()].reset_index(drop=True)
     return SiteData(store=store, campaigns=campaigns.reset_index(drop=True), alternatives=alternatives,
-                    results=results, medians=medians, reports=reports)
+                    results=results, medians=medians, reports=reports,
+                    timer_resolutions=_timer_resolutions(con, store))
+
+
+def _timer_resolutions(con, store: str) -> dict[tuple[str, str], tuple[float, ...]]:
+    """Per (campaign, alternative), the timer resolutions its launches recorded (those without
+    one left out); StoreError for a value no run writes (resultstore.values' bounds of a time)."""
+    out: dict[tuple[str, str], list[float]] = {}
+    for cid, alt, launch, text in con.execute(
+            "SELECT campaign_id, alternative, launch, json_extract(meta, '$.timer.resolution_ns') FROM launches "
+            "ORDER BY campaign_id, alternative, launch").fetchall():
+        value = None if text is None else json.loads(text)
+        if value is None:
+            continue
+        number = -1.0  # not a number: refused below
+        if isinstance(value, float):
+            number = value
+        elif isinstance(value, int) and not isinstance(value, bool):
+            number = float(min(value, 10**300))  # a longer integer would not fit a float
+        if not 0 <= number <= MAX_PLAUSIBLE_NS:  # NaN fails too
+            raise StoreError(f"{store}: table launches, row (campaign_id {cid!r}, alternative {alt!r}, "
+                             f"launch {launch!r}): meta timer.resolution_ns is {str(text)[:40]}; allowed: a time in "
+                             f"ns ≥ 0, at most {MAX_PLAUSIBLE_NS:g} (no run produces this value: the store was "
+                             "changed by hand)")
+        out.setdefault((str(cid), str(alt)), []).append(number)
+    return {k: tuple(v) for k, v in out.items()}
 
 
 def _per_process_count(alternatives: pd.DataFrame, results: pd.DataFrame) -> pd.DataFrame:

@@ -4,10 +4,10 @@ airspeed-velocity shows a benchmark over commits: each campaign's median with it
 time order, and the campaigns where ``mpimeter gate`` against the campaign before would have
 failed marked — the same test (``analysis.gating.gate_rows``: one-sided rank-sum of per-launch
 medians against the earlier ones × (1 + max slowdown), Holm over every (op, size) the two have
-in common, mw-workpieces' numbers of work pieces each their own), with the same minimum of 3
-launches a side. When the two campaigns measured
-differently (process or clock sync, raw mode, repetitions), the step says so, as `gate`'s
-``different-settings`` warning does.
+in common, mw-workpieces' numbers of work pieces each their own, a slowdown counted only beyond
+the timer grid both campaigns' launches recorded), with the same minimum of 3 launches a side.
+When the two campaigns measured differently (process or clock sync, raw mode, repetitions), the
+step says so, as `gate`'s ``different-settings`` warning does.
 """
 
 from __future__ import annotations
@@ -15,6 +15,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from mpimeter.analysis.gating import GateRow, gate_rows
+from mpimeter.analysis.launch_effects import coarsest_resolution_ns
 from mpimeter.analysis.settings import differing_settings
 from mpimeter.resultstore.queries import json_column
 from mpimeter.site.data import Series, SiteData, samples
@@ -78,8 +79,11 @@ def series_steps(data: SiteData, series: Series, *, max_slowdown: float, alpha: 
                 one_way = set(zip(*(r.loc[(r["campaign_id"] == cid) & (r["alternative"] == alt) & r["one_way"]
                                           .fillna(False).astype(bool), c] for c in ("op", "size"))))
                 # keys are (op, size), or (op, size, slice) for mw-workpieces (site.data.samples)
+                # the gate's timer grid: the coarsest resolution both campaigns' launches recorded
+                grid = coarsest_resolution_ns([*data.timer_resolutions.get(before, ()),
+                                               *data.timer_resolutions.get((cid, alt), ())])
                 rows = gate_rows(base, cand, max_slowdown=max_slowdown, alpha=alpha,
-                                 one_way=lambda op, size, *where: (op, size) in one_way)
+                                 one_way=lambda op, size, *where: (op, size) in one_way, grid_ns=grid)
                 steps.append(Step(campaign_id=cid, alternative=alt, previous=before[0],
                                   rows={(r.op, r.size, r.workpieces): r for r in rows},
                                   problem=None if rows else "not gated: no (op, size) in common", differs=differs))
