@@ -7,6 +7,7 @@
  * itself, which refuses an unknown value when MPI_T starts: mm_algorithms_probe). */
 #ifndef MM_ALGORITHMS_H
 #define MM_ALGORITHMS_H
+#include "mm_error.h"
 
 enum { MM_ALG_MAX_VARS = 64, MM_ALG_MAX_CHOICES = 24, MM_ALG_NAME_LEN = 64 };
 
@@ -32,7 +33,7 @@ enum { MM_ALG_MAX_CANDIDATES = 400 };
 
 /* Reads the library's algorithm variables (MPI must be initialized; MPI_T is initialized and
  * finalized here). Fills at most max; *n how many. 0, or MM_E_FAILED when MPI_T cannot be read. */
-int mm_algorithms_read(mm_algorithm_var *out, int max, int *n);
+mm_status mm_algorithms_read(mm_algorithm_var *out, int max, int *n);
 
 /* The names a description may hold (MPICH 4.0 joins "name<spaces>- text" items without a
  * separator, so a name is glued to the end of the text before it): before each "<spaces>- "

@@ -17,6 +17,7 @@ typedef enum mm_status {
     MM_E_INPUT = -2,  /* bad input, refused before anything was written (exit 2) */
     MM_E_FAILED = -1, /* a failure while measuring or writing (exit 1) */
     MM_E_NOMEM = -12, /* out of memory (exit 1) */
+    MM_E_MPI = -3,    /* an MPI call failed: the call and the library's words in the record (exit 1) */
 } mm_status;
 
 /* Writes the formatted message into err (when err and len) and returns MM_E_INPUT, the status

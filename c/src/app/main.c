@@ -165,9 +165,8 @@ static int mm__check_ranks_offer(mm_config *cfg, int rank, char *msg, size_t len
     if (cfg->run.mode == MM_MODE_BENCH && uses_rma) {
         int placed = mm_rma_check_placement(cfg->rma.window, MPI_COMM_WORLD, msg, len);
         if (placed != 0) {
-            if (rank == 0 && placed < 0) fprintf(stderr, "mpimeter-bench: %s\n", msg);
-            if (rank == 0 && placed > 0) fprintf(stderr, "mpimeter-bench: MPI failed checking where the ranks run\n");
-            return placed < 0 ? 2 : 1;
+            if (rank == 0) fprintf(stderr, "mpimeter-bench: %s\n", msg);
+            return mm_exit_code(placed);
         }
     }
     return -1;

@@ -388,14 +388,8 @@ static int mm__measure_one(mm__launch_state *st, mm__one *one, mm__space *sp) {
 /* Collective: the op's check of what its calls wrote (one-sided ops), once every rank's calls
  * held; returns as mm__agree_on_failure. */
 static int mm__verify_one(mm__launch_state *st, mm__one *one) {
-    int bad = one->t->op->verify(&one->args, one->message, sizeof one->message);
-    if (bad > 0) {
-        mm_mpi_error verify_err;
-        mm_mpi_error_clear(&verify_err);
-        mm_mpi_check(&verify_err, bad, "the check after the test");
-        mm_mpi_error_format(&verify_err, one->message, sizeof one->message);
-    }
-    one->code = bad > 0 ? "mpi-error" : bad < 0 ? "verify-failed" : NULL;
+    mm_status checked = one->t->op->verify(&one->args, one->message, sizeof one->message);
+    one->code = checked == MM_E_MPI ? "mpi-error" : checked != MM_OK ? "verify-failed" : NULL;
     return mm__agree_on_failure(st, one->t, one->code, one->message);
 }
 
