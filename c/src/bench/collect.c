@@ -4,9 +4,10 @@
 #include <string.h>
 
 #include "mm_bench.h"
+#include "mm_error.h"
 #include "mm_output.h"
 
-int mm_collect_sync_log(mm_sync_log *log, size_t *written, FILE *f, int64_t epoch_ns, MPI_Comm comm) {
+mm_status mm_collect_sync_log(mm_sync_log *log, size_t *written, FILE *f, int64_t epoch_ns, MPI_Comm comm) {
     mm_mpi_error e;
     mm_mpi_error_clear(&e);
     int rank = 0, nprocs = 1;
@@ -31,7 +32,7 @@ int mm_collect_sync_log(mm_sync_log *log, size_t *written, FILE *f, int64_t epoc
     }
     MM_MPI(&e, MPI_Gatherv(log->rec + *written, nbytes, MPI_BYTE, all, counts, displs, MPI_BYTE, 0, comm));
     *written = log->n;
-    int rc = mm_mpi_failed(&e) ? -1 : 0;
+    mm_status rc = mm_mpi_failed(&e) ? MM_E_FAILED : MM_OK;
     if (rc == 0 && rank == 0 && f && total > 0)
         rc = mm_sync_write(f, (const mm_sync_record *)all, (size_t)total / sizeof(mm_sync_record), epoch_ns);
     free(counts);

@@ -65,7 +65,7 @@ static int mm__oversubscribed(mm__launch_state *st, int *ranks_here, int *cpus_h
     return !mm_all_ok(st->comm, !(*cpus_here > 0 && *ranks_here > *cpus_here));
 }
 
-static int mm__open_modules(mm__launch_state *st) {
+static mm_status mm__open_modules(mm__launch_state *st) {
     const mm_config *cfg = st->cfg;
     char why[512] = "";
     mm_virtual_params vp;
@@ -110,7 +110,7 @@ static int mm__open_modules(mm__launch_state *st) {
 }
 
 /* Rank 0's arrays of what it gathers from every rank. */
-static int mm__alloc_rank0(mm__launch_state *st) {
+static mm_status mm__alloc_rank0(mm__launch_state *st) {
     if (st->rank != 0) return 0;
     st->models = calloc((size_t)st->nprocs, sizeof *st->models);
     st->parents = calloc((size_t)st->nprocs, sizeof *st->parents);
@@ -144,7 +144,7 @@ static void mm__free_state(mm__launch_state *st) {
 
 /* Collective: the survey of sampled pairs (pairs.c: every launch's latency floor), and from it
  * the ping-pongs' pair when the plan has a ping-pong; before the tests. */
-static int mm__survey_pairs(mm__launch_state *st) {
+static mm_status mm__survey_pairs(mm__launch_state *st) {
     int rc = mm_pair_survey_run(st->cfg, st->comm, &st->timer, &st->prov.survey);
     if (mm_mpi_check(&st->err, rc, "measuring the latency of sampled pairs") != MPI_SUCCESS) return MM_E_FAILED;
     st->prov.has_survey = 1;
@@ -161,8 +161,8 @@ static int mm__survey_pairs(mm__launch_state *st) {
 }
 
 /* Collective: the per-repetition counters (resolved and checked on every rank before the launch,
- * main.c), and a condition when `--mpit-pvars all` found nothing readable. 0, or -1. */
-static int mm__open_counters(mm__launch_state *st) {
+ * main.c), and a condition when `--mpit-pvars all` found nothing readable. 0, or MM_E_FAILED. */
+static mm_status mm__open_counters(mm__launch_state *st) {
     char err[1024] = "";
     st->counters = mm_counters_open(st->cfg, st->comm, &st->timer, st->cfg->nrep, err, sizeof err);
     int ok = st->counters || !err[0];
@@ -183,7 +183,7 @@ static int mm__open_counters(mm__launch_state *st) {
 }
 
 /* Everything before the first test: modules, provenance, epoch, plan, folder, sync, probes. */
-static int mm__start(mm__launch_state *st) {
+static mm_status mm__start(mm__launch_state *st) {
     const mm_config *cfg = st->cfg;
     if (mm__open_modules(st) != 0) return MM_E_FAILED;
     if (strcmp(cfg->timing.timer, "virtual") == 0) {
@@ -277,7 +277,7 @@ static mm__launch_state *mm__state_new(const mm_config *cfg, MPI_Comm comm, mm_l
     return st;
 }
 
-int mm_launch_run(const mm_config *cfg, MPI_Comm comm, mm_launch_result *result) {
+mm_status mm_launch_run(const mm_config *cfg, MPI_Comm comm, mm_launch_result *result) {
     mm_launch_result caller = *result; /* the caller's inputs and callbacks, kept */
     memset(result, 0, sizeof *result);
     result->main_entered_ns = caller.main_entered_ns;
@@ -305,7 +305,7 @@ int mm_launch_run(const mm_config *cfg, MPI_Comm comm, mm_launch_result *result)
     MM_MPI(&st->err, MPI_Comm_rank(comm, &st->rank));
     MM_MPI(&st->err, MPI_Comm_size(comm, &st->nprocs));
     st->nres[0] = st->nres[1] = -1;
-    int rc = 1;
+    mm_status rc = MM_E_FAILED;
     if (!mm_all_ok(comm, mm__alloc_rank0(st) == 0)) goto out;
     if (mm__start(st) != 0) goto out;
 
@@ -320,10 +320,10 @@ int mm_launch_run(const mm_config *cfg, MPI_Comm comm, mm_launch_result *result)
      * offsets taken at initialization and finalization, as trace tools do). */
     if (rc == 0 && mm_config_effective_resync_s(cfg, mm_clocksync_model_kind(&st->cs)) > 0 &&
         mm__sync(st) != 0)
-        rc = 1;
+        rc = MM_E_FAILED;
     mm_provenance_finish(&st->prov, comm);
     mm__phase_end(st, MM_PHASE_WRITE); /* meta.json's own last write follows: not in it */
-    if (mm__write_meta(st, rc == 0 ? "complete" : "failed") != 0) rc = 1;
+    if (mm__write_meta(st, rc == MM_OK ? "complete" : "failed") != 0) rc = MM_E_FAILED;
     if (st->rank == 0 && mm_mpi_failed(&st->err)) {
         char what[512];
         mm_mpi_error_format(&st->err, what, sizeof what);
@@ -339,5 +339,5 @@ out:
     mm_timer_close(&st->timer);
     mm_provenance_free(&st->prov);
     mm__free_state(st);
-    return rc == 0 ? MM_OK : MM_E_FAILED;
+    return rc;
 }

@@ -36,7 +36,7 @@ double mm__seconds_since(const mm__launch_state *st) {
     return (double)(mm_timer_now(&st->timer) - st->start_local_ns) * 1e-9;
 }
 
-int mm__write_meta(mm__launch_state *st, const char *status) {
+mm_status mm__write_meta(mm__launch_state *st, const char *status) {
     if (st->rank != 0) return 0;
     mm_launch l = {0};
     l.cfg = st->cfg;
@@ -82,7 +82,7 @@ int mm__write_meta(mm__launch_state *st, const char *status) {
 }
 
 /* Collective: gathers each rank's clock model and parent (after every sync). */
-static int mm__gather_models(mm__launch_state *st) {
+static mm_status mm__gather_models(mm__launch_state *st) {
     typedef struct {
         int64_t anchor_ns; /* exactly, not through a double */
         double slope, intercept_ns;
@@ -108,7 +108,7 @@ static int mm__gather_models(mm__launch_state *st) {
     return rc == MPI_SUCCESS ? 0 : MM_E_FAILED;
 }
 
-int mm__sync_self_check(mm__launch_state *st) {
+mm_status mm__sync_self_check(mm__launch_state *st) {
     mm_clocksync *cs = &st->cs;
     if (mm_clocksync_self_check(cs, st->res_ranks[0], st->res_ns[0], st->nres[0]) != MPI_SUCCESS) {
         st->err = cs->err;
@@ -134,7 +134,7 @@ int mm__sync_self_check(mm__launch_state *st) {
     return mm__gather_models(st);
 }
 
-int mm__sync(mm__launch_state *st) {
+mm_status mm__sync(mm__launch_state *st) {
     int rc = mm_clocksync_run(&st->cs);
     /* test only: a spurious drift on the last rank, as a short fit under load gives */
     if (rc == 0 && st->cfg->inject.sync_slope_ppm > 0 && st->rank == st->nprocs - 1 &&
