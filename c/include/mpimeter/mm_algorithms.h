@@ -53,7 +53,7 @@ int mm_algorithms_probe(const char *variable, const char *name, int *value);
 /* --list-algorithms (app/list_algorithms.c): prints them as JSON to f, only the variables of
  * the nops operations `ops` when nops > 0 (MPICH's names confirmed by probe processes of this
  * binary: argv0 when /proc/self/exe cannot be read). 0, or an MM_E_* code. */
-int mm_app_list_algorithms(FILE *f, const char *argv0, const char *const *ops, int nops);
+mm_status mm_app_list_algorithms(FILE *f, const char *argv0, const char *const *ops, int nops);
 /* The probe process: argv = {self, MM_ALG_PROBE_FLAG, variable, name}; prints "0 <value>",
  * "-1" or "-2" (mm_algorithms_probe) and returns 0; 2 on a bad argv. */
 int mm_app_algorithm_probe(int argc, char **argv);

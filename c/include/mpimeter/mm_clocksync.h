@@ -267,9 +267,9 @@ extern const mm_clocksync_vtable mm_clocksync_hca3o;
 /* ---- --sync-check (sync_check.c; docs/ALGORITHMS.md, "Checking a sync") ----
  * For each algorithm of cfg->clocksync: sync, then at each cfg->check.check_at_s (seconds after the
  * sync ended) measure residuals (and true errors with the virtual timer on one host); rank 0
- * prints a table, or with cfg->check.json one JSON object on stdout. Collective. Returns 0, 1 when
- * measuring failed, 2 on bad input (message on stderr from rank 0). */
+ * prints a table, or with cfg->check.json one JSON object on stdout. Collective. Returns 0,
+ * MM_E_FAILED when measuring failed, MM_E_INPUT on bad input (the message on stderr). */
 struct mm_config;
-int mm_sync_check_run(const struct mm_config *cfg, MPI_Comm comm);
+mm_status mm_sync_check_run(const struct mm_config *cfg, MPI_Comm comm);
 
 #endif

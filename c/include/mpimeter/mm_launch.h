@@ -51,8 +51,9 @@ typedef struct mm_launch_result {
 mm_status mm_launch_run(const mm_config *cfg, MPI_Comm comm, mm_launch_result *result);
 
 /* The --sync-check mode (c/src/clocksync/sync_check.c): runs each algorithm of cfg->clocksync and
- * reports residuals at cfg->check.check_at_s. Collective. Returns the process exit code. */
-int mm_sync_check_run(const mm_config *cfg, MPI_Comm comm);
+ * reports residuals at cfg->check.check_at_s. Collective. Returns 0, or MM_E_INPUT / MM_E_FAILED
+ * with the message on stderr (main.c maps it to the exit code). */
+mm_status mm_sync_check_run(const mm_config *cfg, MPI_Comm comm);
 
 /* Gathers every rank's sync records from index *written on to rank 0 and appends them to f
  * (rank 0; f may be NULL elsewhere). Collective. */

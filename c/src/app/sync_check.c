@@ -51,7 +51,7 @@ static int64_t mm__abs64(int64_t v) { return v < 0 ? -v : v; }
 
 /* Collective: the largest true error over every rank (tru: scratch of nprocs on rank 0).
  * Returns 0, or MM_E_FAILED after a failure. */
-static int mm__true_all(mm__sync_check *sc, mm_clocksync *cs, int alg, int check, int64_t *tru) {
+static mm_status mm__true_all(mm__sync_check *sc, mm_clocksync *cs, int alg, int check, int64_t *tru) {
     if (mm_clocksync_true_errors(cs, sc->rank == 0 ? tru : NULL) != MPI_SUCCESS) return MM_E_FAILED;
     if (sc->rank != 0) return 0;
     int64_t *m = &sc->max_true_all[alg * sc->cfg->check.ncheck + check];
@@ -61,8 +61,8 @@ static int mm__true_all(mm__sync_check *sc, mm_clocksync *cs, int alg, int check
 }
 
 /* Collective: one algorithm, all its checks. Returns 0, or MM_E_FAILED after a failure. */
-static int mm__check_one(mm__sync_check *sc, int alg, const mm_timer *timer, MPI_Comm comm,
-                         int *ranks, int64_t *res, int64_t *tru) {
+static mm_status mm__check_one(mm__sync_check *sc, int alg, const mm_timer *timer, MPI_Comm comm,
+                               int *ranks, int64_t *res, int64_t *tru) {
     const mm_config *cfg = sc->cfg;
     mm_clocksync cs;
     if (mm_clocksync_open(&cs, cfg->clocksync[alg], comm, timer, &cfg->cs.params) != 0) {
@@ -71,17 +71,17 @@ static int mm__check_one(mm__sync_check *sc, int alg, const mm_timer *timer, MPI
                     cfg->clocksync[alg], mm_clocksync_names());
         return MM_E_FAILED;
     }
-    int rc = mm_clocksync_run(&cs);
+    mm_status rc = mm_clocksync_run(&cs);
     int64_t sync_end = mm_timer_now(timer);
     sc->duration_s[alg] = cs.duration_s;
     for (int c = 0; c < cfg->check.ncheck && rc == 0; c++) {
         mm_timer_sleep_until(timer, sync_end + (int64_t)(cfg->check.check_at_s[c] * 1e9 + 0.5));
         /* the truth first: the residual check takes a while (a ping-pong per sampled rank),
          * and offset-only models drift meanwhile */
-        if (sc->truth_known && mm__true_all(sc, &cs, alg, c, tru) != 0) rc = -1;
+        if (sc->truth_known && mm__true_all(sc, &cs, alg, c, tru) != 0) rc = MM_E_FAILED;
         int n = 0;
         if (rc == 0 && mm_clocksync_residuals(&cs, c == 0 ? -1 : -2, ranks, res, tru, &n) != MPI_SUCCESS)
-            rc = -1;
+            rc = MM_E_FAILED;
         if (rc != 0) continue;
         if (sc->rank == 0) {
             mm__at(sc, alg, c, 0)->have_residual = 1; /* rank 0 against itself: 0 by definition */
@@ -222,7 +222,7 @@ static int mm__one_clock(MPI_Comm comm, int nprocs) {
 #endif
 }
 
-int mm_sync_check_run(const mm_config *cfg, MPI_Comm comm) {
+mm_status mm_sync_check_run(const mm_config *cfg, MPI_Comm comm) {
     mm__sync_check sc = {cfg, 0, 0, 0, NULL, NULL, NULL};
     MM_MPI(NULL, MPI_Comm_rank(comm, &sc.rank));
     MM_MPI(NULL, MPI_Comm_size(comm, &sc.nprocs));
@@ -230,7 +230,7 @@ int mm_sync_check_run(const mm_config *cfg, MPI_Comm comm) {
         if (sc.rank == 0)
             fprintf(stderr, "mpimeter-bench: --sync-check needs at least one --clocksync name "
                             "and one --check-at time\n");
-        return 2;
+        return MM_E_INPUT;
     }
     mm_timer timer;
     mm_virtual_params vp;
@@ -240,7 +240,7 @@ int mm_sync_check_run(const mm_config *cfg, MPI_Comm comm) {
     if (!mm_all_ok(comm, ok)) {
         if (!ok) fprintf(stderr, "mpimeter-bench: rank %d: --timer %s: %s\n", sc.rank, cfg->timing.timer, why);
         if (ok) mm_timer_close(&timer);
-        return 1;
+        return MM_E_FAILED;
     }
     sc.truth_known = strcmp(cfg->timing.timer, "virtual") == 0 && mm__one_clock(comm, sc.nprocs);
 
@@ -254,10 +254,10 @@ int mm_sync_check_run(const mm_config *cfg, MPI_Comm comm) {
                              : NULL;
     ok = ranks && res && tru && sc.duration_s && sc.max_true_all && (sc.rank != 0 || sc.checks);
     int all_ok = mm_all_ok(comm, ok);
-    int rc = all_ok ? 0 : 1;
+    mm_status rc = all_ok ? MM_OK : MM_E_FAILED;
     if (!all_ok && sc.rank == 0) fprintf(stderr, "mpimeter-bench: --sync-check: out of memory\n");
     for (int a = 0; a < cfg->nclocksync && rc == 0; a++)
-        if (mm__check_one(&sc, a, &timer, comm, ranks, res, tru) != 0) rc = 1;
+        rc = mm__check_one(&sc, a, &timer, comm, ranks, res, tru);
     if (rc == 0 && sc.rank == 0) {
         if (cfg->check.json)
             mm__print_json(&sc);
