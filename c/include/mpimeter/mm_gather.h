@@ -46,6 +46,8 @@ typedef struct mm_gather_request {
     long nrep;              /* the same on every rank */
     int nbc, has_global, reduced;
     int64_t epoch_ns;
+    char *why;              /* this rank's words when the rows cannot reach raw.csv ("": none) */
+    size_t why_len;
 } mm_gather_request;
 int mm_gather_chunk_ranks(long nrep, int nprocs);
 /* What mm_gather_space_alloc takes; with --raw reduced rank 0 needs one rank's space, not a chunk. */

@@ -56,7 +56,9 @@ mm_status mm_launch_run(const mm_config *cfg, MPI_Comm comm, mm_launch_result *r
 mm_status mm_sync_check_run(const mm_config *cfg, MPI_Comm comm);
 
 /* Gathers every rank's sync records from index *written on to rank 0 and appends them to f
- * (rank 0; f may be NULL elsewhere). Collective. */
-mm_status mm_collect_sync_log(mm_sync_log *log, size_t *written, FILE *f, int64_t epoch_ns, MPI_Comm comm);
+ * (rank 0; f may be NULL elsewhere). Collective. 0, or MM_E_FAILED with why (an MPI failure on
+ * this rank; on rank 0 sync.csv that cannot be written). */
+mm_status mm_collect_sync_log(mm_sync_log *log, size_t *written, FILE *f, int64_t epoch_ns, MPI_Comm comm,
+                              char *why, size_t why_len);
 
 #endif

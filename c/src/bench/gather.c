@@ -99,7 +99,9 @@ static mm_status mm__gather_full(const mm_gather_request *q, const mm_rep_buffer
     /* every rank learns the chunk size rank 0 chose (it alone holds the space) */
     int k = g->chunk_ranks;
     if (MM_MPI(err, MPI_Bcast(&k, 1, MPI_INT, 0, q->comm)) != MPI_SUCCESS) return 0; /* failure in err */
-    if (k < 1) return MM_E_FAILED;
+    if (k < 1)
+        return mm_error_set(q->why, q->why_len, "rank 0 asked for the rows in chunks of %d ranks; "
+                            "at least 1", k);
     int write_ok = 1;
     if (q->rank == 0) memset(g->any_invalid, 0, (size_t)(cnt > 0 ? cnt : 1) * sizeof(int32_t));
     for (int first = 0; first < q->nprocs; first += k) {

@@ -22,8 +22,10 @@ static void mm__residuals(mm__launch_state *st, int which) {
     mm_clocksync_residuals(&st->cs, which == 0 ? -1 : -2, st->res_ranks[which], st->res_ns[which],
                            NULL, &n);
     st->nres[which] = st->rank == 0 ? n : 0;
-    mm_collect_sync_log(&st->cs.log, &st->sync_written, st->rank == 0 ? st->out.sync : NULL,
-                        st->epoch_ns, st->comm);
+    char why[256] = "";
+    if (mm_collect_sync_log(&st->cs.log, &st->sync_written, st->rank == 0 ? st->out.sync : NULL,
+                            st->epoch_ns, st->comm, why, sizeof why) != MM_OK)
+        mm__launch_say(st, "rank %d: %s", st->rank, why);
 }
 
 /* --fit-target-ns auto (the sync's cost proportional to what the launch needs): a
@@ -104,8 +106,17 @@ static mm_status mm__open_modules(mm__launch_state *st) {
             st->clocksync_chosen = "auto, one clock";
         }
     }
-    ok = mm_clocksync_open(&st->cs, clocksync, st->comm, &st->timer, &cs_params) == 0 &&
-         mm_procsync_open(&st->ps, cfg->procsync, st->comm, &st->timer, &st->cs, cfg) == 0;
+    int cs_ok = mm_clocksync_open(&st->cs, clocksync, st->comm, &st->timer, &cs_params) == 0;
+    ok = cs_ok && mm_procsync_open(&st->ps, cfg->procsync, st->comm, &st->timer, &st->cs, cfg) == 0;
+    if (!ok) {
+        char what[sizeof st->cs.err.call + sizeof st->cs.err.text + 4] = "";
+        if (mm_mpi_failed(&st->cs.err)) {
+            snprintf(what, sizeof what, ": ");
+            mm_mpi_error_format(&st->cs.err, what + 2, sizeof what - 2);
+        }
+        mm__launch_say(st, "rank %d: cannot open %s %s%s", st->rank, cs_ok ? "--procsync" : "--clocksync",
+                       cs_ok ? cfg->procsync : clocksync, what);
+    }
     return mm_all_ok(st->comm, ok) ? 0 : MM_E_FAILED;
 }
 
@@ -219,7 +230,7 @@ static mm_status mm__start(mm__launch_state *st) {
     else
         mm_plan_shuffle(st->tests, st->ntests, cfg->plan.seed);
 
-    int ok = !mm_mpi_failed(&st->err) && mm__open_counters(st) == 0;
+    int ok = mm__open_counters(st) == 0 && !mm_mpi_failed(&st->err); /* collective first */
     if (st->rank == 0 && ok) {
         char err[1024] = "";
         ok = mm_outdir_open(&st->out, cfg->out, err, sizeof err) == 0 &&
@@ -251,9 +262,9 @@ static mm_status mm__start(mm__launch_state *st) {
     steps[MM_PROBE_EMPTY_REGION] = (double)(t2 - t1) * 1e-9;
     steps[MM_PROBE_COPY] = copy_bytes > 0 ? (double)(t3 - t2) * 1e-9 : -1;
     steps[MM_PROBE_PAIRS] = (double)(t4 - t3) * 1e-9;
-    int written = mm__write_meta(st, "running") == 0;
+    int written = mm__write_meta(st, "running") == 0; /* says why when it cannot */
     mm__phase_end(st, MM_PHASE_PROBES);
-    return written ? 0 : MM_E_FAILED;
+    return mm_all_ok(st->comm, written) ? MM_OK : MM_E_FAILED;
 }
 
 /* The launch state and its tests' array, or NULL with a message in result. */
@@ -306,8 +317,14 @@ mm_status mm_launch_run(const mm_config *cfg, MPI_Comm comm, mm_launch_result *r
     MM_MPI(&st->err, MPI_Comm_size(comm, &st->nprocs));
     st->nres[0] = st->nres[1] = -1;
     mm_status rc = MM_E_FAILED;
-    if (!mm_all_ok(comm, mm__alloc_rank0(st) == 0)) goto out;
-    if (mm__start(st) != 0) goto out;
+    if (!mm_all_ok(comm, mm__alloc_rank0(st) == 0)) {
+        if (st->rank == 0) mm__launch_say(st, "out of memory for the tables of %d ranks", st->nprocs);
+        goto out;
+    }
+    if (mm__start(st) != 0) {
+        mm__say_mpi_failure(st, "before the tests");
+        goto out;
+    }
 
     mm__phase_begin(st, MM_PHASE_TESTS);
     rc = mm__run_tests(st);
@@ -324,11 +341,7 @@ mm_status mm_launch_run(const mm_config *cfg, MPI_Comm comm, mm_launch_result *r
     mm_provenance_finish(&st->prov, comm);
     mm__phase_end(st, MM_PHASE_WRITE); /* meta.json's own last write follows: not in it */
     if (mm__write_meta(st, rc == MM_OK ? "complete" : "failed") != 0) rc = MM_E_FAILED;
-    if (st->rank == 0 && mm_mpi_failed(&st->err)) {
-        char what[512];
-        mm_mpi_error_format(&st->err, what, sizeof what);
-        mm__launch_say(st, "MPI failed: %s", what);
-    }
+    if (st->rank == 0) mm__say_mpi_failure(st, NULL);
     if (st->rank == 0 && rc == 0) result->ntests = st->ntests;
 out:
     if (rc != 0 && st->rank == 0 && st->out.raw) mm__write_meta(st, "failed");

@@ -51,6 +51,9 @@ typedef struct mm__launch_state {
 /* Records one message for the user in st->result (a line; app/main.c prints it with the
  * binary's name). The launch prints nothing itself (mm_error.h). */
 void mm__launch_say(mm__launch_state *st, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* This rank's first MPI failure (st->err), if any, as one message: "rank R: MPI failed WHEN: ..."
+ * or, with when NULL, "MPI failed: ..." (launch_state.c). */
+void mm__say_mpi_failure(mm__launch_state *st, const char *when);
 
 /* Rank 0: renders and atomically writes meta.json with the given status (launch_state.c). */
 mm_status mm__write_meta(mm__launch_state *st, const char *status);

@@ -3,6 +3,7 @@
  * counts its seconds, one clock sync with its models gathered and its log written, and meta.json
  * rendered from the launch state and written atomically. Called by launch.c, launch_tests.c and
  * refine.c; calls nothing of theirs. */
+#include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -76,8 +77,10 @@ mm_status mm__write_meta(mm__launch_state *st, const char *status) {
     mm_buf meta = {0};
     mm_meta_render(&l, &meta);
     mm_buf_free(&counters);
-    int rc = mm_outdir_write_meta(&st->out, &meta);
+    mm_status rc = mm_outdir_write_meta(&st->out, &meta);
+    int saved = errno;
     mm_buf_free(&meta);
+    if (rc != MM_OK) mm__launch_say(st, "cannot write %s/meta.json: %s", st->out.path, strerror(saved));
     return rc;
 }
 
@@ -91,6 +94,9 @@ static mm_status mm__gather_models(mm__launch_state *st) {
     row mine = {st->cs.model.anchor_ns, st->cs.model.slope, st->cs.model.intercept_ns, st->cs.parent};
     row *all = st->rank == 0 ? malloc((size_t)st->nprocs * sizeof *all) : NULL;
     if (!mm_all_ok(st->comm, st->rank != 0 || all)) {
+        if (st->rank == 0)
+            mm__launch_say(st, "out of memory for the clock models of %d ranks (%zu bytes)", st->nprocs,
+                           (size_t)st->nprocs * sizeof *all);
         free(all);
         return MM_E_FAILED;
     }
@@ -134,8 +140,24 @@ mm_status mm__sync_self_check(mm__launch_state *st) {
     return mm__gather_models(st);
 }
 
+/* A failed sync in the ranks' own words: each rank its MPI failure or its records lost out of
+ * memory; rank 0 at least that it failed (the rank that knows why says so). */
+static void mm__say_sync_failed(mm__launch_state *st) {
+    const mm_clocksync *cs = &st->cs;
+    char what[sizeof cs->err.call + sizeof cs->err.text + 2] = "";
+    if (mm_mpi_failed(&cs->err))
+        mm_mpi_error_format(&cs->err, what, sizeof what);
+    else if (cs->log.lost > 0)
+        snprintf(what, sizeof what, "out of memory for %zu of its records", cs->log.lost);
+    else if (st->rank == 0)
+        snprintf(what, sizeof what, "on another rank");
+    else
+        return;
+    mm__launch_say(st, "rank %d: clock sync %d (%s) failed: %s", st->rank, cs->nsyncs, cs->vt->name, what);
+}
+
 mm_status mm__sync(mm__launch_state *st) {
-    int rc = mm_clocksync_run(&st->cs);
+    mm_status rc = mm_clocksync_run(&st->cs);
     /* test only: a spurious drift on the last rank, as a short fit under load gives */
     if (rc == 0 && st->cfg->inject.sync_slope_ppm > 0 && st->rank == st->nprocs - 1 &&
         strcmp(st->cs.vt->model_kind, "linear") == 0)
@@ -155,11 +177,26 @@ mm_status mm__sync(mm__launch_state *st) {
                          "see the launch's stderr; the tests before it are complete");
             }
         }
+        mm__say_sync_failed(st);
         return MM_E_FAILED;
     }
     if (mm__gather_models(st) != 0) return MM_E_FAILED;
-    return mm_collect_sync_log(&st->cs.log, &st->sync_written, st->rank == 0 ? st->out.sync : NULL,
-                               st->epoch_ns, st->comm);
+    char why[256] = "";
+    mm_status logged = mm_collect_sync_log(&st->cs.log, &st->sync_written, st->rank == 0 ? st->out.sync : NULL,
+                                           st->epoch_ns, st->comm, why, sizeof why);
+    if (logged != MM_OK) mm__launch_say(st, "rank %d: %s", st->rank, why);
+    /* every rank ends the launch together: rank 0 alone cannot write sync.csv */
+    return mm_all_ok(st->comm, logged == MM_OK) ? MM_OK : MM_E_FAILED;
+}
+
+void mm__say_mpi_failure(mm__launch_state *st, const char *when) {
+    if (!mm_mpi_failed(&st->err)) return;
+    char what[sizeof st->err.call + sizeof st->err.text + 2];
+    mm_mpi_error_format(&st->err, what, sizeof what);
+    if (when)
+        mm__launch_say(st, "rank %d: MPI failed %s: %s", st->rank, when, what);
+    else
+        mm__launch_say(st, "MPI failed: %s", what);
 }
 
 void mm__launch_say(mm__launch_state *st, const char *fmt, ...) {

@@ -231,8 +231,12 @@ static mm_status mm__record_test(mm__launch_state *st, mm_test *t, const mm_rep_
                            .nrep = t->nrep, /* the same on every rank */
                            .nbc = mm_op_is_nbc(t->op), .has_global = has_global,
                            .reduced = st->cfg->output.raw_reduced, .epoch_ns = st->epoch_ns};
+    char why[256] = "";
+    q.why = why;
+    q.why_len = sizeof why;
     long ninvalid = 0;
     int written = !inside || mm_gather_write_test(&q, b, g, &ninvalid, &st->err) == 0;
+    if (why[0]) mm__launch_say(st, "rank %d: %s", st->rank, why);
     /* the counters' rows after raw.csv's, before meta.json says the test is finished */
     written = mm_counters_write_test(st->counters, t, t->nrep, st->cfg->output.raw_reduced, &st->err) == 0 &&
               written;
@@ -240,12 +244,12 @@ static mm_status mm__record_test(mm__launch_state *st, mm_test *t, const mm_rep_
     /* a budget that ended the test before --nrep leaves it incomplete (its rows are valid) */
     int status = t->ended_by_budget && t->nrep < t->nrep_asked ? MM_TEST_INCOMPLETE
                                                                 : MM_TEST_COMPLETE;
+    if (st->rank == 0 && !written) mm__launch_say(st, "cannot write to %s", st->cfg->out);
     if (st->rank == 0 && write_ok) {
         t->invalid = ninvalid;
         t->status = status;
-        written = write_ok = mm__write_meta(st, "running") == 0;
+        write_ok = mm__write_meta(st, "running") == 0; /* says why when it cannot */
     }
-    if (st->rank == 0 && !written) mm__launch_say(st, "cannot write to %s", st->cfg->out);
     t->status = status;
     return mm_all_ok(st->comm, write_ok) ? 0 : MM_E_FAILED;
 }
@@ -414,9 +418,9 @@ static mm_status mm__run_one(mm__launch_state *st, mm_test *t, mm__space *sp) {
     mm__note_overwrite_beyond_window(st, &sp->tally);
     if (agreed > 0) {
         mm__note_failed(st, t);
-        mm_status rc = mm__write_meta(st, "running");
+        int written = mm__write_meta(st, "running") == 0; /* says why when it cannot */
         mm__tell_finished(st, t, sp);
-        return rc;
+        return mm_all_ok(st->comm, written) ? MM_OK : MM_E_FAILED;
     }
     mm__note_budget_ended(st, &sp->tally, t);
     mm_status rc = mm__record_test(st, t, &sp->b, &sp->g, sp->has_global, one.comm, one.inside);
