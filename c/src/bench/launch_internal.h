@@ -26,6 +26,7 @@ typedef struct mm__launch_state {
     int64_t epoch_ns;
     int64_t start_local_ns;
     mm_outdir out;
+    int meta_unwritable;    /* rank 0: a write of meta.json failed, and said why (once) */
     size_t sync_written;
     /* gathered on rank 0 */
     mm_clock_model *models;

@@ -80,7 +80,8 @@ mm_status mm__write_meta(mm__launch_state *st, const char *status) {
     mm_status rc = mm_outdir_write_meta(&st->out, &meta);
     int saved = errno;
     mm_buf_free(&meta);
-    if (rc != MM_OK) mm__launch_say(st, "cannot write %s/meta.json: %s", st->out.path, strerror(saved));
+    if (rc != MM_OK && !st->meta_unwritable++) /* once: the launch's last write tries again */
+        mm__launch_say(st, "cannot write %s/meta.json: %s", st->out.path, strerror(saved));
     return rc;
 }
 
