@@ -11,6 +11,7 @@
 #ifndef MM_ADAPTIVE_H
 #define MM_ADAPTIVE_H
 #include <stdint.h>
+#include "mm_error.h"
 #include "mm_nrep.h" /* MM_NREP_*, MM_STOP_* and their words */
 
 typedef struct mm_stop_rule {
@@ -35,8 +36,9 @@ double mm_normal_quantile(double p);
  * (Le Boudec 2011, Theorem 2.1 and Table A.1): exact for n <= 70 (j the largest with
  * B(j-1) <= alpha/2, B the Binomial(n, 1/2) CDF; k = n + 1 - j), the normal approximation above
  * (j = floor((n - z sqrt(n)) / 2), k = ceil(1 + (n + z sqrt(n)) / 2)). The same ranks as
- * mpimeter.stats.intervals.median_ci_ranks. 0, or -1 when n is too small for an interval. */
-int mm_median_ci_ranks(long n, double confidence, long *j, long *k);
+ * mpimeter.stats.intervals.median_ci_ranks. 0, or MM_E_FAILED when n is too small for an
+ * interval. */
+mm_status mm_median_ci_ranks(long n, double confidence, long *j, long *k);
 
 /* Sorts v[0..n-1] ascending. */
 void mm_sort_doubles(double *v, long n);

@@ -7,6 +7,7 @@
  * itself, which refuses an unknown value when MPI_T starts: mm_algorithms_probe). */
 #ifndef MM_ALGORITHMS_H
 #define MM_ALGORITHMS_H
+#include "mm_error.h"
 
 enum { MM_ALG_MAX_VARS = 64, MM_ALG_MAX_CHOICES = 24, MM_ALG_NAME_LEN = 64 };
 
@@ -32,7 +33,7 @@ enum { MM_ALG_MAX_CANDIDATES = 400 };
 
 /* Reads the library's algorithm variables (MPI must be initialized; MPI_T is initialized and
  * finalized here). Fills at most max; *n how many. 0, or MM_E_FAILED when MPI_T cannot be read. */
-int mm_algorithms_read(mm_algorithm_var *out, int max, int *n);
+mm_status mm_algorithms_read(mm_algorithm_var *out, int max, int *n);
 
 /* The names a description may hold (MPICH 4.0 joins "name<spaces>- text" items without a
  * separator, so a name is glued to the end of the text before it): before each "<spaces>- "
@@ -52,7 +53,7 @@ int mm_algorithms_probe(const char *variable, const char *name, int *value);
 /* --list-algorithms (app/list_algorithms.c): prints them as JSON to f, only the variables of
  * the nops operations `ops` when nops > 0 (MPICH's names confirmed by probe processes of this
  * binary: argv0 when /proc/self/exe cannot be read). 0, or an MM_E_* code. */
-int mm_app_list_algorithms(FILE *f, const char *argv0, const char *const *ops, int nops);
+mm_status mm_app_list_algorithms(FILE *f, const char *argv0, const char *const *ops, int nops);
 /* The probe process: argv = {self, MM_ALG_PROBE_FLAG, variable, name}; prints "0 <value>",
  * "-1" or "-2" (mm_algorithms_probe) and returns 0; 2 on a bad argv. */
 int mm_app_algorithm_probe(int argc, char **argv);

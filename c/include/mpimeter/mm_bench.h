@@ -28,7 +28,7 @@
 typedef struct mm_other_cpu mm_other_cpu;
 /* Collective on the launch's communicator: *out, with room for blocks_hint marks per test (it
  * grows when a test takes more). 0, MM_E_FAILED (MPI failed: err) or MM_E_NOMEM. */
-int mm_other_cpu_open(mm_other_cpu **out, MPI_Comm comm, long blocks_hint, mm_mpi_error *err);
+mm_status mm_other_cpu_open(mm_other_cpu **out, MPI_Comm comm, long blocks_hint, mm_mpi_error *err);
 void mm_other_cpu_close(mm_other_cpu *oc);
 /* A test begins: no marks yet. Does nothing on NULL, like the two below. */
 void mm_other_cpu_begin(mm_other_cpu *oc);

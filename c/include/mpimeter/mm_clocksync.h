@@ -30,7 +30,7 @@ typedef struct mm_sync_log {
     size_t lost; /* records that did not fit (out of memory): the sync that made them fails */
 } mm_sync_log;
 /* Appends r: 0, or MM_E_NOMEM (mm_error.h) when the log cannot grow (r is counted in lost). */
-int mm_sync_log_add(mm_sync_log *log, mm_sync_record r);
+mm_status mm_sync_log_add(mm_sync_log *log, mm_sync_record r);
 void mm_sync_log_free(mm_sync_log *log);
 
 /* Parameters. A field left 0 means "the algorithm's default" and is resolved by
@@ -75,7 +75,7 @@ void mm_clocksync_params_resolve(const char *name, const mm_clocksync_params *gi
                                  mm_clocksync_params *out);
 /* 0, or MM_E_INPUT with one sentence in err (negative values, a non-finite or huge span). Zero fields
  * are fine (they mean "default"); a cap below N + 1 is allowed (then the cap alone stops). */
-int mm_clocksync_params_check(const mm_clocksync_params *p, char *err, size_t err_len);
+mm_status mm_clocksync_params_check(const mm_clocksync_params *p, char *err, size_t err_len);
 
 typedef struct mm_clocksync mm_clocksync;
 struct mm_config;
@@ -129,16 +129,16 @@ const mm_clocksync_vtable *mm_clocksync_find(const char *name);
 const char *mm_clocksync_names(void);
 
 /* Collective (duplicates comm into cs->comm, so that the sync's messages never meet others).
- * Resolves the parameters (params may be NULL). Returns 0, or MM_E_FAILED for an unknown name or for
- * bad parameters (then with a message on stderr). */
-int mm_clocksync_open(mm_clocksync *cs, const char *name, MPI_Comm comm, const mm_timer *timer,
-                      const mm_clocksync_params *params);
+ * Resolves the parameters (params may be NULL). Returns 0, or MM_E_FAILED for an unknown name, for
+ * bad parameters (the callers name the sync that could not be opened) or an MPI failure (in cs->err). */
+mm_status mm_clocksync_open(mm_clocksync *cs, const char *name, MPI_Comm comm, const mm_timer *timer,
+                            const mm_clocksync_params *params);
 /* Collective: runs the algorithm (phase = number of syncs so far) after a barrier, forces rank
  * 0's model to identity, records the duration (max over ranks) and last_sync_local_ns, and logs
- * one MM_SYNC_MODEL record per rank (global − local at the end of the sync). Returns 0, or -1
- * when the algorithm failed on some rank: then every rank keeps the model of its last good sync,
+ * one MM_SYNC_MODEL record per rank (global − local at the end of the sync). Returns 0, or
+ * MM_E_FAILED when the algorithm failed on some rank: then every rank keeps the model of its last good sync,
  * nfailed is counted and err holds the first MPI failure. */
-int mm_clocksync_run(mm_clocksync *cs);
+mm_status mm_clocksync_run(mm_clocksync *cs);
 void mm_clocksync_close(mm_clocksync *cs);
 
 static inline int64_t mm_clocksync_global_now(const mm_clocksync *cs) {
@@ -267,9 +267,9 @@ extern const mm_clocksync_vtable mm_clocksync_hca3o;
 /* ---- --sync-check (sync_check.c; docs/ALGORITHMS.md, "Checking a sync") ----
  * For each algorithm of cfg->clocksync: sync, then at each cfg->check.check_at_s (seconds after the
  * sync ended) measure residuals (and true errors with the virtual timer on one host); rank 0
- * prints a table, or with cfg->check.json one JSON object on stdout. Collective. Returns 0, 1 when
- * measuring failed, 2 on bad input (message on stderr from rank 0). */
+ * prints a table, or with cfg->check.json one JSON object on stdout. Collective. Returns 0,
+ * MM_E_FAILED when measuring failed, MM_E_INPUT on bad input (the message on stderr). */
 struct mm_config;
-int mm_sync_check_run(const struct mm_config *cfg, MPI_Comm comm);
+mm_status mm_sync_check_run(const struct mm_config *cfg, MPI_Comm comm);
 
 #endif

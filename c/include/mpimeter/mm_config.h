@@ -304,8 +304,8 @@ enum {
 struct mm_option_spec;
 /* Stores one option's value (the text as given; NULL for a flag) where the row says, after
  * checking it: 0, or MM_E_INPUT with the message in err. Every row has one (app/parse*.c). */
-typedef int (*mm_option_setter)(const struct mm_option_spec *o, const char *value,
-                                struct mm_config *cfg, char *err, size_t len);
+typedef mm_status (*mm_option_setter)(const struct mm_option_spec *o, const char *value,
+                                      struct mm_config *cfg, char *err, size_t len);
 
 typedef struct mm_option_spec {
     const char *name;    /* without the leading "--" */
@@ -348,32 +348,32 @@ extern const char *const MM_MSG_NOT_NUMBER;
 extern const char *const MM_MSG_OUT_OF_RANGE;
 extern const char *const MM_MSG_UNKNOWN_NAME;
 extern const char *const MM_MSG_NOT_CHOICE;
-int mm_config_message(char *err, size_t len, const char *tmpl, const char *option,
-                      const char *value, const char *allowed, const char *what);
+mm_status mm_config_message(char *err, size_t len, const char *tmpl, const char *option,
+                            const char *value, const char *allowed, const char *what);
 
 /* Is v outside what a number option allows (its range, and 0 for MM_OPT_F_OR_ZERO)? */
 int mm_option_out_of_range(const mm_option_spec *o, double v);
 
 /* Parses a number option's text into cfg (by the spec's offset) after checking type and range.
  * 0, or MM_E_INPUT with the message in err. */
-int mm_option_parse_number(const mm_option_spec *o, const char *text, mm_config *cfg, char *err,
-                           size_t len);
+mm_status mm_option_parse_number(const mm_option_spec *o, const char *text, mm_config *cfg, char *err,
+                                 size_t len);
 
 /* The generic setters, by the row's offset: a whole number or a number (mm_option_parse_number);
  * a name of MM_NAME_LEN (MM_OPT_NAME); the position of the value among the row's choices, an int
  * (MM_OPT_CHOICE); a path of MM_PATH_LEN; an mm_int_list (MM_OPT_INTS); a flag: the int set to 1.
  * 0, or MM_E_INPUT with the message in err. */
-int mm_option_set_name(const mm_option_spec *o, const char *value, mm_config *cfg, char *err, size_t len);
-int mm_option_set_choice(const mm_option_spec *o, const char *value, mm_config *cfg, char *err,
-                         size_t len);
-int mm_option_set_path(const mm_option_spec *o, const char *value, mm_config *cfg, char *err, size_t len);
-int mm_option_set_ints(const mm_option_spec *o, const char *value, mm_config *cfg, char *err, size_t len);
-int mm_option_set_flag(const mm_option_spec *o, const char *value, mm_config *cfg, char *err, size_t len);
+mm_status mm_option_set_name(const mm_option_spec *o, const char *value, mm_config *cfg, char *err, size_t len);
+mm_status mm_option_set_choice(const mm_option_spec *o, const char *value, mm_config *cfg, char *err,
+                               size_t len);
+mm_status mm_option_set_path(const mm_option_spec *o, const char *value, mm_config *cfg, char *err, size_t len);
+mm_status mm_option_set_ints(const mm_option_spec *o, const char *value, mm_config *cfg, char *err, size_t len);
+mm_status mm_option_set_flag(const mm_option_spec *o, const char *value, mm_config *cfg, char *err, size_t len);
 
 /* Parses an MM_OPT_INTS option's text ("0,2" or, with MM_OPT_F_AUTO, its word: all) into out.
  * 0, or MM_E_INPUT with the message in err. */
-int mm_option_parse_ints(const mm_option_spec *o, const char *text, mm_int_list *out, char *err,
-                         size_t len);
+mm_status mm_option_parse_ints(const mm_option_spec *o, const char *text, mm_int_list *out, char *err,
+                               size_t len);
 
 /* ---- parsing and checking (app/parse.c) ---- */
 
@@ -383,7 +383,7 @@ void mm_config_defaults(mm_config *cfg);
 /* Parses argv into cfg and validates everything that can be checked without MPI (names,
  * numbers, size lists, size/datatype compatibility, --out). Returns 0 on success; on error
  * returns MM_E_INPUT and writes one message naming the option and what is allowed into err. */
-int mm_config_parse(mm_config *cfg, int argc, char **argv, char *err, size_t err_len);
+mm_status mm_config_parse(mm_config *cfg, int argc, char **argv, char *err, size_t err_len);
 
 /* The roots of the tests of a rooted operation on a communicator of `nprocs` ranks, into out
  * (room for MM_MAX_LIST, or nprocs with --root all); returns how many. */
@@ -393,11 +393,11 @@ int mm_config_roots(const mm_config *cfg, int nprocs, int *out, int max);
 int mm_config_comm_sizes(const mm_config *cfg, int nprocs, int *out);
 
 /* Checks that need the communicator size (root < nprocs). 0, or MM_E_INPUT with a message. */
-int mm_config_check_nprocs(const mm_config *cfg, int nprocs, char *err, size_t err_len);
+mm_status mm_config_check_nprocs(const mm_config *cfg, int nprocs, char *err, size_t err_len);
 
 /* Parses "8,1024,65536" or "8:1048576:x2" (or mixed "8,64:4096:x4"). 0, or MM_E_INPUT with a
  * message. */
-int mm_parse_sizes(const char *text, int64_t *sizes, int max, int *n, char *err, size_t err_len);
+mm_status mm_parse_sizes(const char *text, int64_t *sizes, int max, int *n, char *err, size_t err_len);
 
 /* --progress / --quiet as given; app/main.c resolves MM_PROGRESS_AUTO (a terminal on rank 0's
  * stderr) before the options are broadcast, so every rank agrees. */

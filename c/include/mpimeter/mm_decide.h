@@ -30,7 +30,7 @@ typedef struct mm_decide {
                                went on with a method without a planned start (a switch), as the
                                analysis does; LONG_MAX: none */
 } mm_decide;
-int mm_decide_alloc(mm_decide *d, long cap, long chunk, int has_global, MPI_Comm comm);
+mm_status mm_decide_alloc(mm_decide *d, long cap, long chunk, int has_global, MPI_Comm comm);
 void mm_decide_free(mm_decide *d);
 /* Starts a test (or a nonblocking test's phase) anew at now_ns (rank 0's timer). */
 void mm_decide_begin(mm_decide *d, int64_t spread_ns, int64_t now_ns);

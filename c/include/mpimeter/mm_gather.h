@@ -23,7 +23,7 @@ typedef struct mm_rep_buffers {
     /* per-repetition counters (mm_counters.h), not owned; NULL when off */
     struct mm_counters *counters;
 } mm_rep_buffers;
-int mm_rep_buffers_alloc(mm_rep_buffers *b, long cap);
+mm_status mm_rep_buffers_alloc(mm_rep_buffers *b, long cap);
 void mm_rep_buffers_free(mm_rep_buffers *b);
 
 /* One test's rows from every rank to rank 0 and into raw.csv in bounded memory (gather.c): full
@@ -46,15 +46,17 @@ typedef struct mm_gather_request {
     long nrep;              /* the same on every rank */
     int nbc, has_global, reduced;
     int64_t epoch_ns;
+    char *why;              /* this rank's words when the rows cannot reach raw.csv ("": none) */
+    size_t why_len;
 } mm_gather_request;
 int mm_gather_chunk_ranks(long nrep, int nprocs);
 /* What mm_gather_space_alloc takes; with --raw reduced rank 0 needs one rank's space, not a chunk. */
 int64_t mm_gather_bytes(long nrep, int rank, int nprocs, int reduced);
-int mm_gather_space_alloc(mm_gather_space *g, long nrep, int rank, int nprocs, int reduced);
+mm_status mm_gather_space_alloc(mm_gather_space *g, long nrep, int rank, int nprocs, int reduced);
 void mm_gather_space_free(mm_gather_space *g);
-/* Collective. 0, or -1 when rank 0 could not write (its return; others return 0); MPI failures
+/* Collective. 0, or MM_E_FAILED when rank 0 could not write (its return; others return 0); MPI failures
  * in err. *ninvalid (rank 0): repetitions invalid on some rank. */
-int mm_gather_write_test(const mm_gather_request *q, const mm_rep_buffers *b, mm_gather_space *g,
-                         long *ninvalid, mm_mpi_error *err);
+mm_status mm_gather_write_test(const mm_gather_request *q, const mm_rep_buffers *b, mm_gather_space *g,
+                               long *ninvalid, mm_mpi_error *err);
 
 #endif

@@ -48,14 +48,17 @@ typedef struct mm_launch_result {
  * Collective. Returns MM_OK; MM_E_INPUT when the buffers would not fit in memory (refused
  * before anything is written); MM_E_FAILED after a failure while measuring; MM_E_NOMEM
  * (mm_error.h). Prints nothing. */
-int mm_launch_run(const mm_config *cfg, MPI_Comm comm, mm_launch_result *result);
+mm_status mm_launch_run(const mm_config *cfg, MPI_Comm comm, mm_launch_result *result);
 
 /* The --sync-check mode (c/src/clocksync/sync_check.c): runs each algorithm of cfg->clocksync and
- * reports residuals at cfg->check.check_at_s. Collective. Returns the process exit code. */
-int mm_sync_check_run(const mm_config *cfg, MPI_Comm comm);
+ * reports residuals at cfg->check.check_at_s. Collective. Returns 0, or MM_E_INPUT / MM_E_FAILED
+ * with the message on stderr (main.c maps it to the exit code). */
+mm_status mm_sync_check_run(const mm_config *cfg, MPI_Comm comm);
 
 /* Gathers every rank's sync records from index *written on to rank 0 and appends them to f
- * (rank 0; f may be NULL elsewhere). Collective. */
-int mm_collect_sync_log(mm_sync_log *log, size_t *written, FILE *f, int64_t epoch_ns, MPI_Comm comm);
+ * (rank 0; f may be NULL elsewhere). Collective. 0, or MM_E_FAILED with why (an MPI failure on
+ * this rank; on rank 0 sync.csv that cannot be written). */
+mm_status mm_collect_sync_log(mm_sync_log *log, size_t *written, FILE *f, int64_t epoch_ns, MPI_Comm comm,
+                              char *why, size_t why_len);
 
 #endif

@@ -11,6 +11,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "mm_error.h"
+
 typedef struct mm_clock_model {
     int64_t anchor_ns;
     double slope;        /* dimensionless drift: d(offset)/d(local) */
@@ -46,7 +48,7 @@ static inline int64_t mm_model_local_ns(const mm_clock_model *m, int64_t global_
 
 /* Least-squares fit of offset against local time over n points (n >= 1; n == 1 gives an
  * offset-only model). anchor = mean local time. Returns 0, or MM_E_FAILED when n < 1. */
-int mm_model_fit(const int64_t *local_ns, const double *offset_ns, size_t n, mm_clock_model *out);
+mm_status mm_model_fit(const int64_t *local_ns, const double *offset_ns, size_t n, mm_clock_model *out);
 
 /* Robust fit (weighted Theil–Sen, Sievers 1978): slope = weighted median of the slopes between
  * pairs of points (pair weight w_k·w_l; for n > 512 only the pairs (k, k + n/2)), offset at the
@@ -55,8 +57,8 @@ int mm_model_fit(const int64_t *local_ns, const double *offset_ns, size_t n, mm_
  * (a ping-pong whose best round trip was asymmetric). The clock syncs weight a point by
  * 1/RTT², its error being bounded by RTT/2. n == 1 gives an offset-only model.
  * Returns 0, or MM_E_FAILED when n < 1, a weight is not > 0, or out of memory. */
-int mm_model_fit_robust(const int64_t *local_ns, const double *offset_ns, const double *weight,
-                        size_t n, mm_clock_model *out);
+mm_status mm_model_fit_robust(const int64_t *local_ns, const double *offset_ns, const double *weight,
+                              size_t n, mm_clock_model *out);
 
 /* Composition along a path: `child` maps the child's local clock to its parent's clock,
  * `parent` maps the parent's clock to the global clock. Returns the model mapping the child's

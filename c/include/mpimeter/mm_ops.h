@@ -133,7 +133,7 @@ typedef struct mm_op {
     unsigned flags;
     /* Allocates and fills buffers for args->size; returns 0, or MM_E_FAILED with its message in
      * args->error (out of memory, arguments the row cannot take, an MPI call that failed). */
-    int (*setup)(mm_op_args *args);
+    mm_status (*setup)(mm_op_args *args);
     /* The one MPI call that is timed. Returns the MPI error code. */
     int (*run)(const mm_op_args *args);
     void (*teardown)(mm_op_args *args);
@@ -145,8 +145,9 @@ typedef struct mm_op {
     mm_op_volume volume; /* the data term of its bound (above) */
     /* Optional (NULL for most rows): collective, called once after the test's repetitions when
      * every rank's calls succeeded — checks that the memory the operations wrote holds what
-     * they were to write (one-sided ops). 0, or MM_E_FAILED with why (or an MPI error code > 0). */
-    int (*verify)(mm_op_args *args, char *why, size_t why_len);
+     * they were to write (one-sided ops). 0, or MM_E_FAILED with why (wrong data), or MM_E_MPI
+     * with the failed call's error in why. */
+    mm_status (*verify)(mm_op_args *args, char *why, size_t why_len);
 } mm_op;
 
 extern const mm_op mm_ops_table[];
@@ -164,9 +165,9 @@ const char *mm_op_size_unit(const mm_op *op);
  * the row's name), for error messages; the op's own name for other kinds. */
 void mm_op_call_name(const mm_op *op, char *out, size_t len);
 /* Test only (--inject-error): makes the prepared call invalid in a way both libraries refuse on
- * every rank alike before communicating (a root that is no rank; MPI_OP_NULL). 0, or -1 when the
- * op takes neither a root nor a reduction. */
-int mm_op_inject_error(const mm_op *op, mm_op_args *args);
+ * every rank alike before communicating (a root that is no rank; MPI_OP_NULL). 0, or MM_E_FAILED
+ * when the op takes neither a root nor a reduction. */
+mm_status mm_op_inject_error(const mm_op *op, mm_op_args *args);
 
 /* Is the op a nonblocking collective (kind MM_OP_KIND_NBC)? Its tests run a blocking phase and
  * an overlap phase and record per-repetition components (docs/FORMAT.md, raw.csv). */
@@ -183,7 +184,7 @@ long mm_nbc_calibrate(const mm_timer *timer, int64_t target_ns, int64_t *measure
 
 /* Checks a size for an op under a datatype: 0, or MM_E_INPUT with a message ("size 10 is not a multiple
  * of the size of int (4 bytes)"). */
-int mm_op_check_size(const mm_op *op, int64_t size, int type_size, char *why, size_t why_len);
+mm_status mm_op_check_size(const mm_op *op, int64_t size, int type_size, char *why, size_t why_len);
 
 /* Bytes of the buffers setup allocates for a size on one rank (is_root: the --root rank), to
  * check memory before allocating. Leaves out what does not scale with the size as a whole
@@ -213,11 +214,11 @@ const char *mm_reduce_op_names(void);
 const char *mm_datatype_at(size_t i, int *size, const char **kind);
 const char *mm_reduce_op_at(size_t i);
 /* Some reduction ops are not defined for some datatypes (bor on float): 0 ok, MM_E_INPUT with why. */
-int mm_reduce_op_check(const char *op_name, const char *datatype_name, char *why, size_t len);
+mm_status mm_reduce_op_check(const char *op_name, const char *datatype_name, char *why, size_t len);
 
-/* Can the op run on nprocs ranks? 0, or -1 with why ("pingpong-send-recv needs an even number of
+/* Can the op run on nprocs ranks? 0, or MM_E_INPUT with why ("pingpong-send-recv needs an even number of
  * ranks, at least 2 (got 3)"). */
-int mm_op_check_nprocs(const mm_op *op, int nprocs, char *why, size_t why_len);
+mm_status mm_op_check_nprocs(const mm_op *op, int nprocs, char *why, size_t why_len);
 
 /* Does this build's MPI library have the op? 1, or 0 with why (the MPI-4 persistent
  * collectives where the library lacks them; checked at build time). mm_persistent_available:
@@ -237,7 +238,7 @@ int mm_op_is_neighbor(const mm_op *op);
 /* --graph-file's text (ops_graph.c, docs/FORMAT.md): is it a graph? 0 with its facts (nodes,
  * edges, degrees, digest), or MM_E_INPUT with why (one line, saying what is allowed). Pure. */
 struct mm_graph_facts;
-int mm_graph_check(const char *text, size_t len, struct mm_graph_facts *facts, char *why, size_t why_len);
+mm_status mm_graph_check(const char *text, size_t len, struct mm_graph_facts *facts, char *why, size_t why_len);
 int mm_op_uses_rma_sync(const mm_op *op);
 int mm_op_uses_rma_burst(const mm_op *op);
 /* Is the op one of IMB-RMA's contention patterns (one-to-all, all-to-all, all-to-one on every
@@ -246,12 +247,13 @@ int mm_op_uses_rma_burst(const mm_op *op);
 int mm_op_is_rma_contention(const mm_op *op);
 /* Can the op run in this synchronization mode? 0, or MM_E_INPUT with why (request-based MPI_Rput/MPI_Rget
  * need a passive-target epoch, MPI-3.1 §11.3.5). */
-int mm_op_check_rma_sync(const mm_op *op, int sync, char *why, size_t why_len);
+mm_status mm_op_check_rma_sync(const mm_op *op, int sync, char *why, size_t why_len);
 /* Bytes of an op's window on one rank for a size (burst: --rma-burst); 0 for other ops. */
 int64_t mm_op_rma_window_need(const mm_op *op, int64_t size, int type_size, int burst);
 /* Collective over comm: can the window kind be made on these ranks? (allocate-shared needs every
- * rank of comm on one shared-memory node.) 0, or -1 with why; an MPI error code > 0. */
-int mm_rma_check_placement(int window_kind, MPI_Comm comm, char *why, size_t why_len);
+ * rank of comm on one shared-memory node.) 0, MM_E_INPUT with why, or MM_E_FAILED with the MPI
+ * failure in why. */
+mm_status mm_rma_check_placement(int window_kind, MPI_Comm comm, char *why, size_t why_len);
 
 struct mm_config;
 struct mm_op_facts;

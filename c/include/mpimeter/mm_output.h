@@ -238,14 +238,14 @@ typedef struct mm_outdir {
 
 /* Rank 0 only, before anything is measured: checks --out (exists and not empty without
  * --force; not creatable/writable) without creating it: 0, or MM_E_INPUT with a message. */
-int mm_outdir_check(const char *path, int force, char *err, size_t err_len);
+mm_status mm_outdir_check(const char *path, int force, char *err, size_t err_len);
 /* Creates the folder (and parents) and opens raw.csv/sync.csv with their headers; in a used
  * folder (--force) raw.csv, sync.csv and meta.json are truncated. 0, or MM_E_FAILED with a message. */
-int mm_outdir_open(mm_outdir *o, const char *path, char *err, size_t err_len);
+mm_status mm_outdir_open(mm_outdir *o, const char *path, char *err, size_t err_len);
 void mm_outdir_close(mm_outdir *o);
 /* Writes text to <dir>/meta.json atomically (temporary file, fsync, rename, fsync of the
  * folder). 0, or MM_E_FAILED with errno set (the temporary file is removed). */
-int mm_outdir_write_meta(mm_outdir *o, const mm_buf *meta);
+mm_status mm_outdir_write_meta(mm_outdir *o, const mm_buf *meta);
 
 /* raw.csv's header (docs/FORMAT.md): raw format 2 = format 1 + the nonblocking components. */
 #define MM_RAW_HEADER                                                                          \
@@ -257,21 +257,21 @@ int mm_outdir_write_meta(mm_outdir *o, const mm_buf *meta);
  * has_global = 0 leaves gstart/gend empty (they may be NULL). components: NULL (their columns
  * stay empty), or the MM_NBC_NCOMPONENTS durations of a nonblocking test in the header's order,
  * each [rank * nrep + rep]; INT64_MIN is written empty. reduced = 1 writes one row per
- * repetition (components: the maximum over ranks). 0, or -1 (errno EINVAL for bad arguments,
+ * repetition (components: the maximum over ranks). 0, or MM_E_FAILED (errno EINVAL for bad arguments,
  * which writes nothing). */
 /* The full rows of ranks first_rank .. first_rank + nranks - 1 (arrays [r * nrep + rep] with r
  * counted from first_rank), as mm_raw_write_test writes them without --raw reduced: so that rank 0
- * can write a launch's rows a chunk of ranks at a time (bench/gather.c). 0, or -1. */
-int mm_raw_write_ranks(FILE *f, const mm_test *t, int first_rank, int nranks, long nrep,
-                       const int64_t *start, const int64_t *end, const int64_t *gstart,
-                       const int64_t *gend, const int32_t *invalid, const int64_t *const *components,
-                       int64_t epoch_ns, int has_global);
-int mm_raw_write_test(FILE *f, const mm_test *t, int nprocs, long nrep, const int64_t *start,
-                      const int64_t *end, const int64_t *gstart, const int64_t *gend,
-                      const int32_t *invalid, const int64_t *const *components, int64_t epoch_ns,
-                      int has_global, int reduced);
+ * can write a launch's rows a chunk of ranks at a time (bench/gather.c). 0, or MM_E_FAILED (errno). */
+mm_status mm_raw_write_ranks(FILE *f, const mm_test *t, int first_rank, int nranks, long nrep,
+                             const int64_t *start, const int64_t *end, const int64_t *gstart,
+                             const int64_t *gend, const int32_t *invalid, const int64_t *const *components,
+                             int64_t epoch_ns, int has_global);
+mm_status mm_raw_write_test(FILE *f, const mm_test *t, int nprocs, long nrep, const int64_t *start,
+                            const int64_t *end, const int64_t *gstart, const int64_t *gend,
+                            const int32_t *invalid, const int64_t *const *components, int64_t epoch_ns,
+                            int has_global, int reduced);
 /* Appends sync records (local_ns minus the launch epoch), flushes + fsyncs. 0, or MM_E_FAILED (EINVAL
  * for an unknown kind: nothing is written). */
-int mm_sync_write(FILE *f, const mm_sync_record *rec, size_t n, int64_t epoch_ns);
+mm_status mm_sync_write(FILE *f, const mm_sync_record *rec, size_t n, int64_t epoch_ns);
 
 #endif

@@ -7,11 +7,13 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "mm_error.h"
+
 /* The busy ticks of the first "cpu" line of /proc/stat text: user + nice + system + irq +
  * softirq + steal (guest time is already inside user; idle and iowait are not busy). At least
  * the first four fields must be there. 0, or MM_E_INPUT when the text does not start with such
  * a line. */
-int mm_procstat_busy_ticks(const char *text, uint64_t *busy_ticks);
+mm_status mm_procstat_busy_ticks(const char *text, uint64_t *busy_ticks);
 /* The machine's busy CPU seconds since boot, read from `path` ("/proc/stat"); NaN when it is
  * unreadable. One open, one read of its first bytes, one close: no stdio buffer. */
 double mm_procstat_busy_s(const char *path);

@@ -115,8 +115,8 @@ struct mm_procsync {
 extern const mm_procsync_vtable *const mm_procsync_registry[];
 const mm_procsync_vtable *mm_procsync_find(const char *name);
 const char *mm_procsync_names(void);
-int mm_procsync_open(mm_procsync *ps, const char *name, MPI_Comm comm, const mm_timer *timer,
-                     mm_clocksync *cs, const mm_config *cfg);
+mm_status mm_procsync_open(mm_procsync *ps, const char *name, MPI_Comm comm, const mm_timer *timer,
+                           mm_clocksync *cs, const mm_config *cfg);
 void mm_procsync_close(mm_procsync *ps);
 
 /* Shared helper: how long after rank 0 reads its global clock every rank has the value in hand

@@ -6,6 +6,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "mm_error.h"
+
 typedef struct mm_timer mm_timer;
 
 /* Parameters of the `virtual` timer: local = base + offset_ns + skew * base (skew = ppm·1e-6). */
@@ -22,9 +24,9 @@ typedef struct mm_timer_vtable {
     const char *name;
     const char *description;
     /* 0 when usable on this machine; otherwise fills `why` with a sentence and returns MM_E_FAILED. */
-    int (*available)(char *why, size_t why_len);
+    mm_status (*available)(char *why, size_t why_len);
     /* Prepares state (calibration, wrapped timer). Returns 0, or MM_E_FAILED with `why` filled. */
-    int (*init)(mm_timer *t, const mm_virtual_params *vp, char *why, size_t why_len);
+    mm_status (*init)(mm_timer *t, const mm_virtual_params *vp, char *why, size_t why_len);
     int64_t (*now_ns)(const mm_timer *t);
     void (*finalize)(mm_timer *t);
     /* the true time underneath (a virtual timer's base); NULL: now_ns is the truth */
@@ -56,11 +58,11 @@ const char *mm_timer_names(void);
 
 /* Looks up, checks availability, inits and probes resolution/overhead.
  * Returns 0, or MM_E_FAILED with a message in `why`. */
-int mm_timer_open(mm_timer *t, const char *name, const mm_virtual_params *vp, char *why,
-                  size_t why_len);
+mm_status mm_timer_open(mm_timer *t, const char *name, const mm_virtual_params *vp, char *why,
+                        size_t why_len);
 /* The same for a variant already looked up (vt not NULL). */
-int mm_timer_open_variant(mm_timer *t, const mm_timer_vtable *vt, const mm_virtual_params *vp,
-                          char *why, size_t why_len);
+mm_status mm_timer_open_variant(mm_timer *t, const mm_timer_vtable *vt, const mm_virtual_params *vp,
+                                char *why, size_t why_len);
 void mm_timer_close(mm_timer *t);
 
 /* qsort comparator for int64 nanoseconds (medians of durations). */

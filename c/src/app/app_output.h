@@ -22,7 +22,7 @@ typedef struct mm_quick_table {
 void mm_quick_table_row(const mm_test_facts *facts, void *ctx);
 /* Rank 0, without --out: a new folder under $TMPDIR (or /tmp) as cfg->out. 0, or 2 with a
  * message. */
-int mm_quick_make_folder(mm_config *cfg, char *err, size_t len);
+mm_status mm_quick_make_folder(mm_config *cfg, char *err, size_t len);
 /* Writes text into f as lines of at most `width` columns, breaking at spaces; the first line
  * starts at column `at` (the caller printed that much), the others `indent` spaces in. A word
  * longer than a line stays whole. */

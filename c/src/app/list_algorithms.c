@@ -107,7 +107,7 @@ static void mm__confirm_choices(const char *self, mm_algorithm_var *v) {
     }
 }
 
-int mm_app_list_algorithms(FILE *f, const char *argv0, const char *const *ops, int nops) {
+mm_status mm_app_list_algorithms(FILE *f, const char *argv0, const char *const *ops, int nops) {
     static mm_algorithm_var vars[MM_ALG_MAX_VARS];
     int n = 0;
     int rc = mm_algorithms_read(vars, MM_ALG_MAX_VARS, &n);

@@ -93,8 +93,8 @@ static void mm__print_message(const char *line, void *ctx) {
 
 /* Rank 0: the options parsed and checked against the number of ranks, --progress resolved
  * (every rank must agree), the quick table's folder made. 0, or MM_E_INPUT with the message in msg. */
-static int mm__parse_on_rank0(mm_config *cfg, int argc, char **argv, int nprocs, char *msg,
-                              size_t len) {
+static mm_status mm__parse_on_rank0(mm_config *cfg, int argc, char **argv, int nprocs, char *msg,
+                                    size_t len) {
     int rc = mm_config_parse(cfg, argc, argv, msg, len);
     if (rc == 0) rc = mm_config_check_nprocs(cfg, nprocs, msg, len);
     /* neither --progress nor --quiet: a line per test when rank 0's stderr is a terminal
@@ -165,9 +165,8 @@ static int mm__check_ranks_offer(mm_config *cfg, int rank, char *msg, size_t len
     if (cfg->run.mode == MM_MODE_BENCH && uses_rma) {
         int placed = mm_rma_check_placement(cfg->rma.window, MPI_COMM_WORLD, msg, len);
         if (placed != 0) {
-            if (rank == 0 && placed < 0) fprintf(stderr, "mpimeter-bench: %s\n", msg);
-            if (rank == 0 && placed > 0) fprintf(stderr, "mpimeter-bench: MPI failed checking where the ranks run\n");
-            return placed < 0 ? 2 : 1;
+            if (rank == 0) fprintf(stderr, "mpimeter-bench: %s\n", msg);
+            return mm_exit_code(placed);
         }
     }
     return -1;
@@ -208,7 +207,7 @@ int main(int argc, char **argv) {
     }
     int code = mm__run_listing(&cfg, rank, argv[0]);
     if (code < 0) code = mm__check_ranks_offer(&cfg, rank, msg, sizeof msg);
-    if (code < 0 && cfg.run.mode == MM_MODE_SYNC_CHECK) code = mm_sync_check_run(&cfg, MPI_COMM_WORLD);
+    if (code < 0 && cfg.run.mode == MM_MODE_SYNC_CHECK) code = mm_exit_code(mm_sync_check_run(&cfg, MPI_COMM_WORLD));
     if (code >= 0) {
         MPI_Finalize();
         return code;

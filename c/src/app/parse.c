@@ -71,7 +71,7 @@ static void mm__argv_json(mm_config *cfg, int argc, char **argv) {
     mm_buf_free(&b);
 }
 
-int mm_config_parse(mm_config *cfg, int argc, char **argv, char *err, size_t len) {
+mm_status mm_config_parse(mm_config *cfg, int argc, char **argv, char *err, size_t len) {
     mm_config_defaults(cfg);
     int rc = mm_parse_sizes("8:65536:x8,65536", cfg->sizes, MM_MAX_SIZES, &cfg->nsizes, err, len);
     if (rc) return rc;

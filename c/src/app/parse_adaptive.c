@@ -17,8 +17,8 @@
 
 /* --nrep N, or auto[:RULE]: the rule is stored, the number waits for --nrep-max (checked after
  * all options are read, mm__config_check_adaptive). */
-int mm__config_parse_nrep(const mm_option_spec *o, const char *value, mm_config *cfg, char *err,
-                          size_t len) {
+mm_status mm__config_parse_nrep(const mm_option_spec *o, const char *value, mm_config *cfg, char *err,
+                                size_t len) {
     if (strncmp(value, "auto", 4) != 0 || (value[4] != '\0' && value[4] != ':')) {
         cfg->adaptive.nrep_rule = MM_NREP_FIXED;
         return mm_option_parse_number(o, value, cfg, err, len);
@@ -39,7 +39,7 @@ int mm__config_parse_nrep(const mm_option_spec *o, const char *value, mm_config 
 
 /* --sizes auto:MIN:MAX[:xFACTOR]: SKaMPI's initial grid (§3.2), MIN x FACTOR^k below MAX, and
  * MAX; the rest is added while the launch runs. */
-int mm__config_parse_sizes_auto(const char *value, mm_config *cfg, char *err, size_t len) {
+mm_status mm__config_parse_sizes_auto(const char *value, mm_config *cfg, char *err, size_t len) {
     static const char *allowed = "allowed: auto:MIN:MAX[:xFACTOR] with whole numbers 1 <= MIN < MAX "
                                  "and FACTOR >= 2 (default 2)";
     long long min = -1, max = -1, factor = 2;

@@ -11,8 +11,8 @@
 
 /* --nrep auto and --sizes auto: their options only with them, bounds that agree; then --nrep
  * holds --nrep-max, the most a test may record (what buffers and the memory check size for). */
-int mm__config_check_adaptive(mm_config *cfg, const char *seen, const char *const *given, char *err,
-                              size_t len) {
+mm_status mm__config_check_adaptive(mm_config *cfg, const char *seen, const char *const *given, char *err,
+                                    size_t len) {
     static const char *const nrep_options[] = {"nrep-min", "nrep-max", "precision", "nrep-confidence",
                                                "nrep-every", "nrep-budget-s"};
     static const char *const sizes_options[] = {"sizes-precision", "sizes-budget"};

@@ -18,7 +18,7 @@
 #include "mm_ops.h"
 #include "parse_internal.h"
 
-int mm__config_read_graph(mm_config *cfg, char *err, size_t len) {
+mm_status mm__config_read_graph(mm_config *cfg, char *err, size_t len) {
     memset(&cfg->topo.graph, 0, sizeof cfg->topo.graph);
     cfg->topo.graph_text = NULL;
     if (!cfg->topo.graph_file[0]) return 0;
@@ -75,7 +75,7 @@ int mm__config_read_graph(mm_config *cfg, char *err, size_t len) {
     return 0;
 }
 
-int mm__config_check_graph(const mm_config *cfg, int nprocs, char *err, size_t len) {
+mm_status mm__config_check_graph(const mm_config *cfg, int nprocs, char *err, size_t len) {
     if (cfg->topo.graph.nodes == 0 || cfg->topo.graph.nodes == nprocs) return 0;
     return mm_fail(err, len, "--graph-file %s: the graph holds %d ranks, the communicator %d; allowed: "
                     "a graph of one line per rank, %d lines", cfg->topo.graph_file, cfg->topo.graph.nodes, nprocs, nprocs);

@@ -104,8 +104,8 @@ int mm_option_out_of_range(const mm_option_spec *o, double v) {
     return low || high;
 }
 
-int mm_option_parse_number(const mm_option_spec *o, const char *text, mm_config *cfg, char *err,
-                           size_t len) {
+mm_status mm_option_parse_number(const mm_option_spec *o, const char *text, mm_config *cfg, char *err,
+                                 size_t len) {
     char allowed[256];
     mm_option_allowed_text(o, allowed, sizeof allowed);
     char *base = (char *)cfg + o->offset;
@@ -139,8 +139,8 @@ int mm_option_parse_number(const mm_option_spec *o, const char *text, mm_config 
     return 0;
 }
 
-int mm_option_parse_ints(const mm_option_spec *o, const char *text, mm_int_list *out, char *err,
-                         size_t len) {
+mm_status mm_option_parse_ints(const mm_option_spec *o, const char *text, mm_int_list *out, char *err,
+                               size_t len) {
     char allowed[256];
     mm_option_allowed_text(o, allowed, sizeof allowed);
     memset(out, 0, sizeof *out);
@@ -185,8 +185,8 @@ const char *const MM_MSG_NOT_NUMBER = "--{option}: '{value}' is not a number; al
 const char *const MM_MSG_OUT_OF_RANGE = "--{option}: {value} is out of range; allowed: {allowed}";
 const char *const MM_MSG_UNKNOWN_NAME = "--{option}: unknown {what} '{value}'; allowed: {allowed}";
 
-int mm_config_message(char *err, size_t len, const char *tmpl, const char *option,
-                      const char *value, const char *allowed, const char *what) {
+mm_status mm_config_message(char *err, size_t len, const char *tmpl, const char *option,
+                            const char *value, const char *allowed, const char *what) {
     static const char *const keys[] = {"{option}", "{value}", "{allowed}", "{what}"};
     const char *vals[] = {option, value, allowed, what};
     size_t used = 0;
@@ -253,8 +253,8 @@ const char *mm_registry_what(const char *registry) {
 
 /* ---- the generic setters: the value goes where the row's offset says ---- */
 
-int mm_option_set_name(const mm_option_spec *o, const char *value, mm_config *cfg, char *err,
-                       size_t len) {
+mm_status mm_option_set_name(const mm_option_spec *o, const char *value, mm_config *cfg, char *err,
+                             size_t len) {
     /* the registry's names are checked once every option is read (parse_validate.c) */
     if (strlen(value) >= MM_NAME_LEN || !*value)
         return mm_config_message(err, len, MM_MSG_UNKNOWN_NAME, o->name, value,
@@ -263,8 +263,8 @@ int mm_option_set_name(const mm_option_spec *o, const char *value, mm_config *cf
     return 0;
 }
 
-int mm_option_set_choice(const mm_option_spec *o, const char *value, mm_config *cfg, char *err,
-                         size_t len) {
+mm_status mm_option_set_choice(const mm_option_spec *o, const char *value, mm_config *cfg, char *err,
+                               size_t len) {
     /* the value's position among the row's choices is what the option stores */
     int index = mm_option_choice_index(o, value);
     if (index < 0) {
@@ -277,8 +277,8 @@ int mm_option_set_choice(const mm_option_spec *o, const char *value, mm_config *
     return 0;
 }
 
-int mm_option_set_path(const mm_option_spec *o, const char *value, mm_config *cfg, char *err,
-                       size_t len) {
+mm_status mm_option_set_path(const mm_option_spec *o, const char *value, mm_config *cfg, char *err,
+                             size_t len) {
     if (!*value) return mm_fail(err, len, "--%s: empty path", o->name);
     if (strlen(value) >= MM_PATH_LEN)
         return mm_fail(err, len, "--%s: path too long (at most %d characters)", o->name,
@@ -287,13 +287,13 @@ int mm_option_set_path(const mm_option_spec *o, const char *value, mm_config *cf
     return 0;
 }
 
-int mm_option_set_ints(const mm_option_spec *o, const char *value, mm_config *cfg, char *err,
-                       size_t len) {
+mm_status mm_option_set_ints(const mm_option_spec *o, const char *value, mm_config *cfg, char *err,
+                             size_t len) {
     return mm_option_parse_ints(o, value, (mm_int_list *)(void *)((char *)cfg + o->offset), err, len);
 }
 
-int mm_option_set_flag(const mm_option_spec *o, const char *value, mm_config *cfg, char *err,
-                       size_t len) {
+mm_status mm_option_set_flag(const mm_option_spec *o, const char *value, mm_config *cfg, char *err,
+                             size_t len) {
     (void)value, (void)err, (void)len;
     *(int *)(void *)((char *)cfg + o->offset) = 1;
     return 0;

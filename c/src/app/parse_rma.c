@@ -13,14 +13,14 @@
 #include "mm_ops.h"
 #include "parse_internal.h"
 
-int mm__set_rma_sync(const mm_option_spec *o, const char *value, mm_config *cfg, char *err,
-                     size_t len) {
+mm_status mm__set_rma_sync(const mm_option_spec *o, const char *value, mm_config *cfg, char *err,
+                           size_t len) {
     int rc = mm_option_set_choice(o, value, cfg, err, len);
     if (rc == 0) cfg->rma.sync_given = 1; /* one-sided data movement needs it */
     return rc;
 }
 
-int mm__config_check_rma(mm_config *cfg, int type_size, char *err, size_t len) {
+mm_status mm__config_check_rma(mm_config *cfg, int type_size, char *err, size_t len) {
     int64_t largest = 0;
     for (int s = 0; s < cfg->nsizes; s++)
         if (cfg->sizes[s] > largest) largest = cfg->sizes[s];
@@ -54,8 +54,8 @@ int mm__config_check_rma(mm_config *cfg, int type_size, char *err, size_t len) {
     return 0;
 }
 
-int mm__parse_cart_dims(const mm_option_spec *o, const char *value, mm_config *cfg, char *err,
-                        size_t len) {
+mm_status mm__parse_cart_dims(const mm_option_spec *o, const char *value, mm_config *cfg, char *err,
+                              size_t len) {
     (void)o;
     cfg->topo.cart_ndims = 0;
     if (strcmp(value, "auto") == 0) return 0;
@@ -75,7 +75,7 @@ int mm__parse_cart_dims(const mm_option_spec *o, const char *value, mm_config *c
     }
 }
 
-int mm__config_check_cart(const mm_config *cfg, int nprocs, char *err, size_t len) {
+mm_status mm__config_check_cart(const mm_config *cfg, int nprocs, char *err, size_t len) {
     int used = 0;
     for (int i = 0; i < cfg->nops; i++) used |= mm_op_is_neighbor(mm_op_find(cfg->ops[i]));
     if (!used || cfg->topo.cart_ndims == 0) return 0;

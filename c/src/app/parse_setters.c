@@ -19,7 +19,7 @@
 
 /* ---- the modes: a flag that says what the binary does instead of a launch ---- */
 
-static int mm__set_mode(mm_config *cfg, mm_mode mode) {
+static mm_status mm__set_mode(mm_config *cfg, mm_mode mode) {
     cfg->run.mode = mode;
     return 0;
 }
@@ -39,8 +39,8 @@ MM__MODE_SETTER(mm__set_mode_version, MM_MODE_VERSION)
 
 /* ---- lists of names ---- */
 
-int mm__split_names(const char *opt, const char *text, char (*names)[MM_NAME_LEN], int max, int *n,
-                    char *err, size_t len) {
+mm_status mm__split_names(const char *opt, const char *text, char (*names)[MM_NAME_LEN], int max, int *n,
+                          char *err, size_t len) {
     *n = 0;
     const char *p = text;
     for (;;) {
@@ -58,17 +58,17 @@ int mm__split_names(const char *opt, const char *text, char (*names)[MM_NAME_LEN
     return 0;
 }
 
-int mm__set_ops(const mm_option_spec *o, const char *value, mm_config *cfg, char *err, size_t len) {
+mm_status mm__set_ops(const mm_option_spec *o, const char *value, mm_config *cfg, char *err, size_t len) {
     cfg->ops_given = 1;
     return mm__split_names(o->name, value, cfg->ops, MM_MAX_OPS, &cfg->nops, err, len);
 }
 
-int mm__set_clocksync(const mm_option_spec *o, const char *value, mm_config *cfg, char *err,
-                      size_t len) {
+mm_status mm__set_clocksync(const mm_option_spec *o, const char *value, mm_config *cfg, char *err,
+                            size_t len) {
     return mm__split_names(o->name, value, cfg->clocksync, MM_MAX_ALGS, &cfg->nclocksync, err, len);
 }
 
-int mm__set_sizes(const mm_option_spec *o, const char *value, mm_config *cfg, char *err, size_t len) {
+mm_status mm__set_sizes(const mm_option_spec *o, const char *value, mm_config *cfg, char *err, size_t len) {
     (void)o;
     if (strncmp(value, "auto", 4) == 0) return mm__config_parse_sizes_auto(value, cfg, err, len);
     return mm_parse_sizes(value, cfg->sizes, MM_MAX_SIZES, &cfg->nsizes, err, len);
@@ -76,7 +76,7 @@ int mm__set_sizes(const mm_option_spec *o, const char *value, mm_config *cfg, ch
 
 /* ---- --sizes, --check-at, --pair ---- */
 
-int mm_parse_sizes(const char *text, int64_t *sizes, int max, int *n, char *err, size_t len) {
+mm_status mm_parse_sizes(const char *text, int64_t *sizes, int max, int *n, char *err, size_t len) {
     static const char *allowed =
         "allowed: whole numbers of bytes, comma-separated (8,1024), and/or geometric ranges "
         "FROM:TO:xFACTOR (8:1048576:x2)";
@@ -123,8 +123,8 @@ int mm_parse_sizes(const char *text, int64_t *sizes, int max, int *n, char *err,
     return 0;
 }
 
-int mm__set_check_at(const mm_option_spec *o, const char *text, mm_config *cfg, char *err,
-                     size_t len) {
+mm_status mm__set_check_at(const mm_option_spec *o, const char *text, mm_config *cfg, char *err,
+                           size_t len) {
     char names[MM_MAX_CHECKS][MM_NAME_LEN];
     int n;
     int rc = mm__split_names(o->name, text, names, MM_MAX_CHECKS, &n, err, len);
@@ -149,8 +149,8 @@ int mm__set_check_at(const mm_option_spec *o, const char *text, mm_config *cfg, 
 
 /* --inject-fault KIND:OP:SIZE (test only): KIND crash or hang, OP an operation (checked with the
  * others, parse_validate.c), SIZE a whole number. */
-int mm__set_inject_fault(const mm_option_spec *o, const char *text, mm_config *cfg, char *err,
-                         size_t len) {
+mm_status mm__set_inject_fault(const mm_option_spec *o, const char *text, mm_config *cfg, char *err,
+                               size_t len) {
     const char *op = strchr(text, ':');
     const char *size = op ? strchr(op + 1, ':') : NULL;
     char *end = NULL;
@@ -171,8 +171,8 @@ int mm__set_inject_fault(const mm_option_spec *o, const char *text, mm_config *c
 
 /* --pair A,B: two distinct whole numbers >= 0 (or auto); whether they are ranks of the launch
  * is checked with the number of ranks (mm_config_check_nprocs). */
-int mm__set_pair(const mm_option_spec *o, const char *text, mm_config *cfg, char *err,
-                 size_t len) {
+mm_status mm__set_pair(const mm_option_spec *o, const char *text, mm_config *cfg, char *err,
+                       size_t len) {
     char allowed[256];
     mm_option_allowed_text(o, allowed, sizeof allowed);
     if (strcmp(text, "auto") == 0) {
@@ -204,7 +204,7 @@ int mm__set_pair(const mm_option_spec *o, const char *text, mm_config *cfg, char
 
 /* ---- values whose being given is recorded ---- */
 
-int mm__set_seed(const mm_option_spec *o, const char *value, mm_config *cfg, char *err, size_t len) {
+mm_status mm__set_seed(const mm_option_spec *o, const char *value, mm_config *cfg, char *err, size_t len) {
     char *end;
     errno = 0;
     unsigned long long s = strtoull(value, &end, 10);
@@ -219,15 +219,15 @@ int mm__set_seed(const mm_option_spec *o, const char *value, mm_config *cfg, cha
     return 0;
 }
 
-int mm__set_window_us(const mm_option_spec *o, const char *value, mm_config *cfg, char *err,
-                      size_t len) {
+mm_status mm__set_window_us(const mm_option_spec *o, const char *value, mm_config *cfg, char *err,
+                            size_t len) {
     int rc = mm_option_parse_number(o, value, cfg, err, len);
     if (rc == 0) cfg->ps.window_given = 1;
     return rc;
 }
 
-int mm__set_resync_s(const mm_option_spec *o, const char *value, mm_config *cfg, char *err,
-                     size_t len) {
+mm_status mm__set_resync_s(const mm_option_spec *o, const char *value, mm_config *cfg, char *err,
+                           size_t len) {
     int rc = mm_option_parse_number(o, value, cfg, err, len);
     if (rc == 0) cfg->cs.resync_given = 1;
     return rc;
@@ -235,7 +235,7 @@ int mm__set_resync_s(const mm_option_spec *o, const char *value, mm_config *cfg,
 
 /* ---- --progress and --quiet: one or neither ---- */
 
-static int mm__set_progress_to(mm_config *cfg, int want, char *err, size_t len) {
+static mm_status mm__set_progress_to(mm_config *cfg, int want, char *err, size_t len) {
     if (cfg->output.progress != MM_PROGRESS_AUTO && cfg->output.progress != want)
         return mm_fail(err, len, "--progress and --quiet: give one of them (or neither: "
                        "a line per test when stderr is a terminal)");
@@ -243,13 +243,13 @@ static int mm__set_progress_to(mm_config *cfg, int want, char *err, size_t len) 
     return 0;
 }
 
-int mm__set_progress(const mm_option_spec *o, const char *value, mm_config *cfg, char *err,
-                     size_t len) {
+mm_status mm__set_progress(const mm_option_spec *o, const char *value, mm_config *cfg, char *err,
+                           size_t len) {
     (void)o, (void)value;
     return mm__set_progress_to(cfg, MM_PROGRESS_ON, err, len);
 }
 
-int mm__set_quiet(const mm_option_spec *o, const char *value, mm_config *cfg, char *err, size_t len) {
+mm_status mm__set_quiet(const mm_option_spec *o, const char *value, mm_config *cfg, char *err, size_t len) {
     (void)o, (void)value;
     return mm__set_progress_to(cfg, MM_PROGRESS_OFF, err, len);
 }
@@ -257,14 +257,14 @@ int mm__set_quiet(const mm_option_spec *o, const char *value, mm_config *cfg, ch
 /* ---- counters: the syntax here; the names against the library and the machine at launch
  * (mm_counters_resolve) and, for --papi and --likwid, in parse_validate.c ---- */
 
-int mm__set_mpit_pvars(const mm_option_spec *o, const char *value, mm_config *cfg, char *err,
-                       size_t len) {
+mm_status mm__set_mpit_pvars(const mm_option_spec *o, const char *value, mm_config *cfg, char *err,
+                             size_t len) {
     int rc = mm_counters_check_names(o->name, value, 1, err, len);
     if (rc == 0) snprintf(cfg->counters.mpit_pvars, MM_COUNTERS_TEXT, "%s", value);
     return rc;
 }
 
-int mm__set_papi(const mm_option_spec *o, const char *value, mm_config *cfg, char *err, size_t len) {
+mm_status mm__set_papi(const mm_option_spec *o, const char *value, mm_config *cfg, char *err, size_t len) {
     int rc = mm_counters_check_names(o->name, value, 0, err, len);
     if (rc == 0) snprintf(cfg->counters.papi_events, MM_COUNTERS_TEXT, "%s", value);
     return rc;

@@ -15,7 +15,7 @@
 /* What a test on a sub-communicator cannot do (bench/launch_tests.c runs the loop, the process
  * sync and the gather on the first k ranks only): an option or op that needs every rank of the
  * launch, or a collective of its own on them. 0 or MM_E_INPUT. */
-static int mm__check_sub_comms(const mm_config *cfg, char *err, size_t len) {
+static mm_status mm__check_sub_comms(const mm_config *cfg, char *err, size_t len) {
     if (cfg->plan.comm_sizes.n == 0) return 0;
     const char *clash = cfg->adaptive.nrep_rule != MM_NREP_FIXED ? "--nrep auto"
                         : cfg->adaptive.sizes_auto               ? "--sizes auto"
@@ -40,7 +40,7 @@ static int mm__check_sub_comms(const mm_config *cfg, char *err, size_t len) {
     return 0;
 }
 
-int mm__config_check_space_nprocs(const mm_config *cfg, int nprocs, char *err, size_t len) {
+mm_status mm__config_check_space_nprocs(const mm_config *cfg, int nprocs, char *err, size_t len) {
     for (int i = 0; i < cfg->plan.comm_sizes.n; i++)
         if (cfg->plan.comm_sizes.v[i] > nprocs)
             return mm_fail(err, len, "--nprocs: %d is larger than the launch (%d ranks); allowed: "
@@ -69,7 +69,7 @@ int mm__config_check_space_nprocs(const mm_config *cfg, int nprocs, char *err, s
     return 0;
 }
 
-int mm__config_check_space(const mm_config *cfg, char *err, size_t len) {
+mm_status mm__config_check_space(const mm_config *cfg, char *err, size_t len) {
     int rc = mm__check_sub_comms(cfg, err, len);
     if (rc) return rc;
     /* --workpieces LIST: one test per value; the refinement of --sizes auto judges one curve per

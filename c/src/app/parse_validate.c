@@ -30,14 +30,14 @@
 #include "mm_timer.h"
 
 /* One name of a registry option, refused with the template when the registry lacks it. */
-static int mm__check_name(const char *option, const char *value, char *err, size_t len) {
+static mm_status mm__check_name(const char *option, const char *value, char *err, size_t len) {
     const mm_option_spec *o = mm_option_find(option, strlen(option));
     return mm_config_message(err, len, MM_MSG_UNKNOWN_NAME, option, value,
                              mm_registry_names(o->choices), mm_registry_what(o->choices));
 }
 
 /* An option given that the mode does not use: refused, never silently ignored. */
-int mm__config_check_modes(const mm_config *cfg, const char *seen, char *err, size_t len) {
+mm_status mm__config_check_modes(const mm_config *cfg, const char *seen, char *err, size_t len) {
     size_t n;
     const mm_option_spec *t = mm_options(&n);
     unsigned mode_flag = cfg->run.mode == MM_MODE_SYNC_CHECK ? MM_OPT_F_SYNC_CHECK : MM_OPT_F_BENCH;
@@ -55,7 +55,7 @@ static int mm__op_uses_pair(const mm_op *op) { return op && (op->flags & MM_OP_P
 
 /* Options that shape only the tests of some operations: given without such an operation in
  * --ops they would be silently ignored, so they are refused. */
-int mm__config_check_scoped_options(const mm_config *cfg, const char *seen, char *err, size_t len) {
+mm_status mm__config_check_scoped_options(const mm_config *cfg, const char *seen, char *err, size_t len) {
     static const struct {
         const char *option;
         int (*applies)(const mm_op *op);
@@ -94,8 +94,8 @@ int mm__config_check_scoped_options(const mm_config *cfg, const char *seen, char
 /* The checks that need the registries; run once after all options are read. */
 /* --copy-probe-from DIR: an earlier launch's folder, which holds a meta.json (its copy probe is
  * not read here: the analysis takes each probe's best over a campaign's launches). */
-static int mm__check_earlier_launch(const char *option, const char *dir, const mm_config *cfg,
-                                    char *err, size_t len) {
+static mm_status mm__check_earlier_launch(const char *option, const char *dir, const mm_config *cfg,
+                                          char *err, size_t len) {
     if (strcmp(dir, cfg->out) == 0)
         return mm_fail(err, len, "--%s %s: is this launch's own --out; allowed: the folder of "
                         "an earlier launch", option, dir);
@@ -108,7 +108,7 @@ static int mm__check_earlier_launch(const char *option, const char *dir, const m
     return 0;
 }
 
-static int mm__check_copy_probe_from(const mm_config *cfg, char *err, size_t len) {
+static mm_status mm__check_copy_probe_from(const mm_config *cfg, char *err, size_t len) {
     const char *dir = cfg->probe.copy_probe_from;
     if (cfg->probe.copy_probe_bytes == 0)
         return mm_fail(err, len, "--copy-probe-from %s with --copy-probe-bytes 0: there is no copy probe "
@@ -117,7 +117,7 @@ static int mm__check_copy_probe_from(const mm_config *cfg, char *err, size_t len
 }
 
 /* The timer and the virtual timer's options. 0 or MM_E_INPUT. */
-static int mm__validate_timer(const mm_config *cfg, char *err, size_t len) {
+static mm_status mm__validate_timer(const mm_config *cfg, char *err, size_t len) {
     char why[512];
     /* timer */
     const mm_timer_vtable *tv = mm_timer_find(cfg->timing.timer);
@@ -138,8 +138,8 @@ static int mm__validate_timer(const mm_config *cfg, char *err, size_t len) {
 }
 
 /* The process sync and its options; *pv its vtable. 0 or MM_E_INPUT. */
-static int mm__validate_procsync(const mm_config *cfg, const mm_procsync_vtable **pv_out, char *err,
-                                 size_t len) {
+static mm_status mm__validate_procsync(const mm_config *cfg, const mm_procsync_vtable **pv_out, char *err,
+                                       size_t len) {
     /* process sync */
     const mm_procsync_vtable *pv = mm_procsync_find(cfg->procsync);
     *pv_out = pv;
@@ -154,8 +154,8 @@ static int mm__validate_procsync(const mm_config *cfg, const mm_procsync_vtable 
 }
 
 /* The clock syncs ("auto" resolved here) against the mode and the process sync. 0 or MM_E_INPUT. */
-static int mm__validate_clocksync(mm_config *cfg, int seen_clocksync, const mm_procsync_vtable *pv,
-                                  char *err, size_t len) {
+static mm_status mm__validate_clocksync(mm_config *cfg, int seen_clocksync, const mm_procsync_vtable *pv,
+                                        char *err, size_t len) {
     /* clock sync: "auto" resolves to the most accurate algorithm registered (a launch on one
      * clock then skips it: bench/launch.c) */
     if (!seen_clocksync || (cfg->nclocksync == 1 && strcmp(cfg->clocksync[0], "auto") == 0)) {
@@ -198,8 +198,8 @@ static int mm__validate_clocksync(mm_config *cfg, int seen_clocksync, const mm_p
 
 /* The operations, the datatype and reduction, the sizes; *type_size the datatype's size and
  * *any_reduce whether an operation reduces. 0 or MM_E_INPUT. */
-static int mm__validate_ops(const mm_config *cfg, int *type_size_out, int *any_reduce_out, char *err,
-                            size_t len) {
+static mm_status mm__validate_ops(const mm_config *cfg, int *type_size_out, int *any_reduce_out, char *err,
+                                  size_t len) {
     char why[512];
     /* operations, datatype, sizes */
     int type_size;
@@ -246,7 +246,7 @@ static int mm__validate_ops(const mm_config *cfg, int *type_size_out, int *any_r
     return 0;
 }
 
-int mm__config_validate(mm_config *cfg, int seen_clocksync, char *err, size_t len) {
+mm_status mm__config_validate(mm_config *cfg, int seen_clocksync, char *err, size_t len) {
     char why[512];
     const mm_procsync_vtable *pv = NULL;
     int type_size = 0, any_reduce = 0;
@@ -292,7 +292,7 @@ int mm__config_validate(mm_config *cfg, int seen_clocksync, char *err, size_t le
     return 0;
 }
 
-int mm_config_check_nprocs(const mm_config *cfg, int nprocs, char *err, size_t len) {
+mm_status mm_config_check_nprocs(const mm_config *cfg, int nprocs, char *err, size_t len) {
     int space = mm__config_check_space_nprocs(cfg, nprocs, err, len);
     if (space) return space;
     int sizes[MM_MAX_LIST], nsizes = mm_config_comm_sizes(cfg, nprocs, sizes);

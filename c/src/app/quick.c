@@ -22,8 +22,8 @@
 #include "mm_ops.h"
 #include "parse_internal.h"
 
-int mm__config_quick_defaults(mm_config *cfg, const char *seen, const mm_option_spec *table,
-                              char *err, size_t len) {
+mm_status mm__config_quick_defaults(mm_config *cfg, const char *seen, const mm_option_spec *table,
+                                    char *err, size_t len) {
     if (cfg->run.mode != MM_MODE_BENCH) return 0;
     const mm_option_spec *out = mm_option_find("out", 3);
     if (out && seen[out - table]) return 0;
@@ -43,7 +43,7 @@ int mm__config_quick_defaults(mm_config *cfg, const char *seen, const mm_option_
     return 0;
 }
 
-int mm_quick_make_folder(mm_config *cfg, char *err, size_t len) {
+mm_status mm_quick_make_folder(mm_config *cfg, char *err, size_t len) {
     const char *tmp = getenv("TMPDIR");
     if (!tmp || !*tmp) tmp = "/tmp";
     char path[MM_PATH_LEN];

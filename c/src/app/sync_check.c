@@ -40,6 +40,7 @@ typedef struct mm__sync_check {
     double *duration_s;       /* [alg] */
     int64_t *max_true_all;    /* [alg][check]: over every rank */
     mm__check_result *checks; /* [alg][check][rank] */
+    int failed_here;          /* the failure that ended the check is this rank's own */
 } mm__sync_check;
 
 static mm__check_result *mm__at(mm__sync_check *sc, int alg, int check, int rank) {
@@ -49,10 +50,28 @@ static mm__check_result *mm__at(mm__sync_check *sc, int alg, int check, int rank
 
 static int64_t mm__abs64(int64_t v) { return v < 0 ? -v : v; }
 
+/* Why a step of one algorithm's check failed, in why: this rank's MPI failure (cs->err), the
+ * sync's records lost out of memory, or else a failure on another rank (which says why).
+ * MM_E_FAILED. */
+static mm_status mm__check_failed(const mm_clocksync *cs, const char *step, double at_s, char *why,
+                                  size_t why_len) {
+    char what[sizeof cs->err.call + sizeof cs->err.text + 2] = "";
+    if (mm_mpi_failed(&cs->err))
+        mm_mpi_error_format(&cs->err, what, sizeof what);
+    else if (cs->log.lost > 0)
+        snprintf(what, sizeof what, "out of memory for %zu of the sync's records", cs->log.lost);
+    else
+        snprintf(what, sizeof what, "on another rank");
+    if (at_s < 0) return mm_error_set(why, why_len, "--clocksync %s: %s failed: %s", cs->vt->name, step, what);
+    return mm_error_set(why, why_len, "--clocksync %s: %s at %g s failed: %s", cs->vt->name, step, at_s, what);
+}
+
 /* Collective: the largest true error over every rank (tru: scratch of nprocs on rank 0).
- * Returns 0, or MM_E_FAILED after a failure. */
-static int mm__true_all(mm__sync_check *sc, mm_clocksync *cs, int alg, int check, int64_t *tru) {
-    if (mm_clocksync_true_errors(cs, sc->rank == 0 ? tru : NULL) != MPI_SUCCESS) return MM_E_FAILED;
+ * Returns 0, or MM_E_FAILED with why. */
+static mm_status mm__true_all(mm__sync_check *sc, mm_clocksync *cs, int alg, int check, int64_t *tru,
+                              char *why, size_t why_len) {
+    if (mm_clocksync_true_errors(cs, sc->rank == 0 ? tru : NULL) != MPI_SUCCESS)
+        return mm__check_failed(cs, "the true errors", sc->cfg->check.check_at_s[check], why, why_len);
     if (sc->rank != 0) return 0;
     int64_t *m = &sc->max_true_all[alg * sc->cfg->check.ncheck + check];
     for (int r = 0; r < sc->nprocs; r++)
@@ -60,9 +79,10 @@ static int mm__true_all(mm__sync_check *sc, mm_clocksync *cs, int alg, int check
     return 0;
 }
 
-/* Collective: one algorithm, all its checks. Returns 0, or MM_E_FAILED after a failure. */
-static int mm__check_one(mm__sync_check *sc, int alg, const mm_timer *timer, MPI_Comm comm,
-                         int *ranks, int64_t *res, int64_t *tru) {
+/* Collective: one algorithm, all its checks. Returns 0, or MM_E_FAILED with why (after an
+ * algorithm that cannot be opened: the message on stderr). */
+static mm_status mm__check_one(mm__sync_check *sc, int alg, const mm_timer *timer, MPI_Comm comm,
+                               int *ranks, int64_t *res, int64_t *tru, char *why, size_t why_len) {
     const mm_config *cfg = sc->cfg;
     mm_clocksync cs;
     if (mm_clocksync_open(&cs, cfg->clocksync[alg], comm, timer, &cfg->cs.params) != 0) {
@@ -71,17 +91,18 @@ static int mm__check_one(mm__sync_check *sc, int alg, const mm_timer *timer, MPI
                     cfg->clocksync[alg], mm_clocksync_names());
         return MM_E_FAILED;
     }
-    int rc = mm_clocksync_run(&cs);
+    mm_status rc = mm_clocksync_run(&cs);
+    if (rc != MM_OK) rc = mm__check_failed(&cs, "the sync", -1, why, why_len);
     int64_t sync_end = mm_timer_now(timer);
     sc->duration_s[alg] = cs.duration_s;
     for (int c = 0; c < cfg->check.ncheck && rc == 0; c++) {
         mm_timer_sleep_until(timer, sync_end + (int64_t)(cfg->check.check_at_s[c] * 1e9 + 0.5));
         /* the truth first: the residual check takes a while (a ping-pong per sampled rank),
          * and offset-only models drift meanwhile */
-        if (sc->truth_known && mm__true_all(sc, &cs, alg, c, tru) != 0) rc = -1;
+        if (sc->truth_known) rc = mm__true_all(sc, &cs, alg, c, tru, why, why_len);
         int n = 0;
         if (rc == 0 && mm_clocksync_residuals(&cs, c == 0 ? -1 : -2, ranks, res, tru, &n) != MPI_SUCCESS)
-            rc = -1;
+            rc = mm__check_failed(&cs, "the residuals", cfg->check.check_at_s[c], why, why_len);
         if (rc != 0) continue;
         if (sc->rank == 0) {
             mm__at(sc, alg, c, 0)->have_residual = 1; /* rank 0 against itself: 0 by definition */
@@ -93,6 +114,7 @@ static int mm__check_one(mm__sync_check *sc, int alg, const mm_timer *timer, MPI
             }
         }
     }
+    if (rc != MM_OK) sc->failed_here = mm_mpi_failed(&cs.err) || cs.log.lost > 0;
     mm_clocksync_close(&cs);
     return rc;
 }
@@ -222,15 +244,15 @@ static int mm__one_clock(MPI_Comm comm, int nprocs) {
 #endif
 }
 
-int mm_sync_check_run(const mm_config *cfg, MPI_Comm comm) {
-    mm__sync_check sc = {cfg, 0, 0, 0, NULL, NULL, NULL};
+mm_status mm_sync_check_run(const mm_config *cfg, MPI_Comm comm) {
+    mm__sync_check sc = {cfg, 0, 0, 0, NULL, NULL, NULL, 0};
     MM_MPI(NULL, MPI_Comm_rank(comm, &sc.rank));
     MM_MPI(NULL, MPI_Comm_size(comm, &sc.nprocs));
     if (cfg->nclocksync < 1 || cfg->check.ncheck < 1) {
         if (sc.rank == 0)
             fprintf(stderr, "mpimeter-bench: --sync-check needs at least one --clocksync name "
                             "and one --check-at time\n");
-        return 2;
+        return MM_E_INPUT;
     }
     mm_timer timer;
     mm_virtual_params vp;
@@ -240,7 +262,7 @@ int mm_sync_check_run(const mm_config *cfg, MPI_Comm comm) {
     if (!mm_all_ok(comm, ok)) {
         if (!ok) fprintf(stderr, "mpimeter-bench: rank %d: --timer %s: %s\n", sc.rank, cfg->timing.timer, why);
         if (ok) mm_timer_close(&timer);
-        return 1;
+        return MM_E_FAILED;
     }
     sc.truth_known = strcmp(cfg->timing.timer, "virtual") == 0 && mm__one_clock(comm, sc.nprocs);
 
@@ -254,10 +276,14 @@ int mm_sync_check_run(const mm_config *cfg, MPI_Comm comm) {
                              : NULL;
     ok = ranks && res && tru && sc.duration_s && sc.max_true_all && (sc.rank != 0 || sc.checks);
     int all_ok = mm_all_ok(comm, ok);
-    int rc = all_ok ? 0 : 1;
+    mm_status rc = all_ok ? MM_OK : MM_E_FAILED;
     if (!all_ok && sc.rank == 0) fprintf(stderr, "mpimeter-bench: --sync-check: out of memory\n");
+    why[0] = '\0';
     for (int a = 0; a < cfg->nclocksync && rc == 0; a++)
-        if (mm__check_one(&sc, a, &timer, comm, ranks, res, tru) != 0) rc = 1;
+        rc = mm__check_one(&sc, a, &timer, comm, ranks, res, tru, why, sizeof why);
+    /* the rank that knows why says so; rank 0 at least that a check failed */
+    if (why[0] && (sc.rank == 0 || sc.failed_here))
+        fprintf(stderr, "mpimeter-bench: rank %d: %s\n", sc.rank, why);
     if (rc == 0 && sc.rank == 0) {
         if (cfg->check.json)
             mm__print_json(&sc);

@@ -98,7 +98,7 @@ double mm_normal_quantile(double p) {
 
 enum { MM__EXACT_MAX_N = 70 }; /* as mpimeter.stats.intervals.EXACT_MAX_N */
 
-int mm_median_ci_ranks(long n, double confidence, long *j, long *k) {
+mm_status mm_median_ci_ranks(long n, double confidence, long *j, long *k) {
     if (n < 1 || !(confidence > 0.0 && confidence < 1.0)) return MM_E_FAILED;
     double alpha = 1.0 - confidence;
     if (n <= MM__EXACT_MAX_N) {

@@ -1,12 +1,15 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* collect.c — moving what ranks recorded to rank 0, which alone writes files. */
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "mm_bench.h"
+#include "mm_error.h"
 #include "mm_output.h"
 
-int mm_collect_sync_log(mm_sync_log *log, size_t *written, FILE *f, int64_t epoch_ns, MPI_Comm comm) {
+mm_status mm_collect_sync_log(mm_sync_log *log, size_t *written, FILE *f, int64_t epoch_ns, MPI_Comm comm,
+                              char *why, size_t why_len) {
     mm_mpi_error e;
     mm_mpi_error_clear(&e);
     int rank = 0, nprocs = 1;
@@ -31,9 +34,15 @@ int mm_collect_sync_log(mm_sync_log *log, size_t *written, FILE *f, int64_t epoc
     }
     MM_MPI(&e, MPI_Gatherv(log->rec + *written, nbytes, MPI_BYTE, all, counts, displs, MPI_BYTE, 0, comm));
     *written = log->n;
-    int rc = mm_mpi_failed(&e) ? -1 : 0;
-    if (rc == 0 && rank == 0 && f && total > 0)
-        rc = mm_sync_write(f, (const mm_sync_record *)all, (size_t)total / sizeof(mm_sync_record), epoch_ns);
+    mm_status rc = MM_OK;
+    if (mm_mpi_failed(&e)) {
+        char what[sizeof e.call + sizeof e.text + 2];
+        mm_mpi_error_format(&e, what, sizeof what);
+        rc = mm_error_set(why, why_len, "collecting the clock sync's records: %s", what);
+    }
+    size_t nrec = (size_t)total / sizeof(mm_sync_record);
+    if (rc == MM_OK && rank == 0 && f && total > 0 && mm_sync_write(f, (const mm_sync_record *)all, nrec, epoch_ns) != 0)
+        rc = mm_error_set(why, why_len, "cannot write %zu records to sync.csv: %s", nrec, strerror(errno));
     free(counts);
     free(displs);
     free(all);

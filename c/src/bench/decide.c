@@ -27,7 +27,7 @@
 
 enum { MM__FIELDS = 5 }; /* duration, global end, -global start, global start, invalid */
 
-int mm_decide_alloc(mm_decide *d, long cap, long chunk, int has_global, MPI_Comm comm) {
+mm_status mm_decide_alloc(mm_decide *d, long cap, long chunk, int has_global, MPI_Comm comm) {
     memset(d, 0, sizeof *d);
     d->comm = comm;
     d->has_global = has_global;

@@ -54,7 +54,7 @@ int64_t mm_gather_bytes(long nrep, int rank, int nprocs, int reduced) {
     return bytes;
 }
 
-int mm_gather_space_alloc(mm_gather_space *g, long nrep, int rank, int nprocs, int reduced) {
+mm_status mm_gather_space_alloc(mm_gather_space *g, long nrep, int rank, int nprocs, int reduced) {
     memset(g, 0, sizeof *g);
     g->nrep = nrep;
     g->chunk_ranks = rank == 0 ? mm__space_ranks(nrep, nprocs, reduced) : 0;
@@ -91,15 +91,17 @@ static void mm__own_arrays(const mm_rep_buffers *b, const int64_t *own[4 + MM_NB
 }
 
 /* --raw full, chunk by chunk of ranks. */
-static int mm__gather_full(const mm_gather_request *q, const mm_rep_buffers *b, mm_gather_space *g,
-                           mm_mpi_error *err) {
+static mm_status mm__gather_full(const mm_gather_request *q, const mm_rep_buffers *b, mm_gather_space *g,
+                                 mm_mpi_error *err) {
     const int cnt = (int)q->nrep, arrays = 4 + (q->nbc ? MM_NBC_NCOMPONENTS : 0);
     const int64_t *own[4 + MM_NBC_NCOMPONENTS];
     mm__own_arrays(b, own);
     /* every rank learns the chunk size rank 0 chose (it alone holds the space) */
     int k = g->chunk_ranks;
     if (MM_MPI(err, MPI_Bcast(&k, 1, MPI_INT, 0, q->comm)) != MPI_SUCCESS) return 0; /* failure in err */
-    if (k < 1) return MM_E_FAILED;
+    if (k < 1)
+        return mm_error_set(q->why, q->why_len, "rank 0 asked for the rows in chunks of %d ranks; "
+                            "at least 1", k);
     int write_ok = 1;
     if (q->rank == 0) memset(g->any_invalid, 0, (size_t)(cnt > 0 ? cnt : 1) * sizeof(int32_t));
     for (int first = 0; first < q->nprocs; first += k) {
@@ -149,8 +151,8 @@ static int mm__reduce(const mm_gather_request *q, const int64_t *send, int64_t *
 }
 
 /* --raw reduced: the reductions over ranks, then one row per repetition. */
-static int mm__gather_reduced(const mm_gather_request *q, const mm_rep_buffers *b, mm_gather_space *g,
-                              mm_mpi_error *err) {
+static mm_status mm__gather_reduced(const mm_gather_request *q, const mm_rep_buffers *b, mm_gather_space *g,
+                                    mm_mpi_error *err) {
     const long n = q->nrep;
     for (long rep = 0; rep < n; rep++) {
         g->duration[rep] = mm_rep_duration_ns(b->start_ns[rep], b->end_ns[rep]);
@@ -183,8 +185,8 @@ static int mm__gather_reduced(const mm_gather_request *q, const mm_rep_buffers *
                              q->nbc ? components : NULL, q->epoch_ns, q->has_global, 1);
 }
 
-int mm_gather_write_test(const mm_gather_request *q, const mm_rep_buffers *b, mm_gather_space *g,
-                         long *ninvalid, mm_mpi_error *err) {
+mm_status mm_gather_write_test(const mm_gather_request *q, const mm_rep_buffers *b, mm_gather_space *g,
+                               long *ninvalid, mm_mpi_error *err) {
     int rc = q->reduced ? mm__gather_reduced(q, b, g, err) : mm__gather_full(q, b, g, err);
     if (q->rank == 0 && ninvalid) {
         long bad = 0;

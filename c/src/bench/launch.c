@@ -22,8 +22,10 @@ static void mm__residuals(mm__launch_state *st, int which) {
     mm_clocksync_residuals(&st->cs, which == 0 ? -1 : -2, st->res_ranks[which], st->res_ns[which],
                            NULL, &n);
     st->nres[which] = st->rank == 0 ? n : 0;
-    mm_collect_sync_log(&st->cs.log, &st->sync_written, st->rank == 0 ? st->out.sync : NULL,
-                        st->epoch_ns, st->comm);
+    char why[256] = "";
+    if (mm_collect_sync_log(&st->cs.log, &st->sync_written, st->rank == 0 ? st->out.sync : NULL,
+                            st->epoch_ns, st->comm, why, sizeof why) != MM_OK)
+        mm__launch_say(st, "rank %d: %s", st->rank, why);
 }
 
 /* --fit-target-ns auto (the sync's cost proportional to what the launch needs): a
@@ -65,7 +67,7 @@ static int mm__oversubscribed(mm__launch_state *st, int *ranks_here, int *cpus_h
     return !mm_all_ok(st->comm, !(*cpus_here > 0 && *ranks_here > *cpus_here));
 }
 
-static int mm__open_modules(mm__launch_state *st) {
+static mm_status mm__open_modules(mm__launch_state *st) {
     const mm_config *cfg = st->cfg;
     char why[512] = "";
     mm_virtual_params vp;
@@ -104,13 +106,22 @@ static int mm__open_modules(mm__launch_state *st) {
             st->clocksync_chosen = "auto, one clock";
         }
     }
-    ok = mm_clocksync_open(&st->cs, clocksync, st->comm, &st->timer, &cs_params) == 0 &&
-         mm_procsync_open(&st->ps, cfg->procsync, st->comm, &st->timer, &st->cs, cfg) == 0;
+    int cs_ok = mm_clocksync_open(&st->cs, clocksync, st->comm, &st->timer, &cs_params) == 0;
+    ok = cs_ok && mm_procsync_open(&st->ps, cfg->procsync, st->comm, &st->timer, &st->cs, cfg) == 0;
+    if (!ok) {
+        char what[sizeof st->cs.err.call + sizeof st->cs.err.text + 4] = "";
+        if (mm_mpi_failed(&st->cs.err)) {
+            snprintf(what, sizeof what, ": ");
+            mm_mpi_error_format(&st->cs.err, what + 2, sizeof what - 2);
+        }
+        mm__launch_say(st, "rank %d: cannot open %s %s%s", st->rank, cs_ok ? "--procsync" : "--clocksync",
+                       cs_ok ? cfg->procsync : clocksync, what);
+    }
     return mm_all_ok(st->comm, ok) ? 0 : MM_E_FAILED;
 }
 
 /* Rank 0's arrays of what it gathers from every rank. */
-static int mm__alloc_rank0(mm__launch_state *st) {
+static mm_status mm__alloc_rank0(mm__launch_state *st) {
     if (st->rank != 0) return 0;
     st->models = calloc((size_t)st->nprocs, sizeof *st->models);
     st->parents = calloc((size_t)st->nprocs, sizeof *st->parents);
@@ -144,7 +155,7 @@ static void mm__free_state(mm__launch_state *st) {
 
 /* Collective: the survey of sampled pairs (pairs.c: every launch's latency floor), and from it
  * the ping-pongs' pair when the plan has a ping-pong; before the tests. */
-static int mm__survey_pairs(mm__launch_state *st) {
+static mm_status mm__survey_pairs(mm__launch_state *st) {
     int rc = mm_pair_survey_run(st->cfg, st->comm, &st->timer, &st->prov.survey);
     if (mm_mpi_check(&st->err, rc, "measuring the latency of sampled pairs") != MPI_SUCCESS) return MM_E_FAILED;
     st->prov.has_survey = 1;
@@ -161,8 +172,8 @@ static int mm__survey_pairs(mm__launch_state *st) {
 }
 
 /* Collective: the per-repetition counters (resolved and checked on every rank before the launch,
- * main.c), and a condition when `--mpit-pvars all` found nothing readable. 0, or -1. */
-static int mm__open_counters(mm__launch_state *st) {
+ * main.c), and a condition when `--mpit-pvars all` found nothing readable. 0, or MM_E_FAILED. */
+static mm_status mm__open_counters(mm__launch_state *st) {
     char err[1024] = "";
     st->counters = mm_counters_open(st->cfg, st->comm, &st->timer, st->cfg->nrep, err, sizeof err);
     int ok = st->counters || !err[0];
@@ -183,7 +194,7 @@ static int mm__open_counters(mm__launch_state *st) {
 }
 
 /* Everything before the first test: modules, provenance, epoch, plan, folder, sync, probes. */
-static int mm__start(mm__launch_state *st) {
+static mm_status mm__start(mm__launch_state *st) {
     const mm_config *cfg = st->cfg;
     if (mm__open_modules(st) != 0) return MM_E_FAILED;
     if (strcmp(cfg->timing.timer, "virtual") == 0) {
@@ -219,7 +230,7 @@ static int mm__start(mm__launch_state *st) {
     else
         mm_plan_shuffle(st->tests, st->ntests, cfg->plan.seed);
 
-    int ok = !mm_mpi_failed(&st->err) && mm__open_counters(st) == 0;
+    int ok = mm__open_counters(st) == 0 && !mm_mpi_failed(&st->err); /* collective first */
     if (st->rank == 0 && ok) {
         char err[1024] = "";
         ok = mm_outdir_open(&st->out, cfg->out, err, sizeof err) == 0 &&
@@ -251,9 +262,9 @@ static int mm__start(mm__launch_state *st) {
     steps[MM_PROBE_EMPTY_REGION] = (double)(t2 - t1) * 1e-9;
     steps[MM_PROBE_COPY] = copy_bytes > 0 ? (double)(t3 - t2) * 1e-9 : -1;
     steps[MM_PROBE_PAIRS] = (double)(t4 - t3) * 1e-9;
-    int written = mm__write_meta(st, "running") == 0;
+    int written = mm__write_meta(st, "running") == 0; /* says why when it cannot */
     mm__phase_end(st, MM_PHASE_PROBES);
-    return written ? 0 : MM_E_FAILED;
+    return mm_all_ok(st->comm, written) ? MM_OK : MM_E_FAILED;
 }
 
 /* The launch state and its tests' array, or NULL with a message in result. */
@@ -277,7 +288,7 @@ static mm__launch_state *mm__state_new(const mm_config *cfg, MPI_Comm comm, mm_l
     return st;
 }
 
-int mm_launch_run(const mm_config *cfg, MPI_Comm comm, mm_launch_result *result) {
+mm_status mm_launch_run(const mm_config *cfg, MPI_Comm comm, mm_launch_result *result) {
     mm_launch_result caller = *result; /* the caller's inputs and callbacks, kept */
     memset(result, 0, sizeof *result);
     result->main_entered_ns = caller.main_entered_ns;
@@ -305,9 +316,15 @@ int mm_launch_run(const mm_config *cfg, MPI_Comm comm, mm_launch_result *result)
     MM_MPI(&st->err, MPI_Comm_rank(comm, &st->rank));
     MM_MPI(&st->err, MPI_Comm_size(comm, &st->nprocs));
     st->nres[0] = st->nres[1] = -1;
-    int rc = 1;
-    if (!mm_all_ok(comm, mm__alloc_rank0(st) == 0)) goto out;
-    if (mm__start(st) != 0) goto out;
+    mm_status rc = MM_E_FAILED;
+    if (!mm_all_ok(comm, mm__alloc_rank0(st) == 0)) {
+        if (st->rank == 0) mm__launch_say(st, "out of memory for the tables of %d ranks", st->nprocs);
+        goto out;
+    }
+    if (mm__start(st) != 0) {
+        mm__say_mpi_failure(st, "before the tests");
+        goto out;
+    }
 
     mm__phase_begin(st, MM_PHASE_TESTS);
     rc = mm__run_tests(st);
@@ -320,15 +337,11 @@ int mm_launch_run(const mm_config *cfg, MPI_Comm comm, mm_launch_result *result)
      * offsets taken at initialization and finalization, as trace tools do). */
     if (rc == 0 && mm_config_effective_resync_s(cfg, mm_clocksync_model_kind(&st->cs)) > 0 &&
         mm__sync(st) != 0)
-        rc = 1;
+        rc = MM_E_FAILED;
     mm_provenance_finish(&st->prov, comm);
     mm__phase_end(st, MM_PHASE_WRITE); /* meta.json's own last write follows: not in it */
-    if (mm__write_meta(st, rc == 0 ? "complete" : "failed") != 0) rc = 1;
-    if (st->rank == 0 && mm_mpi_failed(&st->err)) {
-        char what[512];
-        mm_mpi_error_format(&st->err, what, sizeof what);
-        mm__launch_say(st, "MPI failed: %s", what);
-    }
+    if (mm__write_meta(st, rc == MM_OK ? "complete" : "failed") != 0) rc = MM_E_FAILED;
+    if (st->rank == 0) mm__say_mpi_failure(st, NULL);
     if (st->rank == 0 && rc == 0) result->ntests = st->ntests;
 out:
     if (rc != 0 && st->rank == 0 && st->out.raw) mm__write_meta(st, "failed");
@@ -339,5 +352,5 @@ out:
     mm_timer_close(&st->timer);
     mm_provenance_free(&st->prov);
     mm__free_state(st);
-    return rc == 0 ? MM_OK : MM_E_FAILED;
+    return rc;
 }

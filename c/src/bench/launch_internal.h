@@ -26,6 +26,7 @@ typedef struct mm__launch_state {
     int64_t epoch_ns;
     int64_t start_local_ns;
     mm_outdir out;
+    int meta_unwritable;    /* rank 0: a write of meta.json failed, and said why (once) */
     size_t sync_written;
     /* gathered on rank 0 */
     mm_clock_model *models;
@@ -51,15 +52,18 @@ typedef struct mm__launch_state {
 /* Records one message for the user in st->result (a line; app/main.c prints it with the
  * binary's name). The launch prints nothing itself (mm_error.h). */
 void mm__launch_say(mm__launch_state *st, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* This rank's first MPI failure (st->err), if any, as one message: "rank R: MPI failed WHEN: ..."
+ * or, with when NULL, "MPI failed: ..." (launch_state.c). */
+void mm__say_mpi_failure(mm__launch_state *st, const char *when);
 
 /* Rank 0: renders and atomically writes meta.json with the given status (launch_state.c). */
-int mm__write_meta(mm__launch_state *st, const char *status);
+mm_status mm__write_meta(mm__launch_state *st, const char *status);
 /* Collective: one clock sync (initial or re-sync), its log and models recorded (launch_state.c). */
-int mm__sync(mm__launch_state *st);
+mm_status mm__sync(mm__launch_state *st);
 /* Collective, after the first sync's residual check: the sync checks itself (clocksync/
  * self_check.c); when the offset-only model is better, the models are gathered again and a
- * condition says so (launch_state.c). 0, or -1 when MPI failed. */
-int mm__sync_self_check(mm__launch_state *st);
+ * condition says so (launch_state.c). 0, or MM_E_FAILED when MPI failed. */
+mm_status mm__sync_self_check(mm__launch_state *st);
 /* meta.json "phases": a phase begins / ends now, on CLOCK_MONOTONIC (launch_state.c). */
 void mm__phase_begin(mm__launch_state *st, int phase);
 void mm__phase_end(mm__launch_state *st, int phase);
@@ -69,9 +73,9 @@ double mm__seconds_since(const mm__launch_state *st);
 
 /* --nprocs (subcomm.c): per size below the launch's, the communicator of its first ranks and
  * their process sync. Collective: opens them into *subs (to be closed by mm__subcomms_close
- * whatever the result, also when it is NULL); 0, or -1 when a rank could not. */
+ * whatever the result, also when it is NULL); 0, or MM_E_FAILED when a rank could not. */
 typedef struct mm__subcomms mm__subcomms;
-int mm__subcomms_open(mm__launch_state *st, mm__subcomms **subs);
+mm_status mm__subcomms_open(mm__launch_state *st, mm__subcomms **subs);
 void mm__subcomms_close(mm__subcomms *subs);
 /* The communicator and process sync test t runs on; 1 when this rank is inside it. */
 int mm__test_comm(mm__launch_state *st, mm__subcomms *subs, const mm_test *t, MPI_Comm *comm,
@@ -83,14 +87,14 @@ double mm__test_overhead_ns(MPI_Comm comm, const mm_timer *timer, mm_mpi_error *
 
 /* Collective: runs every test of the plan in order, writing each one's rows and meta.json as it
  * finishes; a test whose MPI call fails is marked failed and the launch goes on when every rank
- * can agree on it (launch_tests.c). Returns 0, or 1 when the launch cannot go on. */
-int mm__run_tests(mm__launch_state *st);
+ * can agree on it (launch_tests.c). Returns 0, or MM_E_FAILED when the launch cannot go on. */
+mm_status mm__run_tests(mm__launch_state *st);
 
 /* Collective, --sizes auto (refine.c): after the tests so far, rank 0 picks for each operation
  * whose worst interpolation error is still above --sizes-precision (and whose --sizes-budget is
  * not spent) the size that splits its worst segment; every rank appends the same new tests to
  * the plan, in an order shuffled with the seed. Returns how many were added (0: the refinement
- * is done), or -1 when MPI failed. */
+ * is done), or MM_E_FAILED when MPI failed. */
 int mm__refine_round(mm__launch_state *st, int round);
 
 #endif

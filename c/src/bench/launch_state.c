@@ -3,6 +3,7 @@
  * counts its seconds, one clock sync with its models gathered and its log written, and meta.json
  * rendered from the launch state and written atomically. Called by launch.c, launch_tests.c and
  * refine.c; calls nothing of theirs. */
+#include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -36,7 +37,7 @@ double mm__seconds_since(const mm__launch_state *st) {
     return (double)(mm_timer_now(&st->timer) - st->start_local_ns) * 1e-9;
 }
 
-int mm__write_meta(mm__launch_state *st, const char *status) {
+mm_status mm__write_meta(mm__launch_state *st, const char *status) {
     if (st->rank != 0) return 0;
     mm_launch l = {0};
     l.cfg = st->cfg;
@@ -76,13 +77,16 @@ int mm__write_meta(mm__launch_state *st, const char *status) {
     mm_buf meta = {0};
     mm_meta_render(&l, &meta);
     mm_buf_free(&counters);
-    int rc = mm_outdir_write_meta(&st->out, &meta);
+    mm_status rc = mm_outdir_write_meta(&st->out, &meta);
+    int saved = errno;
     mm_buf_free(&meta);
+    if (rc != MM_OK && !st->meta_unwritable++) /* once: the launch's last write tries again */
+        mm__launch_say(st, "cannot write %s/meta.json: %s", st->out.path, strerror(saved));
     return rc;
 }
 
 /* Collective: gathers each rank's clock model and parent (after every sync). */
-static int mm__gather_models(mm__launch_state *st) {
+static mm_status mm__gather_models(mm__launch_state *st) {
     typedef struct {
         int64_t anchor_ns; /* exactly, not through a double */
         double slope, intercept_ns;
@@ -91,6 +95,9 @@ static int mm__gather_models(mm__launch_state *st) {
     row mine = {st->cs.model.anchor_ns, st->cs.model.slope, st->cs.model.intercept_ns, st->cs.parent};
     row *all = st->rank == 0 ? malloc((size_t)st->nprocs * sizeof *all) : NULL;
     if (!mm_all_ok(st->comm, st->rank != 0 || all)) {
+        if (st->rank == 0)
+            mm__launch_say(st, "out of memory for the clock models of %d ranks (%zu bytes)", st->nprocs,
+                           (size_t)st->nprocs * sizeof *all);
         free(all);
         return MM_E_FAILED;
     }
@@ -108,7 +115,7 @@ static int mm__gather_models(mm__launch_state *st) {
     return rc == MPI_SUCCESS ? 0 : MM_E_FAILED;
 }
 
-int mm__sync_self_check(mm__launch_state *st) {
+mm_status mm__sync_self_check(mm__launch_state *st) {
     mm_clocksync *cs = &st->cs;
     if (mm_clocksync_self_check(cs, st->res_ranks[0], st->res_ns[0], st->nres[0]) != MPI_SUCCESS) {
         st->err = cs->err;
@@ -134,8 +141,24 @@ int mm__sync_self_check(mm__launch_state *st) {
     return mm__gather_models(st);
 }
 
-int mm__sync(mm__launch_state *st) {
-    int rc = mm_clocksync_run(&st->cs);
+/* A failed sync in the ranks' own words: each rank its MPI failure or its records lost out of
+ * memory; rank 0 at least that it failed (the rank that knows why says so). */
+static void mm__say_sync_failed(mm__launch_state *st) {
+    const mm_clocksync *cs = &st->cs;
+    char what[sizeof cs->err.call + sizeof cs->err.text + 2] = "";
+    if (mm_mpi_failed(&cs->err))
+        mm_mpi_error_format(&cs->err, what, sizeof what);
+    else if (cs->log.lost > 0)
+        snprintf(what, sizeof what, "out of memory for %zu of its records", cs->log.lost);
+    else if (st->rank == 0)
+        snprintf(what, sizeof what, "on another rank");
+    else
+        return;
+    mm__launch_say(st, "rank %d: clock sync %d (%s) failed: %s", st->rank, cs->nsyncs, cs->vt->name, what);
+}
+
+mm_status mm__sync(mm__launch_state *st) {
+    mm_status rc = mm_clocksync_run(&st->cs);
     /* test only: a spurious drift on the last rank, as a short fit under load gives */
     if (rc == 0 && st->cfg->inject.sync_slope_ppm > 0 && st->rank == st->nprocs - 1 &&
         strcmp(st->cs.vt->model_kind, "linear") == 0)
@@ -155,11 +178,26 @@ int mm__sync(mm__launch_state *st) {
                          "see the launch's stderr; the tests before it are complete");
             }
         }
+        mm__say_sync_failed(st);
         return MM_E_FAILED;
     }
     if (mm__gather_models(st) != 0) return MM_E_FAILED;
-    return mm_collect_sync_log(&st->cs.log, &st->sync_written, st->rank == 0 ? st->out.sync : NULL,
-                               st->epoch_ns, st->comm);
+    char why[256] = "";
+    mm_status logged = mm_collect_sync_log(&st->cs.log, &st->sync_written, st->rank == 0 ? st->out.sync : NULL,
+                                           st->epoch_ns, st->comm, why, sizeof why);
+    if (logged != MM_OK) mm__launch_say(st, "rank %d: %s", st->rank, why);
+    /* every rank ends the launch together: rank 0 alone cannot write sync.csv */
+    return mm_all_ok(st->comm, logged == MM_OK) ? MM_OK : MM_E_FAILED;
+}
+
+void mm__say_mpi_failure(mm__launch_state *st, const char *when) {
+    if (!mm_mpi_failed(&st->err)) return;
+    char what[sizeof st->err.call + sizeof st->err.text + 2];
+    mm_mpi_error_format(&st->err, what, sizeof what);
+    if (when)
+        mm__launch_say(st, "rank %d: MPI failed %s: %s", st->rank, when, what);
+    else
+        mm__launch_say(st, "MPI failed: %s", what);
 }
 
 void mm__launch_say(mm__launch_state *st, const char *fmt, ...) {

@@ -223,16 +223,20 @@ static void mm__note_failed(mm__launch_state *st, mm_test *t) {
 }
 
 /* Collective: gathers the test's rows (over the test's communicator: the ranks outside have
- * none), writes them and meta.json. 0, or -1 when writing failed. */
-static int mm__record_test(mm__launch_state *st, mm_test *t, const mm_rep_buffers *b,
-                           mm_gather_space *g, int has_global, MPI_Comm comm, int inside) {
+ * none), writes them and meta.json. 0, or MM_E_FAILED when writing failed. */
+static mm_status mm__record_test(mm__launch_state *st, mm_test *t, const mm_rep_buffers *b,
+                                 mm_gather_space *g, int has_global, MPI_Comm comm, int inside) {
     mm_gather_request q = {.comm = comm, .rank = st->rank, .nprocs = t->nprocs,
                            .raw = st->rank == 0 ? st->out.raw : NULL, .test = t,
                            .nrep = t->nrep, /* the same on every rank */
                            .nbc = mm_op_is_nbc(t->op), .has_global = has_global,
                            .reduced = st->cfg->output.raw_reduced, .epoch_ns = st->epoch_ns};
+    char why[256] = "";
+    q.why = why;
+    q.why_len = sizeof why;
     long ninvalid = 0;
     int written = !inside || mm_gather_write_test(&q, b, g, &ninvalid, &st->err) == 0;
+    if (why[0]) mm__launch_say(st, "rank %d: %s", st->rank, why);
     /* the counters' rows after raw.csv's, before meta.json says the test is finished */
     written = mm_counters_write_test(st->counters, t, t->nrep, st->cfg->output.raw_reduced, &st->err) == 0 &&
               written;
@@ -240,12 +244,12 @@ static int mm__record_test(mm__launch_state *st, mm_test *t, const mm_rep_buffer
     /* a budget that ended the test before --nrep leaves it incomplete (its rows are valid) */
     int status = t->ended_by_budget && t->nrep < t->nrep_asked ? MM_TEST_INCOMPLETE
                                                                 : MM_TEST_COMPLETE;
+    if (st->rank == 0 && !written) mm__launch_say(st, "cannot write to %s", st->cfg->out);
     if (st->rank == 0 && write_ok) {
         t->invalid = ninvalid;
         t->status = status;
-        written = write_ok = mm__write_meta(st, "running") == 0;
+        write_ok = mm__write_meta(st, "running") == 0; /* says why when it cannot */
     }
-    if (st->rank == 0 && !written) mm__launch_say(st, "cannot write to %s", st->cfg->out);
     t->status = status;
     return mm_all_ok(st->comm, write_ok) ? 0 : MM_E_FAILED;
 }
@@ -269,13 +273,13 @@ static void mm__tell_finished(mm__launch_state *st, const mm_test *t, mm__space 
 }
 
 /* Collective: a re-sync when the last sync is too old (rank 0 decides for all), then the test's
- * start and its share of --launch-budget-s. 0, or 1 when the launch cannot go on. */
-static int mm__begin_one(mm__launch_state *st, mm_test *t, const mm__space *sp) {
+ * start and its share of --launch-budget-s. 0, or MM_E_FAILED when the launch cannot go on. */
+static mm_status mm__begin_one(mm__launch_state *st, mm_test *t, const mm__space *sp) {
     const mm_config *cfg = st->cfg;
     int resync = sp->resync_s > 0 && st->rank == 0 &&
                  (double)(mm_timer_now(&st->timer) - st->cs.last_sync_local_ns) * 1e-9 > sp->resync_s;
-    if (MM_MPI(&st->err, MPI_Bcast(&resync, 1, MPI_INT, 0, st->comm)) != MPI_SUCCESS) return 1;
-    if (resync && mm__sync(st) != 0) return 1;
+    if (MM_MPI(&st->err, MPI_Bcast(&resync, 1, MPI_INT, 0, st->comm)) != MPI_SUCCESS) return MM_E_FAILED;
+    if (resync && mm__sync(st) != 0) return MM_E_FAILED;
 
     t->status = MM_TEST_RUNNING;
     t->started_s = mm__seconds_since(st);
@@ -388,22 +392,16 @@ static int mm__measure_one(mm__launch_state *st, mm__one *one, mm__space *sp) {
 /* Collective: the op's check of what its calls wrote (one-sided ops), once every rank's calls
  * held; returns as mm__agree_on_failure. */
 static int mm__verify_one(mm__launch_state *st, mm__one *one) {
-    int bad = one->t->op->verify(&one->args, one->message, sizeof one->message);
-    if (bad > 0) {
-        mm_mpi_error verify_err;
-        mm_mpi_error_clear(&verify_err);
-        mm_mpi_check(&verify_err, bad, "the check after the test");
-        mm_mpi_error_format(&verify_err, one->message, sizeof one->message);
-    }
-    one->code = bad > 0 ? "mpi-error" : bad < 0 ? "verify-failed" : NULL;
+    mm_status checked = one->t->op->verify(&one->args, one->message, sizeof one->message);
+    one->code = checked == MM_E_MPI ? "mpi-error" : checked != MM_OK ? "verify-failed" : NULL;
     return mm__agree_on_failure(st, one->t, one->code, one->message);
 }
 
 /* Collective: one test from start to end: a re-sync when due, the op's buffers, the loop, the
- * agreement on failure, the rows and meta.json. 0, or 1 when the launch cannot go on. */
-static int mm__run_one(mm__launch_state *st, mm_test *t, mm__space *sp) {
+ * agreement on failure, the rows and meta.json. 0, or MM_E_FAILED when the launch cannot go on. */
+static mm_status mm__run_one(mm__launch_state *st, mm_test *t, mm__space *sp) {
     mm_cpu_track_note(&st->prov.cpu);
-    if (mm__begin_one(st, t, sp) != 0) return 1;
+    if (mm__begin_one(st, t, sp) != 0) return MM_E_FAILED;
     mm__one one = {.t = t};
     one.inside = mm__test_comm(st, sp->subs, t, &one.comm, &one.ps);
     one.sub = t->nprocs < st->nprocs;
@@ -414,23 +412,23 @@ static int mm__run_one(mm__launch_state *st, mm_test *t, mm__space *sp) {
     mm_counters_end_test(st->counters);
     if (one.inside) t->op->teardown(&one.args);
     t->duration_s = mm__seconds_since(st) - t->started_s;
-    if (agreed < 0) return 1;
+    if (agreed < 0) return MM_E_FAILED;
     mm__note_switched(st, &sp->tally, t);
     /* also when the test failed: an overwrite beyond a given window is then the reason why */
     mm__note_overwrite_beyond_window(st, &sp->tally);
     if (agreed > 0) {
         mm__note_failed(st, t);
-        int rc = mm__write_meta(st, "running") != 0;
+        int written = mm__write_meta(st, "running") == 0; /* says why when it cannot */
         mm__tell_finished(st, t, sp);
-        return rc;
+        return mm_all_ok(st->comm, written) ? MM_OK : MM_E_FAILED;
     }
     mm__note_budget_ended(st, &sp->tally, t);
-    int rc = mm__record_test(st, t, &sp->b, &sp->g, sp->has_global, one.comm, one.inside) != 0;
-    if (rc == 0) mm__tell_finished(st, t, sp);
+    mm_status rc = mm__record_test(st, t, &sp->b, &sp->g, sp->has_global, one.comm, one.inside);
+    if (rc == MM_OK) mm__tell_finished(st, t, sp);
     return rc;
 }
 
-int mm__run_tests(mm__launch_state *st) {
+mm_status mm__run_tests(mm__launch_state *st) {
     const mm_config *cfg = st->cfg;
     long nrep = cfg->nrep; /* with --nrep auto: --nrep-max, the most a test records */
     mm__space sp;
@@ -452,25 +450,25 @@ int mm__run_tests(mm__launch_state *st) {
     }
     long blocks = (cfg->measure.warmup + nrep) / mm_window_batch_length(cfg->measure.warmup, nrep) + 2;
     ok = mm_other_cpu_open(&sp.other_cpu, st->comm, blocks, &st->err) == 0 && ok;
-    int rc = 0;
+    mm_status rc = MM_OK;
     sp.tests_start_s = mm__seconds_since(st); /* --launch-budget-s counts from here */
     if (!mm_all_ok(st->comm, ok)) {
         if (st->rank == 0) mm__launch_say(st, "out of memory for %ld repetitions", nrep);
-        rc = 1;
+        rc = MM_E_FAILED;
         goto done;
     }
     if (mm__subcomms_open(st, &sp.subs) != 0) {
         if (st->rank == 0) mm__launch_say(st, "cannot create the sub-communicators of --nprocs");
-        rc = 1;
+        rc = MM_E_FAILED;
         goto done;
     }
-    for (int i = 0; i < st->ntests && rc == 0; i++) rc = mm__run_one(st, &st->tests[i], &sp);
+    for (int i = 0; i < st->ntests && rc == MM_OK; i++) rc = mm__run_one(st, &st->tests[i], &sp);
     /* --sizes auto: rounds of added sizes until every operation is refined (refine.c) */
-    for (int round = 1; cfg->adaptive.sizes_auto && rc == 0; round++) {
+    for (int round = 1; cfg->adaptive.sizes_auto && rc == MM_OK; round++) {
         int first = st->ntests, added = mm__refine_round(st, round);
-        if (added < 0) rc = 1;
+        if (added < 0) rc = MM_E_FAILED;
         if (added <= 0) break;
-        for (int i = first; i < st->ntests && rc == 0; i++) rc = mm__run_one(st, &st->tests[i], &sp);
+        for (int i = first; i < st->ntests && rc == MM_OK; i++) rc = mm__run_one(st, &st->tests[i], &sp);
     }
     mm_cpu_track_note(&st->prov.cpu);
 done:

@@ -75,7 +75,7 @@ static void mm__cold_touch(const void *arg) {
     mm_cold_cache_touch(c->buf, c->bytes);
 }
 
-int mm_rep_buffers_alloc(mm_rep_buffers *b, long cap) {
+mm_status mm_rep_buffers_alloc(mm_rep_buffers *b, long cap) {
     memset(b, 0, sizeof *b);
     b->cap = cap;
     b->start_ns = malloc((size_t)cap * sizeof(int64_t));
@@ -241,8 +241,8 @@ static int mm__test_begin(mm__loop *L) {
 }
 
 /* Start: the timed function and everything the loop needs, the process sync's begin_test,
- * the rule and the time budget. Collective. 0, or -1 with begin_test's failure in *err. */
-static int mm__loop_start(mm__loop *L, const mm_test_run *run, mm_test *t, mm_mpi_error *err) {
+ * the rule and the time budget. Collective. 0, or MM_E_FAILED with begin_test's failure in *err. */
+static mm_status mm__loop_start(mm__loop *L, const mm_test_run *run, mm_test *t, mm_mpi_error *err) {
     const mm_config *cfg = run->cfg;
     mm_procsync *ps = run->ps;
     *L = (mm__loop){.cfg = cfg, .t = t, .args = run->args, .ps = ps, .b = run->b, .d = run->d,

@@ -52,7 +52,7 @@ static double mm__clock_s(clockid_t id) {
     return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
-static int mm__grow(mm_other_cpu *oc, long cap) {
+static mm_status mm__grow(mm_other_cpu *oc, long cap) {
     double **arrays[] = {&oc->own_s, &oc->busy_s, &oc->wall_s};
     for (size_t i = 0; i < sizeof arrays / sizeof arrays[0]; i++) {
         double *more = realloc(*arrays[i], (size_t)cap * sizeof(double));
@@ -69,7 +69,7 @@ static int mm__grow(mm_other_cpu *oc, long cap) {
 /* Collective: does this rank run on rank 0's kernel (mm_comm_same_kernel: network namespaces
  * and containers of one machine share its CPUs and its /proc/stat, whatever their host names)?
  * The lowest rank of each kernel's group leads it: rank 0's group is the one led by rank 0. */
-static int mm__on_rank0_kernel(MPI_Comm comm, int rank, int *same, mm_mpi_error *err) {
+static mm_status mm__on_rank0_kernel(MPI_Comm comm, int rank, int *same, mm_mpi_error *err) {
     MPI_Comm node = MPI_COMM_NULL;
     int lowest = rank;
     if (mm_comm_same_kernel(comm, &node, err) != MPI_SUCCESS) return MM_E_FAILED;
@@ -79,7 +79,7 @@ static int mm__on_rank0_kernel(MPI_Comm comm, int rank, int *same, mm_mpi_error 
     return rc == MPI_SUCCESS ? 0 : MM_E_FAILED;
 }
 
-int mm_other_cpu_open(mm_other_cpu **out, MPI_Comm comm, long blocks_hint, mm_mpi_error *err) {
+mm_status mm_other_cpu_open(mm_other_cpu **out, MPI_Comm comm, long blocks_hint, mm_mpi_error *err) {
     int rank, same = 0;
     *out = NULL;
     if (MM_MPI(err, MPI_Comm_rank(comm, &rank)) != MPI_SUCCESS ||

@@ -26,8 +26,8 @@
 enum { MM__BATCHES = 100, MM__PER_BATCH = 10 };
 #define MM__GIVE_UP_NS 20000000
 
-/* Waits until *flag == want; 0, or -1 after MM__GIVE_UP_NS. */
-static int mm__await(volatile int *flag, int want, const mm_timer *t) {
+/* Waits until *flag == want; 0, or MM_E_FAILED after MM__GIVE_UP_NS. */
+static mm_status mm__await(volatile int *flag, int want, const mm_timer *t) {
     int64_t give_up = mm_timer_now(t) + MM__GIVE_UP_NS;
     for (long spins = 0; __atomic_load_n(flag, __ATOMIC_ACQUIRE) != want; spins++) {
         if ((spins & 1023) == 1023) {

@@ -21,7 +21,7 @@
 enum { MM__BOOT_ID_LEN = 40 }; /* 36 characters of a UUID, padded with zeros */
 
 /* This kernel's boot id into id (MM__BOOT_ID_LEN bytes, zero-padded); 0 on success. */
-static int mm__read_boot_id(char *id) {
+static mm_status mm__read_boot_id(char *id) {
     memset(id, 0, MM__BOOT_ID_LEN);
     FILE *f = fopen("/proc/sys/kernel/random/boot_id", "r");
     if (!f) return MM_E_FAILED;

@@ -25,7 +25,7 @@ struct mm__subcomms {
     mm_procsync sub_ps[MM_MAX_LIST];
 };
 
-int mm__subcomms_open(mm__launch_state *st, mm__subcomms **subs) {
+mm_status mm__subcomms_open(mm__launch_state *st, mm__subcomms **subs) {
     mm__subcomms *s = *subs = calloc(1, sizeof *s);
     if (!mm_all_ok(st->comm, s != NULL)) return MM_E_FAILED;
     int sizes[MM_MAX_LIST], n = mm_config_comm_sizes(st->cfg, st->nprocs, sizes);

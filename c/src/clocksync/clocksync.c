@@ -58,7 +58,7 @@ void mm_clocksync_params_resolve(const char *name, const mm_clocksync_params *gi
     *out = p;
 }
 
-int mm_clocksync_params_check(const mm_clocksync_params *p, char *err, size_t err_len) {
+mm_status mm_clocksync_params_check(const mm_clocksync_params *p, char *err, size_t err_len) {
     if (p->nfit < 0 || p->pingpong_cap < 0 || p->n_nonimproving < 0 || p->min_rounds < 0) {
         snprintf(err, err_len, "clock sync parameters must not be negative (nfit %d, pingpongs %d, "
                  "n-nonimproving %d, min-rounds %d)", p->nfit, p->pingpong_cap,
@@ -81,8 +81,8 @@ int mm_clocksync_params_check(const mm_clocksync_params *p, char *err, size_t er
 
 /* ---- open / run / close ---- */
 
-int mm_clocksync_open(mm_clocksync *cs, const char *name, MPI_Comm comm, const mm_timer *timer,
-                      const mm_clocksync_params *params) {
+mm_status mm_clocksync_open(mm_clocksync *cs, const char *name, MPI_Comm comm, const mm_timer *timer,
+                            const mm_clocksync_params *params) {
     memset(cs, 0, sizeof *cs);
     cs->comm = MPI_COMM_NULL;
     cs->vt = mm_clocksync_find(name);
@@ -111,7 +111,7 @@ int mm_clocksync_open(mm_clocksync *cs, const char *name, MPI_Comm comm, const m
     return 0;
 }
 
-int mm_clocksync_run(mm_clocksync *cs) {
+mm_status mm_clocksync_run(mm_clocksync *cs) {
     cs->phase = cs->nsyncs;
     mm_clock_model before = cs->model;
     int parent_before = cs->parent;

@@ -22,7 +22,7 @@
 
 /* Ordinary least squares of offset on local time, centred on the anchor (the rounded mean local
  * time) so that the sums stay small; m = mean of (x − a) is then below 1 ns but is kept exact. */
-int mm_model_fit(const int64_t *local_ns, const double *offset_ns, size_t n, mm_clock_model *out) {
+mm_status mm_model_fit(const int64_t *local_ns, const double *offset_ns, size_t n, mm_clock_model *out) {
     if (n < 1 || !local_ns || !offset_ns || !out) return MM_E_FAILED;
     double mean_from_first = 0.0;
     for (size_t k = 0; k < n; k++) mean_from_first += (double)(local_ns[k] - local_ns[0]);
@@ -76,8 +76,8 @@ static double mm__weighted_median(mm__weighted *v, size_t n) {
 
 /* Theil 1950, Sen 1968; weighted pairs as in Sievers 1978. The anchor is the mean local time,
  * as for the least-squares fit. */
-int mm_model_fit_robust(const int64_t *local_ns, const double *offset_ns, const double *weight,
-                        size_t n, mm_clock_model *out) {
+mm_status mm_model_fit_robust(const int64_t *local_ns, const double *offset_ns, const double *weight,
+                              size_t n, mm_clock_model *out) {
     mm_clock_model ls;
     if (mm_model_fit(local_ns, offset_ns, n, &ls) != 0) return MM_E_FAILED;
     for (size_t k = 0; weight && k < n; k++)

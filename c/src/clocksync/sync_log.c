@@ -7,7 +7,7 @@
 #include "cs_internal.h"
 #include "mm_error.h"
 
-int mm_sync_log_add(mm_sync_log *log, mm_sync_record r) {
+mm_status mm_sync_log_add(mm_sync_log *log, mm_sync_record r) {
     if (log->n == log->cap) {
         size_t cap = log->cap ? 2 * log->cap : 256;
         mm_sync_record *rec = realloc(log->rec, cap * sizeof *rec);

@@ -102,7 +102,7 @@ mm_clock_model mm__edge_model(const mm_offset_result *pts, int n) {
     if (n < 1) return m;
     int64_t *x = malloc((size_t)n * sizeof *x);
     double *y = malloc((size_t)n * sizeof *y), *w = malloc((size_t)n * sizeof *w);
-    int rc = -1;
+    mm_status rc = MM_E_NOMEM; /* until the fit has its arrays */
     if (x && y && w) {
         /* model offset = mine − reference = −(reference − mine); a point's error is at most
          * RTT/2, so it weighs 1/RTT² (Hoefler 2010 §3.1: trust the fast round trips) */

@@ -5,7 +5,7 @@
 
 #include "mm_error.h"
 
-int mm_fail(char *err, size_t len, const char *fmt, ...) {
+mm_status mm_fail(char *err, size_t len, const char *fmt, ...) {
     va_list ap;
     va_start(ap, fmt);
     if (err && len) vsnprintf(err, len, fmt, ap);
@@ -13,7 +13,7 @@ int mm_fail(char *err, size_t len, const char *fmt, ...) {
     return MM_E_INPUT;
 }
 
-int mm_error_set(char *err, size_t len, const char *fmt, ...) {
+mm_status mm_error_set(char *err, size_t len, const char *fmt, ...) {
     va_list ap;
     va_start(ap, fmt);
     if (err && len) vsnprintf(err, len, fmt, ap);
@@ -21,7 +21,7 @@ int mm_error_set(char *err, size_t len, const char *fmt, ...) {
     return MM_E_FAILED;
 }
 
-int mm_exit_code(int status) {
-    if (status == 0) return 0;
+int mm_exit_code(mm_status status) {
+    if (status == MM_OK) return 0;
     return status == MM_E_INPUT ? 2 : 1;
 }

@@ -26,7 +26,7 @@
 #include <string.h>
 
 /* 0, or MM_E_FAILED (b->failed set) when the buffer cannot grow. */
-static int mm__buf_reserve(mm_buf *b, size_t extra) {
+static mm_status mm__buf_reserve(mm_buf *b, size_t extra) {
     if (b->failed) return MM_E_FAILED;
     size_t need = b->len + extra + 1; /* always room for a terminating NUL */
     if (need <= b->cap) return 0;

@@ -17,7 +17,7 @@
 #include "mm_error.h"
 #include "mm_procstat.h"
 
-int mm_procstat_busy_ticks(const char *text, uint64_t *busy_ticks) {
+mm_status mm_procstat_busy_ticks(const char *text, uint64_t *busy_ticks) {
     unsigned long long f[8] = {0}; /* user nice system idle iowait irq softirq steal */
     /* the machine's line, not a CPU's ("cpu0 ..."), which the blank after "cpu" tells apart */
     if (strncmp(text, "cpu", 3) != 0 || (text[3] != ' ' && text[3] != '\t')) return MM_E_INPUT;

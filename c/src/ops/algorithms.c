@@ -70,7 +70,7 @@ static void mm__choices_of_enum(MPI_T_enum e, mm_algorithm_var *v) {
 
 #endif
 
-int mm_algorithms_read(mm_algorithm_var *out, int max, int *n) {
+mm_status mm_algorithms_read(mm_algorithm_var *out, int max, int *n) {
     *n = 0;
 #ifdef MM_SIMGRID
     (void)out;

@@ -10,7 +10,7 @@
 #include "ops_internal.h"
 #include "mm_error.h"
 
-int mm__bsend_attach(mm_op_args *a, int64_t messages, void **buf, int *bytes) {
+mm_status mm__bsend_attach(mm_op_args *a, int64_t messages, void **buf, int *bytes) {
     *buf = NULL;
     *bytes = 0;
     int one = 0;

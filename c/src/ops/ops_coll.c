@@ -30,7 +30,7 @@
 
 /* Validates the common arguments, clears the buffer pointers and sets args->count (0 when
  * the op ignores the size). */
-static int mm__begin(mm_op_args *a, int uses_size) {
+static mm_status mm__begin(mm_op_args *a, int uses_size) {
     mm__args_clear(a);
     if (mm__args_check(a, uses_size) != 0) return MM_E_FAILED;
     if (!uses_size) return 0;
@@ -67,7 +67,7 @@ static void mm__fill(void *buf, int64_t elems, const mm_op_args *a) {
 
 /* Allocates `elems` elements (at least one, so the pointer is never NULL and send and receive
  * buffers never alias), filled with the pattern or zeroed. */
-static int mm__buffer(void **out, int64_t elems, mm_op_args *a, int fill) {
+static mm_status mm__buffer(void **out, int64_t elems, mm_op_args *a, int fill) {
     int64_t n = elems > 0 ? elems : 1;
     const char *what = fill ? "the send buffer" : "the receive buffer";
     if (n > (int64_t)(SIZE_MAX / 2) / a->type_size)
@@ -85,7 +85,7 @@ static int mm__buffer(void **out, int64_t elems, mm_op_args *a, int fill) {
 
 /* counts[i] = count, displs[i] = i*(count+1): the gapped layout of the v-variants. The buffer
  * they describe holds nprocs*(count+1) elements, which must fit MPI's int displacements. */
-static int mm__gapped_layout(int **counts, int **displs, mm_op_args *a) {
+static mm_status mm__gapped_layout(int **counts, int **displs, mm_op_args *a) {
     int64_t stride = (int64_t)a->count + 1;
     if (stride * a->nprocs > INT_MAX)
         return mm__setup_failed(a, "%d blocks of %lld elements with their gaps exceed an MPI "
@@ -116,13 +116,13 @@ void mm__coll_teardown(mm_op_args *a) {
 }
 
 /* Ends a setup: on failure frees what was allocated so far. */
-static int mm__end(mm_op_args *a, int failed) {
+static mm_status mm__end(mm_op_args *a, int failed) {
     if (failed) mm__coll_teardown(a);
     return failed ? MM_E_FAILED : 0;
 }
 
 /* ---- allgather / allgatherv: count from every rank to every rank ---- */
-int mm__setup_allgather(mm_op_args *a) {
+mm_status mm__setup_allgather(mm_op_args *a) {
     if (mm__begin(a, 1)) return MM_E_FAILED;
     return mm__end(a, mm__buffer(&a->sendbuf, a->count, a, 1) ||
                           mm__buffer(&a->recvbuf, mm__all_blocks(a), a, 0));
@@ -132,7 +132,7 @@ int mm__run_allgather(const mm_op_args *a) {
                          a->comm);
 }
 
-int mm__setup_allgatherv(mm_op_args *a) {
+mm_status mm__setup_allgatherv(mm_op_args *a) {
     if (mm__begin(a, 1)) return MM_E_FAILED;
     return mm__end(a, mm__gapped_layout(&a->recvcounts, &a->rdispls, a) ||
                           mm__buffer(&a->sendbuf, a->count, a, 1) ||
@@ -144,29 +144,29 @@ int mm__run_allgatherv(const mm_op_args *a) {
 }
 
 /* ---- allreduce / scan / exscan: a vector of count elements, reduced ---- */
-static int mm__setup_vector_pair(mm_op_args *a) {
+static mm_status mm__setup_vector_pair(mm_op_args *a) {
     if (mm__begin(a, 1)) return MM_E_FAILED;
     return mm__end(a, mm__buffer(&a->sendbuf, a->count, a, 1) ||
                           mm__buffer(&a->recvbuf, a->count, a, 0));
 }
 
-int mm__setup_allreduce(mm_op_args *a) { return mm__setup_vector_pair(a); }
+mm_status mm__setup_allreduce(mm_op_args *a) { return mm__setup_vector_pair(a); }
 int mm__run_allreduce(const mm_op_args *a) {
     return MPI_Allreduce(a->sendbuf, a->recvbuf, a->count, a->datatype, a->reduce_op, a->comm);
 }
 
-int mm__setup_scan(mm_op_args *a) { return mm__setup_vector_pair(a); }
+mm_status mm__setup_scan(mm_op_args *a) { return mm__setup_vector_pair(a); }
 int mm__run_scan(const mm_op_args *a) {
     return MPI_Scan(a->sendbuf, a->recvbuf, a->count, a->datatype, a->reduce_op, a->comm);
 }
 
-int mm__setup_exscan(mm_op_args *a) { return mm__setup_vector_pair(a); }
+mm_status mm__setup_exscan(mm_op_args *a) { return mm__setup_vector_pair(a); }
 int mm__run_exscan(const mm_op_args *a) {
     return MPI_Exscan(a->sendbuf, a->recvbuf, a->count, a->datatype, a->reduce_op, a->comm);
 }
 
 /* ---- alltoall / alltoallv: a distinct block from every rank to every rank ---- */
-int mm__setup_alltoall(mm_op_args *a) {
+mm_status mm__setup_alltoall(mm_op_args *a) {
     if (mm__begin(a, 1)) return MM_E_FAILED;
     return mm__end(a, mm__buffer(&a->sendbuf, mm__all_blocks(a), a, 1) ||
                           mm__buffer(&a->recvbuf, mm__all_blocks(a), a, 0));
@@ -176,7 +176,7 @@ int mm__run_alltoall(const mm_op_args *a) {
                         a->comm);
 }
 
-int mm__setup_alltoallv(mm_op_args *a) {
+mm_status mm__setup_alltoallv(mm_op_args *a) {
     if (mm__begin(a, 1)) return MM_E_FAILED;
     return mm__end(a, mm__gapped_layout(&a->sendcounts, &a->sdispls, a) ||
                           mm__gapped_layout(&a->recvcounts, &a->rdispls, a) ||
@@ -189,11 +189,11 @@ int mm__run_alltoallv(const mm_op_args *a) {
 }
 
 /* ---- barrier: no data; size is ignored ---- */
-int mm__setup_barrier(mm_op_args *a) { return mm__begin(a, 0); }
+mm_status mm__setup_barrier(mm_op_args *a) { return mm__begin(a, 0); }
 int mm__run_barrier(const mm_op_args *a) { return MPI_Barrier(a->comm); }
 
 /* ---- bcast: count elements from root to all (sendbuf is the buffer on every rank) ---- */
-int mm__setup_bcast(mm_op_args *a) {
+mm_status mm__setup_bcast(mm_op_args *a) {
     if (mm__begin(a, 1)) return MM_E_FAILED;
     return mm__end(a, mm__buffer(&a->sendbuf, a->count, a, 1));
 }
@@ -202,7 +202,7 @@ int mm__run_bcast(const mm_op_args *a) {
 }
 
 /* ---- gather / gatherv: count from every rank to root ---- */
-int mm__setup_gather(mm_op_args *a) {
+mm_status mm__setup_gather(mm_op_args *a) {
     if (mm__begin(a, 1)) return MM_E_FAILED;
     int is_root = a->rank == a->root;
     return mm__end(a, mm__buffer(&a->sendbuf, a->count, a, 1) ||
@@ -213,7 +213,7 @@ int mm__run_gather(const mm_op_args *a) {
                       a->root, a->comm);
 }
 
-int mm__setup_gatherv(mm_op_args *a) {
+mm_status mm__setup_gatherv(mm_op_args *a) {
     if (mm__begin(a, 1)) return MM_E_FAILED;
     int is_root = a->rank == a->root;
     return mm__end(a, mm__buffer(&a->sendbuf, a->count, a, 1) ||
@@ -226,7 +226,7 @@ int mm__run_gatherv(const mm_op_args *a) {
 }
 
 /* ---- reduce: a vector of count elements reduced to root ---- */
-int mm__setup_reduce(mm_op_args *a) {
+mm_status mm__setup_reduce(mm_op_args *a) {
     if (mm__begin(a, 1)) return MM_E_FAILED;
     int is_root = a->rank == a->root;
     return mm__end(a, mm__buffer(&a->sendbuf, a->count, a, 1) ||
@@ -239,7 +239,7 @@ int mm__run_reduce(const mm_op_args *a) {
 
 /* ---- reduce_scatter: a vector of count elements reduced, then split as evenly as possible:
  * rank i gets count/nprocs elements, plus one if i < count % nprocs ---- */
-int mm__setup_reduce_scatter(mm_op_args *a) {
+mm_status mm__setup_reduce_scatter(mm_op_args *a) {
     if (mm__begin(a, 1)) return MM_E_FAILED;
     a->recvcounts = malloc((size_t)a->nprocs * sizeof(int));
     if (!a->recvcounts)
@@ -255,7 +255,7 @@ int mm__run_reduce_scatter(const mm_op_args *a) {
 }
 
 /* ---- reduce_scatter_block: nprocs blocks of count reduced; rank i gets block i ---- */
-int mm__setup_reduce_scatter_block(mm_op_args *a) {
+mm_status mm__setup_reduce_scatter_block(mm_op_args *a) {
     if (mm__begin(a, 1)) return MM_E_FAILED;
     return mm__end(a, mm__buffer(&a->sendbuf, mm__all_blocks(a), a, 1) ||
                           mm__buffer(&a->recvbuf, a->count, a, 0));
@@ -266,7 +266,7 @@ int mm__run_reduce_scatter_block(const mm_op_args *a) {
 }
 
 /* ---- scatter / scatterv: a distinct block of count from root to every rank ---- */
-int mm__setup_scatter(mm_op_args *a) {
+mm_status mm__setup_scatter(mm_op_args *a) {
     if (mm__begin(a, 1)) return MM_E_FAILED;
     int is_root = a->rank == a->root;
     return mm__end(a, (is_root && mm__buffer(&a->sendbuf, mm__all_blocks(a), a, 1)) ||
@@ -277,7 +277,7 @@ int mm__run_scatter(const mm_op_args *a) {
                        a->root, a->comm);
 }
 
-int mm__setup_scatterv(mm_op_args *a) {
+mm_status mm__setup_scatterv(mm_op_args *a) {
     if (mm__begin(a, 1)) return MM_E_FAILED;
     int is_root = a->rank == a->root;
     return mm__end(a, (is_root && (mm__gapped_layout(&a->sendcounts, &a->sdispls, a) ||

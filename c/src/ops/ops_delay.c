@@ -15,7 +15,7 @@
 #include "ops_internal.h"
 #include "mm_error.h"
 
-int mm__setup_delay(mm_op_args *a) {
+mm_status mm__setup_delay(mm_op_args *a) {
     mm__args_clear(a);
     if (!a->timer) return mm__setup_failed(a, "no timer to wait on");
     if (a->size < 0) return mm__setup_failed(a, "a delay of %lld ns: at least 0", (long long)a->size);

@@ -72,10 +72,10 @@ static int mm__int_cmp(const void *a, const void *b) {
     return (x > y) - (x < y);
 }
 
-/* A rank's out-neighbours from q (past its ':') to eol, appended to e's edges. 0, or -1 with
+/* A rank's out-neighbours from q (past its ':') to eol, appended to e's edges. 0, or MM_E_INPUT with
  * why. */
-static int mm__parse_neighbours(mm__graph_edges *e, long rank, int line, const char *q,
-                                const char *eol, char *why, size_t why_len) {
+static mm_status mm__parse_neighbours(mm__graph_edges *e, long rank, int line, const char *q,
+                                      const char *eol, char *why, size_t why_len) {
     for (;;) {
         while (q < eol && mm__blank(*q)) q++;
         if (q == eol) return 0;
@@ -98,8 +98,8 @@ static int mm__parse_neighbours(mm__graph_edges *e, long rank, int line, const c
 
 /* Each out-neighbour of a rank's line (e's edges from first on) once: a sorted copy has no two
  * equal. 0, or MM_E_INPUT with why. */
-static int mm__distinct_neighbours(const mm__graph_edges *e, long first, long rank, int line,
-                                   char *why, size_t why_len) {
+static mm_status mm__distinct_neighbours(const mm__graph_edges *e, long first, long rank, int line,
+                                         char *why, size_t why_len) {
     long deg = e->n - first;
     if (deg < 2) return 0;
     int *copy = malloc((size_t)deg * sizeof(int));
@@ -114,7 +114,7 @@ static int mm__distinct_neighbours(const mm__graph_edges *e, long first, long ra
         if (copy[i] == copy[i - 1]) {
             snprintf(why, why_len, "line %d: rank %ld names rank %d twice; allowed: each "
                      "out-neighbour once", line, rank, copy[i]);
-            rc = -1;
+            rc = MM_E_INPUT;
         }
     free(copy);
     return rc;
@@ -122,8 +122,8 @@ static int mm__distinct_neighbours(const mm__graph_edges *e, long first, long ra
 
 /* One rank's line, [q, eol) without its comment and not blank: "R: D1 D2 ...", R the next rank
  * of e. 0, or MM_E_INPUT with why. */
-static int mm__parse_rank_line(mm__graph_edges *e, int line, const char *q, const char *eol,
-                               char *why, size_t why_len) {
+static mm_status mm__parse_rank_line(mm__graph_edges *e, int line, const char *q, const char *eol,
+                                     char *why, size_t why_len) {
     const char *start = q;
     long rank = mm__number(&q, eol);
     while (q < eol && mm__blank(*q)) q++;
@@ -146,7 +146,7 @@ static int mm__parse_rank_line(mm__graph_edges *e, int line, const char *q, cons
 }
 
 /* Parses the text into e. 0, or MM_E_INPUT with why. */
-static int mm__graph_parse(const char *text, size_t len, mm__graph_edges *e, char *why, size_t why_len) {
+static mm_status mm__graph_parse(const char *text, size_t len, mm__graph_edges *e, char *why, size_t why_len) {
     memset(e, 0, sizeof *e);
     if (len > MM_GRAPH_TEXT_MAX) {
         snprintf(why, why_len, "the file holds more than %d bytes; allowed: a graph file of at most %d bytes",
@@ -189,7 +189,7 @@ static int mm__graph_parse(const char *text, size_t len, mm__graph_edges *e, cha
     return 0;
 }
 
-int mm_graph_check(const char *text, size_t len, struct mm_graph_facts *facts, char *why, size_t why_len) {
+mm_status mm_graph_check(const char *text, size_t len, struct mm_graph_facts *facts, char *why, size_t why_len) {
     mm__graph_edges e;
     memset(facts, 0, sizeof *facts);
     if (mm__graph_parse(text, len, &e, why, why_len) != 0) {
@@ -230,7 +230,7 @@ int mm_graph_check(const char *text, size_t len, struct mm_graph_facts *facts, c
     return 0;
 }
 
-int mm__graph_neighbors(const char *text, int rank, mm__graph_adjacency *adj, char *why, size_t why_len) {
+mm_status mm__graph_neighbors(const char *text, int rank, mm__graph_adjacency *adj, char *why, size_t why_len) {
     memset(adj, 0, sizeof *adj);
     mm__graph_edges e;
     int rc = mm__graph_parse(text, strlen(text), &e, why, why_len) == 0 ? 0 : MM_E_FAILED;

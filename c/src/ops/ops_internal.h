@@ -4,6 +4,7 @@
 #ifndef MM_OPS_INTERNAL_H
 #define MM_OPS_INTERNAL_H
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -38,7 +39,7 @@ static inline void mm__args_clear(mm_op_args *a) {
 #define mm__setup_failed(a, ...) mm_error_set((a)->error, sizeof (a)->error, __VA_ARGS__)
 
 /* A setup's allocation of `bytes` for `what` that failed; MM_E_FAILED. */
-static inline int mm__setup_no_memory(mm_op_args *a, const char *what, int64_t bytes) {
+static inline mm_status mm__setup_no_memory(mm_op_args *a, const char *what, int64_t bytes) {
     return mm__setup_failed(a, "cannot allocate %s (%lld bytes): out of memory", what, (long long)bytes);
 }
 
@@ -53,6 +54,16 @@ static inline int mm__setup_mpi_check(mm_op_args *a, int rc, const char *call_te
     return rc;
 }
 #define MM__SETUP_MPI(a, call) mm__setup_mpi_check((a), (call), #call)
+
+/* The check after a test (an op's verify): one of its MPI calls failed with rc; the library's
+ * words into why. MM_E_MPI, so that the launch labels the test mpi-error, not wrong data. */
+static inline mm_status mm__verify_mpi_failed(int rc, char *why, size_t why_len) {
+    mm_mpi_error e; /* the library's words for rc */
+    mm_mpi_error_clear(&e);
+    mm_mpi_check(&e, rc, "MPI");
+    snprintf(why, why_len, "the check after the test: %s", e.text);
+    return MM_E_MPI;
+}
 
 /* Message buffers start on a page boundary, as OSU's do: where a buffer starts inside its page
  * changes what a large shared-memory copy costs (Open MPI, 64 KiB ping-pong, back to back:
@@ -78,7 +89,7 @@ static inline void *mm__buffer_calloc(size_t n, size_t size) {
  * the ranks and, when the row uses the size, a size that is a whole number of elements. 0, or
  * MM_E_FAILED saying which does not hold (the option checks refuse such values before a launch:
  * this guards a caller that skipped them). */
-static inline int mm__args_check(mm_op_args *a, int uses_size) {
+static inline mm_status mm__args_check(mm_op_args *a, int uses_size) {
     if (a->nprocs < 1 || a->rank < 0 || a->rank >= a->nprocs)
         return mm__setup_failed(a, "rank %d is not one of the %d ranks", a->rank, a->nprocs);
     if (a->root < 0 || a->root >= a->nprocs)
@@ -91,7 +102,7 @@ static inline int mm__args_check(mm_op_args *a, int uses_size) {
 
 /* A row's setup and run (the collectives here, the mock-ups in ops_mockups.h). */
 #define MM__ROW_DECL(op)                           \
-    int mm__setup_##op(mm_op_args *args);          \
+    mm_status mm__setup_##op(mm_op_args *args);    \
     int mm__run_##op(const mm_op_args *args);
 
 /* Collectives (ops_coll.c). */
@@ -116,7 +127,7 @@ void mm__coll_teardown(mm_op_args *args);
 
 /* Nonblocking collectives (ops_nbc.c): setup = the blocking twin's + the I-call; one run and
  * one teardown for all. */
-#define MM__NBC_DECL(op) int mm__setup_i##op(mm_op_args *args);
+#define MM__NBC_DECL(op) mm_status mm__setup_i##op(mm_op_args *args);
 MM__NBC_DECL(allgather)
 MM__NBC_DECL(allgatherv)
 MM__NBC_DECL(allreduce)
@@ -138,7 +149,7 @@ int mm__run_nbc(const mm_op_args *args);
 void mm__nbc_teardown(mm_op_args *args);
 
 /* The synthetic delay (ops_delay.c). */
-int mm__setup_delay(mm_op_args *args);
+mm_status mm__setup_delay(mm_op_args *args);
 int mm__run_delay(const mm_op_args *args);
 void mm__teardown_delay(mm_op_args *args);
 
@@ -151,12 +162,12 @@ typedef int (*mm__send_fn)(const void *buf, int count, MPI_Datatype type, int de
  * datatype, allocated and attached (0, or MM_E_FAILED with args' message and *buf NULL or
  * attached nothing usable); and its detach, which waits until the buffered messages left, then
  * frees it (NULL: nothing). */
-int mm__bsend_attach(mm_op_args *a, int64_t messages, void **buf, int *bytes);
+mm_status mm__bsend_attach(mm_op_args *a, int64_t messages, void **buf, int *bytes);
 void mm__bsend_detach(void *buf);
 
 /* Point-to-point ping-pongs (ops_p2p.c). */
-int mm__setup_pingpong(mm_op_args *args);
-int mm__setup_pingpong_bsend(mm_op_args *args);
+mm_status mm__setup_pingpong(mm_op_args *args);
+mm_status mm__setup_pingpong_bsend(mm_op_args *args);
 void mm__teardown_pingpong(mm_op_args *args);
 int mm__run_pingpong_send_recv(const mm_op_args *args);
 int mm__run_pingpong_ssend_recv(const mm_op_args *args);
@@ -170,8 +181,8 @@ int mm__run_pingpong_iprobe_recv(const mm_op_args *args);
 int mm__run_pingpong_anytag(const mm_op_args *args);
 
 /* Master-worker patterns (ops_mw.c). */
-int mm__setup_mw(mm_op_args *args);
-int mm__setup_mw_bsend(mm_op_args *args);
+mm_status mm__setup_mw(mm_op_args *args);
+mm_status mm__setup_mw_bsend(mm_op_args *args);
 void mm__teardown_mw(mm_op_args *args);
 int mm__run_mw_recv_any(const mm_op_args *args);
 int mm__run_mw_waitany(const mm_op_args *args);
@@ -183,11 +194,11 @@ int mm__run_mw_ssend(const mm_op_args *args);
 int mm__after_mw_bsend(mm_op_args *args);
 /* Master-worker with --workpieces pieces handed out (ops_mw_workpieces.c; its teardown is
  * mm__teardown_mw). */
-int mm__setup_mw_workpieces(mm_op_args *args);
+mm_status mm__setup_mw_workpieces(mm_op_args *args);
 int mm__run_mw_workpieces(const mm_op_args *args);
 
 /* Simple calls (ops_simple.c). */
-int mm__setup_simple(mm_op_args *args);
+mm_status mm__setup_simple(mm_op_args *args);
 void mm__teardown_simple(mm_op_args *args);
 int mm__run_simple_empty(const mm_op_args *args);
 int mm__run_simple_wtime(const mm_op_args *args);
@@ -197,24 +208,24 @@ int mm__run_simple_iprobe(const mm_op_args *args);
 int mm__run_simple_comm_split(const mm_op_args *args);
 int mm__run_simple_comm_dup(const mm_op_args *args);
 int mm__after_simple_free_comm(mm_op_args *args);
-int mm__setup_simple_attach(mm_op_args *args);
+mm_status mm__setup_simple_attach(mm_op_args *args);
 int mm__run_simple_attach(const mm_op_args *args);
 
 /* Neighborhood collectives (ops_neighbor.c): blocking runs, and the I-forms' setups (their run
  * is mm__run_nbc). */
-int mm__setup_neighbor_allgather(mm_op_args *args);
-int mm__setup_neighbor_alltoall(mm_op_args *args);
-int mm__setup_neighbor_alltoallv(mm_op_args *args);
-int mm__setup_ineighbor_allgather(mm_op_args *args);
-int mm__setup_ineighbor_alltoall(mm_op_args *args);
-int mm__setup_ineighbor_alltoallv(mm_op_args *args);
+mm_status mm__setup_neighbor_allgather(mm_op_args *args);
+mm_status mm__setup_neighbor_alltoall(mm_op_args *args);
+mm_status mm__setup_neighbor_alltoallv(mm_op_args *args);
+mm_status mm__setup_ineighbor_allgather(mm_op_args *args);
+mm_status mm__setup_ineighbor_alltoall(mm_op_args *args);
+mm_status mm__setup_ineighbor_alltoallv(mm_op_args *args);
 int mm__run_neighbor_allgather(const mm_op_args *args);
 int mm__run_neighbor_alltoall(const mm_op_args *args);
 int mm__run_neighbor_alltoallv(const mm_op_args *args);
 void mm__teardown_neighbor(mm_op_args *args);
-int mm__verify_neighbor(mm_op_args *args, char *why, size_t why_len);
+mm_status mm__verify_neighbor(mm_op_args *args, char *why, size_t why_len);
 /* --inject-error: rank 0 changes the first byte it sends (0; -1 outside a set-up test). */
-int mm__inject_neighbor(mm_op_args *args);
+mm_status mm__inject_neighbor(mm_op_args *args);
 
 /* A rank's neighbours in the --graph-file graph (ops_graph.c): in-neighbours in rank order,
  * with the index of the block each sends to this rank (its place among its out-neighbours),
@@ -224,7 +235,7 @@ typedef struct mm__graph_adjacency {
     int indegree, outdegree;
     int *sources, *source_block, *destinations;
 } mm__graph_adjacency;
-int mm__graph_neighbors(const char *text, int rank, mm__graph_adjacency *adj, char *why, size_t why_len);
+mm_status mm__graph_neighbors(const char *text, int rank, mm__graph_adjacency *adj, char *why, size_t why_len);
 void mm__graph_adjacency_free(mm__graph_adjacency *adj);
 
 /* What the setups of the one-sided and neighborhood rows allocate on one rank, from the options
@@ -236,8 +247,8 @@ double mm__neighbor_setup_bytes(const mm_op *op, const char *graph_text, int car
 
 /* Persistent collectives (ops_persistent.c). */
 #define MM__PERSISTENT_DECL(op)                          \
-    int mm__setup_persistent_##op(mm_op_args *args);     \
-    int mm__setup_persistent_##op##_init(mm_op_args *args);
+    mm_status mm__setup_persistent_##op(mm_op_args *args); \
+    mm_status mm__setup_persistent_##op##_init(mm_op_args *args);
 MM__PERSISTENT_DECL(allgather)
 MM__PERSISTENT_DECL(allreduce)
 MM__PERSISTENT_DECL(alltoall)
@@ -259,9 +270,9 @@ typedef struct mm__rma_win {
     void *owned;    /* what we allocated (create, dynamic); NULL when MPI allocates */
 } mm__rma_win;
 /* The caller's memory of a window (create, dynamic): 0, or MM_E_FAILED with a's message. */
-int mm__rma_win_prepare(mm__rma_win *w, int kind, int64_t bytes, mm_op_args *a);
+mm_status mm__rma_win_prepare(mm__rma_win *w, int kind, int64_t bytes, mm_op_args *a);
 /* A setup's window on comm: prepared, made, errors returned. 0, or MM_E_FAILED with a's message. */
-int mm__rma_win_open(mm__rma_win *w, int kind, int64_t bytes, MPI_Comm comm, mm_op_args *a);
+mm_status mm__rma_win_open(mm__rma_win *w, int kind, int64_t bytes, MPI_Comm comm, mm_op_args *a);
 int mm__rma_win_make(mm__rma_win *w, MPI_Comm comm);
 int mm__rma_win_errors_return(mm__rma_win *w);
 int mm__rma_win_unmake(mm__rma_win *w);
@@ -291,23 +302,23 @@ typedef struct mm__rma {
     int (*timed)(const mm_op_args *a); /* the call x mode, chosen in setup */
 } mm__rma;
 
-int mm__setup_rma_put(mm_op_args *args);
-int mm__setup_rma_get(mm_op_args *args);
-int mm__setup_rma_acc(mm_op_args *args);
-int mm__setup_rma_get_acc(mm_op_args *args);
-int mm__setup_rma_fop(mm_op_args *args);
-int mm__setup_rma_cas(mm_op_args *args);
-int mm__setup_rma_rput(mm_op_args *args);
-int mm__setup_rma_rget(mm_op_args *args);
-int mm__setup_rma_put_bw(mm_op_args *args);
-int mm__setup_rma_get_bw(mm_op_args *args);
+mm_status mm__setup_rma_put(mm_op_args *args);
+mm_status mm__setup_rma_get(mm_op_args *args);
+mm_status mm__setup_rma_acc(mm_op_args *args);
+mm_status mm__setup_rma_get_acc(mm_op_args *args);
+mm_status mm__setup_rma_fop(mm_op_args *args);
+mm_status mm__setup_rma_cas(mm_op_args *args);
+mm_status mm__setup_rma_rput(mm_op_args *args);
+mm_status mm__setup_rma_rget(mm_op_args *args);
+mm_status mm__setup_rma_put_bw(mm_op_args *args);
+mm_status mm__setup_rma_get_bw(mm_op_args *args);
 int mm__run_rma(const mm_op_args *args);
 int mm__after_rma(mm_op_args *args);
 void mm__teardown_rma(mm_op_args *args);
-int mm__inject_rma(mm_op_args *args);
+mm_status mm__inject_rma(mm_op_args *args);
 /* The rma-win-create / rma-win-free rows: every rank of the launch, the window of size bytes. */
-int mm__setup_rma_win_create(mm_op_args *args);
-int mm__setup_rma_win_free(mm_op_args *args);
+mm_status mm__setup_rma_win_create(mm_op_args *args);
+mm_status mm__setup_rma_win_free(mm_op_args *args);
 int mm__run_rma_win_create(const mm_op_args *args);
 int mm__run_rma_win_free(const mm_op_args *args);
 int mm__after_rma_win_create(mm_op_args *args);
@@ -315,29 +326,29 @@ int mm__after_rma_win_free(mm_op_args *args);
 void mm__teardown_rma_win(mm_op_args *args);
 
 /* IMB-RMA's contention patterns (ops_rma_contention.c, rows in ops_rma_contention_rows.h). */
-int mm__setup_rma_one_put_all(mm_op_args *args);
-int mm__setup_rma_one_get_all(mm_op_args *args);
-int mm__setup_rma_all_put_all(mm_op_args *args);
-int mm__setup_rma_all_get_all(mm_op_args *args);
-int mm__setup_rma_all_put_one(mm_op_args *args);
-int mm__setup_rma_all_get_one(mm_op_args *args);
+mm_status mm__setup_rma_one_put_all(mm_op_args *args);
+mm_status mm__setup_rma_one_get_all(mm_op_args *args);
+mm_status mm__setup_rma_all_put_all(mm_op_args *args);
+mm_status mm__setup_rma_all_get_all(mm_op_args *args);
+mm_status mm__setup_rma_all_put_one(mm_op_args *args);
+mm_status mm__setup_rma_all_get_one(mm_op_args *args);
 int mm__run_rma_contention(const mm_op_args *args);
 int mm__after_rma_contention(mm_op_args *args);
 void mm__teardown_rma_contention(mm_op_args *args);
-int mm__inject_rma_contention(mm_op_args *args);
-int mm__verify_rma_contention(mm_op_args *args, char *why, size_t why_len);
+mm_status mm__inject_rma_contention(mm_op_args *args);
+mm_status mm__verify_rma_contention(mm_op_args *args, char *why, size_t why_len);
 
 /* ops_rma_check.c: the values a row starts from, and the check after the test. */
 void mm__rma_fill(void *buf, int count, MPI_Datatype dt, int type_size, int salt, int small);
 /* The memory each side starts from, then a barrier: 0, or MM_E_FAILED with a's message. */
-int mm__rma_initial(mm_op_args *a, mm__rma *s);
-int mm__verify_rma(mm_op_args *args, char *why, size_t why_len);
+mm_status mm__rma_initial(mm_op_args *a, mm__rma *s);
+mm_status mm__verify_rma(mm_op_args *args, char *why, size_t why_len);
 
 /* The setup of a nonblocking row (ops_nbc.c, ops_neighbor.c): the blocking twin's buffers + the
  * I-call to post; without the launch's nbc state and timer the op cannot run (MM_E_FAILED, as
  * out of memory would be). Defines mm__setup_i<op> from mm__setup_<op> and mm__post_i<op>. */
 #define MM__NBC_SETUP(op)                                      \
-    int mm__setup_i##op(mm_op_args *a) {                       \
+    mm_status mm__setup_i##op(mm_op_args *a) {                 \
         if (!a->nbc || !a->timer)                              \
             return mm__setup_failed(a, "no nonblocking state"); \
         if (mm__setup_##op(a) != 0) return MM_E_FAILED;        \

@@ -88,7 +88,7 @@ void mm__mockup_teardown(mm_op_args *a) {
 }
 
 /* The original's setup, then an empty state. */
-static int mm__begin(mm_op_args *a, int (*original)(mm_op_args *)) {
+static mm_status mm__begin(mm_op_args *a, mm_status (*original)(mm_op_args *)) {
     if (original(a)) return MM_E_FAILED;
     a->state = calloc(1, sizeof(mm__mockup_state));
     if (!a->state) {
@@ -98,13 +98,13 @@ static int mm__begin(mm_op_args *a, int (*original)(mm_op_args *)) {
     return 0;
 }
 
-static int mm__end(mm_op_args *a, int failed) {
+static mm_status mm__end(mm_op_args *a, int failed) {
     if (failed) mm__mockup_teardown(a);
     return failed ? MM_E_FAILED : 0;
 }
 
 /* elems elements, zeroed (at least one, as the originals' buffers). */
-static int mm__zeroed(void **out, int64_t elems, mm_op_args *a) {
+static mm_status mm__zeroed(void **out, int64_t elems, mm_op_args *a) {
     int64_t n = elems > 0 ? elems : 1;
     if (n > INT_MAX || n > (int64_t)(SIZE_MAX / 2) / a->type_size)
         return mm__setup_failed(a, "a temporary of %lld elements: more than an MPI count holds (%d)",
@@ -114,7 +114,7 @@ static int mm__zeroed(void **out, int64_t elems, mm_op_args *a) {
 }
 
 /* Grows a buffer of `old` elements to `new` (the tail zeroed). */
-static int mm__grow(void **buf, int64_t old, int64_t new, mm_op_args *a) {
+static mm_status mm__grow(void **buf, int64_t old, int64_t new, mm_op_args *a) {
     if (new <= old) return 0;
     if (new > INT_MAX)
         return mm__setup_failed(a, "a padded buffer of %lld elements: more than an MPI count holds (%d)",
@@ -127,7 +127,7 @@ static int mm__grow(void **buf, int64_t old, int64_t new, mm_op_args *a) {
 }
 
 /* The padded block ceil(count / nprocs), so that nprocs blocks hold the vector. */
-static int mm__pad_block(mm_op_args *a) {
+static mm_status mm__pad_block(mm_op_args *a) {
     int64_t block = ((int64_t)a->count + a->nprocs - 1) / a->nprocs;
     if (block * a->nprocs > INT_MAX)
         return mm__setup_failed(a, "%d padded blocks of %lld elements: more than an MPI count holds (%d)",
@@ -137,7 +137,7 @@ static int mm__pad_block(mm_op_args *a) {
 }
 
 /* nprocs blocks of count elements fit one MPI count. */
-static int mm__all_fit(mm_op_args *a) {
+static mm_status mm__all_fit(mm_op_args *a) {
     if ((int64_t)a->count * a->nprocs <= INT_MAX) return 0;
     return mm__setup_failed(a, "%d blocks of %d elements: more than an MPI count holds (%d)", a->nprocs,
                             a->count, INT_MAX);
@@ -145,7 +145,7 @@ static int mm__all_fit(mm_op_args *a) {
 
 /* state->tmp = nprocs blocks of count elements, zero but the own block (a copy of sendbuf), and
  * its byte count for the MPI_BOR on MPI_BYTE. */
-static int mm__placed_blocks(mm_op_args *a) {
+static mm_status mm__placed_blocks(mm_op_args *a) {
     mm__mockup_state *s = MM__STATE(a);
     int64_t elems = (int64_t)a->count * a->nprocs;
     if (elems * a->type_size > INT_MAX)
@@ -158,14 +158,14 @@ static int mm__placed_blocks(mm_op_args *a) {
 }
 
 /* ---- allreduce ---- */
-int mm__setup_allreduce_as_reduce_bcast(mm_op_args *a) { return mm__begin(a, mm__setup_allreduce); }
+mm_status mm__setup_allreduce_as_reduce_bcast(mm_op_args *a) { return mm__begin(a, mm__setup_allreduce); }
 int mm__run_allreduce_as_reduce_bcast(const mm_op_args *a) {
     return mm_compose_allreduce_reduce_bcast(a->sendbuf, a->recvbuf, a->count, a->datatype, a->reduce_op, a->comm,
                                              a->rank);
 }
 
 /* the split of MPI_Reduce_scatter (no padding: the shares may differ by one element) */
-int mm__setup_allreduce_as_rs_allgatherv(mm_op_args *a) {
+mm_status mm__setup_allreduce_as_rs_allgatherv(mm_op_args *a) {
     if (mm__begin(a, mm__setup_allreduce)) return MM_E_FAILED;
     mm__mockup_state *s = MM__STATE(a);
     s->counts = malloc((size_t)a->nprocs * sizeof(int));
@@ -181,7 +181,7 @@ int mm__run_allreduce_as_rs_allgatherv(const mm_op_args *a) {
                                               s->counts, s->displs, s->tmp);
 }
 
-int mm__setup_allreduce_as_rsb_allgather(mm_op_args *a) {
+mm_status mm__setup_allreduce_as_rsb_allgather(mm_op_args *a) {
     if (mm__begin(a, mm__setup_allreduce)) return MM_E_FAILED;
     mm__mockup_state *s = MM__STATE(a);
     if (mm__pad_block(a)) return mm__end(a, 1);
@@ -198,7 +198,7 @@ int mm__run_allreduce_as_rsb_allgather(const mm_op_args *a) {
 }
 
 /* ---- allgather ---- */
-int mm__setup_allgather_as_gather_bcast(mm_op_args *a) {
+mm_status mm__setup_allgather_as_gather_bcast(mm_op_args *a) {
     if (mm__begin(a, mm__setup_allgather)) return MM_E_FAILED;
     return mm__end(a, mm__all_fit(a));
 }
@@ -208,7 +208,7 @@ int mm__run_allgather_as_gather_bcast(const mm_op_args *a) {
     return MPI_Bcast(a->recvbuf, a->count * a->nprocs, a->datatype, 0, a->comm);
 }
 
-int mm__setup_allgather_as_alltoall(mm_op_args *a) {
+mm_status mm__setup_allgather_as_alltoall(mm_op_args *a) {
     if (mm__begin(a, mm__setup_allgather)) return MM_E_FAILED;
     mm__mockup_state *s = MM__STATE(a);
     if (mm__all_fit(a) || mm__zeroed(&s->tmp, (int64_t)a->count * a->nprocs, a)) return mm__end(a, 1);
@@ -220,7 +220,7 @@ int mm__run_allgather_as_alltoall(const mm_op_args *a) {
     return MPI_Alltoall(MM__STATE(a)->tmp, a->count, a->datatype, a->recvbuf, a->count, a->datatype, a->comm);
 }
 
-int mm__setup_allgather_as_allreduce(mm_op_args *a) {
+mm_status mm__setup_allgather_as_allreduce(mm_op_args *a) {
     if (mm__begin(a, mm__setup_allgather)) return MM_E_FAILED;
     return mm__end(a, mm__placed_blocks(a));
 }
@@ -230,7 +230,7 @@ int mm__run_allgather_as_allreduce(const mm_op_args *a) {
 }
 
 /* ---- bcast: the one buffer (sendbuf) is the root's data and every other rank's result ---- */
-int mm__setup_bcast_as_scatter_allgather(mm_op_args *a) {
+mm_status mm__setup_bcast_as_scatter_allgather(mm_op_args *a) {
     if (mm__begin(a, mm__setup_bcast)) return MM_E_FAILED;
     mm__mockup_state *s = MM__STATE(a);
     if (mm__pad_block(a)) return mm__end(a, 1);
@@ -245,7 +245,7 @@ int mm__run_bcast_as_scatter_allgather(const mm_op_args *a) {
 }
 
 /* ---- gather ---- */
-int mm__setup_gather_as_allgather(mm_op_args *a) {
+mm_status mm__setup_gather_as_allgather(mm_op_args *a) {
     if (mm__begin(a, mm__setup_gather)) return MM_E_FAILED;
     if (mm__all_fit(a)) return mm__end(a, 1);
     /* every rank receives: the non-roots need the root's buffer too */
@@ -255,7 +255,7 @@ int mm__run_gather_as_allgather(const mm_op_args *a) {
     return MPI_Allgather(a->sendbuf, a->count, a->datatype, a->recvbuf, a->count, a->datatype, a->comm);
 }
 
-int mm__setup_gather_as_reduce(mm_op_args *a) {
+mm_status mm__setup_gather_as_reduce(mm_op_args *a) {
     if (mm__begin(a, mm__setup_gather)) return MM_E_FAILED;
     return mm__end(a, mm__placed_blocks(a));
 }
@@ -265,7 +265,7 @@ int mm__run_gather_as_reduce(const mm_op_args *a) {
 }
 
 /* ---- reduce ---- */
-int mm__setup_reduce_as_allreduce(mm_op_args *a) {
+mm_status mm__setup_reduce_as_allreduce(mm_op_args *a) {
     if (mm__begin(a, mm__setup_reduce)) return MM_E_FAILED;
     return mm__end(a, !a->recvbuf && mm__zeroed(&a->recvbuf, a->count, a));
 }
@@ -273,7 +273,7 @@ int mm__run_reduce_as_allreduce(const mm_op_args *a) {
     return MPI_Allreduce(a->sendbuf, a->recvbuf, a->count, a->datatype, a->reduce_op, a->comm);
 }
 
-int mm__setup_reduce_as_rsb_gather(mm_op_args *a) {
+mm_status mm__setup_reduce_as_rsb_gather(mm_op_args *a) {
     if (mm__begin(a, mm__setup_reduce)) return MM_E_FAILED;
     mm__mockup_state *s = MM__STATE(a);
     if (mm__pad_block(a)) return mm__end(a, 1);
@@ -291,7 +291,7 @@ int mm__run_reduce_as_rsb_gather(const mm_op_args *a) {
 
 /* ---- reduce_scatter: the original's recvcounts (count/nprocs, one more for the first
  * count % nprocs ranks) ---- */
-int mm__setup_rs_as_allreduce(mm_op_args *a) {
+mm_status mm__setup_rs_as_allreduce(mm_op_args *a) {
     if (mm__begin(a, mm__setup_reduce_scatter)) return MM_E_FAILED;
     mm__mockup_state *s = MM__STATE(a);
     for (int i = 0; i < a->rank; i++) s->offset += a->recvcounts[i];
@@ -305,7 +305,7 @@ int mm__run_rs_as_allreduce(const mm_op_args *a) {
     return rc;
 }
 
-int mm__setup_rs_as_reduce_scatterv(mm_op_args *a) {
+mm_status mm__setup_rs_as_reduce_scatterv(mm_op_args *a) {
     if (mm__begin(a, mm__setup_reduce_scatter)) return MM_E_FAILED;
     mm__mockup_state *s = MM__STATE(a);
     s->displs = malloc((size_t)a->nprocs * sizeof(int));
@@ -323,7 +323,7 @@ int mm__run_rs_as_reduce_scatterv(const mm_op_args *a) {
 }
 
 /* ---- reduce_scatter_block ---- */
-int mm__setup_rsb_as_reduce_scatter(mm_op_args *a) {
+mm_status mm__setup_rsb_as_reduce_scatter(mm_op_args *a) {
     if (mm__begin(a, mm__setup_reduce_scatter_block)) return MM_E_FAILED;
     return mm__end(a, mm__all_fit(a) || mm__zeroed(&MM__STATE(a)->tmp, (int64_t)a->count * a->nprocs, a));
 }
@@ -336,7 +336,7 @@ int mm__run_rsb_as_reduce_scatter(const mm_op_args *a) {
 
 /* ---- scan: the exclusive prefix, then the own vector added locally (rank 0 has no prefix:
  * its result is its own vector) ---- */
-int mm__setup_scan_as_exscan_reduce_local(mm_op_args *a) { return mm__begin(a, mm__setup_scan); }
+mm_status mm__setup_scan_as_exscan_reduce_local(mm_op_args *a) { return mm__begin(a, mm__setup_scan); }
 int mm__run_scan_as_exscan_reduce_local(const mm_op_args *a) {
     int rc = MPI_Exscan(a->sendbuf, a->recvbuf, a->count, a->datatype, a->reduce_op, a->comm);
     if (rc != MPI_SUCCESS) return rc;
@@ -348,7 +348,7 @@ int mm__run_scan_as_exscan_reduce_local(const mm_op_args *a) {
 }
 
 /* ---- scatter: the root's nprocs blocks to everyone; each keeps its own ---- */
-int mm__setup_scatter_as_bcast(mm_op_args *a) {
+mm_status mm__setup_scatter_as_bcast(mm_op_args *a) {
     if (mm__begin(a, mm__setup_scatter)) return MM_E_FAILED;
     if (mm__all_fit(a)) return mm__end(a, 1);
     return mm__end(a, a->rank != a->root && mm__zeroed(&MM__STATE(a)->tmp, (int64_t)a->count * a->nprocs, a));

@@ -31,7 +31,7 @@
 
 enum { MM__TAG_MW = 221 };
 
-int mm__setup_mw(mm_op_args *a) {
+mm_status mm__setup_mw(mm_op_args *a) {
     mm__args_clear(a);
     if (mm__args_check(a, 1) != 0) return MM_E_FAILED;
     if (a->nprocs < 2) return mm__setup_failed(a, "a master and its workers need 2 ranks or more");
@@ -59,7 +59,7 @@ int mm__setup_mw(mm_op_args *a) {
     return 0;
 }
 
-int mm__setup_mw_bsend(mm_op_args *a) {
+mm_status mm__setup_mw_bsend(mm_op_args *a) {
     if (mm__setup_mw(a) != 0) return MM_E_FAILED;
     if (a->rank != a->root) return 0;
     mm__mw_state *st = a->state;

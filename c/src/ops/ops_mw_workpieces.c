@@ -31,7 +31,7 @@ enum { MM__TAG_PIECE = 231, MM__TAG_RESULT = 232, MM__TAG_STOP = 233 };
 
 /* The buffers and the master's requests are the other master-worker rows' (ops_mw.h); only
  * --workpieces is checked here. Teardown: mm__teardown_mw. */
-int mm__setup_mw_workpieces(mm_op_args *a) {
+mm_status mm__setup_mw_workpieces(mm_op_args *a) {
     if (a->workpieces < 1) {
         mm__args_clear(a); /* nothing for the teardown to free */
         return mm__setup_failed(a, "--workpieces %d: at least one piece", a->workpieces);

@@ -45,7 +45,7 @@ static MPI_Comm mm__topo(const mm_op_args *a) { return ((const mm__neighbor *)a-
 static unsigned char mm__pattern(int rank, size_t k) { return (unsigned char)(rank * 31 + k * 13 + 5); }
 
 /* The graph's communicator and this rank's neighbours: 0, or MM_E_FAILED with args->error. */
-static int mm__make_graph(mm_op_args *a, mm__neighbor *n) {
+static mm_status mm__make_graph(mm_op_args *a, mm__neighbor *n) {
     mm__graph_adjacency adj;
     if (mm__graph_neighbors(a->graph_text, a->rank, &adj, a->error, sizeof a->error) != 0) return MM_E_FAILED;
     /* equal weights rather than MPI_UNWEIGHTED: Open MPI's MPI_UNWEIGHTED is a sentinel address
@@ -70,7 +70,7 @@ static int mm__make_graph(mm_op_args *a, mm__neighbor *n) {
 }
 
 /* The torus's communicator and this rank's neighbours: 0, or MM_E_FAILED with args->error. */
-static int mm__make_cart(mm_op_args *a, mm__neighbor *n) {
+static mm_status mm__make_cart(mm_op_args *a, mm__neighbor *n) {
     int ndims = a->cart_ndims > 0 ? a->cart_ndims : 2;
     int dims[MM_CART_MAX_DIMS] = {0}, periods[MM_CART_MAX_DIMS];
     for (int d = 0; d < ndims; d++) {
@@ -136,7 +136,7 @@ double mm__neighbor_setup_bytes(const mm_op *op, const char *graph_text, int car
 
 /* The topology's communicator and the buffers: send `outdegree` blocks (allgather: one),
  * receive one per in-neighbour; v: the counts and i*(count+1) displacements of alltoallv. */
-static int mm__setup(mm_op_args *a, int all_to_all, int v) {
+static mm_status mm__setup(mm_op_args *a, int all_to_all, int v) {
     mm__args_clear(a);
     if (mm__args_check(a, 1) != 0) return MM_E_FAILED;
     mm__neighbor *n = calloc(1, sizeof *n);
@@ -176,9 +176,9 @@ static int mm__setup(mm_op_args *a, int all_to_all, int v) {
     return 0;
 }
 
-int mm__setup_neighbor_allgather(mm_op_args *a) { return mm__setup(a, 0, 0); }
-int mm__setup_neighbor_alltoall(mm_op_args *a) { return mm__setup(a, 1, 0); }
-int mm__setup_neighbor_alltoallv(mm_op_args *a) { return mm__setup(a, 1, 1); }
+mm_status mm__setup_neighbor_allgather(mm_op_args *a) { return mm__setup(a, 0, 0); }
+mm_status mm__setup_neighbor_alltoall(mm_op_args *a) { return mm__setup(a, 1, 0); }
+mm_status mm__setup_neighbor_alltoallv(mm_op_args *a) { return mm__setup(a, 1, 1); }
 
 int mm__run_neighbor_allgather(const mm_op_args *a) {
     return MPI_Neighbor_allgather(a->sendbuf, a->count, a->datatype, a->recvbuf, a->count,
@@ -210,7 +210,7 @@ MM__NBC_SETUP(neighbor_allgather)
 MM__NBC_SETUP(neighbor_alltoall)
 MM__NBC_SETUP(neighbor_alltoallv)
 
-int mm__verify_neighbor(mm_op_args *a, char *why, size_t why_len) {
+mm_status mm__verify_neighbor(mm_op_args *a, char *why, size_t why_len) {
     const mm__neighbor *n = a->state;
     if (!n || !n->checkable) return 0;
     size_t elem = (size_t)a->type_size, block = (size_t)a->count * elem;
@@ -226,13 +226,13 @@ int mm__verify_neighbor(mm_op_args *a, char *why, size_t why_len) {
                      "block %d) holds %u at byte %zu where %u was expected (%s topology)", i, src,
                      n->all_to_all ? n->source_block[i] : 0, (unsigned)got[k], k, (unsigned)want,
                      a->graph_text ? "--graph-file" : "Cartesian");
-            return -1;
+            return MM_E_FAILED;
         }
     }
     return 0;
 }
 
-int mm__inject_neighbor(mm_op_args *a) {
+mm_status mm__inject_neighbor(mm_op_args *a) {
     if (!a->state) return 0; /* the parser's probe: the op can be injected */
     if (a->rank == 0 && a->count > 0) ((unsigned char *)a->sendbuf)[0] ^= 1u;
     return 0;

@@ -36,7 +36,7 @@ typedef struct mm__p2p_state {
     void *bsend_buf;
 } mm__p2p_state;
 
-int mm__setup_pingpong(mm_op_args *a) {
+mm_status mm__setup_pingpong(mm_op_args *a) {
     mm__args_clear(a);
     if (mm__args_check(a, 1) != 0) return MM_E_FAILED;
     if (a->pair[0] == a->pair[1] || a->pair[0] < 0 || a->pair[1] < 0 || a->pair[0] >= a->nprocs ||
@@ -57,7 +57,7 @@ int mm__setup_pingpong(mm_op_args *a) {
     return 0;
 }
 
-int mm__setup_pingpong_bsend(mm_op_args *a) {
+mm_status mm__setup_pingpong_bsend(mm_op_args *a) {
     if (mm__setup_pingpong(a) != 0) return MM_E_FAILED;
     if (a->rank != a->pair[0] && a->rank != a->pair[1]) return 0;
     mm__p2p_state *st = a->state;

@@ -74,8 +74,8 @@ static int mm__init_reduce(const mm_op_args *a, MPI_Request *r) {
 
 /* The twin's buffers, then the state; with `made`, the request too (outside the timed region):
  * init_call names it when it fails. */
-static int mm__setup(mm_op_args *a, int (*twin_setup)(mm_op_args *), mm__init_fn init, const char *init_call,
-                     int made) {
+static mm_status mm__setup(mm_op_args *a, mm_status (*twin_setup)(mm_op_args *), mm__init_fn init, const char *init_call,
+                           int made) {
     if (twin_setup(a) != 0) return MM_E_FAILED;
     /* the option checks refuse these rows where the library has no persistent collectives */
     if (!init) return mm__setup_failed(a, "this MPI library has no persistent collectives (MPI-4)");
@@ -89,10 +89,10 @@ static int mm__setup(mm_op_args *a, int (*twin_setup)(mm_op_args *), mm__init_fn
 }
 
 #define MM__PERSISTENT_SETUPS(op, call)                                                          \
-    int mm__setup_persistent_##op(mm_op_args *a) {                                               \
+    mm_status mm__setup_persistent_##op(mm_op_args *a) {                                         \
         return mm__setup(a, mm__setup_##op, MM__INIT(op), call, 1);                              \
     }                                                                                            \
-    int mm__setup_persistent_##op##_init(mm_op_args *a) {                                        \
+    mm_status mm__setup_persistent_##op##_init(mm_op_args *a) {                                  \
         return mm__setup(a, mm__setup_##op, MM__INIT(op), call, 0);                              \
     }
 MM__PERSISTENT_SETUPS(allgather, "MPI_Allgather_init")

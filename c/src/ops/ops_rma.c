@@ -194,7 +194,7 @@ int mm__after_rma(mm_op_args *a) {
 
 /* ---- setup and teardown ---- */
 
-static int mm__rma_setup(mm_op_args *a, mm__rma_call call, int bw) {
+static mm_status mm__rma_setup(mm_op_args *a, mm__rma_call call, int bw) {
     mm__args_clear(a);
     int pair_ok = a->pair[0] != a->pair[1] && a->pair[0] >= 0 && a->pair[1] >= 0 &&
                   a->pair[0] < a->nprocs && a->pair[1] < a->nprocs;
@@ -259,16 +259,16 @@ static int mm__rma_setup(mm_op_args *a, mm__rma_call call, int bw) {
     return rc == MPI_SUCCESS ? 0 : MM_E_FAILED;
 }
 
-int mm__setup_rma_put(mm_op_args *a) { return mm__rma_setup(a, MM__RMA_PUT, 0); }
-int mm__setup_rma_get(mm_op_args *a) { return mm__rma_setup(a, MM__RMA_GET, 0); }
-int mm__setup_rma_acc(mm_op_args *a) { return mm__rma_setup(a, MM__RMA_ACC, 0); }
-int mm__setup_rma_get_acc(mm_op_args *a) { return mm__rma_setup(a, MM__RMA_GET_ACC, 0); }
-int mm__setup_rma_fop(mm_op_args *a) { return mm__rma_setup(a, MM__RMA_FOP, 0); }
-int mm__setup_rma_cas(mm_op_args *a) { return mm__rma_setup(a, MM__RMA_CAS, 0); }
-int mm__setup_rma_rput(mm_op_args *a) { return mm__rma_setup(a, MM__RMA_RPUT, 0); }
-int mm__setup_rma_rget(mm_op_args *a) { return mm__rma_setup(a, MM__RMA_RGET, 0); }
-int mm__setup_rma_put_bw(mm_op_args *a) { return mm__rma_setup(a, MM__RMA_PUT, 1); }
-int mm__setup_rma_get_bw(mm_op_args *a) { return mm__rma_setup(a, MM__RMA_GET, 1); }
+mm_status mm__setup_rma_put(mm_op_args *a) { return mm__rma_setup(a, MM__RMA_PUT, 0); }
+mm_status mm__setup_rma_get(mm_op_args *a) { return mm__rma_setup(a, MM__RMA_GET, 0); }
+mm_status mm__setup_rma_acc(mm_op_args *a) { return mm__rma_setup(a, MM__RMA_ACC, 0); }
+mm_status mm__setup_rma_get_acc(mm_op_args *a) { return mm__rma_setup(a, MM__RMA_GET_ACC, 0); }
+mm_status mm__setup_rma_fop(mm_op_args *a) { return mm__rma_setup(a, MM__RMA_FOP, 0); }
+mm_status mm__setup_rma_cas(mm_op_args *a) { return mm__rma_setup(a, MM__RMA_CAS, 0); }
+mm_status mm__setup_rma_rput(mm_op_args *a) { return mm__rma_setup(a, MM__RMA_RPUT, 0); }
+mm_status mm__setup_rma_rget(mm_op_args *a) { return mm__rma_setup(a, MM__RMA_RGET, 0); }
+mm_status mm__setup_rma_put_bw(mm_op_args *a) { return mm__rma_setup(a, MM__RMA_PUT, 1); }
+mm_status mm__setup_rma_get_bw(mm_op_args *a) { return mm__rma_setup(a, MM__RMA_GET, 1); }
 
 void mm__teardown_rma(mm_op_args *a) {
     mm__rma *s = a->state;
@@ -288,7 +288,7 @@ void mm__teardown_rma(mm_op_args *a) {
 
 /* ---- window creation and free as the timed calls, on every rank of the launch ---- */
 
-static int mm__rma_win_setup(mm_op_args *a, int made) {
+static mm_status mm__rma_win_setup(mm_op_args *a, int made) {
     mm__args_clear(a);
     if (mm__args_check(a, 1) != 0) return MM_E_FAILED;
     mm__rma *s = calloc(1, sizeof *s);
@@ -300,8 +300,8 @@ static int mm__rma_win_setup(mm_op_args *a, int made) {
     return mm__rma_win_open(&s->w, a->rma.window, a->size, a->comm, a);
 }
 
-int mm__setup_rma_win_create(mm_op_args *a) { return mm__rma_win_setup(a, 0); }
-int mm__setup_rma_win_free(mm_op_args *a) { return mm__rma_win_setup(a, 1); }
+mm_status mm__setup_rma_win_create(mm_op_args *a) { return mm__rma_win_setup(a, 0); }
+mm_status mm__setup_rma_win_free(mm_op_args *a) { return mm__rma_win_setup(a, 1); }
 
 /* The run takes a const args by the table's contract; the window handle is the state's, which
  * the timed call exists to change. */

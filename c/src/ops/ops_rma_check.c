@@ -68,7 +68,7 @@ static int mm__fetches(const mm__rma *s) {
 
 enum { MM__SALT_ORIGIN = 0, MM__SALT_TARGET = 1, MM__SALT_GET = 5 };
 
-int mm__rma_initial(mm_op_args *a, mm__rma *s) {
+mm_status mm__rma_initial(mm_op_args *a, mm__rma *s) {
     int small = mm__small(s), rc = MPI_SUCCESS;
     if (s->prank == 0) {
         mm__rma_fill(a->sendbuf, a->count, a->datatype, a->type_size, MM__SALT_ORIGIN, small);
@@ -88,7 +88,7 @@ int mm__rma_initial(mm_op_args *a, mm__rma *s) {
     return MM__SETUP_MPI(a, MPI_Barrier(s->pc)) == MPI_SUCCESS ? 0 : MM_E_FAILED;
 }
 
-int mm__inject_rma(mm_op_args *a) {
+mm_status mm__inject_rma(mm_op_args *a) {
     mm__rma *s = a->state;
     if (!s) return 0; /* the parser's probe: the op can be injected */
     s->corrupt = 1;
@@ -170,9 +170,10 @@ static void mm__word(const char *words, int index, char *out, size_t len) {
     snprintf(out, len, "%.*s", (int)(n < len ? n : len - 1), p ? p : "");
 }
 
-/* Compares nblocks blocks of `got`, block bytes apart, with `want` (count elements). 0 or -1. */
-static int mm__compare(const mm_op_args *a, const mm__rma *s, const char *what, const void *got,
-                       int nblocks, const void *want, char *why, size_t why_len) {
+/* Compares nblocks blocks of `got`, block bytes apart, with `want` (count elements). 0, or
+ * MM_E_FAILED with the first wrong element in why. */
+static mm_status mm__compare(const mm_op_args *a, const mm__rma *s, const char *what, const void *got,
+                             int nblocks, const void *want, char *why, size_t why_len) {
     size_t block = (size_t)a->count * (size_t)a->type_size;
     for (int b = 0; b < nblocks; b++) {
         const char *g = (const char *)got + (size_t)b * (size_t)s->block;
@@ -206,10 +207,10 @@ static int mm__close_epoch(mm__rma *s) {
     return rc != MPI_SUCCESS ? rc : MPI_Barrier(s->pc);
 }
 
-static int mm__verify_target(mm_op_args *a, mm__rma *s, void *want, char *why, size_t why_len) {
+static mm_status mm__verify_target(mm_op_args *a, mm__rma *s, void *want, char *why, size_t why_len) {
     int rc = MPI_Win_lock(MPI_LOCK_EXCLUSIVE, 1, 0, s->w.win);
-    if (rc != MPI_SUCCESS) return rc;
-    int bad = 0;
+    if (rc != MPI_SUCCESS) return mm__verify_mpi_failed(rc, why, why_len);
+    mm_status bad = MM_OK;
     if (s->call == MM__RMA_PUT || s->call == MM__RMA_RPUT) {
         mm__rma_fill(want, a->count, a->datatype, a->type_size, MM__SALT_ORIGIN, 0);
         bad = mm__compare(a, s, "the target's window", s->w.base, s->burst, want, why, why_len);
@@ -222,11 +223,12 @@ static int mm__verify_target(mm_op_args *a, mm__rma *s, void *want, char *why, s
             bad = mm__compare(a, s, "the target's window", s->w.base, 1, want, why, why_len);
     }
     int rc_unlock = MPI_Win_unlock(1, s->w.win);
-    if (rc != MPI_SUCCESS) return rc;
-    return bad ? MM_E_FAILED : rc_unlock;
+    if (rc != MPI_SUCCESS) return mm__verify_mpi_failed(rc, why, why_len);
+    if (bad != MM_OK) return bad;
+    return rc_unlock == MPI_SUCCESS ? MM_OK : mm__verify_mpi_failed(rc_unlock, why, why_len);
 }
 
-static int mm__verify_origin(mm_op_args *a, mm__rma *s, void *want, char *why, size_t why_len) {
+static mm_status mm__verify_origin(mm_op_args *a, mm__rma *s, void *want, char *why, size_t why_len) {
     if (mm__fetches(s)) {
         mm__rma_fill(want, a->count, a->datatype, a->type_size, MM__SALT_GET, 0);
         return mm__compare(a, s, "the values the origin fetched", a->recvbuf, s->burst, want, why, why_len);
@@ -237,25 +239,25 @@ static int mm__verify_origin(mm_op_args *a, mm__rma *s, void *want, char *why, s
     }
     if (s->call == MM__RMA_GET_ACC || s->call == MM__RMA_FOP) {
         int rc = mm__expected_acc(a, s->calls - 1, want);
-        if (rc != MPI_SUCCESS) return rc;
+        if (rc != MPI_SUCCESS) return mm__verify_mpi_failed(rc, why, why_len);
         return mm__compare(a, s, "the values the origin fetched", s->result, 1, want, why, why_len);
     }
     return 0;
 }
 
-int mm__verify_rma(mm_op_args *a, char *why, size_t why_len) {
+mm_status mm__verify_rma(mm_op_args *a, char *why, size_t why_len) {
     mm__rma *s = a->state;
     if (!s || s->prank < 0) return 0;
     int rc = mm__close_epoch(s);
-    if (rc != MPI_SUCCESS) return rc;
+    if (rc != MPI_SUCCESS) return mm__verify_mpi_failed(rc, why, why_len);
     if (s->calls < 1) return 0; /* nothing was moved */
     void *want = malloc((size_t)a->count * (size_t)a->type_size + 1);
     if (!want) {
         snprintf(why, why_len, "out of memory for the check after the test");
         return MM_E_FAILED;
     }
-    rc = s->prank == 1 ? mm__verify_target(a, s, want, why, why_len)
-                       : mm__verify_origin(a, s, want, why, why_len);
+    mm_status checked = s->prank == 1 ? mm__verify_target(a, s, want, why, why_len)
+                                      : mm__verify_origin(a, s, want, why, why_len);
     free(want);
-    return rc;
+    return checked;
 }

@@ -108,7 +108,7 @@ int mm__after_rma_contention(mm_op_args *a) {
 
 /* ---- setup, check, teardown ---- */
 
-static int mm__setup(mm_op_args *a, mm__contention_shape shape, int get) {
+static mm_status mm__setup(mm_op_args *a, mm__contention_shape shape, int get) {
     mm__args_clear(a);
     if (mm__args_check(a, 1) != 0) return MM_E_FAILED;
     if (a->nprocs < 2) return mm__setup_failed(a, "contention needs 2 ranks or more");
@@ -163,14 +163,14 @@ static int mm__setup(mm_op_args *a, mm__contention_shape shape, int get) {
     return rc == MPI_SUCCESS ? 0 : MM_E_FAILED;
 }
 
-int mm__setup_rma_one_put_all(mm_op_args *a) { return mm__setup(a, MM__ONE_TO_ALL, 0); }
-int mm__setup_rma_one_get_all(mm_op_args *a) { return mm__setup(a, MM__ONE_TO_ALL, 1); }
-int mm__setup_rma_all_put_all(mm_op_args *a) { return mm__setup(a, MM__ALL_TO_ALL, 0); }
-int mm__setup_rma_all_get_all(mm_op_args *a) { return mm__setup(a, MM__ALL_TO_ALL, 1); }
-int mm__setup_rma_all_put_one(mm_op_args *a) { return mm__setup(a, MM__ALL_TO_ONE, 0); }
-int mm__setup_rma_all_get_one(mm_op_args *a) { return mm__setup(a, MM__ALL_TO_ONE, 1); }
+mm_status mm__setup_rma_one_put_all(mm_op_args *a) { return mm__setup(a, MM__ONE_TO_ALL, 0); }
+mm_status mm__setup_rma_one_get_all(mm_op_args *a) { return mm__setup(a, MM__ONE_TO_ALL, 1); }
+mm_status mm__setup_rma_all_put_all(mm_op_args *a) { return mm__setup(a, MM__ALL_TO_ALL, 0); }
+mm_status mm__setup_rma_all_get_all(mm_op_args *a) { return mm__setup(a, MM__ALL_TO_ALL, 1); }
+mm_status mm__setup_rma_all_put_one(mm_op_args *a) { return mm__setup(a, MM__ALL_TO_ONE, 0); }
+mm_status mm__setup_rma_all_get_one(mm_op_args *a) { return mm__setup(a, MM__ALL_TO_ONE, 1); }
 
-int mm__inject_rma_contention(mm_op_args *a) {
+mm_status mm__inject_rma_contention(mm_op_args *a) {
     mm__rmac *s = a->state;
     if (!s) return 0; /* the parser's probe: the op can be injected */
     /* one byte of the data moved: what an origin puts, or a target's memory gets read from */
@@ -181,9 +181,9 @@ int mm__inject_rma_contention(mm_op_args *a) {
     return 0;
 }
 
-/* Compares count elements at got with the pattern of `rank`; 0 or -1 with why. */
-static int mm__compare(const mm_op_args *a, const mm__rmac *s, const void *got, int rank, const char *what,
-                       int origin, int target, int round, void *want, char *why, size_t why_len) {
+/* Compares count elements at got with the pattern of `rank`; 0, or MM_E_FAILED with why. */
+static mm_status mm__compare(const mm_op_args *a, const mm__rmac *s, const void *got, int rank, const char *what,
+                             int origin, int target, int round, void *want, char *why, size_t why_len) {
     mm__rma_fill(want, a->count, a->datatype, a->type_size, rank, 0);
     size_t bytes = (size_t)s->block;
     if (memcmp(got, want, bytes) == 0) return 0;
@@ -200,7 +200,7 @@ static int mm__compare(const mm_op_args *a, const mm__rmac *s, const void *got, 
     return MM_E_FAILED;
 }
 
-int mm__verify_rma_contention(mm_op_args *a, char *why, size_t why_len) {
+mm_status mm__verify_rma_contention(mm_op_args *a, char *why, size_t why_len) {
     mm__rmac *s = a->state;
     if (!s) return 0;
     int rc = MPI_SUCCESS;
@@ -211,13 +211,14 @@ int mm__verify_rma_contention(mm_op_args *a, char *why, size_t why_len) {
         s->lock_all_open = 0;
     }
     if (rc == MPI_SUCCESS) rc = MPI_Barrier(a->comm);
-    if (rc != MPI_SUCCESS || s->calls < 1 || s->block == 0) return rc;
+    if (rc != MPI_SUCCESS) return mm__verify_mpi_failed(rc, why, why_len);
+    if (s->calls < 1 || s->block == 0) return MM_OK;
     void *want = malloc((size_t)s->block);
     if (!want) {
         snprintf(why, why_len, "out of memory for the check after the test");
         return MM_E_FAILED;
     }
-    int bad = 0;
+    mm_status bad = MM_OK;
     if (s->get) { /* what this origin fetched: its targets' patterns */
         for (int j = 0; j < s->burst && !bad; j++)
             for (int k = 0; k < s->ntargets && !bad; k++)
@@ -233,7 +234,8 @@ int mm__verify_rma_contention(mm_op_args *a, char *why, size_t why_len) {
         if (rc == MPI_SUCCESS) rc = rc_unlock;
     }
     free(want);
-    return bad ? MM_E_FAILED : rc;
+    if (bad) return MM_E_FAILED;
+    return rc == MPI_SUCCESS ? MM_OK : mm__verify_mpi_failed(rc, why, why_len);
 }
 
 void mm__teardown_rma_contention(mm_op_args *a) {

@@ -23,7 +23,7 @@
 #include "ops_internal.h"
 #include "mm_error.h"
 
-int mm__rma_win_prepare(mm__rma_win *w, int kind, int64_t bytes, mm_op_args *a) {
+mm_status mm__rma_win_prepare(mm__rma_win *w, int kind, int64_t bytes, mm_op_args *a) {
     memset(w, 0, sizeof *w);
     w->win = MPI_WIN_NULL;
     w->kind = kind;
@@ -46,7 +46,7 @@ static const char *mm__rma_win_call(const mm__rma_win *w) {
     }
 }
 
-int mm__rma_win_open(mm__rma_win *w, int kind, int64_t bytes, MPI_Comm comm, mm_op_args *a) {
+mm_status mm__rma_win_open(mm__rma_win *w, int kind, int64_t bytes, MPI_Comm comm, mm_op_args *a) {
     if (mm__rma_win_prepare(w, kind, bytes, a) != 0) return MM_E_FAILED;
     int rc = mm__setup_mpi_check(a, mm__rma_win_make(w, comm), mm__rma_win_call(w));
     if (rc == MPI_SUCCESS) rc = mm__setup_mpi_check(a, mm__rma_win_errors_return(w), "MPI_Win_set_errhandler");
@@ -95,7 +95,7 @@ void mm__rma_win_release(mm__rma_win *w) {
     w->owned = w->base = NULL;
 }
 
-int mm_rma_check_placement(int window_kind, MPI_Comm comm, char *why, size_t why_len) {
+mm_status mm_rma_check_placement(int window_kind, MPI_Comm comm, char *why, size_t why_len) {
     if (window_kind != MM_RMA_WIN_ALLOCATE_SHARED) return 0;
     int nprocs = 0, nlocal = 0;
     MPI_Comm node = MPI_COMM_NULL;
@@ -106,7 +106,12 @@ int mm_rma_check_placement(int window_kind, MPI_Comm comm, char *why, size_t why
     int smallest = nlocal;
     if (rc == MPI_SUCCESS) rc = MPI_Allreduce(&nlocal, &smallest, 1, MPI_INT, MPI_MIN, comm);
     if (node != MPI_COMM_NULL) MPI_Comm_free(&node);
-    if (rc != MPI_SUCCESS) return rc;
+    if (rc != MPI_SUCCESS) {
+        mm_mpi_error e; /* the library's words for rc */
+        mm_mpi_error_clear(&e);
+        mm_mpi_check(&e, rc, "MPI");
+        return mm_error_set(why, why_len, "MPI failed checking where the ranks run: %s", e.text);
+    }
     if (smallest == nprocs) return 0;
     snprintf(why, why_len,
              "--rma-window allocate-shared: MPI_Win_allocate_shared needs every rank on one "

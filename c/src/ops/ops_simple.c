@@ -33,7 +33,7 @@ typedef struct mm__simple_state {
     MPI_Comm created;
 } mm__simple_state;
 
-int mm__setup_simple(mm_op_args *a) {
+mm_status mm__setup_simple(mm_op_args *a) {
     a->sendbuf = a->recvbuf = NULL;
     a->sendcounts = a->sdispls = a->recvcounts = a->rdispls = NULL;
     a->count = 0;
@@ -93,7 +93,7 @@ int mm__after_simple_free_comm(mm_op_args *a) {
 }
 
 /* simple-attach: the buffer (size bytes, allocated here) that each timed call attaches. */
-int mm__setup_simple_attach(mm_op_args *a) {
+mm_status mm__setup_simple_attach(mm_op_args *a) {
     /* checked before a launch too (mm_op_check_size) */
     if (mm__args_check(a, 1) != 0) return MM_E_FAILED;
     if (a->size > INT32_MAX)

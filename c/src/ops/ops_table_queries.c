@@ -72,7 +72,7 @@ void mm_op_call_name(const mm_op *op, char *out, size_t len) {
 
 int mm_op_is_nbc(const mm_op *op) { return op && op->kind && strcmp(op->kind, MM_OP_KIND_NBC) == 0; }
 
-int mm_op_inject_error(const mm_op *op, mm_op_args *args) {
+mm_status mm_op_inject_error(const mm_op *op, mm_op_args *args) {
     /* one-sided data movement: one byte of the data moved is changed, so that the check after
      * the test fails (ops_rma_check.c) */
     if (op->verify == mm__verify_rma) return mm__inject_rma(args);
@@ -98,7 +98,7 @@ const mm_op *mm_op_find(const char *name) {
     return NULL;
 }
 
-int mm_op_check_size(const mm_op *op, int64_t size, int type_size, char *why, size_t why_len) {
+mm_status mm_op_check_size(const mm_op *op, int64_t size, int type_size, char *why, size_t why_len) {
     if (!op) {
         snprintf(why, why_len, "no operation given");
         return MM_E_INPUT;
@@ -154,7 +154,7 @@ int64_t mm_op_buffer_bytes(const mm_op *op, int64_t size, int nprocs, int is_roo
     return bytes >= 9.2e18 ? INT64_MAX : (int64_t)bytes;
 }
 
-int mm_op_check_nprocs(const mm_op *op, int nprocs, char *why, size_t why_len) {
+mm_status mm_op_check_nprocs(const mm_op *op, int nprocs, char *why, size_t why_len) {
     if (!op) return 0;
     /* Even counts only: a ping-pong launch pairs ranks, and an odd count leaves
      * one rank without a partner in patterns that pair every rank (SKaMPI §2.1). */
@@ -187,7 +187,7 @@ int mm_op_uses_rma_burst(const mm_op *op) {
 }
 int mm_op_is_rma_contention(const mm_op *op) { return op && op->verify == mm__verify_rma_contention; }
 
-int mm_op_check_rma_sync(const mm_op *op, int sync, char *why, size_t why_len) {
+mm_status mm_op_check_rma_sync(const mm_op *op, int sync, char *why, size_t why_len) {
     if (!mm_op_uses_rma_sync(op)) return 0;
     /* IMB-RMA times its contention patterns in one lock_all epoch; fence is every rank's
      * active-target twin. Per-target locks or groups would be other patterns. */

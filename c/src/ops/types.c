@@ -106,7 +106,7 @@ mm__datatype_kind mm__datatype_kind_of(MPI_Datatype dt) {
     return MM__KIND_UNKNOWN;
 }
 
-int mm_reduce_op_check(const char *op_name, const char *datatype_name, char *why, size_t len) {
+mm_status mm_reduce_op_check(const char *op_name, const char *datatype_name, char *why, size_t len) {
     const mm__reduce_row *op = mm__find_reduce_op(op_name);
     const mm__datatype_row *dt = mm__find_datatype(datatype_name);
     if (!op) {

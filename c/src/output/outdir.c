@@ -58,7 +58,7 @@ static void mm__parent_of(const char *path, char *out, size_t len) {
  * file systems (/proc), so an empty probe folder is created and removed (nothing is left
  * behind). 0, or MM_E_FAILED with the reason in why — taken from errno right at the call that failed,
  * before anything else can overwrite it. */
-static int mm__can_create_in(const char *dir, char *why, size_t why_len) {
+static mm_status mm__can_create_in(const char *dir, char *why, size_t why_len) {
     if (access(dir, W_OK | X_OK) != 0) {
         int e = errno;
         snprintf(why, why_len, "no permission to write in %s (%s)", dir, strerror(e));
@@ -77,7 +77,7 @@ static int mm__can_create_in(const char *dir, char *why, size_t why_len) {
     return 0;
 }
 
-int mm_outdir_check(const char *path, int force, char *err, size_t err_len) {
+mm_status mm_outdir_check(const char *path, int force, char *err, size_t err_len) {
     if (!path || !*path) {
         snprintf(err, err_len, "--out is empty; give the folder to write the launch into");
         return MM_E_INPUT;
@@ -143,7 +143,7 @@ int mm_outdir_check(const char *path, int force, char *err, size_t err_len) {
 }
 
 /* mkdir -p with mode 0777 (minus umask). 0 or MM_E_FAILED with errno set. */
-static int mm__mkdir_p(const char *path) {
+static mm_status mm__mkdir_p(const char *path) {
     char tmp[MM_PATH_LEN];
     snprintf(tmp, sizeof tmp, "%s", path);
     size_t n = strlen(tmp);
@@ -181,7 +181,7 @@ static FILE *mm__open_with_header(const char *dir, const char *name, const char 
     return f;
 }
 
-int mm_outdir_open(mm_outdir *o, const char *path, char *err, size_t err_len) {
+mm_status mm_outdir_open(mm_outdir *o, const char *path, char *err, size_t err_len) {
     memset(o, 0, sizeof *o);
     if (!path || !*path || strlen(path) + 32 >= MM_PATH_LEN) {
         snprintf(err, err_len, "--out is empty or too long");
@@ -226,7 +226,7 @@ void mm_outdir_close(mm_outdir *o) {
     o->raw = o->sync = NULL;
 }
 
-int mm_outdir_write_meta(mm_outdir *o, const mm_buf *meta) {
+mm_status mm_outdir_write_meta(mm_outdir *o, const mm_buf *meta) {
     if (meta->failed) { /* rendered out of memory: an incomplete meta.json is never written */
         errno = ENOMEM;
         return MM_E_FAILED;

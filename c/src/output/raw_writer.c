@@ -69,7 +69,7 @@ static inline void mm__put_i64(mm__csv_block *b, int64_t v) {
 /* a - b without signed-overflow UB on garbage input (wraps instead). */
 static inline int64_t mm__sub(int64_t a, int64_t b) { return (int64_t)((uint64_t)a - (uint64_t)b); }
 
-static int mm__finish(mm__csv_block *b) {
+static mm_status mm__finish(mm__csv_block *b) {
     mm__block_flush(b);
     if (b->failed || fflush(b->f) != 0) return MM_E_FAILED;
     if (fsync(fileno(b->f)) != 0 && errno != EINVAL && errno != EROFS) return MM_E_FAILED;
@@ -77,9 +77,9 @@ static int mm__finish(mm__csv_block *b) {
 }
 
 /* The checks both writers make; 0 when the arguments can be written. */
-static int mm__check_args(FILE *f, const mm_test *t, int nprocs, long nrep, const int64_t *start,
-                          const int64_t *end, const int64_t *gstart, const int64_t *gend,
-                          const int32_t *invalid, int has_global) {
+static mm_status mm__check_args(FILE *f, const mm_test *t, int nprocs, long nrep, const int64_t *start,
+                                const int64_t *end, const int64_t *gstart, const int64_t *gend,
+                                const int32_t *invalid, int has_global) {
     if (!f || !t || !t->op || !t->op->name || nprocs < 1 || nrep < 0 ||
         (nrep > 0 && (!start || !end || !invalid)) ||
         (nrep > 0 && has_global && (!gstart || !gend)) ||
@@ -100,10 +100,10 @@ static mm__csv_block *mm__block_start(mm__csv_block *b, FILE *f, const mm_test *
     return b;
 }
 
-int mm_raw_write_ranks(FILE *f, const mm_test *t, int first_rank, int nranks, long nrep,
-                       const int64_t *start, const int64_t *end, const int64_t *gstart,
-                       const int64_t *gend, const int32_t *invalid, const int64_t *const *components,
-                       int64_t epoch_ns, int has_global) {
+mm_status mm_raw_write_ranks(FILE *f, const mm_test *t, int first_rank, int nranks, long nrep,
+                             const int64_t *start, const int64_t *end, const int64_t *gstart,
+                             const int64_t *gend, const int32_t *invalid, const int64_t *const *components,
+                             int64_t epoch_ns, int has_global) {
     if (first_rank < 0 || mm__check_args(f, t, nranks, nrep, start, end, gstart, gend, invalid, has_global))
         return MM_E_FAILED;
     mm__csv_block block;
@@ -135,10 +135,10 @@ int mm_raw_write_ranks(FILE *f, const mm_test *t, int first_rank, int nranks, lo
     return mm__finish(b);
 }
 
-int mm_raw_write_test(FILE *f, const mm_test *t, int nprocs, long nrep, const int64_t *start,
-                      const int64_t *end, const int64_t *gstart, const int64_t *gend,
-                      const int32_t *invalid, const int64_t *const *components, int64_t epoch_ns,
-                      int has_global, int reduced) {
+mm_status mm_raw_write_test(FILE *f, const mm_test *t, int nprocs, long nrep, const int64_t *start,
+                            const int64_t *end, const int64_t *gstart, const int64_t *gend,
+                            const int32_t *invalid, const int64_t *const *components, int64_t epoch_ns,
+                            int has_global, int reduced) {
     if (mm__check_args(f, t, nprocs, nrep, start, end, gstart, gend, invalid, has_global)) return MM_E_FAILED;
     if (!reduced)
         return mm_raw_write_ranks(f, t, 0, nprocs, nrep, start, end, gstart, gend, invalid, components,

@@ -27,7 +27,7 @@ static const char *mm__sync_kind_word(int32_t kind) {
     }
 }
 
-int mm_sync_write(FILE *f, const mm_sync_record *rec, size_t n, int64_t epoch_ns) {
+mm_status mm_sync_write(FILE *f, const mm_sync_record *rec, size_t n, int64_t epoch_ns) {
     if (!f || (n > 0 && !rec)) {
         errno = EINVAL;
         return MM_E_FAILED;

@@ -26,7 +26,7 @@ const int mm_pgmpi_known_count = (int)(sizeof mm_pgmpi_known / sizeof mm_pgmpi_k
 
 #define MM__ROUTE_TEXT "route OP MOCKUP NPROCS MIN_BYTES MAX_BYTES"
 
-static int mm__fail(char *err, size_t errlen, const char *path, int line, const char *what) {
+static mm_status mm__fail(char *err, size_t errlen, const char *path, int line, const char *what) {
     if (line > 0)
         snprintf(err, errlen, "%s=%s: line %d: %s", MM_PGMPI_CONFIG_ENV, path, line, what);
     else
@@ -35,7 +35,7 @@ static int mm__fail(char *err, size_t errlen, const char *path, int line, const 
 }
 
 /* A decimal integer in lo..hi, the whole word. */
-static int mm__integer(const char *word, int64_t lo, int64_t hi, int64_t *out) {
+static mm_status mm__integer(const char *word, int64_t lo, int64_t hi, int64_t *out) {
     if (!word || !*word || word[0] == '+' || word[0] == '-') return MM_E_INPUT;
     char *end = NULL;
     errno = 0;
@@ -61,7 +61,7 @@ static void mm__known_text(char *buf, size_t len) {
 }
 
 /* One "route ..." line into routes[n]; its message into what on failure. */
-static int mm__route_line(char *line, mm_pgmpi_route *r, char *what, size_t len) {
+static mm_status mm__route_line(char *line, mm_pgmpi_route *r, char *what, size_t len) {
     char *words[7] = {0};
     int n = 0;
     for (char *save = NULL, *w = strtok_r(line, " \t", &save); w; w = strtok_r(NULL, " \t", &save)) {
@@ -104,8 +104,8 @@ static uint64_t mm__fnv1a64(const char *text, size_t len) {
 }
 
 /* The lines of text (NUL-terminated, len bytes) into routes. */
-static int mm__parse(char *text, const char *path, mm_pgmpi_route *routes, int *nroutes, char *err,
-                     size_t errlen) {
+static mm_status mm__parse(char *text, const char *path, mm_pgmpi_route *routes, int *nroutes, char *err,
+                           size_t errlen) {
     char what[512];
     int lineno = 0;
     *nroutes = 0;
@@ -138,8 +138,8 @@ static int mm__parse(char *text, const char *path, mm_pgmpi_route *routes, int *
     return 0; /* no route: every call runs the original (no guideline was violated) */
 }
 
-int mm_pgmpi_read_config(const char *path, mm_pgmpi_route *routes, int *nroutes, uint64_t *fnv,
-                         char *err, size_t errlen) {
+mm_status mm_pgmpi_read_config(const char *path, mm_pgmpi_route *routes, int *nroutes, uint64_t *fnv,
+                               char *err, size_t errlen) {
     if (!path || !*path)
         return mm__fail(err, errlen, "", 0, "not set: libmpimeter-pgmpi.so is preloaded and needs its "
                                             "configuration (mpimeter guidelines --replace FILE writes one)");
@@ -150,13 +150,13 @@ int mm_pgmpi_read_config(const char *path, mm_pgmpi_route *routes, int *nroutes,
     int read_error = ferror(f);
     fclose(f);
     if (!text) return mm__fail(err, errlen, path, 0, "out of memory");
-    int rc = -1;
+    mm_status rc;
     if (read_error)
-        mm__fail(err, errlen, path, 0, "cannot be read");
+        rc = mm__fail(err, errlen, path, 0, "cannot be read");
     else if (len > MM_PGMPI_MAX_CONFIG_BYTES)
-        mm__fail(err, errlen, path, 0, "larger than 65536 bytes");
+        rc = mm__fail(err, errlen, path, 0, "larger than 65536 bytes");
     else if (memchr(text, '\0', len))
-        mm__fail(err, errlen, path, 0, "holds a NUL byte: not a text file");
+        rc = mm__fail(err, errlen, path, 0, "holds a NUL byte: not a text file");
     else {
         text[len] = '\0';
         *fnv = mm__fnv1a64(text, len);

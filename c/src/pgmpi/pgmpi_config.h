@@ -5,6 +5,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "mm_error.h"
 #include "mm_pgmpi.h"
 
 /* The replacements the library can make (a route's op and mockup point into this table). */
@@ -17,8 +18,8 @@ extern const int mm_pgmpi_known_count;
 
 /* Reads the file at path (at most MM_PGMPI_MAX_CONFIG_BYTES) into routes (at most
  * MM_PGMPI_MAX_ROUTES) and its FNV-1a hash. Returns 0,
- * or -1 with one line in err saying what was wrong and what is allowed. */
-int mm_pgmpi_read_config(const char *path, mm_pgmpi_route *routes, int *nroutes, uint64_t *fnv,
-                         char *err, size_t errlen);
+ * or MM_E_INPUT with one line in err saying what was wrong and what is allowed. */
+mm_status mm_pgmpi_read_config(const char *path, mm_pgmpi_route *routes, int *nroutes, uint64_t *fnv,
+                               char *err, size_t errlen);
 
 #endif

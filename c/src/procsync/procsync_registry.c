@@ -49,8 +49,8 @@ const char *mm_procsync_names(void) {
     return names;
 }
 
-int mm_procsync_open(mm_procsync *ps, const char *name, MPI_Comm comm, const mm_timer *timer,
-                     mm_clocksync *cs, const mm_config *cfg) {
+mm_status mm_procsync_open(mm_procsync *ps, const char *name, MPI_Comm comm, const mm_timer *timer,
+                           mm_clocksync *cs, const mm_config *cfg) {
     memset(ps, 0, sizeof *ps);
     ps->vt = mm_procsync_find(name);
     if (!ps->vt) return MM_E_FAILED;

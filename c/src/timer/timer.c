@@ -42,7 +42,7 @@ const char *mm_timer_names(void) {
     return "monotonic, monotonic-raw, realtime, wtime, tsc, virtual";
 }
 
-int mm__clock_check(clockid_t clock, const char *timer_name, char *why, size_t why_len) {
+mm_status mm__clock_check(clockid_t clock, const char *timer_name, char *why, size_t why_len) {
     struct timespec ts;
     if (clock_gettime(clock, &ts) == 0) return 0;
     snprintf(why, why_len, "timer '%s': clock_gettime refused this clock on this system",
@@ -50,8 +50,8 @@ int mm__clock_check(clockid_t clock, const char *timer_name, char *why, size_t w
     return MM_E_FAILED;
 }
 
-int mm_timer_open_variant(mm_timer *t, const mm_timer_vtable *vt, const mm_virtual_params *vp,
-                          char *why, size_t why_len) {
+mm_status mm_timer_open_variant(mm_timer *t, const mm_timer_vtable *vt, const mm_virtual_params *vp,
+                                char *why, size_t why_len) {
     memset(t, 0, sizeof *t);
     if (vt->available(why, why_len) != 0) return MM_E_FAILED;
     t->vt = vt;

@@ -16,7 +16,7 @@ static inline int64_t mm__clock_ns(clockid_t clock) {
 }
 
 /* 0 when clock_gettime works for `clock`; otherwise -1 with a sentence naming `timer_name`. */
-int mm__clock_check(clockid_t clock, const char *timer_name, char *why, size_t why_len);
+mm_status mm__clock_check(clockid_t clock, const char *timer_name, char *why, size_t why_len);
 
 /* The virtual timer's mapping: base + offset_ns + round(skew_ppm * 1e-6 * base), where the
  * product is computed in long double and rounded half away from zero (llroundl), so the same

@@ -10,12 +10,12 @@
 #include "mm_timer.h"
 #include "timer_internal.h"
 
-static int mm__monotonic_available(char *why, size_t why_len) {
+static mm_status mm__monotonic_available(char *why, size_t why_len) {
     return mm__clock_check(CLOCK_MONOTONIC, "monotonic", why, why_len);
 }
 
-static int mm__monotonic_init(mm_timer *t, const mm_virtual_params *vp, char *why,
-                              size_t why_len) {
+static mm_status mm__monotonic_init(mm_timer *t, const mm_virtual_params *vp, char *why,
+                                    size_t why_len) {
     (void)t, (void)vp, (void)why, (void)why_len;
     return 0;
 }

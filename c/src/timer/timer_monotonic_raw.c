@@ -13,7 +13,7 @@
 #include "timer_internal.h"
 #include "mm_error.h"
 
-static int mm__monotonic_raw_available(char *why, size_t why_len) {
+static mm_status mm__monotonic_raw_available(char *why, size_t why_len) {
 #ifdef CLOCK_MONOTONIC_RAW
     return mm__clock_check(CLOCK_MONOTONIC_RAW, "monotonic-raw", why, why_len);
 #else
@@ -24,8 +24,8 @@ static int mm__monotonic_raw_available(char *why, size_t why_len) {
 #endif
 }
 
-static int mm__monotonic_raw_init(mm_timer *t, const mm_virtual_params *vp, char *why,
-                                  size_t why_len) {
+static mm_status mm__monotonic_raw_init(mm_timer *t, const mm_virtual_params *vp, char *why,
+                                        size_t why_len) {
     (void)t, (void)vp, (void)why, (void)why_len;
     return 0;
 }

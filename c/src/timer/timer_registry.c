@@ -20,8 +20,8 @@ const mm_timer_vtable *mm_timer_find(const char *name) {
     return NULL;
 }
 
-int mm_timer_open(mm_timer *t, const char *name, const mm_virtual_params *vp, char *why,
-                  size_t why_len) {
+mm_status mm_timer_open(mm_timer *t, const char *name, const mm_virtual_params *vp, char *why,
+                        size_t why_len) {
     memset(t, 0, sizeof *t);
     const mm_timer_vtable *vt = mm_timer_find(name);
     if (!vt) {

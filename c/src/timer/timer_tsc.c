@@ -54,7 +54,7 @@ static int mm__has_word(const char *line, const char *word) {
     return 0;
 }
 
-static int mm__tsc_available(char *why, size_t why_len) {
+static mm_status mm__tsc_available(char *why, size_t why_len) {
 #if !MM__TSC_SUPPORTED
     snprintf(why, why_len,
              "timer 'tsc' needs an x86-64 CPU, a compiler with 128-bit integers and "
@@ -140,7 +140,7 @@ static void mm__tsc_pair(int64_t *raw_ns, uint64_t *ticks) {
     }
 }
 
-static int mm__tsc_init(mm_timer *t, const mm_virtual_params *vp, char *why, size_t why_len) {
+static mm_status mm__tsc_init(mm_timer *t, const mm_virtual_params *vp, char *why, size_t why_len) {
     (void)vp;
     int64_t raw0 = 0, raw1 = 0;
     uint64_t tk0 = 0, tk1 = 0;
@@ -191,7 +191,7 @@ static int64_t mm__tsc_now(const mm_timer *t) {
 
 #else /* not supported: available() refuses, so these are never reached */
 
-static int mm__tsc_init(mm_timer *t, const mm_virtual_params *vp, char *why, size_t why_len) {
+static mm_status mm__tsc_init(mm_timer *t, const mm_virtual_params *vp, char *why, size_t why_len) {
     (void)t, (void)vp;
     return mm__tsc_available(why, why_len);
 }

@@ -51,7 +51,7 @@ static int64_t mm__virtual_base_ns(const mm_timer *t) {
     return mm_timer_now(&s->base);
 }
 
-static int mm__virtual_available(char *why, size_t why_len) {
+static mm_status mm__virtual_available(char *why, size_t why_len) {
     (void)why, (void)why_len;
     return 0; /* the base timer's availability is checked at init */
 }
@@ -66,8 +66,8 @@ static void mm__virtual_from_host(mm_virtual_params *vp) {
 }
 #endif
 
-static int mm__virtual_init(mm_timer *t, const mm_virtual_params *given, char *why,
-                            size_t why_len) {
+static mm_status mm__virtual_init(mm_timer *t, const mm_virtual_params *given, char *why,
+                                  size_t why_len) {
     mm_virtual_params host_vp;
     const mm_virtual_params *vp = given;
 #ifdef MM_SIMGRID

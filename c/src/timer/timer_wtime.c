@@ -18,7 +18,7 @@
 #include "mm_timer.h"
 #include "mm_error.h"
 
-static int mm__wtime_available(char *why, size_t why_len) {
+static mm_status mm__wtime_available(char *why, size_t why_len) {
     int initialized = 0, finalized = 0;
     if (MM_MPI(NULL, MPI_Initialized(&initialized)) != MPI_SUCCESS ||
         MM_MPI(NULL, MPI_Finalized(&finalized)) != MPI_SUCCESS)
@@ -33,7 +33,7 @@ static int mm__wtime_available(char *why, size_t why_len) {
     return 0;
 }
 
-static int mm__wtime_init(mm_timer *t, const mm_virtual_params *vp, char *why, size_t why_len) {
+static mm_status mm__wtime_init(mm_timer *t, const mm_virtual_params *vp, char *why, size_t why_len) {
     (void)t, (void)vp, (void)why, (void)why_len;
     return 0;
 }

@@ -262,7 +262,7 @@ PARALLEL_TESTS = {
     "test_bench_engine.py": {"test_bad_option_exits_2_everywhere", "test_help_and_list_ops_without_mpirun",
                              "test_launch_folder_contract",
                              "test_reduced_raw_and_barrier_without_global_clock", "test_out_exists_and_not_empty",
-                             "test_unwritable_out"},
+                             "test_unwritable_out", "test_meta_json_that_cannot_be_written_says_why"},
     # lateness injected on every 4th start: load only adds late repetitions, and these assert
     # lower bounds on them, a given window kept, or a failure that every repetition must have
     "test_busy_machine.py": {"test_bad_values_are_refused", "test_window_goes_on_with_roundtime_then_barrier",

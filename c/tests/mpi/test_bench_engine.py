@@ -185,6 +185,19 @@ def test_unwritable_out(tmp_path):
     assert proc.returncode == 2 and "--out" in proc.stderr
 
 
+def test_meta_json_that_cannot_be_written_says_why(lib, tmp_path):
+    """A launch whose meta.json cannot be written at its start ends on every rank with exit 1 and
+    one line naming the file and the system's reason (a folder where its temporary file goes:
+    EISDIR even for root), instead of ending unexplained."""
+    out = tmp_path / "blocked"
+    (out / ".meta.json.tmp").mkdir(parents=True)
+    proc = run_bench(lib, 2, ["--ops", "barrier", "--sizes", "0", "--nrep", 3, "--procsync", "barrier",
+                              "--out", out, "--force"], timeout=120, check=False)
+    assert proc.returncode == 1, proc.stderr
+    assert f"mpimeter-bench: cannot write {out}/meta.json: Is a directory" in proc.stderr.splitlines(), proc.stderr
+    assert "wrote" not in proc.stdout, proc.stdout
+
+
 def test_sigkill_midway_leaves_readable_folder(tmp_path):
     out = tmp_path / "killed"
     # 16 tests of 40 x 50 ms delay: ~2 s each; kill after the second has finished, with ~28 s of

@@ -26,6 +26,8 @@ LOOP_MAX_LINES = 60
 LONG: frozenset[tuple[str, str]] = frozenset()  # none left: every function in c/src fits
 
 _START = re.compile(r"^(?!typedef|struct|enum|union|static_assert)[A-Za-z_][^;]*?(\w+)\s*\(")
+# a macro used at file scope, `MM__NBC_SETUP(neighbor_allgather)`: not a function's first line
+_MACRO_USE = re.compile(r"^[A-Z][A-Z0-9_]*\s*\(.*\)\s*$")
 
 
 def functions(text: str) -> list[tuple[str, int, int]]:
@@ -35,7 +37,7 @@ def functions(text: str) -> list[tuple[str, int, int]]:
     i = 0
     while i < len(lines):
         m = _START.match(lines[i])
-        if m and not lines[i].rstrip().endswith(";"):
+        if m and not lines[i].rstrip().endswith(";") and not _MACRO_USE.match(lines[i]):
             j = i
             while j < len(lines) and not lines[j].rstrip().endswith(("{", ";", "}")):
                 j += 1

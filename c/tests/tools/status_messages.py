@@ -17,9 +17,9 @@ It passes when that text holds one of:
   1. a call that writes a message: one of FILLERS (mm_fail, mm_error_set, MM_MPI, ...);
   2. a call handed a record: an argument `err` or `why`, or `...->err` / `...->error` (the callee
      writes into it, as mm__open_with_header(..., err, err_len) does);
-  3. a call to a function of c/src that returns a status (it names MM_E_FAILED, MM_E_INPUT or
-     MM_E_NOMEM, or returns a FILLERS call): the failure is passed on, and the callee's own
-     failures are checked where they are written.
+  3. a call to a function of c/src that returns a status (it is declared mm_status, names
+     MM_E_FAILED, MM_E_INPUT, MM_E_NOMEM or MM_E_MPI, or returns a FILLERS call): the failure is
+     passed on, and the callee's own failures are checked where they are written.
 
 Anything else is a finding, unless QUIET names the function with the reason its caller says why
 (a flag or errno it reads, a check made before). A listed function that no longer has such a
@@ -46,16 +46,13 @@ FILLERS = ("mm_fail", "mm_error_set", "MM_MPI", "mm_mpi_check", "mm__setup_faile
 
 # (file under c/src, function) -> why a caller can say what failed without a record
 QUIET: dict[tuple[str, str], str] = {
-    ("app/sync_check.c", "mm__true_all"):
-        "not yet: the gather's MPI failure is in cs->err (MM_MPI in mm_clocksync_true_errors), "
-        "but mm__check_one prints nothing of it: --sync-check then exits 1 unexplained",
     ("clocksync/clocksync.c", "mm_clocksync_open"):
         "an unknown name or no timer: the option parser checks the names first, and both callers "
         "name the sync that could not be opened (app/sync_check.c, bench/launch.c)",
     ("clocksync/clocksync.c", "mm_clocksync_run"):
-        "a sync that failed on some rank: that rank's MPI failure is in cs->err (MM_MPI), which "
-        "a launch's condition quotes (bench/launch_state.c mm__sync); not yet --sync-check "
-        "(app/sync_check.c mm__check_one), nor a record lost out of memory (cs->log.lost)",
+        "a sync that failed on some rank: that rank's MPI failure is in cs->err (MM_MPI), or its "
+        "records lost out of memory in cs->log.lost; the launch says either (bench/launch_state.c "
+        "mm__say_sync_failed), and so does --sync-check (app/sync_check.c mm__check_failed)",
     ("clocksync/model.c", "mm_model_fit"):
         "pure math (CONTRIBUTING.md principle 6): no data or no arrays; its one caller, "
         "mm_model_fit_robust, passes it on",
@@ -87,16 +84,15 @@ QUIET: dict[tuple[str, str], str] = {
         "(app/parse_validate.c) and --describe reports it",
     ("output/outdir.c", "mm__mkdir_p"): "errno says why: mm_outdir_open writes strerror(errno)",
     ("output/outdir.c", "mm_outdir_write_meta"):
-        "errno says why (ENOMEM for a text rendered out of memory); the launch says it cannot "
-        "write to --out after a test (bench/launch_tests.c mm__record_test); not yet at its "
-        "start (bench/launch.c mm__start) or after a failed test (mm__run_one)",
+        "errno says why (ENOMEM for a text rendered out of memory): its one caller says it cannot "
+        "write meta.json with strerror(errno) (bench/launch_state.c mm__write_meta)",
     ("output/raw_writer.c", "mm__finish"):
         "stdio's errno: the launch says it cannot write to --out (bench/launch_tests.c)",
     ("output/raw_writer.c", "mm__check_args"):
         "EINVAL for arguments the launch builds itself: the launch says it cannot write to --out",
     ("output/sync_writer.c", "mm_sync_write"):
-        "not yet: EINVAL or stdio's errno, which its caller (bench/collect.c, then "
-        "bench/launch_state.c mm__sync) passes on without a message",
+        "EINVAL or stdio's errno: its one caller writes strerror(errno) into its record "
+        "(bench/collect.c mm_collect_sync_log), which the launch says",
     # c/src/bench and c/src/procsync
     ("bench/adaptive.c", "mm_median_ci_ranks"):
         "pure math: n < 1 or a confidence outside (0, 1), which the option checks refuse",
@@ -109,17 +105,11 @@ QUIET: dict[tuple[str, str], str] = {
     ("bench/probe.c", "mm__await"): "a probe that gave up: its caller reports no figure",
     ("procsync/procsync_registry.c", "mm_procsync_open"):
         "an unknown name: the option parser checks the names first",
-    ("bench/gather.c", "mm__gather_full"):
-        "not yet: a chunk size below 1 from rank 0 (the launch says it cannot write to --out)",
-    ("bench/launch.c", "mm__start"):
-        "not yet: rank 0 says why when it failed there (mm__launch_say); a failure on another "
-        "rank ends the launch unexplained",
-    ("bench/launch_state.c", "mm__gather_models"):
-        "not yet: rank 0 out of memory for the ranks' models ends the launch unexplained",
 }
 
 _FAIL = "return MM_E_FAILED;"
-_STATUS = re.compile(r"\bMM_E_(FAILED|INPUT|NOMEM)\b|\breturn\s+(" + "|".join(FILLERS) + r")\s*\(")
+_STATUS = re.compile(r"\bMM_E_(FAILED|INPUT|NOMEM|MPI)\b|\breturn\s+(" + "|".join(FILLERS) + r")\s*\(")
+_DECLARED_STATUS = re.compile(r"^(static\s+)?(inline\s+)?mm_status\s")
 _FILLS = re.compile(r"\b(" + "|".join(FILLERS) + r")\s*\(")
 _HANDED = re.compile(r"\w+\s*\([^;]*?((?<![\w>.])(err|why)\b|(->|\.)(err|error)\b)")
 _CALL = re.compile(r"\b([A-Za-z_]\w*)\s*\(")
@@ -197,7 +187,8 @@ def check(src: Path) -> tuple[list[str], list[str]]:
         found = functions("\n".join(lines))
         files.append((path.relative_to(src).as_posix(), lines, found))
         for name, first, count in found:
-            if _STATUS.search("\n".join(lines[first : first - 1 + count])):
+            declared = _DECLARED_STATUS.match(lines[first - 1])
+            if declared or _STATUS.search("\n".join(lines[first : first - 1 + count])):
                 status_fns.add(name)
     findings, used = [], set()
     for rel, lines, found in files:

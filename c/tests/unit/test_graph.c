@@ -59,7 +59,7 @@ static void test_neighbours(void) {
     CHECK_EQ_INT(mm__graph_neighbors(ring, 3, &adj, why, sizeof why), 0);
     expect_two_sources(&adj, 0, 1, 2, 0);
     mm__graph_adjacency_free(&adj);
-    CHECK_EQ_INT(mm__graph_neighbors(ring, 4, &adj, why, sizeof why), -1); /* not a rank of the graph */
+    CHECK_EQ_INT(mm__graph_neighbors(ring, 4, &adj, why, sizeof why), MM_E_FAILED); /* not a rank of the graph */
     CHECK(strstr(why, "rank 4 is not a node") != NULL);
 }
 
