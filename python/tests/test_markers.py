@@ -168,9 +168,12 @@ def test_the_mpi_tests_listed_as_parallel_exist_and_check_no_accuracy():
 # --- python/tests: the MPI tests that run beside others (make test-python) ----------------------
 
 def test_an_mpi_test_of_these_runs_alone_unless_listed():
-    assert conftest.runs_alone(item("test_slurm_mpi.py", "test_sigterm_from_slurm_stops_the_campaign_and_the_next_job_resumes_it"))
+    assert conftest.runs_alone(item("test_campaign_testretry_mpi.py",
+                                    "test_a_hanging_test_is_stopped_at_its_timeout_and_the_next_tests_run"))
+    assert conftest.runs_alone(item("test_cli_sync_check.py", "test_sync_check_json_on_virtual_timer"))
     assert not conftest.runs_alone(item("test_tune_mpi.py", "test_verify_runs_default_against_tuned_and_gates"))
-    assert conftest.runs_alone(item("test_campaign_mpi.py", "test_launches_auto_adds_launches_only_for_open_pairs"))
+    assert conftest.runs_alone(item("test_slurm_mpi.py", "test_sigterm_from_slurm_stops_the_campaign_and_the_next_job_resumes_it"))
+    assert not conftest.runs_alone(item("test_slurm_mpi.py", "test_the_sbatch_example_submits_no_more_jobs_than_allowed"))
 
 
 def test_the_python_mpi_tests_listed_as_parallel_exist_and_are_mpi_tests():

@@ -19,9 +19,17 @@ def run(*args):
     return CliRunner().invoke(command, [str(a) for a in args])
 
 
-def test_writes_the_report_and_says_where(tmp_path):
-    out = tmp_path / "r.html"
-    r = run(golden("one_library", tmp_path), "-o", out, "--no-cache")
+@pytest.fixture(scope="module")
+def one_report(tmp_path_factory):
+    """One report of the one_library campaign, to an .HTM name, read by the tests that check
+    what any report of it holds: (the campaign, the report, the command's result)."""
+    root = tmp_path_factory.mktemp("one-report")
+    folder, out = golden("one_library", root), root / "R.HTM"
+    return folder, out, run(folder, "-o", out, "--no-cache")
+
+
+def test_writes_the_report_and_says_where(one_report):
+    _, out, r = one_report
     assert r.exit_code == 0, r.output
     assert r.output.startswith(f"wrote {out} (")
     assert "6 fingerprints" in r.output
@@ -88,10 +96,11 @@ def test_an_output_that_is_not_html_exits_2(tmp_path, name):
     assert not (tmp_path / name).exists()
 
 
-def test_an_htm_output_is_fine(tmp_path):
-    r = run(golden("one_library", tmp_path), "-o", tmp_path / "R.HTM")
+def test_an_htm_output_is_fine(one_report):
+    _, out, r = one_report
+    assert out.suffix == ".HTM"
     assert r.exit_code == 0, r.output
-    assert (tmp_path / "R.HTM").read_text(encoding="utf-8").startswith("<!DOCTYPE html>")
+    assert out.read_text(encoding="utf-8").startswith("<!DOCTYPE html>")
 
 
 def test_two_folders_are_both_named_in_the_title(tmp_path):
@@ -106,10 +115,9 @@ def test_two_folders_are_both_named_in_the_title(tmp_path):
     assert f"from {base}, {cand}." in text
 
 
-def test_one_folder_is_the_title(tmp_path):
-    folder = golden("one_library", tmp_path)
-    out = tmp_path / "r.html"
-    assert run(folder, "-o", out).exit_code == 0
+def test_one_folder_is_the_title(one_report):
+    folder, out, r = one_report
+    assert r.exit_code == 0, r.output
     assert f"<title>mpimeter report — {folder}</title>" in out.read_text(encoding="utf-8")
 
 
