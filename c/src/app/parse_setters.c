@@ -271,7 +271,7 @@ mm_status mm__set_papi(const mm_option_spec *o, const char *value, mm_config *cf
 }
 
 /* a group name, or a custom event set EVENT:COUNTER,...: the syntax of --papi's names */
-int mm__set_likwid(const mm_option_spec *o, const char *value, mm_config *cfg, char *err, size_t len) {
+mm_status mm__set_likwid(const mm_option_spec *o, const char *value, mm_config *cfg, char *err, size_t len) {
     int rc = mm_counters_check_names(o->name, value, 0, err, len);
     if (rc == 0) snprintf(cfg->counters.likwid_group, MM_COUNTERS_TEXT, "%s", value);
     return rc;
