@@ -29,7 +29,7 @@
 /* The syntax of --mpit-pvars / --papi: names separated by commas (no empty item, none twice, at
  * most MM_MAX_COUNTERS, each 1 .. MM_COUNTER_NAME_LEN - 1 characters without spaces, quotes or
  * control characters); `all` alone where allow_all. 0, or MM_E_INPUT with one message in err. */
-int mm_counters_check_names(const char *option, const char *text, int allow_all, char *err,
+mm_status mm_counters_check_names(const char *option, const char *text, int allow_all, char *err,
                             size_t len);
 /* Was this binary built with PAPI? And PAPI's version ("7.0.0.0"; "" without). */
 int mm_papi_built(void);
@@ -37,7 +37,7 @@ void mm_papi_version(char *out, size_t len);
 /* --papi EVENTS on this host, without MPI: PAPI in the build, every name an event PAPI knows,
  * hardware counters available (PAPI's own component check), the events countable together.
  * 0, or MM_E_INPUT with one message naming the event and the reason. */
-int mm_papi_check(const char *events, char *err, size_t len);
+mm_status mm_papi_check(const char *events, char *err, size_t len);
 /* Was this binary built with LIKWID? And LIKWID's version ("5.2.2"; "" without). */
 int mm_likwid_built(void);
 void mm_likwid_version(char *out, size_t len);
@@ -45,7 +45,7 @@ void mm_likwid_version(char *out, size_t len);
  * (or likwid-mpirun -m) with that same group, its marker API started and mpimeter's region
  * registered (the first call starts it; the launch's counters then read it). 0, or MM_E_INPUT
  * with one message saying what failed and what to do. */
-int mm_likwid_check(const char *group, char *err, size_t len);
+mm_status mm_likwid_check(const char *group, char *err, size_t len);
 
 /* ---- after MPI_Init, before the launch folder exists (main.c) ---- */
 
@@ -55,7 +55,7 @@ int mm_likwid_check(const char *group, char *err, size_t len);
  * --papi and --likwid on every rank (each host's own counters, each rank's own likwid-perfctr). 0, or MM_E_INPUT with one message on rank 0; every
  * rank returns the same; MM_E_FAILED (mm_error.h) with the message on every rank when an MPI
  * call fails. Nothing is done without counters. */
-int mm_counters_resolve(mm_config *cfg, MPI_Comm comm, char *err, size_t len);
+mm_status mm_counters_resolve(mm_config *cfg, MPI_Comm comm, char *err, size_t len);
 
 /* --list-pvars: every performance variable the library offers, as a record (app/ prints it). */
 #define MM_PVAR_WHY_LEN 160
@@ -94,12 +94,12 @@ void mm_counters_close(mm_counters *c);
 int mm_counters_metrics(const mm_counters *c);
 /* Rank 0: creates <dir>/counters.csv with its header (c NULL: removes a counters.csv that an
  * earlier launch left in a --force'd folder, so that nothing stale sits next to the new files).
- * 0, or -1 with a message. */
-int mm_counters_open_csv(mm_counters *c, const char *dir, char *err, size_t len);
+ * MM_OK, or an error status with a message. */
+mm_status mm_counters_open_csv(mm_counters *c, const char *dir, char *err, size_t len);
 
 /* Per test: the session and handles (MPI_T) or event set (PAPI), started, and the cost of one
- * before + after read measured. Local; 0, or -1 with a message (the test then fails). */
-int mm_counters_begin_test(mm_counters *c, char *err, size_t len);
+ * before + after read measured. Local; MM_OK, or an error status with a message (the test then fails). */
+mm_status mm_counters_begin_test(mm_counters *c, char *err, size_t len);
 void mm_counters_end_test(mm_counters *c);
 
 /* The hooks of the loop, outside the timed region (NULL-safe no-ops when counters are off):
@@ -111,9 +111,9 @@ void mm_counters_after(mm_counters *c, long slot);
 
 /* Collective (c NULL on every rank: nothing). Rank 0 gathers the test's nrep repetitions of every
  * rank (reduced: the sum over ranks, rank -1) and appends them to counters.csv (flushed and
- * fsync'd), and records the test's read cost (max over ranks). 0, or -1 when rank 0 could not
+ * fsync'd), and records the test's read cost (max over ranks). MM_OK, or an error status when rank 0 could not
  * write (its return; others 0); MPI failures in err. */
-int mm_counters_write_test(mm_counters *c, const mm_test *t, long nrep, int reduced,
+mm_status mm_counters_write_test(mm_counters *c, const mm_test *t, long nrep, int reduced,
                            mm_mpi_error *err);
 
 /* meta.json's "counters": null without counters, else what was read and how (rank 0). */

@@ -25,7 +25,7 @@ enum { MM__COST_PAIRS = 21 };
 
 /* ---- the options' syntax ---- */
 
-int mm_counters_check_names(const char *option, const char *text, int allow_all, char *err,
+mm_status mm_counters_check_names(const char *option, const char *text, int allow_all, char *err,
                             size_t len) {
     const char *allowed = allow_all ? "names of performance variables, comma-separated, or all"
                                     : "event names, comma-separated";
@@ -94,7 +94,7 @@ static int mm__counters_asked(const mm_config *cfg) {
 }
 
 /* An MPI failure while checking: the message in err, MM_E_FAILED (exit 1, not bad input). */
-static int mm__mpi_failed(const mm_mpi_error *e, char *err, size_t len) {
+static mm_status mm__mpi_failed(const mm_mpi_error *e, char *err, size_t len) {
     char what[512];
     mm_mpi_error_format(e, what, sizeof what);
     snprintf(err, len, "MPI failed while checking the counters: %s", what);
@@ -103,7 +103,7 @@ static int mm__mpi_failed(const mm_mpi_error *e, char *err, size_t len) {
 
 /* Collective: 0 when every rank's rc is 0; else rank 0 gets the message of the lowest failing
  * rank (prefixed with the rank when it is not 0) and every rank returns 2. */
-static int mm__agree(int rc, MPI_Comm comm, int rank, int nprocs, char *err, size_t len) {
+static mm_status mm__agree(int rc, MPI_Comm comm, int rank, int nprocs, char *err, size_t len) {
     int mine = rc ? rank : nprocs, lowest = nprocs;
     mm_mpi_error e;
     mm_mpi_error_clear(&e);
@@ -120,7 +120,7 @@ static int mm__agree(int rc, MPI_Comm comm, int rank, int nprocs, char *err, siz
     return MM_E_INPUT;
 }
 
-int mm_counters_resolve(mm_config *cfg, MPI_Comm comm, char *err, size_t len) {
+mm_status mm_counters_resolve(mm_config *cfg, MPI_Comm comm, char *err, size_t len) {
     if (cfg->run.mode != MM_MODE_BENCH || !mm__counters_asked(cfg)) return 0;
     int rank = 0, nprocs = 1;
     mm_mpi_error e;
@@ -250,7 +250,7 @@ void mm_counters_close(mm_counters *c) {
     free(c);
 }
 
-int mm_counters_begin_test(mm_counters *c, char *err, size_t len) {
+mm_status mm_counters_begin_test(mm_counters *c, char *err, size_t len) {
     if (!c) return 0;
     for (int p = 0; p < c->nparts; p++) {
         mm__part *part = &c->part[p];

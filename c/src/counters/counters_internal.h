@@ -45,12 +45,12 @@ typedef enum mm_counter_phase { MM_COUNTER_BEFORE, MM_COUNTER_AFTER } mm_counter
 typedef struct mm_counter_source {
     const char *name;
     /* This rank's state for the source's names in cfg: fills info[0 .. *n - 1] (at most max).
-     * 0, or -1 with a message. */
-    int (*open)(void **state, const mm_config *cfg, MPI_Comm comm, mm_counter_info *info, int *n,
+     * MM_OK, or an error status with a message. */
+    mm_status (*open)(void **state, const mm_config *cfg, MPI_Comm comm, mm_counter_info *info, int *n,
                 int max, char *err, size_t len);
     /* Per test: handles / event set created and started (info[].elements set: known once a
-     * handle exists). 0, or -1 with a message. */
-    int (*begin_test)(void *state, mm_counter_info *info, char *err, size_t len);
+     * handle exists). MM_OK, or an error status with a message. */
+    mm_status (*begin_test)(void *state, mm_counter_info *info, char *err, size_t len);
     /* One reading of every counter of the source, in the order of its info. */
     void (*read)(void *state, mm_counter_phase phase, mm_counter_value *out);
     void (*end_test)(void *state);
@@ -100,16 +100,16 @@ typedef struct mm_pvar_desc {
     MPI_Datatype dt;
 } mm_pvar_desc;
 
-/* MPI_T_init_thread; 0 or -1 (the library has no MPI_T). */
-int mm_pvar_init(void);
+/* MPI_T_init_thread; MM_OK or MM_E_FAILED (the library has no MPI_T). */
+mm_status mm_pvar_init(void);
 void mm_pvar_finalize(void);
 /* Number of pvar indices (0 when none). */
 int mm_pvar_count(void);
-/* The variable at index: 0, or -1 when the index is not valid (a variable of a component the
+/* The variable at index: MM_OK, or MM_E_FAILED when the index is not valid (a variable of a component the
  * library closed). */
-int mm_pvar_describe(int index, mm_pvar_desc *d);
-/* The first variable of that name: 0, or -1. */
-int mm_pvar_find(const char *name, mm_pvar_desc *d);
+mm_status mm_pvar_describe(int index, mm_pvar_desc *d);
+/* The first variable of that name: MM_OK, or MM_E_FAILED. */
+mm_status mm_pvar_find(const char *name, mm_pvar_desc *d);
 const char *mm_pvar_class_word(int klass);
 const char *mm_pvar_bind_word(int bind);
 /* A numeric type mpimeter reads: 1 with its width, kind and name; 0 otherwise. */
@@ -131,6 +131,6 @@ const char *mm_pvar_error_word(int rc, char *buf, size_t len);
 
 /* Rank 0: cfg->counters.mpit_pvars into cfg->counters.counter_pvars (and counters_left_out for `all`). 0, or 2 with
  * a message. */
-int mm_pvar_resolve(mm_config *cfg, MPI_Comm comm, char *err, size_t len);
+mm_status mm_pvar_resolve(mm_config *cfg, MPI_Comm comm, char *err, size_t len);
 
 #endif

@@ -24,7 +24,7 @@
 
 enum { MM__TAG = 7301 };
 
-int mm_counters_open_csv(mm_counters *c, const char *dir, char *err, size_t len) {
+mm_status mm_counters_open_csv(mm_counters *c, const char *dir, char *err, size_t len) {
     char path[MM_PATH_LEN + 32];
     snprintf(path, sizeof path, "%s/%s", dir, MM_COUNTERS_FILE);
     if (!c) {
@@ -44,7 +44,7 @@ int mm_counters_open_csv(mm_counters *c, const char *dir, char *err, size_t len)
 }
 
 /* Rows of one rank: values [first, first + count) of its [rep * n + k] array. */
-static int mm__write_rows(mm_counters *c, const mm_test *t, int rank, size_t first, size_t count,
+static mm_status mm__write_rows(mm_counters *c, const mm_test *t, int rank, size_t first, size_t count,
                           const double *v) {
     for (size_t i = 0; i < count; i++) {
         size_t at = first + i;
@@ -64,7 +64,7 @@ static int mm__write_rows(mm_counters *c, const mm_test *t, int rank, size_t fir
     return 0;
 }
 
-int mm_counters_write_test(mm_counters *c, const mm_test *t, long nrep, int reduced,
+mm_status mm_counters_write_test(mm_counters *c, const mm_test *t, long nrep, int reduced,
                            mm_mpi_error *err) {
     if (!c) return 0;
     double cost = 0.0;

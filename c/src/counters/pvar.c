@@ -27,11 +27,11 @@
 
 #ifdef MM_SIMGRID
 /* SimGrid's SMPI (3.32) has no MPI_T interface: no variable exists. */
-int mm_pvar_init(void) { return MM_E_FAILED; }
+mm_status mm_pvar_init(void) { return MM_E_FAILED; }
 void mm_pvar_finalize(void) {}
 int mm_pvar_count(void) { return 0; }
-int mm_pvar_describe(int index, mm_pvar_desc *d) { (void)index; (void)d; return MM_E_FAILED; }
-int mm_pvar_find(const char *name, mm_pvar_desc *d) { (void)name; (void)d; return MM_E_FAILED; }
+mm_status mm_pvar_describe(int index, mm_pvar_desc *d) { (void)index; (void)d; return MM_E_FAILED; }
+mm_status mm_pvar_find(const char *name, mm_pvar_desc *d) { (void)name; (void)d; return MM_E_FAILED; }
 const char *mm_pvar_class_word(int klass) { (void)klass; return "?"; }
 const char *mm_pvar_bind_word(int bind) { (void)bind; return "?"; }
 int mm_pvar_type(MPI_Datatype dt, size_t *width, int *is_double, const char **word) {
@@ -63,7 +63,7 @@ const char *mm_pvar_error_word(int rc, char *buf, size_t len) {
 }
 #else
 
-int mm_pvar_init(void) {
+mm_status mm_pvar_init(void) {
     int provided = 0;
     return MPI_T_init_thread(MPI_THREAD_SINGLE, &provided) == MPI_SUCCESS ? 0 : MM_E_FAILED;
 }
@@ -79,7 +79,7 @@ int mm_pvar_count(void) {
     return MPI_T_pvar_get_num(&n) == MPI_SUCCESS && n > 0 ? n : 0;
 }
 
-int mm_pvar_describe(int index, mm_pvar_desc *d) {
+mm_status mm_pvar_describe(int index, mm_pvar_desc *d) {
     memset(d, 0, sizeof *d);
     int name_len = (int)sizeof d->name, desc_len = (int)sizeof d->description;
     int verbosity = 0, atomic = 0;
@@ -97,7 +97,7 @@ int mm_pvar_describe(int index, mm_pvar_desc *d) {
     return d->name[0] ? 0 : MM_E_FAILED;
 }
 
-int mm_pvar_find(const char *name, mm_pvar_desc *d) {
+mm_status mm_pvar_find(const char *name, mm_pvar_desc *d) {
     int n = mm_pvar_count();
     for (int i = 0; i < n; i++)
         if (mm_pvar_describe(i, d) == 0 && strcmp(d->name, name) == 0) return 0;
@@ -215,7 +215,7 @@ const char *mm_pvar_error_word(int rc, char *buf, size_t len) {
 }
 
 /* The trial: session, handle (bound to comm when the variable is), start, read, stop, free. */
-static int mm__try(const mm_pvar_desc *d, MPI_Comm comm, int *elements, char *why, size_t len) {
+static mm_status mm__try(const mm_pvar_desc *d, MPI_Comm comm, int *elements, char *why, size_t len) {
     char word[32];
     MPI_T_pvar_session s;
     int rc = MPI_T_pvar_session_create(&s);
@@ -225,7 +225,8 @@ static int mm__try(const mm_pvar_desc *d, MPI_Comm comm, int *elements, char *wh
     }
     MPI_Comm c = comm;
     MPI_T_pvar_handle h;
-    int count = 0, result = -1;
+    int count = 0;
+    mm_status result = MM_E_FAILED;
     size_t width = 0;
     mm_pvar_type(d->dt, &width, NULL, NULL);
     rc = MPI_T_pvar_handle_alloc(s, d->index, d->bind == MPI_T_BIND_MPI_COMM ? (void *)&c : NULL,
@@ -246,7 +247,7 @@ static int mm__try(const mm_pvar_desc *d, MPI_Comm comm, int *elements, char *wh
         else if ((rc = MPI_T_pvar_read(s, h, buf)) != MPI_SUCCESS)
             snprintf(why, len, "MPI_T_pvar_read failed (%s)", mm_pvar_error_word(rc, word, sizeof word));
         else
-            result = 0;
+            result = MM_OK;
         if (!d->continuous) MPI_T_pvar_stop(s, h);
         free(buf);
         MPI_T_pvar_handle_free(s, &h);

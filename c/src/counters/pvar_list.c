@@ -55,7 +55,7 @@ static void mm__catalog_free(mm__catalog *c) {
 }
 
 /* Describes the valid indices; tries the readable-looking ones when `probe`. -1: no memory. */
-static int mm__catalog_read(mm__catalog *c, MPI_Comm comm, int probe) {
+static mm_status mm__catalog_read(mm__catalog *c, MPI_Comm comm, int probe) {
     memset(c, 0, sizeof *c);
     c->nindices = mm_pvar_count();
     size_t cap = (size_t)(c->nindices > 0 ? c->nindices : 1);
@@ -194,7 +194,7 @@ static void mm__resolve_all(mm_config *cfg, const mm__catalog *c) {
 }
 
 /* Named variables: each must be in the catalog and pass its trial. */
-static int mm__resolve_names(mm_config *cfg, const mm__catalog *c, const char *library, char *err,
+static mm_status mm__resolve_names(mm_config *cfg, const mm__catalog *c, const char *library, char *err,
                              size_t len) {
     cfg->counters.ncounter_pvars = 0;
     snprintf(cfg->counters.counters_left_out, sizeof cfg->counters.counters_left_out, "[]");
@@ -231,7 +231,7 @@ static int mm__resolve_names(mm_config *cfg, const mm__catalog *c, const char *l
     return 0;
 }
 
-int mm_pvar_resolve(mm_config *cfg, MPI_Comm comm, char *err, size_t len) {
+mm_status mm_pvar_resolve(mm_config *cfg, MPI_Comm comm, char *err, size_t len) {
     char library[256];
     mm__library_line(library, sizeof library);
     int all = strcmp(cfg->counters.mpit_pvars, "all") == 0;

@@ -46,7 +46,7 @@ static const char *const mm__marker_vars[] = {"LIKWID_EVENTS", "LIKWID_THREADS",
                                               "LIKWID_FILEPATH"};
 
 /* This process started by likwid-perfctr -m with `group`. 0, or MM_E_INPUT with the message. */
-static int mm__check_environment(const char *group, char *err, size_t len) {
+static mm_status mm__check_environment(const char *group, char *err, size_t len) {
     char missing[96] = "";
     for (size_t i = 0; i < sizeof mm__marker_vars / sizeof mm__marker_vars[0]; i++) {
         if (getenv(mm__marker_vars[i])) continue;
@@ -86,7 +86,7 @@ int mm_likwid_built(void) { return 1; }
 
 void mm_likwid_version(char *out, size_t len) { snprintf(out, len, "%s", MM_LIKWID_VERSION); }
 
-int mm_likwid_check(const char *group, char *err, size_t len) {
+mm_status mm_likwid_check(const char *group, char *err, size_t len) {
     int rc = mm__check_environment(group, err, len);
     if (rc) return rc;
     likwid_markerInit(); /* a second call does nothing */
@@ -110,7 +110,7 @@ typedef struct mm__likwid {
     double sums[MM_MAX_COUNTERS]; /* the region's sums after the last stop */
 } mm__likwid;
 
-static int mm__open(void **state, const mm_config *cfg, MPI_Comm comm, mm_counter_info *info,
+static mm_status mm__open(void **state, const mm_config *cfg, MPI_Comm comm, mm_counter_info *info,
                     int *n, int max, char *err, size_t len) {
     (void)comm;
     *n = 0;
@@ -153,7 +153,7 @@ static int mm__open(void **state, const mm_config *cfg, MPI_Comm comm, mm_counte
     return 0;
 }
 
-static int mm__begin(void *state, mm_counter_info *info, char *err, size_t len) {
+static mm_status mm__begin(void *state, mm_counter_info *info, char *err, size_t len) {
     (void)state, (void)info, (void)err, (void)len;
     return 0; /* the region lives for the launch: nothing to make per test */
 }
@@ -201,14 +201,14 @@ int mm_likwid_built(void) { return 0; }
 
 void mm_likwid_version(char *out, size_t len) { snprintf(out, len, "%s", ""); }
 
-int mm_likwid_check(const char *group, char *err, size_t len) {
+mm_status mm_likwid_check(const char *group, char *err, size_t len) {
     snprintf(err, len, "--likwid %s: this mpimeter-bench was built without LIKWID (likwid.h and "
              "liblikwid were not found when it was built), so it counts nothing; install likwid "
              "(Debian: apt-get install likwid) and rebuild (make build), or omit --likwid", group);
     return MM_E_INPUT;
 }
 
-static int mm__open(void **state, const mm_config *cfg, MPI_Comm comm, mm_counter_info *info,
+static mm_status mm__open(void **state, const mm_config *cfg, MPI_Comm comm, mm_counter_info *info,
                     int *n, int max, char *err, size_t len) {
     (void)comm; (void)info; (void)max;
     *n = 0;

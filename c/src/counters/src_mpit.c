@@ -16,7 +16,7 @@
 #include "mm_error.h"
 
 #ifdef MM_SIMGRID
-static int mm__open(void **state, const mm_config *cfg, MPI_Comm comm, mm_counter_info *info,
+static mm_status mm__open(void **state, const mm_config *cfg, MPI_Comm comm, mm_counter_info *info,
                     int *n, int max, char *err, size_t len) {
     (void)state; (void)comm; (void)info; (void)max;
     *n = 0;
@@ -71,7 +71,7 @@ static void mm__close(void *state) {
     free(m);
 }
 
-static int mm__open(void **state, const mm_config *cfg, MPI_Comm comm, mm_counter_info *info,
+static mm_status mm__open(void **state, const mm_config *cfg, MPI_Comm comm, mm_counter_info *info,
                     int *n, int max, char *err, size_t len) {
     *n = 0;
     *state = NULL;
@@ -126,7 +126,7 @@ static int mm__open(void **state, const mm_config *cfg, MPI_Comm comm, mm_counte
     return 0;
 }
 
-static int mm__begin(void *state, mm_counter_info *info, char *err, size_t len) {
+static mm_status mm__begin(void *state, mm_counter_info *info, char *err, size_t len) {
     mm__mpit *m = state;
     if (!m) return 0;
     char word[32];

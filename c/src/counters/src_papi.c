@@ -48,7 +48,7 @@ void mm_papi_version(char *out, size_t len) {
              PAPI_VERSION_INCREMENT(PAPI_VERSION));
 }
 
-static int mm__init(char *err, size_t len) {
+static mm_status mm__init(char *err, size_t len) {
     if (PAPI_is_initialized() != PAPI_NOT_INITED) return 0;
     int rc = PAPI_library_init(PAPI_VER_CURRENT);
     if (rc == PAPI_VER_CURRENT) return 0;
@@ -84,7 +84,7 @@ static void mm__machine_note(char *note, size_t len) {
                  ci->name, ci->disabled ? ci->disabled_reason : "no counters");
 }
 
-int mm_papi_check(const char *events, char *err, size_t len) {
+mm_status mm_papi_check(const char *events, char *err, size_t len) {
     int rc = mm__init(err, len);
     if (rc) return rc;
     char names[MM_MAX_COUNTERS][MM_COUNTER_NAME_LEN];
@@ -130,7 +130,7 @@ typedef struct mm__papi {
     long long values[MM_MAX_COUNTERS];
 } mm__papi;
 
-static int mm__open(void **state, const mm_config *cfg, MPI_Comm comm, mm_counter_info *info,
+static mm_status mm__open(void **state, const mm_config *cfg, MPI_Comm comm, mm_counter_info *info,
                     int *n, int max, char *err, size_t len) {
     (void)comm;
     *n = 0;
@@ -178,7 +178,7 @@ static void mm__end(void *state) {
     p->set = PAPI_NULL;
 }
 
-static int mm__begin(void *state, mm_counter_info *info, char *err, size_t len) {
+static mm_status mm__begin(void *state, mm_counter_info *info, char *err, size_t len) {
     (void)info;
     mm__papi *p = state;
     if (!p) return 0;
@@ -221,7 +221,7 @@ int mm_papi_built(void) { return 0; }
 
 void mm_papi_version(char *out, size_t len) { snprintf(out, len, "%s", ""); }
 
-int mm_papi_check(const char *events, char *err, size_t len) {
+mm_status mm_papi_check(const char *events, char *err, size_t len) {
     char first[MM_COUNTER_NAME_LEN];
     mm__split(events, &first, 1);
     snprintf(err, len, "--papi %s: this mpimeter-bench was built without PAPI (papi.h and libpapi "
@@ -230,7 +230,7 @@ int mm_papi_check(const char *events, char *err, size_t len) {
     return MM_E_INPUT;
 }
 
-static int mm__open(void **state, const mm_config *cfg, MPI_Comm comm, mm_counter_info *info,
+static mm_status mm__open(void **state, const mm_config *cfg, MPI_Comm comm, mm_counter_info *info,
                     int *n, int max, char *err, size_t len) {
     (void)comm; (void)info; (void)max;
     *n = 0;

@@ -64,10 +64,7 @@ ANSWERS: dict[tuple[str, str], str] = {
 }
 # (folder under c/src) -> why its int functions that return a status are not yet mm_status (nor
 # its variables that hold one checked for -1)
-LATER: dict[str, str] = {
-    "counters": "a counters source is being added beside this change; its functions and the "
-                "sources' interface (counters_internal.h) follow in one step after it",
-}
+LATER: dict[str, str] = {}
 # (file under c/src, function) -> why it may end the process
 ENDS: dict[tuple[str, str], str] = {
     ("counters/pvar.c", "mm__probe_child"): "a forked child that reports through a pipe and ends",
