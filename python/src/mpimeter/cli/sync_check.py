@@ -35,7 +35,6 @@ from mpimeter.campaign import limits
 from mpimeter.cli.common import fail
 from mpimeter.cli.output import exits_on_errors
 from mpimeter.cli.benchparams import DescribedCommand
-from mpimeter.stats import clockdrift
 from mpimeter.units import format_ns
 
 COMMAND = "sync-check"
@@ -79,6 +78,8 @@ def hold_line(alg: dict, *, tolerance_ns: float) -> str:
     truth = all("max_abs_true_error_ns" in c for c in checks)
     key = "max_abs_true_error_ns" if truth else "max_abs_residual_ns"
     what = "|true error|" if truth else "|residual|"
+    from mpimeter.stats import clockdrift  # numpy and scipy: not for --help or a refusal
+
     hold = clockdrift.hold_time([c["t_s"] for c in checks], [c[key] for c in checks], tolerance_ns=tolerance_ns)
     head = f"{alg['name']}: {what} within {tolerance_ns:g} ns"  # in the unit of --tolerance-ns
     if hold.held_s is None:
