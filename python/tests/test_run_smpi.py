@@ -229,3 +229,13 @@ def test_the_simulated_build_answers_questions_under_smpirun():
 def test_simulated_ranks_are_not_oversubscribed():
     assert oversub.settings(128, 2, "smpi", {}) is None
     assert oversub.settings(128, 2, "openmpi", {}) is not None
+
+
+def test_a_missing_simgrid_build_names_its_own_make_target(tmp_path):
+    # the SimGrid build is not among `make build`'s: the message names the target that makes it
+    from mpimeter.campaign.launcher import check_binary
+
+    with pytest.raises(PlanError, match=r"build it with `make build-smpi`"):
+        check_binary(tmp_path, "smpi")
+    with pytest.raises(PlanError, match=r"build it with `make build`,"):
+        check_binary(tmp_path, "openmpi")

@@ -27,7 +27,7 @@ from pathlib import Path
 from mpimeter.campaign import simulation as _simulation
 from mpimeter.campaign.plan import PlanError
 # where the binaries are and which are built: io.bench_binaries, the one place below every reader
-from mpimeter.io.bench_binaries import (BENCH_DIR_ENV, BUILD_RECORD, LIBRARY_NAME,
+from mpimeter.io.bench_binaries import (BENCH_DIR_ENV, BUILD_RECORD, LIBRARY_NAME, SIMULATED_LIBRARY,
                                         bench_binary, built_libraries, default_bench_dir,
                                         is_executable_file)
 
@@ -258,6 +258,7 @@ def check_binary(bench_dir: Path, mpi: str) -> Path:
     check_library_name(mpi)
     binary = bench_binary(bench_dir, mpi)
     if not is_executable_file(binary):
-        raise PlanError(f"--mpi {mpi}: no mpimeter-bench at {binary} (build it with `make build`, "
+        build = "make build-smpi" if mpi == SIMULATED_LIBRARY else "make build"  # SimGrid's is its own target
+        raise PlanError(f"--mpi {mpi}: no mpimeter-bench at {binary} (build it with `{build}`, "
                         f"or point --bench-dir / ${BENCH_DIR_ENV} to the folder holding {mpi}/bin/)")
     return binary.resolve()
