@@ -175,8 +175,8 @@ def gate_rows(baseline: Mapping[tuple[str, int], np.ndarray], candidate: Mapping
     if not keys:
         return []
     # a one-way latency is half the timed round trip: it lies on half the timer's grid
-    half = {k: half_grid_step(baseline[k], candidate[k], grid_ns if grid_ns is None or not one_way(*k) else grid_ns / 2)
-            for k in keys}
+    half = {k: half_grid_step(baseline[k], candidate[k],
+                              grid_ns if grid_ns is None or not one_way(*k) else grid_ns / 2) for k in keys}
     pooled = [slowdown_beyond_grid(baseline[k], candidate[k], max_slowdown, half_step=half[k]) for k in keys]
     strata_of = {k: m for k in keys if (m := matched(*k)) is not None} if matched is not None else {}
     tests = [_strat.stratified_slowdown_test([beyond_grid(a, b, half[k]) for a, b in strata_of[k][0]], max_slowdown)

@@ -29,9 +29,10 @@ down; the grid the two alternatives' launches recorded, meta.json ``timer.resolu
 the values' own): per-launch medians of ~35 ns on a 10 ns timer are 30, 35 or 40 ns, and 40
 against 30 is one step, not a 33 % speed-up. At each (op, p, size) the chosen algorithm is the
 significant one with the smallest ratio; sizes next to each other (in the measured order) with
-the same choice merge into one range. The goal is SKaMPI's (Reussner et al. 2002, §6: "automatically choose the
-most efficient algorithm depending on problem size") made with the statistics of PGMPI
-(Hunold, Carpen-Amarie, Lübbe & Träff 2016: per-launch samples, a correction over the family).
+the same choice merge into one range. The goal is SKaMPI's (Reussner et al. 2002, §6:
+"automatically choose the most efficient algorithm depending on problem size") made with the
+statistics of PGMPI (Hunold, Carpen-Amarie, Lübbe & Träff 2016: per-launch samples, a correction
+over the family).
 """
 
 from __future__ import annotations
