@@ -175,11 +175,11 @@ def gate_rows(baseline: Mapping[tuple[str, int], np.ndarray], candidate: Mapping
     if not keys:
         return []
     # a one-way latency is half the timed round trip: it lies on half the timer's grid
-    half = {k: _half_step(baseline[k], candidate[k], grid_ns if grid_ns is None or not one_way(*k) else grid_ns / 2)
-            for k in keys}
+    half = {k: half_grid_step(baseline[k], candidate[k],
+                              grid_ns if grid_ns is None or not one_way(*k) else grid_ns / 2) for k in keys}
     pooled = [slowdown_beyond_grid(baseline[k], candidate[k], max_slowdown, half_step=half[k]) for k in keys]
     strata_of = {k: m for k in keys if (m := matched(*k)) is not None} if matched is not None else {}
-    tests = [_strat.stratified_slowdown_test([_beyond_grid(a, b, half[k]) for a, b in strata_of[k][0]], max_slowdown)
+    tests = [_strat.stratified_slowdown_test([beyond_grid(a, b, half[k]) for a, b in strata_of[k][0]], max_slowdown)
              if k in strata_of else t for k, t in zip(keys, pooled)]
     # within each matched state of a row: (row index, stratum, baseline, candidate, test, smallest p)
     within = [(i, sm.stratum, a, b, slowdown_beyond_grid(a, b, max_slowdown, half_step=half[k]),
@@ -238,8 +238,8 @@ def slowdown_beyond_grid(baseline: np.ndarray, candidate: np.ndarray, max_slowdo
     """The gate's one-sided rank-sum slowdown test (stats.compare.slowdown_test) counting only
     what lies beyond the timer's grid (module docstring): ``grid_ns`` the recorded resolution
     (None: the values' own grid), or ``half_step`` already worked out."""
-    half = _half_step(baseline, candidate, grid_ns) if half_step is None else half_step
-    return _cmp.slowdown_test(*_beyond_grid(baseline, candidate, half), max_slowdown)
+    half = half_grid_step(baseline, candidate, grid_ns) if half_step is None else half_step
+    return _cmp.slowdown_test(*beyond_grid(baseline, candidate, half), max_slowdown)
 
 
 def sides_grid_ns(*sides: tuple[AnalysisResult, str]) -> float | None:
@@ -249,18 +249,20 @@ def sides_grid_ns(*sides: tuple[AnalysisResult, str]) -> float | None:
     return timer_grid_ns([li for result, alt in sides for li in result.campaign.launches_of(alt)])
 
 
-def _half_step(a: np.ndarray, b: np.ndarray, grid_ns: float | None) -> float:
+def half_grid_step(a: np.ndarray, b: np.ndarray, grid_ns: float | None) -> float:
     """Half the timer grid's step of a row: the recorded resolution, else the grid both sides'
-    values lie on (0 when they lie on none)."""
+    values lie on (0 when they lie on none). The one rule of the gate, tune's choice tests and
+    the guidelines' tests."""
     if grid_ns is not None:
         return grid_ns / 2
     both = np.concatenate([np.asarray(a, dtype=float), np.asarray(b, dtype=float)])
     return _clusters.timer_step(both) / 2 if both.size and np.isfinite(both).all() else 0.0
 
 
-def _beyond_grid(a: np.ndarray, b: np.ndarray, half: float) -> tuple[np.ndarray, np.ndarray]:
+def beyond_grid(a: np.ndarray, b: np.ndarray, half: float) -> tuple[np.ndarray, np.ndarray]:
     """The baseline ``a`` moved ``half`` a grid step up and the candidate ``b`` half a step down:
-    what the slowdown tests compare, so that only a difference the grid cannot make counts."""
+    what the slowdown tests compare, so that only a difference the grid cannot make counts (the
+    candidate is the side tested slower: tune's default, a guideline's left-hand side)."""
     return np.asarray(a, dtype=float) + half, np.asarray(b, dtype=float) - half
 
 

@@ -32,6 +32,15 @@ says ``lhs`` is slower than ``rhs`` after Holm's correction over the whole famil
 together; each row carries the ratio lhs/rhs (> 1: lhs slower) with its interval and
 says which design it used.
 
+Both tests count a violation only beyond the timer's grid, as the gate counts a slowdown
+(analysis.gating): each lhs value is moved half a grid step down and each rhs value half a step
+up (a ``split``'s rhs, twice a value at m/2, a whole step: twice the half) before they are
+compared, so that per-launch medians of ~35 ns on a 10 ns timer (30, 35 or 40 ns) do not read 40
+against 30 ns as a 33 % violation of what is a difference of a few ns. The grid is the timer's
+recorded resolution (meta.json ``timer.resolution_ns``, the coarsest of the alternative's
+launches; half of it for one-way latencies, half a timed round trip), else the grid both sides'
+values lie on; the ratio and its interval are of the values as read.
+
 Paper: Träff, Gropp & Thakur 2010 (self-consistent MPI performance guidelines, among them regular ⪯
 irregular); Hunold, Carpen-Amarie, Lübbe & Träff 2016 (PGMPI) for the list tested here; Träff 2012
 (mpicroscope, Hunold & Carpen-Amarie 2016 ref. [4]); the PGMPI work (Hunold, Carpen-Amarie,
@@ -52,6 +61,7 @@ from mpimeter.analysis.choices import GUIDELINE_KINDS as KINDS
 from mpimeter.analysis.choices import REGULAR_IRREGULAR
 from mpimeter.analysis.diagnostics import dedupe
 from mpimeter.analysis.designs import paired_low_power
+from mpimeter.analysis.gating import half_grid_step, sides_grid_ns
 from mpimeter.analysis.groups import Group, groups_of, low_power_warning
 from mpimeter.analysis.loading import AnalysisError
 from mpimeter.analysis.results import AnalysisResult
@@ -129,25 +139,41 @@ class GuidelineTest:
 
 
 def guideline_test(lhs: dict[int, float], rhs: dict[int, float], *, confidence: float = 0.95,
-                   ratio_ci: str = "hodges-lehmann", seed: int = 0, paired: bool = True) -> GuidelineTest:
+                   ratio_ci: str = "hodges-lehmann", seed: int = 0, paired: bool = True,
+                   half_steps: tuple[float, float] = (0.0, 0.0)) -> GuidelineTest:
     """The one-sided test that ``lhs`` is slower than ``rhs`` (launch → per-launch median, rhs
     already scaled: twice for ``split``): with ``paired``, by launch on the launches that
-    measured both; unpaired (rank-sum) when not, or when none did (module docstring)."""
+    measured both; unpaired (rank-sum) when not, or when none did (module docstring). The test
+    counts only what lies beyond the timer's grid: lhs moved ``half_steps[0]`` down, rhs
+    ``half_steps[1]`` up (:func:`grid_half_steps`); the ratio is of the values as read."""
     both = sorted(set(lhs) & set(rhs)) if paired else []
     a, b = np.array(list(rhs.values()), dtype=float), np.array(list(lhs.values()), dtype=float)
     med_l, med_r = float(np.median(b)), float(np.median(a))
+    down, up = half_steps
     if not both:  # "lhs slower" = the rhs sample below the lhs sample; the ratio lhs/rhs is b/a
         pc = _cmp.compare_two(a, b, alternative="less", confidence=confidence, ratio_ci=ratio_ci, seed=seed)
+        test = _cmp.slowdown_test(a + up, b - down, 0.0)
         return GuidelineTest(design=UNPAIRED, pairs=0, launches_lhs=b.size, launches_rhs=a.size,
-                             median_lhs_ns=med_l, median_rhs_ns=med_r, ratio=pc.ratio_ci, p_value=pc.p_value,
-                             p_method=pc.p_method)
+                             median_lhs_ns=med_l, median_rhs_ns=med_r, ratio=pc.ratio_ci, p_value=test.p_value,
+                             p_method=test.method)
     x, y = np.array([rhs[i] for i in both]), np.array([lhs[i] for i in both])
-    test = _paired.paired_slowdown_test(x, y, 0.0)
+    test = _paired.paired_slowdown_test(x + up, y - down, 0.0)
     ci = (_paired.paired_bootstrap_ratio(x, y, confidence=confidence, seed=seed) if ratio_ci == "bootstrap"
           else _paired.paired_ratio(x, y, confidence=confidence))
     return GuidelineTest(design=PAIRED, pairs=len(both), launches_lhs=b.size, launches_rhs=a.size,
                          median_lhs_ns=med_l, median_rhs_ns=med_r, ratio=ci, p_value=test.p_value,
                          p_method=test.method)
+
+
+def grid_half_steps(lhs: dict[int, float], rhs: dict[int, float], factor: float, grid_ns: float | None, *,
+                    one_way: bool = False) -> tuple[float, float]:
+    """How far a guideline's test moves lhs down and rhs up (module docstring): half the timer's
+    grid step (``grid_ns`` the recorded resolution, halved for one-way latencies; None: the grid
+    both sides' values lie on, analysis.gating.half_grid_step), the rhs's × ``factor``, the
+    number of its calls (``rhs`` its values as read, before that factor)."""
+    half = half_grid_step(np.array(list(lhs.values()), dtype=float), np.array(list(rhs.values()), dtype=float),
+                          grid_ns if grid_ns is None or not one_way else grid_ns / 2)
+    return half, half * factor
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -277,6 +303,9 @@ def check(result: AnalysisResult, *, kinds: Sequence[str] = KINDS, mockups: Sequ
     planned: list[tuple] = []  # every row's facts and samples, tested once the family's size is known
     for g in groups:
         per_p = _slices(g)
+        grid_ns = sides_grid_ns((result, g.alternative))
+        one_way = {(r.nprocs, r.op, r.size, r.root) for r in result.rows
+                   if r.alternative == g.alternative and r.one_way}
         samples = {(op, size): v for at_p in per_p.values() for (op, size, _), v in at_p.items()}
         mock = mockups_of(result, g.alternative)
         measured = {op for op, _ in samples}
@@ -301,16 +330,18 @@ def check(result: AnalysisResult, *, kinds: Sequence[str] = KINDS, mockups: Sequ
             for kind in kinds:
                 for op, size, root, versus, versus_size, versus_root, factor in _pairs(kind, at_p, mock, selected,
                                                                                        nprocs):
-                    lhs = at_p[(op, size, root)]
-                    rhs = {i: v * factor for i, v in at_p[(versus, versus_size, versus_root)].items()}
-                    planned.append((kind, g.name, nprocs, op, size, versus, versus_size, root, lhs, rhs))
+                    lhs, read = at_p[(op, size, root)], at_p[(versus, versus_size, versus_root)]
+                    rhs = {i: v * factor for i, v in read.items()}
+                    halves = grid_half_steps(lhs, read, factor, grid_ns, one_way={(nprocs, op, size, root),
+                                             (nprocs, versus, versus_size, versus_root)} <= one_way)
+                    planned.append((kind, g.name, nprocs, op, size, versus, versus_size, root, lhs, rhs, halves))
     # paired where the pairs can reach Holm's first level in this family (the launch counts decide, never the
     # times: with 5 launches the signed-rank test's smallest p, 1/32, cannot, while the rank-sum's 1/252 can)
     family = len(planned)
-    for kind, name, nprocs, op, size, versus, versus_size, root, lhs, rhs in planned:
+    for kind, name, nprocs, op, size, versus, versus_size, root, lhs, rhs, halves in planned:
         pairs = len(set(lhs) & set(rhs))
         t = guideline_test(lhs, rhs, confidence=confidence, ratio_ci=ratio_ci, seed=seed,
-                           paired=pairs > 0 and _paired.min_p_value(pairs) <= alpha / family)
+                           paired=pairs > 0 and _paired.min_p_value(pairs) <= alpha / family, half_steps=halves)
         rows.append(GuidelineRow(
             kind=kind, alternative=name, nprocs=nprocs, op=op, size=size, versus=versus, versus_size=versus_size,
             statement=STATEMENTS[kind].format(op=op, size=size, versus=versus, versus_size=versus_size)

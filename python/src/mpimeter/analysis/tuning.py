@@ -21,12 +21,18 @@ The test (per library, over the family of every (op, p, size, algorithm) compare
 the one-sided Wilcoxon rank-sum test on per-launch medians that the default is slower than the
 algorithm by more than ``min_effect`` — the default's medians against the algorithm's scaled by
 1 + min_effect, exactly the test ``gate`` makes of a slowdown (Hunold & Carpen-Amarie 2016 §5.2,
-the launch as the unit of replication §4.2); the Hodges–Lehmann ratio algorithm / default with
-its interval at ``confidence``. At each (op, p, size) the chosen algorithm is the significant one
-with the smallest ratio; sizes next to each other (in the measured order) with the same choice
-merge into one range. The goal is SKaMPI's (Reussner et al. 2002, §6: "automatically choose the
-most efficient algorithm depending on problem size") made with the statistics of PGMPI
-(Hunold, Carpen-Amarie, Lübbe & Träff 2016: per-launch samples, a correction over the family).
+the launch as the unit of replication §4.2), paired by round or stratified by state where the
+campaign's design allows (analysis.designs); the Hodges–Lehmann ratio algorithm / default with
+its interval at ``confidence``. As the gate's, each test counts a speed-up only beyond the
+timer's grid (analysis.gating: the algorithm's values half a step up, the default's half a step
+down; the grid the two alternatives' launches recorded, meta.json ``timer.resolution_ns``, else
+the values' own): per-launch medians of ~35 ns on a 10 ns timer are 30, 35 or 40 ns, and 40
+against 30 is one step, not a 33 % speed-up. At each (op, p, size) the chosen algorithm is the
+significant one with the smallest ratio; sizes next to each other (in the measured order) with
+the same choice merge into one range. The goal is SKaMPI's (Reussner et al. 2002, §6:
+"automatically choose the most efficient algorithm depending on problem size") made with the
+statistics of PGMPI (Hunold, Carpen-Amarie, Lübbe & Träff 2016: per-launch samples, a correction
+over the family).
 """
 
 from __future__ import annotations
@@ -42,7 +48,7 @@ import numpy as np
 from mpimeter.analysis import designs as _designs
 from mpimeter.analysis import matching as _matching
 from mpimeter.analysis.diagnostics import dedupe
-from mpimeter.analysis.gating import launch_states
+from mpimeter.analysis.gating import beyond_grid, half_grid_step, launch_states, sides_grid_ns
 from mpimeter.analysis.groups import Group, groups_of, low_power_warning
 from mpimeter.analysis.loading import AnalysisError
 from mpimeter.analysis.results import AnalysisResult
@@ -398,11 +404,13 @@ def _states_at(default: Group, alt: Group, p: int) -> tuple[dict[int, str], dict
 
 def _design_test(default: dict[int, float], alg: dict[int, float], per_round: int | None,
                  states: tuple[dict[int, str], dict[int, str]] | None, *, min_effect: float, confidence: float,
-                 seed: int, pair_if: int) -> tuple[str, int, Any, Any]:
+                 seed: int, pair_if: int, half_step: float = 0.0) -> tuple[str, int, Any, Any]:
     """(design, pairs, test, ratio interval) of "default slower than alg × (1 + min_effect)"
     (analysis.designs): by round when the campaign interleaved them and every round's launches
     share a state, with at least ``pair_if`` rounds; state by state when states are matched
-    (van Elteren); else the rank-sum test of the per-launch medians."""
+    (van Elteren); else the rank-sum test of the per-launch medians. Each test counts a speed-up
+    only beyond the timer's grid: the algorithm's values ``half_step`` up, the default's down
+    (analysis.gating.beyond_grid); the ratio interval is of the values as read."""
     design, both = _designs.UNPAIRED, []
     if per_round is not None:
         rd, ra = _designs.rounds(default, per_round), _designs.rounds(alg, per_round)
@@ -413,16 +421,17 @@ def _design_test(default: dict[int, float], alg: dict[int, float], per_round: in
         design, both = _designs.round_pairs(rd, ra, sd, sa)
         if design == _designs.BY_ROUND and len(both) >= pair_if:
             x, y = np.array([ra[r] for r in both]), np.array([rd[r] for r in both])
-            return (design, len(both), _paired.paired_slowdown_test(x, y, min_effect),
+            return (design, len(both), _paired.paired_slowdown_test(*beyond_grid(x, y, half_step), min_effect),
                     _paired.paired_ratio(y, x, confidence=confidence))
     a, b = np.array(list(default.values())), np.array(list(alg.values()))
     if states is not None:
         strata = [(np.array([v for i, v in alg.items() if states[1].get(i) == name]),
                    np.array([v for i, v in default.items() if states[0].get(i) == name]))
                   for name in dict.fromkeys(states[0].values())]
-        return (_designs.BY_STATE, 0, _strat.stratified_slowdown_test(strata, min_effect),
+        return (_designs.BY_STATE, 0,
+                _strat.stratified_slowdown_test([beyond_grid(g, d, half_step) for g, d in strata], min_effect),
                 _strat.stratified_ratio([(d, g) for g, d in strata], confidence=confidence))
-    return (_designs.UNPAIRED, 0, _cmp.slowdown_test(b, a, min_effect),
+    return (_designs.UNPAIRED, 0, _cmp.slowdown_test(*beyond_grid(b, a, half_step), min_effect),
             _cmp.compare_two(a, b, confidence=confidence, seed=seed).ratio_ci)
 
 
@@ -479,22 +488,26 @@ def _tune_library(result: AnalysisResult, library: str, default: TuningAlternati
                   warnings: list[AnalysisWarning]) -> LibraryTuning:
     base = _per_p(groups[default.alternative])
     rows: list[Comparison] = []
-    planned = []  # (alternative, setting, p, size, default's launches, algorithm's launches, states)
+    planned = []  # (alternative, setting, p, size, default's launches, algorithm's launches, states, timer grid)
     for alt in others:
         theirs = _per_p(groups[alt.alternative])
+        # the timer grid the two alternatives' launches recorded (the gate's rule)
+        grid_ns = sides_grid_ns((result, default.alternative), (result, alt.alternative))
         for op, setting in sorted(alt.settings.items()):
             for p in sorted(set(base) & set(theirs)):
                 states = _states_at(groups[default.alternative], groups[alt.alternative], p)
                 for (o, size) in sorted(k for k in theirs[p] if k[0] == op and k in base[p]):
-                    planned.append((alt, setting, p, size, base[p][(o, size)], theirs[p][(o, size)], states))
+                    planned.append((alt, setting, p, size, base[p][(o, size)], theirs[p][(o, size)], states,
+                                    grid_ns))
     # rounds paired only when enough of them can reach Holm's first level (launch counts decide, never the times)
     pair_if = next((n for n in range(1, 64) if _paired.min_p_value(n) <= alpha / max(len(planned), 1)), 64)
     per_round = {a.alternative: _designs.launches_per_round(result, a.alternative) for a in (default, *others)}
-    for alt, setting, p, size, d, g, states in planned:
+    for alt, setting, p, size, d, g, states, grid_ns in planned:
         same = per_round[default.alternative] == per_round[alt.alternative]
         rounds = per_round[default.alternative] if same else None
+        half = half_grid_step(np.array(list(d.values())), np.array(list(g.values())), grid_ns)
         design, pairs, test, ci = _design_test(d, g, rounds, states, min_effect=min_effect, confidence=confidence,
-                                               seed=seed, pair_if=pair_if)
+                                               seed=seed, pair_if=pair_if, half_step=half)
         rows.append(Comparison(library=library, op=setting.op, nprocs=p, size=size, alternative=alt.alternative,
                                algorithm=setting.name, variable=setting.variable, value=setting.value,
                                launches_default=len(d), launches_algorithm=len(g),
