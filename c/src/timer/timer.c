@@ -29,7 +29,7 @@
 #define MM__PROBE_RESOLUTION_READS 16
 #define MM__PROBE_OVERHEAD_READS 16
 #else
-/* Successive reads used to find the smallest step. */
+/* Successive reads whose steps give the grid. */
 #define MM__PROBE_RESOLUTION_READS 4000
 /* Calls timed together to get the mean cost of one. */
 #define MM__PROBE_OVERHEAD_READS 10000
@@ -106,18 +106,30 @@ void mm_timer_wait_until(const mm_timer *t, int64_t deadline_ns) {
     }
 }
 
+static int64_t mm__gcd(int64_t a, int64_t b) {
+    while (b != 0) {
+        int64_t r = a % b;
+        a = b;
+        b = r;
+    }
+    return a;
+}
+
 void mm_timer_probe(mm_timer *t) {
-    /* Resolution: the smallest positive difference between two successive reads. */
-    int64_t smallest = 0;
+    /* Resolution: the grid the readings lie on, the greatest common divisor of the positive
+     * differences between successive reads. Not the smallest difference: on a clock finer than
+     * a read that is the read's cost (15-17 ns on a 1 ns CLOCK_MONOTONIC here; the cost is
+     * overhead_ns), and the analysis counts a difference only beyond this grid. */
+    int64_t grid = 0;
     int64_t prev = mm_timer_now(t);
     for (long i = 0; i < MM__PROBE_RESOLUTION_MAX_READS; i++) {
         int64_t cur = mm_timer_now(t);
         int64_t step = cur - prev;
-        if (step > 0 && (smallest == 0 || step < smallest)) smallest = step;
+        if (step > 0) grid = mm__gcd(grid, step);
         prev = cur;
-        if (i >= MM__PROBE_RESOLUTION_READS && smallest > 0) break;
+        if (i >= MM__PROBE_RESOLUTION_READS && grid > 0) break;
     }
-    t->resolution_ns = (double)smallest; /* 0 only if the timer never moved */
+    t->resolution_ns = (double)grid; /* 0 only if the timer never moved */
 
     /* Overhead: N back-to-back calls timed with the timer itself, divided by N. The sum keeps
      * the reads from being optimized away. */

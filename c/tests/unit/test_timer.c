@@ -185,6 +185,34 @@ static void test_tsc(void) {
     mm_timer_close(&t);
 }
 
+/* Stand-in clocks for the probe: `fake_clock_ns` advances by a read's cost at every read. */
+static int64_t fake_clock_ns;
+static int64_t fake_fine_now(const mm_timer *t) { /* a 1 ns clock whose reads cost 16 or 17 ns */
+    (void)t;
+    fake_clock_ns += 16 + (fake_clock_ns / 16) % 2;
+    return fake_clock_ns;
+}
+static int64_t fake_coarse_now(const mm_timer *t) { /* a 100 ns clock whose reads cost 37 ns */
+    (void)t;
+    fake_clock_ns += 37;
+    return fake_clock_ns - fake_clock_ns % 100;
+}
+
+/* The resolution is the grid the readings lie on, not a read's cost: a clock finer than its
+ * read (CLOCK_MONOTONIC here: 1 ns, reads of 15-17 ns) records 1 ns; a coarse one its step. */
+static void test_resolution_is_the_grid_not_the_read_cost(void) {
+    mm_timer_vtable fine = {.name = "fake-fine", .now_ns = fake_fine_now};
+    mm_timer_vtable coarse = {.name = "fake-coarse", .now_ns = fake_coarse_now};
+    mm_timer t = {.vt = &fine};
+    fake_clock_ns = 0;
+    mm_timer_probe(&t);
+    CHECK(t.resolution_ns == 1.0);
+    CHECK(t.overhead_ns >= 16.0 && t.overhead_ns <= 17.0);
+    t = (mm_timer){.vt = &coarse};
+    mm_timer_probe(&t);
+    CHECK(t.resolution_ns == 100.0);
+}
+
 int main(void) {
     test_registry();
     test_unknown_name();
@@ -197,5 +225,6 @@ int main(void) {
     test_virtual_timer();
     test_virtual_refusals();
     test_tsc();
+    test_resolution_is_the_grid_not_the_read_cost();
     return mm_check_summary("test_timer");
 }
