@@ -4,11 +4,12 @@
 With the `virtual` timer every rank but 0 gets an offset within +-1 s and a skew of +100 or
 -100 ppm (from the seed); all ranks share the underlying monotonic clock, so the true error of
 each rank's global clock is known. Thresholds:
-- right after the sync every algorithm errs by less than 10 us;
+- right after the sync every algorithm errs by less than 200 us (SYNCED_NS says why);
 - 5 s later every offset-only algorithm errs by at least 100 us on some rank (the drift is real
   and this test can see it), every drift-aware one by less than a tenth of the rank's
   uncorrected drift (100 ppm x 5 s / 10 = 50 us; over the check's actual interval, since_sync_s);
-- on the plain monotonic clock (one clock, true offset 0) every residual stays below 10 us.
+- on the plain monotonic clock (one clock, true offset 0) every residual stays below 20 us plus
+  10 ppm of the time since the sync (test_monotonic_residuals_stay_below_20us_plus_10ppm says why).
 The 4-rank accuracy runs use Open MPI (oversubscribed MPICH ping-pongs take milliseconds);
 2 ranks run under both libraries; p = 3 and 5 check the tree algorithms off powers of two.
 The algorithms share one wait (every check at its own sync's end + t_s, or later when another
