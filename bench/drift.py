@@ -50,6 +50,7 @@ import _launches  # noqa: E402  (puts python/src on the path too)
 
 from mpimeter.campaign import describe as _describe  # noqa: E402
 from mpimeter.campaign import launcher as _launcher  # noqa: E402
+from mpimeter.cli.sync_check import check_times_s  # noqa: E402
 from mpimeter.io import jsonread  # noqa: E402
 from mpimeter.stats import clockdrift  # noqa: E402
 
@@ -79,7 +80,7 @@ def analyse_algorithm(alg: dict, *, model: str, tolerance_ns: float) -> dict:
     checks = alg["checks"]
     basis = "true_error" if all("true_error_ns" in c for c in checks) else "residual"
     per_rank_key = f"{basis}_ns"
-    t = [float(c["t_s"]) for c in checks]
+    t = check_times_s(checks)  # when each check ran: a shared wait can make one late
     max_abs = [max((abs(v) for v in c[per_rank_key] if v is not None), default=0) for c in checks]
     hold = clockdrift.hold_time(t, max_abs, tolerance_ns=tolerance_ns)
     drift = []

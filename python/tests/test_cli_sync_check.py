@@ -200,3 +200,13 @@ def test_with_the_truth_the_hold_goes_by_the_true_error():
     result = {"algorithms": [{"name": "skampi", "sync_duration_s": 0.001,
                               "checks": _checks([0.1, 1], [100, 100], truths=[300, 1200])}]}
     assert "skampi: |true error| within 1000 ns through 0.1 s after the sync, beyond it from 1 s" in _rendered(result)
+
+
+def test_the_table_and_the_hold_go_by_when_each_check_ran():
+    """A check another algorithm's sync made late says when it ran (since_sync_s): the table
+    shows that time and the hold is judged at it, not at the time asked (t_s)."""
+    checks = _checks([0.1, 1], [100, 1500], truths=None)
+    checks[0]["since_sync_s"], checks[1]["since_sync_s"] = 0.4062, 1.0004
+    text = _rendered({"algorithms": [{"name": "skampi", "sync_duration_s": 0.001, "checks": checks}]})
+    assert "0.4062 s" in text and "0.1 s" not in text
+    assert "skampi: |residual| within 1000 ns through 0.4062 s after the sync, beyond it from 1 s" in text

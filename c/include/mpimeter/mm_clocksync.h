@@ -188,6 +188,11 @@ int mm_clocksync_residuals(mm_clocksync *cs, int phase, int *ranks, int64_t *res
  * meaningful as true_error_ns above). On rank 0 fills true_error_ns[0..nprocs−1] (capacity
  * nprocs; other ranks pass NULL). Returns MPI_SUCCESS or an MPI error code. */
 int mm_clocksync_true_errors(mm_clocksync *cs, int64_t *true_error_ns);
+/* This rank's global clock minus the true time (mm_timer_truth_ns): the truth read just before
+ * and just after the clock, their midpoint taken, and of a few such readings the one whose two
+ * truth reads lie closest together (a rank preempted between them is off by half the wait).
+ * No messages. */
+int64_t mm_clocksync_deviation_from_truth(const mm_clocksync *cs);
 /* The ranks rank 0 checks, ascending, without rank 0: all for p <= 64, else at most 64 evenly
  * spread ones that always include 1, the largest power of two below p and p − 1. Returns n. */
 int mm_clocksync_residual_sample(int nprocs, int *ranks);
@@ -264,11 +269,13 @@ extern const mm_clocksync_vtable mm_clocksync_hca2;
 extern const mm_clocksync_vtable mm_clocksync_hca3;
 extern const mm_clocksync_vtable mm_clocksync_hca3o;
 
-/* ---- --sync-check (sync_check.c; docs/ALGORITHMS.md, "Checking a sync") ----
- * For each algorithm of cfg->clocksync: sync, then at each cfg->check.check_at_s (seconds after the
- * sync ended) measure residuals (and true errors with the virtual timer on one host); rank 0
- * prints a table, or with cfg->check.json one JSON object on stdout. Collective. Returns 0,
- * MM_E_FAILED when measuring failed, MM_E_INPUT on bad input (the message on stderr). */
+/* ---- --sync-check (app/sync_check.c; docs/ALGORITHMS.md, "Checking a sync") ----
+ * Every algorithm of cfg->clocksync syncs in turn; each is checked at each cfg->check.check_at_s
+ * (seconds after its own sync ended; the waits of all algorithms shared): residuals (and true
+ * errors with the virtual timer on one host); rank 0 prints a table, or with cfg->check.json one
+ * JSON object on stdout. Collective. Returns 0, MM_E_FAILED when measuring failed, MM_E_INPUT on
+ * bad input (the message on stderr); a rank whose own MPI call failed in a check ends the launch
+ * (MPI_Abort). */
 struct mm_config;
 mm_status mm_sync_check_run(const struct mm_config *cfg, MPI_Comm comm);
 

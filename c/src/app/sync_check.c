@@ -1,12 +1,14 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* sync_check.c — `mpimeter-bench --sync-check`: how good is each clock sync, here and now?
  *
- * What: for each algorithm of --clocksync, in order: open it, run one sync, then at each
- *   --check-at time (seconds after that sync ended, on each rank's own clock) measure the
- *   residual offsets (mm_clocksync_residuals: rank 0's global clock against every rank's) and,
- *   where the truth is known, the true errors. Rank 0 prints a table, or with --json one object:
- *   {"algorithms": [{"name", "sync_duration_s", "checks": [{"t_s", "max_abs_residual_ns",
- *    "residual_ns": [per rank], "max_abs_true_error_ns", "true_error_ns": [per rank]}]}]}
+ * What: every algorithm of --clocksync, in order, opens and runs one sync; each --check-at time
+ *   T of an algorithm is checked T seconds after that algorithm's own sync ended (each rank
+ *   sleeping on its own clock): the residual offsets (mm_clocksync_residuals: rank 0's global
+ *   clock against every rank's) and, where the truth is known, the true errors. Rank 0 prints a
+ *   table, or with --json one object:
+ *   {"algorithms": [{"name", "sync_duration_s", "checks": [{"t_s", "since_sync_s",
+ *    "max_abs_residual_ns", "residual_ns": [per rank], "max_abs_true_error_ns",
+ *    "true_error_ns": [per rank]}]}]}
  *   Per-rank arrays are indexed by rank: rank 0 is 0, ranks outside the residual sample (p > 64)
  *   are null. The true-error fields appear only when the truth is known: the `virtual` timer
  *   with all ranks on one host (they then share its base clock), or under SimGrid's SMPI (its
@@ -14,10 +16,24 @@
  *   true error over every rank, not only the sample (the truth costs no messages: one gather).
  *   Residual and true error have the same sign convention (rank 0's global − the rank's): the
  *   residual is the estimate, the true error its exact value.
+ * One wait for all: the algorithms do not wait for their checks in turn. The next algorithm
+ *   syncs while the earlier ones wait, and the checks run in the order they fall due, so the
+ *   whole takes the syncs plus the last --check-at time, not that time per algorithm. A check
+ *   never interrupts a sync: one that falls due during a sync runs right after it, late; before
+ *   each sync the checks due within the longest sync so far are taken first, so a check is late
+ *   only while the syncs grow longer (a check at 0 s always runs right after its own sync). Each
+ *   check says when it ran, since_sync_s (seconds from its algorithm's sync end to the check's
+ *   start, rank 0's clock; t_s or later): what it measured is the drift over since_sync_s, which
+ *   is t_s unless it was late.
+ * Failures: a rank whose own MPI call failed during a check cannot know whether a peer waits for
+ *   it (a ping-pong or a gather left half done), so it says why and ends the launch (MPI_Abort
+ *   with the status's exit code); a failure every rank learnt (a sync's, agreed by
+ *   mm_clocksync_run; the residual check out of memory) ends every rank with the status, and
+ *   the ranks that know why say so (rank 0 when none does).
  * Why: every sync is verified against known truth instead of trusted (docs/ALGORITHMS.md,
  *   "Checking a sync").
- * Cost: per algorithm one sync, then per check time one residual check (one offset measurement
- *   per checked rank); the waits are sleeps. */
+ * Cost: per algorithm one sync, per check time one residual check (one offset measurement per
+ *   checked rank); one broadcast per step of the schedule; the waits are sleeps. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -36,12 +52,28 @@ typedef struct mm__check_result {
 
 typedef struct mm__sync_check {
     const mm_config *cfg;
+    const mm_timer *timer;
+    MPI_Comm comm;
     int rank, nprocs, truth_known;
+    mm_clocksync *cs;         /* [alg]: opened when its sync is due, all closed at the end */
+    int nopen;                /* algorithms opened so far (their syncs run, or failed) */
+    int64_t *sync_end_ns;     /* [alg]: this rank's clock when its sync ended */
+    int *next_check;          /* [alg]: its first check not taken yet */
     double *duration_s;       /* [alg] */
+    double *since_sync_s;     /* [alg][check], rank 0: from its sync's end to the check */
     int64_t *max_true_all;    /* [alg][check]: over every rank */
-    mm__check_result *checks; /* [alg][check][rank] */
-    int failed_here;          /* the failure that ended the check is this rank's own */
+    mm__check_result *checks; /* [alg][check][rank], rank 0 */
+    int *ranks;               /* scratch of nprocs: the residual check's sample */
+    int64_t *res, *tru;       /* scratch of nprocs */
+    mm_mpi_error err;         /* the schedule's broadcasts */
+    int failed_alg;           /* the algorithm whose step failed (-1: none, or the schedule) */
+    int failed_in_sync;       /* ... in its sync (agreed by every rank), not in a check */
+    char why[512];
 } mm__sync_check;
+
+/* A step of the schedule, as rank 0 broadcasts it: 2a syncs algorithm a, 2a + 1 takes its next
+ * check, MM__STEP_END ends. */
+enum { MM__STEP_END = -1 };
 
 static mm__check_result *mm__at(mm__sync_check *sc, int alg, int check, int rank) {
     return &sc->checks[((size_t)alg * (size_t)sc->cfg->check.ncheck + (size_t)check) * (size_t)sc->nprocs +
@@ -50,72 +82,134 @@ static mm__check_result *mm__at(mm__sync_check *sc, int alg, int check, int rank
 
 static int64_t mm__abs64(int64_t v) { return v < 0 ? -v : v; }
 
-/* Why a step of one algorithm's check failed, in why: this rank's MPI failure (cs->err), the
- * sync's records lost out of memory, or else a failure on another rank (which says why).
- * MM_E_FAILED. */
-static mm_status mm__check_failed(const mm_clocksync *cs, const char *step, double at_s, char *why,
-                                  size_t why_len) {
+/* When algorithm alg's next check is due, on this rank's clock. */
+static int64_t mm__due_ns(const mm__sync_check *sc, int alg) {
+    return sc->sync_end_ns[alg] + (int64_t)(sc->cfg->check.check_at_s[sc->next_check[alg]] * 1e9 + 0.5);
+}
+
+/* Rank 0: the next step. The check due first, when every sync has run or it is due within the
+ * longest sync so far (the next sync would make it late); else the next sync; else the end. */
+static int mm__next_step(const mm__sync_check *sc) {
+    int first = -1;
+    double longest_s = 0;
+    for (int a = 0; a < sc->nopen; a++) {
+        if (sc->duration_s[a] > longest_s) longest_s = sc->duration_s[a];
+        if (sc->next_check[a] < sc->cfg->check.ncheck && (first < 0 || mm__due_ns(sc, a) < mm__due_ns(sc, first)))
+            first = a;
+    }
+    int all_synced = sc->nopen == sc->cfg->nclocksync;
+    if (first >= 0 && (all_synced || mm__due_ns(sc, first) <= mm_timer_now(sc->timer) + (int64_t)(longest_s * 1e9)))
+        return 2 * first + 1;
+    return all_synced ? MM__STEP_END : 2 * sc->nopen;
+}
+
+/* Why a step of algorithm alg failed, into sc->why: this rank's MPI failure (cs->err), the
+ * sync's records lost out of memory, the residual check out of memory (agreed: some rank), or
+ * else a failure on another rank (which says why). MM_E_FAILED. */
+static mm_status mm__step_failed(mm__sync_check *sc, int alg, const char *step, double at_s, int mpi_rc) {
+    const mm_clocksync *cs = &sc->cs[alg];
     char what[sizeof cs->err.call + sizeof cs->err.text + 2] = "";
     if (mm_mpi_failed(&cs->err))
         mm_mpi_error_format(&cs->err, what, sizeof what);
     else if (cs->log.lost > 0)
         snprintf(what, sizeof what, "out of memory for %zu of the sync's records", cs->log.lost);
+    else if (mpi_rc == MPI_ERR_NO_MEM)
+        snprintf(what, sizeof what, "out of memory on some rank");
     else
         snprintf(what, sizeof what, "on another rank");
-    if (at_s < 0) return mm_error_set(why, why_len, "--clocksync %s: %s failed: %s", cs->vt->name, step, what);
-    return mm_error_set(why, why_len, "--clocksync %s: %s at %g s failed: %s", cs->vt->name, step, at_s, what);
+    sc->failed_alg = alg;
+    if (at_s < 0)
+        return mm_error_set(sc->why, sizeof sc->why, "--clocksync %s: %s failed: %s", cs->vt->name, step, what);
+    return mm_error_set(sc->why, sizeof sc->why, "--clocksync %s: %s at %g s failed: %s", cs->vt->name, step, at_s,
+                        what);
 }
 
-/* Collective: the largest true error over every rank (tru: scratch of nprocs on rank 0).
- * Returns 0, or MM_E_FAILED with why. */
-static mm_status mm__true_all(mm__sync_check *sc, mm_clocksync *cs, int alg, int check, int64_t *tru,
-                              char *why, size_t why_len) {
-    if (mm_clocksync_true_errors(cs, sc->rank == 0 ? tru : NULL) != MPI_SUCCESS)
-        return mm__check_failed(cs, "the true errors", sc->cfg->check.check_at_s[check], why, why_len);
-    if (sc->rank != 0) return 0;
-    int64_t *m = &sc->max_true_all[alg * sc->cfg->check.ncheck + check];
-    for (int r = 0; r < sc->nprocs; r++)
-        if (mm__abs64(tru[r]) > *m) *m = mm__abs64(tru[r]);
-    return 0;
-}
-
-/* Collective: one algorithm, all its checks. Returns 0, or MM_E_FAILED with why (after an
- * algorithm that cannot be opened: the message on stderr). */
-static mm_status mm__check_one(mm__sync_check *sc, int alg, const mm_timer *timer, MPI_Comm comm,
-                               int *ranks, int64_t *res, int64_t *tru, char *why, size_t why_len) {
+/* Collective: opens algorithm alg and runs its sync. Returns 0, or MM_E_FAILED with why
+ * (after an algorithm that cannot be opened: the message on stderr). */
+static mm_status mm__sync(mm__sync_check *sc, int alg) {
     const mm_config *cfg = sc->cfg;
-    mm_clocksync cs;
-    if (mm_clocksync_open(&cs, cfg->clocksync[alg], comm, timer, &cfg->cs.params) != 0) {
+    mm_clocksync *cs = &sc->cs[alg];
+    sc->nopen++;
+    sc->failed_in_sync = 1;
+    if (mm_clocksync_open(cs, cfg->clocksync[alg], sc->comm, sc->timer, &cfg->cs.params) != 0) {
         if (sc->rank == 0)
-            fprintf(stderr, "mpimeter-bench: --clocksync: cannot open '%s'; allowed: %s\n",
-                    cfg->clocksync[alg], mm_clocksync_names());
+            fprintf(stderr, "mpimeter-bench: --clocksync: cannot open '%s'; allowed: %s\n", cfg->clocksync[alg],
+                    mm_clocksync_names());
+        sc->failed_alg = alg;
         return MM_E_FAILED;
     }
-    mm_status rc = mm_clocksync_run(&cs);
-    if (rc != MM_OK) rc = mm__check_failed(&cs, "the sync", -1, why, why_len);
-    int64_t sync_end = mm_timer_now(timer);
-    sc->duration_s[alg] = cs.duration_s;
-    for (int c = 0; c < cfg->check.ncheck && rc == 0; c++) {
-        mm_timer_sleep_until(timer, sync_end + (int64_t)(cfg->check.check_at_s[c] * 1e9 + 0.5));
-        /* the truth first: the residual check takes a while (a ping-pong per sampled rank),
-         * and offset-only models drift meanwhile */
-        if (sc->truth_known) rc = mm__true_all(sc, &cs, alg, c, tru, why, why_len);
-        int n = 0;
-        if (rc == 0 && mm_clocksync_residuals(&cs, c == 0 ? -1 : -2, ranks, res, tru, &n) != MPI_SUCCESS)
-            rc = mm__check_failed(&cs, "the residuals", cfg->check.check_at_s[c], why, why_len);
-        if (rc != 0) continue;
-        if (sc->rank == 0) {
-            mm__at(sc, alg, c, 0)->have_residual = 1; /* rank 0 against itself: 0 by definition */
-            for (int i = 0; i < n; i++) {
-                mm__check_result *r = mm__at(sc, alg, c, ranks[i]);
-                r->have_residual = 1;
-                r->residual_ns = res[i];
-                r->true_error_ns = tru[i];
-            }
-        }
+    if (mm_clocksync_run(cs) != MM_OK) return mm__step_failed(sc, alg, "the sync", -1, MPI_SUCCESS);
+    sc->sync_end_ns[alg] = mm_timer_now(sc->timer);
+    sc->duration_s[alg] = cs->duration_s;
+    return MM_OK;
+}
+
+/* Collective: the largest true error over every rank. Returns MPI_SUCCESS or an MPI code. */
+static int mm__true_all(mm__sync_check *sc, int alg, int check) {
+    int rc = mm_clocksync_true_errors(&sc->cs[alg], sc->rank == 0 ? sc->tru : NULL);
+    if (rc != MPI_SUCCESS || sc->rank != 0) return rc;
+    int64_t *m = &sc->max_true_all[alg * sc->cfg->check.ncheck + check];
+    for (int r = 0; r < sc->nprocs; r++)
+        if (mm__abs64(sc->tru[r]) > *m) *m = mm__abs64(sc->tru[r]);
+    return MPI_SUCCESS;
+}
+
+/* Collective: algorithm alg's next check, at its time. Returns 0, or MM_E_FAILED with why. */
+static mm_status mm__check(mm__sync_check *sc, int alg) {
+    int c = sc->next_check[alg]++;
+    double at_s = sc->cfg->check.check_at_s[c];
+    mm_timer_sleep_until(sc->timer, sc->sync_end_ns[alg] + (int64_t)(at_s * 1e9 + 0.5));
+    int64_t began = mm_timer_now(sc->timer);
+    sc->failed_in_sync = 0;
+    /* the truth first: the residual check takes a while (a ping-pong per sampled rank), and
+     * offset-only models drift meanwhile */
+    int rc = sc->truth_known ? mm__true_all(sc, alg, c) : MPI_SUCCESS;
+    if (rc != MPI_SUCCESS) return mm__step_failed(sc, alg, "the true errors", at_s, rc);
+    int n = 0;
+    rc = mm_clocksync_residuals(&sc->cs[alg], c == 0 ? -1 : -2, sc->ranks, sc->res, sc->tru, &n);
+    if (rc != MPI_SUCCESS) return mm__step_failed(sc, alg, "the residuals", at_s, rc);
+    if (sc->rank != 0) return MM_OK;
+    sc->since_sync_s[alg * sc->cfg->check.ncheck + c] = (double)(began - sc->sync_end_ns[alg]) * 1e-9;
+    mm__at(sc, alg, c, 0)->have_residual = 1; /* rank 0 against itself: 0 by definition */
+    for (int i = 0; i < n; i++) {
+        mm__check_result *r = mm__at(sc, alg, c, sc->ranks[i]);
+        r->have_residual = 1;
+        r->residual_ns = sc->res[i];
+        r->true_error_ns = sc->tru[i];
     }
-    if (rc != MM_OK) sc->failed_here = mm_mpi_failed(&cs.err) || cs.log.lost > 0;
-    mm_clocksync_close(&cs);
+    return MM_OK;
+}
+
+/* Collective: the schedule (mm__next_step, rank 0's choice broadcast) until its end or a failed
+ * step. Returns 0, or MM_E_FAILED with why. */
+static mm_status mm__run_schedule(mm__sync_check *sc) {
+    for (;;) {
+        int step = sc->rank == 0 ? mm__next_step(sc) : MM__STEP_END;
+        if (MM_MPI(&sc->err, MPI_Bcast(&step, 1, MPI_INT, 0, sc->comm)) != MPI_SUCCESS) {
+            char what[sizeof sc->err.call + sizeof sc->err.text + 2];
+            mm_mpi_error_format(&sc->err, what, sizeof what);
+            return mm_error_set(sc->why, sizeof sc->why, "--sync-check: the schedule failed: %s", what);
+        }
+        if (step == MM__STEP_END) return MM_OK;
+        mm_status rc = step % 2 == 0 ? mm__sync(sc, step / 2) : mm__check(sc, step / 2);
+        if (rc != MM_OK) return rc;
+    }
+}
+
+/* After a failed schedule (rc): a rank whose own MPI call failed in a check or the schedule says
+ * why and ends the launch, since peers may wait for it; after a failure every rank learnt, the
+ * ranks that know why say so, rank 0 when none does. Returns rc. */
+static mm_status mm__end_failed(mm__sync_check *sc, mm_status rc) {
+    const mm_clocksync *cs = sc->failed_alg >= 0 ? &sc->cs[sc->failed_alg] : NULL;
+    int knows = cs && (mm_mpi_failed(&cs->err) || cs->log.lost > 0);
+    if (mm_mpi_failed(&sc->err) || (cs && !sc->failed_in_sync && mm_mpi_failed(&cs->err))) {
+        fprintf(stderr, "mpimeter-bench: rank %d: %s\n", sc->rank, sc->why);
+        fflush(stderr);
+        MPI_Abort(sc->comm, mm_exit_code(rc));
+    }
+    int nobody_knows = mm_all_ok(sc->comm, !knows);
+    if (sc->why[0] && (knows || (nobody_knows && sc->rank == 0)))
+        fprintf(stderr, "mpimeter-bench: rank %d: %s\n", sc->rank, sc->why);
     return rc;
 }
 
@@ -143,6 +237,7 @@ static void mm__print_json(mm__sync_check *sc) {
             }
             mm_json_begin_object(&j);
             mm_json_kv_double(&j, "t_s", cfg->check.check_at_s[c]);
+            mm_json_kv_double(&j, "since_sync_s", sc->since_sync_s[a * cfg->check.ncheck + c]);
             mm_json_kv_int(&j, "max_abs_residual_ns", max_res);
             mm_json_key(&j, "residual_ns");
             mm_json_begin_array(&j);
@@ -188,9 +283,10 @@ static void mm__print_table(mm__sync_check *sc) {
     if (strcmp(cfg->timing.timer, "virtual") == 0)
         printf(" (base %s, offsets within +-%g s, skews +-%g ppm, seed %llu)", cfg->timing.virtual_base,
                cfg->timing.virtual_offset_s, cfg->timing.virtual_skew_ppm, (unsigned long long)cfg->plan.seed);
-    printf("\nresidual = rank 0's global clock minus the rank's, measured by ping-pong (ns)%s\n\n",
+    printf("\nresidual = rank 0's global clock minus the rank's, measured by ping-pong (ns)%s;\n"
+           "since_s = seconds from the sync's end to the check (t_s, or later when another sync ran then)\n\n",
            sc->truth_known ? "; true error = its exact value from the virtual timer's base" : "");
-    printf("%-10s %10s %7s %14s", "algorithm", "sync_s", "t_s", "max|residual|");
+    printf("%-10s %10s %7s %9s %14s", "algorithm", "sync_s", "t_s", "since_s", "max|residual|");
     if (sc->truth_known) printf(" %14s", "max|true err|");
     if (per_rank) printf("  residual per rank 1..%d%s", sc->nprocs - 1,
                          sc->truth_known ? " / true error per rank" : "");
@@ -208,7 +304,8 @@ static void mm__print_table(mm__sync_check *sc) {
                 printf("%-10s %10.4f", cfg->clocksync[a], sc->duration_s[a]);
             else
                 printf("%-10s %10s", "", "");
-            printf(" %7g %14lld", cfg->check.check_at_s[c], (long long)max_res);
+            printf(" %7g %9.3f %14lld", cfg->check.check_at_s[c], sc->since_sync_s[a * cfg->check.ncheck + c],
+                   (long long)max_res);
             if (sc->truth_known) printf(" %14lld", (long long)max_true);
             if (per_rank) {
                 printf(" ");
@@ -244,8 +341,47 @@ static int mm__one_clock(MPI_Comm comm, int nprocs) {
 #endif
 }
 
+/* Allocates the state's arrays (every rank agrees). 0, or MM_E_FAILED with why. */
+static mm_status mm__alloc(mm__sync_check *sc) {
+    size_t nalg = (size_t)sc->cfg->nclocksync, nchecks = nalg * (size_t)sc->cfg->check.ncheck,
+           np = (size_t)sc->nprocs;
+    sc->cs = calloc(nalg, sizeof *sc->cs);
+    sc->sync_end_ns = calloc(nalg, sizeof *sc->sync_end_ns);
+    sc->next_check = calloc(nalg, sizeof *sc->next_check);
+    sc->duration_s = calloc(nalg, sizeof *sc->duration_s);
+    sc->since_sync_s = calloc(nchecks, sizeof *sc->since_sync_s);
+    sc->max_true_all = calloc(nchecks, sizeof *sc->max_true_all);
+    sc->checks = sc->rank == 0 ? calloc(nchecks * np, sizeof *sc->checks) : NULL;
+    sc->ranks = malloc(np * sizeof *sc->ranks);
+    sc->res = malloc(np * sizeof *sc->res);
+    sc->tru = malloc(np * sizeof *sc->tru);
+    int ok = sc->cs && sc->sync_end_ns && sc->next_check && sc->duration_s && sc->since_sync_s &&
+             sc->max_true_all && (sc->rank != 0 || sc->checks) && sc->ranks && sc->res && sc->tru;
+    if (mm_all_ok(sc->comm, ok)) return MM_OK;
+    return mm_error_set(sc->why, sizeof sc->why, "--sync-check: out of memory");
+}
+
+static void mm__free(mm__sync_check *sc) {
+    for (int a = 0; sc->cs && a < sc->nopen; a++) mm_clocksync_close(&sc->cs[a]);
+    free(sc->cs);
+    free(sc->sync_end_ns);
+    free(sc->next_check);
+    free(sc->duration_s);
+    free(sc->since_sync_s);
+    free(sc->max_true_all);
+    free(sc->checks);
+    free(sc->ranks);
+    free(sc->res);
+    free(sc->tru);
+}
+
 mm_status mm_sync_check_run(const mm_config *cfg, MPI_Comm comm) {
-    mm__sync_check sc = {cfg, 0, 0, 0, NULL, NULL, NULL, 0};
+    mm__sync_check sc;
+    memset(&sc, 0, sizeof sc);
+    sc.cfg = cfg;
+    sc.comm = comm;
+    sc.failed_alg = -1;
+    mm_mpi_error_clear(&sc.err);
     MM_MPI(NULL, MPI_Comm_rank(comm, &sc.rank));
     MM_MPI(NULL, MPI_Comm_size(comm, &sc.nprocs));
     if (cfg->nclocksync < 1 || cfg->check.ncheck < 1) {
@@ -264,38 +400,20 @@ mm_status mm_sync_check_run(const mm_config *cfg, MPI_Comm comm) {
         if (ok) mm_timer_close(&timer);
         return MM_E_FAILED;
     }
+    sc.timer = &timer;
     sc.truth_known = strcmp(cfg->timing.timer, "virtual") == 0 && mm__one_clock(comm, sc.nprocs);
-
-    int *ranks = malloc((size_t)sc.nprocs * sizeof *ranks);
-    int64_t *res = malloc((size_t)sc.nprocs * sizeof *res);
-    int64_t *tru = malloc((size_t)sc.nprocs * sizeof *tru);
-    sc.duration_s = calloc((size_t)cfg->nclocksync, sizeof *sc.duration_s);
-    sc.max_true_all = calloc((size_t)cfg->nclocksync * (size_t)cfg->check.ncheck, sizeof *sc.max_true_all);
-    sc.checks = sc.rank == 0 ? calloc((size_t)cfg->nclocksync * (size_t)cfg->check.ncheck *
-                                          (size_t)sc.nprocs, sizeof *sc.checks)
-                             : NULL;
-    ok = ranks && res && tru && sc.duration_s && sc.max_true_all && (sc.rank != 0 || sc.checks);
-    int all_ok = mm_all_ok(comm, ok);
-    mm_status rc = all_ok ? MM_OK : MM_E_FAILED;
-    if (!all_ok && sc.rank == 0) fprintf(stderr, "mpimeter-bench: --sync-check: out of memory\n");
-    why[0] = '\0';
-    for (int a = 0; a < cfg->nclocksync && rc == 0; a++)
-        rc = mm__check_one(&sc, a, &timer, comm, ranks, res, tru, why, sizeof why);
-    /* the rank that knows why says so; rank 0 at least that a check failed */
-    if (why[0] && (sc.rank == 0 || sc.failed_here))
-        fprintf(stderr, "mpimeter-bench: rank %d: %s\n", sc.rank, why);
-    if (rc == 0 && sc.rank == 0) {
+    mm_status rc = mm__alloc(&sc);
+    if (rc != MM_OK && sc.rank == 0)
+        fprintf(stderr, "mpimeter-bench: %s\n", sc.why);
+    else if (rc == MM_OK && (rc = mm__run_schedule(&sc)) != MM_OK)
+        rc = mm__end_failed(&sc, rc);
+    if (rc == MM_OK && sc.rank == 0) {
         if (cfg->check.json)
             mm__print_json(&sc);
         else
             mm__print_table(&sc);
     }
-    free(ranks);
-    free(res);
-    free(tru);
-    free(sc.duration_s);
-    free(sc.max_true_all);
-    free(sc.checks);
+    mm__free(&sc);
     mm_timer_close(&timer);
     return rc;
 }

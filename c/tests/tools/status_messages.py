@@ -52,7 +52,7 @@ QUIET: dict[tuple[str, str], str] = {
     ("clocksync/clocksync.c", "mm_clocksync_run"):
         "a sync that failed on some rank: that rank's MPI failure is in cs->err (MM_MPI), or its "
         "records lost out of memory in cs->log.lost; the launch says either (bench/launch_state.c "
-        "mm__say_sync_failed), and so does --sync-check (app/sync_check.c mm__check_failed)",
+        "mm__say_sync_failed), and so does --sync-check (app/sync_check.c mm__step_failed)",
     ("clocksync/model.c", "mm_model_fit"):
         "pure math (CONTRIBUTING.md principle 6): no data or no arrays; its one caller, "
         "mm_model_fit_robust, passes it on",

@@ -1,10 +1,13 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """`mpimeter sync-check`: how good is each clock synchronization on this machine?
 
-Runs `mpimeter-bench --sync-check --json` once under the chosen launcher; the bench runs every
-named algorithm, then measures the residual offsets (rank 0's global clock against every rank's)
-at the requested times after the sync, and, on the `virtual` timer, the true errors. This command
-shows the result as a table, or passes the JSON object through with --json.
+Runs `mpimeter-bench --sync-check --json` once under the chosen launcher; the bench syncs with
+every named algorithm, then measures the residual offsets (rank 0's global clock against every
+rank's) at the requested times after each sync, and, on the `virtual` timer, the true errors. The
+algorithms share their waits, so a check can run later than asked (another algorithm's sync ran at
+its time); each check says when it ran (``since_sync_s``), and the table and the hold lines go by
+that when the check ran late (:func:`check_times_s`). This command shows the result as a table,
+or passes the JSON object through with --json.
 
 The options passed on to the bench (`--clocksync`, `--check-at`, `--timer`, the clock-sync
 parameters, the virtual timer's) are the bench's own: they come from `mpimeter-bench --describe`,
@@ -39,10 +42,26 @@ from mpimeter.units import format_ns
 
 COMMAND = "sync-check"
 TOLERANCE_NS = 1000  # the least of the window's start tolerance (auto): what a window's start needs of the clock
+LATE_S, LATE_SHARE = 0.001, 0.01  # a check later than its time by more than both ran late (check_times_s)
 
 
 def _fail(message: str) -> None:
     fail(COMMAND, message)
+
+
+def check_times_s(checks: list[dict]) -> list[float]:
+    """When one algorithm's checks ran, in seconds after its sync ended: each check's ``t_s``, the
+    time asked, unless it ran late, later than ``t_s`` by more than 1 ms and 1 % of it (waking up
+    and agreeing on the next step take up to a millisecond); then its ``since_sync_s``, as the
+    bench measured it; never before an earlier check of the list (they ran in order). An output
+    without ``since_sync_s`` ran every check at its time."""
+    times: list[float] = []
+    for check in checks:
+        asked = float(check["t_s"])
+        ran = float(check.get("since_sync_s", asked))
+        at = ran if ran - asked > max(LATE_S, LATE_SHARE * asked) else asked
+        times.append(max(at, times[-1]) if times else at)
+    return times
 
 
 def render_table(result: dict, console: Console, *, tolerance_ns: float = TOLERANCE_NS) -> None:
@@ -55,10 +74,10 @@ def render_table(result: dict, console: Console, *, tolerance_ns: float = TOLERA
     if has_truth:
         table.add_column("max |true error|", justify="right")
     for alg in result["algorithms"]:
-        for i, check in enumerate(alg["checks"]):
+        for i, (check, at_s) in enumerate(zip(alg["checks"], check_times_s(alg["checks"]))):
             row = [alg["name"] if i == 0 else "",
                    format_ns(alg["sync_duration_s"] * 1e9) if i == 0 else "",
-                   f"{check['t_s']:g} s", format_ns(check.get("max_abs_residual_ns"))]
+                   f"{at_s:.4g} s", format_ns(check.get("max_abs_residual_ns"))]
             if has_truth:
                 row.append(format_ns(check.get("max_abs_true_error_ns")))
             table.add_row(*row)
@@ -72,24 +91,25 @@ def render_table(result: dict, console: Console, *, tolerance_ns: float = TOLERA
 
 def hold_line(alg: dict, *, tolerance_ns: float) -> str:
     """How long one algorithm's sync stayed within the tolerance, by the largest |true error|
-    when the run knew the truth, else by the largest |residual|: up to two checks beyond it in a
-    row, or beyond it at the last (mpimeter.stats.clockdrift.hold_time says why)."""
+    when the run knew the truth, else by the largest |residual|, at the times the checks ran: up
+    to two checks beyond it in a row, or beyond it at the last (mpimeter.stats.clockdrift.hold_time
+    says why)."""
     checks = alg["checks"]
     truth = all("max_abs_true_error_ns" in c for c in checks)
     key = "max_abs_true_error_ns" if truth else "max_abs_residual_ns"
     what = "|true error|" if truth else "|residual|"
     from mpimeter.stats import clockdrift  # numpy and scipy: not for --help or a refusal
 
-    hold = clockdrift.hold_time([c["t_s"] for c in checks], [c[key] for c in checks], tolerance_ns=tolerance_ns)
+    hold = clockdrift.hold_time(check_times_s(checks), [c[key] for c in checks], tolerance_ns=tolerance_ns)
     head = f"{alg['name']}: {what} within {tolerance_ns:g} ns"  # in the unit of --tolerance-ns
     if hold.held_s is None:
-        line = f"{head} at no check (beyond it from {hold.first_beyond_s:g} s after the sync)"
+        line = f"{head} at no check (beyond it from {hold.first_beyond_s:.4g} s after the sync)"
     elif hold.held_throughout:
-        line = f"{head} through the last check, {hold.held_s:g} s after the sync"
+        line = f"{head} through the last check, {hold.held_s:.4g} s after the sync"
     else:
-        line = f"{head} through {hold.held_s:g} s after the sync, beyond it from {hold.first_beyond_s:g} s: re-sync sooner"
+        line = f"{head} through {hold.held_s:.4g} s after the sync, beyond it from {hold.first_beyond_s:.4g} s: re-sync sooner"
     if hold.spikes_s:
-        line += (f" (beyond it once at {', '.join(f'{t:g}' for t in hold.spikes_s)} s and within again at the next "
+        line += (f" (beyond it once at {', '.join(f'{t:.4g}' for t in hold.spikes_s)} s and within again at the next "
                  f"check: the check's spike, not the sync's)")
     return line
 
