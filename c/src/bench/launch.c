@@ -56,7 +56,10 @@ static int mm__oversubscribed(mm__launch_state *st, int *ranks_here, int *cpus_h
 #else
     int grouped = mm_comm_same_kernel(st->comm, &node, &st->err) == MPI_SUCCESS;
 #endif
-    if (grouped) { /* the ranks of this host only: a rank without its group skips them alone */
+    /* the ranks of a host count their CPUs together only when every rank has its group: a rank
+     * whose grouping failed would leave its host's others waiting for it (its MPI failure stops
+     * the launch before the tests, mm__start) */
+    if (mm_all_ok(st->comm, grouped)) {
         MM_MPI(&st->err, MPI_Comm_size(node, ranks_here));
         /* the CPUs the ranks of this host may run on: the union of their affinity masks */
         cpu_set_t mine, all;
@@ -65,10 +68,8 @@ static int mm__oversubscribed(mm__launch_state *st, int *ranks_here, int *cpus_h
         if (sched_getaffinity(0, sizeof mine, &mine) != 0) CPU_ZERO(&mine);
         MM_MPI(&st->err, MPI_Allreduce(&mine, &all, (int)sizeof mine, MPI_UNSIGNED_CHAR, MPI_BOR, node));
         *cpus_here = CPU_COUNT(&all);
-        MM_MPI(&st->err, MPI_Comm_free(&node));
     }
-    /* every rank, even one whose group failed (its MPI failure stops the launch before the
-     * tests, mm__start), so that no rank waits for it here */
+    if (grouped) MM_MPI(&st->err, MPI_Comm_free(&node));
     return !mm_all_ok(st->comm, !(*cpus_here > 0 && *ranks_here > *cpus_here));
 }
 
