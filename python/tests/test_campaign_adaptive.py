@@ -16,6 +16,7 @@ from mpimeter.campaign import adaptive, plan
 from mpimeter.campaign import state as st
 from mpimeter.campaign.benchargs import BenchArgs
 from mpimeter.campaign.fake import FakeExecutor, arg_value
+from mpimeter.campaign.launch_record import LaunchRecord
 from mpimeter.campaign.runner import CampaignRunner, new_state
 
 BENCH_ARGS = ["--ops", "bcast,allreduce", "--sizes", "8,1024", "--nrep", "20"]
@@ -127,8 +128,8 @@ def test_an_alternative_whose_pairs_are_done_gets_no_launch(tmp_path):
     assert new[0].folder == "mpich/launches/006"
     assert new[0].seed == adaptive.round_seed(state.seed, "mpich", 6)
     # mpich at its maximum: the open pair closes as `max`
-    state.launches += [st.LaunchRecord(alternative="mpich", index=i, folder=f"mpich/launches/{i:03d}", seed=1)
-                       for i in range(6, 9)]
+    state.launches += [LaunchRecord(alternative="mpich", index=i, folder=f"mpich/launches/{i:03d}", seed=1)
+                    for i in range(6, 9)]
     assert runner._plan_round() == []
     assert rule.pairs[2].status == "max"
 

@@ -9,6 +9,7 @@ from mpimeter.campaign import FakeExecutor
 from mpimeter.io import slurm
 from mpimeter.campaign import state as st
 from mpimeter.campaign.benchargs import BenchArgs
+from mpimeter.campaign.launch_record import LaunchRecord
 from mpimeter.campaign.runner import CampaignRunner
 
 JOB = {"SLURM_JOB_ID": "4242", "SLURM_JOB_NODELIST": "node[01-02]", "SLURM_JOB_NUM_NODES": "2",
@@ -50,7 +51,7 @@ def test_a_record_read_back_keeps_known_string_values_only():
 def _state(tmp_path):
     from mpimeter.campaign.plan import Alternative
     alt = Alternative("openmpi", "openmpi", {})
-    launches = [st.LaunchRecord(alternative="openmpi", index=i, folder=f"launches/{i:03d}", seed=i) for i in range(2)]
+    launches = [LaunchRecord(alternative="openmpi", index=i, folder=f"launches/{i:03d}", seed=i) for i in range(2)]
     return st.CampaignState(
         command="mpimeter run", bench_args=BenchArgs.parse(["--ops", "bcast"]), launcher="srun", np=2,
         launches_per_alternative=2, seed=1, alternatives=[alt],

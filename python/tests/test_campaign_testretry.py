@@ -14,6 +14,7 @@ from mpimeter.campaign import state as st
 from mpimeter.campaign.benchargs import BenchArgs
 from mpimeter.campaign.executor import ExecResult
 from mpimeter.campaign.fake import FakeExecutor, arg_value
+from mpimeter.campaign.launch_record import LaunchRecord
 from mpimeter.campaign.runner import CampaignRunner, new_state
 
 OPS = ["allreduce", "barrier"]
@@ -139,7 +140,7 @@ def runner(state, folder, fake, **kw):
     return CampaignRunner(state, folder, fake, base_env={"PATH": "/usr/bin"}, local_cores=lambda: 4, **kw)
 
 
-def measured(folder: Path, rec: st.LaunchRecord) -> set[tuple[str, int]]:
+def measured(folder: Path, rec: LaunchRecord) -> set[tuple[str, int]]:
     meta = json.loads((folder / rec.folder / "meta.json").read_text())
     return {(t["op"], t["size"]) for t in meta["tests"] if t["status"] == "complete"}
 

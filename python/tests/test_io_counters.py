@@ -140,3 +140,40 @@ def test_likwid_counters_load(tmp_path):
     values = lc.table["value"].to_pylist()
     assert values[0] is None or values[0] != values[0]  # NaN: no value
     assert all(v == v for v in values[1:])
+
+
+def _with_source(tmp_path, source):
+    folder = _launch(tmp_path / f"launch{len(list(tmp_path.glob('launch*')))}")
+    meta = json.loads((folder / "meta.json").read_text())
+    meta["counters"]["metrics"][0]["source"] = source
+    (folder / "meta.json").write_text(json.dumps(meta))
+    return folder
+
+
+def test_a_counters_source_is_one_the_binaries_list(tmp_path, monkeypatch):
+    """The sources a metric may come from are the binary's own list (--describe counter_sources,
+    read by io.bench_binaries), not a copy: the built binary's refuse another; a binary that
+    lists one more makes it readable; where no binary can say, a source is a name."""
+    from mpimeter.io import bench_binaries
+    listed = bench_binaries.built_counter_sources()
+    described = [s["name"] for s in bench_binaries.document(
+        bench_binaries.bench_binary(bench_binaries.default_bench_dir(), "openmpi"))["counter_sources"]]
+    assert set(listed) == set(described) == {"mpi_t", "papi", "likwid"}
+    with pytest.raises(InputError, match=r"metrics\[0\].source is 'perf'; it must be one of likwid, mpi_t, papi"):
+        _read(_with_source(tmp_path, "perf"))
+
+    other = tmp_path / "bench"
+    stand_in = bench_binaries.bench_binary(other, "openmpi")
+    stand_in.parent.mkdir(parents=True)
+    doc = {"describe_version": 1, "counter_sources": [{"name": "mpi_t"}, {"name": "perf"}]}
+    stand_in.write_text(f"#!/bin/sh\necho '{json.dumps(doc)}'\n")
+    stand_in.chmod(0o755)
+    monkeypatch.setenv("MPIMETER_BENCH_DIR", str(other))
+    assert [m.source for m in _read(_with_source(tmp_path, "perf")).meta.metrics][0] == "perf"
+    with pytest.raises(InputError, match="it must be one of mpi_t, perf"):
+        _read(_with_source(tmp_path, "papi"))
+
+    monkeypatch.setenv("MPIMETER_BENCH_DIR", str(tmp_path / "no-binaries"))
+    assert _read(_with_source(tmp_path, "likwid")).meta.metrics[0].source == "likwid"
+    with pytest.raises(InputError, match="source is 'Perf Counter'; it must be the name of a counter source"):
+        _read(_with_source(tmp_path, "Perf Counter"))

@@ -112,7 +112,9 @@ int mm_memory_check(const mm_config *cfg, MPI_Comm comm, char *err, size_t err_l
  * containers); MPI_COMM_TYPE_SHARED where a boot id cannot be read (same_kernel.c). The caller
  * frees *out. Returns MPI_SUCCESS or the first MPI error (recorded in err). */
 int mm_comm_same_kernel(MPI_Comm comm, MPI_Comm *out, mm_mpi_error *err);
-/* Collective: *one = 1 when every rank reads one kernel clock (one kernel, one time namespace). */
+/* Collective: *one = 1 when every rank reads one kernel clock (one kernel, one time namespace).
+ * Returns MPI_SUCCESS or this rank's first MPI error (recorded in err; *one = 0); every rank makes
+ * the same calls either way, so the caller agrees on the outcome with mm_all_ok. */
 int mm_comm_one_clock(MPI_Comm comm, int *one, mm_mpi_error *err);
 /* The bytes the per-repetition arrays take on a rank (rank 0 also receives the rows: a chunk of
  * ranks' arrays with full rows, the reductions' results with --raw reduced). */

@@ -24,6 +24,10 @@
 #define MM_COUNTERS_HEADER "test,rank,rep,metric,value\n"
 #define MM_COUNTERS_FILE "counters.csv"
 
+/* The name of source i of counters, in the order a launch reads them ("mpi_t", "papi", "likwid":
+ * meta.json's counters.metrics[].source), or NULL past the last: --describe lists them. */
+const char *mm_counter_source_name(size_t i);
+
 /* ---- checks of the options (rank 0, no MPI: config.c) ---- */
 
 /* The syntax of --mpit-pvars / --papi: names separated by commas (no empty item, none twice, at

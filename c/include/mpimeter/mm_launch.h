@@ -56,8 +56,10 @@ mm_status mm_launch_run(const mm_config *cfg, MPI_Comm comm, mm_launch_result *r
 mm_status mm_sync_check_run(const mm_config *cfg, MPI_Comm comm);
 
 /* Gathers every rank's sync records from index *written on to rank 0 and appends them to f
- * (rank 0; f may be NULL elsewhere). Collective. 0, or MM_E_FAILED with why (an MPI failure on
- * this rank; on rank 0 sync.csv that cannot be written). */
+ * (rank 0; f may be NULL elsewhere). Collective; every rank returns the same status: MM_OK,
+ * MM_E_NOMEM (rank 0 could not allocate what it receives into), or MM_E_FAILED (an MPI failure
+ * on some rank; sync.csv that rank 0 cannot write). why holds the message on the rank that
+ * failed and is "" on the others, so that one line says what happened. */
 mm_status mm_collect_sync_log(mm_sync_log *log, size_t *written, FILE *f, int64_t epoch_ns, MPI_Comm comm,
                               char *why, size_t why_len);
 

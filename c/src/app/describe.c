@@ -5,7 +5,8 @@
  * What: one versioned JSON document with every option (type, bounds, default, unit, help, the
  *   values it may take, which mode it applies to), the words of bad-input messages, and every
  *   registry with its properties: timers, clock syncs, process syncs, operations, datatypes,
- *   reduce ops with the datatypes they allow, the environment rule, the binary's limits.
+ *   reduce ops with the datatypes they allow, the sources of counters, the environment rule,
+ *   the binary's limits.
  * Why: one source of truth. The Python half builds `mpimeter run`'s and `mpimeter sync-check`'s
  *   pass-through options, their validation and their help from this document and keeps no copy
  *   of its own (docs/ARCHITECTURE.md, "The binary describes itself").
@@ -284,6 +285,19 @@ static void mm__types(mm_json *j) {
     mm_json_end_array(j);
 }
 
+/* The sources of counters (meta.json's counters.metrics[].source), in the order a launch reads
+ * them; whether this build can count with PAPI or LIKWID is tool.papi and tool.likwid. */
+static void mm__counter_sources(mm_json *j) {
+    mm_json_key(j, "counter_sources");
+    mm_json_begin_array(j);
+    for (size_t i = 0; mm_counter_source_name(i); i++) {
+        mm_json_begin_object(j);
+        mm_json_kv_string(j, "name", mm_counter_source_name(i));
+        mm_json_end_object(j);
+    }
+    mm_json_end_array(j);
+}
+
 static void mm__words(mm_json *j, const char *key, const char *const *words) {
     mm_json_key(j, key);
     mm_json_begin_array(j);
@@ -314,6 +328,7 @@ void mm_config_print_describe(FILE *f) {
     mm__process_syncs(&j);
     mm__operations(&j);
     mm__types(&j);
+    mm__counter_sources(&j);
     mm_json_key(&j, "environment");
     mm_json_begin_object(&j);
     mm__words(&j, "record_prefixes", mm_env_record_prefixes);

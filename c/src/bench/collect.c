@@ -8,8 +8,18 @@
 #include "mm_error.h"
 #include "mm_output.h"
 
+/* Collective: did rank 0 get its buffer (held: its own answer; the other ranks pass 1)? When not,
+ * rank 0 says what it could not allocate and every rank returns MM_E_NOMEM, so that none goes on
+ * to a gather that rank 0 cannot receive. */
+static mm_status mm__rank0_holds(int held, MPI_Comm comm, const char *what, char *why, size_t why_len) {
+    if (mm_all_ok(comm, held)) return MM_OK;
+    if (!held) mm_error_set(why, why_len, "out of memory for %s", what);
+    return MM_E_NOMEM;
+}
+
 mm_status mm_collect_sync_log(mm_sync_log *log, size_t *written, FILE *f, int64_t epoch_ns, MPI_Comm comm,
                               char *why, size_t why_len) {
+    if (why && why_len) why[0] = '\0';
     mm_mpi_error e;
     mm_mpi_error_clear(&e);
     int rank = 0, nprocs = 1;
@@ -24,25 +34,32 @@ mm_status mm_collect_sync_log(mm_sync_log *log, size_t *written, FILE *f, int64_
         counts = malloc((size_t)nprocs * sizeof *counts);
         displs = malloc((size_t)nprocs * sizeof *displs);
     }
-    MM_MPI(&e, MPI_Gather(&nbytes, 1, MPI_INT, counts, 1, MPI_INT, 0, comm));
-    if (rank == 0) {
-        for (int r = 0; r < nprocs; r++) {
+    mm_status rc = mm__rank0_holds(rank != 0 || (counts && displs), comm,
+                                   "the counts of the clock sync's records", why, why_len);
+    if (rc == MM_OK) {
+        MM_MPI(&e, MPI_Gather(&nbytes, 1, MPI_INT, counts, 1, MPI_INT, 0, comm));
+        for (int r = 0; rank == 0 && r < nprocs; r++) {
             displs[r] = total;
-            total += counts[r];
+            total += mm_mpi_failed(&e) ? 0 : counts[r];
         }
-        all = malloc(total > 0 ? (size_t)total : 1);
+        if (rank == 0) all = malloc(total > 0 ? (size_t)total : 1);
+        rc = mm__rank0_holds(rank != 0 || all, comm, "the clock sync's records", why, why_len);
     }
-    MM_MPI(&e, MPI_Gatherv(log->rec + *written, nbytes, MPI_BYTE, all, counts, displs, MPI_BYTE, 0, comm));
-    *written = log->n;
-    mm_status rc = MM_OK;
-    if (mm_mpi_failed(&e)) {
-        char what[sizeof e.call + sizeof e.text + 2];
-        mm_mpi_error_format(&e, what, sizeof what);
-        rc = mm_error_set(why, why_len, "collecting the clock sync's records: %s", what);
+    if (rc == MM_OK) {
+        MM_MPI(&e, MPI_Gatherv(log->rec + *written, nbytes, MPI_BYTE, all, counts, displs, MPI_BYTE, 0, comm));
+        *written = log->n;
+        if (mm_mpi_failed(&e)) {
+            char what[sizeof e.call + sizeof e.text + 2];
+            mm_mpi_error_format(&e, what, sizeof what);
+            rc = mm_error_set(why, why_len, "collecting the clock sync's records: %s", what);
+        }
+        size_t nrec = (size_t)total / sizeof(mm_sync_record);
+        if (rc == MM_OK && rank == 0 && f && total > 0 &&
+            mm_sync_write(f, (const mm_sync_record *)all, nrec, epoch_ns) != 0)
+            rc = mm_error_set(why, why_len, "cannot write %zu records to sync.csv: %s", nrec, strerror(errno));
+        /* every rank the same status: one that failed here said why, the others did not fail */
+        if (!mm_all_ok(comm, rc == MM_OK)) rc = MM_E_FAILED;
     }
-    size_t nrec = (size_t)total / sizeof(mm_sync_record);
-    if (rc == MM_OK && rank == 0 && f && total > 0 && mm_sync_write(f, (const mm_sync_record *)all, nrec, epoch_ns) != 0)
-        rc = mm_error_set(why, why_len, "cannot write %zu records to sync.csv: %s", nrec, strerror(errno));
     free(counts);
     free(displs);
     free(all);

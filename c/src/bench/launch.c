@@ -23,9 +23,11 @@ static void mm__residuals(mm__launch_state *st, int which) {
                            NULL, &n);
     st->nres[which] = st->rank == 0 ? n : 0;
     char why[256] = "";
-    if (mm_collect_sync_log(&st->cs.log, &st->sync_written, st->rank == 0 ? st->out.sync : NULL,
-                            st->epoch_ns, st->comm, why, sizeof why) != MM_OK)
-        mm__launch_say(st, "rank %d: %s", st->rank, why);
+    /* every rank gets the same status; the rank that failed says why, and the launch goes on
+     * without these residuals' records in sync.csv */
+    mm_collect_sync_log(&st->cs.log, &st->sync_written, st->rank == 0 ? st->out.sync : NULL, st->epoch_ns,
+                        st->comm, why, sizeof why);
+    if (why[0]) mm__launch_say(st, "rank %d: %s", st->rank, why);
 }
 
 /* --fit-target-ns auto (the sync's cost proportional to what the launch needs): a
@@ -49,21 +51,25 @@ static int mm__oversubscribed(mm__launch_state *st, int *ranks_here, int *cpus_h
     *ranks_here = 1;
     *cpus_here = 0;
 #ifdef MM_SIMGRID
-    if (MM_MPI(&st->err, MPI_Comm_split_type(st->comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node)) !=
-        MPI_SUCCESS)
-        return 0;
+    int grouped = MM_MPI(&st->err, MPI_Comm_split_type(st->comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL,
+                                                      &node)) == MPI_SUCCESS;
 #else
-    if (mm_comm_same_kernel(st->comm, &node, &st->err) != MPI_SUCCESS) return 0;
+    int grouped = mm_comm_same_kernel(st->comm, &node, &st->err) == MPI_SUCCESS;
 #endif
-    MM_MPI(&st->err, MPI_Comm_size(node, ranks_here));
-    /* the CPUs the ranks of this host may run on: the union of their affinity masks */
-    cpu_set_t mine, all;
-    CPU_ZERO(&mine);
-    CPU_ZERO(&all);
-    if (sched_getaffinity(0, sizeof mine, &mine) != 0) CPU_ZERO(&mine);
-    MM_MPI(&st->err, MPI_Allreduce(&mine, &all, (int)sizeof mine, MPI_UNSIGNED_CHAR, MPI_BOR, node));
-    *cpus_here = CPU_COUNT(&all);
-    MM_MPI(&st->err, MPI_Comm_free(&node));
+    /* the ranks of a host count their CPUs together only when every rank has its group: a rank
+     * whose grouping failed would leave its host's others waiting for it (its MPI failure stops
+     * the launch before the tests, mm__start) */
+    if (mm_all_ok(st->comm, grouped)) {
+        MM_MPI(&st->err, MPI_Comm_size(node, ranks_here));
+        /* the CPUs the ranks of this host may run on: the union of their affinity masks */
+        cpu_set_t mine, all;
+        CPU_ZERO(&mine);
+        CPU_ZERO(&all);
+        if (sched_getaffinity(0, sizeof mine, &mine) != 0) CPU_ZERO(&mine);
+        MM_MPI(&st->err, MPI_Allreduce(&mine, &all, (int)sizeof mine, MPI_UNSIGNED_CHAR, MPI_BOR, node));
+        *cpus_here = CPU_COUNT(&all);
+    }
+    if (grouped) MM_MPI(&st->err, MPI_Comm_free(&node));
     return !mm_all_ok(st->comm, !(*cpus_here > 0 && *ranks_here > *cpus_here));
 }
 
@@ -100,7 +106,10 @@ static mm_status mm__open_modules(mm__launch_state *st) {
         /* every rank reads the same clock: a sync could only add its own error to exact
          * offsets of zero, and costs a tenth of a second (docs/ALGORITHMS.md, "One clock") */
         int one = 0;
-        if (mm_comm_one_clock(st->comm, &one, &st->err) != MPI_SUCCESS) return MM_E_FAILED;
+        /* a rank whose question failed says so (mm_launch_run: its MPI failure); every rank
+         * stops here together, none waits in the clock sync's first collective */
+        int asked = mm_comm_one_clock(st->comm, &one, &st->err) == MPI_SUCCESS;
+        if (!mm_all_ok(st->comm, asked)) return MM_E_FAILED;
         if (one) {
             clocksync = "none";
             st->clocksync_chosen = "auto, one clock";

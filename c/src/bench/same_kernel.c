@@ -85,7 +85,8 @@ static void mm__hash_file(const char *path, uint64_t *h) {
  * /proc/self/timens_offsets, absent where the kernel has none). Then the clocks agree by
  * construction and no clock sync can improve them (CLOCKSYNC: "none" is correct on one host).
  * A rank that cannot read its boot id makes the answer no. SimGrid's simulated hosts: no, so
- * that a simulated cluster syncs as a real one would. Cost: two Allreduces of 8 bytes. */
+ * that a simulated cluster syncs as a real one would. Cost: two Allreduces of 8 bytes, made by
+ * every rank whatever fails (mm_bench.h). */
 int mm_comm_one_clock(MPI_Comm comm, int *one, mm_mpi_error *err) {
     *one = 0;
 #ifdef MM_SIMGRID
@@ -100,10 +101,12 @@ int mm_comm_one_clock(MPI_Comm comm, int *one, mm_mpi_error *err) {
     /* an unreadable boot id never matches: its rank gets a hash of its own */
     uint64_t mine[2] = {readable ? h : 0, readable ? ~h : 0}, all[2] = {0, 0};
     int rc = MM_MPI(err, MPI_Allreduce(mine, all, 2, MPI_UINT64_T, MPI_MIN, comm));
-    if (rc != MPI_SUCCESS) return rc;
-    /* min(h) == h and min(~h) == ~h on every rank: every h is the same */
-    int same = readable && all[0] == h && all[1] == ~h, all_same = 0;
-    rc = MM_MPI(err, MPI_Allreduce(&same, &all_same, 1, MPI_INT, MPI_MIN, comm));
+    /* min(h) == h and min(~h) == ~h on every rank: every h is the same. A rank whose first
+     * Allreduce failed still takes part in the second (as "not the same"), so that every rank
+     * makes the same calls and the caller's agreement meets them all. */
+    int same = rc == MPI_SUCCESS && readable && all[0] == h && all[1] == ~h, all_same = 0;
+    int second = MM_MPI(err, MPI_Allreduce(&same, &all_same, 1, MPI_INT, MPI_MIN, comm));
+    if (rc == MPI_SUCCESS) rc = second;
     if (rc == MPI_SUCCESS) *one = all_same;
     return rc;
 #endif

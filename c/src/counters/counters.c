@@ -23,6 +23,17 @@
 
 enum { MM__COST_PAIRS = 21 };
 
+/* ---- the sources ---- */
+
+const mm_counter_source *const mm_counter_sources[] = {&mm_counters_source_mpit, &mm_counters_source_papi,
+                                                       &mm_counters_source_likwid};
+_Static_assert(sizeof mm_counter_sources / sizeof mm_counter_sources[0] == MM_COUNTER_NSOURCES,
+               "MM_COUNTER_NSOURCES counts the table's sources");
+
+const char *mm_counter_source_name(size_t i) {
+    return i < MM_COUNTER_NSOURCES ? mm_counter_sources[i]->name : NULL;
+}
+
 /* ---- the options' syntax ---- */
 
 mm_status mm_counters_check_names(const char *option, const char *text, int allow_all, char *err,
@@ -206,11 +217,9 @@ mm_counters *mm_counters_open(const mm_config *cfg, MPI_Comm comm, const mm_time
         free(c);
         return NULL;
     }
-    const mm_counter_source *sources[] = {&mm_counters_source_mpit, &mm_counters_source_papi,
-                                          &mm_counters_source_likwid};
-    for (size_t s = 0; s < sizeof sources / sizeof sources[0]; s++) {
+    for (size_t s = 0; s < MM_COUNTER_NSOURCES; s++) {
         mm__part *p = &c->part[c->nparts++];
-        p->src = sources[s];
+        p->src = mm_counter_sources[s];
         p->first = c->n;
         if (p->src->open(&p->state, cfg, comm, c->info + c->n, &p->n, MM_MAX_COUNTERS - c->n, err,
                          len) != 0) {

@@ -24,7 +24,7 @@ typedef union mm_counter_value {
 /* What meta.json says of one counter (docs/FORMAT.md, "counters"). */
 typedef struct mm_counter_info {
     char name[MM_COUNTER_NAME_LEN];
-    const char *source;     /* "mpi_t" | "papi" | "likwid" */
+    const char *source;     /* its source's name (mm_counter_sources): "mpi_t" | "papi" | "likwid" */
     char klass[16];         /* the pvar class (counter, size, level, ...), or "hardware" */
     char datatype[24];      /* "unsigned long long", ... */
     char binding[16];       /* "none" | "communicator" */
@@ -61,6 +61,11 @@ extern const mm_counter_source mm_counters_source_mpit;
 extern const mm_counter_source mm_counters_source_papi;
 extern const mm_counter_source mm_counters_source_likwid;
 
+/* The table of sources (counters.c), in the order a launch reads them: the launch opens each,
+ * and --describe lists their names (mm_counter_source_name). */
+enum { MM_COUNTER_NSOURCES = 3 };
+extern const mm_counter_source *const mm_counter_sources[];
+
 /* The launch's context (counters.c; its rows and meta.json in counters_write.c). */
 typedef struct mm__part {
     const mm_counter_source *src;
@@ -76,7 +81,7 @@ struct mm_counters {
     long cap;
     int n;
     mm_counter_info info[MM_MAX_COUNTERS];
-    mm__part part[3];
+    mm__part part[MM_COUNTER_NSOURCES];
     int nparts;
     mm_counter_value before[MM_MAX_COUNTERS], after[MM_MAX_COUNTERS];
     double *deltas;          /* [slot * n + k] */

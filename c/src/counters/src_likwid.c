@@ -137,7 +137,7 @@ static mm_status mm__open(void **state, const mm_config *cfg, MPI_Comm comm, mm_
         memset(in, 0, sizeof *in);
         /* EVENT:COUNTER, as likwid-perfctr -g spells an event set: unique within a group */
         snprintf(in->name, sizeof in->name, "%.60s:%.30s", event ? event : "?", counter ? counter : "?");
-        in->source = "likwid";
+        in->source = mm_counters_source_likwid.name;
         snprintf(in->klass, sizeof in->klass, "hardware");
         snprintf(in->datatype, sizeof in->datatype, "double");
         snprintf(in->binding, sizeof in->binding, "none");

@@ -112,7 +112,7 @@ static mm_status mm__open(void **state, const mm_config *cfg, MPI_Comm comm, mm_
         mm_counter_info *in = &info[k];
         memset(in, 0, sizeof *in);
         snprintf(in->name, sizeof in->name, "%s", name);
-        in->source = "mpi_t";
+        in->source = mm_counters_source_mpit.name;
         snprintf(in->klass, sizeof in->klass, "%s", mm_pvar_class_word(v->d.klass));
         snprintf(in->datatype, sizeof in->datatype, "%s", type);
         snprintf(in->binding, sizeof in->binding, "%s", mm_pvar_bind_word(v->d.bind));

@@ -153,7 +153,7 @@ static mm_status mm__open(void **state, const mm_config *cfg, MPI_Comm comm, mm_
         mm_counter_info *in = &info[k];
         memset(in, 0, sizeof *in);
         snprintf(in->name, sizeof in->name, "%.*s", MM_COUNTER_NAME_LEN - 1, names[k]);
-        in->source = "papi";
+        in->source = mm_counters_source_papi.name;
         snprintf(in->klass, sizeof in->klass, "hardware");
         snprintf(in->datatype, sizeof in->datatype, "long long");
         snprintf(in->binding, sizeof in->binding, "none");

@@ -11,6 +11,8 @@ resume and progress (Hunold & Carpen-Amarie 2016 §4.2, §5.1; SKaMPI §3.3).
     procs       a launch's processes from /proc: identity, finding them again, stopping them
     fake        a fake executor for tests (no MPI)
     state       campaign.json, written atomically, read back as untrusted input
+    launch_record    one launch's entry of campaign.json: its record, its folder, read back
+    record_reader    typed access to a parsed campaign.json, each failure naming the key
     lock        one writer per campaign folder (flock)
     limits      the bounds of every campaign-level number
     secrets     which variables are secret; redacting their values

@@ -11,7 +11,7 @@ import sys
 import time
 from typing import Protocol, TextIO
 
-from mpimeter.campaign.state import LaunchRecord
+from mpimeter.campaign.launch_record import LaunchRecord
 
 
 class ProgressSink(Protocol):

@@ -36,6 +36,7 @@ from pathlib import Path
 
 from mpimeter.campaign import inputfiles, launch_env, launcher, limits, secrets, simulation
 from mpimeter.campaign import state as st
+from mpimeter.campaign.launch_record import DONE_STATUSES, alternative_prefix
 from mpimeter.campaign.plan import PlanError
 
 NAMED_LAUNCHERS = ("local", "srun")
@@ -64,7 +65,7 @@ def prepare(state: st.CampaignState, campaign_dir: Path, *, launcher_given: str 
 
 
 def _todo(state: st.CampaignState) -> set[str]:
-    return {rec.alternative for rec in state.launches if rec.status not in st.DONE_STATUSES}
+    return {rec.alternative for rec in state.launches if rec.status not in DONE_STATUSES}
 
 
 def _users_own(key: str, value: str, environ: Mapping[str, str]) -> bool:
@@ -123,10 +124,10 @@ def check_no_links(state: st.CampaignState, campaign_dir: Path) -> None:
     folder (or not there yet)."""
     folders, files = set(), set()
     for rec in state.launches:
-        prefix = st.alternative_prefix(state.alternatives, rec.alternative)
+        prefix = alternative_prefix(state.alternatives, rec.alternative)
         folders |= {prefix.rstrip("/"), f"{prefix}launches", f"{prefix}attempts", f"{prefix}logs",
                     rec.folder}
-        if rec.status not in st.DONE_STATUSES:  # the logs of its next attempt
+        if rec.status not in DONE_STATUSES:  # the logs of its next attempt
             stem = f"{prefix}logs/{rec.index:03d}.{rec.attempts + 1}"
             files |= {f"{stem}.stdout", f"{stem}.stderr"}
     for place in sorted(p for p in folders | files if p):

@@ -36,10 +36,10 @@ from mpimeter.campaign import oversub, procs, secrets, testretry
 from mpimeter.campaign import state as st
 from mpimeter.campaign.benchargs import BenchArgs
 from mpimeter.campaign.executor import Executor, ExecResult, tail
+from mpimeter.campaign.launch_record import DONE_STATUSES, Attempt, LaunchRecord, alternative_prefix, launch_folder
 from mpimeter.campaign.launcher import build_argv
 from mpimeter.campaign.plan import Alternative, PlannedLaunch
 from mpimeter.campaign.progress import NullProgress, ProgressSink
-from mpimeter.campaign.state import alternative_prefix, launch_folder
 from mpimeter.campaign.timeout import timeout_reason
 from mpimeter.errors import MpimeterError
 from mpimeter.io.errors import InputError
@@ -63,9 +63,9 @@ def new_state(*, command: str, bench_args: BenchArgs, launcher: str, np: int, la
               np_list: list[int] | None = None) -> st.CampaignState:
     """The record of a new campaign. With `adaptive` (--launches auto), `launches` is its max
     and `order` its first `min` launches per alternative; the rule adds the rest."""
-    records = [st.LaunchRecord(alternative=p.alternative, index=p.index, seed=p.seed,
-                               folder=launch_folder(alternatives, p.alternative, p.index),
-                               np=p.np)  # None with one process count: the campaign's np
+    records = [LaunchRecord(alternative=p.alternative, index=p.index, seed=p.seed,
+                            folder=launch_folder(alternatives, p.alternative, p.index),
+                            np=p.np)  # None with one process count: the campaign's np
                for p in order]
     now = st.now_utc()
     return st.CampaignState(command=command, bench_args=bench_args, launcher=launcher,
@@ -96,8 +96,8 @@ class CampaignRunner:
         self.local_cores = local_cores or oversub.local_cores
         self._completed_in: set[str] = {r.alternative for r in state.launches
                                         if r.status == "complete"}
-        self._pieces: list[st.LaunchRecord] = []  # continuation launches to run next
-        self._ran: list[st.LaunchRecord] = []  # every launch attempted by this session
+        self._pieces: list[LaunchRecord] = []  # continuation launches to run next
+        self._ran: list[LaunchRecord] = []  # every launch attempted by this session
         self._test_retries: dict[tuple[str, int, str, int], int] = {}  # retry launches run per test
         if resumed:  # --resume gives a test that failed every attempt --retries more, as a launch
             for failed in state.failed_tests:
@@ -112,7 +112,7 @@ class CampaignRunner:
         state.sessions.append(self.session)
         state.status = "running"
         st.save(state, self.dir)
-        todo = [rec for rec in state.launches if rec.status not in st.DONE_STATUSES]
+        todo = [rec for rec in state.launches if rec.status not in DONE_STATUSES]
         self.progress.start(total=len(state.launches), todo=len(todo), counts=state.counts())
         try:
             outcome = self._run_todo(todo)
@@ -126,7 +126,7 @@ class CampaignRunner:
             self.progress.close(state.counts())
         return outcome
 
-    def _run_todo(self, todo: list[st.LaunchRecord]) -> RunOutcome:
+    def _run_todo(self, todo: list[LaunchRecord]) -> RunOutcome:
         try:
             todo = self._pilot_first(todo)
             for rec in todo:
@@ -143,7 +143,7 @@ class CampaignRunner:
         return self._outcome()
 
     def _outcome(self) -> RunOutcome:
-        failed = sum(r.status not in st.DONE_STATUSES and not _is_retry(r) for r in self.state.launches)
+        failed = sum(r.status not in DONE_STATUSES and not _is_retry(r) for r in self.state.launches)
         lost = sum(f.status == "failed" for f in self.state.failed_tests)
         said = ([f"{failed} launch(es) did not complete"] if failed else []) + (
             [f"{lost} test(s) crashed or hung in every attempt"] if lost else [])
@@ -151,7 +151,7 @@ class CampaignRunner:
 
     # --- measurement-level retry (campaign.testretry) ---------------------------------------------
 
-    def _attempt_with_pieces(self, rec: st.LaunchRecord) -> None:
+    def _attempt_with_pieces(self, rec: LaunchRecord) -> None:
         """One attempt, then at once the continuation launches of whatever test cut it."""
         queue = [rec]
         while queue:
@@ -163,11 +163,11 @@ class CampaignRunner:
             queue.extend(self._pieces)
             self._pieces.clear()
 
-    def _cut_of(self, rec: st.LaunchRecord) -> testretry.Cut | None:
+    def _cut_of(self, rec: LaunchRecord) -> testretry.Cut | None:
         allowed = (rec.tests or {}).get("ops") or list(self.state.bench_args.ops)
         return testretry.find_cut(self.dir / rec.folder, allowed)
 
-    def _split(self, rec: st.LaunchRecord, cut: testretry.Cut, how: str) -> None:
+    def _split(self, rec: LaunchRecord, cut: testretry.Cut, how: str) -> None:
         """The cut launch's record, its culprit's, and its continuation launches (queued)."""
         rec.cut = {"test": cut.test, "op": cut.op, "size": cut.size, "how": how, "finished": cut.finished}
         of = rec.piece["of"] if rec.piece else rec.index
@@ -184,13 +184,13 @@ class CampaignRunner:
                     f"{how}; {cut.finished} test(s) finished are kept, {len(cut.rest)} go on in "
                     f"{len(self._pieces)} launch(es) of their own, and it is retried last")
 
-    def _new_piece(self, parent: st.LaunchRecord, tests: dict, kind: str) -> st.LaunchRecord:
+    def _new_piece(self, parent: LaunchRecord, tests: dict, kind: str) -> LaunchRecord:
         state = self.state
         index = sum(r.alternative == parent.alternative for r in state.launches)
-        piece = st.LaunchRecord(alternative=parent.alternative, index=index, seed=parent.seed,
-                                folder=launch_folder(state.alternatives, parent.alternative, index),
-                                tests=tests, np=parent.np,
-                                piece={"of": parent.piece["of"] if parent.piece else parent.index, "kind": kind})
+        piece = LaunchRecord(alternative=parent.alternative, index=index, seed=parent.seed,
+                             folder=launch_folder(state.alternatives, parent.alternative, index),
+                             tests=tests, np=parent.np,
+                             piece={"of": parent.piece["of"] if parent.piece else parent.index, "kind": kind})
         state.launches.append(piece)
         self.progress.extend(1)
         return piece
@@ -214,7 +214,7 @@ class CampaignRunner:
                 failed.status = "failed"
         st.save(state, self.dir)
 
-    def _after_retry(self, rec: st.LaunchRecord) -> None:
+    def _after_retry(self, rec: LaunchRecord) -> None:
         """A retry launch's end in its test's record: passed, or one more attempt (a cut one
         was counted by _split)."""
         if not _is_retry(rec) or not rec.tests:
@@ -231,7 +231,7 @@ class CampaignRunner:
 
     # --- --sizes auto: a pilot decides the sizes (pilot.py) --------------------------------------
 
-    def _pilot_first(self, todo: list[st.LaunchRecord]) -> list[st.LaunchRecord]:
+    def _pilot_first(self, todo: list[LaunchRecord]) -> list[LaunchRecord]:
         """With --sizes auto and nothing decided: the pilot is the first launch of the campaign
         (recorded in campaign.json); it runs, with its retries, before any other."""
         state = self.state
@@ -257,7 +257,7 @@ class CampaignRunner:
             return [r for r in todo if r is not pilot]
         return todo
 
-    def _decide_sizes(self, rec: st.LaunchRecord) -> None:
+    def _decide_sizes(self, rec: LaunchRecord) -> None:
         """After the pilot completed: its sizes become every other launch's (campaign.json)."""
         sp = self.state.sizes_pilot
         if sp is None or sp.decided or rec.status != "complete" or (rec.alternative, rec.index) != (
@@ -305,7 +305,7 @@ class CampaignRunner:
         return (RunOutcome("complete") if not failed else
                 RunOutcome("failed", f"{failed} launch(es) did not complete"))
 
-    def _plan_round(self) -> list[st.LaunchRecord]:
+    def _plan_round(self) -> list[LaunchRecord]:
         """One more launch of every alternative with an open pair and launches left, running
         the tests of its open pairs; an alternative without launches left closes its open pairs
         as `max`."""
@@ -322,7 +322,7 @@ class CampaignRunner:
                 for pair in open_pairs:
                     pair.status = "max"
                 continue
-            new.append(st.LaunchRecord(
+            new.append(LaunchRecord(
                 alternative=name, index=index, folder=launch_folder(state.alternatives, name, index),
                 seed=_adaptive.round_seed(state.seed, name, count),
                 tests=_adaptive.subset(open_pairs, rule.sizeless_ops, ops_order)))
@@ -341,7 +341,7 @@ class CampaignRunner:
 
     # --- one attempt -------------------------------------------------------------------------
 
-    def _attempt(self, rec: st.LaunchRecord) -> None:
+    def _attempt(self, rec: LaunchRecord) -> None:
         state = self.state
         alt = state.alternative(rec.alternative)
         self._retire_previous(rec)
@@ -449,7 +449,7 @@ class CampaignRunner:
                 return [f"--{option}", str(self.dir / r.folder)]
         return []
 
-    def _finish(self, rec: st.LaunchRecord, status: str, reason: str, exit_code: int | None,
+    def _finish(self, rec: LaunchRecord, status: str, reason: str, exit_code: int | None,
                 duration_s: float, stderr_tail: str) -> None:
         rec.status, rec.reason, rec.exit_code = status, reason, exit_code
         rec.duration_s = round(duration_s, 3)
@@ -465,7 +465,7 @@ class CampaignRunner:
         st.save(self.state, self.dir)
         self.progress.launch_finished(rec, self.state.counts())
 
-    def _retire_previous(self, rec: st.LaunchRecord) -> None:
+    def _retire_previous(self, rec: LaunchRecord) -> None:
         """Moves the previous attempt's folder aside and keeps its record."""
         if rec.attempts == 0:
             return
@@ -481,7 +481,7 @@ class CampaignRunner:
             dest.parent.mkdir(parents=True, exist_ok=True)
             os.rename(folder, dest)
             moved_to = str(dest.relative_to(self.dir))
-        rec.previous_attempts.append(st.Attempt(
+        rec.previous_attempts.append(Attempt(
             attempt=rec.attempts, status=rec.status, reason=rec.reason, exit_code=rec.exit_code,
             duration_s=rec.duration_s, started=rec.started, folder=moved_to,
             stderr_tail=rec.stderr_tail))
@@ -502,7 +502,7 @@ def _key(failed: testretry.FailedTest) -> tuple[str, int, str, int]:
     return (failed.alternative, failed.launch, failed.op, failed.size)
 
 
-def _is_retry(rec: st.LaunchRecord) -> bool:
+def _is_retry(rec: LaunchRecord) -> bool:
     return bool(rec.piece) and rec.piece["kind"] == "retry"
 
 

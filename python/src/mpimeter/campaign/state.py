@@ -11,12 +11,13 @@ input: every value is checked for its type and bounds (campaign.limits), every p
 one the layout prescribes for its launch (`[<alternative>/]launches/NNN`, never `..` or an
 absolute path), every alternative a usable name; anything else is refused with a message naming
 the key (CampaignFileError). Values of secret variables (campaign.secrets) are never written.
+Each launch's entry, its layout and its reading back are campaign.launch_record's; the typed
+access to the parsed file that both use is campaign.record_reader's.
 """
 
 from __future__ import annotations
 
 import json
-import math
 import os
 import re
 import socket
@@ -33,93 +34,24 @@ from mpimeter.campaign import algorithms as _algorithms
 from mpimeter.campaign import inputfiles as _inputfiles
 from mpimeter.campaign import pilot as _pilot
 from mpimeter.campaign import suite as _suite
-from mpimeter.campaign import limits, nplist, oversub, secrets, simulation, testretry
+from mpimeter.campaign import limits, nplist, secrets, simulation, testretry
 from mpimeter.campaign.benchargs import BenchArgs
+from mpimeter.campaign.launch_record import LAUNCH_STATUSES, LaunchRecord, read_launches
 from mpimeter.campaign.plan import ENV_KEY, Alternative, PlanError, check_name
+from mpimeter.campaign.record_reader import CampaignFileError, RecordReader, found
 from mpimeter.errors import MpimeterError
 from mpimeter.io import campaign_record, slurm
 from mpimeter.io.errors import InputError
 
 CAMPAIGN_FILE = campaign_record.FILE_NAME
-LAUNCH_STATUSES = ("complete", "failed", "incomplete", "pending", "cut")
-# cut: ended by a test that crashed or hung; its other tests went to pieces (campaign.testretry)
-DONE_STATUSES = ("complete", "cut")
 CAMPAIGN_STATUSES = ("pending", "running", "interrupted", "complete", "failed", "refused")
 # Options the campaign sets per launch; bench_args may not hold them. --order: a campaign's
 # launches are always shuffled (each by its seed), so that drifts do not line up with sizes.
 RESERVED_BENCH_FLAGS = ("--out", "--seed", "--force", "--order")
 
 
-class CampaignFileError(ValueError, MpimeterError):
-    """campaign.json is missing, does not parse, or is not a record this mpimeter can resume."""
-
-
 class CampaignWriteError(MpimeterError):
     """campaign.json could not be written (read-only or full file system, a value not finite)."""
-
-
-def alternative_prefix(alternatives: list[Alternative], name: str) -> str:
-    """Folder of an alternative inside the campaign (docs/FORMAT.md): a campaign of one
-    alternative keeps `launches/` at its top; several alternatives get one sub-campaign each."""
-    return "" if len(alternatives) == 1 else f"{name}/"
-
-
-def launch_folder(alternatives: list[Alternative], name: str, index: int) -> str:
-    return f"{alternative_prefix(alternatives, name)}launches/{index:03d}"
-
-
-@dataclass(kw_only=True)
-class Attempt:
-    """One earlier attempt of a launch that did not complete, and where its folder went."""
-
-    attempt: int
-    status: str
-    reason: str
-    exit_code: int | None
-    duration_s: float | None
-    started: str | None
-    folder: str | None  # campaign-relative; None when the attempt wrote no folder
-    stderr_tail: str = ""
-
-
-@dataclass(kw_only=True)
-class LaunchRecord:
-    alternative: str
-    index: int
-    folder: str  # campaign-relative: [<alternative>/]launches/NNN
-    seed: int
-    status: str = "pending"
-    exit_code: int | None = None
-    duration_s: float | None = None
-    retries: int = 0  # attempts after the first
-    attempts: int = 0  # attempts started, this one included
-    reason: str = ""  # why it is not complete: "exit code 1", "timed out after 180 s", ...
-    stderr_tail: str = ""
-    started: str | None = None
-    ended: str | None = None
-    argv: list[str] = field(default_factory=list)
-    stdout_log: str | None = None
-    stderr_log: str | None = None
-    previous_attempts: list[Attempt] = field(default_factory=list)
-    # the running attempt's processes: launch_id, host, boot_id, then pid, session, start_ticks
-    process: dict | None = None
-    slurm_job: str | None = None  # the Slurm job id of the attempt's session, inside Slurm
-    # --launches auto: the subset of tests this launch runs, {"ops": [...], "sizes": [...]}
-    # (its --ops and --sizes); None: the campaign's bench arguments as they are
-    tests: dict | None = None
-    # --launcher local with more ranks than cores: what the launcher set for the library's
-    # yield-when-idle mode (campaign.oversub.settings); None when the ranks fit the cores
-    oversubscription: dict | None = None
-    # ranks of this launch (--np LIST: one of the campaign's np_list); None in a campaign.json
-    # written before process counts were per launch: the campaign's np
-    np: int | None = None
-    # campaign.testretry: the launch this one continues ({"of", "kind"}), and the test it died in
-    piece: dict | None = None
-    cut: dict | None = None
-
-    @property
-    def key(self) -> tuple[str, int]:
-        return (self.alternative, self.index)
 
 
 @dataclass(kw_only=True)
@@ -250,7 +182,7 @@ class CampaignState:
     @classmethod
     def from_json(cls, obj: dict, source: Path) -> CampaignState:
         """Every key checked (type, bounds, layout); CampaignFileError names the first bad one."""
-        r = _Reader(source)
+        r = RecordReader(source)
         version = obj.get("schema_version")
         if version != SCHEMA_VERSION or isinstance(version, bool):
             raise CampaignFileError(f"{source}: schema_version {version!r} is not one this "
@@ -280,8 +212,8 @@ class CampaignState:
             r.fail("adaptive_launches.max", f"{adaptive.max} is not launches_per_alternative {per_alt}")
         if adaptive is not None and len(np_list) > 1:
             r.fail("np_list", "several process counts do not go with --launches auto (adaptive_launches)")
-        launches = _read_launches(r, obj, alternatives, per_alt, adaptive=adaptive is not None,
-                                  np_list=np_list)
+        launches = read_launches(r, obj, alternatives, per_alt, adaptive=adaptive is not None,
+                                 np_list=np_list)
         sizes_pilot = _pilot.read(obj.get("sizes_pilot"), r.fail)
         for i, rec in enumerate(launches):
             if rec.tests is not None and sizes_pilot is not None and rec.tests == sizes_pilot.tests():
@@ -312,10 +244,10 @@ class CampaignState:
         )
 
 
-def _read_analyze_after(r: _Reader, obj: dict) -> bool | None:
+def _read_analyze_after(r: RecordReader, obj: dict) -> bool | None:
     value = obj.get("analyze_after")
     if value is not None and not isinstance(value, bool):
-        r.fail("analyze_after", f"expected true, false or null, found {_found(value)}")
+        r.fail("analyze_after", f"expected true, false or null, found {found(value)}")
     return value
 
 
@@ -324,7 +256,7 @@ def _read_analyze_after(r: _Reader, obj: dict) -> bool | None:
 _ID = re.compile(r"[0-9a-f]{32}")
 
 
-def _read_id(r: _Reader, obj: dict) -> dict:
+def _read_id(r: RecordReader, obj: dict) -> dict:
     """``id`` when the file has one (32 hex digits, as written); none: a new one is drawn."""
     value = r.get(obj, "id", "string", optional=True, default=None)
     if value is None:
@@ -334,61 +266,7 @@ def _read_id(r: _Reader, obj: dict) -> dict:
     return {"campaign_id": value}
 
 
-_KINDS = {"object": "an object", "list": "a list", "string": "a string",
-          "integer": "an integer", "number": "a finite number"}
-
-
-def _found(value) -> str:
-    if value is None:
-        return "null"
-    if isinstance(value, bool):
-        return "true/false"
-    return {dict: "an object", list: "a list", str: "a string", int: "an integer",
-            float: "a number"}.get(type(value), type(value).__name__)
-
-
-class _Reader:
-    """Typed access to a parsed campaign.json; each failure names the file and the key."""
-
-    def __init__(self, source: Path):
-        self.source = source
-
-    def fail(self, where: str, what: str):
-        raise CampaignFileError(f"{self.source}: {where}: {what}")
-
-    def check(self, value, where: str, kind: str, *, optional: bool = False):
-        if value is None and optional:
-            return None
-        ok = {"object": isinstance(value, dict), "list": isinstance(value, list),
-              "string": isinstance(value, str),
-              "integer": isinstance(value, int) and not isinstance(value, bool),
-              "number": (isinstance(value, (int, float)) and not isinstance(value, bool)
-                         and math.isfinite(value))}[kind]
-        if not ok:
-            self.fail(where, f"expected {_KINDS[kind]}{' or null' if optional else ''}, "
-                             f"found {_found(value)}")
-        return value
-
-    def get(self, obj: dict, key: str, kind: str, *, where: str = "", optional: bool = False,
-            default=None):
-        place = f"{where}.{key}" if where else key
-        if key not in obj:
-            if optional:
-                return default
-            self.fail(place, "missing")
-        return self.check(obj[key], place, kind, optional=optional)
-
-    def objects(self, obj: dict, key: str) -> list[dict]:
-        items = self.get(obj, key, "list", optional=True, default=[])
-        return [self.check(x, f"{key}[{i}]", "object") for i, x in enumerate(items)]
-
-    def only(self, obj: dict, where: str, known: set[str]) -> None:
-        unknown = sorted(set(obj) - known)
-        if unknown:
-            self.fail(where, f"unknown key {unknown[0]!r}")
-
-
-def _read_alternatives(r: _Reader, obj: dict):
+def _read_alternatives(r: RecordReader, obj: dict):
     alternatives, templates, binaries = [], {}, {}
     for i, raw in enumerate(r.get(obj, "alternatives", "list")):
         where = f"alternatives[{i}]"
@@ -414,7 +292,7 @@ def _read_alternatives(r: _Reader, obj: dict):
     return alternatives, templates, binaries
 
 
-def _read_sessions(r: _Reader, obj: dict) -> list[dict]:
+def _read_sessions(r: RecordReader, obj: dict) -> list[dict]:
     sessions = r.objects(obj, "sessions")
     for i, session in enumerate(sessions):
         where = f"sessions[{i}]"
@@ -429,10 +307,7 @@ def _read_sessions(r: _Reader, obj: dict) -> list[dict]:
     return sessions
 
 
-_OPTIONAL_STRINGS = ("started", "ended", "stdout_log", "stderr_log", "slurm_job")
-
-
-def _read_np_list(r: _Reader, obj: dict, np: int) -> list[int]:
+def _read_np_list(r: RecordReader, obj: dict, np: int) -> list[int]:
     """``np_list`` (absent in a campaign.json written before --np LIST: [np]); its values
     distinct, each a valid np, the largest being np."""
     raw = r.get(obj, "np_list", "list", optional=True, default=None)
@@ -448,122 +323,6 @@ def _read_np_list(r: _Reader, obj: dict, np: int) -> list[int]:
     if max(values) != np:
         r.fail("np_list", f"its largest value {max(values)} is not np {np}")
     return values
-
-
-def _read_launches(r: _Reader, obj: dict, alternatives: list[Alternative], per_alt: int, *,
-                   adaptive: bool = False, np_list: list[int] | None = None):
-    np_list = np_list or []
-    counts = max(1, len(np_list))
-    names = [a.name for a in alternatives]
-    records: list[LaunchRecord] = []
-    seen: set[tuple[str, int]] = set()
-    for i, raw in enumerate(r.get(obj, "launches", "list")):
-        where = f"launches[{i}]"
-        raw = r.check(raw, where, "object")
-        r.only(raw, where, set(LaunchRecord.__dataclass_fields__))
-        alt = r.get(raw, "alternative", "string", where=where)
-        if alt not in names:
-            r.fail(where, f"unknown alternative {alt!r} (campaign.json lists {', '.join(names)})")
-        index = r.get(raw, "index", "integer", where=where)
-        piece = testretry.read_piece(raw.get("piece"), r.fail, f"{where}.piece")
-        if not 0 <= index < per_alt * counts + (limits.MAX_ATTEMPTS if piece else 0):
-            r.fail(f"{where}.index", f"{index} is not below launches_per_alternative {per_alt}"
-                   + (f" × {counts} process counts" if counts > 1 else ""))
-        launch_ranks = r.get(raw, "np", "integer", where=where, optional=True)
-        if launch_ranks is not None and launch_ranks != (launch_ranks if piece and launch_ranks in np_list
-                                                         else np_list[index % counts]):
-            r.fail(f"{where}.np", f"{launch_ranks} is not {np_list[index % counts]}, the process "
-                   "count np_list gives this launch")
-        if (alt, index) in seen:
-            r.fail(where, f"{alt} #{index:03d} is listed twice")
-        seen.add((alt, index))
-        prefix = alternative_prefix(alternatives, alt)
-        expected = launch_folder(alternatives, alt, index)
-        if r.get(raw, "folder", "string", where=where) != expected:
-            r.fail(f"{where}.folder", f"{raw['folder']!r} is not {expected!r}, the folder the "
-                   "campaign layout gives this launch")
-        status = r.get(raw, "status", "string", where=where)
-        if status not in LAUNCH_STATUSES:
-            r.fail(f"{where}.status", f"{status!r} is not one of {', '.join(LAUNCH_STATUSES)}")
-        fields = {k: r.get(raw, k, "string", where=where, optional=True) for k in _OPTIONAL_STRINGS}
-        for key, suffix in (("stdout_log", "stdout"), ("stderr_log", "stderr")):
-            pattern = re.escape(prefix) + rf"logs/{index:03d}\.[1-9][0-9]*\.{suffix}"
-            if fields[key] is not None and not re.fullmatch(pattern, fields[key]):
-                r.fail(f"{where}.{key}",
-                       f"{fields[key]!r} is not {prefix}logs/{index:03d}.K.{suffix}")
-        attempts = r.get(raw, "attempts", "integer", where=where, optional=True, default=0)
-        if not 0 <= attempts <= limits.MAX_ATTEMPTS:
-            r.fail(f"{where}.attempts", f"{attempts} is not between 0 and {limits.MAX_ATTEMPTS}")
-        records.append(LaunchRecord(
-            alternative=alt, index=index, folder=expected, seed=_seed(r, raw, where),
-            status=status, attempts=attempts, retries=max(0, attempts - 1),
-            exit_code=r.get(raw, "exit_code", "integer", where=where, optional=True),
-            duration_s=r.get(raw, "duration_s", "number", where=where, optional=True),
-            reason=r.get(raw, "reason", "string", where=where, optional=True, default=""),
-            stderr_tail=r.get(raw, "stderr_tail", "string", where=where, optional=True, default=""),
-            argv=[r.check(a, f"{where}.argv", "string")
-                  for a in r.get(raw, "argv", "list", where=where, optional=True, default=[])],
-            previous_attempts=_read_attempts(r, raw, where, prefix, index),
-            process=_read_process(r, raw, where),
-            oversubscription=oversub.check_record(raw.get("oversubscription"), r.fail, f"{where}.oversubscription"),
-            tests=_adaptive.read_tests(raw.get("tests"), r.fail, f"{where}.tests"), np=launch_ranks,
-            piece=piece, cut=testretry.read_cut(raw.get("cut"), r.fail, f"{where}.cut"), **fields))
-    # --launches auto plans launches as the rule asks for them: per alternative 0 ... k-1, k at most
-    # launches_per_alternative (its max); otherwise every launch is planned from the start
-    planned = {a: (1 + max((rec.index for rec in records if rec.alternative == a and rec.piece is None),
-                           default=-1)) if adaptive else per_alt * counts for a in names}
-    missing = [(a, n) for a in names for n in range(planned[a]) if (a, n) not in seen]
-    if missing:
-        r.fail("launches", f"no record of {missing[0][0]} #{missing[0][1]:03d} "
-                           f"({per_alt} launches per alternative)")
-    return records
-
-
-def _seed(r: _Reader, raw: dict, where: str) -> int:
-    try:
-        return limits.check_seed(r.get(raw, "seed", "integer", where=where), flag=f"{where}.seed")
-    except PlanError as exc:
-        raise CampaignFileError(f"{r.source}: {exc}") from None
-
-
-def _read_attempts(r: _Reader, raw: dict, where: str, prefix: str, index: int) -> list[Attempt]:
-    attempts = []
-    pattern = re.escape(prefix) + rf"attempts/{index:03d}\.[1-9][0-9]*(-[1-9][0-9]*)?"
-    known = set(Attempt.__dataclass_fields__)
-    items = r.get(raw, "previous_attempts", "list", where=where, optional=True, default=[])
-    for k, item in enumerate(items):
-        place = f"{where}.previous_attempts[{k}]"
-        item = r.check(item, place, "object")
-        r.only(item, place, known)
-        folder = r.get(item, "folder", "string", where=place, optional=True)
-        if folder is not None and not re.fullmatch(pattern, folder):
-            r.fail(f"{place}.folder", f"{folder!r} is not {prefix}attempts/{index:03d}.K")
-        attempts.append(Attempt(
-            attempt=r.get(item, "attempt", "integer", where=place),
-            status=r.get(item, "status", "string", where=place),
-            reason=r.get(item, "reason", "string", where=place, optional=True, default=""),
-            exit_code=r.get(item, "exit_code", "integer", where=place, optional=True),
-            duration_s=r.get(item, "duration_s", "number", where=place, optional=True),
-            started=r.get(item, "started", "string", where=place, optional=True),
-            folder=folder,
-            stderr_tail=r.get(item, "stderr_tail", "string", where=place, optional=True,
-                              default="")))
-    return attempts
-
-
-_PROCESS_KEYS = {"launch_id": "string", "host": "string", "boot_id": "string",
-                 "pid": "integer", "session": "integer", "start_ticks": "integer"}
-
-
-def _read_process(r: _Reader, raw: dict, where: str) -> dict | None:
-    process = r.get(raw, "process", "object", where=where, optional=True)
-    if process is None:
-        return None
-    place = f"{where}.process"
-    r.only(process, place, set(_PROCESS_KEYS))
-    r.get(process, "launch_id", "string", where=place)  # required: it finds the processes
-    return {k: r.get(process, k, kind, where=place) for k, kind in _PROCESS_KEYS.items()
-            if k in process}
 
 
 # --- the file -----------------------------------------------------------------------------------

@@ -5,8 +5,9 @@ which are built, and the document of `mpimeter-bench --describe` (docs/FORMAT.md
 mtime, so a rebuilt binary is asked again.
 
 The binary is the one source of its facts; this module reads them and imports nothing of
-mpimeter, so that every layer may ask: io.redact for the secret words it redacts by, the campaign
-for the typed description (campaign.describe) and the launchers (campaign.launcher).
+mpimeter, so that every layer may ask: io.redact for the secret words it redacts by, io.counters
+for the sources of counters, the campaign for the typed description (campaign.describe) and the
+launchers (campaign.launcher).
 The bench dir is `--bench-dir`, else $MPIMETER_BENCH_DIR, else `build/` of the repository this
 package lives in; the binary of library LIB is `<bench dir>/LIB/bin/mpimeter-bench`.
 """
@@ -165,16 +166,37 @@ def built_secret_words(bench_dir: str | Path | None = None) -> tuple[str, ...]:
     io.redact's reading rule and for campaign.secrets (what mpimeter writes: a campaign asks the
     bench dir it runs from). Asked once per bench dir: the default follows $MPIMETER_BENCH_DIR,
     which may change within one process (and a relative one with the working folder)."""
-    return _built_secret_words(os.path.abspath(default_bench_dir() if bench_dir is None else bench_dir))
+    return _built_union(os.path.abspath(default_bench_dir() if bench_dir is None else bench_dir), "secret_words")
 
 
-@lru_cache(maxsize=4)
-def _built_secret_words(bench_dir: str) -> tuple[str, ...]:
-    words: set[str] = set()
+def counter_sources(binary: str | Path) -> tuple[str, ...]:
+    """The sources of counters the binary reads (``counter_sources[].name``: what meta.json's
+    ``counters.metrics[].source`` may be). DescribeError when it cannot say (a binary older than
+    the list)."""
+    path = identity(binary)[0]
+    doc = document(binary)
+    check_version(doc, path)
+    sources = doc.get("counter_sources")
+    names = [s.get("name") if isinstance(s, dict) else None for s in sources] if isinstance(sources, list) else [None]
+    if not all(isinstance(n, str) for n in names):
+        raise DescribeError(f"{path} --describe: counter_sources is not a list of named sources")
+    return tuple(names)
+
+
+def built_counter_sources(bench_dir: str | Path | None = None) -> tuple[str, ...]:
+    """The counter sources of the binaries built in ``bench_dir``, as :func:`built_secret_words`
+    (the union; empty when no binary can say): the one source of them for io.counters."""
+    return _built_union(os.path.abspath(default_bench_dir() if bench_dir is None else bench_dir), "counter_sources")
+
+
+@lru_cache(maxsize=8)
+def _built_union(bench_dir: str, what: str) -> tuple[str, ...]:
+    ask = {"secret_words": secret_words, "counter_sources": counter_sources}[what]
+    names: set[str] = set()
     simulated = [SIMULATED_LIBRARY] if is_executable_file(bench_binary(bench_dir, SIMULATED_LIBRARY)) else []
     for lib in built_libraries(bench_dir) + simulated:
         try:
-            words |= set(secret_words(bench_binary(bench_dir, lib)))
+            names |= set(ask(bench_binary(bench_dir, lib)))
         except DescribeError:
             continue
-    return tuple(sorted(words))
+    return tuple(sorted(names))

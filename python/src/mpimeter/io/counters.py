@@ -4,7 +4,8 @@
 
 What is checked, with messages that name the file (and line): meta.json ``counters`` has its
 documented types, the file it names is ``counters.csv`` in the launch folder (nothing outside),
-the metric names are distinct; counters.csv has the header ``test,rank,rep,metric,value``, every
+each metric's source is one the binaries built list (``counter_sources`` of their ``--describe``,
+read by io.bench_binaries), the metric names are distinct; counters.csv has the header ``test,rank,rep,metric,value``, every
 metric is one of ``counters.metrics``, every test is one of meta.json's tests, the rank fits
 ``nprocs`` and the raw mode (full: 0 … nprocs−1; reduced: −1), ``rep`` ≥ 0, an integer metric's
 value is a whole number, no (test, rank, rep, metric) twice, and every test meta.json lists as
@@ -21,6 +22,7 @@ launch run without them) has no counters: :func:`read_counters` returns None.
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -30,7 +32,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from mpimeter.io import rowcheck
+from mpimeter.io import bench_binaries, rowcheck
 from mpimeter.io.csvread import Column, read_csv
 from mpimeter.io.errors import AnalysisWarning, InputError
 from mpimeter.io.jsonread import BOOL, NAT, NUM, STR, Fields
@@ -45,7 +47,8 @@ COLUMNS = (
     Column("metric", pa.string()),
     Column("value", pa.float64(), nullable=True),  # empty: a double counter that read NaN
 )
-SOURCES = ("mpi_t", "papi", "likwid")
+# a counter's source where no built binary can list them (a machine that only analyses): a name
+SOURCE_NAME = re.compile(r"[a-z][a-z0-9_]{0,31}")
 VALUE_KINDS = ("integer", "double")
 INTEGER_LIMIT = 2.0**63  # an integer counter's delta is a signed 64-bit number (docs/FORMAT.md)
 
@@ -55,7 +58,7 @@ class Metric:
     """One counter as meta.json ``counters.metrics`` describes it."""
 
     name: str
-    source: str  # mpi_t | papi | likwid
+    source: str  # one of the binary's counter_sources (--describe): mpi_t, papi, likwid
     klass: str  # the pvar class (counter, size, level, …) or "hardware"
     datatype: str | None = None
     binding: str | None = None
@@ -107,7 +110,7 @@ def counters_meta(meta: LaunchMeta) -> CountersMeta | None:
     metrics = []
     for m in f.objs("metrics"):
         metrics.append(Metric(
-            name=m.need("name", STR), source=m.need("source", STR, choices=SOURCES), klass=m.get("class", STR, ""),
+            name=m.need("name", STR), source=_source(m), klass=m.get("class", STR, ""),
             datatype=m.get("datatype", STR), binding=m.get("binding", STR), elements=m.get("elements", NAT),
             continuous=m.get("continuous", BOOL, True), value=m.get("value", STR, "integer", choices=VALUE_KINDS),
             description=m.get("description", STR, "")))
@@ -129,6 +132,20 @@ def counters_meta(meta: LaunchMeta) -> CountersMeta | None:
                         papi_version=f.get("papi_version", STR), likwid=f.get("likwid", STR),
                         likwid_version=f.get("likwid_version", STR), metrics=tuple(metrics), left_out=left,
                         read_ns_by_test=MappingProxyType(costs))
+
+
+def _source(m: Fields) -> str:
+    """``metrics[].source``: one of the sources the binaries built read (their ``--describe``,
+    io.bench_binaries: the one list of them); where no binary can say, a name of SOURCE_NAME's
+    shape, shown as it is."""
+    known = bench_binaries.built_counter_sources()
+    if known:
+        return m.need("source", STR, choices=known)
+    source = m.need("source", STR)
+    if not SOURCE_NAME.fullmatch(source):
+        raise m.fail("source", f"is {source[:40]!r}; it must be the name of a counter source "
+                               "(lower-case letters, digits and _)")
+    return source
 
 
 def _fail_at(path: Path, mask: np.ndarray, what: str) -> None:
