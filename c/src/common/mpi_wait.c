@@ -8,8 +8,8 @@
  *   waits for a scheduler time slice: milliseconds instead of microseconds. A sleeping rank is
  *   not runnable, so the scheduler moves the measuring ranks onto the free CPUs.
  * Cost: up to a sleep step (at most 1 ms) late after the request completed. Under SimGrid's SMPI
- *   a blocking MPI_Wait: simulated ranks share no CPU, and every MPI_Test would add simulated
- *   time. */
+ *   a blocking MPI_Wait (MPI_Barrier): simulated ranks share no CPU, and every MPI_Test would add
+ *   simulated time. */
 #include <time.h>
 
 #include "mm_mpi.h"
@@ -35,6 +35,9 @@ int mm_wait_sleeping(MPI_Request *req) {
 }
 
 int mm_barrier_sleeping(MPI_Comm comm) {
+#ifdef MM_SIMGRID
+    return MPI_Barrier(comm); /* as before the polite wait: simulated ranks share no CPU */
+#endif
     MPI_Request req;
     int rc = MPI_Ibarrier(comm, &req);
     return rc == MPI_SUCCESS ? mm_wait_sleeping(&req) : rc;
