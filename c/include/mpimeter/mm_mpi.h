@@ -2,8 +2,8 @@
 /* mm_mpi.h — one convention for MPI errors. The benchmark's communicators return errors
  * (MPI_ERRORS_RETURN) instead of aborting; every MPI call's return code goes through MM_MPI, which
  * keeps the first failure (the call and the library's error string) in an mm_mpi_error, so that a
- * failing call inside a test marks that test failed in meta.json and the launch can go on. And one
- * helper tells whether something held on every rank. */
+ * failing call inside a test marks that test failed in meta.json and the launch can go on. One
+ * helper tells whether something held on every rank; two wait without holding a CPU. */
 #ifndef MM_MPI_H
 #define MM_MPI_H
 #include <mpi.h>
@@ -31,5 +31,12 @@ int mm_mpi_errors_return(MPI_Comm comm);
 /* Collective: 1 when `ok` holds on every rank of comm, 0 when it fails somewhere or when the
  * agreement itself fails (then every rank that could answer returns 0). */
 int mm_all_ok(MPI_Comm comm, int ok);
+
+/* Waits for req by polling with short sleeps (mpi_wait.c), not in a blocking call, which MPI
+ * libraries spin in: a rank that only waits then leaves its CPU to the ranks it waits for. Up to
+ * 1 ms late; for waits outside any timed region. MPI_SUCCESS or the error. */
+int mm_wait_sleeping(MPI_Request *req);
+/* Collective: a barrier waited for so (MPI_Ibarrier, then mm_wait_sleeping). */
+int mm_barrier_sleeping(MPI_Comm comm);
 
 #endif

@@ -12,8 +12,9 @@
  *   on cores that share a cache for a while; the guest cannot see that, but the cost of moving a
  *   cache line between the ranks' cores shows it. The analysis uses the probe to say which
  *   recorded property separates clusters of per-launch medians.
- * Cost: about 1000 cache-line round trips (~0.2–1 ms), one window and two barriers per host, a
- *   gather of a few integers to rank 0. Outside any test. */
+ * Cost: about 1000 cache-line round trips (~0.2–1 ms), one window and two barriers per host (the
+ *   second one waited for with sleeps, up to 1 ms late), a gather of a few integers to rank 0.
+ *   Outside any test. */
 #define _GNU_SOURCE
 #include <sched.h>
 #include <stdlib.h>
@@ -84,7 +85,9 @@ void mm_provenance_probe(mm_provenance *p, MPI_Comm comm, const mm_timer *timer)
             if (node_rank == 0 && line) __atomic_store_n((int *)line, 0, __ATOMIC_RELEASE);
             MM_MPI(&p->err, MPI_Barrier(node));
             if (line && node_rank < 2) rtt = mm__bounce((volatile int *)line, node_rank == 0, timer);
-            MM_MPI(&p->err, MPI_Barrier(node));
+            /* the other ranks of the host wait without spinning: with more ranks than cores a
+             * spinning one held a CPU the two bouncing ranks needed (mm_barrier_sleeping) */
+            MM_MPI(&p->err, mm_barrier_sleeping(node));
             MM_MPI(&p->err, MPI_Win_free(&win));
         }
     }

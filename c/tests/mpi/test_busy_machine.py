@@ -154,9 +154,12 @@ def test_late_start_check_stays_on_when_oversubscribed(lib, np, tmp_path):
 
 @pytest.mark.parametrize("np", NPS)
 def test_clock_sync_checks_itself(lib, np, tmp_path):
+    # the check runs after the first sync, whatever the tests: few repetitions where MPICH
+    # busy-polls on ranks that share cores (each barrier start lasts scheduler slices)
+    nrep = 20 if lib == "mpich" and np > 2 else 50
     # a spurious 2 % drift in the last rank's fitted model: the offset-only model is better
     out = tmp_path / "bad"
-    run_bench(lib, np, ["--ops", "delay", "--sizes", 10000, "--nrep", 50, "--clocksync", "hca3",
+    run_bench(lib, np, ["--ops", "delay", "--sizes", 10000, "--nrep", nrep, "--clocksync", "hca3",
                         "--procsync", "barrier", "--inject-sync-slope-ppm", 20000, "--out", out])
     meta, _ = read_launch(out)
     cs = meta["clock_sync"]
@@ -174,7 +177,7 @@ def test_clock_sync_checks_itself(lib, np, tmp_path):
     # (large, so that the offset-only model's error a few ms after the sync stands above the
     # residual's noise on a loaded machine)
     out = tmp_path / "good"
-    run_bench(lib, np, ["--ops", "delay", "--sizes", 10000, "--nrep", 50, "--clocksync", "hca3",
+    run_bench(lib, np, ["--ops", "delay", "--sizes", 10000, "--nrep", nrep, "--clocksync", "hca3",
                         "--procsync", "barrier", "--timer", "virtual", "--virtual-skew-ppm", 20000,
                         "--seed", 5, "--out", out])
     meta, _ = read_launch(out)

@@ -15,7 +15,8 @@ campaign.json what it set.
   it explicit and recorded.
 - MPICH 4.0 ch4:ucx: no setting found that yields (measured, docs/GUIDE.md): its
   ``MPIR_CVAR_POLLS_BEFORE_YIELD`` belongs to the ch3 device, and neither it nor running
-  local ranks over UCX changed the run times. Nothing is set; the record says so.
+  local ranks over UCX nor ``MPIR_CVAR_DEFAULT_THREAD_LEVEL=MPI_THREAD_MULTIPLE`` changed the run
+  times. Nothing is set; the record says so.
 """
 
 from __future__ import annotations
