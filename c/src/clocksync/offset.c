@@ -23,11 +23,10 @@
  * best (elsewhere it could never fire). Both are unit-tested (test_offset.c).
  * Cost: per measurement between N+1 and cap round trips (2 messages of 8 bytes each), plus one
  * uncounted first round trip (it waits for the peer to be ready) and one stop message. */
-#include <time.h>
-
 #include "mm_clocksync.h"
+#include "mm_mpi.h"
 
-enum { MM__TAG_PING = 101, MM__TAG_PONG = 102, MM__POLITE_SPINS = 200 };
+enum { MM__TAG_PING = 101, MM__TAG_PONG = 102 };
 
 mm_offset_rules mm_offset_rules_min_rtt(const mm_clocksync_params *p) {
     mm_offset_rules r = {MM_OFFSET_MIN_RTT, p->pingpong_cap, p->n_nonimproving, p->min_rounds, 0};
@@ -145,27 +144,8 @@ mm_clockfn mm_clockfn_global(const mm_clocksync *cs) {
  * sleeping until its next fit point, rank 0 serving other ranks) is done by polling with short
  * sleeps, not by a blocking receive: MPI libraries spin in blocking calls, and when ranks share
  * cores the spinning bystanders steal the CPU from the pair that is measuring and make its round
- * trips erratic and asymmetric. Once a measurement runs, both sides use blocking calls. */
-
-static int mm__wait_sleeping(MPI_Request *req) {
-#ifdef MM_SIMGRID
-    /* Simulated ranks share no CPU, so a blocking wait disturbs nobody; polling would only add
-     * SMPI's per-MPI_Test cost and quantize each wait to the sleep step, inflating the simulated
-     * sync durations by up to 1 ms per tree level. */
-    return MM_MPI(NULL, MPI_Wait(req, MPI_STATUS_IGNORE));
-#endif
-    long sleep_ns = 10000; /* doubles up to 1 ms: a long wait disturbs the running pairs rarely */
-    for (int polls = 0;; polls++) {
-        int done = 0;
-        int rc = MM_MPI(NULL, MPI_Test(req, &done, MPI_STATUS_IGNORE));
-        if (rc != MPI_SUCCESS || done) return rc;
-        if (polls >= MM__POLITE_SPINS) {
-            struct timespec ts = {0, sleep_ns};
-            nanosleep(&ts, NULL);
-            if (sleep_ns < 1000000) sleep_ns *= 2;
-        }
-    }
-}
+ * trips erratic and asymmetric (mm_wait_sleeping). Once a measurement runs, both sides use
+ * blocking calls. */
 
 int mm_offset_measure(MPI_Comm comm, int peer, mm_clockfn clock, const mm_offset_rules *rules,
                       mm_offset_result *out) {
@@ -179,7 +159,7 @@ int mm_offset_measure(MPI_Comm comm, int peer, mm_clockfn clock, const mm_offset
     MPI_Request req;
     rc = MM_MPI(NULL, MPI_Send(&go, 1, MPI_INT64_T, peer, MM__TAG_PING, comm));
     if (rc == MPI_SUCCESS) rc = MM_MPI(NULL, MPI_Irecv(&first_pong, 1, MPI_INT64_T, peer, MM__TAG_PONG, comm, &req));
-    if (rc == MPI_SUCCESS) rc = mm__wait_sleeping(&req);
+    if (rc == MPI_SUCCESS) rc = MM_MPI(NULL, mm_wait_sleeping(&req));
     while (!done && rc == MPI_SUCCESS) {
         int64_t t2 = 0;
         int64_t t1 = mm_clockfn_now(clock);
@@ -206,7 +186,7 @@ int mm_offset_respond(MPI_Comm comm, int peer, mm_clockfn clock) {
         if (first) {
             MPI_Request req;
             rc = MM_MPI(NULL, MPI_Irecv(&msg, 1, MPI_INT64_T, peer, MM__TAG_PING, comm, &req));
-            if (rc == MPI_SUCCESS) rc = mm__wait_sleeping(&req);
+            if (rc == MPI_SUCCESS) rc = MM_MPI(NULL, mm_wait_sleeping(&req));
         } else {
             rc = MM_MPI(NULL, MPI_Recv(&msg, 1, MPI_INT64_T, peer, MM__TAG_PING, comm, MPI_STATUS_IGNORE));
         }
