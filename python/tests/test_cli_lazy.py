@@ -65,7 +65,7 @@ def _probe_commands(argvs: list[list[str]]) -> dict[str, tuple[int, set[str]]]:
              "    seen |= now\n"
              # the control: what a command runs is seen (the probe can fail)
              f"import pandas\nprint('loaded:', json.dumps(['import pandas', 0, sorted({{m for m in {HEAVY!r} "
-             "if m in sys.modules} - seen)]), file=sys.stderr)\n")
+             "if m in sys.modules})]), file=sys.stderr)\n")
     done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=300)
     found = [json.loads(line.split(" ", 1)[1]) for line in done.stderr.splitlines() if line.startswith("loaded: ")]
     assert done.returncode == 0 and len(found) == len(argvs) + 1, done.stderr
