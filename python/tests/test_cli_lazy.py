@@ -3,6 +3,7 @@
 sub-command's `--help` load no statistics library, and say what the imported commands say."""
 
 import importlib
+import json
 import re
 import subprocess
 import sys
@@ -28,11 +29,11 @@ def _loaded_after(code: str) -> set[str]:
 def test_version_help_and_completion_import_no_heavy_library():
     run = ("from mpimeter.cli import main\ntry:\n    main([{}], prog_name='mpimeter')\n"
            "except SystemExit:\n    pass")
-    assert _loaded_after(run.format("'--version'")) == set()
-    assert _loaded_after(run.format("'--help'")) == set()
     complete = ("import os\nos.environ.update(_MPIMETER_COMPLETE='bash_complete', "
                 "COMP_WORDS='mpimeter s', COMP_CWORD='1')\n" + run.format(""))
-    assert _loaded_after(complete) == set()
+    # the three in turn in one interpreter: a module once imported stays, so none loaded after
+    # the last means none loaded by any
+    assert _loaded_after("\n".join([run.format("'--version'"), run.format("'--help'"), complete])) == set()
     # and what a command runs does load them (the probe sees them)
     assert "pandas" in _loaded_after("from mpimeter import analysis\nanalysis.analyze")
 
@@ -48,16 +49,29 @@ def _command_lines() -> list[list[str]]:
     return lines
 
 
-def _probe_command(argv: list[str]) -> tuple[int, set[str]]:
-    """`mpimeter ARGV` in a fresh interpreter: its exit code and the heavy modules it loaded."""
-    probe = ("import sys\nfrom mpimeter.cli import main\ncode = 0\n"
-             f"try:\n    main({argv!r}, prog_name='mpimeter')\n"
-             "except SystemExit as exc:\n    code = exc.code\n"
-             f"print('loaded:', code, *[m for m in {HEAVY!r} if m in sys.modules], file=sys.stderr)")
-    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=120)
-    last = done.stderr.splitlines()[-1].split() if done.stderr else []
-    assert last[:1] == ["loaded:"], done.stderr
-    return int(last[1]), set(last[2:])
+def _probe_commands(argvs: list[list[str]]) -> dict[str, tuple[int, set[str]]]:
+    """`mpimeter ARGV` for each ARGV in turn, in one fresh interpreter: by each command line, its
+    exit code and the heavy modules it loaded (those there after it and not before). A module
+    once imported stays: whichever line loads one first shows it, so that none showing any is
+    the same answer as each line run in an interpreter of its own, at one start instead of one
+    per line."""
+    probe = ("import json, sys\nfrom mpimeter.cli import main\nseen = set()\n"
+             f"for argv in {argvs!r}:\n"
+             "    code = 0\n"
+             "    try:\n        main(argv, prog_name='mpimeter')\n"
+             "    except SystemExit as exc:\n        code = exc.code\n"
+             f"    now = {{m for m in {HEAVY!r} if m in sys.modules}}\n"
+             "    print('loaded:', json.dumps([' '.join(argv), code, sorted(now - seen)]), file=sys.stderr)\n"
+             "    seen |= now\n"
+             # the control: what a command runs is seen (the probe can fail)
+             f"import pandas\nprint('loaded:', json.dumps(['import pandas', 0, sorted({{m for m in {HEAVY!r} "
+             "if m in sys.modules})]), file=sys.stderr)\n")
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=300)
+    found = [json.loads(line.split(" ", 1)[1]) for line in done.stderr.splitlines() if line.startswith("loaded: ")]
+    assert done.returncode == 0 and len(found) == len(argvs) + 1, done.stderr
+    *answers, (_, _, control) = found
+    assert {"pandas", "numpy"} <= set(control), control
+    return {name: (code, set(mods)) for name, code, mods in answers}
 
 
 def test_every_subcommand_help_and_bad_option_import_no_heavy_library():
@@ -65,10 +79,11 @@ def test_every_subcommand_help_and_bad_option_import_no_heavy_library():
     statistics, table or plotting library is imported: those load when the command runs."""
     lines = _command_lines()
     assert ["store", "add"] in lines and len(lines) > len(COMMANDS)
-    loaded = {" ".join(line): _probe_command([*line, "--help"]) for line in lines}
-    assert {name: mods for name, (code, mods) in loaded.items() if code != 0 or mods} == {}
-    refused = {" ".join(line): _probe_command([*line, "--no-such-option"]) for line in lines}
-    assert {name: mods for name, (code, mods) in refused.items() if code != 2 or mods} == {}
+    answers = _probe_commands([[*line, last] for last in ("--help", "--no-such-option") for line in lines])
+    assert len(answers) == 2 * len(lines)
+    expected = {"--help": 0, "--no-such-option": 2}
+    assert {name: (code, mods) for name, (code, mods) in answers.items()
+            if code != expected[name.split()[-1]] or mods} == {}
 
 
 def test_help_lists_every_command_as_the_imported_commands_describe_themselves():

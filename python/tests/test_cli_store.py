@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import shutil
 
 import duckdb
 import pytest
@@ -43,11 +44,22 @@ def campaigns(tmp_path_factory):
     return alpha_two_libraries(root), beta_one_library(root)
 
 
-@pytest.fixture
-def store(campaigns, tmp_path):
-    path = tmp_path / "results.duckdb"
+@pytest.fixture(scope="module")
+def added_once(campaigns, tmp_path_factory):
+    """The store with both campaigns, added once for the module (the analysis of a campaign is
+    what adding costs)."""
+    path = tmp_path_factory.mktemp("store") / "results.duckdb"
     r = invoke("store", "add", *campaigns, "--store", path, "--no-report")
     assert r.exit_code == 0, r.output
+    assert not path.with_name(path.name + ".wal").exists()  # closed: the file alone is the store
+    return path
+
+
+@pytest.fixture
+def store(added_once, tmp_path):
+    """A test's own copy of that store: a test may change it, or compare its bytes."""
+    path = tmp_path / "results.duckdb"
+    shutil.copyfile(added_once, path)
     return path
 
 

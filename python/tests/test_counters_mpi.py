@@ -25,6 +25,7 @@ def test_run_passes_counters_to_every_launch_and_analyze_reports_them(tmp_path):
     out = tmp_path / "why"
     done = _mpimeter("run", "--mpi", "openmpi", "--np", "2", "--launches", "2", "--ops", "bcast", "--sizes",
                      "8,4096", "--nrep", "30", "--mpit-pvars", "all", "--seed", "7", "--no-analyze",
+                     "--procsync", "barrier", "--warmup", "1",  # the counters, not timings: a short launch
                      "--variant", "mon=OMPI_MCA_pml_monitoring_enable=1 OMPI_MCA_osc=^monitoring", "--out", out)
     assert done.returncode == 0, done.stdout + done.stderr
     disk = json.loads((out / "campaign.json").read_text())

@@ -16,6 +16,8 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
+from hypothesis import given, settings
+from hypothesis import strategies as hs
 from data.fakebench import cli, fake_env, on_disk  # noqa: F401
 from data.testkit import imported_everywhere, leaks
 
@@ -77,6 +79,20 @@ def test_an_argv_word_is_redacted_to_its_end_and_an_env_value_holding_a_secret_w
         ["IMB-MPI1", "AWS_SECRET_ACCESS_KEY=<redacted>", "--token", "<redacted>"]
     assert RULE.env({"DATABASE_URL": f"mysql://u:{URL_PASSWORD}@db/x", "UCX_TLS": "rc"}) == \
         {"DATABASE_URL": redact.REDACTED, "UCX_TLS": "rc"}
+
+
+NAME_PIECES = ["a", "b_", "9", "tok", "TOK", "en", "Pass", "wd", "KE", "Y", "jwt", "x", "sess", "ion_id", "_"]
+
+
+@settings(max_examples=300, deadline=None)
+@given(name=hs.lists(hs.sampled_from(NAME_PIECES), min_size=1, max_size=6).map("".join)
+       .filter(lambda n: n[0].isalpha()))
+def test_property_a_value_after_a_name_is_redacted_exactly_when_the_name_is_secret(name):
+    """`NAME=V`, `NAME: V` and `--NAME V` redact V exactly when is_secret_name(NAME) says the
+    name is secret (the scans look for secret names only, case folded as str.upper folds)."""
+    secret = RULE.is_secret_name(name)
+    for line in (f"{name}=plainvalue rest", f"x {name}: plainvalue", f"run --{name} plainvalue rest"):
+        assert ("plainvalue" not in RULE.text(line)) == secret, (line, RULE.text(line))
 
 
 HOSTILE = ["a", "=", "a=", "TOKEN=", "'", '"', "TOKEN='", "x'TOKEN=a'", "a:", "KEY: ", '"KEY":', "a://", "a://u:",

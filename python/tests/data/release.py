@@ -58,15 +58,18 @@ def build_dist(tmp: Path) -> Path:
 
 
 def install_wheel(dist: Path, env_dir: Path) -> str:
-    """The wheel of ``dist`` installed into a fresh venv at ``env_dir``; its site-packages."""
-    venv.EnvBuilder(with_pip=True).create(env_dir)
+    """The wheel of ``dist`` installed into a fresh venv at ``env_dir`` by this environment's pip
+    (`pip --python`: the venv gets no pip of its own, whose installation by ensurepip costs
+    seconds); its site-packages."""
+    venv.EnvBuilder(with_pip=False).create(env_dir)
     python = env_dir / "bin" / "python"
     site = subprocess.run([str(python), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
                           capture_output=True, text=True, timeout=60, check=True).stdout.strip()
     # the dependencies from this environment, after the venv's own site-packages (no download)
     Path(site, "deps-from-test-env.pth").write_text(sysconfig.get_paths()["purelib"] + "\n")
     (wheel,) = dist.glob("*.whl")
-    install = subprocess.run([str(python), "-m", "pip", "install", "--no-deps", "--no-index", "-q", str(wheel)],
-                             capture_output=True, text=True, timeout=120, env=installed_env())
+    install = subprocess.run([sys.executable, "-m", "pip", "--python", str(python), "install", "--no-deps",
+                              "--no-index", "-q", str(wheel)], capture_output=True, text=True, timeout=120,
+                             env=installed_env())
     assert install.returncode == 0, install.stderr
     return site

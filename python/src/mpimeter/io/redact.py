@@ -66,23 +66,30 @@ _FLAG = re.compile(r"--?([A-Za-z][A-Za-z0-9_-]*)")
 # quote runs to the end of its line); each alternative starts with its own character, so a word
 # is read once, left to right
 _SHELL_WORD = re.compile(r"""(?:[^\s'"\\]|\\.|'[^'\n]*'?|"(?:[^"\\\n]|\\.)*"?)+""")
-# `NAME=` (the value follows); the name starts at a word boundary
-_ASSIGN = re.compile(r"(?<![A-Za-z0-9_])([A-Za-z0-9_]+)=")
+# The forms whose value follows a name, each with {secret}: a lookahead that the whole name (the
+# group, which always runs to the last character of its alphabet) holds a secret word (see
+# Rule._secret_form), looked for once the name's first character is there. `NAME=` (the value
+# follows); the name starts at a word boundary:
+_ASSIGN = r"(?<![A-Za-z0-9_])(?=[A-Za-z0-9_])(?={secret})([A-Za-z0-9_]+)="
 # `Name: ` or `"name": ` (a header, a log or JSON line; not a URL's `scheme://`)
-_COLON = re.compile(r"(?<![A-Za-z0-9_-])([A-Za-z0-9_][A-Za-z0-9_-]*)(['\"]?)[ \t]*:(?!//)[ \t]*")
+_COLON = r"(?<![A-Za-z0-9_-])(?=[A-Za-z0-9_])(?={secret})([A-Za-z0-9_][A-Za-z0-9_-]*)(['\"]?)[ \t]*:(?!//)[ \t]*"
 _AUTH_SCHEME = re.compile(r"(?:Bearer|Basic|Digest|Token|Negotiate|NTLM|ApiKey)[ \t]+", re.IGNORECASE)
 # `--flag VALUE` (the flag possibly quoted, at the start of a word)
-_FLAG_SPACE = re.compile(r"(?<![^\s'\"])--?([A-Za-z][A-Za-z0-9_-]*)['\"]?\s+")
+_FLAG_SPACE = r"(?<![^\s'\"])--?(?=[A-Za-z])(?={secret})([A-Za-z][A-Za-z0-9_-]*)['\"]?\s+"
 # scheme://user:PASSWORD@host: the password runs to the authority's last `@`
 _URL_PASSWORD = re.compile(r"(?<![A-Za-z0-9+.-])([A-Za-z][A-Za-z0-9+.-]*://[^\s/?#'\"@:]*:)([^\s/?#'\"]*)@")
 _BEARER = re.compile(r"(?<![A-Za-z0-9_])(Bearer[ \t]+)[A-Za-z0-9._~+/-]+=*", re.IGNORECASE)
 
 
+_UPPER, _LOWER, _DIGIT = re.compile("[A-Z]"), re.compile("[a-z]"), re.compile("[0-9]")
+
+
 def _high_entropy(word: str) -> bool:
+    """``word``: a part of a _WORD match (ASCII), whose upper case, lower case and digits these
+    three classes are."""
     if len(word) < ENTROPY_MIN_LENGTH:
         return False
-    if not (any(c.isupper() for c in word) and any(c.islower() for c in word)
-            and any(c.isdigit() for c in word)):
+    if not (_UPPER.search(word) and _LOWER.search(word) and _DIGIT.search(word)):
         return False
     counts = Counter(word)
     bits = -sum(n / len(word) * math.log2(n / len(word)) for n in counts.values())
@@ -116,12 +123,26 @@ def redact_shapes(text: str) -> str:
 _QUOTING = re.compile(r"['\"\\\n]")
 
 
-def _line_find(text: str, char: str, start: int) -> int:
-    """The index of ``char`` from ``start`` on its line; the line's end when it is not there."""
-    line_end = text.find("\n", start)
-    line_end = len(text) if line_end < 0 else line_end
-    found = text.find(char, start, line_end)
-    return found if found >= 0 else line_end
+class _LineEnds:
+    """Where the line holding a position of ``text`` ends. Asked at increasing positions, as the
+    scans here ask, each newline is searched for once: a line of a MiB with a secret name every
+    few characters costs its length, not its length for every name."""
+
+    def __init__(self, text: str) -> None:
+        self.text, self.searched_from, self.end = text, 0, -1
+
+    def at(self, start: int) -> int:
+        """The index of the first newline at or after ``start``, or the text's length."""
+        if not self.searched_from <= start <= self.end:
+            found = self.text.find("\n", start)
+            self.searched_from, self.end = start, len(self.text) if found < 0 else found
+        return self.end
+
+    def find(self, char: str, start: int) -> int:
+        """The index of ``char`` from ``start`` on its line; the line's end when it is not there."""
+        line_end = self.at(start)
+        found = self.text.find(char, start, line_end)
+        return found if found >= 0 else line_end
 
 
 class _QuoteState:
@@ -160,6 +181,21 @@ class Rule:
 
     def __init__(self, words: Iterable[str]) -> None:
         self.words = tuple(dict.fromkeys([*(w.upper() for w in words), *NAME_WORDS_BEYOND_THE_BINARY]))
+        self._assign = self._secret_form(_ASSIGN, "A-Za-z0-9_")
+        self._colon = self._secret_form(_COLON, "A-Za-z0-9_-")
+        self._flag_space = self._secret_form(_FLAG_SPACE, "A-Za-z0-9_-")
+
+    def _secret_form(self, form: str, name_chars: str) -> re.Pattern:
+        """``form`` matching only where its name is secret (:meth:`is_secret_name`): the search
+        skips every other name in C, not one Python step per name (a hostile line of a MiB holds
+        half a million of them). The lookahead looks for a word inside the name's run of
+        ``name_chars`` (a word with another character is never inside such a name), case
+        folded in ASCII only, as ``str.upper`` folds these names; once found it is not
+        searched again, so a name costs its length times the words at most."""
+        inside = [w for w in self.words if re.fullmatch(f"[{name_chars}]*", w)]
+        words = "|".join(re.escape(w) for w in sorted(inside, key=len, reverse=True))
+        return re.compile(form.format(secret=f"[{name_chars}]*?(?:{words})" if inside else "(?!)"),
+                          re.IGNORECASE | re.ASCII)
 
     def is_secret_name(self, name: str) -> bool:
         upper = name.upper()
@@ -217,20 +253,17 @@ class Rule:
         """`NAME=VALUE` anywhere (`--export=ALL,HF_TOKEN=VALUE`, `--token=VALUE`, `-xNAME=VALUE`):
         the value after a secret name's `=`, as the shell reads it (a word or all of ``text``)."""
         spans, pos = [], 0
-        quotes = _QuoteState(text)
-        while (m := _ASSIGN.search(text, pos)) is not None:
-            if self.is_secret_name(m.group(1)):
-                inside = quotes.at(m.start())  # `'NAME=VALUE'`: the value ends where its quote does
-                if word:
-                    end = len(text)
-                elif inside:
-                    end = _line_find(text, inside, m.end())
-                else:
-                    end = self._value_end(text, m.end())
-                spans.append((m.end(), end))
-                pos = max(end, m.end())
+        quotes, lines = _QuoteState(text), _LineEnds(text)
+        while (m := self._assign.search(text, pos)) is not None:  # a secret name's `=`
+            inside = quotes.at(m.start())  # `'NAME=VALUE'`: the value ends where its quote does
+            if word:
+                end = len(text)
+            elif inside:
+                end = lines.find(inside, m.end())
             else:
-                pos = m.end()
+                end = self._value_end(text, m.end())
+            spans.append((m.end(), end))
+            pos = max(end, m.end())
         return self._replaced(text, spans)
 
     def _colon_values(self, text: str) -> str:
@@ -238,17 +271,15 @@ class Rule:
         else the rest of the line, or of the quoted string the header began in (`-H
         "Authorization: Bearer …"`); an authorization scheme word (Bearer, Basic, …) is kept."""
         spans, pos = [], 0
-        while (m := _COLON.search(text, pos)) is not None:
+        lines = _LineEnds(text)
+        while (m := self._colon.search(text, pos)) is not None:  # a secret name's `:`
             pos = m.end()
-            if not self.is_secret_name(m.group(1)):
-                continue
             start = m.end()
             scheme = _AUTH_SCHEME.match(text, start)
             start = scheme.end() if scheme else start
             if text.startswith(REDACTED, start):  # redacted before: the rule again changes nothing
                 continue
-            line_end = text.find("\n", start)
-            line_end = len(text) if line_end < 0 else line_end
+            line_end = lines.at(start)
             if start < len(text) and text[start] in "'\"":
                 end = self._value_end(text, start)
             else:
@@ -264,9 +295,9 @@ class Rule:
         """The word after a secret flag (`--password VALUE`, `'--token' 'a b'`), unless it is
         another flag."""
         spans, pos = [], 0
-        while (m := _FLAG_SPACE.search(text, pos)) is not None:
+        while (m := self._flag_space.search(text, pos)) is not None:  # a secret flag
             pos = m.end()
-            if self.is_secret_name(m.group(1)) and not text.startswith("-", m.end()):
+            if not text.startswith("-", m.end()):
                 end = self._value_end(text, m.end())
                 spans.append((m.end(), end))
                 pos = max(pos, end)
