@@ -35,12 +35,16 @@ MPI_TESTS = {
     # `mpirun -np 1 mpimeter-bench --list-algorithms`
     "test_tune.py": {"test_a_campaign_without_the_default_is_refused",
                      "test_a_campaign_without_algorithm_alternatives_is_refused"},
+    # ReFrame runs `mpimeter run`, whose launches start ranks (in processes the guard does not see)
+    "test_reframe.py": {"test_reframe_runs_the_check_and_fails_the_unreachable_reference"},
 }
 # The `mpi` tests that may run beside others on the xdist workers (by function name, with all
 # their parameters): each asserts correctness alone - a refusal, what a launch or a file holds, a
 # launch complete - and no count of valid repetitions or timing. Every other `mpi` test is also
 # `serial`: `make test-python` runs those one at a time, after the rest.
 MPI_PARALLEL_TESTS = {
+    # a reference no busy wait can meet fails, one it meets with any slowdown passes
+    "test_reframe.py": {"test_reframe_runs_the_check_and_fails_the_unreachable_reference"},
     "test_tune_mpi.py": {"test_open_mpi_runs_with_the_rules_file_and_applies_it",
                          "test_mpich_runs_with_the_json_file_and_applies_it",
                          "test_verify_runs_default_against_tuned_and_gates"},
