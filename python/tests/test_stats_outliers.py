@@ -68,3 +68,11 @@ def test_harmonic_mean_of_rates_hoefler_belli_hpl_example():
 
 def test_spread_is_max_over_min():
     assert summary.spread(np.array([2.0, 3.0, 2.5])) == pytest.approx(1.5)
+
+
+def test_a_huge_tukey_k_keeps_every_value_without_an_overflow_warning():
+    import warnings
+    x = np.array([1.0, 2.0, 3.0, 4.0, 1e9])
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # an overflow in k * iqr was a RuntimeWarning on stderr
+        assert outliers.keep_mask(x, "tukey", k=1e308).all()
