@@ -90,9 +90,9 @@ def test_the_rank_durations_of_one_p_whatever_the_result_holds(campaigns, whole)
     assert expected.ranks.ranks.tolist() == [0, 1, 2, 3]
 
 
-def test_only_the_test_shown_gets_the_warm_up_test(campaigns, monkeypatch):
-    """The warm-up test is most of an analysis's time: the other tests take the cheapest rule (their
-    medians do not depend on it) — unless the warm-up is dropped, which changes their medians."""
+@pytest.fixture
+def warmup_rules(monkeypatch):
+    """The warm-up rule each launch and test is analysed with, in the order analysed."""
     rules = []
     reduce = stats_repetitions.reduce_launch_test
 
@@ -101,6 +101,13 @@ def test_only_the_test_shown_gets_the_warm_up_test(campaigns, monkeypatch):
         return reduce(*args, **kwargs)
 
     monkeypatch.setattr(stats_repetitions, "reduce_launch_test", spy)
+    return rules
+
+
+def test_only_the_test_shown_gets_the_warm_up_test(campaigns, warmup_rules):
+    """The warm-up test is most of an analysis's time: the other tests take the cheapest rule (their
+    medians do not depend on it) — unless the warm-up is dropped, which changes their medians."""
+    rules = warmup_rules
     campaign = campaigns["nplist"]
     test = select_test(campaign_tests(campaign), campaign.alternatives, "bcast", 8, nprocs=2)
     analyze_test(campaign, test)
