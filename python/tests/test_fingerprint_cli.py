@@ -6,6 +6,7 @@ from __future__ import annotations
 import pytest
 from click.testing import CliRunner
 from data.report.synth_campaign import golden
+from test_fingerprint_select import warmup_rules  # noqa: F401 (a fixture)
 
 from mpimeter.cli.fingerprint import command
 
@@ -41,25 +42,31 @@ def test_png_is_large_enough_to_read(root, tmp_path):
         assert image.size == (1430, 1474)  # 13 × 13.4 in at 110 dpi
 
 
-def test_an_alternative_is_chosen_by_name(root, tmp_path):
+def test_an_alternative_is_chosen_by_name(root, tmp_path, warmup_rules):
     campaign = golden("two_alternatives", root)
     r = run(campaign, "--op", "bcast", "--size", 8, "-o", tmp_path / "a.png")
     assert r.exit_code == 2
     assert "openmpi, mpich" in r.output
+    assert warmup_rules == []  # refused before anything was analysed
     r = run(campaign, "--op", "bcast", "--size", 8, "--alt", "mpich", "-o", tmp_path / "a.png")
     assert r.exit_code == 0, r.output
+    # the warm-up test (most of an analysis's time) ran on the 8 launches of mpich's bcast 8 alone
+    assert warmup_rules.count("rank") == 8 and len(warmup_rules) == 2 * 8 * 6
 
 
 @pytest.mark.parametrize("args, message", [
-    (("--op", "alltoall", "--size", 8), "no operation 'alltoall'"),
-    (("--op", "bcast", "--size", 7), "no size 7 for bcast"),
+    (("--op", "alltoall", "--size", 8), "no operation 'alltoall' in one_library; it has: allreduce, bcast\n"),
+    (("--op", "bcast", "--size", 7), "no size 7 for bcast in one_library; it has: 8, 1024, 65536\n"),
+    (("--op", "bcast", "--size", 8, "--np", 4), "no size 8 for bcast in one_library; it has: 8, 1024, 65536 at p = 4"),
+    (("--op", "bcast", "--size", 8, "--alt", "mpich"), "no alternative 'mpich'; the campaign has one_library\n"),
     (("--op", "bcast", "--size", 8, "-o", "fp.jpg"), "unknown figure format '.jpg'"),
 ])
-def test_bad_requests_exit_2_with_a_message(root, tmp_path, monkeypatch, args, message):
+def test_bad_requests_exit_2_with_a_message(root, tmp_path, monkeypatch, warmup_rules, args, message):
     monkeypatch.chdir(tmp_path)
     r = run(golden("one_library", root), *args)
     assert r.exit_code == 2
     assert message in r.output
+    assert warmup_rules == []  # refused before anything was analysed
 
 
 def test_a_folder_that_is_no_campaign_exits_2(tmp_path):

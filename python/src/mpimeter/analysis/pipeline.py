@@ -12,6 +12,7 @@ across ranks Friedman's test on per-launch rank medians (Hoefler & Belli 2015 §
 from __future__ import annotations
 
 import math
+from collections.abc import Collection
 from dataclasses import replace
 
 import numpy as np
@@ -50,12 +51,18 @@ def analyze(
     confidence: float = 0.95,
     tukey_k: float = 1.5,
     mpibench_a: float = 2.0,
+    tests: Collection[tuple[str, str, int]] | None = None,
 ) -> AnalysisResult:
     """Per launch and test: run times, categories, outlier filter, summary; then across launches
     one :class:`Row` per (alternative, op, size). ``clock``: ``auto`` follows each launch
     (:attr:`LaunchInfo.clock`), ``global`` = re-synced global where possible else online,
     ``online`` = the gstart/gend as written, ``local`` = max local duration. ``warmup_rule``: how
-    the warm-up is found (``stats.repetitions.WARMUP_RULES``: the rank test, or Roth's cummin)."""
+    the warm-up is found (``stats.repetitions.WARMUP_RULES``: the rank test, or Roth's cummin).
+    ``tests``: only these (alternative, op, size) (None: all), for a caller that shows them alone
+    (a fingerprint): the result's rows, repetitions and the warnings about them are theirs, each
+    as the whole analysis gives it; the rank tests, launch effects, states and the clock note are
+    still the campaign's. The other tests' warm-up test, most of an analysis's time, is skipped
+    (it changes none of their medians, which the launch effects take, unless ``drop_warmup``)."""
     if outlier not in OUTLIERS:
         raise AnalysisError(f"unknown outlier filter {outlier!r}; use one of {', '.join(OUTLIERS)}")
     if clock not in CLOCKS:
@@ -79,6 +86,7 @@ def analyze(
     rep_ranks = np.zeros(n, dtype=np.int32)  # each repetition's p and root (-1: none)
     rep_root = np.full(n, -1, dtype=np.int32)
     rep_pieces = np.full(n, -1, dtype=np.int32)  # mw-workpieces' pieces per call (-1: not that op)
+    rep_shown = np.ones(n, dtype=bool)  # of one of ``tests``
     col = {"global-resync": reps.resync_ns, "global-online": reps.online_ns, "local": reps.local_ns}
     p2p = _point_to_point_ops(campaign)
     one_way = campaign.round_trip_ops()
@@ -95,9 +103,11 @@ def analyze(
             x = one_way_latency(x)
         run[lo:hi] = x
         late = spread.late[lo:hi] & np.isfinite(x)  # dropped like invalid ones, counted apart
-        st = _reps.reduce_launch_test(
+        shown = rep_shown[lo:hi] = tests is None or (key[0], op, size) in tests
+        st = _reps.reduce_launch_test(  # a test not shown keeps only its summary: the cheapest rule will do
             x, reps.valid[lo:hi] & np.isfinite(x) & ~late, outlier=outlier, k=tukey_k, a=mpibench_a, drop_warmup=drop_warmup,
-            warmup_rule=warmup_rule, rate_bytes=int(size * p2p[op]) if op in p2p else None)
+            warmup_rule=warmup_rule if shown or drop_warmup else "cummin",
+            rate_bytes=int(size * p2p[op]) if op in p2p else None)
         test = int(reps.test[lo])
         ranks, root = _scaling.test_ranks(infos.get(key), test)
         rep_ranks[lo:hi] = ranks
@@ -115,7 +125,11 @@ def analyze(
             warmup_length=st.warmup_length, n_first=st.counts["first"], n_warmup=st.counts["warmup"],
             n_outlier=st.counts["outlier"], n_good=st.counts["good"], bandwidth_Bps=st.bandwidth_Bps,
             n_start_spread=int(late.sum()), warmup_p_value=st.warmup_p))
-    rows = _rows(summaries, confidence, p2p, one_way)
+    all_rows = _rows(summaries, confidence, p2p, one_way)
+    rows = all_rows
+    if tests is not None:
+        rows = [r for r in all_rows if (r.alternative, r.op, r.size) in tests]
+        summaries = [s for s in summaries if (s.alternative, s.op, s.size) in tests]
     repetitions = pd.DataFrame({
         "alternative": pd.Categorical.from_codes(reps.alternative, categories=reps.alternatives),
         "launch": reps.launch, "test": reps.test,
@@ -123,11 +137,13 @@ def analyze(
         "size": reps.size, "rep": reps.rep, "run_time_ns": run, "valid": reps.valid,
         "category": pd.Categorical.from_codes(codes, categories=list(_reps.CATEGORY_NAMES)), "kept": kept,
         "nprocs": rep_ranks, "root": rep_root, "workpieces": rep_pieces})
+    if tests is not None:
+        repetitions = repetitions[rep_shown].reset_index(drop=True)
     rank_tests = _rank_tests(campaign, infos)
     warnings += row_warnings(campaign, rows, summaries, rank_tests)
     warnings += block_load_warnings(campaign, repetitions)
-    effects = launch_effects(campaign, rows)
-    states = _strata.campaign_states(campaign, rows, effects)
+    effects = launch_effects(campaign, all_rows)  # a launch effect is one over all rows
+    states = _strata.campaign_states(campaign, all_rows, effects)
     warnings += launch_effect_warnings(effects, campaign, states)
     rows = [replace(r, per_state=_strata.state_rows(r, _strata.states_for(states, r.alternative, r.nprocs))) for r in rows]
     warnings += _strata.strata_warnings(states, rows)

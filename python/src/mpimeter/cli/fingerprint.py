@@ -42,17 +42,21 @@ def command(path, op, size, alternative, nprocs, root, output, outlier, tukey_k,
 
     def body() -> int:
         check_output(output, FORMATS, f"unknown figure format {output.suffix or '(none)'!r}; use .png, .svg or .pdf")
+        from mpimeter.analysis.fingerprint import analyze_test, campaign_tests, select_test
+        from mpimeter.report import fingerprint
         from mpimeter.report.figures import save_figure
-        from mpimeter.report.fingerprint import fingerprint_figure
 
         campaign = analysis.load_campaign(path, **load_options({"no_cache": no_cache, "allow_mixed": allow_mixed}))
-        result = analysis.analyze(campaign, outlier=outlier, tukey_k=tukey_k, mpibench_a=mpibench_a,
-                                  drop_warmup=drop_warmup, clock=clock, confidence=confidence)
-        try:
-            fig = fingerprint_figure(result, op, size, alternative, max_points=max_points, nprocs=nprocs, root=root)
+        tests = campaign_tests(campaign)
+        try:  # before the analysis: a test the campaign does not hold is refused at once
+            test = select_test(tests, campaign.alternatives, op, size, alternative, nprocs=nprocs, root=root)
         except ValueError as exc:
             raise analysis.AnalysisError(f"{path}: {exc}") from None
-        save_figure(fig, output, dpi=dpi)
+        result = analyze_test(campaign, test, outlier=outlier, tukey_k=tukey_k, mpibench_a=mpibench_a,
+                              drop_warmup=drop_warmup, clock=clock, confidence=confidence)
+        data = fingerprint.fingerprint_data(result, op, size, test.alternative, nprocs=nprocs, root=root,
+                                            several_p=analysis.scaling.varies(tests))
+        save_figure(fingerprint.draw_fingerprint(data, max_points=max_points), output, dpi=dpi)
         click.echo(f"wrote {output}")
         return EXIT_OK
 

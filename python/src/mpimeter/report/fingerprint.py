@@ -28,6 +28,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from mpimeter.analysis import scaling as _scaling
+from mpimeter.analysis.fingerprint import select_test
 from mpimeter.analysis.results import time_quantity
 from mpimeter.analysis.strata import row_state_text
 from mpimeter.report import figures as fg
@@ -92,25 +94,15 @@ class FingerprintData:
 def fingerprint_data(result, op: str, size: int, alternative: str | None = None, *,
                      repetitions=None, rank_durations=None, facts: LaunchFacts | None = None,
                      nprocs: int | None = None, root: int | None = None,
-                     workpieces: int | None = None) -> FingerprintData:
+                     workpieces: int | None = None, several_p: bool | None = None) -> FingerprintData:
     """Selects from an `mpimeter.analysis.AnalysisResult` what the fingerprint of (op, size)
     shows. `alternative` may be omitted when the campaign has one. `repetitions` and
     `rank_durations` may be given already restricted to this test (the report splits the
-    tables once for all tests); `facts` likewise."""
-    alternative = _resolve_alternative(result, alternative)
-    # a test is also its p and root; one of several must be named
-    rows = [r for r in result.rows if r.op == op and r.size == size and r.alternative == alternative
-            and nprocs in (None, r.nprocs) and root in (None, r.root) and workpieces in (None, r.workpieces)]
-    if not rows:
-        raise ValueError(_missing_test(result, op, size, alternative)
-                         + (f" at p = {nprocs}" if nprocs is not None else "")
-                         + (f", root {root}" if root is not None else "")
-                         + (f", {workpieces} workpieces" if workpieces is not None else ""))
-    if len({(r.nprocs, r.root, r.workpieces) for r in rows}) > 1:
-        where = ", ".join(f"p = {r.nprocs}" + ("" if r.root is None else f" root {r.root}")
-                          + ("" if r.workpieces is None else f" workpieces {r.workpieces}") for r in rows)
-        raise ValueError(f"{op} {size} of {alternative} was measured at {where}: name one with --np (and --root)")
-    row = rows[0]
+    tables once for all tests); `facts` likewise. `several_p`: whether the campaign's tests ran
+    at several p (None: as the result's rows say; a result of one test, `analyze_test`, cannot)."""
+    row = select_test(result.rows, result.alternatives, op, size, alternative, nprocs=nprocs, root=root,
+                      workpieces=workpieces)
+    alternative = row.alternative
     reps = result.repetitions if repetitions is None else repetitions
     sel = reps[(reps["alternative"] == alternative) & (reps["op"] == op) & (reps["size"] == size)]
     if "nprocs" in sel.columns:
@@ -130,7 +122,9 @@ def fingerprint_data(result, op: str, size: int, alternative: str | None = None,
         " (too few launches)" if row.median_ci_low_ns is None else f" {row.confidence:.0%} CI")
     if rank_durations is None:
         rank_durations = result.rank_durations(alternative=alternative, op=op, size=size)
-    if len(rank_durations) and "launch" in rank_durations.columns and len({r.nprocs for r in result.rows}) > 1:
+    if several_p is None:
+        several_p = _scaling.varies(result.rows)
+    if len(rank_durations) and "launch" in rank_durations.columns and several_p:
         # the ranks' durations are of launches; with p per launch, those of this row's p
         rank_durations = rank_durations[rank_durations["launch"].isin({s.launch for s in row.per_launch})]
     return FingerprintData(
@@ -162,26 +156,6 @@ def _positions(launch: np.ndarray, rep: np.ndarray, n_total: dict) -> tuple[np.n
     starts = np.r_[0, np.cumsum(widths)[:-1]]
     offset = np.repeat(starts, np.diff(np.r_[first, launch.size]))
     return offset + rep, starts, int(widths.sum())
-
-
-def _missing_test(result, op: str, size: int, alternative: str) -> str:
-    tests = sorted({(r.op, r.size) for r in result.rows if r.alternative == alternative})
-    ops = sorted({o for o, _ in tests})
-    if op not in ops:
-        return f"no operation {op!r} in {alternative}; it has: {', '.join(ops)}"
-    sizes = [s for o, s in tests if o == op]
-    return f"no size {size} for {op} in {alternative}; it has: {', '.join(map(str, sizes))}"
-
-
-def _resolve_alternative(result, alternative: str | None) -> str:
-    names = tuple(result.alternatives)
-    if alternative is None:
-        if len(names) != 1:
-            raise ValueError(f"the campaign has alternatives {', '.join(names)}: name one")
-        return names[0]
-    if alternative not in names:
-        raise ValueError(f"no alternative {alternative!r}; the campaign has {', '.join(names)}")
-    return alternative
 
 
 def _filter_name(settings) -> str:
