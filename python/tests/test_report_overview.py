@@ -16,11 +16,10 @@ from mpimeter.report.overview import draw_operation
 
 
 def _result(tmp_path, *, bad_launch: bool):
-    spec = LaunchSpec(ops=("bcast",), sizes=(8, 1024, 65536))
+    spec = LaunchSpec(ops=("bcast",), sizes=(8, 1024, 65536), nrep=60)  # the figure shows per-launch medians
     folder = write_campaign(tmp_path / "c", spec, launches=6, seed=7)
     if bad_launch:  # one mpirun 200 × slower: the kind of launch a real campaign can have
-        write_launch(folder / "launches" / "005", LaunchSpec(ops=("bcast",), sizes=(8, 1024, 65536),
-                                                              slowdown=200.0), seed=7005, index=5)  # its own seed
+        write_launch(folder / "launches" / "005", replace(spec, slowdown=200.0), seed=7005, index=5)  # its own seed
     return analysis.analyze(analysis.load_campaign(folder, cache=False, store=False))
 
 
