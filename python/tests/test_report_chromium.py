@@ -11,9 +11,9 @@ from __future__ import annotations
 
 import pytest
 from data.report import chromium
-from data.report.synth_campaign import SCRIPT_VALUE, golden
+from data.report.golden_results import analysed
+from data.report.synth_campaign import SCRIPT_VALUE
 
-from mpimeter import analysis
 from mpimeter.report.html_report import SECTIONS, write_report
 
 
@@ -37,10 +37,11 @@ INSPECT = """(async () => {
 })()"""
 
 
-def _write(name: str, root):
-    result = analysis.analyze(analysis.load_campaign(golden(name, root), cache=False, store=False))
-    comparison = analysis.compare(result) if len(result.alternatives) > 1 else None
-    return result, write_report(root / f"{name}.html", result, comparison).path
+def _write(name: str, root, tmp_path_factory):
+    """The report of golden campaign `name` (analysed once per process: `golden_results`)."""
+    golden = analysed(name, tmp_path_factory)
+    assert golden.problem is None, golden.problem
+    return golden.result, write_report(root / f"{name}.html", golden.result, golden.comparison).path
 
 
 @pytest.fixture(scope="module")
@@ -50,7 +51,7 @@ def browser() -> str:
 
 @pytest.fixture(scope="module", params=["two_alternatives", "warnings"])
 def report(browser, request, tmp_path_factory):
-    return _write(request.param, tmp_path_factory.mktemp("chromium"))
+    return _write(request.param, tmp_path_factory.mktemp("chromium"), tmp_path_factory)
 
 
 def test_loads_without_errors_or_network(report):
@@ -69,8 +70,8 @@ def test_loads_without_errors_or_network(report):
     assert page["width"] <= 1280 + 20  # nothing wider than the window (no horizontal scrolling)
 
 
-def test_user_values_show_as_text(browser, tmp_path):
-    _, path = _write("warnings", tmp_path)
+def test_user_values_show_as_text(browser, tmp_path, tmp_path_factory):
+    _, path = _write("warnings", tmp_path, tmp_path_factory)
     page = chromium.visit(path, expression=INSPECT).evaluated
     assert SCRIPT_VALUE in page["text"]
     assert page["scripts"] == 0

@@ -8,7 +8,8 @@ import warnings
 
 import pytest
 from click.testing import CliRunner
-from data.report.synth_campaign import golden
+from data.report.synth_campaign import LaunchSpec
+from data.report.synth_campaign import write_campaign as write_alternatives
 from data.synth import write_campaign, write_launch
 
 from mpimeter.cli import main
@@ -19,12 +20,22 @@ def run(*args):
     return CliRunner().invoke(command, [str(a) for a in args])
 
 
+# What these tests check is the command (its options, outputs and refusals), not the report's
+# content (test_report_html): small campaigns, 2 operations × 3 sizes, no warm-up to look for.
+SMALL = LaunchSpec(nrep=40, warmup_reps=0)
+
+
+def small_campaign(folder, *, launches: int = 3, seed: int = 1):
+    return write_alternatives(folder, SMALL, launches=launches, seed=seed)
+
+
 @pytest.fixture(scope="module")
 def one_report(tmp_path_factory):
-    """One report of the one_library campaign, to an .HTM name, read by the tests that check
-    what any report of it holds: (the campaign, the report, the command's result)."""
+    """One report of a small campaign, to an .HTM name, read by the tests that check what any
+    report of it holds and that refuse before reading it: (the campaign, the report, the
+    command's result)."""
     root = tmp_path_factory.mktemp("one-report")
-    folder, out = golden("one_library", root), root / "R.HTM"
+    folder, out = small_campaign(root / "c"), root / "R.HTM"
     return folder, out, run(folder, "-o", out, "--no-cache")
 
 
@@ -38,9 +49,9 @@ def test_writes_the_report_and_says_where(one_report):
     assert "Tukey&#x27;s fences, k = 1.5" in text
 
 
-def test_options_reach_the_analysis(tmp_path):
+def test_options_reach_the_analysis(one_report, tmp_path):
     out = tmp_path / "r.html"
-    r = run(golden("one_library", tmp_path), "-o", out, "--outlier", "trim25", "--confidence", "0.9",
+    r = run(one_report[0], "-o", out, "--outlier", "trim25", "--confidence", "0.9",
             "--title", "My <campaign>")
     assert r.exit_code == 0, r.output
     text = out.read_text(encoding="utf-8")
@@ -50,8 +61,10 @@ def test_options_reach_the_analysis(tmp_path):
 
 
 def test_alternatives_are_compared_with_the_hypothesis_asked(tmp_path):
+    folder = write_alternatives(tmp_path / "c", {"openmpi": SMALL, "mpich": LaunchSpec(
+        nrep=40, warmup_reps=0, library="mpich", slowdown=1.3)}, launches=3, seed=2)
     out = tmp_path / "r.html"
-    r = run(golden("two_alternatives", tmp_path), "-o", out, "--alternative", "less")
+    r = run(folder, "-o", out, "--alternative", "less")
     assert r.exit_code == 0, r.output
     text = out.read_text(encoding="utf-8")
     assert "hypothesis less" in text
@@ -59,8 +72,8 @@ def test_alternatives_are_compared_with_the_hypothesis_asked(tmp_path):
 
 
 def test_two_folders_are_two_alternatives(tmp_path):
-    a = golden("one_library", tmp_path / "a")
-    b = golden("one_launch", tmp_path / "b")
+    a = small_campaign(tmp_path / "a" / "one_library")
+    b = small_campaign(tmp_path / "b" / "one_launch", launches=1, seed=3)
     out = tmp_path / "r.html"
     r = run(a, b, "-o", out)
     assert r.exit_code == 0, r.output
@@ -78,8 +91,8 @@ def test_bad_input_exits_2(tmp_path):
     assert not (tmp_path / "r.html").exists()
 
 
-def test_an_output_folder_that_does_not_exist_exits_2(tmp_path):
-    r = run(golden("one_library", tmp_path), "-o", tmp_path / "no" / "r.html")
+def test_an_output_folder_that_does_not_exist_exits_2(one_report, tmp_path):
+    r = run(one_report[0], "-o", tmp_path / "no" / "r.html")
     assert r.exit_code == 2
     assert "does not exist" in r.output
 
@@ -89,8 +102,8 @@ def test_registered_in_the_main_command():
 
 
 @pytest.mark.parametrize("name", ["r.pdf", "r", "r.html.txt", "r.png"])
-def test_an_output_that_is_not_html_exits_2(tmp_path, name):
-    r = run(golden("one_library", tmp_path), "-o", tmp_path / name)
+def test_an_output_that_is_not_html_exits_2(one_report, tmp_path, name):
+    r = run(one_report[0], "-o", tmp_path / name)
     assert r.exit_code == 2
     assert "mpimeter report: error:" in r.output and ".html or .htm" in r.output
     assert not (tmp_path / name).exists()

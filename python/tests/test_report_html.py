@@ -11,7 +11,7 @@ import re
 from pathlib import Path
 
 import pytest
-from data.report.synth_campaign import golden
+from data.report.golden_results import analysed
 
 from mpimeter import analysis
 from mpimeter.report.html_report import SECTIONS, build_report, write_report
@@ -43,18 +43,11 @@ class Page(html.parser.HTMLParser):
 
 @pytest.fixture(scope="module")
 def reports(tmp_path_factory):
-    root = tmp_path_factory.mktemp("report")
     out = {}
     for name in NAMES:
-        result = analysis.analyze(analysis.load_campaign(golden(name, root), cache=False, store=False))
-        comparison, problem = None, None
-        if len(result.alternatives) > 1:
-            try:
-                comparison = analysis.compare(result)
-            except analysis.AnalysisError as exc:
-                problem = str(exc)
-        text, count = build_report(result, comparison, comparison_problem=problem)
-        out[name] = (result, comparison, text, count)
+        golden = analysed(name, tmp_path_factory)  # shared with the other report tests: they only read it
+        text, count = build_report(golden.result, golden.comparison, comparison_problem=golden.problem)
+        out[name] = (golden.result, golden.comparison, text, count)
     return out
 
 
@@ -127,12 +120,18 @@ def test_alternatives_are_compared_with_stars(reports):
     assert "openmpi vs mpich" in text
 
 
-def test_a_comparison_that_cannot_be_made_is_said(tmp_path):
+@pytest.fixture(scope="module")
+def two_launches_each(tmp_path_factory):
+    """The analysis of two alternatives of two launches each: too few to compare (read only)."""
     from data.report.synth_campaign import LaunchSpec, write_campaign
 
-    folder = write_campaign(tmp_path / "c", {"a": LaunchSpec(sizes=(8,)), "b": LaunchSpec(sizes=(8,))},
-                            launches=2)
-    result = analysis.analyze(analysis.load_campaign(folder, cache=False, store=False))
+    folder = write_campaign(tmp_path_factory.mktemp("two-launches") / "c",
+                            {"a": LaunchSpec(sizes=(8,)), "b": LaunchSpec(sizes=(8,))}, launches=2)
+    return analysis.analyze(analysis.load_campaign(folder, cache=False, store=False))
+
+
+def test_a_comparison_that_cannot_be_made_is_said(two_launches_each):
+    result = two_launches_each
     with pytest.raises(analysis.AnalysisError) as info:
         analysis.compare(result)
     text, _ = build_report(result, None, comparison_problem=str(info.value))
@@ -209,12 +208,8 @@ def test_summary_and_warnings_section_count_the_same_warnings(reports, name):
         assert f"{listed} warning(s), each with a next step." in text
 
 
-def test_an_alternative_not_compared_counts_as_a_warning_in_the_summary(tmp_path):
-    from data.report.synth_campaign import LaunchSpec, write_campaign
-
-    folder = write_campaign(tmp_path / "c", {"a": LaunchSpec(sizes=(8,)), "b": LaunchSpec(sizes=(8,))},
-                            launches=2)
-    result = analysis.analyze(analysis.load_campaign(folder, cache=False, store=False))
+def test_an_alternative_not_compared_counts_as_a_warning_in_the_summary(two_launches_each):
+    result = two_launches_each
     text, _ = build_report(result, None, comparison_problem="too few launches")
     assert f"result rows; {len(result.warnings) + 1} warning(s)" in text
     assert text.count('class="warning"') == len(result.warnings) + 1

@@ -4,6 +4,8 @@ side by side, (c) the launch-to-launch spread."""
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import numpy as np
 import pytest
 from data import synth
@@ -14,11 +16,10 @@ from mpimeter.report.overview import draw_operation
 
 
 def _result(tmp_path, *, bad_launch: bool):
-    spec = LaunchSpec(ops=("bcast",), sizes=(8, 1024, 65536))
+    spec = LaunchSpec(ops=("bcast",), sizes=(8, 1024, 65536), nrep=60)  # the figure shows per-launch medians
     folder = write_campaign(tmp_path / "c", spec, launches=6, seed=7)
     if bad_launch:  # one mpirun 200 × slower: the kind of launch a real campaign can have
-        write_launch(folder / "launches" / "005", LaunchSpec(ops=("bcast",), sizes=(8, 1024, 65536),
-                                                              slowdown=200.0), seed=7005, index=5)  # its own seed
+        write_launch(folder / "launches" / "005", replace(spec, slowdown=200.0), seed=7005, index=5)  # its own seed
     return analysis.analyze(analysis.load_campaign(folder, cache=False, store=False))
 
 
@@ -44,9 +45,9 @@ def test_launch_medians_use_a_log_axis_only_when_a_launch_is_far_off(tmp_path, b
 
 
 def test_alternatives_are_side_by_side_with_stars(tmp_path):
-    folder = write_campaign(tmp_path / "c", {"a": LaunchSpec(sizes=(8, 1024)),
-                                             "b": LaunchSpec(sizes=(8, 1024), slowdown=1.5)},
-                            launches=8, seed=3)
+    # one operation (the figure's) of 60 repetitions: the per-launch medians are what is compared
+    spec = LaunchSpec(ops=("bcast",), sizes=(8, 1024), nrep=60)
+    folder = write_campaign(tmp_path / "c", {"a": spec, "b": replace(spec, slowdown=1.5)}, launches=8, seed=3)
     result = analysis.analyze(analysis.load_campaign(folder, cache=False, store=False))
     comparison = analysis.compare(result)
     fig = draw_operation("bcast", result.rows, result.alternatives,

@@ -12,6 +12,8 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import stats as _st
 
+KDE_BLOCK = 1 << 15  # values per block of the kernel sums
+
 
 @dataclass(frozen=True)
 class NormalQQ:
@@ -50,5 +52,12 @@ def violin_density(values: np.ndarray, *, points: int = 48) -> tuple[np.ndarray,
     if np.ptp(x) == 0:
         return np.array([x[0]]), np.array([1.0])
     grid = np.linspace(float(x.min()), float(x.max()), points)
-    density = _st.gaussian_kde(x)(grid)
+    # scipy's gaussian_kde(x)(grid) in one dimension, written out: its set-up (covariance,
+    # Cholesky, whitening) cost more than the sums, 72 violins were a fifth of a report; the
+    # bandwidth is its Scott's factor n^(-1/5) times the sample standard deviation
+    h = float(np.std(x, ddof=1)) * x.size ** -0.2
+    density = np.zeros(points)
+    for lo in range(0, x.size, KDE_BLOCK):  # blocks bound the (points × values) memory
+        d = (grid[:, None] - x[None, lo:lo + KDE_BLOCK]) / h
+        density += np.exp(-0.5 * d * d).sum(axis=1)
     return grid, density / float(density.max())
