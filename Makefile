@@ -94,7 +94,7 @@ check-lint:
 	@$(PY) -m compileall -q python/src python/tests c/tests tests bench examples
 
 check-python:
-	@MPIMETER_TEST_TIER=check $(PY) -m pytest -q -n $(TEST_JOBS) -m "not mpi and not bench" python/tests
+	@MPIMETER_TEST_TIER=check $(PY) -m pytest -q -n $(TEST_JOBS) --dist loadgroup -m "not mpi and not bench" python/tests
 
 # Its small case (64 ranks); skipped with the reason when libsimgrid-dev is missing.
 test-simulate: $(TEST_SETUP)
@@ -138,7 +138,7 @@ test-mpi: $(TEST_SETUP)
 # workers, then the other MPI tests (`serial`, python/tests/conftest.py) one at a time.
 test-python: $(TEST_SETUP)
 	@status=0; \
-	$(PY) -m pytest -q -n $(TEST_JOBS) -m "not serial" python/tests || status=1; \
+	$(PY) -m pytest -q -n $(TEST_JOBS) --dist loadgroup -m "not serial" python/tests || status=1; \
 	$(PY) -m pytest -q -m serial python/tests || status=1; \
 	exit $$status
 

@@ -119,8 +119,16 @@ def pytest_ignore_collect(collection_path: Path, config: pytest.Config) -> bool 
     return True
 
 
+# Modules that share one analysis of the golden report campaigns per process
+# (data/report/golden_results.py): one xdist worker runs them all (`--dist loadgroup`), so that
+# the analysis is made once, not once per worker.
+GOLDEN_REPORT_MODULES = frozenset({"test_report_html.py", "test_report_chromium.py"})
+
+
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     for item in items:
+        if item.path.name in GOLDEN_REPORT_MODULES:
+            item.add_marker(pytest.mark.xdist_group("golden-report"))
         tier = tier_of(item)
         if tier:
             item.add_marker(tier)
