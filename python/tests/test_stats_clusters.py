@@ -72,3 +72,15 @@ def test_separates_numbers_and_labels():
     assert separates([1.0], [2.0, 3.0, 4.0], numeric=True).chance == pytest.approx(2 / 4)
     unknown = separates([None], [1.0, 2.0], numeric=True)
     assert not unknown.separates and unknown.chance is None
+
+
+def test_the_rows_medians_of_present_launches_are_numpys_nanmedian():
+    # the launch scores of a family centre each row on the median of the launches it has
+    from mpimeter.stats.clusters import _present_medians
+
+    rng = np.random.default_rng(31)
+    logs = np.round(rng.normal(size=(200, 7, 5)), 1)  # ties among the values
+    present = rng.random((7, 5)) < 0.6
+    present[:2] = True  # every row has a launch; odd and even counts
+    reference = np.nanmedian(np.where(present, logs, np.nan), axis=1)
+    assert np.array_equal(_present_medians(logs, present), reference)

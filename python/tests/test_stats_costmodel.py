@@ -217,3 +217,17 @@ def test_a_jump_on_one_launch_is_reported():
     assert abs(worst.rel_error) > cm.ERROR_THRESHOLD and worst.missed is True
     assert all(e.missed is True for e in errors if abs(e.rel_error) > cm.ERROR_THRESHOLD)
     assert all(e.missed is None for e in errors if abs(e.rel_error) <= cm.ERROR_THRESHOLD)
+
+
+def test_size_medians_and_spreads_are_numpys_median_and_statsmodels_mad_per_size():
+    # one sort per pass stands for a median per size and statsmodels' mad per size
+    from statsmodels.robust.scale import mad
+
+    rng = np.random.default_rng(24)
+    m = np.repeat([8.0, 64.0, 512.0, 4096.0, 32768.0], [1, 4, 6, 7, 9])  # odd and even counts
+    rel = np.round(rng.lognormal(0.0, 0.05, m.size), 3)  # ties
+    assert np.array_equal(cm.group_median(m, rel), [np.median(rel[m == s]) for s in m])
+    spreads = {s: mad(rel[m == s]) for s in (512.0, 4096.0, 32768.0)}  # those with 6 points or more
+    typical = np.median(list(spreads.values()))
+    expected = [max(1.0, spreads[s] / typical) if s in spreads else 1.0 for s in m]
+    assert np.array_equal(cm.size_tuning(m, rel), expected)

@@ -159,3 +159,35 @@ def test_reduce_keeps_warmup_length_zero_when_not_significant():
     x = 1000 * rng.lognormal(0, 0.15, 300)
     st = reduce_launch_test(x, np.ones(300, bool), outlier="none")
     assert st.warmup_length == 0 and not st.warmup_significant and 0 <= st.warmup_p <= 1
+
+
+def _level_z_written_out(y: np.ndarray, w: int) -> float:
+    """The level statistic at end w of one series of log run times, from its residuals around
+    the two means written out: the definition the prefix sums must give."""
+    n, k = y.size, w - 1
+    before, after = y[:k].mean(), y[k:].mean()
+    resid = y - np.where(np.arange(n) < k, before, after)
+    var = np.var(resid, ddof=2)
+    phi = np.dot(resid[1:], resid[:-1]) / np.dot(resid, resid)
+    phi = min(max(phi + (1 + 3 * phi) / n, 0.0), 0.98)  # Kendall's bias correction, kept in [0, 0.98]
+    factor = (1 + phi) / (1 - phi)
+    var /= max(1 - 2 * factor / n, 0.5)
+    return (before - after) / np.sqrt(var * factor * (1 / k + 1 / (n - k)))
+
+
+def test_the_level_statistic_from_prefix_sums_is_that_of_the_residuals_written_out():
+    rng = np.random.default_rng(12)
+    wander = np.cumsum(rng.normal(0, 0.05, 299)) + 7.0  # far from centred, with a slow wander
+    step = np.log(planted(rng, 50)[1:])
+    short = rng.normal(3.0, 0.1, 40)
+    for y in (wander, step, short):
+        ends = warmup.candidate_ends(y.size + 1)
+        got = warmup._level_z_per_end(np.column_stack([y, y[::-1]]), ends)
+        for j, w in enumerate(ends):
+            assert got[j, 0] == pytest.approx(_level_z_written_out(y, w), rel=1e-9)
+            assert got[j, 1] == pytest.approx(_level_z_written_out(y[::-1].copy(), w), rel=1e-9)
+    # a step without noise: the residuals at its end do not vary, and nothing scales the step there
+    flat = np.r_[np.full(22, np.log(14.0)), np.full(77, np.log(10.0))]  # repetitions 1 … 22: w = 23
+    ends = warmup.candidate_ends(100)
+    got = warmup._level_z_per_end(flat[:, None], ends)[:, 0]
+    assert got[list(ends).index(23)] == -np.inf and np.all(np.isfinite(np.delete(got, list(ends).index(23))))

@@ -92,19 +92,31 @@ def _split_d(sorted_x: np.ndarray, min_size: int) -> tuple[np.ndarray, np.ndarra
     c1 = np.cumsum(x, axis=1)
     c2 = np.cumsum(x * x, axis=1)
     total1, total2 = c1[:, -1:], c2[:, -1:]
-    s1, s2 = c1[:, ks - 1], c2[:, ks - 1]
+    s1, s2 = c1[:, min_size - 1:n - min_size], c2[:, min_size - 1:n - min_size]  # the sums of the first k
     nl, nh = ks.astype(float), (n - ks).astype(float)
-    mean_l, mean_h = s1 / nl, (total1 - s1) / nh
+    # in place where a temporary would be made: a family computes this on every resample
+    mean_l = s1 / nl
+    mean_h = total1 - s1
+    mean_h /= nh
+    var_l = s2 - nl * mean_l**2
+    var_l /= np.maximum(nl - 1, 1)
+    var_h = total2 - s2
+    var_h -= nh * mean_h**2
+    var_h /= np.maximum(nh - 1, 1)
     # a group of one has no spread of its own: D is then its distance from the other group in
     # that group's standard deviations (as Grubbs' outlier statistic)
-    var_l = np.where(nl > 1, (s2 - nl * mean_l**2) / np.maximum(nl - 1, 1), 0.0)
-    var_h = np.where(nh > 1, (total2 - s2 - nh * mean_h**2) / np.maximum(nh - 1, 1), 0.0)
-    spread = np.maximum(var_l, 0.0) + np.maximum(var_h, 0.0)
+    var_l[:, nl <= 1] = 0.0
+    var_h[:, nh <= 1] = 0.0
+    spread = np.maximum(var_l, 0.0, out=var_l)
+    spread += np.maximum(var_h, 0.0, out=var_h)
+    d = mean_h
+    d -= mean_l
+    d *= math.sqrt(2.0)
     with np.errstate(divide="ignore", invalid="ignore"):
-        d = math.sqrt(2.0) * (mean_h - mean_l) / np.sqrt(spread)
+        d /= np.sqrt(spread, out=spread)
     # equal values in both groups (0/0) separate nothing; a finite gap over no spread is the
     # largest D possible
-    return np.nan_to_num(d, nan=0.0, posinf=np.finfo(float).max), ks
+    return np.nan_to_num(d, copy=False, nan=0.0, posinf=np.finfo(float).max), ks
 
 
 def split_weights(n: int, min_size: int) -> np.ndarray:
@@ -115,18 +127,27 @@ def split_weights(n: int, min_size: int) -> np.ndarray:
     return w / w.sum()
 
 
-def _upper_p(null_sorted: np.ndarray, d: np.ndarray) -> np.ndarray:
+def _sorted_queries(d: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The values of each split size k (the last axis of ``d``) as a row, in ascending order, and
+    that order: what :func:`_upper_p` looks up, shared by the lookups in the nulls of both shapes."""
+    by_k = np.ascontiguousarray(d.reshape(-1, d.shape[-1]).T)
+    order = np.argsort(by_k, axis=1)
+    return np.take_along_axis(by_k, order, axis=1), order
+
+
+def _upper_p(null_sorted: np.ndarray, d: np.ndarray,
+             queries: tuple[np.ndarray, np.ndarray] | None = None) -> np.ndarray:
     """P(D_k ≥ d) per split size k (the last axis of ``d``) from the null's sorted D_k (a row of
     ``null_sorted`` per k), with the +1 of a Monte Carlo p-value. Each k's values are looked up
-    in ascending order: a binary search that starts where the previous one ended stays in cache
-    (a fifth less time for a family), and the counts are the same."""
+    in ascending order (``queries``: :func:`_sorted_queries` of ``d``, when already made): a
+    binary search that starts where the previous one ended stays in cache (a fifth less time for
+    a family), and the counts are the same."""
+    values, order = _sorted_queries(d) if queries is None else queries
     s = null_sorted.shape[1]
-    queries = d.reshape(-1, d.shape[-1])
-    below = np.empty(queries.shape, dtype=np.intp)
+    below = np.empty(values.shape, dtype=np.intp)
     for j, null_k in enumerate(null_sorted):
-        order = np.argsort(queries[:, j])
-        below[order, j] = np.searchsorted(null_k, queries[order, j], side="left")
-    return ((s - below + 1) / (s + 1)).reshape(d.shape)
+        below[j, order[j]] = np.searchsorted(null_k, values[j], side="left")
+    return ((s - below.T + 1) / (s + 1)).reshape(d.shape)
 
 
 @lru_cache(maxsize=128)
@@ -225,9 +246,10 @@ def _p_values(logs: np.ndarray, min_size: int) -> np.ndarray:
     d, _ = _split_d(np.sort(logs, axis=1), min_size)
     weights = split_weights(n, min_size)
     p = np.zeros(logs.shape[0])
+    queries = _sorted_queries(d)
     for shape in NULL_SHAPES:
         cols, min_p = _null(n, min_size, shape)
-        per_k = (_upper_p(cols, d) / weights).min(axis=1)
+        per_k = (_upper_p(cols, d, queries) / weights).min(axis=1)
         p = np.maximum(p, (np.searchsorted(min_p, per_k, side="right") + 1) / (min_p.size + 1))
     return p
 
@@ -236,8 +258,22 @@ def _scores_of(logs: np.ndarray, present: np.ndarray) -> np.ndarray:
     """:func:`launch_scores` (as logs) of (samples × launches × rows) log medians, ``present``
     (launches × rows) marking the medians a row has: per row the distance from the row's median,
     averaged per launch over the rows it ran."""
-    centred = np.where(present, logs - np.nanmedian(np.where(present, logs, np.nan), axis=1, keepdims=True), 0.0)
+    centred = np.where(present, logs - _present_medians(logs, present)[:, None, :], 0.0)
     return centred.sum(axis=2) / present.sum(axis=1)
+
+
+def _present_medians(logs: np.ndarray, present: np.ndarray) -> np.ndarray:
+    """Per sample and row, the median of the present launches' values of (samples × launches ×
+    rows) ``logs``: numpy's ``nanmedian`` with the absent ones as NaN (the same numbers: the
+    middle value, or the mean of the middle two), from one sort with the absent ones last,
+    without its masked arrays (most of a family's time besides the p-values). Every row has a
+    launch (the rows tested)."""
+    ordered = np.sort(np.where(present, logs, np.inf), axis=1)
+    counts = present.sum(axis=0)
+    high = counts // 2
+    low = np.where(counts % 2 == 1, high, high - 1)
+    rows = np.arange(present.shape[1])
+    return (ordered[:, low, rows] + ordered[:, high, rows]) / 2
 
 
 def min_p_adjusted(logs: np.ndarray, present: np.ndarray, observed: np.ndarray, *, with_scores: bool,

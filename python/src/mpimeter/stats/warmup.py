@@ -35,7 +35,8 @@ rank test above flags well under 5 % of i.i.d. normal, lognormal, bimodal or shu
 and the fit finds decaying warm-ups of 20, 50 and 100 of 300 repetitions within ±20 %
 (python/tests/test_stats_warmup.py).
 
-Input: the run times of one launch and test in repetition order. Cost: O(n log n).
+Input: the run times of one launch and test in repetition order. Cost: O(n log n) for the rank
+test; when it is significant, O((BOOT_FIRST + BOOT_MORE) · n) for the level test's bootstrap.
 """
 
 from __future__ import annotations
@@ -143,36 +144,53 @@ def ar1_variance_factor(y: np.ndarray) -> float:
     return (1 + phi) / (1 - phi)
 
 
-def _level_z(y: np.ndarray, ends: np.ndarray) -> np.ndarray:
-    """The level statistic of each row of a (series × n) array of log run times: the largest over
-    the candidate ends w of (mean before w − mean after) over its standard error under AR(1)
-    dependence, φ and the variance from the residuals of the whole series around those two means
-    (a stationary series when w is the end; a wrong w leaves part of the step in them, which
-    only widens its own error) — −inf where the residuals do not vary."""
-    n = y.shape[1]
-    best = np.full(y.shape[0], -np.inf)
-    idx = np.arange(n)
-    for w in ends:
-        k = w - 1
-        before, after = y[:, :k].mean(axis=1, keepdims=True), y[:, k:].mean(axis=1, keepdims=True)
-        resid = y - np.where(idx < k, before, after)
-        var = np.var(resid, axis=1, ddof=2)
-        phi = _ar1_phi(resid, upper=False)  # the bootstrap, not a margin, calibrates the statistic
+def _level_z_per_end(y: np.ndarray, ends: np.ndarray) -> np.ndarray:
+    """The level statistic at each candidate end (rows) of each series in the columns of a
+    (n × series) array of log run times: (mean before w − mean after) over its standard error
+    under AR(1) dependence, φ and the variance from the residuals of the whole series around
+    those two means (a stationary series when w is the end; a wrong w leaves part of the step in
+    them, which only widens its own error) — −inf where the residuals do not vary. The sums over
+    the residuals come from prefix sums of the centred series, its squares and its lag-1
+    products: O(n) per series once, then O(1) per end (the residuals of every end written out
+    were most of a bootstrap's time). Series run down the columns so that the prefix sums add
+    contiguous rows."""
+    n = y.shape[0]
+    y = y - y.mean(axis=0)  # centred: the sums of squares below cancel no large common level
+    first = np.cumsum(y, axis=0)
+    sq = np.cumsum(y * y, axis=0)
+    lag = np.zeros_like(y)  # lag[j]: Σ y_i·y_{i−1} over 1 ≤ i ≤ j
+    np.cumsum(y[1:] * y[:-1], axis=0, out=lag[1:])
+    out = np.empty((ends.size, y.shape[1]))
+    for row, w in enumerate(ends):
+        k = int(w) - 1  # repetitions 1 … w−1 are the first k of the series
+        sum_before = first[k - 1]
+        sum_after = first[-1] - sum_before
+        before, after = sum_before / k, sum_after / (n - k)
+        ss = sq[-1] - sum_before * before - sum_after * after
+        # Σ r_i·r_{i−1} of the residuals r: pairs within the first k, the pair across k, pairs after
+        cross = (lag[k - 1] - before * (2 * sum_before - y[0] - y[k - 1]) + (k - 1) * before * before
+                 + (y[k] - after) * (y[k - 1] - before)
+                 + lag[n - 1] - lag[k] - after * (2 * sum_after - y[k] - y[n - 1]) + (n - k - 1) * after * after)
+        # residuals within the rounding of these sums do not vary: a step without noise
+        varies = ss > 4 * n * np.finfo(float).eps * sq[-1]
+        with np.errstate(divide="ignore", invalid="ignore"):
+            phi = np.where(varies, cross / ss, 0.0)
+        # Kendall's correction as in _ar1_phi, without its margin: the bootstrap calibrates the statistic
+        phi = np.clip(phi + (1 + 3 * phi) / n, 0.0, 0.98)
         factor = (1 + phi) / (1 - phi)
         # a dependent series' sample variance misses the part its own means wander: E s² ≈ σ²(1 − f/n)
-        var = var / np.maximum(1.0 - 2 * factor / n, 0.5)
+        var = ss / (n - 2) / np.maximum(1.0 - 2 * factor / n, 0.5)
         scale = np.sqrt(np.maximum(var * factor * (1 / k + 1 / (n - k)), 0.0))
         with np.errstate(divide="ignore", invalid="ignore"):
-            z = np.where(scale > 0, (before - after)[:, 0] / scale, -np.inf)
-        best = np.maximum(best, z)
-    return best
+            out[row] = np.where(varies & (scale > 0), (before - after) / scale, -np.inf)
+    return out
 
 
 def _sieve_null(z: np.ndarray, phi: float, n: int, ends: np.ndarray, draws: int,
                 rng: np.random.Generator) -> np.ndarray:
-    """:func:`_level_z` of ``draws`` series of n values from AR(1) processes with coefficients
-    drawn at and above ``phi`` (``phi`` + PHI_UP standard errors × |N(0, 1)|, at most PHI_MAX),
-    whose innovations are resampled from the centred residuals of the centred series ``z``, after
+    """The level statistic (:func:`_level_z_per_end`, the largest over the ends) of ``draws``
+    series of n values from AR(1) processes with coefficients drawn at and above ``phi`` (``phi``
+    + PHI_UP standard errors × |N(0, 1)|, at most PHI_MAX), whose innovations are resampled from the centred residuals of the centred series ``z``, after
     a burn-in of BURN_IN values: a sieve bootstrap (Bühlmann 1997) of the statistic's null."""
     resid = z[1:] - phi * z[:-1]
     resid = resid - resid.mean()
@@ -183,17 +201,17 @@ def _sieve_null(z: np.ndarray, phi: float, n: int, ends: np.ndarray, draws: int,
     # series at p ≤ 4.2e-4, Holm's first level over 120 series — so each series draws its φ above
     phis = np.clip(phi + PHI_UP * math.sqrt(max(1 - phi * phi, 0.0) / n) * np.abs(rng.standard_normal(draws)),
                    0.0, PHI_MAX)
-    y = np.empty_like(e)
-    y[:, 0] = e[:, 0]
+    # one series per column: each step of the recursion adds one contiguous row
+    y = np.ascontiguousarray(e.T)
     for i in range(1, n + BURN_IN):
-        y[:, i] = phis * y[:, i - 1] + e[:, i]
-    return _level_z(y[:, BURN_IN:], ends)
+        y[i] += phis * y[i - 1]
+    return _level_z_per_end(y[BURN_IN:], ends).max(axis=0)
 
 
 def level_test(x: np.ndarray, *, min_w: int = 10, ratio: float = 1.5, outlier_factor: float = 2.0) -> float:
     """p-value that repetitions 1 … w−1 sit above the rest by more than the series' own slow
-    wandering explains. The statistic (:func:`_level_z`) is the largest over the candidate ends
-    of :func:`candidate_ends` of the difference of the mean log run times (values clipped at the
+    wandering explains. The statistic (:func:`_level_z_per_end`) is the largest over the candidate
+    ends of :func:`candidate_ends` of the difference of the mean log run times (values clipped at the
     outlier threshold) over its standard error under AR(1) dependence. Its null is not the
     normal one: with φ = 0.9 an estimated φ is rough, and a normal p-value with Bonferroni over
     the ends put 1.2 % of stationary series at p ≤ 0.01, so that Holm over a campaign's series
@@ -213,8 +231,8 @@ def level_test(x: np.ndarray, *, min_w: int = 10, ratio: float = 1.5, outlier_fa
         return 1.0
     y = np.log(y)
     n = y.size
-    per_end = [float(_level_z(y[None, :], ends[j:j + 1])[0]) for j in range(ends.size)]
-    observed = max(per_end)
+    per_end = _level_z_per_end(y[:, None], ends)[:, 0]
+    observed = float(per_end.max())
     if n < 8 or not np.isfinite(observed):
         return 1.0
     # the null's AR(1) is fitted to the residuals around the best end's two means: the whole
