@@ -83,7 +83,9 @@ def select_test(tests: Sequence[Test], alternatives: Sequence[str], op: str, siz
                          + (f", {workpieces} workpieces" if workpieces is not None else ""))
     if len({(t.nprocs, t.root, t.workpieces) for t in found}) > 1:
         where = ", ".join(f"p = {t.nprocs}" + ("" if t.root is None else f" root {t.root}")
-                          + ("" if t.workpieces is None else f" workpieces {t.workpieces}") for t in found)
+                          + ("" if t.workpieces is None else f" workpieces {t.workpieces}")
+                          for t in sorted(found, key=lambda t: (t.nprocs, -1 if t.root is None else t.root,
+                                                                -1 if t.workpieces is None else t.workpieces)))
         raise ValueError(f"{op} {size} of {alternative} was measured at {where}: name one with --np (and --root)")
     return found[0]
 

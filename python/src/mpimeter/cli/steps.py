@@ -33,11 +33,17 @@ class Steps:
         self._total = total
         self._done = 0
         self._started = time.monotonic()
-        self._status = console.status("", spinner="dots") if console is not None else None
+        self._status = None  # the spinner and the live display it is drawn in (rich's Status, made public)
+        if console is not None:
+            from rich.live import Live
+            from rich.spinner import Spinner
+
+            spinner = Spinner("dots", text="", style="status.spinner")
+            self._status = (spinner, Live(spinner, console=console, refresh_per_second=12.5, transient=True))
 
     def __enter__(self) -> Steps:
         if self._status is not None:
-            self._status.start()
+            self._status[1].start()
         return self
 
     def step(self, what: str) -> None:
@@ -48,11 +54,13 @@ class Steps:
         from rich.text import Text
 
         elapsed = time.monotonic() - self._started
-        self._status.update(Text(f"{self._command}: {terminal_text(what, one_line=True)} "
+        spinner, live = self._status
+        spinner.update(text=Text(f"{self._command}: {terminal_text(what, one_line=True)} "
                                  f"(step {self._done} of {self._total}, {elapsed:.0f} s)",
                                  no_wrap=True, overflow="ellipsis"))  # one line, however narrow
+        live.refresh()  # drawn now: a step shorter than the spinner's frame is shown too
 
     def __exit__(self, kind: type[BaseException] | None, exc: BaseException | None,
                  tb: TracebackType | None) -> None:
         if self._status is not None:
-            self._status.stop()
+            self._status[1].stop()
