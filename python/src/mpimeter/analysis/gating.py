@@ -20,10 +20,14 @@ as a 14 % slowdown. The grid is the timer's recorded resolution (meta.json
 half a timed round trip), else the values' own (stats.clusters.timer_step).
 
 With 5 launches a side in a state, exact rank tests cannot find a 10 % regression of that state
-alone with 0.8 power in such a family (docs/ALGORITHMS.md, "Decisions by design"), and an exact
-permutation test of any statistic has the same 1 / C(10, 5) floor; so each state test says how
-many launches a side in that state would find a regression ``REGRESSION_BEYOND`` past the
-threshold (``launches_needed``: stats.compare.launches_needed on the state's own spread)."""
+alone with 0.8 power in such a family (docs/ALGORITHMS.md, "Decisions by design"), nor can any
+exact permutation test of one state: at Holm's first level of 2 rows × 2 states (2 of the
+C(10, 5) = 252 splits) the most powerful one against a normal shift, Fisher–Pitman's difference
+of means (Lehmann & Romano 2005, §5.9), rejects on the same two splits as the rank-sum test
+(python/tests/test_gate_state_power.py). So each state test says how many launches a side in
+that state would find a regression ``REGRESSION_BEYOND`` past the threshold (``launches_needed``:
+stats.compare.launches_needed on the state's own spread; Noether's n, a launch or two more than
+the exact test needs at these spreads)."""
 
 from __future__ import annotations
 
