@@ -6,7 +6,14 @@ writes bench/results/peers.json. Not a test. Re-run it after every change to the
     nice -n 19 .venv/bin/python bench/peers.py --rounds 20 --imb PATH/IMB-MPI1
         --osu-latency PATH/osu_latency --osu-allreduce PATH/osu_allreduce
         --reprompi PATH/mpibenchmark [--lib openmpi] [--seed 40] [--load N]
+        [--methods default,barrier,...] [--ops allreduce,pingpong]
+        [--bench PATH/mpimeter-bench] [--baseline-bench PATH/mpimeter-bench]
         [--out bench/results/peers.json]
+
+A change to mpimeter-bench is measured before and after in the same rounds: --bench the new
+build, --baseline-bench the old one, whose launches run every chosen method again as
+configuration `METHOD@baseline` (ratio_to.baseline: the new one's value and wall time over the
+old one's, paired by round).
 
 Operations: allreduce, and the ping-pong `pingpong-send-recv` (MPI_Send, MPI_Recv: what IMB's
 PingPong and osu_latency time), each at 8 B, 1 KiB and 64 KiB. A configuration is one launch of
@@ -86,6 +93,7 @@ METHODS: dict[str, list[str]] = {
     "single": ["--procsync", "none", "--nrep", "1000"],
 }
 PEERS = ("imb", "osu", "reprompi")
+BASELINE = "@baseline"  # a method run by --baseline-bench: "default@baseline"
 # the command-line option naming each peer binary, per operation it measures
 PEER_OPTIONS = {("imb", "allreduce"): "imb", ("imb", "pingpong"): "imb", ("osu", "allreduce"): "osu_allreduce",
                 ("osu", "pingpong"): "osu_latency", ("reprompi", "allreduce"): "reprompi"}
@@ -93,6 +101,12 @@ REPROMPI_NREP = 300  # mpimeter's default --nrep
 STATES = ("fast", "slow", "unknown", "all")
 MIN_SPREAD_LAUNCHES = 3
 assert not set(METHODS) & set(PEERS), "a method named like a peer would merge their rows"
+
+
+def method_of(config: str) -> str | None:
+    """The mpimeter method a configuration runs (``default@baseline``: default), None for a peer."""
+    method = config.removesuffix(BASELINE)
+    return method if method in METHODS else None
 
 
 def peer_argv(peer: str, op: str, binary: str, lengths: Path) -> list[str]:
@@ -216,9 +230,9 @@ def _median(values) -> float | None:
 def summarize(launches: list[dict]) -> dict:
     """summary[state][op][configuration]: launches, spread_pct and median_ns per size (and their
     local-clock twins), wall time, phases and load medians, and for mpimeter's methods ratio_to
-    each peer (paired by round)."""
+    each peer (paired by round; ``baseline``: the same method run by --baseline-bench)."""
     ok = [x for x in launches if x["round"] >= 0 and "error" not in x]
-    configs = [c for c in [*METHODS, *PEERS] if any(x["config"] == c for x in ok)]
+    configs = [c for c in [*METHODS, *(m + BASELINE for m in METHODS), *PEERS] if any(x["config"] == c for x in ok)]
     out: dict = {}
     for state in STATES:
         for op in OPS:
@@ -239,9 +253,11 @@ def summarize(launches: list[dict]) -> dict:
                 phases = [x["phases"] for x in rows if x.get("phases")]
                 if phases:
                     entry["phases_s_median"] = {k: _median(p.get(k) for p in phases) for k in phases[0]}
-                if config in METHODS:
+                if method_of(config):
                     entry["invalid_share_median"] = _median(x.get("invalid_share") for x in rows)
                     ratios = {peer: paired_ratios(ok, config, peer, op, state) for peer in PEERS}
+                    if not config.endswith(BASELINE):
+                        ratios["baseline"] = paired_ratios(ok, config, config + BASELINE, op, state)
                     entry["ratio_to"] = {peer: r for peer, r in ratios.items() if r}
                     means = {peer: paired_ratios(ok, config, peer, op, state, key="means_ns") for peer in PEERS}
                     entry["ratio_of_means_to"] = {peer: r for peer, r in means.items() if r}
@@ -283,6 +299,17 @@ def _executable(text: str) -> str:
     return str(path.resolve())
 
 
+def _subset(option: str, allowed):
+    def parse(text: str) -> list[str]:
+        names = [x.strip() for x in text.split(",")]
+        wrong = [x for x in names if x not in allowed]
+        if wrong:
+            raise argparse.ArgumentTypeError(f"{text!r} names {', '.join(map(repr, wrong)) or 'nothing'} "
+                                             f"(allowed: {', '.join(allowed)}, comma-separated)")
+        return [x for x in allowed if x in names]  # the table's order, each once
+    return parse
+
+
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     p = _Parser(description=__doc__.splitlines()[0], formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--rounds", type=_whole(1, 10000), default=20)
@@ -295,6 +322,15 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     p.add_argument("--osu-latency", type=_executable, help="OSU's osu_latency (none: no OSU ping-pong launches)")
     p.add_argument("--osu-allreduce", type=_executable, help="OSU's osu_allreduce (none: no OSU allreduce launches)")
     p.add_argument("--reprompi", type=_executable, help="ReproMPI's mpibenchmark (none: no ReproMPI launches)")
+    p.add_argument("--methods", type=_subset("--methods", METHODS), default=list(METHODS),
+                   help=f"mpimeter's methods to run, comma-separated [{','.join(METHODS)}]")
+    p.add_argument("--ops", type=_subset("--ops", OPS), default=list(OPS),
+                   help=f"the operations, comma-separated [{','.join(OPS)}]")
+    p.add_argument("--bench", type=_executable,
+                   help="the mpimeter-bench to measure [build/LIB/bin/mpimeter-bench]")
+    p.add_argument("--baseline-bench", type=_executable,
+                   help="a second mpimeter-bench (the build before a change): its launches run every method "
+                        "again as METHOD@baseline in the same rounds (none: no such launches)")
     p.add_argument("--fast-below-ns", type=_positive, default=200.0,
                    help="a cache-line round trip below this is the fast state [200]")
     p.add_argument("--timeout-s", type=_positive, default=300.0, help="a launch running longer is killed [300]")
@@ -312,21 +348,27 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         p.error(f"--keep {args.keep}: already exists; give a new folder (nothing kept is ever replaced)")
     if args.keep is not None and not args.keep.parent.is_dir():
         p.error(f"--keep {args.keep}: the folder {args.keep.parent} does not exist")
-    args.bench = REPO / "build" / args.lib / "bin" / "mpimeter-bench"
-    if not args.bench.is_file():
-        p.error(f"{args.bench} does not exist: build mpimeter for {args.lib} first (make build)")
+    if args.bench is None:
+        args.bench = REPO / "build" / args.lib / "bin" / "mpimeter-bench"
+        if not args.bench.is_file():
+            p.error(f"{args.bench} does not exist: build mpimeter for {args.lib} first (make build)")
     return args
 
 
 def configurations(args: argparse.Namespace) -> list[tuple[str, str]]:
     """(configuration, op) of one round, in a fixed order before the shuffle."""
-    out = [(m, op) for op in OPS for m in METHODS]
-    return out + [(peer, op) for (peer, op), option in PEER_OPTIONS.items() if getattr(args, option)]
+    out = [(m, op) for op in args.ops for m in args.methods]
+    if args.baseline_bench:
+        out += [(m + BASELINE, op) for op in args.ops for m in args.methods]
+    return out + [(peer, op) for (peer, op), option in PEER_OPTIONS.items()
+                  if getattr(args, option) and op in args.ops]
 
 
 def run_mpimeter(args: argparse.Namespace, method: str, op: str, folder: Path, first: Path | None,
                  seed: int) -> dict:
-    bench = [str(args.bench), "--ops", OPS[op], "--sizes", ",".join(map(str, SIZES)), *METHODS[method],
+    """One launch of configuration ``method`` (METHOD@baseline: by --baseline-bench)."""
+    binary = args.baseline_bench if method.endswith(BASELINE) else args.bench
+    bench = [str(binary), "--ops", OPS[op], "--sizes", ",".join(map(str, SIZES)), *METHODS[method_of(method)],
              "--seed", str(seed), "--out", str(folder)]
     if first is not None:
         bench += ["--copy-probe-from", str(first), "--mpit-from", str(first)]
@@ -392,7 +434,9 @@ def _header(args: argparse.Namespace, configs: list[tuple[str, str]], hogs: list
     given = {key: getattr(args, option) for key, option in PEER_OPTIONS.items() if getattr(args, option)}
     return {
         "rounds_asked": args.rounds, "seed": args.seed, "lib": args.lib, "ranks": 2, "cpus": NCPUS,
-        "sizes": list(SIZES), "ops": OPS, "methods": METHODS, "configurations": [f"{c} {op}" for c, op in configs],
+        "sizes": list(SIZES), "ops": {op: OPS[op] for op in args.ops},
+        "methods": {m: METHODS[m] for m in args.methods}, "configurations": [f"{c} {op}" for c, op in configs],
+        "bench": str(args.bench), "baseline_bench": str(args.baseline_bench) if args.baseline_bench else None,
         "peer_binaries": {f"{peer} {op}": binary for (peer, op), binary in given.items()},
         "peer_commands": {f"{peer} {op}": peer_argv(peer, op, Path(binary).name, Path("msglen.txt"))
                           for (peer, op), binary in given.items()},
@@ -438,7 +482,7 @@ def main(argv: list[str] | None = None) -> None:
                 records = []
                 for k, (config, op) in enumerate(order):
                     where = tmp / f"{round_:03d}-{k:02d}-{config}-{op}"
-                    if config in METHODS:
+                    if method_of(config):
                         rec = run_mpimeter(args, config, op, where, first, rng.randrange(2**31))
                     else:
                         where = where.with_suffix(".txt")

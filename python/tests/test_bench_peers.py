@@ -145,6 +145,24 @@ def test_ratios_pair_launches_of_one_round_in_the_same_state_only():
     assert peers.paired_ratios(ok, "default", "osu", "pingpong", "fast") == {}
 
 
+def test_a_baseline_build_runs_the_chosen_methods_again_and_is_paired_by_round(tmp_path):
+    bench = tmp_path / "mpimeter-bench"
+    bench.write_text("#!/bin/sh\n")
+    bench.chmod(0o755)
+    args = peers.parse_args(["--bench", str(bench), "--baseline-bench", str(bench), "--methods", "barrier,default",
+                             "--ops", "pingpong", "--out", str(tmp_path / "peers.json")])
+    assert args.methods == ["default", "barrier"]  # the table's order
+    assert peers.configurations(args) == [("default", "pingpong"), ("barrier", "pingpong"),
+                                          ("default@baseline", "pingpong"), ("barrier@baseline", "pingpong")]
+    assert peers.method_of("default@baseline") == "default" and peers.method_of("imb") is None
+    launches = [_launch("default", 0, "fast", {8: 90.0}, 0.9),
+                _launch("default@baseline", 0, "fast", {8: 100.0}, 1.2, tool="mpimeter")]
+    entry = peers.summarize(launches)["fast"]["pingpong"]
+    assert entry["default"]["ratio_to"]["baseline"]["8"]["median"] == 0.9
+    assert entry["default"]["ratio_to"]["baseline"]["wall"]["median"] == 0.75
+    assert "baseline" not in entry["default@baseline"]["ratio_to"]
+
+
 def test_summary_leaves_out_the_first_launch_and_failed_ones():
     launches = [_launch("default", -1, "fast", {8: 1e6}, 9.0)]
     launches += [_launch("default", r, "fast", {8: v}, 1.0, phases={"init": 0.5, "probes": p})
@@ -169,6 +187,9 @@ def _cli(*args: str) -> subprocess.CompletedProcess:
     (["--imb", "/nonexistent/IMB-MPI1"], "--imb: '/nonexistent/IMB-MPI1' is not an executable file"),
     (["--out", "/nonexistent/peers.json"], "the folder /nonexistent does not exist"),
     (["--keep", str(REPO / "bench")], "already exists; give a new folder"),
+    (["--methods", "default,windowed"], "--methods: 'default,windowed' names 'windowed' (allowed: default, barrier"),
+    (["--ops", "alltoall"], "--ops: 'alltoall' names 'alltoall' (allowed: allreduce, pingpong"),
+    (["--baseline-bench", "/nonexistent/mpimeter-bench"], "is not an executable file"),
 ])
 def test_a_bad_option_is_one_line_and_exit_2(args, said, capsys):
     # in this process: the script's own process costs an interpreter with numpy and scipy per

@@ -114,11 +114,15 @@ void mm_counters_before(mm_counters *c);
 void mm_counters_after(mm_counters *c, long slot);
 
 /* Collective (c NULL on every rank: nothing). Rank 0 gathers the test's nrep repetitions of every
- * rank (reduced: the sum over ranks, rank -1) and appends them to counters.csv (flushed and
- * fsync'd), and records the test's read cost (max over ranks). MM_OK, or an error status when rank 0 could not
- * write (its return; others 0); MPI failures in err. */
+ * rank (reduced: the sum over ranks, rank -1) and appends them to counters.csv (flushed; fsync'd
+ * by mm_counters_sync before the final meta.json), and records the test's read cost (max over
+ * ranks). MM_OK, or an error status when rank 0 could not write (its return; others 0); MPI
+ * failures in err. */
 mm_status mm_counters_write_test(mm_counters *c, const mm_test *t, long nrep, int reduced,
                            mm_mpi_error *err);
+/* Rank 0, before the launch's final meta.json (mm_outdir_write_meta, MM_META_FINAL): flushes and
+ * fsyncs counters.csv (c NULL or no file: nothing). MM_OK, or MM_E_FAILED with errno set. */
+mm_status mm_counters_sync(mm_counters *c);
 
 /* meta.json's "counters": null without counters, else what was read and how (rank 0). */
 void mm_counters_render_meta(mm_json *j, const mm_counters *c);

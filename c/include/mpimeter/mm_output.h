@@ -242,18 +242,28 @@ mm_status mm_outdir_check(const char *path, int force, char *err, size_t err_len
 /* Creates the folder (and parents) and opens raw.csv/sync.csv with their headers; in a used
  * folder (--force) raw.csv, sync.csv and meta.json are truncated. 0, or MM_E_FAILED with a message. */
 mm_status mm_outdir_open(mm_outdir *o, const char *path, char *err, size_t err_len);
+/* Flushes and closes raw.csv and sync.csv (their fsync is the final meta.json write's). */
 void mm_outdir_close(mm_outdir *o);
-/* Writes text to <dir>/meta.json atomically (temporary file, fsync, rename, fsync of the
- * folder). 0, or MM_E_FAILED with errno set (the temporary file is removed). */
-mm_status mm_outdir_write_meta(mm_outdir *o, const mm_buf *meta);
+/* How a meta.json write ends (docs/FORMAT.md, "A launch folder"). A checkpoint (while
+ * the launch runs) is renamed into place: a reader never sees half of it and a killed launch
+ * keeps it, but nothing is fsync'd, since each fsync waits for the file system's journal (tens of
+ * ms on a busy disk, a launch's largest cost beside IMB's, which writes nothing). The final write
+ * (the launch's status complete or failed) fsyncs raw.csv, sync.csv and the temporary meta.json
+ * before the rename and the folder after it, so a finished launch survives a machine crash. */
+typedef enum { MM_META_CHECKPOINT = 0, MM_META_FINAL = 1 } mm_meta_write;
+/* Writes text to <dir>/meta.json atomically (temporary file, rename; `how` MM_META_FINAL: the
+ * data files and the temporary file fsync'd first, the folder after). 0, or MM_E_FAILED with
+ * errno set (the temporary file is removed). */
+mm_status mm_outdir_write_meta(mm_outdir *o, const mm_buf *meta, mm_meta_write how);
 
 /* raw.csv's header (docs/FORMAT.md): raw format 2 = format 1 + the nonblocking components. */
 #define MM_RAW_HEADER                                                                          \
     "test,op,size,rank,rep,start_ns,end_ns,valid,gstart_ns,gend_ns,init_ns,test_ns,wait_ns,"   \
     "compute_ns,blocking_ns\n"
-/* Appends the rows of one test and flushes + fsyncs. start/end/gstart/gend/invalid are
- * [rank * nrep + rep] arrays gathered on rank 0 (raw times; the one launch epoch, rank 0's
- * local time at start, is subtracted here from local and global times alike).
+/* Appends the rows of one test and flushes them (the final meta.json write fsyncs them).
+ * start/end/gstart/gend/invalid are [rank * nrep + rep] arrays gathered on rank 0 (raw times;
+ * the one launch epoch, rank 0's local time at start, is subtracted here from local and global
+ * times alike).
  * has_global = 0 leaves gstart/gend empty (they may be NULL). components: NULL (their columns
  * stay empty), or the MM_NBC_NCOMPONENTS durations of a nonblocking test in the header's order,
  * each [rank * nrep + rep]; INT64_MIN is written empty. reduced = 1 writes one row per
@@ -270,8 +280,8 @@ mm_status mm_raw_write_test(FILE *f, const mm_test *t, int nprocs, long nrep, co
                             const int64_t *end, const int64_t *gstart, const int64_t *gend,
                             const int32_t *invalid, const int64_t *const *components, int64_t epoch_ns,
                             int has_global, int reduced);
-/* Appends sync records (local_ns minus the launch epoch), flushes + fsyncs. 0, or MM_E_FAILED (EINVAL
- * for an unknown kind: nothing is written). */
+/* Appends sync records (local_ns minus the launch epoch) and flushes them (the final meta.json
+ * write fsyncs them). 0, or MM_E_FAILED (EINVAL for an unknown kind: nothing is written). */
 mm_status mm_sync_write(FILE *f, const mm_sync_record *rec, size_t n, int64_t epoch_ns);
 
 #endif

@@ -77,12 +77,18 @@ mm_status mm__write_meta(mm__launch_state *st, const char *status) {
     mm_buf meta = {0};
     mm_meta_render(&l, &meta);
     mm_buf_free(&counters);
-    mm_status rc = mm_outdir_write_meta(&st->out, &meta);
+    /* while running: a checkpoint; complete or failed: the launch's one durable write, the rows
+     * it lists on disk first (docs/FORMAT.md, "A launch folder") */
+    int final = strcmp(status, "running") != 0;
+    mm_status synced = final ? mm_counters_sync(st->counters) : MM_OK;
+    if (synced != MM_OK && !st->meta_unwritable++)
+        mm__launch_say(st, "cannot write %s/%s: %s", st->out.path, MM_COUNTERS_FILE, strerror(errno));
+    mm_status rc = mm_outdir_write_meta(&st->out, &meta, final ? MM_META_FINAL : MM_META_CHECKPOINT);
     int saved = errno;
     mm_buf_free(&meta);
     if (rc != MM_OK && !st->meta_unwritable++) /* once: the launch's last write tries again */
         mm__launch_say(st, "cannot write %s/meta.json: %s", st->out.path, strerror(saved));
-    return rc;
+    return rc != MM_OK ? rc : synced;
 }
 
 /* Collective: gathers each rank's clock model and parent (after every sync). */

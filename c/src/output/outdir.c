@@ -5,10 +5,12 @@
  *
  * Why: a launch must never overwrite earlier results by accident (exit code 2 with a message
  * naming --out, before any MPI work), and a reader must never see a half-written meta.json: it
- * is written to a temporary file in the same folder, fsync'd, renamed over meta.json (atomic on
- * POSIX file systems) and the folder is fsync'd so the rename itself survives a crash.
- * Cost: a few system calls; mm_outdir_check creates nothing (writability is probed with
- * access() on the nearest existing ancestor). */
+ * is written to a temporary file in the same folder and renamed over meta.json (atomic on POSIX
+ * file systems). The launch's final write also makes it durable: raw.csv, sync.csv and the
+ * temporary file are fsync'd before the rename, the folder after it, so the rename survives a
+ * machine crash; the checkpoints before it are not fsync'd (mm_output.h, mm_meta_write).
+ * Cost: a few system calls; four fsyncs per launch; mm_outdir_check creates nothing (writability
+ * is probed with access() on the nearest existing ancestor). */
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -213,24 +215,28 @@ mm_status mm_outdir_open(mm_outdir *o, const char *path, char *err, size_t err_l
 }
 
 void mm_outdir_close(mm_outdir *o) {
-    if (o->raw) {
-        fflush(o->raw);
-        fsync(fileno(o->raw));
-        fclose(o->raw);
-    }
-    if (o->sync) {
-        fflush(o->sync);
-        fsync(fileno(o->sync));
-        fclose(o->sync);
-    }
+    if (o->raw) fclose(o->raw); /* fclose flushes */
+    if (o->sync) fclose(o->sync);
     o->raw = o->sync = NULL;
 }
 
-mm_status mm_outdir_write_meta(mm_outdir *o, const mm_buf *meta) {
+/* Flushes stream f and fsyncs it (NULL: nothing). MM_OK, or MM_E_FAILED with errno; EINVAL/EROFS
+ * (a pipe or a special file: nothing to make durable) count as done. */
+static mm_status mm__flush_durable(FILE *f) {
+    if (!f) return MM_OK;
+    if (fflush(f) != 0) return MM_E_FAILED;
+    if (fsync(fileno(f)) != 0 && errno != EINVAL && errno != EROFS) return MM_E_FAILED;
+    return MM_OK;
+}
+
+mm_status mm_outdir_write_meta(mm_outdir *o, const mm_buf *meta, mm_meta_write how) {
     if (meta->failed) { /* rendered out of memory: an incomplete meta.json is never written */
         errno = ENOMEM;
         return MM_E_FAILED;
     }
+    /* the rows meta.json lists are on disk before the meta.json that lists them */
+    if (how == MM_META_FINAL && (mm__flush_durable(o->raw) != 0 || mm__flush_durable(o->sync) != 0))
+        return MM_E_FAILED;
     char tmp[MM_PATH_LEN + 32], dst[MM_PATH_LEN + 32];
     snprintf(tmp, sizeof tmp, "%s/.meta.json.tmp", o->path);
     snprintf(dst, sizeof dst, "%s/meta.json", o->path);
@@ -250,13 +256,14 @@ mm_status mm_outdir_write_meta(mm_outdir *o, const mm_buf *meta) {
     if (meta->len == 0 || meta->data[meta->len - 1] != '\n') {
         if (write(fd, "\n", 1) != 1) goto fail;
     }
-    if (fsync(fd) != 0) goto fail;
+    if (how == MM_META_FINAL && fsync(fd) != 0) goto fail;
     if (close(fd) != 0) {
         fd = -1;
         goto fail;
     }
     fd = -1;
     if (rename(tmp, dst) != 0) goto fail;
+    if (how != MM_META_FINAL) return 0;
     /* Make the rename durable: fsync the folder (best effort: some file systems refuse). */
     int dfd = open(o->path, O_RDONLY | O_DIRECTORY);
     if (dfd >= 0) {

@@ -7,13 +7,12 @@
  * after the fact (interpolating between the initial sync and later re-syncs, as trace tools
  * do) than the online extrapolation the windows had to use (docs/ALGORITHMS.md, "After the
  * fact"; Hunold & Carpen-Amarie 2016 §3.2 on drift).
- * Cost: O(n) rows — a few thousand per launch, so plain fprintf is fast enough; then fflush +
- * fsync. All records are checked before anything is written, so a bad record leaves the file
- * unchanged. */
+ * Cost: O(n) rows — a few thousand per launch, so plain fprintf is fast enough; then fflush
+ * (the final meta.json write fsyncs the file: mm_outdir_write_meta). All records are checked
+ * before anything is written, so a bad record leaves the file unchanged. */
 #include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
-#include <unistd.h>
 
 #include "mm_output.h"
 #include "mm_error.h"
@@ -48,6 +47,5 @@ mm_status mm_sync_write(FILE *f, const mm_sync_record *rec, size_t n, int64_t ep
             return MM_E_FAILED;
     }
     if (fflush(f) != 0) return MM_E_FAILED;
-    if (fsync(fileno(f)) != 0 && errno != EINVAL && errno != EROFS) return MM_E_FAILED;
     return 0;
 }

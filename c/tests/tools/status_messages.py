@@ -62,6 +62,9 @@ QUIET: dict[tuple[str, str], str] = {
     ("common/json.c", "mm__buf_reserve"):
         "sets b->failed, the buffer's record: whoever writes the text refuses it "
         "(mm_outdir_write_meta: ENOMEM)",
+    ("counters/counters_write.c", "mm_counters_sync"):
+        "fflush's or fsync's errno: its one caller says it cannot write counters.csv with "
+        "strerror(errno) (bench/launch_state.c mm__write_meta)",
     ("counters/counters_write.c", "mm__write_rows"):
         "fprintf's errno: mm_counters_write_test fails, and the launch says it cannot write to "
         "--out (bench/launch_tests.c)",
@@ -83,6 +86,8 @@ QUIET: dict[tuple[str, str], str] = {
         "an answer, not a failure: the op has no error to inject; the option check says so "
         "(app/parse_validate.c) and --describe reports it",
     ("output/outdir.c", "mm__mkdir_p"): "errno says why: mm_outdir_open writes strerror(errno)",
+    ("output/outdir.c", "mm__flush_durable"):
+        "errno says why: its one caller, mm_outdir_write_meta, fails with it",
     ("output/outdir.c", "mm_outdir_write_meta"):
         "errno says why (ENOMEM for a text rendered out of memory): its one caller says it cannot "
         "write meta.json with strerror(errno) (bench/launch_state.c mm__write_meta)",

@@ -604,10 +604,10 @@ static void test_outdir_open_and_meta(const char *tmp) {
     /* atomic meta writes: content replaced, newline-terminated, no temporary left behind */
     mm_buf meta = {0};
     mm_buf_append(&meta, "{\"schema_version\": 1, \"status\": \"running\"}", 42);
-    CHECK_EQ_INT(mm_outdir_write_meta(&o, &meta), 0);
+    CHECK_EQ_INT(mm_outdir_write_meta(&o, &meta, MM_META_FINAL), 0);
     meta.len = 0;
     mm_buf_append(&meta, "{\"schema_version\": 1, \"status\": \"complete\"}\n", 44);
-    CHECK_EQ_INT(mm_outdir_write_meta(&o, &meta), 0);
+    CHECK_EQ_INT(mm_outdir_write_meta(&o, &meta, MM_META_FINAL), 0);
     snprintf(path, sizeof path, "%s/meta.json", dir);
     text = read_all(path, NULL);
     CHECK_STR(text, "{\"schema_version\": 1, \"status\": \"complete\"}\n");
@@ -621,7 +621,7 @@ static void test_outdir_open_and_meta(const char *tmp) {
     mm_outdir gone;
     memset(&gone, 0, sizeof gone);
     snprintf(gone.path, sizeof gone.path, "%s/vanished", tmp);
-    CHECK_EQ_INT(mm_outdir_write_meta(&gone, &meta), -1);
+    CHECK_EQ_INT(mm_outdir_write_meta(&gone, &meta, MM_META_FINAL), -1);
     CHECK(!exists(gone.path));
     mm_buf_free(&meta);
 
