@@ -23,7 +23,8 @@ check_build_input = $(strip \
   $(foreach i,$(shell seq $(words $(mpi_compilers))),$(call mpi_probe,$(word $(i),$(mpi_compilers)),$(i))))
 
 .PHONY: demo check test setup test-setup build clean test-c test-mpi test-python test-multihost build-smpi simulate test-simulate \
-        test-anympi test-readme check-lint check-python test-slurm
+        test-anympi test-readme check-lint check-python test-slurm test-mpi-parallel test-mpi-serial \
+        test-python-parallel test-python-serial
 
 setup:
 	@scripts/setup.sh
@@ -102,12 +103,17 @@ test-simulate: $(TEST_SETUP)
 	@$(PY) -m pytest -q c/tests/simgrid
 
 # `make test` runs every group of tests, also after one fails, then fails naming those that did,
-# after the time each group took. The groups whose tests run one at a time for a quiet machine
-# (test-mpi, test-python) have the machine to themselves; the last ones, which mostly wait (a
-# Slurm cluster starting, the docs' campaigns, namespaces), run in two lanes side by side. The report tests open the HTML in headless Chromium, the
-# simulation tests need SimGrid: the test set-up installs both too.
+# after the time each group took. The MPI tests that count valid repetitions or time something
+# (test-mpi-serial, test-python-serial) have the machine to themselves, and so do the namespaces'
+# window starts (test-multihost asserts valid repetitions), run last with the simulation and the
+# plain-mpicc build. The tests that assert correctness alone (test-*-parallel, both cores busy)
+# run beside a lane of groups that assert no timing and mostly wait or use about one core: the
+# Slurm cluster (starting, a job's time limit), then the docs' commands (one at a time). The
+# report tests open the HTML in headless Chromium, the simulation tests need SimGrid: the test
+# set-up installs both too.
 test: test-setup
-	@$(run_groups) test test-c test-mpi test-python "test-readme | test-slurm test-multihost test-simulate test-anympi"
+	@$(run_groups) test "test-c test-mpi-parallel test-python-parallel | test-slurm test-readme" \
+	  test-mpi-serial test-python-serial "test-multihost test-simulate test-anympi"
 
 # Every library's unit tests run, also after one fails (a failure must not hide the rest).
 test-c: $(TEST_SETUP)
@@ -126,21 +132,35 @@ test-anympi: $(TEST_SETUP)
 test-readme: $(TEST_SETUP)
 	@$(PY) -m pytest -q -rs tests/readme
 
-# The tests that assert correctness alone on TEST_JOBS workers, then the `serial` ones (timing,
-# valid repetitions under the window process sync) one at a time (c/tests/mpi/conftest.py).
+# The tests that assert correctness alone on TEST_JOBS workers (test-mpi-parallel), then the
+# `serial` ones (timing, valid repetitions under the window process sync) one at a time
+# (test-mpi-serial; c/tests/mpi/conftest.py). Both run, also after the first fails.
 test-mpi: $(TEST_SETUP)
 	@status=0; \
-	$(PY) -m pytest -q -n $(TEST_JOBS) -m "not serial" c/tests/mpi || status=1; \
-	$(PY) -m pytest -q -m serial c/tests/mpi || status=1; \
+	$(MAKE) --no-print-directory test-mpi-parallel MM_SET_UP=1 || status=1; \
+	$(MAKE) --no-print-directory test-mpi-serial MM_SET_UP=1 || status=1; \
 	exit $$status
 
+test-mpi-parallel: $(TEST_SETUP)
+	@$(PY) -m pytest -q -n $(TEST_JOBS) -m "not serial" c/tests/mpi
+
+test-mpi-serial: $(TEST_SETUP)
+	@$(PY) -m pytest -q -m serial c/tests/mpi
+
 # The tests that launch no MPI and the MPI tests that assert correctness alone on TEST_JOBS
-# workers, then the other MPI tests (`serial`, python/tests/conftest.py) one at a time.
+# workers (test-python-parallel), then the other MPI tests (`serial`, python/tests/conftest.py)
+# one at a time (test-python-serial).
 test-python: $(TEST_SETUP)
 	@status=0; \
-	$(PY) -m pytest -q -n $(TEST_JOBS) --dist loadgroup -m "not serial" python/tests || status=1; \
-	$(PY) -m pytest -q -m serial python/tests || status=1; \
+	$(MAKE) --no-print-directory test-python-parallel MM_SET_UP=1 || status=1; \
+	$(MAKE) --no-print-directory test-python-serial MM_SET_UP=1 || status=1; \
 	exit $$status
+
+test-python-parallel: $(TEST_SETUP)
+	@$(PY) -m pytest -q -n $(TEST_JOBS) --dist loadgroup -m "not serial" python/tests
+
+test-python-serial: $(TEST_SETUP)
+	@$(PY) -m pytest -q -m serial python/tests
 
 # Open MPI across network namespaces over TCP (docs/INSTALL.md, "Running across hosts"); needs root, and
 # says why it skips otherwise.

@@ -25,9 +25,12 @@ pytestmark = pytest.mark.skipif(LIBS != ["openmpi", "mpich"],
                                 reason=f"needs mpimeter-bench for openmpi and mpich under "
                                        f"{BENCH_DIR} (run `make build`)")
 SCRIPT = Path(__file__).resolve().parents[2] / "examples" / "slurm" / "mpimeter-campaign.sbatch"
-# long enough that a launch is still measuring when the signal comes (if it is not, another
-# launch is still to run: the checks hold either way)
-BENCH = ["--ops", "allreduce", "--sizes", "8", "--nrep", "20000", "--clocksync", "none",
+# A launch that is still measuring when the signal comes (if it is not, another launch is still
+# to run: the checks hold either way) and takes about as long under load as on a quiet machine:
+# ten repetitions of a 100 ms busy wait on the timer, no warm-up. (20000 repetitions of allreduce
+# took seconds per launch under load, minutes for Open MPI's oversubscribed ranks, which yield
+# at every barrier; the next job measures each launch the signal stopped again.)
+BENCH = ["--ops", "delay", "--sizes", "100000000", "--nrep", "10", "--warmup", "0", "--clocksync", "none",
          "--procsync", "barrier"]
 EXIT_INTERRUPTED = 130
 
