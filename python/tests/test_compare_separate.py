@@ -118,3 +118,24 @@ def test_campaigns_not_known_to_be_apart_keep_the_plain_test(tmp_path):
             meta_path.write_text(json.dumps(meta, indent=1))
     out = json.loads(CliRunner().invoke(command, [str(a), str(b), "--format", "json"]).stdout)
     assert out["separate_campaigns"] == [] and all(x["p_unwidened"] is None for x in out["rows"])
+
+
+def test_campaigns_apart_compared_state_by_state_are_measured_within_the_states(tmp_path):
+    # two campaigns in two machine states, run apart: van Elteren's rows count as separate
+    # campaigns too, their dependence taken with each state's launches centred on their own
+    from data.synth import write_state_campaign
+
+    for name, minute, seed in (("a", 10, 1), ("b", 20, 2)):
+        write_state_campaign(tmp_path / name, 5, 5, seed=seed)
+        for i, meta_path in enumerate(sorted((tmp_path / name).glob("launches/*/meta.json"))):
+            meta = json.loads(meta_path.read_text())
+            meta["wall_start"] = f"2026-11-22T05:{minute:02d}:{i:02d}Z"
+            meta_path.write_text(json.dumps(meta, indent=1))
+    out = json.loads(CliRunner().invoke(command, [str(tmp_path / "a"), str(tmp_path / "b"), "--format",
+                                                  "json"]).stdout)
+    rows = out["rows"]
+    assert rows and all(x["stratified"] for x in rows)
+    (d,) = out["separate_campaigns"]
+    assert d["rows"] == len(rows) and d["inflation"] >= 1
+    assert all(x["drift_inflation"] == d["inflation"] for x in rows)
+    assert all(x["p_unwidened"] is None or x["p_value"] >= x["p_unwidened"] for x in rows)

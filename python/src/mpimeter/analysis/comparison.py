@@ -332,7 +332,7 @@ def compare(
         test += ("; rows paired by round (the alternatives ran in the same rounds of one campaign): wilcoxon "
                  "signed-rank on per-round ratios b/a, paired Hodges–Lehmann ratio")
     if any(d.inflation > 1 for d in drifts):
-        test += ("; rows of separate campaigns: the rank-sum test's variance × f, the launches' serial dependence "
+        test += ("; rows of separate campaigns: the test's variance × f, the launches' serial dependence "
                  "(docs/ALGORITHMS.md, \"Two campaigns of one build\")")
     return ComparisonResult(groups=tuple(g.name for g in groups), alternative=alternative, test=test,
                             correction="holm", confidence=confidence, alpha=alpha, rows=tuple(rows),

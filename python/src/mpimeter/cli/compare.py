@@ -98,9 +98,10 @@ def separate_line(d) -> str:
             f"no launch count up to 10 000 finds a {d.shift:.0%} shift on a row of their median spread")
     if d.inflation <= 1:
         return (f"separate campaigns {d.a} vs {d.b}: launches show no serial dependence (lag-1 autocorrelation "
-                f"{d.lag1:+.2f}), plain rank-sum test; {need}")
-    return (f"separate campaigns {d.a} vs {d.b}: neighbouring launches are alike (lag-1 autocorrelation {d.lag1:+.2f}), "
-            f"so the rank-sum test's variance is × {d.inflation:.2f} over {d.rows} rows: {d.launches} launches a side "
+                f"{d.rho:.2f}, freed of the centring bias), plain test; {need}")
+    return (f"separate campaigns {d.a} vs {d.b}: neighbouring launches are alike (lag-1 autocorrelation {d.rho:.2f}, "
+            f"freed of the centring bias), so the test's variance is × {d.inflation:.2f} over {d.rows} rows: "
+            f"{d.launches} launches a side "
             f"count as {d.effective_launches:g}; {need}; an interleaved campaign (--mpi A,B, --variant) pairs the "
             "sides round by round instead")
 
