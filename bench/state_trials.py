@@ -86,7 +86,8 @@ def _deadline(text: str | None) -> float | None:
 def run(args: argparse.Namespace) -> None:
     args.dir.mkdir(parents=True, exist_ok=True)
     manifest = args.dir / "trials.json"
-    record = {"lib": args.lib, "launches_per_trial": args.launches, "seed": args.seed, "trials": []}
+    record = {"lib": args.lib, "launches_per_trial": args.launches, "seed": args.seed, "ops": args.ops,
+              "sizes": args.sizes, "trials": []}
     rng = np.random.default_rng(args.seed)
     until, last = _deadline(args.until), 0.0
     for pair in range(args.pairs):
@@ -98,6 +99,7 @@ def run(args: argparse.Namespace) -> None:
             seed = int(rng.integers(0, 2**31 - 1))
             cmd = [str(MPIMETER), "run", "--mpi", args.lib, "--launches", str(args.launches), "--seed", str(seed),
                    "--out", str(folder), "--no-analyze"]
+            cmd += [x for opt in ("ops", "sizes") if getattr(args, opt) for x in (f"--{opt}", getattr(args, opt))]
             entry = {"pair": pair, "side": side, "folder": folder.name, "seed": seed, "start": _utc(),
                      "load_before": os.getloadavg(), "stat_before": _proc_stat()}
             t0 = time.monotonic()
@@ -451,6 +453,8 @@ def main() -> None:
     p_run.add_argument("--lib", default="openmpi", choices=["openmpi", "mpich"])
     p_run.add_argument("--until", help="HH:MM UTC: no trial may run past it")
     p_run.add_argument("--seed", type=int, default=31)
+    p_run.add_argument("--ops", help="the operations of every trial (default: run's default)")
+    p_run.add_argument("--sizes", help="the sizes of every trial (default: run's default)")
     p_run.add_argument("--imb", type=Path, help="IMB-MPI1 of --lib: after each trial, an IMB trial of as many runs")
     p_rep = sub.add_parser("report")
     p_rep.add_argument("--dir", type=Path, required=True)

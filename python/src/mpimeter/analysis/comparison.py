@@ -25,6 +25,7 @@ from mpimeter.analysis.groups import (check_launches, groups_of, keys_text, low_
                                       slice_pieces, slices_text)
 from mpimeter.analysis import designs as _designs
 from mpimeter.analysis import matching as _matching
+from mpimeter.analysis import separate_campaigns as _separate
 from mpimeter.analysis.gating import launch_states
 from mpimeter.analysis.choices import ALTERNATIVES, RATIO_CIS, Alternative, RatioCI
 from mpimeter.analysis.loading import AnalysisError
@@ -49,6 +50,8 @@ def _at_holm_level(r: "ComparisonRow", p_adj: float, level: float, samples, *, a
     if not math.isfinite(level):
         return replace(r, p_adjusted=p_adj, stars=_hyp.stars(p_adj, alpha=alpha), significant=significant)
     conf = min(max(1 - level if alternative == "two-sided" else 1 - 2 * level, 1e-9), 1 - 1e-12)
+    # separate campaigns with serially dependent launches: the interval of the widened test
+    conf = _separate.widened_confidence(conf, r)
     if pairs is not None:  # paired by round: the paired ratio, at the same level
         ci = _paired.paired_ratio(*pairs, confidence=conf)
     elif strata is not None:  # matched states: the stratified ratio, at the same level
@@ -115,6 +118,10 @@ class ComparisonRow:
     design: str = _designs.UNPAIRED
     pairs: int = 0  # rounds both ran, when paired by round
     design_reason: str = ""
+    # separate campaigns (analysis.separate_campaigns): the factor on the rank-sum test's variance
+    # from the launches' serial dependence; 1: the plain test
+    drift_inflation: float = 1.0
+    p_unwidened: float | None = None  # the test's p before the widening (None: not widened)
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -158,6 +165,8 @@ class ComparisonResult:
     omnibus: tuple[OmnibusRow, ...]
     warnings: tuple[AnalysisWarning, ...]
     metric: str = "time"  # groups.METRICS: what the medians are
+    # per pair of separate campaigns (and p): their launches' dependence (analysis.separate_campaigns)
+    separate_campaigns: tuple = ()
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -171,6 +180,7 @@ class ComparisonResult:
             "rows": [r.to_dict() for r in self.rows],
             "omnibus": [r.to_dict() for r in self.omnibus],
             "warnings": [w.to_dict() for w in self.warnings],
+            "separate_campaigns": [d.to_dict() for d in self.separate_campaigns],
         }
 
 
@@ -230,10 +240,12 @@ def compare(
     row_strata: dict[tuple, Any] = {}  # matched states of a row
     row_rounds: dict[tuple, tuple[str, Any, str]] = {}  # analysis.designs.compare_rounds of a row
     samples: dict[tuple[str, tuple], dict] = {}  # (group, (p, root)) -> its samples
+    at_groups: dict[tuple, tuple] = {}  # (a, b, slice) -> the two groups at that slice
     for i, ga_all in enumerate(groups):
         for gb_all in groups[i + 1:]:
             for where in (w for w in slices[ga_all.name] if w in slices[gb_all.name]):
                 ga, gb = _at(ga_all, where), _at(gb_all, where)
+                at_groups[(ga.name, gb.name, where)] = (ga, gb)
                 # states are found per p (analysis.strata): matched slice by slice
                 matched, said = _matching.match(ga, gb, per_repetition=per_repetition)
                 warnings += said
@@ -266,6 +278,7 @@ def compare(
                     rows.append(row)
     rows, row_pairs = _designs_of(rows, row_rounds, single, alternative=alternative,
                                   alpha=alpha, per_repetition=per_repetition)
+    rows, drifts = _separate_rows(rows, at_groups, matchings, single, alternative=alternative, alpha=alpha)
     p_all = np.array([r.p_value for r in rows])
     adj, levels = _hyp.holm(p_all), _hyp.holm_levels(p_all, alpha)
     def slice_of(r):
@@ -318,9 +331,54 @@ def compare(
     if row_pairs:
         test += ("; rows paired by round (the alternatives ran in the same rounds of one campaign): wilcoxon "
                  "signed-rank on per-round ratios b/a, paired Hodges–Lehmann ratio")
+    if any(d.inflation > 1 for d in drifts):
+        test += ("; rows of separate campaigns: the test's variance × f, the launches' serial dependence "
+                 "(docs/ALGORITHMS.md, \"Two campaigns of one build\")")
     return ComparisonResult(groups=tuple(g.name for g in groups), alternative=alternative, test=test,
                             correction="holm", confidence=confidence, alpha=alpha, rows=tuple(rows),
-                            omnibus=tuple(omnibus), warnings=dedupe(warnings), metric=metric)
+                            omnibus=tuple(omnibus), warnings=dedupe(warnings), metric=metric,
+                            separate_campaigns=tuple(drifts))
+
+
+def _separate_rows(rows: list[ComparisonRow], at_groups: dict[tuple, tuple], matchings: dict, single: bool, *,
+                   alternative: str, alpha: float) -> tuple[list[ComparisonRow], list]:
+    """The rows of two separate campaigns (analysis.separate_campaigns.one_after_the_other),
+    unpaired or over matched states, with their test's variance widened by the launches' serial
+    dependence, one estimate per pair of campaigns and p over its rows; the other rows as they
+    are."""
+    def key(r):
+        return r.a, r.b, None if single else r.where
+
+    known: dict[tuple, bool] = {}
+
+    def separate(r):
+        unrecorded = r.design_reason in (_designs.SEPARATE, _designs.NO_RECORD)
+        if not ((r.design == _designs.UNPAIRED and unrecorded) or (r.design == _designs.BY_STATE and any(
+                f"({why})" in r.design_reason for why in (_designs.SEPARATE, _designs.NO_RECORD)))):
+            return False
+        if key(r) not in known:
+            known[key(r)] = _separate.one_after_the_other(*at_groups[key(r)])
+        return known[key(r)]
+
+    level = alpha / max(len(rows), 1) / (2 if alternative == "two-sided" else 1)
+    drifts: dict[tuple, Any] = {}  # (a, b, p, by state): one estimate over every root of that p
+    for r in rows:
+        pair = (r.a, r.b, r.nprocs, r.stratified)
+        if separate(r) and pair not in drifts:
+            matched = matchings.get((r.a, r.b, None if single else r.nprocs)) if r.stratified else None
+            drifts[pair] = _separate.campaign_drift(
+                [(*at_groups[key(x)], x.op, x.size) for x in rows
+                 if separate(x) and (x.a, x.b, x.nprocs, x.stratified) == pair],
+                a=r.a, b=r.b, nprocs=r.nprocs, level=level,
+                states=None if matched is None else launch_states(matched[2]))
+    out = []
+    for r in rows:
+        if separate(r):
+            r = _separate.widened(r, drifts[(r.a, r.b, r.nprocs, r.stratified)].inflation, alternative)
+            if not r.stratified:
+                r = replace(r, design_reason=_designs.SEPARATE)
+        out.append(r)
+    return out, list(drifts.values())
 
 
 def _designs_of(rows: list[ComparisonRow], row_rounds: dict[tuple, tuple[str, Any, str]], single: bool, *,

@@ -34,6 +34,7 @@ BY_ROUND = "paired by round"
 BY_STATE = "stratified by state"
 UNPAIRED = "unpaired"
 SEPARATE = "separate campaigns"  # design_reason of rows of two campaigns: nothing pairs them
+NO_RECORD = "no campaign.json: no record of the rounds"  # folders loaded together (`compare A B`)
 
 
 def paired_low_power(pairs: Sequence[tuple[int, str]], family: int, alpha: float, per: str) -> list[AnalysisWarning]:
@@ -115,7 +116,7 @@ def compare_rounds(ga: Any, gb: Any, op: str, size: int,
     if ga.result is not gb.result:
         return UNPAIRED, None, SEPARATE
     if ga.result.campaign.campaign_record is None:
-        return UNPAIRED, None, "no campaign.json: no record of the rounds"
+        return UNPAIRED, None, NO_RECORD
     per = [launches_per_round(g.result, g.alternative) for g in (ga, gb)]
     if per[0] != per[1]:
         return UNPAIRED, None, "the alternatives ran different launches per round"

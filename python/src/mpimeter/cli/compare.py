@@ -75,6 +75,8 @@ def print_comparison(res: analysis.ComparisonResult) -> None:
     if any(d != UNPAIRED or why not in ("", "separate campaigns") for d, why in designs):
         con.print("design: " + "; ".join(f"{d} ({n} row{'s' if n != 1 else ''}: {why})" if why else
                                          f"{d} ({n} row{'s' if n != 1 else ''})" for (d, why), n in designs.items()))
+    for d in res.separate_campaigns:
+        con.print(separate_line(d))
     differ = [r for r in res.rows if not r.interval_agrees]
     if differ:
         con.print("decision and interval differ for " + ", ".join(f"{r.a}/{r.b} {r.op} {r.size}" for r in differ) +
@@ -86,6 +88,22 @@ def print_comparison(res: analysis.ComparisonResult) -> None:
     if metric_footer(res.metric):
         con.print(metric_footer(res.metric))
     print_warnings(con, res.warnings)
+
+
+def separate_line(d) -> str:
+    """What the launches' serial dependence did to two separate campaigns' rows, and what it
+    costs in launches (analysis.separate_campaigns.CampaignDrift)."""
+    need = (f"about {d.launches_needed} launches per side (with this dependence) would find a {d.shift:.0%} shift "
+            f"on a row of their median spread" if d.launches_needed else
+            f"no launch count up to 10 000 finds a {d.shift:.0%} shift on a row of their median spread")
+    if d.inflation <= 1:
+        return (f"separate campaigns {d.a} vs {d.b}: launches show no serial dependence (lag-1 autocorrelation "
+                f"{d.rho:.2f}, freed of the centring bias), plain test; {need}")
+    return (f"separate campaigns {d.a} vs {d.b}: neighbouring launches are alike (lag-1 autocorrelation {d.rho:.2f}, "
+            f"freed of the centring bias), so the test's variance is × {d.inflation:.2f} over {d.rows} rows: "
+            f"{d.launches} launches a side "
+            f"count as {d.effective_launches:g}; {need}; an interleaved campaign (--mpi A,B, --variant) pairs the "
+            "sides round by round instead")
 
 
 @click.command("compare")

@@ -1,0 +1,141 @@
+# SPDX-License-Identifier: BSD-3-Clause
+"""`compare` of two campaigns run one after the other: the test widened by the launches' serial
+dependence (stats.campaign_drift, analysis.separate_campaigns), its null and power on the
+simulated drifting machine of bench/compare_aa_sim.py, and what the command prints and writes."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import sys
+from pathlib import Path
+
+import numpy as np
+from click.testing import CliRunner
+from data.synth import write_launch
+
+from mpimeter.cli.compare import command
+from mpimeter.stats import campaign_drift as drift
+from mpimeter.stats import hypothesis
+
+REPO = Path(__file__).resolve().parents[2]
+_spec = importlib.util.spec_from_file_location("compare_aa_sim", REPO / "bench" / "compare_aa_sim.py")
+sim = importlib.util.module_from_spec(_spec)
+sys.modules["compare_aa_sim"] = sim  # its dataclass looks its module up while it is made
+_spec.loader.exec_module(sim)
+
+
+def _ar1(rng, rho: float, n: int) -> np.ndarray:
+    x = np.empty(n)
+    x[0] = rng.normal()
+    for t in range(1, n):
+        x[t] = rho * x[t - 1] + rng.normal() * np.sqrt(1 - rho ** 2)
+    return x
+
+
+def test_independent_launches_keep_the_plain_test():
+    assert drift.ar1_inflation(0.0, 10, 10) == 1.0
+    rng = np.random.default_rng(3)
+    series = [rng.normal(size=200) for _ in range(4)]
+    assert drift.serial_rho(series) < 0.1 and drift.inflation(series) < 1.3
+    assert drift.widen(0.004, 1.0, "two-sided", 20) == 0.004
+
+
+def test_dependent_launches_are_found_and_widen_the_test():
+    rng = np.random.default_rng(4)
+    series = [_ar1(rng, 0.6, 10) for _ in range(12)]  # twelve series of ten launches, as compare sees them
+    rho = drift.serial_rho(series)
+    assert 0.35 < rho < 0.85  # the centring bias removed: the raw lag-1 estimate is far lower
+    assert drift.lag1(series) < rho
+    # between two adjacent campaigns an AR(1) at 0.5 moves the difference of means 2.4× as much
+    assert 2.3 < drift.ar1_inflation(0.5, 10, 10) < 2.5
+    ps = [drift.widen(0.004, f, "two-sided", 20) for f in (1.0, 1.5, 2.5)]
+    assert ps[0] < ps[1] < ps[2]
+
+
+def test_widened_interval_is_the_widened_test_inverted():
+    rng = np.random.default_rng(5)
+    for f in (1.5, 2.5):
+        for shift in (0.6, 1.2, 2.0):
+            a, b = np.exp(rng.normal(0, 1, 10)), np.exp(rng.normal(shift, 1, 10))
+            p, how = drift.widened_p(a, b, f, "two-sided")
+            assert how.endswith("widened")
+            ci = hypothesis.hodges_lehmann_ratio(a, b, confidence=drift.widened_confidence(0.95, f, 20))
+            excludes = (ci.low is not None and ci.low > 1) or (ci.high is not None and ci.high < 1)
+            assert excludes == (p <= 0.05)
+
+
+def test_null_and_power_on_a_drifting_machine():
+    # the A/A share of the plain rank-sum rule on an AR(1) machine at ρ 0.5 is three times α;
+    # widened it is at most α (bench/results/compare_aa_sim.json holds the full cells)
+    null = sim.cell(sim.Machine(rho=0.5), 1.0, 200, seed=11)
+    assert null["plain"]["share"] > 0.10
+    assert null["widened"]["share"] <= 0.05
+    # power where the launches are independent: a 30 % shift is still found
+    power = sim.cell(sim.Machine(rho=0.0), 1.3, 100, seed=12)
+    assert power["widened"]["share"] >= 0.8
+
+
+def _campaign(root: Path, log_factors: np.ndarray, minute: int, seed: int) -> Path:
+    """A campaign whose launches ran one a second from 05:MM:00, each × exp(log factor)."""
+    for i, lf in enumerate(log_factors):
+        folder = write_launch(root / "launches" / f"{i:03d}", seed=seed * 1000 + i, launch_factor=float(np.exp(lf)),
+                              nrep=30)
+        meta = json.loads((folder / "meta.json").read_text())
+        meta["wall_start"] = f"2026-11-22T05:{minute:02d}:{i:02d}Z"
+        (folder / "meta.json").write_text(json.dumps(meta, indent=1))
+    return root
+
+
+def test_compare_widens_separate_campaigns_and_says_so(tmp_path):
+    # one build, a machine that drifts slowly: the first campaign's launches run slower
+    drift_path = 0.12 * np.cos(np.linspace(0, np.pi, 20))
+    a = _campaign(tmp_path / "a", drift_path[:10], 10, seed=1)
+    b = _campaign(tmp_path / "b", drift_path[10:], 20, seed=2)
+    r = CliRunner().invoke(command, [str(a), str(b), "--format", "json"])
+    assert r.exit_code == 0, r.output
+    out = json.loads(r.stdout)
+    (d,) = out["separate_campaigns"]
+    assert d["inflation"] > 1.5 and d["effective_launches"] < 10 / 1.5 and d["launches_needed"] > 10
+    rows = out["rows"]
+    assert all(x["design_reason"] == "separate campaigns" and x["drift_inflation"] == d["inflation"] for x in rows)
+    assert all(x["p_value"] > x["p_unwidened"] for x in rows)
+    plain = hypothesis.holm(np.array([x["p_unwidened"] for x in rows]))
+    assert (plain <= 0.05).any() and not any(x["significant"] for x in rows)
+    text = CliRunner().invoke(command, [str(a), str(b)]).stdout
+    assert "separate campaigns a vs b: neighbouring launches are alike" in text and "launches per side" in text
+
+
+def test_campaigns_not_known_to_be_apart_keep_the_plain_test(tmp_path):
+    # the same launches, all with one start time: nothing says the campaigns ran apart
+    drift_path = 0.12 * np.cos(np.linspace(0, np.pi, 20))
+    a = _campaign(tmp_path / "a", drift_path[:10], 10, seed=1)
+    b = _campaign(tmp_path / "b", drift_path[10:], 10, seed=2)
+    for folder in (a, b):
+        for meta_path in folder.glob("launches/*/meta.json"):
+            meta = json.loads(meta_path.read_text())
+            meta["wall_start"] = "2026-11-22T05:10:00Z"
+            meta_path.write_text(json.dumps(meta, indent=1))
+    out = json.loads(CliRunner().invoke(command, [str(a), str(b), "--format", "json"]).stdout)
+    assert out["separate_campaigns"] == [] and all(x["p_unwidened"] is None for x in out["rows"])
+
+
+def test_campaigns_apart_compared_state_by_state_are_measured_within_the_states(tmp_path):
+    # two campaigns in two machine states, run apart: van Elteren's rows count as separate
+    # campaigns too, their dependence taken with each state's launches centred on their own
+    from data.synth import write_state_campaign
+
+    for name, minute, seed in (("a", 10, 1), ("b", 20, 2)):
+        write_state_campaign(tmp_path / name, 5, 5, seed=seed)
+        for i, meta_path in enumerate(sorted((tmp_path / name).glob("launches/*/meta.json"))):
+            meta = json.loads(meta_path.read_text())
+            meta["wall_start"] = f"2026-11-22T05:{minute:02d}:{i:02d}Z"
+            meta_path.write_text(json.dumps(meta, indent=1))
+    out = json.loads(CliRunner().invoke(command, [str(tmp_path / "a"), str(tmp_path / "b"), "--format",
+                                                  "json"]).stdout)
+    rows = out["rows"]
+    assert rows and all(x["stratified"] for x in rows)
+    (d,) = out["separate_campaigns"]
+    assert d["rows"] == len(rows) and d["inflation"] >= 1
+    assert all(x["drift_inflation"] == d["inflation"] for x in rows)
+    assert all(x["p_unwidened"] is None or x["p_value"] >= x["p_unwidened"] for x in rows)
