@@ -126,16 +126,39 @@ def pytest_ignore_collect(collection_path: Path, config: pytest.Config) -> bool 
     return True
 
 
-# Modules that share one analysis of the golden report campaigns per process
-# (data/report/golden_results.py): one xdist worker runs them all (`--dist loadgroup`), so that
-# the analysis is made once, not once per worker.
-GOLDEN_REPORT_MODULES = frozenset({"test_report_html.py", "test_report_chromium.py"})
+# Modules whose tests one xdist worker runs together (`--dist loadgroup`), by group: the two that
+# share one analysis of the golden report campaigns per process (data/report/golden_results.py),
+# and modules whose module-scoped fixture (a store, an analysed campaign) would otherwise be built
+# once per worker. Every other test is its own unit of work, as with `--dist load`.
+WORKER_GROUPS = {
+    "test_report_html.py": "golden-report", "test_report_chromium.py": "golden-report",
+    "test_fingerprint_data.py": "fingerprint-data", "test_cli_site.py": "cli-site",
+    "test_security_site.py": "security-site",
+}
+
+
+def group_of(nodeid: str) -> str:
+    """The unit of work of a test id under `--dist loadgroup`: its module's group, or itself."""
+    return WORKER_GROUPS.get(nodeid.split("::", 1)[0].rpartition("/")[2], nodeid)
+
+
+def pytest_xdist_make_scheduler(config: pytest.Config, log):
+    """`--dist loadgroup` grouping by WORKER_GROUPS, read from the test ids themselves: pytest
+    9.2 no longer takes the group suffix pytest-xdist 3.8 writes into an item's id for its
+    `xdist_group` marker, so that marker alone groups nothing."""
+    if config.getoption("dist", None) != "loadgroup":
+        return None
+    from xdist.scheduler import LoadGroupScheduling
+
+    class ModuleGroupScheduling(LoadGroupScheduling):
+        def _split_scope(self, nodeid: str) -> str:
+            return group_of(nodeid)
+
+    return ModuleGroupScheduling(config, log)
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     for item in items:
-        if item.path.name in GOLDEN_REPORT_MODULES:
-            item.add_marker(pytest.mark.xdist_group("golden-report"))
         tier = tier_of(item)
         if tier:
             item.add_marker(tier)
