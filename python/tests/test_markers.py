@@ -89,6 +89,9 @@ def run_inner(tmp_path: Path, tier: str | None) -> subprocess.CompletedProcess:
     shutil.copy(HERE / "conftest.py", tmp_path / "conftest.py")
     (tmp_path / "test_inner.py").write_text(INNER_TEST)
     env = {k: v for k, v in os.environ.items() if k != "MPIMETER_TEST_TIER"}
+    # the guard is conftest.py's own: the installed plugins (xdist, hypothesis) it does not need
+    # would cost the inner pytest most of its start-up
+    env["PYTEST_DISABLE_PLUGIN_AUTOLOAD"] = "1"
     if tier:
         env["MPIMETER_TEST_TIER"] = tier
     return subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", str(tmp_path)],

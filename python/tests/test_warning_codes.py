@@ -5,6 +5,7 @@ in c/src — and a warning cannot be made with a code it lacks or with facts its
 name. The binary's condition codes are the only ones a meta.json may carry."""
 
 import ast
+import functools
 import re
 import string
 from pathlib import Path
@@ -33,16 +34,22 @@ def _literal_codes(node: ast.expr) -> list[str] | None:
     return None
 
 
-def _calls(name: str) -> list[tuple[str, ast.Call]]:
+@functools.cache
+def _every_call() -> tuple[tuple[str, str | None, ast.Call], ...]:
+    """(module, name called, call) of every call in python/src: the sources are parsed once for
+    the scans below, which only read the trees."""
     found = []
     for path in sorted(PYTHON_SRC.rglob("*.py")):
         for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
             if isinstance(node, ast.Call):
                 f = node.func
                 called = f.id if isinstance(f, ast.Name) else f.attr if isinstance(f, ast.Attribute) else None
-                if called == name:
-                    found.append((str(path.relative_to(PYTHON_SRC)), node))
-    return found
+                found.append((str(path.relative_to(PYTHON_SRC)), called, node))
+    return tuple(found)
+
+
+def _calls(name: str) -> list[tuple[str, ast.Call]]:
+    return [(module, node) for module, called, node in _every_call() if called == name]
 
 
 def _python_codes() -> dict[str, list[str]]:
