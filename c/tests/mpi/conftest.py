@@ -301,7 +301,7 @@ PARALLEL_TESTS = {
                                     "test_validate_tells_the_repetition_memory",
                                     "test_reduced_raw_matches_the_analysis_run_times",
                                     "test_a_setup_that_cannot_allocate_says_what"},
-    # barrier starts: every row gathered whatever the load
+    # starts without a plan (none): every row gathered and valid whatever the load
     "test_gather.py": {"test_full_rows_gathered_in_chunks_of_ranks"},
     # a given window that cannot hold the overwrite (a warning from the configuration), refusals
     "test_launch_guards.py": {"test_cold_cache_longer_than_a_given_window_is_warned",
