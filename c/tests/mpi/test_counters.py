@@ -75,6 +75,9 @@ def test_counter_grows_with_message_size(tmp_path):
     sizes = [8, 1024, 65536]
     cmd = (launcher("openmpi", 2) + OMPI_MONITORING +
            [str(bench_path("openmpi")), "--ops", "bcast", "--sizes", ",".join(map(str, sizes)), "--nrep", "20",
+            # barrier starts: every repetition is recorded whatever the load (a window's may all
+            # start late on a busy machine, and a test without a valid one writes no rows)
+            "--procsync", "barrier", "--copy-probe-bytes", "0",
             "--mpit-pvars", "coll_monitoring_messages_size,coll_monitoring_messages_count", "--out", str(out)])
     proc = subprocess.run(cmd, capture_output=True, text=True, timeout=300)
     assert proc.returncode == 0, proc.stderr

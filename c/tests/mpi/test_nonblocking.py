@@ -63,7 +63,8 @@ def test_every_nonblocking_op_records_consistent_components(lib, np_, tmp_path):
 
 def test_work_scheme_calibrates_and_blocking_ops_have_no_components(lib, tmp_path):
     out = tmp_path / "work"
-    run_bench(lib, 2, ["--ops", "iallreduce,allreduce", "--sizes", "65536", "--nrep", 10,
+    # barrier starts: both tests have their rows whatever the load (see the test above)
+    run_bench(lib, 2, ["--ops", "iallreduce,allreduce", "--sizes", "65536", "--nrep", 10, "--procsync", "barrier",
                        "--nbc-scheme", "work", "--nbc-compute-ns", 200000, "--seed", 5, "--out", out])
     meta, raw = read_launch(out)
     assert meta["config"]["nbc_scheme"] == "work" and meta["config"]["nbc_compute_ns"] == 200000

@@ -101,7 +101,7 @@ def test_what_the_user_gives_wins_over_the_quick_defaults(tmp_path):
 def test_with_out_the_order_stays_shuffled_and_nothing_is_tabled(tmp_path):
     out = tmp_path / "launch"
     proc = run_bench("openmpi", 2, ["--ops", "pingpong-send-recv", "--sizes", "8,64,512,4096",
-                                    "--nrep", "10", "--seed", "3", "--out", out])
+                                    "--nrep", "10", "--seed", "3", "--out", out], copy_probe=True)
     meta, _ = read_launch(out)
     assert "order" not in meta["config"] and meta["config"]["copy_probe_bytes"] > 0
     assert not _tables(proc.stdout)
