@@ -142,6 +142,7 @@ def group_of(nodeid: str) -> str:
     return WORKER_GROUPS.get(nodeid.split("::", 1)[0].rpartition("/")[2], nodeid)
 
 
+@pytest.hookimpl(optionalhook=True)  # a hook of pytest-xdist, which a run may not load
 def pytest_xdist_make_scheduler(config: pytest.Config, log):
     """`--dist loadgroup` grouping by WORKER_GROUPS, read from the test ids themselves: pytest
     9.2 no longer takes the group suffix pytest-xdist 3.8 writes into an item's id for its
