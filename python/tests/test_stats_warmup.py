@@ -191,3 +191,26 @@ def test_the_level_statistic_from_prefix_sums_is_that_of_the_residuals_written_o
     ends = warmup.candidate_ends(100)
     got = warmup._level_z_per_end(flat[:, None], ends)[:, 0]
     assert got[list(ends).index(23)] == -np.inf and np.all(np.isfinite(np.delete(got, list(ends).index(23))))
+
+
+def test_the_bootstrap_gives_the_numbers_of_np_cumsum_and_rng_choice(monkeypatch):
+    # _prefix_sums adds row by row from WIDE columns on and by np.cumsum below: the same additions
+    # in the same order, so the same numbers; and _sieve_null's blocks of draws are rng.choice's
+    rng = np.random.default_rng(13)
+    ends = warmup.candidate_ends(120)
+    y = np.cumsum(rng.normal(0, 0.05, (119, warmup.WIDE + 3)), axis=0) + 7.0
+    wide = warmup._level_z_per_end(y, ends)
+    monkeypatch.setattr(warmup, "WIDE", y.shape[1] + 1)
+    assert np.array_equal(wide, warmup._level_z_per_end(y, ends))
+    monkeypatch.undo()
+    z = rng.normal(0, 0.1, 119)
+    draws = warmup.DRAW_BLOCK + 7
+    got = warmup._sieve_null(z, 0.4, 119, ends, draws, np.random.default_rng(5))
+    ref = np.random.default_rng(5)
+    resid = z[1:] - 0.4 * z[:-1]
+    e = ref.choice(resid - resid.mean(), size=(draws, 119 + warmup.BURN_IN))
+    phis = np.clip(0.4 + warmup.PHI_UP * np.sqrt((1 - 0.16) / 119) * np.abs(ref.standard_normal(draws)),
+                   0.0, warmup.PHI_MAX)
+    for i in range(1, e.shape[1]):
+        e[:, i] += phis * e[:, i - 1]
+    assert np.array_equal(got, warmup._level_z_per_end(np.ascontiguousarray(e[:, warmup.BURN_IN:].T), ends).max(axis=0))
