@@ -282,9 +282,9 @@ PARALLEL_TESTS = {
                              "test_no_switch_at_one_or_with_a_given_window",
                              "test_no_valid_repetition_is_a_failure_with_its_reason",
                              "test_late_start_check_stays_on_when_oversubscribed"},
-    # a refusal; a call made to fail in the residual check: the launch's end and its one line
-    "test_clocksync.py": {"test_bad_clocksync_name_is_refused",
-                          "test_a_failed_call_in_the_residual_check_ends_the_launch_with_its_line"},
+    # a refusal (the residual check's failed calls stay alone: beside other tests, MPICH's launcher
+    # once ended every rank on MPI_Abort before it had passed on the failed rank's one line)
+    "test_clocksync.py": {"test_bad_clocksync_name_is_refused"},
     # listings, counters.csv's rows against raw.csv's, barrier starts (the counted bytes by size
     # too), refusals
     "test_counters.py": {"test_bad_pvars_are_refused", "test_list_pvars", "test_rows_match_raw",
