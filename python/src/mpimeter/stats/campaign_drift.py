@@ -37,12 +37,10 @@ import math
 from collections.abc import Sequence
 
 import numpy as np
-from scipy.stats import norm
+from scipy.stats import norm, rankdata
 from scipy.stats import t as student_t
 
 from mpimeter.stats import hypothesis
-
-
 
 RHO_MAX = 0.95  # beyond it a campaign of ten launches holds one episode: f would be a guess
 
@@ -106,8 +104,6 @@ def rank_sum_z(a: np.ndarray, b: np.ndarray) -> float:
     a, b = np.asarray(a, dtype=float), np.asarray(b, dtype=float)
     m, n = len(a), len(b)
     both = np.concatenate([a, b])
-    from scipy.stats import rankdata
-
     r = rankdata(both)
     u_b = r[m:].sum() - n * (n + 1) / 2
     _, counts = np.unique(both, return_counts=True)
