@@ -471,12 +471,17 @@ def main() -> None:
                "designs": doc["designs"], f"{args.only}_run": {"seed": args.seed, "quick": args.quick,
                                                                "seconds": seconds}}
     args.out.write_text(json.dumps(doc, indent=1) + "\n")
+    print_cells(cells)
+    print(f"{seconds} s")  # this run's (with --only, the file keeps the full run's beside it)
+
+
+def print_cells(cells: list[dict]) -> None:
+    """One line a cell: its rate, Wilson interval, counts, target and the cell's other keys."""
     for c in cells:
         print(f"{c['rate']:.3f} [{c['ci95'][0]:.3f}, {c['ci95'][1]:.3f}] {c['hits']}/{c['campaigns']} "
               f"(target {c['target']}) {c['cell']} " + " ".join(f"{k}={v}" for k, v in c.items()
                                                                if k not in ("cell", "rate", "ci95", "hits", "campaigns",
                                                                             "target")))
-    print(f"{seconds} s")  # this run's (with --only, the file keeps the full run's beside it)
 
 
 if __name__ == "__main__":

@@ -214,11 +214,7 @@ def main() -> None:
     doc["gate_pitman_run"] = {"script": "bench/sim_gate_pitman.py", "seed": args.seed, "quick": args.quick,
                               "seconds": seconds}
     args.out.write_text(json.dumps(doc, indent=1) + "\n")
-    for c in cells:
-        print(f"{c['rate']:.3f} [{c['ci95'][0]:.3f}, {c['ci95'][1]:.3f}] {c['hits']}/{c['campaigns']} "
-              f"(target {c['target']}) {c['cell']} " + " ".join(f"{k}={v}" for k, v in c.items()
-                                                               if k not in ("cell", "rate", "ci95", "hits", "campaigns",
-                                                                            "target")))
+    sd.print_cells(cells)
     print(f"{seconds} s")
 
 

@@ -16,6 +16,7 @@
 #include "mm_counters.h"
 #include "mm_error.h"
 #include "mm_output.h"
+#include "mm_test_files.h"
 
 /* Every fsync of the code under test comes here (this definition takes libc's place in the
  * link): counted, the descriptors kept in order, then passed to the kernel. */
@@ -25,18 +26,6 @@ int fsync(int fd) {
     if (fsync_calls < (int)(sizeof fsync_fds / sizeof fsync_fds[0])) fsync_fds[fsync_calls] = fd;
     fsync_calls++;
     return (int)syscall(SYS_fsync, fd);
-}
-
-static char *read_all(const char *path) {
-    FILE *f = fopen(path, "rb");
-    if (!f) return NULL;
-    mm_buf b = {0};
-    char chunk[4096];
-    size_t n;
-    while ((n = fread(chunk, 1, sizeof chunk, f)) > 0) mm_buf_append(&b, chunk, n);
-    fclose(f);
-    if (!b.data) mm_buf_append(&b, "", 0);
-    return b.data;
 }
 
 static const mm_op op_bcast = {.name = "bcast", .pattern = "root to all", .constraints = ""};
@@ -60,11 +49,11 @@ static void test_launch_writes(const char *tmp) {
     CHECK_EQ_INT(fsync_calls, 0);
     /* flushed: a reader (or a launch killed now) has the rows without a fsync */
     snprintf(path, sizeof path, "%s/raw.csv", dir);
-    char *text = read_all(path);
+    char *text = mm_test_read_file(path, NULL);
     CHECK(text && strstr(text, "0,bcast,8,1,0,200,260,1,201,261") != NULL);
     free(text);
     snprintf(path, sizeof path, "%s/sync.csv", dir);
-    text = read_all(path);
+    text = mm_test_read_file(path, NULL);
     CHECK(text && strstr(text, "1,0,model,-1,5000,-1510,0\n") != NULL);
     free(text);
 
@@ -73,7 +62,7 @@ static void test_launch_writes(const char *tmp) {
     CHECK_EQ_INT(mm_outdir_write_meta(&o, &meta, MM_META_CHECKPOINT), 0);
     CHECK_EQ_INT(fsync_calls, 0);
     snprintf(path, sizeof path, "%s/meta.json", dir);
-    text = read_all(path);
+    text = mm_test_read_file(path, NULL);
     CHECK(text && strcmp(text, "{\"status\": \"running\"}\n") == 0);
     free(text);
 
@@ -83,7 +72,7 @@ static void test_launch_writes(const char *tmp) {
     CHECK_EQ_INT(fsync_calls, 4); /* raw.csv, sync.csv, the temporary meta.json, the folder */
     CHECK_EQ_INT(fsync_fds[0], fileno(o.raw));
     CHECK_EQ_INT(fsync_fds[1], fileno(o.sync));
-    text = read_all(path);
+    text = mm_test_read_file(path, NULL);
     CHECK(text && strcmp(text, "{\"status\": \"complete\"}\n") == 0);
     free(text);
     mm_buf_free(&meta);

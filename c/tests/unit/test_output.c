@@ -15,19 +15,7 @@
 #include "mm_check.h"
 #include "mm_error.h"
 #include "mm_output.h"
-
-static char *read_all(const char *path, size_t *len) {
-    FILE *f = fopen(path, "rb");
-    if (!f) return NULL;
-    mm_buf b = {0};
-    char chunk[4096];
-    size_t n;
-    while ((n = fread(chunk, 1, sizeof chunk, f)) > 0) mm_buf_append(&b, chunk, n);
-    fclose(f);
-    if (!b.data) mm_buf_append(&b, "", 0);
-    if (len) *len = b.len;
-    return b.data;
-}
+#include "mm_test_files.h"
 
 static int write_all(const char *path, const char *text) {
     FILE *f = fopen(path, "wb");
@@ -58,7 +46,7 @@ static void check_golden(const char *produced, const char *name) {
     char golden[512];
     snprintf(golden, sizeof golden, "golden/%s", name);
     size_t n_prod = 0, n_gold = 0;
-    char *prod = read_all(produced, &n_prod);
+    char *prod = mm_test_read_file(produced, &n_prod);
     CHECK(prod != NULL);
     if (!prod) return;
     const char *regen = getenv("MM_REGEN_GOLDEN");
@@ -66,7 +54,7 @@ static void check_golden(const char *produced, const char *name) {
         CHECK(write_all(golden, prod) == 0);
         fprintf(stderr, "regenerated %s\n", golden);
     }
-    char *gold = read_all(golden, &n_gold);
+    char *gold = mm_test_read_file(golden, &n_gold);
     CHECK(gold != NULL);
     if (gold) {
         CHECK(n_prod == n_gold && memcmp(prod, gold, n_prod) == 0);
@@ -589,15 +577,15 @@ static void test_outdir_open_and_meta(const char *tmp) {
     CHECK(write_all(path, "{\"status\": \"complete\"}\n") == 0);
     CHECK_EQ_INT(mm_outdir_open(&o, dir, err, sizeof err), 0);
     size_t n = 0;
-    char *text = read_all(path, &n);
+    char *text = mm_test_read_file(path, &n);
     CHECK(text && n == 0); /* the old meta.json no longer describes anything */
     free(text);
     snprintf(path, sizeof path, "%s/raw.csv", dir);
-    text = read_all(path, NULL);
+    text = mm_test_read_file(path, NULL);
     CHECK_STR(text, "test,op,size,rank,rep,start_ns,end_ns,valid,gstart_ns,gend_ns,init_ns,test_ns,wait_ns,compute_ns,blocking_ns\n");
     free(text);
     snprintf(path, sizeof path, "%s/sync.csv", dir);
-    text = read_all(path, NULL);
+    text = mm_test_read_file(path, NULL);
     CHECK_STR(text, "rank,phase,kind,peer,local_ns,offset_ns,rtt_ns\n");
     free(text);
 
@@ -609,7 +597,7 @@ static void test_outdir_open_and_meta(const char *tmp) {
     mm_buf_append(&meta, "{\"schema_version\": 1, \"status\": \"complete\"}\n", 44);
     CHECK_EQ_INT(mm_outdir_write_meta(&o, &meta, MM_META_FINAL), 0);
     snprintf(path, sizeof path, "%s/meta.json", dir);
-    text = read_all(path, NULL);
+    text = mm_test_read_file(path, NULL);
     CHECK_STR(text, "{\"schema_version\": 1, \"status\": \"complete\"}\n");
     free(text);
     snprintf(path, sizeof path, "%s/.meta.json.tmp", dir);
