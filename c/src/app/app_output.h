@@ -1,8 +1,10 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* app_output.h — what the application prints besides the library's messages: the line per
- * finished test (progress.c) and the wrapped --help (help.c). Internal to c/src/app/. */
+ * finished test (progress.c), the wrapped --help (help.c) and the
+ * abort after a rank's last line (abort.c). Internal to c/src/app/. */
 #ifndef MM_APP_OUTPUT_H
 #define MM_APP_OUTPUT_H
+#include <mpi.h>
 #include <stdio.h>
 
 #include "mm_config.h"
@@ -30,5 +32,9 @@ void mm_help_wrap(FILE *f, const char *text, int at, int indent, int width);
 /* The terminal's width for --help: stdout's when it is a terminal, else $COLUMNS, else 80;
  * at least 40. */
 int mm_help_width(void);
+
+/* Ends every rank of comm with exit code `code` (MPI_Abort) once the line this rank wrote to
+ * stderr has left its pipe (at most 2 s later), so that the launcher forwards it (abort.c). */
+void mm_abort_after_line(MPI_Comm comm, int code);
 
 #endif

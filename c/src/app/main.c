@@ -121,7 +121,7 @@ static void mm__bcast_config(mm_config *cfg, int rank, mm_mpi_error *err) {
     char *text = rank == 0 ? (char *)cfg->topo.graph_text : malloc((size_t)text_len + 1);
     if (!text) {
         fprintf(stderr, "mpimeter-bench: rank %d: no memory for the --graph-file text\n", rank);
-        MPI_Abort(MPI_COMM_WORLD, 1);
+        mm_abort_after_line(MPI_COMM_WORLD, 1);
     }
     MM_MPI(err, MPI_Bcast(text, text_len + 1, MPI_CHAR, 0, MPI_COMM_WORLD));
     cfg->topo.graph_text = text; /* kept for the launch: freed with the process */
@@ -203,7 +203,7 @@ int main(int argc, char **argv) {
     if (mm_mpi_failed(&err)) {
         mm_mpi_error_format(&err, msg, sizeof msg);
         fprintf(stderr, "mpimeter-bench: rank %d: MPI failed before the launch: %s\n", rank, msg);
-        MPI_Abort(MPI_COMM_WORLD, 1);
+        mm_abort_after_line(MPI_COMM_WORLD, 1);
     }
     int code = mm__run_listing(&cfg, rank, argv[0]);
     if (code < 0) code = mm__check_ranks_offer(&cfg, rank, msg, sizeof msg);

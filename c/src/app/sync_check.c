@@ -44,6 +44,7 @@
 #include "mm_mpi.h"
 #include "mm_timer.h"
 #include "mm_error.h"
+#include "app_output.h"
 
 typedef struct mm__check_result {
     int have_residual; /* per rank */
@@ -204,8 +205,7 @@ static mm_status mm__end_failed(mm__sync_check *sc, mm_status rc) {
     int knows = cs && (mm_mpi_failed(&cs->err) || cs->log.lost > 0);
     if (mm_mpi_failed(&sc->err) || (cs && !sc->failed_in_sync && mm_mpi_failed(&cs->err))) {
         fprintf(stderr, "mpimeter-bench: rank %d: %s\n", sc->rank, sc->why);
-        fflush(stderr);
-        MPI_Abort(sc->comm, mm_exit_code(rc));
+        mm_abort_after_line(sc->comm, mm_exit_code(rc));
     }
     int nobody_knows = mm_all_ok(sc->comm, !knows);
     if (sc->why[0] && (knows || (nobody_knows && sc->rank == 0)))
