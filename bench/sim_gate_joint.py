@@ -89,8 +89,8 @@ class Variant:
                 return step_down(blocks, tests, alpha, **kw)
             keep = [t for t in tests if len(t.values) == 1]
             res, left = step_down(blocks, keep, alpha, **kw), len(tests) - len(keep)
-            return jp.JointResult(p_values=np.r_[np.ones(left), res.p_values], adjusted=np.r_[np.ones(left), res.adjusted],
-                                  levels=np.r_[np.zeros(left), res.levels], relabellings=res.relabellings,
+            return jp.JointResult(p_values=np.r_[np.ones(left), res.p_values],
+                                  adjusted=np.r_[np.ones(left), res.adjusted], levels=np.r_[np.zeros(left), res.levels], relabellings=res.relabellings,
                                   exact=res.exact, seed=res.seed)
 
         def log_sum(labels, values):

@@ -117,9 +117,9 @@ class StateTest:
     """The slowdown test of one row within one matched state: the launches of each side in it,
     the Hodges–Lehmann ratio candidate / baseline with its interval at the level Holm tested it
     at, ``p_value`` of the one-sided rank-sum test, ``p_adjusted`` over rows × states
-    (Holm, or Westfall–Young: ``GateRow.correction``); ``tested`` False when the state has too few launches for any p to be significant
-    in the family (then ``p_adjusted`` is None and it is no regression); ``regression``:
-    tested and p_adjusted ≤ α; ``launches_needed``: launches a side in this state that find a
+    (Holm, or Westfall–Young: ``GateRow.correction``); ``tested`` False when the state has too
+    few launches for any p to be significant in the family (then ``p_adjusted`` is None and it
+    is no regression); ``regression``: tested and p_adjusted ≤ α; ``launches_needed``: launches a side in this state that find a
     slowdown ``REGRESSION_BEYOND`` past the threshold with ``NEEDED_POWER`` at the family's first
     Holm level, from the state's spread of log per-launch medians (None: no spread to go by)."""
 
