@@ -165,3 +165,25 @@ def test_gate_json_says_which_family_adjustment_ran(tmp_path):
                                                        "json"]).stdout)
     assert (out["correction"], out["relabellings"]) == (gating.HOLM, None)
     assert math.isfinite(out["rows"][0]["p_adjusted"])
+
+
+def test_rows_at_several_p_are_relabelled_per_p_and_state_with_seeded_draws_beyond_the_exact_count():
+    # 8 + 8 launches a side at each of p = 4 and 8: four blocks of C(16, 8) = 12 870 splits, 2.7e16 together —
+    # the family takes 10 000 seeded relabellings, says so, and finds the fast state's 12 % regression at each p
+    rng = np.random.default_rng(2)
+    fast = np.arange(16) < 8
+    states = {i: NAMES[0] if f else NAMES[1] for i, f in enumerate(fast)}
+    keys = [("allreduce", 8, (4, None, None)), ("allreduce", 8, (8, None, None))]
+    base = {k: 1000 * np.where(fast, 1.0, 2.0) * rng.lognormal(0, 0.02, 16) for k in keys}
+    cand = {k: 1000 * np.where(fast, 1.12, 2.0) * rng.lognormal(0, 0.02, 16) for k in keys}
+
+    def matched(op, size, where):
+        k = (op, size, where)
+        return gating.split_by_state(dict(enumerate(base[k])), dict(enumerate(cand[k])), states, states, NAMES)
+    rows = gating.gate_rows(base, cand, max_slowdown=0.05, alpha=0.05, matched=matched, grid_ns=1.0)
+    assert [r.nprocs for r in rows] == [4, 8]
+    assert all((r.correction, r.relabellings, r.relabellings_seed) == (gating.WESTFALL_YOUNG, jp.RESAMPLES, jp.SEED)
+               for r in rows)
+    assert [[st.regression for st in r.state_tests] for r in rows] == [[True, False], [True, False]]
+    again = gating.gate_rows(base, cand, max_slowdown=0.05, alpha=0.05, matched=matched, grid_ns=1.0)
+    assert [r.p_adjusted for r in again] == [r.p_adjusted for r in rows]  # seeded: the same every run
