@@ -3,7 +3,10 @@
 cells of bench/sim_decisions.py (its campaigns, seeds and helpers) with each state tested by the
 exact one-sided Fisher–Pitman test of the log per-launch medians (the difference of means over
 every split of the state's launches, on the gate's terms: beyond the timer grid, against the
-baseline scaled by 1 + max slowdown) instead of the rank-sum test. Not a test.
+baseline scaled by 1 + max slowdown) instead of the rank-sum test. Not a test. Its gate cells
+were measured when the gate's family was Holm's; with matched states the family's p-values now
+come from the joint relabelling (stats.joint_permutation, bench/sim_gate_joint.py measures it),
+which the patch below does not reach.
 
     .venv/bin/python bench/sim_gate_pitman.py [--quick] [--out bench/results/sim_decisions.json]
 

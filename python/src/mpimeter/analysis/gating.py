@@ -5,12 +5,19 @@ baseline scaled by 1 + max_slowdown, exact p whenever computable, Holm-corrected
 sides ran in the same explained machine states (analysis.matching), state by state: van
 Elteren's stratified test of the same hypothesis, so that the mix of states is no regression,
 and beside it the same rank-sum slowdown test within each state, so that a regression of one
-state only (the fast path) is not averaged away by the others. The family Holm corrects over is
-every row's test and every state's test (a regression in any state fails the gate). A state
-with too few launches to reach significance in that family (its smallest attainable p above
-the level Holm would first test it at) is left out of the family and named (Tarone 1990: a
-test that cannot reject only dilutes the correction; which ones cannot depends on the launch
-counts alone, not on the times, so leaving them out keeps the family-wise error).
+state only (the fast path) is not averaged away by the others. The family is every row's test
+and every state's test (a regression in any state fails the gate). With matched states its
+p-values are adjusted by Westfall–Young step-down min-p over a joint relabelling of the
+launches within each state, the same relabelling in every row (stats.joint_permutation): a
+launch carries every row, so its launch-wide effect is one piece of evidence however many rows
+show it, and Holm, which counts the rows' tests as if independent, spends the level on it again
+per row; the relabelling keeps the rows' dependence, with exact family-wise control.
+Without matched states (or without the launches' numbers) it is Holm over the rows. A state
+with too few launches to reach significance in that family (Holm: its smallest attainable p above
+the level Holm would first test it at; Westfall–Young: above α) is left out of the family and
+named (Tarone 1990: a test that cannot reject only dilutes the correction; which ones cannot
+depends on the launch counts alone, not on the times, so leaving them out keeps the family-wise
+error).
 
 Every test counts a slowdown only beyond the timer's grid: each baseline value is moved half a
 grid step up and each candidate value half a step down before the margin is applied (as launch
@@ -20,7 +27,7 @@ as a 14 % slowdown. The grid is the timer's recorded resolution (meta.json
 half a timed round trip), else the values' own (stats.clusters.timer_step).
 
 With 5 launches a side in a state, exact rank tests cannot find a 10 % regression of that state
-alone with 0.8 power in such a family (docs/ALGORITHMS.md, "Decisions by design"), nor can any
+alone with 0.8 power in a Holm family (docs/ALGORITHMS.md, "Decisions by design"), nor can any
 exact permutation test of one state: at Holm's first level of 2 rows × 2 states (2 of the
 C(10, 5) = 252 splits) the most powerful one against a normal shift, Fisher–Pitman's difference
 of means (Lehmann & Romano 2005, §5.9), rejects on the same two splits as the rank-sum test
@@ -48,11 +55,13 @@ from mpimeter.io.errors import AnalysisWarning
 from mpimeter.stats import clusters as _clusters
 from mpimeter.stats import compare as _cmp
 from mpimeter.stats import hypothesis as _hyp
+from mpimeter.stats import joint_permutation as _jp
 from mpimeter.stats import stratified as _strat
 from mpimeter.warning_codes import warning
 
 REGRESSION_BEYOND = 0.05  # launches_needed: for a slowdown this far past the threshold (10 % at the default 5 %)
 NEEDED_POWER = 0.8
+HOLM, WESTFALL_YOUNG = "holm", "westfall-young step-down min-p"  # GateRow.correction: how p_adjusted was adjusted
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -64,7 +73,9 @@ class GateRow:
     max_slowdown), or one of ``state_tests`` a regression (a state slower on its own). The interval inverts the same rank-sum test at the level Holm tested the row
     at (``interval_level``, one-sided: its lower end is the bound at 1 − level, the interval
     two-sided at 1 − 2·level), so a regression's interval lies above 1 + max_slowdown;
-    ``interval_agrees`` False where it does not (Holm stopped at an earlier row, or ties)."""
+    ``interval_agrees`` False where it does not (Holm stopped at an earlier row, or ties). With
+    ``correction`` Westfall–Young the level is its step's: the largest cut on the step's least p
+    that at most α of the relabellings pass."""
 
     op: str
     size: int
@@ -91,6 +102,11 @@ class GateRow:
     nprocs: int = 0  # the process count both sides ran the row at (0: not known)
     root: int | None = None  # rooted operations: the root both sides used, when recorded
     workpieces: int | None = None  # mw-workpieces: the pieces per call both sides handed out
+    # the family's adjustment (module docstring): HOLM, or WESTFALL_YOUNG over ``relabellings`` relabellings of
+    # the launches (every one when ``relabellings_seed`` is None, else that many seeded random ones)
+    correction: str = HOLM
+    relabellings: int | None = None
+    relabellings_seed: int | None = None
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -100,10 +116,10 @@ class GateRow:
 class StateTest:
     """The slowdown test of one row within one matched state: the launches of each side in it,
     the Hodges–Lehmann ratio candidate / baseline with its interval at the level Holm tested it
-    at, ``p_value`` of the one-sided rank-sum test, ``p_adjusted`` after Holm over rows ×
-    states; ``tested`` False when the state has too few launches for any p to be significant
-    in the family (then ``p_adjusted`` is None and it is no regression); ``regression``:
-    tested and p_adjusted ≤ α; ``launches_needed``: launches a side in this state that find a
+    at, ``p_value`` of the one-sided rank-sum test, ``p_adjusted`` over rows × states
+    (Holm, or Westfall–Young: ``GateRow.correction``); ``tested`` False when the state has too
+    few launches for any p to be significant in the family (then ``p_adjusted`` is None and it
+    is no regression); ``regression``: tested and p_adjusted ≤ α; ``launches_needed``: launches a side in this state that find a
     slowdown ``REGRESSION_BEYOND`` past the threshold with ``NEEDED_POWER`` at the family's first
     Holm level, from the state's spread of log per-launch medians (None: no spread to go by)."""
 
@@ -129,7 +145,8 @@ class StateTest:
 class GateResult:
     """``passed`` is False when some row is significantly slower than the baseline by more than
     ``max_slowdown``: Wilcoxon rank-sum, one-sided, candidate medians against baseline medians
-    scaled by 1 + max_slowdown, Holm-corrected at ``alpha``."""
+    scaled by 1 + max_slowdown, adjusted over the family at ``alpha`` (``correction``: Holm, or
+    Westfall–Young over rows × states where the rows were tested state by state)."""
 
     baseline: str
     candidate: str
@@ -148,7 +165,13 @@ class GateResult:
     def passed(self) -> bool:
         return not self.regressions
 
+    @property
+    def correction(self) -> GateRow | None:
+        """A row carrying the family's Westfall–Young adjustment (its relabellings); None: Holm."""
+        return next((r for r in self.rows if r.correction == WESTFALL_YOUNG), None)
+
     def to_dict(self) -> dict[str, Any]:
+        joint = self.correction
         return {
             "baseline": self.baseline,
             "metric": self.metric,
@@ -156,6 +179,9 @@ class GateResult:
             "max_slowdown": self.max_slowdown,
             "alpha": self.alpha,
             "test": self.test,
+            "correction": HOLM if joint is None else WESTFALL_YOUNG,
+            "relabellings": None if joint is None else joint.relabellings,
+            "relabellings_seed": None if joint is None else joint.relabellings_seed,
             "passed": self.passed,
             "rows": [r.to_dict() for r in self.rows],
             "warnings": [w.to_dict() for w in self.warnings],
@@ -165,14 +191,17 @@ class GateResult:
 def gate_rows(baseline: Mapping[tuple[str, int], np.ndarray], candidate: Mapping[tuple[str, int], np.ndarray], *,
               max_slowdown: float, alpha: float,
               one_way: Callable[..., bool] = lambda op, size, *where: False,
-              matched: Callable[..., tuple[list, tuple] | None] | None = None,
+              matched: Callable[..., tuple | None] | None = None,
               grid_ns: float | None = None) -> list[GateRow]:
     """The gate's rows for the (op, size) both samples have (per-launch medians, or repetitions):
     the one-sided slowdown test of each, Holm-corrected over all of them at ``alpha``. Also
     what the site's history uses to mark campaigns the gate would have failed. ``matched``: per
-    (op, size), the (baseline, candidate) medians of each matched state and their
-    ``StateMedians`` (analysis.matching): the row is then tested state by state (van Elteren);
-    None for a row whose p has no matched states (states are found per p). ``grid_ns``: the
+    (op, size), the (baseline, candidate) medians of each matched state, their ``StateMedians``
+    (analysis.matching) and the launch numbers of each side in each state (:func:`split_by_state`):
+    the row is then tested state by state (van Elteren), and when every row is, the family of
+    rows × states is adjusted by Westfall–Young over a joint relabelling of the launches (module
+    docstring; Holm without the launch numbers); None for a row whose p has no matched states
+    (states are found per p). ``grid_ns``: the
     timer's recorded resolution (None: not recorded, each row's values' own grid; half of it for
     one-way rows); the tests count a slowdown only beyond it (module docstring)."""
     keys = sorted(set(baseline) & set(candidate), key=_order)
@@ -190,9 +219,14 @@ def gate_rows(baseline: Mapping[tuple[str, int], np.ndarray], candidate: Mapping
                _cmp.min_p_value(len(b), len(a), "greater"))
               for i, k in enumerate(keys) if k in strata_of
               for (a, b), sm in zip(strata_of[k][0], strata_of[k][1]) if len(a) and len(b)]
-    tested = _testable([w[5] for w in within], len(keys), alpha)
-    family = np.array([t.p_value for t in tests] + [w[4].p_value for w, ok in zip(within, tested) if ok])
-    adj_all, levels_all = _hyp.holm(family), _hyp.holm_levels(family, alpha)
+    joint = _joint_family(keys, strata_of, half, max_slowdown, within, alpha)
+    if joint is None:  # Holm over rows × states, a state left out where its counts cannot reach its level
+        tested = _testable([w[5] for w in within], len(keys), alpha)
+        family = np.array([t.p_value for t in tests] + [w[4].p_value for w, ok in zip(within, tested) if ok])
+        adj_all, levels_all = _hyp.holm(family), _hyp.holm_levels(family, alpha)
+        correction: dict[str, Any] = {}
+    else:
+        tested, adj_all, levels_all, correction = joint
     adj, levels = adj_all[:len(keys)], levels_all[:len(keys)]
     state_adj = iter(zip(adj_all[len(keys):], levels_all[len(keys):]))
     per_row_states: dict[int, list[StateTest]] = {}
@@ -221,7 +255,7 @@ def gate_rows(baseline: Mapping[tuple[str, int], np.ndarray], candidate: Mapping
         ci = pc.ratio_ci
         extra: dict[str, Any] = {}
         if key in strata_of:  # matched states: the stratified ratio at the same level
-            strata, per_state = strata_of[key]
+            strata, per_state = strata_of[key][:2]
             ci = _strat.stratified_ratio(strata, confidence=conf)
             extra = dict(stratified=True, per_state=per_state, pooled_p_value=pooled_test.p_value,
                          state_tests=tuple(per_row_states.get(i, ())))
@@ -233,8 +267,59 @@ def gate_rows(baseline: Mapping[tuple[str, int], np.ndarray], candidate: Mapping
                             ratio_ci_high=ci.high, p_value=test.p_value, p_method=test.method,
                             p_adjusted=float(p_adj), stars=_hyp.stars(float(p_adj), alpha=alpha),
                             significant=significant, regression=regression, one_way=one_way(*key),
-                            interval_level=float(level), interval_agrees=agrees, **where, **extra))
+                            interval_level=float(level), interval_agrees=agrees, **where, **extra, **correction))
     return rows
+
+
+def _joint_family(keys: Sequence[tuple], strata_of: Mapping[tuple, tuple], half: Mapping[tuple, float],
+                  max_slowdown: float, within: Sequence[tuple], alpha: float) -> tuple | None:
+    """The family adjusted by Westfall–Young step-down min-p over a joint relabelling of the
+    launches within each state (stats.joint_permutation): every row's stratified test and every
+    state test whose smallest p can reach α, the launches relabelled alike in every row, so the
+    rows' shared launch effect is not counted as independent evidence. Returns (which state
+    tests are in it, adjusted p and level per test — rows first, then the state tests in it —,
+    the rows' correction fields); None where the launches are not known per row (a ``matched``
+    without launch numbers) or some row has no matched states: Holm then."""
+    if not keys or any(k not in strata_of or len(strata_of[k]) < 3 for k in keys):
+        return None
+    block_of: dict[tuple, int] = {}
+    units: list[tuple[list, list]] = []  # per block: the baseline's launches, the candidate's
+    for k in keys:
+        for (a_ids, b_ids), sm in zip(strata_of[k][2], strata_of[k][1]):
+            b = block_of.setdefault((k[2][0] if len(k) > 2 else None, sm.stratum), len(units))
+            if b == len(units):
+                units.append(([], []))
+            units[b][0].extend(i for i in a_ids if i not in units[b][0])
+            units[b][1].extend(i for i in b_ids if i not in units[b][1])
+    blocks = [_jp.Block(candidate=np.r_[np.zeros(len(a), bool), np.ones(len(b), bool)]) for a, b in units]
+
+    def values(k, s: int) -> np.ndarray | None:
+        (a, b), (a_ids, b_ids) = strata_of[k][0][s], strata_of[k][2][s]
+        if not (len(a) and len(b)):
+            return None
+        ua, ub = units[block_of[(k[2][0] if len(k) > 2 else None, strata_of[k][1][s].stratum)]]
+        out = np.full(len(ua) + len(ub), np.nan)
+        ta, tb = beyond_grid(a, b, half[k])
+        out[[ua.index(i) for i in a_ids]] = ta * (1.0 + max_slowdown)
+        out[[len(ua) + ub.index(i) for i in b_ids]] = tb
+        return out
+
+    def block(k, s: int) -> int:
+        return block_of[(k[2][0] if len(k) > 2 else None, strata_of[k][1][s].stratum)]
+    row_tests = [{block(k, s): v for s in range(len(strata_of[k][1])) if (v := values(k, s)) is not None}
+                 for k in keys]
+    if not all(row_tests):
+        return None
+    tested = [math.isfinite(w[5]) and w[5] <= alpha for w in within]
+    state_tests = []
+    for w, ok in zip(within, tested):
+        if ok:
+            k = keys[w[0]]
+            s = next(j for j, sm in enumerate(strata_of[k][1]) if sm.stratum == w[1])
+            state_tests.append({block(k, s): values(k, s)})
+    res = _jp.step_down_min_p(blocks, [_jp.JointTest(values=v) for v in row_tests + state_tests], alpha)
+    return tested, res.adjusted, res.levels, dict(correction=WESTFALL_YOUNG, relabellings=res.relabellings,
+                                                  relabellings_seed=res.seed)
 
 
 def slowdown_beyond_grid(baseline: np.ndarray, candidate: np.ndarray, max_slowdown: float, *,
@@ -376,8 +461,11 @@ def gate(
             continue
         warnings += _matching.mix_warning(base, cand, matched, _only_mix(rows, max_slowdown, alpha, at_p),
                                           at_p=at_p)
+        joint = any(r.correction == WESTFALL_YOUNG for r in rows)
         test = (f"one-sided {_matching.STRATIFIED_TEST}, stratified Hodges–Lehmann ratio; and the one-sided "
-                "wilcoxon-rank-sum within each state (holm over rows × states)")
+                "wilcoxon-rank-sum within each state ("
+                + ("westfall-young step-down min-p over rows × states, the launches relabelled jointly within "
+                   "each state" if joint else "holm over rows × states") + ")")
     if per_repetition:
         warnings.append(warning("per-repetition", doing="gating on", consequence="", per="side"))
     else:  # the row with the fewest launches decides (candidate first: the test is of candidate > baseline)
@@ -397,9 +485,9 @@ def launch_states(m: _matching.Matching) -> tuple[dict[int, str], dict[int, str]
 
 
 def state_strata(ga, gb, op: str, size: int, state_a: Mapping[int, str], state_b: Mapping[int, str],
-                 names: Sequence[str]) -> tuple[list[tuple[np.ndarray, np.ndarray]], tuple]:
-    """Per state of ``names``, (a's, b's) per-launch medians of the row, and their
-    ``StateMedians``; launches without a state are in none."""
+                 names: Sequence[str]) -> tuple[list[tuple[np.ndarray, np.ndarray]], tuple, list]:
+    """Per state of ``names``, (a's, b's) per-launch medians of the row, their ``StateMedians``
+    and (a's, b's) launch numbers; launches without a state are in none."""
     def medians(g):
         row = g.rows().get((op, size))
         return {} if row is None else {s.launch: float(s.median_ns) for s in row.per_launch
@@ -409,11 +497,12 @@ def state_strata(ga, gb, op: str, size: int, state_a: Mapping[int, str], state_b
 
 def split_by_state(a: Mapping[int, float], b: Mapping[int, float], state_a: Mapping[int, str],
                    state_b: Mapping[int, str],
-                   names: Sequence[str]) -> tuple[list[tuple[np.ndarray, np.ndarray]], tuple]:
+                   names: Sequence[str]) -> tuple[list[tuple[np.ndarray, np.ndarray]], tuple, list]:
     """Per state of ``names``, the values (launch → per-launch median) of each side whose launch
-    is in it, and their ``StateMedians``."""
-    strata = [(np.array([v for i, v in a.items() if state_a.get(i) == n]),
-               np.array([v for i, v in b.items() if state_b.get(i) == n])) for n in names]
+    is in it, their ``StateMedians``, and the launches of each side in it (in the values' order:
+    what the gate's joint relabelling moves, the same launch in every row)."""
+    ids = [([i for i in a if state_a.get(i) == n], [i for i in b if state_b.get(i) == n]) for n in names]
+    strata = [(np.array([a[i] for i in ia]), np.array([b[i] for i in ib])) for ia, ib in ids]
     out = []
     for name, (x, y) in zip(names, strata):
         ma = float(np.median(x)) if x.size else math.nan
@@ -421,7 +510,7 @@ def split_by_state(a: Mapping[int, float], b: Mapping[int, float], state_a: Mapp
         out.append(_matching.StateMedians(stratum=name, launches_a=int(x.size), launches_b=int(y.size),
                                           median_a_ns=ma, median_b_ns=mb,
                                           ratio_of_medians=mb / ma if x.size and y.size and ma > 0 else math.nan))
-    return strata, tuple(out)
+    return strata, tuple(out), ids
 
 
 def untested_states(rows: Sequence[GateRow], pair: str) -> list[AnalysisWarning]:

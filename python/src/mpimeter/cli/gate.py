@@ -22,13 +22,16 @@ from mpimeter.cli.common import (EXIT_OK, EXIT_REGRESSION, STARS_TEXT, alpha_opt
 def print_gate(res: analysis.GateResult, baseline: str, candidate: str) -> None:
     con = console()
     rows = res.rows
+    joint = res.correction  # Westfall–Young over rows × states (its relabellings), or None: Holm
+    adjusted = "p (Holm)" if joint is None else "p (adjusted)"
+    ci_head = "ratio [CI at Holm level]" if joint is None else "ratio [CI at its step's level]"
     title = "regressions" if not res.passed else "no regression"
     t = Table(title=f"mpimeter gate {baseline} → {candidate}: {title} (max slowdown {100 * res.max_slowdown:g} %)",
               title_justify="left")
     show_p, show_root, show_pieces = (len({getattr(r, k) for r in rows}) > 1 for k in ("nprocs", "root", "workpieces"))
     for name in ("op", "size", *(("p",) if show_p else ()), *(("root",) if show_root else ()),
                  *(("workpieces",) if show_pieces else ()), "baseline",
-                 "candidate", "ratio [CI at Holm level]", "p", "p (Holm)", "", "significant", "regression"):
+                 "candidate", ci_head, "p", adjusted, "", "significant", "regression"):
         t.add_column(name, justify="left" if name in ("op", "", "significant", "regression") else "right")
     for r in sorted(rows, key=lambda r: (not r.regression, r.op, r.size, r.nprocs, -1 if r.root is None else r.root,
                                          -1 if r.workpieces is None else r.workpieces)):
@@ -41,20 +44,27 @@ def print_gate(res: analysis.GateResult, baseline: str, candidate: str) -> None:
     con.print(t)
     level_text = ("with the interval of the same test at the level Holm tested the row at (lower end one-sided at "
                   f"1 − level), so a regression's interval lies above {1 + res.max_slowdown:g}")
+    if joint is not None:
+        level_text = level_text.replace("Holm tested the row at", "its step of the family was tested at")
     if any(r.stratified for r in rows):
         con.print(state_table([r for r in rows if r.stratified], "baseline", "candidate"))
-        con.print(state_test_table(rows, res.max_slowdown))
+        con.print(state_test_table(rows, res.max_slowdown, adjusted, ci_head))
         for line in launches_needed_lines(rows, res.max_slowdown):
             con.print(line)
+        family = (f"{len(res.rows)} rows and {sum(st.tested for r in rows for st in r.state_tests)} state tests")
+        correction = (f"Holm over {family}" if joint is None else
+                      f"Westfall–Young step-down min-p over {family}, the launches relabelled within each state "
+                      f"alike in every row ({joint.relabellings} relabellings, "
+                      + ("every one" if joint.relabellings_seed is None else
+                         f"seeded random ones, seed {joint.relabellings_seed}") + ")")
         con.print(f"test: one-sided van Elteren stratified rank-sum over the matched states (state by state: "
                   f"candidate per-launch medians against baseline medians × {1 + res.max_slowdown:g}, "
                   f"weights 1/(launches in the state + 1)); p: {analysis.p_method_text(r.p_method for r in rows)}; "
-                  f"Holm over {len(res.rows)} rows and {sum(st.tested for r in rows for st in r.state_tests)} "
-                  f"state tests; significant: p (Holm) ≤ α = {res.alpha:g}, {STARS_TEXT}; "
+                  f"{correction}; significant: adjusted p ≤ α = {res.alpha:g}, {STARS_TEXT}; "
                   "regression: significant, or a state's own test significant; ratio: stratified Hodges–Lehmann "
                   "estimate of candidate / baseline "
                   f"(weighted median of within-state pairwise ratios) {level_text}; and each state on its own: "
-                  f"the one-sided rank-sum test of its launches, in one Holm family of rows × states, so that a "
+                  f"the one-sided rank-sum test of its launches, in one family of rows × states, so that a "
                   f"regression of any state fails the gate (a state too rare to reach α in that family is left out "
                   f"and named)")
     else:
@@ -76,11 +86,12 @@ def print_gate(res: analysis.GateResult, baseline: str, candidate: str) -> None:
     print_warnings(con, res.warnings)
 
 
-def state_test_table(rows, max_slowdown: float) -> Table:
+def state_test_table(rows, max_slowdown: float, adjusted: str = "p (Holm)",
+                     ci_head: str = "ratio [CI at Holm level]") -> Table:
     """Per row and matched state: the state's own slowdown test, its ratio against the threshold."""
     t = Table(title=f"per state: candidate / baseline against {1 + max_slowdown:g}", title_justify="left")
-    for name in ("op", "size", "state", "launches baseline/candidate", "ratio [CI at Holm level]", "threshold",
-                 "p", "p (Holm)", "regression"):
+    for name in ("op", "size", "state", "launches baseline/candidate", ci_head, "threshold",
+                 "p", adjusted, "regression"):
         t.add_column(name, justify="left" if name in ("op", "state", "regression") else "right")
     for r in rows:
         for st in r.state_tests:

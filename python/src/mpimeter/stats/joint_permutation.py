@@ -1,0 +1,168 @@
+# SPDX-License-Identifier: BSD-3-Clause
+"""A family of rank-sum tests on the same launches, adjusted jointly: Westfall–Young step-down
+min-p over a permutation of the launch labels within blocks (Westfall & Young 1993, §2.6,
+algorithm 2.8; Westfall & Troendle 2008 for exact family-wise control when each test's
+statistic is a function of its own hypothesis' data).
+
+Why: the tests of a gate with machine states (every row, and every row within every state) are
+far from independent — a launch carries every row, so a launch-wide effect is the same
+information in each of them — and Holm spends the level as if they were. Relabelling the
+launches keeps that dependence: within each block (the launches of one state) every split of
+the block's launches into the baseline's and the candidate's counts is equally likely under the
+null, the SAME split for every row, blocks relabelled independently.
+
+- A block is a list of launch units, each a baseline or a candidate launch. Each test is the
+  one-sided rank-sum statistic of its candidate units over one block (a state test), or van
+  Elteren's weighted sum over several (a row test over its states: T = Σ_s (W_s − E_s) / (N_s + 1),
+  W_s the candidate's midrank sum among the units the row has in block s, E_s its mean for the
+  units labelled candidate). Values are what the caller tests (the gate: baseline × (1 + margin),
+  both moved by the timer grid); NaN marks a unit the test does not have.
+- The relabellings: every split of every block (their product) when there are at most
+  ``EXACT_MAX`` of them — C(10, 5)² = 63 504 for two states of 5 + 5 launches a side — else
+  ``RESAMPLES`` seeded random ones per block, the observed labels counted among them
+  (Monte Carlo; its count is returned so callers print it).
+- Each test's p is the share of relabellings whose statistic is at least the observed one (ties
+  count as at least: the exact permutation p, the rank-sum test's own when the test has every
+  unit). The adjusted p of the test with the j-th smallest p is the share of relabellings in
+  which the least p of the tests from the j-th on is at most p_(j), made monotone; its
+  ``level`` — the largest cut on that least p whose share is at most α — is the level the step
+  tests at, as Holm's α / (m − j) is Holm's (a caller inverts its interval there).
+
+Cost: O(relabellings · tests) memory and O(tests · relabellings · log relabellings) time."""
+
+from __future__ import annotations
+
+import itertools
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+from scipy import stats as _st
+
+EXACT_MAX = 100_000  # relabellings enumerated at most (the product over the blocks)
+RESAMPLES = 10_000  # Monte Carlo relabellings beyond it (the observed labels one of them)
+SEED = 20_260_530
+_TIE = 1e-9  # statistics equal up to float rounding of sums of midranks count as equal
+
+
+@dataclass(frozen=True, kw_only=True)
+class Block:
+    """The launch units of one block: ``candidate[i]`` True for a unit the candidate ran."""
+
+    candidate: np.ndarray
+
+
+@dataclass(frozen=True, kw_only=True)
+class JointTest:
+    """One test: per block it reads (index into the blocks), the values of that block's units
+    (NaN: a unit it does not have). One block: the rank-sum statistic; several: van Elteren's."""
+
+    values: dict[int, np.ndarray]
+
+
+@dataclass(frozen=True, kw_only=True)
+class JointResult:
+    """Per test its permutation p, its adjusted p and the level its step tested at; the
+    relabellings counted and whether they were all of them (``exact``) or seeded draws."""
+
+    p_values: np.ndarray
+    adjusted: np.ndarray
+    levels: np.ndarray
+    relabellings: int
+    exact: bool
+    seed: int | None
+
+
+def relabelling_count(blocks: Sequence[Block]) -> int:
+    """How many relabellings the blocks have together: the product of C(N_s, candidates_s)."""
+    return math.prod(math.comb(b.candidate.size, int(b.candidate.sum())) for b in blocks)
+
+
+def _block_labels(block: Block, draws: int | None, rng: np.random.Generator) -> np.ndarray:
+    """(relabellings × units) candidate labels of one block, the observed labels first: every
+    split (``draws`` None), or the observed and draws − 1 uniform random ones."""
+    n, k = block.candidate.size, int(block.candidate.sum())
+    if draws is None:
+        out = np.zeros((math.comb(n, k), n), dtype=bool)
+        for i, chosen in enumerate(itertools.combinations(range(n), k)):
+            out[i, list(chosen)] = True
+        observed = int(np.flatnonzero((out == block.candidate).all(axis=1))[0])
+        return np.concatenate([out[observed:observed + 1], np.delete(out, observed, axis=0)])
+    order = rng.random((draws - 1, n)).argsort(axis=1)[:, :k]
+    out = np.zeros((draws - 1, n), dtype=bool)
+    np.put_along_axis(out, order, True, axis=1)
+    return np.concatenate([block.candidate[None, :], out])
+
+
+def _component(labels: np.ndarray, values: np.ndarray) -> np.ndarray:
+    """Per relabelling, (W − E) / (N + 1) of the units that have a value: W the candidate's
+    midrank sum, E = candidates · (N + 1) / 2; N the units with a value."""
+    have = np.isfinite(values)
+    n = int(have.sum())
+    if n == 0:
+        return np.zeros(labels.shape[0])
+    ranks = np.zeros(values.size)
+    ranks[have] = _st.rankdata(values[have])
+    lab = labels[:, have]
+    return (lab.astype(float) @ ranks[have] - lab.sum(axis=1) * (n + 1) / 2) / (n + 1)
+
+
+def _p_of_each(stat: np.ndarray) -> np.ndarray:
+    """Per relabelling, the share of relabellings whose statistic is at least its own."""
+    srt = np.sort(stat)
+    tol = _TIE * max(1.0, float(np.abs(srt).max()) if srt.size else 1.0)
+    return (stat.size - np.searchsorted(srt, stat - tol, side="left")) / stat.size
+
+
+def _largest_cut(least: np.ndarray, most: int) -> float:
+    """The largest value v of ``least`` with at most ``most`` of its values ≤ v (0: none)."""
+    if most < 1:
+        return 0.0
+    if most >= least.size:
+        return float(least.max())
+    low = np.partition(least, most)[:most + 1]  # the most + 1 smallest, the largest of them last
+    above = low[most]
+    below = low[:most][low[:most] < above]
+    return float(below.max()) if below.size else 0.0
+
+
+def step_down_min_p(blocks: Sequence[Block], tests: Sequence[JointTest], alpha: float, *,
+                    exact_max: int = EXACT_MAX, resamples: int = RESAMPLES, seed: int = SEED) -> JointResult:
+    """Westfall–Young step-down min-p over ``tests`` by relabelling the launches of each block
+    (module docstring); p-values, adjusted p-values and each step's level, in the tests' order."""
+    count = relabelling_count(blocks)
+    exact = count <= exact_max
+    rng = np.random.default_rng(seed)
+    labels = [_block_labels(b, None if exact else resamples, rng) for b in blocks]
+    if exact:  # every combination of the blocks' splits, the observed one (index 0 in each) first
+        grids = np.meshgrid(*[np.arange(lab.shape[0]) for lab in labels], indexing="ij")
+        index = [g.ravel() for g in grids]
+    else:  # the j-th draw of every block together
+        index = [np.arange(resamples) for _ in blocks]
+    size = index[0].size if index else 1
+    p_each = np.empty((len(tests), size))
+    for t, test in enumerate(tests):
+        if exact and len(test.values) == 1:  # one block: its p over its own splits, each repeated alike
+            (s, values), = test.values.items()
+            p_each[t] = _p_of_each(_component(labels[s], np.asarray(values, dtype=float)))[index[s]]
+            continue
+        stat = np.zeros(size)
+        for s, values in test.values.items():
+            stat += _component(labels[s], np.asarray(values, dtype=float))[index[s]]
+        p_each[t] = _p_of_each(stat)
+    observed = p_each[:, 0].copy()
+    order = np.argsort(observed, kind="stable")
+    adjusted, levels = np.empty(len(tests)), np.empty(len(tests))
+    least = np.full(size, np.inf)
+    most = math.floor(alpha * size + 1e-9)  # relabellings a cut may admit
+    for j in order[::-1]:  # the least p of the tests from this step on, per relabelling
+        np.minimum(least, p_each[j], out=least)
+        adjusted[j] = np.count_nonzero(least <= observed[j] * (1 + _TIE)) / size
+        levels[j] = _largest_cut(least, most)
+    running = 0.0
+    for j in order:  # step-down: never below an earlier step's
+        running = max(running, adjusted[j], observed[j])
+        adjusted[j] = min(running, 1.0)
+    return JointResult(p_values=observed, adjusted=adjusted, levels=levels, relabellings=size, exact=exact,
+                       seed=None if exact else seed)

@@ -1,0 +1,189 @@
+# SPDX-License-Identifier: BSD-3-Clause
+"""The gate's family with machine states, adjusted by Westfall–Young step-down min-p over a joint
+relabelling of the launches within each state (stats.joint_permutation, analysis.gating;
+docs/ALGORITHMS.md, "Decisions by design"): the adjusted p-values are the textbook procedure's
+(Westfall & Young 1993, algorithm 2.8, checked against a direct enumeration), never above
+Holm's, a regression of one state that the rows share is found where Holm misses it, A/A with
+two states and a launch-wide effect stays at its level, and the JSON says which adjustment ran."""
+
+from __future__ import annotations
+
+import itertools
+import json
+import math
+
+import numpy as np
+import pytest
+from click.testing import CliRunner
+from data.synth import write_state_campaign
+from scipy import stats
+
+from mpimeter.analysis import gating
+from mpimeter.cli.gate import command as gate_command
+from mpimeter.stats import hypothesis
+from mpimeter.stats import joint_permutation as jp
+
+NAMES = ("faster", "slower")
+
+
+def _reference(blocks_values: list[list[np.ndarray]], sizes: list[tuple[int, int]], alpha: float):
+    """Westfall–Young step-down min-p by direct enumeration: tests are a state test per (block,
+    row) and a van Elteren row test per row; every combination of every block's splits."""
+    splits = [list(itertools.combinations(range(nb + nc), nc)) for nb, nc in sizes]
+    rows = len(blocks_values[0])
+
+    def u(values, chosen):  # (W − E) / (N + 1) of the units labelled candidate
+        r = stats.rankdata(values)
+        return (r[list(chosen)].sum() - len(chosen) * (values.size + 1) / 2) / (values.size + 1)
+    stat = []  # per relabelling: the tests' statistics
+    for combo in itertools.product(*splits):
+        per_block = [[u(blocks_values[s][j], combo[s]) for j in range(rows)] for s in range(len(sizes))]
+        stat.append([sum(per_block[s][j] for s in range(len(sizes))) for j in range(rows)] +
+                    [per_block[s][j] for j in range(rows) for s in range(len(sizes))])
+    stat = np.array(stat)
+    observed_index = next(i for i, combo in enumerate(itertools.product(*splits))
+                          if all(c == tuple(range(nb, nb + nc)) for c, (nb, nc) in zip(combo, sizes)))
+    p = np.array([[np.mean(stat[:, k] >= stat[g, k] - 1e-9) for k in range(stat.shape[1])]
+                  for g in range(stat.shape[0])])
+    obs = p[observed_index]
+    order = np.argsort(obs, kind="stable")
+    adj = np.empty(obs.size)
+    for step, k in enumerate(order):
+        rest = order[step:]
+        adj[k] = np.mean(p[:, rest].min(axis=1) <= obs[k] + 1e-12)
+    running = 0.0
+    for k in order:
+        running = max(running, adj[k])
+        adj[k] = running
+    return obs, adj
+
+
+def test_step_down_min_p_is_the_direct_enumeration_and_never_above_holm():
+    rng = np.random.default_rng(4)
+    sizes = [(3, 3), (2, 4)]
+    for trial in range(3):
+        launch = [rng.normal(0, 0.02, nb + nc) for nb, nc in sizes]  # shared by both rows of a launch
+        shift = [np.r_[np.zeros(nb), np.full(nc, 0.03 * trial)] for nb, nc in sizes]
+        values = [[np.round(1000 * np.exp(launch[s] + shift[s] + rng.normal(0, 0.01, launch[s].size)), -trial)
+                   for _ in range(2)] for s in range(2)]  # rounding: ties in the later trials
+        obs, adj = _reference(values, sizes, 0.05)
+        blocks = [jp.Block(candidate=np.r_[np.zeros(nb, bool), np.ones(nc, bool)]) for nb, nc in sizes]
+        tests = [jp.JointTest(values={s: values[s][j] for s in range(2)}) for j in range(2)] + \
+            [jp.JointTest(values={s: values[s][j]}) for j in range(2) for s in range(2)]
+        res = jp.step_down_min_p(blocks, tests, 0.05)
+        assert res.exact and res.relabellings == 20 * 15 and res.seed is None
+        assert res.p_values == pytest.approx(obs, abs=1e-12)
+        assert res.adjusted == pytest.approx(adj, abs=1e-12)
+        assert (res.adjusted <= hypothesis.holm(res.p_values) + 1e-12).all()
+        # the first step's level decides as its adjusted p does (Holm's α / m, here the family's own)
+        first = int(np.argmin(obs))
+        assert (res.p_values[first] <= res.levels[first] + 1e-12) == (adj[first] <= 0.05)
+
+
+def test_monte_carlo_relabellings_are_seeded_and_near_the_exact_ones():
+    rng = np.random.default_rng(9)
+    blocks = [jp.Block(candidate=np.r_[np.zeros(5, bool), np.ones(5, bool)])] * 2
+    values = [rng.normal(0, 1, 10) + np.r_[np.zeros(5), np.full(5, 1.5)] for _ in range(2)]
+    tests = [jp.JointTest(values={0: values[0], 1: values[1]}), jp.JointTest(values={0: values[0]}),
+             jp.JointTest(values={1: values[1]})]
+    exact = jp.step_down_min_p(blocks, tests, 0.05)
+    drawn = jp.step_down_min_p(blocks, tests, 0.05, exact_max=1000, resamples=20_000)
+    again = jp.step_down_min_p(blocks, tests, 0.05, exact_max=1000, resamples=20_000)
+    assert exact.exact and exact.relabellings == 252 ** 2
+    assert not drawn.exact and drawn.relabellings == 20_000 and drawn.seed == jp.SEED
+    assert (drawn.adjusted == again.adjusted).all()
+    assert drawn.adjusted == pytest.approx(exact.adjusted, abs=0.006)
+
+
+def _campaign(rng, fast_b, fast_c, rows: int, cand_fast: float, *, max_slowdown=0.05, launch_sigma=0.02,
+              row_sigma=0.002):
+    """Per-launch medians of ``rows`` rows sharing each launch's factor, two states 2.5× apart."""
+    def side(fast, truth_fast):
+        launch = rng.lognormal(0, launch_sigma, fast.size) * np.where(fast, truth_fast, 2.5)
+        return 1000.0 * launch[:, None] * rng.lognormal(0, row_sigma, (fast.size, rows))
+    fb, fc = np.arange(10) < fast_b, np.arange(10) < fast_c
+    base, cand = side(fb, 1.0), side(fc, cand_fast)
+    sb = {i: NAMES[0] if f else NAMES[1] for i, f in enumerate(fb)}
+    sc = {i: NAMES[0] if f else NAMES[1] for i, f in enumerate(fc)}
+    keys = [("allreduce", 8 << r) for r in range(rows)]
+
+    def matched(op, size):
+        j = keys.index((op, size))
+        return gating.split_by_state(dict(enumerate(base[:, j])), dict(enumerate(cand[:, j])), sb, sc, NAMES)
+    return gating.gate_rows({k: base[:, j] for j, k in enumerate(keys)}, {k: cand[:, j] for j, k in enumerate(keys)},
+                            max_slowdown=max_slowdown, alpha=0.05, matched=matched, grid_ns=1.0)
+
+
+def test_a_regression_of_one_state_that_every_row_shows_fails_the_gate_where_holm_did_not():
+    # 5 v 5 launches a side in each state, 3 rows sharing the launch factor (row noise 0.2 %), the fast
+    # state 10 % slower. Seeded campaign whose fast-state tests reach U ≤ 2 (p = 4/252) but not 1/252:
+    # Holm over 3 rows + 6 state tests needs p ≤ 0.05 / 9 = 1.4/252 — no regression; the joint relabelling
+    # sees the rows move together and counts the fast state's evidence once
+    rows = _campaign(np.random.default_rng(17), 5, 5, 3, 1.10)
+    fast = [st for r in rows for st in r.state_tests if st.stratum == "faster"]
+    assert all(st.p_value > 1 / 252 + 1e-12 for st in fast) and min(st.p_value for st in fast) <= 4 / 252 + 1e-12
+    holm = hypothesis.holm(np.array([r.p_value for r in rows] + [st.p_value for r in rows for st in r.state_tests]))
+    assert (holm > 0.05).all()
+    assert any(r.regression for r in rows)
+    assert all(r.correction == gating.WESTFALL_YOUNG and r.relabellings == 252 ** 2 for r in rows)
+    found = [st for st in fast if st.regression]
+    assert found and all(st.p_adjusted <= 0.05 for st in found)
+    # the interval of a regression's state at its step's level lies above the threshold
+    assert all(st.ratio_ci_low > 1.05 for st in found)
+    assert not any(st.regression for r in rows for st in r.state_tests if st.stratum == "slower")
+
+
+def test_a_and_a_with_two_states_and_a_shared_launch_effect_keeps_the_level():
+    # 120 seeded A/A campaigns at the 0 % margin (the null's boundary), 8/2 v 2/8 mixes and 5/5, 3 rows
+    # dominated by the launch factor: the family fails at most 5 % of them in expectation; 12 of 120 would be
+    # 0.1, outside the binomial's 99.9 % range at 0.05
+    rng = np.random.default_rng(23)
+    fails = 0
+    for i in range(120):
+        fb, fc = (8, 2) if i % 2 else (5, 5)
+        fails += any(r.regression for r in _campaign(rng, fb, fc, 3, 1.0, max_slowdown=0.0))
+    assert fails <= 12
+
+
+def test_gate_json_says_which_family_adjustment_ran(tmp_path):
+    base = write_state_campaign(tmp_path / "base", 5, 5, seed=11, sizes=(8,), ops=("allreduce",))
+    cand = write_state_campaign(tmp_path / "cand", 5, 5, seed=12, fast_factor=0.44, sizes=(8,), ops=("allreduce",))
+    r = CliRunner().invoke(gate_command, [str(base), str(cand), "--no-cache", "--format", "json"])
+    assert r.exit_code == 1, r.output
+    out = json.loads(r.stdout)
+    assert (out["correction"], out["relabellings"], out["relabellings_seed"]) == (gating.WESTFALL_YOUNG,
+                                                                                   252 ** 2, None)
+    assert "westfall-young" in out["test"]
+    (row,) = out["rows"]
+    assert row["correction"] == gating.WESTFALL_YOUNG and row["relabellings"] == 252 ** 2
+    r = CliRunner().invoke(gate_command, [str(base), str(cand), "--no-cache"], env={"COLUMNS": "250"})
+    assert "Westfall–Young step-down min-p over 1 rows and 2 state tests" in " ".join(r.output.split())
+    # without states: Holm over the rows, as before
+    plain = write_state_campaign(tmp_path / "plain", 10, 0, seed=13, sizes=(8,), ops=("allreduce",))
+    plain2 = write_state_campaign(tmp_path / "plain2", 10, 0, seed=14, sizes=(8,), ops=("allreduce",))
+    out = json.loads(CliRunner().invoke(gate_command, [str(plain), str(plain2), "--no-cache", "--format",
+                                                       "json"]).stdout)
+    assert (out["correction"], out["relabellings"]) == (gating.HOLM, None)
+    assert math.isfinite(out["rows"][0]["p_adjusted"])
+
+
+def test_rows_at_several_p_are_relabelled_per_p_and_state_with_seeded_draws_beyond_the_exact_count():
+    # 8 + 8 launches a side at each of p = 4 and 8: four blocks of C(16, 8) = 12 870 splits, 2.7e16 together —
+    # the family takes 10 000 seeded relabellings, says so, and finds the fast state's 12 % regression at each p
+    rng = np.random.default_rng(2)
+    fast = np.arange(16) < 8
+    states = {i: NAMES[0] if f else NAMES[1] for i, f in enumerate(fast)}
+    keys = [("allreduce", 8, (4, None, None)), ("allreduce", 8, (8, None, None))]
+    base = {k: 1000 * np.where(fast, 1.0, 2.0) * rng.lognormal(0, 0.02, 16) for k in keys}
+    cand = {k: 1000 * np.where(fast, 1.12, 2.0) * rng.lognormal(0, 0.02, 16) for k in keys}
+
+    def matched(op, size, where):
+        k = (op, size, where)
+        return gating.split_by_state(dict(enumerate(base[k])), dict(enumerate(cand[k])), states, states, NAMES)
+    rows = gating.gate_rows(base, cand, max_slowdown=0.05, alpha=0.05, matched=matched, grid_ns=1.0)
+    assert [r.nprocs for r in rows] == [4, 8]
+    assert all((r.correction, r.relabellings, r.relabellings_seed) == (gating.WESTFALL_YOUNG, jp.RESAMPLES, jp.SEED)
+               for r in rows)
+    assert [[st.regression for st in r.state_tests] for r in rows] == [[True, False], [True, False]]
+    again = gating.gate_rows(base, cand, max_slowdown=0.05, alpha=0.05, matched=matched, grid_ns=1.0)
+    assert [r.p_adjusted for r in again] == [r.p_adjusted for r in rows]  # seeded: the same every run
