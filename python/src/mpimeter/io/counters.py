@@ -5,7 +5,7 @@
 What is checked, with messages that name the file (and line): meta.json ``counters`` has its
 documented types, the file it names is ``counters.csv`` in the launch folder (nothing outside),
 each metric's source is one the binaries built list (``counter_sources`` of their ``--describe``,
-read by io.bench_binaries), the metric names are distinct; counters.csv has the header ``test,rank,rep,metric,value``, every
+read by io.bench_binaries; with none built, of their --describe recorded in the repository), the metric names are distinct; counters.csv has the header ``test,rank,rep,metric,value``, every
 metric is one of ``counters.metrics``, every test is one of meta.json's tests, the rank fits
 ``nprocs`` and the raw mode (full: 0 … nprocs−1; reduced: −1), ``rep`` ≥ 0, an integer metric's
 value is a whole number, no (test, rank, rep, metric) twice, and every test meta.json lists as
@@ -47,7 +47,7 @@ COLUMNS = (
     Column("metric", pa.string()),
     Column("value", pa.float64(), nullable=True),  # empty: a double counter that read NaN
 )
-# a counter's source where no built binary can list them (a machine that only analyses): a name
+# a counter's source where nothing can list them (no binary built, no repository's record): a name
 SOURCE_NAME = re.compile(r"[a-z][a-z0-9_]{0,31}")
 VALUE_KINDS = ("integer", "double")
 INTEGER_LIMIT = 2.0**63  # an integer counter's delta is a signed 64-bit number (docs/FORMAT.md)
@@ -136,9 +136,10 @@ def counters_meta(meta: LaunchMeta) -> CountersMeta | None:
 
 def _source(m: Fields) -> str:
     """``metrics[].source``: one of the sources the binaries built read (their ``--describe``,
-    io.bench_binaries: the one list of them); where no binary can say, a name of SOURCE_NAME's
-    shape, shown as it is."""
-    known = bench_binaries.built_counter_sources()
+    io.bench_binaries: the one list of them); where none is built, one of those the binaries'
+    recorded --describe documents list (bench_binaries.recorded_counter_sources); outside the
+    repository with no binary (nothing can say), a name of SOURCE_NAME's shape, shown as it is."""
+    known = bench_binaries.built_counter_sources() or bench_binaries.recorded_counter_sources()
     if known:
         return m.need("source", STR, choices=known)
     source = m.need("source", STR)
