@@ -12,7 +12,8 @@ run: K pairs of trials, one after the other, nothing in parallel. A trial is a d
 operations and sizes, 2 ranks on this 2-core machine, the default method: window + hca3, the copy
 probe in the trial's first launch only, as `run` does), each with its own seed. Before and
 after every trial the load average and the machine's /proc/stat counters (busy, steal) are kept
-in DIR/trials.json, written after each trial. No new trial starts when the last one's duration
+in DIR/trials.json, written after each trial, with the trial's own CPU seconds (its launcher's
+and ranks' rusage) and the share of the machine's CPUs everything else used meanwhile. No new trial starts when the last one's duration
 would end it after --until (UTC); a trial still running then is stopped with SIGINT (`mpimeter
 run` stops cleanly; its finished launches count).
 
@@ -46,6 +47,7 @@ import argparse
 import datetime as dt
 import json
 import os
+import resource
 import signal
 import subprocess
 import sys
@@ -75,6 +77,22 @@ def _proc_stat() -> dict:
     return {"busy_s": (sum(v) - v[3] - v[4]) / hz, "steal_s": v[7] / hz}
 
 
+def _children_cpu() -> float:
+    """CPU seconds of the finished children (the campaign, its launcher and ranks: each waits for
+    its own, so their time reaches this process)."""
+    r = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return r.ru_utime + r.ru_stime
+
+
+def _other_cpu(entry: dict, own_s: float) -> dict:
+    """The campaign's own CPU seconds and the share of the machine's CPUs that everything else
+    used while it ran (the machine's busy seconds less the campaign's, over wall x CPUs)."""
+    busy = entry["stat_after"]["busy_s"] - entry["stat_before"]["busy_s"]
+    cpus = os.cpu_count() or 1
+    return {"own_cpu_s": round(own_s, 2),
+            "other_cpu_share": round(max(0.0, busy - own_s) / (entry["wall_s"] * cpus), 4) if entry["wall_s"] else None}
+
+
 def _deadline(text: str | None) -> float | None:
     if not text:
         return None
@@ -102,7 +120,7 @@ def run(args: argparse.Namespace) -> None:
             cmd += [x for opt in ("ops", "sizes") if getattr(args, opt) for x in (f"--{opt}", getattr(args, opt))]
             entry = {"pair": pair, "side": side, "folder": folder.name, "seed": seed, "start": _utc(),
                      "load_before": os.getloadavg(), "stat_before": _proc_stat()}
-            t0 = time.monotonic()
+            t0, own0 = time.monotonic(), _children_cpu()
             proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
             try:
                 out, _ = proc.communicate(timeout=None if until is None else max(1.0, until - time.time()))
@@ -113,6 +131,7 @@ def run(args: argparse.Namespace) -> None:
             last = time.monotonic() - t0
             entry.update(end=_utc(), wall_s=round(last, 2), returncode=proc.returncode, load_after=os.getloadavg(),
                          stat_after=_proc_stat(), output_tail=out.strip().splitlines()[-2:])
+            entry.update(_other_cpu(entry, _children_cpu() - own0))
             record["trials"].append(entry)
             manifest.write_text(json.dumps(record, indent=1) + "\n")
             print(f"pair {pair} {side}: exit {proc.returncode} in {last:.1f} s, load {entry['load_after'][0]:.2f}",
