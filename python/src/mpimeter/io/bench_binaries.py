@@ -36,9 +36,6 @@ DEFAULT_SMPI_PLATFORM = Path(__file__).resolve().parents[1] / "platforms" / "clu
 BENCH_RELATIVE = Path("bin") / "mpimeter-bench"
 BENCH_DIR_ENV = "MPIMETER_BENCH_DIR"
 BUILD_RECORD = "mpi.json"  # CMakeLists.txt writes it
-# What each library's binary printed for --describe, kept in the repository (LIB/describe.json;
-# the byte-identity test checks every build against it): the binary's words where none is built.
-RECORDED_DESCRIBE = Path("c") / "tests" / "mpi" / "data" / "identity"
 # A library's name is the folder of its build (scripts/mpi-library checks the same rule).
 LIBRARY_NAME = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9._-]{0,63}$")
 
@@ -190,27 +187,6 @@ def built_counter_sources(bench_dir: str | Path | None = None) -> tuple[str, ...
     """The counter sources of the binaries built in ``bench_dir``, as :func:`built_secret_words`
     (the union; empty when no binary can say): the one source of them for io.counters."""
     return _built_union(os.path.abspath(default_bench_dir() if bench_dir is None else bench_dir), "counter_sources")
-
-
-@lru_cache(maxsize=1)
-def recorded_counter_sources() -> tuple[str, ...]:
-    """The counter sources of the --describe documents the repository keeps (RECORDED_DESCRIBE:
-    what each library's binary printed, which c/tests/mpi/test_byte_identity.py holds every build
-    to), the union; empty outside the repository or where none lists them. What io.counters
-    accepts when no binary is built: the binary's own words, recorded, not a second list."""
-    root = repo_root()
-    if root is None:
-        return ()
-    names: set[str] = set()
-    for path in sorted((root / RECORDED_DESCRIBE).glob("*/describe.json")):
-        try:
-            doc = json.loads(path.read_text())
-        except (OSError, ValueError):
-            continue
-        sources = doc.get("counter_sources") if isinstance(doc, dict) else None
-        if isinstance(sources, list):
-            names |= {s["name"] for s in sources if isinstance(s, dict) and isinstance(s.get("name"), str)}
-    return tuple(sorted(names))
 
 
 @lru_cache(maxsize=8)

@@ -25,6 +25,7 @@ import math
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from functools import lru_cache
 from pathlib import Path
 from types import MappingProxyType
 
@@ -35,7 +36,7 @@ import pyarrow.compute as pc
 from mpimeter.io import bench_binaries, rowcheck
 from mpimeter.io.csvread import Column, read_csv
 from mpimeter.io.errors import AnalysisWarning, InputError
-from mpimeter.io.jsonread import BOOL, NAT, NUM, STR, Fields
+from mpimeter.io.jsonread import BOOL, NAT, NUM, STR, Fields, load_json
 from mpimeter.io.meta import ROW_STATUSES, LaunchMeta
 from mpimeter.warning_codes import warning
 
@@ -49,6 +50,9 @@ COLUMNS = (
 )
 # a counter's source where nothing can list them (no binary built, no repository's record): a name
 SOURCE_NAME = re.compile(r"[a-z][a-z0-9_]{0,31}")
+# What each library's binary printed for --describe, kept in the repository (LIB/describe.json;
+# the byte-identity test checks every build against it): the binary's words where none is built
+RECORDED_DESCRIBE = Path("c") / "tests" / "mpi" / "data" / "identity"
 VALUE_KINDS = ("integer", "double")
 INTEGER_LIMIT = 2.0**63  # an integer counter's delta is a signed 64-bit number (docs/FORMAT.md)
 
@@ -134,12 +138,33 @@ def counters_meta(meta: LaunchMeta) -> CountersMeta | None:
                         read_ns_by_test=MappingProxyType(costs))
 
 
+@lru_cache(maxsize=1)
+def recorded_counter_sources() -> tuple[str, ...]:
+    """The counter sources of the --describe documents the repository keeps (RECORDED_DESCRIBE:
+    what each library's binary printed, which c/tests/mpi/test_byte_identity.py holds every build
+    to), the union; empty outside the repository or where none lists them. What a launch's
+    source may be when no binary is built: the binary's own words, recorded, not a second list."""
+    root = bench_binaries.repo_root()
+    if root is None:
+        return ()
+    names: set[str] = set()
+    for path in sorted((root / RECORDED_DESCRIBE).glob("*/describe.json")):
+        try:
+            doc = load_json(path, max_bytes=2**20)
+        except InputError:
+            continue
+        sources = doc.get("counter_sources") if isinstance(doc, dict) else None
+        if isinstance(sources, list):
+            names |= {s["name"] for s in sources if isinstance(s, dict) and isinstance(s.get("name"), str)}
+    return tuple(sorted(names))
+
+
 def _source(m: Fields) -> str:
     """``metrics[].source``: one of the sources the binaries built read (their ``--describe``,
     io.bench_binaries: the one list of them); where none is built, one of those the binaries'
     recorded --describe documents list (bench_binaries.recorded_counter_sources); outside the
     repository with no binary (nothing can say), a name of SOURCE_NAME's shape, shown as it is."""
-    known = bench_binaries.built_counter_sources() or bench_binaries.recorded_counter_sources()
+    known = bench_binaries.built_counter_sources() or recorded_counter_sources()
     if known:
         return m.need("source", STR, choices=known)
     source = m.need("source", STR)
