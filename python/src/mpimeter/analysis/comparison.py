@@ -238,7 +238,7 @@ def compare(
     rows: list[ComparisonRow] = []
     matchings = {}
     row_strata: dict[tuple, Any] = {}  # matched states of a row
-    row_rounds: dict[tuple, tuple[str, Any, str]] = {}  # analysis.designs.compare_rounds of a row
+    row_rounds: dict[tuple, _designs.RowDesign] = {}  # analysis.designs.compare_rounds of a row
     samples: dict[tuple[str, tuple], dict] = {}  # (group, (p, root)) -> its samples
     at_groups: dict[tuple, tuple] = {}  # (a, b, slice) -> the two groups at that slice
     for i, ga_all in enumerate(groups):
@@ -388,7 +388,7 @@ def _separate_rows(rows: list[ComparisonRow], row_rounds: dict[tuple, _designs.R
     return out, list(drifts.values()), apart
 
 
-def _designs_of(rows: list[ComparisonRow], row_rounds: dict[tuple, tuple[str, Any, str]], single: bool, *,
+def _designs_of(rows: list[ComparisonRow], row_rounds: dict[tuple, _designs.RowDesign], single: bool, *,
                 alternative: str, alpha: float, per_repetition: bool) -> tuple[list[ComparisonRow], dict[tuple, Any]]:
     """Each row with its design (analysis.designs) and, for the rows paired by round, the (a's,
     b's) per-round medians by row key. A row that can be paired is, when its rounds' smallest
