@@ -6,6 +6,7 @@ launches per trial would it? Not a test.
     .venv/bin/python bench/state_trials.py run --dir DIR [--pairs K] [--until HH:MM] [--launches 10]
         [--lib openmpi] [--imb PATH/IMB-MPI1]
     .venv/bin/python bench/state_trials.py report --dir DIR [--out bench/results/launch_states_trials.json]
+    .venv/bin/python bench/state_trials.py join --dir NEW [--build REV] RUN_DIR...
 
 run: K pairs of trials, one after the other, nothing in parallel. A trial is a default campaign:
 `mpimeter run --mpi LIB --launches N --no-analyze` with nothing else given (the default
@@ -16,6 +17,8 @@ in DIR/trials.json, written after each trial, with the trial's own CPU seconds (
 and ranks' rusage) and the share of the machine's CPUs everything else used meanwhile. No new trial starts when the last one's duration
 would end it after --until (UTC); a trial still running then is stopped with SIGINT (`mpimeter
 run` stops cleanly; its finished launches count).
+
+join: the trials of several runs that ran one after the other as one run folder (see join()).
 
 With --imb, each trial is followed by an IMB trial: as many IMB-MPI1 runs (mpiruns) of the
 operations and sizes the trial measured (-msglen; IMB's own iteration policy), one after the
@@ -141,6 +144,35 @@ def run(args: argparse.Namespace) -> None:
             if args.imb:
                 record.setdefault("imb_trials", []).append(run_imb_trial(args, folder, pair, side))
                 manifest.write_text(json.dumps(record, indent=1) + "\n")
+
+
+def join(args: argparse.Namespace) -> None:
+    """The trials of several runs, one after the other, as one run folder (--dir: symlinks to
+    the trials' folders, renamed cNNN, and one trials.json renumbered into pairs A, B): a run that
+    went on after another. With --build, a trial any of whose launches names another build is
+    left out (named in left_out); such trials may only stand at the ends, or the joined trials
+    would not be consecutive."""
+    trials, left = [], []
+    for run_dir in args.runs:
+        record = json.loads((run_dir / "trials.json").read_text())
+        for t in record["trials"]:
+            builds = sorted({json.loads(m.read_text())["tool"]["git_revision"]
+                             for m in (run_dir / t["folder"]).glob("launches/*/meta.json")})
+            entry = dict(t, builds=builds, ran_as=f"{run_dir.name}/{t['folder']}", folder_path=run_dir / t["folder"])
+            (trials if args.build is None or builds == [args.build] else left).append(entry)
+    kept = [i for i, t in enumerate(sorted(trials + left, key=lambda t: t["start"])) if t in trials]
+    if kept != list(range(kept[0], kept[0] + len(kept))):
+        sys.exit("a trial of another build ran between kept ones: the kept trials are not consecutive")
+    args.dir.mkdir(parents=True)
+    for n, t in enumerate(trials):
+        (args.dir / f"c{n:03d}").symlink_to(t.pop("folder_path").resolve())
+        t.update(folder=f"c{n:03d}", pair=n // 2, side="AB"[n % 2])
+    first = json.loads((args.runs[0] / "trials.json").read_text())
+    out = {k: v for k, v in first.items() if k != "trials"}
+    out.update(joined_from=[str(r) for r in args.runs], build=args.build,
+               left_out=[f"{t['ran_as']} ({', '.join(t['builds'])})" for t in left], trials=trials)
+    (args.dir / "trials.json").write_text(json.dumps(out, indent=1, default=str) + "\n")
+    print(f"{len(trials)} trials joined into {args.dir}; left out: {out['left_out']}")
 
 
 # IMB-MPI1's names of the operations a default campaign measures; others have no IMB benchmark here
@@ -475,6 +507,10 @@ def main() -> None:
     p_run.add_argument("--ops", help="the operations of every trial (default: run's default)")
     p_run.add_argument("--sizes", help="the sizes of every trial (default: run's default)")
     p_run.add_argument("--imb", type=Path, help="IMB-MPI1 of --lib: after each trial, an IMB trial of as many runs")
+    p_join = sub.add_parser("join")
+    p_join.add_argument("--dir", type=Path, required=True, help="a new folder")
+    p_join.add_argument("--build", help="keep only the trials whose every launch names this build (git_revision)")
+    p_join.add_argument("runs", type=Path, nargs="+", help="run folders, in the order they ran")
     p_rep = sub.add_parser("report")
     p_rep.add_argument("--dir", type=Path, required=True)
     p_rep.add_argument("--fast-below-ns", type=float, default=200.0)
@@ -488,6 +524,8 @@ def main() -> None:
         if args.pairs < 1 or args.launches < 1:
             sys.exit("--pairs and --launches must be at least 1")
         run(args)
+    elif args.command == "join":
+        join(args)
     else:
         report(args)
 
