@@ -17,7 +17,8 @@ same thing, so every significant row is a false one; a pair counts as "called di
 any of its rows is significant (the family-wise error the Holm correction controls). Reported:
 the share of pairs called different with its Wilson 95 % interval, per pair the significant rows
 and the warnings compare gave, and the machine's load before and after each trial (from
-trials.json). A trial that did not complete is left out with its pair (named in `left_out`).
+trials.json; per campaign also the share of the CPUs others used, where it was recorded). A
+trial that did not complete is left out with its pair (named in `left_out`).
 
 Separate campaigns are judged with their tests widened by the launches' serial dependence
 (analysis.separate_campaigns); each pair also says what the same rows' p before the widening
@@ -123,6 +124,15 @@ def _pairs_to_judge(manifest: dict, consecutive: bool) -> list[tuple]:
             for a, b in zip(ran, ran[1:])]
 
 
+def campaigns(manifest: dict) -> list[dict]:
+    """Every campaign in the order it ran: its load average before and after, wall and (where
+    state_trials.py recorded them) its own CPU seconds and the share of the machine's CPUs that
+    everything else used meanwhile."""
+    keys = ("folder", "start", "wall_s", "returncode", "own_cpu_s", "other_cpu_share")
+    return [{**{k: t.get(k) for k in keys}, "load1_before": round(t["load_before"][0], 2),
+             "load1_after": round(t["load_after"][0], 2)} for t in manifest["trials"]]
+
+
 def main(argv: list[str] | None = None) -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--dir", type=Path, required=True, help="state_trials.py's run folder")
@@ -150,7 +160,8 @@ def main(argv: list[str] | None = None) -> None:
             left_out.append(pair)
             continue
         where = {"pair": pair, "load_before": [a["load_before"][0], b["load_before"][0]],
-                 "load_after": [a["load_after"][0], b["load_after"][0]], "wall_s": [a["wall_s"], b["wall_s"]]}
+                 "load_after": [a["load_after"][0], b["load_after"][0]], "wall_s": [a["wall_s"], b["wall_s"]],
+                 "other_cpu_share": [a.get("other_cpu_share"), b.get("other_cpu_share")]}
         got = compare(args.dir / a["folder"], args.dir / b["folder"], args.timeout_s)
         got.update(where)
         pairs.append(got)
@@ -170,6 +181,7 @@ def main(argv: list[str] | None = None) -> None:
            "pairs_of": "every two consecutive campaigns" if args.consecutive else "the pairs state_trials ran",
            **share(pairs), "unwidened": share(pairs, "significant_unwidened"), "load1_range": [min(loads), max(loads)] if loads else None,
            "left_out": left_out, "errors": [p for p in pairs if "error" in p], "pairs": judged}
+    out["campaigns"] = campaigns(manifest)
     if args.control_source:
         out["control"] = {"source": str(args.control_source), **share(control),
                           "pairs": [p for p in control if "error" not in p]}

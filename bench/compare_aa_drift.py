@@ -24,10 +24,12 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import sys
 from pathlib import Path
 
 import numpy as np
+from scipy.stats import rankdata
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from state_trials import read_trials  # noqa: E402  (the package's own reading of the trials)
@@ -53,6 +55,20 @@ def campaigns_of(folder: Path) -> tuple[list[str], dict[str, list[np.ndarray]], 
     info = [{"campaign": f"p{p:03d}-{s}", "load1": t["load_before"][0]} for (p, s), t in
             zip(order, [t for t in record["trials"] if t["returncode"] == 0])]
     return [f"p{p:03d}-{s}" for p, s in order], rows, info
+
+
+def rank_sum_z(a: np.ndarray, b: np.ndarray) -> float:
+    """The rank-sum statistic of b against a standardized (mid-ranks, tie-corrected variance):
+    positive when b tends to be larger."""
+    a, b = np.asarray(a, dtype=float), np.asarray(b, dtype=float)
+    m, n = len(a), len(b)
+    both = np.concatenate([a, b])
+    r = rankdata(both)
+    u_b = r[m:].sum() - n * (n + 1) / 2
+    _, counts = np.unique(both, return_counts=True)
+    big_n = m + n
+    var = m * n / 12 * ((big_n + 1) - float((counts ** 3 - counts).sum()) / (big_n * (big_n - 1)))
+    return 0.0 if var <= 0 else float((u_b - m * n / 2) / math.sqrt(var))
 
 
 def between_within(series: list[np.ndarray]) -> dict:
@@ -109,7 +125,7 @@ def pair_z(series: list[np.ndarray], adjacent_only: bool = True) -> dict:
             a, b = series[i], series[i + 1]
             if len(a) < 3 or len(b) < 3:
                 continue
-            zi = drift.rank_sum_z(a, b)
+            zi = rank_sum_z(a, b)
             z.append(zi)
             zc.append(zi / np.sqrt(drift.inflation([a, b])))
         z, zc = np.array(z), np.array(zc)

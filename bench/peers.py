@@ -7,13 +7,14 @@ writes bench/results/peers.json. Not a test. Re-run it after every change to the
         --osu-latency PATH/osu_latency --osu-allreduce PATH/osu_allreduce
         --reprompi PATH/mpibenchmark [--lib openmpi] [--seed 40] [--load N]
         [--methods default,barrier,...] [--ops allreduce,pingpong]
-        [--bench PATH/mpimeter-bench] [--baseline-bench PATH/mpimeter-bench]
+        [--bench PATH/mpimeter-bench] [--baseline-bench PATH/mpimeter-bench [--baseline-source DIR]]
         [--out bench/results/peers.json]
 
 A change to mpimeter-bench is measured before and after in the same rounds: --bench the new
 build, --baseline-bench the old one, whose launches run every chosen method again as
 configuration `METHOD@baseline` (ratio_to.baseline: the new one's value and wall time over the
-old one's, paired by round).
+old one's, paired by round). The output names the commit of each (bench_commit,
+baseline_commit: --baseline-source's `git describe`, else what the binary's --describe says).
 
 Operations: allreduce, and the ping-pong `pingpong-send-recv` (MPI_Send, MPI_Recv: what IMB's
 PingPong and osu_latency time), each at 8 B, 1 KiB and 64 KiB. A configuration is one launch of
@@ -68,6 +69,7 @@ import os
 import random
 import shutil
 import statistics
+import subprocess
 import sys
 import tempfile
 from pathlib import Path
@@ -78,6 +80,8 @@ from scipy import stats
 from _launches import NCPUS, REPO, cpu_hogs, launch_argv, launch_facts, state as machine_state, timed
 
 from mpimeter import atomic
+from mpimeter.campaign import describe as _describe
+from mpimeter.io.bench_binaries import DescribeError
 from mpimeter.io.errors import InputError
 from mpimeter.io.peers import PeerRun, read_peer
 
@@ -331,6 +335,9 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     p.add_argument("--baseline-bench", type=_executable,
                    help="a second mpimeter-bench (the build before a change): its launches run every method "
                         "again as METHOD@baseline in the same rounds (none: no such launches)")
+    p.add_argument("--baseline-source", type=Path, metavar="DIR",
+                   help="the source tree --baseline-bench was built from: its `git describe --always --dirty` is "
+                        "kept as baseline_commit (default: the commit the binary's --describe names)")
     p.add_argument("--fast-below-ns", type=_positive, default=200.0,
                    help="a cache-line round trip below this is the fast state [200]")
     p.add_argument("--timeout-s", type=_positive, default=300.0, help="a launch running longer is killed [300]")
@@ -430,6 +437,21 @@ def _utc() -> str:
     return dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds")
 
 
+def build_commit(binary: str | Path, source: Path | None = None) -> str | None:
+    """The commit a mpimeter-bench was built from: `git describe --always --dirty` of its
+    ``source`` tree when given (says whether the tree held changes), else the revision its
+    --describe names (CMake's `git rev-parse` at build time); None when neither is known."""
+    if source is not None:
+        done = subprocess.run(["git", "-C", str(source), "describe", "--always", "--dirty"], capture_output=True,
+                              text=True, check=False)
+        return done.stdout.strip() or None
+    try:
+        revision = _describe.describe(binary).tool.get("git_revision")
+    except (OSError, DescribeError):
+        return None
+    return None if revision in (None, "", "unknown") else str(revision)
+
+
 def _header(args: argparse.Namespace, configs: list[tuple[str, str]], hogs: list[int]) -> dict:
     given = {key: getattr(args, option) for key, option in PEER_OPTIONS.items() if getattr(args, option)}
     return {
@@ -437,6 +459,8 @@ def _header(args: argparse.Namespace, configs: list[tuple[str, str]], hogs: list
         "sizes": list(SIZES), "ops": {op: OPS[op] for op in args.ops},
         "methods": {m: METHODS[m] for m in args.methods}, "configurations": [f"{c} {op}" for c, op in configs],
         "bench": str(args.bench), "baseline_bench": str(args.baseline_bench) if args.baseline_bench else None,
+        "bench_commit": build_commit(args.bench),
+        "baseline_commit": build_commit(args.baseline_bench, args.baseline_source) if args.baseline_bench else None,
         "peer_binaries": {f"{peer} {op}": binary for (peer, op), binary in given.items()},
         "peer_commands": {f"{peer} {op}": peer_argv(peer, op, Path(binary).name, Path("msglen.txt"))
                           for (peer, op), binary in given.items()},

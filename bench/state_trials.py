@@ -6,15 +6,19 @@ launches per trial would it? Not a test.
     .venv/bin/python bench/state_trials.py run --dir DIR [--pairs K] [--until HH:MM] [--launches 10]
         [--lib openmpi] [--imb PATH/IMB-MPI1]
     .venv/bin/python bench/state_trials.py report --dir DIR [--out bench/results/launch_states_trials.json]
+    .venv/bin/python bench/state_trials.py join --dir NEW [--build REV] RUN_DIR...
 
 run: K pairs of trials, one after the other, nothing in parallel. A trial is a default campaign:
 `mpimeter run --mpi LIB --launches N --no-analyze` with nothing else given (the default
 operations and sizes, 2 ranks on this 2-core machine, the default method: window + hca3, the copy
 probe in the trial's first launch only, as `run` does), each with its own seed. Before and
 after every trial the load average and the machine's /proc/stat counters (busy, steal) are kept
-in DIR/trials.json, written after each trial. No new trial starts when the last one's duration
+in DIR/trials.json, written after each trial, with the trial's own CPU seconds (its launcher's
+and ranks' rusage) and the share of the machine's CPUs everything else used meanwhile. No new trial starts when the last one's duration
 would end it after --until (UTC); a trial still running then is stopped with SIGINT (`mpimeter
 run` stops cleanly; its finished launches count).
+
+join: the trials of several runs that ran one after the other as one run folder (see join()).
 
 With --imb, each trial is followed by an IMB trial: as many IMB-MPI1 runs (mpiruns) of the
 operations and sizes the trial measured (-msglen; IMB's own iteration policy), one after the
@@ -46,6 +50,7 @@ import argparse
 import datetime as dt
 import json
 import os
+import resource
 import signal
 import subprocess
 import sys
@@ -75,6 +80,22 @@ def _proc_stat() -> dict:
     return {"busy_s": (sum(v) - v[3] - v[4]) / hz, "steal_s": v[7] / hz}
 
 
+def _children_cpu() -> float:
+    """CPU seconds of the finished children (the campaign, its launcher and ranks: each waits for
+    its own, so their time reaches this process)."""
+    r = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return r.ru_utime + r.ru_stime
+
+
+def _other_cpu(entry: dict, own_s: float) -> dict:
+    """The campaign's own CPU seconds and the share of the machine's CPUs that everything else
+    used while it ran (the machine's busy seconds less the campaign's, over wall x CPUs)."""
+    busy = entry["stat_after"]["busy_s"] - entry["stat_before"]["busy_s"]
+    cpus = os.cpu_count() or 1
+    return {"own_cpu_s": round(own_s, 2),
+            "other_cpu_share": round(max(0.0, busy - own_s) / (entry["wall_s"] * cpus), 4) if entry["wall_s"] else None}
+
+
 def _deadline(text: str | None) -> float | None:
     if not text:
         return None
@@ -102,7 +123,7 @@ def run(args: argparse.Namespace) -> None:
             cmd += [x for opt in ("ops", "sizes") if getattr(args, opt) for x in (f"--{opt}", getattr(args, opt))]
             entry = {"pair": pair, "side": side, "folder": folder.name, "seed": seed, "start": _utc(),
                      "load_before": os.getloadavg(), "stat_before": _proc_stat()}
-            t0 = time.monotonic()
+            t0, own0 = time.monotonic(), _children_cpu()
             proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
             try:
                 out, _ = proc.communicate(timeout=None if until is None else max(1.0, until - time.time()))
@@ -113,6 +134,7 @@ def run(args: argparse.Namespace) -> None:
             last = time.monotonic() - t0
             entry.update(end=_utc(), wall_s=round(last, 2), returncode=proc.returncode, load_after=os.getloadavg(),
                          stat_after=_proc_stat(), output_tail=out.strip().splitlines()[-2:])
+            entry.update(_other_cpu(entry, _children_cpu() - own0))
             record["trials"].append(entry)
             manifest.write_text(json.dumps(record, indent=1) + "\n")
             print(f"pair {pair} {side}: exit {proc.returncode} in {last:.1f} s, load {entry['load_after'][0]:.2f}",
@@ -122,6 +144,35 @@ def run(args: argparse.Namespace) -> None:
             if args.imb:
                 record.setdefault("imb_trials", []).append(run_imb_trial(args, folder, pair, side))
                 manifest.write_text(json.dumps(record, indent=1) + "\n")
+
+
+def join(args: argparse.Namespace) -> None:
+    """The trials of several runs, one after the other, as one run folder (--dir: symlinks to
+    the trials' folders, renamed cNNN, and one trials.json renumbered into pairs A, B): a run that
+    went on after another. With --build, a trial any of whose launches names another build is
+    left out (named in left_out); such trials may only stand at the ends, or the joined trials
+    would not be consecutive."""
+    trials, left = [], []
+    for run_dir in args.runs:
+        record = json.loads((run_dir / "trials.json").read_text())
+        for t in record["trials"]:
+            builds = sorted({json.loads(m.read_text())["tool"]["git_revision"]
+                             for m in (run_dir / t["folder"]).glob("launches/*/meta.json")})
+            entry = dict(t, builds=builds, ran_as=f"{run_dir.name}/{t['folder']}", folder_path=run_dir / t["folder"])
+            (trials if args.build is None or builds == [args.build] else left).append(entry)
+    kept = [i for i, t in enumerate(sorted(trials + left, key=lambda t: t["start"])) if t in trials]
+    if kept != list(range(kept[0], kept[0] + len(kept))):
+        sys.exit("a trial of another build ran between kept ones: the kept trials are not consecutive")
+    args.dir.mkdir(parents=True)
+    for n, t in enumerate(trials):
+        (args.dir / f"c{n:03d}").symlink_to(t.pop("folder_path").resolve())
+        t.update(folder=f"c{n:03d}", pair=n // 2, side="AB"[n % 2])
+    first = json.loads((args.runs[0] / "trials.json").read_text())
+    out = {k: v for k, v in first.items() if k != "trials"}
+    out.update(joined_from=[str(r) for r in args.runs], build=args.build,
+               left_out=[f"{t['ran_as']} ({', '.join(t['builds'])})" for t in left], trials=trials)
+    (args.dir / "trials.json").write_text(json.dumps(out, indent=1, default=str) + "\n")
+    print(f"{len(trials)} trials joined into {args.dir}; left out: {out['left_out']}")
 
 
 # IMB-MPI1's names of the operations a default campaign measures; others have no IMB benchmark here
@@ -456,6 +507,10 @@ def main() -> None:
     p_run.add_argument("--ops", help="the operations of every trial (default: run's default)")
     p_run.add_argument("--sizes", help="the sizes of every trial (default: run's default)")
     p_run.add_argument("--imb", type=Path, help="IMB-MPI1 of --lib: after each trial, an IMB trial of as many runs")
+    p_join = sub.add_parser("join")
+    p_join.add_argument("--dir", type=Path, required=True, help="a new folder")
+    p_join.add_argument("--build", help="keep only the trials whose every launch names this build (git_revision)")
+    p_join.add_argument("runs", type=Path, nargs="+", help="run folders, in the order they ran")
     p_rep = sub.add_parser("report")
     p_rep.add_argument("--dir", type=Path, required=True)
     p_rep.add_argument("--fast-below-ns", type=float, default=200.0)
@@ -469,6 +524,8 @@ def main() -> None:
         if args.pairs < 1 or args.launches < 1:
             sys.exit("--pairs and --launches must be at least 1")
         run(args)
+    elif args.command == "join":
+        join(args)
     else:
         report(args)
 

@@ -163,6 +163,34 @@ def test_a_baseline_build_runs_the_chosen_methods_again_and_is_paired_by_round(t
     assert "baseline" not in entry["default@baseline"]["ratio_to"]
 
 
+def test_the_output_names_the_commit_each_build_came_from(tmp_path):
+    # what the binary's --describe names (CMake's revision at build time), or the `git describe`
+    # of the source tree given, which also says whether that tree held changes
+    doc = json.loads((REPO / "c" / "tests" / "mpi" / "data" / "identity" / "openmpi" / "describe.json").read_text())
+    doc["tool"]["git_revision"] = "0123456789ab"
+    (tmp_path / "describe.json").write_text(json.dumps(doc))
+    bench = tmp_path / "mpimeter-bench"
+    bench.write_text(f"#!/bin/sh\ncat {tmp_path / 'describe.json'}\n")
+    bench.chmod(0o755)
+    assert peers.build_commit(bench) == "0123456789ab"
+    assert peers.build_commit(tmp_path / "missing") is None
+    source = tmp_path / "src"
+    source.mkdir()
+    git = ["git", "-C", str(source), "-c", "user.name=t", "-c", "user.email=t@t"]
+    subprocess.run([*git, "init", "-q"], check=True)
+    (source / "a").write_text("1")
+    subprocess.run([*git, "add", "a"], check=True)
+    subprocess.run([*git, "commit", "-qm", "a"], check=True)
+    head = subprocess.run([*git, "rev-parse", "--short", "HEAD"], capture_output=True, text=True).stdout.strip()
+    assert peers.build_commit(bench, source) == head
+    (source / "a").write_text("2")
+    assert peers.build_commit(bench, source) == head + "-dirty"
+    args = peers.parse_args(["--bench", str(bench), "--baseline-bench", str(bench), "--baseline-source", str(source),
+                             "--out", str(tmp_path / "peers.json")])
+    header = peers._header(args, peers.configurations(args), [])
+    assert header["bench_commit"] == "0123456789ab" and header["baseline_commit"] == head + "-dirty"
+
+
 def test_summary_leaves_out_the_first_launch_and_failed_ones():
     launches = [_launch("default", -1, "fast", {8: 1e6}, 9.0)]
     launches += [_launch("default", r, "fast", {8: v}, 1.0, phases={"init": 0.5, "probes": p})

@@ -76,6 +76,29 @@ def test_null_and_power_on_a_drifting_machine():
     assert power["widened"]["share"] >= 0.8
 
 
+def test_null_holds_on_medians_tied_on_a_timer_grid():
+    # rows of about 35 ns read on a 10 ns grid: nearly every per-launch median is 30 or 40 ns, so
+    # the ranks are mostly ties and a constant campaign has no serial correlation to estimate
+    m = sim.Machine(rho=0.5, level_ns=(35.0, 35.0), grid_ns=10.0)
+    a, b, _ = sim.campaigns(np.random.default_rng(13), m, 1.0)
+    assert set(np.unique(np.concatenate([a.ravel(), b.ravel()]))) <= {20.0, 30.0, 40.0, 50.0}
+    null = sim.cell(m, 1.0, 200, seed=13)
+    assert null["widened"]["called"] <= 10  # 0.05 of 200
+
+
+def test_null_holds_on_a_launch_cluster_split_both_campaigns_share():
+    # two machine states 2.5x apart, half the launches each, in episodes (a launch keeps the state
+    # of the one before with chance 0.6) running on across both campaigns: pooled over the mix
+    # (no recorded property explains the clusters) the plain rule calls one build different
+    # three times as often as alpha and the widened one at most alpha; compared state by state
+    # (matched states: van Elteren, f from each state's launches centred) at most alpha as well
+    m = sim.Machine(split=float(np.log(2.5)), split_stay=0.6)
+    pooled = sim.cell(m, 1.0, 200, seed=14)
+    assert pooled["plain"]["called"] > 20 and pooled["widened"]["called"] <= 10
+    by_state = sim.cell(sim.Machine(split=float(np.log(2.5)), split_stay=0.6, stratified=True), 1.0, 200, seed=15)
+    assert by_state["widened"]["called"] <= 10
+
+
 def _campaign(root: Path, log_factors: np.ndarray, minute: int, seed: int) -> Path:
     """A campaign whose launches ran one a second from 05:MM:00, each × exp(log factor)."""
     for i, lf in enumerate(log_factors):

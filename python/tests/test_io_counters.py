@@ -14,6 +14,7 @@ from data.synth_counters import add_counters, follows, independent
 from data.testkit import golden_copy
 
 from mpimeter import analysis
+from mpimeter.io import counters
 from mpimeter.io.counters import read_counters
 from mpimeter.io.errors import InputError
 from mpimeter.io.meta import read_meta
@@ -153,7 +154,8 @@ def _with_source(tmp_path, source):
 def test_a_counters_source_is_one_the_binaries_list(tmp_path, monkeypatch):
     """The sources a metric may come from are the binary's own list (--describe counter_sources,
     read by io.bench_binaries), not a copy: the built binary's refuse another; a binary that
-    lists one more makes it readable; where no binary can say, a source is a name."""
+    lists one more makes it readable; with no binary built, the list of the binaries' recorded
+    --describe (the repository's byte-identity documents); where nothing can say, a name."""
     from mpimeter.io import bench_binaries
     listed = bench_binaries.built_counter_sources()
     described = [s["name"] for s in bench_binaries.document(
@@ -174,6 +176,14 @@ def test_a_counters_source_is_one_the_binaries_list(tmp_path, monkeypatch):
         _read(_with_source(tmp_path, "papi"))
 
     monkeypatch.setenv("MPIMETER_BENCH_DIR", str(tmp_path / "no-binaries"))
+    assert counters.recorded_counter_sources() == ("likwid", "mpi_t", "papi")
     assert _read(_with_source(tmp_path, "likwid")).meta.metrics[0].source == "likwid"
+    with pytest.raises(InputError, match=r"metrics\[0\].source is 'perf'; it must be one of likwid, mpi_t, papi"):
+        _read(_with_source(tmp_path, "perf"))
+    with pytest.raises(InputError, match="source is 'Perf Counter'; it must be one of likwid, mpi_t, papi"):
+        _read(_with_source(tmp_path, "Perf Counter"))
+
+    monkeypatch.setattr(counters, "recorded_counter_sources", lambda: ())  # outside the repository
+    assert _read(_with_source(tmp_path, "perf")).meta.metrics[0].source == "perf"
     with pytest.raises(InputError, match="source is 'Perf Counter'; it must be the name of a counter source"):
         _read(_with_source(tmp_path, "Perf Counter"))

@@ -238,7 +238,7 @@ def compare(
     rows: list[ComparisonRow] = []
     matchings = {}
     row_strata: dict[tuple, Any] = {}  # matched states of a row
-    row_rounds: dict[tuple, tuple[str, Any, str]] = {}  # analysis.designs.compare_rounds of a row
+    row_rounds: dict[tuple, _designs.RowDesign] = {}  # analysis.designs.compare_rounds of a row
     samples: dict[tuple[str, tuple], dict] = {}  # (group, (p, root)) -> its samples
     at_groups: dict[tuple, tuple] = {}  # (a, b, slice) -> the two groups at that slice
     for i, ga_all in enumerate(groups):
@@ -278,7 +278,8 @@ def compare(
                     rows.append(row)
     rows, row_pairs = _designs_of(rows, row_rounds, single, alternative=alternative,
                                   alpha=alpha, per_repetition=per_repetition)
-    rows, drifts = _separate_rows(rows, at_groups, matchings, single, alternative=alternative, alpha=alpha)
+    rows, drifts, apart = _separate_rows(rows, row_rounds, at_groups, matchings, single, alternative=alternative,
+                                         alpha=alpha)
     p_all = np.array([r.p_value for r in rows])
     adj, levels = _hyp.holm(p_all), _hyp.holm_levels(p_all, alpha)
     def slice_of(r):
@@ -314,11 +315,10 @@ def compare(
         warnings += low_power_warning([(r.launches_a, r.launches_b, f"{r.op}/{r.size}{slice_label(r.where, shown)}")
                                        for r in rows if r.design != _designs.BY_ROUND], alternative,
                                       alpha, "alternative")
-    separate = sorted({(r.a, r.b) for r in rows if r.significant and r.design_reason == _designs.SEPARATE})
-    if separate:
-        warnings.append(warning("separate-campaigns",
-                                rows=sum(1 for r in rows if r.significant and r.design_reason == _designs.SEPARATE),
-                                pairs=", ".join(f"{a} vs {b}" for a, b in separate)))
+    warned = [r for r in rows if r.significant and not r.stratified and _row_key(r, single) in apart]
+    if warned:
+        warnings.append(warning("separate-campaigns", rows=len(warned),
+                                pairs=", ".join(f"{a} vs {b}" for a, b in sorted({(r.a, r.b) for r in warned}))))
     nan_rows = [r for r in rows if not math.isfinite(r.p_value)]
     if nan_rows:
         warnings.append(warning("untested-rows", count=len(nan_rows),
@@ -340,21 +340,27 @@ def compare(
                             separate_campaigns=tuple(drifts))
 
 
-def _separate_rows(rows: list[ComparisonRow], at_groups: dict[tuple, tuple], matchings: dict, single: bool, *,
-                   alternative: str, alpha: float) -> tuple[list[ComparisonRow], list]:
-    """The rows of two separate campaigns (analysis.separate_campaigns.one_after_the_other),
-    unpaired or over matched states, with their test's variance widened by the launches' serial
+def _row_key(r: ComparisonRow, single: bool) -> tuple:
+    """A row's key in the per-row tables of :func:`compare`."""
+    return r.a, r.b, r.op, r.size, None if single else r.where
+
+
+def _separate_rows(rows: list[ComparisonRow], row_rounds: dict[tuple, _designs.RowDesign],
+                   at_groups: dict[tuple, tuple], matchings: dict, single: bool, *, alternative: str,
+                   alpha: float) -> tuple[list[ComparisonRow], list, set[tuple]]:
+    """The rows of two separate campaigns (nothing pairs their sides: analysis.designs.RowDesign's
+    ``separate``; and they ran apart: analysis.separate_campaigns.one_after_the_other), unpaired
+    or over matched states, with their test's variance widened by the launches' serial
     dependence, one estimate per pair of campaigns and p over its rows; the other rows as they
-    are."""
+    are. Also the keys (:func:`_row_key`) of the rows widened."""
     def key(r):
         return r.a, r.b, None if single else r.where
 
     known: dict[tuple, bool] = {}
 
     def separate(r):
-        unrecorded = r.design_reason in (_designs.SEPARATE, _designs.NO_RECORD)
-        if not ((r.design == _designs.UNPAIRED and unrecorded) or (r.design == _designs.BY_STATE and any(
-                f"({why})" in r.design_reason for why in (_designs.SEPARATE, _designs.NO_RECORD)))):
+        design = row_rounds.get(_row_key(r, single))
+        if design is None or not design.separate:
             return False
         if key(r) not in known:
             known[key(r)] = _separate.one_after_the_other(*at_groups[key(r)])
@@ -371,17 +377,18 @@ def _separate_rows(rows: list[ComparisonRow], at_groups: dict[tuple, tuple], mat
                  if separate(x) and (x.a, x.b, x.nprocs, x.stratified) == pair],
                 a=r.a, b=r.b, nprocs=r.nprocs, level=level,
                 states=None if matched is None else launch_states(matched[2]))
-    out = []
+    out, apart = [], set()
     for r in rows:
         if separate(r):
+            apart.add(_row_key(r, single))
             r = _separate.widened(r, drifts[(r.a, r.b, r.nprocs, r.stratified)].inflation, alternative)
             if not r.stratified:
                 r = replace(r, design_reason=_designs.SEPARATE)
         out.append(r)
-    return out, list(drifts.values())
+    return out, list(drifts.values()), apart
 
 
-def _designs_of(rows: list[ComparisonRow], row_rounds: dict[tuple, tuple[str, Any, str]], single: bool, *,
+def _designs_of(rows: list[ComparisonRow], row_rounds: dict[tuple, _designs.RowDesign], single: bool, *,
                 alternative: str, alpha: float, per_repetition: bool) -> tuple[list[ComparisonRow], dict[tuple, Any]]:
     """Each row with its design (analysis.designs) and, for the rows paired by round, the (a's,
     b's) per-round medians by row key. A row that can be paired is, when its rounds' smallest
@@ -390,9 +397,9 @@ def _designs_of(rows: list[ComparisonRow], row_rounds: dict[tuple, tuple[str, An
     level = alpha / max(len(rows), 1)
     out, pairs = [], {}
     for r in rows:
-        key = (r.a, r.b, r.op, r.size, None if single else r.where)
-        design, values, why = row_rounds.get(key, (_designs.UNPAIRED, None, "repetitions pooled over launches"
-                                                   if per_repetition else "not a run time"))
+        key = _row_key(r, single)
+        design, values, why, _ = row_rounds.get(key, _designs.RowDesign(
+            _designs.UNPAIRED, None, "repetitions pooled over launches" if per_repetition else "not a run time"))
         if design == _designs.BY_ROUND:
             n, p_min = len(values[0]), _designs.min_p(len(values[0]), alternative)
             if p_min <= level:

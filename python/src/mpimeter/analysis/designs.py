@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -105,28 +105,41 @@ def paired_test(a: np.ndarray, b: np.ndarray, alternative: str) -> TestResult:
     return TestResult(up.statistic, min(1.0, 2 * min(up.p_value, down.p_value)), up.method)
 
 
+class RowDesign(NamedTuple):
+    """How ``compare`` may pair a row: ``design`` (``BY_ROUND``, ``BY_STATE`` or ``UNPAIRED``),
+    ``values`` the (a's, b's) per-round medians when by round, ``why`` not by round, and
+    ``separate``: the sides are not one campaign with a record of its rounds (two analysis
+    results, or folders loaded together without campaign.json), so nothing pairs them and the
+    machine's drift between them is left to analysis.separate_campaigns."""
+
+    design: str
+    values: tuple[np.ndarray, np.ndarray] | None
+    why: str
+    separate: bool = False
+
+
 def compare_rounds(ga: Any, gb: Any, op: str, size: int,
-                   states: tuple[Mapping[int, str], Mapping[int, str]] | None) -> tuple[str, Any, str]:
+                   states: tuple[Mapping[int, str], Mapping[int, str]] | None) -> RowDesign:
     """How ``compare`` may pair a row of groups ``ga`` and ``gb`` (analysis.groups.Group at one
-    slice): (``BY_ROUND``, (a's, b's) per-round medians, "") when both are alternatives of one
+    slice): ``BY_ROUND`` with the per-round medians when both are alternatives of one
     interleaved campaign with as many launches per round and every round both ran shares a state
-    (``states``: launch → state of each side, None without states); otherwise (``BY_STATE`` or
-    ``UNPAIRED``, None, why not by round). Whether enough rounds to pair is the caller's
-    decision (``min_p`` against the family's first Holm level)."""
+    (``states``: launch → state of each side, None without states); otherwise ``BY_STATE`` or
+    ``UNPAIRED`` and why not by round. Whether enough rounds to pair is the caller's decision
+    (``min_p`` against the family's first Holm level)."""
     if ga.result is not gb.result:
-        return UNPAIRED, None, SEPARATE
+        return RowDesign(UNPAIRED, None, SEPARATE, separate=True)
     if ga.result.campaign.campaign_record is None:
-        return UNPAIRED, None, NO_RECORD
+        return RowDesign(UNPAIRED, None, NO_RECORD, separate=True)
     per = [launches_per_round(g.result, g.alternative) for g in (ga, gb)]
     if per[0] != per[1]:
-        return UNPAIRED, None, "the alternatives ran different launches per round"
+        return RowDesign(UNPAIRED, None, "the alternatives ran different launches per round")
     a, b = rounds(launch_medians(ga, op, size), per[0]), rounds(launch_medians(gb, op, size), per[0])
     sa = sb = None
     if states is not None:
         sa, sb = rounds(states[0], per[0]), rounds(states[1], per[1])
     design, both = round_pairs(a, b, sa, sb)
     if design == BY_STATE:
-        return BY_STATE, None, "some rounds' two launches ran in different machine states"
+        return RowDesign(BY_STATE, None, "some rounds' two launches ran in different machine states")
     if design == UNPAIRED:
-        return UNPAIRED, None, "no round ran both"
-    return BY_ROUND, (np.array([a[r] for r in both]), np.array([b[r] for r in both])), ""
+        return RowDesign(UNPAIRED, None, "no round ran both")
+    return RowDesign(BY_ROUND, (np.array([a[r] for r in both]), np.array([b[r] for r in both])), "")

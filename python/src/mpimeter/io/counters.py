@@ -5,7 +5,7 @@
 What is checked, with messages that name the file (and line): meta.json ``counters`` has its
 documented types, the file it names is ``counters.csv`` in the launch folder (nothing outside),
 each metric's source is one the binaries built list (``counter_sources`` of their ``--describe``,
-read by io.bench_binaries), the metric names are distinct; counters.csv has the header ``test,rank,rep,metric,value``, every
+read by io.bench_binaries; with none built, of their --describe recorded in the repository), the metric names are distinct; counters.csv has the header ``test,rank,rep,metric,value``, every
 metric is one of ``counters.metrics``, every test is one of meta.json's tests, the rank fits
 ``nprocs`` and the raw mode (full: 0 … nprocs−1; reduced: −1), ``rep`` ≥ 0, an integer metric's
 value is a whole number, no (test, rank, rep, metric) twice, and every test meta.json lists as
@@ -25,6 +25,7 @@ import math
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from functools import lru_cache
 from pathlib import Path
 from types import MappingProxyType
 
@@ -35,7 +36,7 @@ import pyarrow.compute as pc
 from mpimeter.io import bench_binaries, rowcheck
 from mpimeter.io.csvread import Column, read_csv
 from mpimeter.io.errors import AnalysisWarning, InputError
-from mpimeter.io.jsonread import BOOL, NAT, NUM, STR, Fields
+from mpimeter.io.jsonread import BOOL, NAT, NUM, STR, Fields, load_json
 from mpimeter.io.meta import ROW_STATUSES, LaunchMeta
 from mpimeter.warning_codes import warning
 
@@ -47,8 +48,11 @@ COLUMNS = (
     Column("metric", pa.string()),
     Column("value", pa.float64(), nullable=True),  # empty: a double counter that read NaN
 )
-# a counter's source where no built binary can list them (a machine that only analyses): a name
+# a counter's source where nothing can list them (no binary built, no repository's record): a name
 SOURCE_NAME = re.compile(r"[a-z][a-z0-9_]{0,31}")
+# What each library's binary printed for --describe, kept in the repository (LIB/describe.json;
+# the byte-identity test checks every build against it): the binary's words where none is built
+RECORDED_DESCRIBE = Path("c") / "tests" / "mpi" / "data" / "identity"
 VALUE_KINDS = ("integer", "double")
 INTEGER_LIMIT = 2.0**63  # an integer counter's delta is a signed 64-bit number (docs/FORMAT.md)
 
@@ -134,11 +138,33 @@ def counters_meta(meta: LaunchMeta) -> CountersMeta | None:
                         read_ns_by_test=MappingProxyType(costs))
 
 
+@lru_cache(maxsize=1)
+def recorded_counter_sources() -> tuple[str, ...]:
+    """The counter sources of the --describe documents the repository keeps (RECORDED_DESCRIBE:
+    what each library's binary printed, which c/tests/mpi/test_byte_identity.py holds every build
+    to), the union; empty outside the repository or where none lists them. What a launch's
+    source may be when no binary is built: the binary's own words, recorded, not a second list."""
+    root = bench_binaries.repo_root()
+    if root is None:
+        return ()
+    names: set[str] = set()
+    for path in sorted((root / RECORDED_DESCRIBE).glob("*/describe.json")):
+        try:
+            doc = load_json(path, max_bytes=2**20)
+        except InputError:
+            continue
+        sources = doc.get("counter_sources") if isinstance(doc, dict) else None
+        if isinstance(sources, list):
+            names |= {s["name"] for s in sources if isinstance(s, dict) and isinstance(s.get("name"), str)}
+    return tuple(sorted(names))
+
+
 def _source(m: Fields) -> str:
     """``metrics[].source``: one of the sources the binaries built read (their ``--describe``,
-    io.bench_binaries: the one list of them); where no binary can say, a name of SOURCE_NAME's
-    shape, shown as it is."""
-    known = bench_binaries.built_counter_sources()
+    io.bench_binaries: the one list of them); where none is built, one of those the binaries'
+    recorded --describe documents list (bench_binaries.recorded_counter_sources); outside the
+    repository with no binary (nothing can say), a name of SOURCE_NAME's shape, shown as it is."""
+    known = bench_binaries.built_counter_sources() or recorded_counter_sources()
     if known:
         return m.need("source", STR, choices=known)
     source = m.need("source", STR)

@@ -37,7 +37,7 @@ import math
 from collections.abc import Sequence
 
 import numpy as np
-from scipy.stats import norm, rankdata
+from scipy.stats import norm
 from scipy.stats import t as student_t
 
 from mpimeter.stats import hypothesis
@@ -96,20 +96,6 @@ def inflation(series: Sequence[np.ndarray], n_a: int | None = None, n_b: int | N
 def lag1(series: Sequence[np.ndarray]) -> float:
     """The pooled lag-1 autocorrelation (each series centred on its own mean)."""
     return float(autocorrelations(series, 1)[0])
-
-
-def rank_sum_z(a: np.ndarray, b: np.ndarray) -> float:
-    """The rank-sum statistic of b against a standardized (mid-ranks, tie-corrected variance):
-    positive when b tends to be larger."""
-    a, b = np.asarray(a, dtype=float), np.asarray(b, dtype=float)
-    m, n = len(a), len(b)
-    both = np.concatenate([a, b])
-    r = rankdata(both)
-    u_b = r[m:].sum() - n * (n + 1) / 2
-    _, counts = np.unique(both, return_counts=True)
-    big_n = m + n
-    var = m * n / 12 * ((big_n + 1) - float((counts ** 3 - counts).sum()) / (big_n * (big_n - 1)))
-    return 0.0 if var <= 0 else float((u_b - m * n / 2) / math.sqrt(var))
 
 
 def widen(p: float, f: float, alternative: str, launches: int) -> float:
