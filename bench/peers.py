@@ -98,7 +98,7 @@ METHODS: dict[str, list[str]] = {
     "single": ["--procsync", "none", "--nrep", "1000"],
 }
 PEERS = ("imb", "osu", "osu_p50", "reprompi")
-# the importer that reads each peer's output, and the aggregate that is its value
+# the importer (mpimeter.io.peers) that reads each peer's output
 READ_AS = {"imb": "imb", "osu": "osu", "osu_p50": "osu", "reprompi": "reprompi"}
 BASELINE = "@baseline"  # a method run by --baseline-bench: "default@baseline"
 # the command-line option naming each peer binary, per operation it measures
@@ -131,9 +131,9 @@ def peer_argv(peer: str, op: str, binary: str, lengths: Path) -> list[str]:
 def peer_values(run: PeerRun, op: str, peer: str | None = None) -> tuple[dict[int, float], dict[int, dict[str, int]]]:
     """Per size of SIZES, the peer's value for ``op`` (ns; ping-pongs one-way) and the aggregates
     it printed. IMB: t_avg, ping-pong t (its half round trip; the importer's raw row doubles it);
-    OSU: the average; osu_p50 (``peer``; else the run's tool): OSU's P50 of its per-round-trip
-    times; ReproMPI: the median of the valid repetitions (or --summary's median_sec). A size
-    whose value the output lacks is left out."""
+    OSU: the average; ReproMPI: the median of the valid repetitions (or --summary's median_sec);
+    ``peer`` osu_p50 (a configuration that is not the run's tool): OSU's P50 of its round trips.
+    A size whose value the output lacks is left out."""
     values: dict[int, float] = {}
     aggregates: dict[int, dict[str, int]] = {}
     for t in run.tests:
