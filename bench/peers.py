@@ -5,6 +5,7 @@ writes bench/results/peers.json. Not a test. Re-run it after every change to the
 
     nice -n 19 .venv/bin/python bench/peers.py --rounds 20 --imb PATH/IMB-MPI1
         --osu-latency PATH/osu_latency --osu-allreduce PATH/osu_allreduce
+        [--osu-latency-p50 PATH/osu_latency]
         --reprompi PATH/mpibenchmark [--lib openmpi] [--seed 40] [--load N]
         [--methods default,barrier,...] [--ops allreduce,pingpong]
         [--bench PATH/mpimeter-bench] [--baseline-bench PATH/mpimeter-bench [--baseline-source DIR]]
@@ -29,6 +30,10 @@ one operation at the three sizes:
 - imb: IMB-MPI1 Allreduce | PingPong -msglen (the three sizes) -npmin 2, IMB's own repetitions.
 - osu: osu_allreduce -m 8:65536 -f, osu_latency -m 8:65536 (OSU runs every power of two in
   between: its wall time covers 14 sizes, not 3).
+- osu_p50: osu_latency -m 8:65536 -z50, valued by its P50 column: the median of the same
+  individually timed round trips whose mean is OSU's average. It isolates what OSU's average
+  carries of its own method, the round trips preempted by other processes (docs/ALGORITHMS.md,
+  "Agreement where the quantity is the same").
 - reprompi: mpibenchmark --calls-list=MPI_Allreduce --msizes-list=8,1024,65536 --nrep=300 (its
   default process sync, MPI_Barrier, and local run times); allreduce only.
 
@@ -96,11 +101,14 @@ METHODS: dict[str, list[str]] = {
     # round trip and prints the mean)
     "single": ["--procsync", "none", "--nrep", "1000"],
 }
-PEERS = ("imb", "osu", "reprompi")
+PEERS = ("imb", "osu", "osu_p50", "reprompi")
+# the importer (mpimeter.io.peers) that reads each peer's output
+READ_AS = {"imb": "imb", "osu": "osu", "osu_p50": "osu", "reprompi": "reprompi"}
 BASELINE = "@baseline"  # a method run by --baseline-bench: "default@baseline"
 # the command-line option naming each peer binary, per operation it measures
 PEER_OPTIONS = {("imb", "allreduce"): "imb", ("imb", "pingpong"): "imb", ("osu", "allreduce"): "osu_allreduce",
-                ("osu", "pingpong"): "osu_latency", ("reprompi", "allreduce"): "reprompi"}
+                ("osu", "pingpong"): "osu_latency", ("osu_p50", "pingpong"): "osu_latency_p50",
+                ("reprompi", "allreduce"): "reprompi"}
 REPROMPI_NREP = 300  # mpimeter's default --nrep
 STATES = ("fast", "slow", "unknown", "all")
 MIN_SPREAD_LAUNCHES = 3
@@ -117,16 +125,18 @@ def peer_argv(peer: str, op: str, binary: str, lengths: Path) -> list[str]:
     """The peer's command for ``op`` at SIZES (``lengths``: IMB's -msglen file)."""
     if peer == "imb":
         return [binary, {"allreduce": "Allreduce", "pingpong": "PingPong"}[op], "-msglen", str(lengths), "-npmin", "2"]
-    if peer == "osu":
-        return [binary, "-m", f"{min(SIZES)}:{max(SIZES)}", *(["-f"] if op == "allreduce" else [])]
+    if peer in ("osu", "osu_p50"):  # -z's percentiles only attached (OSU's getopt "z::")
+        extra = {"allreduce": ["-f"], "pingpong": ["-z50"] if peer == "osu_p50" else []}[op]
+        return [binary, "-m", f"{min(SIZES)}:{max(SIZES)}", *extra]
     return [binary, "--calls-list=MPI_Allreduce", "--msizes-list=" + ",".join(map(str, SIZES)),
             f"--nrep={REPROMPI_NREP}"]
 
 
-def peer_values(run: PeerRun, op: str) -> tuple[dict[int, float], dict[int, dict[str, int]]]:
+def peer_values(run: PeerRun, op: str, peer: str | None = None) -> tuple[dict[int, float], dict[int, dict[str, int]]]:
     """Per size of SIZES, the peer's value for ``op`` (ns; ping-pongs one-way) and the aggregates
     it printed. IMB: t_avg, ping-pong t (its half round trip; the importer's raw row doubles it);
-    OSU: the average; ReproMPI: the median of the valid repetitions (or --summary's median_sec).
+    OSU: the average; ReproMPI: the median of the valid repetitions (or --summary's median_sec);
+    ``peer`` osu_p50 (a configuration that is not the run's tool): OSU's P50 of its round trips.
     A size whose value the output lacks is left out."""
     values: dict[int, float] = {}
     aggregates: dict[int, dict[str, int]] = {}
@@ -137,7 +147,8 @@ def peer_values(run: PeerRun, op: str) -> tuple[dict[int, float], dict[int, dict
             kept = [x for x, ok in zip(t.run_times_ns, t.valid) if ok]
             value = statistics.median(kept) if kept else None
         else:  # the one aggregate that is this value; a table without it gives none (a missing size)
-            key = {"imb": "t" if t.round_trip else "t_avg", "osu": "avg", "reprompi": "median"}[run.tool]
+            key = {"imb": "t" if t.round_trip else "t_avg", "osu": "avg", "osu_p50": "p50",
+                   "reprompi": "median"}[peer or run.tool]
             value = t.aggregates_ns.get(key)
         if value is None:
             continue
@@ -325,6 +336,9 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     p.add_argument("--imb", type=_executable, help="IMB-MPI1 (none: no IMB launches)")
     p.add_argument("--osu-latency", type=_executable, help="OSU's osu_latency (none: no OSU ping-pong launches)")
     p.add_argument("--osu-allreduce", type=_executable, help="OSU's osu_allreduce (none: no OSU allreduce launches)")
+    p.add_argument("--osu-latency-p50", type=_executable,
+                   help="OSU 7.x's osu_latency run again with -z50 as configuration osu_p50, valued by its median "
+                        "of the per-round-trip times (none: no such launches)")
     p.add_argument("--reprompi", type=_executable, help="ReproMPI's mpibenchmark (none: no ReproMPI launches)")
     p.add_argument("--methods", type=_subset("--methods", METHODS), default=list(METHODS),
                    help=f"mpimeter's methods to run, comma-separated [{','.join(METHODS)}]")
@@ -403,10 +417,10 @@ def run_peer(args: argparse.Namespace, peer: str, op: str, output: Path, lengths
         return {**rec, "error": (done.stderr.strip() or done.stdout.strip())[-400:]}
     output.write_text(done.stdout)
     try:
-        run = read_peer(peer, output, nprocs=2 if peer == "osu" else None)
+        run = read_peer(READ_AS[peer], output, nprocs=2 if READ_AS[peer] == "osu" else None)
     except InputError as exc:
         return {**rec, "error": f"output: {exc}"}
-    values, aggregates = peer_values(run, op)
+    values, aggregates = peer_values(run, op, peer)
     missing = [s for s in SIZES if s not in values]
     rec.update(values_ns=values, aggregates_ns=aggregates, tool_version=run.tool_version)
     if missing:
@@ -468,6 +482,7 @@ def _header(args: argparse.Namespace, configs: list[tuple[str, str]], hogs: list
         "load": {"cpu_hogs": len(hogs), "hog": "nice -n 19 sh -c 'while :; do :; done'"},
         "value": {"mpimeter": "per-launch median of analyze (valid repetitions, Tukey filter, the launch's clock)",
                   "imb": "t_avg; ping-pong t (one-way)", "osu": "average latency (ping-pong: one-way)",
+                  "osu_p50": "osu_latency -z50's P50: the median of its per-round-trip one-way times",
                   "reprompi": "median of the valid per-repetition run times (max over ranks of local durations)",
                   "pingpong": "one-way: half the round trip (mpimeter halves each repetition's; IMB and OSU print "
                               "half the mean back-to-back round trip)"},

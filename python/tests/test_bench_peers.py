@@ -55,6 +55,22 @@ def test_osu_values_are_its_average_one_way_latency():
     assert peers.peer_values(_read("osu", "osu-latency.txt"), "allreduce") == ({}, {})
 
 
+
+def test_osu_p50_is_osus_median_of_its_round_trips_and_runs_only_when_asked(tmp_path):
+    run = _read("osu", "osu-7.4-latency-tail.txt")  # osu_latency -z, taken under load
+    assert peers.peer_values(run, "pingpong", "osu_p50")[0] == {8: 380.0, 1024: 700.0}
+    assert peers.peer_values(run, "pingpong")[0] == {8: 3660.0, 1024: 92730.0}  # its average, as "osu"
+    assert peers.peer_argv("osu_p50", "pingpong", "osu_latency", tmp_path) == ["osu_latency", "-m", "8:65536", "-z50"]
+    assert peers.peer_argv("osu", "pingpong", "osu_latency", tmp_path) == ["osu_latency", "-m", "8:65536"]
+    osu = tmp_path / "osu_latency"
+    osu.write_text("#!/bin/sh\n")
+    osu.chmod(0o755)
+    common = ["--bench", str(osu), "--methods", "batch", "--ops", "pingpong", "--osu-latency", str(osu),
+              "--out", str(tmp_path / "peers.json")]
+    assert peers.configurations(peers.parse_args(common)) == [("batch", "pingpong"), ("osu", "pingpong")]
+    assert peers.configurations(peers.parse_args([*common, "--osu-latency-p50", str(osu)])) == [
+        ("batch", "pingpong"), ("osu", "pingpong"), ("osu_p50", "pingpong")]
+
 def _reprompi_rows(name: str, size: str, *, valid_only: bool) -> list[float]:
     """The file's MPI_Allreduce run times (ns) at ``size``, split by hand; a window run's rows
     carry an errorcode before the run time (non-zero: invalid)."""

@@ -66,6 +66,17 @@ def test_osu_latency_is_a_round_trip_on_two_ranks():
         read_peer("osu", OSU_LAT, nprocs=4)
 
 
+
+def test_osu_latency_tail_percentiles_are_aggregates_beside_the_average():
+    # osu_latency -z: P50/P90/P99 of rank 0's per-round-trip one-way times, beside the average that
+    # stays the value (taken under load: the average holds the preempted round trips)
+    run = read_peer("osu", PEERS / "osu-7.4-latency-tail.txt")
+    t = by_key(run)
+    assert len(run.tests) == 8
+    assert t[("pingpong-send-recv", 8)].aggregates_ns == {"avg": 3660, "p50": 380, "p90": 450, "p99": 500}
+    assert t[("pingpong-send-recv", 8)].run_times_ns == (7320,)
+    assert t[("pingpong-send-recv", 1024)].aggregates_ns == {"avg": 92730, "p50": 700, "p90": 880, "p99": 1850}
+
 def test_reprompi_barrier_run_per_repetition():
     run = read_peer("reprompi", REP_BARRIER)
     assert (run.data, run.nprocs, run.procsync, run.clocksync, run.timer) == ("repetitions", 2, "barrier", "hca3o",

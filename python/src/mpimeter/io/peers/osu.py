@@ -8,7 +8,8 @@
 
 What OSU measures (Hunold & Carpen-Amarie 2016, Table 3 MS1 and Table 4 PS3): per iteration a
 barrier, then the timed call; each rank's mean over the iterations; ``Avg`` is the mean of the
-per-rank means over the ranks, ``Min``/``Max`` (with ``-f``) their minimum and maximum.
+per-rank means over the ranks, ``Min``/``Max`` (with ``-f``) their minimum and maximum; 7.x's
+``-z`` adds percentiles of the per-iteration times (``P50 Tail Lat(us)``: aggregate ``p50``).
 ``osu_latency`` (``# OSU MPI Latency Test``; 5.x prints ``Latency (us)``) is a ping-pong
 between two ranks: rank 0's mean round trip, halved. Only latency tables are imported (not
 bandwidth or message-rate tables, nor the non-blocking tests' overlap columns); the one-sided
@@ -35,6 +36,14 @@ OPS = {"Latency": "pingpong-send-recv", "Allreduce Latency": "allreduce", "Broad
        "Barrier Latency": "barrier"}
 _COLUMNS = {"Size": "size", "Avg Latency(us)": "avg", "Latency (us)": "avg", "Min Latency(us)": "min",
             "Max Latency(us)": "max", "Iterations": "iterations"}
+# 7.x's -z: percentiles of the per-iteration times (osu_latency: rank 0's one-way, round trip / 2;
+# collectives: the mean over ranks per iteration), "P50 Tail Lat(us)" → aggregate "p50"
+_TAIL = re.compile(r"^P(?P<pct>[1-9][0-9]?) Tail Lat\(us\)$")
+
+
+def _column_key(name: str) -> str | None:
+    tail = _TAIL.match(name)
+    return f"p{tail['pct']}" if tail else _COLUMNS.get(name)
 
 
 def _first(lines: Lines) -> int:
@@ -79,10 +88,10 @@ def parse(lines: Lines, *, nprocs: int | None = None, window: int | None = None)
         raise lines.fail(len(lines) - 1, "the OSU output ends before its column header: the file was cut short")
     header = lines[i]
     columns = split_columns(header.lstrip("#").strip()) if header.startswith("#") else []
-    keys = [_COLUMNS.get(c) for c in columns]
+    keys = [_column_key(c) for c in columns]
     if not columns or None in keys or "avg" not in keys:
         raise lines.fail(i, f"the column header does not parse: {header.strip()!r} (known columns: "
-                            f"{', '.join(_COLUMNS)}; an average latency is required)")
+                            f"{', '.join(_COLUMNS)}, P<1-99> Tail Lat(us); an average latency is required)")
     round_trip = name == "Latency"
     if round_trip:
         if nprocs not in (None, 2):
@@ -102,7 +111,8 @@ def parse(lines: Lines, *, nprocs: int | None = None, window: int | None = None)
                                 "table")
         row = dict(zip(keys, fields))
         size = whole(row["size"], lines, j, "Size") if "size" in row else 0
-        aggregates = {k: decimal_ns(row[k], 1000, lines, j, f"{k} latency") for k in ("avg", "min", "max") if k in row}
+        aggregates = {k: decimal_ns(row[k], 1000, lines, j, f"{k} latency") for k in keys
+                      if k not in ("size", "iterations")}
         reps = whole(row["iterations"], lines, j, "Iterations", minimum=1) if "iterations" in row else None
         value = aggregates["avg"] * (2 if round_trip else 1)
         tests.append(PeerTest(name=name, op=op, size=size, line=j + 1, repetitions=reps, run_times_ns=(value,),
