@@ -185,8 +185,17 @@ def test_an_automatic_window_runs_round_trips_back_to_back_and_a_sized_one_does_
     a switch with why `round-trip` and no condition; a collective of the same launch keeps the
     window; a window the user sized (--window-us) starts the round trips too."""
     auto = tmp_path / "auto"
-    run_bench(lib, 2, ["--ops", "pingpong-send-recv,allreduce", "--sizes", "8,4096", "--nrep", 30, "--seed", 3,
-                       "--out", auto], timeout=300)
+    # What load does to window starts is not this test's (test_busy_machine.py's): on a loaded
+    # machine two late batches of allreduce's starts switched it to roundtime ("late-twice"), and
+    # a test whose every start woke late or overran had no valid repetition. --switch-late-fraction
+    # 1: late starts never make the window give up, so the only switch a test can show is the
+    # round trip's; the longest start tolerance: a rank preempted in its wait does not void the
+    # start; 100 repetitions: batches enough for an automatic window to grow past what load makes
+    # a call take (it doubles per batch); a sized window of 10 ms, not 0.2: with four CPU hogs
+    # 86 % of Open MPI's 8 B round trips overran 2 ms (on a quiet machine it costs 0.3 s)
+    whatever_load = ["--switch-late-fraction", 1, "--start-tolerance-ns", 1_000_000_000]
+    run_bench(lib, 2, ["--ops", "pingpong-send-recv,allreduce", "--sizes", "8,4096", "--nrep", 100, "--seed", 3,
+                       *whatever_load, "--out", auto], timeout=300)
     meta, raw = _check_launch(auto, ["pingpong-send-recv"], 2)
     assert meta["config"]["procsync"] == "window"
     for t in meta["tests"]:
@@ -201,8 +210,8 @@ def test_an_automatic_window_runs_round_trips_back_to_back_and_a_sized_one_does_
     assert not [c for c in meta["conditions"] if c["code"] == "procsync-switched"]
 
     sized = tmp_path / "sized"
-    run_bench(lib, 2, ["--ops", "pingpong-send-recv", "--sizes", "8", "--nrep", 30, "--window-us", 200,
-                       "--seed", 3, "--out", sized], timeout=300)
+    run_bench(lib, 2, ["--ops", "pingpong-send-recv", "--sizes", "8", "--nrep", 30, "--window-us", 10_000,
+                       "--seed", 3, *whatever_load, "--out", sized], timeout=300)
     meta, _ = _check_launch(sized, ["pingpong-send-recv"], 2)
     assert [t["procsync_switches"] for t in meta["tests"]] == [[]]
-    assert meta["tests"][0]["window_ns"] == 200000
+    assert meta["tests"][0]["window_ns"] == 10_000_000
