@@ -128,12 +128,13 @@ def pytest_ignore_collect(collection_path: Path, config: pytest.Config) -> bool 
 
 # Modules whose tests one xdist worker runs together (`--dist loadgroup`), by group: the two that
 # share one analysis of the golden report campaigns per process (data/report/golden_results.py),
-# and modules whose module-scoped fixture (a store, an analysed campaign) would otherwise be built
+# and modules whose module-scoped fixture (a store, an analysed campaign) or cached reading of the
+# package's sources (test_records, test_layering: about a second each) would otherwise be built
 # once per worker. Every other test is its own unit of work, as with `--dist load`.
 WORKER_GROUPS = {
     "test_report_html.py": "golden-report", "test_report_chromium.py": "golden-report",
     "test_fingerprint_data.py": "fingerprint-data", "test_cli_site.py": "cli-site",
-    "test_security_site.py": "security-site",
+    "test_security_site.py": "security-site", "test_records.py": "records", "test_layering.py": "layering",
 }
 
 

@@ -8,6 +8,7 @@ cli.group, cli.output and the cli.*_view modules), and nothing below `cli` reach
 from __future__ import annotations
 
 import ast
+import functools
 import re
 from pathlib import Path
 
@@ -101,7 +102,11 @@ def _circles(graph: dict[str, set[str]]) -> set[frozenset[str]]:
     return out
 
 
-GRAPH = _imports(_modules())
+@functools.cache
+def _graph() -> dict[str, set[str]]:
+    """The import graph, read on first use: at import, every test process that collects this
+    module parsed the whole package (most of a second of each xdist worker's start), used or not."""
+    return _imports(_modules())
 
 
 def test_the_circle_finder_finds_a_circle():
@@ -110,22 +115,22 @@ def test_the_circle_finder_finds_a_circle():
 
 
 def test_no_module_circles():
-    assert _circles(GRAPH) == KNOWN_CIRCLES
+    assert _circles(_graph()) == KNOWN_CIRCLES
 
 
 def test_no_subcommand_imports_another():
     commands = {f"mpimeter.cli.{c}" for c in COMMANDS}
     assert len(commands) == len(COMMANDS) > 10
-    crossing = sorted((m, t) for m in commands for t in GRAPH[m] & commands)
+    crossing = sorted((m, t) for m in commands for t in _graph()[m] & commands)
     assert crossing == []
 
 
 def test_nothing_below_cli_imports_it_or_finds_modules_by_name():
-    upward = sorted((m, t) for m, targets in GRAPH.items()
+    upward = sorted((m, t) for m, targets in _graph().items()
                     if not m.startswith("mpimeter.cli") and m != "mpimeter.__main__"  # `python -m mpimeter`
                     for t in targets if t.startswith("mpimeter.cli") or t == "<importlib>")
     assert upward == []
-    assert {m for m, targets in GRAPH.items() if "<importlib>" in targets} == {"mpimeter.cli"}
+    assert {m for m, targets in _graph().items() if "<importlib>" in targets} == {"mpimeter.cli"}
 
 
 ARCHITECTURE = Path(__file__).resolve().parents[2] / "docs" / "ARCHITECTURE.md"
@@ -161,13 +166,13 @@ def _level(module: str) -> int:
 
 
 def test_the_levels_name_every_module():
-    assert {m for m in GRAPH if not any((m.split(".")[1] if "." in m else m) in n for n in LEVELS)} == set()
+    assert {m for m in _graph() if not any((m.split(".")[1] if "." in m else m) in n for n in LEVELS)} == set()
 
 
 def test_no_import_runs_up_the_levels():
     """io below campaign: io.redact takes the binary's words from io.bench_binaries, not from
     campaign.describe."""
-    upward = sorted((m, t) for m, targets in GRAPH.items() for t in targets - {"<importlib>"}
+    upward = sorted((m, t) for m, targets in _graph().items() for t in targets - {"<importlib>"}
                     if _level(t) < _level(m))
     assert upward == []
     # what the check sees: an import from io up into campaign would be one

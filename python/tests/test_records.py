@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import ast
 import dataclasses
+import functools
 import importlib
 from pathlib import Path
 
@@ -54,8 +55,16 @@ def _positional_constructions(trees: dict[Path, ast.Module], records: dict[str, 
     return sorted(found)
 
 
-TREES = {p.relative_to(SRC.parent): ast.parse(p.read_text(encoding="utf-8")) for p in SRC.rglob("*.py")}
-RECORDS = _record_fields(TREES)
+@functools.cache
+def _trees() -> dict[Path, ast.Module]:
+    """The package's sources, parsed on first use: at import, every test process that collects
+    this module parsed them (a second of each xdist worker's start), used or not."""
+    return {p.relative_to(SRC.parent): ast.parse(p.read_text(encoding="utf-8")) for p in SRC.rglob("*.py")}
+
+
+@functools.cache
+def _records() -> dict[str, int]:
+    return _record_fields(_trees())
 
 
 def test_the_walk_finds_positional_and_unpacked_constructions():
@@ -77,15 +86,15 @@ def test_the_walk_finds_positional_and_unpacked_constructions():
 
 
 def test_the_walk_sees_the_package_records():
-    assert {"Row", "NbcRow", "LaunchSummary", "LineFit", "Summary"} <= set(RECORDS)
+    assert {"Row", "NbcRow", "LaunchSummary", "LineFit", "Summary"} <= set(_records())
 
 
 def test_no_record_is_built_with_many_positional_arguments():
-    assert _positional_constructions(TREES, RECORDS) == []
+    assert _positional_constructions(_trees(), _records()) == []
 
 
 def _dataclasses_of_the_package():
-    for path in TREES:
+    for path in _trees():
         if path.name == "__main__.py":  # importing it runs the command
             continue
         module = importlib.import_module(".".join(path.with_suffix("").parts).removesuffix(".__init__"))

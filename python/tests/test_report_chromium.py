@@ -11,10 +11,10 @@ from __future__ import annotations
 
 import pytest
 from data.report import chromium
-from data.report.golden_results import analysed
+from data.report.golden_results import analysed, report as golden_report
 from data.report.synth_campaign import SCRIPT_VALUE
 
-from mpimeter.report.html_report import SECTIONS, write_report
+from mpimeter.report.html_report import SECTIONS
 
 
 INSPECT = """(async () => {
@@ -38,10 +38,13 @@ INSPECT = """(async () => {
 
 
 def _write(name: str, root, tmp_path_factory):
-    """The report of golden campaign `name` (analysed once per process: `golden_results`)."""
+    """The report of golden campaign `name` as write_report writes it (build_report's text,
+    UTF-8), analysed and built once per process (`golden_results`: test_report_html reads the same)."""
     golden = analysed(name, tmp_path_factory)
     assert golden.problem is None, golden.problem
-    return golden.result, write_report(root / f"{name}.html", golden.result, golden.comparison).path
+    path = root / f"{name}.html"
+    path.write_bytes(golden_report(name, tmp_path_factory)[0].encode("utf-8"))
+    return golden.result, path
 
 
 @pytest.fixture(scope="module")

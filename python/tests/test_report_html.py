@@ -11,7 +11,7 @@ import re
 from pathlib import Path
 
 import pytest
-from data.report.golden_results import analysed
+from data.report.golden_results import analysed, report
 
 from mpimeter import analysis
 from mpimeter.report.html_report import SECTIONS, build_report, write_report
@@ -46,7 +46,7 @@ def reports(tmp_path_factory):
     out = {}
     for name in NAMES:
         golden = analysed(name, tmp_path_factory)  # shared with the other report tests: they only read it
-        text, count = build_report(golden.result, golden.comparison, comparison_problem=golden.problem)
+        text, count = report(name, tmp_path_factory)  # the report of that result, shared as well
         out[name] = (golden.result, golden.comparison, text, count)
     return out
 

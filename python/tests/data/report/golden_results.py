@@ -5,7 +5,9 @@ the same campaign again in each module (the analysis is most of what a report te
 
 The result is the one ``mpimeter report`` draws with its default options: ``analyze`` with its
 defaults, then ``compare`` when there are several alternatives, or the reason it could not be.
-A test that changes a result (its DataFrames are not frozen) must analyse its own copy.
+A test that changes a result (its DataFrames are not frozen) must analyse its own copy. The
+report of that result with the default options is built once per process too (:func:`report`):
+drawing its figures is most of what is left of a report test.
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ from pathlib import Path
 from data.report.synth_campaign import golden
 
 from mpimeter import analysis
+from mpimeter.report.html_report import build_report
 
 
 @dataclass(frozen=True)
@@ -50,3 +53,16 @@ def analysed(name: str, tmp_path_factory) -> Analysed:
                 problem = str(exc)
         _CACHE[key] = Analysed(folder, result, comparison, problem)
     return _CACHE[key]
+
+
+_REPORTS: dict[tuple[Path, str], tuple[str, int]] = {}
+
+
+def report(name: str, tmp_path_factory) -> tuple[str, int]:
+    """``build_report``'s (text, fingerprints) of the golden campaign ``name``'s :func:`analysed`
+    result, with the default options: built on the first call of a process, the same after."""
+    golden = analysed(name, tmp_path_factory)
+    key = (Path(tmp_path_factory.getbasetemp()), name)
+    if key not in _REPORTS:
+        _REPORTS[key] = build_report(golden.result, golden.comparison, comparison_problem=golden.problem)
+    return _REPORTS[key]
