@@ -333,13 +333,13 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
                    help="start N nice-19 CPU hogs for the whole run [0]")
     p.add_argument("--lib", default="openmpi", choices=["openmpi", "mpich"],
                    help="the MPI library of mpimeter's build and of the peers' [openmpi]")
-    p.add_argument("--imb", type=_executable, help="IMB-MPI1 (none: no IMB launches)")
-    p.add_argument("--osu-latency", type=_executable, help="OSU's osu_latency (none: no OSU ping-pong launches)")
-    p.add_argument("--osu-allreduce", type=_executable, help="OSU's osu_allreduce (none: no OSU allreduce launches)")
+    p.add_argument("--imb", type=_executable, help="IMB-MPI1 (not given: no IMB launches)")
+    p.add_argument("--osu-latency", type=_executable, help="OSU's osu_latency (not given: no OSU ping-pong launches)")
+    p.add_argument("--osu-allreduce", type=_executable, help="OSU's osu_allreduce (not given: no OSU allreduce launches)")
     p.add_argument("--osu-latency-p50", type=_executable,
                    help="OSU 7.x's osu_latency run again with -z50 as configuration osu_p50, valued by its median "
-                        "of the per-round-trip times (none: no such launches)")
-    p.add_argument("--reprompi", type=_executable, help="ReproMPI's mpibenchmark (none: no ReproMPI launches)")
+                        "of the per-round-trip times (not given: no such launches)")
+    p.add_argument("--reprompi", type=_executable, help="ReproMPI's mpibenchmark (not given: no ReproMPI launches)")
     p.add_argument("--methods", type=_subset("--methods", METHODS), default=list(METHODS),
                    help=f"mpimeter's methods to run, comma-separated [{','.join(METHODS)}]")
     p.add_argument("--ops", type=_subset("--ops", OPS), default=list(OPS),
@@ -348,7 +348,7 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
                    help="the mpimeter-bench to measure [build/LIB/bin/mpimeter-bench]")
     p.add_argument("--baseline-bench", type=_executable,
                    help="a second mpimeter-bench (the build before a change): its launches run every method "
-                        "again as METHOD@baseline in the same rounds (none: no such launches)")
+                        "again as METHOD@baseline in the same rounds (not given: no such launches)")
     p.add_argument("--baseline-source", type=Path, metavar="DIR",
                    help="the source tree --baseline-bench was built from: its `git describe --always --dirty` is "
                         "kept as baseline_commit (default: the commit the binary's --describe names)")
