@@ -284,28 +284,32 @@ def _joint_family(keys: Sequence[tuple], strata_of: Mapping[tuple, tuple], half:
         return None
     block_of: dict[tuple, int] = {}
     units: list[tuple[list, list]] = []  # per block: the baseline's launches, the candidate's
+
+    def block_key(k, sm) -> tuple:  # a state at one process count (a row's slice, when it has one)
+        return (k[2][0] if len(k) > 2 else None, sm.stratum)
     for k in keys:
         for (a_ids, b_ids), sm in zip(strata_of[k][2], strata_of[k][1]):
-            b = block_of.setdefault((k[2][0] if len(k) > 2 else None, sm.stratum), len(units))
+            b = block_of.setdefault(block_key(k, sm), len(units))
             if b == len(units):
                 units.append(([], []))
             units[b][0].extend(i for i in a_ids if i not in units[b][0])
             units[b][1].extend(i for i in b_ids if i not in units[b][1])
     blocks = [_jp.Block(candidate=np.r_[np.zeros(len(a), bool), np.ones(len(b), bool)]) for a, b in units]
 
+    def block(k, s: int) -> int:
+        return block_of[block_key(k, strata_of[k][1][s])]
+
     def values(k, s: int) -> np.ndarray | None:
         (a, b), (a_ids, b_ids) = strata_of[k][0][s], strata_of[k][2][s]
         if not (len(a) and len(b)):
             return None
-        ua, ub = units[block_of[(k[2][0] if len(k) > 2 else None, strata_of[k][1][s].stratum)]]
+        ua, ub = units[block(k, s)]
         out = np.full(len(ua) + len(ub), np.nan)
         ta, tb = beyond_grid(a, b, half[k])
         out[[ua.index(i) for i in a_ids]] = ta * (1.0 + max_slowdown)
         out[[len(ua) + ub.index(i) for i in b_ids]] = tb
         return out
 
-    def block(k, s: int) -> int:
-        return block_of[(k[2][0] if len(k) > 2 else None, strata_of[k][1][s].stratum)]
     row_tests = [{block(k, s): v for s in range(len(strata_of[k][1])) if (v := values(k, s)) is not None}
                  for k in keys]
     if not all(row_tests):

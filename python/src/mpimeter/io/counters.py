@@ -162,7 +162,7 @@ def recorded_counter_sources() -> tuple[str, ...]:
 def _source(m: Fields) -> str:
     """``metrics[].source``: one of the sources the binaries built read (their ``--describe``,
     io.bench_binaries: the one list of them); where none is built, one of those the binaries'
-    recorded --describe documents list (bench_binaries.recorded_counter_sources); outside the
+    recorded --describe documents list (recorded_counter_sources); outside the
     repository with no binary (nothing can say), a name of SOURCE_NAME's shape, shown as it is."""
     known = bench_binaries.built_counter_sources() or recorded_counter_sources()
     if known:
