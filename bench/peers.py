@@ -387,7 +387,13 @@ def configurations(args: argparse.Namespace) -> list[tuple[str, str]]:
 
 def run_mpimeter(args: argparse.Namespace, method: str, op: str, folder: Path, first: Path | None,
                  seed: int) -> dict:
-    """One launch of configuration ``method`` (METHOD@baseline: by --baseline-bench)."""
+    """One launch of configuration ``method`` (METHOD@baseline: by --baseline-bench), read."""
+    return read_mpimeter(args, launch_mpimeter(args, method, op, folder, first, seed), folder)
+
+
+def launch_mpimeter(args: argparse.Namespace, method: str, op: str, folder: Path, first: Path | None,
+                    seed: int) -> dict:
+    """One launch of configuration ``method``, not yet read: its wall time and the load around it."""
     binary = args.baseline_bench if method.endswith(BASELINE) else args.bench
     bench = [str(binary), "--ops", OPS[op], "--sizes", ",".join(map(str, SIZES)), *METHODS[method_of(method)],
              "--seed", str(seed), "--out", str(folder)]
@@ -397,11 +403,18 @@ def run_mpimeter(args: argparse.Namespace, method: str, op: str, folder: Path, f
     rec = {"tool": "mpimeter", "config": method, "op": op, "wall_s": round(wall, 4), **load}
     if done.returncode != 0:
         return {**rec, "state": "unknown", "error": done.stderr.strip()[-400:]}
+    return rec
+
+
+def read_mpimeter(args: argparse.Namespace, rec: dict, folder: Path) -> dict:
+    """A launch's state (its cache-line probe) and values (the package's analysis), added to ``rec``."""
+    if "error" in rec:
+        return rec
     try:
         facts = launch_facts(folder)
     except (InputError, OSError) as exc:
         return {**rec, "state": "unknown", "error": f"launch folder: {exc}"}
-    rec.update(facts, state=machine_state(facts["cacheline_rtt_ns"], args.fast_below_ns))
+    rec = {**rec, **facts, "state": machine_state(facts["cacheline_rtt_ns"], args.fast_below_ns)}
     try:
         rec.update(mpimeter_values(folder))
     except Exception as exc:  # noqa: BLE001 — a launch the analysis refuses is recorded, not fatal
@@ -518,15 +531,22 @@ def main(argv: list[str] | None = None) -> None:
             for round_ in range(args.rounds):
                 order = list(configs)
                 rng.shuffle(order)
-                records = []
+                records, launched = [], []
                 for k, (config, op) in enumerate(order):
                     where = tmp / f"{round_:03d}-{k:02d}-{config}-{op}"
                     if method_of(config):
-                        rec = run_mpimeter(args, config, op, where, first, rng.randrange(2**31))
+                        rec = launch_mpimeter(args, config, op, where, first, rng.randrange(2**31))
                     else:
                         where = where.with_suffix(".txt")
                         rec = run_peer(args, config, op, where, lengths)
-                    _done_with(args, where)
+                        _done_with(args, where)
+                    launched.append((k, config, op, where, rec))
+                # The round's launches run back to back and are read after it: the analysis (seconds a
+                # launch) between them would spread a round over a longer stretch of machine states.
+                for k, config, op, where, rec in launched:
+                    if method_of(config):
+                        rec = read_mpimeter(args, rec, where)
+                        _done_with(args, where)
                     records.append({**rec, "round": round_, "position": k})
                     print(f"round {round_} {k + 1}/{len(order)} {config} {op}: {rec['wall_s']:.2f} s"
                           f"{' ERROR ' + rec['error'][:120] if 'error' in rec else ''}", file=sys.stderr, flush=True)
