@@ -100,7 +100,11 @@ METHODS: dict[str, list[str]] = {
     # OSU's scheme: every call timed alone, back to back (osu_latency reads the clock around each
     # round trip and prints the mean)
     "single": ["--procsync", "none", "--nrep", "1000"],
+    # the automatic window without its doubling after a late batch: every repetition after the
+    # pilot's idle time (docs/ALGORITHMS.md, "The idle time before a call")
+    "pilotwindow": ["--window-growth-max", "1"],
 }
+DEFAULT_METHODS = ("default", "barrier", "batch", "single")
 PEERS = ("imb", "osu", "osu_p50", "reprompi")
 # the importer (mpimeter.io.peers) that reads each peer's output
 READ_AS = {"imb": "imb", "osu": "osu", "osu_p50": "osu", "reprompi": "reprompi"}
@@ -340,8 +344,9 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
                    help="OSU 7.x's osu_latency run again with -z50 as configuration osu_p50, valued by its median "
                         "of the per-round-trip times (not given: no such launches)")
     p.add_argument("--reprompi", type=_executable, help="ReproMPI's mpibenchmark (not given: no ReproMPI launches)")
-    p.add_argument("--methods", type=_subset("--methods", METHODS), default=list(METHODS),
-                   help=f"mpimeter's methods to run, comma-separated [{','.join(METHODS)}]")
+    p.add_argument("--methods", type=_subset("--methods", METHODS), default=list(DEFAULT_METHODS),
+                   help=f"mpimeter's methods to run, comma-separated, of {','.join(METHODS)} "
+                        f"[{','.join(DEFAULT_METHODS)}]")
     p.add_argument("--ops", type=_subset("--ops", OPS), default=list(OPS),
                    help=f"the operations, comma-separated [{','.join(OPS)}]")
     p.add_argument("--bench", type=_executable,
