@@ -105,15 +105,16 @@ test-simulate: $(TEST_SETUP)
 # `make test` runs every group of tests, also after one fails, then fails naming those that did,
 # after the time each group took. The MPI tests that count valid repetitions or time something
 # (test-mpi-serial, test-python-serial) have the machine to themselves, and so do the namespaces'
-# window starts (test-multihost asserts valid repetitions), run last with the simulation and the
-# plain-mpicc build. The tests that assert correctness alone (test-*-parallel, both cores busy)
-# run beside a lane of groups that assert no timing and mostly wait or use about one core: the
-# Slurm cluster (starting, a job's time limit), then the docs' commands (one at a time). The
+# window starts (test-multihost asserts valid repetitions), run last. The tests that assert
+# correctness alone (test-*-parallel, both cores busy) run beside a lane of groups that assert no
+# timing and mostly wait or use about one core: the Slurm cluster (starting, a job's time limit),
+# the docs' commands (one at a time), the simulation (its time is simulated, not the machine's)
+# and the plain-mpicc build (it asserts what was built and that its launches completed). The
 # report tests open the HTML in headless Chromium, the simulation tests need SimGrid: the test
 # set-up installs both too.
 test: test-setup
-	@$(run_groups) test "test-c test-mpi-parallel test-python-parallel | test-slurm test-readme" \
-	  test-mpi-serial test-python-serial "test-multihost test-simulate test-anympi"
+	@$(run_groups) test "test-c test-mpi-parallel test-python-parallel | test-slurm test-readme test-simulate test-anympi" \
+	  test-mpi-serial test-python-serial test-multihost
 
 # Every library's unit tests run, also after one fails (a failure must not hide the rest).
 test-c: $(TEST_SETUP)
