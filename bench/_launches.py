@@ -85,7 +85,8 @@ def state(rtt: float | None, fast_below_ns: float) -> str:
 
 def launch_facts(folder: Path) -> dict:
     """What an mpimeter launch folder's meta.json says about the launch itself: the cache-line
-    round trip, the phases' seconds, the clock sync's cost and residuals, the sync's edge points."""
+    round trip, the phases' seconds, the clock sync's cost and residuals, the sync's edge points, each
+    test's window (pilot, largest, switches)."""
     meta = jsonread.load_json(folder / "meta.json")
     probes = (meta.get("probes") or {}).get("cacheline_rtt_ns") or []
     rtt = probes[0].get("rtt_ns") if probes else None
@@ -95,7 +96,11 @@ def launch_facts(folder: Path) -> dict:
         text = bounded.read_bytes(sync_csv, SYNC_CSV_MAX_BYTES).decode("utf-8", "replace")
         edges = sum(1 for line in text.splitlines() if ",edge," in line)
     cs = meta.get("clock_sync") or {}
+    tests = [t for t in meta.get("tests") or [] if isinstance(t, dict)]
     return {"cacheline_rtt_ns": rtt, "sync_edge_points": edges,
+            # per size: the pilot's window, the largest the test used, its start-method switches
+            "windows_ns": {str(t.get("size")): [t.get("window_pilot_ns"), t.get("window_ns"),
+                                                 len(t.get("procsync_switches") or [])] for t in tests},
             "residual_start_ns": (cs.get("residual_start") or {}).get("max_abs_ns"),
             "residual_end_ns": (cs.get("residual_end") or {}).get("max_abs_ns"),
             "phases": {k: (v or {}).get("seconds") for k, v in (meta.get("phases") or {}).items()},
