@@ -18,7 +18,9 @@ Cells (Wilson 95 % intervals; 500 campaigns per null cell, 200 per power cell; -
 - null (A/A, margin 0 unless said; the gate's statistic, gating.JOINT_STATISTIC): mixes 8/2 v 2/8 and balanced 5/5 v 5/5, 1.18× states;
   lognormal or t(3) launch factors (heavy tails); ~35 ns medians of 100 repetitions on a 10 ns
   timer grid (ties; the grid recorded); a strong launch-wide effect (5 %, rows 0.5 %) over 4 rows;
-  and the candidate exactly 5 % slower in both states at the 5 % margin (the boundary).
+  and the candidate exactly 5 % slower in both states at the 5 % margin (the boundary);
+- again (--only again CASE SEED …): one null case drawn with other seeds, to tell a rate at α
+  (an exact test that spends all of it) from an excess.
 """
 
 from __future__ import annotations
@@ -142,23 +144,41 @@ def null_cells(n: int, seed: int) -> list[dict]:
     return out
 
 
+def repeat_cells(n: int, case: int, seeds: list[int]) -> list[dict]:
+    """NULL_CASES[case] drawn again with other seeds: whether a rate near α is the level or chance."""
+    name, (fb, fc), rows, margin, truth, shape = NULL_CASES[case]
+    out = []
+    for seed in seeds:
+        rng = np.random.default_rng([seed, 40, case])
+        hits = sum(gate_fails(rng, sd.mix(rng, fb, 10), sd.mix(rng, fc, 10), ratio=1.18, rows=rows,
+                              max_slowdown=margin, cand_truth=truth, **shape) for _ in range(n))
+        out.append(sd.cell(f"gate joint null, again: {name}", hits, n, "≤ 0.05", state_ratio=1.18, rows=rows,
+                           launches=10, max_slowdown=margin, statistic=gating.JOINT_STATISTIC, seed=seed))
+    return out
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--quick", action="store_true", help="60 campaigns per cell (a smoke run)")
     ap.add_argument("--seed", type=int, default=41)
-    ap.add_argument("--only", choices=("power", "null"), default=None, help="run only these cells")
+    ap.add_argument("--only", choices=("power", "null", "again"), default=None, help="run only these cells")
+    ap.add_argument("--again", type=int, nargs="+", default=[3, 42, 43], metavar="CASE SEED",
+                    help="--only again: the null case (index into NULL_CASES) and the seeds to draw it with")
     ap.add_argument("--out", type=Path, default=sd.REPO / "bench" / "results" / "sim_gate_joint.json")
     args = ap.parse_args()
     n_null, n_power = (60, 60) if args.quick else (500, 200)
     start, cpu = time.monotonic(), time.process_time()
-    cells = (power_cells(n_power, args.seed) if args.only != "null" else []) + \
-        (null_cells(n_null, args.seed) if args.only != "power" else [])
+    if args.only == "again":
+        cells = repeat_cells(n_null, args.again[0], args.again[1:])
+    else:
+        cells = (power_cells(n_power, args.seed) if args.only != "null" else []) + \
+            (null_cells(n_null, args.seed) if args.only != "power" else [])
     run = {"seed": args.seed, "quick": args.quick, "seconds": round(time.monotonic() - start, 1),
            "cpu_seconds": round(time.process_time() - cpu, 1)}
     doc = {"script": "bench/sim_gate_joint.py", "cells": []}
     if args.out.exists():  # the other part's cells stay
         doc = json.loads(args.out.read_text())
-    prefix = {"power": "gate joint power", "null": "gate joint null"}
+    prefix = {"power": "gate joint power", "null": "gate joint null:", "again": "gate joint null, again"}
     doc["cells"] = [c for c in doc["cells"]
                     if args.only is None or not c["cell"].startswith(prefix[args.only])] if args.only else []
     doc["cells"] += cells
