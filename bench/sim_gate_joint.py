@@ -11,14 +11,16 @@ through analysis.gating.gate_rows. Not a test.
 Cells (Wilson 95 % intervals; 500 campaigns per null cell, 200 per power cell; --quick: 60):
 
 - power: the candidate 10 % slower in the fast state only, the slow state unchanged, 5 % margin,
-  states 1.18× or 2.5× apart, 2 rows; 10 launches a side half and half, 12 in random mixes;
-  beside the gate, the same campaigns with the family cut to the state tests (the row tests left
-  out) and with those state tests on Fisher–Pitman's statistic (the sum of log medians): what a
-  smaller family or a finer statistic would add;
-- null (A/A, margin 0 unless said): mixes 8/2 v 2/8 and balanced 5/5 v 5/5, 1.18× states;
+  states 1.18× or 2.5× apart, 2 rows; 10 launches a side half and half, 12 in random mixes, and
+  10 with t(3) launch factors (heavy tails, where a mean can lose to ranks); each campaign through
+  the gate with the joint family on the rank sum and on the difference of mean logs
+  (stats.joint_permutation's statistics), the same campaign for both;
+- null (A/A, margin 0 unless said; the gate's statistic, gating.JOINT_STATISTIC): mixes 8/2 v 2/8 and balanced 5/5 v 5/5, 1.18× states;
   lognormal or t(3) launch factors (heavy tails); ~35 ns medians of 100 repetitions on a 10 ns
   timer grid (ties; the grid recorded); a strong launch-wide effect (5 %, rows 0.5 %) over 4 rows;
-  and the candidate exactly 5 % slower in both states at the 5 % margin (the boundary).
+  and the candidate exactly 5 % slower in both states at the 5 % margin (the boundary);
+- again (--only again CASE SEED …): one null case drawn with other seeds, to tell a rate at α
+  (an exact test that spends all of it) from an excess.
 """
 
 from __future__ import annotations
@@ -67,71 +69,52 @@ def gate_fails(rng, fb: np.ndarray, fc: np.ndarray, *, ratio: float, rows: int, 
         j = keys.index((op, size))
         return gating.split_by_state(dict(enumerate(base[:, j])), dict(enumerate(cand[:, j])), sb, sc, sd.NAMES)
     out = gating.gate_rows({k: base[:, j] for j, k in enumerate(keys)}, {k: cand[:, j] for j, k in enumerate(keys)},
-                           max_slowdown=max_slowdown, alpha=0.05, matched=matched,
+                           max_slowdown=max_slowdown, alpha=0.05,
+                           matched=matched if sb is not None and sc is not None else None,  # one state: pooled
                            grid_ns=10.0 if shape.get("grid35") else 1.0)
     return any(r.regression for r in out)
 
 
-class Variant:
-    """Within the block, the gate's joint family is cut to its state tests (``states_only``), and
-    those read Fisher–Pitman's statistic, the sum of the log values (``pitman``): Lehmann & Romano
-    2005, §5.9, the most powerful permutation test against a normal shift."""
-
-    def __init__(self, *, states_only: bool, pitman: bool):
-        self.states_only, self.pitman = states_only, pitman
-
-    def __enter__(self):
-        self.saved = (jp.step_down_min_p, jp._component)
-        step_down, states_only = jp.step_down_min_p, self.states_only
-
-        def cut(blocks, tests, alpha, **kw):
-            if not states_only:
-                return step_down(blocks, tests, alpha, **kw)
-            keep = [t for t in tests if len(t.values) == 1]
-            res, left = step_down(blocks, keep, alpha, **kw), len(tests) - len(keep)
-            return jp.JointResult(p_values=np.r_[np.ones(left), res.p_values],
-                                  adjusted=np.r_[np.ones(left), res.adjusted], levels=np.r_[np.zeros(left), res.levels], relabellings=res.relabellings,
-                                  exact=res.exact, seed=res.seed)
-
-        def log_sum(labels, values):
-            have = np.isfinite(values)
-            x = np.log(values[have])
-            return labels[:, have].astype(float) @ (x - x.mean())
-        gating._jp.step_down_min_p = cut
-        if self.pitman:
-            jp._component = log_sum
-
-    def __exit__(self, *exc):
-        jp.step_down_min_p, jp._component = self.saved
-        gating._jp.step_down_min_p = self.saved[0]
-
-
 def power_cells(n: int, seed: int) -> list[dict]:
+    """The same campaigns through the gate with each statistic of the joint family
+    (stats.joint_permutation): the rank sum it had, and the difference of mean logs it has."""
     out = []
-    for launches, random_mix in ((10, False), (12, True)):
+    for launches, random_mix, launch_t in ((10, False, None), (12, True, None), (10, False, 3)):
         for ratio in (1.18, 2.5):
-            rng = np.random.default_rng([seed, 3, int(ratio * 100), True, launches, random_mix])  # sim_decisions' seeds
-            hits = {"gate": 0, "state tests only": 0, "state tests only, Fisher–Pitman": 0}
+            rng = np.random.default_rng([seed, 3, int(ratio * 100), True, launches, random_mix]  # sim_decisions' seeds
+                                        + ([launch_t] if launch_t else []))
+            hits = {jp.RANK_SUM: 0, jp.MEAN_LOG: 0}
             for _ in range(n):
                 def draw():
                     return rng.random(launches) < 0.5 if random_mix else sd.mix(rng, launches // 2, launches)
                 fb, fc = draw(), draw()
                 start = copy.deepcopy(rng)
-                for name, variant in (("gate", None), ("state tests only", Variant(states_only=True, pitman=False)),
-                                      ("state tests only, Fisher–Pitman", Variant(states_only=True, pitman=True))):
+                for statistic in hits:
                     twin = copy.deepcopy(start)  # the same campaign for each
-                    if variant is None:
-                        hits[name] += gate_fails(twin, fb, fc, ratio=ratio, rows=2, max_slowdown=0.05, cand_fast=1.10)
-                    else:
-                        with variant:
-                            hits[name] += gate_fails(twin, fb, fc, ratio=ratio, rows=2, max_slowdown=0.05,
-                                                     cand_fast=1.10)
+                    with GateStatistic(statistic):
+                        hits[statistic] += gate_fails(twin, fb, fc, ratio=ratio, rows=2, max_slowdown=0.05,
+                                                      cand_fast=1.10, launch_t=launch_t)
                 rng = twin
             mixes = "each launch fast with probability 0.5" if random_mix else "half and half"
-            for name, h in hits.items():
-                out.append(sd.cell(f"gate joint power ({name}): 10 % slower in the fast state only, 5 % margin", h, n,
-                                   "≥ 0.8", state_ratio=ratio, rows=2, launches=launches, mixes=mixes))
+            for statistic, h in hits.items():
+                out.append(sd.cell(f"gate joint power ({statistic}): 10 % slower in the fast state only, 5 % margin"
+                                   + (", t(3) launch factors" if launch_t else ""), h, n, "≥ 0.8",
+                                   state_ratio=ratio, rows=2, launches=launches, mixes=mixes, statistic=statistic,
+                                   adopted=statistic == gating.JOINT_STATISTIC))
     return out
+
+
+class GateStatistic:
+    """The gate's joint family on ``statistic`` for the campaigns run inside it."""
+
+    def __init__(self, statistic: str):
+        self.statistic = statistic
+
+    def __enter__(self):
+        self.saved, gating.JOINT_STATISTIC = gating.JOINT_STATISTIC, self.statistic
+
+    def __exit__(self, *exc):
+        gating.JOINT_STATISTIC = self.saved
 
 
 NULL_CASES = (  # name, mixes (fast launches of 10: baseline, candidate), rows, margin, candidate truth, shape
@@ -157,7 +140,20 @@ def null_cells(n: int, seed: int) -> list[dict]:
         hits = sum(gate_fails(rng, sd.mix(rng, fb, 10), sd.mix(rng, fc, 10), ratio=1.18, rows=rows,
                               max_slowdown=margin, cand_truth=truth, **shape) for _ in range(n))
         out.append(sd.cell(f"gate joint null: {name}", hits, n, "≤ 0.05", state_ratio=1.18, rows=rows, launches=10,
-                           max_slowdown=margin))
+                           max_slowdown=margin, statistic=gating.JOINT_STATISTIC))
+    return out
+
+
+def repeat_cells(n: int, case: int, seeds: list[int]) -> list[dict]:
+    """NULL_CASES[case] drawn again with other seeds: whether a rate near α is the level or chance."""
+    name, (fb, fc), rows, margin, truth, shape = NULL_CASES[case]
+    out = []
+    for seed in seeds:
+        rng = np.random.default_rng([seed, 40, case])
+        hits = sum(gate_fails(rng, sd.mix(rng, fb, 10), sd.mix(rng, fc, 10), ratio=1.18, rows=rows,
+                              max_slowdown=margin, cand_truth=truth, **shape) for _ in range(n))
+        out.append(sd.cell(f"gate joint null, again: {name}", hits, n, "≤ 0.05", state_ratio=1.18, rows=rows,
+                           launches=10, max_slowdown=margin, statistic=gating.JOINT_STATISTIC, seed=seed))
     return out
 
 
@@ -165,19 +161,24 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--quick", action="store_true", help="60 campaigns per cell (a smoke run)")
     ap.add_argument("--seed", type=int, default=41)
-    ap.add_argument("--only", choices=("power", "null"), default=None, help="run only these cells")
+    ap.add_argument("--only", choices=("power", "null", "again"), default=None, help="run only these cells")
+    ap.add_argument("--again", type=int, nargs="+", default=[3, 42, 43], metavar="CASE SEED",
+                    help="--only again: the null case (index into NULL_CASES) and the seeds to draw it with")
     ap.add_argument("--out", type=Path, default=sd.REPO / "bench" / "results" / "sim_gate_joint.json")
     args = ap.parse_args()
     n_null, n_power = (60, 60) if args.quick else (500, 200)
     start, cpu = time.monotonic(), time.process_time()
-    cells = (power_cells(n_power, args.seed) if args.only != "null" else []) + \
-        (null_cells(n_null, args.seed) if args.only != "power" else [])
+    if args.only == "again":
+        cells = repeat_cells(n_null, args.again[0], args.again[1:])
+    else:
+        cells = (power_cells(n_power, args.seed) if args.only != "null" else []) + \
+            (null_cells(n_null, args.seed) if args.only != "power" else [])
     run = {"seed": args.seed, "quick": args.quick, "seconds": round(time.monotonic() - start, 1),
            "cpu_seconds": round(time.process_time() - cpu, 1)}
     doc = {"script": "bench/sim_gate_joint.py", "cells": []}
     if args.out.exists():  # the other part's cells stay
         doc = json.loads(args.out.read_text())
-    prefix = {"power": "gate joint power", "null": "gate joint null"}
+    prefix = {"power": "gate joint power", "null": "gate joint null:", "again": "gate joint null, again"}
     doc["cells"] = [c for c in doc["cells"]
                     if args.only is None or not c["cell"].startswith(prefix[args.only])] if args.only else []
     doc["cells"] += cells

@@ -3,8 +3,10 @@
 relabelling of the launches within each state (stats.joint_permutation, analysis.gating;
 docs/ALGORITHMS.md, "Decisions by design"): the adjusted p-values are the textbook procedure's
 (Westfall & Young 1993, algorithm 2.8, checked against a direct enumeration), never above
-Holm's, a regression of one state that the rows share is found where Holm misses it, A/A with
-two states and a launch-wide effect stays at its level, and the JSON says which adjustment ran."""
+Holm's, on either statistic (the rank sum, or the mean log: Fisher–Pitman's exact p); a
+regression of one state that the rows share is found where Holm misses it, A/A with two states
+and a launch-wide effect stays at its level, a state's launches_needed is at the family's own
+first level, and the JSON says which adjustment and statistic ran."""
 
 from __future__ import annotations
 
@@ -20,20 +22,25 @@ from scipy import stats
 
 from mpimeter.analysis import gating
 from mpimeter.cli.gate import command as gate_command
-from mpimeter.stats import hypothesis
+from mpimeter.stats import compare, hypothesis
 from mpimeter.stats import joint_permutation as jp
 
 NAMES = ("faster", "slower")
 
 
-def _reference(blocks_values: list[list[np.ndarray]], sizes: list[tuple[int, int]], alpha: float):
+def _reference(blocks_values: list[list[np.ndarray]], sizes: list[tuple[int, int]], alpha: float,
+               statistic: str = jp.RANK_SUM):
     """Westfall–Young step-down min-p by direct enumeration: tests are a state test per (block,
-    row) and a van Elteren row test per row; every combination of every block's splits."""
+    row) and a row test per row (van Elteren's, or the mean-log statistic summed over the blocks);
+    every combination of every block's splits."""
     splits = [list(itertools.combinations(range(nb + nc), nc)) for nb, nc in sizes]
     rows = len(blocks_values[0])
 
-    def u(values, chosen):  # (W − E) / (N + 1) of the units labelled candidate
-        r = stats.rankdata(values)
+    def u(values, chosen):
+        if statistic == jp.MEAN_LOG:  # the candidate's logs about the block's mean log
+            x = np.log(values)
+            return float((x[list(chosen)] - x.mean()).sum())
+        r = stats.rankdata(values)  # (W − E) / (N + 1) of the units labelled candidate
         return (r[list(chosen)].sum() - len(chosen) * (values.size + 1) / 2) / (values.size + 1)
     stat = []  # per relabelling: the tests' statistics
     for combo in itertools.product(*splits):
@@ -58,7 +65,8 @@ def _reference(blocks_values: list[list[np.ndarray]], sizes: list[tuple[int, int
     return obs, adj
 
 
-def test_step_down_min_p_is_the_direct_enumeration_and_never_above_holm():
+@pytest.mark.parametrize("statistic", [jp.RANK_SUM, jp.MEAN_LOG])
+def test_step_down_min_p_is_the_direct_enumeration_and_never_above_holm(statistic):
     rng = np.random.default_rng(4)
     sizes = [(3, 3), (2, 4)]
     for trial in range(3):
@@ -66,11 +74,11 @@ def test_step_down_min_p_is_the_direct_enumeration_and_never_above_holm():
         shift = [np.r_[np.zeros(nb), np.full(nc, 0.03 * trial)] for nb, nc in sizes]
         values = [[np.round(1000 * np.exp(launch[s] + shift[s] + rng.normal(0, 0.01, launch[s].size)), -trial)
                    for _ in range(2)] for s in range(2)]  # rounding: ties in the later trials
-        obs, adj = _reference(values, sizes, 0.05)
+        obs, adj = _reference(values, sizes, 0.05, statistic)
         blocks = [jp.Block(candidate=np.r_[np.zeros(nb, bool), np.ones(nc, bool)]) for nb, nc in sizes]
         tests = [jp.JointTest(values={s: values[s][j] for s in range(2)}) for j in range(2)] + \
             [jp.JointTest(values={s: values[s][j]}) for j in range(2) for s in range(2)]
-        res = jp.step_down_min_p(blocks, tests, 0.05)
+        res = jp.step_down_min_p(blocks, tests, 0.05, statistic=statistic)
         assert res.exact and res.relabellings == 20 * 15 and res.seed is None
         assert res.p_values == pytest.approx(obs, abs=1e-12)
         assert res.adjusted == pytest.approx(adj, abs=1e-12)
@@ -153,7 +161,7 @@ def test_gate_json_says_which_family_adjustment_ran(tmp_path):
     out = json.loads(r.stdout)
     assert (out["correction"], out["relabellings"], out["relabellings_seed"]) == (gating.WESTFALL_YOUNG,
                                                                                    252 ** 2, None)
-    assert "westfall-young" in out["test"]
+    assert "westfall-young" in out["test"] and out["statistic"] == jp.MEAN_LOG
     (row,) = out["rows"]
     assert row["correction"] == gating.WESTFALL_YOUNG and row["relabellings"] == 252 ** 2
     r = CliRunner().invoke(gate_command, [str(base), str(cand), "--no-cache"], env={"COLUMNS": "250"})
@@ -163,7 +171,7 @@ def test_gate_json_says_which_family_adjustment_ran(tmp_path):
     plain2 = write_state_campaign(tmp_path / "plain2", 10, 0, seed=14, sizes=(8,), ops=("allreduce",))
     out = json.loads(CliRunner().invoke(gate_command, [str(plain), str(plain2), "--no-cache", "--format",
                                                        "json"]).stdout)
-    assert (out["correction"], out["relabellings"]) == (gating.HOLM, None)
+    assert (out["correction"], out["relabellings"], out["statistic"]) == (gating.HOLM, None, None)
     assert math.isfinite(out["rows"][0]["p_adjusted"])
 
 
@@ -187,3 +195,60 @@ def test_rows_at_several_p_are_relabelled_per_p_and_state_with_seeded_draws_beyo
     assert [[st.regression for st in r.state_tests] for r in rows] == [[True, False], [True, False]]
     again = gating.gate_rows(base, cand, max_slowdown=0.05, alpha=0.05, matched=matched, grid_ns=1.0)
     assert [r.p_adjusted for r in again] == [r.p_adjusted for r in rows]  # seeded: the same every run
+
+
+def test_the_mean_log_state_test_is_fisher_pitmans_exact_p_finer_than_the_rank_sums():
+    # one state of 5 v 5: the p is the share of the 252 splits whose candidate sum of logs is at least the
+    # observed one (Lehmann & Romano 2005, §5.9); where the rank sum takes one of its 26 values, this one
+    # separates the splits the ranks tie (a swap across the boundary between close or far values)
+    rng = np.random.default_rng(3)
+    block = jp.Block(candidate=np.r_[np.zeros(5, bool), np.ones(5, bool)])
+    splits = np.array(list(itertools.combinations(range(10), 5)))
+    distinct = {jp.RANK_SUM: set(), jp.MEAN_LOG: set()}
+    for _ in range(20):
+        x = 1000 * rng.lognormal(0, 0.02, 10) * np.r_[np.ones(5), np.full(5, 1.03)]
+        logs = np.log(x)
+        direct = np.mean(logs[splits].sum(axis=1) >= logs[5:].sum() - 1e-12)
+        for statistic in distinct:
+            res = jp.step_down_min_p([block], [jp.JointTest(values={0: x})], 0.05, statistic=statistic)
+            distinct[statistic].add(round(float(res.p_values[0]) * 252))
+            if statistic == jp.MEAN_LOG:
+                assert res.p_values[0] == pytest.approx(direct, abs=1e-12)
+    assert len(distinct[jp.MEAN_LOG]) > len(distinct[jp.RANK_SUM])
+
+
+def test_launches_needed_is_at_the_level_the_joint_family_tests_a_state_at():
+    # 2 rows sharing the launch factor, 5 v 5 in each of two states, the fast state 10 % slower: the
+    # family's first step cuts the least p of 2 rows + 4 state tests where at most 5 % of the relabellings
+    # fall, a level above Holm's 0.05 / 6 because the rows move together — and a state's launches_needed
+    # is Noether's n at that level, not at Holm's
+    rng = np.random.default_rng(5)
+    fast = np.arange(10) < 5
+    states = {i: NAMES[0] if f else NAMES[1] for i, f in enumerate(fast)}
+    launch_b, launch_c = rng.lognormal(0, 0.02, 10), rng.lognormal(0, 0.02, 10)
+    keys = [("allreduce", 8), ("allreduce", 16)]
+    base = {k: 1000 * np.where(fast, 1.0, 2.5) * launch_b * rng.lognormal(0, 0.01, 10) for k in keys}
+    cand = {k: 1000 * np.where(fast, 1.10, 2.5) * launch_c * rng.lognormal(0, 0.01, 10) for k in keys}
+
+    def matched(op, size):
+        k = (op, size)
+        return gating.split_by_state(dict(enumerate(base[k])), dict(enumerate(cand[k])), states, states, NAMES)
+    rows = gating.gate_rows(base, cand, max_slowdown=0.05, alpha=0.05, matched=matched, grid_ns=1.0)
+    assert all(r.correction == gating.WESTFALL_YOUNG and r.statistic == jp.MEAN_LOG for r in rows)
+    tested = [st for r in rows for st in r.state_tests if st.tested]
+    assert len(tested) == 4
+    first = min([r.interval_level for r in rows] + [st.interval_level for st in tested])
+    assert first > 0.05 / 6
+    shift = math.log(1.10 / 1.05)
+    for r, k in zip(rows, keys):
+        for st, mask in zip(r.state_tests, (fast, ~fast)):
+            a, b = base[k][mask] + 0.5, cand[k][mask] - 0.5  # the 1 ns grid: half a step each way
+            spread = gating._log_spread(base[k][mask], cand[k][mask])
+            assert st.launches_needed == compare.launches_needed(spread, shift, first)
+            assert st.p_value == pytest.approx(jp.step_down_min_p(
+                [jp.Block(candidate=np.r_[np.zeros(5, bool), np.ones(5, bool)])],
+                [jp.JointTest(values={0: np.r_[a * 1.05, b]})], 0.05, statistic=jp.MEAN_LOG).p_values[0])
+    # Holm's first level asks for more launches in some state of this campaign
+    assert any(st.launches_needed < compare.launches_needed(gating._log_spread(base[k][m], cand[k][m]), shift,
+                                                            0.05 / 6)
+               for r, k in zip(rows, keys) for st, m in zip(r.state_tests, (fast, ~fast)))

@@ -11,7 +11,17 @@ p-values are adjusted by Westfall–Young step-down min-p over a joint relabelli
 launches within each state, the same relabelling in every row (stats.joint_permutation): a
 launch carries every row, so its launch-wide effect is one piece of evidence however many rows
 show it, and Holm, which counts the rows' tests as if independent, spends the level on it again
-per row; the relabelling keeps the rows' dependence, with exact family-wise control.
+per row; the relabelling keeps the rows' dependence, with exact family-wise control. Its tests
+read ``JOINT_STATISTIC``, the difference of the sides' mean log per-launch medians
+(Fisher–Pitman's, summed over the states with weights n_b·n_c / N for a row): at 5 v 5 launches
+the rank sum has 26 values over 252 splits, so the family's min-p is cut on a coarse lattice and
+part of α is lost between its steps; the mean of the logs takes a value per split, is as exact
+(exchangeability under the null is all a permutation test needs) and finds a regression of one
+state alone in 0.760 / 0.735 of 10-launch campaigns (states 1.18× / 2.5× apart) where the rank
+sum found 0.690 / 0.645, with t(3) launch factors 0.520 / 0.615 against 0.455 / 0.565
+(docs/ALGORITHMS.md, "The family relabelled jointly"; 0.8 only at 12 launches and 1.18× states).
+Each test's p is then the family's own permutation p (``p_method`` says so); the intervals stay
+the rank-sum test's Hodges–Lehmann ones at the test's level.
 Without matched states (or without the launches' numbers) it is Holm over the rows. A state
 with too few launches to reach significance in that family (Holm: its smallest attainable p above
 the level Holm would first test it at; Westfall–Young: above α) is left out of the family and
@@ -31,10 +41,13 @@ alone with 0.8 power in a Holm family (docs/ALGORITHMS.md, "Decisions by design"
 exact permutation test of one state: at Holm's first level of 2 rows × 2 states (2 of the
 C(10, 5) = 252 splits) the most powerful one against a normal shift, Fisher–Pitman's difference
 of means (Lehmann & Romano 2005, §5.9), rejects on the same two splits as the rank-sum test
-(python/tests/test_gate_state_power.py). So each state test says how many launches a side in
-that state would find a regression ``REGRESSION_BEYOND`` past the threshold (``launches_needed``:
-stats.compare.launches_needed on the state's own spread; Noether's n, a launch or two more than
-the exact test needs at these spreads)."""
+(python/tests/test_gate_state_power.py); the joint family's level is higher (the rows count
+once), and there is about 0.8. So each state test says how many launches a side in that state
+would find a regression ``REGRESSION_BEYOND`` past the threshold (``launches_needed``:
+stats.compare.launches_needed on the state's own spread, at the level the family tests a
+regression of one state alone at — Holm's α / (tests), or the joint family's first step's cut;
+Noether's n for the rank-sum test, a launch or two more than the exact tests need at these
+spreads)."""
 
 from __future__ import annotations
 
@@ -61,6 +74,7 @@ from mpimeter.warning_codes import warning
 
 REGRESSION_BEYOND = 0.05  # launches_needed: for a slowdown this far past the threshold (10 % at the default 5 %)
 NEEDED_POWER = 0.8
+JOINT_STATISTIC = _jp.MEAN_LOG
 HOLM, WESTFALL_YOUNG = "holm", "westfall-young step-down min-p"  # GateRow.correction: how p_adjusted was adjusted
 
 
@@ -107,6 +121,7 @@ class GateRow:
     correction: str = HOLM
     relabellings: int | None = None
     relabellings_seed: int | None = None
+    statistic: str | None = None  # WESTFALL_YOUNG: the joint family's statistic (stats.joint_permutation)
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -115,13 +130,17 @@ class GateRow:
 @dataclass(frozen=True, kw_only=True)
 class StateTest:
     """The slowdown test of one row within one matched state: the launches of each side in it,
-    the Hodges–Lehmann ratio candidate / baseline with its interval at the level Holm tested it
-    at, ``p_value`` of the one-sided rank-sum test, ``p_adjusted`` over rows × states
-    (Holm, or Westfall–Young: ``GateRow.correction``); ``tested`` False when the state has too
-    few launches for any p to be significant in the family (then ``p_adjusted`` is None and it
-    is no regression); ``regression``: tested and p_adjusted ≤ α; ``launches_needed``: launches a side in this state that find a
-    slowdown ``REGRESSION_BEYOND`` past the threshold with ``NEEDED_POWER`` at the family's first
-    Holm level, from the state's spread of log per-launch medians (None: no spread to go by)."""
+    the Hodges–Lehmann ratio candidate / baseline with its interval at the level its step was
+    tested at (``interval_level``), ``p_value`` of the one-sided slowdown test (``p_method``: the
+    rank-sum test under Holm, the joint permutation p of ``GateRow.statistic`` under
+    Westfall–Young), ``p_adjusted`` over rows × states (``GateRow.correction``); ``tested`` False
+    when the state has too few launches for any p to be significant in the family (then
+    ``p_adjusted`` is None and it is no regression, its p the rank-sum test's); ``regression``:
+    tested and p_adjusted ≤ α; ``launches_needed``: launches a side in this state that find a
+    slowdown ``REGRESSION_BEYOND`` past the threshold with ``NEEDED_POWER`` at the level the
+    family tests a regression of one state alone at — its first step's: Holm's α / (tests),
+    Westfall–Young's largest cut on the least p of all tests that at most α of the relabellings
+    pass —, from the state's spread of log per-launch medians (None: no spread to go by)."""
 
     stratum: str
     launches_baseline: int
@@ -136,6 +155,7 @@ class StateTest:
     p_adjusted: float | None
     regression: bool
     launches_needed: int | None = None
+    interval_level: float = math.nan  # the level its step of the family tested it at (nan: not tested)
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -182,6 +202,7 @@ class GateResult:
             "correction": HOLM if joint is None else WESTFALL_YOUNG,
             "relabellings": None if joint is None else joint.relabellings,
             "relabellings_seed": None if joint is None else joint.relabellings_seed,
+            "statistic": None if joint is None else joint.statistic,
             "passed": self.passed,
             "rows": [r.to_dict() for r in self.rows],
             "warnings": [w.to_dict() for w in self.warnings],
@@ -225,12 +246,19 @@ def gate_rows(baseline: Mapping[tuple[str, int], np.ndarray], candidate: Mapping
         family = np.array([t.p_value for t in tests] + [w[4].p_value for w, ok in zip(within, tested) if ok])
         adj_all, levels_all = _hyp.holm(family), _hyp.holm_levels(family, alpha)
         correction: dict[str, Any] = {}
-    else:
-        tested, adj_all, levels_all, correction = joint
+        first_level = alpha / (len(keys) + len(within))  # Holm's first, every state tested: a rule of the counts
+    else:  # each test's p is the family's own (its permutation p on the joint statistic)
+        tested, adj_all, levels_all, correction, p_all, method = joint
+        tests = [_hyp.TestResult(statistic=t.statistic, p_value=float(p), method=method)
+                 for t, p in zip(tests, p_all)]
+        p_states = iter(p_all[len(keys):])
+        within = [(*w[:4], _hyp.TestResult(statistic=w[4].statistic, p_value=float(next(p_states)), method=method)
+                   if ok else w[4], w[5]) for w, ok in zip(within, tested)]
+        # the level the step-down tests its first hypothesis at: where a regression of one state alone is found
+        first_level = float(np.min(levels_all))
     adj, levels = adj_all[:len(keys)], levels_all[:len(keys)]
     state_adj = iter(zip(adj_all[len(keys):], levels_all[len(keys):]))
     per_row_states: dict[int, list[StateTest]] = {}
-    first_level = alpha / (len(keys) + len(within))  # every state tested: a rule of the counts
     shift = math.log1p(max_slowdown + REGRESSION_BEYOND) - math.log1p(max_slowdown)
     for w, ok in zip(within, tested):
         i, stratum, a, b, test, min_p = w
@@ -240,7 +268,7 @@ def gate_rows(baseline: Mapping[tuple[str, int], np.ndarray], candidate: Mapping
             stratum=stratum, launches_baseline=len(a), launches_candidate=len(b), ratio=hl.estimate,
             ratio_ci_low=hl.low, ratio_ci_high=hl.high, p_value=test.p_value, p_method=test.method,
             min_p_value=min_p, tested=ok, p_adjusted=float(p_adj) if ok else None,
-            regression=bool(ok and p_adj <= alpha),
+            regression=bool(ok and p_adj <= alpha), interval_level=float(level),
             launches_needed=_cmp.launches_needed(_log_spread(a, b), shift, first_level, power=NEEDED_POWER)))
     rows = []
     for i, (key, test, pooled_test, p_adj, level) in enumerate(zip(keys, tests, pooled, adj, levels)):
@@ -321,9 +349,12 @@ def _joint_family(keys: Sequence[tuple], strata_of: Mapping[tuple, tuple], half:
             k = keys[w[0]]
             s = next(j for j, sm in enumerate(strata_of[k][1]) if sm.stratum == w[1])
             state_tests.append({block(k, s): values(k, s)})
-    res = _jp.step_down_min_p(blocks, [_jp.JointTest(values=v) for v in row_tests + state_tests], alpha)
+    res = _jp.step_down_min_p(blocks, [_jp.JointTest(values=v) for v in row_tests + state_tests], alpha,
+                              statistic=JOINT_STATISTIC)
+    method = ("exact" if res.exact else "monte-carlo") + f" joint permutation, {_jp.STATISTIC_NAMES[JOINT_STATISTIC]}"
     return tested, res.adjusted, res.levels, dict(correction=WESTFALL_YOUNG, relabellings=res.relabellings,
-                                                  relabellings_seed=res.seed)
+                                                  relabellings_seed=res.seed, statistic=JOINT_STATISTIC), \
+        res.p_values, method
 
 
 def slowdown_beyond_grid(baseline: np.ndarray, candidate: np.ndarray, max_slowdown: float, *,
@@ -467,9 +498,10 @@ def gate(
                                           at_p=at_p)
         joint = any(r.correction == WESTFALL_YOUNG for r in rows)
         test = (f"one-sided {_matching.STRATIFIED_TEST}, stratified Hodges–Lehmann ratio; and the one-sided "
-                "wilcoxon-rank-sum within each state ("
-                + ("westfall-young step-down min-p over rows × states, the launches relabelled jointly within "
-                   "each state" if joint else "holm over rows × states") + ")")
+                "wilcoxon-rank-sum within each state (holm over rows × states)") if not joint else (
+            f"one-sided joint permutation tests of the {_jp.STATISTIC_NAMES[JOINT_STATISTIC]} over the matched "
+            "states and within each state, stratified Hodges–Lehmann ratio (westfall-young step-down min-p over "
+            "rows × states, the launches relabelled jointly within each state)")
     if per_repetition:
         warnings.append(warning("per-repetition", doing="gating on", consequence="", per="side"))
     else:  # the row with the fewest launches decides (candidate first: the test is of candidate > baseline)

@@ -57,14 +57,19 @@ def print_gate(res: analysis.GateResult, baseline: str, candidate: str) -> None:
                       f"alike in every row ({joint.relabellings} relabellings, "
                       + ("every one" if joint.relabellings_seed is None else
                          f"seeded random ones, seed {joint.relabellings_seed}") + ")")
-        con.print(f"test: one-sided van Elteren stratified rank-sum over the matched states (state by state: "
-                  f"candidate per-launch medians against baseline medians × {1 + res.max_slowdown:g}, "
-                  f"weights 1/(launches in the state + 1)); p: {analysis.p_method_text(r.p_method for r in rows)}; "
+        over = (f"candidate per-launch medians against baseline medians × {1 + res.max_slowdown:g}")
+        tests = (f"one-sided van Elteren stratified rank-sum over the matched states (state by state: {over}, "
+                 "weights 1/(launches in the state + 1))", "the one-sided rank-sum test of its launches")
+        if joint is not None:  # the joint family's own statistic (analysis.gating.JOINT_STATISTIC)
+            tests = (f"one-sided permutation test over the matched states of the difference of mean logs "
+                     f"(Fisher–Pitman: {over}, each state weighted by launches_b · launches_c / launches)",
+                     "the same test on its launches alone")
+        con.print(f"test: {tests[0]}; p: {analysis.p_method_text(r.p_method for r in rows)}; "
                   f"{correction}; significant: adjusted p ≤ α = {res.alpha:g}, {STARS_TEXT}; "
                   "regression: significant, or a state's own test significant; ratio: stratified Hodges–Lehmann "
                   "estimate of candidate / baseline "
                   f"(weighted median of within-state pairwise ratios) {level_text}; and each state on its own: "
-                  f"the one-sided rank-sum test of its launches, in one family of rows × states, so that a "
+                  f"{tests[1]}, in one family of rows × states, so that a "
                   f"regression of any state fails the gate (a state too rare to reach α in that family is left out "
                   f"and named)")
     else:
@@ -117,7 +122,8 @@ def launches_needed_lines(rows, max_slowdown: float) -> list[str]:
         if have < need:
             out.append(f"the {name} state needs about {need} launches a side (it has {have}) for a "
                        f"{100 * (max_slowdown + REGRESSION_BEYOND):g} % regression of it alone to fail the gate with "
-                       f"{100 * NEEDED_POWER:g} % power (Noether's sample size on its spread of per-launch medians)")
+                       f"{100 * NEEDED_POWER:g} % power (Noether's sample size on its spread of per-launch medians, "
+                       "at the level the family tests a regression of one state alone at)")
     return out
 
 
