@@ -186,12 +186,12 @@ class GateResult:
         return not self.regressions
 
     @property
-    def correction(self) -> GateRow | None:
+    def joint_row(self) -> GateRow | None:
         """A row carrying the family's Westfall–Young adjustment (its relabellings); None: Holm."""
         return next((r for r in self.rows if r.correction == WESTFALL_YOUNG), None)
 
     def to_dict(self) -> dict[str, Any]:
-        joint = self.correction
+        joint = self.joint_row
         return {
             "baseline": self.baseline,
             "metric": self.metric,

@@ -22,7 +22,7 @@ from mpimeter.cli.common import (EXIT_OK, EXIT_REGRESSION, STARS_TEXT, alpha_opt
 def print_gate(res: analysis.GateResult, baseline: str, candidate: str) -> None:
     con = console()
     rows = res.rows
-    joint = res.correction  # Westfall–Young over rows × states (its relabellings), or None: Holm
+    joint = res.joint_row  # Westfall–Young over rows × states (its relabellings), or None: Holm
     adjusted = "p (Holm)" if joint is None else "p (adjusted)"
     ci_head = "ratio [CI at Holm level]" if joint is None else "ratio [CI at its step's level]"
     title = "regressions" if not res.passed else "no regression"
