@@ -96,7 +96,7 @@ def test_every_new_op_runs_on_2_and_4_ranks(lib, np_, tmp_path):
 def test_master_worker_on_3_ranks_with_master_1(lib, tmp_path):
     out = tmp_path / "mw"
     run_bench(lib, 3, ["--ops", ",".join(MASTER_WORKER), "--sizes", "0,4096", "--datatype", "byte",
-                       "--nrep", 10, "--warmup", 2, "--procsync", "barrier", "--root", 1, "--out", out], timeout=300)
+                       "--nrep", 10, *NO_EXTRA_CALLS, "--procsync", "barrier", "--root", 1, "--out", out], timeout=300)
     meta, _ = _check_launch(out, MASTER_WORKER, 3)
     assert meta["probes"]["pingpong_pair"] is None  # no ping-pong: no pair chosen
 
