@@ -12,7 +12,7 @@ import time
 
 import pandas as pd
 import pytest
-from conftest import LIBS, QuietRuns, assert_refused, bench_path, launcher, read_launch, run_bench
+from conftest import LIBS, NO_EXTRA_CALLS, QuietRuns, assert_refused, bench_path, launcher, read_launch, run_bench
 
 from mpimeter.io import rawformat
 
@@ -62,7 +62,7 @@ def test_every_op_under_every_procsync(lib, np_, procsync, tmp_path):
     sizes = [8] if small else [8, 1024]
     out = tmp_path / procsync
     args = ["--ops", ",".join(ALL_OPS), "--sizes", ",".join(map(str, sizes)),
-            "--nrep", nrep, "--warmup", 2, "--procsync", procsync, "--datatype", "int",
+            "--nrep", nrep, *NO_EXTRA_CALLS, "--procsync", procsync, "--datatype", "int",
             "--seed", 7, "--out", out]
     if procsync in ("roundtime", "harmonize"):
         args += ["--roundtime-budget-s", "5"]

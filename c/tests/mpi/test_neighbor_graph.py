@@ -8,9 +8,9 @@ received block holds what its source sent (a corrupted byte fails the test)."""
 from __future__ import annotations
 
 import pytest
-from conftest import assert_refused, read_launch, run_bench
+from conftest import NO_EXTRA_CALLS, assert_refused, read_launch, run_bench
 
-QUICK = ["--nrep", "4", "--warmup", "1", "--procsync", "barrier", "--copy-probe-bytes", "0"]
+QUICK = ["--nrep", "4", *NO_EXTRA_CALLS, "--procsync", "barrier", "--copy-probe-bytes", "0"]
 OPS = ["neighbor_allgather", "neighbor_alltoall", "neighbor_alltoallv", "ineighbor_allgather",
        "ineighbor_alltoall", "ineighbor_alltoallv"]
 # rank 1 names itself; 4 ranks: a ring with a chord, and rank 3 receives from two ranks

@@ -9,7 +9,7 @@ from __future__ import annotations
 import json
 
 import pytest
-from conftest import assert_refused, described, read_launch, run_bench
+from conftest import NO_EXTRA_CALLS, assert_refused, described, read_launch, run_bench
 
 COMPONENTS = ["init_ns", "test_ns", "wait_ns", "compute_ns", "blocking_ns"]
 
@@ -35,7 +35,7 @@ def test_every_nonblocking_op_records_consistent_components(lib, np_, tmp_path):
     out = tmp_path / "nbc"
     # barrier starts: the components are under test, and a start that cannot be late keeps a
     # loaded machine from failing a test for want of a valid repetition (no-valid-repetitions)
-    run_bench(lib, np_, ["--ops", ",".join(ops), "--sizes", "8,4096", "--nrep", nrep, "--warmup", 2,
+    run_bench(lib, np_, ["--ops", ",".join(ops), "--sizes", "8,4096", "--nrep", nrep, *NO_EXTRA_CALLS,
                          "--test-interval", 1024, "--seed", 3, "--procsync", "barrier", "--out", out],
               timeout=600)
     meta, raw = read_launch(out)

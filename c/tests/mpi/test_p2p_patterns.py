@@ -25,7 +25,7 @@ import subprocess
 
 import numpy as np
 import pytest
-from conftest import LIBS, assert_refused, bench_path, described, read_launch, run_bench
+from conftest import LIBS, NO_EXTRA_CALLS, assert_refused, bench_path, described, read_launch, run_bench
 
 from mpimeter import analysis
 
@@ -78,7 +78,7 @@ def test_every_new_op_runs_on_2_and_4_ranks(lib, np_, tmp_path):
     out = tmp_path / "all"
     nrep = 4 if (lib == "mpich" and np_ > 2) else 8  # MPICH busy-polls when oversubscribed
     run_bench(lib, np_, ["--ops", ",".join(ops), "--sizes", "0,1024", "--datatype", "byte", "--nrep", nrep,
-                         "--warmup", 2, "--procsync", "barrier", "--seed", 11, "--out", out], timeout=600)
+                         *NO_EXTRA_CALLS, "--procsync", "barrier", "--seed", 11, "--out", out], timeout=600)
     meta, raw = _check_launch(out, ops, np_)
     # the simple calls take no size: one test each
     assert sorted(raw[raw.op == "simple-empty"]["size"].unique()) == [0]
@@ -96,7 +96,7 @@ def test_every_new_op_runs_on_2_and_4_ranks(lib, np_, tmp_path):
 def test_master_worker_on_3_ranks_with_master_1(lib, tmp_path):
     out = tmp_path / "mw"
     run_bench(lib, 3, ["--ops", ",".join(MASTER_WORKER), "--sizes", "0,4096", "--datatype", "byte",
-                       "--nrep", 10, "--warmup", 2, "--procsync", "barrier", "--root", 1, "--out", out], timeout=300)
+                       "--nrep", 10, *NO_EXTRA_CALLS, "--procsync", "barrier", "--root", 1, "--out", out], timeout=300)
     meta, _ = _check_launch(out, MASTER_WORKER, 3)
     assert meta["probes"]["pingpong_pair"] is None  # no ping-pong: no pair chosen
 

@@ -11,9 +11,9 @@ from __future__ import annotations
 import subprocess
 
 import pytest
-from conftest import assert_refused, bench_path, described, read_launch, run_bench
+from conftest import NO_EXTRA_CALLS, assert_refused, bench_path, described, read_launch, run_bench
 
-QUICK = ["--nrep", "4", "--warmup", "1", "--procsync", "barrier", "--copy-probe-bytes", "0"]
+QUICK = ["--nrep", "4", *NO_EXTRA_CALLS, "--procsync", "barrier", "--copy-probe-bytes", "0"]
 PERSISTENT = ["persistent-allreduce", "persistent-allreduce-init", "persistent-bcast",
               "persistent-bcast-init", "persistent-barrier", "persistent-alltoall",
               "persistent-allgather-init", "persistent-reduce"]

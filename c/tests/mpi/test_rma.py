@@ -11,13 +11,13 @@ correctness and shape, not timings."""
 from __future__ import annotations
 
 import pytest
-from conftest import assert_refused, described, read_launch, run_bench
+from conftest import NO_EXTRA_CALLS, assert_refused, described, read_launch, run_bench
 
 MODES = ("fence", "pscw", "lock", "lock-shared", "lock-all-flush", "lock-all-flush-local")
 PASSIVE = ("lock", "lock-shared", "lock-all-flush", "lock-all-flush-local")
 DATA_OPS = ("rma-put", "rma-get", "rma-acc", "rma-get-acc", "rma-fop", "rma-cas", "rma-put-bw",
             "rma-get-bw")
-QUICK = ["--nrep", "4", "--warmup", "1", "--procsync", "barrier", "--copy-probe-bytes", "0"]
+QUICK = ["--nrep", "4", *NO_EXTRA_CALLS, "--procsync", "barrier", "--copy-probe-bytes", "0"]
 
 
 def _ops_of(mode: str, np: int) -> list[str]:

@@ -9,9 +9,9 @@ Launches are short (few repetitions, small sizes): they assert correctness and s
 from __future__ import annotations
 
 import pytest
-from conftest import assert_refused, read_launch, run_bench
+from conftest import NO_EXTRA_CALLS, assert_refused, read_launch, run_bench
 
-QUICK = ["--nrep", "4", "--warmup", "1", "--procsync", "barrier", "--copy-probe-bytes", "0"]
+QUICK = ["--nrep", "4", *NO_EXTRA_CALLS, "--procsync", "barrier", "--copy-probe-bytes", "0"]
 OPS = ["rma-one-put-all", "rma-one-get-all", "rma-all-put-all", "rma-all-get-all", "rma-all-put-one",
        "rma-all-get-one"]
 

@@ -17,9 +17,9 @@ runs on a quiet machine only (conftest.QuietRuns).
 from __future__ import annotations
 
 import pytest
-from conftest import QuietRuns, assert_refused, described, read_launch, run_bench
+from conftest import NO_EXTRA_CALLS, QuietRuns, assert_refused, described, read_launch, run_bench
 
-FAST = ["--nrep", "6", "--warmup", "1", "--procsync", "barrier", "--copy-probe-bytes", "0", "--quiet"]
+FAST = ["--nrep", "6", *NO_EXTRA_CALLS, "--procsync", "barrier", "--copy-probe-bytes", "0", "--quiet"]
 
 
 @pytest.mark.parametrize("np_", [2, 4])
@@ -151,7 +151,7 @@ def test_nprocs_measures_each_test_on_the_first_k_ranks(lib, procsync, tmp_path)
     with --root all at every rank of each communicator."""
     out = tmp_path / "sub"
     run_bench(lib, 4, ["--ops", "allreduce,bcast,barrier", "--sizes", "8,4096", "--nprocs", "2,3,4",
-                       "--root", "all", "--nrep", "8", "--warmup", "1", "--procsync", procsync,
+                       "--root", "all", "--nrep", "8", *NO_EXTRA_CALLS, "--procsync", procsync,
                        "--copy-probe-bytes", "0", "--quiet", "--out", out])
     meta, raw = read_launch(out)
     tests = meta["tests"]

@@ -19,9 +19,9 @@ import os
 
 import numpy as np
 import pytest
-from conftest import QuietRuns, assert_refused, described, read_launch, run_bench
+from conftest import NO_EXTRA_CALLS, QuietRuns, assert_refused, described, read_launch, run_bench
 
-FAST = ["--nrep", "10", "--warmup", "2", "--procsync", "barrier", "--copy-probe-bytes", "0", "--quiet"]
+FAST = ["--nrep", "10", "--procsync", "barrier", "--copy-probe-bytes", "0", "--quiet"]
 
 
 def _run_times(raw, test: int) -> np.ndarray:
@@ -37,7 +37,7 @@ def test_workpieces_gives_one_test_per_value(lib, np_, tmp_path):
 
     def run():
         run_bench(lib, np_, ["--ops", "mw-workpieces,allreduce", "--sizes", "8,4096", "--workpieces", "1,5,24",
-                             "--seed", "5", *FAST, "--out", out, "--force"])
+                             "--seed", "5", *FAST, "--warmup", "2", "--out", out, "--force"])
         return read_launch(out)
 
     runs = QuietRuns(run, f"{lib} on {np_} ranks: 24 work pieces take longer than one")
@@ -86,7 +86,7 @@ def test_subtract_overhead_records_each_tests_empty_region(lib, np_, tmp_path):
     campaign = tmp_path / "c"
     out = campaign / "launches" / "000"
     run_bench(lib, np_, ["--ops", "simple-empty,allreduce", "--sizes", "64", "--subtract-overhead",
-                         *FAST, "--out", out])
+                         *FAST, *NO_EXTRA_CALLS, "--out", out])
     meta, raw = read_launch(out)
     assert meta["config"]["subtract_overhead"] is True
     for t in meta["tests"]:
@@ -110,7 +110,7 @@ def test_subtract_overhead_records_each_tests_empty_region(lib, np_, tmp_path):
     assert all(f"c/{op}/" in overhead_kept(res) for op in kept)
     # without the option nothing is measured and nothing subtracted
     plain = tmp_path / "plain"
-    run_bench(lib, np_, ["--ops", "simple-empty", *FAST, "--out", plain])
+    run_bench(lib, np_, ["--ops", "simple-empty", *FAST, *NO_EXTRA_CALLS, "--out", plain])
     meta, _ = read_launch(plain)
     assert meta["config"]["subtract_overhead"] is False and meta["tests"][0]["overhead_ns"] is None
 
@@ -120,7 +120,7 @@ def test_bound_volume_per_sub_communicator(lib, tmp_path):
     2(k-1)/k, alltoall k-1, bcast 1), while operations[] keeps the launch's (p = 4)."""
     out = tmp_path / "bounds"
     run_bench(lib, 4, ["--ops", "allreduce,alltoall,bcast", "--sizes", "64", "--nprocs", "2,3,4", *FAST,
-                       "--out", out])
+                       *NO_EXTRA_CALLS, "--out", out])
     meta, _ = read_launch(out)
     want = {"allreduce": lambda k: 2 * (k - 1) / k, "alltoall": lambda k: k - 1, "bcast": lambda k: 1}
     assert len(meta["tests"]) == 9
