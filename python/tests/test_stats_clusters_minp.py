@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from mpimeter.stats.clusters import min_p_adjusted
+from mpimeter.stats.clusters import WY_SEED, _joint_draws, _p_values, _scores_of, min_p_adjusted
 
 # (launches, rows, some launches missing from rows, with the scores' test, resamples)
 FAMILIES = [(10, 4, False, True, 2000), (8, 1, False, False, 2000), (12, 6, True, True, 2000),
@@ -41,3 +41,30 @@ def test_adjusted_p_values_are_those_of_one_test_at_a_time():
     got = [min_p_adjusted(logs, present, observed, with_scores=with_scores, resamples=resamples).tolist()
            for logs, present, observed, with_scores, resamples in _families()]
     assert got == EXPECTED
+
+
+def _smallest_p_values(logs, present, with_scores, resamples):
+    """Every test's p-value on every resample as the single test computes it (``_p_values``), the
+    smallest per resample: Westfall–Young as its definition reads."""
+    draws = _joint_draws(logs, present, resamples, WY_SEED)
+    samples = [draws[:, present[:, r], r] for r in range(present.shape[1])]
+    if with_scores:
+        samples.append(_scores_of(draws, present))
+    return np.min([_p_values(sample, 1) for sample in samples], axis=0)
+
+
+def test_the_cuts_on_d_give_the_adjusted_p_of_the_p_values_themselves():
+    # min_p_adjusted compares each split's D with a cut per observed p instead of computing the
+    # p-values; observed p-values equal to resamples' own smallest ones (and repeated) are the
+    # ties where a cut one step off would count differently
+    rng = np.random.default_rng(8)
+    for logs, present, _, with_scores, resamples in _families():
+        smallest = _smallest_p_values(logs, present, with_scores, resamples)
+        observed = rng.choice(np.sort(smallest)[:resamples // 10], present.shape[1] + with_scores)
+        observed[-1] = observed[0]
+        half = max(resamples // 2, 1)
+        expected = np.zeros(observed.size)
+        for null in (np.sort(smallest[:half]), np.sort(smallest[half:])):
+            expected = np.maximum(expected, (np.searchsorted(null, observed, side="right") + 1) / (null.size + 1))
+        got = min_p_adjusted(logs, present, observed, with_scores=with_scores, resamples=resamples)
+        assert got.tolist() == np.maximum(expected, observed).tolist()

@@ -85,15 +85,33 @@ class TwoClusters:
 
 def _split_d(sorted_x: np.ndarray, min_size: int) -> tuple[np.ndarray, np.ndarray]:
     """D of every split (columns: the low group's size k = min_size … n − min_size) of each row of
-    a (samples × n) array of sorted values."""
+    a (samples × n) array of sorted values: :func:`_split_d_by_k` of its transpose, transposed."""
     x = np.atleast_2d(sorted_x)
-    n = x.shape[1]
+    d, ks = _split_d_by_k(np.ascontiguousarray(x.T), min_size)
+    return d.T, ks
+
+
+def _running_sums(x: np.ndarray) -> np.ndarray:
+    """``np.cumsum(x, axis=0)``, the same sequential additions, one vector addition per row: numpy
+    accumulates down a short axis several times slower."""
+    out = np.empty_like(x)
+    out[0] = x[0]
+    for i in range(1, x.shape[0]):
+        np.add(out[i - 1], x[i], out=out[i])
+    return out
+
+
+def _split_d_by_k(x: np.ndarray, min_size: int) -> tuple[np.ndarray, np.ndarray]:
+    """D of every split (rows: the low group's size k = min_size … n − min_size) of each column of
+    an (n × samples) array of values sorted down the columns. Each sample's sums run down a column,
+    one vector addition per value: the same additions, in the same order, as along a row, many
+    faster for a family's thousands of short samples."""
+    n = x.shape[0]
     ks = np.arange(min_size, n - min_size + 1)
-    c1 = np.cumsum(x, axis=1)
-    c2 = np.cumsum(x * x, axis=1)
-    total1, total2 = c1[:, -1:], c2[:, -1:]
-    s1, s2 = c1[:, min_size - 1:n - min_size], c2[:, min_size - 1:n - min_size]  # the sums of the first k
-    nl, nh = ks.astype(float), (n - ks).astype(float)
+    c1, c2 = _running_sums(x), _running_sums(x * x)
+    total1, total2 = c1[-1:], c2[-1:]
+    s1, s2 = c1[min_size - 1:n - min_size], c2[min_size - 1:n - min_size]  # the sums of the first k
+    nl, nh = ks.astype(float)[:, None], (n - ks).astype(float)[:, None]
     # in place where a temporary would be made: a family computes this on every resample
     mean_l = s1 / nl
     mean_h = total1 - s1
@@ -105,8 +123,8 @@ def _split_d(sorted_x: np.ndarray, min_size: int) -> tuple[np.ndarray, np.ndarra
     var_h /= np.maximum(nh - 1, 1)
     # a group of one has no spread of its own: D is then its distance from the other group in
     # that group's standard deviations (as Grubbs' outlier statistic)
-    var_l[:, nl <= 1] = 0.0
-    var_h[:, nh <= 1] = 0.0
+    var_l[nl[:, 0] <= 1] = 0.0
+    var_h[nh[:, 0] <= 1] = 0.0
     spread = np.maximum(var_l, 0.0, out=var_l)
     spread += np.maximum(var_h, 0.0, out=var_h)
     d = mean_h
@@ -115,8 +133,11 @@ def _split_d(sorted_x: np.ndarray, min_size: int) -> tuple[np.ndarray, np.ndarra
     with np.errstate(divide="ignore", invalid="ignore"):
         d /= np.sqrt(spread, out=spread)
     # equal values in both groups (0/0) separate nothing; a finite gap over no spread is the
-    # largest D possible
-    return np.nan_to_num(d, copy=False, nan=0.0, posinf=np.finfo(float).max), ks
+    # largest D possible (numpy's nan_to_num, on the few values that need it: it scans thrice)
+    odd = ~np.isfinite(d)
+    if odd.any():
+        d[odd] = np.nan_to_num(d[odd], nan=0.0, posinf=np.finfo(float).max)
+    return d, ks
 
 
 def split_weights(n: int, min_size: int) -> np.ndarray:
@@ -293,15 +314,35 @@ def min_p_adjusted(logs: np.ndarray, present: np.ndarray, observed: np.ndarray, 
     shape the single tests are calibrated on). Every test's p is computed on each resample as on
     the data; the adjusted p of a test is the share of resamples whose smallest p is at most its
     own, the larger over the two shapes and never below its own p. Seeded: the same every time.
-    Cost: O(resamples · launches² · rows)."""
+    Only whether a resample's smallest p is at most each observed one counts, and that is read
+    off each split's D against a cut per observed p (:func:`_cuts`) instead of computing the
+    p-values. Cost: O(resamples · launches² · rows)."""
+    half = max(resamples // 2, 1)
+    order = np.argsort(observed, kind="stable")
+    ascending = np.asarray(observed, dtype=float)[order]
+    # reached[r]: for how many of the largest observed p-values resample r's smallest p is at most them
+    reached = _observed_reached(_joint_draws(logs, present, resamples, seed), present, with_scores, min_size,
+                                ascending)
+    adjusted = np.zeros(observed.size)
+    at_most = ascending.size - np.arange(ascending.size)  # o_j is reached by the resamples with reached ≥ this
+    for null in (reached[:half], reached[half:]):
+        tally = np.bincount(null, minlength=ascending.size + 1)[::-1].cumsum()[::-1]  # tally[f]: reached ≥ f
+        adjusted = np.maximum(adjusted, (tally[at_most] + 1) / (null.size + 1))
+    result = np.empty(observed.size)
+    result[order] = adjusted
+    return np.maximum(result, observed)
+
+
+def _joint_draws(logs: np.ndarray, present: np.ndarray, resamples: int, seed: int) -> np.ndarray:
+    """The (resamples × launches × rows) joint null draws of :func:`min_p_adjusted`: half of them
+    normal, then half with t(5) launch factors, in the seeded order of chunks (normal
+    multipliers, then the chunk's χ²)."""
     launches = logs.shape[0]
     counts = present.sum(axis=0)
     centred = np.where(present, logs - np.where(present, logs, 0.0).sum(axis=0) / np.maximum(counts, 1), 0.0)
     centred = centred / np.sqrt(np.maximum(counts - 1, 1))
     rng = np.random.default_rng(seed)
     half = max(resamples // 2, 1)
-    # the draws in the seeded order of chunks (normal multipliers, then the chunk's χ²), then the
-    # p-values of every resample of both shapes at once
     chunks = []
     for heavy in (False, True):
         for start in range(0, half, WY_CHUNK):
@@ -310,29 +351,65 @@ def min_p_adjusted(logs: np.ndarray, present: np.ndarray, observed: np.ndarray, 
             if heavy:
                 draws = draws * np.sqrt(5.0 / rng.chisquare(5, (b, launches, 1)))
             chunks.append(draws)
-    smallest = _smallest_p(np.concatenate(chunks), present, with_scores, min_size)
-    adjusted = np.zeros(observed.size)
-    for null in (np.sort(smallest[:half]), np.sort(smallest[half:])):
-        adjusted = np.maximum(adjusted, (np.searchsorted(null, observed, side="right") + 1) / (null.size + 1))
-    return np.maximum(adjusted, observed)
+    return np.concatenate(chunks)
 
 
-def _smallest_p(draws: np.ndarray, present: np.ndarray, with_scores: bool, min_size: int) -> np.ndarray:
-    """Per resample of (resamples × launches × rows) draws, the smallest p-value of the family's
-    tests (:func:`_p_values` of each row's launches, then of the launch scores). The tests on the
-    same number of launches are one call: the p-values are computed row by row of the stacked
-    array, the same numbers as one test at a time, without a Python loop per test."""
+@lru_cache(maxsize=128)
+def _weighted_levels(n: int, min_size: int) -> np.ndarray:
+    """Every value p_k / w_k that :func:`_p_values` can give a split size k (a row per k): with b
+    null values below the split's D, (S − b + 1)/(S + 1) / w_k for b = 0 … S, the same floating-point
+    operations as :func:`_upper_p` and its division by the weights, so non-increasing in b."""
+    s = NULL_SAMPLES
+    below = np.arange(s + 1)
+    return ((s - below + 1) / (s + 1))[None, :] / split_weights(n, min_size)[:, None]
+
+
+def _cuts(n: int, min_size: int, shape: int | None, ascending: np.ndarray) -> np.ndarray:
+    """Per split size k (rows) and observed p-value o (columns, ``ascending``), the value a split's
+    D must exceed for :func:`_p_values`' p under this null shape to be at most o; the columns in
+    ascending order (o descending). The chain, each step exact on the same floating-point values:
+    (c + 1)/(S + 1) ≤ o for the c null minima at most the test's smallest weighted p m ⟺ c ≤ c_o
+    ⟺ m < min_p[c_o]; m < t ⟺ some k has b null D_k below the split's D with level_k(b) < t ⟺
+    b ≥ b_k ⟺ D > null_k[b_k − 1] (−∞ when every b qualifies, +∞ when none does)."""
+    cols, min_p = _null(n, min_size, shape)
+    s = min_p.size
+    c_o = np.searchsorted((np.arange(s + 1) + 1) / (s + 1), ascending, side="right") - 1
+    bound = np.where(c_o >= s, np.inf, min_p[np.minimum(np.maximum(c_o, 0), s - 1)])
+    bound[c_o < 0] = -np.inf
+    levels = _weighted_levels(n, min_size)
+    cuts = np.empty((levels.shape[0], ascending.size))
+    for k, level in enumerate(levels):
+        first = levels.shape[1] - np.searchsorted(level[::-1], bound, side="left")  # b_k: the first b below t
+        cuts[k] = np.where(first <= 0, -np.inf, cols[k][np.clip(first - 1, 0, s - 1)])
+        cuts[k][first > s] = np.inf
+    return cuts[:, ::-1]
+
+
+def _observed_reached(draws: np.ndarray, present: np.ndarray, with_scores: bool, min_size: int,
+                      ascending: np.ndarray) -> np.ndarray:
+    """Per resample of (resamples × launches × rows) draws, f such that the smallest p-value of the
+    family's tests (:func:`_p_values` of each row's launches, then of the launch scores) is at
+    most exactly the f largest of the ``ascending`` observed p-values. A test's p is at most o
+    when under both null shapes some split size's D exceeds its cut (:func:`_cuts`). The tests
+    on the same number of launches are one array, without a Python loop per test."""
     samples = [draws[:, present[:, r], r] for r in range(present.shape[1])]
     if with_scores:
         samples.append(_scores_of(draws, present))
     by_size: dict[int, list[np.ndarray]] = {}
     for sample in samples:
         by_size.setdefault(sample.shape[1], []).append(sample)
-    smallest = np.full(draws.shape[0], np.inf)
-    for group in by_size.values():
-        p = _p_values(np.concatenate(group), min_size).reshape(len(group), draws.shape[0])
-        smallest = np.minimum(smallest, p.min(axis=0))
-    return smallest
+    reached = np.zeros(draws.shape[0], dtype=np.intp)
+    for n, group in by_size.items():
+        d, _ = _split_d_by_k(np.ascontiguousarray(np.sort(np.concatenate(group), axis=1).T), min_size)
+        per_test = None
+        for shape in NULL_SHAPES:
+            cuts = _cuts(n, min_size, shape, ascending)
+            most = np.zeros(d.shape[1], dtype=np.intp)
+            for k, d_k in enumerate(d):
+                np.maximum(most, np.searchsorted(cuts[k], d_k, side="left"), out=most)
+            per_test = most if per_test is None else np.minimum(per_test, most)
+        np.maximum(reached, per_test.reshape(len(group), draws.shape[0]).max(axis=0), out=reached)
+    return reached
 
 
 @dataclass(frozen=True)

@@ -79,7 +79,6 @@ from __future__ import annotations
 
 import itertools
 import math
-import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
@@ -87,6 +86,7 @@ import numpy as np
 from scipy import stats as _st
 
 from mpimeter.stats.costmodel_threshold import ERROR_THRESHOLD  # above it a size is missed, whatever the intervals
+from mpimeter.stats.rlm import huber_rlm
 
 MIN_INTERVAL_LAUNCHES = 3  # fewer launches: no interval of α and β (module docstring)
 MAD_TO_SD = 1.4826  # σ of a normal = 1.4826 × its median absolute deviation
@@ -216,19 +216,16 @@ def fit_line(sizes: Sequence[float], times: Sequence[float], *, launches: Sequen
                    df=df)
 
 
-def _rlm(m: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """The robust fit of relative times: (α, β), RLM's covariance (H1), relative residuals.
-    Huber's tuning constant is per point, ``size_tuning`` (module docstring)."""
-    import statsmodels.api as sm
-
+def _rlm(m: np.ndarray, y: np.ndarray, *, with_cov: bool = True) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The robust fit of relative times: (α, β), RLM's covariance (H1; zeros unless ``with_cov``),
+    relative residuals. Huber's tuning constant is per point, ``size_tuning`` (module docstring).
+    statsmodels' RLM to the last bit, without its objects (:mod:`mpimeter.stats.rlm`)."""
     scale = group_median(m, y)  # each point relative to its size's median: sizes weigh alike
     design = np.column_stack([1.0 / scale, m / scale])
-    norm = sm.robust.norms.HuberT(t=HUBER_C * size_tuning(m, y / scale))  # HuberT works elementwise on an array t
-    with warnings.catch_warnings():  # RLM warns on exactly fitted data (scale 0): the fit stands
-        warnings.simplefilter("ignore")
-        res = sm.RLM(y / scale, design, M=norm).fit(cov="H1")
-    params = np.asarray(res.params, dtype=float)
-    cov = np.asarray(res.cov_params(), dtype=float)
+    with np.errstate(all="ignore"):  # exactly fitted data (scale 0): the fit stands
+        params, cov = huber_rlm(y / scale, design, HUBER_C * size_tuning(m, y / scale), with_cov=with_cov)
+    params = np.asarray(params, dtype=float)
+    cov = np.asarray(cov, dtype=float) if cov is not None else np.zeros((2, 2))
     if not np.all(np.isfinite(cov)):
         cov = np.zeros((2, 2))
     return params, cov, y / scale - design @ params
@@ -242,7 +239,7 @@ def _jackknife_cov(m: np.ndarray, y: np.ndarray, labels: np.ndarray, units: np.n
         keep = labels != u
         if len(np.unique(m[keep])) < 2 or keep.sum() < 3:
             return None
-        thetas.append(_rlm(m[keep], y[keep])[0])
+        thetas.append(_rlm(m[keep], y[keep], with_cov=False)[0])
     th = np.array(thetas)
     d = th - th.mean(axis=0)
     return (len(units) - 1) / len(units) * (d.T @ d)

@@ -24,7 +24,6 @@ judge is not checked. The verdict says which: "fits", "misses", or "not checked"
 from __future__ import annotations
 
 import math
-import warnings
 from dataclasses import dataclass
 
 import numpy as np
@@ -32,6 +31,7 @@ from scipy import stats as _st
 
 from mpimeter.stats.costmodel import (ERROR_THRESHOLD, MIN_INTERVAL_LAUNCHES, group_median, huber_loss,
                                       pure_noise)
+from mpimeter.stats.rlm import huber_rlm
 
 
 def _log(p):
@@ -90,12 +90,10 @@ class FamilyFit:
 
 
 def _rlm(design: np.ndarray, y: np.ndarray, scale: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    import statsmodels.api as sm
-
-    with warnings.catch_warnings():  # RLM warns on exactly fitted data (scale 0): the fit stands
-        warnings.simplefilter("ignore")
-        res = sm.RLM(y / scale, design / scale[:, None], M=sm.robust.norms.HuberT()).fit()
-    params = np.asarray(res.params, dtype=float)
+    # statsmodels' RLM with HuberT() to the last bit, without its objects (mpimeter.stats.rlm)
+    with np.errstate(all="ignore"):  # exactly fitted data (scale 0): the fit stands
+        params, _ = huber_rlm(y / scale, design / scale[:, None], with_cov=False)
+    params = np.asarray(params, dtype=float)
     return params, y / scale - (design / scale[:, None]) @ params
 
 
