@@ -143,17 +143,23 @@ def test_campaigns_not_known_to_be_apart_keep_the_plain_test(tmp_path):
     assert out["separate_campaigns"] == [] and all(x["p_unwidened"] is None for x in out["rows"])
 
 
-def test_campaigns_apart_compared_state_by_state_are_measured_within_the_states(tmp_path):
-    # two campaigns in two machine states, run apart: van Elteren's rows count as separate
-    # campaigns too, their dependence taken with each state's launches centred on their own
+def _state_campaigns_apart(root: Path, *, slowdown_b: float) -> None:
+    """Campaigns a and b of 5 fast and 5 slow launches each (data.synth.write_state_campaign), b's
+    times × ``slowdown_b``, b's launches started ten minutes after a's."""
     from data.synth import write_state_campaign
 
-    for name, minute, seed in (("a", 10, 1), ("b", 20, 2)):
-        write_state_campaign(tmp_path / name, 5, 5, seed=seed)
-        for i, meta_path in enumerate(sorted((tmp_path / name).glob("launches/*/meta.json"))):
+    for name, minute, seed, slowdown in (("a", 10, 1, 1.0), ("b", 20, 2, slowdown_b)):
+        write_state_campaign(root / name, 5, 5, seed=seed, slowdown=slowdown)
+        for i, meta_path in enumerate(sorted((root / name).glob("launches/*/meta.json"))):
             meta = json.loads(meta_path.read_text())
             meta["wall_start"] = f"2026-11-22T05:{minute:02d}:{i:02d}Z"
             meta_path.write_text(json.dumps(meta, indent=1))
+
+
+def test_campaigns_apart_compared_state_by_state_are_measured_within_the_states(tmp_path):
+    # two campaigns in two machine states, run apart: van Elteren's rows count as separate
+    # campaigns too, their dependence taken with each state's launches centred on their own
+    _state_campaigns_apart(tmp_path, slowdown_b=1.0)
     out = json.loads(CliRunner().invoke(command, [str(tmp_path / "a"), str(tmp_path / "b"), "--format",
                                                   "json"]).stdout)
     rows = out["rows"]
@@ -167,14 +173,7 @@ def test_campaigns_apart_compared_state_by_state_are_measured_within_the_states(
 def test_significant_rows_compared_state_by_state_still_say_the_campaigns_ran_apart(tmp_path):
     # compared within the machine states, a difference between campaigns run apart can still be
     # the machine's drift between them: the caution holds for stratified rows too
-    from data.synth import write_state_campaign
-
-    for name, minute, seed, slowdown in (("a", 10, 1, 1.0), ("b", 20, 2, 1.5)):
-        write_state_campaign(tmp_path / name, 5, 5, seed=seed, slowdown=slowdown)
-        for i, meta_path in enumerate(sorted((tmp_path / name).glob("launches/*/meta.json"))):
-            meta = json.loads(meta_path.read_text())
-            meta["wall_start"] = f"2026-11-22T05:{minute:02d}:{i:02d}Z"
-            meta_path.write_text(json.dumps(meta, indent=1))
+    _state_campaigns_apart(tmp_path, slowdown_b=1.5)
     out = json.loads(CliRunner().invoke(command, [str(tmp_path / "a"), str(tmp_path / "b"), "--format",
                                                   "json"]).stdout)
     significant = [x for x in out["rows"] if x["significant"]]
