@@ -135,6 +135,9 @@ WORKER_GROUPS = {
     "test_report_html.py": "golden-report", "test_report_chromium.py": "golden-report",
     "test_fingerprint_data.py": "fingerprint-data", "test_cli_site.py": "cli-site",
     "test_security_site.py": "security-site", "test_records.py": "records", "test_layering.py": "layering",
+    "test_cli_store.py": "cli-store", "test_campaign_adaptive.py": "campaign-adaptive",
+    "test_report_cli.py": "report-cli", "test_release.py": "release", "test_campaign_untrusted.py": "untrusted",
+    "test_security_tune.py": "security-tune", "test_cli_gate.py": "cli-gate",
 }
 
 

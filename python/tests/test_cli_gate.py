@@ -2,6 +2,7 @@
 """`mpimeter gate`: exit 0 / 1 / 2."""
 
 import json
+import shutil
 
 import pytest
 from click.testing import CliRunner
@@ -15,11 +16,22 @@ def run(*args):
     return CliRunner().invoke(command, [str(a) for a in args])
 
 
+@pytest.fixture(scope="module")
+def written(tmp_path_factory):
+    """The three campaigns, written once: writing them costs ten times copying them."""
+    root = tmp_path_factory.mktemp("gate-campaigns")
+    write_campaign(root / "base", 8, seed=1, nrep=30)
+    write_campaign(root / "same", 8, seed=2, nrep=30)
+    write_campaign(root / "slow", 8, seed=3, nrep=30, shift=1.15)
+    return root
+
+
 @pytest.fixture
-def campaigns(tmp_path):
-    write_campaign(tmp_path / "base", 8, seed=1, nrep=30)
-    write_campaign(tmp_path / "same", 8, seed=2, nrep=30)
-    write_campaign(tmp_path / "slow", 8, seed=3, nrep=30, shift=1.15)
+def campaigns(written, tmp_path):
+    """A test's own copy of the three campaigns: gate writes its cache into them, and a test may
+    add to the folder."""
+    for name in ("base", "same", "slow"):
+        shutil.copytree(written / name, tmp_path / name)
     return tmp_path
 
 

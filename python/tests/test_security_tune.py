@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 from pathlib import Path
 
 import pytest
@@ -70,15 +71,26 @@ def test_an_out_path_of_5000_characters_is_refused_in_one_line(tmp_path):
 
 # ---- --verify -----------------------------------------------------------------------------------
 
-@pytest.fixture
-def env_file(tmp_path, monkeypatch):
-    """A good env file and its evidence (tune --out), and run_verification replaced by a
-    recorder: nothing launches."""
-    root = algorithm_campaign(tmp_path / "c", {"mpich": {}, "rd": mpich("allreduce", "recursive_doubling")},
+@pytest.fixture(scope="module")
+def tuned(tmp_path_factory):
+    """A good env file and its evidence (tune --out), made once: each test takes a copy
+    (:func:`env_file`), since most of them change the file."""
+    base = tmp_path_factory.mktemp("tuned")
+    root = algorithm_campaign(base / "c", {"mpich": {}, "rd": mpich("allreduce", "recursive_doubling")},
                               lambda alt, op, size, p: 0.6 if alt == "rd" else 1.0, library="mpich")
-    out = tmp_path / "t.env"
-    r = run(root, "--out", out, "--format", "env", "--bench-dir", tmp_path / "nobin")
+    out = base / "t.env"
+    r = run(root, "--out", out, "--format", "env", "--bench-dir", base / "nobin")
     assert r.exit_code == 0, r.output
+    return out
+
+
+@pytest.fixture
+def env_file(tuned, tmp_path, monkeypatch):
+    """A copy of the good env file and its evidence (:func:`tuned`) in the test's own folder, and
+    run_verification replaced by a recorder: nothing launches."""
+    out = tmp_path / tuned.name
+    for made in tuned.parent.glob(tuned.name + "*"):  # the file and what tune wrote beside it
+        shutil.copy(made, tmp_path / made.name)
     calls = []
 
     def recorder(library, env, **kw):

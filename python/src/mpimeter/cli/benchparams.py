@@ -70,10 +70,29 @@ def option_help(spec: _describe.OptionSpec) -> str:
     return " ".join(parts) + " " + BENCH_MARK
 
 
+# bench_click_options' options by (description, mode, exclude): a command builds its options at
+# every parse (DescribedCommand.make_context), and a description's are the same each time; a few
+# descriptions at most (one per binary), as describe.describe caches them; building them cost
+# more than the rest of a parse of `mpimeter run`.
+_OPTIONS: dict[tuple[int, str, frozenset[str]], tuple[_describe.Description, list[click.Option]]] = {}
+_OPTIONS_KEPT = 16
+
+
 def bench_click_options(desc: _describe.Description, mode: str, *,
                         exclude: frozenset[str] = frozenset()) -> list[click.Option]:
     """One click option per option of the binary in `mode`: text values (checked later in the
-    binary's words), flags as flags."""
+    binary's words), flags as flags. Built once per description (click keeps a value in the
+    context, never in its option)."""
+    key = (id(desc), mode, exclude)
+    made = _OPTIONS.get(key)
+    if made is None:  # the entry holds its description: no other object takes that id meanwhile
+        if len(_OPTIONS) >= _OPTIONS_KEPT:
+            _OPTIONS.clear()
+        made = _OPTIONS[key] = (desc, _click_options(desc, mode, exclude))
+    return list(made[1])
+
+
+def _click_options(desc: _describe.Description, mode: str, exclude: frozenset[str]) -> list[click.Option]:
     out = []
     for spec in desc.options_for(mode):
         if spec.name in exclude:

@@ -17,9 +17,9 @@ analysis reduces a campaign launch by launch and keeps only these.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
+import threading
 import warnings
+from dataclasses import dataclass
 
 import duckdb
 import numpy as np
@@ -62,9 +62,21 @@ RUN_TIMES = (RunTime("online_ns", "gstart_ns", "gend_ns", True),  # the online g
              RunTime("local_ns", "start_ns", "end_ns", False))  # no global clock
 
 
+_database: duckdb.DuckDBPyConnection | None = None
+_database_lock = threading.Lock()
+
+
 def connect() -> duckdb.DuckDBPyConnection:
-    """An in-memory DuckDB connection for the reductions below (one per analysis)."""
-    return duckdb.connect()
+    """A connection of its own for the reductions below, to the process's one in-memory DuckDB
+    database: opening a database costs about 16 ms of CPU, a cursor of an open one 0.4 ms, and a
+    launch the fast path cannot reduce needs one. A cursor is a separate connection, so the
+    tables registered on it are its own (DuckDB's temporary views are connection-local) and a
+    thread may hold one (a DuckDB connection is not shared between threads)."""
+    global _database
+    with _database_lock:
+        if _database is None:
+            _database = duckdb.connect()
+        return _database.cursor()
 
 
 @dataclass(frozen=True, kw_only=True)
