@@ -86,10 +86,11 @@ run_groups = $(PY) scripts/run-groups
 
 # `make check`: the fast tier, a few minutes - the C unit tests, the Python tests that neither
 # launch MPI nor run a built program (python/tests/conftest.py marks the others and, here, fails
-# one that does; `make test` runs them all), and every Python file compiled.
+# one that does; `make test` runs them all), and every Python file compiled. The compile and the
+# C unit tests (~10 s) run beside the Python tests rather than before them.
 check: build
 	@MM_WITH_TESTS=1 scripts/setup.sh
-	@$(run_groups) check "check-lint test-c check-python"
+	@$(run_groups) check "check-python | check-lint test-c"
 
 check-lint:
 	@$(PY) -m compileall -q python/src python/tests c/tests tests bench examples
