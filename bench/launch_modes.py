@@ -19,12 +19,14 @@ mode). Not a test.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import random
 import shutil
 import sys
 import tempfile
+from collections.abc import Iterator
 from pathlib import Path
 
 import numpy as np
@@ -44,11 +46,31 @@ def parse_variant(text: str) -> tuple[str, dict[str, str], str | None]:
         name, binary = text.split("@", 1)
         return name, {}, binary
     name, _, env = text.partition(":")
-    pairs = dict(kv.split("=", 1) for kv in env.split(",") if kv)
-    return name, pairs, None
+    pairs = [kv.split("=", 1) for kv in env.split(",") if kv]
+    if not name or any(len(kv) != 2 or not kv[0] for kv in pairs):
+        raise argparse.ArgumentTypeError(f"{text!r}: a variant is NAME, NAME:VAR=VALUE[,VAR=VALUE...] or NAME@BINARY")
+    return name, dict(pairs), None
+
+
+@contextlib.contextmanager
+def _environment(env: dict[str, str]) -> Iterator[None]:
+    """``env`` set for the block, the earlier values (or their absence) back after it."""
+    saved = {key: os.environ.get(key) for key in env}
+    os.environ.update(env)
+    try:
+        yield
+    finally:
+        for key, value in saved.items():
+            if value is None:
+                os.environ.pop(key, None)
+            else:
+                os.environ[key] = value
 
 
 def medians(folder: Path) -> dict:
+    """Per size, the raw median of the valid repetitions' run times, not the analysis's
+    (bench/peers.py's mpimeter_values): its outlier filter would hide part of a mode, and the
+    modes are what this study looks at."""
     meta = json.loads((folder / "meta.json").read_text())
     raw = pd.read_csv(folder / "raw.csv")
     out: dict = {"values_ns": {}, "back_to_back_ns": {}}
@@ -82,12 +104,12 @@ def summary(launches: list[dict]) -> dict:
 def main() -> None:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--launches", type=int, default=30)
-    p.add_argument("--variant", action="append", required=True)
+    p.add_argument("--variant", action="append", required=True, type=parse_variant)
     p.add_argument("--lib", default="openmpi")
     p.add_argument("--seed", type=int, default=56)
     p.add_argument("--out", type=Path, required=True)
     a = p.parse_args()
-    variants = [parse_variant(v) for v in a.variant]
+    variants = a.variant
     default_bench = REPO / "build" / a.lib / "bin" / "mpimeter-bench"
     rng = random.Random(a.seed)
     tmp = Path(tempfile.mkdtemp(prefix="modes."))
@@ -100,13 +122,8 @@ def main() -> None:
                 folder = tmp / f"{k:03d}-{name}"
                 argv = [str(binary or default_bench), "--ops", "allreduce", "--sizes", ",".join(map(str, SIZES)),
                         "--seed", str(rng.randrange(2**31)), "--out", str(folder)]
-                saved = {key: os.environ.get(key) for key in env}
-                os.environ.update(env)
-                try:
+                with _environment(env):
                     done, wall, load = timed(launch_argv(a.lib, argv), 120)
-                finally:
-                    for key, value in saved.items():
-                        os.environ.pop(key) if value is None else os.environ.__setitem__(key, value)
                 rec = {"launch": k, "wall_s": round(wall, 3), **load}
                 if done.returncode == 0:
                     rec.update(medians(folder))
