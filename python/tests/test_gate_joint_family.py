@@ -252,3 +252,19 @@ def test_launches_needed_is_at_the_level_the_joint_family_tests_a_state_at():
     assert any(st.launches_needed < compare.launches_needed(gating._log_spread(base[k][m], cand[k][m]), shift,
                                                             0.05 / 6)
                for r, k in zip(rows, keys) for st, m in zip(r.state_tests, (fast, ~fast)))
+
+
+def test_a_decision_the_interval_disagrees_with_is_explained_by_the_family_that_ran(capsys):
+    # under the joint family the decision's test is the mean log's, the interval the rank test's:
+    # the footnote names those two, not a Holm step that did not run
+    from dataclasses import replace
+
+    from mpimeter.cli.gate import print_gate
+
+    rows = tuple(replace(r, interval_agrees=False) for r in _campaign(np.random.default_rng(17), 5, 5, 3, 1.10))
+    print_gate(gating.GateResult(baseline="b", candidate="c", max_slowdown=0.05, alpha=0.05, rows=rows, warnings=()),
+               "b", "c")
+    text = " ".join(capsys.readouterr().out.split())
+    assert "decision and interval differ for" in text
+    assert "the difference of mean logs); the decision is the adjusted p's" in text
+    assert "Holm stopped" not in text

@@ -164,8 +164,9 @@ class StateTest:
 @dataclass(frozen=True, kw_only=True)
 class GateResult:
     """``passed`` is False when some row is significantly slower than the baseline by more than
-    ``max_slowdown``: Wilcoxon rank-sum, one-sided, candidate medians against baseline medians
-    scaled by 1 + max_slowdown, adjusted over the family at ``alpha`` (``correction``: Holm, or
+    ``max_slowdown``: one-sided, candidate medians against baseline medians scaled by
+    1 + max_slowdown (Wilcoxon rank-sum; rows tested state by state: the difference of mean logs,
+    ``JOINT_STATISTIC``), adjusted over the family at ``alpha`` (the rows' ``correction``: Holm, or
     Westfall–Young over rows × states where the rows were tested state by state)."""
 
     baseline: str

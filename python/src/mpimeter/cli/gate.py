@@ -80,9 +80,13 @@ def print_gate(res: analysis.GateResult, baseline: str, candidate: str) -> None:
                   f"ratios) {level_text}")
     differ = [r for r in rows if not r.interval_agrees]
     if differ:
-        con.print("decision and interval differ for " + ", ".join(f"{r.op} {r.size}" for r in differ) +
-                  ": Holm stopped at an earlier row (the step-down tests a row only after every smaller p passed), "
-                  "or ties make the interval's rank differ from the test's p; the decision is the Holm p's")
+        why = ("Holm stopped at an earlier row (the step-down tests a row only after every smaller p passed), "
+               "or ties make the interval's rank differ from the test's p; the decision is the Holm p's"
+               if joint is None else
+               "the family's step-down stopped at an earlier test, or the interval (Hodges–Lehmann, of the rank "
+               "test) reads the launches otherwise than the decision's test (the difference of mean logs); the "
+               "decision is the adjusted p's")
+        con.print("decision and interval differ for " + ", ".join(f"{r.op} {r.size}" for r in differ) + ": " + why)
     one_way = sorted({r.op for r in rows if r.one_way})
     if one_way:
         con.print(f"medians of {', '.join(one_way)} are one-way latencies: {analysis.ONE_WAY_NOTE}")
