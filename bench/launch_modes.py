@@ -73,9 +73,11 @@ def medians(folder: Path) -> dict:
     modes are what this study looks at."""
     meta = json.loads((folder / "meta.json").read_text())
     raw = pd.read_csv(folder / "raw.csv")
-    out: dict = {"values_ns": {}, "back_to_back_ns": {}}
+    out: dict = {"values_ns": {}, "back_to_back_ns": {}, "valid_share": {}}
     for t in meta["tests"]:
-        rows = raw[(raw.test == t["test"]) & (raw.valid == 1)]
+        test_rows = raw[raw.test == t["test"]]
+        rows = test_rows[test_rows.valid == 1]
+        out["valid_share"][str(t["size"])] = round(rows.rep.nunique() / max(test_rows.rep.nunique(), 1), 3)
         per_rep = rows.pivot_table(index="rep", columns="rank", values=["gstart_ns", "gend_ns"])
         run = per_rep["gend_ns"].max(axis=1) - per_rep["gstart_ns"].min(axis=1)
         out["values_ns"][str(t["size"])] = float(run.median()) if len(run) else None
@@ -94,8 +96,10 @@ def summary(launches: list[dict]) -> dict:
             continue
         logs = np.log(v)
         spread = 100 * 1.4826 * float(np.median(np.abs(logs - np.median(logs))))
+        valid = [x["valid_share"][size] for x in launches if size in x.get("valid_share", {})]
         out[size] = {"launches": len(v), "spread_pct": round(spread, 2), "median_ns": float(np.median(v)),
-                     "sorted_ns": sorted(v.round(1).tolist())}
+                     "sorted_ns": sorted(v.round(1).tolist()),
+                     "valid_share_median": float(np.median(valid)) if valid else None}
         if size == "8":
             out[size]["high_mode_share"] = round(float(np.mean(v > HIGH * np.quantile(v, 0.25))), 3)
     return out
