@@ -22,17 +22,18 @@ from scipy import stats
 
 from mpimeter.analysis import gating
 from mpimeter.cli.gate import command as gate_command
-from mpimeter.stats import compare, hypothesis
+from mpimeter.stats import hypothesis
 from mpimeter.stats import joint_permutation as jp
 
 NAMES = ("faster", "slower")
 
 
 def _reference(blocks_values: list[list[np.ndarray]], sizes: list[tuple[int, int]], alpha: float,
-               statistic: str = jp.RANK_SUM):
+               statistic: str = jp.RANK_SUM, weights: np.ndarray | None = None):
     """Westfall–Young step-down min-p by direct enumeration: tests are a state test per (block,
     row) and a row test per row (van Elteren's, or the mean-log statistic summed over the blocks);
-    every combination of every block's splits."""
+    every combination of every block's splits. ``weights``: each test's p over its weight in the
+    min-p (Westfall, Kropf & Finos 2004), the tests ordered by p / w."""
     splits = [list(itertools.combinations(range(nb + nc), nc)) for nb, nc in sizes]
     rows = len(blocks_values[0])
 
@@ -52,15 +53,17 @@ def _reference(blocks_values: list[list[np.ndarray]], sizes: list[tuple[int, int
                           if all(c == tuple(range(nb, nb + nc)) for c, (nb, nc) in zip(combo, sizes)))
     p = np.array([[np.mean(stat[:, k] >= stat[g, k] - 1e-9) for k in range(stat.shape[1])]
                   for g in range(stat.shape[0])])
+    w = np.ones(p.shape[1]) if weights is None else np.asarray(weights, float) * p.shape[1] / np.sum(weights)
+    q = p / w
     obs = p[observed_index]
-    order = np.argsort(obs, kind="stable")
+    order = np.argsort(q[observed_index], kind="stable")
     adj = np.empty(obs.size)
     for step, k in enumerate(order):
         rest = order[step:]
-        adj[k] = np.mean(p[:, rest].min(axis=1) <= obs[k] + 1e-12)
+        adj[k] = np.mean(q[:, rest].min(axis=1) <= q[observed_index, k] + 1e-12)
     running = 0.0
     for k in order:
-        running = max(running, adj[k])
+        running = max(running, adj[k], obs[k])
         adj[k] = running
     return obs, adj
 
@@ -86,6 +89,32 @@ def test_step_down_min_p_is_the_direct_enumeration_and_never_above_holm(statisti
         # the first step's level decides as its adjusted p does (Holm's α / m, here the family's own)
         first = int(np.argmin(obs))
         assert (res.p_values[first] <= res.levels[first] + 1e-12) == (adj[first] <= 0.05)
+
+
+def test_weighted_step_down_min_p_is_the_direct_enumeration_and_weights_of_one_change_nothing():
+    # the rows' tests weighted 0.25 against 1 for the state tests (weights fixed in advance): each test's p over
+    # its weight in the min-p, as the enumeration does it; equal weights are the unweighted procedure, float for
+    # float (the gate's family, ROW_WEIGHT 1)
+    rng = np.random.default_rng(6)
+    sizes = [(3, 3), (2, 4)]
+    launch = [rng.normal(0, 0.02, nb + nc) for nb, nc in sizes]
+    shift = [np.r_[np.zeros(nb), np.full(nc, 0.03)] for nb, nc in sizes]
+    values = [[1000 * np.exp(launch[s] + shift[s] + rng.normal(0, 0.01, launch[s].size)) for _ in range(2)]
+              for s in range(2)]
+    blocks = [jp.Block(candidate=np.r_[np.zeros(nb, bool), np.ones(nc, bool)]) for nb, nc in sizes]
+    tests = [jp.JointTest(values={s: values[s][j] for s in range(2)}) for j in range(2)] + \
+        [jp.JointTest(values={s: values[s][j]}) for j in range(2) for s in range(2)]
+    weights = [0.25, 0.25, 1, 1, 1, 1]
+    obs, adj = _reference(values, sizes, 0.05, jp.MEAN_LOG, np.array(weights))
+    res = jp.step_down_min_p(blocks, tests, 0.05, statistic=jp.MEAN_LOG, weights=weights)
+    assert res.p_values == pytest.approx(obs, abs=1e-12) and res.adjusted == pytest.approx(adj, abs=1e-12)
+    assert res.weights.sum() == pytest.approx(6) and res.weights[0] == pytest.approx(res.weights[2] / 4)
+    plain = jp.step_down_min_p(blocks, tests, 0.05, statistic=jp.MEAN_LOG)
+    ones = jp.step_down_min_p(blocks, tests, 0.05, statistic=jp.MEAN_LOG, weights=[1.0] * 6)
+    for field in ("p_values", "adjusted", "levels"):
+        assert (getattr(ones, field) == getattr(plain, field)).all()
+    with pytest.raises(ValueError):
+        jp.step_down_min_p(blocks, tests, 0.05, weights=[1, 0, 1, 1, 1, 1])
 
 
 def test_monte_carlo_relabellings_are_seeded_and_near_the_exact_ones():
@@ -221,7 +250,7 @@ def test_launches_needed_is_at_the_level_the_joint_family_tests_a_state_at():
     # 2 rows sharing the launch factor, 5 v 5 in each of two states, the fast state 10 % slower: the
     # family's first step cuts the least p of 2 rows + 4 state tests where at most 5 % of the relabellings
     # fall, a level above Holm's 0.05 / 6 because the rows move together — and a state's launches_needed
-    # is Noether's n at that level, not at Holm's
+    # is the mean log's test's n (jp.launches_needed) at that level, not at Holm's
     rng = np.random.default_rng(5)
     fast = np.arange(10) < 5
     states = {i: NAMES[0] if f else NAMES[1] for i, f in enumerate(fast)}
@@ -244,13 +273,12 @@ def test_launches_needed_is_at_the_level_the_joint_family_tests_a_state_at():
         for st, mask in zip(r.state_tests, (fast, ~fast)):
             a, b = base[k][mask] + 0.5, cand[k][mask] - 0.5  # the 1 ns grid: half a step each way
             spread = gating._log_spread(base[k][mask], cand[k][mask])
-            assert st.launches_needed == compare.launches_needed(spread, shift, first)
+            assert st.launches_needed == jp.launches_needed(spread, shift, first)
             assert st.p_value == pytest.approx(jp.step_down_min_p(
                 [jp.Block(candidate=np.r_[np.zeros(5, bool), np.ones(5, bool)])],
                 [jp.JointTest(values={0: np.r_[a * 1.05, b]})], 0.05, statistic=jp.MEAN_LOG).p_values[0])
     # Holm's first level asks for more launches in some state of this campaign
-    assert any(st.launches_needed < compare.launches_needed(gating._log_spread(base[k][m], cand[k][m]), shift,
-                                                            0.05 / 6)
+    assert any(st.launches_needed < jp.launches_needed(gating._log_spread(base[k][m], cand[k][m]), shift, 0.05 / 6)
                for r, k in zip(rows, keys) for st, m in zip(r.state_tests, (fast, ~fast)))
 
 
@@ -268,3 +296,18 @@ def test_a_decision_the_interval_disagrees_with_is_explained_by_the_family_that_
     assert "decision and interval differ for" in text
     assert "the difference of mean logs); the decision is the adjusted p's" in text
     assert "Holm stopped" not in text
+
+
+def test_the_launches_line_names_the_sample_size_of_the_test_the_state_was_given():
+    # under the joint family a state is tested on the mean log (jp.launches_needed, the noncentral t's n);
+    # under Holm with the rank sum (Noether's n): the line says which
+    from dataclasses import replace
+
+    from mpimeter.cli.gate import launches_needed_lines
+
+    rows = [replace(r, state_tests=tuple(replace(st, launches_needed=9) for st in r.state_tests))
+            for r in _campaign(np.random.default_rng(17), 5, 5, 2, 1.10)]
+    joint = " ".join(launches_needed_lines(rows, 0.05))
+    holm = " ".join(launches_needed_lines([replace(r, correction=gating.HOLM, statistic=None) for r in rows], 0.05))
+    assert "needs about 9 launches a side (it has 5)" in joint and "the mean log test's sample size" in joint
+    assert "Noether's sample size" in holm and "mean log" not in holm

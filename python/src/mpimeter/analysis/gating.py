@@ -42,12 +42,16 @@ exact permutation test of one state: at Holm's first level of 2 rows × 2 states
 C(10, 5) = 252 splits) the most powerful one against a normal shift, Fisher–Pitman's difference
 of means (Lehmann & Romano 2005, §5.9), rejects on the same two splits as the rank-sum test
 (python/tests/test_gate_state_power.py); the joint family's level is higher (the rows count
-once), and there is about 0.8. So each state test says how many launches a side in that state
-would find a regression ``REGRESSION_BEYOND`` past the threshold (``launches_needed``:
-stats.compare.launches_needed on the state's own spread, at the level the family tests a
-regression of one state alone at — Holm's α / (tests), or the joint family's first step's cut;
-Noether's n for the rank-sum test, a launch or two more than the exact tests need at these
-spreads)."""
+once), and there it finds 0.735–0.760 at 5 launches a side. No family on these launches that
+names the row reaches 0.8 there and still finds a regression of every state: weighting the rows'
+tests less, or testing the rows merged per state, buys 2–7 points on one state for 10–18 on both
+(docs/ALGORITHMS.md, "No family that names the row …"). So each state test says how many launches
+a side in that state would find a regression ``REGRESSION_BEYOND`` past the threshold
+(``launches_needed``, on the state's own spread, at the level the family tests a regression of
+one state alone at — Holm's α / (tests), or the joint family's first step's cut): under Holm
+Noether's n for the rank-sum test (stats.compare.launches_needed), under the joint family the
+mean log test's own (stats.joint_permutation.launches_needed, the noncentral t's n: campaigns
+with the launches it names found the regression in 0.91–1.00, those with fewer in 0.67–0.74)."""
 
 from __future__ import annotations
 
@@ -75,6 +79,12 @@ from mpimeter.warning_codes import warning
 REGRESSION_BEYOND = 0.05  # launches_needed: for a slowdown this far past the threshold (10 % at the default 5 %)
 NEEDED_POWER = 0.8
 JOINT_STATISTIC = _jp.MEAN_LOG
+# The rows' tests' weight in the joint family's min-p, the state tests' 1 (weighted Westfall–Young, fixed in
+# advance): 0.25 finds a regression of one state alone in 0.805 / 0.740 of 10-launch campaigns (states 1.18× /
+# 2.5× apart) instead of 0.785 / 0.705, and one of both states 8 % slower in 0.690 / 0.690 instead of 0.810 / 0.790
+# (bench/sim_gate_joint.py --only weights, the same campaigns): the α moved from the rows to the states buys 2–4
+# points on one state and costs 10–12 where every state regressed, which the rows' tests exist to find.
+ROW_WEIGHT = 1.0
 HOLM, WESTFALL_YOUNG = "holm", "westfall-young step-down min-p"  # GateRow.correction: how p_adjusted was adjusted
 
 
@@ -249,17 +259,19 @@ def gate_rows(baseline: Mapping[tuple[str, int], np.ndarray], candidate: Mapping
         correction: dict[str, Any] = {}
         first_level = alpha / (len(keys) + len(within))  # Holm's first, every state tested: a rule of the counts
     else:  # each test's p is the family's own (its permutation p on the joint statistic)
-        tested, adj_all, levels_all, correction, p_all, method = joint
+        tested, adj_all, levels_all, correction, p_all, method, joint_first_level = joint
         tests = [_hyp.TestResult(statistic=t.statistic, p_value=float(p), method=method)
                  for t, p in zip(tests, p_all)]
         p_states = iter(p_all[len(keys):])
         within = [(*w[:4], _hyp.TestResult(statistic=w[4].statistic, p_value=float(next(p_states)), method=method)
                    if ok else w[4], w[5]) for w, ok in zip(within, tested)]
         # the level the step-down tests its first hypothesis at: where a regression of one state alone is found
-        first_level = float(np.min(levels_all))
+        first_level = joint_first_level
     adj, levels = adj_all[:len(keys)], levels_all[:len(keys)]
     state_adj = iter(zip(adj_all[len(keys):], levels_all[len(keys):]))
     per_row_states: dict[int, list[StateTest]] = {}
+    # the launches a state needs for the test it is given: the mean log's under the joint family, else the rank sum's
+    needed = _jp.launches_needed if joint is not None and JOINT_STATISTIC == _jp.MEAN_LOG else _cmp.launches_needed
     shift = math.log1p(max_slowdown + REGRESSION_BEYOND) - math.log1p(max_slowdown)
     for w, ok in zip(within, tested):
         i, stratum, a, b, test, min_p = w
@@ -270,7 +282,7 @@ def gate_rows(baseline: Mapping[tuple[str, int], np.ndarray], candidate: Mapping
             ratio_ci_low=hl.low, ratio_ci_high=hl.high, p_value=test.p_value, p_method=test.method,
             min_p_value=min_p, tested=ok, p_adjusted=float(p_adj) if ok else None,
             regression=bool(ok and p_adj <= alpha), interval_level=float(level),
-            launches_needed=_cmp.launches_needed(_log_spread(a, b), shift, first_level, power=NEEDED_POWER)))
+            launches_needed=needed(_log_spread(a, b), shift, first_level, power=NEEDED_POWER)))
     rows = []
     for i, (key, test, pooled_test, p_adj, level) in enumerate(zip(keys, tests, pooled, adj, levels)):
         # a key is (op, size), or (op, size, (p, root, workpieces)) when the sides ran at several
@@ -307,7 +319,8 @@ def _joint_family(keys: Sequence[tuple], strata_of: Mapping[tuple, tuple], half:
     state test whose smallest p can reach α, the launches relabelled alike in every row, so the
     rows' shared launch effect is not counted as independent evidence. Returns (which state
     tests are in it, adjusted p and level per test — rows first, then the state tests in it —,
-    the rows' correction fields); None where the launches are not known per row (a ``matched``
+    the rows' correction fields, each test's permutation p, its method, and the level a state test
+    is tested at in the first step); None where the launches are not known per row (a ``matched``
     without launch numbers) or some row has no matched states: Holm then."""
     if not keys or any(k not in strata_of or len(strata_of[k]) < 3 for k in keys):
         return None
@@ -351,11 +364,15 @@ def _joint_family(keys: Sequence[tuple], strata_of: Mapping[tuple, tuple], half:
             s = next(j for j, sm in enumerate(strata_of[k][1]) if sm.stratum == w[1])
             state_tests.append({block(k, s): values(k, s)})
     res = _jp.step_down_min_p(blocks, [_jp.JointTest(values=v) for v in row_tests + state_tests], alpha,
-                              statistic=JOINT_STATISTIC)
+                              statistic=JOINT_STATISTIC,
+                              weights=[ROW_WEIGHT] * len(row_tests) + [1.0] * len(state_tests))
     method = ("exact" if res.exact else "monte-carlo") + f" joint permutation, {_jp.STATISTIC_NAMES[JOINT_STATISTIC]}"
+    # the level the step-down tests its first hypothesis at (its cut on the least weighted p), for a state test:
+    # where a regression of one state alone is found
+    first = float(np.min(res.levels / res.weights)) * (res.weights[-1] if state_tests else 1.0)
     return tested, res.adjusted, res.levels, dict(correction=WESTFALL_YOUNG, relabellings=res.relabellings,
                                                   relabellings_seed=res.seed, statistic=JOINT_STATISTIC), \
-        res.p_values, method
+        res.p_values, method, first
 
 
 def slowdown_beyond_grid(baseline: np.ndarray, candidate: np.ndarray, max_slowdown: float, *,

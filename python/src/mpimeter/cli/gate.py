@@ -114,8 +114,12 @@ def state_test_table(rows, max_slowdown: float, adjusted: str = "p (Holm)",
 def launches_needed_lines(rows, max_slowdown: float) -> list[str]:
     """Per state with fewer launches on a side than its tests need: how many would find a
     regression of it alone (the most any row needs)."""
-    from mpimeter.analysis.gating import NEEDED_POWER, REGRESSION_BEYOND  # loaded with the result it prints
+    from mpimeter.analysis.gating import NEEDED_POWER, REGRESSION_BEYOND, WESTFALL_YOUNG  # loaded with the result
+    from mpimeter.stats.joint_permutation import MEAN_LOG
 
+    # the sample size of the test the state was given (analysis.gating: the mean log's under the joint family)
+    size = ("the mean log test's sample size" if any(r.correction == WESTFALL_YOUNG and r.statistic == MEAN_LOG
+                                                     for r in rows) else "Noether's sample size")
     out = []
     for name in dict.fromkeys(st.stratum for r in rows for st in r.state_tests):
         tests = [st for r in rows for st in r.state_tests if st.stratum == name and st.launches_needed is not None]
@@ -126,7 +130,7 @@ def launches_needed_lines(rows, max_slowdown: float) -> list[str]:
         if have < need:
             out.append(f"the {name} state needs about {need} launches a side (it has {have}) for a "
                        f"{100 * (max_slowdown + REGRESSION_BEYOND):g} % regression of it alone to fail the gate with "
-                       f"{100 * NEEDED_POWER:g} % power (Noether's sample size on its spread of per-launch medians, "
+                       f"{100 * NEEDED_POWER:g} % power ({size} on its spread of per-launch medians, "
                        "at the level the family tests a regression of one state alone at)")
     return out
 

@@ -36,6 +36,10 @@ null, the SAME split for every row, blocks relabelled independently.
   which the least p of the tests from the j-th on is at most p_(j), made monotone; its
   ``level`` — the largest cut on that least p whose share is at most α — is the level the step
   tests at, as Holm's α / (m − j) is Holm's (a caller inverts its interval there).
+- ``weights`` (fixed in advance, scaled to sum to the tests' count): weighted min-p (Westfall,
+  Kropf & Finos 2004), each test's p over its weight in the ordering and in the least p per
+  relabelling, a step's level on a test's own p its cut times its weight; family-wise control is
+  as exact. The gate keeps equal weights (analysis.gating.ROW_WEIGHT: why).
 
 Cost: O(relabellings · tests) memory and O(tests · relabellings · log relabellings) time."""
 
@@ -84,6 +88,7 @@ class JointResult:
     relabellings: int
     exact: bool
     seed: int | None
+    weights: np.ndarray | None = None  # each test's weight in the min-p (summing to the tests), None: all 1
 
 
 def relabelling_count(blocks: Sequence[Block]) -> int:
@@ -155,7 +160,7 @@ _COMPONENTS = {RANK_SUM: _component, MEAN_LOG: _mean_log_component}
 
 def step_down_min_p(blocks: Sequence[Block], tests: Sequence[JointTest], alpha: float, *,
                     exact_max: int = EXACT_MAX, resamples: int = RESAMPLES, seed: int = SEED,
-                    statistic: str = RANK_SUM) -> JointResult:
+                    statistic: str = RANK_SUM, weights: Sequence[float] | None = None) -> JointResult:
     """Westfall–Young step-down min-p over ``tests`` by relabelling the launches of each block
     (module docstring); p-values, adjusted p-values and each step's level, in the tests' order."""
     component = _COMPONENTS[statistic]
@@ -179,18 +184,47 @@ def step_down_min_p(blocks: Sequence[Block], tests: Sequence[JointTest], alpha: 
         for s, values in test.values.items():
             stat += component(labels[s], np.asarray(values, dtype=float))[index[s]]
         p_each[t] = _p_of_each(stat)
+    w = np.ones(len(tests)) if weights is None else np.asarray(weights, dtype=float)
+    if w.shape != (len(tests),) or not (w > 0).all():
+        raise ValueError(f"weights: one positive weight per test, got {w.tolist()}")
+    w = w * len(tests) / w.sum()  # summing to the family's size, as the unweighted procedure's ones do
+    p_each /= w[:, None]  # weighted min-p: each test's p over its weight, per relabelling
     observed = p_each[:, 0].copy()
     order = np.argsort(observed, kind="stable")
     adjusted, levels = np.empty(len(tests)), np.empty(len(tests))
     least = np.full(size, np.inf)
     most = math.floor(alpha * size + 1e-9)  # relabellings a cut may admit
-    for j in order[::-1]:  # the least p of the tests from this step on, per relabelling
+    for j in order[::-1]:  # the least weighted p of the tests from this step on, per relabelling
         np.minimum(least, p_each[j], out=least)
         adjusted[j] = np.count_nonzero(least <= observed[j] * (1 + _TIE)) / size
-        levels[j] = _largest_cut(least, most)
+        levels[j] = _largest_cut(least, most) * w[j]  # the cut on p / w is a cut at w × it on this test's p
     running = 0.0
     for j in order:  # step-down: never below an earlier step's
-        running = max(running, adjusted[j], observed[j])
+        running = max(running, adjusted[j], observed[j] * w[j])
         adjusted[j] = min(running, 1.0)
+    observed *= w
     return JointResult(p_values=observed, adjusted=adjusted, levels=levels, relabellings=size, exact=exact,
-                       seed=None if exact else seed)
+                       seed=None if exact else seed, weights=w)
+
+
+def launches_needed(sigma: float, shift: float, level: float, *, power: float = 0.8, most: int = 10_000) -> int | None:
+    """Launches per side the one-sided ``MEAN_LOG`` test of one block needs to find a shift of
+    ``shift`` in log values of spread ``sigma`` at ``level`` with ``power``: the one-sided
+    two-sample t test's (noncentral t, 2n − 2 degrees of freedom), whose power the Fisher–Pitman
+    permutation test has for large samples (Hoeffding 1952), never
+    fewer than make its smallest p, 1 / C(2n, n), reach ``level``. Noether's n for the rank sum
+    (stats.compare.launches_needed) is 9 at σ 0.022, a 10 % regression past a 5 % margin and
+    level 4/252, where this says 6: bench/sim_gate_joint.py measures which the gate's campaigns
+    follow. None without a spread or a shift to find, or above ``most``."""
+    if not (math.isfinite(sigma) and math.isfinite(shift) and shift > 0 and 0 < level < 1 and 0 < power < 1):
+        return None
+    n = 2
+    while n <= most and (1 / math.comb(2 * n, n) > level or (sigma > 0 and _t_power(sigma, shift, level, n) < power)):
+        n += 1
+    return n if n <= most else None
+
+
+def _t_power(sigma: float, shift: float, level: float, n: int) -> float:
+    """The one-sided two-sample t test's power, n a side, at ``level`` against ``shift``."""
+    df = 2 * n - 2
+    return float(_st.nct.sf(_st.t.isf(level, df), df, shift / (sigma * math.sqrt(2 / n))))
