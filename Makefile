@@ -134,14 +134,18 @@ test-anympi: $(TEST_SETUP)
 test-readme: $(TEST_SETUP)
 	@$(PY) -m pytest -q -rs tests/readme
 
+# $(call both_halves,GROUP): GROUP-parallel, then GROUP-serial, both also after the first fails;
+# fails if either did. Set up once (MM_SET_UP) by GROUP's own prerequisites.
+both_halves = @status=0; \
+	$(MAKE) --no-print-directory $(1)-parallel MM_SET_UP=1 || status=1; \
+	$(MAKE) --no-print-directory $(1)-serial MM_SET_UP=1 || status=1; \
+	exit $$status
+
 # The tests that assert correctness alone on TEST_JOBS workers (test-mpi-parallel), then the
 # `serial` ones (timing, valid repetitions under the window process sync) one at a time
 # (test-mpi-serial; c/tests/mpi/conftest.py). Both run, also after the first fails.
 test-mpi: $(TEST_SETUP)
-	@status=0; \
-	$(MAKE) --no-print-directory test-mpi-parallel MM_SET_UP=1 || status=1; \
-	$(MAKE) --no-print-directory test-mpi-serial MM_SET_UP=1 || status=1; \
-	exit $$status
+	+$(call both_halves,test-mpi)
 
 test-mpi-parallel: $(TEST_SETUP)
 	@$(PY) -m pytest -q -n $(TEST_JOBS) -m "not serial" c/tests/mpi
@@ -153,10 +157,7 @@ test-mpi-serial: $(TEST_SETUP)
 # workers (test-python-parallel), then the other MPI tests (`serial`, python/tests/conftest.py)
 # one at a time (test-python-serial).
 test-python: $(TEST_SETUP)
-	@status=0; \
-	$(MAKE) --no-print-directory test-python-parallel MM_SET_UP=1 || status=1; \
-	$(MAKE) --no-print-directory test-python-serial MM_SET_UP=1 || status=1; \
-	exit $$status
+	+$(call both_halves,test-python)
 
 test-python-parallel: $(TEST_SETUP)
 	@$(PY) -m pytest -q -n $(TEST_JOBS) --dist loadgroup -m "not serial" python/tests

@@ -52,10 +52,14 @@ import json
 import sys
 import time
 from collections.abc import Callable
+from pathlib import Path
 
 import numpy as np
 
 from mpimeter.stats.clusters import split_family
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "python" / "tests" / "data"))
+import synth  # noqa: E402
 
 SECTIONS: dict[str, Callable[[int], dict]] = {}
 
@@ -137,13 +141,9 @@ def clusters_iid20(campaigns: int) -> dict:
 
 # --- 2. warm-up -----------------------------------------------------------------------------------
 
-def ar1(rng: np.random.Generator, n: int, phi: float, sd: float) -> np.ndarray:
-    e = rng.normal(0, sd * np.sqrt(1 - phi**2), n)
-    x = np.empty(n)
-    x[0] = rng.normal(0, sd)
-    for i in range(1, n):
-        x[i] = phi * x[i - 1] + e[i]
-    return 1000 * np.exp(x)
+# the tests' AR(1) generator (python/tests/data/synth.py), so that the bigger runs here draw the
+# very series the smaller test versions do (CONTRIBUTING.md, one source of truth)
+ar1 = synth.ar1_runtimes
 
 
 @section

@@ -185,11 +185,19 @@ FLOOR = probes("alpha")["latency_floor"]["pairs"][0]["min_rtt_ns"] / 2
 LARGE = probes("alpha")["copy_bandwidth"]["sizes"][-1]["median_Bps"]
 
 
+def _log2p_time(p, index):
+    return _lognormal(lambda op, size: 10_000.0 * np.log2(p) + size)
+
+
+def _bounded_allreduce(tmp_path):
+    """allreduce of 64 KiB on 2 and 4 ranks (3 launches each), each launch with the probes the
+    bound model reads: the campaign the bounds and the scaling figure are checked on."""
+    return _analyze(np_campaign(tmp_path / "c", {2: 3, 4: 3}, _log2p_time, ops=("allreduce",), sizes=(65536,),
+                                meta_of=_bound_meta))
+
+
 def test_bounds_and_the_scaling_view_take_each_ps_volume(tmp_path):
-    def time_of(p, index):
-        return _lognormal(lambda op, size: 10_000.0 * np.log2(p) + size)
-    res = _analyze(np_campaign(tmp_path / "c", {2: 3, 4: 3}, time_of, ops=("allreduce",), sizes=(65536,),
-                               meta_of=_bound_meta))
+    res = _bounded_allreduce(tmp_path)
     b = bounds(res)
     assert sorted(r.volume_bytes for r in b.rows) == [65536, 1.5 * 65536]  # 2(p-1)/p x size at each p
     at = {p: b.row("openmpi", "allreduce", 65536, p) for p in (2, 4)}
@@ -282,7 +290,7 @@ def test_a_launch_without_per_test_volumes_bounds_its_own_p_only(tmp_path):
 def test_the_scaling_view_says_where_there_is_no_bound(tmp_path):
     def time_of(p, index):
         return _lognormal(lambda op, size: 10_000.0 * p + size)
-    res = _analyze(np_campaign(tmp_path / "c", {2: 3, 3: 3}, time_of, sizes=(8,)))
+    res = _analyze(np_campaign(tmp_path / "c", {2: 3, 3: 3}, _log2p_time, sizes=(8,)))
     (series,) = res.to_dict()["scaling"]
     assert all(pt["bound_ns"] is None for pt in series["points"])
     assert series["no_bound"].startswith("p = 2, 3: ") and "latency floor" in series["no_bound"]
@@ -291,11 +299,7 @@ def test_the_scaling_view_says_where_there_is_no_bound(tmp_path):
 def test_the_report_draws_the_scaling_figure_with_its_lines(tmp_path):
     from mpimeter.report.scaling import scaling_section
 
-    def time_of(p, index):
-        return _lognormal(lambda op, size: 10_000.0 * np.log2(p) + size)
-    res = _analyze(np_campaign(tmp_path / "c", {2: 3, 4: 3}, time_of, ops=("allreduce",), sizes=(65536,),
-                               meta_of=_bound_meta))
-    html = scaling_section(res)
+    html = scaling_section(_bounded_allreduce(tmp_path))
     assert "allreduce: median against p, ideal (dotted) and lower bound (dashed)" in html
     assert html.count('stroke-dasharray="6 4"') == 1 and html.count('stroke-dasharray="1 3"') == 1
     assert "no lower bound" not in html

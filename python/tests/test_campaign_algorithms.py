@@ -9,8 +9,9 @@ import json
 
 import pytest
 from click.testing import CliRunner
+from data.testkit import wrapped_bench_dir
 
-from mpimeter.campaign import algorithms, launcher, spec
+from mpimeter.campaign import algorithms, spec
 from mpimeter.campaign import state as st
 from mpimeter.campaign.fake import FakeExecutor
 from mpimeter.campaign.plan import PlanError
@@ -89,16 +90,7 @@ def test_a_listing_of_another_shape_is_refused():
 
 @pytest.fixture
 def bench_dir(tmp_path):
-    for lib in ("openmpi", "mpich"):
-        real = launcher.bench_binary(launcher.default_bench_dir(), lib)
-        binary = tmp_path / "bench" / lib / "bin" / "mpimeter-bench"
-        binary.parent.mkdir(parents=True)
-        binary.write_text(f"#!/bin/sh\nexec {real} \"$@\"\n")
-        binary.chmod(0o755)
-    program = tmp_path / "fakerun"
-    program.write_text("#!/bin/sh\nexit 9\n")
-    program.chmod(0o755)
-    return tmp_path / "bench", f"{program} -np {{np}} {{cmd}}"
+    return wrapped_bench_dir(tmp_path)
 
 
 def request(bench_dir, mpis, wanted, variants=(), ops="allreduce"):

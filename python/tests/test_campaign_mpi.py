@@ -4,23 +4,14 @@ and the real mpimeter-bench (built by `make build`, which `make test` runs first
 reason when a binary is missing (running pytest by hand before building)."""
 
 import json
-import shutil
 import subprocess
 import sys
 
-import pytest
+from data.testkit import LIBS, missing_bench
 
-from mpimeter.campaign import launcher
 from mpimeter.io import rawformat
 
-BENCH_DIR = launcher.default_bench_dir()
-LIBS = ("openmpi", "mpich")
-missing = [lib for lib in LIBS
-           if not launcher.bench_binary(BENCH_DIR, lib).is_file()
-           or not shutil.which(launcher.local_template(lib).split()[0])]
-
-pytestmark = pytest.mark.skipif(bool(missing), reason=f"no mpimeter-bench or mpirun for "
-                                f"{', '.join(missing)} under {BENCH_DIR} (run `make build`)")
+BENCH_DIR, missing, pytestmark = missing_bench()
 
 
 def test_three_launches_of_two_ranks_with_both_libraries(tmp_path):

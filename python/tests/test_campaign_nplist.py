@@ -7,6 +7,7 @@ from collections import Counter
 
 import pytest
 from data.fakebench import cli, fake_env  # noqa: F401 (fake_env: a fixture)
+from data.testkit import assert_refused
 
 from mpimeter.campaign import nplist, plan
 from mpimeter.campaign import state as st
@@ -134,10 +135,7 @@ def test_bad_np_lists_exit_2_in_one_line_writing_nothing(fake_env, np_text, mess
         assert cli(args).exit_code == 0
         return
     result = cli(args)
-    assert result.exit_code == 2, result.output
-    assert result.output.startswith("mpimeter run: error: --np ") and message in result.output
-    assert len(result.output.strip().splitlines()) == 1
-    assert not out.exists()
+    assert_refused(result, "mpimeter run: error: --np ", message, out)
 
 
 def test_a_list_with_launches_auto_is_refused(fake_env):

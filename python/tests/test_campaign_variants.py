@@ -8,6 +8,7 @@ import json
 
 import pytest
 from click.testing import CliRunner
+from data.testkit import wrapped_bench_dir
 
 from mpimeter.campaign import launcher, spec
 from mpimeter.campaign.fake import FakeExecutor
@@ -22,18 +23,7 @@ RING_ENV = {"OMPI_MCA_coll_tuned_use_dynamic_rules": "1",
 
 @pytest.fixture
 def bench_dir(tmp_path):
-    """A bench binary per library (the real one's description and checks, behind a wrapper in a
-    folder of the test's own), and a launcher program; the fake executor runs neither."""
-    for lib in ("openmpi", "mpich"):
-        real = launcher.bench_binary(launcher.default_bench_dir(), lib)
-        binary = tmp_path / "bench" / lib / "bin" / "mpimeter-bench"
-        binary.parent.mkdir(parents=True)
-        binary.write_text(f"#!/bin/sh\nexec {real} \"$@\"\n")
-        binary.chmod(0o755)
-    program = tmp_path / "fakerun"
-    program.write_text("#!/bin/sh\nexit 9\n")
-    program.chmod(0o755)
-    return tmp_path / "bench", f"{program} -np {{np}} {{cmd}}"
+    return wrapped_bench_dir(tmp_path)
 
 
 def request(bench_dir, mpis, variants, launches=2):

@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 from data.fakebench import PATIENCE_S, cli, fake_env, interruptible, template  # noqa: F401 (fake_env: a fixture)
+from data.testkit import assert_refused
 
 
 def test_a_campaign_end_to_end(fake_env):
@@ -122,10 +123,7 @@ def test_bad_input_exits_2_with_a_message_and_writes_nothing(fake_env, args, mes
     tmp, opts = fake_env
     out = tmp / "c"
     result = cli([*opts, "--out", str(out), *args])
-    assert result.exit_code == 2, result.output
-    assert result.output.startswith("mpimeter run: error: ") and message in result.output
-    assert len(result.output.strip().splitlines()) == 1
-    assert not out.exists()
+    assert_refused(result, "mpimeter run: error: ", message, out)
 
 
 def test_launches_takes_a_number_or_auto(fake_env):

@@ -82,26 +82,29 @@ def test_a_tie_is_no_violation(tmp_path):
     assert r.exit_code == 0 and not any(m["violated"] for m in rows(r, "mock-up"))
 
 
+def _one_kind(tmp_path, kind: str, allreduce_factor):
+    """The guideline rows of ``kind`` of a campaign whose allreduce takes ``allreduce_factor(size)``
+    times its base time, and (op, size, versus size) of those violated."""
+    r = run(campaign(tmp_path / "c", {"allreduce": allreduce_factor}), "--format", "json", "--kind", kind)
+    assert r.exit_code == 0, r.output
+    found = rows(r, kind)
+    return found, [(m["op"], m["size"], m["versus_size"]) for m in found if m["violated"]]
+
+
 def test_monotony_violation_where_more_data_is_faster(tmp_path):
     # allreduce at 32 bytes takes three times as long as at 64: only that pair is violated
-    root = campaign(tmp_path / "c", {"allreduce": lambda s: 3.0 if s == 32 else 1.0})
-    r = run(root, "--format", "json", "--kind", "monotony")
-    assert r.exit_code == 0, r.output
-    violated = [(m["op"], m["size"], m["versus_size"]) for m in rows(r, "monotony") if m["violated"]]
+    found, violated = _one_kind(tmp_path, "monotony", lambda s: 3.0 if s == 32 else 1.0)
     assert violated == [("allreduce", 32, 64)]
-    bad = next(m for m in rows(r, "monotony") if m["violated"])
+    bad = next(m for m in found if m["violated"])
     assert bad["ratio"] > 2.5 and bad["median_lhs_ns"] > bad["median_rhs_ns"]
 
 
 def test_split_violation_where_one_call_costs_more_than_two_halves(tmp_path):
     # 64 bytes cost 4x what 32 do: one call of 64 is slower than two of 32
-    root = campaign(tmp_path / "c", {"allreduce": lambda s: 4.0 if s == 64 else 1.0})
-    r = run(root, "--format", "json", "--kind", "split")
-    assert r.exit_code == 0, r.output
-    violated = [(m["op"], m["size"], m["versus_size"]) for m in rows(r, "split") if m["violated"]]
+    found, violated = _one_kind(tmp_path, "split", lambda s: 4.0 if s == 64 else 1.0)
     assert violated == [("allreduce", 64, 32)]
-    row = next(m for m in rows(r, "split") if m["violated"])
-    assert row["median_rhs_ns"] == pytest.approx(2 * next(m["median_lhs_ns"] for m in rows(r, "split")
+    row = next(m for m in found if m["violated"])
+    assert row["median_rhs_ns"] == pytest.approx(2 * next(m["median_lhs_ns"] for m in found
                                                              if m["size"] == 32) * 1, rel=0.2)
 
 

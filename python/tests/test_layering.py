@@ -9,11 +9,20 @@ from __future__ import annotations
 
 import ast
 import functools
+import importlib.util
 import re
 from pathlib import Path
 
 import mpimeter
 from mpimeter.cli import COMMANDS
+
+# the circle finder of the C half's check (c/tests/tools/layers.py, run by ctest with the
+# system's Python alone): one Tarjan for both halves
+_spec = importlib.util.spec_from_file_location(
+    "mm_layers", Path(__file__).resolve().parents[2] / "c" / "tests" / "tools" / "layers.py")
+_layers = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(_layers)
+_circles = _layers.circles
 
 SRC = Path(mpimeter.__file__).resolve().parent.parent
 
@@ -53,53 +62,6 @@ def _imports(modules: dict[str, Path]) -> dict[str, set[str]]:
                 found.add("<importlib>")
         graph[name] = {m for m in found if (m in modules or m == "<importlib>") and m != name}
     return graph
-
-
-def _circles(graph: dict[str, set[str]]) -> set[frozenset[str]]:
-    """The strongly connected groups of more than one module (Tarjan, iterative)."""
-    index: dict[str, int] = {}
-    low: dict[str, int] = {}
-    stack: list[str] = []
-    on_stack: set[str] = set()
-    out: set[frozenset[str]] = set()
-    counter = 0
-    for root in graph:
-        if root in index:
-            continue
-        work = [(root, iter(sorted(graph[root])))]
-        index[root] = low[root] = counter
-        counter += 1
-        stack.append(root)
-        on_stack.add(root)
-        while work:
-            v, children = work[-1]
-            for w in children:
-                if w not in graph:
-                    continue
-                if w not in index:
-                    index[w] = low[w] = counter
-                    counter += 1
-                    stack.append(w)
-                    on_stack.add(w)
-                    work.append((w, iter(sorted(graph[w]))))
-                    break
-                if w in on_stack:
-                    low[v] = min(low[v], index[w])
-            else:
-                work.pop()
-                if work:
-                    low[work[-1][0]] = min(low[work[-1][0]], low[v])
-                if low[v] == index[v]:
-                    group = set()
-                    while True:
-                        w = stack.pop()
-                        on_stack.discard(w)
-                        group.add(w)
-                        if w == v:
-                            break
-                    if len(group) > 1:
-                        out.add(frozenset(group))
-    return out
 
 
 @functools.cache

@@ -8,23 +8,14 @@ has every strategy of the suite side by side for each library, operation and siz
 reason when a binary or a launcher is missing."""
 
 import json
-import shutil
 import subprocess
 import sys
 from pathlib import Path
 
-import pytest
-
-from mpimeter.campaign import launcher
+from data.testkit import LIBS, missing_bench
 
 REPO = Path(__file__).resolve().parents[2]
-BENCH_DIR = launcher.default_bench_dir()
-LIBS = ("openmpi", "mpich")
-MISSING = [lib for lib in LIBS if not launcher.bench_binary(BENCH_DIR, lib).is_file()
-           or not shutil.which(launcher.local_template(lib).split()[0])]
-
-pytestmark = pytest.mark.skipif(bool(MISSING), reason=f"no mpimeter-bench or mpirun for {', '.join(MISSING)} "
-                                                      f"under {BENCH_DIR} (run `make build`)")
+BENCH_DIR, MISSING, pytestmark = missing_bench()
 
 WANT = {"mpich": {"none", "tests", "thread", "thread+tests"},
         "openmpi": {"none", "tests", "tcp", "tcp+tests", "tcp-thread", "tcp-thread+tests"}}

@@ -17,19 +17,11 @@ from pathlib import Path
 
 import pytest
 from packaging.requirements import Requirement
+from data.testkit import REPO, tomllib
 
 import mpimeter
 from mpimeter.io.bench_binaries import BENCH_DIR_ENV
 
-try:
-    import tomllib
-except ModuleNotFoundError:  # Python 3.10: tomli is the same parser (pytest depends on it there)
-    try:
-        import tomli as tomllib
-    except ModuleNotFoundError:
-        tomllib = None
-
-REPO = Path(__file__).resolve().parents[2]
 SPACK = REPO / "spack"
 NAMESPACE = "mpimeter"
 REPO_ROOT = SPACK / "spack_repo" / NAMESPACE

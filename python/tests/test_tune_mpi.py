@@ -10,23 +10,16 @@ records). Then `tune --verify` end to end. Skipped with a reason when a binary i
 import json
 import os
 import re
-import shutil
 import subprocess
 import sys
 from pathlib import Path
 
-import pytest
 from data.synth_tuning import algorithm_campaign, mpich, ompi
+from data.testkit import missing_bench
 
 from mpimeter.campaign import launcher
 
-BENCH_DIR = launcher.default_bench_dir()
-LIBS = ("openmpi", "mpich")
-missing = [lib for lib in LIBS
-           if not launcher.bench_binary(BENCH_DIR, lib).is_file()
-           or not shutil.which(launcher.local_template(lib).split()[0])]
-pytestmark = pytest.mark.skipif(bool(missing), reason=f"no mpimeter-bench or mpirun for {', '.join(missing)} "
-                                f"under {BENCH_DIR} (run `make build`)")
+BENCH_DIR, missing, pytestmark = missing_bench()
 
 OPS = ("allreduce", "bcast", "allgather", "alltoall")
 

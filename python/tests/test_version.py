@@ -11,20 +11,12 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
+from data.testkit import REPO, tomllib
 
 import mpimeter
 from mpimeter.cli import main
 from mpimeter.io import bench_binaries
 
-try:
-    import tomllib
-except ModuleNotFoundError:  # Python 3.10: tomli is the same parser (pytest depends on it there)
-    try:
-        import tomli as tomllib
-    except ModuleNotFoundError:
-        tomllib = None
-
-REPO = Path(__file__).resolve().parents[2]
 VERSION = mpimeter.__version__
 
 

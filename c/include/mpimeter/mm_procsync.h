@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* mm_procsync.h — how ranks start each repetition together. One file per variant
- * c/src/procsync/ps_<name>.c behind this vtable; registry in procsync.c.
+ * c/src/procsync/ps_<name>.c behind this vtable (none and loop-barrier, alike but for where the
+ * barrier stands, share ps_start_barrier.c); registry in procsync.c.
  * Schemes follow Table 3 of Hunold & Carpen-Amarie 2016: barrier = MS1, none = MS2,
  * loop-barrier = MS3, window = MS4; roundtime and harmonize see docs/ALGORITHMS.md. */
 #ifndef MM_PROCSYNC_H

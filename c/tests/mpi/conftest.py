@@ -70,6 +70,18 @@ def workpieces_campaign(lib: str, campaign: Path, ops: str, first_seed: int) -> 
     return campaign
 
 
+def assert_verify_failed(meta: dict, op: str, needle: str) -> dict:
+    """The test of ``op`` failed the check after the test (--inject-error changed a byte of its
+    data): status failed, code verify-failed, a message saying so and holding ``needle`` (what
+    points at the cause). Returns the launch's tests by op, for what the caller checks next."""
+    by_op = {t["op"]: t for t in meta["tests"]}
+    assert by_op[op]["status"] == "failed"
+    assert by_op[op]["error"]["code"] == "verify-failed"
+    message = by_op[op]["error"]["message"]
+    assert "wrong data after the test" in message and needle in message, message
+    return by_op
+
+
 def assert_refused(lib: str, args: list, needle: str, tmp_path: Path, np: int = 2) -> None:
     """Bad input: exit 2 on every rank before any measurement (a refusal that ran the launch
     would write its folder; one that hung ends at the timeout with the reason), one line from

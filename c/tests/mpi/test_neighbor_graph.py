@@ -8,7 +8,7 @@ received block holds what its source sent (a corrupted byte fails the test)."""
 from __future__ import annotations
 
 import pytest
-from conftest import NO_EXTRA_CALLS, assert_refused, read_launch, run_bench
+from conftest import NO_EXTRA_CALLS, assert_refused, assert_verify_failed, read_launch, run_bench
 
 QUICK = ["--nrep", "4", *NO_EXTRA_CALLS, "--procsync", "barrier", "--copy-probe-bytes", "0"]
 OPS = ["neighbor_allgather", "neighbor_alltoall", "neighbor_alltoallv", "ineighbor_allgather",
@@ -56,11 +56,7 @@ def test_a_corrupted_block_fails_the_check_after_the_test(lib, op, tmp_path):
     run_bench(lib, 4, QUICK + ["--ops", f"{op},neighbor_alltoall", "--sizes", "64", "--graph-file",
                                graph, "--inject-error", op, "--out", out], timeout=180)
     meta, raw = read_launch(out)
-    by_op = {t["op"]: t for t in meta["tests"]}
-    assert by_op[op]["status"] == "failed"
-    assert by_op[op]["error"]["code"] == "verify-failed"
-    message = by_op[op]["error"]["message"]
-    assert "wrong data after the test" in message and "from rank 0" in message, message
+    by_op = assert_verify_failed(meta, op, "from rank 0")
     assert by_op["neighbor_alltoall"]["status"] == "complete"
 
 

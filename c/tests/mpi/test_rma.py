@@ -11,7 +11,7 @@ correctness and shape, not timings."""
 from __future__ import annotations
 
 import pytest
-from conftest import NO_EXTRA_CALLS, assert_refused, described, read_launch, run_bench
+from conftest import NO_EXTRA_CALLS, assert_refused, assert_verify_failed, described, read_launch, run_bench
 
 MODES = ("fence", "pscw", "lock", "lock-shared", "lock-all-flush", "lock-all-flush-local")
 PASSIVE = ("lock", "lock-shared", "lock-all-flush", "lock-all-flush-local")
@@ -107,11 +107,7 @@ def test_a_corrupted_byte_fails_the_test_with_a_message(lib, op, mode, tmp_path)
     meta, raw = _launch(lib, 2, ["--ops", f"{op},rma-put",
                                  "--rma-sync", mode, "--sizes", "64", "--inject-error", op],
                         tmp_path / "o")
-    by_op = {t["op"]: t for t in meta["tests"]}
-    assert by_op[op]["status"] == "failed"
-    assert by_op[op]["error"]["code"] == "verify-failed"
-    message = by_op[op]["error"]["message"]
-    assert "wrong data after the test" in message and f"--rma-sync {mode}" in message, message
+    by_op = assert_verify_failed(meta, op, f"--rma-sync {mode}")
     assert op not in set(raw["op"])  # a failed test writes no rows
     assert by_op["rma-put"]["status"] == "complete"  # the others are unaffected
 

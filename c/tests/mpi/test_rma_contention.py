@@ -9,7 +9,7 @@ Launches are short (few repetitions, small sizes): they assert correctness and s
 from __future__ import annotations
 
 import pytest
-from conftest import NO_EXTRA_CALLS, assert_refused, read_launch, run_bench
+from conftest import NO_EXTRA_CALLS, assert_refused, assert_verify_failed, read_launch, run_bench
 
 QUICK = ["--nrep", "4", *NO_EXTRA_CALLS, "--procsync", "barrier", "--copy-probe-bytes", "0"]
 OPS = ["rma-one-put-all", "rma-one-get-all", "rma-all-put-all", "rma-all-get-all", "rma-all-put-one",
@@ -52,11 +52,7 @@ def test_a_corrupted_byte_fails_the_test_with_a_message(lib, op, tmp_path):
     run_bench(lib, 4, QUICK + ["--ops", f"{op},rma-all-put-all", "--rma-sync", "fence", "--rma-burst", "2",
                                "--sizes", "64", "--inject-error", op, "--out", out], timeout=180)
     meta, raw = read_launch(out)
-    by_op = {t["op"]: t for t in meta["tests"]}
-    assert by_op[op]["status"] == "failed"
-    assert by_op[op]["error"]["code"] == "verify-failed"
-    message = by_op[op]["error"]["message"]
-    assert "wrong data after the test" in message and "--rma-sync fence" in message, message
+    by_op = assert_verify_failed(meta, op, "--rma-sync fence")
     assert op not in set(raw["op"])
     assert by_op["rma-all-put-all"]["status"] == "complete"
 

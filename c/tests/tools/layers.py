@@ -49,36 +49,51 @@ def _symbols(obj: Path) -> tuple[set[str], set[str]]:
     return defined, used
 
 
-def _circles(edges: dict[str, set[str]]) -> list[list[str]]:
-    """Strongly connected components of more than one file (Tarjan)."""
-    index, low, on, stack, out, counter = {}, {}, set(), [], [], [0]
-
-    def visit(v: str) -> None:
-        index[v] = low[v] = counter[0]
-        counter[0] += 1
-        stack.append(v)
-        on.add(v)
-        for w in sorted(edges.get(v, ())):
-            if w not in index:
-                visit(w)
-                low[v] = min(low[v], low[w])
-            elif w in on:
-                low[v] = min(low[v], index[w])
-        if low[v] == index[v]:
-            comp = []
-            while True:
-                w = stack.pop()
-                on.discard(w)
-                comp.append(w)
-                if w == v:
+def circles(graph: dict[str, set[str]]) -> set[frozenset[str]]:
+    """The strongly connected groups of more than one node (Tarjan, iterative: no recursion limit);
+    python/tests/test_layering.py finds the Python modules' circles with it too."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    out: set[frozenset[str]] = set()
+    counter = 0
+    for root in graph:
+        if root in index:
+            continue
+        work = [(root, iter(sorted(graph[root])))]
+        index[root] = low[root] = counter
+        counter += 1
+        stack.append(root)
+        on_stack.add(root)
+        while work:
+            v, children = work[-1]
+            for w in children:
+                if w not in graph:
+                    continue
+                if w not in index:
+                    index[w] = low[w] = counter
+                    counter += 1
+                    stack.append(w)
+                    on_stack.add(w)
+                    work.append((w, iter(sorted(graph[w]))))
                     break
-            if len(comp) > 1:
-                out.append(sorted(comp))
-
-    sys.setrecursionlimit(10000)
-    for v in sorted(edges):
-        if v not in index:
-            visit(v)
+                if w in on_stack:
+                    low[v] = min(low[v], index[w])
+            else:
+                work.pop()
+                if work:
+                    low[work[-1][0]] = min(low[work[-1][0]], low[v])
+                if low[v] == index[v]:
+                    group = set()
+                    while True:
+                        w = stack.pop()
+                        on_stack.discard(w)
+                        group.add(w)
+                        if w == v:
+                            break
+                    if len(group) > 1:
+                        out.add(frozenset(group))
     return out
 
 
@@ -130,12 +145,12 @@ def main(argv: list[str]) -> int:
     print(f"calls between sibling folders: {len(side)}")
     for a, b in side:
         print(f"  {a} -> {b}")
-    circles = _circles(edges)
-    print(f"circles of files: {len(circles)}")
-    for comp in circles:
+    found = sorted(sorted(comp) for comp in circles(edges))
+    print(f"circles of files: {len(found)}")
+    for comp in found:
         print("  " + " <-> ".join(comp))
     bad = [p for p in up if (p[0], p[1].split("/")[0]) not in ALLOWED]
-    return 1 if check and (bad or circles) else 0
+    return 1 if check and (bad or found) else 0
 
 
 if __name__ == "__main__":

@@ -12,6 +12,7 @@
 #include "mm_config.h"
 #include "mm_counters.h"
 #include "mm_output.h"
+#include "mm_test_meta.h"
 
 static mm_config cfg;
 static char err[2048];
@@ -58,12 +59,7 @@ static void test_options(void) {
     CHECK_STR(cfg.counters.mpit_pvars, "all");
     CHECK_STR(cfg.counters.papi_events, "");
     /* meta.json's config shows what was given */
-    mm_buf b = {0};
-    mm_json j;
-    mm_json_init(&j, &b, 0);
-    mm_sync_facts sync_facts;
-    mm_clocksync_facts_of(&cfg, NULL, &sync_facts);
-    mm_meta_render_config(&j, &cfg, &sync_facts);
+    mm_buf b = mm_test_render_config(&cfg);
     CHECK(strstr(b.data, "\"mpit_pvars\":\"all\"") != NULL || strstr(b.data, "\"mpit_pvars\": \"all\"") != NULL);
     CHECK(strstr(b.data, "\"papi\":null") != NULL || strstr(b.data, "\"papi\": null") != NULL);
     mm_buf_free(&b);

@@ -17,6 +17,7 @@
 #include "mm_check.h"
 #include "mm_config.h"
 #include "mm_output.h"
+#include "mm_test_meta.h"
 
 /* ---- the stand-in: one group of two events; each stop adds 100 × (its number) and 7 ---- */
 
@@ -184,12 +185,7 @@ static void test_options(void) {
     CHECK_EQ_INT(parse(5, given, &cfg), 0);
     CHECK_STR(cfg.counters.likwid_group, "CLOCK");
     /* meta.json's config shows what was given */
-    mm_buf b = {0};
-    mm_json j;
-    mm_json_init(&j, &b, 0);
-    mm_sync_facts sync_facts;
-    mm_clocksync_facts_of(&cfg, NULL, &sync_facts);
-    mm_meta_render_config(&j, &cfg, &sync_facts);
+    mm_buf b = mm_test_render_config(&cfg);
     CHECK(strstr(b.data, "\"likwid\":\"CLOCK\"") != NULL || strstr(b.data, "\"likwid\": \"CLOCK\"") != NULL);
     mm_buf_free(&b);
     const char *both[] = {"mpimeter-bench", "--out", "/tmp/mm_unit_likwid/none", "--likwid", "CLOCK",

@@ -15,6 +15,7 @@ from typing import Any
 import numpy as np
 
 from mpimeter.analysis.loading import Campaign
+from mpimeter.analysis.rowkey import RowKey
 from mpimeter.units import format_ns
 
 BACK_TO_BACK_NOTE = ("each call timed alone = the row's median; back-to-back = calls with no "
@@ -23,17 +24,11 @@ BACK_TO_BACK_NOTE = ("each call timed alone = the row's median; back-to-back = c
 
 
 @dataclass(frozen=True, kw_only=True)
-class BackToBackRow:
+class BackToBackRow(RowKey):
     """One row's two numbers, in ns: ``single_ns`` (the row's median) and ``back_to_back_ns``
     (the median over ``launches`` launches of the companion's time per call), both one-way
-    latencies when ``one_way``."""
+    latencies when ``one_way``; the row's key first (its fields in that order in ``to_dict``)."""
 
-    alternative: str
-    op: str
-    size: int
-    nprocs: int
-    root: int | None
-    workpieces: int | None
     launches: int
     calls: int  # the fewest calls of an interval over those launches
     single_ns: float

@@ -19,7 +19,6 @@ campaign as a whole (rank tests, launch effects, states, clock note) the result 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
 from typing import TypeVar
 
 import numpy as np
@@ -28,19 +27,7 @@ from mpimeter.analysis import scaling as _scaling
 from mpimeter.analysis.loading import Campaign
 from mpimeter.analysis.pipeline import analyze
 from mpimeter.analysis.results import AnalysisResult
-
-
-@dataclass(frozen=True, kw_only=True)
-class RowKey:
-    """One test of a campaign: the key of its row (:class:`mpimeter.analysis.Row` has the same
-    fields)."""
-
-    alternative: str
-    op: str
-    size: int
-    nprocs: int
-    root: int | None
-    workpieces: int | None
+from mpimeter.analysis.rowkey import RowKey
 
 
 Test = TypeVar("Test")  # a RowKey or a Row: anything with the fields of a RowKey
