@@ -12,8 +12,8 @@ import sys
 import time
 
 from data.fakebench import (alive, cli, fake_env, interruptible, kill_quietly, later_wins,  # noqa: F401
-                            on_disk, start_campaign, template, wait_for_pid, wait_for_text,
-                            wait_until_dead)
+                            on_disk, start_campaign, template, wait_for_pid, wait_for_record,
+                            wait_for_text, wait_until_dead)
 
 
 def test_a_sigkilled_driver_takes_its_launch_with_it_and_resume_redoes_it(fake_env):
@@ -21,6 +21,7 @@ def test_a_sigkilled_driver_takes_its_launch_with_it_and_resume_redoes_it(fake_e
     out = tmp / "c"
     driver, bench = start_campaign(tmp, [*opts, "--launches", "1", "--out", str(out)])
     try:
+        wait_for_record(out, bench)
         driver.kill()
         driver.communicate(timeout=60)
         assert wait_until_dead(bench), "the launch outlived the SIGKILLed mpimeter run"
@@ -45,6 +46,7 @@ def test_resume_stops_a_launch_that_outlived_its_driver_before_redoing_it(fake_e
                                           "--out", str(out)], mode="orphan")
     terms = tmp / "bench.pid.terms"
     try:
+        wait_for_record(out, orphan)
         driver.kill()
         driver.communicate(timeout=60)
         # the parent-death signal reached it (once per thread of the driver), and it ignored it

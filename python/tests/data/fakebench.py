@@ -223,6 +223,23 @@ def on_disk(folder: Path) -> dict:
     return json.loads((Path(folder) / "campaign.json").read_text())
 
 
+def wait_for_record(folder: Path, pid: int, timeout_s: float = PATIENCE_S) -> None:
+    """Until campaign.json records the running launch `pid` as its first launch's process. The
+    driver writes it right after the launch has started, so the stand-in's pid file can come
+    first: a driver killed in between leaves nothing recorded to test (a busy machine widens that
+    gap)."""
+    deadline = time.monotonic() + timeout_s
+    while time.monotonic() < deadline:
+        try:
+            launches = on_disk(folder).get("launches") or [{}]
+        except (OSError, ValueError):  # not written yet
+            launches = [{}]
+        if (launches[0].get("process") or {}).get("pid") == pid:
+            return
+        time.sleep(0.05)
+    raise AssertionError(f"{folder}/campaign.json never recorded the launch {pid}")
+
+
 @pytest.fixture
 def failed(fake_env):
     """(tmp, campaign folder): a campaign of one Open MPI launch that failed, to be resumed."""
