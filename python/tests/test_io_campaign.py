@@ -141,3 +141,24 @@ def test_a_copied_campaign_store_queries_the_copy_not_the_original(tmp_path, mon
     with duckdb.connect(str(original / "campaign.duckdb"), read_only=True) as con:
         con.execute(f"SET file_search_path = '{original}'")
         assert con.execute(query).fetchone()[0] == 160  # the original is untouched: 2 ranks × 20 reps × 4 tests
+
+
+def test_the_store_is_let_go_after_each_load_also_when_it_cannot_be_written(tmp_path):
+    # io.store attaches campaign.duckdb to the process's one in-memory database (io.runtimes)
+    # instead of opening a database of its own: a store left attached would stay locked against
+    # another process, and the next load's attachment would collide with it
+    import subprocess
+    import sys
+
+    from mpimeter.io import runtimes
+
+    camp = golden_copy(tmp_path, "campaign_a")
+    assert not analysis.load_campaign(camp).warnings and not analysis.load_campaign(camp).warnings
+    opened = subprocess.run([sys.executable, "-c", "import duckdb, sys; duckdb.connect(sys.argv[1]).close()",
+                             str(camp / "campaign.duckdb")], capture_output=True, text=True, timeout=120)
+    assert opened.returncode == 0, opened.stderr
+    (camp / "campaign.duckdb").write_text("not a database")
+    assert [w.code for w in analysis.load_campaign(camp).warnings] == ["store-not-written"]
+    with runtimes.connect() as con:
+        names = [n for (n,) in con.execute("SELECT database_name FROM duckdb_databases()").fetchall()]
+    assert not [n for n in names if n.startswith("campaign_store")], names

@@ -43,6 +43,18 @@ def test_without_ties_it_is_scipys_exact_test(m, n):
         assert res.statistic == pytest.approx(ref.statistic)
 
 
+@pytest.mark.parametrize("m,n", [(1, 7), (5, 5), (8, 2), (13, 11), (100, 100)])
+def test_without_ties_the_p_looked_up_by_u_is_scipys_to_the_bit(m, n):
+    # rank_sum looks the exact p up in a table by U (one per m, n and alternative, made by scipy):
+    # the same number as scipy gives the samples themselves, one by one or along an axis
+    rng = np.random.default_rng(m * 1000 + n)
+    a, b = rng.normal(0, 1, (400, m)), rng.normal(rng.uniform(-1.5, 1.5, (400, 1)), 1, (400, n))
+    for alt in ("two-sided", "less", "greater"):
+        ref = stats.mannwhitneyu(a, b, alternative=alt, method="exact", axis=-1).pvalue
+        assert (hypothesis.rank_sum(a, b, alternative=alt, axis=-1).p_value == ref).all()
+        assert [hypothesis.rank_sum(a[i], b[i], alternative=alt).p_value for i in range(5)] == ref[:5].tolist()
+
+
 @pytest.mark.parametrize("alpha,two_sided,critical", [
     (0.05, True, 23), (0.01, True, 16), (0.05, False, 27), (0.01, False, 19)])
 def test_published_critical_values_for_10_and_10(alpha, two_sided, critical):

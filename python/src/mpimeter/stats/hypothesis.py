@@ -109,7 +109,7 @@ def rank_sum(a: np.ndarray, b: np.ndarray, *, alternative: str = "two-sided", ax
     todo = ~has_nan & ~const
     rows = todo & (method == "exact")
     if rows.any():
-        p[rows] = _st.mannwhitneyu(a2[rows], b2[rows], alternative=alternative, axis=1, method="exact").pvalue
+        p[rows] = _exact_p_by_u(m, n, alternative)[u[rows].astype(np.int64)]
     for i in np.nonzero(todo & (method == "exact-permutation"))[0]:
         p[i] = _permutation_p(np.rint(2 * ranks[i]).astype(np.int64), m, alternative)
     rows = todo & (method == "normal-approximation")
@@ -120,6 +120,23 @@ def rank_sum(a: np.ndarray, b: np.ndarray, *, alternative: str = "two-sided", ax
     if not lead:
         return TestResult(float(u[0]), float(p[0]), str(method[0]))
     return TestResult(u.reshape(lead), p.reshape(lead), method.reshape(lead))
+
+
+@lru_cache(maxsize=64)
+def _exact_p_by_u(m: int, n: int, alternative: str) -> np.ndarray:
+    """scipy's exact Mann–Whitney p-value (``method="exact"``) of every U = 0 … m·n of samples
+    of m and n values without ties, from one call on samples made to have each U: without ties
+    it is a function of U, m, n and the alternative alone (scipy's sf of the U distribution), so
+    a lookup gives its numbers, to the bit, without its per-call input checks, which cost more
+    than the test itself on the few launches a campaign has. U of the k-th row: a's value i
+    sits above the first c_i of b's 0 … n−1, Σ c_i = k."""
+    k = np.arange(m * n + 1)
+    above = np.clip(k[:, None] - n * np.arange(m)[None, :], 0, n)  # c_i, filled greedily
+    a = above - 0.5 + np.arange(m)[None, :] * 1e-6  # between b's values c_i − 1 and c_i, no two alike
+    b = np.broadcast_to(np.arange(n, dtype=float), (k.size, n))
+    table = _st.mannwhitneyu(a, b, alternative=alternative, axis=1, method="exact").pvalue
+    table.flags.writeable = False
+    return table
 
 
 def _permutation_p(ranks2: np.ndarray, m: int, alternative: str) -> float:
