@@ -21,6 +21,8 @@ import math
 import numpy as np
 from scipy import stats as _st
 
+from mpimeter.stats.hypothesis import complete_blocks
+
 
 def epsilon_squared(h: float, n: int) -> float:
     """ε² of a Kruskal–Wallis ``h`` over ``n`` values in all groups; NaN for n < 2 or a NaN h,
@@ -33,10 +35,7 @@ def epsilon_squared(h: float, n: int) -> float:
 def kendall_w(x: np.ndarray) -> float:
     """Kendall's W of ``x``, blocks (rows) × treatments (columns); rows with a NaN dropped. NaN
     with fewer than 2 blocks or treatments; 0 when every block is constant."""
-    x = np.asarray(x, dtype=float)
-    if x.ndim != 2:
-        raise ValueError(f"x must be blocks × treatments, got shape {x.shape}")
-    x = x[~np.isnan(x).any(axis=1)]
+    x = complete_blocks(x)
     b, k = x.shape
     if b < 2 or k < 2:
         return math.nan

@@ -218,16 +218,22 @@ def kruskal(groups: list[np.ndarray]) -> TestResult:
     return TestResult(float(res.statistic), float(res.pvalue))
 
 
+def complete_blocks(x: np.ndarray) -> np.ndarray:
+    """``x`` as blocks (rows) × treatments (columns) of floats, the blocks with a NaN dropped: what
+    the blocked statistics (Friedman's test, Kendall's W) take. A ValueError for any other shape."""
+    x = np.asarray(x, dtype=float)
+    if x.ndim != 2:
+        raise ValueError(f"x must be blocks × treatments, got shape {x.shape}")
+    return x[~np.isnan(x).any(axis=1)]
+
+
 def friedman(x: np.ndarray) -> TestResult:
     """Whether the treatments (columns of ``x``) differ when each is measured once in every block
     (rows): Friedman's rank test (scipy, chi-square approximation) for ≥ 3 treatments; for 2 the
     exact two-sided sign test (scipy ``binomtest``; Friedman's test with two treatments is the
     sign test). Blocks with a NaN are dropped; NaN with fewer than 2 blocks or treatments; p = 1
     when every block is constant."""
-    x = np.asarray(x, dtype=float)
-    if x.ndim != 2:
-        raise ValueError(f"x must be blocks × treatments, got shape {x.shape}")
-    x = x[~np.isnan(x).any(axis=1)]
+    x = complete_blocks(x)
     blocks, k = x.shape
     if blocks < 2 or k < 2:
         return TestResult(math.nan, math.nan, "")
