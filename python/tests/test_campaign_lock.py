@@ -13,7 +13,8 @@ import time
 
 import pytest
 from data.fakebench import (PATIENCE_S, cli, fake_env, kill_quietly, on_disk,  # noqa: F401
-                            one_line_error, start, start_campaign, template, wait_for_pid)
+                            one_line_error, start, start_campaign, template, wait_for_pid,
+                            wait_for_record)
 
 from mpimeter.campaign import lock
 
@@ -52,6 +53,7 @@ def test_a_second_run_into_the_same_out_and_a_resume_are_refused_while_it_runs(f
     out = tmp / "c"
     first, bench = start_campaign(tmp, [*opts, "--launches", "2", "--out", str(out)])
     try:
+        wait_for_record(out, bench)  # the record the refused runs must leave as it is
         before = (out / "campaign.json").read_text()
         holder = f"pid {first.pid} on {socket.gethostname()}"
         second = cli([*opts, "--launches", "2", "--out", str(out)], env={"FAKE_BENCH_MODE": "ok"})
