@@ -30,7 +30,7 @@ def test_a_sigkilled_driver_takes_its_launch_with_it_and_resume_redoes_it(fake_e
     disk = on_disk(out)
     first = disk["launches"][0]
     assert first["status"] == "incomplete"
-    assert first["process"]["pid"] == bench  # the launch's session, recorded before it ran
+    assert first["process"]["pid"] == bench  # the launch's session, recorded once it started
     assert first["process"]["session"] == bench
     result = cli(["--resume", str(out), "--launcher", template(tmp), "--no-analyze"],
                  env={"FAKE_BENCH_MODE": "ok"})
