@@ -28,8 +28,14 @@ from mpimeter.campaign.launcher import build_argv, local_template  # noqa: E402
 from mpimeter.io import bounded, jsonread  # noqa: E402
 
 NCPUS = os.cpu_count() or 1
-# a busy loop in a shell at the lowest priority: foreign load that yields to everything else
-HOG = ["nice", "-n", "19", "sh", "-c", "while :; do :; done"]
+# a busy loop in a shell: foreign load, at the niceness cpu_hogs is given
+HOG_LOOP = ["sh", "-c", "while :; do :; done"]
+# With autogroups (sched(7), "The autogroup feature"; on by default in Debian's kernels) the
+# scheduler first shares the CPUs equally between sessions and applies a process's nice value
+# only inside its own session: a hog started in a session of its own at nice 19 took as much CPU
+# as a nice-0 one (two of them 67-86 % of the machine beside a launch, measured). The session's
+# nice value, /proc/PID/autogroup, is what weighs it against the launch's session.
+AUTOGROUP = Path("/proc/self/autogroup")
 SYNC_CSV_MAX_BYTES = 256 * 2**20  # a clock sync of thousands of ranks writes some tens of MiB
 
 
@@ -107,12 +113,24 @@ def launch_facts(folder: Path) -> dict:
             "clock_sync_s": cs.get("duration_s") if cs else None}
 
 
+def hog_record(n: int, nice: int) -> dict:
+    """What :func:`cpu_hogs` starts, as the results record it."""
+    return {"cpu_hogs": n, "hog": f"{' '.join(HOG_LOOP[:2])} '{HOG_LOOP[2]}' at nice {nice}",
+            "session_nice": nice if AUTOGROUP.exists() else None}
+
+
 @contextlib.contextmanager
-def cpu_hogs(n: int) -> Iterator[list[int]]:
-    """``n`` busy loops at nice 19 for the duration of the block (their pids); each is ended by
-    its own process group id afterwards, whatever happened inside."""
-    procs = [subprocess.Popen(HOG, stdin=subprocess.DEVNULL, start_new_session=True) for _ in range(n)]
+def cpu_hogs(n: int, nice: int = 19) -> Iterator[list[int]]:
+    """``n`` busy loops at ``nice`` for the duration of the block (their pids), each in a session
+    of its own whose autogroup nice value is ``nice`` too where the kernel has autogroups; each is
+    ended by its own process group id afterwards, whatever happened inside."""
+    # an absolute nice value (`nice -n` adds to the caller's, which may itself be niced)
+    procs = [subprocess.Popen(HOG_LOOP, stdin=subprocess.DEVNULL, start_new_session=True,
+                              preexec_fn=lambda: os.setpriority(os.PRIO_PROCESS, 0, nice)) for _ in range(n)]
     try:
+        if AUTOGROUP.exists():
+            for p in procs:
+                Path(f"/proc/{p.pid}/autogroup").write_text(f"{nice}\n")
         yield [p.pid for p in procs]
     finally:
         for p in procs:

@@ -6,7 +6,7 @@ writes bench/results/peers.json. Not a test. Re-run it after every change to the
     nice -n 19 .venv/bin/python bench/peers.py --rounds 20 --imb PATH/IMB-MPI1
         --osu-latency PATH/osu_latency --osu-allreduce PATH/osu_allreduce
         [--osu-latency-p50 PATH/osu_latency]
-        --reprompi PATH/mpibenchmark [--lib openmpi] [--seed 40] [--load N]
+        --reprompi PATH/mpibenchmark [--lib openmpi] [--seed 40] [--load N [--load-nice K]]
         [--methods default,barrier,...] [--ops allreduce,pingpong]
         [--bench PATH/mpimeter-bench] [--baseline-bench PATH/mpimeter-bench [--baseline-source DIR]]
         [--out bench/results/peers.json]
@@ -60,8 +60,10 @@ configuration: the per-launch spread (normal-scaled MAD of the log per-launch va
 below 3 launches), the median of the per-launch values, wall time per launch, meta.json phases
 (mpimeter), load; for mpimeter's methods the ratio of its value (and wall time) to each peer's
 in the same round, paired by round where both launches are in that state (median and quartiles
-over rounds). --load N starts N nice-19 CPU hogs for the whole run; every launch's load (load
-average, other processes' CPU share) is recorded either way.
+over rounds). --load N starts N CPU hogs for the whole run, each in a session of its own at nice K
+(--load-nice, also the session's autogroup nice value: 19 takes only what the launches leave, 0
+shares the CPUs equally with them); every launch's load (load average, other processes' CPU share)
+is recorded either way.
 """
 
 from __future__ import annotations
@@ -82,7 +84,7 @@ from pathlib import Path
 import numpy as np
 from scipy import stats
 
-from _launches import NCPUS, REPO, cpu_hogs, launch_argv, launch_facts, state as machine_state, timed
+from _launches import NCPUS, REPO, cpu_hogs, hog_record, launch_argv, launch_facts, state as machine_state, timed
 
 from mpimeter import atomic
 from mpimeter.campaign import describe as _describe
@@ -334,7 +336,10 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     p.add_argument("--rounds", type=_whole(1, 10000), default=20)
     p.add_argument("--seed", type=_whole(0, 2**31 - 1), default=40)
     p.add_argument("--load", type=_whole(0, 64), default=0, metavar="N",
-                   help="start N nice-19 CPU hogs for the whole run [0]")
+                   help="start N CPU hogs for the whole run [0]")
+    p.add_argument("--load-nice", type=_whole(0, 19), default=19, metavar="K",
+                   help="the hogs' nice value, also their session's (autogroup): 19 takes what "
+                        "the launches leave, 0 shares the CPUs equally with them [19]")
     p.add_argument("--lib", default="openmpi", choices=["openmpi", "mpich"],
                    help="the MPI library of mpimeter's build and of the peers' [openmpi]")
     p.add_argument("--imb", type=_executable, help="IMB-MPI1 (not given: no IMB launches)")
@@ -497,7 +502,7 @@ def _header(args: argparse.Namespace, configs: list[tuple[str, str]], hogs: list
         "peer_commands": {f"{peer} {op}": peer_argv(peer, op, Path(binary).name, Path("msglen.txt"))
                           for (peer, op), binary in given.items()},
         "fast_below_ns": args.fast_below_ns, "started_utc": _utc(),
-        "load": {"cpu_hogs": len(hogs), "hog": "nice -n 19 sh -c 'while :; do :; done'"},
+        "load": hog_record(len(hogs), args.load_nice),
         "value": {"mpimeter": "per-launch median of analyze (valid repetitions, Tukey filter, the launch's clock)",
                   "imb": "t_avg; ping-pong t (one-way)", "osu": "average latency (ping-pong: one-way)",
                   "osu_p50": "osu_latency -z50's P50: the median of its per-round-trip one-way times",
@@ -523,7 +528,7 @@ def main(argv: list[str] | None = None) -> None:
     rounds: list[dict] = []
     tmp = Path(tempfile.mkdtemp(prefix="peers."))
     try:
-        with cpu_hogs(args.load) as hogs:
+        with cpu_hogs(args.load, args.load_nice) as hogs:
             header = _header(args, configs, hogs)
             lengths = tmp / "msglen.txt"
             lengths.write_text("".join(f"{s}\n" for s in SIZES))

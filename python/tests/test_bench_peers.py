@@ -228,6 +228,7 @@ def _cli(*args: str) -> subprocess.CompletedProcess:
 @pytest.mark.parametrize("args, said", [
     (["--rounds", "0"], "--rounds: 0 is out of range (allowed: 1 to 10000)"),
     (["--load", "two"], "--load: 'two' is not a whole number"),
+    (["--load-nice", "20"], "--load-nice: 20 is out of range (allowed: 0 to 19)"),
     (["--imb", "/nonexistent/IMB-MPI1"], "--imb: '/nonexistent/IMB-MPI1' is not an executable file"),
     (["--out", "/nonexistent/peers.json"], "the folder /nonexistent does not exist"),
     (["--keep", str(REPO / "bench")], "already exists; give a new folder"),
@@ -281,11 +282,26 @@ def _nice(pid: int) -> int:
     return int(Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[16])
 
 
+def _session_nice(pid: int) -> int | None:
+    path = Path(f"/proc/{pid}/autogroup")  # "/autogroup-N nice K" (sched(7)); absent without autogroups
+    return int(path.read_text().split()[-1]) if path.exists() else None
+
+
 def test_cpu_hogs_run_at_nice_19_and_end_with_the_block():
     with _launches.cpu_hogs(2) as pids:
         assert len(pids) == 2
-        deadline = time.monotonic() + 10
-        while any(_nice(p) != 19 for p in pids) and time.monotonic() < deadline:
-            time.sleep(0.01)  # `nice` execs the shell: its niceness is set once it has run
-        assert [_nice(p) for p in pids] == [19, 19]
+        assert [_nice(p) for p in pids] == [19, 19]  # set before the shell runs
+        # their sessions weigh as nice 19 too: with autogroups a process's own nice value counts
+        # only inside its session
+        expected = 19 if _launches.AUTOGROUP.exists() else None
+        assert [_session_nice(p) for p in pids] == [expected, expected]
     assert not any(Path(f"/proc/{p}").exists() for p in pids)
+
+
+def test_cpu_hogs_at_nice_0_and_their_record():
+    with _launches.cpu_hogs(1, nice=0) as pids:
+        assert _nice(pids[0]) == 0  # set before the shell runs, whatever this process's own
+        assert _session_nice(pids[0]) == (0 if _launches.AUTOGROUP.exists() else None)
+    record = _launches.hog_record(2, 0)
+    assert record["cpu_hogs"] == 2 and record["hog"].endswith("at nice 0")
+    assert record["session_nice"] == (0 if _launches.AUTOGROUP.exists() else None)
