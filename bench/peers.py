@@ -206,6 +206,17 @@ def assign_peer_states(records: list[dict]) -> None:
             r["state"], r["state_from"] = "unknown", "no mpimeter launch in its round"
 
 
+# IMB and OSU print microseconds with two decimals: their per-launch values lie on a 10 ns grid, and
+# where most launches print the same value their spread is 0. spread_on_grid_pct rounds every
+# configuration's values to that grid first, so that a spread is compared at the peers' resolution.
+PRINT_GRID_NS = 10.0
+
+
+def on_grid(values: list[float], grid_ns: float = PRINT_GRID_NS) -> list[float]:
+    """``values`` rounded to the nearest multiple of ``grid_ns`` (half away from zero, as printf)."""
+    return [float(np.floor(x / grid_ns + 0.5) * grid_ns) for x in values]
+
+
 def spread_pct(values: list[float]) -> float | None:
     """Normal-scaled median absolute deviation of the log values, in % (≈ the coefficient of
     variation for small spreads, robust to a stray launch); None below MIN_SPREAD_LAUNCHES."""
@@ -266,6 +277,8 @@ def summarize(launches: list[dict]) -> dict:
                     if any(key in x for x in rows):
                         got = {size: [x[key][size] for x in rows if x.get(key, {}).get(size)] for size in SIZES}
                         entry["spread" + name + "_pct"] = {str(s): spread_pct(v) for s, v in got.items() if v}
+                        if key == "values_ns":
+                            entry["spread_on_grid_pct"] = {str(s): spread_pct(on_grid(v)) for s, v in got.items() if v}
                         entry["median" + name + "_ns"] = {str(s): round(statistics.median(v), 1)
                                                           for s, v in got.items() if v}
                 entry["wall_s_median"] = _median(x["wall_s"] for x in rows)
@@ -514,7 +527,8 @@ def _header(args: argparse.Namespace, configs: list[tuple[str, str]], hogs: list
                       "mpimeter launches, mixed when they differ",
         "wall": "seconds around the launcher; OSU's launches run every power of two from 8 B to 64 KiB (14 sizes), "
                 "the others the 3 sizes",
-        "spread": "normal-scaled MAD of the log per-launch values, in % (null below 3 launches)",
+        "spread": "normal-scaled MAD of the log per-launch values, in % (null below 3 launches); "
+                  "spread_on_grid_pct: the same of the values rounded to the 10 ns grid IMB and OSU print on",
         "ratio_to": "per round, mpimeter's value (or wall time) over the peer's, where both launches are in the "
                     "state; median and quartiles over rounds",
     }

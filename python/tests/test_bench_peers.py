@@ -138,6 +138,15 @@ def test_spread_is_the_normal_scaled_mad_of_the_logs_in_percent():
     assert peers.spread_pct([100, 100, 100]) == 0.0
 
 
+def test_spread_on_the_peers_print_grid_rounds_to_10_ns_first():
+    assert peers.on_grid([134.0, 135.0, 144.9, 1004.0]) == [130.0, 140.0, 140.0, 1000.0]
+    # 137, 141, 143, 146, 139 ns: 2.1 % apart in ns; all print as 0.14 us, so on the grid 0
+    launches = [_launch("default", k, "fast", {8: v}, 1.0) for k, v in enumerate([137.0, 141.0, 143.0, 146.0, 139.0], 1)]
+    entry = peers.summarize(launches)["fast"]["pingpong"]["default"]
+    assert entry["spread_pct"]["8"] > 1.0
+    assert entry["spread_on_grid_pct"]["8"] == 0.0
+
+
 def _launch(config: str, round_: int, state: str, values: dict, wall: float, **extra) -> dict:
     return {"tool": "mpimeter" if config in peers.METHODS else config, "config": config, "op": "pingpong",
             "round": round_, "state": state, "values_ns": values, "wall_s": wall, "load1": 1.0,

@@ -55,3 +55,29 @@ def test_bad_options_exit_2(tmp_path: Path, args: list[str]):
     done = subprocess.run([sys.executable, str(REPO / "bench" / "peers_pool.py"), str(tmp_path / "r.json"), *args],
                           capture_output=True, text=True)
     assert done.returncode == 2 and "--level" in done.stderr
+
+
+def _launch(config: str, round_: int, value: float) -> dict:
+    return {"tool": "mpimeter" if config == "default" else config, "config": config, "op": "allreduce",
+            "round": round_, "state": "fast", "values_ns": {"8": value}, "wall_s": 1.0, "load1": 1.0,
+            "other_cpu_share": 0.1}
+
+
+def test_grid_spreads_are_recomputed_from_the_launches_and_ties_count_as_at_or_below(tmp_path: Path):
+    # the default 137-146 ns (2 % apart, all 0.14 us on IMB's print grid), IMB printing 0.14 or 0.15
+    mine = [137.0, 141.0, 143.0, 146.0, 139.0, 142.0, 144.0, 138.0]
+    imb = [140.0, 140.0, 150.0, 140.0, 150.0, 140.0, 150.0, 150.0]
+    run = {"load": {"cpu_hogs": 0}, "bench_commit": "abc",
+           "summary": {"fast": {"allreduce": {"default": {"launches": 8, "spread_pct": {"8": 2.0}},
+                                              "imb": {"launches": 8, "spread_pct": {"8": 0.0}}}}},
+           "launches": [_launch("default", k, v) for k, v in enumerate(mine, 1)]
+                       + [_launch("imb", k, v) for k, v in enumerate(imb, 1)]}
+    (tmp_path / "r.json").write_text(json.dumps(run))
+    out = tmp_path / "pool.json"
+    for grid, said in ((["--grid"], True), ([], False)):
+        subprocess.run([sys.executable, str(REPO / "bench" / "peers_pool.py"), str(tmp_path / "r.json"),
+                        "--out", str(out), *grid], check=True, capture_output=True)
+        result = json.loads(out.read_text())
+        assert result["runs"]["r.json"]["allreduce default/imb at_or_below"] == {"8": said}
+        assert result["pooled"]["allreduce default/imb at_or_below"] == {"cells": 1, "at_or_below": int(said)}
+    assert result["spread"] == "spread_pct"
