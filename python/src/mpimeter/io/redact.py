@@ -60,6 +60,10 @@ _SHAPES = re.compile(
     # JSON Web Tokens: from the start of a run of their alphabet only (`eyJa_eyJa_…` would
     # otherwise be scanned again from every `eyJ`)
     r"|(?<![A-Za-z0-9_-])eyJ[A-Za-z0-9_-]{4,}\.eyJ[A-Za-z0-9_-]{4,}\.[A-Za-z0-9_-]*")
+# What every match of _SHAPES holds (the start of each alternative): a text without any is
+# skipped in C (str.__contains__) instead of being tried by the pattern at each of its positions
+_SHAPE_STARTS = ("AKIA", "ASIA", "AGPA", "AIDA", "AROA", "ANPA", "ANVA", "AIPA", "A3T", "hf_", "gh", "github_pat_",
+                 "xox", "glpat-", "sk-", "AIza", "npm_", "pypi-", "eyJ")
 _WORD = re.compile(r"[A-Za-z0-9+/_=.-]{%d,}" % ENTROPY_MIN_LENGTH)
 _FLAG = re.compile(r"--?([A-Za-z][A-Za-z0-9_-]*)")
 # a word as the shell reads it: plain characters, backslash escapes, '…' and "…" (an unclosed
@@ -108,13 +112,18 @@ def _entropy_spans(text: str) -> list[tuple[int, int]]:
     return spans
 
 
+def _may_have_shape(text: str) -> bool:
+    return any(start in text for start in _SHAPE_STARTS)
+
+
 def has_secret_shape(value: str) -> bool:
-    return bool(_SHAPES.search(value)) or bool(_entropy_spans(value))
+    return (_may_have_shape(value) and bool(_SHAPES.search(value))) or bool(_entropy_spans(value))
 
 
 def redact_shapes(text: str) -> str:
     """Every secret-shaped part of ``text`` replaced by REDACTED."""
-    text = _SHAPES.sub(REDACTED, text)
+    if _may_have_shape(text):
+        text = _SHAPES.sub(REDACTED, text)
     for start, end in reversed(_entropy_spans(text)):
         text = text[:start] + REDACTED + text[end:]
     return text
@@ -184,6 +193,7 @@ class Rule:
         self._assign = self._secret_form(_ASSIGN, "A-Za-z0-9_")
         self._colon = self._secret_form(_COLON, "A-Za-z0-9_-")
         self._flag_space = self._secret_form(_FLAG_SPACE, "A-Za-z0-9_-")
+        self._word_in_marker = any(word in REDACTED.upper() for word in self.words)
 
     def _secret_form(self, form: str, name_chars: str) -> re.Pattern:
         """``form`` matching only where its name is secret (:meth:`is_secret_name`): the search
@@ -196,6 +206,17 @@ class Rule:
         words = "|".join(re.escape(w) for w in sorted(inside, key=len, reverse=True))
         return re.compile(form.format(secret=f"[{name_chars}]*?(?:{words})" if inside else "(?!)"),
                           re.IGNORECASE | re.ASCII)
+
+    def _names_a_secret(self, text: str) -> bool:
+        """Whether the forms whose value follows a secret name can match in ``text``: each needs
+        a secret word of ASCII name characters in it, folded in ASCII (which ``str.upper`` folds
+        alike), inside ``text`` or inside a REDACTED that a form before put there (its ``<`` and
+        ``>`` end a name). Without one, ``text`` is skipped in C, not tried by three patterns at
+        each of its positions."""
+        if self._word_in_marker:
+            return True
+        upper = text.upper()
+        return any(word in upper for word in self.words)
 
     def is_secret_name(self, name: str) -> bool:
         upper = name.upper()
@@ -224,13 +245,17 @@ class Rule:
         has removed its quotes), so a secret name's ``=`` value runs to its end."""
         if not isinstance(text, str) or not text:
             return text
-        out = self._assignments(text, word) if "=" in text else text
-        out = self._colon_values(out) if ":" in out else out
-        out = self._flag_values(out) if "-" in out else out
+        if self._names_a_secret(text):
+            out = self._assignments(text, word) if "=" in text else text
+            out = self._colon_values(out) if ":" in out else out
+            out = self._flag_values(out) if "-" in out else out
+        else:
+            out = text
         if "://" in out:
             out = _URL_PASSWORD.sub(lambda m: m.group(0) if m.group(2) == REDACTED
                                     else m.group(1) + REDACTED + "@", out)
-        out = _BEARER.sub(lambda m: m.group(1) + REDACTED, out)
+        if "bearer" in out.lower():  # _BEARER's word, as its IGNORECASE folds it (letters without other forms)
+            out = _BEARER.sub(lambda m: m.group(1) + REDACTED, out)
         return redact_shapes(out)
 
     def _value_end(self, text: str, start: int) -> int:
