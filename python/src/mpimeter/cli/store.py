@@ -43,8 +43,9 @@ def format_option(f):
                         show_default=True, help="Output format.")(f)
 
 
-def prepare(path: str, machine: str | None, report: bool, kw: dict[str, Any]) -> ingest.Entry:
-    """Loads and analyzes one campaign for the store (bad input raises, naming the file)."""
+def prepare(path: str, machine: str | None, kw: dict[str, Any]) -> ingest.Entry:
+    """Loads and analyzes one campaign for the store (bad input raises, naming the file); its
+    report is drawn by :func:`draw_report`, once the store says the entry is written."""
     from mpimeter.analysis.bounds import bounds as compute_bounds
     from mpimeter.resultstore import ingest  # pandas: not before the command line is parsed
 
@@ -54,17 +55,18 @@ def prepare(path: str, machine: str | None, report: bool, kw: dict[str, Any]) ->
         raise analysis.AnalysisError(f"{path}: no finished test to store")
     cid, source = identity.campaign_id(campaign)
     name = identity.check_machine(machine) if machine is not None else identity.default_machine(campaign)
-    bounds = compute_bounds(result)
-    data, origin = None, None
-    if report:
-        # always built from the data (redacted as it is read), never the folder's own report.html:
-        # a shared folder's file may hold what today's rule redacts, or anything else
-        from mpimeter.cli.report_view import report_text
-
-        data = report_text(result, sources=[path], bounds=bounds)[0].encode("utf-8")
-        origin = "built by mpimeter store add"
     return ingest.Entry(campaign_id=cid, id_source=source, machine=name, path=Path(path), result=result,
-                        bounds=bounds, report=data, report_source=origin)
+                        bounds=compute_bounds(result), report=None, report_source=None)
+
+
+def draw_report(entry: ingest.Entry, given: str) -> tuple[bytes, str]:
+    """An entry's HTML report (its source named as ``given`` on the command line) and where it
+    comes from: always built from the data (redacted as it is read), never the folder's own
+    report.html: a shared folder's file may hold what today's rule redacts, or anything else."""
+    from mpimeter.cli.report_view import report_text
+
+    data = report_text(entry.result, sources=[given], bounds=entry.bounds)[0].encode("utf-8")
+    return data, "built by mpimeter store add"
 
 
 @click.group("store", cls=StoreGroup)
@@ -107,10 +109,12 @@ def add_command(paths: tuple[str, ...], store_path: str | None, machine: str | N
         with Steps("store add", len(paths) + 1) as steps:
             entries = []
             for p in paths:
-                steps.step(f"analysing {p}" + ("" if no_report else " and drawing its report"))
-                entries.append(prepare(p, machine, not no_report, kw))
-            steps.step(f"writing {store}")
-            added = list(ingest.add(store, entries, replace=replace))
+                steps.step(f"analysing {p}")
+                entries.append(prepare(p, machine, kw))
+            given = {id(e): p for e, p in zip(entries, paths)}
+            steps.step(f"writing {store}" if no_report else f"drawing the reports added and writing {store}")
+            added = list(ingest.add(store, entries, replace=replace,
+                                    report=None if no_report else lambda e: draw_report(e, given[id(e)])))
         for entry, what in added:
             click.echo(terminal_text(f"{what}: {entry.path} (campaign {entry.campaign_id}, machine "
                                      f"{entry.machine!r}, {len(entry.result.rows)} results)", one_line=True))

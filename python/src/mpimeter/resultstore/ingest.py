@@ -12,7 +12,9 @@ from __future__ import annotations
 
 import datetime as _dt
 import json
+from collections.abc import Callable
 from dataclasses import asdict, dataclass
+from dataclasses import replace as replace_fields
 from pathlib import Path
 from typing import Any
 
@@ -148,10 +150,14 @@ def stored_machines(con, ids: list[str]) -> dict[str, str]:
     return dict(found)
 
 
-def add(path: Path, entries: list[Entry], *, replace: bool = False) -> list[tuple[Entry, str]]:
+def add(path: Path, entries: list[Entry], *, replace: bool = False,
+        report: Callable[[Entry], tuple[bytes, str]] | None = None) -> list[tuple[Entry, str]]:
     """Adds ``entries`` to the store at ``path`` (created when missing) in one transaction.
     Returns each entry with what happened: ``added``, ``replaced`` or ``unchanged``. Raises
-    StoreError — before anything is written — for a campaign stored under another machine."""
+    StoreError — before anything is written — for a campaign stored under another machine.
+    ``report``: draws an entry's HTML report (its bytes and where they come from), asked only for
+    the entries written: a report is the costliest part of an entry, and one that is not written
+    (a campaign there already, a refused add) is never shown."""
     now = _dt.datetime.now(_dt.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
     existed = schema.check_writable(path)
     if existed:  # conflicts are found read-only: a refused add leaves the file untouched
@@ -181,6 +187,10 @@ def add(path: Path, entries: list[Entry], *, replace: bool = False) -> list[tupl
             outcome.append((e, "replaced" if e.campaign_id in stored else "added"))
     if not todo and existed:
         return outcome
+    if report is not None:  # drawn before the store is opened for writing: a failure leaves it as it was
+        drawn = {id(e): replace_fields(e, **dict(zip(("report", "report_source"), report(e)))) for e in todo}
+        todo = [drawn[id(e)] for e in todo]
+        outcome = [(drawn.get(id(e), e), what) for e, what in outcome]
     con, created = schema.open_write(path, tool_version=__version__, created=now)
     try:
         con.execute("BEGIN TRANSACTION")
