@@ -69,6 +69,7 @@ CHANCE_DRAWS = 4_000
 WY_RESAMPLES = 2_000  # joint resamples of a family (half per null shape): p down to 1/1000 per shape
 WY_SEED = 19932
 WY_CHUNK = 250  # resamples drawn at once: launches² multipliers each
+REACHED_BLOCK = 1024  # resampled tests whose splits are computed at once (_observed_reached)
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -400,14 +401,23 @@ def _observed_reached(draws: np.ndarray, present: np.ndarray, with_scores: bool,
         by_size.setdefault(sample.shape[1], []).append(sample)
     reached = np.zeros(draws.shape[0], dtype=np.intp)
     for n, group in by_size.items():
-        d, _ = _split_d_by_k(np.ascontiguousarray(np.sort(np.concatenate(group), axis=1).T), min_size)
-        per_test = None
-        for shape in NULL_SHAPES:
-            cuts = _cuts(n, min_size, shape, ascending)
-            most = np.zeros(d.shape[1], dtype=np.intp)
-            for k, d_k in enumerate(d):
-                np.maximum(most, np.searchsorted(cuts[k], d_k, side="left"), out=most)
-            per_test = most if per_test is None else np.minimum(per_test, most)
+        tests = np.concatenate(group)
+        cuts = [_cuts(n, min_size, shape, ascending) for shape in NULL_SHAPES]
+        per_test = np.empty(tests.shape[0], dtype=np.intp)
+        # a block of samples at a time, each computed as on all of them (every step is per sample):
+        # its arrays stay in cache and under the allocator's mapping threshold, where the whole
+        # family's, fresh from the kernel on every resampling, were page faults for a third of
+        # the time
+        for start in range(0, tests.shape[0], REACHED_BLOCK):
+            block = tests[start:start + REACHED_BLOCK]
+            d, _ = _split_d_by_k(np.ascontiguousarray(np.sort(block, axis=1).T), min_size)
+            least = None
+            for cut in cuts:
+                most = np.zeros(d.shape[1], dtype=np.intp)
+                for k, d_k in enumerate(d):
+                    np.maximum(most, np.searchsorted(cut[k], d_k, side="left"), out=most)
+                least = most if least is None else np.minimum(least, most)
+            per_test[start:start + block.shape[0]] = least
         np.maximum(reached, per_test.reshape(len(group), draws.shape[0]).max(axis=0), out=reached)
     return reached
 
