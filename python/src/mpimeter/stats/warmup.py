@@ -42,6 +42,7 @@ test; when it is significant, O((BOOT_FIRST + BOOT_MORE) · n) for the level tes
 from __future__ import annotations
 
 import math
+import threading
 from dataclasses import dataclass
 
 import numpy as np
@@ -144,7 +145,7 @@ def ar1_variance_factor(y: np.ndarray) -> float:
     return (1 + phi) / (1 - phi)
 
 
-def _level_z_per_end(y: np.ndarray, ends: np.ndarray) -> np.ndarray:
+def _level_z_per_end(y: np.ndarray, ends: np.ndarray, *, overwrite: bool = False) -> np.ndarray:
     """The level statistic at each candidate end (rows) of each series in the columns of a
     (n × series) array of log run times: (mean before w − mean after) over its standard error
     under AR(1) dependence, φ and the variance from the residuals of the whole series around
@@ -153,9 +154,13 @@ def _level_z_per_end(y: np.ndarray, ends: np.ndarray) -> np.ndarray:
     the residuals come from prefix sums of the centred series, its squares and its lag-1
     products: O(n) per series once, then O(1) per end (the residuals of every end written out
     were most of a bootstrap's time). Series run down the columns so that the prefix sums add
-    contiguous rows."""
+    contiguous rows. ``overwrite``: ``y`` is scratch, centred in place (the same numbers)."""
     n = y.shape[0]
-    y = y - y.mean(axis=0)  # centred: the sums of squares below cancel no large common level
+    # centred: the sums of squares below cancel no large common level
+    if overwrite:
+        y -= y.mean(axis=0)
+    else:
+        y = y - y.mean(axis=0)
     ks = ends.astype(int) - 1  # repetitions 1 … w−1 are the first k of the series
     first, sq, lag = _prefix_sums(y, np.unique(np.r_[ks - 1, ks, n - 1]))
     out = np.empty((ends.size, y.shape[1]))
@@ -184,7 +189,10 @@ def _level_z_per_end(y: np.ndarray, ends: np.ndarray) -> np.ndarray:
 
 
 WIDE = 256  # columns from which _prefix_sums adds row by row instead of np.cumsum
-DRAW_BLOCK = 512  # bootstrap series drawn at once (_sieve_null)
+# bootstrap series drawn at once (_sieve_null): even, so that no block leaves half of a 64-bit draw
+# of the integers' stream; small, so that a block's indices and values reuse the allocator's
+# memory instead of pages mapped anew (512 spent a third of a bootstrap in page faults)
+DRAW_BLOCK = 64
 
 
 def _prefix_sums(y: np.ndarray, rows: np.ndarray) -> tuple[dict[int, np.ndarray], ...]:
@@ -228,7 +236,7 @@ def _sieve_null(z: np.ndarray, phi: float, n: int, ends: np.ndarray, draws: int,
     # one series per column: each step of the recursion below adds one contiguous row. The
     # innovations are rng.choice(resid, (draws, n + BURN_IN))'s: it draws these indices, and
     # integers drawn in blocks of series are the same stream; a block's transpose stays in cache
-    y = np.empty((n + BURN_IN, draws))
+    y = _scratch(n + BURN_IN, draws)
     for start in range(0, draws, DRAW_BLOCK):
         drawn = rng.integers(0, resid.size, size=(min(DRAW_BLOCK, draws - start), n + BURN_IN), dtype=np.int64)
         y[:, start:start + drawn.shape[0]] = resid.take(drawn.T)
@@ -240,7 +248,26 @@ def _sieve_null(z: np.ndarray, phi: float, n: int, ends: np.ndarray, draws: int,
                    0.0, PHI_MAX)
     for i in range(1, n + BURN_IN):
         y[i] += phis * y[i - 1]
-    return _level_z_per_end(y[BURN_IN:], ends).max(axis=0)
+    return _level_z_per_end(y[BURN_IN:], ends, overwrite=True).max(axis=0)
+
+
+_SCRATCH = threading.local()
+SCRATCH_KEPT = 8 << 20  # 64 MiB of float64: 8 000 series of 1 000 values
+
+
+def _scratch(rows: int, columns: int) -> np.ndarray:
+    """An uninitialised (rows × columns) array for :func:`_sieve_null`'s series, the same memory
+    from one bootstrap to the next (per thread): 8 000 series of a few hundred values are tens
+    of MB, which the allocator otherwise maps anew each time and the kernel zeroes page by page
+    (a third of a bootstrap's time in page faults). Every element is written before it is read.
+    Kept up to SCRATCH_KEPT values: a longer series' bootstrap gets memory of its own, not held after."""
+    size = rows * columns
+    if size > SCRATCH_KEPT:
+        return np.empty((rows, columns))
+    memory = getattr(_SCRATCH, "memory", None)
+    if memory is None or memory.size < size:
+        memory = _SCRATCH.memory = np.empty(size)
+    return memory[:size].reshape(rows, columns)
 
 
 def level_test(x: np.ndarray, *, min_w: int = 10, ratio: float = 1.5, outlier_factor: float = 2.0) -> float:
