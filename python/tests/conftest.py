@@ -14,6 +14,7 @@ below. It sees the processes a test starts itself, not those its children start.
 
 from __future__ import annotations
 
+import atexit
 import gc
 import os
 import shutil
@@ -177,6 +178,22 @@ def pytest_collection(session: pytest.Session):
         return (yield)
     finally:
         gc.enable()
+
+
+@pytest.hookimpl(trylast=True)  # the worker's last act: every other plugin has unconfigured
+def pytest_unconfigure(config: pytest.Config) -> None:
+    """A pytest-xdist worker that has sent all its results leaves without tearing its interpreter
+    down. Tearing down a worker's heap (numpy, scipy, pandas, matplotlib and its tests' objects)
+    took 2.6 s after its last result, and the run waited for it: 4.4 s of the fast tier's wall
+    (`make check`, two workers). The exit handlers still run (temporary folders, logging); only
+    the module teardown and the final garbage collection are skipped, which free memory the
+    process gives back anyway."""
+    if not hasattr(config, "workerinput"):
+        return
+    atexit._run_exitfuncs()
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os._exit(0)
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
