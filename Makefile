@@ -33,15 +33,23 @@ setup:
 build: setup
 	@$(MAKE) --no-print-directory build-libs
 
+# CMake configures a build again only when what it was configured with changed: the compiler,
+# launcher, library version or the commit (the revision the binary reports); otherwise
+# `cmake --build` alone, which re-runs CMake itself when a CMakeLists.txt or a source glob changed.
 .PHONY: build-libs
 build-libs:
 	@: $(check_build_input)
 	@i=0; for cc in $(mpi_compilers); do i=$$((i+1)); \
 	  { read -r lib; read -r mpiexec; read -r version; } <$(BUILD_DIR)/.mpi.$$i; \
 	  dir=$(BUILD_DIR)/$$lib; \
-	  cmake -S . -B $$dir -DMPI_C_COMPILER=$$cc $${mpiexec:+-DMPIEXEC_EXECUTABLE=$$mpiexec} \
-	        -DMM_MPI_NAME=$$lib -DMM_LAUNCHER='$(LAUNCHER)' -DMM_WERROR=ON >$$dir.cmake.log 2>&1 || \
-	    { cat $$dir.cmake.log; exit 1; }; \
+	  configured="$$cc|$$mpiexec|$$lib|"'$(LAUNCHER)'"|$$version|$$(git rev-parse -q HEAD 2>/dev/null)"; \
+	  if [ ! -f $$dir/CMakeCache.txt ] || [ "$$(cat $$dir.configured 2>/dev/null)" != "$$configured" ]; then \
+	    rm -f $$dir.configured; \
+	    cmake -S . -B $$dir -DMPI_C_COMPILER=$$cc $${mpiexec:+-DMPIEXEC_EXECUTABLE=$$mpiexec} \
+	          -DMM_MPI_NAME=$$lib -DMM_LAUNCHER='$(LAUNCHER)' -DMM_WERROR=ON >$$dir.cmake.log 2>&1 || \
+	      { cat $$dir.cmake.log; exit 1; }; \
+	    printf '%s\n' "$$configured" >$$dir.configured; \
+	  fi; \
 	  cmake --build $$dir -j $(JOBS) $(if $(BUILD_TARGET),--target $(BUILD_TARGET)) >/dev/null || \
 	    cmake --build $$dir -j 1 $(if $(BUILD_TARGET),--target $(BUILD_TARGET)) || exit 1; \
 	  echo "built $$dir/bin/mpimeter-bench ($$version)"; \

@@ -3,6 +3,9 @@
  * The fallbacks let the output files compile in unit tests built without CMake. */
 #ifndef MM_BUILD_INFO_H
 #define MM_BUILD_INFO_H
+#ifdef MM_HAVE_BUILD_REVISION_H
+#include "build_revision.h" /* generated in the build folder: CMakeLists.txt */
+#endif
 #ifndef MM_GIT_REVISION
 #define MM_GIT_REVISION "unknown"
 #endif
