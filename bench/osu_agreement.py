@@ -18,8 +18,10 @@ round (seeded):
   `analyze` reports, and the mean of the same repetitions);
 - osu_loop (osu_loop.c's mode osu: OSU's loop, every round trip kept), osu_loop_cgt (its timer
   clock_gettime), osu_loop_1000 (1000 round trips), batch_loop and batch_loop_1000 (the clock
-  only around blocks of 50: mpimeter --batch 50 in OSU's loop), imb_loop (one clock read pair
-  around all: IMB's), timer_cost (two reads, nothing between).
+  only around blocks of 50: mpimeter --batch 50 in OSU's loop), batch_dup_loop_1000 (the same
+  after one MPI_Comm_dup and MPI_Comm_free, as mpimeter and IMB make communicators: Open MPI's
+  libnbc then stays polled), imb_loop (one clock read pair around all: IMB's), timer_cost (two
+  reads, nothing between).
 
 A launch of osu_loop.c or OSU takes the machine state (the cache-line probe) of the mpimeter
 launch before it in its round (bench/peers.py's rule). Per configuration and quantity: the median
@@ -52,7 +54,8 @@ MPICC = {"openmpi": "mpicc.openmpi", "mpich": "mpicc.mpich"}
 SKIP, BLOCK = 100, 50  # OSU 7.4's LAT_SKIP_SMALL; mpimeter's --batch in bench/peers.py
 # osu_loop.c's configurations: name → (mode, round trips timed)
 LOOPS = {"osu_loop": ("osu", 10000), "osu_loop_cgt": ("osu_cgt", 10000), "osu_loop_1000": ("osu", 1000),
-         "batch_loop": ("batch", 10000), "batch_loop_1000": ("batch", 1000), "imb_loop": ("loop", 10000),
+         "batch_loop": ("batch", 10000), "batch_loop_1000": ("batch", 1000),
+         "batch_dup_loop_1000": ("batch_dup", 1000), "imb_loop": ("loop", 10000),
          "timer_cost": ("timer_cost", 10000)}
 CONFIGS = ("osu", "osu_p50", "batch", "single", *LOOPS)
 # (numerator, denominator) as configuration.quantity; what each isolates is in docs/ALGORITHMS.md
@@ -67,6 +70,8 @@ PAIRS = (
     ("osu_loop_cgt.median", "osu_loop.median"),  # the timer: clock_gettime vs MPI_Wtime
     ("batch_loop.block_median", "osu_loop.block_median"),  # a clock read per round trip vs per 50
     ("batch_loop_1000.block_median", "batch_loop.block_median"),  # 1000 round trips vs 10000
+    ("batch_dup_loop_1000.block_median", "batch_loop_1000.block_median"),  # a communicator made first
+    ("batch.median", "batch_dup_loop_1000.block_median"),  # mpimeter --batch vs a loop that made one too
     ("osu_loop_1000.mean", "osu_loop.mean"),
     ("imb_loop.mean", "batch_loop.mean"),
     ("batch.median", "batch_loop_1000.block_median"),  # mpimeter --batch vs the same loop in OSU's shape
