@@ -30,30 +30,22 @@ def _object(build: Path, source: str, code: str) -> None:
     c.unlink()
 
 
-def _check(build: Path, capsys) -> tuple[int, str]:
-    rc = layers.main(["layers.py", str(build), "--check"])
-    return rc, capsys.readouterr().out
-
-
-def test_a_call_down_the_order_passes(tmp_path, capsys):
-    _object(tmp_path, "app/main.c", "int mm_t_low(void); int mm_t_top(void) { return mm_t_low(); }\n")
-    _object(tmp_path, "timer/timer.c", "int mm_t_low(void) { return 1; }\n")
-    rc, out = _check(tmp_path, capsys)
-    assert rc == 0, out
-    assert "calls up the folder order: 0 file pairs" in out and "circles of files: 0" in out
-
-
-def test_a_call_up_the_order_fails_and_names_the_files(tmp_path, capsys):
-    _object(tmp_path, "app/main.c", "int mm_t_top(void) { return 1; }\n")
-    _object(tmp_path, "timer/timer.c", "int mm_t_top(void); int mm_t_low(void) { return mm_t_top(); }\n")
-    rc, out = _check(tmp_path, capsys)
-    assert rc == 1
-    assert "calls up the folder order: 1 file pairs" in out and "timer/timer.c -> app/main.c" in out
-
-
-def test_a_circle_of_files_in_one_folder_fails(tmp_path, capsys):
-    _object(tmp_path, "bench/loop.c", "int mm_t_b(void); int mm_t_a(void) { return mm_t_b(); }\n")
-    _object(tmp_path, "bench/launch.c", "int mm_t_a(void); int mm_t_b(void) { return mm_t_a(); }\n")
-    rc, out = _check(tmp_path, capsys)
-    assert rc == 1
-    assert "circles of files: 1" in out and "bench/launch.c <-> bench/loop.c" in out
+@pytest.mark.parametrize("objects, rc, said", [
+    ({"app/main.c": "int mm_t_low(void); int mm_t_top(void) { return mm_t_low(); }\n",
+      "timer/timer.c": "int mm_t_low(void) { return 1; }\n"},
+     0, ["calls up the folder order: 0 file pairs", "circles of files: 0"]),
+    ({"app/main.c": "int mm_t_top(void) { return 1; }\n",
+      "timer/timer.c": "int mm_t_top(void); int mm_t_low(void) { return mm_t_top(); }\n"},
+     1, ["calls up the folder order: 1 file pairs", "timer/timer.c -> app/main.c"]),
+    ({"bench/loop.c": "int mm_t_b(void); int mm_t_a(void) { return mm_t_b(); }\n",
+      "bench/launch.c": "int mm_t_a(void); int mm_t_b(void) { return mm_t_a(); }\n"},
+     1, ["circles of files: 1", "bench/launch.c <-> bench/loop.c"]),
+], ids=["a call down passes", "a call up fails", "a circle fails"])
+def test_the_check_reads_each_objects_calls(tmp_path, capsys, objects, rc, said):
+    for source, code in objects.items():
+        _object(tmp_path, source, code)
+    got = layers.main(["layers.py", str(tmp_path), "--check"])
+    out = capsys.readouterr().out
+    assert got == rc, out
+    for line in said:
+        assert line in out, out
