@@ -11,6 +11,7 @@ import sys
 import click
 import pytest
 from click.testing import CliRunner
+from data.fakebench import cli, fake_env  # noqa: F401 (a fixture)
 
 from mpimeter.cli import COMMANDS, main
 
@@ -168,3 +169,23 @@ def test_campaign_commands_help_loads_nothing_only_running_needs(name):
     done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr
     assert done.stderr.split() == ["loaded:"], done.stderr
+
+
+def test_reading_a_campaign_without_the_adaptive_rule_loads_no_statistics_library(fake_env):  # noqa: F811
+    """campaign.json read back (`run --resume`, the lock's check, `reproducibility`) loads numpy
+    and scipy only when the campaign has the adaptive rule (its stopping rule is theirs): a
+    resume that runs launches and analyzes nothing starts in a fraction of their import."""
+    tmp, opts = fake_env
+    out = tmp / "c"
+    assert cli([*opts, "--launches", "1", "--mpi", "openmpi", "--out", str(out)]).exit_code == 0
+    probe = ("import sys\nfrom pathlib import Path\nfrom mpimeter.campaign import state\n"
+             f"loaded = state.load(Path({str(out)!r}))\nassert loaded.adaptive is None\n"
+             f"print('loaded:', *[m for m in {HEAVY!r} if m in sys.modules], file=sys.stderr)\n"
+             # the control: the rule's module does load them (the probe can see)
+             "from mpimeter.stats import stopping\n"
+             f"print('loaded:', *[m for m in {HEAVY!r} if m in sys.modules], file=sys.stderr)\n")
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    read, control = done.stderr.splitlines()[-2:]
+    assert read.split() == ["loaded:"], done.stderr
+    assert {"numpy", "scipy"} <= set(control.split()[1:]), control

@@ -217,10 +217,12 @@ MediansSource = Callable[[Path, list[str]], Medians]
 def read(obj: Any, fail: Callable[[str, str], None], names: list[str]) -> AdaptiveLaunches | None:
     """campaign.json's `adaptive_launches` (untrusted): every value checked; `fail(where, what)`
     raises."""
-    from mpimeter.stats import stopping
-
     if obj is None:
         return None
+    # numpy and scipy (seconds) only for a campaign that has the rule: reading any other
+    # campaign.json (`run --resume`, the lock's check, reproducibility) never needs them
+    from mpimeter.stats import stopping
+
     where = "adaptive_launches"
     if not isinstance(obj, dict):
         fail(where, "expected an object or null")
