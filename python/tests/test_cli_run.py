@@ -244,7 +244,11 @@ def test_sigterm_during_the_analysis_stops_it_and_exits_130(fake_env):
     campaign stays complete."""
     tmp, opts = fake_env
     out = tmp / "c"
-    probe = ("import os, signal, sys, time\n"
+    heavy = ("pandas", "scipy", "matplotlib", "duckdb")
+    probe = ("import atexit, os, signal, sys, time\n"
+             # what the process imported by its end: the read is interrupted before the analysis's
+             # libraries are looked up, and the way out looks none up either
+             f"atexit.register(lambda: print('loaded:', *[m for m in {heavy!r} if m in sys.modules], file=sys.stderr))\n"
              "from mpimeter import analysis\n"
              "def terminated(*args, **kwargs):\n"
              "    os.kill(os.getpid(), signal.SIGTERM)  # as a batch system ending the job\n"
@@ -261,3 +265,4 @@ def test_sigterm_during_the_analysis_stops_it_and_exits_130(fake_env):
            f"and mpimeter report {out} -o {out / 'report.html'}" in done.stderr
     assert json.loads((out / "campaign.json").read_text())["status"] == "complete"
     assert not (out / "report.html").exists()
+    assert done.stderr.splitlines()[-1].split() == ["loaded:"], done.stderr

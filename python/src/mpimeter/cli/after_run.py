@@ -32,14 +32,21 @@ def _error(command: str, message: str) -> None:
 def _analysis(campaign_dir: Path) -> analysis.AnalysisResult | None:
     """The campaign read and analyzed once, with analyze's and report's default options; None
     (and the error said as `mpimeter analyze` says it) when it cannot be."""
+    # The analysis's modules (pandas, scipy: seconds to import) are looked up only once they are
+    # needed: the read before the analysis, and the error classes only for an error, so that an
+    # interruption (SIGTERM from a batch system, Ctrl-C) while reading ends the process at once
     try:
-        return analysis.analyze(analysis.load_campaigns([str(campaign_dir)]))
-    except (analysis.InputError, analysis.AnalysisError) as exc:
-        _error("analyze", str(exc))
-    except OSError as exc:
-        _error("analyze", os_error_text(exc))
-    except RecursionError:
-        _error("analyze", "the input nests too deeply to be read")
+        campaign = analysis.load_campaigns([str(campaign_dir)])
+        return analysis.analyze(campaign)
+    except Exception as exc:
+        if isinstance(exc, (analysis.InputError, analysis.AnalysisError)):
+            _error("analyze", str(exc))
+        elif isinstance(exc, OSError):
+            _error("analyze", os_error_text(exc))
+        elif isinstance(exc, RecursionError):
+            _error("analyze", "the input nests too deeply to be read")
+        else:
+            raise
     return None
 
 
