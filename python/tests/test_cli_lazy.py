@@ -189,3 +189,14 @@ def test_reading_a_campaign_without_the_adaptive_rule_loads_no_statistics_librar
     read, control = done.stderr.splitlines()[-2:]
     assert read.split() == ["loaded:"], done.stderr
     assert {"numpy", "scipy"} <= set(control.split()[1:]), control
+
+
+def test_the_reproducibility_module_loads_no_statistics_library_until_the_trials_are_read():
+    """`mpimeter reproducibility` imports its module when it starts, then checks its folders and
+    runs its trials: pandas and the analysis are imported where the trials are read, so that
+    one interrupted while a trial runs ends without them (their import takes seconds)."""
+    assert _loaded_after("import mpimeter.campaign.reproducibility as rp\nrp.same_folders([])") == set()
+    # the control: reading the trials does load them (the probe can see)
+    read = ("import mpimeter.campaign.reproducibility as rp\nrp.settings_differences([])\n"
+            "try:\n    rp.spread_table([])\nexcept ValueError:\n    pass")
+    assert {"pandas", "scipy"} <= _loaded_after(read)

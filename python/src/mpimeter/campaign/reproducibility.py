@@ -15,12 +15,17 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-import pandas as pd
-
-from mpimeter.analysis.settings import alternative_settings, differing_settings
 from mpimeter.io.campaign_record import read_campaign_record
 from mpimeter.io.errors import InputError
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+# pandas and the analysis (numpy, scipy: seconds to import) are imported where the trials are
+# read, after they ran: `mpimeter reproducibility` checks its folders and runs its trials
+# without them, and one interrupted while a trial runs ends without importing them
 
 MEDIAN_COLUMNS = ["alternative", "launch", "op", "size", "median_ns"]
 
@@ -58,7 +63,10 @@ def per_launch_medians(campaign_dir: Path) -> tuple[pd.DataFrame, str]:
 
 def load_trial(campaign_dir: Path) -> Trial:
     """A trial's per-launch medians and the settings its launches were run with."""
+    import pandas as pd
+
     from mpimeter import analysis
+    from mpimeter.analysis.settings import alternative_settings
 
     campaign_dir = Path(campaign_dir)
     campaign = analysis.load_campaign(campaign_dir, name=single_alternative_name(campaign_dir), store=False)
@@ -83,6 +91,8 @@ def same_folders(folders: list[Path]) -> list[Path]:
 
 def settings_differences(trials: list[Trial]) -> list[str]:
     """'nrep (trial-00: 50, trial-01: 100)' for every setting the trials were not run with alike."""
+    from mpimeter.analysis.settings import differing_settings
+
     return differing_settings([(str(t.folder), t.settings) for t in trials])
 
 
@@ -100,6 +110,8 @@ def single_alternative_name(campaign_dir: Path) -> str:
 def spread_table(trial_medians: list[pd.DataFrame]) -> list[SpreadRow]:
     """Per (alternative, op, size) present in every trial: each trial's mean of per-launch
     medians, normalized by the smallest; spread = the largest normalized value."""
+    import pandas as pd
+
     if len(trial_medians) < 2:
         raise ValueError("reproducibility needs at least 2 trials")
     means = []
