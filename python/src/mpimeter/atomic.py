@@ -109,20 +109,37 @@ def _put_in_place(tmp: str, path: Path) -> None:
     os.replace(tmp, path)
 
 
+def _temporary_next_to(path: Path) -> tuple[int, str]:
+    """The open temporary file that :func:`write_atomic_with` writes before the rename, in
+    ``path``'s folder; an OSError naming ``path`` when the name is too long, the target is not a
+    regular file or nothing (NotRegularFile), or the folder cannot take a new file."""
+    if len(os.fsencode(path.name)) > _name_max(path.parent):
+        raise OSError(errno.ENAMETOOLONG, os.strerror(errno.ENAMETOOLONG), str(path))
+    try:
+        check_file_target(path)
+        return tempfile.mkstemp(prefix=f".{path.name[:100]}.", suffix=".tmp", dir=path.parent)
+    except NotRegularFile:
+        raise
+    except OSError as exc:
+        raise OSError(exc.errno, exc.strerror, str(path)) from None
+
+
+def check_writable(path: Path) -> None:
+    """Raises what :func:`write_atomic` would raise before writing a byte to ``path`` (a name too
+    long, a target not a regular file, a folder read-only or not the user's), leaving nothing
+    behind: a command that computes for minutes before it writes says so at once instead. What
+    only the bytes show (a full disk) still shows when the file is written."""
+    fd, tmp = _temporary_next_to(Path(path))
+    os.close(fd)
+    os.unlink(tmp)
+
+
 def write_atomic_with(path: Path, write: Callable[[BinaryIO], None], *, durable: bool = False) -> None:
     """As :func:`write_atomic`, with the bytes written by ``write`` into the open temporary file
     (for writers that stream: Parquet, figures)."""
     path = Path(path)
     folder = path.parent
-    if len(os.fsencode(path.name)) > _name_max(folder):
-        raise OSError(errno.ENAMETOOLONG, os.strerror(errno.ENAMETOOLONG), str(path))
-    try:
-        check_file_target(path)
-        fd, tmp = tempfile.mkstemp(prefix=f".{path.name[:100]}.", suffix=".tmp", dir=folder)
-    except NotRegularFile:
-        raise
-    except OSError as exc:
-        raise OSError(exc.errno, exc.strerror, str(path)) from None
+    fd, tmp = _temporary_next_to(path)
     try:
         os.fchmod(fd, 0o666 & ~_umask())
         with os.fdopen(fd, "wb") as f:

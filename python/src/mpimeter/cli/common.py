@@ -26,7 +26,7 @@ from rich.console import Console
 from rich.text import Text
 
 from mpimeter import analysis
-from mpimeter.atomic import check_file_target
+from mpimeter.atomic import check_file_target, check_writable
 from mpimeter.cli.output import (EXIT_BAD_INPUT, clean, console, exits_on_errors, fail, os_error_text, output_failed,
                                  terminal_text, write_csv, write_json)
 from mpimeter.units import format_interval, format_ns
@@ -223,16 +223,19 @@ def no_data_message(paths: Sequence[str], res: analysis.AnalysisResult) -> str:
 
 
 def check_output(output: Path, suffixes: tuple[str, ...], what: str) -> None:
-    """Refuses (AnalysisError) an output name with another suffix or in a folder that does not
-    exist, and (atomic.NotRegularFile) one that is there and not a regular file, before anything
-    is computed; the folder's writability shows when the file is written (a temporary file there,
-    renamed: nothing partial is ever left)."""
+    """Refuses, before anything is computed (a report's analysis and figures take seconds to
+    minutes): (AnalysisError) an output name with another suffix or in a folder that does not
+    exist, (atomic.NotRegularFile) one that is there and not a regular file, and (OSError naming
+    it) one the folder cannot take: a name too long, a read-only or foreign folder (a temporary
+    file made there and removed, as the write will make). A full disk shows when the file is
+    written (a temporary file there, renamed: nothing partial is ever left)."""
     if output.suffix.lower() not in suffixes:
         raise analysis.AnalysisError(f"-o {output}: {what}")
     check_file_target(output, "-o")
     folder = output.resolve().parent
     if not folder.is_dir():
         raise analysis.AnalysisError(f"{output}: the folder {folder} does not exist")
+    check_writable(output)
 
 
 MAX_SLOWDOWN_LIMIT = 10.0  # 1000 %: beyond that a "regression" threshold means nothing
