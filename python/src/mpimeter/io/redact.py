@@ -61,9 +61,12 @@ _SHAPES = re.compile(
     # otherwise be scanned again from every `eyJ`)
     r"|(?<![A-Za-z0-9_-])eyJ[A-Za-z0-9_-]{4,}\.eyJ[A-Za-z0-9_-]{4,}\.[A-Za-z0-9_-]*")
 # What every match of _SHAPES holds (the start of each alternative): a text without any is
-# skipped in C (str.__contains__) instead of being tried by the pattern at each of its positions
+# skipped by one search of their alternation of literals (the regular expression engine jumps
+# to the characters they begin with; one pass, where a `in` per start made nineteen) instead of
+# being tried by the pattern at each of its positions
 _SHAPE_STARTS = ("AKIA", "ASIA", "AGPA", "AIDA", "AROA", "ANPA", "ANVA", "AIPA", "A3T", "hf_", "gh", "github_pat_",
                  "xox", "glpat-", "sk-", "AIza", "npm_", "pypi-", "eyJ")
+_SHAPE_START = re.compile("|".join(re.escape(start) for start in _SHAPE_STARTS))
 _WORD = re.compile(r"[A-Za-z0-9+/_=.-]{%d,}" % ENTROPY_MIN_LENGTH)
 _FLAG = re.compile(r"--?([A-Za-z][A-Za-z0-9_-]*)")
 # a word as the shell reads it: plain characters, backslash escapes, '…' and "…" (an unclosed
@@ -113,7 +116,7 @@ def _entropy_spans(text: str) -> list[tuple[int, int]]:
 
 
 def _may_have_shape(text: str) -> bool:
-    return any(start in text for start in _SHAPE_STARTS)
+    return _SHAPE_START.search(text) is not None
 
 
 def has_secret_shape(value: str) -> bool:
