@@ -11,7 +11,7 @@ import sys
 import click
 import pytest
 from click.testing import CliRunner
-from data.fakebench import cli, fake_env  # noqa: F401 (a fixture)
+from data.fakebench import cli, make_fake_env
 
 from mpimeter.cli import COMMANDS, main
 
@@ -171,32 +171,43 @@ def test_campaign_commands_help_loads_nothing_only_running_needs(name):
     assert done.stderr.split() == ["loaded:"], done.stderr
 
 
-def test_reading_a_campaign_without_the_adaptive_rule_loads_no_statistics_library(fake_env):  # noqa: F811
-    """campaign.json read back (`run --resume`, the lock's check, `reproducibility`) loads numpy
-    and scipy only when the campaign has the adaptive rule (its stopping rule is theirs): a
-    resume that runs launches and analyzes nothing starts in a fraction of their import."""
-    tmp, opts = fake_env
-    out = tmp / "c"
-    assert cli([*opts, "--launches", "1", "--mpi", "openmpi", "--out", str(out)]).exit_code == 0
+@pytest.fixture(scope="module")
+def campaign_reading(tmp_path_factory) -> dict[str, set[str]]:
+    """In one fresh interpreter, in turn: a campaign.json without the adaptive rule read back
+    (as `run --resume`, the lock's check and `reproducibility` read it), the reproducibility
+    module imported and asked about its folders (as the command does before its trials run),
+    then the control: the stopping rule's module (the probe can see what it loads). By each
+    step, the heavy modules loaded so far (a module once imported stays)."""
+    root = tmp_path_factory.mktemp("reading")
+    with pytest.MonkeyPatch.context() as monkeypatch:
+        opts = make_fake_env(root, monkeypatch)
+        out = root / "c"
+        assert cli([*opts, "--launches", "1", "--mpi", "openmpi", "--out", str(out)]).exit_code == 0
+    seen = f"[m for m in {HEAVY!r} if m in sys.modules]"
     probe = ("import sys\nfrom pathlib import Path\nfrom mpimeter.campaign import state\n"
-             f"loaded = state.load(Path({str(out)!r}))\nassert loaded.adaptive is None\n"
-             f"print('loaded:', *[m for m in {HEAVY!r} if m in sys.modules], file=sys.stderr)\n"
-             # the control: the rule's module does load them (the probe can see)
+             f"assert state.load(Path({str(out)!r})).adaptive is None\n"
+             f"print('loaded: read', *{seen}, file=sys.stderr)\n"
+             "import mpimeter.campaign.reproducibility as rp\nrp.same_folders([])\n"
+             f"print('loaded: reproducibility', *{seen}, file=sys.stderr)\n"
              "from mpimeter.stats import stopping\n"
-             f"print('loaded:', *[m for m in {HEAVY!r} if m in sys.modules], file=sys.stderr)\n")
+             f"print('loaded: control', *{seen}, file=sys.stderr)\n")
     done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr
-    read, control = done.stderr.splitlines()[-2:]
-    assert read.split() == ["loaded:"], done.stderr
-    assert {"numpy", "scipy"} <= set(control.split()[1:]), control
+    steps = [line.split()[1:] for line in done.stderr.splitlines() if line.startswith("loaded: ")]
+    return {step: set(mods) for step, *mods in steps}
 
 
-def test_the_reproducibility_module_loads_no_statistics_library_until_the_trials_are_read():
+def test_reading_a_campaign_without_the_adaptive_rule_loads_no_statistics_library(campaign_reading):
+    """campaign.json read back loads numpy and scipy only when the campaign has the adaptive
+    rule (its stopping rule is theirs): a resume that runs launches and analyzes nothing starts
+    in a fraction of their import."""
+    assert campaign_reading["read"] == set()
+    assert {"numpy", "scipy"} <= campaign_reading["control"]
+
+
+def test_the_reproducibility_module_loads_no_statistics_library_until_the_trials_are_read(campaign_reading):
     """`mpimeter reproducibility` imports its module when it starts, then checks its folders and
     runs its trials: pandas and the analysis are imported where the trials are read, so that
     one interrupted while a trial runs ends without them (their import takes seconds)."""
-    assert _loaded_after("import mpimeter.campaign.reproducibility as rp\nrp.same_folders([])") == set()
-    # the control: reading the trials does load them (the probe can see)
-    read = ("import mpimeter.campaign.reproducibility as rp\nrp.settings_differences([])\n"
-            "try:\n    rp.spread_table([])\nexcept ValueError:\n    pass")
-    assert {"pandas", "scipy"} <= _loaded_after(read)
+    assert campaign_reading["reproducibility"] == set()
+    assert {"numpy", "scipy"} <= campaign_reading["control"]
