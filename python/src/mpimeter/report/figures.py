@@ -12,7 +12,12 @@ from __future__ import annotations
 
 import base64
 import functools
+import hashlib
 import io
+import pickle
+import threading
+from collections import OrderedDict
+from collections.abc import Callable
 from pathlib import Path
 
 import matplotlib
@@ -156,6 +161,39 @@ def png_base64(fig: Figure, *, dpi: int = 80) -> str:
     quantized.save(out, format="PNG", compress_level=7)
     smaller = out.getvalue() if out.tell() < len(data) else data
     return base64.b64encode(smaller).decode("ascii")
+
+
+# The PNGs of `png_of`, by the digest of what they show; a bounded few (a report's figures are
+# some 100 kB each), the most recently used kept.
+_DRAWN: OrderedDict[bytes, str] = OrderedDict()
+_DRAWN_KEPT = 32
+_DRAWN_LOCK = threading.Lock()
+
+
+def png_of(what, draw: Callable[[], Figure], *, dpi: int = 80) -> str:
+    """``png_base64(draw(), dpi=dpi)``, drawn once per distinct content in a process. ``what`` is
+    everything the figure shows: a name for the drawing and every argument ``draw`` passes it
+    (rows, names, options). The key is the digest of ``what`` pickled, with ``dpi`` and the
+    matplotlib settings in force, so a figure is reused only where drawing it again would give
+    the same pixels; a process that draws the same figure again (a report rewritten with other
+    options, a report kept in the store and written to a file) draws it once. Drawing is
+    deterministic (seeded jitter, `thin_for_display`): a reused PNG is the one a new drawing
+    would make. Whatever cannot be pickled is drawn each time."""
+    try:
+        key = hashlib.sha256(pickle.dumps((what, dpi, repr(sorted(matplotlib.rcParams.items()))),
+                                          protocol=pickle.HIGHEST_PROTOCOL)).digest()
+    except (pickle.PicklingError, TypeError, AttributeError):
+        return png_base64(draw(), dpi=dpi)
+    with _DRAWN_LOCK:
+        if key in _DRAWN:
+            _DRAWN.move_to_end(key)
+            return _DRAWN[key]
+    text = png_base64(draw(), dpi=dpi)
+    with _DRAWN_LOCK:
+        _DRAWN[key] = text
+        while len(_DRAWN) > _DRAWN_KEPT:
+            _DRAWN.popitem(last=False)
+    return text
 
 
 def empty_panel(ax, text: str) -> None:

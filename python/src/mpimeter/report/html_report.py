@@ -94,8 +94,8 @@ def build_report(result, comparison=None, *, comparison_problem: str | None = No
                 frozenset((a, s) for a, o, s in added if o == op)) for op in ops]
     op_images = {job[0]: _render_operation(job) for job in op_jobs}
     nbc_ops = sorted({r.op for r in result.nbc_rows})
-    nbc_images = {op: fg.png_base64(draw_nonblocking(op, result.nbc_rows, alts, size_unit=result.size_unit(op)),
-                                    dpi=90) for op in nbc_ops}
+    nbc_images = {op: _render_nonblocking(op, [r for r in result.nbc_rows if r.op == op], alts, result.size_unit(op))
+                  for op in nbc_ops}
     fp_jobs = _fingerprint_jobs(result, alts)
     fp_svgs = [fingerprint_svg(d, max_points=max_points) for d in fp_jobs]
 
@@ -146,9 +146,17 @@ def write_report(path: str | Path, result, comparison=None, **options) -> Report
 
 
 def _render_operation(job) -> str:
+    """The operation's figure as PNG; the same figure drawn once per process (`figures.png_of`:
+    the job is everything it shows)."""
     op, rows, alts, comp, hypothesis, unit, added = job
-    return fg.png_base64(draw_operation(op, rows, alts, comp, hypothesis=hypothesis, size_unit=unit,
-                                        added=added), dpi=90)
+    return fg.png_of(("operation", job), lambda: draw_operation(op, rows, alts, comp, hypothesis=hypothesis,
+                                                                 size_unit=unit, added=added), dpi=90)
+
+
+def _render_nonblocking(op: str, rows: list, alts: list[str], unit: str) -> str:
+    """The nonblocking figure of ``op`` (``rows``: its rows alone) as PNG, once per process as above."""
+    return fg.png_of(("nonblocking", op, rows, alts, unit),
+                     lambda: draw_nonblocking(op, rows, alts, size_unit=unit), dpi=90)
 
 
 def _fingerprint_jobs(result, alts: list[str]) -> list[FingerprintData]:
