@@ -70,6 +70,7 @@ WY_RESAMPLES = 2_000  # joint resamples of a family (half per null shape): p dow
 WY_SEED = 19932
 WY_CHUNK = 250  # resamples drawn at once: launches² multipliers each
 REACHED_BLOCK = 1024  # resampled tests whose splits are computed at once (_observed_reached)
+MULTIPLIERS_CACHED = 1_000_000  # launches² · resamples kept for the next family (8 MB: 22 launches at 2,000)
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -204,8 +205,16 @@ def dithered(values: np.ndarray, seed: int = DITHER_SEED, *, step: float | None 
     step = timer_step(values) if step is None else step
     if step <= 0:
         return values
-    rng = np.random.default_rng(seed)
-    return values + rng.uniform(-step / 2, step / 2, values.size)
+    return values + _dither(seed, float(step), values.size)
+
+
+@lru_cache(maxsize=256)
+def _dither(seed: int, step: float, n: int) -> np.ndarray:
+    """The seeded moves of :func:`dithered`: the same for every n values on one grid, drawn once
+    (a generator's set-up cost more than the split test of ten launches)."""
+    moves = np.random.default_rng(seed).uniform(-step / 2, step / 2, n)
+    moves.flags.writeable = False
+    return moves
 
 
 def split_two(values: Sequence[float], *, min_size: int = 1, grid_ns: float | None = None) -> TwoClusters | None:
@@ -235,12 +244,20 @@ def split_two(values: Sequence[float], *, min_size: int = 1, grid_ns: float | No
             p, best = p_shape, j
     k = int(ks[best])
     low, high = order[:k], order[k:]
-    med_low, med_high = float(np.median(v[low])), float(np.median(v[high]))
+    med_low, med_high = _median(v[low]), _median(v[high])
     half = (timer_step(v) if grid_ns is None else grid_ns) / 2
     # on a 10 ns grid, 100 ns and 110 ns are one step apart: not 1.1× apart beyond doubt
     grid_ratio = (med_high - half) / (med_low + half) if med_low + half > 0 else math.nan
     return TwoClusters(low=tuple(int(i) for i in low), high=tuple(int(i) for i in high), ratio=med_high / med_low,
                        separation=float(d[best]), p_value=float(p), grid_ratio=float(grid_ratio))
+
+
+def _median(x: np.ndarray) -> float:
+    """``np.median`` of a few values, the same number (the middle value, or the mean of the middle
+    two as numpy computes it: their sum halved) without its overhead, which was a sixth of a split."""
+    x = np.sort(x)
+    mid = x.size // 2
+    return float(x[mid]) if x.size % 2 else float((x[mid - 1] + x[mid]) / 2)
 
 
 def launch_scores(per_row: Sequence[dict[int, float]]) -> dict[int, float]:
@@ -254,7 +271,7 @@ def launch_scores(per_row: Sequence[dict[int, float]]) -> dict[int, float]:
         logs = {i: math.log(m) for i, m in medians.items() if m > 0 and math.isfinite(m)}
         if not logs:
             continue
-        centre = float(np.median(list(logs.values())))
+        centre = _median(np.fromiter(logs.values(), float, len(logs)))
         for i, x in logs.items():
             sums[i] = sums.get(i, 0.0) + x - centre
             counts[i] = counts.get(i, 0) + 1
@@ -342,17 +359,43 @@ def _joint_draws(logs: np.ndarray, present: np.ndarray, resamples: int, seed: in
     counts = present.sum(axis=0)
     centred = np.where(present, logs - np.where(present, logs, 0.0).sum(axis=0) / np.maximum(counts, 1), 0.0)
     centred = centred / np.sqrt(np.maximum(counts - 1, 1))
+    chunks = []
+    for normal, factor in _multipliers(launches, resamples, seed):
+        draws = np.einsum("bij,jr->bir", normal, centred)
+        if factor is not None:
+            draws = draws * factor
+        chunks.append(draws)
+    return np.concatenate(chunks)
+
+
+def _multipliers(launches: int, resamples: int, seed: int) -> tuple[tuple[np.ndarray, np.ndarray | None], ...]:
+    """The seeded random part of :func:`_joint_draws`, chunk by chunk: the normal multipliers and,
+    for the t(5) half, each drawn launch's factor √(5/χ²₅). It depends on the family's size only,
+    so the campaigns of one shape share it (:func:`_shared_multipliers`)."""
+    if launches * launches * resamples <= MULTIPLIERS_CACHED:
+        return _shared_multipliers(launches, resamples, seed)
+    return _drawn_multipliers(launches, resamples, seed)
+
+
+def _drawn_multipliers(launches: int, resamples: int, seed: int) -> tuple[tuple[np.ndarray, np.ndarray | None], ...]:
     rng = np.random.default_rng(seed)
     half = max(resamples // 2, 1)
     chunks = []
     for heavy in (False, True):
         for start in range(0, half, WY_CHUNK):
             b = min(WY_CHUNK, half - start)
-            draws = np.einsum("bij,jr->bir", rng.standard_normal((b, launches, launches)), centred)
-            if heavy:
-                draws = draws * np.sqrt(5.0 / rng.chisquare(5, (b, launches, 1)))
-            chunks.append(draws)
-    return np.concatenate(chunks)
+            normal = rng.standard_normal((b, launches, launches))
+            factor = np.sqrt(5.0 / rng.chisquare(5, (b, launches, 1))) if heavy else None
+            for a in (normal, factor):
+                if a is not None:
+                    a.flags.writeable = False  # shared by every family of this size
+            chunks.append((normal, factor))
+    return tuple(chunks)
+
+
+# the same draws for every family of a size: drawing them was a quarter of a 10-launch family's
+# time, and a check or a simulation tests hundreds of such families
+_shared_multipliers = lru_cache(maxsize=4)(_drawn_multipliers)
 
 
 @lru_cache(maxsize=128)
@@ -413,9 +456,9 @@ def _observed_reached(draws: np.ndarray, present: np.ndarray, with_scores: bool,
             d, _ = _split_d_by_k(np.ascontiguousarray(np.sort(block, axis=1).T), min_size)
             least = None
             for cut in cuts:
-                most = np.zeros(d.shape[1], dtype=np.intp)
-                for k, d_k in enumerate(d):
-                    np.maximum(most, np.searchsorted(cut[k], d_k, side="left"), out=most)
+                # the largest count of cuts below D over the split sizes (a search per k of the
+                # cuts, ascending along f): the number of f at which some k's D exceeds its cut
+                most = np.count_nonzero((d[:, None, :] > cut[:, :, None]).any(axis=0), axis=0)
                 least = most if least is None else np.minimum(least, most)
             per_test[start:start + block.shape[0]] = least
         np.maximum(reached, per_test.reshape(len(group), draws.shape[0]).max(axis=0), out=reached)
@@ -452,7 +495,7 @@ def _grid_shrink(rows: Sequence[dict[int, float]], low: frozenset[int], grid_ns:
         if not lo or not hi:
             continue
         half = (timer_step(np.array(lo + hi)) if grid_ns is None else grid_ns) / 2
-        m_lo, m_hi = float(np.median(lo)), float(np.median(hi))
+        m_lo, m_hi = _median(np.array(lo)), _median(np.array(hi))
         logs.append(math.log(max(m_hi - half, np.finfo(float).tiny) * m_lo / ((m_lo + half) * m_hi)))
     return math.exp(float(np.mean(logs))) if logs else 1.0
 
