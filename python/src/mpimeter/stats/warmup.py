@@ -44,6 +44,7 @@ from __future__ import annotations
 import math
 import threading
 from dataclasses import dataclass
+from functools import lru_cache
 
 import numpy as np
 from scipy import special
@@ -231,22 +232,65 @@ def _sieve_null(z: np.ndarray, phi: float, n: int, ends: np.ndarray, draws: int,
     series of n values from AR(1) processes with coefficients drawn at and above ``phi`` (``phi``
     + PHI_UP standard errors × |N(0, 1)|, at most PHI_MAX), whose innovations are resampled from the centred residuals of the centred series ``z``, after
     a burn-in of BURN_IN values: a sieve bootstrap (Bühlmann 1997) of the statistic's null."""
+    return _sieve_null_of(z, phi, n, ends, *_draws(rng, z.size - 1, n, draws))
+
+
+def _draws(rng: np.random.Generator, size: int, n: int, draws: int) -> tuple[np.ndarray, np.ndarray]:
+    """The random part of :func:`_sieve_null`: which residual each value of each series takes (a
+    column per series, n + BURN_IN rows) and each series' normal deviate of its φ. The indices
+    are rng.choice(resid, (draws, n + BURN_IN))'s: it draws these indices, and integers drawn in
+    blocks of series are the same stream."""
+    # the smallest type that holds them: the bootstrap reads them all, row by row
+    indices = np.empty((n + BURN_IN, draws), dtype=np.int16 if size <= 1 << 15 else np.int32)
+    for start in range(0, draws, DRAW_BLOCK):
+        drawn = rng.integers(0, size, size=(min(DRAW_BLOCK, draws - start), n + BURN_IN), dtype=np.int64)
+        indices[:, start:start + drawn.shape[0]] = drawn.T
+    return indices, rng.standard_normal(draws)
+
+
+DRAWS_KEPT = 8 << 20  # indices kept per series length (16 MiB: 7 600 series of 1 000 values)
+
+
+def _level_draws(n: int, more: bool) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`_draws` of :func:`level_test`'s bootstrap of a series of n values (seeded by n):
+    the BOOT_FIRST series, or the BOOT_MORE after them. They depend on n only, so the series of
+    one length — a campaign's, a check's — share them (:func:`_shared_level_draws`): drawing the
+    integers was a third of a bootstrap's time."""
+    if (n + BURN_IN) * BOOT_MORE <= DRAWS_KEPT:
+        return _shared_level_draws(n, more)
+    return _drawn_level_draws(n, more)
+
+
+def _drawn_level_draws(n: int, more: bool) -> tuple[np.ndarray, np.ndarray]:
+    rng = np.random.default_rng(BOOT_SEED + n)
+    drawn = _draws(rng, n - 1, n, BOOT_FIRST)
+    if more:
+        drawn = _draws(rng, n - 1, n, BOOT_MORE)
+    for a in drawn:
+        a.flags.writeable = False
+    return drawn
+
+
+_shared_level_draws = lru_cache(maxsize=2)(_drawn_level_draws)
+
+
+def _sieve_null_of(z: np.ndarray, phi: float, n: int, ends: np.ndarray, indices: np.ndarray,
+                   normals: np.ndarray) -> np.ndarray:
+    """:func:`_sieve_null` from its draws (:func:`_draws`)."""
     resid = z[1:] - phi * z[:-1]
     resid = resid - resid.mean()
-    # one series per column: each step of the recursion below adds one contiguous row. The
-    # innovations are rng.choice(resid, (draws, n + BURN_IN))'s: it draws these indices, and
-    # integers drawn in blocks of series are the same stream; a block's transpose stays in cache
-    y = _scratch(n + BURN_IN, draws)
-    for start in range(0, draws, DRAW_BLOCK):
-        drawn = rng.integers(0, resid.size, size=(min(DRAW_BLOCK, draws - start), n + BURN_IN), dtype=np.int64)
-        y[:, start:start + drawn.shape[0]] = resid.take(drawn.T)
+    # one series per column: each step of the recursion below adds one contiguous row
+    y = _scratch(n + BURN_IN, normals.size)
     # φ is an estimate from n values, and low exactly where a stationary series looks like a
     # warm-up: the best end's two means take up its early wander. Drawn symmetrically around the
     # estimate (one standard error), the bootstrap's far tail was too thin — 1.0e-3 of stationary
     # series at p ≤ 4.2e-4, Holm's first level over 120 series — so each series draws its φ above
-    phis = np.clip(phi + PHI_UP * math.sqrt(max(1 - phi * phi, 0.0) / n) * np.abs(rng.standard_normal(draws)),
-                   0.0, PHI_MAX)
+    phis = np.clip(phi + PHI_UP * math.sqrt(max(1 - phi * phi, 0.0) / n) * np.abs(normals), 0.0, PHI_MAX)
+    # each row's innovations taken just before the recursion adds to them, while in cache
+    # ("clip": the indices are in range, and numpy buffers a take into ``out`` under "raise")
+    np.take(resid, indices[0], out=y[0], mode="clip")
     for i in range(1, n + BURN_IN):
+        np.take(resid, indices[i], out=y[i], mode="clip")
         y[i] += phis * y[i - 1]
     return _level_z_per_end(y[BURN_IN:], ends, overwrite=True).max(axis=0)
 
@@ -305,10 +349,10 @@ def level_test(x: np.ndarray, *, min_w: int = 10, ratio: float = 1.5, outlier_fa
     # its φ comes out low: the second half, which a warm-up leaves steady, may say more
     steady = y[n // 2:] - y[n // 2:].mean()
     phi = max(float(_ar1_phi(z[None, :])[0]), float(_ar1_phi(steady[None, :])[0]) if steady.size >= 8 else 0.0)
-    rng = np.random.default_rng(BOOT_SEED + n)
-    null = _sieve_null(z, phi, n, ends, BOOT_FIRST, rng)
+    # seeded by n: the draws of rng = default_rng(BOOT_SEED + n), BOOT_FIRST series then BOOT_MORE
+    null = _sieve_null_of(z, phi, n, ends, *_level_draws(n, False))
     if (np.count_nonzero(null >= observed) + 1) / (null.size + 1) < BOOT_EXTEND:
-        null = np.concatenate([null, _sieve_null(z, phi, n, ends, BOOT_MORE, rng)])
+        null = np.concatenate([null, _sieve_null_of(z, phi, n, ends, *_level_draws(n, True))])
     return float((np.count_nonzero(null >= observed) + 1) / (null.size + 1))
 
 
