@@ -254,10 +254,11 @@ def split_two(values: Sequence[float], *, min_size: int = 1, grid_ns: float | No
 
 def _median(x: np.ndarray) -> float:
     """``np.median`` of a few values, the same number (the middle value, or the mean of the middle
-    two as numpy computes it: their sum halved) without its overhead, which was a sixth of a split."""
+    two as numpy computes it: their sum from 0.0, halved — so −0.0 comes out 0.0) without its
+    overhead, which was a sixth of a split."""
     x = np.sort(x)
     mid = x.size // 2
-    return float(x[mid]) if x.size % 2 else float((x[mid - 1] + x[mid]) / 2)
+    return float(0.0 + x[mid]) if x.size % 2 else float((0.0 + x[mid - 1] + x[mid]) / 2)
 
 
 def launch_scores(per_row: Sequence[dict[int, float]]) -> dict[int, float]:

@@ -79,44 +79,65 @@ class Correlation:
     phi_y: float = 0.0
 
 
-def centred(values: np.ndarray, groups: np.ndarray) -> np.ndarray:
-    """``values`` minus the median of their group."""
+def group_parts(groups: np.ndarray) -> list[np.ndarray]:
+    """The positions of each group's values (groups in ascending order, positions in the order of
+    the values: what ``values[groups == g]`` selects), found once for the several passes of a
+    correlation (a mask per group and pass was a third of its time)."""
+    keys, inverse, counts = np.unique(groups, return_inverse=True, return_counts=True)
+    return np.split(np.argsort(inverse.ravel(), kind="stable"), np.cumsum(counts)[:-1]) if keys.size else []
+
+
+def _median(v: np.ndarray) -> float:
+    """``np.median`` of finite values, the same number (the middle value, or the mean of the
+    middle two as numpy takes it: their sum from 0.0, halved — so −0.0 comes out 0.0) without
+    its general machinery."""
+    v = np.sort(v)
+    mid = v.size // 2
+    return 0.0 + v[mid] if v.size % 2 else (0.0 + v[mid - 1] + v[mid]) / 2
+
+
+def centred(values: np.ndarray, groups: np.ndarray, *, parts: list[np.ndarray] | None = None) -> np.ndarray:
+    """``values`` minus the median of their group (``parts``: :func:`group_parts` of ``groups``,
+    when already found)."""
     values = np.asarray(values, dtype=float)
     out = np.empty_like(values)
-    for g in np.unique(groups):
-        mask = groups == g
-        out[mask] = values[mask] - np.median(values[mask])
+    for index in group_parts(groups) if parts is None else parts:
+        v = values[index]
+        # np.median's NaN check: a NaN median for a group that holds one
+        out[index] = v - (_median(v) if np.isfinite(v).all() else np.median(v))
     return out
 
 
-def pooled_lag1(values: np.ndarray, groups: np.ndarray) -> float:
+def pooled_lag1(values: np.ndarray, groups: np.ndarray, *, parts: list[np.ndarray] | None = None) -> float:
     """The lag-1 autocorrelation of ``values`` (in order within each group) pooled over the
     groups: Σ (x_t − x̄)(x_{t−1} − x̄) / Σ (x_t − x̄)², x̄ the group's mean; NaN when nothing
     varies."""
     num = den = 0.0
-    for g in np.unique(groups):
-        v = values[groups == g]
+    for index in group_parts(groups) if parts is None else parts:
+        v = values[index]
         v = v - v.mean()
         num += float(np.dot(v[1:], v[:-1]))
         den += float(np.dot(v, v))
     return num / den if den > 0 else math.nan
 
 
-def prewhitened(values: np.ndarray, groups: np.ndarray) -> tuple[np.ndarray, float]:
+def prewhitened(values: np.ndarray, groups: np.ndarray, *,
+                parts: list[np.ndarray] | None = None) -> tuple[np.ndarray, float]:
     """The AR(1) innovations x_t − φ̂·x_{t−1} within each group (its first value has none and is
     left out) and φ̂ (module docstring; 1 — the differences — when the corrected φ̃ ≥ 0.9)."""
-    phi = pooled_lag1(values, groups)
-    per_group = values.size / max(len(np.unique(groups)), 1)
+    parts = group_parts(groups) if parts is None else parts
+    phi = pooled_lag1(values, groups, parts=parts)
+    per_group = values.size / max(len(parts), 1)
     if math.isfinite(phi) and per_group > 3:  # Kendall's bias correction (module docstring)
         phi = (per_group * phi + 1.0) / (per_group - 3.0)
     phi = 0.0 if not math.isfinite(phi) else float(np.clip(phi, *PHI_BOUNDS))
     if phi >= UNIT_ROOT_PHI:
         phi = 1.0
-    parts = []
-    for g in np.unique(groups):
-        v = values[groups == g]
-        parts.append(v[1:] - phi * v[:-1])
-    return (np.concatenate(parts) if parts else np.empty(0)), phi
+    innovations = []
+    for index in parts:
+        v = values[index]
+        innovations.append(v[1:] - phi * v[:-1])
+    return (np.concatenate(innovations) if innovations else np.empty(0)), phi
 
 
 def within_groups(x: np.ndarray, y: np.ndarray, groups: np.ndarray | None = None, *,
@@ -136,13 +157,14 @@ def within_groups(x: np.ndarray, y: np.ndarray, groups: np.ndarray | None = None
                       spearman_p=math.nan)
     if n < MIN_REPETITIONS:
         return nan
-    xc, yc = centred(x, g), centred(y, g)
+    parts = group_parts(g)
+    xc, yc = centred(x, g, parts=parts), centred(y, g, parts=parts)
     if np.ptp(xc) == 0 or np.ptp(yc) == 0:
         return Correlation(n=n, groups=ngroups, pearson_r=math.nan, pearson_p=math.nan, spearman_rho=math.nan,
                            spearman_p=math.nan, constant=True)
     phi_x = phi_y = 0.0
     if prewhiten:
-        (xc, phi_x), (yc, phi_y) = prewhitened(xc, g), prewhitened(yc, g)
+        (xc, phi_x), (yc, phi_y) = prewhitened(xc, g, parts=parts), prewhitened(yc, g, parts=parts)
         if np.ptp(xc) == 0 or np.ptp(yc) == 0:
             return Correlation(n=n, groups=ngroups, pearson_r=math.nan, pearson_p=math.nan, spearman_rho=math.nan,
                                spearman_p=math.nan, constant=True, phi_x=phi_x, phi_y=phi_y)
