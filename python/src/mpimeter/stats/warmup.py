@@ -92,13 +92,19 @@ class Categories:
 
 def candidate_ends(n: int, *, min_w: int = 10, ratio: float = 1.5) -> np.ndarray:
     """The grid of w tested: min_w, then × ``ratio`` (rounded up), up to n // 2."""
+    return np.array(_candidate_ends(n, min_w, ratio), dtype=int)
+
+
+@lru_cache(maxsize=64)
+def _candidate_ends(n: int, min_w: int, ratio: float) -> tuple[int, ...]:
+    # once per length: a campaign's series, and a check's simulations, share few lengths
     out: list[int] = []
     w = float(min_w)
     while math.ceil(w) <= n // 2:
         if not out or math.ceil(w) > out[-1]:
             out.append(math.ceil(w))
         w *= ratio
-    return np.array(out, dtype=int)
+    return tuple(out)
 
 
 def trend_test(x: np.ndarray, *, min_w: int = 10, ratio: float = 1.5) -> float:
@@ -288,9 +294,9 @@ def _sieve_null_of(z: np.ndarray, phi: float, n: int, ends: np.ndarray, indices:
     phis = np.clip(phi + PHI_UP * math.sqrt(max(1 - phi * phi, 0.0) / n) * np.abs(normals), 0.0, PHI_MAX)
     # each row's innovations taken just before the recursion adds to them, while in cache
     # ("clip": the indices are in range, and numpy buffers a take into ``out`` under "raise")
-    np.take(resid, indices[0], out=y[0], mode="clip")
+    resid.take(indices[0], out=y[0], mode="clip")
     for i in range(1, n + BURN_IN):
-        np.take(resid, indices[i], out=y[i], mode="clip")
+        resid.take(indices[i], out=y[i], mode="clip")
         y[i] += phis * y[i - 1]
     return _level_z_per_end(y[BURN_IN:], ends, overwrite=True).max(axis=0)
 
@@ -361,8 +367,9 @@ def _midranks(y: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     from one sort: scipy's per-call overhead is most of the cost at a few hundred values."""
     order = np.argsort(y, kind="stable")
     ys = y[order]
-    starts = np.flatnonzero(np.r_[True, ys[1:] != ys[:-1]])
-    sizes = np.diff(np.r_[starts, ys.size])
+    # np.concatenate: np.r_'s numbers without its parsing of the index (a third of a trend test)
+    starts = np.flatnonzero(np.concatenate(([True], ys[1:] != ys[:-1])))
+    sizes = np.diff(np.concatenate((starts, [ys.size])))
     ranks = np.empty(y.size)
     ranks[order] = np.repeat(starts + (sizes + 1) / 2.0, sizes)
     return ranks, sizes
