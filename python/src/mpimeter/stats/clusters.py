@@ -181,9 +181,8 @@ def _null(n: int, min_size: int, shape: int | None) -> tuple[np.ndarray, np.ndar
     rng = np.random.default_rng(20161 + 97 * n + 7 * min_size + (shape or 0))
     x = rng.standard_t(shape, (NULL_SAMPLES, n)) if shape else rng.standard_normal((NULL_SAMPLES, n))
     d, _ = _split_d(np.sort(x, axis=1), min_size)
-    # the samples' own D looked up in their sorted D (_upper_p's counts): below a sorted value
-    # lie the values before the first of its equals, read off one argsort per split size
-    # instead of a sort, an argsort and a search
+    # _upper_p's counts of the samples' own D: below a sorted value lie those before the first
+    # of its equals, read off one argsort per split size (not a sort, an argsort and a search)
     by_k = np.ascontiguousarray(d.T)
     order = np.argsort(by_k, axis=1)
     cols = np.take_along_axis(by_k, order, axis=1)
@@ -221,8 +220,8 @@ def dithered(values: np.ndarray, seed: int = DITHER_SEED, *, step: float | None 
 
 @lru_cache(maxsize=256)
 def _dither(seed: int, step: float, n: int) -> np.ndarray:
-    """The seeded moves of :func:`dithered`: the same for every n values on one grid, drawn once
-    (a generator's set-up cost more than the split test of ten launches)."""
+    """The seeded moves of :func:`dithered`, drawn once per grid and count (a generator's set-up
+    cost more than the split test of ten launches)."""
     moves = np.random.default_rng(seed).uniform(-step / 2, step / 2, n)
     moves.flags.writeable = False
     return moves
@@ -372,7 +371,8 @@ def _joint_draws(logs: np.ndarray, present: np.ndarray, resamples: int, seed: in
     centred = np.where(present, logs - np.where(present, logs, 0.0).sum(axis=0) / np.maximum(counts, 1), 0.0)
     centred = centred / np.sqrt(np.maximum(counts - 1, 1))
     chunks = []
-    for normal, factor in _multipliers(launches, resamples, seed):
+    drawn = _shared_multipliers if launches * launches * resamples <= MULTIPLIERS_CACHED else _drawn_multipliers
+    for normal, factor in drawn(launches, resamples, seed):
         draws = np.einsum("bij,jr->bir", normal, centred)
         if factor is not None:
             draws = draws * factor
@@ -380,16 +380,9 @@ def _joint_draws(logs: np.ndarray, present: np.ndarray, resamples: int, seed: in
     return np.concatenate(chunks)
 
 
-def _multipliers(launches: int, resamples: int, seed: int) -> tuple[tuple[np.ndarray, np.ndarray | None], ...]:
-    """The seeded random part of :func:`_joint_draws`, chunk by chunk: the normal multipliers and,
-    for the t(5) half, each drawn launch's factor √(5/χ²₅). It depends on the family's size only,
-    so the campaigns of one shape share it (:func:`_shared_multipliers`)."""
-    if launches * launches * resamples <= MULTIPLIERS_CACHED:
-        return _shared_multipliers(launches, resamples, seed)
-    return _drawn_multipliers(launches, resamples, seed)
-
-
 def _drawn_multipliers(launches: int, resamples: int, seed: int) -> tuple[tuple[np.ndarray, np.ndarray | None], ...]:
+    """The seeded random part of :func:`_joint_draws`, chunk by chunk: the normal multipliers and,
+    for the t(5) half, each drawn launch's factor √(5/χ²₅); the family's size alone sets them."""
     rng = np.random.default_rng(seed)
     half = max(resamples // 2, 1)
     chunks = []
@@ -397,16 +390,13 @@ def _drawn_multipliers(launches: int, resamples: int, seed: int) -> tuple[tuple[
         for start in range(0, half, WY_CHUNK):
             b = min(WY_CHUNK, half - start)
             normal = rng.standard_normal((b, launches, launches))
+            normal.flags.writeable = False  # shared by every family of this size
             factor = np.sqrt(5.0 / rng.chisquare(5, (b, launches, 1))) if heavy else None
-            for a in (normal, factor):
-                if a is not None:
-                    a.flags.writeable = False  # shared by every family of this size
             chunks.append((normal, factor))
     return tuple(chunks)
 
 
-# the same draws for every family of a size: drawing them was a quarter of a 10-launch family's
-# time, and a check or a simulation tests hundreds of such families
+# drawing was a quarter of a 10-launch family's time; a check or a simulation tests hundreds
 _shared_multipliers = lru_cache(maxsize=4)(_drawn_multipliers)
 
 
