@@ -60,6 +60,8 @@ from functools import lru_cache
 
 import numpy as np
 
+from mpimeter.stats.median import median_finite
+
 
 NULL_SAMPLES = 10_000  # a lone launch far off needs p_1 < 1/4000 to survive its weight
 NULL_SHAPES = (None, 5)  # normal, and Student's t with 5 degrees of freedom
@@ -254,21 +256,12 @@ def split_two(values: Sequence[float], *, min_size: int = 1, grid_ns: float | No
             p, best = p_shape, j
     k = int(ks[best])
     low, high = order[:k], order[k:]
-    med_low, med_high = _median(v[low]), _median(v[high])
+    med_low, med_high = median_finite(v[low]), median_finite(v[high])
     half = (timer_step(v) if grid_ns is None else grid_ns) / 2
     # on a 10 ns grid, 100 ns and 110 ns are one step apart: not 1.1× apart beyond doubt
     grid_ratio = (med_high - half) / (med_low + half) if med_low + half > 0 else math.nan
     return TwoClusters(low=tuple(int(i) for i in low), high=tuple(int(i) for i in high), ratio=med_high / med_low,
                        separation=float(d[best]), p_value=float(p), grid_ratio=float(grid_ratio))
-
-
-def _median(x: np.ndarray) -> float:
-    """``np.median`` of a few values, the same number (the middle value, or the mean of the middle
-    two as numpy computes it: their sum from 0.0, halved — so −0.0 comes out 0.0) without its
-    overhead, which was a sixth of a split."""
-    x = np.sort(x)
-    mid = x.size // 2
-    return float(0.0 + x[mid]) if x.size % 2 else float((0.0 + x[mid - 1] + x[mid]) / 2)
 
 
 def launch_scores(per_row: Sequence[dict[int, float]]) -> dict[int, float]:
@@ -282,7 +275,7 @@ def launch_scores(per_row: Sequence[dict[int, float]]) -> dict[int, float]:
         logs = {i: math.log(m) for i, m in medians.items() if m > 0 and math.isfinite(m)}
         if not logs:
             continue
-        centre = _median(np.fromiter(logs.values(), float, len(logs)))
+        centre = median_finite(np.fromiter(logs.values(), float, len(logs)))
         for i, x in logs.items():
             sums[i] = sums.get(i, 0.0) + x - centre
             counts[i] = counts.get(i, 0) + 1
@@ -497,7 +490,7 @@ def _grid_shrink(rows: Sequence[dict[int, float]], low: frozenset[int], grid_ns:
         if not lo or not hi:
             continue
         half = (timer_step(np.array(lo + hi)) if grid_ns is None else grid_ns) / 2
-        m_lo, m_hi = _median(np.array(lo)), _median(np.array(hi))
+        m_lo, m_hi = median_finite(np.array(lo)), median_finite(np.array(hi))
         logs.append(math.log(max(m_hi - half, np.finfo(float).tiny) * m_lo / ((m_lo + half) * m_hi)))
     return math.exp(float(np.mean(logs))) if logs else 1.0
 

@@ -56,6 +56,8 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import stats as _st
 
+from mpimeter.stats.median import median_finite
+
 MIN_REPETITIONS = 10  # fewer pairs: no test
 PHI_BOUNDS = (-0.99, 1.0)
 UNIT_ROOT_PHI = 0.9  # φ̃ at or above: differenced (module docstring)
@@ -87,15 +89,6 @@ def group_parts(groups: np.ndarray) -> list[np.ndarray]:
     return np.split(np.argsort(inverse.ravel(), kind="stable"), np.cumsum(counts)[:-1]) if keys.size else []
 
 
-def _median(v: np.ndarray) -> float:
-    """``np.median`` of finite values, the same number (the middle value, or the mean of the
-    middle two as numpy takes it: their sum from 0.0, halved — so −0.0 comes out 0.0) without
-    its general machinery."""
-    v = np.sort(v)
-    mid = v.size // 2
-    return 0.0 + v[mid] if v.size % 2 else (0.0 + v[mid - 1] + v[mid]) / 2
-
-
 def centred(values: np.ndarray, groups: np.ndarray, *, parts: list[np.ndarray] | None = None) -> np.ndarray:
     """``values`` minus the median of their group (``parts``: :func:`group_parts` of ``groups``,
     when already found)."""
@@ -104,7 +97,7 @@ def centred(values: np.ndarray, groups: np.ndarray, *, parts: list[np.ndarray] |
     for index in group_parts(groups) if parts is None else parts:
         v = values[index]
         # np.median's NaN check: a NaN median for a group that holds one
-        out[index] = v - (_median(v) if np.isfinite(v).all() else np.median(v))
+        out[index] = v - (median_finite(v) if np.isfinite(v).all() else np.median(v))
     return out
 
 
