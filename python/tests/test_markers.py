@@ -94,7 +94,10 @@ def run_inner(tmp_path: Path, tier: str | None) -> subprocess.CompletedProcess:
     env["PYTEST_DISABLE_PLUGIN_AUTOLOAD"] = "1"
     if tier:
         env["MPIMETER_TEST_TIER"] = tier
-    return subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", str(tmp_path)],
+    # its own temporary folder: the default one would have the inner pytest remove the oldest of
+    # the user's numbered temporary folders (pytest keeps three), which took seconds
+    return subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider",
+                           "--basetemp", str(tmp_path / "inner-tmp"), str(tmp_path)],
                           cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300)
 
 
