@@ -221,7 +221,6 @@ def no_data_message(paths: Sequence[str], res: analysis.AnalysisResult) -> str:
     return f"{' '.join(paths)}: no data to analyze: {why}{hint}"
 
 
-
 def check_output(output: Path, suffixes: tuple[str, ...], what: str) -> None:
     """Refuses, before anything is computed (a report's analysis and figures take seconds to
     minutes): (AnalysisError) an output name with another suffix or in a folder that does not
