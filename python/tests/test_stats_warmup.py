@@ -195,7 +195,7 @@ def test_the_level_statistic_from_prefix_sums_is_that_of_the_residuals_written_o
 
 def test_the_bootstrap_gives_the_numbers_of_np_cumsum_and_rng_choice(monkeypatch):
     # _prefix_sums adds row by row from WIDE columns on and by np.cumsum below: the same additions
-    # in the same order, so the same numbers; and _sieve_null's blocks of draws are rng.choice's
+    # in the same order, so the same numbers; and _draws's blocks of draws are rng.choice's
     rng = np.random.default_rng(13)
     ends = warmup.candidate_ends(120)
     y = np.cumsum(rng.normal(0, 0.05, (119, warmup.WIDE + 3)), axis=0) + 7.0
@@ -205,7 +205,7 @@ def test_the_bootstrap_gives_the_numbers_of_np_cumsum_and_rng_choice(monkeypatch
     monkeypatch.undo()
     z = rng.normal(0, 0.1, 119)
     draws = warmup.DRAW_BLOCK + 7
-    got = warmup._sieve_null(z, 0.4, 119, ends, draws, np.random.default_rng(5))
+    got = warmup._sieve_null(z, 0.4, 119, ends, *warmup._draws(np.random.default_rng(5), 118, 119, draws))
     ref = np.random.default_rng(5)
     resid = z[1:] - 0.4 * z[:-1]
     e = ref.choice(resid - resid.mean(), size=(draws, 119 + warmup.BURN_IN))

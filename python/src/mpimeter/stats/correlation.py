@@ -89,24 +89,23 @@ def group_parts(groups: np.ndarray) -> list[np.ndarray]:
     return np.split(np.argsort(inverse.ravel(), kind="stable"), np.cumsum(counts)[:-1]) if keys.size else []
 
 
-def centred(values: np.ndarray, groups: np.ndarray, *, parts: list[np.ndarray] | None = None) -> np.ndarray:
-    """``values`` minus the median of their group (``parts``: :func:`group_parts` of ``groups``,
-    when already found)."""
+def centred(values: np.ndarray, parts: list[np.ndarray]) -> np.ndarray:
+    """``values`` minus the median of their group (``parts``: :func:`group_parts`)."""
     values = np.asarray(values, dtype=float)
     out = np.empty_like(values)
-    for index in group_parts(groups) if parts is None else parts:
+    for index in parts:
         v = values[index]
         # np.median's NaN check: a NaN median for a group that holds one
         out[index] = v - (median_finite(v) if np.isfinite(v).all() else np.median(v))
     return out
 
 
-def pooled_lag1(values: np.ndarray, groups: np.ndarray, *, parts: list[np.ndarray] | None = None) -> float:
-    """The lag-1 autocorrelation of ``values`` (in order within each group) pooled over the
-    groups: Σ (x_t − x̄)(x_{t−1} − x̄) / Σ (x_t − x̄)², x̄ the group's mean; NaN when nothing
+def pooled_lag1(values: np.ndarray, parts: list[np.ndarray]) -> float:
+    """The lag-1 autocorrelation of ``values`` (in order within each group of ``parts``:
+    :func:`group_parts`) pooled over the groups: Σ (x_t − x̄)(x_{t−1} − x̄) / Σ (x_t − x̄)², x̄ the group's mean; NaN when nothing
     varies."""
     num = den = 0.0
-    for index in group_parts(groups) if parts is None else parts:
+    for index in parts:
         v = values[index]
         v = v - v.mean()
         num += float(np.dot(v[1:], v[:-1]))
@@ -114,12 +113,10 @@ def pooled_lag1(values: np.ndarray, groups: np.ndarray, *, parts: list[np.ndarra
     return num / den if den > 0 else math.nan
 
 
-def prewhitened(values: np.ndarray, groups: np.ndarray, *,
-                parts: list[np.ndarray] | None = None) -> tuple[np.ndarray, float]:
+def prewhitened(values: np.ndarray, parts: list[np.ndarray]) -> tuple[np.ndarray, float]:
     """The AR(1) innovations x_t − φ̂·x_{t−1} within each group (its first value has none and is
     left out) and φ̂ (module docstring; 1 — the differences — when the corrected φ̃ ≥ 0.9)."""
-    parts = group_parts(groups) if parts is None else parts
-    phi = pooled_lag1(values, groups, parts=parts)
+    phi = pooled_lag1(values, parts)
     per_group = values.size / max(len(parts), 1)
     if math.isfinite(phi) and per_group > 3:  # Kendall's bias correction (module docstring)
         phi = (per_group * phi + 1.0) / (per_group - 3.0)
@@ -151,13 +148,13 @@ def within_groups(x: np.ndarray, y: np.ndarray, groups: np.ndarray | None = None
     if n < MIN_REPETITIONS:
         return nan
     parts = group_parts(g)
-    xc, yc = centred(x, g, parts=parts), centred(y, g, parts=parts)
+    xc, yc = centred(x, parts), centred(y, parts)
     if np.ptp(xc) == 0 or np.ptp(yc) == 0:
         return Correlation(n=n, groups=ngroups, pearson_r=math.nan, pearson_p=math.nan, spearman_rho=math.nan,
                            spearman_p=math.nan, constant=True)
     phi_x = phi_y = 0.0
     if prewhiten:
-        (xc, phi_x), (yc, phi_y) = prewhitened(xc, g, parts=parts), prewhitened(yc, g, parts=parts)
+        (xc, phi_x), (yc, phi_y) = prewhitened(xc, parts), prewhitened(yc, parts)
         if np.ptp(xc) == 0 or np.ptp(yc) == 0:
             return Correlation(n=n, groups=ngroups, pearson_r=math.nan, pearson_p=math.nan, spearman_rho=math.nan,
                                spearman_p=math.nan, constant=True, phi_x=phi_x, phi_y=phi_y)

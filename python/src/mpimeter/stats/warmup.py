@@ -196,7 +196,7 @@ def _level_z_per_end(y: np.ndarray, ends: np.ndarray, *, overwrite: bool = False
 
 
 WIDE = 256  # columns from which _prefix_sums adds row by row instead of np.cumsum
-# bootstrap series drawn at once (_sieve_null): even, so that no block leaves half of a 64-bit draw
+# bootstrap series drawn at once (_draws): even, so that no block leaves half of a 64-bit draw
 # of the integers' stream; small, so that a block's indices and values reuse the allocator's
 # memory instead of pages mapped anew (512 spent a third of a bootstrap in page faults)
 DRAW_BLOCK = 64
@@ -230,15 +230,6 @@ def _prefix_sums(y: np.ndarray, rows: np.ndarray) -> tuple[dict[int, np.ndarray]
         if j in wanted:
             first[j], sq[j], lag[j] = run_first.copy(), run_sq.copy(), run_lag.copy()
     return first, sq, lag
-
-
-def _sieve_null(z: np.ndarray, phi: float, n: int, ends: np.ndarray, draws: int,
-                rng: np.random.Generator) -> np.ndarray:
-    """The level statistic (:func:`_level_z_per_end`, the largest over the ends) of ``draws``
-    series of n values from AR(1) processes with coefficients drawn at and above ``phi`` (``phi``
-    + PHI_UP standard errors × |N(0, 1)|, at most PHI_MAX), whose innovations are resampled from the centred residuals of the centred series ``z``, after
-    a burn-in of BURN_IN values: a sieve bootstrap (Bühlmann 1997) of the statistic's null."""
-    return _sieve_null_of(z, phi, n, ends, *_draws(rng, z.size - 1, n, draws))
 
 
 def _draws(rng: np.random.Generator, size: int, n: int, draws: int) -> tuple[np.ndarray, np.ndarray]:
@@ -280,9 +271,14 @@ def _drawn_level_draws(n: int, more: bool) -> tuple[np.ndarray, np.ndarray]:
 _shared_level_draws = lru_cache(maxsize=2)(_drawn_level_draws)
 
 
-def _sieve_null_of(z: np.ndarray, phi: float, n: int, ends: np.ndarray, indices: np.ndarray,
-                   normals: np.ndarray) -> np.ndarray:
-    """:func:`_sieve_null` from its draws (:func:`_draws`)."""
+def _sieve_null(z: np.ndarray, phi: float, n: int, ends: np.ndarray, indices: np.ndarray,
+                normals: np.ndarray) -> np.ndarray:
+    """The level statistic (:func:`_level_z_per_end`, the largest over the ends) of as many
+    series of n values as ``normals`` holds, from AR(1) processes with coefficients drawn at and
+    above ``phi`` (``phi`` + PHI_UP standard errors × |N(0, 1)|, ``normals``, at most PHI_MAX),
+    whose innovations are the centred residuals of the centred series ``z`` that ``indices``
+    picks (:func:`_draws`), after a burn-in of BURN_IN values: a sieve bootstrap (Bühlmann 1997)
+    of the statistic's null."""
     resid = z[1:] - phi * z[:-1]
     resid = resid - resid.mean()
     # one series per column: each step of the recursion below adds one contiguous row
@@ -356,9 +352,9 @@ def level_test(x: np.ndarray, *, min_w: int = 10, ratio: float = 1.5, outlier_fa
     steady = y[n // 2:] - y[n // 2:].mean()
     phi = max(float(_ar1_phi(z[None, :])[0]), float(_ar1_phi(steady[None, :])[0]) if steady.size >= 8 else 0.0)
     # seeded by n: the draws of rng = default_rng(BOOT_SEED + n), BOOT_FIRST series then BOOT_MORE
-    null = _sieve_null_of(z, phi, n, ends, *_level_draws(n, False))
+    null = _sieve_null(z, phi, n, ends, *_level_draws(n, False))
     if (np.count_nonzero(null >= observed) + 1) / (null.size + 1) < BOOT_EXTEND:
-        null = np.concatenate([null, _sieve_null_of(z, phi, n, ends, *_level_draws(n, True))])
+        null = np.concatenate([null, _sieve_null(z, phi, n, ends, *_level_draws(n, True))])
     return float((np.count_nonzero(null >= observed) + 1) / (null.size + 1))
 
 
