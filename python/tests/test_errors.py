@@ -20,6 +20,7 @@ from mpimeter.cli.common import guarded
 from mpimeter.cli.group import OneLineUsageError
 from mpimeter.cli.output import exits_on_errors
 from mpimeter.errors import EXIT_BAD_INPUT, MpimeterError
+from data.package_sources import package_trees
 
 SRC = Path(mpimeter.__file__).resolve().parent
 
@@ -104,14 +105,15 @@ def test_a_command_that_runs_campaigns_maps_errors_through_the_root(tmp_path):
     assert r.stderr.startswith("mpimeter sync-check: error: --np 100000") and r.stderr.count("\n") == 1
 
 
-def _cli_exits_on_package_errors(src: Path = SRC) -> list[str]:
+def _cli_exits_on_package_errors() -> list[str]:
     """'file:line' of each `except` clause in cli/ (but the mapping's own) that names an error
     of the package and exits in its body (fail, _fail, sys.exit) instead of leaving it to the
     mapping."""
     names = {name.rpartition(".")[2] for name in EXCEPTIONS} - {"OneLineUsageError"}
     found = []
-    for path in sorted((src / "cli").glob("*.py")):
-        tree = ast.parse(path.read_text(encoding="utf-8"))
+    for path, tree in package_trees().items():
+        if path.parent != Path("cli"):
+            continue
         mapping = {id(n) for f in ast.walk(tree)
                    if isinstance(f, ast.FunctionDef) and f.name == exits_on_errors.__wrapped__.__name__
                    for n in ast.walk(f)}

@@ -15,6 +15,7 @@ from pathlib import Path
 
 import mpimeter
 from mpimeter.cli import COMMANDS
+from data.package_sources import package_trees
 
 # the circle finder of the C half's check (c/tests/tools/layers.py, run by ctest with the
 # system's Python alone): one Tarjan for both halves
@@ -47,7 +48,7 @@ def _imports(modules: dict[str, Path]) -> dict[str, set[str]]:
     for name, path in modules.items():
         package = name if path.name == "__init__.py" else name.rpartition(".")[0]
         found: set[str] = set()
-        for node in ast.walk(ast.parse(path.read_text())):
+        for node in ast.walk(package_trees()[path.relative_to(SRC / "mpimeter")]):
             if isinstance(node, ast.ImportFrom):
                 base = node.module or ""
                 if node.level:

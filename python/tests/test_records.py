@@ -14,6 +14,7 @@ import importlib
 from pathlib import Path
 
 import mpimeter
+from data.package_sources import package_trees
 
 SRC = Path(mpimeter.__file__).resolve().parent
 MIN_FIELDS_KEYWORD_ONLY = 6
@@ -59,7 +60,7 @@ def _positional_constructions(trees: dict[Path, ast.Module], records: dict[str, 
 def _trees() -> dict[Path, ast.Module]:
     """The package's sources, parsed on first use: at import, every test process that collects
     this module parsed them (a second of each xdist worker's start), used or not."""
-    return {p.relative_to(SRC.parent): ast.parse(p.read_text(encoding="utf-8")) for p in SRC.rglob("*.py")}
+    return {Path("mpimeter") / rel: tree for rel, tree in package_trees().items()}
 
 
 @functools.cache

@@ -14,6 +14,7 @@ import pytest
 
 from mpimeter.io.errors import InputError
 from mpimeter.io.meta import parse_meta
+from data.package_sources import package_trees
 from mpimeter.warning_codes import (CODES, CONDITION_CODES, AnalysisWarning, Producer, Severity, condition_warning,
                                     warning)
 
@@ -39,12 +40,12 @@ def _every_call() -> tuple[tuple[str, str | None, ast.Call], ...]:
     """(module, name called, call) of every call in python/src: the sources are parsed once for
     the scans below, which only read the trees."""
     found = []
-    for path in sorted(PYTHON_SRC.rglob("*.py")):
-        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+    for path, tree in package_trees().items():
+        for node in ast.walk(tree):
             if isinstance(node, ast.Call):
                 f = node.func
                 called = f.id if isinstance(f, ast.Name) else f.attr if isinstance(f, ast.Attribute) else None
-                found.append((str(path.relative_to(PYTHON_SRC)), called, node))
+                found.append((str(path), called, node))
     return tuple(found)
 
 
