@@ -163,73 +163,90 @@ def _level_z_per_end(y: np.ndarray, ends: np.ndarray, *, overwrite: bool = False
     were most of a bootstrap's time). Series run down the columns so that the prefix sums add
     contiguous rows. ``overwrite``: ``y`` is scratch, centred in place (the same numbers)."""
     n = y.shape[0]
-    # centred: the sums of squares below cancel no large common level
-    if overwrite:
-        y -= y.mean(axis=0)
-    else:
-        y = y - y.mean(axis=0)
     ks = ends.astype(int) - 1  # repetitions 1 … w−1 are the first k of the series
-    first, sq, lag = _prefix_sums(y, np.unique(np.r_[ks - 1, ks, n - 1]))
+    rows = np.unique(np.r_[0, ks - 1, ks, n - 1])
+    sums = _prefix_sums(y, rows, overwrite=overwrite)
+    at_k = np.searchsorted(rows, ks)
     out = np.empty((ends.size, y.shape[1]))
-    for row, k in enumerate(ks.tolist()):
-        sum_before = first[k - 1]
-        sum_after = first[n - 1] - sum_before
-        before, after = sum_before / k, sum_after / (n - k)
-        ss = sq[n - 1] - sum_before * before - sum_after * after
-        # Σ r_i·r_{i−1} of the residuals r: pairs within the first k, the pair across k, pairs after
-        cross = (lag[k - 1] - before * (2 * sum_before - y[0] - y[k - 1]) + (k - 1) * before * before
-                 + (y[k] - after) * (y[k - 1] - before)
-                 + lag[n - 1] - lag[k] - after * (2 * sum_after - y[k] - y[n - 1]) + (n - k - 1) * after * after)
-        # residuals within the rounding of these sums do not vary: a step without noise
-        varies = ss > 4 * n * np.finfo(float).eps * sq[n - 1]
-        with np.errstate(divide="ignore", invalid="ignore"):
-            phi = np.where(varies, cross / ss, 0.0)
-        # Kendall's correction as in _ar1_phi, without its margin: the bootstrap calibrates the statistic
-        phi = np.clip(phi + (1 + 3 * phi) / n, 0.0, 0.98)
-        factor = (1 + phi) / (1 - phi)
-        # a dependent series' sample variance misses the part its own means wander: E s² ≈ σ²(1 − f/n)
-        var = ss / (n - 2) / np.maximum(1.0 - 2 * factor / n, 0.5)
-        scale = np.sqrt(np.maximum(var * factor * (1 / k + 1 / (n - k)), 0.0))
-        with np.errstate(divide="ignore", invalid="ignore"):
-            out[row] = np.where(varies & (scale > 0), (before - after) / scale, -np.inf)
+    # every end at once, a block of series at a time: a few calls, on arrays small enough for
+    # the allocator to reuse (ends × thousands of series were mapped anew each time, page by page)
+    for start in range(0, y.shape[1], END_BLOCK):
+        block = slice(start, start + END_BLOCK)
+        out[:, block] = _level_z_from_sums(sums[:, :, block], at_k, ks[:, None], n)
     return out
 
 
+def _level_z_from_sums(sums: np.ndarray, at_k: np.ndarray, k: np.ndarray, n: int) -> np.ndarray:
+    """:func:`_level_z_per_end` from the prefix sums of :func:`_prefix_sums` at the ends k (a
+    column; ``at_k``, k's row in ``sums``): element by element the arithmetic of one end at a time."""
+    first, sq, lag, value = sums
+    sum_before = first[at_k - 1]
+    sum_after = first[-1] - sum_before
+    before, after = sum_before / k, sum_after / (n - k)
+    ss = sq[-1] - sum_before * before - sum_after * after
+    # Σ r_i·r_{i−1} of the residuals r: pairs within the first k, the pair across k, pairs after
+    y_first, y_before, y_at, y_last = value[0], value[at_k - 1], value[at_k], value[-1]
+    cross = (lag[at_k - 1] - before * (2 * sum_before - y_first - y_before) + (k - 1) * before * before
+             + (y_at - after) * (y_before - before)
+             + lag[-1] - lag[at_k] - after * (2 * sum_after - y_at - y_last) + (n - k - 1) * after * after)
+    # residuals within the rounding of these sums do not vary: a step without noise
+    varies = ss > 4 * n * np.finfo(float).eps * sq[-1]
+    with np.errstate(divide="ignore", invalid="ignore"):
+        phi = np.where(varies, cross / ss, 0.0)
+    # Kendall's correction as in _ar1_phi, without its margin: the bootstrap calibrates the statistic
+    phi = np.clip(phi + (1 + 3 * phi) / n, 0.0, 0.98)
+    factor = (1 + phi) / (1 - phi)
+    # a dependent series' sample variance misses the part its own means wander: E s² ≈ σ²(1 − f/n)
+    var = ss / (n - 2) / np.maximum(1.0 - 2 * factor / n, 0.5)
+    scale = np.sqrt(np.maximum(var * factor * (1 / k + 1 / (n - k)), 0.0))
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return np.where(varies & (scale > 0), (before - after) / scale, -np.inf)
+
+
 WIDE = 256  # columns from which _prefix_sums adds row by row instead of np.cumsum
+END_BLOCK = 1024  # series per block of _level_z_per_end's arithmetic over the ends
 # bootstrap series drawn at once (_draws): even, so that no block leaves half of a 64-bit draw
 # of the integers' stream; small, so that a block's indices and values reuse the allocator's
 # memory instead of pages mapped anew (512 spent a third of a bootstrap in page faults)
 DRAW_BLOCK = 64
+TAKE_BLOCK = 1 << 16  # innovations _sieve_null takes at once (512 KiB of float64)
 
 
-def _prefix_sums(y: np.ndarray, rows: np.ndarray) -> tuple[dict[int, np.ndarray], ...]:
-    """The prefix sums of the columns of ``y`` — Σ y_i, Σ y_i² and Σ y_i·y_{i−1} (from i = 1)
-    over i ≤ j — at each row j of ``rows`` only, as dicts by j. Both ways add in np.cumsum's
-    order, one row after the other, and give its numbers (python/tests/test_stats_warmup.py):
-    np.cumsum down the columns of a bootstrap's few thousand series strides across rows and
-    writes three arrays of the series' size, where one running sum per column, kept at the few
-    rows the ends ask for, stays in cache (a sixth of the time at 7 600 series)."""
+def _prefix_sums(y: np.ndarray, rows: np.ndarray, *, overwrite: bool = False) -> np.ndarray:
+    """The prefix sums of the columns of ``y`` centred (less their means) — Σ c_i, Σ c_i² and
+    Σ c_i·c_{i−1} (from i = 1) over i ≤ j — and c_j itself, at each row j of the sorted
+    ``rows`` only: a (4 × rows × columns) array. ``overwrite``: ``y`` is centred in place. Both
+    ways add in np.cumsum's order, one row after the other, and give its numbers
+    (python/tests/test_stats_warmup.py): np.cumsum down the columns of a bootstrap's few
+    thousand series strides across rows and writes three arrays of the series' size, where one
+    running sum per column, kept at the few rows the ends ask for (in memory kept from one
+    bootstrap to the next: :func:`_scratch`), stays in cache (a sixth of the time at 7 600 series)."""
+    # centred: the sums of squares cancel no large common level
+    if overwrite:
+        y -= y.mean(axis=0)
+    else:
+        y = y - y.mean(axis=0)
     if y.shape[1] < WIDE:
-        first = np.cumsum(y, axis=0)
-        sq = np.cumsum(y * y, axis=0)
         lag = np.zeros_like(y)
         np.cumsum(y[1:] * y[:-1], axis=0, out=lag[1:])
-        return ({j: first[j] for j in rows.tolist()}, {j: sq[j] for j in rows.tolist()},
-                {j: lag[j] for j in rows.tolist()})
-    wanted = set(rows.tolist())
-    run_first, run_sq, run_lag = y[0].copy(), y[0] * y[0], np.zeros(y.shape[1])
-    product = np.empty(y.shape[1])
-    first: dict[int, np.ndarray] = {}
-    sq: dict[int, np.ndarray] = {}
-    lag: dict[int, np.ndarray] = {}
-    for j in range(y.shape[0]):
-        if j:
-            run_first += y[j]
-            run_sq += np.multiply(y[j], y[j], out=product)
-            run_lag += np.multiply(y[j], y[j - 1], out=product)
-        if j in wanted:
-            first[j], sq[j], lag[j] = run_first.copy(), run_sq.copy(), run_lag.copy()
-    return first, sq, lag
+        return np.stack([np.cumsum(y, axis=0)[rows], np.cumsum(y * y, axis=0)[rows], lag[rows], y[rows]])
+    memory = _scratch(4 * rows.size + 4, y.shape[1], use="sums")
+    kept = memory[:4 * rows.size].reshape(4, rows.size, y.shape[1])
+    run_first, run_sq, run_lag, product = memory[4 * rows.size:]
+    run_first[:] = y[0]
+    np.multiply(y[0], y[0], out=run_sq)
+    run_lag[:] = 0.0
+    at = {j: i for i, j in enumerate(rows.tolist())}
+    previous = None
+    for j, row in enumerate(y):  # each row's view made once: a few hundred series are calls, not arithmetic
+        if previous is not None:
+            run_first += row
+            run_sq += np.multiply(row, row, out=product)
+            run_lag += np.multiply(row, previous, out=product)
+        previous = row
+        if j in at:
+            kept[:, at[j]] = run_first, run_sq, run_lag, row
+    return kept
 
 
 def _draws(rng: np.random.Generator, size: int, n: int, draws: int) -> tuple[np.ndarray, np.ndarray]:
@@ -288,32 +305,40 @@ def _sieve_null(z: np.ndarray, phi: float, n: int, ends: np.ndarray, indices: np
     # estimate (one standard error), the bootstrap's far tail was too thin — 1.0e-3 of stationary
     # series at p ≤ 4.2e-4, Holm's first level over 120 series — so each series draws its φ above
     phis = np.clip(phi + PHI_UP * math.sqrt(max(1 - phi * phi, 0.0) / n) * np.abs(normals), 0.0, PHI_MAX)
-    # each row's innovations taken just before the recursion adds to them, while in cache
-    # ("clip": the indices are in range, and numpy buffers a take into ``out`` under "raise")
-    resid.take(indices[0], out=y[0], mode="clip")
-    for i in range(1, n + BURN_IN):
-        resid.take(indices[i], out=y[i], mode="clip")
-        y[i] += phis * y[i - 1]
+    # a block of rows' innovations taken just before the recursion adds to them, while in cache:
+    # one call for a few rows of thousands of series, or for all rows of a few hundred
+    # ("wrap": the indices are in range, and numpy buffers a take into ``out`` under "raise")
+    step = max(1, TAKE_BLOCK // normals.size)
+    product = np.empty(normals.size)
+    previous = None
+    for start in range(0, n + BURN_IN, step):
+        block = y[start:start + step]
+        resid.take(indices[start:start + step], out=block, mode="wrap")
+        for row in block:
+            if previous is not None:
+                row += np.multiply(phis, previous, out=product)
+            previous = row
     return _level_z_per_end(y[BURN_IN:], ends, overwrite=True).max(axis=0)
 
 
 _SCRATCH = threading.local()
-SCRATCH_KEPT = 8 << 20  # 64 MiB of float64: 8 000 series of 1 000 values
+SCRATCH_KEPT = 8 << 20  # 64 MiB of float64 per use: 8 000 series of 1 000 values
 
 
-def _scratch(rows: int, columns: int) -> np.ndarray:
-    """An uninitialised (rows × columns) array for :func:`_sieve_null`'s series, the same memory
-    from one bootstrap to the next (per thread): 8 000 series of a few hundred values are tens
-    of MB, which the allocator otherwise maps anew each time and the kernel zeroes page by page
-    (a third of a bootstrap's time in page faults). Every element is written before it is read.
-    Kept up to SCRATCH_KEPT values: a longer series' bootstrap gets memory of its own, not held after."""
+def _scratch(rows: int, columns: int, *, use: str = "series") -> np.ndarray:
+    """An uninitialised (rows × columns) array for :func:`_sieve_null`'s series (or, ``use``,
+    another of a bootstrap's big arrays), the same memory from one bootstrap to the next (per
+    thread and use): 8 000 series of a few hundred values are tens of MB, which the allocator
+    otherwise maps anew each time and the kernel zeroes page by page (a third of a bootstrap's
+    time in page faults). Every element is written before it is read. Kept up to SCRATCH_KEPT
+    values: a longer series' bootstrap gets memory of its own, not held after."""
     size = rows * columns
     if size > SCRATCH_KEPT:
         return np.empty((rows, columns))
-    memory = getattr(_SCRATCH, "memory", None)
-    if memory is None or memory.size < size:
-        memory = _SCRATCH.memory = np.empty(size)
-    return memory[:size].reshape(rows, columns)
+    kept = _SCRATCH.__dict__.setdefault("memory", {})
+    if use not in kept or kept[use].size < size:
+        kept[use] = np.empty(size)
+    return kept[use][:size].reshape(rows, columns)
 
 
 def level_test(x: np.ndarray, *, min_w: int = 10, ratio: float = 1.5, outlier_factor: float = 2.0) -> float:
