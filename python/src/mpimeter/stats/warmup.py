@@ -112,18 +112,32 @@ def trend_test(x: np.ndarray, *, min_w: int = 10, ratio: float = 1.5) -> float:
     x_1 … x_{w−1} > x_w … x_{n−1} at each w of :func:`candidate_ends`, Bonferroni over them.
     NaN when there is no candidate."""
     x = np.asarray(x, dtype=float)
-    ends = candidate_ends(x.size, min_w=min_w, ratio=ratio)
+    last, least, mean, var = _rank_sum_terms(x.size, min_w, ratio)
     y = x[1:]
     n = y.size
-    if ends.size == 0 or np.ptp(y) == 0:
-        return math.nan if ends.size == 0 else 1.0
+    # np.ptp's numbers (the largest less the smallest) without its wrappers
+    if last.size == 0 or y.max() - y.min() == 0:
+        return math.nan if last.size == 0 else 1.0
     r, t = _midranks(y)
     tie = float((t**3 - t).sum()) / (n * (n - 1))
+    u = np.cumsum(r)[last] - least
+    z = (u - mean - 0.5) / np.sqrt(var * (n + 1 - tie))
+    return float(min(1.0, last.size * special.ndtr(-z).min()))
+
+
+@lru_cache(maxsize=64)
+def _rank_sum_terms(size: int, min_w: int, ratio: float) -> tuple[np.ndarray, ...]:
+    """What :func:`trend_test` computes from the length alone, once per length (read-only): at each
+    candidate end w, with k = w − 1 of the n = size − 1 repetitions before it, the position of the
+    k-th rank in the cumulative sum, the smallest rank sum k(k + 1)/2, the null mean k(n − k)/2
+    and the variance factor k(n − k)/12 (before the tie correction)."""
+    ends = candidate_ends(size, min_w=min_w, ratio=ratio)
+    n = size - 1
     k = (ends - 1).astype(float)  # repetitions 1 … w−1
-    u = np.cumsum(r)[ends - 2] - k * (k + 1) / 2
-    sd = np.sqrt(k * (n - k) / 12.0 * (n + 1 - tie))
-    z = (u - k * (n - k) / 2 - 0.5) / sd
-    return float(min(1.0, ends.size * special.ndtr(-z).min()))
+    terms = (ends - 2, k * (k + 1) / 2, k * (n - k) / 2, k * (n - k) / 12.0)
+    for a in terms:
+        a.flags.writeable = False
+    return terms
 
 
 def _ar1_phi(z: np.ndarray, *, upper: bool = True) -> np.ndarray:
@@ -388,9 +402,14 @@ def _midranks(y: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     from one sort: scipy's per-call overhead is most of the cost at a few hundred values."""
     order = np.argsort(y, kind="stable")
     ys = y[order]
-    # np.concatenate: np.r_'s numbers without its parsing of the index (a third of a trend test)
-    starts = np.flatnonzero(np.concatenate(([True], ys[1:] != ys[:-1])))
-    sizes = np.diff(np.concatenate((starts, [ys.size])))
+    # written into arrays made once: np.r_'s and np.diff's numbers without their wrappers
+    new = np.empty(ys.size, dtype=bool)
+    new[0] = True
+    np.not_equal(ys[1:], ys[:-1], out=new[1:])
+    starts = np.flatnonzero(new)
+    sizes = np.empty_like(starts)
+    np.subtract(starts[1:], starts[:-1], out=sizes[:-1])
+    sizes[-1] = ys.size - starts[-1]
     ranks = np.empty(y.size)
     ranks[order] = np.repeat(starts + (sizes + 1) / 2.0, sizes)
     return ranks, sizes
