@@ -252,7 +252,8 @@ def _prefix_sums(y: np.ndarray, rows: np.ndarray, *, overwrite: bool = False) ->
     run_lag[:] = 0.0
     at = {j: i for i, j in enumerate(rows.tolist())}
     previous = None
-    for j, row in enumerate(y):  # each row's view made once: a few hundred series are calls, not arithmetic
+    # each row's view made once: at a few hundred series the loop is calls more than arithmetic
+    for j, row in enumerate(y):
         if previous is not None:
             run_first += row
             run_sq += np.multiply(row, row, out=product)
