@@ -181,12 +181,13 @@ def _level_z_per_end(y: np.ndarray, ends: np.ndarray, *, overwrite: bool = False
     rows = np.unique(np.r_[0, ks - 1, ks, n - 1])
     sums = _prefix_sums(y, rows, overwrite=overwrite)
     at_k = np.searchsorted(rows, ks)
+    k = ks[:, None].astype(float)  # whole numbers, exact: the arithmetic below casts them so
     out = np.empty((ends.size, y.shape[1]))
     # every end at once, a block of series at a time: a few calls, on arrays small enough for
     # the allocator to reuse (ends × thousands of series were mapped anew each time, page by page)
     for start in range(0, y.shape[1], END_BLOCK):
         block = slice(start, start + END_BLOCK)
-        out[:, block] = _level_z_from_sums(sums[:, :, block], at_k, ks[:, None], n)
+        out[:, block] = _level_z_from_sums(sums[:, :, block], at_k, k, n)
     return out
 
 
@@ -206,7 +207,8 @@ def _level_z_from_sums(sums: np.ndarray, at_k: np.ndarray, k: np.ndarray, n: int
     # residuals within the rounding of these sums do not vary: a step without noise
     varies = ss > 4 * n * np.finfo(float).eps * sq[-1]
     with np.errstate(divide="ignore", invalid="ignore"):
-        phi = np.where(varies, cross / ss, 0.0)
+        phi = cross / ss
+    np.copyto(phi, 0.0, where=~varies)  # np.where's numbers, without its slower selection
     # Kendall's correction as in _ar1_phi, without its margin: the bootstrap calibrates the statistic
     phi = np.clip(phi + (1 + 3 * phi) / n, 0.0, 0.98)
     factor = (1 + phi) / (1 - phi)
@@ -214,7 +216,9 @@ def _level_z_from_sums(sums: np.ndarray, at_k: np.ndarray, k: np.ndarray, n: int
     var = ss / (n - 2) / np.maximum(1.0 - 2 * factor / n, 0.5)
     scale = np.sqrt(np.maximum(var * factor * (1 / k + 1 / (n - k)), 0.0))
     with np.errstate(divide="ignore", invalid="ignore"):
-        return np.where(varies & (scale > 0), (before - after) / scale, -np.inf)
+        z = (before - after) / scale
+    np.copyto(z, -np.inf, where=~(varies & (scale > 0)))
+    return z
 
 
 WIDE = 256  # columns from which _prefix_sums adds row by row instead of np.cumsum
