@@ -213,4 +213,11 @@ def test_the_bootstrap_gives_the_numbers_of_np_cumsum_and_rng_choice(monkeypatch
                    0.0, warmup.PHI_MAX)
     for i in range(1, e.shape[1]):
         e[:, i] += phis * e[:, i - 1]
-    assert np.array_equal(got, warmup._level_z_per_end(np.ascontiguousarray(e[:, warmup.BURN_IN:].T), ends).max(axis=0))
+    expected = warmup._level_z_per_end(np.ascontiguousarray(e[:, warmup.BURN_IN:].T), ends).max(axis=0)
+    assert np.array_equal(got, expected)
+    # and in blocks: innovations taken 3 rows at a time, prefix sums added row by row, ends 16 series at a time
+    monkeypatch.setattr(warmup, "TAKE_BLOCK", 3 * draws)
+    monkeypatch.setattr(warmup, "WIDE", 1)
+    monkeypatch.setattr(warmup, "END_BLOCK", 16)
+    blocks = warmup._sieve_null(z, 0.4, 119, ends, *warmup._draws(np.random.default_rng(5), 118, 119, draws))
+    assert np.array_equal(blocks, expected)
