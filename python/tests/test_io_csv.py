@@ -98,6 +98,25 @@ def test_cache_remembers_the_dropped_line(tmp_path):
     assert cached.from_cache and cached.dropped_line == 3
 
 
+def test_a_torn_parquet_copy_is_refused_and_written_anew(tmp_path):
+    # the copy is not fsync'd (mpimeter.io.csvread): a power cut may leave it empty, cut short or
+    # with zeroed bytes, and none of these may be read as a table other than raw.csv's
+    p = write_raw(tmp_path / "raw.csv", ROW.format(rep=0) + ROW.format(rep=1) + "0,allreduce,8,1,0,100,250,0,,\n")
+    first = csvread.read_csv(p, RAW_COLUMNS)
+    copy = tmp_path / "raw.parquet"
+    good = copy.read_bytes()
+    for torn in (b"", good[: len(good) // 2], good[:-1]):
+        copy.write_bytes(torn)
+        again = csvread.read_csv(p, RAW_COLUMNS)
+        assert not again.from_cache and again.table.equals(first.table)
+        assert copy.read_bytes() == good  # written anew from raw.csv
+    key = csvread._cache_key(p)
+    for start in range(0, len(good), 32):  # every 32-byte stretch zeroed in turn: refused, or the same table
+        copy.write_bytes(good[:start] + bytes(len(good[start:start + 32])) + good[start + 32:])
+        hit = csvread._read_cache(p, key, RAW_COLUMNS)
+        assert hit is None or (hit[0].equals(first.table) and hit[1] is None), start
+
+
 def test_unwritable_cache_is_not_an_error(tmp_path):
     p = write_raw(tmp_path / "raw.csv", ROW.format(rep=0))
     (tmp_path / "raw.parquet").mkdir()  # something in the way

@@ -134,9 +134,13 @@ def check_writable(path: Path) -> None:
     os.unlink(tmp)
 
 
-def write_atomic_with(path: Path, write: Callable[[BinaryIO], None], *, durable: bool = False) -> None:
+def write_atomic_with(path: Path, write: Callable[[BinaryIO], None], *, durable: bool = False,
+                      fsync: bool = True) -> None:
     """As :func:`write_atomic`, with the bytes written by ``write`` into the open temporary file
-    (for writers that stream: Parquet, figures)."""
+    (for writers that stream: Parquet, figures). ``fsync`` False: the bytes are not forced to disk
+    before the rename, so a power cut may leave the file empty or partly written (never a
+    ``.tmp``, never a half-replaced target otherwise): only for a copy that can be derived again
+    and whose reader refuses a torn one (the Parquet copy of raw.csv, mpimeter.io.csvread)."""
     path = Path(path)
     folder = path.parent
     fd, tmp = _temporary_next_to(path)
@@ -145,7 +149,8 @@ def write_atomic_with(path: Path, write: Callable[[BinaryIO], None], *, durable:
         with os.fdopen(fd, "wb") as f:
             write(f)
             f.flush()
-            os.fsync(f.fileno())
+            if fsync:
+                os.fsync(f.fileno())
         _put_in_place(tmp, path)
     except BaseException as exc:
         try:

@@ -67,20 +67,18 @@ def load_json(path: Path, *, max_bytes: int = MAX_BYTES, max_depth: int = MAX_DE
 def nesting_depth(value: Any, limit: int = MAX_DEPTH) -> int:
     """How many arrays/objects deep ``value`` nests (a scalar: 0), counted up to ``limit`` + 1;
     iterative, so any depth is safe."""
+    if not isinstance(value, (dict, list)):
+        return 0
     deepest = 0
-    stack: list[tuple[Any, int]] = [(value, 0)]
+    stack: list[tuple[Any, int]] = [(value, 1)]  # containers only, with their depth
     while stack:
         v, d = stack.pop()
-        if isinstance(v, dict):
-            children = v.values()
-        elif isinstance(v, list):
-            children = v
-        else:
-            continue
-        deepest = max(deepest, d + 1)
-        if deepest > limit:
-            return deepest
-        stack.extend((c, d + 1) for c in children)
+        if d > deepest:
+            deepest = d
+            if deepest > limit:
+                return deepest
+        # the scalars, most of a document, are never pushed: a third of the time of the walk
+        stack.extend([(c, d + 1) for c in (v.values() if isinstance(v, dict) else v) if isinstance(c, (dict, list))])
     return deepest
 
 
