@@ -31,6 +31,7 @@ from mpimeter.io.errors import InputError
 
 READER_VERSION = 3  # bump when the table a CSV turns into changes: old caches are ignored
 _META_KEY = b"mpimeter.source"
+_BLOCK = 1 << 24  # bytes pyarrow parses at once; a file no larger is read whole, in one read (read_csv)
 
 
 @dataclass(frozen=True)
@@ -56,9 +57,18 @@ class CsvRead:
     from_cache: bool
 
 
-def _tail_end(path: Path) -> tuple[int, int]:
-    """(length of the file up to and including its last newline, file size)."""
-    size = path.stat().st_size
+def _small_file(path: Path, size: int) -> bytes | None:
+    """The file's first ``size`` bytes when ``size`` ≤ one block, else None (then memory-mapped):
+    for a launch's small files one read costs less than an open per step and a memory map, whose
+    unmapping in a process with threads was a third of the time to parse sync.csv."""
+    if size > _BLOCK:
+        return None
+    with open(path, "rb") as f:
+        return f.read(size)
+
+
+def _tail_end(path: Path, size: int) -> tuple[int, int]:
+    """(length of the file up to and including its last newline, the file's ``size``)."""
     if size == 0:
         return 0, 0
     with open(path, "rb") as f:
@@ -128,11 +138,14 @@ def _find_bad_line(path: Path, columns: tuple[Column, ...], end: int) -> tuple[i
     return None
 
 
-def _check_header(path: Path, columns: tuple[Column, ...]) -> tuple[Column, ...]:
+def _check_header(path: Path, columns: tuple[Column, ...], data: bytes | None) -> tuple[Column, ...]:
     """The columns the file has: all of them, or (an older format) those before the first
-    ``added`` one."""
-    with open(path, "rb") as f:
-        first = f.readline()
+    ``added`` one. ``data``: the file's bytes if read whole (they then hold a newline)."""
+    if data is None:
+        with open(path, "rb") as f:
+            first = f.readline()
+    else:
+        first = data[: data.index(b"\n")]
     got = first.decode("utf-8", errors="replace").rstrip("\r\n")
     older = tuple(c for c in columns if not c.added)
     if older != columns and older == columns[: len(older)] and got == ",".join(c.name for c in older):
@@ -144,15 +157,15 @@ def _check_header(path: Path, columns: tuple[Column, ...]) -> tuple[Column, ...]
     return columns
 
 
-def _parse(path: Path, columns: tuple[Column, ...], end: int) -> pa.Table:
+def _parse(path: Path, columns: tuple[Column, ...], end: int, data: bytes | None) -> pa.Table:
     schema_types = {c.name: c.type for c in columns}
-    mm = pa.memory_map(str(path), "r")
+    mm = pa.memory_map(str(path), "r") if data is None else None
     try:
-        buf = mm.read_buffer(end)
+        buf = mm.read_buffer(end) if mm is not None else pa.py_buffer(data).slice(0, end)
         try:
             table = pacsv.read_csv(
                 pa.BufferReader(buf),
-                read_options=pacsv.ReadOptions(use_threads=True, block_size=1 << 24),
+                read_options=pacsv.ReadOptions(use_threads=True, block_size=_BLOCK),
                 parse_options=pacsv.ParseOptions(newlines_in_values=False, ignore_empty_lines=False),
                 convert_options=pacsv.ConvertOptions(
                     column_types=schema_types,
@@ -167,7 +180,8 @@ def _parse(path: Path, columns: tuple[Column, ...], end: int) -> pa.Table:
                 raise InputError(path, bad[1], line=bad[0]) from None
             raise InputError(path, f"does not parse as CSV: {exc}") from None
     finally:
-        mm.close()
+        if mm is not None:
+            mm.close()
     table = table.select([c.name for c in columns])
     # each block of the file got its own dictionary: one for the whole table
     if any(pa.types.is_dictionary(c.type) for c in columns):
@@ -225,7 +239,8 @@ def _read_cache(path: Path, key: dict, columns: tuple[Column, ...]) -> tuple[pa.
             stored = json.loads(meta.get(_META_KEY, b"{}"))
             if not isinstance(stored, dict) or {k: stored.get(k) for k in key} != key:
                 return None
-            table = copy.read()
+            # threads pay for a large copy only: a launch's small one took a fifth more CPU
+            table = copy.read(use_threads=copy.metadata.num_rows >= 1 << 16)
     except (OSError, ValueError, pa.ArrowException):
         return None
     # the data pages are checked by their checksums, the footer's schema here: a torn copy
@@ -286,12 +301,16 @@ def read_csv(path: Path, columns: tuple[Column, ...], *, cache: bool = True,
         hit = _read_cache(path, key, columns)
         if hit is not None:
             return CsvRead(hit[0], hit[1], True)
-    end, size = _tail_end(path)
+    data = _small_file(path, key["size"])
+    end, size = _tail_end(path, key["size"]) if data is None else (data.rfind(b"\n") + 1, len(data))
     if end == 0:
         raise InputError(path, "has no header line (empty or truncated file)", line=1)
-    present = _check_header(path, columns)
-    dropped = _count_lines(path, end) + 1 if end < size else None
-    table = _parse(path, present, end)
+    present = _check_header(path, columns, data)
+    if end < size:  # a last line without its newline: dropped (module docstring)
+        dropped = (_count_lines(path, end) if data is None else data.count(b"\n", 0, end)) + 1
+    else:
+        dropped = None
+    table = _parse(path, present, end, data)
     _validate(path, table, present)
     for c in columns[len(present):]:
         table = table.append_column(c.name, pa.nulls(table.num_rows, c.type))
