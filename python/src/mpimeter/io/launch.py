@@ -104,8 +104,7 @@ def effective_status(meta: LaunchMeta) -> tuple[str, str]:
 
 
 def _sync_count(sync: pa.Table) -> int:
-    model = sync.filter(pc.equal(sync["kind"], "model"))
-    phases = model["phase"].to_numpy()
+    phases = pc.filter(sync["phase"], pc.equal(sync["kind"], "model")).to_numpy()  # one column, not the table
     return int(np.unique(phases[phases >= 0]).size)
 
 
