@@ -129,16 +129,26 @@ class Fields:
     def has(self, key: str) -> bool:
         return key in self.value
 
+    # need, get and items test the common good value inline and call _check (which words the
+    # error) only for a bad one: a launch's meta.json makes some 200 of these calls
+
     def need(self, key: str, kind: Kind, *, choices: tuple | None = None) -> Any:
         """A required key of the given kind (null is not allowed)."""
         if key not in self.value:
             raise InputError(self.path, f"has no key {self._key(key)}")
-        return self._check(key, self.value[key], kind, choices)
+        value = self.value[key]
+        if kind[0](value) and (choices is None or value in choices):
+            return value
+        return self._check(key, value, kind, choices)
 
     def get(self, key: str, kind: Kind, default: Any = None, *, choices: tuple | None = None) -> Any:
         """An optional key: ``default`` when absent or null."""
         value = self.value.get(key)
-        return default if value is None else self._check(key, value, kind, choices)
+        if value is None:
+            return default
+        if kind[0](value) and (choices is None or value in choices):
+            return value
+        return self._check(key, value, kind, choices)
 
     def obj(self, key: str) -> Fields | None:
         """A nested object, or None when absent or null."""
@@ -148,8 +158,10 @@ class Fields:
     def items(self, key: str, kind: Kind) -> tuple:
         """An optional array whose items are all of ``kind`` (absent or null: empty)."""
         values = self.get(key, LIST, [])
-        for i, v in enumerate(values):
-            self._check(f"{key}[{i}]", v, kind, None)
+        ok = kind[0]
+        if not all(ok(v) for v in values):
+            for i, v in enumerate(values):
+                self._check(f"{key}[{i}]", v, kind, None)
         return tuple(values)
 
     def items_or_none(self, key: str, kind: Kind) -> tuple | None:
