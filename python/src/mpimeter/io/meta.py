@@ -354,16 +354,17 @@ def parse_meta(document: Any, path: Path) -> LaunchMeta:
         raise f.fail("nprocs", f"is {nprocs}; it must be at least 1")
     clock_sync = _clock_sync(f.obj("clock_sync"))
     tests, config = read_tests(f, nprocs), _config(f.obj("config"))
+    rule = redact.reading_rule()  # asked once: it looks for the built binaries each time
     meta = LaunchMeta(
         path=path, schema_version=version, status=f.need("status", STR, choices=STATUSES), nprocs=nprocs,
         tests=tests, tool=_tool(f.obj("tool")), pid=f.get("pid", INT), host_of_rank0=f.get("host_of_rank0", STR),
-        argv=tuple(redact.reading_rule().argv(f.items("argv", STR))), config=config, operations=_operations(f.obj("operations")),
+        argv=tuple(rule.argv(f.items("argv", STR))), config=config, operations=_operations(f.obj("operations")),
         mpi=_mpi(f.obj("mpi")), build=_build(f.obj("build")), system=_system(f.obj("system")),
         ranks=_ranks(f, nprocs), cacheline_probes=_probes(f.obj("probes")),
         empty_region_ns=_empty_region(f.obj("probes")), pingpong_pair=_pingpong_pair(f.obj("probes")),
         copy_bandwidth=read_copy_bandwidth(f.obj("probes")), latency_floor=read_latency_floor(f.obj("probes")),
         # the binary redacts by name with its words; Python adds its words and the shapes (io.redact)
-        environment=_frozen(redact.reading_rule().env(f.mapping("environment", STR))), load=_load(f.obj("load")), timer=_timer(f.obj("timer")),
+        environment=_frozen(rule.env(f.mapping("environment", STR))), load=_load(f.obj("load")), timer=_timer(f.obj("timer")),
         clock_sync=clock_sync, proc_sync=_proc_sync(f.obj("proc_sync")),
         launch_epoch_local_ns_rank0=f.get("launch_epoch_local_ns_rank0", INT),
         wall_start=f.get("wall_start", STR), wall_end=f.get("wall_end", STR),
