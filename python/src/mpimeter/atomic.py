@@ -138,9 +138,9 @@ def write_atomic_with(path: Path, write: Callable[[BinaryIO], None], *, durable:
                       fsync: bool = True) -> None:
     """As :func:`write_atomic`, with the bytes written by ``write`` into the open temporary file
     (for writers that stream: Parquet, figures). ``fsync`` False: the bytes are not forced to disk
-    before the rename, so a power cut may leave the file empty or partly written (never a
-    ``.tmp``, never a half-replaced target otherwise): only for a copy that can be derived again
-    and whose reader refuses a torn one (the Parquet copy of raw.csv, mpimeter.io.csvread)."""
+    before the rename, so a power cut may leave the file empty or partly written; only for a copy
+    that can be derived again and whose reader refuses a torn one (the Parquet copy of raw.csv,
+    mpimeter.io.csvread)."""
     path = Path(path)
     folder = path.parent
     fd, tmp = _temporary_next_to(path)

@@ -239,7 +239,7 @@ def _read_cache(path: Path, key: dict, columns: tuple[Column, ...]) -> tuple[pa.
             stored = json.loads(meta.get(_META_KEY, b"{}"))
             if not isinstance(stored, dict) or {k: stored.get(k) for k in key} != key:
                 return None
-            # threads pay for a large copy only: a launch's small one took a fifth more CPU
+            # threads pay for a large copy only: with them a launch's small one took a quarter more CPU
             table = copy.read(use_threads=copy.metadata.num_rows >= 1 << 16)
     except (OSError, ValueError, pa.ArrowException):
         return None
