@@ -81,6 +81,7 @@ import itertools
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from functools import lru_cache
 
 import numpy as np
 from scipy import stats as _st
@@ -171,7 +172,10 @@ class SizeError:
     missed: bool | None
 
 
+@lru_cache(maxsize=256)
 def _t(confidence: float, df: int) -> float:
+    """The Student-t quantile of a two-sided interval: scipy's ppf costs a twentieth of a line's fit,
+    and a piecewise model's segments ask for the same few."""
     return float(_st.t.ppf(0.5 + confidence / 2, max(df, 1)))
 
 
@@ -220,15 +224,19 @@ def _rlm(m: np.ndarray, y: np.ndarray, *, with_cov: bool = True) -> tuple[np.nda
     """The robust fit of relative times: (α, β), RLM's covariance (H1; zeros unless ``with_cov``),
     relative residuals. Huber's tuning constant is per point, ``size_tuning`` (module docstring).
     statsmodels' RLM to the last bit, without its objects (:mod:`mpimeter.stats.rlm`)."""
-    scale = group_median(m, y)  # each point relative to its size's median: sizes weigh alike
+    order = np.lexsort((y, m))
+    medians, group = _group_medians(m, y, order)
+    scale = medians[group]  # each point relative to its size's median: sizes weigh alike
+    relative = y / scale
     design = np.column_stack([1.0 / scale, m / scale])
+    # dividing a size's times by its (positive) median keeps their order: the same sort serves
     with np.errstate(all="ignore"):  # exactly fitted data (scale 0): the fit stands
-        params, cov = huber_rlm(y / scale, design, HUBER_C * size_tuning(m, y / scale), with_cov=with_cov)
+        params, cov = huber_rlm(relative, design, HUBER_C * size_tuning(m, relative, order=order), with_cov=with_cov)
     params = np.asarray(params, dtype=float)
     cov = np.asarray(cov, dtype=float) if cov is not None else np.zeros((2, 2))
     if not np.all(np.isfinite(cov)):
         cov = np.zeros((2, 2))
-    return params, cov, y / scale - design @ params
+    return params, cov, relative - design @ params
 
 
 def _jackknife_cov(m: np.ndarray, y: np.ndarray, labels: np.ndarray, units: np.ndarray) -> np.ndarray | None:
@@ -253,14 +261,17 @@ def _intervals(params: np.ndarray, cov: np.ndarray, confidence: float,
             (float(params[1] - t * se[1]), float(params[1] + t * se[1])))
 
 
-def _group_medians(keys: np.ndarray, values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def _group_medians(keys: np.ndarray, values: np.ndarray,
+                   order: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
     """The median of ``values`` in each group of equal ``keys`` (groups in ascending order of
     key) and each value's group: one sort by key and value, the middle value or the mean of the
     middle two as ``np.median`` takes them (the same numbers, without a call per group: a fit
-    of 18 sizes asked for 36 medians, most of a robust fit's own time)."""
+    of 18 sizes asked for 36 medians, most of a robust fit's own time). ``order``: an order that
+    sorts the points by key and value, when already made."""
     if keys.size == 0:
         return np.empty(0), np.empty(0, dtype=np.intp)
-    order = np.lexsort((values, keys))
+    if order is None:
+        order = np.lexsort((values, keys))
     ordered_keys = keys[order]
     starts = np.flatnonzero(np.r_[True, ordered_keys[1:] != ordered_keys[:-1]])
     counts = np.diff(np.r_[starts, keys.size])
@@ -294,13 +305,14 @@ def pure_noise(keys: np.ndarray, relative: np.ndarray) -> float | None:
     return MAD_TO_SD * float(np.median(np.concatenate(diffs))) / math.sqrt(2.0)
 
 
-def size_tuning(m: np.ndarray, relative: np.ndarray) -> np.ndarray:
+def size_tuning(m: np.ndarray, relative: np.ndarray, *, order: np.ndarray | None = None) -> np.ndarray:
     """Per point, the factor on Huber's tuning constant: its size's spread of relative times (the
     normalised MAD about the size's median) over the median of these spreads across sizes, at
     least 1 (module docstring); 1 at sizes with fewer than ``MIN_SPREAD_POINTS`` points, and
-    everywhere when the typical spread is 0."""
+    everywhere when the typical spread is 0. ``order``: one that sorts the points by size and
+    relative time, when already made."""
     factor = np.ones_like(relative)
-    centres, group = _group_medians(m, relative)
+    centres, group = _group_medians(m, relative, order)
     # statsmodels' ``mad`` of each size: the median of |x − median| / Φ⁻¹(3/4)
     spreads, _ = _group_medians(m, np.abs(relative - centres[group]) / MAD_NORMAL_QUANTILE)
     estimated = np.bincount(group) >= MIN_SPREAD_POINTS
