@@ -97,7 +97,10 @@ def _split_d(sorted_x: np.ndarray, min_size: int) -> tuple[np.ndarray, np.ndarra
 
 def _running_sums(x: np.ndarray) -> np.ndarray:
     """``np.cumsum(x, axis=0)``, the same sequential additions, one vector addition per row: numpy
-    accumulates down a short axis several times slower."""
+    accumulates down a short axis of many columns several times slower (a family's thousand), of
+    a few dozen faster than a call per row (a single split)."""
+    if x.shape[1] <= 64:
+        return np.cumsum(x, axis=0)
     out = np.empty_like(x)
     out[0] = x[0]
     for i in range(1, x.shape[0]):
@@ -144,12 +147,15 @@ def _split_d_by_k(x: np.ndarray, min_size: int) -> tuple[np.ndarray, np.ndarray]
     return d, ks
 
 
+@lru_cache(maxsize=128)
 def split_weights(n: int, min_size: int) -> np.ndarray:
     """The weight of each split size k = min_size … n − min_size: k·(n − k), summing to 1 (module
-    docstring)."""
+    docstring). Made once per size (read-only): every split test asks for them."""
     ks = np.arange(min_size, n - min_size + 1, dtype=float)
     w = ks * (n - ks)
-    return w / w.sum()
+    w = w / w.sum()
+    w.flags.writeable = False
+    return w
 
 
 def _sorted_queries(d: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -171,7 +177,7 @@ def _upper_p(null_sorted: np.ndarray, d: np.ndarray,
     s = null_sorted.shape[1]
     below = np.empty(values.shape, dtype=np.intp)
     for j, null_k in enumerate(null_sorted):
-        below[j, order[j]] = np.searchsorted(null_k, values[j], side="left")
+        below[j, order[j]] = null_k.searchsorted(values[j], side="left")
     return ((s - below.T + 1) / (s + 1)).reshape(d.shape)
 
 
@@ -236,10 +242,11 @@ def split_two(values: Sequence[float], *, min_size: int = 1, grid_ns: float | No
     ``grid_ns``: the timer's resolution as recorded (see :func:`dithered`)."""
     v = np.asarray(values, dtype=float)
     n = v.size
-    if n < 2 * min_size + 3 or np.any(~np.isfinite(v)) or np.any(v <= 0) or np.all(v == v[0]):
+    if n < 2 * min_size + 3 or not np.isfinite(v).all() or (v <= 0).any() or (v == v[0]).all():
         return None
-    jittered = dithered(v, step=grid_ns)
-    if np.any(jittered <= 0):
+    step = timer_step(v) if grid_ns is None else grid_ns  # the dither's grid, and the ratio's
+    jittered = dithered(v, step=step)
+    if (jittered <= 0).any():
         return None
     order = np.argsort(jittered, kind="stable")
     d, ks = _split_d(np.log(jittered[order]), min_size)
@@ -247,9 +254,10 @@ def split_two(values: Sequence[float], *, min_size: int = 1, grid_ns: float | No
     p = 0.0
     best = 0
     weights = split_weights(n, min_size)
+    queries = _sorted_queries(d)  # the same lookups in the nulls of both shapes
     for shape in NULL_SHAPES:
         cols, min_p = _null(n, min_size, shape)
-        per_k = _upper_p(cols, d) / weights
+        per_k = _upper_p(cols, d, queries) / weights
         j = int(np.lexsort((-d, per_k))[0])  # the smallest p; of equal ones, the largest D
         p_shape = (np.count_nonzero(min_p <= per_k[j]) + 1) / (min_p.size + 1)
         if p_shape >= p:
@@ -257,7 +265,7 @@ def split_two(values: Sequence[float], *, min_size: int = 1, grid_ns: float | No
     k = int(ks[best])
     low, high = order[:k], order[k:]
     med_low, med_high = median_finite(v[low]), median_finite(v[high])
-    half = (timer_step(v) if grid_ns is None else grid_ns) / 2
+    half = step / 2
     # on a 10 ns grid, 100 ns and 110 ns are one step apart: not 1.1× apart beyond doubt
     grid_ratio = (med_high - half) / (med_low + half) if med_low + half > 0 else math.nan
     return TwoClusters(low=tuple(int(i) for i in low), high=tuple(int(i) for i in high), ratio=med_high / med_low,
@@ -300,8 +308,12 @@ def _p_values(logs: np.ndarray, min_size: int) -> np.ndarray:
 def _scores_of(logs: np.ndarray, present: np.ndarray) -> np.ndarray:
     """:func:`launch_scores` (as logs) of (samples × launches × rows) log medians, ``present``
     (launches × rows) marking the medians a row has: per row the distance from the row's median,
-    averaged per launch over the rows it ran."""
-    centred = np.where(present, logs - _present_medians(logs, present)[:, None, :], 0.0)
+    averaged per launch over the rows it ran. The centred values go into the buffer the medians
+    were sorted in: a fresh array of a family's size costs page faults, more than the arithmetic."""
+    ordered = _sorted_present(logs, present)
+    centred = np.subtract(logs, _middles(ordered, present)[:, None, :], out=ordered)
+    if not present.all():
+        centred[:, ~present] = 0.0
     return centred.sum(axis=2) / present.sum(axis=1)
 
 
@@ -311,7 +323,18 @@ def _present_medians(logs: np.ndarray, present: np.ndarray) -> np.ndarray:
     middle value, or the mean of the middle two), from one sort with the absent ones last,
     without its masked arrays (most of a family's time besides the p-values). Every row has a
     launch (the rows tested)."""
-    ordered = np.sort(np.where(present, logs, np.inf), axis=1)
+    return _middles(_sorted_present(logs, present), present)
+
+
+def _sorted_present(logs: np.ndarray, present: np.ndarray) -> np.ndarray:
+    """``logs`` sorted along the launches, the absent ones (+∞) last: a new array, sorted in place."""
+    ordered = np.where(present, logs, np.inf)
+    ordered.sort(axis=1)
+    return ordered
+
+
+def _middles(ordered: np.ndarray, present: np.ndarray) -> np.ndarray:
+    """The medians of :func:`_present_medians` from its sorted values."""
     counts = present.sum(axis=0)
     high = counts // 2
     low = np.where(counts % 2 == 1, high, high - 1)
@@ -363,14 +386,18 @@ def _joint_draws(logs: np.ndarray, present: np.ndarray, resamples: int, seed: in
     counts = present.sum(axis=0)
     centred = np.where(present, logs - np.where(present, logs, 0.0).sum(axis=0) / np.maximum(counts, 1), 0.0)
     centred = centred / np.sqrt(np.maximum(counts - 1, 1))
-    chunks = []
     drawn = _shared_multipliers if launches * launches * resamples <= MULTIPLIERS_CACHED else _drawn_multipliers
-    for normal, factor in drawn(launches, resamples, seed):
-        draws = np.einsum("bij,jr->bir", normal, centred)
+    chunks = drawn(launches, resamples, seed)
+    # each chunk is written where it belongs, not joined after: a copy of the family's draws less
+    draws = np.empty((sum(normal.shape[0] for normal, _ in chunks), launches, logs.shape[1]))
+    start = 0
+    for normal, factor in chunks:
+        part = draws[start:start + normal.shape[0]]
+        np.einsum("bij,jr->bir", normal, centred, out=part)
         if factor is not None:
-            draws = draws * factor
-        chunks.append(draws)
-    return np.concatenate(chunks)
+            part *= factor
+        start += normal.shape[0]
+    return draws
 
 
 def _drawn_multipliers(launches: int, resamples: int, seed: int) -> tuple[tuple[np.ndarray, np.ndarray | None], ...]:
@@ -431,7 +458,8 @@ def _observed_reached(draws: np.ndarray, present: np.ndarray, with_scores: bool,
     most exactly the f largest of the ``ascending`` observed p-values. A test's p is at most o
     when under both null shapes some split size's D exceeds its cut (:func:`_cuts`). The tests
     on the same number of launches are one array, without a Python loop per test."""
-    samples = [draws[:, present[:, r], r] for r in range(present.shape[1])]
+    # a row that has every launch is a view (a mask would copy it before the concatenation does)
+    samples = [draws[:, :, r] if present[:, r].all() else draws[:, present[:, r], r] for r in range(present.shape[1])]
     if with_scores:
         samples.append(_scores_of(draws, present))
     by_size: dict[int, list[np.ndarray]] = {}
