@@ -36,15 +36,17 @@ def _mad(resid: np.ndarray) -> float:
     """statsmodels' ``mad(resid, center=0)``: np.median of |resid| / Φ⁻¹(3/4), its middle value or
     the mean of its middle two ((a + b) / 2, as np.mean of two takes it) from one partition,
     without np.median's general machinery (called on every iteration). statsmodels' centring
-    ``resid − 0.0`` changes no value, so it is not made."""
-    err = np.abs(resid) / GAUSSIAN_3_4
-    n = err.size
+    ``resid − 0.0`` changes no value, so it is not made; the new array is partitioned in place
+    (np.partition would copy it first)."""
+    part = np.abs(resid)
+    part /= GAUSSIAN_3_4
+    n = part.size
     half = n // 2
     if n % 2:
-        part = np.partition(err, half)
+        part.partition(half)
         middle = part[half]
     else:
-        part = np.partition(err, (half - 1, half))
+        part.partition((half - 1, half))
         middle = (part[half - 1] + part[half]) / 2.0
     return np.float64(np.nan) if np.isnan(part).any() else middle
 
@@ -115,7 +117,7 @@ def huber_rlm(endog: np.ndarray, exog: np.ndarray, t=1.345, *, with_cov: bool = 
 
 def _h1_cov(endog: np.ndarray, exog: np.ndarray, params: np.ndarray, scale: float, t) -> np.ndarray:
     """statsmodels' RLMResults.bcov_scaled with cov="H1" (Huber 1981 §7.6, correction factor k)."""
-    pinv = np.linalg.pinv(exog)
+    pinv = _pinv(exog)
     normalized = np.dot(pinv, np.transpose(pinv))
     rank = np.linalg.matrix_rank(exog)
     nobs, df_resid, df_model = float(exog.shape[0]), float(exog.shape[0] - rank), float(rank - 1)
