@@ -476,7 +476,8 @@ def _observed_reached(draws: np.ndarray, present: np.ndarray, with_scores: bool,
         # the time
         for start in range(0, tests.shape[0], REACHED_BLOCK):
             block = tests[start:start + REACHED_BLOCK]
-            d, _ = _split_d_by_k(np.ascontiguousarray(np.sort(block, axis=1).T), min_size)
+            block.sort(axis=1)  # in place: ``tests`` is this function's own copy
+            d, _ = _split_d_by_k(np.ascontiguousarray(block.T), min_size)
             least = None
             for cut in cuts:
                 # the largest count of cuts below D over the split sizes (a search per k of the
