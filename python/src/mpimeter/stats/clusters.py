@@ -217,7 +217,7 @@ def timer_step(values: np.ndarray) -> float:
     for scale in (1.0, 2.0):
         scaled = values * scale
         whole = np.round(scaled)
-        if np.all(np.abs(scaled - whole) < 1e-6) and np.all(whole < 2**62):
+        if (np.abs(scaled - whole) < 1e-6).all() and (whole < 2**62).all():
             return float(np.gcd.reduce(whole.astype(np.int64))) / scale
     return 0.0
 
