@@ -8,7 +8,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from mpimeter.stats.clusters import separates, split_two
+from mpimeter.stats.clusters import split_two
+from mpimeter.stats.separation import separates
 
 
 def _flagged(x) -> bool:

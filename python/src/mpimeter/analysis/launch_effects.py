@@ -21,7 +21,7 @@ campaigns without groups get the warning in at most ALPHA of cases however many 
 a test counts only when its adjusted p-value is at most ALPHA and its groups differ by at least
 ``MIN_RATIO`` beyond the timer's recorded resolution (:func:`timer_grid_ns`).
 
-The split found is tested against every recorded property (``stats.clusters.separates``), on the
+The split found is tested against every recorded property (``stats.separation.separates``), on the
 launches that recorded it (a probe that gave up in 2 of 8 launches still speaks for the other 6;
 the count of those without it is said); the chance printed is the probability that the
 property's values, assigned to those launches at random, separate the split as well. A property
@@ -49,6 +49,7 @@ from mpimeter.analysis.results import Row
 from mpimeter.io.errors import AnalysisWarning
 from mpimeter.io.meta import LaunchMeta
 from mpimeter.stats import clusters as _clusters
+from mpimeter.stats import separation as _separation
 from mpimeter.stats.hypothesis import holm
 from mpimeter.units import format_ns, format_size
 from mpimeter.warning_codes import warning
@@ -240,7 +241,7 @@ def _separating(infos: dict[int, LaunchInfo], low: frozenset[int], high: frozens
         examined.append(what)
         if missing:
             lacking.append((what, missing))
-        sep = _clusters.separates(lo, hi, numeric=numeric)
+        sep = _separation.separates(lo, hi, numeric=numeric)
         none_separates *= 1.0 - float(sep.chance or 0.0)
         chances.append(float(sep.chance) if sep.separates and sep.chance is not None else 1.0)
         if sep.separates:

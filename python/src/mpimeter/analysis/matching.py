@@ -45,7 +45,7 @@ from mpimeter.analysis.groups import Group
 from mpimeter.analysis.scaling import launch_counts
 from mpimeter.analysis import strata as _strata
 from mpimeter.analysis.strata import State, States, property_name, states_for
-from mpimeter.stats import clusters as _clusters
+from mpimeter.stats import separation as _separation
 from mpimeter.io.errors import AnalysisWarning
 from mpimeter.warning_codes import warning
 
@@ -184,7 +184,7 @@ def states_differ(ga: Group, gb: Group) -> AnalysisWarning | None:
         low, high = (a, b) if max(a) < min(b) else (b, a) if max(b) < min(a) else (None, None)
         if low is None or min(high) < STATE_GAP * max(low):
             continue
-        if _clusters.separation_chance(low + high, len(low), numeric=True) > STATE_CHANCE:
+        if _separation.separation_chance(low + high, len(low), numeric=True) > STATE_CHANCE:
             continue
         return warning("states-differ", groups=pair, property=property_name(what),
                        a=f"{ga.name} {_effects.shown_values(tuple(a), True, show)[0]}",
