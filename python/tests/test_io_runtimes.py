@@ -1,7 +1,10 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """Run time per repetition: the rank-major fast path and the general DuckDB path agree."""
 
+import warnings
+
 import numpy as np
+import pandas as pd
 import pyarrow as pa
 import pytest
 from data.synth import write_campaign, write_launch
@@ -34,7 +37,7 @@ def test_shuffled_rows_take_the_general_path_with_the_same_result(tmp_path):
     raw = analysis.load_campaign(tmp_path / "c", cache=False, store=False).raw
     perm = np.random.default_rng(0).permutation(raw.num_rows)
     shuffled = raw.take(pa.array(perm))
-    assert runtimes._rank_major(shuffled) is None
+    assert runtimes._blockwise(shuffled) is None
     a, b = canonical(runtimes.repetition_times(raw)), canonical(runtimes.repetition_times(shuffled))
     for k in a:
         assert np.array_equal(a[k], b[k], equal_nan=a[k].dtype.kind == "f"), k
@@ -61,3 +64,35 @@ def test_spread_is_unknown_without_per_rank_rows(tmp_path):
     raw = analysis.load_campaign(tmp_path / "c", cache=False, store=False).raw
     for fast in (True, False):
         assert np.isnan(runtimes.repetition_times(raw, fast=fast).spread_ns).all()
+
+
+def test_the_rank_medians_are_numpys_nanmedian_of_the_valid_repetitions():
+    rng = np.random.default_rng(4)
+    for reps in (1, 2, 5, 8, 600, 601):  # nanmedian's masked arrays below 600, one row at a time above
+        local = rng.integers(0, 1000, (4, reps))  # ties; of an even count, half-integer medians
+        ok = rng.random((4, reps)) < 0.7
+        ok[0] = False  # a rank without valid repetitions: NaN
+        ok[1] = True
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", RuntimeWarning)  # nanmedian's all-NaN row
+            expected = np.nanmedian(np.where(ok, local, np.nan), axis=1)
+        assert np.array_equal(runtimes._valid_medians(local, ok), expected, equal_nan=True)
+
+
+def test_repetition_major_rows_give_what_the_general_path_gives(tmp_path):
+    # the ranks of each repetition together (test fixtures, converted data): the fast path reads the
+    # blocks transposed and its answer is the general path's to the bit, types and order included
+    write_launch(tmp_path / "c" / "launches" / "000", seed=5, nrep=25, nprocs=3, invalid_fraction=0.2)
+    raw = analysis.load_campaign(tmp_path / "c", cache=False, store=False).raw
+    t, r, k = (raw[c].to_numpy() for c in ("test", "rep", "rank"))
+    rep_major = raw.take(pa.array(np.lexsort((k, r, t))))
+    quick = runtimes._blockwise(rep_major, medians=True)
+    assert quick is not None and quick[1] is not None and len(quick[1]) == 12  # 4 (op, size) × 3 ranks
+    reps, medians = runtimes.reduce_raw(rep_major)
+    general = runtimes.repetition_times(rep_major, fast=False)
+    for f in ("alternative", "launch", "test", "op", "size", "rep", "online_ns", "resync_ns", "local_ns", "valid",
+              "spread_ns", "rspread_ns"):
+        a, b = getattr(reps, f), getattr(general, f)
+        assert a.dtype == b.dtype and np.array_equal(a, b, equal_nan=a.dtype.kind == "f"), f
+    assert (reps.alternatives, reps.ops) == (general.alternatives, general.ops)
+    pd.testing.assert_frame_equal(medians, runtimes._rank_medians_sql(rep_major, None), check_exact=True)

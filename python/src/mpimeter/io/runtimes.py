@@ -151,11 +151,14 @@ def _int_column(raw: pa.Table, name: str) -> np.ndarray | None:
 RANK_MEDIAN_COLUMNS = ("alternative", "op", "size", "launch", "rank", "med")
 
 
-def _rank_major(raw: pa.Table, *, medians: bool = False) -> tuple[RepetitionTimes, pd.DataFrame | None] | None:
+def _blockwise(raw: pa.Table, *, medians: bool = False) -> tuple[RepetitionTimes, pd.DataFrame | None] | None:
     """Fast path for the layout mpimeter-bench writes: per (launch, test) one block of rows,
     rank-major (all repetitions 0 … n−1 of the first rank, then the next rank …). Reduces each
     block as a (ranks × reps) matrix; with ``medians`` also each rank's median local duration of
-    its valid repetitions (:func:`rank_launch_medians`). None when the table is laid out otherwise."""
+    its valid repetitions (:func:`rank_launch_medians`). Blocks laid out repetition-major (the
+    ranks of repetition 0, then of 1 …: test fixtures, converted data) are read transposed when
+    the general path is certain to give the same answer (:func:`_as_general`). None when the
+    table is laid out otherwise."""
     alt, alts = _codes(raw["alternative"])
     launch, test = raw["launch"].to_numpy(), raw["test"].to_numpy()
     rank, rep = raw["rank"].to_numpy(), raw["rep"].to_numpy()
@@ -182,6 +185,7 @@ def _rank_major(raw: pa.Table, *, medians: bool = False) -> tuple[RepetitionTime
     size = raw["size"].to_numpy()
     valid = raw["valid"].to_numpy()
     nan = None
+    layouts = set()
     med_parts: list[tuple[int, int, np.ndarray, np.ndarray]] = []  # (first row, ranks, rank ids, medians)
     for lo, hi in zip(starts.tolist(), ends.tolist()):
         r = rep[lo:hi]
@@ -189,11 +193,15 @@ def _rank_major(raw: pa.Table, *, medians: bool = False) -> tuple[RepetitionTime
         if (hi - lo) % nrep:
             return None
         p = (hi - lo) // nrep
-        if not np.array_equal(r.reshape(p, nrep), np.broadcast_to(np.arange(nrep), (p, nrep))):
+        layout = _layout(r, rank[lo:hi], p, nrep)
+        if layout is None:
             return None
-        rk = rank[lo:hi].reshape(p, nrep)
-        if not (rk == rk[:, :1]).all():
-            return None
+        layouts.add(layout)
+
+        def matrix(x: np.ndarray) -> np.ndarray:  # the block's (ranks × reps) matrix of a column
+            return x[lo:hi].reshape(p, nrep) if layout == "rank" else x[lo:hi].reshape(nrep, p).T
+
+        rk = matrix(rank)
         nan = np.full(nrep, np.nan)
         parts["alt"].append(np.full(nrep, alt[lo]))
         parts["launch"].append(np.full(nrep, launch[lo]))
@@ -204,31 +212,89 @@ def _rank_major(raw: pa.Table, *, medians: bool = False) -> tuple[RepetitionTime
         for rt in RUN_TIMES:
             pair = (rt.start, rt.end)
             if not rt.global_clock:
-                parts[rt.name].append(rt.over_ranks(start[lo:hi].reshape(p, nrep), end[lo:hi].reshape(p, nrep)))
+                parts[rt.name].append(rt.over_ranks(matrix(start), matrix(end)))
             elif pair in glob:
                 gs, ge = glob[pair]
-                parts[rt.name].append(rt.over_ranks(gs[lo:hi].reshape(p, nrep), ge[lo:hi].reshape(p, nrep)))
+                parts[rt.name].append(rt.over_ranks(matrix(gs), matrix(ge)))
             else:
                 parts[rt.name].append(nan)
-        local = (end[lo:hi] - start[lo:hi]).reshape(p, nrep)  # the ranks' own durations (rank medians)
-        ok = valid[lo:hi].reshape(p, nrep) == 1
+        local = matrix(end) - matrix(start)  # the ranks' own durations (rank medians)
+        ok = matrix(valid) == 1
         parts["valid"].append(ok.all(0))
         if medians and rk[0, 0] >= 0:
             med_parts.append((lo, p, rk[:, 0], _valid_medians(local, ok)))
         for key, pair in (("spread", ("gstart_ns", "gend_ns")), ("rspread", ("rgstart_ns", "rgend_ns"))):
             if pair in glob and rk[0, 0] >= 0:
-                gs = glob[pair][0][lo:hi].reshape(p, nrep)
+                gs = matrix(glob[pair][0])
                 parts[key].append((gs.max(0) - gs.min(0)).astype(float))
             else:
                 parts[key].append(nan)
     cat = {k: np.concatenate(v) for k, v in parts.items()}
+    if "rep" in layouts:
+        if "rank" in layouts or not _as_general(raw, starts, alt, alts, op_codes, ops, size, rank, valid, glob):
+            return None
+        cat["rep"] = cat["rep"].astype(rep.dtype)  # the general path's type
     reps = RepetitionTimes(alternative=cat["alt"], alternatives=alts, launch=cat["launch"], test=cat["test"],
                            op=cat["op"], ops=ops, size=cat["size"], rep=cat["rep"], online_ns=cat["online_ns"],
                            resync_ns=cat["resync_ns"], local_ns=cat["local_ns"], valid=cat["valid"],
                            spread_ns=cat["spread"], rspread_ns=cat["rspread"])
     if not medians:
         return reps, None
-    return reps, _median_frame(med_parts, alt, alts, op_codes, ops, size, launch)
+    frame = _median_frame(med_parts, alt, alts, op_codes, ops, size, launch)
+    if "rep" in layouts and frame is not None and frame.empty:
+        return reps, None  # the general path's empty frame has types of its own
+    return reps, frame
+
+
+def _layout(rep: np.ndarray, rank: np.ndarray, ranks: int, nrep: int) -> str | None:
+    """A block's rows as "rank"-major (one rank's repetitions 0 … n−1, then the next rank's; so is
+    a block of one rank) or "rep"-major (the same ranks for every repetition 0 … n−1); None: neither."""
+    reps = np.arange(nrep)
+    by_rank = rank.reshape(ranks, nrep)
+    if (np.array_equal(rep.reshape(ranks, nrep), np.broadcast_to(reps, (ranks, nrep)))
+            and (by_rank == by_rank[:, :1]).all()):
+        return "rank"
+    by_rep = rank.reshape(nrep, ranks)
+    if (np.array_equal(rep.reshape(nrep, ranks), np.broadcast_to(reps[:, None], (nrep, ranks)))
+            and (by_rep == by_rep[:1]).all()):
+        return "rep"
+    return None
+
+
+# times of at most 2^51 ns in magnitude: each difference (at most 2^52) is a float exactly, so
+# numpy's medians are DuckDB's and no run time is beyond the 2^53 the general path's cast to
+# float refuses
+_EXACT_NS = 2 ** 51
+
+
+def _as_general(raw: pa.Table, starts: np.ndarray, alt: np.ndarray, alts: list[str], op_codes: np.ndarray,
+                ops: list[str], size: np.ndarray, rank: np.ndarray, valid: np.ndarray, glob: dict) -> bool:
+    """Whether the blocks' reduction is, to the bit, what the general path (SQL) gives of ``raw``:
+    its order (the blocks sorted by alternative, launch, test), its lists of alternatives and ops
+    (first appearance in that order), its types, and values it neither refuses nor rounds
+    otherwise. The bench's rank-major layout keeps the fast path's own answer."""
+    columns = ("alternative", "launch", "test", "op", "size", "rank", "rep", "start_ns", "end_ns", "valid")
+    if any(raw[c].null_count for c in columns) or not np.isin(valid, (0, 1)).all():
+        return False
+    times = [raw["start_ns"].to_numpy(), raw["end_ns"].to_numpy(), *(x for pair in glob.values() for x in pair)]
+    if any(t.min() < -_EXACT_NS or t.max() > _EXACT_NS for t in times):
+        return False
+    # within a block one op, one size, ranks of one sign (SQL takes any row's and filters rows)
+    within = np.ones(rank.size, dtype=bool)
+    within[starts] = False
+    within = within[1:]
+    if (within & ((op_codes[1:] != op_codes[:-1]) | (size[1:] != size[:-1])
+                  | ((rank[1:] < 0) != (rank[:-1] < 0)))).any():
+        return False
+    for codes, names in ((alt[starts], alts), (op_codes[starts], ops)):
+        used, first = np.unique(codes, return_index=True)
+        if (None in names or len(set(names)) != len(names)
+                or not np.array_equal(used[np.argsort(first)], np.arange(len(names)))):
+            return False
+    keys = (raw["test"].to_numpy()[starts], raw["launch"].to_numpy()[starts], _string_ranks(alts)[alt[starts]])
+    if not np.array_equal(np.lexsort(keys), np.arange(starts.size)):
+        return False
+    return not np.logical_and.reduce([k[1:] == k[:-1] for k in keys]).any()
 
 
 def _valid_medians(local: np.ndarray, ok: np.ndarray) -> np.ndarray:
@@ -304,7 +370,7 @@ def repetition_times(raw: pa.Table, con: duckdb.DuckDBPyConnection | None = None
                                online_ns=f, resync_ns=f, local_ns=f, valid=np.array([], dtype=bool), spread_ns=f,
                                rspread_ns=f)
     if fast:
-        quick = _rank_major(raw)
+        quick = _blockwise(raw)
         if quick is not None:
             return quick[0]
     own = con is None
@@ -361,7 +427,7 @@ def reduce_raw(raw: pa.Table, con: duckdb.DuckDBPyConnection | None = None
     """:func:`repetition_times` and :func:`rank_launch_medians` in one pass over the rows."""
     if raw.num_rows == 0:
         return repetition_times(raw), pd.DataFrame({c: [] for c in RANK_MEDIAN_COLUMNS})
-    quick = _rank_major(raw, medians=True)
+    quick = _blockwise(raw, medians=True)
     if quick is not None and quick[1] is not None:
         return quick
     reps = quick[0] if quick is not None else repetition_times(raw, con, fast=False)
