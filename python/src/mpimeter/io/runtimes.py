@@ -163,39 +163,24 @@ def _blockwise(raw: pa.Table, *, medians: bool = False) -> tuple[RepetitionTimes
     launch, test = raw["launch"].to_numpy(), raw["test"].to_numpy()
     rank, rep = raw["rank"].to_numpy(), raw["rep"].to_numpy()
     start, end = raw["start_ns"].to_numpy(), raw["end_ns"].to_numpy()
-    glob = {}
-    for pair in ((rt.start, rt.end) for rt in RUN_TIMES if rt.global_clock):
-        nulls = raw[pair[0]].null_count + raw[pair[1]].null_count
-        if nulls == 0:
-            glob[pair] = (_int_column(raw, pair[0]), _int_column(raw, pair[1]))
-        elif nulls != 2 * raw.num_rows:
-            return None  # mixed: leave it to the general path
-    n_all = raw.num_rows
-    change = np.ones(n_all, dtype=bool)
-    change[1:] = (alt[1:] != alt[:-1]) | (launch[1:] != launch[:-1]) | (test[1:] != test[:-1])
-    starts = np.nonzero(change)[0]
-    ends = np.append(starts[1:], n_all)
-    block_keys = np.stack([alt[starts], launch[starts], test[starts]], axis=1)
-    if np.unique(block_keys, axis=0).shape[0] != starts.size:
-        return None  # a (launch, test) in several pieces
+    glob = _global_clocks(raw)
+    starts = _block_starts(alt, launch, test)
+    if glob is None or starts is None:
+        return None
+    ends = np.append(starts[1:], raw.num_rows)
     parts: dict[str, list[np.ndarray]] = {k: [] for k in ("alt", "launch", "test", "op", "size", "rep",
                                                           *(rt.name for rt in RUN_TIMES), "valid", "spread",
                                                           "rspread")}
     op_codes, ops = _codes(raw["op"])
     size = raw["size"].to_numpy()
     valid = raw["valid"].to_numpy()
-    nan = None
     layouts = set()
     med_parts: list[tuple[int, int, np.ndarray, np.ndarray]] = []  # (first row, ranks, rank ids, medians)
     for lo, hi in zip(starts.tolist(), ends.tolist()):
-        r = rep[lo:hi]
-        nrep = int(r.max()) + 1
-        if (hi - lo) % nrep:
+        shape = _block_shape(rep[lo:hi], rank[lo:hi])
+        if shape is None:
             return None
-        p = (hi - lo) // nrep
-        layout = _layout(r, rank[lo:hi], p, nrep)
-        if layout is None:
-            return None
+        p, nrep, layout = shape
         layouts.add(layout)
 
         def matrix(x: np.ndarray) -> np.ndarray:  # the block's (ranks × reps) matrix of a column
@@ -231,7 +216,7 @@ def _blockwise(raw: pa.Table, *, medians: bool = False) -> tuple[RepetitionTimes
                 parts[key].append(nan)
     cat = {k: np.concatenate(v) for k, v in parts.items()}
     if "rep" in layouts:
-        if "rank" in layouts or not _as_general(raw, starts, alt, alts, op_codes, ops, size, rank, valid, glob):
+        if "rank" in layouts or not _as_general(raw, starts, glob, alt=(alt, alts), op=(op_codes, ops)):
             return None
         cat["rep"] = cat["rep"].astype(rep.dtype)  # the general path's type
     reps = RepetitionTimes(alternative=cat["alt"], alternatives=alts, launch=cat["launch"], test=cat["test"],
@@ -246,18 +231,45 @@ def _blockwise(raw: pa.Table, *, medians: bool = False) -> tuple[RepetitionTimes
     return reps, frame
 
 
-def _layout(rep: np.ndarray, rank: np.ndarray, ranks: int, nrep: int) -> str | None:
-    """A block's rows as "rank"-major (one rank's repetitions 0 … n−1, then the next rank's; so is
-    a block of one rank) or "rep"-major (the same ranks for every repetition 0 … n−1); None: neither."""
+def _global_clocks(raw: pa.Table) -> dict[tuple[str, str], tuple[np.ndarray, np.ndarray]] | None:
+    """The (start, end) columns of each global clock that has times in every row; None when one
+    has them in some rows only (the general path's case)."""
+    glob = {}
+    for pair in ((rt.start, rt.end) for rt in RUN_TIMES if rt.global_clock):
+        nulls = raw[pair[0]].null_count + raw[pair[1]].null_count
+        if nulls == 0:
+            glob[pair] = (_int_column(raw, pair[0]), _int_column(raw, pair[1]))
+        elif nulls != 2 * raw.num_rows:
+            return None
+    return glob
+
+
+def _block_starts(alt: np.ndarray, launch: np.ndarray, test: np.ndarray) -> np.ndarray | None:
+    """The first row of each (alternative, launch, test) block; None when one is in several pieces."""
+    change = np.ones(alt.size, dtype=bool)
+    change[1:] = (alt[1:] != alt[:-1]) | (launch[1:] != launch[:-1]) | (test[1:] != test[:-1])
+    starts = np.nonzero(change)[0]
+    block_keys = np.stack([alt[starts], launch[starts], test[starts]], axis=1)
+    return starts if np.unique(block_keys, axis=0).shape[0] == starts.size else None
+
+
+def _block_shape(rep: np.ndarray, rank: np.ndarray) -> tuple[int, int, str] | None:
+    """A block's ranks, repetitions and layout: "rank"-major (one rank's repetitions 0 … n−1,
+    then the next rank's; so is a block of one rank) or "rep"-major (the same ranks for every
+    repetition 0 … n−1); None: neither."""
+    nrep = int(rep.max()) + 1
+    if rep.size % nrep:
+        return None
+    ranks = rep.size // nrep
     reps = np.arange(nrep)
     by_rank = rank.reshape(ranks, nrep)
     if (np.array_equal(rep.reshape(ranks, nrep), np.broadcast_to(reps, (ranks, nrep)))
             and (by_rank == by_rank[:, :1]).all()):
-        return "rank"
+        return ranks, nrep, "rank"
     by_rep = rank.reshape(nrep, ranks)
     if (np.array_equal(rep.reshape(nrep, ranks), np.broadcast_to(reps[:, None], (nrep, ranks)))
             and (by_rep == by_rep[:1]).all()):
-        return "rep"
+        return ranks, nrep, "rep"
     return None
 
 
@@ -267,15 +279,18 @@ def _layout(rep: np.ndarray, rank: np.ndarray, ranks: int, nrep: int) -> str | N
 _EXACT_NS = 2 ** 51
 
 
-def _as_general(raw: pa.Table, starts: np.ndarray, alt: np.ndarray, alts: list[str], op_codes: np.ndarray,
-                ops: list[str], size: np.ndarray, rank: np.ndarray, valid: np.ndarray, glob: dict) -> bool:
+def _as_general(raw: pa.Table, starts: np.ndarray, glob: dict, *, alt: tuple[np.ndarray, list[str]],
+                op: tuple[np.ndarray, list[str]]) -> bool:
     """Whether the blocks' reduction is, to the bit, what the general path (SQL) gives of ``raw``:
     its order (the blocks sorted by alternative, launch, test), its lists of alternatives and ops
     (first appearance in that order), its types, and values it neither refuses nor rounds
-    otherwise. The bench's rank-major layout keeps the fast path's own answer."""
+    otherwise. The bench's rank-major layout keeps the fast path's own answer. ``starts``: the
+    blocks' first rows; ``glob``: the global clocks' columns; ``alt``, ``op``: codes and names."""
     columns = ("alternative", "launch", "test", "op", "size", "rank", "rep", "start_ns", "end_ns", "valid")
-    if any(raw[c].null_count for c in columns) or not np.isin(valid, (0, 1)).all():
+    if any(raw[c].null_count for c in columns) or not np.isin(raw["valid"].to_numpy(), (0, 1)).all():
         return False
+    (alt, alts), (op_codes, ops) = alt, op
+    size, rank = raw["size"].to_numpy(), raw["rank"].to_numpy()
     times = [raw["start_ns"].to_numpy(), raw["end_ns"].to_numpy(), *(x for pair in glob.values() for x in pair)]
     if any(t.min() < -_EXACT_NS or t.max() > _EXACT_NS for t in times):
         return False
@@ -324,45 +339,34 @@ def _median_frame(med_parts: list, alt: np.ndarray, alts: list[str], op_codes: n
     if not med_parts:
         return pd.DataFrame({c: [] for c in RANK_MEDIAN_COLUMNS})
     firsts = np.repeat([lo for lo, _, _, _ in med_parts], [p for _, p, _, _ in med_parts])
-    rank = np.concatenate([r for _, _, r, _ in med_parts]).astype(np.int32)
-    med = np.concatenate([m for _, _, _, m in med_parts])
-    keep = np.isfinite(med)
-    if not keep.any():
-        # no rank has a valid repetition: pandas takes the strings' type from the values, so the
-        # frame of one row, emptied, has the columns' types of the others
-        return _median_frame_of(firsts[:1], rank[:1], med[:1], alt, alts, op_codes, ops, size, launch).iloc[:0]
-    firsts, rank, med = firsts[keep], rank[keep], med[keep]
-    # sorted by (alternative, op, size, launch, rank) in numpy: the frame is built once, sorted
-    # (pandas' filter, sort and duplicate search were a third of a launch's reduction)
-    keys = (rank, launch[firsts], size[firsts], _string_ranks(ops)[op_codes[firsts]],
-            _string_ranks(alts)[alt[firsts]])
-    order = np.lexsort(keys)
-    same = np.ones(order.size - 1, dtype=bool)
-    for k in keys:
-        k = k[order]
-        same &= k[1:] == k[:-1]
-    # several tests of one (op, size) in a launch: the median over all their valid repetitions
-    if same.any():
-        return None
-    return _median_frame_of(firsts[order], rank[order], med[order], alt, alts, op_codes, ops, size, launch)
-
-
-def _median_frame_of(firsts: np.ndarray, rank: np.ndarray, med: np.ndarray, alt: np.ndarray, alts: list[str],
-                     op_codes: np.ndarray, ops: list[str], size: np.ndarray, launch: np.ndarray) -> pd.DataFrame:
-    return pd.DataFrame({
+    columns = {
         "alternative": np.asarray(alts, dtype=object)[alt[firsts]],
         "op": np.asarray(ops, dtype=object)[op_codes[firsts]],
         "size": size[firsts].astype(np.int64),
         "launch": launch[firsts].astype(np.int32),
-        "rank": rank,
-        "med": med,
-    })
+        "rank": np.concatenate([r for _, _, r, _ in med_parts]).astype(np.int32),
+        "med": np.concatenate([m for _, _, _, m in med_parts]),
+    }
+    kept = np.nonzero(np.isfinite(columns["med"]))[0]
+    if not kept.size:
+        # no rank has a valid repetition: pandas takes the strings' type from the values, so the
+        # frame of one row, emptied, has the columns' types of the others
+        return pd.DataFrame({c: v[:1] for c, v in columns.items()}).iloc[:0]
+    # sorted by (alternative, op, size, launch, rank) in numpy: the frame is built once, sorted
+    # (pandas' filter, sort and duplicate search were a third of a launch's reduction)
+    keys = [columns["rank"], columns["launch"], columns["size"], _string_ranks(ops)[op_codes[firsts]],
+            _string_ranks(alts)[alt[firsts]]]
+    order = kept[np.lexsort([k[kept] for k in keys])]
+    # several tests of one (op, size) in a launch: the median over all their valid repetitions
+    if np.logical_and.reduce([k[order][1:] == k[order][:-1] for k in keys]).any():
+        return None
+    return pd.DataFrame({c: v[order] for c, v in columns.items()})
 
 
 def repetition_times(raw: pa.Table, con: duckdb.DuckDBPyConnection | None = None, *,
                      fast: bool = True) -> RepetitionTimes:
     """One entry per (alternative, launch, test, rep), grouped by (alternative, launch, test)
-    and in repetition order within. ``fast``: try the rank-major layout first."""
+    and in repetition order within. ``fast``: try the blocks' fast path first (:func:`_blockwise`)."""
     if raw.num_rows == 0:
         e = np.array([], dtype=np.int64)
         f = np.array([], dtype=float)
