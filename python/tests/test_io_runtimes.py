@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: BSD-3-Clause
-"""Run time per repetition: the rank-major fast path and the general DuckDB path agree."""
+"""Run time per repetition: the fast path (rank- or repetition-major blocks) and the general DuckDB path agree."""
 
 import warnings
 
