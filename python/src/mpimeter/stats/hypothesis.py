@@ -247,6 +247,13 @@ def complete_blocks(x: np.ndarray) -> np.ndarray:
     return x[~np.isnan(x).any(axis=1)]
 
 
+@lru_cache(maxsize=1024)
+def _sign_test_p(up: int, n: int) -> float:
+    """The exact two-sided sign test's p of ``up`` positive signs out of ``n``: a pure function of
+    two integers that recurs across an analysis's tests, and scipy's binomtest costs a millisecond."""
+    return float(_st.binomtest(up, n).pvalue)
+
+
 def friedman(x: np.ndarray) -> TestResult:
     """Whether the treatments (columns of ``x``) differ when each is measured once in every block
     (rows): Friedman's rank test (scipy, chi-square approximation) for ≥ 3 treatments; for 2 the
@@ -261,7 +268,7 @@ def friedman(x: np.ndarray) -> TestResult:
         d = x[:, 1] - x[:, 0]
         d = d[d != 0]
         up = int((d > 0).sum())
-        return TestResult(float(up), float(_st.binomtest(up, d.size).pvalue) if d.size else 1.0, "exact")
+        return TestResult(float(up), _sign_test_p(up, int(d.size)) if d.size else 1.0, "exact")
     if np.all(x == x[:, :1]):
         return TestResult(0.0, 1.0, "chi-square-approximation")
     res = _st.friedmanchisquare(*x.T)
