@@ -103,22 +103,43 @@ def _test_warning(oc: OtherCpu, ncpus: int, rep: np.ndarray, x: np.ndarray, plac
                    p=p, badness=slow / fast if fast > 0 else 0.0)
 
 
+def _test_groups(repetitions: pd.DataFrame) -> list[tuple[str, int, int, np.ndarray]]:
+    """(alternative, launch, test, row positions) of the kept, valid, finite repetitions, the
+    groups in order of first appearance and rows in frame order, as a groupby with sort=False
+    would give them: numpy on the key columns, since pandas' per-group frames cost far more than
+    the few tests here that record ``other_cpu``."""
+    used = np.flatnonzero(np.asarray(repetitions["kept"], dtype=bool) & np.asarray(repetitions["valid"], dtype=bool)
+                          & np.isfinite(repetitions["run_time_ns"].to_numpy(dtype=float)))
+    codes, names = pd.factorize(repetitions["alternative"])
+    launch, test = repetitions["launch"].to_numpy(), repetitions["test"].to_numpy()
+    used = used[codes[used] >= 0]  # a missing alternative is in no group, as groupby drops it
+    if used.size == 0:
+        return []
+    lo_l, lo_t = launch[used].min(), test[used].min()
+    span_l, span_t = int(launch[used].max() - lo_l) + 1, int(test[used].max() - lo_t) + 1
+    key = (codes[used].astype(np.int64) * span_l + (launch[used] - lo_l)) * span_t + (test[used] - lo_t)
+    _, first, inverse = np.unique(key, return_index=True, return_inverse=True)
+    rows = np.split(used[np.argsort(inverse, kind="stable")], np.cumsum(np.bincount(inverse))[:-1])
+    return [(names[codes[used[first[g]]]], int(launch[used[first[g]]]), int(test[used[first[g]]]), rows[g])
+            for g in np.argsort(first, kind="stable")]
+
+
 def block_load_warnings(campaign: Campaign, repetitions: pd.DataFrame) -> list[AnalysisWarning]:
     """``busy-blocks-slower`` for every launch test whose busy spans held slower repetitions than
     its quiet ones; ``repetitions``: the analysis's frame (run_time_ns, kept, valid per rep)."""
     infos = {(li.alternative, li.index): li for li in campaign.launches}
-    used = repetitions[repetitions.kept & repetitions.valid & np.isfinite(repetitions.run_time_ns)]
+    rep, run_time = repetitions["rep"].to_numpy(), repetitions["run_time_ns"].to_numpy()
     found = []
-    for (alt, launch, test), group in used.groupby(["alternative", "launch", "test"], observed=True, sort=False):
-        li = infos.get((alt, int(launch)))
-        record = li.meta.tests[int(test)] if li and 0 <= int(test) < len(li.meta.tests) else None
+    for alt, launch, test, rows in _test_groups(repetitions):
+        li = infos.get((alt, launch))
+        record = li.meta.tests[test] if li and 0 <= test < len(li.meta.tests) else None
         ncpus = li.meta.system.ncpus if li else None
         if record is None or record.other_cpu is None or not ncpus:
             continue
-        name = f"{alt}/{int(launch):03d}"
+        name = f"{alt}/{launch:03d}"
         place = {"alternative": alt, "op": record.op, "size": record.size, "launch": name,
                  "where": f"{name}: {record.label}"}
-        w = _test_warning(record.other_cpu, ncpus, group.rep.to_numpy(), group.run_time_ns.to_numpy(), place)
+        w = _test_warning(record.other_cpu, ncpus, rep[rows], run_time[rows], place)
         if w is not None:
             found.append(w)
     return found
