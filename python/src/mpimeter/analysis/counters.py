@@ -149,7 +149,7 @@ def analyze_counters(campaign, repetitions: pd.DataFrame, rows: Sequence) -> Cou
     left_out: dict[str, tuple] = {}
     warnings: list[AnalysisWarning] = []
     launches = 0
-    by_launch = repetitions.groupby(["alternative", "launch"], sort=False, observed=True).indices
+    by_launch = None  # grouped once a launch has read counters: most campaigns read none
     for li in campaign.launches:
         # read with the launch (analysis.loading); a launch record made in memory: read now
         lc = li.counters if li.counters_read else _io.read_counters(li.folder, li.meta, cache=False)
@@ -162,6 +162,8 @@ def analyze_counters(campaign, repetitions: pd.DataFrame, rows: Sequence) -> Cou
         ncounters[li.alternative] = max(ncounters.get(li.alternative, 0), len(lc.meta.metrics))
         left_out.setdefault(li.alternative, lc.meta.left_out)
         costs.setdefault(li.alternative, []).extend((v, li.index) for v in lc.meta.read_ns_by_test.values())
+        if by_launch is None:
+            by_launch = repetitions.groupby(["alternative", "launch"], sort=False, observed=True).indices
         idx = by_launch.get((li.alternative, li.index))
         if idx is None:
             continue
