@@ -41,9 +41,13 @@ def kendall_w(x: np.ndarray) -> float:
         return math.nan
     ranks = _st.rankdata(x, axis=1)
     s = float(((ranks.sum(axis=0) - b * (k + 1) / 2) ** 2).sum())
-    ties = 0.0
-    for row in x:
-        _, t = np.unique(row, return_counts=True)
-        ties += float((t.astype(float) ** 3 - t).sum())
+    # the tie groups of all blocks at once: runs of equal values in each sorted row (a row's first
+    # value always starts a run); t³ − t are integers, so their float sum is exact in any order
+    srt = np.sort(x, axis=1)
+    starts = np.ones(x.shape, dtype=bool)
+    starts[:, 1:] = srt[:, 1:] != srt[:, :-1]
+    first = np.flatnonzero(starts)
+    t = np.diff(np.append(first, x.size)).astype(float)
+    ties = float((t**3 - t).sum())
     denom = b * b * (k**3 - k) - b * ties
     return 0.0 if denom <= 0 else float(12 * s / denom)
