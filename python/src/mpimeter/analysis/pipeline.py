@@ -325,14 +325,14 @@ def _rank_tests(campaign: Campaign, infos: dict[tuple[str, int], LaunchInfo]) ->
                          for a, i in zip(df["alternative"].to_numpy(), df["launch"].to_numpy())], dtype=np.int64)
     keep = ranks_of >= 0
     df, ranks_of = df[keep], ranks_of[keep]
-    order = np.lexsort((df["rank"].to_numpy(), df["launch"].to_numpy(), ranks_of, df["size"].to_numpy(),
-                        pd.factorize(df["op"])[0], pd.factorize(df["alternative"])[0]))
-    df, ranks_of = df.iloc[order], ranks_of[order]
+    op_code, alt_code = pd.factorize(df["op"])[0], pd.factorize(df["alternative"])[0]
+    order = np.lexsort((df["rank"].to_numpy(), df["launch"].to_numpy(), ranks_of, df["size"].to_numpy(), op_code, alt_code))
+    df, ranks_of, op_code, alt_code = df.iloc[order], ranks_of[order], op_code[order], alt_code[order]
     apart = _ops_finishing_apart(campaign)
     alt, op, size = (df[c].to_numpy() for c in ("alternative", "op", "size"))
     launch, rank, med = df["launch"].to_numpy(), df["rank"].to_numpy(), df["med"].to_numpy(dtype=float)
     out = []
-    for lo, hi in _group_bounds((pd.factorize(alt)[0], pd.factorize(op)[0], size, ranks_of)):
+    for lo, hi in _group_bounds((alt_code, op_code, size, ranks_of)):  # equal codes: equal values
         if op[lo] in apart:
             continue
         launches, li = np.unique(launch[lo:hi], return_inverse=True)
