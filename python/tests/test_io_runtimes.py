@@ -1,7 +1,6 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """Run time per repetition: the fast path (rank- or repetition-major blocks) and the general DuckDB path agree."""
 
-import warnings
 
 import numpy as np
 import pandas as pd
@@ -64,19 +63,6 @@ def test_spread_is_unknown_without_per_rank_rows(tmp_path):
     raw = analysis.load_campaign(tmp_path / "c", cache=False, store=False).raw
     for fast in (True, False):
         assert np.isnan(runtimes.repetition_times(raw, fast=fast).spread_ns).all()
-
-
-def test_the_rank_medians_are_numpys_nanmedian_of_the_valid_repetitions():
-    rng = np.random.default_rng(4)
-    for reps in (1, 2, 5, 8, 600, 601):  # nanmedian's masked arrays below 600, one row at a time above
-        local = rng.integers(0, 1000, (4, reps))  # ties; of an even count, half-integer medians
-        ok = rng.random((4, reps)) < 0.7
-        ok[0] = False  # a rank without valid repetitions: NaN
-        ok[1] = True
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore", RuntimeWarning)  # nanmedian's all-NaN row
-            expected = np.nanmedian(np.where(ok, local, np.nan), axis=1)
-        assert np.array_equal(runtimes._valid_medians(local, ok), expected, equal_nan=True)
 
 
 def test_repetition_major_rows_give_what_the_general_path_gives(tmp_path):

@@ -27,6 +27,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from mpimeter.io.csvread import dictionary_codes
+from mpimeter.stats.median import leading_medians
 
 
 @dataclass(frozen=True)
@@ -207,7 +208,9 @@ def _blockwise(raw: pa.Table, *, medians: bool = False) -> tuple[RepetitionTimes
         ok = matrix(valid) == 1
         parts["valid"].append(ok.all(0))
         if medians and rk[0, 0] >= 0:
-            med_parts.append((lo, p, rk[:, 0], _valid_medians(local, ok)))
+            # each rank's median of its valid repetitions (NaN, dropped, for a rank without any)
+            ordered = np.sort(np.where(ok, local, np.nan), axis=1)
+            med_parts.append((lo, p, rk[:, 0], leading_medians(ordered, ok.sum(axis=1), axis=1)))
         for key, pair in (("spread", ("gstart_ns", "gend_ns")), ("rspread", ("rgstart_ns", "rgend_ns"))):
             if pair in glob and rk[0, 0] >= 0:
                 gs = matrix(glob[pair][0])
@@ -310,19 +313,6 @@ def _as_general(raw: pa.Table, starts: np.ndarray, glob: dict, *, alt: tuple[np.
     if not np.array_equal(np.lexsort(keys), np.arange(starts.size)):
         return False
     return not np.logical_and.reduce([k[1:] == k[:-1] for k in keys]).any()
-
-
-def _valid_medians(local: np.ndarray, ok: np.ndarray) -> np.ndarray:
-    """Per row of (ranks × reps) ``local`` the median of its ``ok`` entries, NaN without any:
-    numpy's ``nanmedian`` of the others as NaN (the same numbers: the middle value, or the sum of
-    the middle two halved), from one sort with the NaN last, without its masked arrays (they
-    were a fifth of a launch's reduction), as stats.clusters._present_medians does."""
-    ordered = np.sort(np.where(ok, local, np.nan), axis=1)
-    counts = ok.sum(axis=1)
-    high = counts // 2
-    low = np.where(counts % 2 == 1, high, np.maximum(high - 1, 0))
-    rows = np.arange(ordered.shape[0])
-    return np.where(counts > 0, (ordered[rows, low] + ordered[rows, high]) / 2, np.nan)
 
 
 def _string_ranks(values: list[str]) -> np.ndarray:

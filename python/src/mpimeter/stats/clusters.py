@@ -56,7 +56,7 @@ from functools import lru_cache
 
 import numpy as np
 
-from mpimeter.stats.median import median_finite
+from mpimeter.stats.median import leading_medians, median_finite
 
 
 NULL_SAMPLES = 10_000  # a lone launch far off needs p_1 < 1/4000 to survive its weight
@@ -327,11 +327,7 @@ def _present_medians(logs: np.ndarray, present: np.ndarray, ordered: np.ndarray 
     has made it, sorted here in place."""
     ordered = np.where(present, logs, np.inf) if ordered is None else ordered
     ordered.sort(axis=1)
-    counts = present.sum(axis=0)
-    high = counts // 2
-    low = np.where(counts % 2 == 1, high, high - 1)
-    rows = np.arange(present.shape[1])
-    return (ordered[:, low, rows] + ordered[:, high, rows]) / 2
+    return leading_medians(ordered, present.sum(axis=0), axis=1)
 
 
 def min_p_adjusted(logs: np.ndarray, present: np.ndarray, observed: np.ndarray, *, with_scores: bool,

@@ -19,9 +19,9 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from scipy import stats as _st
 
 from mpimeter.stats.hypothesis import complete_blocks
+from mpimeter.stats.ranks import midranks, tie_sizes
 
 
 def epsilon_squared(h: float, n: int) -> float:
@@ -39,15 +39,9 @@ def kendall_w(x: np.ndarray) -> float:
     b, k = x.shape
     if b < 2 or k < 2:
         return math.nan
-    ranks = _st.rankdata(x, axis=1)
+    ranks, srt = midranks(x)
     s = float(((ranks.sum(axis=0) - b * (k + 1) / 2) ** 2).sum())
-    # the tie groups of all blocks at once: runs of equal values in each sorted row (a row's first
-    # value always starts a run); t³ − t are integers, so their float sum is exact in any order
-    srt = np.sort(x, axis=1)
-    starts = np.ones(x.shape, dtype=bool)
-    starts[:, 1:] = srt[:, 1:] != srt[:, :-1]
-    first = np.flatnonzero(starts)
-    t = np.diff(np.append(first, x.size)).astype(float)
+    t = tie_sizes(srt).astype(float)
     ties = float((t**3 - t).sum())
     denom = b * b * (k**3 - k) - b * ties
     return 0.0 if denom <= 0 else float(12 * s / denom)

@@ -39,6 +39,7 @@ import numpy as np
 from scipy import stats as _st
 
 from mpimeter.stats.intervals import Interval  # a ratio b / a with its interval is one too
+from mpimeter.stats.ranks import midranks
 
 ALTERNATIVES = ("two-sided", "less", "greater")
 P_METHODS = ("exact", "exact-permutation", "normal-approximation")
@@ -98,7 +99,7 @@ def rank_sum(a: np.ndarray, b: np.ndarray, *, alternative: str = "two-sided", ax
     b2 = np.broadcast_to(b, lead + (n,)).reshape(-1, n)
     xy = np.concatenate([a2, b2], axis=1)
     has_nan = np.isnan(xy).any(axis=1)
-    ranks, srt = _average_ranks(xy)
+    ranks, srt = midranks(xy)  # a row with NaN: finite ranks, but its U is NaN below all the same
     ties = (np.diff(srt, axis=1) == 0).any(axis=1)
     u = ranks[:, :m].sum(axis=1) - m * (m + 1) / 2
     p = np.full(u.shape, np.nan)
@@ -119,27 +120,6 @@ def rank_sum(a: np.ndarray, b: np.ndarray, *, alternative: str = "two-sided", ax
     if not lead:
         return TestResult(float(u[0]), float(p[0]), str(method[0]))
     return TestResult(u.reshape(lead), p.reshape(lead), method.reshape(lead))
-
-
-def _average_ranks(xy: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """The midranks of each row (scipy's ``rankdata``, "average") and the row sorted, from one
-    stable argsort: a rank is the mean of the first and last 1-based positions of its value's
-    run, a half-integer, exact whatever the arithmetic, so scipy's numbers, without its
-    array-API checks, which cost more than the ranking of a campaign's few launches. A row with
-    NaN gets finite ranks here where scipy's are NaN; its U is NaN all the same (``rank_sum``)."""
-    order = np.argsort(xy, axis=1, kind="stable")
-    srt = np.take_along_axis(xy, order, axis=1)
-    size = xy.shape[1]
-    position = np.arange(1, size + 1)
-    starts = np.ones(xy.shape, dtype=bool)
-    starts[:, 1:] = srt[:, 1:] != srt[:, :-1]
-    ends = np.ones(xy.shape, dtype=bool)
-    ends[:, :-1] = starts[:, 1:]
-    first = np.maximum.accumulate(np.where(starts, position, 0), axis=1)
-    last = np.minimum.accumulate(np.where(ends, position, size + 1)[:, ::-1], axis=1)[:, ::-1]
-    ranks = np.empty(xy.shape)
-    np.put_along_axis(ranks, order, (first + last) / 2, axis=1)
-    return ranks, srt
 
 
 @lru_cache(maxsize=64)

@@ -49,6 +49,8 @@ from functools import lru_cache
 import numpy as np
 from scipy import special
 
+from mpimeter.stats.ranks import midranks, tie_sizes
+
 FIRST, WARMUP, OUTLIER, GOOD = 0, 1, 2, 3
 NAMES = ("first", "warmup", "outlier", "good")
 STEP_EVIDENCE = 2.0  # n · log(RSS_ramp / RSS_step) above which the step shape is taken
@@ -118,7 +120,8 @@ def trend_test(x: np.ndarray, *, min_w: int = 10, ratio: float = 1.5) -> float:
     # np.ptp's numbers (the largest less the smallest) without its wrappers
     if last.size == 0 or y.max() - y.min() == 0:
         return math.nan if last.size == 0 else 1.0
-    r, t = _midranks(y)
+    r, ordered = midranks(y)
+    t = tie_sizes(ordered)
     tie = float((t**3 - t).sum()) / (n * (n - 1))
     u = np.cumsum(r)[last] - least
     z = (u - mean - 0.5) / np.sqrt(var * (n + 1 - tie))
@@ -400,24 +403,6 @@ def level_test(x: np.ndarray, *, min_w: int = 10, ratio: float = 1.5, outlier_fa
     if (np.count_nonzero(null >= observed) + 1) / (null.size + 1) < BOOT_EXTEND:
         null = np.concatenate([null, _sieve_null(z, phi, n, ends, *_level_draws(n, True))])
     return float((np.count_nonzero(null >= observed) + 1) / (null.size + 1))
-
-
-def _midranks(y: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Midranks of ``y`` (scipy's ``rankdata(method="average")``) and the sizes of its tie groups,
-    from one sort: scipy's per-call overhead is most of the cost at a few hundred values."""
-    order = np.argsort(y, kind="stable")
-    ys = y[order]
-    # written into arrays made once: np.r_'s and np.diff's numbers without their wrappers
-    new = np.empty(ys.size, dtype=bool)
-    new[0] = True
-    np.not_equal(ys[1:], ys[:-1], out=new[1:])
-    starts = np.flatnonzero(new)
-    sizes = np.empty_like(starts)
-    np.subtract(starts[1:], starts[:-1], out=sizes[:-1])
-    sizes[-1] = ys.size - starts[-1]
-    ranks = np.empty(y.size)
-    ranks[order] = np.repeat(starts + (sizes + 1) / 2.0, sizes)
-    return ranks, sizes
 
 
 def fit_end(x: np.ndarray, *, outlier_factor: float = 2.0) -> int:
