@@ -164,3 +164,16 @@ def test_the_cli_prints_one_entry_per_code(tmp_path):
     assert len(codes) == len(set(codes))
     assert any(ln.startswith("warning [machine-load ×4] 4 cases; worst: ") for ln in lines)
     assert np.unique([ln.split(" ")[1] for ln in lines]).size == len(lines)
+
+
+def test_a_residual_between_ranks_reading_one_clock_is_not_a_warning(tmp_path):
+    # ranks that read one kernel clock ran no sync (chosen "auto, one clock"): their offsets are
+    # zero by construction, and a 500 ns residual is the check's own ping-pong asymmetry
+    camp = write_campaign(tmp_path / "c", 3, seed=4, nrep=30, time_fn=fast_op, residual_ns=500)
+
+    def one_clock(m):
+        m["clock_sync"].update(method="none", model="identity", chosen="auto, one clock")
+
+    assert "sync-residual" in warnings_of(camp)
+    edit_metas(camp, one_clock)
+    assert "sync-residual" not in warnings_of(camp)

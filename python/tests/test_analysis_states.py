@@ -259,3 +259,26 @@ def test_launches_far_outside_the_states_values_are_not_placed(campaigns, tmp_pa
     assert all(row["stratified"] for row in out["rows"])
     (w,) = [w for w in out["warnings"] if w["code"] == "state-mix"]
     assert "all_slow 0 faster / 10 slower" in w["message"]
+
+
+def test_the_verdict_names_the_probe_when_the_start_time_separates_the_launches_as_well(campaigns, tmp_path):
+    # the slow launches ran first: the start time separates them as the probe does, and two slow
+    # launches that started in the same second make its chance smaller (1/120 against the probe's
+    # 2/120: the first three launches are no longer a split of it); the probe made the states, so
+    # the time split's verdict is about the probe, not "too likely by chance" about the start time
+    import shutil
+
+    ordered = tmp_path / "slow_first"
+    shutil.copytree(campaigns["mostly_slow"], ordered)
+    metas = sorted(ordered.glob("launches/*/meta.json"))
+    rtts = [json.loads(p.read_text())["probes"]["cacheline_rtt_ns"][0]["rtt_ns"] for p in metas]
+    by_speed = sorted(range(len(metas)), key=lambda i: -rtts[i])  # the slow state first
+    for second, i in enumerate(by_speed):
+        meta = json.loads(metas[i].read_text())
+        meta["wall_start"] = f"2026-12-01T03:00:{second - (second >= 3):02d}Z"
+        metas[i].write_text(json.dumps(meta))
+    (clusters,) = [w for w in _analyze(ordered).warnings if w.code == "launch-clusters"]
+    assert "the cache-line round trip" in clusters.message.split(" separates them")[0]
+    assert "the probe's own two clusters make the states" in clusters.message
+    assert "also the start time (wall_start)" in clusters.message
+    assert "too likely by chance" not in clusters.message

@@ -283,7 +283,10 @@ def launch_effect_warnings(effects: Sequence[LaunchEffect], campaign: Campaign, 
         else:
             named, others, how = e.high_launches, e.low_launches, "slower"
         if e.separating:
-            best = min(e.separating, key=lambda s: s.chance)
+            # where the probe's own clusters made the states, the verdict is about the probe even
+            # when another property separates the launches as well (the same chance at a tie)
+            probe = [s for s in e.separating if by_probe and s.what == CACHELINE[0]]
+            best = probe[0] if probe else min(e.separating, key=lambda s: s.chance)
             verdict = ("it explains them" if best.explains else
                        "the probe's own two clusters make the states (see `states`)"
                        if by_probe and best.what == CACHELINE[0] else "too likely by chance to explain them")

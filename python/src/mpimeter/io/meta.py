@@ -123,6 +123,12 @@ class ClockSync:
         return self.method if self.chosen in (None, "given", "auto") else f"{self.method} ({self.chosen})"
 
     @property
+    def one_clock(self) -> bool:
+        """Every rank read one kernel clock, so no sync ran (``chosen`` "auto, one clock"): the
+        clocks agree by construction, and a residual check measures only its own error."""
+        return self.chosen == "auto, one clock"
+
+    @property
     def worst_residual_ns(self) -> float:
         """The largest |residual| measured at the start or the end (0 when none was)."""
         return max((r.max_abs_ns for r in (self.residual_start, self.residual_end) if r is not None), default=0.0)
