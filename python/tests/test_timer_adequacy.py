@@ -3,11 +3,14 @@
 interval spans fewer than 10 timer steps or the timer's overhead exceeds 5 % of it."""
 
 import json
+import subprocess
 
 import numpy as np
 from data.synth import write_campaign
 
 from mpimeter import analysis
+from mpimeter.campaign import launcher
+from mpimeter.warning_codes import lookup
 
 
 def _campaign(root, *, resolution_ns, overhead_ns, base_ns, ops=("allreduce", "bcast"), batch=None):
@@ -59,3 +62,19 @@ def test_a_ping_pong_is_judged_on_its_round_trip(tmp_path):
     (row,) = res.rows
     assert np.isclose(row.median_ns, 240, rtol=0.05)
     assert _note(res) is None
+
+
+def test_the_batch_advice_is_what_the_binary_accepts(tmp_path):
+    # the note's hint names --batch with the process syncs that take it: the binary (the one source
+    # of the rule) refuses a batch under a campaign's default window and takes it under barrier and
+    # none (a launch folder is given: without --out the quick table's barrier is the default)
+    hint = lookup("timer-inadequate").hint
+    assert "--batch N, with --procsync barrier or none" in hint
+    bench = launcher.bench_binary(launcher.default_bench_dir(), "openmpi")
+    asked = [str(bench), "--validate", "2", "--ops", "allreduce", "--batch", "4", "--out", str(tmp_path / "launch")]
+
+    def code(*more):
+        return subprocess.run([*asked, *more], capture_output=True, text=True, timeout=60).returncode
+
+    assert code() == 2 and code("--procsync", "window") == 2
+    assert code("--procsync", "barrier") == 0 and code("--procsync", "none") == 0
