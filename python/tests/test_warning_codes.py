@@ -149,3 +149,29 @@ def test_a_meta_json_condition_with_an_unknown_code_is_bad_input():
     doc["conditions"][0]["code"] = "made-up"
     with pytest.raises(InputError, match="code is 'made-up'; it must be one of .*budget-ended-tests"):
         parse_meta(doc, Path("meta.json"))
+
+
+def test_every_option_a_warning_names_exists():
+    # advice must be runnable: each --option a message or hint template names is an option of
+    # mpimeter-bench (its --describe, the one source of its options) or of an `mpimeter` command
+    import click
+
+    from mpimeter.campaign import describe, launcher
+    from mpimeter.cli import main
+
+    known = {"--" + o.name for o in describe.describe(launcher.bench_binary(launcher.default_bench_dir(),
+                                                                              "openmpi")).options}
+    ctx = click.Context(main)
+
+    def walk(cmd):
+        for p in cmd.params:
+            known.update(getattr(p, "opts", ()), getattr(p, "secondary_opts", ()))
+        if isinstance(cmd, click.Group):
+            for name in cmd.list_commands(ctx):
+                walk(cmd.get_command(ctx, name))
+
+    walk(main)
+    assert {"--window-us", "--drop-warmup", "--launches"} <= known  # both sources were read
+    named = {(c.name, opt) for c in CODES.values() for text in (c.message, c.hint)
+             for opt in re.findall(r"(?<![\w-])--[a-z][a-z0-9-]*", text)}
+    assert named and not {(code, opt) for code, opt in named if opt not in known}
