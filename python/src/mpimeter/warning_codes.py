@@ -205,8 +205,10 @@ _TABLE = (
     Code("states-unexplained", CAUTION, frozenset({A}),
          "{alternative}: the launches form two groups that no recorded property explains; the pooled result "
          "stays the headline and no per-state result is given",
-         "record what differs between launches (the cache-line probe, CPU binding, frequency) and run more "
-         "launches: groups with a recorded cause become states"),
+         "the properties every launch records (`launch-clusters` names those examined: the cache-line probe, "
+         "the CPUs, the load, the start time) do not explain them: look for a cause they do not record (CPU "
+         "frequency where cpufreq is not readable, other jobs) and run more launches; groups with a recorded "
+         "cause become states"),
     Code("state-mix", NOTE, frozenset({A}),
          "{groups}: both sides ran in the same states ({property}), in different mixes ({mixes}); compared state "
          "by state (van Elteren's stratified rank-sum test){only}",
