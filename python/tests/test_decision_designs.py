@@ -263,6 +263,32 @@ def test_compare_pairs_alternatives_run_in_the_same_rounds(tmp_path):
     assert {r.p_method for r in res.rows} == {"exact-sign-flip"}
 
 
+def test_compare_of_the_alternatives_folders_of_one_campaign_pairs_them_by_round(tmp_path):
+    # `compare C/openmpi C/ring` (the README's form) reads C's campaign.json as `compare C` does: the
+    # alternatives ran in the same rounds, so they are paired, not taken for separate campaigns
+    from mpimeter.cli.compare import command as compare_command
+    rng = np.random.default_rng(2)
+    slow_rounds = rng.random(10) < 0.5
+    root = algorithm_campaign(tmp_path / "c", {"openmpi": {}, "ring": ompi("allreduce", 4)},
+                              lambda alt, op, size, p: 0.95 if alt == "ring" else 1.0, sizes=(8, 64),
+                              slow_state=lambda alt, i: bool(slow_rounds[i]), probe=False)
+
+    def compared(*paths):
+        out = CliRunner().invoke(compare_command, [*map(str, paths), "--no-cache", "--format", "json"])
+        assert out.exit_code == 0, out.output
+        doc = json.loads(out.stdout)
+        return [(r["design"], r["design_reason"], r["significant"]) for r in doc["rows"]], doc["warnings"]
+
+    whole, warned = compared(root)
+    assert {d for d, _, _ in whole} == {"paired by round"} and all(sig for _, _, sig in whole)
+    assert compared(root / "openmpi", root / "ring") == (whole, warned)
+    # two alternatives' folders of different campaigns are not paired
+    other = algorithm_campaign(tmp_path / "d", {"openmpi": {}, "ring": ompi("allreduce", 4)},
+                               lambda alt, op, size, p: 1.0, sizes=(8, 64), seed=5)
+    apart, _ = compared(root / "openmpi", other / "ring")
+    assert {(d, why) for d, why, _ in apart} == {("unpaired", "no campaign.json: no record of the rounds")}
+
+
 def test_compare_keeps_the_rank_sum_test_where_the_rounds_cannot_reach_the_holm_level(tmp_path):
     # 8 rounds, 8 rows: the signed-rank test's smallest two-sided p, 2/256, is above 0.05 / 8, the
     # rank-sum test's 2 / C(16, 8) is not — the exact rank-sum p stays, and the row says why

@@ -31,7 +31,7 @@ from mpimeter.errors import MpimeterError
 from mpimeter.io import campaign as _io_campaign
 from mpimeter.io import counters as _io_counters
 from mpimeter.io import overhead as _overhead
-from mpimeter.io.campaign_record import CampaignRecord
+from mpimeter.io.campaign_record import CampaignRecord, read_campaign_record
 from mpimeter.io import runtimes as _runtimes
 from mpimeter.io import store as _store
 from mpimeter.io.errors import AnalysisWarning
@@ -271,7 +271,7 @@ def _build_campaign(path: Path, kind: str, loaded: list, *, store: bool, cache: 
             w = _store.write_store(lc.layout.root / _store.STORE_NAME, stored)
             if w is not None:
                 warnings.append(w)
-    cj = loaded[0].record if len(loaded) == 1 else None
+    cj = _shared_record(loaded)
     reduced = combine_reductions([ll.reduced for ll in launches])
     return Campaign(path=path, kind=kind, alternatives=tuple(alts), launches=tuple(infos), raw_table=None,
                     sync=_io_campaign.combined_sync(launches), warnings=tuple(warnings), campaign_record=cj,
@@ -303,6 +303,23 @@ def load_campaigns(paths: Sequence[str | Path], *, cache: bool = True, store: bo
         raise AnalysisError(f"two folders give the same alternative name {dup[0]!r}; rename one of them")
     kind = renamed[0].layout.kind if len(renamed) == 1 else "several"
     return _build_campaign(Path(paths[0]), kind, renamed, store=store and cache, cache=cache)
+
+
+def _shared_record(loaded: Sequence[_io_campaign.LoadedCampaign]) -> CampaignRecord | None:
+    """The record of the rounds the folders ran in: one folder's campaign.json, or, when the
+    folders are alternatives of one campaign folder (`compare C/openmpi C/mpich`), that folder's
+    — as `compare C` reads it, so that the alternatives it interleaved are paired by round
+    (analysis.designs) and not taken for separate campaigns. None otherwise."""
+    if len(loaded) == 1:
+        return loaded[0].record
+    roots = [lc.layout.root.resolve() for lc in loaded]
+    parents = {r.parent for r in roots}
+    if any(lc.layout.kind != "campaign" for lc in loaded) or len(parents) != 1:
+        return None
+    record = read_campaign_record(parents.pop())
+    if record is None or not {r.name for r in roots} <= set(record.alternative_names):
+        return None
+    return record
 
 
 def _renamed(ll: _io_campaign.LoadedLaunch, name: str) -> _io_campaign.LoadedLaunch:
