@@ -268,3 +268,39 @@ def test_provenance_shows_the_slurm_jobs_and_bindings_when_there_are_some(tmp_pa
     plain = reports["one_library"]
     assert slurm_part(plain[0], _record({"sessions": [{"host": "x"}]})) == ""
     assert 'id="prov-slurm"' not in plain[2]
+
+
+def test_provenance_does_not_list_as_varying_what_a_launch_took_from_an_earlier_one(tmp_path):
+    """`mpimeter run` passes --mpit-from and --copy-probe-from to every launch after an
+    alternative's first (docs/FORMAT.md): those launches record null MPI_T variables and copy
+    probe, and the folder they took them from. Neither varied: the provenance shows them as
+    common (rule 9: what it lists as varying is a factor of the experiment)."""
+    import json
+
+    from data.report.synth_campaign import LaunchSpec, write_campaign
+
+    from mpimeter.report.provenance import provenance_section
+
+    folder = write_campaign(tmp_path / "c", LaunchSpec(sizes=(8,)), launches=3)
+    mpi_t = {"cvars": 1043, "digest": "46e57b78638cbceb", "selected": {"btl": "^uct,openib,ofi", "pml": "^ucx"}}
+    probe = {"max_bytes": 4096, "ranks_at_once": 2, "batches": 5, "batch_bytes": 4096,
+             "sizes": [{"bytes": 4096, "copies_per_batch": 1, "ranks": 2, "min_Bps": 8e9,
+                        "median_Bps": 9e9, "max_Bps": 1e10}]}
+    for index in range(3):
+        path = folder / "launches" / f"{index:03d}" / "meta.json"
+        meta = json.loads(path.read_text())
+        first = index == 0
+        source = None if first else "/where/it/ran/launches/000"  # as given: the campaign moved since
+        meta["config"].update(mpit_from=source, copy_probe_from=source)
+        meta["mpi"]["mpi_t"] = mpi_t if first else None
+        meta.setdefault("probes", {})["copy_bandwidth"] = probe if first else None
+        path.write_text(json.dumps(meta))
+    result = analysis.analyze(analysis.load_campaign(folder, cache=False, store=False))
+    text = provenance_section(result, None)
+    varying = text.split("Varies between launches")[1].split("</table>")[0] if "Varies between" in text else ""
+    common = text.split("Common to all launches")[1].split("</table>")[0]
+    for key in ("mpi.mpi_t", "config.mpit_from", "config.copy_probe_from", "probes.copy_bandwidth"):
+        assert key not in varying
+    assert "mpi.mpi_t.selected.btl" in common and "probes.copy_bandwidth.max_bytes" in common
+    # each launch's own meta.json is shown as it is
+    assert text.count("/where/it/ran/launches/000") == 4

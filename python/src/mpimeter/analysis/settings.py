@@ -21,8 +21,9 @@ _SETTINGS: dict[str, Callable[[LaunchMeta], Any]] = {
     "raw": lambda m: m.config.raw,
 }
 SETTING_NAMES: tuple[str, ...] = tuple(_SETTINGS)
-# config keys that differ between launches of one method by design
-_PER_LAUNCH_KEYS = frozenset({"out", "seed", "force", "copy_probe_from", "mpit_from"})
+# config keys that differ between launches of one method by design (the report's provenance
+# leaves them out of what varies, too)
+PER_LAUNCH_KEYS = frozenset({"out", "seed", "force", "copy_probe_from", "mpit_from"})
 
 
 def _text(value: Any) -> str:
@@ -39,7 +40,7 @@ def launch_settings(meta: LaunchMeta, *, every: bool = False) -> dict[str, str]:
     out = {name: _text(value) for name, get in _SETTINGS.items() if (value := get(meta)) is not None}
     if every:
         out.update({key: _text(value) for key, value in meta.config.entries.items()
-                    if key not in _PER_LAUNCH_KEYS and value is not None})
+                    if key not in PER_LAUNCH_KEYS and value is not None})
     return out
 
 

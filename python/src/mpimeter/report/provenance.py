@@ -11,10 +11,12 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping, Sequence
+from pathlib import PurePath
 from typing import Any
 
 from mpimeter.io import slurm
 from mpimeter.analysis.results import MEAN_NOTE
+from mpimeter.analysis.settings import PER_LAUNCH_KEYS
 from mpimeter.io.campaign_record import CampaignRecord
 from mpimeter.report import html as h
 from mpimeter.report.adaptive import launches_text, nrep_text
@@ -43,7 +45,37 @@ def _text(value: Any) -> str:
 
 
 def _bulky(key: str) -> bool:
-    return any(key == b or key.startswith(b + ".") for b in BULKY_KEYS)
+    return (any(key == b or key.startswith(b + ".") for b in BULKY_KEYS)
+            or key.removeprefix("config.") in PER_LAUNCH_KEYS)
+
+
+# config key naming the launch that measured a part for this one -> (section, key) of that part
+# (docs/FORMAT.md: `mpit_from`, `copy_probe_from`)
+_TAKEN_FROM = {"mpit_from": ("mpi", "mpi_t"), "copy_probe_from": ("probes", "copy_bandwidth")}
+
+
+def compared_documents(launches) -> list[Mapping[str, Any]]:
+    """Each launch's meta.json as the common/varying tables compare it. A launch run with
+    --mpit-from (--copy-probe-from) read no MPI_T variables (ran no copy probe): ``mpi.mpi_t``
+    (``probes.copy_bandwidth``) is null because the launch it names did, with the same binary,
+    environment and launch command (docs/FORMAT.md), so it shows that launch's values; else every
+    MPI_T variable would be listed as varying, a factor of the experiment it was not (rule 9).
+    The launch is found by its folder's name among ``launches`` (the path is as given, the
+    campaign may have moved since); a part of one not among them stays null."""
+    by_name = {PurePath(li.folder).name: li.meta.document for li in launches}
+    out = []
+    for li in launches:
+        doc = dict(li.meta.document)
+        config = doc.get("config") if isinstance(doc.get("config"), Mapping) else {}
+        for key, (section, part) in _TAKEN_FROM.items():
+            here, source = doc.get(section), config.get(key)
+            if not (isinstance(source, str) and isinstance(here, Mapping) and here.get(part) is None):
+                continue
+            named = (by_name.get(PurePath(source).name) or {}).get(section)
+            if isinstance(named, Mapping) and named.get(part) is not None:
+                doc[section] = {**here, part: named[part]}
+        out.append(doc)
+    return out
 
 
 def common_and_varying(metas: Sequence[Mapping[str, Any]]) -> tuple[dict[str, str], dict[str, list[str]]]:
@@ -71,7 +103,7 @@ def provenance_section(result, record: CampaignRecord | None) -> str:
                    "a factor that varied is a factor of the experiment (Hoefler & Belli, rule 9).")]
     for alt in result.alternatives:
         launches = result.campaign.launches_of(alt)
-        common, varying = common_and_varying([li.meta.document for li in launches])
+        common, varying = common_and_varying(compared_documents(launches))
         body = []
         if varying:
             rows = [(k, " | ".join(f"{li.index:03d}: {v}" for li, v in zip(launches, vals)))
