@@ -83,6 +83,29 @@ def test_compare_gate_and_report_on_imported_campaigns(tmp_path):
     assert "imported-aggregates" in html.read_text()
 
 
+def test_imported_aggregates_have_no_fingerprint(tmp_path):
+    """An aggregate is one value per test and run (docs/FORMAT.md, "Imported launches"): drawn,
+    it showed as one repetition categorized "first", and rule 8 cited its "p99" as a tail,
+    beside the warning that no fingerprint can be computed. The command refuses it, the report
+    says why it has none and draws those of the alternatives with repetitions."""
+    imb = imported(tmp_path, "imb", IMB)
+    rep = imported(tmp_path, "reprompi", REP_BARRIER, name="rep")
+    figure = tmp_path / "fp.png"
+    r = run("fingerprint", imb, "--op", "allreduce", "--size", 8, "-o", figure)
+    assert r.exit_code == 2 and r.output.count("\n") == 1, r.output
+    assert "imported from Intel(R) MPI Benchmarks" in r.output and "no repetitions" in r.output
+    assert not figure.exists()
+    html = tmp_path / "both.html"
+    r = run("report", imb, rep, "-o", html)
+    assert r.exit_code == 0, r.output
+    assert " 4 fingerprints" in r.output
+    text = html.read_text()
+    assert 'data-alternative="imb"' not in text and text.count('class="fingerprint"') == 4
+    assert "No fingerprint: imb was imported from Intel(R) MPI Benchmarks" in text
+    rule8 = text.split("<tr><td>8</td><td>Carefully")[1].split("</tr>")[0]
+    assert "imb " not in rule8 and "rep " in rule8 and "of 4<" in rule8  # rep's 4 tests, not imb's 33 too
+
+
 def test_analyze_refuses_a_changed_imported_row(tmp_path):
     out = imported(tmp_path, "imb", IMB)
     raw = out / "launches/000/raw.csv"

@@ -83,6 +83,20 @@ def analyze_test(campaign: Campaign, test: RowKey, **settings) -> AnalysisResult
     return analyze(campaign, tests={(test.alternative, test.op, test.size)}, **settings)
 
 
+def no_distribution(campaign: Campaign, alternative: str) -> str | None:
+    """Why the tests of ``alternative`` have no fingerprint, or None: every launch of it was
+    imported from a tool's aggregates (IMB, OSU, ReproMPI --summary), one value per test and run,
+    not a distribution (docs/FORMAT.md, "Imported launches": quartiles, outlier filter, warm-up
+    and fingerprints have nothing to work on). Drawn anyway, the one value would show as a
+    repetition categorized "first" (Roth 2021 §4.5), which it is not."""
+    origins = [li.meta.origin for li in campaign.launches_of(alternative)]
+    if not origins or not all(o is not None and o.aggregates for o in origins):
+        return None
+    labels = ", ".join(dict.fromkeys(o.label for o in origins))
+    return (f"{alternative} was imported from {labels}: one aggregate per test and run, no repetitions to draw a "
+            f"fingerprint of (mpimeter analyze gives its values)")
+
+
 def _missing_test(tests: Sequence, op: str, size: int, alternative: str) -> str:
     present = sorted({(t.op, t.size) for t in tests if t.alternative == alternative})
     ops = sorted({o for o, _ in present})

@@ -42,7 +42,7 @@ def command(path, op, size, alternative, nprocs, root, output, outlier, tukey_k,
 
     def body() -> int:
         check_output(output, FORMATS, f"unknown figure format {output.suffix or '(none)'!r}; use .png, .svg or .pdf")
-        from mpimeter.analysis.fingerprint import analyze_test, campaign_tests, select_test
+        from mpimeter.analysis.fingerprint import analyze_test, campaign_tests, no_distribution, select_test
         from mpimeter.report import fingerprint
         from mpimeter.report.figures import save_figure
 
@@ -52,6 +52,8 @@ def command(path, op, size, alternative, nprocs, root, output, outlier, tukey_k,
             test = select_test(tests, campaign.alternatives, op, size, alternative, nprocs=nprocs, root=root)
         except ValueError as exc:
             raise analysis.AnalysisError(f"{path}: {exc}") from None
+        if (why := no_distribution(campaign, test.alternative)) is not None:
+            raise analysis.AnalysisError(f"{path}: {why}")
         result = analyze_test(campaign, test, outlier=outlier, tukey_k=tukey_k, mpibench_a=mpibench_a,
                               drop_warmup=drop_warmup, clock=clock, confidence=confidence)
         data = fingerprint.fingerprint_data(result, op, size, test.alternative, nprocs=nprocs, root=root,

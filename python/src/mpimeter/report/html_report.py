@@ -32,6 +32,7 @@ import pandas as pd
 from mpimeter import __version__
 from mpimeter.analysis import ONE_WAY_NOTE, OVERHEAD_LABEL, OVERHEAD_NOTE, ratio_estimator_text, time_quantity
 from mpimeter.analysis.bounds import bounds as compute_bounds
+from mpimeter.analysis.fingerprint import no_distribution
 from mpimeter.analysis.models import fit_models
 from mpimeter.analysis.results import MEAN_NOTE
 from mpimeter.atomic import write_atomic
@@ -96,7 +97,8 @@ def build_report(result, comparison=None, *, comparison_problem: str | None = No
     nbc_ops = sorted({r.op for r in result.nbc_rows})
     nbc_images = {op: _render_nonblocking(op, [r for r in result.nbc_rows if r.op == op], alts, result.size_unit(op))
                   for op in nbc_ops}
-    fp_jobs = _fingerprint_jobs(result, alts)
+    undrawn = {alt: why for alt in alts if (why := no_distribution(result.campaign, alt)) is not None}
+    fp_jobs = _fingerprint_jobs(result, [a for a in alts if a not in undrawn], alts)
     fp_svgs = [fingerprint_svg(d, max_points=max_points) for d in fp_jobs]
 
     body = [h.tag("h1", h.esc(title)),
@@ -113,7 +115,8 @@ def build_report(result, comparison=None, *, comparison_problem: str | None = No
         body.append(h.section("scaling", "Scaling with the number of processes", scaling))
     body.append(h.section("fingerprints", "Fingerprints",
                           _counters.cost_html(result.counters, result.size_unit) +
-                          _fingerprints(fp_jobs, fp_svgs, result.counters, max_points)))
+                          _fingerprints(fp_jobs, fp_svgs, result.counters, max_points) +
+                          "".join(h.tag("p", h.esc(f"No fingerprint: {why}.")) for why in undrawn.values())))
     body.append(h.section("spread", "Launch-to-launch spread", _spread(result, ops) + states_html(result) +
                           allocations_html(result)))
     body.append(h.section("guidelines", "Guideline violations", guidelines_section(result)))
@@ -159,16 +162,18 @@ def _render_nonblocking(op: str, rows: list, alts: list[str], unit: str) -> str:
                      lambda: draw_nonblocking(op, rows, alts, size_unit=unit), dpi=90)
 
 
-def _fingerprint_jobs(result, alts: list[str]) -> list[FingerprintData]:
-    """One FingerprintData per (alternative, op, size), sorted by op, size, alternative. The
+def _fingerprint_jobs(result, drawn: list[str], alts: list[str]) -> list[FingerprintData]:
+    """One FingerprintData per (alternative, op, size) of the ``drawn`` alternatives, sorted by
+    op, size and the alternative's place in ``alts``. The
     repetition and rank tables are split into plain arrays once, instead of being filtered
     per test (400 filters of millions of rows would take longer than the whole report)."""
     reps = _split(result.repetitions, ("alternative", "op", "size", "launch", "rep", "valid",
                                        "kept", "run_time_ns", "category", "nprocs", "root", "workpieces"))
     ranks = _split(result.rank_durations(), ("alternative", "op", "size", "launch", "rank", "rep",
                                              "duration_ns", "valid"))
-    facts = {alt: campaign_facts(result.campaign.launches_of(alt)) for alt in alts}
-    order = sorted(result.rows, key=lambda r: (r.op, r.size, alts.index(r.alternative)))
+    facts = {alt: campaign_facts(result.campaign.launches_of(alt)) for alt in drawn}
+    order = sorted((r for r in result.rows if r.alternative in facts),
+                   key=lambda r: (r.op, r.size, alts.index(r.alternative)))
     return [fingerprint_data(result, row.op, row.size, row.alternative,
                              repetitions=reps(row.alternative, row.op, row.size),
                              rank_durations=ranks(row.alternative, row.op, row.size),

@@ -232,10 +232,15 @@ def _rule7(result, comparison, problem) -> RuleCheck:
 def _rule8(result) -> RuleCheck:
     """Whether the median alone would mislead is read off the data: how far the tail (p99 of a
     launch) lies from its median; the report shows percentiles and every repetition either way."""
+    # an imported aggregate is one value per test and run: its "p99" is that value, no tail
+    # (docs/FORMAT.md, "Imported launches"), and it has no fingerprint (analysis.fingerprint)
+    aggregated = {(li.alternative, li.index) for li in result.campaign.launches
+                  if li.meta.origin is not None and li.meta.origin.aggregates}
     per = [(s.p99_ns / s.median_ns, s) for s in result.launch_summaries if s.n > 0 and s.median_ns > 0
-           and math.isfinite(s.p99_ns)] if result.rows else []
+           and math.isfinite(s.p99_ns) and (s.alternative, s.launch) not in aggregated] if result.rows else []
     if not per:
-        return _check(8, NA, "no results.")
+        return _check(8, NA, "imported aggregates only: the tool printed one value per test and run, no "
+                             "distribution to show beside it." if aggregated and result.rows else "no results.")
     worst, s = max(per, key=lambda x: x[0])
     heavy = sum(1 for x, _ in per if x > 2)
     evidence = (f"p99 / median per launch and test: up to {worst:.2f} ({s.alternative} {s.op} {s.size}, launch "
