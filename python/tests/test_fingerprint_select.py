@@ -124,10 +124,18 @@ def test_a_request_is_checked_against_the_campaign_tests(campaigns):
         select_test(tests, alts, "bcast", 8)
     with pytest.raises(ValueError, match=r"no size 9 for bcast in openmpi; it has: 8, 1024$"):
         select_test(tests, alts, "bcast", 9)
-    with pytest.raises(ValueError, match=r"no operation 'gather' in openmpi; it has: bcast at p = 2$"):
+    # a missing operation or size is missing at every p: the p asked for is not listed as if the
+    # campaign had it
+    with pytest.raises(ValueError, match=r"no operation 'gather' in openmpi; it has: bcast$"):
         select_test(tests, alts, "gather", 8, nprocs=2)
-    with pytest.raises(ValueError, match=r"no size 8 for bcast in openmpi; it has: 8, 1024 at p = 3$"):
+    with pytest.raises(ValueError, match=r"no size 9 for bcast in openmpi; it has: 8, 1024$"):
+        select_test(tests, alts, "bcast", 9, nprocs=2)
+    # a test the campaign has, at another p or root: which it has, not "no size 8 … it has: 8"
+    with pytest.raises(ValueError, match=r"^bcast 8 of openmpi was measured at p = 2, p = 4 only, not at p = 3$"):
         select_test(tests, alts, "bcast", 8, nprocs=3)
+    with pytest.raises(ValueError, match=r"^bcast 8 of openmpi was measured at p = 2, p = 4 only, not at p = 4, "
+                                         r"root 1 \(bcast has no root: leave out --root\)$"):
+        select_test(tests, alts, "bcast", 8, nprocs=4, root=1)
     with pytest.raises(ValueError, match="no alternative 'mpich'; the campaign has openmpi"):
         select_test(tests, alts, "bcast", 8, "mpich")
     found = select_test(tests, alts, "bcast", 1024, nprocs=4)

@@ -61,20 +61,28 @@ def select_test(tests: Sequence[Test], alternatives: Sequence[str], op: str, siz
     named; a test measured at several p, roots or work pieces needs the one asked for."""
     alternative = _resolve_alternative(alternatives, alternative)
     # a test is also its p and root; one of several must be named
-    found = [t for t in tests if t.op == op and t.size == size and t.alternative == alternative
-             and nprocs in (None, t.nprocs) and root in (None, t.root) and workpieces in (None, t.workpieces)]
+    same = [t for t in tests if t.op == op and t.size == size and t.alternative == alternative]
+    if not same:  # the operation or the size is missing at any p: the p asked for is beside the point
+        raise ValueError(_missing_test(tests, op, size, alternative))
+    found = [t for t in same if nprocs in (None, t.nprocs) and root in (None, t.root)
+             and workpieces in (None, t.workpieces)]
     if not found:
-        raise ValueError(_missing_test(tests, op, size, alternative)
-                         + (f" at p = {nprocs}" if nprocs is not None else "")
-                         + (f", root {root}" if root is not None else "")
-                         + (f", {workpieces} workpieces" if workpieces is not None else ""))
+        asked = ", ".join(([f"p = {nprocs}"] if nprocs is not None else []) + ([f"root {root}"] if root is not None else [])
+                          + ([f"{workpieces} workpieces"] if workpieces is not None else []))
+        rootless = root is not None and all(t.root is None for t in same)
+        raise ValueError(f"{op} {size} of {alternative} was measured at {_where(same)} only, not at {asked}"
+                         + (f" ({op} has no root: leave out --root)" if rootless else ""))
     if len({(t.nprocs, t.root, t.workpieces) for t in found}) > 1:
-        where = ", ".join(f"p = {t.nprocs}" + ("" if t.root is None else f" root {t.root}")
-                          + ("" if t.workpieces is None else f" workpieces {t.workpieces}")
-                          for t in sorted(found, key=lambda t: (t.nprocs, -1 if t.root is None else t.root,
-                                                                -1 if t.workpieces is None else t.workpieces)))
-        raise ValueError(f"{op} {size} of {alternative} was measured at {where}: name one with --np (and --root)")
+        raise ValueError(f"{op} {size} of {alternative} was measured at {_where(found)}: name one with --np (and --root)")
     return found[0]
+
+
+def _where(tests: Sequence) -> str:
+    """'p = 2, p = 4 root 0': the p, root and work pieces of ``tests``, each once, in order."""
+    keys = sorted({(t.nprocs, -1 if t.root is None else t.root, -1 if t.workpieces is None else t.workpieces)
+                   for t in tests})
+    return ", ".join(f"p = {p}" + ("" if root < 0 else f" root {root}") + ("" if pieces < 0 else f" workpieces {pieces}")
+                     for p, root, pieces in keys)
 
 
 def analyze_test(campaign: Campaign, test: RowKey, **settings) -> AnalysisResult:
