@@ -204,3 +204,20 @@ def test_reprompi_header_that_does_not_parse(tmp_path):
     assert exc.value.line == 21
     with pytest.raises(InputError, match="lacks #@runtime_type"):
         read_peer("reprompi", replace(REP_WINDOW, tmp_path, "#@runtime_type=global\n", ""))
+
+
+@pytest.mark.parametrize("tool,path,old,new,match,line", [
+    # str.isdigit() holds for "²", which int() refuses: it was a traceback, not one line
+    ("osu", OSU_LAT, "\n1                       0.40", "\n²                       0.40", r"Size '²' is not a whole number", 5),
+    # Decimal and int read other scripts' digits and "1_0": a value no tool prints was imported
+    ("osu", OSU_LAT, "\n1                       0.40", "\n١                       0.40", r"Size '١' is not a whole number", 5),
+    ("osu", OSU_LAT, "\n1                       0.40", "\n1                       1_0.40", r"latency '1_0.40' is not a number", 5),
+    ("imb", IMB, "            8         1000         0.18", "            8         1000         ٠.18",
+     r"'٠.18' is not a number", 38),
+    ("reprompi", REP_BARRIER, "MPI_Bcast          1            8   0.0000004710",
+     "MPI_Bcast          1            8   0.000_0004710", r"'0.000_0004710' is not a number", 23),
+])
+def test_a_number_the_tools_do_not_print_is_refused_with_its_line(tmp_path, tool, path, old, new, match, line):
+    with pytest.raises(InputError, match=match) as exc:
+        read_peer(tool, replace(path, tmp_path, old, new))
+    assert exc.value.line == line

@@ -116,10 +116,9 @@ class Lines:
 def decimal_ns(text: str, unit_ns: int, lines: Lines, index: int, what: str) -> int:
     """The decimal ``text`` in a unit of ``unit_ns`` nanoseconds → integer ns (half away from
     zero); bad input names the line."""
-    try:
-        value = Decimal(text)
-    except InvalidOperation:
-        raise lines.fail(index, f"{what} {text!r} is not a number") from None
+    value = plain_decimal(text)
+    if value is None:
+        raise lines.fail(index, f"{what} {text!r} is not a number")
     if not value.is_finite() or value < 0:
         raise lines.fail(index, f"{what} {text!r} is not a finite time ≥ 0")
     # compared before rounding: quantize() of a number beyond Decimal's 28 digits (1e308) raises
@@ -129,8 +128,20 @@ def decimal_ns(text: str, unit_ns: int, lines: Lines, index: int, what: str) -> 
     return int(ns)
 
 
+def plain_decimal(text: str) -> Decimal | None:
+    """``text`` as a Decimal when it is one as the tools print numbers (ASCII: Decimal and int
+    also take other scripts' digits and "1_0", which no tool prints), else None."""
+    if not text.isascii() or "_" in text:
+        return None
+    try:
+        return Decimal(text)
+    except InvalidOperation:
+        return None
+
+
 def whole(text: str, lines: Lines, index: int, what: str, *, minimum: int = 0) -> int:
-    if not text.isdigit():
+    # ASCII digits only: str.isdigit() is also true of "²", which int() refuses (a traceback)
+    if not (text.isascii() and text.isdigit()):
         raise lines.fail(index, f"{what} {text!r} is not a whole number ≥ {minimum}")
     value = int(text)
     if value < minimum or value > 2**62:

@@ -38,9 +38,9 @@ Rank 0 is the origin, rank 1 the target, on exactly 2 ranks.
 from __future__ import annotations
 
 import re
-from decimal import Decimal, InvalidOperation
+from decimal import Decimal
 
-from mpimeter.io.peers.common import Lines, PeerRun, PeerTest, decimal_ns, whole
+from mpimeter.io.peers.common import Lines, PeerRun, PeerTest, decimal_ns, plain_decimal, whole
 
 TITLE = re.compile(r"^# OSU MPI_(?P<call>Put|Get|Accumulate|Get_accumulate|Fetch_and_op|Compare_and_swap)"
                    r"(?P<variant>-\S+)? (?P<what>[Ll]atency|Bandwidth|Bi-directional Bandwidth) Test "
@@ -196,10 +196,9 @@ def _row(lines: Lines, j: int, op: str, call: str, bandwidth: bool, burst: int) 
         ns = decimal_ns(fields[1], 1000, lines, j, "latency")
         return PeerTest(name=f"MPI_{call}", op=op, size=size, line=j + 1, repetitions=None, run_times_ns=(ns,),
                         valid=(True,), headline="avg", aggregates_ns={"avg": ns})
-    try:
-        rate = Decimal(fields[1])
-    except InvalidOperation:
-        raise lines.fail(j, f"bandwidth {fields[1]!r} is not a number") from None
+    rate = plain_decimal(fields[1])
+    if rate is None:
+        raise lines.fail(j, f"bandwidth {fields[1]!r} is not a number")
     if not rate.is_finite() or rate <= 0 or size == 0:
         raise lines.fail(j, f"bandwidth {fields[1]!r} at size {size}: an epoch time needs a rate > 0 and a size > 0")
     # MB/s = 10^6 B/s = B/us: the epoch of burst operations takes size * burst / rate microseconds
