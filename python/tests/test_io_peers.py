@@ -221,3 +221,26 @@ def test_a_number_the_tools_do_not_print_is_refused_with_its_line(tmp_path, tool
     with pytest.raises(InputError, match=match) as exc:
         read_peer(tool, replace(path, tmp_path, old, new))
     assert exc.value.line == line
+
+
+def test_imb_two_process_tables_beside_collectives_on_more_get_advice_that_can_help(tmp_path):
+    """`mpirun -np 4 IMB-MPI1 PingPong Allreduce -npmin 4`: PingPong runs on 2 processes whatever
+    -np, the other 2 "waiting in MPI_Barrier" (IMB User Guide). A launch has one process count, so
+    the file is refused, but the advice was "-npmin", which this run already used."""
+    text = IMB.read_text().replace("# Benchmarking PingPong \n# #processes = 2 \n",
+                                   "# Benchmarking PingPong \n# #processes = 2 \n"
+                                   "# ( 2 additional processes waiting in MPI_Barrier)\n")
+    for bench in ("Allreduce", "Bcast"):
+        text = text.replace(f"# Benchmarking {bench} \n# #processes = 2", f"# Benchmarking {bench} \n# #processes = 4")
+    path = tmp_path / "imb-np4.txt"
+    path.write_text(text)
+    with pytest.raises(InputError, match=r"Allreduce ran with 4 processes, an earlier table with 2; .*two-process "
+                                         r"benchmarks on 2 processes whatever -np .* from a 2-process run") as exc:
+        read_peer("imb", path)
+    assert exc.value.line == text[:text.index("# #processes = 4")].count("\n") + 1
+    # collectives at 2 and 4 processes alone (IMB's default from 2 up): -npmin is the advice
+    collectives = IMB.read_text().replace("# Benchmarking Bcast \n# #processes = 2", "# Benchmarking Bcast \n# #processes = 4")
+    path.write_text(collectives)
+    with pytest.raises(InputError, match=r"Bcast ran with 4 processes, an earlier table with 2; .*one process count "
+                                         r"\(IMB -npmin\)$"):
+        read_peer("imb", path)

@@ -73,7 +73,7 @@ def parse(lines: Lines) -> PeerRun:
     lines.check_not_cut(LABEL)
     settings, command, i = _header(lines, index + 1)
     tests: list[PeerTest] = []
-    nprocs = None
+    nprocs, waited = None, False  # waited: a table so far ran with other processes waiting
     finished = False
     while i < len(lines):
         text = lines[i]
@@ -92,16 +92,17 @@ def parse(lines: Lines) -> PeerRun:
         if procs is None:
             raise lines.fail(i + 1, f"the table of {name} has no '# #processes = N' line")
         n = whole(procs["n"], lines, i + 1, "#processes", minimum=1)
-        if nprocs is not None and n != nprocs:
-            raise lines.fail(i + 1, f"{name} ran with {n} processes, an earlier table with {nprocs}; a launch has "
-                                    "one number of processes: import output of one process count (IMB -npmin)")
-        nprocs = n
-        i += 2
-        mode = None
+        at, i = i + 1, i + 2
+        mode, waiting = None, False
         while i < len(lines) and (_WAITING.match(lines[i]) or _RULE.match(lines[i]) or lines[i].strip() == "#"
                                   or _MODE.match(lines[i])):
             mode = found["mode"] if (found := _MODE.match(lines[i])) else mode
+            waiting = waiting or _WAITING.match(lines[i]) is not None
             i += 1
+        if nprocs is not None and n != nprocs:
+            raise lines.fail(at, f"{name} ran with {n} processes, an earlier table with {nprocs}; a launch has one "
+                                 "number of processes: " + _one_count(waited or waiting))
+        nprocs, waited = n, waited or waiting
         op = None
         if rma:
             op, sync = imb_rma.map_table(lines, i, name, mode, n)
@@ -128,6 +129,17 @@ def parse(lines: Lines) -> PeerRun:
         mpi_version=f"MPI {settings['MPI Version']}" if settings.get("MPI Version") else None,
         kernel=" ".join(settings[k] for k in ("System", "Release", "Version") if settings.get(k)) or None,
         rma=imb_rma.run_rma(lines, syncs, bursts) if rma else None)
+
+
+def _one_count(waiting: bool) -> str:
+    """What gives tables of one process count. IMB's default runs each collective at 2, 4, …, -np
+    processes, which -npmin NP makes -np alone; but a single-transfer benchmark (PingPong,
+    PingPing, …) runs on 2 active processes at any -np, the others "waiting in MPI_Barrier" (IMB
+    User Guide, "Running Intel(R) MPI Benchmarks"): no -npmin puts it beside a collective on more."""
+    if waiting:
+        return ("IMB runs its two-process benchmarks on 2 processes whatever -np (the others waiting), so import "
+                "them from a 2-process run and the collectives from another (-npmin)")
+    return "import output of one process count (IMB -npmin)"
 
 
 def _header(lines: Lines, i: int) -> tuple[dict[str, str], str | None, int]:
