@@ -160,3 +160,17 @@ def test_schemes_command_and_analyze_scheme(tmp_path):
     assert r.exit_code == 0 and "mean of the central half" in r.output
     r = CliRunner().invoke(main, ["analyze", str(c), "--scheme", "skampi", "--outlier", "none"])
     assert r.exit_code == 2 and "--outlier applies to --scheme ours only" in r.output
+
+
+def test_analyze_scheme_says_removed_is_a_sum_over_the_launches(tmp_path):
+    """The footer called every column but the headline a median of the launches' values; `removed`
+    is their sum (SKaMPI's trimming: about half of each launch's repetitions, so the column read
+    as more than a launch holds)."""
+    c = hand_campaign(tmp_path / "c")
+    r = CliRunner().invoke(main, ["analyze", str(c), "--no-cache", "--scheme", "skampi", "--format", "json"])
+    (row,) = json.loads(r.output)["rows"]
+    assert row["launches"] == 2 and row["removed"] == 4  # 2 of each launch's 4 valid maxima: a sum, not a median
+    r = CliRunner().invoke(main, ["analyze", str(c), "--no-cache", "--scheme", "skampi"], env={"COLUMNS": "400"})
+    assert r.exit_code == 0, r.output
+    assert "removed: the values the scheme's filter dropped, summed over the launches" in r.output
+    assert "the other columns are medians" not in r.output

@@ -78,8 +78,9 @@ def scheme_analysis(paths: Sequence[str], kw: dict[str, Any], scheme: str, fmt: 
         t.add_row(*([r.alternative] if several else []), r.op, size_title(r.size, res, r.op),
                   *([str(r.nprocs)] if show_p else []), *cells)
     con.print(t)
+    # removed is a count over every launch (SchemeRow.removed), not a median like the times beside it
     con.print(f"scheme {definition(scheme)}; per launch, then the median over launches (Le Boudec interval "
-              f"of the headline; the other columns are medians of the launches' values); invalid repetitions "
-              f"dropped; ping-pongs one-way")
+              f"of the headline; the other times are medians of the launches' values); removed: the values the "
+              f"scheme's filter dropped, summed over the launches; invalid repetitions dropped; ping-pongs one-way")
     print_warnings(con, warnings)
     return EXIT_OK
