@@ -86,3 +86,28 @@ def test_a_machines_history_is_grouped_by_slurm_partition(tmp_path):
     index = (tmp_path / "site" / "index.html").read_text()
     assert "<td>alpha-node · partition long</td>" in index and "<td>beta-node</td>" in index
     assert "<th>Slurm partitions</th>" in index and "<td>long, short</td>" in index
+
+
+def test_an_imported_campaign_shows_no_nan_and_is_not_the_machines_latest(tmp_path):
+    """An import has no start time, CPU, compiler or library version (NULL in the store): pandas
+    read them as NaN, which the pages printed as "nan", and the machine table's "latest" campaign
+    sorted the undated import last, showing its kernel and no CPU beside measured campaigns."""
+    store = tmp_path / "results.duckdb"
+    invoke("store", "add", alpha_two_libraries(tmp_path), "--store", store, "--no-report")
+    invoke("import", "imb", PEERS / "imb-pingpong-allreduce-bcast.txt", "--out", tmp_path / "imb")
+    invoke("store", "add", tmp_path / "imb", "--store", store, "--no-report", "--machine", "alpha-node")
+    con = duckdb.connect(str(store), read_only=True)
+    data = load(con, str(store))
+    con.close()
+    measured = data.alternatives[data.alternatives["series"].map(lambda s: s.origin == "")].iloc[0]
+    assert measured["cpu_model"] and measured["kernel"] and measured["first_start"]
+    invoke("site", "--store", store, "-o", tmp_path / "www")
+    pages = list((tmp_path / "www").rglob("*.html"))
+    assert len(pages) > 10
+    for page in pages:
+        text = page.read_text()
+        assert ">nan<" not in text and ">nan " not in text, page
+    index = (tmp_path / "www" / "index.html").read_text()
+    machines = index.split('id="machines"')[1].split("</table>")[0]
+    assert measured["kernel"] in machines and measured["cpu_model"] in machines
+    assert "6.18.44-fc-v595" not in machines  # the IMB file's kernel: an undated import is not the latest

@@ -122,11 +122,24 @@ def load(con, store: str) -> SiteData:
         raise StoreError(f"{store}: cannot be read as a results store: {str(exc).splitlines()[0][:300]}") from None
 
 
+def _text_none(frame: pd.DataFrame) -> pd.DataFrame:
+    """``frame`` with a missing text (SQL NULL) as None: pandas' text columns hold NaN for it,
+    which is true in ``value or "–"`` and prints "nan" in a page (an imported campaign has no
+    CPU, compiler or library version)."""
+    frame = frame.copy()
+    for column in frame.columns:
+        if pd.api.types.is_string_dtype(frame[column]) or frame[column].dtype == object:
+            values = frame[column].astype(object)
+            frame[column] = values.where(values.notna(), None)
+    return frame
+
+
 def _load(con, store: str) -> SiteData:
     campaigns = con.execute(
         "SELECT campaign_id, name, path, machine, id_source, added, first_start, last_end, alternatives, launches, "
         "command, seed, tool_version, report_source FROM campaigns ORDER BY first_start NULLS LAST, campaign_id").df()
     alternatives = con.execute("SELECT * FROM alternatives").df()
+    campaigns = _text_none(campaigns)
     # rows of one root only (a history line is one root's); p per row (NULL: a store row
     # written before results carried it, the alternative's nprocs); mw-workpieces: one row per number
     # of work pieces (NULL: other ops, and rows stored before the column)
@@ -153,7 +166,7 @@ def _load(con, store: str) -> SiteData:
     for frame in (results, medians):
         frame["nprocs"] = [n if pd.notna(n) else alt_np.get((c, a)) for c, a, n in
                            zip(frame["campaign_id"], frame["alternative"], frame["nprocs"])]
-    alternatives = _per_process_count(alternatives, results)
+    alternatives = _text_none(_per_process_count(alternatives, results))
     alternatives["series"] = [
         Series(machine=str(machine_of.get(cid, "?")), library=str(lib or "unknown"), variant=str(var or ""),
                nprocs=int(n) if pd.notna(n) else 0, origin=origin_of.get((str(cid), str(alt)), ""),

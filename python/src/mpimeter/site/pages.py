@@ -149,7 +149,8 @@ def _machine_table(data: SiteData) -> str:
     # a cluster's partitions (Slurm) are listed per machine when its launches ran in any
     slurm = any(s.partition for s in alts["series"])
     for machine, g in alts.groupby(alts["series"].map(lambda s: s.machine), sort=True):
-        last = g.sort_values("first_start_c").iloc[-1]
+        # an undated campaign (an import: the tools print no start time) is not the latest
+        last = g.sort_values("first_start_c", na_position="first").iloc[-1]
         partitions = sorted({p for s in g["series"] for p in s.partition.split(",") if p})
         rows.append((machine, *((", ".join(partitions) or "–",) if slurm else ()),
                      str(last.get("cpu_model") or "–"), str(last.get("kernel") or "–"),
@@ -323,7 +324,7 @@ def history_html(data: SiteData, series: Series, op: str, size: int, steps: list
                                     & (data.alternatives["alternative"] == st.alternative)]["library_version"]
         table.append([h.esc(_date(c.first_start) if c else "?"),
                       link(here, campaign_page(st.campaign_id), str(c.name) if c else st.campaign_id),
-                      h.esc(str(version.iloc[0]) if len(version) else "–"), h.esc(str(p["launches"])),
+                      h.esc(str(version.iloc[0] or "–") if len(version) else "–"), h.esc(str(p["launches"])),
                       h.esc(format_ns(p["median_ns"])), h.esc(format_interval(_num(p["median_ci_low_ns"]),
                                                                  _num(p["median_ci_high_ns"]))),
                       h.esc(_gate_cell(st, op, size, workpieces) + ("; the gate failed at other sizes" if st.failed
