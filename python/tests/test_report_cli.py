@@ -157,3 +157,17 @@ def test_all_repetitions_invalid_draws_without_warnings(tmp_path):
         r = run(folder, "-o", out)
     assert r.exit_code == 0, r.output
     assert out.read_text(encoding="utf-8").startswith("<!DOCTYPE html>")
+
+
+def test_one_folder_given_twice_is_refused_naming_both(one_report, tmp_path):
+    """The same campaign twice (another spelling of its path) would be two alternatives of the
+    same launches; the refusal advised renaming one of the two folders, which cannot help."""
+    folder = one_report[0]
+    for args in ([folder, f"{folder}/"], [folder, folder.parent / ".." / folder.parent.name / folder.name]):
+        r = run(*args, "-o", tmp_path / "r.html")
+        assert r.exit_code == 2 and r.output.count("\n") == 1, r.output
+        assert f"{args[0]} and {args[1]} are the same folder; allowed: each campaign once" in r.output
+        assert "rename" not in r.output and not (tmp_path / "r.html").exists()
+    for verb in ("analyze", "compare"):
+        r = CliRunner().invoke(main, [verb, str(folder), f"{folder}/"])
+        assert r.exit_code == 2 and "are the same folder" in r.output, r.output

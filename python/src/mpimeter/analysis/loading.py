@@ -13,6 +13,7 @@ only for whoever asks for them.
 
 from __future__ import annotations
 
+import os
 from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
@@ -239,6 +240,19 @@ def _check_named(path: str | Path) -> None:
         raise AnalysisError("an empty path names no folder; give a launch or campaign folder")
 
 
+def _check_distinct(paths: Sequence[str | Path]) -> None:
+    """One folder given twice would be two alternatives of the same launches: refused naming both
+    paths (the "same alternative name" refusal further on advised renaming one, which cannot help)."""
+    for i, first in enumerate(paths):
+        for second in paths[i + 1:]:
+            try:
+                same = os.path.samefile(first, second)
+            except (OSError, ValueError):
+                continue  # a path that cannot be read: loading it says what is wrong with it
+            if same:
+                raise AnalysisError(f"{first} and {second} are the same folder; allowed: each campaign once")
+
+
 def _build_campaign(path: Path, kind: str, loaded: list, *, store: bool, cache: bool) -> Campaign:
     launches = tuple(ll for lc in loaded for ll in lc.launches)
     alts: list[str] = []
@@ -286,6 +300,7 @@ def load_campaigns(paths: Sequence[str | Path], *, cache: bool = True, store: bo
         raise AnalysisError("no folder given")
     for p in paths:
         _check_named(p)
+    _check_distinct(paths)
     loaded = [_io_campaign.load(p, cache=cache, allow_mixed=allow_mixed, reduce=_reducer(schemes)) for p in paths]
     count = Counter(alt for lc in loaded for alt, _ in lc.layout.alternatives)
 
