@@ -59,6 +59,7 @@ def test_launches_that_ended_with_different_methods_are_warned_about(tmp_path):
     op = json.loads((camp / "launches" / "001" / "meta.json").read_text())["tests"][0]["op"]
     assert w.message.startswith("1 row(s) were measured with different start methods")
     assert "→ roundtime in launch(es) 001" in w.message and op in w.message
+    assert "the window's own policy switched" in w.message and "quieter machine" in w.hint
 
 
 def test_an_incomplete_test_keeps_its_rows(tmp_path):

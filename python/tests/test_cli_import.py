@@ -106,6 +106,19 @@ def test_imported_aggregates_have_no_fingerprint(tmp_path):
     assert "imb " not in rule8 and "rep " in rule8 and "of 4<" in rule8  # rep's 4 tests, not imb's 33 too
 
 
+def test_runs_of_two_process_syncs_imported_together_are_not_called_switches(tmp_path):
+    """ReproMPI runs with MPI_Barrier and with the window, imported as launches of one campaign:
+    `mixed-start-methods` blamed "the window's own policy … on a busy machine" and advised a
+    quieter machine; the launches began with different process syncs, as the user ran them."""
+    rep = imported(tmp_path, "reprompi", REP_BARRIER, REP_WINDOW, name="rep")
+    r = run("analyze", rep, "--format", "json")
+    assert r.exit_code == 0, r.output
+    (w,) = [w for w in json.loads(r.stdout)["warnings"] if w["code"] == "mixed-start-methods"]
+    assert "barrier in launch(es) 000; window in launch(es) 001" in w["message"]
+    assert "different process syncs" in w["message"] and "window's own policy" not in w["message"]
+    assert "quieter machine" not in w["hint"] and "each process sync as a campaign of their own" in w["hint"]
+
+
 def test_analyze_refuses_a_changed_imported_row(tmp_path):
     out = imported(tmp_path, "imb", IMB)
     raw = out / "launches/000/raw.csv"

@@ -148,11 +148,9 @@ _TABLE = (
          "use a start method that holds on a busy machine (--procsync roundtime, or barrier), raise "
          "--roundtime-budget-s, or run on a quieter machine"),
     Code("mixed-start-methods", CAUTION, frozenset({A}),
-         "{rows} row(s) were measured with different start methods in different launches (the window's own "
-         "policy switched some launch tests to roundtime or barrier on a busy machine); e.g. {alternative} {op} "
-         "{size}: {which}; their per-launch medians are pooled as they are",
-         "compare launches measured by one method (meta.json tests[].procsync_switches), or run on a quieter "
-         "machine, or choose the method yourself (--procsync roundtime or barrier)"),
+         "{rows} row(s) were measured with different start methods in different launches ({why}); e.g. "
+         "{alternative} {op} {size}: {which}; their per-launch medians are pooled as they are",
+         "{advice}"),
     Code("precision-not-reached", CAUTION, frozenset({A}),
          "{tests} launch test(s) reached --nrep-max or the --nrep-budget-s time budget before --nrep auto's "
          "precision{asked} (worst: {launch} {op} {size}: {reached} after {nrep} repetitions); their launch medians "

@@ -83,19 +83,32 @@ def _mixed_methods_warning(campaign: Campaign) -> AnalysisWarning | None:
     """One warning when the launches of one (alternative, op, size) measured it with different start
     methods: a campaign never mixes them silently (the per-launch medians it pools did)."""
     used: dict[tuple[str, str, int], dict[str, list[str]]] = {}
+    configured: dict[tuple[str, str, int], set[str]] = {}  # the method each launch began with
     for li in campaign.launches:
         for t in li.meta.tests:
             if t.status in ("complete", "incomplete"):
                 methods = used.setdefault((li.alternative, t.op, t.size), {})
                 methods.setdefault(start_methods(li.meta, t), []).append(f"{li.index:03d}")
+                configured.setdefault((li.alternative, t.op, t.size), set()).add(
+                    li.meta.proc_sync.method or li.meta.config.procsync or "unknown")
     mixed = {k: v for k, v in used.items() if len(v) > 1}
     if not mixed:
         return None
     (alternative, op, size), methods = max(mixed.items(), key=lambda kv: len(kv[1]))
     which = "; ".join(f"{m} in launch(es) {', '.join(ls[:5])}{', …' if len(ls) > 5 else ''}"
                       for m, ls in sorted(methods.items(), key=lambda kv: -len(kv[1])))
+    # where the launches began with one method, the window's own policy switched (FORMAT.md,
+    # tests[].procsync_switches); else they were run (or, imported, measured) with different
+    # process syncs, which neither a quieter machine nor the switches explain
+    switched = len(configured[(alternative, op, size)]) == 1
+    why = ("the window's own policy switched some launch tests to roundtime or barrier on a busy machine" if switched
+           else "the launches ran with different process syncs: other --procsync settings, or imported from runs "
+                "that used them")
+    advice = ("compare launches measured by one method (meta.json tests[].procsync_switches), or run on a quieter "
+              "machine, or choose the method yourself (--procsync roundtime or barrier)" if switched
+              else "analyze the launches of each process sync as a campaign of their own (import or run them apart)")
     return warning("mixed-start-methods", rows=len(mixed), alternative=alternative, op=op, size=size, which=which,
-                   where=alternative)
+                   why=why, advice=advice, where=alternative)
 
 
 def precision_not_reached(meta: LaunchMeta) -> list[TestRecord]:
