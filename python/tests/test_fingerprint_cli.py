@@ -57,7 +57,8 @@ def test_an_alternative_is_chosen_by_name(root, tmp_path, warmup_rules):
 @pytest.mark.parametrize("args, message", [
     (("--op", "alltoall", "--size", 8), "no operation 'alltoall' in one_library; it has: allreduce, bcast\n"),
     (("--op", "bcast", "--size", 7), "no size 7 for bcast in one_library; it has: 8, 1024, 65536\n"),
-    (("--op", "bcast", "--size", 8, "--np", 4), "no size 8 for bcast in one_library; it has: 8, 1024, 65536 at p = 4"),
+    # it has bcast 8, at another p: where it was measured, not "no size 8 …; it has: 8"
+    (("--op", "bcast", "--size", 8, "--np", 4), "bcast 8 of one_library was measured at p = 2 only, not at p = 4\n"),
     (("--op", "bcast", "--size", 8, "--alt", "mpich"), "no alternative 'mpich'; the campaign has one_library\n"),
     (("--op", "bcast", "--size", 8, "-o", "fp.jpg"), "unknown figure format '.jpg'"),
 ])
