@@ -3,7 +3,8 @@
 
 Runs `mpimeter-bench --sync-check --json` once under the chosen launcher; the bench syncs with
 every named algorithm, then measures the residual offsets (rank 0's global clock against every
-rank's) at the requested times after each sync, and, on the `virtual` timer, the true errors. The
+rank's) at the requested times after each sync, and, where every rank reads one clock (the `virtual`
+timer's base on one host, or one kernel clock), the true errors. The
 algorithms share their waits, so a check can run later than asked (another algorithm's sync ran at
 its time); each check says when it ran (``since_sync_s``), and the table and the hold lines go by
 that when the check ran late (:func:`check_times_s`). This command shows the result as a table,
@@ -83,8 +84,8 @@ def render_table(result: dict, console: Console, *, tolerance_ns: float = TOLERA
             table.add_row(*row)
     console.print(table)
     if has_truth:
-        console.print("true error: the global clock against the virtual timer's base clock, "
-                      "which all ranks share on one host")
+        console.print("true error: the global clock against the one clock every rank reads (the virtual timer's "
+                      "base, or one kernel clock); a residual beyond it is the residual check's own error")
     for alg in result["algorithms"]:
         console.print(hold_line(alg, tolerance_ns=tolerance_ns), soft_wrap=True, highlight=False)
 
