@@ -22,7 +22,8 @@ typedef struct mm_test_facts {
     int finished, planned; /* tests ended so far (this one included) of those planned now */
     const mm_test *test;   /* op, size, status (complete or failed), nrep, error */
     long valid;            /* recorded repetitions valid on every rank (those the analysis keeps) */
-    double median_ns;      /* the median of their run times; NaN when none */
+    double median_ns;      /* the median of their run times; NaN when none, or when not collected
+                            * (a --nprocs test on fewer ranks than the launch: valid > 0) */
     const char *run_time;  /* how a run time was taken: "global clock" (max end - min start over
                             * ranks) or "local clock" (the longest rank's duration) */
     const char *procsync;  /* how the repetitions were started: the process sync */

@@ -11,15 +11,22 @@
 #include "mm_launch.h"
 #include "mm_ops.h"
 
-/* mm_launch_result.on_test: one line on stderr (ctx unused), e.g.
- * "mpimeter-bench: [3/40] allreduce 1024 B: 298 of 300 valid, median 12.3 us (window, global clock)" */
-void mm_progress_print(const mm_test_facts *facts, void *ctx);
-/* The line of one finished test, without the binary's name, into out. */
-void mm_progress_format(const mm_test_facts *facts, char *out, size_t len);
-/* The quick table (quick.c): without --out, a table row per finished test on stdout. */
+/* What main hands both on_test callbacks as ctx: the quick table's state (quick.c) and the
+ * configuration, whose lists say what tells the tests of one operation and size apart. */
 typedef struct mm_quick_table {
     const mm_op *op; /* the operation whose header was printed last; NULL: none yet */
+    const mm_config *cfg; /* NULL: no test is told apart by more than its operation and size */
 } mm_quick_table;
+/* mm_launch_result.on_test: one line on stderr (ctx: an mm_quick_table), e.g.
+ * "mpimeter-bench: [3/40] allreduce 1024 B: 298 of 300 valid, median 12.3 us (window, global clock)" */
+void mm_progress_print(const mm_test_facts *facts, void *ctx);
+/* The line of one finished test, without the binary's name, into out (cfg as in mm_quick_table). */
+void mm_progress_format(const mm_test_facts *facts, const mm_config *cfg, char *out, size_t len);
+/* What tells test t apart from the launch's other tests of its operation and size: its root
+ * when --root gives several, its ranks when --nprocs does, its pieces when --workpieces does
+ * ("root 1, 2 ranks"); "" when nothing does. */
+void mm_test_label(const mm_config *cfg, const mm_test *t, char *out, size_t len);
+/* The quick table (quick.c): without --out, a table row per finished test on stdout. */
 /* mm_launch_result.on_test of the quick table (ctx: an mm_quick_table, zeroed at first). */
 void mm_quick_table_row(const mm_test_facts *facts, void *ctx);
 /* Rank 0, without --out: a new folder under $TMPDIR (or /tmp) as cfg->out. 0, or 2 with a

@@ -216,6 +216,7 @@ int main(int argc, char **argv) {
     result.on_message = mm__print_message;
     result.main_entered_ns = (int64_t)entered.tv_sec * 1000000000 + entered.tv_nsec;
     static mm_quick_table table; /* the quick table's state (app/quick.c) */
+    table.cfg = &cfg;
     if (cfg.output.progress == MM_PROGRESS_ON) result.on_test = cfg.output.quick ? mm_quick_table_row : mm_progress_print;
     result.on_test_ctx = &table;
     int status = mm_launch_run(&cfg, MPI_COMM_WORLD, &result);

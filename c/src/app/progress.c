@@ -21,11 +21,31 @@ static void mm__duration(double ns, char *out, size_t len) {
     }
 }
 
-void mm_progress_format(const mm_test_facts *f, char *out, size_t len) {
+void mm_test_label(const mm_config *cfg, const mm_test *t, char *out, size_t len) {
+    out[0] = '\0';
+    if (!cfg || len == 0) return;
+    size_t at = 0;
+    const struct { int applies; const char *format; int value; } parts[] = {
+        {t->root >= 0 && (cfg->plan.roots.all || cfg->plan.roots.n > 1), "root %d", t->root},
+        {cfg->plan.comm_sizes.n > 1, t->nprocs == 1 ? "%d rank" : "%d ranks", t->nprocs},
+        {t->workpieces > 0 && cfg->plan.workpieces.n > 1, t->workpieces == 1 ? "%d workpiece" : "%d workpieces",
+         t->workpieces},
+    };
+    for (size_t i = 0; i < sizeof parts / sizeof parts[0]; i++) {
+        if (!parts[i].applies || at >= len) continue;
+        if (at > 0) at += (size_t)snprintf(out + at, len - at, ", ");
+        if (at < len) at += (size_t)snprintf(out + at, len - at, parts[i].format, parts[i].value);
+    }
+}
+
+void mm_progress_format(const mm_test_facts *f, const mm_config *cfg, char *out, size_t len) {
     const mm_test *t = f->test;
     const char *unit = t->op && (t->op->flags & MM_OP_SIZE_IS_DURATION) ? "ns" : "B";
-    int head = snprintf(out, len, "[%d/%d] %s %" PRId64 " %s: ", f->finished, f->planned,
-                        t->op ? t->op->name : "?", t->size, unit);
+    char label[96];
+    mm_test_label(cfg, t, label, sizeof label);
+    int head = snprintf(out, len, "[%d/%d] %s %" PRId64 " %s%s%s%s: ", f->finished, f->planned,
+                        t->op ? t->op->name : "?", t->size, unit, label[0] ? " (" : "", label,
+                        label[0] ? ")" : "");
     if (head < 0 || (size_t)head >= len) return;
     out += head;
     len -= (size_t)head;
@@ -33,16 +53,18 @@ void mm_progress_format(const mm_test_facts *f, char *out, size_t len) {
         snprintf(out, len, "failed (%s: %s)", t->error_code, t->error_message);
         return;
     }
-    char median[32] = "none";
+    char median[96] = "none";
     if (isfinite(f->median_ns)) mm__duration(f->median_ns, median, sizeof median);
+    else if (f->valid > 0) /* valid repetitions whose run times stayed on their ranks */
+        snprintf(median, sizeof median, "not collected (a --nprocs test; mpimeter analyze gives it)");
     snprintf(out, len, "%ld of %ld valid, median %s (%s, %s)", f->valid, t->nrep, median,
              f->procsync ? f->procsync : "?", f->run_time ? f->run_time : "?");
 }
 
 void mm_progress_print(const mm_test_facts *facts, void *ctx) {
-    (void)ctx;
+    const mm_quick_table *table = ctx;
     char line[640];
-    mm_progress_format(facts, line, sizeof line);
+    mm_progress_format(facts, table ? table->cfg : NULL, line, sizeof line);
     fprintf(stderr, "mpimeter-bench: %s\n", line);
     fflush(stderr);
 }

@@ -79,19 +79,23 @@ void mm_quick_table_row(const mm_test_facts *f, void *ctx) {
         mm__quick_header(stdout, t->op, one_way);
         table->op = t->op;
     }
-    char valid[48];
+    char valid[48], label[96];
     snprintf(valid, sizeof valid, "%ld/%ld", f->valid, t->nrep);
+    mm_test_label(table->cfg, t, label, sizeof label);
     if (t->status != MM_TEST_COMPLETE) {
-        printf("  %-12" PRId64 " failed (%s: %s)\n", t->size, t->error_code, t->error_message);
+        printf("  %-12" PRId64 " failed (%s: %s)", t->size, t->error_code, t->error_message);
     } else if (!isfinite(f->median_ns)) {
-        printf("  %-12" PRId64 " %14s%s %12s\n", t->size, "none", one_way ? "               " : "",
-               valid);
+        /* n/a: valid repetitions whose run times stayed on their ranks (a --nprocs test) */
+        printf("  %-12" PRId64 " %14s%s %12s", t->size, f->valid > 0 ? "n/a" : "none",
+               one_way ? "               " : "", valid);
     } else if (one_way) {
         double us = f->median_ns / 2 / 1e3;
         /* bytes per microsecond are MB/s */
-        printf("  %-12" PRId64 " %14.2f %14.2f %12s\n", t->size, us, (double)t->size / us, valid);
+        printf("  %-12" PRId64 " %14.2f %14.2f %12s", t->size, us, (double)t->size / us, valid);
     } else {
-        printf("  %-12" PRId64 " %14.2f %12s\n", t->size, f->median_ns / 1e3, valid);
+        printf("  %-12" PRId64 " %14.2f %12s", t->size, f->median_ns / 1e3, valid);
     }
+    /* the test among those of this size: its root, ranks or pieces when the launch varies them */
+    printf("%s%s\n", label[0] ? "   " : "", label);
     fflush(stdout);
 }

@@ -264,8 +264,11 @@ static void mm__tell_finished(mm__launch_state *st, const mm_test *t, mm__space 
     const mm_switch_record *last = t->nswitches > 0 ? &t->switches[t->nswitches - 1] : NULL;
     const mm_procsync_vtable *ended = last ? mm_procsync_find(last->to) : NULL;
     int local = !sp->has_global || (last && last->from_rep == 0 && ended && !ended->has_planned_start);
+    /* a --nprocs test's run times are not collected (mm__measure_one): its valid count is the
+     * one meta.json records, and its median stays NaN (the analysis computes it) */
+    long valid = t->nprocs < st->nprocs ? t->nrep - t->invalid : t->valid_used;
     mm_test_facts facts = {.finished = sp->tally.nfinished, .planned = st->ntests, .test = t,
-                           .valid = complete ? t->valid_used : 0,
+                           .valid = complete ? valid : 0,
                            .median_ns = complete ? t->median_ns : NAN,
                            .run_time = local ? "local clock" : "global clock",
                            .procsync = last ? last->to : st->ps.vt->name};

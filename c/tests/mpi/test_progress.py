@@ -109,3 +109,45 @@ def test_a_round_trip_run_back_to_back_shows_none_and_its_local_median(lib, tmp_
     local = (raw["end_ns"] - raw["start_ns"]).groupby(raw["rep"]).max()
     assert int(m.group(1)) == 40
     assert float(m.group(2)) * UNIT_NS[m.group(3)] == pytest.approx(float(np.median(local)), rel=0.006), line
+
+
+LABELLED = re.compile(r"^mpimeter-bench: \[\d+/\d+\] (\S+) (\d+) B(?: \(([^)]*)\))?: (\d+) of (\d+) valid, "
+                      r"median (.*) \((\S+), (global|local) clock\)$")
+
+
+def _labelled(stderr: str) -> list[re.Match]:
+    return [m for m in map(LABELLED.match, stderr.splitlines()) if m]
+
+
+def test_each_line_names_the_root_or_ranks_that_tell_its_test_apart(tmp_path):
+    """Several roots (--root) or communicator sizes (--nprocs) make several tests of one operation
+    and size: each line names its own, so that no two lines read alike; an operation they do not
+    split (allreduce has no root) and a launch that does not vary them keep the plain line."""
+    out = tmp_path / "roots"
+    proc = run_bench("openmpi", 2, ["--ops", "bcast,allreduce", "--sizes", "8", "--root", "0,1",
+                                    "--nrep", "10", "--procsync", "barrier", "--progress", "--out", out])
+    meta, _ = read_launch(out)
+    lines = _labelled(proc.stderr)
+    assert len(lines) == len(meta["tests"]) == 3, proc.stderr
+    by_root = {t["root"]: t for t in meta["tests"] if t["op"] == "bcast"}
+    assert sorted(m.group(3) or "" for m in lines if m.group(1) == "bcast") == ["root 0", "root 1"]
+    assert [m.group(3) for m in lines if m.group(1) == "allreduce"] == [None]
+    assert set(by_root) == {0, 1}
+
+
+def test_a_sub_communicator_test_reports_the_valid_repetitions_meta_json_records(tmp_path):
+    """A --nprocs test on fewer ranks than the launch: its run times are not collected while it
+    runs, so its line says the median was not collected (never "none", which would say no
+    repetition was valid) and gives the valid count meta.json records, not 0."""
+    out = tmp_path / "sub"
+    proc = run_bench("openmpi", 2, ["--ops", "allreduce", "--sizes", "8", "--nprocs", "1,2",
+                                    "--nrep", "10", "--procsync", "barrier", "--progress", "--out", out])
+    meta, _ = read_launch(out)
+    lines = {m.group(3): m for m in _labelled(proc.stderr)}
+    assert set(lines) == {"1 rank", "2 ranks"}, proc.stderr
+    for test in meta["tests"]:
+        m = lines["1 rank" if test["nprocs"] == 1 else "2 ranks"]
+        assert int(m.group(4)) == test["nrep"] - test["invalid"] > 0, (m.group(0), test)
+        assert int(m.group(5)) == test["nrep"] == 10
+    assert lines["1 rank"].group(6).startswith("not collected"), lines["1 rank"].group(0)
+    assert re.fullmatch(r"\S+ (ns|us|ms|s)", lines["2 ranks"].group(6)), lines["2 ranks"].group(0)

@@ -113,3 +113,19 @@ def test_force_without_out_is_refused_in_one_line(tmp_path):
     lines = [line for line in proc.stderr.splitlines() if line.startswith("mpimeter-bench:")]
     assert lines == ["mpimeter-bench: --force: only with --out (without --out the launch writes a "
                      "new temporary folder, which needs no --force)"], proc.stderr
+
+
+def test_a_row_names_the_root_that_tells_it_from_the_rows_of_its_size(tmp_path):
+    """--root 0,1 makes two tests of bcast at each size: each row ends with its root, so that the
+    two rows of a size can be told apart (and matched with meta.json's tests[].root)."""
+    proc, folder, ntests = _run("openmpi", tmp_path, ["--ops", "bcast", "--sizes", "8,64", "--root", "0,1"])
+    meta, raw = read_launch(folder)
+    rows = [m for m in map(re.compile(r"^  (\d+)\s+\S+\s+(\d+)/(\d+)(?:   root (\d+))?$").match,
+                           proc.stdout.splitlines()) if m]
+    assert ntests == len(meta["tests"]) == len(rows) == 4, proc.stdout
+    assert sorted((int(m.group(1)), m.group(4)) for m in rows) == [
+        (8, "0"), (8, "1"), (64, "0"), (64, "1")], proc.stdout
+    by_test = {(t["size"], t["root"]): t["test"] for t in meta["tests"]}
+    for m in rows:
+        valid, _ = _local_median(raw, by_test[(int(m.group(1)), int(m.group(4)))])
+        assert int(m.group(2)) == valid
