@@ -82,6 +82,12 @@ mm_status mm__config_check_scoped_options(const mm_config *cfg, const char *seen
         for (int i = 0; i < cfg->nops; i++) any |= scoped[k].applies(mm_op_find(cfg->ops[i]));
         if (!any) return mm_fail(err, len, "--%s applies only to %s and --ops has none", o->name, scoped[k].which);
     }
+    /* the timer the virtual one wraps: without --timer virtual nothing wraps it, as nothing
+     * shifts or skews (--virtual-offset-s, --virtual-skew-ppm: mm__validate_timer) */
+    const mm_option_spec *base = mm_option_find("virtual-base", 12);
+    if (base && seen[base - table] && strcmp(cfg->timing.timer, "virtual") != 0)
+        return mm_fail(err, len, "--virtual-base applies only to --timer virtual (given: --timer %s)",
+                       cfg->timing.timer);
     /* one topology: --cart-dims (even auto) beside --graph-file would be ignored */
     const mm_option_spec *cart = mm_option_find("cart-dims", 9), *graph = mm_option_find("graph-file", 10);
     if (cart && graph && seen[cart - table] && seen[graph - table])

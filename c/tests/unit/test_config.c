@@ -109,6 +109,11 @@ static void test_errors(void) {
     { const char *a[] = {"b", "--raw", "partial", "--out", o}; expect_error(5, a, "full, reduced"); }
     { const char *a[] = {"b", "--window-us", "50", "--procsync", "barrier", "--out", o}; expect_error(7, a, "--window-us"); }
     { const char *a[] = {"b", "--virtual-skew-ppm", "5", "--out", o}; expect_error(5, a, "virtual"); }
+    /* an unknown base was accepted and ignored without --timer virtual */
+    { const char *a[] = {"b", "--virtual-base", "sundial", "--out", o};
+      expect_error(5, a, "--virtual-base applies only to --timer virtual"); }
+    { const char *a[] = {"b", "--virtual-base", "tsc", "--out", o};
+      expect_error(5, a, "--virtual-base applies only to --timer virtual"); }
     { const char *a[] = {"b", "stray"}; expect_error(2, a, "stray"); }
     { const char *a[] = {"b", "--ops", "bcast", "--force"}; expect_error(4, a, "--force: only with --out"); }
     { const char *a[] = {"b", "--order", "random", "--out", o}; expect_error(5, a, "shuffled, ascending"); }
