@@ -125,9 +125,8 @@ def test_the_report_has_one_fingerprint_per_number_of_pieces(one):
     assert 'id="fp-openmpi-allreduce-8-p2"' in text
 
 
-def test_the_scaling_view_keeps_the_work_pieces_apart(tmp_path):
-    """Launches at p = 2 and p = 4 (one p per launch): a series per number of pieces."""
-    root = tmp_path / "c"
+def _scaling_campaign(root: Path) -> Path:
+    """Launches at p = 2 and p = 4 (one p per launch), mw-workpieces twice as slow at p = 4."""
     launches = []
     for i in range(6):
         p = 2 if i % 2 == 0 else 4
@@ -139,7 +138,12 @@ def test_the_scaling_view_keeps_the_work_pieces_apart(tmp_path):
         "schema_version": 1, "command": "mpimeter run (synthetic)", "bench_args": [], "launcher": "local",
         "np": 4, "np_list": [2, 4], "launches_per_alternative": 3, "seed": 0,
         "alternatives": [{"name": "openmpi", "mpi": "openmpi", "env": {}}], "launches": launches}))
-    res = _analyze(root)
+    return root
+
+
+def test_the_scaling_view_keeps_the_work_pieces_apart(tmp_path):
+    """Launches at p = 2 and p = 4 (one p per launch): a series per number of pieces."""
+    res = _analyze(_scaling_campaign(tmp_path / "c"))
     series = sorted((s.size, s.workpieces, tuple(pt.nprocs for pt in s.points)) for s in res.scaling
                     if s.op == "mw-workpieces")
     assert series == [(s, w, (2, 4)) for s in (8, 1024) for w in PIECES]
@@ -148,3 +152,60 @@ def test_the_scaling_view_keeps_the_work_pieces_apart(tmp_path):
     assert {d["workpieces"] for d in res.to_dict()["scaling"] if d["op"] == "allreduce"} == {None}
     from mpimeter.report.scaling import scaling_section
     assert "8 B 16 workpieces" in scaling_section(res)
+
+
+def test_the_terminal_scaling_table_names_the_work_pieces_of_each_series(tmp_path):
+    """The analyze table's scaling view: one line per series, and the series of one (op, size)
+    differ in their pieces only, so the table shows them (it printed three alike lines)."""
+    root = _scaling_campaign(tmp_path / "c")
+    from mpimeter.cli.analyze import command
+    out = CliRunner().invoke(command, [str(root), "--no-cache"], env={"COLUMNS": "250"})
+    assert out.exit_code == 0, out.output
+    lines = out.output.splitlines()
+    start = next(i for i, line in enumerate(lines) if line.startswith("scaling: median"))
+    header = next(line for line in lines[start:] if "p=2" in line)
+    cells = [c.strip() for c in header.split("┃")]
+    assert "workpieces" in cells, header
+    column = cells.index("workpieces")
+    table = lines[start:start + next(i for i, line in enumerate(lines[start:]) if line.startswith("└"))]
+    rows = [[c.strip() for c in line.split("│")] for line in table if line.startswith("│ mw-workpieces")]
+    assert sorted((r[2], r[column]) for r in rows) == sorted((s, str(w)) for s in ("8 B", "1 KiB") for w in PIECES)
+
+
+def test_the_back_to_back_lines_name_the_p_and_pieces_of_their_row(tmp_path):
+    """A line per row beside its back-to-back companion: rows of one (op, size) at several p or
+    pieces printed as identical lines 'mw-workpieces 8 B: ...'; each now names its own."""
+    root = _scaling_campaign(tmp_path / "c")
+    for meta_path in root.glob("openmpi/launches/*/meta.json"):
+        meta = json.loads(meta_path.read_text())
+        for t in meta["tests"]:
+            t["back_to_back"] = {"calls": 100, "mean_ns": 500.0}
+        meta_path.write_text(json.dumps(meta))
+    from mpimeter.cli.analyze import command
+    out = CliRunner().invoke(command, [str(root), "--no-cache"], env={"COLUMNS": "250"})
+    assert out.exit_code == 0, out.output
+    lines = [line.split(":")[0] for line in out.output.splitlines()
+             if line.startswith("mw-workpieces 8 B") and "each call timed alone" in line]
+    assert sorted(lines) == sorted(f"mw-workpieces 8 B (p={p}, {w} workpieces)" for p in (2, 4) for w in PIECES)
+
+
+def test_the_root_effect_table_names_the_pieces_of_each_record(tmp_path):
+    """Root effects per (op, size, p, pieces): the records of one (op, size, p) differ in their
+    pieces only, so the table shows them (it printed alike lines)."""
+    root = _scaling_campaign(tmp_path / "c")
+    for meta_path in root.glob("openmpi/launches/*/meta.json"):
+        index = int(meta_path.parent.name)
+        meta = json.loads(meta_path.read_text())
+        for t in meta["tests"]:  # roots 0, 1, 0 over the launches of each p
+            t["root"] = (index // 2) % 2 if t["op"] == "mw-workpieces" else None
+        meta_path.write_text(json.dumps(meta))
+    from mpimeter.cli.analyze import command
+    out = CliRunner().invoke(command, [str(root), "--no-cache"], env={"COLUMNS": "250"})
+    assert out.exit_code == 0, out.output
+    lines = out.output.splitlines()
+    start = next(i for i, line in enumerate(lines) if line.startswith("root effect: per"))
+    header = [c.strip() for c in next(line for line in lines[start:] if "fastest" in line).split("┃")]
+    assert "workpieces" in header, lines[start:start + 4]
+    rows = [[c.strip() for c in line.split("│")] for line in lines[start:] if line.startswith("│ openmpi")]
+    keys = [(r[header.index("size")], r[header.index("p")], r[header.index("workpieces")]) for r in rows]
+    assert sorted(keys) == sorted((s, str(p), str(w)) for s in ("8 B", "1 KiB") for p in (2, 4) for w in PIECES)

@@ -194,6 +194,7 @@ class RootEffect:
     p_value: float | None
     epsilon_squared: float | None = None  # the test's effect size, 0 … 1 (stats.effectsize); None with p_value
     test: str = "Kruskal–Wallis over per-launch medians, grouped by root; effect size ε² = H / (n − 1)"
+    workpieces: int | None = None  # mw-workpieces: the pieces of these rows, a further key (tables only)
 
     @property
     def ratio(self) -> float:
@@ -213,7 +214,7 @@ def root_effects(rows: Sequence) -> list[RootEffect]:
         if r.root is not None:
             groups.setdefault((r.alternative, r.op, r.size, r.nprocs, r.workpieces), []).append(r)
     effects = []
-    for (alt, op, size, ranks, _pieces), rs in groups.items():
+    for (alt, op, size, ranks, pieces), rs in groups.items():
         rs = [r for r in rs if np.isfinite(r.median_ns)]
         if len(rs) < 2:
             continue
@@ -230,5 +231,6 @@ def root_effects(rows: Sequence) -> list[RootEffect]:
         hi = max(rs, key=lambda r: r.median_ns)
         effects.append(RootEffect(alternative=alt, op=op, size=size, nprocs=ranks, roots=tuple(r.root for r in rs),
                                   fastest_root=lo.root, slowest_root=hi.root, min_ns=lo.median_ns,
-                                  max_ns=hi.median_ns, p_value=p_value, epsilon_squared=effect))
+                                  max_ns=hi.median_ns, p_value=p_value, epsilon_squared=effect,
+                                  workpieces=pieces))
     return effects

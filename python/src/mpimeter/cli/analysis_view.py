@@ -102,8 +102,9 @@ def print_analysis(res: analysis.AnalysisResult, *, per_launch: bool, title: str
                   + "; ".join(terminal_text(o.text(name_alternative=several)) for o in overhead)
                   + f" — {analysis.OVERHEAD_NOTE}")
     for b in res.back_to_back:
+        dims = _dims_label(b, p=show_p, root=show_root, pieces=show_pieces)
         con.print(f"{b.alternative + ' ' if several else ''}{b.op} {format_size(b.size, res.size_unit(b.op))}"
-                  f"{' (one-way)' if b.one_way else ''}: {terminal_text(b.text())}")
+                  f"{dims}{' (one-way)' if b.one_way else ''}: {terminal_text(b.text())}")
     if res.back_to_back:
         from mpimeter.analysis.back_to_back import BACK_TO_BACK_NOTE
 
@@ -140,6 +141,15 @@ def _root(root: int | None) -> str:
     return "–" if root is None else str(root)
 
 
+def _dims_label(key, *, p: bool = False, root: bool = False, pieces: bool = False) -> str:
+    """What tells a line's row from the others of its (op, size) when the rows vary in it:
+    `` (p=4, root 1, 16 workpieces)``; "" when nothing does."""
+    parts = [*([f"p={key.nprocs}"] if p else []),
+             *([f"root {key.root}"] if root and key.root is not None else []),
+             *([f"{key.workpieces} workpieces"] if pieces and key.workpieces is not None else [])]
+    return f" ({', '.join(parts)})" if parts else ""
+
+
 def print_scaling(con, res: analysis.AnalysisResult, pct: str) -> None:
     """Time against p (Hoefler & Belli 2015 §5.1) per (alternative, op, size[, root]):
     one column per p, the median of per-launch medians with its interval; and the root's effect
@@ -149,8 +159,11 @@ def print_scaling(con, res: analysis.AnalysisResult, pct: str) -> None:
         counts = sorted({p.nprocs for s in series for p in s.points})
         several = len({s.alternative for s in series}) > 1
         rooted = any(s.root is not None for s in series)
+        # as the main table: mw-workpieces' series of one root differ in their pieces
+        pieces = analysis.scaling.varies(series, "workpieces")
         t = Table(title=f"scaling: median [{pct} CI] against p (processes)", title_justify="left")
-        for name in (["alternative"] if several else []) + ["op", "size"] + (["root"] if rooted else []):
+        for name in ((["alternative"] if several else []) + ["op", "size"] + (["root"] if rooted else [])
+                     + (["workpieces"] if pieces else [])):
             t.add_column(name, justify="left" if name in ("alternative", "op") else "right")
         for p in counts:
             t.add_column(f"p={p}", justify="right")
@@ -160,18 +173,21 @@ def print_scaling(con, res: analysis.AnalysisResult, pct: str) -> None:
             first, last = at.get(counts[0]), at.get(counts[-1])
             ratio = (last.median_ns / first.median_ns if first and last and first.median_ns > 0 else math.nan)
             t.add_row(*([s.alternative] if several else []), s.op, format_size(s.size, res.size_unit(s.op)),
-                      *([_root(s.root)] if rooted else []),
+                      *([_root(s.root)] if rooted else []), *([_root(s.workpieces)] if pieces else []),
                       *[fmt_est(at[p].median_ns, at[p].low_ns, at[p].high_ns) if p in at else "" for p in counts],
                       fmt_ratio(ratio))
         con.print(t)
-        print_scaling_bounds(con, res, series, counts, several, rooted)
+        print_scaling_bounds(con, res, series, counts, several, rooted, pieces)
     effects = analysis.scaling.root_effects(res.rows)
     if effects:
         t = Table(title="root effect: per (op, size, p), the roots' medians", title_justify="left")
-        for name in ("alternative", "op", "size", "p", "roots", "fastest", "slowest", "max/min", "p-value", "ε²"):
+        pieces = analysis.scaling.varies(effects, "workpieces")
+        for name in ("alternative", "op", "size", "p", *(("workpieces",) if pieces else ()), "roots", "fastest",
+                     "slowest", "max/min", "p-value", "ε²"):
             t.add_column(name, justify="left" if name in ("alternative", "op", "roots") else "right")
         for e in effects:
             t.add_row(e.alternative, e.op, format_size(e.size, res.size_unit(e.op)), str(e.nprocs),
+                      *([_root(e.workpieces)] if pieces else []),
                       ",".join(map(str, e.roots)), f"{e.fastest_root} ({fmt_time(e.min_ns)})",
                       f"{e.slowest_root} ({fmt_time(e.max_ns)})", fmt_ratio(e.ratio),
                       "–" if e.p_value is None else f"{e.p_value:.3g}",
@@ -183,12 +199,13 @@ def print_scaling(con, res: analysis.AnalysisResult, pct: str) -> None:
 
 
 def print_scaling_bounds(con, res: analysis.AnalysisResult, series, counts: list[int], several: bool,
-                         rooted: bool) -> None:
+                         rooted: bool, pieces: bool = False) -> None:
     """Hoefler & Belli's lines per p (§5.1, rule 11): each p's lower bound with bound / median,
     where the bound model has one, and what lies below the ideal line or the bound."""
     if any(pt.bound_ns is not None for s in series for pt in s.points):
         t = Table(title="scaling: lower bound at each p (bound / median)", title_justify="left")
-        for name in (["alternative"] if several else []) + ["op", "size"] + (["root"] if rooted else []):
+        for name in ((["alternative"] if several else []) + ["op", "size"] + (["root"] if rooted else [])
+                     + (["workpieces"] if pieces else [])):
             t.add_column(name, justify="left" if name in ("alternative", "op") else "right")
         for p in counts:
             t.add_column(f"p={p}", justify="right")
@@ -198,12 +215,13 @@ def print_scaling_bounds(con, res: analysis.AnalysisResult, series, counts: list
                      if p in at and at[p].bound_ns is not None and at[p].bound_fraction is not None else
                      ("–" if p in at else "") for p in counts]
             t.add_row(*([s.alternative] if several else []), s.op, format_size(s.size, res.size_unit(s.op)),
-                      *([_root(s.root)] if rooted else []), *cells)
+                      *([_root(s.root)] if rooted else []), *([_root(s.workpieces)] if pieces else []), *cells)
         con.print(t)
         con.print(analysis.scaling.LOWER_BOUND)
     con.print(analysis.scaling.IDEAL)
     for s in series:
-        name = f"{s.alternative + ' ' if several else ''}{s.op} {format_size(s.size, res.size_unit(s.op))}"
+        name = (f"{s.alternative + ' ' if several else ''}{s.op} {format_size(s.size, res.size_unit(s.op))}"
+                f"{_dims_label(s, root=rooted, pieces=pieces)}")
         if s.beyond():
             con.print(f"{name}: below the ideal line (faster than at p={s.points[0].nprocs}) at p = "
                       + ", ".join(map(str, s.beyond())))
