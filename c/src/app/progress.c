@@ -49,7 +49,7 @@ void mm_progress_format(const mm_test_facts *f, const mm_config *cfg, char *out,
     if (head < 0 || (size_t)head >= len) return;
     out += head;
     len -= (size_t)head;
-    if (t->status != MM_TEST_COMPLETE) {
+    if (t->status != MM_TEST_COMPLETE && t->status != MM_TEST_INCOMPLETE) {
         snprintf(out, len, "failed (%s: %s)", t->error_code, t->error_message);
         return;
     }
@@ -57,8 +57,12 @@ void mm_progress_format(const mm_test_facts *f, const mm_config *cfg, char *out,
     if (isfinite(f->median_ns)) mm__duration(f->median_ns, median, sizeof median);
     else if (f->valid > 0) /* valid repetitions whose run times stayed on their ranks */
         snprintf(median, sizeof median, "not collected (a --nprocs test; mpimeter analyze gives it)");
-    snprintf(out, len, "%ld of %ld valid, median %s (%s, %s)", f->valid, t->nrep, median,
-             f->procsync ? f->procsync : "?", f->run_time ? f->run_time : "?");
+    int head2 = snprintf(out, len, "%ld of %ld valid, median %s (%s, %s)", f->valid, t->nrep, median,
+                         f->procsync ? f->procsync : "?", f->run_time ? f->run_time : "?");
+    /* incomplete: its share of --launch-budget-s ended it before --nrep (meta.json ended_by) */
+    if (t->status == MM_TEST_INCOMPLETE && head2 >= 0 && (size_t)head2 < len)
+        snprintf(out + head2, len - (size_t)head2, "; its time budget ended it at %ld of %ld repetitions",
+                 t->nrep, t->nrep_asked);
 }
 
 void mm_progress_print(const mm_test_facts *facts, void *ctx) {

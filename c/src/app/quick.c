@@ -82,7 +82,7 @@ void mm_quick_table_row(const mm_test_facts *f, void *ctx) {
     char valid[48], label[96];
     snprintf(valid, sizeof valid, "%ld/%ld", f->valid, t->nrep);
     mm_test_label(table->cfg, t, label, sizeof label);
-    if (t->status != MM_TEST_COMPLETE) {
+    if (t->status != MM_TEST_COMPLETE && t->status != MM_TEST_INCOMPLETE) {
         printf("  %-12" PRId64 " failed (%s: %s)", t->size, t->error_code, t->error_message);
     } else if (!isfinite(f->median_ns)) {
         /* n/a: valid repetitions whose run times stayed on their ranks (a --nprocs test) */
@@ -96,6 +96,9 @@ void mm_quick_table_row(const mm_test_facts *f, void *ctx) {
         printf("  %-12" PRId64 " %14.2f %12s", t->size, f->median_ns / 1e3, valid);
     }
     /* the test among those of this size: its root, ranks or pieces when the launch varies them */
-    printf("%s%s\n", label[0] ? "   " : "", label);
+    printf("%s%s", label[0] ? "   " : "", label);
+    if (t->status == MM_TEST_INCOMPLETE) /* its share of --launch-budget-s ended it */
+        printf("   (time budget: %ld of %ld repetitions)", t->nrep, t->nrep_asked);
+    putchar('\n');
     fflush(stdout);
 }

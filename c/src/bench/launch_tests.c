@@ -259,7 +259,8 @@ static void mm__tell_finished(mm__launch_state *st, const mm_test *t, mm__space 
     mm_launch_result *r = st->result;
     if (st->rank != 0 || !r->on_test) return;
     sp->tally.nfinished++;
-    int complete = t->status == MM_TEST_COMPLETE;
+    /* a test its time budget ended before --nrep (incomplete) has valid rows too */
+    int complete = t->status == MM_TEST_COMPLETE || t->status == MM_TEST_INCOMPLETE;
     /* the method the test ended with (a round trip runs with none from its first repetition) */
     const mm_switch_record *last = t->nswitches > 0 ? &t->switches[t->nswitches - 1] : NULL;
     const mm_procsync_vtable *ended = last ? mm_procsync_find(last->to) : NULL;

@@ -151,3 +151,22 @@ def test_a_sub_communicator_test_reports_the_valid_repetitions_meta_json_records
         assert int(m.group(5)) == test["nrep"] == 10
     assert lines["1 rank"].group(6).startswith("not collected"), lines["1 rank"].group(0)
     assert re.fullmatch(r"\S+ (ns|us|ms|s)", lines["2 ranks"].group(6)), lines["2 ranks"].group(0)
+
+
+def test_a_test_its_time_budget_ended_reports_its_rows_not_a_failure(tmp_path):
+    """A test that --launch-budget-s ended before --nrep is incomplete, not failed: its rows are in
+    raw.csv and the analysis uses them. Its line gives their valid count and median and says the
+    budget ended it (it said 'failed (: )', with no error, and 0 valid)."""
+    out = tmp_path / "budget"
+    proc = run_bench("openmpi", 2, ["--ops", "delay", "--sizes", "100000", "--nrep", "100000",
+                                    "--launch-budget-s", "0.3", "--procsync", "barrier", "--progress",
+                                    "--out", out])
+    meta, _ = read_launch(out)
+    (test,) = meta["tests"]
+    assert test["status"] == "incomplete" and test["ended_by"] == "budget", test
+    (line,) = [s for s in proc.stderr.splitlines() if "[1/1]" in s]
+    assert "failed" not in line, line
+    m = re.search(r": (\d+) of (\d+) valid, median (\S+) (us|ms) \(barrier, local clock\); its time budget "
+                  r"ended it at (\d+) of 100000 repetitions$", line)
+    assert m, line
+    assert int(m.group(1)) == test["nrep"] - test["invalid"] and int(m.group(2)) == int(m.group(5)) == test["nrep"]
