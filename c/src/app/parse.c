@@ -111,6 +111,7 @@ mm_status mm_config_parse(mm_config *cfg, int argc, char **argv, char *err, size
         rc = o->set(o, value, cfg, err, len);
         if (rc) return rc;
     }
+    if (cfg->run.mode == MM_MODE_LIST_ALGORITHMS) return mm__config_check_op_names(cfg, err, len);
     if (cfg->run.mode == MM_MODE_HELP || cfg->run.mode == MM_MODE_LIST_OPS || cfg->run.mode == MM_MODE_VERSION ||
         cfg->run.mode == MM_MODE_DESCRIBE || cfg->run.mode == MM_MODE_LIST_PVARS || cfg->run.mode == MM_MODE_LIST_ALGORITHMS)
         return 0;

@@ -51,6 +51,14 @@ mm_status mm__config_check_modes(const mm_config *cfg, const char *seen, char *e
     return 0;
 }
 
+/* The listing modes skip the launch's checks; --list-algorithms still filters by --ops, where an
+ * unknown name would list nothing and exit 0, as if the library offered no algorithm for it. */
+mm_status mm__config_check_op_names(const mm_config *cfg, char *err, size_t len) {
+    for (int i = 0; i < cfg->nops; i++)
+        if (!mm_op_find(cfg->ops[i])) return mm__check_name("ops", cfg->ops[i], err, len);
+    return 0;
+}
+
 static int mm__op_uses_pair(const mm_op *op) { return op && (op->flags & MM_OP_PAIR); }
 
 /* Options that shape only the tests of some operations: given without such an operation in

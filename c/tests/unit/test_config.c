@@ -280,6 +280,17 @@ static void test_sync_check_mode(void) {
     expect_error(4, c, "--check-at");
 }
 
+/* --list-algorithms --ops LIST filters the listing: a name that is no operation is refused (it
+ * listed nothing, exit 0, as if the library had no algorithm for it); known names parse. */
+static void test_list_algorithms_ops(void) {
+    const char *a[] = {"b", "--list-algorithms", "--ops", "allreduce,bcast"};
+    CHECK_EQ_INT(parse(4, a), 0);
+    CHECK_EQ_INT(cfg.run.mode, MM_MODE_LIST_ALGORITHMS);
+    CHECK_EQ_INT(cfg.nops, 2);
+    const char *b[] = {"b", "--list-algorithms", "--ops", "allreduce,alreduce"};
+    expect_error(4, b, "--ops: unknown operation 'alreduce'; allowed: allgather");
+}
+
 /* --nrep auto[:RULE] and --sizes auto:MIN:MAX: what they set, and their bad input. */
 static void test_adaptive_options(void) {
     const char *out[] = {"--out", "/tmp/mm_unit_cfg/none-yet"};
@@ -496,5 +507,6 @@ int main(void) {
     test_empty_list_items();
     test_window_us();
     test_virtual_clocks_need_a_sync();
+    test_list_algorithms_ops();
     return mm_check_summary("test_config");
 }
