@@ -131,5 +131,6 @@ mm_status mm_config_parse(mm_config *cfg, int argc, char **argv, char *err, size
         cfg->plan.seed = mm_rand_next(&s) % 1000000000000ULL;
     }
     const mm_option_spec *clocksync = mm_option_find("clocksync", strlen("clocksync"));
-    return mm__config_validate(cfg, clocksync && seen[clocksync - table], err, len);
+    rc = mm__config_validate(cfg, clocksync && seen[clocksync - table], err, len);
+    return rc ? rc : mm__config_check_method_options(cfg, seen, err, len);
 }

@@ -45,6 +45,9 @@ mm_status mm__config_check_modes(const mm_config *cfg, const char *seen, char *e
 mm_status mm__config_quick_defaults(mm_config *cfg, const char *seen, const mm_option_spec *table,
                                     char *err, size_t len);
 mm_status mm__config_check_scoped_options(const mm_config *cfg, const char *seen, char *err, size_t len);
+/* The clock sync's and the start methods' options refused where the launch runs neither (after
+ * mm__config_validate resolved --clocksync auto): 0 or MM_E_INPUT. */
+mm_status mm__config_check_method_options(const mm_config *cfg, const char *seen, char *err, size_t len);
 /* --list-algorithms --ops LIST: every name an operation of the registry (0 or MM_E_INPUT). */
 mm_status mm__config_check_op_names(const mm_config *cfg, char *err, size_t len);
 /* --root and --nprocs against the launch's number of ranks (parse_space.c): 0 or MM_E_INPUT. */

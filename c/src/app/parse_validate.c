@@ -105,6 +105,42 @@ mm_status mm__config_check_scoped_options(const mm_config *cfg, const char *seen
     return 0;
 }
 
+/* Options of a method the launch does not run, refused as --window-us beside another process
+ * sync is: the clock sync's own (--nfit ...) when the clock sync is none (given, or the choice of
+ * auto for a process sync without a global clock), and the roundtime and window policy's
+ * (--bcast-factor ...) under a process sync that neither is nor goes on with them (window goes on
+ * with roundtime on a busy machine: docs/ALGORITHMS.md). After mm__config_validate, which
+ * resolves --clocksync auto. */
+mm_status mm__config_check_method_options(const mm_config *cfg, const char *seen, char *err, size_t len) {
+    static const char *const clock_sync_options[] = {"nfit", "pingpongs", "n-nonimproving", "min-rounds",
+                                                     "fit-span-s", "fit-target-ns"};
+    static const char *const start_options[] = {"bcast-factor", "roundtime-budget-s", "window-growth-max",
+                                                "switch-late-fraction"};
+    size_t n;
+    const mm_option_spec *table = mm_options(&n);
+    (void)n;
+    int no_clock_sync = cfg->run.mode == MM_MODE_BENCH && strcmp(cfg->clocksync[0], "none") == 0;
+    const mm_procsync_vtable *pv = mm_procsync_find(cfg->procsync);
+    char why[96]; /* auto picks none only for a process sync without a global clock */
+    snprintf(why, sizeof why, pv && !pv->needs_global_clock ? "--clocksync none, or auto with --procsync %s"
+                                                            : "--clocksync none", cfg->procsync);
+    for (size_t k = 0; no_clock_sync && k < sizeof clock_sync_options / sizeof clock_sync_options[0]; k++) {
+        const mm_option_spec *o = mm_option_find(clock_sync_options[k], strlen(clock_sync_options[k]));
+        if (o && seen[o - table])
+            return mm_fail(err, len, "--%s applies only to a clock sync, and there is none (%s); allowed: "
+                           "--%s with a clock sync (--clocksync hca3, ...), or omit it", o->name, why, o->name);
+    }
+    int rounds = strcmp(cfg->procsync, "window") == 0 || strcmp(cfg->procsync, "roundtime") == 0 ||
+                 strcmp(cfg->procsync, "harmonize") == 0;
+    for (size_t k = 0; !rounds && k < sizeof start_options / sizeof start_options[0]; k++) {
+        const mm_option_spec *o = mm_option_find(start_options[k], strlen(start_options[k]));
+        if (o && seen[o - table] && cfg->run.mode == MM_MODE_BENCH)
+            return mm_fail(err, len, "--%s applies only to --procsync window, roundtime or harmonize "
+                           "(given: --procsync %s)", o->name, cfg->procsync);
+    }
+    return 0;
+}
+
 /* The checks that need the registries; run once after all options are read. */
 /* --copy-probe-from DIR: an earlier launch's folder, which holds a meta.json (its copy probe is
  * not read here: the analysis takes each probe's best over a campaign's launches). */

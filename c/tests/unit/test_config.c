@@ -280,6 +280,27 @@ static void test_sync_check_mode(void) {
     expect_error(4, c, "--check-at");
 }
 
+/* A method's options where the launch does not run it were accepted and ignored: the clock
+ * sync's with none (given, or auto's choice beside a barrier), roundtime's and the window
+ * policy's with a process sync that never goes on with them. With the method they parse. */
+static void test_method_options_need_their_method(void) {
+    const char *o = "/tmp/mm_unit_cfg/none-yet";
+    { const char *a[] = {"b", "--procsync", "barrier", "--nfit", "4", "--out", o};
+      expect_error(7, a, "--nfit applies only to a clock sync, and there is none (--clocksync none, or auto with --procsync barrier)"); }
+    { const char *a[] = {"b", "--clocksync", "none", "--min-rounds", "4", "--out", o};
+      expect_error(7, a, "--min-rounds applies only to a clock sync, and there is none (--clocksync none)"); }
+    { const char *a[] = {"b", "--procsync", "none", "--bcast-factor", "3", "--out", o};
+      expect_error(7, a, "--bcast-factor applies only to --procsync window, roundtime or harmonize"); }
+    { const char *a[] = {"b", "--procsync", "barrier", "--switch-late-fraction", "0.3", "--out", o};
+      expect_error(7, a, "--switch-late-fraction applies only to --procsync window"); }
+    { const char *a[] = {"b", "--procsync", "barrier", "--clocksync", "hca3", "--nfit", "4", "--out", o};
+      CHECK_EQ_INT(parse(9, a), 0); }
+    { const char *a[] = {"b", "--procsync", "roundtime", "--bcast-factor", "3", "--fit-span-s", "0.1", "--out", o};
+      CHECK_EQ_INT(parse(9, a), 0); }
+    { const char *a[] = {"b", "--sync-check", "--clocksync", "none,hca3", "--nfit", "4"};
+      CHECK_EQ_INT(parse(6, a), 0); }
+}
+
 /* --list-algorithms --ops LIST filters the listing: a name that is no operation is refused (it
  * listed nothing, exit 0, as if the library had no algorithm for it); known names parse. */
 static void test_list_algorithms_ops(void) {
@@ -508,5 +529,6 @@ int main(void) {
     test_window_us();
     test_virtual_clocks_need_a_sync();
     test_list_algorithms_ops();
+    test_method_options_need_their_method();
     return mm_check_summary("test_config");
 }
