@@ -32,6 +32,10 @@ void mm_quick_table_row(const mm_test_facts *facts, void *ctx);
 /* Rank 0, without --out: a new folder under $TMPDIR (or /tmp) as cfg->out. 0, or 2 with a
  * message. */
 mm_status mm_quick_make_folder(mm_config *cfg, char *err, size_t len);
+/* Rank 0, without --out: the folder mm_quick_make_folder made, removed when the launch ended
+ * before writing to it (a refusal exits 2 with nothing written: no empty folder left in $TMPDIR);
+ * rmdir keeps one that holds anything. */
+void mm_quick_remove_unused_folder(const mm_config *cfg, int rank);
 /* Writes text into f as lines of at most `width` columns, breaking at spaces; the first line
  * starts at column `at` (the caller printed that much), the others `indent` spaces in. A word
  * longer than a line stays whole. */

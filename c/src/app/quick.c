@@ -16,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "app_output.h"
 #include "mm_error.h"
@@ -56,6 +57,10 @@ mm_status mm_quick_make_folder(mm_config *cfg, char *err, size_t len) {
                                  "(%s); give --out DIR", tmp, strerror(errno));
     snprintf(cfg->out, sizeof cfg->out, "%s", path);
     return 0;
+}
+
+void mm_quick_remove_unused_folder(const mm_config *cfg, int rank) {
+    if (rank == 0 && cfg->output.quick && cfg->out[0]) (void)rmdir(cfg->out); /* only when empty */
 }
 
 static void mm__quick_header(FILE *f, const mm_op *op, int one_way) {

@@ -129,3 +129,21 @@ def test_a_row_names_the_root_that_tells_it_from_the_rows_of_its_size(tmp_path):
     for m in rows:
         valid, _ = _local_median(raw, by_test[(int(m.group(1)), int(m.group(4)))])
         assert int(m.group(2)) == valid
+
+
+def test_a_refused_launch_leaves_no_empty_folder_in_tmpdir(tmp_path):
+    """Without --out rank 0 makes the temporary folder once the options parse; a refusal found
+    after that (here an unknown performance variable, which needs MPI to look up) exits 2 with
+    nothing written, and so leaves no folder behind (an empty mpimeter-XXXXXX stayed per attempt)."""
+    import os
+    import subprocess
+
+    from conftest import bench_path, launcher
+
+    cmd = launcher("openmpi", 2) + [str(bench_path("openmpi")), "--ops", "barrier", "--mpit-pvars",
+                                     "no_such_variable", "--nrep", "5"]
+    proc = subprocess.run(cmd, capture_output=True, text=True, timeout=300,
+                          env={**os.environ, "TMPDIR": str(tmp_path)})
+    assert proc.returncode == 2, proc.stdout + proc.stderr
+    assert "--mpit-pvars: unknown performance variable 'no_such_variable'" in proc.stderr
+    assert not list(tmp_path.glob("mpimeter-*")), list(tmp_path.iterdir())
