@@ -78,3 +78,21 @@ def test_the_batch_advice_is_what_the_binary_accepts(tmp_path):
 
     assert code() == 2 and code("--procsync", "window") == 2
     assert code("--procsync", "barrier") == 0 and code("--procsync", "none") == 0
+
+
+def _timer_named(root, name):
+    for meta_path in (root / "launches").glob("*/meta.json"):
+        meta = json.loads(meta_path.read_text())
+        meta["timer"]["name"] = name
+        meta_path.write_text(json.dumps(meta))
+    return analysis.analyze(analysis.load_campaign(root, cache=False))
+
+
+def test_the_tsc_is_advised_only_to_launches_that_used_another_timer(tmp_path):
+    # 300 ns timed with a 20 ns overhead: the note on either timer; its advice to use --timer tsc
+    # could not help launches that already used it
+    _campaign(tmp_path / "c", resolution_ns=1, overhead_ns=20, base_ns=300)
+    on_tsc = _note(_timer_named(tmp_path / "c", "tsc"))
+    assert on_tsc is not None and "--batch N" in on_tsc.hint and "--timer tsc" not in on_tsc.hint, on_tsc.hint
+    on_monotonic = _note(_timer_named(tmp_path / "c", "monotonic"))
+    assert on_monotonic is not None and "or use a finer timer (--timer tsc)" in on_monotonic.hint

@@ -121,7 +121,7 @@ _TABLE = (
          "timer's grid, and above {share} % overhead they include a visible share of the timer's own cost "
          "(Hoefler & Belli 2015 §4.2.1)",
          "time several calls per interval (--batch N, with --procsync barrier or none: a batch has no planned "
-         "start) or use a finer timer (--timer tsc) for these rows, and "
+         "start){finer} for these rows, and "
          "read their differences against the timer's resolution"),
     Code("normality-failed", CAUTION, frozenset({A}),
          "the per-launch means of {rows} row(s) fail Shapiro–Wilk (p ≤ 0.05): {names}{more}; their t intervals of "

@@ -199,9 +199,13 @@ def timer_adequacy(campaign: Campaign, rows: list[Row]) -> AnalysisWarning | Non
         return None
     r, timed, res, over = min(bad, key=lambda x: x[1])
     names = ", ".join(f"{x.alternative}/{x.op}/{x.size}" for x, *_ in bad[:5])
+    # the TSC is the finest, cheapest timer the binary has: advice for launches that used another
+    alternatives = {x.alternative for x, *_ in bad}
+    other_timer = any(li.meta.timer.name != "tsc" for li in campaign.launches if li.alternative in alternatives)
     return warning("timer-inadequate", rows=len(bad), names=names, more=" …" if len(bad) > 5 else "",
                    shortest=_fmt_ns(timed), resolution=_fmt_ns(res), overhead=_fmt_ns(over),
-                   steps=TIMER_RESOLUTIONS, share=f"{100 * TIMER_OVERHEAD_SHARE:g}", where=names)
+                   steps=TIMER_RESOLUTIONS, share=f"{100 * TIMER_OVERHEAD_SHARE:g}",
+                   finer=" or use a finer timer (--timer tsc)" if other_timer else "", where=names)
 
 
 def row_warnings(campaign: Campaign, rows: list[Row], summaries: list[LaunchSummary],
