@@ -20,7 +20,7 @@
 /* A finished test's facts, as rank 0 hands them to on_test (app/progress.c prints them). */
 typedef struct mm_test_facts {
     int finished, planned; /* tests ended so far (this one included) of those planned now */
-    const mm_test *test;   /* op, size, status (complete or failed), nrep, error */
+    const mm_test *test;   /* op, size, status (complete, incomplete or failed), nrep, error */
     long valid;            /* recorded repetitions valid on every rank (those the analysis keeps) */
     double median_ns;      /* the median of their run times; NaN when none, or when not collected
                             * (a --nprocs test on fewer ranks than the launch: valid > 0) */
