@@ -4,6 +4,8 @@ written back word for word (campaign.json says what was given), changed as value
 
 from __future__ import annotations
 
+import subprocess
+
 import pytest
 
 from mpimeter.campaign.benchargs import BenchArgs, BenchOption
@@ -37,3 +39,26 @@ def test_a_launch_runs_its_subset_of_the_tests():
     assert one.argv() == ["--ops", "bcast", "--sizes", "8,64", "--nrep", "auto"]
     assert args.argv() == ["--ops", "bcast,allreduce", "--sizes=8,1024", "--nrep", "auto"]  # unchanged
     assert args.for_tests(None) is args
+
+
+def test_a_launch_of_a_subset_leaves_out_the_options_of_operations_it_does_not_run():
+    # `--launches auto` may run delay alone once ibcast met its rule: --nbc-scheme shapes only
+    # nonblocking collectives, and the binary refuses it without one (its --describe says which)
+    from mpimeter.campaign import describe, launcher
+
+    bench = launcher.bench_binary(launcher.default_bench_dir(), "openmpi")
+    scopes = describe.describe(bench).op_scopes()
+    assert "ibcast" in scopes["--nbc-scheme"] and "delay" not in scopes["--nbc-scheme"]
+    assert "--nrep" not in scopes  # an option of every test is not scoped
+    args = BenchArgs.parse(["--ops", "delay,ibcast", "--sizes", "1000", "--nbc-scheme", "work", "--nrep", "20"])
+    alone = args.for_tests({"ops": ["delay"], "sizes": [1000]}, scopes)
+    assert alone.argv() == ["--ops", "delay", "--sizes", "1000", "--nrep", "20"]
+    both = args.for_tests({"ops": ["ibcast"], "sizes": [1000]}, scopes)
+    assert both.value("--nbc-scheme") == "work"
+
+    def validate(a):
+        return subprocess.run([str(bench), "--validate", "2", *a.argv()], capture_output=True, text=True,
+                              timeout=60).returncode
+
+    assert validate(args.for_tests({"ops": ["delay"], "sizes": [1000]})) == 2  # as before: refused
+    assert validate(alone) == 0 and validate(both) == 0

@@ -26,6 +26,7 @@
 #include "mm_timer.h"
 
 #include "../output/build_info.h"
+#include "parse_internal.h"
 
 static const char *mm__type_word(mm_opt_type t) {
     switch (t) {
@@ -65,6 +66,20 @@ static void mm__bound(mm_json *j, const char *key, double v) {
 }
 
 /* The registry's names as a JSON array, from the comma-separated list. */
+/* "ops": the operations an op-scoped option shapes (null: every test), so that a launch that runs
+ * none of them can leave it out (the binary refuses it there). */
+static void mm__option_ops(mm_json *j, const char *option) {
+    mm_json_key(j, "ops");
+    if (mm_option_applies_to_op(option, NULL) < 0) {
+        mm_json_null(j);
+        return;
+    }
+    mm_json_begin_array(j);
+    for (size_t i = 0; i < mm_ops_count; i++)
+        if (mm_option_applies_to_op(option, &mm_ops_table[i]) == 1) mm_json_string(j, mm_ops_table[i].name);
+    mm_json_end_array(j);
+}
+
 static void mm__names_array(mm_json *j, const char *list) {
     mm_json_begin_array(j);
     for (const char *p = list; *p;) {
@@ -134,6 +149,7 @@ static void mm__options(mm_json *j) {
         mm_json_kv_bool(j, "per_launch", (o->flags & MM_OPT_F_PER_LAUNCH) != 0);
         mm_json_kv_bool(j, "selects_mode", (o->flags & MM_OPT_F_MODE) != 0);
         mm_json_kv_bool(j, "hidden", (o->flags & MM_OPT_F_HIDDEN) != 0);
+        mm__option_ops(j, o->name);
         mm_json_end_object(j);
     }
     mm_json_end_array(j);

@@ -62,33 +62,42 @@ mm_status mm__config_check_op_names(const mm_config *cfg, char *err, size_t len)
 static int mm__op_uses_pair(const mm_op *op) { return op && (op->flags & MM_OP_PAIR); }
 
 /* Options that shape only the tests of some operations: given without such an operation in
- * --ops they would be silently ignored, so they are refused. */
+ * --ops they would be silently ignored, so they are refused; --describe lists the operations each
+ * applies to (`mpimeter run --launches auto` leaves one out of a launch that runs none of them). */
+static const struct {
+    const char *option;
+    int (*applies)(const mm_op *op);
+    const char *which;
+} mm__scoped[] = {
+    {"nbc-scheme", mm_op_is_nbc, "nonblocking collectives (ibcast, iallreduce, ...; see --list-ops)"},
+    {"nbc-compute-ns", mm_op_is_nbc, "nonblocking collectives (ibcast, iallreduce, ...; see --list-ops)"},
+    {"test-interval", mm_op_is_nbc, "nonblocking collectives (ibcast, iallreduce, ...; see --list-ops)"},
+    {"pair", mm__op_uses_pair, "ping-pongs and one-sided data movement (pingpong-send-recv, rma-put, ...; see --list-ops)"},
+    {"cart-dims", mm_op_is_neighbor, "neighborhood collectives (neighbor_allgather, ...; see --list-ops)"},
+    {"graph-file", mm_op_is_neighbor, "neighborhood collectives (neighbor_allgather, ...; see --list-ops)"},
+    {"rma-sync", mm_op_uses_rma_sync, "one-sided data movement (rma-put, rma-get, ...; see --list-ops)"},
+    {"rma-window", mm_op_is_rma, "one-sided ops (rma-put, rma-win-create, ...; see --list-ops)"},
+    {"rma-window-bytes", mm_op_uses_rma_sync, "one-sided data movement (rma-put, rma-get, ...; see --list-ops)"},
+    {"rma-burst", mm_op_uses_rma_burst, "the one-sided -bw rows (rma-put-bw, rma-get-bw) and contention patterns (rma-one-put-all, ...)"},
+    {"workpieces", mm_op_uses_workpieces, "mw-workpieces"},
+};
+
+int mm_option_applies_to_op(const char *option, const mm_op *op) {
+    for (size_t k = 0; k < sizeof mm__scoped / sizeof mm__scoped[0]; k++)
+        if (strcmp(mm__scoped[k].option, option) == 0) return op && mm__scoped[k].applies(op);
+    return -1;
+}
+
 mm_status mm__config_check_scoped_options(const mm_config *cfg, const char *seen, char *err, size_t len) {
-    static const struct {
-        const char *option;
-        int (*applies)(const mm_op *op);
-        const char *which;
-    } scoped[] = {
-        {"nbc-scheme", mm_op_is_nbc, "nonblocking collectives (ibcast, iallreduce, ...; see --list-ops)"},
-        {"nbc-compute-ns", mm_op_is_nbc, "nonblocking collectives (ibcast, iallreduce, ...; see --list-ops)"},
-        {"test-interval", mm_op_is_nbc, "nonblocking collectives (ibcast, iallreduce, ...; see --list-ops)"},
-        {"pair", mm__op_uses_pair, "ping-pongs and one-sided data movement (pingpong-send-recv, rma-put, ...; see --list-ops)"},
-        {"cart-dims", mm_op_is_neighbor, "neighborhood collectives (neighbor_allgather, ...; see --list-ops)"},
-        {"graph-file", mm_op_is_neighbor, "neighborhood collectives (neighbor_allgather, ...; see --list-ops)"},
-        {"rma-sync", mm_op_uses_rma_sync, "one-sided data movement (rma-put, rma-get, ...; see --list-ops)"},
-        {"rma-window", mm_op_is_rma, "one-sided ops (rma-put, rma-win-create, ...; see --list-ops)"},
-        {"rma-window-bytes", mm_op_uses_rma_sync, "one-sided data movement (rma-put, rma-get, ...; see --list-ops)"},
-        {"rma-burst", mm_op_uses_rma_burst, "the one-sided -bw rows (rma-put-bw, rma-get-bw) and contention patterns (rma-one-put-all, ...)"},
-        {"workpieces", mm_op_uses_workpieces, "mw-workpieces"},
-    };
     size_t n;
     const mm_option_spec *table = mm_options(&n);
-    for (size_t k = 0; k < sizeof scoped / sizeof scoped[0]; k++) {
-        const mm_option_spec *o = mm_option_find(scoped[k].option, strlen(scoped[k].option));
+    for (size_t k = 0; k < sizeof mm__scoped / sizeof mm__scoped[0]; k++) {
+        const mm_option_spec *o = mm_option_find(mm__scoped[k].option, strlen(mm__scoped[k].option));
         if (!o || !seen[o - table]) continue;
         int any = 0;
-        for (int i = 0; i < cfg->nops; i++) any |= scoped[k].applies(mm_op_find(cfg->ops[i]));
-        if (!any) return mm_fail(err, len, "--%s applies only to %s and --ops has none", o->name, scoped[k].which);
+        for (int i = 0; i < cfg->nops; i++) any |= mm__scoped[k].applies(mm_op_find(cfg->ops[i]));
+        if (!any)
+            return mm_fail(err, len, "--%s applies only to %s and --ops has none", o->name, mm__scoped[k].which);
     }
     /* the timer the virtual one wraps: without --timer virtual nothing wraps it, as nothing
      * shifts or skews (--virtual-offset-s, --virtual-skew-ppm: mm__validate_timer) */

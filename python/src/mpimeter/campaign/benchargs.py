@@ -103,10 +103,17 @@ class BenchArgs:
         out += [BenchOption(flag, value) for flag, value in values.items() if flag not in self.flags]
         return BenchArgs(tuple(out))
 
-    def for_tests(self, tests: Mapping[str, list] | None) -> BenchArgs:
+    def for_tests(self, tests: Mapping[str, list] | None,
+                  scopes: Mapping[str, frozenset[str]] | None = None) -> BenchArgs:
         """The options of one launch of `--launches auto`: the campaign's, with --ops and --sizes
-        set to the launch's subset (campaign.json `launches[].tests`; None: all of them)."""
+        set to the launch's subset (campaign.json `launches[].tests`; None: all of them), and
+        without the op-scoped options (``scopes``: --flag → the operations it shapes, from the
+        binary's --describe) whose operations the subset has none of: the binary refuses such an
+        option there, and it shaped no test of that launch (campaign.json keeps each argv)."""
         if not tests:
             return self
-        return self.with_values({"--ops": ",".join(tests["ops"]),
+        ops = set(tests["ops"])
+        kept = BenchArgs(tuple(o for o in self.options if not (scopes and o.flag in scopes and
+                                                             not ops & scopes[o.flag])))
+        return kept.with_values({"--ops": ",".join(tests["ops"]),
                                  "--sizes": ",".join(str(s) for s in tests["sizes"])})

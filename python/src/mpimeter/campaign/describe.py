@@ -52,6 +52,9 @@ class OptionSpec:
     per_launch: bool = False
     selects_mode: bool = False
     hidden: bool = False
+    # the operations an op-scoped option shapes (the binary refuses it without one of them in
+    # --ops); None: it shapes every test (or an older binary that does not say)
+    ops: tuple[str, ...] | None = None
 
     @property
     def flag(self) -> str:
@@ -91,6 +94,10 @@ class Description:
 
     def has_option(self, name: str) -> bool:
         return any(o.name == name for o in self.options)
+
+    def op_scopes(self) -> dict[str, frozenset[str]]:
+        """--flag → the operations it shapes, for the op-scoped options."""
+        return {o.flag: frozenset(o.ops) for o in self.options if o.ops is not None}
 
     def options_for(self, mode: str) -> tuple[OptionSpec, ...]:
         """The options a user may pass on in `mode` ("bench" or "sync-check"): not the ones the
@@ -137,7 +144,8 @@ def _spec(obj: dict[str, Any]) -> OptionSpec:
         auto_values=tuple(obj.get("auto_values") or ("auto",)),
         choices=tuple(choices) if isinstance(choices, list) else None, what=obj.get("what"),
         modes=tuple(obj.get("modes") or ()), per_launch=bool(obj.get("per_launch")),
-        selects_mode=bool(obj.get("selects_mode")), hidden=bool(obj.get("hidden")))
+        selects_mode=bool(obj.get("selects_mode")), hidden=bool(obj.get("hidden")),
+        ops=tuple(obj["ops"]) if isinstance(obj.get("ops"), list) else None)
 
 
 def parse(doc: dict[str, Any], binary: Path) -> Description:

@@ -19,7 +19,7 @@ A pilot that fails is retried like any launch; until one completes, nothing else
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -69,10 +69,12 @@ def decide(pilot_folder: Path, ops_order: list[str]) -> tuple[list[str], list[in
     return ops, sorted({int(t.size) for t in measured})
 
 
-def launch_args(bench_args: BenchArgs, tests: dict[str, list] | None) -> list[str]:
+def launch_args(bench_args: BenchArgs, tests: dict[str, list] | None,
+                scopes: Mapping[str, frozenset[str]] | None = None) -> list[str]:
     """The bench arguments of a launch after the pilot: the decided --ops/--sizes, without the
-    options of --sizes auto."""
-    args = bench_args.for_tests(tests)
+    options of --sizes auto (and without op-scoped options none of its operations takes:
+    ``scopes``, BenchArgs.for_tests)."""
+    args = bench_args.for_tests(tests, scopes)
     if tests:
         for flag in SIZES_AUTO_ONLY:
             args = args.without(flag)

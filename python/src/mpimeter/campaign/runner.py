@@ -352,7 +352,8 @@ class CampaignRunner:
         logs = self.dir / alternative_prefix(state.alternatives, alt.name) / "logs"
         stem = f"{rec.index:03d}.{rec.attempts}"
         stdout_path, stderr_path = logs / f"{stem}.stdout", logs / f"{stem}.stderr"
-        bench_argv = [state.bench_binaries[alt.name], *_pilot.launch_args(state.bench_args, rec.tests),
+        bench_argv = [state.bench_binaries[alt.name],
+                      *_pilot.launch_args(state.bench_args, rec.tests, self._op_scopes(alt.name, rec.tests)),
                       *self._copy_probe_args(alt.name), *self._mpit_args(alt.name), "--seed", str(rec.seed), "--out", str(folder)]
         rec.argv = build_argv(state.launch_templates[alt.name], state.np_of(rec), bench_argv)
         rec.status, rec.reason = "incomplete", "started, not finished"
@@ -433,6 +434,16 @@ class CampaignRunner:
         launch ~0.2 s of its ~0.8 s with Open MPI 4.1. Nothing when the binary does
         not offer the option (its --describe says)."""
         return self._from_earlier_launch(alternative, "mpit-from")
+
+    def _op_scopes(self, alternative: str, tests: dict[str, list] | None) -> dict[str, frozenset[str]]:
+        """The op-scoped options of the alternative's binary (its --describe), for a launch of a
+        subset of the tests; none for a launch of all of them, or a binary that does not say."""
+        if not tests:
+            return {}
+        try:
+            return _describe.describe(self.state.bench_binaries[alternative]).op_scopes()
+        except _describe.DescribeError:
+            return {}
 
     def _from_earlier_launch(self, alternative: str, option: str) -> list[str]:
         """`--<option> <folder>` of the alternative's first complete launch that measured the
