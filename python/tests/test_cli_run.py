@@ -145,6 +145,16 @@ def test_an_existing_out_folder_is_refused(fake_env):
     (tmp / "c" / "x").write_text("")
     result = cli([*opts, "--out", str(tmp / "c")])
     assert result.exit_code == 2 and "exists and is not empty" in result.output
+    # not a campaign: --resume there could only fail (no campaign.json), so it is not advised
+    assert "--resume" not in result.output
+
+
+def test_an_existing_campaign_as_out_is_refused_with_the_resume_that_continues_it(fake_env):
+    tmp, opts = fake_env
+    assert cli([*opts, "--launches", "1", "--no-analyze", "--out", str(tmp / "c")]).exit_code == 0
+    result = cli([*opts, "--launches", "2", "--out", str(tmp / "c")])
+    assert result.exit_code == 2 and "exists and is not empty" in result.output
+    assert f"continue that campaign with --resume {tmp / 'c'}" in result.output
 
 
 def test_resume_refuses_campaign_options_and_missing_folders(fake_env):
@@ -152,6 +162,9 @@ def test_resume_refuses_campaign_options_and_missing_folders(fake_env):
     assert cli([*opts, "--launches", "1", "--out", str(tmp / "c")]).exit_code == 0
     result = cli(["--resume", str(tmp / "c"), "--ops", "bcast"])
     assert result.exit_code == 2 and "do not also give --ops" in result.output
+    # named as the user gives them (--help), not by their parameters' names (variants, bench_extra)
+    result = cli(["--resume", str(tmp / "c"), "--variant", "x=VARIANT_X=1", "--", "--warmup", "3"])
+    assert result.exit_code == 2 and "do not also give --variant, -- BENCH_ARGS" in result.output
     result = cli(["--resume", str(tmp / "nothing")])
     assert result.exit_code == 2 and "no such folder" in result.output
     result = cli(["--resume", str(tmp / "c"), "--no-analyze", "--launcher", template(tmp)])
@@ -164,6 +177,8 @@ def test_the_bench_refusing_its_options_exits_2(fake_env):
     assert result.exit_code == 2
     assert "refused the options" in result.output and "unknown timer 'sundial'" in result.output
     assert json.loads((tmp / "c" / "campaign.json").read_text())["status"] == "refused"
+    # the bench's line follows on the error's one line, not after an escaped newline (`\x0a`)
+    assert "refused the options: mpimeter-bench: --timer: unknown timer 'sundial'" in result.output
 
 
 def test_failed_launches_exit_1_and_name_their_stderr(fake_env):

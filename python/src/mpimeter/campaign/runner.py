@@ -406,7 +406,7 @@ class CampaignRunner:
               and alt.name not in self._completed_in):
             rec.reason = "mpimeter-bench refused its options (exit 2, nothing written)"
             st.save(state, self.dir)
-            raise _Refused(f"mpimeter-bench ({alt.name}) refused the options:\n"
+            raise _Refused(f"mpimeter-bench ({alt.name}) refused the options: "
                            f"{bench_message(rec.stderr_tail)}")
 
     def _watch(self, folder: Path) -> dict:
@@ -518,9 +518,12 @@ def _is_retry(rec: LaunchRecord) -> bool:
 
 
 def bench_message(stderr_tail: str) -> str:
-    """The bench's own lines of an error tail (without the launcher's banners), once each."""
+    """The bench's own lines of an error tail (without the launcher's banners), once each, on one
+    line: it ends an error, which is said in one line (CONTRIBUTING.md, "The rules a review
+    enforces"), where a newline would show as an escaped `\\x0a`."""
     own = [line for line in stderr_tail.splitlines() if line.startswith("mpimeter-bench")]
-    return "\n".join(dict.fromkeys(own)) or stderr_tail.strip() or "(no message on stderr)"
+    lines = list(dict.fromkeys(own)) or [line.strip() for line in stderr_tail.splitlines() if line.strip()]
+    return "; ".join(lines) or "(no message on stderr)"
 
 
 class _Refused(MpimeterError):

@@ -111,7 +111,7 @@ def command(ctx: click.Context, np, launches, mpi, variants, launcher, bench_dir
                  and name not in RESUME_OPTIONS and not (name == "bench_extra" and not value)]
         if given:
             fail("run", f"--resume takes the settings from campaign.json; do not also give "
-                 f"{', '.join('--' + g.replace('_', '-') for g in given)}")
+                 f"{', '.join(_option_name(ctx, name) for name in given)}")
         campaign_dir = Path(resume)
         held = lock.lock_existing_folder(campaign_dir, "--resume", "run")
         source = ctx.get_parameter_source("launcher")
@@ -126,7 +126,10 @@ def command(ctx: click.Context, np, launches, mpi, variants, launcher, bench_dir
             raise
     else:
         campaign_dir = out or Path("results") / time.strftime("run-%Y%m%d-%H%M%S")
-        hint = f", or continue that campaign with --resume {campaign_dir}"
+        # --resume reads campaign.json: offered only where there is one to continue (a folder of
+        # anything else cannot be resumed, and the advice would not help)
+        hint = (f", or continue that campaign with --resume {campaign_dir}"
+                if (campaign_dir / st.CAMPAIGN_FILE).is_file() else "")
         lock.check_new_folder(campaign_dir, "--out", hint)
         if guidelines:  # both sides of every guideline, before the campaign is planned
             if ctx.command.description is None:
@@ -160,6 +163,16 @@ def command(ctx: click.Context, np, launches, mpi, variants, launcher, bench_dir
         click.echo(f"some launches failed; retry them with: {resume_command(state, campaign_dir)}",
                    err=True)
         sys.exit(EXIT_FAILED_LAUNCHES)
+
+
+def _option_name(ctx: click.Context, name: str) -> str:
+    """How the user gives a parameter: its long option (`--variant`, not the parameter's name
+    `variants`), or `-- BENCH_ARGS` for the arguments after `--`: an error names what the user
+    can find in --help (CONTRIBUTING.md, "The rules a review enforces")."""
+    for param in ctx.command.params:
+        if param.name == name:
+            return "-- BENCH_ARGS" if isinstance(param, click.Argument) else max(param.opts, key=len)
+    return "--" + name.replace("_", "-")
 
 
 def _set_test_timeout(state, seconds: float | None) -> None:
