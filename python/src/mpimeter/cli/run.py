@@ -126,10 +126,8 @@ def command(ctx: click.Context, np, launches, mpi, variants, launcher, bench_dir
             raise
     else:
         campaign_dir = out or Path("results") / time.strftime("run-%Y%m%d-%H%M%S")
-        # --resume reads campaign.json: offered only where there is one to continue (a folder of
-        # anything else cannot be resumed, and the advice would not help)
         hint = (f", or continue that campaign with --resume {campaign_dir}"
-                if (campaign_dir / st.CAMPAIGN_FILE).is_file() else "")
+                if _holds_campaign(campaign_dir, st.CAMPAIGN_FILE) else "")
         lock.check_new_folder(campaign_dir, "--out", hint)
         if guidelines:  # both sides of every guideline, before the campaign is planned
             if ctx.command.description is None:
@@ -163,6 +161,16 @@ def command(ctx: click.Context, np, launches, mpi, variants, launcher, bench_dir
         click.echo(f"some launches failed; retry them with: {resume_command(state, campaign_dir)}",
                    err=True)
         sys.exit(EXIT_FAILED_LAUNCHES)
+
+
+def _holds_campaign(folder: Path, campaign_file: str) -> bool:
+    """Whether `folder` holds a campaign.json: --resume reads it, so only then is --resume advised
+    (a folder of anything else cannot be resumed, and the advice would not help). A path the
+    system refuses (too long, ...) holds none; check_new_folder says what is wrong with it."""
+    try:
+        return (folder / campaign_file).is_file()
+    except OSError:
+        return False
 
 
 def _option_name(ctx: click.Context, name: str) -> str:
