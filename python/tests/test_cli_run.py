@@ -137,6 +137,12 @@ def test_no_library_found_exits_2(tmp_path, monkeypatch):
     monkeypatch.setenv("MPIMETER_BENCH_DIR", str(tmp_path))
     result = cli(["--out", str(tmp_path / "c")])
     assert result.exit_code == 2 and "no MPI library found" in result.output
+    # an option of the binary's, without a binary to describe it: the missing binary is said,
+    # not a typo of the command's own options ("Did you mean --mpi?")
+    result = cli(["--ops", "bcast", "--out", str(tmp_path / "c")])
+    assert result.exit_code == 2 and "Did you mean" not in result.output
+    assert "--ops is not an option of mpimeter run itself" in result.output
+    assert f"no binary answered under {tmp_path}" in result.output
 
 
 def test_an_existing_out_folder_is_refused(fake_env):

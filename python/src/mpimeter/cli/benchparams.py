@@ -115,10 +115,12 @@ class DescribedCommand(click.Command):
         self._bench_mode = bench_mode
         self._exclude = exclude
         self.description: _describe.Description | None = None
+        self._bench_dir = ""  # where the binary was looked for (load_bench_params)
 
     def load_bench_params(self, args: list[str]) -> None:
         own = {name for p in self._own_params for name in p.opts}
         self.description = describe_for(list(args))
+        self._bench_dir = _scan(list(args), "--bench-dir") or str(_launcher.default_bench_dir())
         extra = []
         if self.description is not None:
             extra = [o for o in bench_click_options(self.description, self._bench_mode,
@@ -129,6 +131,21 @@ class DescribedCommand(click.Command):
     def make_context(self, info_name, args, parent=None, **extra):
         self.load_bench_params(list(args))
         return super().make_context(info_name, args, parent=parent, **extra)
+
+    def parse_args(self, ctx, args):
+        """Without a binary to describe them, the [bench] options are unknown: an option of the
+        binary's (--ops) is then said to be missing because the binary is, not as a typo of the
+        command's own options (click's "No such option ... Did you mean --mpi?")."""
+        try:
+            return super().parse_args(ctx, args)
+        except click.NoSuchOption as exc:
+            if self.description is not None:
+                raise
+            raise click.NoSuchOption(
+                exc.option_name, ctx=ctx,
+                message=f"{exc.option_name} is not an option of mpimeter {ctx.info_name} itself; those passed on to mpimeter-bench "
+                        f"{BENCH_MARK} come from its --describe, and no binary answered under {self._bench_dir} "
+                        "(build it with `make build`, or give --bench-dir / $MPIMETER_BENCH_DIR)") from None
 
     def format_help_text(self, ctx, formatter):
         super().format_help_text(ctx, formatter)
