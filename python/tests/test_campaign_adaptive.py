@@ -42,8 +42,8 @@ def fake(**kw) -> FakeExecutor:
     return FakeExecutor(launch_sigma=wide_allreduce_1024, rep_sigma=0.001, **kw)
 
 
-def run(state, folder, executor):
-    return CampaignRunner(state, folder, executor, base_env={"PATH": "/usr/bin"}).run()
+def run(state, folder, executor, notify=None):
+    return CampaignRunner(state, folder, executor, base_env={"PATH": "/usr/bin"}, notify=notify).run()
 
 
 def pairs(state) -> dict:
@@ -56,9 +56,9 @@ def reference(tmp_path_factory) -> SimpleNamespace:
     the tests that only read it share it (its state, the executor's calls, its folder); a test
     that changes the folder changes a copy."""
     folder = tmp_path_factory.mktemp("adaptive") / "reference"
-    state, executor = make_state(), fake()
-    outcome = run(state, folder, executor)  # the real analysis judges the fake launches
-    return SimpleNamespace(state=state, executor=executor, outcome=outcome, folder=folder)
+    state, executor, said = make_state(), fake(), []
+    outcome = run(state, folder, executor, notify=said.append)  # the real analysis judges the fake launches
+    return SimpleNamespace(state=state, executor=executor, outcome=outcome, folder=folder, said=said)
 
 
 def test_pairs_stop_where_their_launches_agree_and_added_launches_run_only_open_pairs(reference):
@@ -88,6 +88,17 @@ def test_pairs_stop_where_their_launches_agree_and_added_launches_run_only_open_
     assert tight["precision"] <= 0.02
     assert disk["launches"][6]["tests"] == {"ops": ["allreduce"], "sizes": [1024]}
     assert disk["counts"]["complete"] == 9
+    # "complete" alone would read as the precision reached: the pair at the maximum is named
+    assert reference.said[-1].startswith("--launches auto: 1 of 4 (alternative, op, size) stopped at the maximum, "
+                                         "9 launches, without meeting the rule (the interval within ±0.02 ")
+    assert ": openmpi allreduce 1024; campaign.json" in reference.said[-1]
+
+
+def test_every_pair_precise_adds_no_line_about_the_maximum(tmp_path):
+    said = []
+    executor = FakeExecutor(launch_sigma=0.0005, rep_sigma=0.001)
+    assert run(make_state(), tmp_path, executor, notify=said.append).status == "complete"
+    assert not [line for line in said if "maximum" in line]
 
 
 def test_every_pair_precise_at_the_minimum_adds_nothing(tmp_path):

@@ -120,6 +120,21 @@ class AdaptiveLaunches:
         return [p for p in self.pairs if p.alternative == alternative and p.status == "more"]
 
 
+def unmet(adaptive: AdaptiveLaunches) -> str | None:
+    """The line `mpimeter run` ends an adaptive campaign with when some pairs stopped at the
+    maximum, not by the rule the user asked for (None when every pair met it): "campaign
+    complete" alone would say the precision was reached (docs/GUIDE.md, "How many measurements
+    are enough")."""
+    stopped = [p for p in adaptive.pairs if p.status == "max"]
+    if not stopped:
+        return None
+    names = ", ".join(f"{p.alternative} {p.op} {p.size}" for p in stopped[:5]) + (" …" if len(stopped) > 5 else "")
+    return (f"--launches auto: {len(stopped)} of {len(adaptive.pairs)} (alternative, op, size) stopped at the "
+            f"maximum, {adaptive.max} launches, without meeting the rule (the interval within "
+            f"±{adaptive.precision:g} of the median at {adaptive.confidence:g}): {names}; campaign.json "
+            "adaptive_launches.pairs[].reason says why each stopped")
+
+
 def update(adaptive: AdaptiveLaunches, medians: Medians) -> None:
     """Judges every pair with its per-launch medians; a stopped pair keeps its stop."""
     from mpimeter.stats import stopping

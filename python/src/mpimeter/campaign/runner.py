@@ -301,6 +301,9 @@ class CampaignRunner:
             outcome = self._run_todo(new)
             if outcome.status in ("interrupted", "refused"):
                 return outcome
+        said = _adaptive.unmet(rule)
+        if said:
+            self.notify(said)
         failed = sum(r.status != "complete" for r in state.launches)
         return (RunOutcome("complete") if not failed else
                 RunOutcome("failed", f"{failed} launch(es) did not complete"))
