@@ -177,6 +177,16 @@ def test_resume_refuses_campaign_options_and_missing_folders(fake_env):
     assert result.exit_code == 0 and "0 launch(es) to run of 2" in result.output
 
 
+def test_resume_of_a_folder_that_is_no_campaign_writes_nothing_into_it(fake_env):
+    tmp, opts = fake_env
+    assert cli([*opts, "--launches", "1", "--no-analyze", "--out", str(tmp / "c")]).exit_code == 0
+    launch = next((tmp / "c").glob("*/launches/000"))  # a launch folder: no campaign.json
+    before = sorted(p.name for p in launch.iterdir())
+    result = cli(["--resume", str(launch)])
+    assert result.exit_code == 2 and "no campaign.json in it" in result.output
+    assert sorted(p.name for p in launch.iterdir()) == before  # no lock file left in it
+
+
 def test_the_bench_refusing_its_options_exits_2(fake_env):
     tmp, opts = fake_env
     result = cli([*opts, "--out", str(tmp / "c")], env={"FAKE_BENCH_MODE": "refuse"})

@@ -165,14 +165,21 @@ def lock_new_folder(folder: Path, option: str, command: str, hint: str = "") -> 
     return lock
 
 
-def lock_existing_folder(folder: Path, option: str, command: str) -> CampaignLock:
-    """Locks the folder of an existing campaign (`--resume`) before it is read."""
+def lock_existing_folder(folder: Path, option: str, command: str, holds: str) -> CampaignLock:
+    """Locks the folder of an existing campaign (`--resume`) before it is read. A folder without
+    the campaign's file `holds` (campaign.json) is refused before the lock file is made: it is
+    not a campaign, and a lock file left in it (a launch folder, an alternative's, the user's
+    own) would be an output where mpimeter owns nothing (CONTRIBUTING.md, "The rules a review
+    enforces")."""
     try:
         if not folder.exists():
             raise FolderRefused(f"{option} {folder}: no such folder")
         if not folder.is_dir():
             raise FolderRefused(f"{option} {folder}: not a folder (give the campaign folder, "
-                                "the one holding campaign.json)")
+                                f"the one holding {holds})")
+        if not (folder / holds).is_file():
+            raise FolderRefused(f"{option} {folder}: no {holds} in it (give the campaign folder "
+                                f"`mpimeter run` wrote, the one holding {holds})")
         return CampaignLock.acquire(folder, command=command)
     except CampaignLocked as exc:
         raise FolderRefused(str(exc)) from None

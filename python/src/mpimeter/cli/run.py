@@ -113,7 +113,7 @@ def command(ctx: click.Context, np, launches, mpi, variants, launcher, bench_dir
             fail("run", f"--resume takes the settings from campaign.json; do not also give "
                  f"{', '.join(_option_name(ctx, name) for name in given)}")
         campaign_dir = Path(resume)
-        held = lock.lock_existing_folder(campaign_dir, "--resume", "run")
+        held = lock.lock_existing_folder(campaign_dir, "--resume", "run", st.CAMPAIGN_FILE)
         source = ctx.get_parameter_source("launcher")
         try:
             state = resuming.prepare(
