@@ -177,7 +177,7 @@ def lock_existing_folder(folder: Path, option: str, command: str, holds: str) ->
         if not folder.is_dir():
             raise FolderRefused(f"{option} {folder}: not a folder (give the campaign folder, "
                                 f"the one holding {holds})")
-        if not (folder / holds).is_file():
+        if not os.path.lexists(folder / holds):  # one that is there, of any kind, is load's to judge
             raise FolderRefused(f"{option} {folder}: no {holds} in it (give the campaign folder "
                                 f"`mpimeter run` wrote, the one holding {holds})")
         return CampaignLock.acquire(folder, command=command)
