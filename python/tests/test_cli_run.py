@@ -187,6 +187,27 @@ def test_resume_of_a_folder_that_is_no_campaign_writes_nothing_into_it(fake_env)
     assert sorted(p.name for p in launch.iterdir()) == before  # no lock file left in it
 
 
+def test_resume_with_another_build_than_the_complete_launches_says_so_before_it_runs(fake_env):
+    # the analysis refuses to pool launches of two builds (io.siblings): a rebuild between the runs
+    # of a campaign is said when it is resumed, not found by `analyze` after the campaign
+    tmp, opts = fake_env
+    out = tmp / "c"
+    assert cli([*opts, "--launches", "2", "--out", str(out)]).exit_code == 0
+    disk = json.loads((out / "campaign.json").read_text())
+    ran = {(x["alternative"], x["index"]): x for x in disk["launches"]}
+    ran[("openmpi", 1)]["status"] = "failed"  # still to run: --resume runs it with the binary of now
+    (out / "campaign.json").write_text(json.dumps(disk))
+    meta = out / ran[("openmpi", 0)]["folder"] / "meta.json"
+    meta.write_text(json.dumps({**json.loads(meta.read_text()),
+                                "tool": {"name": "mpimeter-bench", "version": "0.0.1", "git_revision": "0123456789ab"}}))
+    result = cli(["--resume", str(out), "--launcher", template(tmp)])
+    assert result.exit_code == 0, result.output
+    warned = [line for line in result.output.splitlines() if line.startswith("warning: ")]
+    assert len(warned) == 1 and warned[0].startswith("warning: openmpi: its mpimeter-bench ")
+    assert "its 1 complete launch(es) ran build 0.0.1 0123456789ab" in warned[0]
+    assert result.output.index(warned[0]) < result.output.index("resuming ")
+
+
 def test_the_bench_refusing_its_options_exits_2(fake_env):
     tmp, opts = fake_env
     result = cli([*opts, "--out", str(tmp / "c")], env={"FAKE_BENCH_MODE": "refuse"})

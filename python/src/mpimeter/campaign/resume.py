@@ -222,3 +222,37 @@ def _secrets(state: st.CampaignState, environ: Mapping[str, str]) -> None:
                 env[key] = environ[key]
         alternatives.append(replace(alt, env=env))
     state.alternatives = alternatives
+
+
+def build_changes(state: st.CampaignState, campaign_dir: Path) -> list[str]:
+    """One line per alternative with launches still to run whose binary now is another build
+    (version or git revision, as its --describe says) than the one its complete launches recorded
+    in meta.json (`tool`): `mpimeter analyze` refuses to pool launches of two builds (io.siblings),
+    so the mix is said before it is made, not after the campaign (a rebuild under the same path,
+    or another --bench-dir, looks the same to the path check of `_binaries`)."""
+    from mpimeter.campaign import describe as _describe
+    from mpimeter.io.errors import InputError
+    from mpimeter.io.meta import read_document
+
+    def build(tool) -> tuple[str, str] | None:
+        if not isinstance(tool, Mapping):
+            return None
+        return str(tool.get("version")), str(tool.get("git_revision"))
+
+    said = []
+    for alt in state.alternatives:
+        done = [r for r in state.launches if r.alternative == alt.name and r.status == "complete"]
+        if alt.name not in _todo(state) or not done:
+            continue
+        try:
+            now = build(_describe.describe(state.bench_binaries[alt.name]).tool)
+            then = build(read_document(Path(campaign_dir) / done[0].folder / "meta.json").get("tool"))
+        except (_describe.DescribeError, InputError, OSError):
+            continue  # a binary or a launch that cannot be read is said by what reads it
+        if now is not None and then is not None and now != then:
+            said.append(f"{alt.name}: its mpimeter-bench {state.bench_binaries[alt.name]} is build "
+                        f"{' '.join(now)}, its {len(done)} complete launch(es) ran build {' '.join(then)} "
+                        f"(meta.json tool): `mpimeter analyze` will refuse to pool the two builds "
+                        f"(--allow-mixed reads them with a warning); to keep the campaign one build, stop "
+                        f"it (Ctrl-C) and resume with the --bench-dir of build {then[1]}")
+    return said

@@ -124,6 +124,8 @@ def command(ctx: click.Context, np, launches, mpi, variants, launcher, bench_dir
         except (st.CampaignFileError, PlanError):
             held.release()
             raise
+        for line in resuming.build_changes(state, campaign_dir):
+            click.echo(f"warning: {line}", err=True)
     else:
         campaign_dir = out or Path("results") / time.strftime("run-%Y%m%d-%H%M%S")
         hint = (f", or continue that campaign with --resume {campaign_dir}"
