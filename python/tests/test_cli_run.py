@@ -177,6 +177,20 @@ def test_resume_refuses_campaign_options_and_missing_folders(fake_env):
     assert result.exit_code == 0 and "0 launch(es) to run of 2" in result.output
 
 
+@pytest.mark.parametrize("option", ["--out", "--resume"])
+def test_an_empty_out_or_resume_is_refused_not_taken_for_the_current_folder(fake_env, monkeypatch, option):
+    # `--resume "$DIR"` with DIR unset: Path("") is ".", which here is a campaign it would resume;
+    # an empty --out in an empty folder would write a campaign into it
+    tmp, opts = fake_env
+    assert cli([*opts, "--launches", "1", "--out", str(tmp / "c")]).exit_code == 0
+    empty = tmp / "empty"
+    empty.mkdir()
+    monkeypatch.chdir(tmp / "c" if option == "--resume" else empty)
+    result = cli([option, ""] if option == "--resume" else [*opts, "--launches", "1", option, ""])
+    assert result.exit_code == 2 and f"Invalid value for '{option}': an empty path" in result.output
+    assert list(empty.iterdir()) == []
+
+
 def test_resume_of_a_folder_that_is_no_campaign_writes_nothing_into_it(fake_env):
     tmp, opts = fake_env
     assert cli([*opts, "--launches", "1", "--no-analyze", "--out", str(tmp / "c")]).exit_code == 0

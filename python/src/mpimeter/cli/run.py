@@ -31,9 +31,9 @@ RESUME_OPTIONS = frozenset({"resume", "launch_timeout", "retries", "analyze", "l
                context_settings={"help_option_names": ["-h", "--help"]})
 @campaign_options
 @suite_option
-@click.option("--out", type=click.Path(path_type=Path), default=None,
+@click.option("--out", type=click.Path(), default=None, callback=lambda ctx, param, value: _folder(value, param),
               help="campaign folder to create [default: results/run-<date>-<time>]")
-@click.option("--resume", type=click.Path(path_type=Path), default=None,
+@click.option("--resume", type=click.Path(), default=None, callback=lambda ctx, param, value: _folder(value, param),
               help="continue the campaign in this folder (settings from its campaign.json)")
 @click.option("--trust-recorded", is_flag=True,
               help="with --resume: run the environment variables and launcher template campaign.json "
@@ -163,6 +163,18 @@ def command(ctx: click.Context, np, launches, mpi, variants, launcher, bench_dir
         click.echo(f"some launches failed; retry them with: {resume_command(state, campaign_dir)}",
                    err=True)
         sys.exit(EXIT_FAILED_LAUNCHES)
+
+
+def _folder(value: str | None, param: click.Parameter) -> Path | None:
+    """--out and --resume as given. An empty one is refused, not taken for `.` (Path('') is the
+    current folder): `--out "$OUT"` with OUT unset would write, and `--resume "$DIR"` resume, the
+    campaign of whatever folder the command runs in (CONTRIBUTING.md: nothing the user gave is
+    silently changed)."""
+    if value is None:
+        return None
+    if not value:
+        raise click.BadParameter("an empty path; give a folder (or leave the option out)", param=param)
+    return Path(value)
 
 
 def _holds_campaign(folder: Path, campaign_file: str) -> bool:
