@@ -104,14 +104,7 @@ def command(ctx: click.Context, np, launches, mpi, variants, launcher, bench_dir
     if trust_recorded and resume is None:
         fail("run", "--trust-recorded confirms what campaign.json records: it goes with --resume only")
     if resume is not None:
-        # an empty `-- BENCH_ARGS` is not given: click 8.2 (the oldest pyproject accepts)
-        # reports an absent nargs=-1 argument as COMMANDLINE
-        given = [name for name, value in ctx.params.items()
-                 if ctx.get_parameter_source(name) != click.core.ParameterSource.DEFAULT
-                 and name not in RESUME_OPTIONS and not (name == "bench_extra" and not value)]
-        if given:
-            fail("run", f"--resume takes the settings from campaign.json; do not also give "
-                 f"{', '.join(_option_name(ctx, name) for name in given)}")
+        _refuse_campaign_options(ctx)
         campaign_dir = Path(resume)
         held = lock.lock_existing_folder(campaign_dir, "--resume", "run", st.CAMPAIGN_FILE)
         source = ctx.get_parameter_source("launcher")
@@ -185,6 +178,19 @@ def _holds_campaign(folder: Path, campaign_file: str) -> bool:
         return (folder / campaign_file).is_file()
     except OSError:
         return False
+
+
+def _refuse_campaign_options(ctx: click.Context) -> None:
+    """--resume takes the campaign's settings from campaign.json: any other option given is
+    refused, named as the user gives it."""
+    # an empty `-- BENCH_ARGS` is not given: click 8.2 (the oldest pyproject accepts)
+    # reports an absent nargs=-1 argument as COMMANDLINE
+    given = [name for name, value in ctx.params.items()
+             if ctx.get_parameter_source(name) != click.core.ParameterSource.DEFAULT
+             and name not in RESUME_OPTIONS and not (name == "bench_extra" and not value)]
+    if given:
+        fail("run", f"--resume takes the settings from campaign.json; do not also give "
+             f"{', '.join(_option_name(ctx, name) for name in given)}")
 
 
 def _option_name(ctx: click.Context, name: str) -> str:
