@@ -162,3 +162,33 @@ def test_the_store_is_let_go_after_each_load_also_when_it_cannot_be_written(tmp_
     with runtimes.connect() as con:
         names = [n for (n,) in con.execute("SELECT database_name FROM duckdb_databases()").fetchall()]
     assert not [n for n in names if n.startswith("campaign_store")], names
+
+
+def test_launches_campaign_json_lists_without_a_folder_are_named(tmp_path):
+    # a variant whose environment fails MPI_Init leaves no launch folder: campaign.json records its
+    # launches as failed, and the analysis names them and the alternative none of whose launches it
+    # has, instead of leaving it out of the tables unsaid; a complete launch deleted since, too
+    import json
+    import shutil
+
+    from data.synth_tuning import algorithm_campaign, ompi
+
+    from mpimeter import analysis
+
+    root = algorithm_campaign(tmp_path / "c", {"openmpi": {}, "ring": ompi("allreduce", 4)},
+                              lambda alt, op, size, p: 1.0, sizes=(8,), launches=3)
+    doc = json.loads((root / "campaign.json").read_text())
+    doc["alternatives"].append({"name": "bad", "mpi": "openmpi", "env": {"OMPI_MCA_pml": "nonexistent"}})
+    doc["launches"] += [{"alternative": "bad", "index": i, "folder": f"bad/launches/{i:03d}", "status": "failed",
+                         "reason": "exit code 1", "seed": 7 + i, "np": 2} for i in range(3)]
+    (root / "campaign.json").write_text(json.dumps(doc))
+    codes = [w for w in analysis.load_campaign(root, cache=False, store=False).warnings
+             if w.code == "launches-without-folder"]
+    assert [w.message for w in codes] == [
+        "bad: 3 of its 3 launch(es) in campaign.json left no launch folder to read (3 failed; first: "
+        "bad/launches/000: exit code 1); no launch of it is analysed"]
+    shutil.rmtree(root / "ring" / "launches" / "001")
+    codes = {w.where: w.message for w in analysis.load_campaign(root, cache=False, store=False).warnings
+             if w.code == "launches-without-folder"}
+    assert codes["ring"] == ("ring: 1 of its 3 launch(es) in campaign.json left no launch folder to read "
+                             "(1 complete; first: ring/launches/001: no reason recorded)")

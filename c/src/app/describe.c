@@ -70,7 +70,7 @@ static void mm__bound(mm_json *j, const char *key, double v) {
  * none of them can leave it out (the binary refuses it there). */
 static void mm__option_ops(mm_json *j, const char *option) {
     mm_json_key(j, "ops");
-    if (mm_option_applies_to_op(option, NULL) < 0) {
+    if (!mm_option_op_scoped(option)) {
         mm_json_null(j);
         return;
     }

@@ -46,8 +46,9 @@ mm_status mm__config_check_modes(const mm_config *cfg, const char *seen, char *e
 mm_status mm__config_quick_defaults(mm_config *cfg, const char *seen, const mm_option_spec *table,
                                     char *err, size_t len);
 mm_status mm__config_check_scoped_options(const mm_config *cfg, const char *seen, char *err, size_t len);
-/* Does the op-scoped option `option` (its name without "--") shape op's tests? 1 or 0; -1 when the
- * option is not scoped to operations (it shapes every test). */
+/* Is `option` (its name without "--") one that shapes only some operations' tests? 1 or 0. */
+int mm_option_op_scoped(const char *option);
+/* Does the op-scoped option shape op's tests? 1 or 0 (0 for an option that is not op-scoped). */
 int mm_option_applies_to_op(const char *option, const mm_op *op);
 /* The clock sync's and the start methods' options refused where the launch runs neither (after
  * mm__config_validate resolved --clocksync auto): 0 or MM_E_INPUT. */

@@ -82,10 +82,16 @@ static const struct {
     {"workpieces", mm_op_uses_workpieces, "mw-workpieces"},
 };
 
+int mm_option_op_scoped(const char *option) {
+    for (size_t k = 0; k < sizeof mm__scoped / sizeof mm__scoped[0]; k++)
+        if (strcmp(mm__scoped[k].option, option) == 0) return 1;
+    return 0;
+}
+
 int mm_option_applies_to_op(const char *option, const mm_op *op) {
     for (size_t k = 0; k < sizeof mm__scoped / sizeof mm__scoped[0]; k++)
         if (strcmp(mm__scoped[k].option, option) == 0) return op && mm__scoped[k].applies(op);
-    return -1;
+    return 0;
 }
 
 mm_status mm__config_check_scoped_options(const mm_config *cfg, const char *seen, char *err, size_t len) {

@@ -78,6 +78,11 @@ _TABLE = (
          "planned launch {launch} has no measurement of it (its other tests were kept)",
          "run the test alone (mpimeter-bench --ops {op} --sizes {size}) to see why it fails; a test that "
          "hung may need a larger --test-timeout (campaign.json failed_tests)"),
+    Code("launches-without-folder", SERIOUS, frozenset({A}),
+         "{alternative}: {count} of its {planned} launch(es) in campaign.json left no launch folder to read "
+         "({statuses}; first: {folder}: {reason}){none}",
+         "their logs say why (campaign.json launches[].stderr_log); fix the cause and resume the campaign "
+         "(mpimeter run --resume DIR)"),
     Code("launch-not-started", SERIOUS, frozenset({A}),
          "launch folder has no meta.json and was skipped",
          "a pending or crashed-at-start launch; re-run it"),

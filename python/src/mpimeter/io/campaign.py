@@ -10,6 +10,7 @@ Anything else is refused with a message naming the folder.
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -20,7 +21,7 @@ import pyarrow as pa
 
 from mpimeter.io import siblings
 from mpimeter.io.errors import AnalysisWarning, InputError
-from mpimeter.io.campaign_record import CampaignRecord, read_campaign_record
+from mpimeter.io.campaign_record import CampaignRecord, LaunchEntry, read_campaign_record
 from mpimeter.io.csvread import CacheWriter
 from mpimeter.io.launch import LaunchData, read_launch
 from mpimeter.warning_codes import warning
@@ -108,6 +109,33 @@ def discover(path: str | Path, record: CampaignRecord | None = None) -> Layout:
     return Layout(root, "alternatives", tuple(alts), tuple(skipped_all), not_read)
 
 
+def launches_without_folder(root: Path, record: CampaignRecord | None, layout: Layout) -> list[AnalysisWarning]:
+    """``launches-without-folder`` per alternative: the launches campaign.json lists whose folder
+    is neither read nor skipped — failed before mpimeter-bench made it (a bad environment fails
+    MPI_Init), never run, or deleted — so that no launch leaves the analysis unsaid, and an
+    alternative none of whose launches is read is named, not dropped from the tables."""
+    if record is None:
+        return []
+    seen = {p.resolve() for _, paths in layout.alternatives for p in paths} | {p.resolve() for p in layout.skipped}
+    read = {name for name, paths in layout.alternatives if paths}
+    planned = Counter(e.alternative for e in record.launches)
+    missing: dict[str | None, list[LaunchEntry]] = {}
+    for e in record.launches:
+        if (root / e.folder).resolve() not in seen:
+            missing.setdefault(e.alternative, []).append(e)
+    out = []
+    for alt, entries in missing.items():
+        statuses = Counter(e.status or "no status" for e in entries)
+        first = entries[0]
+        reason = " ".join((first.reason or "no reason recorded").split())
+        out.append(warning(
+            "launches-without-folder", alternative=alt or "(no alternative)", count=len(entries),
+            planned=planned[alt], statuses=", ".join(f"{n} {s}" for s, n in statuses.most_common()),
+            folder=first.folder, reason=reason[:160] + ("…" if len(reason) > 160 else ""),
+            none="; no launch of it is analysed" if alt not in read else "", where=alt or str(root)))
+    return out
+
+
 def _why_not_an_alternative(folder: Path) -> str:
     """Why a sub-folder that looks like benchmark data is not read as an alternative ("" when it
     does not look like benchmark data, e.g. logs/)."""
@@ -150,6 +178,7 @@ def load(path: str | Path, *, name: str | None = None, cache: bool = True, allow
         warning("folder-skipped", name=p.name, why=why, folder=p, where=str(p))
         for p, why in layout.skipped_folders
     ]
+    warnings += launches_without_folder(root, cj, layout)
     warnings += [  # measurement-level retry (campaign.testretry): a test lost in every attempt
         warning("test-failed-every-attempt", alternative=f["alternative"], op=f["op"], size=f["size"],
                 launch=f"{f['launch']:03d}", attempts=len(f["attempts"]),

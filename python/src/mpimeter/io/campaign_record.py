@@ -42,12 +42,14 @@ class AlternativeEntry:
     algorithms: Mapping[str, Mapping[str, Any]] = field(default_factory=lambda: MappingProxyType({}))
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class LaunchEntry:
     folder: str  # relative to the campaign folder
     seed: int | None
     alternative: str | None
     np: int | None = None  # the ranks it was planned with (--np LIST); None: not recorded
+    status: str | None = None  # complete | failed | pending | ... (None: not recorded)
+    reason: str | None = None  # why it is not complete, as `mpimeter run` recorded it
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -100,8 +102,9 @@ def from_document(path: Path, obj: Any) -> CampaignRecord:
             alt.need("name", STR),
             MappingProxyType({k: v for k, v in env.items() if isinstance(v, str)} if isinstance(env, dict) else {}),
             _algorithms(alt.value.get("algorithms"))))
-    launches = tuple(LaunchEntry(launch.need("folder", STR), launch.get("seed", INT), launch.get("alternative", STR),
-                                 launch.get("np", INT))
+    launches = tuple(LaunchEntry(folder=launch.need("folder", STR), seed=launch.get("seed", INT),
+                                 alternative=launch.get("alternative", STR), np=launch.get("np", INT),
+                                 status=launch.get("status", STR), reason=launch.get("reason", STR))
                      for launch in fields.objs("launches"))
     seed = obj.get("seed")
     sessions = obj.get("sessions")
