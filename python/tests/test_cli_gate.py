@@ -148,3 +148,16 @@ def test_an_empty_path_is_no_campaign(campaigns, monkeypatch):
     for args in (("", ""), ("", campaigns / "base")):
         r = run(*args)
         assert r.exit_code == 2 and "an empty path names no folder" in r.stderr, r.output
+
+
+def test_campaigns_of_different_p_without_a_common_row_exit_2_naming_them(tmp_path):
+    # a side measured at two p holds keys (op, size, slice): the message listed them as (op, size)
+    # pairs and raised ValueError (a traceback, exit 1) instead of saying what differs
+    for i, p in enumerate((2, 4)):
+        write_launch(tmp_path / "base" / "launches" / f"{i:03d}", seed=1 + i, nrep=20, nprocs=p)
+    write_launch(tmp_path / "cand" / "launches" / "000", seed=3, nrep=20, nprocs=3)
+    r = run(tmp_path / "base", tmp_path / "cand", "--per-repetition", "--allow-mixed")
+    assert r.exit_code == 2, r.output
+    line = r.stderr.strip()
+    assert len(line.splitlines()) == 1 and "no (op, size) in common" in line
+    assert "baseline allreduce 8, allreduce 1024, bcast 8, bcast 1024 (p = 2, 4)" in line and "(p = 3)" in line

@@ -63,7 +63,8 @@ from typing import Any
 import numpy as np
 
 from mpimeter.analysis.diagnostics import dedupe
-from mpimeter.analysis.groups import check_launches, groups_of, keys_text, low_power_warning, slice_label, slice_pieces
+from mpimeter.analysis.groups import (check_launches, groups_of, keys_text, low_power_warning, slice_label, slice_pieces,
+                                      slices_text)
 from mpimeter.analysis.launch_effects import timer_grid_ns
 from mpimeter.analysis import matching as _matching
 from mpimeter.analysis.loading import AnalysisError
@@ -475,8 +476,10 @@ def gate(
     sb, sc = _samples(base, per_repetition, sliced), _samples(cand, per_repetition, sliced)
     common = sorted(set(sb) & set(sc), key=_order)
     if not common:
-        raise AnalysisError(f"baseline and candidate have no (op, size) in common: baseline {keys_text(set(sb))}; "
-                            f"candidate {keys_text(set(sc))}")
+        # sliced keys are (op, size, (p, root, ...)): name the slices beside the (op, size)
+        raise AnalysisError("baseline and candidate have no (op, size) in common: " + "; ".join(
+            f"{side} {keys_text({k[:2] for k in s})}" + (f" ({slices_text(g.slices())})" if sliced else "")
+            for side, s, g in (("baseline", sb, base), ("candidate", sc, cand))))
     warnings: list[AnalysisWarning] = []
     missing = sorted(set(sb) - set(sc))
     if missing:
