@@ -140,3 +140,18 @@ def test_rows_carry_the_ratio_of_medians_and_how_p_was_computed(tmp_path):
     assert row["p_method"] in ("exact", "exact-permutation")
     header = run(a, b, "--format", "csv").stdout.splitlines()[0].split(",")
     assert {"ratio_of_medians", "p_method", "significant", "stars"} <= set(header)
+
+
+def test_one_folder_given_twice_or_inside_another_is_refused_as_such(tmp_path):
+    # both read the same launches twice; the refusal said "two folders give the same alternative
+    # name …; rename one of them", advice that cannot help when the folders are one
+    write_campaign(tmp_path / "a", 3, seed=5, nrep=20)
+    (tmp_path / "alias").symlink_to(tmp_path / "a")
+    for first, second, said in ((tmp_path / "a", tmp_path / "a", "are the same folder"),
+                                (tmp_path / "a", tmp_path / "alias", "are the same folder"),
+                                (tmp_path / "a", tmp_path / "a" / "launches" / "001", "lies inside"),
+                                (tmp_path / "a" / "launches" / "001", tmp_path / "a", "lies inside")):
+        r = run(first, second)
+        assert r.exit_code == 2, r.output
+        line = r.stderr.strip()
+        assert len(line.splitlines()) == 1 and said in line and "rename" not in line, line

@@ -242,15 +242,21 @@ def _check_named(path: str | Path) -> None:
 
 def _check_distinct(paths: Sequence[str | Path]) -> None:
     """One folder given twice would be two alternatives of the same launches: refused naming both
-    paths (the "same alternative name" refusal further on advised renaming one, which cannot help)."""
+    paths (the "same alternative name" refusal further on advised renaming one, which cannot help);
+    so is a folder given with one inside it (`compare C C/mpich`), whose launches would be read twice."""
     for i, first in enumerate(paths):
         for second in paths[i + 1:]:
             try:
                 same = os.path.samefile(first, second)
-            except (OSError, ValueError):
+                a, b = Path(first).resolve(), Path(second).resolve()
+            except (OSError, ValueError, RuntimeError):
                 continue  # a path that cannot be read: loading it says what is wrong with it
             if same:
                 raise AnalysisError(f"{first} and {second} are the same folder; allowed: each campaign once")
+            if a in b.parents or b in a.parents:
+                inner, outer = (second, first) if a in b.parents else (first, second)
+                raise AnalysisError(f"{inner} lies inside {outer}: its launches would be read twice; allowed: each "
+                                    "campaign once")
 
 
 def _build_campaign(path: Path, kind: str, loaded: list, *, store: bool, cache: bool) -> Campaign:
