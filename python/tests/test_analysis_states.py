@@ -282,3 +282,20 @@ def test_the_verdict_names_the_probe_when_the_start_time_separates_the_launches_
     assert "the probe's own two clusters make the states" in clusters.message
     assert "also the start time (wall_start)" in clusters.message
     assert "too likely by chance" not in clusters.message
+
+
+def test_a_state_too_few_on_each_side_but_matched_over_both_is_not_called_pooled(tmp_path):
+    # each side alone puts 2 launches apart (state-too-few: "no states are reported and they stay in
+    # the pooled result"), but one cut of the probe over both sides makes a state of 4: compare and
+    # gate then compare state by state and show the states, so that warning would be false there
+    a = write_state_campaign(tmp_path / "a", 2, 6, seed=21)
+    b = write_state_campaign(tmp_path / "b", 2, 6, seed=22)
+    assert [w.code for w in _analyze(a).warnings].count("state-too-few") == 1
+    for tool in (compare_command, gate_command):
+        r = CliRunner().invoke(tool, [str(a), str(b), "--no-cache", "--format", "json"])
+        out = json.loads(r.stdout)
+        assert all(row["stratified"] for row in out["rows"]), r.output
+        assert all([s["stratum"] for s in row["per_state"]] == ["faster", "slower"] for row in out["rows"])
+        assert not [w for w in out["warnings"] if w["code"] == "state-too-few"], out["warnings"]
+        hints = " ".join(w["hint"] for w in out["warnings"])
+        assert "per-state results are in `analyze`" not in hints  # analyze shows no states of either side

@@ -215,7 +215,8 @@ _TABLE = (
     Code("state-mix", NOTE, frozenset({A}),
          "{groups}: both sides ran in the same states ({property}), in different mixes ({mixes}); compared state "
          "by state (van Elteren's stratified rank-sum test){only}",
-         "a pooled comparison would mix the states: per-state results are in `analyze`; the mix is the machine's, "
+         "a pooled comparison would mix the states: each state's medians are in the table \"per state\" (JSON "
+         "rows[].per_state); the mix is the machine's, "
          "not the library's"),
     Code("states-unmatched", CAUTION, frozenset({A}),
          "{groups}: {which}; compared pooled over states, so a difference may be only the mix of states",

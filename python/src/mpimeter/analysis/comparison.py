@@ -325,7 +325,8 @@ def compare(
         warnings.append(warning("untested-rows", count=len(nan_rows),
                                 where=", ".join(f"{r.op}/{r.size}" for r in nan_rows[:5])))
     for res in results:
-        warnings += res.warnings
+        warnings += _matching.without_too_few(res, [s for ga, gb, m in matchings.values()
+                                                             for g, s in ((ga, m.a), (gb, m.b)) if g.result is res])
     test = "wilcoxon-rank-sum on " + ("repetitions pooled over launches" if per_repetition else "per-launch medians")
     if matchings:
         test += f"; rows over matched states: {_matching.STRATIFIED_TEST}, stratified Hodges–Lehmann ratio"

@@ -531,7 +531,9 @@ def gate(
                                         f"{k[0]}/{k[1]}{slice_label(k[2] if sliced else None, sliced)}")
                                        for k in common],
                                       "greater", alpha, "side")
-    warnings += baseline.warnings + candidate.warnings
+    matched = [m for m in matchings.values() if m is not None]
+    warnings += (_matching.without_too_few(baseline, [m.a for m in matched])
+                 + _matching.without_too_few(candidate, [m.b for m in matched]))
     return GateResult(baseline=base.name, candidate=cand.name, max_slowdown=max_slowdown, alpha=alpha,
                       rows=tuple(rows), warnings=dedupe(warnings), metric=metric, test=test)
 

@@ -45,6 +45,7 @@ from mpimeter.analysis.groups import Group
 from mpimeter.analysis.scaling import launch_counts
 from mpimeter.analysis import strata as _strata
 from mpimeter.analysis.strata import State, States, property_name, states_for
+from mpimeter.analysis.warning_groups import group_warnings
 from mpimeter.stats import separation as _separation
 from mpimeter.io.errors import AnalysisWarning
 from mpimeter.warning_codes import warning
@@ -287,6 +288,18 @@ def _at_p(ga: Group, gb: Group) -> str:
     if ga.at_slice is None or gb.at_slice is None or ga.at_slice[0] != gb.at_slice[0]:
         return ""
     return f" at p = {ga.at_slice[0]}"
+
+
+def without_too_few(result: Any, sides: Sequence[States]) -> list[AnalysisWarning]:
+    """``result``'s warnings with its ``state-too-few`` said only of the alternatives (at a p) that
+    a comparison did not match states on (``sides``: the states it matched, of this result's
+    alternatives): for those it did, the comparison puts the launches in states (one cut of the
+    probe over both sides, or the other side's states) and shows them per state, so "no states
+    are reported and they stay in the pooled result" would be false beside it."""
+    matched = {(s.alternative, s.nprocs) for s in sides}
+    left = [s for s in result.states if not s.explained and s.apart and (s.alternative, s.nprocs) not in matched]
+    said = [w for w in _strata.strata_warnings(left, result.rows) if w.code == "state-too-few"]
+    return list(group_warnings([w for w in result.warnings if w.code != "state-too-few"] + said))
 
 
 def mix_warning(ga: Group, gb: Group, m: Matching, only_mix: Sequence[str], *,
