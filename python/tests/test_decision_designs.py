@@ -238,6 +238,19 @@ def test_tune_without_a_record_of_the_rounds_is_unpaired(tmp_path):
 
 
 
+def test_tune_does_not_call_states_it_compared_state_by_state_pooled(tmp_path):
+    # the probe puts 2 of each alternative's 10 launches apart: too few for a state on either side
+    # alone (state-too-few: "they stay in the pooled result"), a state of 4 over both, which tune
+    # compares state by state; the warning would contradict that design
+    root = algorithm_campaign(tmp_path / "c", {"openmpi": {}, "ring": ompi("allreduce", 4)},
+                              lambda alt, op, size, p: 0.8 if alt == "ring" else 1.0, sizes=(8,),
+                              slow_state=lambda alt, i: i not in ((0, 1) if alt == "openmpi" else (4, 5)))
+    out = _tune(root)
+    (lib,) = out["libraries"]
+    assert {c["design"] for c in lib["comparisons"]} == {"stratified by state"}
+    assert not [w for w in out["warnings"] if w["code"] == "state-too-few"], out["warnings"]
+
+
 # --- compare of alternatives run in the same rounds ---------------------------------------------
 
 def _compare(*roots, **kw):

@@ -391,15 +391,19 @@ def _per_p(group: Group) -> dict[int, dict[tuple[str, int], dict[int, float]]]:
     return out
 
 
-def _states_at(default: Group, alt: Group, p: int) -> tuple[dict[int, str], dict[int, str]] | None:
+def _states_at(default: Group, alt: Group, p: int, matched: list) -> tuple[dict[int, str], dict[int, str]] | None:
     """Launch → state of the default's and the algorithm's launches at p when their states match
-    (analysis.matching; None: no states, or none that can be matched)."""
+    (analysis.matching; None: no states, or none that can be matched); the matched states are
+    added to ``matched`` (what tune says of the states: matching.without_too_few)."""
     where = next((w for w in default.slices() if w[0] == p), None)
     theirs = next((w for w in alt.slices() if w[0] == p), None)
     if where is None or theirs is None:
         return None
     m, _ = _matching.match(default.at(where), alt.at(theirs), per_repetition=False)
-    return None if m is None else launch_states(m)
+    if m is None:
+        return None
+    matched += [m.a, m.b]
+    return launch_states(m)
 
 
 def _design_test(default: dict[int, float], alg: dict[int, float], per_round: int | None,
@@ -470,12 +474,13 @@ def tune(result: AnalysisResult, *, min_effect: float = 0.05, alpha: float = 0.0
                             "(OMPI_MCA_coll_tuned_<op>_algorithm, MPIR_CVAR_<OP>_INTRA_ALGORITHM)")
     groups = {g.alternative: g for g in groups_of([result])}
     out = []
+    matched: list = []  # the states compared state by state (_states_at)
     for library, alts in tuned.items():
         default = _default_of(library, alts)
         others = [a for a in alts if not a.is_default]
         out.append(_tune_library(result, library, default, others, groups, min_effect=min_effect, alpha=alpha,
-                                 confidence=confidence, seed=seed, warnings=warnings))
-    warnings += result.warnings
+                                 confidence=confidence, seed=seed, warnings=warnings, matched=matched))
+    warnings += _matching.without_too_few(result, matched)
     record = result.campaign.campaign_record
     return TuningResult(min_effect=min_effect, alpha=alpha, confidence=confidence,
                         test=_test_text({c.design for lib in out for c in lib.comparisons}),
@@ -485,7 +490,7 @@ def tune(result: AnalysisResult, *, min_effect: float = 0.05, alpha: float = 0.0
 
 def _tune_library(result: AnalysisResult, library: str, default: TuningAlternative, others: list[TuningAlternative],
                   groups: Mapping[str, Group], *, min_effect: float, alpha: float, confidence: float, seed: int,
-                  warnings: list[AnalysisWarning]) -> LibraryTuning:
+                  warnings: list[AnalysisWarning], matched: list) -> LibraryTuning:
     base = _per_p(groups[default.alternative])
     rows: list[Comparison] = []
     planned = []  # (alternative, setting, p, size, default's launches, algorithm's launches, states, timer grid)
@@ -495,7 +500,7 @@ def _tune_library(result: AnalysisResult, library: str, default: TuningAlternati
         grid_ns = sides_grid_ns((result, default.alternative), (result, alt.alternative))
         for op, setting in sorted(alt.settings.items()):
             for p in sorted(set(base) & set(theirs)):
-                states = _states_at(groups[default.alternative], groups[alt.alternative], p)
+                states = _states_at(groups[default.alternative], groups[alt.alternative], p, matched)
                 for (o, size) in sorted(k for k in theirs[p] if k[0] == op and k in base[p]):
                     planned.append((alt, setting, p, size, base[p][(o, size)], theirs[p][(o, size)], states,
                                     grid_ns))
