@@ -251,6 +251,26 @@ def test_tune_does_not_call_states_it_compared_state_by_state_pooled(tmp_path):
     assert not [w for w in out["warnings"] if w["code"] == "state-too-few"], out["warnings"]
 
 
+def test_tune_of_a_one_alternative_campaign_reads_its_campaign_json(tmp_path):
+    # a campaign folder of one alternative: the analysis names it after the folder, campaign.json
+    # after the library; tune read the launches' environments instead, which the launcher makes
+    # differ in every launch (PMIX_ID, …), and said there was no campaign.json
+    root = algorithm_campaign(tmp_path / "c", {"openmpi": {}}, lambda alt, op, size, p: 1.0, sizes=(8,), launches=3)
+    one = tmp_path / "one"
+    (root / "openmpi").rename(one)
+    doc = json.loads((root / "campaign.json").read_text())
+    for entry in doc["launches"]:
+        entry["folder"] = entry["folder"].removeprefix("openmpi/")
+    (one / "campaign.json").write_text(json.dumps(doc))
+    for i, folder in enumerate(sorted((one / "launches").iterdir())):
+        meta = json.loads((folder / "meta.json").read_text())
+        meta["environment"] = {"PMIX_ID": f"{1963130881 + i}.0"}
+        (folder / "meta.json").write_text(json.dumps(meta))
+    r = CliRunner().invoke(tune_command, [str(one), "--no-cache", "--bench-dir", str(one / "nobin")])
+    assert r.exit_code == 2 and "no algorithm alternatives" in r.stderr, r.output
+    assert "no campaign.json" not in r.stderr
+
+
 # --- compare of alternatives run in the same rounds ---------------------------------------------
 
 def _compare(*roots, **kw):

@@ -290,6 +290,10 @@ def _env_of(result: AnalysisResult, alternative: str) -> Mapping[str, str]:
     record = result.campaign.campaign_record
     if record is not None and alternative in record.alternative_names:
         return record.env_of(alternative)
+    if record is not None and result.campaign.kind == "campaign" and len(record.alternative_names) == 1:
+        # a one-alternative campaign folder: the analysis names its alternative after the folder,
+        # campaign.json by the library; it is that one alternative
+        return record.env_of(record.alternative_names[0])
     envs = {tuple(sorted(li.meta.environment.items())) for li in result.campaign.launches_of(alternative) if li.meta}
     if len(envs) > 1:
         raise AnalysisError(f"{alternative}: its launches recorded different environments and there is no "
