@@ -339,3 +339,27 @@ def test_verify_fails_where_the_tuned_file_is_slower_and_says_which_prediction_m
     assert [(r.nprocs, r.size) for r in res.gate.rows if r.regression] == [(4, 4096)]
     missed = {(r.nprocs, r.size) for r in res.predictions if r.within is False}
     assert missed == {(2, 4096), (4, 4096)}  # 0.6 predicted: measured 1.0 and 1.4
+
+
+def test_out_replaces_only_a_file_tune_wrote(tmp_path):
+    # `tune --out campaign.log` replaced the log with a rules file (and wrote evidence beside it):
+    # outputs never replace what they do not own (CONTRIBUTING.md); its own earlier file it rewrites
+    root = algorithm_campaign(tmp_path / "c", {"openmpi": {}, "ring": ompi("allreduce", 4)},
+                              lambda alt, op, size, p: 0.6 if alt == "ring" else 1.0, sizes=(8,))
+    mine = tmp_path / "campaign.log"
+    mine.write_text("a log of mine\n")
+    r = run(root, "--out", mine, "--bench-dir", tmp_path / "nobin")
+    assert r.exit_code == 2 and "is not a file mpimeter tune wrote" in r.stderr, r.output
+    assert mine.read_text() == "a log of mine\n" and not (tmp_path / "campaign.log.evidence.json").exists()
+    beside = tmp_path / "rules.txt.evidence.json"
+    beside.write_text('{"mine": true}\n')
+    r = run(root, "--out", tmp_path / "rules.txt", "--bench-dir", tmp_path / "nobin")
+    assert r.exit_code == 2 and "is not the evidence mpimeter tune writes" in r.stderr, r.output
+    assert beside.read_text() == '{"mine": true}\n' and not (tmp_path / "rules.txt").exists()
+    beside.unlink()
+    for fmt in ("openmpi-rules", "env"):  # tune's own file, and its evidence without it, are rewritten
+        out = tmp_path / f"{fmt}.txt"
+        for _ in range(2):
+            assert run(root, "--out", out, "--format", fmt, "--bench-dir", tmp_path / "nobin").exit_code == 0
+        out.unlink()
+        assert run(root, "--out", out, "--format", fmt, "--bench-dir", tmp_path / "nobin").exit_code == 0

@@ -176,6 +176,7 @@ def _tune(path: str, out: Path | None, file_format: str, min_effect: float, alph
         evidence_path = out.with_name(out.name + EVIDENCE_SUFFIX)
         for target in (out, evidence_path):  # both refused before either is written: the pair stays whole
             check_file_target(target, "--out")
+        _check_owned(out, evidence_path)
         write_atomic(out, text.encode())
         write_atomic(evidence_path, (json.dumps(evidence, indent=1) + "\n").encode())
         written = {"file": str(out), "format": fmt, "evidence": str(out) + EVIDENCE_SUFFIX, "notes": notes}
@@ -213,6 +214,30 @@ def _kind(path: Path) -> str | None:
     return "not a regular file"
 
 
+def _check_owned(out: Path, evidence_path: Path) -> None:
+    """--out replaces only a file tune wrote (its header: tuning_files.MARK) and the evidence
+    beside it (CONTRIBUTING.md: outputs never replace what they do not own)."""
+    ours = False
+    if _kind(out) != "missing":
+        try:
+            with open(out, "rb") as f:
+                ours = _files.written_by_tune(f.read(4096))  # the header's first two lines: bounded
+        except OSError as exc:
+            raise analysis.AnalysisError(f"--out {out}: cannot be read ({exc.strerror or exc})") from None
+        if not ours:
+            raise analysis.AnalysisError(f"--out {out}: exists and is not a file mpimeter tune wrote (no "
+                                         f"'{_files.MARK}' in its first two lines); give a new path or remove it "
+                                         "yourself")
+    if not ours and _kind(evidence_path) != "missing":
+        try:
+            ours = _is_evidence(load_json(evidence_path, max_bytes=EVIDENCE_MAX_BYTES))
+        except (InputError, OSError):
+            ours = False
+        if not ours:
+            raise analysis.AnalysisError(f"--out {out}: {evidence_path.name} exists beside it and is not the evidence "
+                                         "mpimeter tune writes; give a new path or remove it yourself")
+
+
 def _read_tuning_file(file: Path) -> str:
     """--verify's FILE: a regular file of at most MAX_FILE_BYTES of UTF-8 text."""
     kind = _kind(file)
@@ -232,6 +257,12 @@ def _read_tuning_file(file: Path) -> str:
                                      "mpimeter tune wrote") from None
 
 
+def _is_evidence(ev: Any) -> bool:
+    """Whether a JSON document is the evidence tune --out writes (format, library, libraries)."""
+    return (isinstance(ev, dict) and ev.get("format") in _files.FORMATS and ev.get("library") in TUNED_LIBRARIES
+            and isinstance(ev.get("libraries"), list))
+
+
 def _read_evidence(file: Path) -> dict[str, Any]:
     ev_path = file.with_name(file.name + EVIDENCE_SUFFIX)
     kind = _kind(ev_path)
@@ -242,8 +273,7 @@ def _read_evidence(file: Path) -> dict[str, Any]:
         raise analysis.AnalysisError(f"--verify {file}: its evidence {ev_path.name} is {kind}, not the regular file "
                                      "mpimeter tune --out writes")
     ev = load_json(ev_path, max_bytes=EVIDENCE_MAX_BYTES)  # bounded and checked, as every JSON read back
-    if not (isinstance(ev, dict) and ev.get("format") in _files.FORMATS and ev.get("library") in TUNED_LIBRARIES
-            and isinstance(ev.get("libraries"), list)):
+    if not _is_evidence(ev):
         raise analysis.AnalysisError(f"{ev_path}: not the evidence of mpimeter tune (format, library, libraries)")
     return ev
 
@@ -352,7 +382,8 @@ def _print_predictions(res: _verify.VerifyResult) -> None:
 @click.argument("path", type=click.Path(path_type=Path))
 @click.argument("run_args", nargs=-1, type=click.UNPROCESSED, metavar="[-- RUN_ARGS...]")
 @click.option("--out", type=click.Path(path_type=Path), default=None,
-              help="Write the library's tuning file here (and its evidence, FILE.evidence.json, next to it).")
+              help="Write the library's tuning file here (and its evidence, FILE.evidence.json, next to it); "
+                   "an existing file is replaced only when mpimeter tune wrote it.")
 @click.option("--format", "file_format", type=click.Choice(("auto", *_files.FORMATS)), default="auto",
               show_default=True, help="The file: auto is the library's own (Open MPI: openmpi-rules, MPICH: "
                                       "mpich-json); env: the plain variables (one algorithm per operation only).")

@@ -48,6 +48,9 @@ from mpimeter.launch_vars import excerpt, refusal
 MAX_FILE_BYTES = 16 * 2**20
 
 FORMATS = ("openmpi-rules", "mpich-json", "env")
+# every format's header says so in its first two lines: how `tune --out` knows a file it may
+# replace (CONTRIBUTING.md: outputs never replace what they do not own)
+MARK = "written by mpimeter tune"
 FORMAT_OF_LIBRARY = {"openmpi": "openmpi-rules", "mpich": "mpich-json"}
 LIBRARY_OF_FORMAT = {v: k for k, v in FORMAT_OF_LIBRARY.items()}
 
@@ -106,13 +109,18 @@ def _check_ops(rules: Sequence[RangeRule], table: Mapping, fmt: str) -> None:
                               "use --format env, or tune only these operations")
 
 
+def written_by_tune(head: bytes) -> bool:
+    """Whether a file's first bytes are a file ``mpimeter tune`` wrote: MARK in its first two lines."""
+    return any(MARK.encode() in line for line in head.split(b"\n")[:2])
+
+
 # ---- Open MPI 4.1 dynamic rules -------------------------------------------------------------
 
 def openmpi_rules(rules: Sequence[RangeRule], provenance: Mapping[str, Any]) -> str:
     """The rules file's text (see the module's docstring)."""
     _check_ops(rules, OMPI_MESSAGE, "openmpi-rules")
     lines = ["# Open MPI dynamic rules for the tuned collectives (coll_tuned_dynamic_rules_filename, 4.1 format)",
-             "# written by mpimeter tune; use with OMPI_MCA_coll_tuned_use_dynamic_rules=1 and",
+             f"# {MARK}; use with OMPI_MCA_coll_tuned_use_dynamic_rules=1 and",
              "# OMPI_MCA_coll_tuned_dynamic_rules_filename=<this file>",
              *("# " + line for line in provenance_lines(provenance))]
     ops = sorted({r.op for r in rules}, key=lambda op: OMPI_COLL_IDS[op])
@@ -334,7 +342,7 @@ def mpich_json_text(tree: Mapping[str, Any], provenance: Mapping[str, Any]) -> s
     """The file: the provenance as ``//`` comment lines (json-c, MPICH's parser, takes them; a
     key would be a test MPICH refuses), then the tree."""
     head = ["// MPICH collective selection (MPIR_CVAR_COLL_SELECTION_TUNING_JSON_FILE, MPICH 4.0 format)",
-            "// written by mpimeter tune: the library's built-in tree with the tuned choices",
+            f"// {MARK}: the library's built-in tree with the tuned choices",
             *("// " + line for line in provenance_lines(provenance))]
     return "\n".join(head) + "\n" + json.dumps(tree, indent=1) + "\n"
 
@@ -402,7 +410,7 @@ def validate_mpich_json(text: str, containers: frozenset[str] | None = None) -> 
 def env_settings(library: str, rules: Sequence[RangeRule], provenance: Mapping[str, Any]) -> str:
     """``NAME=value`` lines under ``#`` comments: one algorithm per operation at every size and
     process count, else :class:`TuningFileError`."""
-    lines = [f"# {library} collective algorithm settings written by mpimeter tune",
+    lines = [f"# {library} collective algorithm settings {MARK}",
              *("# " + line for line in provenance_lines(provenance))]
     chosen: dict[str, set] = {}
     for r in rules:
