@@ -161,3 +161,15 @@ def test_campaigns_of_different_p_without_a_common_row_exit_2_naming_them(tmp_pa
     line = r.stderr.strip()
     assert len(line.splitlines()) == 1 and "no (op, size) in common" in line
     assert "baseline allreduce 8, allreduce 1024, bcast 8, bcast 1024 (p = 2, 4)" in line and "(p = 3)" in line
+
+
+def test_per_repetition_says_it_tested_repetitions_in_the_table_as_in_the_json(campaigns):
+    # the table's footer said "candidate per-launch medians against baseline medians" under
+    # --per-repetition, while the JSON's test said repetitions pooled over launches
+    text = " ".join(run(campaigns / "base", campaigns / "slow", "--per-repetition").stdout.split())
+    assert "rank-sum of candidate repetitions pooled over launches against baseline repetitions × 1.05" in text
+    assert "per-launch medians" not in text
+    out = json.loads(run(campaigns / "base", campaigns / "slow", "--per-repetition", "--format", "json").stdout)
+    assert out["test"].endswith("repetitions pooled over launches")
+    plain = " ".join(run(campaigns / "base", campaigns / "slow").stdout.split())
+    assert "rank-sum of candidate per-launch medians against baseline medians × 1.05" in plain

@@ -79,6 +79,7 @@ from mpimeter.warning_codes import warning
 
 REGRESSION_BEYOND = 0.05  # launches_needed: for a slowdown this far past the threshold (10 % at the default 5 %)
 NEEDED_POWER = 0.8
+POOLED = "repetitions pooled over launches"  # what --per-repetition tests: its test text names it
 JOINT_STATISTIC = _jp.MEAN_LOG
 # The rows' tests' weight in the joint family's min-p, the state tests' 1 (weighted Westfall–Young, fixed in
 # advance): 0.25 finds a regression of one state alone in 0.805 / 0.740 of 10-launch campaigns (states 1.18× /
@@ -509,8 +510,7 @@ def gate(
                      one_way=lambda op, size, where=None: on(base, where).one_way(op, size) and on(cand, where).one_way(op, size),
                      matched=strata_of if any(m is not None for m in matchings.values()) else None,
                      grid_ns=sides_grid_ns((baseline, base.alternative), (candidate, cand.alternative)))
-    test = "one-sided wilcoxon-rank-sum on " + ("repetitions pooled over launches" if per_repetition else
-                                                "per-launch medians")
+    test = "one-sided wilcoxon-rank-sum on " + (POOLED if per_repetition else "per-launch medians")
     warnings += untested_states(rows, f"{base.name} vs {cand.name}")
     for at_p, matched in matchings.items():
         if matched is None:

@@ -73,7 +73,11 @@ def print_gate(res: analysis.GateResult, baseline: str, candidate: str) -> None:
                   f"regression of any state fails the gate (a state too rare to reach α in that family is left out "
                   f"and named)")
     else:
-        con.print(f"test: one-sided Wilcoxon rank-sum of candidate per-launch medians against baseline medians × "
+        from mpimeter.analysis.gating import POOLED  # loaded with the result
+
+        sample = (POOLED, "repetitions") if res.test.endswith(POOLED) else (
+            "per-launch medians", "medians")
+        con.print(f"test: one-sided Wilcoxon rank-sum of candidate {sample[0]} against baseline {sample[1]} × "
                   f"{1 + res.max_slowdown:g}; p: {analysis.p_method_text(r.p_method for r in rows)}; Holm over "
                   f"{len(res.rows)} rows; significant: p (Holm) ≤ α = {res.alpha:g}, {STARS_TEXT}; regression: "
                   "significant; ratio: Hodges–Lehmann estimate of candidate / baseline (median of all pairwise "
