@@ -299,3 +299,15 @@ def test_a_state_too_few_on_each_side_but_matched_over_both_is_not_called_pooled
         assert not [w for w in out["warnings"] if w["code"] == "state-too-few"], out["warnings"]
         hints = " ".join(w["hint"] for w in out["warnings"])
         assert "per-state results are in `analyze`" not in hints  # analyze shows no states of either side
+
+
+def test_compare_of_three_groups_names_the_pair_of_each_per_state_line(tmp_path):
+    # three groups compared pairwise: the per-state table stacked every pair's lines under the same
+    # (op, size, state) with nothing saying which pair a line was
+    sides = [write_state_campaign(tmp_path / name, 4, 4, seed=31 + i, ops=("allreduce",), sizes=(8,))
+             for i, name in enumerate(("x", "y", "z"))]
+    r = CliRunner().invoke(compare_command, [*map(str, sides), "--no-cache"], env={"COLUMNS": "250"})
+    assert r.exit_code == 0, r.output
+    table = r.stdout[r.stdout.index("per state"):]
+    lines = [line for line in table.splitlines() if line.startswith("│") and "faster" in line]
+    assert len(lines) == 3 and [line.split("│")[1].strip() for line in lines] == ["x vs y", "x vs z", "y vs z"]

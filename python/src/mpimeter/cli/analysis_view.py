@@ -281,15 +281,21 @@ def print_allocations(con, res: analysis.AnalysisResult, pct: str) -> None:
     con.print(t)
 
 
-def state_table(rows, a: str, b: str) -> Table:
-    """Per matched state of each stratified row: the launches and medians of both sides."""
+def state_table(rows, a: str, b: str, *, pairs: bool = False) -> Table:
+    """Per matched state of each stratified row: the launches and medians of both sides; with
+    ``pairs`` (compare of more than two groups: several pairs per row) the pair, and the
+    row's p and root where the rows hold several, so that no two lines read alike."""
     t = Table(title="per state", title_justify="left")
-    for name in ("op", "size", "state", f"launches {a}/{b}", a, b, f"{b}/{a} (medians)"):
-        t.add_column(name, justify="left" if name in ("op", "state") else "right")
+    show_p, show_root = (len({getattr(r, k) for r in rows}) > 1 for k in ("nprocs", "root"))
+    for name in (*(("pair",) if pairs else ()), "op", "size", *(("p",) if show_p else ()),
+                 *(("root",) if show_root else ()), "state", f"launches {a}/{b}", a, b, f"{b}/{a} (medians)"):
+        t.add_column(name, justify="left" if name in ("pair", "op", "state") else "right")
     for r in rows:
         for s in r.per_state:
-            t.add_row(r.op, str(r.size), s.stratum, f"{s.launches_a}/{s.launches_b}", fmt_time(s.median_a_ns),
-                      fmt_time(s.median_b_ns), fmt_ratio(s.ratio_of_medians))
+            t.add_row(*((f"{r.a} vs {r.b}",) if pairs else ()), r.op, str(r.size), *([str(r.nprocs)] if show_p else []),
+                      *([("–" if r.root is None else str(r.root))] if show_root else []), s.stratum,
+                      f"{s.launches_a}/{s.launches_b}", fmt_time(s.median_a_ns), fmt_time(s.median_b_ns),
+                      fmt_ratio(s.ratio_of_medians))
     return t
 
 

@@ -48,7 +48,7 @@ def print_comparison(res: analysis.ComparisonResult) -> None:
     con.print(t)
     stratified = [r for r in res.rows if r.stratified]
     if stratified:
-        con.print(state_table(stratified, "a", "b"))
+        con.print(state_table(stratified, "a", "b", pairs=len(res.groups) > 2))
         con.print("rows over matched states: van Elteren's stratified rank-sum test (state by state, weights "
                   "1/(launches in the state + 1)) and the stratified Hodges–Lehmann ratio")
     if res.omnibus:
