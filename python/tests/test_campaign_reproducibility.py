@@ -122,3 +122,23 @@ def test_reproducibility_warns_when_the_trials_settings_differ(tmp_path):
     assert "nrep (" in result.stderr and "trial-2: 80" in result.stderr and "procsync" not in result.stderr
     out = json.loads(result.stdout)
     assert len(out["settings_differ"]) == 1 and out["settings_differ"][0].startswith("nrep (")
+
+
+def test_trials_of_two_libraries_are_said_to_differ(tmp_path):
+    # `reproducibility C/openmpi C/mpich` (two alternatives of one campaign) called the libraries'
+    # difference the spread of one method's trials, without a word: the library is a setting
+    from data.synth import write_campaign
+
+    for name, library in (("openmpi", "Open MPI v4.1.4 (synthetic)"), ("mpich", "MPICH Version: 4.0.2")):
+        root = write_campaign(tmp_path / "c" / name, 3, seed=len(name), nrep=20)
+        for meta_path in root.glob("launches/*/meta.json"):
+            meta = json.loads(meta_path.read_text())
+            meta["mpi"]["library"], meta["mpi"]["library_version"] = name, library
+            meta_path.write_text(json.dumps(meta))
+    sides = [str(tmp_path / "c" / name) for name in ("openmpi", "mpich")]
+    result = CliRunner().invoke(main, ["reproducibility", *sides, "--format", "json"])
+    assert result.exit_code == 0, result.output
+    out = json.loads(result.stdout)
+    assert [d.split(" (")[0] for d in out["settings_differ"]] == ["mpi"]
+    (said,) = out["settings_differ"]
+    assert "Open MPI v4.1.4 (synthetic)" in said and "MPICH Version: 4.0.2" in said

@@ -63,8 +63,8 @@ from typing import Any
 import numpy as np
 
 from mpimeter.analysis.diagnostics import dedupe
-from mpimeter.analysis.groups import (check_launches, groups_of, keys_text, low_power_warning, slice_label, slice_pieces,
-                                      slices_text)
+from mpimeter.analysis.groups import (check_launches, groups_of, keys_text, low_power_warning, slice_label,
+                                      slice_pieces, slices_text)
 from mpimeter.analysis.launch_effects import timer_grid_ns
 from mpimeter.analysis import matching as _matching
 from mpimeter.analysis.loading import AnalysisError

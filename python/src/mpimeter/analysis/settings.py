@@ -36,11 +36,13 @@ def _text(value: Any) -> str:
 
 def launch_settings(meta: LaunchMeta, *, every: bool = False) -> dict[str, str]:
     """The settings one launch's meta.json records (``every``: all of its config but the
-    per-launch out, seed and force); a setting it does not record is left out."""
+    per-launch out, seed and force, and the MPI library); a setting it does not record is left out."""
     out = {name: _text(value) for name, get in _SETTINGS.items() if (value := get(meta)) is not None}
     if every:
         out.update({key: _text(value) for key, value in meta.config.entries.items()
                     if key not in PER_LAUNCH_KEYS and value is not None})
+        if meta.mpi.library != "unknown":  # another library is another method, not another trial of one
+            out["mpi"] = meta.mpi.library_version_line or meta.mpi.library
     return out
 
 
