@@ -363,3 +363,13 @@ def test_out_replaces_only_a_file_tune_wrote(tmp_path):
             assert run(root, "--out", out, "--format", fmt, "--bench-dir", tmp_path / "nobin").exit_code == 0
         out.unlink()
         assert run(root, "--out", out, "--format", fmt, "--bench-dir", tmp_path / "nobin").exit_code == 0
+
+
+@pytest.mark.parametrize("given, said", [("5", "(did you mean 5%?)"), ("2", "(did you mean 2%?)"),
+                                         ("nan", "must be a fraction in [0, 1)")])
+def test_verify_takes_max_slowdown_as_gate_does(tmp_path, given, said):
+    # `--max-slowdown 5` was read as 500 % (a fraction below 10), which lets every regression pass;
+    # gate refuses it as a forgotten % (cli.common.parse_fraction), and so does tune now, before running
+    r = run(tmp_path / "verify", "--verify", tmp_path / "rules.txt", "--max-slowdown", given)
+    assert r.exit_code == 2 and said in r.stderr and len(r.stderr.strip().splitlines()) == 1, r.output
+    assert not (tmp_path / "verify").exists()

@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import click
+from click.core import ParameterSource
 from rich.table import Table
 
 from mpimeter import __version__, analysis
@@ -24,8 +25,9 @@ from mpimeter.analysis.choices import TUNED_LIBRARIES
 from mpimeter.campaign import tuning_bench as _bench
 from mpimeter.campaign.plan import PlanError
 from mpimeter.cli.common import (EXIT_OK, EXIT_REGRESSION, STARS_TEXT, alpha_option, analysis_settings_options,
-                                 analyze_together, check_alpha, console, fail, fmt_est, fmt_p, fmt_ratio, fmt_time,
-                                 guarded, load_options, print_warnings, write_json)
+                                 analyze_together, check_alpha, checked_slowdown_and_alpha, console, fail, fmt_est,
+                                 fmt_p, fmt_ratio, fmt_time, guarded, load_options, max_slowdown_option,
+                                 print_warnings, write_json)
 from mpimeter.io import bounded
 from mpimeter.io import tuning_files as _files
 from mpimeter.io.errors import InputError
@@ -398,13 +400,13 @@ def _print_predictions(res: _verify.VerifyResult) -> None:
               help="Run a campaign into PATH: the library's default against this tuning file, then gate.")
 @click.option("--launches", type=int, default=DEFAULT_VERIFY_LAUNCHES, show_default=True,
               help="--verify: launches per side.")
-@click.option("--max-slowdown", type=float, default=0.05, show_default=True,
-              help="--verify: the gate's tolerated slowdown of the tuned configuration (a fraction).")
+@max_slowdown_option("--verify: the gate's tolerated slowdown of the tuned configuration, as `gate` takes it: a "
+                     "fraction below 1 (0.05) or a percentage below 1000% (5%, 150%).")
 @alpha_option
 @analysis_settings_options
 def command(path: Path, run_args: tuple[str, ...], out: Path | None, file_format: str, min_effect: float,
             library: str | None, as_json: bool, bench_dir: Path | None, verify_file: Path | None, launches: int,
-            max_slowdown: float, alpha: float, **kw: Any) -> None:
+            max_slowdown: str, alpha: float, **kw: Any) -> None:
     """Choose a library's collective algorithms from CAMPAIGN (PATH): per operation, process count
     and size, the algorithm alternative faster than the library's default by more than
     --min-effect (one-sided Wilcoxon rank-sum on per-launch medians, Holm over every (op, p,
@@ -418,7 +420,8 @@ def command(path: Path, run_args: tuple[str, ...], out: Path | None, file_format
     if verify_file is None:
         if run_args:
             fail("tune", f"{' '.join(run_args)}: RUN_ARGS go with --verify only")
-        for flag, given in (("--launches", launches != DEFAULT_VERIFY_LAUNCHES), ("--max-slowdown", max_slowdown != 0.05)):
+        given_slowdown = click.get_current_context().get_parameter_source("max_slowdown") != ParameterSource.DEFAULT
+        for flag, given in (("--launches", launches != DEFAULT_VERIFY_LAUNCHES), ("--max-slowdown", given_slowdown)):
             if given:
                 fail("tune", f"{flag} goes with --verify only")
         if not (0 <= min_effect < 10):
@@ -437,8 +440,8 @@ def command(path: Path, run_args: tuple[str, ...], out: Path | None, file_format
                      "--library with it")
     if not 1 <= launches <= 10000:
         fail("tune", f"--launches {launches}: 1 to 10000")
-    if not (0 <= max_slowdown < 10):
-        fail("tune", f"--max-slowdown {max_slowdown:g}: a fraction ≥ 0 and below 10")
+    # gate's own rule (cli.common.parse_fraction): a bare 5 is refused as a forgotten %, not read as 500 %
+    slowdown = checked_slowdown_and_alpha("tune", max_slowdown, alpha)
     kind = _kind(verify_file)
     if kind is not None and kind.startswith("unreadable"):
         fail("tune", f"--verify {_shown(verify_file)}: is {kind}")
@@ -447,4 +450,4 @@ def command(path: Path, run_args: tuple[str, ...], out: Path | None, file_format
         fail("tune", f"{_shown(path)} is {kind or 'a file'}: --verify runs a new campaign into a folder that "
                      "does not exist yet")
     extra = tuple(run_args) + (("--bench-dir", str(bench_dir)) if bench_dir is not None else ())
-    guarded("tune", lambda: _verify_file(verify_file, path, launches, max_slowdown, alpha, as_json, extra, kw))
+    guarded("tune", lambda: _verify_file(verify_file, path, launches, slowdown, alpha, as_json, extra, kw))
