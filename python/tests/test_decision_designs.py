@@ -279,12 +279,17 @@ def _compare(*roots, **kw):
                             **kw)
 
 
-def test_compare_pairs_alternatives_run_in_the_same_rounds(tmp_path):
-    rng = np.random.default_rng(2)
-    slow_rounds = rng.random(10) < 0.5
-    root = algorithm_campaign(tmp_path / "c", {"openmpi": {}, "ring": ompi("allreduce", 4)},
-                              lambda alt, op, size, p: 0.95 if alt == "ring" else 1.0, sizes=(8, 64),
+def _ring_faster_in_shared_rounds(root, sizes):
+    """Two alternatives in the same 10 rounds, ring 0.95× the default, each round in a 2.5× state
+    no recorded property explains (no probe)."""
+    slow_rounds = np.random.default_rng(2).random(10) < 0.5
+    return algorithm_campaign(root, {"openmpi": {}, "ring": ompi("allreduce", 4)},
+                              lambda alt, op, size, p: 0.95 if alt == "ring" else 1.0, sizes=sizes,
                               slow_state=lambda alt, i: bool(slow_rounds[i]), probe=False)
+
+
+def test_compare_pairs_alternatives_run_in_the_same_rounds(tmp_path):
+    root = _ring_faster_in_shared_rounds(tmp_path / "c", sizes=(8, 64))
     res = _compare(root)
     # a 5 % difference under a 2.5× state shared by each round that no recorded property explains (so
     # not stratified): the per-round ratios see it, the rank-sum test of the mixed launches does not
@@ -300,11 +305,7 @@ def test_compare_of_the_alternatives_folders_of_one_campaign_pairs_them_by_round
     # `compare C/openmpi C/ring` (the README's form) reads C's campaign.json as `compare C` does: the
     # alternatives ran in the same rounds, so they are paired, not taken for separate campaigns
     from mpimeter.cli.compare import command as compare_command
-    rng = np.random.default_rng(2)
-    slow_rounds = rng.random(10) < 0.5
-    root = algorithm_campaign(tmp_path / "c", {"openmpi": {}, "ring": ompi("allreduce", 4)},
-                              lambda alt, op, size, p: 0.95 if alt == "ring" else 1.0, sizes=(8, 64),
-                              slow_state=lambda alt, i: bool(slow_rounds[i]), probe=False)
+    root = _ring_faster_in_shared_rounds(tmp_path / "c", sizes=(8, 64))
 
     def compared(*paths):
         out = CliRunner().invoke(compare_command, [*map(str, paths), "--no-cache", "--format", "json"])
@@ -346,11 +347,7 @@ def test_compare_of_two_campaigns_stays_unpaired(tmp_path):
 
 def test_compare_cli_says_which_design_and_why(tmp_path):
     from mpimeter.cli.compare import command as compare_command
-    rng = np.random.default_rng(2)
-    slow_rounds = rng.random(10) < 0.5
-    root = algorithm_campaign(tmp_path / "c", {"openmpi": {}, "ring": ompi("allreduce", 4)},
-                              lambda alt, op, size, p: 0.95 if alt == "ring" else 1.0, sizes=(8,),
-                              slow_state=lambda alt, i: bool(slow_rounds[i]), probe=False)
+    root = _ring_faster_in_shared_rounds(tmp_path / "c", sizes=(8,))
     out = CliRunner().invoke(compare_command, [str(root)], env={"COLUMNS": "250"})
     assert out.exit_code == 0, out.output
     text = " ".join(out.output.split())
