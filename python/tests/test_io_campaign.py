@@ -192,3 +192,29 @@ def test_launches_campaign_json_lists_without_a_folder_are_named(tmp_path):
              if w.code == "launches-without-folder"}
     assert codes["ring"] == ("ring: 1 of its 3 launch(es) in campaign.json left no launch folder to read "
                              "(1 complete; first: ring/launches/001: no reason recorded)")
+
+
+def test_a_launch_run_cut_at_a_hung_test_is_not_a_launch_to_re_run(tmp_path):
+    # `run --test-timeout` stops a launch at a hung test and runs its other tests in a continuation
+    # launch (campaign.json status "cut"; the hung test is test-failed-every-attempt): its meta.json
+    # is not finished, yet a resume would not re-run it, so no failed-launch asks for that
+    import json
+
+    from data.synth_tuning import algorithm_campaign
+
+    from mpimeter import analysis
+
+    root = algorithm_campaign(tmp_path / "c", {"openmpi": {}}, lambda alt, op, size, p: 1.0, sizes=(8,), launches=3)
+    meta_file = root / "openmpi" / "launches" / "001" / "meta.json"
+    meta = json.loads(meta_file.read_text())
+    meta["status"] = "failed"
+    meta_file.write_text(json.dumps(meta))
+
+    def failed_launch_warnings(status):
+        doc = json.loads((root / "campaign.json").read_text())
+        doc["launches"][1]["status"] = status
+        (root / "campaign.json").write_text(json.dumps(doc))
+        return [w for w in analysis.load_campaign(root, cache=False, store=False).warnings if w.code == "failed-launch"]
+
+    assert [w.where for w in failed_launch_warnings("failed")] == [str(meta_file)]
+    assert failed_launch_warnings("cut") == []

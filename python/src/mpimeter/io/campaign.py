@@ -202,8 +202,15 @@ def _load_alternative(root: Path, cj: CampaignRecord | None, alt_name: str, fold
                       allow_mixed: bool, reduce: Reducer | None, writer: CacheWriter,
                       warnings: list[AnalysisWarning]) -> list[LoadedLaunch]:
     read = []
+    # a launch `mpimeter run` cut at a hung or crashed test (campaign.json status "cut"): its other
+    # tests ran in continuation launches and the lost one is `test-failed-every-attempt`, so its
+    # unfinished state is no `incomplete-launch` to re-run (a resume does not re-run it)
+    cut = {(root / e.folder).resolve() for e in cj.launches if e.status == "cut"} if cj is not None else set()
     for pos, folder in enumerate(folders):
         data = read_launch(folder, cache=cache, writer=writer)
+        if folder.resolve() in cut:
+            data = replace(data, warnings=tuple(w for w in data.warnings
+                                                if w.code not in ("incomplete-launch", "failed-launch")))
         index = _index(data.folder, pos)
         reduced = None
         if reduce is not None:
