@@ -173,3 +173,15 @@ def test_per_repetition_says_it_tested_repetitions_in_the_table_as_in_the_json(c
     assert out["test"].endswith("repetitions pooled over launches")
     plain = " ".join(run(campaigns / "base", campaigns / "slow").stdout.split())
     assert "rank-sum of candidate per-launch medians against baseline medians × 1.05" in plain
+
+
+def test_rows_of_one_side_only_are_named_either_way(tmp_path):
+    # the candidate's new rows are as ungated as the baseline's lost ones: both are named
+    base = write_campaign(tmp_path / "base", 6, seed=1, nrep=20, ops=("allreduce", "bcast"), sizes=(8,))
+    cand = write_campaign(tmp_path / "cand", 6, seed=2, nrep=20, ops=("allreduce", "barrier"), sizes=(8,))
+    r = CliRunner().invoke(command, [str(base), str(cand), "--no-cache", "--format", "json"])
+    assert r.exit_code in (0, 1), r.output
+    said = sorted(w["message"] for w in json.loads(r.stdout)["warnings"] if w["code"] == "missing-rows")
+    assert len(said) == 2
+    assert said[0].startswith("1 (op, size) of the baseline are not in the candidate and were not gated: bcast")
+    assert said[1].startswith("1 (op, size) of the candidate are not in the baseline and were not gated: barrier")

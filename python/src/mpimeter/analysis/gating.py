@@ -482,9 +482,11 @@ def gate(
             f"{side} {keys_text({k[:2] for k in s})}" + (f" ({slices_text(g.slices())})" if sliced else "")
             for side, s, g in (("baseline", sb, base), ("candidate", sc, cand))))
     warnings: list[AnalysisWarning] = []
-    missing = sorted(set(sb) - set(sc))
-    if missing:
-        warnings.append(warning("missing-rows", count=len(missing), keys=keys_text({k[:2] for k in missing})))
+    # rows of one side only, either way: a candidate's new rows are as ungated as a baseline's lost ones
+    for side, other, only in (("baseline", "candidate", set(sb) - set(sc)), ("candidate", "baseline", set(sc) - set(sb))):
+        if only:
+            warnings.append(warning("missing-rows", count=len(only), side=side, other=other,
+                                    keys=keys_text({k[:2] for k in only})))
     def on(g, where):
         return g if where is None else g.at(where)
 
