@@ -311,3 +311,19 @@ def test_compare_of_three_groups_names_the_pair_of_each_per_state_line(tmp_path)
     table = r.stdout[r.stdout.index("per state"):]
     lines = [line for line in table.splitlines() if line.startswith("│") and "faster" in line]
     assert len(lines) == 3 and [line.split("│")[1].strip() for line in lines] == ["x vs y", "x vs z", "y vs z"]
+
+
+def test_compare_csv_gives_each_rows_per_state_results_as_json(campaigns):
+    # a CSV consumer that is not Python reads the nested per-state results: JSON, not a Python repr
+    import csv
+    import io
+
+    r = CliRunner().invoke(compare_command, [str(campaigns["mostly_slow"]), str(campaigns["mostly_fast"]),
+                                             "--no-cache", "--format", "csv"])
+    assert r.exit_code == 0, r.output
+    rows = list(csv.DictReader(io.StringIO(r.stdout)))
+    assert rows and all(row["per_state"] for row in rows)
+    for row in rows:
+        states = json.loads(row["per_state"])
+        assert [s["stratum"] for s in states] == ["faster", "slower"]
+        assert all(isinstance(s["ratio_of_medians"], float) and s["launches_a"] >= 3 for s in states)

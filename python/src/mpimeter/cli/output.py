@@ -128,8 +128,13 @@ def _is_number(text: str) -> bool:
 
 
 def csv_cell(value: Any) -> Any:
-    """One CSV cell: lists joined with ';', missing values empty, text made inert."""
-    if isinstance(value, (list, tuple)):
+    """One CSV cell: lists of plain values joined with ';', nested records (a row's per-state
+    results) as JSON, which any CSV reader's consumer can parse; missing values empty, text made
+    inert."""
+    if isinstance(value, dict) or (isinstance(value, (list, tuple)) and
+                                   any(isinstance(x, (dict, list, tuple)) for x in value)):
+        value = json.dumps(clean(value), allow_nan=False, separators=(",", ":"))
+    elif isinstance(value, (list, tuple)):
         value = ";".join(str(x) for x in value)
     if value is None or (isinstance(value, float) and not math.isfinite(value)):
         return ""
