@@ -209,3 +209,9 @@ def test_the_root_effect_table_names_the_pieces_of_each_record(tmp_path):
     rows = [[c.strip() for c in line.split("│")] for line in lines[start:] if line.startswith("│ openmpi")]
     keys = [(r[header.index("size")], r[header.index("p")], r[header.index("workpieces")]) for r in rows]
     assert sorted(keys) == sorted((s, str(p), str(w)) for s in ("8 B", "1 KiB") for p in (2, 4) for w in PIECES)
+    # the JSON's records carry their pieces too: the records of one (op, size, p) are told apart there
+    js = CliRunner().invoke(command, [str(root), "--no-cache", "--format", "json"])
+    assert js.exit_code == 0, js.output
+    records = [r for r in json.loads(js.stdout)["root_effects"] if r["op"] == "mw-workpieces"]
+    assert sorted((r["size"], r["nprocs"], r["workpieces"]) for r in records) == \
+        sorted((s, p, w) for s in (8, 1024) for p in (2, 4) for w in PIECES)

@@ -194,7 +194,7 @@ class RootEffect:
     p_value: float | None
     epsilon_squared: float | None = None  # the test's effect size, 0 … 1 (stats.effectsize); None with p_value
     test: str = "Kruskal–Wallis over per-launch medians, grouped by root; effect size ε² = H / (n − 1)"
-    workpieces: int | None = None  # mw-workpieces: the pieces of these rows, a further key (tables only)
+    workpieces: int | None = None  # mw-workpieces: the pieces of these rows, a further key
 
     @property
     def ratio(self) -> float:
@@ -204,7 +204,8 @@ class RootEffect:
         return {"alternative": self.alternative, "op": self.op, "size": self.size, "nprocs": self.nprocs,
                 "roots": list(self.roots), "fastest_root": self.fastest_root, "slowest_root": self.slowest_root,
                 "min_ns": self.min_ns, "max_ns": self.max_ns, "max_over_min": self.ratio,
-                "p_value": self.p_value, "epsilon_squared": self.epsilon_squared, "test": self.test}
+                "p_value": self.p_value, "epsilon_squared": self.epsilon_squared, "test": self.test,
+                "workpieces": self.workpieces}
 
 
 def root_effects(rows: Sequence) -> list[RootEffect]:
