@@ -215,3 +215,9 @@ def test_the_root_effect_table_names_the_pieces_of_each_record(tmp_path):
     records = [r for r in json.loads(js.stdout)["root_effects"] if r["op"] == "mw-workpieces"]
     assert sorted((r["size"], r["nprocs"], r["workpieces"]) for r in records) == \
         sorted((s, p, w) for s in (8, 1024) for p in (2, 4) for w in PIECES)
+    # ... and so do the report's root-effect table's rows
+    from mpimeter import analysis
+    from mpimeter.report.scaling import scaling_section
+    html = scaling_section(analysis.analyze(analysis.load_campaign(root, cache=False, store=False)))
+    effect_table = next(t for t in html.split("<table>") if "<th>fastest root</th>" in t)
+    assert "<th>workpieces</th>" in effect_table

@@ -42,14 +42,18 @@ def scaling_section(result) -> str:
                              numeric=(False, False, True, True, *([True] if pieces else []), *[True] * len(counts))))
         parts.append(_figures(result, series))
     if effects:
+        pieces = any(e.workpieces is not None for e in effects)  # mw-workpieces: records apart by pieces
         rows = [(e.alternative, e.op, format_size(e.size, result.size_unit(e.op)), str(e.nprocs),
+                 *(["–" if e.workpieces is None else str(e.workpieces)] if pieces else []),
                  ", ".join(map(str, e.roots)), f"{e.fastest_root} ({format_ns(e.min_ns)})",
                  f"{e.slowest_root} ({format_ns(e.max_ns)})",
                  f"{format_number(e.ratio)}×" if math.isfinite(e.ratio) else "–",
                  "–" if e.p_value is None else f"{e.p_value:.3g}") for e in effects]
         parts.append(h.tag("p", h.esc(f"The root's effect: {effects[0].test} (–: fewer than 2 launches at a root).")))
-        parts.append(h.table(("alternative", "op", "size", "p", "roots", "fastest root", "slowest root", "max/min",
-                              "p-value"), rows, numeric=(False, False, True, True, False, True, True, True, True)))
+        parts.append(h.table(("alternative", "op", "size", "p", *(["workpieces"] if pieces else []), "roots",
+                              "fastest root", "slowest root", "max/min", "p-value"), rows,
+                             numeric=(False, False, True, True, *([True] if pieces else []), False, True, True, True,
+                                      True)))
     models, skipped = fit_scaling_models(result)
     if models:
         rows = [(m.alternative, m.op, ", ".join(map(str, m.nprocs)), f"{m.chosen.family}: {m.chosen.formula}",
