@@ -60,6 +60,8 @@ mm_status mm__config_check_op_names(const mm_config *cfg, char *err, size_t len)
 }
 
 static int mm__op_uses_pair(const mm_op *op) { return op && (op->flags & MM_OP_PAIR); }
+static int mm__op_rooted(const mm_op *op) { return op && (op->flags & MM_OP_ROOTED); }
+static int mm__op_reduces(const mm_op *op) { return op && (op->flags & MM_OP_REDUCES); }
 
 /* Options that shape only the tests of some operations: given without such an operation in
  * --ops they would be silently ignored, so they are refused; --describe lists the operations each
@@ -80,6 +82,10 @@ static const struct {
     {"rma-window-bytes", mm_op_uses_rma_sync, "one-sided data movement (rma-put, rma-get, ...; see --list-ops)"},
     {"rma-burst", mm_op_uses_rma_burst, "the one-sided -bw rows (rma-put-bw, rma-get-bw) and contention patterns (rma-one-put-all, ...)"},
     {"workpieces", mm_op_uses_workpieces, "mw-workpieces"},
+    {"root", mm__op_rooted, "rooted operations (bcast, reduce, gather, mw-send, rma-one-put-all, ...; see --describe's "
+                            "operations[].uses_root)"},
+    {"reduce-op", mm__op_reduces, "reducing operations (allreduce, reduce, scan, rma-acc, ...; see --describe's "
+                                  "operations[].uses_reduce_op)"},
 };
 
 int mm_option_op_scoped(const char *option) {

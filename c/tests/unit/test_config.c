@@ -114,6 +114,14 @@ static void test_errors(void) {
       expect_error(5, a, "--virtual-base applies only to --timer virtual"); }
     { const char *a[] = {"b", "--virtual-base", "tsc", "--out", o};
       expect_error(5, a, "--virtual-base applies only to --timer virtual"); }
+    /* --root and --reduce-op shape only rooted and reducing operations: without one in --ops they
+     * were accepted and ignored */
+    { const char *a[] = {"b", "--ops", "allreduce", "--root", "1", "--out", o};
+      expect_error(7, a, "--root applies only to rooted operations"); }
+    { const char *a[] = {"b", "--ops", "bcast", "--reduce-op", "max", "--out", o};
+      expect_error(7, a, "--reduce-op applies only to reducing operations"); }
+    { const char *a[] = {"b", "--ops", "allreduce,bcast", "--root", "1", "--reduce-op", "max", "--out", o};
+      CHECK_EQ_INT(parse(9, a), 0); }
     { const char *a[] = {"b", "stray"}; expect_error(2, a, "stray"); }
     { const char *a[] = {"b", "--ops", "bcast", "--force"}; expect_error(4, a, "--force: only with --out"); }
     { const char *a[] = {"b", "--order", "random", "--out", o}; expect_error(5, a, "shuffled, ascending"); }
