@@ -66,11 +66,13 @@ static int mm__op_reduces(const mm_op *op) { return op && (op->flags & MM_OP_RED
 /* Options that shape only the tests of some operations: given without such an operation in
  * --ops they would be silently ignored, so they are refused; --describe lists the operations each
  * applies to (`mpimeter run --launches auto` leaves one out of a launch that runs none of them). */
-static const struct {
+typedef struct mm__scope {
     const char *option;
     int (*applies)(const mm_op *op);
     const char *which;
-} mm__scoped[] = {
+} mm__scope;
+
+static const mm__scope mm__scoped[] = {
     {"nbc-scheme", mm_op_is_nbc, "nonblocking collectives (ibcast, iallreduce, ...; see --list-ops)"},
     {"nbc-compute-ns", mm_op_is_nbc, "nonblocking collectives (ibcast, iallreduce, ...; see --list-ops)"},
     {"test-interval", mm_op_is_nbc, "nonblocking collectives (ibcast, iallreduce, ...; see --list-ops)"},
@@ -88,16 +90,17 @@ static const struct {
                                   "operations[].uses_reduce_op)"},
 };
 
-int mm_option_op_scoped(const char *option) {
+static const mm__scope *mm__scope_of(const char *option) {
     for (size_t k = 0; k < sizeof mm__scoped / sizeof mm__scoped[0]; k++)
-        if (strcmp(mm__scoped[k].option, option) == 0) return 1;
-    return 0;
+        if (strcmp(mm__scoped[k].option, option) == 0) return &mm__scoped[k];
+    return NULL;
 }
 
+int mm_option_op_scoped(const char *option) { return mm__scope_of(option) != NULL; }
+
 int mm_option_applies_to_op(const char *option, const mm_op *op) {
-    for (size_t k = 0; k < sizeof mm__scoped / sizeof mm__scoped[0]; k++)
-        if (strcmp(mm__scoped[k].option, option) == 0) return op && mm__scoped[k].applies(op);
-    return 0;
+    const mm__scope *scope = mm__scope_of(option);
+    return scope && op && scope->applies(op);
 }
 
 mm_status mm__config_check_scoped_options(const mm_config *cfg, const char *seen, char *err, size_t len) {
