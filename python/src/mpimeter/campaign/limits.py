@@ -10,8 +10,12 @@ from __future__ import annotations
 
 import math
 import os
+from typing import TYPE_CHECKING
 
 from mpimeter.campaign.plan import SEED_LIMIT, PlanError
+
+if TYPE_CHECKING:
+    from mpimeter.campaign.benchargs import BenchArgs
 
 MAX_NP = 65536                 # ranks per launch
 LOCAL_RANKS_PER_CPU = 64       # --launcher local: every rank on this machine
@@ -100,3 +104,23 @@ def cap_derived_timeout(seconds: float) -> tuple[float, str]:
     return MAX_DERIVED_LAUNCH_TIMEOUT_S, (
         f"launch timeout {MAX_DERIVED_LAUNCH_TIMEOUT_S:g} s: the plan's derived {seconds:.3g} s, "
         f"capped (give --launch-timeout for up to {MAX_LAUNCH_TIMEOUT_S:g} s)")
+
+
+# A launch's tests share --launch-budget-s; the launch timeout kills the whole launch. The budget
+# is kept to this share of the timeout, so that the tests end (incomplete, with their rows) and the
+# launch writes its files before the timeout would kill it mid-test.
+BUDGET_SHARE_OF_TIMEOUT = 0.8
+
+
+def budget_within_timeout(bench_args: BenchArgs, validated, timeout_s: float) -> tuple[BenchArgs, list[str]]:
+    """--launch-budget-s lowered to BUDGET_SHARE_OF_TIMEOUT of the launch timeout when the
+    binary's default (its resolved configuration says it) would outlast the timeout; a value
+    the user gave is kept as given."""
+    budget = (validated.config.get("procsync_params") or {}).get("launch_budget_s")
+    limit = round(BUDGET_SHARE_OF_TIMEOUT * timeout_s, 1)
+    if budget is None or bench_args.value("--launch-budget-s") is not None or budget <= limit:
+        return bench_args, []
+    return (bench_args.with_values({"--launch-budget-s": f"{limit:g}"}),
+            [f"--launch-budget-s {limit:g}: the tests' time budget kept to {BUDGET_SHARE_OF_TIMEOUT:.0%} of the "
+             f"{timeout_s:g} s launch timeout (the binary's default is {budget:g} s), so that a test ends "
+             "with its rows before the timeout would kill the launch"])

@@ -119,6 +119,47 @@ def _bench_args(state: st.CampaignState) -> None:
                             f"{state.bench_binaries[alt.name]}: {exc}") from None
 
 
+BUDGET_FLAG = "--launch-budget-s"
+
+
+def budget_follows_timeout(state: st.CampaignState) -> list[str]:
+    """`--resume --launch-timeout`: the tests' time budget the tool derived from the first run's
+    timeout (limits.budget_within_timeout) is derived again from the timeout given now, so that a
+    longer timeout lets the tests run their repetitions and a shorter one still ends them before
+    the timeout kills the launch. A budget the user gave (on any recorded command line: a file
+    without them cannot say) is kept as given, and said when the timeout now cuts it. Returns
+    the lines to show; the new value is in campaign.json's bench_args and each later launch's argv."""
+    from mpimeter.campaign import describe as _describe
+
+    current = state.bench_args.value(BUDGET_FLAG)
+    limit = round(limits.BUDGET_SHARE_OF_TIMEOUT * state.launch_timeout_s, 1)
+    if current is not None and not state.launch_budget_derived:
+        if float(current) > limit:
+            return [f"{BUDGET_FLAG} {current} (given) is kept: the launch timeout of {state.launch_timeout_s:g} s "
+                    f"may kill a launch before its tests end with their rows (they end by {limit:g} s)"]
+        return []
+    free = state.bench_args.without(BUDGET_FLAG)
+    binary = state.bench_binaries[state.alternatives[0].name]
+    try:
+        validated = _describe.validate(binary, free.argv(), state.np)
+    except _describe.DescribeError as exc:
+        raise PlanError(f"cannot resume: campaign.json's bench_args are refused by {binary}: {exc}") from None
+    args, _ = limits.budget_within_timeout(free, validated, state.launch_timeout_s)
+    now = args.value(BUDGET_FLAG)
+    if now == current:
+        return []
+    state.bench_args = args
+    state.launch_budget_derived = now is not None
+    default = (validated.config.get("procsync_params") or {}).get("launch_budget_s")
+    shown = f"{now} s" if now is not None else f"back to the binary's default, {default:g} s,"
+    was = f"{current} s" if current is not None else "the binary's default"
+    line = (f"{BUDGET_FLAG}: the tests' time budget is {shown} for the launches still to run (was {was}): "
+            f"a budget the tool derived follows the launch timeout, now {state.launch_timeout_s:g} s "
+            f"(at most {limits.BUDGET_SHARE_OF_TIMEOUT:.0%} of it)")
+    state.notes.append(line)
+    return [line]
+
+
 def check_no_links(state: st.CampaignState, campaign_dir: Path) -> None:
     """Every folder between the campaign and its launch, attempt and log folders is a real
     folder (or not there yet)."""

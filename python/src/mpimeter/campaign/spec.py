@@ -147,7 +147,7 @@ def prepare(request: CampaignRequest) -> st.CampaignState:
     if timeout is None:
         timeout, note = limits.cap_derived_timeout(benchopts.default_launch_timeout(resolved.validated, np))
         notes.append(note)
-    bench_args, budget_note = _budget_within_timeout(bench_args, resolved.validated, timeout)
+    bench_args, budget_note = limits.budget_within_timeout(bench_args, resolved.validated, timeout)
     notes += budget_note
     seed = plan.draw_campaign_seed() if request.seed is None else request.seed
     # --launches auto: the first `min` launches are planned now, the rule adds the rest
@@ -158,6 +158,7 @@ def prepare(request: CampaignRequest) -> st.CampaignState:
                       templates=templates, binaries=binaries, timeout_s=timeout, order=order,
                       notes=notes, adaptive=rule, np_list=nps)
     state.input_files = input_files
+    state.launch_budget_derived = bool(budget_note)
     state.secret_words = secrets.secret_words(bench_dir)  # its binaries' words, recorded
     state.simulation = simulation
     if simulation is not None:  # what reaches the binary through smpirun's shell (campaign.simulation)
@@ -212,26 +213,6 @@ def _algorithm_alternatives(wanted: dict[str, list[str] | None], mpis: list[str]
             names.add(alt.name)
             out.append(alt)
     return out
-
-
-# A launch's tests share --launch-budget-s; the launch timeout kills the whole launch. The budget
-# is kept to this share of the timeout, so that the tests end (incomplete, with their rows) and the
-# launch writes its files before the timeout would kill it mid-test.
-BUDGET_SHARE_OF_TIMEOUT = 0.8
-
-
-def _budget_within_timeout(bench_args: BenchArgs, validated, timeout_s: float) -> tuple[BenchArgs, list[str]]:
-    """--launch-budget-s lowered to BUDGET_SHARE_OF_TIMEOUT of the launch timeout when the
-    binary's default (its resolved configuration says it) would outlast the timeout; a value
-    the user gave is kept as given."""
-    budget = (validated.config.get("procsync_params") or {}).get("launch_budget_s")
-    limit = round(BUDGET_SHARE_OF_TIMEOUT * timeout_s, 1)
-    if budget is None or bench_args.value("--launch-budget-s") is not None or budget <= limit:
-        return bench_args, []
-    return (bench_args.with_values({"--launch-budget-s": f"{limit:g}"}),
-            [f"--launch-budget-s {limit:g}: the tests' time budget kept to {BUDGET_SHARE_OF_TIMEOUT:.0%} of the "
-             f"{timeout_s:g} s launch timeout (the binary's default is {budget:g} s), so that a test ends "
-             "with its rows before the timeout would kill the launch"])
 
 
 def _rule(request: CampaignRequest) -> _adaptive.AdaptiveLaunches | None:

@@ -98,6 +98,9 @@ class CampaignState:
     test_timeout_s: float | None = None
     suite: dict | None = None  # `run --suite`: the suite's record (campaign.suite.Suite.record)
     simulation: dict | None = None  # `run --mpi smpi`: platform, sha256, SimGrid (campaign.simulation)
+    # bench_args' --launch-budget-s is the tool's, derived from the launch timeout
+    # (limits.budget_within_timeout), not the user's: --resume derives it again from its timeout
+    launch_budget_derived: bool = False
 
     @property
     def process_counts(self) -> list[int]:
@@ -160,6 +163,7 @@ class CampaignState:
             "seed": self.seed,
             "launch_timeout_s": self.launch_timeout_s,
             "test_timeout_s": self.test_timeout_s,
+            "launch_budget_derived": self.launch_budget_derived,
             "failed_tests": [asdict(f) for f in self.failed_tests],
             "alternatives": [
                 {**alt.to_json(), "env": secrets.redact_env(alt.env, words),
@@ -237,17 +241,18 @@ class CampaignState:
             sizes_pilot=sizes_pilot, np_list=np_list if len(np_list) > 1 else [], **_read_id(r, obj),
             input_files=_inputfiles.read(obj.get("input_files"), bench_args, r.fail),
             secret_words=secrets.read_words(obj.get("secret_words"), r.fail),
-            analyze_after=_read_analyze_after(r, obj), suite=_suite.read_recorded(obj.get("suite"), r.fail),
+            analyze_after=_read_flag(r, obj, "analyze_after"),
+            launch_budget_derived=bool(_read_flag(r, obj, "launch_budget_derived")), suite=_suite.read_recorded(obj.get("suite"), r.fail),
             failed_tests=testretry.read_failed_tests(obj.get("failed_tests"), r.fail, [a.name for a in alternatives]),
             test_timeout_s=testretry.read_test_timeout(obj.get("test_timeout_s"), r.fail),
             simulation=simulation.read(obj.get("simulation"), r.fail),
         )
 
 
-def _read_analyze_after(r: RecordReader, obj: dict) -> bool | None:
-    value = obj.get("analyze_after")
+def _read_flag(r: RecordReader, obj: dict, key: str) -> bool | None:
+    value = obj.get(key)
     if value is not None and not isinstance(value, bool):
-        r.fail("analyze_after", f"expected true, false or null, found {found(value)}")
+        r.fail(key, f"expected true, false or null, found {found(value)}")
     return value
 
 

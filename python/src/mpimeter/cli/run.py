@@ -114,9 +114,12 @@ def command(ctx: click.Context, np, launches, mpi, variants, launcher, bench_dir
                 launch_timeout=launch_timeout, trust_recorded=trust_recorded,
                 launcher_given=launcher if source != click.core.ParameterSource.DEFAULT else None)
             _set_test_timeout(state, test_timeout)
+            budget_lines = resuming.budget_follows_timeout(state) if launch_timeout is not None else []
         except (st.CampaignFileError, PlanError):
             held.release()
             raise
+        for line in budget_lines:
+            click.echo(f"note: {line}", err=True)
         for line in resuming.build_changes(state, campaign_dir):
             click.echo(f"warning: {line}", err=True)
     else:
