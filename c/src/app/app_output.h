@@ -34,8 +34,9 @@ void mm_quick_table_row(const mm_test_facts *facts, void *ctx);
 mm_status mm_quick_make_folder(mm_config *cfg, char *err, size_t len);
 /* Rank 0, without --out: the folder mm_quick_make_folder made, removed when the launch ended
  * before writing to it (a refusal exits 2 with nothing written: no empty folder left in $TMPDIR);
- * rmdir keeps one that holds anything. */
-void mm_quick_remove_unused_folder(const mm_config *cfg, int rank);
+ * rmdir keeps one that holds anything, and its path is written to `say`: the user never chose
+ * it, and a failed launch's files are what tells why it failed. */
+void mm_quick_remove_unused_folder(const mm_config *cfg, int rank, FILE *say);
 /* Writes text into f as lines of at most `width` columns, breaking at spaces; the first line
  * starts at column `at` (the caller printed that much), the others `indent` spaces in. A word
  * longer than a line stays whole. */

@@ -209,7 +209,7 @@ int main(int argc, char **argv) {
     if (code < 0) code = mm__check_ranks_offer(&cfg, rank, msg, sizeof msg);
     if (code < 0 && cfg.run.mode == MM_MODE_SYNC_CHECK) code = mm_exit_code(mm_sync_check_run(&cfg, MPI_COMM_WORLD));
     if (code >= 0) {
-        if (code != 0) mm_quick_remove_unused_folder(&cfg, rank);
+        if (code != 0) mm_quick_remove_unused_folder(&cfg, rank, stderr);
         MPI_Finalize();
         return code;
     }
@@ -223,7 +223,7 @@ int main(int argc, char **argv) {
     int status = mm_launch_run(&cfg, MPI_COMM_WORLD, &result);
     mm__print_lines(stderr, result.messages);
     if (rank == 0 && status == MM_OK) printf("mpimeter-bench: wrote %s (%d tests)\n", cfg.out, result.ntests);
-    if (status != MM_OK) mm_quick_remove_unused_folder(&cfg, rank);
+    if (status != MM_OK) mm_quick_remove_unused_folder(&cfg, rank, stderr);
     MPI_Finalize();
     return mm_exit_code(status);
 }

@@ -59,8 +59,10 @@ mm_status mm_quick_make_folder(mm_config *cfg, char *err, size_t len) {
     return 0;
 }
 
-void mm_quick_remove_unused_folder(const mm_config *cfg, int rank) {
-    if (rank == 0 && cfg->output.quick && cfg->out[0]) (void)rmdir(cfg->out); /* only when empty */
+void mm_quick_remove_unused_folder(const mm_config *cfg, int rank, FILE *say) {
+    if (rank != 0 || !cfg->output.quick || !cfg->out[0]) return;
+    if (rmdir(cfg->out) != 0 && (errno == ENOTEMPTY || errno == EEXIST)) /* only when empty */
+        fprintf(say, "mpimeter-bench: what the launch wrote is in %s\n", cfg->out);
 }
 
 static void mm__quick_header(FILE *f, const mm_op *op, int one_way) {

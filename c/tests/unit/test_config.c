@@ -10,6 +10,7 @@
 #include "mm_check.h"
 #include "mm_error.h"
 #include "mm_config.h"
+#include "../../src/app/app_output.h"
 
 static mm_config cfg;
 static char err[2048];
@@ -153,6 +154,35 @@ static void test_quick_without_out(void) {
       CHECK_EQ_INT(parse(5, a), 0);
       CHECK_EQ_INT(cfg.output.quick, 0);
       CHECK_EQ_INT(cfg.plan.order_ascending, 1); }
+}
+
+/* Without --out, a launch that ends in error removes the folder made for it when empty, and
+ * names it when it holds what the launch wrote (the user never chose it). */
+static void test_quick_folder_kept_is_named(void) {
+    const char *a[] = {"b", "--ops", "bcast"};
+    CHECK_EQ_INT(parse(3, a), 0);
+    mkdir("/tmp/mm_unit_cfg", 0755);
+    char said[512];
+    for (int holds_a_file = 0; holds_a_file <= 1; holds_a_file++) {
+        snprintf(cfg.out, sizeof cfg.out, "/tmp/mm_unit_cfg/quick-XXXXXX");
+        CHECK(mkdtemp(cfg.out) != NULL);
+        char file[MM_PATH_LEN + 16];
+        snprintf(file, sizeof file, "%s/meta.json", cfg.out);
+        if (holds_a_file) { FILE *f = fopen(file, "w"); CHECK(f != NULL); if (f) fclose(f); }
+        FILE *say = tmpfile();
+        CHECK(say != NULL);
+        if (!say) return;
+        mm_quick_remove_unused_folder(&cfg, 1, say); /* another rank: nothing */
+        CHECK_EQ_INT(access(cfg.out, F_OK), 0);
+        mm_quick_remove_unused_folder(&cfg, 0, say);
+        rewind(say);
+        size_t n = fread(said, 1, sizeof said - 1, say);
+        said[n] = '\0';
+        fclose(say);
+        CHECK_EQ_INT(access(cfg.out, F_OK) == 0, holds_a_file);
+        CHECK_EQ_INT(strstr(said, cfg.out) != NULL, holds_a_file);
+        if (holds_a_file) { unlink(file); rmdir(cfg.out); }
+    }
 }
 
 static void test_out_not_empty(void) {
@@ -532,6 +562,7 @@ int main(void) {
     test_virtual_params();
     test_sync_check_mode();
     test_quick_without_out();
+    test_quick_folder_kept_is_named();
     test_adaptive_options();
     test_empty_list_items();
     test_window_us();
