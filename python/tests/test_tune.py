@@ -125,6 +125,34 @@ def test_a_campaign_without_campaign_json_is_read_from_the_launches_environment(
     assert ranges(lib) == [("allreduce", 2, 8, 4096, "ring")]
 
 
+def _add_launcher_variables(root: Path, extra: dict[str, dict[str, str]] | None = None) -> None:
+    """Each launch's meta.json environment gets what a real launcher records beside the
+    alternative's own variables: ids that differ per launch, values alike in every launch, and
+    ``extra``'s variables for an alternative."""
+    for k, meta_path in enumerate(sorted(root.glob("*/launches/*/meta.json"))):
+        meta = json.loads(meta_path.read_text())
+        alt = meta_path.parents[2].name
+        meta["environment"] = {**meta["environment"], "PMIX_ID": f"1234{k}.0", "OMPI_MCA_ess_base_jobid": str(k + 1),
+                               "OMPI_COMM_WORLD_SIZE": "2", "OMPI_MCA_orte_ess_num_procs": "2",
+                               **(extra or {}).get(alt, {})}
+        meta_path.write_text(json.dumps(meta))
+
+
+def test_without_campaign_json_the_launchers_own_variables_are_not_the_alternatives_settings(tmp_path):
+    # launches as real ones record them: the launcher's per-launch ids and its constant values
+    # are not what the alternative set; what tells the alternatives apart is
+    root = algorithm_campaign(tmp_path / "c", {"openmpi": {}, "ring": ompi("allreduce", 4),
+                                               "ucx": ompi("allreduce", 3)},
+                              lambda alt, op, size, p: 0.6 if alt == "ring" else 1.0, record=False)
+    _add_launcher_variables(root, {"ucx": {"UCX_TLS": "sm"}})
+    r = run(root, "--json", "--bench-dir", tmp_path / "nobin")
+    (lib,) = tuned(r)
+    assert ranges(lib) == [("allreduce", 2, 8, 4096, "ring")]
+    assert {c["alternative"] for c in lib["comparisons"]} == {"ring"}
+    left_out = [w["message"] for w in json.loads(r.stdout)["warnings"] if w["code"] == "tune-left-out"]
+    assert len(left_out) == 1 and "ucx" in left_out[0] and "UCX_TLS" in left_out[0] and "PMIX" not in left_out[0]
+
+
 def test_an_alternative_that_sets_more_than_an_algorithm_is_left_out_with_a_warning(tmp_path):
     root = algorithm_campaign(tmp_path / "c", {"openmpi": {}, "ring": ompi("allreduce", 4),
                                                "ucx": {**ompi("allreduce", 3), "UCX_TLS": "sm"}},
