@@ -177,3 +177,20 @@ def test_an_existing_campaign_is_never_written_into(tmp_path):
     empty.mkdir()
     assert run("import", "reprompi", REP_WINDOW, "--out", empty).exit_code == 0
     shutil.rmtree(empty)
+
+
+def test_runs_of_two_builds_of_a_benchmark_are_not_one_campaign(tmp_path):
+    # one campaign's launches are repetitions of one experiment: OSU 7.4 and 5.0 are two builds
+    older = tmp_path / "osu50.txt"
+    older.write_text(OSU_LAT.read_text().replace("v7.4", "v5.0"))
+    out = tmp_path / "out"
+    r = run("import", "osu", OSU_LAT, older, "--out", out)
+    assert r.exit_code == 2 and r.output.count("\n") == 1, r.output
+    assert "osu50.txt is a run of OSU Micro-Benchmarks 5.0, osu-latency.txt of OSU Micro-Benchmarks 7.4" in r.output
+    assert not out.exists()
+    # imported one by one and put together by hand, analyze says what does not belong
+    a, b = imported(tmp_path, "osu", OSU_LAT, name="a"), imported(tmp_path, "osu", older, name="b")
+    shutil.move(b / "launches" / "000", a / "launches" / "001")
+    r = run("analyze", a)
+    assert r.exit_code == 2 and "origin.tool_version) is 'OSU Micro-Benchmarks 5.0'" in r.output, r.output
+    assert run("analyze", a, "--allow-mixed").exit_code == 0

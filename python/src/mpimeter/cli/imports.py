@@ -13,7 +13,7 @@ from pathlib import Path
 
 import click
 
-from mpimeter.cli.common import EXIT_OK, console, guarded
+from mpimeter.cli.common import EXIT_OK, console, fail, guarded
 from mpimeter.io import peers
 
 
@@ -43,6 +43,7 @@ def command(tool: str, files: tuple[str, ...], out: str, nprocs: int | None, osu
         from mpimeter.io.peers import write as _write  # pyarrow: not before the command line is parsed
 
         runs = [peers.read_peer(tool, f, nprocs=nprocs, osu_window=osu_window) for f in files]
+        _one_build(runs)
         folders = _write.write_campaign(runs, out)
         con = console()
         for run, folder in zip(runs, folders):
@@ -53,3 +54,19 @@ def command(tool: str, files: tuple[str, ...], out: str, nprocs: int | None, osu
         return EXIT_OK
 
     guarded("import", body)
+
+
+def _one_build(runs) -> None:
+    """The launches of one campaign are repetitions of one experiment (io.siblings: one build
+    measured them), so runs that name different versions of their benchmark are refused before
+    anything is written; a run that prints no version is taken as any."""
+    seen: dict[str, str] = {}
+    for run in runs:
+        label = f"{run.tool_name} {run.tool_version}" if run.tool_version else None
+        if label is not None:
+            seen.setdefault(label, Path(run.path).name)
+    if len(seen) > 1:
+        (first, first_file), (other, other_file) = list(seen.items())[:2]
+        fail("import", f"{other_file} is a run of {other}, {first_file} of {first}: the launches of one campaign "
+                       "are runs of one build of one benchmark; import each build's runs into a campaign of its "
+                       "own, and compare them with `mpimeter compare`")

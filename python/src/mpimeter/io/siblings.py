@@ -3,7 +3,7 @@
 alternative are repetitions of one experiment, so they share their MPI library and its version,
 their host set, their number of ranks, the graph their neighborhood collectives ran on (a
 relative --graph-file resumed from another folder names another file) and the build of
-mpimeter-bench that measured them; and a launch that campaign.json lists was run with the
+mpimeter-bench that measured them (of an imported run: the benchmark and its version); and a launch that campaign.json lists was run with the
 seed campaign.json gave it. A launch folder copied in from another campaign or library breaks one
 of these — silently, since it parses.
 
@@ -55,6 +55,9 @@ FACTS: tuple[tuple[str, Callable[[LaunchMeta], Any]], ...] = (
     ("number of ranks (nprocs)", lambda m: m.nprocs),
     ("graph of --graph-file (config.graph.fnv1a64)", graph_digest),
     ("mpimeter-bench build (tool.version / tool.git_revision / build.compiler / build.flags)", _build_of),
+    # an imported run was measured by another benchmark: its version is its build
+    ("benchmark of an imported run (origin.tool_name / origin.tool_version)",
+     lambda m: m.origin.label if m.origin is not None else None),
 )
 NPROCS_FACT = "number of ranks (nprocs)"
 HINT = ("a launch folder copied in from another campaign or library, or a campaign resumed with other inputs? "
