@@ -21,11 +21,10 @@ from typing import Any
 import pandas as pd
 
 from mpimeter import __version__
+from mpimeter.analysis.settings import PER_LAUNCH_KEYS  # config keys a campaign sets per launch
 from mpimeter.io.campaign_record import CampaignRecord
 from mpimeter.resultstore import schema
 from mpimeter.resultstore.schema import StoreError
-
-PER_LAUNCH_KEYS = ("out", "seed", "force", "copy_probe_from", "mpit_from")  # config keys a campaign sets per launch
 
 
 @dataclass(frozen=True, kw_only=True)
