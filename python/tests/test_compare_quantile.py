@@ -99,3 +99,26 @@ def test_metric_time_is_what_it_compares_and_is_accepted(campaigns):
     assert r.exit_code == 0, r.output
     header = r.stdout.splitlines()[0].split(",")
     assert {"a", "b", "quantile", "ratio", "ratio_ci_low", "p_adjusted"} <= set(header)
+
+
+def test_an_interval_that_excludes_1_beside_a_row_holm_does_not_reject_is_said(tmp_path):
+    # six rows 8 % apart: a row's own 95 % interval can exclude 1 where Holm over the six does not
+    # reject it; the table must not leave that contradiction unexplained
+    sizes = (8, 16, 32, 64, 128, 256)
+    for i in range(5):
+        for side, seed, factor in (("a", i, 1.0), ("b", 50 + i, 1.08)):
+            write_launch(tmp_path / side / "launches" / f"{i:03d}", seed=seed, ops=("bcast",), sizes=sizes, nrep=100,
+                         time_fn=lambda op, size, rng, n, f=factor: f * bulk(op, size, rng, n),
+                         launch_factor=float(np.random.default_rng(seed).lognormal(0, 0.03)))
+    args = (tmp_path / "a", tmp_path / "b", "--quantile", "0.9", "--outlier", "none")
+    rows = json.loads(run(*args, "--format", "json").stdout)["rows"]
+    differ = [r for r in rows if not r["interval_agrees"]]
+    assert differ, rows
+    for r in rows:
+        excludes = r["ratio_ci_low"] > 1 or r["ratio_ci_high"] < 1
+        assert r["interval_agrees"] == (excludes == r["significant"])
+    table = run(*args)
+    assert table.exit_code == 0, table.output
+    said = " ".join(table.stdout.split())
+    assert "decision and interval differ for " + ", ".join(f"bcast {r['size']}" for r in differ) in said
+    assert "the interval is at 95 % for its row alone, the decision Holm's over 6 rows" in said

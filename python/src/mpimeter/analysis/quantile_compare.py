@@ -40,6 +40,9 @@ class QuantileRow:
     significant: bool
     launches_a: int
     launches_b: int
+    # the interval (at ``confidence`` for its row alone) excludes 1 exactly when the row is
+    # significant (Holm over the rows); False where the two disagree
+    interval_agrees: bool = True
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -95,5 +98,8 @@ def compare_quantile(res: AnalysisResult, q: float, *, confidence: float = 0.95,
     tested = [i for i, r in enumerate(rows) if math.isfinite(r.p_value)]
     adj = _hyp.holm(np.array([rows[i].p_value for i in tested]))
     for i, p in zip(tested, adj):
-        rows[i] = QuantileRow(**{**asdict(rows[i]), "p_adjusted": float(p), "significant": bool(p <= alpha)})
+        r = rows[i]
+        excludes = r.ratio_ci_low > 1 or r.ratio_ci_high < 1
+        rows[i] = QuantileRow(**{**asdict(r), "p_adjusted": float(p), "significant": bool(p <= alpha),
+                                 "interval_agrees": excludes == bool(p <= alpha)})
     return QuantileComparison(a=a, b=b, quantile=q, confidence=confidence, alpha=alpha, rows=tuple(rows))

@@ -56,3 +56,8 @@ def print_quantile_comparison(cmp: Any) -> None:
     con.print(f"q{pct} a, b: the median over launches of each launch's {pct} % quantile of the kept run times; "
               f"test: {cmp.method} (Hoefler & Belli 2015 §3.2.3); correction: holm over {len(cmp.rows)} rows; "
               f"significant: p (Holm) ≤ α = {cmp.alpha:g}; – : fewer than 3 launches on a side")
+    differ = [r for r in cmp.rows if not r.interval_agrees]
+    if differ:
+        con.print("decision and interval differ for " + ", ".join(f"{r.op} {r.size}" for r in differ) +
+                  f": the interval is at {100 * cmp.confidence:g} % for its row alone, the decision Holm's over "
+                  f"{len(cmp.rows)} rows (or the interval is not the test's inversion); the decision is the Holm p's")
