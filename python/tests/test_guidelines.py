@@ -220,3 +220,19 @@ def test_the_report_lists_the_violations_with_their_evidence(tmp_path):
     plain = analysis.analyze(analysis.load_campaign(campaign(tmp_path / "p", ops=("allreduce",), launches=4)))
     text = guidelines_section(plain)
     assert "0 of 6 guideline rows violated (monotony, split, irregular)" in text and "<table>" not in text
+
+
+def test_the_states_note_says_what_the_guidelines_do_with_the_states(tmp_path):
+    # analyze's "each row is also reported per state" would be false here: guidelines print no row per state
+    from data.synth import write_state_campaign
+
+    root = write_state_campaign(tmp_path / "c", 5, 5, seed=3, ops=("allreduce", MOCKUP), sizes=(8, 16))
+    for meta_path in root.glob("launches/*/meta.json"):
+        meta = json.loads(meta_path.read_text())
+        meta["operations"][MOCKUP].update(kind="mock-up", mockup_of="allreduce")
+        meta_path.write_text(json.dumps(meta))
+    r = run(root, "--format", "json")
+    assert r.exit_code == 0, r.output
+    said = [w["message"] for w in json.loads(r.stdout)["warnings"] if w["code"] == "states"]
+    assert said and all("in which the state cancels; no row is reported per state" in m for m in said)
+    assert not any("each row is also reported per state" in m for m in said)

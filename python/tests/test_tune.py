@@ -401,3 +401,16 @@ def test_verify_takes_max_slowdown_as_gate_does(tmp_path, given, said):
     r = run(tmp_path / "verify", "--verify", tmp_path / "rules.txt", "--max-slowdown", given)
     assert r.exit_code == 2 and said in r.stderr and len(r.stderr.strip().splitlines()) == 1, r.output
     assert not (tmp_path / "verify").exists()
+
+
+def test_the_states_note_says_what_tune_does_with_the_states(tmp_path):
+    # analyze's "each row is also reported per state" would be false here: tune prints no row per state
+    root = algorithm_campaign(tmp_path / "c", {"openmpi": {}, "ring": ompi("allreduce", 4)},
+                              lambda alt, op, size, p: 0.6 if alt == "ring" else 1.0,
+                              slow_state=lambda alt, i: i % 2 == 0)
+    r = run(root, "--json", "--bench-dir", tmp_path / "nobin")
+    assert r.exit_code == 0, r.output
+    said = [w["message"] for w in json.loads(r.stdout)["warnings"] if w["code"] == "states"]
+    assert said and all("state by state where a round's launches ran in different states; it reports no row "
+                        "per state" in m for m in said)
+    assert not any("each row is also reported per state" in m for m in said)

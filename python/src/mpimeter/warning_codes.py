@@ -201,8 +201,7 @@ _TABLE = (
          "launches over several allocations so that none is confounded with one (docs/SLURM.md), and compare "
          "alternatives only over the same allocations"),
     Code("states", NOTE, frozenset({A}),
-         "{alternative}: the launches ran in two states ({mix}) that {property} explains ({test}); each row is also "
-         "reported per state (median and interval of the state's launches), beside the pooled result",
+         "{alternative}: the launches ran in two states ({mix}) that {property} explains ({test}); {shown}",
          "the pooled median depends on the mix of states: compare per-state medians, and `compare`/`gate` "
          "match states when both sides show them (docs/ALGORITHMS.md, \"Results per state\")"),
     Code("states-unexplained", CAUTION, frozenset({A}),

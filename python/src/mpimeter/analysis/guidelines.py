@@ -64,6 +64,7 @@ from mpimeter.analysis.designs import paired_low_power
 from mpimeter.analysis.gating import half_grid_step, sides_grid_ns
 from mpimeter.analysis.groups import Group, groups_of, low_power_warning
 from mpimeter.analysis.loading import AnalysisError
+from mpimeter.analysis.matching import states_said_as as _states_said_as
 from mpimeter.analysis.results import AnalysisResult
 from mpimeter.io.errors import AnalysisWarning
 from mpimeter.stats import compare as _cmp
@@ -119,6 +120,9 @@ class GuidelineRow:
 
 PAIRED, UNPAIRED = "paired by launch", "unpaired"
 DESIGNS = (PAIRED, UNPAIRED)
+# what the guidelines do with the states `analyze` found (the `states` note they repeat)
+STATES_SHOWN = ("a guideline whose two sides ran in the same launches is tested on per-launch ratios, in which "
+                "the state cancels; no row is reported per state")
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -364,7 +368,7 @@ def check(result: AnalysisResult, *, kinds: Sequence[str] = KINDS, mockups: Sequ
                                    for r in rows if r.design == UNPAIRED], "less", alpha, "alternative")
     warnings += paired_low_power([(r.pairs, f"{r.op}/{r.size}" + (f" p={r.nprocs}" if several_p else ""))
                                   for r in rows if r.design == PAIRED], len(rows), alpha, "alternative")
-    warnings += result.warnings
+    warnings += _states_said_as(result.warnings, result, STATES_SHOWN)
     designs = [d for d in DESIGNS if any(r.design == d for r in rows)]
     test = "; ".join({PAIRED: "one-sided wilcoxon signed-rank on per-launch ratios lhs/rhs, paired by launch "
                               "(lhs slower than rhs)",

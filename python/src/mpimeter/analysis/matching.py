@@ -302,6 +302,16 @@ def without_too_few(result: Any, sides: Sequence[States]) -> list[AnalysisWarnin
     return list(group_warnings([w for w in result.warnings if w.code != "state-too-few"] + said))
 
 
+def states_said_as(warnings: Sequence[AnalysisWarning], result: Any, shown: str) -> list[AnalysisWarning]:
+    """``warnings`` (of ``result``, an analysis a command repeats) with the ``states`` notes saying
+    what that command does with the states (``shown``) instead of analyze's "each row is also
+    reported per state", which a command that prints no row per state would contradict."""
+    if not any(w.code == "states" for w in warnings):
+        return list(warnings)
+    said = [w for w in _strata.strata_warnings(result.states, result.rows, shown=shown) if w.code == "states"]
+    return list(group_warnings([w for w in warnings if w.code != "states"] + said))
+
+
 def mix_warning(ga: Group, gb: Group, m: Matching, only_mix: Sequence[str], *,
                 at_p: int | None = None) -> list[AnalysisWarning]:
     """``state-mix`` when matched sides differ in their mix; ``only_mix`` the rows whose pooled

@@ -314,7 +314,14 @@ def launch_list(indices: Sequence[int]) -> str:
     return f"launch{'es' if len(indices) != 1 else ''} {shown}"
 
 
-def strata_warnings(states: Sequence[States], rows: Sequence[Row]) -> list[AnalysisWarning]:
+# what `analyze` (and the report) do with explained states; a command that repeats the `states`
+# note says instead what it does with them (analysis.matching.states_said_as)
+STATES_SHOWN = ("each row is also reported per state (median and interval of the state's launches), beside the "
+                "pooled result")
+
+
+def strata_warnings(states: Sequence[States], rows: Sequence[Row], *, shown: str = STATES_SHOWN
+                    ) -> list[AnalysisWarning]:
     """``states`` per alternative with explained states (the results per state are shown, with the
     test that decided them), ``state-unplaced`` for launches in no state, and ``state-rare`` for a
     state too small for its interval in some row (rare only below RARE_SHARE); ``state-too-few``
@@ -333,7 +340,7 @@ def strata_warnings(states: Sequence[States], rows: Sequence[Row]) -> list[Analy
                 out.append(warning("states-unexplained", alternative=s.label, where=s.label))
             continue
         out.append(warning("states", alternative=s.label, mix=s.mix(), property=s.property, test=s.test or CHANCE_TEST,
-                           where=s.label))
+                           shown=shown, where=s.label))
         if s.unplaced:
             out.append(warning("state-unplaced", alternative=s.label, launches=launch_list(s.unplaced),
                                property=property_name(s.property or ""), where=s.label))

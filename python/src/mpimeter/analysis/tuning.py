@@ -193,6 +193,11 @@ class TuningResult:
                 "warnings": [w.to_dict() for w in self.warnings]}
 
 
+# what tune does with the states `analyze` found (the `states` note it repeats)
+STATES_SHOWN = ("tune tests each algorithm against the default per round, and state by state where a round's "
+                "launches ran in different states; it reports no row per state")
+
+
 def _default_of(library: str, alts: list[TuningAlternative]) -> TuningAlternative:
     defaults = [a for a in alts if a.is_default]
     if not defaults:
@@ -315,7 +320,7 @@ def tune(result: AnalysisResult, *, min_effect: float = 0.05, alpha: float = 0.0
         others = [a for a in alts if not a.is_default]
         out.append(_tune_library(result, library, default, others, groups, min_effect=min_effect, alpha=alpha,
                                  confidence=confidence, seed=seed, warnings=warnings, matched=matched))
-    warnings += _matching.without_too_few(result, matched)
+    warnings += _matching.states_said_as(_matching.without_too_few(result, matched), result, STATES_SHOWN)
     record = result.campaign.campaign_record
     return TuningResult(min_effect=min_effect, alpha=alpha, confidence=confidence,
                         test=_test_text({c.design for lib in out for c in lib.comparisons}),
