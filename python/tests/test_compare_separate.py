@@ -180,3 +180,19 @@ def test_significant_rows_compared_state_by_state_still_say_the_campaigns_ran_ap
     assert significant and all(x["stratified"] for x in significant)
     (warned,) = [w for w in out["warnings"] if w["code"] == "separate-campaigns"]
     assert f"{len(significant)} significant row(s) of a vs b" in warned["message"]
+
+
+def test_strong_dependence_that_does_not_widen_the_test_is_not_told_as_a_contradiction():
+    # lag-1 0.95 over 6 launches a side: so slow a drift moves both blocks' means alike, f = 1.00;
+    # "no serial dependence" or "alike, so × 1.00" beside it read as contradictions
+    from mpimeter.analysis.separate_campaigns import CampaignDrift
+    from mpimeter.cli.compare import separate_line
+
+    d = CampaignDrift(a="t1", b="t2", nprocs=2, lag1=0.437, rho=0.95, inflation=1.0, launches=6,
+                      effective_launches=6.0, rows=6, shift=0.05, launches_needed=40)
+    line = separate_line(d)
+    assert "no serial dependence" not in line and "× 1.00" not in line
+    assert "neighbouring launches are alike (lag-1 autocorrelation 0.95" in line
+    assert "moves both campaigns' means alike over 6 launches a side" in line and "plain test" in line
+    plain = separate_line(CampaignDrift(**{**d.__dict__, "rho": 0.0, "lag1": -0.1}))
+    assert "launches show no serial dependence (lag-1 autocorrelation 0.00" in plain
