@@ -105,7 +105,7 @@ def build_report(result, comparison=None, *, comparison_problem: str | None = No
             h.tag("p", h.esc(f"Generated {_dt.datetime.now(_dt.timezone.utc).strftime('%Y-%m-%d %H:%M UTC')} "
                              f"by mpimeter {__version__} from {', '.join(folders)}."), class_="lead"),
             h.tag("nav", " ".join(h.tag("a", h.esc(t), href=f"#{i}") for i, t in SECTIONS), class_="toc")]
-    body.append(h.section("summary", "Summary", _summary(result, comparison, comparison_problem, ops)))
+    body.append(h.section("summary", "Summary", _summary(result, comparison, comparison_problem, ops, undrawn)))
     body.append(h.section("warnings", "Warnings", _warnings(result, comparison, comparison_problem)))
     body.append(h.section("operations", "Results per operation",
                           _operations(result, ops, op_images, comparison, nbc_images, added)))
@@ -200,7 +200,28 @@ def _split(frame: pd.DataFrame, columns: Sequence[str]):
 # Sections
 
 
-def _summary(result, comparison, problem, ops) -> str:
+def _coverage(result, undrawn: dict[str, str]) -> str:
+    """What the report below shows of each median and repetition, as it is: a campaign of too
+    few launches has no interval, imported aggregates no fingerprint (``undrawn``: why)."""
+    without = sum(r.median_ci_low_ns is None for r in result.rows)
+    if without == 0:
+        intervals = "Every median below comes with its interval"
+    elif without == len(result.rows):
+        intervals = "No median below has an interval (see the warnings: too few launches)"
+    else:
+        intervals = (f"{len(result.rows) - without} of {len(result.rows)} medians below come with their interval "
+                     f"(see the warnings for the others)")
+    drawn = [a for a in result.alternatives if a not in undrawn]
+    if not drawn:
+        fingerprints = "no fingerprint is drawn: " + "; ".join(dict.fromkeys(undrawn.values()))
+    elif undrawn:
+        fingerprints = f"the fingerprints show every repetition of {', '.join(drawn)}"
+    else:
+        fingerprints = "the fingerprints show every repetition"
+    return f"{intervals}; {fingerprints}."
+
+
+def _summary(result, comparison, problem, ops, undrawn: dict[str, str]) -> str:
     rows = []
     for alt in result.alternatives:
         launches = result.campaign.launches_of(alt)
@@ -217,7 +238,7 @@ def _summary(result, comparison, problem, ops) -> str:
                      "repetitions"), rows, numeric=(False, True, False, False, True, True, True))
     text = (f"{len(result.alternatives)} alternative(s), {len(ops)} operation(s), "
             f"{len(result.rows)} result rows; {_warning_count(result, comparison, problem)} warning(s). "
-            "Every number below comes with its interval; the fingerprints show every repetition.")
+            + _coverage(result, undrawn))
     if comparison is not None:
         significant = sum(1 for c in comparison.rows if c.significant)
         text += (f" Comparison: {significant} of {len(comparison.rows)} (op, size) differ "
