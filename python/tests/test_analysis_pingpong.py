@@ -23,8 +23,11 @@ from mpimeter.cli.analyze import command as analyze_command
 from mpimeter.report.html_report import build_report
 
 
-def _launch(folder: Path, *, round_trip: bool | None, empty_ns: float | None = None, seed: int = 5) -> Path:
-    write_launch(folder, seed=seed, ops=("pingpong",), sizes=(8, 4096), nrep=60, schema=2)
+def _launch(folder: Path, *, round_trip: bool | None, empty_ns: float | None = None, seed: int = 5,
+            nprocs: int = 1) -> Path:
+    # one rank by default: its rows are the run time with the flag or without (a round trip's
+    # initiator alone: test_a_round_trip_is_its_initiators_call_alone)
+    write_launch(folder, seed=seed, ops=("pingpong",), sizes=(8, 4096), nrep=60, schema=2, nprocs=nprocs)
     meta_path = folder / "meta.json"
     meta = json.loads(meta_path.read_text())
     if round_trip is not None:
@@ -166,3 +169,33 @@ def test_compare_and_gate_use_and_name_the_one_way_latency(tmp_path):
     assert "are one-way latencies" in " ".join(out.output.split()), out.output
     out = CliRunner().invoke(gate_command, [str(f) for f in folders])
     assert "are one-way latencies" in " ".join(out.output.split()), out.output
+
+
+def test_a_round_trip_is_its_initiators_call_alone(tmp_path):
+    # the answering rank's call waits for the ping (back to back, or after a barrier it left
+    # first): its longer duration is not the round trip, which the initiator's call is alone
+    from mpimeter.io.launch import read_launch
+    from mpimeter.io.runtimes import repetition_times
+
+    folder = tmp_path / "rt"
+    write_launch(folder, seed=5, ops=("pingpong",), sizes=(8, 4096), nrep=60, schema=2, longest_rank=1)
+    meta = json.loads((folder / "meta.json").read_text())
+    meta["operations"]["pingpong"]["round_trip"] = True
+    (folder / "meta.json").write_text(json.dumps(meta))
+    raw = read_launch(folder).raw
+    df = raw.to_pandas()
+    df["duration"] = (df["end_ns"] - df["start_ns"]).astype(float)
+    for clock in ("local", "auto"):
+        for row in _analyze(folder, clock=clock, outlier="none").rows:
+            of = df[(df["size"] == row.size) & (df["valid"] == 1)]
+            own = float(of[of["rank"] == 0]["duration"].median())
+            longer = float(of[of["rank"] == 1]["duration"].median())
+            assert longer > own * 1.05  # the answering rank's calls are the longer here
+            assert row.median_ns == pytest.approx(own / 2, rel=0.01), clock
+    # the general (SQL) reduction gives what the blocks' fast path does
+    table = analysis.load_campaign(folder, cache=False, store=False).raw
+    fast = repetition_times(table, timed_ranks={"pingpong": 0})
+    general = repetition_times(table, fast=False, timed_ranks={"pingpong": 0})
+    assert np.array_equal(fast.local_ns, general.local_ns) and np.array_equal(fast.online_ns, general.online_ns)
+    every = repetition_times(table, fast=False)
+    assert (every.local_ns >= general.local_ns).all() and (every.local_ns > general.local_ns).any()

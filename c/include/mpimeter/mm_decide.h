@@ -21,7 +21,8 @@ typedef struct mm_decide {
     int64_t spread_ns;      /* > 0: starts further apart than this make a repetition invalid, as
                                the analysis's start-spread check does; 0: not checked */
     long chunk;             /* repetitions per reduction */
-    int64_t *send, *recv;   /* 5 x chunk */
+    int64_t *send, *recv;   /* 6 x chunk */
+    int timed_rank;         /* mm_rep_timed_rank: whose times make the run time, or MM_REP_EVERY_RANK */
     double *runtimes;       /* rank 0: the valid run times so far (cap) */
     double *scratch;        /* rank 0: a copy the rule may sort */
     long cap, nvalid, upto; /* upto: repetitions reduced so far */
@@ -32,8 +33,9 @@ typedef struct mm_decide {
 } mm_decide;
 mm_status mm_decide_alloc(mm_decide *d, long cap, long chunk, int has_global, MPI_Comm comm);
 void mm_decide_free(mm_decide *d);
-/* Starts a test (or a nonblocking test's phase) anew at now_ns (rank 0's timer). */
-void mm_decide_begin(mm_decide *d, int64_t spread_ns, int64_t now_ns);
+/* Starts a test (or a nonblocking test's phase) anew at now_ns (rank 0's timer); timed_rank:
+ * mm_rep_timed_rank of its operation. */
+void mm_decide_begin(mm_decide *d, int64_t spread_ns, int64_t now_ns, int timed_rank);
 /* Collective: reduces repetitions [d->upto, upto) of b to rank 0. MPI_SUCCESS or the error. */
 int mm_decide_collect(mm_decide *d, const mm_rep_buffers *b, long upto, mm_mpi_error *err);
 /* Collective: rank 0 applies the rule to what it collected after `recorded` repetitions and

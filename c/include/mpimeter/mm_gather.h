@@ -45,6 +45,7 @@ typedef struct mm_gather_request {
     const mm_test *test;
     long nrep;              /* the same on every rank */
     int nbc, has_global, reduced;
+    int timed_rank;         /* mm_rep_timed_rank: the rank whose times make the run time, or MM_REP_EVERY_RANK */
     int64_t epoch_ns;
     char *why;              /* this rank's words when the rows cannot reach raw.csv ("": none) */
     size_t why_len;

@@ -2,11 +2,12 @@
 /* decide.c — rank 0 judges a test while it runs: the collective half of --nrep auto (and the
  * medians --sizes auto refines on); the rules themselves are pure (adaptive.c).
  *
- * What: every k recorded repetitions (--nrep-every), one MPI_Reduce (MAX) of five numbers per
- * repetition brings to rank 0 each repetition's longest local duration, latest global end,
- * earliest and latest global start, and whether some rank marked it invalid; rank 0 turns them
- * into the run time the analysis uses (max end - min start on the global clock when the launch
- * has one, else the longest local duration) and keeps the repetitions valid on every rank (and,
+ * What: every k recorded repetitions (--nrep-every), one MPI_Reduce (MAX) of six numbers per
+ * repetition brings to rank 0 each repetition's longest local duration, latest global end and
+ * earliest global start over the timed ranks (mm_rep_timed_rank: a round trip's initiator alone),
+ * the earliest and latest global start over every rank, and whether some rank marked it invalid;
+ * rank 0 turns them into the run time the analysis uses (max end - min start on the global clock
+ * when the launch has one, else the longest local duration) and keeps the repetitions valid on every rank (and,
  * with a planned start, whose starts lie within the start tolerance: the analysis drops the
  * others too). Then rank 0 applies the rule and one MPI_Bcast tells every rank whether to stop,
  * so all ranks stop together after the same repetition.
@@ -14,7 +15,7 @@
  * repetitions valid everywhere, and only one rank may decide (Hoefler & Belli 2015 §4.2.2:
  * recompute the interval every k measurements). Both collectives run between repetitions,
  * outside any timed region; the window process sync then starts a new batch (its `resume`).
- * Cost per decision: one reduce of 5k int64 and one broadcast of an int; rank 0 sorts the n
+ * Cost per decision: one reduce of 6k int64 and one broadcast of an int; rank 0 sorts the n
  * valid run times (O(n log n)). */
 #include <limits.h>
 #include <math.h>
@@ -25,7 +26,9 @@
 #include "mm_runtime.h"
 #include "mm_error.h"
 
-enum { MM__FIELDS = 5 }; /* duration, global end, -global start, global start, invalid */
+/* duration, global end, -global start of the timed ranks; -global start, global start of every
+ * rank; invalid */
+enum { MM__FIELDS = 6 };
 
 mm_status mm_decide_alloc(mm_decide *d, long cap, long chunk, int has_global, MPI_Comm comm) {
     memset(d, 0, sizeof *d);
@@ -55,8 +58,9 @@ void mm_decide_free(mm_decide *d) {
     d->runtimes = d->scratch = NULL;
 }
 
-void mm_decide_begin(mm_decide *d, int64_t spread_ns, int64_t now_ns) {
+void mm_decide_begin(mm_decide *d, int64_t spread_ns, int64_t now_ns, int timed_rank) {
     d->spread_ns = spread_ns;
+    d->timed_rank = timed_rank;
     d->nvalid = 0;
     d->upto = 0;
     d->started_ns = now_ns;
@@ -67,23 +71,25 @@ int mm_decide_collect(mm_decide *d, const mm_rep_buffers *b, long upto, mm_mpi_e
     while (d->upto < upto) {
         long from = d->upto, n = upto - from < d->chunk ? upto - from : d->chunk;
         int64_t *s = d->send;
+        const int timed = mm_rep_rank_is_timed(d->timed_rank, d->rank); /* else: the neutral INT64_MIN */
         for (long i = 0; i < n; i++) {
             long r = from + i;
-            s[MM__FIELDS * i + 0] = mm_rep_duration_ns(b->start_ns[r], b->end_ns[r]);
-            s[MM__FIELDS * i + 1] = b->gend_ns[r];
-            s[MM__FIELDS * i + 2] = -b->gstart_ns[r]; /* the maximum of its negation: the minimum */
-            s[MM__FIELDS * i + 3] = b->gstart_ns[r];
-            s[MM__FIELDS * i + 4] = b->invalid[r] != 0;
+            s[MM__FIELDS * i + 0] = timed ? mm_rep_duration_ns(b->start_ns[r], b->end_ns[r]) : INT64_MIN;
+            s[MM__FIELDS * i + 1] = timed ? b->gend_ns[r] : INT64_MIN;
+            s[MM__FIELDS * i + 2] = timed ? -b->gstart_ns[r] : INT64_MIN; /* the maximum of its negation */
+            s[MM__FIELDS * i + 3] = -b->gstart_ns[r];
+            s[MM__FIELDS * i + 4] = b->gstart_ns[r];
+            s[MM__FIELDS * i + 5] = b->invalid[r] != 0;
         }
         if (MM_MPI(err, MPI_Reduce(s, d->recv, (int)(MM__FIELDS * n), MPI_INT64_T, MPI_MAX, 0,
                                    d->comm)) != MPI_SUCCESS)
             return err->code;
         for (long i = 0; d->rank == 0 && i < n; i++) {
             const int64_t *v = d->recv + MM__FIELDS * i;
-            int64_t first = -v[2], last = v[3];
+            int64_t first = -v[3], last = v[4];
             int planned = from + i < d->local_from; /* a planned common start: its spread is checked */
-            if (v[4] || (planned && d->spread_ns > 0 && last - first > d->spread_ns)) continue;
-            double runtime = (double)mm_rep_runtime_ns(d->has_global && planned, v[0], first, v[1]);
+            if (v[5] || (planned && d->spread_ns > 0 && last - first > d->spread_ns)) continue;
+            double runtime = (double)mm_rep_runtime_ns(d->has_global && planned, v[0], -v[2], v[1]);
             if (d->nvalid < d->cap) d->runtimes[d->nvalid++] = runtime;
         }
         d->upto += n;

@@ -150,19 +150,30 @@ static int mm__reduce(const mm_gather_request *q, const int64_t *send, int64_t *
     return MM_MPI(err, MPI_Reduce(send, q->rank == 0 ? recv : NULL, (int)q->nrep, MPI_INT64_T, op, 0, q->comm));
 }
 
+/* A reduction's input: a timed rank's own values, else the reduction's neutral element in
+ * g->scratch (each reduction completes before the next fills it). */
+static const int64_t *mm__timed_or(mm_gather_space *g, const int64_t *own, long n, int timed, int64_t neutral) {
+    if (timed) return own;
+    for (long rep = 0; rep < n; rep++) g->scratch[rep] = neutral;
+    return g->scratch;
+}
+
 /* --raw reduced: the reductions over ranks, then one row per repetition. */
 static mm_status mm__gather_reduced(const mm_gather_request *q, const mm_rep_buffers *b, mm_gather_space *g,
                                     mm_mpi_error *err) {
     const long n = q->nrep;
+    /* a rank whose times are not the run time (a round trip's answering rank) gives the neutral
+     * element of each reduction; its flags still count (every rank's start is checked) */
+    const int timed = mm_rep_rank_is_timed(q->timed_rank, q->rank);
     for (long rep = 0; rep < n; rep++) {
-        g->duration[rep] = mm_rep_duration_ns(b->start_ns[rep], b->end_ns[rep]);
+        g->duration[rep] = timed ? mm_rep_duration_ns(b->start_ns[rep], b->end_ns[rep]) : INT64_MIN;
         g->flag[rep] = b->invalid[rep] != 0;
     }
     int64_t **out = g->i64; /* on rank 0: start, end (built below), gstart, gend, components */
-    mm__reduce(q, b->start_ns, out[0], MPI_MIN, err);
+    mm__reduce(q, mm__timed_or(g, b->start_ns, n, timed, INT64_MAX), out[0], MPI_MIN, err);
     mm__reduce(q, g->duration, out[1], MPI_MAX, err);
-    mm__reduce(q, b->gstart_ns, out[2], MPI_MIN, err);
-    mm__reduce(q, b->gend_ns, out[3], MPI_MAX, err);
+    mm__reduce(q, mm__timed_or(g, b->gstart_ns, n, timed, INT64_MAX), out[2], MPI_MIN, err);
+    mm__reduce(q, mm__timed_or(g, b->gend_ns, n, timed, INT64_MIN), out[3], MPI_MAX, err);
     MM_MPI(err, MPI_Reduce(g->flag, q->rank == 0 ? g->any_invalid : NULL, (int)n, MPI_INT32_T, MPI_MAX, 0,
                            q->comm));
     const int64_t *own[4 + MM_NBC_NCOMPONENTS];

@@ -19,6 +19,7 @@
 
 #include "launch_internal.h"
 #include "mm_error.h"
+#include "mm_runtime.h"
 
 /* A condition's list of tests: item appended at used while it fits, else ", ..." once; nothing
  * goes after the ellipsis. */
@@ -230,7 +231,8 @@ static mm_status mm__record_test(mm__launch_state *st, mm_test *t, const mm_rep_
                            .raw = st->rank == 0 ? st->out.raw : NULL, .test = t,
                            .nrep = t->nrep, /* the same on every rank */
                            .nbc = mm_op_is_nbc(t->op), .has_global = has_global,
-                           .reduced = st->cfg->output.raw_reduced, .epoch_ns = st->epoch_ns};
+                           .reduced = st->cfg->output.raw_reduced, .epoch_ns = st->epoch_ns,
+                           .timed_rank = mm_rep_timed_rank((t->op->flags & MM_OP_ROUND_TRIP) != 0, st->pair[0])};
     char why[256] = "";
     q.why = why;
     q.why_len = sizeof why;

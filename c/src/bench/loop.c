@@ -15,6 +15,7 @@
 
 #include "mm_bench.h"
 #include "mm_counters.h"
+#include "mm_runtime.h"
 #include "mm_error.h"
 
 typedef struct mm__timed {
@@ -275,7 +276,9 @@ static mm_status mm__loop_start(mm__loop *L, const mm_test_run *run, mm_test *t,
     L->adaptive = L->d && cfg->adaptive.nrep_rule != MM_NREP_FIXED;
     L->every = cfg->adaptive.nrep_every > 0 ? cfg->adaptive.nrep_every : 1;
     L->rule = mm_decide_rule(cfg, L->timer->resolution_ns);
-    if (L->d) mm_decide_begin(L->d, L->d->has_global ? t->start_tolerance_ns : 0, mm_timer_now(L->timer));
+    if (L->d)
+        mm_decide_begin(L->d, L->d->has_global ? t->start_tolerance_ns : 0, mm_timer_now(L->timer),
+                        mm_rep_timed_rank((t->op->flags & MM_OP_ROUND_TRIP) != 0, L->args->pair[0]));
     /* a round trip run back to back from its first repetition (switch.c): local run times */
     if (L->d && t->nswitches > 0 && !ps->vt->has_planned_start) L->d->local_from = 0;
     L->warmup = cfg->measure.warmup;

@@ -138,13 +138,15 @@ def write_launch(
     schema: int = 1,
     conditions: Sequence[dict] = (),
     late_start_fraction: float = 0.0,
+    longest_rank: int | None = None,
 ) -> Path:
     """One launch folder. ``finished`` tests (default all) are complete; ``syncs`` ≥ 2 writes
     re-sync model rows; ``drift_ppm`` makes rank r's offset drift by r·drift_ppm, which the online
     clock (offset from the first sync only) does not follow but the re-synced clock does. The
     ranks start each repetition within 400 ns of each other; in ``late_start_fraction`` of the
     repetitions the last rank starts 5 µs late (it was not running at the planned start).
-    ``schema`` 2 writes meta.json as version 2, with ``conditions``."""
+    ``schema`` 2 writes meta.json as version 2, with ``conditions``. ``longest_rank`` (default the
+    last) takes the whole run time, the others 0.7–1.0 of it (a ping-pong's: its initiator, 0)."""
     folder = Path(folder)
     folder.mkdir(parents=True, exist_ok=True)
     rng = np.random.default_rng(seed)
@@ -183,7 +185,8 @@ def write_launch(
             if late_start_fraction and r == nprocs - 1:
                 late = np.where(late_rng.random(nrep) < late_start_fraction, 5000.0, 0.0)
             gs = starts + skew + late
-            ge = starts + x * (1.0 if r == nprocs - 1 else rng.uniform(0.7, 1.0, nrep)) + late
+            longest = nprocs - 1 if longest_rank is None else longest_rank
+            ge = starts + x * (1.0 if r == longest else rng.uniform(0.7, 1.0, nrep)) + late
             # local clock: global = local + offset(local) → solve approximately (drift tiny)
             ls = gs - true_offset(r, gs)
             le = ge - true_offset(r, ge)

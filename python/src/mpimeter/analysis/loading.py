@@ -93,10 +93,12 @@ class Reductions:
     overhead_kept: frozenset[tuple[str, int, int]] = frozenset()
 
 
-def reduce_raw(raw: pa.Table, nonblocking: frozenset[str]) -> Reductions:
+def reduce_raw(raw: pa.Table, nonblocking: frozenset[str], timed_ranks: Mapping[str, int] | None = None
+               ) -> Reductions:
     """:class:`Reductions` of raw rows with ``alternative`` and ``launch`` columns: one launch's
-    (as the reading streams them) or a whole campaign's (a campaign built in memory)."""
-    reps, medians = _runtimes.reduce_raw(raw)
+    (as the reading streams them) or a whole campaign's (a campaign built in memory);
+    ``timed_ranks``: :func:`timed_ranks` of the launches."""
+    reps, medians = _runtimes.reduce_raw(raw, timed_ranks=timed_ranks)
     return Reductions(reps, medians, _nbc.per_repetition_table(raw, nonblocking))
 
 
@@ -118,8 +120,24 @@ def _nonblocking(meta: LaunchMeta) -> frozenset[str]:
     return frozenset(op for op, info in meta.operations.items() if info.kind == "nonblocking")
 
 
+def timed_ranks(meta: LaunchMeta) -> dict[str, int]:
+    """op → the rank whose rows alone make the run time of a round trip (operations[op].round_trip):
+    its initiator, the first of the launch's ping-pong pair (probes.pingpong_pair, else
+    config.pair, else rank 0 as the binary's default pair 0, 1). docs/FORMAT.md, "run time of a
+    repetition"."""
+    trips = [op for op, info in meta.operations.items() if info.round_trip]
+    if not trips:
+        return {}
+    pair = meta.pingpong_pair.ranks if meta.pingpong_pair is not None else ()
+    given = meta.config.entries.get("pair")
+    if not pair and isinstance(given, list) and given and isinstance(given[0], int):
+        pair = tuple(given)
+    first = int(pair[0]) if pair else 0
+    return {op: first for op in trips}
+
+
 def _reduce_launch(alternative: str, index: int, data: LaunchData, raw: pa.Table) -> Reductions:
-    red = reduce_raw(raw, _nonblocking(data.meta))
+    red = reduce_raw(raw, _nonblocking(data.meta), timed_ranks(data.meta))
     reps, kept = _overhead.subtract_overhead(red.reps, alternative, index, data.meta.tests,
                                              data.meta.timer.resolution_ns)
     return replace(red, reps=reps, overhead_kept=frozenset((alternative, index, t) for t in kept))
@@ -161,7 +179,14 @@ class Campaign:
         if self.reduced is not None:
             return self.reduced
         ops = frozenset().union(*(_nonblocking(li.meta) for li in self.launches)) if self.launches else frozenset()
-        red = reduce_raw(self.raw if self.raw_table is None else self.raw_table, ops)
+        table = self.raw if self.raw_table is None else self.raw_table
+        timed = [timed_ranks(li.meta) for li in self.launches]
+        if all(t == timed[0] for t in timed[1:]):
+            red = reduce_raw(table, ops, timed[0] if timed else None)
+        else:  # launches that chose other ping-pong pairs: each by its own
+            red = combine_reductions([reduce_raw(table.filter(pc.and_(pc.equal(table["alternative"], li.alternative),
+                                                                       pc.equal(table["launch"], li.index))), ops, t)
+                                      for li, t in zip(self.launches, timed)])
         reps, kept = red.reps, set()
         for li in self.launches:
             reps, mine = _overhead.subtract_overhead(reps, li.alternative, li.index, li.meta.tests,

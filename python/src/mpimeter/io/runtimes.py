@@ -3,8 +3,9 @@
 
 - :func:`repetition_times`: one row per (alternative, launch, test, rep) with the run time
   under every clock: ``online_ns`` = max gend − min gstart, ``resync_ns`` the same on the
-  re-synced global clock, ``local_ns`` = max over ranks of end − start (docs/FORMAT.md, "run
-  time of a repetition"); ``valid`` = all ranks valid; ``spread_ns`` = max − min ``gstart_ns``
+  re-synced global clock, ``local_ns`` = max over ranks of end − start, over the timed ranks
+  (every rank; a round trip's initiator alone: ``timed_ranks``) (docs/FORMAT.md, "run time of a
+  repetition"); ``valid`` = all ranks valid; ``spread_ns`` = max − min ``gstart_ns``
   over ranks (how far apart the ranks started on the online global clock; NaN without global
   times or per-rank rows); ``rspread_ns`` the same on the re-synced global clock (NaN without it).
 - :func:`rank_launch_medians`: per (alternative, op, size, launch, rank) the median local
@@ -18,6 +19,7 @@ analysis reduces a campaign launch by launch and keeps only these.
 from __future__ import annotations
 
 import threading
+from collections.abc import Mapping
 from dataclasses import dataclass
 
 import duckdb
@@ -35,8 +37,11 @@ class RunTime:
     """The run time of one repetition on one clock (docs/FORMAT.md, "run time of a repetition";
     docs/ARCHITECTURE.md, "The Python package"), defined once here for both reductions below,
     the numpy one (:meth:`over_ranks`) and the SQL one (:meth:`sql`): on a global clock, the latest end minus
-    the earliest start over the ranks; on the ranks' local clocks, the longest local duration.
-    The C side's one definition is the reduced raw writer's (pinned to this by
+    the earliest start over the timed ranks; on the ranks' local clocks, the longest local
+    duration. The timed ranks are every rank but for a round trip, whose initiator's call alone
+    is the round trip (the answering rank's waits for the ping: SKaMPI, Reussner et al. 1998
+    §2.1; IMB and OSU time it so): the numpy one is given the timed ranks' rows, the SQL one
+    reads a ``timed`` column. The C side's one definition is the reduced raw writer's (pinned to this by
     c/tests/mpi/test_raw_format.py)."""
 
     name: str  # the column of RepetitionTimes
@@ -51,10 +56,12 @@ class RunTime:
         return (end - start).max(0).astype(float)
 
     def sql(self) -> str:
-        """The same as a DuckDB aggregate over one repetition's rows."""
+        """The same as a DuckDB aggregate over one repetition's rows (``timed``: the row's rank
+        is one of the timed ranks)."""
         if self.global_clock:
-            return f"max({self.end}) - min({self.start}) AS {self.name}"
-        return f"max({self.end} - {self.start}) AS {self.name}"
+            return (f"max(CASE WHEN timed THEN {self.end} END) - min(CASE WHEN timed THEN {self.start} END) "
+                    f"AS {self.name}")
+        return f"max(CASE WHEN timed THEN {self.end} - {self.start} END) AS {self.name}"
 
 
 RUN_TIMES = (RunTime("online_ns", "gstart_ns", "gend_ns", True),  # the online global clock
@@ -152,7 +159,21 @@ def _int_column(raw: pa.Table, name: str) -> np.ndarray | None:
 RANK_MEDIAN_COLUMNS = ("alternative", "op", "size", "launch", "rank", "med")
 
 
-def _blockwise(raw: pa.Table, *, medians: bool = False) -> tuple[RepetitionTimes, pd.DataFrame | None] | None:
+# op -> the one rank whose rows make its run time (a round trip's initiator); ops not named: every rank
+TimedRanks = Mapping[str, int]
+
+
+def _timed_rows(ranks: np.ndarray, timed_rank: int | None) -> np.ndarray | slice:
+    """Which rows of a block's (ranks × reps) matrices make the run time: the timed rank's, when
+    the block has per-rank rows and holds it; else every row."""
+    if timed_rank is None or ranks[0] < 0:
+        return slice(None)
+    rows = ranks == timed_rank
+    return rows if rows.any() else slice(None)
+
+
+def _blockwise(raw: pa.Table, *, medians: bool = False,
+               timed_ranks: TimedRanks | None = None) -> tuple[RepetitionTimes, pd.DataFrame | None] | None:
     """Fast path for the layout mpimeter-bench writes: per (launch, test) one block of rows,
     rank-major (all repetitions 0 … n−1 of the first rank, then the next rank …). Reduces each
     block as a (ranks × reps) matrix; with ``medians`` also each rank's median local duration of
@@ -188,6 +209,7 @@ def _blockwise(raw: pa.Table, *, medians: bool = False) -> tuple[RepetitionTimes
             return x[lo:hi].reshape(p, nrep) if layout == "rank" else x[lo:hi].reshape(nrep, p).T
 
         rk = matrix(rank)
+        timed = _timed_rows(rk[:, 0], (timed_ranks or {}).get(ops[op_codes[lo]]))
         nan = np.full(nrep, np.nan)
         parts["alt"].append(np.full(nrep, alt[lo]))
         parts["launch"].append(np.full(nrep, launch[lo]))
@@ -198,10 +220,10 @@ def _blockwise(raw: pa.Table, *, medians: bool = False) -> tuple[RepetitionTimes
         for rt in RUN_TIMES:
             pair = (rt.start, rt.end)
             if not rt.global_clock:
-                parts[rt.name].append(rt.over_ranks(matrix(start), matrix(end)))
+                parts[rt.name].append(rt.over_ranks(matrix(start)[timed], matrix(end)[timed]))
             elif pair in glob:
                 gs, ge = glob[pair]
-                parts[rt.name].append(rt.over_ranks(matrix(gs), matrix(ge)))
+                parts[rt.name].append(rt.over_ranks(matrix(gs)[timed], matrix(ge)[timed]))
             else:
                 parts[rt.name].append(nan)
         local = matrix(end) - matrix(start)  # the ranks' own durations (rank medians)
@@ -354,9 +376,10 @@ def _median_frame(med_parts: list, alt: np.ndarray, alts: list[str], op_codes: n
 
 
 def repetition_times(raw: pa.Table, con: duckdb.DuckDBPyConnection | None = None, *,
-                     fast: bool = True) -> RepetitionTimes:
+                     fast: bool = True, timed_ranks: TimedRanks | None = None) -> RepetitionTimes:
     """One entry per (alternative, launch, test, rep), grouped by (alternative, launch, test)
-    and in repetition order within. ``fast``: try the blocks' fast path first (:func:`_blockwise`)."""
+    and in repetition order within. ``fast``: try the blocks' fast path first (:func:`_blockwise`);
+    ``timed_ranks``: op → the rank whose rows alone make its run time (a round trip's initiator)."""
     if raw.num_rows == 0:
         e = np.array([], dtype=np.int64)
         f = np.array([], dtype=float)
@@ -364,12 +387,12 @@ def repetition_times(raw: pa.Table, con: duckdb.DuckDBPyConnection | None = None
                                online_ns=f, resync_ns=f, local_ns=f, valid=np.array([], dtype=bool), spread_ns=f,
                                rspread_ns=f)
     if fast:
-        quick = _blockwise(raw)
+        quick = _blockwise(raw, timed_ranks=timed_ranks)
         if quick is not None:
             return quick[0]
     own = con is None
     con = connect() if own else con
-    con.register("raw", raw)
+    con.register("raw", _with_timed_column(raw, timed_ranks))
     t = con.sql(
         f"""
         SELECT alternative, launch, test, any_value(op) AS op, any_value(size) AS size, rep,
@@ -394,6 +417,19 @@ def repetition_times(raw: pa.Table, con: duckdb.DuckDBPyConnection | None = None
         spread_ns=_floats(t["spread_ns"]), rspread_ns=_floats(t["rspread_ns"]))
 
 
+def _with_timed_column(raw: pa.Table, timed_ranks: TimedRanks | None) -> pa.Table:
+    """``raw`` with a boolean column ``timed``: false on the rows of a rank other than its
+    operation's timed rank (:func:`_timed_rows`: only where that rank has rows in the test)."""
+    untimed = pa.array(np.zeros(raw.num_rows, dtype=bool))
+    rank = raw["rank"]
+    for op, timed_rank in (timed_ranks or {}).items():
+        of_op = pc.equal(raw["op"], op)
+        if not pc.any(pc.and_(of_op, pc.equal(rank, timed_rank))).as_py():
+            continue  # the test has no row of that rank: every rank, as the fast path
+        untimed = pc.or_(untimed, pc.and_(of_op, pc.and_(pc.greater_equal(rank, 0), pc.not_equal(rank, timed_rank))))
+    return raw.append_column("timed", pc.invert(untimed))
+
+
 def _rank_medians_sql(raw: pa.Table, con: duckdb.DuckDBPyConnection | None) -> pd.DataFrame:
     own = con is None
     con = connect() if own else con
@@ -416,15 +452,15 @@ def rank_launch_medians(raw: pa.Table, con: duckdb.DuckDBPyConnection | None = N
     return reduce_raw(raw, con)[1]
 
 
-def reduce_raw(raw: pa.Table, con: duckdb.DuckDBPyConnection | None = None
-               ) -> tuple[RepetitionTimes, pd.DataFrame]:
+def reduce_raw(raw: pa.Table, con: duckdb.DuckDBPyConnection | None = None, *,
+               timed_ranks: TimedRanks | None = None) -> tuple[RepetitionTimes, pd.DataFrame]:
     """:func:`repetition_times` and :func:`rank_launch_medians` in one pass over the rows."""
     if raw.num_rows == 0:
         return repetition_times(raw), pd.DataFrame({c: [] for c in RANK_MEDIAN_COLUMNS})
-    quick = _blockwise(raw, medians=True)
+    quick = _blockwise(raw, medians=True, timed_ranks=timed_ranks)
     if quick is not None and quick[1] is not None:
         return quick
-    reps = quick[0] if quick is not None else repetition_times(raw, con, fast=False)
+    reps = quick[0] if quick is not None else repetition_times(raw, con, fast=False, timed_ranks=timed_ranks)
     return reps, _rank_medians_sql(raw, con)
 
 
