@@ -438,3 +438,31 @@ def test_sizes_auto_a_failing_pilot_runs_nothing_else(tmp_path):
     outcome = run(state, tmp_path, fake)
     assert outcome.status == "refused" and "pilot" in outcome.message
     assert len(fake.calls) == 2 and on_disk(tmp_path)["sizes_pilot"]["sizes"] is None
+
+
+class _SeparateJobs(FakeExecutor):
+    """srun without an MPI plugin the library understands (or another library's mpirun): each
+    of the launch's processes is a one-rank MPI job writing to the same --out; the first writes
+    a complete one-rank folder, the next is refused by the bench ("--out exists")."""
+
+    def __init__(self, exit_code: int):
+        super().__init__(nranks=1)
+        self.exit_code = exit_code
+
+    def run(self, argv, **kw):
+        done = super().run(argv, **kw)
+        if self.exit_code == 0:
+            return done
+        message = "mpimeter-bench: --out x exists and is not empty; choose a new folder or pass --force"
+        return type(done)(self.exit_code, done.duration_s, False, message)
+
+
+@pytest.mark.parametrize("exit_code", [2, 0])
+def test_a_launch_whose_ranks_ran_as_separate_one_rank_jobs_fails_and_says_why(tmp_path, exit_code):
+    state = make_state(alternatives=("mpich",), launches=1)
+    outcome = run(state, tmp_path, _SeparateJobs(exit_code))
+    assert outcome.status != "complete"
+    (rec,) = state.launches
+    assert rec.status == "failed"
+    # the cause and what helps, not the bench's "--out exists" (whose --force cannot help)
+    assert "separate 1-rank MPI jobs" in rec.reason and "SLURM_MPI_TYPE" in rec.reason, rec.reason

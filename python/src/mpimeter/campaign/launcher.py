@@ -199,6 +199,23 @@ def build_argv(template: str, np: int, bench_argv: list[str]) -> list[str]:
     return argv
 
 
+def separate_jobs_reason(folder: Path, np: int | None) -> str:
+    """Why a launch whose meta.json counts fewer ranks than it was started with is no launch:
+    its launcher started the processes without wiring them up (srun without an MPI plugin the
+    library understands, another library's mpirun), so each ran as its own MPI job and all wrote
+    to one --out, where the first one's folder makes the others fail with "--out exists", an
+    error whose advice (--force) cannot help. "" when the count fits or cannot be read."""
+    try:
+        nprocs = json.loads((folder / "meta.json").read_text(encoding="utf-8")).get("nprocs")
+    except (OSError, UnicodeDecodeError, ValueError, AttributeError):
+        return ""
+    if np is None or not isinstance(nprocs, int) or isinstance(nprocs, bool) or nprocs >= np:
+        return ""
+    return (f"its {np} processes ran as separate {nprocs}-rank MPI jobs (meta.json nprocs "
+            f"{nprocs}), not wired up by the launcher; srun needs an MPI plugin the library "
+            "understands (SLURM_MPI_TYPE or srun --mpi; `srun --mpi=list`), mpirun the library's own")
+
+
 # Programs that start the ranks of one library only, and names that depend on the machine.
 LIBRARY_LAUNCHERS = {
     "openmpi": frozenset({"mpirun.openmpi", "mpiexec.openmpi", "orterun", "prterun", "prun"}),

@@ -37,7 +37,7 @@ from mpimeter.campaign import state as st
 from mpimeter.campaign.benchargs import BenchArgs
 from mpimeter.campaign.executor import Executor, ExecResult, tail
 from mpimeter.campaign.launch_record import DONE_STATUSES, Attempt, LaunchRecord, alternative_prefix, launch_folder
-from mpimeter.campaign.launcher import build_argv
+from mpimeter.campaign.launcher import build_argv, separate_jobs_reason
 from mpimeter.campaign.plan import Alternative, PlannedLaunch
 from mpimeter.campaign.progress import NullProgress, ProgressSink
 from mpimeter.campaign.timeout import timeout_reason
@@ -393,7 +393,7 @@ class CampaignRunner:
                          tail(stderr_path, words=state.secret_words))
             _redact_outputs(folder, state.secret_words, stdout_path, stderr_path)
             raise
-        status, reason = classify(result, folder, state.launch_timeout_s)
+        status, reason = classify(result, folder, state.launch_timeout_s, state.np_of(rec))
         _redact_outputs(folder, state.secret_words, stdout_path, stderr_path)
         if result.timed_out:  # what it was doing, the machine's load, what to do
             reason = timeout_reason(state.launch_timeout_s, folder, state.np_of(rec),
@@ -535,9 +535,13 @@ class _Refused(MpimeterError):
         self.message = message
 
 
-def classify(result: ExecResult, folder: Path, timeout_s: float) -> tuple[str, str]:
+def classify(result: ExecResult, folder: Path, timeout_s: float, np: int | None = None) -> tuple[str, str]:
     """complete | failed, and why. Complete needs exit code 0 *and* a launch folder whose
-    meta.json says complete: an mpirun that exits 0 without results is not a launch."""
+    meta.json says complete with the launch's `np` ranks: an mpirun that exits 0 without results
+    is not a launch, and neither is a one-rank job of a launcher that did not wire the ranks up."""
+    split = separate_jobs_reason(folder, np)
+    if split and not result.timed_out:
+        return "failed", split
     if result.timed_out:
         return "failed", f"timed out after {timeout_s:g} s (terminated)"
     if result.stopped_because:
