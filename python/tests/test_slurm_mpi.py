@@ -163,3 +163,29 @@ def test_the_sbatch_example_submits_no_more_jobs_than_allowed(tmp_path):
         in output
     assert calls(log, "sbatch") == []
     check_stopped_cleanly(out)
+
+
+def test_the_sbatch_example_refuses_a_misspelt_setting_before_it_runs_anything(tmp_path):
+    """A misspelt MPIMETER_* name left its default in force for the whole job, silently."""
+    bindir = install(tmp_path)
+    env = job_env("7001", tmp_path / "slurm.log", bindir, MPIMETER_OUT=str(tmp_path / "c"),
+                  MPIMETER_LAUNHCES="2")
+    done = subprocess.run(["bash", str(SCRIPT)], env=env, cwd=tmp_path, capture_output=True,
+                          text=True, timeout=60)
+    assert done.returncode == 2, done.stdout + done.stderr
+    assert "MPIMETER_LAUNHCES is not a setting of this script" in done.stderr
+    assert "MPIMETER_LAUNCHES" in done.stderr  # what is allowed
+    assert not (tmp_path / "c").exists() and calls(tmp_path / "slurm.log", "srun") == []
+
+
+def test_the_sbatch_example_after_a_refused_setting_does_not_advise_resume(tmp_path):
+    """Exit 2 of mpimeter run: nothing was made, so `--resume` has nothing to continue."""
+    bindir = install(tmp_path)
+    out = tmp_path / "c"
+    env = job_env("7002", tmp_path / "slurm.log", bindir, MPIMETER_OUT=str(out),
+                  MPIMETER_LAUNCHES="two")
+    done = subprocess.run(["bash", str(SCRIPT)], env=env, cwd=tmp_path, capture_output=True,
+                          text=True, timeout=120)
+    assert done.returncode == 2, done.stdout + done.stderr
+    assert "--launches" in done.stderr and "--resume" not in done.stderr, done.stderr
+    assert "submit again" in done.stderr and not out.exists()
