@@ -213,3 +213,15 @@ def test_the_table_and_the_hold_go_by_when_each_check_ran():
     text = _rendered({"algorithms": [{"name": "skampi", "sync_duration_s": 0.001, "checks": checks}]})
     assert "0.4062 s" in text and "0.1 s" not in text
     assert "skampi: |residual| within 1000 ns through 0.4062 s after the sync, beyond it from 1 s" in text
+
+
+def test_ranks_started_as_separate_one_rank_jobs_are_said_so_not_blamed_on_np(tmp_path):
+    """srun without an MPI plugin the library understands starts each process as its own
+    one-rank MPI job: the bench's "needs at least 2 ranks (got 1)" blamed the --np 2 the user
+    gave (exit 2, bad input), while the launcher is what failed."""
+    bench_dir = fake_bench_dir(tmp_path, "--sync-check needs at least 2 ranks (got 1)", 2)
+    r = CliRunner().invoke(main, ["sync-check", "--mpi", "openmpi", "--bench-dir", str(bench_dir),
+                                  "--np", "2", "--check-at", "0"])
+    assert r.exit_code == 1, r.stderr
+    assert "ran as separate 1-rank MPI jobs" in r.stderr and "SLURM_MPI_TYPE" in r.stderr
+    assert r.stderr.count("\n") == 1

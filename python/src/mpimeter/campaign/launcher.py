@@ -209,11 +209,19 @@ def separate_jobs_reason(folder: Path, np: int | None) -> str:
         nprocs = json.loads((folder / "meta.json").read_text(encoding="utf-8")).get("nprocs")
     except (OSError, UnicodeDecodeError, ValueError, AttributeError):
         return ""
-    if np is None or not isinstance(nprocs, int) or isinstance(nprocs, bool) or nprocs >= np:
+    if np is None or not isinstance(nprocs, int) or isinstance(nprocs, bool):
         return ""
-    return (f"its {np} processes ran as separate {nprocs}-rank MPI jobs (meta.json nprocs "
-            f"{nprocs}), not wired up by the launcher; srun needs an MPI plugin the library "
-            "understands (SLURM_MPI_TYPE or srun --mpi; `srun --mpi=list`), mpirun the library's own")
+    return separate_jobs_message(np, nprocs, f"meta.json nprocs {nprocs}")
+
+
+def separate_jobs_message(np: int, nprocs: int, evidence: str) -> str:
+    """What to say when `np` processes were started and MPI counted `nprocs` ranks in a world
+    (`evidence`: where that count was read); "" when the counts fit."""
+    if nprocs >= np:
+        return ""
+    return (f"its {np} processes ran as separate {nprocs}-rank MPI jobs ({evidence}), not wired "
+            "up by the launcher; srun needs an MPI plugin the library understands (SLURM_MPI_TYPE "
+            "or srun --mpi; `srun --mpi=list`), mpirun the library's own")
 
 
 # Programs that start the ranks of one library only, and names that depend on the machine.

@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -171,7 +172,7 @@ def command(np_, mpi, launcher, bench_dir, timeout, as_json, tolerance_ns, **ben
     except subprocess.TimeoutExpired:
         _fail(f"no answer within {timeout:g} s from: {' '.join(argv)}")
     if proc.returncode != 0:
-        _bench_failed(proc)
+        _bench_failed(proc, np_)
     try:
         result = json.loads(proc.stdout)
     except json.JSONDecodeError as exc:
@@ -183,11 +184,18 @@ def command(np_, mpi, launcher, bench_dir, timeout, as_json, tolerance_ns, **ben
         render_table(result, Console(), tolerance_ns=TOLERANCE_NS if tolerance_ns is None else tolerance_ns)
 
 
-def _bench_failed(proc: subprocess.CompletedProcess) -> None:
+def _bench_failed(proc: subprocess.CompletedProcess, np_: int) -> None:
     """Exit with the bench's own lines (each rank may print the same one), without the
-    launcher's abort banners; all of stderr when the bench said nothing (a crash)."""
+    launcher's abort banners; all of stderr when the bench said nothing (a crash). A bench
+    that counted fewer ranks than --np (its "(got N)") was started as separate one-rank jobs:
+    its refusal would blame the --np the user gave, which was checked above."""
     own = list(dict.fromkeys(line.strip() for line in proc.stderr.splitlines()
                              if line.startswith("mpimeter-bench")))
+    counted = [(int(m.group(1)), line) for line in own if (m := re.search(r"ranks \(got (\d+)\)$", line))]
+    split = launch.separate_jobs_message(np_, *min(counted)) if counted else ""
+    if split:
+        click.echo(f"mpimeter {COMMAND}: {split}", err=True)
+        sys.exit(1)
     if proc.returncode == 2 and own:  # bad input: the bench says which, in one line
         _fail(own[0])
     click.echo("\n".join(f"mpimeter {COMMAND}: {line}" for line in own) if own else proc.stderr.strip(),
