@@ -4,12 +4,16 @@ environment), and campaign.json files written before them. No Slurm needed: the 
 given."""
 
 import json
+import os
 
-from mpimeter.campaign import FakeExecutor
+import pytest
+
+from mpimeter.campaign import FakeExecutor, spec
 from mpimeter.io import slurm
 from mpimeter.campaign import state as st
 from mpimeter.campaign.benchargs import BenchArgs
 from mpimeter.campaign.launch_record import LaunchRecord
+from mpimeter.campaign.plan import PlanError
 from mpimeter.campaign.runner import CampaignRunner
 
 JOB = {"SLURM_JOB_ID": "4242", "SLURM_JOB_NODELIST": "node[01-02]", "SLURM_JOB_NUM_NODES": "2",
@@ -83,3 +87,19 @@ def test_a_campaign_outside_slurm_and_an_old_file_have_no_slurm_keys(tmp_path):
         del rec["slurm_job"]
     (tmp_path / "campaign.json").write_text(json.dumps(disk))
     assert [r.slurm_job for r in st.load(tmp_path).launches] == [None, None]
+
+
+def test_without_np_an_srun_launch_has_the_allocations_tasks_not_this_machines_cores(monkeypatch):
+    """salloc runs mpimeter on the login node: its cores say nothing of the allocation, whose
+    tasks srun starts; a launch of more ranks failed every time, of fewer measured less."""
+    cores = max(2, len(os.sched_getaffinity(0)))
+    monkeypatch.setenv("SLURM_JOB_ID", "4242")
+    monkeypatch.setenv("SLURM_NTASKS", str(cores + 5))
+    np, note = spec.default_np("srun")
+    assert np == cores + 5 and "SLURM_NTASKS" in note
+    assert spec.default_np("local") == (cores, "")  # mpirun starts them on this machine
+    monkeypatch.setenv("SLURM_NTASKS", "1")
+    with pytest.raises(PlanError, match="allocation has 1 task"):
+        spec.default_np("srun")
+    monkeypatch.delenv("SLURM_JOB_ID")  # outside an allocation: this machine's cores
+    assert spec.default_np("srun") == (cores, "")

@@ -17,13 +17,14 @@ from mpimeter.campaign.benchargs import BenchArgs
 from mpimeter.campaign.plan import PlanError
 from mpimeter.campaign.runner import new_state
 from mpimeter.campaign.state import RESERVED_BENCH_FLAGS
+from mpimeter.io import slurm
 from mpimeter.io.pgmpi_format import CONFIG_ENV, LIBRARY
 
 
 @dataclass(kw_only=True)
 class CampaignRequest:
     # ranks per launch: a number, a list or its text (campaign.nplist: "2,4", "2:64:x2");
-    # None: the machine's cores, at least 2
+    # None: the machine's cores, at least 2 (--launcher srun in an allocation: its tasks)
     np: int | str | list[int] | None = None
     launches: int | str = 10  # or "auto" (campaign.adaptive)
     # --launches auto: min, max, precision, confidence as given (None: the default)
@@ -56,13 +57,28 @@ def _preload_pgmpi(alternatives: list[plan.Alternative], bench_dir: Path, config
     return out
 
 
-def default_np() -> int:
-    return max(2, len(os.sched_getaffinity(0)))
+def default_np(launcher_name: str = "local") -> tuple[int, str]:
+    """The ranks of a launch when --np is not given, and a note saying where they came from
+    ("" for this machine's cores). Under `--launcher srun` the ranks run on the allocation's
+    nodes, not on the machine mpimeter runs on (salloc runs it on the login node): the
+    allocation's tasks, as the batch script passes them (examples/slurm)."""
+    tasks = (slurm.allocation(os.environ) or {}).get("ntasks", "") if launcher_name == "srun" else ""
+    if tasks.isdigit() and int(tasks) < 2:
+        raise PlanError(f"--launcher srun: the allocation has {int(tasks)} task(s) (SLURM_NTASKS) and "
+                        "a launch needs 2 ranks at least; allocate more (--ntasks) or give --np")
+    if tasks.isdigit():
+        return int(tasks), f"--np {int(tasks)}: the allocation's tasks (SLURM_NTASKS), as --np was not given"
+    return max(2, len(os.sched_getaffinity(0))), ""
 
 
 def prepare(request: CampaignRequest) -> st.CampaignState:
     """Validates everything and builds the campaign record. Raises PlanError."""
-    nps = [default_np()] if request.np is None else nplist.parse(request.np)
+    np_note = ""
+    if request.np is None:
+        default, np_note = default_np(request.launcher)
+        nps = [default]
+    else:
+        nps = nplist.parse(request.np)
     simulated = _simulation.LIBRARY in (request.mpis or [])
     for ranks in nps:  # simulated ranks are contexts of one process, not processes on the cores
         limits.check_np(ranks, local=request.launcher == "local" and not simulated)
@@ -131,7 +147,7 @@ def prepare(request: CampaignRequest) -> st.CampaignState:
     flags = tuple(dict.fromkeys(f for d in benchopts.describe_all(list(binaries.values()))
                                 for f in inputfiles.input_flags(d)))
     bench_args, notes = inputfiles.absolute(resolved.args, flags, Path.cwd())
-    notes = list(resolved.notes) + notes
+    notes = [*([np_note] if np_note else []), *resolved.notes, *notes]
     input_files = inputfiles.digests(bench_args, resolved.validated.config)
     measured = set(resolved.validated.config.get("ops") or [])
     unmeasured = [op for op in wanted if op not in measured]
