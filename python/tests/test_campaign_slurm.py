@@ -103,3 +103,14 @@ def test_without_np_an_srun_launch_has_the_allocations_tasks_not_this_machines_c
         spec.default_np("srun")
     monkeypatch.delenv("SLURM_JOB_ID")  # outside an allocation: this machine's cores
     assert spec.default_np("srun") == (cores, "")
+
+
+def test_srun_outside_an_allocation_is_said_to_allocate_a_job_per_launch(monkeypatch):
+    """Outside salloc/sbatch each `srun -n N` is a job of its own: not the one allocation the
+    how-to describes, and it said nothing."""
+    for name in [k for k in os.environ if k.startswith("SLURM_")]:
+        monkeypatch.delenv(name)
+    assert "allocates a job for each launch" in spec.outside_allocation_note("srun")
+    assert spec.outside_allocation_note("local") == ""
+    monkeypatch.setenv("SLURM_JOB_ID", "4242")
+    assert spec.outside_allocation_note("srun") == ""

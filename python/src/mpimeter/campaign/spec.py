@@ -71,6 +71,18 @@ def default_np(launcher_name: str = "local") -> tuple[int, str]:
     return max(2, len(os.sched_getaffinity(0))), ""
 
 
+def outside_allocation_note(launcher_name: str) -> str:
+    """`--launcher srun` outside a Slurm allocation: srun then allocates a job of its own for
+    every launch (queue waits, other nodes each time), not a job step of one allocation as
+    docs/SLURM.md describes; the launches stay comparable only as launches of separate
+    allocations (Hunold & Carpen-Amarie 2016, §7)."""
+    if launcher_name != "srun" or slurm.allocation(os.environ) is not None:
+        return ""
+    return ("--launcher srun outside a Slurm allocation (no SLURM_JOB_ID): srun allocates a job "
+            "for each launch, which may wait in the queue and get other nodes; run mpimeter inside "
+            "salloc or sbatch for one allocation (docs/SLURM.md)")
+
+
 def prepare(request: CampaignRequest) -> st.CampaignState:
     """Validates everything and builds the campaign record. Raises PlanError."""
     np_note = ""
@@ -147,7 +159,8 @@ def prepare(request: CampaignRequest) -> st.CampaignState:
     flags = tuple(dict.fromkeys(f for d in benchopts.describe_all(list(binaries.values()))
                                 for f in inputfiles.input_flags(d)))
     bench_args, notes = inputfiles.absolute(resolved.args, flags, Path.cwd())
-    notes = [*([np_note] if np_note else []), *resolved.notes, *notes]
+    notes = [note for note in (np_note, outside_allocation_note(request.launcher)) if note] + \
+        [*resolved.notes, *notes]
     input_files = inputfiles.digests(bench_args, resolved.validated.config)
     measured = set(resolved.validated.config.get("ops") or [])
     unmeasured = [op for op in wanted if op not in measured]
