@@ -38,7 +38,7 @@ def test_every_command_of_the_slurm_howto_runs_on_the_cluster(cluster, tmp_path)
                 f"{done.stdout[-3000:]}\n{done.stderr[-3000:]}")
     left = cluster.run("squeue", "--noheader", timeout=30)
     assert left.returncode == 0 and left.stdout.strip() == "", left.stdout + left.stderr
-    for name, launches in (("quick", 3), ("batch", 3), ("spread", 6)):
+    for name, launches in (("quick", 3), ("libs", 6), ("batch", 3), ("spread", 6)):
         disk = json.loads((scratch / "results" / name / "campaign.json").read_text())
         assert disk["status"] == "complete" and len(disk["launches"]) == launches, name
     done = cluster.run(sys.executable, "-m", "mpimeter", "analyze", "--format", "json",
