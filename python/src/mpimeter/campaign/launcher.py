@@ -199,25 +199,13 @@ def build_argv(template: str, np: int, bench_argv: list[str]) -> list[str]:
     return argv
 
 
-def separate_jobs_reason(folder: Path, np: int | None) -> str:
-    """Why a launch whose meta.json counts fewer ranks than it was started with is no launch:
-    its launcher started the processes without wiring them up (srun without an MPI plugin the
-    library understands, another library's mpirun), so each ran as its own MPI job and all wrote
-    to one --out, where the first one's folder makes the others fail with "--out exists", an
-    error whose advice (--force) cannot help. "" when the count fits or cannot be read."""
-    try:
-        nprocs = json.loads((folder / "meta.json").read_text(encoding="utf-8")).get("nprocs")
-    except (OSError, UnicodeDecodeError, ValueError, AttributeError):
-        return ""
-    if np is None or not isinstance(nprocs, int) or isinstance(nprocs, bool):
-        return ""
-    return separate_jobs_message(np, nprocs, f"meta.json nprocs {nprocs}")
-
-
-def separate_jobs_message(np: int, nprocs: int, evidence: str) -> str:
-    """What to say when `np` processes were started and MPI counted `nprocs` ranks in a world
-    (`evidence`: where that count was read); "" when the counts fit."""
-    if nprocs >= np:
+def separate_jobs_message(np: int, nprocs: object, evidence: str) -> str:
+    """Why `np` processes whose MPI world counted fewer ranks (`nprocs`, read from `evidence`)
+    are no launch: the launcher started them without wiring them up (srun without an MPI plugin
+    the library understands, another library's mpirun), so each ran as its own MPI job, and the
+    bench's own refusals ("--out exists ... --force", "needs at least 2 ranks") name a cause
+    and advice that cannot help. "" when the counts fit or nprocs is no count."""
+    if not isinstance(nprocs, int) or isinstance(nprocs, bool) or nprocs >= np:
         return ""
     return (f"its {np} processes ran as separate {nprocs}-rank MPI jobs ({evidence}), not wired "
             "up by the launcher; srun needs an MPI plugin the library understands (SLURM_MPI_TYPE "

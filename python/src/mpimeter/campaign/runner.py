@@ -37,7 +37,7 @@ from mpimeter.campaign import state as st
 from mpimeter.campaign.benchargs import BenchArgs
 from mpimeter.campaign.executor import Executor, ExecResult, tail
 from mpimeter.campaign.launch_record import DONE_STATUSES, Attempt, LaunchRecord, alternative_prefix, launch_folder
-from mpimeter.campaign.launcher import build_argv, separate_jobs_reason
+from mpimeter.campaign.launcher import build_argv, separate_jobs_message
 from mpimeter.campaign.plan import Alternative, PlannedLaunch
 from mpimeter.campaign.progress import NullProgress, ProgressSink
 from mpimeter.campaign.timeout import timeout_reason
@@ -539,24 +539,29 @@ def classify(result: ExecResult, folder: Path, timeout_s: float, np: int | None 
     """complete | failed, and why. Complete needs exit code 0 *and* a launch folder whose
     meta.json says complete with the launch's `np` ranks: an mpirun that exits 0 without results
     is not a launch, and neither is a one-rank job of a launcher that did not wire the ranks up."""
-    split = separate_jobs_reason(folder, np)
-    if split and not result.timed_out:
-        return "failed", split
+    meta_path = folder / "meta.json"
+    meta, unreadable = None, None
+    if meta_path.exists():
+        try:  # meta.json's one read (io.meta; the analysis types the rest)
+            meta = read_document(meta_path)
+        except InputError as exc:
+            unreadable = exc.what
+    nprocs = meta.get("nprocs") if meta is not None else None
+    split = separate_jobs_message(np, nprocs, f"meta.json nprocs {nprocs}") if np is not None else ""
     if result.timed_out:
         return "failed", f"timed out after {timeout_s:g} s (terminated)"
+    if split:
+        return "failed", split
     if result.stopped_because:
         return "failed", result.stopped_because
     if result.exit_code is None or result.exit_code != 0:
         if result.signal_name:
             return "failed", f"killed by {result.signal_name}"
         return "failed", f"exit code {result.exit_code}"
-    meta_path = folder / "meta.json"
-    if not meta_path.exists():
+    if unreadable is not None:
+        return "failed", f"exit code 0 but meta.json is unreadable ({unreadable})"
+    if meta is None:
         return "failed", "exit code 0 but no meta.json in the launch folder"
-    try:  # meta.json's one read (io.meta; the analysis types the rest)
-        status = read_document(meta_path).get("status")
-    except InputError as exc:
-        return "failed", f"exit code 0 but meta.json is unreadable ({exc.what})"
-    if status != "complete":
-        return "failed", f"exit code 0 but meta.json says status {status!r}"
+    if meta.get("status") != "complete":
+        return "failed", f"exit code 0 but meta.json says status {meta.get('status')!r}"
     return "complete", ""
