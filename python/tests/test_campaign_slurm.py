@@ -97,6 +97,7 @@ def test_without_np_an_srun_launch_has_the_allocations_tasks_not_this_machines_c
     monkeypatch.setenv("SLURM_NTASKS", str(cores + 5))
     np, note = spec.default_np("srun")
     assert np == cores + 5 and "SLURM_NTASKS" in note
+    assert spec.default_np("srun --mpi=pmix -n {np} {cmd}")[0] == cores + 5  # srun's template too
     assert spec.default_np("local") == (cores, "")  # mpirun starts them on this machine
     monkeypatch.setenv("SLURM_NTASKS", "1")
     with pytest.raises(PlanError, match="allocation has 1 task"):
@@ -111,6 +112,8 @@ def test_srun_outside_an_allocation_is_said_to_allocate_a_job_per_launch(monkeyp
     for name in [k for k in os.environ if k.startswith("SLURM_")]:
         monkeypatch.delenv(name)
     assert "allocates a job for each launch" in spec.outside_allocation_note("srun")
+    assert "allocates a job" in spec.outside_allocation_note("/usr/bin/srun -n {np} {cmd}")
+    assert spec.outside_allocation_note("examples/slurm/srun-over-allocations 1,2 {np} {cmd}") == ""
     assert spec.outside_allocation_note("local") == ""
     monkeypatch.setenv("SLURM_JOB_ID", "4242")
     assert spec.outside_allocation_note("srun") == ""

@@ -5,6 +5,7 @@ the defaults resolved (and written out explicitly, so campaign.json says exactly
 from __future__ import annotations
 
 import os
+import shlex
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
@@ -57,14 +58,24 @@ def _preload_pgmpi(alternatives: list[plan.Alternative], bench_dir: Path, config
     return out
 
 
+def _is_srun(launcher_name: str) -> bool:
+    """`--launcher srun`, or a template that starts with srun (`srun --mpi=pmix -n {np} {cmd}`)."""
+    try:
+        words = shlex.split(launcher_name)
+    except ValueError:
+        return False  # launcher.check_template says what is wrong with it
+    return bool(words) and os.path.basename(words[0]) == "srun"
+
+
 def default_np(launcher_name: str = "local") -> tuple[int, str]:
     """The ranks of a launch when --np is not given, and a note saying where they came from
-    ("" for this machine's cores). Under `--launcher srun` the ranks run on the allocation's
-    nodes, not on the machine mpimeter runs on (salloc runs it on the login node): the
-    allocation's tasks, as the batch script passes them (examples/slurm)."""
-    tasks = (slurm.allocation(os.environ) or {}).get("ntasks", "") if launcher_name == "srun" else ""
+    ("" for this machine's cores). Under srun (`--launcher srun`, or a template starting with
+    it) the ranks run on the allocation's nodes, not on the machine mpimeter runs on (salloc
+    runs it on the login node): the allocation's tasks, as the batch script passes them
+    (examples/slurm)."""
+    tasks = (slurm.allocation(os.environ) or {}).get("ntasks", "") if _is_srun(launcher_name) else ""
     if tasks.isdigit() and int(tasks) < 2:
-        raise PlanError(f"--launcher srun: the allocation has {int(tasks)} task(s) (SLURM_NTASKS) and "
+        raise PlanError(f"--launcher {launcher_name}: the allocation has {int(tasks)} task(s) (SLURM_NTASKS) and "
                         "a launch needs 2 ranks at least; allocate more (--ntasks) or give --np")
     if tasks.isdigit():
         return int(tasks), f"--np {int(tasks)}: the allocation's tasks (SLURM_NTASKS), as --np was not given"
@@ -76,7 +87,7 @@ def outside_allocation_note(launcher_name: str) -> str:
     every launch (queue waits, other nodes each time), not a job step of one allocation as
     docs/SLURM.md describes; the launches stay comparable only as launches of separate
     allocations (Hunold & Carpen-Amarie 2016, §7)."""
-    if launcher_name != "srun" or slurm.allocation(os.environ) is not None:
+    if not _is_srun(launcher_name) or slurm.allocation(os.environ) is not None:
         return ""
     return ("--launcher srun outside a Slurm allocation (no SLURM_JOB_ID): srun allocates a job "
             "for each launch, which may wait in the queue and get other nodes; run mpimeter inside "

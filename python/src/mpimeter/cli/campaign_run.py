@@ -51,7 +51,7 @@ def campaign_options(fn):
                      help=f"ranks per launch, at most {limits.MAX_NP} (--launcher local: "
                           f"{limits.LOCAL_RANKS_PER_CPU} per core); a list runs every alternative "
                           "at each: 2,4,8, 2:64:x2 (geometric), 2:8:+2 (arithmetic) [default: "
-                          "the machine's cores, at least 2; --launcher srun in an allocation: its tasks]"),
+                          "the machine's cores, at least 2; srun (--launcher srun or an srun template) in an allocation: its tasks]"),
         click.option("--launches", type=LaunchCount(), default=10, show_default=True,
                      help="launches (mpiruns) per alternative; 10-30 (Hunold & Carpen-Amarie "
                           f"§4.2), at most {limits.MAX_LAUNCHES} ({limits.MAX_TOTAL_LAUNCHES} in "
