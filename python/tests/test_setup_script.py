@@ -9,6 +9,7 @@ import os
 import re
 import shutil
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -42,3 +43,48 @@ def test_the_pip_step_says_when_it_starts_and_how_long_it_took(tmp_path):
              if re.fullmatch(r"setup: installed the Python package into \.venv in \d+ s", line)]
     assert len(before) == 1 and len(after) == 1 and before[0] < after[0], done.stdout
     assert "-e python" in (tmp_path / "pip.log").read_text()  # the step ran between the two lines
+
+
+def _fake_tree(tmp_path: Path) -> None:
+    """A scratch tree with a copy of the script, the Python package's two files and a .venv whose
+    python and pip do nothing."""
+    (tmp_path / "scripts").mkdir()
+    shutil.copy(REPO / "scripts" / "setup.sh", tmp_path / "scripts" / "setup.sh")
+    (tmp_path / "python").mkdir()
+    (tmp_path / "python" / "pyproject.toml").write_text("")
+    (tmp_path / "python" / "constraints.txt").write_text("")
+    venv_bin = tmp_path / ".venv" / "bin"
+    venv_bin.mkdir(parents=True)
+    for name in ("python", "pip"):
+        (venv_bin / name).write_text("#!/bin/sh\nexit 0\n")
+        (venv_bin / name).chmod(0o755)
+
+
+def _path_without_papi_tools(tmp_path: Path, uid: int) -> str:
+    """A PATH with what the script runs but papi_avail, an `id` that says ``uid`` and an apt-get
+    that fails (nothing is installed by the test, also as root)."""
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    for name in ("bash", "dirname", "touch", "mpicc.openmpi", "mpicc.mpich", "cmake", "cc"):
+        (bin_dir / name).symlink_to(shutil.which(name))
+    # the interpreter itself (a `python3` on PATH may be a shim that needs more of PATH)
+    (bin_dir / "python3").symlink_to(os.path.realpath(sys.executable))
+    for name, body in (("id", f"echo {uid}"), ("apt-get", "exit 100")):
+        (bin_dir / name).write_text(f"#!/bin/sh\n{body}\n")
+        (bin_dir / name).chmod(0o755)
+    return str(bin_dir)
+
+
+@pytest.mark.parametrize("uid", [1000, 0])
+def test_papi_tools_missing_alone_is_not_said_to_build_without_papi(tmp_path, uid):
+    # CMakeLists.txt builds with PAPI whenever papi.h and libpapi are found: papi-tools (papi_avail)
+    # only serves the tests' comparison, so its absence must not be reported as a build without PAPI
+    _fake_tree(tmp_path)
+    env = {k: v for k, v in os.environ.items() if not k.startswith("MM_WITH_")}
+    env["PATH"] = _path_without_papi_tools(tmp_path, uid)
+    done = subprocess.run(["bash", str(tmp_path / "scripts" / "setup.sh")], capture_output=True,
+                          text=True, timeout=120, env=env)
+    assert done.returncode == 0, done.stdout + done.stderr
+    said = [line for line in done.stderr.splitlines() if "papi" in line.lower()]
+    assert len(said) == 1 and "papi-tools" in said[0] and "libpapi-dev" not in said[0], done.stderr
+    assert "built without PAPI" not in said[0] and "papi_avail are skipped" in said[0], said
