@@ -16,6 +16,7 @@ import click
 
 from mpimeter.campaign import limits
 from mpimeter.cli.output import fail  # "mpimeter <command>: error: ...", exit 2
+from mpimeter.io.bench_binaries import DEFAULT_BENCH_DIR_TEXT
 
 # The options need limits alone; what running a campaign needs is imported where it runs, so
 # that `mpimeter run --help` and `reproducibility --help` answer without planning or the runner.
@@ -69,9 +70,8 @@ def campaign_options(fn):
                      help="local, srun, or a template with {np} and {cmd} (with --resume: "
                           "the launcher to use from now on)"),
         click.option("--bench-dir", type=click.Path(path_type=Path), default=None,
-                     help="folder holding <lib>/bin/mpimeter-bench [default: $MPIMETER_BENCH_DIR, "
-                          "else build/ of this repository] (with --resume: the binaries to use "
-                          "from now on)"),
+                     help=f"folder holding <lib>/bin/mpimeter-bench [default: {DEFAULT_BENCH_DIR_TEXT}] "
+                          "(with --resume: the binaries to use from now on)"),
         click.option("--seed", type=int, default=None,
                      help=f"campaign seed, 0 to {limits.SEED_LIMIT} [default: drawn, recorded]"),
         click.option("--launch-timeout", type=float, default=None,

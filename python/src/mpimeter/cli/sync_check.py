@@ -40,6 +40,7 @@ from mpimeter.campaign import limits
 from mpimeter.cli.common import fail
 from mpimeter.cli.output import exits_on_errors
 from mpimeter.cli.benchparams import DescribedCommand
+from mpimeter.io.bench_binaries import DEFAULT_BENCH_DIR_TEXT, NO_BENCH_ADVICE
 from mpimeter.units import format_ns
 
 COMMAND = "sync-check"
@@ -133,7 +134,7 @@ def _bench_args(desc: _describe.Description, given: dict[str, object]) -> list[s
 @click.option("--launcher", default="local", show_default=True,
               help="local, srun, or a template with {np} and {cmd}.")
 @click.option("--bench-dir", type=click.Path(path_type=Path), default=None,
-              help="Folder holding <mpi>/bin/mpimeter-bench [build/ of the repository].")
+              help=f"Folder holding <mpi>/bin/mpimeter-bench [{DEFAULT_BENCH_DIR_TEXT}].")
 @click.option("--timeout", type=float, default=600, show_default=True,
               help="Give up after this many seconds (> 0).")
 @click.option("--json", "as_json", is_flag=True, help="Print the bench's JSON object.")
@@ -158,7 +159,7 @@ def command(np_, mpi, launcher, bench_dir, timeout, as_json, tolerance_ns, **ben
     if mpi is None:
         found = launch.found_libraries(bench_dir)
         if not found:
-            _fail(f"no mpimeter-bench under {bench_dir} (run `make build`)")
+            _fail(f"no mpimeter-bench under {bench_dir} ({NO_BENCH_ADVICE})")
         mpi = found[0]
     binary = launch.check_binary(bench_dir, mpi)
     template = launch.resolve_template(launcher, mpi, bench_dir=bench_dir)

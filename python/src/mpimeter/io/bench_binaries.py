@@ -35,6 +35,10 @@ SMPI_LAUNCHER = "smpirun"
 DEFAULT_SMPI_PLATFORM = Path(__file__).resolve().parents[1] / "platforms" / "cluster-128.xml"
 BENCH_RELATIVE = Path("bin") / "mpimeter-bench"
 BENCH_DIR_ENV = "MPIMETER_BENCH_DIR"
+# default_bench_dir in words, for every --bench-dir help, and what to do when no binary is there
+# (a package installed outside a checkout has no `make build` of its own: it needs one of the two)
+DEFAULT_BENCH_DIR_TEXT = f"${BENCH_DIR_ENV}, else build/ of the checkout this mpimeter runs from, else ./build"
+NO_BENCH_ADVICE = f"build it with `make build` in a checkout, or give --bench-dir / ${BENCH_DIR_ENV}"
 BUILD_RECORD = "mpi.json"  # CMakeLists.txt writes it
 # A library's name is the folder of its build (scripts/mpi-library checks the same rule).
 LIBRARY_NAME = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9._-]{0,63}$")
