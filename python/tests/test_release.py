@@ -8,6 +8,7 @@ Offline and in well under a minute (data.release)."""
 from __future__ import annotations
 
 import email
+import re
 import subprocess
 import tarfile
 import zipfile
@@ -48,6 +49,17 @@ def test_wheel_metadata_carry_version_licence_and_readme(dist):
         assert "mpimeter/cli/__init__.py" in z.namelist()
         # the default platform of `run --mpi smpi`, a data file beside the code
         assert "mpimeter/platforms/cluster-128.xml" in z.namelist()
+
+
+def test_wheel_metadata_say_where_the_c_core_comes_from(dist):
+    # the package README sends a pip user to the release's source tarball for mpimeter-bench:
+    # the links must be in the metadata, and the homepage the one the Spack recipes name
+    links = dict(link.split(", ", 1) for link in _metadata(dist).get_all("Project-URL") or [])
+    recipe = (REPO / "spack" / "spack_repo" / "mpimeter" / "packages" / "mpimeter" / "package.py").read_text()
+    homepage = re.search(r'^\s*homepage = "([^"]+)"', recipe, re.MULTILINE).group(1)
+    assert links.get("Homepage") == homepage, links
+    assert links.get("Releases") == f"{homepage}/releases", links
+    assert "Releases" in (PACKAGE / "README.md").read_text()
 
 
 def test_sdist_holds_the_licence_and_the_package(dist):
