@@ -143,6 +143,17 @@ def test_the_readme_is_a_five_minute_read():
     assert not any("=>" in line for line in lines[:25])
 
 
+def test_the_readme_says_where_mpimeter_is_before_it_is_first_called():
+    """`make demo` installs `mpimeter` into .venv, which is not on a new user's PATH (this harness
+    puts it there): the README says so, and how, before its first block that calls `mpimeter`."""
+    text = (REPO / "README.md").read_text(encoding="utf-8")
+    first = next(b for b in BLOCKS if b.document == "README.md"
+                 and any(c.split()[0] == "mpimeter" for c in b.commands))
+    before = "\n".join(text.splitlines()[:first.line])
+    assert ".venv/bin/mpimeter" in before and ". .venv/bin/activate" in before, \
+        f"README.md line {first.line} calls mpimeter before saying where it is"
+
+
 def test_every_command_block_of_the_docs_is_run_or_a_listing():
     """A page of docs/ with a command block (no language, sh, bash, shell, console) is one the
     harness runs: a guide page cannot slip out of it; listings say ```text."""
