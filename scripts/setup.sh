@@ -72,7 +72,9 @@ if [ "${MM_WITH_TESTS:-0}" = 1 ]; then
   extras='[test,reframe]'
   stamp=.venv/.mpimeter-installed-tests
 fi
-if [ ! -x .venv/bin/python ]; then
+# A .venv without pip is made again (which adds pip): Debian's `python3 -m venv` without
+# python3-venv stops after bin/python, and the next run would fail on .venv/bin/pip.
+if [ ! -x .venv/bin/python ] || [ ! -x .venv/bin/pip ]; then
   python3 -m venv .venv
 fi
 if [ ! -f "$stamp" ] || [ python/pyproject.toml -nt "$stamp" ] || [ python/constraints.txt -nt "$stamp" ]; then

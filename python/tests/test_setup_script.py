@@ -60,15 +60,19 @@ def _fake_tree(tmp_path: Path) -> None:
         (venv_bin / name).chmod(0o755)
 
 
-def _path_without_papi_tools(tmp_path: Path, uid: int) -> str:
+def _path_without_papi_tools(tmp_path: Path, uid: int, python3: str | None = None) -> str:
     """A PATH with what the script runs but papi_avail, an `id` that says ``uid`` and an apt-get
-    that fails (nothing is installed by the test, also as root)."""
+    that fails (nothing is installed by the test, also as root); ``python3``: a script instead of
+    the interpreter."""
     bin_dir = tmp_path / "bin"
     bin_dir.mkdir()
     for name in ("bash", "dirname", "touch", "mpicc.openmpi", "mpicc.mpich", "cmake", "cc"):
         (bin_dir / name).symlink_to(shutil.which(name))
-    # the interpreter itself (a `python3` on PATH may be a shim that needs more of PATH)
-    (bin_dir / "python3").symlink_to(os.path.realpath(sys.executable))
+    if python3 is None:  # the interpreter itself (a `python3` on PATH may be a shim that needs more of PATH)
+        (bin_dir / "python3").symlink_to(os.path.realpath(sys.executable))
+    else:
+        (bin_dir / "python3").write_text(python3)
+        (bin_dir / "python3").chmod(0o755)
     for name, body in (("id", f"echo {uid}"), ("apt-get", "exit 100")):
         (bin_dir / name).write_text(f"#!/bin/sh\n{body}\n")
         (bin_dir / name).chmod(0o755)
@@ -88,3 +92,21 @@ def test_papi_tools_missing_alone_is_not_said_to_build_without_papi(tmp_path, ui
     said = [line for line in done.stderr.splitlines() if "papi" in line.lower()]
     assert len(said) == 1 and "papi-tools" in said[0] and "libpapi-dev" not in said[0], done.stderr
     assert "built without PAPI" not in said[0] and "papi_avail are skipped" in said[0], said
+
+
+def test_a_venv_left_without_pip_is_made_again(tmp_path):
+    # Debian's `python3 -m venv` without python3-venv stops after bin/python: once the package is
+    # installed, the next `make demo` must make the venv again, not fail on .venv/bin/pip
+    _fake_tree(tmp_path)
+    (tmp_path / ".venv" / "bin" / "pip").unlink()
+    log = tmp_path / "python3.log"
+    fake_python3 = (f'#!/bin/sh\necho "$*" >> {log}\n'
+                    'if [ "$1 $2" = "-m venv" ]; then printf \'#!/bin/sh\\nexit 0\\n\' > "$3/bin/pip"; '
+                    f'{shutil.which("chmod")} +x "$3/bin/pip"; fi\nexit 0\n')
+    env = {k: v for k, v in os.environ.items() if not k.startswith("MM_WITH_")}
+    env["PATH"] = _path_without_papi_tools(tmp_path, 1000, python3=fake_python3)
+    done = subprocess.run(["bash", str(tmp_path / "scripts" / "setup.sh")], capture_output=True,
+                          text=True, timeout=120, env=env, cwd=tmp_path)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "-m venv .venv" in log.read_text()
+    assert "setup: installed the Python package" in done.stdout
