@@ -71,6 +71,8 @@ def test_sdist_holds_the_licence_and_the_package(dist):
         assert {f"{top}/LICENSE", f"{top}/README.md", f"{top}/PKG-INFO",
                 f"{top}/src/mpimeter/__init__.py"} <= names
         assert t.getmember(f"{top}/LICENSE").isfile()  # the file itself, not a dangling link
+        # python/tests need their conftest.py and data/, which setuptools would leave out
+        assert not [n for n in names if n.startswith(f"{top}/tests")], "tests in the sdist"
 
 
 def test_wheel_installs_into_a_fresh_venv_and_runs(dist, tmp_path):

@@ -42,11 +42,10 @@ def build_dist(tmp: Path) -> Path:
     """sdist and wheel built from a copy of python/ (the build writes egg-info beside the
     sources) into ``tmp``/dist."""
     src = tmp / "python"
-    src.mkdir()
-    for name in ("pyproject.toml", "README.md", "LICENSE"):
-        shutil.copy(PACKAGE / name, src / name)  # LICENSE is a link: copied as the file it names
-    shutil.copytree(PACKAGE / "src", src / "src",
-                    ignore=shutil.ignore_patterns("__pycache__", "*.egg-info", "*.pyc"))
+    # the whole folder, as a release builds it (MANIFEST.in decides what the sdist leaves out);
+    # LICENSE is a link: copied as the file it names
+    shutil.copytree(PACKAGE, src, ignore=shutil.ignore_patterns(
+        "__pycache__", "*.egg-info", "*.pyc", ".pytest_cache", ".hypothesis", "build", "dist"))
     out = tmp / "dist"
     # the backend rewrites sys.argv while it builds: the folder is read once, first
     script = ("import sys; from setuptools import build_meta as b; out = sys.argv[1]; "
