@@ -36,12 +36,19 @@ build: setup
 # CMake configures a build again only when what it was configured with changed: the compiler,
 # launcher, library version or the commit (the revision the binary reports); otherwise
 # `cmake --build` alone, which re-runs CMake itself when a CMakeLists.txt or a source glob changed.
+# A build configured for another checkout's sources (this one moved or copied with its build/)
+# would build those and say "built": refused, unless BUILD_DIR is a link (a build shared on purpose).
 .PHONY: build-libs
 build-libs:
 	@: $(check_build_input)
 	@i=0; for cc in $(mpi_compilers); do i=$$((i+1)); \
 	  { read -r lib; read -r mpiexec; read -r version; } <$(BUILD_DIR)/.mpi.$$i; \
 	  dir=$(BUILD_DIR)/$$lib; \
+	  home=$$(sed -n 's/^CMAKE_HOME_DIRECTORY:INTERNAL=//p' $$dir/CMakeCache.txt 2>/dev/null); \
+	  if [ -n "$$home" ] && [ ! -L $(BUILD_DIR) ] && ! [ "$$home" -ef . ]; then \
+	    echo "$$dir was configured for the sources in $$home, not this checkout (moved or copied?)," \
+	         "and would build those: delete it (make clean) and run make build again" >&2; exit 2; \
+	  fi; \
 	  configured="$$cc|$$mpiexec|$$lib|"'$(LAUNCHER)'"|$$version|$$(git rev-parse -q HEAD 2>/dev/null)"; \
 	  if [ ! -f $$dir/CMakeCache.txt ] || [ "$$(cat $$dir.configured 2>/dev/null)" != "$$configured" ]; then \
 	    rm -f $$dir.configured; \

@@ -72,6 +72,17 @@ if [ "${MM_WITH_TESTS:-0}" = 1 ]; then
   extras='[test,reframe]'
   stamp=.venv/.mpimeter-installed-tests
 fi
+# A venv cannot move (its scripts name its interpreter by path, the editable install the sources):
+# one made for another checkout (this one moved or copied with its .venv) would run that one's
+# code. Refused unless .venv is a link (a venv shared on purpose). The stamps name the checkout.
+for made in .venv/.mpimeter-installed .venv/.mpimeter-installed-tests; do
+  made_for=$(head -n 1 "$made" 2>/dev/null || true)
+  if [ -n "$made_for" ] && [ ! -L .venv ] && ! [ "$made_for" -ef . ]; then
+    echo "setup: .venv was made for the checkout in $made_for, not this one (moved or copied?), and" \
+         "would run that one's code: delete it (rm -rf .venv) and run make again" >&2
+    exit 2
+  fi
+done
 # A .venv without pip is made again (which adds pip): Debian's `python3 -m venv` without
 # python3-venv stops after bin/python, and the next run would fail on .venv/bin/pip.
 if [ ! -x .venv/bin/python ] || [ ! -x .venv/bin/pip ]; then
@@ -84,6 +95,6 @@ if [ ! -f "$stamp" ] || [ python/pyproject.toml -nt "$stamp" ] || [ python/const
   pip_started=$SECONDS
   .venv/bin/pip install -q --upgrade pip >/dev/null
   .venv/bin/pip install -q -c python/constraints.txt -e "python$extras"
-  touch "$stamp"
+  printf '%s\n' "$PWD" >"$stamp"
   echo "setup: installed the Python package into .venv in $((SECONDS - pip_started)) s"
 fi

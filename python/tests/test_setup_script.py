@@ -110,3 +110,41 @@ def test_a_venv_left_without_pip_is_made_again(tmp_path):
     assert done.returncode == 0, done.stdout + done.stderr
     assert "-m venv .venv" in log.read_text()
     assert "setup: installed the Python package" in done.stdout
+
+
+def _run_setup(tmp_path: Path) -> subprocess.CompletedProcess:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("MM_WITH_")}
+    return subprocess.run(["bash", str(tmp_path / "scripts" / "setup.sh")], capture_output=True,
+                          text=True, timeout=120, env=env)
+
+
+def test_a_venv_made_for_another_checkout_is_refused_and_a_stamp_names_its_own(tmp_path):
+    # a venv cannot move: one copied or moved with its checkout runs the other checkout's code
+    # (the editable install) or none (its scripts name the old interpreter)
+    tree = tmp_path / "tree"
+    tree.mkdir()
+    _fake_tree(tree)
+    done = _run_setup(tree)
+    assert done.returncode == 0, done.stderr
+    stamp = tree / ".venv" / ".mpimeter-installed"
+    assert Path(stamp.read_text().strip()).samefile(tree)  # names the checkout it was made for
+    stamp.write_text(f"{tmp_path / 'gone'}\n")
+    stamp.touch()  # newer than pyproject.toml: nothing to install, still refused
+    done = _run_setup(tree)
+    assert done.returncode == 2, done.stdout + done.stderr
+    assert f"setup: .venv was made for the checkout in {tmp_path / 'gone'}, not this one" in done.stderr
+    assert "rm -rf .venv" in done.stderr and "installing the Python package" not in done.stdout
+
+
+def test_a_venv_linked_on_purpose_is_not_refused(tmp_path):
+    shared = tmp_path / "shared"
+    shared.mkdir()
+    _fake_tree(shared)
+    (shared / ".venv" / ".mpimeter-installed").write_text(f"{shared}\n")
+    tree = tmp_path / "tree"
+    (tree / "scripts").mkdir(parents=True)
+    shutil.copy(REPO / "scripts" / "setup.sh", tree / "scripts" / "setup.sh")
+    shutil.copytree(shared / "python", tree / "python")
+    (tree / ".venv").symlink_to(shared / ".venv")
+    done = _run_setup(tree)
+    assert done.returncode == 0, done.stdout + done.stderr

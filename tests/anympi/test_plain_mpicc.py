@@ -114,6 +114,22 @@ def test_bad_build_input_is_one_line_and_exit_2(args, message, system_without_mp
     assert not any(p.is_dir() for p in bench.glob("*")), "nothing built"
 
 
+def test_a_build_configured_for_another_checkout_is_refused(system_without_mpi, tmp_path):
+    # a checkout moved or copied with its build/: CMake would build the sources its cache names
+    # (the other checkout's) and make would say "built"
+    library = next(lib for lib, (cc, _) in DEBIAN.items() if shutil.which(cc))
+    path = _path_for(library, system_without_mpi, tmp_path)
+    bench = tmp_path / "build"
+    (bench / library).mkdir(parents=True)
+    (bench / library / "CMakeCache.txt").write_text(f"CMAKE_HOME_DIRECTORY:INTERNAL={tmp_path / 'gone'}\n")
+    r = _make(path, f"BUILD_DIR={bench}", "MPICC=mpicc")
+    assert r.returncode == 2, r.stdout + r.stderr
+    lines = r.stderr.strip().splitlines()
+    assert f"was configured for the sources in {tmp_path / 'gone'}, not this checkout" in lines[0], r.stderr
+    assert "make clean" in lines[0] and "built" not in r.stdout
+    assert sorted(p.name for p in (bench / library).iterdir()) == ["CMakeCache.txt"], "nothing configured"
+
+
 def _module(folder: Path, library: str, *, launcher: bool = True) -> Path:
     """A module's bin folder: plain `mpicc` (and `mpiexec`) of one library."""
     folder.mkdir(parents=True)
