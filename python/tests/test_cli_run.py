@@ -332,3 +332,13 @@ def test_sigterm_during_the_analysis_stops_it_and_exits_130(fake_env):
     assert json.loads((out / "campaign.json").read_text())["status"] == "complete"
     assert not (out / "report.html").exists()
     assert done.stderr.splitlines()[-1].split() == ["loaded:"], done.stderr
+
+
+def test_without_a_binary_the_help_says_where_it_looked_and_both_ways_to_point_at_one(tmp_path, monkeypatch):
+    # a package installed outside a checkout has no `make build` of its own: --help names the
+    # folder it looked in and $MPIMETER_BENCH_DIR besides --bench-dir, as the errors do
+    monkeypatch.setenv("MPIMETER_BENCH_DIR", str(tmp_path))
+    result = cli(["--help"])
+    text = "".join(result.output.split())  # as wrapped: a long path may break at a hyphen
+    assert result.exit_code == 0
+    assert f"Nompimeter-benchwasfoundunder{tmp_path}(" in text and "$MPIMETER_BENCH_DIR)" in text, text

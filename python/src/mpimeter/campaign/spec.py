@@ -19,6 +19,7 @@ from mpimeter.campaign.plan import PlanError
 from mpimeter.campaign.runner import new_state
 from mpimeter.campaign.state import RESERVED_BENCH_FLAGS
 from mpimeter.io import slurm
+from mpimeter.io.bench_binaries import NO_BENCH_ADVICE
 from mpimeter.io.pgmpi_format import CONFIG_ENV, LIBRARY
 
 
@@ -137,8 +138,7 @@ def prepare(request: CampaignRequest) -> st.CampaignState:
         found_under = str(bench_dir)
         if not mpis:
             raise PlanError(f"no MPI library found: no <lib>/bin/mpimeter-bench under {bench_dir} "
-                            "with its launcher on PATH (run `make build`, or give "
-                            f"--bench-dir / ${launcher.BENCH_DIR_ENV})")
+                            f"with its launcher on PATH ({NO_BENCH_ADVICE})")
     simulation = _simulation_record(request, list(mpis), nps)
     variants = [plan.parse_variant(v) for v in request.variants]
     wanted = _algorithms.parse_request(request.algorithms)

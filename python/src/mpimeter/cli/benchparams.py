@@ -18,7 +18,7 @@ import click
 
 from mpimeter.campaign import describe as _describe
 from mpimeter.campaign import launcher as _launcher
-from mpimeter.io.bench_binaries import is_executable_file
+from mpimeter.io.bench_binaries import NO_BENCH_ADVICE, is_executable_file
 
 BENCH_MARK = "[bench]"
 
@@ -145,14 +145,14 @@ class DescribedCommand(click.Command):
                 exc.option_name, ctx=ctx,
                 message=f"{exc.option_name} is not an option of mpimeter {ctx.info_name} itself; those passed on to mpimeter-bench "
                         f"{BENCH_MARK} come from its --describe, and no binary answered under {self._bench_dir} "
-                        "(build it with `make build`, or give --bench-dir / $MPIMETER_BENCH_DIR)") from None
+                        f"({NO_BENCH_ADVICE})") from None
 
     def format_help_text(self, ctx, formatter):
         super().format_help_text(ctx, formatter)
         if self.description is None:
             formatter.write_paragraph()
-            formatter.write_text("No mpimeter-bench was found (build it with `make build`, or give "
-                                 "--bench-dir): its options are not listed here.")
+            formatter.write_text(f"No mpimeter-bench was found under {self._bench_dir} ({NO_BENCH_ADVICE}): "
+                                 "its options are not listed here.")
 
     def format_options(self, ctx, formatter):
         """Two groups: the command's own options, then those it passes on to mpimeter-bench

@@ -17,6 +17,7 @@ from mpimeter.cli.campaign_run import (EXIT_FAILED_LAUNCHES, EXIT_INTERRUPTED, c
                                        make_request, resume_command, stop_signals_as_interrupt)
 from mpimeter.cli.output import exits_on_errors, fail  # "mpimeter <command>: error: ...", exit 2
 from mpimeter.cli.suite_option import check_conflicts, loaded_suite, suite_option
+from mpimeter.io.bench_binaries import NO_BENCH_ADVICE
 
 # What only running a campaign needs (planning, campaign.json, the runner, the analysis after it)
 # is imported in `command`, not here: `mpimeter run --help` answers without it.
@@ -130,7 +131,7 @@ def command(ctx: click.Context, np, launches, mpi, variants, launcher, bench_dir
         if guidelines:  # both sides of every guideline, before the campaign is planned
             if ctx.command.description is None:
                 fail("run", "--guidelines reads the mock-ups from mpimeter-bench --describe: no binary found "
-                            "(build it with `make build`, or give --bench-dir)")
+                            f"({NO_BENCH_ADVICE})")
             bench_values["ops"] = guideline_plan.ops_with_mockups(
                 ctx.command.description.operations, bench_values.get("ops"))
         request = make_request(np=np, launches=launches, mpi=mpi, variants=variants,

@@ -21,6 +21,7 @@ from typing import Any
 import click
 
 from mpimeter.cli.group import OneLineUsageError
+from mpimeter.io.bench_binaries import NO_BENCH_ADVICE
 
 # What only the command line may give: where the campaign goes, what runs it, this session's own
 # choices, and the suite itself.
@@ -79,7 +80,7 @@ def load_suite(ctx: click.Context, param: click.Parameter, value: Path | None):
 
     if getattr(ctx.command, "description", None) is None:  # the options a suite may set are the binary's
         raise OneLineUsageError("--suite: the options of mpimeter-bench come from its --describe, and no binary was "
-                                "found (build it with `make build`, or give --bench-dir)", ctx.info_name or "run")
+                                f"found ({NO_BENCH_ADVICE})", ctx.info_name or "run")
     params = _options(ctx.command)
     kinds = {key: _suite.OptionKind(flag=p.is_flag, multiple=p.multiple) for key, p in params.items()}
     try:
