@@ -84,9 +84,12 @@ for made in .venv/.mpimeter-installed .venv/.mpimeter-installed-tests; do
   fi
 done
 # A .venv without pip is made again (which adds pip): Debian's `python3 -m venv` without
-# python3-venv stops after bin/python, and the next run would fail on .venv/bin/pip.
+# python3-venv stops after bin/python, and the next run would fail on .venv/bin/pip. So is one
+# whose interpreter is gone (a Python upgrade): its package is then installed again, as the new
+# interpreter has none (the stamps said it was there).
 if [ ! -x .venv/bin/python ] || [ ! -x .venv/bin/pip ]; then
   python3 -m venv .venv
+  rm -f .venv/.mpimeter-installed .venv/.mpimeter-installed-tests
 fi
 if [ ! -f "$stamp" ] || [ python/pyproject.toml -nt "$stamp" ] || [ python/constraints.txt -nt "$stamp" ]; then
   # A line before and after: the first install downloads numpy, pandas, scipy, ... for minutes.

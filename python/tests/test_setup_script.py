@@ -66,7 +66,7 @@ def _path_without_papi_tools(tmp_path: Path, uid: int, python3: str | None = Non
     the interpreter."""
     bin_dir = tmp_path / "bin"
     bin_dir.mkdir()
-    for name in ("bash", "dirname", "touch", "mpicc.openmpi", "mpicc.mpich", "cmake", "cc"):
+    for name in ("bash", "dirname", "touch", "rm", "head", "mpicc.openmpi", "mpicc.mpich", "cmake", "cc"):
         (bin_dir / name).symlink_to(shutil.which(name))
     if python3 is None:  # the interpreter itself (a `python3` on PATH may be a shim that needs more of PATH)
         (bin_dir / "python3").symlink_to(os.path.realpath(sys.executable))
@@ -148,3 +148,19 @@ def test_a_venv_linked_on_purpose_is_not_refused(tmp_path):
     (tree / ".venv").symlink_to(shared / ".venv")
     done = _run_setup(tree)
     assert done.returncode == 0, done.stdout + done.stderr
+
+
+def test_a_venv_made_again_gets_its_package_again(tmp_path):
+    # the interpreter of .venv gone (a Python upgrade removed it): the venv is made again with
+    # the new one, which has no mpimeter, so the stamp left from before must not skip the install
+    _fake_tree(tmp_path)
+    (tmp_path / ".venv" / "bin" / "python").unlink()
+    (tmp_path / ".venv" / ".mpimeter-installed").write_text(f"{tmp_path}\n")
+    fake_python3 = (f'#!/bin/sh\nif [ "$1 $2" = "-m venv" ]; then printf \'#!/bin/sh\\nexit 0\\n\' > "$3/bin/python"; '
+                    f'{shutil.which("chmod")} +x "$3/bin/python"; fi\nexit 0\n')
+    env = {k: v for k, v in os.environ.items() if not k.startswith("MM_WITH_")}
+    env["PATH"] = _path_without_papi_tools(tmp_path, 1000, python3=fake_python3)
+    done = subprocess.run(["bash", str(tmp_path / "scripts" / "setup.sh")], capture_output=True,
+                          text=True, timeout=120, env=env, cwd=tmp_path)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "setup: installed the Python package" in done.stdout, done.stdout
