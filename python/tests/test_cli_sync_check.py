@@ -122,6 +122,17 @@ def test_valid_input_reaches_the_launcher_as_checked(recording_launcher):
         assert args[args.index(flag) + 1] == value
 
 
+def test_no_binary_says_both_ways_to_point_at_one(tmp_path):
+    # A package installed outside a checkout has no `make build` of its own: the advice names
+    # --bench-dir and $MPIMETER_BENCH_DIR (as `mpimeter run` does), and --help says the env default
+    r = CliRunner().invoke(main, ["sync-check"], env={"MPIMETER_BENCH_DIR": str(tmp_path)})
+    assert r.exit_code == 2 and not r.stdout
+    assert r.stderr.startswith(f"mpimeter sync-check: error: no mpimeter-bench under {tmp_path} ")
+    assert "--bench-dir" in r.stderr and "$MPIMETER_BENCH_DIR" in r.stderr and r.stderr.count("\n") == 1
+    helped = CliRunner().invoke(main, ["sync-check", "--help"], env={"MPIMETER_BENCH_DIR": str(tmp_path)})
+    assert helped.exit_code == 0 and "$MPIMETER_BENCH_DIR" in " ".join(helped.stdout.split())
+
+
 # --- what the bench refuses anyway: its one line, not mpirun's abort block -------------------
 
 FAKE_BENCH = """#!/bin/sh
@@ -225,14 +236,3 @@ def test_ranks_started_as_separate_one_rank_jobs_are_said_so_not_blamed_on_np(tm
     assert r.exit_code == 1, r.stderr
     assert "ran as separate 1-rank MPI jobs" in r.stderr and "SLURM_MPI_TYPE" in r.stderr
     assert r.stderr.count("\n") == 1
-
-
-def test_no_binary_says_both_ways_to_point_at_one(tmp_path):
-    # A package installed outside a checkout has no `make build` of its own: the advice names
-    # --bench-dir and $MPIMETER_BENCH_DIR (as `mpimeter run` does), and --help says the env default
-    r = CliRunner().invoke(main, ["sync-check"], env={"MPIMETER_BENCH_DIR": str(tmp_path)})
-    assert r.exit_code == 2 and not r.stdout
-    assert r.stderr.startswith(f"mpimeter sync-check: error: no mpimeter-bench under {tmp_path} ")
-    assert "--bench-dir" in r.stderr and "$MPIMETER_BENCH_DIR" in r.stderr and r.stderr.count("\n") == 1
-    helped = CliRunner().invoke(main, ["sync-check", "--help"], env={"MPIMETER_BENCH_DIR": str(tmp_path)})
-    assert helped.exit_code == 0 and "$MPIMETER_BENCH_DIR" in " ".join(helped.stdout.split())
