@@ -47,7 +47,7 @@ build-libs:
 	  home=$$(sed -n 's/^CMAKE_HOME_DIRECTORY:INTERNAL=//p' $$dir/CMakeCache.txt 2>/dev/null); \
 	  if [ -n "$$home" ] && [ ! -L $(BUILD_DIR) ] && ! [ "$$home" -ef . ]; then \
 	    echo "$$dir was configured for the sources in $$home, not this checkout (moved or copied?)," \
-	         "and would build those: delete it (make clean) and run make build again" >&2; exit 2; \
+	         "and would build those: delete it (rm -rf $$dir) and run make build again" >&2; exit 2; \
 	  fi; \
 	  configured="$$cc|$$mpiexec|$$lib|"'$(LAUNCHER)'"|$$version|$$(git rev-parse -q HEAD 2>/dev/null)"; \
 	  if [ ! -f $$dir/CMakeCache.txt ] || [ "$$(cat $$dir.configured 2>/dev/null)" != "$$configured" ]; then \

@@ -126,7 +126,7 @@ def test_a_build_configured_for_another_checkout_is_refused(system_without_mpi, 
     assert r.returncode == 2, r.stdout + r.stderr
     lines = r.stderr.strip().splitlines()
     assert f"was configured for the sources in {tmp_path / 'gone'}, not this checkout" in lines[0], r.stderr
-    assert "make clean" in lines[0] and "built" not in r.stdout
+    assert f"rm -rf {bench / library}" in lines[0] and "built" not in r.stdout
     assert sorted(p.name for p in (bench / library).iterdir()) == ["CMakeCache.txt"], "nothing configured"
 
 
