@@ -142,3 +142,28 @@ def test_trials_of_two_libraries_are_said_to_differ(tmp_path):
     assert [d.split(" (")[0] for d in out["settings_differ"]] == ["mpi"]
     (said,) = out["settings_differ"]
     assert "Open MPI v4.1.4 (synthetic)" in said and "MPICH Version: 4.0.2" in said
+
+
+def test_trials_of_several_process_counts_get_a_row_per_p(tmp_path):
+    # `reproducibility` of two `run --np 2,4` trials pooled p = 2 and p = 4 into one mean per
+    # (op, size): a trial with fewer p = 4 launches read as 1.7× faster than one with more,
+    # though every test took the same time in both; `analyze` has a row per p
+    from test_analysis_multip import _lognormal, np_campaign
+
+    def time_of(p, index):
+        return _lognormal(lambda op, size: 100.0 if p == 2 else 1000.0)
+
+    np_campaign(tmp_path / "t0", {2: 3, 4: 3}, time_of, seed=1)
+    np_campaign(tmp_path / "t1", {2: 3, 4: 1}, time_of, seed=2)
+    result = CliRunner().invoke(main, ["reproducibility", str(tmp_path / "t0"), str(tmp_path / "t1"),
+                                       "--format", "json"])
+    assert result.exit_code == 0, result.output
+    rows = json.loads(result.stdout)["rows"]
+    assert [(r["size"], r["nprocs"]) for r in rows] == [(8, 2), (8, 4), (1024, 2), (1024, 4)]
+    for r in rows:
+        assert r["spread"] < 1.1, r  # the same times at each p in both trials
+        assert 0.9 < min(r["means_ns"]) / (100.0 if r["nprocs"] == 2 else 1000.0) < 1.1
+    table = CliRunner().invoke(main, ["reproducibility", str(tmp_path / "t0"), str(tmp_path / "t1")],
+                               env={"COLUMNS": "160"})
+    assert table.exit_code == 0, table.output
+    assert any(" size " in line and " p " in line for line in table.output.splitlines()), table.output

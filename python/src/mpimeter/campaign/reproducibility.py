@@ -28,6 +28,9 @@ if TYPE_CHECKING:
 # without them, and one interrupted while a trial runs ends without importing them
 
 MEDIAN_COLUMNS = ["alternative", "launch", "op", "size", "median_ns"]
+# What else tells one row of `analyze` from another (its p, root, number of work pieces; -1: none):
+# a trial of `run --np 2,4` has a row per p, and a mean over both p is the mean of no test.
+WHERE_COLUMNS = ["nprocs", "root", "workpieces"]
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -36,13 +39,16 @@ class SpreadRow:
     op: str
     size: int
     trials: int
+    nprocs: int | None = None  # the row's p, root and work pieces, as `analyze` keys its rows
+    root: int | None = None
+    workpieces: int | None = None
     means_ns: tuple[float, ...]  # per trial: mean of per-launch medians
     normalized: tuple[float, ...]  # per trial: mean / smallest mean
     spread: float  # max normalized = largest / smallest trial
 
     def to_dict(self) -> dict:
-        return {"alternative": self.alternative, "op": self.op, "size": self.size,
-                "trials": self.trials, "means_ns": list(self.means_ns),
+        return {"alternative": self.alternative, "op": self.op, "size": self.size, "nprocs": self.nprocs,
+                "root": self.root, "workpieces": self.workpieces, "trials": self.trials, "means_ns": list(self.means_ns),
                 "normalized": list(self.normalized), "spread": self.spread}
 
 
@@ -71,9 +77,10 @@ def load_trial(campaign_dir: Path) -> Trial:
     campaign_dir = Path(campaign_dir)
     campaign = analysis.load_campaign(campaign_dir, name=single_alternative_name(campaign_dir), store=False)
     result = analysis.analyze(campaign)
-    rows = [(s.alternative, s.launch, s.op, s.size, s.median_ns)
+    rows = [(s.alternative, s.launch, s.op, s.size, s.median_ns, row.nprocs or -1,
+             -1 if row.root is None else row.root, -1 if row.workpieces is None else row.workpieces)
             for row in result.rows for s in row.per_launch]
-    return Trial(campaign_dir, pd.DataFrame(rows, columns=MEDIAN_COLUMNS), "mpimeter.analysis",
+    return Trial(campaign_dir, pd.DataFrame(rows, columns=MEDIAN_COLUMNS + WHERE_COLUMNS), "mpimeter.analysis",
                  alternative_settings(campaign, every=True))
 
 
@@ -108,23 +115,29 @@ def single_alternative_name(campaign_dir: Path) -> str:
 
 
 def spread_table(trial_medians: list[pd.DataFrame]) -> list[SpreadRow]:
-    """Per (alternative, op, size) present in every trial: each trial's mean of per-launch
-    medians, normalized by the smallest; spread = the largest normalized value."""
+    """Per (alternative, op, size — and p, root, work pieces where the medians have them, as
+    `analyze` keys its rows) present in every trial: each trial's mean of per-launch medians,
+    normalized by the smallest; spread = the largest normalized value."""
     import pandas as pd
 
     if len(trial_medians) < 2:
         raise ValueError("reproducibility needs at least 2 trials")
+    key = ["alternative", "op", "size"]
+    where = [c for c in WHERE_COLUMNS if all(c in m.columns for m in trial_medians)]
     means = []
     for trial, medians in enumerate(trial_medians):
-        m = medians.groupby(["alternative", "op", "size"])["median_ns"].mean().rename(trial)
+        m = medians.groupby(key + where)["median_ns"].mean().rename(trial)
         means.append(m)
     table = pd.concat(means, axis=1).dropna()
     rows = []
-    for (alternative, op, size), values in table.iterrows():
+    for index, values in table.iterrows():
+        named = dict(zip(key + where, index))
+        at = {c: (None if int(named[c]) < 0 else int(named[c])) for c in where}
         v = [float(x) for x in values]
         low = min(v)
         norm = tuple(x / low for x in v) if low > 0 else tuple(float("nan") for _ in v)
-        rows.append(SpreadRow(alternative=str(alternative), op=str(op), size=int(size), trials=len(v),
-                              means_ns=tuple(v), normalized=norm, spread=max(norm)))
-    rows.sort(key=lambda r: (r.alternative, r.op, r.size))
+        rows.append(SpreadRow(alternative=str(named["alternative"]), op=str(named["op"]), size=int(named["size"]),
+                              trials=len(v), **at, means_ns=tuple(v), normalized=norm, spread=max(norm)))
+    rows.sort(key=lambda r: (r.alternative, r.op, r.size, r.nprocs or 0, -1 if r.root is None else r.root,
+                             r.workpieces or 0))
     return rows

@@ -40,8 +40,9 @@ RESULT_FILE = "reproducibility.json"
 @exits_on_errors(COMMAND)
 def command(ctx: click.Context, campaigns, trials, out, fmt, np, launches, mpi, variants, launcher,
             bench_dir, seed, launch_timeout, retries, bench_extra, **bench_values) -> None:
-    """Per (op, size): each trial's mean of per-launch medians divided by the smallest trial's
-    (Fig. 12's normalized run time); the spread is the largest of these (1.00 = identical trials).
+    """Per (op, size) — and p, root, work pieces where trials measured several — each trial's
+    mean of per-launch medians divided by the smallest trial's (Fig. 12's normalized run time);
+    the spread is the largest of these (1.00 = identical trials).
 
     Either give two or more existing campaign folders (CAMPAIGNS), or --trials T and the campaign
     options of `mpimeter run` to run T campaigns one after the other. An interrupted trial can be
@@ -165,10 +166,11 @@ def _print(rows: list[rp.SpreadRow], fmt: str, result: dict, source: str) -> Non
         click.echo(json.dumps(result, indent=1))
         return
     if fmt == "csv":
-        click.echo("alternative,op,size,trials,spread,normalized")
+        click.echo("alternative,op,size,nprocs,root,workpieces,trials,spread,normalized")
         for r in rows:
             norm = " ".join(f"{x:.4f}" for x in r.normalized)
-            click.echo(f"{r.alternative},{r.op},{r.size},{r.trials},{r.spread:.4f},{norm}")
+            where = ",".join("" if v is None else str(v) for v in (r.nprocs, r.root, r.workpieces))
+            click.echo(f"{r.alternative},{r.op},{r.size},{where},{r.trials},{r.spread:.4f},{norm}")
         return
     from rich.console import Console
     from rich.table import Table
@@ -178,16 +180,31 @@ def _print(rows: list[rp.SpreadRow], fmt: str, result: dict, source: str) -> Non
     several = len({r.alternative for r in rows}) > 1
     if several:
         table.add_column("alternative")
-    for name in ("op", "size", "trials", "smallest mean", "spread (max/min)", "normalized, sorted"):
+    # a row per p, root and number of work pieces, as `analyze` has: the columns that tell them apart
+    where = [(name, attr) for name, attr in (("p", "nprocs"), ("root", "root"), ("workpieces", "workpieces"))
+             if _tells_apart(rows, attr)]
+    for name in ("op", "size", *(n for n, _ in where), "trials", "smallest mean", "spread (max/min)",
+                 "normalized, sorted"):
         table.add_column(name, justify="left" if name == "op" else "right")
     for r in rows:
-        cells = [r.op, str(r.size), str(r.trials), f"{min(r.means_ns) / 1000:.2f} µs",
+        cells = [r.op, str(r.size), *("–" if getattr(r, a) is None else str(getattr(r, a)) for _, a in where),
+                 str(r.trials), f"{min(r.means_ns) / 1000:.2f} µs",
                  f"{r.spread:.3f} (+{(r.spread - 1) * 100:.1f} %)",
                  " ".join(f"{x:.3f}" for x in sorted(r.normalized))]
         table.add_row(*([r.alternative] if several else []), *cells)
     console = Console()
     console.print(table)
     console.print(f"per-launch medians from {source}")
+
+
+def _tells_apart(rows: list[rp.SpreadRow], attr: str) -> bool:
+    """Whether two rows differ in ``attr`` alone (one test at two p, or two roots): only then is
+    it a column (a root of bcast beside none of allreduce tells nothing apart)."""
+    others = [a for a in ("nprocs", "root", "workpieces") if a != attr]
+    groups: dict[tuple, set] = {}
+    for r in rows:
+        groups.setdefault((r.alternative, r.op, r.size, *(getattr(r, a) for a in others)), set()).add(getattr(r, attr))
+    return any(len(values) > 1 for values in groups.values())
 
 
 def _option_name(ctx: click.Context, param_name: str) -> str:
