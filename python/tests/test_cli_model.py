@@ -71,3 +71,22 @@ def test_one_launch_is_not_checked_never_none(tmp_path):
     assert row["unchecked_sizes"] and row["missed_sizes"] == [s["size"] for s in row["sizes"] if s["missed"]]
     r = invoke(one)
     assert r.exit_code == 0 and "not checked" in r.stdout and "no interval" in r.stdout
+
+
+def test_models_in_p_alone_print_no_empty_size_table(tmp_path):
+    # `run --np 2,3,4 --sizes 8,1024`: no p has the 3 sizes of a model in m, the model in m and p
+    # is made; the table of size models was printed empty, its footer saying "the error exceeds
+    # 0 %" (the largest threshold of no row) beside --max-error's 20 %
+    from test_analysis_multip import _lognormal, np_campaign
+
+    def time_of(p, index):
+        return _lognormal(lambda op, size: 200.0 * (p - 1) + 0.5 * size)
+
+    three = np_campaign(tmp_path / "three", {2: 3, 3: 3, 4: 3}, time_of, seed=4)
+    r = invoke(three)
+    assert r.exit_code == 0, r.output
+    assert "models in m and p" in r.stdout and "not modelled: openmpi bcast p=2: 2 size(s)" in r.stdout
+    assert "exceeds 0 %" not in r.stdout and "Hockney" not in r.stdout
+    two = np_campaign(tmp_path / "two", {2: 3, 4: 3}, time_of, seed=5)
+    r = invoke(two)  # nothing to model: the reason in p is named beside the reasons in m
+    assert r.exit_code == 2 and "openmpi bcast in p: 2 process counts; a model in p needs at least 3" in r.stderr

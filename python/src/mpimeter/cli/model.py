@@ -53,6 +53,10 @@ def print_models(result, title: str) -> None:
     from mpimeter.stats.costmodel import INTERVALS  # numpy, scipy: not before the command line is parsed
 
     con = console()
+    if not result.rows:  # only models in p (every p has too few sizes): no empty table, no footer of none
+        for alt, op, why in result.skipped:
+            con.print(f"not modelled: {alt} {op}: {why}")
+        return
     pct = f"{100 * result.confidence:g} %"
     t = Table(title=f"mpimeter model {title}", title_justify="left")
     show_p = len({r.nprocs for r in result.rows}) > 1
@@ -149,7 +153,8 @@ def command(paths: tuple[str, ...], fmt: str, max_breakpoints: int, min_sizes: i
         models = fit_models(res, max_breakpoints=max_breakpoints, min_sizes=min_sizes, error_threshold=max_error)
         in_p, in_p_skipped = fit_scaling_models(res, error_threshold=max_error)
         if not models.rows and not in_p:
-            why = "; ".join(f"{a} {o}: {w}" for a, o, w in models.skipped)
+            why = "; ".join([f"{a} {o}: {w}" for a, o, w in models.skipped]
+                            + [f"{a} {o} in p: {w}" for a, o, w in in_p_skipped])
             raise analysis.AnalysisError(f"{' '.join(paths)}: no operation can be modelled ({why})")
         if fmt == "json":
             write_json(dict(models.to_dict(), command="model", paths=list(paths),
