@@ -90,6 +90,23 @@ def test_the_rank_durations_of_one_p_whatever_the_result_holds(campaigns, whole)
     assert expected.ranks.ranks.tolist() == [0, 1, 2, 3]
 
 
+def test_a_fingerprint_at_one_p_describes_the_launches_of_that_p(campaigns, whole):
+    # `fingerprint --np 4` of a `run --np 2,4` campaign said "1 node × 2 ranks per node", "launches
+    # 6", the residual "worst of 6 launches" and the clock "… 12 launches" above 3 launches at p = 4
+    from mpimeter.report.html_report import _fingerprint_jobs
+
+    result = whole["nplist"]
+    for p in (2, 4):
+        data = fingerprint_data(result, "bcast", 8, nprocs=p)
+        lines = dict(data.facts.lines)
+        assert data.launches == 3 and f"× {p} ranks per node" in data.facts.layout, data.facts
+        assert lines["ranks"] == data.facts.layout and lines["launches"].startswith("3: ")
+        assert "(worst of 3 launches)" in lines["sync residual"] and data.clock_note.endswith(": 3 launches")
+    drawn = _fingerprint_jobs(result, ["openmpi"], ["openmpi"])  # the report's fingerprints alike
+    assert {(d.nprocs, d.facts.layout) for d in drawn} == {(2, "1 node × 2 ranks per node"),
+                                                         (4, "1 node × 4 ranks per node")}
+
+
 @pytest.fixture
 def warmup_rules(monkeypatch):
     """The warm-up rule each launch and test is analysed with, in the order analysed."""

@@ -12,7 +12,7 @@ across ranks Friedman's test on per-launch rank medians (Hoefler & Belli 2015 §
 from __future__ import annotations
 
 import math
-from collections.abc import Collection
+from collections.abc import Collection, Iterable
 from dataclasses import replace
 
 import numpy as np
@@ -152,12 +152,13 @@ def analyze(
         allocations, {alt: sum(r.alternative == alt for r in rows) for alt in campaign.alternatives})
     if spread.warning is not None:
         warnings.append(spread.warning)
-    note = _clock_note(campaign, used_clock) + _imported.clock_note(campaign) + (f"; {spread.note}" if spread.note else "")
+    tail = _imported.clock_note(campaign) + (f"; {spread.note}" if spread.note else "")
+    note = clocks_note(used_clock.values()) + tail
     nbc_reps = _with_ranks(reduced.nbc_reps, infos)
     counters = _counters.analyze_counters(campaign, repetitions, rows)  # None: no launch read counters
     warnings += counters.warnings if counters is not None else ()
     result = AnalysisResult(campaign=campaign, settings=settings, rows=tuple(rows), repetitions=repetitions,
-                            rank_tests=tuple(rank_tests), warnings=group_warnings(warnings), clock_note=note,
+                            rank_tests=tuple(rank_tests), warnings=group_warnings(warnings), clock_note=note, clock_note_tail=tail,
                             launch_effects=tuple(effects), nbc_rows=_nbc.nbc_rows(campaign, confidence, nbc_reps),
                             nbc_repetitions=nbc_reps, counters=counters, states=states, allocations=allocations)
     if not _scaling.varies(rows):
@@ -248,15 +249,17 @@ def _launch_clock(li: LaunchInfo, clock: str, warnings: list[AnalysisWarning]) -
     return "local"
 
 
-def _clock_note(campaign: Campaign, used: dict[tuple[str, int], str]) -> str:
+def clocks_note(clocks: Iterable[str]) -> str:
+    """The clocks the launches were analyzed with, in words, with how many launches each (one
+    value per launch: ``global-online``, ``global-resync``, ``local``)."""
     counts: dict[str, int] = {}
-    for c in used.values():
+    for c in clocks:
         counts[c] = counts.get(c, 0) + 1
     words = {"global-resync": "global clock recomputed after the fact from the re-syncs in sync.csv "
                               "(piecewise-linear per rank between sync points)",
              "global-online": "global clock as measured online (gstart_ns/gend_ns)",
              "local": "local clock (max over ranks of end − start)"}
-    parts = [f"{words[c]}: {n} launch{'es' if n != 1 else ''}" for c, n in sorted(counts.items())]
+    parts = [f"{words.get(c, c)}: {n} launch{'es' if n != 1 else ''}" for c, n in sorted(counts.items())]
     return "run time per repetition from the " + "; ".join(parts) if parts else "no launches"
 
 

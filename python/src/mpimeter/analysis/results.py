@@ -206,6 +206,9 @@ class AnalysisResult:
     rank_tests: tuple[RankTest, ...]
     warnings: tuple[AnalysisWarning, ...]
     clock_note: str
+    # what the clock note says after the launches' clocks (imported launches, the start-spread
+    # check): a note of some launches (a fingerprint's) is clocks_note(theirs) + this
+    clock_note_tail: str = ""
     launch_effects: tuple = ()  # analysis.launch_effects.LaunchEffect: clusters of launch medians
     nbc_rows: tuple = ()  # analysis.nbc.NbcRow: overhead and overlap of nonblocking collectives
     # analysis.nbc.per_repetition: one row per valid repetition of the nonblocking tests

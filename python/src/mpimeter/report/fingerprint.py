@@ -30,6 +30,7 @@ import numpy as np
 
 from mpimeter.analysis import scaling as _scaling
 from mpimeter.analysis.fingerprint import select_test
+from mpimeter.analysis.pipeline import clocks_note
 from mpimeter.analysis.results import time_quantity
 from mpimeter.analysis.strata import row_state_text
 from mpimeter.report import figures as fg
@@ -117,7 +118,7 @@ def fingerprint_data(result, op: str, size: int, alternative: str | None = None,
     summary = summarize(run_times[kept])
     warmup_dropped = sum(s.n_warmup_dropped for s in row.per_launch)
     if facts is None:
-        facts = campaign_facts(result.campaign.launches_of(alternative))
+        facts = test_facts(result, row)
     ci = format_interval(row.median_ci_low_ns, row.median_ci_high_ns) + (
         " (too few launches)" if row.median_ci_low_ns is None else f" {row.confidence:.0%} CI")
     if rank_durations is None:
@@ -139,7 +140,7 @@ def fingerprint_data(result, op: str, size: int, alternative: str | None = None,
         positions=positions, launch_starts=starts, span=span,
         ranks=_rank_data(result, rank_durations, alternative, op, size,
                          left_out=sel[sel["category"].isin(["first", "outlier"])], nprocs=row.nprocs),
-        clock_note=result.clock_note, quantity=time_quantity(row.one_way), per_state=row_state_text(row),
+        clock_note=clocks_note(s.clock for s in row.per_launch) + result.clock_note_tail, quantity=time_quantity(row.one_way), per_state=row_state_text(row),
         nprocs=row.nprocs, root=row.root, workpieces=row.workpieces,
     )
 
@@ -281,6 +282,14 @@ def _category_legend(fig, data: FingerprintData, *, y: float) -> None:
     fig.legend(handles, labels, loc="upper right", bbox_to_anchor=(0.985, y), ncols=4,
                title="categories (Roth §4.5), repetitions per category", title_fontsize=8.5,
                fontsize=8.5, frameon=False, handletextpad=0.3, columnspacing=1.0)
+
+
+def test_facts(result, row) -> LaunchFacts:
+    """The facts of the launches that measured ``row``'s test: with --np LIST each launch runs
+    one p, and the alternative's other launches (another p, their layout and residuals) are not
+    of this test."""
+    mine = {s.launch for s in row.per_launch}
+    return campaign_facts([li for li in result.campaign.launches_of(row.alternative) if li.index in mine])
 
 
 def fingerprint_figure(result, op: str, size: int, alternative: str | None = None, *,

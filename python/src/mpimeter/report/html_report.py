@@ -39,12 +39,12 @@ from mpimeter.atomic import write_atomic
 from mpimeter.report import counters as _counters
 from mpimeter.report import figures as fg
 from mpimeter.report import html as h
-from mpimeter.report.fingerprint import FingerprintData, fingerprint_data
+from mpimeter.report.fingerprint import FingerprintData, fingerprint_data, test_facts
 from mpimeter.report.fingerprint_svg import fingerprint_svg
 from mpimeter.report.guidelines import guidelines_section
 from mpimeter.report.opcomparisons import opcomparisons_section
 from mpimeter.report.tuning import tuning_section
-from mpimeter.report.metadata import campaign_facts
+from mpimeter.report.metadata import LaunchFacts, campaign_facts
 from mpimeter.report.allocations import allocations_html
 from mpimeter.report.states import states_html
 from mpimeter.report.models_bounds import models_bounds_section
@@ -171,13 +171,19 @@ def _fingerprint_jobs(result, drawn: list[str], alts: list[str]) -> list[Fingerp
                                        "kept", "run_time_ns", "category", "nprocs", "root", "workpieces"))
     ranks = _split(result.rank_durations(), ("alternative", "op", "size", "launch", "rank", "rep",
                                              "duration_ns", "valid"))
-    facts = {alt: campaign_facts(result.campaign.launches_of(alt)) for alt in drawn}
-    order = sorted((r for r in result.rows if r.alternative in facts),
+    facts: dict[tuple, LaunchFacts] = {}  # per alternative and set of launches (one p each, --np LIST)
+    for row in result.rows:
+        if row.alternative in drawn:
+            key = (row.alternative, frozenset(s.launch for s in row.per_launch))
+            if key not in facts:
+                facts[key] = test_facts(result, row)
+    order = sorted((r for r in result.rows if r.alternative in drawn),
                    key=lambda r: (r.op, r.size, alts.index(r.alternative)))
     return [fingerprint_data(result, row.op, row.size, row.alternative,
                              repetitions=reps(row.alternative, row.op, row.size),
                              rank_durations=ranks(row.alternative, row.op, row.size),
-                             facts=facts[row.alternative], nprocs=row.nprocs, root=row.root,
+                             facts=facts[row.alternative, frozenset(s.launch for s in row.per_launch)],
+                             nprocs=row.nprocs, root=row.root,
                              workpieces=row.workpieces)
             for row in order]
 
