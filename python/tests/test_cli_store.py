@@ -185,3 +185,44 @@ def test_bad_command_lines(store, campaigns):
     one_error_line(invoke("store", "add", campaigns[1], "--store", store, "--machine", "bad\nname"), "store add",
                    "--machine")
     one_error_line(invoke("store", "add", "/nonexistent/campaign", "--store", store), "store add", "/nonexistent")
+
+
+def test_a_campaign_left_unchanged_says_when_its_folder_differs(campaigns, tmp_path):
+    # `store add` of a campaign while it ran stored its first launches; added again once complete
+    # it said "unchanged:" and nothing else, as it did for results edited since or other analysis
+    # options given now: the user believed the store held what the folder says
+    folder = shutil.copytree(campaigns[0], tmp_path / "running")
+    late = [folder / alt / "launches" / "005" for alt in ("openmpi", "mpich")]
+    for k, launch in enumerate(late):
+        launch.rename(tmp_path / f"later{k}")
+    store = tmp_path / "s.duckdb"
+    r = invoke("store", "add", folder, "--store", store, "--no-report")
+    assert r.exit_code == 0, r.output
+    for k, launch in enumerate(late):
+        (tmp_path / f"later{k}").rename(launch)
+    r = invoke("store", "add", folder, "--store", store, "--no-report")
+    assert r.exit_code == 0, r.output
+    assert r.stdout.startswith("unchanged: ") and "the store holds 10 launch(es) of it, the folder 12" in r.stdout
+    assert "--replace stores it as it is" in r.stdout
+    r = invoke("store", "add", folder, "--store", store, "--no-report", "--outlier", "none", "--replace")
+    assert r.exit_code == 0 and "replaced: " in r.stdout, r.output
+    moved = shutil.copytree(folder, tmp_path / "moved")  # the same campaign elsewhere: nothing differs
+    r = invoke("store", "add", moved, "--store", store, "--no-report", "--outlier", "none")
+    assert r.exit_code == 0 and "unchanged: " in r.stdout and "not as the folder is now" not in r.stdout, r.output
+    r = invoke("store", "add", moved, "--store", store, "--no-report")
+    assert "not as the folder is now: the store holds it analysed with other options" in r.stdout, r.output
+    raw = next((moved / "openmpi" / "launches" / "000").glob("raw.csv"))
+    lines = raw.read_text().splitlines()
+    head = lines[0].split(",")
+    pairs = [(head.index(a), head.index(b)) for a, b in (("start_ns", "end_ns"), ("gstart_ns", "gend_ns")) if a in head]
+
+    def doubled(line):  # every run time of the launch twice as long (either clock): its medians change
+        cells = line.split(",")
+        for start, end in pairs:
+            if cells[start] and cells[end]:
+                cells[end] = str(int(cells[start]) + 2 * (int(cells[end]) - int(cells[start])))
+        return ",".join(cells)
+
+    raw.write_text("\n".join([lines[0], *map(doubled, lines[1:])]) + "\n")
+    r = invoke("store", "add", moved, "--store", store, "--no-report", "--outlier", "none", "--no-cache")
+    assert "not as the folder is now: the store holds other results than the folder gives" in r.stdout, r.output

@@ -115,9 +115,12 @@ def add_command(paths: tuple[str, ...], store_path: str | None, machine: str | N
             steps.step(f"writing {store}" if no_report else f"drawing the reports added and writing {store}")
             added = list(ingest.add(store, entries, replace=replace,
                                     report=None if no_report else lambda e: draw_report(e, given[id(e)])))
-        for entry, what in added:
+        for entry, what, differs in added:
+            # a campaign left as the store holds it though its folder differs (added while it ran,
+            # edited, or analysed now with other options): said, or the user believes it stored
+            note = f"; not as the folder is now: {differs}; --replace stores it as it is" if differs else ""
             click.echo(terminal_text(f"{what}: {entry.path} (campaign {entry.campaign_id}, machine "
-                                     f"{entry.machine!r}, {len(entry.result.rows)} results)", one_line=True))
+                                     f"{entry.machine!r}, {len(entry.result.rows)} results{note})", one_line=True))
         click.echo(terminal_text(f"store: {store} ({time.perf_counter() - start:.1f} s)", one_line=True))
         return EXIT_OK
 

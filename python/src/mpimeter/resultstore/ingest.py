@@ -149,10 +149,49 @@ def stored_machines(con, ids: list[str]) -> dict[str, str]:
     return dict(found)
 
 
+def _result_keys(rows) -> list[tuple]:
+    """What a campaign's results say, as the store holds them: (alternative, op, size, p, root,
+    work pieces, launches, median), in order."""
+    return sorted(((str(a), str(o), int(s), None if n is None else int(n), None if r is None else int(r),
+                    None if w is None else int(w), int(k), m) for a, o, s, n, r, w, k, m in rows),
+                  key=lambda x: tuple((v is None, v) for v in x[:7]))
+
+
+def stored_differences(con, entries: list[Entry]) -> dict[str, str]:
+    """Per campaign in the store, how the folder given now differs from what the store holds:
+    a campaign added while it ran (or cut, and resumed later), edited since, or analysed now with
+    other options is "unchanged" unless --replace, and the user is told it differs, not left to
+    believe the store holds what the folder says."""
+    out = {}
+    for e in entries:
+        found = con.execute("SELECT launches, settings FROM campaigns WHERE campaign_id = ?", [e.campaign_id]).fetchone()
+        if found is None:
+            continue
+        launches, settings = found
+        why = []
+        now = len(e.result.campaign.launches)
+        if launches != now:
+            why.append(f"the store holds {launches} launch(es) of it, the folder {now}")
+        if settings != _json(asdict(e.result.settings)):
+            why.append("the store holds it analysed with other options")
+        stored = con.execute("SELECT alternative, op, size, nprocs, root, workpieces, launches, median_ns FROM results "
+                             "WHERE campaign_id = ?", [e.campaign_id]).fetchall()
+        mine = [(r.alternative, r.op, r.size, r.nprocs or None, r.root, r.workpieces, r.launches, _finite(r.median_ns))
+                for r in e.result.rows]
+        if len({s[0] for s in stored}) == len({m[0] for m in mine}) == 1:  # a lone alternative is named by its folder
+            stored, mine = [("", *s[1:]) for s in stored], [("", *m[1:]) for m in mine]
+        if _result_keys(stored) != _result_keys(mine):
+            why.append("the store holds other results than the folder gives")
+        if why:
+            out[e.campaign_id] = "; ".join(why)
+    return out
+
+
 def add(path: Path, entries: list[Entry], *, replace: bool = False,
-        report: Callable[[Entry], tuple[bytes, str]] | None = None) -> list[tuple[Entry, str]]:
+        report: Callable[[Entry], tuple[bytes, str]] | None = None) -> list[tuple[Entry, str, str]]:
     """Adds ``entries`` to the store at ``path`` (created when missing) in one transaction.
-    Returns each entry with what happened: ``added``, ``replaced`` or ``unchanged``. Raises
+    Returns each entry with what happened: ``added``, ``replaced`` or ``unchanged``, and how its
+    folder differs from what the store holds when it is left unchanged ('' otherwise). Raises
     StoreError — before anything is written — for a campaign stored under another machine.
     ``report``: draws an entry's HTML report (its bytes and where they come from), asked only for
     the entries written: a report is the costliest part of an entry, and one that is not written
@@ -163,10 +202,11 @@ def add(path: Path, entries: list[Entry], *, replace: bool = False,
         con = schema.open_read(path)
         try:
             stored = stored_machines(con, [e.campaign_id for e in entries])
+            differs = {} if replace else stored_differences(con, entries)
         finally:
             con.close()
     else:
-        stored = {}
+        stored, differs = {}, {}
     for e in entries:
         if e.campaign_id in stored and stored[e.campaign_id] != e.machine:
             raise StoreError(f"{e.path}: campaign {e.campaign_id} is in the store {path} under machine "
@@ -184,12 +224,13 @@ def add(path: Path, entries: list[Entry], *, replace: bool = False,
         else:
             todo.append(e)
             outcome.append((e, "replaced" if e.campaign_id in stored else "added"))
+    outcome = [(e, what, differs.get(e.campaign_id, "") if what == "unchanged" else "") for e, what in outcome]
     if not todo and existed:
         return outcome
     if report is not None:  # drawn before the store is opened for writing: a failure leaves it as it was
         drawn = {id(e): replace_fields(e, **dict(zip(("report", "report_source"), report(e)))) for e in todo}
         todo = [drawn[id(e)] for e in todo]
-        outcome = [(drawn.get(id(e), e), what) for e, what in outcome]
+        outcome = [(drawn.get(id(e), e), what, why) for e, what, why in outcome]
     con, created = schema.open_write(path, tool_version=__version__, created=now)
     try:
         con.execute("BEGIN TRANSACTION")
