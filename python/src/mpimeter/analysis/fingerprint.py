@@ -73,8 +73,20 @@ def select_test(tests: Sequence[Test], alternatives: Sequence[str], op: str, siz
         raise ValueError(f"{op} {size} of {alternative} was measured at {_where(same)} only, not at {asked}"
                          + (f" ({op} has no root: leave out --root)" if rootless else ""))
     if len({(t.nprocs, t.root, t.workpieces) for t in found}) > 1:
-        raise ValueError(f"{op} {size} of {alternative} was measured at {_where(found)}: name one with --np (and --root)")
+        raise ValueError(f"{op} {size} of {alternative} was measured at {_where(found)}: {_how_to_name(found)}")
     return found[0]
+
+
+def _how_to_name(found: Sequence) -> str:
+    """The options that tell ``found`` apart — only those: `--np` where every test ran at one p
+    cannot choose among roots. The number of work pieces has no option of `mpimeter fingerprint`;
+    the report draws a fingerprint per number (CONTRIBUTING.md: advice must be able to help)."""
+    options = [name for name, attr in (("--np", "nprocs"), ("--root", "root")) if len({getattr(t, attr) for t in found}) > 1]
+    told = f"name one with {' and '.join(options)}" if options else ""
+    if len({t.workpieces for t in found}) > 1:
+        told += ("; then " if told else "") + ("mpimeter fingerprint cannot choose the number of work pieces: "
+                                                 "`mpimeter report` draws the fingerprint of each")
+    return told
 
 
 def _where(tests: Sequence) -> str:
