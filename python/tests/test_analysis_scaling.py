@@ -277,6 +277,8 @@ def test_the_store_and_the_site_keep_p_apart(tmp_path):
     con.close()
     assert rows == [("bcast", s, p, 3) for s in (8, 1024) for p in NPS]
     assert sorted(s.nprocs for s in data.series()) == list(NPS)  # one history line per p
+    # each p's campaign page says the launches of that p (3), not of the alternative (9)
+    assert sorted(zip(data.alternatives["nprocs"], data.alternatives["launches"])) == [(p, 3) for p in NPS]
     cid = str(data.campaigns["campaign_id"][0])
     at4 = samples(data, cid, str(data.alternatives["alternative"].iloc[0]), 4)
     assert sorted(at4) == [("bcast", 8), ("bcast", 1024)] and all(len(v) == 3 for v in at4.values())

@@ -211,15 +211,21 @@ def _timer_resolutions(con, store: str) -> dict[tuple[str, str], tuple[float, ..
 
 def _per_process_count(alternatives: pd.DataFrame, results: pd.DataFrame) -> pd.DataFrame:
     """One row per alternative and process count its results hold (a --np LIST campaign's
-    alternative is one history line per p); an alternative without results keeps its own."""
+    alternative is one history line per p), with the launches of that p (the most any of its
+    results rests on: `run --np 2,4` runs each launch at one p, and the alternative's count is of
+    every p); an alternative without results keeps its own."""
     counts: dict[tuple, list] = {}
-    for c, a, n in zip(results["campaign_id"], results["alternative"], results["nprocs"]):
+    launches: dict[tuple, int] = {}
+    for c, a, n, k in zip(results["campaign_id"], results["alternative"], results["nprocs"], results["launches"]):
         if pd.notna(n):
             counts.setdefault((c, a), set()).add(int(n))
+            launches[c, a, int(n)] = max(launches.get((c, a, int(n)), 0), int(k))
     rows = []
     for _, row in alternatives.iterrows():
-        for n in sorted(counts.get((row["campaign_id"], row["alternative"]), ())) or [row["nprocs"]]:
-            rows.append({**row.to_dict(), "nprocs": n})
+        found = sorted(counts.get((row["campaign_id"], row["alternative"]), ()))
+        for n in found or [row["nprocs"]]:
+            at_p = launches.get((row["campaign_id"], row["alternative"], n)) if len(found) > 1 else None
+            rows.append({**row.to_dict(), "nprocs": n, "launches": row["launches"] if at_p is None else at_p})
     return pd.DataFrame(rows, columns=alternatives.columns) if rows else alternatives
 
 
