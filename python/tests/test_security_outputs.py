@@ -311,6 +311,8 @@ def test_a_store_on_a_read_only_file_system(read_only_folder, results_store, cam
     line = one_error_line(invoke("store", "add", campaign, "--store", view / "new.duckdb", "--no-report"),
                           "store add")
     assert "read-only" in line, line
+    # no store there: "store list, store query and site can still read it" was false
+    assert "cannot be created" in line and "can still read it" not in line, line
     assert hashlib.sha256((source / "results.duckdb").read_bytes()).hexdigest() == before
     assert sorted(os.listdir(source)) == ["results.duckdb"]
 

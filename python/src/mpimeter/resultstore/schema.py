@@ -102,6 +102,9 @@ def _connect(path: Path, *, read_only: bool):
             if read_only:  # DuckDB would have to write beside it (a write-ahead log left to replay)
                 raise StoreError(f"{path}: cannot be opened: the file or its folder {path.parent} is read-only "
                                  f"({text.splitlines()[0][:200]})") from None
+            if not os.path.lexists(path):  # a new store: there is nothing the readers could read
+                raise StoreError(f"{path}: cannot be created: its folder {path.parent} is read-only; give a --store "
+                                 "in a folder you can write") from None
             raise StoreError(f"{path}: cannot be written: the file or its folder {path.parent} is read-only "
                              "(store list, store query and site can still read it)") from None
         raise StoreError(f"{path}: not a results store (not a DuckDB database)") from None
