@@ -90,3 +90,16 @@ def test_models_in_p_alone_print_no_empty_size_table(tmp_path):
     two = np_campaign(tmp_path / "two", {2: 3, 4: 3}, time_of, seed=5)
     r = invoke(two)  # nothing to model: the reason in p is named beside the reasons in m
     assert r.exit_code == 2 and "openmpi bcast in p: 2 process counts; a model in p needs at least 3" in r.stderr
+
+
+def test_sizes_not_checked_beside_intervals_of_alpha_and_beta_say_which_interval_is_missing(tmp_path):
+    # 4 launches: α and β have intervals (the jackknife needs 3), the medians none (6 for 95 %);
+    # "not checked: all size(s) (4 launches: no interval; …)" beside "589 ns [581 ns, 597 ns]"
+    spec = LaunchSpec(ops=("allreduce",), sizes=(8, 1024, 16384, 65536), nrep=40, slow_rank=None)
+    four = write_campaign(tmp_path / "four", {"openmpi": spec}, launches=4, seed=6)
+    r = invoke(four, "--format", "json")
+    assert r.exit_code == 0, r.output
+    (row,) = json.loads(r.stdout)["rows"]
+    assert row["alpha_ci_ns"] is not None and row["unchecked_sizes"]
+    r = CliRunner().invoke(main, ["model", str(four)], env={"COLUMNS": "400"})  # the cell on one line
+    assert r.exit_code == 0 and "(4 launches: no interval of the median;" in r.stdout, r.stdout

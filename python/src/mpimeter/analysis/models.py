@@ -72,7 +72,7 @@ class ModelRow:
         if self.unchecked:
             why = f"{self.launches} launch{'es' if self.launches != 1 else ''}"
             parts.append(f"not checked: {'all' if len(self.unchecked) == len(self.sizes) else len(self.unchecked)} "
-                         f"size(s) ({why}: no interval; errors ≤ {100 * self.error_threshold:.0f} %)")
+                         f"size(s) ({why}: no interval of the median; errors ≤ {100 * self.error_threshold:.0f} %)")
         return "; ".join(parts) or "none"
 
     def to_dict(self) -> dict[str, Any]:

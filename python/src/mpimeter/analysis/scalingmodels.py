@@ -52,7 +52,7 @@ class ScalingModelRow:
         if self.verdict == "not checked":
             n = sum(e.missed is None for e in self.points)
             return (f"{self.chosen.family} fits best; not checked at {n} of {len(self.points)} (p, size) "
-                    f"({self.launches} launches: no interval; errors ≤ threshold)")
+                    f"({self.launches} launches: no interval of the median; errors ≤ threshold)")
         return (f"none of the families fits: the best, {self.chosen.family}, misses "
                 + ", ".join(f"p={e.nprocs} {e.size} B ({100 * e.rel_error:+.0f} %)" for e in missed[:4])
                 + (" …" if len(missed) > 4 else ""))
