@@ -174,3 +174,30 @@ def test_analyze_scheme_says_removed_is_a_sum_over_the_launches(tmp_path):
     assert r.exit_code == 0, r.output
     assert "removed: the values the scheme's filter dropped, summed over the launches" in r.output
     assert "the other columns are medians" not in r.output
+
+
+def test_mw_workpieces_get_a_row_per_number_of_pieces(tmp_path):
+    # `schemes` of `--workpieces 1,4,16` keyed a launch's values by (op, size, p, root): the
+    # tests of each number of pieces overwrote one another (the last kept), and `ours` took one
+    # row of analyze's three — one line mixing 1, 4 and 16 µs work
+    from test_analysis_workpieces import NS_PER_PIECE, PIECES, pieces_launch
+
+    camp = tmp_path / "mw"
+    for i in range(3):
+        pieces_launch(camp / "launches" / f"{i:03d}", seed=i, sizes=(8,))
+    result = CliRunner().invoke(main, ["schemes", str(camp), "--format", "json"])
+    assert result.exit_code == 0, result.output
+    rows = [r for r in json.loads(result.stdout)["rows"] if r["op"] == "mw-workpieces"]
+    assert sorted({r["workpieces"] for r in rows}) == list(PIECES)
+    for r in rows:  # every scheme of a row is of its own number of pieces: 1 µs a piece (+ 8 ns)
+        expected = NS_PER_PIECE * r["workpieces"] + 8
+        computed = [s for s in r["schemes"].values() if s["headline_ns"] is not None]
+        assert len(computed) >= 6, r
+        for s in computed:  # a minimum (mpptest) or a maximum over ranks lies around it, not a piece away
+            assert s["launches"] == 3 and s["workpieces"] == r["workpieces"], s
+            assert 0.5 < s["headline_ns"] / expected < 2, (r["workpieces"], s["scheme"], s["headline_ns"])
+    table = CliRunner().invoke(main, ["schemes", str(camp)], env={"COLUMNS": "250"})
+    assert table.exit_code == 0 and "workpieces" in table.stdout, table.output
+    one = CliRunner().invoke(main, ["analyze", str(camp), "--scheme", "skampi", "--format", "json"])
+    assert one.exit_code == 0, one.output
+    assert sorted(r["workpieces"] for r in json.loads(one.stdout)["rows"] if r["op"] == "mw-workpieces") == list(PIECES)

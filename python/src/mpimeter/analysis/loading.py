@@ -73,7 +73,7 @@ class LaunchInfo:
     # the other benchmarks' schemes on its tests when the reading was asked for them
     counters: LaunchCounters | None = None
     counters_read: bool = False  # False: a launch record made in memory; analysis reads them itself
-    scheme_values: Mapping[tuple[str, int, int, int | None], Mapping[str, Any]] | None = None
+    scheme_values: Mapping[tuple[str, int, int, int | None, int | None], Mapping[str, Any]] | None = None
 
 
 @dataclass(frozen=True)
@@ -87,7 +87,7 @@ class Reductions:
     rank_medians: pd.DataFrame
     nbc_reps: pd.DataFrame
     # one launch's only (not combined): analysis.scheme_values.launch_values of its rows
-    scheme_values: Mapping[tuple[str, int, int, int | None], Mapping[str, Any]] | None = None
+    scheme_values: Mapping[tuple[str, int, int, int | None, int | None], Mapping[str, Any]] | None = None
     # --subtract-overhead: (alternative, launch, test) kept as measured, the subtraction would have
     # gone below the timer's resolution (io.overhead.subtract_overhead)
     overhead_kept: frozenset[tuple[str, int, int]] = frozenset()

@@ -55,12 +55,13 @@ def _aggregate_value(scheme: str, data: LaunchData, test: int) -> LaunchValue | 
 
 
 def launch_values(data: LaunchData, schemes: tuple[str, ...]
-                  ) -> dict[tuple[str, int, int, int | None], dict[str, LaunchValue | str]]:
+                  ) -> dict[tuple[str, int, int, int | None, int | None], dict[str, LaunchValue | str]]:
     """Per (op, size) of one launch, per scheme (not ``ours``): its value or why not."""
     raw = data.raw
     meta = data.meta
-    # keyed (op, size, p, root): a launch may hold one (op, size) at several p and roots
-    out: dict[tuple[str, int, int, int | None], dict[str, LaunchValue | str]] = {}
+    # keyed (op, size, p, root, work pieces): a launch may hold one (op, size) at several p and
+    # roots, and mw-workpieces at several numbers of pieces (each its own row, as analyze's)
+    out: dict[tuple[str, int, int, int | None, int | None], dict[str, LaunchValue | str]] = {}
     if raw.num_rows == 0:
         return out
     tests = raw["test"].to_numpy()
@@ -75,7 +76,7 @@ def launch_values(data: LaunchData, schemes: tuple[str, ...]
     gend = np.asarray(raw["gend_ns"].to_numpy(), dtype=float)[order] if "gend_ns" in raw.column_names else None
     for lo, hi in zip(bounds[:-1], bounds[1:]):
         t = meta.tests[int(tests[order[lo]])]
-        key = (t.op, t.size, t.nprocs if t.nprocs is not None else meta.nprocs, t.root)
+        key = (t.op, t.size, t.nprocs if t.nprocs is not None else meta.nprocs, t.root, t.workpieces)
         info = meta.operation(t.op)
         halve = 0.5 if info is not None and info.round_trip else 1.0
         values: dict[str, LaunchValue | str] = {}

@@ -47,7 +47,7 @@ from mpimeter.warning_codes import warning
 
 @dataclass(frozen=True, kw_only=True)
 class SchemeRow:
-    """One scheme on one (alternative, op, size, p[, root]) across launches. Times in ns."""
+    """One scheme on one (alternative, op, size, p[, root][, work pieces]) across launches. Times in ns."""
 
     alternative: str
     op: str
@@ -64,13 +64,14 @@ class SchemeRow:
     one_way: bool = False
     nprocs: int = 0  # the process count
     root: int | None = None  # a rooted operation's root
+    workpieces: int | None = None  # mw-workpieces: the pieces per call (one row per number, as analyze's)
 
     def to_dict(self) -> dict[str, Any]:
         return {"alternative": self.alternative, "op": self.op, "size": self.size, "scheme": self.scheme,
                 "launches": self.launches, "headline_ns": self.headline_ns, "ci_low_ns": self.ci_low_ns,
                 "ci_high_ns": self.ci_high_ns, "stats_ns": self.stats_ns, "per_launch_ns": list(self.per_launch_ns),
                 "removed": self.removed, "not_computable": self.why, "one_way": self.one_way,
-                "nprocs": self.nprocs, "root": self.root}
+                "nprocs": self.nprocs, "root": self.root, "workpieces": self.workpieces}
 
 
 def scheme_rows(campaign: Campaign, schemes: tuple[str, ...], ours: AnalysisResult | None, *,
@@ -78,29 +79,30 @@ def scheme_rows(campaign: Campaign, schemes: tuple[str, ...], ours: AnalysisResu
     """Every scheme of ``schemes`` on every (alternative, op, size) of the campaign; ``ours`` (the
     campaign's analysis) is needed when ``schemes`` has ``ours``."""
     peers = tuple(s for s in schemes if s != "ours")
-    per: dict[tuple[str, str, int, int, int | None], dict[str, list[LaunchValue]]] = {}
-    whys: dict[tuple[str, str, int, int, int | None, str], str] = {}
+    per: dict[tuple[str, str, int, int, int | None, int | None], dict[str, list[LaunchValue]]] = {}
+    whys: dict[tuple[str, str, int, int, int | None, int | None, str], str] = {}
     for li in campaign.launches:
         # computed while the campaign was read (load_campaign(..., schemes=True)); else one
         # launch's rows at a time now
         found = li.scheme_values if li.scheme_values is not None else \
             launch_values(read_launch(li.folder, cache=cache), peers)
-        for (op, size, ranks, root), values in found.items():
-            slot = per.setdefault((li.alternative, op, size, ranks, root), {s: [] for s in peers})
+        for (op, size, ranks, root, pieces), values in found.items():
+            slot = per.setdefault((li.alternative, op, size, ranks, root, pieces), {s: [] for s in peers})
             for s in peers:
                 v = values[s]
                 if isinstance(v, str):
-                    whys.setdefault((li.alternative, op, size, ranks, root, s), v)
+                    whys.setdefault((li.alternative, op, size, ranks, root, pieces, s), v)
                 else:
                     slot[s].append(LaunchValue(li.index, v.value))
     rows: list[SchemeRow] = []
     one_way = {op for li in campaign.launches for op, info in li.meta.operations.items() if info.round_trip}
-    ours_rows = {(r.alternative, r.op, r.size, r.nprocs, r.root): r for r in ours.rows} if ours is not None else {}
-    keys = list(dict.fromkeys([*((r.alternative, r.op, r.size, r.nprocs, r.root) for r in ours.rows)]
+    ours_rows = {(r.alternative, r.op, r.size, r.nprocs, r.root, r.workpieces): r
+                 for r in ours.rows} if ours is not None else {}
+    keys = list(dict.fromkeys([*((r.alternative, r.op, r.size, r.nprocs, r.root, r.workpieces) for r in ours.rows)]
                               if ours is not None else [])) + [k for k in per if k not in ours_rows]
     for key in keys:
-        alt, op, size, ranks, root = key
-        where = {"nprocs": ranks, "root": root}
+        alt, op, size, ranks, root, pieces = key
+        where = {"nprocs": ranks, "root": root, "workpieces": pieces}
         for s in schemes:
             if s == "ours":
                 rows.append(_ours_row(campaign, ours_rows.get(key), key, op in one_way))
@@ -122,23 +124,26 @@ def scheme_rows(campaign: Campaign, schemes: tuple[str, ...], ours: AnalysisResu
                                   per_launch_ns=tuple(float(h) for h in heads),
                                   removed=sum(v.value.removed for v in got), one_way=op in one_way, **where))
     warnings = [warning("scheme-not-computable", scheme=s, alternative=alt, op=op, size=size, why=why, where=alt)
-                for (alt, op, size, _, _, s), why in whys.items()]
+                for (alt, op, size, _, _, _, s), why in whys.items()]
     return rows, warnings
 
 
-def _ours_row(campaign: Campaign, row: Any, key: tuple[str, str, int, int, int | None], one_way: bool) -> SchemeRow:
-    alt, op, size, ranks, root = key
+def _ours_row(campaign: Campaign, row: Any, key: tuple[str, str, int, int, int | None, int | None],
+              one_way: bool) -> SchemeRow:
+    alt, op, size, ranks, root, pieces = key
     aggregates = [li for li in campaign.launches_of(alt) if li.meta.origin is not None and li.meta.origin.aggregates]
     if row is None or aggregates:
         why = ("imported aggregates have no per-repetition run times: no launch median can be computed"
                if aggregates else "no data")
         return SchemeRow(alternative=alt, op=op, size=size, scheme="ours", launches=0, headline_ns=None,
-                         ci_low_ns=None, ci_high_ns=None, why=why, one_way=one_way, nprocs=ranks, root=root)
+                         ci_low_ns=None, ci_high_ns=None, why=why, one_way=one_way, nprocs=ranks, root=root,
+                         workpieces=pieces)
     return SchemeRow(alternative=alt, op=op, size=size, scheme="ours", launches=row.launches,
                      headline_ns=row.median_ns, ci_low_ns=row.median_ci_low_ns, ci_high_ns=row.median_ci_high_ns,
                      stats_ns={"median": row.median_ns},
                      per_launch_ns=tuple(s.median_ns for s in row.per_launch if s.n > 0),
-                     removed=row.outliers_removed, one_way=one_way, nprocs=ranks, root=root)
+                     removed=row.outliers_removed, one_way=one_way, nprocs=ranks, root=root,
+                     workpieces=pieces)
 
 
 def spread_across(rows: list[SchemeRow]) -> float | None:

@@ -66,7 +66,12 @@ def scheme_analysis(paths: Sequence[str], kw: dict[str, Any], scheme: str, fmt: 
     several = len(res.alternatives) > 1
     t = Table(title=f"mpimeter analyze --scheme {scheme} {' '.join(paths)}", title_justify="left")
     show_p = len({r.nprocs for r in rows}) > 1
-    for name in (["alternative"] if several else []) + ["op", "size", *(["p"] if show_p else []), "launches",
+    # a row per root and number of work pieces, as analyze's: the columns that tell them apart
+    show_root = len({r.root for r in rows if r.root is not None}) > 1
+    show_pieces = len({r.workpieces for r in rows if r.workpieces is not None}) > 1
+    for name in (["alternative"] if several else []) + ["op", "size", *(["p"] if show_p else []),
+                                                         *(["root"] if show_root else []),
+                                                         *(["workpieces"] if show_pieces else []), "launches",
                                                          f"{spec.stats[0]} [{pct} CI]", *spec.stats[1:], "removed"]:
         t.add_column(name, justify="left" if name in ("alternative", "op") else "right")
     for r in rows:
@@ -76,7 +81,8 @@ def scheme_analysis(paths: Sequence[str], kw: dict[str, Any], scheme: str, fmt: 
             cells = [str(r.launches), fmt_est(r.headline_ns, r.ci_low_ns, r.ci_high_ns),
                      *(fmt_time(r.stats_ns.get(n)) for n in spec.stats[1:]), str(r.removed)]
         t.add_row(*([r.alternative] if several else []), r.op, size_title(r.size, res, r.op),
-                  *([str(r.nprocs)] if show_p else []), *cells)
+                  *([str(r.nprocs)] if show_p else []), *(["–" if r.root is None else str(r.root)] if show_root else []),
+                  *(["–" if r.workpieces is None else str(r.workpieces)] if show_pieces else []), *cells)
     con.print(t)
     # removed is a count over every launch (SchemeRow.removed), not a median like the times beside it
     con.print(f"scheme {definition(scheme)}; per launch, then the median over launches (Le Boudec interval "

@@ -27,15 +27,18 @@ def print_schemes(res: analysis.AnalysisResult, rows: list[_schemes.SchemeRow], 
     t = Table(title=f"mpimeter schemes {title}", title_justify="left")
     show_p = len({r.nprocs for r in rows}) > 1
     show_root = any(r.root is not None for r in rows) and len({r.root for r in rows}) > 1
+    show_pieces = len({r.workpieces for r in rows if r.workpieces is not None}) > 1
     for name in ((["alternative"] if several else []) + ["op", "size"] + (["p"] if show_p else [])
-                 + (["root"] if show_root else []) + [*_schemes.NAMES, "max/min"]):
+                 + (["root"] if show_root else []) + (["workpieces"] if show_pieces else [])
+                 + [*_schemes.NAMES, "max/min"]):
         t.add_column(name, justify="left" if name in ("alternative", "op") else "right")
     for key, group in _grouped(rows).items():
-        alt, op, size, ranks, root = key
+        alt, op, size, ranks, root, pieces = key
         by = {r.scheme: r for r in group}
         spread = _schemes.spread_across(group)
         t.add_row(*([alt] if several else []), op, size_title(size, res, op),
                   *([str(ranks)] if show_p else []), *(["–" if root is None else str(root)] if show_root else []),
+                  *(["–" if pieces is None else str(pieces)] if show_pieces else []),
                   *(fmt_time(by[s].headline_ns) if by[s].headline_ns is not None else "–" for s in _schemes.NAMES),
                   f"{spread:.3f}" if spread is not None else "–")
     con.print(t)
@@ -48,8 +51,8 @@ def print_schemes(res: analysis.AnalysisResult, rows: list[_schemes.SchemeRow], 
 
 def _grouped(rows: list[_schemes.SchemeRow]) -> dict[tuple, list[_schemes.SchemeRow]]:
     out: dict[tuple, list[_schemes.SchemeRow]] = {}
-    for r in rows:  # one line per (alternative, op, size, p, root)
-        out.setdefault((r.alternative, r.op, r.size, r.nprocs, r.root), []).append(r)
+    for r in rows:  # one line per (alternative, op, size, p, root, work pieces), as analyze's rows
+        out.setdefault((r.alternative, r.op, r.size, r.nprocs, r.root, r.workpieces), []).append(r)
     return out
 
 
@@ -84,8 +87,8 @@ def command(paths: tuple[str, ...], fmt: str, **kw: Any) -> None:
         if fmt == "json":
             write_json({"schema_version": SCHEMA_VERSION, "command": "schemes", "paths": list(paths),
                         "schemes": {s: definition(s) for s in _schemes.NAMES},
-                        "rows": [dict(alternative=k[0], op=k[1], size=k[2], spread=_schemes.spread_across(g),
-                                      schemes={r.scheme: r.to_dict() for r in g})
+                        "rows": [dict(alternative=k[0], op=k[1], size=k[2], nprocs=k[3], root=k[4], workpieces=k[5],
+                                      spread=_schemes.spread_across(g), schemes={r.scheme: r.to_dict() for r in g})
                                  for k, g in _grouped(rows).items()],
                         "warnings": [w.to_dict() for w in warnings]})
         elif fmt == "csv":
