@@ -107,6 +107,20 @@ def test_a_fingerprint_at_one_p_describes_the_launches_of_that_p(campaigns, whol
                                                          (4, "1 node × 4 ranks per node")}
 
 
+def test_the_figure_of_one_of_several_p_names_its_p(campaigns, tmp_path):
+    # `fingerprint --np 4` titled its figure "MPI-MiBFi · bcast · 8 B · openmpi": nothing in it
+    # said which p (the report's summary line does)
+    from click.testing import CliRunner
+
+    from mpimeter.cli import main
+
+    out = tmp_path / "fp.svg"
+    r = CliRunner().invoke(main, ["fingerprint", str(campaigns["nplist"].path), "--op", "bcast", "--size", "8",
+                                  "--np", "4", "-o", str(out)])
+    assert r.exit_code == 0, r.output
+    assert "p = 4" in out.read_text()
+
+
 @pytest.fixture
 def warmup_rules(monkeypatch):
     """The warm-up rule each launch and test is analysed with, in the order analysed."""

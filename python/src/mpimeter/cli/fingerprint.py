@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
 import click
@@ -58,6 +59,9 @@ def command(path, op, size, alternative, nprocs, root, output, outlier, tukey_k,
                               drop_warmup=drop_warmup, clock=clock, confidence=confidence)
         data = fingerprint.fingerprint_data(result, op, size, test.alternative, nprocs=nprocs, root=root,
                                             several_p=analysis.scaling.varies(tests))
+        # at one of several p, roots or work pieces, the figure's title says which (as the report's)
+        several = sum((t.alternative, t.op, t.size) == (test.alternative, op, size) for t in tests) > 1
+        data = replace(data, one_of_several=several)
         save_figure(fingerprint.draw_fingerprint(data, max_points=max_points), output, dpi=dpi)
         click.echo(f"wrote {output}")
         return EXIT_OK

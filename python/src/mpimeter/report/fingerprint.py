@@ -83,6 +83,7 @@ class FingerprintData:
     nprocs: int = 0  # the row's p
     root: int | None = None  # the row's root (rooted operations)
     workpieces: int | None = None  # the row's work pieces (mw-workpieces)
+    one_of_several: bool = False  # the campaign has the test at other p, roots or work pieces: the title names its own
 
     @property
     def where(self) -> str:
@@ -302,8 +303,9 @@ def fingerprint_figure(result, op: str, size: int, alternative: str | None = Non
 
 def _title(fig, data: FingerprintData, below) -> None:
     facts = data.facts
+    where = data.where.replace(" · ", "  ·  ") if data.one_of_several else ""
     fig.suptitle(f"MPI-MiBFi  ·  {_clip(data.op, 24)}  ·  {format_size(data.size, data.size_unit)}  ·  "
-                 f"{_clip(data.alternative, 24)}",
+                 f"{_clip(data.alternative, 24)}{where}",
                  x=0.065, ha="left", y=below(0.105), fontsize=14, fontweight="bold")
     plural = "es" if data.launches != 1 else ""
     fig.text(0.065, below(0.49), f"{facts.layout}  ·  {data.launches} launch{plural}  ·  "
