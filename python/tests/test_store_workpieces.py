@@ -174,6 +174,12 @@ def test_an_older_store_opens_and_gets_the_column(tmp_path, age):
     assert invoke("store", "list", "--store", path).exit_code == 0
     assert invoke("store", "query", "SELECT count(*) FROM results_by_machine", "--store", path).exit_code == 0
     assert digest(path) == stamp
+    # the campaign it holds, added again: unchanged, compared with the rows the store has (without
+    # the columns it lacks: no DuckDB error), and the store as it was
+    machine = read(path, "SELECT machine FROM campaigns WHERE name = 'plain'")[0][0]
+    r = invoke("store", "add", plain, "--store", path, "--no-report", "--machine", machine)
+    assert r.exit_code == 0 and r.stdout.startswith("unchanged: "), r.output
+    assert digest(path) == stamp
     # store add gives it the columns and adds the work pieces' rows apart; nothing it held is lost
     r = invoke("store", "add", pieces_store_campaign(tmp_path / "pieces", day=12), "--store", path, "--no-report",
                "--machine", "node")

@@ -174,8 +174,9 @@ def stored_differences(con, entries: list[Entry]) -> dict[str, str]:
             why.append(f"the store holds {launches} launch(es) of it, the folder {now}")
         if settings != _json(asdict(e.result.settings)):
             why.append("the store holds it analysed with other options")
-        stored = con.execute("SELECT alternative, op, size, nprocs, root, workpieces, launches, median_ns FROM results "
-                             "WHERE campaign_id = ?", [e.campaign_id]).fetchall()
+        # an older store lacks nprocs, root, workpieces until add gives them (schema.relation: NULL)
+        stored = con.execute("SELECT alternative, op, size, nprocs, root, workpieces, launches, median_ns FROM "
+                             f"{schema.relation(con, 'results')} WHERE campaign_id = ?", [e.campaign_id]).fetchall()
         mine = [(r.alternative, r.op, r.size, r.nprocs or None, r.root, r.workpieces, r.launches, _finite(r.median_ns))
                 for r in e.result.rows]
         if len({s[0] for s in stored}) == len({m[0] for m in mine}) == 1:  # a lone alternative is named by its folder
