@@ -123,7 +123,7 @@ static void mm__options(mm_json *j) {
             mm__names_array(j, mm_option_auto_words(o));
         else
             mm_json_null(j);
-        char allowed[1024];
+        char allowed[8192]; /* every operation's name: ~1.9 KB today */
         mm_option_allowed_text(o, allowed, sizeof allowed);
         mm_json_kv_string(j, "allowed", allowed);
         mm_json_key(j, "choices");

@@ -98,6 +98,17 @@ def test_help_and_describe_list_the_same_options(lib):
         assert listed == [e["name"] for e in doc[key]], line
 
 
+def test_an_options_allowed_text_names_every_choice(lib):
+    # `mpimeter run --help` and its refusals quote "allowed": a text cut short (it was, at
+    # 1 KiB, after "mw-waitsome, m") hides the operations past the cut from the user
+    doc = described(lib)
+    for o in doc["options"]:
+        for choice in o["choices"] or []:
+            assert re.search(rf"(^|[ ,:]){re.escape(choice)}(,|$| )", o["allowed"]), (o["name"], choice)
+    ops = next(o for o in doc["options"] if o["name"] == "ops")
+    assert ops["allowed"].rstrip().endswith(doc["operations"][-1]["name"])
+
+
 def test_every_registry_entry_is_usable(lib):
     doc = described(lib)
     ops = {o["name"]: o for o in doc["operations"]}
