@@ -146,3 +146,29 @@ def replace_reps(res, reps):
     from dataclasses import replace
 
     return replace(res, nbc_repetitions=reps)
+
+
+def test_the_table_names_the_root_of_each_row():
+    # --root 0,1: one row per root at each size; without a root column the two rows of ibcast 64 B
+    # read alike with different overheads (the main table of `analyze` shows the root)
+    import io
+    from types import SimpleNamespace as NS
+
+    from rich.console import Console
+
+    from mpimeter.cli.analysis_view import nbc_table
+
+    def row(root: int, overhead: float) -> nbc.NbcRow:
+        return nbc.NbcRow(alternative="a", op="ibcast", size=64, launches=1, repetitions=9, overhead_ns=overhead,
+                          overhead_ci_low_ns=None, overhead_ci_high_ns=None, blocking_ns=100.0, compute_ns=100.0,
+                          total_ns=150.0, init_ns=1.0, test_ns=0.0, wait_ns=1.0, overlap=0.5, overlap_imb=0.5,
+                          overlap_osu=0.5, tests_per_rep=0, scheme="time", nprocs=3, root=root)
+    res = NS(settings=NS(confidence=0.95), nbc_rows=(row(0, 11_000.0), row(1, 77_000.0)),
+             size_unit=lambda op: "bytes")
+    out = io.StringIO()
+    Console(file=out, width=300).print(nbc_table(res, several=False))
+    header = next(line for line in out.getvalue().splitlines() if "overhead" in line and "op" in line)
+    assert "root" in header.split()
+    lines = [line.split() for line in out.getvalue().splitlines() if "ibcast" in line]
+    cells = [[c for c in line if c not in "│┃"] for line in lines]
+    assert [(c[3], c[6]) for c in cells] == [("0", "11.0"), ("1", "77.0")]

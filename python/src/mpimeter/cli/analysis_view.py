@@ -312,13 +312,16 @@ def nbc_table(res: analysis.AnalysisResult, several: bool) -> Table:
               title_justify="left")
     if several:
         t.add_column("alternative")
-    show_p = len({r.nprocs for r in res.nbc_rows}) > 1
-    for name in ("op", "size", *(("p",) if show_p else ()), "scheme", "tests", f"overhead [{pct} CI]", "init",
-                 "test", "wait", "blocking", "compute", "total", "overlap", "IMB", "OSU"):
+    # a launch of several roots (--root LIST) has one row per root: without its column the rows of
+    # one size read alike with different numbers (as the main table, which shows it)
+    show_p, show_root = (analysis.scaling.varies(res.nbc_rows, k) for k in ("nprocs", "root"))
+    for name in ("op", "size", *(("p",) if show_p else ()), *(("root",) if show_root else ()), "scheme", "tests",
+                 f"overhead [{pct} CI]", "init", "test", "wait", "blocking", "compute", "total", "overlap", "IMB",
+                 "OSU"):
         t.add_column(name, justify="left" if name in ("op", "scheme") else "right")
     for r in res.nbc_rows:
         t.add_row(*([r.alternative] if several else []), r.op, format_size(r.size, res.size_unit(r.op)),
-                  *([str(r.nprocs)] if show_p else []), r.scheme,
+                  *([str(r.nprocs)] if show_p else []), *([_root(r.root)] if show_root else []), r.scheme,
                   str(r.tests_per_rep), fmt_est(r.overhead_ns, r.overhead_ci_low_ns, r.overhead_ci_high_ns),
                   fmt_time(r.init_ns), fmt_time(r.test_ns), fmt_time(r.wait_ns), fmt_time(r.blocking_ns),
                   fmt_time(r.compute_ns), fmt_time(r.total_ns), f"{100 * r.overlap:.0f} %",
