@@ -35,6 +35,10 @@ typedef struct mm_timer_vtable {
      * so ranks on one kernel read the same time; 0: a per-process or per-core source (TSC
      * counters, MPI_Wtime's own base, a virtual clock) */
     int kernel_wide;
+    /* 1: readable only between MPI_Init and MPI_Finalize (MPI_Wtime), so available() refuses
+     * before MPI_Init; a launch opens its timer after MPI_Init, and options checked before it
+     * (--validate) do not take that refusal for the machine's */
+    int needs_mpi;
 } mm_timer_vtable;
 
 struct mm_timer {

@@ -10,6 +10,7 @@
 #include <inttypes.h>
 #include <limits.h>
 #include <math.h>
+#include <mpi.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -190,20 +191,30 @@ static mm_status mm__check_copy_probe_from(const mm_config *cfg, char *err, size
     return mm__check_earlier_launch("copy-probe-from", dir, cfg, err, len);
 }
 
+/* Is the timer usable by a launch on this machine? 1, or 0 with `why`. A timer that needs MPI
+ * (wtime) refuses before MPI_Init, which --validate never calls; the launch calls it before it
+ * opens its timer, and mm_timer_open refuses there what still cannot be read. */
+static int mm__timer_usable(const mm_timer_vtable *tv, char *why, size_t why_len) {
+    int initialized = 0;
+    if (!tv->available) return 1;
+    if (tv->needs_mpi && MPI_Initialized(&initialized) == MPI_SUCCESS && !initialized) return 1;
+    return tv->available(why, why_len) == 0;
+}
+
 /* The timer and the virtual timer's options. 0 or MM_E_INPUT. */
 static mm_status mm__validate_timer(const mm_config *cfg, char *err, size_t len) {
     char why[512];
     /* timer */
     const mm_timer_vtable *tv = mm_timer_find(cfg->timing.timer);
     if (!tv) return mm__check_name("timer", cfg->timing.timer, err, len);
-    if (tv->available && tv->available(why, sizeof why) != 0)
+    if (!mm__timer_usable(tv, why, sizeof why))
         return mm_fail(err, len, "--timer %s: not available on this machine: %s", cfg->timing.timer, why);
     if (strcmp(cfg->timing.timer, "virtual") == 0) {
         const mm_timer_vtable *bv = mm_timer_find(cfg->timing.virtual_base);
         if (!bv || strcmp(cfg->timing.virtual_base, "virtual") == 0)
             return mm_fail(err, len, "--virtual-base: '%s' is not a timer the virtual timer can wrap; allowed: %s (not virtual)",
                             cfg->timing.virtual_base, mm_timer_names());
-        if (bv->available && bv->available(why, sizeof why) != 0)
+        if (!mm__timer_usable(bv, why, sizeof why))
             return mm_fail(err, len, "--virtual-base %s: not available on this machine: %s", cfg->timing.virtual_base, why);
     } else if (cfg->timing.virtual_offset_s != 0 || cfg->timing.virtual_skew_ppm != 0) {
         return mm_fail(err, len, "--virtual-offset-s/--virtual-skew-ppm apply only to --timer virtual (given: --timer %s)", cfg->timing.timer);

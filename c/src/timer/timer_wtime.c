@@ -53,4 +53,5 @@ const mm_timer_vtable mm_timer_wtime = {
     .init = mm__wtime_init,
     .now_ns = mm__wtime_now,
     .finalize = mm__wtime_finalize,
+    .needs_mpi = 1,
 };

@@ -549,6 +549,17 @@ static void test_inject_fault(void) {
       expect_error(5, a, "--inject-fault: unknown operation 'nosuchop'"); }
 }
 
+/* --timer wtime reads MPI_Wtime, unreadable before MPI_Init; options are checked before it
+ * (--validate, which mpimeter run asks), and a launch opens its timer after it: not refused. */
+static void test_a_timer_needing_mpi_is_accepted_before_mpi_init(void) {
+    const char *a[] = {"b", "--timer", "wtime", "--out", "/tmp/mm_unit_cfg/n"};
+    CHECK_EQ_INT(parse(5, a), 0);
+    CHECK_STR(cfg.timing.timer, "wtime");
+    const char *v[] = {"b", "--timer", "virtual", "--virtual-base", "wtime", "--out", "/tmp/mm_unit_cfg/n"};
+    CHECK_EQ_INT(parse(7, v), 0);
+    CHECK_STR(cfg.timing.virtual_base, "wtime");
+}
+
 int main(void) {
     test_inject_fault();
     test_every_row_sets_only_its_own_field();
@@ -569,5 +580,6 @@ int main(void) {
     test_virtual_clocks_need_a_sync();
     test_list_algorithms_ops();
     test_method_options_need_their_method();
+    test_a_timer_needing_mpi_is_accepted_before_mpi_init();
     return mm_check_summary("test_config");
 }
