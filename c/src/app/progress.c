@@ -57,8 +57,12 @@ void mm_progress_format(const mm_test_facts *f, const mm_config *cfg, char *out,
     if (isfinite(f->median_ns)) mm__duration(f->median_ns, median, sizeof median);
     else if (f->valid > 0) /* valid repetitions whose run times stayed on their ranks */
         snprintf(median, sizeof median, "not collected (a --nprocs test; mpimeter analyze gives it)");
-    int head2 = snprintf(out, len, "%ld of %ld valid, median %s (%s, %s)", f->valid, t->nrep, median,
-                         f->procsync ? f->procsync : "?", f->run_time ? f->run_time : "?");
+    /* a nonblocking collective's median is its blocking phase's (the phase judged, nbc_test.c),
+     * not that of its raw.csv rows, which hold the overlap phase with its computation
+     * (docs/FORMAT.md): said so, it is the blocking time `mpimeter analyze` shows beside them */
+    int head2 = snprintf(out, len, "%ld of %ld valid, median %s (%s, %s%s)", f->valid, t->nrep, median,
+                         f->procsync ? f->procsync : "?", f->run_time ? f->run_time : "?",
+                         t->op && mm_op_is_nbc(t->op) ? "; blocking phase: I-call + MPI_Wait" : "");
     /* incomplete: its share of --launch-budget-s ended it before --nrep (meta.json ended_by) */
     if (t->status == MM_TEST_INCOMPLETE && head2 >= 0 && (size_t)head2 < len)
         snprintf(out + head2, len - (size_t)head2, "; its time budget ended it at %ld of %ld repetitions",

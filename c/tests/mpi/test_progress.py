@@ -170,3 +170,23 @@ def test_a_test_its_time_budget_ended_reports_its_rows_not_a_failure(tmp_path):
                   r"ended it at (\d+) of 100000 repetitions$", line)
     assert m, line
     assert int(m.group(1)) == test["nrep"] - test["invalid"] and int(m.group(2)) == int(m.group(5)) == test["nrep"]
+
+
+def test_a_nonblocking_collective_says_its_median_is_the_blocking_phase(tmp_path):
+    """A nonblocking collective's raw.csv rows hold its overlap phase (the I-call, --nbc-compute-ns
+    of computation, the wait: docs/FORMAT.md), but the median its line gives is the blocking
+    phase's (I-call + MPI_Wait, the phase judged): the line says so, and its number is the rows'
+    blocking time (what `mpimeter analyze` shows as "blocking"), not their run time (it read as the
+    run time, a tenth of the one analyze gives for the same test)."""
+    out = tmp_path / "nbc"
+    proc = run_bench("openmpi", 2, ["--ops", "ibcast", "--sizes", "64", "--nbc-compute-ns", "1000000",
+                                    "--nrep", "20", "--procsync", "barrier", "--progress", "--out", out])
+    meta, raw = read_launch(out)
+    (line,) = [s for s in proc.stderr.splitlines() if "[1/1]" in s]
+    m = re.search(r": (\d+) of 20 valid, median (\S+) (ns|us|ms|s) \(barrier, local clock; blocking phase: "
+                  r"I-call \+ MPI_Wait\)$", line)
+    assert m, line
+    per_rep = raw.groupby("rep").agg(valid=("valid", "min"), blocking=("blocking_ns", "max"))
+    if int(m.group(1)) == len(per_rep) == (per_rep["valid"] == 1).sum():  # both phases valid throughout
+        shown = float(m.group(2)) * UNIT_NS[m.group(3)]
+        assert shown == pytest.approx(float(per_rep["blocking"].median()), rel=0.006), line
