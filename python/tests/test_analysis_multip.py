@@ -412,3 +412,37 @@ def test_the_reports_fingerprints_name_their_p(tmp_path):
     assert 'id="fp-openmpi-bcast-8-p2"' in text and 'id="fp-openmpi-bcast-8-p4"' in text
     assert "8 B · p = 4 · openmpi" in text
     assert "Alternative openmpi, p = 2" in text and "Alternative openmpi, p = 4" in text
+
+
+def test_one_process_has_no_bound(tmp_path):
+    """--nprocs 1,4: on a single process an allreduce sends no message (its volume is 0), so the
+    latency floor bounds nothing; it had a bound of the floor, which every median beat ("median
+    below its lower bound at p = 1 (data in cache, or the bound's premise does not hold)")."""
+    root = tmp_path / "c"
+    folder = root / "openmpi" / "launches" / "000"
+    plan = [1, 4]
+
+    def fn(op, size, rng, n, _i=[0]):
+        p = plan[_i[0] % 2]
+        _i[0] += 1
+        return (10.0 if p == 1 else 20_000.0 + size) * rng.lognormal(0.0, 0.01, n)
+    synth.write_launch(folder, seed=3, nprocs=4, ops=("allreduce", "allreduce"), sizes=(64,), nrep=30,
+                       time_fn=fn, schema=2)
+    meta = json.loads((folder / "meta.json").read_text())
+    for t, p in zip(meta["tests"], plan):
+        t["nprocs"] = p
+    _bound_meta(4, 0, meta)
+    (folder / "meta.json").write_text(json.dumps(meta))
+    raw = pd.read_csv(folder / "raw.csv")
+    raw[raw["rank"] < raw["test"].map({t["test"]: t["nprocs"] for t in meta["tests"]})].to_csv(
+        folder / "raw.csv", index=False)
+    res = _analyze(root)
+    b = bounds(res)
+    assert b.row("openmpi", "allreduce", 64, 1) is None
+    assert b.row("openmpi", "allreduce", 64, 4).bound_ns == pytest.approx(FLOOR + 1.5 * 64 / LARGE * 1e9)
+    assert not any(r.beats for r in b.rows)
+    (said,) = [m for m in b.missing if "p = 1" in m]
+    assert "allreduce" in said and "sends no message" in said
+    (series,) = res.scaling
+    assert [pt.bound_ns is None for pt in series.points] == [True, False]
+    assert series.no_bound.startswith("p = 1: ") and "sends no message" in series.no_bound

@@ -10,7 +10,8 @@ several p, across launches or on sub-communicators inside one):
 
 - L, the latency floor: half the least 1-byte round trip between any sampled pair of ranks
   (meta.json probes.latency_floor). Every operation that communicates sends at least one
-  message; none arrives faster than this.
+  message; none arrives faster than this. On one process (p = 1, a sub-communicator of
+  --nprocs 1) nothing is sent: no bound.
 - V(m), the data volume: the least number of bytes one rank must receive (or a root send),
   Chan et al. 2007's lower bound for the operation on p ranks, as the binary states it
   (operations[op].bound_volume: 2(p−1)/p·m for allreduce, m for bcast, (p−1)·m for alltoall …).
@@ -150,13 +151,16 @@ def bounds(result: AnalysisResult) -> BoundsResult:
             missing.append(f"{mb.alternative}: no copy probe (--copy-probe-bytes 0, or older launches): only "
                            "operations without data (barrier) have a bound")
         facts = _volume_facts(result, mb.alternative)
-        unstated, unknown, disagree = set(), set(), set()
+        unstated, unknown, disagree, alone = set(), set(), set(), set()
         for r in result.rows:
             if r.alternative != mb.alternative or not r.median_ns > 0:
                 continue
             op_info = _operation(result, mb.alternative, r.op)
             if op_info is None or op_info.bound_bytes_per_size is None or result.size_unit(r.op) != "bytes":
                 unstated.add(r.op)
+                continue
+            if r.nprocs == 1:  # L is of a message between two ranks: one process sends none
+                alone.add(r.op)
                 continue
             stated = facts.get((r.op, r.size, r.nprocs, r.root), set())
             if len(stated) > 1:
@@ -184,6 +188,9 @@ def bounds(result: AnalysisResult) -> BoundsResult:
             missing.append(f"{mb.alternative}: no bound for {', '.join(sorted(unknown))}: no launch states the "
                            "volume at that p (tests[].bound_bytes_per_size: launches before it was written per "
                            "test give it for the launch's own p only)")
+        if alone:
+            missing.append(f"{mb.alternative}: no bound for {', '.join(sorted(alone))} at p = 1: a single process "
+                           "sends no message, so the latency floor does not bound it")
         if unstated:
             missing.append(f"{mb.alternative}: the binary states no bound for {', '.join(sorted(unstated))} "
                            "(nonblocking, master-worker, simple calls and delay are not just data movement)")
