@@ -202,6 +202,16 @@ static int mm__agree_on_failure(mm__launch_state *st, mm_test *t, const char *co
     return 1;
 }
 
+/* What may give a test that recorded no valid repetition some: a larger time budget helps a test
+ * its budget ended, not one --nrep ended; a window of --window-us stays as given, and the auto
+ * window grows and changes start method only between batches (docs/ALGORITHMS.md), so a test of
+ * one late batch needs more repetitions. */
+static const char *mm__no_valid_remedy(const mm_config *cfg, const mm_test *t) {
+    if (t->ended_by_budget) return "a larger --launch-budget-s (--roundtime-budget-s with roundtime or harmonize)";
+    if (cfg->ps.window_us > 0) return "a larger --window-us (or auto, which adapts it)";
+    return "a larger --nrep (the window adapts between batches of repetitions)";
+}
+
 /* Rank 0: a failed test becomes a condition too, so that the analysis shows it. */
 static void mm__note_failed(mm__launch_state *st, mm_test *t) {
     t->status = MM_TEST_FAILED;
@@ -212,15 +222,16 @@ static void mm__note_failed(mm__launch_state *st, mm_test *t) {
     if (!c) return;
     snprintf(c->message, sizeof c->message, "%s %" PRId64 " failed (%s): %s; it has no rows",
              t->op->name, t->size, t->error_code, t->error_message);
-    snprintf(c->hint, sizeof c->hint, "%s",
-             strcmp(t->error_code, "alloc-failed") == 0
-                 ? "lower the size or the number of ranks per host"
-             : strcmp(t->error_code, "no-valid-repetitions") == 0
-                 ? "no rank was running at its planned starts: run on a quieter machine, at most "
-                   "one rank per CPU, with --procsync roundtime or barrier, or a larger "
-                   "--launch-budget-s"
-                 : "run the test alone to see whether the library refuses these arguments; the "
-                   "other tests of the launch are unaffected");
+    if (strcmp(t->error_code, "no-valid-repetitions") == 0)
+        snprintf(c->hint, sizeof c->hint, "no rank was running at its planned starts: run on a quieter machine, "
+                 "at most one rank per CPU, with --procsync roundtime or barrier, or with %s",
+                 mm__no_valid_remedy(st->cfg, t));
+    else
+        snprintf(c->hint, sizeof c->hint, "%s",
+                 strcmp(t->error_code, "alloc-failed") == 0
+                     ? "lower the size or the number of ranks per host"
+                     : "run the test alone to see whether the library refuses these arguments; the "
+                       "other tests of the launch are unaffected");
 }
 
 /* Collective: gathers the test's rows (over the test's communicator: the ranks outside have

@@ -122,6 +122,8 @@ def test_no_valid_repetition_is_a_failure_with_its_reason(lib, np, tmp_path):
     assert raw.empty  # a failed test has no rows
     failed = [c for c in meta["conditions"] if c["code"] == "test-failed"]
     assert len(failed) == 2 and "no-valid-repetitions" in failed[0]["message"]
+    # --nrep ended it with the window given: a larger window helps, a larger time budget cannot
+    assert all("a larger --window-us" in c["hint"] and "budget" not in c["hint"] for c in failed), failed
     # harmonize whose every round is late (a 1 ns start tolerance) records nothing: never complete
     out = tmp_path / "h"
     run_bench(lib, np, ["--ops", "allreduce", "--sizes", 8, "--nrep", 50, "--warmup", 0,
@@ -131,6 +133,9 @@ def test_no_valid_repetition_is_a_failure_with_its_reason(lib, np, tmp_path):
     (t,) = meta["tests"]
     assert t["status"] == "failed" and t["error"]["code"] == "no-valid-repetitions", t
     assert t["redone"] > 0 and "0 recorded" in t["error"]["message"]
+    # its time budget ended it: the hint names the budget of roundtime and harmonize
+    (c,) = [c for c in meta["conditions"] if c["code"] == "test-failed"]
+    assert "--roundtime-budget-s" in c["hint"], c
 
 
 @pytest.mark.parametrize("np", NPS)
