@@ -120,3 +120,22 @@ def test_a_campaign_without_usable_data_exits_2_saying_why(tmp_path):
         assert "no launch is complete" in r.stderr
     write_launch(tmp_path / "dead" / "launches" / "003", seed=3)  # one good launch: analyzed
     assert run(tmp_path / "dead", "--format", "csv").exit_code == 0
+
+
+def test_a_complete_launch_whose_every_test_failed_says_why(tmp_path):
+    # every test of a complete launch failed (no rank started at the window's planned starts):
+    # the refusal gives the binary's reason and hint, not only "none ... finished a test"
+    folder = tmp_path / "busy" / "launches" / "000"
+    write_launch(folder, seed=1, finished=0, ops=("bcast",), sizes=(8, 64), schema=2)
+    meta = json.loads((folder / "meta.json").read_text())
+    why = "no valid repetition among 5 recorded (0 redone): ..., ended by --nrep with start method window"
+    for t in meta["tests"]:
+        t.update(status="failed", nrep=0, error={"code": "no-valid-repetitions", "message": why})
+    first = meta["tests"][0]
+    meta["conditions"] = [{"code": "test-failed", "message": "...", "where": f"test {t['test']} ({t['op']} {t['size']})",
+                           "hint": "run with --procsync barrier"} for t in meta["tests"]]
+    (folder / "meta.json").write_text(json.dumps(meta))
+    r = run(tmp_path / "busy")
+    assert r.exit_code == 2 and r.stderr.count("\n") == 1, r.output
+    assert "none of its 1 launch(es) (1 complete) finished a test; 2 test(s) failed (2 no-valid-repetitions), " \
+           f"e.g. {first['op']} {first['size']}: {why} (run with --procsync barrier)" in r.stderr, r.stderr

@@ -212,6 +212,9 @@ def no_data_message(paths: Sequence[str], res: analysis.AnalysisResult) -> str:
     status_text = ", ".join(f"{n} {status}" for status, n in sorted(statuses.items()))
     why = (f"none of its {len(launches)} launch(es) ({status_text}) finished a test"
            if not finished else f"{finished} launch(es) finished tests but no repetition was usable (all invalid)")
+    failed = [(li, t) for li in launches for t in li.meta.tests if t.status == "failed"]
+    if failed and not finished:  # the binary said why each failed (tests[].error) and what to do
+        why += "; " + _failed_tests(failed)
     empty = sum(len(empty_complete_tests(li.meta)) for li in launches)
     if empty:  # the binary called them complete: say what they are (analysis.diagnostics)
         why += (f"; {empty} test(s) marked complete recorded no repetition at all (treated as failed: "
@@ -219,6 +222,19 @@ def no_data_message(paths: Sequence[str], res: analysis.AnalysisResult) -> str:
     hint = ("; no launch is complete: each one's reason is in campaign.json and logs/, and "
             "mpimeter run --resume re-runs them") if "complete" not in statuses else ""
     return f"{' '.join(paths)}: no data to analyze: {why}{hint}"
+
+
+def _failed_tests(failed: Sequence[tuple]) -> str:
+    """How many tests failed, with what codes, and the first one's reason and the binary's hint
+    (its meta.json condition ``test-failed``): a complete launch whose every test failed (a start
+    method no rank kept on a busy machine) reads otherwise as one with nothing in it."""
+    codes = Counter(t.error.code if t.error else "unknown" for _, t in failed)
+    li, t = failed[0]
+    where = f"test {t.test} ({t.op} {t.size})"
+    hint = next((c.hint for c in li.meta.conditions if c.code == "test-failed" and c.where == where and c.hint), "")
+    return (f"{len(failed)} test(s) failed ({', '.join(f'{n} {code}' for code, n in codes.most_common())}), "
+            f"e.g. {t.op} {t.size}: {t.error.message if t.error else 'no reason recorded'}"
+            + (f" ({hint})" if hint else ""))
 
 
 def check_output(output: Path, suffixes: tuple[str, ...], what: str) -> None:
