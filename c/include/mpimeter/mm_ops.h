@@ -21,6 +21,8 @@ enum {
                                          analysis reports half of it as the one-way latency */
     MM_OP_NEEDS_TWO = 1u << 7,        /* needs at least 2 ranks (master-worker) */
     MM_OP_WORKPIECES = 1u << 8,       /* uses --workpieces: one test per value (mw-workpieces) */
+    MM_OP_SIZE_IS_MEMORY = 1u << 9,   /* size is bytes of memory (a window, a buffer to attach),
+                                         not elements of --datatype: any whole number of bytes */
 };
 
 /* What kind of pattern an operation is (--describe, meta.json "operations"). */

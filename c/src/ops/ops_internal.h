@@ -85,16 +85,22 @@ static inline void *mm__buffer_calloc(size_t n, size_t size) {
     return p;
 }
 
+/* What a row's size is to mm__args_check: unused, a count of --datatype elements in bytes, or
+ * bytes of memory (a window, a buffer to attach: MM_OP_SIZE_IS_MEMORY, any whole number). */
+enum { MM__SIZE_UNUSED = 0, MM__SIZE_ELEMENTS = 1, MM__SIZE_MEMORY = 2 };
+
 /* The arguments every setup checks before it allocates or calls MPI: a rank and a root among
- * the ranks and, when the row uses the size, a size that is a whole number of elements. 0, or
- * MM_E_FAILED saying which does not hold (the option checks refuse such values before a launch:
- * this guards a caller that skipped them). */
+ * the ranks and, when the row uses the size, a size that is a whole number of elements (of
+ * bytes, for memory). 0, or MM_E_FAILED saying which does not hold (the option checks refuse
+ * such values before a launch: this guards a caller that skipped them). */
 static inline mm_status mm__args_check(mm_op_args *a, int uses_size) {
     if (a->nprocs < 1 || a->rank < 0 || a->rank >= a->nprocs)
         return mm__setup_failed(a, "rank %d is not one of the %d ranks", a->rank, a->nprocs);
     if (a->root < 0 || a->root >= a->nprocs)
         return mm__setup_failed(a, "root %d is not one of the %d ranks", a->root, a->nprocs);
-    if (uses_size && (a->type_size <= 0 || a->size < 0 || a->size % a->type_size != 0))
+    if (uses_size == MM__SIZE_MEMORY && a->size < 0)
+        return mm__setup_failed(a, "size %lld is negative", (long long)a->size);
+    if (uses_size == MM__SIZE_ELEMENTS && (a->type_size <= 0 || a->size < 0 || a->size % a->type_size != 0))
         return mm__setup_failed(a, "size %lld is not a whole number of %d-byte elements",
                                 (long long)a->size, a->type_size);
     return 0;

@@ -290,7 +290,7 @@ void mm__teardown_rma(mm_op_args *a) {
 
 static mm_status mm__rma_win_setup(mm_op_args *a, int made) {
     mm__args_clear(a);
-    if (mm__args_check(a, 1) != 0) return MM_E_FAILED;
+    if (mm__args_check(a, MM__SIZE_MEMORY) != 0) return MM_E_FAILED;
     mm__rma *s = calloc(1, sizeof *s);
     if (!s) return mm__setup_no_memory(a, "the window's state", (int64_t)sizeof *s);
     a->state = s;

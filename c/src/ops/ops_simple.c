@@ -95,7 +95,7 @@ int mm__after_simple_free_comm(mm_op_args *a) {
 /* simple-attach: the buffer (size bytes, allocated here) that each timed call attaches. */
 mm_status mm__setup_simple_attach(mm_op_args *a) {
     /* checked before a launch too (mm_op_check_size) */
-    if (mm__args_check(a, 1) != 0) return MM_E_FAILED;
+    if (mm__args_check(a, MM__SIZE_MEMORY) != 0) return MM_E_FAILED;
     if (a->size > INT32_MAX)
         return mm__setup_failed(a, "size %lld: MPI_Buffer_attach takes at most %d bytes",
                                 (long long)a->size, INT32_MAX);

@@ -342,13 +342,13 @@ const mm_op mm_ops_table[] = {
      "every rank makes a window of size bytes of --rma-window (MPI_Win_create over memory "
      "allocated before, MPI_Win_allocate, MPI_Win_allocate_shared, or MPI_Win_create_dynamic + "
      "MPI_Win_attach); it is freed after the end timestamp",
-     "size: bytes (0 allowed); --rma-window KIND", 0, mm__setup_rma_win_create,
+     "size: bytes (0 allowed); --rma-window KIND", MM_OP_SIZE_IS_MEMORY, mm__setup_rma_win_create,
      mm__run_rma_win_create, mm__teardown_rma_win, {1, 0, 0, 0}, mm__after_rma_win_create,
      MM_VOL_NONE, NULL},
     {"rma-win-free", MM_OP_KIND_RMA,
      "every rank frees a window of size bytes of --rma-window (MPI_Win_free; dynamic: "
      "MPI_Win_detach + MPI_Win_free); the next is made after the end timestamp",
-     "size: bytes (0 allowed); --rma-window KIND", 0, mm__setup_rma_win_free,
+     "size: bytes (0 allowed); --rma-window KIND", MM_OP_SIZE_IS_MEMORY, mm__setup_rma_win_free,
      mm__run_rma_win_free, mm__teardown_rma_win, {1, 0, 0, 0}, mm__after_rma_win_free,
      MM_VOL_NONE, NULL},
     /* simple calls (ops_simple.c): every rank, no data */
@@ -372,7 +372,8 @@ const mm_op mm_ops_table[] = {
     {"simple-attach", MM_OP_KIND_SIMPLE,
      "every rank attaches a buffer of size bytes for buffered sends (MPI_Buffer_attach) and "
      "detaches it (MPI_Buffer_detach): both calls timed, as SKaMPI's attach measurement",
-     "size: bytes of the buffer, from MPI_BSEND_OVERHEAD to 2147483647", 0, mm__setup_simple_attach,
+     "size: bytes of the buffer, from MPI_BSEND_OVERHEAD to 2147483647", MM_OP_SIZE_IS_MEMORY,
+     mm__setup_simple_attach,
      mm__run_simple_attach, mm__teardown_simple, {1, 0, 0, 0}, NULL, MM_VOL_NONE, NULL},
 };
 

@@ -122,6 +122,9 @@ mm_status mm_op_check_size(const mm_op *op, int64_t size, int type_size, char *w
                  "for %s: %d (MPI_BSEND_OVERHEAD) to %d bytes", size, op->name, MPI_BSEND_OVERHEAD, INT_MAX);
         return MM_E_INPUT;
     }
+    /* a window or a buffer to attach is bytes of memory (disp_unit 1, MPI_Buffer_attach's int),
+     * never a count of --datatype elements: its own constraint asks for no multiple */
+    if (op->flags & MM_OP_SIZE_IS_MEMORY) return 0;
     if (type_size <= 0) {
         snprintf(why, why_len, "the datatype size %d is not positive", type_size);
         return MM_E_INPUT;

@@ -99,6 +99,17 @@ def test_window_create_and_free_alone_need_no_mode(lib, tmp_path):
     assert (raw["end_ns"] > raw["start_ns"]).all()  # a collective call: never free
 
 
+def test_a_window_or_attached_buffer_takes_any_number_of_bytes(lib, tmp_path):
+    """A window (disp_unit 1) and a buffer to attach are bytes of memory, not --datatype elements:
+    1001 bytes with --datatype int (they were refused before the launch as not a multiple of 4,
+    though their constraints ask for no multiple, and failed in their setup)."""
+    meta, _ = _launch(lib, 2, ["--ops", "rma-win-create,rma-win-free,simple-attach", "--sizes", "1001",
+                               "--datatype", "int"], tmp_path / "o")
+    _assert_all_complete(meta, 3)
+    assert sorted((t["op"], t["size"]) for t in meta["tests"]) == [
+        ("rma-win-create", 1001), ("rma-win-free", 1001), ("simple-attach", 1001)]
+
+
 @pytest.mark.parametrize("op,mode", [("rma-put-bw", "fence"), ("rma-get", "lock-all-flush-local"),
                                      ("rma-get-acc", "pscw"), ("rma-cas", "lock-shared")])
 def test_a_corrupted_byte_fails_the_test_with_a_message(lib, op, mode, tmp_path):

@@ -211,6 +211,15 @@ static void test_check_size(void) {
     CHECK_EQ_INT(mm_op_check_size(delay, 1001, 4, why, sizeof why), 0);
     CHECK_EQ_INT(mm_op_check_size(delay, 0, 4, why, sizeof why), 0);
     expect_size_refused(delay, -5, 4, "duration");
+    /* a window or a buffer to attach is bytes of memory, whatever --datatype says (their
+     * constraints ask for no multiple; these were refused with the default int) */
+    CHECK_EQ_INT(mm_op_check_size(mm_op_find("rma-win-create"), 1001, 4, why, sizeof why), 0);
+    CHECK_EQ_INT(mm_op_check_size(mm_op_find("rma-win-free"), 7, 8, why, sizeof why), 0);
+    CHECK_EQ_INT(mm_op_check_size(mm_op_find("simple-attach"), 129, 4, why, sizeof why), 0);
+    CHECK_EQ_INT(mm_op_check_size(mm_op_find("simple-attach"), INT_MAX, 4, why, sizeof why), 0);
+    expect_size_refused(mm_op_find("simple-attach"), 1, 1, "MPI_BSEND_OVERHEAD");
+    expect_size_refused(mm_op_find("rma-win-create"), -1, 4, "negative");
+    expect_size_refused(mm_op_find("rma-put"), 1001, 4, "not a multiple of the datatype size");
     CHECK_EQ_INT(mm_op_check_size(NULL, 8, 4, why, sizeof why), MM_E_INPUT);
 }
 
