@@ -189,3 +189,33 @@ def test_tests_one_request_cannot_tell_apart_get_the_options_that_can():
                                          r"pieces: `mpimeter report` draws the fingerprint of each$"):
         select_test(pieces, ["a"], "mw-workpieces", 8, nprocs=3)
     assert select_test(pieces, ["a"], "mw-workpieces", 8, workpieces=16) == pieces[1]  # as the report asks
+
+
+def test_a_row_of_one_root_and_p_shows_its_own_ranks_and_says_which(tmp_path):
+    """One launch of 4 ranks holds bcast 8 B at p = 4 root 0 and on a sub-communicator at p = 2
+    root 1 (--nprocs 2,4 --root 0,1): the fingerprint of each shows the local durations of its own
+    test's ranks (they were pooled over every test of the (op, size): ranks 0-3 and both tests' times
+    in the p = 2 one), and its title names the p and the root."""
+    folder = tmp_path / "c" / "openmpi" / "launches" / "000"
+    plan = [(4, 0, 1_000.0), (2, 1, 50_000.0)]
+
+    def fn(op, size, rng, n, _i=[0]):
+        base = plan[_i[0] % 2][2]
+        _i[0] += 1
+        return base * rng.lognormal(0.0, 0.01, n)
+    synth.write_launch(folder, seed=5, nprocs=4, ops=("bcast", "bcast"), sizes=(8,), nrep=30, time_fn=fn, schema=2)
+    meta = json.loads((folder / "meta.json").read_text())
+    for t, (p, root, _) in zip(meta["tests"], plan):
+        t["nprocs"], t["root"] = p, root
+    (folder / "meta.json").write_text(json.dumps(meta))
+    raw = pd.read_csv(folder / "raw.csv")  # as the binary writes them: rows of the test's own ranks
+    raw[raw["rank"] < raw["test"].map({t["test"]: t["nprocs"] for t in meta["tests"]})].to_csv(
+        folder / "raw.csv", index=False)
+    res = analysis.analyze(analysis.load_campaign(tmp_path / "c", cache=False, store=False))
+    small = fingerprint_data(res, "bcast", 8, nprocs=4, root=0)
+    large = fingerprint_data(res, "bcast", 8, nprocs=2, root=1)
+    assert small.ranks.ranks.tolist() == [0, 1, 2, 3] and large.ranks.ranks.tolist() == [0, 1]
+    assert max(s.median for s in small.ranks.summaries) < 2_000 < 20_000 < min(s.median for s in large.ranks.summaries)
+    from mpimeter.report.fingerprint import draw_fingerprint
+    title = draw_fingerprint(large)._suptitle.get_text()
+    assert "p = 2  ·  root 1" in title, title

@@ -467,7 +467,8 @@ def reduce_raw(raw: pa.Table, con: duckdb.DuckDBPyConnection | None = None, *,
 def rank_durations(
     raw: pa.Table, *, alternative: str | None = None, op: str | None = None, size: int | None = None
 ) -> pd.DataFrame:
-    """alternative, launch, op, size, rank, rep, duration_ns, valid."""
+    """alternative, launch, test, op, size, rank, rep, duration_ns, valid (``test``: a launch holds
+    one test per root, p and work pieces of an (op, size); a fingerprint shows one of them)."""
     mask = None
     for col, val in (("alternative", alternative), ("op", op), ("size", size)):
         if val is not None:
@@ -479,6 +480,7 @@ def rank_durations(
         {
             "alternative": t["alternative"],
             "launch": t["launch"],
+            "test": t["test"],
             "op": t["op"],
             "size": t["size"],
             "rank": t["rank"],

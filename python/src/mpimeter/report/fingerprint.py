@@ -129,6 +129,13 @@ def fingerprint_data(result, op: str, size: int, alternative: str | None = None,
     if len(rank_durations) and "launch" in rank_durations.columns and several_p:
         # the ranks' durations are of launches; with p per launch, those of this row's p
         rank_durations = rank_durations[rank_durations["launch"].isin({s.launch for s in row.per_launch})]
+    if len(rank_durations) and "test" in rank_durations.columns and "test" in sel.columns:
+        # and of this row's test in each launch: one launch holds a test per root, p (--nprocs)
+        # and work pieces of the (op, size), whose ranks' durations are not this row's
+        stride = int(max(rank_durations["test"].max(), sel["test"].max() if len(sel) else 0)) + 1
+        mine = sel["launch"].to_numpy(dtype=np.int64) * stride + sel["test"].to_numpy(dtype=np.int64)
+        keys = rank_durations["launch"].to_numpy(dtype=np.int64) * stride + rank_durations["test"].to_numpy(dtype=np.int64)
+        rank_durations = rank_durations[np.isin(keys, mine)]
     return FingerprintData(
         op=op, size=size, size_unit=result.size_unit(op), alternative=alternative, launches=row.launches,
         facts=facts,

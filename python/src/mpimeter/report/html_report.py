@@ -167,9 +167,9 @@ def _fingerprint_jobs(result, drawn: list[str], alts: list[str]) -> list[Fingerp
     op, size and the alternative's place in ``alts``. The
     repetition and rank tables are split into plain arrays once, instead of being filtered
     per test (400 filters of millions of rows would take longer than the whole report)."""
-    reps = _split(result.repetitions, ("alternative", "op", "size", "launch", "rep", "valid",
+    reps = _split(result.repetitions, ("alternative", "op", "size", "launch", "test", "rep", "valid",
                                        "kept", "run_time_ns", "category", "nprocs", "root", "workpieces"))
-    ranks = _split(result.rank_durations(), ("alternative", "op", "size", "launch", "rank", "rep",
+    ranks = _split(result.rank_durations(), ("alternative", "op", "size", "launch", "test", "rank", "rep",
                                              "duration_ns", "valid"))
     facts: dict[tuple, LaunchFacts] = {}  # per alternative and set of launches (one p each, --np LIST)
     for row in result.rows:
