@@ -51,3 +51,17 @@ def test_figure_plots_overhead_blocking_and_three_overlaps(tmp_path):
     assert len(overlaps.get_lines()) >= 3
     nbcbench = overlaps.get_lines()[0].get_ydata()
     assert list(nbcbench) == [50.0, 100 * (1 - 7777.0 / 9000.0)]
+
+
+def test_the_table_names_the_root_of_each_row(tmp_path):
+    # --root 0,1: two rows of iallreduce at each size (as ibcast's would be); the table says which
+    # root each is, as the main table of analyze does, instead of two rows that read alike
+    res = _result(tmp_path)
+    rows = tuple(replace(r, root=root, overhead_ns=r.overhead_ns + 1000.0 * root) for r in res.nbc_rows
+                 for root in (0, 1))
+    from mpimeter.report.nonblocking import nonblocking_html
+    html = nonblocking_html("iallreduce", rows, replace(res, nbc_rows=rows), "")
+    assert "<th>root</th>" in html.replace(' class="num"', ""), html[:2000]
+    cells = [[c.split(">", 1)[1] for c in row.split("</td>")[:-1]] for row in html.split("<tr>")[2:]]
+    assert [(c[1], c[2], c[6]) for c in cells] == [("8 B", "0", "1.50 µs"), ("8 B", "1", "2.50 µs"),
+                                                   ("1 KiB", "0", "7.78 µs"), ("1 KiB", "1", "8.78 µs")]

@@ -99,13 +99,19 @@ def nonblocking_html(op: str, rows: Sequence, result, image_png_base64: str) -> 
         "Wait, in the same test's own repetitions; overlap in three definitions: "
         + "; ".join(label for _, label, _ in OVERLAPS) + ". Medians over launches of per-launch medians."))
     body = []
-    for r in sorted(rows, key=lambda r: (r.size, result.alternatives.index(r.alternative))):
+    # several p (--nprocs) or roots (--root) make several rows of one size: each says which
+    show_p, show_root = (len({getattr(r, k) for r in rows}) > 1 for k in ("nprocs", "root"))
+    for r in sorted(rows, key=lambda r: (r.size, result.alternatives.index(r.alternative), r.nprocs,
+                                         -1 if r.root is None else r.root)):
         ci = format_interval(r.overhead_ci_low_ns, r.overhead_ci_high_ns)
-        body.append((r.alternative, format_size(r.size, result.size_unit(op)), r.scheme, str(r.tests_per_rep),
+        body.append((r.alternative, format_size(r.size, result.size_unit(op)),
+                     *([str(r.nprocs)] if show_p else []), *(["–" if r.root is None else str(r.root)] if show_root else []),
+                     r.scheme, str(r.tests_per_rep),
                      str(r.launches), format_ns(r.overhead_ns), ci, format_ns(r.init_ns), format_ns(r.test_ns),
                      format_ns(r.wait_ns), format_ns(r.blocking_ns), format_ns(r.compute_ns),
                      f"{100 * r.overlap:.0f} %", f"{100 * r.overlap_imb:.0f} %", f"{100 * r.overlap_osu:.0f} %"))
-    header = ("alternative", "size", "scheme", "tests", "launches", "overhead", f"{pct} CI", "init", "test", "wait",
-              "blocking", "compute", "overlap", "IMB", "OSU")
+    header = ("alternative", "size", *(("p",) if show_p else ()), *(("root",) if show_root else ()), "scheme",
+              "tests", "launches", "overhead", f"{pct} CI", "init", "test", "wait", "blocking", "compute", "overlap",
+              "IMB", "OSU")
     return (intro + h.image(image_png_base64, f"{op}: overhead and blocking time, and overlap, against size")
             + h.table(header, body, numeric=tuple(name not in ("alternative", "scheme") for name in header)))
