@@ -375,7 +375,10 @@ static void test_setup_layouts(void) {
     CHECK_EQ_INT(a.count, 0);
     for (size_t i = 0; i < mm_ops_count; i++) {
         if (mm_ops_table[i].flags & (MM_OP_SIZE_UNUSED | MM_OP_SIZE_IS_DURATION)) continue;
-        mm_op_args bad_size = mm_test_op_args(10, 0, 2, 0); /* not a multiple of sizeof(int) */
+        /* not a multiple of sizeof(int); bytes of memory (a window, a buffer to attach) take any
+         * whole number of bytes, so theirs is a negative size */
+        int memory = (mm_ops_table[i].flags & MM_OP_SIZE_IS_MEMORY) != 0;
+        mm_op_args bad_size = mm_test_op_args(memory ? -10 : 10, 0, 2, 0);
         CHECK_EQ_INT(mm_ops_table[i].setup(&bad_size), -1);
         mm_op_args bad_root = mm_test_op_args(8, 0, 2, 2);
         CHECK_EQ_INT(mm_ops_table[i].setup(&bad_root), -1);
