@@ -98,3 +98,20 @@ def test_the_tsc_is_advised_only_to_launches_that_used_another_timer(tmp_path):
     assert on_tsc is not None and "--batch N" in on_tsc.hint and "--timer tsc" not in on_tsc.hint, on_tsc.hint
     on_monotonic = _note(_timer_named(tmp_path / "c", "monotonic"))
     assert on_monotonic is not None and "or use a finer timer (--timer tsc)" in on_monotonic.hint
+
+
+def test_rows_of_several_roots_are_named_apart():
+    # --root 0,1: two rows of bcast 8 B; the note named both "a/bcast/8", which read as one row twice
+    from types import SimpleNamespace as NS
+
+    from mpimeter.analysis.diagnostics import timer_adequacy
+
+    timer = NS(resolution_ns=1000.0, overhead_ns=20.0, name="monotonic")
+    campaign = NS(round_trip_ops=lambda: frozenset(),
+                  launches=[NS(alternative="a", meta=NS(timer=timer, config=NS(entries={})))])
+    rows = [NS(alternative="a", op="bcast", size=8, nprocs=4, root=root, workpieces=None, median_ns=2000.0)
+            for root in (0, 1)]
+    note = timer_adequacy(campaign, rows)
+    assert "a/bcast/8 p=4 root=0, a/bcast/8 p=4 root=1" in note.message, note.message
+    # a campaign of one row per (op, size) keeps the plain names
+    assert "a/bcast/8 —" in timer_adequacy(campaign, rows[:1]).message

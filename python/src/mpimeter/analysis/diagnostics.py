@@ -14,6 +14,7 @@ import math
 
 import numpy as np
 
+from mpimeter.analysis.groups import slice_label
 from mpimeter.analysis.launch_warnings import asked_nrep as _asked
 from mpimeter.analysis.launch_warnings import budget_ended_tests, launch_warnings
 from mpimeter.analysis.loading import Campaign, LaunchInfo
@@ -149,6 +150,15 @@ def long_warmups(summaries: list[LaunchSummary]) -> tuple[list[LaunchSummary], i
             if p <= WARMUP_FAMILY_ALPHA and s.warmup_length > s.n_total / 10], len(tested)
 
 
+def _row_names(listed: list[Row], rows: list[Row]) -> str:
+    """The first five of ``listed`` as alternative/op/size, each with its p, root and work pieces
+    where ``rows`` hold one (op, size) at several (--nprocs, --root, --workpieces): they would
+    read alike ("a/bcast/8, a/bcast/8")."""
+    sliced = len({(r.alternative, r.op, r.size) for r in rows}) < len(rows)
+    return ", ".join(f"{r.alternative}/{r.op}/{r.size}{slice_label((r.nprocs, r.root, r.workpieces), sliced)}"
+                     for r in listed[:5])
+
+
 def fewer_launches(campaign: Campaign, rows: list[Row]) -> list[AnalysisWarning]:
     """``fewer-launches``: rows measured in fewer launches than the best-covered row of their
     (alternative, op) — a size only some launches measured (`--sizes auto` run per
@@ -163,8 +173,9 @@ def fewer_launches(campaign: Campaign, rows: list[Row]) -> list[AnalysisWarning]
     short = [r for r in rows if r.launches < most[(r.alternative, r.op)]]
     if not short:
         return []
-    names = ", ".join(f"{r.alternative}/{r.op}/{r.size} ({r.launches} of {most[(r.alternative, r.op)]})"
-                      for r in short[:5])
+    sliced = len({(r.alternative, r.op, r.size) for r in rows}) < len(rows)
+    names = ", ".join(f"{r.alternative}/{r.op}/{r.size}{slice_label((r.nprocs, r.root, r.workpieces), sliced)} "
+                      f"({r.launches} of {most[(r.alternative, r.op)]})" for r in short[:5])
     return [warning("fewer-launches", rows=len(short), names=names, more=" …" if len(short) > 5 else "",
                     where=names)]
 
@@ -198,7 +209,7 @@ def timer_adequacy(campaign: Campaign, rows: list[Row]) -> AnalysisWarning | Non
     if not bad:
         return None
     r, timed, res, over = min(bad, key=lambda x: x[1])
-    names = ", ".join(f"{x.alternative}/{x.op}/{x.size}" for x, *_ in bad[:5])
+    names = _row_names([x for x, *_ in bad], rows)
     # the TSC is the finest, cheapest timer the binary has: advice for launches that used another
     alternatives = {x.alternative for x, *_ in bad}
     other_timer = any(li.meta.timer.name != "tsc" for li in campaign.launches if li.alternative in alternatives)
@@ -222,7 +233,7 @@ def row_warnings(campaign: Campaign, rows: list[Row], summaries: list[LaunchSumm
         w.append(timer)
     bad_norm = [r for r in rows if r.normal is False]
     if bad_norm:
-        names = ", ".join(f"{r.alternative}/{r.op}/{r.size}" for r in bad_norm[:5])
+        names = _row_names(bad_norm, rows)
         w.append(warning("normality-failed", rows=len(bad_norm), names=names, more=" …" if len(bad_norm) > 5 else "",
                          where=names))
     many_invalid = [s for s in summaries if s.n_total and s.n_invalid / s.n_total > 0.05]
