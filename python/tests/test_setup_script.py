@@ -23,16 +23,7 @@ pytestmark = pytest.mark.skipif(
 
 
 def test_the_pip_step_says_when_it_starts_and_how_long_it_took(tmp_path):
-    (tmp_path / "scripts").mkdir()
-    shutil.copy(REPO / "scripts" / "setup.sh", tmp_path / "scripts" / "setup.sh")
-    (tmp_path / "python").mkdir()
-    (tmp_path / "python" / "pyproject.toml").write_text("")
-    (tmp_path / "python" / "constraints.txt").write_text("")
-    venv_bin = tmp_path / ".venv" / "bin"
-    venv_bin.mkdir(parents=True)
-    for name, body in (("python", "exit 0"), ("pip", f'echo "$*" >> {tmp_path / "pip.log"}')):
-        (venv_bin / name).write_text(f"#!/bin/sh\n{body}\n")
-        (venv_bin / name).chmod(0o755)
+    _fake_tree(tmp_path, pip=f'echo "$*" >> {tmp_path / "pip.log"}')
     env = {k: v for k, v in os.environ.items() if not k.startswith("MM_WITH_")}
     done = subprocess.run(["bash", str(tmp_path / "scripts" / "setup.sh")], capture_output=True,
                           text=True, timeout=120, env=env)
@@ -45,9 +36,9 @@ def test_the_pip_step_says_when_it_starts_and_how_long_it_took(tmp_path):
     assert "-e python" in (tmp_path / "pip.log").read_text()  # the step ran between the two lines
 
 
-def _fake_tree(tmp_path: Path) -> None:
+def _fake_tree(tmp_path: Path, pip: str = "exit 0") -> None:
     """A scratch tree with a copy of the script, the Python package's two files and a .venv whose
-    python and pip do nothing."""
+    python does nothing and whose pip runs the shell line ``pip`` (default: nothing)."""
     (tmp_path / "scripts").mkdir()
     shutil.copy(REPO / "scripts" / "setup.sh", tmp_path / "scripts" / "setup.sh")
     (tmp_path / "python").mkdir()
@@ -55,8 +46,8 @@ def _fake_tree(tmp_path: Path) -> None:
     (tmp_path / "python" / "constraints.txt").write_text("")
     venv_bin = tmp_path / ".venv" / "bin"
     venv_bin.mkdir(parents=True)
-    for name in ("python", "pip"):
-        (venv_bin / name).write_text("#!/bin/sh\nexit 0\n")
+    for name, body in (("python", "exit 0"), ("pip", pip)):
+        (venv_bin / name).write_text(f"#!/bin/sh\n{body}\n")
         (venv_bin / name).chmod(0o755)
 
 
@@ -100,16 +91,22 @@ def test_a_venv_left_without_pip_is_made_again(tmp_path):
     _fake_tree(tmp_path)
     (tmp_path / ".venv" / "bin" / "pip").unlink()
     log = tmp_path / "python3.log"
-    fake_python3 = (f'#!/bin/sh\necho "$*" >> {log}\n'
-                    'if [ "$1 $2" = "-m venv" ]; then printf \'#!/bin/sh\\nexit 0\\n\' > "$3/bin/pip"; '
-                    f'{shutil.which("chmod")} +x "$3/bin/pip"; fi\nexit 0\n')
-    env = {k: v for k, v in os.environ.items() if not k.startswith("MM_WITH_")}
-    env["PATH"] = _path_without_papi_tools(tmp_path, 1000, python3=fake_python3)
-    done = subprocess.run(["bash", str(tmp_path / "scripts" / "setup.sh")], capture_output=True,
-                          text=True, timeout=120, env=env, cwd=tmp_path)
+    done = _setup_making_the_venv(tmp_path, "pip", log)
     assert done.returncode == 0, done.stdout + done.stderr
     assert "-m venv .venv" in log.read_text()
     assert "setup: installed the Python package" in done.stdout
+
+
+def _setup_making_the_venv(tmp_path: Path, makes: str, log: Path | None = None) -> subprocess.CompletedProcess:
+    """setup.sh in the tree with a `python3` whose `-m venv DIR` writes DIR/bin/``makes`` (a
+    script that does nothing) and nothing else, each call logged to ``log``."""
+    fake_python3 = ("#!/bin/sh\n" + (f'echo "$*" >> {log}\n' if log else "") +
+                    f'if [ "$1 $2" = "-m venv" ]; then printf \'#!/bin/sh\\nexit 0\\n\' > "$3/bin/{makes}"; '
+                    f'{shutil.which("chmod")} +x "$3/bin/{makes}"; fi\nexit 0\n')
+    env = {k: v for k, v in os.environ.items() if not k.startswith("MM_WITH_")}
+    env["PATH"] = _path_without_papi_tools(tmp_path, 1000, python3=fake_python3)
+    return subprocess.run(["bash", str(tmp_path / "scripts" / "setup.sh")], capture_output=True,
+                          text=True, timeout=120, env=env, cwd=tmp_path)
 
 
 def _run_setup(tmp_path: Path) -> subprocess.CompletedProcess:
@@ -156,11 +153,6 @@ def test_a_venv_made_again_gets_its_package_again(tmp_path):
     _fake_tree(tmp_path)
     (tmp_path / ".venv" / "bin" / "python").unlink()
     (tmp_path / ".venv" / ".mpimeter-installed").write_text(f"{tmp_path}\n")
-    fake_python3 = (f'#!/bin/sh\nif [ "$1 $2" = "-m venv" ]; then printf \'#!/bin/sh\\nexit 0\\n\' > "$3/bin/python"; '
-                    f'{shutil.which("chmod")} +x "$3/bin/python"; fi\nexit 0\n')
-    env = {k: v for k, v in os.environ.items() if not k.startswith("MM_WITH_")}
-    env["PATH"] = _path_without_papi_tools(tmp_path, 1000, python3=fake_python3)
-    done = subprocess.run(["bash", str(tmp_path / "scripts" / "setup.sh")], capture_output=True,
-                          text=True, timeout=120, env=env, cwd=tmp_path)
+    done = _setup_making_the_venv(tmp_path, "python")
     assert done.returncode == 0, done.stdout + done.stderr
     assert "setup: installed the Python package" in done.stdout, done.stdout
