@@ -94,6 +94,9 @@ int mm_bench_run_back_to_back(const mm_test_run *run, mm_test *t, mm_mpi_error *
 /* Does --back-to-back apply to op: on (N > 0), without --batch, a ping-pong or a blocking
  * collective that --batch accepts (no clean-up after each call). */
 int mm_back_to_back_applies(const mm_config *cfg, const mm_op *op);
+/* Whether --back-to-back times op's calls at all (a ping-pong or blocking collective that --batch
+ * could time), whatever the launch's options. */
+int mm_op_takes_back_to_back(const mm_op *op);
 /* The companion's calls: asked, lowered so that asked calls of call_ns fit in 10 ms (at least
  * 1); 0 when asked is 0. */
 int mm_back_to_back_calls(int asked, double call_ns);

@@ -71,24 +71,31 @@ typedef struct mm__scope {
     const char *option;
     int (*applies)(const mm_op *op);
     const char *which;
+    int (*off)(const mm_config *cfg); /* NULL, or: the value given switches it off, which ignores nothing */
 } mm__scope;
 
+static int mm__back_to_back_off(const mm_config *cfg) { return cfg->measure.back_to_back == 0; }
+
 static const mm__scope mm__scoped[] = {
-    {"nbc-scheme", mm_op_is_nbc, "nonblocking collectives (ibcast, iallreduce, ...; see --list-ops)"},
-    {"nbc-compute-ns", mm_op_is_nbc, "nonblocking collectives (ibcast, iallreduce, ...; see --list-ops)"},
-    {"test-interval", mm_op_is_nbc, "nonblocking collectives (ibcast, iallreduce, ...; see --list-ops)"},
-    {"pair", mm__op_uses_pair, "ping-pongs and one-sided data movement (pingpong-send-recv, rma-put, ...; see --list-ops)"},
-    {"cart-dims", mm_op_is_neighbor, "neighborhood collectives (neighbor_allgather, ...; see --list-ops)"},
-    {"graph-file", mm_op_is_neighbor, "neighborhood collectives (neighbor_allgather, ...; see --list-ops)"},
-    {"rma-sync", mm_op_uses_rma_sync, "one-sided data movement (rma-put, rma-get, ...; see --list-ops)"},
-    {"rma-window", mm_op_is_rma, "one-sided ops (rma-put, rma-win-create, ...; see --list-ops)"},
-    {"rma-window-bytes", mm_op_uses_rma_sync, "one-sided data movement (rma-put, rma-get, ...; see --list-ops)"},
-    {"rma-burst", mm_op_uses_rma_burst, "the one-sided -bw rows (rma-put-bw, rma-get-bw) and contention patterns (rma-one-put-all, ...)"},
-    {"workpieces", mm_op_uses_workpieces, "mw-workpieces"},
+    {"nbc-scheme", mm_op_is_nbc, "nonblocking collectives (ibcast, iallreduce, ...; see --list-ops)", NULL},
+    {"nbc-compute-ns", mm_op_is_nbc, "nonblocking collectives (ibcast, iallreduce, ...; see --list-ops)", NULL},
+    {"test-interval", mm_op_is_nbc, "nonblocking collectives (ibcast, iallreduce, ...; see --list-ops)", NULL},
+    {"pair", mm__op_uses_pair,
+     "ping-pongs and one-sided data movement (pingpong-send-recv, rma-put, ...; see --list-ops)", NULL},
+    {"cart-dims", mm_op_is_neighbor, "neighborhood collectives (neighbor_allgather, ...; see --list-ops)", NULL},
+    {"graph-file", mm_op_is_neighbor, "neighborhood collectives (neighbor_allgather, ...; see --list-ops)", NULL},
+    {"rma-sync", mm_op_uses_rma_sync, "one-sided data movement (rma-put, rma-get, ...; see --list-ops)", NULL},
+    {"rma-window", mm_op_is_rma, "one-sided ops (rma-put, rma-win-create, ...; see --list-ops)", NULL},
+    {"rma-window-bytes", mm_op_uses_rma_sync, "one-sided data movement (rma-put, rma-get, ...; see --list-ops)", NULL},
+    {"rma-burst", mm_op_uses_rma_burst,
+     "the one-sided -bw rows (rma-put-bw, rma-get-bw) and contention patterns (rma-one-put-all, ...)", NULL},
+    {"workpieces", mm_op_uses_workpieces, "mw-workpieces", NULL},
+    {"back-to-back", mm_op_takes_back_to_back, "ping-pongs and blocking collectives (pingpong-send-recv, allreduce, "
+                                               "bcast, ...; see --list-ops)", mm__back_to_back_off},
     {"root", mm__op_rooted, "rooted operations (bcast, reduce, gather, mw-send, rma-one-put-all, ...; see --describe's "
-                            "operations[].uses_root)"},
+                            "operations[].uses_root)", NULL},
     {"reduce-op", mm__op_reduces, "reducing operations (allreduce, reduce, scan, rma-acc, ...; see --describe's "
-                                  "operations[].uses_reduce_op)"},
+                                  "operations[].uses_reduce_op)", NULL},
 };
 
 static const mm__scope *mm__scope_of(const char *option) {
@@ -109,7 +116,7 @@ mm_status mm__config_check_scoped_options(const mm_config *cfg, const char *seen
     const mm_option_spec *table = mm_options(&n);
     for (size_t k = 0; k < sizeof mm__scoped / sizeof mm__scoped[0]; k++) {
         const mm_option_spec *o = mm_option_find(mm__scoped[k].option, strlen(mm__scoped[k].option));
-        if (!o || !seen[o - table]) continue;
+        if (!o || !seen[o - table] || (mm__scoped[k].off && mm__scoped[k].off(cfg))) continue;
         int any = 0;
         for (int i = 0; i < cfg->nops; i++) any |= mm__scoped[k].applies(mm_op_find(cfg->ops[i]));
         if (!any)

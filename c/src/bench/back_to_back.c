@@ -23,13 +23,17 @@
 enum { MM__B2B_WARMUP = 1, MM__B2B_INTERVALS = 1 };
 #define MM_B2B_BUDGET_NS 10000000.0
 
-int mm_back_to_back_applies(const mm_config *cfg, const mm_op *op) {
-    if (cfg->measure.back_to_back <= 0 || cfg->measure.batch > 1 || !op) return 0;
+int mm_op_takes_back_to_back(const mm_op *op) {
     /* --batch's own restrictions (parse_space.c): a clean-up after each call, or a repetition
      * timed in parts, cannot be batched */
-    if (op->after || mm_op_is_nbc(op)) return 0;
+    if (!op || op->after || mm_op_is_nbc(op)) return 0;
     return (op->flags & MM_OP_ROUND_TRIP) || strcmp(op->kind, MM_OP_KIND_COLLECTIVE) == 0 ||
            strcmp(op->kind, MM_OP_KIND_ROOTED) == 0;
+}
+
+int mm_back_to_back_applies(const mm_config *cfg, const mm_op *op) {
+    if (cfg->measure.back_to_back <= 0 || cfg->measure.batch > 1) return 0;
+    return mm_op_takes_back_to_back(op);
 }
 
 int mm_back_to_back_calls(int asked, double call_ns) {

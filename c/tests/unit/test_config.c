@@ -123,6 +123,13 @@ static void test_errors(void) {
       expect_error(7, a, "--reduce-op applies only to reducing operations"); }
     { const char *a[] = {"b", "--ops", "allreduce,bcast", "--root", "1", "--reduce-op", "max", "--out", o};
       CHECK_EQ_INT(parse(9, a), 0); }
+    /* --back-to-back times ping-pongs and blocking collectives only: with none it was ignored */
+    { const char *a[] = {"b", "--ops", "delay,ibcast", "--back-to-back", "10", "--out", o};
+      expect_error(7, a, "--back-to-back applies only to ping-pongs and blocking collectives"); }
+    { const char *a[] = {"b", "--ops", "delay,pingpong-send-recv", "--back-to-back", "10", "--out", o};
+      CHECK_EQ_INT(parse(7, a), 0); }
+    { const char *a[] = {"b", "--ops", "delay,ibcast", "--back-to-back", "0", "--out", o}; /* off: nothing ignored */
+      CHECK_EQ_INT(parse(7, a), 0); }
     { const char *a[] = {"b", "stray"}; expect_error(2, a, "stray"); }
     { const char *a[] = {"b", "--ops", "bcast", "--force"}; expect_error(4, a, "--force: only with --out"); }
     { const char *a[] = {"b", "--order", "random", "--out", o}; expect_error(5, a, "shuffled, ascending"); }
