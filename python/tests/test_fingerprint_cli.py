@@ -75,3 +75,24 @@ def test_a_folder_that_is_no_campaign_exits_2(tmp_path):
     r = run(tmp_path / "empty", "--op", "bcast", "--size", 8, "-o", tmp_path / "x.png")
     assert r.exit_code == 2
     assert "mpimeter fingerprint: error:" in r.output
+
+
+def test_one_number_of_work_pieces_is_drawn_when_named(tmp_path):
+    # mw-workpieces at --workpieces 1,4,16: --workpieces names one (the others would pool three
+    # results), and without it the refusal says to
+    from click.testing import CliRunner
+    from test_analysis_workpieces import pieces_campaign
+
+    from mpimeter.cli import main
+
+    camp = pieces_campaign(tmp_path / "c")
+    out = tmp_path / "fp.svg"
+    r = CliRunner().invoke(main, ["fingerprint", str(camp), "--op", "mw-workpieces", "--size", "8",
+                                  "--workpieces", "16", "-o", str(out)])
+    assert r.exit_code == 0, r.output
+    assert "16 workpieces" in out.read_text()
+    r = CliRunner().invoke(main, ["fingerprint", str(camp), "--op", "mw-workpieces", "--size", "8", "-o", str(out)])
+    assert r.exit_code == 2 and "name one with --workpieces" in r.output, r.output
+    r = CliRunner().invoke(main, ["fingerprint", str(camp), "--op", "mw-workpieces", "--size", "8",
+                                  "--workpieces", "5", "-o", str(out)])
+    assert r.exit_code == 2 and "not at 5 workpieces" in r.output, r.output

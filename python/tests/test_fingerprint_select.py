@@ -176,7 +176,7 @@ def test_a_request_is_checked_against_the_campaign_tests(campaigns):
 
 def test_tests_one_request_cannot_tell_apart_get_the_options_that_can():
     # "name one with --np (and --root)" for a campaign at one p with --root 0,1 (only --root
-    # helps) and for mw-workpieces at --workpieces 4,16, which no option of fingerprint names
+    # helps), and --workpieces for mw-workpieces at --workpieces 4,16
     key = lambda p, root, pieces: RowKey(alternative="a", op="mw-workpieces" if pieces else "bcast", size=8,  # noqa: E731
                                          nprocs=p, root=root, workpieces=pieces)
     roots = [key(2, 0, None), key(2, 1, None)]
@@ -186,8 +186,7 @@ def test_tests_one_request_cannot_tell_apart_get_the_options_that_can():
     with pytest.raises(ValueError, match=r": name one with --np and --root$"):
         select_test(both, ["a"], "bcast", 8)
     pieces = [key(3, 0, 4), key(3, 0, 16)]
-    with pytest.raises(ValueError, match=r"workpieces 16: mpimeter fingerprint cannot choose the number of work "
-                                         r"pieces: `mpimeter report` draws the fingerprint of each$"):
+    with pytest.raises(ValueError, match=r"workpieces 16: name one with --workpieces$"):
         select_test(pieces, ["a"], "mw-workpieces", 8, nprocs=3)
     assert select_test(pieces, ["a"], "mw-workpieces", 8, workpieces=16) == pieces[1]  # as the report asks
 

@@ -79,14 +79,10 @@ def select_test(tests: Sequence[Test], alternatives: Sequence[str], op: str, siz
 
 def _how_to_name(found: Sequence) -> str:
     """The options that tell ``found`` apart — only those: `--np` where every test ran at one p
-    cannot choose among roots. The number of work pieces has no option of `mpimeter fingerprint`;
-    the report draws a fingerprint per number (CONTRIBUTING.md: advice must be able to help)."""
-    options = [name for name, attr in (("--np", "nprocs"), ("--root", "root")) if len({getattr(t, attr) for t in found}) > 1]
-    told = f"name one with {' and '.join(options)}" if options else ""
-    if len({t.workpieces for t in found}) > 1:
-        told += ("; then " if told else "") + ("mpimeter fingerprint cannot choose the number of work pieces: "
-                                                 "`mpimeter report` draws the fingerprint of each")
-    return told
+    cannot choose among roots (CONTRIBUTING.md: advice must be able to help)."""
+    options = [name for name, attr in (("--np", "nprocs"), ("--root", "root"), ("--workpieces", "workpieces"))
+               if len({getattr(t, attr) for t in found}) > 1]
+    return f"name one with {' and '.join(options)}"
 
 
 def _where(tests: Sequence) -> str:

@@ -25,6 +25,8 @@ FORMATS = (".png", ".svg", ".pdf")
               help="The process count, when the test was measured at several (--np LIST, sub-communicators).")
 @click.option("--root", type=click.IntRange(min=0), default=None,
               help="The root, when the test was measured at several.")
+@click.option("--workpieces", type=click.IntRange(min=1), default=None,
+              help="The number of work pieces (mw-workpieces), when the test was measured at several.")
 @click.option("-o", "--output", type=click.Path(dir_okay=False, writable=True), default="fingerprint.png",
               show_default=True, help="The figure to write: .png, .svg or .pdf.")
 @analysis_settings_options
@@ -32,7 +34,7 @@ FORMATS = (".png", ".svg", ".pdf")
               help="At most this many points per per-repetition scatter (display only).")
 @click.option("--dpi", type=click.IntRange(50, 600), default=110, show_default=True,
               help="Resolution of a .png.")
-def command(path, op, size, alternative, nprocs, root, output, outlier, tukey_k, mpibench_a, drop_warmup, clock,
+def command(path, op, size, alternative, nprocs, root, workpieces, output, outlier, tukey_k, mpibench_a, drop_warmup, clock,
             confidence, max_points, dpi, no_cache, allow_mixed) -> None:
     """Draw the fingerprint (MPI-MiBFi, Roth 2021 §4.7) of one test across a campaign.
 
@@ -50,7 +52,8 @@ def command(path, op, size, alternative, nprocs, root, output, outlier, tukey_k,
         campaign = analysis.load_campaign(path, **load_options({"no_cache": no_cache, "allow_mixed": allow_mixed}))
         tests = campaign_tests(campaign)
         try:  # before the analysis: a test the campaign does not hold is refused at once
-            test = select_test(tests, campaign.alternatives, op, size, alternative, nprocs=nprocs, root=root)
+            test = select_test(tests, campaign.alternatives, op, size, alternative, nprocs=nprocs, root=root,
+                               workpieces=workpieces)
         except ValueError as exc:
             raise analysis.AnalysisError(f"{path}: {exc}") from None
         if (why := no_distribution(campaign, test.alternative)) is not None:
@@ -58,7 +61,7 @@ def command(path, op, size, alternative, nprocs, root, output, outlier, tukey_k,
         result = analyze_test(campaign, test, outlier=outlier, tukey_k=tukey_k, mpibench_a=mpibench_a,
                               drop_warmup=drop_warmup, clock=clock, confidence=confidence)
         data = fingerprint.fingerprint_data(result, op, size, test.alternative, nprocs=nprocs, root=root,
-                                            several_p=analysis.scaling.varies(tests))
+                                            workpieces=workpieces, several_p=analysis.scaling.varies(tests))
         # at one of several p, roots or work pieces, the figure's title says which (as the report's)
         several = sum((t.alternative, t.op, t.size) == (test.alternative, op, size) for t in tests) > 1
         data = replace(data, one_of_several=several)
