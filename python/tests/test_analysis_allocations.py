@@ -116,6 +116,9 @@ def test_a_planted_factor_of_one_allocation_in_three_is_named_with_the_variance_
     assert text.exit_code == 0, text.output
     assert "between Slurm allocations and between launches" in text.stdout
     assert "103 on node[3-4] (4)" in text.stdout
+    # the Holm-adjusted p, which the warning and the report decide on, beside the row's own
+    header = next(line for line in text.stdout.splitlines() if "allocation share" in line)
+    assert "p (no allocation effect)" in header and "p (Holm)" in header
     block = allocations_html(res)  # the report's block of the same components
     assert 'id="allocations"' in block and block.count("<tr>") == 1 + 4
     assert "101 on node[1-2]: 4; 102 on node[2-3]: 4; 103 on node[3-4]: 4" in block

@@ -268,7 +268,8 @@ def print_allocations(con, res: analysis.AnalysisResult, pct: str) -> None:
     t = Table(title="variance components: between Slurm allocations and between launches "
                     "(standard deviations of the per-launch medians)", title_justify="left")
     for name in ("alternative", "op", "size", "p", "allocations (launches)", "between allocations",
-                 f"between launches [{pct} CI]", f"allocation share [{pct} CI]", "p (no allocation effect)"):
+                 f"between launches [{pct} CI]", f"allocation share [{pct} CI]", "p (no allocation effect)",
+                 "p (Holm)"):
         t.add_column(name, justify="left" if name in ("alternative", "op", "allocations (launches)") else "right")
     for c in res.allocations:
         share = "–" if c.allocation_share is None else \
@@ -277,7 +278,7 @@ def print_allocations(con, res: analysis.AnalysisResult, pct: str) -> None:
                   ", ".join(f"{a} ({n})" for a, n in zip(c.allocations, c.launches)),
                   fmt_time(math.sqrt(c.between_allocations_ns2)),
                   fmt_est(math.sqrt(c.between_launches_ns2), math.sqrt(c.between_launches_low_ns2),
-                          math.sqrt(c.between_launches_high_ns2)), share, fmt_p(c.p_value))
+                          math.sqrt(c.between_launches_high_ns2)), share, fmt_p(c.p_value), fmt_p(c.p_adjusted))
     con.print(t)
 
 
