@@ -87,6 +87,13 @@ def test_models_in_p_alone_print_no_empty_size_table(tmp_path):
     assert r.exit_code == 0, r.output
     assert "models in m and p" in r.stdout and "not modelled: openmpi bcast p=2: 2 size(s)" in r.stdout
     assert "exceeds 0 %" not in r.stdout and "Hockney" not in r.stdout
+    # the CSV holds models in m only: for models in m and p alone it says so (it printed nothing, exit 0)
+    r = invoke(three, "--format", "csv")
+    assert r.exit_code == 2 and "--format csv holds the models in m" in r.stderr and "--format json" in r.stderr
+    both = np_campaign(tmp_path / "both", {2: 3, 3: 3, 4: 3}, time_of, seed=4, sizes=(8, 1024, 16384))
+    r = invoke(both, "--format", "csv")  # rows of the models in m, and a word of those it leaves out
+    assert r.exit_code == 0 and r.stdout.count("\n") > 1, r.output
+    assert "model(s) in m and p are not in the CSV" in r.stderr
     two = np_campaign(tmp_path / "two", {2: 3, 4: 3}, time_of, seed=5)
     r = invoke(two)  # nothing to model: the reason in p is named beside the reasons in m
     assert r.exit_code == 2 and "openmpi bcast in p: 2 process counts; a model in p needs at least 3" in r.stderr

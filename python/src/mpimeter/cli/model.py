@@ -161,7 +161,14 @@ def command(paths: tuple[str, ...], fmt: str, max_breakpoints: int, min_sizes: i
                             scaling_models=[r.to_dict(models.confidence) for r in in_p],
                             scaling_skipped=[{"alternative": a, "op": o, "reason": w} for a, o, w in in_p_skipped]))
         elif fmt == "csv":
+            # one row per model in m: the models in m and p (another shape) are in the JSON only
+            if in_p and not models.rows:
+                raise analysis.AnalysisError(f"{' '.join(paths)}: --format csv holds the models in m, and this "
+                                             "campaign has models in m and p only: use --format json")
             write_csv([_csv_row(r) for r in models.rows])
+            if in_p:
+                click.echo(f"note: {len(in_p)} model(s) in m and p are not in the CSV (one row per model in m): "
+                           "--format json holds them", err=True)
         else:
             print_models(models, " ".join(paths))
             print_scaling_models(in_p, in_p_skipped, models.confidence)
