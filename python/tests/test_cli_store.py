@@ -226,3 +226,28 @@ def test_a_campaign_left_unchanged_says_when_its_folder_differs(campaigns, tmp_p
     raw.write_text("\n".join([lines[0], *map(doubled, lines[1:])]) + "\n")
     r = invoke("store", "add", moved, "--store", store, "--no-report", "--outlier", "none", "--no-cache")
     assert "not as the folder is now: the store holds other results than the folder gives" in r.stdout, r.output
+
+
+def test_a_campaign_still_running_is_stored_and_export_copied_with_a_word_of_it(tmp_path):
+    # campaign.json says running, 3 of 6 launches done: the store and the copy hold what is done
+    # so far, which each says (they said nothing; the store's "unchanged" later hid the rest)
+    from test_analysis_multip import _lognormal, np_campaign
+
+    camp = np_campaign(tmp_path / "c", {2: 3, 3: 3}, lambda p, i: _lognormal(lambda op, size: 1000.0 + size), seed=3)
+    record = json.loads((camp / "campaign.json").read_text())
+    record["status"] = "running"
+    for launch in record["launches"][3:]:
+        launch["status"] = "pending"
+    (camp / "campaign.json").write_text(json.dumps(record))
+    r = invoke("store", "add", camp, "--store", tmp_path / "store", "--no-report")
+    assert r.exit_code == 0, r.output
+    said = " ".join(r.stdout.split())
+    assert "campaign.json says running: 3 of 6 launches complete: stored as it is now" in said
+    assert "add it again with --replace" in said
+    r = invoke("export", camp, tmp_path / "copy")
+    assert r.exit_code == 0, r.output
+    assert "campaign.json says running: 3 of 6 launches complete: the copy holds what is done so far" in \
+        " ".join(r.stdout.split())
+    record["status"] = "complete"
+    (camp / "campaign.json").write_text(json.dumps(record))
+    assert "campaign.json says" not in invoke("export", camp, tmp_path / "copy2").stdout

@@ -39,6 +39,18 @@ REPORTS = (".html", ".htm")
 LOCK_FILE = ".mpimeter.lock"
 
 
+def _unfinished(camp: Path) -> str:
+    """'; campaign.json says running: …' for a campaign not done, whose copy holds what is done."""
+    from mpimeter.io.campaign_record import read_campaign_record
+
+    try:
+        record = read_campaign_record(camp)
+    except (InputError, OSError):
+        return ""  # what cannot be read was said, or is not a campaign's
+    unfinished = record.unfinished() if record is not None else None
+    return f"; campaign.json says {unfinished}: the copy holds what is done so far" if unfinished else ""
+
+
 @click.command("export")
 @click.argument("campaign", type=click.Path())
 @click.argument("out", type=click.Path())
@@ -55,7 +67,7 @@ def command(campaign: str, out: str) -> None:
         counts = export_campaign(camp, dest)
         left = ", ".join(f"{n} {what}" for what, n in sorted(counts.items()) if what != "copied" and n)
         click.echo(terminal_text(f"exported {counts['copied']} files of {camp} to {dest}, redacted"
-                                 + (f"; left out: {left}" if left else ""), one_line=True))
+                                 + (f"; left out: {left}" if left else "") + _unfinished(camp), one_line=True))
         return EXIT_OK
 
     guarded("export", body)

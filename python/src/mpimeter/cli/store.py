@@ -119,6 +119,10 @@ def add_command(paths: tuple[str, ...], store_path: str | None, machine: str | N
             # a campaign left as the store holds it though its folder differs (added while it ran,
             # edited, or analysed now with other options): said, or the user believes it stored
             note = f"; not as the folder is now: {differs}; --replace stores it as it is" if differs else ""
+            record = entry.result.campaign.campaign_record
+            if record is not None and (unfinished := record.unfinished()) is not None:
+                note += (f"; campaign.json says {unfinished}: stored as it is now; once it is complete, "
+                         "add it again with --replace")
             click.echo(terminal_text(f"{what}: {entry.path} (campaign {entry.campaign_id}, machine "
                                      f"{entry.machine!r}, {len(entry.result.rows)} results{note})", one_line=True))
         click.echo(terminal_text(f"store: {store} ({time.perf_counter() - start:.1f} s)", one_line=True))

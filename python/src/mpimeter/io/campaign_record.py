@@ -81,6 +81,15 @@ class CampaignRecord:
                 return a.algorithms
         return MappingProxyType({})
 
+    def unfinished(self) -> str | None:
+        """'running: 4 of 20 launches complete' when campaign.json says the campaign is not done
+        (`mpimeter run` still at it, or stopped before its end); None when it is, or says nothing."""
+        status = self.document.get("status")
+        if status not in ("running", "pending", "interrupted"):
+            return None
+        done = sum(e.status == "complete" for e in self.launches)
+        return f"{status}: {done} of {len(self.launches)} launches complete"
+
     def env_of(self, alternative: str) -> Mapping[str, str]:
         """The environment the alternative set; empty for a library as it is (or not listed)."""
         for a in self.alternatives:
