@@ -65,3 +65,23 @@ def test_the_table_names_the_root_of_each_row(tmp_path):
     cells = [[c.split(">", 1)[1] for c in row.split("</td>")[:-1]] for row in html.split("<tr>")[2:]]
     assert [(c[1], c[2], c[6]) for c in cells] == [("8 B", "0", "1.50 µs"), ("8 B", "1", "2.50 µs"),
                                                    ("1 KiB", "0", "7.78 µs"), ("1 KiB", "1", "8.78 µs")]
+
+
+def test_rows_of_several_roots_are_lines_of_their_own():
+    # ibcast at roots 0 and 1, two sizes: one line per root, each named (one line through the
+    # four points zigzagged between the roots at every size)
+    def row(size, root, overhead):
+        return NbcRow(alternative="openmpi", op="ibcast", size=size, launches=3, repetitions=60, overhead_ns=overhead,
+                      overhead_ci_low_ns=None, overhead_ci_high_ns=None, blocking_ns=2 * overhead, compute_ns=5000.0,
+                      total_ns=6000.0, init_ns=100.0, test_ns=10.0, wait_ns=100.0, overlap=0.5, overlap_imb=0.5,
+                      overlap_osu=0.5, tests_per_rep=1, scheme="time", nprocs=2, root=root)
+
+    rows = [row(8, 0, 500.0), row(8, 1, 900.0), row(1024, 0, 600.0), row(1024, 1, 1000.0)]
+    fig = draw_nonblocking("ibcast", rows, ["openmpi"])
+    times, overlaps = fig.axes[:2]
+    labels = [line.get_label() for line in times.get_lines() if not line.get_label().startswith("_")]
+    assert "openmpi · root 0: blocking" in labels and "openmpi · root 1: blocking" in labels
+    for line in times.get_lines():
+        if line.get_label() == "openmpi · root 1: blocking":
+            assert list(line.get_ydata()) == [1.8, 2.0]  # its own two sizes, in µs
+    assert sum("root 1" in line.get_label() for line in overlaps.get_lines()) == 3

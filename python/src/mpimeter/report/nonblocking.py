@@ -41,23 +41,43 @@ def draw_nonblocking(op: str, rows: Sequence, alternatives: Sequence[str], *, si
     return fig
 
 
+# one marker per (p, root) of an alternative's rows: their lines would zigzag as one series
+MARKERS = ("o", "^", "v", "D", "s", "P", "X", "*")
+
+
+def _series(rows, alts):
+    """(alternative, " · p = 4 · root 1" where the rows vary in them, marker, its rows by size,
+    dodge offset) per alternative and (p, root): the rows of one size at several roots or p are
+    lines of their own, not one line through them all."""
+    varies = {k: len({getattr(r, k) for r in rows}) > 1 for k in ("nprocs", "root")}
+    slices = sorted({(r.nprocs, -1 if r.root is None else r.root) for r in rows})
+    offsets = dodge(len(alts) * len(slices), 0.06)
+    out = []
+    for a, alt in enumerate(alts):
+        for k, (p, root) in enumerate(slices):
+            mine = sorted((r for r in rows if r.alternative == alt and r.nprocs == p
+                           and (-1 if r.root is None else r.root) == root), key=lambda r: r.size)
+            if not mine:
+                continue
+            where = (f" · p = {p}" if varies["nprocs"] else "") + (f" · root {root}" if varies["root"] else "")
+            out.append((alt, where, MARKERS[k % len(MARKERS)], mine, offsets[a * len(slices) + k]))
+    return out
+
+
 def _times_panel(ax, rows, alts, sizes, unit) -> None:
     ax.set_title("(a) overhead (CI of the median) beside the blocking time", loc="left", y=1.0, pad=5)
     values = [v for r in rows for v in (r.overhead_ns, r.blocking_ns) if np.isfinite(v) and v > 0]
     name, scale = time_unit(float(np.sqrt(min(values) * max(values))) if values else np.nan)
-    for alt, off in zip(alts, dodge(len(alts), 0.06)):
-        mine = sorted((r for r in rows if r.alternative == alt), key=lambda r: r.size)
-        if not mine:
-            continue
+    for alt, where, marker, mine, off in _series(rows, alts):
         color = alternative_color(alts, alt)
         xs = [max(r.size, 1) * 2.0 ** off for r in mine]
         ys = np.array([r.overhead_ns for r in mine]) / scale
         low = [y - (r.overhead_ci_low_ns / scale if r.overhead_ci_low_ns is not None else y) for y, r in zip(ys, mine)]
         high = [(r.overhead_ci_high_ns / scale if r.overhead_ci_high_ns is not None else y) - y for y, r in zip(ys, mine)]
-        ax.errorbar(xs, ys, yerr=[low, high], fmt="o-", markersize=4.5, color=color, capsize=3, linewidth=1.0,
-                    label=f"{alt}: overhead")
-        ax.plot(xs, np.array([r.blocking_ns for r in mine]) / scale, "s--", markersize=4, color=color, alpha=0.7,
-                linewidth=1.0, label=f"{alt}: blocking")
+        ax.errorbar(xs, ys, yerr=[low, high], fmt=f"{marker}-", markersize=4.5, color=color, capsize=3, linewidth=1.0,
+                    label=f"{alt}{where}: overhead")
+        ax.plot(xs, np.array([r.blocking_ns for r in mine]) / scale, f"{marker}--", markersize=4, color=color,
+                alpha=0.7, linewidth=1.0, markerfacecolor="none", label=f"{alt}{where}: blocking")
     ax.set_xscale("log", base=2)
     ax.set_yscale("log")
     size_ticks(ax, unit, sizes)
@@ -71,13 +91,12 @@ def _times_panel(ax, rows, alts, sizes, unit) -> None:
 
 def _overlap_panel(ax, rows, alts, sizes, unit) -> None:
     ax.set_title("(b) overlap: the share of the blocking time given back", loc="left", y=1.0, pad=5)
-    for alt, off in zip(alts, dodge(len(alts), 0.06)):
-        mine = sorted((r for r in rows if r.alternative == alt), key=lambda r: r.size)
+    for alt, where, marker, mine, off in _series(rows, alts):
         color = alternative_color(alts, alt)
         xs = [max(r.size, 1) * 2.0 ** off for r in mine]
         for field, label, style in OVERLAPS:
-            ax.plot(xs, [100 * getattr(r, field) for r in mine], marker="o", markersize=3.5, linestyle=style,
-                    linewidth=1.0, color=color, label=f"{alt}: {label.split(':')[0]}")
+            ax.plot(xs, [100 * getattr(r, field) for r in mine], marker=marker, markersize=3.5, linestyle=style,
+                    linewidth=1.0, color=color, label=f"{alt}{where}: {label.split(':')[0]}")
     ax.set_xscale("log", base=2)
     ax.axhline(100, color="#57606a", linewidth=0.6)
     ax.axhline(0, color="#57606a", linewidth=0.6)
