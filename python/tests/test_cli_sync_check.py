@@ -214,6 +214,14 @@ def test_with_the_truth_the_hold_goes_by_the_true_error():
     result = {"algorithms": [{"name": "skampi", "sync_duration_s": 0.001,
                               "checks": _checks([0.1, 1], [100, 100], truths=[300, 1200])}]}
     assert "skampi: |true error| within 1000 ns through 0.1 s after the sync, beyond it from 1 s" in _rendered(result)
+    # the virtual timer's truth: the sync's drift grows, and re-syncing helps; one kernel clock's:
+    # no sync is needed at all, which is the advice (re-syncing only adds the sync's own error)
+    assert "beyond it from 1 s: re-sync sooner" in _rendered(result)
+    one = _rendered(result, one_clock=True)
+    assert "re-sync sooner" not in one and "every rank reads one clock here: a run needs no sync" in one
+    # without the truth (several hosts) the residual decides, and the advice stays
+    several = {"algorithms": [{"name": "skampi", "sync_duration_s": 0.001, "checks": _checks([0.1, 1], [100, 1500])}]}
+    assert "re-sync sooner" in _rendered(several, one_clock=True)
 
 
 def test_the_table_and_the_hold_go_by_when_each_check_ran():

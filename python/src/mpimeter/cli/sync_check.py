@@ -67,9 +67,11 @@ def check_times_s(checks: list[dict]) -> list[float]:
     return times
 
 
-def render_table(result: dict, console: Console, *, tolerance_ns: float = TOLERANCE_NS) -> None:
+def render_table(result: dict, console: Console, *, tolerance_ns: float = TOLERANCE_NS,
+                 one_clock: bool = False) -> None:
     """One row per (algorithm, check time): sync duration, max |residual|, max |true error|; then
-    per algorithm how long it held within ``tolerance_ns``."""
+    per algorithm how long it held within ``tolerance_ns``. ``one_clock``: the ranks read one kernel
+    clock (the truth is that clock, not a virtual timer's base)."""
     has_truth = any("max_abs_true_error_ns" in c for a in result["algorithms"] for c in a["checks"])
     table = Table(title="clock synchronization: residual offsets after the sync")
     for name in ["algorithm", "sync duration", "t after sync", "max |residual|"]:
@@ -89,10 +91,14 @@ def render_table(result: dict, console: Console, *, tolerance_ns: float = TOLERA
         console.print("true error: the global clock against the one clock every rank reads (the virtual timer's "
                       "base, or one kernel clock); a residual beyond it is the residual check's own error")
     for alg in result["algorithms"]:
-        console.print(hold_line(alg, tolerance_ns=tolerance_ns), soft_wrap=True, highlight=False)
+        console.print(hold_line(alg, tolerance_ns=tolerance_ns, one_clock=one_clock), soft_wrap=True, highlight=False)
 
 
-def hold_line(alg: dict, *, tolerance_ns: float) -> str:
+# where every rank reads one kernel clock, a sync can only add its own error: the advice is none
+ONE_CLOCK_ADVICE = "every rank reads one clock here: a run needs no sync (--clocksync auto takes that clock as is)"
+
+
+def hold_line(alg: dict, *, tolerance_ns: float, one_clock: bool = False) -> str:
     """How long one algorithm's sync stayed within the tolerance, by the largest |true error|
     when the run knew the truth, else by the largest |residual|, at the times the checks ran: up
     to two checks beyond it in a row, or beyond it at the last (mpimeter.stats.clockdrift.hold_time
@@ -100,6 +106,7 @@ def hold_line(alg: dict, *, tolerance_ns: float) -> str:
     checks = alg["checks"]
     truth = all("max_abs_true_error_ns" in c for c in checks)
     key = "max_abs_true_error_ns" if truth else "max_abs_residual_ns"
+    one_clock = one_clock and truth
     what = "|true error|" if truth else "|residual|"
     from mpimeter.stats import clockdrift  # numpy and scipy: not for --help or a refusal
 
@@ -107,10 +114,12 @@ def hold_line(alg: dict, *, tolerance_ns: float) -> str:
     head = f"{alg['name']}: {what} within {tolerance_ns:g} ns"  # in the unit of --tolerance-ns
     if hold.held_s is None:
         line = f"{head} at no check (beyond it from {hold.first_beyond_s:.4g} s after the sync)"
+        line += f": {ONE_CLOCK_ADVICE}" if one_clock else ""
     elif hold.held_throughout:
         line = f"{head} through the last check, {hold.held_s:.4g} s after the sync"
     else:
-        line = f"{head} through {hold.held_s:.4g} s after the sync, beyond it from {hold.first_beyond_s:.4g} s: re-sync sooner"
+        line = (f"{head} through {hold.held_s:.4g} s after the sync, beyond it from {hold.first_beyond_s:.4g} s: "
+                + (ONE_CLOCK_ADVICE if one_clock else "re-sync sooner"))
     if hold.spikes_s:
         line += (f" (beyond it once at {', '.join(f'{t:.4g}' for t in hold.spikes_s)} s and within again at the next "
                  f"check: the check's spike, not the sync's)")
@@ -181,8 +190,11 @@ def command(np_, mpi, launcher, bench_dir, timeout, as_json, tolerance_ns, **ben
     if as_json:
         click.echo(json.dumps(result))
     else:
-        click.echo(f"{mpi}, {np_} ranks, timer {bench_values.get('timer') or desc.option('timer').default}")
-        render_table(result, Console(), tolerance_ns=TOLERANCE_NS if tolerance_ns is None else tolerance_ns)
+        timer = bench_values.get("timer") or desc.option("timer").default
+        click.echo(f"{mpi}, {np_} ranks, timer {timer}")
+        # a truth without the virtual timer is the one kernel clock every rank reads
+        render_table(result, Console(), tolerance_ns=TOLERANCE_NS if tolerance_ns is None else tolerance_ns,
+                     one_clock=timer != "virtual")
 
 
 def _bench_failed(proc: subprocess.CompletedProcess, np_: int) -> None:
