@@ -76,17 +76,21 @@ typedef struct mm__scope {
 
 static int mm__back_to_back_off(const mm_config *cfg) { return cfg->measure.back_to_back == 0; }
 
+#define MM__NBC_OPS "nonblocking collectives (ibcast, iallreduce, ...; see --list-ops)"
+#define MM__NEIGHBOR_OPS "neighborhood collectives (neighbor_allgather, ...; see --list-ops)"
+#define MM__RMA_MOVING_OPS "one-sided data movement (rma-put, rma-get, ...; see --list-ops)"
+
 static const mm__scope mm__scoped[] = {
-    {"nbc-scheme", mm_op_is_nbc, "nonblocking collectives (ibcast, iallreduce, ...; see --list-ops)", NULL},
-    {"nbc-compute-ns", mm_op_is_nbc, "nonblocking collectives (ibcast, iallreduce, ...; see --list-ops)", NULL},
-    {"test-interval", mm_op_is_nbc, "nonblocking collectives (ibcast, iallreduce, ...; see --list-ops)", NULL},
+    {"nbc-scheme", mm_op_is_nbc, MM__NBC_OPS, NULL},
+    {"nbc-compute-ns", mm_op_is_nbc, MM__NBC_OPS, NULL},
+    {"test-interval", mm_op_is_nbc, MM__NBC_OPS, NULL},
     {"pair", mm__op_uses_pair,
      "ping-pongs and one-sided data movement (pingpong-send-recv, rma-put, ...; see --list-ops)", NULL},
-    {"cart-dims", mm_op_is_neighbor, "neighborhood collectives (neighbor_allgather, ...; see --list-ops)", NULL},
-    {"graph-file", mm_op_is_neighbor, "neighborhood collectives (neighbor_allgather, ...; see --list-ops)", NULL},
-    {"rma-sync", mm_op_uses_rma_sync, "one-sided data movement (rma-put, rma-get, ...; see --list-ops)", NULL},
+    {"cart-dims", mm_op_is_neighbor, MM__NEIGHBOR_OPS, NULL},
+    {"graph-file", mm_op_is_neighbor, MM__NEIGHBOR_OPS, NULL},
+    {"rma-sync", mm_op_uses_rma_sync, MM__RMA_MOVING_OPS, NULL},
     {"rma-window", mm_op_is_rma, "one-sided ops (rma-put, rma-win-create, ...; see --list-ops)", NULL},
-    {"rma-window-bytes", mm_op_uses_rma_sync, "one-sided data movement (rma-put, rma-get, ...; see --list-ops)", NULL},
+    {"rma-window-bytes", mm_op_uses_rma_sync, MM__RMA_MOVING_OPS, NULL},
     {"rma-burst", mm_op_uses_rma_burst,
      "the one-sided -bw rows (rma-put-bw, rma-get-bw) and contention patterns (rma-one-put-all, ...)", NULL},
     {"workpieces", mm_op_uses_workpieces, "mw-workpieces", NULL},
